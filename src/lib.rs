@@ -1,1 +1,6 @@
+//! hookscope's core: parsing, transcripts, queries, redaction and hooks.
+//! No TUI or CLI code lives here; `src/main.rs` and its `cli`/`tui` modules are
+//! thin shells over this library.
+
 pub mod tools;
+pub mod transcript;

@@ -1,1 +1,60 @@
-fn main(){}
+//! The `hookscope` binary: parses arguments and dispatches to the TUI or a
+//! CLI subcommand. No logic lives here.
+
+mod cli;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Browse AI coding-agent sessions, find tool calls, and debug hooks.
+///
+/// Without a subcommand, opens the TUI on PATHs (projects folders, project
+/// folders or .jsonl files), else on $CLAUDE_CONFIG_DIR/projects or
+/// ~/.claude/projects, else on a bundled demo.
+#[derive(Parser, Debug)]
+#[command(name = "hookscope", version, about, long_about = None)]
+struct Args {
+    /// Sessions to open in the TUI: projects folders, project folders, or .jsonl files.
+    paths: Vec<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List sessions with their counts.
+    Sessions {
+        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+        paths: Vec<PathBuf>,
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one session's turns and tool calls.
+    Show {
+        /// A session id, a unique id prefix, or a path to its .jsonl file.
+        session: String,
+        /// Where to look for it (default: as for `sessions`).
+        paths: Vec<PathBuf>,
+        /// Print JSON instead of an outline.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() {
+    let args = Args::parse();
+    match args.command {
+        Some(Command::Sessions { paths, json }) => cli::sessions::run(&paths, json),
+        Some(Command::Show {
+            session,
+            paths,
+            json,
+        }) => cli::show::run(&session, &paths, json),
+        None => {
+            let _ = args.paths;
+            cli::fail("the TUI is not built yet")
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! The scriptable CLI: one file per subcommand, each a thin shell over the
+//! library. Errors print one line on stderr and exit 2 (see [`fail`]).
+
+pub mod sessions;
+pub mod show;
+
+use std::path::PathBuf;
+
+use hookscope::transcript::{Discovery, discover};
+
+/// Prints `hookscope: <message>` on stderr and exits with status 2 (bad
+/// arguments, unknown session, bad PATH).
+pub fn fail(message: impl std::fmt::Display) -> ! {
+    eprintln!("hookscope: {message}");
+    std::process::exit(2)
+}
+
+/// Discovers sessions under `paths`, exiting 2 on a bad PATH.
+pub fn discover_or_exit(paths: &[PathBuf]) -> Discovery {
+    discover(paths).unwrap_or_else(|e| fail(e))
+}
+
+/// Prints a JSON value, pretty, on stdout.
+pub fn print_json(value: &serde_json::Value) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => fail(format!("cannot serialize output: {e}")),
+    }
+}

@@ -1,0 +1,53 @@
+//! `hookscope sessions [PATH...] [--json]`: every session with its counts.
+
+use std::path::PathBuf;
+
+use hookscope::transcript::load_summaries;
+
+use super::{discover_or_exit, print_json};
+
+/// Runs the subcommand. With `json`, prints an array of session objects
+/// (`id, agent, path, cwd, title, started, ended, version, turns, tool_calls,
+/// errors, subagents, diagnostics`), newest first; else a table.
+pub fn run(paths: &[PathBuf], json: bool) {
+    let found = discover_or_exit(paths);
+    let mut summaries = Vec::new();
+    for result in load_summaries(&found.sessions) {
+        match result {
+            Ok(s) => summaries.push(s),
+            Err(e) => eprintln!("hookscope: {e}"),
+        }
+    }
+    summaries.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| a.path.cmp(&b.path)));
+    if json {
+        print_json(&serde_json::to_value(&summaries).unwrap_or_default());
+        return;
+    }
+    println!(
+        "{:<36}  {:<16}  {:>5} {:>6} {:>4} {:>4}  TITLE",
+        "ID", "STARTED", "TURNS", "CALLS", "ERR", "SUB"
+    );
+    for s in &summaries {
+        let started = s
+            .started
+            .map(|t| {
+                t.with_timezone(&chrono::Local)
+                    .format("%Y-%m-%d %H:%M")
+                    .to_string()
+            })
+            .unwrap_or_else(|| "-".to_string());
+        let title = s.title.as_deref().unwrap_or("(untitled)");
+        let title: String = title.chars().take(60).collect();
+        println!(
+            "{:<36}  {:<16}  {:>5} {:>6} {:>4} {:>4}  {}",
+            s.id, started, s.turns, s.tool_calls, s.errors, s.subagents, title
+        );
+    }
+    let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
+    if diags > 0 {
+        eprintln!(
+            "{} sessions, {diags} diagnostics (see `hookscope show SESSION --json`)",
+            summaries.len()
+        );
+    }
+}

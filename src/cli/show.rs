@@ -1,0 +1,97 @@
+//! `hookscope show SESSION [PATH...] [--json]`: one session with its turns
+//! and tool calls. SESSION is an id, a unique id prefix, or a path.
+
+use std::path::{Path, PathBuf};
+
+use hookscope::transcript::{Session, SessionRef, discover, export::session_json, load};
+
+use super::{discover_or_exit, fail, print_json};
+
+/// Resolves SESSION among the sessions found under `paths`: an existing
+/// `.jsonl` path, an exact id, or a unique id prefix.
+///
+/// Exits 2 with one line on stderr when nothing or several sessions match.
+pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
+    let as_path = Path::new(session);
+    if as_path.extension().and_then(|e| e.to_str()) == Some("jsonl") && as_path.is_file() {
+        let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
+        return found
+            .sessions
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| fail(format!("{session} is not a Claude Code session transcript")));
+    }
+    let found = discover_or_exit(paths);
+    if let Some(exact) = found.sessions.iter().find(|s| s.id == session) {
+        return exact.clone();
+    }
+    let matches: Vec<&SessionRef> = found
+        .sessions
+        .iter()
+        .filter(|s| !session.is_empty() && s.id.starts_with(session))
+        .collect();
+    match matches.as_slice() {
+        [one] => (*one).clone(),
+        [] => fail(format!("no session matches {session:?}")),
+        many => fail(format!(
+            "{session:?} matches {} sessions ({}); give more of the id",
+            many.len(),
+            many.iter()
+                .take(4)
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Loads SESSION fully, exiting 2 when it cannot be read.
+pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
+    let found = resolve(session, paths);
+    load(&found).unwrap_or_else(|e| fail(format!("{}: {e}", found.path.display())))
+}
+
+/// Runs the subcommand: JSON (see `export::session_json`) or a readable outline.
+pub fn run(session: &str, paths: &[PathBuf], json: bool) {
+    let loaded = load_or_exit(session, paths);
+    if json {
+        print_json(&session_json(&loaded));
+        return;
+    }
+    let s = loaded.summary();
+    println!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
+    println!(
+        "{} turns, {} tool calls, {} errors, {} subagents, {} diagnostics",
+        s.turns, s.tool_calls, s.errors, s.subagents, s.diagnostics
+    );
+    for (i, turn) in loaded.turns.iter().enumerate() {
+        let prompt = hookscope::transcript::claude_code::one_line(&turn.prompt, 80);
+        println!("\nturn {}: {}", i + 1, prompt);
+        for call in turn.tool_calls() {
+            print_call(&loaded, call, 1);
+        }
+    }
+    for d in &loaded.diagnostics {
+        eprintln!("diagnostic: {d}");
+    }
+}
+
+fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, depth: usize) {
+    let mark = if call.is_error() { " ✗" } else { "" };
+    println!(
+        "{}{:<6} {}{}{}",
+        "  ".repeat(depth),
+        call.tool_kind.as_str(),
+        call.name(),
+        call.tool_resolved
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default(),
+        mark
+    );
+    if let Some(sub) = call.subagent.and_then(|i| session.subagents.get(i)) {
+        for inner in sub.tool_calls() {
+            print_call(session, inner, depth + 1);
+        }
+    }
+}

@@ -1,0 +1,969 @@
+//! The Claude Code loader: one main `<session>.jsonl` plus its subagent files
+//! into a [`Session`] (formats.md §1, checklist §6).
+//!
+//! What it does, in order:
+//! 1. reads the main file leniently ([`read_objects`]); lines with
+//!    `isSidechain: true` go to inline subagent threads grouped by their
+//!    `parentUuid` chain, the rest to the main thread;
+//! 2. each thread merges assistant chunks by `message.id` (usage counted once
+//!    per message, the last chunk's usage wins), pairs `tool_use` with its
+//!    `tool_result` by id, and cuts turns at real user prompts;
+//! 3. reads each subagent file (sibling `agent-<id>.jsonl` or
+//!    `<session>/subagents/agent-<id>.jsonl` + `.meta.json`) as a thread;
+//! 4. links every subagent to its spawning Task/Agent call: `toolUseId` from
+//!    the meta sidecar, else `agentId` on the spawn's result, else the spawn's
+//!    `input.prompt` equal to the subagent's first prompt.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::jsonl::read_objects;
+use super::model::{
+    Agent, Diagnostic, Event, Session, Subagent, SubagentLayout, SubagentLink, ToolCallRecord,
+    ToolResult, Turn, Usage,
+};
+use crate::tools::{OnError, parse_tool_call, tool_digest, tool_kind, tool_resolved};
+
+/// Loads a Claude Code session from its main transcript and the subagent
+/// files that belong to it (as found by discovery).
+///
+/// Never fails on content: every unusable line becomes a diagnostic. A
+/// subagent file that cannot be read becomes a diagnostic too.
+///
+/// # Errors
+/// Only when the main file cannot be opened or read.
+pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<Session> {
+    let mut diagnostics = Vec::new();
+    let mut main_thread = Thread::new(main);
+    let mut inline: Vec<Thread> = Vec::new();
+    let mut inline_of_uuid: HashMap<String, usize> = HashMap::new();
+    let mut meta = SessionMeta::default();
+
+    read_objects(main, &mut diagnostics, |line_no, value| {
+        meta.observe(&value);
+        let sidechain = value.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        if sidechain {
+            let parent = value.get("parentUuid").and_then(Value::as_str);
+            let group = match parent.and_then(|p| inline_of_uuid.get(p)) {
+                Some(&g) => g,
+                None => {
+                    inline.push(Thread::new(main));
+                    inline.len() - 1
+                }
+            };
+            if let Some(uuid) = value.get("uuid").and_then(Value::as_str) {
+                inline_of_uuid.insert(uuid.to_string(), group);
+            }
+            inline[group].push(line_no, &value);
+        } else {
+            main_thread.push(line_no, &value);
+        }
+    })?;
+
+    let mut subagents: Vec<Subagent> = Vec::new();
+    for mut thread in inline {
+        diagnostics.append(&mut thread.diagnostics);
+        let agent_id = thread.agent_id.clone();
+        subagents.push(thread.into_subagent(main, SubagentLayout::Inline, agent_id, None));
+    }
+    for file in subagent_files {
+        let mut thread = Thread::new(file);
+        let mut file_diags = Vec::new();
+        let read = read_objects(file, &mut file_diags, |line_no, value| {
+            thread.push(line_no, &value)
+        });
+        thread.diagnostics.append(&mut file_diags);
+        if let Err(err) = read {
+            diagnostics.push(Diagnostic {
+                path: file.clone(),
+                line: None,
+                message: format!("cannot read subagent transcript: {err}"),
+            });
+            continue;
+        }
+        let layout = if file.components().any(|c| c.as_os_str() == "subagents") {
+            SubagentLayout::SubagentsDir
+        } else {
+            SubagentLayout::Sibling
+        };
+        let file_id = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("agent-"))
+            .map(str::to_string);
+        let agent_id = thread.agent_id.clone().or(file_id);
+        let meta_value = read_meta(file, &mut diagnostics);
+        diagnostics.append(&mut thread.diagnostics);
+        subagents.push(thread.into_subagent(file, layout, agent_id, meta_value));
+    }
+    diagnostics.append(&mut main_thread.diagnostics);
+
+    let id = main
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let first_prompt = main_thread
+        .turns
+        .iter()
+        .find(|t| t.prompt_line.is_some())
+        .map(|t| t.prompt.clone());
+    let title = meta.title(&main_thread.uuids, first_prompt);
+    let mut session = Session {
+        id,
+        agent: Agent::ClaudeCode,
+        path: main.to_path_buf(),
+        cwd: meta.cwd,
+        title,
+        started: main_thread.started,
+        ended: main_thread.ended,
+        version: meta.version,
+        git_branch: meta.git_branch,
+        usage: main_thread.usage(),
+        models: main_thread.models.clone(),
+        turns: main_thread.turns,
+        subagents,
+        diagnostics,
+    };
+    for sub in &session.subagents {
+        session.started = min_time(session.started, sub.started);
+        session.ended = max_time(session.ended, sub.ended);
+    }
+    link_subagents(&mut session);
+    Ok(session)
+}
+
+fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
+    let meta_path = file.with_extension("meta.json");
+    let text = std::fs::read(&meta_path).ok()?;
+    match serde_json::from_slice::<Value>(&text) {
+        Ok(v @ Value::Object(_)) => Some(v),
+        Ok(_) | Err(_) => {
+            diagnostics.push(Diagnostic {
+                path: meta_path,
+                line: None,
+                message: "subagent meta sidecar is not a JSON object; ignored".to_string(),
+            });
+            None
+        }
+    }
+}
+
+/// Session-level facts gathered from every main-file line.
+#[derive(Default)]
+struct SessionMeta {
+    cwd: Option<String>,
+    version: Option<String>,
+    git_branch: Option<String>,
+    custom_title: Option<String>,
+    ai_title: Option<String>,
+    summaries: Vec<(String, Option<String>)>,
+}
+
+impl SessionMeta {
+    fn observe(&mut self, v: &Value) {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+        if self.cwd.is_none() {
+            self.cwd = s("cwd").map(str::to_string);
+        }
+        if let Some(version) = s("version") {
+            self.version = Some(version.to_string());
+        }
+        if self.git_branch.is_none() {
+            self.git_branch = s("gitBranch").map(str::to_string);
+        }
+        match s("type") {
+            Some("custom-title") => {
+                if let Some(t) = s("customTitle") {
+                    self.custom_title = Some(t.to_string());
+                }
+            }
+            Some("ai-title") => {
+                if let Some(t) = s("aiTitle") {
+                    self.ai_title = Some(t.to_string());
+                }
+            }
+            Some("summary") => {
+                if let Some(t) = s("summary") {
+                    self.summaries
+                        .push((t.to_string(), s("leafUuid").map(str::to_string)));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn title(&self, uuids: &HashSet<String>, first_prompt: Option<String>) -> Option<String> {
+        if let Some(t) = self.custom_title.clone().or_else(|| self.ai_title.clone()) {
+            return Some(t);
+        }
+        let own = self
+            .summaries
+            .iter()
+            .rev()
+            .find(|(_, leaf)| leaf.as_ref().is_some_and(|l| uuids.contains(l)));
+        if let Some((t, _)) = own {
+            return Some(t.clone());
+        }
+        first_prompt
+            .map(|p| one_line(&display_prompt(&p), 200))
+            .filter(|p| !p.is_empty())
+            .or_else(|| self.summaries.last().map(|(t, _)| t.clone()))
+    }
+}
+
+/// How a prompt reads on screen: a slash command written as
+/// `<command-name>/x</command-name>…<command-args>a</command-args>` becomes
+/// `/x a`; any other text is returned unchanged.
+pub fn display_prompt(text: &str) -> String {
+    let tag = |name: &str| {
+        let open = format!("<{name}>");
+        let close = format!("</{name}>");
+        let start = text.find(&open)? + open.len();
+        let end = text[start..].find(&close)? + start;
+        Some(text[start..end].trim().to_string())
+    };
+    match tag("command-name") {
+        Some(command) => match tag("command-args").filter(|a| !a.is_empty()) {
+            Some(args) => format!("{command} {args}"),
+            None => command,
+        },
+        None => text.to_string(),
+    }
+}
+
+/// Collapses whitespace to single spaces and cuts to `max` chars with `…`.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > max {
+            break;
+        }
+    }
+    if out.chars().count() > max {
+        let cut: String = out.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        out
+    }
+}
+
+/// One conversation thread (the main thread or one subagent) being assembled.
+#[derive(Default)]
+struct Thread {
+    turns: Vec<Turn>,
+    /// tool_use_id → (turn, event) of the record awaiting its result.
+    calls: HashMap<String, (usize, usize)>,
+    /// message.id → usage of its last chunk, and first-seen order.
+    usage_by_message: HashMap<String, Usage>,
+    models: Vec<String>,
+    uuids: HashSet<String>,
+    started: Option<DateTime<Utc>>,
+    ended: Option<DateTime<Utc>>,
+    agent_id: Option<String>,
+    diagnostics: Vec<Diagnostic>,
+    path: PathBuf,
+}
+
+fn timestamp_of(v: &Value) -> Option<DateTime<Utc>> {
+    v.get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc))
+}
+
+fn min_time(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn max_time(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Flattens a `message.content` / `tool_result.content` value to text: a
+/// string as is; text blocks joined by newlines; images as placeholders.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => {
+            let mut parts: Vec<String> = Vec::new();
+            for block in blocks {
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        if let Some(t) = block.get("text").and_then(Value::as_str) {
+                            parts.push(t.to_string());
+                        }
+                    }
+                    Some("image") => {
+                        let source = block.get("source");
+                        let media = source
+                            .and_then(|s| s.get("media_type"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("image");
+                        let len = source
+                            .and_then(|s| s.get("data"))
+                            .and_then(Value::as_str)
+                            .map_or(0, str::len);
+                        parts.push(format!("[image: {media}, {len} bytes base64]"));
+                    }
+                    Some("tool_reference") => {
+                        if let Some(name) = block.get("tool_name").and_then(Value::as_str) {
+                            parts.push(format!("[tool_reference: {name}]"));
+                        }
+                    }
+                    Some(_) | None => {
+                        if let Value::String(s) = block {
+                            parts.push(s.clone());
+                        }
+                    }
+                }
+            }
+            parts.join("\n")
+        }
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// What a user line with text is, for turn cutting.
+enum UserText {
+    Prompt,
+    Interruption,
+    Note(&'static str),
+    Skip,
+}
+
+fn classify_user_text(v: &Value, text: &str) -> UserText {
+    let flag = |k: &str| v.get(k).and_then(Value::as_bool) == Some(true);
+    let trimmed = text.trim_start();
+    if trimmed.starts_with("[Request interrupted") {
+        return UserText::Interruption;
+    }
+    if flag("hookText") || trimmed.starts_with("Stop hook feedback:") {
+        return UserText::Note("hook");
+    }
+    let origin_kind = v
+        .get("origin")
+        .and_then(|o| o.get("kind"))
+        .and_then(Value::as_str);
+    if origin_kind == Some("task-notification") || trimmed.starts_with("<task-notification>") {
+        return UserText::Note("task-notification");
+    }
+    if flag("isMeta") {
+        return UserText::Skip;
+    }
+    if trimmed.starts_with("<local-command-stdout>")
+        || trimmed.starts_with("<local-command-stderr>")
+    {
+        return UserText::Note("command-output");
+    }
+    if trimmed.starts_with("Caveat: The messages below were generated by the user") {
+        return UserText::Skip;
+    }
+    if v.get("promptSource").and_then(Value::as_str) == Some("system") {
+        return UserText::Note("system");
+    }
+    UserText::Prompt
+}
+
+impl Thread {
+    fn new(path: &Path) -> Thread {
+        Thread {
+            path: path.to_path_buf(),
+            ..Thread::default()
+        }
+    }
+
+    fn current_turn(&mut self) -> &mut Turn {
+        if self.turns.is_empty() {
+            self.turns.push(Turn::default());
+        }
+        let last = self.turns.len() - 1;
+        &mut self.turns[last]
+    }
+
+    fn push_event(&mut self, event: Event) -> (usize, usize) {
+        let turn = self.current_turn();
+        turn.events.push(event);
+        let e = turn.events.len() - 1;
+        (self.turns.len() - 1, e)
+    }
+
+    fn usage(&self) -> Usage {
+        let mut total = Usage::default();
+        for u in self.usage_by_message.values() {
+            total.add(u);
+        }
+        total
+    }
+
+    fn diag(&mut self, line: usize, message: String) {
+        self.diagnostics.push(Diagnostic {
+            path: self.path.clone(),
+            line: Some(line),
+            message,
+        });
+    }
+
+    fn push(&mut self, line_no: usize, v: &Value) {
+        let timestamp = timestamp_of(v);
+        if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
+            self.uuids.insert(uuid.to_string());
+        }
+        if self.agent_id.is_none() {
+            self.agent_id = v.get("agentId").and_then(Value::as_str).map(str::to_string);
+        }
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        if matches!(kind, "user" | "assistant" | "system" | "attachment") {
+            self.started = min_time(self.started, timestamp);
+            self.ended = max_time(self.ended, timestamp);
+        }
+        match kind {
+            "user" => self.push_user(line_no, v, timestamp),
+            "assistant" => self.push_assistant(line_no, v, timestamp),
+            "system" => self.push_system(line_no, v, timestamp),
+            "attachment" => self.push_attachment(line_no, v, timestamp),
+            _ => {}
+        }
+    }
+
+    fn push_user(&mut self, line_no: usize, v: &Value, timestamp: Option<DateTime<Utc>>) {
+        let Some(content) = v.get("message").and_then(|m| m.get("content")) else {
+            self.diag(line_no, "user line without message.content".to_string());
+            return;
+        };
+        if v.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+            self.push_event(Event::Compaction {
+                trigger: None,
+                pre_tokens: None,
+                text: content_text(content),
+                timestamp,
+                line: line_no,
+            });
+            return;
+        }
+        let mut has_result = false;
+        if let Value::Array(blocks) = content {
+            for block in blocks {
+                if block.get("type").and_then(Value::as_str) == Some("tool_result") {
+                    has_result = true;
+                    self.pair_result(line_no, v, block, timestamp);
+                }
+            }
+        }
+        if has_result {
+            return;
+        }
+        let text = content_text(content);
+        if text.trim().is_empty() {
+            return;
+        }
+        match classify_user_text(v, &text) {
+            UserText::Prompt => self.turns.push(Turn {
+                prompt: text,
+                prompt_line: Some(line_no),
+                timestamp,
+                events: Vec::new(),
+            }),
+            UserText::Interruption => {
+                self.push_event(Event::Interruption {
+                    text,
+                    timestamp,
+                    line: line_no,
+                });
+            }
+            UserText::Note(label) => {
+                self.push_event(Event::Note {
+                    label: label.to_string(),
+                    text,
+                    timestamp,
+                    line: line_no,
+                });
+            }
+            UserText::Skip => {}
+        }
+    }
+
+    fn pair_result(
+        &mut self,
+        line_no: usize,
+        v: &Value,
+        block: &Value,
+        timestamp: Option<DateTime<Utc>>,
+    ) {
+        let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+            self.diag(line_no, "tool_result without tool_use_id".to_string());
+            return;
+        };
+        let tool_use_result = v.get("toolUseResult").cloned();
+        let agent_id = v
+            .get("agentId")
+            .and_then(Value::as_str)
+            .or_else(|| {
+                tool_use_result
+                    .as_ref()
+                    .and_then(|r| r.get("agentId"))
+                    .and_then(Value::as_str)
+            })
+            .map(str::to_string);
+        let result = ToolResult {
+            text: block.get("content").map(content_text).unwrap_or_default(),
+            is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+            tool_use_result,
+            timestamp,
+            line: line_no,
+            agent_id,
+        };
+        let Some(&(t, e)) = self.calls.get(id) else {
+            self.diag(
+                line_no,
+                format!("tool_result for unknown tool_use_id {id}; kept out of the timeline"),
+            );
+            return;
+        };
+        if let Some(Event::ToolCall(record)) = self
+            .turns
+            .get_mut(t)
+            .and_then(|turn| turn.events.get_mut(e))
+        {
+            if record.result.is_some() {
+                self.diagnostics.push(Diagnostic {
+                    path: self.path.clone(),
+                    line: Some(line_no),
+                    message: format!("second tool_result for {id}; the first one is kept"),
+                });
+                return;
+            }
+            record.result = Some(result);
+        }
+    }
+
+    fn push_assistant(&mut self, line_no: usize, v: &Value, timestamp: Option<DateTime<Utc>>) {
+        let Some(message) = v.get("message").filter(|m| m.is_object()) else {
+            self.diag(
+                line_no,
+                "assistant line without a message object".to_string(),
+            );
+            return;
+        };
+        let message_id = message
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let Some(model) = message.get("model").and_then(Value::as_str)
+            && model != "<synthetic>"
+            && !self.models.iter().any(|m| m == model)
+        {
+            self.models.push(model.to_string());
+        }
+        if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
+            let key = message_id
+                .clone()
+                .unwrap_or_else(|| format!("line:{line_no}"));
+            self.usage_by_message.insert(key, Usage::from_json(usage));
+        }
+        let content = message.get("content");
+        if v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+            self.push_event(Event::ApiError {
+                text: content.map(content_text).unwrap_or_default(),
+                timestamp,
+                line: line_no,
+            });
+            return;
+        }
+        let blocks: &[Value] = match content {
+            Some(Value::Array(blocks)) => blocks,
+            Some(Value::String(s)) => {
+                if !s.trim().is_empty() {
+                    self.push_event(Event::Text {
+                        text: s.clone(),
+                        timestamp,
+                        line: line_no,
+                    });
+                }
+                return;
+            }
+            _ => return,
+        };
+        for block in blocks {
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+                    if !text.trim().is_empty() {
+                        self.push_event(Event::Text {
+                            text: text.to_string(),
+                            timestamp,
+                            line: line_no,
+                        });
+                    }
+                }
+                Some("thinking") => {
+                    let text = block.get("thinking").and_then(Value::as_str).unwrap_or("");
+                    self.push_event(Event::Thinking {
+                        text: text.to_string(),
+                        line: line_no,
+                    });
+                }
+                Some("tool_use") => self.push_tool_use(line_no, block, &message_id, timestamp),
+                _ => {}
+            }
+        }
+    }
+
+    fn push_tool_use(
+        &mut self,
+        line_no: usize,
+        block: &Value,
+        message_id: &Option<String>,
+        timestamp: Option<DateTime<Utc>>,
+    ) {
+        let Some(id) = block.get("id").and_then(Value::as_str) else {
+            self.diag(line_no, "tool_use block without id".to_string());
+            return;
+        };
+        if self.calls.contains_key(id) {
+            return; // the same block repeated in another chunk
+        }
+        let Some(name) = block.get("name").and_then(Value::as_str) else {
+            self.diag(line_no, format!("tool_use {id} without a name"));
+            return;
+        };
+        let input = block.get("input");
+        let call = match parse_tool_call(name, input, OnError::Other) {
+            Ok(call) => call,
+            Err(err) => {
+                // Lenient mode does not fail; keep the line usable anyway.
+                self.diag(line_no, format!("tool_use {id}: {err}"));
+                return;
+            }
+        };
+        let record = ToolCallRecord {
+            tool_use_id: id.to_string(),
+            tool_kind: tool_kind(name, input),
+            tool_resolved: tool_resolved(name, input),
+            digest: tool_digest(name, input).ok(),
+            call,
+            result: None,
+            timestamp,
+            line: line_no,
+            message_id: message_id.clone(),
+            subagent: None,
+        };
+        let at = self.push_event(Event::ToolCall(Box::new(record)));
+        self.calls.insert(id.to_string(), at);
+    }
+
+    fn push_system(&mut self, line_no: usize, v: &Value, timestamp: Option<DateTime<Utc>>) {
+        let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
+        let content = v.get("content").map(content_text).unwrap_or_default();
+        match subtype {
+            "compact_boundary" | "microcompact_boundary" => {
+                let meta = v.get("compactMetadata");
+                self.push_event(Event::Compaction {
+                    trigger: meta
+                        .and_then(|m| m.get("trigger"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    pre_tokens: meta
+                        .and_then(|m| m.get("preTokens"))
+                        .and_then(Value::as_u64),
+                    text: content,
+                    timestamp,
+                    line: line_no,
+                });
+            }
+            "api_error" => {
+                let error = v.get("error");
+                let text = if !content.is_empty() {
+                    content
+                } else {
+                    let status = error.and_then(|e| e.get("status")).map(Value::to_string);
+                    let message = error
+                        .and_then(|e| e.get("message").or_else(|| e.get("error")))
+                        .map(content_text)
+                        .unwrap_or_default();
+                    format!(
+                        "API error{}{}",
+                        status.map(|s| format!(" {s}")).unwrap_or_default(),
+                        if message.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {message}")
+                        }
+                    )
+                };
+                self.push_event(Event::ApiError {
+                    text,
+                    timestamp,
+                    line: line_no,
+                });
+            }
+            "stop_hook_summary" => {
+                let errors: Vec<String> = v
+                    .get("hookErrors")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().map(content_text).collect())
+                    .unwrap_or_default();
+                if !errors.is_empty() {
+                    self.push_event(Event::Note {
+                        label: "hook".to_string(),
+                        text: format!("Stop hook: {}", errors.join("; ")),
+                        timestamp,
+                        line: line_no,
+                    });
+                }
+            }
+            _ => {
+                if !content.trim().is_empty() && subtype != "turn_duration" {
+                    self.push_event(Event::Note {
+                        label: format!("system/{subtype}"),
+                        text: content,
+                        timestamp,
+                        line: line_no,
+                    });
+                }
+            }
+        }
+    }
+
+    fn push_attachment(&mut self, line_no: usize, v: &Value, timestamp: Option<DateTime<Utc>>) {
+        let Some(att) = v.get("attachment") else {
+            return;
+        };
+        let kind = att.get("type").and_then(Value::as_str).unwrap_or("");
+        let hook_name = att
+            .get("hookName")
+            .and_then(Value::as_str)
+            .unwrap_or("hook");
+        let text = match kind {
+            "hook_blocking_error" => {
+                let err = att
+                    .get("blockingError")
+                    .map(|b| match b.get("blockingError") {
+                        Some(inner) => content_text(inner),
+                        None => content_text(b),
+                    })
+                    .unwrap_or_default();
+                format!("{hook_name} blocked: {err}")
+            }
+            "hook_non_blocking_error" => {
+                let stderr = att.get("stderr").map(content_text).unwrap_or_default();
+                format!("{hook_name} hook error: {stderr}")
+            }
+            "hook_additional_context" => {
+                let ctx = att.get("content").map(content_text).unwrap_or_default();
+                format!("{hook_name} added context: {ctx}")
+            }
+            "hook_success" => {
+                let stdout = att.get("stdout").map(content_text).unwrap_or_default();
+                if stdout.trim().is_empty() {
+                    return;
+                }
+                format!("{hook_name} output: {stdout}")
+            }
+            _ => return,
+        };
+        self.push_event(Event::Note {
+            label: "hook".to_string(),
+            text,
+            timestamp,
+            line: line_no,
+        });
+    }
+
+    fn into_subagent(
+        self,
+        path: &Path,
+        layout: SubagentLayout,
+        agent_id: Option<String>,
+        meta: Option<Value>,
+    ) -> Subagent {
+        let meta_str = |k: &str| {
+            meta.as_ref()
+                .and_then(|m| m.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        Subagent {
+            agent_id,
+            agent_type: meta_str("agentType"),
+            description: meta_str("description"),
+            path: path.to_path_buf(),
+            layout: Some(layout),
+            spawn_tool_use_id: None,
+            link: None,
+            usage: self.usage(),
+            models: self.models,
+            started: self.started,
+            ended: self.ended,
+            turns: self.turns,
+            meta,
+        }
+    }
+}
+
+/// Where a tool call record lives: `None` = main thread, `Some(i)` = subagent i.
+type Owner = Option<usize>;
+
+fn records_mut(session: &mut Session) -> Vec<(Owner, &mut ToolCallRecord)> {
+    let mut out: Vec<(Owner, &mut ToolCallRecord)> = Vec::new();
+    for turn in &mut session.turns {
+        for event in &mut turn.events {
+            if let Event::ToolCall(r) = event {
+                out.push((None, r));
+            }
+        }
+    }
+    for (i, sub) in session.subagents.iter_mut().enumerate() {
+        for turn in &mut sub.turns {
+            for event in &mut turn.events {
+                if let Event::ToolCall(r) = event {
+                    out.push((Some(i), r));
+                }
+            }
+        }
+    }
+    out
+}
+
+struct SpawnFacts {
+    owner: Owner,
+    tool_use_id: String,
+    agent_id: Option<String>,
+    prompt: Option<String>,
+}
+
+fn link_subagents(session: &mut Session) {
+    let count = session.subagents.len();
+    // (subagent index, spawn tool_use_id, how)
+    let mut links: Vec<(usize, String, SubagentLink)> = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    {
+        let spawns: Vec<SpawnFacts> = session
+            .turns
+            .iter()
+            .flat_map(Turn::tool_calls)
+            .map(|r| (None, r))
+            .chain(
+                session
+                    .subagents
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, s)| s.tool_calls().map(move |r| (Some(i), r))),
+            )
+            .filter(|(_, r)| r.tool_kind == crate::tools::ToolKind::Task)
+            .map(|(owner, r)| SpawnFacts {
+                owner,
+                tool_use_id: r.tool_use_id.clone(),
+                agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
+                prompt: r
+                    .call
+                    .raw()
+                    .and_then(|raw| raw.get("prompt"))
+                    .and_then(Value::as_str)
+                    .map(|p| p.trim().to_string()),
+            })
+            .collect();
+        let by_id: HashMap<&str, &SpawnFacts> =
+            spawns.iter().map(|f| (f.tool_use_id.as_str(), f)).collect();
+        let subs = &session.subagents;
+        // Pass 1: meta toolUseId. Pass 2: agentId. Pass 3: prompt text.
+        for (i, sub) in subs.iter().enumerate() {
+            let Some(id) = sub
+                .meta
+                .as_ref()
+                .and_then(|m| m.get("toolUseId"))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            if let Some(r) = by_id.get(id)
+                && r.owner != Some(i)
+                && taken.insert(r.tool_use_id.clone())
+            {
+                links.push((i, r.tool_use_id.clone(), SubagentLink::MetaToolUseId));
+            }
+        }
+        for (i, sub) in subs.iter().enumerate() {
+            if links.iter().any(|(j, _, _)| *j == i) {
+                continue;
+            }
+            let Some(agent_id) = sub.agent_id.as_deref() else {
+                continue;
+            };
+            let found = spawns.iter().find(|r| {
+                r.owner != Some(i)
+                    && !taken.contains(&r.tool_use_id)
+                    && r.agent_id.as_deref() == Some(agent_id)
+            });
+            if let Some(r) = found {
+                taken.insert(r.tool_use_id.clone());
+                links.push((i, r.tool_use_id.clone(), SubagentLink::AgentId));
+            }
+        }
+        for (i, sub) in subs.iter().enumerate() {
+            if links.iter().any(|(j, _, _)| *j == i) {
+                continue;
+            }
+            let prompt = sub.prompt().trim();
+            if prompt.is_empty() {
+                continue;
+            }
+            let found = spawns.iter().find(|r| {
+                r.owner != Some(i)
+                    && !taken.contains(&r.tool_use_id)
+                    && r.prompt.as_deref() == Some(prompt)
+            });
+            if let Some(r) = found {
+                taken.insert(r.tool_use_id.clone());
+                links.push((i, r.tool_use_id.clone(), SubagentLink::PromptText));
+            }
+        }
+    }
+    let mut spawn_facts: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
+    let link_of: HashMap<String, usize> = links.iter().map(|(i, id, _)| (id.clone(), *i)).collect();
+    for (_, record) in records_mut(session) {
+        if let Some(&i) = link_of.get(&record.tool_use_id) {
+            record.subagent = Some(i);
+            let raw = record.call.raw();
+            let get = |k: &str| {
+                raw.and_then(|r| r.get(k))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            spawn_facts.insert(
+                record.tool_use_id.clone(),
+                (get("subagent_type"), get("description")),
+            );
+        }
+    }
+    for (i, id, how) in links {
+        if i >= count {
+            continue;
+        }
+        let sub = &mut session.subagents[i];
+        sub.spawn_tool_use_id = Some(id.clone());
+        sub.link = Some(how);
+        if let Some((agent_type, description)) = spawn_facts.remove(&id) {
+            if sub.agent_type.is_none() {
+                sub.agent_type = agent_type;
+            }
+            if sub.description.is_none() {
+                sub.description = description;
+            }
+        }
+    }
+}

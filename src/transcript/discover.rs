@@ -1,0 +1,360 @@
+//! Finding sessions on disk (formats.md §1.1): main transcripts, and the
+//! subagent files that belong to each.
+//!
+//! Roots: the PATHs given, else `$CLAUDE_CONFIG_DIR/projects`, else
+//! `~/.claude/projects`. A PATH may be a projects folder, one project folder,
+//! any folder above them (walked recursively), or one `.jsonl` file.
+//!
+//! Each `.jsonl` found is classified without a full parse:
+//! - `agent-*.jsonl`, or any file under a `subagents/` folder, is a subagent
+//!   transcript: attached to `<dir>/<sessionId>.jsonl` (sibling layout, read
+//!   from its first lines) or to the nearest ancestor folder `D` with a `D.jsonl`
+//!   beside it (`<session>/subagents/…` layout). It is never a session itself;
+//!   when no parent is found it becomes a diagnostic.
+//! - any other file is a session when its first lines look like a Claude Code
+//!   transcript ([`sniff_claude_code`]); other JSONL (Codex rollouts, hook
+//!   captures, stream-json output) is skipped.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::model::{Agent, Diagnostic};
+
+/// A session found on disk, before it is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRef {
+    /// The main file's stem (the session id).
+    pub id: String,
+    /// Which agent wrote it.
+    pub agent: Agent,
+    /// The main transcript.
+    pub path: PathBuf,
+    /// Size of the main file in bytes.
+    pub size: u64,
+    /// Modification time of the main file.
+    pub modified: Option<SystemTime>,
+    /// Subagent transcripts that belong to it, sorted by path.
+    pub subagent_files: Vec<PathBuf>,
+}
+
+impl SessionRef {
+    /// Total bytes of the main file and its subagent files.
+    pub fn total_bytes(&self) -> u64 {
+        self.size
+            + self
+                .subagent_files
+                .iter()
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+                .sum::<u64>()
+    }
+}
+
+/// What discovery found.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    /// Sessions, sorted by modification time, newest first.
+    pub sessions: Vec<SessionRef>,
+    /// Files that could not be used (orphaned subagent files, unreadable dirs).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The roots that were searched.
+    pub roots: Vec<PathBuf>,
+}
+
+/// Errors that stop discovery.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    /// A PATH given by the user does not exist.
+    #[error("no such file or directory: {0}")]
+    Missing(PathBuf),
+    /// A PATH given by the user is a file that is not a `.jsonl` transcript.
+    #[error("not a .jsonl transcript or a folder: {0}")]
+    NotTranscript(PathBuf),
+}
+
+/// The default roots: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+/// Roots that do not exist are left out, so the result may be empty.
+pub fn default_roots() -> Vec<PathBuf> {
+    let base = match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => dirs::home_dir().map(|h| h.join(".claude")),
+    };
+    base.map(|b| b.join("projects"))
+        .filter(|p| p.is_dir())
+        .into_iter()
+        .collect()
+}
+
+/// Discovers sessions under `paths` (or the default roots when empty).
+///
+/// # Errors
+/// [`DiscoverError`] when a given PATH does not exist or is a non-`.jsonl` file.
+pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
+    let roots = if paths.is_empty() {
+        default_roots()
+    } else {
+        paths.to_vec()
+    };
+    let mut files = Vec::new();
+    let mut diagnostics = Vec::new();
+    for root in &roots {
+        let meta = std::fs::metadata(root).map_err(|_| DiscoverError::Missing(root.clone()))?;
+        if meta.is_file() {
+            if root.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+                return Err(DiscoverError::NotTranscript(root.clone()));
+            }
+            files.push((root.clone(), true));
+        } else {
+            walk(root, &mut files, &mut diagnostics, 0);
+        }
+    }
+    files.sort();
+    files.dedup_by(|a, b| a.0 == b.0);
+
+    let mut mains: BTreeMap<PathBuf, SessionRef> = BTreeMap::new();
+    let mut subagent_files = Vec::new();
+    for (path, explicit) in files {
+        if is_subagent_file(&path) {
+            subagent_files.push(path);
+            continue;
+        }
+        if !sniff_claude_code(&path) {
+            if explicit {
+                diagnostics.push(Diagnostic {
+                    path: path.clone(),
+                    line: None,
+                    message: "not a Claude Code transcript; skipped".to_string(),
+                });
+            }
+            continue;
+        }
+        let meta = std::fs::metadata(&path).ok();
+        let id = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        mains.insert(
+            path.clone(),
+            SessionRef {
+                id,
+                agent: Agent::ClaudeCode,
+                size: meta.as_ref().map_or(0, |m| m.len()),
+                modified: meta.and_then(|m| m.modified().ok()),
+                path,
+                subagent_files: Vec::new(),
+            },
+        );
+    }
+    for file in subagent_files {
+        match parent_of_subagent(&file) {
+            Some(parent) if mains.contains_key(&parent) => {
+                if let Some(session) = mains.get_mut(&parent) {
+                    session.subagent_files.push(file);
+                }
+            }
+            Some(parent) if parent.is_file() => {
+                // The parent exists but was outside the PATHs given: load it too.
+                let meta = std::fs::metadata(&parent).ok();
+                let id = parent
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_string();
+                mains.insert(
+                    parent.clone(),
+                    SessionRef {
+                        id,
+                        agent: Agent::ClaudeCode,
+                        size: meta.as_ref().map_or(0, |m| m.len()),
+                        modified: meta.and_then(|m| m.modified().ok()),
+                        path: parent,
+                        subagent_files: vec![file],
+                    },
+                );
+            }
+            _ => diagnostics.push(Diagnostic {
+                path: file,
+                line: None,
+                message: "subagent transcript whose parent session file was not found; not shown"
+                    .to_string(),
+            }),
+        }
+    }
+    let mut sessions: Vec<SessionRef> = mains.into_values().collect();
+    for s in &mut sessions {
+        s.subagent_files.sort();
+    }
+    sessions.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    Ok(Discovery {
+        sessions,
+        diagnostics,
+        roots,
+    })
+}
+
+const MAX_DEPTH: usize = 12;
+
+fn walk(
+    dir: &Path,
+    files: &mut Vec<(PathBuf, bool)>,
+    diagnostics: &mut Vec<Diagnostic>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            diagnostics.push(Diagnostic {
+                path: dir.to_path_buf(),
+                line: None,
+                message: format!("cannot read folder: {err}"),
+            });
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            walk(&path, files, diagnostics, depth + 1);
+        } else if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
+            let is_file = file_type.is_file() || path.is_file();
+            if is_file {
+                files.push((path, false));
+            }
+        }
+    }
+}
+
+/// Whether a `.jsonl` path is a subagent transcript by its name or place:
+/// `agent-*.jsonl`, or anywhere under a `subagents` folder.
+pub fn is_subagent_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.starts_with("agent-")
+        || path
+            .parent()
+            .is_some_and(|p| p.components().any(|c| c.as_os_str() == "subagents"))
+}
+
+/// The main transcript a subagent file belongs to, if it can be found:
+/// the nearest ancestor folder `D` with a file `D.jsonl` beside it, else
+/// `<dir>/<sessionId>.jsonl` with `sessionId` read from the file's first lines.
+pub fn parent_of_subagent(file: &Path) -> Option<PathBuf> {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if let (Some(parent), Some(name)) = (d.parent(), d.file_name()) {
+            let candidate = parent.join(format!("{}.jsonl", name.to_string_lossy()));
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        dir = d.parent();
+    }
+    let session_id = first_lines(file, 5).iter().find_map(|v| {
+        v.get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })?;
+    if session_id.contains('/') || session_id.contains('\\') {
+        return None;
+    }
+    let candidate = file.parent()?.join(format!("{session_id}.jsonl"));
+    (candidate.is_file() && candidate != file).then_some(candidate)
+}
+
+/// Parses up to `n` of the first non-blank lines of a file (each at most
+/// 4 MiB is considered); lines that do not parse are skipped.
+pub fn first_lines(path: &Path, n: usize) -> Vec<Value> {
+    let Ok(file) = File::open(path) else {
+        return Vec::new();
+    };
+    let mut reader = BufReader::new(file.take(16 * 1024 * 1024));
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut tries = 0;
+    while out.len() < n && tries < n * 4 {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        tries += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if let Ok(v) = serde_json::from_slice::<Value>(&buf) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Line types a Claude Code transcript holds (formats.md §1.3).
+const CLAUDE_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "summary",
+    "system",
+    "attachment",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "custom-title",
+    "ai-title",
+    "last-prompt",
+    "permission-mode",
+    "mode",
+    "agent-name",
+];
+
+/// Line types of other agents' formats (Codex, Factory Droid, stream-json).
+const FOREIGN_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "session_start",
+    "message",
+    "tool_call",
+    "tool_result",
+    "completion",
+    "thread.started",
+];
+
+/// Whether a file's first lines look like a Claude Code transcript: some line
+/// has a Claude Code `type` (formats.md §1.3) and `sessionId`, `leafUuid` or a
+/// `message` object, no line has another format's type (Codex, Droid), and
+/// none carries `payload` (Codex) or `session_id` (stream-json, hook payloads).
+pub fn sniff_claude_code(path: &Path) -> bool {
+    let lines = first_lines(path, 8);
+    let foreign = lines.iter().any(|v| {
+        v.get("payload").is_some()
+            || v.get("session_id").is_some()
+            || v.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| FOREIGN_TYPES.contains(&t))
+    });
+    !foreign
+        && lines.iter().any(|v| {
+            v.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| CLAUDE_TYPES.contains(&t))
+                && (v.get("sessionId").is_some()
+                    || v.get("leafUuid").is_some()
+                    || v.get("message").is_some_and(Value::is_object))
+        })
+}

@@ -1,0 +1,460 @@
+//! The agent-neutral session model every loader produces and every view reads.
+//!
+//! Shape (architecture.md "The flow"): a [`Session`] holds [`Turn`]s, each turn
+//! holds [`Event`]s in file order, and a tool call is an [`Event::ToolCall`]
+//! carrying a [`ToolCallRecord`] (typed call + paired result + optional link to
+//! the [`Subagent`] it spawned). Subagents live flat in [`Session::subagents`]
+//! and are referenced by index, so a subagent's own spawns can point at further
+//! subagents of the same session.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::tools::{ToolCall, ToolKind};
+
+/// Which coding agent wrote a transcript. Serialized in kebab case
+/// (`"claude-code"`), the spelling `find_tool_calls`'s `agent` parameter uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    /// Anthropic's Claude Code (`~/.claude/projects/**.jsonl`, formats.md §1).
+    ClaudeCode,
+}
+
+impl Agent {
+    /// The serialized spelling, e.g. `"claude-code"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+        }
+    }
+}
+
+/// A line (or file) that could not be used, with where and why.
+///
+/// `line` is 1-based; `None` when the problem concerns the whole file
+/// (unreadable, missing, orphaned subagent file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The file the problem is in.
+    pub path: PathBuf,
+    /// 1-based line number, when the problem is one line.
+    pub line: Option<usize>,
+    /// What was wrong, in one sentence.
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.path.display(), line, self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// Token usage in Anthropic's `message.usage` terms (formats.md §1.5), in tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// `input_tokens`.
+    pub input_tokens: u64,
+    /// `output_tokens`.
+    pub output_tokens: u64,
+    /// `cache_creation_input_tokens`.
+    pub cache_creation_input_tokens: u64,
+    /// `cache_read_input_tokens`.
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// Reads the four counters from a `message.usage` object; missing or
+    /// non-integer fields count as 0.
+    pub fn from_json(usage: &Value) -> Usage {
+        let get = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Usage {
+            input_tokens: get("input_tokens"),
+            output_tokens: get("output_tokens"),
+            cache_creation_input_tokens: get("cache_creation_input_tokens"),
+            cache_read_input_tokens: get("cache_read_input_tokens"),
+        }
+    }
+
+    /// Adds another usage into this one (saturating).
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(other.cache_read_input_tokens);
+    }
+
+    /// Sum of all four counters.
+    pub fn total(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+}
+
+/// The `tool_result` paired with a `tool_use` by id (formats.md §1.4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolResult {
+    /// The result's `content` flattened to text: a string as is, text blocks
+    /// joined by newlines, images as `[image: <media_type>, <n> bytes base64]`.
+    pub text: String,
+    /// `is_error` (absent or null count as false).
+    pub is_error: bool,
+    /// The line's top-level `toolUseResult` verbatim (object, string or array).
+    pub tool_use_result: Option<Value>,
+    /// The result line's `timestamp`.
+    pub timestamp: Option<DateTime<Utc>>,
+    /// 1-based line of the result in its file.
+    pub line: usize,
+    /// The spawned subagent's id, from the line's `agentId` (2.0.x) or
+    /// `toolUseResult.agentId` (2.0.x+), when present.
+    pub agent_id: Option<String>,
+}
+
+/// One tool call: the `tool_use` block, its typed parse, and its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRecord {
+    /// The `tool_use.id` (`toolu_…`).
+    pub tool_use_id: String,
+    /// The typed call (`parse_tool_call` with `on_error = other`); its
+    /// `name()` is the tool name exactly as invoked and `raw()` the input.
+    pub call: ToolCall,
+    /// Classification (hooks.md §2.5).
+    pub tool_kind: ToolKind,
+    /// The real name under a Task/Skill/MCP wrapper (hooks.md §2.5).
+    pub tool_resolved: Option<String>,
+    /// Lowercase hex digest of `{input, tool}` (hooks.md §2.1); `None` when
+    /// the input cannot be canonicalized (integers beyond 2^53−1).
+    pub digest: Option<String>,
+    /// The paired result; `None` when none was recorded (interrupted, still
+    /// running, or the file was cut).
+    pub result: Option<ToolResult>,
+    /// The assistant line's `timestamp`.
+    pub timestamp: Option<DateTime<Utc>>,
+    /// 1-based line of the `tool_use` block in its file.
+    pub line: usize,
+    /// `message.id` of the assistant message that carried the call.
+    pub message_id: Option<String>,
+    /// Index into [`Session::subagents`] of the subagent this call spawned.
+    pub subagent: Option<usize>,
+}
+
+impl ToolCallRecord {
+    /// The tool name exactly as invoked.
+    pub fn name(&self) -> &str {
+        self.call.name()
+    }
+
+    /// Whether the paired result says `is_error: true`.
+    pub fn is_error(&self) -> bool {
+        self.result.as_ref().is_some_and(|r| r.is_error)
+    }
+}
+
+/// Something that happened inside a turn, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A tool call with its result.
+    ToolCall(Box<ToolCallRecord>),
+    /// Assistant text (one `text` block).
+    Text {
+        /// The text.
+        text: String,
+        /// Line timestamp.
+        timestamp: Option<DateTime<Utc>>,
+        /// 1-based line.
+        line: usize,
+    },
+    /// Assistant thinking (one `thinking` block; `redacted_thinking` gives "").
+    Thinking {
+        /// The thinking text.
+        text: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// A compaction boundary (`system/compact_boundary`, formats.md §1.7) or
+    /// the compaction summary that follows it (`isCompactSummary`).
+    Compaction {
+        /// `compactMetadata.trigger` (`auto`/`manual`), when present.
+        trigger: Option<String>,
+        /// `compactMetadata.preTokens`, when present.
+        pre_tokens: Option<u64>,
+        /// The summary text for an `isCompactSummary` line, else the
+        /// boundary's `content`.
+        text: String,
+        /// Line timestamp.
+        timestamp: Option<DateTime<Utc>>,
+        /// 1-based line.
+        line: usize,
+    },
+    /// `[Request interrupted by user…]` (formats.md §1.4).
+    Interruption {
+        /// The marker text.
+        text: String,
+        /// Line timestamp.
+        timestamp: Option<DateTime<Utc>>,
+        /// 1-based line.
+        line: usize,
+    },
+    /// An API error: an assistant line with `isApiErrorMessage` or a
+    /// `system/api_error` line (formats.md §1.3, §1.5).
+    ApiError {
+        /// The error text.
+        text: String,
+        /// Line timestamp.
+        timestamp: Option<DateTime<Utc>>,
+        /// 1-based line.
+        line: usize,
+    },
+    /// Anything else worth showing: hook feedback, task notifications,
+    /// slash-command output, system lines with content.
+    Note {
+        /// Short label, e.g. `hook`, `task-notification`, `system/stop_hook_summary`.
+        label: String,
+        /// The text.
+        text: String,
+        /// Line timestamp.
+        timestamp: Option<DateTime<Utc>>,
+        /// 1-based line.
+        line: usize,
+    },
+}
+
+impl Event {
+    /// The tool call, when this event is one.
+    pub fn as_tool_call(&self) -> Option<&ToolCallRecord> {
+        match self {
+            Event::ToolCall(record) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// 1-based line the event came from.
+    pub fn line(&self) -> usize {
+        match self {
+            Event::ToolCall(r) => r.line,
+            Event::Text { line, .. }
+            | Event::Thinking { line, .. }
+            | Event::Compaction { line, .. }
+            | Event::Interruption { line, .. }
+            | Event::ApiError { line, .. }
+            | Event::Note { line, .. } => *line,
+        }
+    }
+}
+
+/// A turn: a real user prompt and everything until the next one.
+///
+/// A turn opens at a `user` line that is a real prompt: not a tool result, not
+/// `isMeta`, not a compaction summary, not an interruption marker, not hook
+/// feedback or a task notification (those are events of the running turn).
+/// Events before the first prompt (a resumed or compacted file) go into a turn
+/// with an empty prompt and `prompt_line == None`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Turn {
+    /// The prompt text (text blocks joined; images as placeholders).
+    pub prompt: String,
+    /// 1-based line of the prompt; `None` for the leading prompt-less turn.
+    pub prompt_line: Option<usize>,
+    /// The prompt line's timestamp.
+    pub timestamp: Option<DateTime<Utc>>,
+    /// Events in file order.
+    pub events: Vec<Event>,
+}
+
+impl Turn {
+    /// The turn's tool calls in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
+        self.events.iter().filter_map(Event::as_tool_call)
+    }
+
+    /// The last assistant text of the turn, if any (its answer).
+    pub fn last_text(&self) -> Option<&str> {
+        self.events.iter().rev().find_map(|e| match e {
+            Event::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// How a subagent transcript was stored (formats.md §1.1, §1.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentLayout {
+    /// `isSidechain: true` lines inside the main file (≤ 1.0.x).
+    Inline,
+    /// A sibling `agent-<id>.jsonl` next to the main file (2.0.x).
+    Sibling,
+    /// `<session>/subagents/agent-<id>.jsonl` with a `.meta.json` (2.1.x).
+    SubagentsDir,
+}
+
+/// How a subagent was tied to the call that spawned it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentLink {
+    /// `toolUseId` in the `.meta.json` sidecar.
+    MetaToolUseId,
+    /// `agentId` on the spawn's tool_result line or in its `toolUseResult`.
+    AgentId,
+    /// The spawn's `input.prompt` equals the subagent's first user text.
+    PromptText,
+}
+
+/// A subagent (sidechain) transcript attached to its session.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Subagent {
+    /// `agentId` (from the lines or the file name `agent-<id>.jsonl`).
+    pub agent_id: Option<String>,
+    /// `agentType` from the meta sidecar, else the spawn's `subagent_type`.
+    pub agent_type: Option<String>,
+    /// `description` from the meta sidecar, else the spawn's `description`.
+    pub description: Option<String>,
+    /// The file it came from (the main file for inline sidechains).
+    pub path: PathBuf,
+    /// Storage layout; `None` only for a default-constructed value.
+    pub layout: Option<SubagentLayout>,
+    /// `tool_use_id` of the spawning Task/Agent call, once linked.
+    pub spawn_tool_use_id: Option<String>,
+    /// How the link was made.
+    pub link: Option<SubagentLink>,
+    /// The meta sidecar verbatim (2.1.x), when present and valid JSON.
+    pub meta: Option<Value>,
+    /// The subagent's turns (its first prompt is the spawn's prompt).
+    pub turns: Vec<Turn>,
+    /// Usage summed once per `message.id`.
+    pub usage: Usage,
+    /// Models it ran on, in first-seen order (`<synthetic>` excluded).
+    pub models: Vec<String>,
+    /// First and last line timestamps.
+    pub started: Option<DateTime<Utc>>,
+    /// Last line timestamp.
+    pub ended: Option<DateTime<Utc>>,
+}
+
+impl Subagent {
+    /// All tool calls of the subagent in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
+        self.turns.iter().flat_map(Turn::tool_calls)
+    }
+
+    /// The first prompt (the spawn's prompt), or "".
+    pub fn prompt(&self) -> &str {
+        self.turns.first().map(|t| t.prompt.as_str()).unwrap_or("")
+    }
+}
+
+/// A fully loaded session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    /// Session id: the main file's stem (`<uuid>.jsonl`).
+    pub id: String,
+    /// Which agent wrote it.
+    pub agent: Agent,
+    /// The main transcript file.
+    pub path: PathBuf,
+    /// `cwd` of the first line carrying one.
+    pub cwd: Option<String>,
+    /// `custom-title` > `ai-title` > a `summary` whose `leafUuid` is in this
+    /// file > the first prompt > any `summary`.
+    pub title: Option<String>,
+    /// Earliest line timestamp.
+    pub started: Option<DateTime<Utc>>,
+    /// Latest line timestamp.
+    pub ended: Option<DateTime<Utc>>,
+    /// CLI `version` of the last line carrying one.
+    pub version: Option<String>,
+    /// `gitBranch` of the first line carrying a non-empty one.
+    pub git_branch: Option<String>,
+    /// Main-thread turns.
+    pub turns: Vec<Turn>,
+    /// All subagents (inline, sibling, subagents dir), linked or not.
+    pub subagents: Vec<Subagent>,
+    /// Main-thread usage, once per `message.id`.
+    pub usage: Usage,
+    /// Models the main thread ran on, first-seen order.
+    pub models: Vec<String>,
+    /// Lines and files that could not be used.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Session {
+    /// Main-thread tool calls in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
+        self.turns.iter().flat_map(Turn::tool_calls)
+    }
+
+    /// Turns that open with a real prompt (the leading prompt-less turn of a
+    /// resumed file is not counted).
+    pub fn prompt_turns(&self) -> usize {
+        self.turns
+            .iter()
+            .filter(|t| t.prompt_line.is_some())
+            .count()
+    }
+
+    /// The counts shown in the session list and `sessions --json`.
+    pub fn summary(&self) -> SessionSummary {
+        SessionSummary {
+            id: self.id.clone(),
+            agent: self.agent,
+            path: self.path.clone(),
+            cwd: self.cwd.clone(),
+            title: self.title.clone(),
+            started: self.started,
+            ended: self.ended,
+            version: self.version.clone(),
+            turns: self.prompt_turns(),
+            tool_calls: self.tool_calls().count(),
+            errors: self.tool_calls().filter(|c| c.is_error()).count(),
+            subagents: self.subagents.len(),
+            diagnostics: self.diagnostics.len(),
+        }
+    }
+}
+
+/// One row of the session list / one object of `hookscope sessions --json`.
+///
+/// Counts are main-thread only: `tool_calls` and `errors` exclude the
+/// subagents' own calls (those are reached through their spawn), and
+/// `subagents` counts every subagent transcript attached to the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    /// Session id.
+    pub id: String,
+    /// `"claude-code"`.
+    pub agent: Agent,
+    /// Main transcript path.
+    pub path: PathBuf,
+    /// Working directory.
+    pub cwd: Option<String>,
+    /// Title.
+    pub title: Option<String>,
+    /// RFC 3339 start.
+    pub started: Option<DateTime<Utc>>,
+    /// RFC 3339 end.
+    pub ended: Option<DateTime<Utc>>,
+    /// CLI version.
+    pub version: Option<String>,
+    /// Turns opened by a real prompt.
+    pub turns: usize,
+    /// Main-thread tool calls.
+    pub tool_calls: usize,
+    /// Main-thread tool calls whose result has `is_error: true`.
+    pub errors: usize,
+    /// Subagent transcripts attached.
+    pub subagents: usize,
+    /// Diagnostics count.
+    pub diagnostics: usize,
+}
