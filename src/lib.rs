@@ -1,1 +1,2 @@
+pub mod redact;
 pub mod tools;
