@@ -115,7 +115,7 @@ where
 /// `tool_name_matches("Execute", "Bash|Grep")` and
 /// `tool_name_matches("mcp__github__Grep", "Grep")` are both true.
 pub fn tool_name_matches(actual: &str, spec: &str) -> bool {
-    matches_names(actual, &expand_tool_names(spec))
+    matches_names(actual, expand_tool_names(spec))
 }
 
 /// Split `mcp__<server>__<tool>` into `(server, tool)` on the first two `__`
@@ -162,8 +162,11 @@ mod tests {
 
     #[test]
     fn seed_matches_names_examples() {
-        assert!(matches_names("mcp__github__Grep", &set(&["Grep"])));
-        assert!(!matches_names("Execute", &set(&["Bash"])));
+        let grep = set(&["Grep"]);
+        let bash = set(&["Bash"]);
+        assert!(matches_names("mcp__github__Grep", &grep));
+        assert!(!matches_names("Execute", &bash));
+        assert!(matches_names("Grep", &grep) && matches_names("Bash", &bash));
         assert!(matches_names("Execute", ["Execute"]));
         assert!(matches_names("Grep", &["Grep", "Bash"][..]));
         assert!(!matches_names("mcp__github__Grep", ["Bash"]));
