@@ -100,6 +100,14 @@ fn field_prefix(field: &Option<String>) -> String {
 /// …) is a Codex verbatim input and becomes an untyped `OtherCall` with
 /// `error: None`. Optional fields of the wrong type are ignored (`None`).
 ///
+/// ```
+/// use hookscope::tools::{OnError, ToolCall, parse_tool_call};
+/// let input = serde_json::json!({"file_path": "a.py", "old_string": "x", "new_string": "y"});
+/// let call = parse_tool_call("Edit", Some(&input), OnError::Raise).unwrap();
+/// let ToolCall::Edit(edit) = call else { panic!() };
+/// assert_eq!(edit.new, "y");
+/// ```
+///
 /// # Errors
 /// [`ToolInputError`] under [`OnError::Raise`] only.
 pub fn parse_tool_call(

@@ -91,6 +91,12 @@ pub fn expand_tool_names(spec: &str) -> BTreeSet<String> {
 ///
 /// `names` is anything iterable over strings: `&BTreeSet<String>`,
 /// `&[&str]`, `&Vec<String>`, …
+///
+/// ```
+/// use hookscope::tools::matches_names;
+/// assert!(matches_names("mcp__github__Grep", ["Grep"]));
+/// assert!(!matches_names("Execute", ["Bash"]));
+/// ```
 pub fn matches_names<I, S>(actual: &str, names: I) -> bool
 where
     I: IntoIterator<Item = S>,
@@ -114,6 +120,12 @@ where
 /// suffixes: [`matches_names`] over [`expand_tool_names`]`(spec)` (seed 000).
 /// `tool_name_matches("Execute", "Bash|Grep")` and
 /// `tool_name_matches("mcp__github__Grep", "Grep")` are both true.
+///
+/// ```
+/// use hookscope::tools::tool_name_matches;
+/// assert!(tool_name_matches("Execute", "Bash|Grep"));
+/// assert!(tool_name_matches("mcp__github__Grep", "Grep"));
+/// ```
 pub fn tool_name_matches(actual: &str, spec: &str) -> bool {
     matches_names(actual, expand_tool_names(spec))
 }
@@ -123,6 +135,12 @@ pub fn tool_name_matches(actual: &str, spec: &str) -> bool {
 /// name lacks the `mcp__` prefix, the second `__`, or when the server or tool
 /// part would be empty (consistent with the `^mcp__(.+?)__(.+)$` rule of
 /// hooks.md §2.5).
+///
+/// ```
+/// use hookscope::tools::mcp_parts;
+/// assert_eq!(mcp_parts("mcp__semble__search"), Some(("semble", "search")));
+/// assert_eq!(mcp_parts("Bash"), None);
+/// ```
 pub fn mcp_parts(name: &str) -> Option<(&str, &str)> {
     let rest = name.strip_prefix("mcp__")?;
     let (server, tool) = rest.split_once("__")?;
@@ -144,6 +162,13 @@ pub const MCP_READ_VERBS: &[&str] = &[
 /// of [`MCP_READ_VERBS`] or one of its `_`-separated tokens **equals** one
 /// (`ccx_read`), else `"write"`. The prefix test is deliberate upstream
 /// behaviour, so `listen_x` and `showcase` count as reads.
+///
+/// ```
+/// use hookscope::tools::mcp_access;
+/// assert_eq!(mcp_access("search"), "read");
+/// assert_eq!(mcp_access("ccx_read"), "read");
+/// assert_eq!(mcp_access("deploy"), "write");
+/// ```
 pub fn mcp_access(tool: &str) -> &'static str {
     let lower = tool.to_lowercase();
     let is_read = MCP_READ_VERBS
