@@ -1,0 +1,319 @@
+//! RFC 8785 JSON Canonicalization Scheme (JCS) and the cross-language tool
+//! digest (hooks.md §2.1; cc_transcript `ids.py` / Rust `ids.rs`).
+//!
+//! The digest of a tool call is the lowercase hex SHA-256 of the UTF-8 bytes
+//! of the JCS form of `{"input": <raw input or null>, "tool": <tool name>}`.
+//! It is computed only from the tool name (never alias-normalized) and the
+//! verbatim raw input, so a hook, the transcript parser and other languages
+//! agree on it.
+
+use serde_json::{Map, Number, Value};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+
+/// The largest integer magnitude that survives a round trip through an IEEE
+/// double (`2^53 - 1`, JavaScript's `Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Why a value could not be canonicalized (hooks.md §2.1: such values
+/// "raise", because no two languages would canonicalize them identically).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DigestError {
+    /// An integer literal whose magnitude exceeds `2^53 - 1`; carries the
+    /// integer as decimal text.
+    #[error(
+        "integer {0} is outside the IEEE-754 safe range (|n| > 2^53-1) and cannot be canonicalized"
+    )]
+    UnsafeInteger(String),
+    /// NaN or ±Infinity. Unreachable through `serde_json::Value` today, kept
+    /// so callers can match on it should the number backend change.
+    #[error("non-finite number cannot be canonicalized")]
+    NonFinite,
+}
+
+/// Serialize `value` in RFC 8785 canonical form (hooks.md §2.1).
+///
+/// * objects: keys sorted by their UTF-16 code units (not UTF-8 bytes), no
+///   whitespace; duplicate keys cannot occur in a `serde_json::Map` (the
+///   decoder keeps the last one);
+/// * strings: escaped like ECMAScript `JSON.stringify` — `"` and `\`,
+///   `\b \f \n \r \t`, every other C0 control as lowercase `\u00xx`;
+///   everything else (including non-ASCII and U+007F) is emitted raw;
+/// * numbers: ECMAScript `Number::toString` (`1.0` → `1`, `1e21` → `1e+21`,
+///   `1e-7` → `1e-7`, `-0` → `0`) via `ryu-js`.
+///
+/// # Errors
+/// [`DigestError::UnsafeInteger`] for an integer literal with
+/// `|n| > 2^53 - 1`; [`DigestError::NonFinite`] for NaN/±Infinity.
+pub fn canonical_json(value: &Value) -> Result<String, DigestError> {
+    let mut out = String::new();
+    write_value(&mut out, value)?;
+    Ok(out)
+}
+
+/// The digest of a tool call: lowercase hex SHA-256 (64 chars) of
+/// `canonical_json({"input": raw-or-null, "tool": name})` (hooks.md §2.1).
+///
+/// `raw` is the verbatim input: an object for Claude Code structured input,
+/// a JSON string for Codex verbatim inputs, `None` (→ `null`) when absent.
+/// `name` is used exactly as invoked (`Execute` and `Bash` differ).
+///
+/// # Errors
+/// Propagates [`canonical_json`] errors from `raw`.
+pub fn tool_digest(name: &str, raw: Option<&Value>) -> Result<String, DigestError> {
+    let mut doc = String::from("{\"input\":");
+    match raw {
+        Some(v) => write_value(&mut doc, v)?,
+        None => doc.push_str("null"),
+    }
+    doc.push_str(",\"tool\":");
+    write_string(&mut doc, name);
+    doc.push('}');
+    Ok(sha256_hex(doc.as_bytes()))
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for b in hash {
+        // Writing to a String cannot fail.
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
+}
+
+fn write_value(out: &mut String, value: &Value) -> Result<(), DigestError> {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => write_number(out, n)?,
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item)?;
+            }
+            out.push(']');
+        }
+        Value::Object(map) => write_object(out, map)?,
+    }
+    Ok(())
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), DigestError> {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+    out.push('{');
+    for (i, (key, val)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, key);
+        out.push(':');
+        write_value(out, val)?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+fn write_number(out: &mut String, n: &Number) -> Result<(), DigestError> {
+    if let Some(u) = n.as_u64() {
+        if u > MAX_SAFE_INTEGER {
+            return Err(DigestError::UnsafeInteger(u.to_string()));
+        }
+        let _ = write!(out, "{u}");
+        return Ok(());
+    }
+    if let Some(i) = n.as_i64() {
+        if i.unsigned_abs() > MAX_SAFE_INTEGER {
+            return Err(DigestError::UnsafeInteger(i.to_string()));
+        }
+        let _ = write!(out, "{i}");
+        return Ok(());
+    }
+    match n.as_f64() {
+        Some(f) if f.is_finite() => {
+            if f == 0.0 {
+                // Covers -0.0: ECMAScript prints both zeros as "0".
+                out.push('0');
+            } else {
+                let mut buf = ryu_js::Buffer::new();
+                out.push_str(buf.format_finite(f));
+            }
+            Ok(())
+        }
+        _ => Err(DigestError::NonFinite),
+    }
+}
+
+/// Append `s` as a JSON string literal escaped like `JSON.stringify`.
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn canon(v: &Value) -> String {
+        canonical_json(v).unwrap()
+    }
+
+    #[test]
+    fn digest_vector_bash() {
+        let raw = json!({"command": "git status", "timeout": 5000});
+        assert_eq!(
+            tool_digest("Bash", Some(&raw)).unwrap(),
+            "bb1ec4959bd14512342126db9066d06d92f8e3486e74b9812cb5037f3f086cc8"
+        );
+        // Key order in the source does not matter.
+        let reordered: Value =
+            serde_json::from_str(r#"{"timeout":5000,"command":"git status"}"#).unwrap();
+        assert_eq!(
+            tool_digest("Bash", Some(&reordered)).unwrap(),
+            "bb1ec4959bd14512342126db9066d06d92f8e3486e74b9812cb5037f3f086cc8"
+        );
+    }
+
+    #[test]
+    fn digest_vector_empty() {
+        assert_eq!(
+            tool_digest("Empty", Some(&json!({}))).unwrap(),
+            "b50e454c692adcd4121bab7971501fcc94656ad0247b66d2d607be05dcddd4c5"
+        );
+    }
+
+    #[test]
+    fn digest_name_not_alias_normalized() {
+        let raw = json!({"command": "git status", "timeout": 5000});
+        assert_ne!(
+            tool_digest("Execute", Some(&raw)).unwrap(),
+            tool_digest("Bash", Some(&raw)).unwrap()
+        );
+    }
+
+    #[test]
+    fn digest_of_absent_input_is_over_null() {
+        let expected = sha256_hex(br#"{"input":null,"tool":"X"}"#);
+        assert_eq!(tool_digest("X", None).unwrap(), expected);
+        assert_eq!(tool_digest("X", Some(&Value::Null)).unwrap(), expected);
+    }
+
+    #[test]
+    fn digest_of_string_input_is_over_json_string() {
+        let expected =
+            sha256_hex("{\"input\":\"*** Begin Patch\\n\",\"tool\":\"apply_patch\"}".as_bytes());
+        let raw = Value::String("*** Begin Patch\n".into());
+        assert_eq!(tool_digest("apply_patch", Some(&raw)).unwrap(), expected);
+    }
+
+    #[test]
+    fn sha256_hex_known_value() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn float_formatting_matches_ecmascript() {
+        let cases: &[(&str, &str)] = &[
+            ("1.0", "1"),
+            ("-1.0", "-1"),
+            ("0.0", "0"),
+            ("-0.0", "0"),
+            ("1e21", "1e+21"),
+            ("1e20", "100000000000000000000"),
+            ("1e-7", "1e-7"),
+            ("0.000001", "0.000001"),
+            ("1.5", "1.5"),
+            ("0.1", "0.1"),
+            ("1.2345678901234568e20", "123456789012345680000"),
+            ("698957826421429.2", "698957826421429.2"),
+            ("4.5e-324", "5e-324"),
+            ("1.7976931348623157e308", "1.7976931348623157e+308"),
+            ("-2.5e-8", "-2.5e-8"),
+        ];
+        for (src, want) in cases {
+            let v: Value = serde_json::from_str(src).unwrap();
+            assert_eq!(canon(&v), *want, "number {src}");
+        }
+    }
+
+    #[test]
+    fn integers_and_safe_range() {
+        assert_eq!(canon(&json!(0)), "0");
+        assert_eq!(canon(&json!(-42)), "-42");
+        assert_eq!(canon(&json!(9007199254740991_u64)), "9007199254740991");
+        assert_eq!(canon(&json!(-9007199254740991_i64)), "-9007199254740991");
+        assert_eq!(
+            canonical_json(&json!(9007199254740992_u64)),
+            Err(DigestError::UnsafeInteger("9007199254740992".into()))
+        );
+        assert_eq!(
+            canonical_json(&json!(-9007199254740992_i64)),
+            Err(DigestError::UnsafeInteger("-9007199254740992".into()))
+        );
+        assert!(canonical_json(&json!({"a": [u64::MAX]})).is_err());
+        assert!(tool_digest("Bash", Some(&json!({"n": i64::MIN}))).is_err());
+    }
+
+    #[test]
+    fn string_escaping_like_json_stringify() {
+        let v = json!("q\" b\\ \u{08}\u{0c}\n\r\t \u{01}\u{1f} \u{7f} é 😀 \u{2028}");
+        assert_eq!(
+            canon(&v),
+            "\"q\\\" b\\\\ \\b\\f\\n\\r\\t \\u0001\\u001f \u{7f} é 😀 \u{2028}\""
+        );
+        assert_eq!(canon(&json!("/")), "\"/\"");
+    }
+
+    #[test]
+    fn keys_sorted_by_utf16_code_units() {
+        // U+E000 is one UTF-16 unit 0xE000; U+1F600 is the surrogate pair
+        // 0xD83D 0xDE00, so it sorts first in UTF-16 but last in UTF-8.
+        let v = json!({"\u{e000}": 1, "\u{1F600}": 2, "b": 3, "a": 4, "": 5, "aa": 6});
+        assert_eq!(
+            canon(&v),
+            "{\"\":5,\"a\":4,\"aa\":6,\"b\":3,\"😀\":2,\"\u{e000}\":1}"
+        );
+        assert!("\u{e000}" < "\u{1F600}", "UTF-8 order is the opposite");
+    }
+
+    #[test]
+    fn nested_structures() {
+        let v = json!({"z": [1, {"y": null, "x": true}, "s"], "a": {"c": false, "b": 1.25}});
+        assert_eq!(
+            canon(&v),
+            r#"{"a":{"b":1.25,"c":false},"z":[1,{"x":true,"y":null},"s"]}"#
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins() {
+        let v: Value = serde_json::from_str(r#"{"a":1,"b":2,"a":3}"#).unwrap();
+        assert_eq!(canon(&v), r#"{"a":3,"b":2}"#);
+    }
+}
