@@ -41,6 +41,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Parse one tool call into its typed form and print it as JSON.
+    ///
+    /// Prints {type, name, input, digest, tool_kind, tool_resolved, file_path,
+    /// hunks, command_line, error}. Example:
+    ///   hookscope call Bash '{"command":"FOO=1 git push && rm -rf build"}'
+    Call {
+        /// The tool name exactly as invoked (Bash, Edit, mcp__server__tool, …).
+        name: String,
+        /// The tool input as JSON, or - to read it from stdin; omit for no input.
+        input: Option<String>,
+        /// Exit 1 with the ToolInputError when a known tool's input is malformed
+        /// (default: degrade to an OtherCall carrying the error).
+        #[arg(long)]
+        strict: bool,
+    },
 }
 
 fn main() {
@@ -52,6 +67,11 @@ fn main() {
             paths,
             json,
         }) => cli::show::run(&session, &paths, json),
+        Some(Command::Call {
+            name,
+            input,
+            strict,
+        }) => cli::call::run(&name, input.as_deref(), strict),
         None => {
             let _ = args.paths;
             cli::fail("the TUI is not built yet")

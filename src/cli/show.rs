@@ -65,7 +65,10 @@ pub fn run(session: &str, paths: &[PathBuf], json: bool) {
         s.turns, s.tool_calls, s.errors, s.subagents, s.diagnostics
     );
     for (i, turn) in loaded.turns.iter().enumerate() {
-        let prompt = hookscope::transcript::claude_code::one_line(&turn.prompt, 80);
+        let prompt = hookscope::transcript::claude_code::one_line(
+            &hookscope::transcript::claude_code::display_prompt(&turn.prompt),
+            80,
+        );
         println!("\nturn {}: {}", i + 1, prompt);
         for call in turn.tool_calls() {
             print_call(&loaded, call, 1);

@@ -15,6 +15,7 @@
 //! * [`kind`] — [`ToolKind`], [`tool_kind`], [`tool_resolved`].
 
 pub mod calls;
+pub mod describe;
 pub mod digest;
 pub mod hunks;
 pub mod kind;
@@ -27,6 +28,7 @@ pub use calls::{
     MultiEditCall, NotebookEditCall, OtherCall, ReadCall, SkillCall, TaskCall, TaskCreateCall,
     TaskUpdateCall, ToolCall, WorkflowCall, WriteCall, argv_to_command,
 };
+pub use describe::describe;
 pub use digest::{DigestError, MAX_SAFE_INTEGER, canonical_json, tool_digest};
 pub use hunks::{Hunk, file_path_of, hunks_of};
 pub use kind::{ToolKind, tool_kind, tool_resolved};

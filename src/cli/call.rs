@@ -1,0 +1,54 @@
+//! `hookscope call NAME [INPUT|-] [--strict]`: the typed parse of one tool
+//! call as JSON (seed 000 `parse_tool_call`).
+
+use std::io::Read;
+
+use hookscope::tools::{OnError, ToolCall, describe, parse_tool_call};
+use serde_json::Value;
+
+use super::{fail, print_json};
+
+/// Runs the subcommand.
+///
+/// `input`: JSON text, `-` for standard input, or absent (the call then has
+/// no input). Text that is not JSON is kept verbatim as a `FallbackCall`
+/// (a note goes to stderr). With `strict`, a known tool with malformed input
+/// prints the `ToolInputError` on stderr and exits 1; otherwise it degrades
+/// to an `OtherCall` whose `error` says why.
+pub fn run(name: &str, input: Option<&str>, strict: bool) {
+    let text = match input {
+        Some("-") => {
+            let mut buf = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut buf) {
+                fail(format!("cannot read INPUT from stdin: {e}"));
+            }
+            Some(buf)
+        }
+        Some(t) => Some(t.to_string()),
+        None => None,
+    };
+    let call = match text.as_deref().map(serde_json::from_str::<Value>) {
+        None => parse(name, None, strict),
+        Some(Ok(value)) => parse(name, Some(&value), strict),
+        Some(Err(e)) => {
+            eprintln!("hookscope: INPUT is not valid JSON ({e}); kept verbatim as a FallbackCall");
+            ToolCall::fallback(name, text.as_deref().unwrap_or_default())
+        }
+    };
+    print_json(&describe(&call));
+}
+
+fn parse(name: &str, input: Option<&Value>, strict: bool) -> ToolCall {
+    let on_error = if strict {
+        OnError::Raise
+    } else {
+        OnError::Other
+    };
+    match parse_tool_call(name, input, on_error) {
+        Ok(call) => call,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1)
+        }
+    }
+}
