@@ -1,1 +1,2 @@
+pub mod shell;
 pub mod tools;

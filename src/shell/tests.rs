@@ -1,0 +1,625 @@
+use super::*;
+
+fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+/// (program, args, operator) of every call.
+fn shape(line: &CommandLine) -> Vec<(String, Vec<String>, Option<String>)> {
+    line.calls
+        .iter()
+        .map(|c| (c.program.clone(), c.args.clone(), c.operator.clone()))
+        .collect()
+}
+
+fn sh(items: &[(&str, &[&str], Option<&str>)]) -> Vec<(String, Vec<String>, Option<String>)> {
+    items
+        .iter()
+        .map(|(p, a, o)| (p.to_string(), s(a), o.map(str::to_string)))
+        .collect()
+}
+
+fn parse_ok(command: &str) -> CommandLine {
+    let line = parse_command_line(command);
+    let shown: String = command.chars().take(80).collect();
+    assert_eq!(line.error, None, "unexpected error for {shown:?}");
+    line
+}
+
+fn redirect(op: &str, target: &str, fd: Option<u32>) -> Redirect {
+    Redirect {
+        op: op.to_string(),
+        target: target.to_string(),
+        fd,
+        body: None,
+    }
+}
+
+#[test]
+fn git_status() {
+    let line = parse_ok("git status");
+    assert_eq!(line.raw, "git status");
+    assert_eq!(
+        line.calls,
+        vec![SimpleCall {
+            program: "git".into(),
+            args: s(&["status"]),
+            env: vec![],
+            redirects: vec![],
+            operator: None,
+            span: (0, 10),
+        }]
+    );
+}
+
+#[test]
+fn leading_env_assignment() {
+    let line = parse_ok("FOO=bar git push -f");
+    assert_eq!(line.calls.len(), 1);
+    let call = &line.calls[0];
+    assert_eq!(call.program, "git");
+    assert_eq!(call.args, s(&["push", "-f"]));
+    assert_eq!(
+        call.env,
+        vec![EnvAssignment {
+            name: "FOO".into(),
+            value: "bar".into()
+        }]
+    );
+    assert_eq!(call.span, (0, 19));
+}
+
+#[test]
+fn and_list() {
+    let line = parse_ok("npm test && git push");
+    assert_eq!(
+        shape(&line),
+        sh(&[("npm", &["test"], Some("&&")), ("git", &["push"], None)])
+    );
+    assert_eq!(line.calls[1].span, (12, 20));
+}
+
+#[test]
+fn all_operators() {
+    let line = parse_ok("a; b || c | d & e");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("a", &[], Some(";")),
+            ("b", &[], Some("||")),
+            ("c", &[], Some("|")),
+            ("d", &[], Some("&")),
+            ("e", &[], None),
+        ])
+    );
+}
+
+#[test]
+fn pipe_ampersand_and_trailing_background() {
+    let line = parse_ok("make |& tee log &");
+    assert_eq!(
+        shape(&line),
+        sh(&[("make", &[], Some("|")), ("tee", &["log"], None)])
+    );
+}
+
+#[test]
+fn newlines_are_semicolons() {
+    let line = parse_ok("cd /tmp\nls -la\n\n# comment\npwd\n");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("cd", &["/tmp"], Some(";")),
+            ("ls", &["-la"], Some(";")),
+            ("pwd", &[], None),
+        ])
+    );
+}
+
+#[test]
+fn multi_line_with_continuation_and_list() {
+    let line = parse_ok("cargo build \\\n  --release &&\n  ./target/release/app --flag");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("cargo", &["build", "--release"], Some("&&")),
+            ("./target/release/app", &["--flag"], None),
+        ])
+    );
+}
+
+#[test]
+fn cd_and_pwd() {
+    let line = parse_ok("cd /tmp && pwd");
+    assert_eq!(
+        shape(&line),
+        sh(&[("cd", &["/tmp"], Some("&&")), ("pwd", &[], None)])
+    );
+    assert_eq!(line.calls[0].span, (0, 7));
+    assert_eq!(line.calls[1].span, (11, 14));
+}
+
+#[test]
+fn quoted_heredoc() {
+    let cmd = "cat <<'EOF' > notes.txt\nhello $(not run)\nEOF";
+    let line = parse_ok(cmd);
+    assert_eq!(line.calls.len(), 1);
+    let call = &line.calls[0];
+    assert_eq!(call.program, "cat");
+    assert!(call.args.is_empty());
+    assert_eq!(
+        call.redirects,
+        vec![
+            Redirect {
+                op: "<<".into(),
+                target: "EOF".into(),
+                fd: None,
+                body: Some("hello $(not run)\n".into()),
+            },
+            redirect(">", "notes.txt", None),
+        ]
+    );
+    assert_eq!(call.span, (0, 3));
+}
+
+#[test]
+fn heredoc_followed_by_pipeline_and_list() {
+    let line = parse_ok("cat <<EOF | grep x && ls\nbody\nEOF\necho done");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("cat", &[], Some("|")),
+            ("grep", &["x"], Some("&&")),
+            ("ls", &[], Some(";")),
+            ("echo", &["done"], None),
+        ])
+    );
+    assert_eq!(line.calls[0].redirects.len(), 1);
+    assert_eq!(line.calls[0].redirects[0].body.as_deref(), Some("body\n"));
+    assert!(line.calls[1].redirects.is_empty());
+}
+
+#[test]
+fn unquoted_heredoc_substitution_surfaces() {
+    let line = parse_ok("cat <<EOF\nhi $(rm -rf /)\nEOF");
+    assert_eq!(
+        shape(&line),
+        sh(&[("rm", &["-rf", "/"], None), ("cat", &[], None)])
+    );
+}
+
+#[test]
+fn apply_patch_heredoc() {
+    let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n*** End Patch\nEOF\n";
+    let line = parse_ok(cmd);
+    assert_eq!(line.calls.len(), 1);
+    let call = &line.calls[0];
+    assert_eq!(call.program, "apply_patch");
+    assert!(call.args.is_empty());
+    assert_eq!(
+        call.redirects,
+        vec![Redirect {
+            op: "<<".into(),
+            target: "EOF".into(),
+            fd: None,
+            body: Some(
+                "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n*** End Patch\n"
+                    .into()
+            ),
+        }]
+    );
+}
+
+#[test]
+fn file_redirects() {
+    let line = parse_ok("ls > out.txt 2>&1");
+    assert_eq!(line.calls.len(), 1);
+    assert_eq!(line.calls[0].program, "ls");
+    assert_eq!(
+        line.calls[0].redirects,
+        vec![redirect(">", "out.txt", None), redirect(">&", "1", Some(2))]
+    );
+    assert_eq!(line.calls[0].span, (0, 2));
+}
+
+#[test]
+fn more_redirect_forms() {
+    let line = parse_ok("> o ls; cat <<< \"hi there\" &>> log; echo a >out b; cmd 2>/dev/null >&-");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("ls", &[], Some(";")),
+            ("cat", &[], Some(";")),
+            ("echo", &["a", "b"], Some(";")),
+            ("cmd", &[], None),
+        ])
+    );
+    assert_eq!(line.calls[0].redirects, vec![redirect(">", "o", None)]);
+    assert_eq!(
+        line.calls[1].redirects,
+        vec![
+            redirect("<<<", "hi there", None),
+            redirect("&>>", "log", None)
+        ]
+    );
+    assert_eq!(line.calls[2].redirects, vec![redirect(">", "out", None)]);
+    assert_eq!(
+        line.calls[3].redirects,
+        vec![
+            redirect(">", "/dev/null", Some(2)),
+            redirect(">&-", "", None)
+        ]
+    );
+}
+
+#[test]
+fn quotes_removed() {
+    let line = parse_ok(r#"echo "hello world" 'x y' a\ b "say \"hi\" $HOME" --msg="a b" $'t\tab'"#);
+    assert_eq!(
+        line.calls[0].args,
+        s(&[
+            "hello world",
+            "x y",
+            "a b",
+            "say \"hi\" $HOME",
+            "--msg=a b",
+            "t\tab"
+        ])
+    );
+}
+
+#[test]
+fn quoted_program_and_env_value() {
+    let line = parse_ok(r#"A="x y" B= "rm" -rf "$(pwd)/x""#);
+    let call = &line.calls[1];
+    assert_eq!(call.program, "rm");
+    assert_eq!(call.args, s(&["-rf", "$(pwd)/x"]));
+    assert_eq!(
+        call.env,
+        vec![
+            EnvAssignment {
+                name: "A".into(),
+                value: "x y".into()
+            },
+            EnvAssignment {
+                name: "B".into(),
+                value: "".into()
+            },
+        ]
+    );
+    // the substitution's call comes first
+    assert_eq!(
+        shape(&line),
+        sh(&[("pwd", &[], None), ("rm", &["-rf", "$(pwd)/x"], None)])
+    );
+}
+
+#[test]
+fn subshell() {
+    let line = parse_ok("(cd src && make)");
+    assert_eq!(
+        shape(&line),
+        sh(&[("cd", &["src"], Some("&&")), ("make", &[], None)])
+    );
+}
+
+#[test]
+fn brace_group() {
+    let line = parse_ok("{ a; b; }");
+    assert_eq!(shape(&line), sh(&[("a", &[], Some(";")), ("b", &[], None)]));
+}
+
+#[test]
+fn redirected_group_applies_to_all() {
+    let line = parse_ok("{ a; b; } > out && c");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("a", &[], Some(";")),
+            ("b", &[], Some("&&")),
+            ("c", &[], None)
+        ])
+    );
+    assert_eq!(line.calls[0].redirects, vec![redirect(">", "out", None)]);
+    assert_eq!(line.calls[1].redirects, vec![redirect(">", "out", None)]);
+    assert!(line.calls[2].redirects.is_empty());
+}
+
+#[test]
+fn for_loop() {
+    let line = parse_ok(r#"for f in *.rs; do rustfmt "$f"; done"#);
+    assert_eq!(shape(&line), sh(&[("rustfmt", &["$f"], None)]));
+}
+
+#[test]
+fn for_over_substitution_and_while_read() {
+    let line = parse_ok("for f in $(ls); do rm $f; done\nwhile read l; do echo $l; done < list");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("ls", &[], None),
+            ("rm", &["$f"], Some(";")),
+            ("read", &["l"], Some(";")),
+            ("echo", &["$l"], None),
+        ])
+    );
+    assert_eq!(line.calls[2].redirects, vec![redirect("<", "list", None)]);
+    assert_eq!(line.calls[3].redirects, vec![redirect("<", "list", None)]);
+}
+
+#[test]
+fn if_statement() {
+    let line = parse_ok("if test -f x; then rm x; fi");
+    assert_eq!(
+        shape(&line),
+        sh(&[("test", &["-f", "x"], Some(";")), ("rm", &["x"], None)])
+    );
+}
+
+#[test]
+fn if_elif_else_and_test_brackets() {
+    let line =
+        parse_ok("if [ -f x ]; then a; elif [[ $y == b* && -n $z ]]; then b; else c; fi && d");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("[", &["-f", "x", "]"], Some(";")),
+            ("a", &[], Some(";")),
+            ("[[", &["$y", "==", "b*", "&&", "-n", "$z", "]]"], Some(";")),
+            ("b", &[], Some(";")),
+            ("c", &[], Some("&&")),
+            ("d", &[], None),
+        ])
+    );
+}
+
+#[test]
+fn case_and_function() {
+    let line = parse_ok("case $x in a) foo;; b) bar;; esac\nf() { rm -r x; }");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("foo", &[], Some(";")),
+            ("bar", &[], Some(";")),
+            ("rm", &["-r", "x"], None),
+        ])
+    );
+}
+
+#[test]
+fn command_substitution_surfaces() {
+    let line = parse_ok("echo $(rm -rf /)");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("rm", &["-rf", "/"], None),
+            ("echo", &["$(rm -rf /)"], None)
+        ])
+    );
+    assert_eq!(line.calls[0].span, (7, 15));
+}
+
+#[test]
+fn backticks_and_nested_substitutions() {
+    let line = parse_ok("echo `whoami` \"$(a && b $(c))\" | wc -l");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("whoami", &[], None),
+            ("a", &[], Some("&&")),
+            ("c", &[], None),
+            ("b", &["$(c)"], None),
+            ("echo", &["`whoami`", "$(a && b $(c))"], Some("|")),
+            ("wc", &["-l"], None),
+        ])
+    );
+}
+
+#[test]
+fn assignment_only_and_declarations() {
+    let line = parse_ok("X=$(date); export A=\"1 2\" B; unset C; ((i++)) && ok");
+    assert_eq!(
+        shape(&line),
+        sh(&[
+            ("date", &[], None),
+            ("", &[], Some(";")),
+            ("export", &["A=1 2", "B"], Some(";")),
+            ("unset", &["C"], Some(";")),
+            ("ok", &[], None),
+        ])
+    );
+    assert_eq!(
+        line.calls[1].env,
+        vec![EnvAssignment {
+            name: "X".into(),
+            value: "$(date)".into()
+        }]
+    );
+}
+
+#[test]
+fn sudo_timeout_unwrapped() {
+    let line = parse_ok("sudo -u root timeout 30 rm -rf /tmp/x");
+    assert_eq!(line.calls[0].program, "sudo");
+    assert_eq!(
+        line.calls[0].unwrapped(),
+        ("rm".to_string(), s(&["-rf", "/tmp/x"]))
+    );
+}
+
+#[test]
+fn nice_unwrapped() {
+    let line = parse_ok("nice -n 10 make");
+    assert_eq!(line.calls[0].unwrapped(), ("make".to_string(), vec![]));
+    let plain = parse_ok("git push");
+    assert_eq!(
+        plain.calls[0].unwrapped(),
+        ("git".to_string(), s(&["push"]))
+    );
+}
+
+#[test]
+fn unterminated_string_sets_error() {
+    let line = parse_command_line("echo \"unterminated");
+    let error = line.error.clone().unwrap_or_default();
+    assert!(error.contains("byte 5"), "error: {error}");
+    assert_eq!(shape(&line), sh(&[("echo", &[], None)]));
+}
+
+#[test]
+fn missing_keyword_sets_error() {
+    let line = parse_command_line("if true; then echo hi");
+    let error = line.error.clone().unwrap_or_default();
+    assert!(error.starts_with("syntax error at byte "), "error: {error}");
+}
+
+#[test]
+fn empty_and_comment_only() {
+    for cmd in ["", "   ", "\n\n", "# just a comment"] {
+        let line = parse_command_line(cmd);
+        assert_eq!(line.calls, vec![], "{cmd:?}");
+        assert_eq!(line.error, None, "{cmd:?}");
+    }
+}
+
+#[test]
+fn serializes_env_as_object_and_span_as_array() {
+    let line = parse_ok("B=2 A=1 ls > o");
+    let json = serde_json::to_value(&line).unwrap_or_default();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "raw": "B=2 A=1 ls > o",
+            "calls": [{
+                "program": "ls",
+                "args": [],
+                "env": {"B": "2", "A": "1"},
+                "redirects": [{"op": ">", "target": "o", "fd": null}],
+                "operator": null,
+                "span": [0, 10]
+            }],
+            "error": null
+        })
+    );
+    let text = serde_json::to_string(&line.calls[0].env.len()).unwrap_or_default();
+    assert_eq!(text, "2");
+    let env_text = serde_json::to_string(&line.calls[0]).unwrap_or_default();
+    assert!(
+        env_text.contains(r#""env":{"B":"2","A":"1"}"#),
+        "{env_text}"
+    );
+}
+
+#[test]
+fn unicode_spans_are_bytes() {
+    let line = parse_ok("echo 'héllo' && ls");
+    assert_eq!(line.calls[0].args, s(&["héllo"]));
+    assert_eq!(line.calls[1].span, (17, 19));
+}
+
+#[test]
+fn never_panics_on_junk() {
+    let mut inputs: Vec<String> = vec![
+        "\0".into(),
+        "echo \0 a\0b".into(),
+        "(((((".into(),
+        ")))))".into(),
+        "$(".into(),
+        "`".into(),
+        "<<".into(),
+        "cat <<EOF\nunterminated".into(),
+        "&& || ; ;; | &".into(),
+        "${".into(),
+        "case".into(),
+        "exec 3<> f".into(),
+        "\\".into(),
+        "'".into(),
+        "$'\\x".into(),
+        "[[ ( ( ( a ]]".into(),
+    ];
+    // Deterministic pseudo-random junk from a small alphabet of shell syntax.
+    let alphabet: Vec<char> = "ab $()`'\"\\;&|<>{}[]\n#=-\t\0é!*".chars().collect();
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..300 {
+        let mut text = String::new();
+        for _ in 0..(state % 60) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+        }
+        inputs.push(text);
+    }
+    for input in &inputs {
+        let line = parse_command_line(input);
+        assert_eq!(&line.raw, input);
+        for call in &line.calls {
+            assert!(call.span.0 <= call.span.1 && call.span.1 <= input.len());
+            let _ = call.unwrapped();
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_is_guarded() {
+    let depth = 5_000;
+    let cmd = format!("{}rm x{}", "(".repeat(depth), ")".repeat(depth));
+    let line = parse_command_line(&cmd);
+    assert!(line.error.is_some());
+    let cmd = format!("echo {}rm x{}", "$(".repeat(depth), ")".repeat(depth));
+    let line = parse_command_line(&cmd);
+    assert!(line.error.is_some());
+    let shallow = format!("{}rm x{}", "( ".repeat(20), " )".repeat(20));
+    assert_eq!(shape(&parse_ok(&shallow)), sh(&[("rm", &["x"], None)]));
+}
+
+#[test]
+fn large_input() {
+    let cmd = "echo hello && ".repeat(8_000) + "true";
+    assert!(cmd.len() > 100_000);
+    let line = parse_ok(&cmd);
+    assert_eq!(line.calls.len(), 8_001);
+    assert_eq!(line.calls[0].operator.as_deref(), Some("&&"));
+    assert_eq!(line.calls[8_000].operator, None);
+    let junk: String = "x\"'$(`".repeat(20_000);
+    let line = parse_command_line(&junk);
+    assert!(line.error.is_some());
+}
+
+#[cfg(test)]
+mod dump {
+    fn dump(n: tree_sitter::Node, src: &[u8], depth: usize, out: &mut String) {
+        let t = n.utf8_text(src).unwrap_or("?");
+        let t: String = t.chars().take(40).collect();
+        out.push_str(&format!(
+            "{}{} {}{:?} [{}..{}]\n",
+            "  ".repeat(depth),
+            n.kind(),
+            if n.is_named() { "" } else { "(anon) " },
+            t,
+            n.start_byte(),
+            n.end_byte()
+        ));
+        let mut c = n.walk();
+        for ch in n.children(&mut c) {
+            dump(ch, src, depth + 1, out);
+        }
+    }
+
+    /// Debug aid: `DUMP='cmd' cargo test dump_env -- --nocapture`.
+    #[test]
+    fn dump_env() {
+        let Ok(s) = std::env::var("DUMP") else { return };
+        let mut p = tree_sitter::Parser::new();
+        if p.set_language(&tree_sitter_bash::LANGUAGE.into()).is_err() {
+            return;
+        }
+        let Some(tree) = p.parse(&s, None) else {
+            return;
+        };
+        let mut out = String::new();
+        dump(tree.root_node(), s.as_bytes(), 0, &mut out);
+        eprintln!("{out}");
+        eprintln!("{:#?}", super::parse_command_line(&s));
+    }
+}
