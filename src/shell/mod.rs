@@ -136,8 +136,8 @@ pub struct CommandLine {
     pub raw: String,
     /// Simple commands in execution-relevant source order (see module docs).
     pub calls: Vec<SimpleCall>,
-    /// `None` when the line parsed cleanly. Otherwise a description starting
-    /// with the byte offset, e.g. ``syntax error at byte 5: unexpected `"oops` ``,
+    /// `None` when the line parsed cleanly. Otherwise a one-line description
+    /// naming the byte offset, e.g. ``syntax error at byte 5: cannot parse `"oops` ``,
     /// ``syntax error at byte 9: missing `fi` ``, or a note that nesting deeper
     /// than [`MAX_NESTING`] was skipped. `calls` then holds what could be
     /// recovered. Consumers mirroring Claude Code's `if` field should fail
@@ -158,6 +158,17 @@ impl CommandLine {
 /// whitespace-only or comment-only command yields no calls and no error; a
 /// line with syntax errors yields `error: Some(…)` plus the recoverable calls.
 /// Any input is accepted (NUL bytes, very long strings, deep nesting).
+///
+/// ```
+/// use hookscope::shell::parse_command_line;
+///
+/// let line = parse_command_line("FOO=1 npm test && echo $(rm -rf /)");
+/// let programs: Vec<&str> = line.calls.iter().map(|c| c.program.as_str()).collect();
+/// assert_eq!(programs, ["npm", "rm", "echo"]);
+/// assert_eq!(line.calls[0].operator.as_deref(), Some("&&"));
+/// assert_eq!(line.calls[0].env[0].name, "FOO");
+/// assert!(line.error.is_none());
+/// ```
 pub fn parse_command_line(command: &str) -> CommandLine {
     walk::parse(command)
 }

@@ -81,7 +81,7 @@ fn first_syntax_error(root: Node, src: &[u8]) -> Option<String> {
                 format!("syntax error at byte {}", node.start_byte())
             } else {
                 format!(
-                    "syntax error at byte {}: unexpected `{text}`",
+                    "syntax error at byte {}: cannot parse `{text}`",
                     node.start_byte()
                 )
             });
@@ -501,8 +501,19 @@ impl Walker<'_> {
                 _ => {}
             }
         }
+        // Bash binds a redirect to the last simple/compound command only, but
+        // tree-sitter-bash sometimes wraps a whole pipeline or list
+        // (`a | b > out`): narrow the target to its last element.
+        let mut target = body;
+        while let Some(node) = target.filter(|n| matches!(n.kind(), "pipeline" | "list")) {
+            let Some(last_child) = children(node).into_iter().rev().find(|c| c.is_named()) else {
+                break;
+            };
+            target = Some(last_child);
+        }
+        let (lo, hi) = target.map_or((0, usize::MAX), |t| (t.start_byte(), t.end_byte()));
         for item in self.items.iter_mut().skip(start) {
-            if item.level == level {
+            if item.level == level && item.call.span.0 >= lo && item.call.span.1 <= hi {
                 item.call.redirects.extend(redirects.iter().cloned());
             }
         }
