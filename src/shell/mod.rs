@@ -10,7 +10,10 @@
 //!
 //! * `program` (top level, split on `;`, `&` and newlines), `list` (`&&`,
 //!   `||`, `;`, `&`) and `pipeline` (`|`, `|&`) are split into their parts;
-//!   each call records the operator joining it to the next call.
+//!   each call records the operator joining it to the next call. The
+//!   operator written after a compound statement lands on its last inner call
+//!   (`{ a; b; } && c` → a `;`, b `&&`, c none); statements that run no simple
+//!   command (`(( i++ ))`) are skipped.
 //! * Compound commands — subshells `( … )`, groups `{ …; }`, `if`/`elif`/
 //!   `else`, `for`, `while`/`until`, `case` arms, function bodies — are
 //!   flattened into their inner simple commands.
