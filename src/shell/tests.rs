@@ -484,16 +484,25 @@ fn nice_unwrapped() {
 #[test]
 fn unterminated_string_sets_error() {
     let line = parse_command_line("echo \"unterminated");
-    let error = line.error.clone().unwrap_or_default();
-    assert!(error.contains("byte 5"), "error: {error}");
+    assert_eq!(
+        line.error.as_deref(),
+        Some("syntax error at byte 5: cannot parse `\"unterminated`")
+    );
     assert_eq!(shape(&line), sh(&[("echo", &[], None)]));
 }
 
 #[test]
 fn missing_keyword_sets_error() {
     let line = parse_command_line("if true; then echo hi");
-    let error = line.error.clone().unwrap_or_default();
-    assert!(error.starts_with("syntax error at byte "), "error: {error}");
+    assert_eq!(
+        line.error.as_deref(),
+        Some("syntax error at byte 0: cannot parse `if true; then echo hi`")
+    );
+    // the inner commands are still recovered
+    assert_eq!(
+        shape(&line),
+        sh(&[("true", &[], Some(";")), ("echo", &["hi"], None)])
+    );
 }
 
 #[test]
