@@ -3,5 +3,6 @@
 //! thin shells over this library.
 
 pub mod redact;
+pub mod shell;
 pub mod tools;
 pub mod transcript;

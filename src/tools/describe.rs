@@ -13,7 +13,8 @@ use super::{ToolCall, file_path_of, hunks_of, tool_kind, tool_resolved};
 /// * `digest` — hooks.md §2.1, `null` when the input cannot be canonicalized
 ///   (then `digest_error` says why);
 /// * `command_line` — for a `BashCall` only: the simple calls it runs,
-///   `[{program, args, env, redirects, operator}]` (`crate::shell`), else `null`;
+///   `[{program, args, env, redirects, operator, span}]` (`crate::shell`),
+///   followed by `{"error": "..."}` when the command did not parse; else `null`;
 /// * `error` — the strict-parse failure an `OtherCall` degraded from.
 pub fn describe(call: &ToolCall) -> Value {
     let raw = call.raw();
@@ -41,7 +42,14 @@ pub fn describe(call: &ToolCall) -> Value {
 
 fn command_line_json(call: &ToolCall) -> Value {
     match call {
-        ToolCall::Bash(_) => Value::Null,
+        ToolCall::Bash(bash) => {
+            let line = bash.command_line();
+            let mut calls = serde_json::to_value(&line.calls).unwrap_or(Value::Null);
+            if let (Some(error), Value::Array(items)) = (line.error, &mut calls) {
+                items.push(json!({"error": error}));
+            }
+            calls
+        }
         _ => Value::Null,
     }
 }
