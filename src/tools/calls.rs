@@ -887,6 +887,15 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
+impl BashCall {
+    /// The command parsed into the simple calls it runs (hooks.md §2.3),
+    /// computed on demand with tree-sitter-bash. A command that does not
+    /// parse still yields a [`crate::shell::CommandLine`] whose `error` says so.
+    pub fn command_line(&self) -> crate::shell::CommandLine {
+        crate::shell::parse_command_line(&self.command)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -921,14 +930,5 @@ mod tests {
         );
         assert_eq!(argv_to_command(&argv(&["fish", "-c", "ls"])), "fish -c ls");
         assert_eq!(argv_to_command(&[]), "");
-    }
-}
-
-impl BashCall {
-    /// The command parsed into the simple calls it runs (hooks.md §2.3),
-    /// computed on demand with tree-sitter-bash. A command that does not
-    /// parse still yields a [`crate::shell::CommandLine`] whose `error` says so.
-    pub fn command_line(&self) -> crate::shell::CommandLine {
-        crate::shell::parse_command_line(&self.command)
     }
 }
