@@ -337,16 +337,21 @@ const FOREIGN_TYPES: &[&str] = &[
 
 /// Whether a file's first lines look like a Claude Code transcript: some line
 /// has a Claude Code `type` (formats.md §1.3) and `sessionId`, `leafUuid` or a
-/// `message` object, no line has another format's type (Codex, Droid), and
-/// none carries `payload` (Codex) or `session_id` (stream-json, hook payloads).
+/// `message` object, no line carries `payload` (Codex) or `session_id`
+/// (stream-json, hook payloads), and no line has another format's type (Codex,
+/// Droid) without the `uuid` every Claude Code conversation line has. A line
+/// of an unknown type inside the Claude envelope (`uuid` + `sessionId`, e.g.
+/// `{"type":"tool_result","uuid":…}` in a drifted file) is opaque metadata
+/// (formats.md §1.3), not evidence of another agent.
 pub fn sniff_claude_code(path: &Path) -> bool {
     let lines = first_lines(path, 8);
     let foreign = lines.iter().any(|v| {
         v.get("payload").is_some()
             || v.get("session_id").is_some()
-            || v.get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| FOREIGN_TYPES.contains(&t))
+            || (v.get("uuid").is_none()
+                && v.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| FOREIGN_TYPES.contains(&t)))
     });
     !foreign
         && lines.iter().any(|v| {

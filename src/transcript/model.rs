@@ -349,9 +349,14 @@ impl Subagent {
         self.turns.iter().flat_map(Turn::tool_calls)
     }
 
-    /// The first prompt (the spawn's prompt), or "".
+    /// The first prompt (the spawn's prompt), or "". A leading prompt-less
+    /// turn (events logged before the prompt, e.g. a `session_start` system
+    /// line or a hook attachment) is skipped.
     pub fn prompt(&self) -> &str {
-        self.turns.first().map(|t| t.prompt.as_str()).unwrap_or("")
+        self.turns
+            .iter()
+            .find(|t| t.prompt_line.is_some())
+            .map_or("", |t| t.prompt.as_str())
     }
 }
 

@@ -1,0 +1,272 @@
+//! `hookscope sessions` / `hookscope show` on the shared corpus, run as a
+//! process. Expected ids and counts were counted from the JSONL files (see
+//! tests/claude_code_corpus.rs for how).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn corpus(sub: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(sub)
+}
+
+fn hookscope() -> Command {
+    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // Never fall back to the user's own ~/.claude.
+    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
+    cmd
+}
+
+fn stdout_json(cmd: &mut Command) -> Value {
+    let out = cmd.assert().success().get_output().clone();
+    assert!(
+        out.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn ids(calls: &Value) -> Vec<&str> {
+    calls
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|c| c["tool_use_id"].as_str().expect("tool_use_id"))
+        .collect()
+}
+
+#[test]
+fn sessions_json_for_the_subagent_scenario() {
+    let dir = corpus("real-cc-2.1.332/subagent/projects");
+    let v = stdout_json(hookscope().arg("sessions").arg(&dir).arg("--json"));
+    let rows = v.as_array().expect("array");
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row["id"], "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
+    assert_eq!(row["agent"], "claude-code");
+    assert_eq!(row["version"], "2.1.332");
+    assert_eq!(row["cwd"], "/home/dev/work/subagent");
+    assert_eq!(
+        row["title"],
+        "[scenario:subagent] Inspect this repository using subagents."
+    );
+    assert_eq!(row["turns"], 1);
+    assert_eq!(row["tool_calls"], 4);
+    assert_eq!(row["errors"], 0);
+    assert_eq!(row["subagents"], 4);
+    assert_eq!(row["diagnostics"], 0);
+}
+
+#[test]
+fn sessions_json_for_the_viewer_project() {
+    let dir = corpus("claude-code-viewer/mock-global-claude-dir/projects");
+    let v = stdout_json(hookscope().arg("sessions").arg(&dir).arg("--json"));
+    let mut rows: Vec<(String, u64, u64, u64, u64)> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().expect("id").to_string(),
+                r["turns"].as_u64().expect("turns"),
+                r["tool_calls"].as_u64().expect("tool_calls"),
+                r["errors"].as_u64().expect("errors"),
+                r["subagents"].as_u64().expect("subagents"),
+            )
+        })
+        .collect();
+    rows.sort();
+    // The sibling agent-test-hash-*.jsonl are not sessions of their own.
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "1af7fc5e-8455-4414-9ccd-011d40f70b2a".to_string(),
+                1,
+                12,
+                1,
+                0
+            ),
+            (
+                "5c0375b4-57a5-4f26-b12d-d022ee4e51b7".to_string(),
+                1,
+                13,
+                2,
+                4
+            ),
+            (
+                "fe5e1c67-53e7-4862-81ae-d0e013e3270b".to_string(),
+                2,
+                11,
+                0,
+                5
+            ),
+        ]
+    );
+}
+
+#[test]
+fn show_json_lists_calls_in_order_with_nested_subagent_calls() {
+    let dir = corpus("real-cc-2.1.332/subagent/projects");
+    let v = stdout_json(hookscope().args(["show", "8bb2"]).arg(&dir).arg("--json"));
+    assert_eq!(v["id"], "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
+    let turns = v["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 1);
+    assert_eq!(turns[0]["line"], 3);
+    let calls = &turns[0]["tool_calls"];
+    assert_eq!(
+        ids(calls),
+        vec![
+            "toolu_01EoVg2LEYBcgsNqrLdx6tDq",
+            "toolu_01RNYJFbxX2Ngbhqr7ThQaWg",
+            "toolu_01aWUpYqUJUYg412bh1nwfKI",
+            "toolu_01QsDwoBvXrX9cAOXPn1lNLy",
+        ]
+    );
+    let nested: Vec<(&str, &str, Vec<&str>)> = calls
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|c| {
+            let sub = &c["subagent"];
+            (
+                sub["agent_id"].as_str().expect("agent_id"),
+                sub["link"].as_str().expect("link"),
+                ids(&sub["tool_calls"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        nested,
+        vec![
+            (
+                "a9a1865f5e2572fa1",
+                "meta_tool_use_id",
+                vec![
+                    "toolu_01dWuUXlkTZoL5K7RXhzXTZs",
+                    "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s"
+                ]
+            ),
+            (
+                "a460e426666c15a15",
+                "meta_tool_use_id",
+                vec!["toolu_01jnpTxdhXKCZgdSENXyt8je"]
+            ),
+            (
+                "a254c4c26332d0a9d",
+                "meta_tool_use_id",
+                vec!["toolu_01ODoKPi4xQIP1UU1UbS5ZcO"]
+            ),
+            (
+                "a0ddb8d7d9a82d5fb",
+                "meta_tool_use_id",
+                vec!["toolu_01dM1oJYP60BEcdfrRP89wcZ"]
+            ),
+        ]
+    );
+    assert_eq!(calls[0]["subagent"]["tool_calls"][1]["name"], "Read");
+    assert_eq!(v["unlinked_subagents"], Value::Array(vec![]));
+    assert_eq!(v["diagnostic_messages"], Value::Array(vec![]));
+}
+
+#[test]
+fn show_json_keeps_unlinked_sibling_subagents() {
+    let dir = corpus("claude-code-viewer/mock-global-claude-dir/projects");
+    let v = stdout_json(hookscope().args(["show", "5c03"]).arg(&dir).arg("--json"));
+    let unlinked: Vec<(&str, &str)> = v["unlinked_subagents"]
+        .as_array()
+        .expect("unlinked")
+        .iter()
+        .map(|s| {
+            (
+                s["agent_id"].as_str().expect("agent_id"),
+                s["layout"].as_str().expect("layout"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unlinked,
+        vec![("test-hash-123", "sibling"), ("test-hash-456", "sibling")]
+    );
+    // The inline subagents hang under their Task calls (indices 5 and 7).
+    let calls = &v["turns"][0]["tool_calls"];
+    assert_eq!(calls[5]["tool_use_id"], "toolu_014YF9TXhDRR7BnpasNJ7gjC");
+    assert_eq!(calls[5]["subagent"]["link"], "prompt_text");
+    assert_eq!(calls[5]["subagent"]["layout"], "inline");
+    assert_eq!(
+        ids(&calls[5]["subagent"]["tool_calls"]),
+        vec![
+            "toolu_01Jcrb8BoK8qgGGsycHsPYNo",
+            "toolu_017Uj8NydfpTP1sKZ8hxWeko"
+        ]
+    );
+    // The failed first Task spawned nothing.
+    assert_eq!(calls[4]["tool_use_id"], "toolu_018t5jce2ZNoGr2ADsHGQife");
+    assert_eq!(calls[4]["is_error"], true);
+    assert!(calls[4].get("subagent").is_none());
+}
+
+fn stderr_of_failure(cmd: &mut Command) -> String {
+    let out = cmd.assert().code(2).get_output().clone();
+    assert!(out.stdout.is_empty(), "stdout should be empty");
+    let err = String::from_utf8(out.stderr).expect("utf-8 stderr");
+    assert_eq!(err.lines().count(), 1, "one stderr line, got {err:?}");
+    assert!(err.ends_with('\n'));
+    err
+}
+
+#[test]
+fn ambiguous_session_prefix_exits_2() {
+    // "e" starts e71e9aa1…, e1be136e… and edge_cases.
+    let err = stderr_of_failure(
+        hookscope()
+            .args(["show", "e"])
+            .arg(corpus(""))
+            .arg("--json"),
+    );
+    assert!(
+        err.starts_with("hookscope: \"e\" matches 3 sessions ("),
+        "{err}"
+    );
+    assert!(err.ends_with("); give more of the id\n"), "{err}");
+    for id in [
+        "e71e9aa1-2571-47ab-8bf7-9e6efaaedfff",
+        "e1be136e-e2ee-4f2f-bdb9-5cd3211001fb",
+        "edge_cases",
+    ] {
+        assert!(err.contains(id), "{err}");
+    }
+}
+
+#[test]
+fn unknown_session_exits_2() {
+    let err = stderr_of_failure(
+        hookscope()
+            .args(["show", "zzz"])
+            .arg(corpus("real-cc-2.1.332/subagent/projects")),
+    );
+    assert_eq!(err, "hookscope: no session matches \"zzz\"\n");
+}
+
+#[test]
+fn bad_path_exits_2() {
+    let missing = corpus("no-such-folder");
+    let err = stderr_of_failure(hookscope().arg("sessions").arg(&missing).arg("--json"));
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: no such file or directory: {}\n",
+            missing.display()
+        )
+    );
+    let err = stderr_of_failure(hookscope().args(["show", "8bb2"]).arg(&missing));
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: no such file or directory: {}\n",
+            missing.display()
+        )
+    );
+}
