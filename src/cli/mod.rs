@@ -1,6 +1,13 @@
 //! The scriptable CLI: one file per subcommand, each a thin shell over the
 //! library. Errors print one line on stderr and exit 2 (see [`fail`]).
 
+/// `println!` for CLI output that ends quietly on a closed pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::print_text(&format!($($arg)*))
+    };
+}
+
 pub mod call;
 pub mod sessions;
 pub mod show;
@@ -21,10 +28,20 @@ pub fn discover_or_exit(paths: &[PathBuf]) -> Discovery {
     discover(paths).unwrap_or_else(|e| fail(e))
 }
 
-/// Prints a JSON value, pretty, on stdout.
+/// Prints a JSON value, pretty, on stdout. A closed pipe (`| head`) ends
+/// the process quietly with status 0 instead of panicking.
 pub fn print_json(value: &serde_json::Value) {
     match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
+        Ok(text) => print_text(&text),
         Err(e) => fail(format!("cannot serialize output: {e}")),
+    }
+}
+
+/// Writes `text` and a newline to stdout; exits 0 quietly on a broken pipe.
+pub fn print_text(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {
+        std::process::exit(0);
     }
 }

@@ -23,9 +23,14 @@ pub fn run(paths: &[PathBuf], json: bool) {
         print_json(&serde_json::to_value(&summaries).unwrap_or_default());
         return;
     }
-    println!(
+    outln!(
         "{:<36}  {:<16}  {:>5} {:>6} {:>4} {:>4}  TITLE",
-        "ID", "STARTED", "TURNS", "CALLS", "ERR", "SUB"
+        "ID",
+        "STARTED",
+        "TURNS",
+        "CALLS",
+        "ERR",
+        "SUB"
     );
     for s in &summaries {
         let started = s
@@ -38,9 +43,15 @@ pub fn run(paths: &[PathBuf], json: bool) {
             .unwrap_or_else(|| "-".to_string());
         let title = s.title.as_deref().unwrap_or("(untitled)");
         let title: String = title.chars().take(60).collect();
-        println!(
+        outln!(
             "{:<36}  {:<16}  {:>5} {:>6} {:>4} {:>4}  {}",
-            s.id, started, s.turns, s.tool_calls, s.errors, s.subagents, title
+            s.id,
+            started,
+            s.turns,
+            s.tool_calls,
+            s.errors,
+            s.subagents,
+            title
         );
     }
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();

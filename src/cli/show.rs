@@ -59,17 +59,21 @@ pub fn run(session: &str, paths: &[PathBuf], json: bool) {
         return;
     }
     let s = loaded.summary();
-    println!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
-    println!(
+    outln!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
+    outln!(
         "{} turns, {} tool calls, {} errors, {} subagents, {} diagnostics",
-        s.turns, s.tool_calls, s.errors, s.subagents, s.diagnostics
+        s.turns,
+        s.tool_calls,
+        s.errors,
+        s.subagents,
+        s.diagnostics
     );
     for (i, turn) in loaded.turns.iter().enumerate() {
         let prompt = hookscope::transcript::claude_code::one_line(
             &hookscope::transcript::claude_code::display_prompt(&turn.prompt),
             80,
         );
-        println!("\nturn {}: {}", i + 1, prompt);
+        outln!("\nturn {}: {}", i + 1, prompt);
         for call in turn.tool_calls() {
             print_call(&loaded, call, 1);
         }
@@ -81,7 +85,7 @@ pub fn run(session: &str, paths: &[PathBuf], json: bool) {
 
 fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, depth: usize) {
     let mark = if call.is_error() { " ✗" } else { "" };
-    println!(
+    outln!(
         "{}{:<6} {}{}{}",
         "  ".repeat(depth),
         call.tool_kind.as_str(),

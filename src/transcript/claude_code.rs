@@ -128,8 +128,12 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         subagents,
         diagnostics,
     };
+    // The main thread's times define the session; subagents only extend its
+    // end (a hand-made or copied subagent file can carry older timestamps).
     for sub in &session.subagents {
-        session.started = min_time(session.started, sub.started);
+        if session.started.is_none() {
+            session.started = sub.started;
+        }
         session.ended = max_time(session.ended, sub.ended);
     }
     link_subagents(&mut session);
