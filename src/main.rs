@@ -2,6 +2,7 @@
 //! CLI subcommand. No logic lives here.
 
 mod cli;
+mod tui;
 
 use std::path::PathBuf;
 
@@ -53,8 +54,9 @@ fn main() {
             json,
         }) => cli::show::run(&session, &paths, json),
         None => {
-            let _ = args.paths;
-            cli::fail("the TUI is not built yet")
+            if let Err(e) = tui::run(&args.paths) {
+                cli::fail(format!("{e:#}"))
+            }
         }
     }
 }
