@@ -271,6 +271,9 @@ pub struct App {
     pub banner: Option<String>,
     /// Set when the app should exit.
     pub quit: bool,
+    /// Whether the user has pressed anything yet (until then the session
+    /// list keeps its first row selected while summaries reorder it).
+    pub touched: bool,
     requests: Vec<Request>,
     detail_cache: RefCell<Option<(DetailKey, Vec<Line<'static>>)>>,
 }
@@ -315,6 +318,7 @@ impl App {
             theme,
             banner: None,
             quit: false,
+            touched: false,
             requests: Vec::new(),
             detail_cache: RefCell::new(None),
         };
@@ -588,6 +592,9 @@ impl App {
                         entry.error = Some(e);
                     }
                 }
+                if !self.touched {
+                    self.session_sel = self.selectable_sessions().first().copied();
+                }
             }
             Msg::SummariesDone => self.summaries_done = true,
             Msg::Loaded { index, result } => {
@@ -619,6 +626,7 @@ impl App {
             }
             _ => {}
         }
+        self.touched = true;
         if self.searching {
             self.handle_search(action);
             return;

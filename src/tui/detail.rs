@@ -59,7 +59,10 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     if session_view {
         return match app.session_sel.and_then(|i| app.sessions.get(i)) {
             Some(entry) => session_lines(app, entry),
-            None => vec![Line::from(Span::styled("No session selected.", theme.dim()))],
+            None => vec![Line::from(Span::styled(
+                "No session selected.",
+                theme.dim(),
+            ))],
         };
     }
     let (Some(session), Some(item)) = (app.session(), app.timeline_sel) else {
@@ -448,42 +451,65 @@ pub fn output_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>>
     }
 }
 
-/// Hard-wraps lines to `width` cells (tabs become four spaces, other
-/// control characters are dropped), keeping span styles.
+/// Wraps lines to `width` cells, at the last space that fits when there is
+/// one, else mid-word (tabs become four spaces, other control characters
+/// are dropped), keeping span styles.
 pub fn wrap(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
     let width = width.max(1);
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
-        let mut current: Vec<Span<'static>> = Vec::new();
-        let mut used = 0usize;
-        for span in line.spans {
-            let mut buf = String::new();
+        let mut cells: Vec<(char, Style, usize)> = Vec::new();
+        for span in &line.spans {
             for ch in span.content.chars() {
-                let (ch, repeat) = match ch {
-                    '\t' => (' ', 4),
-                    c if c.is_control() => continue,
-                    c => (c, 1),
-                };
-                for _ in 0..repeat {
-                    let w = ch.width().unwrap_or(0);
-                    if used + w > width && used > 0 {
-                        if !buf.is_empty() {
-                            current.push(Span::styled(std::mem::take(&mut buf), span.style));
-                        }
-                        out.push(Line::from(std::mem::take(&mut current)));
-                        used = 0;
-                    }
-                    buf.push(ch);
-                    used += w;
+                match ch {
+                    '\t' => cells.extend(std::iter::repeat_n((' ', span.style, 1), 4)),
+                    c if c.is_control() => {}
+                    c => cells.push((c, span.style, c.width().unwrap_or(0))),
                 }
             }
-            if !buf.is_empty() {
-                current.push(Span::styled(buf, span.style));
-            }
         }
-        out.push(Line::from(current));
+        let mut start = 0;
+        loop {
+            let mut used = 0;
+            let mut end = start;
+            while end < cells.len() && (used + cells[end].2 <= width || end == start) {
+                used += cells[end].2;
+                end += 1;
+            }
+            if end < cells.len() {
+                // Break after the last space of the segment, if any.
+                if let Some(space) = (start + 1..end).rev().find(|&k| cells[k].0 == ' ') {
+                    end = space + 1;
+                }
+            }
+            out.push(cells_line(&cells[start..end]));
+            if end >= cells.len() {
+                break;
+            }
+            start = end;
+        }
     }
     out
+}
+
+fn cells_line(cells: &[(char, Style, usize)]) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut buf = String::new();
+    let mut style = None;
+    for &(c, st, _) in cells {
+        if style.is_some_and(|s| s != st) {
+            spans.push(Span::styled(
+                std::mem::take(&mut buf),
+                style.unwrap_or_default(),
+            ));
+        }
+        style = Some(st);
+        buf.push(c);
+    }
+    if !buf.is_empty() {
+        spans.push(Span::styled(buf, style.unwrap_or_default()));
+    }
+    Line::from(spans)
 }
 
 /// Draws the pane.
@@ -524,5 +550,8 @@ mod tests {
         let wrapped = wrap(vec![Line::from("abcdef"), Line::from("a\tb")], 4);
         let text: Vec<String> = wrapped.iter().map(super::super::app::line_text).collect();
         assert_eq!(text, vec!["abcd", "ef", "a   ", " b"]);
+        let words = wrap(vec![Line::from("ab cd efghijk")], 5);
+        let text: Vec<String> = words.iter().map(super::super::app::line_text).collect();
+        assert_eq!(text, vec!["ab ", "cd ", "efghi", "jk"]);
     }
 }

@@ -12,7 +12,7 @@ use super::theme::Theme;
 fn binding_line(b: &Binding, theme: &Theme) -> Line<'static> {
     let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
     Line::from(vec![
-        Span::styled(format!("  {:<22}", keys.join(" ")), theme.tool()),
+        Span::styled(format!("  {:<16}", keys.join(" ")), theme.tool()),
         Span::raw(b.help),
     ])
 }
@@ -29,7 +29,7 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
     out.push(Line::from(Span::styled("Mouse", theme.heading())));
     out.extend(MOUSE_HELP.iter().map(|(k, h)| {
         Line::from(vec![
-            Span::styled(format!("  {k:<22}"), theme.tool()),
+            Span::styled(format!("  {k:<16}"), theme.tool()),
             Span::raw(*h),
         ])
     }));

@@ -77,7 +77,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         keys: &[Key::ch('j'), Key::plain(KeyCode::Down)],
         action: Action::Down,
-        help: "down one row (scroll in the detail pane)",
+        help: "down one row (detail: scroll)",
     },
     Binding {
         keys: &[Key::ch('k'), Key::plain(KeyCode::Up)],
@@ -124,7 +124,11 @@ pub const BINDINGS: &[Binding] = &[
         help: "go in: open session, expand Task/Agent, show detail",
     },
     Binding {
-        keys: &[Key::ch('h'), Key::plain(KeyCode::Left), Key::plain(KeyCode::Esc)],
+        keys: &[
+            Key::ch('h'),
+            Key::plain(KeyCode::Left),
+            Key::plain(KeyCode::Esc),
+        ],
         action: Action::Back,
         help: "go back: clear filter, collapse, parent, previous pane",
     },

@@ -122,7 +122,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         && found.sessions.is_empty()
         && let Some(demo) = demo_dir()
     {
-        found = discover(&[demo.clone()])?;
+        found = discover(std::slice::from_ref(&demo))?;
         banner = Some(format!(
             " DEMO: no sessions found in ~/.claude/projects; showing the bundled demo ({}). Pass PATH to open your own. ",
             demo.display()

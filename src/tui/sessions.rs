@@ -20,7 +20,12 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// The two lines of a session row.
-pub fn session_item(app: &App, entry: &SessionEntry, width: u16, theme: &Theme) -> ListItem<'static> {
+pub fn session_item(
+    app: &App,
+    entry: &SessionEntry,
+    width: u16,
+    theme: &Theme,
+) -> ListItem<'static> {
     let time_format = if width >= 50 {
         "%Y-%m-%d %H:%M"
     } else {
@@ -39,28 +44,46 @@ pub fn session_item(app: &App, entry: &SessionEntry, width: u16, theme: &Theme) 
     ]);
     let second = match (&entry.summary, &entry.error) {
         (Some(s), _) => {
+            // Narrow panes get the short form so the counts fit.
+            let (calls, errs, subs, sep) = if width >= 50 {
+                ("call", "error", "subagent", " · ")
+            } else {
+                ("call", "err", "sub", ", ")
+            };
             let mut spans = vec![Span::styled(
                 format!(
-                    "    {} · {}",
+                    "  {}{sep}{}",
                     plural(s.turns, "turn"),
-                    plural(s.tool_calls, "call")
+                    plural(s.tool_calls, calls)
                 ),
                 theme.dim(),
             )];
-            let errors = format!(" · {}", plural(s.errors, "error"));
+            let errors = format!(
+                "{sep}{}",
+                if width >= 50 {
+                    plural(s.errors, errs)
+                } else {
+                    format!("{} {errs}", s.errors)
+                }
+            );
             spans.push(if s.errors > 0 {
                 Span::styled(errors, theme.error())
             } else {
                 Span::styled(errors, theme.dim())
             });
-            spans.push(Span::styled(
-                format!(" · {}", plural(s.subagents, "subagent")),
-                theme.dim(),
-            ));
+            let subagents = if width >= 50 {
+                plural(s.subagents, subs)
+            } else {
+                format!("{} {subs}", s.subagents)
+            };
+            spans.push(Span::styled(format!("{sep}{subagents}"), theme.dim()));
             Line::from(spans)
         }
-        (None, Some(e)) => Line::from(Span::styled(format!("    {}", one_line(e, 200)), theme.error())),
-        (None, None) => Line::from(Span::styled("    loading…", theme.dim())),
+        (None, Some(e)) => Line::from(Span::styled(
+            format!("  {}", one_line(e, 200)),
+            theme.error(),
+        )),
+        (None, None) => Line::from(Span::styled("  loading…", theme.dim())),
     };
     ListItem::new(vec![first, second])
 }

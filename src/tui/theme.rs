@@ -26,7 +26,8 @@ impl Theme {
 
     /// Pane title / section heading.
     pub fn heading(&self) -> Style {
-        self.fg(Color::Cyan, Style::new()).add_modifier(Modifier::BOLD)
+        self.fg(Color::Cyan, Style::new())
+            .add_modifier(Modifier::BOLD)
     }
     /// Less important text (events other than tool calls, counts).
     pub fn dim(&self) -> Style {

@@ -19,7 +19,10 @@ pub fn breadcrumb(app: &App) -> String {
         (_, Some(open)) => Some(open.index),
     };
     if let Some(entry) = index.and_then(|i| app.sessions.get(i)) {
-        parts.push(one_line(&entry.title(), 40));
+        parts.push(one_line(
+            &entry.title(),
+            if app.area.width >= 120 { 60 } else { 24 },
+        ));
     }
     if app.focus != Pane::Sessions
         && let (Some(session), Some(item)) = (app.session(), app.timeline_sel)
@@ -86,11 +89,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         let loaded = app.sessions.iter().filter(|s| s.summary.is_some()).count();
         let mut right = if app.summaries_done {
-            format!("{} sessions", app.sessions.len())
+            match app.sessions.len() {
+                1 => "1 session".to_string(),
+                n => format!("{n} sessions"),
+            }
         } else {
-            format!("{loaded}/{} sessions read", app.sessions.len())
+            format!("{loaded}/{} read", app.sessions.len())
         };
-        right.push_str(&format!(" · {} diagnostics (D) · ? help ", app.diagnostics.len()));
+        right.push_str(&format!(" · D {} diag · ? help ", app.diagnostics.len()));
         let left = format!(" {}", breadcrumb(app));
         let width = usize::from(area.width);
         let right_w = right.chars().count();
