@@ -123,10 +123,10 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         && let Some(demo) = demo_dir()
     {
         found = discover(std::slice::from_ref(&demo))?;
-        banner = Some(format!(
-            " DEMO: no sessions found in ~/.claude/projects; showing the bundled demo ({}). Pass PATH to open your own. ",
-            demo.display()
-        ));
+        banner = Some(
+            " DEMO: no sessions in ~/.claude/projects, showing bundled demo sessions. Pass PATH to open yours."
+                .to_string(),
+        );
     }
     let offset = Local::now().offset().fix();
     let mut app = App::new(
