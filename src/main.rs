@@ -2,6 +2,7 @@
 //! CLI subcommand. No logic lives here.
 
 mod cli;
+mod tui;
 
 use std::path::PathBuf;
 
@@ -73,8 +74,9 @@ fn main() {
             strict,
         }) => cli::call::run(&name, input.as_deref(), strict),
         None => {
-            let _ = args.paths;
-            cli::fail("the TUI is not built yet")
+            if let Err(e) = tui::run(&args.paths) {
+                cli::fail(format!("{e:#}"))
+            }
         }
     }
 }

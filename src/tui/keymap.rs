@@ -1,0 +1,309 @@
+//! Keys → [`Action`]s, and the table the help overlay renders: one source of
+//! truth, so the help can never drift from what the keys do.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::action::Action;
+
+/// A key with its modifiers (Shift is ignored for characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    /// The key.
+    pub code: KeyCode,
+    /// Ctrl/Alt (Shift is folded into the character).
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    const fn plain(code: KeyCode) -> Key {
+        Key {
+            code,
+            mods: KeyModifiers::NONE,
+        }
+    }
+
+    const fn ch(c: char) -> Key {
+        Key::plain(KeyCode::Char(c))
+    }
+
+    const fn ctrl(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            mods: KeyModifiers::CONTROL,
+        }
+    }
+
+    /// How the key is written in the help overlay, e.g. `Ctrl-D`, `PgDn`, `j`.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "Shift-Tab".into(),
+            KeyCode::Backspace => "Backspace".into(),
+            other => format!("{other:?}"),
+        };
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            format!("Ctrl-{}", base.to_uppercase())
+        } else {
+            base
+        }
+    }
+}
+
+/// One row of the key map: the keys, what they do, and the help text.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    /// Keys that trigger the action.
+    pub keys: &'static [Key],
+    /// The action.
+    pub action: Action,
+    /// One line for the help overlay.
+    pub help: &'static str,
+}
+
+/// The key map in normal mode (not typing a search), in help-overlay order.
+pub const BINDINGS: &[Binding] = &[
+    Binding {
+        keys: &[Key::ch('j'), Key::plain(KeyCode::Down)],
+        action: Action::Down,
+        help: "down one row (detail: scroll)",
+    },
+    Binding {
+        keys: &[Key::ch('k'), Key::plain(KeyCode::Up)],
+        action: Action::Up,
+        help: "up one row",
+    },
+    Binding {
+        keys: &[Key::ch('g'), Key::plain(KeyCode::Home)],
+        action: Action::Top,
+        help: "first row",
+    },
+    Binding {
+        keys: &[Key::ch('G'), Key::plain(KeyCode::End)],
+        action: Action::Bottom,
+        help: "last row",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::PageDown)],
+        action: Action::PageDown,
+        help: "down one page",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::PageUp)],
+        action: Action::PageUp,
+        help: "up one page",
+    },
+    Binding {
+        keys: &[Key::ctrl('d')],
+        action: Action::HalfPageDown,
+        help: "down half a page",
+    },
+    Binding {
+        keys: &[Key::ctrl('u')],
+        action: Action::HalfPageUp,
+        help: "up half a page",
+    },
+    Binding {
+        keys: &[
+            Key::plain(KeyCode::Enter),
+            Key::ch('l'),
+            Key::plain(KeyCode::Right),
+        ],
+        action: Action::Enter,
+        help: "go in: open session, expand Task/Agent, show detail",
+    },
+    Binding {
+        keys: &[
+            Key::ch('h'),
+            Key::plain(KeyCode::Left),
+            Key::plain(KeyCode::Esc),
+        ],
+        action: Action::Back,
+        help: "go back: clear filter, collapse, parent, previous pane",
+    },
+    Binding {
+        keys: &[Key::ch(' ')],
+        action: Action::ToggleExpand,
+        help: "expand/collapse a Task/Agent call's subagent",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Tab)],
+        action: Action::FocusNext,
+        help: "next pane",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::BackTab)],
+        action: Action::FocusPrev,
+        help: "previous pane",
+    },
+    Binding {
+        keys: &[Key::ch('/')],
+        action: Action::StartSearch,
+        help: "search: filter the list (detail: find text)",
+    },
+    Binding {
+        keys: &[Key::ch('n')],
+        action: Action::SearchNext,
+        help: "next match",
+    },
+    Binding {
+        keys: &[Key::ch('N')],
+        action: Action::SearchPrev,
+        help: "previous match",
+    },
+    Binding {
+        keys: &[Key::ch('D')],
+        action: Action::ToggleDiagnostics,
+        help: "list diagnostics (path:line: message)",
+    },
+    Binding {
+        keys: &[Key::ch('?')],
+        action: Action::ToggleHelp,
+        help: "this help",
+    },
+    Binding {
+        keys: &[Key::ch('q')],
+        action: Action::Quit,
+        help: "quit (closes an overlay first)",
+    },
+    Binding {
+        keys: &[Key::ctrl('c')],
+        action: Action::ForceQuit,
+        help: "quit, always",
+    },
+];
+
+/// The keys of the search box, in help-overlay order (any other printable
+/// character is typed into the box).
+pub const SEARCH_BINDINGS: &[Binding] = &[
+    Binding {
+        keys: &[Key::plain(KeyCode::Enter)],
+        action: Action::SearchConfirm,
+        help: "keep the search",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Esc)],
+        action: Action::SearchCancel,
+        help: "clear the search",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Backspace)],
+        action: Action::SearchBackspace,
+        help: "delete a character",
+    },
+    Binding {
+        keys: &[Key::ctrl('c')],
+        action: Action::ForceQuit,
+        help: "quit, always",
+    },
+];
+
+/// Mouse help lines (not keys, but listed with them).
+pub const MOUSE_HELP: &[(&str, &str)] = &[
+    ("wheel", "scroll the pane under the pointer"),
+    ("click", "focus the pane under the pointer"),
+];
+
+fn normalize(key: KeyEvent) -> Key {
+    let mut mods = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let code = match key.code {
+        // Some terminals report Ctrl-letters as upper case.
+        KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
+            KeyCode::Char(c.to_ascii_lowercase())
+        }
+        other => other,
+    };
+    if matches!(code, KeyCode::BackTab) {
+        mods = KeyModifiers::NONE;
+    }
+    Key { code, mods }
+}
+
+fn lookup(table: &[Binding], key: Key) -> Option<Action> {
+    table
+        .iter()
+        .find(|b| b.keys.contains(&key))
+        .map(|b| b.action)
+}
+
+/// Maps a key event to an action. `searching` is true while the search box
+/// has the keys: printable characters are then typed into it.
+pub fn action_for(key: KeyEvent, searching: bool) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let k = normalize(key);
+    if searching {
+        if let Some(action) = lookup(SEARCH_BINDINGS, k) {
+            return Some(action);
+        }
+        return match k.code {
+            KeyCode::Char(c) if k.mods.is_empty() => Some(Action::SearchInput(c)),
+            _ => None,
+        };
+    }
+    lookup(BINDINGS, k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, mods)
+    }
+
+    #[test]
+    fn maps_normal_keys() {
+        let none = KeyModifiers::NONE;
+        assert_eq!(
+            action_for(key(KeyCode::Char('j'), none), false),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('G'), KeyModifiers::SHIFT), false),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('d'), KeyModifiers::CONTROL), false),
+            Some(Action::HalfPageDown)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::BackTab, KeyModifiers::SHIFT), false),
+            Some(Action::FocusPrev)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('c'), KeyModifiers::CONTROL), false),
+            Some(Action::ForceQuit)
+        );
+        assert_eq!(action_for(key(KeyCode::Char('x'), none), false), None);
+    }
+
+    #[test]
+    fn search_box_takes_characters() {
+        let none = KeyModifiers::NONE;
+        assert_eq!(
+            action_for(key(KeyCode::Char('q'), none), true),
+            Some(Action::SearchInput('q'))
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Esc, none), true),
+            Some(Action::SearchCancel)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('c'), KeyModifiers::CONTROL), true),
+            Some(Action::ForceQuit)
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! The terminal UI: `hookscope [PATH...]` opens Sessions, Timeline and
+//! Detail panes over the sessions found.
+//!
+//! Layout: [`app`] holds the state and every transition
+//! ([`app::App::handle`] for [`action::Action`]s, [`app::App::apply`] for
+//! [`worker::Msg`]s); [`keymap`] turns keys into actions and is what the help
+//! overlay lists; one module per view draws from an `&App`; [`worker`] loads
+//! off the UI thread; [`terminal`] sets the terminal up and restores it on
+//! quit, panic and SIGTERM.
+//!
+//! The event loop polls crossterm with a short timeout and drains the worker
+//! channel between polls (no async runtime).
+
+pub mod action;
+pub mod app;
+pub mod detail;
+pub mod diagnostics;
+pub mod help;
+pub mod keymap;
+pub mod sessions;
+pub mod terminal;
+pub mod theme;
+pub mod timeline;
+pub mod widgets;
+pub mod worker;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Context;
+use chrono::{DateTime, FixedOffset, Local, Offset, Utc};
+use crossterm::event::{self, Event as TermEvent, MouseButton, MouseEventKind};
+use hookscope::transcript::discover;
+use ratatui::Frame;
+use ratatui::text::Span;
+use ratatui::widgets::Paragraph;
+
+use action::Action;
+use app::{App, Overlay, Request};
+use theme::Theme;
+
+/// Formats a time at a fixed offset (the local one in the app, UTC in tests,
+/// so snapshots do not depend on where they run).
+pub fn fmt_time(t: DateTime<Utc>, offset: FixedOffset, format: &str) -> String {
+    t.with_timezone(&offset).format(format).to_string()
+}
+
+/// Where the bundled demo sessions are: `$CARGO_MANIFEST_DIR/assets/demo`
+/// (the source tree the binary was built from), else `assets/demo` next to
+/// the executable. An installed binary whose source tree is gone and that has
+/// no `assets/demo` beside it has no demo.
+pub fn demo_dir() -> Option<PathBuf> {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    if built.is_dir() {
+        return Some(built);
+    }
+    let exe = std::env::current_exe().ok()?;
+    let beside = exe.parent()?.join("assets/demo");
+    beside.is_dir().then_some(beside)
+}
+
+/// Draws the whole screen from the state.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let areas = app::areas(frame.area(), app.focus, app.banner.is_some());
+    if let Some(banner) = &app.banner {
+        frame.render_widget(
+            Paragraph::new(Span::raw(banner.clone())).style(app.theme.banner()),
+            areas.banner,
+        );
+    }
+    if let Some(r) = areas.sessions {
+        sessions::draw(frame, r, app);
+    }
+    if let Some(r) = areas.timeline {
+        timeline::draw(frame, r, app);
+    }
+    if let Some(r) = areas.detail {
+        detail::draw(frame, r, app);
+    }
+    widgets::status_bar::draw(frame, areas.status, app);
+    match app.overlay {
+        Some(Overlay::Help) => help::draw(frame, app),
+        Some(Overlay::Diagnostics) => diagnostics::draw(frame, app),
+        None => {}
+    }
+}
+
+/// Turns a terminal event into an action.
+fn action_of(ev: TermEvent, searching: bool) -> Option<Action> {
+    match ev {
+        TermEvent::Key(key) => keymap::action_for(key, searching),
+        TermEvent::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => Some(Action::ScrollAt {
+                column: m.column,
+                row: m.row,
+                down: m.kind == MouseEventKind::ScrollDown,
+            }),
+            MouseEventKind::Down(MouseButton::Left) => Some(Action::ClickAt {
+                column: m.column,
+                row: m.row,
+            }),
+            _ => None,
+        },
+        TermEvent::Resize(width, height) => Some(Action::Resize { width, height }),
+        _ => None,
+    }
+}
+
+/// Runs the TUI on `paths` (or the default roots, or the bundled demo).
+///
+/// # Errors
+/// A bad PATH, or a terminal that cannot be set up or drawn to.
+pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
+    let mut found = discover(paths)?;
+    let mut banner = None;
+    if paths.is_empty()
+        && found.sessions.is_empty()
+        && let Some(demo) = demo_dir()
+    {
+        found = discover(std::slice::from_ref(&demo))?;
+        banner = Some(
+            " DEMO: no sessions in ~/.claude/projects, showing bundled demo sessions. Pass PATH to open yours."
+                .to_string(),
+        );
+    }
+    let offset = Local::now().offset().fix();
+    let mut app = App::new(
+        found.sessions.clone(),
+        found.diagnostics,
+        offset,
+        Theme::from_env(),
+    );
+    app.banner = banner;
+    let refs = found.sessions;
+
+    let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
+    let (tx, rx) = mpsc::channel();
+    worker::spawn_summaries(refs.clone(), tx.clone());
+
+    let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
+    let size = term.size()?;
+    app.handle(Action::Resize {
+        width: size.width,
+        height: size.height,
+    });
+    let mut dirty = true;
+    while !app.quit && !term_flag.load(Ordering::Relaxed) {
+        while let Ok(msg) = rx.try_recv() {
+            app.apply(msg);
+            dirty = true;
+        }
+        for request in app.take_requests() {
+            match request {
+                Request::Open(index) => {
+                    if let Some(r) = refs.get(index) {
+                        worker::spawn_open(index, r.clone(), tx.clone());
+                    }
+                }
+            }
+        }
+        if dirty {
+            term.draw(|f| draw(f, &app))?;
+            dirty = false;
+        }
+        if event::poll(Duration::from_millis(50))? {
+            let ev = event::read()?;
+            if let Some(action) = action_of(ev, app.searching) {
+                app.handle(action);
+            }
+            dirty = true;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! Reusable pieces the views build on: coloured diffs, pretty JSON, the
+//! status bar.
+
+pub mod diff;
+pub mod json;
+pub mod status_bar;
