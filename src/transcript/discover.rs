@@ -109,6 +109,29 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 return Err(DiscoverError::NotTranscript(root.clone()));
             }
             files.push((root.clone(), true));
+            // A main transcript given alone still brings its subagents: the
+            // `<stem>/` folder beside it (2.1.x) and sibling `agent-*.jsonl`
+            // files (2.0.x, attached below only when their sessionId matches).
+            if !is_subagent_file(root)
+                && let (Some(dir), Some(stem)) = (root.parent(), root.file_stem())
+            {
+                let session_dir = dir.join(stem);
+                if session_dir.is_dir() {
+                    walk(&session_dir, &mut files, &mut diagnostics, 0);
+                }
+                if let Ok(entries) = std::fs::read_dir(dir) {
+                    for entry in entries.flatten() {
+                        let path = entry.path();
+                        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                        if name.starts_with("agent-")
+                            && name.ends_with(".jsonl")
+                            && parent_of_subagent(&path).as_deref() == Some(root.as_path())
+                        {
+                            files.push((path, false));
+                        }
+                    }
+                }
+            }
         } else {
             walk(root, &mut files, &mut diagnostics, 0);
         }

@@ -6,7 +6,8 @@
 //! [`wrap`] and cached by the app, so scrolling is cheap.
 
 use chrono::{DateTime, Utc};
-use hookscope::tools::ToolKind;
+use hookscope::redact::{Redactions, redactor};
+use hookscope::tools::{ToolCall, hunks_of};
 use hookscope::transcript::claude_code::display_prompt;
 use hookscope::transcript::{Event, Session, ToolCallRecord, Turn};
 use ratatui::Frame;
@@ -18,7 +19,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::app::{App, Item, Pane, SessionEntry, Thread};
 use super::theme::Theme;
-use super::timeline::{event_of, input_str};
+use super::timeline::event_of;
 use super::widgets::{diff, json};
 
 fn heading(text: &str, theme: &Theme) -> Line<'static> {
@@ -291,7 +292,12 @@ fn call_lines(
 
     out.push(heading("Input", theme));
     match record.call.raw() {
-        Some(raw) => out.extend(json::lines(raw, theme)),
+        Some(raw) => {
+            let mut counts = Redactions::new();
+            let raw = redactor().redact_value(raw, &mut counts);
+            out.extend(redaction_note(&counts, theme));
+            out.extend(json::lines(&raw, theme));
+        }
         None => out.push(Line::from(Span::styled("(no input)", theme.dim()))),
     }
     let typed = typed_view(record, theme);
@@ -335,58 +341,149 @@ fn call_lines(
     out
 }
 
-/// The typed view of a call: what the call means rather than its JSON.
-// For now this reads the raw input (the `tools` module is a shim on this
-// branch). The lead wires in `hookscope::tools::ToolCall`'s typed variants
-// here, and for `ToolCall::Bash` the simple calls from
-// `hookscope::shell::parse_command_line(command).calls` (program, args, env,
-// redirects, operator) plus its `error`.
+/// Masks secrets in `text` as `[REDACTED_<TYPE>]` (hooks.md §2.5), adding
+/// to `counts`.
+fn masked(text: &str, counts: &mut Redactions) -> String {
+    redactor().redact(text, counts).into_owned()
+}
+
+/// The typed view of a call (`parse_tool_call`'s variant): what the call
+/// means rather than its JSON. For Bash, the simple calls the command runs
+/// (`BashCall::command_line`, tree-sitter-bash): program, args, leading
+/// `VAR=val`, redirects and the operator to the next call.
 pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
+    let mut counts = Redactions::new();
+    let mut out = vec![field("type", record.call.type_name().to_string(), theme)];
     if let Some(path) = hookscope::tools::file_path_of(&record.call) {
         out.push(field("file", path.to_string(), theme));
     }
-    match record.tool_kind {
-        ToolKind::Bash => {
-            if let Some(d) = input_str(record, "description") {
-                out.push(field("description", d.to_string(), theme));
+    match &record.call {
+        ToolCall::Bash(bash) => {
+            if let Some(d) = &bash.description {
+                out.push(field("description", d.clone(), theme));
             }
-            if let Some(cmd) = input_str(record, "command") {
-                out.push(Line::from(Span::styled("command:", theme.dim())));
-                out.extend(text_lines(cmd, theme.tool()));
+            if let Some(t) = bash.timeout {
+                out.push(field("timeout", format!("{t} ms"), theme));
+            }
+            if bash.run_in_background == Some(true) {
+                out.push(field("background", "yes".to_string(), theme));
+            }
+            let line = bash.command_line();
+            out.push(Line::from(Span::styled(
+                format!("runs {} simple call(s):", line.calls.len()),
+                theme.dim(),
+            )));
+            for (i, call) in line.calls.iter().enumerate() {
+                let mut spans = vec![Span::styled(format!("{:>2}. ", i + 1), theme.dim())];
+                for env in &call.env {
+                    spans.push(Span::styled(
+                        masked(&format!("{}={} ", env.name, env.value), &mut counts),
+                        theme.dim(),
+                    ));
+                }
+                spans.push(Span::styled(call.program.clone(), theme.tool()));
+                for arg in &call.args {
+                    spans.push(Span::raw(format!(" {}", masked(arg, &mut counts))));
+                }
+                for r in &call.redirects {
+                    let fd = r.fd.map(|f| f.to_string()).unwrap_or_default();
+                    spans.push(Span::styled(
+                        format!(" {fd}{} {}", r.op, r.target),
+                        theme.kind(),
+                    ));
+                }
+                if let Some(op) = &call.operator {
+                    spans.push(Span::styled(format!("  {op}"), theme.heading()));
+                }
+                out.push(Line::from(spans));
+            }
+            if let Some(err) = &line.error {
+                out.push(Line::from(Span::styled(
+                    format!("does not parse: {err}"),
+                    theme.error(),
+                )));
             }
         }
-        ToolKind::Task => {
-            if let Some(t) = input_str(record, "subagent_type") {
-                out.push(field("subagent_type", t.to_string(), theme));
+        ToolCall::Task(task) => {
+            if let Some(t) = &task.subagent_type {
+                out.push(field("subagent_type", t.clone(), theme));
             }
-            if let Some(p) = input_str(record, "prompt") {
-                out.push(Line::from(Span::styled("prompt:", theme.dim())));
-                out.extend(text_lines(p, Style::new()));
+            if let Some(m) = &task.model {
+                out.push(field("model", m.clone(), theme));
+            }
+            if task.run_in_background == Some(true) {
+                out.push(field("background", "yes".to_string(), theme));
+            }
+            out.push(field("description", task.description.clone(), theme));
+        }
+        ToolCall::Read(read) => {
+            if let Some(o) = read.offset {
+                out.push(field("offset", o.to_string(), theme));
+            }
+            if let Some(l) = read.limit {
+                out.push(field("limit", l.to_string(), theme));
             }
         }
-        _ => {
-            for key in ["pattern", "path", "url", "query"] {
-                if let Some(v) = input_str(record, key) {
-                    out.push(field(key, v.to_string(), theme));
+        ToolCall::Glob(glob) => {
+            out.push(field("pattern", glob.pattern.clone(), theme));
+            if let Some(p) = &glob.path {
+                out.push(field("path", p.clone(), theme));
+            }
+        }
+        ToolCall::Grep(grep) => {
+            out.push(field("pattern", grep.pattern.clone(), theme));
+            for (k, v) in [
+                ("path", &grep.path),
+                ("glob", &grep.glob),
+                ("output_mode", &grep.output_mode),
+            ] {
+                if let Some(v) = v {
+                    out.push(field(k, v.clone(), theme));
                 }
             }
         }
+        ToolCall::Skill(skill) => out.push(field("skill", skill.skill.clone(), theme)),
+        ToolCall::Edit(edit) if edit.replace_all => {
+            out.push(field("replace_all", "true".to_string(), theme));
+        }
+        ToolCall::MultiEdit(multi) => {
+            out.push(field("edits", multi.edits.len().to_string(), theme));
+        }
+        ToolCall::Other(other) => {
+            if let Some((server, tool)) = hookscope::tools::mcp_parts(record.name()) {
+                out.push(field(
+                    "mcp",
+                    format!(
+                        "server {server}, tool {tool} ({})",
+                        hookscope::tools::mcp_access(tool)
+                    ),
+                    theme,
+                ));
+            }
+            if let Some(err) = &other.error {
+                out.push(Line::from(Span::styled(
+                    format!("malformed input: {err}"),
+                    theme.error(),
+                )));
+            }
+        }
+        _ => {}
+    }
+    if let Some(d) = &record.digest {
+        out.push(field("digest", d.clone(), theme));
     }
     out
 }
 
 /// The change a file-editing call made, as hunks: the result's
-/// `structuredPatch` when it has one, else a diff of the input's old/new
-/// texts (Edit: `old_string`→`new_string`; MultiEdit: each of `edits[]`;
-/// Write: "" → `content`; NotebookEdit: "" → `new_source`). `None` for other
-/// tools.
-// Once typed calls land, the fallback becomes
-// `hookscope::tools::hunks_of(&record.call)` mapped through
-// `diff::from_texts(&hunk.old, &hunk.new)`.
+/// `structuredPatch` (formats.md §1.6) when it has one, else the call's
+/// [`hunks_of`] (Edit: one; MultiEdit: one per span in order; Write and
+/// NotebookEdit: "" → new) diffed line by line. `None` for other tools.
 pub fn diff_view(record: &ToolCallRecord) -> Option<Vec<diff::DiffHunk>> {
-    let name = record.name();
-    if !matches!(name, "Edit" | "MultiEdit" | "Write" | "NotebookEdit") {
+    if !matches!(
+        record.call,
+        ToolCall::Edit(_) | ToolCall::MultiEdit(_) | ToolCall::Write(_) | ToolCall::NotebookEdit(_)
+    ) {
         return None;
     }
     if let Some(hunks) = record
@@ -398,39 +495,16 @@ pub fn diff_view(record: &ToolCallRecord) -> Option<Vec<diff::DiffHunk>> {
     {
         return Some(hunks);
     }
-    let raw = record.call.raw()?;
-    let s = |v: &serde_json::Value, k: &str| {
-        v.get(k)
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let pairs: Vec<(String, String)> = match name {
-        "Edit" => vec![(s(raw, "old_string"), s(raw, "new_string"))],
-        "MultiEdit" => raw
-            .get("edits")
-            .and_then(serde_json::Value::as_array)
-            .map(|edits| {
-                edits
-                    .iter()
-                    .map(|e| (s(e, "old_string"), s(e, "new_string")))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        "Write" => vec![(String::new(), s(raw, "content"))],
-        _ => vec![(String::new(), s(raw, "new_source"))],
-    };
     Some(
-        pairs
+        hunks_of(&record.call)
             .iter()
-            .flat_map(|(old, new)| diff::from_texts(old, new))
+            .flat_map(|h| diff::from_texts(&h.old, &h.new))
             .collect(),
     )
 }
 
-/// The call's output text (red when `is_error`).
-// Redaction goes here once `hookscope::redact` lands: mask the text before
-// it becomes lines (and show the mask count in the heading).
+/// The call's output text (red when `is_error`), with secrets masked as
+/// `[REDACTED_<TYPE>]`; the first line says how many were masked.
 pub fn output_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> {
     match &record.result {
         None => vec![Line::from(Span::styled(
@@ -446,9 +520,25 @@ pub fn output_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>>
             } else {
                 Style::new()
             };
-            text_lines(&r.text, style)
+            let mut counts = Redactions::new();
+            let text = masked(&r.text, &mut counts);
+            let mut out = redaction_note(&counts, theme);
+            out.extend(text_lines(&text, style));
+            out
         }
     }
+}
+
+/// `masked: 2 × AWS_KEY, 1 × GITHUB_TOKEN` when anything was masked.
+fn redaction_note(counts: &Redactions, theme: &Theme) -> Vec<Line<'static>> {
+    if counts.is_empty() {
+        return Vec::new();
+    }
+    let parts: Vec<String> = counts.iter().map(|(t, n)| format!("{n} × {t}")).collect();
+    vec![Line::from(Span::styled(
+        format!("masked: {}", parts.join(", ")),
+        theme.dim(),
+    ))]
 }
 
 /// Wraps lines to `width` cells, at the last space that fits when there is

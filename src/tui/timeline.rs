@@ -53,11 +53,28 @@ pub fn input_str<'a>(record: &'a ToolCallRecord, key: &str) -> Option<&'a str> {
 /// A short summary of a call: the command for Bash, the file path for file
 /// tools, the pattern for Glob/Grep, the description for Task/Agent, the URL
 /// or query for web tools.
-// The lead swaps this for the typed `hookscope::tools::ToolCall` variants
-// (e.g. `ToolCall::Bash(BashCall { command, .. })`) and
-// `hookscope::tools::file_path_of` once they land; for now it reads the raw
-// input JSON.
+/// Secrets in the summary are masked (hooks.md §2.5).
 pub fn summary_of(record: &ToolCallRecord) -> String {
+    let text = raw_summary(record);
+    let mut counts = hookscope::redact::Redactions::new();
+    hookscope::redact::redactor()
+        .redact(&text, &mut counts)
+        .into_owned()
+}
+
+fn raw_summary(record: &ToolCallRecord) -> String {
+    use hookscope::tools::ToolCall;
+    match &record.call {
+        ToolCall::Bash(bash) => return one_line(&bash.command, 200),
+        ToolCall::Task(task) => return one_line(&task.description, 200),
+        ToolCall::Glob(glob) => return one_line(&glob.pattern, 200),
+        ToolCall::Grep(grep) => return one_line(&grep.pattern, 200),
+        call => {
+            if let Some(path) = hookscope::tools::file_path_of(call) {
+                return one_line(path, 200);
+            }
+        }
+    }
     const KEYS: &[&str] = &[
         "command",
         "file_path",
