@@ -2,5 +2,6 @@
 //! No TUI or CLI code lives here; `src/main.rs` and its `cli`/`tui` modules are
 //! thin shells over this library.
 
+pub mod query;
 pub mod tools;
 pub mod transcript;
