@@ -1,6 +1,7 @@
 //! The scriptable CLI: one file per subcommand, each a thin shell over the
 //! library. Errors print one line on stderr and exit 2 (see [`fail`]).
 
+pub mod find;
 pub mod sessions;
 pub mod show;
 
