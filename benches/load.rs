@@ -24,7 +24,7 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")));
     let rounds: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(20);
 
-    let found = match discover(&[corpus.clone()]) {
+    let found = match discover(std::slice::from_ref(&corpus)) {
         Ok(found) => found,
         Err(e) => {
             eprintln!("load bench: {e}");
@@ -43,7 +43,7 @@ fn main() {
         let start = Instant::now();
         let mut loaded = 0usize;
         for _ in 0..rounds {
-            let discovered = discover(&[corpus.clone()])
+            let discovered = discover(std::slice::from_ref(&corpus))
                 .map(|d| d.sessions)
                 .unwrap_or_default();
             loaded += if parallel {
