@@ -17,9 +17,15 @@
 //!
 //! Two cases where the parsed text holds an ASCII letter the raw bytes do
 //! not: a char whose Unicode lowercase is ASCII (`K` KELVIN SIGN → `k`,
-//! `İ` → `i̇`), and the image placeholder `[image: …]` the loader writes into
-//! output text. A file containing either (raw or `\u`-escaped), or a JSON
-//! `"image"` string, is always a candidate.
+//! `İ` → `i̇`), and the placeholders `[image: …]` / `[tool_reference: …]` the
+//! loader writes into output text. A file containing such a char (raw or
+//! `\u`-escaped), or a JSON `"image"` / `"tool_reference"` string, is always a
+//! candidate.
+//!
+//! Input is matched on its re-serialized compact JSON; a number written in a
+//! form serde_json re-serializes differently (`1e2` → `100.0`) could be missed
+//! by the prefilter. Claude Code writes numbers in their shortest form, which
+//! serde_json keeps.
 
 use std::path::Path;
 
@@ -63,6 +69,7 @@ const UNSAFE_MARKERS: &[&[u8]] = &[
     b"\\u212a",
     b"\\u0130",
     b"\"image\"",
+    b"\"tool_reference\"",
 ];
 
 /// Whether a file may hold a call matching every needle. An unreadable file
