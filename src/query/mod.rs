@@ -112,17 +112,13 @@ pub fn find_tool_calls(
 ) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
     let selected = select_sessions(sessions, &query)?;
-    let needles = prefilter::needles(&query);
+    let prefilter = prefilter::Prefilter::new(&prefilter::needles(&query));
 
     let per_session: Vec<Result<Vec<Draft>, String>> = selected
         .par_iter()
         .map(|s| {
-            let files = std::iter::once(&s.path).chain(s.subagent_files.iter());
-            if !needles.is_empty()
-                && !files
-                    .into_iter()
-                    .any(|f| prefilter::file_may_match(f, &needles))
-            {
+            let mut files = std::iter::once(&s.path).chain(s.subagent_files.iter());
+            if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
                 return Ok(Vec::new());
             }
             let session = load(s).map_err(|e| format!("{}: {e}", s.path.display()))?;
