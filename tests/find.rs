@@ -801,3 +801,20 @@ fn cli_find_help_documents_every_flag() {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }
+
+#[test]
+fn cli_find_missing_path_is_invalid_argument_under_json() {
+    let out = hookscope()
+        .args([
+            "find",
+            "/nonexistent/hookscope-path",
+            "--tool-name",
+            "Bash",
+            "--json",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(v["error"], json!("invalid_argument"));
+}
