@@ -9,6 +9,7 @@ macro_rules! outln {
 }
 
 pub mod call;
+pub mod find;
 pub mod sessions;
 pub mod show;
 
