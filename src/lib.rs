@@ -3,6 +3,7 @@
 //! thin shells over this library.
 
 pub mod mcp;
+pub mod query;
 pub mod redact;
 pub mod shell;
 pub mod tools;

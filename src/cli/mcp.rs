@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use hookscope::mcp::{
-    SessionSource, TOOL_DESCRIPTION, TOOL_NAME, TOOL_TITLE, find_tool_calls, input_schema,
+    self, SessionSource, TOOL_DESCRIPTION, TOOL_NAME, TOOL_TITLE, ToolOutput, input_schema,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -72,22 +72,23 @@ impl FindToolCallsServer {
     }
 
     /// Discovers sessions and runs the query (blocking; call off the runtime).
-    fn call(source: &SessionSource, arguments: Value) -> CallToolResult {
-        let sessions = match source.sessions() {
-            Ok(s) => s,
-            Err(e) => {
-                let message = format!("cannot list sessions: {e}");
-                eprintln!("hookscope: {message}");
-                return CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)]);
+    fn call(source: &SessionSource, arguments: &Value) -> CallToolResult {
+        match mcp::call(source, arguments, chrono::Utc::now()) {
+            ToolOutput::Found { value, warnings } => {
+                for warning in &warnings {
+                    eprintln!("hookscope: {warning}");
+                }
+                CallToolResult::structured(value)
             }
-        };
-        let output = find_tool_calls(&sessions, &arguments, chrono::Utc::now());
-        for warning in &output.warnings {
-            eprintln!("hookscope: {warning}");
+            // Seed 004: the invalid_argument object is the tool's answer, not
+            // a failure of the call, so it goes out as a normal result.
+            ToolOutput::InvalidArgument(value) => CallToolResult::structured(value),
+            failed @ ToolOutput::Failed(_) => {
+                let value = failed.value();
+                eprintln!("hookscope: {}", value["message"]);
+                CallToolResult::structured_error(value)
+            }
         }
-        // Seed 004: the invalid_argument object is the tool's answer, not a
-        // failure of the call, so it is sent as a normal (isError false) result.
-        CallToolResult::structured(output.value)
     }
 }
 
@@ -128,7 +129,7 @@ impl ServerHandler for FindToolCallsServer {
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let source = Arc::clone(&self.source);
-        let result = tokio::task::spawn_blocking(move || Self::call(&source, arguments))
+        let result = tokio::task::spawn_blocking(move || Self::call(&source, &arguments))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the query failed: {e}"), None))?;
         Ok(result.into())

@@ -2,6 +2,7 @@
 //! library. Errors print one line on stderr and exit 2 (see [`fail`]).
 
 pub mod call;
+pub mod find;
 pub mod mcp;
 pub mod sessions;
 pub mod show;

@@ -18,9 +18,8 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
+use crate::query::{self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, QueryError};
 use crate::transcript::{DiscoverError, SessionRef, discover};
-
-mod backend;
 
 /// The tool's name, as listed by `tools/list` and called by `tools/call`.
 pub const TOOL_NAME: &str = "find_tool_calls";
@@ -138,14 +137,14 @@ pub fn input_schema() -> Map<String, Value> {
         ),
         "agent": {
             "type": "string",
-            "enum": backend::KNOWN_AGENTS,
+            "enum": KNOWN_AGENTS,
             "description": "Only sessions of this agent. Omitted: every agent."
         },
         "limit": {
             "type": "integer",
             "minimum": 1,
-            "maximum": backend::MAX_LIMIT,
-            "default": backend::DEFAULT_LIMIT,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
             "description": "Maximum number of records, newest first."
         },
         "redact": {
@@ -206,14 +205,32 @@ impl SessionSource {
 
 /// What a `tools/call` of [`TOOL_NAME`] produced.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput {
-    /// The JSON object for the client: `{"records": [...], "redactions":
-    /// {...}}`, or `{"error": "invalid_argument", "message": "..."}`.
-    pub value: Value,
-    /// Whether `value` is the `invalid_argument` object.
-    pub invalid_argument: bool,
-    /// Problems worth a line on stderr (sessions that could not be read).
-    pub warnings: Vec<String>,
+pub enum ToolOutput {
+    /// `{"records": [...], "redactions": {...}}` (`redactions` only when
+    /// something was masked), and problems worth a line on stderr (sessions
+    /// that could not be read).
+    Found {
+        /// The result object for the client.
+        value: Value,
+        /// One line each, for stderr.
+        warnings: Vec<String>,
+    },
+    /// `{"error": "invalid_argument", "message": "..."}`: the tool's answer
+    /// to a bad argument (seed 004), not a failure of the call.
+    InvalidArgument(Value),
+    /// The call could not be carried out (the reason, for the client).
+    Failed(String),
+}
+
+impl ToolOutput {
+    /// The JSON object to send: the result, the `invalid_argument` object,
+    /// or `{"error": "failed", "message": ...}`.
+    pub fn value(&self) -> Value {
+        match self {
+            ToolOutput::Found { value, .. } | ToolOutput::InvalidArgument(value) => value.clone(),
+            ToolOutput::Failed(message) => json!({"error": "failed", "message": message}),
+        }
+    }
 }
 
 /// Runs the query on `sessions` with the MCP `arguments` (a JSON object, or
@@ -228,23 +245,27 @@ pub fn find_tool_calls(
     arguments: &Value,
     now: DateTime<Utc>,
 ) -> ToolOutput {
-    match backend::run(sessions, arguments, now) {
-        Ok((value, warnings)) => ToolOutput {
-            value,
-            invalid_argument: false,
-            warnings,
+    let found = FindParams::from_json(arguments)
+        .and_then(|params| query::find_tool_calls(sessions, &params, now));
+    match found {
+        Ok(result) => match serde_json::to_value(&result) {
+            Ok(value) => ToolOutput::Found {
+                value,
+                warnings: result.unreadable,
+            },
+            Err(e) => ToolOutput::Failed(format!("cannot serialize the result: {e}")),
         },
-        Err(message) => ToolOutput {
-            value: invalid_argument(&message),
-            invalid_argument: true,
-            warnings: Vec::new(),
-        },
+        Err(e @ QueryError::InvalidArgument(_)) => ToolOutput::InvalidArgument(e.to_json()),
     }
 }
 
-/// `{"error": "invalid_argument", "message": message}`.
-pub fn invalid_argument(message: &str) -> Value {
-    json!({"error": "invalid_argument", "message": message})
+/// Discovers the sessions of `source` and runs [`find_tool_calls`] on them
+/// (blocking: discovery walks directories, the query reads files).
+pub fn call(source: &SessionSource, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
+    match source.sessions() {
+        Ok(sessions) => find_tool_calls(&sessions, arguments, now),
+        Err(e) => ToolOutput::Failed(format!("cannot list sessions: {e}")),
+    }
 }
 
 #[cfg(test)]
@@ -274,15 +295,17 @@ mod tests {
             &json!({"tool_name": "Bash", "tool_name_pattern": "x"}),
             Utc::now(),
         );
-        assert!(out.invalid_argument);
-        assert_eq!(out.value["error"], "invalid_argument");
-        assert!(out.value["message"].is_string());
+        let ToolOutput::InvalidArgument(value) = out else {
+            panic!("not an invalid argument: {out:?}")
+        };
+        assert_eq!(value["error"], "invalid_argument");
+        assert!(value["message"].is_string());
     }
 
     #[test]
     fn no_sessions_no_records() {
         let out = find_tool_calls(&[], &json!({"tool_name": "Bash"}), Utc::now());
-        assert!(!out.invalid_argument);
-        assert_eq!(out.value["records"], json!([]));
+        assert!(matches!(out, ToolOutput::Found { .. }), "{out:?}");
+        assert_eq!(out.value(), json!({"records": []}));
     }
 }

@@ -1,0 +1,423 @@
+//! `find_tool_calls`: every tool call across sessions and their subagents,
+//! filtered by name, input/output text, errors, session, time and agent
+//! (seed 004; output modes and caps per hooks.md §2.5).
+//!
+//! Flow: validate [`FindParams`] → pick sessions (agent, session ids) →
+//! per session in parallel (rayon): raw-byte [`prefilter`], full load
+//! ([`crate::transcript::load`]), filter every call of the main thread and of
+//! every subagent on the RAW text → keep each session's newest `limit`
+//! matches → merge newest first → take `limit` → build records: redact
+//! (emission time only), then truncate.
+//!
+//! Order: newest first by the call's timestamp (calls without one last),
+//! then by session id, then by position in the session (main thread in file
+//! order, then each subagent's calls in file order).
+
+pub mod output;
+pub mod params;
+pub mod prefilter;
+pub mod records;
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::tools::file_path_of;
+use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load};
+
+pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
+pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
+pub use records::{FoundCall, SubagentCost, SubagentOrigin, Tokens};
+
+/// Secret type → number of replacements (`AWS_KEY → 2`), as
+/// `crate::redact::Redactions` defines it (same type).
+pub type Redactions = BTreeMap<String, usize>;
+
+/// The contract error of `find_tool_calls` (seed 004: the MCP wrapper turns
+/// it into `{"error": "invalid_argument", "message": …}`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// A parameter is missing, contradictory or malformed; the message says
+    /// which and what is accepted.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+impl QueryError {
+    /// `{"error": "invalid_argument", "message": "<why>"}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            QueryError::InvalidArgument(m) => json!({"error": "invalid_argument", "message": m}),
+        }
+    }
+
+    /// The message alone.
+    pub fn message(&self) -> &str {
+        match self {
+            QueryError::InvalidArgument(m) => m,
+        }
+    }
+}
+
+/// What `find_tool_calls` returns: `{"records": [...], "redactions": {...}}`,
+/// `redactions` omitted when nothing was replaced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FindResult {
+    /// Matching calls, newest first, at most `limit`.
+    pub records: Vec<FoundCall>,
+    /// Secret type → count over the emitted records (empty with `redact=false`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub redactions: Redactions,
+    /// Sessions whose main file could not be read (`"<path>: <error>"`); not
+    /// serialized, for the CLI to print on stderr.
+    #[serde(skip)]
+    pub unreadable: Vec<String>,
+}
+
+/// Masks secrets in `text`, counting replacements by type.
+///
+/// Placeholder: returns the text unchanged until the redaction module is on
+/// this branch. The lead wires `crate::redact::redactor().redact(text,
+/// redactions).into_owned()` here at merge.
+fn mask(text: &str, redactions: &mut Redactions) -> String {
+    let _ = redactions;
+    text.to_string()
+}
+
+/// Masks secrets in every string of `value` (see [`mask`]).
+///
+/// Placeholder: the lead wires `crate::redact::redactor().redact_value(value,
+/// redactions)` here at merge.
+fn mask_value(value: &Value, redactions: &mut Redactions) -> Value {
+    let _ = redactions;
+    value.clone()
+}
+
+/// Finds tool calls in `sessions` (seed 004).
+///
+/// `now` anchors relative `since`/`until` spans (`2d` = `now` − 48 h).
+/// Sessions of another agent than `agent` are skipped; sessions whose main
+/// file cannot be read are listed in [`FindResult::unreadable`].
+///
+/// # Errors
+/// [`QueryError::InvalidArgument`] as [`FindParams::validate`] describes, and
+/// when a `session` entry is a prefix of several session ids.
+pub fn find_tool_calls(
+    sessions: &[SessionRef],
+    params: &FindParams,
+    now: DateTime<Utc>,
+) -> Result<FindResult, QueryError> {
+    let query = params.validate(now)?;
+    let selected = select_sessions(sessions, &query)?;
+    let needles = prefilter::needles(&query);
+
+    let per_session: Vec<Result<Vec<Draft>, String>> = selected
+        .par_iter()
+        .map(|s| {
+            let files = std::iter::once(&s.path).chain(s.subagent_files.iter());
+            if !needles.is_empty()
+                && !files
+                    .into_iter()
+                    .any(|f| prefilter::file_may_match(f, &needles))
+            {
+                return Ok(Vec::new());
+            }
+            let session = load(s).map_err(|e| format!("{}: {e}", s.path.display()))?;
+            Ok(session_matches(&session, &query))
+        })
+        .collect();
+
+    let mut drafts = Vec::new();
+    let mut unreadable = Vec::new();
+    for result in per_session {
+        match result {
+            Ok(mut d) => drafts.append(&mut d),
+            Err(e) => unreadable.push(e),
+        }
+    }
+    drafts.sort_by(draft_order);
+    drafts.truncate(query.limit);
+
+    let mut redactions = Redactions::new();
+    let records = drafts
+        .into_iter()
+        .map(|d| d.finish(&query, &mut redactions))
+        .collect();
+    Ok(FindResult {
+        records,
+        redactions,
+        unreadable,
+    })
+}
+
+/// The sessions to scan: agent filter, then ids (exact, else unique prefix).
+fn select_sessions<'a>(
+    sessions: &'a [SessionRef],
+    query: &Query,
+) -> Result<Vec<&'a SessionRef>, QueryError> {
+    let by_agent: Vec<&SessionRef> = sessions
+        .iter()
+        .filter(|s| query.agent.is_none_or(|a| s.agent.as_str() == a))
+        .collect();
+    if query.sessions.is_empty() {
+        return Ok(by_agent);
+    }
+    let mut chosen: Vec<&SessionRef> = Vec::new();
+    for wanted in &query.sessions {
+        let exact: Vec<&SessionRef> = by_agent
+            .iter()
+            .copied()
+            .filter(|s| s.id == *wanted)
+            .collect();
+        let hits = if exact.is_empty() {
+            let prefixed: Vec<&SessionRef> = by_agent
+                .iter()
+                .copied()
+                .filter(|s| s.id.starts_with(wanted.as_str()))
+                .collect();
+            let mut ids: Vec<&str> = prefixed.iter().map(|s| s.id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            if ids.len() > 1 {
+                return Err(QueryError::InvalidArgument(format!(
+                    "session {wanted:?} is a prefix of {} sessions ({}); give more of the id",
+                    ids.len(),
+                    ids.iter().take(4).copied().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            prefixed
+        } else {
+            exact
+        };
+        for s in hits {
+            if !chosen.iter().any(|c| std::ptr::eq(*c, s)) {
+                chosen.push(s);
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// A matching call before redaction and truncation.
+struct Draft {
+    session: String,
+    agent: Agent,
+    /// Position in the session, for a stable order.
+    seq: usize,
+    timestamp: Option<DateTime<Utc>>,
+    tool_use_id: String,
+    tool_name: String,
+    tool_kind: crate::tools::ToolKind,
+    tool_resolved: Option<String>,
+    input: Value,
+    output: Option<String>,
+    is_error: Option<bool>,
+    file_path: Option<String>,
+    digest: Option<String>,
+    origin: Option<SubagentOrigin>,
+    subagent: Option<SubagentCost>,
+}
+
+impl Draft {
+    fn finish(self, query: &Query, redactions: &mut Redactions) -> FoundCall {
+        let mode = output::adaptive(query.output_mode, self.is_error == Some(true));
+        let (input, output, file_path) = if query.redact {
+            (
+                mask_value(&self.input, redactions),
+                self.output.map(|o| mask(&o, redactions)),
+                self.file_path.map(|p| mask(&p, redactions)),
+            )
+        } else {
+            (self.input, self.output, self.file_path)
+        };
+        FoundCall {
+            session: self.session,
+            agent: self.agent,
+            timestamp: self.timestamp,
+            tool_use_id: self.tool_use_id,
+            tool_name: self.tool_name,
+            tool_kind: self.tool_kind,
+            tool_resolved: self.tool_resolved,
+            input: cap_input(input),
+            output: output.map(|o| truncate(&o, mode, OUTPUT_CAP)),
+            is_error: self.is_error,
+            is_error_reliable: self.agent == Agent::ClaudeCode,
+            file_path,
+            digest: self.digest,
+            origin: self.origin,
+            subagent: self.subagent,
+        }
+    }
+}
+
+/// The input as emitted: unchanged when its compact JSON text is at most
+/// [`INPUT_CAP`] chars, else that text cut with `head`.
+fn cap_input(input: Value) -> Value {
+    let text = input.to_string();
+    if text.chars().count() <= INPUT_CAP {
+        input
+    } else {
+        Value::String(truncate(&text, OutputMode::Head, INPUT_CAP))
+    }
+}
+
+fn draft_order(a: &Draft, b: &Draft) -> std::cmp::Ordering {
+    // Newest first; no timestamp sorts last.
+    match (a.timestamp, b.timestamp) {
+        (Some(x), Some(y)) => y.cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+    .then_with(|| a.session.cmp(&b.session))
+    .then_with(|| a.seq.cmp(&b.seq))
+}
+
+/// The session's calls that pass every filter, its newest `limit` only.
+fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
+    // Threads: the main thread (None) and each subagent (Some(i)).
+    let mut threads: Vec<(Option<usize>, Vec<&ToolCallRecord>)> =
+        vec![(None, session.tool_calls().collect())];
+    for (i, sub) in session.subagents.iter().enumerate() {
+        threads.push((Some(i), sub.tool_calls().collect()));
+    }
+    let mut drafts = Vec::new();
+    let mut seq = 0usize;
+    for (owner, calls) in &threads {
+        // Result lines shared by several results (their toolUseResult is
+        // ambiguous, seed 004: drop the sidecar).
+        let mut results_per_line: HashMap<usize, usize> = HashMap::new();
+        for c in calls {
+            if let Some(r) = &c.result {
+                *results_per_line.entry(r.line).or_default() += 1;
+            }
+        }
+        let origin = owner.and_then(|i| session.subagents.get(i)).map(|sub| SubagentOrigin {
+            agent_id: sub.agent_id.clone(),
+            parent_tool_use_id: sub.spawn_tool_use_id.clone(),
+        });
+        for call in calls {
+            seq += 1;
+            if !passes(call, query) {
+                continue;
+            }
+            let shared = call
+                .result
+                .as_ref()
+                .is_some_and(|r| results_per_line.get(&r.line).copied().unwrap_or(0) > 1);
+            let sidecar = records::sidecar_cost(call, shared);
+            let child = call.subagent.and_then(|i| session.subagents.get(i));
+            let subagent = match child {
+                Some(child) if query.with_subagent_cost => Some(records::joined_cost(sidecar, child)),
+                _ => sidecar,
+            };
+            drafts.push(Draft {
+                session: session.id.clone(),
+                agent: session.agent,
+                seq,
+                timestamp: timestamp_of(call),
+                tool_use_id: call.tool_use_id.clone(),
+                tool_name: call.name().to_string(),
+                tool_kind: call.tool_kind,
+                tool_resolved: call.tool_resolved.clone(),
+                input: call.call.raw().cloned().unwrap_or(Value::Null),
+                output: call.result.as_ref().map(|r| r.text.clone()),
+                is_error: call.result.as_ref().map(|r| r.is_error),
+                file_path: file_path_of(&call.call).map(str::to_string),
+                digest: call.digest.clone(),
+                origin: origin.clone(),
+                subagent,
+            });
+        }
+    }
+    drafts.sort_by(draft_order);
+    drafts.truncate(query.limit);
+    drafts
+}
+
+fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
+    call.timestamp
+        .or_else(|| call.result.as_ref().and_then(|r| r.timestamp))
+}
+
+/// Whether one call passes every filter, on the raw (pre-redaction, pre-cap)
+/// input JSON text and output text.
+fn passes(call: &ToolCallRecord, query: &Query) -> bool {
+    if !query.name.matches(call.name()) {
+        return false;
+    }
+    match (query.is_error, &call.result) {
+        (None, _) => {}
+        (Some(_), None) => return false,
+        (Some(want), Some(r)) if r.is_error != want => return false,
+        _ => {}
+    }
+    if query.since.is_some() || query.until.is_some() {
+        let Some(t) = timestamp_of(call) else {
+            return false;
+        };
+        if query.since.is_some_and(|s| t < s) || query.until.is_some_and(|u| t >= u) {
+            return false;
+        }
+    }
+    if let Some(needle) = &query.input_contains {
+        let text = call.call.raw().map(Value::to_string).unwrap_or_default();
+        if !params::fold(&text).contains(needle.as_str()) {
+            return false;
+        }
+    }
+    if query.output_contains.is_some() || query.output_excludes.is_some() {
+        let text = params::fold(call.result.as_ref().map_or("", |r| r.text.as_str()));
+        if let Some(needle) = &query.output_contains
+            && !text.contains(needle.as_str())
+        {
+            return false;
+        }
+        if let Some(needle) = &query.output_excludes
+            && text.contains(needle.as_str())
+        {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_json_shape() {
+        let e = QueryError::InvalidArgument("bad since".into());
+        assert_eq!(
+            e.to_json(),
+            json!({"error": "invalid_argument", "message": "bad since"})
+        );
+    }
+
+    #[test]
+    fn input_cap() {
+        let small = json!({"command": "ls"});
+        assert_eq!(cap_input(small.clone()), small);
+        let big = json!({"content": "a".repeat(INPUT_CAP)});
+        let Value::String(cut) = cap_input(big) else {
+            panic!("expected a string")
+        };
+        assert!(cut.starts_with("{\"content\":\"aaa"));
+        assert!(cut.ends_with("a…[truncated]"));
+        assert_eq!(cut.chars().count(), INPUT_CAP + "…[truncated]".chars().count());
+    }
+
+    #[test]
+    fn no_redactions_key_when_empty() {
+        let r = FindResult {
+            records: Vec::new(),
+            redactions: Redactions::new(),
+            unreadable: vec!["x".into()],
+        };
+        assert_eq!(serde_json::to_value(&r).ok(), Some(json!({"records": []})));
+    }
+}

@@ -1,0 +1,474 @@
+//! [`FindParams`]: the parameters of `find_tool_calls` exactly as seed 004
+//! names them, their validation into a [`Query`], and time parsing.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use super::QueryError;
+
+/// Agent names the `agent` parameter accepts (architecture.md: one loader per
+/// agent). Only `claude-code` has a loader today, so the others select no
+/// sessions rather than failing.
+pub const KNOWN_AGENTS: &[&str] = &["claude-code", "codex", "opencode", "droid"];
+
+/// Records returned when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 50;
+
+/// The largest `limit` accepted; more is an `invalid_argument`.
+pub const MAX_LIMIT: usize = 10_000;
+
+/// How a record's `output` is cut when it is longer than the cap
+/// (hooks.md §2.5, [`super::output`]). Serialized lowercase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputMode {
+    /// The first cap chars, then `…[truncated]`.
+    Head,
+    /// `…[truncated]`, then the last cap chars.
+    Tail,
+    /// Up to 20 deduplicated error-looking lines, `…[truncated]…`, then the
+    /// last cap/2 chars; at most 2×cap chars.
+    Smart,
+}
+
+/// The parameters of `find_tool_calls` (seed 004), deserializable straight
+/// from an MCP tool call's `arguments` object.
+///
+/// Names are the seed's exactly; unknown keys are refused (use
+/// [`FindParams::from_json`] to get that as an `invalid_argument`). `null`
+/// counts as "not given" for every key. Empty strings count as "not given"
+/// for the string filters (as a falsy value does in the reference
+/// implementation).
+///
+/// Semantics (validated by [`FindParams::validate`]):
+/// - exactly one of `tool_name` (exact name, case-insensitive) and
+///   `tool_name_pattern` (substring of the name, case-insensitive);
+/// - `input_contains` / `output_contains`: case-insensitive substring of the
+///   full, pre-cap, pre-redaction input JSON text (compact serialization) /
+///   output text; `output_excludes` drops records whose output contains it;
+///   a call without a recorded result has the empty output;
+/// - `is_error`: `None` all, `Some(true)` failures only, `Some(false)`
+///   successes only (a call with no recorded result is neither);
+/// - `session`: a session id or a list of them (a JSON string or array); each
+///   entry is an exact id or else a unique id prefix; empty = every session;
+/// - `since` / `until`: RFC 3339 (`2026-11-29T18:00:00Z`), a date
+///   (`2026-11-29` = that day's 00:00 UTC), or a span before `now` (`90s`,
+///   `30m`, `36h`, `2d`, `1w`); `since` is inclusive, `until` exclusive;
+/// - `agent`: one of [`KNOWN_AGENTS`];
+/// - `limit`: 1..=[`MAX_LIMIT`], default [`DEFAULT_LIMIT`];
+/// - `redact`: default `true`;
+/// - `output_mode`: `"head" | "tail" | "smart"`, default adaptive;
+/// - `with_subagent_cost`: default `false`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindParams {
+    /// Exact tool name as invoked (`Bash`, `mcp__srv__tool`), case-insensitive.
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// Substring of the tool name, case-insensitive.
+    #[serde(default)]
+    pub tool_name_pattern: Option<String>,
+    /// Substring of the full raw input JSON text, case-insensitive.
+    #[serde(default)]
+    pub input_contains: Option<String>,
+    /// Substring of the full raw output text, case-insensitive.
+    #[serde(default)]
+    pub output_contains: Option<String>,
+    /// Drop records whose full raw output contains this, case-insensitive.
+    #[serde(default)]
+    pub output_excludes: Option<String>,
+    /// Tri-state error filter.
+    #[serde(default)]
+    pub is_error: Option<bool>,
+    /// Session ids (or unique prefixes); a JSON string or a list.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub session: Vec<String>,
+    /// Lower time bound (inclusive), as given.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Upper time bound (exclusive), as given.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// Agent name, e.g. `claude-code`.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Maximum records returned (newest first).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Mask secrets in emitted fields (default `true`).
+    #[serde(default = "default_true", deserialize_with = "bool_or_null_true")]
+    pub redact: bool,
+    /// Output truncation; `None` = adaptive (`smart` on errors, else `head`).
+    #[serde(default)]
+    pub output_mode: Option<OutputMode>,
+    /// Join each spawn to its child transcript for exact cost (default `false`).
+    #[serde(default, deserialize_with = "bool_or_null_false")]
+    pub with_subagent_cost: bool,
+}
+
+impl Default for FindParams {
+    fn default() -> Self {
+        FindParams {
+            tool_name: None,
+            tool_name_pattern: None,
+            input_contains: None,
+            output_contains: None,
+            output_excludes: None,
+            is_error: None,
+            session: Vec::new(),
+            since: None,
+            until: None,
+            agent: None,
+            limit: None,
+            redact: true,
+            output_mode: None,
+            with_subagent_cost: false,
+        }
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn bool_or_null_true<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Option::<bool>::deserialize(d)?.unwrap_or(true))
+}
+
+fn bool_or_null_false<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Option::<bool>::deserialize(d)?.unwrap_or(false))
+}
+
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => Vec::new(),
+        Some(OneOrMany::One(s)) => vec![s],
+        Some(OneOrMany::Many(v)) => v,
+    })
+}
+
+impl FindParams {
+    /// Parses an MCP `arguments` object (or `null` = no arguments).
+    ///
+    /// # Errors
+    /// [`QueryError::InvalidArgument`] for an unknown key or a value of the
+    /// wrong type, with serde's message.
+    pub fn from_json(arguments: &Value) -> Result<FindParams, QueryError> {
+        if arguments.is_null() {
+            return Ok(FindParams::default());
+        }
+        FindParams::deserialize(arguments).map_err(|e| QueryError::InvalidArgument(e.to_string()))
+    }
+
+    /// Checks every parameter and resolves times against `now`.
+    ///
+    /// # Errors
+    /// [`QueryError::InvalidArgument`] when both or neither of `tool_name` /
+    /// `tool_name_pattern` are set, a time does not parse or `since` is not
+    /// before `until`, the agent is unknown, `limit` is 0 or above
+    /// [`MAX_LIMIT`], or a `session` entry is empty.
+    pub fn validate(&self, now: DateTime<Utc>) -> Result<Query, QueryError> {
+        let invalid = |m: String| QueryError::InvalidArgument(m);
+        let name = match (given(&self.tool_name), given(&self.tool_name_pattern)) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "set exactly one of tool_name or tool_name_pattern, not both".to_string(),
+                ));
+            }
+            (None, None) => {
+                return Err(invalid(
+                    "set exactly one of tool_name (exact, case-insensitive) or tool_name_pattern (substring, case-insensitive)".to_string(),
+                ));
+            }
+            (Some(n), None) => NameFilter::Exact(fold(n)),
+            (None, Some(p)) => NameFilter::Pattern(fold(p)),
+        };
+        let since = match given(&self.since) {
+            Some(s) => Some(parse_time(s, now).map_err(|m| invalid(format!("since: {m}")))?),
+            None => None,
+        };
+        let until = match given(&self.until) {
+            Some(s) => Some(parse_time(s, now).map_err(|m| invalid(format!("until: {m}")))?),
+            None => None,
+        };
+        if let (Some(s), Some(u)) = (since, until)
+            && s >= u
+        {
+            return Err(invalid(format!(
+                "since ({}) must be before until ({})",
+                s.to_rfc3339(),
+                u.to_rfc3339()
+            )));
+        }
+        let agent = match given(&self.agent) {
+            Some(a) => {
+                let lower = a.to_ascii_lowercase();
+                match KNOWN_AGENTS.iter().find(|k| **k == lower) {
+                    Some(k) => Some(*k),
+                    None => {
+                        return Err(invalid(format!(
+                            "unknown agent {a:?}; known agents: {}",
+                            KNOWN_AGENTS.join(", ")
+                        )));
+                    }
+                }
+            }
+            None => None,
+        };
+        let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
+        if limit == 0 || limit > MAX_LIMIT {
+            return Err(invalid(format!(
+                "limit must be between 1 and {MAX_LIMIT}, got {limit}"
+            )));
+        }
+        if self.session.iter().any(|s| s.trim().is_empty()) {
+            return Err(invalid("session ids must not be empty".to_string()));
+        }
+        Ok(Query {
+            name,
+            input_contains: given(&self.input_contains).map(fold),
+            output_contains: given(&self.output_contains).map(fold),
+            output_excludes: given(&self.output_excludes).map(fold),
+            is_error: self.is_error,
+            sessions: self.session.iter().map(|s| s.trim().to_string()).collect(),
+            since,
+            until,
+            agent,
+            limit,
+            redact: self.redact,
+            output_mode: self.output_mode,
+            with_subagent_cost: self.with_subagent_cost,
+        })
+    }
+}
+
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().filter(|s| !s.is_empty())
+}
+
+/// The case folding every case-insensitive comparison uses (Unicode
+/// lowercase).
+pub(crate) fn fold(text: &str) -> String {
+    text.to_lowercase()
+}
+
+/// How the tool name is matched, already case-folded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameFilter {
+    /// The whole name, case-insensitive.
+    Exact(String),
+    /// A substring of the name, case-insensitive.
+    Pattern(String),
+}
+
+impl NameFilter {
+    /// Whether `name` passes.
+    pub fn matches(&self, name: &str) -> bool {
+        let name = fold(name);
+        match self {
+            NameFilter::Exact(n) => name == *n,
+            NameFilter::Pattern(p) => name.contains(p.as_str()),
+        }
+    }
+
+    /// The folded needle.
+    pub fn needle(&self) -> &str {
+        match self {
+            NameFilter::Exact(n) | NameFilter::Pattern(n) => n,
+        }
+    }
+}
+
+/// Validated parameters ([`FindParams::validate`]): needles case-folded,
+/// times resolved, defaults applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query {
+    /// Tool name filter.
+    pub name: NameFilter,
+    /// Folded `input_contains`.
+    pub input_contains: Option<String>,
+    /// Folded `output_contains`.
+    pub output_contains: Option<String>,
+    /// Folded `output_excludes`.
+    pub output_excludes: Option<String>,
+    /// Tri-state error filter.
+    pub is_error: Option<bool>,
+    /// Session ids or prefixes (empty = all).
+    pub sessions: Vec<String>,
+    /// Inclusive lower bound.
+    pub since: Option<DateTime<Utc>>,
+    /// Exclusive upper bound.
+    pub until: Option<DateTime<Utc>>,
+    /// One of [`KNOWN_AGENTS`].
+    pub agent: Option<&'static str>,
+    /// Records returned at most.
+    pub limit: usize,
+    /// Mask secrets.
+    pub redact: bool,
+    /// Explicit output mode, else adaptive.
+    pub output_mode: Option<OutputMode>,
+    /// Join spawns to their child transcripts.
+    pub with_subagent_cost: bool,
+}
+
+/// Parses a `since`/`until` value: RFC 3339, a date `YYYY-MM-DD` (00:00 UTC),
+/// or a span `<n><unit>` before `now` with unit `s`, `m`, `h`, `d` or `w`
+/// (`30m`, `36h`, `2d`, `1w`).
+///
+/// # Errors
+/// A one-sentence message naming the accepted forms.
+pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+    let t = text.trim();
+    if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+        return Ok(dt.with_timezone(&Utc));
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d")
+        && let Some(midnight) = date.and_hms_opt(0, 0, 0)
+    {
+        return Ok(midnight.and_utc());
+    }
+    if let Some(span) = parse_span(t) {
+        return now
+            .checked_sub_signed(span)
+            .ok_or_else(|| format!("{text:?} reaches before the supported time range"));
+    }
+    Err(format!(
+        "cannot parse {text:?}; expected RFC 3339 (2026-11-29T18:00:00Z), a date (2026-11-29) or a span before now (30m, 36h, 2d, 1w)"
+    ))
+}
+
+fn parse_span(t: &str) -> Option<Duration> {
+    let unit = t.chars().last()?;
+    let digits = &t[..t.len() - unit.len_utf8()];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: i64 = digits.parse().ok()?;
+    let secs_per = match unit.to_ascii_lowercase() {
+        's' => 1,
+        'm' => 60,
+        'h' => 3_600,
+        'd' => 86_400,
+        'w' => 604_800,
+        _ => return None,
+    };
+    Duration::try_seconds(n.checked_mul(secs_per)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-12-01T12:00:00Z")
+            .map(|d| d.with_timezone(&Utc))
+            .unwrap_or_default()
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s)
+            .map(|d| d.with_timezone(&Utc))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(
+            parse_time("2026-11-29T18:00:00+01:00", now()),
+            Ok(at("2026-11-29T17:00:00Z"))
+        );
+        assert_eq!(
+            parse_time("2026-11-29", now()),
+            Ok(at("2026-11-29T00:00:00Z"))
+        );
+        assert_eq!(parse_time("30m", now()), Ok(at("2026-12-01T11:30:00Z")));
+        assert_eq!(parse_time("36h", now()), Ok(at("2026-11-30T00:00:00Z")));
+        assert_eq!(parse_time("2d", now()), Ok(at("2026-11-29T12:00:00Z")));
+        assert_eq!(parse_time("1w", now()), Ok(at("2026-11-24T12:00:00Z")));
+        assert_eq!(parse_time("90s", now()), Ok(at("2026-12-01T11:58:30Z")));
+        for bad in [
+            "", "yesterday", "2d3h", "-2d", "d", "3y", "2026-13-01", "9999999999999999w",
+        ] {
+            assert!(parse_time(bad, now()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn deserializes_seed_names() {
+        let p = FindParams::from_json(&json!({
+            "tool_name": "Bash", "session": "abc", "redact": null,
+            "output_mode": "tail", "limit": 3, "is_error": true
+        }));
+        let Ok(p) = p else {
+            panic!("{p:?}")
+        };
+        assert_eq!(p.session, vec!["abc".to_string()]);
+        assert!(p.redact);
+        assert_eq!(p.output_mode, Some(OutputMode::Tail));
+        let p = FindParams::from_json(&json!({"session": ["a", "b"], "redact": false}));
+        assert!(p.as_ref().is_ok_and(|p| p.session.len() == 2 && !p.redact));
+        assert!(matches!(
+            FindParams::from_json(&json!({"toolname": "x"})),
+            Err(QueryError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            FindParams::from_json(&json!({"output_mode": "middle"})),
+            Err(QueryError::InvalidArgument(_))
+        ));
+        assert_eq!(FindParams::from_json(&Value::Null), Ok(FindParams::default()));
+    }
+
+    #[test]
+    fn validation() {
+        let base = FindParams {
+            tool_name: Some("Bash".into()),
+            ..FindParams::default()
+        };
+        assert!(base.validate(now()).is_ok());
+        let both = FindParams {
+            tool_name_pattern: Some("ba".into()),
+            ..base.clone()
+        };
+        assert!(both.validate(now()).is_err());
+        assert!(FindParams::default().validate(now()).is_err());
+        let empty_name = FindParams {
+            tool_name: Some(String::new()),
+            tool_name_pattern: Some("ba".into()),
+            ..FindParams::default()
+        };
+        assert!(empty_name.validate(now()).is_ok());
+        let reversed = FindParams {
+            since: Some("1d".into()),
+            until: Some("2d".into()),
+            ..base.clone()
+        };
+        assert!(reversed.validate(now()).is_err());
+        let zero = FindParams {
+            limit: Some(0),
+            ..base.clone()
+        };
+        assert!(zero.validate(now()).is_err());
+        let agent = FindParams {
+            agent: Some("gemini".into()),
+            ..base.clone()
+        };
+        let Err(QueryError::InvalidArgument(m)) = agent.validate(now()) else {
+            panic!("expected invalid agent")
+        };
+        assert!(m.contains("claude-code, codex, opencode, droid"), "{m}");
+        let q = FindParams {
+            agent: Some("Claude-Code".into()),
+            ..base
+        }
+        .validate(now());
+        assert!(q.is_ok_and(|q| q.agent == Some("claude-code") && q.limit == DEFAULT_LIMIT));
+    }
+}

@@ -1,0 +1,203 @@
+//! The records `find_tool_calls` returns (seed 004) and the subagent cost
+//! attached to spawns.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::tools::ToolKind;
+use crate::transcript::{Agent, Subagent, ToolCallRecord, Usage};
+
+/// One tool call found by `find_tool_calls`. Serialized field names are the
+/// seed's.
+///
+/// `input` and `output` are emitted after redaction (when `redact`) and then
+/// truncation: `output` per the output mode at [`super::output::OUTPUT_CAP`]
+/// chars; `input` stays the JSON value when its compact text is at most
+/// [`super::output::INPUT_CAP`] chars, else it becomes that text cut with
+/// `head` (a JSON string ending in `…[truncated]`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FoundCall {
+    /// Session id (the main transcript's file stem).
+    pub session: String,
+    /// Which agent wrote it (`"claude-code"`).
+    pub agent: Agent,
+    /// The call's timestamp (its assistant line; the result's when absent).
+    pub timestamp: Option<DateTime<Utc>>,
+    /// `tool_use.id`, the join key to a spawned child.
+    pub tool_use_id: String,
+    /// Tool name exactly as invoked.
+    pub tool_name: String,
+    /// `edit/write/read/bash/task/skill/mcp/web/other` (hooks.md §2.5).
+    pub tool_kind: ToolKind,
+    /// Real name under a Task/Skill/MCP wrapper, else `null`.
+    pub tool_resolved: Option<String>,
+    /// The input (see the type's doc for the cap); `null` when the call had none.
+    pub input: Value,
+    /// The result text, truncated; `null` when no result was recorded.
+    pub output: Option<String>,
+    /// The result's `is_error`; `null` when no result was recorded.
+    pub is_error: Option<bool>,
+    /// Whether `is_error` can be trusted (true for Claude Code).
+    pub is_error_reliable: bool,
+    /// The file the call touches (Read/Write/Edit…), redacted like `input`.
+    pub file_path: Option<String>,
+    /// Digest of `{input, tool}` (hooks.md §2.1) over the raw input.
+    pub digest: Option<String>,
+    /// Present only on calls made inside a subagent.
+    #[serde(flatten)]
+    pub origin: Option<SubagentOrigin>,
+    /// Present only on spawns (`tool_kind` `task`) with something to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<SubagentCost>,
+}
+
+/// Where a subagent's call came from; flattened into the record as
+/// `agent_id` and `parent_tool_use_id`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SubagentOrigin {
+    /// The subagent's id (`agent-<id>.jsonl`), when known.
+    pub agent_id: Option<String>,
+    /// `tool_use_id` of the spawn that started the subagent; `null` when the
+    /// subagent could not be linked to a spawn.
+    pub parent_tool_use_id: Option<String>,
+}
+
+/// What a spawned subagent cost (seed 004).
+///
+/// Without `with_subagent_cost` every fact comes from the spawn result's
+/// `toolUseResult` ("the sidecar"): `resolvedModel`, `agentType`, `status`,
+/// `totalDurationMs`, `totalToolUseCount`, `usage`. A background spawn
+/// (`status: "async_launched"`) has no usage there, so `tokens` is absent —
+/// never a zero. With `with_subagent_cost` and a linked child transcript,
+/// `agent_type` comes from the child's `.meta.json` `agentType`, `models`
+/// lists the models the child ran on, `tool_uses` counts the child's calls,
+/// `tokens` is the child's usage summed once per `message.id`, and
+/// `child_uuid` is set; facts the child lacks fall back to the sidecar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SubagentCost {
+    /// The model the child resolved to (`resolvedModel`; else the child's
+    /// first model).
+    pub model: Option<String>,
+    /// Persona (`Explore`, `general-purpose`…).
+    pub agent_type: Option<String>,
+    /// Exact billed tokens; absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+    /// `completed`, `async_launched`, … as the sidecar says.
+    pub status: Option<String>,
+    /// `totalDurationMs`, in milliseconds.
+    pub duration_ms: Option<u64>,
+    /// `totalToolUseCount` (joined: the child's tool calls counted).
+    pub tool_uses: Option<u64>,
+    /// Joined only: the models the child ran on, first-seen order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models: Option<Vec<String>>,
+    /// Joined only: the child's identity, its agent id (the `agent-<id>`
+    /// of its transcript file; Claude Code children share the parent's
+    /// session id, so the agent id is what names the child).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child_uuid: Option<String>,
+}
+
+/// A token block in Anthropic `usage` terms, in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    /// `input_tokens`.
+    pub input_tokens: u64,
+    /// `output_tokens`.
+    pub output_tokens: u64,
+    /// `cache_creation_input_tokens`.
+    pub cache_creation_input_tokens: u64,
+    /// `cache_read_input_tokens`.
+    pub cache_read_input_tokens: u64,
+    /// Sum of the four.
+    pub total: u64,
+    /// Always `"exact"`: billed usage, never an estimate.
+    pub source: &'static str,
+}
+
+impl Tokens {
+    /// The exact token block of a [`Usage`].
+    pub fn exact(usage: &Usage) -> Tokens {
+        Tokens {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            total: usage.total(),
+            source: "exact",
+        }
+    }
+}
+
+/// The sidecar facts of a spawn, from its result's `toolUseResult` object.
+/// `None` when the call is not a spawn, has no result, the `toolUseResult`
+/// is not an object, or `shared_line` (the result line carries several tool
+/// results, so its `toolUseResult` cannot be billed to this spawn).
+pub fn sidecar_cost(record: &ToolCallRecord, shared_line: bool) -> Option<SubagentCost> {
+    if record.tool_kind != ToolKind::Task || shared_line {
+        return None;
+    }
+    let tur = record.result.as_ref()?.tool_use_result.as_ref()?;
+    if !tur.is_object() {
+        return None;
+    }
+    let text = |k: &str| tur.get(k).and_then(Value::as_str).map(str::to_string);
+    let number = |k: &str| tur.get(k).and_then(Value::as_u64);
+    let status = text("status");
+    let tokens = match tur.get("usage") {
+        Some(u) if u.is_object() && status.as_deref() != Some("async_launched") => {
+            Some(Tokens::exact(&Usage::from_json(u)))
+        }
+        _ => None,
+    };
+    Some(SubagentCost {
+        model: text("resolvedModel"),
+        agent_type: text("agentType"),
+        tokens,
+        status,
+        duration_ms: number("totalDurationMs"),
+        tool_uses: number("totalToolUseCount"),
+        models: None,
+        child_uuid: None,
+    })
+}
+
+/// Joins a spawn's sidecar facts with its child transcript
+/// (`with_subagent_cost`). The child wins where it knows; tokens come only
+/// from the child's own usage (absent when the child has no usage at all,
+/// e.g. not yet written), else stay the sidecar's.
+pub fn joined_cost(sidecar: Option<SubagentCost>, child: &Subagent) -> SubagentCost {
+    let mut cost = sidecar.unwrap_or(SubagentCost {
+        model: None,
+        agent_type: None,
+        tokens: None,
+        status: None,
+        duration_ms: None,
+        tool_uses: None,
+        models: None,
+        child_uuid: None,
+    });
+    let meta_type = child
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("agentType"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if let Some(t) = meta_type.or_else(|| child.agent_type.clone()) {
+        cost.agent_type = Some(t);
+    }
+    if cost.model.is_none() {
+        cost.model = child.models.first().cloned();
+    }
+    if child.usage.total() > 0 {
+        cost.tokens = Some(Tokens::exact(&child.usage));
+    }
+    if !child.turns.is_empty() {
+        cost.tool_uses = Some(child.tool_calls().count() as u64);
+    }
+    cost.models = Some(child.models.clone());
+    cost.child_uuid = child.agent_id.clone();
+    cost
+}
