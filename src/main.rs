@@ -69,7 +69,7 @@ enum Command {
     },
     /// Find tool calls across sessions and their subagents (find_tool_calls).
     #[command(long_about = FIND_LONG_ABOUT)]
-    Find(FindArgs),
+    Find(Box<FindArgs>),
 }
 
 const FIND_LONG_ABOUT: &str = "\

@@ -45,9 +45,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         return;
     }
     print_table(&result.records);
-    let limit = params
-        .limit
-        .unwrap_or(hookscope::query::DEFAULT_LIMIT);
+    let limit = params.limit.unwrap_or(hookscope::query::DEFAULT_LIMIT);
     eprintln!(
         "{} record{}{}",
         result.records.len(),

@@ -295,10 +295,12 @@ fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
                 *results_per_line.entry(r.line).or_default() += 1;
             }
         }
-        let origin = owner.and_then(|i| session.subagents.get(i)).map(|sub| SubagentOrigin {
-            agent_id: sub.agent_id.clone(),
-            parent_tool_use_id: sub.spawn_tool_use_id.clone(),
-        });
+        let origin = owner
+            .and_then(|i| session.subagents.get(i))
+            .map(|sub| SubagentOrigin {
+                agent_id: sub.agent_id.clone(),
+                parent_tool_use_id: sub.spawn_tool_use_id.clone(),
+            });
         for call in calls {
             seq += 1;
             if !passes(call, query) {
@@ -311,7 +313,9 @@ fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
             let sidecar = records::sidecar_cost(call, shared);
             let child = call.subagent.and_then(|i| session.subagents.get(i));
             let subagent = match child {
-                Some(child) if query.with_subagent_cost => Some(records::joined_cost(sidecar, child)),
+                Some(child) if query.with_subagent_cost => {
+                    Some(records::joined_cost(sidecar, child))
+                }
                 _ => sidecar,
             };
             drafts.push(Draft {
@@ -408,7 +412,10 @@ mod tests {
         };
         assert!(cut.starts_with("{\"content\":\"aaa"));
         assert!(cut.ends_with("a…[truncated]"));
-        assert_eq!(cut.chars().count(), INPUT_CAP + "…[truncated]".chars().count());
+        assert_eq!(
+            cut.chars().count(),
+            INPUT_CAP + "…[truncated]".chars().count()
+        );
     }
 
     #[test]

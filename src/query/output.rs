@@ -139,7 +139,8 @@ mod tests {
 
     #[test]
     fn smart_keeps_error_lines_then_tail() {
-        let text = "ok 1\nError: boom\nok 2\nerror: boom\nError: boom\nPermission DENIED\nok 3\nlast line";
+        let text =
+            "ok 1\nError: boom\nok 2\nerror: boom\nError: boom\nPermission DENIED\nok 3\nlast line";
         // cap 40 → tail = last 20 chars; room for lines = 80 − (2 + 13 + 20) = 45
         assert_eq!(
             truncate(text, OutputMode::Smart, 40),

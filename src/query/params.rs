@@ -395,7 +395,14 @@ mod tests {
         assert_eq!(parse_time("1w", now()), Ok(at("2026-11-24T12:00:00Z")));
         assert_eq!(parse_time("90s", now()), Ok(at("2026-12-01T11:58:30Z")));
         for bad in [
-            "", "yesterday", "2d3h", "-2d", "d", "3y", "2026-13-01", "9999999999999999w",
+            "",
+            "yesterday",
+            "2d3h",
+            "-2d",
+            "d",
+            "3y",
+            "2026-13-01",
+            "9999999999999999w",
         ] {
             assert!(parse_time(bad, now()).is_err(), "{bad}");
         }
@@ -407,9 +414,7 @@ mod tests {
             "tool_name": "Bash", "session": "abc", "redact": null,
             "output_mode": "tail", "limit": 3, "is_error": true
         }));
-        let Ok(p) = p else {
-            panic!("{p:?}")
-        };
+        let Ok(p) = p else { panic!("{p:?}") };
         assert_eq!(p.session, vec!["abc".to_string()]);
         assert!(p.redact);
         assert_eq!(p.output_mode, Some(OutputMode::Tail));
@@ -423,7 +428,10 @@ mod tests {
             FindParams::from_json(&json!({"output_mode": "middle"})),
             Err(QueryError::InvalidArgument(_))
         ));
-        assert_eq!(FindParams::from_json(&Value::Null), Ok(FindParams::default()));
+        assert_eq!(
+            FindParams::from_json(&Value::Null),
+            Ok(FindParams::default())
+        );
     }
 
     #[test]
