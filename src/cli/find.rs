@@ -1,9 +1,11 @@
 //! `hookscope find [PATH...] --tool-name X | --tool-name-pattern X [filters]
 //! [--json]`: a thin shell over [`hookscope::query::find_tool_calls`].
 //!
-//! Errors: a bad argument prints one line on stderr and exits 2; with
-//! `--json` it prints `{"error":"invalid_argument","message":…}` on stdout
-//! instead (so scripts parse one stream) and still exits 2.
+//! Errors: a bad argument (including a PATH that does not exist) prints one
+//! line on stderr and exits 2; with `--json` it prints
+//! `{"error":"invalid_argument","message":…}` on stdout instead (so scripts
+//! parse one stream) and still exits 2. Sessions that cannot be read are
+//! reported on stderr and skipped.
 
 use std::path::PathBuf;
 
@@ -11,7 +13,9 @@ use chrono::{DateTime, Utc};
 use hookscope::query::{FindParams, FoundCall, QueryError, find_tool_calls};
 use serde_json::Value;
 
-use super::{discover_or_exit, fail, print_json};
+use hookscope::transcript::discover;
+
+use super::{fail, print_json};
 
 /// Runs the subcommand with already-built parameters.
 pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool) {
@@ -29,7 +33,10 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     if let Err(e) = params.validate(now) {
         invalid(&e, json);
     }
-    let found = discover_or_exit(paths);
+    let found = match discover(paths) {
+        Ok(found) => found,
+        Err(e) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
+    };
     let result = match find_tool_calls(&found.sessions, params, now) {
         Ok(r) => r,
         Err(e) => invalid(&e, json),

@@ -98,6 +98,20 @@ fn mask_value(value: &Value, redactions: &mut Redactions) -> Value {
 
 /// Finds tool calls in `sessions` (seed 004).
 ///
+/// ```no_run
+/// use hookscope::query::{FindParams, find_tool_calls};
+/// use hookscope::transcript::discover;
+///
+/// let found = discover(&[]).expect("default roots");
+/// // As an MCP server would: straight from the tool call's arguments.
+/// let args = serde_json::json!({"tool_name": "Bash", "input_contains": "rm -rf", "since": "1w"});
+/// let params = FindParams::from_json(&args).expect("valid arguments");
+/// match find_tool_calls(&found.sessions, &params, chrono::Utc::now()) {
+///     Ok(result) => println!("{}", serde_json::to_string(&result).unwrap_or_default()),
+///     Err(e) => println!("{}", e.to_json()), // {"error":"invalid_argument",...}
+/// }
+/// ```
+///
 /// `now` anchors relative `since`/`until` spans (`2d` = `now` − 48 h).
 /// Sessions of another agent than `agent` are skipped; sessions whose main
 /// file cannot be read are listed in [`FindResult::unreadable`].
@@ -112,17 +126,13 @@ pub fn find_tool_calls(
 ) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
     let selected = select_sessions(sessions, &query)?;
-    let needles = prefilter::needles(&query);
+    let prefilter = prefilter::Prefilter::new(&prefilter::needles(&query));
 
     let per_session: Vec<Result<Vec<Draft>, String>> = selected
         .par_iter()
         .map(|s| {
-            let files = std::iter::once(&s.path).chain(s.subagent_files.iter());
-            if !needles.is_empty()
-                && !files
-                    .into_iter()
-                    .any(|f| prefilter::file_may_match(f, &needles))
-            {
+            let mut files = std::iter::once(&s.path).chain(s.subagent_files.iter());
+            if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
                 return Ok(Vec::new());
             }
             let session = load(s).map_err(|e| format!("{}: {e}", s.path.display()))?;

@@ -17,9 +17,15 @@
 //!
 //! Two cases where the parsed text holds an ASCII letter the raw bytes do
 //! not: a char whose Unicode lowercase is ASCII (`K` KELVIN SIGN → `k`,
-//! `İ` → `i̇`), and the image placeholder `[image: …]` the loader writes into
-//! output text. A file containing either (raw or `\u`-escaped), or a JSON
-//! `"image"` string, is always a candidate.
+//! `İ` → `i̇`), and the placeholders `[image: …]` / `[tool_reference: …]` the
+//! loader writes into output text. A file containing such a char (raw or
+//! `\u`-escaped), or a JSON `"image"` / `"tool_reference"` string, is always a
+//! candidate.
+//!
+//! Input is matched on its re-serialized compact JSON; a number written in a
+//! form serde_json re-serializes differently (`1e2` → `100.0`) could be missed
+//! by the prefilter. Claude Code writes numbers in their shortest form, which
+//! serde_json keeps.
 
 use std::path::Path;
 
@@ -63,32 +69,53 @@ const UNSAFE_MARKERS: &[&[u8]] = &[
     b"\\u212a",
     b"\\u0130",
     b"\"image\"",
+    b"\"tool_reference\"",
 ];
 
-/// Whether a file may hold a call matching every needle. An unreadable file
-/// is a candidate (the loader then reports it).
-pub fn file_may_match(path: &Path, needles: &[String]) -> bool {
-    if needles.is_empty() {
-        return true;
-    }
-    let Ok(mut bytes) = std::fs::read(path) else {
-        return true;
-    };
-    bytes.make_ascii_lowercase();
-    bytes_may_match(&bytes, needles)
+/// Compiled needles (one `memmem::Finder` each, built once per query).
+pub struct Prefilter {
+    needles: Vec<memmem::Finder<'static>>,
+    markers: Vec<memmem::Finder<'static>>,
 }
 
-/// [`file_may_match`] on an already ASCII-lowercased buffer.
-pub fn bytes_may_match(lower: &[u8], needles: &[String]) -> bool {
-    if UNSAFE_MARKERS
-        .iter()
-        .any(|m| memmem::find(lower, m).is_some())
-    {
-        return true;
+impl Prefilter {
+    /// Compiles `needles` (lowercase, plain; see [`needles`]).
+    pub fn new(needles: &[String]) -> Prefilter {
+        Prefilter {
+            needles: needles
+                .iter()
+                .map(|n| memmem::Finder::new(n.as_bytes()).into_owned())
+                .collect(),
+            markers: UNSAFE_MARKERS
+                .iter()
+                .map(|m| memmem::Finder::new(m).into_owned())
+                .collect(),
+        }
     }
-    needles
-        .iter()
-        .all(|n| memmem::find(lower, n.as_bytes()).is_some())
+
+    /// Whether there is nothing to prefilter on (every file is a candidate).
+    pub fn is_empty(&self) -> bool {
+        self.needles.is_empty()
+    }
+
+    /// Whether a file may hold a call matching every needle. An unreadable
+    /// file is a candidate (the loader then reports it).
+    pub fn file_may_match(&self, path: &Path) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let Ok(mut bytes) = std::fs::read(path) else {
+            return true;
+        };
+        bytes.make_ascii_lowercase();
+        self.bytes_may_match(&bytes)
+    }
+
+    /// [`Prefilter::file_may_match`] on an already ASCII-lowercased buffer.
+    pub fn bytes_may_match(&self, lower: &[u8]) -> bool {
+        self.markers.iter().any(|m| m.find(lower).is_some())
+            || self.needles.iter().all(|n| n.find(lower).is_some())
+    }
 }
 
 #[cfg(test)]
@@ -110,11 +137,13 @@ mod tests {
     #[test]
     fn matching() {
         let raw = br#"{"name":"bash","input":{"command":"rm -rf build/"}}"#.to_ascii_lowercase();
-        assert!(bytes_may_match(&raw, &["bash".into(), "rm -rf".into()]));
-        assert!(!bytes_may_match(&raw, &["bash".into(), ".env".into()]));
+        let p = |n: &[&str]| Prefilter::new(&n.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert!(p(&["bash", "rm -rf"]).bytes_may_match(&raw));
+        assert!(!p(&["bash", ".env"]).bytes_may_match(&raw));
         let kelvin = "{\"x\":\"\u{212a}ey\"}".as_bytes().to_ascii_lowercase();
-        assert!(bytes_may_match(&kelvin, &["key".into()]));
+        assert!(p(&["key"]).bytes_may_match(&kelvin));
         let image = br#"{"type":"image","source":{}}"#.to_ascii_lowercase();
-        assert!(bytes_may_match(&image, &["[image:".into()]));
+        assert!(p(&["[image:"]).bytes_may_match(&image));
+        assert!(p(&[]).is_empty());
     }
 }

@@ -1,0 +1,820 @@
+//! `find_tool_calls` and `hookscope find` over `../shared/corpus`.
+//!
+//! Every expected id list was read out of the transcripts with python3 (tool_use
+//! blocks, their tool_result, timestamps), independently of the loader.
+//! Lists are newest first, as the query returns them.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use chrono::{DateTime, Utc};
+use hookscope::query::{FindParams, FindResult, OutputMode, QueryError, find_tool_calls};
+use hookscope::transcript::{SessionRef, discover};
+use serde_json::{Value, json};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+fn real() -> PathBuf {
+    corpus().join("real-cc-2.1.332")
+}
+
+fn sessions_under(path: &Path) -> Vec<SessionRef> {
+    match discover(&[path.to_path_buf()]) {
+        Ok(found) => found.sessions,
+        Err(e) => panic!("discover {}: {e}", path.display()),
+    }
+}
+
+fn at(s: &str) -> DateTime<Utc> {
+    match DateTime::parse_from_rfc3339(s) {
+        Ok(t) => t.with_timezone(&Utc),
+        Err(e) => panic!("{s}: {e}"),
+    }
+}
+
+/// A fixed "now" two days after the 2.1.332 runs.
+fn now() -> DateTime<Utc> {
+    at("2026-12-01T00:00:00Z")
+}
+
+fn run_at(path: &Path, params: &FindParams, now: DateTime<Utc>) -> FindResult {
+    match find_tool_calls(&sessions_under(path), params, now) {
+        Ok(r) => r,
+        Err(e) => panic!("find {params:?}: {e}"),
+    }
+}
+
+fn run(params: &FindParams) -> FindResult {
+    run_at(&real(), params, now())
+}
+
+fn ids(result: &FindResult) -> Vec<&str> {
+    result
+        .records
+        .iter()
+        .map(|r| r.tool_use_id.as_str())
+        .collect()
+}
+
+fn name(n: &str) -> FindParams {
+    FindParams {
+        tool_name: Some(n.to_string()),
+        ..FindParams::default()
+    }
+}
+
+fn pattern(p: &str) -> FindParams {
+    FindParams {
+        tool_name_pattern: Some(p.to_string()),
+        ..FindParams::default()
+    }
+}
+
+fn invalid(params: &FindParams) -> String {
+    match find_tool_calls(&sessions_under(&real()), params, now()) {
+        Err(QueryError::InvalidArgument(m)) => m,
+        Ok(r) => panic!("expected invalid_argument, got {} records", r.records.len()),
+    }
+}
+
+const TOOLS: &str = "e71e9aa1-2571-47ab-8bf7-9e6efaaedfff";
+const SUBAGENT: &str = "8bb2dece-a24f-43d4-80d6-3ee9a889b550";
+const HOOKS: &str = "0c04bd79-42b3-41bb-b257-006f349f008a";
+
+const WEBFETCH: [&str; 2] = [
+    "toolu_017ZbsblccMMC9TJ0bERxPuh",
+    "toolu_016TlHdLVFJAQN6MfKhX2vre",
+];
+
+#[test]
+fn tool_name_exact_is_case_insensitive() {
+    for n in ["WebFetch", "webfetch", "WEBFETCH"] {
+        let r = run(&name(n));
+        assert_eq!(ids(&r), WEBFETCH, "{n}");
+        assert!(r.records.iter().all(|c| c.is_error == Some(true)));
+        assert!(r.records.iter().all(|c| c.session == TOOLS));
+    }
+    // exact: a prefix of the name is not a match
+    assert!(run(&name("WebFetc")).records.is_empty());
+}
+
+#[test]
+fn tool_name_pattern_is_a_substring() {
+    let r = run(&pattern("MCP__"));
+    assert_eq!(
+        ids(&r),
+        [
+            "toolu_01gjV6MKnsT2EKGg8SDoC1mi",
+            "toolu_0111kCUetXShsJyg6TjiCWaD"
+        ]
+    );
+    assert_eq!(r.records[0].tool_name, "mcp__mockmcp__fail");
+    assert_eq!(r.records[0].is_error, Some(true));
+    assert_eq!(r.records[1].tool_name, "mcp__mockmcp__lookup");
+    assert_eq!(r.records[1].is_error, Some(false));
+    assert!(r.records.iter().all(|c| c.is_error_reliable));
+}
+
+#[test]
+fn input_contains_rm_rf() {
+    let r = run(&FindParams {
+        input_contains: Some("RM -RF".into()),
+        ..name("bash")
+    });
+    assert_eq!(
+        ids(&r),
+        [
+            "toolu_01dITZXnpQCb3Ps2Oi3ymZlZ",
+            "toolu_01lPnLRRd9uBMLDeG9k70nzJ",
+            "toolu_01LvJaZxCcYuYq7WyGj8bfHh",
+            "toolu_0138h77ojpT1t3A4y1yWKgjr",
+            "toolu_01GFEgALJm405nI2WctBocud",
+            "toolu_017ewsxv2HgMNxq34i6Vs79k",
+        ]
+    );
+    // the input is the object as written
+    assert_eq!(
+        r.records[0].input.get("command"),
+        Some(&json!("rm -rf build/"))
+    );
+    // a needle with a quote is not prefiltered but still matches the JSON text
+    let quoted = run(&FindParams {
+        input_contains: Some("\"command\":\"rm -rf".into()),
+        ..name("bash")
+    });
+    assert_eq!(ids(&quoted), ids(&r));
+    // nothing edits a .env file in this corpus
+    assert!(
+        run(&FindParams {
+            input_contains: Some(".env".into()),
+            ..pattern("edit")
+        })
+        .records
+        .is_empty()
+    );
+}
+
+#[test]
+fn output_contains_and_excludes() {
+    let r = run(&FindParams {
+        output_contains: Some("file does not exist".into()),
+        ..name("Read")
+    });
+    assert_eq!(ids(&r), ["toolu_01gcAkWxBhH1maruUyRaIAxj"]);
+
+    let r = run(&FindParams {
+        output_excludes: Some("EXIT CODE".into()),
+        session: vec![TOOLS.into()],
+        ..name("Bash")
+    });
+    assert_eq!(
+        ids(&r),
+        [
+            "toolu_015yswaSNPXIXO5GvmjyPcJl",
+            "toolu_01P4Hgl5wzxwZ0mZhViiKAAe",
+            "toolu_01dxohHpq0K1OceRQg5RT4vA",
+            "toolu_01tL383BVJdaI34KPxGfiRLZ",
+        ]
+    );
+}
+
+#[test]
+fn is_error_tri_state() {
+    let failures = run(&FindParams {
+        is_error: Some(true),
+        ..name("Bash")
+    });
+    assert_eq!(
+        ids(&failures),
+        [
+            "toolu_01B1tojP9WW9HELHA5PcfFvF",
+            "toolu_01WS4HYZrMsYywO1CkB0np7Q",
+            "toolu_01ZEuGRSxcGg05HBKQrxKNef",
+            "toolu_01DyCH1dtuL9osvMyrGk1pDI",
+            "toolu_0138h77ojpT1t3A4y1yWKgjr",
+            "toolu_01ghsSPkJ7dZJzmyYuaAFQIq",
+            "toolu_01GFEgALJm405nI2WctBocud",
+            "toolu_016BaLUFq51heNJsWvoje8Pu",
+            "toolu_01Ta96qZCwshbRGPUnAGvB3v",
+        ]
+    );
+    let successes = run(&FindParams {
+        is_error: Some(false),
+        session: vec![TOOLS.into()],
+        ..name("Bash")
+    });
+    assert_eq!(
+        ids(&successes),
+        [
+            "toolu_015yswaSNPXIXO5GvmjyPcJl",
+            "toolu_01P4Hgl5wzxwZ0mZhViiKAAe",
+            "toolu_01dxohHpq0K1OceRQg5RT4vA",
+            "toolu_01tL383BVJdaI34KPxGfiRLZ",
+        ]
+    );
+    let all = run(&FindParams {
+        session: vec![TOOLS.into()],
+        ..name("Bash")
+    });
+    assert_eq!(all.records.len(), 5);
+}
+
+#[test]
+fn session_single_list_and_prefix() {
+    let r = run(&FindParams {
+        session: vec![SUBAGENT.into(), HOOKS.into()],
+        ..name("Agent")
+    });
+    assert_eq!(
+        ids(&r),
+        [
+            "toolu_01nVfs42hvM6RhEoaSKThcqL",
+            "toolu_01QsDwoBvXrX9cAOXPn1lNLy",
+            "toolu_01aWUpYqUJUYg412bh1nwfKI",
+            "toolu_01RNYJFbxX2Ngbhqr7ThQaWg",
+            "toolu_01EoVg2LEYBcgsNqrLdx6tDq",
+        ]
+    );
+    let single = run(&FindParams {
+        session: vec![SUBAGENT.into()],
+        ..name("agent")
+    });
+    assert_eq!(ids(&single), ids(&r)[1..]);
+    // a unique prefix works; FindParams also deserializes a bare string
+    let prefixed = match FindParams::from_json(&json!({"tool_name": "Agent", "session": "8bb2"})) {
+        Ok(p) => run(&p),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(ids(&prefixed), ids(&single));
+    // an ambiguous prefix is an error (e71e9aa1…, e1be136e…)
+    let m = invalid(&FindParams {
+        session: vec!["e".into()],
+        ..name("Bash")
+    });
+    assert!(m.contains("prefix of 2 sessions"), "{m}");
+    // an unknown id selects nothing
+    assert!(
+        run(&FindParams {
+            session: vec!["nope".into()],
+            ..name("Bash")
+        })
+        .records
+        .is_empty()
+    );
+}
+
+const WINDOW: [&str; 4] = [
+    "toolu_01Os3Mr6Wa40dkQc5RrxTWfn",
+    "toolu_01dITZXnpQCb3Ps2Oi3ymZlZ",
+    "toolu_01B1tojP9WW9HELHA5PcfFvF",
+    "toolu_01xUZyQohFxCooZLf5fKPgnr",
+];
+
+#[test]
+fn since_until_absolute() {
+    let r = run(&FindParams {
+        since: Some("2026-11-29T18:00:59Z".into()),
+        until: Some("2026-11-29T19:01:00+01:00".into()),
+        ..name("Bash")
+    });
+    assert_eq!(ids(&r), WINDOW);
+    // a date is 00:00 UTC: everything ran on 2026-11-29
+    let day = run(&FindParams {
+        since: Some("2026-11-29".into()),
+        until: Some("2026-11-30".into()),
+        limit: Some(1000),
+        ..name("Bash")
+    });
+    assert_eq!(day.records.len(), 45);
+    assert!(
+        run(&FindParams {
+            until: Some("2026-11-29".into()),
+            ..name("Bash")
+        })
+        .records
+        .is_empty()
+    );
+}
+
+#[test]
+fn since_until_relative() {
+    let r = run_at(
+        &real(),
+        &FindParams {
+            since: Some("31s".into()),
+            until: Some("30s".into()),
+            ..name("Bash")
+        },
+        at("2026-11-29T18:01:30Z"),
+    );
+    assert_eq!(ids(&r), WINDOW);
+    // 2d before 2026-12-01T00:00Z is 2026-11-29T00:00Z: all 45 Bash calls
+    let r = run(&FindParams {
+        since: Some("2d".into()),
+        limit: Some(100),
+        ..name("Bash")
+    });
+    assert_eq!(r.records.len(), 45);
+    assert!(
+        run(&FindParams {
+            since: Some("1d".into()),
+            ..name("Bash")
+        })
+        .records
+        .is_empty()
+    );
+}
+
+#[test]
+fn agent_filter() {
+    let all = run(&name("Agent"));
+    let cc = run(&FindParams {
+        agent: Some("claude-code".into()),
+        ..name("Agent")
+    });
+    assert_eq!(ids(&cc), ids(&all));
+    assert_eq!(all.records.len(), 10);
+    assert!(
+        run(&FindParams {
+            agent: Some("codex".into()),
+            ..name("Agent")
+        })
+        .records
+        .is_empty()
+    );
+}
+
+#[test]
+fn limit_keeps_the_newest() {
+    let r = run(&FindParams {
+        limit: Some(3),
+        ..name("Bash")
+    });
+    assert_eq!(
+        ids(&r),
+        [
+            "toolu_0166zLTXLuAmxLY79ysEIMix",
+            "toolu_011tMyowRty7WPEgFxwciP6y",
+            "toolu_01Os3Mr6Wa40dkQc5RrxTWfn",
+        ]
+    );
+    // default limit is 50 (45 Bash calls here, all returned)
+    assert_eq!(run(&name("Bash")).records.len(), 45);
+    assert_eq!(run(&pattern("a")).records.len(), 50);
+}
+
+#[test]
+fn subagent_calls_carry_their_parent() {
+    let r = run(&FindParams {
+        session: vec![SUBAGENT.into()],
+        ..name("Read")
+    });
+    assert_eq!(
+        ids(&r),
+        [
+            "toolu_01ODoKPi4xQIP1UU1UbS5ZcO",
+            "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s"
+        ]
+    );
+    let v = serde_json::to_value(&r.records).unwrap_or_default();
+    assert_eq!(v[0]["agent_id"], json!("a254c4c26332d0a9d"));
+    assert_eq!(
+        v[0]["parent_tool_use_id"],
+        json!("toolu_01aWUpYqUJUYg412bh1nwfKI")
+    );
+    assert_eq!(v[1]["agent_id"], json!("a9a1865f5e2572fa1"));
+    assert_eq!(
+        v[1]["parent_tool_use_id"],
+        json!("toolu_01EoVg2LEYBcgsNqrLdx6tDq")
+    );
+    assert_eq!(
+        v[1]["file_path"],
+        json!("/home/dev/work/subagent/README.md")
+    );
+    // main-thread calls have neither key
+    let main = serde_json::to_value(&run(&name("WebFetch")).records).unwrap_or_default();
+    assert!(main[0].get("agent_id").is_none());
+    assert!(main[0].get("parent_tool_use_id").is_none());
+}
+
+fn record_json(params: &FindParams, id: &str) -> Value {
+    let r = run(params);
+    let found = r.records.iter().find(|c| c.tool_use_id == id);
+    match found {
+        Some(c) => serde_json::to_value(c).unwrap_or_default(),
+        None => panic!("{id} not found"),
+    }
+}
+
+#[test]
+fn spawn_cost_from_the_spawn_result() {
+    let params = FindParams {
+        session: vec![SUBAGENT.into()],
+        ..name("Agent")
+    };
+    let spawn = record_json(&params, "toolu_01EoVg2LEYBcgsNqrLdx6tDq");
+    assert_eq!(spawn["tool_kind"], json!("task"));
+    assert_eq!(
+        spawn["subagent"],
+        json!({
+            "model": "claude-opus-5-5",
+            "agent_type": "general-purpose",
+            "tokens": {
+                "input_tokens": 268,
+                "output_tokens": 34,
+                "cache_creation_input_tokens": 798,
+                "cache_read_input_tokens": 4260,
+                "total": 5360,
+                "source": "exact"
+            },
+            "status": "completed",
+            "duration_ms": 171,
+            "tool_uses": 2
+        })
+    );
+    let explore = record_json(&params, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg");
+    assert_eq!(explore["subagent"]["agent_type"], json!("Explore"));
+    assert_eq!(explore["subagent"]["tokens"]["total"], json!(4158));
+}
+
+#[test]
+fn background_spawn_has_no_tokens_key() {
+    let params = FindParams {
+        session: vec![SUBAGENT.into()],
+        ..name("Agent")
+    };
+    let bg = record_json(&params, "toolu_01QsDwoBvXrX9cAOXPn1lNLy");
+    assert_eq!(
+        bg["subagent"],
+        json!({
+            "model": "claude-opus-5-5",
+            "agent_type": null,
+            "status": "async_launched",
+            "duration_ms": null,
+            "tool_uses": null
+        })
+    );
+    assert!(bg["subagent"].get("tokens").is_none());
+}
+
+#[test]
+fn with_subagent_cost_joins_the_child() {
+    let params = FindParams {
+        session: vec![SUBAGENT.into()],
+        with_subagent_cost: true,
+        ..name("Agent")
+    };
+    let fg = record_json(&params, "toolu_01EoVg2LEYBcgsNqrLdx6tDq");
+    assert_eq!(
+        fg["subagent"],
+        json!({
+            "model": "claude-opus-5-5",
+            "agent_type": "general-purpose",
+            "tokens": {
+                "input_tokens": 756,
+                "output_tokens": 133,
+                "cache_creation_input_tokens": 2257,
+                "cache_read_input_tokens": 12045,
+                "total": 15191,
+                "source": "exact"
+            },
+            "status": "completed",
+            "duration_ms": 171,
+            "tool_uses": 2,
+            "models": ["claude-opus-5-5"],
+            "child_uuid": "a9a1865f5e2572fa1"
+        })
+    );
+    // the background spawn becomes a named, priced row
+    let bg = record_json(&params, "toolu_01QsDwoBvXrX9cAOXPn1lNLy");
+    assert_eq!(
+        bg["subagent"],
+        json!({
+            "model": "claude-opus-5-5",
+            "agent_type": "general-purpose",
+            "tokens": {
+                "input_tokens": 454,
+                "output_tokens": 72,
+                "cache_creation_input_tokens": 1352,
+                "cache_read_input_tokens": 7219,
+                "total": 9097,
+                "source": "exact"
+            },
+            "status": "async_launched",
+            "duration_ms": null,
+            "tool_uses": 1,
+            "models": ["claude-opus-5-5"],
+            "child_uuid": "a0ddb8d7d9a82d5fb"
+        })
+    );
+}
+
+#[test]
+fn with_subagent_cost_child_missing_keeps_the_sidecar() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let src = real().join("subagent/projects/-home-dev-work-subagent");
+    let dst = dir.path().join("proj");
+    let subs = dst.join(SUBAGENT).join("subagents");
+    std::fs::create_dir_all(&subs).unwrap_or_else(|e| panic!("{e}"));
+    let main = format!("{SUBAGENT}.jsonl");
+    std::fs::copy(src.join(&main), dst.join(&main)).unwrap_or_else(|e| panic!("{e}"));
+    // keep every child except the background one
+    for id in [
+        "a9a1865f5e2572fa1",
+        "a254c4c26332d0a9d",
+        "a460e426666c15a15",
+    ] {
+        for ext in ["jsonl", "meta.json"] {
+            let f = format!("agent-{id}.{ext}");
+            std::fs::copy(src.join(SUBAGENT).join("subagents").join(&f), subs.join(&f))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    let r = run_at(
+        dir.path(),
+        &FindParams {
+            with_subagent_cost: true,
+            ..name("Agent")
+        },
+        now(),
+    );
+    assert_eq!(r.records.len(), 4);
+    let bg = r
+        .records
+        .iter()
+        .find(|c| c.tool_use_id == "toolu_01QsDwoBvXrX9cAOXPn1lNLy")
+        .and_then(|c| serde_json::to_value(c).ok())
+        .unwrap_or_default();
+    assert_eq!(
+        bg["subagent"],
+        json!({
+            "model": "claude-opus-5-5",
+            "agent_type": null,
+            "status": "async_launched",
+            "duration_ms": null,
+            "tool_uses": null
+        })
+    );
+}
+
+/// The 10,041-char failed `lsd` output of claude-code-viewer's sample session.
+fn long_error(mode: Option<OutputMode>) -> (String, String) {
+    let dir = corpus().join("claude-code-viewer/mock-global-claude-dir");
+    let r = run_at(
+        &dir,
+        &FindParams {
+            session: vec!["5c0375b4".into()],
+            output_mode: mode,
+            ..name("Bash")
+        },
+        now(),
+    );
+    let id = "toolu_01KDiLyJT1VsszVhG4d3p6jV";
+    let got = r
+        .records
+        .iter()
+        .find(|c| c.tool_use_id == id)
+        .and_then(|c| c.output.clone())
+        .unwrap_or_default();
+    // the raw text, read without the loader
+    let file = dir.join("projects/sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl");
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let raw = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v.pointer("/message/content").cloned())
+        .filter_map(|c| c.as_array().cloned())
+        .flatten()
+        .find(|b| b["tool_use_id"] == json!(id))
+        .and_then(|b| b["content"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    assert_eq!(raw.chars().count(), 10_041);
+    (got, raw)
+}
+
+#[test]
+fn output_mode_head_tail_smart() {
+    let (head, raw) = long_error(Some(OutputMode::Head));
+    let chars: Vec<char> = raw.chars().collect();
+    let first: String = chars[..2000].iter().collect();
+    let last: String = chars[chars.len() - 2000..].iter().collect();
+    let last_half: String = chars[chars.len() - 1000..].iter().collect();
+    assert_eq!(head, format!("{first}…[truncated]"));
+    let (tail, _) = long_error(Some(OutputMode::Tail));
+    assert_eq!(tail, format!("…[truncated]{last}"));
+    let smart_expected = format!(
+        "lsd: 3: No such file or directory (os error 2).\n\
+         │   │       │   ├── lib.es2022.error.d.ts\n\
+         │   │       │   ├── lib.esnext.error.d.ts\n\
+         …[truncated]…\n{last_half}"
+    );
+    let (smart, _) = long_error(Some(OutputMode::Smart));
+    assert_eq!(smart, smart_expected);
+    // default on a failed call is smart
+    let (adaptive, _) = long_error(None);
+    assert_eq!(adaptive, smart_expected);
+    // short output is never cut
+    let short = run(&FindParams {
+        output_mode: Some(OutputMode::Head),
+        ..name("mcp__mockmcp__fail")
+    });
+    assert!(
+        short.records[0]
+            .output
+            .as_deref()
+            .is_some_and(|o| !o.contains("[truncated]"))
+    );
+}
+
+#[test]
+fn error_contract() {
+    let both = invalid(&FindParams {
+        tool_name: Some("Bash".into()),
+        tool_name_pattern: Some("ba".into()),
+        ..FindParams::default()
+    });
+    assert!(both.contains("exactly one"), "{both}");
+    let neither = invalid(&FindParams::default());
+    assert!(neither.contains("exactly one"), "{neither}");
+    let since = invalid(&FindParams {
+        since: Some("last tuesday".into()),
+        ..name("Bash")
+    });
+    assert!(since.starts_with("since: cannot parse"), "{since}");
+    let agent = invalid(&FindParams {
+        agent: Some("gemini".into()),
+        ..name("Bash")
+    });
+    assert_eq!(
+        agent,
+        "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
+    );
+    assert_eq!(
+        QueryError::InvalidArgument(agent.clone()).to_json(),
+        json!({"error": "invalid_argument", "message": agent})
+    );
+}
+
+#[test]
+fn redaction_record_shape() {
+    let secrets = "toolu_01P4Hgl5wzxwZ0mZhViiKAAe";
+    // redact=false: the raw output, and no redactions key
+    let raw = run(&FindParams {
+        redact: false,
+        output_contains: Some("AKIAIOSFODNN7EXAMPLE".into()),
+        ..name("Bash")
+    });
+    assert_eq!(ids(&raw), [secrets]);
+    assert!(raw.redactions.is_empty());
+    assert!(
+        raw.records[0]
+            .output
+            .as_deref()
+            .is_some_and(|o| o.contains("AKIAIOSFODNN7EXAMPLE"))
+    );
+    let v = serde_json::to_value(&raw).unwrap_or_default();
+    assert!(v.get("redactions").is_none());
+    // filters match the raw text even when redacting
+    let redacted = run(&FindParams {
+        output_contains: Some("AKIAIOSFODNN7EXAMPLE".into()),
+        ..name("Bash")
+    });
+    assert_eq!(ids(&redacted), [secrets]);
+    // nothing secret in the WebFetch errors: no redactions key
+    let clean = serde_json::to_value(run(&name("WebFetch"))).unwrap_or_default();
+    assert!(clean.get("redactions").is_none());
+}
+
+// ---- the CLI ----
+
+fn hookscope() -> Command {
+    Command::cargo_bin("hookscope").unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn cli_find_json() {
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args(["--tool-name", "webfetch", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let got: Vec<&str> = v["records"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|r| r["tool_use_id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(got, WEBFETCH);
+    assert_eq!(v["records"][0]["session"], json!(TOOLS));
+    assert_eq!(v["records"][0]["agent"], json!("claude-code"));
+    assert!(v.get("redactions").is_none());
+}
+
+#[test]
+fn cli_find_table_and_relative_time() {
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args([
+            "--tool-name",
+            "Bash",
+            "--since",
+            "31s",
+            "--until",
+            "30s",
+            "--now",
+            "2026-11-29T18:01:30Z",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(lines[0].starts_with("TIME (UTC)"));
+    assert!(lines[2].contains("rm -rf build/"), "{stdout}");
+    assert!(lines[3].contains("✗"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4 records"));
+}
+
+#[test]
+fn cli_find_bad_argument_exits_2() {
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args(["--tool-name", "Bash", "--tool-name-pattern", "ba", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(v["error"], json!("invalid_argument"));
+    assert!(
+        v["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("exactly one"))
+    );
+
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args(["--tool-name", "Bash", "--since", "soon"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("hookscope: invalid argument: since:"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn cli_find_help_documents_every_flag() {
+    let out = hookscope()
+        .args(["find", "--help"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--tool-name",
+        "--tool-name-pattern",
+        "--input-contains",
+        "--output-contains",
+        "--output-excludes",
+        "--is-error",
+        "--session",
+        "--since",
+        "--until",
+        "--agent",
+        "--limit",
+        "--no-redact",
+        "--output-mode",
+        "--with-subagent-cost",
+        "--json",
+        "Examples:",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from --help");
+    }
+}
+
+#[test]
+fn cli_find_missing_path_is_invalid_argument_under_json() {
+    let out = hookscope()
+        .args([
+            "find",
+            "/nonexistent/hookscope-path",
+            "--tool-name",
+            "Bash",
+            "--json",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(v["error"], json!("invalid_argument"));
+}
