@@ -58,6 +58,16 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Serve the find_tool_calls tool over MCP on stdio (for Claude Code and
+    /// other MCP clients).
+    ///
+    /// Register it with: claude mcp add hookscope -- hookscope mcp
+    /// Sessions are discovered again on every call, so new ones show up
+    /// without a restart. Logs go to stderr only.
+    Mcp {
+        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+        paths: Vec<PathBuf>,
+    },
     /// Find tool calls across sessions and their subagents (find_tool_calls).
     #[command(long_about = FIND_LONG_ABOUT)]
     Find(Box<FindArgs>),
@@ -200,6 +210,7 @@ fn main() {
             input,
             strict,
         }) => cli::call::run(&name, input.as_deref(), strict),
+        Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
         Some(Command::Find(find)) => {
             cli::find::run(&find.paths, &find.params(), find.now.as_deref(), find.json)
         }

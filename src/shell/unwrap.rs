@@ -144,10 +144,11 @@ pub(super) fn unwrap_argv(argv: &[String]) -> (String, Vec<String>) {
                     }
                     None => None,
                 };
-                if is_env && name == "--split-string" {
-                    if let Some(v) = value {
-                        injected.extend(v.split_whitespace().map(str::to_string));
-                    }
+                if is_env
+                    && name == "--split-string"
+                    && let Some(v) = value
+                {
+                    injected.extend(v.split_whitespace().map(str::to_string));
                 }
                 i += 1;
                 continue;
@@ -168,10 +169,11 @@ pub(super) fn unwrap_argv(argv: &[String]) -> (String, Vec<String>) {
                         break;
                     }
                 }
-                if is_env && letter == Some('S') {
-                    if let Some(v) = value {
-                        injected.extend(v.split_whitespace().map(str::to_string));
-                    }
+                if is_env
+                    && letter == Some('S')
+                    && let Some(v) = value
+                {
+                    injected.extend(v.split_whitespace().map(str::to_string));
                 }
                 i += 1;
                 continue;

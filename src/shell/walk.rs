@@ -42,10 +42,10 @@ pub(super) fn parse(command: &str) -> CommandLine {
     }
 
     let mut errors = Vec::new();
-    if root.has_error() {
-        if let Some(message) = first_syntax_error(root, command.as_bytes()) {
-            errors.push(message);
-        }
+    if root.has_error()
+        && let Some(message) = first_syntax_error(root, command.as_bytes())
+    {
+        errors.push(message);
     }
     if let Some(at) = walker.too_deep_at {
         errors.push(format!(
@@ -258,10 +258,12 @@ impl Walker<'_> {
             };
             match emitted {
                 Some(i) => {
-                    if let Some(p) = prev {
-                        if !op_since_prev && !continues && p != i {
-                            self.set_operator(p, Some(";"));
-                        }
+                    if let Some(p) = prev
+                        && !op_since_prev
+                        && !continues
+                        && p != i
+                    {
+                        self.set_operator(p, Some(";"));
                     }
                     prev = Some(i);
                     last = Some(i);
@@ -517,10 +519,10 @@ impl Walker<'_> {
                 item.call.redirects.extend(redirects.iter().cloned());
             }
         }
-        if let Some(i) = last {
-            if let Some(item) = self.items.get_mut(i) {
-                item.call.args.extend(extra_args);
-            }
+        if let Some(i) = last
+            && let Some(item) = self.items.get_mut(i)
+        {
+            item.call.args.extend(extra_args);
         }
 
         // 4. `cat <<EOF | grep x && ls`: the continuation lives inside the

@@ -1,0 +1,311 @@
+//! The MCP face of `find_tool_calls`, without any transport.
+//!
+//! This module holds everything an MCP server needs to expose the query as
+//! one tool (name, description, JSON input schema) and the adapter that turns
+//! a `tools/call` `arguments` object into the JSON the client gets back. The
+//! stdio server itself (rmcp + tokio) lives in the binary (`src/cli/mcp.rs`)
+//! so that the library stays free of an async runtime.
+//!
+//! This is the only place that talks to [`crate::query`] on behalf of MCP:
+//! the server calls [`find_tool_calls`] here and never the query directly.
+//!
+//! Sessions are discovered again on every call ([`SessionSource::sessions`]):
+//! discovery is a directory walk (no file is read), so new sessions show up
+//! without a restart at a cost far below the query's own.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+use crate::query::{self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, QueryError};
+use crate::transcript::{DiscoverError, SessionRef, discover};
+
+/// The tool's name, as listed by `tools/list` and called by `tools/call`.
+pub const TOOL_NAME: &str = "find_tool_calls";
+
+/// A short human-readable title for the tool.
+pub const TOOL_TITLE: &str = "Find tool calls";
+
+/// The tool's description (seed 004, adapted to hookscope).
+pub const TOOL_DESCRIPTION: &str = "\
+Search tool call history across agent sessions and subagents: filter by tool name, \
+input/output content, errors, session or time, and retrieve subagent cost details.
+
+Finds every tool call across sessions, cross-agent by default, newest first.
+
+Exactly one of tool_name (exact, case-insensitive) or tool_name_pattern (substring, \
+case-insensitive) must be set. Optional filters combine with AND: input_contains / \
+output_contains (case-insensitive substring of the full, pre-cap input JSON / output \
+text), output_excludes (drop records whose output contains it) and is_error (tri-state: \
+null all, true failures only, false successes only).
+
+Filters always match the RAW, pre-redaction text. redact=true (default) masks secrets in \
+emitted record fields as [REDACTED_<TYPE>] and adds a redactions type->count object when \
+any replacement happened; redact=false returns raw content.
+
+session scopes the scan to one session id (or a list of ids; a unique id prefix works \
+too). Omitted = every session: a wide since/until with NO session therefore surfaces \
+calls from unrelated sessions, so pin it when auditing one conversation. since/until take \
+RFC 3339, a date (2026-11-29) or a span before now (90s, 30m, 36h, 2d, 1w); since is \
+inclusive, until exclusive.
+
+output_mode selects output truncation: \"head\" / \"tail\" / \"smart\"; omitted is adaptive \
+(\"smart\" on errors, \"head\" otherwise).
+
+Each record carries is_error_reliable (true only for Claude Code/OpenCode) plus the \
+wrapper-aware classification: tool_kind (edit/write/read/bash/task/skill/mcp/web/other) \
+and tool_resolved, the real name under a Skill/Task/MCP wrapper (subagent type, skill \
+name, or \"<server>:<tool>\"); null when there is no wrapper or the input carries no name.
+
+A record whose call has a correlated result also carries tool_use_id, the join key back \
+to a spawned subagent's own session (the child stores it as extra.spawn_tool_use_id). On \
+a spawn (tool_kind=\"task\") it also carries subagent: what the child COST, i.e. model \
+(the model it actually resolved to, which may be a cheaper tier than the parent's), \
+agent_type (persona), tokens (EXACT billed usage, source=\"exact\"), status, duration_ms, \
+tool_uses. Honest gaps: a background spawn (status=\"async_launched\") reports its model \
+with no tokens key, never a fabricated zero. A record carrying several tool results drops \
+the sidecar rather than billing it to the wrong subagent.
+
+with_subagent_cost=true (opt-in) joins each spawn to the child's own files, adding the \
+persona (agent_type), the models it ran on, its EXACT billed tokens and child_uuid, so a \
+background spawn becomes a named, priced row. The sidecar stays the fallback for a child \
+that cannot be joined (its tokens are then absent, never zeroed). Default false reads no \
+per-spawn child file.
+
+A bad argument returns {\"error\": \"invalid_argument\", \"message\": \"...\"} instead of \
+records.";
+
+/// The 14 parameter names of the tool, exactly as seed 004 spells them.
+pub const PARAMETER_NAMES: [&str; 14] = [
+    "tool_name",
+    "tool_name_pattern",
+    "input_contains",
+    "output_contains",
+    "output_excludes",
+    "is_error",
+    "session",
+    "since",
+    "until",
+    "agent",
+    "limit",
+    "redact",
+    "output_mode",
+    "with_subagent_cost",
+];
+
+/// The tool's JSON Schema for `inputSchema`: an object with the 14
+/// parameters, none required, no other keys allowed.
+pub fn input_schema() -> Map<String, Value> {
+    let string = |description: &str| json!({"type": "string", "description": description});
+    let properties = json!({
+        "tool_name": string(
+            "Exact tool name as invoked, case-insensitive (Bash, Edit, mcp__server__tool). \
+             Set exactly one of tool_name and tool_name_pattern."
+        ),
+        "tool_name_pattern": string(
+            "Substring of the tool name, case-insensitive (\"mcp__\", \"web\"). \
+             Set exactly one of tool_name and tool_name_pattern."
+        ),
+        "input_contains": string(
+            "Keep calls whose full raw input JSON text contains this, case-insensitive."
+        ),
+        "output_contains": string(
+            "Keep calls whose full raw output text contains this, case-insensitive."
+        ),
+        "output_excludes": string(
+            "Drop calls whose full raw output text contains this, case-insensitive."
+        ),
+        "is_error": {
+            "type": ["boolean", "null"],
+            "description": "null or omitted: all calls; true: failures only; false: successes only."
+        },
+        "session": {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}}
+            ],
+            "description": "A session id or a list of them (a unique id prefix works too). \
+                            Omitted: every session."
+        },
+        "since": string(
+            "Lower time bound, inclusive: RFC 3339 (2026-11-29T18:00:00Z), a date \
+             (2026-11-29, midnight UTC) or a span before now (90s, 30m, 36h, 2d, 1w)."
+        ),
+        "until": string(
+            "Upper time bound, exclusive; same forms as since."
+        ),
+        "agent": {
+            "type": "string",
+            "enum": KNOWN_AGENTS,
+            "description": "Only sessions of this agent. Omitted: every agent."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
+            "description": "Maximum number of records, newest first."
+        },
+        "redact": {
+            "type": "boolean",
+            "default": true,
+            "description": "Mask secrets in the emitted fields as [REDACTED_<TYPE>] \
+                            (filters still match the raw text)."
+        },
+        "output_mode": {
+            "type": "string",
+            "enum": ["head", "tail", "smart"],
+            "description": "How a long output is cut: head, tail, or smart (error lines \
+                            then the tail). Omitted: smart on errors, head otherwise."
+        },
+        "with_subagent_cost": {
+            "type": "boolean",
+            "default": false,
+            "description": "Join each subagent spawn to the child's own files for its \
+                            persona, models and exact billed tokens."
+        }
+    });
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), properties);
+    schema.insert("additionalProperties".into(), json!(false));
+    schema
+}
+
+/// Where the server finds sessions: the PATHs given on the command line, or
+/// the default roots when there are none.
+#[derive(Debug, Clone)]
+pub struct SessionSource {
+    paths: Vec<PathBuf>,
+}
+
+impl SessionSource {
+    /// Checks `paths` once by discovering them, so a bad PATH fails at start
+    /// rather than on the first call.
+    ///
+    /// # Errors
+    /// The [`DiscoverError`] of a PATH that does not exist or is not a
+    /// transcript or folder.
+    pub fn new(paths: &[PathBuf]) -> Result<SessionSource, DiscoverError> {
+        discover(paths)?;
+        Ok(SessionSource {
+            paths: paths.to_vec(),
+        })
+    }
+
+    /// Discovers the sessions now (a directory walk; files are not read).
+    ///
+    /// # Errors
+    /// A [`DiscoverError`] when a PATH has disappeared since the start.
+    pub fn sessions(&self) -> Result<Vec<SessionRef>, DiscoverError> {
+        Ok(discover(&self.paths)?.sessions)
+    }
+}
+
+/// What a `tools/call` of [`TOOL_NAME`] produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOutput {
+    /// `{"records": [...], "redactions": {...}}` (`redactions` only when
+    /// something was masked), and problems worth a line on stderr (sessions
+    /// that could not be read).
+    Found {
+        /// The result object for the client.
+        value: Value,
+        /// One line each, for stderr.
+        warnings: Vec<String>,
+    },
+    /// `{"error": "invalid_argument", "message": "..."}`: the tool's answer
+    /// to a bad argument (seed 004), not a failure of the call.
+    InvalidArgument(Value),
+    /// The call could not be carried out (the reason, for the client).
+    Failed(String),
+}
+
+impl ToolOutput {
+    /// The JSON object to send: the result, the `invalid_argument` object,
+    /// or `{"error": "failed", "message": ...}`.
+    pub fn value(&self) -> Value {
+        match self {
+            ToolOutput::Found { value, .. } | ToolOutput::InvalidArgument(value) => value.clone(),
+            ToolOutput::Failed(message) => json!({"error": "failed", "message": message}),
+        }
+    }
+}
+
+/// Runs the query on `sessions` with the MCP `arguments` (a JSON object, or
+/// `null` for none); `now` anchors relative `since`/`until`.
+///
+/// A bad argument (unknown key, wrong type, both or neither tool name
+/// filters, bad time, ...) is not an error here: it is answered as the
+/// `{"error": "invalid_argument", "message": ...}` object, as seed 004's
+/// wrapper does.
+pub fn find_tool_calls(
+    sessions: &[SessionRef],
+    arguments: &Value,
+    now: DateTime<Utc>,
+) -> ToolOutput {
+    let found = FindParams::from_json(arguments)
+        .and_then(|params| query::find_tool_calls(sessions, &params, now));
+    match found {
+        Ok(result) => match serde_json::to_value(&result) {
+            Ok(value) => ToolOutput::Found {
+                value,
+                warnings: result.unreadable,
+            },
+            Err(e) => ToolOutput::Failed(format!("cannot serialize the result: {e}")),
+        },
+        Err(e @ QueryError::InvalidArgument(_)) => ToolOutput::InvalidArgument(e.to_json()),
+    }
+}
+
+/// Discovers the sessions of `source` and runs [`find_tool_calls`] on them
+/// (blocking: discovery walks directories, the query reads files).
+pub fn call(source: &SessionSource, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
+    match source.sessions() {
+        Ok(sessions) => find_tool_calls(&sessions, arguments, now),
+        Err(e) => ToolOutput::Failed(format!("cannot list sessions: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_lists_every_parameter_with_a_description() {
+        let schema = input_schema();
+        let properties = schema["properties"].as_object().expect("properties");
+        let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        let mut expected = PARAMETER_NAMES.to_vec();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        for (name, property) in properties {
+            let description = property["description"].as_str().unwrap_or("");
+            assert!(!description.is_empty(), "{name} has no description");
+        }
+        assert_eq!(schema["type"], "object");
+    }
+
+    #[test]
+    fn both_name_filters_are_an_invalid_argument() {
+        let out = find_tool_calls(
+            &[],
+            &json!({"tool_name": "Bash", "tool_name_pattern": "x"}),
+            Utc::now(),
+        );
+        let ToolOutput::InvalidArgument(value) = out else {
+            panic!("not an invalid argument: {out:?}")
+        };
+        assert_eq!(value["error"], "invalid_argument");
+        assert!(value["message"].is_string());
+    }
+
+    #[test]
+    fn no_sessions_no_records() {
+        let out = find_tool_calls(&[], &json!({"tool_name": "Bash"}), Utc::now());
+        assert!(matches!(out, ToolOutput::Found { .. }), "{out:?}");
+        assert_eq!(out.value(), json!({"records": []}));
+    }
+}

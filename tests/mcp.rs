@@ -1,0 +1,240 @@
+//! End to end: `hookscope mcp` spawned as an MCP client would, spoken to in
+//! newline-delimited JSON-RPC over its stdin/stdout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long the whole conversation may take before the child is killed.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// A running `hookscope mcp` with a reader thread on its stdout.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    deadline: Instant,
+}
+
+impl Server {
+    fn start(corpus: &str) -> Server {
+        let path = format!("{}/../shared/corpus/{corpus}", env!("CARGO_MANIFEST_DIR"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookscope"))
+            .args(["mcp", &path])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn hookscope mcp");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("child stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Server {
+            child,
+            stdin,
+            lines,
+            deadline: Instant::now() + DEADLINE,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to server");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and returns the response with the same id, skipping
+    /// notifications and other responses. Panics (the child is then killed
+    /// by `Drop`) when nothing arrives before the deadline.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no response to {method} within {DEADLINE:?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("server closed stdout before answering {method}")
+                }
+            };
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// `tools/call` of find_tool_calls; returns the `result` object.
+    fn call(&mut self, id: u64, arguments: Value) -> Value {
+        let response = self.request(
+            id,
+            "tools/call",
+            json!({"name": "find_tool_calls", "arguments": arguments}),
+        );
+        assert!(response.get("error").is_none(), "{response}");
+        response["result"].clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let give_up = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < give_up {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The tool's answer as JSON: the text content must be the same object as
+/// `structuredContent`.
+fn answer(result: &Value) -> Value {
+    let content = result["content"].as_array().expect("content array");
+    assert_eq!(content.len(), 1, "{result}");
+    assert_eq!(content[0]["type"], "text");
+    let text = content[0]["text"].as_str().expect("text content");
+    let value: Value = serde_json::from_str(text).expect("text content is JSON");
+    assert_eq!(result["structuredContent"], value);
+    value
+}
+
+#[test]
+fn initialize_list_and_call_over_stdio() {
+    let mut server = Server::start("real-cc-2.1.332");
+
+    let init = server.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "hookscope-test", "version": "0"}
+        }),
+    );
+    let init = &init["result"];
+    assert_eq!(init["protocolVersion"], "2025-06-18", "{init}");
+    assert_eq!(init["serverInfo"]["name"], "hookscope");
+    assert!(init["capabilities"]["tools"].is_object(), "{init}");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = server.request(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools array");
+    assert_eq!(tools.len(), 1);
+    let tool = &tools[0];
+    assert_eq!(tool["name"], "find_tool_calls");
+    assert!(
+        tool["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("tool_name_pattern"))
+    );
+    let schema = &tool["inputSchema"];
+    assert_eq!(schema["type"], "object");
+    let properties = schema["properties"].as_object().expect("properties");
+    let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "agent",
+            "input_contains",
+            "is_error",
+            "limit",
+            "output_contains",
+            "output_excludes",
+            "output_mode",
+            "redact",
+            "session",
+            "since",
+            "tool_name",
+            "tool_name_pattern",
+            "until",
+            "with_subagent_cost",
+        ]
+    );
+    assert_eq!(properties["limit"]["type"], "integer");
+    assert_eq!(
+        properties["output_mode"]["enum"],
+        json!(["head", "tail", "smart"])
+    );
+
+    // Bash calls whose input contains "rm -rf", newest first (found with a
+    // script over the corpus's projects/**/*.jsonl; a sixth, older one,
+    // toolu_017ewsxv2HgMNxq34i6Vs79k in a2105fb9, is cut by the limit).
+    let result = server.call(
+        3,
+        json!({"tool_name": "Bash", "input_contains": "rm -rf", "limit": 5}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let found = answer(&result);
+    let ids: Vec<&str> = found["records"]
+        .as_array()
+        .expect("records array")
+        .iter()
+        .map(|r| r["tool_use_id"].as_str().unwrap_or("<none>"))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "toolu_01dITZXnpQCb3Ps2Oi3ymZlZ",
+            "toolu_01lPnLRRd9uBMLDeG9k70nzJ",
+            "toolu_01LvJaZxCcYuYq7WyGj8bfHh",
+            "toolu_0138h77ojpT1t3A4y1yWKgjr",
+            "toolu_01GFEgALJm405nI2WctBocud",
+        ]
+    );
+
+    // Both name filters: the seed's invalid_argument object, as the result.
+    let result = server.call(4, json!({"tool_name": "Bash", "tool_name_pattern": "x"}));
+    let error = answer(&result);
+    assert_eq!(error["error"], "invalid_argument", "{error}");
+    assert!(
+        error["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{error}"
+    );
+    assert_eq!(error.as_object().map(|o| o.len()), Some(2), "{error}");
+
+    // An unknown parameter is an invalid argument too, not a protocol error.
+    let result = server.call(5, json!({"tool_name": "Bash", "bogus": 1}));
+    assert_eq!(answer(&result)["error"], "invalid_argument");
+
+    // An unknown tool is a JSON-RPC error.
+    let response = server.request(
+        6,
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert!(response["error"]["code"].is_i64(), "{response}");
+}
+
+#[test]
+fn a_missing_path_fails_at_start_on_stderr() {
+    let output = Command::new(env!("CARGO_BIN_EXE_hookscope"))
+        .args(["mcp", "/nonexistent/hookscope-mcp-test"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run hookscope mcp");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no such file or directory"), "{stderr}");
+}
