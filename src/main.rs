@@ -19,6 +19,10 @@ use hookscope::query::{FindParams, OutputMode};
 struct Args {
     /// Sessions to open in the TUI: projects folders, project folders, or .jsonl files.
     paths: Vec<PathBuf>,
+    /// Benchmark hook: discover PATHs, render one frame headless, print the
+    /// elapsed milliseconds and exit (used by `cargo bench --bench load`).
+    #[arg(long, hide = true)]
+    first_frame: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -214,6 +218,10 @@ fn main() {
         Some(Command::Find(find)) => {
             cli::find::run(&find.paths, &find.params(), find.now.as_deref(), find.json)
         }
+        None if args.first_frame => match tui::first_frame_ms(&args.paths) {
+            Ok(ms) => println!("{ms:.2}"),
+            Err(e) => cli::fail(format!("{e:#}")),
+        },
         None => {
             if let Err(e) = tui::run(&args.paths) {
                 cli::fail(format!("{e:#}"))

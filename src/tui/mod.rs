@@ -177,3 +177,28 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Time to first frame, for the load benchmark: discovers `paths`, builds the
+/// app and renders one 200x50 frame headless (ratatui `TestBackend`), and
+/// returns the elapsed milliseconds. Summaries are not awaited: the first
+/// frame is the list as discovery gives it, as in the real UI.
+///
+/// # Errors
+/// A bad PATH, or a render failure.
+pub fn first_frame_ms(paths: &[PathBuf]) -> anyhow::Result<f64> {
+    let start = std::time::Instant::now();
+    let found = discover(paths)?;
+    let mut app = App::new(
+        found.sessions,
+        found.diagnostics,
+        Utc.fix(),
+        Theme::from_env(),
+    );
+    app.handle(Action::Resize {
+        width: 200,
+        height: 50,
+    });
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
+    term.draw(|f| draw(f, &app))?;
+    Ok(start.elapsed().as_secs_f64() * 1000.0)
+}
