@@ -534,8 +534,9 @@ impl Shape {
     }
 }
 
-/// The JSON type name used in error messages.
-pub(crate) fn json_type(v: &Value) -> &'static str {
+/// The JSON type name of a value (`"array"`, `"string"`, …), used in
+/// error messages and diagnostics.
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

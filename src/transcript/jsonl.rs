@@ -81,25 +81,13 @@ pub fn read_objects(
             Ok(Value::Object(map)) => on_line(line_no, Value::Object(map)),
             Ok(other) => diagnostics.push(diag(format!(
                 "expected a JSON object, got {}",
-                json_kind(&other)
+                crate::tools::calls::json_type(&other)
             ))),
             Err(err) if !complete && err.is_eof() => diagnostics.push(diag(
                 "truncated last line (the session may still be being written)".to_string(),
             )),
             Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
         }
-    }
-}
-
-/// The JSON type name of a value (`"array"`, `"string"`, …), for messages.
-pub fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
