@@ -66,6 +66,7 @@ enum Command {
     /// other MCP clients).
     ///
     /// Register it with: claude mcp add hookscope -- hookscope mcp
+    ///
     /// Sessions are discovered again on every call, so new ones show up
     /// without a restart. Logs go to stderr only.
     Mcp {
@@ -169,7 +170,7 @@ struct FindArgs {
     /// --since/--until.
     #[arg(long, value_name = "T", hide = true)]
     now: Option<String>,
-    /// Print {\"records\":[...],\"redactions\":{...}} instead of a table
+    /// Print {"records":[...],"redactions":{...}} instead of a table
     /// (redactions omitted when nothing was masked).
     #[arg(long)]
     json: bool,

@@ -944,7 +944,21 @@ fn agent_sessions_schema_drift_is_a_claude_session() {
     );
     assert_eq!(prompt_lines(&s), vec![1]);
     assert_eq!(notes(&s), vec![("task-notification".to_string(), 6)]);
-    assert!(s.diagnostics.is_empty());
+    let diags: Vec<(Option<usize>, &str)> = s
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        diags,
+        vec![
+            (Some(2), "unknown line type \"tool_use\"; kept as metadata"),
+            (
+                Some(3),
+                "unknown line type \"tool_result\"; kept as metadata"
+            ),
+        ]
+    );
 }
 
 /// claude-code-log edge_cases.jsonl: prompts at lines 1, 3, 7 (a command), 12
@@ -979,11 +993,11 @@ fn claude_code_log_edge_cases() {
     assert_eq!(
         diags,
         vec![
+            (Some(10), "user line without message.content"),
+            (Some(11), "user line without message.content"),
             (Some(13), "expected a JSON object, got string"),
             (Some(15), "expected a JSON object, got number"),
             (Some(16), "expected a JSON object, got array"),
-            (Some(10), "user line without message.content"),
-            (Some(11), "user line without message.content"),
         ]
     );
     assert_eq!(
@@ -1105,7 +1119,7 @@ fn invalid_utf8_is_replaced_and_the_line_used() {
 }
 
 #[test]
-fn unknown_line_types_are_ignored_quietly() {
+fn unknown_line_types_are_kept_with_a_diagnostic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write_lines(
         &dir,
@@ -1120,7 +1134,18 @@ fn unknown_line_types_are_ignored_quietly() {
         ]),
     );
     let s = load_session(&path, &[]).expect("load");
-    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let diags: Vec<(Option<usize>, &str)> = s
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        diags,
+        vec![(
+            Some(1),
+            "unknown line type \"frobnicate\"; kept as metadata"
+        )]
+    );
     assert_eq!(counts(&s), (1, 1, 0));
     assert_eq!(prompt_lines(&s), vec![2]);
 }

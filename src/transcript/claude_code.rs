@@ -42,8 +42,18 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     let mut inline_of_uuid: HashMap<String, usize> = HashMap::new();
     let mut meta = SessionMeta::default();
 
+    let mut unknown_types: Vec<Diagnostic> = Vec::new();
     read_objects(main, &mut diagnostics, |line_no, value| {
         meta.observe(&value);
+        if let Some(kind) = value.get("type").and_then(Value::as_str)
+            && !KNOWN_LINE_TYPES.contains(&kind)
+        {
+            unknown_types.push(Diagnostic {
+                path: main.to_path_buf(),
+                line: Some(line_no),
+                message: format!("unknown line type {kind:?}; kept as metadata"),
+            });
+        }
         let sidechain = value.get("isSidechain").and_then(Value::as_bool) == Some(true);
         if sidechain {
             let parent = value.get("parentUuid").and_then(Value::as_str);
@@ -100,6 +110,8 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         subagents.push(thread.into_subagent(file, layout, agent_id, meta_value));
     }
     diagnostics.append(&mut main_thread.diagnostics);
+    diagnostics.append(&mut unknown_types);
+    diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
 
     let id = main
         .file_stem()
@@ -139,6 +151,39 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     link_subagents(&mut session);
     Ok(session)
 }
+
+/// Line types seen in Claude Code transcripts up to 2.1.332 (formats.md
+/// §1.3 and the real-cc-2.1.332 README). Any other `type` is kept as opaque
+/// metadata and reported once per line as a diagnostic, so format drift shows.
+const KNOWN_LINE_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "attachment",
+    "progress",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "custom-title",
+    "ai-title",
+    "agent-name",
+    "last-prompt",
+    "permission-mode",
+    "mode",
+    "pr-link",
+    "frame-link",
+    "worktree-state",
+    "relocated",
+    "bridge-session",
+    "atis-latch",
+    "started",
+    "result",
+    "api-request",
+    "api-request-blob",
+    "api-request-shape",
+    "cost-state",
+    "tools-used",
+];
 
 fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
     let meta_path = file.with_extension("meta.json");
@@ -476,12 +521,25 @@ impl Thread {
             return;
         }
         match classify_user_text(v, &text) {
-            UserText::Prompt => self.turns.push(Turn {
-                prompt: text,
-                prompt_line: Some(line_no),
-                timestamp,
-                events: Vec::new(),
-            }),
+            UserText::Prompt => {
+                // Notes logged before the first prompt (SessionStart hook
+                // output) belong to the first turn, not to a prompt-less one.
+                if let [first] = self.turns.as_mut_slice()
+                    && first.prompt_line.is_none()
+                    && first.events.iter().all(|e| matches!(e, Event::Note { .. }))
+                {
+                    first.prompt = text;
+                    first.prompt_line = Some(line_no);
+                    first.timestamp = timestamp;
+                    return;
+                }
+                self.turns.push(Turn {
+                    prompt: text,
+                    prompt_line: Some(line_no),
+                    timestamp,
+                    events: Vec::new(),
+                });
+            }
             UserText::Interruption => {
                 self.push_event(Event::Interruption {
                     text,

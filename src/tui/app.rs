@@ -595,6 +595,9 @@ impl App {
                 if !self.touched {
                     self.session_sel = self.selectable_sessions().first().copied();
                 }
+                // The preview of a session shows its summary: drop the cached
+                // lines so the new facts replace "loading…".
+                *self.detail_cache.borrow_mut() = None;
             }
             Msg::SummariesDone => self.summaries_done = true,
             Msg::Loaded { index, result } => {
