@@ -85,8 +85,12 @@ pub fn run(session: &str, paths: &[PathBuf], json: bool) {
 
 fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, depth: usize) {
     let mark = if call.is_error() { " ✗" } else { "" };
+    let mut counts = hookscope::redact::Redactions::new();
+    let summary = hookscope::redact::redactor()
+        .redact(&call.summary(), &mut counts)
+        .into_owned();
     outln!(
-        "{}{:<6} {}{}{}",
+        "{}{:<6} {}{}{}  {}",
         "  ".repeat(depth),
         call.tool_kind.as_str(),
         call.name(),
@@ -94,7 +98,8 @@ fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, d
             .as_deref()
             .map(|r| format!(" ({r})"))
             .unwrap_or_default(),
-        mark
+        mark,
+        summary
     );
     if let Some(sub) = call.subagent.and_then(|i| session.subagents.get(i)) {
         for inner in sub.tool_calls() {

@@ -156,6 +156,46 @@ impl ToolCallRecord {
         self.call.name()
     }
 
+    /// A one-line summary of what the call did, unredacted (views mask it):
+    /// the command for Bash, the description for Task/Agent, the pattern for
+    /// Glob/Grep, the file for file tools, else the first of the input's
+    /// `command`, `file_path`, `pattern`, `description`, `url`, `query`,
+    /// `skill`, `path`, `prompt`, `subject`, `taskId`; at most 200 chars.
+    pub fn summary(&self) -> String {
+        use super::claude_code::one_line;
+        use crate::tools::ToolCall;
+        match &self.call {
+            ToolCall::Bash(bash) => return one_line(&bash.command, 200),
+            ToolCall::Task(task) => return one_line(&task.description, 200),
+            ToolCall::Glob(glob) => return one_line(&glob.pattern, 200),
+            ToolCall::Grep(grep) => return one_line(&grep.pattern, 200),
+            call => {
+                if let Some(path) = crate::tools::file_path_of(call) {
+                    return one_line(path, 200);
+                }
+            }
+        }
+        const KEYS: &[&str] = &[
+            "command",
+            "file_path",
+            "notebook_path",
+            "pattern",
+            "description",
+            "url",
+            "query",
+            "skill",
+            "path",
+            "prompt",
+            "subject",
+            "taskId",
+        ];
+        let raw = self.call.raw();
+        KEYS.iter()
+            .find_map(|k| raw.and_then(|r| r.get(*k)).and_then(Value::as_str))
+            .map(|s| one_line(s, 200))
+            .unwrap_or_default()
+    }
+
     /// Whether the paired result says `is_error: true`.
     pub fn is_error(&self) -> bool {
         self.result.as_ref().is_some_and(|r| r.is_error)

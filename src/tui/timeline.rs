@@ -45,60 +45,16 @@ pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
     }
 }
 
-/// The string value of `key` in a tool call's raw input.
-pub fn input_str<'a>(record: &'a ToolCallRecord, key: &str) -> Option<&'a str> {
-    record.call.raw()?.get(key)?.as_str()
-}
-
 /// A short summary of a call: the command for Bash, the file path for file
 /// tools, the pattern for Glob/Grep, the description for Task/Agent, the URL
 /// or query for web tools.
 /// Secrets in the summary are masked (hooks.md §2.5).
 pub fn summary_of(record: &ToolCallRecord) -> String {
-    let text = raw_summary(record);
+    let text = record.summary();
     let mut counts = hookscope::redact::Redactions::new();
     hookscope::redact::redactor()
         .redact(&text, &mut counts)
         .into_owned()
-}
-
-fn raw_summary(record: &ToolCallRecord) -> String {
-    use hookscope::tools::ToolCall;
-    match &record.call {
-        ToolCall::Bash(bash) => return one_line(&bash.command, 200),
-        ToolCall::Task(task) => return one_line(&task.description, 200),
-        ToolCall::Glob(glob) => return one_line(&glob.pattern, 200),
-        ToolCall::Grep(grep) => return one_line(&grep.pattern, 200),
-        call => {
-            if let Some(path) = hookscope::tools::file_path_of(call) {
-                return one_line(path, 200);
-            }
-        }
-    }
-    const KEYS: &[&str] = &[
-        "command",
-        "file_path",
-        "notebook_path",
-        "pattern",
-        "description",
-        "url",
-        "query",
-        "skill",
-        "path",
-        "prompt",
-        "subject",
-        "taskId",
-    ];
-    let by_name: &[&str] = match record.name() {
-        "Task" | "Agent" => &["description", "prompt"],
-        "Grep" | "Glob" => &["pattern", "path"],
-        _ => KEYS,
-    };
-    by_name
-        .iter()
-        .find_map(|k| input_str(record, k))
-        .map(|s| one_line(s, 200))
-        .unwrap_or_default()
 }
 
 /// Plain text of a row, for the filter.
