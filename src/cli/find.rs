@@ -10,12 +10,143 @@
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
-use hookscope::query::{FindParams, FoundCall, QueryError, find_tool_calls};
+use clap::{Args as ClapArgs, ValueEnum};
+use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError, find_tool_calls};
 use serde_json::Value;
 
 use hookscope::transcript::discover;
 
 use super::{fail, print_json};
+
+/// `hookscope find --help`'s long text.
+pub const LONG_ABOUT: &str = "\
+Find tool calls across sessions and their subagents, newest first.
+
+Set exactly one of --tool-name (exact, case-insensitive) or --tool-name-pattern
+(substring, case-insensitive). The other filters combine with AND and always
+match the RAW text (before redaction and truncation): --input-contains on the
+compact input JSON, --output-contains / --output-excludes on the result text.
+Subagent calls are included and marked ↳ (JSON: agent_id, parent_tool_use_id).
+Spawns (Agent/Task) carry what the child cost (JSON: subagent {model,
+agent_type, tokens, status, duration_ms, tool_uses}); a background spawn has no
+tokens until --with-subagent-cost joins the child transcript.
+
+Secrets in the printed input/output are masked as [REDACTED_<TYPE>] unless
+--no-redact. Output longer than 2,000 chars is cut (head; smart for errors).
+
+Bad arguments print one line on stderr and exit 2; with --json the
+{\"error\":\"invalid_argument\",\"message\":…} object goes to stdout (exit 2).
+
+Examples:
+  hookscope find --tool-name bash --input-contains 'rm -rf'
+  hookscope find --tool-name-pattern edit --input-contains .env --since 1w
+  hookscope find --tool-name-pattern mcp__ --is-error true --since 2026-11-01 --json
+  hookscope find --tool-name Agent --with-subagent-cost --json
+  hookscope find ~/.claude/projects/-home-me-repo --tool-name Read --session 8bb2dece --limit 5";
+
+/// The output mode, as a flag value.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// First 2,000 chars, then …[truncated].
+    Head,
+    /// …[truncated], then the last 2,000 chars.
+    Tail,
+    /// Up to 20 error-looking lines, …[truncated]…, then the last 1,000 chars.
+    Smart,
+}
+
+/// `hookscope find` flags; each maps to one find_tool_calls parameter.
+#[derive(ClapArgs, Debug)]
+pub struct FindArgs {
+    /// Where to look: projects folders, project folders or .jsonl files
+    /// (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+    pub paths: Vec<PathBuf>,
+    /// Exact tool name, case-insensitive (e.g. Bash, mcp__github__create_issue).
+    #[arg(long, value_name = "NAME")]
+    pub tool_name: Option<String>,
+    /// Substring of the tool name, case-insensitive (e.g. mcp__github__, edit).
+    #[arg(long, value_name = "TEXT")]
+    pub tool_name_pattern: Option<String>,
+    /// Keep calls whose full input JSON contains TEXT (case-insensitive), e.g. 'rm -rf'.
+    #[arg(long, value_name = "TEXT")]
+    pub input_contains: Option<String>,
+    /// Keep calls whose full output contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub output_contains: Option<String>,
+    /// Drop calls whose full output contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub output_excludes: Option<String>,
+    /// true: failed calls only; false: successful calls only (calls with no
+    /// recorded result are neither). Default: all.
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    pub is_error: Option<bool>,
+    /// Only this session: an id or a unique id prefix. Repeat for several.
+    #[arg(long, value_name = "ID")]
+    pub session: Vec<String>,
+    /// Calls at or after T: RFC 3339 (2026-11-29T18:00:00Z), a date
+    /// (2026-11-29 = 00:00 UTC) or a span before now (30m, 36h, 2d, 1w).
+    #[arg(long, value_name = "T")]
+    pub since: Option<String>,
+    /// Calls before T (same forms as --since).
+    #[arg(long, value_name = "T")]
+    pub until: Option<String>,
+    /// Only sessions of this agent: claude-code (codex, opencode, droid are
+    /// known but not loaded yet, so they match nothing).
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<String>,
+    /// At most N records, newest first (default 50, at most 10000).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Print secrets as they are instead of [REDACTED_<TYPE>].
+    #[arg(long)]
+    pub no_redact: bool,
+    /// How long output is cut (default: smart for failed calls, else head).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub output_mode: Option<ModeArg>,
+    /// Join each spawn to its child transcript: persona, models and exact
+    /// tokens summed from the child (also for background spawns).
+    #[arg(long)]
+    pub with_subagent_cost: bool,
+    /// Pretend the current time is T (RFC 3339), for reproducible relative
+    /// --since/--until.
+    #[arg(long, value_name = "T", hide = true)]
+    pub now: Option<String>,
+    /// Print {"records":[...],"redactions":{...}} instead of a table
+    /// (redactions omitted when nothing was masked).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl FindArgs {
+    /// The find_tool_calls parameters these flags stand for.
+    pub fn params(&self) -> FindParams {
+        FindParams {
+            tool_name: self.tool_name.clone(),
+            tool_name_pattern: self.tool_name_pattern.clone(),
+            input_contains: self.input_contains.clone(),
+            output_contains: self.output_contains.clone(),
+            output_excludes: self.output_excludes.clone(),
+            is_error: self.is_error,
+            session: self.session.clone(),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            agent: self.agent.clone(),
+            limit: self.limit,
+            redact: !self.no_redact,
+            output_mode: self.output_mode.map(|m| match m {
+                ModeArg::Head => OutputMode::Head,
+                ModeArg::Tail => OutputMode::Tail,
+                ModeArg::Smart => OutputMode::Smart,
+            }),
+            with_subagent_cost: self.with_subagent_cost,
+        }
+    }
+}
+
+/// Runs the subcommand from its parsed flags.
+pub fn run_args(args: &FindArgs) {
+    run(&args.paths, &args.params(), args.now.as_deref(), args.json);
+}
 
 /// Runs the subcommand with already-built parameters.
 pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool) {

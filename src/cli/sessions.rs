@@ -14,7 +14,7 @@ pub fn run(paths: &[PathBuf], json: bool) {
     let mut summaries = Vec::new();
     for result in load_summaries(&found.sessions) {
         match result {
-            Ok(s) => summaries.push(s),
+            Ok((s, _)) => summaries.push(s),
             Err(e) => eprintln!("hookscope: {e}"),
         }
     }

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::{Session, SessionRef, discover, export::session_json, load};
+use hookscope::transcript::{
+    Session, SessionRef, discover, export::session_json, load, sessions_named,
+};
 
 use super::{discover_or_exit, fail, print_json};
 
@@ -22,15 +24,9 @@ pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
             .unwrap_or_else(|| fail(format!("{session} is not a Claude Code session transcript")));
     }
     let found = discover_or_exit(paths);
-    if let Some(exact) = found.sessions.iter().find(|s| s.id == session) {
-        return exact.clone();
-    }
-    let matches: Vec<&SessionRef> = found
-        .sessions
-        .iter()
-        .filter(|s| !session.is_empty() && s.id.starts_with(session))
-        .collect();
+    let matches = sessions_named(&found.sessions, session);
     match matches.as_slice() {
+        [first, ..] if first.id == session => (*first).clone(),
         [one] => (*one).clone(),
         [] => fail(format!("no session matches {session:?}")),
         many => fail(format!(
@@ -48,7 +44,7 @@ pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
 /// Loads SESSION fully, exiting 2 when it cannot be read.
 pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
     let found = resolve(session, paths);
-    load(&found).unwrap_or_else(|e| fail(format!("{}: {e}", found.path.display())))
+    load(&found).unwrap_or_else(|e| fail(e))
 }
 
 /// Runs the subcommand: JSON (see `export::session_json`) or a readable outline.

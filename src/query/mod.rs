@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::tools::file_path_of;
-use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load};
+use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
 
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
@@ -127,7 +127,7 @@ pub fn find_tool_calls(
             if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
                 return Ok(Vec::new());
             }
-            let session = load(s).map_err(|e| format!("{}: {e}", s.path.display()))?;
+            let session = load(s).map_err(|e| e.to_string())?;
             Ok(session_matches(&session, &query))
         })
         .collect();
@@ -169,31 +169,17 @@ fn select_sessions<'a>(
     }
     let mut chosen: Vec<&SessionRef> = Vec::new();
     for wanted in &query.sessions {
-        let exact: Vec<&SessionRef> = by_agent
-            .iter()
-            .copied()
-            .filter(|s| s.id == *wanted)
-            .collect();
-        let hits = if exact.is_empty() {
-            let prefixed: Vec<&SessionRef> = by_agent
-                .iter()
-                .copied()
-                .filter(|s| s.id.starts_with(wanted.as_str()))
-                .collect();
-            let mut ids: Vec<&str> = prefixed.iter().map(|s| s.id.as_str()).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            if ids.len() > 1 {
-                return Err(QueryError::InvalidArgument(format!(
-                    "session {wanted:?} is a prefix of {} sessions ({}); give more of the id",
-                    ids.len(),
-                    ids.iter().take(4).copied().collect::<Vec<_>>().join(", ")
-                )));
-            }
-            prefixed
-        } else {
-            exact
-        };
+        let hits = sessions_named(by_agent.iter().copied(), wanted);
+        let mut ids: Vec<&str> = hits.iter().map(|s| s.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() > 1 {
+            return Err(QueryError::InvalidArgument(format!(
+                "session {wanted:?} is a prefix of {} sessions ({}); give more of the id",
+                ids.len(),
+                ids.iter().take(4).copied().collect::<Vec<_>>().join(", ")
+            )));
+        }
         for s in hits {
             if !chosen.iter().any(|c| std::ptr::eq(*c, s)) {
                 chosen.push(s);
@@ -218,7 +204,6 @@ struct Draft {
     output: Option<String>,
     is_error: Option<bool>,
     file_path: Option<String>,
-    digest: Option<String>,
     origin: Option<SubagentOrigin>,
     subagent: Option<SubagentCost>,
 }
@@ -226,6 +211,9 @@ struct Draft {
 impl Draft {
     fn finish(self, query: &Query, redactions: &mut Redactions) -> FoundCall {
         let mode = output::adaptive(query.output_mode, self.is_error == Some(true));
+        // Computed here, after the limit cut, from the raw input (an absent
+        // input is `null` either way in the canonical form).
+        let digest = crate::tools::tool_digest(&self.tool_name, Some(&self.input)).ok();
         let (input, output, file_path) = if query.redact {
             (
                 mask_value(&self.input, redactions),
@@ -248,7 +236,7 @@ impl Draft {
             is_error: self.is_error,
             is_error_reliable: self.agent == Agent::ClaudeCode,
             file_path,
-            digest: self.digest,
+            digest,
             origin: self.origin,
             subagent: self.subagent,
         }
@@ -280,22 +268,18 @@ fn draft_order(a: &Draft, b: &Draft) -> std::cmp::Ordering {
 
 /// The session's calls that pass every filter, its newest `limit` only.
 fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
-    // Threads: the main thread (None) and each subagent (Some(i)).
-    let mut threads: Vec<(Option<usize>, Vec<&ToolCallRecord>)> =
-        vec![(None, session.tool_calls().collect())];
-    for (i, sub) in session.subagents.iter().enumerate() {
-        threads.push((Some(i), sub.tool_calls().collect()));
+    // Result lines shared by several results of one thread (their
+    // toolUseResult is ambiguous, seed 004: drop the sidecar).
+    let mut results_per_line: HashMap<(Option<usize>, usize), usize> = HashMap::new();
+    for (owner, call) in session.all_tool_calls() {
+        if let Some(r) = &call.result {
+            *results_per_line.entry((owner, r.line)).or_default() += 1;
+        }
     }
     let mut drafts = Vec::new();
-    let mut seq = 0usize;
-    for (owner, calls) in &threads {
-        // Result lines shared by several results (their toolUseResult is
-        // ambiguous, seed 004: drop the sidecar).
-        let mut results_per_line: HashMap<usize, usize> = HashMap::new();
-        for c in calls {
-            if let Some(r) = &c.result {
-                *results_per_line.entry(r.line).or_default() += 1;
-            }
+    for (index, (owner, call)) in session.all_tool_calls().enumerate() {
+        if !passes(call, query) {
+            continue;
         }
         let origin = owner
             .and_then(|i| session.subagents.get(i))
@@ -303,41 +287,32 @@ fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
                 agent_id: sub.agent_id.clone(),
                 parent_tool_use_id: sub.spawn_tool_use_id.clone(),
             });
-        for call in calls {
-            seq += 1;
-            if !passes(call, query) {
-                continue;
-            }
-            let shared = call
-                .result
-                .as_ref()
-                .is_some_and(|r| results_per_line.get(&r.line).copied().unwrap_or(0) > 1);
-            let sidecar = records::sidecar_cost(call, shared);
-            let child = call.subagent.and_then(|i| session.subagents.get(i));
-            let subagent = match child {
-                Some(child) if query.with_subagent_cost => {
-                    Some(records::joined_cost(sidecar, child))
-                }
-                _ => sidecar,
-            };
-            drafts.push(Draft {
-                session: session.id.clone(),
-                agent: session.agent,
-                seq,
-                timestamp: timestamp_of(call),
-                tool_use_id: call.tool_use_id.clone(),
-                tool_name: call.name().to_string(),
-                tool_kind: call.tool_kind,
-                tool_resolved: call.tool_resolved.clone(),
-                input: call.call.raw().cloned().unwrap_or(Value::Null),
-                output: call.result.as_ref().map(|r| r.text.clone()),
-                is_error: call.result.as_ref().map(|r| r.is_error),
-                file_path: file_path_of(&call.call).map(str::to_string),
-                digest: call.digest.clone(),
-                origin: origin.clone(),
-                subagent,
-            });
-        }
+        let shared = call
+            .result
+            .as_ref()
+            .is_some_and(|r| results_per_line.get(&(owner, r.line)).copied().unwrap_or(0) > 1);
+        let sidecar = records::sidecar_cost(call, shared);
+        let child = call.subagent.and_then(|i| session.subagents.get(i));
+        let subagent = match child {
+            Some(child) if query.with_subagent_cost => Some(records::joined_cost(sidecar, child)),
+            _ => sidecar,
+        };
+        drafts.push(Draft {
+            session: session.id.clone(),
+            agent: session.agent,
+            seq: index + 1,
+            timestamp: timestamp_of(call),
+            tool_use_id: call.tool_use_id.clone(),
+            tool_name: call.name().to_string(),
+            tool_kind: call.tool_kind,
+            tool_resolved: call.tool_resolved.clone(),
+            input: call.call.raw().cloned().unwrap_or(Value::Null),
+            output: call.result.as_ref().map(|r| r.text.clone()),
+            is_error: call.result.as_ref().map(|r| r.is_error),
+            file_path: file_path_of(&call.call).map(str::to_string),
+            origin,
+            subagent,
+        });
     }
     drafts.sort_by(draft_order);
     drafts.truncate(query.limit);

@@ -25,7 +25,7 @@ use super::model::{
     Agent, Diagnostic, Event, Session, Subagent, SubagentLayout, SubagentLink, ToolCallRecord,
     ToolResult, Turn, Usage,
 };
-use crate::tools::{OnError, parse_tool_call, tool_digest, tool_kind, tool_resolved};
+use crate::tools::{OnError, parse_tool_call, tool_kind, tool_resolved};
 
 /// Loads a Claude Code session from its main transcript and the subagent
 /// files that belong to it (as found by discovery).
@@ -716,7 +716,6 @@ impl Thread {
             tool_use_id: id.to_string(),
             tool_kind: tool_kind(name, input),
             tool_resolved: tool_resolved(name, input),
-            digest: tool_digest(name, input).ok(),
             call,
             result: None,
             timestamp,
@@ -877,155 +876,118 @@ impl Thread {
     }
 }
 
-/// Where a tool call record lives: `None` = main thread, `Some(i)` = subagent i.
-type Owner = Option<usize>;
-
-fn records_mut(session: &mut Session) -> Vec<(Owner, &mut ToolCallRecord)> {
-    let mut out: Vec<(Owner, &mut ToolCallRecord)> = Vec::new();
-    for turn in &mut session.turns {
-        for event in &mut turn.events {
-            if let Event::ToolCall(r) = event {
-                out.push((None, r));
-            }
-        }
-    }
-    for (i, sub) in session.subagents.iter_mut().enumerate() {
-        for turn in &mut sub.turns {
-            for event in &mut turn.events {
-                if let Event::ToolCall(r) = event {
-                    out.push((Some(i), r));
-                }
-            }
-        }
-    }
-    out
+/// Every tool call record of the session, main thread and subagents, mutably.
+fn tool_calls_mut(session: &mut Session) -> impl Iterator<Item = &mut ToolCallRecord> {
+    session
+        .turns
+        .iter_mut()
+        .chain(
+            session
+                .subagents
+                .iter_mut()
+                .flat_map(|s| s.turns.iter_mut()),
+        )
+        .flat_map(|turn| turn.events.iter_mut())
+        .filter_map(|event| match event {
+            Event::ToolCall(record) => Some(&mut **record),
+            _ => None,
+        })
 }
 
+/// What linking needs of one Task/Agent call.
 struct SpawnFacts {
-    owner: Owner,
+    /// The thread the call is in (`None` = main, `Some(i)` = subagent i).
+    owner: Option<usize>,
     tool_use_id: String,
     agent_id: Option<String>,
     prompt: Option<String>,
+    subagent_type: Option<String>,
+    description: Option<String>,
 }
 
+/// Whether a subagent and a spawn match under one linking rule.
+type LinkRule = dyn Fn(&Subagent, &SpawnFacts) -> bool;
+
 fn link_subagents(session: &mut Session) {
-    let count = session.subagents.len();
-    // (subagent index, spawn tool_use_id, how)
-    let mut links: Vec<(usize, String, SubagentLink)> = Vec::new();
-    let mut taken: HashSet<String> = HashSet::new();
-    {
-        let spawns: Vec<SpawnFacts> = session
-            .turns
-            .iter()
-            .flat_map(Turn::tool_calls)
-            .map(|r| (None, r))
-            .chain(
-                session
-                    .subagents
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, s)| s.tool_calls().map(move |r| (Some(i), r))),
-            )
-            .filter(|(_, r)| r.tool_kind == crate::tools::ToolKind::Task)
-            .map(|(owner, r)| SpawnFacts {
-                owner,
-                tool_use_id: r.tool_use_id.clone(),
-                agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
-                prompt: r
-                    .call
-                    .raw()
-                    .and_then(|raw| raw.get("prompt"))
-                    .and_then(Value::as_str)
-                    .map(|p| p.trim().to_string()),
-            })
-            .collect();
-        let by_id: HashMap<&str, &SpawnFacts> =
-            spawns.iter().map(|f| (f.tool_use_id.as_str(), f)).collect();
-        let subs = &session.subagents;
-        // Pass 1: meta toolUseId. Pass 2: agentId. Pass 3: prompt text.
-        for (i, sub) in subs.iter().enumerate() {
-            let Some(id) = sub
-                .meta
-                .as_ref()
-                .and_then(|m| m.get("toolUseId"))
-                .and_then(Value::as_str)
-            else {
-                continue;
-            };
-            if let Some(r) = by_id.get(id)
-                && r.owner != Some(i)
-                && taken.insert(r.tool_use_id.clone())
-            {
-                links.push((i, r.tool_use_id.clone(), SubagentLink::MetaToolUseId));
-            }
-        }
-        for (i, sub) in subs.iter().enumerate() {
-            if links.iter().any(|(j, _, _)| *j == i) {
-                continue;
-            }
-            let Some(agent_id) = sub.agent_id.as_deref() else {
-                continue;
-            };
-            let found = spawns.iter().find(|r| {
-                r.owner != Some(i)
-                    && !taken.contains(&r.tool_use_id)
-                    && r.agent_id.as_deref() == Some(agent_id)
-            });
-            if let Some(r) = found {
-                taken.insert(r.tool_use_id.clone());
-                links.push((i, r.tool_use_id.clone(), SubagentLink::AgentId));
-            }
-        }
-        for (i, sub) in subs.iter().enumerate() {
-            if links.iter().any(|(j, _, _)| *j == i) {
-                continue;
-            }
-            let prompt = sub.prompt().trim();
-            if prompt.is_empty() {
-                continue;
-            }
-            let found = spawns.iter().find(|r| {
-                r.owner != Some(i)
-                    && !taken.contains(&r.tool_use_id)
-                    && r.prompt.as_deref() == Some(prompt)
-            });
-            if let Some(r) = found {
-                taken.insert(r.tool_use_id.clone());
-                links.push((i, r.tool_use_id.clone(), SubagentLink::PromptText));
-            }
-        }
-    }
-    let mut spawn_facts: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
-    let link_of: HashMap<String, usize> = links.iter().map(|(i, id, _)| (id.clone(), *i)).collect();
-    for (_, record) in records_mut(session) {
-        if let Some(&i) = link_of.get(&record.tool_use_id) {
-            record.subagent = Some(i);
-            let raw = record.call.raw();
+    let spawns: Vec<SpawnFacts> = session
+        .all_tool_calls()
+        .filter(|(_, r)| r.tool_kind == crate::tools::ToolKind::Task)
+        .map(|(owner, r)| {
             let get = |k: &str| {
-                raw.and_then(|r| r.get(k))
+                r.call
+                    .raw()
+                    .and_then(|raw| raw.get(k))
                     .and_then(Value::as_str)
                     .map(str::to_string)
             };
-            spawn_facts.insert(
-                record.tool_use_id.clone(),
-                (get("subagent_type"), get("description")),
-            );
+            SpawnFacts {
+                owner,
+                tool_use_id: r.tool_use_id.clone(),
+                agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
+                prompt: get("prompt").map(|p| p.trim().to_string()),
+                subagent_type: get("subagent_type"),
+                description: get("description"),
+            }
+        })
+        .collect();
+    // links[i] = (index into spawns, how) for subagent i. Passes in order of
+    // trust: meta toolUseId, then agentId, then prompt text; a spawn is taken
+    // once, and never by a subagent's own calls.
+    let mut links: Vec<Option<(usize, SubagentLink)>> = vec![None; session.subagents.len()];
+    let mut taken = vec![false; spawns.len()];
+    let passes: [(SubagentLink, &LinkRule); 3] = [
+        (SubagentLink::MetaToolUseId, &|sub, spawn| {
+            sub.meta
+                .as_ref()
+                .and_then(|m| m.get("toolUseId"))
+                .and_then(Value::as_str)
+                == Some(spawn.tool_use_id.as_str())
+        }),
+        (SubagentLink::AgentId, &|sub, spawn| {
+            sub.agent_id.is_some() && spawn.agent_id == sub.agent_id
+        }),
+        (SubagentLink::PromptText, &|sub, spawn| {
+            let prompt = sub.prompt().trim();
+            !prompt.is_empty() && spawn.prompt.as_deref() == Some(prompt)
+        }),
+    ];
+    for (how, matches) in passes {
+        for (i, sub) in session.subagents.iter().enumerate() {
+            if links[i].is_some() {
+                continue;
+            }
+            let found = spawns
+                .iter()
+                .enumerate()
+                .find(|(j, spawn)| !taken[*j] && spawn.owner != Some(i) && matches(sub, spawn));
+            if let Some((j, _)) = found {
+                taken[j] = true;
+                links[i] = Some((j, how));
+            }
         }
     }
-    for (i, id, how) in links {
-        if i >= count {
-            continue;
+    let spawn_of: HashMap<&str, usize> = links
+        .iter()
+        .enumerate()
+        .filter_map(|(i, link)| link.map(|(j, _)| (spawns[j].tool_use_id.as_str(), i)))
+        .collect();
+    for record in tool_calls_mut(session) {
+        if let Some(&i) = spawn_of.get(record.tool_use_id.as_str()) {
+            record.subagent = Some(i);
         }
-        let sub = &mut session.subagents[i];
-        sub.spawn_tool_use_id = Some(id.clone());
+    }
+    for (sub, link) in session.subagents.iter_mut().zip(links) {
+        let Some((j, how)) = link else {
+            continue;
+        };
+        let spawn = &spawns[j];
+        sub.spawn_tool_use_id = Some(spawn.tool_use_id.clone());
         sub.link = Some(how);
-        if let Some((agent_type, description)) = spawn_facts.remove(&id) {
-            if sub.agent_type.is_none() {
-                sub.agent_type = agent_type;
-            }
-            if sub.description.is_none() {
-                sub.description = description;
-            }
+        if sub.agent_type.is_none() {
+            sub.agent_type = spawn.subagent_type.clone();
+        }
+        if sub.description.is_none() {
+            sub.description = spawn.description.clone();
         }
     }
 }

@@ -43,6 +43,24 @@ pub struct SessionRef {
 }
 
 impl SessionRef {
+    /// A Claude Code session at `path` (id = the file stem; size and mtime
+    /// from a `stat`, 0 / `None` when it fails).
+    pub fn claude_code(path: PathBuf, subagent_files: Vec<PathBuf>) -> SessionRef {
+        let meta = std::fs::metadata(&path).ok();
+        SessionRef {
+            id: path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string(),
+            agent: Agent::ClaudeCode,
+            size: meta.as_ref().map_or(0, |m| m.len()),
+            modified: meta.and_then(|m| m.modified().ok()),
+            path,
+            subagent_files,
+        }
+    }
+
     /// Total bytes of the main file and its subagent files.
     pub fn total_bytes(&self) -> u64 {
         self.size
@@ -156,23 +174,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }
             continue;
         }
-        let meta = std::fs::metadata(&path).ok();
-        let id = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        mains.insert(
-            path.clone(),
-            SessionRef {
-                id,
-                agent: Agent::ClaudeCode,
-                size: meta.as_ref().map_or(0, |m| m.len()),
-                modified: meta.and_then(|m| m.modified().ok()),
-                path,
-                subagent_files: Vec::new(),
-            },
-        );
+        mains.insert(path.clone(), SessionRef::claude_code(path, Vec::new()));
     }
     for file in subagent_files {
         match parent_of_subagent(&file) {
@@ -183,23 +185,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }
             Some(parent) if parent.is_file() => {
                 // The parent exists but was outside the PATHs given: load it too.
-                let meta = std::fs::metadata(&parent).ok();
-                let id = parent
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_string();
-                mains.insert(
-                    parent.clone(),
-                    SessionRef {
-                        id,
-                        agent: Agent::ClaudeCode,
-                        size: meta.as_ref().map_or(0, |m| m.len()),
-                        modified: meta.and_then(|m| m.modified().ok()),
-                        path: parent,
-                        subagent_files: vec![file],
-                    },
-                );
+                mains.insert(parent.clone(), SessionRef::claude_code(parent, vec![file]));
             }
             _ => diagnostics.push(Diagnostic {
                 path: file,
@@ -223,6 +209,23 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         diagnostics,
         roots,
     })
+}
+
+/// The sessions a user's SESSION argument names: those whose id equals
+/// `wanted`, else those whose id starts with it (none for `""`). Several
+/// results mean an ambiguous prefix, or one id found in several folders;
+/// the caller decides what that means for it.
+pub fn sessions_named<'a, I>(sessions: I, wanted: &str) -> Vec<&'a SessionRef>
+where
+    I: IntoIterator<Item = &'a SessionRef>,
+    I::IntoIter: Clone,
+{
+    let sessions = sessions.into_iter();
+    let exact: Vec<&SessionRef> = sessions.clone().filter(|s| s.id == wanted).collect();
+    if !exact.is_empty() || wanted.is_empty() {
+        return exact;
+    }
+    sessions.filter(|s| s.id.starts_with(wanted)).collect()
 }
 
 const MAX_DEPTH: usize = 12;

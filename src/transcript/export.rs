@@ -21,7 +21,7 @@ pub fn tool_call_json(session: &Session, record: &ToolCallRecord) -> Value {
         "is_error": record.is_error(),
         "input": record.call.raw(),
         "file_path": file_path_of(&record.call),
-        "digest": record.digest,
+        "digest": record.digest(),
         "timestamp": record.timestamp,
         "line": record.line,
     });

@@ -7,31 +7,49 @@ pub mod export;
 pub mod jsonl;
 pub mod model;
 
-pub use discover::{DiscoverError, Discovery, SessionRef, discover};
+pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
 pub use model::*;
 
 use rayon::prelude::*;
 
+/// A session whose main transcript could not be read (missing, permission,
+/// I/O error). Displays as `<path>: <cause>`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct LoadError {
+    /// The main transcript.
+    pub path: std::path::PathBuf,
+    /// Why it could not be read.
+    pub source: std::io::Error,
+}
+
 /// Fully loads a discovered session with the loader for its agent.
 ///
 /// # Errors
-/// When the main file cannot be read (see [`claude_code::load_session`]).
-pub fn load(session: &SessionRef) -> std::io::Result<Session> {
-    match session.agent {
+/// [`LoadError`] when the main file cannot be read (see
+/// [`claude_code::load_session`]); bad lines are diagnostics, not errors.
+pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
+    let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
-    }
+    };
+    loaded.map_err(|source| LoadError {
+        path: session.path.clone(),
+        source,
+    })
 }
 
-/// Loads every session in parallel (rayon) and keeps only its summary, in
-/// the order given. A session whose main file cannot be read yields `Err`
-/// with the path in the message.
-pub fn load_summaries(sessions: &[SessionRef]) -> Vec<Result<SessionSummary, String>> {
-    sessions
-        .par_iter()
-        .map(|s| {
-            load(s)
-                .map(|loaded| loaded.summary())
-                .map_err(|e| format!("{}: {e}", s.path.display()))
-        })
-        .collect()
+/// Loads a session and keeps what a session list needs: its summary and its
+/// diagnostics (the bodies are dropped).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_summary(session: &SessionRef) -> Result<(SessionSummary, Vec<Diagnostic>), LoadError> {
+    load(session).map(|s| (s.summary(), s.diagnostics))
+}
+
+/// [`load_summary`] for every session in parallel (rayon), in the order given.
+pub fn load_summaries(
+    sessions: &[SessionRef],
+) -> Vec<Result<(SessionSummary, Vec<Diagnostic>), LoadError>> {
+    sessions.par_iter().map(load_summary).collect()
 }

@@ -134,9 +134,6 @@ pub struct ToolCallRecord {
     pub tool_kind: ToolKind,
     /// The real name under a Task/Skill/MCP wrapper (hooks.md §2.5).
     pub tool_resolved: Option<String>,
-    /// Lowercase hex digest of `{input, tool}` (hooks.md §2.1); `None` when
-    /// the input cannot be canonicalized (integers beyond 2^53−1).
-    pub digest: Option<String>,
     /// The paired result; `None` when none was recorded (interrupted, still
     /// running, or the file was cut).
     pub result: Option<ToolResult>,
@@ -194,6 +191,13 @@ impl ToolCallRecord {
             .find_map(|k| raw.and_then(|r| r.get(*k)).and_then(Value::as_str))
             .map(|s| one_line(s, 200))
             .unwrap_or_default()
+    }
+
+    /// Lowercase hex digest of `{input, tool}` (hooks.md §2.1), computed on
+    /// demand (loading a session does not pay for it); `None` when the input
+    /// cannot be canonicalized (integers beyond 2^53−1).
+    pub fn digest(&self) -> Option<String> {
+        self.call.digest().ok()
     }
 
     /// Whether the paired result says `is_error: true`.
@@ -438,6 +442,18 @@ impl Session {
     /// Main-thread tool calls in order.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
         self.turns.iter().flat_map(Turn::tool_calls)
+    }
+
+    /// Every tool call with the thread it is in: `None` for the main thread,
+    /// `Some(i)` for `subagents[i]`; main thread first, then each subagent in
+    /// order.
+    pub fn all_tool_calls(&self) -> impl Iterator<Item = (Option<usize>, &ToolCallRecord)> {
+        self.tool_calls().map(|r| (None, r)).chain(
+            self.subagents
+                .iter()
+                .enumerate()
+                .flat_map(|(i, s)| s.tool_calls().map(move |r| (Some(i), r))),
+        )
     }
 
     /// Turns that open with a real prompt (the leading prompt-less turn of a

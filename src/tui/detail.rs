@@ -469,8 +469,8 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
         }
         _ => {}
     }
-    if let Some(d) = &record.digest {
-        out.push(field("digest", d.clone(), theme));
+    if let Some(d) = record.digest() {
+        out.push(field("digest", d, theme));
     }
     out
 }

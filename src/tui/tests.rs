@@ -57,7 +57,7 @@ fn app_for(path: &str) -> App {
     for (index, sref) in found.sessions.iter().enumerate() {
         app.apply(Msg::Summary {
             index,
-            result: worker::summarize(sref),
+            result: hookscope::transcript::load_summary(sref).map_err(|e| e.to_string()),
         });
     }
     app.apply(Msg::SummariesDone);

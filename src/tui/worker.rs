@@ -31,18 +31,11 @@ pub enum Msg {
     },
 }
 
-/// Loads `session` and keeps only what the list needs.
-pub fn summarize(session: &SessionRef) -> Result<(SessionSummary, Vec<Diagnostic>), String> {
-    transcript::load(session)
-        .map(|s| (s.summary(), s.diagnostics))
-        .map_err(|e| format!("{}: {e}", session.path.display()))
-}
-
 /// Fully loads `session` for the timeline.
 pub fn open(session: &SessionRef) -> Result<Arc<Session>, String> {
     transcript::load(session)
         .map(Arc::new)
-        .map_err(|e| format!("{}: {e}", session.path.display()))
+        .map_err(|e| e.to_string())
 }
 
 /// Summarizes every session on a background thread (rayon inside), sending
@@ -55,7 +48,7 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
             .for_each_with(tx.clone(), |tx, (index, s)| {
                 let _ = tx.send(Msg::Summary {
                     index,
-                    result: summarize(s),
+                    result: transcript::load_summary(s).map_err(|e| e.to_string()),
                 });
             });
         let _ = tx.send(Msg::SummariesDone);
