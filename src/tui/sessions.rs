@@ -31,12 +31,15 @@ pub fn session_item(
     } else {
         "%m-%d %H:%M"
     };
-    let time = entry
-        .summary
-        .as_ref()
-        .and_then(|s| s.started)
-        .map(|t| super::fmt_time(t, app.utc_offset, time_format))
-        .unwrap_or_else(|| "…".to_string());
+    // "…" while the summary is loading; "undated" when the file has no
+    // timestamps at all (it then sorts by the file's mtime).
+    let time = match &entry.summary {
+        None => "…".to_string(),
+        Some(s) => s
+            .started
+            .map(|t| super::fmt_time(t, app.utc_offset, time_format))
+            .unwrap_or_else(|| "undated".to_string()),
+    };
     let title = one_line(&entry.title(), 200);
     let first = Line::from(vec![
         Span::styled(format!("  {time} "), theme.dim()),

@@ -1,11 +1,13 @@
 //! Terminal setup and teardown: raw mode + alternate screen (via
 //! `ratatui::init`, whose panic hook restores the terminal and chains to the
 //! previous hook), mouse capture, a [`TerminalGuard`] that restores on drop,
-//! and a SIGTERM/SIGHUP flag so the loop can leave and restore cleanly.
+//! and a SIGTERM/SIGHUP flag so the loop can leave and restore cleanly (with a
+//! watcher that exits if the loop is stuck on a hung-up terminal).
 
 use std::io::{self, stdout};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
@@ -49,11 +51,27 @@ pub fn restore() {
 /// A flag set when SIGTERM or SIGHUP arrives; the event loop checks it and
 /// leaves, so the terminal is restored.
 ///
+/// A watcher thread also guards against a loop that cannot leave: when the
+/// terminal has hung up (its tmux or ssh session killed), crossterm's read of
+/// the closed tty returns 0 bytes forever inside `event::poll`, so the loop
+/// never gets to check the flag and the process would spin at full CPU. If the
+/// process is still alive 500 ms after the signal, the watcher restores the
+/// terminal (best effort) and exits with status 128 + the signal number.
+///
 /// # Errors
 /// When the signal handlers cannot be registered.
 pub fn termination_flag() -> io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGHUP, SIGTERM};
     let flag = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&flag))?;
-    signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&flag))?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP])?;
+    let watched = Arc::clone(&flag);
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            watched.store(true, Ordering::Relaxed);
+            std::thread::sleep(Duration::from_millis(500));
+            restore();
+            std::process::exit(128 + signal);
+        }
+    });
     Ok(flag)
 }
