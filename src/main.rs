@@ -3,6 +3,7 @@
 
 mod cli;
 mod tui;
+mod words;
 
 use std::path::PathBuf;
 
@@ -56,8 +57,9 @@ enum Command {
         name: String,
         /// The tool input as JSON, or - to read it from stdin; omit for no input.
         input: Option<String>,
-        /// Exit 1 with the ToolInputError when a known tool's input is malformed
-        /// (default: degrade to an OtherCall carrying the error).
+        /// Exit 1 with the ToolInputError when a known tool's input is malformed,
+        /// or when INPUT is not JSON (default: degrade to an OtherCall carrying
+        /// the error, or keep non-JSON text as a FallbackCall).
         #[arg(long)]
         strict: bool,
     },

@@ -12,7 +12,7 @@ use super::{fail, print_json};
 ///
 /// `input`: JSON text, `-` for standard input, or absent (the call then has
 /// no input). Text that is not JSON is kept verbatim as a `FallbackCall`
-/// (a note goes to stderr). With `strict`, a known tool with malformed input
+/// (a note goes to stderr; with `strict`, exit 1 instead). With `strict`, a known tool with malformed input
 /// prints the `ToolInputError` on stderr and exits 1; otherwise it degrades
 /// to an `OtherCall` whose `error` says why.
 pub fn run(name: &str, input: Option<&str>, strict: bool) {
@@ -30,6 +30,10 @@ pub fn run(name: &str, input: Option<&str>, strict: bool) {
     let call = match text.as_deref().map(serde_json::from_str::<Value>) {
         None => parse(name, None, strict),
         Some(Ok(value)) => parse(name, Some(&value), strict),
+        Some(Err(e)) if strict => {
+            eprintln!("hookscope: INPUT is not valid JSON ({e})");
+            std::process::exit(1)
+        }
         Some(Err(e)) => {
             eprintln!("hookscope: INPUT is not valid JSON ({e}); kept verbatim as a FallbackCall");
             ToolCall::fallback(name, text.as_deref().unwrap_or_default())

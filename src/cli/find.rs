@@ -213,9 +213,13 @@ fn invalid(e: &QueryError, json: bool) -> ! {
 }
 
 fn print_table(records: &[FoundCall]) {
-    println!(
+    outln!(
         "{:<19}  {:<8}  {:<16}  {:<20}  {:<3}  INPUT",
-        "TIME (UTC)", "SESSION", "TOOL", "RESOLVED", "ERR"
+        "TIME (UTC)",
+        "SESSION",
+        "TOOL",
+        "RESOLVED",
+        "ERR"
     );
     for r in records {
         let time = r
@@ -233,7 +237,7 @@ fn print_table(records: &[FoundCall]) {
             Some(false) => "",
             None => "…",
         };
-        println!(
+        outln!(
             "{:<19}  {:<8}  {:<16}  {:<20}  {:<3}  {}",
             time,
             session,

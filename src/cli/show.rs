@@ -8,6 +8,7 @@ use hookscope::transcript::{
 };
 
 use super::{discover_or_exit, fail, print_json};
+use crate::words::plural;
 
 /// Resolves SESSION among the sessions found under `paths`: an existing
 /// `.jsonl` path, an exact id, or a unique id prefix.
@@ -57,12 +58,12 @@ pub fn run(session: &str, paths: &[PathBuf], json: bool) {
     let s = loaded.summary();
     outln!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
     outln!(
-        "{} turns, {} tool calls, {} errors, {} subagents, {} diagnostics",
-        s.turns,
-        s.tool_calls,
-        s.errors,
-        s.subagents,
-        s.diagnostics
+        "{}, {}, {}, {}, {}",
+        plural(s.turns, "turn"),
+        plural(s.tool_calls, "tool call"),
+        plural(s.errors, "error"),
+        plural(s.subagents, "subagent"),
+        plural(s.diagnostics, "diagnostic")
     );
     for (i, turn) in loaded.turns.iter().enumerate() {
         let prompt = hookscope::transcript::claude_code::one_line(

@@ -72,12 +72,14 @@ impl SessionEntry {
             .unwrap_or_else(|| self.sref.id.clone())
     }
 
-    /// Sort key for "newest first": start time once known, else mtime.
+    /// Sort key for "newest first": the start time once the summary is in
+    /// (`None` for an undated file, which then sorts last, as in
+    /// `hookscope sessions`), the file's mtime until then.
     pub fn when(&self) -> Option<DateTime<Utc>> {
-        self.summary
-            .as_ref()
-            .and_then(|s| s.started)
-            .or_else(|| self.sref.modified.map(DateTime::<Utc>::from))
+        match &self.summary {
+            Some(s) => s.started,
+            None => self.sref.modified.map(DateTime::<Utc>::from),
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! its local start time and title, then its counts (filled in as the
 //! background worker summarizes).
 
+use crate::words::plural;
 use hookscope::transcript::claude_code::one_line;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,14 +11,6 @@ use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
 use super::app::{App, Pane, SessionEntry, SessionRow};
 use super::theme::Theme;
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
 
 /// The two lines of a session row.
 pub fn session_item(

@@ -150,14 +150,16 @@ pub fn row_line(
                     Span::styled(format!("{:<5} ", kind_label(r.tool_kind)), theme.kind()),
                     Span::styled(r.name().to_string(), theme.tool()),
                 ];
+                // The error mark sits right after the name, so a narrow pane
+                // that cuts the resolved name still shows it.
+                if r.is_error() {
+                    spans.push(Span::styled(" ✗", theme.error()));
+                }
                 if let Some(res) = &r.tool_resolved {
                     spans.push(Span::styled(format!(" → {res}"), theme.tool()));
                 }
                 if r.result.is_none() {
                     spans.push(Span::styled(" (no result)", theme.dim()));
-                }
-                if r.is_error() {
-                    spans.push(Span::styled(" ✗", theme.error()));
                 }
                 let summary = summary_of(r);
                 if !summary.is_empty() {
