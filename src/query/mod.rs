@@ -13,6 +13,7 @@
 //! then by session id, then by position in the session (main thread in file
 //! order, then each subagent's calls in file order).
 
+pub mod filter_line;
 pub mod output;
 pub mod params;
 pub mod prefilter;
@@ -69,6 +70,11 @@ pub struct FindResult {
     /// Secret type → count over the emitted records (empty with `redact=false`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub redactions: Redactions,
+    /// How many calls matched before the `limit` cut (`records.len()` is
+    /// `min(matched, limit)`); not serialized (the seed's result has no such
+    /// key), for the TUI's live count and the CLI table's footer.
+    #[serde(skip)]
+    pub matched: usize,
     /// Sessions whose main file could not be read (`"<path>: <error>"`); not
     /// serialized, for the CLI to print on stderr.
     #[serde(skip)]
@@ -117,26 +123,40 @@ pub fn find_tool_calls(
     now: DateTime<Utc>,
 ) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
-    let selected = select_sessions(sessions, &query)?;
-    let prefilter = prefilter::Prefilter::new(&prefilter::needles(&query));
+    find_with(sessions, &query)
+}
 
-    let per_session: Vec<Result<Vec<Draft>, String>> = selected
+/// [`find_tool_calls`] with parameters already validated (e.g. by
+/// [`FindParams::validate_or_all_tools`] for the TUI filter line).
+///
+/// # Errors
+/// [`QueryError::InvalidArgument`] when a `session` entry is a prefix of
+/// several session ids.
+pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
+    let selected = select_sessions(sessions, query)?;
+    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+
+    let per_session: Vec<Result<(usize, Vec<Draft>), String>> = selected
         .par_iter()
         .map(|s| {
             let mut files = std::iter::once(&s.path).chain(s.subagent_files.iter());
             if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
-                return Ok(Vec::new());
+                return Ok((0, Vec::new()));
             }
             let session = load(s).map_err(|e| e.to_string())?;
-            Ok(session_matches(&session, &query))
+            Ok(session_matches(&session, query))
         })
         .collect();
 
     let mut drafts = Vec::new();
     let mut unreadable = Vec::new();
+    let mut matched = 0;
     for result in per_session {
         match result {
-            Ok(mut d) => drafts.append(&mut d),
+            Ok((count, mut d)) => {
+                matched += count;
+                drafts.append(&mut d);
+            }
             Err(e) => unreadable.push(e),
         }
     }
@@ -146,11 +166,12 @@ pub fn find_tool_calls(
     let mut redactions = Redactions::new();
     let records = drafts
         .into_iter()
-        .map(|d| d.finish(&query, &mut redactions))
+        .map(|d| d.finish(query, &mut redactions))
         .collect();
     Ok(FindResult {
         records,
         redactions,
+        matched,
         unreadable,
     })
 }
@@ -266,8 +287,9 @@ fn draft_order(a: &Draft, b: &Draft) -> std::cmp::Ordering {
     .then_with(|| a.seq.cmp(&b.seq))
 }
 
-/// The session's calls that pass every filter, its newest `limit` only.
-fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
+/// How many of the session's calls pass every filter, and the newest `limit`
+/// of them.
+fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
     // Result lines shared by several results of one thread (their
     // toolUseResult is ambiguous, seed 004: drop the sidecar).
     let mut results_per_line: HashMap<(Option<usize>, usize), usize> = HashMap::new();
@@ -314,9 +336,10 @@ fn session_matches(session: &Session, query: &Query) -> Vec<Draft> {
             subagent,
         });
     }
+    let matched = drafts.len();
     drafts.sort_by(draft_order);
     drafts.truncate(query.limit);
-    drafts
+    (matched, drafts)
 }
 
 fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
@@ -400,6 +423,7 @@ mod tests {
         let r = FindResult {
             records: Vec::new(),
             redactions: Redactions::new(),
+            matched: 3,
             unreadable: vec!["x".into()],
         };
         assert_eq!(serde_json::to_value(&r).ok(), Some(json!({"records": []})));

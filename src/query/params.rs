@@ -175,8 +175,28 @@ impl FindParams {
     /// before `until`, the agent is unknown, `limit` is 0 or above
     /// [`MAX_LIMIT`], or a `session` entry is empty.
     pub fn validate(&self, now: DateTime<Utc>) -> Result<Query, QueryError> {
+        self.validate_name_default(now, false)
+    }
+
+    /// [`FindParams::validate`], except that giving neither `tool_name` nor
+    /// `tool_name_pattern` means every tool (the TUI filter line's default:
+    /// a line without `tool:`/`name:` lists all calls). Giving both is still
+    /// an error.
+    ///
+    /// # Errors
+    /// As [`FindParams::validate`], minus the "neither" case.
+    pub fn validate_or_all_tools(&self, now: DateTime<Utc>) -> Result<Query, QueryError> {
+        self.validate_name_default(now, true)
+    }
+
+    fn validate_name_default(
+        &self,
+        now: DateTime<Utc>,
+        all_tools: bool,
+    ) -> Result<Query, QueryError> {
         let invalid = |m: String| QueryError::InvalidArgument(m);
         let name = match (given(&self.tool_name), given(&self.tool_name_pattern)) {
+            (None, None) if all_tools => NameFilter::Pattern(String::new()),
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     "set exactly one of tool_name or tool_name_pattern, not both".to_string(),

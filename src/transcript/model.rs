@@ -147,50 +147,56 @@ pub struct ToolCallRecord {
     pub subagent: Option<usize>,
 }
 
+/// A one-line summary of what a call did, unredacted (views mask it):
+/// the command for Bash, the description for Task/Agent, the pattern for
+/// Glob/Grep, the file for file tools, else the first of the input's
+/// `command`, `file_path`, `pattern`, `description`, `url`, `query`,
+/// `skill`, `path`, `prompt`, `subject`, `taskId`; at most 200 chars; empty
+/// when none applies.
+pub fn call_summary(call: &ToolCall) -> String {
+    use super::claude_code::one_line;
+    match call {
+        ToolCall::Bash(bash) => return one_line(&bash.command, 200),
+        ToolCall::Task(task) => return one_line(&task.description, 200),
+        ToolCall::Glob(glob) => return one_line(&glob.pattern, 200),
+        ToolCall::Grep(grep) => return one_line(&grep.pattern, 200),
+        call => {
+            if let Some(path) = crate::tools::file_path_of(call) {
+                return one_line(path, 200);
+            }
+        }
+    }
+    const KEYS: &[&str] = &[
+        "command",
+        "file_path",
+        "notebook_path",
+        "pattern",
+        "description",
+        "url",
+        "query",
+        "skill",
+        "path",
+        "prompt",
+        "subject",
+        "taskId",
+    ];
+    let raw = call.raw();
+    KEYS.iter()
+        .find_map(|k| raw.and_then(|r| r.get(*k)).and_then(Value::as_str))
+        .map(|s| one_line(s, 200))
+        .unwrap_or_default()
+}
+
 impl ToolCallRecord {
     /// The tool name exactly as invoked.
     pub fn name(&self) -> &str {
         self.call.name()
     }
 
-    /// A one-line summary of what the call did, unredacted (views mask it):
-    /// the command for Bash, the description for Task/Agent, the pattern for
-    /// Glob/Grep, the file for file tools, else the first of the input's
-    /// `command`, `file_path`, `pattern`, `description`, `url`, `query`,
-    /// `skill`, `path`, `prompt`, `subject`, `taskId`; at most 200 chars.
+    /// A one-line summary of what the call did, unredacted (views mask it);
+    /// see [`call_summary`].
     pub fn summary(&self) -> String {
-        use super::claude_code::one_line;
-        use crate::tools::ToolCall;
-        match &self.call {
-            ToolCall::Bash(bash) => return one_line(&bash.command, 200),
-            ToolCall::Task(task) => return one_line(&task.description, 200),
-            ToolCall::Glob(glob) => return one_line(&glob.pattern, 200),
-            ToolCall::Grep(grep) => return one_line(&grep.pattern, 200),
-            call => {
-                if let Some(path) = crate::tools::file_path_of(call) {
-                    return one_line(path, 200);
-                }
-            }
-        }
-        const KEYS: &[&str] = &[
-            "command",
-            "file_path",
-            "notebook_path",
-            "pattern",
-            "description",
-            "url",
-            "query",
-            "skill",
-            "path",
-            "prompt",
-            "subject",
-            "taskId",
-        ];
-        let raw = self.call.raw();
-        KEYS.iter()
-            .find_map(|k| raw.and_then(|r| r.get(*k)).and_then(Value::as_str))
-            .map(|s| one_line(s, 200))
-            .unwrap_or_default()
+        call_summary(&self.call)
     }
 
     /// Lowercase hex digest of `{input, tool}` (hooks.md §2.1), computed on
@@ -465,6 +471,20 @@ impl Session {
             .count()
     }
 
+    /// The first real prompt as the user saw it (command tags unwrapped,
+    /// whitespace collapsed to single spaces), at most
+    /// [`FIRST_PROMPT_CHARS`] chars (the last one `…` when cut); `None` when
+    /// no turn opens with a prompt.
+    pub fn first_prompt(&self) -> Option<String> {
+        let turn = self.turns.iter().find(|t| t.prompt_line.is_some())?;
+        let text = crate::transcript::claude_code::display_prompt(&turn.prompt);
+        Some(crate::transcript::claude_code::one_line(
+            &text,
+            FIRST_PROMPT_CHARS,
+        ))
+        .filter(|p| !p.is_empty())
+    }
+
     /// The counts shown in the session list and `sessions --json`.
     pub fn summary(&self) -> SessionSummary {
         SessionSummary {
@@ -473,6 +493,7 @@ impl Session {
             path: self.path.clone(),
             cwd: self.cwd.clone(),
             title: self.title.clone(),
+            first_prompt: self.first_prompt(),
             started: self.started,
             ended: self.ended,
             version: self.version.clone(),
@@ -484,6 +505,9 @@ impl Session {
         }
     }
 }
+
+/// The cap of [`SessionSummary::first_prompt`], in chars.
+pub const FIRST_PROMPT_CHARS: usize = 300;
 
 /// One row of the session list / one object of `hookscope sessions --json`.
 ///
@@ -502,6 +526,8 @@ pub struct SessionSummary {
     pub cwd: Option<String>,
     /// Title.
     pub title: Option<String>,
+    /// The first prompt, one line, capped ([`Session::first_prompt`]).
+    pub first_prompt: Option<String>,
     /// RFC 3339 start.
     pub started: Option<DateTime<Utc>>,
     /// RFC 3339 end.

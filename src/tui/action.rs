@@ -47,6 +47,19 @@ pub enum Action {
     SearchConfirm,
     /// Clear the search and leave the search box.
     SearchCancel,
+    /// Complete the word being typed in the Calls filter line (Tab).
+    Complete,
+    /// Clear the Calls filter line.
+    ClearLine,
+    /// Open the Calls view (or go back from it).
+    OpenCalls,
+    /// Quick filter: calls of the selected call's tool.
+    SameTool,
+    /// Quick filter: calls whose input mentions the selected call's file.
+    SameFile,
+    /// Quick filter: failed calls (of the selected call's tool from the
+    /// timeline; toggles `is:error` in the Calls view).
+    ErrorsOnly,
     /// Show or hide the key help overlay.
     ToggleHelp,
     /// Show or hide the diagnostics overlay.

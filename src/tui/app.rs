@@ -8,15 +8,23 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, FixedOffset, Utc};
+use hookscope::query::{Query, filter_line};
+use hookscope::tools::file_path_of;
 use hookscope::transcript::{Diagnostic, Event, Session, SessionRef, SessionSummary};
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
 use ratatui::text::Line;
 
 use super::action::Action;
+use super::calls::CallsView;
+use super::keymap::KeyMode;
 use super::theme::Theme;
 use super::worker::Msg;
-use super::{detail, timeline};
+use super::{calls, detail, timeline};
 
 /// The three panes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +44,15 @@ pub enum Overlay {
     Help,
     /// The diagnostics list.
     Diagnostics,
+}
+
+/// What fills the screen between banner and status bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Sessions, Timeline and Detail panes.
+    Browse,
+    /// Every tool call across sessions, filtered ([`super::calls`]).
+    Calls,
 }
 
 /// A discovered session and what the background worker learned about it.
@@ -150,10 +167,17 @@ pub struct OpenSession {
 }
 
 /// Work for the event loop to start off the UI thread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     /// Fully load session `index` and send [`Msg::Loaded`].
     Open(usize),
+    /// Run a Calls-view query and send [`Msg::Found`] tagged `generation`.
+    Find {
+        /// The Calls view's generation the query answers.
+        generation: u64,
+        /// The validated query.
+        query: Query,
+    },
 }
 
 /// Where each part of the screen is, for drawing and for mouse hits.
@@ -161,6 +185,9 @@ pub enum Request {
 pub struct Areas {
     /// The demo banner line (zero-sized when there is none).
     pub banner: Rect,
+    /// Everything between banner and status bar (the panes, or the Calls
+    /// view).
+    pub main: Rect,
     /// The session list, when shown.
     pub sessions: Option<Rect>,
     /// The timeline, when shown.
@@ -187,6 +214,7 @@ pub fn areas(area: Rect, focus: Pane, banner: bool) -> Areas {
     .areas(area);
     let mut out = Areas {
         banner: banner_area,
+        main,
         status,
         ..Areas::default()
     };
@@ -241,7 +269,7 @@ pub struct App {
     pub session_sel: Option<usize>,
     /// First visible row of the session list (kept by the renderer).
     pub session_offset: Cell<usize>,
-    /// Session list filter (case-insensitive substring).
+    /// Session list filter (fuzzy, see [`App::session_rows`]).
     pub session_filter: String,
     /// The session shown in the timeline.
     pub open: Option<OpenSession>,
@@ -276,6 +304,17 @@ pub struct App {
     /// Whether the user has pressed anything yet (until then the session
     /// list keeps its first row selected while summaries reorder it).
     pub touched: bool,
+    /// Browse panes or the Calls view.
+    pub view: View,
+    /// The Calls view's state.
+    pub calls: CallsView,
+    /// Every tool name seen in the summarized sessions (Tab completion).
+    pub tool_names: BTreeSet<String>,
+    /// A one-off notice for the status bar (cleared by the next key).
+    pub message: Option<String>,
+    /// A call to select once its session has loaded: (session index,
+    /// `tool_use_id`).
+    pending_jump: Option<(usize, String)>,
     requests: Vec<Request>,
     detail_cache: RefCell<Option<(DetailKey, Vec<Line<'static>>)>>,
 }
@@ -321,6 +360,11 @@ impl App {
             banner: None,
             quit: false,
             touched: false,
+            view: View::Browse,
+            calls: CallsView::default(),
+            tool_names: BTreeSet::new(),
+            message: None,
+            pending_jump: None,
             requests: Vec::new(),
             detail_cache: RefCell::new(None),
         };
@@ -351,19 +395,22 @@ impl App {
 
     // ----- session list -------------------------------------------------
 
-    /// The session list rows: projects newest first, sessions newest first
-    /// inside each, filtered by [`App::session_filter`].
+    /// The session list rows. Without a filter: projects newest first,
+    /// sessions newest first inside each, under a header per project. With
+    /// [`App::session_filter`]: the sessions that fuzzy-match it
+    /// (nucleo-matcher, fzf syntax: `'exact`, `^prefix`, `suffix$`,
+    /// `!not`; case-insensitive) over title, first prompt, project and id,
+    /// best match first, without headers.
     pub fn session_rows(&self) -> Vec<SessionRow> {
-        let needle = self.session_filter.to_lowercase();
+        if !self.session_filter.trim().is_empty() {
+            return self
+                .fuzzy_sessions()
+                .into_iter()
+                .map(SessionRow::Session)
+                .collect();
+        }
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
         for (i, entry) in self.sessions.iter().enumerate() {
-            if !needle.is_empty() {
-                let hay = format!("{} {} {}", entry.title(), entry.sref.id, entry.project())
-                    .to_lowercase();
-                if !hay.contains(&needle) {
-                    continue;
-                }
-            }
             let project = entry.project();
             match groups.iter_mut().find(|(p, _)| *p == project) {
                 Some((_, members)) => members.push(i),
@@ -385,6 +432,47 @@ impl App {
             rows.extend(members.into_iter().map(SessionRow::Session));
         }
         rows
+    }
+
+    /// Session indices that match the filter, best score first (ties:
+    /// newest first, then discovery order).
+    fn fuzzy_sessions(&self) -> Vec<usize> {
+        let pattern = Pattern::parse(
+            &self.session_filter,
+            CaseMatching::Ignore,
+            Normalization::Smart,
+        );
+        let mut matcher = Matcher::new(Config::DEFAULT);
+        let mut buf = Vec::new();
+        let mut scored: Vec<(u32, usize)> = self
+            .sessions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, entry)| {
+                let prompt = entry
+                    .summary
+                    .as_ref()
+                    .and_then(|s| s.first_prompt.as_deref())
+                    .unwrap_or("");
+                let hay = format!(
+                    "{} {} {} {}",
+                    entry.title(),
+                    prompt,
+                    entry.project(),
+                    entry.sref.id
+                );
+                pattern
+                    .score(Utf32Str::new(&hay, &mut buf), &mut matcher)
+                    .map(|score| (score, i))
+            })
+            .collect();
+        let when = |i: usize| self.sessions.get(i).and_then(SessionEntry::when);
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| when(b.1).cmp(&when(a.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        scored.into_iter().map(|(_, i)| i).collect()
     }
 
     fn selectable_sessions(&self) -> Vec<usize> {
@@ -576,10 +664,15 @@ impl App {
     /// Folds a worker result in.
     pub fn apply(&mut self, msg: Msg) {
         match msg {
-            Msg::Summary { index, result } => {
+            Msg::Summary {
+                index,
+                result,
+                tool_names,
+            } => {
                 let Some(entry) = self.sessions.get_mut(index) else {
                     return;
                 };
+                self.tool_names.extend(tool_names);
                 match result {
                     Ok((summary, diags)) => {
                         entry.summary = Some(summary);
@@ -613,7 +706,34 @@ impl App {
                 self.timeline_sel = self.timeline_rows().first().map(|r| r.item);
                 self.timeline_offset.set(0);
                 self.detail_scroll = 0;
+                self.finish_jump();
             }
+            Msg::Found { generation, result } => {
+                if generation != self.calls.generation {
+                    return; // an answer to a line since edited
+                }
+                self.calls.running = false;
+                match result {
+                    Ok(found) => {
+                        self.calls.error = None;
+                        self.calls.sel = self.calls.sel.min(found.records.len().saturating_sub(1));
+                        self.calls.result = Some(found);
+                        self.calls.detail_scroll = 0;
+                    }
+                    Err(e) => self.calls.error = Some(e),
+                }
+            }
+        }
+    }
+
+    /// Which key table applies now.
+    pub fn key_mode(&self) -> KeyMode {
+        if self.view == View::Calls && self.calls.editing && self.overlay.is_none() {
+            KeyMode::CallsFilter
+        } else if self.searching {
+            KeyMode::Search
+        } else {
+            KeyMode::Normal
         }
     }
 
@@ -632,12 +752,20 @@ impl App {
             _ => {}
         }
         self.touched = true;
+        self.message = None;
+        if self.key_mode() == KeyMode::CallsFilter {
+            self.handle_calls_filter(action);
+            return;
+        }
         if self.searching {
             self.handle_search(action);
             return;
         }
         if let Some(overlay) = self.overlay {
             self.handle_overlay(overlay, action);
+            return;
+        }
+        if self.view == View::Calls && self.handle_calls(action) {
             return;
         }
         let before = (self.session_sel, self.timeline_sel, self.focus);
@@ -692,6 +820,10 @@ impl App {
                 self.overlay_scroll = 0;
             }
             Action::Quit => self.quit = true,
+            Action::OpenCalls => self.open_calls(None),
+            Action::SameTool | Action::SameFile | Action::ErrorsOnly => {
+                self.quick_filter_from_timeline(action)
+            }
             Action::ScrollAt { column, row, down } => self.scroll_at(column, row, down),
             Action::ClickAt { column, row } => {
                 if let Some(pane) = self.pane_at(column, row) {
@@ -702,6 +834,8 @@ impl App {
             | Action::SearchBackspace
             | Action::SearchConfirm
             | Action::SearchCancel
+            | Action::Complete
+            | Action::ClearLine
             | Action::ForceQuit
             | Action::Resize { .. } => {}
         }
@@ -709,6 +843,317 @@ impl App {
             || (self.focus == Pane::Sessions) != (before.2 == Pane::Sessions)
         {
             self.detail_scroll = 0;
+        }
+    }
+
+    // ----- calls view ---------------------------------------------------
+
+    /// Switches to the Calls view; `filter` replaces the line when given
+    /// (a quick filter), else the line is kept and, when empty, typed into.
+    fn open_calls(&mut self, filter: Option<String>) {
+        self.view = View::Calls;
+        self.calls.focus_detail = false;
+        self.calls.completions.clear();
+        match filter {
+            Some(line) => {
+                self.calls.filter = line;
+                self.calls.editing = false;
+                self.calls.sel = 0;
+                self.calls.offset.set(0);
+                self.rerun_calls();
+            }
+            None => {
+                self.calls.editing = self.calls.filter.is_empty();
+                if self.calls.result.is_none() && !self.calls.running {
+                    self.rerun_calls();
+                }
+            }
+        }
+    }
+
+    /// Validates the line and queues its query (or shows why it is not one).
+    fn rerun_calls(&mut self) {
+        self.calls.generation += 1;
+        match calls::prepare(&self.calls.filter, Utc::now()) {
+            Ok(query) => {
+                self.calls.error = None;
+                self.calls.running = true;
+                self.requests.push(Request::Find {
+                    generation: self.calls.generation,
+                    query,
+                });
+            }
+            Err(e) => {
+                self.calls.error = Some(e);
+                self.calls.running = false;
+            }
+        }
+    }
+
+    fn handle_calls_filter(&mut self, action: Action) {
+        let before = self.calls.filter.clone();
+        match action {
+            Action::SearchInput(c) => self.calls.filter.push(c),
+            Action::SearchBackspace => {
+                self.calls.filter.pop();
+            }
+            Action::ClearLine => self.calls.filter.clear(),
+            Action::Complete => {
+                let sessions: Vec<String> =
+                    self.sessions.iter().map(|e| e.sref.id.clone()).collect();
+                let names: Vec<String> = self.tool_names.iter().cloned().collect();
+                let completion = filter_line::complete(&self.calls.filter, &names, &sessions);
+                self.calls.filter = completion.apply(&self.calls.filter);
+                self.calls.completions = if completion.candidates.len() > 1 {
+                    completion.candidates
+                } else {
+                    Vec::new()
+                };
+            }
+            Action::SearchConfirm | Action::SearchCancel => {
+                self.calls.editing = false;
+                self.calls.completions.clear();
+                return;
+            }
+            _ => return,
+        }
+        if action != Action::Complete {
+            self.calls.completions.clear();
+        }
+        if self.calls.filter != before {
+            self.calls.sel = 0;
+            self.calls.offset.set(0);
+            self.rerun_calls();
+        }
+    }
+
+    /// Keys of the Calls view outside the filter line; `false` for the
+    /// shared ones (help, diagnostics, quit).
+    fn handle_calls(&mut self, action: Action) -> bool {
+        let len = self.calls.records().len();
+        let page = isize::try_from(self.calls_page()).unwrap_or(1);
+        let delta = match action {
+            Action::Up => Some(-1),
+            Action::Down => Some(1),
+            Action::Top => Some(isize::MIN / 2),
+            Action::Bottom => Some(isize::MAX / 2),
+            Action::PageUp => Some(-page),
+            Action::PageDown => Some(page),
+            Action::HalfPageUp => Some(-(page / 2).max(1)),
+            Action::HalfPageDown => Some((page / 2).max(1)),
+            Action::SearchNext => Some(1),
+            Action::SearchPrev => Some(-1),
+            _ => None,
+        };
+        if let Some(d) = delta {
+            if self.calls.focus_detail {
+                self.calls.detail_scroll = self.calls.detail_scroll.saturating_add_signed(d);
+                self.clamp_calls_detail();
+            } else if len > 0 {
+                self.calls.sel = self.calls.sel.saturating_add_signed(d).min(len - 1);
+                self.calls.detail_scroll = 0;
+            }
+            return true;
+        }
+        match action {
+            Action::Enter => self.jump_to_selected_call(),
+            Action::Back => {
+                if self.calls.focus_detail {
+                    self.calls.focus_detail = false;
+                } else {
+                    self.view = View::Browse;
+                }
+            }
+            Action::OpenCalls => self.view = View::Browse,
+            Action::StartSearch => {
+                self.calls.editing = true;
+                self.calls.focus_detail = false;
+            }
+            Action::FocusNext | Action::FocusPrev => {
+                self.calls.focus_detail = !self.calls.focus_detail;
+            }
+            Action::SameTool | Action::SameFile | Action::ErrorsOnly => {
+                self.quick_filter_in_calls(action)
+            }
+            Action::ScrollAt { column, row, down } => {
+                let a = self.calls_areas();
+                let pos = Position::new(column, row);
+                let focus = self.calls.focus_detail;
+                if a.list.contains(pos) {
+                    self.calls.focus_detail = false;
+                } else if a.detail.contains(pos) {
+                    self.calls.focus_detail = true;
+                } else {
+                    return true;
+                }
+                self.handle_calls(if down { Action::Down } else { Action::Up });
+                self.handle_calls(if down { Action::Down } else { Action::Up });
+                self.handle_calls(if down { Action::Down } else { Action::Up });
+                self.calls.focus_detail = focus;
+            }
+            Action::ClickAt { column, row } => {
+                let a = self.calls_areas();
+                let pos = Position::new(column, row);
+                if a.filter.contains(pos) {
+                    self.calls.editing = true;
+                } else if a.list.contains(pos) {
+                    self.calls.focus_detail = false;
+                    // Rows start under the border.
+                    let first = usize::from(a.list.y) + 1;
+                    let clicked = usize::from(row)
+                        .checked_sub(first)
+                        .map(|r| r + self.calls.offset.get());
+                    if let Some(r) = clicked.filter(|r| *r < len) {
+                        self.calls.sel = r;
+                        self.calls.detail_scroll = 0;
+                    }
+                } else if a.detail.contains(pos) {
+                    self.calls.focus_detail = true;
+                }
+            }
+            Action::ToggleExpand => {}
+            _ => return false,
+        }
+        true
+    }
+
+    /// The Calls view's areas for the current size.
+    pub fn calls_areas(&self) -> calls::CallsAreas {
+        calls::areas(self.areas().main)
+    }
+
+    fn calls_page(&self) -> usize {
+        let a = self.calls_areas();
+        let rect = if self.calls.focus_detail {
+            a.detail
+        } else {
+            a.list
+        };
+        usize::from(rect.height.saturating_sub(2)).max(1)
+    }
+
+    fn clamp_calls_detail(&mut self) {
+        let a = self.calls_areas();
+        let len = calls::wrapped_record_lines(self, a.detail.width.saturating_sub(2)).len();
+        let height = usize::from(a.detail.height.saturating_sub(2));
+        self.calls.detail_scroll = self.calls.detail_scroll.min(len.saturating_sub(height));
+    }
+
+    /// Quick filters from the selected timeline call: `tool:NAME`,
+    /// `input:PATH`, or `tool:NAME is:error`, then the Calls view.
+    fn quick_filter_from_timeline(&mut self, action: Action) {
+        let record = match (self.focus, self.timeline_sel) {
+            (Pane::Timeline | Pane::Detail, Some(item)) => {
+                self.event(item).and_then(Event::as_tool_call).cloned()
+            }
+            _ => None,
+        };
+        let Some(record) = record else {
+            self.message = Some("select a tool call in the timeline first".to_string());
+            return;
+        };
+        let tool = format!("tool:{}", filter_line::quote(record.name()));
+        let line = match action {
+            Action::SameTool => tool,
+            Action::ErrorsOnly => format!("{tool} is:error"),
+            _ => match file_path_of(&record.call) {
+                Some(path) => format!("input:{}", filter_line::quote(path)),
+                None => {
+                    self.message = Some(format!("this {} call has no file path", record.name()));
+                    return;
+                }
+            },
+        };
+        self.open_calls(Some(line));
+    }
+
+    /// Quick filters inside the Calls view: set `tool:` or `input:` from the
+    /// selected record, or toggle `is:error`.
+    fn quick_filter_in_calls(&mut self, action: Action) {
+        let line = &self.calls.filter;
+        let new = match action {
+            Action::ErrorsOnly => {
+                let errors_on = filter_line::parse(line).is_ok_and(|p| p.is_error == Some(true));
+                filter_line::with_word(line, "is", (!errors_on).then_some("error"))
+            }
+            _ => {
+                let Some(record) = self.calls.selected() else {
+                    self.message = Some("no call selected".to_string());
+                    return;
+                };
+                if action == Action::SameTool {
+                    filter_line::with_word(line, "tool", Some(&record.tool_name))
+                } else {
+                    match &record.file_path {
+                        Some(p) => filter_line::with_word(line, "input", Some(p)),
+                        None => {
+                            self.message =
+                                Some(format!("this {} call has no file path", record.tool_name));
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        self.open_calls(Some(new));
+    }
+
+    /// Enter in the Calls view: open the record's session in the timeline
+    /// and select the call (expanding the spawns above a subagent's call).
+    fn jump_to_selected_call(&mut self) {
+        let Some(record) = self.calls.selected() else {
+            return;
+        };
+        let index = self
+            .sessions
+            .iter()
+            .position(|e| e.sref.id == record.session && e.sref.agent == record.agent);
+        let Some(index) = index else {
+            self.message = Some(format!("session {} is not in the list", record.session));
+            return;
+        };
+        let id = record.tool_use_id.clone();
+        self.view = View::Browse;
+        self.session_filter.clear();
+        self.session_sel = Some(index);
+        self.open_selected();
+        self.timeline_filter.clear();
+        self.pending_jump = Some((index, id));
+        self.finish_jump();
+    }
+
+    /// Selects the pending jump's call once its session is ready.
+    fn finish_jump(&mut self) {
+        let Some((index, id)) = self.pending_jump.clone() else {
+            return;
+        };
+        let located = match &self.open {
+            Some(OpenSession {
+                index: open,
+                state: OpenState::Ready(session),
+            }) if *open == index => timeline::locate(session, &id),
+            Some(OpenSession {
+                index: open,
+                state: OpenState::Loading,
+            }) if *open == index => return, // still loading
+            _ => {
+                self.pending_jump = None;
+                return;
+            }
+        };
+        self.pending_jump = None;
+        match located {
+            Some((item, spawns)) => {
+                self.expanded.extend(spawns);
+                self.timeline_sel = Some(item);
+                self.focus = Pane::Timeline;
+                self.detail_scroll = 0;
+            }
+            None => {
+                self.message = Some(format!(
+                    "call {id} is in a subagent the timeline cannot reach (no spawning call)"
+                ))
+            }
         }
     }
 

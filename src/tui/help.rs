@@ -6,7 +6,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::App;
-use super::keymap::{BINDINGS, Binding, MOUSE_HELP, SEARCH_BINDINGS};
+use super::keymap::{
+    BINDINGS, Binding, CALLS_FILTER_BINDINGS, CALLS_FILTER_HELP, MOUSE_HELP, SEARCH_BINDINGS,
+};
 use super::theme::Theme;
 
 fn binding_line(b: &Binding, theme: &Theme) -> Line<'static> {
@@ -26,6 +28,21 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
         theme.heading(),
     )));
     out.extend(SEARCH_BINDINGS.iter().map(|b| binding_line(b, theme)));
+    out.push(Line::from(Span::styled(
+        "While typing the Calls filter line (/ in the Calls view)",
+        theme.heading(),
+    )));
+    out.extend(CALLS_FILTER_BINDINGS.iter().map(|b| binding_line(b, theme)));
+    out.push(Line::from(Span::styled(
+        "Calls filter words (find_tool_calls; AND-ed)",
+        theme.heading(),
+    )));
+    out.extend(CALLS_FILTER_HELP.iter().map(|(k, h)| {
+        Line::from(vec![
+            Span::styled(format!("  {k:<16}"), theme.tool()),
+            Span::raw(*h),
+        ])
+    }));
     out.push(Line::from(Span::styled("Mouse", theme.heading())));
     out.extend(MOUSE_HELP.iter().map(|(k, h)| {
         Line::from(vec![

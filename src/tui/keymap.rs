@@ -163,6 +163,26 @@ pub const BINDINGS: &[Binding] = &[
         help: "previous match",
     },
     Binding {
+        keys: &[Key::ch('c')],
+        action: Action::OpenCalls,
+        help: "Calls view: every tool call, filtered (c again: back)",
+    },
+    Binding {
+        keys: &[Key::ch('t')],
+        action: Action::SameTool,
+        help: "quick filter: calls of the selected call's tool",
+    },
+    Binding {
+        keys: &[Key::ch('f')],
+        action: Action::SameFile,
+        help: "quick filter: calls mentioning the selected call's file",
+    },
+    Binding {
+        keys: &[Key::ch('e')],
+        action: Action::ErrorsOnly,
+        help: "quick filter: failed calls of this tool (Calls: toggle)",
+    },
+    Binding {
         keys: &[Key::ch('D')],
         action: Action::ToggleDiagnostics,
         help: "list diagnostics (path:line: message)",
@@ -209,6 +229,74 @@ pub const SEARCH_BINDINGS: &[Binding] = &[
     },
 ];
 
+/// The keys of the Calls view's filter line, in help-overlay order (any
+/// other printable character is typed into the line).
+pub const CALLS_FILTER_BINDINGS: &[Binding] = &[
+    Binding {
+        keys: &[Key::plain(KeyCode::Tab)],
+        action: Action::Complete,
+        help: "complete a key, tool name, session id or value",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Enter), Key::plain(KeyCode::Esc)],
+        action: Action::SearchConfirm,
+        help: "leave the line (it keeps filtering) and walk the list",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Backspace)],
+        action: Action::SearchBackspace,
+        help: "delete a character",
+    },
+    Binding {
+        keys: &[Key::ctrl('u')],
+        action: Action::ClearLine,
+        help: "clear the line",
+    },
+    Binding {
+        keys: &[Key::ctrl('c')],
+        action: Action::ForceQuit,
+        help: "quit, always",
+    },
+];
+
+/// The filter line's words, for the help overlay.
+pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
+    (
+        "tool:NAME",
+        "exact tool name (Tab completes); name:TEXT substring",
+    ),
+    (
+        "input:TEXT",
+        "input contains (bare words too); quote spaces: \"rm -rf\"",
+    ),
+    ("output:TEXT", "output contains; -output:TEXT excludes"),
+    ("is:error is:ok", "failed / succeeded calls"),
+    (
+        "session:ID",
+        "id or prefix, repeatable; agent:claude-code|codex",
+    ),
+    (
+        "since: until:",
+        "RFC 3339, 2026-11-29, or 90s 30m 36h 2d 1w",
+    ),
+    (
+        "limit:N mode:M",
+        "max records (1000); output head|tail|smart",
+    ),
+];
+
+/// Which key table applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMode {
+    /// Moving around: [`BINDINGS`].
+    Normal,
+    /// Typing a pane's search: [`SEARCH_BINDINGS`], characters typed.
+    Search,
+    /// Typing the Calls filter line: [`CALLS_FILTER_BINDINGS`], characters
+    /// typed.
+    CallsFilter,
+}
+
 /// Mouse help lines (not keys, but listed with them).
 pub const MOUSE_HELP: &[(&str, &str)] = &[
     ("wheel", "scroll the pane under the pointer"),
@@ -237,23 +325,25 @@ fn lookup(table: &[Binding], key: Key) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// Maps a key event to an action. `searching` is true while the search box
-/// has the keys: printable characters are then typed into it.
-pub fn action_for(key: KeyEvent, searching: bool) -> Option<Action> {
+/// Maps a key event to an action in `mode`. While a search box or the
+/// Calls filter line has the keys, printable characters are typed into it.
+pub fn action_for(key: KeyEvent, mode: KeyMode) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
     let k = normalize(key);
-    if searching {
-        if let Some(action) = lookup(SEARCH_BINDINGS, k) {
-            return Some(action);
-        }
-        return match k.code {
-            KeyCode::Char(c) if k.mods.is_empty() => Some(Action::SearchInput(c)),
-            _ => None,
-        };
+    let table = match mode {
+        KeyMode::Normal => return lookup(BINDINGS, k),
+        KeyMode::Search => SEARCH_BINDINGS,
+        KeyMode::CallsFilter => CALLS_FILTER_BINDINGS,
+    };
+    if let Some(action) = lookup(table, k) {
+        return Some(action);
     }
-    lookup(BINDINGS, k)
+    match k.code {
+        KeyCode::Char(c) if k.mods.is_empty() => Some(Action::SearchInput(c)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -268,42 +358,83 @@ mod tests {
     fn maps_normal_keys() {
         let none = KeyModifiers::NONE;
         assert_eq!(
-            action_for(key(KeyCode::Char('j'), none), false),
+            action_for(key(KeyCode::Char('j'), none), KeyMode::Normal),
             Some(Action::Down)
         );
         assert_eq!(
-            action_for(key(KeyCode::Char('G'), KeyModifiers::SHIFT), false),
+            action_for(
+                key(KeyCode::Char('G'), KeyModifiers::SHIFT),
+                KeyMode::Normal
+            ),
             Some(Action::Bottom)
         );
         assert_eq!(
-            action_for(key(KeyCode::Char('d'), KeyModifiers::CONTROL), false),
+            action_for(
+                key(KeyCode::Char('d'), KeyModifiers::CONTROL),
+                KeyMode::Normal
+            ),
             Some(Action::HalfPageDown)
         );
         assert_eq!(
-            action_for(key(KeyCode::BackTab, KeyModifiers::SHIFT), false),
+            action_for(key(KeyCode::BackTab, KeyModifiers::SHIFT), KeyMode::Normal),
             Some(Action::FocusPrev)
         );
         assert_eq!(
-            action_for(key(KeyCode::Char('c'), KeyModifiers::CONTROL), false),
+            action_for(
+                key(KeyCode::Char('c'), KeyModifiers::CONTROL),
+                KeyMode::Normal
+            ),
             Some(Action::ForceQuit)
         );
-        assert_eq!(action_for(key(KeyCode::Char('x'), none), false), None);
+        assert_eq!(
+            action_for(key(KeyCode::Char('x'), none), KeyMode::Normal),
+            None
+        );
     }
 
     #[test]
     fn search_box_takes_characters() {
         let none = KeyModifiers::NONE;
         assert_eq!(
-            action_for(key(KeyCode::Char('q'), none), true),
+            action_for(key(KeyCode::Char('q'), none), KeyMode::Search),
             Some(Action::SearchInput('q'))
         );
         assert_eq!(
-            action_for(key(KeyCode::Esc, none), true),
+            action_for(key(KeyCode::Esc, none), KeyMode::Search),
             Some(Action::SearchCancel)
         );
         assert_eq!(
-            action_for(key(KeyCode::Char('c'), KeyModifiers::CONTROL), true),
+            action_for(
+                key(KeyCode::Char('c'), KeyModifiers::CONTROL),
+                KeyMode::Search
+            ),
             Some(Action::ForceQuit)
+        );
+    }
+
+    #[test]
+    fn calls_filter_line_takes_tab_and_characters() {
+        let none = KeyModifiers::NONE;
+        let mode = KeyMode::CallsFilter;
+        assert_eq!(
+            action_for(key(KeyCode::Tab, none), mode),
+            Some(Action::Complete)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('t'), none), mode),
+            Some(Action::SearchInput('t'))
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('u'), KeyModifiers::CONTROL), mode),
+            Some(Action::ClearLine)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Esc, none), mode),
+            Some(Action::SearchConfirm)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('t'), none), KeyMode::Normal),
+            Some(Action::SameTool)
         );
     }
 }

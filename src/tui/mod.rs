@@ -13,6 +13,7 @@
 
 pub mod action;
 pub mod app;
+pub mod calls;
 pub mod detail;
 pub mod diagnostics;
 pub mod help;
@@ -41,7 +42,8 @@ use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 
 use action::Action;
-use app::{App, Overlay, Request};
+use app::{App, Overlay, Request, View};
+use keymap::KeyMode;
 use theme::Theme;
 
 /// Formats a time at a fixed offset (the local one in the app, UTC in tests,
@@ -73,14 +75,19 @@ pub fn draw(frame: &mut Frame, app: &App) {
             areas.banner,
         );
     }
-    if let Some(r) = areas.sessions {
-        sessions::draw(frame, r, app);
-    }
-    if let Some(r) = areas.timeline {
-        timeline::draw(frame, r, app);
-    }
-    if let Some(r) = areas.detail {
-        detail::draw(frame, r, app);
+    match app.view {
+        View::Calls => calls::draw(frame, areas.main, app),
+        View::Browse => {
+            if let Some(r) = areas.sessions {
+                sessions::draw(frame, r, app);
+            }
+            if let Some(r) = areas.timeline {
+                timeline::draw(frame, r, app);
+            }
+            if let Some(r) = areas.detail {
+                detail::draw(frame, r, app);
+            }
+        }
     }
     widgets::status_bar::draw(frame, areas.status, app);
     match app.overlay {
@@ -91,9 +98,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
 }
 
 /// Turns a terminal event into an action.
-fn action_of(ev: TermEvent, searching: bool) -> Option<Action> {
+fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
     match ev {
-        TermEvent::Key(key) => keymap::action_for(key, searching),
+        TermEvent::Key(key) => keymap::action_for(key, mode),
         TermEvent::Mouse(m) => match m.kind {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => Some(Action::ScrollAt {
                 column: m.column,
@@ -141,6 +148,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
     let (tx, rx) = mpsc::channel();
     worker::spawn_summaries(refs.clone(), tx.clone());
+    let queries = worker::spawn_queries(refs.clone(), tx.clone());
 
     let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
     let size = term.size()?;
@@ -161,6 +169,9 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
                         worker::spawn_open(index, r.clone(), tx.clone());
                     }
                 }
+                Request::Find { generation, query } => {
+                    let _ = queries.send((generation, query));
+                }
             }
         }
         if dirty {
@@ -169,7 +180,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         }
         if event::poll(Duration::from_millis(50))? {
             let ev = event::read()?;
-            if let Some(action) = action_of(ev, app.searching) {
+            if let Some(action) = action_of(ev, app.key_mode()) {
                 app.handle(action);
             }
             dirty = true;

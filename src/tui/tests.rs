@@ -15,7 +15,7 @@ use ratatui::style::Color;
 use unicode_width::UnicodeWidthStr;
 
 use super::action::Action;
-use super::app::{App, Item, OpenState, Overlay, Pane, Request, Thread};
+use super::app::{App, Item, OpenState, Overlay, Pane, Request, SessionRow, Thread, View};
 use super::theme::Theme;
 use super::worker::{self, Msg};
 use super::{draw, keymap};
@@ -55,10 +55,7 @@ fn app_for(path: &str) -> App {
         Theme { color: false },
     );
     for (index, sref) in found.sessions.iter().enumerate() {
-        app.apply(Msg::Summary {
-            index,
-            result: hookscope::transcript::load_summary(sref).map_err(|e| e.to_string()),
-        });
+        app.apply(worker::summary_msg(index, sref));
     }
     app.apply(Msg::SummariesDone);
     app
@@ -67,12 +64,23 @@ fn app_for(path: &str) -> App {
 /// Runs the queued requests synchronously (what the event loop's workers do).
 fn run_requests(app: &mut App) {
     for request in app.take_requests() {
-        let Request::Open(index) = request;
-        let sref = app.sessions[index].sref.clone();
-        app.apply(Msg::Loaded {
-            index,
-            result: worker::open(&sref),
-        });
+        match request {
+            Request::Open(index) => {
+                let sref = app.sessions[index].sref.clone();
+                app.apply(Msg::Loaded {
+                    index,
+                    result: worker::open(&sref),
+                });
+            }
+            Request::Find { generation, query } => {
+                let refs: Vec<_> = app.sessions.iter().map(|e| e.sref.clone()).collect();
+                app.apply(Msg::Found {
+                    generation,
+                    result: hookscope::query::find_with(&refs, &query)
+                        .map_err(|e| e.message().to_string()),
+                });
+            }
+        }
     }
 }
 
@@ -81,7 +89,7 @@ fn key(app: &mut App, code: KeyCode) {
 }
 
 fn key_mod(app: &mut App, code: KeyCode, mods: KeyModifiers) {
-    if let Some(action) = keymap::action_for(KeyEvent::new(code, mods), app.searching) {
+    if let Some(action) = keymap::action_for(KeyEvent::new(code, mods), app.key_mode()) {
         app.handle(action);
     }
     run_requests(app);
@@ -374,5 +382,215 @@ fn no_color_uses_no_colours() {
             .content()
             .iter()
             .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
+}
+
+/// Ids of the records the Calls view shows, in order.
+fn call_ids(app: &App) -> Vec<String> {
+    app.calls
+        .records()
+        .iter()
+        .map(|r| r.tool_use_id.clone())
+        .collect()
+}
+
+#[test]
+fn snapshot_calls_view() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Calls);
+    assert!(app.calls.editing, "an empty line is typed into at once");
+    keys(&mut app, r#"tool:Bash input:"rm -rf""#);
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.calls.editing);
+    // The six `rm -rf build/` Bash calls of the hooks runs, newest first
+    // (recounted with python over real-cc-2.1.332/*/projects).
+    assert_eq!(
+        call_ids(&app),
+        vec![
+            "toolu_01dITZXnpQCb3Ps2Oi3ymZlZ",
+            "toolu_01lPnLRRd9uBMLDeG9k70nzJ",
+            "toolu_01LvJaZxCcYuYq7WyGj8bfHh",
+            "toolu_0138h77ojpT1t3A4y1yWKgjr",
+            "toolu_01GFEgALJm405nI2WctBocud",
+            "toolu_017ewsxv2HgMNxq34i6Vs79k",
+        ]
+    );
+    insta::assert_snapshot!("calls_rm_rf_80x24", render(&mut app, 80, 24));
+    insta::assert_snapshot!("calls_rm_rf_160x48", render(&mut app, 160, 48));
+}
+
+#[test]
+fn calls_filter_counts_completes_and_reports_errors() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    // Every call of the 2.1.332 projects: 111 tool_use blocks.
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(111));
+    keys(&mut app, "tool:Ba");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.calls.filter, "tool:Bash ");
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(45));
+    keys(&mut app, "is:e");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.calls.filter, "tool:Bash is:error ");
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(9));
+    // A line that is not a query (yet): the message, and the last good
+    // answer stays listed.
+    keys(&mut app, "\"");
+    assert!(
+        app.calls
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("unclosed quote")),
+        "{:?}",
+        app.calls.error
+    );
+    assert_eq!(app.calls.records().len(), 9);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(app.calls.error, None);
+    // Ambiguous: the candidates are listed and the line kept.
+    keys(&mut app, "agent:c");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.calls.filter, "tool:Bash is:error agent:c");
+    assert_eq!(
+        app.calls.completions,
+        vec!["agent:claude-code ", "agent:codex "]
+    );
+    assert!(
+        app.calls
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("unknown agent")),
+        "{:?}",
+        app.calls.error
+    );
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tol:Bash");
+    assert!(
+        app.calls
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("unknown key tol:"))
+    );
+    let text = render(&mut app, 80, 24);
+    assert!(text.contains("unknown key tol:"), "{text}");
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.view, View::Browse);
+}
+
+#[test]
+fn enter_on_a_subagent_call_opens_it_in_the_timeline() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Bash input:\"ls -la\"");
+    key(&mut app, KeyCode::Enter);
+    // One in the tools session, one inside the subagent session's Agent.
+    assert_eq!(
+        call_ids(&app),
+        vec![
+            "toolu_01dxohHpq0K1OceRQg5RT4vA",
+            "toolu_01dWuUXlkTZoL5K7RXhzXTZs"
+        ]
+    );
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Browse);
+    assert_eq!(app.focus, Pane::Timeline);
+    let session = app.session().cloned().expect("opened");
+    assert_eq!(session.id, "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
+    let item = app.timeline_sel.expect("a selection");
+    let call = super::timeline::event_of(&session, item)
+        .and_then(|e| e.as_tool_call())
+        .expect("a call");
+    assert_eq!(call.tool_use_id, "toolu_01dWuUXlkTZoL5K7RXhzXTZs");
+    assert!(matches!(
+        item,
+        Item::Event {
+            thread: Thread::Sub(_),
+            ..
+        }
+    ));
+    // Its Agent spawn is expanded, so the row is visible.
+    assert!(app.timeline_rows().iter().any(|r| r.item == item));
+    assert_eq!(app.expanded.len(), 1);
+}
+
+#[test]
+fn quick_filters_from_the_timeline_and_in_the_calls_view() {
+    let mut app = opened(TOOLS);
+    select_call(&mut app, "Edit");
+    key(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.view, View::Calls);
+    assert_eq!(
+        app.calls.filter,
+        "input:/home/dev/work/tools/src/new_module.py"
+    );
+    // The Write that created it and the Edit (recounted: both inputs name it).
+    let mut ids = call_ids(&app);
+    ids.sort();
+    assert_eq!(
+        ids,
+        vec![
+            "toolu_013HpL8FygzRwJbROaHPuzI9",
+            "toolu_01FCunre3Vlg1cQJNqbvZlnu"
+        ]
+    );
+    // Same tool from the selected record (the newest: the Edit).
+    key(&mut app, KeyCode::Char('t'));
+    assert_eq!(
+        app.calls.filter,
+        "input:/home/dev/work/tools/src/new_module.py tool:Edit"
+    );
+    assert_eq!(call_ids(&app), vec!["toolu_01FCunre3Vlg1cQJNqbvZlnu"]);
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(
+        app.calls.filter,
+        "input:/home/dev/work/tools/src/new_module.py tool:Edit is:error"
+    );
+    assert!(call_ids(&app).is_empty());
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(
+        app.calls.filter,
+        "input:/home/dev/work/tools/src/new_module.py tool:Edit"
+    );
+    // Back to the timeline; errors of the selected tool from there.
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Browse);
+    select_call(&mut app, "Bash");
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.calls.filter, "tool:Bash is:error");
+    assert_eq!(call_ids(&app), vec!["toolu_01WS4HYZrMsYywO1CkB0np7Q"]);
+    // Without a selected call there is nothing to filter by.
+    key(&mut app, KeyCode::Char('c'));
+    app.focus = Pane::Sessions;
+    key(&mut app, KeyCode::Char('t'));
+    assert_eq!(app.view, View::Browse);
+    assert!(app.message.is_some());
+}
+
+#[test]
+fn session_search_is_fuzzy_and_ranked() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('/'));
+    // Letters in order across "tools" (project and prompt): a fuzzy hit.
+    keys(&mut app, "tls");
+    let rows = app.session_rows();
+    assert!(!rows.is_empty());
+    let first = match rows.first() {
+        Some(SessionRow::Session(i)) => app.sessions[*i].sref.id.clone(),
+        other => panic!("expected a session row, got {other:?}"),
+    };
+    assert_eq!(first, "e71e9aa1-2571-47ab-8bf7-9e6efaaedfff");
+    // No headers while filtering; an id prefix finds its session.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "8bb2dece");
+    let rows = app.session_rows();
+    assert_eq!(rows.len(), 1);
+    assert!(matches!(rows[0], SessionRow::Session(_)));
+    assert_eq!(
+        app.session_sel.map(|i| app.sessions[i].sref.id.as_str()),
+        Some("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
     );
 }

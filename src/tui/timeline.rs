@@ -45,6 +45,54 @@ pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
     }
 }
 
+/// The first timeline item in `thread` whose call passes `pred`.
+fn find_call(
+    session: &Session,
+    thread: Thread,
+    pred: &dyn Fn(&ToolCallRecord) -> bool,
+) -> Option<Item> {
+    let turns = match thread {
+        Thread::Main => &session.turns,
+        Thread::Sub(s) => &session.subagents.get(s)?.turns,
+    };
+    turns.iter().enumerate().find_map(|(t, turn)| {
+        turn.events.iter().enumerate().find_map(|(e, event)| {
+            event
+                .as_tool_call()
+                .filter(|r| pred(r))
+                .map(|_| Item::Event {
+                    thread,
+                    turn: t,
+                    event: e,
+                })
+        })
+    })
+}
+
+/// Where the call `tool_use_id` is in the timeline: its item, and the
+/// Task/Agent calls to expand to show it (innermost first). `None` when no
+/// thread has it, or it is in a subagent that no call spawns (an unlinked
+/// subagent file).
+pub fn locate(session: &Session, tool_use_id: &str) -> Option<(Item, Vec<Item>)> {
+    let threads =
+        || std::iter::once(Thread::Main).chain((0..session.subagents.len()).map(Thread::Sub));
+    let (mut thread, item) = threads().find_map(|th| {
+        find_call(session, th, &|r| r.tool_use_id == tool_use_id).map(|i| (th, i))
+    })?;
+    let mut spawns = Vec::new();
+    // Depth guard: a malformed file could link subagents in a cycle.
+    while let Thread::Sub(s) = thread {
+        if spawns.len() > 8 {
+            return None;
+        }
+        let (parent, spawn) = threads()
+            .find_map(|th| find_call(session, th, &|r| r.subagent == Some(s)).map(|i| (th, i)))?;
+        spawns.push(spawn);
+        thread = parent;
+    }
+    Some((item, spawns))
+}
+
 /// A short summary of a call: the command for Bash, the file path for file
 /// tools, the pattern for Glob/Grep, the description for Task/Agent, the URL
 /// or query for web tools.

@@ -2,10 +2,12 @@
 //! and the full parse of the session being opened. Results come back to the
 //! UI thread as [`Msg`]s over an mpsc channel; the UI never waits on disk.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Sender};
 use std::thread;
 
+use hookscope::query::{FindResult, Query, find_with};
 use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
 use rayon::prelude::*;
 
@@ -19,6 +21,9 @@ pub enum Msg {
         index: usize,
         /// The summary and the session's diagnostics, or the error text.
         result: Result<(SessionSummary, Vec<Diagnostic>), String>,
+        /// The distinct tool names of its calls and its subagents' (for
+        /// Tab completion in the Calls filter line).
+        tool_names: Vec<String>,
     },
     /// Every summary has been sent.
     SummariesDone,
@@ -29,6 +34,36 @@ pub enum Msg {
         /// The session or the error text.
         result: Result<Arc<Session>, String>,
     },
+    /// The answer to a Calls-view query.
+    Found {
+        /// The generation of the filter line it answers.
+        generation: u64,
+        /// The records, or the `invalid_argument` message.
+        result: Result<FindResult, String>,
+    },
+}
+
+/// Loads session `index` for the list: its summary, diagnostics and tool
+/// names, as a [`Msg::Summary`].
+pub fn summary_msg(index: usize, session: &SessionRef) -> Msg {
+    match transcript::load(session) {
+        Ok(s) => {
+            let names: BTreeSet<String> = s
+                .all_tool_calls()
+                .map(|(_, c)| c.name().to_string())
+                .collect();
+            Msg::Summary {
+                index,
+                tool_names: names.into_iter().collect(),
+                result: Ok((s.summary(), s.diagnostics)),
+            }
+        }
+        Err(e) => Msg::Summary {
+            index,
+            tool_names: Vec::new(),
+            result: Err(e.to_string()),
+        },
+    }
 }
 
 /// Fully loads `session` for the timeline.
@@ -46,10 +81,7 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
             .par_iter()
             .enumerate()
             .for_each_with(tx.clone(), |tx, (index, s)| {
-                let _ = tx.send(Msg::Summary {
-                    index,
-                    result: transcript::load_summary(s).map_err(|e| e.to_string()),
-                });
+                let _ = tx.send(summary_msg(index, s));
             });
         let _ = tx.send(Msg::SummariesDone);
     });
@@ -63,4 +95,25 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
             result: open(&session),
         });
     });
+}
+
+/// Starts the Calls-view query thread over `sessions`: send it
+/// `(generation, query)`; it answers each with [`Msg::Found`]. Requests that
+/// queue up while one runs are skipped but the newest (typing sends one per
+/// key). The thread ends when the sender is dropped.
+pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Sender<(u64, Query)> {
+    let (queries, rx) = mpsc::channel::<(u64, Query)>();
+    thread::spawn(move || {
+        while let Ok(mut job) = rx.recv() {
+            while let Ok(newer) = rx.try_recv() {
+                job = newer;
+            }
+            let (generation, query) = job;
+            let result = find_with(&sessions, &query).map_err(|e| e.message().to_string());
+            if tx.send(Msg::Found { generation, result }).is_err() {
+                break;
+            }
+        }
+    });
+    queries
 }

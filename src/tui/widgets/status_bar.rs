@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::{App, Item, Pane, Thread};
+use crate::tui::app::{App, Item, Pane, Thread, View};
 use crate::tui::timeline::event_of;
 
 /// The breadcrumb: `session › turn N › [subagent ›] call`.
@@ -75,7 +75,9 @@ pub fn breadcrumb(app: &App) -> String {
 /// Draws the bar.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let line = if app.searching {
+    let line = if let Some(message) = &app.message {
+        Line::from(Span::styled(format!(" {message}"), theme.error()))
+    } else if app.searching {
         let what = match app.focus {
             Pane::Sessions => &app.session_filter,
             Pane::Timeline => &app.timeline_filter,
@@ -97,7 +99,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             format!("{loaded}/{} read", app.sessions.len())
         };
         right.push_str(&format!(" · D {} diag · ? help ", app.diagnostics.len()));
-        let left = format!(" {}", breadcrumb(app));
+        let left = match app.view {
+            View::Calls if app.calls.editing => {
+                " Calls › typing the filter: Tab complete · Enter/Esc done · Ctrl-U clear"
+                    .to_string()
+            }
+            View::Calls => " Calls › Enter open in session · c back".to_string(),
+            View::Browse => format!(" {}", breadcrumb(app)),
+        };
         let width = usize::from(area.width);
         let right_w = right.chars().count();
         let left: String = left
