@@ -183,17 +183,15 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         return;
     }
     print_table(&result.records);
-    let limit = params.limit.unwrap_or(hookscope::query::DEFAULT_LIMIT);
-    eprintln!(
-        "{} record{}{}",
-        result.records.len(),
-        if result.records.len() == 1 { "" } else { "s" },
-        if result.records.len() == limit {
-            format!(" (limit {limit}; --limit N for more)")
-        } else {
-            String::new()
-        }
-    );
+    let shown = result.records.len();
+    if result.matched > shown {
+        eprintln!(
+            "{shown} of {} matching records, newest first (--limit N for more)",
+            result.matched
+        );
+    } else {
+        eprintln!("{shown} record{}", if shown == 1 { "" } else { "s" });
+    }
     if !result.redactions.is_empty() {
         let parts: Vec<String> = result
             .redactions

@@ -267,15 +267,22 @@ pub struct Completion {
 }
 
 impl Completion {
-    /// The line after Tab: the only candidate, else the longest common
-    /// prefix of the candidates when it is longer than what is typed, else
+    /// The line after Tab: the only candidate; else the candidate that is
+    /// exactly what is typed (`tool:Bash` among `tool:Bash `,
+    /// `tool:BashOutput `: a second Tab takes it); else the longest common
+    /// prefix of the candidates when it is longer than what is typed; else
     /// the line unchanged.
     pub fn apply(&self, line: &str) -> String {
         let head = line.get(..self.start).unwrap_or(line);
         let typed = line.get(self.start..).unwrap_or("");
+        let exact = self
+            .candidates
+            .iter()
+            .find(|c| c.trim_end().to_lowercase() == typed.to_lowercase());
         match self.candidates.as_slice() {
             [] => line.to_string(),
             [one] => format!("{head}{one}"),
+            _ if exact.is_some() => format!("{head}{}", exact.map_or("", |c| c.as_str())),
             many => {
                 let common = common_prefix(many);
                 if common.chars().count() > typed.chars().count() {
@@ -474,6 +481,10 @@ mod tests {
             vec!["tool:Bash ".to_string(), "tool:BashOutput ".to_string()]
         );
         assert_eq!(c.apply("is:error tool:ba"), "is:error tool:Bash");
+
+        let c = complete("is:error tool:Bash", &tools, &sessions);
+        assert_eq!(c.candidates.len(), 2);
+        assert_eq!(c.apply("is:error tool:Bash"), "is:error tool:Bash ");
 
         let c = complete("tool:r", &tools, &sessions);
         assert_eq!(c.apply("tool:r"), "tool:Read ");

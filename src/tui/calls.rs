@@ -342,7 +342,7 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
         )
     } else {
         Span::styled(
-            " Enter open · / edit · t same tool · f same file · e errors only · Esc back",
+            " Enter open · / edit · t tool · f file · e errors · Esc back",
             theme.dim(),
         )
     };
