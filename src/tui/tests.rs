@@ -594,3 +594,42 @@ fn session_search_is_fuzzy_and_ranked() {
         Some("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
     );
 }
+
+#[test]
+fn calls_view_mouse_and_record_pane() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Bash");
+    key(&mut app, KeyCode::Enter);
+    // 80x24: the record (16 lines) is taller than its pane, so it scrolls.
+    render(&mut app, 80, 24);
+    let a = app.calls_areas();
+    // Wheel over the list moves the selection three rows.
+    app.handle(Action::ScrollAt {
+        column: a.list.x + 2,
+        row: a.list.y + 2,
+        down: true,
+    });
+    assert_eq!(app.calls.sel, 3);
+    // A click on the fifth row selects it.
+    app.handle(Action::ClickAt {
+        column: a.list.x + 2,
+        row: a.list.y + 1 + 4,
+    });
+    assert_eq!(app.calls.sel, 4);
+    // Tab gives the keys to the record pane; j scrolls it, not the list.
+    key(&mut app, KeyCode::Tab);
+    assert!(app.calls.focus_detail);
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.calls.sel, 4);
+    assert_eq!(app.calls.detail_scroll, 1);
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.calls.focus_detail);
+    assert_eq!(app.view, View::Calls);
+    // A click on the filter line goes back to typing.
+    app.handle(Action::ClickAt {
+        column: a.filter.x + 3,
+        row: a.filter.y + 1,
+    });
+    assert!(app.calls.editing);
+}
