@@ -80,7 +80,10 @@ enum Command {
 }
 
 fn main() {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => parse_failure(e),
+    };
     match args.command {
         Some(Command::Sessions { paths, json }) => cli::sessions::run(&paths, json),
         Some(Command::Show {
@@ -105,4 +108,29 @@ fn main() {
             }
         }
     }
+}
+
+/// A command line clap refuses. `find --json` keeps its contract even
+/// here: the `{"error": "invalid_argument", "message": …}` object on stdout
+/// and exit 2 (seed 004); everything else (and `--help`/`--version`) is
+/// clap's own output.
+fn parse_failure(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let find_json = argv.first().is_some_and(|a| a == "find") && argv.iter().any(|a| a == "--json");
+    let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if find_json && usage {
+        let message = e
+            .render()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or("invalid arguments")
+            .trim_start_matches("error: ")
+            .to_string();
+        let error = hookscope::query::QueryError::InvalidArgument(message);
+        println!("{}", error.to_json());
+        std::process::exit(2);
+    }
+    e.exit()
 }

@@ -771,6 +771,30 @@ fn cli_find_bad_argument_exits_2() {
         stderr.starts_with("hookscope: invalid argument: since:"),
         "{stderr}"
     );
+
+    // Arguments clap itself refuses keep the JSON contract under --json.
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args(["--tool-name", "Bash", "--limit", "ten", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(
+        v,
+        json!({
+            "error": "invalid_argument",
+            "message": "invalid value 'ten' for '--limit <N>': invalid digit found in string"
+        })
+    );
+    let out = hookscope()
+        .args(["find", "--json", "--is-error", "maybe"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(v["error"], json!("invalid_argument"));
 }
 
 #[test]
