@@ -602,15 +602,77 @@ fn cells_line(cells: &[(char, Style, usize)]) -> Line<'static> {
     Line::from(spans)
 }
 
+/// Whether `hay` (chars) has `needle` (lowercase chars) at `at`,
+/// case-insensitively.
+fn matches_at(hay: &[char], needle: &[char], at: usize) -> bool {
+    needle.iter().enumerate().all(|(k, n)| {
+        hay.get(at + k)
+            .is_some_and(|h| h.to_lowercase().eq(n.to_lowercase()))
+    })
+}
+
+/// The line with every case-insensitive occurrence of `needle` restyled
+/// with `hit` (other spans keep their style).
+pub fn highlight(line: &Line<'static>, needle: &str, hit: Style) -> Line<'static> {
+    let needle: Vec<char> = needle.chars().collect();
+    if needle.is_empty() {
+        return line.clone();
+    }
+    let mut cells: Vec<(char, Style)> = Vec::new();
+    for span in &line.spans {
+        cells.extend(span.content.chars().map(|c| (c, span.style)));
+    }
+    let hay: Vec<char> = cells.iter().map(|(c, _)| *c).collect();
+    let mut at = 0;
+    let mut found = false;
+    while at + needle.len() <= hay.len() {
+        if matches_at(&hay, &needle, at) {
+            for cell in cells.iter_mut().skip(at).take(needle.len()) {
+                cell.1 = cell.1.patch(hit);
+            }
+            found = true;
+            at += needle.len();
+        } else {
+            at += 1;
+        }
+    }
+    if !found {
+        return line.clone();
+    }
+    let cells: Vec<(char, Style, usize)> = cells
+        .into_iter()
+        .map(|(c, st)| (c, st, c.width().unwrap_or(0)))
+        .collect();
+    cells_line(&cells)
+}
+
 /// Draws the pane.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let focused = app.focus == Pane::Detail;
+    let lines = app.detail_lines();
     let mut title = " Detail ".to_string();
     if !app.detail_query.is_empty() || (app.searching && focused) {
-        title = format!(" Detail /{} ", app.detail_query);
+        // Which matching line is at the top, of how many.
+        let needle = app.detail_query.to_lowercase();
+        let hits: Vec<usize> = if needle.is_empty() {
+            Vec::new()
+        } else {
+            lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| super::app::line_text(l).to_lowercase().contains(&needle))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let count = match hits.iter().position(|&i| i >= app.detail_scroll) {
+            _ if hits.is_empty() && !needle.is_empty() => " (no match)".to_string(),
+            _ if hits.is_empty() => String::new(),
+            Some(p) => format!(" ({}/{})", p + 1, hits.len()),
+            None => format!(" (–/{})", hits.len()),
+        };
+        title = format!(" Detail /{}{count} ", app.detail_query);
     }
-    let lines = app.detail_lines();
     let height = usize::from(area.height.saturating_sub(2));
     let scroll = app.detail_scroll.min(lines.len().saturating_sub(1));
     let mut block = Block::bordered()
@@ -627,13 +689,38 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             .right_aligned(),
         );
     }
-    let visible: Vec<Line> = lines.iter().skip(scroll).take(height).cloned().collect();
+    let hit = theme.search_hit();
+    let visible: Vec<Line> = lines
+        .iter()
+        .skip(scroll)
+        .take(height)
+        .map(|l| highlight(l, &app.detail_query, hit))
+        .collect();
     frame.render_widget(Paragraph::new(visible).block(block), area);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn highlights_every_match_case_insensitively() {
+        let hit = Style::new().add_modifier(ratatui::style::Modifier::REVERSED);
+        let line = Line::from(vec![Span::raw("rm -RF build/ "), Span::raw("and rm -rf x")]);
+        let out = highlight(&line, "rm -rf", hit);
+        let marked: Vec<&str> = out
+            .spans
+            .iter()
+            .filter(|s| s.style == hit)
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(marked, vec!["rm -RF", "rm -rf"]);
+        assert_eq!(
+            super::super::app::line_text(&out),
+            "rm -RF build/ and rm -rf x"
+        );
+        assert_eq!(highlight(&line, "absent", hit), line);
+    }
 
     #[test]
     fn wraps_by_width() {

@@ -61,6 +61,10 @@ impl Theme {
     pub fn tool(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
+    /// A detail-search match (reverse video, so it shows without colour).
+    pub fn search_hit(&self) -> Style {
+        self.fg(Color::Yellow, Style::new().add_modifier(Modifier::REVERSED))
+    }
     /// Diff: added line.
     pub fn added(&self) -> Style {
         self.fg(Color::Green, Style::new().add_modifier(Modifier::BOLD))

@@ -236,6 +236,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut title = " Timeline ".to_string();
     if !app.timeline_filter.is_empty() || (app.searching && focused) {
         title = format!(" Timeline /{} ", app.timeline_filter);
+    } else if let Some(entry) = app.open.as_ref().and_then(|o| app.sessions.get(o.index)) {
+        // Which session this is, so a list previewing another is not
+        // mistaken for it.
+        let room = usize::from(area.width.saturating_sub(16)).max(8);
+        title = format!(" Timeline · {} ", one_line(&entry.title(), room));
     }
     let block = Block::bordered()
         .title(Span::styled(title, theme.heading()))
