@@ -490,6 +490,16 @@ impl App {
     /// Every timeline row of the opened session (expansion applied, filter
     /// not applied).
     pub fn all_timeline_rows(&self) -> Vec<TimelineRow> {
+        self.rows_with(false)
+    }
+
+    /// Every timeline row with every Task/Agent call expanded (what the
+    /// filter searches, so it finds calls inside collapsed subagents).
+    pub fn every_timeline_row(&self) -> Vec<TimelineRow> {
+        self.rows_with(true)
+    }
+
+    fn rows_with(&self, expand_all: bool) -> Vec<TimelineRow> {
         let Some(session) = self.session() else {
             return Vec::new();
         };
@@ -500,7 +510,16 @@ impl App {
                 depth: 0,
                 parent: None,
             });
-            self.push_events(session, Thread::Main, t, &turn.events, 0, None, &mut rows);
+            self.push_events(
+                session,
+                Thread::Main,
+                t,
+                &turn.events,
+                0,
+                None,
+                expand_all,
+                &mut rows,
+            );
         }
         rows
     }
@@ -514,6 +533,7 @@ impl App {
         events: &[Event],
         depth: usize,
         parent: Option<Item>,
+        expand_all: bool,
         rows: &mut Vec<TimelineRow>,
     ) {
         for (e, event) in events.iter().enumerate() {
@@ -533,7 +553,7 @@ impl App {
             let sub = event.as_tool_call().and_then(|c| c.subagent);
             // Depth guard: a malformed file could link subagents in a cycle.
             if let Some(s) = sub
-                && self.expanded.contains(&item)
+                && (expand_all || self.expanded.contains(&item))
                 && depth < 8
                 && let Some(subagent) = session.subagents.get(s)
             {
@@ -545,6 +565,7 @@ impl App {
                         &sturn.events,
                         depth + 1,
                         Some(item),
+                        expand_all,
                         rows,
                     );
                 }
@@ -552,12 +573,14 @@ impl App {
         }
     }
 
-    /// The visible timeline rows (filter applied).
+    /// The visible timeline rows: the expanded tree, or with a filter the
+    /// matching rows of the fully expanded tree (subagent calls included,
+    /// collapsed or not).
     pub fn timeline_rows(&self) -> Vec<TimelineRow> {
-        let rows = self.all_timeline_rows();
         if self.timeline_filter.is_empty() {
-            return rows;
+            return self.all_timeline_rows();
         }
+        let rows = self.every_timeline_row();
         let Some(session) = self.session() else {
             return rows;
         };
@@ -569,6 +592,25 @@ impl App {
                     .contains(&needle)
             })
             .collect()
+    }
+
+    /// Expands the Task/Agent calls above the selected row, so it stays
+    /// selected once a filter that found it inside a subagent is cleared.
+    fn reveal_selection(&mut self) {
+        let Some(item) = self.timeline_sel else {
+            return;
+        };
+        let rows = self.every_timeline_row();
+        let mut cur = item;
+        for _ in 0..8 {
+            match rows.iter().find(|r| r.item == cur).and_then(|r| r.parent) {
+                Some(p) => {
+                    self.expanded.insert(p);
+                    cur = p;
+                }
+                None => break,
+            }
+        }
     }
 
     /// The event a timeline item points at.
@@ -1191,6 +1233,9 @@ impl App {
                 self.session_offset.set(0);
             }
             Pane::Timeline => {
+                if self.timeline_filter.is_empty() {
+                    self.reveal_selection();
+                }
                 let visible = self.timeline_rows();
                 if self
                     .timeline_sel

@@ -633,3 +633,36 @@ fn calls_view_mouse_and_record_pane() {
     });
     assert!(app.calls.editing);
 }
+
+#[test]
+fn timeline_filter_finds_calls_inside_collapsed_subagents() {
+    let mut app = opened(SUBAGENT);
+    assert!(app.expanded.is_empty());
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "grep -rn");
+    key(&mut app, KeyCode::Enter);
+    // The explore subagent's Bash call (its Agent row is collapsed).
+    let session = app.session().cloned().expect("loaded");
+    let ids: Vec<String> = app
+        .timeline_rows()
+        .iter()
+        .filter_map(|r| super::timeline::event_of(&session, r.item))
+        .filter_map(|e| e.as_tool_call())
+        .map(|c| c.tool_use_id.clone())
+        .collect();
+    assert_eq!(ids, vec!["toolu_01jnpTxdhXKCZgdSENXyt8je"]);
+    let found = app.timeline_sel.expect("selected");
+    assert!(matches!(
+        found,
+        Item::Event {
+            thread: Thread::Sub(_),
+            ..
+        }
+    ));
+    // Clearing the filter keeps it selected and expands its Agent call.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.timeline_filter, "");
+    assert_eq!(app.timeline_sel, Some(found));
+    assert_eq!(app.expanded.len(), 1);
+    assert!(app.timeline_rows().iter().any(|r| r.item == found));
+}

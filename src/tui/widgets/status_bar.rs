@@ -31,7 +31,7 @@ pub fn breadcrumb(app: &App) -> String {
             Item::Turn(t) => parts.push(format!("turn {}", t + 1)),
             Item::Event { thread, .. } => {
                 // The main-thread turn: walk up to the outermost spawning call.
-                let rows = app.all_timeline_rows();
+                let rows = app.every_timeline_row();
                 let mut top = item;
                 let mut guard = 0;
                 while let Some(p) = rows.iter().find(|r| r.item == top).and_then(|r| r.parent) {
