@@ -124,6 +124,9 @@ pub enum Thread {
 pub enum Item {
     /// A main-thread turn.
     Turn(usize),
+    /// A subagent transcript no call in the session spawns (index into
+    /// [`Session::subagents`]); expands like a Task/Agent call.
+    Unlinked(usize),
     /// An event of a thread's turn.
     Event {
         /// The thread.
@@ -520,6 +523,30 @@ impl App {
                 expand_all,
                 &mut rows,
             );
+        }
+        for s in timeline::unlinked_subagents(session) {
+            let item = Item::Unlinked(s);
+            rows.push(TimelineRow {
+                item,
+                depth: 0,
+                parent: None,
+            });
+            if (expand_all || self.expanded.contains(&item))
+                && let Some(subagent) = session.subagents.get(s)
+            {
+                for (st, sturn) in subagent.turns.iter().enumerate() {
+                    self.push_events(
+                        session,
+                        Thread::Sub(s),
+                        st,
+                        &sturn.events,
+                        1,
+                        Some(item),
+                        expand_all,
+                        &mut rows,
+                    );
+                }
+            }
         }
         rows
     }
@@ -1191,11 +1218,7 @@ impl App {
                 self.focus = Pane::Timeline;
                 self.detail_scroll = 0;
             }
-            None => {
-                self.message = Some(format!(
-                    "call {id} is in a subagent the timeline cannot reach (no spawning call)"
-                ))
-            }
+            None => self.message = Some(format!("call {id} is not in this session's timeline")),
         }
     }
 
@@ -1379,6 +1402,9 @@ impl App {
 
     fn selected_subagent(&self) -> Option<usize> {
         let item = self.timeline_sel?;
+        if let Item::Unlinked(s) = item {
+            return Some(s);
+        }
         self.event(item)?.as_tool_call()?.subagent
     }
 

@@ -70,6 +70,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         return Vec::new();
     };
     match item {
+        Item::Unlinked(s) => unlinked_lines(app, session, s),
         Item::Turn(t) => match session.turns.get(t) {
             Some(turn) => turn_lines(app, session, t, turn),
             None => Vec::new(),
@@ -338,6 +339,65 @@ fn call_lines(
     out.push(Line::default());
     out.push(heading("Output", theme));
     out.extend(output_view(record, theme));
+    out
+}
+
+/// A subagent transcript that no call spawns: where it is and what it did.
+fn unlinked_lines(app: &App, session: &Session, s: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let Some(sub) = session.subagents.get(s) else {
+        return Vec::new();
+    };
+    let mut out = vec![heading("Unlinked subagent", theme)];
+    out.push(Line::from(Span::styled(
+        "No call in this session spawns it (its Task/Agent call is not in the file).",
+        theme.dim(),
+    )));
+    out.push(field("file", sub.path.display().to_string(), theme));
+    if let Some(id) = &sub.agent_id {
+        out.push(field("agent_id", id.clone(), theme));
+    }
+    out.push(field(
+        "type",
+        sub.agent_type.clone().unwrap_or_else(|| "?".into()),
+        theme,
+    ));
+    if let Some(d) = &sub.description {
+        out.push(field("description", d.clone(), theme));
+    }
+    if !sub.models.is_empty() {
+        out.push(field("models", sub.models.join(", "), theme));
+    }
+    out.push(field(
+        "calls",
+        format!(
+            "{} ({} errors) — Enter/Space expands them",
+            sub.tool_calls().count(),
+            sub.tool_calls().filter(|c| c.is_error()).count()
+        ),
+        theme,
+    ));
+    out.push(field(
+        "tokens",
+        format!(
+            "{} in, {} out, {} cache write, {} cache read",
+            sub.usage.input_tokens,
+            sub.usage.output_tokens,
+            sub.usage.cache_creation_input_tokens,
+            sub.usage.cache_read_input_tokens
+        ),
+        theme,
+    ));
+    let prompt = sub.prompt();
+    if !prompt.is_empty() {
+        out.push(Line::default());
+        out.push(heading("Prompt", theme));
+        let mut counts = Redactions::new();
+        out.extend(text_lines(
+            &masked(&display_prompt(prompt), &mut counts),
+            Style::default(),
+        ));
+    }
     out
 }
 

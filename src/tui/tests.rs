@@ -666,3 +666,45 @@ fn timeline_filter_finds_calls_inside_collapsed_subagents() {
     assert_eq!(app.expanded.len(), 1);
     assert!(app.timeline_rows().iter().any(|r| r.item == found));
 }
+
+#[test]
+fn unlinked_subagents_are_listed_after_the_turns() {
+    // claude-code-viewer's sample project: two sibling agent-test-hash-*
+    // files whose Task calls are not in any session of the folder.
+    let folder = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project"
+    );
+    let mut app = app_for(folder);
+    let index = app
+        .sessions
+        .iter()
+        .position(|e| !e.sref.subagent_files.is_empty())
+        .expect("a session with the sibling files");
+    app.session_sel = Some(index);
+    key(&mut app, KeyCode::Enter);
+    let session = app.session().cloned().expect("loaded");
+    let unlinked = super::timeline::unlinked_subagents(&session);
+    assert_eq!(unlinked.len(), 2);
+    let rows = app.timeline_rows();
+    let headers: Vec<Item> = rows
+        .iter()
+        .filter(|r| matches!(r.item, Item::Unlinked(_)))
+        .map(|r| r.item)
+        .collect();
+    assert_eq!(
+        headers,
+        unlinked
+            .iter()
+            .map(|s| Item::Unlinked(*s))
+            .collect::<Vec<_>>()
+    );
+    // Enter on the first expands it to its own events.
+    app.timeline_sel = headers.first().copied();
+    let before = app.timeline_rows().len();
+    key(&mut app, KeyCode::Enter);
+    assert!(app.expanded.contains(&headers[0]));
+    assert!(app.timeline_rows().len() > before);
+    let text = render(&mut app, 160, 48);
+    assert!(text.contains("▾ unlinked subagent"), "{text}");
+}

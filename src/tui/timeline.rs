@@ -24,6 +24,7 @@ pub fn shown(event: &Event) -> bool {
 pub fn turn_of(session: &Session, item: Item) -> Option<&Turn> {
     match item {
         Item::Turn(t) => session.turns.get(t),
+        Item::Unlinked(_) => None,
         Item::Event {
             thread: Thread::Main,
             turn,
@@ -40,9 +41,42 @@ pub fn turn_of(session: &Session, item: Item) -> Option<&Turn> {
 /// The event a timeline item points at (`None` for a turn row).
 pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
     match item {
-        Item::Turn(_) => None,
+        Item::Turn(_) | Item::Unlinked(_) => None,
         Item::Event { event, .. } => turn_of(session, item)?.events.get(event),
     }
+}
+
+/// Subagents no call of the session spawns (e.g. a sibling
+/// `agent-*.jsonl` whose Task is not in this file), in file order; the
+/// timeline lists them after the turns.
+pub fn unlinked_subagents(session: &Session) -> Vec<usize> {
+    let spawned: std::collections::HashSet<usize> = session
+        .all_tool_calls()
+        .filter_map(|(_, c)| c.subagent)
+        .collect();
+    (0..session.subagents.len())
+        .filter(|s| !spawned.contains(s))
+        .collect()
+}
+
+/// One line naming an unlinked subagent: type, id, description or prompt.
+pub fn unlinked_label(session: &Session, s: usize) -> String {
+    let Some(sub) = session.subagents.get(s) else {
+        return String::new();
+    };
+    let mut text = format!(
+        "unlinked subagent {} {}",
+        sub.agent_type.as_deref().unwrap_or("?"),
+        sub.agent_id.as_deref().unwrap_or("")
+    );
+    let about = sub
+        .description
+        .clone()
+        .unwrap_or_else(|| sub.prompt().to_string());
+    if !about.is_empty() {
+        text.push_str(&format!(" — {}", one_line(&display_prompt(&about), 200)));
+    }
+    text
 }
 
 /// The first timeline item in `thread` whose call passes `pred`.
@@ -70,9 +104,8 @@ fn find_call(
 }
 
 /// Where the call `tool_use_id` is in the timeline: its item, and the
-/// Task/Agent calls to expand to show it (innermost first). `None` when no
-/// thread has it, or it is in a subagent that no call spawns (an unlinked
-/// subagent file).
+/// Task/Agent calls (or the unlinked-subagent row) to expand to show it,
+/// innermost first. `None` when no thread has it.
 pub fn locate(session: &Session, tool_use_id: &str) -> Option<(Item, Vec<Item>)> {
     let threads =
         || std::iter::once(Thread::Main).chain((0..session.subagents.len()).map(Thread::Sub));
@@ -85,10 +118,19 @@ pub fn locate(session: &Session, tool_use_id: &str) -> Option<(Item, Vec<Item>)>
         if spawns.len() > 8 {
             return None;
         }
-        let (parent, spawn) = threads()
-            .find_map(|th| find_call(session, th, &|r| r.subagent == Some(s)).map(|i| (th, i)))?;
-        spawns.push(spawn);
-        thread = parent;
+        match threads()
+            .find_map(|th| find_call(session, th, &|r| r.subagent == Some(s)).map(|i| (th, i)))
+        {
+            Some((parent, spawn)) => {
+                spawns.push(spawn);
+                thread = parent;
+            }
+            None => {
+                // Listed after the turns under its own row.
+                spawns.push(Item::Unlinked(s));
+                break;
+            }
+        }
     }
     Some((item, spawns))
 }
@@ -113,6 +155,7 @@ pub fn row_text(session: &Session, item: Item) -> String {
             .get(t)
             .map(|turn| format!("turn {} {}", t + 1, display_prompt(&turn.prompt)))
             .unwrap_or_default(),
+        Item::Unlinked(s) => unlinked_label(session, s),
         Item::Event { .. } => match event_of(session, item) {
             Some(Event::ToolCall(r)) => format!(
                 "{} {} {} {}",
@@ -167,6 +210,17 @@ pub fn row_line(
 ) -> Line<'static> {
     let indent = "  ".repeat(depth);
     match item {
+        Item::Unlinked(s) => {
+            let marker = if app.expanded.contains(&item) {
+                "▾ "
+            } else {
+                "▸ "
+            };
+            Line::from(vec![
+                Span::raw(marker),
+                Span::styled(unlinked_label(session, s), theme.heading()),
+            ])
+        }
         Item::Turn(t) => {
             let Some(turn) = session.turns.get(t) else {
                 return Line::default();

@@ -29,6 +29,7 @@ pub fn breadcrumb(app: &App) -> String {
     {
         match item {
             Item::Turn(t) => parts.push(format!("turn {}", t + 1)),
+            Item::Unlinked(_) => parts.push("unlinked subagent".to_string()),
             Item::Event { thread, .. } => {
                 // The main-thread turn: walk up to the outermost spawning call.
                 let rows = app.every_timeline_row();
