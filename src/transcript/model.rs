@@ -16,12 +16,18 @@ use serde_json::Value;
 use crate::tools::{ToolCall, ToolKind};
 
 /// Which coding agent wrote a transcript. Serialized in kebab case
-/// (`"claude-code"`), the spelling `find_tool_calls`'s `agent` parameter uses.
+/// (`"claude-code"`, `"codex"`), the spelling `find_tool_calls`'s `agent`
+/// parameter uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
     /// Anthropic's Claude Code (`~/.claude/projects/**.jsonl`, formats.md §1).
     ClaudeCode,
+    /// OpenAI's Codex CLI (`$CODEX_HOME/sessions/**/rollout-*.jsonl`,
+    /// formats.md §2). Its tool results carry no `is_error` flag; the loader
+    /// derives one from exit codes, so it is not reliable (see
+    /// [`crate::transcript::codex`]).
+    Codex,
 }
 
 impl Agent {
@@ -29,6 +35,7 @@ impl Agent {
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
         }
     }
 }
@@ -494,7 +501,7 @@ impl Session {
 pub struct SessionSummary {
     /// Session id.
     pub id: String,
-    /// `"claude-code"`.
+    /// `"claude-code"` or `"codex"`.
     pub agent: Agent,
     /// Main transcript path.
     pub path: PathBuf,
