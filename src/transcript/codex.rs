@@ -89,7 +89,7 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
     })?;
     loader.apply_end_events();
     diagnostics.append(&mut loader.diagnostics);
-    diagnostics.sort_by(|a, b| a.line.cmp(&b.line));
+    diagnostics.sort_by_key(|d| d.line);
 
     let id = loader
         .id
@@ -612,14 +612,12 @@ impl Loader {
                     events: Vec::new(),
                 });
             }
-            Some("assistant") => {
-                if !text.trim().is_empty() {
-                    self.push_event(Event::Text {
-                        text,
-                        timestamp: ts,
-                        line: line_no,
-                    });
-                }
+            Some("assistant") if !text.trim().is_empty() => {
+                self.push_event(Event::Text {
+                    text,
+                    timestamp: ts,
+                    line: line_no,
+                });
             }
             // developer / system instructions are not part of the conversation.
             _ => {}
