@@ -732,3 +732,102 @@ fn cli_sessions_finds_codex_home() {
         .collect();
     assert_eq!(ids, vec!["01a2287a-35b1-76e0-b188-fd2c5f457a31"]);
 }
+
+/// The flat legacy layout (formats.md §2.6): a bare meta line, bare items,
+/// `record_type` state lines; found by its `rollout-` name and loaded.
+#[test]
+fn legacy_flat_rollout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = [
+        serde_json::json!({"id":"legacy-1","timestamp":"2025-08-01T10:00:00Z","instructions":null,"git":{"branch":"dev"}}),
+        serde_json::json!({"record_type":"state"}),
+        serde_json::json!({"type":"message","role":"user","content":[{"type":"input_text","text":"<user_instructions>\nbe brief\n</user_instructions>"}]}),
+        serde_json::json!({"type":"message","role":"user","content":[{"type":"input_text","text":"list files"}]}),
+        serde_json::json!({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"c1"}),
+        serde_json::json!({"type":"function_call_output","call_id":"c1","output":"{\"output\":\"ls: x: No such file\\n\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.0}}"}),
+        serde_json::json!({"type":"local_shell_call","call_id":"c2","status":"completed","action":{"type":"exec","command":["ls","-a"]}}),
+        serde_json::json!({"type":"function_call_output","call_id":"c2","output":"Exit code: 0\nWall time: 0.1 seconds\nOutput:\n.\n"}),
+    ];
+    let path = write_rollout(dir.path(), &lines);
+    let found = discover(std::slice::from_ref(&path)).expect("discover");
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].agent, Agent::Codex);
+    assert_eq!(found.sessions[0].id, "legacy-1");
+    let s = load(&found.sessions[0]).expect("load");
+    assert_eq!(s.id, "legacy-1");
+    assert_eq!(s.git_branch.as_deref(), Some("dev"));
+    assert_eq!(prompt_lines(&s), vec![Some(4)]);
+    assert_eq!(call_names(&s), vec!["shell", "local_shell_call"]);
+    assert_eq!(call_ids(&s), vec!["c1", "c2"]);
+    assert_eq!(error_ids(&s), vec!["c1"]);
+    let commands: Vec<String> = s
+        .tool_calls()
+        .map(|c| match &c.call {
+            ToolCall::Bash(b) => b.command.clone(),
+            other => panic!("expected BashCall, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(commands, vec!["ls", "ls -a"]);
+    assert_eq!(
+        s.tool_calls()
+            .next()
+            .and_then(|c| c.result.as_ref())
+            .map(|r| r.text.as_str()),
+        Some("ls: x: No such file\n")
+    );
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+}
+
+/// Envelope details: a replayed call (same call_id, same input) is kept
+/// once; `compacted` + its `context_compacted` make one boundary; an output
+/// without an exit code takes `exec_command_end.exit_code`; a bad line and an
+/// unknown line type are diagnostics; `thread_name_updated` is the title.
+#[test]
+fn envelope_details() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let env = |t: &str, p: Value| serde_json::json!({"timestamp":"2026-01-01T00:00:00Z","type":t,"payload":p});
+    let call = serde_json::json!({"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make\"}","call_id":"m1"});
+    let lines = [
+        env(
+            "session_meta",
+            serde_json::json!({"id":"env-1","cli_version":"0.60.0","cwd":"/w"}),
+        ),
+        env(
+            "response_item",
+            serde_json::json!({"type":"message","role":"user","content":[{"type":"input_text","text":"build it"}]}),
+        ),
+        env("response_item", call.clone()),
+        env("response_item", call),
+        env(
+            "event_msg",
+            serde_json::json!({"type":"exec_command_end","call_id":"m1","exit_code":2}),
+        ),
+        env(
+            "response_item",
+            serde_json::json!({"type":"function_call_output","call_id":"m1","output":"make: *** [all] Error 2"}),
+        ),
+        env(
+            "compacted",
+            serde_json::json!({"message":"summary","replacement_history":[]}),
+        ),
+        env("event_msg", serde_json::json!({"type":"context_compacted"})),
+        env("mystery_type", serde_json::json!({})),
+        env(
+            "event_msg",
+            serde_json::json!({"type":"thread_name_updated","thread_name":"Build"}),
+        ),
+    ];
+    let path = write_rollout(dir.path(), &lines);
+    let mut text = std::fs::read_to_string(&path).expect("read");
+    text.push_str("{not json\n");
+    std::fs::write(&path, text).expect("write");
+    let s = codex::load_session(&path).expect("load");
+    assert_eq!(s.title.as_deref(), Some("Build"));
+    assert_eq!(call_ids(&s), vec!["m1"]);
+    assert_eq!(error_ids(&s), vec!["m1"]);
+    assert_eq!(
+        event_lines(&s, |e| matches!(e, Event::Compaction { .. })),
+        vec![7]
+    );
+    assert_eq!(diag_lines(&s), vec![Some(9), Some(11)]);
+}
