@@ -144,8 +144,11 @@ const INJECTED_PREFIXES: &[&str] = &[
     "<subagent_notification>",
 ];
 
-/// Whether a user-role message text is context Codex injected (see
-/// [`INJECTED_PREFIXES`]) rather than a prompt.
+/// Whether a user-role message text is context Codex injected rather than a
+/// prompt: after leading whitespace it starts with `<environment_context>`,
+/// `<user_instructions>`, `# AGENTS.md instructions for `, `<INSTRUCTIONS>`,
+/// `<user_shell_command>`, `<turn_aborted>`, `<skill>` or
+/// `<subagent_notification>`.
 pub fn is_injected_context(text: &str) -> bool {
     let t = text.trim_start();
     INJECTED_PREFIXES.iter().any(|p| t.starts_with(p))
@@ -295,7 +298,8 @@ fn content_text(content: &Value) -> String {
 ///   `metadata.exit_code`;
 /// - any other string: the string, and the first `Exit code: N` or
 ///   `Process exited with code N` line before the first `Output:` line;
-/// - a content-item list, or one content item: its text ([`content_text`]);
+/// - a content-item list, or one content item: its `text` parts joined by
+///   newlines (`input_image` parts as `<input_image>`);
 /// - anything else: its compact JSON (`null` → "").
 pub fn output_text(output: &Value) -> (String, Option<i64>) {
     match output {
