@@ -171,7 +171,9 @@ pub fn find_tool_calls(
 /// spans JSON punctuation may not: the model writes `{"cmd": "ls", "n": 5}`
 /// with spaces where the compact form has `"n":5`. Such a needle is left
 /// out (the file is parsed instead). Outputs are the text of a string (or
-/// of a JSON-string `output`), so `output_contains` keeps the plain rule.
+/// of a JSON-string `output`), so `output_contains` keeps the plain rule; the
+/// rare non-text output (`tool_search_output.tools`) is re-serialized, which
+/// matches the bytes because Codex writes those objects compactly.
 /// Not covered: a model that escapes plain ASCII in its arguments (`\/`,
 /// `\u0041`) or writes numbers that re-serialize differently (`1e2`).
 fn codex_needles(query: &Query) -> Vec<String> {
