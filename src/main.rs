@@ -12,8 +12,9 @@ use clap::{Parser, Subcommand};
 /// Browse AI coding-agent sessions, find tool calls, and debug hooks.
 ///
 /// Without a subcommand, opens the TUI on PATHs (projects folders, project
-/// folders or .jsonl files), else on $CLAUDE_CONFIG_DIR/projects or
-/// ~/.claude/projects, else on a bundled demo.
+/// folders or .jsonl files), else on $CLAUDE_CONFIG_DIR/projects (or
+/// ~/.claude/projects) and $CODEX_HOME/sessions (or ~/.codex/sessions),
+/// else on a bundled demo.
 #[derive(Parser, Debug)]
 #[command(name = "hookscope", version, about, long_about = None)]
 struct Args {
@@ -31,7 +32,8 @@ struct Args {
 enum Command {
     /// List sessions with their counts.
     Sessions {
-        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects,
+        /// and $CODEX_HOME/sessions or ~/.codex/sessions).
         paths: Vec<PathBuf>,
         /// Print a JSON array instead of a table.
         #[arg(long)]
@@ -71,7 +73,8 @@ enum Command {
     /// Sessions are discovered again on every call, so new ones show up
     /// without a restart. Logs go to stderr only.
     Mcp {
-        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects,
+        /// and $CODEX_HOME/sessions or ~/.codex/sessions).
         paths: Vec<PathBuf>,
     },
     /// Find tool calls across sessions and their subagents (find_tool_calls).

@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hookscope::transcript::{
-    DiscoverError, Event, Session, SubagentLayout, SubagentLink, Usage, claude_code::load_session,
-    discover, load,
+    Agent, DiscoverError, Event, Session, SubagentLayout, SubagentLink, Usage,
+    claude_code::load_session, discover, load,
 };
 
 fn corpus() -> PathBuf {
@@ -133,9 +133,18 @@ const CLAUDE_SESSIONS: &[&str] = &[
 #[test]
 fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
     let found = discover(&[corpus()]).expect("discover corpus");
-    let paths: BTreeSet<String> = found.sessions.iter().map(|s| rel(&s.path)).collect();
+    // Changed when Codex rollouts became sessions too: the 26 counted here
+    // were always the Claude Code sessions, so the count and the paths are
+    // taken over those only (tests/codex_corpus.rs counts the Codex ones).
+    // Every discovered session, Codex included, must still load below.
+    let claude: Vec<_> = found
+        .sessions
+        .iter()
+        .filter(|s| s.agent == Agent::ClaudeCode)
+        .collect();
+    let paths: BTreeSet<String> = claude.iter().map(|s| rel(&s.path)).collect();
     let expected: BTreeSet<String> = CLAUDE_SESSIONS.iter().map(|s| s.to_string()).collect();
-    assert_eq!(found.sessions.len(), 26);
+    assert_eq!(claude.len(), 26);
     assert_eq!(paths, expected);
 
     for s in &found.sessions {
@@ -189,27 +198,40 @@ fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
 
 #[test]
 fn other_agents_files_are_not_claude_sessions() {
-    // Given explicitly, each is skipped with a diagnostic instead of listed.
-    let foreign = [
+    // Changed when the Codex loader arrived: the four Codex files of the
+    // original list are now Codex sessions (never Claude Code ones), and the
+    // skip message names both agents. The other files are still skipped.
+    let codex = [
         "real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl",
         "cass/tests/fixtures/codex_real/sessions/2025/11/26/rollout-tool-call.jsonl",
         "agentsview/internal/parser/testdata/codex/function_calls.jsonl",
         "agent-sessions/Resources/Fixtures/stage0/agents/codex/schema_drift.jsonl",
+    ];
+    for f in codex {
+        let found = discover(&[corpus().join(f)]).expect("discover file");
+        let agents: Vec<Agent> = found.sessions.iter().map(|s| s.agent).collect();
+        assert_eq!(agents, vec![Agent::Codex], "{f}");
+        assert!(found.diagnostics.is_empty(), "{f}");
+    }
+    // Given explicitly, each is skipped with a diagnostic instead of listed.
+    let foreign = [
         "agent-sessions/Resources/Fixtures/stage0/agents/droid/session_store_small.jsonl",
         "agent-sessions/Resources/Fixtures/stage0/agents/droid/stream_json_schema_drift.jsonl",
         "agent-sessions/Resources/Fixtures/stage0/agents/droid/stream_json_small.jsonl",
         "real-cc-2.1.332/hooks_c5_stop_block/hooks/hooks_c5_stop_block/Stop.jsonl",
         "real-cc-2.1.332/subagent/stream/subagent.stdout.jsonl",
         "real-cc-2.1.332/subagent/stream/subagent.mock-requests.jsonl",
+        "real-codex-0.171.0/basic/stream/exec.stdout.jsonl",
+        "real-codex-0.171.0/basic/stream/mock-requests.jsonl",
     ];
     for f in foreign {
         let path = corpus().join(f);
         let found = discover(std::slice::from_ref(&path)).expect("discover file");
-        assert!(found.sessions.is_empty(), "{f} listed as a Claude session");
+        assert!(found.sessions.is_empty(), "{f} listed as a session");
         assert_eq!(found.diagnostics.len(), 1, "{f}");
         assert_eq!(
             found.diagnostics[0].message,
-            "not a Claude Code transcript; skipped"
+            "not a Claude Code or Codex transcript; skipped"
         );
     }
     // A folder of hook captures, stream-json and mock requests only (plus the

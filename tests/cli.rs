@@ -13,8 +13,9 @@ fn corpus(sub: &str) -> PathBuf {
 
 fn hookscope() -> Command {
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // Never fall back to the user's own ~/.claude.
+    // Never fall back to the user's own ~/.claude or ~/.codex.
     cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
+    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
     cmd
 }
 

@@ -59,7 +59,8 @@ pub enum ModeArg {
 #[derive(ClapArgs, Debug)]
 pub struct FindArgs {
     /// Where to look: projects folders, project folders or .jsonl files
-    /// (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+    /// (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, and
+    /// $CODEX_HOME/sessions or ~/.codex/sessions).
     pub paths: Vec<PathBuf>,
     /// Exact tool name, case-insensitive (e.g. Bash, mcp__github__create_issue).
     #[arg(long, value_name = "NAME")]
@@ -90,8 +91,9 @@ pub struct FindArgs {
     /// Calls before T (same forms as --since).
     #[arg(long, value_name = "T")]
     pub until: Option<String>,
-    /// Only sessions of this agent: claude-code (codex, opencode, droid are
-    /// known but not loaded yet, so they match nothing).
+    /// Only sessions of this agent: claude-code or codex (opencode, droid are
+    /// known but not loaded yet, so they match nothing). Codex records have
+    /// is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
     /// At most N records, newest first (default 50, at most 10000).

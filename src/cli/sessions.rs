@@ -8,7 +8,8 @@ use super::{discover_or_exit, print_json};
 
 /// Runs the subcommand. With `json`, prints an array of session objects
 /// (`id, agent, path, cwd, title, started, ended, version, turns, tool_calls,
-/// errors, subagents, diagnostics`), newest first; else a table.
+/// errors, subagents, diagnostics`; `agent` is `"claude-code"` or `"codex"`),
+/// newest first; else a table with an AGENT column.
 pub fn run(paths: &[PathBuf], json: bool) {
     let found = discover_or_exit(paths);
     let mut summaries = Vec::new();
@@ -24,8 +25,9 @@ pub fn run(paths: &[PathBuf], json: bool) {
         return;
     }
     outln!(
-        "{:<36}  {:<16}  {:>5} {:>6} {:>4} {:>4}  TITLE",
+        "{:<36}  {:<11}  {:<16}  {:>5} {:>6} {:>4} {:>4}  TITLE",
         "ID",
+        "AGENT",
         "STARTED",
         "TURNS",
         "CALLS",
@@ -44,8 +46,9 @@ pub fn run(paths: &[PathBuf], json: bool) {
         let title = s.title.as_deref().unwrap_or("(untitled)");
         let title: String = title.chars().take(60).collect();
         outln!(
-            "{:<36}  {:<16}  {:>5} {:>6} {:>4} {:>4}  {}",
+            "{:<36}  {:<11}  {:<16}  {:>5} {:>6} {:>4} {:>4}  {}",
             s.id,
+            s.agent.as_str(),
             started,
             s.turns,
             s.tool_calls,

@@ -134,11 +134,16 @@ pub fn find_tool_calls(
 /// several session ids.
 pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
     let selected = select_sessions(sessions, query)?;
-    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+    let claude_prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+    let codex_prefilter = prefilter::Prefilter::new(&codex_needles(query));
 
     let per_session: Vec<Result<(usize, Vec<Draft>), String>> = selected
         .par_iter()
         .map(|s| {
+            let prefilter = match s.agent {
+                Agent::ClaudeCode => &claude_prefilter,
+                Agent::Codex => &codex_prefilter,
+            };
             let mut files = std::iter::once(&s.path).chain(s.subagent_files.iter());
             if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
                 return Ok((0, Vec::new()));
@@ -174,6 +179,32 @@ pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, Q
         matched,
         unreadable,
     })
+}
+
+/// The raw-byte prefilter needles for a Codex rollout (formats.md §2.3):
+/// [`prefilter::needles`] without an `input_contains` that holds JSON
+/// punctuation (`:`, `,`, `[`, `]`, `{`, `}`).
+///
+/// Why: a Codex `function_call.arguments` is a JSON string written by the
+/// model inside the line's JSON, and input is matched on its compact
+/// re-serialization. A plain needle (no `"`, `\`, control chars) inside one
+/// string value reads the same in the doubly escaped bytes, but one that
+/// spans JSON punctuation may not: the model writes `{"cmd": "ls", "n": 5}`
+/// with spaces where the compact form has `"n":5`. Such a needle is left
+/// out (the file is parsed instead). Outputs are the text of a string (or
+/// of a JSON-string `output`), so `output_contains` keeps the plain rule; the
+/// rare non-text output (`tool_search_output.tools`) is re-serialized, which
+/// matches the bytes because Codex writes those objects compactly.
+/// Not covered: a model that escapes plain ASCII in its arguments (`\/`,
+/// `\u0041`) or writes numbers that re-serialize differently (`1e2`).
+fn codex_needles(query: &Query) -> Vec<String> {
+    let structural = |n: &String| n.contains([':', ',', '[', ']', '{', '}']);
+    if query.input_contains.as_ref().is_some_and(structural) {
+        let mut without_input = query.clone();
+        without_input.input_contains = None;
+        return prefilter::needles(&without_input);
+    }
+    prefilter::needles(query)
 }
 
 /// The sessions to scan: agent filter, then ids (exact, else unique prefix).
@@ -255,6 +286,8 @@ impl Draft {
             input: cap_input(input),
             output: output.map(|o| truncate(&o, mode, OUTPUT_CAP)),
             is_error: self.is_error,
+            // Codex outputs carry no is_error; the loader derives it from
+            // exit codes (transcript::codex), so it is not reliable.
             is_error_reliable: self.agent == Agent::ClaudeCode,
             file_path,
             digest,

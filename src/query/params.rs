@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::QueryError;
 
 /// Agent names the `agent` parameter accepts (architecture.md: one loader per
-/// agent). Only `claude-code` has a loader today, so the others select no
+/// agent). `claude-code` and `codex` have loaders today; the others select no
 /// sessions rather than failing.
 pub const KNOWN_AGENTS: &[&str] = &["claude-code", "codex", "opencode", "droid"];
 

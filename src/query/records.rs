@@ -18,13 +18,14 @@ use crate::transcript::{Agent, Subagent, ToolCallRecord, Usage};
 /// `head` (a JSON string ending in `…[truncated]`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FoundCall {
-    /// Session id (the main transcript's file stem).
+    /// Session id (the main transcript's file stem; for Codex the
+    /// `session_meta` id).
     pub session: String,
-    /// Which agent wrote it (`"claude-code"`).
+    /// Which agent wrote it (`"claude-code"` or `"codex"`).
     pub agent: Agent,
     /// The call's timestamp (its assistant line; the result's when absent).
     pub timestamp: Option<DateTime<Utc>>,
-    /// `tool_use.id`, the join key to a spawned child.
+    /// `tool_use.id` (Codex: `call_id`), the join key to a spawned child.
     pub tool_use_id: String,
     /// Tool name exactly as invoked.
     pub tool_name: String,
@@ -38,7 +39,8 @@ pub struct FoundCall {
     pub output: Option<String>,
     /// The result's `is_error`; `null` when no result was recorded.
     pub is_error: Option<bool>,
-    /// Whether `is_error` can be trusted (true for Claude Code).
+    /// Whether `is_error` can be trusted: true for Claude Code, false for
+    /// Codex (no flag in the file; derived from exit codes).
     pub is_error_reliable: bool,
     /// The file the call touches (Read/Write/Edit…), redacted like `input`.
     pub file_path: Option<String>,

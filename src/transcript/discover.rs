@@ -1,9 +1,11 @@
-//! Finding sessions on disk (formats.md §1.1): main transcripts, and the
-//! subagent files that belong to each.
+//! Finding sessions on disk (formats.md §1.1, §2.1): main transcripts, and
+//! the subagent files that belong to each.
 //!
-//! Roots: the PATHs given, else `$CLAUDE_CONFIG_DIR/projects`, else
-//! `~/.claude/projects`. A PATH may be a projects folder, one project folder,
-//! any folder above them (walked recursively), or one `.jsonl` file.
+//! Roots: the PATHs given, else the default roots ([`default_roots`]):
+//! `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`) and
+//! `$CODEX_HOME/sessions` (else `~/.codex/sessions`), each when it exists. A
+//! PATH may be a projects folder, one project folder, any folder above them
+//! (walked recursively), or one `.jsonl` file.
 //!
 //! Each `.jsonl` found is classified without a full parse:
 //! - `agent-*.jsonl`, or any file under a `subagents/` folder, is a subagent
@@ -11,9 +13,10 @@
 //!   from its first lines) or to the nearest ancestor folder `D` with a `D.jsonl`
 //!   beside it (`<session>/subagents/…` layout). It is never a session itself;
 //!   when no parent is found it becomes a diagnostic.
-//! - any other file is a session when its first lines look like a Claude Code
-//!   transcript ([`sniff_claude_code`]); other JSONL (Codex rollouts, hook
-//!   captures, stream-json output) is skipped.
+//! - any other file is a Claude Code session when its first lines look like a
+//!   Claude Code transcript ([`sniff_claude_code`]), else a Codex session when
+//!   they look like a Codex rollout ([`sniff_codex`]); other JSONL (hook
+//!   captures, stream-json or `codex exec --json` output) is skipped.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -28,7 +31,9 @@ use super::model::{Agent, Diagnostic};
 /// A session found on disk, before it is loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRef {
-    /// The main file's stem (the session id).
+    /// The session id: the main file's stem for Claude Code; for Codex the
+    /// first `session_meta.payload.id`, else the rollout file name's trailing
+    /// UUID, else the stem (as [`crate::transcript::codex::load_session`]).
     pub id: String,
     /// Which agent wrote it.
     pub agent: Agent,
@@ -58,6 +63,20 @@ impl SessionRef {
             modified: meta.and_then(|m| m.modified().ok()),
             path,
             subagent_files,
+        }
+    }
+
+    /// A Codex rollout at `path` with session id `id` (size and mtime from a
+    /// `stat`, 0 / `None` when it fails; no subagent files).
+    pub fn codex(path: PathBuf, id: String) -> SessionRef {
+        let meta = std::fs::metadata(&path).ok();
+        SessionRef {
+            id,
+            agent: Agent::Codex,
+            size: meta.as_ref().map_or(0, |m| m.len()),
+            modified: meta.and_then(|m| m.modified().ok()),
+            path,
+            subagent_files: Vec::new(),
         }
     }
 
@@ -95,17 +114,23 @@ pub enum DiscoverError {
     NotTranscript(PathBuf),
 }
 
-/// The default roots: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
-/// Roots that do not exist are left out, so the result may be empty.
+/// The default roots: `$CLAUDE_CONFIG_DIR/projects` (else
+/// `~/.claude/projects`), then `$CODEX_HOME/sessions` (else
+/// `~/.codex/sessions`). Roots that do not exist are left out, so the result
+/// may be empty. An empty variable counts as unset.
 pub fn default_roots() -> Vec<PathBuf> {
-    let base = match std::env::var_os("CLAUDE_CONFIG_DIR") {
+    let base = |var: &str, dot_dir: &str| match std::env::var_os(var) {
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => dirs::home_dir().map(|h| h.join(".claude")),
+        _ => dirs::home_dir().map(|h| h.join(dot_dir)),
     };
-    base.map(|b| b.join("projects"))
-        .filter(|p| p.is_dir())
-        .into_iter()
-        .collect()
+    [
+        base("CLAUDE_CONFIG_DIR", ".claude").map(|b| b.join("projects")),
+        base("CODEX_HOME", ".codex").map(|b| b.join("sessions")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|p| p.is_dir())
+    .collect()
 }
 
 /// Discovers sessions under `paths` (or the default roots when empty).
@@ -164,17 +189,19 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             subagent_files.push(path);
             continue;
         }
-        if !sniff_claude_code(&path) {
-            if explicit {
-                diagnostics.push(Diagnostic {
-                    path: path.clone(),
-                    line: None,
-                    message: "not a Claude Code transcript; skipped".to_string(),
-                });
-            }
-            continue;
+        let lines = first_lines(&path, 8);
+        if looks_like_claude_code(&lines) {
+            mains.insert(path.clone(), SessionRef::claude_code(path, Vec::new()));
+        } else if looks_like_codex(&lines, &path) {
+            let id = codex_session_id(&lines, &path);
+            mains.insert(path.clone(), SessionRef::codex(path, id));
+        } else if explicit {
+            diagnostics.push(Diagnostic {
+                path: path.clone(),
+                line: None,
+                message: "not a Claude Code or Codex transcript; skipped".to_string(),
+            });
         }
-        mains.insert(path.clone(), SessionRef::claude_code(path, Vec::new()));
     }
     for file in subagent_files {
         match parent_of_subagent(&file) {
@@ -370,7 +397,11 @@ const FOREIGN_TYPES: &[&str] = &[
 /// `{"type":"tool_result","uuid":…}` in a drifted file) is opaque metadata
 /// (formats.md §1.3), not evidence of another agent.
 pub fn sniff_claude_code(path: &Path) -> bool {
-    let lines = first_lines(path, 8);
+    looks_like_claude_code(&first_lines(path, 8))
+}
+
+/// [`sniff_claude_code`] over already-read first lines.
+fn looks_like_claude_code(lines: &[Value]) -> bool {
     let foreign = lines.iter().any(|v| {
         v.get("payload").is_some()
             || v.get("session_id").is_some()
@@ -387,5 +418,70 @@ pub fn sniff_claude_code(path: &Path) -> bool {
                 && (v.get("sessionId").is_some()
                     || v.get("leafUuid").is_some()
                     || v.get("message").is_some_and(Value::is_object))
+        })
+}
+
+/// Envelope `type`s of a Codex rollout (formats.md §2.2).
+const CODEX_LINE_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+    "inter_agent_communication_metadata",
+    "token_usage_record",
+];
+
+/// Whether a file's first lines look like a Codex rollout (formats.md §2.2,
+/// §2.6): some line is an envelope with an object `payload` and a Codex
+/// `type`, or the file is named `rollout-*.jsonl` and its first line is a
+/// bare legacy meta object (`id` and `timestamp`, no `type`). The
+/// `codex exec --json` stream (`thread.started`, no `payload`) is not one.
+pub fn sniff_codex(path: &Path) -> bool {
+    looks_like_codex(&first_lines(path, 8), path)
+}
+
+fn looks_like_codex(lines: &[Value], path: &Path) -> bool {
+    let envelope = lines.iter().any(|v| {
+        v.get("payload").is_some_and(Value::is_object)
+            && v.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| CODEX_LINE_TYPES.contains(&t))
+    });
+    let rollout_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("rollout-"));
+    envelope || (rollout_name && lines.first().is_some_and(is_legacy_codex_meta))
+}
+
+fn is_legacy_codex_meta(v: &Value) -> bool {
+    v.get("type").is_none()
+        && v.get("role").is_none()
+        && v.get("id").is_some()
+        && v.get("timestamp").is_some()
+}
+
+/// A Codex session id from the first lines, as the loader computes it: the
+/// first `session_meta.payload.id`, the legacy first line's `id`, the file
+/// name's trailing UUID, else the file stem.
+fn codex_session_id(lines: &[Value], path: &Path) -> String {
+    let from_meta = lines
+        .iter()
+        .find(|v| v.get("type").and_then(Value::as_str) == Some("session_meta"))
+        .and_then(|v| v.get("payload"))
+        .or_else(|| lines.first().filter(|v| is_legacy_codex_meta(v)))
+        .and_then(|meta| meta.get("id"))
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string);
+    from_meta
+        .or_else(|| super::codex::uuid_of_file_name(path))
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string()
         })
 }

@@ -2,6 +2,7 @@
 //! per agent (architecture.md "Modules").
 
 pub mod claude_code;
+pub mod codex;
 pub mod discover;
 pub mod export;
 pub mod jsonl;
@@ -27,10 +28,12 @@ pub struct LoadError {
 ///
 /// # Errors
 /// [`LoadError`] when the main file cannot be read (see
-/// [`claude_code::load_session`]); bad lines are diagnostics, not errors.
+/// [`claude_code::load_session`], [`codex::load_session`]); bad lines are
+/// diagnostics, not errors.
 pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
     let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
+        Agent::Codex => codex::load_session(&session.path),
     };
     loaded.map_err(|source| LoadError {
         path: session.path.clone(),

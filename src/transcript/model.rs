@@ -16,12 +16,18 @@ use serde_json::Value;
 use crate::tools::{ToolCall, ToolKind};
 
 /// Which coding agent wrote a transcript. Serialized in kebab case
-/// (`"claude-code"`), the spelling `find_tool_calls`'s `agent` parameter uses.
+/// (`"claude-code"`, `"codex"`), the spelling `find_tool_calls`'s `agent`
+/// parameter uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
     /// Anthropic's Claude Code (`~/.claude/projects/**.jsonl`, formats.md §1).
     ClaudeCode,
+    /// OpenAI's Codex CLI (`$CODEX_HOME/sessions/**/rollout-*.jsonl`,
+    /// formats.md §2). Its tool results carry no `is_error` flag; the loader
+    /// derives one from exit codes, so it is not reliable (see
+    /// [`crate::transcript::codex`]).
+    Codex,
 }
 
 impl Agent {
@@ -29,6 +35,7 @@ impl Agent {
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
         }
     }
 }
@@ -103,15 +110,21 @@ impl Usage {
     }
 }
 
-/// The `tool_result` paired with a `tool_use` by id (formats.md §1.4).
+/// The `tool_result` paired with a `tool_use` by id (formats.md §1.4); for
+/// Codex the `*_output` item paired with its call by `call_id` (§2.3).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolResult {
     /// The result's `content` flattened to text: a string as is, text blocks
     /// joined by newlines, images as `[image: <media_type>, <n> bytes base64]`.
+    /// Codex: the `output` (the inner `output` of a JSON-string output, text
+    /// parts joined by newlines, `<input_image>` for images).
     pub text: String,
-    /// `is_error` (absent or null count as false).
+    /// `is_error` (absent or null count as false). Codex has no such flag:
+    /// true when the output states a non-zero exit code or a `*_end` event
+    /// reports a failure (unreliable; see `transcript::codex`).
     pub is_error: bool,
-    /// The line's top-level `toolUseResult` verbatim (object, string or array).
+    /// The line's top-level `toolUseResult` verbatim (object, string or
+    /// array); always `None` for Codex.
     pub tool_use_result: Option<Value>,
     /// The result line's `timestamp`.
     pub timestamp: Option<DateTime<Utc>>,
@@ -125,7 +138,8 @@ pub struct ToolResult {
 /// One tool call: the `tool_use` block, its typed parse, and its result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallRecord {
-    /// The `tool_use.id` (`toolu_…`).
+    /// The `tool_use.id` (`toolu_…`); for Codex the `call_id` (else the
+    /// item's `id`, else `line:<n>`).
     pub tool_use_id: String,
     /// The typed call (`parse_tool_call` with `on_error = other`); its
     /// `name()` is the tool name exactly as invoked and `raw()` the input.
@@ -413,7 +427,8 @@ impl Subagent {
 /// A fully loaded session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
-    /// Session id: the main file's stem (`<uuid>.jsonl`).
+    /// Session id: the main file's stem (`<uuid>.jsonl`); for Codex the
+    /// first `session_meta.payload.id` (else the file name's UUID).
     pub id: String,
     /// Which agent wrote it.
     pub agent: Agent,
@@ -428,7 +443,8 @@ pub struct Session {
     pub started: Option<DateTime<Utc>>,
     /// Latest line timestamp.
     pub ended: Option<DateTime<Utc>>,
-    /// CLI `version` of the last line carrying one.
+    /// CLI `version` of the last line carrying one (Codex: `cli_version` of
+    /// the first `session_meta`).
     pub version: Option<String>,
     /// `gitBranch` of the first line carrying a non-empty one.
     pub git_branch: Option<String>,
@@ -436,9 +452,11 @@ pub struct Session {
     pub turns: Vec<Turn>,
     /// All subagents (inline, sibling, subagents dir), linked or not.
     pub subagents: Vec<Subagent>,
-    /// Main-thread usage, once per `message.id`.
+    /// Main-thread usage, once per `message.id` (Codex: the last
+    /// `token_count` `total_token_usage`, see `transcript::codex`).
     pub usage: Usage,
-    /// Models the main thread ran on, first-seen order.
+    /// Models the main thread ran on, first-seen order (Codex:
+    /// `turn_context.model`).
     pub models: Vec<String>,
     /// Lines and files that could not be used.
     pub diagnostics: Vec<Diagnostic>,
@@ -518,7 +536,7 @@ pub const FIRST_PROMPT_CHARS: usize = 300;
 pub struct SessionSummary {
     /// Session id.
     pub id: String,
-    /// `"claude-code"`.
+    /// `"claude-code"` or `"codex"`.
     pub agent: Agent,
     /// Main transcript path.
     pub path: PathBuf,
