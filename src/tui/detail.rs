@@ -89,6 +89,7 @@ fn session_lines(app: &App, entry: &SessionEntry) -> Vec<Line<'static>> {
         Line::from(Span::styled(entry.title(), theme.tool())),
         Line::default(),
         field("id", entry.sref.id.clone(), theme),
+        field("agent", entry.sref.agent.as_str().to_string(), theme),
         field("project", entry.project(), theme),
         field(
             "file",
