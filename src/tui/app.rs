@@ -1250,7 +1250,10 @@ impl App {
         match self.focus {
             Pane::Sessions => {
                 let visible = self.selectable_sessions();
-                if self.session_sel.is_none_or(|s| !visible.contains(&s)) {
+                // A fuzzy filter ranks: its best match is selected.
+                if !self.session_filter.trim().is_empty()
+                    || self.session_sel.is_none_or(|s| !visible.contains(&s))
+                {
                     self.session_sel = visible.first().copied();
                 }
                 self.session_offset.set(0);

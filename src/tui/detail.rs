@@ -5,6 +5,7 @@
 //! Built as plain `Vec<Line>` by [`lines`], wrapped to the pane width by
 //! [`wrap`] and cached by the app, so scrolling is cheap.
 
+use crate::words::plural;
 use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::tools::{ToolCall, hunks_of};
@@ -123,10 +124,14 @@ fn session_lines(app: &App, entry: &SessionEntry) -> Vec<Line<'static>> {
         }
         out.push(field(
             "counts",
-            format!(
-                "{} turns, {} tool calls, {} errors, {} subagents, {} diagnostics",
-                s.turns, s.tool_calls, s.errors, s.subagents, s.diagnostics
-            ),
+            [
+                plural(s.turns, "turn"),
+                plural(s.tool_calls, "tool call"),
+                plural(s.errors, "error"),
+                plural(s.subagents, "subagent"),
+                plural(s.diagnostics, "diagnostic"),
+            ]
+            .join(", "),
             theme,
         ));
     } else if let Some(e) = &entry.error {
@@ -188,11 +193,11 @@ fn turn_lines(app: &App, session: &Session, index: usize, turn: &Turn) -> Vec<Li
     out.push(field(
         "counts",
         format!(
-            "{} tool calls, {} errors, {} subagents ({} calls inside)",
-            calls.len(),
-            errors,
-            spawned.len(),
-            sub_calls
+            "{}, {}, {} ({} inside)",
+            plural(calls.len(), "tool call"),
+            plural(errors, "error"),
+            plural(spawned.len(), "subagent"),
+            plural(sub_calls, "call")
         ),
         theme,
     ));

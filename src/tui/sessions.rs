@@ -73,6 +73,15 @@ pub fn session_item(
                 format!("{} {subs}", s.subagents)
             };
             spans.push(Span::styled(format!("{sep}{subagents}"), theme.dim()));
+            if !app.session_filter.trim().is_empty() {
+                // No project headers while searching: name it here.
+                let project = entry.project();
+                let base = project
+                    .rsplit('/')
+                    .find(|p| !p.is_empty())
+                    .unwrap_or(&project);
+                spans.push(Span::styled(format!("{sep}{base}"), theme.kind()));
+            }
             Line::from(spans)
         }
         (None, Some(e)) => Line::from(Span::styled(
