@@ -271,3 +271,50 @@ fn bad_path_exits_2() {
         )
     );
 }
+
+#[test]
+fn show_refuses_an_id_shared_by_two_files() {
+    // agent-sessions has a Claude and a Codex fixture both named
+    // schema_drift.jsonl.
+    let out = hookscope()
+        .args(["show", "schema_drift"])
+        .arg(corpus("agent-sessions"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("\"schema_drift\" is the id of 2 sessions")
+            && stderr.contains("[codex]")
+            && stderr.contains("[claude-code]")
+            && stderr.contains("pass the file path instead"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn find_says_when_a_session_names_nothing_and_summarizes_codex_commands() {
+    let out = hookscope()
+        .args(["find", "--tool-name", "exec_command", "--session", "zzz"])
+        .arg(corpus("real-codex-0.171.0"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no session matches \"zzz\""), "{stderr}");
+    // The table shows a Codex exec_command by its `cmd`, not as JSON.
+    let out = hookscope()
+        .args([
+            "find",
+            "--tool-name",
+            "exec_command",
+            "--input-contains",
+            "ls -la",
+        ])
+        .arg(corpus("real-codex-0.171.0"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = stdout.lines().nth(1).unwrap_or_default();
+    assert!(row.trim_end().ends_with("  ls -la"), "{stdout}");
+}

@@ -177,6 +177,9 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     for e in &result.unreadable {
         eprintln!("hookscope: {e}");
     }
+    for s in &result.unmatched_sessions {
+        eprintln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
+    }
     if json {
         match serde_json::to_value(&result) {
             Ok(v) => print_json(&v),
@@ -249,22 +252,20 @@ fn print_table(records: &[FoundCall]) {
     }
 }
 
-/// One line saying what the call did: the command, the file path, the
-/// pattern, the URL, the prompt, else the compact input JSON.
+/// One line saying what the call did: the typed call's summary (the
+/// command — also Codex's `cmd` —, file path, pattern, URL, description…;
+/// `hookscope::transcript::call_summary`), else the compact input JSON.
 fn input_summary(r: &FoundCall) -> String {
-    for key in [
-        "command",
-        "file_path",
-        "notebook_path",
-        "pattern",
-        "url",
-        "query",
-        "description",
-        "prompt",
-    ] {
-        if let Some(s) = r.input.get(key).and_then(Value::as_str) {
-            return s.to_string();
-        }
+    let typed = hookscope::tools::parse_tool_call(
+        &r.tool_name,
+        Some(&r.input),
+        hookscope::tools::OnError::Other,
+    );
+    let summary = typed
+        .map(|call| hookscope::transcript::call_summary(&call))
+        .unwrap_or_default();
+    if !summary.is_empty() {
+        return summary;
     }
     match &r.input {
         Value::String(s) => s.clone(),

@@ -18,26 +18,40 @@ pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
     if as_path.extension().and_then(|e| e.to_str()) == Some("jsonl") && as_path.is_file() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
-        return found
-            .sessions
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| fail(format!("{session} is not a Claude Code session transcript")));
+        return found.sessions.into_iter().next().unwrap_or_else(|| {
+            fail(format!(
+                "{session} is not a Claude Code or Codex session transcript"
+            ))
+        });
     }
     let found = discover_or_exit(paths);
     let matches = sessions_named(&found.sessions, session);
+    let exact: Vec<_> = matches.iter().filter(|s| s.id == session).collect();
+    if exact.len() > 1 {
+        // Two files with the same id (copies, or two agents' fixtures).
+        fail(format!(
+            "{session:?} is the id of {} sessions ({}); pass the file path instead",
+            exact.len(),
+            exact
+                .iter()
+                .map(|s| format!("{} [{}]", s.path.display(), s.agent.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     match matches.as_slice() {
         [first, ..] if first.id == session => (*first).clone(),
         [one] => (*one).clone(),
         [] => fail(format!("no session matches {session:?}")),
         many => fail(format!(
-            "{session:?} matches {} sessions ({}); give more of the id",
+            "{session:?} matches {} sessions ({}{}); give more of the id",
             many.len(),
             many.iter()
                 .take(4)
                 .map(|s| s.id.as_str())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            if many.len() > 4 { ", …" } else { "" }
         )),
     }
 }

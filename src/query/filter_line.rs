@@ -365,8 +365,14 @@ pub fn complete(line: &str, tool_names: &[String], session_ids: &[String]) -> Co
                 .collect()
         }
     };
-    candidates.sort();
-    candidates.dedup();
+    // Names match case-insensitively (`tool:bash` is `tool:Bash`): one
+    // spelling per name, the first in sort order (upper case first).
+    candidates.sort_by(|a, b| {
+        a.to_lowercase()
+            .cmp(&b.to_lowercase())
+            .then_with(|| a.cmp(b))
+    });
+    candidates.dedup_by(|a, b| a.to_lowercase() == b.to_lowercase());
     Completion { start, candidates }
 }
 
@@ -465,6 +471,7 @@ mod tests {
     fn completes_keys_tools_and_values() {
         let tools = vec![
             "Bash".to_string(),
+            "bash".to_string(),
             "BashOutput".to_string(),
             "Read".to_string(),
             "mcp__github__create_issue".to_string(),

@@ -75,6 +75,11 @@ pub struct FindResult {
     /// key), for the TUI's live count and the CLI table's footer.
     #[serde(skip)]
     pub matched: usize,
+    /// `session` entries that name no session (of the `agent`, when given):
+    /// they scope the scan to nothing, as the seed says; not serialized,
+    /// for the CLI and the TUI to point out a likely typo.
+    #[serde(skip)]
+    pub unmatched_sessions: Vec<String>,
     /// Sessions whose main file could not be read (`"<path>: <error>"`); not
     /// serialized, for the CLI to print on stderr.
     #[serde(skip)]
@@ -134,6 +139,17 @@ pub fn find_tool_calls(
 /// several session ids.
 pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
     let selected = select_sessions(sessions, query)?;
+    let unmatched_sessions: Vec<String> = query
+        .sessions
+        .iter()
+        .filter(|wanted| {
+            let of_agent = sessions
+                .iter()
+                .filter(|s| query.agent.is_none_or(|a| s.agent.as_str() == a));
+            sessions_named(of_agent, wanted).is_empty()
+        })
+        .cloned()
+        .collect();
     let claude_prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
     let codex_prefilter = prefilter::Prefilter::new(&codex_needles(query));
 
@@ -177,6 +193,7 @@ pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, Q
         records,
         redactions,
         matched,
+        unmatched_sessions,
         unreadable,
     })
 }
@@ -226,8 +243,9 @@ fn select_sessions<'a>(
         ids.sort_unstable();
         ids.dedup();
         if ids.len() > 1 {
+            let more = if ids.len() > 4 { ", …" } else { "" };
             return Err(QueryError::InvalidArgument(format!(
-                "session {wanted:?} is a prefix of {} sessions ({}); give more of the id",
+                "session {wanted:?} is a prefix of {} sessions ({}{more}); give more of the id",
                 ids.len(),
                 ids.iter().take(4).copied().collect::<Vec<_>>().join(", ")
             )));
@@ -457,6 +475,7 @@ mod tests {
             records: Vec::new(),
             redactions: Redactions::new(),
             matched: 3,
+            unmatched_sessions: vec!["zzz".into()],
             unreadable: vec!["x".into()],
         };
         assert_eq!(serde_json::to_value(&r).ok(), Some(json!({"records": []})));

@@ -49,7 +49,7 @@ pub enum Action {
     SearchCancel,
     /// Complete the word being typed in the Calls filter line (Tab).
     Complete,
-    /// Clear the Calls filter line.
+    /// Clear the search box or the Calls filter line.
     ClearLine,
     /// Open the Calls view (or go back from it).
     OpenCalls,

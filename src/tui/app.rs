@@ -402,8 +402,9 @@ impl App {
     /// sessions newest first inside each, under a header per project. With
     /// [`App::session_filter`]: the sessions that fuzzy-match it
     /// (nucleo-matcher, fzf syntax: `'exact`, `^prefix`, `suffix$`,
-    /// `!not`; case-insensitive) over title, first prompt, project and id,
-    /// best match first, without headers.
+    /// `!not`; case-insensitive) against each of title, first prompt,
+    /// project and id (the best field counts), best match first, without
+    /// headers.
     pub fn session_rows(&self) -> Vec<SessionRow> {
         if !self.session_filter.trim().is_empty() {
             return self
@@ -457,16 +458,19 @@ impl App {
                     .as_ref()
                     .and_then(|s| s.first_prompt.as_deref())
                     .unwrap_or("");
-                let hay = format!(
-                    "{} {} {} {}",
+                // Each field on its own, best one counts: `^` anchors at
+                // the start of a title, prompt, project or id, and letters
+                // scattered over several fields do not match.
+                [
                     entry.title(),
-                    prompt,
+                    prompt.to_string(),
                     entry.project(),
-                    entry.sref.id
-                );
-                pattern
-                    .score(Utf32Str::new(&hay, &mut buf), &mut matcher)
-                    .map(|score| (score, i))
+                    entry.sref.id.clone(),
+                ]
+                .iter()
+                .filter_map(|hay| pattern.score(Utf32Str::new(hay, &mut buf), &mut matcher))
+                .max()
+                .map(|score| (score, i))
             })
             .collect();
         let when = |i: usize| self.sessions.get(i).and_then(SessionEntry::when);
@@ -785,7 +789,12 @@ impl App {
                 match result {
                     Ok(found) => {
                         self.calls.error = None;
-                        self.calls.sel = self.calls.sel.min(found.records.len().saturating_sub(1));
+                        let wanted =
+                            self.calls.select_on_answer.take().and_then(|id| {
+                                found.records.iter().position(|r| r.tool_use_id == id)
+                            });
+                        let sel = wanted.unwrap_or(self.calls.sel);
+                        self.calls.sel = sel.min(found.records.len().saturating_sub(1));
                         self.calls.result = Some(found);
                         self.calls.detail_scroll = 0;
                     }
@@ -1122,6 +1131,8 @@ impl App {
             return;
         };
         let tool = format!("tool:{}", filter_line::quote(record.name()));
+        // Keep your place: the call you were on is selected in the answer.
+        self.calls.select_on_answer = Some(record.tool_use_id.clone());
         let line = match action {
             Action::SameTool => tool,
             Action::ErrorsOnly => format!("{tool} is:error"),
@@ -1139,6 +1150,7 @@ impl App {
     /// Quick filters inside the Calls view: set `tool:` or `input:` from the
     /// selected record, or toggle `is:error`.
     fn quick_filter_in_calls(&mut self, action: Action) {
+        let keep = self.calls.selected().map(|r| r.tool_use_id.clone());
         let line = &self.calls.filter;
         let new = match action {
             Action::ErrorsOnly => {
@@ -1164,6 +1176,8 @@ impl App {
                 }
             }
         };
+        // Keep your place: the call you were on is selected in the answer.
+        self.calls.select_on_answer = keep;
         self.open_calls(Some(new));
     }
 
@@ -1237,6 +1251,7 @@ impl App {
             Action::SearchBackspace => edit(self, &|s| {
                 s.pop();
             }),
+            Action::ClearLine => edit(self, &|s| s.clear()),
             Action::SearchConfirm => self.searching = false,
             Action::SearchCancel => {
                 self.searching = false;
@@ -1317,10 +1332,12 @@ impl App {
             Overlay::Help => super::help::line_count(),
             Overlay::Diagnostics => self.diagnostics.len(),
         };
+        // The last page ends at the last line (borders take two rows).
+        let visible = usize::from(self.area.height.saturating_sub(2)).max(1);
         self.overlay_scroll = self
             .overlay_scroll
             .saturating_add_signed(delta)
-            .min(len.saturating_sub(1));
+            .min(len.saturating_sub(visible));
     }
 
     fn page(&self) -> isize {

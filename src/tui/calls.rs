@@ -54,6 +54,9 @@ pub struct CallsView {
     pub focus_detail: bool,
     /// First visible line of the record pane.
     pub detail_scroll: usize,
+    /// A `tool_use_id` to select when the next answer arrives (quick
+    /// filters keep the call you were on).
+    pub select_on_answer: Option<String>,
 }
 
 impl CallsView {
@@ -223,15 +226,17 @@ pub fn record_lines(app: &App, record: &FoundCall) -> Vec<Line<'static>> {
         out.push(field("file_path", p.clone(), theme));
     }
     if let Some(origin) = &record.origin {
-        out.push(field(
-            "in subagent",
-            format!(
-                "{} (spawned by {})",
-                origin.agent_id.as_deref().unwrap_or("?"),
-                origin.parent_tool_use_id.as_deref().unwrap_or("?")
-            ),
-            theme,
-        ));
+        let who = origin
+            .agent_id
+            .as_deref()
+            .map_or("a subagent".to_string(), |id| format!("subagent {id}"));
+        let by = origin
+            .parent_tool_use_id
+            .as_deref()
+            .map_or(" (no spawning call found)".to_string(), |p| {
+                format!(" spawned by {p}")
+            });
+        out.push(field("in", format!("{who}{by}"), theme));
     }
     if let Some(d) = &record.digest {
         out.push(field("digest", d.clone(), theme));
@@ -291,6 +296,12 @@ pub fn count_text(view: &CallsView) -> String {
     } else {
         plural(result.matched, "call")
     };
+    if !result.unmatched_sessions.is_empty() {
+        text.push_str(&format!(
+            " · no session {}",
+            result.unmatched_sessions.join(", ")
+        ));
+    }
     if !result.unreadable.is_empty() {
         text.push_str(&format!(
             " · {} unreadable",
@@ -311,7 +322,7 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
 
     let filter_block = Block::bordered()
         .title(Span::styled(
-            " Filter (find_tool_calls; ? lists the words) ",
+            " Filter — find_tool_calls words (Esc, then ? lists them) ",
             theme.heading(),
         ))
         .border_style(theme.border(view.editing));
@@ -347,6 +358,14 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
         )
     };
     let width = usize::from(a.hint.width);
+    // An error is what matters most: it takes the line, the count yields.
+    let count = if view.error.is_some()
+        && left.content.chars().count() + count.chars().count() + 2 > width
+    {
+        String::new()
+    } else {
+        count
+    };
     let count_w = count.chars().count() + 1;
     let left_text: String = left
         .content

@@ -223,6 +223,11 @@ pub const SEARCH_BINDINGS: &[Binding] = &[
         help: "delete a character",
     },
     Binding {
+        keys: &[Key::ctrl('u')],
+        action: Action::ClearLine,
+        help: "clear the search text",
+    },
+    Binding {
         keys: &[Key::ctrl('c')],
         action: Action::ForceQuit,
         help: "quit, always",

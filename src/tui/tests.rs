@@ -536,7 +536,7 @@ fn quick_filters_from_the_timeline_and_in_the_calls_view() {
             "toolu_01FCunre3Vlg1cQJNqbvZlnu"
         ]
     );
-    // Same tool from the selected record (the newest: the Edit).
+    // Same tool from the selected record (the newest, the Edit).
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(
         app.calls.filter,
@@ -558,6 +558,15 @@ fn quick_filters_from_the_timeline_and_in_the_calls_view() {
     key(&mut app, KeyCode::Char('c'));
     assert_eq!(app.view, View::Browse);
     select_call(&mut app, "Bash");
+    // `t` keeps your place: the session's first Bash call, not the newest
+    // of the five, is selected in the answer.
+    key(&mut app, KeyCode::Char('t'));
+    assert_eq!(app.calls.records().len(), 5);
+    assert_eq!(
+        app.calls.selected().map(|r| r.tool_use_id.as_str()),
+        Some("toolu_01tL383BVJdaI34KPxGfiRLZ")
+    );
+    key(&mut app, KeyCode::Char('c'));
     key(&mut app, KeyCode::Char('e'));
     assert_eq!(app.calls.filter, "tool:Bash is:error");
     assert_eq!(call_ids(&app), vec!["toolu_01WS4HYZrMsYywO1CkB0np7Q"]);
@@ -582,10 +591,11 @@ fn session_search_is_fuzzy_and_ranked() {
         other => panic!("expected a session row, got {other:?}"),
     };
     assert_eq!(first, "e71e9aa1-2571-47ab-8bf7-9e6efaaedfff");
-    // No headers while filtering; an id prefix finds its session.
-    key(&mut app, KeyCode::Esc);
-    key(&mut app, KeyCode::Char('/'));
-    keys(&mut app, "8bb2dece");
+    // No headers while filtering; an id prefix finds its session, and `^`
+    // anchors at the start of the id (fields are matched one by one).
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(app.session_filter, "");
+    keys(&mut app, "^8bb2dece");
     let rows = app.session_rows();
     assert_eq!(rows.len(), 1);
     assert!(matches!(rows[0], SessionRow::Session(_)));
