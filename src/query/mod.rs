@@ -3,11 +3,12 @@
 //! (seed 004; output modes and caps per hooks.md §2.5).
 //!
 //! Flow: validate [`FindParams`] → pick sessions (agent, session ids) →
-//! per session in parallel (rayon): raw-byte [`prefilter`], full load
-//! ([`crate::transcript::load`]), filter every call of the main thread and of
-//! every subagent on the RAW text → keep each session's newest `limit`
-//! matches → merge newest first → take `limit` → build records: redact
-//! (emission time only), then truncate.
+//! per session in parallel (rayon): raw-byte [`prefilter`] (skip the session
+//! unless a line can hold a matching `tool_use`, parsing only those lines),
+//! full load ([`crate::transcript::load`]), filter every call of the main
+//! thread and of every subagent on the RAW text, keep each session's newest
+//! `limit` matches → merge newest first → take `limit` → build records:
+//! redact (emission time only), then truncate.
 //!
 //! Order: newest first by the call's timestamp (calls without one last),
 //! then by session id, then by position in the session (main thread in file
@@ -27,6 +28,7 @@ use serde_json::{Value, json};
 
 use crate::tools::file_path_of;
 use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
+use prefilter::Verdict;
 
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
@@ -116,25 +118,33 @@ pub fn find_tool_calls(
     params: &FindParams,
     now: DateTime<Utc>,
 ) -> Result<FindResult, QueryError> {
+    find_with(sessions, params, now, true)
+}
+
+/// [`find_tool_calls`]; `use_prefilter = false` loads every selected session
+/// (the reference the prefilter's results are tested against).
+fn find_with(
+    sessions: &[SessionRef],
+    params: &FindParams,
+    now: DateTime<Utc>,
+    use_prefilter: bool,
+) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
     let selected = select_sessions(sessions, &query)?;
-    let prefilter = prefilter::Prefilter::new(&prefilter::needles(&query));
-
-    let per_session: Vec<Result<Vec<Draft>, String>> = selected
-        .par_iter()
-        .map(|s| {
-            let mut files = std::iter::once(&s.path).chain(s.subagent_files.iter());
-            if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
-                return Ok(Vec::new());
-            }
-            let session = load(s).map_err(|e| e.to_string())?;
-            Ok(session_matches(&session, &query))
-        })
-        .collect();
+    let verdicts: Vec<Verdict> = if use_prefilter {
+        let prefilter = prefilter::Prefilter::new(&prefilter::needles(&query));
+        selected
+            .par_iter()
+            .map(|s| prefilter.verdict(s, &query))
+            .collect()
+    } else {
+        vec![Verdict::Load; selected.len()]
+    };
+    let loaded = load_newest_first(&selected, &verdicts, &query);
 
     let mut drafts = Vec::new();
     let mut unreadable = Vec::new();
-    for result in per_session {
+    for result in loaded.into_iter().flatten() {
         match result {
             Ok(mut d) => drafts.append(&mut d),
             Err(e) => unreadable.push(e),
@@ -255,15 +265,51 @@ fn cap_input(input: Value) -> Value {
 }
 
 fn draft_order(a: &Draft, b: &Draft) -> std::cmp::Ordering {
-    // Newest first; no timestamp sorts last.
-    match (a.timestamp, b.timestamp) {
+    key_order(
+        (a.timestamp, a.session.as_str()),
+        (b.timestamp, b.session.as_str()),
+    )
+    .then_with(|| a.seq.cmp(&b.seq))
+}
+
+/// The first two criteria of [`draft_order`]: newest first (no timestamp
+/// sorts last), then session id.
+fn key_order(
+    (a_time, a_session): (Option<DateTime<Utc>>, &str),
+    (b_time, b_session): (Option<DateTime<Utc>>, &str),
+) -> std::cmp::Ordering {
+    match (a_time, b_time) {
         (Some(x), Some(y)) => y.cmp(&x),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     }
-    .then_with(|| a.session.cmp(&b.session))
-    .then_with(|| a.seq.cmp(&b.seq))
+    .then_with(|| a_session.cmp(b_session))
+}
+
+/// One session's outcome: its matching drafts (its newest `limit`), or why
+/// its main file could not be read (`"<path>: <error>"`).
+type SessionResult = Result<Vec<Draft>, String>;
+
+/// Loads, in parallel, every session the prefilter did not rule out and
+/// matches its calls; each result at its index in `selected` (`None` = not
+/// loaded).
+fn load_newest_first(
+    selected: &[&SessionRef],
+    verdicts: &[Verdict],
+    query: &Query,
+) -> Vec<Option<SessionResult>> {
+    selected
+        .par_iter()
+        .zip(verdicts)
+        .map(|(s, v)| {
+            (*v != Verdict::Skip).then(|| {
+                load(s)
+                    .map(|s| session_matches(&s, query))
+                    .map_err(|e| e.to_string())
+            })
+        })
+        .collect()
 }
 
 /// The session's calls that pass every filter, its newest `limit` only.
@@ -393,6 +439,91 @@ mod tests {
             cut.chars().count(),
             INPUT_CAP + "…[truncated]".chars().count()
         );
+    }
+
+    /// Copies `from` into `to` recursively.
+    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+            let path = entry.path();
+            let dest = to.join(entry.file_name());
+            if path.is_dir() {
+                copy_tree(&path, &dest);
+            } else {
+                std::fs::copy(&path, &dest).expect("copy");
+            }
+        }
+    }
+
+    /// The prefilter and the newest-first early stop give exactly what
+    /// loading every session gives, for many queries and small limits (so
+    /// the stop triggers), on the corpus plus three copies of its real
+    /// sessions (same ids and times in several folders: ties on time and id).
+    #[test]
+    fn prefiltered_results_equal_loading_everything() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let temp = tempfile::TempDir::new().expect("temp dir");
+        for copy in ["a", "b"] {
+            copy_tree(&corpus.join("real-cc-2.1.332"), &temp.path().join(copy));
+        }
+        let found = crate::transcript::discover(&[corpus.clone(), temp.path().to_path_buf()])
+            .expect("discover");
+        assert!(found.sessions.len() > 30);
+        let now = Utc::now();
+        let queries = [
+            json!({"tool_name": "Bash", "input_contains": "git"}),
+            json!({"tool_name": "bash"}),
+            json!({"tool_name": "Bash", "input_contains": "ls"}),
+            json!({"tool_name": "Read", "input_contains": "/home"}),
+            json!({"tool_name_pattern": "e", "input_contains": "py"}),
+            json!({"tool_name_pattern": "mcp__"}),
+            json!({"tool_name": "Agent", "with_subagent_cost": true}),
+            json!({"tool_name_pattern": "a", "output_contains": "error"}),
+            json!({"tool_name": "Bash", "is_error": true}),
+            json!({"tool_name": "Bash", "input_contains": "command:"}),
+            json!({"tool_name": "Write", "until": "2026-11-29T18:00:30Z"}),
+            json!({"tool_name": "Read", "since": "2025-01-01"}),
+        ];
+        for mut args in queries {
+            let params = FindParams::from_json(&args).expect("params");
+            let all = find_with(&found.sessions, &params, now, false).expect("reference");
+            let fast = find_with(&found.sessions, &params, now, true).expect("fast");
+            assert_eq!(
+                serde_json::to_value(&fast).ok(),
+                serde_json::to_value(&all).ok(),
+                "{args}"
+            );
+            assert_eq!(fast.unreadable, all.unreadable, "{args}");
+            // A smaller limit keeps the first records of the default one.
+            for limit in [1, 2, 5] {
+                args["limit"] = json!(limit);
+                let params = FindParams::from_json(&args).expect("params");
+                let fast = find_with(&found.sessions, &params, now, true).expect("fast");
+                let want: Vec<&str> = all
+                    .records
+                    .iter()
+                    .take(limit)
+                    .map(|r| r.tool_use_id.as_str())
+                    .collect();
+                let got: Vec<&str> = fast
+                    .records
+                    .iter()
+                    .map(|r| r.tool_use_id.as_str())
+                    .collect();
+                assert_eq!(got, want, "{args}");
+                let sessions = |r: &FindResult| {
+                    r.records
+                        .iter()
+                        .map(|r| r.session.clone())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    sessions(&fast),
+                    sessions(&all)[..got.len()].to_vec(),
+                    "{args}"
+                );
+            }
+        }
     }
 
     #[test]
