@@ -3,12 +3,14 @@
 //! (seed 004; output modes and caps per hooks.md §2.5).
 //!
 //! Flow: validate [`FindParams`] → pick sessions (agent, session ids) →
-//! per session in parallel (rayon): raw-byte [`prefilter`] (skip the session
-//! unless a line can hold a matching `tool_use`, parsing only those lines),
-//! full load ([`crate::transcript::load`]), filter every call of the main
-//! thread and of every subagent on the RAW text, keep each session's newest
-//! `limit` matches → merge newest first → take `limit` → build records:
-//! redact (emission time only), then truncate.
+//! per session in parallel (rayon): raw-byte [`prefilter`] (skip the session,
+//! or bound how new its newest match can be, parsing only the lines that can
+//! hold a matching `tool_use`) → load the remaining sessions newest bound
+//! first, in parallel batches, until `limit` matches are known to beat every
+//! session left: full load ([`crate::transcript::load`]), filter every call of
+//! the main thread and of every subagent on the RAW text, keep each session's
+//! newest `limit` matches → merge newest first → take `limit` → build
+//! records: redact (emission time only), then truncate.
 //!
 //! Order: newest first by the call's timestamp (calls without one last),
 //! then by session id, then by position in the session (main thread in file
@@ -291,25 +293,93 @@ fn key_order(
 /// its main file could not be read (`"<path>: <error>"`).
 type SessionResult = Result<Vec<Draft>, String>;
 
-/// Loads, in parallel, every session the prefilter did not rule out and
-/// matches its calls; each result at its index in `selected` (`None` = not
-/// loaded).
+/// Loads the sessions the prefilter did not rule out and matches their calls,
+/// in parallel batches: first every [`Verdict::Load`] session, then the
+/// [`Verdict::Newest`] ones by bound (newest first, then id), in batches that
+/// double in size. It stops once `limit` drafts are known that sort strictly
+/// before the next session's bound: every match of that session, and of the
+/// ones after it, sorts after them, so it could not make the cut.
+///
+/// Returns each session's result at its index in `selected` (`None` = not
+/// loaded). Merging the results in that order, then sorting stably and
+/// cutting at `limit`, gives exactly what loading every session gives.
 fn load_newest_first(
     selected: &[&SessionRef],
     verdicts: &[Verdict],
     query: &Query,
 ) -> Vec<Option<SessionResult>> {
-    selected
-        .par_iter()
-        .zip(verdicts)
-        .map(|(s, v)| {
-            (*v != Verdict::Skip).then(|| {
-                load(s)
-                    .map(|s| session_matches(&s, query))
-                    .map_err(|e| e.to_string())
+    let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
+    let mut order: Vec<usize> = (0..selected.len())
+        .filter(|&i| verdict(i) != Verdict::Skip)
+        .collect();
+    order.sort_by(|&a, &b| {
+        let rank = |i: usize| match verdict(i) {
+            Verdict::Load => (0, None),
+            Verdict::Newest(t) => (1, Some(t)),
+            Verdict::Skip => (2, None),
+        };
+        let ((ra, ta), (rb, tb)) = (rank(a), rank(b));
+        ra.cmp(&rb)
+            .then_with(|| match (ta, tb) {
+                (Some(_), Some(_)) => key_order((ta, &selected[a].id), (tb, &selected[b].id)),
+                _ => std::cmp::Ordering::Equal,
             })
-        })
-        .collect()
+            .then(a.cmp(&b))
+    });
+
+    let mut results: Vec<Option<SessionResult>> = (0..selected.len()).map(|_| None).collect();
+    // (timestamp, session) of every draft so far, cut to the best `limit`.
+    let mut best: Vec<(Option<DateTime<Utc>>, String)> = Vec::new();
+    let threads = rayon::current_num_threads().max(1);
+    let mut batch = 2 * threads;
+    let mut next = 0;
+    while next < order.len() {
+        let end = if verdict(order[next]) == Verdict::Load {
+            next + order[next..]
+                .iter()
+                .take_while(|&&i| verdict(i) == Verdict::Load)
+                .count()
+        } else {
+            let end = (next + batch).min(order.len());
+            batch = (batch * 2).min(64 * threads);
+            end
+        };
+        let done: Vec<(usize, SessionResult)> = order[next..end]
+            .par_iter()
+            .map(|&i| {
+                let result = load(selected[i])
+                    .map(|s| session_matches(&s, query))
+                    .map_err(|e| e.to_string());
+                (i, result)
+            })
+            .collect();
+        for (i, result) in done {
+            if let Ok(drafts) = &result {
+                best.extend(drafts.iter().map(|d| (d.timestamp, d.session.clone())));
+            }
+            if let Some(slot) = results.get_mut(i) {
+                *slot = Some(result);
+            }
+        }
+        next = end;
+        let Some(&upcoming) = order.get(next) else {
+            break;
+        };
+        let Verdict::Newest(bound) = verdict(upcoming) else {
+            continue;
+        };
+        if best.len() >= query.limit {
+            best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
+            best.truncate(query.limit);
+            let upcoming_id = selected[upcoming].id.as_str();
+            if let Some((Some(t), session)) = best.last()
+                && (*t > bound || (*t == bound && session.as_str() < upcoming_id))
+            {
+                break;
+            }
+        }
+    }
+    results
 }
 
 /// The session's calls that pass every filter, its newest `limit` only.
