@@ -363,16 +363,13 @@ impl Prefilter {
         let mut load = false;
         loop {
             let kept = buf.len();
-            buf.resize(kept + CHUNK, 0);
-            let n = loop {
-                match file.read(&mut buf[kept..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => return Verdict::Load,
-                }
+            buf.reserve(CHUNK);
+            // Appends up to CHUNK bytes (without zeroing the buffer first);
+            // fewer means the end of the file.
+            let Ok(n) = (&mut file).take(CHUNK as u64).read_to_end(&mut buf) else {
+                return Verdict::Load;
             };
-            buf.truncate(kept + n);
-            let eof = n == 0;
+            let eof = n < CHUNK;
             let upto = if eof {
                 buf.len()
             } else {
@@ -787,6 +784,52 @@ mod tests {
             line_verdict(BASH_GIT.as_bytes(), &q),
             Verdict::Newest(_)
         ));
+    }
+
+    /// `verdict` reads files in chunks: lines across chunk boundaries, a line
+    /// longer than a chunk and a last line without a newline all count.
+    #[test]
+    fn streamed_files() {
+        let q = query(serde_json::json!({"tool_name": "Bash", "input_contains": "git"}));
+        let p = prefilter(&q);
+        let at = |t: &str| BASH_GIT.replace("2026-11-29T18:00:00Z", t);
+        let dir = tempfile::TempDir::new().expect("temp dir");
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("write");
+            SessionRef::claude_code(path, Vec::new())
+        };
+        let time = |t: &str| Verdict::Newest(t.parse().expect("time"));
+        // A candidate line across the first chunk boundary.
+        let pad = format!("{{\"pad\":\"{}\"}}\n", "x".repeat(CHUNK - 200));
+        let s = write("a.jsonl", &format!("{pad}{}\n", at("2026-01-01T00:00:00Z")));
+        assert_eq!(p.verdict(&s, &q), time("2026-01-01T00:00:00Z"));
+        // A candidate longer than two chunks, then a last line without a
+        // newline: the newest of both.
+        let long = at("2026-01-02T00:00:00Z")
+            .replace("git status", &format!("git {}", "y".repeat(2 * CHUNK)));
+        let s = write(
+            "b.jsonl",
+            &format!("{long}\n{pad}{}", at("2026-01-03T00:00:00Z")),
+        );
+        assert_eq!(p.verdict(&s, &q), time("2026-01-03T00:00:00Z"));
+        let s = write(
+            "c.jsonl",
+            &format!("{}\n{long}\n", at("2026-01-01T00:00:00Z")),
+        );
+        assert_eq!(p.verdict(&s, &q), time("2026-01-02T00:00:00Z"));
+        // The newest over the main file and its subagent files.
+        let sub = dir.path().join("agent-x.jsonl");
+        std::fs::write(&sub, at("2026-02-01T00:00:00Z")).expect("write");
+        let mut s = write("d.jsonl", &format!("{pad}{pad}"));
+        assert_eq!(p.verdict(&s, &q), Verdict::Skip);
+        s.subagent_files.push(sub);
+        assert_eq!(p.verdict(&s, &q), time("2026-02-01T00:00:00Z"));
+        // A truncated last line, and a missing file: load.
+        let s = write("e.jsonl", &BASH_GIT[..BASH_GIT.len() - 3]);
+        assert_eq!(p.verdict(&s, &q), Verdict::Load);
+        let s = SessionRef::claude_code(dir.path().join("missing.jsonl"), Vec::new());
+        assert_eq!(p.verdict(&s, &q), Verdict::Load);
     }
 
     #[test]
