@@ -21,6 +21,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::model::{Agent, Diagnostic};
@@ -157,14 +158,19 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);
 
+    // Sniffing reads and parses each file's first lines: in parallel.
+    let sniffed: Vec<bool> = files
+        .par_iter()
+        .map(|(path, _)| !is_subagent_file(path) && sniff_claude_code(path))
+        .collect();
     let mut mains: BTreeMap<PathBuf, SessionRef> = BTreeMap::new();
     let mut subagent_files = Vec::new();
-    for (path, explicit) in files {
+    for ((path, explicit), claude_code) in files.into_iter().zip(sniffed) {
         if is_subagent_file(&path) {
             subagent_files.push(path);
             continue;
         }
-        if !sniff_claude_code(&path) {
+        if !claude_code {
             if explicit {
                 diagnostics.push(Diagnostic {
                     path: path.clone(),
