@@ -189,7 +189,10 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     }
     print_table(&result.records);
     let shown = result.records.len();
-    if result.matched > shown {
+    if !result.matched_exact {
+        // Loading stopped once `limit` newer matches were certain.
+        eprintln!("{shown} records, newest first; more match (--limit N for more)");
+    } else if result.matched > shown {
         eprintln!(
             "{shown} of {} matching records, newest first (--limit N for more)",
             result.matched

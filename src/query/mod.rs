@@ -3,11 +3,14 @@
 //! (seed 004; output modes and caps per hooks.md §2.5).
 //!
 //! Flow: validate [`FindParams`] → pick sessions (agent, session ids) →
-//! per session in parallel (rayon): raw-byte [`prefilter`], full load
-//! ([`crate::transcript::load`]), filter every call of the main thread and of
-//! every subagent on the RAW text → keep each session's newest `limit`
-//! matches → merge newest first → take `limit` → build records: redact
-//! (emission time only), then truncate.
+//! per session in parallel (rayon): raw-byte [`prefilter`] (skip the session,
+//! or bound how new its newest match can be, parsing only the lines that can
+//! hold a matching `tool_use`) → load the remaining sessions newest bound
+//! first, in parallel batches, until `limit` matches are known to beat every
+//! session left: full load ([`crate::transcript::load`]), filter every call of
+//! the main thread and of every subagent on the RAW text, keep each session's
+//! newest `limit` matches → merge newest first → take `limit` → build
+//! records: redact (emission time only), then truncate.
 //!
 //! Order: newest first by the call's timestamp (calls without one last),
 //! then by session id, then by position in the session (main thread in file
@@ -28,6 +31,7 @@ use serde_json::{Value, json};
 
 use crate::tools::file_path_of;
 use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
+use prefilter::Verdict;
 
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
@@ -70,11 +74,18 @@ pub struct FindResult {
     /// Secret type → count over the emitted records (empty with `redact=false`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub redactions: Redactions,
-    /// How many calls matched before the `limit` cut (`records.len()` is
-    /// `min(matched, limit)`); not serialized (the seed's result has no such
-    /// key), for the TUI's live count and the CLI table's footer.
+    /// How many calls matched in the sessions that were loaded. When
+    /// [`FindResult::matched_exact`] it is every match (`records.len()` is
+    /// `min(matched, limit)`); else loading stopped early once `limit`
+    /// newer matches were certain, and it is a lower bound. Not serialized
+    /// (the seed's result has no such key): for the TUI's live count and the
+    /// CLI table's footer.
     #[serde(skip)]
     pub matched: usize,
+    /// Whether every session that could match was loaded, so
+    /// [`FindResult::matched`] is exact.
+    #[serde(skip)]
+    pub matched_exact: bool,
     /// `session` entries that name no session (of the `agent`, when given):
     /// they scope the scan to nothing, as the seed says; not serialized,
     /// for the CLI and the TUI to point out a likely typo.
@@ -128,7 +139,7 @@ pub fn find_tool_calls(
     now: DateTime<Utc>,
 ) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
-    find_with(sessions, &query)
+    run(sessions, &query, true)
 }
 
 /// [`find_tool_calls`] with parameters already validated (e.g. by
@@ -138,6 +149,16 @@ pub fn find_tool_calls(
 /// [`QueryError::InvalidArgument`] when a `session` entry is a prefix of
 /// several session ids.
 pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
+    run(sessions, query, true)
+}
+
+/// The query; `use_prefilter = false` loads every selected session (the
+/// reference the prefilter's results are tested against).
+fn run(
+    sessions: &[SessionRef],
+    query: &Query,
+    use_prefilter: bool,
+) -> Result<FindResult, QueryError> {
     let selected = select_sessions(sessions, query)?;
     let unmatched_sessions: Vec<String> = query
         .sessions
@@ -150,29 +171,21 @@ pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, Q
         })
         .cloned()
         .collect();
-    let claude_prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
-    let codex_prefilter = prefilter::Prefilter::new(&codex_needles(query));
-
-    let per_session: Vec<Result<(usize, Vec<Draft>), String>> = selected
-        .par_iter()
-        .map(|s| {
-            let prefilter = match s.agent {
-                Agent::ClaudeCode => &claude_prefilter,
-                Agent::Codex => &codex_prefilter,
-            };
-            let mut files = std::iter::once(&s.path).chain(s.subagent_files.iter());
-            if !prefilter.is_empty() && !files.any(|f| prefilter.file_may_match(f)) {
-                return Ok((0, Vec::new()));
-            }
-            let session = load(s).map_err(|e| e.to_string())?;
-            Ok(session_matches(&session, query))
-        })
-        .collect();
+    let verdicts: Vec<Verdict> = if use_prefilter {
+        let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+        selected
+            .par_iter()
+            .map(|s| prefilter.verdict(s, query))
+            .collect()
+    } else {
+        vec![Verdict::Load; selected.len()]
+    };
+    let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query);
 
     let mut drafts = Vec::new();
     let mut unreadable = Vec::new();
     let mut matched = 0;
-    for result in per_session {
+    for result in loaded.into_iter().flatten() {
         match result {
             Ok((count, mut d)) => {
                 matched += count;
@@ -193,35 +206,10 @@ pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, Q
         records,
         redactions,
         matched,
+        matched_exact,
         unmatched_sessions,
         unreadable,
     })
-}
-
-/// The raw-byte prefilter needles for a Codex rollout (formats.md §2.3):
-/// [`prefilter::needles`] without an `input_contains` that holds JSON
-/// punctuation (`:`, `,`, `[`, `]`, `{`, `}`).
-///
-/// Why: a Codex `function_call.arguments` is a JSON string written by the
-/// model inside the line's JSON, and input is matched on its compact
-/// re-serialization. A plain needle (no `"`, `\`, control chars) inside one
-/// string value reads the same in the doubly escaped bytes, but one that
-/// spans JSON punctuation may not: the model writes `{"cmd": "ls", "n": 5}`
-/// with spaces where the compact form has `"n":5`. Such a needle is left
-/// out (the file is parsed instead). Outputs are the text of a string (or
-/// of a JSON-string `output`), so `output_contains` keeps the plain rule; the
-/// rare non-text output (`tool_search_output.tools`) is re-serialized, which
-/// matches the bytes because Codex writes those objects compactly.
-/// Not covered: a model that escapes plain ASCII in its arguments (`\/`,
-/// `\u0041`) or writes numbers that re-serialize differently (`1e2`).
-fn codex_needles(query: &Query) -> Vec<String> {
-    let structural = |n: &String| n.contains([':', ',', '[', ']', '{', '}']);
-    if query.input_contains.as_ref().is_some_and(structural) {
-        let mut without_input = query.clone();
-        without_input.input_contains = None;
-        return prefilter::needles(&without_input);
-    }
-    prefilter::needles(query)
 }
 
 /// The sessions to scan: agent filter, then ids (exact, else unique prefix).
@@ -327,19 +315,125 @@ fn cap_input(input: Value) -> Value {
 }
 
 fn draft_order(a: &Draft, b: &Draft) -> std::cmp::Ordering {
-    // Newest first; no timestamp sorts last.
-    match (a.timestamp, b.timestamp) {
+    key_order(
+        (a.timestamp, a.session.as_str()),
+        (b.timestamp, b.session.as_str()),
+    )
+    .then_with(|| a.seq.cmp(&b.seq))
+}
+
+/// The first two criteria of [`draft_order`]: newest first (no timestamp
+/// sorts last), then session id.
+fn key_order(
+    (a_time, a_session): (Option<DateTime<Utc>>, &str),
+    (b_time, b_session): (Option<DateTime<Utc>>, &str),
+) -> std::cmp::Ordering {
+    match (a_time, b_time) {
         (Some(x), Some(y)) => y.cmp(&x),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     }
-    .then_with(|| a.session.cmp(&b.session))
-    .then_with(|| a.seq.cmp(&b.seq))
+    .then_with(|| a_session.cmp(b_session))
 }
 
-/// How many of the session's calls pass every filter, and the newest `limit`
-/// of them.
+/// One session's outcome: how many of its calls match and the newest
+/// `limit` of them, or why its main file could not be read
+/// (`"<path>: <error>"`).
+type SessionResult = Result<(usize, Vec<Draft>), String>;
+
+/// Loads the sessions the prefilter did not rule out and matches their calls,
+/// in parallel batches: first every [`Verdict::Load`] session, then the
+/// [`Verdict::Newest`] ones by bound (newest first, then id), in batches that
+/// double in size. It stops once `limit` drafts are known that sort strictly
+/// before the next session's bound: every match of that session, and of the
+/// ones after it, sorts after them, so it could not make the cut.
+///
+/// Returns each session's result at its index in `selected` (`None` = not
+/// loaded), and whether every session not ruled out was loaded. Merging the
+/// results in that order, then sorting stably and cutting at `limit`, gives
+/// exactly what loading every session gives.
+fn load_newest_first(
+    selected: &[&SessionRef],
+    verdicts: &[Verdict],
+    query: &Query,
+) -> (Vec<Option<SessionResult>>, bool) {
+    let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
+    let mut order: Vec<usize> = (0..selected.len())
+        .filter(|&i| verdict(i) != Verdict::Skip)
+        .collect();
+    order.sort_by(|&a, &b| {
+        let rank = |i: usize| match verdict(i) {
+            Verdict::Load => (0, None),
+            Verdict::Newest(t) => (1, Some(t)),
+            Verdict::Skip => (2, None),
+        };
+        let ((ra, ta), (rb, tb)) = (rank(a), rank(b));
+        ra.cmp(&rb)
+            .then_with(|| match (ta, tb) {
+                (Some(_), Some(_)) => key_order((ta, &selected[a].id), (tb, &selected[b].id)),
+                _ => std::cmp::Ordering::Equal,
+            })
+            .then(a.cmp(&b))
+    });
+
+    let mut results: Vec<Option<SessionResult>> = (0..selected.len()).map(|_| None).collect();
+    // (timestamp, session) of every draft so far, cut to the best `limit`.
+    let mut best: Vec<(Option<DateTime<Utc>>, String)> = Vec::new();
+    let threads = rayon::current_num_threads().max(1);
+    let mut batch = 2 * threads;
+    let mut next = 0;
+    while next < order.len() {
+        let end = if verdict(order[next]) == Verdict::Load {
+            next + order[next..]
+                .iter()
+                .take_while(|&&i| verdict(i) == Verdict::Load)
+                .count()
+        } else {
+            let end = (next + batch).min(order.len());
+            batch = (batch * 2).min(64 * threads);
+            end
+        };
+        let done: Vec<(usize, SessionResult)> = order[next..end]
+            .par_iter()
+            .map(|&i| {
+                let result = load(selected[i])
+                    .map(|s| session_matches(&s, query))
+                    .map_err(|e| e.to_string());
+                (i, result)
+            })
+            .collect();
+        for (i, result) in done {
+            if let Ok((_, drafts)) = &result {
+                best.extend(drafts.iter().map(|d| (d.timestamp, d.session.clone())));
+            }
+            if let Some(slot) = results.get_mut(i) {
+                *slot = Some(result);
+            }
+        }
+        next = end;
+        let Some(&upcoming) = order.get(next) else {
+            break;
+        };
+        let Verdict::Newest(bound) = verdict(upcoming) else {
+            continue;
+        };
+        if best.len() >= query.limit {
+            best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
+            best.truncate(query.limit);
+            let upcoming_id = selected[upcoming].id.as_str();
+            if let Some((Some(t), session)) = best.last()
+                && (*t > bound || (*t == bound && session.as_str() < upcoming_id))
+            {
+                return (results, false);
+            }
+        }
+    }
+    (results, true)
+}
+
+/// How many of the session's calls pass every filter, and the newest
+/// `limit` of them.
 fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
     // Result lines shared by several results of one thread (their
     // toolUseResult is ambiguous, seed 004: drop the sidecar).
@@ -469,12 +563,105 @@ mod tests {
         );
     }
 
+    /// Copies `from` into `to` recursively.
+    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+            let path = entry.path();
+            let dest = to.join(entry.file_name());
+            if path.is_dir() {
+                copy_tree(&path, &dest);
+            } else {
+                std::fs::copy(&path, &dest).expect("copy");
+            }
+        }
+    }
+
+    /// The prefilter and the newest-first early stop give exactly what
+    /// loading every session gives, for many queries and small limits (so
+    /// the stop triggers), on the corpus plus three copies of its real
+    /// sessions (same ids and times in several folders: ties on time and id).
+    #[test]
+    fn prefiltered_results_equal_loading_everything() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let temp = tempfile::TempDir::new().expect("temp dir");
+        for copy in ["a", "b"] {
+            copy_tree(&corpus.join("real-cc-2.1.332"), &temp.path().join(copy));
+        }
+        let found = crate::transcript::discover(&[corpus.clone(), temp.path().to_path_buf()])
+            .expect("discover");
+        assert!(found.sessions.len() > 30);
+        let now = Utc::now();
+        let queries = [
+            json!({"tool_name": "Bash", "input_contains": "git"}),
+            json!({"tool_name": "bash"}),
+            json!({"tool_name": "Bash", "input_contains": "ls"}),
+            json!({"tool_name": "Read", "input_contains": "/home"}),
+            json!({"tool_name_pattern": "e", "input_contains": "py"}),
+            json!({"tool_name_pattern": "mcp__"}),
+            json!({"tool_name": "Agent", "with_subagent_cost": true}),
+            json!({"tool_name_pattern": "a", "output_contains": "error"}),
+            json!({"tool_name": "Bash", "is_error": true}),
+            json!({"tool_name": "Bash", "input_contains": "command:"}),
+            json!({"tool_name": "Write", "until": "2026-11-29T18:00:30Z"}),
+            json!({"tool_name": "Read", "since": "2025-01-01"}),
+        ];
+        for mut args in queries {
+            let params = FindParams::from_json(&args).expect("params");
+            let all = run(
+                &found.sessions,
+                &params.validate(now).expect("valid"),
+                false,
+            )
+            .expect("reference");
+            let fast =
+                run(&found.sessions, &params.validate(now).expect("valid"), true).expect("fast");
+            assert_eq!(
+                serde_json::to_value(&fast).ok(),
+                serde_json::to_value(&all).ok(),
+                "{args}"
+            );
+            assert_eq!(fast.unreadable, all.unreadable, "{args}");
+            // A smaller limit keeps the first records of the default one.
+            for limit in [1, 2, 5] {
+                args["limit"] = json!(limit);
+                let params = FindParams::from_json(&args).expect("params");
+                let fast = run(&found.sessions, &params.validate(now).expect("valid"), true)
+                    .expect("fast");
+                let want: Vec<&str> = all
+                    .records
+                    .iter()
+                    .take(limit)
+                    .map(|r| r.tool_use_id.as_str())
+                    .collect();
+                let got: Vec<&str> = fast
+                    .records
+                    .iter()
+                    .map(|r| r.tool_use_id.as_str())
+                    .collect();
+                assert_eq!(got, want, "{args}");
+                let sessions = |r: &FindResult| {
+                    r.records
+                        .iter()
+                        .map(|r| r.session.clone())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    sessions(&fast),
+                    sessions(&all)[..got.len()].to_vec(),
+                    "{args}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn no_redactions_key_when_empty() {
         let r = FindResult {
             records: Vec::new(),
             redactions: Redactions::new(),
             matched: 3,
+            matched_exact: true,
             unmatched_sessions: vec!["zzz".into()],
             unreadable: vec!["x".into()],
         };

@@ -24,6 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::model::{Agent, Diagnostic};
@@ -182,25 +183,46 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);
 
+    // Sniffing reads and parses each file's first lines: in parallel.
+    enum Sniffed {
+        Subagent,
+        ClaudeCode,
+        Codex(String),
+        Neither,
+    }
+    let sniffed: Vec<Sniffed> = files
+        .par_iter()
+        .map(|(path, _)| {
+            if is_subagent_file(path) {
+                return Sniffed::Subagent;
+            }
+            let lines = first_lines(path, 8);
+            if looks_like_claude_code(&lines) {
+                Sniffed::ClaudeCode
+            } else if looks_like_codex(&lines, path) {
+                Sniffed::Codex(codex_session_id(&lines, path))
+            } else {
+                Sniffed::Neither
+            }
+        })
+        .collect();
     let mut mains: BTreeMap<PathBuf, SessionRef> = BTreeMap::new();
     let mut subagent_files = Vec::new();
-    for (path, explicit) in files {
-        if is_subagent_file(&path) {
-            subagent_files.push(path);
-            continue;
-        }
-        let lines = first_lines(&path, 8);
-        if looks_like_claude_code(&lines) {
-            mains.insert(path.clone(), SessionRef::claude_code(path, Vec::new()));
-        } else if looks_like_codex(&lines, &path) {
-            let id = codex_session_id(&lines, &path);
-            mains.insert(path.clone(), SessionRef::codex(path, id));
-        } else if explicit {
-            diagnostics.push(Diagnostic {
+    for ((path, explicit), kind) in files.into_iter().zip(sniffed) {
+        match kind {
+            Sniffed::Subagent => subagent_files.push(path),
+            Sniffed::ClaudeCode => {
+                mains.insert(path.clone(), SessionRef::claude_code(path, Vec::new()));
+            }
+            Sniffed::Codex(id) => {
+                mains.insert(path.clone(), SessionRef::codex(path, id));
+            }
+            Sniffed::Neither if explicit => diagnostics.push(Diagnostic {
                 path: path.clone(),
                 line: None,
                 message: "not a Claude Code or Codex transcript; skipped".to_string(),
-            });
+            }),
+            Sniffed::Neither => {}
         }
     }
     for file in subagent_files {

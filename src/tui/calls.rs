@@ -287,7 +287,12 @@ pub fn count_text(view: &CallsView) -> String {
             String::new()
         };
     };
-    let mut text = if result.matched > result.records.len() {
+    let mut text = if !result.matched_exact {
+        format!(
+            "showing the newest {}; more match (limit:N)",
+            plural(result.records.len(), "call")
+        )
+    } else if result.matched > result.records.len() {
         format!(
             "showing {} of {}",
             result.records.len(),

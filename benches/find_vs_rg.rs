@@ -1,0 +1,284 @@
+//! `hookscope find` against ripgrep benchmark (not a test), issue 3.
+//!
+//! Run: `cargo bench --bench find_vs_rg [-- --corpus DIR] [--size 1GiB]
+//! [--word git] [--runs 5]`
+//!
+//! 1. Corpus: `--corpus DIR` is reused when it already holds `.jsonl` files,
+//!    else generated there (and kept); without `--corpus` it is generated
+//!    into a temporary folder removed at exit. Generation replicates the
+//!    Claude Code sessions of `../shared/corpus` with fresh ids until the
+//!    total reaches `--size` (default 1 GiB; `benches/support/gen_corpus.rs`).
+//! 2. Page cache: every file is read once, then each command runs once
+//!    untimed.
+//! 3. Timing: `hookscope find DIR --tool-name Bash --input-contains WORD`
+//!    (the binary cargo builds with the bench profile, stdout to /dev/null;
+//!    default limit 50, then `--limit 1000`) and `rg -c WORD DIR`, run
+//!    `--runs` times each, interleaved; medians of the wall times and the
+//!    ratio find / rg are printed. When `rg` is not on PATH its part is
+//!    skipped with a message (`apt-get install ripgrep`).
+//!
+//! Both tools use every core (rayon's and ripgrep's defaults).
+
+#[path = "support/gen_corpus.rs"]
+mod gen_corpus;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bench options (see the module doc).
+struct Options {
+    corpus: Option<PathBuf>,
+    size: u64,
+    word: String,
+    runs: usize,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        corpus: None,
+        size: 1 << 30,
+        word: "git".to_string(),
+        runs: 5,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--corpus" => o.corpus = args.next().map(PathBuf::from),
+            "--size" => {
+                if let Some(s) = args.next().as_deref().and_then(gen_corpus::parse_size) {
+                    o.size = s;
+                }
+            }
+            "--word" => {
+                if let Some(w) = args.next() {
+                    o.word = w;
+                }
+            }
+            "--runs" => {
+                if let Some(n) = args.next().and_then(|n| n.parse().ok()) {
+                    o.runs = n;
+                }
+            }
+            _ => {} // `--bench` and friends, passed by cargo
+        }
+    }
+    o.runs = o.runs.max(1);
+    o
+}
+
+/// Every regular file under `dir` (recursively).
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => files_under(&path, out),
+            Ok(t) if t.is_file() => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// Runs `cmd` with stdout discarded; its wall time, `None` when it could not
+/// run or failed (rg's exit 1 = "no match" counts as success).
+fn time(cmd: &mut Command) -> Option<Duration> {
+    let start = Instant::now();
+    let status = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    let elapsed = start.elapsed();
+    matches!(status.code(), Some(0) | Some(1)).then_some(elapsed)
+}
+
+fn median(mut samples: Vec<Duration>) -> Option<Duration> {
+    samples.sort();
+    samples.get(samples.len() / 2).copied()
+}
+
+fn secs(d: Option<Duration>) -> String {
+    d.map_or("n/a".to_string(), |d| format!("{:.3} s", d.as_secs_f64()))
+}
+
+fn rg_available() -> bool {
+    Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn main() {
+    let o = options();
+    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_hookscope"));
+
+    // 1. The corpus.
+    let _temp; // keeps a generated temporary corpus alive until the end
+    let corpus = match &o.corpus {
+        Some(dir) => dir.clone(),
+        None => match tempfile::TempDir::new() {
+            Ok(t) => {
+                let p = t.path().to_path_buf();
+                _temp = t;
+                p
+            }
+            Err(e) => {
+                eprintln!("find_vs_rg: cannot create a temporary folder: {e}");
+                std::process::exit(2);
+            }
+        },
+    };
+    let mut files = Vec::new();
+    files_under(&corpus, &mut files);
+    if !files
+        .iter()
+        .any(|f| f.extension().is_some_and(|e| e == "jsonl"))
+    {
+        let start = Instant::now();
+        match gen_corpus::generate(&source, &corpus, o.size) {
+            Ok(g) => println!(
+                "generated {}: {} copies × {} sessions ({:.2} MB per copy) in {:.1} s",
+                corpus.display(),
+                g.copies,
+                g.sessions_per_copy,
+                g.source_bytes as f64 / 1e6,
+                start.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                eprintln!("find_vs_rg: generating the corpus: {e}");
+                std::process::exit(2);
+            }
+        }
+        if let Err(e) = gen_corpus::verify_first_copy(&source, &corpus) {
+            eprintln!("find_vs_rg: warning: {e}");
+        }
+        files.clear();
+        files_under(&corpus, &mut files);
+    }
+    let jsonl: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "corpus {}: {} files ({} .jsonl), {:.3} GiB",
+        corpus.display(),
+        files.len(),
+        jsonl.len(),
+        bytes as f64 / (1u64 << 30) as f64
+    );
+    if bytes < (1 << 30) {
+        println!("note: the corpus is smaller than 1 GiB");
+    }
+
+    // 2. Warm the page cache.
+    for f in &files {
+        let _ = std::fs::read(f);
+    }
+    let find = |limit: Option<usize>, json: bool| {
+        let mut c = Command::new(&binary);
+        c.arg("find")
+            .arg(&corpus)
+            .args(["--tool-name", "Bash", "--input-contains", &o.word]);
+        if let Some(l) = limit {
+            c.args(["--limit", &l.to_string()]);
+        }
+        if json {
+            c.arg("--json");
+        }
+        c
+    };
+    let rg = || {
+        let mut c = Command::new("rg");
+        c.arg("-c").arg(&o.word).arg(&corpus);
+        c
+    };
+    let have_rg = rg_available();
+    if !have_rg {
+        println!("rg (ripgrep) is not on PATH: skipping its part (apt-get install -y ripgrep)");
+    }
+
+    // Counts (untimed; also warms both commands).
+    let records = |limit: Option<usize>| -> Option<usize> {
+        let out = find(limit, true).stderr(Stdio::null()).output().ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        v.get("records")?.as_array().map(Vec::len)
+    };
+    println!(
+        "find --tool-name Bash --input-contains {}: {} records (default limit 50), {} with --limit 1000, {} with --limit 10000",
+        o.word,
+        records(None).map_or("?".to_string(), |n| n.to_string()),
+        records(Some(1000)).map_or("?".to_string(), |n| n.to_string()),
+        records(Some(10_000)).map_or("?".to_string(), |n| n.to_string()),
+    );
+    if have_rg {
+        let counted = rg().output().ok().map(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let (lines, files) = text
+                .lines()
+                .filter_map(|l| l.rsplit_once(':'))
+                .filter_map(|(_, n)| n.parse::<u64>().ok())
+                .fold((0u64, 0u64), |(sum, files), n| (sum + n, files + 1));
+            (lines, files)
+        });
+        match counted {
+            Some((lines, files)) => {
+                println!("rg -c {}: {lines} matching lines in {files} files", o.word)
+            }
+            None => println!("rg -c {}: could not run", o.word),
+        }
+    }
+
+    // 3. Timed runs, interleaved.
+    let mut t_find = Vec::new();
+    let mut t_find_1000 = Vec::new();
+    let mut t_rg = Vec::new();
+    for _ in 0..o.runs {
+        if let Some(d) = time(&mut find(None, false)) {
+            t_find.push(d);
+        }
+        if let Some(d) = time(&mut find(Some(1000), false)) {
+            t_find_1000.push(d);
+        }
+        if have_rg && let Some(d) = time(&mut rg()) {
+            t_rg.push(d);
+        }
+    }
+    let (m_find, m_find_1000, m_rg) = (median(t_find), median(t_find_1000), median(t_rg));
+    println!(
+        "medians of {} runs ({} cores):",
+        o.runs,
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    println!("  hookscope find (limit 50):   {}", secs(m_find));
+    println!("  hookscope find --limit 1000: {}", secs(m_find_1000));
+    if have_rg {
+        println!(
+            "  rg -c {}:{} {}",
+            o.word,
+            " ".repeat(18usize.saturating_sub(o.word.len())),
+            secs(m_rg)
+        );
+        let ratio = |a: Option<Duration>| match (a, m_rg) {
+            (Some(a), Some(r)) if !r.is_zero() => {
+                format!("{:.2}×", a.as_secs_f64() / r.as_secs_f64())
+            }
+            _ => "n/a".to_string(),
+        };
+        println!(
+            "  ratio find / rg: {} (limit 50), {} (limit 1000); goal ≤ 2×",
+            ratio(m_find),
+            ratio(m_find_1000)
+        );
+    }
+}

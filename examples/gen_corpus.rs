@@ -1,0 +1,69 @@
+//! Generates a large benchmark corpus by replicating the Claude Code
+//! sessions of a source corpus with fresh session ids (see
+//! `benches/support/gen_corpus.rs` for the layout and the id rewriting).
+//!
+//! Run: `cargo run --release --example gen_corpus -- OUT_DIR [--size 1GiB]
+//! [--source ../shared/corpus]`
+//!
+//! `--size` accepts `1GiB`, `512MiB`, `300MB`, … (default `1GiB`); the output
+//! is at least that big (whole copies). Exit status 2 on a bad argument, 1 when
+//! generation fails.
+
+#[path = "../benches/support/gen_corpus.rs"]
+mod gen_corpus;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: gen_corpus OUT_DIR [--size 1GiB] [--source DIR]  (default source ../shared/corpus)"
+    );
+    std::process::exit(2)
+}
+
+fn main() {
+    let mut out: Option<PathBuf> = None;
+    let mut size = 1u64 << 30;
+    let mut source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--size" => match args.next().as_deref().and_then(gen_corpus::parse_size) {
+                Some(s) => size = s,
+                None => usage(),
+            },
+            "--source" => match args.next() {
+                Some(s) => source = PathBuf::from(s),
+                None => usage(),
+            },
+            "-h" | "--help" => usage(),
+            other if other.starts_with("--") => usage(),
+            other if out.is_none() => out = Some(PathBuf::from(other)),
+            _ => usage(),
+        }
+    }
+    let Some(out) = out else { usage() };
+    let start = Instant::now();
+    match gen_corpus::generate(&source, &out, size) {
+        Ok(g) => {
+            println!(
+                "{}: {} copies × {} sessions, {} files, {:.2} GiB ({:.2} MB per copy) in {:.1} s",
+                out.display(),
+                g.copies,
+                g.sessions_per_copy,
+                g.files,
+                g.bytes as f64 / (1u64 << 30) as f64,
+                g.source_bytes as f64 / 1e6,
+                start.elapsed().as_secs_f64()
+            );
+            if let Err(e) = gen_corpus::verify_first_copy(&source, &out) {
+                eprintln!("gen_corpus: warning: {e}");
+            }
+        }
+        Err(e) => {
+            eprintln!("gen_corpus: {e}");
+            std::process::exit(1);
+        }
+    }
+}
