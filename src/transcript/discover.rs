@@ -18,7 +18,7 @@
 //!   they look like a Codex rollout ([`sniff_codex`]); other JSONL (hook
 //!   captures, stream-json or `codex exec --json` output) is skipped.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::model::{Agent, Diagnostic};
+use super::sniff::{LineSniff, Sniffed, sniff_lines};
 
 /// A session found on disk, before it is loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,53 +181,66 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             walk(root, &mut files, &mut diagnostics, 0);
         }
     }
-    files.sort();
+    // Byte order is enough to bring duplicates together (and much cheaper
+    // than `Path`'s component-wise order); an explicit PATH sorts before
+    // the same file found by walking, so `dedup` keeps the explicit one.
+    files.sort_by(|a, b| {
+        a.0.as_os_str()
+            .cmp(b.0.as_os_str())
+            .then_with(|| b.1.cmp(&a.1))
+    });
     files.dedup_by(|a, b| a.0 == b.0);
 
     // Sniffing reads and parses each file's first lines: in parallel.
-    enum Sniffed {
+    // The stat of each main file happens here too.
+    enum Kind {
         Subagent,
-        ClaudeCode,
-        Codex(String),
+        Main(SessionRef),
         Neither,
     }
-    let sniffed: Vec<Sniffed> = files
+    let kinds: Vec<Kind> = files
         .par_iter()
         .map(|(path, _)| {
             if is_subagent_file(path) {
-                return Sniffed::Subagent;
+                return Kind::Subagent;
             }
-            let lines = first_lines(path, 8);
+            let lines = sniff_lines(path, 8);
             if looks_like_claude_code(&lines) {
-                Sniffed::ClaudeCode
+                Kind::Main(SessionRef::claude_code(path.clone(), Vec::new()))
             } else if looks_like_codex(&lines, path) {
-                Sniffed::Codex(codex_session_id(&lines, path))
+                Kind::Main(SessionRef::codex(
+                    path.clone(),
+                    codex_session_id(&lines, path),
+                ))
             } else {
-                Sniffed::Neither
+                Kind::Neither
             }
         })
         .collect();
-    let mut mains: BTreeMap<PathBuf, SessionRef> = BTreeMap::new();
+    let mut mains: HashMap<PathBuf, SessionRef> = HashMap::new();
     let mut subagent_files = Vec::new();
-    for ((path, explicit), kind) in files.into_iter().zip(sniffed) {
+    for ((path, explicit), kind) in files.into_iter().zip(kinds) {
         match kind {
-            Sniffed::Subagent => subagent_files.push(path),
-            Sniffed::ClaudeCode => {
-                mains.insert(path.clone(), SessionRef::claude_code(path, Vec::new()));
+            Kind::Subagent => subagent_files.push(path),
+            Kind::Main(session) => {
+                mains.insert(path, session);
             }
-            Sniffed::Codex(id) => {
-                mains.insert(path.clone(), SessionRef::codex(path, id));
-            }
-            Sniffed::Neither if explicit => diagnostics.push(Diagnostic {
+            Kind::Neither if explicit => diagnostics.push(Diagnostic {
                 path: path.clone(),
                 line: None,
                 message: "not a Claude Code or Codex transcript; skipped".to_string(),
             }),
-            Sniffed::Neither => {}
+            Kind::Neither => {}
         }
     }
-    for file in subagent_files {
-        match parent_of_subagent(&file) {
+    // Finding a subagent's parent stats (and for sibling files reads): in
+    // parallel too.
+    let parents: Vec<Option<PathBuf>> = subagent_files
+        .par_iter()
+        .map(|f| parent_of_subagent(f))
+        .collect();
+    for (file, parent) in subagent_files.into_iter().zip(parents) {
+        match parent {
             Some(parent) if mains.contains_key(&parent) => {
                 if let Some(session) = mains.get_mut(&parent) {
                     session.subagent_files.push(file);
@@ -299,19 +313,36 @@ fn walk(
             return;
         }
     };
+    let mut subdirs = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
         if file_type.is_dir() {
-            walk(&path, files, diagnostics, depth + 1);
+            subdirs.push(path);
         } else if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
             let is_file = file_type.is_file() || path.is_file();
             if is_file {
                 files.push((path, false));
             }
         }
+    }
+    // Folders in parallel (a projects root has one per project); the caller
+    // sorts the files.
+    type Found = (Vec<(PathBuf, bool)>, Vec<Diagnostic>);
+    let found: Vec<Found> = subdirs
+        .par_iter()
+        .map(|d| {
+            let mut f = Vec::new();
+            let mut g = Vec::new();
+            walk(d, &mut f, &mut g, depth + 1);
+            (f, g)
+        })
+        .collect();
+    for (mut f, mut g) in found {
+        files.append(&mut f);
+        diagnostics.append(&mut g);
     }
 }
 
@@ -339,11 +370,9 @@ pub fn parent_of_subagent(file: &Path) -> Option<PathBuf> {
         }
         dir = d.parent();
     }
-    let session_id = first_lines(file, 5).iter().find_map(|v| {
-        v.get("sessionId")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    })?;
+    let session_id = sniff_lines(file, 5)
+        .into_iter()
+        .find_map(|l| l.session_id_camel.as_str().map(str::to_string))?;
     if session_id.contains('/') || session_id.contains('\\') {
         return None;
     }
@@ -419,27 +448,20 @@ const FOREIGN_TYPES: &[&str] = &[
 /// `{"type":"tool_result","uuid":…}` in a drifted file) is opaque metadata
 /// (formats.md §1.3), not evidence of another agent.
 pub fn sniff_claude_code(path: &Path) -> bool {
-    looks_like_claude_code(&first_lines(path, 8))
+    looks_like_claude_code(&sniff_lines(path, 8))
 }
 
 /// [`sniff_claude_code`] over already-read first lines.
-fn looks_like_claude_code(lines: &[Value]) -> bool {
+fn looks_like_claude_code(lines: &[LineSniff]) -> bool {
     let foreign = lines.iter().any(|v| {
-        v.get("payload").is_some()
-            || v.get("session_id").is_some()
-            || (v.get("uuid").is_none()
-                && v.get("type")
-                    .and_then(Value::as_str)
-                    .is_some_and(|t| FOREIGN_TYPES.contains(&t)))
+        v.payload.present()
+            || v.session_id.present()
+            || (!v.uuid.present() && v.kind.as_str().is_some_and(|t| FOREIGN_TYPES.contains(&t)))
     });
     !foreign
         && lines.iter().any(|v| {
-            v.get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| CLAUDE_TYPES.contains(&t))
-                && (v.get("sessionId").is_some()
-                    || v.get("leafUuid").is_some()
-                    || v.get("message").is_some_and(Value::is_object))
+            v.kind.as_str().is_some_and(|t| CLAUDE_TYPES.contains(&t))
+                && (v.session_id_camel.present() || v.leaf_uuid.present() || v.message.is_object())
         })
 }
 
@@ -461,14 +483,14 @@ const CODEX_LINE_TYPES: &[&str] = &[
 /// bare legacy meta object (`id` and `timestamp`, no `type`). The
 /// `codex exec --json` stream (`thread.started`, no `payload`) is not one.
 pub fn sniff_codex(path: &Path) -> bool {
-    looks_like_codex(&first_lines(path, 8), path)
+    looks_like_codex(&sniff_lines(path, 8), path)
 }
 
-fn looks_like_codex(lines: &[Value], path: &Path) -> bool {
+fn looks_like_codex(lines: &[LineSniff], path: &Path) -> bool {
     let envelope = lines.iter().any(|v| {
-        v.get("payload").is_some_and(Value::is_object)
-            && v.get("type")
-                .and_then(Value::as_str)
+        v.payload.is_object()
+            && v.kind
+                .as_str()
                 .is_some_and(|t| CODEX_LINE_TYPES.contains(&t))
     });
     let rollout_name = path
@@ -478,26 +500,30 @@ fn looks_like_codex(lines: &[Value], path: &Path) -> bool {
     envelope || (rollout_name && lines.first().is_some_and(is_legacy_codex_meta))
 }
 
-fn is_legacy_codex_meta(v: &Value) -> bool {
-    v.get("type").is_none()
-        && v.get("role").is_none()
-        && v.get("id").is_some()
-        && v.get("timestamp").is_some()
+fn is_legacy_codex_meta(v: &LineSniff) -> bool {
+    !v.kind.present() && !v.role.present() && v.id.present() && v.timestamp.present()
 }
 
 /// A Codex session id from the first lines, as the loader computes it: the
 /// first `session_meta.payload.id`, the legacy first line's `id`, the file
 /// name's trailing UUID, else the file stem.
-fn codex_session_id(lines: &[Value], path: &Path) -> String {
-    let from_meta = lines
+fn codex_session_id(lines: &[LineSniff], path: &Path) -> String {
+    let meta_id = lines
         .iter()
-        .find(|v| v.get("type").and_then(Value::as_str) == Some("session_meta"))
-        .and_then(|v| v.get("payload"))
-        .or_else(|| lines.first().filter(|v| is_legacy_codex_meta(v)))
-        .and_then(|meta| meta.get("id"))
-        .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
-        .map(str::to_string);
+        .find(|v| v.kind.as_str() == Some("session_meta"))
+        .and_then(|v| match &v.payload {
+            Sniffed::Absent => None,
+            Sniffed::Object { id } => Some(id.clone()),
+            _ => Some(None),
+        });
+    let from_meta = match meta_id {
+        Some(id) => id,
+        None => lines
+            .first()
+            .filter(|v| is_legacy_codex_meta(v))
+            .and_then(|v| v.id.as_str().map(str::to_string)),
+    }
+    .filter(|id| !id.is_empty());
     from_meta
         .or_else(|| super::codex::uuid_of_file_name(path))
         .unwrap_or_else(|| {

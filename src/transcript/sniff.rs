@@ -1,0 +1,252 @@
+//! What format sniffing reads of a line: a few top-level keys, taken
+//! without building the line's JSON tree (every other value, however big, is
+//! skipped by serde_json's parser). Discovery sniffs the first lines of every
+//! file, so this is on the hot path of `find` and the session list.
+//!
+//! Presence is recorded even for `null` values (`"payload": null` counts as
+//! a `payload` key, as `Value::get(..).is_some()` would say). A line that is
+//! not a JSON object, or has a duplicate key among the ones read, is not
+//! sniffed (skipped like an unparsable line).
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+/// A key's value as sniffing needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Sniffed {
+    /// The key is not in the line.
+    #[default]
+    Absent,
+    /// A string value.
+    Str(String),
+    /// An object; `id` is its own `id` key when that is a string.
+    Object {
+        /// The object's `id` string, if any.
+        id: Option<String>,
+    },
+    /// Any other value (`null`, number, bool, array).
+    Other,
+}
+
+impl Sniffed {
+    /// Whether the key is in the line (any value, `null` included).
+    pub fn present(&self) -> bool {
+        *self != Sniffed::Absent
+    }
+
+    /// The string value, if it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Sniffed::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is an object.
+    pub fn is_object(&self) -> bool {
+        matches!(self, Sniffed::Object { .. })
+    }
+}
+
+struct SniffedVisitor;
+
+impl<'de> Visitor<'de> for SniffedVisitor {
+    type Value = Sniffed;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Sniffed, E> {
+        Ok(Sniffed::Str(v.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Sniffed, E> {
+        Ok(Sniffed::Str(v))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Sniffed, E> {
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Sniffed, E> {
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Sniffed, E> {
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Sniffed, E> {
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Sniffed, E> {
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Sniffed, E> {
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Sniffed, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Sniffed::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sniffed, A::Error> {
+        let mut id = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "id" {
+                if let Sniffed::Str(s) = map.next_value::<Sniffed>()? {
+                    id = Some(s);
+                }
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Sniffed::Object { id })
+    }
+}
+
+impl<'de> Deserialize<'de> for Sniffed {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Sniffed, D::Error> {
+        d.deserialize_any(SniffedVisitor)
+    }
+}
+
+/// The top-level keys of one line that tell the formats apart
+/// (formats.md §1.2 Claude Code envelope, §2.2 Codex envelope, §2.6 legacy
+/// Codex meta).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LineSniff {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub kind: Sniffed,
+    /// `uuid` (every Claude Code conversation line).
+    pub uuid: Sniffed,
+    /// `sessionId` (Claude Code).
+    #[serde(rename = "sessionId")]
+    pub session_id_camel: Sniffed,
+    /// `leafUuid` (Claude Code `summary` lines).
+    #[serde(rename = "leafUuid")]
+    pub leaf_uuid: Sniffed,
+    /// `message` (Claude Code).
+    pub message: Sniffed,
+    /// `payload` (Codex envelope).
+    pub payload: Sniffed,
+    /// `session_id` (stream-json, hook payloads).
+    pub session_id: Sniffed,
+    /// `role` (legacy Codex items).
+    pub role: Sniffed,
+    /// `id` (legacy Codex meta).
+    pub id: Sniffed,
+    /// `timestamp`.
+    pub timestamp: Sniffed,
+}
+
+/// A [`LineSniff`] read only from a JSON object (serde would also fill a
+/// struct from an array, which is not a line of any transcript format).
+struct ObjectLine(LineSniff);
+
+impl<'de> Deserialize<'de> for ObjectLine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ObjectLine, D::Error> {
+        struct ObjectVisitor;
+        impl<'de> Visitor<'de> for ObjectVisitor {
+            type Value = ObjectLine;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectLine, A::Error> {
+                LineSniff::deserialize(de::value::MapAccessDeserializer::new(map)).map(ObjectLine)
+            }
+        }
+        d.deserialize_map(ObjectVisitor)
+    }
+}
+
+/// Sniffs up to `n` of the first non-blank lines of a file that are JSON
+/// objects (at most `4 n` lines are tried, within the first 16 MiB); lines
+/// that do not parse are skipped. A file that cannot be opened gives none.
+pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
+    let Ok(file) = File::open(path) else {
+        return Vec::new();
+    };
+    let mut reader = BufReader::with_capacity(16 * 1024, file.take(16 * 1024 * 1024));
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut tries = 0;
+    while out.len() < n && tries < n * 4 {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        tries += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if let Ok(ObjectLine(line)) = serde_json::from_slice::<ObjectLine>(&buf) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sniff(text: &str) -> Option<LineSniff> {
+        serde_json::from_str::<ObjectLine>(text).ok().map(|l| l.0)
+    }
+
+    #[test]
+    fn reads_the_keys_and_skips_the_rest() {
+        let l = sniff(
+            r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"big":[1,2,{"x":"y"}]}"#,
+        )
+        .expect("a line");
+        assert_eq!(l.kind.as_str(), Some("user"));
+        assert!(l.uuid.present());
+        assert_eq!(l.session_id_camel.as_str(), Some("s"));
+        assert!(l.message.is_object());
+        assert!(!l.payload.present());
+        assert!(!l.session_id.present());
+    }
+
+    #[test]
+    fn null_counts_as_present_and_payload_ids_are_read() {
+        let l = sniff(r#"{"payload":null,"session_id":null}"#).expect("a line");
+        assert!(l.payload.present() && !l.payload.is_object());
+        assert!(l.session_id.present());
+        let l = sniff(
+            r#"{"timestamp":"t","type":"session_meta","payload":{"instructions":"long","id":"abc","git":{"id":"nested"}}}"#,
+        )
+        .expect("a line");
+        assert_eq!(
+            l.payload,
+            Sniffed::Object {
+                id: Some("abc".into())
+            }
+        );
+        let l = sniff(r#"{"type":7,"id":{"no":"string"}}"#).expect("a line");
+        assert_eq!(l.kind, Sniffed::Other);
+        assert!(l.id.is_object());
+    }
+
+    #[test]
+    fn non_objects_and_broken_lines_are_not_sniffed() {
+        assert!(sniff("[1,2]").is_none());
+        assert!(sniff(r#""text""#).is_none());
+        assert!(sniff(r#"{"type":"user""#).is_none());
+    }
+}
