@@ -131,7 +131,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
     {
         found = discover(std::slice::from_ref(&demo))?;
         banner = Some(
-            " DEMO: no sessions in ~/.claude/projects ($CLAUDE_CONFIG_DIR) or ~/.codex/sessions ($CODEX_HOME); showing bundled demo sessions. Pass PATH to open yours."
+            " DEMO: no sessions in ~/.claude/projects or ~/.codex/sessions; showing bundled ones. Pass PATH to open yours."
                 .to_string(),
         );
     }
