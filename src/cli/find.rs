@@ -200,6 +200,13 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     } else {
         eprintln!("{shown} record{}", if shown == 1 { "" } else { "s" });
     }
+    if result
+        .records
+        .iter()
+        .any(|r| r.is_error != Some(false) || r.origin.is_some())
+    {
+        eprintln!("ERR: ✗ failed, ? no result recorded; ↳ a subagent's call");
+    }
     if !result.redactions.is_empty() {
         let parts: Vec<String> = result
             .redactions
@@ -218,9 +225,26 @@ fn invalid(e: &QueryError, json: bool) -> ! {
     fail(e)
 }
 
+/// The SESSION cell: a UUID's first 8 characters (unique enough to pass
+/// back as a prefix), any other id whole up to 24 characters.
+fn session_cell(id: &str) -> String {
+    let uuid_like = id.len() == 36 && id.chars().filter(|c| *c == '-').count() == 4;
+    if uuid_like {
+        id.chars().take(8).collect()
+    } else {
+        clip(id, 24)
+    }
+}
+
 fn print_table(records: &[FoundCall]) {
+    let sw = records
+        .iter()
+        .map(|r| session_cell(&r.session).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     outln!(
-        "{:<19}  {:<8}  {:<16}  {:<20}  {:<3}  INPUT",
+        "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  INPUT",
         "TIME (UTC)",
         "SESSION",
         "TOOL",
@@ -232,19 +256,20 @@ fn print_table(records: &[FoundCall]) {
             .timestamp
             .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
             .unwrap_or_else(|| "-".to_string());
-        let session: String = r.session.chars().take(8).collect();
+        let session = session_cell(&r.session);
         let tool = if r.origin.is_some() {
             format!("↳{}", r.tool_name)
         } else {
             r.tool_name.clone()
         };
+        // `?`, not `…`: the ellipsis marks cut text in this table.
         let err = match r.is_error {
             Some(true) => "✗",
             Some(false) => "",
-            None => "…",
+            None => "?",
         };
         outln!(
-            "{:<19}  {:<8}  {:<16}  {:<20}  {:<3}  {}",
+            "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  {}",
             time,
             session,
             clip(&tool, 16),

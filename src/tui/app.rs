@@ -982,11 +982,13 @@ impl App {
                 let names: Vec<String> = self.tool_names.iter().cloned().collect();
                 let completion = filter_line::complete(&self.calls.filter, &names, &sessions);
                 self.calls.filter = completion.apply(&self.calls.filter);
-                self.calls.completions = if completion.candidates.len() > 1 {
-                    completion.candidates
-                } else {
-                    Vec::new()
-                };
+                // A finished word (it ends in a space) needs no list.
+                self.calls.completions =
+                    if completion.candidates.len() > 1 && !self.calls.filter.ends_with(' ') {
+                        completion.candidates
+                    } else {
+                        Vec::new()
+                    };
             }
             Action::SearchConfirm | Action::SearchCancel => {
                 self.calls.editing = false;

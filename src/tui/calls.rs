@@ -349,13 +349,15 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
     );
 
     let count = count_text(view);
-    let left = if let Some(e) = &view.error {
-        Span::styled(format!(" {}", one_line(e, 400)), theme.error())
-    } else if !view.completions.is_empty() {
+    // Tab's candidates first (the line is often not a query yet while you
+    // complete it), then why the line is not a query, then the key hints.
+    let left = if !view.completions.is_empty() {
         Span::styled(
             format!(" Tab: {}", view.completions.join("  ")),
             theme.dim(),
         )
+    } else if let Some(e) = &view.error {
+        Span::styled(format!(" {}", one_line(e, 400)), theme.error())
     } else {
         Span::styled(
             " Enter open · / edit · t tool · f file · e errors · Esc back",
@@ -364,7 +366,7 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
     };
     let width = usize::from(a.hint.width);
     // An error is what matters most: it takes the line, the count yields.
-    let count = if view.error.is_some()
+    let count = if (view.error.is_some() || !view.completions.is_empty())
         && left.content.chars().count() + count.chars().count() + 2 > width
     {
         String::new()
@@ -372,11 +374,15 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
         count
     };
     let count_w = count.chars().count() + 1;
-    let left_text: String = left
-        .content
-        .chars()
-        .take(width.saturating_sub(count_w + 1))
-        .collect();
+    let room = width.saturating_sub(count_w + 1);
+    let left_text: String = if left.content.chars().count() > room {
+        // Cut with a mark, never mid-word silently.
+        let mut cut: String = left.content.chars().take(room.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    } else {
+        left.content.to_string()
+    };
     let pad = width.saturating_sub(left_text.chars().count() + count_w);
     frame.render_widget(
         Paragraph::new(Line::from(vec![

@@ -474,6 +474,19 @@ fn calls_filter_counts_completes_and_reports_errors() {
     );
     let text = render(&mut app, 80, 24);
     assert!(text.contains("unknown key tol:"), "{text}");
+    // `tool:` + Tab lists the 13 tool names of these sessions, shown over
+    // the line's "needs a value" error.
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tool:");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.calls.completions.len(), 13);
+    let text = render(&mut app, 160, 48);
+    assert!(text.contains(" Tab: tool:Agent   tool:Bash "), "{text}");
+    // Taking one clears the list.
+    keys(&mut app, "Wr");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.calls.filter, "tool:Write ");
+    assert!(app.calls.completions.is_empty());
     key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.view, View::Browse);
