@@ -320,6 +320,11 @@ fn call_lines(
             out.push(Line::from(Span::styled("(no change)", theme.dim())));
         }
         out.extend(diff::lines(&hunks, theme));
+    } else if let Some(patch) = codex_patch_of(record) {
+        out.push(Line::default());
+        out.push(heading("Diff (apply_patch)", theme));
+        let mut counts = Redactions::new();
+        out.extend(diff::patch_lines(&masked(patch, &mut counts), theme));
     }
     if let Some(sub) = record.subagent.and_then(|s| session.subagents.get(s)) {
         out.push(Line::default());
@@ -545,6 +550,23 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
 /// `structuredPatch` (formats.md §1.6) when it has one, else the call's
 /// [`hunks_of`] (Edit: one; MultiEdit: one per span in order; Write and
 /// NotebookEdit: "" → new) diffed line by line. `None` for other tools.
+/// The Codex patch a call applies: an `apply_patch` call's text (a string
+/// input or its `input` key), or an `apply_patch` heredoc inside a shell
+/// command (`exec_command`, `shell`, Bash).
+pub fn codex_patch_of(record: &ToolCallRecord) -> Option<&str> {
+    let text = match &record.call {
+        ToolCall::Bash(bash) => bash.command.as_str(),
+        call if call.name() == "apply_patch" => match call.raw()? {
+            serde_json::Value::String(s) => s.as_str(),
+            raw => raw.get("input")?.as_str()?,
+        },
+        _ => return None,
+    };
+    diff::codex_patch(text)
+}
+
+/// The edit of an Edit/MultiEdit/Write/NotebookEdit call as diff hunks:
+/// `toolUseResult.structuredPatch` when recorded, else the call's hunks.
 pub fn diff_view(record: &ToolCallRecord) -> Option<Vec<diff::DiffHunk>> {
     if !matches!(
         record.call,

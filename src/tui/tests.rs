@@ -731,3 +731,46 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     let text = render(&mut app, 160, 48);
     assert!(text.contains("▾ unlinked subagent"), "{text}");
 }
+
+#[test]
+fn codex_apply_patch_through_exec_command_shows_its_diff() {
+    let rollout = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl"
+    );
+    let mut app = opened(rollout);
+    let session = app.session().cloned().expect("loaded");
+    // The second patch: it updates hello.py (recounted from the rollout).
+    let item = app
+        .timeline_rows()
+        .into_iter()
+        .map(|r| r.item)
+        .filter(|i| {
+            super::timeline::event_of(&session, *i)
+                .and_then(|e| e.as_tool_call())
+                .is_some_and(|c| c.summary().starts_with("apply_patch"))
+        })
+        .nth(1)
+        .expect("two apply_patch calls");
+    app.timeline_sel = Some(item);
+    key(&mut app, KeyCode::Enter);
+    let text: Vec<String> = app
+        .detail_lines()
+        .iter()
+        .map(super::app::line_text)
+        .collect();
+    let at = text
+        .iter()
+        .position(|l| l == "── Diff (apply_patch) ──")
+        .expect("a diff section");
+    assert_eq!(text[at + 1], "*** Begin Patch");
+    assert_eq!(text[at + 2], "*** Update File: hello.py");
+    assert!(
+        text.iter().any(|l| l.starts_with("-    return ")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|l| l.starts_with("+    return ")),
+        "{text:?}"
+    );
+}

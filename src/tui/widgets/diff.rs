@@ -110,9 +110,59 @@ pub fn lines(hunks: &[DiffHunk], theme: &Theme) -> Vec<Line<'static>> {
     out
 }
 
+/// The `*** Begin Patch` … `*** End Patch` block of a Codex `apply_patch`
+/// text (formats.md §2.3), wherever it sits in `text` (alone, or in a
+/// `apply_patch <<'EOF'` heredoc run through `exec_command`/`shell`). An
+/// unterminated block runs to the end of the text.
+pub fn codex_patch(text: &str) -> Option<&str> {
+    let start = text.find("*** Begin Patch")?;
+    let rest = text.get(start..)?;
+    let end = rest
+        .find("*** End Patch")
+        .map_or(rest.len(), |e| e + "*** End Patch".len());
+    rest.get(..end)
+}
+
+/// A Codex patch as styled lines: `***` file headers and `@@` markers as
+/// hunk headers, `+`/`-` lines added/removed, others as context.
+pub fn patch_lines(patch: &str, theme: &Theme) -> Vec<Line<'static>> {
+    patch
+        .lines()
+        .map(|l| {
+            let style = if l.starts_with("***") || l.starts_with("@@") {
+                theme.hunk()
+            } else if l.starts_with('+') {
+                theme.added()
+            } else if l.starts_with('-') {
+                theme.removed()
+            } else {
+                ratatui::style::Style::default()
+            };
+            Line::from(Span::styled(l.to_string(), style))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_and_styles_a_codex_patch() {
+        let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: hello.py\n+def hello():\n*** End Patch\nEOF";
+        let patch = codex_patch(cmd).expect("a patch");
+        assert!(patch.starts_with("*** Begin Patch") && patch.ends_with("*** End Patch"));
+        let theme = Theme { color: true };
+        let lines = patch_lines(patch, &theme);
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[2].spans[0].style, theme.added());
+        assert_eq!(lines[1].spans[0].style, theme.hunk());
+        assert_eq!(codex_patch("ls -la"), None);
+        assert_eq!(
+            codex_patch("*** Begin Patch\n+x"),
+            Some("*** Begin Patch\n+x")
+        );
+    }
 
     #[test]
     fn computes_and_reads_hunks() {
