@@ -139,7 +139,7 @@ pub fn find_tool_calls(
     now: DateTime<Utc>,
 ) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
-    run(sessions, &query, true)
+    run(sessions, &query, true, &load_from_disk)
 }
 
 /// [`find_tool_calls`] with parameters already validated (e.g. by
@@ -149,7 +149,32 @@ pub fn find_tool_calls(
 /// [`QueryError::InvalidArgument`] when a `session` entry is a prefix of
 /// several session ids.
 pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
-    run(sessions, query, true)
+    run(sessions, query, true, &load_from_disk)
+}
+
+/// A session as [`find_with_loader`] gets it: shared, or why its main file
+/// could not be read (`"<path>: <error>"`).
+pub type LoadedSession = Result<std::sync::Arc<Session>, String>;
+
+/// [`find_with`], loading each session that the prefilter keeps through
+/// `loader` (called from rayon threads) instead of from disk — e.g. a cache
+/// of sessions already parsed, as the TUI's Calls view keeps. `loader` must
+/// give what [`crate::transcript::load`] would for the same files.
+///
+/// # Errors
+/// As [`find_with`].
+pub fn find_with_loader(
+    sessions: &[SessionRef],
+    query: &Query,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    run(sessions, query, true, loader)
+}
+
+fn load_from_disk(session: &SessionRef) -> LoadedSession {
+    load(session)
+        .map(std::sync::Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 /// The query; `use_prefilter = false` loads every selected session (the
@@ -158,6 +183,7 @@ fn run(
     sessions: &[SessionRef],
     query: &Query,
     use_prefilter: bool,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
     let selected = select_sessions(sessions, query)?;
     let unmatched_sessions: Vec<String> = query
@@ -180,7 +206,7 @@ fn run(
     } else {
         vec![Verdict::Load; selected.len()]
     };
-    let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query);
+    let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, loader);
 
     let mut drafts = Vec::new();
     let mut unreadable = Vec::new();
@@ -357,6 +383,7 @@ fn load_newest_first(
     selected: &[&SessionRef],
     verdicts: &[Verdict],
     query: &Query,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> (Vec<Option<SessionResult>>, bool) {
     let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
     let mut order: Vec<usize> = (0..selected.len())
@@ -397,9 +424,7 @@ fn load_newest_first(
         let done: Vec<(usize, SessionResult)> = order[next..end]
             .par_iter()
             .map(|&i| {
-                let result = load(selected[i])
-                    .map(|s| session_matches(&s, query))
-                    .map_err(|e| e.to_string());
+                let result = loader(selected[i]).map(|s| session_matches(&s, query));
                 (i, result)
             })
             .collect();
@@ -612,10 +637,16 @@ mod tests {
                 &found.sessions,
                 &params.validate(now).expect("valid"),
                 false,
+                &load_from_disk,
             )
             .expect("reference");
-            let fast =
-                run(&found.sessions, &params.validate(now).expect("valid"), true).expect("fast");
+            let fast = run(
+                &found.sessions,
+                &params.validate(now).expect("valid"),
+                true,
+                &load_from_disk,
+            )
+            .expect("fast");
             assert_eq!(
                 serde_json::to_value(&fast).ok(),
                 serde_json::to_value(&all).ok(),
@@ -626,8 +657,13 @@ mod tests {
             for limit in [1, 2, 5] {
                 args["limit"] = json!(limit);
                 let params = FindParams::from_json(&args).expect("params");
-                let fast = run(&found.sessions, &params.validate(now).expect("valid"), true)
-                    .expect("fast");
+                let fast = run(
+                    &found.sessions,
+                    &params.validate(now).expect("valid"),
+                    true,
+                    &load_from_disk,
+                )
+                .expect("fast");
                 let want: Vec<&str> = all
                     .records
                     .iter()

@@ -170,7 +170,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
                     }
                 }
                 Request::Find { generation, query } => {
-                    let _ = queries.send((generation, query));
+                    queries.send(generation, query);
                 }
             }
         }
