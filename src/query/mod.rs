@@ -630,19 +630,24 @@ mod tests {
             json!({"tool_name": "Bash", "input_contains": "command:"}),
             json!({"tool_name": "Write", "until": "2026-11-29T18:00:30Z"}),
             json!({"tool_name": "Read", "since": "2025-01-01"}),
+            // No line needle at all: every call line is a candidate.
+            json!({}),
+            json!({"is_error": true}),
+            json!({"tool_name_pattern": "é"}),
+            json!({"output_contains": "error"}),
         ];
         for mut args in queries {
             let params = FindParams::from_json(&args).expect("params");
             let all = run(
                 &found.sessions,
-                &params.validate(now).expect("valid"),
+                &params.validate_or_all_tools(now).expect("valid"),
                 false,
                 &load_from_disk,
             )
             .expect("reference");
             let fast = run(
                 &found.sessions,
-                &params.validate(now).expect("valid"),
+                &params.validate_or_all_tools(now).expect("valid"),
                 true,
                 &load_from_disk,
             )
@@ -659,7 +664,7 @@ mod tests {
                 let params = FindParams::from_json(&args).expect("params");
                 let fast = run(
                     &found.sessions,
-                    &params.validate(now).expect("valid"),
+                    &params.validate_or_all_tools(now).expect("valid"),
                     true,
                     &load_from_disk,
                 )

@@ -52,10 +52,11 @@
 //! line that does not parse that way (e.g. a truncated last line, a `type`
 //! that is not a string, a duplicate key), a file that cannot be read, or a
 //! Unicode marker (below) in a file with output pieces. Without a plain name
-//! or input needle there are no candidate lines: the output pieces are then
-//! checked per file and the verdict is `Load` or `Skip` (and `Load` when
-//! there is no needle at all). Sessions of agents other than Claude Code are
-//! always `Load`: the line rules are Claude Code's format.
+//! or input needle every `tool_use` + `assistant` line is a candidate (its
+//! narrow parse still filters and bounds), so even a needle-less query (the
+//! TUI's every-tool line) can stop loading early. Sessions of agents other
+//! than Claude Code are always `Load`: the line rules are Claude Code's
+//! format.
 //!
 //! # Soundness caveats
 //! Two cases where the parsed text holds an ASCII letter the raw bytes do
@@ -97,7 +98,7 @@ pub enum Verdict {
     /// than this.
     Newest(DateTime<Utc>),
     /// No usable bound (unreadable file, unparsable candidate line, marker,
-    /// undated candidate, or no line-level needle): load the session.
+    /// undated candidate, another agent's format): load the session.
     Load,
 }
 
@@ -268,9 +269,8 @@ impl Prefilter {
                 state.placeholder = self.placeholders.iter().any(|m| m.find(lower).is_some());
             }
         }
-        if self.line.is_empty() {
-            return true;
-        }
+        // Without line pieces every call line is a candidate: its narrow
+        // parse still bounds the session (no needle is needed for that).
         let mut at = 0;
         while at < chunk.len() {
             let Some(hit) = self.tool_use.find(&chunk[at..]) else {
@@ -335,7 +335,7 @@ impl Prefilter {
     /// [`Verdict::Load`] (the loader then reports it).
     pub fn verdict(&self, session: &SessionRef, query: &Query) -> Verdict {
         // The line rules are Claude Code's transcript format.
-        if self.is_empty() || session.agent != Agent::ClaudeCode {
+        if session.agent != Agent::ClaudeCode {
             return Verdict::Load;
         }
         let mut newest: Option<DateTime<Utc>> = None;
@@ -404,8 +404,6 @@ impl Prefilter {
         }
         if !state.has_file_pieces() {
             Verdict::Skip
-        } else if self.line.is_empty() {
-            Verdict::Load
         } else {
             newest.map_or(Verdict::Skip, Verdict::Newest)
         }
