@@ -280,18 +280,10 @@ fn print_table(records: &[FoundCall]) {
     }
 }
 
-/// One line saying what the call did: the typed call's summary (the
-/// command — also Codex's `cmd` —, file path, pattern, URL, description…;
-/// `hookscope::transcript::call_summary`), else the compact input JSON.
+/// One line saying what the call did ([`FoundCall::summary`]), else the
+/// compact input JSON.
 fn input_summary(r: &FoundCall) -> String {
-    let typed = hookscope::tools::parse_tool_call(
-        &r.tool_name,
-        Some(&r.input),
-        hookscope::tools::OnError::Other,
-    );
-    let summary = typed
-        .map(|call| hookscope::transcript::call_summary(&call))
-        .unwrap_or_default();
+    let summary = r.summary();
     if !summary.is_empty() {
         return summary;
     }

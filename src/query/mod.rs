@@ -185,18 +185,7 @@ fn run(
     use_prefilter: bool,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
-    let selected = select_sessions(sessions, query)?;
-    let unmatched_sessions: Vec<String> = query
-        .sessions
-        .iter()
-        .filter(|wanted| {
-            let of_agent = sessions
-                .iter()
-                .filter(|s| query.agent.is_none_or(|a| s.agent.as_str() == a));
-            sessions_named(of_agent, wanted).is_empty()
-        })
-        .cloned()
-        .collect();
+    let (selected, unmatched_sessions) = select_sessions(sessions, query)?;
     let verdicts: Vec<Verdict> = if use_prefilter {
         let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
         selected
@@ -238,21 +227,26 @@ fn run(
     })
 }
 
-/// The sessions to scan: agent filter, then ids (exact, else unique prefix).
+/// The sessions to scan: agent filter, then ids (exact, else unique
+/// prefix); and the `session` entries that named none.
 fn select_sessions<'a>(
     sessions: &'a [SessionRef],
     query: &Query,
-) -> Result<Vec<&'a SessionRef>, QueryError> {
+) -> Result<(Vec<&'a SessionRef>, Vec<String>), QueryError> {
     let by_agent: Vec<&SessionRef> = sessions
         .iter()
         .filter(|s| query.agent.is_none_or(|a| s.agent.as_str() == a))
         .collect();
     if query.sessions.is_empty() {
-        return Ok(by_agent);
+        return Ok((by_agent, Vec::new()));
     }
     let mut chosen: Vec<&SessionRef> = Vec::new();
+    let mut unmatched = Vec::new();
     for wanted in &query.sessions {
         let hits = sessions_named(by_agent.iter().copied(), wanted);
+        if hits.is_empty() {
+            unmatched.push(wanted.clone());
+        }
         let mut ids: Vec<&str> = hits.iter().map(|s| s.id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -270,7 +264,7 @@ fn select_sessions<'a>(
             }
         }
     }
-    Ok(chosen)
+    Ok((chosen, unmatched))
 }
 
 /// A matching call before redaction and truncation.

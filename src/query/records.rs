@@ -54,6 +54,22 @@ pub struct FoundCall {
     pub subagent: Option<SubagentCost>,
 }
 
+impl FoundCall {
+    /// One line saying what the call did, from its emitted (masked) input:
+    /// [`crate::transcript::call_summary`] of the typed call (the command —
+    /// Codex's `cmd` too —, file path, pattern, URL, description…); empty
+    /// when none applies (e.g. an input cut to a string by the cap).
+    pub fn summary(&self) -> String {
+        crate::tools::parse_tool_call(
+            &self.tool_name,
+            Some(&self.input),
+            crate::tools::OnError::Other,
+        )
+        .map(|call| crate::transcript::call_summary(&call))
+        .unwrap_or_default()
+    }
+}
+
 /// Where a subagent's call came from; flattened into the record as
 /// `agent_id` and `parent_tool_use_id`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

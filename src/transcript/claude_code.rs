@@ -321,7 +321,8 @@ struct Thread {
     path: PathBuf,
 }
 
-fn timestamp_of(v: &Value) -> Option<DateTime<Utc>> {
+/// A line's RFC 3339 `timestamp` (both agents' envelopes carry one), in UTC.
+pub(crate) fn timestamp_of(v: &Value) -> Option<DateTime<Utc>> {
     v.get("timestamp")
         .and_then(Value::as_str)
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())

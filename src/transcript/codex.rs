@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::claude_code::one_line;
+use super::claude_code::{one_line, timestamp_of};
 use super::jsonl::read_objects;
 use super::model::{Agent, Diagnostic, Event, Session, ToolCallRecord, ToolResult, Turn, Usage};
 use crate::tools::{OnError, parse_codex_arguments, parse_tool_call, tool_kind, tool_resolved};
@@ -235,13 +235,6 @@ pub(crate) fn uuid_of_file_name(path: &Path) -> Option<String> {
         _ => c.is_ascii_hexdigit(),
     });
     shape_ok.then(|| tail.to_string())
-}
-
-fn timestamp_of(v: &Value) -> Option<DateTime<Utc>> {
-    v.get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-        .map(|t| t.with_timezone(&Utc))
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

@@ -19,13 +19,10 @@
 //!   captures, stream-json or `codex exec --json` output) is skipped.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
-use serde_json::Value;
 
 use super::model::{Agent, Diagnostic};
 use super::sniff::{LineSniff, Sniffed, sniff_lines};
@@ -378,33 +375,6 @@ pub fn parent_of_subagent(file: &Path) -> Option<PathBuf> {
     }
     let candidate = file.parent()?.join(format!("{session_id}.jsonl"));
     (candidate.is_file() && candidate != file).then_some(candidate)
-}
-
-/// Parses up to `n` of the first non-blank lines of a file (each at most
-/// 4 MiB is considered); lines that do not parse are skipped.
-pub fn first_lines(path: &Path, n: usize) -> Vec<Value> {
-    let Ok(file) = File::open(path) else {
-        return Vec::new();
-    };
-    let mut reader = BufReader::new(file.take(16 * 1024 * 1024));
-    let mut out = Vec::new();
-    let mut buf = Vec::new();
-    let mut tries = 0;
-    while out.len() < n && tries < n * 4 {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        tries += 1;
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        if let Ok(v) = serde_json::from_slice::<Value>(&buf) {
-            out.push(v);
-        }
-    }
-    out
 }
 
 /// Line types a Claude Code transcript holds (formats.md §1.3).

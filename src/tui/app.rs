@@ -320,6 +320,8 @@ pub struct App {
     pending_jump: Option<(usize, String)>,
     requests: Vec<Request>,
     detail_cache: RefCell<Option<(DetailKey, Vec<Line<'static>>)>>,
+    /// The last fuzzy ranking: (filter, summaries known, session indices).
+    fuzzy_cache: RefCell<Option<(String, usize, Vec<usize>)>>,
 }
 
 impl App {
@@ -370,6 +372,7 @@ impl App {
             pending_jump: None,
             requests: Vec::new(),
             detail_cache: RefCell::new(None),
+            fuzzy_cache: RefCell::new(None),
         };
         app.session_sel = app.selectable_sessions().first().copied();
         app
@@ -441,6 +444,21 @@ impl App {
     /// Session indices that match the filter, best score first (ties:
     /// newest first, then discovery order).
     fn fuzzy_sessions(&self) -> Vec<usize> {
+        // Rows are asked for on every key and frame; the ranking only
+        // changes with the filter or as summaries (titles, prompts) arrive.
+        let known = self.sessions.iter().filter(|e| e.summary.is_some()).count();
+        if let Some((filter, seen, ranked)) = self.fuzzy_cache.borrow().as_ref()
+            && *filter == self.session_filter
+            && *seen == known
+        {
+            return ranked.clone();
+        }
+        let ranked = self.rank_sessions();
+        *self.fuzzy_cache.borrow_mut() = Some((self.session_filter.clone(), known, ranked.clone()));
+        ranked
+    }
+
+    fn rank_sessions(&self) -> Vec<usize> {
         let pattern = Pattern::parse(
             &self.session_filter,
             CaseMatching::Ignore,
@@ -535,24 +553,38 @@ impl App {
                 depth: 0,
                 parent: None,
             });
-            if (expand_all || self.expanded.contains(&item))
-                && let Some(subagent) = session.subagents.get(s)
-            {
-                for (st, sturn) in subagent.turns.iter().enumerate() {
-                    self.push_events(
-                        session,
-                        Thread::Sub(s),
-                        st,
-                        &sturn.events,
-                        1,
-                        Some(item),
-                        expand_all,
-                        &mut rows,
-                    );
-                }
+            if expand_all || self.expanded.contains(&item) {
+                self.push_subagent(session, s, 1, item, expand_all, &mut rows);
             }
         }
         rows
+    }
+
+    /// The rows of subagent `s`'s turns, nested under `parent` at `depth`.
+    fn push_subagent(
+        &self,
+        session: &Session,
+        s: usize,
+        depth: usize,
+        parent: Item,
+        expand_all: bool,
+        rows: &mut Vec<TimelineRow>,
+    ) {
+        let Some(subagent) = session.subagents.get(s) else {
+            return;
+        };
+        for (st, sturn) in subagent.turns.iter().enumerate() {
+            self.push_events(
+                session,
+                Thread::Sub(s),
+                st,
+                &sturn.events,
+                depth,
+                Some(parent),
+                expand_all,
+                rows,
+            );
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -586,20 +618,8 @@ impl App {
             if let Some(s) = sub
                 && (expand_all || self.expanded.contains(&item))
                 && depth < 8
-                && let Some(subagent) = session.subagents.get(s)
             {
-                for (st, sturn) in subagent.turns.iter().enumerate() {
-                    self.push_events(
-                        session,
-                        Thread::Sub(s),
-                        st,
-                        &sturn.events,
-                        depth + 1,
-                        Some(item),
-                        expand_all,
-                        rows,
-                    );
-                }
+                self.push_subagent(session, s, depth + 1, item, expand_all, rows);
             }
         }
     }
@@ -709,16 +729,7 @@ impl App {
         if self.detail_query.is_empty() {
             return;
         }
-        let needle = self.detail_query.to_lowercase();
-        let hits: Vec<usize> = {
-            let lines = self.detail_lines();
-            lines
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| line_text(l).to_lowercase().contains(&needle))
-                .map(|(i, _)| i)
-                .collect()
-        };
+        let hits = detail::matching_lines(&self.detail_lines(), &self.detail_query);
         let cur = self.detail_scroll;
         let found = if forward {
             hits.iter()
@@ -1026,13 +1037,7 @@ impl App {
             _ => None,
         };
         if let Some(d) = delta {
-            if self.calls.focus_detail {
-                self.calls.detail_scroll = self.calls.detail_scroll.saturating_add_signed(d);
-                self.clamp_calls_detail();
-            } else if len > 0 {
-                self.calls.sel = self.calls.sel.saturating_add_signed(d).min(len - 1);
-                self.calls.detail_scroll = 0;
-            }
+            self.move_in_calls(d);
             return true;
         }
         match action {
@@ -1066,9 +1071,7 @@ impl App {
                 } else {
                     return true;
                 }
-                self.handle_calls(if down { Action::Down } else { Action::Up });
-                self.handle_calls(if down { Action::Down } else { Action::Up });
-                self.handle_calls(if down { Action::Down } else { Action::Up });
+                self.move_in_calls(if down { 3 } else { -3 });
                 self.calls.focus_detail = focus;
             }
             Action::ClickAt { column, row } => {
@@ -1095,6 +1098,19 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    /// Moves the list selection, or scrolls the record pane when it has the
+    /// keys, by `delta` rows (clamped).
+    fn move_in_calls(&mut self, delta: isize) {
+        let len = self.calls.records().len();
+        if self.calls.focus_detail {
+            self.calls.detail_scroll = self.calls.detail_scroll.saturating_add_signed(delta);
+            self.clamp_calls_detail();
+        } else if len > 0 {
+            self.calls.sel = self.calls.sel.saturating_add_signed(delta).min(len - 1);
+            self.calls.detail_scroll = 0;
+        }
     }
 
     /// The Calls view's areas for the current size.

@@ -9,8 +9,6 @@ use std::cell::Cell;
 
 use chrono::{DateTime, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
-use hookscope::tools::{OnError, ToolCall, parse_tool_call};
-use hookscope::transcript::call_summary;
 use hookscope::transcript::claude_code::one_line;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,7 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
 use super::app::App;
-use super::detail;
+use super::detail::{self, field, heading};
 use super::theme::Theme;
 use super::widgets::json;
 use crate::words::plural;
@@ -120,18 +118,6 @@ pub fn areas(main: Rect) -> CallsAreas {
     }
 }
 
-/// The typed call of a record (its input may be masked or cut, then it is
-/// an untyped call and the summary falls back to the input's keys).
-fn typed(record: &FoundCall) -> ToolCall {
-    parse_tool_call(&record.tool_name, Some(&record.input), OnError::Other).unwrap_or_else(|_| {
-        ToolCall::Other(hookscope::tools::OtherCall {
-            name: record.tool_name.clone(),
-            raw: Some(record.input.clone()),
-            error: None,
-        })
-    })
-}
-
 /// One list row: time, session, kind, name, error mark, resolved name,
 /// summary; `↳` marks a subagent's call.
 fn row(app: &App, record: &FoundCall, width: u16, theme: &Theme) -> ListItem<'static> {
@@ -165,18 +151,11 @@ fn row(app: &App, record: &FoundCall, width: u16, theme: &Theme) -> ListItem<'st
             theme.dim(),
         ));
     }
-    let summary = call_summary(&typed(record));
+    let summary = record.summary();
     if !summary.is_empty() {
         spans.push(Span::raw(format!(" {summary}")));
     }
     ListItem::new(Line::from(spans))
-}
-
-fn field(name: &str, value: String, theme: &Theme) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(format!("{name}: "), theme.dim()),
-        Span::raw(value),
-    ])
 }
 
 /// The record pane's lines (not wrapped): the record's fields as
@@ -242,14 +221,14 @@ pub fn record_lines(app: &App, record: &FoundCall) -> Vec<Line<'static>> {
         out.push(field("digest", d.clone(), theme));
     }
     if let Some(cost) = &record.subagent {
-        out.push(Line::from(Span::styled("── subagent ──", theme.heading())));
+        out.push(heading("subagent", theme));
         if let Ok(value) = serde_json::to_value(cost) {
             out.extend(json::lines(&value, theme));
         }
     }
-    out.push(Line::from(Span::styled("── input ──", theme.heading())));
+    out.push(heading("input", theme));
     out.extend(json::lines(&record.input, theme));
-    out.push(Line::from(Span::styled("── output ──", theme.heading())));
+    out.push(heading("output", theme));
     match &record.output {
         Some(text) if !text.is_empty() => {
             let style = if record.is_error == Some(true) {
@@ -429,20 +408,10 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
     let lines = wrapped_record_lines(app, a.detail.width.saturating_sub(2));
     let height = usize::from(a.detail.height.saturating_sub(2));
     let scroll = view.detail_scroll.min(lines.len().saturating_sub(1));
-    let mut block = Block::bordered()
+    let block = Block::bordered()
         .title(Span::styled(" Record ", theme.heading()))
         .border_style(theme.border(detail_focused));
-    if lines.len() > height {
-        block = block.title_bottom(
-            Line::from(format!(
-                " {}-{}/{} ",
-                scroll + 1,
-                (scroll + height).min(lines.len()),
-                lines.len()
-            ))
-            .right_aligned(),
-        );
-    }
+    let block = detail::with_position(block, scroll, height, lines.len());
     let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
     frame.render_widget(Paragraph::new(visible).block(block), a.detail);
 }

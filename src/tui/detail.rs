@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::tools::{ToolCall, hunks_of};
 use hookscope::transcript::claude_code::display_prompt;
-use hookscope::transcript::{Event, Session, ToolCallRecord, Turn};
+use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -23,11 +23,13 @@ use super::theme::Theme;
 use super::timeline::event_of;
 use super::widgets::{diff, json};
 
-fn heading(text: &str, theme: &Theme) -> Line<'static> {
+/// A section heading: `── text ──`.
+pub fn heading(text: &str, theme: &Theme) -> Line<'static> {
     Line::from(Span::styled(format!("── {text} ──"), theme.heading()))
 }
 
-fn field(name: &str, value: String, theme: &Theme) -> Line<'static> {
+/// A `name: value` line, the name dimmed.
+pub fn field(name: &str, value: String, theme: &Theme) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{name}: "), theme.dim()),
         Span::raw(value),
@@ -329,27 +331,38 @@ fn call_lines(
     if let Some(sub) = record.subagent.and_then(|s| session.subagents.get(s)) {
         out.push(Line::default());
         out.push(heading("Subagent", theme));
-        out.push(field(
-            "type",
-            sub.agent_type.clone().unwrap_or_else(|| "?".into()),
-            theme,
-        ));
-        if let Some(d) = &sub.description {
-            out.push(field("description", d.clone(), theme));
-        }
-        out.push(field(
-            "calls",
-            format!(
-                "{} ({} errors) — Enter/Space in the timeline expands them",
-                sub.tool_calls().count(),
-                sub.tool_calls().filter(|c| c.is_error()).count()
-            ),
+        out.extend(subagent_fields(
+            sub,
+            "Enter/Space in the timeline expands them",
             theme,
         ));
     }
     out.push(Line::default());
     out.push(heading("Output", theme));
     out.extend(output_view(record, theme));
+    out
+}
+
+/// A subagent's type, description and call counts (`hint` says how to see
+/// the calls).
+fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![field(
+        "type",
+        sub.agent_type.clone().unwrap_or_else(|| "?".into()),
+        theme,
+    )];
+    if let Some(d) = &sub.description {
+        out.push(field("description", d.clone(), theme));
+    }
+    out.push(field(
+        "calls",
+        format!(
+            "{} ({} errors) — {hint}",
+            sub.tool_calls().count(),
+            sub.tool_calls().filter(|c| c.is_error()).count()
+        ),
+        theme,
+    ));
     out
 }
 
@@ -368,26 +381,10 @@ fn unlinked_lines(app: &App, session: &Session, s: usize) -> Vec<Line<'static>> 
     if let Some(id) = &sub.agent_id {
         out.push(field("agent_id", id.clone(), theme));
     }
-    out.push(field(
-        "type",
-        sub.agent_type.clone().unwrap_or_else(|| "?".into()),
-        theme,
-    ));
-    if let Some(d) = &sub.description {
-        out.push(field("description", d.clone(), theme));
-    }
+    out.extend(subagent_fields(sub, "Enter/Space expands them", theme));
     if !sub.models.is_empty() {
         out.push(field("models", sub.models.join(", "), theme));
     }
-    out.push(field(
-        "calls",
-        format!(
-            "{} ({} errors) — Enter/Space expands them",
-            sub.tool_calls().count(),
-            sub.tool_calls().filter(|c| c.is_error()).count()
-        ),
-        theme,
-    ));
     out.push(field(
         "tokens",
         format!(
@@ -690,6 +687,43 @@ fn cells_line(cells: &[(char, Style, usize)]) -> Line<'static> {
     Line::from(spans)
 }
 
+/// Indices of the lines whose text contains `needle`, case-insensitively
+/// (none for an empty needle): what Detail search jumps between and counts.
+pub fn matching_lines(lines: &[Line<'_>], needle: &str) -> Vec<usize> {
+    let needle = needle.to_lowercase();
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| super::app::line_text(l).to_lowercase().contains(&needle))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A pane block with ` first-last/total ` on its bottom border when `len`
+/// lines do not fit in `height` rows from line `scroll` on.
+pub fn with_position(
+    block: Block<'static>,
+    scroll: usize,
+    height: usize,
+    len: usize,
+) -> Block<'static> {
+    if len <= height {
+        return block;
+    }
+    block.title_bottom(
+        Line::from(format!(
+            " {}-{}/{} ",
+            scroll + 1,
+            (scroll + height).min(len),
+            len
+        ))
+        .right_aligned(),
+    )
+}
+
 /// Whether `hay` (chars) has `needle` (lowercase chars) at `at`,
 /// case-insensitively.
 fn matches_at(hay: &[char], needle: &[char], at: usize) -> bool {
@@ -742,19 +776,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut title = " Detail ".to_string();
     if !app.detail_query.is_empty() || (app.searching && focused) {
         // Which matching line is at the top, of how many.
-        let needle = app.detail_query.to_lowercase();
-        let hits: Vec<usize> = if needle.is_empty() {
-            Vec::new()
-        } else {
-            lines
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| super::app::line_text(l).to_lowercase().contains(&needle))
-                .map(|(i, _)| i)
-                .collect()
-        };
+        let hits = matching_lines(&lines, &app.detail_query);
         let count = match hits.iter().position(|&i| i >= app.detail_scroll) {
-            _ if hits.is_empty() && !needle.is_empty() => " (no match)".to_string(),
+            _ if hits.is_empty() && !app.detail_query.is_empty() => " (no match)".to_string(),
             _ if hits.is_empty() => String::new(),
             Some(p) => format!(" ({}/{})", p + 1, hits.len()),
             None => format!(" (–/{})", hits.len()),
@@ -763,20 +787,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let height = usize::from(area.height.saturating_sub(2));
     let scroll = app.detail_scroll.min(lines.len().saturating_sub(1));
-    let mut block = Block::bordered()
+    let block = Block::bordered()
         .title(Span::styled(title, theme.heading()))
         .border_style(theme.border(focused));
-    if lines.len() > height {
-        block = block.title_bottom(
-            Line::from(format!(
-                " {}-{}/{} ",
-                scroll + 1,
-                (scroll + height).min(lines.len()),
-                lines.len()
-            ))
-            .right_aligned(),
-        );
-    }
+    let block = with_position(block, scroll, height, lines.len());
     let hit = theme.search_hit();
     let visible: Vec<Line> = lines
         .iter()
