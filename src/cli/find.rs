@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
 use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError, find_tool_calls};
+use hookscope::transcript::short_session_id;
 use serde_json::Value;
 
 use hookscope::transcript::discover;
@@ -225,15 +226,9 @@ fn invalid(e: &QueryError, json: bool) -> ! {
     fail(e)
 }
 
-/// The SESSION cell: a UUID's first 8 characters (unique enough to pass
-/// back as a prefix), any other id whole up to 24 characters.
+/// The SESSION cell: [`short_session_id`], at most 24 characters.
 fn session_cell(id: &str) -> String {
-    let uuid_like = id.len() == 36 && id.chars().filter(|c| *c == '-').count() == 4;
-    if uuid_like {
-        id.chars().take(8).collect()
-    } else {
-        clip(id, 24)
-    }
+    clip(short_session_id(id), 24)
 }
 
 fn print_table(records: &[FoundCall]) {

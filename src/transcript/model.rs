@@ -527,6 +527,16 @@ impl Session {
 /// The cap of [`SessionSummary::first_prompt`], in chars.
 pub const FIRST_PROMPT_CHARS: usize = 300;
 
+/// A session id as lists show it: a UUID's first 8 characters (unique
+/// enough to pass back as a prefix), any other id whole (`fc-args-1`).
+pub fn short_session_id(id: &str) -> &str {
+    let uuid_like = id.len() == 36 && id.bytes().filter(|b| *b == b'-').count() == 4;
+    match id.get(..8) {
+        Some(head) if uuid_like => head,
+        _ => id,
+    }
+}
+
 /// One row of the session list / one object of `hookscope sessions --json`.
 ///
 /// Counts are main-thread only: `tool_calls` and `errors` exclude the

@@ -10,6 +10,7 @@ use std::cell::Cell;
 use chrono::{DateTime, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
 use hookscope::transcript::claude_code::one_line;
+use hookscope::transcript::short_session_id;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -130,7 +131,7 @@ fn row(app: &App, record: &FoundCall, width: u16, theme: &Theme) -> ListItem<'st
         .timestamp
         .map(|t| super::fmt_time(t, app.utc_offset, format))
         .unwrap_or_else(|| "undated".to_string());
-    let session: String = record.session.chars().take(8).collect();
+    let session: String = short_session_id(&record.session).chars().take(16).collect();
     let mut spans = vec![
         Span::styled(format!("{time} {session} "), theme.dim()),
         Span::styled(format!("{:<5} ", record.tool_kind.as_str()), theme.kind()),
@@ -337,6 +338,11 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
         )
     } else if let Some(e) = &view.error {
         Span::styled(format!(" {}", one_line(e, 400)), theme.error())
+    } else if view.editing {
+        Span::styled(
+            " typing: Tab complete · Enter/Esc done · Ctrl-U clear",
+            theme.dim(),
+        )
     } else {
         Span::styled(
             " Enter open · / edit · t tool · f file · e errors · Esc back",

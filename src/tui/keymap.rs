@@ -288,6 +288,10 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
         "limit:N mode:M",
         "max records (1000); output head|tail|smart",
     ),
+    (
+        "redact:off",
+        "show secrets unmasked; cost:on joins spawn costs",
+    ),
 ];
 
 /// Which key table applies.
