@@ -5,6 +5,7 @@ mod cli;
 mod tui;
 mod words;
 
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -41,8 +42,10 @@ enum Command {
     },
     /// Show one session's turns and tool calls.
     Show {
-        /// A session id, a unique id prefix, or a path to its .jsonl file.
-        session: String,
+        /// A session id, a unique id prefix, or a path to its .jsonl file
+        /// (any bytes: a path need not be UTF-8).
+        #[arg(value_parser = clap::value_parser!(OsString))]
+        session: OsString,
         /// Where to look for it (default: as for `sessions`).
         paths: Vec<PathBuf>,
         /// Print JSON instead of an outline.
@@ -83,7 +86,9 @@ enum Command {
 }
 
 fn main() {
-    let args = match Args::try_parse() {
+    // `args_os`, not `args`: an argument that is not UTF-8 is clap's to
+    // refuse (exit 2 with a message), never a panic.
+    let args = match Args::try_parse_from(std::env::args_os()) {
         Ok(args) => args,
         Err(e) => parse_failure(e),
     };
@@ -119,8 +124,10 @@ fn main() {
 /// clap's own output.
 fn parse_failure(e: clap::Error) -> ! {
     use clap::error::ErrorKind;
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let find_json = argv.first().is_some_and(|a| a == "find") && argv.iter().any(|a| a == "--json");
+    // `args_os`: the refused argument may not be UTF-8 (`args` would panic).
+    let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let find_json = argv.first().is_some_and(|a| a == OsStr::new("find"))
+        && argv.iter().any(|a| a == OsStr::new("--json"));
     let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
     if find_json && usage {
         let message = e

@@ -318,3 +318,73 @@ fn find_says_when_a_session_names_nothing_and_summarizes_codex_commands() {
     let row = stdout.lines().nth(1).unwrap_or_default();
     assert!(row.trim_end().ends_with("  ls -la"), "{stdout}");
 }
+
+/// A command line with a non-UTF-8 argument (`0xff`): clap refuses it or the
+/// subcommand reports it, always exit 2 with a message, never a panic.
+#[test]
+fn non_utf8_arguments_exit_2_without_panicking() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let bad = OsStr::from_bytes(b"\xff");
+    let bad_flag = OsStr::from_bytes(b"--\xff");
+    let subagent = corpus("real-cc-2.1.332/subagent/projects");
+    let cases: Vec<(Vec<&OsStr>, &str)> = vec![
+        (
+            vec![OsStr::new("find"), OsStr::new("--tool-name"), bad],
+            "error: invalid UTF-8 was detected in one or more arguments",
+        ),
+        (
+            vec![OsStr::new("call"), bad],
+            "error: invalid UTF-8 was detected in one or more arguments",
+        ),
+        (
+            vec![OsStr::new("sessions"), bad_flag],
+            "error: unexpected argument '--\u{fffd}' found",
+        ),
+        (
+            vec![OsStr::new("mcp"), bad_flag],
+            "error: unexpected argument '--\u{fffd}' found",
+        ),
+        // SESSION is an OsString: no clap error, just no such session.
+        (
+            vec![OsStr::new("show"), bad, subagent.as_os_str()],
+            "hookscope: no session matches \"\u{fffd}\"",
+        ),
+        // PATHs are paths: any bytes, then "no such file".
+        (
+            vec![OsStr::new("sessions"), bad],
+            "hookscope: no such file or directory: \u{fffd}",
+        ),
+    ];
+    for (args, first_line) in cases {
+        let out = hookscope()
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().next(), Some(first_line), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // `find --json` keeps its contract: the invalid_argument object on stdout.
+    let out = hookscope()
+        .args([
+            OsStr::new("find"),
+            OsStr::new("--json"),
+            OsStr::new("--tool-name"),
+            bad,
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stderr.is_empty());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "error": "invalid_argument",
+            "message": "invalid UTF-8 was detected in one or more arguments"
+        })
+    );
+}

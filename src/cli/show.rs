@@ -63,8 +63,11 @@ pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
 }
 
 /// Runs the subcommand: JSON (see `export::session_json`) or a readable outline.
-pub fn run(session: &str, paths: &[PathBuf], json: bool) {
-    let loaded = load_or_exit(session, paths);
+pub fn run(session: &std::ffi::OsStr, paths: &[PathBuf], json: bool) {
+    // merge: the transcript helper's show.rs resolves the OsStr itself (a
+    // non-UTF-8 .jsonl path); this minimal stand-in only takes the type.
+    let session = session.to_string_lossy();
+    let loaded = load_or_exit(&session, paths);
     if json {
         print_json(&session_json(&loaded));
         return;
