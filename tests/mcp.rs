@@ -205,6 +205,8 @@ fn initialize_list_and_call_over_stdio() {
 
     // Both name filters: the seed's invalid_argument object, as the result.
     let result = server.call(4, json!({"tool_name": "Bash", "tool_name_pattern": "x"}));
+    // Answered, not failed (seed 004's wrapper): isError is false.
+    assert_eq!(result["isError"], false, "{result}");
     let error = answer(&result);
     assert_eq!(error["error"], "invalid_argument", "{error}");
     assert!(
@@ -215,15 +217,153 @@ fn initialize_list_and_call_over_stdio() {
 
     // An unknown parameter is an invalid argument too, not a protocol error.
     let result = server.call(5, json!({"tool_name": "Bash", "bogus": 1}));
+    assert_eq!(result["isError"], false, "{result}");
     assert_eq!(answer(&result)["error"], "invalid_argument");
 
-    // An unknown tool is a JSON-RPC error.
+    // An unknown tool is a JSON-RPC Invalid params error (MCP 2025-06-18,
+    // Tools § Error Handling).
     let response = server.request(
         6,
         "tools/call",
         json!({"name": "no_such_tool", "arguments": {}}),
     );
-    assert!(response["error"]["code"].is_i64(), "{response}");
+    assert_eq!(
+        response,
+        json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32602,
+            "message": "Invalid params: Unknown tool: no_such_tool (this server has find_tool_calls)"}})
+    );
+}
+
+/// The `initialize` request and its `initialized` notification, as lines.
+fn handshake() -> Vec<String> {
+    vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "hookscope-test", "version": "0"}}})
+        .to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    ]
+}
+
+/// Runs `hookscope mcp PATH` with `lines` written to stdin in one write and
+/// then closed; returns every stdout line parsed, once the server exits.
+fn run_piped(path: &str, lines: &[String]) -> Vec<Value> {
+    let mut input = lines.join("\n");
+    input.push('\n');
+    // A hang guard, not a timing: a server that never exits is killed.
+    let output = assert_cmd::Command::new(env!("CARGO_BIN_EXE_hookscope"))
+        .args(["mcp", path])
+        .write_stdin(input)
+        .timeout(Duration::from_secs(300))
+        .output()
+        .expect("run hookscope mcp");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    String::from_utf8(output.stdout)
+        .expect("UTF-8 stdout")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn subagent_corpus() -> String {
+    format!(
+        "{}/../shared/corpus/real-cc-2.1.332/subagent/projects",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// 300 `tools/call` requests and EOF in one write: every one is answered
+/// before the server exits (it used to drop the requests still in flight at
+/// EOF, answering 161 to 195 of them).
+#[test]
+fn every_pipelined_request_is_answered_before_exit() {
+    let mut lines = handshake();
+    for id in 1..=300 {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "find_tool_calls", "arguments": {"tool_name": "Read"}}})
+            .to_string(),
+        );
+    }
+    let responses = run_piped(&subagent_corpus(), &lines);
+    assert_eq!(responses.len(), 301);
+    let mut ids: Vec<u64> = responses
+        .iter()
+        .map(|r| r["id"].as_u64().expect("numeric id"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..=300).collect::<Vec<u64>>());
+    for response in responses.iter().filter(|r| r["id"] != 0) {
+        let result = &response["result"];
+        assert_eq!(result["isError"], false, "{response}");
+        // The session's two Read calls (in subagents a254c4c2… and
+        // a9a1865f…), newest first.
+        let value = answer(result);
+        let found: Vec<&str> = value["records"]
+            .as_array()
+            .expect("records")
+            .iter()
+            .map(|r| r["tool_use_id"].as_str().expect("tool_use_id"))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "toolu_01ODoKPi4xQIP1UU1UbS5ZcO",
+                "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s"
+            ],
+            "{response}"
+        );
+    }
+}
+
+/// Malformed lines get JSON-RPC errors with the right codes and ids, and the
+/// server goes on answering the next requests.
+#[test]
+fn malformed_lines_get_jsonrpc_errors() {
+    let mut lines = handshake();
+    lines.push("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":".to_string());
+    lines.push(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "find_tool_calls", "arguments": "tool_name=Bash"}})
+        .to_string(),
+    );
+    lines.push(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "find_tool_calls", "arguments": {}, "_meta": 5}})
+        .to_string(),
+    );
+    lines.push(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "find_tool_calls", "arguments": {"tool_name": "bash"}}})
+        .to_string(),
+    );
+    let responses = run_piped(&subagent_corpus(), &lines);
+    assert_eq!(responses.len(), 5, "{responses:?}");
+    let by_id = |id: Value| {
+        responses
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no response with id {id}: {responses:?}"))
+    };
+    let parse = by_id(Value::Null);
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert_eq!(
+        parse["error"]["message"],
+        "Parse error: EOF while parsing a value at line 1 column 37"
+    );
+    assert_eq!(
+        by_id(json!(2)),
+        &json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602,
+            "message": "Invalid params: \"arguments\" must be an object, got \"tool_name=Bash\""}})
+    );
+    // rmcp's own types refuse `_meta: 5`; the answer still carries the id.
+    let meta = by_id(json!(3));
+    assert_eq!(meta["error"]["code"], -32602, "{meta}");
+    // The server is still serving: the last call is answered normally.
+    let last = &by_id(json!(4))["result"];
+    assert_eq!(last["isError"], false, "{last}");
+    // The session's three Bash calls, one in each of three subagents.
+    assert_eq!(answer(last)["records"].as_array().map(Vec::len), Some(3));
 }
 
 #[test]

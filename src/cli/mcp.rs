@@ -12,12 +12,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use hookscope::mcp::lines::Incoming;
 use hookscope::mcp::{
     self, SessionSource, TOOL_DESCRIPTION, TOOL_NAME, TOOL_TITLE, ToolOutput, input_schema,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -25,8 +27,9 @@ use serde_json::Value;
 
 use super::fail;
 
-/// Runs the server until the client closes stdin. Exits 2 on a bad PATH or
-/// when the runtime cannot start, 1 when the session ends with an error.
+/// Runs the server until the client closes stdin and every request read
+/// has been answered. Exits 2 on a bad PATH or when the runtime cannot
+/// start, 1 when the session ends with an error.
 pub fn run(paths: &[PathBuf]) {
     let source = SessionSource::new(paths).unwrap_or_else(|e| fail(e));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -34,19 +37,247 @@ pub fn run(paths: &[PathBuf]) {
         .build()
         .unwrap_or_else(|e| fail(format!("cannot start the async runtime: {e}")));
     let result = runtime.block_on(async {
-        let service = FindToolCallsServer::new(source)
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("MCP initialization failed: {e}"))?;
+        // rmcp speaks to one end of an in-memory pipe; `relay` sits between
+        // it and stdin/stdout (see its doc).
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let service = FindToolCallsServer::new(source).serve(theirs);
+        let relay = relay(ours);
+        let (service, relayed) = tokio::join!(service, relay);
+        relayed.map_err(|e| format!("stdio failed: {e}"))?;
+        let service = service.map_err(|e| format!("MCP initialization failed: {e}"))?;
         service
             .waiting()
             .await
             .map_err(|e| format!("MCP server stopped: {e}"))
     });
+    // A stdin read still blocked in tokio's pool (after rmcp stopped early)
+    // must not keep the process alive.
+    runtime.shutdown_background();
     if let Err(message) = result {
         eprintln!("hookscope: {message}");
         std::process::exit(1);
     }
+}
+
+/// The largest stdin line read (64 MiB); a longer one is answered with a
+/// parse error and skipped.
+const MAX_LINE: usize = 64 << 20;
+
+/// What the stdin reader tells the writer.
+enum Event {
+    /// Write this line to stdout (an error reply made without rmcp).
+    Reply(Value),
+    /// A request with this id went to rmcp: wait for its answer.
+    Forwarded(String),
+    /// A `notifications/cancelled` went to rmcp: this id is not answered.
+    Cancelled(String),
+    /// stdin ended.
+    Eof,
+}
+
+/// Moves lines between stdin/stdout and rmcp (at `rmcp`): each stdin line is
+/// classified by [`mcp::lines::classify`] (unparsable JSON, a malformed
+/// request or bad `tools/call` params are answered here, since rmcp drops
+/// or answers them without their id), the rest is forwarded; everything
+/// rmcp writes goes to stdout. At stdin's end it keeps relaying until
+/// every forwarded request has its response (rmcp alone gives in-flight
+/// handlers 5 s, then drops them), then closes rmcp's input so it stops.
+async fn relay(rmcp: tokio::io::DuplexStream) -> std::io::Result<()> {
+    use std::collections::HashMap;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (from_rmcp, mut to_rmcp) = tokio::io::split(rmcp);
+    let (events, mut inbox) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let reader = tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        loop {
+            let line = match read_line(&mut stdin).await {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(e) => {
+                    eprintln!("hookscope: cannot read stdin: {e}");
+                    break;
+                }
+            };
+            let line = match line {
+                Line::Whole(line) => line,
+                Line::TooLong => {
+                    let reply = mcp::lines::error_response(
+                        Value::Null,
+                        mcp::lines::PARSE_ERROR,
+                        &format!("Parse error: the line is longer than {MAX_LINE} bytes"),
+                    );
+                    let _ = events.send(Event::Reply(reply));
+                    continue;
+                }
+            };
+            let (request_id, cancels) = match mcp::lines::classify(&line) {
+                Incoming::Blank => continue,
+                Incoming::Reply(reply) => {
+                    let _ = events.send(Event::Reply(reply));
+                    continue;
+                }
+                Incoming::Forward {
+                    request_id,
+                    cancels,
+                } => (request_id, cancels),
+            };
+            // A request rmcp's own types refuse would get an Invalid
+            // Request with no id: answer it here, with its id.
+            if let Some(id) = &request_id
+                && let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&line)
+            {
+                let reply = mcp::lines::error_response(
+                    id.clone(),
+                    mcp::lines::INVALID_PARAMS,
+                    &format!("Invalid params: {e}"),
+                );
+                let _ = events.send(Event::Reply(reply));
+                continue;
+            }
+            if let Some(id) = request_id {
+                let _ = events.send(Event::Forwarded(id.to_string()));
+            }
+            if let Some(id) = cancels {
+                let _ = events.send(Event::Cancelled(id.to_string()));
+            }
+            let mut framed = line;
+            framed.push(b'\n');
+            if to_rmcp.write_all(&framed).await.is_err() {
+                break;
+            }
+        }
+        let _ = events.send(Event::Eof);
+        to_rmcp
+    });
+
+    let mut stdout = tokio::io::stdout();
+    let mut from_rmcp = BufReader::new(from_rmcp);
+    let mut pending: HashMap<String, usize> = HashMap::new();
+    let mut stdin_done = false;
+    let mut rmcp_line = Vec::new();
+    let mut rmcp_open = true;
+    loop {
+        if stdin_done && pending.is_empty() {
+            break;
+        }
+        tokio::select! {
+            // Events first: a request's Forwarded is sent before its line
+            // reaches rmcp, so it is counted before its answer is read.
+            biased;
+            event = inbox.recv(), if !stdin_done => match event {
+                Some(Event::Reply(reply)) => {
+                    write_line(&mut stdout, reply.to_string().as_bytes()).await?;
+                }
+                Some(Event::Forwarded(id)) => *pending.entry(id).or_default() += 1,
+                Some(Event::Cancelled(id)) => settle(&mut pending, &id),
+                Some(Event::Eof) | None => stdin_done = true,
+            },
+            read = from_rmcp.read_until(b'\n', &mut rmcp_line) => {
+                if read? == 0 {
+                    // rmcp stopped (e.g. a failed handshake): nothing more
+                    // will be answered.
+                    rmcp_open = false;
+                    break;
+                }
+                if let Ok(message) = serde_json::from_slice::<Value>(&rmcp_line)
+                    && (message.get("result").is_some() || message.get("error").is_some())
+                    && let Some(id) = message.get("id")
+                {
+                    settle(&mut pending, &id.to_string());
+                }
+                let text = rmcp_line.strip_suffix(b"\n").unwrap_or(&rmcp_line);
+                write_line(&mut stdout, text).await?;
+                rmcp_line.clear();
+            }
+        }
+    }
+    if !rmcp_open {
+        // The reader may wait on stdin forever; `run` does not wait for it.
+        reader.abort();
+        return Ok(());
+    }
+    // Every request is answered: end rmcp's input so that it stops, and pass
+    // on whatever it still writes.
+    if let Ok(mut to_rmcp) = reader.await {
+        let _ = to_rmcp.shutdown().await;
+    }
+    loop {
+        rmcp_line.clear();
+        if from_rmcp.read_until(b'\n', &mut rmcp_line).await? == 0 {
+            break;
+        }
+        let text = rmcp_line.strip_suffix(b"\n").unwrap_or(&rmcp_line);
+        write_line(&mut stdout, text).await?;
+    }
+    Ok(())
+}
+
+/// One answered (or cancelled) request off the count.
+fn settle(pending: &mut std::collections::HashMap<String, usize>, id: &str) {
+    if let Some(count) = pending.get_mut(id) {
+        *count -= 1;
+        if *count == 0 {
+            pending.remove(id);
+        }
+    }
+}
+
+/// A stdin line, or one longer than [`MAX_LINE`] (skipped to its end).
+enum Line {
+    Whole(Vec<u8>),
+    TooLong,
+}
+
+/// Reads one `\n`-terminated line (the last one may lack it), without the
+/// `\n` and a `\r` before it; `None` at the end of input.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    input: &mut R,
+) -> std::io::Result<Option<Line>> {
+    use tokio::io::AsyncBufReadExt;
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            if line.is_empty() && !too_long {
+                return Ok(None);
+            }
+            break;
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE {
+                too_long = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = done.unwrap_or(buf.len());
+        input.consume(used);
+        if done.is_some() {
+            break;
+        }
+    }
+    if too_long {
+        return Ok(Some(Line::TooLong));
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(Some(Line::Whole(line)))
+}
+
+/// Writes `text` and `\n` to stdout and flushes.
+async fn write_line(out: &mut tokio::io::Stdout, text: &[u8]) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    out.write_all(text).await?;
+    out.write_all(b"\n").await?;
+    out.flush().await
 }
 
 /// The MCP server: one tool, sessions discovered again on each call.
@@ -54,6 +285,10 @@ pub fn run(paths: &[PathBuf]) {
 struct FindToolCallsServer {
     source: Arc<SessionSource>,
     tool: Tool,
+    /// One query at a time: each is parallel through rayon already, and
+    /// hundreds of concurrent ones nest rayon jobs on its workers' stacks
+    /// until one overflows (300 pipelined calls crashed the server).
+    queries: Arc<tokio::sync::Semaphore>,
 }
 
 impl FindToolCallsServer {
@@ -68,6 +303,7 @@ impl FindToolCallsServer {
         FindToolCallsServer {
             source: Arc::new(source),
             tool,
+            queries: Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 
@@ -129,6 +365,11 @@ impl ServerHandler for FindToolCallsServer {
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let source = Arc::clone(&self.source);
+        let _turn = self
+            .queries
+            .acquire()
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the query failed: {e}"), None))?;
         let result = tokio::task::spawn_blocking(move || Self::call(&source, &arguments))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the query failed: {e}"), None))?;

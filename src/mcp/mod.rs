@@ -13,6 +13,8 @@
 //! discovery is a directory walk (no file is read), so new sessions show up
 //! without a restart at a cost far below the query's own.
 
+pub mod lines;
+
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
