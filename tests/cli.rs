@@ -388,3 +388,28 @@ fn non_utf8_arguments_exit_2_without_panicking() {
         })
     );
 }
+
+/// `--tool-name-pattern ''` is set and matches every tool: the subagent
+/// session's 9 calls (4 Agent in the main file; Bash+Read, Bash, Read, Bash in
+/// its four subagents — counted with python over the five JSONL files).
+#[test]
+fn empty_tool_name_pattern_lists_every_call() {
+    let dir = corpus("real-cc-2.1.332/subagent/projects");
+    let v = stdout_json(
+        hookscope()
+            .args(["find", "--tool-name-pattern", "", "--json"])
+            .arg(&dir),
+    );
+    let records = v["records"].as_array().expect("records");
+    let mut names: Vec<&str> = records
+        .iter()
+        .map(|r| r["tool_name"].as_str().expect("tool_name"))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "Agent", "Agent", "Agent", "Agent", "Bash", "Bash", "Bash", "Read", "Read"
+        ]
+    );
+}

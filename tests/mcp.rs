@@ -332,13 +332,19 @@ fn malformed_lines_get_jsonrpc_errors() {
             "params": {"name": "find_tool_calls", "arguments": {}, "_meta": 5}})
         .to_string(),
     );
+    // The empty pattern matches every tool: the session's 9 calls.
+    lines.push(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "find_tool_calls", "arguments": {"tool_name_pattern": ""}}})
+        .to_string(),
+    );
     lines.push(
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
             "params": {"name": "find_tool_calls", "arguments": {"tool_name": "bash"}}})
         .to_string(),
     );
     let responses = run_piped(&subagent_corpus(), &lines);
-    assert_eq!(responses.len(), 5, "{responses:?}");
+    assert_eq!(responses.len(), 6, "{responses:?}");
     let by_id = |id: Value| {
         responses
             .iter()
@@ -364,6 +370,9 @@ fn malformed_lines_get_jsonrpc_errors() {
     assert_eq!(last["isError"], false, "{last}");
     // The session's three Bash calls, one in each of three subagents.
     assert_eq!(answer(last)["records"].as_array().map(Vec::len), Some(3));
+    let every = &by_id(json!(5))["result"];
+    assert_eq!(every["isError"], false, "{every}");
+    assert_eq!(answer(every)["records"].as_array().map(Vec::len), Some(9));
 }
 
 #[test]

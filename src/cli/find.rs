@@ -24,7 +24,7 @@ pub const LONG_ABOUT: &str = "\
 Find tool calls across sessions and their subagents, newest first.
 
 Set exactly one of --tool-name (exact, case-insensitive) or --tool-name-pattern
-(substring, case-insensitive). The other filters combine with AND and always
+(substring, case-insensitive; --tool-name-pattern '' lists every tool). The other filters combine with AND and always
 match the RAW text (before redaction and truncation): --input-contains on the
 compact input JSON, --output-contains / --output-excludes on the result text.
 Subagent calls are included and marked ↳ (JSON: agent_id, parent_tool_use_id).
@@ -66,7 +66,8 @@ pub struct FindArgs {
     /// Exact tool name, case-insensitive (e.g. Bash, mcp__github__create_issue).
     #[arg(long, value_name = "NAME")]
     pub tool_name: Option<String>,
-    /// Substring of the tool name, case-insensitive (e.g. mcp__github__, edit).
+    /// Substring of the tool name, case-insensitive (e.g. mcp__github__, edit;
+    /// '' matches every tool).
     #[arg(long, value_name = "TEXT")]
     pub tool_name_pattern: Option<String>,
     /// Keep calls whose full input JSON contains TEXT (case-insensitive), e.g. 'rm -rf'.

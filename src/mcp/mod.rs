@@ -37,7 +37,7 @@ input/output content, errors, session or time, and retrieve subagent cost detail
 Finds every tool call across sessions, cross-agent by default, newest first.
 
 Exactly one of tool_name (exact, case-insensitive) or tool_name_pattern (substring, \
-case-insensitive) must be set. Optional filters combine with AND: input_contains / \
+case-insensitive; \"\" matches every tool) must be set. Optional filters combine with AND: input_contains / \
 output_contains (case-insensitive substring of the full, pre-cap input JSON / output \
 text), output_excludes (drop records whose output contains it) and is_error (tri-state: \
 null all, true failures only, false successes only).
@@ -106,8 +106,8 @@ pub fn input_schema() -> Map<String, Value> {
              Set exactly one of tool_name and tool_name_pattern."
         ),
         "tool_name_pattern": string(
-            "Substring of the tool name, case-insensitive (\"mcp__\", \"web\"). \
-             Set exactly one of tool_name and tool_name_pattern."
+            "Substring of the tool name, case-insensitive (\"mcp__\", \"web\"; \"\" \
+             matches every tool). Set exactly one of tool_name and tool_name_pattern."
         ),
         "input_contains": string(
             "Keep calls whose full raw input JSON text contains this, case-insensitive."

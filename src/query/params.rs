@@ -39,11 +39,13 @@ pub enum OutputMode {
 /// [`FindParams::from_json`] to get that as an `invalid_argument`). `null`
 /// counts as "not given" for every key. Empty strings count as "not given"
 /// for the string filters (as a falsy value does in the reference
-/// implementation).
+/// implementation), except `tool_name_pattern`: `""` is set and matches
+/// every tool name (the empty substring).
 ///
 /// Semantics (validated by [`FindParams::validate`]):
 /// - exactly one of `tool_name` (exact name, case-insensitive) and
-///   `tool_name_pattern` (substring of the name, case-insensitive);
+///   `tool_name_pattern` (substring of the name, case-insensitive; `""`
+///   matches every name);
 /// - `input_contains` / `output_contains`: case-insensitive substring of the
 ///   full, pre-cap, pre-redaction input JSON text (compact serialization) /
 ///   output text; `output_excludes` drops records whose output contains it;
@@ -195,7 +197,10 @@ impl FindParams {
         all_tools: bool,
     ) -> Result<Query, QueryError> {
         let invalid = |m: String| QueryError::InvalidArgument(m);
-        let name = match (given(&self.tool_name), given(&self.tool_name_pattern)) {
+        // An empty pattern is set (the empty substring matches every name,
+        // so `tool_name_pattern: ""` lists every tool); an empty exact name
+        // would match nothing and counts as not given.
+        let name = match (given(&self.tool_name), self.tool_name_pattern.as_deref()) {
             (None, None) if all_tools => NameFilter::Pattern(String::new()),
             (Some(_), Some(_)) => {
                 return Err(invalid(
@@ -473,6 +478,28 @@ mod tests {
             ..FindParams::default()
         };
         assert!(empty_name.validate(now()).is_ok());
+        // The empty pattern is set: every tool.
+        let every = FindParams {
+            tool_name_pattern: Some(String::new()),
+            ..FindParams::default()
+        };
+        assert_eq!(
+            every.validate(now()).map(|q| q.name),
+            Ok(NameFilter::Pattern(String::new()))
+        );
+        let both_empty = FindParams {
+            tool_name: Some(String::new()),
+            ..every.clone()
+        };
+        assert_eq!(
+            both_empty.validate(now()).map(|q| q.name),
+            Ok(NameFilter::Pattern(String::new()))
+        );
+        let empty_and_name = FindParams {
+            tool_name: Some("Bash".into()),
+            ..every
+        };
+        assert!(empty_and_name.validate(now()).is_err());
         let reversed = FindParams {
             since: Some("1d".into()),
             until: Some("2d".into()),
