@@ -873,3 +873,66 @@ fn redaction_masks_the_fake_secrets() {
         assert!(!text.contains(secret), "{secret} leaked");
     }
 }
+
+/// A real input over the 4,000-char cap (the viewer fixture's Edit at line
+/// 377 of fe5e1c67…: file_path 44 chars, old_string 7,649, new_string 1,676;
+/// 9,808 chars of compact JSON) stays an object with its three keys: the
+/// strings longer than 2,072 chars are cut there (`…[truncated]`), 2,072 being
+/// the largest cut that fits 4,000 chars (computed with python, json.dumps
+/// with separators=(",", ":"), ensure_ascii=False: exactly 4,000). The table
+/// still summarizes it by its file path.
+#[test]
+fn cli_find_json_keeps_a_long_input_an_object() {
+    let viewer = corpus().join("claude-code-viewer/mock-global-claude-dir/projects");
+    let out = hookscope()
+        .arg("find")
+        .arg(&viewer)
+        .args(["--tool-name", "Edit", "--session", "fe5e1c67", "--json"])
+        .args(["--input-contains", "filteredTodos,\\n    todoCounts"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let record = v["records"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|r| r["tool_use_id"] == "toolu_016LtTvdDhRJhJ5Mvm6V7QA5")
+        })
+        .unwrap_or_else(|| panic!("record missing: {v}"));
+    let input = record["input"].as_object().expect("input is an object");
+    let keys: Vec<&str> = input.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["file_path", "old_string", "new_string"]);
+    assert_eq!(
+        input["file_path"],
+        "/path/to/Demo/todo-app/src/hooks/useTodos.ts"
+    );
+    let old = input["old_string"].as_str().expect("old_string");
+    assert_eq!(old.chars().count(), 2_072 + "…[truncated]".chars().count());
+    assert!(old.starts_with("import { useReducer, useEffect, useMemo, useCallback } from "));
+    assert!(
+        old.ends_with("        error: null\n        …[truncated]"),
+        "{old:?}"
+    );
+    let new = input["new_string"].as_str().expect("new_string");
+    assert_eq!(new.chars().count(), 1_676);
+    assert!(new.ends_with("   filteredTodos,\n    todoCounts,\n  };\n}"));
+    assert_eq!(record["input"].to_string().chars().count(), 4_000);
+    assert_eq!(record["file_path"], input["file_path"]);
+
+    // The table's summary (from the raw input) is the file path.
+    let out = hookscope()
+        .arg("find")
+        .arg(&viewer)
+        .args(["--tool-name", "Edit", "--session", "fe5e1c67"])
+        .args(["--input-contains", "filteredTodos,\\n    todoCounts"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    assert!(
+        rows[0].ends_with("✗    /path/to/Demo/todo-app/src/hooks/useTodos.ts"),
+        "{stdout}"
+    );
+}

@@ -33,7 +33,8 @@ agent_type, tokens, status, duration_ms, tool_uses}); a background spawn has no
 tokens until --with-subagent-cost joins the child transcript.
 
 Secrets in the printed input/output are masked as [REDACTED_<TYPE>] unless
---no-redact. Output longer than 2,000 chars is cut (head; smart for errors).
+--no-redact. Output longer than 2,000 chars is cut (head; smart for errors); an
+input over 4,000 chars of JSON keeps its keys, its long strings cut to fit.
 
 Bad arguments print one line on stderr and exit 2; with --json the
 {\"error\":\"invalid_argument\",\"message\":…} object goes to stdout (exit 2).

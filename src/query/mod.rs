@@ -292,6 +292,20 @@ impl Draft {
         // Computed here, after the limit cut, from the raw input (an absent
         // input is `null` either way in the canonical form).
         let digest = crate::tools::tool_digest(&self.tool_name, Some(&self.input)).ok();
+        // The summary comes from the raw input, before the cap cuts it.
+        let summary = crate::tools::parse_tool_call(
+            &self.tool_name,
+            Some(&self.input),
+            crate::tools::OnError::Other,
+        )
+        .map(|call| crate::transcript::call_summary(&call))
+        .unwrap_or_default();
+        let summary = if query.redact {
+            // Not an emitted field: its masks are not counted.
+            mask(&summary, &mut Redactions::new())
+        } else {
+            summary
+        };
         let (input, output, file_path) = if query.redact {
             (
                 mask_value(&self.input, redactions),
@@ -319,18 +333,70 @@ impl Draft {
             digest,
             origin: self.origin,
             subagent: self.subagent,
+            summary,
         }
     }
 }
 
-/// The input as emitted: unchanged when its compact JSON text is at most
-/// [`INPUT_CAP`] chars, else that text cut with `head`.
+/// A string inside an input over the cap is never cut shorter than this
+/// (chars), so a call with many strings keeps something of each.
+pub const MIN_STRING_CAP: usize = 100;
+
+/// The input as emitted (hooks.md §2.5's 4,000-char input cap, keeping the
+/// input's JSON type): unchanged when its compact JSON text is at most
+/// [`INPUT_CAP`] chars; else every string value inside it (at any depth;
+/// or the input itself when it is a string) longer than a length `L` is cut
+/// to its first `L` chars + `…[truncated]`, with `L` the largest that brings
+/// the compact text within [`INPUT_CAP`], but at least [`MIN_STRING_CAP`].
+/// Keys, numbers, booleans and the structure are kept, so an input whose
+/// non-string parts alone exceed the cap stays over it.
 fn cap_input(input: Value) -> Value {
-    let text = input.to_string();
-    if text.chars().count() <= INPUT_CAP {
-        input
-    } else {
-        Value::String(truncate(&text, OutputMode::Head, INPUT_CAP))
+    let size = |v: &Value| v.to_string().chars().count();
+    if size(&input) <= INPUT_CAP {
+        return input;
+    }
+    let longest = longest_string(&input);
+    if longest <= MIN_STRING_CAP {
+        return input;
+    }
+    // The largest L in [MIN_STRING_CAP, longest) whose cut fits; the size
+    // grows with L, so a binary search finds it.
+    let (mut lo, mut hi) = (MIN_STRING_CAP, longest - 1);
+    if size(&cut_strings(&input, lo)) > INPUT_CAP {
+        return cut_strings(&input, lo);
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if size(&cut_strings(&input, mid)) <= INPUT_CAP {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    cut_strings(&input, lo)
+}
+
+/// The length in chars of the longest string value in `value`.
+fn longest_string(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.chars().count(),
+        Value::Array(items) => items.iter().map(longest_string).max().unwrap_or(0),
+        Value::Object(map) => map.values().map(longest_string).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `value` with every string value longer than `max` chars cut with `head`.
+fn cut_strings(value: &Value, max: usize) -> Value {
+    match value {
+        Value::String(s) => Value::String(truncate(s, OutputMode::Head, max)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| cut_strings(v, max)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), cut_strings(v, max)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -567,19 +633,27 @@ mod tests {
     }
 
     #[test]
-    fn input_cap() {
+    fn input_cap_cuts_strings_inside_and_keeps_the_type() {
         let small = json!({"command": "ls"});
         assert_eq!(cap_input(small.clone()), small);
-        let big = json!({"content": "a".repeat(INPUT_CAP)});
-        let Value::String(cut) = cap_input(big) else {
-            panic!("expected a string")
-        };
-        assert!(cut.starts_with("{\"content\":\"aaa"));
-        assert!(cut.ends_with("a…[truncated]"));
+        // {"content":"<s>"} is 14 chars around the string: 3,986 fit.
+        let big = json!({"content": "a".repeat(INPUT_CAP), "n": 1});
+        let cut = cap_input(big);
+        let expected = format!("{}…[truncated]", "a".repeat(INPUT_CAP - 20 - 12));
+        assert_eq!(cut, json!({"content": expected, "n": 1}));
+        assert!(cut.to_string().chars().count() <= INPUT_CAP);
+        // A string input (Codex's verbatim apply_patch) stays a string.
+        let text = Value::String("é".repeat(INPUT_CAP + 1));
         assert_eq!(
-            cut.chars().count(),
-            INPUT_CAP + "…[truncated]".chars().count()
+            cap_input(text),
+            Value::String(format!("{}…[truncated]", "é".repeat(INPUT_CAP - 2 - 12)))
         );
+        // Many strings: each keeps at least MIN_STRING_CAP chars.
+        let many: Vec<String> = (0..100).map(|_| "b".repeat(300)).collect();
+        let cut = cap_input(json!({"edits": many}));
+        let want = format!("{}…[truncated]", "b".repeat(MIN_STRING_CAP));
+        assert_eq!(cut["edits"][99], json!(want));
+        assert_eq!(cut["edits"].as_array().map(Vec::len), Some(100));
     }
 
     /// Copies `from` into `to` recursively.

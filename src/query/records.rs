@@ -13,9 +13,9 @@ use crate::transcript::{Agent, Subagent, ToolCallRecord, Usage};
 ///
 /// `input` and `output` are emitted after redaction (when `redact`) and then
 /// truncation: `output` per the output mode at [`super::output::OUTPUT_CAP`]
-/// chars; `input` stays the JSON value when its compact text is at most
-/// [`super::output::INPUT_CAP`] chars, else it becomes that text cut with
-/// `head` (a JSON string ending in `…[truncated]`).
+/// chars; `input` keeps its JSON type, with long string values inside it cut
+/// (`…[truncated]`) so that its compact text fits
+/// [`super::output::INPUT_CAP`] chars (see `cap_input` in [`super`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FoundCall {
     /// Session id (the main transcript's file stem; for Codex the
@@ -52,21 +52,20 @@ pub struct FoundCall {
     /// Present only on spawns (`tool_kind` `task`) with something to say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subagent: Option<SubagentCost>,
+    /// [`FoundCall::summary`]: made from the raw input before the cap,
+    /// masked like `input`; not serialized.
+    #[serde(skip)]
+    pub(crate) summary: String,
 }
 
 impl FoundCall {
-    /// One line saying what the call did, from its emitted (masked) input:
-    /// [`crate::transcript::call_summary`] of the typed call (the command —
-    /// Codex's `cmd` too —, file path, pattern, URL, description…); empty
-    /// when none applies (e.g. an input cut to a string by the cap).
+    /// One line saying what the call did: [`crate::transcript::call_summary`]
+    /// of the typed call (the command — Codex's `cmd` too —, file path,
+    /// pattern, URL, description…), made from the raw input (before the
+    /// input cap cut it) and masked like `input` when redacting; empty when
+    /// none applies.
     pub fn summary(&self) -> String {
-        crate::tools::parse_tool_call(
-            &self.tool_name,
-            Some(&self.input),
-            crate::tools::OnError::Other,
-        )
-        .map(|call| crate::transcript::call_summary(&call))
-        .unwrap_or_default()
+        self.summary.clone()
     }
 }
 
