@@ -414,6 +414,10 @@ fn spawn_cost_from_the_spawn_result() {
         session: vec![SUBAGENT.into()],
         ..name("Agent")
     };
+    // The spawn result's toolUseResult.usage, which is the usage of the
+    // child's last message (msg_01zyzdqiESPkJ7Alwd6HB7Vd in
+    // agent-a9a1865f5e2572fa1.jsonl: 268 + 34 + 798 + 4260; its totalTokens
+    // is 5360 too), not the child's billed total (15191, below): "recorded".
     let spawn = record_json(&params, "toolu_01EoVg2LEYBcgsNqrLdx6tDq");
     assert_eq!(spawn["tool_kind"], json!("task"));
     assert_eq!(
@@ -427,7 +431,7 @@ fn spawn_cost_from_the_spawn_result() {
                 "cache_creation_input_tokens": 798,
                 "cache_read_input_tokens": 4260,
                 "total": 5360,
-                "source": "exact"
+                "source": "recorded"
             },
             "status": "completed",
             "duration_ms": 171,
@@ -436,7 +440,12 @@ fn spawn_cost_from_the_spawn_result() {
     );
     let explore = record_json(&params, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg");
     assert_eq!(explore["subagent"]["agent_type"], json!("Explore"));
-    assert_eq!(explore["subagent"]["tokens"]["total"], json!(4158));
+    assert_eq!(
+        explore["subagent"]["tokens"]["total"],
+        json!(4158),
+        "{explore}"
+    );
+    assert_eq!(explore["subagent"]["tokens"]["source"], json!("recorded"));
 }
 
 #[test]
@@ -466,6 +475,9 @@ fn with_subagent_cost_joins_the_child() {
         with_subagent_cost: true,
         ..name("Agent")
     };
+    // Summed with python over agent-a9a1865f5e2572fa1.jsonl, once per
+    // message.id (3 messages): 225+263+268, 58+41+34, 674+785+798,
+    // 3596+4189+4260; the only figure that may say "exact".
     let fg = record_json(&params, "toolu_01EoVg2LEYBcgsNqrLdx6tDq");
     assert_eq!(
         fg["subagent"],
@@ -487,7 +499,8 @@ fn with_subagent_cost_joins_the_child() {
             "child_uuid": "a9a1865f5e2572fa1"
         })
     );
-    // the background spawn becomes a named, priced row
+    // the background spawn becomes a named, priced row (python over
+    // agent-a0ddb8d7d9a82d5fb.jsonl, 2 messages)
     let bg = record_json(&params, "toolu_01QsDwoBvXrX9cAOXPn1lNLy");
     assert_eq!(
         bg["subagent"],
@@ -933,6 +946,51 @@ fn cli_find_json_keeps_a_long_input_an_object() {
     assert_eq!(rows.len(), 1, "{stdout}");
     assert!(
         rows[0].ends_with("✗    /path/to/Demo/todo-app/src/hooks/useTodos.ts"),
+        "{stdout}"
+    );
+}
+
+/// `find --with-subagent-cost` without `--json` shows each spawn's tokens
+/// and their source in a TOKENS column (the child sums above, checked with
+/// python over the four agent-*.jsonl files); without the flag there is no
+/// such column.
+#[test]
+fn cli_find_table_shows_the_subagent_cost() {
+    let dir = real().join("subagent");
+    let out = hookscope()
+        .arg("find")
+        .arg(&dir)
+        .args(["--tool-name", "Agent", "--with-subagent-cost"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    let at = lines[0].find("TOKENS").expect("TOKENS column");
+    let cells: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| {
+            let from = l.char_indices().nth(at).map_or(l.len(), |(i, _)| i);
+            l[from..].split("  ").next().unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        ["9097 exact", "9676 exact", "8232 exact", "15191 exact"],
+        "{stdout}"
+    );
+    let out = hookscope()
+        .arg("find")
+        .arg(&dir)
+        .args(["--tool-name", "Agent"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(
+            "TIME (UTC)           SESSION   TOOL              RESOLVED              ERR  INPUT\n"
+        ),
         "{stdout}"
     );
 }

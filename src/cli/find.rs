@@ -29,8 +29,11 @@ match the RAW text (before redaction and truncation): --input-contains on the
 compact input JSON, --output-contains / --output-excludes on the result text.
 Subagent calls are included and marked ↳ (JSON: agent_id, parent_tool_use_id).
 Spawns (Agent/Task) carry what the child cost (JSON: subagent {model,
-agent_type, tokens, status, duration_ms, tool_uses}); a background spawn has no
-tokens until --with-subagent-cost joins the child transcript.
+agent_type, tokens, status, duration_ms, tool_uses}). By default tokens are the
+usage recorded on the spawn's result (source \"recorded\": the child's last API
+call only); --with-subagent-cost sums the child transcript's usage instead
+(source \"exact\", the billed total), also for background spawns, which record
+none, and adds a TOKENS column (total and source) to the table.
 
 Secrets in the printed input/output are masked as [REDACTED_<TYPE>] unless
 --no-redact. Output longer than 2,000 chars is cut (head; smart for errors); an
@@ -109,7 +112,8 @@ pub struct FindArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub output_mode: Option<ModeArg>,
     /// Join each spawn to its child transcript: persona, models and exact
-    /// tokens summed from the child (also for background spawns).
+    /// tokens summed from the child (also for background spawns); the table
+    /// gets a TOKENS column.
     #[arg(long)]
     pub with_subagent_cost: bool,
     /// Pretend the current time is T (RFC 3339), for reproducible relative
@@ -190,7 +194,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         }
         return;
     }
-    print_table(&result.records);
+    print_table(&result.records, params.with_subagent_cost);
     let shown = result.records.len();
     if !result.matched_exact {
         // Loading stopped once `limit` newer matches were certain.
@@ -233,15 +237,31 @@ fn session_cell(id: &str) -> String {
     clip(short_session_id(id), 24)
 }
 
-fn print_table(records: &[FoundCall]) {
+/// The TOKENS cell (`--with-subagent-cost`): a spawn's total and its
+/// source (`15191 exact`, `5360 recorded`); empty for other calls and for a
+/// spawn without a token figure.
+fn tokens_cell(r: &FoundCall) -> String {
+    r.subagent
+        .as_ref()
+        .and_then(|s| s.tokens.as_ref())
+        .map(|t| format!("{} {}", t.total, t.source))
+        .unwrap_or_default()
+}
+
+fn print_table(records: &[FoundCall], with_cost: bool) {
     let sw = records
         .iter()
         .map(|r| session_cell(&r.session).chars().count())
         .max()
         .unwrap_or(0)
         .max(8);
+    let cost_header = if with_cost {
+        format!("{:<18}  ", "TOKENS")
+    } else {
+        String::new()
+    };
     outln!(
-        "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  INPUT",
+        "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  {cost_header}INPUT",
         "TIME (UTC)",
         "SESSION",
         "TOOL",
@@ -265,8 +285,13 @@ fn print_table(records: &[FoundCall]) {
             Some(false) => "",
             None => "?",
         };
+        let cost = if with_cost {
+            format!("{:<18}  ", tokens_cell(r))
+        } else {
+            String::new()
+        };
         outln!(
-            "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  {}",
+            "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  {cost}{}",
             time,
             session,
             clip(&tool, 16),

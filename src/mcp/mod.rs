@@ -64,13 +64,15 @@ A record whose call has a correlated result also carries tool_use_id, the join k
 to a spawned subagent's own session (the child stores it as extra.spawn_tool_use_id). On \
 a spawn (tool_kind=\"task\") it also carries subagent: what the child COST, i.e. model \
 (the model it actually resolved to, which may be a cheaper tier than the parent's), \
-agent_type (persona), tokens (EXACT billed usage, source=\"exact\"), status, duration_ms, \
-tool_uses. Honest gaps: a background spawn (status=\"async_launched\") reports its model \
+agent_type (persona), tokens (full token block; source=\"recorded\": the usage recorded on \
+the spawn's result, which is the child's last API call only, not its billed total), status, \
+duration_ms, tool_uses. Honest gaps: a background spawn (status=\"async_launched\") reports its model \
 with no tokens key, never a fabricated zero. A record carrying several tool results drops \
 the sidecar rather than billing it to the wrong subagent.
 
 with_subagent_cost=true (opt-in) joins each spawn to the child's own files, adding the \
-persona (agent_type), the models it ran on, its EXACT billed tokens and child_uuid, so a \
+persona (agent_type), the models it ran on, its EXACT billed tokens (summed over the \
+child's messages, source=\"exact\") and child_uuid, so a \
 background spawn becomes a named, priced row. The sidecar stays the fallback for a child \
 that cannot be joined (its tokens are then absent, never zeroed). Default false reads no \
 per-spawn child file.

@@ -84,13 +84,18 @@ pub struct SubagentOrigin {
 ///
 /// Without `with_subagent_cost` every fact comes from the spawn result's
 /// `toolUseResult` ("the sidecar"): `resolvedModel`, `agentType`, `status`,
-/// `totalDurationMs`, `totalToolUseCount`, `usage`. A background spawn
-/// (`status: "async_launched"`) has no usage there, so `tokens` is absent —
-/// never a zero. With `with_subagent_cost` and a linked child transcript,
-/// `agent_type` comes from the child's `.meta.json` `agentType`, `models`
-/// lists the models the child ran on, `tool_uses` counts the child's calls,
-/// `tokens` is the child's usage summed once per `message.id`, and
-/// `child_uuid` is set; facts the child lacks fall back to the sidecar.
+/// `totalDurationMs`, `totalToolUseCount`, `usage`. Its `tokens` are the
+/// sidecar's `usage` with `source: "recorded"`: what Claude Code recorded on
+/// the result, which is the usage of the child's last API call (its
+/// `totalTokens` is that block's sum), not what the whole child billed. A
+/// background spawn (`status: "async_launched"`) has no usage there, so
+/// `tokens` is absent — never a zero. With `with_subagent_cost` and a linked
+/// child transcript, `agent_type` comes from the child's `.meta.json`
+/// `agentType`, `models` lists the models the child ran on, `tool_uses`
+/// counts the child's calls, `tokens` is the child's usage summed once per
+/// `message.id` with `source: "exact"` (seed 004's "EXACT billed usage"),
+/// and `child_uuid` is set; facts the child lacks fall back to the sidecar
+/// (tokens then stay `"recorded"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SubagentCost {
     /// The model the child resolved to (`resolvedModel`; else the child's
@@ -98,7 +103,8 @@ pub struct SubagentCost {
     pub model: Option<String>,
     /// Persona (`Explore`, `general-purpose`…).
     pub agent_type: Option<String>,
-    /// Exact billed tokens; absent when unknown.
+    /// Tokens, `source` saying which figure (see the type's doc); absent
+    /// when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
     /// `completed`, `async_launched`, … as the sidecar says.
@@ -117,7 +123,8 @@ pub struct SubagentCost {
     pub child_uuid: Option<String>,
 }
 
-/// A token block in Anthropic `usage` terms, in tokens.
+/// A token block in Anthropic `usage` terms, in tokens (seed 004's "full
+/// token-block shape").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Tokens {
     /// `input_tokens`.
@@ -130,20 +137,37 @@ pub struct Tokens {
     pub cache_read_input_tokens: u64,
     /// Sum of the four.
     pub total: u64,
-    /// Always `"exact"`: billed usage, never an estimate.
+    /// [`Tokens::EXACT`] (billed usage summed over the child transcript) or
+    /// [`Tokens::RECORDED`] (the spawn result's `toolUseResult.usage`: the
+    /// child's last API call only).
     pub source: &'static str,
 }
 
 impl Tokens {
-    /// The exact token block of a [`Usage`].
+    /// `source` of the billed total summed over the child's messages.
+    pub const EXACT: &'static str = "exact";
+    /// `source` of the figure recorded on the spawn's result.
+    pub const RECORDED: &'static str = "recorded";
+
+    /// The exact token block of a [`Usage`] summed over a child transcript
+    /// (once per `message.id`).
     pub fn exact(usage: &Usage) -> Tokens {
+        Tokens::with_source(usage, Tokens::EXACT)
+    }
+
+    /// The token block of a spawn result's `toolUseResult.usage`.
+    pub fn recorded(usage: &Usage) -> Tokens {
+        Tokens::with_source(usage, Tokens::RECORDED)
+    }
+
+    fn with_source(usage: &Usage, source: &'static str) -> Tokens {
         Tokens {
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,
             cache_creation_input_tokens: usage.cache_creation_input_tokens,
             cache_read_input_tokens: usage.cache_read_input_tokens,
             total: usage.total(),
-            source: "exact",
+            source,
         }
     }
 }
@@ -165,7 +189,7 @@ pub fn sidecar_cost(record: &ToolCallRecord, shared_line: bool) -> Option<Subage
     let status = text("status");
     let tokens = match tur.get("usage") {
         Some(u) if u.is_object() && status.as_deref() != Some("async_launched") => {
-            Some(Tokens::exact(&Usage::from_json(u)))
+            Some(Tokens::recorded(&Usage::from_json(u)))
         }
         _ => None,
     };
