@@ -413,3 +413,80 @@ fn empty_tool_name_pattern_lists_every_call() {
         ]
     );
 }
+
+/// A minimal Codex rollout: `session_meta` with `id`, one user message and
+/// one `exec_command` call with its output.
+fn codex_rollout(id: &str, time: &str, cmd: &str) -> String {
+    let lines = [
+        serde_json::json!({"timestamp": time, "type": "session_meta",
+            "payload": {"id": id, "timestamp": time, "cwd": "/w", "cli_version": "0.171.0"}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "list files"}]}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "function_call", "name": "exec_command",
+                "arguments": serde_json::json!({"cmd": cmd}).to_string(), "call_id": format!("call_{cmd}")}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": format!("call_{cmd}"),
+                "output": "Process exited with code 0\nOutput:\n"}}),
+    ];
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Two Codex sessions whose UUIDv7 ids share their first 12 hex chars (and
+/// the "-7" after them): the find table shows each by its shortest unique
+/// prefix (16 chars), and that prefix selects it with `--session`; a third,
+/// unrelated id keeps 8 chars.
+#[test]
+fn find_table_shows_unique_prefixes_of_time_based_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sessions = dir.path().join("sessions/2026/11/29");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    let a = "019ad8e1-4b2c-7a10-8f00-0123456789ab";
+    let b = "019ad8e1-4b2c-7d55-9e11-fedcba987654";
+    let c = "7f3e0000-0000-4000-8000-000000000001";
+    for (id, time, cmd) in [
+        (a, "2026-11-29T18:00:01Z", "pwd"),
+        (b, "2026-11-29T18:00:02Z", "ls"),
+        (c, "2026-11-29T18:00:03Z", "id"),
+    ] {
+        std::fs::write(
+            sessions.join(format!("rollout-2026-11-29T18-00-00-{id}.jsonl")),
+            codex_rollout(id, time, cmd),
+        )
+        .expect("write rollout");
+    }
+    let out = hookscope()
+        .args(["find", "--tool-name", "exec_command"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let cells: Vec<(&str, &str)> = stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            (words[2], words[words.len() - 1])
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("7f3e0000", "id"),
+            ("019ad8e1-4b2c-7d", "ls"),
+            ("019ad8e1-4b2c-7a", "pwd")
+        ],
+        "{stdout}"
+    );
+    // The shown prefix is accepted by --session.
+    let v = stdout_json(
+        hookscope()
+            .args(["find", "--tool-name", "exec_command", "--json"])
+            .args(["--session", "019ad8e1-4b2c-7d"])
+            .arg(dir.path()),
+    );
+    assert_eq!(v["records"][0]["session"], b);
+    assert_eq!(v["records"].as_array().map(Vec::len), Some(1));
+}

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
 use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError, find_tool_calls};
-use hookscope::transcript::short_session_id;
+use hookscope::transcript::short_id::ShortIds;
 use serde_json::Value;
 
 use hookscope::transcript::discover;
@@ -194,7 +194,9 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         }
         return;
     }
-    print_table(&result.records, params.with_subagent_cost);
+    // Unique among every session a `--session` prefix is resolved against.
+    let short = ShortIds::new(found.sessions.iter().map(|s| s.id.as_str()));
+    print_table(&result.records, &short, params.with_subagent_cost);
     let shown = result.records.len();
     if !result.matched_exact {
         // Loading stopped once `limit` newer matches were certain.
@@ -232,9 +234,10 @@ fn invalid(e: &QueryError, json: bool) -> ! {
     fail(e)
 }
 
-/// The SESSION cell: [`short_session_id`], at most 24 characters.
-fn session_cell(id: &str) -> String {
-    clip(short_session_id(id), 24)
+/// The SESSION cell: the id's shortest unique prefix ([`ShortIds`]: at
+/// least 8 chars of a UUID, any other id whole), at most 36 characters.
+fn session_cell(id: &str, short: &ShortIds) -> String {
+    clip(short.get(id), 36)
 }
 
 /// The TOKENS cell (`--with-subagent-cost`): a spawn's total and its
@@ -248,10 +251,10 @@ fn tokens_cell(r: &FoundCall) -> String {
         .unwrap_or_default()
 }
 
-fn print_table(records: &[FoundCall], with_cost: bool) {
+fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
     let sw = records
         .iter()
-        .map(|r| session_cell(&r.session).chars().count())
+        .map(|r| session_cell(&r.session, short).chars().count())
         .max()
         .unwrap_or(0)
         .max(8);
@@ -273,7 +276,7 @@ fn print_table(records: &[FoundCall], with_cost: bool) {
             .timestamp
             .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
             .unwrap_or_else(|| "-".to_string());
-        let session = session_cell(&r.session);
+        let session = session_cell(&r.session, short);
         let tool = if r.origin.is_some() {
             format!("↳{}", r.tool_name)
         } else {

@@ -7,6 +7,7 @@ pub mod discover;
 pub mod export;
 pub mod jsonl;
 pub mod model;
+pub mod short_id;
 pub mod sniff;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
