@@ -206,7 +206,28 @@ fn show_json_keeps_unlinked_sibling_subagents() {
     // The failed first Task spawned nothing.
     assert_eq!(calls[4]["tool_use_id"], "toolu_018t5jce2ZNoGr2ADsHGQife");
     assert_eq!(calls[4]["is_error"], true);
-    assert!(calls[4].get("subagent").is_none());
+    // ...and carries no subagent key: its keys are exactly these.
+    let keys: Vec<&str> = calls[4]
+        .as_object()
+        .expect("a call")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "tool_use_id",
+            "name",
+            "tool_kind",
+            "tool_resolved",
+            "is_error",
+            "input",
+            "file_path",
+            "digest",
+            "timestamp",
+            "line"
+        ]
+    );
 }
 
 fn stderr_of_failure(cmd: &mut Command) -> String {
@@ -314,6 +335,7 @@ fn find_says_when_a_session_names_nothing_and_summarizes_codex_commands() {
         .arg(corpus("real-codex-0.171.0"))
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let row = stdout.lines().nth(1).unwrap_or_default();
     assert!(row.trim_end().ends_with("  ls -la"), "{stdout}");

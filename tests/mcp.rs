@@ -86,7 +86,15 @@ impl Server {
             "tools/call",
             json!({"name": "find_tool_calls", "arguments": arguments}),
         );
-        assert!(response.get("error").is_none(), "{response}");
+        // A result, not a JSON-RPC error: exactly these keys.
+        let mut keys: Vec<&str> = response
+            .as_object()
+            .expect("a response object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["id", "jsonrpc", "result"], "{response}");
         response["result"].clone()
     }
 }
@@ -385,5 +393,8 @@ fn a_missing_path_fails_at_start_on_stderr() {
     assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("no such file or directory"), "{stderr}");
+    assert_eq!(
+        stderr,
+        "hookscope: no such file or directory: /nonexistent/hookscope-mcp-test\n"
+    );
 }

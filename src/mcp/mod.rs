@@ -302,8 +302,11 @@ mod tests {
         let ToolOutput::InvalidArgument(value) = out else {
             panic!("not an invalid argument: {out:?}")
         };
-        assert_eq!(value["error"], "invalid_argument");
-        assert!(value["message"].is_string());
+        assert_eq!(
+            value,
+            json!({"error": "invalid_argument",
+                "message": "set exactly one of tool_name or tool_name_pattern, not both"})
+        );
     }
 
     #[test]

@@ -459,25 +459,42 @@ mod tests {
         );
     }
 
+    fn invalid(message: &str) -> Result<NameFilter, QueryError> {
+        Err(QueryError::InvalidArgument(message.to_string()))
+    }
+
+    const BOTH: &str = "set exactly one of tool_name or tool_name_pattern, not both";
+
     #[test]
     fn validation() {
         let base = FindParams {
             tool_name: Some("Bash".into()),
             ..FindParams::default()
         };
-        assert!(base.validate(now()).is_ok());
+        assert_eq!(
+            base.validate(now()).map(|q| q.name),
+            Ok(NameFilter::Exact("bash".into()))
+        );
         let both = FindParams {
             tool_name_pattern: Some("ba".into()),
             ..base.clone()
         };
-        assert!(both.validate(now()).is_err());
-        assert!(FindParams::default().validate(now()).is_err());
+        assert_eq!(both.validate(now()).map(|q| q.name), invalid(BOTH));
+        assert_eq!(
+            FindParams::default().validate(now()).map(|q| q.name),
+            invalid(
+                "set exactly one of tool_name (exact, case-insensitive) or tool_name_pattern (substring, case-insensitive)"
+            )
+        );
         let empty_name = FindParams {
             tool_name: Some(String::new()),
             tool_name_pattern: Some("ba".into()),
             ..FindParams::default()
         };
-        assert!(empty_name.validate(now()).is_ok());
+        assert_eq!(
+            empty_name.validate(now()).map(|q| q.name),
+            Ok(NameFilter::Pattern("ba".into()))
+        );
         // The empty pattern is set: every tool.
         let every = FindParams {
             tool_name_pattern: Some(String::new()),
@@ -499,18 +516,29 @@ mod tests {
             tool_name: Some("Bash".into()),
             ..every
         };
-        assert!(empty_and_name.validate(now()).is_err());
+        assert_eq!(
+            empty_and_name.validate(now()).map(|q| q.name),
+            invalid(BOTH)
+        );
         let reversed = FindParams {
             since: Some("1d".into()),
             until: Some("2d".into()),
             ..base.clone()
         };
-        assert!(reversed.validate(now()).is_err());
+        assert_eq!(
+            reversed.validate(now()).map(|q| q.name),
+            invalid(
+                "since (2026-11-30T12:00:00+00:00) must be before until (2026-11-29T12:00:00+00:00)"
+            )
+        );
         let zero = FindParams {
             limit: Some(0),
             ..base.clone()
         };
-        assert!(zero.validate(now()).is_err());
+        assert_eq!(
+            zero.validate(now()).map(|q| q.name),
+            invalid("limit must be between 1 and 10000, got 0")
+        );
         let agent = FindParams {
             agent: Some("gemini".into()),
             ..base.clone()
