@@ -5,7 +5,12 @@
 //! `tools/call`) is rmcp's; this file implements rmcp's [`ServerHandler`] by
 //! hand with the library's hand-written JSON schema, and runs it on a
 //! single-threaded tokio runtime. The query itself runs on tokio's blocking
-//! pool (it is CPU-bound and parallel through rayon).
+//! pool (it is CPU-bound and parallel through rayon), one query at a time.
+//!
+//! rmcp does not read stdin itself: [`relay`] does, answers the lines rmcp
+//! would drop or answer without an id (JSON-RPC -32700 / -32600 / -32602,
+//! see [`hookscope::mcp::lines`]), forwards the rest over an in-memory pipe,
+//! and at stdin's end waits until every forwarded request is answered.
 //!
 //! stdout carries only protocol messages; diagnostics go to stderr.
 
