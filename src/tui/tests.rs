@@ -15,7 +15,8 @@ use ratatui::style::Color;
 use unicode_width::UnicodeWidthStr;
 
 use super::action::Action;
-use super::app::{App, Item, OpenState, Overlay, Pane, Request, SessionRow, Thread, View};
+use super::app::{App, Item, OpenState, Overlay, Pane, Request, Thread, View};
+use super::context::SessionRow;
 use super::theme::Theme;
 use super::worker::{self, Msg};
 use super::{draw, keymap};
@@ -63,17 +64,35 @@ fn app_for(path: &str) -> App {
 
 /// Runs the queued requests synchronously (what the event loop's workers do).
 fn run_requests(app: &mut App) {
-    for request in app.take_requests() {
+    // Answers may ask for more (a loaded session's first row is a Bash
+    // call whose breakdown is asked for).
+    while let requests = app.take_requests()
+        && !requests.is_empty()
+    {
+        for request in requests {
+            run_request(app, request);
+        }
+    }
+}
+
+fn run_request(app: &mut App, request: Request) {
+    {
         match request {
+            Request::ParseBash { key, command } => {
+                app.apply(Msg::Parsed {
+                    key,
+                    line: hookscope::shell::parse_command_line(&command),
+                });
+            }
             Request::Open(index) => {
-                let sref = app.sessions[index].sref.clone();
+                let sref = app.ctx.sessions[index].sref.clone();
                 app.apply(Msg::Loaded {
                     index,
                     result: worker::open(&sref),
                 });
             }
             Request::Find { generation, query } => {
-                let refs: Vec<_> = app.sessions.iter().map(|e| e.sref.clone()).collect();
+                let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
                     generation,
                     result: hookscope::query::find_with(&refs, &query)
@@ -137,9 +156,10 @@ fn opened(path: &str) -> App {
 }
 
 fn select_call(app: &mut App, name: &str) {
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     let item = app
-        .timeline_rows()
+        .timeline
+        .rows(&app.ctx)
         .into_iter()
         .find(|r| {
             super::timeline::event_of(&session, r.item)
@@ -147,7 +167,7 @@ fn select_call(app: &mut App, name: &str) {
                 .is_some_and(|c| c.name() == name)
         })
         .map(|r| r.item);
-    app.timeline_sel = item;
+    app.timeline.sel = item;
 }
 
 #[test]
@@ -195,21 +215,21 @@ fn snapshot_help() {
 #[test]
 fn enter_opens_and_tab_cycles_focus() {
     let mut app = app_for(SUBAGENT);
-    assert_eq!(app.session_sel, Some(0));
+    assert_eq!(app.list.sel, Some(0));
     assert_eq!(app.focus, Pane::Sessions);
     app.handle(Action::Enter);
     assert!(matches!(
-        app.open.as_ref().map(|o| &o.state),
+        app.ctx.open.as_ref().map(|o| &o.state),
         Some(OpenState::Loading)
     ));
     assert_eq!(app.take_requests(), vec![Request::Open(0)]);
     assert_eq!(app.focus, Pane::Timeline);
-    let sref = app.sessions[0].sref.clone();
+    let sref = app.ctx.sessions[0].sref.clone();
     app.apply(Msg::Loaded {
         index: 0,
         result: worker::open(&sref),
     });
-    assert_eq!(app.timeline_sel, Some(Item::Turn(0)));
+    assert_eq!(app.timeline.sel, Some(Item::Turn(0)));
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Detail);
     key(&mut app, KeyCode::Tab);
@@ -228,7 +248,7 @@ fn enter_opens_and_tab_cycles_focus() {
 #[test]
 fn expand_walk_and_collapse_a_subagent() {
     let mut app = opened(SUBAGENT);
-    let before = app.timeline_rows().len();
+    let before = app.timeline.rows(&app.ctx).len();
     assert_eq!(before, 11);
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Char('j'));
@@ -237,14 +257,16 @@ fn expand_walk_and_collapse_a_subagent() {
         turn: 0,
         event: 1,
     };
-    assert_eq!(app.timeline_sel, Some(agent));
+    assert_eq!(app.timeline.sel, Some(agent));
     key(&mut app, KeyCode::Enter);
-    assert!(app.expanded.contains(&agent));
-    assert_eq!(app.timeline_rows().len(), 15);
+    assert!(app.timeline.expanded.contains(&agent));
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 15);
     key(&mut app, KeyCode::Char('l'));
     let first_child = Item::Event {
         thread: Thread::Sub(
-            app.event(agent)
+            app.ctx
+                .session()
+                .and_then(|s| super::timeline::event_of(s, agent))
                 .and_then(|e| e.as_tool_call())
                 .and_then(|c| c.subagent)
                 .expect("linked"),
@@ -252,47 +274,50 @@ fn expand_walk_and_collapse_a_subagent() {
         turn: 0,
         event: 0,
     };
-    assert_eq!(app.timeline_sel, Some(first_child));
+    assert_eq!(app.timeline.sel, Some(first_child));
     assert_eq!(app.focus, Pane::Timeline);
     key(&mut app, KeyCode::Char('h'));
-    assert_eq!(app.timeline_sel, Some(agent));
+    assert_eq!(app.timeline.sel, Some(agent));
     key(&mut app, KeyCode::Char('h'));
-    assert!(app.expanded.is_empty());
-    assert_eq!(app.timeline_rows().len(), 11);
+    assert!(app.timeline.expanded.is_empty());
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 11);
     key(&mut app, KeyCode::Char(' '));
-    assert!(app.expanded.contains(&agent));
+    assert!(app.timeline.expanded.contains(&agent));
     key(&mut app, KeyCode::Char(' '));
-    assert!(app.expanded.is_empty());
+    assert!(app.timeline.expanded.is_empty());
     key(&mut app, KeyCode::Char('G'));
-    assert_eq!(app.timeline_rows().last().map(|r| r.item), app.timeline_sel);
+    assert_eq!(
+        app.timeline.rows(&app.ctx).last().map(|r| r.item),
+        app.timeline.sel
+    );
     key(&mut app, KeyCode::Char('g'));
-    assert_eq!(app.timeline_sel, Some(Item::Turn(0)));
+    assert_eq!(app.timeline.sel, Some(Item::Turn(0)));
 }
 
 #[test]
 fn search_filters_and_esc_clears() {
     let mut app = opened(TOOLS);
-    let all = app.timeline_rows().len();
+    let all = app.timeline.rows(&app.ctx).len();
     key(&mut app, KeyCode::Char('/'));
-    assert!(app.searching);
+    assert!(app.timeline.searching);
     keys(&mut app, "grep");
-    assert_eq!(app.timeline_filter, "grep");
-    assert_eq!(app.timeline_rows().len(), 3);
+    assert_eq!(app.timeline.filter, "grep");
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 3);
     key(&mut app, KeyCode::Enter);
-    assert!(!app.searching);
-    assert_eq!(app.timeline_filter, "grep");
-    let first = app.timeline_sel;
+    assert!(!app.timeline.searching);
+    assert_eq!(app.timeline.filter, "grep");
+    let first = app.timeline.sel;
     key(&mut app, KeyCode::Char('n'));
-    assert_ne!(app.timeline_sel, first);
+    assert_ne!(app.timeline.sel, first);
     key(&mut app, KeyCode::Char('n'));
     key(&mut app, KeyCode::Char('n'));
-    assert_eq!(app.timeline_sel, first);
+    assert_eq!(app.timeline.sel, first);
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "x");
     key(&mut app, KeyCode::Esc);
-    assert!(!app.searching);
-    assert_eq!(app.timeline_filter, "");
-    assert_eq!(app.timeline_rows().len(), all);
+    assert!(!app.timeline.searching);
+    assert_eq!(app.timeline.filter, "");
+    assert_eq!(app.timeline.rows(&app.ctx).len(), all);
 }
 
 #[test]
@@ -330,7 +355,7 @@ fn mouse_focuses_and_scrolls_the_pane_under_it() {
     });
     assert_eq!(app.focus, Pane::Sessions);
     assert_eq!(
-        app.timeline_sel,
+        app.timeline.sel,
         Some(Item::Event {
             thread: Thread::Main,
             turn: 0,
@@ -510,9 +535,9 @@ fn enter_on_a_subagent_call_opens_it_in_the_timeline() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.view, View::Browse);
     assert_eq!(app.focus, Pane::Timeline);
-    let session = app.session().cloned().expect("opened");
+    let session = app.ctx.session().cloned().expect("opened");
     assert_eq!(session.id, "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
-    let item = app.timeline_sel.expect("a selection");
+    let item = app.timeline.sel.expect("a selection");
     let call = super::timeline::event_of(&session, item)
         .and_then(|e| e.as_tool_call())
         .expect("a call");
@@ -525,8 +550,8 @@ fn enter_on_a_subagent_call_opens_it_in_the_timeline() {
         }
     ));
     // Its Agent spawn is expanded, so the row is visible.
-    assert!(app.timeline_rows().iter().any(|r| r.item == item));
-    assert_eq!(app.expanded.len(), 1);
+    assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == item));
+    assert_eq!(app.timeline.expanded.len(), 1);
 }
 
 #[test]
@@ -588,7 +613,7 @@ fn quick_filters_from_the_timeline_and_in_the_calls_view() {
     app.focus = Pane::Sessions;
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(app.view, View::Browse);
-    assert!(app.message.is_some());
+    assert!(app.ctx.message.is_some());
 }
 
 #[test]
@@ -597,23 +622,23 @@ fn session_search_is_fuzzy_and_ranked() {
     key(&mut app, KeyCode::Char('/'));
     // Letters in order across "tools" (project and prompt): a fuzzy hit.
     keys(&mut app, "tls");
-    let rows = app.session_rows();
+    let rows = app.list.rows().to_vec();
     assert!(!rows.is_empty());
     let first = match rows.first() {
-        Some(SessionRow::Session(i)) => app.sessions[*i].sref.id.clone(),
+        Some(SessionRow::Session(i)) => app.ctx.sessions[*i].sref.id.clone(),
         other => panic!("expected a session row, got {other:?}"),
     };
     assert_eq!(first, "e71e9aa1-2571-47ab-8bf7-9e6efaaedfff");
     // No headers while filtering; an id prefix finds its session, and `^`
     // anchors at the start of the id (fields are matched one by one).
     key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
-    assert_eq!(app.session_filter, "");
+    assert_eq!(app.list.filter, "");
     keys(&mut app, "^8bb2dece");
-    let rows = app.session_rows();
+    let rows = app.list.rows().to_vec();
     assert_eq!(rows.len(), 1);
     assert!(matches!(rows[0], SessionRow::Session(_)));
     assert_eq!(
-        app.session_sel.map(|i| app.sessions[i].sref.id.as_str()),
+        app.list.sel.map(|i| app.ctx.sessions[i].sref.id.as_str()),
         Some("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
     );
 }
@@ -626,7 +651,7 @@ fn calls_view_mouse_and_record_pane() {
     key(&mut app, KeyCode::Enter);
     // 80x24: the record (16 lines) is taller than its pane, so it scrolls.
     render(&mut app, 80, 24);
-    let a = app.calls_areas();
+    let a = app.calls.areas();
     // Wheel over the list moves the selection three rows.
     app.handle(Action::ScrollAt {
         column: a.list.x + 2,
@@ -660,21 +685,22 @@ fn calls_view_mouse_and_record_pane() {
 #[test]
 fn timeline_filter_finds_calls_inside_collapsed_subagents() {
     let mut app = opened(SUBAGENT);
-    assert!(app.expanded.is_empty());
+    assert!(app.timeline.expanded.is_empty());
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "grep -rn");
     key(&mut app, KeyCode::Enter);
     // The explore subagent's Bash call (its Agent row is collapsed).
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     let ids: Vec<String> = app
-        .timeline_rows()
+        .timeline
+        .rows(&app.ctx)
         .iter()
         .filter_map(|r| super::timeline::event_of(&session, r.item))
         .filter_map(|e| e.as_tool_call())
         .map(|c| c.tool_use_id.clone())
         .collect();
     assert_eq!(ids, vec!["toolu_01jnpTxdhXKCZgdSENXyt8je"]);
-    let found = app.timeline_sel.expect("selected");
+    let found = app.timeline.sel.expect("selected");
     assert!(matches!(
         found,
         Item::Event {
@@ -684,10 +710,10 @@ fn timeline_filter_finds_calls_inside_collapsed_subagents() {
     ));
     // Clearing the filter keeps it selected and expands its Agent call.
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.timeline_filter, "");
-    assert_eq!(app.timeline_sel, Some(found));
-    assert_eq!(app.expanded.len(), 1);
-    assert!(app.timeline_rows().iter().any(|r| r.item == found));
+    assert_eq!(app.timeline.filter, "");
+    assert_eq!(app.timeline.sel, Some(found));
+    assert_eq!(app.timeline.expanded.len(), 1);
+    assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == found));
 }
 
 #[test]
@@ -700,16 +726,17 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     );
     let mut app = app_for(folder);
     let index = app
+        .ctx
         .sessions
         .iter()
         .position(|e| !e.sref.subagent_files.is_empty())
         .expect("a session with the sibling files");
-    app.session_sel = Some(index);
+    app.list.sel = Some(index);
     key(&mut app, KeyCode::Enter);
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     let unlinked = super::timeline::unlinked_subagents(&session);
     assert_eq!(unlinked.len(), 2);
-    let rows = app.timeline_rows();
+    let rows = app.timeline.rows(&app.ctx);
     let headers: Vec<Item> = rows
         .iter()
         .filter(|r| matches!(r.item, Item::Unlinked(_)))
@@ -723,11 +750,11 @@ fn unlinked_subagents_are_listed_after_the_turns() {
             .collect::<Vec<_>>()
     );
     // Enter on the first expands it to its own events.
-    app.timeline_sel = headers.first().copied();
-    let before = app.timeline_rows().len();
+    app.timeline.sel = headers.first().copied();
+    let before = app.timeline.rows(&app.ctx).len();
     key(&mut app, KeyCode::Enter);
-    assert!(app.expanded.contains(&headers[0]));
-    assert!(app.timeline_rows().len() > before);
+    assert!(app.timeline.expanded.contains(&headers[0]));
+    assert!(app.timeline.rows(&app.ctx).len() > before);
     let text = render(&mut app, 160, 48);
     assert!(text.contains("▾ unlinked subagent"), "{text}");
 }
@@ -739,10 +766,11 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         "/../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl"
     );
     let mut app = opened(rollout);
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     // The second patch: it updates hello.py (recounted from the rollout).
     let item = app
-        .timeline_rows()
+        .timeline
+        .rows(&app.ctx)
         .into_iter()
         .map(|r| r.item)
         .filter(|i| {
@@ -752,12 +780,13 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         })
         .nth(1)
         .expect("two apply_patch calls");
-    app.timeline_sel = Some(item);
+    app.timeline.sel = Some(item);
     key(&mut app, KeyCode::Enter);
     let text: Vec<String> = app
-        .detail_lines()
+        .detail
+        .lines()
         .iter()
-        .map(super::app::line_text)
+        .map(super::widgets::text::line_text)
         .collect();
     let at = text
         .iter()
