@@ -26,12 +26,12 @@ use super::help::HelpOverlay;
 use super::keymap::KeyMode;
 use super::sessions::SessionsPane;
 use super::theme::Theme;
-use super::timeline::{TimelinePane, event_of};
+use super::timeline::TimelinePane;
 use super::widgets::status_bar::{self, Status};
 use super::worker::Msg;
 
 pub use super::context::{
-    Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, SessionEntry, Thread,
+    Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, SessionEntry, Thread, event_of,
 };
 
 /// A modal overlay drawn over the panes (above the status bar).

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, FixedOffset, Utc};
 use hookscope::query::Query;
-use hookscope::transcript::{Diagnostic, Session, SessionRef, SessionSummary};
+use hookscope::transcript::{Diagnostic, Event, Session, SessionRef, SessionSummary, Turn};
 use ratatui::layout::Rect;
 
 use super::theme::Theme;
@@ -123,6 +123,32 @@ pub struct TimelineRow {
     pub depth: usize,
     /// The Task/Agent call this row is nested under, if any.
     pub parent: Option<Item>,
+}
+
+/// The turn a timeline item is in (or is).
+pub fn turn_of(session: &Session, item: Item) -> Option<&Turn> {
+    match item {
+        Item::Turn(t) => session.turns.get(t),
+        Item::Unlinked(_) => None,
+        Item::Event {
+            thread: Thread::Main,
+            turn,
+            ..
+        } => session.turns.get(turn),
+        Item::Event {
+            thread: Thread::Sub(s),
+            turn,
+            ..
+        } => session.subagents.get(s)?.turns.get(turn),
+    }
+}
+
+/// The event a timeline item points at (`None` for a turn row).
+pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
+    match item {
+        Item::Turn(_) | Item::Unlinked(_) => None,
+        Item::Event { event, .. } => turn_of(session, item)?.events.get(event),
+    }
 }
 
 /// The opened session's loading state.

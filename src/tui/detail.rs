@@ -29,9 +29,10 @@ use ratatui::widgets::{Block, Paragraph};
 
 use super::action::Action;
 use super::component::{Command, Component, EventState, delta_of, inner_rows};
-use super::context::{BashKey, Ctx, Effect, Item, OpenState, Pane, Request, SessionEntry, Thread};
+use super::context::{
+    BashKey, Ctx, Effect, Item, OpenState, Pane, Request, SessionEntry, Thread, event_of,
+};
 use super::theme::Theme;
-use super::timeline::event_of;
 use super::widgets::text::{
     field, fmt_duration, heading, highlight, matching_lines, text_lines, with_position, wrap_capped,
 };

@@ -120,8 +120,50 @@ fn keys(app: &mut App, text: &str) {
     }
 }
 
+/// The buffer as text, with what colour would show made visible (as
+/// codex-rs's snapshots do): the focused pane's border (bold, in the
+/// colourless theme) is drawn heavy (`┏━┓┃`), and a selected list row has
+/// its left border replaced by `▶` when its pane has the keys (reversed
+/// row) or `▷` when not (underlined row).
 fn buffer_text(buffer: &Buffer) -> String {
+    use ratatui::style::Modifier;
     let area = buffer.area;
+    let heavy = |symbol: &str| match symbol {
+        "─" => Some("━"),
+        "│" => Some("┃"),
+        "┌" => Some("┏"),
+        "┐" => Some("┓"),
+        "└" => Some("┗"),
+        "┘" => Some("┛"),
+        _ => None,
+    };
+    // The focused block: a bold `┌` with its bold `┐` and `└`; only the
+    // box characters on its perimeter turn heavy (bold headings inside do
+    // not).
+    let bold = |x: u16, y: u16, symbol: &str| {
+        let c = &buffer[(x, y)];
+        c.symbol() == symbol && c.modifier.contains(Modifier::BOLD)
+    };
+    let mut perimeter = std::collections::HashSet::new();
+    for y0 in 0..area.height {
+        for x0 in 0..area.width {
+            if !bold(x0, y0, "┌") {
+                continue;
+            }
+            let x1 = (x0 + 1..area.width).find(|&x| bold(x, y0, "┐"));
+            let y1 = (y0 + 1..area.height).find(|&y| bold(x0, y, "└"));
+            if let (Some(x1), Some(y1)) = (x1, y1) {
+                for x in x0..=x1 {
+                    perimeter.insert((x, y0));
+                    perimeter.insert((x, y1));
+                }
+                for y in y0..=y1 {
+                    perimeter.insert((x0, y));
+                    perimeter.insert((x1, y));
+                }
+            }
+        }
+    }
     let mut out = String::new();
     for y in 0..area.height {
         let mut line = String::new();
@@ -131,9 +173,33 @@ fn buffer_text(buffer: &Buffer) -> String {
                 skip -= 1;
                 continue;
             }
-            let symbol = buffer[(x, y)].symbol();
+            let cell = &buffer[(x, y)];
+            let symbol = cell.symbol();
             skip = symbol.width().saturating_sub(1);
-            line.push_str(symbol);
+            let mut shown = match heavy(symbol) {
+                Some(h) if perimeter.contains(&(x, y)) => h,
+                _ => symbol,
+            };
+            if shown != "│" && shown != "┃" {
+                line.push_str(shown);
+                continue;
+            }
+            if x + 1 < area.width {
+                // A selected row fills the pane's inner width up to the
+                // next border.
+                let run: Vec<_> = (x + 1..area.width)
+                    .map(|rx| &buffer[(rx, y)])
+                    .take_while(|c| c.symbol() != "│")
+                    .collect();
+                let all =
+                    |m: Modifier| !run.is_empty() && run.iter().all(|c| c.modifier.contains(m));
+                if all(Modifier::REVERSED) {
+                    shown = "▶";
+                } else if all(Modifier::UNDERLINED) {
+                    shown = "▷";
+                }
+            }
+            line.push_str(shown);
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -734,27 +800,39 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     app.list.sel = Some(index);
     key(&mut app, KeyCode::Enter);
     let session = app.ctx.session().cloned().expect("loaded");
-    let unlinked = super::timeline::unlinked_subagents(&session);
-    assert_eq!(unlinked.len(), 2);
     let rows = app.timeline.rows(&app.ctx);
-    let headers: Vec<Item> = rows
+    // The last two rows are the two agent-test-hash-* files, in file order
+    // (their first prompts: "Run the test suite", "Build the project").
+    let labels: Vec<String> = rows
         .iter()
         .filter(|r| matches!(r.item, Item::Unlinked(_)))
-        .map(|r| r.item)
+        .map(|r| super::timeline::row_text(&session, r.item))
         .collect();
     assert_eq!(
-        headers,
-        unlinked
-            .iter()
-            .map(|s| Item::Unlinked(*s))
-            .collect::<Vec<_>>()
+        labels,
+        vec![
+            "unlinked subagent ? test-hash-123 — Run the test suite",
+            "unlinked subagent ? test-hash-456 — Build the project",
+        ]
     );
+    assert!(matches!(rows[rows.len() - 1].item, Item::Unlinked(_)));
+    assert!(matches!(rows[rows.len() - 2].item, Item::Unlinked(_)));
+    let headers: Vec<Item> = rows[rows.len() - 2..].iter().map(|r| r.item).collect();
     // Enter on the first expands it to its own events.
     app.timeline.sel = headers.first().copied();
     let before = app.timeline.rows(&app.ctx).len();
     key(&mut app, KeyCode::Enter);
     assert!(app.timeline.expanded.contains(&headers[0]));
-    assert!(app.timeline.rows(&app.ctx).len() > before);
+    let after: Vec<String> = app
+        .timeline
+        .rows(&app.ctx)
+        .iter()
+        .filter(|r| r.parent == Some(headers[0]))
+        .map(|r| super::timeline::row_text(&session, r.item))
+        .collect();
+    // Its one assistant text (the file's second line), one row more.
+    assert_eq!(after, vec!["I'll run the test suite for you."]);
+    assert_eq!(app.timeline.rows(&app.ctx).len(), before + 1);
     let text = render(&mut app, 160, 48);
     assert!(text.contains("▾ unlinked subagent"), "{text}");
 }

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use chrono::FixedOffset;
 use hookscope::tools::ToolKind;
 use hookscope::transcript::claude_code::{display_prompt, one_line};
-use hookscope::transcript::{Event, Session, ToolCallRecord, Turn};
+use hookscope::transcript::{Event, Session, ToolCallRecord};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -21,37 +21,12 @@ use super::component::{
     Command, Component, EventState, delta_of, follow, inner_rows, moved, type_into, wrapped,
 };
 use super::context::{Ctx, Effect, Item, OpenState, Pane, Thread, TimelineRow};
+pub use super::context::event_of;
 use super::theme::Theme;
 
 /// Whether an event gets a timeline row (thinking blocks do not).
 pub fn shown(event: &Event) -> bool {
     !matches!(event, Event::Thinking { .. })
-}
-
-/// The turn a timeline item is in (or is).
-pub fn turn_of(session: &Session, item: Item) -> Option<&Turn> {
-    match item {
-        Item::Turn(t) => session.turns.get(t),
-        Item::Unlinked(_) => None,
-        Item::Event {
-            thread: Thread::Main,
-            turn,
-            ..
-        } => session.turns.get(turn),
-        Item::Event {
-            thread: Thread::Sub(s),
-            turn,
-            ..
-        } => session.subagents.get(s)?.turns.get(turn),
-    }
-}
-
-/// The event a timeline item points at (`None` for a turn row).
-pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
-    match item {
-        Item::Turn(_) | Item::Unlinked(_) => None,
-        Item::Event { event, .. } => turn_of(session, item)?.events.get(event),
-    }
 }
 
 /// Subagents no call of the session spawns (e.g. a sibling
