@@ -696,8 +696,8 @@ pub fn output_view(record: &ToolCallRecord, theme: &Theme, limit: Limit) -> Vec<
                 let more = rest.lines().count();
                 out.push(Line::from(Span::styled(
                     format!(
-                        "… {} more ({}) — press o to show more",
-                        plural(more, "line"),
+                        "… {more} more {} ({}) — press o to show more",
+                        if more == 1 { "line" } else { "lines" },
                         size_text(rest.len())
                     ),
                     theme.heading(),

@@ -881,3 +881,223 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         "{text:?}"
     );
 }
+
+/// A one-call Claude Code session in `dir`: a prompt, a Bash `tool_use`
+/// running `command`, and its `tool_result` with `output`. Returns the
+/// file's path.
+fn one_bash_call(dir: &std::path::Path, command: &str, output: &str) -> String {
+    let id = "11111111-2222-4333-8444-555555555555";
+    let lines = [
+        serde_json::json!({
+            "type": "user", "uuid": "u1", "parentUuid": null, "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/hostile", "timestamp": "2026-11-29T18:00:00.000Z",
+            "message": {"role": "user", "content": "run it"}
+        }),
+        serde_json::json!({
+            "type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/hostile", "timestamp": "2026-11-29T18:00:01.000Z",
+            "message": {"role": "assistant", "model": "claude-test", "content": [
+                {"type": "tool_use", "id": "toolu_hostile", "name": "Bash",
+                 "input": {"command": command}}
+            ]}
+        }),
+        serde_json::json!({
+            "type": "user", "uuid": "r1", "parentUuid": "a1", "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/hostile", "timestamp": "2026-11-29T18:00:02.000Z",
+            "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_hostile", "content": output}
+            ]}
+        }),
+    ];
+    let path = dir.join(format!("{id}.jsonl"));
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&path, text.join("\n") + "\n").expect("write the session");
+    path.to_string_lossy().into_owned()
+}
+
+/// Opens `path`, selects its Bash call and focuses Detail.
+fn detail_of_bash(path: &str) -> App {
+    let mut app = opened(path);
+    select_call(&mut app, "Bash");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    app
+}
+
+#[test]
+fn a_10_mb_output_builds_a_bounded_number_of_lines() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // 10 MB as 200,000 lines of 49 characters and a newline.
+    let line = "x".repeat(49);
+    let output = format!("{line}\n").repeat(200_000);
+    assert_eq!(output.len(), 10_000_000);
+    let path = one_bash_call(dir.path(), "yes | head", &output);
+    let mut app = detail_of_bash(&path);
+    for width in [160u16, 1] {
+        render(&mut app, width, 48);
+        let lines = app.detail.lines().len();
+        let text: Vec<String> = app
+            .detail
+            .lines()
+            .iter()
+            .map(super::widgets::text::line_text)
+            .collect();
+        if width == 160 {
+            // 2,000 output lines (one row each at this width) and the
+            // fields above them: well under 2,100 rows.
+            assert!(lines < 2_100, "{lines} rows at width {width}");
+            assert!(
+                text.iter()
+                    .any(|l| l == "… 198000 more lines (9.4 MiB) — press o to show more"),
+                "{:?}",
+                &text[text.len() - 3..]
+            );
+        } else {
+            // Width 1: the wrapped rows stop at 256 Ki, with a line that
+            // says so (10 MB would be ten million rows).
+            assert!(lines <= 262_145, "{lines} rows at width 1");
+        }
+    }
+    // o shows four times more lines, still bounded.
+    render(&mut app, 160, 48);
+    key(&mut app, KeyCode::Char('o'));
+    let lines = app.detail.lines().len();
+    assert!((8_000..8_100).contains(&lines), "{lines} rows after o");
+}
+
+#[test]
+fn a_single_10_mb_output_line_at_width_1_stays_bounded() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let output = "y".repeat(10_000_000);
+    let path = one_bash_call(dir.path(), "cat big", &output);
+    let mut app = detail_of_bash(&path);
+    render(&mut app, 1, 24);
+    // The output is cut at 256 KiB, and the rows at 256 Ki in all.
+    assert!(app.detail.lines().len() <= 262_145);
+    render(&mut app, 160, 48);
+    let text: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect();
+    assert!(
+        text.iter()
+            .any(|l| l == "… 1 more line (9.3 MiB) — press o to show more"),
+        "{:?}",
+        &text[text.len() - 3..]
+    );
+}
+
+#[test]
+fn a_huge_bash_line_is_parsed_off_the_ui_thread_once() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // 150,000 pipeline stages, 900 KB: seconds of tree-sitter.
+    let command = vec!["cat a"; 150_000].join(" | ");
+    assert_eq!(command.len(), 150_000 * 5 + 149_999 * 3);
+    let path = one_bash_call(dir.path(), &command, "ok");
+    let mut app = app_for(&path);
+    app.handle(Action::Enter);
+    run_requests(&mut app); // the session loads (its first row is the turn)
+    app.handle(Action::Down); // onto the Bash call
+    let requests = app.take_requests();
+    let [
+        Request::ParseBash {
+            key,
+            command: asked,
+        },
+    ] = requests.as_slice()
+    else {
+        panic!("one parse request, got {requests:?}");
+    };
+    assert_eq!(key.0, "toolu_hostile");
+    assert_eq!(asked.len(), command.len());
+    let text = |app: &App| -> Vec<String> {
+        app.detail
+            .lines()
+            .iter()
+            .map(super::widgets::text::line_text)
+            .collect()
+    };
+    assert!(text(&app).iter().any(|l| l == "parsing…"));
+    // Moving away and back asks nothing new while the answer is pending.
+    app.handle(Action::Up);
+    app.handle(Action::Down);
+    assert_eq!(app.take_requests(), vec![]);
+    // The worker's answer is folded in and kept per call.
+    app.apply(Msg::Parsed {
+        key: key.clone(),
+        line: hookscope::shell::parse_command_line("cat a | cat a"),
+    });
+    assert!(text(&app).iter().any(|l| l == "runs 2 simple call(s):"));
+    app.handle(Action::Up);
+    app.handle(Action::Down);
+    assert_eq!(app.take_requests(), vec![]);
+    assert!(text(&app).iter().any(|l| l == "runs 2 simple call(s):"));
+}
+
+#[test]
+fn reopening_the_calls_view_types_into_the_filter_line() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Bash");
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.calls.editing);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Browse);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Calls);
+    assert!(app.calls.editing, "the line has the keys again");
+    // So `t`, `e`, `l` are typed, not quick filters.
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tool:Edit");
+    assert_eq!(app.calls.filter, "tool:Edit");
+    // The 2.1.332 projects' Edit calls (recounted with python: 8 tool_use
+    // blocks named Edit in real-cc-2.1.332/*/projects/**/*.jsonl, the
+    // subagent files included).
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(8));
+}
+
+#[test]
+fn tab_candidates_popup_moves_takes_and_closes() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:");
+    key(&mut app, KeyCode::Tab);
+    assert!(app.calls.completing());
+    assert_eq!(app.key_mode(), keymap::KeyMode::Completion);
+    assert_eq!(app.calls.completions.len(), 13);
+    assert_eq!(app.calls.completion_sel, Some(0));
+    insta::assert_snapshot!("calls_completion_popup_80x24", render(&mut app, 80, 24));
+    // Tab and ↓ move on, Shift-Tab and ↑ back; the list wraps.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.calls.completion_sel, Some(2));
+    key_mod(&mut app, KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(app.calls.completion_sel, Some(1));
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Up);
+    assert_eq!(app.calls.completion_sel, Some(12));
+    // The last of the 13, scrolled into view, at the wide size.
+    insta::assert_snapshot!(
+        "calls_completion_popup_last_160x48",
+        render(&mut app, 160, 48)
+    );
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.calls.completion_sel, Some(1));
+    // Enter takes the highlighted name (sorted: Agent, Bash, …).
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.calls.filter, "tool:Bash ");
+    assert!(!app.calls.completing());
+    assert!(app.calls.editing);
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(45));
+    // Esc closes the list and keeps the line.
+    keys(&mut app, "is:");
+    key(&mut app, KeyCode::Tab);
+    assert!(app.calls.completing());
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.calls.completing());
+    assert_eq!(app.calls.filter, "tool:Bash is:");
+    assert!(app.calls.editing);
+}

@@ -20,8 +20,8 @@ use super::action::Action;
 use super::component::{
     Command, Component, EventState, delta_of, follow, inner_rows, moved, type_into, wrapped,
 };
-use super::context::{Ctx, Effect, Item, OpenState, Pane, Thread, TimelineRow};
 pub use super::context::event_of;
+use super::context::{Ctx, Effect, Item, OpenState, Pane, Thread, TimelineRow};
 use super::theme::Theme;
 
 /// Whether an event gets a timeline row (thinking blocks do not).
