@@ -1101,3 +1101,46 @@ fn tab_candidates_popup_moves_takes_and_closes() {
     assert_eq!(app.calls.filter, "tool:Bash is:");
     assert!(app.calls.editing);
 }
+
+#[test]
+fn n_without_a_search_says_so_and_moves_nothing() {
+    let mut app = opened(TOOLS);
+    key(&mut app, KeyCode::Char('j'));
+    let sel = app.timeline.sel;
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.timeline.sel, sel);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no search: / filters the timeline")
+    );
+    key(&mut app, KeyCode::Char('N'));
+    assert_eq!(app.timeline.sel, sel);
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.detail.scroll, 0);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no search: / finds text in the detail")
+    );
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Sessions);
+    let sel = app.list.sel;
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.list.sel, sel);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no search: / filters the list")
+    );
+}
+
+#[test]
+fn help_stays_above_the_status_bar_and_scrolls_to_its_end() {
+    let mut app = app_for(SUBAGENT);
+    key(&mut app, KeyCode::Char('?'));
+    key(&mut app, KeyCode::Char('G'));
+    // The last page: the mouse lines, and the status bar still there.
+    insta::assert_snapshot!("help_end_80x24", render(&mut app, 80, 24));
+    let text = render(&mut app, 80, 24);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.contains("? help"), "{last}");
+}
