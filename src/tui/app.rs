@@ -16,6 +16,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 use super::action::Action;
 use super::calls::{self, CallsView};
@@ -28,10 +29,12 @@ use super::sessions::SessionsPane;
 use super::theme::Theme;
 use super::timeline::TimelinePane;
 use super::widgets::status_bar::{self, Status};
+use super::widgets::text::fit;
 use super::worker::Msg;
 
 pub use super::context::{
     Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, SessionEntry, Thread, event_of,
+    spawn_chain, subagent_label,
 };
 
 /// A modal overlay drawn over the panes (above the status bar).
@@ -601,48 +604,75 @@ impl App {
         self.diagnostics.set_area(room);
     }
 
-    /// The breadcrumb: `session › turn N › [subagent ›] call`.
-    pub fn breadcrumb(&self) -> String {
+    /// The breadcrumb: `session › turn N › [subagent › …] call`, within
+    /// `room` display cells: the session title yields first (cut at a
+    /// word), then the subagents are named by type alone.
+    pub fn breadcrumb(&self, room: usize) -> String {
         let ctx = &self.ctx;
-        let mut parts = Vec::new();
         let index = match (self.focus, &ctx.open) {
             (Pane::Sessions, _) | (_, None) => self.list.sel,
             (_, Some(open)) => Some(open.index),
         };
-        if let Some(entry) = index.and_then(|i| ctx.sessions.get(i)) {
-            parts.push(one_line(
-                &entry.title(),
-                if ctx.area.width >= 120 { 60 } else { 24 },
-            ));
-        }
+        let title = index
+            .and_then(|i| ctx.sessions.get(i))
+            .map(|entry| one_line(&entry.title(), 400));
+        // The tail, with subagents named in full and by type alone.
+        let mut full = Vec::new();
+        let mut short = Vec::new();
         if self.focus != Pane::Sessions
             && let (Some(session), Some(item)) = (ctx.session(), self.timeline.sel)
         {
+            let mut both = |part: String| {
+                full.push(part.clone());
+                short.push(part);
+            };
             match item {
-                Item::Turn(t) => parts.push(format!("turn {}", t + 1)),
-                Item::Unlinked(_) => parts.push("unlinked subagent".to_string()),
+                Item::Turn(t) => both(format!("turn {}", t + 1)),
+                Item::Unlinked(_) => both("unlinked subagent".to_string()),
                 Item::Event { thread, .. } => {
                     if let Some(t) = self.timeline.main_turn(ctx) {
-                        parts.push(format!("turn {}", t + 1));
+                        both(format!("turn {}", t + 1));
                     }
-                    if let Thread::Sub(s) = thread
-                        && let Some(sub) = session.subagents.get(s)
-                    {
-                        parts.push(format!(
-                            "subagent {}",
-                            sub.agent_type.as_deref().unwrap_or("?")
-                        ));
+                    if let Thread::Sub(s) = thread {
+                        // Each spawn down to this call's subagent.
+                        for s in spawn_chain(session, s) {
+                            full.push(subagent_label(session, s, 24));
+                            short.push(
+                                session
+                                    .subagents
+                                    .get(s)
+                                    .and_then(|sub| sub.agent_type.clone())
+                                    .unwrap_or_else(|| "subagent".to_string()),
+                            );
+                        }
                     }
-                    match event_of(session, item) {
-                        Some(Event::ToolCall(r)) => parts.push(r.name().to_string()),
-                        Some(Event::Text { .. }) => parts.push("text".into()),
-                        Some(_) => parts.push("event".into()),
-                        None => {}
+                    let last = match event_of(session, item) {
+                        Some(Event::ToolCall(r)) => r.name().to_string(),
+                        Some(Event::Text { .. }) => "text".into(),
+                        Some(_) => "event".into(),
+                        None => String::new(),
+                    };
+                    if !last.is_empty() {
+                        full.push(last.clone());
+                        short.push(last);
                     }
                 }
             }
         }
-        parts.join(" › ")
+        let Some(title) = title else {
+            return fit(&full.join(" › "), room);
+        };
+        if full.is_empty() {
+            return fit(&title, room);
+        }
+        for tail in [full.join(" › "), short.join(" › ")] {
+            let tail_w = tail.width();
+            // The title keeps at least a word's worth of room.
+            if tail_w + 3 + 12 <= room {
+                return format!("{} › {tail}", fit(&title, room - tail_w - 3));
+            }
+        }
+        fit(&format!("{title} › {}", short.join(" › ")), room)
     }
 
     /// What the status bar says besides the counts.
@@ -653,7 +683,18 @@ impl App {
                     .to_string()
             }
             View::Calls => "Calls › Enter open in session · c back".to_string(),
-            View::Browse => self.breadcrumb(),
+            View::Browse => {
+                // What the counts on the right leave (one space each side).
+                let right = status_bar::counts_text(&self.ctx).width();
+                let room = usize::from(self.ctx.area.width).saturating_sub(right + 2);
+                // Wide terminals keep titles to 60 cells, as before.
+                let room = if self.ctx.area.width >= WIDE {
+                    room.min(60 + 40)
+                } else {
+                    room
+                };
+                self.breadcrumb(room)
+            }
         };
         Status {
             left,
@@ -670,7 +711,8 @@ impl App {
         let areas = areas(frame.area(), self.focus, ctx.banner.is_some());
         if let Some(banner) = &ctx.banner {
             frame.render_widget(
-                Paragraph::new(Span::raw(banner.clone())).style(ctx.theme.banner()),
+                Paragraph::new(Span::raw(fit(banner, usize::from(areas.banner.width))))
+                    .style(ctx.theme.banner()),
                 areas.banner,
             );
         }

@@ -47,6 +47,9 @@ pub struct CallsView {
     /// Bumped on every change of the line; answers to older lines are
     /// dropped.
     pub generation: u64,
+    /// The generation [`CallsView::result`] answers (older than
+    /// `generation` while a newer line runs or does not parse).
+    pub answered: u64,
     /// Selected record (index into `result.records`).
     pub sel: usize,
     /// First visible list row (follows the selection).
@@ -288,7 +291,9 @@ pub fn count_text(view: &CallsView) -> String {
     } else {
         plural(result.matched, "call")
     };
-    if !result.unmatched_sessions.is_empty() {
+    // Which `session:` matched nothing is about the line it answers: once
+    // the line changes, it goes (the records stay until the new answer).
+    if !result.unmatched_sessions.is_empty() && view.answered == view.generation {
         text.push_str(&format!(
             " · no session {}",
             result.unmatched_sessions.join(", ")
@@ -392,6 +397,7 @@ impl CallsView {
                 let sel = wanted.unwrap_or(self.sel);
                 self.sel = sel.min(found.records.len().saturating_sub(1));
                 self.result = Some(found);
+                self.answered = generation;
                 self.detail_scroll = 0;
                 self.follow();
             }

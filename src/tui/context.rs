@@ -151,6 +151,48 @@ pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
     }
 }
 
+/// The subagents from the outermost spawn down to subagent `s` (indices
+/// into [`Session::subagents`]): each one's parent is the subagent whose
+/// calls include the Task/Agent call that spawned it; a main-thread spawn
+/// ends the walk. At most 8 levels (a malformed file could link a cycle).
+pub fn spawn_chain(session: &Session, s: usize) -> Vec<usize> {
+    let mut chain = vec![s];
+    let mut cur = s;
+    for _ in 0..8 {
+        let parent = session
+            .subagents
+            .iter()
+            .position(|p| p.tool_calls().any(|c| c.subagent == Some(cur)));
+        match parent {
+            Some(p) if !chain.contains(&p) => {
+                chain.push(p);
+                cur = p;
+            }
+            _ => break,
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+/// Which subagent this is, in a few words: its type, then its description
+/// (cut to `room` characters) or, without one, its agent id:
+/// `general-purpose “Inspect repository”`, `Explore a1b2c3d4`.
+pub fn subagent_label(session: &Session, s: usize, room: usize) -> String {
+    let Some(sub) = session.subagents.get(s) else {
+        return "?".to_string();
+    };
+    let kind = sub.agent_type.as_deref().unwrap_or("subagent");
+    match (&sub.description, &sub.agent_id) {
+        (Some(d), _) => format!(
+            "{kind} “{}”",
+            hookscope::transcript::claude_code::one_line(d, room)
+        ),
+        (None, Some(id)) => format!("{kind} {id}"),
+        (None, None) => kind.to_string(),
+    }
+}
+
 /// The opened session's loading state.
 #[derive(Debug, Clone)]
 pub enum OpenState {

@@ -31,6 +31,7 @@ use super::action::Action;
 use super::component::{Command, Component, EventState, delta_of, inner_rows};
 use super::context::{
     BashKey, Ctx, Effect, Item, OpenState, Pane, Request, SessionEntry, Thread, event_of,
+    spawn_chain, subagent_label,
 };
 use super::theme::Theme;
 use super::widgets::text::{
@@ -136,16 +137,7 @@ fn session_lines(b: &mut Build<'_>, entry: &SessionEntry) -> Vec<Line<'static>> 
         field("id", entry.sref.id.clone(), theme),
         field("agent", entry.sref.agent.as_str().to_string(), theme),
         field("project", entry.project(), theme),
-        field(
-            "file",
-            entry
-                .sref
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            theme,
-        ),
+        field("file", entry.sref.path.display().to_string(), theme),
         field(
             "subagent files",
             entry.sref.subagent_files.len().to_string(),
@@ -328,13 +320,14 @@ fn call_lines(
     title.push(status);
     let mut out = vec![Line::from(title)];
     let mut where_ = format!("line {}", record.line);
-    if let Thread::Sub(s) = thread
-        && let Some(sub) = session.subagents.get(s)
-    {
-        where_.push_str(&format!(
-            " of subagent {}",
-            sub.agent_type.as_deref().unwrap_or("?")
-        ));
+    if let Thread::Sub(s) = thread {
+        // Every spawn from the main thread down, so a depth-2 call says
+        // both, and three general-purpose agents are told apart.
+        let path: Vec<String> = spawn_chain(session, s)
+            .into_iter()
+            .map(|s| subagent_label(session, s, 40))
+            .collect();
+        where_.push_str(&format!(" of subagent {}", path.join(" › ")));
     }
     if let Some(t) = record.timestamp {
         where_.push_str(&format!(
@@ -397,6 +390,15 @@ fn call_lines(
             "Enter/Space in the timeline expands them",
             theme,
         ));
+        if let Some(s) = record.subagent
+            && spawn_chain(session, s).len() > 1
+        {
+            let path: Vec<String> = spawn_chain(session, s)
+                .into_iter()
+                .map(|s| subagent_label(session, s, 40))
+                .collect();
+            out.push(field("spawned via", path.join(" › "), theme));
+        }
     }
     out.push(Line::default());
     out.push(heading("Output", theme));
@@ -404,8 +406,9 @@ fn call_lines(
     out
 }
 
-/// A subagent's type, description and call counts (`hint` says how to see
-/// the calls).
+/// A subagent's type, description, agent id, models (the subagent's own
+/// `message.model`s, which the meta sidecar does not record) and call
+/// counts (`hint` says how to see the calls).
 fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![field(
         "type",
@@ -414,6 +417,12 @@ fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'stati
     )];
     if let Some(d) = &sub.description {
         out.push(field("description", d.clone(), theme));
+    }
+    if let Some(id) = &sub.agent_id {
+        out.push(field("agent_id", id.clone(), theme));
+    }
+    if !sub.models.is_empty() {
+        out.push(field("model", sub.models.join(", "), theme));
     }
     out.push(field(
         "calls",
@@ -440,13 +449,7 @@ fn unlinked_lines(b: &mut Build<'_>, session: &Session, s: usize) -> Vec<Line<'s
         theme.dim(),
     )));
     out.push(field("file", sub.path.display().to_string(), theme));
-    if let Some(id) = &sub.agent_id {
-        out.push(field("agent_id", id.clone(), theme));
-    }
     out.extend(subagent_fields(sub, "Enter/Space expands them", theme));
-    if !sub.models.is_empty() {
-        out.push(field("models", sub.models.join(", "), theme));
-    }
     out.push(field(
         "tokens",
         format!(

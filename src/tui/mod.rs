@@ -107,7 +107,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
     {
         found = discover(std::slice::from_ref(&demo))?;
         banner = Some(
-            " DEMO: no sessions in ~/.claude/projects or ~/.codex/sessions; showing bundled ones. Pass PATH to open yours."
+            " DEMO: no sessions found, showing bundled ones. Pass a PATH to open yours."
                 .to_string(),
         );
     }

@@ -1144,3 +1144,118 @@ fn help_stays_above_the_status_bar_and_scrolls_to_its_end() {
     let last = text.lines().last().unwrap_or_default();
     assert!(last.contains("? help"), "{last}");
 }
+
+#[test]
+fn no_session_note_goes_with_its_line() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "session:zzz");
+    assert!(
+        super::calls::count_text(&app.calls).contains("no session zzz"),
+        "{}",
+        super::calls::count_text(&app.calls)
+    );
+    // A line that is not a query yet keeps the last records but not the
+    // note about a line no longer there.
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tool:");
+    assert!(app.calls.error.is_some());
+    assert!(!super::calls::count_text(&app.calls).contains("no session"));
+}
+
+/// Sets `subagent` on the call `tool_use_id` wherever it is.
+fn relink(session: &mut hookscope::transcript::Session, tool_use_id: &str, to: Option<usize>) {
+    let turns = session.turns.iter_mut().chain(
+        session
+            .subagents
+            .iter_mut()
+            .flat_map(|s| s.turns.iter_mut()),
+    );
+    for turn in turns {
+        for event in &mut turn.events {
+            if let hookscope::transcript::Event::ToolCall(r) = event
+                && r.tool_use_id == tool_use_id
+            {
+                r.subagent = to;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
+    // The subagent session's Explore subagent (index 2, "Find functions"),
+    // re-linked in memory as if the general-purpose one (3, "Inspect
+    // repository") had spawned it from its Read call: a depth-2 call (no
+    // corpus file nests subagents). Types, descriptions, agent ids and the
+    // model are the files' own.
+    let mut app = opened(SUBAGENT);
+    let mut session = (**app.ctx.session().expect("loaded")).clone();
+    relink(&mut session, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg", None);
+    relink(&mut session, "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", Some(2));
+    assert_eq!(super::context::spawn_chain(&session, 2), vec![3, 2]);
+    app.apply(Msg::Loaded {
+        index: 0,
+        result: Ok(std::sync::Arc::new(session)),
+    });
+    assert!(
+        app.timeline
+            .select_call("toolu_01jnpTxdhXKCZgdSENXyt8je", &app.ctx)
+    );
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    let text = render(&mut app, 160, 48);
+    assert!(
+        text.contains(
+            "turn 1 › general-purpose “Inspect repository” › Explore “Find functions” › Bash"
+        ),
+        "{text}"
+    );
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect::<Vec<_>>();
+    let joined = detail.concat();
+    assert!(
+        joined.contains(
+            "of subagent general-purpose “Inspect repository” › Explore “Find functions”"
+        ),
+        "{joined}"
+    );
+    // The spawning Read call: the Subagent section names the model, the
+    // agent id and the path of spawns.
+    assert!(
+        app.timeline
+            .select_call("toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", &app.ctx)
+    );
+    render(&mut app, 160, 48);
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect();
+    let at = detail
+        .iter()
+        .position(|l| l == "── Subagent ──")
+        .expect("a Subagent section");
+    assert_eq!(
+        detail[at + 1..at + 5],
+        [
+            "type: Explore",
+            "description: Find functions",
+            "agent_id: a460e426666c15a15",
+            "model: claude-opus-5-5",
+        ]
+    );
+    assert!(
+        detail.concat().contains(
+            "spawned via: general-purpose “Inspect repository” › Explore “Find functions”"
+        ),
+        "{detail:?}"
+    );
+    insta::assert_snapshot!("detail_depth_2_spawn_160x48", render(&mut app, 160, 48));
+    insta::assert_snapshot!("detail_depth_2_spawn_80x24", render(&mut app, 80, 24));
+}

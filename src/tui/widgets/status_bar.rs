@@ -6,7 +6,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use unicode_width::UnicodeWidthStr;
+
 use crate::tui::context::Ctx;
+use crate::tui::widgets::text::fit;
 
 /// What the app puts in the bar besides the shared counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,6 +18,22 @@ pub struct Status {
     pub left: String,
     /// The search box's text while a pane's search is typed into.
     pub typing: Option<String>,
+}
+
+/// The right side: sessions (or how many are read so far), the
+/// diagnostics count and the help key.
+pub fn counts_text(ctx: &Ctx) -> String {
+    let loaded = ctx.sessions.iter().filter(|s| s.summary.is_some()).count();
+    let mut right = if ctx.summaries_done {
+        match ctx.sessions.len() {
+            1 => "1 session".to_string(),
+            n => format!("{n} sessions"),
+        }
+    } else {
+        format!("{loaded}/{} read", ctx.sessions.len())
+    };
+    right.push_str(&format!(" · D {} diag · ? help ", ctx.diagnostics.len()));
+    right
 }
 
 /// Draws the bar.
@@ -29,24 +48,13 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx, status: &Status) {
             Span::raw("   Enter keep · Esc clear"),
         ])
     } else {
-        let loaded = ctx.sessions.iter().filter(|s| s.summary.is_some()).count();
-        let mut right = if ctx.summaries_done {
-            match ctx.sessions.len() {
-                1 => "1 session".to_string(),
-                n => format!("{n} sessions"),
-            }
-        } else {
-            format!("{loaded}/{} read", ctx.sessions.len())
-        };
-        right.push_str(&format!(" · D {} diag · ? help ", ctx.diagnostics.len()));
+        let right = counts_text(ctx);
         let left = format!(" {}", status.left);
         let width = usize::from(area.width);
-        let right_w = right.chars().count();
-        let left: String = left
-            .chars()
-            .take(width.saturating_sub(right_w + 1))
-            .collect();
-        let pad = width.saturating_sub(left.chars().count() + right_w);
+        let right_w = right.width();
+        // Cut at a word by display width, so `›` parts are not split.
+        let left = fit(&left, width.saturating_sub(right_w + 1));
+        let pad = width.saturating_sub(left.width() + right_w);
         Line::from(vec![
             Span::raw(left),
             Span::raw(" ".repeat(pad)),

@@ -44,6 +44,37 @@ pub fn fmt_duration(start: DateTime<Utc>, end: DateTime<Utc>) -> String {
     }
 }
 
+/// `text` cut to `width` display cells (unicode-width): whole when it fits,
+/// else at the last space that leaves room for a closing `…` (mid-word only
+/// when the first word alone is too wide).
+pub fn fit(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    // The longest prefix that leaves a cell for the `…`.
+    let mut used = 0;
+    let mut end = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    let head = &text[..end];
+    let cut = match head.rfind(' ') {
+        // A separator left at the end (`a · b`, `a › b`) goes too.
+        Some(space) if space > 0 => head[..space].trim_end_matches([' ', '·', '›']),
+        _ => head,
+    };
+    format!("{cut}…")
+}
+
 /// The plain text of a line (for searching).
 pub fn line_text(line: &Line<'_>) -> String {
     line.spans.iter().map(|s| s.content.as_ref()).collect()
@@ -234,6 +265,17 @@ mod tests {
         assert_eq!(marked, vec!["rm -RF", "rm -rf"]);
         assert_eq!(line_text(&out), "rm -RF build/ and rm -rf x");
         assert_eq!(highlight(&line, "absent", hit), line);
+    }
+
+    #[test]
+    fn fits_at_a_word_boundary_by_display_width() {
+        assert_eq!(fit("turn 1 › Edit", 20), "turn 1 › Edit");
+        assert_eq!(fit("Please exercise your tools", 18), "Please exercise…");
+        // Wide characters count two cells: 漢字 is four.
+        assert_eq!(fit("漢字 漢字 漢字", 11), "漢字 漢字…");
+        assert_eq!(fit("abcdefghij", 5), "abcd…");
+        assert_eq!(fit("Tab complete · Enter done", 16), "Tab complete…");
+        assert_eq!(fit("abc", 0), "");
     }
 
     #[test]
