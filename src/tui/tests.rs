@@ -126,6 +126,12 @@ fn keys(app: &mut App, text: &str) {
 /// its left border replaced by `▶` when its pane has the keys (reversed
 /// row) or `▷` when not (underlined row).
 fn buffer_text(buffer: &Buffer) -> String {
+    buffer_text_with(buffer, true)
+}
+
+/// The buffer as text; `marks` adds [`buffer_text`]'s focus and selection
+/// marks (without them: what a terminal capture shows).
+fn buffer_text_with(buffer: &Buffer, marks: bool) -> String {
     use ratatui::style::Modifier;
     let area = buffer.area;
     let heavy = |symbol: &str| match symbol {
@@ -145,7 +151,7 @@ fn buffer_text(buffer: &Buffer) -> String {
         c.symbol() == symbol && c.modifier.contains(Modifier::BOLD)
     };
     let mut perimeter = std::collections::HashSet::new();
-    for y0 in 0..area.height {
+    for y0 in (0..area.height).filter(|_| marks) {
         for x0 in 0..area.width {
             if !bold(x0, y0, "┌") {
                 continue;
@@ -180,7 +186,7 @@ fn buffer_text(buffer: &Buffer) -> String {
                 Some(h) if perimeter.contains(&(x, y)) => h,
                 _ => symbol,
             };
-            if shown != "│" && shown != "┃" {
+            if !marks || (shown != "│" && shown != "┃") {
                 line.push_str(shown);
                 continue;
             }
@@ -1258,4 +1264,51 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
     );
     insta::assert_snapshot!("detail_depth_2_spawn_160x48", render(&mut app, 160, 48));
     insta::assert_snapshot!("detail_depth_2_spawn_80x24", render(&mut app, 80, 24));
+}
+
+
+/// The README's screenshot is this test's render: `hookscope
+/// ../shared/corpus` at 150x32, the `tools` session found with the session
+/// search, the timeline filtered to `new_module`, its Edit in Detail. The
+/// README's ```text block after "at 150x32" must equal it; run with
+/// `HOOKSCOPE_UPDATE_README=1` to rewrite the block.
+#[test]
+fn readme_screenshot_is_the_render() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+    let mut app = app_for(corpus);
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "'scenario:tools"); // fzf's exact match
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter); // open it
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "new_module");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('j')); // the Write, then the Edit
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    app.handle(Action::Resize {
+        width: 150,
+        height: 32,
+    });
+    let mut terminal = Terminal::new(TestBackend::new(150, 32)).expect("test terminal");
+    terminal.draw(|f| draw(f, &app)).expect("draw");
+    let screen = buffer_text_with(terminal.backend().buffer(), false);
+    assert!(screen.contains("Edit  edit  ✓ ok"), "{screen}");
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md");
+    let anchor = "`hookscope ../shared/corpus` at 150x32";
+    let at = readme.find(anchor).expect("the screenshot's caption");
+    let open = at + readme[at..].find("```text\n").expect("its text block") + "```text\n".len();
+    let close = open + readme[open..].find("```").expect("the block's end");
+    if std::env::var_os("HOOKSCOPE_UPDATE_README").is_some() {
+        let updated = format!("{}{screen}{}", &readme[..open], &readme[close..]);
+        std::fs::write(path, updated).expect("write README.md");
+    } else {
+        assert_eq!(
+            readme[open..close],
+            screen,
+            "README screenshot is stale: HOOKSCOPE_UPDATE_README=1 cargo test --bin hookscope readme"
+        );
+    }
 }
