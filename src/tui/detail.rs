@@ -92,6 +92,8 @@ struct Build<'a> {
     limit: Limit,
     /// A Bash line the lines wait for: its key and command.
     missing: Option<(BashKey, String)>,
+    /// Whether an output was cut at the limit (`o` shows more).
+    more: bool,
 }
 
 /// The detail lines for `subject` (not wrapped), and the Bash line they
@@ -403,6 +405,10 @@ fn call_lines(
     out.push(Line::default());
     out.push(heading("Output", theme));
     out.extend(output_view(record, theme, b.limit));
+    b.more |= record
+        .result
+        .as_ref()
+        .is_some_and(|r| !cut_text(&r.text, b.limit).1.is_empty());
     out
 }
 
@@ -785,6 +791,8 @@ pub struct DetailPane {
     parses: HashMap<BashKey, Arc<CommandLine>>,
     /// Bash lines asked for and not answered yet.
     pending: HashSet<BashKey>,
+    /// Whether the lines were cut at the [`Limit`] (`o` shows more).
+    more: bool,
 }
 
 impl DetailPane {
@@ -820,9 +828,11 @@ impl DetailPane {
                 parses: &self.parses,
                 limit,
                 missing: None,
+                more: false,
             };
             let raw = lines(&mut b, subject);
             let missing = b.missing.take();
+            let more = b.more;
             let (mut wrapped, cut) = wrap_capped(raw, usize::from(width), limit.bytes);
             if cut > 0 {
                 wrapped.push(Line::from(Span::styled(
@@ -831,6 +841,7 @@ impl DetailPane {
                 )));
             }
             self.lines = wrapped;
+            self.more = more || cut > 0;
             self.built = Some(key);
             if let Some((key, command)) = missing
                 && self.pending.insert(key.clone())
@@ -915,11 +926,7 @@ impl Component for DetailPane {
                 }
             }
             Action::ShowMore => {
-                if self
-                    .lines
-                    .iter()
-                    .any(|l| super::widgets::text::line_text(l).contains("press o to show more"))
-                {
+                if self.more {
                     self.level = self.level.saturating_add(1);
                     self.built = None;
                 } else {

@@ -939,7 +939,7 @@ fn a_10_mb_output_builds_a_bounded_number_of_lines() {
     assert_eq!(output.len(), 10_000_000);
     let path = one_bash_call(dir.path(), "yes | head", &output);
     let mut app = detail_of_bash(&path);
-    for width in [160u16, 1] {
+    for width in [160u16, 80, 1] {
         render(&mut app, width, 48);
         let lines = app.detail.lines().len();
         let text: Vec<String> = app
@@ -958,6 +958,10 @@ fn a_10_mb_output_builds_a_bounded_number_of_lines() {
                 "{:?}",
                 &text[text.len() - 3..]
             );
+        } else if width == 80 {
+            // Two panes: Detail's 42 columns wrap each 49-character line
+            // to two rows.
+            assert!((4_000..4_100).contains(&lines), "{lines} rows at width 80");
         } else {
             // Width 1: the wrapped rows stop at 256 Ki, with a line that
             // says so (10 MB would be ten million rows).
@@ -1265,7 +1269,6 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
     insta::assert_snapshot!("detail_depth_2_spawn_160x48", render(&mut app, 160, 48));
     insta::assert_snapshot!("detail_depth_2_spawn_80x24", render(&mut app, 80, 24));
 }
-
 
 /// The README's screenshot is this test's render: `hookscope
 /// ../shared/corpus` at 150x32, the `tools` session found with the session

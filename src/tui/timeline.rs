@@ -283,6 +283,8 @@ pub struct TimelinePane {
     pub expanded: HashSet<Item>,
     /// Where the pane was last laid out.
     area: Rect,
+    /// The visible rows as of the last transition (what is drawn).
+    shown: Vec<TimelineRow>,
 }
 
 impl TimelinePane {
@@ -507,6 +509,8 @@ impl TimelinePane {
         self.follow(ctx);
     }
 
+    /// Recomputes the visible rows (kept for drawing) and keeps the
+    /// selection in view.
     fn follow(&mut self, ctx: &Ctx) {
         let rows = self.rows(ctx);
         let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
@@ -516,6 +520,7 @@ impl TimelinePane {
             &vec![1; rows.len()],
             usize::from(self.area.height.saturating_sub(2)),
         );
+        self.shown = rows;
     }
 
     fn enter(&mut self, ctx: &mut Ctx) {
@@ -699,7 +704,7 @@ impl Component for TimelinePane {
             }
             OpenState::Ready(s) => s,
         };
-        let rows = self.rows(ctx);
+        let rows = &self.shown;
         if rows.is_empty() {
             let text = if self.filter.is_empty() {
                 "(no turns)"
