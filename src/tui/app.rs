@@ -678,6 +678,9 @@ impl App {
     /// What the status bar says besides the counts.
     pub fn status(&self) -> Status {
         let left = match self.view {
+            View::Calls if self.calls.completing() => {
+                "Calls › Tab/↓ ↑ move · Enter take · Esc close".to_string()
+            }
             View::Calls if self.calls.editing => {
                 "Calls › typing the filter: Tab complete · Enter/Esc done · Ctrl-U clear"
                     .to_string()

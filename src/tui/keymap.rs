@@ -491,6 +491,32 @@ mod tests {
     }
 
     #[test]
+    fn completion_list_moves_takes_and_types() {
+        let none = KeyModifiers::NONE;
+        let mode = KeyMode::Completion;
+        assert_eq!(
+            action_for(key(KeyCode::Tab, none), mode),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::BackTab, KeyModifiers::SHIFT), mode),
+            Some(Action::Up)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Enter, none), mode),
+            Some(Action::Enter)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Esc, none), mode),
+            Some(Action::Back)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('j'), none), mode),
+            Some(Action::SearchInput('j'))
+        );
+    }
+
+    #[test]
     fn calls_filter_line_takes_tab_and_characters() {
         let none = KeyModifiers::NONE;
         let mode = KeyMode::CallsFilter;
