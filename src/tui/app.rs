@@ -78,8 +78,8 @@ pub struct Areas {
 pub const WIDE: u16 = 120;
 
 /// Splits the screen: banner, panes, status bar. Wide terminals get three
-/// columns; narrow ones show Sessions|Timeline or Timeline|Detail depending
-/// on focus.
+/// columns (26/34/40 %, from 180 columns 30/32/38 %); narrow ones show
+/// Sessions|Timeline or Timeline|Detail depending on focus.
 pub fn areas(area: Rect, focus: Pane, banner: bool) -> Areas {
     let [banner_area, main, status] = Layout::vertical([
         Constraint::Length(u16::from(banner)),
@@ -94,12 +94,14 @@ pub fn areas(area: Rect, focus: Pane, banner: bool) -> Areas {
         ..Areas::default()
     };
     if area.width >= WIDE {
-        let [s, t, d] = Layout::horizontal([
-            Constraint::Percentage(26),
-            Constraint::Percentage(34),
-            Constraint::Percentage(40),
-        ])
-        .areas(main);
+        // From 180 columns the session list takes a larger share, so
+        // titles are not cut at ~50 columns on a 200-column terminal.
+        let shares = if area.width >= 180 {
+            [30, 32, 38]
+        } else {
+            [26, 34, 40]
+        };
+        let [s, t, d] = Layout::horizontal(shares.map(Constraint::Percentage)).areas(main);
         out.sessions = Some(s);
         out.timeline = Some(t);
         out.detail = Some(d);

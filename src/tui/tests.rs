@@ -1315,3 +1315,16 @@ fn readme_screenshot_is_the_render() {
         );
     }
 }
+
+#[test]
+fn the_session_list_takes_a_larger_share_from_180_columns() {
+    let rect = |w| ratatui::layout::Rect::new(0, 0, w, 50);
+    let width = |w| {
+        super::app::areas(rect(w), Pane::Sessions, false)
+            .sessions
+            .map(|r| r.width)
+    };
+    assert_eq!(width(160), Some(42)); // 26 %
+    assert_eq!(width(200), Some(60)); // 30 %
+    assert_eq!(width(100), Some(45)); // two panes, 45 %
+}
