@@ -1,7 +1,7 @@
 //! Everything a key (or the mouse, or the terminal) can ask the app to do.
 //!
 //! Keys become [`Action`]s in [`super::keymap`]; the app state changes only in
-//! [`super::app::App::handle`]. Keeping one flat enum makes the help overlay,
+//! [`super::app::App::handle`] (which offers them to the components). Keeping one flat enum makes the help overlay,
 //! tests and any future config file speak the same names.
 
 /// One thing the user (or the terminal) asked for.
@@ -60,6 +60,8 @@ pub enum Action {
     /// Quick filter: failed calls (of the selected call's tool from the
     /// timeline; toggles `is:error` in the Calls view).
     ErrorsOnly,
+    /// Show more of a long output in the Detail pane (4× per press).
+    ShowMore,
     /// Show or hide the key help overlay.
     ToggleHelp,
     /// Show or hide the diagnostics overlay.

@@ -3,23 +3,27 @@
 //! (`hookscope::query::filter_line`), newest first, with the selected
 //! record on the side. Results come from the same query as `hookscope find`
 //! and the MCP tool, run on a worker thread as the line changes; Enter opens
-//! the call in its session's timeline.
+//! the call in its session's timeline. [`CallsView`] owns the filter
+//! line, the answer, the selection, the record pane's scroll and Tab's
+//! candidates popup.
 
-use std::cell::Cell;
-
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
+use hookscope::tools::file_path_of;
 use hookscope::transcript::claude_code::one_line;
-use hookscope::transcript::short_session_id;
+use hookscope::transcript::{ToolCallRecord, short_session_id};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
+use ratatui::widgets::{Block, Clear, List, ListItem, ListState, Paragraph};
 
-use super::app::App;
-use super::detail::{self, field, heading};
+use super::action::Action;
+use super::component::{Command, Component, EventState, delta_of, follow, inner_rows};
+use super::context::{Ctx, Effect, Request};
+use super::keymap;
 use super::theme::Theme;
 use super::widgets::json;
+use super::widgets::text::{field, heading, text_lines, with_position, wrap};
 use crate::words::plural;
 
 /// The limit the view asks for when the line has no `limit:` (the count
@@ -43,12 +47,19 @@ pub struct CallsView {
     /// Bumped on every change of the line; answers to older lines are
     /// dropped.
     pub generation: u64,
+    /// The generation [`CallsView::result`] answers (older than
+    /// `generation` while a newer line runs or does not parse).
+    pub answered: u64,
     /// Selected record (index into `result.records`).
     pub sel: usize,
-    /// First visible list row (kept by the renderer).
-    pub offset: Cell<usize>,
+    /// First visible list row (follows the selection).
+    pub offset: usize,
     /// Candidates offered by the last ambiguous Tab.
     pub completions: Vec<String>,
+    /// Where the candidates replace the line (byte offset).
+    pub completion_start: usize,
+    /// The highlighted candidate while the popup is open (`None`: closed).
+    pub completion_sel: Option<usize>,
     /// Whether the record pane (not the list) has the keys.
     pub focus_detail: bool,
     /// First visible line of the record pane.
@@ -56,6 +67,8 @@ pub struct CallsView {
     /// A `tool_use_id` to select when the next answer arrives (quick
     /// filters keep the call you were on).
     pub select_on_answer: Option<String>,
+    /// The area between banner and status bar it was last laid out in.
+    main: Rect,
 }
 
 impl CallsView {
@@ -121,7 +134,12 @@ pub fn areas(main: Rect) -> CallsAreas {
 
 /// One list row: time, session, kind, name, error mark, resolved name,
 /// summary; `↳` marks a subagent's call.
-fn row(app: &App, record: &FoundCall, width: u16, theme: &Theme) -> ListItem<'static> {
+fn row(
+    record: &FoundCall,
+    width: u16,
+    theme: &Theme,
+    utc_offset: FixedOffset,
+) -> ListItem<'static> {
     let format = if width >= 100 {
         "%Y-%m-%d %H:%M"
     } else {
@@ -129,7 +147,7 @@ fn row(app: &App, record: &FoundCall, width: u16, theme: &Theme) -> ListItem<'st
     };
     let time = record
         .timestamp
-        .map(|t| super::fmt_time(t, app.utc_offset, format))
+        .map(|t| super::fmt_time(t, utc_offset, format))
         .unwrap_or_else(|| "undated".to_string());
     let session: String = short_session_id(&record.session).chars().take(16).collect();
     let mut spans = vec![
@@ -161,8 +179,8 @@ fn row(app: &App, record: &FoundCall, width: u16, theme: &Theme) -> ListItem<'st
 
 /// The record pane's lines (not wrapped): the record's fields as
 /// `find_tool_calls` emits them (masked, output cut per `output_mode`).
-pub fn record_lines(app: &App, record: &FoundCall) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+pub fn record_lines(ctx: &Ctx, record: &FoundCall) -> Vec<Line<'static>> {
+    let theme = &ctx.theme;
     let mut out = Vec::new();
     let mut name = record.tool_name.clone();
     if let Some(res) = &record.tool_resolved {
@@ -178,7 +196,7 @@ pub fn record_lines(app: &App, record: &FoundCall) -> Vec<Line<'static>> {
     if let Some(t) = record.timestamp {
         out.push(field(
             "time",
-            super::fmt_time(t, app.utc_offset, "%Y-%m-%d %H:%M:%S"),
+            super::fmt_time(t, ctx.utc_offset, "%Y-%m-%d %H:%M:%S"),
             theme,
         ));
     }
@@ -237,7 +255,7 @@ pub fn record_lines(app: &App, record: &FoundCall) -> Vec<Line<'static>> {
             } else {
                 ratatui::style::Style::default()
             };
-            out.extend(detail::text_lines(text, style));
+            out.extend(text_lines(text, style));
         }
         Some(_) => out.push(Line::from(Span::styled("(empty)", theme.dim()))),
         None => out.push(Line::from(Span::styled("(no result)", theme.dim()))),
@@ -248,14 +266,6 @@ pub fn record_lines(app: &App, record: &FoundCall) -> Vec<Line<'static>> {
         theme.dim(),
     )));
     out
-}
-
-/// The record pane's lines wrapped to `width` (empty without a selection).
-pub fn wrapped_record_lines(app: &App, width: u16) -> Vec<Line<'static>> {
-    match app.calls.selected() {
-        Some(record) => detail::wrap(record_lines(app, record), usize::from(width.max(1))),
-        None => Vec::new(),
-    }
 }
 
 /// `12 calls`, `showing 1000 of 4321 calls`, plus unreadable sessions.
@@ -281,7 +291,9 @@ pub fn count_text(view: &CallsView) -> String {
     } else {
         plural(result.matched, "call")
     };
-    if !result.unmatched_sessions.is_empty() {
+    // Which `session:` matched nothing is about the line it answers: once
+    // the line changes, it goes (the records stay until the new answer).
+    if !result.unmatched_sessions.is_empty() && view.answered == view.generation {
         text.push_str(&format!(
             " · no session {}",
             result.unmatched_sessions.join(", ")
@@ -299,10 +311,467 @@ pub fn count_text(view: &CallsView) -> String {
     text
 }
 
+/// The filter line of a quick filter from a timeline call: `tool:NAME`,
+/// `tool:NAME is:error`, or `input:PATH`.
+///
+/// # Errors
+/// The status-bar message when the call has no file path (`SameFile`).
+pub fn quick_line(action: Action, record: &ToolCallRecord) -> Result<String, String> {
+    let tool = format!("tool:{}", filter_line::quote(record.name()));
+    match action {
+        Action::SameTool => Ok(tool),
+        Action::ErrorsOnly => Ok(format!("{tool} is:error")),
+        _ => match file_path_of(&record.call) {
+            Some(path) => Ok(format!("input:{}", filter_line::quote(path))),
+            None => Err(format!("this {} call has no file path", record.name())),
+        },
+    }
+}
+
+impl CallsView {
+    /// The view's areas in the main area it was last laid out in.
+    pub fn areas(&self) -> CallsAreas {
+        areas(self.main)
+    }
+
+    /// Lays the view out in `main` (the list offset follows).
+    pub fn set_area(&mut self, main: Rect) {
+        self.main = main;
+        self.follow();
+    }
+
+    /// Whether Tab's candidates popup is open.
+    pub fn completing(&self) -> bool {
+        self.completion_sel.is_some() && !self.completions.is_empty()
+    }
+
+    /// The record pane's lines wrapped to `width` (empty without a
+    /// selection).
+    pub fn wrapped_record_lines(&self, ctx: &Ctx, width: u16) -> Vec<Line<'static>> {
+        match self.selected() {
+            Some(record) => wrap(record_lines(ctx, record), usize::from(width.max(1))),
+            None => Vec::new(),
+        }
+    }
+
+    /// Opens the view: `line` replaces the filter line (a quick filter;
+    /// `select` is kept selected in the answer), else the line is kept.
+    /// Either way the keys go to the filter line when it is empty or kept,
+    /// so typing `tool:Edit` types it.
+    pub fn open(&mut self, line: Option<String>, select: Option<String>, ctx: &mut Ctx) {
+        self.focus_detail = false;
+        self.close_completions();
+        if select.is_some() {
+            self.select_on_answer = select;
+        }
+        match line {
+            Some(line) => {
+                self.filter = line;
+                self.editing = false;
+                self.sel = 0;
+                self.offset = 0;
+                self.rerun(ctx);
+            }
+            None => {
+                self.editing = true;
+                if self.result.is_none() && !self.running {
+                    self.rerun(ctx);
+                }
+            }
+        }
+    }
+
+    /// Folds in the answer to query `generation` (older ones are dropped).
+    pub fn found(&mut self, generation: u64, result: Result<FindResult, String>) {
+        if generation != self.generation {
+            return; // an answer to a line since edited
+        }
+        self.running = false;
+        match result {
+            Ok(found) => {
+                self.error = None;
+                let wanted = self
+                    .select_on_answer
+                    .take()
+                    .and_then(|id| found.records.iter().position(|r| r.tool_use_id == id));
+                let sel = wanted.unwrap_or(self.sel);
+                self.sel = sel.min(found.records.len().saturating_sub(1));
+                self.result = Some(found);
+                self.answered = generation;
+                self.detail_scroll = 0;
+                self.follow();
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Validates the line and queues its query (or shows why it is not one).
+    fn rerun(&mut self, ctx: &mut Ctx) {
+        self.generation += 1;
+        match prepare(&self.filter, Utc::now()) {
+            Ok(query) => {
+                self.error = None;
+                self.running = true;
+                ctx.requests.push(Request::Find {
+                    generation: self.generation,
+                    query,
+                });
+            }
+            Err(e) => {
+                self.error = Some(e);
+                self.running = false;
+            }
+        }
+    }
+
+    fn close_completions(&mut self) {
+        self.completions.clear();
+        self.completion_sel = None;
+    }
+
+    fn follow(&mut self) {
+        let len = self.records().len();
+        self.offset = follow(
+            self.offset,
+            (len > 0).then(|| self.sel.min(len - 1)),
+            &vec![1; len],
+            usize::from(self.areas().list.height.saturating_sub(2)),
+        );
+    }
+
+    /// Keys of Tab's candidates popup: move, take, close; anything else
+    /// closes it and goes to the line.
+    fn completion_event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        let n = self.completions.len();
+        let sel = self.completion_sel.unwrap_or(0);
+        match action {
+            Action::Down | Action::Complete => self.completion_sel = Some((sel + 1) % n.max(1)),
+            Action::Up => self.completion_sel = Some((sel + n.max(1) - 1) % n.max(1)),
+            Action::Enter => {
+                if let Some(c) = self.completions.get(sel) {
+                    let head = self.filter.get(..self.completion_start).unwrap_or("");
+                    self.filter = format!("{head}{c}");
+                    self.close_completions();
+                    self.sel = 0;
+                    self.offset = 0;
+                    self.rerun(ctx);
+                }
+            }
+            Action::Back => self.close_completions(),
+            _ => {
+                self.completion_sel = None;
+                return self.filter_event(action, ctx);
+            }
+        }
+        EventState::Consumed
+    }
+
+    /// Keys of the filter line.
+    fn filter_event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        let before = self.filter.clone();
+        match action {
+            Action::SearchInput(c) => self.filter.push(c),
+            Action::SearchBackspace => {
+                self.filter.pop();
+            }
+            Action::ClearLine => self.filter.clear(),
+            Action::Complete => {
+                let sessions: Vec<String> =
+                    ctx.sessions.iter().map(|e| e.sref.id.clone()).collect();
+                let names: Vec<String> = ctx.tool_names.iter().cloned().collect();
+                let completion = filter_line::complete(&self.filter, &names, &sessions);
+                self.filter = completion.apply(&self.filter);
+                // A finished word (it ends in a space) needs no list.
+                if completion.candidates.len() > 1 && !self.filter.ends_with(' ') {
+                    self.completions = completion.candidates;
+                    self.completion_start = completion.start;
+                    self.completion_sel = Some(0);
+                } else {
+                    self.close_completions();
+                }
+            }
+            Action::SearchConfirm | Action::SearchCancel => {
+                self.editing = false;
+                self.close_completions();
+                return EventState::Consumed;
+            }
+            Action::ForceQuit => return EventState::NotConsumed,
+            _ => return EventState::Consumed,
+        }
+        if action != Action::Complete {
+            self.close_completions();
+        }
+        if self.filter != before {
+            self.sel = 0;
+            self.offset = 0;
+            self.rerun(ctx);
+        }
+        EventState::Consumed
+    }
+
+    /// Quick filters inside the view: set `tool:` or `input:` from the
+    /// selected record, or toggle `is:error`.
+    fn quick_filter(&mut self, action: Action, ctx: &mut Ctx) {
+        let keep = self.selected().map(|r| r.tool_use_id.clone());
+        let line = &self.filter;
+        let new = match action {
+            Action::ErrorsOnly => {
+                let errors_on = filter_line::parse(line).is_ok_and(|p| p.is_error == Some(true));
+                filter_line::with_word(line, "is", (!errors_on).then_some("error"))
+            }
+            _ => {
+                let Some(record) = self.selected() else {
+                    ctx.say("no call selected");
+                    return;
+                };
+                if action == Action::SameTool {
+                    filter_line::with_word(line, "tool", Some(&record.tool_name))
+                } else {
+                    match &record.file_path {
+                        Some(p) => filter_line::with_word(line, "input", Some(p)),
+                        None => {
+                            ctx.say(format!("this {} call has no file path", record.tool_name));
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        // Keep your place: the call you were on is selected in the answer.
+        self.open(Some(new), keep, ctx);
+    }
+
+    /// Enter: open the record's session in the timeline and select the call.
+    fn jump(&mut self, ctx: &mut Ctx) {
+        let Some(record) = self.selected() else {
+            return;
+        };
+        let index = ctx
+            .sessions
+            .iter()
+            .position(|e| e.sref.id == record.session && e.sref.agent == record.agent);
+        match index {
+            Some(index) => ctx.emit(Effect::JumpToCall {
+                index,
+                tool_use_id: record.tool_use_id.clone(),
+            }),
+            None => ctx.say(format!("session {} is not in the list", record.session)),
+        }
+    }
+
+    /// Moves the list selection, or scrolls the record pane when it has the
+    /// keys, by `delta` rows (clamped).
+    fn move_by(&mut self, delta: isize, ctx: &Ctx) {
+        let len = self.records().len();
+        if self.focus_detail {
+            self.detail_scroll = self.detail_scroll.saturating_add_signed(delta);
+            let a = self.areas();
+            let lines = self
+                .wrapped_record_lines(ctx, a.detail.width.saturating_sub(2))
+                .len();
+            let height = usize::from(a.detail.height.saturating_sub(2));
+            self.detail_scroll = self.detail_scroll.min(lines.saturating_sub(height));
+        } else if len > 0 {
+            self.sel = self.sel.saturating_add_signed(delta).min(len - 1);
+            self.detail_scroll = 0;
+            self.follow();
+        }
+    }
+
+    /// The hint line's text outside the filter line, from the commands.
+    fn hint(&self, ctx: &Ctx) -> String {
+        let mut commands = Vec::new();
+        self.commands(ctx, &mut commands, false);
+        let parts: Vec<String> = commands
+            .iter()
+            .filter_map(|c| Some(format!("{} {}", keymap::hint_key(c.action)?, c.name)))
+            .collect();
+        format!(" {}", parts.join(" · "))
+    }
+}
+
+impl Component for CallsView {
+    fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        if self.editing {
+            if self.completing() {
+                return self.completion_event(action, ctx);
+            }
+            return self.filter_event(action, ctx);
+        }
+        let page = inner_rows(if self.focus_detail {
+            self.areas().detail
+        } else {
+            self.areas().list
+        });
+        let delta = match action {
+            Action::SearchNext => Some(1),
+            Action::SearchPrev => Some(-1),
+            Action::ScrollAt { .. } => None,
+            other => delta_of(other, page),
+        };
+        if let Some(d) = delta {
+            self.move_by(d, ctx);
+            return EventState::Consumed;
+        }
+        match action {
+            Action::Enter => self.jump(ctx),
+            Action::Back => {
+                if self.focus_detail {
+                    self.focus_detail = false;
+                } else {
+                    ctx.emit(Effect::CloseCalls);
+                }
+            }
+            Action::OpenCalls => ctx.emit(Effect::CloseCalls),
+            Action::StartSearch => {
+                self.editing = true;
+                self.focus_detail = false;
+            }
+            Action::FocusNext | Action::FocusPrev => self.focus_detail = !self.focus_detail,
+            Action::SameTool | Action::SameFile | Action::ErrorsOnly => {
+                self.quick_filter(action, ctx)
+            }
+            Action::ScrollAt { column, row, down } => {
+                let a = self.areas();
+                let pos = Position::new(column, row);
+                let focus = self.focus_detail;
+                if a.list.contains(pos) {
+                    self.focus_detail = false;
+                } else if a.detail.contains(pos) {
+                    self.focus_detail = true;
+                } else {
+                    return EventState::Consumed;
+                }
+                self.move_by(if down { 3 } else { -3 }, ctx);
+                self.focus_detail = focus;
+            }
+            Action::ClickAt { column, row } => {
+                let a = self.areas();
+                let pos = Position::new(column, row);
+                if a.filter.contains(pos) {
+                    self.editing = true;
+                } else if a.list.contains(pos) {
+                    self.focus_detail = false;
+                    // Rows start under the border.
+                    let first = usize::from(a.list.y) + 1;
+                    let clicked = usize::from(row).checked_sub(first).map(|r| r + self.offset);
+                    if let Some(r) = clicked.filter(|r| *r < self.records().len()) {
+                        self.sel = r;
+                        self.detail_scroll = 0;
+                        self.follow();
+                    }
+                } else if a.detail.contains(pos) {
+                    self.focus_detail = true;
+                }
+            }
+            Action::ToggleExpand => {}
+            _ => return EventState::NotConsumed,
+        }
+        EventState::Consumed
+    }
+
+    fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, _force_all: bool) {
+        out.push(Command::new(
+            Action::Enter,
+            "open",
+            "open the call in its session's timeline",
+        ));
+        out.push(Command::new(
+            Action::StartSearch,
+            "edit",
+            "edit the filter line",
+        ));
+        out.push(Command::new(
+            Action::SameTool,
+            "tool",
+            "filter: the selected call's tool",
+        ));
+        out.push(Command::new(
+            Action::SameFile,
+            "file",
+            "filter: the selected call's file",
+        ));
+        out.push(Command::new(
+            Action::ErrorsOnly,
+            "errors",
+            "filter: toggle is:error",
+        ));
+        out.push(Command::new(
+            Action::Back,
+            "back",
+            "record pane → list → the panes",
+        ));
+    }
+
+    fn draw(&self, frame: &mut Frame, main: Rect, ctx: &Ctx, _focused: bool) {
+        draw_view(self, frame, main, ctx);
+        if self.completing() {
+            draw_completions(self, frame, main, ctx);
+        }
+    }
+}
+
+/// Tab's candidates under the filter line, the highlighted one reversed,
+/// scrolled to keep it in view (drawn inside `main`, above the status bar).
+fn draw_completions(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
+    let theme = &ctx.theme;
+    let a = areas(main);
+    let widest = view
+        .completions
+        .iter()
+        .map(|c| unicode_width::UnicodeWidthStr::width(c.as_str()))
+        .max()
+        .unwrap_or(0);
+    let typed = unicode_width::UnicodeWidthStr::width(
+        view.filter.get(..view.completion_start).unwrap_or(""),
+    );
+    // Under the hint line, which keeps listing the candidates in a row.
+    let top = a.hint.y + a.hint.height;
+    let bottom = main.y + main.height;
+    let height = u16::try_from(view.completions.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(bottom.saturating_sub(top));
+    let title = format!(
+        " {} candidates — Tab/↓ ↑ Enter Esc ",
+        view.completions.len()
+    );
+    let width = u16::try_from(widest.max(title.chars().count()) + 2)
+        .unwrap_or(u16::MAX)
+        .min(main.width);
+    let x = (a.filter.x + 3 + u16::try_from(typed).unwrap_or(0))
+        .min((main.x + main.width).saturating_sub(width));
+    let area = Rect::new(x, top, width, height);
+    if area.height < 3 {
+        return;
+    }
+    let sel = view.completion_sel.unwrap_or(0);
+    let room = usize::from(area.height - 2);
+    let offset = follow(0, Some(sel), &vec![1; view.completions.len()], room);
+    let items: Vec<ListItem> = view
+        .completions
+        .iter()
+        .map(|c| ListItem::new(Line::from(c.trim_end().to_string())))
+        .collect();
+    let mut state = ListState::default()
+        .with_offset(offset)
+        .with_selected(Some(sel));
+    let block = Block::bordered()
+        .title(Span::styled(title, theme.heading()))
+        .border_style(theme.border(true));
+    let block = with_position(block, offset, room, view.completions.len());
+    frame.render_widget(Clear, area);
+    frame.render_stateful_widget(
+        List::new(items)
+            .block(block)
+            .highlight_style(theme.selected(true)),
+        area,
+        &mut state,
+    );
+}
+
 /// Draws the view into `main` (everything between banner and status bar).
-pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
-    let theme = &app.theme;
-    let view = &app.calls;
+fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
+    let theme = &ctx.theme;
     let a = areas(main);
 
     let filter_block = Block::bordered()
@@ -344,10 +813,7 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
             theme.dim(),
         )
     } else {
-        Span::styled(
-            " Enter open · / edit · t tool · f file · e errors · Esc back",
-            theme.dim(),
-        )
+        Span::styled(view.hint(ctx), theme.dim())
     };
     let width = usize::from(a.hint.width);
     // An error is what matters most: it takes the line, the count yields.
@@ -398,26 +864,25 @@ pub fn draw(frame: &mut Frame, main: Rect, app: &App) {
     } else {
         let items: Vec<ListItem> = records
             .iter()
-            .map(|r| row(app, r, a.list.width, theme))
+            .map(|r| row(r, a.list.width, theme, ctx.utc_offset))
             .collect();
         let mut state = ListState::default()
-            .with_offset(view.offset.get())
+            .with_offset(view.offset)
             .with_selected(Some(view.sel.min(records.len() - 1)));
         let list = List::new(items)
             .block(list_block)
             .highlight_style(theme.selected(list_focused));
         frame.render_stateful_widget(list, a.list, &mut state);
-        view.offset.set(state.offset());
     }
 
     let detail_focused = !view.editing && view.focus_detail;
-    let lines = wrapped_record_lines(app, a.detail.width.saturating_sub(2));
+    let lines = view.wrapped_record_lines(ctx, a.detail.width.saturating_sub(2));
     let height = usize::from(a.detail.height.saturating_sub(2));
     let scroll = view.detail_scroll.min(lines.len().saturating_sub(1));
     let block = Block::bordered()
         .title(Span::styled(" Record ", theme.heading()))
         .border_style(theme.border(detail_focused));
-    let block = detail::with_position(block, scroll, height, lines.len());
+    let block = with_position(block, scroll, height, lines.len());
     let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
     frame.render_widget(Paragraph::new(visible).block(block), a.detail);
 }

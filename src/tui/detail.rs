@@ -2,13 +2,23 @@
 //! subagent, output), turn (prompt and summary), other event (its text), or
 //! — while the session list has the focus — the selected session's facts.
 //!
-//! Built as plain `Vec<Line>` by [`lines`], wrapped to the pane width by
-//! [`wrap`] and cached by the app, so scrolling is cheap.
+//! Built as plain `Vec<Line>` by [`lines`] for the [`Subject`] the app hands
+//! it, wrapped to the pane width and kept by [`DetailPane`] until the
+//! subject, the width or what is known changes, so scrolling is cheap.
+//! Nothing slow runs here on the UI thread: a Bash call's breakdown
+//! (tree-sitter) is asked of a worker ([`Request::ParseBash`]) and shows
+//! "parsing…" until the answer is folded in; a long output is built only up
+//! to [`Limit`] (`o` shows more).
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use crate::words::plural;
 use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
-use hookscope::tools::{ToolCall, hunks_of};
+use hookscope::shell::CommandLine;
+use hookscope::tools::{BashCall, ToolCall, hunks_of};
 use hookscope::transcript::claude_code::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
@@ -16,94 +26,120 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
-use unicode_width::UnicodeWidthChar;
 
-use super::app::{App, Item, Pane, SessionEntry, Thread};
+use super::action::Action;
+use super::component::{Command, Component, EventState, delta_of, inner_rows};
+use super::context::{
+    BashKey, Ctx, Effect, Item, OpenState, Pane, Request, SessionEntry, Thread, event_of,
+    spawn_chain, subagent_label,
+};
 use super::theme::Theme;
-use super::timeline::event_of;
+use super::widgets::text::{
+    field, fmt_duration, heading, highlight, matching_lines, text_lines, with_position, wrap_capped,
+};
 use super::widgets::{diff, json};
 
-/// A section heading: `── text ──`.
-pub fn heading(text: &str, theme: &Theme) -> Line<'static> {
-    Line::from(Span::styled(format!("── {text} ──"), theme.heading()))
+/// What the Detail pane shows; the app hands it over from the Sessions or
+/// the Timeline pane's selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// A session's facts (index into [`Ctx::sessions`]).
+    Session(Option<usize>),
+    /// A timeline row of the opened session.
+    Item(Option<Item>),
 }
 
-/// A `name: value` line, the name dimmed.
-pub fn field(name: &str, value: String, theme: &Theme) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(format!("{name}: "), theme.dim()),
-        Span::raw(value),
-    ])
-}
-
-/// Multi-line text as lines, one style.
-pub fn text_lines(text: &str, style: Style) -> Vec<Line<'static>> {
-    text.lines()
-        .map(|l| Line::from(Span::styled(l.to_string(), style)))
-        .collect()
-}
-
-/// `1h 02m`, `3m 07s`, `4.2s`.
-pub fn fmt_duration(start: DateTime<Utc>, end: DateTime<Utc>) -> String {
-    let ms = (end - start).num_milliseconds().max(0);
-    let s = ms / 1000;
-    if s >= 3600 {
-        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{}m {:02}s", s / 60, s % 60)
-    } else {
-        format!("{}.{}s", s, (ms % 1000) / 100)
+impl Default for Subject {
+    fn default() -> Subject {
+        Subject::Session(None)
     }
 }
 
-/// The detail lines for the app's current selection (not wrapped).
-pub fn lines(app: &App) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let session_view = app.focus == Pane::Sessions || app.session().is_none();
-    if session_view {
-        return match app.session_sel.and_then(|i| app.sessions.get(i)) {
-            Some(entry) => session_lines(app, entry),
-            None => vec![Line::from(Span::styled(
-                "No session selected.",
-                theme.dim(),
-            ))],
-        };
+/// How much of a long text is built: an output's first `lines` lines and
+/// `bytes` bytes, and `bytes` wrapped rows in all. Each `o` multiplies both
+/// by four.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// Output lines built.
+    pub lines: usize,
+    /// Output bytes built, and wrapped rows in all.
+    pub bytes: usize,
+}
+
+impl Limit {
+    /// 2,000 lines / 256 KiB, times 4 per `o` pressed (`level`).
+    pub fn at(level: u32) -> Limit {
+        let factor = 4usize.saturating_pow(level);
+        Limit {
+            lines: 2_000usize.saturating_mul(factor),
+            bytes: (256usize << 10).saturating_mul(factor),
+        }
     }
-    let (Some(session), Some(item)) = (app.session(), app.timeline_sel) else {
+}
+
+/// The parse-cache key of a Bash call: its `tool_use_id` and a hash of the
+/// command (ids may repeat across sessions).
+pub fn bash_key(tool_use_id: &str, bash: &BashCall) -> BashKey {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bash.command.hash(&mut h);
+    (tool_use_id.to_string(), h.finish())
+}
+
+/// What building the lines needs besides the subject.
+struct Build<'a> {
+    ctx: &'a Ctx,
+    parses: &'a HashMap<BashKey, Arc<CommandLine>>,
+    limit: Limit,
+    /// A Bash line the lines wait for: its key and command.
+    missing: Option<(BashKey, String)>,
+    /// Whether an output was cut at the limit (`o` shows more).
+    more: bool,
+}
+
+/// The detail lines for `subject` (not wrapped), and the Bash line they
+/// wait for, if any.
+fn lines(b: &mut Build<'_>, subject: Subject) -> Vec<Line<'static>> {
+    let ctx = b.ctx;
+    let theme = &ctx.theme;
+    let item = match subject {
+        Subject::Session(sel) => {
+            return match sel.and_then(|i| ctx.sessions.get(i)) {
+                Some(entry) => session_lines(b, entry),
+                None => vec![Line::from(Span::styled(
+                    "No session selected.",
+                    theme.dim(),
+                ))],
+            };
+        }
+        Subject::Item(item) => item,
+    };
+    let (Some(session), Some(item)) = (ctx.session(), item) else {
         return Vec::new();
     };
     match item {
-        Item::Unlinked(s) => unlinked_lines(app, session, s),
+        Item::Unlinked(s) => unlinked_lines(b, session, s),
         Item::Turn(t) => match session.turns.get(t) {
-            Some(turn) => turn_lines(app, session, t, turn),
+            Some(turn) => turn_lines(b, session, t, turn),
             None => Vec::new(),
         },
         Item::Event { thread, .. } => match event_of(session, item) {
-            Some(Event::ToolCall(record)) => call_lines(app, session, thread, record),
-            Some(event) => event_lines(app, event),
+            Some(Event::ToolCall(record)) => call_lines(b, session, thread, record),
+            Some(event) => event_lines(b, event),
             None => Vec::new(),
         },
     }
 }
 
-fn session_lines(app: &App, entry: &SessionEntry) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn session_lines(b: &mut Build<'_>, entry: &SessionEntry) -> Vec<Line<'static>> {
+    let ctx = b.ctx;
+    let theme = &ctx.theme;
     let mut out = vec![
         Line::from(Span::styled(entry.title(), theme.tool())),
         Line::default(),
         field("id", entry.sref.id.clone(), theme),
         field("agent", entry.sref.agent.as_str().to_string(), theme),
         field("project", entry.project(), theme),
-        field(
-            "file",
-            entry
-                .sref
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            theme,
-        ),
+        field("file", entry.sref.path.display().to_string(), theme),
         field(
             "subagent files",
             entry.sref.subagent_files.len().to_string(),
@@ -114,7 +150,7 @@ fn session_lines(app: &App, entry: &SessionEntry) -> Vec<Line<'static>> {
         if let Some(t) = s.started {
             out.push(field(
                 "started",
-                super::fmt_time(t, app.utc_offset, "%Y-%m-%d %H:%M:%S"),
+                super::fmt_time(t, ctx.utc_offset, "%Y-%m-%d %H:%M:%S"),
                 theme,
             ));
             if let Some(e) = s.ended {
@@ -168,8 +204,14 @@ fn latest(turn: &Turn) -> Option<DateTime<Utc>> {
         .max()
 }
 
-fn turn_lines(app: &App, session: &Session, index: usize, turn: &Turn) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn turn_lines(
+    b: &mut Build<'_>,
+    session: &Session,
+    index: usize,
+    turn: &Turn,
+) -> Vec<Line<'static>> {
+    let ctx = b.ctx;
+    let theme = &ctx.theme;
     let mut out = vec![Line::from(Span::styled(
         format!("Turn {}", index + 1),
         theme.tool(),
@@ -177,7 +219,7 @@ fn turn_lines(app: &App, session: &Session, index: usize, turn: &Turn) -> Vec<Li
     if let Some(t) = turn.timestamp {
         out.push(field(
             "at",
-            super::fmt_time(t, app.utc_offset, "%Y-%m-%d %H:%M:%S"),
+            super::fmt_time(t, ctx.utc_offset, "%Y-%m-%d %H:%M:%S"),
             theme,
         ));
         if let Some(end) = latest(turn) {
@@ -221,8 +263,9 @@ fn turn_lines(app: &App, session: &Session, index: usize, turn: &Turn) -> Vec<Li
     out
 }
 
-fn event_lines(app: &App, event: &Event) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn event_lines(b: &mut Build<'_>, event: &Event) -> Vec<Line<'static>> {
+    let ctx = b.ctx;
+    let theme = &ctx.theme;
     let (title, text, style) = match event {
         Event::Text { text, .. } => ("Assistant text", text.clone(), Style::new()),
         Event::Thinking { text, .. } => ("Thinking", text.clone(), theme.dim()),
@@ -257,12 +300,13 @@ fn event_lines(app: &App, event: &Event) -> Vec<Line<'static>> {
 }
 
 fn call_lines(
-    app: &App,
+    b: &mut Build<'_>,
     session: &Session,
     thread: Thread,
     record: &ToolCallRecord,
 ) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+    let ctx = b.ctx;
+    let theme = &ctx.theme;
     let mut title = vec![
         Span::styled(record.name().to_string(), theme.tool()),
         Span::styled(format!("  {}", record.tool_kind.as_str()), theme.kind()),
@@ -278,18 +322,19 @@ fn call_lines(
     title.push(status);
     let mut out = vec![Line::from(title)];
     let mut where_ = format!("line {}", record.line);
-    if let Thread::Sub(s) = thread
-        && let Some(sub) = session.subagents.get(s)
-    {
-        where_.push_str(&format!(
-            " of subagent {}",
-            sub.agent_type.as_deref().unwrap_or("?")
-        ));
+    if let Thread::Sub(s) = thread {
+        // Every spawn from the main thread down, so a depth-2 call says
+        // both, and three general-purpose agents are told apart.
+        let path: Vec<String> = spawn_chain(session, s)
+            .into_iter()
+            .map(|s| subagent_label(session, s, 40))
+            .collect();
+        where_.push_str(&format!(" of subagent {}", path.join(" › ")));
     }
     if let Some(t) = record.timestamp {
         where_.push_str(&format!(
             ", {}",
-            super::fmt_time(t, app.utc_offset, "%Y-%m-%d %H:%M:%S")
+            super::fmt_time(t, ctx.utc_offset, "%Y-%m-%d %H:%M:%S")
         ));
         if let Some(end) = record.result.as_ref().and_then(|r| r.timestamp) {
             where_.push_str(&format!(" ({})", fmt_duration(t, end)));
@@ -309,7 +354,18 @@ fn call_lines(
         }
         None => out.push(Line::from(Span::styled("(no input)", theme.dim()))),
     }
-    let typed = typed_view(record, theme);
+    let parse = match &record.call {
+        ToolCall::Bash(bash) => {
+            let key = bash_key(&record.tool_use_id, bash);
+            let parse = b.parses.get(&key).cloned();
+            if parse.is_none() {
+                b.missing = Some((key, bash.command.clone()));
+            }
+            parse
+        }
+        _ => None,
+    };
+    let typed = typed_view(record, theme, parse.as_deref());
     if !typed.is_empty() {
         out.push(Line::default());
         out.push(heading("Typed", theme));
@@ -336,15 +392,29 @@ fn call_lines(
             "Enter/Space in the timeline expands them",
             theme,
         ));
+        if let Some(s) = record.subagent
+            && spawn_chain(session, s).len() > 1
+        {
+            let path: Vec<String> = spawn_chain(session, s)
+                .into_iter()
+                .map(|s| subagent_label(session, s, 40))
+                .collect();
+            out.push(field("spawned via", path.join(" › "), theme));
+        }
     }
     out.push(Line::default());
     out.push(heading("Output", theme));
-    out.extend(output_view(record, theme));
+    out.extend(output_view(record, theme, b.limit));
+    b.more |= record
+        .result
+        .as_ref()
+        .is_some_and(|r| !cut_text(&r.text, b.limit).1.is_empty());
     out
 }
 
-/// A subagent's type, description and call counts (`hint` says how to see
-/// the calls).
+/// A subagent's type, description, agent id, models (the subagent's own
+/// `message.model`s, which the meta sidecar does not record) and call
+/// counts (`hint` says how to see the calls).
 fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![field(
         "type",
@@ -353,6 +423,12 @@ fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'stati
     )];
     if let Some(d) = &sub.description {
         out.push(field("description", d.clone(), theme));
+    }
+    if let Some(id) = &sub.agent_id {
+        out.push(field("agent_id", id.clone(), theme));
+    }
+    if !sub.models.is_empty() {
+        out.push(field("model", sub.models.join(", "), theme));
     }
     out.push(field(
         "calls",
@@ -367,8 +443,9 @@ fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'stati
 }
 
 /// A subagent transcript that no call spawns: where it is and what it did.
-fn unlinked_lines(app: &App, session: &Session, s: usize) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn unlinked_lines(b: &mut Build<'_>, session: &Session, s: usize) -> Vec<Line<'static>> {
+    let ctx = b.ctx;
+    let theme = &ctx.theme;
     let Some(sub) = session.subagents.get(s) else {
         return Vec::new();
     };
@@ -378,13 +455,7 @@ fn unlinked_lines(app: &App, session: &Session, s: usize) -> Vec<Line<'static>> 
         theme.dim(),
     )));
     out.push(field("file", sub.path.display().to_string(), theme));
-    if let Some(id) = &sub.agent_id {
-        out.push(field("agent_id", id.clone(), theme));
-    }
     out.extend(subagent_fields(sub, "Enter/Space expands them", theme));
-    if !sub.models.is_empty() {
-        out.push(field("models", sub.models.join(", "), theme));
-    }
     out.push(field(
         "tokens",
         format!(
@@ -419,8 +490,13 @@ fn masked(text: &str, counts: &mut Redactions) -> String {
 /// means rather than its JSON. For Bash, the simple calls the command runs
 /// (`BashCall::command_line`, tree-sitter-bash): program, args, leading
 /// `VAR=val`, redirects and the operator to the next call.
-pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> {
-    let mut counts = Redactions::new();
+/// `parse` is the Bash line's breakdown once the worker has it ("parsing…"
+/// until then).
+pub fn typed_view(
+    record: &ToolCallRecord,
+    theme: &Theme,
+    parse: Option<&CommandLine>,
+) -> Vec<Line<'static>> {
     let mut out = vec![field("type", record.call.type_name().to_string(), theme)];
     if let Some(path) = hookscope::tools::file_path_of(&record.call) {
         out.push(field("file", path.to_string(), theme));
@@ -436,40 +512,9 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
             if bash.run_in_background == Some(true) {
                 out.push(field("background", "yes".to_string(), theme));
             }
-            let line = bash.command_line();
-            out.push(Line::from(Span::styled(
-                format!("runs {} simple call(s):", line.calls.len()),
-                theme.dim(),
-            )));
-            for (i, call) in line.calls.iter().enumerate() {
-                let mut spans = vec![Span::styled(format!("{:>2}. ", i + 1), theme.dim())];
-                for env in &call.env {
-                    spans.push(Span::styled(
-                        masked(&format!("{}={} ", env.name, env.value), &mut counts),
-                        theme.dim(),
-                    ));
-                }
-                spans.push(Span::styled(call.program.clone(), theme.tool()));
-                for arg in &call.args {
-                    spans.push(Span::raw(format!(" {}", masked(arg, &mut counts))));
-                }
-                for r in &call.redirects {
-                    let fd = r.fd.map(|f| f.to_string()).unwrap_or_default();
-                    spans.push(Span::styled(
-                        format!(" {fd}{} {}", r.op, r.target),
-                        theme.kind(),
-                    ));
-                }
-                if let Some(op) = &call.operator {
-                    spans.push(Span::styled(format!("  {op}"), theme.heading()));
-                }
-                out.push(Line::from(spans));
-            }
-            if let Some(err) = &line.error {
-                out.push(Line::from(Span::styled(
-                    format!("does not parse: {err}"),
-                    theme.error(),
-                )));
+            match parse {
+                None => out.push(Line::from(Span::styled("parsing…", theme.dim()))),
+                Some(line) => out.extend(bash_lines(line, theme)),
             }
         }
         ToolCall::Task(task) => {
@@ -543,6 +588,49 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
     out
 }
 
+/// A parsed Bash line as lines: each simple call with its `VAR=val`
+/// prefixes, args, redirects and operator (secrets masked), then the parse
+/// problem if any.
+fn bash_lines(line: &CommandLine, theme: &Theme) -> Vec<Line<'static>> {
+    let mut counts = Redactions::new();
+    let mut out = Vec::new();
+    out.push(Line::from(Span::styled(
+        format!("runs {} simple call(s):", line.calls.len()),
+        theme.dim(),
+    )));
+    for (i, call) in line.calls.iter().enumerate() {
+        let mut spans = vec![Span::styled(format!("{:>2}. ", i + 1), theme.dim())];
+        for env in &call.env {
+            spans.push(Span::styled(
+                masked(&format!("{}={} ", env.name, env.value), &mut counts),
+                theme.dim(),
+            ));
+        }
+        spans.push(Span::styled(call.program.clone(), theme.tool()));
+        for arg in &call.args {
+            spans.push(Span::raw(format!(" {}", masked(arg, &mut counts))));
+        }
+        for r in &call.redirects {
+            let fd = r.fd.map(|f| f.to_string()).unwrap_or_default();
+            spans.push(Span::styled(
+                format!(" {fd}{} {}", r.op, r.target),
+                theme.kind(),
+            ));
+        }
+        if let Some(op) = &call.operator {
+            spans.push(Span::styled(format!("  {op}"), theme.heading()));
+        }
+        out.push(Line::from(spans));
+    }
+    if let Some(err) = &line.error {
+        out.push(Line::from(Span::styled(
+            format!("does not parse: {err}"),
+            theme.error(),
+        )));
+    }
+    out
+}
+
 /// The change a file-editing call made, as hunks: the result's
 /// `structuredPatch` (formats.md §1.6) when it has one, else the call's
 /// [`hunks_of`] (Edit: one; MultiEdit: one per span in order; Write and
@@ -589,8 +677,11 @@ pub fn diff_view(record: &ToolCallRecord) -> Option<Vec<diff::DiffHunk>> {
 }
 
 /// The call's output text (red when `is_error`), with secrets masked as
-/// `[REDACTED_<TYPE>]`; the first line says how many were masked.
-pub fn output_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> {
+/// `[REDACTED_<TYPE>]`; the first line says how many were masked. Only the
+/// first [`Limit`] lines and bytes are built (cut at a line end when one is
+/// in reach), then a line saying how much more there is and that `o` shows
+/// more.
+pub fn output_view(record: &ToolCallRecord, theme: &Theme, limit: Limit) -> Vec<Line<'static>> {
     match &record.result {
         None => vec![Line::from(Span::styled(
             "(no result recorded: interrupted, still running, or the file was cut)",
@@ -605,12 +696,55 @@ pub fn output_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>>
             } else {
                 Style::new()
             };
+            let (head, rest) = cut_text(&r.text, limit);
             let mut counts = Redactions::new();
-            let text = masked(&r.text, &mut counts);
+            let text = masked(head, &mut counts);
             let mut out = redaction_note(&counts, theme);
             out.extend(text_lines(&text, style));
+            if !rest.is_empty() {
+                let more = rest.lines().count();
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "… {more} more {} ({}) — press o to show more",
+                        if more == 1 { "line" } else { "lines" },
+                        size_text(rest.len())
+                    ),
+                    theme.heading(),
+                )));
+            }
             out
         }
+    }
+}
+
+/// `text` cut after `limit.lines` lines or `limit.bytes` bytes (at a char
+/// boundary), whichever comes first: the head and the rest.
+pub fn cut_text(text: &str, limit: Limit) -> (&str, &str) {
+    let mut end = text.len().min(limit.bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some((i, _)) = text[..end]
+        .match_indices('\n')
+        .nth(limit.lines.saturating_sub(1))
+    {
+        end = i;
+    }
+    let rest = text[end..].strip_prefix('\n').unwrap_or(&text[end..]);
+    (&text[..end], rest)
+}
+
+/// `812 B`, `42.0 KiB`, `9.5 MiB`.
+fn size_text(bytes: usize) -> String {
+    // Display only: f64 is exact far past any transcript size.
+    #[allow(clippy::cast_precision_loss)]
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1 << 20 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{:.1} MiB", b / f64::from(1u32 << 20))
     }
 }
 
@@ -626,211 +760,235 @@ fn redaction_note(counts: &Redactions, theme: &Theme) -> Vec<Line<'static>> {
     ))]
 }
 
-/// Wraps lines to `width` cells, at the last space that fits when there is
-/// one, else mid-word (tabs become four spaces, other control characters
-/// are dropped), keeping span styles.
-pub fn wrap(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
-    let width = width.max(1);
-    let mut out = Vec::with_capacity(lines.len());
-    for line in lines {
-        let mut cells: Vec<(char, Style, usize)> = Vec::new();
-        for span in &line.spans {
-            for ch in span.content.chars() {
-                match ch {
-                    '\t' => cells.extend(std::iter::repeat_n((' ', span.style, 1), 4)),
-                    c if c.is_control() => {}
-                    c => cells.push((c, span.style, c.width().unwrap_or(0))),
-                }
-            }
+/// What the kept lines were built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BuiltKey {
+    subject: Subject,
+    open: Option<(usize, bool)>,
+    width: u16,
+    level: u32,
+}
+
+/// The Detail pane's state.
+#[derive(Debug, Default)]
+pub struct DetailPane {
+    /// First visible line.
+    pub scroll: usize,
+    /// Text searched for (n/N jump between lines).
+    pub query: String,
+    /// Whether keys go to the search box.
+    pub searching: bool,
+    /// What it shows.
+    subject: Subject,
+    /// Where it was last laid out.
+    area: Rect,
+    /// How many times `o` was pressed for this subject.
+    level: u32,
+    /// The lines for `built`, wrapped to the width.
+    lines: Vec<Line<'static>>,
+    built: Option<BuiltKey>,
+    /// Bash breakdowns the worker sent, by call.
+    parses: HashMap<BashKey, Arc<CommandLine>>,
+    /// Bash lines asked for and not answered yet.
+    pending: HashSet<BashKey>,
+    /// Whether the lines were cut at the [`Limit`] (`o` shows more).
+    more: bool,
+}
+
+impl DetailPane {
+    /// The lines as shown (wrapped to the pane's width).
+    pub fn lines(&self) -> &[Line<'static>] {
+        &self.lines
+    }
+
+    /// Shows `subject` in `area` (scrolled to the top when the subject
+    /// changes), rebuilding the lines when needed and asking the worker for
+    /// a Bash breakdown they wait for.
+    pub fn sync(&mut self, subject: Subject, area: Rect, ctx: &mut Ctx) {
+        if subject != self.subject {
+            self.subject = subject;
+            self.scroll = 0;
+            self.level = 0;
         }
-        let mut start = 0;
-        loop {
-            let mut used = 0;
-            let mut end = start;
-            while end < cells.len() && (used + cells[end].2 <= width || end == start) {
-                used += cells[end].2;
-                end += 1;
-            }
-            if end < cells.len() {
-                // Break after the last space of the segment, if any.
-                if let Some(space) = (start + 1..end).rev().find(|&k| cells[k].0 == ' ') {
-                    end = space + 1;
-                }
-            }
-            out.push(cells_line(&cells[start..end]));
-            if end >= cells.len() {
-                break;
-            }
-            start = end;
-        }
-    }
-    out
-}
-
-fn cells_line(cells: &[(char, Style, usize)]) -> Line<'static> {
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut buf = String::new();
-    let mut style = None;
-    for &(c, st, _) in cells {
-        if style.is_some_and(|s| s != st) {
-            spans.push(Span::styled(
-                std::mem::take(&mut buf),
-                style.unwrap_or_default(),
-            ));
-        }
-        style = Some(st);
-        buf.push(c);
-    }
-    if !buf.is_empty() {
-        spans.push(Span::styled(buf, style.unwrap_or_default()));
-    }
-    Line::from(spans)
-}
-
-/// Indices of the lines whose text contains `needle`, case-insensitively
-/// (none for an empty needle): what Detail search jumps between and counts.
-pub fn matching_lines(lines: &[Line<'_>], needle: &str) -> Vec<usize> {
-    let needle = needle.to_lowercase();
-    if needle.is_empty() {
-        return Vec::new();
-    }
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| super::app::line_text(l).to_lowercase().contains(&needle))
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// A pane block with ` first-last/total ` on its bottom border when `len`
-/// lines do not fit in `height` rows from line `scroll` on.
-pub fn with_position(
-    block: Block<'static>,
-    scroll: usize,
-    height: usize,
-    len: usize,
-) -> Block<'static> {
-    if len <= height {
-        return block;
-    }
-    block.title_bottom(
-        Line::from(format!(
-            " {}-{}/{} ",
-            scroll + 1,
-            (scroll + height).min(len),
-            len
-        ))
-        .right_aligned(),
-    )
-}
-
-/// Whether `hay` (chars) has `needle` (lowercase chars) at `at`,
-/// case-insensitively.
-fn matches_at(hay: &[char], needle: &[char], at: usize) -> bool {
-    needle.iter().enumerate().all(|(k, n)| {
-        hay.get(at + k)
-            .is_some_and(|h| h.to_lowercase().eq(n.to_lowercase()))
-    })
-}
-
-/// The line with every case-insensitive occurrence of `needle` restyled
-/// with `hit` (other spans keep their style).
-pub fn highlight(line: &Line<'static>, needle: &str, hit: Style) -> Line<'static> {
-    let needle: Vec<char> = needle.chars().collect();
-    if needle.is_empty() {
-        return line.clone();
-    }
-    let mut cells: Vec<(char, Style)> = Vec::new();
-    for span in &line.spans {
-        cells.extend(span.content.chars().map(|c| (c, span.style)));
-    }
-    let hay: Vec<char> = cells.iter().map(|(c, _)| *c).collect();
-    let mut at = 0;
-    let mut found = false;
-    while at + needle.len() <= hay.len() {
-        if matches_at(&hay, &needle, at) {
-            for cell in cells.iter_mut().skip(at).take(needle.len()) {
-                cell.1 = cell.1.patch(hit);
-            }
-            found = true;
-            at += needle.len();
-        } else {
-            at += 1;
-        }
-    }
-    if !found {
-        return line.clone();
-    }
-    let cells: Vec<(char, Style, usize)> = cells
-        .into_iter()
-        .map(|(c, st)| (c, st, c.width().unwrap_or(0)))
-        .collect();
-    cells_line(&cells)
-}
-
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let theme = &app.theme;
-    let focused = app.focus == Pane::Detail;
-    let lines = app.detail_lines();
-    let mut title = " Detail ".to_string();
-    if !app.detail_query.is_empty() || (app.searching && focused) {
-        // Which matching line is at the top, of how many.
-        let hits = matching_lines(&lines, &app.detail_query);
-        let count = match hits.iter().position(|&i| i >= app.detail_scroll) {
-            _ if hits.is_empty() && !app.detail_query.is_empty() => " (no match)".to_string(),
-            _ if hits.is_empty() => String::new(),
-            Some(p) => format!(" ({}/{})", p + 1, hits.len()),
-            None => format!(" (–/{})", hits.len()),
+        self.area = area;
+        let width = area.width.saturating_sub(2).max(1);
+        let key = BuiltKey {
+            subject,
+            open: ctx
+                .open
+                .as_ref()
+                .map(|o| (o.index, matches!(o.state, OpenState::Ready(_)))),
+            width,
+            level: self.level,
         };
-        title = format!(" Detail /{}{count} ", app.detail_query);
+        if self.built.as_ref() != Some(&key) {
+            let limit = Limit::at(self.level);
+            let mut b = Build {
+                ctx,
+                parses: &self.parses,
+                limit,
+                missing: None,
+                more: false,
+            };
+            let raw = lines(&mut b, subject);
+            let missing = b.missing.take();
+            let more = b.more;
+            let (mut wrapped, cut) = wrap_capped(raw, usize::from(width), limit.bytes);
+            if cut > 0 {
+                wrapped.push(Line::from(Span::styled(
+                    format!("… {} more cut — press o to show more", plural(cut, "line")),
+                    ctx.theme.heading(),
+                )));
+            }
+            self.lines = wrapped;
+            self.more = more || cut > 0;
+            self.built = Some(key);
+            if let Some((key, command)) = missing
+                && self.pending.insert(key.clone())
+            {
+                ctx.requests.push(Request::ParseBash { key, command });
+            }
+        }
+        self.scroll = self.scroll.min(self.max_scroll());
     }
-    let height = usize::from(area.height.saturating_sub(2));
-    let scroll = app.detail_scroll.min(lines.len().saturating_sub(1));
-    let block = Block::bordered()
-        .title(Span::styled(title, theme.heading()))
-        .border_style(theme.border(focused));
-    let block = with_position(block, scroll, height, lines.len());
-    let hit = theme.search_hit();
-    let visible: Vec<Line> = lines
-        .iter()
-        .skip(scroll)
-        .take(height)
-        .map(|l| highlight(l, &app.detail_query, hit))
-        .collect();
-    frame.render_widget(Paragraph::new(visible).block(block), area);
+
+    /// Forgets the built lines (a summary arrived: a session's facts
+    /// changed).
+    pub fn invalidate(&mut self) {
+        self.built = None;
+    }
+
+    /// Folds in a Bash breakdown from the worker.
+    pub fn parsed(&mut self, key: BashKey, line: CommandLine) {
+        self.pending.remove(&key);
+        self.parses.insert(key, Arc::new(line));
+        self.built = None;
+    }
+
+    fn max_scroll(&self) -> usize {
+        self.lines.len().saturating_sub(inner_rows(self.area))
+    }
+
+    fn find(&mut self, forward: bool, include_current: bool) {
+        if self.query.is_empty() {
+            return;
+        }
+        let hits = matching_lines(&self.lines, &self.query);
+        let cur = self.scroll;
+        let found = if forward {
+            hits.iter()
+                .find(|&&i| if include_current { i >= cur } else { i > cur })
+                .or(hits.first())
+        } else {
+            hits.iter().rev().find(|&&i| i < cur).or(hits.last())
+        };
+        if let Some(&i) = found {
+            self.scroll = i;
+        }
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn highlights_every_match_case_insensitively() {
-        let hit = Style::new().add_modifier(ratatui::style::Modifier::REVERSED);
-        let line = Line::from(vec![Span::raw("rm -RF build/ "), Span::raw("and rm -rf x")]);
-        let out = highlight(&line, "rm -rf", hit);
-        let marked: Vec<&str> = out
-            .spans
-            .iter()
-            .filter(|s| s.style == hit)
-            .map(|s| s.content.as_ref())
-            .collect();
-        assert_eq!(marked, vec!["rm -RF", "rm -rf"]);
-        assert_eq!(
-            super::super::app::line_text(&out),
-            "rm -RF build/ and rm -rf x"
-        );
-        assert_eq!(highlight(&line, "absent", hit), line);
+impl Component for DetailPane {
+    fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        if self.searching {
+            if super::component::type_into(&mut self.query, &mut self.searching, action)
+                && !self.query.is_empty()
+            {
+                self.scroll = 0;
+                self.find(true, true);
+            }
+            return EventState::Consumed;
+        }
+        if let Some(delta) = delta_of(action, inner_rows(self.area)) {
+            self.scroll = self
+                .scroll
+                .saturating_add_signed(delta)
+                .min(self.max_scroll());
+            return EventState::Consumed;
+        }
+        match action {
+            Action::Back => {
+                if self.query.is_empty() {
+                    ctx.emit(Effect::Focus(Pane::Timeline));
+                } else {
+                    self.query.clear();
+                }
+            }
+            Action::StartSearch => {
+                self.searching = true;
+                self.query.clear();
+            }
+            Action::SearchNext | Action::SearchPrev => {
+                if self.query.is_empty() {
+                    ctx.say("no search: / finds text in the detail");
+                } else {
+                    self.find(action == Action::SearchNext, false);
+                }
+            }
+            Action::ShowMore => {
+                if self.more {
+                    self.level = self.level.saturating_add(1);
+                    self.built = None;
+                } else {
+                    ctx.say("nothing more to show");
+                }
+            }
+            Action::Enter => {}
+            _ => return EventState::NotConsumed,
+        }
+        EventState::Consumed
     }
 
-    #[test]
-    fn wraps_by_width() {
-        let wrapped = wrap(vec![Line::from("abcdef"), Line::from("a\tb")], 4);
-        let text: Vec<String> = wrapped.iter().map(super::super::app::line_text).collect();
-        assert_eq!(text, vec!["abcd", "ef", "a   ", " b"]);
-        let words = wrap(vec![Line::from("ab cd efghijk")], 5);
-        let text: Vec<String> = words.iter().map(super::super::app::line_text).collect();
-        assert_eq!(text, vec!["ab ", "cd ", "efghi", "jk"]);
+    fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, force_all: bool) {
+        out.push(Command::new(
+            Action::StartSearch,
+            "find",
+            "find text (the border counts matches)",
+        ));
+        if force_all || !self.query.is_empty() {
+            out.push(Command::new(Action::SearchNext, "next", "next match"));
+            out.push(Command::new(Action::SearchPrev, "prev", "previous match"));
+        }
+        out.push(Command::new(
+            Action::ShowMore,
+            "more",
+            "show more of a long output (4× per press)",
+        ));
+        out.push(Command::new(
+            Action::Back,
+            "back",
+            "clear the search, or back to the timeline",
+        ));
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx, focused: bool) {
+        let theme = &ctx.theme;
+        let lines = self.lines();
+        let mut title = " Detail ".to_string();
+        if !self.query.is_empty() || (self.searching && focused) {
+            // Which matching line is at the top, of how many.
+            let hits = matching_lines(lines, &self.query);
+            let count = match hits.iter().position(|&i| i >= self.scroll) {
+                _ if hits.is_empty() && !self.query.is_empty() => " (no match)".to_string(),
+                _ if hits.is_empty() => String::new(),
+                Some(p) => format!(" ({}/{})", p + 1, hits.len()),
+                None => format!(" (–/{})", hits.len()),
+            };
+            title = format!(" Detail /{}{count} ", self.query);
+        }
+        let height = usize::from(area.height.saturating_sub(2));
+        let scroll = self.scroll.min(lines.len().saturating_sub(1));
+        let block = Block::bordered()
+            .title(Span::styled(title, theme.heading()))
+            .border_style(theme.border(focused));
+        let block = with_position(block, scroll, height, lines.len());
+        let hit = theme.search_hit();
+        let visible: Vec<Line> = lines
+            .iter()
+            .skip(scroll)
+            .take(height)
+            .map(|l| highlight(l, &self.query, hit))
+            .collect();
+        frame.render_widget(Paragraph::new(visible).block(block), area);
     }
 }

@@ -1,91 +1,154 @@
-//! The `?` overlay: every key, rendered from [`super::keymap`]'s tables.
+//! The `?` overlay: what each component offers (its
+//! [`super::component::Component::commands`], everything), with the keys
+//! looked up in [`super::keymap`], then the keymap's typing tables, the
+//! filter words and the mouse. Scrolls, with a position mark on its border,
+//! and is drawn above the status bar.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::app::App;
+use super::action::Action;
+use super::component::{Command, Component, EventState, centered, delta_of, inner_rows};
+use super::context::Ctx;
 use super::keymap::{
-    BINDINGS, Binding, CALLS_FILTER_BINDINGS, CALLS_FILTER_HELP, MOUSE_HELP, SEARCH_BINDINGS,
+    self, Binding, CALLS_FILTER_BINDINGS, CALLS_FILTER_HELP, COMPLETION_BINDINGS, MOUSE_HELP,
+    SEARCH_BINDINGS,
 };
 use super::theme::Theme;
 
-fn binding_line(b: &Binding, theme: &Theme) -> Line<'static> {
-    let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
+fn key_line(keys: String, help: &str, theme: &Theme) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("  {:<16}", keys.join(" ")), theme.tool()),
-        Span::raw(b.help),
+        Span::styled(format!("  {keys:<16}"), theme.tool()),
+        Span::raw(help.to_string()),
     ])
 }
 
-/// The overlay's lines.
-pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
-    let mut out = vec![Line::from(Span::styled("Keys", theme.heading()))];
-    out.extend(BINDINGS.iter().map(|b| binding_line(b, theme)));
-    out.push(Line::from(Span::styled(
-        "While typing a search",
-        theme.heading(),
-    )));
-    out.extend(SEARCH_BINDINGS.iter().map(|b| binding_line(b, theme)));
-    out.push(Line::from(Span::styled(
-        "While typing the Calls filter line (/ in the Calls view)",
-        theme.heading(),
-    )));
-    out.extend(CALLS_FILTER_BINDINGS.iter().map(|b| binding_line(b, theme)));
+fn binding_line(b: &Binding, theme: &Theme) -> Line<'static> {
+    let keys: Vec<String> = b.keys.iter().map(|k| k.label()).collect();
+    key_line(keys.join(" "), b.help, theme)
+}
+
+/// The overlay's lines: one section per `(title, commands)`, then the
+/// typing tables, filter words and mouse.
+pub fn lines(sections: &[(&str, Vec<Command>)], theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for (title, commands) in sections {
+        out.push(Line::from(Span::styled(title.to_string(), theme.heading())));
+        let mut seen: Vec<(Action, &str)> = Vec::new();
+        for c in commands {
+            if seen.contains(&(c.action, c.help)) {
+                continue;
+            }
+            seen.push((c.action, c.help));
+            if let Some(keys) = keymap::keys_of(c.action) {
+                out.push(key_line(keys, c.help, theme));
+            }
+        }
+    }
+    let tables: [(&str, &[Binding]); 3] = [
+        ("While typing a search", SEARCH_BINDINGS),
+        (
+            "While typing the Calls filter line (/ in the Calls view)",
+            CALLS_FILTER_BINDINGS,
+        ),
+        ("Tab's candidates (Calls filter line)", COMPLETION_BINDINGS),
+    ];
+    for (title, table) in tables {
+        out.push(Line::from(Span::styled(title, theme.heading())));
+        out.extend(table.iter().map(|b| binding_line(b, theme)));
+    }
     out.push(Line::from(Span::styled(
         "Calls filter words (find_tool_calls; AND-ed)",
         theme.heading(),
     )));
-    out.extend(CALLS_FILTER_HELP.iter().map(|(k, h)| {
-        Line::from(vec![
-            Span::styled(format!("  {k:<16}"), theme.tool()),
-            Span::raw(*h),
-        ])
-    }));
+    out.extend(
+        CALLS_FILTER_HELP
+            .iter()
+            .map(|(k, h)| key_line((*k).to_string(), h, theme)),
+    );
     out.push(Line::from(Span::styled("Mouse", theme.heading())));
-    out.extend(MOUSE_HELP.iter().map(|(k, h)| {
-        Line::from(vec![
-            Span::styled(format!("  {k:<16}"), theme.tool()),
-            Span::raw(*h),
-        ])
-    }));
+    out.extend(
+        MOUSE_HELP
+            .iter()
+            .map(|(k, h)| key_line((*k).to_string(), h, theme)),
+    );
     out
 }
 
-/// How many lines the overlay has (for scrolling).
-pub fn line_count() -> usize {
-    lines(&Theme { color: false }).len()
+/// The help overlay's state.
+#[derive(Debug, Default)]
+pub struct HelpOverlay {
+    /// First visible line.
+    pub scroll: usize,
+    /// The lines, built when it opens.
+    lines: Vec<Line<'static>>,
+    /// Where it is drawn (inside the screen minus the status bar).
+    area: Rect,
 }
 
-/// A rectangle of at most `width`×`height` centred in `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let w = width.min(area.width);
-    let h = height.min(area.height);
-    Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    )
+impl HelpOverlay {
+    /// Opens it over `sections` (what each component offers).
+    pub fn show(&mut self, sections: &[(&str, Vec<Command>)], theme: &Theme) {
+        self.lines = lines(sections, theme);
+        self.scroll = 0;
+    }
+
+    /// Lays it out inside `room` (the screen minus the status bar).
+    pub fn set_area(&mut self, room: Rect) {
+        self.area = centered(
+            room,
+            76,
+            u16::try_from(self.lines.len() + 2).unwrap_or(u16::MAX),
+        );
+        self.clamp();
+    }
+
+    fn clamp(&mut self) {
+        // The last page ends at the last line.
+        let visible = usize::from(self.area.height.saturating_sub(2)).max(1);
+        self.scroll = self.scroll.min(self.lines.len().saturating_sub(visible));
+    }
 }
 
-/// Draws the overlay.
-pub fn draw(frame: &mut Frame, app: &App) {
-    let theme = &app.theme;
-    let lines = lines(theme);
-    let area = centered(
-        frame.area(),
-        76,
-        u16::try_from(lines.len() + 2).unwrap_or(u16::MAX),
-    );
-    let block = Block::bordered()
-        .title(Span::styled(
-            " Help — Esc/q/? to close, j/k to scroll ",
-            theme.heading(),
-        ))
-        .border_style(theme.border(true));
-    frame.render_widget(Clear, area);
-    let scroll = u16::try_from(app.overlay_scroll).unwrap_or(u16::MAX);
-    frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
+impl Component for HelpOverlay {
+    fn event(&mut self, action: Action, _ctx: &mut Ctx) -> EventState {
+        match delta_of(action, inner_rows(self.area)) {
+            Some(delta) => {
+                self.scroll = self.scroll.saturating_add_signed(delta);
+                self.clamp();
+                EventState::Consumed
+            }
+            None => EventState::NotConsumed,
+        }
+    }
+
+    fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, _force_all: bool) {
+        out.push(Command::new(Action::Down, "scroll", "scroll"));
+        out.push(Command::new(Action::Back, "close", "close"));
+    }
+
+    fn draw(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, _focused: bool) {
+        let theme = &ctx.theme;
+        let area = self.area;
+        let block = Block::bordered()
+            .title(Span::styled(
+                " Help — Esc/q/? to close, j/k to scroll ",
+                theme.heading(),
+            ))
+            .border_style(theme.border(true));
+        let height = usize::from(area.height.saturating_sub(2));
+        let block =
+            super::widgets::text::with_position(block, self.scroll, height, self.lines.len());
+        let visible: Vec<Line> = self
+            .lines
+            .iter()
+            .skip(self.scroll)
+            .take(height)
+            .cloned()
+            .collect();
+        frame.render_widget(Clear, area);
+        frame.render_widget(Paragraph::new(visible).block(block), area);
+    }
 }

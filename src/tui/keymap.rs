@@ -163,6 +163,11 @@ pub const BINDINGS: &[Binding] = &[
         help: "previous match",
     },
     Binding {
+        keys: &[Key::ch('o')],
+        action: Action::ShowMore,
+        help: "detail: show more of a long output",
+    },
+    Binding {
         keys: &[Key::ch('c')],
         action: Action::OpenCalls,
         help: "Calls view: every tool call, filtered (c again: back)",
@@ -264,6 +269,46 @@ pub const CALLS_FILTER_BINDINGS: &[Binding] = &[
     },
 ];
 
+/// The keys of Tab's candidates popup in the Calls filter line (any other
+/// printable character closes it and is typed into the line).
+pub const COMPLETION_BINDINGS: &[Binding] = &[
+    Binding {
+        keys: &[Key::plain(KeyCode::Tab), Key::plain(KeyCode::Down)],
+        action: Action::Down,
+        help: "next candidate",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::BackTab), Key::plain(KeyCode::Up)],
+        action: Action::Up,
+        help: "previous candidate",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Enter)],
+        action: Action::Enter,
+        help: "take it",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Esc)],
+        action: Action::Back,
+        help: "close the list",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Backspace)],
+        action: Action::SearchBackspace,
+        help: "close the list, delete a character",
+    },
+    Binding {
+        keys: &[Key::ctrl('u')],
+        action: Action::ClearLine,
+        help: "close the list, clear the line",
+    },
+    Binding {
+        keys: &[Key::ctrl('c')],
+        action: Action::ForceQuit,
+        help: "quit, always",
+    },
+];
+
 /// The filter line's words, for the help overlay.
 pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     (
@@ -304,6 +349,29 @@ pub enum KeyMode {
     /// Typing the Calls filter line: [`CALLS_FILTER_BINDINGS`], characters
     /// typed.
     CallsFilter,
+    /// Tab's candidates popup is open: [`COMPLETION_BINDINGS`], characters
+    /// typed into the line.
+    Completion,
+}
+
+/// Every key bound to `action` in normal mode, as the help writes them
+/// (`j ↓`); `None` when no key is.
+pub fn keys_of(action: Action) -> Option<String> {
+    let b = BINDINGS.iter().find(|b| b.action == action)?;
+    Some(b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" "))
+}
+
+/// The one key a hint line shows for `action`: Esc when it is bound (the
+/// key people try first), else the first key.
+pub fn hint_key(action: Action) -> Option<String> {
+    let b = BINDINGS.iter().find(|b| b.action == action)?;
+    let esc = Key::plain(KeyCode::Esc);
+    let key = if b.keys.contains(&esc) {
+        esc
+    } else {
+        *b.keys.first()?
+    };
+    Some(key.label())
 }
 
 /// Mouse help lines (not keys, but listed with them).
@@ -345,6 +413,7 @@ pub fn action_for(key: KeyEvent, mode: KeyMode) -> Option<Action> {
         KeyMode::Normal => return lookup(BINDINGS, k),
         KeyMode::Search => SEARCH_BINDINGS,
         KeyMode::CallsFilter => CALLS_FILTER_BINDINGS,
+        KeyMode::Completion => COMPLETION_BINDINGS,
     };
     if let Some(action) = lookup(table, k) {
         return Some(action);
@@ -418,6 +487,32 @@ mod tests {
                 KeyMode::Search
             ),
             Some(Action::ForceQuit)
+        );
+    }
+
+    #[test]
+    fn completion_list_moves_takes_and_types() {
+        let none = KeyModifiers::NONE;
+        let mode = KeyMode::Completion;
+        assert_eq!(
+            action_for(key(KeyCode::Tab, none), mode),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::BackTab, KeyModifiers::SHIFT), mode),
+            Some(Action::Up)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Enter, none), mode),
+            Some(Action::Enter)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Esc, none), mode),
+            Some(Action::Back)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('j'), none), mode),
+            Some(Action::SearchInput('j'))
         );
     }
 

@@ -1,12 +1,14 @@
 //! The terminal UI: `hookscope [PATH...]` opens Sessions, Timeline and
 //! Detail panes over the sessions found.
 //!
-//! Layout: [`app`] holds the state and every transition
+//! Layout: [`component`] says what a component is; one module per pane or
+//! overlay ([`sessions`], [`timeline`], [`detail`], [`calls`], [`help`],
+//! [`diagnostics`]) holds its state, keys and drawing; [`app`] routes
 //! ([`app::App::handle`] for [`action::Action`]s, [`app::App::apply`] for
-//! [`worker::Msg`]s); [`keymap`] turns keys into actions and is what the help
-//! overlay lists; one module per view draws from an `&App`; [`worker`] loads
-//! off the UI thread; [`terminal`] sets the terminal up and restores it on
-//! quit, panic and SIGTERM.
+//! [`worker::Msg`]s) and holds the shared [`context::Ctx`]; [`keymap`] turns
+//! keys into actions and is where the help overlay and hint lines look keys
+//! up; [`worker`] loads and parses off the UI thread; [`terminal`] sets the
+//! terminal up and restores it on quit, panic and SIGTERM.
 //!
 //! The event loop polls crossterm with a short timeout and drains the worker
 //! channel between polls (no async runtime).
@@ -14,6 +16,8 @@
 pub mod action;
 pub mod app;
 pub mod calls;
+pub mod component;
+pub mod context;
 pub mod detail;
 pub mod diagnostics;
 pub mod help;
@@ -38,11 +42,9 @@ use chrono::{DateTime, FixedOffset, Local, Offset, Utc};
 use crossterm::event::{self, Event as TermEvent, MouseButton, MouseEventKind};
 use hookscope::transcript::discover;
 use ratatui::Frame;
-use ratatui::text::Span;
-use ratatui::widgets::Paragraph;
 
 use action::Action;
-use app::{App, Overlay, Request, View};
+use app::{App, Request};
 use keymap::KeyMode;
 use theme::Theme;
 
@@ -68,33 +70,7 @@ pub fn demo_dir() -> Option<PathBuf> {
 
 /// Draws the whole screen from the state.
 pub fn draw(frame: &mut Frame, app: &App) {
-    let areas = app::areas(frame.area(), app.focus, app.banner.is_some());
-    if let Some(banner) = &app.banner {
-        frame.render_widget(
-            Paragraph::new(Span::raw(banner.clone())).style(app.theme.banner()),
-            areas.banner,
-        );
-    }
-    match app.view {
-        View::Calls => calls::draw(frame, areas.main, app),
-        View::Browse => {
-            if let Some(r) = areas.sessions {
-                sessions::draw(frame, r, app);
-            }
-            if let Some(r) = areas.timeline {
-                timeline::draw(frame, r, app);
-            }
-            if let Some(r) = areas.detail {
-                detail::draw(frame, r, app);
-            }
-        }
-    }
-    widgets::status_bar::draw(frame, areas.status, app);
-    match app.overlay {
-        Some(Overlay::Help) => help::draw(frame, app),
-        Some(Overlay::Diagnostics) => diagnostics::draw(frame, app),
-        None => {}
-    }
+    app.draw(frame);
 }
 
 /// Turns a terminal event into an action.
@@ -131,7 +107,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
     {
         found = discover(std::slice::from_ref(&demo))?;
         banner = Some(
-            " DEMO: no sessions in ~/.claude/projects or ~/.codex/sessions; showing bundled ones. Pass PATH to open yours."
+            " DEMO: no sessions found, showing bundled ones. Pass a PATH to open yours."
                 .to_string(),
         );
     }
@@ -142,7 +118,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         offset,
         Theme::from_env(),
     );
-    app.banner = banner;
+    app.set_banner(banner);
     let refs = found.sessions;
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
@@ -157,7 +133,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         height: size.height,
     });
     let mut dirty = true;
-    while !app.quit && !term_flag.load(Ordering::Relaxed) {
+    while !app.quit && term_flag.load(Ordering::SeqCst) == 0 {
         while let Ok(msg) = rx.try_recv() {
             app.apply(msg);
             dirty = true;
@@ -172,6 +148,9 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
                 Request::Find { generation, query } => {
                     queries.send(generation, query);
                 }
+                Request::ParseBash { key, command } => {
+                    worker::spawn_parse(key, command, tx.clone());
+                }
             }
         }
         if dirty {
@@ -180,11 +159,23 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         }
         if event::poll(Duration::from_millis(50))? {
             let ev = event::read()?;
+            if matches!(ev, TermEvent::Resize(..)) {
+                // Some terminals leave stale cells after a resize (a long
+                // output was on screen): start from a blank screen.
+                term.clear()?;
+            }
             if let Some(action) = action_of(ev, app.key_mode()) {
                 app.handle(action);
             }
             dirty = true;
         }
+    }
+    let signal = term_flag.load(Ordering::SeqCst);
+    if signal != 0 {
+        // Restore the terminal, then report the signal as the watcher would.
+        drop(term);
+        drop(_guard);
+        std::process::exit(128 + signal);
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 
 use std::io::{self, stdout};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
@@ -48,8 +48,10 @@ pub fn restore() {
     ratatui::restore();
 }
 
-/// A flag set when SIGTERM or SIGHUP arrives; the event loop checks it and
-/// leaves, so the terminal is restored.
+/// The number of the SIGTERM or SIGHUP that arrived (0 until one does); the
+/// event loop checks it, leaves, restores the terminal and exits with
+/// status 128 + the signal number (143 for SIGTERM), as a process killed by
+/// the signal reports, whether it was idle or busy.
 ///
 /// A watcher thread also guards against a loop that cannot leave: when the
 /// terminal has hung up (its tmux or ssh session killed), crossterm's read of
@@ -60,14 +62,14 @@ pub fn restore() {
 ///
 /// # Errors
 /// When the signal handlers cannot be registered.
-pub fn termination_flag() -> io::Result<Arc<AtomicBool>> {
+pub fn termination_flag() -> io::Result<Arc<AtomicI32>> {
     use signal_hook::consts::{SIGHUP, SIGTERM};
-    let flag = Arc::new(AtomicBool::new(false));
+    let flag = Arc::new(AtomicI32::new(0));
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP])?;
     let watched = Arc::clone(&flag);
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            watched.store(true, Ordering::Relaxed);
+            watched.store(signal, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(500));
             restore();
             std::process::exit(128 + signal);

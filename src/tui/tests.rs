@@ -15,7 +15,8 @@ use ratatui::style::Color;
 use unicode_width::UnicodeWidthStr;
 
 use super::action::Action;
-use super::app::{App, Item, OpenState, Overlay, Pane, Request, SessionRow, Thread, View};
+use super::app::{App, Item, OpenState, Overlay, Pane, Request, Thread, View};
+use super::context::SessionRow;
 use super::theme::Theme;
 use super::worker::{self, Msg};
 use super::{draw, keymap};
@@ -63,17 +64,35 @@ fn app_for(path: &str) -> App {
 
 /// Runs the queued requests synchronously (what the event loop's workers do).
 fn run_requests(app: &mut App) {
-    for request in app.take_requests() {
+    // Answers may ask for more (a loaded session's first row is a Bash
+    // call whose breakdown is asked for).
+    while let requests = app.take_requests()
+        && !requests.is_empty()
+    {
+        for request in requests {
+            run_request(app, request);
+        }
+    }
+}
+
+fn run_request(app: &mut App, request: Request) {
+    {
         match request {
+            Request::ParseBash { key, command } => {
+                app.apply(Msg::Parsed {
+                    key,
+                    line: hookscope::shell::parse_command_line(&command),
+                });
+            }
             Request::Open(index) => {
-                let sref = app.sessions[index].sref.clone();
+                let sref = app.ctx.sessions[index].sref.clone();
                 app.apply(Msg::Loaded {
                     index,
                     result: worker::open(&sref),
                 });
             }
             Request::Find { generation, query } => {
-                let refs: Vec<_> = app.sessions.iter().map(|e| e.sref.clone()).collect();
+                let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
                     generation,
                     result: hookscope::query::find_with(&refs, &query)
@@ -101,8 +120,56 @@ fn keys(app: &mut App, text: &str) {
     }
 }
 
+/// The buffer as text, with what colour would show made visible (as
+/// codex-rs's snapshots do): the focused pane's border (bold, in the
+/// colourless theme) is drawn heavy (`┏━┓┃`), and a selected list row has
+/// its left border replaced by `▶` when its pane has the keys (reversed
+/// row) or `▷` when not (underlined row).
 fn buffer_text(buffer: &Buffer) -> String {
+    buffer_text_with(buffer, true)
+}
+
+/// The buffer as text; `marks` adds [`buffer_text`]'s focus and selection
+/// marks (without them: what a terminal capture shows).
+fn buffer_text_with(buffer: &Buffer, marks: bool) -> String {
+    use ratatui::style::Modifier;
     let area = buffer.area;
+    let heavy = |symbol: &str| match symbol {
+        "─" => Some("━"),
+        "│" => Some("┃"),
+        "┌" => Some("┏"),
+        "┐" => Some("┓"),
+        "└" => Some("┗"),
+        "┘" => Some("┛"),
+        _ => None,
+    };
+    // The focused block: a bold `┌` with its bold `┐` and `└`; only the
+    // box characters on its perimeter turn heavy (bold headings inside do
+    // not).
+    let bold = |x: u16, y: u16, symbol: &str| {
+        let c = &buffer[(x, y)];
+        c.symbol() == symbol && c.modifier.contains(Modifier::BOLD)
+    };
+    let mut perimeter = std::collections::HashSet::new();
+    for y0 in (0..area.height).filter(|_| marks) {
+        for x0 in 0..area.width {
+            if !bold(x0, y0, "┌") {
+                continue;
+            }
+            let x1 = (x0 + 1..area.width).find(|&x| bold(x, y0, "┐"));
+            let y1 = (y0 + 1..area.height).find(|&y| bold(x0, y, "└"));
+            if let (Some(x1), Some(y1)) = (x1, y1) {
+                for x in x0..=x1 {
+                    perimeter.insert((x, y0));
+                    perimeter.insert((x, y1));
+                }
+                for y in y0..=y1 {
+                    perimeter.insert((x0, y));
+                    perimeter.insert((x1, y));
+                }
+            }
+        }
+    }
     let mut out = String::new();
     for y in 0..area.height {
         let mut line = String::new();
@@ -112,9 +179,33 @@ fn buffer_text(buffer: &Buffer) -> String {
                 skip -= 1;
                 continue;
             }
-            let symbol = buffer[(x, y)].symbol();
+            let cell = &buffer[(x, y)];
+            let symbol = cell.symbol();
             skip = symbol.width().saturating_sub(1);
-            line.push_str(symbol);
+            let mut shown = match heavy(symbol) {
+                Some(h) if perimeter.contains(&(x, y)) => h,
+                _ => symbol,
+            };
+            if !marks || (shown != "│" && shown != "┃") {
+                line.push_str(shown);
+                continue;
+            }
+            if x + 1 < area.width {
+                // A selected row fills the pane's inner width up to the
+                // next border.
+                let run: Vec<_> = (x + 1..area.width)
+                    .map(|rx| &buffer[(rx, y)])
+                    .take_while(|c| c.symbol() != "│")
+                    .collect();
+                let all =
+                    |m: Modifier| !run.is_empty() && run.iter().all(|c| c.modifier.contains(m));
+                if all(Modifier::REVERSED) {
+                    shown = "▶";
+                } else if all(Modifier::UNDERLINED) {
+                    shown = "▷";
+                }
+            }
+            line.push_str(shown);
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -137,9 +228,10 @@ fn opened(path: &str) -> App {
 }
 
 fn select_call(app: &mut App, name: &str) {
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     let item = app
-        .timeline_rows()
+        .timeline
+        .rows(&app.ctx)
         .into_iter()
         .find(|r| {
             super::timeline::event_of(&session, r.item)
@@ -147,7 +239,7 @@ fn select_call(app: &mut App, name: &str) {
                 .is_some_and(|c| c.name() == name)
         })
         .map(|r| r.item);
-    app.timeline_sel = item;
+    app.timeline.sel = item;
 }
 
 #[test]
@@ -195,21 +287,21 @@ fn snapshot_help() {
 #[test]
 fn enter_opens_and_tab_cycles_focus() {
     let mut app = app_for(SUBAGENT);
-    assert_eq!(app.session_sel, Some(0));
+    assert_eq!(app.list.sel, Some(0));
     assert_eq!(app.focus, Pane::Sessions);
     app.handle(Action::Enter);
     assert!(matches!(
-        app.open.as_ref().map(|o| &o.state),
+        app.ctx.open.as_ref().map(|o| &o.state),
         Some(OpenState::Loading)
     ));
     assert_eq!(app.take_requests(), vec![Request::Open(0)]);
     assert_eq!(app.focus, Pane::Timeline);
-    let sref = app.sessions[0].sref.clone();
+    let sref = app.ctx.sessions[0].sref.clone();
     app.apply(Msg::Loaded {
         index: 0,
         result: worker::open(&sref),
     });
-    assert_eq!(app.timeline_sel, Some(Item::Turn(0)));
+    assert_eq!(app.timeline.sel, Some(Item::Turn(0)));
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Detail);
     key(&mut app, KeyCode::Tab);
@@ -228,7 +320,7 @@ fn enter_opens_and_tab_cycles_focus() {
 #[test]
 fn expand_walk_and_collapse_a_subagent() {
     let mut app = opened(SUBAGENT);
-    let before = app.timeline_rows().len();
+    let before = app.timeline.rows(&app.ctx).len();
     assert_eq!(before, 11);
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Char('j'));
@@ -237,14 +329,16 @@ fn expand_walk_and_collapse_a_subagent() {
         turn: 0,
         event: 1,
     };
-    assert_eq!(app.timeline_sel, Some(agent));
+    assert_eq!(app.timeline.sel, Some(agent));
     key(&mut app, KeyCode::Enter);
-    assert!(app.expanded.contains(&agent));
-    assert_eq!(app.timeline_rows().len(), 15);
+    assert!(app.timeline.expanded.contains(&agent));
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 15);
     key(&mut app, KeyCode::Char('l'));
     let first_child = Item::Event {
         thread: Thread::Sub(
-            app.event(agent)
+            app.ctx
+                .session()
+                .and_then(|s| super::timeline::event_of(s, agent))
                 .and_then(|e| e.as_tool_call())
                 .and_then(|c| c.subagent)
                 .expect("linked"),
@@ -252,47 +346,50 @@ fn expand_walk_and_collapse_a_subagent() {
         turn: 0,
         event: 0,
     };
-    assert_eq!(app.timeline_sel, Some(first_child));
+    assert_eq!(app.timeline.sel, Some(first_child));
     assert_eq!(app.focus, Pane::Timeline);
     key(&mut app, KeyCode::Char('h'));
-    assert_eq!(app.timeline_sel, Some(agent));
+    assert_eq!(app.timeline.sel, Some(agent));
     key(&mut app, KeyCode::Char('h'));
-    assert!(app.expanded.is_empty());
-    assert_eq!(app.timeline_rows().len(), 11);
+    assert!(app.timeline.expanded.is_empty());
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 11);
     key(&mut app, KeyCode::Char(' '));
-    assert!(app.expanded.contains(&agent));
+    assert!(app.timeline.expanded.contains(&agent));
     key(&mut app, KeyCode::Char(' '));
-    assert!(app.expanded.is_empty());
+    assert!(app.timeline.expanded.is_empty());
     key(&mut app, KeyCode::Char('G'));
-    assert_eq!(app.timeline_rows().last().map(|r| r.item), app.timeline_sel);
+    assert_eq!(
+        app.timeline.rows(&app.ctx).last().map(|r| r.item),
+        app.timeline.sel
+    );
     key(&mut app, KeyCode::Char('g'));
-    assert_eq!(app.timeline_sel, Some(Item::Turn(0)));
+    assert_eq!(app.timeline.sel, Some(Item::Turn(0)));
 }
 
 #[test]
 fn search_filters_and_esc_clears() {
     let mut app = opened(TOOLS);
-    let all = app.timeline_rows().len();
+    let all = app.timeline.rows(&app.ctx).len();
     key(&mut app, KeyCode::Char('/'));
-    assert!(app.searching);
+    assert!(app.timeline.searching);
     keys(&mut app, "grep");
-    assert_eq!(app.timeline_filter, "grep");
-    assert_eq!(app.timeline_rows().len(), 3);
+    assert_eq!(app.timeline.filter, "grep");
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 3);
     key(&mut app, KeyCode::Enter);
-    assert!(!app.searching);
-    assert_eq!(app.timeline_filter, "grep");
-    let first = app.timeline_sel;
+    assert!(!app.timeline.searching);
+    assert_eq!(app.timeline.filter, "grep");
+    let first = app.timeline.sel;
     key(&mut app, KeyCode::Char('n'));
-    assert_ne!(app.timeline_sel, first);
+    assert_ne!(app.timeline.sel, first);
     key(&mut app, KeyCode::Char('n'));
     key(&mut app, KeyCode::Char('n'));
-    assert_eq!(app.timeline_sel, first);
+    assert_eq!(app.timeline.sel, first);
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "x");
     key(&mut app, KeyCode::Esc);
-    assert!(!app.searching);
-    assert_eq!(app.timeline_filter, "");
-    assert_eq!(app.timeline_rows().len(), all);
+    assert!(!app.timeline.searching);
+    assert_eq!(app.timeline.filter, "");
+    assert_eq!(app.timeline.rows(&app.ctx).len(), all);
 }
 
 #[test]
@@ -330,7 +427,7 @@ fn mouse_focuses_and_scrolls_the_pane_under_it() {
     });
     assert_eq!(app.focus, Pane::Sessions);
     assert_eq!(
-        app.timeline_sel,
+        app.timeline.sel,
         Some(Item::Event {
             thread: Thread::Main,
             turn: 0,
@@ -510,9 +607,9 @@ fn enter_on_a_subagent_call_opens_it_in_the_timeline() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.view, View::Browse);
     assert_eq!(app.focus, Pane::Timeline);
-    let session = app.session().cloned().expect("opened");
+    let session = app.ctx.session().cloned().expect("opened");
     assert_eq!(session.id, "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
-    let item = app.timeline_sel.expect("a selection");
+    let item = app.timeline.sel.expect("a selection");
     let call = super::timeline::event_of(&session, item)
         .and_then(|e| e.as_tool_call())
         .expect("a call");
@@ -525,8 +622,8 @@ fn enter_on_a_subagent_call_opens_it_in_the_timeline() {
         }
     ));
     // Its Agent spawn is expanded, so the row is visible.
-    assert!(app.timeline_rows().iter().any(|r| r.item == item));
-    assert_eq!(app.expanded.len(), 1);
+    assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == item));
+    assert_eq!(app.timeline.expanded.len(), 1);
 }
 
 #[test]
@@ -588,7 +685,7 @@ fn quick_filters_from_the_timeline_and_in_the_calls_view() {
     app.focus = Pane::Sessions;
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(app.view, View::Browse);
-    assert!(app.message.is_some());
+    assert!(app.ctx.message.is_some());
 }
 
 #[test]
@@ -597,23 +694,23 @@ fn session_search_is_fuzzy_and_ranked() {
     key(&mut app, KeyCode::Char('/'));
     // Letters in order across "tools" (project and prompt): a fuzzy hit.
     keys(&mut app, "tls");
-    let rows = app.session_rows();
+    let rows = app.list.rows().to_vec();
     assert!(!rows.is_empty());
     let first = match rows.first() {
-        Some(SessionRow::Session(i)) => app.sessions[*i].sref.id.clone(),
+        Some(SessionRow::Session(i)) => app.ctx.sessions[*i].sref.id.clone(),
         other => panic!("expected a session row, got {other:?}"),
     };
     assert_eq!(first, "e71e9aa1-2571-47ab-8bf7-9e6efaaedfff");
     // No headers while filtering; an id prefix finds its session, and `^`
     // anchors at the start of the id (fields are matched one by one).
     key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
-    assert_eq!(app.session_filter, "");
+    assert_eq!(app.list.filter, "");
     keys(&mut app, "^8bb2dece");
-    let rows = app.session_rows();
+    let rows = app.list.rows().to_vec();
     assert_eq!(rows.len(), 1);
     assert!(matches!(rows[0], SessionRow::Session(_)));
     assert_eq!(
-        app.session_sel.map(|i| app.sessions[i].sref.id.as_str()),
+        app.list.sel.map(|i| app.ctx.sessions[i].sref.id.as_str()),
         Some("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
     );
 }
@@ -626,7 +723,7 @@ fn calls_view_mouse_and_record_pane() {
     key(&mut app, KeyCode::Enter);
     // 80x24: the record (16 lines) is taller than its pane, so it scrolls.
     render(&mut app, 80, 24);
-    let a = app.calls_areas();
+    let a = app.calls.areas();
     // Wheel over the list moves the selection three rows.
     app.handle(Action::ScrollAt {
         column: a.list.x + 2,
@@ -660,21 +757,22 @@ fn calls_view_mouse_and_record_pane() {
 #[test]
 fn timeline_filter_finds_calls_inside_collapsed_subagents() {
     let mut app = opened(SUBAGENT);
-    assert!(app.expanded.is_empty());
+    assert!(app.timeline.expanded.is_empty());
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "grep -rn");
     key(&mut app, KeyCode::Enter);
     // The explore subagent's Bash call (its Agent row is collapsed).
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     let ids: Vec<String> = app
-        .timeline_rows()
+        .timeline
+        .rows(&app.ctx)
         .iter()
         .filter_map(|r| super::timeline::event_of(&session, r.item))
         .filter_map(|e| e.as_tool_call())
         .map(|c| c.tool_use_id.clone())
         .collect();
     assert_eq!(ids, vec!["toolu_01jnpTxdhXKCZgdSENXyt8je"]);
-    let found = app.timeline_sel.expect("selected");
+    let found = app.timeline.sel.expect("selected");
     assert!(matches!(
         found,
         Item::Event {
@@ -684,10 +782,10 @@ fn timeline_filter_finds_calls_inside_collapsed_subagents() {
     ));
     // Clearing the filter keeps it selected and expands its Agent call.
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.timeline_filter, "");
-    assert_eq!(app.timeline_sel, Some(found));
-    assert_eq!(app.expanded.len(), 1);
-    assert!(app.timeline_rows().iter().any(|r| r.item == found));
+    assert_eq!(app.timeline.filter, "");
+    assert_eq!(app.timeline.sel, Some(found));
+    assert_eq!(app.timeline.expanded.len(), 1);
+    assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == found));
 }
 
 #[test]
@@ -700,34 +798,47 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     );
     let mut app = app_for(folder);
     let index = app
+        .ctx
         .sessions
         .iter()
         .position(|e| !e.sref.subagent_files.is_empty())
         .expect("a session with the sibling files");
-    app.session_sel = Some(index);
+    app.list.sel = Some(index);
     key(&mut app, KeyCode::Enter);
-    let session = app.session().cloned().expect("loaded");
-    let unlinked = super::timeline::unlinked_subagents(&session);
-    assert_eq!(unlinked.len(), 2);
-    let rows = app.timeline_rows();
-    let headers: Vec<Item> = rows
+    let session = app.ctx.session().cloned().expect("loaded");
+    let rows = app.timeline.rows(&app.ctx);
+    // The last two rows are the two agent-test-hash-* files, in file order
+    // (their first prompts: "Run the test suite", "Build the project").
+    let labels: Vec<String> = rows
         .iter()
         .filter(|r| matches!(r.item, Item::Unlinked(_)))
-        .map(|r| r.item)
+        .map(|r| super::timeline::row_text(&session, r.item))
         .collect();
     assert_eq!(
-        headers,
-        unlinked
-            .iter()
-            .map(|s| Item::Unlinked(*s))
-            .collect::<Vec<_>>()
+        labels,
+        vec![
+            "unlinked subagent ? test-hash-123 — Run the test suite",
+            "unlinked subagent ? test-hash-456 — Build the project",
+        ]
     );
+    assert!(matches!(rows[rows.len() - 1].item, Item::Unlinked(_)));
+    assert!(matches!(rows[rows.len() - 2].item, Item::Unlinked(_)));
+    let headers: Vec<Item> = rows[rows.len() - 2..].iter().map(|r| r.item).collect();
     // Enter on the first expands it to its own events.
-    app.timeline_sel = headers.first().copied();
-    let before = app.timeline_rows().len();
+    app.timeline.sel = headers.first().copied();
+    let before = app.timeline.rows(&app.ctx).len();
     key(&mut app, KeyCode::Enter);
-    assert!(app.expanded.contains(&headers[0]));
-    assert!(app.timeline_rows().len() > before);
+    assert!(app.timeline.expanded.contains(&headers[0]));
+    let after: Vec<String> = app
+        .timeline
+        .rows(&app.ctx)
+        .iter()
+        .filter(|r| r.parent == Some(headers[0]))
+        .map(|r| super::timeline::row_text(&session, r.item))
+        .collect();
+    // Its one assistant text (the file's second line), one row more.
+    assert_eq!(after, vec!["I'll run the test suite for you."]);
+    assert_eq!(app.timeline.rows(&app.ctx).len(), before + 1);
     let text = render(&mut app, 160, 48);
     assert!(text.contains("▾ unlinked subagent"), "{text}");
 }
@@ -739,10 +850,11 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         "/../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl"
     );
     let mut app = opened(rollout);
-    let session = app.session().cloned().expect("loaded");
+    let session = app.ctx.session().cloned().expect("loaded");
     // The second patch: it updates hello.py (recounted from the rollout).
     let item = app
-        .timeline_rows()
+        .timeline
+        .rows(&app.ctx)
         .into_iter()
         .map(|r| r.item)
         .filter(|i| {
@@ -752,12 +864,13 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         })
         .nth(1)
         .expect("two apply_patch calls");
-    app.timeline_sel = Some(item);
+    app.timeline.sel = Some(item);
     key(&mut app, KeyCode::Enter);
     let text: Vec<String> = app
-        .detail_lines()
+        .detail
+        .lines()
         .iter()
-        .map(super::app::line_text)
+        .map(super::widgets::text::line_text)
         .collect();
     let at = text
         .iter()
@@ -773,4 +886,445 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         text.iter().any(|l| l.starts_with("+    return ")),
         "{text:?}"
     );
+}
+
+/// A one-call Claude Code session in `dir`: a prompt, a Bash `tool_use`
+/// running `command`, and its `tool_result` with `output`. Returns the
+/// file's path.
+fn one_bash_call(dir: &std::path::Path, command: &str, output: &str) -> String {
+    let id = "11111111-2222-4333-8444-555555555555";
+    let lines = [
+        serde_json::json!({
+            "type": "user", "uuid": "u1", "parentUuid": null, "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/hostile", "timestamp": "2026-11-29T18:00:00.000Z",
+            "message": {"role": "user", "content": "run it"}
+        }),
+        serde_json::json!({
+            "type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/hostile", "timestamp": "2026-11-29T18:00:01.000Z",
+            "message": {"role": "assistant", "model": "claude-test", "content": [
+                {"type": "tool_use", "id": "toolu_hostile", "name": "Bash",
+                 "input": {"command": command}}
+            ]}
+        }),
+        serde_json::json!({
+            "type": "user", "uuid": "r1", "parentUuid": "a1", "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/hostile", "timestamp": "2026-11-29T18:00:02.000Z",
+            "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_hostile", "content": output}
+            ]}
+        }),
+    ];
+    let path = dir.join(format!("{id}.jsonl"));
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&path, text.join("\n") + "\n").expect("write the session");
+    path.to_string_lossy().into_owned()
+}
+
+/// Opens `path`, selects its Bash call and focuses Detail.
+fn detail_of_bash(path: &str) -> App {
+    let mut app = opened(path);
+    select_call(&mut app, "Bash");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    app
+}
+
+#[test]
+fn a_10_mb_output_builds_a_bounded_number_of_lines() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // 10 MB as 200,000 lines of 49 characters and a newline.
+    let line = "x".repeat(49);
+    let output = format!("{line}\n").repeat(200_000);
+    assert_eq!(output.len(), 10_000_000);
+    let path = one_bash_call(dir.path(), "yes | head", &output);
+    let mut app = detail_of_bash(&path);
+    for width in [160u16, 80, 1] {
+        render(&mut app, width, 48);
+        let lines = app.detail.lines().len();
+        let text: Vec<String> = app
+            .detail
+            .lines()
+            .iter()
+            .map(super::widgets::text::line_text)
+            .collect();
+        if width == 160 {
+            // 2,000 output lines (one row each at this width) and the
+            // fields above them: well under 2,100 rows.
+            assert!(lines < 2_100, "{lines} rows at width {width}");
+            assert!(
+                text.iter()
+                    .any(|l| l == "… 198000 more lines (9.4 MiB) — press o to show more"),
+                "{:?}",
+                &text[text.len() - 3..]
+            );
+        } else if width == 80 {
+            // Two panes: Detail's 42 columns wrap each 49-character line
+            // to two rows.
+            assert!((4_000..4_100).contains(&lines), "{lines} rows at width 80");
+        } else {
+            // Width 1: the wrapped rows stop at 256 Ki, with a line that
+            // says so (10 MB would be ten million rows).
+            assert!(lines <= 262_145, "{lines} rows at width 1");
+        }
+    }
+    // o shows four times more lines, still bounded.
+    render(&mut app, 160, 48);
+    key(&mut app, KeyCode::Char('o'));
+    let lines = app.detail.lines().len();
+    assert!((8_000..8_100).contains(&lines), "{lines} rows after o");
+}
+
+#[test]
+fn a_single_10_mb_output_line_at_width_1_stays_bounded() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let output = "y".repeat(10_000_000);
+    let path = one_bash_call(dir.path(), "cat big", &output);
+    let mut app = detail_of_bash(&path);
+    render(&mut app, 1, 24);
+    // The output is cut at 256 KiB, and the rows at 256 Ki in all.
+    assert!(app.detail.lines().len() <= 262_145);
+    render(&mut app, 160, 48);
+    let text: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect();
+    assert!(
+        text.iter()
+            .any(|l| l == "… 1 more line (9.3 MiB) — press o to show more"),
+        "{:?}",
+        &text[text.len() - 3..]
+    );
+}
+
+#[test]
+fn a_huge_bash_line_is_parsed_off_the_ui_thread_once() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // 150,000 pipeline stages, 900 KB: seconds of tree-sitter.
+    let command = vec!["cat a"; 150_000].join(" | ");
+    assert_eq!(command.len(), 150_000 * 5 + 149_999 * 3);
+    let path = one_bash_call(dir.path(), &command, "ok");
+    let mut app = app_for(&path);
+    app.handle(Action::Enter);
+    run_requests(&mut app); // the session loads (its first row is the turn)
+    app.handle(Action::Down); // onto the Bash call
+    let requests = app.take_requests();
+    let [
+        Request::ParseBash {
+            key,
+            command: asked,
+        },
+    ] = requests.as_slice()
+    else {
+        panic!("one parse request, got {requests:?}");
+    };
+    assert_eq!(key.0, "toolu_hostile");
+    assert_eq!(asked.len(), command.len());
+    let text = |app: &App| -> Vec<String> {
+        app.detail
+            .lines()
+            .iter()
+            .map(super::widgets::text::line_text)
+            .collect()
+    };
+    assert!(text(&app).iter().any(|l| l == "parsing…"));
+    // Moving away and back asks nothing new while the answer is pending.
+    app.handle(Action::Up);
+    app.handle(Action::Down);
+    assert_eq!(app.take_requests(), vec![]);
+    // The worker's answer is folded in and kept per call.
+    app.apply(Msg::Parsed {
+        key: key.clone(),
+        line: hookscope::shell::parse_command_line("cat a | cat a"),
+    });
+    assert!(text(&app).iter().any(|l| l == "runs 2 simple call(s):"));
+    app.handle(Action::Up);
+    app.handle(Action::Down);
+    assert_eq!(app.take_requests(), vec![]);
+    assert!(text(&app).iter().any(|l| l == "runs 2 simple call(s):"));
+}
+
+#[test]
+fn reopening_the_calls_view_types_into_the_filter_line() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Bash");
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.calls.editing);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Browse);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Calls);
+    assert!(app.calls.editing, "the line has the keys again");
+    // So `t`, `e`, `l` are typed, not quick filters.
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tool:Edit");
+    assert_eq!(app.calls.filter, "tool:Edit");
+    // The 2.1.332 projects' Edit calls (recounted with python: 8 tool_use
+    // blocks named Edit in real-cc-2.1.332/*/projects/**/*.jsonl, the
+    // subagent files included).
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(8));
+}
+
+#[test]
+fn tab_candidates_popup_moves_takes_and_closes() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:");
+    key(&mut app, KeyCode::Tab);
+    assert!(app.calls.completing());
+    assert_eq!(app.key_mode(), keymap::KeyMode::Completion);
+    assert_eq!(app.calls.completions.len(), 13);
+    assert_eq!(app.calls.completion_sel, Some(0));
+    insta::assert_snapshot!("calls_completion_popup_80x24", render(&mut app, 80, 24));
+    // Tab and ↓ move on, Shift-Tab and ↑ back; the list wraps.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.calls.completion_sel, Some(2));
+    key_mod(&mut app, KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(app.calls.completion_sel, Some(1));
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Up);
+    assert_eq!(app.calls.completion_sel, Some(12));
+    // The last of the 13, scrolled into view, at the wide size.
+    insta::assert_snapshot!(
+        "calls_completion_popup_last_160x48",
+        render(&mut app, 160, 48)
+    );
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.calls.completion_sel, Some(1));
+    // Enter takes the highlighted name (sorted: Agent, Bash, …).
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.calls.filter, "tool:Bash ");
+    assert!(!app.calls.completing());
+    assert!(app.calls.editing);
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(45));
+    // Esc closes the list and keeps the line.
+    keys(&mut app, "is:");
+    key(&mut app, KeyCode::Tab);
+    assert!(app.calls.completing());
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.calls.completing());
+    assert_eq!(app.calls.filter, "tool:Bash is:");
+    assert!(app.calls.editing);
+}
+
+#[test]
+fn n_without_a_search_says_so_and_moves_nothing() {
+    let mut app = opened(TOOLS);
+    key(&mut app, KeyCode::Char('j'));
+    let sel = app.timeline.sel;
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.timeline.sel, sel);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no search: / filters the timeline")
+    );
+    key(&mut app, KeyCode::Char('N'));
+    assert_eq!(app.timeline.sel, sel);
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.detail.scroll, 0);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no search: / finds text in the detail")
+    );
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Sessions);
+    let sel = app.list.sel;
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.list.sel, sel);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no search: / filters the list")
+    );
+}
+
+#[test]
+fn help_stays_above_the_status_bar_and_scrolls_to_its_end() {
+    let mut app = app_for(SUBAGENT);
+    key(&mut app, KeyCode::Char('?'));
+    key(&mut app, KeyCode::Char('G'));
+    // The last page: the mouse lines, and the status bar still there.
+    insta::assert_snapshot!("help_end_80x24", render(&mut app, 80, 24));
+    let text = render(&mut app, 80, 24);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.contains("? help"), "{last}");
+}
+
+#[test]
+fn no_session_note_goes_with_its_line() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "session:zzz");
+    assert!(
+        super::calls::count_text(&app.calls).contains("no session zzz"),
+        "{}",
+        super::calls::count_text(&app.calls)
+    );
+    // A line that is not a query yet keeps the last records but not the
+    // note about a line no longer there.
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tool:");
+    assert!(app.calls.error.is_some());
+    assert!(!super::calls::count_text(&app.calls).contains("no session"));
+}
+
+/// Sets `subagent` on the call `tool_use_id` wherever it is.
+fn relink(session: &mut hookscope::transcript::Session, tool_use_id: &str, to: Option<usize>) {
+    let turns = session.turns.iter_mut().chain(
+        session
+            .subagents
+            .iter_mut()
+            .flat_map(|s| s.turns.iter_mut()),
+    );
+    for turn in turns {
+        for event in &mut turn.events {
+            if let hookscope::transcript::Event::ToolCall(r) = event
+                && r.tool_use_id == tool_use_id
+            {
+                r.subagent = to;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
+    // The subagent session's Explore subagent (index 2, "Find functions"),
+    // re-linked in memory as if the general-purpose one (3, "Inspect
+    // repository") had spawned it from its Read call: a depth-2 call (no
+    // corpus file nests subagents). Types, descriptions, agent ids and the
+    // model are the files' own.
+    let mut app = opened(SUBAGENT);
+    let mut session = (**app.ctx.session().expect("loaded")).clone();
+    relink(&mut session, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg", None);
+    relink(&mut session, "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", Some(2));
+    assert_eq!(super::context::spawn_chain(&session, 2), vec![3, 2]);
+    app.apply(Msg::Loaded {
+        index: 0,
+        result: Ok(std::sync::Arc::new(session)),
+    });
+    assert!(
+        app.timeline
+            .select_call("toolu_01jnpTxdhXKCZgdSENXyt8je", &app.ctx)
+    );
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    let text = render(&mut app, 160, 48);
+    assert!(
+        text.contains(
+            "turn 1 › general-purpose “Inspect repository” › Explore “Find functions” › Bash"
+        ),
+        "{text}"
+    );
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect::<Vec<_>>();
+    let joined = detail.concat();
+    assert!(
+        joined.contains(
+            "of subagent general-purpose “Inspect repository” › Explore “Find functions”"
+        ),
+        "{joined}"
+    );
+    // The spawning Read call: the Subagent section names the model, the
+    // agent id and the path of spawns.
+    assert!(
+        app.timeline
+            .select_call("toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", &app.ctx)
+    );
+    render(&mut app, 160, 48);
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect();
+    let at = detail
+        .iter()
+        .position(|l| l == "── Subagent ──")
+        .expect("a Subagent section");
+    assert_eq!(
+        detail[at + 1..at + 5],
+        [
+            "type: Explore",
+            "description: Find functions",
+            "agent_id: a460e426666c15a15",
+            "model: claude-opus-5-5",
+        ]
+    );
+    assert!(
+        detail.concat().contains(
+            "spawned via: general-purpose “Inspect repository” › Explore “Find functions”"
+        ),
+        "{detail:?}"
+    );
+    insta::assert_snapshot!("detail_depth_2_spawn_160x48", render(&mut app, 160, 48));
+    insta::assert_snapshot!("detail_depth_2_spawn_80x24", render(&mut app, 80, 24));
+}
+
+/// The README's screenshot is this test's render: `hookscope
+/// ../shared/corpus` at 150x32, the `tools` session found with the session
+/// search, the timeline filtered to `new_module`, its Edit in Detail. The
+/// README's ```text block after "at 150x32" must equal it; run with
+/// `HOOKSCOPE_UPDATE_README=1` to rewrite the block.
+#[test]
+fn readme_screenshot_is_the_render() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+    let mut app = app_for(corpus);
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "'scenario:tools"); // fzf's exact match
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter); // open it
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "new_module");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('j')); // the Write, then the Edit
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    app.handle(Action::Resize {
+        width: 150,
+        height: 32,
+    });
+    let mut terminal = Terminal::new(TestBackend::new(150, 32)).expect("test terminal");
+    terminal.draw(|f| draw(f, &app)).expect("draw");
+    let screen = buffer_text_with(terminal.backend().buffer(), false);
+    assert!(screen.contains("Edit  edit  ✓ ok"), "{screen}");
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md");
+    let anchor = "`hookscope ../shared/corpus` at 150x32";
+    let at = readme.find(anchor).expect("the screenshot's caption");
+    let open = at + readme[at..].find("```text\n").expect("its text block") + "```text\n".len();
+    let close = open + readme[open..].find("```").expect("the block's end");
+    if std::env::var_os("HOOKSCOPE_UPDATE_README").is_some() {
+        let updated = format!("{}{screen}{}", &readme[..open], &readme[close..]);
+        std::fs::write(path, updated).expect("write README.md");
+    } else {
+        assert_eq!(
+            readme[open..close],
+            screen,
+            "README screenshot is stale: HOOKSCOPE_UPDATE_README=1 cargo test --bin hookscope readme"
+        );
+    }
+}
+
+#[test]
+fn the_session_list_takes_a_larger_share_from_180_columns() {
+    let rect = |w| ratatui::layout::Rect::new(0, 0, w, 50);
+    let width = |w| {
+        super::app::areas(rect(w), Pane::Sessions, false)
+            .sessions
+            .map(|r| r.width)
+    };
+    assert_eq!(width(160), Some(42)); // 26 %
+    assert_eq!(width(200), Some(60)); // 30 %
+    assert_eq!(width(100), Some(45)); // two panes, 45 %
 }

@@ -1,49 +1,32 @@
 //! The Timeline pane: the opened session's turns, each tool call on one line
 //! (kind, name, resolved name, a short summary, an error mark), Task/Agent
 //! calls expandable in place to their subagent's calls, and other events
-//! compact and dimmed.
+//! compact and dimmed. [`TimelinePane`] owns the selection, the scroll
+//! offset, the filter and which calls are expanded.
 
+use std::collections::HashSet;
+
+use chrono::FixedOffset;
 use hookscope::tools::ToolKind;
 use hookscope::transcript::claude_code::{display_prompt, one_line};
-use hookscope::transcript::{Event, Session, ToolCallRecord, Turn};
+use hookscope::transcript::{Event, Session, ToolCallRecord};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
-use super::app::{App, Item, OpenState, Pane, Thread};
+use super::action::Action;
+use super::component::{
+    Command, Component, EventState, delta_of, follow, inner_rows, moved, type_into, wrapped,
+};
+pub use super::context::event_of;
+use super::context::{Ctx, Effect, Item, OpenState, Pane, Thread, TimelineRow};
 use super::theme::Theme;
 
 /// Whether an event gets a timeline row (thinking blocks do not).
 pub fn shown(event: &Event) -> bool {
     !matches!(event, Event::Thinking { .. })
-}
-
-/// The turn a timeline item is in (or is).
-pub fn turn_of(session: &Session, item: Item) -> Option<&Turn> {
-    match item {
-        Item::Turn(t) => session.turns.get(t),
-        Item::Unlinked(_) => None,
-        Item::Event {
-            thread: Thread::Main,
-            turn,
-            ..
-        } => session.turns.get(turn),
-        Item::Event {
-            thread: Thread::Sub(s),
-            turn,
-            ..
-        } => session.subagents.get(s)?.turns.get(turn),
-    }
-}
-
-/// The event a timeline item points at (`None` for a turn row).
-pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
-    match item {
-        Item::Turn(_) | Item::Unlinked(_) => None,
-        Item::Event { event, .. } => turn_of(session, item)?.events.get(event),
-    }
 }
 
 /// Subagents no call of the session spawns (e.g. a sibling
@@ -202,16 +185,17 @@ fn kind_label(kind: ToolKind) -> &'static str {
 
 /// The styled line of a row.
 pub fn row_line(
-    app: &App,
     session: &Session,
-    item: Item,
-    depth: usize,
+    row: &TimelineRow,
+    expanded: &HashSet<Item>,
+    utc_offset: FixedOffset,
     theme: &Theme,
 ) -> Line<'static> {
+    let (item, depth) = (row.item, row.depth);
     let indent = "  ".repeat(depth);
     match item {
         Item::Unlinked(s) => {
-            let marker = if app.expanded.contains(&item) {
+            let marker = if expanded.contains(&item) {
                 "▾ "
             } else {
                 "▸ "
@@ -228,7 +212,7 @@ pub fn row_line(
             let mut spans = vec![Span::styled(format!("turn {}", t + 1), theme.heading())];
             if let Some(ts) = turn.timestamp {
                 spans.push(Span::styled(
-                    format!(" {}", super::fmt_time(ts, app.utc_offset, "%H:%M:%S")),
+                    format!(" {}", super::fmt_time(ts, utc_offset, "%H:%M:%S")),
                     theme.dim(),
                 ));
             }
@@ -243,7 +227,7 @@ pub fn row_line(
         Item::Event { .. } => match event_of(session, item) {
             Some(Event::ToolCall(r)) => {
                 let marker = match r.subagent {
-                    Some(_) if app.expanded.contains(&item) => "▾ ",
+                    Some(_) if expanded.contains(&item) => "▾ ",
                     Some(_) => "▸ ",
                     None => "  ",
                 };
@@ -283,66 +267,464 @@ pub fn row_line(
     }
 }
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let theme = &app.theme;
-    let focused = app.focus == Pane::Timeline;
-    let mut title = " Timeline ".to_string();
-    if !app.timeline_filter.is_empty() || (app.searching && focused) {
-        title = format!(" Timeline /{} ", app.timeline_filter);
-    } else if let Some(entry) = app.open.as_ref().and_then(|o| app.sessions.get(o.index)) {
-        // Which session this is, so a list previewing another is not
-        // mistaken for it.
-        let room = usize::from(area.width.saturating_sub(16)).max(8);
-        title = format!(" Timeline · {} ", one_line(&entry.title(), room));
-    }
-    let block = Block::bordered()
-        .title(Span::styled(title, theme.heading()))
-        .border_style(theme.border(focused));
-    let message = |text: &str, style: Style| {
-        Paragraph::new(Line::from(Span::styled(text.to_string(), style))).block(block.clone())
-    };
-    let Some(open) = &app.open else {
-        frame.render_widget(
-            message("Select a session and press Enter.", theme.dim()),
-            area,
-        );
-        return;
-    };
-    let session = match &open.state {
-        OpenState::Loading => {
-            frame.render_widget(message("loading…", theme.dim()), area);
-            return;
-        }
-        OpenState::Failed(e) => {
-            frame.render_widget(message(&format!("cannot open: {e}"), theme.error()), area);
-            return;
-        }
-        OpenState::Ready(s) => s,
-    };
-    let rows = app.timeline_rows();
-    if rows.is_empty() {
-        let text = if app.timeline_filter.is_empty() {
-            "(no turns)"
-        } else {
-            "(no match)"
+/// The Timeline pane's state.
+#[derive(Debug, Default)]
+pub struct TimelinePane {
+    /// Selected row.
+    pub sel: Option<Item>,
+    /// First visible row (follows the selection, see [`follow`]).
+    pub offset: usize,
+    /// Filter (case-insensitive substring of a row's text).
+    pub filter: String,
+    /// Whether keys go to the filter box.
+    pub searching: bool,
+    /// Task/Agent calls (and unlinked-subagent rows) expanded to their
+    /// subagent's events.
+    pub expanded: HashSet<Item>,
+    /// Where the pane was last laid out.
+    area: Rect,
+    /// The visible rows as of the last transition (what is drawn).
+    shown: Vec<TimelineRow>,
+}
+
+impl TimelinePane {
+    /// Forgets the previous session (a new one is being opened).
+    pub fn reset(&mut self) {
+        *self = TimelinePane {
+            area: self.area,
+            ..TimelinePane::default()
         };
-        frame.render_widget(message(text, theme.dim()), area);
-        return;
     }
-    let items: Vec<ListItem> = rows
-        .iter()
-        .map(|r| ListItem::new(row_line(app, session, r.item, r.depth, theme)))
-        .collect();
-    let selected = app
-        .timeline_sel
-        .and_then(|s| rows.iter().position(|r| r.item == s));
-    let mut state = ListState::default()
-        .with_offset(app.timeline_offset.get())
-        .with_selected(selected);
-    let list = List::new(items)
-        .block(block)
-        .highlight_style(theme.selected(focused));
-    frame.render_stateful_widget(list, area, &mut state);
-    app.timeline_offset.set(state.offset());
+
+    /// A session finished loading: its first row is selected.
+    pub fn loaded(&mut self, ctx: &Ctx) {
+        self.sel = self.rows(ctx).first().map(|r| r.item);
+        self.offset = 0;
+        self.follow(ctx);
+    }
+
+    /// Lays the pane out in `area` (the offset follows).
+    pub fn set_area(&mut self, area: Rect, ctx: &Ctx) {
+        self.area = area;
+        self.follow(ctx);
+    }
+
+    /// Every row of the opened session (expansion applied, filter not
+    /// applied).
+    pub fn all_rows(&self, ctx: &Ctx) -> Vec<TimelineRow> {
+        self.rows_with(ctx, false)
+    }
+
+    /// Every row with every Task/Agent call expanded (what the filter
+    /// searches, so it finds calls inside collapsed subagents).
+    pub fn every_row(&self, ctx: &Ctx) -> Vec<TimelineRow> {
+        self.rows_with(ctx, true)
+    }
+
+    /// The visible rows: the expanded tree, or with a filter the matching
+    /// rows of the fully expanded tree (subagent calls included, collapsed
+    /// or not).
+    pub fn rows(&self, ctx: &Ctx) -> Vec<TimelineRow> {
+        if self.filter.is_empty() {
+            return self.all_rows(ctx);
+        }
+        let rows = self.every_row(ctx);
+        let Some(session) = ctx.session() else {
+            return rows;
+        };
+        let needle = self.filter.to_lowercase();
+        rows.into_iter()
+            .filter(|r| row_text(session, r.item).to_lowercase().contains(&needle))
+            .collect()
+    }
+
+    fn rows_with(&self, ctx: &Ctx, expand_all: bool) -> Vec<TimelineRow> {
+        let Some(session) = ctx.session() else {
+            return Vec::new();
+        };
+        let mut rows = Vec::new();
+        for (t, turn) in session.turns.iter().enumerate() {
+            rows.push(TimelineRow {
+                item: Item::Turn(t),
+                depth: 0,
+                parent: None,
+            });
+            let at = Place {
+                thread: Thread::Main,
+                turn: t,
+                depth: 0,
+                parent: None,
+            };
+            self.push_events(session, at, &turn.events, expand_all, &mut rows);
+        }
+        for s in unlinked_subagents(session) {
+            let item = Item::Unlinked(s);
+            rows.push(TimelineRow {
+                item,
+                depth: 0,
+                parent: None,
+            });
+            if expand_all || self.expanded.contains(&item) {
+                self.push_subagent(session, s, 1, item, expand_all, &mut rows);
+            }
+        }
+        rows
+    }
+
+    /// The rows of subagent `s`'s turns, nested under `parent` at `depth`.
+    fn push_subagent(
+        &self,
+        session: &Session,
+        s: usize,
+        depth: usize,
+        parent: Item,
+        expand_all: bool,
+        rows: &mut Vec<TimelineRow>,
+    ) {
+        let Some(subagent) = session.subagents.get(s) else {
+            return;
+        };
+        for (st, sturn) in subagent.turns.iter().enumerate() {
+            let at = Place {
+                thread: Thread::Sub(s),
+                turn: st,
+                depth,
+                parent: Some(parent),
+            };
+            self.push_events(session, at, &sturn.events, expand_all, rows);
+        }
+    }
+
+    fn push_events(
+        &self,
+        session: &Session,
+        at: Place,
+        events: &[Event],
+        expand_all: bool,
+        rows: &mut Vec<TimelineRow>,
+    ) {
+        for (e, event) in events.iter().enumerate() {
+            if !shown(event) {
+                continue;
+            }
+            let item = Item::Event {
+                thread: at.thread,
+                turn: at.turn,
+                event: e,
+            };
+            rows.push(TimelineRow {
+                item,
+                depth: at.depth,
+                parent: at.parent,
+            });
+            let sub = event.as_tool_call().and_then(|c| c.subagent);
+            // Depth guard: a malformed file could link subagents in a cycle.
+            if let Some(s) = sub
+                && (expand_all || self.expanded.contains(&item))
+                && at.depth < 8
+            {
+                self.push_subagent(session, s, at.depth + 1, item, expand_all, rows);
+            }
+        }
+    }
+
+    /// The selected row's tool call, if it is one.
+    pub fn selected_call<'a>(&self, ctx: &'a Ctx) -> Option<&'a ToolCallRecord> {
+        event_of(ctx.session()?, self.sel?)?.as_tool_call()
+    }
+
+    fn selected_subagent(&self, ctx: &Ctx) -> Option<usize> {
+        if let Some(Item::Unlinked(s)) = self.sel {
+            return Some(s);
+        }
+        self.selected_call(ctx)?.subagent
+    }
+
+    /// Selects call `tool_use_id`, expanding the spawns above it; `false`
+    /// when the session has no such call.
+    pub fn select_call(&mut self, tool_use_id: &str, ctx: &Ctx) -> bool {
+        let Some((item, spawns)) = ctx.session().and_then(|s| locate(s, tool_use_id)) else {
+            return false;
+        };
+        self.filter.clear();
+        self.expanded.extend(spawns);
+        self.sel = Some(item);
+        self.follow(ctx);
+        true
+    }
+
+    /// The main-thread turn the selection is in (walking up from a
+    /// subagent's call to the outermost spawning call).
+    pub fn main_turn(&self, ctx: &Ctx) -> Option<usize> {
+        let rows = self.every_row(ctx);
+        let mut top = self.sel?;
+        for _ in 0..16 {
+            match rows.iter().find(|r| r.item == top).and_then(|r| r.parent) {
+                Some(p) => top = p,
+                None => break,
+            }
+        }
+        match top {
+            Item::Turn(t)
+            | Item::Event {
+                thread: Thread::Main,
+                turn: t,
+                ..
+            } => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Expands the Task/Agent calls above the selected row, so it stays
+    /// selected once a filter that found it inside a subagent is cleared.
+    fn reveal_selection(&mut self, ctx: &Ctx) {
+        let Some(item) = self.sel else {
+            return;
+        };
+        let rows = self.every_row(ctx);
+        let mut cur = item;
+        for _ in 0..8 {
+            match rows.iter().find(|r| r.item == cur).and_then(|r| r.parent) {
+                Some(p) => {
+                    self.expanded.insert(p);
+                    cur = p;
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn after_filter_change(&mut self, ctx: &Ctx) {
+        if self.filter.is_empty() {
+            self.reveal_selection(ctx);
+        }
+        let visible = self.rows(ctx);
+        if self
+            .sel
+            .is_none_or(|s| !visible.iter().any(|r| r.item == s))
+        {
+            self.sel = visible.first().map(|r| r.item);
+        }
+        self.offset = 0;
+        self.follow(ctx);
+    }
+
+    /// Recomputes the visible rows (kept for drawing) and keeps the
+    /// selection in view.
+    fn follow(&mut self, ctx: &Ctx) {
+        let rows = self.rows(ctx);
+        let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
+        self.offset = follow(
+            self.offset,
+            selected,
+            &vec![1; rows.len()],
+            usize::from(self.area.height.saturating_sub(2)),
+        );
+        self.shown = rows;
+    }
+
+    fn enter(&mut self, ctx: &mut Ctx) {
+        let Some(item) = self.sel else {
+            return;
+        };
+        if self.selected_subagent(ctx).is_some() {
+            if self.expanded.insert(item) {
+                return;
+            }
+            // Already expanded: step onto its first child.
+            let rows = self.rows(ctx);
+            if let Some(child) = rows.iter().find(|r| r.parent == Some(item)) {
+                self.sel = Some(child.item);
+            }
+            return;
+        }
+        ctx.emit(Effect::Focus(Pane::Detail));
+    }
+
+    fn back(&mut self, ctx: &mut Ctx) {
+        if !self.filter.is_empty() {
+            self.filter.clear();
+            self.after_filter_change(ctx);
+            return;
+        }
+        let Some(item) = self.sel else {
+            ctx.emit(Effect::Focus(Pane::Sessions));
+            return;
+        };
+        if self.expanded.remove(&item) {
+            return;
+        }
+        let parent = self
+            .rows(ctx)
+            .iter()
+            .find(|r| r.item == item)
+            .and_then(|r| r.parent);
+        match parent {
+            Some(p) => self.sel = Some(p),
+            None => ctx.emit(Effect::Focus(Pane::Sessions)),
+        }
+    }
+}
+
+/// Where events are pushed in the row tree.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    thread: Thread,
+    turn: usize,
+    depth: usize,
+    parent: Option<Item>,
+}
+
+impl Component for TimelinePane {
+    fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        if self.searching {
+            if type_into(&mut self.filter, &mut self.searching, action) {
+                self.after_filter_change(ctx);
+            }
+            return EventState::Consumed;
+        }
+        if let Some(delta) = delta_of(action, inner_rows(self.area)) {
+            let visible: Vec<Item> = self.rows(ctx).iter().map(|r| r.item).collect();
+            self.sel = moved(&visible, self.sel, delta);
+            self.follow(ctx);
+            return EventState::Consumed;
+        }
+        match action {
+            Action::Enter => self.enter(ctx),
+            Action::Back => self.back(ctx),
+            Action::ToggleExpand => {
+                if self.selected_subagent(ctx).is_some()
+                    && let Some(item) = self.sel
+                    && !self.expanded.remove(&item)
+                {
+                    self.expanded.insert(item);
+                }
+            }
+            Action::StartSearch => {
+                self.searching = true;
+                self.filter.clear();
+            }
+            Action::SearchNext | Action::SearchPrev => {
+                if self.filter.is_empty() {
+                    ctx.say("no search: / filters the timeline");
+                } else {
+                    // The list is filtered to the matches: n/N walk them.
+                    let visible: Vec<Item> = self.rows(ctx).iter().map(|r| r.item).collect();
+                    self.sel = wrapped(&visible, self.sel, action == Action::SearchNext);
+                }
+            }
+            _ => return EventState::NotConsumed,
+        }
+        self.follow(ctx);
+        EventState::Consumed
+    }
+
+    fn commands(&self, ctx: &Ctx, out: &mut Vec<Command>, force_all: bool) {
+        let spawns = self.selected_subagent(ctx).is_some();
+        if force_all || spawns {
+            out.push(Command::new(
+                Action::Enter,
+                "expand",
+                "expand a Task/Agent call (again: onto its first call)",
+            ));
+            out.push(Command::new(
+                Action::ToggleExpand,
+                "fold",
+                "expand/collapse a Task/Agent call's subagent",
+            ));
+        }
+        if force_all || !spawns {
+            out.push(Command::new(Action::Enter, "detail", "show the detail"));
+        }
+        out.push(Command::new(
+            Action::Back,
+            "back",
+            "clear the filter, collapse, parent row, or the list",
+        ));
+        out.push(Command::new(
+            Action::StartSearch,
+            "filter",
+            "filter rows (finds calls inside collapsed subagents)",
+        ));
+        if force_all || !self.filter.is_empty() {
+            out.push(Command::new(Action::SearchNext, "next", "next match"));
+            out.push(Command::new(Action::SearchPrev, "prev", "previous match"));
+        }
+        if force_all || self.selected_call(ctx).is_some() {
+            out.push(Command::new(
+                Action::SameTool,
+                "tool",
+                "Calls view: calls of this tool",
+            ));
+            out.push(Command::new(
+                Action::SameFile,
+                "file",
+                "Calls view: calls mentioning this file",
+            ));
+            out.push(Command::new(
+                Action::ErrorsOnly,
+                "errors",
+                "Calls view: failed calls of this tool",
+            ));
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx, focused: bool) {
+        let theme = &ctx.theme;
+        let mut title = " Timeline ".to_string();
+        if !self.filter.is_empty() || (self.searching && focused) {
+            title = format!(" Timeline /{} ", self.filter);
+        } else if let Some(entry) = ctx.open.as_ref().and_then(|o| ctx.sessions.get(o.index)) {
+            // Which session this is, so a list previewing another is not
+            // mistaken for it.
+            let room = usize::from(area.width.saturating_sub(16)).max(8);
+            title = format!(" Timeline · {} ", one_line(&entry.title(), room));
+        }
+        let block = Block::bordered()
+            .title(Span::styled(title, theme.heading()))
+            .border_style(theme.border(focused));
+        let message = |text: &str, style: Style| {
+            Paragraph::new(Line::from(Span::styled(text.to_string(), style))).block(block.clone())
+        };
+        let Some(open) = &ctx.open else {
+            frame.render_widget(
+                message("Select a session and press Enter.", theme.dim()),
+                area,
+            );
+            return;
+        };
+        let session = match &open.state {
+            OpenState::Loading => {
+                frame.render_widget(message("loading…", theme.dim()), area);
+                return;
+            }
+            OpenState::Failed(e) => {
+                frame.render_widget(message(&format!("cannot open: {e}"), theme.error()), area);
+                return;
+            }
+            OpenState::Ready(s) => s,
+        };
+        let rows = &self.shown;
+        if rows.is_empty() {
+            let text = if self.filter.is_empty() {
+                "(no turns)"
+            } else {
+                "(no match)"
+            };
+            frame.render_widget(message(text, theme.dim()), area);
+            return;
+        }
+        let items: Vec<ListItem> = rows
+            .iter()
+            .map(|r| ListItem::new(row_line(session, r, &self.expanded, ctx.utc_offset, theme)))
+            .collect();
+        let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
+        let mut state = ListState::default()
+            .with_offset(self.offset)
+            .with_selected(selected);
+        let list = List::new(items)
+            .block(block)
+            .highlight_style(theme.selected(focused));
+        frame.render_stateful_widget(list, area, &mut state);
+    }
 }

@@ -40,6 +40,14 @@ pub enum Msg {
         /// The session or the error text.
         result: Result<Arc<Session>, String>,
     },
+    /// A Bash command line parsed off the UI thread
+    /// ([`super::context::Request::ParseBash`]).
+    Parsed {
+        /// The call's parse-cache key, as asked.
+        key: super::context::BashKey,
+        /// The parsed line (`BashCall::command_line`, hooks.md §2.3).
+        line: hookscope::shell::CommandLine,
+    },
     /// The answer to a Calls-view query.
     Found {
         /// The generation of the filter line it answers.
@@ -100,6 +108,15 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
             index,
             result: open(&session),
         });
+    });
+}
+
+/// Parses a Bash command line on a background thread (tree-sitter-bash can
+/// take seconds on a huge line) and sends [`Msg::Parsed`].
+pub fn spawn_parse(key: super::context::BashKey, command: String, tx: Sender<Msg>) {
+    thread::spawn(move || {
+        let line = hookscope::shell::parse_command_line(&command);
+        let _ = tx.send(Msg::Parsed { key, line });
     });
 }
 

@@ -1,0 +1,319 @@
+//! What is truly shared between the TUI's components: the discovered
+//! sessions and what the worker learned about them, the opened session,
+//! the theme, the time offset, the terminal size, the status-bar notice and
+//! the outboxes a component writes to ([`Ctx::requests`] for the worker,
+//! [`Ctx::effects`] for the [`super::app::App`] to route to another pane).
+//!
+//! What it is not: no pane's selection, scroll or filter lives here; each
+//! component ([`super::component`]) owns those. The plain data types the
+//! panes talk about (sessions, timeline items) are defined here so that no
+//! view has to import another view to name them.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::{DateTime, FixedOffset, Utc};
+use hookscope::query::Query;
+use hookscope::transcript::{Diagnostic, Event, Session, SessionRef, SessionSummary, Turn};
+use ratatui::layout::Rect;
+
+use super::theme::Theme;
+
+/// The three panes of the Browse view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// The session list.
+    Sessions,
+    /// The opened session's turns and events.
+    Timeline,
+    /// The selected row in full.
+    Detail,
+}
+
+/// A discovered session and what the background worker learned about it.
+#[derive(Debug, Clone)]
+pub struct SessionEntry {
+    /// Where it is on disk.
+    pub sref: SessionRef,
+    /// Counts and title, once summarized.
+    pub summary: Option<SessionSummary>,
+    /// Why it could not be summarized, if it could not.
+    pub error: Option<String>,
+}
+
+impl SessionEntry {
+    /// The project the session belongs to: its cwd once known, else the
+    /// (encoded) name of the folder it is in.
+    pub fn project(&self) -> String {
+        if let Some(cwd) = self.summary.as_ref().and_then(|s| s.cwd.clone()) {
+            return cwd;
+        }
+        self.sref
+            .path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "?".to_string())
+    }
+
+    /// The title, or the id while it is not known.
+    pub fn title(&self) -> String {
+        self.summary
+            .as_ref()
+            .and_then(|s| s.title.clone())
+            .unwrap_or_else(|| self.sref.id.clone())
+    }
+
+    /// Sort key for "newest first": the start time once the summary is in
+    /// (`None` for an undated file, which then sorts last, as in
+    /// `hookscope sessions`), the file's mtime until then.
+    pub fn when(&self) -> Option<DateTime<Utc>> {
+        match &self.summary {
+            Some(s) => s.started,
+            None => self.sref.modified.map(DateTime::<Utc>::from),
+        }
+    }
+}
+
+/// One row of the session list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionRow {
+    /// A project heading.
+    Header(String),
+    /// A session (index into [`Ctx::sessions`]).
+    Session(usize),
+}
+
+/// Which conversation thread an event is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Thread {
+    /// The session's main thread.
+    Main,
+    /// A subagent (index into [`Session::subagents`]).
+    Sub(usize),
+}
+
+/// What a timeline row shows; stable across filtering and expansion, so it
+/// is also the selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Item {
+    /// A main-thread turn.
+    Turn(usize),
+    /// A subagent transcript no call in the session spawns (index into
+    /// [`Session::subagents`]); expands like a Task/Agent call.
+    Unlinked(usize),
+    /// An event of a thread's turn.
+    Event {
+        /// The thread.
+        thread: Thread,
+        /// Turn index in that thread.
+        turn: usize,
+        /// Event index in that turn.
+        event: usize,
+    },
+}
+
+/// One timeline row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimelineRow {
+    /// What it shows.
+    pub item: Item,
+    /// Nesting depth (0 for main-thread events, 1 inside a subagent, …).
+    pub depth: usize,
+    /// The Task/Agent call this row is nested under, if any.
+    pub parent: Option<Item>,
+}
+
+/// The turn a timeline item is in (or is).
+pub fn turn_of(session: &Session, item: Item) -> Option<&Turn> {
+    match item {
+        Item::Turn(t) => session.turns.get(t),
+        Item::Unlinked(_) => None,
+        Item::Event {
+            thread: Thread::Main,
+            turn,
+            ..
+        } => session.turns.get(turn),
+        Item::Event {
+            thread: Thread::Sub(s),
+            turn,
+            ..
+        } => session.subagents.get(s)?.turns.get(turn),
+    }
+}
+
+/// The event a timeline item points at (`None` for a turn row).
+pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
+    match item {
+        Item::Turn(_) | Item::Unlinked(_) => None,
+        Item::Event { event, .. } => turn_of(session, item)?.events.get(event),
+    }
+}
+
+/// The subagents from the outermost spawn down to subagent `s` (indices
+/// into [`Session::subagents`]): each one's parent is the subagent whose
+/// calls include the Task/Agent call that spawned it; a main-thread spawn
+/// ends the walk. At most 8 levels (a malformed file could link a cycle).
+pub fn spawn_chain(session: &Session, s: usize) -> Vec<usize> {
+    let mut chain = vec![s];
+    let mut cur = s;
+    for _ in 0..8 {
+        let parent = session
+            .subagents
+            .iter()
+            .position(|p| p.tool_calls().any(|c| c.subagent == Some(cur)));
+        match parent {
+            Some(p) if !chain.contains(&p) => {
+                chain.push(p);
+                cur = p;
+            }
+            _ => break,
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+/// Which subagent this is, in a few words: its type, then its description
+/// (cut to `room` characters) or, without one, its agent id:
+/// `general-purpose “Inspect repository”`, `Explore a1b2c3d4`.
+pub fn subagent_label(session: &Session, s: usize, room: usize) -> String {
+    let Some(sub) = session.subagents.get(s) else {
+        return "?".to_string();
+    };
+    let kind = sub.agent_type.as_deref().unwrap_or("subagent");
+    match (&sub.description, &sub.agent_id) {
+        (Some(d), _) => format!(
+            "{kind} “{}”",
+            hookscope::transcript::claude_code::one_line(d, room)
+        ),
+        (None, Some(id)) => format!("{kind} {id}"),
+        (None, None) => kind.to_string(),
+    }
+}
+
+/// The opened session's loading state.
+#[derive(Debug, Clone)]
+pub enum OpenState {
+    /// The worker is parsing it.
+    Loading,
+    /// Parsed.
+    Ready(Arc<Session>),
+    /// It could not be read.
+    Failed(String),
+}
+
+/// The session shown in the timeline.
+#[derive(Debug, Clone)]
+pub struct OpenSession {
+    /// Index into [`Ctx::sessions`].
+    pub index: usize,
+    /// Loading state.
+    pub state: OpenState,
+}
+
+/// Work for the event loop to start off the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Fully load session `index` and send `Msg::Loaded`.
+    Open(usize),
+    /// Run a Calls-view query and send `Msg::Found` tagged `generation`.
+    Find {
+        /// The Calls view's generation the query answers.
+        generation: u64,
+        /// The validated query.
+        query: Query,
+    },
+    /// Parse a Bash command line (tree-sitter, possibly seconds for a huge
+    /// line) and send `Msg::Parsed` with the same `key`.
+    ParseBash {
+        /// The call's `tool_use_id` and a hash of the command (ids may
+        /// repeat across sessions).
+        key: BashKey,
+        /// The command text (`tool_input.command`).
+        command: String,
+    },
+}
+
+/// Identifies a Bash command line for the parse cache: the call's
+/// `tool_use_id` and a hash of `tool_input.command`.
+pub type BashKey = (String, u64);
+
+/// A cross-pane effect a component asks for; the app routes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Give the keys to this pane.
+    Focus(Pane),
+    /// Open session `index` in the timeline (and focus it).
+    OpenSession(usize),
+    /// Open the Calls view; `line` replaces the filter line when given, and
+    /// `select` (a `tool_use_id`) is selected in the answer.
+    OpenCalls {
+        /// The new filter line (a quick filter), or keep the current one.
+        line: Option<String>,
+        /// The call to keep selected.
+        select: Option<String>,
+    },
+    /// Leave the Calls view for the Browse panes.
+    CloseCalls,
+    /// Open session `index` and select call `tool_use_id` in its timeline.
+    JumpToCall {
+        /// Index into [`Ctx::sessions`].
+        index: usize,
+        /// The call's `tool_use_id`.
+        tool_use_id: String,
+    },
+}
+
+/// The shared state every component may read.
+#[derive(Debug)]
+pub struct Ctx {
+    /// Discovered sessions, in discovery order (indices are stable).
+    pub sessions: Vec<SessionEntry>,
+    /// Discovery diagnostics, then each session's as summaries arrive.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether every summary has arrived.
+    pub summaries_done: bool,
+    /// The session shown in the timeline.
+    pub open: Option<OpenSession>,
+    /// Every tool name seen in the summarized sessions (Tab completion).
+    pub tool_names: BTreeSet<String>,
+    /// The terminal size.
+    pub area: Rect,
+    /// Offset used to show times (local time in the app, UTC in tests).
+    pub utc_offset: FixedOffset,
+    /// Styles.
+    pub theme: Theme,
+    /// A banner across the top (the demo notice).
+    pub banner: Option<String>,
+    /// A one-off notice for the status bar (cleared by the next key).
+    pub message: Option<String>,
+    /// Background work for the event loop to start.
+    pub requests: Vec<Request>,
+    /// Cross-pane effects for the app to route.
+    pub effects: Vec<Effect>,
+}
+
+impl Ctx {
+    /// The loaded session shown in the timeline, if ready.
+    pub fn session(&self) -> Option<&Arc<Session>> {
+        match &self.open {
+            Some(OpenSession {
+                state: OpenState::Ready(s),
+                ..
+            }) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Asks the app for a cross-pane effect.
+    pub fn emit(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+
+    /// Sets the status-bar notice.
+    pub fn say(&mut self, message: impl Into<String>) {
+        self.message = Some(message.into());
+    }
+}

@@ -1,0 +1,290 @@
+//! Text helpers the views share: headings and `name: value` fields,
+//! multi-line text as lines, durations, wrapping to a width, search matches
+//! and highlighting, and the scroll-position mark on a pane's border. Pure
+//! functions over lines; no pane state.
+
+use chrono::{DateTime, Utc};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
+use unicode_width::UnicodeWidthChar;
+
+use crate::tui::theme::Theme;
+
+/// A section heading: `── text ──`.
+pub fn heading(text: &str, theme: &Theme) -> Line<'static> {
+    Line::from(Span::styled(format!("── {text} ──"), theme.heading()))
+}
+
+/// A `name: value` line, the name dimmed.
+pub fn field(name: &str, value: String, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{name}: "), theme.dim()),
+        Span::raw(value),
+    ])
+}
+
+/// Multi-line text as lines, one style.
+pub fn text_lines(text: &str, style: Style) -> Vec<Line<'static>> {
+    text.lines()
+        .map(|l| Line::from(Span::styled(l.to_string(), style)))
+        .collect()
+}
+
+/// `1h 02m`, `3m 07s`, `4.2s`.
+pub fn fmt_duration(start: DateTime<Utc>, end: DateTime<Utc>) -> String {
+    let ms = (end - start).num_milliseconds().max(0);
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m {:02}s", s / 60, s % 60)
+    } else {
+        format!("{}.{}s", s, (ms % 1000) / 100)
+    }
+}
+
+/// `text` cut to `width` display cells (unicode-width): whole when it fits,
+/// else at the last space that leaves room for a closing `…` (mid-word only
+/// when the first word alone is too wide).
+pub fn fit(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    // The longest prefix that leaves a cell for the `…`.
+    let mut used = 0;
+    let mut end = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    let head = &text[..end];
+    let cut = match head.rfind(' ') {
+        // A separator left at the end (`a · b`, `a › b`) goes too.
+        Some(space) if space > 0 => head[..space].trim_end_matches([' ', '·', '›']),
+        _ => head,
+    };
+    format!("{cut}…")
+}
+
+/// The plain text of a line (for searching).
+pub fn line_text(line: &Line<'_>) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
+/// Wraps lines to `width` cells, at the last space that fits when there is
+/// one, else mid-word (tabs become four spaces, other control characters
+/// are dropped), keeping span styles.
+pub fn wrap(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    wrap_capped(lines, width, usize::MAX).0
+}
+
+/// [`wrap`], stopping after `max` wrapped lines: the lines and how many of
+/// the given lines were not (or not wholly) wrapped. A line is read only
+/// as far as `max` rows of `width` can show, so a 10 MB line at width 1
+/// costs `max` rows, not ten million.
+pub fn wrap_capped(
+    lines: Vec<Line<'static>>,
+    width: usize,
+    max: usize,
+) -> (Vec<Line<'static>>, usize) {
+    let width = width.max(1);
+    let total = lines.len();
+    let mut out = Vec::with_capacity(lines.len().min(max));
+    for (n, line) in lines.into_iter().enumerate() {
+        let room = max.saturating_sub(out.len());
+        if room == 0 {
+            return (out, total - n);
+        }
+        // Cells past what `room` rows could show are never looked at.
+        let budget = room.saturating_mul(width).saturating_add(1);
+        let mut cells: Vec<(char, Style, usize)> = Vec::new();
+        'spans: for span in &line.spans {
+            for ch in span.content.chars() {
+                if cells.len() >= budget {
+                    break 'spans;
+                }
+                match ch {
+                    '\t' => cells.extend(std::iter::repeat_n((' ', span.style, 1), 4)),
+                    c if c.is_control() => {}
+                    c => cells.push((c, span.style, c.width().unwrap_or(0))),
+                }
+            }
+        }
+        let mut start = 0;
+        loop {
+            if out.len() >= max {
+                return (out, total - n);
+            }
+            let mut used = 0;
+            let mut end = start;
+            while end < cells.len() && (used + cells[end].2 <= width || end == start) {
+                used += cells[end].2;
+                end += 1;
+            }
+            if end < cells.len() {
+                // Break after the last space of the segment, if any.
+                if let Some(space) = (start + 1..end).rev().find(|&k| cells[k].0 == ' ') {
+                    end = space + 1;
+                }
+            }
+            out.push(cells_line(&cells[start..end]));
+            if end >= cells.len() {
+                break;
+            }
+            start = end;
+        }
+    }
+    (out, 0)
+}
+
+fn cells_line(cells: &[(char, Style, usize)]) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut buf = String::new();
+    let mut style = None;
+    for &(c, st, _) in cells {
+        if style.is_some_and(|s| s != st) {
+            spans.push(Span::styled(
+                std::mem::take(&mut buf),
+                style.unwrap_or_default(),
+            ));
+        }
+        style = Some(st);
+        buf.push(c);
+    }
+    if !buf.is_empty() {
+        spans.push(Span::styled(buf, style.unwrap_or_default()));
+    }
+    Line::from(spans)
+}
+
+/// Indices of the lines whose text contains `needle`, case-insensitively
+/// (none for an empty needle): what Detail search jumps between and counts.
+pub fn matching_lines(lines: &[Line<'_>], needle: &str) -> Vec<usize> {
+    let needle = needle.to_lowercase();
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| line_text(l).to_lowercase().contains(&needle))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A pane block with ` first-last/total ` on its bottom border when `len`
+/// lines do not fit in `height` rows from line `scroll` on.
+pub fn with_position(
+    block: Block<'static>,
+    scroll: usize,
+    height: usize,
+    len: usize,
+) -> Block<'static> {
+    if len <= height {
+        return block;
+    }
+    block.title_bottom(
+        Line::from(format!(
+            " {}-{}/{} ",
+            scroll + 1,
+            (scroll + height).min(len),
+            len
+        ))
+        .right_aligned(),
+    )
+}
+
+/// Whether `hay` (chars) has `needle` (lowercase chars) at `at`,
+/// case-insensitively.
+fn matches_at(hay: &[char], needle: &[char], at: usize) -> bool {
+    needle.iter().enumerate().all(|(k, n)| {
+        hay.get(at + k)
+            .is_some_and(|h| h.to_lowercase().eq(n.to_lowercase()))
+    })
+}
+
+/// The line with every case-insensitive occurrence of `needle` restyled
+/// with `hit` (other spans keep their style).
+pub fn highlight(line: &Line<'static>, needle: &str, hit: Style) -> Line<'static> {
+    let needle: Vec<char> = needle.chars().collect();
+    if needle.is_empty() {
+        return line.clone();
+    }
+    let mut cells: Vec<(char, Style)> = Vec::new();
+    for span in &line.spans {
+        cells.extend(span.content.chars().map(|c| (c, span.style)));
+    }
+    let hay: Vec<char> = cells.iter().map(|(c, _)| *c).collect();
+    let mut at = 0;
+    let mut found = false;
+    while at + needle.len() <= hay.len() {
+        if matches_at(&hay, &needle, at) {
+            for cell in cells.iter_mut().skip(at).take(needle.len()) {
+                cell.1 = cell.1.patch(hit);
+            }
+            found = true;
+            at += needle.len();
+        } else {
+            at += 1;
+        }
+    }
+    if !found {
+        return line.clone();
+    }
+    let cells: Vec<(char, Style, usize)> = cells
+        .into_iter()
+        .map(|(c, st)| (c, st, c.width().unwrap_or(0)))
+        .collect();
+    cells_line(&cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlights_every_match_case_insensitively() {
+        let hit = Style::new().add_modifier(ratatui::style::Modifier::REVERSED);
+        let line = Line::from(vec![Span::raw("rm -RF build/ "), Span::raw("and rm -rf x")]);
+        let out = highlight(&line, "rm -rf", hit);
+        let marked: Vec<&str> = out
+            .spans
+            .iter()
+            .filter(|s| s.style == hit)
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(marked, vec!["rm -RF", "rm -rf"]);
+        assert_eq!(line_text(&out), "rm -RF build/ and rm -rf x");
+        assert_eq!(highlight(&line, "absent", hit), line);
+    }
+
+    #[test]
+    fn fits_at_a_word_boundary_by_display_width() {
+        assert_eq!(fit("turn 1 › Edit", 20), "turn 1 › Edit");
+        assert_eq!(fit("Please exercise your tools", 18), "Please exercise…");
+        // Wide characters count two cells: 漢字 is four.
+        assert_eq!(fit("漢字 漢字 漢字", 11), "漢字 漢字…");
+        assert_eq!(fit("abcdefghij", 5), "abcd…");
+        assert_eq!(fit("Tab complete · Enter done", 16), "Tab complete…");
+        assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn wraps_by_width() {
+        let wrapped = wrap(vec![Line::from("abcdef"), Line::from("a\tb")], 4);
+        let text: Vec<String> = wrapped.iter().map(line_text).collect();
+        assert_eq!(text, vec!["abcd", "ef", "a   ", " b"]);
+        let words = wrap(vec![Line::from("ab cd efghijk")], 5);
+        let text: Vec<String> = words.iter().map(line_text).collect();
+        assert_eq!(text, vec!["ab ", "cd ", "efghi", "jk"]);
+    }
+}
