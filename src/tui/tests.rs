@@ -21,18 +21,9 @@ use super::theme::Theme;
 use super::worker::{self, Msg};
 use super::{draw, keymap};
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/real-cc-2.1.332"
-);
-const SUBAGENT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/real-cc-2.1.332/subagent/projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl"
-);
-const TOOLS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl"
-);
+const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+const SUBAGENT: &str = "../shared/corpus/real-cc-2.1.332/subagent/projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl";
+const TOOLS: &str = "../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl";
 
 /// An app over `path` with every summary applied synchronously. For a
 /// `.jsonl` file, its folder is discovered and only that session kept:
@@ -792,10 +783,8 @@ fn timeline_filter_finds_calls_inside_collapsed_subagents() {
 fn unlinked_subagents_are_listed_after_the_turns() {
     // claude-code-viewer's sample project: two sibling agent-test-hash-*
     // files whose Task calls are not in any session of the folder.
-    let folder = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project"
-    );
+    let folder =
+        "../shared/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project";
     let mut app = app_for(folder);
     let index = app
         .ctx
@@ -845,10 +834,7 @@ fn unlinked_subagents_are_listed_after_the_turns() {
 
 #[test]
 fn codex_apply_patch_through_exec_command_shows_its_diff() {
-    let rollout = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl"
-    );
+    let rollout = "../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
     let mut app = opened(rollout);
     let session = app.ctx.session().cloned().expect("loaded");
     // The second patch: it updates hello.py (recounted from the rollout).
@@ -1277,7 +1263,7 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
 /// `HOOKSCOPE_UPDATE_README=1` to rewrite the block.
 #[test]
 fn readme_screenshot_is_the_render() {
-    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+    let corpus = "../shared/corpus";
     let mut app = app_for(corpus);
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "'scenario:tools"); // fzf's exact match
