@@ -14,7 +14,10 @@ use super::{ToolCall, file_path_of, hunks_of, tool_kind, tool_resolved};
 ///   (then `digest_error` says why);
 /// * `command_line` — for a `BashCall` only: the simple calls it runs,
 ///   `[{program, args, env, redirects, operator, span}]` (`crate::shell`),
-///   followed by `{"error": "..."}` when the command did not parse; else `null`;
+///   followed by `{"error": "..."}` when the command did not parse, and by
+///   `{"truncated": bytes_not_parsed|null, "calls_capped": bool, "note": "..."}`
+///   when the parser's limits cut it (`shell::MAX_PARSED_BYTES`,
+///   `shell::MAX_CALLS`); else `null`;
 /// * `error` — the strict-parse failure an `OtherCall` degraded from.
 pub fn describe(call: &ToolCall) -> Value {
     let raw = call.raw();
@@ -45,8 +48,18 @@ fn command_line_json(call: &ToolCall) -> Value {
         ToolCall::Bash(bash) => {
             let line = bash.command_line();
             let mut calls = serde_json::to_value(&line.calls).unwrap_or(Value::Null);
-            if let (Some(error), Value::Array(items)) = (line.error, &mut calls) {
-                items.push(json!({"error": error}));
+            let note = line.limits_note();
+            if let Value::Array(items) = &mut calls {
+                if let Some(error) = line.error {
+                    items.push(json!({"error": error}));
+                }
+                if let Some(note) = note {
+                    items.push(json!({
+                        "truncated": line.truncated,
+                        "calls_capped": line.calls_capped,
+                        "note": note,
+                    }));
+                }
             }
             calls
         }

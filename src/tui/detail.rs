@@ -471,6 +471,9 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
                     theme.error(),
                 )));
             }
+            if let Some(note) = line.limits_note() {
+                out.push(Line::from(Span::styled(note, theme.error())));
+            }
         }
         ToolCall::Task(task) => {
             if let Some(t) = &task.subagent_type {
