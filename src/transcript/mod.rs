@@ -3,6 +3,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod diff;
 pub mod discover;
 pub mod export;
 pub mod jsonl;

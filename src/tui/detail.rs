@@ -8,7 +8,7 @@
 use crate::words::plural;
 use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
-use hookscope::tools::{ToolCall, hunks_of};
+use hookscope::tools::ToolCall;
 use hookscope::transcript::claude_code::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
@@ -315,18 +315,20 @@ fn call_lines(
         out.push(heading("Typed", theme));
         out.extend(typed);
     }
-    if let Some(hunks) = diff_view(record) {
+    if let Some(change) = hookscope::transcript::diff::call_diff(record) {
         out.push(Line::default());
-        out.push(heading("Diff", theme));
-        if hunks.is_empty() {
-            out.push(Line::from(Span::styled("(no change)", theme.dim())));
-        }
-        out.extend(diff::lines(&hunks, theme));
-    } else if let Some(patch) = codex_patch_of(record) {
-        out.push(Line::default());
-        out.push(heading("Diff (apply_patch)", theme));
+        let patch = change
+            .files
+            .iter()
+            .any(|f| f.source == hookscope::transcript::diff::DiffSource::ApplyPatch);
+        out.push(heading(
+            if patch { "Diff (apply_patch)" } else { "Diff" },
+            theme,
+        ));
         let mut counts = Redactions::new();
-        out.extend(diff::patch_lines(&masked(patch, &mut counts), theme));
+        out.extend(diff::call_lines(&change, theme, &mut |t| {
+            masked(t, &mut counts)
+        }));
     }
     if let Some(sub) = record.subagent.and_then(|s| session.subagents.get(s)) {
         out.push(Line::default());
@@ -544,51 +546,6 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
         out.push(field("digest", d, theme));
     }
     out
-}
-
-/// The change a file-editing call made, as hunks: the result's
-/// `structuredPatch` (formats.md §1.6) when it has one, else the call's
-/// [`hunks_of`] (Edit: one; MultiEdit: one per span in order; Write and
-/// NotebookEdit: "" → new) diffed line by line. `None` for other tools.
-/// The Codex patch a call applies: an `apply_patch` call's text (a string
-/// input or its `input` key), or an `apply_patch` heredoc inside a shell
-/// command (`exec_command`, `shell`, Bash).
-pub fn codex_patch_of(record: &ToolCallRecord) -> Option<&str> {
-    let text = match &record.call {
-        ToolCall::Bash(bash) => bash.command.as_str(),
-        call if call.name() == "apply_patch" => match call.raw()? {
-            serde_json::Value::String(s) => s.as_str(),
-            raw => raw.get("input")?.as_str()?,
-        },
-        _ => return None,
-    };
-    diff::codex_patch(text)
-}
-
-/// The edit of an Edit/MultiEdit/Write/NotebookEdit call as diff hunks:
-/// `toolUseResult.structuredPatch` when recorded, else the call's hunks.
-pub fn diff_view(record: &ToolCallRecord) -> Option<Vec<diff::DiffHunk>> {
-    if !matches!(
-        record.call,
-        ToolCall::Edit(_) | ToolCall::MultiEdit(_) | ToolCall::Write(_) | ToolCall::NotebookEdit(_)
-    ) {
-        return None;
-    }
-    if let Some(hunks) = record
-        .result
-        .as_ref()
-        .and_then(|r| r.tool_use_result.as_ref())
-        .and_then(|t| t.get("structuredPatch"))
-        .and_then(diff::from_structured_patch)
-    {
-        return Some(hunks);
-    }
-    Some(
-        hunks_of(&record.call)
-            .iter()
-            .flat_map(|h| diff::from_texts(&h.old, &h.new))
-            .collect(),
-    )
 }
 
 /// The call's output text (red when `is_error`), with secrets masked as
