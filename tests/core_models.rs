@@ -3,7 +3,7 @@
 //! the session cache (transcript::cache).
 
 use hookscope::tools::{OnError, describe, parse_tool_call};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// `hookscope call`'s JSON for a 150,000-stage pipeline (900 KB) says what
 /// the parser left out: 834,462 bytes after the first 65,535, and that only
@@ -350,4 +350,29 @@ mod diff_model {
             assert_eq!(lines(&d), ["-x", "+y"]);
         }
     }
+}
+
+/// `hookscope call` on a `sh -c` line and a quoted heredoc: each call's
+/// `display` keeps the quoting (`'a; b'` stays one word, `<<'EOF'` keeps
+/// its quotes), and the script's calls come as `script_calls`.
+#[test]
+fn describe_shows_quoted_calls_and_unwrapped_scripts() {
+    let command = "sh -c 'a; b' && cat <<'EOF' > notes.txt\nhello $(not run)\nEOF";
+    let call = parse_tool_call("Bash", Some(&json!({ "command": command })), OnError::Raise)
+        .expect("a BashCall");
+    let out = describe(&call);
+    let calls = out["command_line"].as_array().expect("an array");
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["display"], "sh -c 'a; b'");
+    assert_eq!(calls[0]["args"], json!(["-c", "a; b"]));
+    let inner: Vec<(&str, &Value)> = calls[0]["script_calls"]
+        .as_array()
+        .expect("script calls")
+        .iter()
+        .map(|c| (c["display"].as_str().unwrap_or(""), &c["operator"]))
+        .collect();
+    assert_eq!(inner, [("a", &json!(";")), ("b", &Value::Null)]);
+    assert_eq!(calls[1]["display"], "cat <<'EOF' > notes.txt");
+    assert_eq!(calls[1]["redirects"][0]["delimiter"], "'EOF'");
+    assert_eq!(calls[1].get("script_calls"), None);
 }

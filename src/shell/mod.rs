@@ -38,8 +38,11 @@
 //! A 900 KB line of 150,000 pipeline stages otherwise costs seconds and
 //! hundreds of MB of syntax tree.
 
+mod display;
 mod unwrap;
 mod walk;
+
+pub use display::{MAX_SCRIPT_DEPTH, ShownCall, shell_quote};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -102,6 +105,11 @@ pub struct Redirect {
     /// Heredoc document text (heredocs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// Heredocs only: the delimiter word exactly as written (`'EOF'`,
+    /// `"EOF"`, `\EOF`, `EOF`). Quoting it turns expansion in the body off,
+    /// so [`SimpleCall::display`] keeps it. Omitted from JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delimiter: Option<String>,
 }
 
 /// One simple command the line runs (hooks.md §2.3 "Command").

@@ -32,6 +32,7 @@ fn redirect(op: &str, target: &str, fd: Option<u32>) -> Redirect {
         target: target.to_string(),
         fd,
         body: None,
+        delimiter: None,
     }
 }
 
@@ -155,6 +156,7 @@ fn quoted_heredoc() {
                 target: "EOF".into(),
                 fd: None,
                 body: Some("hello $(not run)\n".into()),
+                delimiter: Some("'EOF'".into()),
             },
             redirect(">", "notes.txt", None),
         ]
@@ -206,6 +208,7 @@ fn apply_patch_heredoc() {
                 "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n*** End Patch\n"
                     .into()
             ),
+            delimiter: Some("'EOF'".into()),
         }]
     );
 }

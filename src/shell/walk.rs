@@ -655,6 +655,7 @@ impl Walker<'_> {
             target: String::new(),
             fd: None,
             body: None,
+            delimiter: None,
         };
         if node.kind() == "herestring_redirect" {
             redirect.op = "<<<".to_string();
@@ -697,6 +698,7 @@ impl Walker<'_> {
             target: String::new(),
             fd: None,
             body: None,
+            delimiter: None,
         };
         let mut more = Vec::new();
         for child in children(node) {
@@ -705,7 +707,11 @@ impl Walker<'_> {
                     heredoc.op = child.kind().to_string();
                 }
                 "file_descriptor" => heredoc.fd = self.text(child).trim().parse().ok(),
-                "heredoc_start" => heredoc.target = delimiter(&self.text(child)),
+                "heredoc_start" => {
+                    let written = self.text(child);
+                    heredoc.target = delimiter(&written);
+                    heredoc.delimiter = Some(written.trim().to_string());
+                }
                 "heredoc_body" => heredoc.body = Some(self.text(child)),
                 "file_redirect" | "herestring_redirect" => {
                     more.push(self.redirect(child, depth + 1).0);

@@ -443,29 +443,46 @@ pub fn typed_view(record: &ToolCallRecord, theme: &Theme) -> Vec<Line<'static>> 
                 format!("runs {} simple call(s):", line.calls.len()),
                 theme.dim(),
             )));
-            for (i, call) in line.calls.iter().enumerate() {
-                let mut spans = vec![Span::styled(format!("{:>2}. ", i + 1), theme.dim())];
-                for env in &call.env {
-                    spans.push(Span::styled(
-                        masked(&format!("{}={} ", env.name, env.value), &mut counts),
-                        theme.dim(),
-                    ));
-                }
-                spans.push(Span::styled(call.program.clone(), theme.tool()));
-                for arg in &call.args {
-                    spans.push(Span::raw(format!(" {}", masked(arg, &mut counts))));
-                }
-                for r in &call.redirects {
-                    let fd = r.fd.map(|f| f.to_string()).unwrap_or_default();
-                    spans.push(Span::styled(
-                        format!(" {fd}{} {}", r.op, r.target),
-                        theme.kind(),
-                    ));
-                }
-                if let Some(op) = &call.operator {
+            // Rows from the core (`CommandLine::shown_calls`): words quoted,
+            // a `sh -c` script's calls under it as 1.1, 1.2, … with `↳`.
+            let mut labels: Vec<String> = Vec::new();
+            let mut children: Vec<usize> = Vec::new();
+            let mut top = 0;
+            for shown in line.shown_calls() {
+                let label = match shown.unwrapped_from {
+                    Some(from) => {
+                        let k = children.get_mut(from).map_or(1, |c| {
+                            *c += 1;
+                            *c
+                        });
+                        format!("{}.{k}", labels.get(from).map_or("?", String::as_str))
+                    }
+                    None => {
+                        top += 1;
+                        top.to_string()
+                    }
+                };
+                let lead = if shown.depth == 0 {
+                    format!("{label:>2}. ")
+                } else {
+                    format!("{}{label} ↳ ", "  ".repeat(shown.depth + 1))
+                };
+                labels.push(label);
+                children.push(0);
+                let mut spans = vec![
+                    Span::styled(lead, theme.dim()),
+                    Span::raw(masked(&shown.text, &mut counts)),
+                ];
+                if let Some(op) = &shown.operator {
                     spans.push(Span::styled(format!("  {op}"), theme.heading()));
                 }
                 out.push(Line::from(spans));
+                if let Some(err) = &shown.script_error {
+                    out.push(Line::from(Span::styled(
+                        format!("    its script does not parse: {err}"),
+                        theme.error(),
+                    )));
+                }
             }
             if let Some(err) = &line.error {
                 out.push(Line::from(Span::styled(
