@@ -376,3 +376,142 @@ fn describe_shows_quoted_calls_and_unwrapped_scripts() {
     assert_eq!(calls[1]["redirects"][0]["delimiter"], "'EOF'");
     assert_eq!(calls[1].get("script_calls"), None);
 }
+
+mod session_cache {
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use chrono::Utc;
+    use hookscope::transcript::cache::{ITEM_OVERHEAD, SessionCache, estimated_size};
+    use hookscope::transcript::{Agent, Event, Session, SessionRef, Turn, Usage, load};
+
+    const PROJECTS: [&str; 3] = [
+        "tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl",
+        "hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl",
+        "subagent/projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl",
+    ];
+
+    /// Copies a real-cc-2.1.332 main transcript (without subagent files)
+    /// into `dir`.
+    fn copied(dir: &Path, rel: &str) -> SessionRef {
+        let source = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/real-cc-2.1.332"
+        ))
+        .join(rel);
+        let name = source.file_name().expect("a file name");
+        let path = dir.join(name);
+        std::fs::copy(&source, &path).expect("copy");
+        SessionRef::claude_code(path, Vec::new())
+    }
+
+    #[test]
+    fn estimate_counts_strings_and_overheads() {
+        let session = Session {
+            id: "s1".into(),
+            agent: Agent::ClaudeCode,
+            path: PathBuf::from("/t/s1.jsonl"),
+            cwd: None,
+            title: Some("title".into()),
+            started: Some(Utc::now()),
+            ended: None,
+            version: None,
+            git_branch: None,
+            turns: vec![Turn {
+                prompt: "hello".into(),
+                prompt_line: Some(1),
+                timestamp: None,
+                events: vec![Event::Text {
+                    text: "answer".into(),
+                    timestamp: None,
+                    line: 2,
+                }],
+            }],
+            subagents: Vec::new(),
+            usage: Usage::default(),
+            models: vec!["m".into()],
+            diagnostics: Vec::new(),
+        };
+        // session: 96 + "s1" + "/t/s1.jsonl" + "title" + "m";
+        // turn: 96 + "hello"; text event: 96 + "answer".
+        assert_eq!(ITEM_OVERHEAD, 96);
+        assert_eq!(
+            estimated_size(&session),
+            (96 + 2 + 11 + 5 + 1) + (96 + 5) + (96 + 6)
+        );
+    }
+
+    #[test]
+    fn a_changed_file_is_parsed_again() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let sref = copied(dir.path(), PROJECTS[0]);
+        let cache = SessionCache::new(1 << 30);
+        let first = cache.get(&sref).expect("loads");
+        let again = cache.get(&sref).expect("loads");
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "unchanged file: the same parse"
+        );
+        assert_eq!(first.tool_calls().count(), 23);
+        assert_eq!(cache.used(), estimated_size(&first));
+
+        // A line appended (a live session): parsed again, the old parse dropped.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&sref.path)
+            .expect("open for append");
+        writeln!(
+            file,
+            "{{\"type\":\"summary\",\"summary\":\"later\",\"leafUuid\":\"x\"}}"
+        )
+        .expect("append");
+        drop(file);
+        let changed = cache.get(&sref).expect("loads");
+        assert!(!Arc::ptr_eq(&first, &changed));
+        assert_eq!(cache.paths(), std::slice::from_ref(&sref.path));
+        assert_eq!(cache.used(), estimated_size(&changed));
+
+        // A missing file is an error, not a cached entry.
+        let gone = SessionRef::claude_code(dir.path().join("gone.jsonl"), Vec::new());
+        assert!(cache.get(&gone).is_err());
+        assert_eq!(cache.paths().len(), 1);
+    }
+
+    #[test]
+    fn least_recently_used_is_evicted_within_the_budget() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let mut refs: Vec<(usize, SessionRef)> = PROJECTS
+            .iter()
+            .map(|rel| {
+                let sref = copied(dir.path(), rel);
+                let size = estimated_size(&load(&sref).expect("loads"));
+                (size, sref)
+            })
+            .collect();
+        // a = the middle one, b = the largest, c = the smallest.
+        refs.sort_by_key(|(size, _)| *size);
+        let [(ec, c), (ea, a), (eb, b)] =
+            <[(usize, SessionRef); 3]>::try_from(refs).unwrap_or_else(|_| panic!("three sessions"));
+        assert!(ec < ea && ea < eb);
+
+        let cache = SessionCache::new(ea + eb);
+        cache.get(&a).expect("a");
+        cache.get(&b).expect("b");
+        assert_eq!(cache.paths(), [a.path.clone(), b.path.clone()]);
+        assert_eq!(cache.used(), ea + eb);
+        cache.get(&a).expect("a again"); // a is now the most recent
+        assert_eq!(cache.paths(), [b.path.clone(), a.path.clone()]);
+        // c needs room: b (least recently used) goes, a stays.
+        cache.get(&c).expect("c");
+        assert_eq!(cache.paths(), [a.path.clone(), c.path.clone()]);
+        assert_eq!(cache.used(), ea + ec);
+
+        // A session bigger than the whole budget is handed out, never kept.
+        let tiny = SessionCache::new(ec - 1);
+        let x = tiny.get(&c).expect("loads");
+        let y = tiny.get(&c).expect("loads");
+        assert!(!Arc::ptr_eq(&x, &y));
+        assert_eq!((tiny.used(), tiny.paths().len()), (0, 0));
+    }
+}

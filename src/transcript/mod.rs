@@ -1,6 +1,7 @@
 //! Transcripts: the agent-neutral model, discovery on disk, and one loader
 //! per agent (architecture.md "Modules").
 
+pub mod cache;
 pub mod claude_code;
 pub mod codex;
 pub mod diff;
