@@ -252,4 +252,17 @@ mod tests {
             Some("syntax error at byte 5: cannot parse `\"oops`")
         );
     }
+
+    #[test]
+    fn nested_scripts_stop_at_the_depth_limit() {
+        let mut command = "ls".to_string();
+        for _ in 0..6 {
+            command = format!("sh -c {}", shell_quote(&command));
+        }
+        let shown = parse_command_line(&command).shown_calls();
+        let depths: Vec<usize> = shown.iter().map(|s| s.depth).collect();
+        assert_eq!(depths, [0, 1, 2, 3]);
+        assert_eq!(shown[3].unwrapped_from, Some(2));
+        assert_eq!(shown[3].text, r"sh -c 'sh -c '\''sh -c ls'\'''");
+    }
 }
