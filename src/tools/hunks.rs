@@ -262,7 +262,7 @@ pub struct ApplyPatch {
 /// Parse a Codex `apply_patch` text (formats.md §2.3; the grammar of
 /// codex-rs `apply-patch`): `*** Begin Patch`, then per file `*** Add
 /// File: p` + `+` lines, `*** Delete File: p`, or `*** Update File: p`
-/// [+ `*** Move to: q`] + sections that each start with `@@` [context]
+/// (+ `*** Move to: q`) + sections that each start with `@@` (and optional context)
 /// (the first may omit it) holding ` `/`+`/`-` lines (an empty line is
 /// empty context; `*** End of File` is skipped), then `*** End Patch`.
 ///
