@@ -44,8 +44,12 @@ mod diff_model {
     }
 
     fn session(rel: &str) -> Session {
-        let found = discover(&[corpus(rel)]).expect("discover");
-        assert_eq!(found.sessions.len(), 1, "{rel}");
+        session_at(&corpus(rel))
+    }
+
+    fn session_at(path: &std::path::Path) -> Session {
+        let found = discover(&[path.to_path_buf()]).expect("discover");
+        assert_eq!(found.sessions.len(), 1, "{}", path.display());
         load(&found.sessions[0]).expect("load")
     }
 
@@ -62,7 +66,7 @@ mod diff_model {
     }
 
     /// The lines of every hunk as `+text` / `-text` / ` text`.
-    fn lines(diff: &CallDiff) -> Vec<String> {
+    fn lines_of(diff: &CallDiff) -> Vec<String> {
         diff.files
             .iter()
             .flat_map(|f| &f.hunks)
@@ -98,7 +102,7 @@ mod diff_model {
         assert_eq!(f.hunks.len(), 1);
         assert_eq!(f.hunks[0].header, "@@ -3,4 +3,5 @@");
         assert_eq!(
-            lines(&d),
+            lines_of(&d),
             [
                 " ",
                 " ",
@@ -123,7 +127,7 @@ mod diff_model {
         );
         assert_eq!(f.hunks[0].header, "@@ -0,0 +1,6 @@");
         assert_eq!((f.added(), f.removed()), (6, 0));
-        assert_eq!(lines(&d)[0], "+def square(x):");
+        assert_eq!(lines_of(&d)[0], "+def square(x):");
     }
 
     /// claude-code-viewer fe5e1c67 line 285/286: a MultiEdit of 5 edits whose
@@ -150,7 +154,7 @@ mod diff_model {
                 "@@ -139,19 +136,21 @@"
             ]
         );
-        assert_eq!((f.added(), f.removed(), lines(&d).len()), (19, 20, 72));
+        assert_eq!((f.added(), f.removed(), lines_of(&d).len()), (19, 20, 72));
     }
 
     /// real-codex-0.171.0 lines 17 and 27: `exec_command` running
@@ -169,7 +173,7 @@ mod diff_model {
         assert_eq!(f.source, DiffSource::ApplyPatch);
         assert_eq!(f.hunks[0].header, "@@ -0,0 +1,2 @@");
         assert_eq!(
-            lines(&d),
+            lines_of(&d),
             ["+def hello():", "+    return \"hello from apply_patch\""]
         );
         // The core's file_path_of / hunks_of agree (the `f` filter and Detail).
@@ -189,29 +193,47 @@ mod diff_model {
         assert_eq!(call_diff(record(&s, "call_gp8gi3hwshtxp2nu9ljdbe2t")), None);
     }
 
-    /// A `custom_tool_call` apply_patch, the item of formats.md §2.3 verbatim
-    /// (no real rollout in the corpus has one: see real-codex-0.171.0/README).
+    /// A `custom_tool_call` apply_patch — the item of formats.md §2.3
+    /// verbatim, in a rollout written to a temp dir and loaded by the Codex
+    /// loader (no real rollout in the corpus has one: see
+    /// real-codex-0.171.0/README) — with its output, and the same call with
+    /// a failed output.
     #[test]
     fn codex_custom_tool_call_apply_patch() {
-        let input = "*** Begin Patch\n*** Update File: a.py\n@@\n-old\n+new\n*** End Patch";
-        let call =
-            parse_tool_call("apply_patch", Some(&json!(input)), OnError::Other).expect("typed");
-        let r = ToolCallRecord {
-            tool_use_id: "call_1".into(),
-            tool_kind: hookscope::tools::tool_kind("apply_patch", call.raw()),
-            tool_resolved: None,
-            call,
-            result: None,
-            timestamp: None,
-            line: 1,
-            message_id: None,
-            subagent: None,
-        };
-        let d = diff(&r);
-        assert_eq!(d.applied, Applied::Unknown("no result recorded".into()));
-        assert_eq!(d.files[0].path, "a.py");
-        assert_eq!(lines(&d), ["-old", "+new"]);
-        assert_eq!(file_path_of(&r.call), Some("a.py"));
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir
+            .path()
+            .join("rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000002.jsonl");
+        let lines = [
+            r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"ap-1","cwd":"/w","cli_version":"0.99.0"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix a.py"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_ap","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.py\n@@\n-old\n+new\n*** End Patch"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_ap","output":"Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM a.py\n"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_bad","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.py\n@@\n-gone\n+new\n*** End Patch"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:05Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_bad","output":"Exit code: 1\nWall time: 0 seconds\nOutput:\nFailed to find expected lines in a.py:\ngone\n"}}"#,
+        ];
+        let mut file = std::fs::File::create(&path).expect("create");
+        for line in lines {
+            writeln!(file, "{line}").expect("write");
+        }
+        drop(file);
+        let s = session_at(&path);
+        let ok = record(&s, "call_ap");
+        assert_eq!(ok.call.type_name(), "OtherCall");
+        let d = diff(ok);
+        assert_eq!(d.applied, Applied::Yes);
+        assert_eq!(
+            (d.files[0].path.as_str(), d.files[0].kind),
+            ("a.py", ChangeKind::Update)
+        );
+        assert_eq!(lines_of(&d), ["-old", "+new"]);
+        assert_eq!(file_path_of(&ok.call), Some("a.py"));
+        let bad = diff(record(&s, "call_bad"));
+        assert_eq!(
+            bad.applied,
+            Applied::No("the call failed: Exit code: 1".into())
+        );
     }
 
     /// A malformed patch: no End Patch, a bare `@@` with nothing under it,
@@ -269,7 +291,7 @@ mod diff_model {
             )
         );
         assert_eq!(d.files[0].path, "/home/dev/work/hooks/docs/new.md");
-        assert_eq!(lines(&d), ["+# new doc"]);
+        assert_eq!(lines_of(&d), ["+# new doc"]);
         // The Edit of the same session was applied.
         let edit = diff(record(&s, "toolu_016ykJe7330FrnpjyKTOrOmf"));
         assert_eq!(edit.applied, Applied::Yes);
@@ -347,7 +369,7 @@ mod diff_model {
         for (text, reason) in cases {
             let d = diff(&with_result(text));
             assert_eq!(d.applied, Applied::No(reason.into()), "{text}");
-            assert_eq!(lines(&d), ["-x", "+y"]);
+            assert_eq!(lines_of(&d), ["-x", "+y"]);
         }
     }
 }
