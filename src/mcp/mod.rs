@@ -11,16 +11,22 @@
 //!
 //! Sessions are discovered again on every call ([`SessionSource::sessions`]):
 //! discovery is a directory walk (no file is read), so new sessions show up
-//! without a restart at a cost far below the query's own.
+//! without a restart at a cost far below the query's own. Parsed sessions
+//! are kept between calls in the source's [`SessionCache`]
+//! (`transcript::cache`), re-parsed when their files change.
 
 pub mod lines;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
-use crate::query::{self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, QueryError};
+use crate::query::{
+    self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, LoadedSession, MAX_LIMIT, QueryError,
+};
+use crate::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use crate::transcript::{DiscoverError, SessionRef, discover};
 
 /// The tool's name, as listed by `tools/list` and called by `tools/call`.
@@ -178,10 +184,12 @@ pub fn input_schema() -> Map<String, Value> {
 }
 
 /// Where the server finds sessions: the PATHs given on the command line, or
-/// the default roots when there are none.
+/// the default roots when there are none; and the sessions parsed so far
+/// (a [`SessionCache`] of [`DEFAULT_BUDGET`], shared by clones).
 #[derive(Debug, Clone)]
 pub struct SessionSource {
     paths: Vec<PathBuf>,
+    cache: Arc<SessionCache>,
 }
 
 impl SessionSource {
@@ -195,7 +203,13 @@ impl SessionSource {
         discover(paths)?;
         Ok(SessionSource {
             paths: paths.to_vec(),
+            cache: Arc::new(SessionCache::new(DEFAULT_BUDGET)),
         })
+    }
+
+    /// The parsed sessions kept between calls.
+    pub fn cache(&self) -> &SessionCache {
+        &self.cache
     }
 
     /// Discovers the sessions now (a directory walk; files are not read).
@@ -249,8 +263,25 @@ pub fn find_tool_calls(
     arguments: &Value,
     now: DateTime<Utc>,
 ) -> ToolOutput {
+    let from_disk = |s: &SessionRef| {
+        crate::transcript::load(s)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    };
+    find_tool_calls_with(sessions, arguments, now, &from_disk)
+}
+
+/// [`find_tool_calls`], loading sessions through `loader`
+/// (`query::find_with_loader`), e.g. a [`SessionCache`].
+pub fn find_tool_calls_with(
+    sessions: &[SessionRef],
+    arguments: &Value,
+    now: DateTime<Utc>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> ToolOutput {
     let found = FindParams::from_json(arguments)
-        .and_then(|params| query::find_tool_calls(sessions, &params, now));
+        .and_then(|params| params.validate(now))
+        .and_then(|query| query::find_with_loader(sessions, &query, loader));
     match found {
         Ok(result) => match serde_json::to_value(&result) {
             Ok(value) => ToolOutput::Found {
@@ -263,11 +294,12 @@ pub fn find_tool_calls(
     }
 }
 
-/// Discovers the sessions of `source` and runs [`find_tool_calls`] on them
-/// (blocking: discovery walks directories, the query reads files).
+/// Discovers the sessions of `source` and runs [`find_tool_calls`] on them,
+/// reading them through the source's [`SessionCache`] (blocking: discovery
+/// walks directories, the query reads files it has not parsed yet).
 pub fn call(source: &SessionSource, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
     match source.sessions() {
-        Ok(sessions) => find_tool_calls(&sessions, arguments, now),
+        Ok(sessions) => find_tool_calls_with(&sessions, arguments, now, &|s| source.cache.get(s)),
         Err(e) => ToolOutput::Failed(format!("cannot list sessions: {e}")),
     }
 }
@@ -314,5 +346,29 @@ mod tests {
         let out = find_tool_calls(&[], &json!({"tool_name": "Bash"}), Utc::now());
         assert!(matches!(out, ToolOutput::Found { .. }), "{out:?}");
         assert_eq!(out.value(), json!({"records": []}));
+    }
+
+    #[test]
+    fn calls_read_through_the_source_cache() {
+        let path = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl"
+        ));
+        let source = SessionSource::new(std::slice::from_ref(&path)).expect("a transcript");
+        assert_eq!(source.cache().paths(), Vec::<PathBuf>::new());
+        let out = call(
+            &source,
+            &json!({"tool_name": "Bash", "limit": 1}),
+            Utc::now(),
+        );
+        assert!(matches!(out, ToolOutput::Found { .. }), "{out:?}");
+        // The session's Bash calls were loaded once and kept.
+        assert_eq!(source.cache().paths(), [path]);
+        let again = call(
+            &source,
+            &json!({"tool_name": "Bash", "limit": 1}),
+            Utc::now(),
+        );
+        assert_eq!(again.value(), out.value());
     }
 }

@@ -157,8 +157,9 @@ pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, Q
 pub type LoadedSession = Result<std::sync::Arc<Session>, String>;
 
 /// [`find_with`], loading each session that the prefilter keeps through
-/// `loader` (called from rayon threads) instead of from disk — e.g. a cache
-/// of sessions already parsed, as the TUI's Calls view keeps. `loader` must
+/// `loader` (called from rayon threads) instead of from disk — e.g.
+/// [`crate::transcript::cache::SessionCache::get`], the parsed sessions the
+/// TUI's Calls view and the MCP server keep between queries. `loader` must
 /// give what [`crate::transcript::load`] would for the same files.
 ///
 /// # Errors

@@ -30,9 +30,19 @@
 //! Parsing never panics and never fails: a line with syntax errors yields a
 //! [`CommandLine`] whose `error` describes the first problem (with its byte
 //! offset) and whose `calls` hold whatever tree-sitter could recover.
+//!
+//! Parsing is bounded: only the first [`MAX_PARSED_BYTES`] of a command are
+//! given to tree-sitter (cut at a line or operator boundary,
+//! [`CommandLine::truncated`] says how many bytes were left out), and at most
+//! [`MAX_CALLS`] simple calls are collected ([`CommandLine::calls_capped`]).
+//! A 900 KB line of 150,000 pipeline stages otherwise costs seconds and
+//! hundreds of MB of syntax tree.
 
+mod display;
 mod unwrap;
 mod walk;
+
+pub use display::{MAX_SCRIPT_DEPTH, ShownCall, shell_quote};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -44,6 +54,17 @@ pub use unwrap::WRAPPER_COMMANDS;
 /// [`CommandLine::error`]; this guards the stack against inputs such as
 /// thousands of nested parentheses.
 pub const MAX_NESTING: usize = 200;
+
+/// Most bytes of a command given to the parser (64 KiB). A longer command is
+/// cut at the last newline or `;`/`&`/`|` operator at or before this offset
+/// (the operator itself is left out, so `a && b` never becomes `a &`), or at
+/// a character boundary when it has none; trailing whitespace of the kept
+/// part is dropped. The rest is not parsed: see [`CommandLine::truncated`].
+pub const MAX_PARSED_BYTES: usize = 64 * 1024;
+
+/// Most simple calls collected from one command line (4096). Further calls
+/// are dropped in source order: see [`CommandLine::calls_capped`].
+pub const MAX_CALLS: usize = 4096;
 
 /// One leading `NAME=value` assignment of a simple command (`FOO=bar git push`).
 ///
@@ -84,6 +105,11 @@ pub struct Redirect {
     /// Heredoc document text (heredocs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// Heredocs only: the delimiter word exactly as written (`'EOF'`,
+    /// `"EOF"`, `\EOF`, `EOF`). Quoting it turns expansion in the body off,
+    /// so [`SimpleCall::display`] keeps it. Omitted from JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delimiter: Option<String>,
 }
 
 /// One simple command the line runs (hooks.md §2.3 "Command").
@@ -132,7 +158,8 @@ pub struct SimpleCall {
 /// A parsed Bash command line: the raw text, its simple calls, and the first
 /// parse problem if any (hooks.md §2.3).
 ///
-/// JSON: `{"raw": string, "calls": [SimpleCall…], "error": string|null}`.
+/// JSON: `{"raw": string, "calls": [SimpleCall…], "error": string|null,
+/// "truncated": number|null, "calls_capped": bool}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CommandLine {
     /// The command exactly as given.
@@ -146,12 +173,44 @@ pub struct CommandLine {
     /// recovered. Consumers mirroring Claude Code's `if` field should fail
     /// open (treat the rule as matching) when this is set (hooks.md §1.3).
     pub error: Option<String>,
+    /// Bytes of `raw` that were **not** parsed because the command is longer
+    /// than [`MAX_PARSED_BYTES`] (`raw.len()` minus the parsed prefix's
+    /// length); `None` when the whole command was parsed. Calls in the
+    /// unparsed tail are missing from `calls`, so consumers mirroring the
+    /// `if` field should fail open here too.
+    pub truncated: Option<usize>,
+    /// `true` when the parsed part holds more than [`MAX_CALLS`] simple
+    /// calls; `calls` then keeps the first [`MAX_CALLS`] in walk order.
+    pub calls_capped: bool,
 }
 
 impl CommandLine {
-    /// Whether the line parsed without any error.
+    /// Whether the line parsed without any error, completely: no syntax
+    /// error, nothing cut off ([`Self::truncated`]) and no call dropped
+    /// ([`Self::calls_capped`]).
     pub fn is_ok(&self) -> bool {
-        self.error.is_none()
+        self.error.is_none() && self.truncated.is_none() && !self.calls_capped
+    }
+
+    /// One line saying what was not parsed, for display (`None` when
+    /// everything was): `only the first 65530 bytes were parsed (834470
+    /// bytes not parsed)`, and/or `only the first 4096 simple calls are
+    /// listed`.
+    pub fn limits_note(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(rest) = self.truncated {
+            parts.push(format!(
+                "only the first {} bytes were parsed ({} bytes not parsed)",
+                self.raw.len().saturating_sub(rest),
+                rest
+            ));
+        }
+        if self.calls_capped {
+            parts.push(format!(
+                "only the first {MAX_CALLS} simple calls are listed"
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 }
 

@@ -32,6 +32,7 @@ fn redirect(op: &str, target: &str, fd: Option<u32>) -> Redirect {
         target: target.to_string(),
         fd,
         body: None,
+        delimiter: None,
     }
 }
 
@@ -155,6 +156,7 @@ fn quoted_heredoc() {
                 target: "EOF".into(),
                 fd: None,
                 body: Some("hello $(not run)\n".into()),
+                delimiter: Some("'EOF'".into()),
             },
             redirect(">", "notes.txt", None),
         ]
@@ -206,6 +208,7 @@ fn apply_patch_heredoc() {
                 "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n*** End Patch\n"
                     .into()
             ),
+            delimiter: Some("'EOF'".into()),
         }]
     );
 }
@@ -530,7 +533,9 @@ fn serializes_env_as_object_and_span_as_array() {
                 "operator": null,
                 "span": [0, 10]
             }],
-            "error": null
+            "error": null,
+            "truncated": null,
+            "calls_capped": false
         })
     );
     let text = serde_json::to_string(&line.calls[0].env.len()).unwrap_or_default();
@@ -601,7 +606,8 @@ fn never_panics_on_junk() {
 
 #[test]
 fn deep_nesting_is_guarded() {
-    let depth = 50_000;
+    // 40 KB: under MAX_PARSED_BYTES, so the nesting guard is what stops it.
+    let depth = 10_000;
     let cmd = format!("{}rm x{}", "( ".repeat(depth), " )".repeat(depth));
     let line = parse_command_line(&cmd);
     assert_eq!(
@@ -627,13 +633,59 @@ fn deep_nesting_is_guarded() {
 
 #[test]
 fn large_input() {
-    let cmd = "echo hello && ".repeat(8_000) + "true";
-    assert!(cmd.len() > 100_000);
+    let cmd = "echo hello && ".repeat(4_000) + "true";
+    assert_eq!(cmd.len(), 56_004);
     let line = parse_ok(&cmd);
-    assert_eq!(line.calls.len(), 8_001);
+    assert_eq!(line.calls.len(), 4_001);
+    assert_eq!(line.truncated, None);
+    assert!(!line.calls_capped && line.is_ok());
     assert_eq!(line.calls[0].operator.as_deref(), Some("&&"));
-    assert_eq!(line.calls[8_000].operator, None);
+    assert_eq!(line.calls[4_000].operator, None);
+    // Over the byte cap: cut before the `&&` whose second `&` sits at
+    // byte 65532, so 65530 bytes (4681 calls) are parsed and 4096 kept.
+    let cmd = "echo hello && ".repeat(8_000) + "true";
+    let line = parse_command_line(&cmd);
+    assert_eq!(line.error, None);
+    assert_eq!(line.truncated, Some(112_004 - 65_530));
+    assert!(line.calls_capped && !line.is_ok());
+    assert_eq!(line.calls.len(), MAX_CALLS);
+    assert_eq!(
+        line.limits_note().as_deref(),
+        Some(
+            "only the first 65530 bytes were parsed (46474 bytes not parsed); only the first 4096 simple calls are listed"
+        )
+    );
     let junk: String = "x\"'$(`".repeat(20_000);
     let line = parse_command_line(&junk);
     assert!(line.error.is_some());
+}
+
+#[test]
+fn long_pipeline_is_cut_at_an_operator() {
+    // 150,000 stages, 3.6 MB: only the first 64 KiB up to the last `|`
+    // before it (byte 65518) are parsed: 2730 stages, 65517 bytes.
+    let cmd = "sort -u -k 2 data.txt | ".repeat(150_000) + "wc -l";
+    let line = parse_command_line(&cmd);
+    assert_eq!(line.error, None);
+    assert_eq!(line.truncated, Some(3_600_005 - 65_517));
+    assert!(!line.calls_capped);
+    assert_eq!(line.calls.len(), 2_730);
+    let last = line.calls.last().expect("calls");
+    assert_eq!(
+        (last.program.as_str(), last.operator.as_deref()),
+        ("sort", None)
+    );
+    assert_eq!(last.span, (65_496, 65_517));
+    assert_eq!(line.calls[0].operator.as_deref(), Some("|"));
+}
+
+#[test]
+fn no_boundary_cuts_at_a_char_boundary() {
+    // One 100,000-byte word of 2-byte characters: no operator to cut at, so
+    // the cut falls on the character boundary at or before 65536.
+    let cmd = format!("echo {}", "é".repeat(50_000));
+    let line = parse_command_line(&cmd);
+    assert_eq!(line.truncated, Some(100_005 - 65_535));
+    assert_eq!(line.calls.len(), 1);
+    assert_eq!(line.calls[0].args[0].len(), 65_530);
 }

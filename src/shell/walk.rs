@@ -6,11 +6,45 @@
 
 use tree_sitter::{Node, Parser};
 
-use super::{CommandLine, EnvAssignment, MAX_NESTING, Redirect, SimpleCall};
+use super::{
+    CommandLine, EnvAssignment, MAX_CALLS, MAX_NESTING, MAX_PARSED_BYTES, Redirect, SimpleCall,
+};
+
+/// The part of `command` given to the parser, and how many bytes were left
+/// out (see [`MAX_PARSED_BYTES`]).
+pub(super) fn parsed_prefix(command: &str) -> (&str, Option<usize>) {
+    if command.len() <= MAX_PARSED_BYTES {
+        return (command, None);
+    }
+    let bytes = command.as_bytes();
+    let is_op = |b: u8| matches!(b, b';' | b'&' | b'|');
+    let window = bytes.get(..=MAX_PARSED_BYTES).unwrap_or(bytes);
+    let boundary = window
+        .iter()
+        .rposition(|&b| b == b'\n' || is_op(b))
+        .map(|mut i| {
+            // Leave the whole operator out (`&&`, `||`, `;;`, `|&`).
+            while i > 0 && bytes.get(i - 1).is_some_and(|&b| is_op(b)) {
+                i -= 1;
+            }
+            i
+        })
+        .filter(|&i| i > 0);
+    let cut = boundary.unwrap_or_else(|| {
+        let mut i = MAX_PARSED_BYTES;
+        while i > 0 && !command.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    });
+    let kept = command.get(..cut).unwrap_or("").trim_end();
+    (kept, Some(command.len() - kept.len()))
+}
 
 /// Parse `command` and flatten it (the body of [`super::parse_command_line`]).
 pub(super) fn parse(command: &str) -> CommandLine {
     let raw = command.to_string();
+    let (command, truncated) = parsed_prefix(command);
     let mut parser = Parser::new();
     if let Err(err) = parser.set_language(&tree_sitter_bash::LANGUAGE.into()) {
         return CommandLine {
@@ -19,6 +53,8 @@ pub(super) fn parse(command: &str) -> CommandLine {
             error: Some(format!(
                 "tree-sitter-bash language could not be loaded: {err}"
             )),
+            truncated,
+            calls_capped: false,
         };
     }
     let Some(tree) = parser.parse(command, None) else {
@@ -26,6 +62,8 @@ pub(super) fn parse(command: &str) -> CommandLine {
             raw,
             calls: Vec::new(),
             error: Some("tree-sitter produced no syntax tree at byte 0".to_string()),
+            truncated,
+            calls_capped: false,
         };
     };
     let root = tree.root_node();
@@ -33,11 +71,15 @@ pub(super) fn parse(command: &str) -> CommandLine {
         src: command.as_bytes(),
         items: Vec::new(),
         too_deep_at: None,
+        capped: false,
     };
     walker.walk(root, 0, 0);
 
-    // The last top-level call has no successor.
-    if let Some(last) = walker.items.iter_mut().rev().find(|item| item.level == 0) {
+    // The last top-level call has no successor (unless calls were dropped
+    // after it).
+    if !walker.capped
+        && let Some(last) = walker.items.iter_mut().rev().find(|item| item.level == 0)
+    {
         last.call.operator = None;
     }
 
@@ -60,6 +102,8 @@ pub(super) fn parse(command: &str) -> CommandLine {
         } else {
             Some(errors.join("; "))
         },
+        truncated,
+        calls_capped: walker.capped,
     }
 }
 
@@ -156,6 +200,8 @@ struct Walker<'s> {
     items: Vec<Item>,
     /// Byte offset of the first node skipped for being nested too deeply.
     too_deep_at: Option<usize>,
+    /// Set once [`MAX_CALLS`] calls are collected; later nodes are skipped.
+    capped: bool,
 }
 
 /// Map an anonymous token to the list/pipeline operator it stands for.
@@ -177,6 +223,9 @@ impl Walker<'_> {
 
     /// Returns false (and records the position) when `depth` is too deep.
     fn guard(&mut self, node: Node, depth: usize) -> bool {
+        if self.capped {
+            return false;
+        }
         if depth > MAX_NESTING {
             if self.too_deep_at.is_none() {
                 self.too_deep_at = Some(node.start_byte());
@@ -315,7 +364,14 @@ impl Walker<'_> {
         }
     }
 
+    /// Collect `call`; past [`MAX_CALLS`] it is dropped, the walker stops
+    /// and the returned index (`usize::MAX`) names no item, so operator and
+    /// redirect updates on it are no-ops.
     fn push(&mut self, call: SimpleCall, level: usize) -> usize {
+        if self.items.len() >= MAX_CALLS {
+            self.capped = true;
+            return usize::MAX;
+        }
         self.items.push(Item { call, level });
         self.items.len() - 1
     }
@@ -599,6 +655,7 @@ impl Walker<'_> {
             target: String::new(),
             fd: None,
             body: None,
+            delimiter: None,
         };
         if node.kind() == "herestring_redirect" {
             redirect.op = "<<<".to_string();
@@ -641,6 +698,7 @@ impl Walker<'_> {
             target: String::new(),
             fd: None,
             body: None,
+            delimiter: None,
         };
         let mut more = Vec::new();
         for child in children(node) {
@@ -649,7 +707,11 @@ impl Walker<'_> {
                     heredoc.op = child.kind().to_string();
                 }
                 "file_descriptor" => heredoc.fd = self.text(child).trim().parse().ok(),
-                "heredoc_start" => heredoc.target = delimiter(&self.text(child)),
+                "heredoc_start" => {
+                    let written = self.text(child);
+                    heredoc.target = delimiter(&written);
+                    heredoc.delimiter = Some(written.trim().to_string());
+                }
                 "heredoc_body" => heredoc.body = Some(self.text(child)),
                 "file_redirect" | "herestring_redirect" => {
                     more.push(self.redirect(child, depth + 1).0);

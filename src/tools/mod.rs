@@ -11,7 +11,8 @@
 //! * [`names`] — [`TOOL_ALIASES`], [`expand_tool_names`], [`matches_names`],
 //!   [`tool_name_matches`], [`mcp_parts`], [`mcp_access`];
 //! * [`digest`] — RFC 8785 [`canonical_json`] and [`tool_digest`];
-//! * [`hunks`] — [`Hunk`], [`hunks_of`], [`file_path_of`];
+//! * [`hunks`] — [`Hunk`], [`hunks_of`], [`file_path_of`], and Codex patches:
+//!   [`apply_patch_text`], [`parse_apply_patch`];
 //! * [`kind`] — [`ToolKind`], [`tool_kind`], [`tool_resolved`].
 
 pub mod calls;
@@ -30,7 +31,10 @@ pub use calls::{
 };
 pub use describe::describe;
 pub use digest::{DigestError, MAX_SAFE_INTEGER, canonical_json, tool_digest};
-pub use hunks::{Hunk, file_path_of, hunks_of};
+pub use hunks::{
+    ApplyPatch, Hunk, LineTag, PatchChunk, PatchFile, PatchOp, apply_patch_text, file_path_of,
+    hunks_of, parse_apply_patch,
+};
 pub use kind::{ToolKind, tool_kind, tool_resolved};
 pub use names::{
     MCP_BEHAVES_LIKE, MCP_READ_VERBS, TOOL_ALIASES, canonical_of, expand_tool_names, matches_names,

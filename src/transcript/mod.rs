@@ -1,8 +1,10 @@
 //! Transcripts: the agent-neutral model, discovery on disk, and one loader
 //! per agent (architecture.md "Modules").
 
+pub mod cache;
 pub mod claude_code;
 pub mod codex;
+pub mod diff;
 pub mod discover;
 pub mod export;
 pub mod jsonl;

@@ -18,7 +18,7 @@ use crate::words::plural;
 use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::shell::CommandLine;
-use hookscope::tools::{BashCall, ToolCall, hunks_of};
+use hookscope::tools::{BashCall, ToolCall};
 use hookscope::transcript::claude_code::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
@@ -371,18 +371,20 @@ fn call_lines(
         out.push(heading("Typed", theme));
         out.extend(typed);
     }
-    if let Some(hunks) = diff_view(record) {
+    if let Some(change) = hookscope::transcript::diff::call_diff(record) {
         out.push(Line::default());
-        out.push(heading("Diff", theme));
-        if hunks.is_empty() {
-            out.push(Line::from(Span::styled("(no change)", theme.dim())));
-        }
-        out.extend(diff::lines(&hunks, theme));
-    } else if let Some(patch) = codex_patch_of(record) {
-        out.push(Line::default());
-        out.push(heading("Diff (apply_patch)", theme));
+        let patch = change
+            .files
+            .iter()
+            .any(|f| f.source == hookscope::transcript::diff::DiffSource::ApplyPatch);
+        out.push(heading(
+            if patch { "Diff (apply_patch)" } else { "Diff" },
+            theme,
+        ));
         let mut counts = Redactions::new();
-        out.extend(diff::patch_lines(&masked(patch, &mut counts), theme));
+        out.extend(diff::call_lines(&change, theme, &mut |t| {
+            masked(t, &mut counts)
+        }));
     }
     if let Some(sub) = record.subagent.and_then(|s| session.subagents.get(s)) {
         out.push(Line::default());
@@ -588,9 +590,10 @@ pub fn typed_view(
     out
 }
 
-/// A parsed Bash line as lines: each simple call with its `VAR=val`
-/// prefixes, args, redirects and operator (secrets masked), then the parse
-/// problem if any.
+/// A parsed Bash line as lines, from the core's `CommandLine::shown_calls`:
+/// each simple call with its words shell-quoted and its operator (secrets
+/// masked), a `sh -c` script's calls under it as `1.1 ↳`, `1.2 ↳`, then the
+/// parse problem and the parser-limit note if any.
 fn bash_lines(line: &CommandLine, theme: &Theme) -> Vec<Line<'static>> {
     let mut counts = Redactions::new();
     let mut out = Vec::new();
@@ -598,29 +601,44 @@ fn bash_lines(line: &CommandLine, theme: &Theme) -> Vec<Line<'static>> {
         format!("runs {} simple call(s):", line.calls.len()),
         theme.dim(),
     )));
-    for (i, call) in line.calls.iter().enumerate() {
-        let mut spans = vec![Span::styled(format!("{:>2}. ", i + 1), theme.dim())];
-        for env in &call.env {
-            spans.push(Span::styled(
-                masked(&format!("{}={} ", env.name, env.value), &mut counts),
-                theme.dim(),
-            ));
-        }
-        spans.push(Span::styled(call.program.clone(), theme.tool()));
-        for arg in &call.args {
-            spans.push(Span::raw(format!(" {}", masked(arg, &mut counts))));
-        }
-        for r in &call.redirects {
-            let fd = r.fd.map(|f| f.to_string()).unwrap_or_default();
-            spans.push(Span::styled(
-                format!(" {fd}{} {}", r.op, r.target),
-                theme.kind(),
-            ));
-        }
-        if let Some(op) = &call.operator {
+    let mut labels: Vec<String> = Vec::new();
+    let mut children: Vec<usize> = Vec::new();
+    let mut top = 0;
+    for shown in line.shown_calls() {
+        let label = match shown.unwrapped_from {
+            Some(from) => {
+                let k = children.get_mut(from).map_or(1, |c| {
+                    *c += 1;
+                    *c
+                });
+                format!("{}.{k}", labels.get(from).map_or("?", String::as_str))
+            }
+            None => {
+                top += 1;
+                top.to_string()
+            }
+        };
+        let lead = if shown.depth == 0 {
+            format!("{label:>2}. ")
+        } else {
+            format!("{}{label} ↳ ", "  ".repeat(shown.depth + 1))
+        };
+        labels.push(label);
+        children.push(0);
+        let mut spans = vec![
+            Span::styled(lead, theme.dim()),
+            Span::raw(masked(&shown.text, &mut counts)),
+        ];
+        if let Some(op) = &shown.operator {
             spans.push(Span::styled(format!("  {op}"), theme.heading()));
         }
         out.push(Line::from(spans));
+        if let Some(err) = &shown.script_error {
+            out.push(Line::from(Span::styled(
+                format!("    its script does not parse: {err}"),
+                theme.error(),
+            )));
+        }
     }
     if let Some(err) = &line.error {
         out.push(Line::from(Span::styled(
@@ -628,52 +646,10 @@ fn bash_lines(line: &CommandLine, theme: &Theme) -> Vec<Line<'static>> {
             theme.error(),
         )));
     }
+    if let Some(note) = line.limits_note() {
+        out.push(Line::from(Span::styled(note, theme.error())));
+    }
     out
-}
-
-/// The change a file-editing call made, as hunks: the result's
-/// `structuredPatch` (formats.md §1.6) when it has one, else the call's
-/// [`hunks_of`] (Edit: one; MultiEdit: one per span in order; Write and
-/// NotebookEdit: "" → new) diffed line by line. `None` for other tools.
-/// The Codex patch a call applies: an `apply_patch` call's text (a string
-/// input or its `input` key), or an `apply_patch` heredoc inside a shell
-/// command (`exec_command`, `shell`, Bash).
-pub fn codex_patch_of(record: &ToolCallRecord) -> Option<&str> {
-    let text = match &record.call {
-        ToolCall::Bash(bash) => bash.command.as_str(),
-        call if call.name() == "apply_patch" => match call.raw()? {
-            serde_json::Value::String(s) => s.as_str(),
-            raw => raw.get("input")?.as_str()?,
-        },
-        _ => return None,
-    };
-    diff::codex_patch(text)
-}
-
-/// The edit of an Edit/MultiEdit/Write/NotebookEdit call as diff hunks:
-/// `toolUseResult.structuredPatch` when recorded, else the call's hunks.
-pub fn diff_view(record: &ToolCallRecord) -> Option<Vec<diff::DiffHunk>> {
-    if !matches!(
-        record.call,
-        ToolCall::Edit(_) | ToolCall::MultiEdit(_) | ToolCall::Write(_) | ToolCall::NotebookEdit(_)
-    ) {
-        return None;
-    }
-    if let Some(hunks) = record
-        .result
-        .as_ref()
-        .and_then(|r| r.tool_use_result.as_ref())
-        .and_then(|t| t.get("structuredPatch"))
-        .and_then(diff::from_structured_patch)
-    {
-        return Some(hunks);
-    }
-    Some(
-        hunks_of(&record.call)
-            .iter()
-            .flat_map(|h| diff::from_texts(&h.old, &h.new))
-            .collect(),
-    )
 }
 
 /// The call's output text (red when `is_error`), with secrets masked as

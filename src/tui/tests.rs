@@ -862,8 +862,9 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         .iter()
         .position(|l| l == "── Diff (apply_patch) ──")
         .expect("a diff section");
-    assert_eq!(text[at + 1], "*** Begin Patch");
-    assert_eq!(text[at + 2], "*** Update File: hello.py");
+    // Drawn from the core's diff model: the file, then its `@@` section.
+    assert_eq!(text[at + 1], "update hello.py");
+    assert_eq!(text[at + 2], "@@");
     assert!(
         text.iter().any(|l| l.starts_with("-    return ")),
         "{text:?}"

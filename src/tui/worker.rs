@@ -7,13 +7,10 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
 
-use hookscope::query::{FindResult, LoadedSession, Query, find_with_loader};
+use hookscope::query::{FindResult, Query, find_with_loader};
+use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
 use rayon::prelude::*;
 
@@ -120,74 +117,6 @@ pub fn spawn_parse(key: super::context::BashKey, command: String, tx: Sender<Msg
     });
 }
 
-/// How many bytes of transcript (main + subagent files) the Calls view keeps
-/// parsed between queries: 512 MiB of files (their parsed form takes a few
-/// times that in memory).
-pub const CACHE_BUDGET: u64 = 512 << 20;
-
-/// What a cached session was parsed from: its files' sizes and mtimes.
-type Stamp = Vec<(u64, Option<SystemTime>)>;
-
-/// Bytes of files held, and each main transcript's stamp and parse.
-type Cached = (u64, HashMap<PathBuf, (Stamp, Arc<Session>)>);
-
-/// Sessions the Calls view's queries have parsed, kept while their files do
-/// not change (same sizes and mtimes, checked with a `stat` per file on each
-/// use), up to [`CACHE_BUDGET`] bytes of files; past it, sessions are
-/// parsed for the query and dropped (no eviction).
-#[derive(Debug)]
-pub struct SessionCache {
-    budget: u64,
-    inner: Mutex<Cached>,
-}
-
-impl SessionCache {
-    /// An empty cache holding at most `budget` bytes of files.
-    pub fn new(budget: u64) -> SessionCache {
-        SessionCache {
-            budget,
-            inner: Mutex::new((0, HashMap::new())),
-        }
-    }
-
-    fn stamp(session: &SessionRef) -> Stamp {
-        std::iter::once(&session.path)
-            .chain(session.subagent_files.iter())
-            .map(|p| match std::fs::metadata(p) {
-                Ok(m) => (m.len(), m.modified().ok()),
-                Err(_) => (0, None),
-            })
-            .collect()
-    }
-
-    /// The session parsed, from the cache when its files are unchanged.
-    pub fn get(&self, session: &SessionRef) -> LoadedSession {
-        let stamp = Self::stamp(session);
-        if let Ok(inner) = self.inner.lock()
-            && let Some((seen, cached)) = inner.1.get(&session.path)
-            && *seen == stamp
-        {
-            return Ok(Arc::clone(cached));
-        }
-        let loaded = open(session)?;
-        let size = |s: &Stamp| s.iter().map(|(len, _)| len).sum::<u64>();
-        if let Ok(mut inner) = self.inner.lock() {
-            // A changed session's old parse goes first.
-            if let Some((old, _)) = inner.1.remove(&session.path) {
-                inner.0 = inner.0.saturating_sub(size(&old));
-            }
-            let total = inner.0 + size(&stamp);
-            if total <= self.budget {
-                inner.0 = total;
-                inner
-                    .1
-                    .insert(session.path.clone(), (stamp, Arc::clone(&loaded)));
-            }
-        }
-        Ok(loaded)
-    }
-}
-
 /// The UI's end of the Calls-view query thread ([`spawn_queries`]).
 #[derive(Debug, Clone)]
 pub struct Queries {
@@ -208,14 +137,15 @@ impl Queries {
 /// request with [`Msg::Found`]. Requests that queue up while one runs are
 /// skipped but the newest (typing sends one per key), and a running query
 /// that a newer request supersedes stops loading sessions and sends
-/// nothing. Parsed sessions are kept in a [`SessionCache`] between queries.
+/// nothing. Parsed sessions are kept in a core
+/// [`SessionCache`] (`transcript::cache`, [`DEFAULT_BUDGET`]) between queries.
 /// The thread ends when the [`Queries`] handle is dropped.
 pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
     let (queries, rx) = mpsc::channel::<(u64, Query)>();
     let latest = Arc::new(AtomicU64::new(0));
     let seen = Arc::clone(&latest);
     thread::spawn(move || {
-        let cache = SessionCache::new(CACHE_BUDGET);
+        let cache = SessionCache::new(DEFAULT_BUDGET);
         while let Ok(mut job) = rx.recv() {
             while let Ok(newer) = rx.try_recv() {
                 job = newer;
@@ -248,50 +178,6 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    #[test]
-    fn cache_keeps_a_parse_until_the_file_changes() {
-        let source = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl"
-        );
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let path = dir
-            .path()
-            .join("e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl");
-        std::fs::copy(source, &path).expect("copy");
-        let sref = SessionRef::claude_code(path.clone(), Vec::new());
-
-        let cache = SessionCache::new(CACHE_BUDGET);
-        let first = cache.get(&sref).expect("loads");
-        let again = cache.get(&sref).expect("loads");
-        assert!(
-            Arc::ptr_eq(&first, &again),
-            "unchanged file: the same parse"
-        );
-        assert_eq!(first.tool_calls().count(), 23);
-
-        // A line appended (a live session): parsed again.
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .expect("open for append");
-        writeln!(
-            file,
-            "{{\"type\":\"summary\",\"summary\":\"later\",\"leafUuid\":\"x\"}}"
-        )
-        .expect("append");
-        drop(file);
-        let changed = cache.get(&sref).expect("loads");
-        assert!(!Arc::ptr_eq(&first, &changed));
-
-        // Over budget: parsed every time, never kept.
-        let tiny = SessionCache::new(10);
-        let a = tiny.get(&sref).expect("loads");
-        let b = tiny.get(&sref).expect("loads");
-        assert!(!Arc::ptr_eq(&a, &b));
-    }
 
     #[test]
     fn a_superseded_query_sends_nothing() {
