@@ -175,7 +175,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         // Restore the terminal, then report the signal as the watcher would.
         drop(term);
         drop(_guard);
-        std::process::exit(128 + signal);
+        std::process::exit(terminal::exit_status(signal));
     }
     Ok(())
 }

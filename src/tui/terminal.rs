@@ -50,15 +50,15 @@ pub fn restore() {
 
 /// The number of the SIGTERM or SIGHUP that arrived (0 until one does); the
 /// event loop checks it, leaves, restores the terminal and exits with
-/// status 128 + the signal number (143 for SIGTERM), as a process killed by
-/// the signal reports, whether it was idle or busy.
+/// [`exit_status`]: 0 for SIGTERM (a polite request to quit, as `q`), 129
+/// for SIGHUP (the terminal is gone), whether it was idle or busy.
 ///
 /// A watcher thread also guards against a loop that cannot leave: when the
 /// terminal has hung up (its tmux or ssh session killed), crossterm's read of
 /// the closed tty returns 0 bytes forever inside `event::poll`, so the loop
 /// never gets to check the flag and the process would spin at full CPU. If the
 /// process is still alive 500 ms after the signal, the watcher restores the
-/// terminal (best effort) and exits with status 128 + the signal number.
+/// terminal (best effort) and exits with the same [`exit_status`].
 ///
 /// # Errors
 /// When the signal handlers cannot be registered.
@@ -72,8 +72,30 @@ pub fn termination_flag() -> io::Result<Arc<AtomicI32>> {
             watched.store(signal, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(500));
             restore();
-            std::process::exit(128 + signal);
+            std::process::exit(exit_status(signal));
         }
     });
     Ok(flag)
+}
+
+/// The exit status after `signal`: 0 for SIGTERM (issue 7: the TUI exits 0
+/// on SIGTERM, busy or idle), 128 + the number for anything else (129 for
+/// SIGHUP).
+pub fn exit_status(signal: i32) -> i32 {
+    if signal == signal_hook::consts::SIGTERM {
+        0
+    } else {
+        128 + signal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit_status;
+
+    #[test]
+    fn sigterm_exits_0_and_sighup_129() {
+        assert_eq!(exit_status(signal_hook::consts::SIGTERM), 0);
+        assert_eq!(exit_status(signal_hook::consts::SIGHUP), 129);
+    }
 }
