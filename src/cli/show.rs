@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use hookscope::transcript::spawns::{SpawnTree, Step};
 use hookscope::transcript::{
-    Session, SessionRef, discover, export::session_json, load, sessions_named,
+    Session, SessionRef, claude_code as text, discover, export::session_json, load, sessions_named,
 };
 
 use super::{discover_or_exit, fail, print_json};
@@ -62,14 +63,18 @@ pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
     load(&found).unwrap_or_else(|e| fail(e))
 }
 
-/// Runs the subcommand: JSON (see `export::session_json`) or a readable outline.
+/// Runs the subcommand: JSON (see `export::session_json`) or a readable
+/// outline. Subagents are printed under the call that spawned them through
+/// the session's spawn tree (each once, so a spawn cycle ends); subagents not
+/// reached from the main thread follow under `unlinked subagent` headings.
 pub fn run(session: &str, paths: &[PathBuf], json: bool) {
     let loaded = load_or_exit(session, paths);
     if json {
         print_json(&session_json(&loaded));
         return;
     }
-    let s = loaded.summary();
+    let tree = SpawnTree::new(&loaded);
+    let s = loaded.summary_with(&tree);
     outln!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
     outln!(
         "{}, {}, {}, {}, {}",
@@ -79,22 +84,55 @@ pub fn run(session: &str, paths: &[PathBuf], json: bool) {
         plural(s.subagents, "subagent"),
         plural(s.diagnostics, "diagnostic")
     );
-    for (i, turn) in loaded.turns.iter().enumerate() {
-        let prompt = hookscope::transcript::claude_code::one_line(
-            &hookscope::transcript::claude_code::display_prompt(&turn.prompt),
-            80,
-        );
+    let turn_header = |i: usize| {
+        let prompt = loaded.turns.get(i).map_or(String::new(), |t| {
+            text::one_line(&text::display_prompt(&t.prompt), 80)
+        });
         outln!("\nturn {}: {}", i + 1, prompt);
-        for call in turn.tool_calls() {
-            print_call(&loaded, call, 1);
+    };
+    // Turn headers printed so far (main thread).
+    let mut next_turn = 0;
+    for step in tree.walk_session(&loaded) {
+        match step {
+            Step::Enter {
+                thread: Some(i),
+                depth: 0,
+            } => {
+                while next_turn < loaded.turns.len() {
+                    turn_header(next_turn);
+                    next_turn += 1;
+                }
+                let sub = &loaded.subagents[i];
+                outln!(
+                    "\nunlinked subagent: {} ({})",
+                    sub.agent_id.as_deref().unwrap_or("?"),
+                    sub.path.to_string_lossy()
+                );
+            }
+            Step::Call {
+                at, record, depth, ..
+            } => {
+                if at.thread.is_none() {
+                    while next_turn <= at.turn {
+                        turn_header(next_turn);
+                        next_turn += 1;
+                    }
+                }
+                print_call(record, depth + 1);
+            }
+            Step::Enter { .. } | Step::Leave { .. } => {}
         }
+    }
+    while next_turn < loaded.turns.len() {
+        turn_header(next_turn);
+        next_turn += 1;
     }
     for d in &loaded.diagnostics {
         eprintln!("diagnostic: {d}");
     }
 }
 
-fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, depth: usize) {
+fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
     let mark = if call.is_error() { " ✗" } else { "" };
     let mut counts = hookscope::redact::Redactions::new();
     let summary = hookscope::redact::redactor()
@@ -112,9 +150,4 @@ fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, d
         mark,
         summary
     );
-    if let Some(sub) = call.subagent.and_then(|i| session.subagents.get(i)) {
-        for inner in sub.tool_calls() {
-            print_call(session, inner, depth + 1);
-        }
-    }
 }

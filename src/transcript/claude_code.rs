@@ -899,6 +899,10 @@ fn tool_calls_mut(session: &mut Session) -> impl Iterator<Item = &mut ToolCallRe
 struct SpawnFacts {
     /// The thread the call is in (`None` = main, `Some(i)` = subagent i).
     owner: Option<usize>,
+    /// Position of the call in [`Session::all_tool_calls`] order (the order
+    /// [`tool_calls_mut`] visits too): the one record a link is set on, even
+    /// when another call (e.g. the subagent's own) reuses its `tool_use_id`.
+    ordinal: usize,
     tool_use_id: String,
     agent_id: Option<String>,
     prompt: Option<String>,
@@ -912,8 +916,9 @@ type LinkRule = dyn Fn(&Subagent, &SpawnFacts) -> bool;
 fn link_subagents(session: &mut Session) {
     let spawns: Vec<SpawnFacts> = session
         .all_tool_calls()
-        .filter(|(_, r)| r.tool_kind == crate::tools::ToolKind::Task)
-        .map(|(owner, r)| {
+        .enumerate()
+        .filter(|(_, (_, r))| r.tool_kind == crate::tools::ToolKind::Task)
+        .map(|(ordinal, (owner, r))| {
             let get = |k: &str| {
                 r.call
                     .raw()
@@ -923,6 +928,7 @@ fn link_subagents(session: &mut Session) {
             };
             SpawnFacts {
                 owner,
+                ordinal,
                 tool_use_id: r.tool_use_id.clone(),
                 agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
                 prompt: get("prompt").map(|p| p.trim().to_string()),
@@ -967,13 +973,16 @@ fn link_subagents(session: &mut Session) {
             }
         }
     }
-    let spawn_of: HashMap<&str, usize> = links
+    // Only the matched spawn record is linked (by its position, not its id):
+    // a subagent's own call reusing the spawn's `tool_use_id` must not point
+    // at the subagent itself.
+    let spawn_of: HashMap<usize, usize> = links
         .iter()
         .enumerate()
-        .filter_map(|(i, link)| link.map(|(j, _)| (spawns[j].tool_use_id.as_str(), i)))
+        .filter_map(|(i, link)| link.map(|(j, _)| (spawns[j].ordinal, i)))
         .collect();
-    for record in tool_calls_mut(session) {
-        if let Some(&i) = spawn_of.get(record.tool_use_id.as_str()) {
+    for (ordinal, record) in tool_calls_mut(session).enumerate() {
+        if let Some(&i) = spawn_of.get(&ordinal) {
             record.subagent = Some(i);
         }
     }

@@ -8,6 +8,7 @@ pub mod export;
 pub mod jsonl;
 pub mod model;
 pub mod sniff;
+pub mod spawns;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
 pub use model::*;

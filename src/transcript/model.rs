@@ -505,6 +505,11 @@ impl Session {
 
     /// The counts shown in the session list and `sessions --json`.
     pub fn summary(&self) -> SessionSummary {
+        self.summary_with(&super::spawns::SpawnTree::new(self))
+    }
+
+    /// [`Session::summary`] with the session's spawn tree already built.
+    pub fn summary_with(&self, _tree: &super::spawns::SpawnTree) -> SessionSummary {
         SessionSummary {
             id: self.id.clone(),
             agent: self.agent,

@@ -1,0 +1,225 @@
+//! Hostile inputs, each built in a tempdir: every one must load (or be
+//! skipped with a diagnostic) without a crash or a hang. Commands run with a
+//! timeout so a regression that hangs fails instead of blocking the suite.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn hookscope() -> Command {
+    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
+    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
+    cmd.timeout(Duration::from_secs(20));
+    cmd
+}
+
+fn write_lines(path: &Path, lines: &[Value]) {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(path, text).expect("write");
+}
+
+fn stdout_json(cmd: &mut Command) -> Value {
+    let out = cmd.assert().success().get_output().clone();
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn stdout_text(cmd: &mut Command) -> String {
+    let out = cmd.assert().success().get_output().clone();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn user(uuid: &str, parent: Option<&str>, text: &str, extra: Value) -> Value {
+    let mut v = json!({
+        "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
+        "timestamp": "2025-01-01T00:00:00Z",
+        "message": {"role": "user", "content": text},
+    });
+    merge(&mut v, extra);
+    v
+}
+
+fn tool_use(uuid: &str, parent: &str, id: &str, name: &str, input: Value, extra: Value) -> Value {
+    let mut v = json!({
+        "type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
+        "timestamp": "2025-01-01T00:00:01Z",
+        "message": {"id": format!("msg_{uuid}"), "role": "assistant", "model": "claude-test",
+            "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]},
+    });
+    merge(&mut v, extra);
+    v
+}
+
+fn tool_result(uuid: &str, parent: &str, id: &str, extra: Value) -> Value {
+    let mut v = json!({
+        "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
+        "timestamp": "2025-01-01T00:00:02Z",
+        "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "ok"}]},
+    });
+    merge(&mut v, extra);
+    v
+}
+
+fn merge(v: &mut Value, extra: Value) {
+    if let (Value::Object(map), Value::Object(more)) = (v, extra) {
+        map.extend(more);
+    }
+}
+
+fn task(prompt: &str) -> Value {
+    json!({"description": "look", "prompt": prompt, "subagent_type": "general-purpose"})
+}
+
+fn call_ids(calls: &Value) -> Vec<String> {
+    calls
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|c| c["tool_use_id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+/// 2.1.x layout: the subagent's own Task call reuses its spawn's
+/// `tool_use_id`; the meta sidecar's `toolUseId` names it.
+fn self_link_2_1(dir: &Path) -> PathBuf {
+    let main = dir.join("s1.jsonl");
+    write_lines(
+        &main,
+        &[
+            user("u1", None, "go", json!({})),
+            tool_use("a1", "u1", "toolu_X", "Task", task("sub prompt"), json!({})),
+            tool_result("r1", "a1", "toolu_X", json!({})),
+        ],
+    );
+    let side = json!({"isSidechain": true, "agentId": "a1"});
+    write_lines(
+        &dir.join("s1/subagents/agent-a1.jsonl"),
+        &[
+            user("su1", None, "sub prompt", side.clone()),
+            tool_use("sa1", "su1", "toolu_X", "Task", task("again"), side.clone()),
+            tool_result("sr1", "sa1", "toolu_X", side),
+        ],
+    );
+    std::fs::write(
+        dir.join("s1/subagents/agent-a1.meta.json"),
+        r#"{"agentType":"general-purpose","toolUseId":"toolu_X"}"#,
+    )
+    .expect("meta");
+    main
+}
+
+#[test]
+fn a_subagent_reusing_its_spawn_id_is_not_linked_to_itself_2_1_layout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = self_link_2_1(dir.path());
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let calls = &v["turns"][0]["tool_calls"];
+    assert_eq!(call_ids(calls), vec!["toolu_X"]);
+    let sub = &calls[0]["subagent"];
+    assert_eq!(sub["agent_id"], "a1");
+    assert_eq!(sub["link"], "meta_tool_use_id");
+    assert_eq!(call_ids(&sub["tool_calls"]), vec!["toolu_X"]);
+    assert_eq!(sub["tool_calls"][0].get("subagent"), None);
+    assert_eq!(v["unlinked_subagents"], json!([]));
+    let text = stdout_text(hookscope().arg("show").arg(&main));
+    let calls: Vec<&str> = text.lines().filter(|l| l.contains("Task")).collect();
+    assert_eq!(
+        calls,
+        vec![
+            "  task   Task (general-purpose)  look",
+            "    task   Task (general-purpose)  look"
+        ]
+    );
+}
+
+#[test]
+fn an_inline_sidechain_reusing_its_spawn_id_is_not_linked_to_itself_1_0_layout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    let side = json!({"isSidechain": true});
+    write_lines(
+        &main,
+        &[
+            user("u1", None, "go", json!({})),
+            tool_use("a1", "u1", "toolu_Y", "Task", task("sub prompt"), json!({})),
+            user("su1", None, "sub prompt", side.clone()),
+            tool_use(
+                "sa1",
+                "su1",
+                "toolu_Y",
+                "Bash",
+                json!({"command": "ls"}),
+                side.clone(),
+            ),
+            tool_result("sr1", "sa1", "toolu_Y", side),
+            tool_result("r1", "a1", "toolu_Y", json!({})),
+        ],
+    );
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let calls = &v["turns"][0]["tool_calls"];
+    assert_eq!(call_ids(calls), vec!["toolu_Y"]);
+    let sub = &calls[0]["subagent"];
+    assert_eq!(sub["layout"], "inline");
+    assert_eq!(sub["link"], "prompt_text");
+    assert_eq!(call_ids(&sub["tool_calls"]), vec!["toolu_Y"]);
+    assert_eq!(sub["tool_calls"][0]["name"], "Bash");
+    assert_eq!(sub["tool_calls"][0].get("subagent"), None);
+    let text = stdout_text(hookscope().arg("show").arg(&main));
+    assert!(text.contains("\n    bash   Bash  ls\n"), "{text}");
+}
+
+#[test]
+fn a_hand_made_spawn_cycle_ends() {
+    // agent-a's meta names a Task call in agent-b, agent-b's names one in
+    // agent-a: A spawns B spawns A, neither reached from the main thread.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    write_lines(&main, &[user("u1", None, "go", json!({}))]);
+    let subs = dir.path().join("s1/subagents");
+    for (me, my_call, other_call) in [("a", "toolu_A1", "toolu_B1"), ("b", "toolu_B1", "toolu_A1")]
+    {
+        let side = json!({"isSidechain": true, "agentId": me});
+        write_lines(
+            &subs.join(format!("agent-{me}.jsonl")),
+            &[
+                user(
+                    &format!("{me}u"),
+                    None,
+                    &format!("prompt {me}"),
+                    side.clone(),
+                ),
+                tool_use(
+                    &format!("{me}a"),
+                    &format!("{me}u"),
+                    my_call,
+                    "Task",
+                    task("x"),
+                    side,
+                ),
+            ],
+        );
+        std::fs::write(
+            subs.join(format!("agent-{me}.meta.json")),
+            json!({"toolUseId": other_call}).to_string(),
+        )
+        .expect("meta");
+    }
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    assert_eq!(v["subagents"], 2);
+    let unlinked = v["unlinked_subagents"].as_array().expect("array");
+    assert_eq!(unlinked.len(), 1);
+    assert_eq!(unlinked[0]["agent_id"], "a");
+    assert_eq!(call_ids(&unlinked[0]["tool_calls"]), vec!["toolu_A1"]);
+    let b = &unlinked[0]["tool_calls"][0]["subagent"];
+    assert_eq!(b["agent_id"], "b");
+    assert_eq!(call_ids(&b["tool_calls"]), vec!["toolu_B1"]);
+    assert_eq!(b["tool_calls"][0].get("subagent"), None);
+    let text = stdout_text(hookscope().arg("show").arg(&main));
+    assert_eq!(text.matches("Task").count(), 2, "{text}");
+}
