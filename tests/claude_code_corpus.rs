@@ -1269,12 +1269,9 @@ fn missing_file_and_missing_path() {
     assert_eq!(s.diagnostics.len(), 1);
     assert_eq!(s.diagnostics[0].path, ghost);
     assert_eq!(s.diagnostics[0].line, None);
-    assert!(
-        s.diagnostics[0]
-            .message
-            .starts_with("cannot read subagent transcript: "),
-        "{}",
-        s.diagnostics[0].message
+    assert_eq!(
+        s.diagnostics[0].message,
+        "cannot read subagent transcript: No such file or directory (os error 2)"
     );
 }
 

@@ -223,3 +223,129 @@ fn a_hand_made_spawn_cycle_ends() {
     let text = stdout_text(hookscope().arg("show").arg(&main));
     assert_eq!(text.matches("Task").count(), 2, "{text}");
 }
+
+/// A two-line session with one Bash call, as `s1.jsonl` lines.
+fn one_call_session(id: &str) -> Vec<Value> {
+    vec![
+        user("u1", None, "go", json!({"sessionId": id})),
+        tool_use(
+            "a1",
+            "u1",
+            "toolu_1",
+            "Bash",
+            json!({"command": "ls"}),
+            json!({"sessionId": id}),
+        ),
+        tool_result("r1", "a1", "toolu_1", json!({"sessionId": id})),
+    ]
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_dev_zero_are_skipped_with_a_diagnostic_not_opened() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("proj");
+    let main = project.join("s1.jsonl");
+    write_lines(&main, &one_call_session("s1"));
+    // The subagent's meta sidecar is a FIFO; a second subagent's is a
+    // symlink to /dev/zero; a FIFO and a /dev/zero link pose as sessions.
+    let subs = project.join("s1/subagents");
+    for id in ["f", "z"] {
+        let side = json!({"isSidechain": true, "agentId": id, "sessionId": "s1"});
+        write_lines(
+            &subs.join(format!("agent-{id}.jsonl")),
+            &[user(&format!("{id}u"), None, &format!("prompt {id}"), side)],
+        );
+    }
+    mkfifo(&subs.join("agent-f.meta.json"));
+    std::os::unix::fs::symlink("/dev/zero", subs.join("agent-z.meta.json")).expect("symlink");
+    mkfifo(&project.join("fifo.jsonl"));
+    mkfifo(&subs.join("agent-p.jsonl"));
+    std::os::unix::fs::symlink("/dev/zero", project.join("zero.jsonl")).expect("symlink");
+
+    let v = stdout_json(hookscope().arg("sessions").arg(&project).arg("--json"));
+    let rows = v.as_array().expect("array");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["id"], "s1");
+    assert_eq!(rows[0]["subagents"], 2);
+
+    let v = stdout_json(
+        hookscope()
+            .arg("show")
+            .arg("s1")
+            .arg(&project)
+            .arg("--json"),
+    );
+    assert_eq!(
+        v["diagnostic_messages"],
+        json!([
+            format!(
+                "{}: not a regular file (FIFO); skipped",
+                subs.join("agent-f.meta.json").display()
+            ),
+            format!(
+                "{}: not a regular file (character device); skipped",
+                subs.join("agent-z.meta.json").display()
+            ),
+        ])
+    );
+
+    // Given as PATHs, they are reported, not opened.
+    let out = hookscope()
+        .arg("sessions")
+        .arg(project.join("fifo.jsonl"))
+        .arg(project.join("zero.jsonl"))
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).expect("json"),
+        json!([])
+    );
+}
+
+/// Runs `f` on a thread and fails the test if it has not finished within 20
+/// seconds (a regression that blocks fails instead of hanging the suite).
+fn within_timeout<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("finished without blocking")
+}
+
+#[cfg(unix)]
+#[test]
+fn the_loaders_refuse_a_fifo_transcript_without_blocking() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("s.jsonl");
+    mkfifo(&fifo);
+    let (claude, codex, sniffed) = within_timeout(move || {
+        (
+            hookscope::transcript::claude_code::load_session(&fifo, &[]).map(|_| ()),
+            hookscope::transcript::codex::load_session(&fifo).map(|_| ()),
+            hookscope::transcript::sniff::sniff_lines(&fifo, 8).len(),
+        )
+    });
+    assert_eq!(
+        claude.expect_err("a FIFO").to_string(),
+        "not a regular file (FIFO)"
+    );
+    assert_eq!(
+        codex.expect_err("a FIFO").to_string(),
+        "not a regular file (FIFO)"
+    );
+    assert_eq!(sniffed, 0);
+}

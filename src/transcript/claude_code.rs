@@ -90,7 +90,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
             diagnostics.push(Diagnostic {
                 path: file.clone(),
                 line: None,
-                message: format!("cannot read subagent transcript: {err}"),
+                message: unreadable_message("subagent transcript", &err),
             });
             continue;
         }
@@ -185,9 +185,26 @@ const KNOWN_LINE_TYPES: &[&str] = &[
     "tools-used",
 ];
 
+/// Reads the `.meta.json` sidecar of a subagent file (2.1.x): a regular
+/// file of at most [`super::fsread::META_CAP`] bytes holding a JSON object.
+/// A missing sidecar is silently `None`; any other failure is a diagnostic
+/// (`not a regular file (FIFO); skipped`, `cannot read subagent meta
+/// sidecar: <io error>` (also when over the cap), `subagent meta sidecar is
+/// not a JSON object; ignored`).
 fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
     let meta_path = file.with_extension("meta.json");
-    let text = std::fs::read(&meta_path).ok()?;
+    let text = match super::fsread::read_capped(&meta_path, super::fsread::META_CAP) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(err) => {
+            diagnostics.push(Diagnostic {
+                message: unreadable_message("subagent meta sidecar", &err),
+                path: meta_path,
+                line: None,
+            });
+            return None;
+        }
+    };
     match serde_json::from_slice::<Value>(&text) {
         Ok(v @ Value::Object(_)) => Some(v),
         Ok(_) | Err(_) => {
@@ -198,6 +215,18 @@ fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
             });
             None
         }
+    }
+}
+
+/// The diagnostic for a file that could not be read at all:
+/// `not a regular file (<kind>); skipped`, else `cannot read <what>: <io
+/// error>` (e.g. `cannot read subagent transcript: Permission denied (os
+/// error 13)`).
+pub(crate) fn unreadable_message(what: &str, err: &std::io::Error) -> String {
+    if super::fsread::is_not_regular(err) {
+        format!("{err}; skipped")
+    } else {
+        format!("cannot read {what}: {err}")
     }
 }
 

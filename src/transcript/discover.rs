@@ -146,6 +146,18 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     let mut diagnostics = Vec::new();
     for root in &roots {
         let meta = std::fs::metadata(root).map_err(|_| DiscoverError::Missing(root.clone()))?;
+        if !meta.is_file() && !meta.is_dir() {
+            // A FIFO or device given as a PATH: never opened.
+            diagnostics.push(Diagnostic {
+                path: root.clone(),
+                line: None,
+                message: format!(
+                    "not a regular file ({}); skipped",
+                    super::fsread::kind_of(&meta.file_type())
+                ),
+            });
+            continue;
+        }
         if meta.is_file() {
             if root.extension().and_then(|e| e.to_str()) != Some("jsonl") {
                 return Err(DiscoverError::NotTranscript(root.clone()));

@@ -5,8 +5,7 @@
 //! other), parsed with serde_json, and every line that cannot be used becomes
 //! a [`Diagnostic`] with its 1-based line number. Files are opened read-only.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use serde_json::Value;
@@ -24,21 +23,45 @@ use super::model::Diagnostic;
 ///   `invalid UTF-8 replaced with U+FFFD`;
 /// - a JSON value that is not an object: `expected a JSON object, got <kind>`.
 ///
+/// - a line longer than [`MAX_LINE`] bytes: `line longer than 256 MiB;
+///   skipped` (the rest of it is read through, not kept).
+///
 /// # Errors
 /// Only when the file cannot be opened or read at all (missing, permission,
-/// I/O error); a partial read keeps the lines already delivered.
+/// I/O error, not a regular file: see [`super::fsread::open_regular`]); a
+/// partial read keeps the lines already delivered.
 pub fn read_objects(
     path: &Path,
     diagnostics: &mut Vec<Diagnostic>,
     mut on_line: impl FnMut(usize, Value),
 ) -> std::io::Result<()> {
-    let file = File::open(path)?;
+    let file = super::fsread::open_regular(path)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut line_no = 0usize;
     loop {
         buf.clear();
-        let n = match reader.read_until(b'\n', &mut buf) {
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf);
+        if matches!(read, Ok(n) if n > MAX_LINE) && buf.last() != Some(&b'\n') {
+            line_no += 1;
+            diagnostics.push(Diagnostic {
+                path: path.to_path_buf(),
+                line: Some(line_no),
+                message: "line longer than 256 MiB; skipped".to_string(),
+            });
+            if let Err(err) = skip_line(&mut reader) {
+                diagnostics.push(Diagnostic {
+                    path: path.to_path_buf(),
+                    line: Some(line_no),
+                    message: format!("read error: {err}"),
+                });
+                return Ok(());
+            }
+            continue;
+        }
+        let n = match read {
             Ok(n) => n,
             Err(err) => {
                 diagnostics.push(Diagnostic {
@@ -87,6 +110,31 @@ pub fn read_objects(
                 "truncated last line (the session may still be being written)".to_string(),
             )),
             Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
+        }
+    }
+}
+
+/// The longest line kept, in bytes (256 MiB; a pasted image makes lines of
+/// tens of MiB).
+pub const MAX_LINE: usize = 256 << 20;
+
+/// Reads through the rest of a line (up to and including its newline)
+/// without keeping it.
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match memchr::memchr(b'\n', chunk) {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                reader.consume(n);
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod discover;
 pub mod export;
+pub mod fsread;
 pub mod jsonl;
 pub mod model;
 pub mod sniff;

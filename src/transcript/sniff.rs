@@ -9,7 +9,6 @@
 //! sniffed (skipped like an unparsable line).
 
 use std::fmt;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -177,7 +176,7 @@ impl<'de> Deserialize<'de> for ObjectLine {
 /// objects (at most `4 n` lines are tried, within the first 16 MiB); lines
 /// that do not parse are skipped. A file that cannot be opened gives none.
 pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
-    let Ok(file) = File::open(path) else {
+    let Ok(file) = super::fsread::open_regular(path) else {
         return Vec::new();
     };
     let mut reader = BufReader::with_capacity(16 * 1024, file.take(16 * 1024 * 1024));
