@@ -349,3 +349,67 @@ fn the_loaders_refuse_a_fifo_transcript_without_blocking() {
     );
     assert_eq!(sniffed, 0);
 }
+
+#[test]
+fn a_lone_surrogate_escape_keeps_the_line_and_its_tool_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    let mut lines: Vec<String> = one_call_session("s1")
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    // Claude Code cut a string inside an emoji: `\ud83d` without its pair.
+    lines[1] = lines[1].replace(r#""command":"ls""#, r#""command":"echo \ud83d""#);
+    assert!(lines[1].contains(r"\ud83d"));
+    std::fs::write(&main, lines.join("\n") + "\n").expect("write");
+
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let call = &v["turns"][0]["tool_calls"][0];
+    assert_eq!(call["tool_use_id"], "toolu_1");
+    assert_eq!(call["input"]["command"], "echo \u{fffd}");
+    assert_eq!(
+        v["diagnostic_messages"],
+        json!([format!(
+            "{}:2: lone UTF-16 surrogate escape replaced with U+FFFD",
+            main.display()
+        )])
+    );
+    // find's prefilter reads the line with the same rules.
+    let v = stdout_json(hookscope().arg("find").arg(dir.path()).args([
+        "--tool-name",
+        "Bash",
+        "--input-contains",
+        "echo",
+        "--json",
+    ]));
+    let ids: Vec<&str> = v["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["tool_use_id"].as_str())
+        .collect();
+    assert_eq!(ids, vec!["toolu_1"]);
+}
+
+#[test]
+fn a_lone_surrogate_in_a_codex_line_keeps_the_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir
+        .path()
+        .join("rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl");
+    let meta = json!({"timestamp": "2026-11-29T18:03:47.000Z", "type": "session_meta",
+        "payload": {"id": "01a2287a-35b1-76e0-b188-fd2c5f457a31", "cwd": "/w", "cli_version": "0.171.0"}});
+    let call = r#"{"timestamp":"2026-11-29T18:03:48.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo \ud83d\"}","call_id":"call_1"}}"#;
+    std::fs::write(&path, format!("{meta}\n{call}\n")).expect("write");
+    let s = hookscope::transcript::codex::load_session(&path).expect("load");
+    let calls: Vec<_> = s.tool_calls().collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].tool_use_id, "call_1");
+    assert_eq!(
+        s.diagnostics
+            .iter()
+            .map(|d| (d.line, d.message.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(Some(2), "lone UTF-16 surrogate escape replaced with U+FFFD")]
+    );
+}

@@ -542,8 +542,22 @@ fn line_time(text: &str) -> Option<DateTime<Utc>> {
 /// `Newest(line timestamp)` when it does, `Load` when it does not parse (as
 /// [`CallLine`]) or a passing block's line has no usable timestamp.
 pub fn line_verdict(line: &[u8], query: &Query) -> Verdict {
-    let Ok(line) = serde_json::from_slice::<CallLine>(line.trim_ascii()) else {
-        return Verdict::Load;
+    // The loader's line rules (BOM, invalid UTF-8, lone surrogates): see
+    // `transcript::jsonl::parse_line`.
+    let bytes = crate::transcript::jsonl::line_bytes(line);
+    let repaired;
+    let line = match serde_json::from_slice::<CallLine>(bytes) {
+        Ok(line) => line,
+        Err(_) => {
+            let Some((fixed, _)) = crate::transcript::jsonl::repair_line(bytes) else {
+                return Verdict::Load;
+            };
+            repaired = fixed;
+            let Ok(line) = serde_json::from_slice::<CallLine>(&repaired) else {
+                return Verdict::Load;
+            };
+            line
+        }
     };
     if line.kind.as_deref() != Some("assistant") {
         return Verdict::Skip;
