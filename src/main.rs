@@ -42,7 +42,7 @@ enum Command {
     /// Show one session's turns and tool calls.
     Show {
         /// A session id, a unique id prefix, or a path to its .jsonl file.
-        session: String,
+        session: std::ffi::OsString,
         /// Where to look for it (default: as for `sessions`).
         paths: Vec<PathBuf>,
         /// Print JSON instead of an outline.
@@ -93,7 +93,7 @@ fn main() {
             session,
             paths,
             json,
-        }) => cli::show::run(&session, &paths, json),
+        }) => cli::show::run(session.as_ref(), &paths, json),
         Some(Command::Call {
             name,
             input,

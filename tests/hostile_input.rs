@@ -413,3 +413,29 @@ fn a_lone_surrogate_in_a_codex_line_keeps_the_call() {
         vec![(Some(2), "lone UTF-16 surrogate escape replaced with U+FFFD")]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_folder_and_file_names_are_listed_lossily_not_null() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join(OsStr::from_bytes(b"proj-\xff"));
+    let main = project.join(OsStr::from_bytes(b"sess-\xfe.jsonl"));
+    write_lines(&main, &one_call_session("s1"));
+
+    let v = stdout_json(hookscope().arg("sessions").arg(dir.path()).arg("--json"));
+    let rows = v.as_array().expect("an array, not null");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["id"], "sess-\u{fffd}");
+    assert_eq!(
+        rows[0]["path"],
+        format!("{}/proj-\u{fffd}/sess-\u{fffd}.jsonl", dir.path().display())
+    );
+    assert_eq!(rows[0]["tool_calls"], 1);
+
+    // show takes the non-UTF-8 path itself.
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    assert_eq!(v["id"], "sess-\u{fffd}");
+    assert_eq!(call_ids(&v["turns"][0]["tool_calls"]), vec!["toolu_1"]);
+}

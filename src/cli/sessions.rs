@@ -21,7 +21,7 @@ pub fn run(paths: &[PathBuf], json: bool) {
     }
     summaries.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| a.path.cmp(&b.path)));
     if json {
-        print_json(&serde_json::to_value(&summaries).unwrap_or_default());
+        print_json(&serde_json::to_value(&summaries).unwrap_or_else(|_| serde_json::json!([])));
         return;
     }
     outln!(

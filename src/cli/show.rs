@@ -1,6 +1,7 @@
 //! `hookscope show SESSION [PATH...] [--json]`: one session with its turns
 //! and tool calls. SESSION is an id, a unique id prefix, or a path.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use hookscope::transcript::spawns::{SpawnTree, Step};
@@ -12,19 +13,22 @@ use super::{discover_or_exit, fail, print_json};
 use crate::words::plural;
 
 /// Resolves SESSION among the sessions found under `paths`: an existing
-/// `.jsonl` path, an exact id, or a unique id prefix.
+/// `.jsonl` path (any bytes, so a non-UTF-8 file name opens), an exact id, or
+/// a unique id prefix (ids are compared with SESSION decoded lossily).
 ///
 /// Exits 2 with one line on stderr when nothing or several sessions match.
-pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
+pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
-    if as_path.extension().and_then(|e| e.to_str()) == Some("jsonl") && as_path.is_file() {
+    let shown = session.to_string_lossy();
+    if as_path.extension().is_some_and(|e| e == "jsonl") && as_path.is_file() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
         return found.sessions.into_iter().next().unwrap_or_else(|| {
             fail(format!(
-                "{session} is not a Claude Code or Codex session transcript"
+                "{shown} is not a Claude Code or Codex session transcript"
             ))
         });
     }
+    let session: &str = &shown;
     let found = discover_or_exit(paths);
     let matches = sessions_named(&found.sessions, session);
     let exact: Vec<_> = matches.iter().filter(|s| s.id == session).collect();
@@ -58,7 +62,7 @@ pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
 }
 
 /// Loads SESSION fully, exiting 2 when it cannot be read.
-pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
+pub fn load_or_exit(session: &OsStr, paths: &[PathBuf]) -> Session {
     let found = resolve(session, paths);
     load(&found).unwrap_or_else(|e| fail(e))
 }
@@ -67,7 +71,7 @@ pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
 /// outline. Subagents are printed under the call that spawned them through
 /// the session's spawn tree (each once, so a spawn cycle ends); subagents not
 /// reached from the main thread follow under `unlinked subagent` headings.
-pub fn run(session: &str, paths: &[PathBuf], json: bool) {
+pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     let loaded = load_or_exit(session, paths);
     if json {
         print_json(&session_json(&loaded));

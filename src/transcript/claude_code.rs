@@ -113,11 +113,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     diagnostics.append(&mut unknown_types);
     diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
 
-    let id = main
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or_default()
-        .to_string();
+    let id = super::model::id_from_path(main);
     let first_prompt = main_thread
         .turns
         .iter()

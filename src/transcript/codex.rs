@@ -94,13 +94,9 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
     let id = loader
         .id
         .clone()
+        .filter(|id| !id.is_empty())
         .or_else(|| uuid_of_file_name(path))
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string()
-        });
+        .unwrap_or_else(|| super::model::id_from_path(path));
     let title = loader.thread_name.clone().or_else(|| {
         loader
             .turns

@@ -30,7 +30,8 @@ use super::sniff::{LineSniff, Sniffed, sniff_lines};
 /// A session found on disk, before it is loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRef {
-    /// The session id: the main file's stem for Claude Code; for Codex the
+    /// The session id, never empty: the main file's stem (lossy,
+    /// [`super::model::id_from_path`]) for Claude Code; for Codex the
     /// first `session_meta.payload.id`, else the rollout file name's trailing
     /// UUID, else the stem (as [`crate::transcript::codex::load_session`]).
     pub id: String,
@@ -52,11 +53,7 @@ impl SessionRef {
     pub fn claude_code(path: PathBuf, subagent_files: Vec<PathBuf>) -> SessionRef {
         let meta = std::fs::metadata(&path).ok();
         SessionRef {
-            id: path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string(),
+            id: super::model::id_from_path(&path),
             agent: Agent::ClaudeCode,
             size: meta.as_ref().map_or(0, |m| m.len()),
             modified: meta.and_then(|m| m.modified().ok()),
@@ -508,10 +505,5 @@ fn codex_session_id(lines: &[LineSniff], path: &Path) -> String {
     .filter(|id| !id.is_empty());
     from_meta
         .or_else(|| super::codex::uuid_of_file_name(path))
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string()
-        })
+        .unwrap_or_else(|| super::model::id_from_path(path))
 }

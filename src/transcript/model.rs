@@ -40,13 +40,43 @@ impl Agent {
     }
 }
 
+/// Serializes a path as a string, lossily: bytes that are not UTF-8 become
+/// U+FFFD (serde's own `PathBuf` impl fails on them, which made whole
+/// outputs `null`). For `#[serde(serialize_with = "lossy_path")]`.
+///
+/// # Errors
+/// Only the serializer's own.
+pub fn lossy_path<S: serde::Serializer>(
+    path: &std::path::Path,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&path.to_string_lossy())
+}
+
+/// A file stem as a session id: the stem decoded lossily (U+FFFD for bytes
+/// that are not UTF-8), else the whole file name, else `"unnamed"`; never
+/// empty.
+pub fn id_from_path(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .or_else(|| {
+            path.file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "unnamed".to_string())
+}
+
 /// A line (or file) that could not be used, with where and why.
 ///
 /// `line` is 1-based; `None` when the problem concerns the whole file
-/// (unreadable, missing, orphaned subagent file).
+/// (unreadable, missing, orphaned subagent file). Serialized as `{path,
+/// line, message}` with `path` a lossy string ([`lossy_path`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// The file the problem is in.
+    #[serde(serialize_with = "lossy_path")]
     pub path: PathBuf,
     /// 1-based line number, when the problem is one line.
     pub line: Option<usize>,
@@ -427,8 +457,9 @@ impl Subagent {
 /// A fully loaded session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
-    /// Session id: the main file's stem (`<uuid>.jsonl`); for Codex the
-    /// first `session_meta.payload.id` (else the file name's UUID).
+    /// Session id, never empty: the main file's stem (`<uuid>.jsonl`,
+    /// decoded lossily, [`id_from_path`]); for Codex the first
+    /// `session_meta.payload.id` (else the file name's UUID, else the stem).
     pub id: String,
     /// Which agent wrote it.
     pub agent: Agent,
@@ -553,7 +584,8 @@ pub struct SessionSummary {
     pub id: String,
     /// `"claude-code"` or `"codex"`.
     pub agent: Agent,
-    /// Main transcript path.
+    /// Main transcript path (serialized lossily, [`lossy_path`]).
+    #[serde(serialize_with = "lossy_path")]
     pub path: PathBuf,
     /// Working directory.
     pub cwd: Option<String>,
