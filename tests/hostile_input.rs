@@ -439,3 +439,33 @@ fn non_utf8_folder_and_file_names_are_listed_lossily_not_null() {
     assert_eq!(v["id"], "sess-\u{fffd}");
     assert_eq!(call_ids(&v["turns"][0]["tool_calls"]), vec!["toolu_1"]);
 }
+
+#[test]
+fn a_session_whose_first_line_is_over_16_mib_is_still_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("big.jsonl");
+    // A pasted image in the first prompt: the keys come before the data.
+    let data = "A".repeat(17 * 1024 * 1024);
+    let first = json!({
+        "parentUuid": null, "isSidechain": false, "cwd": "/w", "sessionId": "big",
+        "type": "user",
+        "message": {"role": "user", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}},
+            {"type": "text", "text": "what is this"}]},
+        "uuid": "u1", "timestamp": "2025-01-01T00:00:00Z",
+    });
+    let mut text = format!("{first}\n");
+    assert!(text.len() > 17 * 1024 * 1024);
+    for line in &one_call_session("big")[1..] {
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&main, text).expect("write");
+
+    let v = stdout_json(hookscope().arg("sessions").arg(dir.path()).arg("--json"));
+    let rows = v.as_array().expect("array");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["id"], "big");
+    assert_eq!(rows[0]["turns"], 1);
+    assert_eq!(rows[0]["tool_calls"], 1);
+    assert_eq!(rows[0]["diagnostics"], 0);
+}
