@@ -469,3 +469,82 @@ fn a_session_whose_first_line_is_over_16_mib_is_still_found() {
     assert_eq!(rows[0]["tool_calls"], 1);
     assert_eq!(rows[0]["diagnostics"], 0);
 }
+
+#[test]
+fn counts_follow_one_definition_nested_and_unlinked_subagents() {
+    // Main turn 1 spawns A, A spawns B (nested), C is attached but unlinked.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    write_lines(
+        &main,
+        &[
+            user("u1", None, "go", json!({})),
+            tool_use("m1", "u1", "toolu_A", "Task", task("do a"), json!({})),
+            tool_result("r1", "m1", "toolu_A", json!({})),
+        ],
+    );
+    let subs = dir.path().join("s1/subagents");
+    let sub = |me: &str, spawn: Option<&str>, call: (&str, &str, Value)| {
+        let side = json!({"isSidechain": true, "agentId": me});
+        write_lines(
+            &subs.join(format!("agent-{me}.jsonl")),
+            &[
+                user(
+                    &format!("{me}u"),
+                    None,
+                    &format!("prompt {me}"),
+                    side.clone(),
+                ),
+                tool_use(
+                    &format!("{me}a"),
+                    &format!("{me}u"),
+                    call.0,
+                    call.1,
+                    call.2,
+                    side,
+                ),
+            ],
+        );
+        if let Some(spawn) = spawn {
+            std::fs::write(
+                subs.join(format!("agent-{me}.meta.json")),
+                json!({"toolUseId": spawn}).to_string(),
+            )
+            .expect("meta");
+        }
+    };
+    sub("a", Some("toolu_A"), ("toolu_B", "Task", task("do b")));
+    sub(
+        "b",
+        Some("toolu_B"),
+        ("toolu_b1", "Bash", json!({"command": "ls"})),
+    );
+    sub("c", None, ("toolu_c1", "Bash", json!({"command": "pwd"})));
+
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    assert_eq!(v["subagents"], 3);
+    assert_eq!(v["tool_calls"], 4);
+    assert_eq!(v["turns"][0]["subagent_count"], 2);
+    assert_eq!(v["turns"][0]["tool_call_count"], 3);
+    let unlinked: Vec<&str> = v["unlinked_subagents"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s["agent_id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(unlinked, vec!["c"]);
+    let text = stdout_text(hookscope().arg("show").arg(&main));
+    assert!(
+        text.starts_with("s1  go\n1 turn, 4 tool calls, 0 errors, 3 subagents, 0 diagnostics\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("turn 1: go  [3 tool calls, 2 subagents]\n"),
+        "{text}"
+    );
+    let v = stdout_json(hookscope().arg("sessions").arg(dir.path()).arg("--json"));
+    assert_eq!(
+        (v[0]["tool_calls"].clone(), v[0]["subagents"].clone()),
+        (json!(4), json!(3))
+    );
+}

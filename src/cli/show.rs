@@ -88,11 +88,20 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
         plural(s.subagents, "subagent"),
         plural(s.diagnostics, "diagnostic")
     );
+    // Each turn's counts: its calls and subagents, transitively (the one
+    // definition in `transcript::spawns`).
     let turn_header = |i: usize| {
         let prompt = loaded.turns.get(i).map_or(String::new(), |t| {
             text::one_line(&text::display_prompt(&t.prompt), 80)
         });
-        outln!("\nturn {}: {}", i + 1, prompt);
+        let calls = tree.turn_tool_calls(&loaded, None, i);
+        let subs = tree.turn_subagents(&loaded, None, i).len();
+        let counts = match (calls, subs) {
+            (0, 0) => String::new(),
+            (c, 0) => format!("  [{}]", plural(c, "tool call")),
+            (c, n) => format!("  [{}, {}]", plural(c, "tool call"), plural(n, "subagent")),
+        };
+        outln!("\nturn {}: {}{}", i + 1, prompt, counts);
     };
     // Turn headers printed so far (main thread).
     let mut next_turn = 0;

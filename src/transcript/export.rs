@@ -123,8 +123,10 @@ fn nested_calls(session: &Session, tree: &SpawnTree) -> Vec<(ThreadId, Vec<(usiz
 }
 
 /// The whole session: the [`super::SessionSummary`] fields plus `turns`
-/// (each `{index, prompt, line, timestamp, tool_calls}`, a spawn's subagent
-/// nested under it), `unlinked_subagents` (subagents not reached from the
+/// (each `{index, prompt, line, timestamp, tool_call_count, subagent_count,
+/// tool_calls}`, a spawn's subagent nested under it; the counts are the
+/// turn's own calls and subagents plus those of its subagents, transitively,
+/// as [`super::spawns`] defines them), `unlinked_subagents` (subagents not reached from the
 /// main thread: no spawn call, or a hand-made spawn cycle; each with its
 /// `tool_calls`) and `diagnostic_messages` (`path:line: message` strings).
 pub fn session_json(session: &Session) -> Value {
@@ -171,6 +173,8 @@ pub fn session_json(session: &Session) -> Value {
                             "prompt": turn.prompt,
                             "line": turn.prompt_line,
                             "timestamp": turn.timestamp,
+                            "tool_call_count": tree.turn_tool_calls(session, None, i),
+                            "subagent_count": tree.turn_subagents(session, None, i).len(),
                             "tool_calls": calls,
                         })
                     })

@@ -540,7 +540,10 @@ impl Session {
     }
 
     /// [`Session::summary`] with the session's spawn tree already built.
-    pub fn summary_with(&self, _tree: &super::spawns::SpawnTree) -> SessionSummary {
+    /// Counts follow the one definition in [`super::spawns`] ("Counts"):
+    /// `tool_calls` and `errors` over every thread (main and every
+    /// subagent, each call once), `subagents` every attached transcript.
+    pub fn summary_with(&self, tree: &super::spawns::SpawnTree) -> SessionSummary {
         SessionSummary {
             id: self.id.clone(),
             agent: self.agent,
@@ -552,8 +555,8 @@ impl Session {
             ended: self.ended,
             version: self.version.clone(),
             turns: self.prompt_turns(),
-            tool_calls: self.tool_calls().count(),
-            errors: self.tool_calls().filter(|c| c.is_error()).count(),
+            tool_calls: tree.session_tool_calls(self),
+            errors: tree.session_errors(self),
             subagents: self.subagents.len(),
             diagnostics: self.diagnostics.len(),
         }
@@ -601,11 +604,11 @@ pub struct SessionSummary {
     pub version: Option<String>,
     /// Turns opened by a real prompt.
     pub turns: usize,
-    /// Main-thread tool calls.
+    /// Tool calls of every thread (main and all subagents).
     pub tool_calls: usize,
-    /// Main-thread tool calls whose result has `is_error: true`.
+    /// Of those, the calls whose result has `is_error: true`.
     pub errors: usize,
-    /// Subagent transcripts attached.
+    /// Subagent transcripts attached (linked, nested or not linked).
     pub subagents: usize,
     /// Diagnostics count.
     pub diagnostics: usize,

@@ -14,9 +14,10 @@
 //!
 //! # Counts (one definition for every view)
 //! - subagents of a session: every attached subagent transcript, linked,
-//!   nested or not linked ([`Session::subagents`]`.len()`);
-//! - tool calls of a session: every call of every thread
-//!   ([`SpawnTree::session_tool_calls`]);
+//!   nested or not linked ([`SpawnTree::session_subagents`]);
+//! - tool calls of a session: every call of every thread, each once
+//!   ([`SpawnTree::session_tool_calls`], errors likewise
+//!   [`SpawnTree::session_errors`]);
 //! - subagents of a turn: the subagents spawned by its calls, transitively
 //!   (a subagent spawned by a subagent of the turn counts too)
 //!   ([`SpawnTree::turn_subagents`]);
@@ -301,9 +302,27 @@ impl SpawnTree {
             .count()
     }
 
-    /// Every call of every thread (main and all subagents), each once.
-    pub fn session_tool_calls(session: &Session) -> usize {
+    /// The tool calls of a session: every call of every thread (main and
+    /// all subagents, linked or not), each once (see the module doc,
+    /// "Counts").
+    pub fn session_tool_calls(&self, session: &Session) -> usize {
         session.all_tool_calls().count()
+    }
+
+    /// Of [`SpawnTree::session_tool_calls`], those whose result says
+    /// `is_error: true`.
+    pub fn session_errors(&self, session: &Session) -> usize {
+        session
+            .all_tool_calls()
+            .filter(|(_, r)| r.is_error())
+            .count()
+    }
+
+    /// The subagents of a session: every attached subagent transcript
+    /// (linked, nested or not linked), i.e. `session.subagents.len()` (see
+    /// the module doc, "Counts").
+    pub fn session_subagents(&self, session: &Session) -> usize {
+        session.subagents.len()
     }
 
     /// The steps of one turn: its calls at depth 0 with their subagents
