@@ -548,3 +548,81 @@ fn counts_follow_one_definition_nested_and_unlinked_subagents() {
         (json!(4), json!(3))
     );
 }
+
+#[test]
+fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    let repeat = {
+        // The same block again in a later chunk of the same message: one call.
+        let mut v = tool_use(
+            "a1",
+            "r1",
+            "toolu_1",
+            "Bash",
+            json!({"command": "ls"}),
+            json!({}),
+        );
+        v["uuid"] = json!("a1b");
+        v
+    };
+    let mut numeric = tool_use("a3", "r2", "x", "Bash", json!({"command": "id"}), json!({}));
+    numeric["message"]["content"][0]["id"] = json!(12345);
+    let mut lines = vec![
+        user("u1", None, "go", json!({})),
+        tool_use(
+            "a1",
+            "u1",
+            "toolu_1",
+            "Bash",
+            json!({"command": "ls"}),
+            json!({}),
+        ),
+        repeat,
+        tool_result("r1", "a1", "toolu_1", json!({})),
+        // A different call (another message) reusing the id.
+        tool_use(
+            "a2",
+            "r1",
+            "toolu_1",
+            "Bash",
+            json!({"command": "pwd"}),
+            json!({}),
+        ),
+        tool_result("r2", "a2", "toolu_1", json!({"x": 1})),
+        numeric,
+    ];
+    lines[5]["message"]["content"][0]["content"] = json!("second");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    // A byte order mark before line 1 costs nothing.
+    std::fs::write(&main, format!("\u{feff}{text}")).expect("write");
+    let s = hookscope::transcript::claude_code::load_session(&main, &[]).expect("load");
+    let calls: Vec<(&str, usize, Option<&str>)> = s
+        .tool_calls()
+        .map(|c| {
+            (
+                c.tool_use_id.as_str(),
+                c.line,
+                c.result.as_ref().map(|r| r.text.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![("toolu_1", 2, Some("ok")), ("toolu_1", 5, Some("second"))]
+    );
+    assert_eq!(s.turns[0].prompt_line, Some(1));
+    assert_eq!(
+        s.diagnostics
+            .iter()
+            .map(|d| (d.line, d.message.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (
+                Some(5),
+                "tool_use id toolu_1 reused by a second call (first on line 2); both kept"
+            ),
+            (Some(7), "tool_use id is not a string (number)"),
+        ]
+    );
+}

@@ -333,8 +333,9 @@ pub fn one_line(text: &str, max: usize) -> String {
 #[derive(Default)]
 struct Thread {
     turns: Vec<Turn>,
-    /// tool_use_id → (turn, event) of the record awaiting its result.
-    calls: HashMap<String, (usize, usize)>,
+    /// tool_use_id → (turn, event) of each record with that id, in order
+    /// (ids may repeat: a second call reusing one is kept).
+    calls: HashMap<String, Vec<(usize, usize)>>,
     /// message.id → usage of its last chunk, and first-seen order.
     usage_by_message: HashMap<String, Usage>,
     models: Vec<String>,
@@ -615,11 +616,22 @@ impl Thread {
             line: line_no,
             agent_id,
         };
-        let Some(&(t, e)) = self.calls.get(id) else {
+        let Some(records) = self.calls.get(id) else {
             self.diag(
                 line_no,
                 format!("tool_result for unknown tool_use_id {id}; kept out of the timeline"),
             );
+            return;
+        };
+        // The first record with this id still awaiting a result, else the
+        // last one (which then reports a second result).
+        let awaiting = records.iter().copied().find(|&(t, e)| {
+            matches!(
+                self.turns.get(t).and_then(|turn| turn.events.get(e)),
+                Some(Event::ToolCall(r)) if r.result.is_none()
+            )
+        });
+        let Some((t, e)) = awaiting.or_else(|| records.last().copied()) else {
             return;
         };
         if let Some(Event::ToolCall(record)) = self
@@ -718,12 +730,53 @@ impl Thread {
         message_id: &Option<String>,
         timestamp: Option<DateTime<Utc>>,
     ) {
-        let Some(id) = block.get("id").and_then(Value::as_str) else {
-            self.diag(line_no, "tool_use block without id".to_string());
-            return;
+        let id = match block.get("id") {
+            Some(Value::String(id)) => id.as_str(),
+            None | Some(Value::Null) => {
+                self.diag(line_no, "tool_use block without id".to_string());
+                return;
+            }
+            Some(other) => {
+                self.diag(
+                    line_no,
+                    format!(
+                        "tool_use id is not a string ({})",
+                        crate::tools::calls::json_type(other)
+                    ),
+                );
+                return;
+            }
         };
-        if self.calls.contains_key(id) {
-            return; // the same block repeated in another chunk
+        if let Some(previous) = self.calls.get(id) {
+            // The same block repeated in another chunk of the same message
+            // (same message.id, or no message.id and the same name and
+            // input) is one call; any other block reusing the id is a
+            // second call, kept.
+            let repeated = previous.iter().any(|&(t, e)| {
+                match self.turns.get(t).and_then(|turn| turn.events.get(e)) {
+                    Some(Event::ToolCall(r)) => match (&r.message_id, message_id) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => {
+                            r.call.name() == block.get("name").and_then(Value::as_str).unwrap_or("")
+                                && r.call.raw() == block.get("input")
+                        }
+                    },
+                    _ => false,
+                }
+            });
+            if repeated {
+                return;
+            }
+            let first_line = previous
+                .first()
+                .and_then(|&(t, e)| self.turns.get(t).and_then(|turn| turn.events.get(e)))
+                .map_or(0, Event::line);
+            self.diag(
+                line_no,
+                format!(
+                    "tool_use id {id} reused by a second call (first on line {first_line}); both kept"
+                ),
+            );
         }
         let Some(name) = block.get("name").and_then(Value::as_str) else {
             self.diag(line_no, format!("tool_use {id} without a name"));
@@ -750,7 +803,7 @@ impl Thread {
             subagent: None,
         };
         let at = self.push_event(Event::ToolCall(Box::new(record)));
-        self.calls.insert(id.to_string(), at);
+        self.calls.entry(id.to_string()).or_default().push(at);
     }
 
     fn push_system(&mut self, line_no: usize, v: &Value, timestamp: Option<DateTime<Utc>>) {
