@@ -568,7 +568,7 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
     };
     let mut numeric = tool_use("a3", "r2", "x", "Bash", json!({"command": "id"}), json!({}));
     numeric["message"]["content"][0]["id"] = json!(12345);
-    let mut lines = vec![
+    let mut lines = [
         user("u1", None, "go", json!({})),
         tool_use(
             "a1",
