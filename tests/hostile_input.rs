@@ -626,3 +626,27 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
         ]
     );
 }
+
+/// agentsview's fc_stdin.jsonl (a synthetic Codex write_stdin call,
+/// `{"chars":"yes\n","session_id":"sess-42"}`) and a real-shaped numeric
+/// session id with empty chars (a poll).
+#[test]
+fn codex_write_stdin_calls_have_a_summary() {
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/agentsview/internal/parser/testdata/codex/fc_stdin.jsonl"
+    ));
+    let s = hookscope::transcript::codex::load_session(&path).expect("load");
+    let summaries: Vec<String> = s.tool_calls().map(|c| c.summary()).collect();
+    assert_eq!(summaries, vec!["session sess-42: yes\\n"]);
+    let call = hookscope::tools::parse_tool_call(
+        "write_stdin",
+        Some(&json!({"session_id": 3, "chars": ""})),
+        hookscope::tools::OnError::Other,
+    )
+    .expect("call");
+    assert_eq!(
+        hookscope::transcript::call_summary(&call),
+        "session 3: (wait for output)"
+    );
+}

@@ -195,8 +195,10 @@ pub struct ToolCallRecord {
 /// the command for Bash, the description for Task/Agent, the pattern for
 /// Glob/Grep, the file for file tools, else the first of the input's
 /// `command`, `file_path`, `pattern`, `description`, `url`, `query`,
-/// `skill`, `path`, `prompt`, `subject`, `taskId`; at most 200 chars; empty
-/// when none applies.
+/// `skill`, `path`, `prompt`, `subject`, `taskId`; Codex `write_stdin` as
+/// `session <session_id>: <chars>` (escaped, e.g. `yes\n`; `(wait for
+/// output)` when `chars` is empty); at most 200 chars; empty when none
+/// applies.
 pub fn call_summary(call: &ToolCall) -> String {
     use super::claude_code::one_line;
     match call {
@@ -209,6 +211,24 @@ pub fn call_summary(call: &ToolCall) -> String {
                 return one_line(path, 200);
             }
         }
+    }
+    let raw = call.raw();
+    if call.name() == "write_stdin" {
+        // Codex unified exec (formats.md §2.3): `{session_id, chars}`;
+        // `session_id` is a number in 0.1xx rollouts, a string in older ones.
+        let get = |k: &str| raw.and_then(|r| r.get(k));
+        let session = match get("session_id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => "?".to_string(),
+        };
+        let chars = get("chars").and_then(Value::as_str).unwrap_or("");
+        let what = if chars.is_empty() {
+            "(wait for output)".to_string()
+        } else {
+            chars.escape_debug().to_string()
+        };
+        return one_line(&format!("session {session}: {what}"), 200);
     }
     const KEYS: &[&str] = &[
         "command",
@@ -224,7 +244,6 @@ pub fn call_summary(call: &ToolCall) -> String {
         "subject",
         "taskId",
     ];
-    let raw = call.raw();
     KEYS.iter()
         .find_map(|k| raw.and_then(|r| r.get(*k)).and_then(Value::as_str))
         .map(|s| one_line(s, 200))
