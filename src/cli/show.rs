@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hookscope::transcript::spawns::{SpawnTree, Step};
 use hookscope::transcript::{
-    Session, SessionRef, claude_code as text, discover, export::session_json, load, sessions_named,
+    Session, SessionRef, discover, export::session_json, load, sessions_named, text,
 };
 
 use super::{discover_or_exit, fail, print_json};

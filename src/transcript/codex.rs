@@ -45,9 +45,10 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::claude_code::{one_line, timestamp_of};
+use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
 use super::model::{Agent, Diagnostic, Event, Session, ToolCallRecord, ToolResult, Turn, Usage};
+use super::text::one_line;
 use crate::tools::{OnError, parse_codex_arguments, parse_tool_call, tool_kind, tool_resolved};
 
 /// Loads a Codex rollout file into a [`Session`] with

@@ -10,6 +10,7 @@ pub mod jsonl;
 pub mod model;
 pub mod sniff;
 pub mod spawns;
+pub mod text;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
 pub use model::*;

@@ -200,7 +200,7 @@ pub struct ToolCallRecord {
 /// output)` when `chars` is empty); at most 200 chars; empty when none
 /// applies.
 pub fn call_summary(call: &ToolCall) -> String {
-    use super::claude_code::one_line;
+    use super::text::one_line;
     match call {
         ToolCall::Bash(bash) => return one_line(&bash.command, 200),
         ToolCall::Task(task) => return one_line(&task.description, 200),
@@ -545,12 +545,8 @@ impl Session {
     /// no turn opens with a prompt.
     pub fn first_prompt(&self) -> Option<String> {
         let turn = self.turns.iter().find(|t| t.prompt_line.is_some())?;
-        let text = crate::transcript::claude_code::display_prompt(&turn.prompt);
-        Some(crate::transcript::claude_code::one_line(
-            &text,
-            FIRST_PROMPT_CHARS,
-        ))
-        .filter(|p| !p.is_empty())
+        let text = crate::transcript::text::display_prompt(&turn.prompt);
+        Some(crate::transcript::text::one_line(&text, FIRST_PROMPT_CHARS)).filter(|p| !p.is_empty())
     }
 
     /// The counts shown in the session list and `sessions --json`.

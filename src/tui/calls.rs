@@ -9,8 +9,8 @@ use std::cell::Cell;
 
 use chrono::{DateTime, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
-use hookscope::transcript::claude_code::one_line;
 use hookscope::transcript::short_session_id;
+use hookscope::transcript::text::one_line;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

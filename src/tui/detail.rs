@@ -9,7 +9,7 @@ use crate::words::plural;
 use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::tools::{ToolCall, hunks_of};
-use hookscope::transcript::claude_code::display_prompt;
+use hookscope::transcript::text::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
 use ratatui::layout::Rect;

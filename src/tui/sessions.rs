@@ -3,7 +3,7 @@
 //! background worker summarizes).
 
 use crate::words::plural;
-use hookscope::transcript::claude_code::one_line;
+use hookscope::transcript::text::one_line;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -4,7 +4,7 @@
 //! compact and dimmed.
 
 use hookscope::tools::ToolKind;
-use hookscope::transcript::claude_code::{display_prompt, one_line};
+use hookscope::transcript::text::{display_prompt, one_line};
 use hookscope::transcript::{Event, Session, ToolCallRecord, Turn};
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -2,7 +2,7 @@
 //! diagnostics count with its key, and the search box while typing.
 
 use hookscope::transcript::Event;
-use hookscope::transcript::claude_code::one_line;
+use hookscope::transcript::text::one_line;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
