@@ -38,6 +38,9 @@ enum Command {
         /// Print a JSON array instead of a table.
         #[arg(long)]
         json: bool,
+        /// List the diagnostics (path:line: message) instead of the sessions.
+        #[arg(long)]
+        diagnostics: bool,
     },
     /// Show one session's turns and tool calls.
     Show {
@@ -88,7 +91,11 @@ fn main() {
         Err(e) => parse_failure(e),
     };
     match args.command {
-        Some(Command::Sessions { paths, json }) => cli::sessions::run(&paths, json),
+        Some(Command::Sessions {
+            paths,
+            json,
+            diagnostics,
+        }) => cli::sessions::run(&paths, json, diagnostics),
         Some(Command::Show {
             session,
             paths,

@@ -650,3 +650,114 @@ fn codex_write_stdin_calls_have_a_summary() {
         "session 3: (wait for output)"
     );
 }
+
+fn diagnostics_json(root: &Path) -> Vec<(String, Option<u64>, String)> {
+    let v = stdout_json(
+        hookscope()
+            .arg("sessions")
+            .arg(root)
+            .args(["--diagnostics", "--json"]),
+    );
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().expect("path").to_string(),
+                d["line"].as_u64(),
+                d["message"].as_str().expect("message").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn discovery_follows_linked_folders_stops_loops_and_lists_its_diagnostics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("root");
+    let outside = dir.path().join("outside");
+    write_lines(&root.join("proj/s1.jsonl"), &one_call_session("s1"));
+    write_lines(&root.join("elsewhere/p2/s2.jsonl"), &one_call_session("s2"));
+    write_lines(&outside.join("p4/s4.jsonl"), &one_call_session("s4"));
+    // A link to a folder also walked directly, a link out of the root, and
+    // a link back to the root (a loop).
+    std::os::unix::fs::symlink(root.join("elsewhere/p2"), root.join("proj/linked")).expect("ln");
+    std::os::unix::fs::symlink(outside.join("p4"), root.join("p4-link")).expect("ln");
+    std::os::unix::fs::symlink(&root, root.join("proj/loop")).expect("ln");
+    // An orphaned subagent file and a session 13 folders deep.
+    let side = json!({"isSidechain": true, "sessionId": "nope"});
+    write_lines(
+        &root.join("proj/x/subagents/agent-o.jsonl"),
+        &[user("ou", None, "p", side)],
+    );
+    let mut deep = root.clone();
+    for i in 1..=13 {
+        deep = deep.join(format!("d{i}"));
+    }
+    write_lines(&deep.join("s3.jsonl"), &one_call_session("s3"));
+
+    let v = stdout_json(hookscope().arg("sessions").arg(&root).arg("--json"));
+    let mut found: Vec<(String, String)> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().expect("id").to_string(),
+                r["path"].as_str().expect("path").to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let at = |p: PathBuf| p.display().to_string();
+    assert_eq!(
+        found,
+        vec![
+            ("s1".to_string(), at(root.join("proj/s1.jsonl"))),
+            ("s2".to_string(), at(root.join("elsewhere/p2/s2.jsonl"))),
+            ("s4".to_string(), at(root.join("p4-link/s4.jsonl"))),
+        ]
+    );
+    assert_eq!(
+        diagnostics_json(&root),
+        vec![
+            (
+                at(deep.clone()),
+                None,
+                "folder more than 12 levels below the search root; not searched".to_string()
+            ),
+            (
+                at(root.join("proj/loop")),
+                None,
+                "symlink to a folder that contains it (a loop); not followed".to_string()
+            ),
+            (
+                at(root.join("proj/x/subagents/agent-o.jsonl")),
+                None,
+                "subagent transcript whose parent session file was not found; not shown"
+                    .to_string()
+            ),
+        ]
+    );
+    let text = stdout_text(hookscope().arg("sessions").arg(&root).arg("--diagnostics"));
+    assert_eq!(
+        text.lines().nth(1),
+        Some(
+            format!(
+                "{}: symlink to a folder that contains it (a loop); not followed",
+                root.join("proj/loop").display()
+            )
+            .as_str()
+        )
+    );
+}
+
+#[test]
+fn an_unreadable_transcript_says_the_io_error() {
+    let err = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+    assert_eq!(
+        hookscope::transcript::claude_code::unreadable_message("transcript", &err),
+        "cannot read transcript: permission denied"
+    );
+}

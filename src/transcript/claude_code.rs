@@ -221,7 +221,7 @@ fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
 /// `not a regular file (<kind>); skipped`, else `cannot read <what>: <io
 /// error>` (e.g. `cannot read subagent transcript: Permission denied (os
 /// error 13)`).
-pub(crate) fn unreadable_message(what: &str, err: &std::io::Error) -> String {
+pub fn unreadable_message(what: &str, err: &std::io::Error) -> String {
     if super::fsread::is_not_regular(err) {
         format!("{err}; skipped")
     } else {

@@ -256,9 +256,16 @@ const FILE_BUDGET: u64 = 64 * 1024 * 1024;
 /// skipped. A file that cannot be opened, or is not a regular file, gives
 /// none.
 pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
-    let Ok(file) = super::fsread::open_regular(path) else {
-        return Vec::new();
-    };
+    sniff_file(path, n).unwrap_or_default()
+}
+
+/// [`sniff_lines`], saying why a file could not be opened.
+///
+/// # Errors
+/// The error of [`super::fsread::open_regular`] (missing, permission, not
+/// a regular file); read errors after opening end the sniff quietly.
+pub fn sniff_file(path: &Path, n: usize) -> std::io::Result<Vec<LineSniff>> {
+    let file = super::fsread::open_regular(path)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file.take(FILE_BUDGET));
     let mut out = Vec::new();
     let mut buf = Vec::new();
@@ -284,7 +291,7 @@ pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
             out.push(line);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Reads through the rest of a line, keeping nothing.
