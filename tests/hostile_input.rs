@@ -761,3 +761,31 @@ fn an_unreadable_transcript_says_the_io_error() {
         "cannot read transcript: permission denied"
     );
 }
+
+#[test]
+fn an_integer_beyond_64_bits_in_a_tool_input_has_no_digest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    let lines: Vec<String> = one_call_session("s1")
+        .iter()
+        .map(Value::to_string)
+        .map(|l| {
+            l.replace(
+                r#""command":"ls""#,
+                r#""command":"ls","timeout":18446744073709551616"#,
+            )
+        })
+        .collect();
+    assert!(lines[1].contains("18446744073709551616"));
+    std::fs::write(&main, lines.join("\n") + "\n").expect("write");
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let call = &v["turns"][0]["tool_calls"][0];
+    assert_eq!(call["tool_use_id"], "toolu_1");
+    assert_eq!(call["digest"], Value::Null);
+    let v = stdout_json(hookscope().arg("find").arg(dir.path()).args([
+        "--tool-name",
+        "Bash",
+        "--json",
+    ]));
+    assert_eq!(v["records"][0]["digest"], Value::Null);
+}
