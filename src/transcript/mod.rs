@@ -38,6 +38,10 @@ pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
     let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
         Agent::Codex => codex::load_session(&session.path),
+        Agent::OpenCode | Agent::Droid => Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            format!("no loader for {} sessions", session.agent.as_str()),
+        )),
     };
     loaded.map_err(|source| LoadError {
         path: session.path.clone(),

@@ -16,8 +16,9 @@ use serde_json::Value;
 use crate::tools::{ToolCall, ToolKind};
 
 /// Which coding agent wrote a transcript. Serialized in kebab case
-/// (`"claude-code"`, `"codex"`), the spelling `find_tool_calls`'s `agent`
-/// parameter uses.
+/// (`"claude-code"`, `"codex"`, `"opencode"`, `"droid"`), the spelling
+/// `find_tool_calls`'s `agent` parameter uses. [`Agent::ALL`] is the one
+/// list of agents (the query's `KNOWN_AGENTS` is derived from it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
@@ -28,15 +29,64 @@ pub enum Agent {
     /// derives one from exit codes, so it is not reliable (see
     /// [`crate::transcript::codex`]).
     Codex,
+    /// opencode: known to `find_tool_calls`'s `agent`, no loader yet
+    /// (discovery never yields its sessions, so it selects none).
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// Factory Droid: known to `find_tool_calls`'s `agent`, no loader yet
+    /// (discovery never yields its sessions, so it selects none).
+    Droid,
 }
 
 impl Agent {
+    /// Every agent, in the order lists show them.
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::OpenCode,
+        Agent::Droid,
+    ];
+
+    /// The serialized spelling of each of [`Agent::ALL`], in that order.
+    pub const NAMES: [&'static str; 4] = [
+        Agent::ALL[0].as_str(),
+        Agent::ALL[1].as_str(),
+        Agent::ALL[2].as_str(),
+        Agent::ALL[3].as_str(),
+    ];
+
     /// The serialized spelling, e.g. `"claude-code"`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::OpenCode => "opencode",
+            Agent::Droid => "droid",
         }
+    }
+
+    /// Whether hookscope can load this agent's transcripts.
+    pub const fn has_loader(self) -> bool {
+        matches!(self, Agent::ClaudeCode | Agent::Codex)
+    }
+}
+
+/// An agent name that is not one of [`Agent::NAMES`]. Displays as
+/// `unknown agent "x"; known agents: claude-code, codex, opencode, droid`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent {0:?}; known agents: {names}", names = Agent::NAMES.join(", "))]
+pub struct UnknownAgent(pub String);
+
+impl std::str::FromStr for Agent {
+    type Err = UnknownAgent;
+
+    /// Parses the serialized spelling (ASCII case-insensitive:
+    /// `Claude-Code` is [`Agent::ClaudeCode`]).
+    fn from_str(s: &str) -> Result<Agent, UnknownAgent> {
+        Agent::ALL
+            .into_iter()
+            .find(|a| a.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownAgent(s.to_string()))
     }
 }
 
@@ -627,4 +677,30 @@ pub struct SessionSummary {
     pub subagents: usize,
     /// Diagnostics count.
     pub diagnostics: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_list_of_agents_names_parse_and_serialize_alike() {
+        assert_eq!(Agent::NAMES, ["claude-code", "codex", "opencode", "droid"]);
+        assert_eq!(crate::query::KNOWN_AGENTS, &Agent::NAMES[..]);
+        for agent in Agent::ALL {
+            assert_eq!(agent.as_str().parse::<Agent>(), Ok(agent));
+            assert_eq!(
+                serde_json::to_value(agent).expect("serialize"),
+                serde_json::json!(agent.as_str())
+            );
+        }
+        assert_eq!("CODEX".parse::<Agent>(), Ok(Agent::Codex));
+        assert_eq!(
+            "gemini".parse::<Agent>().map_err(|e| e.to_string()),
+            Err(
+                "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
+                    .into()
+            )
+        );
+    }
 }
