@@ -435,3 +435,138 @@ fn calls_of_turn(
             _ => None,
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::{OnError, ToolKind, parse_tool_call};
+    use crate::transcript::model::{Agent, Subagent};
+
+    fn call(id: &str, spawns: Option<usize>) -> Event {
+        let input = serde_json::json!({"description": id, "prompt": id});
+        Event::ToolCall(Box::new(ToolCallRecord {
+            tool_use_id: id.to_string(),
+            call: parse_tool_call("Task", Some(&input), OnError::Other).expect("call"),
+            tool_kind: ToolKind::Task,
+            tool_resolved: None,
+            result: None,
+            timestamp: None,
+            line: 1,
+            message_id: None,
+            subagent: spawns,
+        }))
+    }
+
+    fn turn(events: Vec<Event>) -> Turn {
+        Turn {
+            prompt_line: Some(1),
+            events,
+            ..Turn::default()
+        }
+    }
+
+    fn sub(turns: Vec<Turn>) -> Subagent {
+        Subagent {
+            turns,
+            ..Subagent::default()
+        }
+    }
+
+    /// Main: turn 0 spawns 0; turn 1 has a plain call. Subagent 0 spawns 1;
+    /// 1 spawns nothing; 2 and 3 spawn each other (a cycle, detached); 4 is
+    /// unlinked and spawns nothing.
+    fn session() -> Session {
+        Session {
+            id: "s".into(),
+            agent: Agent::ClaudeCode,
+            path: "s.jsonl".into(),
+            cwd: None,
+            title: None,
+            started: None,
+            ended: None,
+            version: None,
+            git_branch: None,
+            turns: vec![
+                turn(vec![call("m0", Some(0))]),
+                turn(vec![call("m1", None)]),
+            ],
+            subagents: vec![
+                sub(vec![turn(vec![call("a0", Some(1))])]),
+                sub(vec![turn(vec![call("b0", None), call("b1", None)])]),
+                sub(vec![turn(vec![call("c0", Some(3))])]),
+                sub(vec![turn(vec![call("d0", Some(2))])]),
+                sub(vec![turn(vec![call("e0", None)])]),
+            ],
+            usage: Default::default(),
+            models: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn spawns_children_paths_and_detached() {
+        let s = session();
+        let t = SpawnTree::new(&s);
+        assert_eq!(t.spawn_of(1).map(|a| a.tool_use_id.as_str()), Some("a0"));
+        assert_eq!(t.spawn_of(4), None);
+        assert_eq!(t.children(None), &[0]);
+        assert_eq!(t.children(Some(0)), &[1]);
+        assert_eq!(t.children(Some(9)), &[] as &[usize]);
+        let path: Vec<String> = t
+            .path_to(Some(1))
+            .expect("reached")
+            .into_iter()
+            .map(|a| a.tool_use_id)
+            .collect();
+        assert_eq!(path, vec!["m0", "a0"]);
+        assert_eq!(t.path_to(None), Some(vec![]));
+        assert_eq!(t.path_to(Some(2)), None); // on a cycle
+        assert_eq!(t.path_to(Some(4)), None); // unlinked
+        assert_eq!(t.unlinked(), vec![4]);
+        assert_eq!(t.detached(), vec![2, 3, 4]);
+    }
+
+    #[test]
+    fn the_session_walk_visits_every_call_once_and_ends_on_the_cycle() {
+        let s = session();
+        let t = SpawnTree::new(&s);
+        let calls: Vec<(String, usize)> = t
+            .walk_session(&s)
+            .into_iter()
+            .filter_map(|step| match step {
+                Step::Call { record, depth, .. } => Some((record.tool_use_id.clone(), depth)),
+                _ => None,
+            })
+            .collect();
+        let want = [
+            ("m0", 0),
+            ("a0", 1),
+            ("b0", 2),
+            ("b1", 2),
+            ("m1", 0),
+            ("e0", 0),
+            ("c0", 0),
+            ("d0", 1),
+        ];
+        assert_eq!(
+            calls,
+            want.iter()
+                .map(|(id, d)| (id.to_string(), *d))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(t.session_tool_calls(&s), 8);
+    }
+
+    #[test]
+    fn turn_counts_are_transitive() {
+        let s = session();
+        let t = SpawnTree::new(&s);
+        assert_eq!(t.turn_subagents(&s, None, 0), vec![0, 1]);
+        assert_eq!(t.turn_tool_calls(&s, None, 0), 4);
+        assert_eq!(t.turn_subagents(&s, None, 1), Vec::<usize>::new());
+        assert_eq!(t.turn_tool_calls(&s, None, 1), 1);
+        // Within the cycle, a turn of subagent 2 reaches 3 but not itself.
+        assert_eq!(t.turn_subagents(&s, Some(2), 0), vec![3]);
+        assert_eq!(t.turn_tool_calls(&s, Some(2), 0), 2);
+    }
+}
