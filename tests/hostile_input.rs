@@ -299,6 +299,40 @@ fn fifos_and_dev_zero_are_skipped_with_a_diagnostic_not_opened() {
         ])
     );
 
+    // Discovery reports the *.jsonl ones without opening them.
+    let at = |p: PathBuf| p.display().to_string();
+    assert_eq!(
+        diagnostics_json(&project),
+        vec![
+            (
+                at(project.join("fifo.jsonl")),
+                None,
+                "not a regular file (FIFO); skipped".to_string()
+            ),
+            (
+                at(subs.join("agent-p.jsonl")),
+                None,
+                "not a regular file (FIFO); skipped".to_string()
+            ),
+            (
+                at(project.join("zero.jsonl")),
+                None,
+                "not a regular file (character device); skipped".to_string()
+            ),
+            // Then the session's own (its sidecars).
+            (
+                at(subs.join("agent-f.meta.json")),
+                None,
+                "not a regular file (FIFO); skipped".to_string()
+            ),
+            (
+                at(subs.join("agent-z.meta.json")),
+                None,
+                "not a regular file (character device); skipped".to_string()
+            ),
+        ]
+    );
+
     // Given as PATHs, they are reported, not opened.
     let out = hookscope()
         .arg("sessions")

@@ -147,14 +147,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         let meta = std::fs::metadata(root).map_err(|_| DiscoverError::Missing(root.clone()))?;
         if !meta.is_file() && !meta.is_dir() {
             // A FIFO or device given as a PATH: never opened.
-            diagnostics.push(Diagnostic {
-                path: root.clone(),
-                line: None,
-                message: format!(
-                    "not a regular file ({}); skipped",
-                    super::fsread::kind_of(&meta.file_type())
-                ),
-            });
+            diagnostics.push(not_regular(root.clone(), &meta.file_type()));
             continue;
         }
         if meta.is_file() {
@@ -410,9 +403,14 @@ fn walk(
                 subdirs.push((path, target));
             } else if meta.is_file() && jsonl {
                 files.push((path, false, dir.canonical.join(&name)));
+            } else if jsonl {
+                diagnostics.push(not_regular(path, &meta.file_type()));
             }
         } else if file_type.is_file() && jsonl {
             files.push((path, false, dir.canonical.join(&name)));
+        } else if jsonl {
+            // A FIFO or device named *.jsonl: reported, never opened.
+            diagnostics.push(not_regular(path, &file_type));
         }
     }
     // Folders in parallel (a projects root has one per project); the caller
@@ -437,6 +435,18 @@ fn walk(
     for (mut f, mut g) in found {
         files.append(&mut f);
         diagnostics.append(&mut g);
+    }
+}
+
+/// The diagnostic for a `.jsonl` that is not a regular file.
+fn not_regular(path: PathBuf, file_type: &std::fs::FileType) -> Diagnostic {
+    Diagnostic {
+        path,
+        line: None,
+        message: format!(
+            "not a regular file ({}); skipped",
+            super::fsread::kind_of(file_type)
+        ),
     }
 }
 
