@@ -187,24 +187,6 @@ impl SpawnTree {
             .collect()
     }
 
-    /// The roots of a whole-session walk: the main thread, then the detached
-    /// subagents that no other detached subagent spawns (unlinked ones
-    /// first), then any left on a pure cycle, lowest index first.
-    fn roots(&self) -> Vec<ThreadId> {
-        let detached = self.detached();
-        let mut roots: Vec<ThreadId> = vec![None];
-        roots.extend(
-            detached
-                .iter()
-                .filter(|&&i| self.spawn[i].is_none())
-                .map(|&i| Some(i)),
-        );
-        // The rest (spawned by a detached thread) are reached from those
-        // roots, except on a cycle; [`SpawnTree::walk_session`] adds those
-        // when the walk finds them unvisited.
-        roots
-    }
-
     /// Walks `from`'s calls in order, entering each spawned subagent right
     /// after its spawn (pre-order, iterative), visiting each thread at most
     /// once and no deeper than [`MAX_DEPTH`]. Starts with
@@ -223,8 +205,17 @@ impl SpawnTree {
     pub fn walk_session<'a>(&self, session: &'a Session) -> Vec<Step<'a>> {
         let mut visited = HashSet::new();
         let mut out = Vec::new();
-        let mut roots = self.roots();
-        roots.extend(self.detached().into_iter().map(Some));
+        let detached = self.detached();
+        // The main thread; the unlinked subagents (which reach what they
+        // spawned); then whatever is left: subagents on a spawn cycle.
+        let roots = std::iter::once(None)
+            .chain(
+                detached
+                    .iter()
+                    .filter(|&&i| self.spawn[i].is_none())
+                    .map(|&i| Some(i)),
+            )
+            .chain(detached.iter().map(|&i| Some(i)));
         for root in roots {
             if !visited.contains(&root) {
                 self.walk_into(session, root, &mut visited, &mut out);
