@@ -39,6 +39,9 @@ enum Command {
         /// Print a JSON array instead of a table.
         #[arg(long)]
         json: bool,
+        /// List the diagnostics (path:line: message) instead of the sessions.
+        #[arg(long)]
+        diagnostics: bool,
     },
     /// Show one session's turns and tool calls.
     Show {
@@ -93,12 +96,16 @@ fn main() {
         Err(e) => parse_failure(e),
     };
     match args.command {
-        Some(Command::Sessions { paths, json }) => cli::sessions::run(&paths, json),
+        Some(Command::Sessions {
+            paths,
+            json,
+            diagnostics,
+        }) => cli::sessions::run(&paths, json, diagnostics),
         Some(Command::Show {
             session,
             paths,
             json,
-        }) => cli::show::run(&session, &paths, json),
+        }) => cli::show::run(session.as_ref(), &paths, json),
         Some(Command::Call {
             name,
             input,

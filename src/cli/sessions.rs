@@ -2,26 +2,60 @@
 
 use std::path::PathBuf;
 
-use hookscope::transcript::load_summaries;
+use hookscope::transcript::{Diagnostic, load_summaries};
 
 use super::{discover_or_exit, print_json};
 
 /// Runs the subcommand. With `json`, prints an array of session objects
-/// (`id, agent, path, cwd, title, started, ended, version, turns, tool_calls,
-/// errors, subagents, diagnostics`; `agent` is `"claude-code"` or `"codex"`),
-/// newest first; else a table with an AGENT column.
-pub fn run(paths: &[PathBuf], json: bool) {
+/// (`id, agent, path, cwd, title, first_prompt, started, ended, version,
+/// turns, tool_calls, errors, subagents, diagnostics`; `agent` is
+/// `"claude-code"` or `"codex"`), newest first; else a table with an AGENT
+/// column.
+///
+/// With `diagnostics`, lists the diagnostics instead of the sessions:
+/// discovery's (orphaned subagent files, unreadable folders or files,
+/// FIFOs, too-deep folders, symlink loops) first, then each session's in
+/// session order, then sessions that could not be loaded; as text one
+/// `path:line: message` (or `path: message`) per line, with `json` an array
+/// of `{path, line, message}` objects (`line` null for a whole file; paths
+/// lossy).
+pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool) {
     let found = discover_or_exit(paths);
     let mut summaries = Vec::new();
+    let mut all: Vec<Diagnostic> = found.diagnostics.clone();
+    let mut unreadable = Vec::new();
     for result in load_summaries(&found.sessions) {
         match result {
-            Ok((s, _)) => summaries.push(s),
-            Err(e) => eprintln!("hookscope: {e}"),
+            Ok((s, mut d)) => {
+                summaries.push(s);
+                all.append(&mut d);
+            }
+            Err(e) => {
+                if !diagnostics {
+                    eprintln!("hookscope: {e}");
+                }
+                unreadable.push(Diagnostic {
+                    message: e.source.to_string(),
+                    path: e.path,
+                    line: None,
+                });
+            }
         }
+    }
+    all.append(&mut unreadable);
+    if diagnostics {
+        if json {
+            print_json(&serde_json::to_value(&all).unwrap_or_else(|_| serde_json::json!([])));
+        } else {
+            for d in &all {
+                outln!("{d}");
+            }
+        }
+        return;
     }
     summaries.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| a.path.cmp(&b.path)));
     if json {
-        print_json(&serde_json::to_value(&summaries).unwrap_or_default());
+        print_json(&serde_json::to_value(&summaries).unwrap_or_else(|_| serde_json::json!([])));
         return;
     }
     outln!(
@@ -60,7 +94,7 @@ pub fn run(paths: &[PathBuf], json: bool) {
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
     if diags > 0 {
         eprintln!(
-            "{} sessions, {diags} diagnostics (see `hookscope show SESSION --json`)",
+            "{} sessions, {diags} diagnostics (see `hookscope sessions --diagnostics`)",
             summaries.len()
         );
     }

@@ -1,29 +1,34 @@
 //! `hookscope show SESSION [PATH...] [--json]`: one session with its turns
 //! and tool calls. SESSION is an id, a unique id prefix, or a path.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+use hookscope::transcript::spawns::{SpawnTree, Step};
 use hookscope::transcript::{
-    Session, SessionRef, discover, export::session_json, load, sessions_named,
+    Session, SessionRef, discover, export::session_json, load, sessions_named, text,
 };
 
 use super::{discover_or_exit, fail, print_json};
 use crate::words::plural;
 
 /// Resolves SESSION among the sessions found under `paths`: an existing
-/// `.jsonl` path, an exact id, or a unique id prefix.
+/// `.jsonl` path (any bytes, so a non-UTF-8 file name opens), an exact id, or
+/// a unique id prefix (ids are compared with SESSION decoded lossily).
 ///
 /// Exits 2 with one line on stderr when nothing or several sessions match.
-pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
+pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
-    if as_path.extension().and_then(|e| e.to_str()) == Some("jsonl") && as_path.is_file() {
+    let shown = session.to_string_lossy();
+    if as_path.extension().is_some_and(|e| e == "jsonl") && as_path.is_file() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
         return found.sessions.into_iter().next().unwrap_or_else(|| {
             fail(format!(
-                "{session} is not a Claude Code or Codex session transcript"
+                "{shown} is not a Claude Code or Codex session transcript"
             ))
         });
     }
+    let session: &str = &shown;
     let found = discover_or_exit(paths);
     let matches = sessions_named(&found.sessions, session);
     let exact: Vec<_> = matches.iter().filter(|s| s.id == session).collect();
@@ -57,22 +62,23 @@ pub fn resolve(session: &str, paths: &[PathBuf]) -> SessionRef {
 }
 
 /// Loads SESSION fully, exiting 2 when it cannot be read.
-pub fn load_or_exit(session: &str, paths: &[PathBuf]) -> Session {
+pub fn load_or_exit(session: &OsStr, paths: &[PathBuf]) -> Session {
     let found = resolve(session, paths);
     load(&found).unwrap_or_else(|e| fail(e))
 }
 
-/// Runs the subcommand: JSON (see `export::session_json`) or a readable outline.
-pub fn run(session: &std::ffi::OsStr, paths: &[PathBuf], json: bool) {
-    // merge: the transcript helper's show.rs resolves the OsStr itself (a
-    // non-UTF-8 .jsonl path); this minimal stand-in only takes the type.
-    let session = session.to_string_lossy();
-    let loaded = load_or_exit(&session, paths);
+/// Runs the subcommand: JSON (see `export::session_json`) or a readable
+/// outline. Subagents are printed under the call that spawned them through
+/// the session's spawn tree (each once, so a spawn cycle ends); subagents not
+/// reached from the main thread follow under `unlinked subagent` headings.
+pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
+    let loaded = load_or_exit(session, paths);
     if json {
         print_json(&session_json(&loaded));
         return;
     }
-    let s = loaded.summary();
+    let tree = SpawnTree::new(&loaded);
+    let s = loaded.summary_with(&tree);
     outln!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
     outln!(
         "{}, {}, {}, {}, {}",
@@ -82,22 +88,64 @@ pub fn run(session: &std::ffi::OsStr, paths: &[PathBuf], json: bool) {
         plural(s.subagents, "subagent"),
         plural(s.diagnostics, "diagnostic")
     );
-    for (i, turn) in loaded.turns.iter().enumerate() {
-        let prompt = hookscope::transcript::claude_code::one_line(
-            &hookscope::transcript::claude_code::display_prompt(&turn.prompt),
-            80,
-        );
-        outln!("\nturn {}: {}", i + 1, prompt);
-        for call in turn.tool_calls() {
-            print_call(&loaded, call, 1);
+    // Each turn's counts: its calls and subagents, transitively (the one
+    // definition in `transcript::spawns`).
+    let turn_header = |i: usize| {
+        let prompt = loaded.turns.get(i).map_or(String::new(), |t| {
+            text::one_line(&text::display_prompt(&t.prompt), 80)
+        });
+        let calls = tree.turn_tool_calls(&loaded, None, i);
+        let subs = tree.turn_subagents(&loaded, None, i).len();
+        let counts = match (calls, subs) {
+            (0, 0) => String::new(),
+            (c, 0) => format!("  [{}]", plural(c, "tool call")),
+            (c, n) => format!("  [{}, {}]", plural(c, "tool call"), plural(n, "subagent")),
+        };
+        outln!("\nturn {}: {}{}", i + 1, prompt, counts);
+    };
+    // Turn headers printed so far (main thread).
+    let mut next_turn = 0;
+    for step in tree.walk_session(&loaded) {
+        match step {
+            Step::Enter {
+                thread: Some(i),
+                depth: 0,
+            } => {
+                while next_turn < loaded.turns.len() {
+                    turn_header(next_turn);
+                    next_turn += 1;
+                }
+                let sub = &loaded.subagents[i];
+                outln!(
+                    "\nunlinked subagent: {} ({})",
+                    sub.agent_id.as_deref().unwrap_or("?"),
+                    sub.path.to_string_lossy()
+                );
+            }
+            Step::Call {
+                at, record, depth, ..
+            } => {
+                if at.thread.is_none() {
+                    while next_turn <= at.turn {
+                        turn_header(next_turn);
+                        next_turn += 1;
+                    }
+                }
+                print_call(record, depth + 1);
+            }
+            Step::Enter { .. } | Step::Leave { .. } => {}
         }
+    }
+    while next_turn < loaded.turns.len() {
+        turn_header(next_turn);
+        next_turn += 1;
     }
     for d in &loaded.diagnostics {
         eprintln!("diagnostic: {d}");
     }
 }
 
-fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, depth: usize) {
+fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
     let mark = if call.is_error() { " ✗" } else { "" };
     let mut counts = hookscope::redact::Redactions::new();
     let summary = hookscope::redact::redactor()
@@ -115,9 +163,4 @@ fn print_call(session: &Session, call: &hookscope::transcript::ToolCallRecord, d
         mark,
         summary
     );
-    if let Some(sub) = call.subagent.and_then(|i| session.subagents.get(i)) {
-        for inner in sub.tool_calls() {
-            print_call(session, inner, depth + 1);
-        }
-    }
 }

@@ -10,7 +10,7 @@ use super::QueryError;
 /// Agent names the `agent` parameter accepts (architecture.md: one loader per
 /// agent). `claude-code` and `codex` have loaders today; the others select no
 /// sessions rather than failing.
-pub const KNOWN_AGENTS: &[&str] = &["claude-code", "codex", "opencode", "droid"];
+pub const KNOWN_AGENTS: &[&str] = &crate::transcript::Agent::NAMES;
 
 /// Records returned when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 50;

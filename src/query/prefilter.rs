@@ -353,7 +353,7 @@ impl Prefilter {
     /// longer line is read whole) into one reused buffer; each candidate line
     /// is checked ([`line_verdict`]) as soon as it is found.
     fn file_verdict(&self, path: &Path, query: &Query) -> Verdict {
-        let Ok(mut file) = std::fs::File::open(path) else {
+        let Ok(mut file) = crate::transcript::fsread::open_regular(path) else {
             return Verdict::Load;
         };
         let mut buf: Vec<u8> = Vec::new();
@@ -542,8 +542,22 @@ fn line_time(text: &str) -> Option<DateTime<Utc>> {
 /// `Newest(line timestamp)` when it does, `Load` when it does not parse (as
 /// [`CallLine`]) or a passing block's line has no usable timestamp.
 pub fn line_verdict(line: &[u8], query: &Query) -> Verdict {
-    let Ok(line) = serde_json::from_slice::<CallLine>(line.trim_ascii()) else {
-        return Verdict::Load;
+    // The loader's line rules (BOM, invalid UTF-8, lone surrogates): see
+    // `transcript::jsonl::parse_line`.
+    let bytes = crate::transcript::jsonl::line_bytes(line);
+    let repaired;
+    let line = match serde_json::from_slice::<CallLine>(bytes) {
+        Ok(line) => line,
+        Err(_) => {
+            let Some((fixed, _)) = crate::transcript::jsonl::repair_line(bytes) else {
+                return Verdict::Load;
+            };
+            repaired = fixed;
+            let Ok(line) = serde_json::from_slice::<CallLine>(&repaired) else {
+                return Verdict::Load;
+            };
+            line
+        }
     };
     if line.kind.as_deref() != Some("assistant") {
         return Verdict::Skip;

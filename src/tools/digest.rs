@@ -25,6 +25,14 @@ pub enum DigestError {
         "integer {0} is outside the IEEE-754 safe range (|n| > 2^53-1) and cannot be canonicalized"
     )]
     UnsafeInteger(String),
+    /// A number that serde_json holds as a float but that may have been
+    /// written as an integer literal beyond 64 bits (`18446744073709551616`
+    /// is read as the float 2^64): a float `>= 2^64` or `<= -2^63` (see
+    /// [`tool_digest`]). Carries the float's ECMAScript text.
+    #[error(
+        "number {0} may be an integer literal beyond 2^53-1 (read as a float) and cannot be digested"
+    )]
+    AmbiguousNumber(String),
     /// NaN or ±Infinity. Unreachable through `serde_json::Value` today, kept
     /// so callers can match on it should the number backend change.
     #[error("non-finite number cannot be canonicalized")]
@@ -47,8 +55,18 @@ pub enum DigestError {
 /// `|n| > 2^53 - 1`; [`DigestError::NonFinite`] for NaN/±Infinity.
 pub fn canonical_json(value: &Value) -> Result<String, DigestError> {
     let mut out = String::new();
-    write_value(&mut out, value)?;
+    write_value(&mut out, value, Floats::Jcs)?;
     Ok(out)
+}
+
+/// How floats are treated: plain JCS, or the digest's stricter rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Floats {
+    /// Every finite float is formatted (RFC 8785).
+    Jcs,
+    /// Floats that may stand for an integer literal beyond 64 bits are
+    /// refused ([`DigestError::AmbiguousNumber`]).
+    Digest,
 }
 
 /// The digest of a tool call: lowercase hex SHA-256 (64 chars) of
@@ -58,12 +76,27 @@ pub fn canonical_json(value: &Value) -> Result<String, DigestError> {
 /// a JSON string for Codex verbatim inputs, `None` (→ `null`) when absent.
 /// `name` is used exactly as invoked (`Execute` and `Bash` differ).
 ///
+/// Numbers (hooks.md §2.1: integers with |n| > 2^53−1 raise; floats are
+/// formatted like ECMAScript). The reference (`ids.py`) tells integers from
+/// floats by the literal: `18446744073709551616` is a Python int and raises,
+/// `1e21` is a float and becomes `1e+21`. serde_json keeps an integer
+/// literal exact as u64/i64 when it fits 64 bits (then |n| > 2^53−1 is
+/// refused as [`DigestError::UnsafeInteger`]), but reads a longer one as a
+/// float, and the literal is gone by then. So a float that could be such a
+/// literal — `>= 2^64` or `<= -2^63`, where every float is integral and an
+/// integer literal would not have fit — is refused as [`DigestError::AmbiguousNumber`]:
+/// no digest rather than one that may differ from the reference. Floats in
+/// `(-2^63, 2^64)` can only come from float literals and are formatted.
+/// This refuses big float literals such as `1e300` too (the reference would
+/// digest them); [`canonical_json`] itself still formats them.
+///
 /// # Errors
-/// Propagates [`canonical_json`] errors from `raw`.
+/// Propagates [`canonical_json`] errors from `raw`, and
+/// [`DigestError::AmbiguousNumber`] as above.
 pub fn tool_digest(name: &str, raw: Option<&Value>) -> Result<String, DigestError> {
     let mut doc = String::from("{\"input\":");
     match raw {
-        Some(v) => write_value(&mut doc, v)?,
+        Some(v) => write_value(&mut doc, v, Floats::Digest)?,
         None => doc.push_str("null"),
     }
     doc.push_str(",\"tool\":");
@@ -83,12 +116,12 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex
 }
 
-fn write_value(out: &mut String, value: &Value) -> Result<(), DigestError> {
+fn write_value(out: &mut String, value: &Value, floats: Floats) -> Result<(), DigestError> {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        Value::Number(n) => write_number(out, n)?,
+        Value::Number(n) => write_number(out, n, floats)?,
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
             out.push('[');
@@ -96,16 +129,20 @@ fn write_value(out: &mut String, value: &Value) -> Result<(), DigestError> {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item)?;
+                write_value(out, item, floats)?;
             }
             out.push(']');
         }
-        Value::Object(map) => write_object(out, map)?,
+        Value::Object(map) => write_object(out, map, floats)?,
     }
     Ok(())
 }
 
-fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), DigestError> {
+fn write_object(
+    out: &mut String,
+    map: &Map<String, Value>,
+    floats: Floats,
+) -> Result<(), DigestError> {
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
     entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
     out.push('{');
@@ -115,13 +152,19 @@ fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), Digest
         }
         write_string(out, key);
         out.push(':');
-        write_value(out, val)?;
+        write_value(out, val, floats)?;
     }
     out.push('}');
     Ok(())
 }
 
-fn write_number(out: &mut String, n: &Number) -> Result<(), DigestError> {
+/// 2^64 and -2^63 as floats: outside `(-2^63, 2^64)` a float may stand for
+/// an integer literal serde_json could not keep as u64/i64 (`-2^63 - 1`
+/// rounds to the float -2^63).
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
+
+fn write_number(out: &mut String, n: &Number, floats: Floats) -> Result<(), DigestError> {
     if let Some(u) = n.as_u64() {
         if u > MAX_SAFE_INTEGER {
             return Err(DigestError::UnsafeInteger(u.to_string()));
@@ -137,6 +180,12 @@ fn write_number(out: &mut String, n: &Number) -> Result<(), DigestError> {
         return Ok(());
     }
     match n.as_f64() {
+        Some(f) if floats == Floats::Digest && (f >= TWO_POW_64 || f <= MINUS_TWO_POW_63) => {
+            let mut buf = ryu_js::Buffer::new();
+            Err(DigestError::AmbiguousNumber(
+                buf.format_finite(f).to_string(),
+            ))
+        }
         Some(f) if f.is_finite() => {
             if f == 0.0 {
                 // Covers -0.0: ECMAScript prints both zeros as "0".
@@ -328,5 +377,46 @@ mod tests {
     fn duplicate_keys_last_wins() {
         let v: Value = serde_json::from_str(r#"{"a":1,"b":2,"a":3}"#).unwrap();
         assert_eq!(canon(&v), r#"{"a":3,"b":2}"#);
+    }
+
+    /// hooks.md §2.1: integers beyond 2^53−1 raise. 2^64 and 2^64+1 are
+    /// read by serde_json as the float 2^64; 1e300 (a float literal) cannot
+    /// be told from such an integer and is refused by the digest too;
+    /// 9007199254740993 stays an exact u64 and is refused as an integer.
+    #[test]
+    fn digest_refuses_integers_beyond_the_safe_range_however_they_are_read() {
+        let digest = |text: &str| {
+            let input: Value = serde_json::from_str(&format!("{{\"n\":{text}}}")).unwrap();
+            tool_digest("T", Some(&input))
+        };
+        let two64 = "18446744073709551616";
+        assert_eq!(
+            digest(two64),
+            Err(DigestError::AmbiguousNumber("18446744073709552000".into()))
+        );
+        assert_eq!(
+            digest("18446744073709551617"),
+            Err(DigestError::AmbiguousNumber("18446744073709552000".into()))
+        );
+        assert_eq!(
+            digest("-9223372036854775809"),
+            Err(DigestError::AmbiguousNumber("-9223372036854776000".into()))
+        );
+        assert!(digest("-9.2e18").is_ok());
+        assert_eq!(
+            digest("1e300"),
+            Err(DigestError::AmbiguousNumber("1e+300".into()))
+        );
+        assert_eq!(
+            digest("9007199254740993"),
+            Err(DigestError::UnsafeInteger("9007199254740993".into()))
+        );
+        // Floats below 2^64 can only be float literals: formatted.
+        assert_eq!(digest("1e19"), tool_digest("T", Some(&json!({"n": 1e19}))));
+        assert!(digest("1e19").is_ok());
+        assert!(digest("-9223372036854775808").is_err()); // i64::MIN: unsafe integer
+        // canonical_json itself stays plain JCS.
+        let v: Value = serde_json::from_str("1e300").unwrap();
+        assert_eq!(canon(&v), "1e+300");
     }
 }

@@ -27,6 +27,9 @@ use super::model::{
 };
 use crate::tools::{OnError, parse_tool_call, tool_kind, tool_resolved};
 
+/// Moved to [`super::text`]; re-exported here for existing callers.
+pub use super::text::{content_text, display_prompt, one_line};
+
 /// Loads a Claude Code session from its main transcript and the subagent
 /// files that belong to it (as found by discovery).
 ///
@@ -90,7 +93,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
             diagnostics.push(Diagnostic {
                 path: file.clone(),
                 line: None,
-                message: format!("cannot read subagent transcript: {err}"),
+                message: unreadable_message("subagent transcript", &err),
             });
             continue;
         }
@@ -113,11 +116,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     diagnostics.append(&mut unknown_types);
     diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
 
-    let id = main
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or_default()
-        .to_string();
+    let id = super::model::id_from_path(main);
     let first_prompt = main_thread
         .turns
         .iter()
@@ -185,9 +184,26 @@ const KNOWN_LINE_TYPES: &[&str] = &[
     "tools-used",
 ];
 
+/// Reads the `.meta.json` sidecar of a subagent file (2.1.x): a regular
+/// file of at most [`super::fsread::META_CAP`] bytes holding a JSON object.
+/// A missing sidecar is silently `None`; any other failure is a diagnostic
+/// (`not a regular file (FIFO); skipped`, `cannot read subagent meta
+/// sidecar: <io error>` (also when over the cap), `subagent meta sidecar is
+/// not a JSON object; ignored`).
 fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
     let meta_path = file.with_extension("meta.json");
-    let text = std::fs::read(&meta_path).ok()?;
+    let text = match super::fsread::read_capped(&meta_path, super::fsread::META_CAP) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(err) => {
+            diagnostics.push(Diagnostic {
+                message: unreadable_message("subagent meta sidecar", &err),
+                path: meta_path,
+                line: None,
+            });
+            return None;
+        }
+    };
     match serde_json::from_slice::<Value>(&text) {
         Ok(v @ Value::Object(_)) => Some(v),
         Ok(_) | Err(_) => {
@@ -198,6 +214,18 @@ fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
             });
             None
         }
+    }
+}
+
+/// The diagnostic for a file that could not be read at all:
+/// `not a regular file (<kind>); skipped`, else `cannot read <what>: <io
+/// error>` (e.g. `cannot read subagent transcript: Permission denied (os
+/// error 13)`).
+pub fn unreadable_message(what: &str, err: &std::io::Error) -> String {
+    if super::fsread::is_not_regular(err) {
+        format!("{err}; skipped")
+    } else {
+        format!("cannot read {what}: {err}")
     }
 }
 
@@ -264,52 +292,13 @@ impl SessionMeta {
     }
 }
 
-/// How a prompt reads on screen: a slash command written as
-/// `<command-name>/x</command-name>…<command-args>a</command-args>` becomes
-/// `/x a`; any other text is returned unchanged.
-pub fn display_prompt(text: &str) -> String {
-    let tag = |name: &str| {
-        let open = format!("<{name}>");
-        let close = format!("</{name}>");
-        let start = text.find(&open)? + open.len();
-        let end = text[start..].find(&close)? + start;
-        Some(text[start..end].trim().to_string())
-    };
-    match tag("command-name") {
-        Some(command) => match tag("command-args").filter(|a| !a.is_empty()) {
-            Some(args) => format!("{command} {args}"),
-            None => command,
-        },
-        None => text.to_string(),
-    }
-}
-
-/// Collapses whitespace to single spaces and cuts to `max` chars with `…`.
-pub fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, word) in text.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > max {
-            break;
-        }
-    }
-    if out.chars().count() > max {
-        let cut: String = out.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        out
-    }
-}
-
 /// One conversation thread (the main thread or one subagent) being assembled.
 #[derive(Default)]
 struct Thread {
     turns: Vec<Turn>,
-    /// tool_use_id → (turn, event) of the record awaiting its result.
-    calls: HashMap<String, (usize, usize)>,
+    /// tool_use_id → (turn, event) of each record with that id, in order
+    /// (ids may repeat: a second call reusing one is kept).
+    calls: HashMap<String, Vec<(usize, usize)>>,
     /// message.id → usage of its last chunk, and first-seen order.
     usage_by_message: HashMap<String, Usage>,
     models: Vec<String>,
@@ -340,51 +329,6 @@ fn max_time(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTi
     match (a, b) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
-    }
-}
-
-/// Flattens a `message.content` / `tool_result.content` value to text: a
-/// string as is; text blocks joined by newlines; images as placeholders.
-pub fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => {
-            let mut parts: Vec<String> = Vec::new();
-            for block in blocks {
-                match block.get("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        if let Some(t) = block.get("text").and_then(Value::as_str) {
-                            parts.push(t.to_string());
-                        }
-                    }
-                    Some("image") => {
-                        let source = block.get("source");
-                        let media = source
-                            .and_then(|s| s.get("media_type"))
-                            .and_then(Value::as_str)
-                            .unwrap_or("image");
-                        let len = source
-                            .and_then(|s| s.get("data"))
-                            .and_then(Value::as_str)
-                            .map_or(0, str::len);
-                        parts.push(format!("[image: {media}, {len} bytes base64]"));
-                    }
-                    Some("tool_reference") => {
-                        if let Some(name) = block.get("tool_name").and_then(Value::as_str) {
-                            parts.push(format!("[tool_reference: {name}]"));
-                        }
-                    }
-                    Some(_) | None => {
-                        if let Value::String(s) = block {
-                            parts.push(s.clone());
-                        }
-                    }
-                }
-            }
-            parts.join("\n")
-        }
-        Value::Null => String::new(),
-        other => other.to_string(),
     }
 }
 
@@ -590,11 +534,22 @@ impl Thread {
             line: line_no,
             agent_id,
         };
-        let Some(&(t, e)) = self.calls.get(id) else {
+        let Some(records) = self.calls.get(id) else {
             self.diag(
                 line_no,
                 format!("tool_result for unknown tool_use_id {id}; kept out of the timeline"),
             );
+            return;
+        };
+        // The first record with this id still awaiting a result, else the
+        // last one (which then reports a second result).
+        let awaiting = records.iter().copied().find(|&(t, e)| {
+            matches!(
+                self.turns.get(t).and_then(|turn| turn.events.get(e)),
+                Some(Event::ToolCall(r)) if r.result.is_none()
+            )
+        });
+        let Some((t, e)) = awaiting.or_else(|| records.last().copied()) else {
             return;
         };
         if let Some(Event::ToolCall(record)) = self
@@ -693,12 +648,53 @@ impl Thread {
         message_id: &Option<String>,
         timestamp: Option<DateTime<Utc>>,
     ) {
-        let Some(id) = block.get("id").and_then(Value::as_str) else {
-            self.diag(line_no, "tool_use block without id".to_string());
-            return;
+        let id = match block.get("id") {
+            Some(Value::String(id)) => id.as_str(),
+            None | Some(Value::Null) => {
+                self.diag(line_no, "tool_use block without id".to_string());
+                return;
+            }
+            Some(other) => {
+                self.diag(
+                    line_no,
+                    format!(
+                        "tool_use id is not a string ({})",
+                        crate::tools::calls::json_type(other)
+                    ),
+                );
+                return;
+            }
         };
-        if self.calls.contains_key(id) {
-            return; // the same block repeated in another chunk
+        if let Some(previous) = self.calls.get(id) {
+            // The same block repeated in another chunk of the same message
+            // (same message.id, or no message.id and the same name and
+            // input) is one call; any other block reusing the id is a
+            // second call, kept.
+            let repeated = previous.iter().any(|&(t, e)| {
+                match self.turns.get(t).and_then(|turn| turn.events.get(e)) {
+                    Some(Event::ToolCall(r)) => match (&r.message_id, message_id) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => {
+                            r.call.name() == block.get("name").and_then(Value::as_str).unwrap_or("")
+                                && r.call.raw() == block.get("input")
+                        }
+                    },
+                    _ => false,
+                }
+            });
+            if repeated {
+                return;
+            }
+            let first_line = previous
+                .first()
+                .and_then(|&(t, e)| self.turns.get(t).and_then(|turn| turn.events.get(e)))
+                .map_or(0, Event::line);
+            self.diag(
+                line_no,
+                format!(
+                    "tool_use id {id} reused by a second call (first on line {first_line}); both kept"
+                ),
+            );
         }
         let Some(name) = block.get("name").and_then(Value::as_str) else {
             self.diag(line_no, format!("tool_use {id} without a name"));
@@ -725,7 +721,7 @@ impl Thread {
             subagent: None,
         };
         let at = self.push_event(Event::ToolCall(Box::new(record)));
-        self.calls.insert(id.to_string(), at);
+        self.calls.entry(id.to_string()).or_default().push(at);
     }
 
     fn push_system(&mut self, line_no: usize, v: &Value, timestamp: Option<DateTime<Utc>>) {
@@ -899,6 +895,10 @@ fn tool_calls_mut(session: &mut Session) -> impl Iterator<Item = &mut ToolCallRe
 struct SpawnFacts {
     /// The thread the call is in (`None` = main, `Some(i)` = subagent i).
     owner: Option<usize>,
+    /// Position of the call in [`Session::all_tool_calls`] order (the order
+    /// [`tool_calls_mut`] visits too): the one record a link is set on, even
+    /// when another call (e.g. the subagent's own) reuses its `tool_use_id`.
+    ordinal: usize,
     tool_use_id: String,
     agent_id: Option<String>,
     prompt: Option<String>,
@@ -912,8 +912,9 @@ type LinkRule = dyn Fn(&Subagent, &SpawnFacts) -> bool;
 fn link_subagents(session: &mut Session) {
     let spawns: Vec<SpawnFacts> = session
         .all_tool_calls()
-        .filter(|(_, r)| r.tool_kind == crate::tools::ToolKind::Task)
-        .map(|(owner, r)| {
+        .enumerate()
+        .filter(|(_, (_, r))| r.tool_kind == crate::tools::ToolKind::Task)
+        .map(|(ordinal, (owner, r))| {
             let get = |k: &str| {
                 r.call
                     .raw()
@@ -923,6 +924,7 @@ fn link_subagents(session: &mut Session) {
             };
             SpawnFacts {
                 owner,
+                ordinal,
                 tool_use_id: r.tool_use_id.clone(),
                 agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
                 prompt: get("prompt").map(|p| p.trim().to_string()),
@@ -967,13 +969,16 @@ fn link_subagents(session: &mut Session) {
             }
         }
     }
-    let spawn_of: HashMap<&str, usize> = links
+    // Only the matched spawn record is linked (by its position, not its id):
+    // a subagent's own call reusing the spawn's `tool_use_id` must not point
+    // at the subagent itself.
+    let spawn_of: HashMap<usize, usize> = links
         .iter()
         .enumerate()
-        .filter_map(|(i, link)| link.map(|(j, _)| (spawns[j].tool_use_id.as_str(), i)))
+        .filter_map(|(i, link)| link.map(|(j, _)| (spawns[j].ordinal, i)))
         .collect();
-    for record in tool_calls_mut(session) {
-        if let Some(&i) = spawn_of.get(record.tool_use_id.as_str()) {
+    for (ordinal, record) in tool_calls_mut(session).enumerate() {
+        if let Some(&i) = spawn_of.get(&ordinal) {
             record.subagent = Some(i);
         }
     }

@@ -45,9 +45,10 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::claude_code::{one_line, timestamp_of};
+use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
 use super::model::{Agent, Diagnostic, Event, Session, ToolCallRecord, ToolResult, Turn, Usage};
+use super::text::one_line;
 use crate::tools::{OnError, parse_codex_arguments, parse_tool_call, tool_kind, tool_resolved};
 
 /// Loads a Codex rollout file into a [`Session`] with
@@ -94,13 +95,9 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
     let id = loader
         .id
         .clone()
+        .filter(|id| !id.is_empty())
         .or_else(|| uuid_of_file_name(path))
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string()
-        });
+        .unwrap_or_else(|| super::model::id_from_path(path));
     let title = loader.thread_name.clone().or_else(|| {
         loader
             .turns

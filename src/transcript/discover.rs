@@ -30,7 +30,8 @@ use super::sniff::{LineSniff, Sniffed, sniff_lines};
 /// A session found on disk, before it is loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRef {
-    /// The session id: the main file's stem for Claude Code; for Codex the
+    /// The session id, never empty: the main file's stem (lossy,
+    /// [`super::model::id_from_path`]) for Claude Code; for Codex the
     /// first `session_meta.payload.id`, else the rollout file name's trailing
     /// UUID, else the stem (as [`crate::transcript::codex::load_session`]).
     pub id: String,
@@ -52,11 +53,7 @@ impl SessionRef {
     pub fn claude_code(path: PathBuf, subagent_files: Vec<PathBuf>) -> SessionRef {
         let meta = std::fs::metadata(&path).ok();
         SessionRef {
-            id: path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string(),
+            id: super::model::id_from_path(&path),
             agent: Agent::ClaudeCode,
             size: meta.as_ref().map_or(0, |m| m.len()),
             modified: meta.and_then(|m| m.modified().ok()),
@@ -96,7 +93,9 @@ impl SessionRef {
 pub struct Discovery {
     /// Sessions, sorted by modification time, newest first.
     pub sessions: Vec<SessionRef>,
-    /// Files that could not be used (orphaned subagent files, unreadable dirs).
+    /// Files that could not be used (orphaned subagent files, unreadable
+    /// folders or files, FIFOs given as PATHs, folders beyond [`MAX_DEPTH`],
+    /// symlink loops), sorted by path.
     pub diagnostics: Vec<Diagnostic>,
     /// The roots that were searched.
     pub roots: Vec<PathBuf>,
@@ -146,11 +145,17 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     let mut diagnostics = Vec::new();
     for root in &roots {
         let meta = std::fs::metadata(root).map_err(|_| DiscoverError::Missing(root.clone()))?;
+        if !meta.is_file() && !meta.is_dir() {
+            // A FIFO or device given as a PATH: never opened.
+            diagnostics.push(not_regular(root.clone(), &meta.file_type()));
+            continue;
+        }
         if meta.is_file() {
             if root.extension().and_then(|e| e.to_str()) != Some("jsonl") {
                 return Err(DiscoverError::NotTranscript(root.clone()));
             }
-            files.push((root.clone(), true));
+            let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+            files.push((root.clone(), true, canonical));
             // A main transcript given alone still brings its subagents: the
             // `<stem>/` folder beside it (2.1.x) and sibling `agent-*.jsonl`
             // files (2.0.x, attached below only when their sessionId matches).
@@ -159,7 +164,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             {
                 let session_dir = dir.join(stem);
                 if session_dir.is_dir() {
-                    walk(&session_dir, &mut files, &mut diagnostics, 0);
+                    walk_root(&session_dir, &mut files, &mut diagnostics);
                 }
                 if let Ok(entries) = std::fs::read_dir(dir) {
                     for entry in entries.flatten() {
@@ -169,18 +174,33 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                             && name.ends_with(".jsonl")
                             && parent_of_subagent(&path).as_deref() == Some(root.as_path())
                         {
-                            files.push((path, false));
+                            let canonical =
+                                std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                            files.push((path, false, canonical));
                         }
                     }
                 }
             }
         } else {
-            walk(root, &mut files, &mut diagnostics, 0);
+            walk_root(root, &mut files, &mut diagnostics);
         }
     }
     // Byte order is enough to bring duplicates together (and much cheaper
     // than `Path`'s component-wise order); an explicit PATH sorts before
     // the same file found by walking, so `dedup` keeps the explicit one.
+    //
+    // The same file reached twice (through a symlinked folder and directly)
+    // has one canonical path: the explicit one, else the one found without a
+    // link (path == canonical), else the smallest path is kept.
+    files.sort_by(|a, b| {
+        a.2.as_os_str()
+            .cmp(b.2.as_os_str())
+            .then_with(|| b.1.cmp(&a.1))
+            .then_with(|| (a.0 != a.2).cmp(&(b.0 != b.2)))
+            .then_with(|| a.0.as_os_str().cmp(b.0.as_os_str()))
+    });
+    files.dedup_by(|a, b| a.2 == b.2);
+    let mut files: Vec<(PathBuf, bool)> = files.into_iter().map(|(p, e, _)| (p, e)).collect();
     files.sort_by(|a, b| {
         a.0.as_os_str()
             .cmp(b.0.as_os_str())
@@ -194,6 +214,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         Subagent,
         Main(SessionRef),
         Neither,
+        Unreadable(std::io::Error),
     }
     let kinds: Vec<Kind> = files
         .par_iter()
@@ -201,7 +222,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             if is_subagent_file(path) {
                 return Kind::Subagent;
             }
-            let lines = sniff_lines(path, 8);
+            let lines = match super::sniff::sniff_file(path, 8) {
+                Ok(lines) => lines,
+                Err(err) => return Kind::Unreadable(err),
+            };
             if looks_like_claude_code(&lines) {
                 Kind::Main(SessionRef::claude_code(path.clone(), Vec::new()))
             } else if looks_like_codex(&lines, path) {
@@ -228,6 +252,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 message: "not a Claude Code or Codex transcript; skipped".to_string(),
             }),
             Kind::Neither => {}
+            Kind::Unreadable(err) => diagnostics.push(Diagnostic {
+                message: super::claude_code::unreadable_message("transcript", &err),
+                path,
+                line: None,
+            }),
         }
     }
     // Finding a subagent's parent stats (and for sibling files reads): in
@@ -255,6 +284,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }),
         }
     }
+    diagnostics.sort_by(|a, b| {
+        a.path
+            .as_os_str()
+            .cmp(b.path.as_os_str())
+            .then(a.line.cmp(&b.line))
+    });
     let mut sessions: Vec<SessionRef> = mains.into_values().collect();
     for s in &mut sessions {
         s.subagent_files.sort();
@@ -288,52 +323,112 @@ where
     sessions.filter(|s| s.id.starts_with(wanted)).collect()
 }
 
-const MAX_DEPTH: usize = 12;
+/// How many folder levels below a root are searched; deeper folders are
+/// reported as a diagnostic and not searched.
+pub const MAX_DEPTH: usize = 12;
 
+/// A folder being walked: its path as found, and its canonical path
+/// (symlinks resolved), built from the parent's without a syscall for a
+/// real folder.
+struct WalkDir<'a> {
+    path: &'a Path,
+    canonical: PathBuf,
+    /// The canonical paths of the folders walked through to get here, this
+    /// one last (a loop through several links shows as a target that is one
+    /// of them or above one of them).
+    chain: Vec<PathBuf>,
+}
+
+/// Walks `dir` for `.jsonl` files (regular files, or symlinks to them),
+/// following symlinked folders. A symlinked folder whose target is a folder
+/// on the way here or above one (a loop) is not entered (a diagnostic); the same
+/// folder reached twice (through a link and directly) is deduplicated
+/// later by the files' canonical paths. Each file is pushed as `(path,
+/// explicit = false, canonical path)`.
 fn walk(
-    dir: &Path,
-    files: &mut Vec<(PathBuf, bool)>,
+    dir: WalkDir<'_>,
+    files: &mut Vec<(PathBuf, bool, PathBuf)>,
     diagnostics: &mut Vec<Diagnostic>,
     depth: usize,
 ) {
     if depth > MAX_DEPTH {
+        diagnostics.push(Diagnostic {
+            path: dir.path.to_path_buf(),
+            line: None,
+            message: format!(
+                "folder more than {MAX_DEPTH} levels below the search root; not searched"
+            ),
+        });
         return;
     }
-    let entries = match std::fs::read_dir(dir) {
+    let entries = match std::fs::read_dir(dir.path) {
         Ok(entries) => entries,
         Err(err) => {
             diagnostics.push(Diagnostic {
-                path: dir.to_path_buf(),
+                path: dir.path.to_path_buf(),
                 line: None,
                 message: format!("cannot read folder: {err}"),
             });
             return;
         }
     };
-    let mut subdirs = Vec::new();
+    let mut subdirs: Vec<(PathBuf, PathBuf)> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
+        let name = entry.file_name();
+        let jsonl = path.extension().is_some_and(|e| e == "jsonl");
         if file_type.is_dir() {
-            subdirs.push(path);
-        } else if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
-            let is_file = file_type.is_file() || path.is_file();
-            if is_file {
-                files.push((path, false));
+            subdirs.push((path, dir.canonical.join(&name)));
+        } else if file_type.is_symlink() {
+            // Followed: a linked project folder, or a linked transcript.
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue; // a dangling link
+            };
+            if meta.is_dir() {
+                let Ok(target) = std::fs::canonicalize(&path) else {
+                    continue;
+                };
+                if dir.chain.iter().any(|c| c.starts_with(&target)) {
+                    diagnostics.push(Diagnostic {
+                        path: path.clone(),
+                        line: None,
+                        message: "symlink to a folder that contains it (a loop); not followed"
+                            .to_string(),
+                    });
+                    continue;
+                }
+                subdirs.push((path, target));
+            } else if meta.is_file() && jsonl {
+                files.push((path, false, dir.canonical.join(&name)));
+            } else if jsonl {
+                diagnostics.push(not_regular(path, &meta.file_type()));
             }
+        } else if file_type.is_file() && jsonl {
+            files.push((path, false, dir.canonical.join(&name)));
+        } else if jsonl {
+            // A FIFO or device named *.jsonl: reported, never opened.
+            diagnostics.push(not_regular(path, &file_type));
         }
     }
     // Folders in parallel (a projects root has one per project); the caller
     // sorts the files.
-    type Found = (Vec<(PathBuf, bool)>, Vec<Diagnostic>);
+    type Found = (Vec<(PathBuf, bool, PathBuf)>, Vec<Diagnostic>);
     let found: Vec<Found> = subdirs
         .par_iter()
-        .map(|d| {
+        .map(|(d, canonical)| {
             let mut f = Vec::new();
             let mut g = Vec::new();
-            walk(d, &mut f, &mut g, depth + 1);
+            let mut chain = dir.chain.clone();
+            chain.push(canonical.clone());
+            let sub = WalkDir {
+                path: d,
+                canonical: canonical.clone(),
+                chain,
+            };
+            walk(sub, &mut f, &mut g, depth + 1);
             (f, g)
         })
         .collect();
@@ -341,6 +436,37 @@ fn walk(
         files.append(&mut f);
         diagnostics.append(&mut g);
     }
+}
+
+/// The diagnostic for a `.jsonl` that is not a regular file.
+fn not_regular(path: PathBuf, file_type: &std::fs::FileType) -> Diagnostic {
+    Diagnostic {
+        path,
+        line: None,
+        message: format!(
+            "not a regular file ({}); skipped",
+            super::fsread::kind_of(file_type)
+        ),
+    }
+}
+
+/// Starts a walk at `root` (its canonical path resolved once).
+fn walk_root(
+    root: &Path,
+    files: &mut Vec<(PathBuf, bool, PathBuf)>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    walk(
+        WalkDir {
+            path: root,
+            chain: vec![canonical.clone()],
+            canonical,
+        },
+        files,
+        diagnostics,
+        0,
+    );
 }
 
 /// Whether a `.jsonl` path is a subagent transcript by its name or place:
@@ -496,10 +622,5 @@ fn codex_session_id(lines: &[LineSniff], path: &Path) -> String {
     .filter(|id| !id.is_empty());
     from_meta
         .or_else(|| super::codex::uuid_of_file_name(path))
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string()
-        })
+        .unwrap_or_else(|| super::model::id_from_path(path))
 }

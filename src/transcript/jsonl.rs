@@ -5,8 +5,7 @@
 //! other), parsed with serde_json, and every line that cannot be used becomes
 //! a [`Diagnostic`] with its 1-based line number. Files are opened read-only.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use serde_json::Value;
@@ -22,23 +21,51 @@ use super::model::Diagnostic;
 ///   (the session may still be being written)`;
 /// - invalid UTF-8: the line is decoded lossily (U+FFFD) and still used, with
 ///   `invalid UTF-8 replaced with U+FFFD`;
+/// - a lone UTF-16 surrogate escape (`"\ud83d"` without its pair): rewritten
+///   to U+FFFD and the line still used, with `lone UTF-16 surrogate escape
+///   replaced with U+FFFD` (see [`parse_line`]);
+/// - a UTF-8 byte order mark at the start of a line is ignored;
 /// - a JSON value that is not an object: `expected a JSON object, got <kind>`.
+///
+/// - a line longer than [`MAX_LINE`] bytes: `line longer than 256 MiB;
+///   skipped` (the rest of it is read through, not kept).
 ///
 /// # Errors
 /// Only when the file cannot be opened or read at all (missing, permission,
-/// I/O error); a partial read keeps the lines already delivered.
+/// I/O error, not a regular file: see [`super::fsread::open_regular`]); a
+/// partial read keeps the lines already delivered.
 pub fn read_objects(
     path: &Path,
     diagnostics: &mut Vec<Diagnostic>,
     mut on_line: impl FnMut(usize, Value),
 ) -> std::io::Result<()> {
-    let file = File::open(path)?;
+    let file = super::fsread::open_regular(path)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut line_no = 0usize;
     loop {
         buf.clear();
-        let n = match reader.read_until(b'\n', &mut buf) {
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf);
+        if matches!(read, Ok(n) if n > MAX_LINE) && buf.last() != Some(&b'\n') {
+            line_no += 1;
+            diagnostics.push(Diagnostic {
+                path: path.to_path_buf(),
+                line: Some(line_no),
+                message: "line longer than 256 MiB; skipped".to_string(),
+            });
+            if let Err(err) = skip_line(&mut reader) {
+                diagnostics.push(Diagnostic {
+                    path: path.to_path_buf(),
+                    line: Some(line_no),
+                    message: format!("read error: {err}"),
+                });
+                return Ok(());
+            }
+            continue;
+        }
+        let n = match read {
             Ok(n) => n,
             Err(err) => {
                 diagnostics.push(Diagnostic {
@@ -54,7 +81,7 @@ pub fn read_objects(
         }
         line_no += 1;
         let complete = buf.last() == Some(&b'\n');
-        let bytes = trim_ascii(&buf);
+        let bytes = line_bytes(&buf);
         if bytes.is_empty() {
             continue;
         }
@@ -63,20 +90,12 @@ pub fn read_objects(
             line: Some(line_no),
             message,
         };
-        let parsed = match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => Ok(v),
-            Err(err) if std::str::from_utf8(bytes).is_err() => {
-                let text = String::from_utf8_lossy(bytes);
-                match serde_json::from_str::<Value>(&text) {
-                    Ok(v) => {
-                        diagnostics.push(diag("invalid UTF-8 replaced with U+FFFD".to_string()));
-                        Ok(v)
-                    }
-                    Err(_) => Err(err),
-                }
+        let parsed = parse_line::<Value>(bytes).map(|(v, fixes)| {
+            for message in fixes.messages() {
+                diagnostics.push(diag(message.to_string()));
             }
-            Err(err) => Err(err),
-        };
+            v
+        });
         match parsed {
             Ok(Value::Object(map)) => on_line(line_no, Value::Object(map)),
             Ok(other) => diagnostics.push(diag(format!(
@@ -89,6 +108,152 @@ pub fn read_objects(
             Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
         }
     }
+}
+
+/// The longest line kept, in bytes (256 MiB; a pasted image makes lines of
+/// tens of MiB).
+pub const MAX_LINE: usize = 256 << 20;
+
+/// Reads through the rest of a line (up to and including its newline)
+/// without keeping it.
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match memchr::memchr(b'\n', chunk) {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+/// What [`parse_line`] repaired in a line before it parsed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineFixes {
+    /// Invalid UTF-8 was decoded lossily (U+FFFD).
+    pub invalid_utf8: bool,
+    /// A `\uD800`–`\uDFFF` escape not part of a surrogate pair was rewritten
+    /// to `\uFFFD` (Claude Code writes them when it cuts a string inside an
+    /// emoji).
+    pub lone_surrogate: bool,
+}
+
+impl LineFixes {
+    /// The diagnostic messages for the repairs made, in a fixed order:
+    /// `invalid UTF-8 replaced with U+FFFD`, `lone UTF-16 surrogate escape
+    /// replaced with U+FFFD`.
+    pub fn messages(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.invalid_utf8 {
+            out.push("invalid UTF-8 replaced with U+FFFD");
+        }
+        if self.lone_surrogate {
+            out.push("lone UTF-16 surrogate escape replaced with U+FFFD");
+        }
+        out
+    }
+}
+
+/// The JSON text of a raw line: surrounding ASCII whitespace and a leading
+/// UTF-8 byte order mark (EF BB BF, as an editor may write at the start of a
+/// file) removed.
+pub fn line_bytes(raw: &[u8]) -> &[u8] {
+    let trimmed = trim_ascii(raw);
+    match trimmed.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => trim_ascii(rest),
+        None => trimmed,
+    }
+}
+
+/// A repaired copy of a line that failed to parse, when a repair applies:
+/// invalid UTF-8 decoded lossily, then every lone surrogate escape rewritten
+/// to `\ufffd` (same length). `None` when there is nothing to repair (the
+/// parse error stands).
+pub fn repair_line(bytes: &[u8]) -> Option<(Vec<u8>, LineFixes)> {
+    let mut fixes = LineFixes::default();
+    let mut out = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.to_vec(),
+        Err(_) => {
+            fixes.invalid_utf8 = true;
+            String::from_utf8_lossy(bytes).into_owned().into_bytes()
+        }
+    };
+    fixes.lone_surrogate = replace_lone_surrogates(&mut out);
+    (fixes != LineFixes::default()).then_some((out, fixes))
+}
+
+/// Parses one line's JSON text (see [`line_bytes`]) as `T`; when that fails
+/// and [`repair_line`] applies, parses the repaired text instead and says
+/// what was repaired. This is the one line parser of the loaders (through
+/// [`read_objects`]); the query prefilter uses [`repair_line`] the same way
+/// for its borrowed line type.
+///
+/// # Errors
+/// The first parse's error when the line cannot be repaired or still does
+/// not parse.
+pub fn parse_line<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+) -> Result<(T, LineFixes), serde_json::Error> {
+    let err = match serde_json::from_slice::<T>(bytes) {
+        Ok(v) => return Ok((v, LineFixes::default())),
+        Err(err) => err,
+    };
+    match repair_line(bytes) {
+        Some((fixed, fixes)) => serde_json::from_slice::<T>(&fixed)
+            .map(|v| (v, fixes))
+            .map_err(|_| err),
+        None => Err(err),
+    }
+}
+
+/// Rewrites each `\uXXXX` escape in the surrogate range that is not a
+/// high-low pair to `\ufffd`, in place; `\\` escapes are skipped so `\\ud83d`
+/// (a backslash and text) is left alone. Returns whether any was rewritten.
+fn replace_lone_surrogates(bytes: &mut [u8]) -> bool {
+    let hex4 = |b: &[u8], at: usize| -> Option<u16> {
+        let digits = b.get(at..at + 4)?;
+        let text = std::str::from_utf8(digits).ok()?;
+        u16::from_str_radix(text, 16).ok()
+    };
+    let escape_at = |b: &[u8], at: usize| -> Option<u16> {
+        if b.get(at) == Some(&b'\\') && b.get(at + 1) == Some(&b'u') {
+            hex4(b, at + 2)
+        } else {
+            None
+        }
+    };
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = escape_at(bytes, i) else {
+            i += 2; // `\\`, `\"`, `\n`, …: skip the escaped byte
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&unit);
+        let low = (0xDC00..0xE000).contains(&unit);
+        if high && escape_at(bytes, i + 6).is_some_and(|u| (0xDC00..0xE000).contains(&u)) {
+            i += 12; // a valid pair
+            continue;
+        }
+        if high || low {
+            bytes[i + 2..i + 6].copy_from_slice(b"fffd");
+            changed = true;
+        }
+        i += 6;
+    }
+    changed
 }
 
 fn trim_ascii(bytes: &[u8]) -> &[u8] {
@@ -167,5 +332,31 @@ mod tests {
         let mut diags = Vec::new();
         let err = read_objects(Path::new("/nonexistent/x.jsonl"), &mut diags, |_, _| {});
         assert!(err.is_err());
+    }
+
+    #[test]
+    fn lone_surrogates_are_replaced_pairs_and_escaped_backslashes_kept() {
+        let (lines, diags) =
+            read(b"{\"t\":\"a\\ud83d\",\"p\":\"\\ud83d\\ude00\",\"b\":\"\\\\ud83d\",\"l\":\"\\udc00x\"}\n");
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].1["t"], "a\u{fffd}");
+        assert_eq!(lines[0].1["p"], "\u{1f600}");
+        assert_eq!(lines[0].1["b"], "\\ud83d");
+        assert_eq!(lines[0].1["l"], "\u{fffd}x");
+        assert_eq!(
+            diags.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+            vec!["lone UTF-16 surrogate escape replaced with U+FFFD"]
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_cost_line_one() {
+        let (lines, diags) = read(b"\xEF\xBB\xBF{\"a\":1}\n{\"b\":2}\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            lines.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+        assert_eq!(lines[0].1["a"], 1);
     }
 }

@@ -7,10 +7,13 @@ pub mod codex;
 pub mod diff;
 pub mod discover;
 pub mod export;
+pub mod fsread;
 pub mod jsonl;
 pub mod model;
 pub mod short_id;
 pub mod sniff;
+pub mod spawns;
+pub mod text;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
 pub use model::*;
@@ -38,6 +41,10 @@ pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
     let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
         Agent::Codex => codex::load_session(&session.path),
+        Agent::OpenCode | Agent::Droid => Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            format!("no loader for {} sessions", session.agent.as_str()),
+        )),
     };
     loaded.map_err(|source| LoadError {
         path: session.path.clone(),

@@ -16,8 +16,9 @@ use serde_json::Value;
 use crate::tools::{ToolCall, ToolKind};
 
 /// Which coding agent wrote a transcript. Serialized in kebab case
-/// (`"claude-code"`, `"codex"`), the spelling `find_tool_calls`'s `agent`
-/// parameter uses.
+/// (`"claude-code"`, `"codex"`, `"opencode"`, `"droid"`), the spelling
+/// `find_tool_calls`'s `agent` parameter uses. [`Agent::ALL`] is the one
+/// list of agents (the query's `KNOWN_AGENTS` is derived from it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
@@ -28,25 +29,104 @@ pub enum Agent {
     /// derives one from exit codes, so it is not reliable (see
     /// [`crate::transcript::codex`]).
     Codex,
+    /// opencode: known to `find_tool_calls`'s `agent`, no loader yet
+    /// (discovery never yields its sessions, so it selects none).
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// Factory Droid: known to `find_tool_calls`'s `agent`, no loader yet
+    /// (discovery never yields its sessions, so it selects none).
+    Droid,
 }
 
 impl Agent {
+    /// Every agent, in the order lists show them.
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::OpenCode,
+        Agent::Droid,
+    ];
+
+    /// The serialized spelling of each of [`Agent::ALL`], in that order.
+    pub const NAMES: [&'static str; 4] = [
+        Agent::ALL[0].as_str(),
+        Agent::ALL[1].as_str(),
+        Agent::ALL[2].as_str(),
+        Agent::ALL[3].as_str(),
+    ];
+
     /// The serialized spelling, e.g. `"claude-code"`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::OpenCode => "opencode",
+            Agent::Droid => "droid",
         }
     }
+
+    /// Whether hookscope can load this agent's transcripts.
+    pub const fn has_loader(self) -> bool {
+        matches!(self, Agent::ClaudeCode | Agent::Codex)
+    }
+}
+
+/// An agent name that is not one of [`Agent::NAMES`]. Displays as
+/// `unknown agent "x"; known agents: claude-code, codex, opencode, droid`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent {0:?}; known agents: {names}", names = Agent::NAMES.join(", "))]
+pub struct UnknownAgent(pub String);
+
+impl std::str::FromStr for Agent {
+    type Err = UnknownAgent;
+
+    /// Parses the serialized spelling (ASCII case-insensitive:
+    /// `Claude-Code` is [`Agent::ClaudeCode`]).
+    fn from_str(s: &str) -> Result<Agent, UnknownAgent> {
+        Agent::ALL
+            .into_iter()
+            .find(|a| a.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownAgent(s.to_string()))
+    }
+}
+
+/// Serializes a path as a string, lossily: bytes that are not UTF-8 become
+/// U+FFFD (serde's own `PathBuf` impl fails on them, which made whole
+/// outputs `null`). For `#[serde(serialize_with = "lossy_path")]`.
+///
+/// # Errors
+/// Only the serializer's own.
+pub fn lossy_path<S: serde::Serializer>(
+    path: &std::path::Path,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&path.to_string_lossy())
+}
+
+/// A file stem as a session id: the stem decoded lossily (U+FFFD for bytes
+/// that are not UTF-8), else the whole file name, else `"unnamed"`; never
+/// empty.
+pub fn id_from_path(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .or_else(|| {
+            path.file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "unnamed".to_string())
 }
 
 /// A line (or file) that could not be used, with where and why.
 ///
 /// `line` is 1-based; `None` when the problem concerns the whole file
-/// (unreadable, missing, orphaned subagent file).
+/// (unreadable, missing, orphaned subagent file). Serialized as `{path,
+/// line, message}` with `path` a lossy string ([`lossy_path`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// The file the problem is in.
+    #[serde(serialize_with = "lossy_path")]
     pub path: PathBuf,
     /// 1-based line number, when the problem is one line.
     pub line: Option<usize>,
@@ -165,10 +245,12 @@ pub struct ToolCallRecord {
 /// the command for Bash, the description for Task/Agent, the pattern for
 /// Glob/Grep, the file for file tools, else the first of the input's
 /// `command`, `file_path`, `pattern`, `description`, `url`, `query`,
-/// `skill`, `path`, `prompt`, `subject`, `taskId`; at most 200 chars; empty
-/// when none applies.
+/// `skill`, `path`, `prompt`, `subject`, `taskId`; Codex `write_stdin` as
+/// `session <session_id>: <chars>` (escaped, e.g. `yes\n`; `(wait for
+/// output)` when `chars` is empty); at most 200 chars; empty when none
+/// applies.
 pub fn call_summary(call: &ToolCall) -> String {
-    use super::claude_code::one_line;
+    use super::text::one_line;
     match call {
         ToolCall::Bash(bash) => return one_line(&bash.command, 200),
         ToolCall::Task(task) => return one_line(&task.description, 200),
@@ -179,6 +261,24 @@ pub fn call_summary(call: &ToolCall) -> String {
                 return one_line(path, 200);
             }
         }
+    }
+    let raw = call.raw();
+    if call.name() == "write_stdin" {
+        // Codex unified exec (formats.md §2.3): `{session_id, chars}`;
+        // `session_id` is a number in 0.1xx rollouts, a string in older ones.
+        let get = |k: &str| raw.and_then(|r| r.get(k));
+        let session = match get("session_id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => "?".to_string(),
+        };
+        let chars = get("chars").and_then(Value::as_str).unwrap_or("");
+        let what = if chars.is_empty() {
+            "(wait for output)".to_string()
+        } else {
+            chars.escape_debug().to_string()
+        };
+        return one_line(&format!("session {session}: {what}"), 200);
     }
     const KEYS: &[&str] = &[
         "command",
@@ -194,7 +294,6 @@ pub fn call_summary(call: &ToolCall) -> String {
         "subject",
         "taskId",
     ];
-    let raw = call.raw();
     KEYS.iter()
         .find_map(|k| raw.and_then(|r| r.get(*k)).and_then(Value::as_str))
         .map(|s| one_line(s, 200))
@@ -427,8 +526,9 @@ impl Subagent {
 /// A fully loaded session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
-    /// Session id: the main file's stem (`<uuid>.jsonl`); for Codex the
-    /// first `session_meta.payload.id` (else the file name's UUID).
+    /// Session id, never empty: the main file's stem (`<uuid>.jsonl`,
+    /// decoded lossily, [`id_from_path`]); for Codex the first
+    /// `session_meta.payload.id` (else the file name's UUID, else the stem).
     pub id: String,
     /// Which agent wrote it.
     pub agent: Agent,
@@ -495,16 +595,20 @@ impl Session {
     /// no turn opens with a prompt.
     pub fn first_prompt(&self) -> Option<String> {
         let turn = self.turns.iter().find(|t| t.prompt_line.is_some())?;
-        let text = crate::transcript::claude_code::display_prompt(&turn.prompt);
-        Some(crate::transcript::claude_code::one_line(
-            &text,
-            FIRST_PROMPT_CHARS,
-        ))
-        .filter(|p| !p.is_empty())
+        let text = crate::transcript::text::display_prompt(&turn.prompt);
+        Some(crate::transcript::text::one_line(&text, FIRST_PROMPT_CHARS)).filter(|p| !p.is_empty())
     }
 
     /// The counts shown in the session list and `sessions --json`.
     pub fn summary(&self) -> SessionSummary {
+        self.summary_with(&super::spawns::SpawnTree::new(self))
+    }
+
+    /// [`Session::summary`] with the session's spawn tree already built.
+    /// Counts follow the one definition in [`super::spawns`] ("Counts"):
+    /// `tool_calls` and `errors` over every thread (main and every
+    /// subagent, each call once), `subagents` every attached transcript.
+    pub fn summary_with(&self, tree: &super::spawns::SpawnTree) -> SessionSummary {
         SessionSummary {
             id: self.id.clone(),
             agent: self.agent,
@@ -516,8 +620,8 @@ impl Session {
             ended: self.ended,
             version: self.version.clone(),
             turns: self.prompt_turns(),
-            tool_calls: self.tool_calls().count(),
-            errors: self.tool_calls().filter(|c| c.is_error()).count(),
+            tool_calls: tree.session_tool_calls(self),
+            errors: tree.session_errors(self),
             subagents: self.subagents.len(),
             diagnostics: self.diagnostics.len(),
         }
@@ -548,7 +652,8 @@ pub struct SessionSummary {
     pub id: String,
     /// `"claude-code"` or `"codex"`.
     pub agent: Agent,
-    /// Main transcript path.
+    /// Main transcript path (serialized lossily, [`lossy_path`]).
+    #[serde(serialize_with = "lossy_path")]
     pub path: PathBuf,
     /// Working directory.
     pub cwd: Option<String>,
@@ -564,12 +669,38 @@ pub struct SessionSummary {
     pub version: Option<String>,
     /// Turns opened by a real prompt.
     pub turns: usize,
-    /// Main-thread tool calls.
+    /// Tool calls of every thread (main and all subagents).
     pub tool_calls: usize,
-    /// Main-thread tool calls whose result has `is_error: true`.
+    /// Of those, the calls whose result has `is_error: true`.
     pub errors: usize,
-    /// Subagent transcripts attached.
+    /// Subagent transcripts attached (linked, nested or not linked).
     pub subagents: usize,
     /// Diagnostics count.
     pub diagnostics: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_list_of_agents_names_parse_and_serialize_alike() {
+        assert_eq!(Agent::NAMES, ["claude-code", "codex", "opencode", "droid"]);
+        assert_eq!(crate::query::KNOWN_AGENTS, &Agent::NAMES[..]);
+        for agent in Agent::ALL {
+            assert_eq!(agent.as_str().parse::<Agent>(), Ok(agent));
+            assert_eq!(
+                serde_json::to_value(agent).expect("serialize"),
+                serde_json::json!(agent.as_str())
+            );
+        }
+        assert_eq!("CODEX".parse::<Agent>(), Ok(Agent::Codex));
+        assert_eq!(
+            "gemini".parse::<Agent>().map_err(|e| e.to_string()),
+            Err(
+                "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
+                    .into()
+            )
+        );
+    }
 }

@@ -9,7 +9,6 @@
 //! sniffed (skipped like an unparsable line).
 
 use std::fmt;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -151,54 +150,164 @@ pub struct LineSniff {
     pub timestamp: Sniffed,
 }
 
-/// A [`LineSniff`] read only from a JSON object (serde would also fill a
-/// struct from an array, which is not a line of any transcript format).
-struct ObjectLine(LineSniff);
+/// Fills a [`LineSniff`] from a JSON object key by key, so the keys read
+/// before an error (a line cut at the sniffing prefix, inside a huge value)
+/// are kept. A duplicate of a sniffed key sets `dup` and fails.
+struct Partial<'s> {
+    out: &'s mut LineSniff,
+    dup: &'s mut bool,
+}
 
-impl<'de> Deserialize<'de> for ObjectLine {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ObjectLine, D::Error> {
-        struct ObjectVisitor;
-        impl<'de> Visitor<'de> for ObjectVisitor {
-            type Value = ObjectLine;
+impl<'de> Visitor<'de> for Partial<'_> {
+    type Value = ();
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object")
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let out = &mut *self.out;
+            let slot = match key.as_ref() {
+                "type" => &mut out.kind,
+                "uuid" => &mut out.uuid,
+                "sessionId" => &mut out.session_id_camel,
+                "leafUuid" => &mut out.leaf_uuid,
+                "message" => &mut out.message,
+                "payload" => &mut out.payload,
+                "session_id" => &mut out.session_id,
+                "role" => &mut out.role,
+                "id" => &mut out.id,
+                "timestamp" => &mut out.timestamp,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if slot.present() {
+                *self.dup = true;
+                return Err(de::Error::custom(format_args!("duplicate key {key}")));
             }
-
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectLine, A::Error> {
-                LineSniff::deserialize(de::value::MapAccessDeserializer::new(map)).map(ObjectLine)
-            }
+            // Assigned only once the whole value is read.
+            *slot = map.next_value::<Sniffed>()?;
         }
-        d.deserialize_map(ObjectVisitor)
+        Ok(())
     }
 }
 
-/// Sniffs up to `n` of the first non-blank lines of a file that are JSON
-/// objects (at most `4 n` lines are tried, within the first 16 MiB); lines
-/// that do not parse are skipped. A file that cannot be opened gives none.
-pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
-    let Ok(file) = File::open(path) else {
-        return Vec::new();
+/// Sniffs one line's JSON text. A complete line must parse whole as an
+/// object (after [`super::jsonl::repair_line`] when needed); a line cut at
+/// the prefix (`complete == false`) keeps the keys read before the cut,
+/// when there is at least one and no sniffed key repeats.
+fn sniff_line(bytes: &[u8], complete: bool) -> Option<LineSniff> {
+    let attempt = |bytes: &[u8]| -> (LineSniff, bool, bool) {
+        let mut out = LineSniff::default();
+        let mut dup = false;
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let ok = de
+            .deserialize_map(Partial {
+                out: &mut out,
+                dup: &mut dup,
+            })
+            .and_then(|()| de.end())
+            .is_ok();
+        (out, ok, dup)
     };
-    let mut reader = BufReader::with_capacity(16 * 1024, file.take(16 * 1024 * 1024));
+    let bytes = super::jsonl::line_bytes(bytes);
+    let (out, ok, dup) = attempt(bytes);
+    if ok {
+        return Some(out);
+    }
+    if complete {
+        let (fixed, _) = super::jsonl::repair_line(bytes)?;
+        let (out, ok, _) = attempt(&fixed);
+        return ok.then_some(out);
+    }
+    let any = [
+        &out.kind,
+        &out.uuid,
+        &out.session_id_camel,
+        &out.leaf_uuid,
+        &out.message,
+        &out.payload,
+        &out.session_id,
+        &out.role,
+        &out.id,
+        &out.timestamp,
+    ]
+    .iter()
+    .any(|s| s.present());
+    (bytes.first() == Some(&b'{') && !dup && any).then_some(out)
+}
+
+/// How much of one line sniffing parses (64 KiB): the top-level keys that
+/// tell formats apart come before a huge value (a pasted image in the first
+/// prompt makes a line of tens of MiB).
+pub const LINE_PREFIX: usize = 64 * 1024;
+
+/// The most bytes sniffing reads through in one file (64 MiB), cut lines'
+/// tails included.
+const FILE_BUDGET: u64 = 64 * 1024 * 1024;
+
+/// Sniffs up to `n` of the first non-blank lines of a file that are JSON
+/// objects (at most `4 n` lines are tried, within the first 64 MiB). Each
+/// line is sniffed from at most its first [`LINE_PREFIX`] bytes: a longer
+/// line gives the keys read before the cut. Lines that do not parse are
+/// skipped. A file that cannot be opened, or is not a regular file, gives
+/// none.
+pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
+    sniff_file(path, n).unwrap_or_default()
+}
+
+/// [`sniff_lines`], saying why a file could not be opened.
+///
+/// # Errors
+/// The error of [`super::fsread::open_regular`] (missing, permission, not
+/// a regular file); read errors after opening end the sniff quietly.
+pub fn sniff_file(path: &Path, n: usize) -> std::io::Result<Vec<LineSniff>> {
+    let file = super::fsread::open_regular(path)?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file.take(FILE_BUDGET));
     let mut out = Vec::new();
     let mut buf = Vec::new();
     let mut tries = 0;
     while out.len() < n && tries < n * 4 {
         buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
+        match (&mut reader)
+            .take(LINE_PREFIX as u64)
+            .read_until(b'\n', &mut buf)
+        {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
         tries += 1;
+        let complete = buf.last() == Some(&b'\n') || buf.len() < LINE_PREFIX;
+        if !complete && skip_rest_of_line(&mut reader).is_err() {
+            break;
+        }
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Ok(ObjectLine(line)) = serde_json::from_slice::<ObjectLine>(&buf) {
+        if let Some(line) = sniff_line(&buf, complete) {
             out.push(line);
         }
     }
-    out
+    Ok(out)
+}
+
+/// Reads through the rest of a line, keeping nothing.
+fn skip_rest_of_line(reader: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        if let Some(i) = memchr::memchr(b'\n', chunk) {
+            reader.consume(i + 1);
+            return Ok(());
+        }
+        let len = chunk.len();
+        reader.consume(len);
+    }
 }
 
 #[cfg(test)]
@@ -206,7 +315,7 @@ mod tests {
     use super::*;
 
     fn sniff(text: &str) -> Option<LineSniff> {
-        serde_json::from_str::<ObjectLine>(text).ok().map(|l| l.0)
+        sniff_line(text.as_bytes(), true)
     }
 
     #[test]
@@ -248,5 +357,20 @@ mod tests {
         assert!(sniff("[1,2]").is_none());
         assert!(sniff(r#""text""#).is_none());
         assert!(sniff(r#"{"type":"user""#).is_none());
+        assert!(sniff(r#"{"type":"user","type":"user"}"#).is_none());
+    }
+
+    #[test]
+    fn a_cut_line_keeps_the_keys_read_before_the_cut() {
+        let l = sniff_line(
+            br#"{"sessionId":"s","type":"user","message":{"content":"xxxx"#,
+            false,
+        )
+        .expect("a partial line");
+        assert_eq!(l.session_id_camel.as_str(), Some("s"));
+        assert_eq!(l.kind.as_str(), Some("user"));
+        assert!(!l.message.present());
+        assert!(sniff_line(br#"{"big":"xxxx"#, false).is_none());
+        assert!(sniff_line(br#"{"type":"a","type":"b","x":"xx"#, false).is_none());
     }
 }

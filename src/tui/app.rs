@@ -10,7 +10,7 @@
 //! (each lives in its component's module).
 
 use chrono::FixedOffset;
-use hookscope::transcript::claude_code::one_line;
+use hookscope::transcript::text::one_line;
 use hookscope::transcript::{Diagnostic, Event, SessionRef};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};

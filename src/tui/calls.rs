@@ -10,7 +10,7 @@
 use chrono::{DateTime, FixedOffset, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
 use hookscope::tools::file_path_of;
-use hookscope::transcript::claude_code::one_line;
+use hookscope::transcript::text::one_line;
 use hookscope::transcript::{ToolCallRecord, short_session_id};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};

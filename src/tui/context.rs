@@ -186,7 +186,7 @@ pub fn subagent_label(session: &Session, s: usize, room: usize) -> String {
     match (&sub.description, &sub.agent_id) {
         (Some(d), _) => format!(
             "{kind} “{}”",
-            hookscope::transcript::claude_code::one_line(d, room)
+            hookscope::transcript::text::one_line(d, room)
         ),
         (None, Some(id)) => format!("{kind} {id}"),
         (None, None) => kind.to_string(),

@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::shell::CommandLine;
 use hookscope::tools::{BashCall, ToolCall};
-use hookscope::transcript::claude_code::display_prompt;
+use hookscope::transcript::text::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -5,7 +5,7 @@
 
 use crate::words::plural;
 use chrono::FixedOffset;
-use hookscope::transcript::claude_code::one_line;
+use hookscope::transcript::text::one_line;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::Frame;

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use chrono::FixedOffset;
 use hookscope::tools::ToolKind;
-use hookscope::transcript::claude_code::{display_prompt, one_line};
+use hookscope::transcript::text::{display_prompt, one_line};
 use hookscope::transcript::{Event, Session, ToolCallRecord};
 use ratatui::Frame;
 use ratatui::layout::Rect;
