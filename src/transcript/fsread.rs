@@ -5,10 +5,11 @@
 //! a command in `open()`, and a symlink to `/dev/zero` is not read forever.
 //!
 //! How: `stat` the path (following symlinks) and refuse anything but a
-//! regular file; then open it read-only, on unix with `O_NONBLOCK` (so a FIFO
-//! swapped in after the `stat` does not block the `open`), and check the
-//! opened file's own metadata again. `O_NONBLOCK` has no effect on reads of
-//! regular files.
+//! regular file; then open it read-only, on unix with `O_NONBLOCK` (the
+//! `libc` crate's value for the target, so a FIFO swapped in after the
+//! `stat` does not block the `open`), and check the opened file's own
+//! metadata again. `O_NONBLOCK` has no effect on reads of regular files.
+//! Other targets open without the flag (the `stat` check still applies).
 
 use std::fs::{File, FileType, OpenOptions};
 use std::io::{self, Read};
@@ -69,33 +70,6 @@ fn not_regular(file_type: &FileType) -> io::Error {
     )
 }
 
-/// `O_NONBLOCK` for the targets whose value is known without libc.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const O_NONBLOCK: i32 = 0o4000;
-#[cfg(any(
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-))]
-const O_NONBLOCK: i32 = 0x0004;
-#[cfg(all(
-    unix,
-    not(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "dragonfly"
-    ))
-))]
-const O_NONBLOCK: i32 = 0;
-
 /// Opens `path` for reading when it is a regular file (a symlink is
 /// followed).
 ///
@@ -113,7 +87,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(O_NONBLOCK);
+        options.custom_flags(libc::O_NONBLOCK);
     }
     let file = options.open(path)?;
     let meta = file.metadata()?;
