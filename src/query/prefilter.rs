@@ -296,8 +296,8 @@ impl Prefilter {
     }
 
     /// Scans one file's raw bytes (see [`FileScan`]), in chunks of about
-    /// [`CHUNK`] bytes cut after a newline, as [`Prefilter::verdict`] reads
-    /// files.
+    /// 256 KiB (`CHUNK`) cut after a newline, as [`Prefilter::verdict`]
+    /// reads files.
     pub fn scan(&self, bytes: &[u8]) -> FileScan {
         let mut scratch = Scratch::default();
         let mut state = ScanState::new(self);
@@ -540,7 +540,9 @@ fn line_time(text: &str) -> Option<DateTime<Utc>> {
 /// The verdict on one candidate line's raw bytes: `Skip` when it holds no
 /// `tool_use` block passing the name, `input_contains` and time filters,
 /// `Newest(line timestamp)` when it does, `Load` when it does not parse (as
-/// [`CallLine`]) or a passing block's line has no usable timestamp.
+/// the line's `type`, `timestamp` and `message.content` blocks with their
+/// `type`, `name` and `input`) or a passing block's line has no usable
+/// timestamp.
 pub fn line_verdict(line: &[u8], query: &Query) -> Verdict {
     // The loader's line rules (BOM, invalid UTF-8, lone surrogates): see
     // `transcript::jsonl::parse_line`.
