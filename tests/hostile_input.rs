@@ -448,6 +448,44 @@ fn a_lone_surrogate_in_a_codex_line_keeps_the_call() {
     );
 }
 
+#[test]
+fn a_lone_surrogate_inside_codex_arguments_is_repaired_and_the_call_kept() {
+    // The envelope of ../shared/corpus/real-codex-0.171.0 (session_meta,
+    // then a function_call whose `arguments` is JSON text inside a JSON
+    // string): `\\ud83d` in the line is `\ud83d` in the arguments text, a
+    // high surrogate with no low half.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir
+        .path()
+        .join("rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl");
+    let meta = json!({"timestamp": "2026-11-29T18:03:47.532Z", "type": "session_meta",
+        "payload": {"id": "01a2287a-35b1-76e0-b188-fd2c5f457a31", "cwd": "/w", "cli_version": "0.171.0"}});
+    let call = r#"{"timestamp":"2026-11-29T18:03:47.568Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"exec_command","arguments":"{\"cmd\": \"echo \\ud83d done\"}","call_id":"call_1"}}"#;
+    let output = json!({"timestamp": "2026-11-29T18:03:47.636Z", "type": "response_item",
+        "payload": {"type": "function_call_output", "call_id": "call_1",
+            "output": "Process exited with code 0\nOutput:\n\u{fffd} done\n"}});
+    std::fs::write(&path, format!("{meta}\n{call}\n{output}\n")).expect("write");
+
+    let s = hookscope::transcript::codex::load_session(&path).expect("load");
+    let calls: Vec<_> = s.tool_calls().collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].tool_use_id, "call_1");
+    assert_eq!(calls[0].call.type_name(), "BashCall");
+    let hookscope::tools::ToolCall::Bash(bash) = &calls[0].call else {
+        panic!("not a BashCall: {:?}", calls[0].call)
+    };
+    assert_eq!(bash.command, "echo \u{fffd} done");
+    assert!(calls[0].result.is_some());
+    let diags: Vec<String> = s.diagnostics.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        diags,
+        vec![format!(
+            "{}:2: function_call arguments: lone UTF-16 surrogate escape replaced with U+FFFD",
+            path.display()
+        )]
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn non_utf8_folder_and_file_names_are_listed_lossily_not_null() {

@@ -137,7 +137,11 @@ pub fn parse_tool_call(
 /// Parse a Codex `function_call` whose `arguments` is a JSON-encoded string
 /// (formats.md §2.3 "double-decode"): decode it and [`parse_tool_call`] the
 /// result; when it is not valid JSON, return [`ToolCall::fallback`] holding
-/// the text verbatim (never an error for that case).
+/// the text verbatim (never an error for that case). A lone UTF-16
+/// surrogate escape inside the text (`\\ud83d` in the line) is repaired as
+/// the loaders repair lines (U+FFFD, see
+/// [`crate::transcript::jsonl::repair_line`]); use
+/// [`parse_codex_arguments_with_fixes`] to learn whether it was.
 ///
 /// # Errors
 /// As [`parse_tool_call`] for decodable but malformed arguments.
@@ -146,9 +150,28 @@ pub fn parse_codex_arguments(
     arguments: &str,
     on_error: OnError,
 ) -> Result<ToolCall, ToolInputError> {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(value) => parse_tool_call(name, Some(&value), on_error),
-        Err(_) => Ok(ToolCall::fallback(name, arguments)),
+    parse_codex_arguments_with_fixes(name, arguments, on_error).map(|(call, _)| call)
+}
+
+/// [`parse_codex_arguments`], also saying what was repaired in the
+/// `arguments` text before it decoded (only
+/// [`LineFixes::lone_surrogate`](crate::transcript::jsonl::LineFixes) can be
+/// set: a `&str` is valid UTF-8). The Codex loader turns a repair into a
+/// diagnostic for the line.
+///
+/// # Errors
+/// As [`parse_tool_call`] for decodable but malformed arguments.
+pub fn parse_codex_arguments_with_fixes(
+    name: &str,
+    arguments: &str,
+    on_error: OnError,
+) -> Result<(ToolCall, crate::transcript::jsonl::LineFixes), ToolInputError> {
+    match crate::transcript::jsonl::parse_line::<Value>(arguments.as_bytes()) {
+        Ok((value, fixes)) => parse_tool_call(name, Some(&value), on_error).map(|c| (c, fixes)),
+        Err(_) => Ok((
+            ToolCall::fallback(name, arguments),
+            crate::transcript::jsonl::LineFixes::default(),
+        )),
     }
 }
 
@@ -467,6 +490,30 @@ mod tests {
             panic!()
         };
         assert_eq!(b.command, "pwd");
+    }
+
+    #[test]
+    fn codex_arguments_with_a_lone_surrogate_are_repaired_not_a_fallback() {
+        // The text after the line's outer decode: `\ud83d` with no low half.
+        let args = r#"{"cmd": "echo \ud83d!"}"#;
+        let (call, fixes) =
+            parse_codex_arguments_with_fixes("exec_command", args, OnError::Raise).unwrap();
+        let ToolCall::Bash(b) = &call else {
+            panic!("not a BashCall: {call:?}")
+        };
+        assert_eq!(b.command, "echo \u{fffd}!");
+        assert!(fixes.lone_surrogate);
+        assert!(!fixes.invalid_utf8);
+        // A valid pair is not a repair.
+        let (call, fixes) = parse_codex_arguments_with_fixes(
+            "exec_command",
+            r#"{"cmd": "echo \ud83d\ude00"}"#,
+            OnError::Raise,
+        )
+        .unwrap();
+        let ToolCall::Bash(b) = &call else { panic!() };
+        assert_eq!(b.command, "echo \u{1f600}");
+        assert!(!fixes.lone_surrogate);
     }
 
     #[test]

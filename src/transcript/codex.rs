@@ -15,7 +15,12 @@
 //!
 //! Every other line shape, unknown `type`, unknown `response_item` or
 //! `event_msg` payload type, and malformed item becomes a [`Diagnostic`] with
-//! the file and 1-based line; the rest of the file still loads.
+//! the file and 1-based line; the rest of the file still loads. A lone
+//! UTF-16 surrogate escape inside a `function_call`'s `arguments` text (a
+//! JSON text inside a JSON string, `\\ud83d` in the line) is repaired like
+//! one in the line itself (U+FFFD, the call kept as its typed parse) and
+//! noted as `function_call arguments: lone UTF-16 surrogate escape replaced
+//! with U+FFFD`.
 //!
 //! **One source for the conversation.** `event_msg` payloads partly duplicate
 //! `response_item`s (`user_message` ≈ a user `message`, `agent_message` ≈ an
@@ -49,7 +54,9 @@ use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
 use super::model::{Agent, Diagnostic, Event, Session, ToolCallRecord, ToolResult, Turn, Usage};
 use super::text::one_line;
-use crate::tools::{OnError, parse_codex_arguments, parse_tool_call, tool_kind, tool_resolved};
+use crate::tools::{
+    OnError, parse_codex_arguments_with_fixes, parse_tool_call, tool_kind, tool_resolved,
+};
 
 /// Loads a Codex rollout file into a [`Session`] with
 /// `agent: Agent::Codex`.
@@ -537,7 +544,17 @@ impl Loader {
                     return;
                 };
                 let parsed = match item.get("arguments") {
-                    Some(Value::String(args)) => parse_codex_arguments(name, args, OnError::Other),
+                    Some(Value::String(args)) => parse_codex_arguments_with_fixes(
+                        name,
+                        args,
+                        OnError::Other,
+                    )
+                    .map(|(call, fixes)| {
+                        for message in fixes.messages() {
+                            self.diag(line_no, format!("function_call arguments: {message}"));
+                        }
+                        call
+                    }),
                     None | Some(Value::Null) => parse_tool_call(name, None, OnError::Other),
                     Some(other) => parse_tool_call(name, Some(other), OnError::Other),
                 };
