@@ -174,7 +174,7 @@ fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
     let diags: Vec<(String, Option<usize>, String)> = found
         .diagnostics
         .iter()
-        .map(|d| (rel(&d.path), d.line, d.message.clone()))
+        .map(|d| (rel(&d.path), d.line(), d.message.clone()))
         .collect();
     let orphan = "subagent transcript whose parent session file was not found; not shown";
     assert_eq!(
@@ -916,7 +916,7 @@ fn agent_sessions_small_2_1_fixture() {
     let diags: Vec<(Option<usize>, &str)> = s
         .diagnostics
         .iter()
-        .map(|d| (d.line, d.message.as_str()))
+        .map(|d| (d.line(), d.message.as_str()))
         .collect();
     assert_eq!(
         diags,
@@ -969,7 +969,7 @@ fn agent_sessions_schema_drift_is_a_claude_session() {
     let diags: Vec<(Option<usize>, &str)> = s
         .diagnostics
         .iter()
-        .map(|d| (d.line, d.message.as_str()))
+        .map(|d| (d.line(), d.message.as_str()))
         .collect();
     assert_eq!(
         diags,
@@ -1010,7 +1010,7 @@ fn claude_code_log_edge_cases() {
     let diags: Vec<(Option<usize>, &str)> = s
         .diagnostics
         .iter()
-        .map(|d| (d.line, d.message.as_str()))
+        .map(|d| (d.line(), d.message.as_str()))
         .collect();
     assert_eq!(
         diags,
@@ -1057,7 +1057,7 @@ fn join(lines: &[&str]) -> Vec<u8> {
 fn diag_list(s: &Session) -> Vec<(Option<usize>, String)> {
     s.diagnostics
         .iter()
-        .map(|d| (d.line, d.message.clone()))
+        .map(|d| (d.line(), d.message.clone()))
         .collect()
 }
 
@@ -1164,7 +1164,7 @@ fn unknown_line_types_are_kept_with_a_diagnostic() {
     let diags: Vec<(Option<usize>, &str)> = s
         .diagnostics
         .iter()
-        .map(|d| (d.line, d.message.as_str()))
+        .map(|d| (d.line(), d.message.as_str()))
         .collect();
     assert_eq!(
         diags,
@@ -1273,7 +1273,7 @@ fn missing_file_and_missing_path() {
     assert!(s.subagents.is_empty());
     assert_eq!(s.diagnostics.len(), 1);
     assert_eq!(s.diagnostics[0].path, ghost);
-    assert_eq!(s.diagnostics[0].line, None);
+    assert_eq!(s.diagnostics[0].line(), None);
     assert_eq!(
         s.diagnostics[0].message,
         "cannot read subagent transcript: No such file or directory (os error 2)"

@@ -74,7 +74,7 @@ fn error_ids(s: &Session) -> Vec<&str> {
 }
 
 fn diag_lines(s: &Session) -> Vec<Option<usize>> {
-    s.diagnostics.iter().map(|d| d.line).collect()
+    s.diagnostics.iter().map(|d| d.line()).collect()
 }
 
 fn prompt_lines(s: &Session) -> Vec<Option<usize>> {

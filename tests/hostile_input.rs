@@ -442,7 +442,7 @@ fn a_lone_surrogate_in_a_codex_line_keeps_the_call() {
     assert_eq!(
         s.diagnostics
             .iter()
-            .map(|d| (d.line, d.message.as_str()))
+            .map(|d| (d.line(), d.message.as_str()))
             .collect::<Vec<_>>(),
         vec![(Some(2), "lone UTF-16 surrogate escape replaced with U+FFFD")]
     );
@@ -687,7 +687,7 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
     assert_eq!(
         s.diagnostics
             .iter()
-            .map(|d| (d.line, d.message.as_str()))
+            .map(|d| (d.line(), d.message.as_str()))
             .collect::<Vec<_>>(),
         vec![
             (
@@ -741,6 +741,50 @@ fn diagnostics_json(root: &Path) -> Vec<(String, Option<u64>, String)> {
             )
         })
         .collect()
+}
+
+#[test]
+fn a_bad_line_still_reads_path_colon_line_and_keeps_the_json_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("proj/s1.jsonl");
+    write_lines(&path, &one_call_session("s1"));
+    // Line 2 of the file becomes text that is not JSON.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(1, "not json");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+
+    let text = stdout_text(
+        hookscope()
+            .arg("sessions")
+            .arg(dir.path())
+            .arg("--diagnostics"),
+    );
+    assert_eq!(
+        text,
+        format!(
+            "{}:2: invalid JSON: expected ident at line 1 column 2\n",
+            path.display()
+        )
+    );
+    let out = hookscope()
+        .arg("sessions")
+        .arg(dir.path())
+        .args(["--diagnostics", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let keys: Vec<&str> = v[0]
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["path", "line", "message"]);
+    assert_eq!(v[0]["line"], 2);
+    assert_eq!(v[0]["path"], path.display().to_string());
 }
 
 #[cfg(unix)]

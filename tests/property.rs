@@ -246,7 +246,7 @@ fn mutated_real_lines_load_keep_intact_calls_and_locate_diagnostics() {
         for d in &mutated.diagnostics {
             seen_messages.insert(d.message.split(':').next().unwrap_or("").to_string());
             assert_eq!(d.path, mutated_path, "case {case}: {d}");
-            let line = d.line.unwrap_or(0);
+            let line = d.line().unwrap_or(0);
             assert!(
                 (1..=out.len()).contains(&line),
                 "case {case}: diagnostic without a line in the file: {d}"

@@ -18,7 +18,8 @@ use super::{discover_or_exit, print_json};
 /// session order, then sessions that could not be loaded; as text one
 /// `path:line: message` (or `path: message`) per line, with `json` an array
 /// of `{path, line, message}` objects (`line` null for a whole file; paths
-/// lossy).
+/// lossy; a diagnostic about a record adds `record`, see
+/// [`Diagnostic`]'s serde shape).
 pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool) {
     let found = discover_or_exit(paths);
     let mut summaries = Vec::new();
@@ -37,7 +38,7 @@ pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool) {
                 unreadable.push(Diagnostic {
                     message: e.source.to_string(),
                     path: e.path,
-                    line: None,
+                    locus: None,
                 });
             }
         }

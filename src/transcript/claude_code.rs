@@ -22,8 +22,8 @@ use serde_json::Value;
 
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, Session, Subagent, SubagentLayout, SubagentLink, ToolCallRecord,
-    ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, Locus, Session, Subagent, SubagentLayout, SubagentLink,
+    ToolCallRecord, ToolResult, Turn, Usage,
 };
 use crate::tools::{OnError, parse_tool_call, tool_kind, tool_resolved};
 
@@ -53,7 +53,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         {
             unknown_types.push(Diagnostic {
                 path: main.to_path_buf(),
-                line: Some(line_no),
+                locus: Some(Locus::Line(line_no)),
                 message: format!("unknown line type {kind:?}; kept as metadata"),
             });
         }
@@ -92,7 +92,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         if let Err(err) = read {
             diagnostics.push(Diagnostic {
                 path: file.clone(),
-                line: None,
+                locus: None,
                 message: unreadable_message("subagent transcript", &err),
             });
             continue;
@@ -114,7 +114,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     }
     diagnostics.append(&mut main_thread.diagnostics);
     diagnostics.append(&mut unknown_types);
-    diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+    diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.locus.cmp(&b.locus)));
 
     let id = super::model::id_from_path(main);
     let first_prompt = main_thread
@@ -199,7 +199,7 @@ fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
             diagnostics.push(Diagnostic {
                 message: unreadable_message("subagent meta sidecar", &err),
                 path: meta_path,
-                line: None,
+                locus: None,
             });
             return None;
         }
@@ -209,7 +209,7 @@ fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
         Ok(_) | Err(_) => {
             diagnostics.push(Diagnostic {
                 path: meta_path,
-                line: None,
+                locus: None,
                 message: "subagent meta sidecar is not a JSON object; ignored".to_string(),
             });
             None
@@ -407,7 +407,7 @@ impl Thread {
     fn diag(&mut self, line: usize, message: String) {
         self.diagnostics.push(Diagnostic {
             path: self.path.clone(),
-            line: Some(line),
+            locus: Some(Locus::Line(line)),
             message,
         });
     }
@@ -560,7 +560,7 @@ impl Thread {
             if record.result.is_some() {
                 self.diagnostics.push(Diagnostic {
                     path: self.path.clone(),
-                    line: Some(line_no),
+                    locus: Some(Locus::Line(line_no)),
                     message: format!("second tool_result for {id}; the first one is kept"),
                 });
                 return;

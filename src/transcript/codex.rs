@@ -52,7 +52,9 @@ use serde_json::{Value, json};
 
 use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
-use super::model::{Agent, Diagnostic, Event, Session, ToolCallRecord, ToolResult, Turn, Usage};
+use super::model::{
+    Agent, Diagnostic, Event, Locus, Session, ToolCallRecord, ToolResult, Turn, Usage,
+};
 use super::text::one_line;
 use crate::tools::{
     OnError, parse_codex_arguments_with_fixes, parse_tool_call, tool_kind, tool_resolved,
@@ -97,7 +99,7 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
     })?;
     loader.apply_end_events();
     diagnostics.append(&mut loader.diagnostics);
-    diagnostics.sort_by_key(|d| d.line);
+    diagnostics.sort_by(|a, b| a.locus.cmp(&b.locus));
 
     let id = loader
         .id
@@ -382,7 +384,7 @@ impl Loader {
     fn diag(&mut self, line: usize, message: String) {
         self.diagnostics.push(Diagnostic {
             path: self.path.clone(),
-            line: Some(line),
+            locus: Some(Locus::Line(line)),
             message,
         });
     }

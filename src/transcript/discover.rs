@@ -248,14 +248,14 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }
             Kind::Neither if explicit => diagnostics.push(Diagnostic {
                 path: path.clone(),
-                line: None,
+                locus: None,
                 message: "not a Claude Code or Codex transcript; skipped".to_string(),
             }),
             Kind::Neither => {}
             Kind::Unreadable(err) => diagnostics.push(Diagnostic {
                 message: super::claude_code::unreadable_message("transcript", &err),
                 path,
-                line: None,
+                locus: None,
             }),
         }
     }
@@ -278,7 +278,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }
             _ => diagnostics.push(Diagnostic {
                 path: file,
-                line: None,
+                locus: None,
                 message: "subagent transcript whose parent session file was not found; not shown"
                     .to_string(),
             }),
@@ -288,7 +288,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         a.path
             .as_os_str()
             .cmp(b.path.as_os_str())
-            .then(a.line.cmp(&b.line))
+            .then(a.locus.cmp(&b.locus))
     });
     let mut sessions: Vec<SessionRef> = mains.into_values().collect();
     for s in &mut sessions {
@@ -354,7 +354,7 @@ fn walk(
     if depth > MAX_DEPTH {
         diagnostics.push(Diagnostic {
             path: dir.path.to_path_buf(),
-            line: None,
+            locus: None,
             message: format!(
                 "folder more than {MAX_DEPTH} levels below the search root; not searched"
             ),
@@ -366,7 +366,7 @@ fn walk(
         Err(err) => {
             diagnostics.push(Diagnostic {
                 path: dir.path.to_path_buf(),
-                line: None,
+                locus: None,
                 message: format!("cannot read folder: {err}"),
             });
             return;
@@ -394,7 +394,7 @@ fn walk(
                 if dir.chain.iter().any(|c| c.starts_with(&target)) {
                     diagnostics.push(Diagnostic {
                         path: path.clone(),
-                        line: None,
+                        locus: None,
                         message: "symlink to a folder that contains it (a loop); not followed"
                             .to_string(),
                     });
@@ -442,7 +442,7 @@ fn walk(
 fn not_regular(path: PathBuf, file_type: &std::fs::FileType) -> Diagnostic {
     Diagnostic {
         path,
-        line: None,
+        locus: None,
         message: format!(
             "not a regular file ({}); skipped",
             super::fsread::kind_of(file_type)

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::model::Diagnostic;
+use super::model::{Diagnostic, Locus};
 
 /// Reads `path` line by line and calls `on_line(line_number, object)` for each
 /// line that is a JSON object. Blank lines are skipped silently.
@@ -52,13 +52,13 @@ pub fn read_objects(
             line_no += 1;
             diagnostics.push(Diagnostic {
                 path: path.to_path_buf(),
-                line: Some(line_no),
+                locus: Some(Locus::Line(line_no)),
                 message: "line longer than 256 MiB; skipped".to_string(),
             });
             if let Err(err) = skip_line(&mut reader) {
                 diagnostics.push(Diagnostic {
                     path: path.to_path_buf(),
-                    line: Some(line_no),
+                    locus: Some(Locus::Line(line_no)),
                     message: format!("read error: {err}"),
                 });
                 return Ok(());
@@ -70,7 +70,7 @@ pub fn read_objects(
             Err(err) => {
                 diagnostics.push(Diagnostic {
                     path: path.to_path_buf(),
-                    line: Some(line_no + 1),
+                    locus: Some(Locus::Line(line_no + 1)),
                     message: format!("read error: {err}"),
                 });
                 return Ok(());
@@ -87,7 +87,7 @@ pub fn read_objects(
         }
         let diag = |message: String| Diagnostic {
             path: path.to_path_buf(),
-            line: Some(line_no),
+            locus: Some(Locus::Line(line_no)),
             message,
         };
         let parsed = parse_line::<Value>(bytes).map(|(v, fixes)| {
@@ -291,7 +291,7 @@ mod tests {
         );
         let got: Vec<(Option<usize>, &str)> = diags
             .iter()
-            .map(|d| (d.line, d.message.split(':').next().unwrap_or("")))
+            .map(|d| (d.line(), d.message.split(':').next().unwrap_or("")))
             .collect();
         assert_eq!(
             got,

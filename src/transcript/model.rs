@@ -118,26 +118,175 @@ pub fn id_from_path(path: &std::path::Path) -> String {
         .unwrap_or_else(|| "unnamed".to_string())
 }
 
-/// A line (or file) that could not be used, with where and why.
+/// Where in its file something was recorded: a 1-based line of a JSON Lines
+/// transcript (Claude Code, Codex; formats.md §1–2), or the id of a record
+/// in a store that has no lines (an OpenCode SQLite row, a Droid JSON
+/// record; formats.md §3–4).
 ///
-/// `line` is 1-based; `None` when the problem concerns the whole file
-/// (unreadable, missing, orphaned subagent file). Serialized as `{path,
-/// line, message}` with `path` a lossy string ([`lossy_path`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    /// The file the problem is in.
+/// Displays as the suffix after a path: `:12` for a line, `#<id>` for a
+/// record (see [`Source`]). Serialized externally tagged: `{"line": 12}` or
+/// `{"record": "<id>"}`. Ordered lines first (by number), then records (by
+/// id).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locus {
+    /// A 1-based line number.
+    Line(usize),
+    /// A record id (a row's primary key, a JSON record's `id`), as stored.
+    Record(String),
+}
+
+impl Locus {
+    /// The line number, when this is a line.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Locus::Line(n) => Some(*n),
+            Locus::Record(_) => None,
+        }
+    }
+
+    /// The record id, when this is a record.
+    pub fn record(&self) -> Option<&str> {
+        match self {
+            Locus::Line(_) => None,
+            Locus::Record(id) => Some(id),
+        }
+    }
+}
+
+impl std::fmt::Display for Locus {
+    /// `:<line>` or `#<record id>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Locus::Line(n) => write!(f, ":{n}"),
+            Locus::Record(id) => write!(f, "#{id}"),
+        }
+    }
+}
+
+/// A place in a transcript: the file plus the [`Locus`] inside it.
+///
+/// Displays as `path:line` or `path#record` (the path as
+/// [`Path::display`](std::path::Path::display) shows it). Serialized as
+/// `{"path": "...", "line": 12}` or `{"path": "...", "record": "<id>"}`,
+/// `path` a lossy string ([`lossy_path`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Source {
+    /// The transcript file (or database file) it is in.
     #[serde(serialize_with = "lossy_path")]
     pub path: PathBuf,
-    /// 1-based line number, when the problem is one line.
-    pub line: Option<usize>,
+    /// Where in that file.
+    #[serde(flatten)]
+    pub locus: Locus,
+}
+
+impl Source {
+    /// A source from a path and a locus.
+    pub fn new(path: impl Into<PathBuf>, locus: Locus) -> Source {
+        Source {
+            path: path.into(),
+            locus,
+        }
+    }
+
+    /// The 1-based `line` of `path`.
+    pub fn line(path: impl Into<PathBuf>, line: usize) -> Source {
+        Source::new(path, Locus::Line(line))
+    }
+
+    /// The record `id` of `path`.
+    pub fn record(path: impl Into<PathBuf>, id: impl Into<String>) -> Source {
+        Source::new(path, Locus::Record(id.into()))
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.path.display(), self.locus)
+    }
+}
+
+/// A line, record or file that could not be used, with where and why.
+///
+/// `locus` is `None` when the problem concerns the whole file (unreadable,
+/// missing, orphaned subagent file). Displays as `path:line: message`,
+/// `path#record: message` or `path: message`.
+///
+/// Serialized as `{path, line, message}` (the shape of
+/// `sessions --diagnostics --json`): `path` a lossy string ([`lossy_path`]),
+/// `line` the 1-based line or `null` (whole file, or a record); a record's
+/// diagnostic adds `"record": "<id>"` after `line`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file the problem is in.
+    pub path: PathBuf,
+    /// Where in the file, when the problem is one line or record.
+    pub locus: Option<Locus>,
     /// What was wrong, in one sentence.
     pub message: String,
 }
 
+impl Diagnostic {
+    /// A diagnostic about 1-based `line` of `path`.
+    pub fn at_line(
+        path: impl Into<PathBuf>,
+        line: usize,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            path: path.into(),
+            locus: Some(Locus::Line(line)),
+            message: message.into(),
+        }
+    }
+
+    /// A diagnostic about the whole file `path`.
+    pub fn whole_file(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            path: path.into(),
+            locus: None,
+            message: message.into(),
+        }
+    }
+
+    /// The 1-based line, when the problem is one line.
+    pub fn line(&self) -> Option<usize> {
+        self.locus.as_ref().and_then(Locus::line)
+    }
+
+    /// The file and place, when the problem is one line or record.
+    pub fn source(&self) -> Option<Source> {
+        self.locus
+            .clone()
+            .map(|locus| Source::new(self.path.clone(), locus))
+    }
+}
+
+impl Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shape<'a> {
+            #[serde(serialize_with = "lossy_path")]
+            path: &'a std::path::Path,
+            line: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            record: Option<&'a str>,
+            message: &'a str,
+        }
+        Shape {
+            path: &self.path,
+            line: self.line(),
+            record: self.locus.as_ref().and_then(Locus::record),
+            message: &self.message,
+        }
+        .serialize(serializer)
+    }
+}
+
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.path.display(), line, self.message),
+        match &self.locus {
+            Some(locus) => write!(f, "{}{}: {}", self.path.display(), locus, self.message),
             None => write!(f, "{}: {}", self.path.display(), self.message),
         }
     }
@@ -213,6 +362,15 @@ pub struct ToolResult {
     /// The spawned subagent's id, from the line's `agentId` (2.0.x) or
     /// `toolUseResult.agentId` (2.0.x+), when present.
     pub agent_id: Option<String>,
+}
+
+impl ToolResult {
+    /// Where the result is in its file: today always [`Locus::Line`] of
+    /// [`ToolResult::line`] (the loaders read JSON Lines). Use this rather
+    /// than `line` where a record id would also do (formats.md §3–4).
+    pub fn locus(&self) -> Locus {
+        Locus::Line(self.line)
+    }
 }
 
 /// One tool call: the `tool_use` block, its typed parse, and its result.
@@ -304,6 +462,14 @@ impl ToolCallRecord {
     /// The tool name exactly as invoked.
     pub fn name(&self) -> &str {
         self.call.name()
+    }
+
+    /// Where the call is in its file (the session's or subagent's `path`):
+    /// today always [`Locus::Line`] of [`ToolCallRecord::line`] (the loaders
+    /// read JSON Lines). Use this rather than `line` where a record id would
+    /// also do (formats.md §3–4).
+    pub fn locus(&self) -> Locus {
+        Locus::Line(self.line)
     }
 
     /// A one-line summary of what the call did, unredacted (views mask it);
@@ -415,6 +581,12 @@ impl Event {
             | Event::Note { line, .. } => *line,
         }
     }
+
+    /// Where the event is in its file: today always [`Locus::Line`] of
+    /// [`Event::line`] (the loaders read JSON Lines).
+    pub fn locus(&self) -> Locus {
+        Locus::Line(self.line())
+    }
 }
 
 /// A turn: a real user prompt and everything until the next one.
@@ -440,6 +612,12 @@ impl Turn {
     /// The turn's tool calls in order.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {
         self.events.iter().filter_map(Event::as_tool_call)
+    }
+
+    /// Where the prompt is in its file ([`Locus::Line`] of
+    /// [`Turn::prompt_line`]); `None` for the leading prompt-less turn.
+    pub fn prompt_locus(&self) -> Option<Locus> {
+        self.prompt_line.map(Locus::Line)
     }
 
     /// The last assistant text of the turn, if any (its answer).
@@ -682,6 +860,118 @@ pub struct SessionSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_source_displays_and_serializes_a_line_or_a_record() {
+        let line = Source::line("/t/s.jsonl", 12);
+        assert_eq!(line.to_string(), "/t/s.jsonl:12");
+        assert_eq!(
+            serde_json::to_value(&line).expect("serialize"),
+            json!({"path": "/t/s.jsonl", "line": 12})
+        );
+        let record = Source::record("/t/opencode.db", "msg_01");
+        assert_eq!(record.to_string(), "/t/opencode.db#msg_01");
+        assert_eq!(
+            serde_json::to_value(&record).expect("serialize"),
+            json!({"path": "/t/opencode.db", "record": "msg_01"})
+        );
+        assert_eq!(
+            serde_json::to_value(Locus::Line(3)).expect("serialize"),
+            json!({"line": 3})
+        );
+        assert_eq!(line.locus.line(), Some(12));
+        assert_eq!(line.locus.record(), None);
+        assert_eq!(record.locus.record(), Some("msg_01"));
+        assert!(Locus::Line(usize::MAX) < Locus::Record(String::new()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_source_path_that_is_not_utf8_serializes_lossily() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/t/s-\xff.jsonl"));
+        assert_eq!(
+            serde_json::to_value(Source::line(path, 1)).expect("serialize"),
+            json!({"path": "/t/s-\u{fffd}.jsonl", "line": 1})
+        );
+    }
+
+    #[test]
+    fn diagnostics_keep_the_line_shape_and_add_record_for_records() {
+        let line = Diagnostic::at_line("/t/s.jsonl", 2, "invalid JSON");
+        assert_eq!(line.to_string(), "/t/s.jsonl:2: invalid JSON");
+        assert_eq!(line.line(), Some(2));
+        assert_eq!(line.source(), Some(Source::line("/t/s.jsonl", 2)));
+        let text = serde_json::to_string(&line).expect("serialize");
+        assert_eq!(
+            text,
+            r#"{"path":"/t/s.jsonl","line":2,"message":"invalid JSON"}"#
+        );
+
+        let file = Diagnostic::whole_file("/t/s.jsonl", "unreadable");
+        assert_eq!(file.to_string(), "/t/s.jsonl: unreadable");
+        assert_eq!(file.source(), None);
+        assert_eq!(
+            serde_json::to_value(&file).expect("serialize"),
+            json!({"path": "/t/s.jsonl", "line": null, "message": "unreadable"})
+        );
+
+        let record = Diagnostic {
+            path: "/t/opencode.db".into(),
+            locus: Some(Locus::Record("msg_01".into())),
+            message: "part without a type".into(),
+        };
+        assert_eq!(
+            record.to_string(),
+            "/t/opencode.db#msg_01: part without a type"
+        );
+        assert_eq!(record.line(), None);
+        assert_eq!(
+            serde_json::to_string(&record).expect("serialize"),
+            r#"{"path":"/t/opencode.db","line":null,"record":"msg_01","message":"part without a type"}"#
+        );
+    }
+
+    #[test]
+    fn records_events_and_prompts_give_their_line_as_a_locus() {
+        let call = ToolCallRecord {
+            tool_use_id: "toolu_1".into(),
+            call: crate::tools::ToolCall::fallback("X", "x"),
+            tool_kind: ToolKind::Other,
+            tool_resolved: None,
+            result: Some(ToolResult {
+                text: String::new(),
+                is_error: false,
+                tool_use_result: None,
+                timestamp: None,
+                line: 8,
+                agent_id: None,
+            }),
+            timestamp: None,
+            line: 7,
+            message_id: None,
+            subagent: None,
+        };
+        assert_eq!(call.locus(), Locus::Line(7));
+        assert_eq!(
+            call.result.as_ref().map(ToolResult::locus),
+            Some(Locus::Line(8))
+        );
+        let event = Event::ToolCall(Box::new(call));
+        assert_eq!(event.locus(), Locus::Line(7));
+        let note = Event::Thinking {
+            text: "t".into(),
+            line: 9,
+        };
+        assert_eq!(note.locus(), Locus::Line(9));
+        let turn = Turn {
+            prompt_line: Some(3),
+            ..Turn::default()
+        };
+        assert_eq!(turn.prompt_locus(), Some(Locus::Line(3)));
+        assert_eq!(Turn::default().prompt_locus(), None);
+    }
 
     #[test]
     fn one_list_of_agents_names_parse_and_serialize_alike() {

@@ -543,7 +543,7 @@ impl App {
                     Err(e) => {
                         self.ctx.diagnostics.push(Diagnostic {
                             path: entry.sref.path.clone(),
-                            line: None,
+                            locus: None,
                             message: e.clone(),
                         });
                         entry.error = Some(e);
