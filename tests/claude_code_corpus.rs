@@ -1308,7 +1308,7 @@ fn subagent_opening_with_events_links_by_prompt_text() {
     );
     let found = discover(&[dir.path().to_path_buf()]).expect("discover");
     assert_eq!(found.sessions.len(), 1);
-    assert_eq!(found.sessions[0].subagent_files, vec![agent]);
+    assert_eq!(found.sessions[0].subagent_files, vec![agent.clone()]);
     let s = load(&found.sessions[0]).expect("load");
     assert_eq!(s.path, main);
     assert_eq!(s.subagents.len(), 1);
@@ -1319,4 +1319,16 @@ fn subagent_opening_with_events_links_by_prompt_text() {
     assert_eq!(sub.spawn_tool_use_id.as_deref(), Some("toolu_task"));
     assert_eq!(sub.agent_type.as_deref(), Some("Explore"));
     assert_eq!(s.tool_calls().next().and_then(|c| c.subagent), Some(0));
+    // Each call's place: the file of its thread and its line there.
+    let places: Vec<String> = s
+        .all_tool_calls()
+        .map(|(thread, c)| s.source_of(thread, c.locus()).to_string())
+        .collect();
+    assert_eq!(
+        places,
+        vec![
+            format!("{}:2", main.display()),
+            format!("{}:4", agent.display())
+        ]
+    );
 }

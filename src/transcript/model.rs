@@ -758,6 +758,22 @@ impl Session {
         )
     }
 
+    /// The file a thread was read from: [`Session::path`] for the main
+    /// thread (`None`), `subagents[i].path` for `Some(i)` (the main file for
+    /// inline sidechains); the main path when `i` is out of range.
+    pub fn thread_path(&self, thread: Option<usize>) -> &std::path::Path {
+        thread
+            .and_then(|i| self.subagents.get(i))
+            .map_or(self.path.as_path(), |s| s.path.as_path())
+    }
+
+    /// Where something of a thread is: [`Session::thread_path`] plus the
+    /// locus, e.g. `session.source_of(thread, record.locus())` for a call
+    /// from [`Session::all_tool_calls`].
+    pub fn source_of(&self, thread: Option<usize>, locus: Locus) -> Source {
+        Source::new(self.thread_path(thread), locus)
+    }
+
     /// Turns that open with a real prompt (the leading prompt-less turn of a
     /// resumed file is not counted).
     pub fn prompt_turns(&self) -> usize {
