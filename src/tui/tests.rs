@@ -795,13 +795,14 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     app.list.sel = Some(index);
     key(&mut app, KeyCode::Enter);
     let session = app.ctx.session().cloned().expect("loaded");
+    let tree = app.ctx.spawns().cloned().expect("loaded");
     let rows = app.timeline.rows(&app.ctx);
     // The last two rows are the two agent-test-hash-* files, in file order
     // (their first prompts: "Run the test suite", "Build the project").
     let labels: Vec<String> = rows
         .iter()
         .filter(|r| matches!(r.item, Item::Unlinked(_)))
-        .map(|r| super::timeline::row_text(&session, r.item))
+        .map(|r| super::timeline::row_text(&session, &tree, r.item))
         .collect();
     assert_eq!(
         labels,
@@ -823,7 +824,7 @@ fn unlinked_subagents_are_listed_after_the_turns() {
         .rows(&app.ctx)
         .iter()
         .filter(|r| r.parent == Some(headers[0]))
-        .map(|r| super::timeline::row_text(&session, r.item))
+        .map(|r| super::timeline::row_text(&session, &tree, r.item))
         .collect();
     // Its one assistant text (the file's second line), one row more.
     assert_eq!(after, vec!["I'll run the test suite for you."]);
@@ -1190,7 +1191,8 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
     let mut session = (**app.ctx.session().expect("loaded")).clone();
     relink(&mut session, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg", None);
     relink(&mut session, "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", Some(2));
-    assert_eq!(super::context::spawn_chain(&session, 2), vec![3, 2]);
+    let tree = hookscope::transcript::spawns::SpawnTree::new(&session);
+    assert_eq!(super::context::spawn_chain(&tree, 2), vec![3, 2]);
     app.apply(Msg::Loaded {
         index: 0,
         result: Ok(std::sync::Arc::new(session)),
