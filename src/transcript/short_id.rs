@@ -8,8 +8,8 @@
 //! names several sessions (`--session` refuses it as ambiguous). Build a
 //! [`ShortIds`] over every id a prefix will be resolved against (all
 //! discovered sessions, not only the ones shown) and show
-//! [`ShortIds::get`]; the `find` table does, and the TUI and the `sessions`
-//! table are to follow.
+//! [`ShortIds::get`]; the `find` table and the TUI's Calls list do (the
+//! `sessions` table shows whole ids).
 
 use std::collections::HashMap;
 

@@ -22,7 +22,8 @@
 //!   (a subagent spawned by a subagent of the turn counts too)
 //!   ([`SpawnTree::turn_subagents`]);
 //! - tool calls of a turn: its own calls plus every call of those subagents
-//!   ([`SpawnTree::turn_tool_calls`]).
+//!   ([`SpawnTree::turn_tool_calls`], errors likewise
+//!   [`SpawnTree::turn_errors`]).
 //!
 //! Summing the turns' subagents and adding [`SpawnTree::detached`] gives the
 //! session's subagents; the same holds for tool calls (each thread is counted
@@ -293,6 +294,16 @@ impl SpawnTree {
             .count()
     }
 
+    /// Of [`SpawnTree::turn_tool_calls`], those whose result says
+    /// `is_error: true` (the same calls, so a turn's errors never exceed
+    /// its calls).
+    pub fn turn_errors(&self, session: &Session, thread: ThreadId, turn: usize) -> usize {
+        self.turn_steps(session, thread, turn)
+            .iter()
+            .filter(|s| matches!(s, Step::Call { record, .. } if record.is_error()))
+            .count()
+    }
+
     /// The tool calls of a session: every call of every thread (main and
     /// all subagents, linked or not), each once (see the module doc,
     /// "Counts").
@@ -559,5 +570,32 @@ mod tests {
         // Within the cycle, a turn of subagent 2 reaches 3 but not itself.
         assert_eq!(t.turn_subagents(&s, Some(2), 0), vec![3]);
         assert_eq!(t.turn_tool_calls(&s, Some(2), 0), 2);
+    }
+
+    #[test]
+    fn turn_errors_count_the_calls_of_its_subagents_too() {
+        let mut s = session();
+        // b0 (in subagent 1, spawned by subagent 0, spawned by turn 0's m0)
+        // fails; so does m1 (turn 1's own call).
+        let fail = |e: &mut Event| {
+            if let Event::ToolCall(r) = e {
+                r.result = Some(crate::transcript::model::ToolResult {
+                    text: "boom".into(),
+                    is_error: true,
+                    tool_use_result: None,
+                    timestamp: None,
+                    line: 2,
+                    agent_id: None,
+                });
+            }
+        };
+        fail(&mut s.subagents[1].turns[0].events[0]);
+        fail(&mut s.turns[1].events[0]);
+        let t = SpawnTree::new(&s);
+        assert_eq!(t.turn_errors(&s, None, 0), 1);
+        assert_eq!(t.turn_errors(&s, None, 1), 1);
+        assert_eq!(t.turn_errors(&s, Some(2), 0), 0);
+        assert_eq!(t.turn_errors(&s, None, 9), 0);
+        assert_eq!(t.session_errors(&s), 2);
     }
 }

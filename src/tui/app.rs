@@ -10,6 +10,10 @@
 //! (each lives in its component's module).
 
 use chrono::FixedOffset;
+use std::sync::Arc;
+
+use hookscope::transcript::short_id::ShortIds;
+use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::text::one_line;
 use hookscope::transcript::{Diagnostic, Event, SessionRef};
 use ratatui::Frame;
@@ -163,7 +167,9 @@ impl App {
         utc_offset: FixedOffset,
         theme: Theme,
     ) -> App {
+        let short_ids = ShortIds::new(sessions.iter().map(|s| s.id.as_str()));
         let ctx = Ctx {
+            short_ids,
             sessions: sessions
                 .into_iter()
                 .map(|sref| SessionEntry {
@@ -508,7 +514,7 @@ impl App {
             }) if *open == index => return, // still loading
             Some(OpenSession {
                 index: open,
-                state: OpenState::Ready(_),
+                state: OpenState::Ready(..),
             }) if *open == index => {}
             _ => {
                 self.pending_jump = None;
@@ -564,7 +570,10 @@ impl App {
                     return; // a session opened earlier, since replaced
                 };
                 open.state = match result {
-                    Ok(session) => OpenState::Ready(session),
+                    Ok(session) => {
+                        let tree = Arc::new(SpawnTree::new(&session));
+                        OpenState::Ready(session, tree)
+                    }
                     Err(e) => OpenState::Failed(e),
                 };
                 self.timeline.loaded(&self.ctx);
@@ -622,7 +631,8 @@ impl App {
         let mut full = Vec::new();
         let mut short = Vec::new();
         if self.focus != Pane::Sessions
-            && let (Some(session), Some(item)) = (ctx.session(), self.timeline.sel)
+            && let (Some(session), Some(tree), Some(item)) =
+                (ctx.session(), ctx.spawns(), self.timeline.sel)
         {
             let mut both = |part: String| {
                 full.push(part.clone());
@@ -637,7 +647,7 @@ impl App {
                     }
                     if let Thread::Sub(s) = thread {
                         // Each spawn down to this call's subagent.
-                        for s in spawn_chain(session, s) {
+                        for s in spawn_chain(tree, s) {
                             full.push(subagent_label(session, s, 24));
                             short.push(
                                 session

@@ -10,8 +10,9 @@
 use chrono::{DateTime, FixedOffset, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
 use hookscope::tools::file_path_of;
+use hookscope::transcript::ToolCallRecord;
+use hookscope::transcript::short_id::ShortIds;
 use hookscope::transcript::text::one_line;
-use hookscope::transcript::{ToolCallRecord, short_session_id};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
@@ -132,11 +133,23 @@ pub fn areas(main: Rect) -> CallsAreas {
     }
 }
 
-/// One list row: time, session, kind, name, error mark, resolved name,
-/// summary; `↳` marks a subagent's call.
+/// The session cell of a list row: the id's shortest unique prefix among
+/// the discovered sessions ([`ShortIds`]), at most 36 chars.
+pub fn session_cell<'a>(id: &'a str, short: &ShortIds) -> &'a str {
+    let cell = short.get(id);
+    match cell.char_indices().nth(36) {
+        Some((end, _)) => &cell[..end],
+        None => cell,
+    }
+}
+
+/// One list row: time, session (its [`session_cell`], padded to
+/// `session_width` chars), kind, name, error mark, resolved name, summary;
+/// `↳` marks a subagent's call.
 fn row(
     record: &FoundCall,
     width: u16,
+    (short, session_width): (&ShortIds, usize),
     theme: &Theme,
     utc_offset: FixedOffset,
 ) -> ListItem<'static> {
@@ -149,9 +162,9 @@ fn row(
         .timestamp
         .map(|t| super::fmt_time(t, utc_offset, format))
         .unwrap_or_else(|| "undated".to_string());
-    let session: String = short_session_id(&record.session).chars().take(16).collect();
+    let session = session_cell(&record.session, short);
     let mut spans = vec![
-        Span::styled(format!("{time} {session} "), theme.dim()),
+        Span::styled(format!("{time} {session:<session_width$} "), theme.dim()),
         Span::styled(format!("{:<5} ", record.tool_kind.as_str()), theme.kind()),
     ];
     if record.origin.is_some() {
@@ -862,9 +875,16 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
             a.list,
         );
     } else {
+        // One width for the session column: the longest prefix shown.
+        let session_width = records
+            .iter()
+            .map(|r| session_cell(&r.session, &ctx.short_ids).chars().count())
+            .max()
+            .unwrap_or(0);
+        let short = (&ctx.short_ids, session_width);
         let items: Vec<ListItem> = records
             .iter()
-            .map(|r| row(r, a.list.width, theme, ctx.utc_offset))
+            .map(|r| row(r, a.list.width, short, theme, ctx.utc_offset))
             .collect();
         let mut state = ListState::default()
             .with_offset(view.offset)

@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, FixedOffset, Utc};
 use hookscope::query::Query;
+use hookscope::transcript::short_id::ShortIds;
+use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::{Diagnostic, Event, Session, SessionRef, SessionSummary, Turn};
 use ratatui::layout::Rect;
 
@@ -100,8 +102,10 @@ pub enum Thread {
 pub enum Item {
     /// A main-thread turn.
     Turn(usize),
-    /// A subagent transcript no call in the session spawns (index into
-    /// [`Session::subagents`]); expands like a Task/Agent call.
+    /// A subagent transcript the main thread does not reach (index into
+    /// [`Session::subagents`]): no call spawns it, or (in a hand-made file)
+    /// it is on a spawn cycle; a root of the spawn walk, listed after the
+    /// turns, and expands like a Task/Agent call.
     Unlinked(usize),
     /// An event of a thread's turn.
     Event {
@@ -121,8 +125,13 @@ pub struct TimelineRow {
     pub item: Item,
     /// Nesting depth (0 for main-thread events, 1 inside a subagent, …).
     pub depth: usize,
-    /// The Task/Agent call this row is nested under, if any.
+    /// The Task/Agent call (or unlinked-subagent row) this row is nested
+    /// under, if any.
     pub parent: Option<Item>,
+    /// The subagent this row expands to: an unlinked row's own, or a
+    /// call's when the spawn walk enters it there
+    /// ([`hookscope::transcript::spawns::Step::Call`]'s `expands`).
+    pub expands: Option<usize>,
 }
 
 /// The turn a timeline item is in (or is).
@@ -152,26 +161,17 @@ pub fn event_of(session: &Session, item: Item) -> Option<&Event> {
 }
 
 /// The subagents from the outermost spawn down to subagent `s` (indices
-/// into [`Session::subagents`]): each one's parent is the subagent whose
-/// calls include the Task/Agent call that spawned it; a main-thread spawn
-/// ends the walk. At most 8 levels (a malformed file could link a cycle).
-pub fn spawn_chain(session: &Session, s: usize) -> Vec<usize> {
-    let mut chain = vec![s];
-    let mut cur = s;
-    for _ in 0..8 {
-        let parent = session
-            .subagents
-            .iter()
-            .position(|p| p.tool_calls().any(|c| c.subagent == Some(cur)));
-        match parent {
-            Some(p) if !chain.contains(&p) => {
-                chain.push(p);
-                cur = p;
-            }
-            _ => break,
-        }
-    }
-    chain.reverse();
+/// into [`Session::subagents`]), from [`SpawnTree::path_to`]: the subagent
+/// of each spawn on the path, then `s`. Just `[s]` when the main thread does
+/// not reach `s` (unlinked, below an unlinked one, or on a spawn cycle).
+pub fn spawn_chain(tree: &SpawnTree, s: usize) -> Vec<usize> {
+    let mut chain: Vec<usize> = tree
+        .path_to(Some(s))
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|at| at.thread)
+        .collect();
+    chain.push(s);
     chain
 }
 
@@ -198,8 +198,9 @@ pub fn subagent_label(session: &Session, s: usize, room: usize) -> String {
 pub enum OpenState {
     /// The worker is parsing it.
     Loading,
-    /// Parsed.
-    Ready(Arc<Session>),
+    /// Parsed, with its spawn tree (built once, on arrival; every spawn
+    /// walk and count of the panes goes through it).
+    Ready(Arc<Session>, Arc<SpawnTree>),
     /// It could not be read.
     Failed(String),
 }
@@ -277,6 +278,11 @@ pub struct Ctx {
     pub summaries_done: bool,
     /// The session shown in the timeline.
     pub open: Option<OpenSession>,
+    /// Each discovered session id's shortest unique prefix (at least 8
+    /// chars), for every place a session is named by a short id: built
+    /// over all of [`Ctx::sessions`], so a prefix shown is one `--session`
+    /// accepts.
+    pub short_ids: ShortIds,
     /// Every tool name seen in the summarized sessions (Tab completion).
     pub tool_names: BTreeSet<String>,
     /// The terminal size.
@@ -300,9 +306,20 @@ impl Ctx {
     pub fn session(&self) -> Option<&Arc<Session>> {
         match &self.open {
             Some(OpenSession {
-                state: OpenState::Ready(s),
+                state: OpenState::Ready(s, _),
                 ..
             }) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The loaded session's spawn tree, if ready.
+    pub fn spawns(&self) -> Option<&SpawnTree> {
+        match &self.open {
+            Some(OpenSession {
+                state: OpenState::Ready(_, tree),
+                ..
+            }) => Some(tree),
             _ => None,
         }
     }

@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::shell::CommandLine;
 use hookscope::tools::{BashCall, ToolCall};
+use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::text::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
@@ -113,17 +114,17 @@ fn lines(b: &mut Build<'_>, subject: Subject) -> Vec<Line<'static>> {
         }
         Subject::Item(item) => item,
     };
-    let (Some(session), Some(item)) = (ctx.session(), item) else {
+    let (Some(session), Some(tree), Some(item)) = (ctx.session(), ctx.spawns(), item) else {
         return Vec::new();
     };
     match item {
-        Item::Unlinked(s) => unlinked_lines(b, session, s),
+        Item::Unlinked(s) => unlinked_lines(b, session, tree, s),
         Item::Turn(t) => match session.turns.get(t) {
-            Some(turn) => turn_lines(b, session, t, turn),
+            Some(turn) => turn_lines(b, session, tree, t, turn),
             None => Vec::new(),
         },
         Item::Event { thread, .. } => match event_of(session, item) {
-            Some(Event::ToolCall(record)) => call_lines(b, session, thread, record),
+            Some(Event::ToolCall(record)) => call_lines(b, session, tree, thread, record),
             Some(event) => event_lines(b, event),
             None => Vec::new(),
         },
@@ -207,6 +208,7 @@ fn latest(turn: &Turn) -> Option<DateTime<Utc>> {
 fn turn_lines(
     b: &mut Build<'_>,
     session: &Session,
+    tree: &SpawnTree,
     index: usize,
     turn: &Turn,
 ) -> Vec<Line<'static>> {
@@ -226,22 +228,18 @@ fn turn_lines(
             out.push(field("duration", fmt_duration(t, end), theme));
         }
     }
-    let calls: Vec<&ToolCallRecord> = turn.tool_calls().collect();
-    let errors = calls.iter().filter(|c| c.is_error()).count();
-    let spawned: Vec<usize> = calls.iter().filter_map(|c| c.subagent).collect();
-    let sub_calls: usize = spawned
-        .iter()
-        .filter_map(|s| session.subagents.get(*s))
-        .map(|s| s.tool_calls().count())
-        .sum();
+    // The core's one definition (spawns.rs, "Counts"): a turn's calls
+    // include those of the subagents it spawned, transitively.
+    let calls = tree.turn_tool_calls(session, None, index);
+    let own = turn.tool_calls().count();
     out.push(field(
         "counts",
         format!(
-            "{}, {}, {} ({} inside)",
-            plural(calls.len(), "tool call"),
-            plural(errors, "error"),
-            plural(spawned.len(), "subagent"),
-            plural(sub_calls, "call")
+            "{} ({} in subagents), {}, {}",
+            plural(calls, "tool call"),
+            calls.saturating_sub(own),
+            plural(tree.turn_errors(session, None, index), "error"),
+            plural(tree.turn_subagents(session, None, index).len(), "subagent"),
         ),
         theme,
     ));
@@ -302,6 +300,7 @@ fn event_lines(b: &mut Build<'_>, event: &Event) -> Vec<Line<'static>> {
 fn call_lines(
     b: &mut Build<'_>,
     session: &Session,
+    tree: &SpawnTree,
     thread: Thread,
     record: &ToolCallRecord,
 ) -> Vec<Line<'static>> {
@@ -325,7 +324,7 @@ fn call_lines(
     if let Thread::Sub(s) = thread {
         // Every spawn from the main thread down, so a depth-2 call says
         // both, and three general-purpose agents are told apart.
-        let path: Vec<String> = spawn_chain(session, s)
+        let path: Vec<String> = spawn_chain(tree, s)
             .into_iter()
             .map(|s| subagent_label(session, s, 40))
             .collect();
@@ -395,9 +394,9 @@ fn call_lines(
             theme,
         ));
         if let Some(s) = record.subagent
-            && spawn_chain(session, s).len() > 1
+            && spawn_chain(tree, s).len() > 1
         {
-            let path: Vec<String> = spawn_chain(session, s)
+            let path: Vec<String> = spawn_chain(tree, s)
                 .into_iter()
                 .map(|s| subagent_label(session, s, 40))
                 .collect();
@@ -445,17 +444,30 @@ fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'stati
 }
 
 /// A subagent transcript that no call spawns: where it is and what it did.
-fn unlinked_lines(b: &mut Build<'_>, session: &Session, s: usize) -> Vec<Line<'static>> {
+fn unlinked_lines(
+    b: &mut Build<'_>,
+    session: &Session,
+    tree: &SpawnTree,
+    s: usize,
+) -> Vec<Line<'static>> {
     let ctx = b.ctx;
     let theme = &ctx.theme;
     let Some(sub) = session.subagents.get(s) else {
         return Vec::new();
     };
-    let mut out = vec![heading("Unlinked subagent", theme)];
-    out.push(Line::from(Span::styled(
-        "No call in this session spawns it (its Task/Agent call is not in the file).",
-        theme.dim(),
-    )));
+    let (title, why) = if tree.spawn_of(s).is_some() {
+        (
+            "Detached subagent",
+            "Its spawning call is not reached from the main thread (the spawns form a cycle).",
+        )
+    } else {
+        (
+            "Unlinked subagent",
+            "No call in this session spawns it (its Task/Agent call is not in the file).",
+        )
+    };
+    let mut out = vec![heading(title, theme)];
+    out.push(Line::from(Span::styled(why, theme.dim())));
     out.push(field("file", sub.path.display().to_string(), theme));
     out.extend(subagent_fields(sub, "Enter/Space expands them", theme));
     out.push(field(
@@ -793,7 +805,7 @@ impl DetailPane {
             open: ctx
                 .open
                 .as_ref()
-                .map(|o| (o.index, matches!(o.state, OpenState::Ready(_)))),
+                .map(|o| (o.index, matches!(o.state, OpenState::Ready(..)))),
             width,
             level: self.level,
         };

@@ -795,13 +795,14 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     app.list.sel = Some(index);
     key(&mut app, KeyCode::Enter);
     let session = app.ctx.session().cloned().expect("loaded");
+    let tree = app.ctx.spawns().cloned().expect("loaded");
     let rows = app.timeline.rows(&app.ctx);
     // The last two rows are the two agent-test-hash-* files, in file order
     // (their first prompts: "Run the test suite", "Build the project").
     let labels: Vec<String> = rows
         .iter()
         .filter(|r| matches!(r.item, Item::Unlinked(_)))
-        .map(|r| super::timeline::row_text(&session, r.item))
+        .map(|r| super::timeline::row_text(&session, &tree, r.item))
         .collect();
     assert_eq!(
         labels,
@@ -823,7 +824,7 @@ fn unlinked_subagents_are_listed_after_the_turns() {
         .rows(&app.ctx)
         .iter()
         .filter(|r| r.parent == Some(headers[0]))
-        .map(|r| super::timeline::row_text(&session, r.item))
+        .map(|r| super::timeline::row_text(&session, &tree, r.item))
         .collect();
     // Its one assistant text (the file's second line), one row more.
     assert_eq!(after, vec!["I'll run the test suite for you."]);
@@ -1190,7 +1191,8 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
     let mut session = (**app.ctx.session().expect("loaded")).clone();
     relink(&mut session, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg", None);
     relink(&mut session, "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", Some(2));
-    assert_eq!(super::context::spawn_chain(&session, 2), vec![3, 2]);
+    let tree = hookscope::transcript::spawns::SpawnTree::new(&session);
+    assert_eq!(super::context::spawn_chain(&tree, 2), vec![3, 2]);
     app.apply(Msg::Loaded {
         index: 0,
         result: Ok(std::sync::Arc::new(session)),
@@ -1314,4 +1316,212 @@ fn the_session_list_takes_a_larger_share_from_180_columns() {
     assert_eq!(width(160), Some(42)); // 26 %
     assert_eq!(width(200), Some(60)); // 30 %
     assert_eq!(width(100), Some(45)); // two panes, 45 %
+}
+
+/// The session's call ids along the fully expanded timeline, with depths.
+fn expanded_calls(app: &App) -> Vec<(String, usize)> {
+    let session = app.ctx.session().cloned().expect("loaded");
+    app.timeline
+        .every_row(&app.ctx)
+        .iter()
+        .filter_map(|r| {
+            super::timeline::event_of(&session, r.item)
+                .and_then(|e| e.as_tool_call())
+                .map(|c| (c.tool_use_id.clone(), r.depth))
+        })
+        .collect()
+}
+
+#[test]
+fn a_hand_made_spawn_cycle_renders_expands_and_jumps() {
+    // The subagent session re-linked in memory into two cycles: main's
+    // Agent call spawns A (3, "Inspect repository"), A's Read spawns B (2,
+    // "Find functions"), B's Bash spawns A again; and 0 ("Background
+    // check") and 1 ("Read notes") spawn each other, neither reached from
+    // the main thread (their main-thread Agent calls unlinked).
+    let mut app = opened(SUBAGENT);
+    let mut session = (**app.ctx.session().expect("loaded")).clone();
+    relink(&mut session, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg", None);
+    relink(&mut session, "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", Some(2));
+    relink(&mut session, "toolu_01jnpTxdhXKCZgdSENXyt8je", Some(3));
+    relink(&mut session, "toolu_01aWUpYqUJUYg412bh1nwfKI", None);
+    relink(&mut session, "toolu_01QsDwoBvXrX9cAOXPn1lNLy", None);
+    relink(&mut session, "toolu_01ODoKPi4xQIP1UU1UbS5ZcO", Some(0));
+    relink(&mut session, "toolu_01dM1oJYP60BEcdfrRP89wcZ", Some(1));
+    app.apply(Msg::Loaded {
+        index: 0,
+        result: Ok(std::sync::Arc::new(session)),
+    });
+    // Fully expanded (what the filter searches): each thread once; B's Bash
+    // and 1's Read do not expand back into a thread above them.
+    let want = [
+        ("toolu_01EoVg2LEYBcgsNqrLdx6tDq", 0),
+        ("toolu_01dWuUXlkTZoL5K7RXhzXTZs", 1),
+        ("toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", 1),
+        ("toolu_01jnpTxdhXKCZgdSENXyt8je", 2),
+        ("toolu_01RNYJFbxX2Ngbhqr7ThQaWg", 0),
+        ("toolu_01aWUpYqUJUYg412bh1nwfKI", 0),
+        ("toolu_01QsDwoBvXrX9cAOXPn1lNLy", 0),
+        ("toolu_01dM1oJYP60BEcdfrRP89wcZ", 1),
+        ("toolu_01ODoKPi4xQIP1UU1UbS5ZcO", 2),
+    ];
+    let want: Vec<(String, usize)> = want.iter().map(|(id, d)| (id.to_string(), *d)).collect();
+    assert_eq!(expanded_calls(&app), want);
+    let rows = app.timeline.every_row(&app.ctx);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| matches!(r.item, Item::Unlinked(_)))
+            .map(|r| r.item)
+            .collect::<Vec<_>>(),
+        vec![Item::Unlinked(0)]
+    );
+    // The jump into B (through A): both spawns above it are expanded.
+    assert!(
+        app.timeline
+            .select_call("toolu_01jnpTxdhXKCZgdSENXyt8je", &app.ctx)
+    );
+    assert_eq!(app.timeline.expanded.len(), 2);
+    // Enter on B's Bash (its spawn back into A does not expand) opens its
+    // detail, which names the path of spawns from the main thread.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    let text = render(&mut app, 160, 48);
+    assert!(
+        text.contains(
+            "turn 1 › general-purpose “Inspect repository” › Explore “Find functions” › Bash"
+        ),
+        "{text}"
+    );
+    // The jump into the detached cycle: its root row and 0's Bash expand.
+    key(&mut app, KeyCode::Esc);
+    assert!(
+        app.timeline
+            .select_call("toolu_01ODoKPi4xQIP1UU1UbS5ZcO", &app.ctx)
+    );
+    assert!(app.timeline.expanded.contains(&Item::Unlinked(0)));
+    assert_eq!(app.timeline.expanded.len(), 4);
+    let text = render(&mut app, 160, 48);
+    assert!(
+        text.contains("▾ detached subagent general-purpose a0ddb8d7d9a82d5f"),
+        "{text}"
+    );
+    let session = app.ctx.session().cloned().expect("loaded");
+    let tree = app.ctx.spawns().cloned().expect("loaded");
+    assert_eq!(
+        super::timeline::row_text(&session, &tree, Item::Unlinked(0)),
+        "detached subagent general-purpose a0ddb8d7d9a82d5fb — Background check"
+    );
+    // Detail names it detached, not unlinked.
+    app.timeline.sel = Some(Item::Unlinked(0));
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Char('k'));
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect();
+    assert_eq!(
+        detail.first().map(String::as_str),
+        Some("── Detached subagent ──"),
+        "{detail:?}"
+    );
+    // Every row expanded by hand, then drawn at both sizes: it ends.
+    for row in app.timeline.every_row(&app.ctx) {
+        app.timeline.expanded.insert(row.item);
+    }
+    assert_eq!(
+        app.timeline.all_rows(&app.ctx).len(),
+        app.timeline.every_row(&app.ctx).len()
+    );
+    render(&mut app, 80, 24);
+    render(&mut app, 160, 48);
+}
+
+#[test]
+fn the_turn_detail_and_the_session_row_count_alike() {
+    // The real subagent session (recounted with python): 4 Agent calls in
+    // turn 1 of the main file, 5 calls in its 4 subagent files, no
+    // `is_error: true` result. The turn's counts include its subagents'
+    // calls, so they equal the session's (the core's one definition).
+    let mut app = opened(SUBAGENT);
+    let text = render(&mut app, 160, 48);
+    assert!(text.contains("1 turn, 9 calls, 0 err, 4 sub"), "{text}");
+    app.timeline.sel = Some(Item::Turn(0));
+    key(&mut app, KeyCode::Enter);
+    render(&mut app, 160, 48);
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(super::widgets::text::line_text)
+        .collect();
+    assert!(
+        detail
+            .contains(&"counts: 9 tool calls (5 in subagents), 0 errors, 4 subagents".to_string()),
+        "{detail:?}"
+    );
+    let summary = app.ctx.sessions[0].summary.clone().expect("summarized");
+    assert_eq!(
+        (summary.tool_calls, summary.errors, summary.subagents),
+        (9, 0, 4)
+    );
+}
+
+/// A Codex rollout with one `exec_command` call (as tests/cli.rs builds).
+fn codex_rollout(id: &str, time: &str, cmd: &str) -> String {
+    let lines = [
+        serde_json::json!({"timestamp": time, "type": "session_meta",
+            "payload": {"id": id, "timestamp": time, "cwd": "/w", "cli_version": "0.171.0"}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "list files"}]}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "function_call", "name": "exec_command",
+                "arguments": serde_json::json!({"cmd": cmd}).to_string(), "call_id": format!("call_{cmd}")}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": format!("call_{cmd}"),
+                "output": "Process exited with code 0\nOutput:\n"}}),
+    ];
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn the_calls_list_names_time_based_ids_by_unique_prefixes() {
+    // Two Codex sessions whose UUIDv7 ids share 12 hex chars: an 8-char
+    // cut names both; the list shows each by its shortest unique prefix.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sessions = dir.path().join("sessions/2026/11/29");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    let a = "019ad8e1-4b2c-7a10-8f00-0123456789ab";
+    let b = "019ad8e1-4b2c-7d55-9e11-fedcba987654";
+    for (id, time, cmd) in [
+        (a, "2026-11-29T18:00:01Z", "pwd"),
+        (b, "2026-11-29T18:00:02Z", "ls"),
+    ] {
+        std::fs::write(
+            sessions.join(format!("rollout-2026-11-29T18-00-00-{id}.jsonl")),
+            codex_rollout(id, time, cmd),
+        )
+        .expect("write rollout");
+    }
+    let mut app = app_for(dir.path().to_str().expect("utf-8 temp path"));
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:exec_command");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.calls.records().len(), 2);
+    let text = render(&mut app, 160, 48);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("exec_command") && l.contains("11-29 18:00"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0].contains("11-29 18:00 019ad8e1-4b2c-7d bash  exec_command [codex] ls"),
+        "{text}"
+    );
+    assert!(
+        rows[1].contains("11-29 18:00 019ad8e1-4b2c-7a bash  exec_command [codex] pwd"),
+        "{text}"
+    );
 }

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use chrono::FixedOffset;
 use hookscope::tools::ToolKind;
+use hookscope::transcript::spawns::{CallAt, SpawnTree, Step, ThreadId};
 use hookscope::transcript::text::{display_prompt, one_line};
 use hookscope::transcript::{Event, Session, ToolCallRecord};
 use ratatui::Frame;
@@ -29,26 +30,22 @@ pub fn shown(event: &Event) -> bool {
     !matches!(event, Event::Thinking { .. })
 }
 
-/// Subagents no call of the session spawns (e.g. a sibling
-/// `agent-*.jsonl` whose Task is not in this file), in file order; the
-/// timeline lists them after the turns.
-pub fn unlinked_subagents(session: &Session) -> Vec<usize> {
-    let spawned: std::collections::HashSet<usize> = session
-        .all_tool_calls()
-        .filter_map(|(_, c)| c.subagent)
-        .collect();
-    (0..session.subagents.len())
-        .filter(|s| !spawned.contains(s))
-        .collect()
-}
-
-/// One line naming an unlinked subagent: type, id, description or prompt.
-pub fn unlinked_label(session: &Session, s: usize) -> String {
+/// One line naming a subagent the main thread does not reach (a root of
+/// [`SpawnTree::walk_session`] besides the main thread): type, id,
+/// description or prompt. "unlinked" when no call spawns it (e.g. a sibling
+/// `agent-*.jsonl` whose Task is not in this file), "detached" when its
+/// spawning call is itself out of reach (a spawn cycle in a hand-made file).
+pub fn unlinked_label(session: &Session, tree: &SpawnTree, s: usize) -> String {
     let Some(sub) = session.subagents.get(s) else {
         return String::new();
     };
+    let what = if tree.spawn_of(s).is_some() {
+        "detached"
+    } else {
+        "unlinked"
+    };
     let mut text = format!(
-        "unlinked subagent {} {}",
+        "{what} subagent {} {}",
         sub.agent_type.as_deref().unwrap_or("?"),
         sub.agent_id.as_deref().unwrap_or("")
     );
@@ -62,60 +59,181 @@ pub fn unlinked_label(session: &Session, s: usize) -> String {
     text
 }
 
-/// The first timeline item in `thread` whose call passes `pred`.
-fn find_call(
-    session: &Session,
-    thread: Thread,
-    pred: &dyn Fn(&ToolCallRecord) -> bool,
-) -> Option<Item> {
-    let turns = match thread {
-        Thread::Main => &session.turns,
-        Thread::Sub(s) => &session.subagents.get(s)?.turns,
+/// A thread's rows in order (its turn headers for the main thread, then
+/// each shown event), as timeline items.
+fn thread_items(session: &Session, thread: ThreadId) -> Vec<Item> {
+    let (turns, th) = match thread {
+        None => (session.turns.as_slice(), Thread::Main),
+        Some(s) => (
+            session
+                .subagents
+                .get(s)
+                .map_or(&[][..], |sub| sub.turns.as_slice()),
+            Thread::Sub(s),
+        ),
     };
-    turns.iter().enumerate().find_map(|(t, turn)| {
-        turn.events.iter().enumerate().find_map(|(e, event)| {
-            event
-                .as_tool_call()
-                .filter(|r| pred(r))
-                .map(|_| Item::Event {
-                    thread,
+    let mut items = Vec::new();
+    for (t, turn) in turns.iter().enumerate() {
+        if th == Thread::Main {
+            items.push(Item::Turn(t));
+        }
+        for (e, event) in turn.events.iter().enumerate() {
+            if shown(event) {
+                items.push(Item::Event {
+                    thread: th,
                     turn: t,
                     event: e,
-                })
-        })
-    })
-}
-
-/// Where the call `tool_use_id` is in the timeline: its item, and the
-/// Task/Agent calls (or the unlinked-subagent row) to expand to show it,
-/// innermost first. `None` when no thread has it.
-pub fn locate(session: &Session, tool_use_id: &str) -> Option<(Item, Vec<Item>)> {
-    let threads =
-        || std::iter::once(Thread::Main).chain((0..session.subagents.len()).map(Thread::Sub));
-    let (mut thread, item) = threads().find_map(|th| {
-        find_call(session, th, &|r| r.tool_use_id == tool_use_id).map(|i| (th, i))
-    })?;
-    let mut spawns = Vec::new();
-    // Depth guard: a malformed file could link subagents in a cycle.
-    while let Thread::Sub(s) = thread {
-        if spawns.len() > 8 {
-            return None;
-        }
-        match threads()
-            .find_map(|th| find_call(session, th, &|r| r.subagent == Some(s)).map(|i| (th, i)))
-        {
-            Some((parent, spawn)) => {
-                spawns.push(spawn);
-                thread = parent;
-            }
-            None => {
-                // Listed after the turns under its own row.
-                spawns.push(Item::Unlinked(s));
-                break;
+                });
             }
         }
     }
-    Some((item, spawns))
+    items
+}
+
+/// The timeline item of a call.
+fn call_item(at: &CallAt) -> Item {
+    Item::Event {
+        thread: at.thread.map_or(Thread::Main, Thread::Sub),
+        turn: at.turn,
+        event: at.event,
+    }
+}
+
+/// A thread being laid out: its items, the next one to emit, the depth and
+/// parent of its rows, and whether they are shown (every spawn above it is
+/// expanded).
+struct ThreadRows {
+    items: Vec<Item>,
+    next: usize,
+    depth: usize,
+    parent: Option<Item>,
+    visible: bool,
+}
+
+impl ThreadRows {
+    /// Emits this thread's rows up to and including `until` (all the rest
+    /// when `None`, or when `until` is not among them).
+    fn emit(&mut self, until: Option<Item>, rows: &mut Vec<TimelineRow>) {
+        let end = until
+            .and_then(|u| self.items[self.next..].iter().position(|i| *i == u))
+            .map_or(self.items.len(), |p| self.next + p + 1);
+        if self.visible {
+            rows.extend(self.items[self.next..end].iter().map(|&item| TimelineRow {
+                item,
+                depth: self.depth,
+                parent: self.parent,
+                expands: None,
+            }));
+        }
+        self.next = end;
+    }
+}
+
+/// Every timeline row of a session, laid out along the core's one spawn
+/// walk ([`SpawnTree::walk_session`]): the main thread's turns and events,
+/// each Task/Agent call followed by its subagent's rows when `expanded`
+/// says so, then each subagent the main thread does not reach under its own
+/// [`Item::Unlinked`] row. The walk visits each thread once and ends on
+/// spawn cycles; this only folds its steps, so it neither recurses nor
+/// needs a depth limit of its own.
+pub fn layout(
+    session: &Session,
+    tree: &SpawnTree,
+    expanded: &dyn Fn(Item) -> bool,
+) -> Vec<TimelineRow> {
+    let mut rows = Vec::new();
+    let mut frames: Vec<ThreadRows> = Vec::new();
+    // The call just emitted that the walk enters next, and whether its
+    // rows show.
+    let mut spawning: Option<(Item, bool)> = None;
+    for step in tree.walk_session(session) {
+        match step {
+            Step::Enter { thread, depth: 0 } => {
+                let (depth, parent, visible) = match thread {
+                    None => (0, None, true),
+                    Some(s) => {
+                        let item = Item::Unlinked(s);
+                        rows.push(TimelineRow {
+                            item,
+                            depth: 0,
+                            parent: None,
+                            expands: Some(s),
+                        });
+                        (1, Some(item), expanded(item))
+                    }
+                };
+                frames.push(ThreadRows {
+                    items: thread_items(session, thread),
+                    next: 0,
+                    depth,
+                    parent,
+                    visible,
+                });
+            }
+            Step::Enter { thread, .. } => {
+                let (call, shown) = spawning.take().unwrap_or((Item::Turn(0), false));
+                let depth = frames.last().map_or(0, |f| f.depth + 1);
+                frames.push(ThreadRows {
+                    items: thread_items(session, thread),
+                    next: 0,
+                    depth,
+                    parent: Some(call),
+                    visible: shown,
+                });
+            }
+            Step::Call { at, expands, .. } => {
+                let Some(frame) = frames.last_mut() else {
+                    continue;
+                };
+                let item = call_item(&at);
+                frame.emit(Some(item), &mut rows);
+                if frame.visible
+                    && let Some(row) = rows.last_mut().filter(|r| r.item == item)
+                {
+                    row.expands = expands;
+                }
+                spawning = expands.map(|_| (item, frame.visible && expanded(item)));
+            }
+            Step::Leave { .. } => {
+                if let Some(mut frame) = frames.pop() {
+                    frame.emit(None, &mut rows);
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// The rows above row `pos` (its parent, that one's parent, …), innermost
+/// first. A parent row precedes its children (the walk is pre-order), so
+/// each step looks only before the last and the climb ends.
+fn ancestors(rows: &[TimelineRow], mut pos: usize) -> Vec<Item> {
+    let mut out = Vec::new();
+    while let Some(parent) = rows.get(pos).and_then(|r| r.parent) {
+        match rows[..pos].iter().rposition(|r| r.item == parent) {
+            Some(p) => {
+                out.push(parent);
+                pos = p;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Where the call `tool_use_id` is in the timeline: its item, and the
+/// Task/Agent calls (and the unlinked-subagent row) to expand to show it,
+/// innermost first: the spawns [`layout`] nests it under, i.e. the path of
+/// [`SpawnTree::walk_session`] down to it. The first such call in timeline
+/// order when the id repeats; `None` when no thread has it.
+pub fn locate(session: &Session, tree: &SpawnTree, tool_use_id: &str) -> Option<(Item, Vec<Item>)> {
+    let rows = layout(session, tree, &|_| true);
+    let pos = rows.iter().position(|r| {
+        event_of(session, r.item)
+            .and_then(Event::as_tool_call)
+            .is_some_and(|c| c.tool_use_id == tool_use_id)
+    })?;
+    Some((rows[pos].item, ancestors(&rows, pos)))
 }
 
 /// A short summary of a call: the command for Bash, the file path for file
@@ -131,14 +249,14 @@ pub fn summary_of(record: &ToolCallRecord) -> String {
 }
 
 /// Plain text of a row, for the filter.
-pub fn row_text(session: &Session, item: Item) -> String {
+pub fn row_text(session: &Session, tree: &SpawnTree, item: Item) -> String {
     match item {
         Item::Turn(t) => session
             .turns
             .get(t)
             .map(|turn| format!("turn {} {}", t + 1, display_prompt(&turn.prompt)))
             .unwrap_or_default(),
-        Item::Unlinked(s) => unlinked_label(session, s),
+        Item::Unlinked(s) => unlinked_label(session, tree, s),
         Item::Event { .. } => match event_of(session, item) {
             Some(Event::ToolCall(r)) => format!(
                 "{} {} {} {}",
@@ -186,6 +304,7 @@ fn kind_label(kind: ToolKind) -> &'static str {
 /// The styled line of a row.
 pub fn row_line(
     session: &Session,
+    tree: &SpawnTree,
     row: &TimelineRow,
     expanded: &HashSet<Item>,
     utc_offset: FixedOffset,
@@ -202,7 +321,7 @@ pub fn row_line(
             };
             Line::from(vec![
                 Span::raw(marker),
-                Span::styled(unlinked_label(session, s), theme.heading()),
+                Span::styled(unlinked_label(session, tree, s), theme.heading()),
             ])
         }
         Item::Turn(t) => {
@@ -226,7 +345,7 @@ pub fn row_line(
         }
         Item::Event { .. } => match event_of(session, item) {
             Some(Event::ToolCall(r)) => {
-                let marker = match r.subagent {
+                let marker = match row.expands {
                     Some(_) if expanded.contains(&item) => "▾ ",
                     Some(_) => "▸ ",
                     None => "  ",
@@ -329,103 +448,26 @@ impl TimelinePane {
             return self.all_rows(ctx);
         }
         let rows = self.every_row(ctx);
-        let Some(session) = ctx.session() else {
+        let (Some(session), Some(tree)) = (ctx.session(), ctx.spawns()) else {
             return rows;
         };
         let needle = self.filter.to_lowercase();
         rows.into_iter()
-            .filter(|r| row_text(session, r.item).to_lowercase().contains(&needle))
+            .filter(|r| {
+                row_text(session, tree, r.item)
+                    .to_lowercase()
+                    .contains(&needle)
+            })
             .collect()
     }
 
     fn rows_with(&self, ctx: &Ctx, expand_all: bool) -> Vec<TimelineRow> {
-        let Some(session) = ctx.session() else {
+        let (Some(session), Some(tree)) = (ctx.session(), ctx.spawns()) else {
             return Vec::new();
         };
-        let mut rows = Vec::new();
-        for (t, turn) in session.turns.iter().enumerate() {
-            rows.push(TimelineRow {
-                item: Item::Turn(t),
-                depth: 0,
-                parent: None,
-            });
-            let at = Place {
-                thread: Thread::Main,
-                turn: t,
-                depth: 0,
-                parent: None,
-            };
-            self.push_events(session, at, &turn.events, expand_all, &mut rows);
-        }
-        for s in unlinked_subagents(session) {
-            let item = Item::Unlinked(s);
-            rows.push(TimelineRow {
-                item,
-                depth: 0,
-                parent: None,
-            });
-            if expand_all || self.expanded.contains(&item) {
-                self.push_subagent(session, s, 1, item, expand_all, &mut rows);
-            }
-        }
-        rows
-    }
-
-    /// The rows of subagent `s`'s turns, nested under `parent` at `depth`.
-    fn push_subagent(
-        &self,
-        session: &Session,
-        s: usize,
-        depth: usize,
-        parent: Item,
-        expand_all: bool,
-        rows: &mut Vec<TimelineRow>,
-    ) {
-        let Some(subagent) = session.subagents.get(s) else {
-            return;
-        };
-        for (st, sturn) in subagent.turns.iter().enumerate() {
-            let at = Place {
-                thread: Thread::Sub(s),
-                turn: st,
-                depth,
-                parent: Some(parent),
-            };
-            self.push_events(session, at, &sturn.events, expand_all, rows);
-        }
-    }
-
-    fn push_events(
-        &self,
-        session: &Session,
-        at: Place,
-        events: &[Event],
-        expand_all: bool,
-        rows: &mut Vec<TimelineRow>,
-    ) {
-        for (e, event) in events.iter().enumerate() {
-            if !shown(event) {
-                continue;
-            }
-            let item = Item::Event {
-                thread: at.thread,
-                turn: at.turn,
-                event: e,
-            };
-            rows.push(TimelineRow {
-                item,
-                depth: at.depth,
-                parent: at.parent,
-            });
-            let sub = event.as_tool_call().and_then(|c| c.subagent);
-            // Depth guard: a malformed file could link subagents in a cycle.
-            if let Some(s) = sub
-                && (expand_all || self.expanded.contains(&item))
-                && at.depth < 8
-            {
-                self.push_subagent(session, s, at.depth + 1, item, expand_all, rows);
-            }
-        }
+        layout(session, tree, &|item| {
+            expand_all || self.expanded.contains(&item)
+        })
     }
 
     /// The selected row's tool call, if it is one.
@@ -433,17 +475,24 @@ impl TimelinePane {
         event_of(ctx.session()?, self.sel?)?.as_tool_call()
     }
 
+    /// The subagent the selected row expands to: an unlinked row's, or a
+    /// call's when the spawn walk enters it there (not a second record
+    /// naming it, nor a spawn back into a thread above).
     fn selected_subagent(&self, ctx: &Ctx) -> Option<usize> {
-        if let Some(Item::Unlinked(s)) = self.sel {
-            return Some(s);
-        }
-        self.selected_call(ctx)?.subagent
+        let sel = self.sel?;
+        self.every_row(ctx)
+            .into_iter()
+            .find(|r| r.item == sel)
+            .and_then(|r| r.expands)
     }
 
     /// Selects call `tool_use_id`, expanding the spawns above it; `false`
     /// when the session has no such call.
     pub fn select_call(&mut self, tool_use_id: &str, ctx: &Ctx) -> bool {
-        let Some((item, spawns)) = ctx.session().and_then(|s| locate(s, tool_use_id)) else {
+        let (Some(session), Some(tree)) = (ctx.session(), ctx.spawns()) else {
+            return false;
+        };
+        let Some((item, spawns)) = locate(session, tree, tool_use_id) else {
             return false;
         };
         self.filter.clear();
@@ -453,25 +502,22 @@ impl TimelinePane {
         true
     }
 
-    /// The main-thread turn the selection is in (walking up from a
-    /// subagent's call to the outermost spawning call).
+    /// The main-thread turn the selection is in: a subagent's call is in
+    /// the turn of the outermost spawn on its [`SpawnTree::path_to`];
+    /// `None` for a subagent the main thread does not reach.
     pub fn main_turn(&self, ctx: &Ctx) -> Option<usize> {
-        let rows = self.every_row(ctx);
-        let mut top = self.sel?;
-        for _ in 0..16 {
-            match rows.iter().find(|r| r.item == top).and_then(|r| r.parent) {
-                Some(p) => top = p,
-                None => break,
-            }
-        }
-        match top {
+        match self.sel? {
             Item::Turn(t)
             | Item::Event {
                 thread: Thread::Main,
                 turn: t,
                 ..
             } => Some(t),
-            _ => None,
+            Item::Event {
+                thread: Thread::Sub(s),
+                ..
+            } => ctx.spawns()?.path_to(Some(s))?.first().map(|at| at.turn),
+            Item::Unlinked(_) => None,
         }
     }
 
@@ -482,15 +528,8 @@ impl TimelinePane {
             return;
         };
         let rows = self.every_row(ctx);
-        let mut cur = item;
-        for _ in 0..8 {
-            match rows.iter().find(|r| r.item == cur).and_then(|r| r.parent) {
-                Some(p) => {
-                    self.expanded.insert(p);
-                    cur = p;
-                }
-                None => break,
-            }
+        if let Some(pos) = rows.iter().position(|r| r.item == item) {
+            self.expanded.extend(ancestors(&rows, pos));
         }
     }
 
@@ -564,15 +603,6 @@ impl TimelinePane {
             None => ctx.emit(Effect::Focus(Pane::Sessions)),
         }
     }
-}
-
-/// Where events are pushed in the row tree.
-#[derive(Debug, Clone, Copy)]
-struct Place {
-    thread: Thread,
-    turn: usize,
-    depth: usize,
-    parent: Option<Item>,
 }
 
 impl Component for TimelinePane {
@@ -702,8 +732,9 @@ impl Component for TimelinePane {
                 frame.render_widget(message(&format!("cannot open: {e}"), theme.error()), area);
                 return;
             }
-            OpenState::Ready(s) => s,
+            OpenState::Ready(s, tree) => (s, tree),
         };
+        let (session, tree) = session;
         let rows = &self.shown;
         if rows.is_empty() {
             let text = if self.filter.is_empty() {
@@ -716,7 +747,16 @@ impl Component for TimelinePane {
         }
         let items: Vec<ListItem> = rows
             .iter()
-            .map(|r| ListItem::new(row_line(session, r, &self.expanded, ctx.utc_offset, theme)))
+            .map(|r| {
+                ListItem::new(row_line(
+                    session,
+                    tree,
+                    r,
+                    &self.expanded,
+                    ctx.utc_offset,
+                    theme,
+                ))
+            })
             .collect();
         let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
         let mut state = ListState::default()
