@@ -201,7 +201,9 @@ impl SpawnTree {
 
     /// Walks every thread once: the main thread (as [`SpawnTree::walk`]),
     /// then each detached subagent that is still unvisited as a further
-    /// root (depth 0), unlinked ones first, in index order. Every call of the
+    /// root (depth 0), unlinked ones first, in index order, and last any
+    /// subagent still unvisited because it lies deeper than [`MAX_DEPTH`]
+    /// below its root (it starts a new root at depth 0). Every call of the
     /// session appears in exactly one [`Step::Call`].
     pub fn walk_session<'a>(&self, session: &'a Session) -> Vec<Step<'a>> {
         let mut visited = HashSet::new();
@@ -216,7 +218,8 @@ impl SpawnTree {
                     .filter(|&&i| self.spawn[i].is_none())
                     .map(|&i| Some(i)),
             )
-            .chain(detached.iter().map(|&i| Some(i)));
+            .chain(detached.iter().map(|&i| Some(i)))
+            .chain((0..session.subagents.len()).map(Some));
         for root in roots {
             if !visited.contains(&root) {
                 self.walk_into(session, root, &mut visited, &mut out);
@@ -557,6 +560,38 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         assert_eq!(t.session_tool_calls(&s), 8);
+    }
+
+    #[test]
+    fn a_chain_deeper_than_max_depth_still_walks_every_call_once() {
+        // main spawns 0, i spawns i+1, …: a chain of MAX_DEPTH + 6 subagents.
+        let n = MAX_DEPTH + 6;
+        let mut s = session();
+        s.turns = vec![turn(vec![call("m", Some(0))])];
+        s.subagents = (0..n)
+            .map(|i| {
+                let next = (i + 1 < n).then_some(i + 1);
+                sub(vec![turn(vec![call(&format!("s{i}"), next)])])
+            })
+            .collect();
+        let t = SpawnTree::new(&s);
+        let steps = t.walk_session(&s);
+        let calls: Vec<(String, usize)> = steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Call { record, depth, .. } => Some((record.tool_use_id.clone(), *depth)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), n + 1);
+        // Depth grows to the cap, then the rest of the chain starts again.
+        assert_eq!(calls[MAX_DEPTH].1, MAX_DEPTH);
+        assert_eq!(calls[MAX_DEPTH + 1], (format!("s{MAX_DEPTH}"), 0));
+        assert_eq!(calls[n], (format!("s{}", n - 1), 5));
+        let ids: std::collections::HashSet<&str> =
+            calls.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids.len(), n + 1);
+        assert_eq!(t.session_tool_calls(&s), n + 1);
     }
 
     #[test]
