@@ -468,7 +468,10 @@ fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
             .map(|c| c.split_whitespace().map(str::to_string).collect())
             .collect();
         if prefixes.iter().any(Vec::is_empty) {
-            errs.at(start, "ran_command: an empty command matches everything; name its words (\"cargo test\")");
+            errs.at(
+                start,
+                "ran_command: an empty command matches everything; name its words (\"cargo test\")",
+            );
         }
         out.push(Condition::RanCommand(prefixes));
     }
@@ -490,7 +493,11 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
         .into_inner()
         .into_vec()
         .iter()
-        .flat_map(|e| e.split('|').map(|s| s.trim().to_string()).collect::<Vec<_>>())
+        .flat_map(|e| {
+            e.split('|')
+                .map(|s| s.trim().to_string())
+                .collect::<Vec<_>>()
+        })
         .collect();
     if events.is_empty() {
         errs.at(events_at, format!("rule `{id}` names no event"));
@@ -527,7 +534,10 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
             let at = rw.span().start;
             let rw = rw.into_inner();
             if rewrite.is_some() {
-                errs.at(at, format!("rule `{id}`: give rewrite_command or rewrite_content, not both"));
+                errs.at(
+                    at,
+                    format!("rule `{id}`: give rewrite_command or rewrite_content, not both"),
+                );
             }
             match compile_regex(rw.pattern.get_ref(), false) {
                 Ok(pattern) => {
@@ -560,12 +570,23 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
             _ => {}
         }
         if action != RuleAction::Rewrite && rewrite.is_some() {
-            errs.at(action_at, format!("rule `{id}` has a rewrite but action = \"{}\"; set action = \"rewrite\"", action.as_str()));
+            errs.at(
+                action_at,
+                format!(
+                    "rule `{id}` has a rewrite but action = \"{}\"; set action = \"rewrite\"",
+                    action.as_str()
+                ),
+            );
         }
         for e in &events {
             let control = EventControl::of(e);
             if action == RuleAction::Block && !control.can_block() {
-                errs.at(events_at, format!("rule `{id}` blocks on {e}, which cannot be blocked (hooks.md §1.6, §1.8)"));
+                errs.at(
+                    events_at,
+                    format!(
+                        "rule `{id}` blocks on {e}, which cannot be blocked (hooks.md §1.6, §1.8)"
+                    ),
+                );
             }
             if action == RuleAction::Rewrite && !control.can_rewrite() {
                 errs.at(events_at, format!("rule `{id}` rewrites on {e}: only PreToolUse and PermissionRequest take updatedInput (hooks.md §1.8)"));
@@ -709,7 +730,11 @@ impl RuleSet {
         let (output, outcome) = match &combined.result {
             Some(r) => {
                 let out = hook_output(&event, r);
-                let stdout = out.stdout.as_ref().map(Value::to_string).unwrap_or_default();
+                let stdout = out
+                    .stdout
+                    .as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_default();
                 let mut o = interpret_output(
                     &event,
                     out.exit_code,
@@ -722,10 +747,7 @@ impl RuleSet {
                 o.why = why;
                 (out, o)
             }
-            None => (
-                HookOutput::empty(),
-                interpret_output(&event, 0, "", ""),
-            ),
+            None => (HookOutput::empty(), interpret_output(&event, 0, "", "")),
         };
         Evaluation {
             event,
@@ -756,7 +778,10 @@ impl Rule {
             detail: if event_ok {
                 String::new()
             } else {
-                format!("(got {})", if s.event.is_empty() { "none" } else { s.event })
+                format!(
+                    "(got {})",
+                    if s.event.is_empty() { "none" } else { s.event }
+                )
             },
         });
         if !event_ok {

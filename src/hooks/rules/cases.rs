@@ -129,7 +129,10 @@ pub(crate) fn compile_case(
     let mut payload_file = None;
     let payload = if let Some(p) = raw.payload {
         if raw.command.is_some() || raw.input.is_some() {
-            errs.at(p.span().start, "give `payload` or `command`/`input`, not both");
+            errs.at(
+                p.span().start,
+                "give `payload` or `command`/`input`, not both",
+            );
         }
         let path = base.join(p.get_ref());
         match read_payload(&path) {
@@ -151,7 +154,11 @@ pub(crate) fn compile_case(
         );
         m.insert(
             "permission_mode".into(),
-            json!(raw.permission_mode.clone().unwrap_or_else(|| "default".into())),
+            json!(
+                raw.permission_mode
+                    .clone()
+                    .unwrap_or_else(|| "default".into())
+            ),
         );
         let event = raw.event.clone().unwrap_or_else(|| "PreToolUse".into());
         m.insert("hook_event_name".into(), json!(event));

@@ -209,7 +209,11 @@ fn quote_list(items: &[String]) -> String {
 }
 
 fn regex_list(rs: &[Regex]) -> String {
-    quote_list(&rs.iter().map(|r| r.as_str().to_string()).collect::<Vec<_>>())
+    quote_list(
+        &rs.iter()
+            .map(|r| r.as_str().to_string())
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn shorten(s: &str) -> String {
