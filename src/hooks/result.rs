@@ -12,15 +12,18 @@
 //! * [`combine`]: several results as Claude Code combines several hooks
 //!   (deny > defer > ask > allow; `updatedInput` last-wins, flagged).
 //!
-//! Which event honours which field is one table, [`EventControl::of`]
-//! (hooks.md §1.6 "Exit-2 effect per event", §1.7, §1.8), not match arms
-//! spread over the functions.
+//! Which event honours which field comes from the hook contract
+//! ([`crate::hooks::contract`], by version) through [`EventControl::at`],
+//! not from match arms spread over the functions. The `*_at` functions take
+//! the Claude Code version; the others use the newest.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+
+use crate::hooks::contract::{self, Exit2Effect, StderrTo, Version};
 
 /// How a hook result is handled (seed 002 `Action`): exactly captain_hook's
 /// four actions. "context" is not an action: it is [`Action::Warn`] with
@@ -198,8 +201,10 @@ pub fn render_parts(parts: &[Part]) -> String {
         .join("\n")
 }
 
-/// What an event's output honours (hooks.md §1.6–1.8). One row per event;
-/// unknown events get the "no control" row.
+/// What an event's output honours at a Claude Code version, read from the
+/// hook contract ([`crate::hooks::contract`], `assets/contract/`; hooks.md
+/// §1.6–1.8). Unknown events (or events newer than the version) get the
+/// "no control" row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct EventControl {
     /// `hookSpecificOutput.permissionDecision` (+ `updatedInput`): PreToolUse.
@@ -210,120 +215,74 @@ pub struct EventControl {
     pub decision_block: bool,
     /// `hookSpecificOutput.additionalContext` reaches the model.
     pub additional_context: bool,
+    /// `hookSpecificOutput.updatedInput` (or `decision.updatedInput`).
+    pub updated_input: bool,
     /// Exit 2 blocks (§1.6 "Blocks").
     pub exit2_blocks: bool,
-    /// Who reads a block's reason: `"model"` or `"user"`.
+    /// Who reads a block's reason and exit-2 stderr: `"model"`, `"user"`,
+    /// `"debug log"` or `"nobody"` (the contract's `exit2.stderr_to`).
     pub reason_to: &'static str,
     /// `systemMessage` is shown (not discarded, §1.7).
     pub system_message: bool,
     /// Plain (non-JSON) stdout on exit 0 is added to the model's context.
     pub plain_stdout_context: bool,
-    /// The output is ignored altogether (§1.8 "No control").
+    /// No decision, context or block of any kind (§1.8 "No control").
     pub no_control: bool,
 }
 
-/// Events whose top-level `decision: "block"` is honoured (hooks.md §1.8).
-const DECISION_BLOCK: &[&str] = &[
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Stop",
-    "SubagentStop",
-    "ConfigChange",
-    "PreCompact",
-    "TaskCreated",
-];
-/// Events whose `hookSpecificOutput.additionalContext` is honoured (§1.8).
-const ADDITIONAL_CONTEXT: &[&str] = &[
-    "PreToolUse",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Stop",
-    "SubagentStop",
-    "SessionStart",
-    "Setup",
-    "SubagentStart",
-];
-/// Events where exit 2 blocks (§1.6 "Blocks").
-const EXIT2_BLOCKS: &[&str] = &[
-    "PreToolUse",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "Stop",
-    "SubagentStop",
-    "TeammateIdle",
-    "TaskCompleted",
-    "TaskCreated",
-    "ConfigChange",
-    "PostToolBatch",
-    "PreCompact",
-    "Elicitation",
-    "ElicitationResult",
-    "WorktreeCreate",
-];
-/// Events whose block reason goes to the user, not the model (§1.6, §1.8).
-const REASON_TO_USER: &[&str] = &[
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "ConfigChange",
-    "PreCompact",
-    "Elicitation",
-    "ElicitationResult",
-    "WorktreeCreate",
-];
-/// Events that discard `systemMessage` (§1.7).
-const NO_SYSTEM_MESSAGE: &[&str] = &[
-    "Notification",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-    "InstructionsLoaded",
-    "StopFailure",
-];
-/// Events without any decision control (§1.8 last bullet).
-const NO_CONTROL: &[&str] = &[
-    "WorktreeRemove",
-    "Notification",
-    "SessionEnd",
-    "PostCompact",
-    "InstructionsLoaded",
-    "StopFailure",
-    "CwdChanged",
-    "DirectoryAdded",
-    "FileChanged",
-];
-
 impl EventControl {
-    /// The row for `event` (a `hook_event_name`), hooks.md §1.6–1.8 as of
-    /// Claude Code 2.1.x. An unknown event has no control.
+    /// The row for `event` (a `hook_event_name`) at the newest version.
     pub fn of(event: &str) -> EventControl {
-        let known = DECISION_BLOCK
-            .iter()
-            .chain(ADDITIONAL_CONTEXT)
-            .chain(EXIT2_BLOCKS)
-            .any(|e| *e == event)
-            || matches!(event, "PermissionRequest" | "PermissionDenied");
+        Self::at(event, &Version::latest())
+    }
+
+    /// The row for `event` as of Claude Code `version`.
+    pub fn at(event: &str, version: &Version) -> EventControl {
+        let Some(c) = contract::event(event, version) else {
+            return EventControl {
+                permission_decision: false,
+                permission_request: false,
+                decision_block: false,
+                additional_context: false,
+                updated_input: false,
+                exit2_blocks: false,
+                reason_to: "nobody",
+                system_message: false,
+                plain_stdout_context: false,
+                no_control: true,
+            };
+        };
+        let has = |field: &str| c.honours(field, None, version);
+        let permission_decision = has("hookSpecificOutput.permissionDecision");
+        let permission_request = has("hookSpecificOutput.decision.behavior");
+        let decision_block = c.honours("decision", Some(&json!("block")), version);
+        let additional_context = has("hookSpecificOutput.additionalContext");
+        let exit2_blocks = c.exit2.effect == Exit2Effect::Block;
+        let other_specific = c
+            .output_at(version)
+            .any(|f| f.field.starts_with("hookSpecificOutput."));
         EventControl {
-            permission_decision: event == "PreToolUse",
-            permission_request: event == "PermissionRequest",
-            decision_block: DECISION_BLOCK.contains(&event),
-            additional_context: ADDITIONAL_CONTEXT.contains(&event),
-            exit2_blocks: EXIT2_BLOCKS.contains(&event),
-            reason_to: if REASON_TO_USER.contains(&event) {
-                "user"
-            } else {
-                "model"
+            permission_decision,
+            permission_request,
+            decision_block,
+            additional_context,
+            updated_input: has("hookSpecificOutput.updatedInput")
+                || has("hookSpecificOutput.decision.updatedInput"),
+            exit2_blocks,
+            reason_to: match c.exit2.stderr_to {
+                StderrTo::Claude => "model",
+                StderrTo::User => "user",
+                StderrTo::DebugLog => "debug log",
+                StderrTo::Discarded => "nobody",
             },
-            system_message: !NO_SYSTEM_MESSAGE.contains(&event),
-            plain_stdout_context: matches!(
-                event,
-                "UserPromptSubmit" | "UserPromptExpansion" | "SessionStart"
-            ),
-            no_control: NO_CONTROL.contains(&event) || !known,
+            system_message: has("systemMessage"),
+            plain_stdout_context: c.stdout_to_context(version),
+            no_control: !(permission_decision
+                || permission_request
+                || decision_block
+                || additional_context
+                || exit2_blocks
+                || other_specific),
         }
     }
 
@@ -337,7 +296,7 @@ impl EventControl {
 
     /// Whether `updatedInput` is honoured (PreToolUse, PermissionRequest).
     pub fn can_rewrite(&self) -> bool {
-        self.permission_decision || self.permission_request
+        self.updated_input
     }
 }
 
@@ -383,7 +342,12 @@ impl HookOutput {
 ///   exit 2 with the reason on stderr.
 /// * `system_message` becomes `systemMessage` where shown.
 pub fn hook_output(event: &str, result: &HookResult) -> HookOutput {
-    let control = EventControl::of(event);
+    hook_output_at(event, &Version::latest(), result)
+}
+
+/// [`hook_output`] as of Claude Code `version` (the contract's row then).
+pub fn hook_output_at(event: &str, version: &Version, result: &HookResult) -> HookOutput {
+    let control = EventControl::at(event, version);
     let mut out = HookOutput::empty();
     let mut top = Map::new();
     let mut specific = Map::new();
@@ -620,7 +584,18 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 /// fields the event does not honour, exit 2 where it has no effect; maps the
 /// deprecated PreToolUse `decision: approve|block` to allow/deny, flagged.
 pub fn interpret_output(event: &str, exit_code: i32, stdout: &str, stderr: &str) -> Outcome {
-    let control = EventControl::of(event);
+    interpret_output_at(event, &Version::latest(), exit_code, stdout, stderr)
+}
+
+/// [`interpret_output`] as of Claude Code `version`.
+pub fn interpret_output_at(
+    event: &str,
+    version: &Version,
+    exit_code: i32,
+    stdout: &str,
+    stderr: &str,
+) -> Outcome {
+    let control = EventControl::at(event, version);
     let parsed: Option<Value> = stdout
         .trim_start()
         .starts_with('{')
@@ -662,7 +637,7 @@ pub fn interpret_output(event: &str, exit_code: i32, stdout: &str, stderr: &str)
             o.why.push(
                 "PermissionRequest ignores exit 2 and discards stderr: answer with decision.behavior (hooks.md §1.6, anthropics/claude-code#19298)".into(),
             );
-        } else if matches!(event, "PostToolUse" | "PostToolUseFailure") {
+        } else if control.reason_to == "model" {
             o.effect = if stderr_text.is_some() {
                 Effect::ContextAdded
             } else {
@@ -670,12 +645,16 @@ pub fn interpret_output(event: &str, exit_code: i32, stdout: &str, stderr: &str)
             };
             o.model_sees = stderr_text;
             o.why.push(format!(
-                "exit 2 does not block {event} (the tool already ran); stderr goes to Claude (hooks.md §1.6)"
+                "exit 2 does not block {event}; stderr goes to Claude (hooks.md §1.6)"
             ));
         } else {
-            o.why
-                .push(format!("exit 2 does not block {event} (hooks.md §1.6)"));
-            o.user_sees = stderr_text;
+            o.why.push(format!(
+                "exit 2 does not block {event}; stderr goes to the {} (hooks.md §1.6)",
+                control.reason_to
+            ));
+            if control.reason_to == "user" {
+                o.user_sees = stderr_text;
+            }
         }
         if parsed.is_none() {
             return o;

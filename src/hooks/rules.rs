@@ -36,6 +36,7 @@ use toml::Spanned;
 pub use cases::{CaseResult, TestCase};
 pub use cond::{Condition, History, REGEX_SIZE_LIMIT, Subject, compile_globs, compile_regex};
 
+use crate::hooks::contract;
 use crate::hooks::result::{
     Action, Combined, EventControl, HookOutput, HookResult, Outcome, combine, hook_output,
     interpret_output,
@@ -44,43 +45,6 @@ use crate::tools::tool_name_matches;
 
 /// Largest rule file read (16 MiB).
 pub const MAX_RULE_FILE_BYTES: u64 = 16 << 20;
-
-/// Hook events a rule may name (hooks.md §1.5, hooks-updates.md §1.1).
-pub const KNOWN_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PermissionRequest",
-    "PermissionDenied",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "SessionStart",
-    "SessionEnd",
-    "Setup",
-    "TaskCreated",
-    "TaskCompleted",
-    "TeammateIdle",
-    "Notification",
-    "InstructionsLoaded",
-    "ConfigChange",
-    "CwdChanged",
-    "FileChanged",
-    "DirectoryAdded",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "Elicitation",
-    "ElicitationResult",
-    "MessageDisplay",
-    "PreModelSwitch",
-    "PostModelSwitch",
-];
 
 /// One problem in a rule file: where and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -503,12 +467,13 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
         errs.at(events_at, format!("rule `{id}` names no event"));
     }
     for e in &events {
-        if !KNOWN_EVENTS.contains(&e.as_str()) {
+        let known = contract::event_names();
+        if !known.contains(&e.as_str()) {
             errs.at(
                 events_at,
                 format!(
                     "rule `{id}`: unknown event `{e}` (known: {})",
-                    KNOWN_EVENTS.join(", ")
+                    known.join(", ")
                 ),
             );
         }

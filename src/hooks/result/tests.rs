@@ -396,3 +396,23 @@ fn combine_warns_join_and_approve_only_if_one_approves() {
     assert_eq!(c.decision, Some(PermissionDecision::Allow));
     assert_eq!(combine(&[]).result, None);
 }
+
+#[test]
+fn the_control_comes_from_the_contract_by_version() {
+    use crate::hooks::contract::Version;
+    // PreModelSwitch exists from 2.1.251 (hooks-updates.md §1.1)
+    let before = EventControl::at("PreModelSwitch", &Version::parse("2.1.250"));
+    assert!(before.no_control && !before.can_block());
+    let after = EventControl::at("PreModelSwitch", &Version::parse("2.1.251"));
+    assert!(after.permission_decision && after.can_block());
+    let out = hook_output_at(
+        "PreModelSwitch",
+        &Version::parse("2.1.250"),
+        &HookResult::block("no"),
+    );
+    assert_eq!(out.stdout, None);
+    let pr = EventControl::of("PermissionRequest");
+    assert!(pr.permission_request && pr.can_rewrite() && !pr.exit2_blocks);
+    assert_eq!(pr.reason_to, "nobody");
+    assert!(EventControl::of("NoSuchEvent").no_control);
+}
