@@ -328,22 +328,49 @@ struct RawRule {
 pub(crate) struct Errors<'t> {
     file: String,
     text: &'t str,
+    /// Byte offsets where each line starts (line 1 at index 0).
+    line_starts: Vec<usize>,
     /// Collected problems.
     pub(crate) list: Vec<RuleError>,
 }
 
 impl<'t> Errors<'t> {
     fn new(file: String, text: &'t str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .collect();
         Errors {
             file,
             text,
+            line_starts,
             list: Vec::new(),
         }
     }
 
+    /// 1-based line and column (in characters) of byte `offset`, in
+    /// O(log lines).
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self
+            .line_starts
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |l| l.chars().count())
+            + 1;
+        (line.max(1), col)
+    }
+
     /// Records `message` at byte `offset`.
     pub(crate) fn at(&mut self, offset: usize, message: impl Into<String>) {
-        let (line, column) = line_col(self.text, offset);
+        let (line, column) = self.line_col(offset);
         self.list.push(RuleError {
             file: self.file.clone(),
             line,
@@ -351,18 +378,6 @@ impl<'t> Errors<'t> {
             message: message.into(),
         });
     }
-}
-
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
@@ -443,7 +458,7 @@ fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
 }
 
 fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Option<Rule> {
-    let (line, _) = line_col(errs.text, raw.span().start);
+    let (line, _) = errs.line_col(raw.span().start);
     let raw = raw.into_inner();
     let before = errs.list.len();
     let id_at = raw.id.span().start;
@@ -607,7 +622,7 @@ impl RuleSet {
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
                 let good = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
-                let (line, column) = line_col(&good, at);
+                let (line, column) = Errors::new(String::new(), &good).line_col(at);
                 return Err(RuleSetError {
                     errors: vec![RuleError {
                         file,
@@ -657,7 +672,7 @@ impl RuleSet {
             let at = r.get_ref().id.span().start;
             let id = r.get_ref().id.get_ref().clone();
             if let Some(first) = seen.insert(id.clone(), at) {
-                let (l, _) = line_col(text, first);
+                let (l, _) = errs.line_col(first);
                 errs.at(at, format!("duplicate rule id `{id}` (first at line {l})"));
             }
             if let Some(rule) = compile_rule(r, base, &mut errs) {

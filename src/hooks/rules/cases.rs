@@ -112,7 +112,7 @@ pub(crate) fn compile_case(
     errs: &mut Errors<'_>,
 ) -> Option<TestCase> {
     let at = raw.span().start;
-    let (line, _) = super::line_col(errs.text, at);
+    let (line, _) = errs.line_col(at);
     let raw = raw.into_inner();
     let before = errs.list.len();
     let expect_at = raw.expect.span().start;

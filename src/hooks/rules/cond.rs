@@ -195,13 +195,13 @@ pub fn compile_globs(patterns: &[String]) -> Result<GlobSet, String> {
 
 fn quote_list(items: &[String]) -> String {
     if items.len() == 1 {
-        format!("{:?}", items[0])
+        format!("\"{}\"", items[0])
     } else {
         format!(
             "[{}]",
             items
                 .iter()
-                .map(|s| format!("{s:?}"))
+                .map(|s| format!("\"{s}\""))
                 .collect::<Vec<_>>()
                 .join(", ")
         )

@@ -49,7 +49,7 @@ fn the_why_names_the_call_that_matched() {
     assert!(e.matched);
     assert_eq!(
         e.why(),
-        r#"event PreToolUse|Stop|UserPromptSubmit ✓ · tool Bash ✓ · command =~ "rm\\s+-rf" ✓ on call 2 of 3 (rm -rf build)"#
+        r#"event PreToolUse|Stop|UserPromptSubmit ✓ · tool Bash ✓ · command =~ "rm\s+-rf" ✓ on call 2 of 3 (rm -rf build)"#
     );
 }
 
@@ -665,6 +665,8 @@ fn unknown_expect_is_refused() {
 
 #[test]
 fn line_col_counts_characters() {
-    assert_eq!(line_col("a\néé x", 6), (2, 3));
-    assert_eq!(line_col("abc", 99), (1, 4));
+    assert_eq!(Errors::new(String::new(), "a\néé x").line_col(6), (2, 3));
+    assert_eq!(Errors::new(String::new(), "abc").line_col(99), (1, 4));
+    assert_eq!(Errors::new(String::new(), "a\n").line_col(2), (2, 1));
+    assert_eq!(Errors::new(String::new(), "").line_col(0), (1, 1));
 }
