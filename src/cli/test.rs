@@ -46,9 +46,10 @@ pub fn run(rules: &Path, json: bool) -> ! {
                 outln!("      expected {}, got {}: {}", r.expected, r.got, r.why);
             }
         }
+        let n = set.rules.len();
+        let plural = if n == 1 { "" } else { "s" };
         outln!(
-            "{passed} passed, {failed} failed ({} rules, {})",
-            set.rules.len(),
+            "{passed} passed, {failed} failed ({n} rule{plural}, {})",
             rules.display()
         );
     }

@@ -191,7 +191,8 @@ pub struct Step {
 pub struct RuleEval {
     /// The rule's id.
     pub id: String,
-    /// Whether every check held.
+    /// Whether every check held (the rule reached its action; a rewrite
+    /// that changes nothing still counts, with `result` None).
     pub matched: bool,
     /// The checks made, up to the first failing one.
     pub steps: Vec<Step>,
@@ -745,9 +746,11 @@ impl Rule {
     /// the first that fails; the result when all held.
     pub fn evaluate(&self, s: &Subject<'_>) -> RuleEval {
         let mut steps = Vec::new();
+        // A rule that stops early did not match; one that reaches its
+        // action matched, even when its rewrite turns out a no-op.
         let eval = |steps: Vec<Step>, result: Option<HookResult>| RuleEval {
             id: self.id.clone(),
-            matched: result.is_some() || steps.iter().all(|s: &Step| s.ok),
+            matched: false,
             steps,
             result,
         };
@@ -819,10 +822,10 @@ impl Rule {
             }
         }
         let result = self.result(s, &mut steps);
-        let matched = true;
-        let mut e = eval(steps, result);
-        e.matched = matched;
-        e
+        RuleEval {
+            matched: true,
+            ..eval(steps, result)
+        }
     }
 
     fn result(&self, s: &Subject<'_>, steps: &mut Vec<Step>) -> Option<HookResult> {
@@ -831,7 +834,7 @@ impl Rule {
             RuleAction::Block => {
                 let mut r = HookResult::of(Action::Block, reason);
                 if let (Some(m), Some(n)) = (r.message.as_mut(), &self.note) {
-                    m.push_str("\n");
+                    m.push('\n');
                     m.push_str(n);
                 }
                 r
