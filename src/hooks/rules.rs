@@ -36,10 +36,10 @@ use toml::Spanned;
 pub use cases::{CaseResult, TestCase};
 pub use cond::{Condition, History, REGEX_SIZE_LIMIT, Subject, compile_globs, compile_regex};
 
-use crate::hooks::contract;
+use crate::hooks::contract::{self, Version};
 use crate::hooks::result::{
-    Action, Combined, EventControl, HookOutput, HookResult, Outcome, combine, hook_output,
-    interpret_output,
+    Action, Combined, EventControl, HookOutput, HookResult, Outcome, combine, hook_output_at,
+    interpret_output_at,
 };
 use crate::tools::tool_name_matches;
 
@@ -698,8 +698,15 @@ impl RuleSet {
 
     /// Evaluates every rule on a payload (hooks.md §1.4–1.5 stdin) with the
     /// session `history` before it, merges the matching results as Claude
-    /// Code merges several hooks, and says what Claude Code then does.
+    /// Code merges several hooks, and says what Claude Code then does (the
+    /// newest contract; see [`RuleSet::evaluate_at`]).
     pub fn evaluate(&self, payload: &Value, history: &History) -> Evaluation {
+        self.evaluate_at(payload, history, &Version::latest())
+    }
+
+    /// [`RuleSet::evaluate`] with the output and outcome as of Claude Code
+    /// `version` (the transcript line's `version`).
+    pub fn evaluate_at(&self, payload: &Value, history: &History, version: &Version) -> Evaluation {
         let subject = Subject::new(payload, history);
         let rules: Vec<RuleEval> = self.rules.iter().map(|r| r.evaluate(&subject)).collect();
         let matched: Vec<(String, HookResult)> = rules
@@ -710,14 +717,15 @@ impl RuleSet {
         let event = subject.event.to_string();
         let (output, outcome) = match &combined.result {
             Some(r) => {
-                let out = hook_output(&event, r);
+                let out = hook_output_at(&event, version, r);
                 let stdout = out
                     .stdout
                     .as_ref()
                     .map(Value::to_string)
                     .unwrap_or_default();
-                let mut o = interpret_output(
+                let mut o = interpret_output_at(
                     &event,
+                    version,
                     out.exit_code,
                     &stdout,
                     out.stderr.as_deref().unwrap_or(""),
@@ -728,7 +736,10 @@ impl RuleSet {
                 o.why = why;
                 (out, o)
             }
-            None => (HookOutput::empty(), interpret_output(&event, 0, "", "")),
+            None => (
+                HookOutput::empty(),
+                interpret_output_at(&event, version, 0, "", ""),
+            ),
         };
         Evaluation {
             event,

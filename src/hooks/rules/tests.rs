@@ -670,3 +670,26 @@ fn line_col_counts_characters() {
     assert_eq!(Errors::new(String::new(), "a\n").line_col(2), (2, 1));
     assert_eq!(Errors::new(String::new(), "").line_col(0), (1, 1));
 }
+
+#[test]
+fn evaluate_at_reads_the_contract_of_that_version() {
+    // PreModelSwitch is honoured from 2.1.251 (hooks-updates.md §1.1)
+    let s = set(
+        "[[rules]]\nid = \"m\"\nevents = \"PreModelSwitch\"\naction = \"block\"\nreason = \"stay on the small model\"\n",
+    );
+    let p = json!({"hook_event_name":"PreModelSwitch"});
+    let new = s.evaluate_at(
+        &p,
+        &History::default(),
+        &crate::hooks::contract::Version::parse("2.1.300"),
+    );
+    assert_eq!(new.outcome.effect, crate::hooks::result::Effect::Blocked);
+    let old = s.evaluate_at(
+        &p,
+        &History::default(),
+        &crate::hooks::contract::Version::parse("2.1.200"),
+    );
+    assert_eq!(old.verdict(), "block");
+    assert_eq!(old.output.stdout, None);
+    assert_eq!(old.outcome.effect, crate::hooks::result::Effect::Nothing);
+}
