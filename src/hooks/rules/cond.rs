@@ -8,8 +8,8 @@ use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::hooks::events::HookEvent;
 use crate::shell::{CommandLine, parse_command_line};
-use crate::tools::tool_name_matches;
 
 /// Largest compiled regex accepted (1 MiB; the `regex` crate's
 /// `size_limit`). Matching is linear in the input whatever the pattern (the
@@ -36,43 +36,42 @@ pub struct History {
 }
 
 /// The event a rule is tested against: the hook payload (hooks.md §1.4–1.5)
-/// with its Bash command parsed once, and the [`History`].
+/// as a typed [`HookEvent`] (seed 002), its Bash command parsed once, and
+/// the [`History`].
 #[derive(Debug)]
 pub struct Subject<'a> {
     /// The payload as Claude Code sends it on stdin.
     pub payload: &'a Value,
+    /// The typed view of the payload (`agent_id`, `is_subagent`, `cmd`, …).
+    pub view: HookEvent,
     /// The session history before this event.
     pub history: &'a History,
     /// `hook_event_name` (`""` when absent).
     pub event: &'a str,
     /// `tool_name`, when the event has one.
     pub tool_name: Option<&'a str>,
-    /// The Bash command line (no calls when the tool is not Bash-like or has
-    /// no `command`): `tool_input.command`.
+    /// The Bash command line ([`HookEvent::cmd`]: no calls when the tool is
+    /// not Bash or has no command).
     pub cmd: CommandLine,
 }
 
 impl<'a> Subject<'a> {
-    /// Builds the subject, parsing `tool_input.command` when `tool_name`
-    /// matches `Bash` (with its aliases: `Execute`, `exec_command`).
+    /// Builds the subject (the payload is copied once into the typed view).
     pub fn new(payload: &'a Value, history: &'a History) -> Self {
         let event = payload
             .get("hook_event_name")
             .and_then(Value::as_str)
             .unwrap_or("");
         let tool_name = payload.get("tool_name").and_then(Value::as_str);
-        let command = tool_name
-            .filter(|t| tool_name_matches(t, "Bash"))
-            .and_then(|_| payload.get("tool_input"))
-            .and_then(|i| i.get("command").or_else(|| i.get("cmd")))
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let view = HookEvent::new(payload.clone());
+        let cmd = view.cmd();
         Subject {
             payload,
+            view,
             history,
             event,
             tool_name,
-            cmd: parse_command_line(command),
+            cmd,
         }
     }
 
@@ -115,9 +114,9 @@ impl<'a> Subject<'a> {
     }
 
     /// `agent_id`; a missing, null or empty one means the main agent
-    /// (seed 002 `agent_id`).
-    pub fn agent_id(&self) -> Option<&'a str> {
-        self.str_field("agent_id").filter(|s| !s.is_empty())
+    /// (seed 002 `agent_id`, [`HookEvent::agent_id`]).
+    pub fn agent_id(&self) -> Option<&str> {
+        self.view.agent_id()
     }
 
     /// The text of one parsed call, as written in the command.

@@ -693,3 +693,20 @@ fn evaluate_at_reads_the_contract_of_that_version() {
     assert_eq!(old.output.stdout, None);
     assert_eq!(old.outcome.effect, crate::hooks::result::Effect::Nothing);
 }
+
+#[test]
+fn a_droid_execute_call_is_parsed_as_bash() {
+    // Execute is Factory Droid's Bash (TOOL_ALIASES); its command is parsed too
+    let e = eval_one(
+        "tool = \"Bash\"\n[rules.only_if]\nprogram = \"rm\"",
+        &tool("Execute", json!({"command":"ls && rm -r x"})),
+        &History::default(),
+    );
+    assert!(e.matched, "{}", e.why());
+    assert!(
+        e.why()
+            .ends_with("tool Bash ✓ (Execute) · program = \"rm\" ✓ (rm -r x)"),
+        "{}",
+        e.why()
+    );
+}
