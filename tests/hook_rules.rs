@@ -317,3 +317,74 @@ fn non_utf8_content_a_folder_and_a_missing_payload_are_refused() {
         err.errors[0].message
     );
 }
+
+#[test]
+fn a_payload_may_be_a_capture_line_or_an_envelope() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stdin = json!({"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build/"}});
+    std::fs::write(
+        dir.path().join("capture.json"),
+        json!({"event":"PreToolUse","stdin":stdin}).to_string(),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("envelope.json"),
+        json!({"claude_version":"2.1.332","payload":stdin}).to_string(),
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("list.json"), "[1]").expect("write");
+    let rules = "[[rules]]\nid = \"r\"\nevents = \"PreToolUse\"\naction = \"block\"\nreason = \"no\"\n[rules.only_if]\nprogram = \"rm\"\n";
+    let p = write(
+        dir.path(),
+        "ok.toml",
+        &format!(
+            "{rules}[[rules.tests]]\npayload = \"capture.json\"\nexpect = \"block\"\n[[rules.tests]]\npayload = \"envelope.json\"\nexpect = \"block\"\n"
+        ),
+    );
+    let results = RuleSet::load(&p).expect("loads").run_tests();
+    assert_eq!(
+        results.iter().map(|r| r.passed).collect::<Vec<_>>(),
+        [true, true]
+    );
+    assert_eq!(results[0].name, "PreToolUse Bash rm -rf build/");
+    let p = write(
+        dir.path(),
+        "bad.toml",
+        &format!("{rules}[[rules.tests]]\npayload = \"list.json\"\nexpect = \"block\"\n"),
+    );
+    let err = RuleSet::load(&p).expect_err("refused");
+    assert_eq!(err.errors[0].line, 9);
+    assert!(
+        err.errors[0]
+            .message
+            .ends_with("list.json: not a JSON object"),
+        "{}",
+        err.errors[0].message
+    );
+}
+
+#[test]
+fn a_post_tool_use_block_carries_no_permission_decision() {
+    // hookify emits permissionDecision on PostToolUse, where it means nothing
+    // (anthropics/claude-code PR #68671); a rule set prints decision/reason
+    let set = RuleSet::parse(
+        "[[rules]]\nid = \"p\"\nevents = \"PostToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"the output holds a secret\"\n",
+        "inline",
+    )
+    .expect("loads");
+    let text = std::fs::read_to_string(format!("{CORPUS}/hooks/hooks/hooks/PostToolUse.jsonl"))
+        .expect("capture");
+    let first: Value = serde_json::from_str(text.lines().next().expect("line")).expect("json");
+    let e = set.evaluate(&first["stdin"], &History::default());
+    assert_eq!(first["stdin"]["tool_name"], "Bash");
+    assert_eq!(
+        e.output.stdout,
+        Some(json!({"decision":"block","reason":"the output holds a secret"}))
+    );
+    assert_eq!(e.outcome.effect, Effect::Blocked);
+    assert!(
+        e.outcome.why.iter().any(|w| w.contains("already ran")),
+        "{:?}",
+        e.outcome.why
+    );
+}
