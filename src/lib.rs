@@ -2,6 +2,7 @@
 //! No TUI or CLI code lives here; `src/main.rs` and its `cli`/`tui` modules are
 //! thin shells over this library.
 
+pub mod hooks;
 pub mod mcp;
 pub mod query;
 pub mod redact;

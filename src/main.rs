@@ -86,6 +86,19 @@ enum Command {
     /// Find tool calls across sessions and their subagents (find_tool_calls).
     #[command(long_about = cli::find::LONG_ABOUT)]
     Find(Box<cli::find::FindArgs>),
+    /// Run the test cases of a rule file ([[rules.tests]] and [[tests]]).
+    ///
+    /// Prints PASS/FAIL per case with the why of each failure. Exit 0 when
+    /// all pass, 1 on any failure, 2 when the file is refused (TOML, regex,
+    /// glob or rule errors, each with file:line:col).
+    Test {
+        /// The rule file (TOML; see assets/rules/example.toml).
+        #[arg(value_parser = clap::value_parser!(PathBuf))]
+        rules: PathBuf,
+        /// Print {file, rules, passed, failed, cases: [...]} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() {
@@ -113,6 +126,7 @@ fn main() {
         }) => cli::call::run(&name, input.as_deref(), strict),
         Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
         Some(Command::Find(find)) => cli::find::run_args(&find),
+        Some(Command::Test { rules, json }) => cli::test::run(&rules, json),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

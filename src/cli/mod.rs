@@ -13,6 +13,7 @@ pub mod find;
 pub mod mcp;
 pub mod sessions;
 pub mod show;
+pub mod test;
 
 use std::path::PathBuf;
 

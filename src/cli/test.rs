@@ -1,0 +1,57 @@
+//! `hookscope test RULES [--json]`: runs every test case of a rule file
+//! (`[[rules.tests]]` and top-level `[[tests]]`, see `hooks::rules`) and
+//! prints pass/fail per case. Exit 0 when all pass, 1 on any failure, 2 when
+//! the file is refused (each problem as `file:line:col: message` on stderr;
+//! with `--json`, `{"error": "invalid_rules", "errors": [...]}` on stdout).
+
+use std::path::Path;
+
+use hookscope::hooks::rules::RuleSet;
+use serde_json::json;
+
+use super::print_json;
+
+/// Runs the subcommand and exits with its status.
+pub fn run(rules: &Path, json: bool) -> ! {
+    let set = match RuleSet::load(rules) {
+        Ok(set) => set,
+        Err(e) => {
+            if json {
+                print_json(&json!({"error": "invalid_rules", "errors": e.errors}));
+            }
+            for err in &e.errors {
+                eprintln!("hookscope: {err}");
+            }
+            eprintln!("hookscope: rule file refused; nothing was loaded");
+            std::process::exit(2)
+        }
+    };
+    let results = set.run_tests();
+    let failed = results.iter().filter(|r| !r.passed).count();
+    let passed = results.len() - failed;
+    if json {
+        print_json(&json!({
+            "file": rules.display().to_string(),
+            "rules": set.rules.len(),
+            "passed": passed,
+            "failed": failed,
+            "cases": results,
+        }));
+    } else {
+        for r in &results {
+            let mark = if r.passed { "PASS" } else { "FAIL" };
+            let rule = r.rule.as_deref().unwrap_or("(all rules)");
+            outln!("{mark}  {rule}  line {}  {}", r.line, r.name);
+            if !r.passed {
+                outln!("      expected {}, got {}: {}", r.expected, r.got, r.why);
+            }
+        }
+        let n = set.rules.len();
+        let plural = if n == 1 { "" } else { "s" };
+        outln!(
+            "{passed} passed, {failed} failed ({n} rule{plural}, {})",
+            rules.display()
+        );
+    }
+    std::process::exit(if failed == 0 { 0 } else { 1 })
+}

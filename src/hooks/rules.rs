@@ -1,0 +1,919 @@
+//! Rule sets: a TOML file of rules, each naming its events, an optional
+//! tool spec, `only_if` / `skip_if` conditions and an action; evaluated over
+//! a hook payload with the why for every rule (issue 8 §3; hooks.md §2.4;
+//! hooks-updates.md §2.3).
+//!
+//! ```toml
+//! [[rules]]
+//! id = "no-rm-rf"
+//! events = ["PreToolUse"]          # or "Stop|SubagentStop"
+//! tool = "Bash"                    # pipe spec, aliases and MCP suffixes
+//! action = "block"                 # block | warn | context | allow | rewrite
+//! reason = "rm -rf is blocked here; move the folder to the trash with `trash <path>`."
+//! message = "hookscope: blocked rm -rf"   # the user alone sees this
+//! [rules.only_if]
+//! command = 'rm\s+-r?f'
+//! [rules.skip_if]
+//! subagent = true
+//! [[rules.tests]]
+//! command = "rm -rf build"
+//! expect = "block"
+//! ```
+//!
+//! Loading refuses the whole file on any problem (TOML syntax, unknown key,
+//! bad regex or glob, a block without a reason the model can see, …) with
+//! file, line and column ([`RuleSetError`]); nothing is half-loaded.
+
+mod cases;
+mod cond;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use toml::Spanned;
+
+pub use cases::{CaseResult, TestCase};
+pub use cond::{Condition, History, REGEX_SIZE_LIMIT, Subject, compile_globs, compile_regex};
+
+use crate::hooks::contract::{self, Version};
+use crate::hooks::result::{
+    Action, Combined, EventControl, HookOutput, HookResult, Outcome, combine, hook_output_at,
+    interpret_output_at,
+};
+use crate::tools::tool_name_matches;
+
+/// Largest rule file read (16 MiB).
+pub const MAX_RULE_FILE_BYTES: u64 = 16 << 20;
+
+/// One problem in a rule file: where and what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleError {
+    /// The file as displayed (lossy for a non-UTF-8 path), or `<string>`.
+    pub file: String,
+    /// 1-based line (0 when the problem has no place, e.g. unreadable).
+    pub line: usize,
+    /// 1-based column (0 when unknown).
+    pub column: usize,
+    /// The problem, with the fix when there is one.
+    pub message: String,
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}: {}", self.file, self.message),
+            (l, 0) => write!(f, "{}:{l}: {}", self.file, self.message),
+            (l, c) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// A refused rule file: every problem found (at least one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{}", .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+pub struct RuleSetError {
+    /// The problems, in file order.
+    pub errors: Vec<RuleError>,
+}
+
+/// What a matching rule does (the rule file's `action`): the seed's four
+/// actions, with `context` = a warn that does not pre-approve (seed 002
+/// `context()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleAction {
+    /// [`Action::Block`].
+    Block,
+    /// [`Action::Warn`], approving.
+    Warn,
+    /// [`Action::Warn`] with `approve = false`.
+    Context,
+    /// [`Action::Allow`].
+    Allow,
+    /// [`Action::Rewrite`] through `rewrite_command` / `rewrite_content`.
+    Rewrite,
+}
+
+impl RuleAction {
+    /// Names accepted in `action` and in a test's `expect` (plus `none`).
+    pub const NAMES: [&'static str; 5] = ["block", "warn", "context", "allow", "rewrite"];
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "block" => Self::Block,
+            "warn" => Self::Warn,
+            "context" => Self::Context,
+            "allow" => Self::Allow,
+            "rewrite" => Self::Rewrite,
+            _ => return None,
+        })
+    }
+
+    /// The name (`"context"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Block => "block",
+            Self::Warn => "warn",
+            Self::Context => "context",
+            Self::Allow => "allow",
+            Self::Rewrite => "rewrite",
+        }
+    }
+}
+
+/// The verdict name of a result: its action, or `context` for a warn that
+/// does not approve.
+pub fn verdict(r: &HookResult) -> &'static str {
+    match r.action {
+        Action::Warn if !r.approve => "context",
+        a => a.as_str(),
+    }
+}
+
+/// A regex substitution (`pattern` → `replace`, `$1` for groups), applied
+/// to every match.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// The compiled pattern.
+    pub pattern: regex::Regex,
+    /// The replacement (regex crate syntax: `$1`, `${name}`).
+    pub replace: String,
+    /// `true` for `rewrite_content` (the new-text fields), `false` for
+    /// `rewrite_command` (`tool_input.command`).
+    pub content: bool,
+}
+
+/// One loaded rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// `id`, unique in the file.
+    pub id: String,
+    /// Line of the rule's `[[rules]]` table.
+    pub line: usize,
+    /// The events it applies to.
+    pub events: Vec<String>,
+    /// The tool spec (`Bash|Edit`), matched as [`tool_name_matches`].
+    pub tool: Option<String>,
+    /// Conditions that must all hold.
+    pub only_if: Vec<Condition>,
+    /// Conditions any of which skips the rule.
+    pub skip_if: Vec<Condition>,
+    /// Lower runs first (default 100; ties keep file order).
+    pub priority: i64,
+    /// The action.
+    pub action: RuleAction,
+    /// What the model is told.
+    pub reason: Option<String>,
+    /// What the user alone sees (`systemMessage`).
+    pub message: Option<String>,
+    /// Advisory context beside a rewrite (or after a block's reason).
+    pub note: Option<String>,
+    /// The rewrite, for `action = "rewrite"`.
+    pub rewrite: Option<Rewrite>,
+    /// The rule's own test cases.
+    pub tests: Vec<TestCase>,
+}
+
+/// One step of a rule's why: a check and whether it held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// The check as written (`tool Bash`, `command =~ "rm"`, `unless subagent`).
+    pub check: String,
+    /// Whether it let the rule go on.
+    pub ok: bool,
+    /// The evidence or the reason it failed.
+    pub detail: String,
+}
+
+/// A rule's evaluation: matched or not, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleEval {
+    /// The rule's id.
+    pub id: String,
+    /// Whether every check held (the rule reached its action; a rewrite
+    /// that changes nothing still counts, with `result` None).
+    pub matched: bool,
+    /// The checks made, up to the first failing one.
+    pub steps: Vec<Step>,
+    /// The rule's result when it matched (`None` also for a rewrite that
+    /// changes nothing).
+    pub result: Option<HookResult>,
+}
+
+impl RuleEval {
+    /// The why on one line: `tool Bash ✓ · command =~ "rm\s+-rf" ✓ on call 2
+    /// of 3 (rm -rf build)`.
+    pub fn why(&self) -> String {
+        self.steps
+            .iter()
+            .map(|s| {
+                let mark = if s.ok { "✓" } else { "✗" };
+                if s.detail.is_empty() {
+                    format!("{} {mark}", s.check)
+                } else {
+                    format!("{} {mark} {}", s.check, s.detail)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+/// A rule set's decision on one event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// The event (`hook_event_name`).
+    pub event: String,
+    /// Every rule, in evaluation order, matched or not.
+    pub rules: Vec<RuleEval>,
+    /// The matching results merged as Claude Code merges several hooks.
+    pub combined: Combined,
+    /// What a hook returning the combined result prints.
+    pub output: HookOutput,
+    /// What Claude Code then does.
+    pub outcome: Outcome,
+}
+
+impl Evaluation {
+    /// The combined verdict: `block`, `warn`, `context`, `allow`, `rewrite`,
+    /// or `none` when no rule matched.
+    pub fn verdict(&self) -> &'static str {
+        self.combined.result.as_ref().map_or("none", verdict)
+    }
+}
+
+/// A loaded rule file.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    /// Where it came from (`None` for a string).
+    pub path: Option<PathBuf>,
+    /// The rules, in evaluation order (priority, then file order).
+    pub rules: Vec<Rule>,
+    /// The file's top-level `[[tests]]`, run against the whole set.
+    pub tests: Vec<TestCase>,
+}
+
+// ---- raw TOML ------------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    rules: Vec<Spanned<RawRule>>,
+    #[serde(default)]
+    tests: Vec<Spanned<cases::RawCase>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConds {
+    command: Option<Spanned<OneOrMany>>,
+    program: Option<Spanned<OneOrMany>>,
+    file_path: Option<Spanned<OneOrMany>>,
+    content: Option<Spanned<OneOrMany>>,
+    input_contains: Option<Spanned<OneOrMany>>,
+    agent: Option<Spanned<OneOrMany>>,
+    subagent: Option<bool>,
+    prompt: Option<Spanned<OneOrMany>>,
+    permission_mode: Option<Spanned<OneOrMany>>,
+    touched_file: Option<Spanned<OneOrMany>>,
+    ran_command: Option<Spanned<OneOrMany>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRewrite {
+    pattern: Spanned<String>,
+    replace: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: Spanned<String>,
+    events: Spanned<OneOrMany>,
+    tool: Option<Spanned<String>>,
+    #[serde(default)]
+    only_if: RawConds,
+    #[serde(default)]
+    skip_if: RawConds,
+    priority: Option<i64>,
+    action: Spanned<String>,
+    reason: Option<String>,
+    message: Option<String>,
+    note: Option<String>,
+    rewrite_command: Option<Spanned<RawRewrite>>,
+    rewrite_content: Option<Spanned<RawRewrite>>,
+    #[serde(default)]
+    tests: Vec<Spanned<cases::RawCase>>,
+}
+
+/// Turns byte offsets into lines for one file's errors.
+pub(crate) struct Errors<'t> {
+    file: String,
+    text: &'t str,
+    /// Byte offsets where each line starts (line 1 at index 0).
+    line_starts: Vec<usize>,
+    /// Collected problems.
+    pub(crate) list: Vec<RuleError>,
+}
+
+impl<'t> Errors<'t> {
+    fn new(file: String, text: &'t str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .collect();
+        Errors {
+            file,
+            text,
+            line_starts,
+            list: Vec::new(),
+        }
+    }
+
+    /// 1-based line and column (in characters) of byte `offset`, in
+    /// O(log lines).
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self
+            .line_starts
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |l| l.chars().count())
+            + 1;
+        (line.max(1), col)
+    }
+
+    /// Records `message` at byte `offset`.
+    pub(crate) fn at(&mut self, offset: usize, message: impl Into<String>) {
+        let (line, column) = self.line_col(offset);
+        self.list.push(RuleError {
+            file: self.file.clone(),
+            line,
+            column,
+            message: message.into(),
+        });
+    }
+}
+
+fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
+    let mut out = Vec::new();
+    let regexes = |v: Option<Spanned<OneOrMany>>, ci: bool, errs: &mut Errors<'_>| {
+        v.map(|s| {
+            let start = s.span().start;
+            s.into_inner()
+                .into_vec()
+                .iter()
+                .filter_map(|p| compile_regex(p, ci).map_err(|e| errs.at(start, e)).ok())
+                .collect::<Vec<_>>()
+        })
+    };
+    if let Some(r) = regexes(raw.command, false, errs) {
+        out.push(Condition::Command(r));
+    }
+    if let Some(p) = raw.program {
+        out.push(Condition::Program(p.into_inner().into_vec()));
+    }
+    let globs = |v: Option<Spanned<OneOrMany>>, errs: &mut Errors<'_>| {
+        v.and_then(|s| {
+            let start = s.span().start;
+            let pats = s.into_inner().into_vec();
+            compile_globs(&pats)
+                .map(|set| (set, pats))
+                .map_err(|e| errs.at(start, e))
+                .ok()
+        })
+    };
+    if let Some((set, pats)) = globs(raw.file_path, errs) {
+        out.push(Condition::FilePath(set, pats));
+    }
+    if let Some(r) = regexes(raw.content, false, errs) {
+        out.push(Condition::Content(r));
+    }
+    if let Some(s) = raw.input_contains {
+        out.push(Condition::InputContains(s.into_inner().into_vec()));
+    }
+    if let Some(a) = raw.agent {
+        let names = a
+            .into_inner()
+            .into_vec()
+            .iter()
+            .flat_map(|n| n.split('|').map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        out.push(Condition::Agent(names));
+    }
+    if let Some(b) = raw.subagent {
+        out.push(Condition::Subagent(b));
+    }
+    if let Some(r) = regexes(raw.prompt, true, errs) {
+        out.push(Condition::Prompt(r));
+    }
+    if let Some(m) = raw.permission_mode {
+        out.push(Condition::PermissionMode(m.into_inner().into_vec()));
+    }
+    if let Some((set, pats)) = globs(raw.touched_file, errs) {
+        out.push(Condition::TouchedFile(set, pats));
+    }
+    if let Some(r) = raw.ran_command {
+        let start = r.span().start;
+        let prefixes: Vec<Vec<String>> = r
+            .into_inner()
+            .into_vec()
+            .iter()
+            .map(|c| c.split_whitespace().map(str::to_string).collect())
+            .collect();
+        if prefixes.iter().any(Vec::is_empty) {
+            errs.at(
+                start,
+                "ran_command: an empty command matches everything; name its words (\"cargo test\")",
+            );
+        }
+        out.push(Condition::RanCommand(prefixes));
+    }
+    out
+}
+
+fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Option<Rule> {
+    let (line, _) = errs.line_col(raw.span().start);
+    let raw = raw.into_inner();
+    let before = errs.list.len();
+    let id_at = raw.id.span().start;
+    let id = raw.id.into_inner();
+    if id.trim().is_empty() {
+        errs.at(id_at, "rule id is empty");
+    }
+    let events_at = raw.events.span().start;
+    let events: Vec<String> = raw
+        .events
+        .into_inner()
+        .into_vec()
+        .iter()
+        .flat_map(|e| {
+            e.split('|')
+                .map(|s| s.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if events.is_empty() {
+        errs.at(events_at, format!("rule `{id}` names no event"));
+    }
+    for e in &events {
+        let known = contract::event_names();
+        if !known.contains(&e.as_str()) {
+            errs.at(
+                events_at,
+                format!(
+                    "rule `{id}`: unknown event `{e}` (known: {})",
+                    known.join(", ")
+                ),
+            );
+        }
+    }
+    let action_at = raw.action.span().start;
+    let action = RuleAction::parse(raw.action.get_ref());
+    if action.is_none() {
+        errs.at(
+            action_at,
+            format!(
+                "rule `{id}`: unknown action `{}` (one of: {})",
+                raw.action.get_ref(),
+                RuleAction::NAMES.join(", ")
+            ),
+        );
+    }
+    let only_if = compile_conds(raw.only_if, errs);
+    let skip_if = compile_conds(raw.skip_if, errs);
+    let reason = raw.reason.filter(|r| !r.trim().is_empty());
+    let mut rewrite = None;
+    for (raw_rw, content) in [(raw.rewrite_command, false), (raw.rewrite_content, true)] {
+        if let Some(rw) = raw_rw {
+            let at = rw.span().start;
+            let rw = rw.into_inner();
+            if rewrite.is_some() {
+                errs.at(
+                    at,
+                    format!("rule `{id}`: give rewrite_command or rewrite_content, not both"),
+                );
+            }
+            match compile_regex(rw.pattern.get_ref(), false) {
+                Ok(pattern) => {
+                    rewrite = Some(Rewrite {
+                        pattern,
+                        replace: rw.replace,
+                        content,
+                    })
+                }
+                Err(e) => errs.at(rw.pattern.span().start, e),
+            }
+        }
+    }
+    if let Some(action) = action {
+        match action {
+            RuleAction::Block if reason.is_none() => errs.at(
+                action_at,
+                format!(
+                    "rule `{id}` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly (hookify's bug, hooks-updates.md §2.3). Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
+                ),
+            ),
+            RuleAction::Warn | RuleAction::Context if reason.is_none() => errs.at(
+                action_at,
+                format!("rule `{id}` {}s without a `reason`: the model would be told nothing. Fix: add reason = \"<what the model should know>\"", action.as_str()),
+            ),
+            RuleAction::Rewrite if rewrite.is_none() => errs.at(
+                action_at,
+                format!("rule `{id}` rewrites but has no rewrite_command or rewrite_content. Fix: add rewrite_command = {{ pattern = '…', replace = '…' }}"),
+            ),
+            _ => {}
+        }
+        if action != RuleAction::Rewrite && rewrite.is_some() {
+            errs.at(
+                action_at,
+                format!(
+                    "rule `{id}` has a rewrite but action = \"{}\"; set action = \"rewrite\"",
+                    action.as_str()
+                ),
+            );
+        }
+        for e in &events {
+            let control = EventControl::of(e);
+            if action == RuleAction::Block && !control.can_block() {
+                errs.at(
+                    events_at,
+                    format!(
+                        "rule `{id}` blocks on {e}, which cannot be blocked (hooks.md §1.6, §1.8)"
+                    ),
+                );
+            }
+            if action == RuleAction::Rewrite && !control.can_rewrite() {
+                errs.at(events_at, format!("rule `{id}` rewrites on {e}: only PreToolUse and PermissionRequest take updatedInput (hooks.md §1.8)"));
+            }
+        }
+    }
+    let tests = raw
+        .tests
+        .into_iter()
+        .filter_map(|c| cases::compile_case(c, Some(&id), base, errs))
+        .collect();
+    if errs.list.len() > before {
+        return None;
+    }
+    Some(Rule {
+        id,
+        line,
+        events,
+        tool: raw.tool.map(Spanned::into_inner),
+        only_if,
+        skip_if,
+        priority: raw.priority.unwrap_or(100),
+        action: action?,
+        reason,
+        message: raw.message,
+        note: raw.note,
+        rewrite,
+        tests,
+    })
+}
+
+impl RuleSet {
+    /// Loads a rule file: a regular file of at most [`MAX_RULE_FILE_BYTES`],
+    /// UTF-8 TOML. Test payload files are resolved next to it.
+    ///
+    /// # Errors
+    /// Every problem found, each with file, line and column; the file is
+    /// refused whole.
+    pub fn load(path: &Path) -> Result<RuleSet, RuleSetError> {
+        let file = path.display().to_string();
+        let one = |message: String| RuleSetError {
+            errors: vec![RuleError {
+                file: file.clone(),
+                line: 0,
+                column: 0,
+                message,
+            }],
+        };
+        let bytes = crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES)
+            .map_err(|e| one(format!("cannot read: {e}")))?;
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let good = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+                let (line, column) = Errors::new(String::new(), &good).line_col(at);
+                return Err(RuleSetError {
+                    errors: vec![RuleError {
+                        file,
+                        line,
+                        column,
+                        message: format!("not UTF-8 (byte {at})"),
+                    }],
+                });
+            }
+        };
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut set = Self::parse_in(&text, &file, base)?;
+        set.path = Some(path.to_path_buf());
+        Ok(set)
+    }
+
+    /// Parses rule-file text; `file` names it in errors, payload paths are
+    /// relative to the current directory.
+    ///
+    /// # Errors
+    /// As [`RuleSet::load`].
+    pub fn parse(text: &str, file: &str) -> Result<RuleSet, RuleSetError> {
+        Self::parse_in(text, file, Path::new("."))
+    }
+
+    fn parse_in(text: &str, file: &str, base: &Path) -> Result<RuleSet, RuleSetError> {
+        let mut errs = Errors::new(file.to_string(), text);
+        let raw: RawFile = match toml::from_str(text) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = e.message().trim().to_string();
+                match e.span() {
+                    Some(span) => errs.at(span.start, msg),
+                    None => errs.list.push(RuleError {
+                        file: file.to_string(),
+                        line: 0,
+                        column: 0,
+                        message: msg,
+                    }),
+                }
+                return Err(RuleSetError { errors: errs.list });
+            }
+        };
+        let mut seen = std::collections::HashMap::new();
+        let mut rules = Vec::with_capacity(raw.rules.len());
+        for r in raw.rules {
+            let at = r.get_ref().id.span().start;
+            let id = r.get_ref().id.get_ref().clone();
+            if let Some(first) = seen.insert(id.clone(), at) {
+                let (l, _) = errs.line_col(first);
+                errs.at(at, format!("duplicate rule id `{id}` (first at line {l})"));
+            }
+            if let Some(rule) = compile_rule(r, base, &mut errs) {
+                rules.push(rule);
+            }
+        }
+        let tests = raw
+            .tests
+            .into_iter()
+            .filter_map(|c| cases::compile_case(c, None, base, &mut errs))
+            .collect();
+        if !errs.list.is_empty() {
+            return Err(RuleSetError { errors: errs.list });
+        }
+        rules.sort_by_key(|r| r.priority);
+        Ok(RuleSet {
+            path: None,
+            rules,
+            tests,
+        })
+    }
+
+    /// Evaluates every rule on a payload (hooks.md §1.4–1.5 stdin) with the
+    /// session `history` before it, merges the matching results as Claude
+    /// Code merges several hooks, and says what Claude Code then does (the
+    /// newest contract; see [`RuleSet::evaluate_at`]).
+    pub fn evaluate(&self, payload: &Value, history: &History) -> Evaluation {
+        self.evaluate_at(payload, history, &Version::latest())
+    }
+
+    /// [`RuleSet::evaluate`] with the output and outcome as of Claude Code
+    /// `version` (the transcript line's `version`).
+    pub fn evaluate_at(&self, payload: &Value, history: &History, version: &Version) -> Evaluation {
+        let subject = Subject::new(payload, history);
+        let rules: Vec<RuleEval> = self.rules.iter().map(|r| r.evaluate(&subject)).collect();
+        let matched: Vec<(String, HookResult)> = rules
+            .iter()
+            .filter_map(|e| e.result.clone().map(|r| (e.id.clone(), r)))
+            .collect();
+        let combined = combine(&matched);
+        let event = subject.event.to_string();
+        let (output, outcome) = match &combined.result {
+            Some(r) => {
+                let out = hook_output_at(&event, version, r);
+                let stdout = out
+                    .stdout
+                    .as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                let mut o = interpret_output_at(
+                    &event,
+                    version,
+                    out.exit_code,
+                    &stdout,
+                    out.stderr.as_deref().unwrap_or(""),
+                );
+                let mut why = out.notes.clone();
+                why.extend(combined.flags.iter().cloned());
+                why.append(&mut o.why);
+                o.why = why;
+                (out, o)
+            }
+            None => (
+                HookOutput::empty(),
+                interpret_output_at(&event, version, 0, "", ""),
+            ),
+        };
+        Evaluation {
+            event,
+            rules,
+            combined,
+            output,
+            outcome,
+        }
+    }
+}
+
+impl Rule {
+    /// Evaluates this rule alone: the checks in order (event, tool,
+    /// `only_if` in the file format's order, then `skip_if`), stopping at
+    /// the first that fails; the result when all held.
+    pub fn evaluate(&self, s: &Subject<'_>) -> RuleEval {
+        let mut steps = Vec::new();
+        // A rule that stops early did not match; one that reaches its
+        // action matched, even when its rewrite turns out a no-op.
+        let eval = |steps: Vec<Step>, result: Option<HookResult>| RuleEval {
+            id: self.id.clone(),
+            matched: false,
+            steps,
+            result,
+        };
+        let event_ok = self.events.iter().any(|e| e == s.event);
+        steps.push(Step {
+            check: format!("event {}", self.events.join("|")),
+            ok: event_ok,
+            detail: if event_ok {
+                String::new()
+            } else {
+                format!(
+                    "(got {})",
+                    if s.event.is_empty() { "none" } else { s.event }
+                )
+            },
+        });
+        if !event_ok {
+            return eval(steps, None);
+        }
+        if let Some(spec) = &self.tool {
+            let ok = s.tool_name.is_some_and(|t| tool_name_matches(t, spec));
+            steps.push(Step {
+                check: format!("tool {spec}"),
+                ok,
+                detail: match (ok, s.tool_name) {
+                    (true, Some(t)) if t != spec => format!("({t})"),
+                    (true, _) => String::new(),
+                    (false, Some(t)) => format!("(got {t})"),
+                    (false, None) => "(no tool)".into(),
+                },
+            });
+            if !ok {
+                return eval(steps, None);
+            }
+        }
+        for c in &self.only_if {
+            match c.test(s) {
+                Ok(detail) => steps.push(Step {
+                    check: c.label(),
+                    ok: true,
+                    detail,
+                }),
+                Err(detail) => {
+                    steps.push(Step {
+                        check: c.label(),
+                        ok: false,
+                        detail: format!("({detail})"),
+                    });
+                    return eval(steps, None);
+                }
+            }
+        }
+        for c in &self.skip_if {
+            let check = format!("unless {}", c.label());
+            match c.test(s) {
+                Ok(detail) => {
+                    steps.push(Step {
+                        check,
+                        ok: false,
+                        detail: format!("skipped {detail}").trim_end().to_string(),
+                    });
+                    return eval(steps, None);
+                }
+                Err(_) => steps.push(Step {
+                    check,
+                    ok: true,
+                    detail: String::new(),
+                }),
+            }
+        }
+        let result = self.result(s, &mut steps);
+        RuleEval {
+            matched: true,
+            ..eval(steps, result)
+        }
+    }
+
+    fn result(&self, s: &Subject<'_>, steps: &mut Vec<Step>) -> Option<HookResult> {
+        let reason = self.reason.as_deref();
+        let mut r = match self.action {
+            RuleAction::Block => {
+                let mut r = HookResult::of(Action::Block, reason);
+                if let (Some(m), Some(n)) = (r.message.as_mut(), &self.note) {
+                    m.push('\n');
+                    m.push_str(n);
+                }
+                r
+            }
+            RuleAction::Warn => HookResult::of(Action::Warn, reason),
+            RuleAction::Context => HookResult {
+                approve: false,
+                ..HookResult::of(Action::Warn, reason)
+            },
+            RuleAction::Allow => HookResult::of(Action::Allow, reason),
+            RuleAction::Rewrite => {
+                let rw = self.rewrite.as_ref()?;
+                match rewrite_input(rw, s) {
+                    Some(updated) => HookResult {
+                        updated_input: Some(updated),
+                        note: self.note.clone().or_else(|| self.reason.clone()),
+                        ..HookResult::of(Action::Rewrite, None)
+                    },
+                    None => {
+                        steps.push(Step {
+                            check: "rewrite".into(),
+                            ok: false,
+                            detail: "(leaves the input unchanged: no-op)".into(),
+                        });
+                        return None;
+                    }
+                }
+            }
+        };
+        r.system_message = self.message.clone();
+        Some(r)
+    }
+}
+
+/// The whole tool input with the rewrite applied (Claude Code's
+/// `updatedInput` replaces the input, so every other field is kept);
+/// `None` when nothing changes.
+fn rewrite_input(rw: &Rewrite, s: &Subject<'_>) -> Option<Value> {
+    let mut input = s.payload.get("tool_input")?.clone();
+    let mut changed = false;
+    let mut apply = |v: &mut Value| {
+        if let Some(text) = v.as_str() {
+            let new = rw.pattern.replace_all(text, rw.replace.as_str());
+            if new != text {
+                *v = Value::String(new.into_owned());
+                changed = true;
+            }
+        }
+    };
+    let obj = input.as_object_mut()?;
+    if rw.content {
+        for k in ["content", "new_string", "new_source"] {
+            if let Some(v) = obj.get_mut(k) {
+                apply(v);
+            }
+        }
+        if let Some(edits) = obj.get_mut("edits").and_then(Value::as_array_mut) {
+            for e in edits {
+                if let Some(v) = e.get_mut("new_string") {
+                    apply(v);
+                }
+            }
+        }
+    } else if let Some(v) = obj.get_mut("command") {
+        apply(v);
+    }
+    changed.then_some(input)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,712 @@
+use super::*;
+use serde_json::json;
+
+fn set(text: &str) -> RuleSet {
+    match RuleSet::parse(text, "t.toml") {
+        Ok(s) => s,
+        Err(e) => panic!("refused:\n{e}"),
+    }
+}
+
+fn refused(text: &str) -> Vec<RuleError> {
+    RuleSet::parse(text, "t.toml")
+        .expect_err("must be refused")
+        .errors
+}
+
+fn bash(command: &str) -> Value {
+    json!({"session_id":"s","cwd":"/home/u/proj","permission_mode":"default",
+           "hook_event_name":"PreToolUse","tool_name":"Bash",
+           "tool_input":{"command":command,"description":"d"},"tool_use_id":"toolu_1"})
+}
+
+fn tool(name: &str, input: Value) -> Value {
+    json!({"session_id":"s","cwd":"/home/u/proj","permission_mode":"default",
+           "hook_event_name":"PreToolUse","tool_name":name,"tool_input":input})
+}
+
+/// One rule `r` with `action` and the given extra lines, evaluated on `payload`.
+fn eval_one(extra: &str, payload: &Value, history: &History) -> RuleEval {
+    let s = set(&format!(
+        "[[rules]]\nid = \"r\"\nevents = [\"PreToolUse\", \"Stop\", \"UserPromptSubmit\"]\naction = \"warn\"\nreason = \"why\"\n{extra}"
+    ));
+    s.evaluate(payload, history).rules.remove(0)
+}
+
+fn matches(extra: &str, payload: &Value) -> bool {
+    eval_one(extra, payload, &History::default())
+        .result
+        .is_some()
+}
+
+#[test]
+fn the_why_names_the_call_that_matched() {
+    let e = eval_one(
+        "tool = \"Bash\"\n[rules.only_if]\ncommand = 'rm\\s+-rf'",
+        &bash("cd /tmp && rm -rf build; ls"),
+        &History::default(),
+    );
+    assert!(e.matched);
+    assert_eq!(
+        e.why(),
+        r#"event PreToolUse|Stop|UserPromptSubmit ✓ · tool Bash ✓ · command =~ "rm\s+-rf" ✓ on call 2 of 3 (rm -rf build)"#
+    );
+}
+
+#[test]
+fn the_why_stops_at_the_first_failed_check() {
+    let e = eval_one(
+        "tool = \"Edit|Write\"\n[rules.only_if]\ncommand = 'x'",
+        &bash("ls"),
+        &History::default(),
+    );
+    assert!(!e.matched);
+    assert_eq!(
+        e.why(),
+        "event PreToolUse|Stop|UserPromptSubmit ✓ · tool Edit|Write ✗ (got Bash)"
+    );
+    let e = eval_one(
+        "",
+        &json!({"hook_event_name":"SessionEnd"}),
+        &History::default(),
+    );
+    assert_eq!(
+        e.why(),
+        "event PreToolUse|Stop|UserPromptSubmit ✗ (got SessionEnd)"
+    );
+}
+
+#[test]
+fn tool_specs_use_aliases_and_mcp_suffixes() {
+    assert!(matches(
+        "tool = \"Bash\"",
+        &tool("Execute", json!({"command":"ls"}))
+    ));
+    assert!(matches(
+        "tool = \"Grep\"",
+        &tool("mcp__github__Grep", json!({}))
+    ));
+    assert!(!matches("tool = \"Grep\"", &tool("Glob", json!({}))));
+    assert!(matches("tool = \"Edit|Write\"", &tool("Write", json!({}))));
+}
+
+#[test]
+fn command_condition_per_call_and_raw_on_a_parse_error() {
+    let c = "[rules.only_if]\ncommand = 'rm\\s+-rf'";
+    assert!(matches(c, &bash("rm -rf build/")));
+    assert!(!matches(c, &bash("git status")));
+    // a line that does not parse is still searched whole
+    let e = eval_one(c, &bash("rm -rf \"unterminated"), &History::default());
+    assert!(e.matched, "{}", e.why());
+    // a non-Bash tool has no command
+    let e = eval_one(
+        c,
+        &tool("Read", json!({"file_path":"/x"})),
+        &History::default(),
+    );
+    assert!(e.why().ends_with("✗ (no Bash command)"), "{}", e.why());
+}
+
+#[test]
+fn program_condition_strips_wrappers_and_paths() {
+    let c = "[rules.only_if]\nprogram = [\"rm\", \"shred\"]";
+    assert!(matches(c, &bash("sudo -u root /bin/rm -f x")));
+    assert!(matches(c, &bash("echo hi | shred -u f")));
+    let e = eval_one(c, &bash("echo rm"), &History::default());
+    assert!(!e.matched);
+    assert!(
+        e.why()
+            .ends_with(r#"program = ["rm", "shred"] ✗ (programs are "echo")"#),
+        "{}",
+        e.why()
+    );
+}
+
+#[test]
+fn file_path_globs_as_given_and_relative_to_cwd() {
+    let c = "[rules.only_if]\nfile_path = \"src/**/*.rs\"";
+    assert!(matches(
+        c,
+        &tool("Edit", json!({"file_path":"/home/u/proj/src/a/b.rs"}))
+    ));
+    assert!(!matches(
+        c,
+        &tool("Edit", json!({"file_path":"/home/u/proj/tests/b.rs"}))
+    ));
+    assert!(matches(
+        "[rules.only_if]\nfile_path = \"*.lock\"",
+        &tool("Write", json!({"file_path":"/x/Cargo.lock"}))
+    ));
+    assert!(matches(
+        "[rules.only_if]\nfile_path = \"*.ipynb\"",
+        &tool("NotebookEdit", json!({"notebook_path":"/x/a.ipynb"}))
+    ));
+}
+
+#[test]
+fn content_condition_reads_the_new_text_of_every_edit_shape() {
+    let c = "[rules.only_if]\ncontent = 'dbg!\\('";
+    assert!(matches(
+        c,
+        &tool(
+            "Write",
+            json!({"file_path":"a.rs","content":"fn f() { dbg!(1); }"})
+        )
+    ));
+    assert!(matches(
+        c,
+        &tool(
+            "Edit",
+            json!({"file_path":"a.rs","old_string":"x","new_string":"dbg!(x)"})
+        )
+    ));
+    assert!(matches(
+        c,
+        &tool(
+            "MultiEdit",
+            json!({"file_path":"a.rs","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"dbg!(c)"}]})
+        )
+    ));
+    // the old text does not count
+    assert!(!matches(
+        c,
+        &tool(
+            "Edit",
+            json!({"file_path":"a.rs","old_string":"dbg!(x)","new_string":"x"})
+        )
+    ));
+}
+
+#[test]
+fn input_contains_searches_every_string_of_the_input() {
+    let c = "[rules.only_if]\ninput_contains = \"prod-db\"";
+    assert!(matches(
+        c,
+        &tool(
+            "mcp__pg__query",
+            json!({"args":{"host":"prod-db.internal"}})
+        )
+    ));
+    assert!(!matches(
+        c,
+        &tool("mcp__pg__query", json!({"args":{"host":"staging"}}))
+    ));
+}
+
+#[test]
+fn agent_names_are_exact_and_pipe_strings_split() {
+    let mut p = bash("ls");
+    p["agent_id"] = json!("a1");
+    p["agent_type"] = json!("Explore");
+    assert!(matches(
+        "[rules.only_if]\nagent = \"Explore|claude-code-guide\"",
+        &p
+    ));
+    assert!(matches(
+        "[rules.only_if]\nagent = [\"claude-code-guide\", \"Explore\"]",
+        &p
+    ));
+    assert!(!matches("[rules.only_if]\nagent = \"Expl\"", &p));
+    assert!(!matches(
+        "[rules.only_if]\nagent = \"Explore\"",
+        &bash("ls")
+    ));
+}
+
+#[test]
+fn subagent_or_main_by_agent_id() {
+    let mut p = bash("ls");
+    p["agent_id"] = json!("a1");
+    assert!(matches("[rules.only_if]\nsubagent = true", &p));
+    assert!(!matches("[rules.only_if]\nsubagent = false", &p));
+    p["agent_id"] = json!("");
+    // an empty agent_id means the main agent (seed 002)
+    assert!(matches("[rules.only_if]\nsubagent = false", &p));
+    assert!(!matches("[rules.only_if]\nsubagent = true", &p));
+}
+
+#[test]
+fn prompt_is_case_insensitive_on_the_turn_prompt() {
+    let c = "[rules.only_if]\nprompt = 'deploy'";
+    let h = History {
+        turn_prompt: Some("Please DEPLOY to prod".into()),
+        ..History::default()
+    };
+    assert!(eval_one(c, &bash("ls"), &h).result.is_some());
+    assert!(
+        eval_one(c, &bash("ls"), &History::default())
+            .result
+            .is_none()
+    );
+    // UserPromptSubmit carries its own prompt
+    let p = json!({"hook_event_name":"UserPromptSubmit","prompt":"deploy now"});
+    assert!(matches(c, &p));
+}
+
+#[test]
+fn permission_mode_condition() {
+    let mut p = bash("ls");
+    assert!(matches(
+        "[rules.only_if]\npermission_mode = [\"default\", \"plan\"]",
+        &p
+    ));
+    p["permission_mode"] = json!("bypassPermissions");
+    assert!(!matches(
+        "[rules.only_if]\npermission_mode = [\"default\", \"plan\"]",
+        &p
+    ));
+}
+
+#[test]
+fn touched_file_and_ran_command_read_the_history() {
+    let h = History {
+        touched_files: vec!["/home/u/proj/src/lib.rs".into()],
+        ran_commands: vec!["cd x && sudo cargo test --all".into()],
+        turn_prompt: None,
+    };
+    let e = eval_one(
+        "[rules.only_if]\ntouched_file = \"src/*.rs\"",
+        &bash("git commit"),
+        &h,
+    );
+    assert!(e.result.is_some(), "{}", e.why());
+    assert!(
+        eval_one(
+            "[rules.only_if]\ntouched_file = \"*.py\"",
+            &bash("git commit"),
+            &h
+        )
+        .result
+        .is_none()
+    );
+    let e = eval_one(
+        "[rules.only_if]\nran_command = \"cargo test\"",
+        &bash("git commit"),
+        &h,
+    );
+    assert!(
+        e.why().ends_with("(cd x && sudo cargo test --all)"),
+        "{}",
+        e.why()
+    );
+    assert!(
+        eval_one(
+            "[rules.only_if]\nran_command = \"cargo clippy\"",
+            &bash("git commit"),
+            &h
+        )
+        .result
+        .is_none()
+    );
+}
+
+#[test]
+fn skip_if_any_condition_skips() {
+    let c =
+        "[rules.only_if]\nprogram = \"rm\"\n[rules.skip_if]\nsubagent = true\ncommand = '/tmp/'";
+    assert!(matches(c, &bash("rm -r build")));
+    let e = eval_one(c, &bash("rm -r /tmp/x"), &History::default());
+    assert!(!e.matched);
+    assert!(e.why().ends_with(r#"program = "rm" ✓ (rm -r /tmp/x) · unless command =~ "/tmp/" ✗ skipped on call 1 of 1 (rm -r /tmp/x)"#), "{}", e.why());
+    let mut p = bash("rm -r build");
+    p["agent_id"] = json!("a7");
+    let e = eval_one(c, &p, &History::default());
+    assert!(
+        e.why()
+            .ends_with(r#"unless command =~ "/tmp/" ✓ · unless subagent ✗ skipped (agent_id a7)"#),
+        "{}",
+        e.why()
+    );
+}
+
+#[test]
+fn actions_give_the_seed_results() {
+    let p = bash("rm -rf x");
+    let r = |extra: &str| {
+        let s = set(&format!(
+            "[[rules]]\nid = \"r\"\nevents = \"PreToolUse\"\n{extra}"
+        ));
+        s.evaluate(&p, &History::default())
+    };
+    let e = r(
+        "action = \"block\"\nreason = \"use trash\"\nmessage = \"blocked rm\"\nnote = \"see docs/rm.md\"",
+    );
+    let res = e.combined.result.clone().expect("blocks");
+    assert_eq!(res.action, Action::Block);
+    assert_eq!(res.message.as_deref(), Some("use trash\nsee docs/rm.md"));
+    assert_eq!(res.system_message.as_deref(), Some("blocked rm"));
+    assert_eq!(
+        e.outcome.model_sees.as_deref(),
+        Some("use trash\nsee docs/rm.md")
+    );
+    assert_eq!(e.outcome.user_sees.as_deref(), Some("blocked rm"));
+    assert_eq!(e.verdict(), "block");
+
+    let e = r("action = \"warn\"\nreason = \"careful\"");
+    assert_eq!(e.verdict(), "warn");
+    assert_eq!(
+        e.output.stdout,
+        Some(
+            json!({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","additionalContext":"careful"}})
+        )
+    );
+    let e = r("action = \"context\"\nreason = \"careful\"");
+    assert_eq!(e.verdict(), "context");
+    assert_eq!(
+        e.output.stdout,
+        Some(
+            json!({"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"careful"}})
+        )
+    );
+    let e = r("action = \"allow\"");
+    assert_eq!(e.verdict(), "allow");
+    assert_eq!(e.outcome.effect, crate::hooks::result::Effect::Allowed);
+}
+
+#[test]
+fn rewrite_command_keeps_the_rest_of_the_input() {
+    let s = set(
+        "[[rules]]\nid = \"trash\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"rewrite\"\nnote = \"rm was rewritten to trash\"\nrewrite_command = { pattern = 'rm\\s+-rf\\s+', replace = 'trash ' }",
+    );
+    let e = s.evaluate(&bash("rm -rf build"), &History::default());
+    let r = e.combined.result.expect("rewrites");
+    assert_eq!(
+        r.updated_input,
+        Some(json!({"command":"trash build","description":"d"}))
+    );
+    assert_eq!(
+        e.outcome.effect,
+        crate::hooks::result::Effect::InputRewritten
+    );
+    assert_eq!(
+        e.outcome.model_sees.as_deref(),
+        Some("rm was rewritten to trash")
+    );
+    // nothing to rewrite: matched, no result, said so
+    let e = s.evaluate(&bash("ls"), &History::default());
+    assert!(e.rules[0].matched && e.rules[0].result.is_none());
+    assert!(
+        e.rules[0]
+            .why()
+            .ends_with("rewrite ✗ (leaves the input unchanged: no-op)")
+    );
+    assert_eq!(e.verdict(), "none");
+}
+
+#[test]
+fn rewrite_content_maps_every_new_text_field() {
+    let s = set(
+        "[[rules]]\nid = \"nbsp\"\nevents = \"PreToolUse\"\naction = \"rewrite\"\nreason = \"tabs became spaces\"\nrewrite_content = { pattern = '\\t', replace = '    ' }",
+    );
+    let p = tool(
+        "MultiEdit",
+        json!({"file_path":"a","edits":[{"old_string":"a","new_string":"\tb"},{"old_string":"c","new_string":"d"}]}),
+    );
+    let r = s
+        .evaluate(&p, &History::default())
+        .combined
+        .result
+        .expect("rewrites");
+    assert_eq!(
+        r.updated_input,
+        Some(
+            json!({"file_path":"a","edits":[{"old_string":"a","new_string":"    b"},{"old_string":"c","new_string":"d"}]})
+        )
+    );
+    assert_eq!(r.note.as_deref(), Some("tabs became spaces"));
+}
+
+#[test]
+fn several_rules_combine_block_first_and_rewrites_last_wins() {
+    let s = set(r#"
+[[rules]]
+id = "late"
+priority = 200
+events = "PreToolUse"
+action = "rewrite"
+rewrite_command = { pattern = 'b', replace = 'B' }
+[[rules]]
+id = "early"
+priority = 1
+events = "PreToolUse"
+action = "rewrite"
+rewrite_command = { pattern = 'a', replace = 'A' }
+[[rules]]
+id = "ctx"
+events = "PreToolUse"
+action = "context"
+reason = "hello"
+"#);
+    assert_eq!(
+        s.rules.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["early", "ctx", "late"]
+    );
+    let e = s.evaluate(&bash("echo a b"), &History::default());
+    let r = e.combined.result.clone().expect("rewrites");
+    assert_eq!(
+        r.updated_input,
+        Some(json!({"command":"echo a B","description":"d"}))
+    );
+    assert_eq!(r.note.as_deref(), Some("hello"));
+    assert!(
+        e.outcome
+            .why
+            .iter()
+            .any(|w| w.starts_with("2 rules rewrite the input (early, late)")),
+        "{:?}",
+        e.outcome.why
+    );
+}
+
+#[test]
+fn events_may_be_a_pipe_string() {
+    let s = set(
+        "[[rules]]\nid = \"g\"\nevents = \"Stop|SubagentStop\"\naction = \"block\"\nreason = \"review first\"",
+    );
+    assert_eq!(s.rules[0].events, ["Stop", "SubagentStop"]);
+    let e = s.evaluate(
+        &json!({"hook_event_name":"SubagentStop","stop_hook_active":false}),
+        &History::default(),
+    );
+    assert_eq!(
+        e.output.stdout,
+        Some(json!({"decision":"block","reason":"review first"}))
+    );
+}
+
+#[test]
+fn a_block_without_a_reason_is_refused_with_the_fix() {
+    let errs = refused(
+        "[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\nmessage = \"for the user\"\n",
+    );
+    assert_eq!(errs.len(), 1);
+    assert_eq!((errs[0].line, errs[0].column), (4, 10));
+    assert!(
+        errs[0].message.contains("Fix: add reason ="),
+        "{}",
+        errs[0].message
+    );
+    let errs = refused("[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"warn\"\n");
+    assert!(errs[0].message.contains("warns without a `reason`"));
+}
+
+#[test]
+fn toml_errors_name_the_line() {
+    let errs = refused("[[rules]]\nid = \"x\"\nevents = [\"PreToolUse\"\naction = \"block\"\n");
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].line, 4, "{}", errs[0]);
+    let errs = refused(
+        "[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"allow\"\n[rules.ony_if]\n",
+    );
+    assert_eq!(errs[0].line, 5);
+    assert!(
+        errs[0].message.contains("unknown field `ony_if`"),
+        "{}",
+        errs[0].message
+    );
+}
+
+#[test]
+fn regex_glob_event_action_errors_are_all_reported_and_nothing_loads() {
+    let errs = refused(
+        "[[rules]]\nid = \"ok\"\nevents = \"PreToolUse\"\naction = \"allow\"\n\n[[rules]]\nid = \"bad\"\nevents = \"PreToolUser\"\naction = \"deny\"\n[rules.only_if]\ncommand = 'rm ('\nfile_path = \"src/[\"\n",
+    );
+    let lines: Vec<usize> = errs.iter().map(|e| e.line).collect();
+    assert_eq!(lines, [8, 9, 11, 12], "{errs:#?}");
+    assert!(
+        errs[0]
+            .message
+            .starts_with("rule `bad`: unknown event `PreToolUser`")
+    );
+    assert!(
+        errs[1]
+            .message
+            .starts_with("rule `bad`: unknown action `deny`")
+    );
+    assert_eq!(errs[2].message, "bad regex \"rm (\": unclosed group");
+    assert!(
+        errs[3].message.starts_with("bad glob \"src/[\""),
+        "{}",
+        errs[3].message
+    );
+    assert_eq!(
+        errs[2].to_string(),
+        "t.toml:11:11: bad regex \"rm (\": unclosed group"
+    );
+}
+
+#[test]
+fn duplicate_ids_and_impossible_actions_are_refused() {
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"allow\"\n[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"allow\"\n",
+    );
+    assert_eq!(errs[0].message, "duplicate rule id `a` (first at line 2)");
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"SessionEnd\"\naction = \"block\"\nreason = \"r\"\n",
+    );
+    assert!(errs[0].message.contains("cannot be blocked"));
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"Stop\"\naction = \"rewrite\"\nrewrite_command = { pattern = 'a', replace = 'b' }\n",
+    );
+    assert!(
+        errs[0]
+            .message
+            .contains("only PreToolUse and PermissionRequest take updatedInput")
+    );
+    let errs = refused("[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"rewrite\"\n");
+    assert!(
+        errs[0]
+            .message
+            .contains("has no rewrite_command or rewrite_content")
+    );
+}
+
+#[test]
+fn a_catastrophic_regex_is_linear_here() {
+    // (a+)+$ backtracks exponentially in PCRE-style engines; the regex crate
+    // is a finite automaton, linear in the input.
+    let s = set(
+        "[[rules]]\nid = \"evil\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"r\"\n[rules.only_if]\ncommand = '(a+)+$'\n",
+    );
+    let cmd = format!("echo {}!", "a".repeat(50_000));
+    let e = s.evaluate(&bash(&cmd), &History::default());
+    assert!(!e.rules[0].matched);
+}
+
+#[test]
+fn an_oversized_regex_is_refused() {
+    let errs = refused(
+        "[[rules]]\nid = \"big\"\nevents = \"PreToolUse\"\naction = \"allow\"\n[rules.only_if]\ncommand = '\\w{1000}\\w{1000}\\w{1000}'\n",
+    );
+    assert!(
+        errs[0].message.contains("exceeds size limit"),
+        "{}",
+        errs[0].message
+    );
+}
+
+#[test]
+fn rule_tests_run_and_report() {
+    let s = set(r#"
+[[rules]]
+id = "no-rm"
+events = "PreToolUse"
+tool = "Bash"
+action = "block"
+reason = "use trash"
+[rules.only_if]
+program = "rm"
+[[rules.tests]]
+command = "rm -rf build"
+expect = "block"
+[[rules.tests]]
+name = "wrong on purpose"
+command = "ls"
+expect = "block"
+
+[[tests]]
+command = "git status"
+expect = "none"
+"#);
+    let r = s.run_tests();
+    assert_eq!(r.len(), 3);
+    assert_eq!(
+        (r[0].name.as_str(), r[0].passed, r[0].line),
+        ("PreToolUse Bash rm -rf build", true, 10)
+    );
+    assert_eq!(
+        (r[1].name.as_str(), r[1].passed, r[1].got.as_str()),
+        ("wrong on purpose", false, "none")
+    );
+    assert!(
+        r[1].why
+            .ends_with("program = \"rm\" ✗ (programs are \"ls\")"),
+        "{}",
+        r[1].why
+    );
+    assert_eq!((r[2].rule.as_deref(), r[2].passed), (None, true));
+}
+
+#[test]
+fn expect_input_checks_the_rewrite() {
+    let s = set(r#"
+[[rules]]
+id = "t"
+events = "PreToolUse"
+action = "rewrite"
+rewrite_command = { pattern = '^rm -rf ', replace = 'trash ' }
+[[rules.tests]]
+command = "rm -rf b"
+expect = "rewrite"
+expect_input = { command = "trash b" }
+[[rules.tests]]
+command = "rm -rf b"
+expect = "rewrite"
+expect_input = { command = "trash -r b" }
+"#);
+    let r = s.run_tests();
+    assert!(r[0].passed, "{}", r[0].why);
+    assert!(!r[1].passed);
+    assert!(
+        r[1].why.ends_with(
+            r#"· updatedInput {"command":"trash b"} ≠ expect_input {"command":"trash -r b"}"#
+        ),
+        "{}",
+        r[1].why
+    );
+}
+
+#[test]
+fn unknown_expect_is_refused() {
+    let errs = refused("[[tests]]\ncommand = \"ls\"\nexpect = \"deny\"\n");
+    assert_eq!(errs[0].line, 3);
+    assert!(errs[0].message.contains("unknown expect `deny`"));
+}
+
+#[test]
+fn line_col_counts_characters() {
+    assert_eq!(Errors::new(String::new(), "a\néé x").line_col(6), (2, 3));
+    assert_eq!(Errors::new(String::new(), "abc").line_col(99), (1, 4));
+    assert_eq!(Errors::new(String::new(), "a\n").line_col(2), (2, 1));
+    assert_eq!(Errors::new(String::new(), "").line_col(0), (1, 1));
+}
+
+#[test]
+fn evaluate_at_reads_the_contract_of_that_version() {
+    // PreModelSwitch is honoured from 2.1.251 (hooks-updates.md §1.1)
+    let s = set(
+        "[[rules]]\nid = \"m\"\nevents = \"PreModelSwitch\"\naction = \"block\"\nreason = \"stay on the small model\"\n",
+    );
+    let p = json!({"hook_event_name":"PreModelSwitch"});
+    let new = s.evaluate_at(
+        &p,
+        &History::default(),
+        &crate::hooks::contract::Version::parse("2.1.300"),
+    );
+    assert_eq!(new.outcome.effect, crate::hooks::result::Effect::Blocked);
+    let old = s.evaluate_at(
+        &p,
+        &History::default(),
+        &crate::hooks::contract::Version::parse("2.1.200"),
+    );
+    assert_eq!(old.verdict(), "block");
+    assert_eq!(old.output.stdout, None);
+    assert_eq!(old.outcome.effect, crate::hooks::result::Effect::Nothing);
+}
+
+#[test]
+fn a_droid_execute_call_is_parsed_as_bash() {
+    // Execute is Factory Droid's Bash (TOOL_ALIASES); its command is parsed too
+    let e = eval_one(
+        "tool = \"Bash\"\n[rules.only_if]\nprogram = \"rm\"",
+        &tool("Execute", json!({"command":"ls && rm -r x"})),
+        &History::default(),
+    );
+    assert!(e.matched, "{}", e.why());
+    assert!(
+        e.why()
+            .ends_with("tool Bash ✓ (Execute) · program = \"rm\" ✓ (rm -r x)"),
+        "{}",
+        e.why()
+    );
+}

@@ -1,0 +1,106 @@
+//! `hookscope test RULES [--json]`: exit 0 / 1 / 2, per-case lines, JSON.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn hookscope() -> Command {
+    Command::cargo_bin("hookscope").expect("binary")
+}
+
+#[test]
+fn the_example_passes_with_exit_0() {
+    let out = hookscope()
+        .args(["test", "assets/rules/example.toml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    // 25 [[rules.tests]] + 3 [[tests]] in the file
+    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 28);
+    assert_eq!(
+        text.lines().last(),
+        Some("28 passed, 0 failed (10 rules, assets/rules/example.toml)")
+    );
+    assert!(
+        text.contains("PASS  no-rm-rf  line 69  PreToolUse Bash rm -rf build/\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failing_case_exits_1_with_the_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("r.toml");
+    std::fs::write(
+        &p,
+        "[[rules]]\nid = \"no-curl\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no curl\"\n[rules.only_if]\nprogram = \"curl\"\n[[rules.tests]]\ncommand = \"curl x | sh\"\nexpect = \"block\"\n[[rules.tests]]\ncommand = \"wget x\"\nexpect = \"block\"\n",
+    )
+    .expect("write");
+    let out = hookscope().arg("test").arg(&p).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "PASS  no-curl  line 9  PreToolUse Bash curl x | sh"
+    );
+    assert_eq!(lines[1], "FAIL  no-curl  line 12  PreToolUse Bash wget x");
+    assert_eq!(
+        lines[2],
+        "      expected block, got none: event PreToolUse ✓ · tool Bash ✓ · program = \"curl\" ✗ (programs are \"wget\")"
+    );
+    let out = hookscope()
+        .arg("test")
+        .arg(&p)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        (v["passed"].as_u64(), v["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(v["cases"][1]["got"], "none");
+    assert_eq!(v["cases"][1]["rule"], "no-curl");
+}
+
+#[test]
+fn a_refused_file_exits_2_with_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("bad.toml");
+    std::fs::write(
+        &p,
+        "[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\n",
+    )
+    .expect("write");
+    let out = hookscope().arg("test").arg(&p).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).expect("utf-8");
+    assert!(
+        err.starts_with(&format!(
+            "hookscope: {}:4:10: rule `x` blocks without a `reason`",
+            p.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("hookscope: rule file refused; nothing was loaded\n"),
+        "{err}"
+    );
+    let out = hookscope()
+        .arg("test")
+        .arg(&p)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"], "invalid_rules");
+    assert_eq!(v["errors"][0]["line"], 4);
+    let out = hookscope()
+        .args(["test", "no/such/file.toml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
