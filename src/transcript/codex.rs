@@ -47,7 +47,9 @@ use serde_json::{Value, json};
 
 use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
-use super::model::{Agent, Diagnostic, Event, Session, ToolCallRecord, ToolResult, Turn, Usage};
+use super::model::{
+    Agent, Diagnostic, Event, LineIndex, Session, ToolCallRecord, ToolResult, Turn, Usage,
+};
 use super::text::one_line;
 use crate::tools::{OnError, parse_codex_arguments, parse_tool_call, tool_kind, tool_resolved};
 
@@ -121,6 +123,7 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
         usage: loader.usage.unwrap_or_default(),
         models: loader.models,
         diagnostics,
+        lines: LineIndex::default(),
     })
 }
 
