@@ -86,6 +86,10 @@ enum Command {
     /// Find tool calls across sessions and their subagents (find_tool_calls).
     #[command(long_about = cli::find::LONG_ABOUT)]
     Find(Box<cli::find::FindArgs>),
+    /// Print the stdin JSON Claude Code sent (or would send) to a hook, rebuilt
+    /// from the transcript: `hookscope payload SESSION --event PreToolUse
+    /// --at toolu_… | ./my-hook.sh`.
+    Payload(Box<cli::payload::PayloadArgs>),
 }
 
 fn main() {
@@ -113,6 +117,7 @@ fn main() {
         }) => cli::call::run(&name, input.as_deref(), strict),
         Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
         Some(Command::Find(find)) => cli::find::run_args(&find),
+        Some(Command::Payload(args)) => cli::payload::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

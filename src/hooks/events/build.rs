@@ -195,7 +195,8 @@ pub struct Payload {
     /// Fields the transcript could not tell (left out of `json`).
     pub left_out: Vec<LeftOut>,
     /// The transcript file the event is anchored in (the main file, or a
-    /// subagent's file for events inside a subagent).
+    /// subagent's file for events inside a subagent), symlinks resolved as
+    /// for `transcript_path`.
     pub source_path: PathBuf,
     /// 1-based line of that file the event is anchored at.
     pub source_line: usize,
@@ -850,23 +851,18 @@ fn stop_points(
             anchors.push(before);
         }
     }
-    let ended_cleanly = !matches!(
-        turn.events.last(),
-        None | Some(Event::Interruption { .. }) | Some(Event::ApiError { .. })
-    );
-    if ended_cleanly {
-        let end = turn
-            .events
-            .iter()
-            .rev()
-            .find(|e| matches!(e, Event::Text { .. } | Event::ToolCall(_)))
-            .map(|e| match e {
-                Event::ToolCall(r) => r.result.as_ref().map_or(r.line, |x| x.line),
-                other => other.line(),
-            });
-        if let Some(end) = end {
-            anchors.push(end);
-        }
+    // The turn ends when the model's last message is text with no tool call
+    // after it; a turn cut after a call (interrupted, still running, or a
+    // truncated file) has no Stop (hooks-updates.md §1.6: an interrupt fires
+    // none).
+    let last = turn.events.iter().rev().find(|e| {
+        !matches!(
+            e,
+            Event::Thinking { .. } | Event::Note { .. } | Event::Compaction { .. }
+        )
+    });
+    if let Some(Event::Text { line, .. }) = last {
+        anchors.push(*line);
     }
     for (k, anchor) in anchors.into_iter().enumerate() {
         let last_text = turn.events.iter().rev().find_map(|e| match e {
@@ -1028,10 +1024,11 @@ fn is_common(name: &str) -> bool {
 }
 
 fn thread_path(session: &Session, thread: Option<usize>) -> PathBuf {
-    match thread.and_then(|i| session.subagents.get(i)) {
-        Some(sub) => sub.path.clone(),
-        None => session.path.clone(),
-    }
+    let path = match thread.and_then(|i| session.subagents.get(i)) {
+        Some(sub) => &sub.path,
+        None => &session.path,
+    };
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())
 }
 
 /// Where `at` points: `(thread, line)` of a uuid, the calls of an id, or a turn.
@@ -1091,7 +1088,7 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
             Err(PayloadError::NothingAt {
                 at: id.clone(),
                 hint: format!(
-                    "no tool_use_id or line uuid {id:?}; it has {} tool calls{}, {} turns, or use `last`",
+                    "no tool_use_id or line uuid {id:?}; tool calls: {}{}; turns: 1 to {}; or `last`",
                     session.all_tool_calls().count(),
                     if first.is_empty() {
                         String::new()
