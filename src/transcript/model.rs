@@ -471,6 +471,8 @@ pub struct LineContext {
     pub version: Option<String>,
     /// An assistant line's `effort` (`low`/`medium`/`high`, 2.1.x).
     pub effort: Option<String>,
+    /// `entrypoint` (`cli` for an interactive session, `sdk-cli` for `-p`).
+    pub entrypoint: Option<String>,
 }
 
 /// What a thread's lines say beyond the turns: the [`LineContext`] runs, each
@@ -491,6 +493,9 @@ pub struct LineIndex {
     /// 1-based lines of `cost-state` lines (2.1.x writes one when a
     /// process ends its run).
     pub run_ends: Vec<usize>,
+    /// `instructions` attachments (CLAUDE.md files loaded): the line and its
+    /// `files[]` (`{path, type, content}`).
+    pub instructions: Vec<(usize, Value)>,
 }
 
 impl LineIndex {
@@ -511,6 +516,12 @@ impl LineIndex {
         if kind == "cost-state" {
             self.run_ends.push(line);
         }
+        if let Some(att) = v.get("attachment")
+            && att.get("type").and_then(Value::as_str) == Some("instructions")
+            && let Some(files) = att.get("files").filter(|f| f.is_array())
+        {
+            self.instructions.push((line, files.clone()));
+        }
         if !matches!(kind, "user" | "assistant" | "system" | "attachment") {
             return;
         }
@@ -522,6 +533,7 @@ impl LineIndex {
             prompt_id: s("promptId").or(prev.prompt_id.clone()),
             version: s("version").or(prev.version.clone()),
             effort: s("effort").or(prev.effort.clone()),
+            entrypoint: s("entrypoint").or(prev.entrypoint.clone()),
         };
         let same = LineContext { line, ..prev };
         if self.contexts.is_empty() || next != same {

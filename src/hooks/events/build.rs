@@ -367,6 +367,7 @@ fn points(session: &Session) -> Vec<Point> {
             );
         }
     }
+    instruction_points(session, &turn_of, &mut out);
     let mut tasks: HashMap<String, (String, Option<String>)> = HashMap::new();
     for (t, turn) in session.turns.iter().enumerate() {
         let local = is_local_command(turn);
@@ -395,6 +396,51 @@ fn points(session: &Session) -> Vec<Point> {
     }
     out.sort_by_key(|p| p.main_line);
     out
+}
+
+/// InstructionsLoaded per file of each `instructions` attachment. The load
+/// reason is `session_start` when the model has not answered yet in the run
+/// (no assistant text or call since the run began); other reasons (nested
+/// traversal, path glob, include, compact) are not told apart, so left out.
+fn instruction_points(session: &Session, turn_of: &dyn Fn(usize) -> usize, out: &mut Vec<Point>) {
+    let lines = &session.lines;
+    for (line, files) in &lines.instructions {
+        let run_start = lines
+            .run_ends
+            .iter()
+            .copied()
+            .filter(|e| e < line)
+            .max()
+            .unwrap_or(0);
+        let answered = session.turns.iter().flat_map(|t| &t.events).any(|e| {
+            matches!(e, Event::Text { .. } | Event::ToolCall(_))
+                && e.line() > run_start
+                && e.line() < *line
+        });
+        for file in files.as_array().into_iter().flatten() {
+            let mut p = Point::new(
+                EventName::InstructionsLoaded,
+                None,
+                *line,
+                *line,
+                turn_of(*line),
+            );
+            p = match file.get("path").and_then(Value::as_str) {
+                Some(path) => p.field("file_path", json!(path)),
+                None => p.unknown("file_path", "the instructions attachment names no path"),
+            };
+            p = match file.get("type").and_then(Value::as_str) {
+                Some(t) => p.field("memory_type", json!(t)),
+                None => p.unknown("memory_type", "the instructions attachment gives no type"),
+            };
+            p = if answered {
+                p.unknown("load_reason", "loaded mid-run; why (nested traversal, path glob, include, compact) is not recorded")
+            } else {
+                p.field("load_reason", json!("session_start"))
+            };
+            out.push(p);
+        }
+    }
 }
 
 /// PreCompact, PostCompact and SessionStart(compact) at a boundary line.
@@ -635,6 +681,25 @@ fn call_points(
             "permission_suggestions",
             "the suggestions the permission dialog offered are not written to the transcript",
         ));
+        // The dialog also notifies, in an interactive session only (`-p`
+        // runs fire no Notification).
+        let interactive = lines
+            .context_at(record.line)
+            .and_then(|c| c.entrypoint.as_deref())
+            == Some("cli");
+        if interactive {
+            let mut n = Point::new(EventName::Notification, thread, record.line, main_line, t)
+                .field(
+                    "message",
+                    json!(format!(
+                        "Claude needs your permission to use {}",
+                        record.name()
+                    )),
+                )
+                .field("notification_type", json!("permission_prompt"));
+            n.tool_use_ids.push(id.clone());
+            out.push(n);
+        }
     }
     let Some(result) = &record.result else {
         return out;
@@ -914,6 +979,7 @@ fn context_of(session: &Session, p: &Point) -> LineContext {
         prompt_id: own.prompt_id.or(main.prompt_id),
         version: own.version.or(main.version),
         effort: own.effort.or(main.effort),
+        entrypoint: own.entrypoint.or(main.entrypoint),
     }
 }
 
