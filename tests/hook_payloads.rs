@@ -507,3 +507,65 @@ fn codex_sessions_have_no_claude_code_payloads() {
     );
     assert!(events_at(&session, &At::Last).is_empty());
 }
+
+#[test]
+fn a_replayed_edit_knows_its_file_before_and_after() {
+    let session = session(&Path::new(CORPUS).join("hooks"));
+    let at = At::parse("toolu_016ykJe7330FrnpjyKTOrOmf");
+    let pre = payload(&session, EventName::PreToolUse, &at)
+        .expect("PreToolUse")
+        .view();
+    let before = "TODO: write docs\nTODO: add tests\nkeep this line\nTODO: release\n";
+    assert_eq!(pre.pre_image().as_deref(), Some(before));
+    assert_eq!(
+        pre.post_image().as_deref(),
+        Some("TODO: write docs\nTODO: add tests\nkeep this line (edited)\nTODO: release\n")
+    );
+    assert_eq!(pre.replaced().as_deref(), Some("keep this line"));
+    // After the call: only the Edit's own fragment.
+    let post = payload(&session, EventName::PostToolUse, &at)
+        .expect("PostToolUse")
+        .view();
+    assert_eq!((post.pre_image(), post.post_image()), (None, None));
+    assert_eq!(
+        post.edit().map(|e| e.post),
+        Some("keep this line (edited)".to_string())
+    );
+    // The denied Write has no result, so no recorded file before it.
+    let write = payload(
+        &session,
+        EventName::PreToolUse,
+        &At::parse("toolu_015796i98YXirh2QSMEW5t0s"),
+    )
+    .expect("PreToolUse")
+    .view();
+    assert_eq!((write.pre_image(), write.replaced()), (None, None));
+    assert_eq!(write.post_image().as_deref(), Some("# new doc\n"));
+}
+
+#[test]
+fn a_replayed_write_that_created_its_file_had_an_empty_pre_image() {
+    let session = session(&Path::new(CORPUS).join("tools"));
+    let create = session
+        .tool_calls()
+        .find(|r| {
+            r.name() == "Write"
+                && r.result
+                    .as_ref()
+                    .and_then(|x| x.tool_use_result.as_ref())
+                    .is_some_and(|t| t["type"] == "create")
+        })
+        .expect("a Write that created a file");
+    let view = payload(
+        &session,
+        EventName::PreToolUse,
+        &At::ToolUseId(create.tool_use_id.clone()),
+    )
+    .expect("PreToolUse")
+    .view();
+    assert_eq!(view.pre_image().as_deref(), Some(""));
+    assert_eq!(
+        view.post_image().as_deref(),
+        Some("def square(x):\n    return x * x\n\n\ndef cube(x):\n    return x * x * x\n")
+    );
+}

@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::{FileBefore, HookEvent};
 use crate::hooks::contract::{self, Presence, Version};
 use crate::tools::ToolCall;
 use crate::transcript::{
@@ -202,6 +203,22 @@ pub struct Payload {
     pub source_line: usize,
     /// The Claude Code version that wrote that line, when recorded.
     pub claude_version: Option<String>,
+    /// For an Edit/MultiEdit/Write: the file before the call as the
+    /// transcript recorded it (`toolUseResult.originalFile`; `""` for a
+    /// Write whose `type` is `create`); `None` when not recorded or not such
+    /// a call. [`Payload::view`] hands it to [`HookEvent::pre_image`].
+    pub file_before: Option<String>,
+}
+
+impl Payload {
+    /// The typed view of this payload (seed 002), with the recorded file
+    /// before the call as its pre-image source.
+    pub fn view(&self) -> HookEvent {
+        HookEvent::with_file_before(
+            self.json.clone(),
+            FileBefore::Recorded(self.file_before.clone()),
+        )
+    }
 }
 
 /// Why no payload could be built.
@@ -256,6 +273,8 @@ struct Point {
     no_prompt_id: bool,
     /// `agent_id`/`agent_type` of a subagent-internal event.
     agent: Option<(Option<String>, Option<String>)>,
+    /// The file before the call, as recorded ([`Payload::file_before`]).
+    file_before: Option<String>,
 }
 
 impl Point {
@@ -278,6 +297,7 @@ impl Point {
             left_out: Vec::new(),
             no_prompt_id: false,
             agent: None,
+            file_before: None,
         }
     }
 
@@ -667,12 +687,14 @@ fn call_points(
     let _ = session;
     let id = &record.tool_use_id;
     let input = record.call.raw().cloned().unwrap_or(json!({}));
+    let before = recorded_file_before(record);
     let tool = |event: EventName, line: usize| {
         let mut p = Point::new(event, thread, line, main_line, t)
             .field("tool_name", json!(record.name()))
             .field("tool_input", input.clone());
         p.tool_use_ids.push(id.clone());
         p.ctx_line = line;
+        p.file_before = before.clone();
         p
     };
     let mut out = vec![tool(EventName::PreToolUse, record.line).field("tool_use_id", json!(id))];
@@ -788,6 +810,24 @@ fn call_points(
         _ => {}
     }
     out
+}
+
+/// The file before an Edit/MultiEdit/Write as its result recorded it:
+/// `toolUseResult.originalFile`, or `""` for a Write that created the file
+/// (`type: "create"`).
+fn recorded_file_before(record: &ToolCallRecord) -> Option<String> {
+    if !matches!(
+        record.call,
+        ToolCall::Edit(_) | ToolCall::MultiEdit(_) | ToolCall::Write(_)
+    ) {
+        return None;
+    }
+    let r = record.result.as_ref()?.tool_use_result.as_ref()?;
+    match r.get("originalFile") {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ if r.get("type").and_then(Value::as_str) == Some("create") => Some(String::new()),
+        _ => None,
+    }
 }
 
 /// SubagentStart, the subagent's own points, and SubagentStop.
@@ -1010,6 +1050,7 @@ fn render(session: &Session, p: &Point) -> Payload {
             source_path: thread_path(session, p.thread),
             source_line: p.line,
             claude_version: version_text,
+            file_before: p.file_before.clone(),
         };
     };
     for field in contract.input_at(&version) {
@@ -1082,6 +1123,7 @@ fn render(session: &Session, p: &Point) -> Payload {
         source_path: thread_path(session, p.thread),
         source_line: p.line,
         claude_version: version_text,
+        file_before: p.file_before.clone(),
     }
 }
 
