@@ -158,7 +158,7 @@ fn bad_arguments_exit_2_and_say_what_exists() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err,
-        "hookscope: no PreCompact in this session; events here: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SubagentStop, Stop, TaskCreated, TaskCompleted, SessionStart, SessionEnd, CwdChanged\n"
+        "hookscope: no PreCompact in this session; events here: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SubagentStop, Stop, TaskCreated, TaskCompleted, SessionStart, SessionEnd, InstructionsLoaded, CwdChanged\n"
     );
     // --at naming nothing.
     let (code, _, err) = run(&[p, "--event", "Stop", "--at", "toolu_nothing"]);
