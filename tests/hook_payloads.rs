@@ -569,3 +569,24 @@ fn a_replayed_write_that_created_its_file_had_an_empty_pre_image() {
         Some("def square(x):\n    return x * x\n\n\ndef cube(x):\n    return x * x * x\n")
     );
 }
+
+#[test]
+fn a_subagent_linked_to_its_own_call_is_walked_once() {
+    let mut session = session(&Path::new(CORPUS).join("hooks"));
+    // Hostile: the subagent's own Bash call claims to have spawned it (ids
+    // may repeat across files, so a link cycle can be made by hand).
+    let sub = &mut session.subagents[0];
+    let record = sub
+        .turns
+        .iter_mut()
+        .flat_map(|t| t.events.iter_mut())
+        .find_map(|e| match e {
+            hookscope::transcript::Event::ToolCall(r) => Some(r),
+            _ => None,
+        })
+        .expect("a call in the subagent");
+    record.subagent = Some(0);
+    assert_eq!(all_payloads(&session, EventName::SubagentStart).len(), 1);
+    assert_eq!(all_payloads(&session, EventName::SubagentStop).len(), 1);
+    assert_eq!(all_payloads(&session, EventName::PreToolUse).len(), 13);
+}

@@ -324,6 +324,14 @@ fn is_local_command(turn: &Turn) -> bool {
             .any(|e| matches!(e, Event::Note { label, .. } if label == "command-output"))
 }
 
+/// State of one walk over a session: tasks created so far (id → subject,
+/// description), and the subagents already walked.
+#[derive(Default)]
+struct Walk {
+    tasks: HashMap<String, (String, Option<String>)>,
+    seen: std::collections::HashSet<usize>,
+}
+
 /// Walks the session into its points, in main-thread order.
 fn points(session: &Session) -> Vec<Point> {
     let mut out = Vec::new();
@@ -388,7 +396,7 @@ fn points(session: &Session) -> Vec<Point> {
         }
     }
     instruction_points(session, &turn_of, &mut out);
-    let mut tasks: HashMap<String, (String, Option<String>)> = HashMap::new();
+    let mut walk = Walk::default();
     for (t, turn) in session.turns.iter().enumerate() {
         let local = is_local_command(turn);
         if let Some(line) = turn.prompt_line
@@ -399,7 +407,7 @@ fn points(session: &Session) -> Vec<Point> {
                     .field("prompt", json!(turn.prompt)),
             );
         }
-        thread_points(session, None, turn, t, None, &mut tasks, &mut out);
+        thread_points(session, None, turn, t, None, &mut walk, &mut out);
         if turn.prompt_line.is_some() && !local {
             stop_points(session, None, turn, t, &mut out);
         }
@@ -587,14 +595,13 @@ fn thread_points(
     turn: &Turn,
     t: usize,
     spawn_line: Option<usize>,
-    tasks: &mut HashMap<String, (String, Option<String>)>,
+    walk: &mut Walk,
     out: &mut Vec<Point>,
 ) {
     let lines = thread_lines(session, thread);
-    let agent = thread.map(|i| {
-        let sub = &session.subagents[i];
-        (sub.agent_id.clone(), sub.agent_type.clone())
-    });
+    let agent = thread
+        .and_then(|i| session.subagents.get(i))
+        .map(|sub| (sub.agent_id.clone(), sub.agent_type.clone()));
     let calls: Vec<&ToolCallRecord> = turn.tool_calls().collect();
     let main_line = |line: usize| spawn_line.unwrap_or(line);
     let mut i = 0;
@@ -616,13 +623,13 @@ fn thread_points(
                 record,
                 t,
                 main_line(record.line),
-                tasks,
+                &mut walk.tasks,
             ) {
                 p.agent = agent.clone();
                 out.push(p);
             }
             if let Some(sub) = record.subagent {
-                subagent_points(session, sub, record, t, tasks, out);
+                subagent_points(session, sub, record, t, walk, out);
             }
         }
         if batch.iter().all(|r| r.result.is_some()) {
@@ -836,12 +843,16 @@ fn subagent_points(
     sub_index: usize,
     spawn: &ToolCallRecord,
     t: usize,
-    tasks: &mut HashMap<String, (String, Option<String>)>,
+    walk: &mut Walk,
     out: &mut Vec<Point>,
 ) {
     let Some(sub) = session.subagents.get(sub_index) else {
         return;
     };
+    // Each subagent once: ids may repeat, so links may form a cycle.
+    if !walk.seen.insert(sub_index) {
+        return;
+    }
     let id_type = |p: Point| -> Point {
         let p = match &sub.agent_id {
             Some(a) => p.field("agent_id", json!(a)),
@@ -871,7 +882,7 @@ fn subagent_points(
             turn,
             t,
             Some(spawn.line),
-            tasks,
+            walk,
             out,
         );
     }
