@@ -99,6 +99,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the stdin JSON Claude Code sent (or would send) to a hook, rebuilt
+    /// from the transcript: `hookscope payload SESSION --event PreToolUse
+    /// --at toolu_… | ./my-hook.sh`.
+    Payload(Box<cli::payload::PayloadArgs>),
 }
 
 fn main() {
@@ -127,6 +131,7 @@ fn main() {
         Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
         Some(Command::Find(find)) => cli::find::run_args(&find),
         Some(Command::Test { rules, json }) => cli::test::run(&rules, json),
+        Some(Command::Payload(args)) => cli::payload::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

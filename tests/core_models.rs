@@ -454,6 +454,7 @@ mod session_cache {
             usage: Usage::default(),
             models: vec!["m".into()],
             diagnostics: Vec::new(),
+            lines: Default::default(),
         };
         // session: 96 + "s1" + "/t/s1.jsonl" + "title" + "m";
         // turn: 96 + "hello"; text event: 96 + "answer".

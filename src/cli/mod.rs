@@ -11,6 +11,7 @@ macro_rules! outln {
 pub mod call;
 pub mod find;
 pub mod mcp;
+pub mod payload;
 pub mod sessions;
 pub mod show;
 pub mod test;

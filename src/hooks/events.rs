@@ -17,6 +17,12 @@ use serde_json::{Map, Value};
 use crate::shell::CommandLine;
 use crate::tools::{OnError, ToolCall, parse_tool_call};
 
+mod build;
+
+pub use build::{
+    At, EventName, LeftOut, Payload, PayloadError, UnknownEvent, all_payloads, events_at, payload,
+};
+
 /// Largest file read from disk for a live [`HookEvent::pre_image`] or from a
 /// task store, in bytes (64 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

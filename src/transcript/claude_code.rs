@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, Locus, Session, Subagent, SubagentLayout, SubagentLink,
+    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
     ToolCallRecord, ToolResult, Turn, Usage,
 };
 use crate::tools::{OnError, parse_tool_call, tool_kind, tool_resolved};
@@ -138,6 +138,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         turns: main_thread.turns,
         subagents,
         diagnostics,
+        lines: main_thread.lines,
     };
     // The main thread's times define the session; subagents only extend its
     // end (a hand-made or copied subagent file can carry older timestamps).
@@ -303,6 +304,7 @@ struct Thread {
     usage_by_message: HashMap<String, Usage>,
     models: Vec<String>,
     uuids: HashSet<String>,
+    lines: LineIndex,
     started: Option<DateTime<Utc>>,
     ended: Option<DateTime<Utc>>,
     agent_id: Option<String>,
@@ -414,6 +416,7 @@ impl Thread {
 
     fn push(&mut self, line_no: usize, v: &Value) {
         let timestamp = timestamp_of(v);
+        self.lines.observe(line_no, v);
         if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
             self.uuids.insert(uuid.to_string());
         }
@@ -515,6 +518,16 @@ impl Thread {
             self.diag(line_no, "tool_result without tool_use_id".to_string());
             return;
         };
+        if let Some(decision) = v.get("permissionDecision").filter(|d| d.is_object()) {
+            self.lines
+                .permission_decisions
+                .insert(id.to_string(), decision.clone());
+        }
+        if let Some(blocks) = block.get("content").filter(|c| c.is_array()) {
+            self.lines
+                .result_blocks
+                .insert(id.to_string(), blocks.clone());
+        }
         let tool_use_result = v.get("toolUseResult").cloned();
         let agent_id = v
             .get("agentId")
@@ -869,6 +882,7 @@ impl Thread {
             ended: self.ended,
             turns: self.turns,
             meta,
+            lines: self.lines,
         }
     }
 }

@@ -53,7 +53,7 @@ use serde_json::{Value, json};
 use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, Locus, Session, ToolCallRecord, ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, LineIndex, Locus, Session, ToolCallRecord, ToolResult, Turn, Usage,
 };
 use super::text::one_line;
 use crate::tools::{
@@ -130,6 +130,7 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
         usage: loader.usage.unwrap_or_default(),
         models: loader.models,
         diagnostics,
+        lines: LineIndex::default(),
     })
 }
 

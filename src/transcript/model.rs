@@ -629,6 +629,97 @@ impl Turn {
     }
 }
 
+/// Claude Code's per-line context (formats.md §1.2 envelope): the values in
+/// force from `line` on, until the next [`LineContext`] of the same thread.
+/// Each value is the latest one written on any envelope line (`user`,
+/// `assistant`, `system`, `attachment`) at or before `line`, so
+/// `permission_mode` (written only on prompt lines) and `prompt_id` carry
+/// over. Used to rebuild hook payloads "as of that line" (hooks.md §1.4).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct LineContext {
+    /// 1-based first line these values hold for.
+    pub line: usize,
+    /// `cwd` (follows `cd`).
+    pub cwd: Option<String>,
+    /// `permissionMode` (`default`, `plan`, `acceptEdits`, …).
+    pub permission_mode: Option<String>,
+    /// `promptId` (2.1.x).
+    pub prompt_id: Option<String>,
+    /// `version` (the CLI version that wrote the line).
+    pub version: Option<String>,
+    /// An assistant line's `effort` (`low`/`medium`/`high`, 2.1.x).
+    pub effort: Option<String>,
+    /// `entrypoint` (`cli` for an interactive session, `sdk-cli` for `-p`).
+    pub entrypoint: Option<String>,
+}
+
+/// What a thread's lines say beyond the turns: the [`LineContext`] runs, each
+/// line `uuid`'s line number, and the `permissionDecision` of tool results.
+/// Filled by the Claude Code loader; empty for Codex.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LineIndex {
+    /// Context runs in line order; a new entry only when a value changes.
+    pub contexts: Vec<LineContext>,
+    /// `uuid` → 1-based line (the first line carrying it).
+    pub uuids: std::collections::HashMap<String, usize>,
+    /// `tool_use_id` → the result line's `permissionDecision` object
+    /// (`{decision, source, reasonType, …}`, 2.1.x).
+    pub permission_decisions: std::collections::HashMap<String, Value>,
+    /// `tool_use_id` → the `tool_result` block's `content` when it is an
+    /// array of blocks (a string content is [`ToolResult::text`] verbatim).
+    pub result_blocks: std::collections::HashMap<String, Value>,
+    /// 1-based lines of `cost-state` lines (2.1.x writes one when a
+    /// process ends its run).
+    pub run_ends: Vec<usize>,
+    /// `instructions` attachments (CLAUDE.md files loaded): the line and its
+    /// `files[]` (`{path, type, content}`).
+    pub instructions: Vec<(usize, Value)>,
+}
+
+impl LineIndex {
+    /// The context in force at `line` (the last run starting at or before
+    /// it); `None` before the first envelope line.
+    pub fn context_at(&self, line: usize) -> Option<&LineContext> {
+        let i = self.contexts.partition_point(|c| c.line <= line);
+        i.checked_sub(1).and_then(|i| self.contexts.get(i))
+    }
+
+    /// Records the envelope fields of `v` (line `line`).
+    pub fn observe(&mut self, line: usize, v: &Value) {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
+            self.uuids.entry(uuid.to_string()).or_insert(line);
+        }
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "cost-state" {
+            self.run_ends.push(line);
+        }
+        if let Some(att) = v.get("attachment")
+            && att.get("type").and_then(Value::as_str) == Some("instructions")
+            && let Some(files) = att.get("files").filter(|f| f.is_array())
+        {
+            self.instructions.push((line, files.clone()));
+        }
+        if !matches!(kind, "user" | "assistant" | "system" | "attachment") {
+            return;
+        }
+        let prev = self.contexts.last().cloned().unwrap_or_default();
+        let next = LineContext {
+            line,
+            cwd: s("cwd").or(prev.cwd.clone()),
+            permission_mode: s("permissionMode").or(prev.permission_mode.clone()),
+            prompt_id: s("promptId").or(prev.prompt_id.clone()),
+            version: s("version").or(prev.version.clone()),
+            effort: s("effort").or(prev.effort.clone()),
+            entrypoint: s("entrypoint").or(prev.entrypoint.clone()),
+        };
+        let same = LineContext { line, ..prev };
+        if self.contexts.is_empty() || next != same {
+            self.contexts.push(next);
+        }
+    }
+}
+
 /// How a subagent transcript was stored (formats.md §1.1, §1.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -682,6 +773,8 @@ pub struct Subagent {
     pub started: Option<DateTime<Utc>>,
     /// Last line timestamp.
     pub ended: Option<DateTime<Utc>>,
+    /// Per-line context of its file (hook payload rebuild).
+    pub lines: LineIndex,
 }
 
 impl Subagent {
@@ -738,6 +831,9 @@ pub struct Session {
     pub models: Vec<String>,
     /// Lines and files that could not be used.
     pub diagnostics: Vec<Diagnostic>,
+    /// Per-line context of the main file (hook payload rebuild; empty for
+    /// Codex).
+    pub lines: LineIndex,
 }
 
 impl Session {

@@ -505,6 +505,7 @@ mod tests {
             usage: Default::default(),
             models: Vec::new(),
             diagnostics: Vec::new(),
+            lines: Default::default(),
         }
     }
 

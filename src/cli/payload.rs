@@ -1,0 +1,97 @@
+//! `hookscope payload SESSION --event EVENT [--at ID] [--raw] [--envelope]`:
+//! the stdin JSON Claude Code sent (or would send) to a hook, rebuilt from
+//! the transcript (`hooks::events::payload`), alone on stdout so that
+//! `hookscope payload … | ./my-hook.sh` works.
+//!
+//! stdout: the payload as one line of JSON (as Claude Code writes it), or
+//! with `--envelope` a fixture object (pretty). stderr: one line per secret
+//! type masked (unless `--raw`) and per field left out. Exit 2 on bad
+//! arguments (unknown event, `--at` naming nothing, an event the point does
+//! not have), with what exists.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use hookscope::hooks::events::{At, EventName, Payload, payload};
+use hookscope::redact::{Redactions, redactor};
+use serde_json::{Value, json};
+
+use super::{fail, print_json, print_text};
+
+/// Arguments of `hookscope payload`.
+#[derive(clap::Args, Debug)]
+pub struct PayloadArgs {
+    /// A session id, a unique id prefix, or a path to its .jsonl file (any
+    /// bytes: a path need not be UTF-8).
+    #[arg(value_parser = clap::value_parser!(OsString))]
+    pub session: OsString,
+    /// Where to look for it (default: as for `sessions`).
+    pub paths: Vec<PathBuf>,
+    /// The hook event, spelled as in settings files (PreToolUse, Stop, …).
+    #[arg(long)]
+    pub event: String,
+    /// Where: a tool_use_id, a line uuid, a turn number, or `last` (the
+    /// default: the session's last such event).
+    #[arg(long)]
+    pub at: Option<String>,
+    /// Print secrets as they are (default: masked as [REDACTED_<TYPE>]).
+    #[arg(long)]
+    pub raw: bool,
+    /// Wrap the payload as a fixture: {claude_version, event, source
+    /// {transcript, line}, occurred, left_out, payload}.
+    #[arg(long)]
+    pub envelope: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &PayloadArgs) {
+    let event: EventName = args.event.parse().unwrap_or_else(|e| fail(e));
+    let session = super::show::load_or_exit(&args.session, &args.paths);
+    let at = args.at.as_deref().map_or(At::Last, At::parse);
+    let built = payload(&session, event, &at).unwrap_or_else(|e| fail(e));
+    let (json, masked) = mask(&built, args.raw);
+    if !masked.is_empty() {
+        let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
+        eprintln!(
+            "hookscope: masked secrets as [REDACTED_<TYPE>] ({}); --raw prints them",
+            list.join(", ")
+        );
+    }
+    for left in &built.left_out {
+        eprintln!("hookscope: left out {}: {}", left.field, left.reason);
+    }
+    if args.envelope {
+        print_json(&envelope(&built, json));
+    } else {
+        match serde_json::to_string(&json) {
+            Ok(text) => print_text(&text),
+            Err(e) => fail(format!("cannot serialize the payload: {e}")),
+        }
+    }
+}
+
+/// The payload, masked unless `raw`, with what was masked.
+fn mask(built: &Payload, raw: bool) -> (Value, Redactions) {
+    let mut counts = Redactions::new();
+    if raw {
+        return (built.json.clone(), counts);
+    }
+    let masked = redactor().redact_value(&built.json, &mut counts);
+    (masked, counts)
+}
+
+/// The fixture file: the payload with where it came from. Without a rule set
+/// it records only that the event occurred (never a guessed decision).
+fn envelope(built: &Payload, payload: Value) -> Value {
+    json!({
+        "claude_version": built.claude_version,
+        "event": built.event.as_str(),
+        "source": {
+            "transcript": built.source_path.to_string_lossy(),
+            "line": built.source_line,
+        },
+        "occurred": true,
+        "left_out": built.left_out,
+        "payload": payload,
+    })
+}

@@ -1,0 +1,251 @@
+//! `hookscope payload` run as a process on the real 2.1.332 corpus and on
+//! hostile copies of it (non-UTF-8 file name, truncated file).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+const HOOKS: &str = "real-cc-2.1.332/hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl";
+const TOOLS: &str = "real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl";
+const LEFT_OUT_DURATION: &str = "hookscope: left out duration_ms: the tool's run time is measured by the live process and not written to the transcript\n";
+
+fn corpus(sub: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(sub)
+}
+
+fn real(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .expect("canonical")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn hookscope() -> Command {
+    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
+    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
+    cmd.arg("payload");
+    cmd
+}
+
+/// (status, stdout, stderr)
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = hookscope().args(args).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The stdin Claude Code 2.1.332 really sent for `event` on `tool_use_id`,
+/// with `transcript_path` where the corpus keeps the file.
+fn captured(event: &str, tool_use_id: &str) -> Value {
+    let file = corpus(&format!("real-cc-2.1.332/hooks/hooks/hooks/{event}.jsonl"));
+    let text = std::fs::read_to_string(file).expect("capture");
+    let mut stdin = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json")["stdin"].clone())
+        .find(|s| s["tool_use_id"] == tool_use_id)
+        .expect("captured");
+    stdin["transcript_path"] = json!(real(&corpus(HOOKS)));
+    stdin
+}
+
+#[test]
+fn payload_prints_the_stdin_claude_code_sent_on_one_line() {
+    let path = corpus(HOOKS);
+    let id = "toolu_01xUZyQohFxCooZLf5fKPgnr";
+    let (code, out, err) = run(&[
+        path.to_str().expect("utf-8"),
+        "--event",
+        "PreToolUse",
+        "--at",
+        id,
+    ]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let expected = serde_json::to_string(&captured("PreToolUse", id)).expect("json") + "\n";
+    // Byte for byte, field order included.
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn envelope_wraps_the_payload_with_its_source_and_left_out_fields() {
+    let path = corpus(HOOKS);
+    let id = "toolu_01xUZyQohFxCooZLf5fKPgnr";
+    let (code, out, err) = run(&[
+        path.to_str().expect("utf-8"),
+        "--event",
+        "PostToolUse",
+        "--at",
+        id,
+        "--envelope",
+    ]);
+    assert_eq!((code, err.as_str()), (0, LEFT_OUT_DURATION));
+    let mut payload = captured("PostToolUse", id);
+    payload
+        .as_object_mut()
+        .expect("object")
+        .remove("duration_ms");
+    let got: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        got,
+        json!({
+            "claude_version": "2.1.332",
+            "event": "PostToolUse",
+            "source": {"transcript": real(&path), "line": 24},
+            "occurred": true,
+            "left_out": [{
+                "field": "duration_ms",
+                "reason": "the tool's run time is measured by the live process and not written to the transcript"
+            }],
+            "payload": payload
+        })
+    );
+}
+
+#[test]
+fn secrets_are_masked_unless_raw_and_stderr_says_so() {
+    let path = corpus(TOOLS);
+    let args = |raw: bool| {
+        let mut a = vec![
+            path.to_str().expect("utf-8").to_string(),
+            "--event".into(),
+            "PreToolUse".into(),
+            "--at".into(),
+            "toolu_01P4Hgl5wzxwZ0mZhViiKAAe".into(),
+        ];
+        if raw {
+            a.push("--raw".into());
+        }
+        a
+    };
+    let masked = hookscope().args(args(false)).output().expect("run");
+    let out = String::from_utf8_lossy(&masked.stdout);
+    let payload: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        payload["tool_input"]["command"],
+        "echo 'aws_access_key_id=[REDACTED_AWS_KEY]'; echo 'token: [REDACTED_GITHUB_TOKEN]'; echo 'ANTHROPIC_API_KEY=[REDACTED_ANTHROPIC_KEY]'"
+    );
+    assert!(!out.contains("AKIAIOSFODNN7EXAMPLE"));
+    assert_eq!(
+        String::from_utf8_lossy(&masked.stderr),
+        "hookscope: masked secrets as [REDACTED_<TYPE>] (ANTHROPIC_KEY 1, AWS_KEY 1, GITHUB_TOKEN 1); --raw prints them\n"
+    );
+    let raw = hookscope().args(args(true)).output().expect("run");
+    assert!(raw.status.success());
+    assert!(
+        String::from_utf8_lossy(&raw.stdout).contains("aws_access_key_id=AKIAIOSFODNN7EXAMPLE")
+    );
+    assert_eq!(String::from_utf8_lossy(&raw.stderr), "");
+}
+
+#[test]
+fn bad_arguments_exit_2_and_say_what_exists() {
+    let path = corpus(HOOKS);
+    let p = path.to_str().expect("utf-8");
+    let (code, out, err) = run(&[p, "--event", "preToolUse"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.starts_with(
+            "hookscope: unknown event \"preToolUse\"; known events: PreToolUse, PermissionRequest, "
+        ),
+        "{err}"
+    );
+    // An event this session never had.
+    let (code, out, err) = run(&[p, "--event", "PreCompact"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "hookscope: no PreCompact in this session; events here: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SubagentStop, Stop, TaskCreated, TaskCompleted, SessionStart, SessionEnd, InstructionsLoaded, CwdChanged\n"
+    );
+    // --at naming nothing.
+    let (code, _, err) = run(&[p, "--event", "Stop", "--at", "toolu_nothing"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "hookscope: toolu_nothing names nothing in this session (no tool_use_id or line uuid \"toolu_nothing\"; tool calls: 13 (e.g. toolu_01xUZyQohFxCooZLf5fKPgnr, toolu_01B1tojP9WW9HELHA5PcfFvF, toolu_01Vvr7ZVjCWVFjjrzZnz0Oim); turns: 1 to 1; or `last`)\n"
+    );
+    let (code, _, err) = run(&[p, "--event", "Stop", "--at", "7"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "hookscope: turn 7 names nothing in this session (turns are 1 to 1)\n"
+        )
+    );
+    // A call without the event asked for.
+    let (code, _, err) = run(&[
+        p,
+        "--event",
+        "Stop",
+        "--at",
+        "toolu_01xUZyQohFxCooZLf5fKPgnr",
+    ]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "hookscope: no Stop at toolu_01xUZyQohFxCooZLf5fKPgnr; events here: PreToolUse, PostToolUse, PostToolBatch\n"
+        )
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_non_utf8_session_path_gives_a_lossy_session_id_and_transcript_path() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = std::ffi::OsStr::from_bytes(b"s\xff.jsonl");
+    let path = dir.path().join(name);
+    std::fs::copy(corpus(HOOKS), &path).expect("copy");
+    let out = hookscope()
+        .arg(&path)
+        .args(["--event", "UserPromptSubmit"])
+        .output()
+        .expect("run");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(out.status.success());
+    let payload: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(payload["session_id"], "s\u{fffd}");
+    assert_eq!(payload["transcript_path"], json!(real(&path)));
+    assert_eq!(
+        payload["prompt"],
+        "[scenario:hooks] [cwd:/home/dev/work/hooks] Exercise hooks: run commands, read and edit files, use a subagent."
+    );
+}
+
+#[test]
+fn a_truncated_transcript_has_no_result_and_no_stop_after_the_cut() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cut.jsonl");
+    let text = std::fs::read_to_string(corpus(HOOKS)).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    // Lines 1-40 whole (up to the Edit's tool_use), then half of line 41 (its result).
+    let mut cut = lines[..40].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[40][..lines[40].len() / 2]);
+    std::fs::write(&path, cut).expect("write");
+    let p = path.to_str().expect("utf-8");
+    let edit = "toolu_016ykJe7330FrnpjyKTOrOmf";
+    let (code, out, err) = run(&[p, "--event", "PreToolUse", "--at", edit]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let payload: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(payload["tool_name"], "Edit");
+    let (code, _, err) = run(&[p, "--event", "PostToolUse", "--at", edit]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "hookscope: no PostToolUse at toolu_016ykJe7330FrnpjyKTOrOmf; events here: PreToolUse\n"
+        )
+    );
+    // The turn never ended: no Stop is made up.
+    let (code, _, err) = run(&[p, "--event", "Stop"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("hookscope: no Stop in this session; events here: PreToolUse, "),
+        "{err}"
+    );
+}
