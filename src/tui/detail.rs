@@ -36,7 +36,8 @@ use super::context::{
 };
 use super::theme::Theme;
 use super::widgets::text::{
-    field, fmt_duration, heading, highlight, matching_lines, text_lines, with_position, wrap_capped,
+    field, fmt_duration, heading, highlight_current, search_matches, text_lines, with_position,
+    wrap_capped,
 };
 use super::widgets::{diff, json};
 
@@ -762,8 +763,11 @@ struct BuiltKey {
 pub struct DetailPane {
     /// First visible line.
     pub scroll: usize,
-    /// Text searched for (n/N jump between lines).
+    /// Text searched for (n/N step through its occurrences).
     pub query: String,
+    /// Which occurrence of `query` is the current one (an index into
+    /// [`search_matches`] of the lines; `n`/`N` move it, wrapping).
+    pub current: usize,
     /// Whether keys go to the search box.
     pub searching: bool,
     /// What it shows.
@@ -797,6 +801,7 @@ impl DetailPane {
             self.subject = subject;
             self.scroll = 0;
             self.level = 0;
+            self.current = 0;
         }
         self.area = area;
         let width = area.width.saturating_sub(2).max(1);
@@ -857,22 +862,37 @@ impl DetailPane {
         self.lines.len().saturating_sub(inner_rows(self.area))
     }
 
-    fn find(&mut self, forward: bool, include_current: bool) {
-        if self.query.is_empty() {
-            return;
-        }
-        let hits = matching_lines(&self.lines, &self.query);
-        let cur = self.scroll;
-        let found = if forward {
-            hits.iter()
-                .find(|&&i| if include_current { i >= cur } else { i > cur })
-                .or(hits.first())
+    /// The occurrences of the query in the lines, and the current one's
+    /// index among them (clamped: the lines may have been re-wrapped).
+    pub fn matches(&self) -> (Vec<(usize, usize)>, Option<usize>) {
+        let hits = search_matches(&self.lines, &self.query);
+        let current = (!hits.is_empty()).then(|| self.current.min(hits.len() - 1));
+        (hits, current)
+    }
+
+    /// Moves the current match one step (`forward` or back, wrapping) and
+    /// scrolls only as far as needed to show its line.
+    fn step(&mut self, forward: bool) {
+        let (hits, current) = self.matches();
+        let Some(current) = current else { return };
+        let n = hits.len();
+        self.current = if forward {
+            (current + 1) % n
         } else {
-            hits.iter().rev().find(|&&i| i < cur).or(hits.last())
+            (current + n - 1) % n
         };
-        if let Some(&i) = found {
-            self.scroll = i;
+        self.reveal(hits[self.current].0);
+    }
+
+    /// Scrolls the least that shows line `line` (never past the end).
+    fn reveal(&mut self, line: usize) {
+        let height = inner_rows(self.area).max(1);
+        if line < self.scroll {
+            self.scroll = line;
+        } else if line >= self.scroll + height {
+            self.scroll = line + 1 - height;
         }
+        self.scroll = self.scroll.min(self.max_scroll());
     }
 }
 
@@ -882,8 +902,12 @@ impl Component for DetailPane {
             if super::component::type_into(&mut self.query, &mut self.searching, action)
                 && !self.query.is_empty()
             {
-                self.scroll = 0;
-                self.find(true, true);
+                // The first match, brought to the top (as far as the
+                // pane scrolls).
+                self.current = 0;
+                if let Some(&(line, _)) = self.matches().0.first() {
+                    self.scroll = line.min(self.max_scroll());
+                }
             }
             return EventState::Consumed;
         }
@@ -910,7 +934,7 @@ impl Component for DetailPane {
                 if self.query.is_empty() {
                     ctx.say("no search: / finds text in the detail");
                 } else {
-                    self.find(action == Action::SearchNext, false);
+                    self.step(action == Action::SearchNext);
                 }
             }
             Action::ShowMore => {
@@ -954,13 +978,12 @@ impl Component for DetailPane {
         let lines = self.lines();
         let mut title = " Detail ".to_string();
         if !self.query.is_empty() || (self.searching && focused) {
-            // Which matching line is at the top, of how many.
-            let hits = matching_lines(lines, &self.query);
-            let count = match hits.iter().position(|&i| i >= self.scroll) {
-                _ if hits.is_empty() && !self.query.is_empty() => " (no match)".to_string(),
-                _ if hits.is_empty() => String::new(),
-                Some(p) => format!(" ({}/{})", p + 1, hits.len()),
-                None => format!(" (–/{})", hits.len()),
+            // Which occurrence is the current one, of how many.
+            let (hits, current) = self.matches();
+            let count = match current {
+                Some(k) => format!(" ({}/{})", k + 1, hits.len()),
+                None if !self.query.is_empty() => " (no match)".to_string(),
+                None => String::new(),
             };
             title = format!(" Detail /{}{count} ", self.query);
         }
@@ -971,11 +994,17 @@ impl Component for DetailPane {
             .border_style(theme.border(focused));
         let block = with_position(block, scroll, height, lines.len());
         let hit = theme.search_hit();
+        let (hits, current) = self.matches();
+        let current = current.and_then(|k| hits.get(k).copied());
         let visible: Vec<Line> = lines
             .iter()
+            .enumerate()
             .skip(scroll)
             .take(height)
-            .map(|l| highlight(l, &self.query, hit))
+            .map(|(i, l)| {
+                let at = current.filter(|c| c.0 == i).map(|c| c.1);
+                highlight_current(l, &self.query, hit, at, theme.search_current())
+            })
             .collect();
         frame.render_widget(Paragraph::new(visible).block(block), area);
     }

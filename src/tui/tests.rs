@@ -1525,3 +1525,123 @@ fn the_calls_list_names_time_based_ids_by_unique_prefixes() {
         "{text}"
     );
 }
+
+/// Selects the call whose one-line summary starts with `prefix`.
+fn select_call_summary(app: &mut App, prefix: &str) {
+    let session = app.ctx.session().cloned().expect("loaded");
+    let item = app
+        .timeline
+        .rows(&app.ctx)
+        .into_iter()
+        .find(|r| {
+            super::timeline::event_of(&session, r.item)
+                .and_then(|e| e.as_tool_call())
+                .is_some_and(|c| c.summary().starts_with(prefix))
+        })
+        .map(|r| r.item);
+    assert!(item.is_some(), "no call {prefix}");
+    app.timeline.sel = item;
+}
+
+/// The Detail title's `(k/n)` as drawn.
+fn detail_count(screen: &str) -> String {
+    let at = screen.find("Detail /echo (").expect("the search title");
+    let rest = &screen[at + "Detail /echo (".len()..];
+    rest[..rest.find(')').expect("closing paren")].to_string()
+}
+
+/// The line (row of the screen) and text of the cells drawn in the
+/// current-match style (bold, underlined, reversed in the colourless theme).
+fn current_match_cells(app: &mut App, width: u16, height: u16) -> Vec<(u16, String)> {
+    use ratatui::style::Modifier;
+    app.handle(Action::Resize { width, height });
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| draw(f, app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let want = Modifier::REVERSED | Modifier::BOLD | Modifier::UNDERLINED;
+    let mut out: Vec<(u16, String)> = Vec::new();
+    for y in 0..height {
+        let mut run = String::new();
+        for x in 0..width {
+            let cell = &buffer[(x, y)];
+            if cell.modifier.contains(want) {
+                run.push_str(cell.symbol());
+            } else if !run.is_empty() {
+                out.push((y, std::mem::take(&mut run)));
+            }
+        }
+        if !run.is_empty() {
+            out.push((y, run));
+        }
+    }
+    out
+}
+
+/// `n`/`N` step a current match over every occurrence of `/echo` in the
+/// Detail of `Bash sh -c 'echo partial…'` (tools session), wrapping; the
+/// title counts occurrences (recounted over the drawn lines); each step
+/// shows exactly one current match, on screen, at 200x50 (no scrolling)
+/// and at 80x24 (scrolling as needed).
+#[test]
+fn detail_search_steps_through_every_occurrence() {
+    for (width, height) in [(200u16, 50u16), (80, 24)] {
+        let mut app = opened(TOOLS);
+        render(&mut app, width, height);
+        select_call_summary(&mut app, "sh -c 'echo partial");
+        key(&mut app, KeyCode::Char('l'));
+        assert_eq!(app.focus, Pane::Detail);
+        render(&mut app, width, height);
+        key(&mut app, KeyCode::Char('/'));
+        keys(&mut app, "echo");
+        key(&mut app, KeyCode::Enter);
+        let screen = render(&mut app, width, height);
+        let (hits, current) = app.detail.matches();
+        let total = hits.len();
+        // Recount: every occurrence in the drawn lines.
+        let recount: usize = app
+            .detail
+            .lines()
+            .iter()
+            .map(|l| {
+                super::widgets::text::line_text(l)
+                    .to_lowercase()
+                    .matches("echo")
+                    .count()
+            })
+            .sum();
+        assert_eq!(total, recount);
+        // The command (line 31 of the transcript) has `echo` twice; it is
+        // shown three times: the input's `command`, the breakdown's whole
+        // line and its two parts (one each).
+        assert_eq!(total, 6, "{width}x{height}");
+        if width == 200 {
+            assert_eq!(
+                hits,
+                vec![(6, 21), (6, 42), (15, 11), (15, 32), (16, 10), (17, 10)]
+            );
+        }
+        assert_eq!(current, Some(0));
+        assert_eq!(detail_count(&screen), format!("1/{total}"));
+        let mut seen = Vec::new();
+        for k in 1..=total {
+            let cur = current_match_cells(&mut app, width, height);
+            assert_eq!(cur.len(), 1, "{width}x{height} step {k}: {cur:?}");
+            assert_eq!(cur[0].1.to_lowercase(), "echo");
+            seen.push(hits[k - 1]);
+            key(&mut app, KeyCode::Char('n'));
+            let screen = render(&mut app, width, height);
+            let next = k % total + 1;
+            assert_eq!(detail_count(&screen), format!("{next}/{total}"));
+        }
+        assert_eq!(seen, hits);
+        // Back one from the first wraps to the last.
+        key(&mut app, KeyCode::Char('N'));
+        let screen = render(&mut app, width, height);
+        assert_eq!(detail_count(&screen), format!("{total}/{total}"));
+        assert_eq!(current_match_cells(&mut app, width, height).len(), 1);
+        if width == 200 {
+            // Everything fits: stepping never scrolls.
+            assert_eq!(app.detail.scroll, 0);
+        }
+    }
+}

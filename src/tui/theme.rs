@@ -65,6 +65,17 @@ impl Theme {
     pub fn search_hit(&self) -> Style {
         self.fg(Color::Yellow, Style::new().add_modifier(Modifier::REVERSED))
     }
+    /// The detail-search match `n`/`N` stepped to: distinct from the other
+    /// matches (bold and underlined too, so it shows without colour).
+    pub fn search_current(&self) -> Style {
+        let style =
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD | Modifier::UNDERLINED);
+        if self.color {
+            style.fg(Color::LightRed)
+        } else {
+            style
+        }
+    }
     /// Diff: added line.
     pub fn added(&self) -> Style {
         self.fg(Color::Green, Style::new().add_modifier(Modifier::BOLD))

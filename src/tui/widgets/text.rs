@@ -166,19 +166,41 @@ fn cells_line(cells: &[(char, Style, usize)]) -> Line<'static> {
     Line::from(spans)
 }
 
-/// Indices of the lines whose text contains `needle`, case-insensitively
-/// (none for an empty needle): what Detail search jumps between and counts.
-pub fn matching_lines(lines: &[Line<'_>], needle: &str) -> Vec<usize> {
-    let needle = needle.to_lowercase();
+/// Every case-insensitive occurrence of `needle` in `lines`, as (line
+/// index, char offset in the line's text), in reading order; occurrences
+/// in one line do not overlap (the next is looked for after the previous
+/// one ends, as [`highlight_current`] marks them). None for an empty needle: what
+/// Detail search steps through and counts.
+pub fn search_matches(lines: &[Line<'_>], needle: &str) -> Vec<(usize, usize)> {
+    let needle: Vec<char> = needle.chars().collect();
     if needle.is_empty() {
         return Vec::new();
     }
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| line_text(l).to_lowercase().contains(&needle))
-        .map(|(i, _)| i)
-        .collect()
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let hay: Vec<char> = line_text(line).chars().collect();
+        out.extend(occurrences(&hay, &needle).into_iter().map(|at| (i, at)));
+    }
+    out
+}
+
+/// Char offsets of the non-overlapping case-insensitive occurrences of
+/// `needle` in `hay`.
+fn occurrences(hay: &[char], needle: &[char]) -> Vec<usize> {
+    let mut out = Vec::new();
+    if needle.is_empty() {
+        return out;
+    }
+    let mut at = 0;
+    while at + needle.len() <= hay.len() {
+        if matches_at(hay, needle, at) {
+            out.push(at);
+            at += needle.len();
+        } else {
+            at += 1;
+        }
+    }
+    out
 }
 
 /// A pane block with ` first-last/total ` on its bottom border when `len`
@@ -213,32 +235,35 @@ fn matches_at(hay: &[char], needle: &[char], at: usize) -> bool {
 }
 
 /// The line with every case-insensitive occurrence of `needle` restyled
-/// with `hit` (other spans keep their style).
-pub fn highlight(line: &Line<'static>, needle: &str, hit: Style) -> Line<'static> {
+/// with `hit` (other spans keep their style), the occurrence starting at
+/// char offset `current` (if any; an offset from [`search_matches`]) with
+/// `current_style` instead: the match `n`/`N` stepped to.
+pub fn highlight_current(
+    line: &Line<'static>,
+    needle: &str,
+    hit: Style,
+    current: Option<usize>,
+    current_style: Style,
+) -> Line<'static> {
     let needle: Vec<char> = needle.chars().collect();
-    if needle.is_empty() {
-        return line.clone();
-    }
     let mut cells: Vec<(char, Style)> = Vec::new();
     for span in &line.spans {
         cells.extend(span.content.chars().map(|c| (c, span.style)));
     }
     let hay: Vec<char> = cells.iter().map(|(c, _)| *c).collect();
-    let mut at = 0;
-    let mut found = false;
-    while at + needle.len() <= hay.len() {
-        if matches_at(&hay, &needle, at) {
-            for cell in cells.iter_mut().skip(at).take(needle.len()) {
-                cell.1 = cell.1.patch(hit);
-            }
-            found = true;
-            at += needle.len();
-        } else {
-            at += 1;
-        }
-    }
-    if !found {
+    let found = occurrences(&hay, &needle);
+    if found.is_empty() {
         return line.clone();
+    }
+    for at in found {
+        let style = if current == Some(at) {
+            current_style
+        } else {
+            hit
+        };
+        for cell in cells.iter_mut().skip(at).take(needle.len()) {
+            cell.1 = cell.1.patch(style);
+        }
     }
     let cells: Vec<(char, Style, usize)> = cells
         .into_iter()
@@ -255,7 +280,7 @@ mod tests {
     fn highlights_every_match_case_insensitively() {
         let hit = Style::new().add_modifier(ratatui::style::Modifier::REVERSED);
         let line = Line::from(vec![Span::raw("rm -RF build/ "), Span::raw("and rm -rf x")]);
-        let out = highlight(&line, "rm -rf", hit);
+        let out = highlight_current(&line, "rm -rf", hit, None, hit);
         let marked: Vec<&str> = out
             .spans
             .iter()
@@ -264,7 +289,40 @@ mod tests {
             .collect();
         assert_eq!(marked, vec!["rm -RF", "rm -rf"]);
         assert_eq!(line_text(&out), "rm -RF build/ and rm -rf x");
-        assert_eq!(highlight(&line, "absent", hit), line);
+        assert_eq!(highlight_current(&line, "absent", hit, None, hit), line);
+    }
+
+    #[test]
+    fn search_matches_count_each_occurrence() {
+        let lines = vec![
+            Line::from("echo a; ECHO b"),
+            Line::from("none"),
+            Line::from(vec![Span::raw("ec"), Span::raw("ho")]),
+        ];
+        assert_eq!(search_matches(&lines, "echo"), vec![(0, 0), (0, 8), (2, 0)]);
+        assert_eq!(search_matches(&lines, "aa"), vec![]);
+        assert_eq!(
+            search_matches(&[Line::from("aaaa")], "aa"),
+            vec![(0, 0), (0, 2)]
+        );
+        assert_eq!(search_matches(&lines, ""), vec![]);
+        let hit = Style::new().add_modifier(ratatui::style::Modifier::REVERSED);
+        let cur = Style::new().add_modifier(ratatui::style::Modifier::UNDERLINED);
+        let out = highlight_current(&lines[0], "echo", hit, Some(8), cur);
+        let styled: Vec<(&str, Style)> = out
+            .spans
+            .iter()
+            .map(|s| (s.content.as_ref(), s.style))
+            .collect();
+        assert_eq!(
+            styled,
+            vec![
+                ("echo", hit),
+                (" a; ", Style::default()),
+                ("ECHO", cur),
+                (" b", Style::default())
+            ]
+        );
     }
 
     #[test]
