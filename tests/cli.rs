@@ -517,3 +517,39 @@ fn find_table_shows_unique_prefixes_of_time_based_ids() {
     assert_eq!(v["records"][0]["session"], b);
     assert_eq!(v["records"].as_array().map(Vec::len), Some(1));
 }
+
+/// A subagent file given as PATH stands for its parent session, loaded
+/// whole: the same 9 calls (4 main + 1 + 2 + 1 + 1 in the four subagent
+/// files) and 4 subagents as when the session is found by its folder, in
+/// `sessions`, `show` (every Agent call has its child's calls) and `find`.
+#[test]
+fn a_subagent_file_as_path_loads_its_parent_session_whole() {
+    let file = corpus(
+        "real-cc-2.1.332/subagent/projects/-home-dev-work-subagent/\
+         8bb2dece-a24f-43d4-80d6-3ee9a889b550/subagents/agent-a460e426666c15a15.jsonl",
+    );
+    let v = stdout_json(hookscope().arg("sessions").arg(&file).arg("--json"));
+    let rows = v.as_array().expect("array");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["id"], "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
+    assert_eq!(rows[0]["tool_calls"], 9);
+    assert_eq!(rows[0]["subagents"], 4);
+    assert_eq!(rows[0]["diagnostics"], 0);
+
+    let v = stdout_json(hookscope().arg("show").arg(&file).arg("--json"));
+    assert_eq!(v["id"], "8bb2dece-a24f-43d4-80d6-3ee9a889b550");
+    let calls = v["turns"][0]["tool_calls"].as_array().expect("calls");
+    let nested: Vec<usize> = calls
+        .iter()
+        .map(|c| c["subagent"]["tool_calls"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(nested, vec![2, 1, 1, 1]);
+
+    let v = stdout_json(
+        hookscope()
+            .args(["find", "--tool-name-pattern", ""])
+            .arg(&file)
+            .arg("--json"),
+    );
+    assert_eq!(v["records"].as_array().expect("records").len(), 9);
+}

@@ -5,7 +5,9 @@
 //! `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`) and
 //! `$CODEX_HOME/sessions` (else `~/.codex/sessions`), each when it exists. A
 //! PATH may be a projects folder, one project folder, any folder above them
-//! (walked recursively), or one `.jsonl` file.
+//! (walked recursively), or one `.jsonl` file. A subagent file given as a
+//! PATH stands for its parent session, loaded whole (all its subagent
+//! files), as if the parent had been given.
 //!
 //! Each `.jsonl` found is classified without a full parse:
 //! - `agent-*.jsonl`, or any file under a `subagents/` folder, is a subagent
@@ -156,6 +158,19 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }
             let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
             files.push((root.clone(), true, canonical));
+            // A subagent file given alone stands for its parent session,
+            // loaded whole (as if the parent had been given): the counts of
+            // a session never depend on which of its files was named.
+            let main = if is_subagent_file(root) {
+                parent_of_subagent(root)
+            } else {
+                Some(root.clone())
+            };
+            if let Some(main) = main.as_ref().filter(|m| *m != root) {
+                let canonical = std::fs::canonicalize(main).unwrap_or_else(|_| main.clone());
+                files.push((main.clone(), true, canonical));
+            }
+            let root = main.as_ref().unwrap_or(root);
             // A main transcript given alone still brings its subagents: the
             // `<stem>/` folder beside it (2.1.x) and sibling `agent-*.jsonl`
             // files (2.0.x, attached below only when their sessionId matches).
