@@ -90,10 +90,18 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     );
     // Each turn's counts: its calls and subagents, transitively (the one
     // definition in `transcript::spawns`).
+    // A prompt-less turn (the lead of a resumed file) is labelled, not
+    // numbered: `turn k` counts prompt turns, as the header's count does.
     let turn_header = |i: usize| {
-        let prompt = loaded.turns.get(i).map_or(String::new(), |t| {
+        let turn = loaded.turns.get(i);
+        let prompted = turn.is_some_and(|t| t.prompt_line.is_some());
+        let prompt = turn.map_or(String::new(), |t| {
             text::one_line(&text::display_prompt(&t.prompt), 80)
         });
+        let number = loaded.turns[..=i.min(loaded.turns.len().saturating_sub(1))]
+            .iter()
+            .filter(|t| t.prompt_line.is_some())
+            .count();
         let calls = tree.turn_tool_calls(&loaded, None, i);
         let subs = tree.turn_subagents(&loaded, None, i).len();
         let counts = match (calls, subs) {
@@ -101,7 +109,11 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
             (c, 0) => format!("  [{}]", plural(c, "tool call")),
             (c, n) => format!("  [{}, {}]", plural(c, "tool call"), plural(n, "subagent")),
         };
-        outln!("\nturn {}: {}{}", i + 1, prompt, counts);
+        if prompted {
+            outln!("\nturn {number}: {prompt}{counts}");
+        } else {
+            outln!("\nbefore the first prompt: (resumed: no prompt){counts}");
+        }
     };
     // Turn headers printed so far (main thread).
     let mut next_turn = 0;
