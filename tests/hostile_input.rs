@@ -905,3 +905,47 @@ fn an_integer_beyond_64_bits_in_a_tool_input_has_no_digest() {
     ]));
     assert_eq!(v["records"][0]["digest"], Value::Null);
 }
+
+/// Two folders linked to each other (`loopA/toB → ../loopB`, `loopB/toA →
+/// ../loopA`) with a link to a FIFO inside loopB: each real folder is read
+/// once, so the FIFO is reported once, under its own path (not again as
+/// `loopA/toB/…`), and the links into folders already read are not
+/// followed. Given `loopA` alone, loopB is reached only through the link:
+/// the FIFO and the loop back to loopA are each reported once.
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_between_two_folders_is_walked_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let x = dir.path().join("x");
+    write_lines(&x.join("loopA/s1.jsonl"), &one_call_session("s1"));
+    std::fs::create_dir_all(x.join("loopB")).expect("mkdir");
+    std::os::unix::fs::symlink("../loopB", x.join("loopA/toB")).expect("ln");
+    std::os::unix::fs::symlink("../loopA", x.join("loopB/toA")).expect("ln");
+    mkfifo(&dir.path().join("pipe"));
+    std::os::unix::fs::symlink(dir.path().join("pipe"), x.join("loopB/p.jsonl")).expect("ln");
+    let at = |p: PathBuf| p.display().to_string();
+    let fifo = "not a regular file (FIFO); skipped".to_string();
+    assert_eq!(
+        diagnostics_json(&x),
+        vec![(at(x.join("loopB/p.jsonl")), None, fifo.clone())]
+    );
+    assert_eq!(
+        diagnostics_json(&x.join("loopA")),
+        vec![
+            (at(x.join("loopA/toB/p.jsonl")), None, fifo),
+            (
+                at(x.join("loopA/toB/toA")),
+                None,
+                "symlink to a folder that contains it (a loop); not followed".to_string()
+            ),
+        ]
+    );
+    let v = stdout_json(hookscope().arg("sessions").arg(&x).arg("--json"));
+    let paths: Vec<&str> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| r["path"].as_str().expect("path"))
+        .collect();
+    assert_eq!(paths, vec![at(x.join("loopA/s1.jsonl"))]);
+}

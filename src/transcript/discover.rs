@@ -20,7 +20,7 @@
 //!   they look like a Codex rollout ([`sniff_codex`]); other JSONL (hook
 //!   captures, stream-json or `codex exec --json` output) is skipped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -342,52 +342,64 @@ where
 /// reported as a diagnostic and not searched.
 pub const MAX_DEPTH: usize = 12;
 
-/// A folder being walked: its path as found, and its canonical path
-/// (symlinks resolved), built from the parent's without a syscall for a
-/// real folder.
-struct WalkDir<'a> {
-    path: &'a Path,
+/// A folder to walk: its path as found, and its canonical path (symlinks
+/// resolved), built from the parent's without a syscall for a real folder.
+struct WalkDir {
+    path: PathBuf,
     canonical: PathBuf,
     /// The canonical paths of the folders walked through to get here, this
     /// one last (a loop through several links shows as a target that is one
     /// of them or above one of them).
     chain: Vec<PathBuf>,
+    /// Levels below the root.
+    depth: usize,
+    /// Whether it was reached through a symlinked folder.
+    linked: bool,
 }
 
-/// Walks `dir` for `.jsonl` files (regular files, or symlinks to them),
-/// following symlinked folders. A symlinked folder whose target is a folder
-/// on the way here or above one (a loop) is not entered (a diagnostic); the same
-/// folder reached twice (through a link and directly) is deduplicated
-/// later by the files' canonical paths. Each file is pushed as `(path,
-/// explicit = false, canonical path)`.
-fn walk(
-    dir: WalkDir<'_>,
+/// Reads one folder: the `.jsonl` files in it (regular files, or symlinks
+/// to them) pushed as `(path, explicit = false, canonical path)`, its
+/// diagnostics, and its subfolders (real, or symlinked ones to follow).
+/// A symlinked folder whose target is a folder on the way here or above
+/// one (a loop) is not returned (a diagnostic).
+fn read_folder(
+    dir: &WalkDir,
     files: &mut Vec<(PathBuf, bool, PathBuf)>,
     diagnostics: &mut Vec<Diagnostic>,
-    depth: usize,
-) {
-    if depth > MAX_DEPTH {
+) -> Vec<WalkDir> {
+    let mut subdirs = Vec::new();
+    if dir.depth > MAX_DEPTH {
         diagnostics.push(Diagnostic {
-            path: dir.path.to_path_buf(),
+            path: dir.path.clone(),
             locus: None,
             message: format!(
                 "folder more than {MAX_DEPTH} levels below the search root; not searched"
             ),
         });
-        return;
+        return subdirs;
     }
-    let entries = match std::fs::read_dir(dir.path) {
+    let entries = match std::fs::read_dir(&dir.path) {
         Ok(entries) => entries,
         Err(err) => {
             diagnostics.push(Diagnostic {
-                path: dir.path.to_path_buf(),
+                path: dir.path.clone(),
                 locus: None,
                 message: format!("cannot read folder: {err}"),
             });
-            return;
+            return subdirs;
         }
     };
-    let mut subdirs: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let sub = |path: PathBuf, canonical: PathBuf, linked: bool| {
+        let mut chain = dir.chain.clone();
+        chain.push(canonical.clone());
+        WalkDir {
+            path,
+            canonical,
+            chain,
+            depth: dir.depth + 1,
+            linked: linked || dir.linked,
+        }
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let Ok(file_type) = entry.file_type() else {
@@ -396,7 +408,8 @@ fn walk(
         let name = entry.file_name();
         let jsonl = path.extension().is_some_and(|e| e == "jsonl");
         if file_type.is_dir() {
-            subdirs.push((path, dir.canonical.join(&name)));
+            let canonical = dir.canonical.join(&name);
+            subdirs.push(sub(path, canonical, false));
         } else if file_type.is_symlink() {
             // Followed: a linked project folder, or a linked transcript.
             let Ok(meta) = std::fs::metadata(&path) else {
@@ -415,7 +428,7 @@ fn walk(
                     });
                     continue;
                 }
-                subdirs.push((path, target));
+                subdirs.push(sub(path, target, true));
             } else if meta.is_file() && jsonl {
                 files.push((path, false, dir.canonical.join(&name)));
             } else if jsonl {
@@ -428,28 +441,65 @@ fn walk(
             diagnostics.push(not_regular(path, &file_type));
         }
     }
-    // Folders in parallel (a projects root has one per project); the caller
-    // sorts the files.
-    type Found = (Vec<(PathBuf, bool, PathBuf)>, Vec<Diagnostic>);
-    let found: Vec<Found> = subdirs
-        .par_iter()
-        .map(|(d, canonical)| {
-            let mut f = Vec::new();
-            let mut g = Vec::new();
-            let mut chain = dir.chain.clone();
-            chain.push(canonical.clone());
-            let sub = WalkDir {
-                path: d,
-                canonical: canonical.clone(),
-                chain,
-            };
-            walk(sub, &mut f, &mut g, depth + 1);
-            (f, g)
-        })
-        .collect();
-    for (mut f, mut g) in found {
-        files.append(&mut f);
-        diagnostics.append(&mut g);
+    subdirs
+}
+
+/// Walks the folder `root` for `.jsonl` files, following symlinked folders,
+/// each real folder (by canonical path) read once: level by level, the
+/// folders of a level read in parallel (a projects root has one per
+/// project), every real folder before any reached through a symlink (so a
+/// file is found under its own path when it can be), in path order, so
+/// which path a folder is read under does not depend on timing. A symlink
+/// to a folder already read is not followed again (silently: its files
+/// are found); one into a folder on its own way (a loop) is a diagnostic.
+/// The caller sorts the files.
+fn walk(
+    root: WalkDir,
+    files: &mut Vec<(PathBuf, bool, PathBuf)>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut seen: HashSet<PathBuf> = HashSet::from([root.canonical.clone()]);
+    let mut level = vec![root];
+    let mut deferred: Vec<WalkDir> = Vec::new();
+    loop {
+        if level.is_empty() {
+            // Every real folder so far is read: now the linked ones.
+            deferred.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+            level = std::mem::take(&mut deferred)
+                .into_iter()
+                .filter(|d| seen.insert(d.canonical.clone()))
+                .collect();
+            if level.is_empty() {
+                return;
+            }
+        }
+        type Found = (Vec<(PathBuf, bool, PathBuf)>, Vec<Diagnostic>, Vec<WalkDir>);
+        let found: Vec<Found> = level
+            .par_iter()
+            .map(|d| {
+                let mut f = Vec::new();
+                let mut g = Vec::new();
+                let subs = read_folder(d, &mut f, &mut g);
+                (f, g, subs)
+            })
+            .collect();
+        let mut next = Vec::new();
+        for (mut f, mut g, subs) in found {
+            files.append(&mut f);
+            diagnostics.append(&mut g);
+            for d in subs {
+                if d.linked {
+                    deferred.push(d);
+                } else {
+                    next.push(d);
+                }
+            }
+        }
+        next.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+        level = next
+            .into_iter()
+            .filter(|d| seen.insert(d.canonical.clone()))
+            .collect();
     }
 }
 
@@ -474,13 +524,14 @@ fn walk_root(
     let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     walk(
         WalkDir {
-            path: root,
+            path: root.to_path_buf(),
             chain: vec![canonical.clone()],
             canonical,
+            depth: 0,
+            linked: false,
         },
         files,
         diagnostics,
-        0,
     );
 }
 
