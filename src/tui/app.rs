@@ -616,75 +616,52 @@ impl App {
     }
 
     /// The breadcrumb: `session › turn N › [subagent › …] call`, within
-    /// `room` display cells: the session title yields first (cut at a
-    /// word), then the subagents are named by type alone.
+    /// `room` display cells, its end kept ([`status_bar::fit_crumbs`]).
     pub fn breadcrumb(&self, room: usize) -> String {
         let ctx = &self.ctx;
         let index = match (self.focus, &ctx.open) {
             (Pane::Sessions, _) | (_, None) => self.list.sel,
             (_, Some(open)) => Some(open.index),
         };
-        let title = index
-            .and_then(|i| ctx.sessions.get(i))
-            .map(|entry| one_line(&entry.title(), 400));
-        // The tail, with subagents named in full and by type alone.
-        let mut full = Vec::new();
-        let mut short = Vec::new();
+        let mut crumbs = status_bar::Crumbs {
+            title: index
+                .and_then(|i| ctx.sessions.get(i))
+                .map(|entry| one_line(&entry.title(), 400)),
+            ..Default::default()
+        };
         if self.focus != Pane::Sessions
             && let (Some(session), Some(tree), Some(item)) =
                 (ctx.session(), ctx.spawns(), self.timeline.sel)
         {
-            let mut both = |part: String| {
-                full.push(part.clone());
-                short.push(part);
-            };
             match item {
-                Item::Turn(t) => both(format!("turn {}", t + 1)),
-                Item::Unlinked(_) => both("unlinked subagent".to_string()),
+                Item::Turn(t) => crumbs.lead = Some(format!("turn {}", t + 1)),
+                Item::Unlinked(_) => crumbs.lead = Some("unlinked subagent".to_string()),
                 Item::Event { thread, .. } => {
-                    if let Some(t) = self.timeline.main_turn(ctx) {
-                        both(format!("turn {}", t + 1));
-                    }
+                    crumbs.lead = self
+                        .timeline
+                        .main_turn(ctx)
+                        .map(|t| format!("turn {}", t + 1));
                     if let Thread::Sub(s) = thread {
                         // Each spawn down to this call's subagent.
                         for s in spawn_chain(tree, s) {
-                            full.push(subagent_label(session, s, 24));
-                            short.push(
-                                session
-                                    .subagents
-                                    .get(s)
-                                    .and_then(|sub| sub.agent_type.clone())
-                                    .unwrap_or_else(|| "subagent".to_string()),
-                            );
+                            let short = session
+                                .subagents
+                                .get(s)
+                                .and_then(|sub| sub.agent_type.clone())
+                                .unwrap_or_else(|| "subagent".to_string());
+                            crumbs.spawns.push((subagent_label(session, s, 24), short));
                         }
                     }
-                    let last = match event_of(session, item) {
-                        Some(Event::ToolCall(r)) => r.name().to_string(),
-                        Some(Event::Text { .. }) => "text".into(),
-                        Some(_) => "event".into(),
-                        None => String::new(),
+                    crumbs.last = match event_of(session, item) {
+                        Some(Event::ToolCall(r)) => Some(r.name().to_string()),
+                        Some(Event::Text { .. }) => Some("text".into()),
+                        Some(_) => Some("event".into()),
+                        None => None,
                     };
-                    if !last.is_empty() {
-                        full.push(last.clone());
-                        short.push(last);
-                    }
                 }
             }
         }
-        let Some(title) = title else {
-            return fit(&full.join(" › "), room);
-        };
-        if full.is_empty() {
-            return fit(&title, room);
-        }
-        for tail in [full.join(" › "), short.join(" › ")] {
-            let tail_w = tail.width();
-            // The title keeps at least a word's worth of room.
-            if tail_w + 3 + 12 <= room {
-                return format!("{} › {tail}", fit(&title, room - tail_w - 3));
-            }
-        }
-        fit(&format!("{title} › {}", short.join(" › ")), room)
+        status_bar::fit_crumbs(&crumbs, room)
     }
 
     /// What the status bar says besides the counts.

@@ -1645,3 +1645,27 @@ fn detail_search_steps_through_every_occurrence() {
         }
     }
 }
+
+/// At 80 columns over the whole corpus, a call inside the "Inspect
+/// repository" subagent keeps the breadcrumb's end (`turn 1 › spawn ›
+/// Bash`); the session title is what is cut.
+#[test]
+fn breadcrumb_at_80_columns_keeps_turn_spawn_and_tool() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "'scenario:subagent");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter); // open it
+    assert!(
+        app.timeline
+            .select_call("toolu_01dWuUXlkTZoL5K7RXhzXTZs", &app.ctx)
+    );
+    let screen = render(&mut app, 80, 24);
+    let last = screen.lines().last().expect("a status line").to_string();
+    // The counts take 30 cells: the spawn is named by its type, the title
+    // cut to what is left.
+    assert_eq!(
+        last,
+        " [scenario:su… › turn 1 › general-purpose › Bash 8 sessions · D 0 diag · ? help"
+    );
+}

@@ -36,6 +36,90 @@ pub fn counts_text(ctx: &Ctx) -> String {
     right
 }
 
+/// Where you are, in parts: `title › lead › spawn › … › last`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Crumbs {
+    /// The session's title.
+    pub title: Option<String>,
+    /// `turn N` (or `unlinked subagent`).
+    pub lead: Option<String>,
+    /// Each spawn down to the call's subagent: (label with its
+    /// description, type alone).
+    pub spawns: Vec<(String, String)>,
+    /// The selected call's tool name (or `text`, `event`).
+    pub last: Option<String>,
+}
+
+/// The fewest cells the session title is cut to (a few chars and `…`)
+/// before the spawns are shortened.
+const MIN_TITLE: usize = 8;
+
+/// The breadcrumb within `room` display cells, keeping its end: the
+/// session title yields first (cut at a word, down to [`MIN_TITLE`]
+/// cells), then the spawns are named by type alone, then the spawns
+/// farthest from the call become `…`; last, the title goes and the rest
+/// is cut from its start (`…` first).
+pub fn fit_crumbs(crumbs: &Crumbs, room: usize) -> String {
+    let tail = |spawns: &[String], elided: bool| -> String {
+        let mut parts: Vec<&str> = Vec::new();
+        parts.extend(crumbs.lead.as_deref());
+        if elided {
+            parts.push("…");
+        }
+        parts.extend(spawns.iter().map(String::as_str));
+        parts.extend(crumbs.last.as_deref());
+        parts.join(" › ")
+    };
+    let full: Vec<String> = crumbs.spawns.iter().map(|s| s.0.clone()).collect();
+    let short: Vec<String> = crumbs.spawns.iter().map(|s| s.1.clone()).collect();
+    let mut tails = vec![tail(&full, false), tail(&short, false)];
+    for k in 1..=short.len() {
+        tails.push(tail(&short[k..], true));
+    }
+    let Some(title) = crumbs.title.as_deref() else {
+        let t = tails
+            .iter()
+            .find(|t| t.width() <= room)
+            .unwrap_or(&tails[tails.len() - 1]);
+        return fit_end(t, room);
+    };
+    if tails[0].is_empty() {
+        return fit(title, room);
+    }
+    for t in &tails {
+        let tail_w = t.width();
+        if title.width() + 3 + tail_w <= room {
+            return format!("{title} › {t}");
+        }
+        if tail_w + 3 + MIN_TITLE <= room {
+            return format!("{} › {t}", fit(title, room - tail_w - 3));
+        }
+    }
+    fit_end(&tails[tails.len() - 1], room)
+}
+
+/// `text` within `width` cells keeping its end (`…` first when cut).
+fn fit_end(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut used = 0;
+    let mut start = text.len();
+    for (i, c) in text.char_indices().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        start = i;
+    }
+    format!("…{}", &text[start..])
+}
+
 /// Draws the bar.
 pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx, status: &Status) {
     let theme = &ctx.theme;
@@ -62,4 +146,43 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx, status: &Status) {
         ])
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crumbs_keep_their_end() {
+        let crumbs = Crumbs {
+            title: Some("[scenario:subagent] Inspect this repository".to_string()),
+            lead: Some("turn 1".to_string()),
+            spawns: vec![
+                (
+                    "general-purpose “Inspect”".to_string(),
+                    "general-purpose".to_string(),
+                ),
+                ("Explore “Find”".to_string(), "Explore".to_string()),
+            ],
+            last: Some("Bash".to_string()),
+        };
+        assert_eq!(
+            fit_crumbs(&crumbs, 110),
+            "[scenario:subagent] Inspect this repository › turn 1 › general-purpose “Inspect” › Explore “Find” › Bash"
+        );
+        assert_eq!(
+            fit_crumbs(&crumbs, 70),
+            "[scenari… › turn 1 › general-purpose “Inspect” › Explore “Find” › Bash"
+        );
+        assert_eq!(
+            fit_crumbs(&crumbs, 52),
+            "[scenar… › turn 1 › general-purpose › Explore › Bash"
+        );
+        assert_eq!(
+            fit_crumbs(&crumbs, 40),
+            "[scenario… › turn 1 › … › Explore › Bash"
+        );
+        assert_eq!(fit_crumbs(&crumbs, 20), "turn 1 › … › Bash");
+        assert_eq!(fit_crumbs(&crumbs, 14), "… 1 › … › Bash");
+    }
 }
