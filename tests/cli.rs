@@ -601,3 +601,59 @@ fn show_text_labels_the_prompt_less_turn_and_numbers_prompt_turns() {
         ]
     );
 }
+
+/// Long ids that are not UUID-shaped (Codex `session_meta.id` as a test
+/// harness writes it) take at most 12 columns in the find table: the
+/// unique 11-char prefix and `…` (accepted by `--session`), else head `…`
+/// tail when the prefix is shared.
+#[test]
+fn find_table_caps_long_non_uuid_session_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sessions = dir.path().join("sessions/2026/11/29");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    let a = "tool-call-session-id";
+    let b = "aaaaaaaa-0000-4000-8000-000000000001-x";
+    let c = "aaaaaaaa-0000-4000-8000-000000000002-x";
+    for (id, time, cmd) in [
+        (a, "2026-11-29T18:00:01Z", "pwd"),
+        (b, "2026-11-29T18:00:02Z", "ls"),
+        (c, "2026-11-29T18:00:03Z", "id"),
+    ] {
+        std::fs::write(
+            sessions.join(format!("rollout-2026-11-29T18-00-00-{cmd}.jsonl")),
+            codex_rollout(id, time, cmd),
+        )
+        .expect("write rollout");
+    }
+    let out = hookscope()
+        .args(["find", "--tool-name", "exec_command"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let cells: Vec<(&str, &str)> = stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            (words[2], words[words.len() - 1])
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("aaaaa…0002-x", "id"),
+            ("aaaaa…0001-x", "ls"),
+            ("tool-call-s…", "pwd")
+        ],
+        "{stdout}"
+    );
+    let v = stdout_json(
+        hookscope()
+            .args(["find", "--tool-name", "exec_command", "--json"])
+            .args(["--session", "tool-call-s"])
+            .arg(dir.path()),
+    );
+    assert_eq!(v["records"][0]["session"], a);
+}

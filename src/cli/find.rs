@@ -235,7 +235,8 @@ fn invalid(e: &QueryError, json: bool) -> ! {
 }
 
 /// The SESSION cell: the id's shortest unique prefix ([`ShortIds`]: at
-/// least 8 chars of a UUID, any other id whole), at most 36 characters.
+/// least 8 chars of a UUID, a long other id cut to 12 chars when that
+/// stays unique, else whole), at most 36 characters.
 fn session_cell(id: &str, short: &ShortIds) -> String {
     clip(short.get(id), 36)
 }

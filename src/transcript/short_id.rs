@@ -10,12 +10,23 @@
 //! discovered sessions, not only the ones shown) and show
 //! [`ShortIds::get`]; the `find` table and the TUI's Calls list do (the
 //! `sessions` table shows whole ids).
+//!
+//! Any other id longer than [`MAX_OTHER`] chars is cut to that many with a
+//! `…`: its first 11 chars when no other id starts with them (still a
+//! usable unique prefix), else 5 + `…` + its last 6 when no other id has
+//! that head and tail, else it is shown whole. The full id is in the
+//! record's details (`session:` in the TUI's record pane, `session` in
+//! JSON).
 
 use std::collections::HashMap;
 
 /// The fewest chars a UUID-shaped id is cut to (as
 /// [`super::short_session_id`]).
 pub const MIN_SHORT_ID: usize = 8;
+
+/// The most chars a non-UUID id is shown with (its `…` included) when a
+/// cut form is unique (see the module doc).
+pub const MAX_OTHER: usize = 12;
 
 /// Whether `id` has the shape of a UUID (36 chars with 4 dashes), the only
 /// ids that are shortened; any other id is shown whole.
@@ -28,6 +39,8 @@ fn uuid_like(id: &str) -> bool {
 pub struct ShortIds {
     /// Prefix length in chars, per UUID-shaped id.
     lengths: HashMap<String, usize>,
+    /// The cut form of each long non-UUID id that has a unique one.
+    cut: HashMap<String, String>,
 }
 
 impl ShortIds {
@@ -56,15 +69,49 @@ impl ShortIds {
             let len = (shared + 1).max(MIN_SHORT_ID).min(id.chars().count());
             lengths.insert((*id).to_string(), len);
         }
-        ShortIds { lengths }
+        let mut cut = HashMap::new();
+        let long: Vec<(usize, &str)> = sorted
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| !uuid_like(id) && id.chars().count() > MAX_OTHER)
+            .map(|(i, id)| (i, *id))
+            .collect();
+        for (i, id) in long {
+            let chars: Vec<char> = id.chars().collect();
+            let head: String = chars[..MAX_OTHER - 1].iter().collect();
+            // In sorted order, the ids starting with `head` are neighbours.
+            let prefix_shared = [i.checked_sub(1), i.checked_add(1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| sorted.get(j))
+                .any(|other| other.starts_with(&head));
+            if !prefix_shared {
+                cut.insert(id.to_string(), format!("{head}…"));
+                continue;
+            }
+            let head: String = chars[..5].iter().collect();
+            let tail: String = chars[chars.len() - 6..].iter().collect();
+            let shared = sorted.iter().any(|other| {
+                *other != id
+                    && other.chars().count() > MAX_OTHER
+                    && other.starts_with(&head)
+                    && other.ends_with(&tail)
+            });
+            if !shared {
+                cut.insert(id.to_string(), format!("{head}…{tail}"));
+            }
+        }
+        ShortIds { lengths, cut }
     }
 
     /// The short form of `id`: its unique prefix when it is a UUID-shaped
     /// id of the set; a UUID-shaped id not in the set is cut to
-    /// [`MIN_SHORT_ID`] chars; any other id is returned whole.
-    pub fn get<'a>(&self, id: &'a str) -> &'a str {
+    /// [`MIN_SHORT_ID`] chars; a long other id of the set its unique cut
+    /// form ([`MAX_OTHER`] chars with a `…`) when it has one; any other id
+    /// is returned whole.
+    pub fn get<'a>(&'a self, id: &'a str) -> &'a str {
         if !uuid_like(id) {
-            return id;
+            return self.cut.get(id).map_or(id, String::as_str);
         }
         let len = self.lengths.get(id).copied().unwrap_or(MIN_SHORT_ID);
         match id.char_indices().nth(len) {
@@ -101,6 +148,31 @@ mod tests {
         assert_eq!(
             short.get("11111111-2222-3333-4444-555555555555"),
             "11111111"
+        );
+    }
+
+    #[test]
+    fn long_other_ids_are_cut_to_twelve_when_unique() {
+        let a = "aaaaaaaa-0000-4000-8000-000000000001x";
+        let b = "aaaaaaaa-0000-4000-8000-000000000002x";
+        let c = "aaaaaaaa-0000-4000-8000-000000000002y-other";
+        let d = "aaaaaaaa-0000-4000-8000-0000002y-other";
+        let tool = "tool-call-session-id";
+        let short = ShortIds::new([a, b, c, d, tool, "edge_cases", "exactly12chr"]);
+        // A unique 11-char prefix: cut at the end.
+        assert_eq!(short.get(tool), "tool-call-s…");
+        // Shared prefixes: head and tail, when that pair is unique.
+        assert_eq!(short.get(a), "aaaaa…00001x");
+        assert_eq!(short.get(b), "aaaaa…00002x");
+        // c and d share head and tail: whole.
+        assert_eq!(short.get(c), c);
+        assert_eq!(short.get(d), d);
+        assert_eq!(short.get("edge_cases"), "edge_cases");
+        assert_eq!(short.get("exactly12chr"), "exactly12chr");
+        // Not in the set: whole.
+        assert_eq!(
+            short.get("another-long-session-id"),
+            "another-long-session-id"
         );
     }
 

@@ -133,9 +133,10 @@ pub fn areas(main: Rect) -> CallsAreas {
     }
 }
 
-/// The session cell of a list row: the id's shortest unique prefix among
-/// the discovered sessions ([`ShortIds`]), at most 36 chars.
-pub fn session_cell<'a>(id: &'a str, short: &ShortIds) -> &'a str {
+/// The session cell of a list row: the id's short form among the
+/// discovered sessions ([`ShortIds`]: a UUID's shortest unique prefix, a
+/// long other id cut to 12 chars when that stays unique), at most 36 chars.
+pub fn session_cell<'a>(id: &'a str, short: &'a ShortIds) -> &'a str {
     let cell = short.get(id);
     match cell.char_indices().nth(36) {
         Some((end, _)) => &cell[..end],

@@ -1669,3 +1669,39 @@ fn breadcrumb_at_80_columns_keeps_turn_spawn_and_tool() {
         " [scenario:su… › turn 1 › general-purpose › Bash 8 sessions · D 0 diag · ? help"
     );
 }
+
+/// The Calls view's session column over long non-UUID ids: 12 columns
+/// (`tool-call-s…`), not the whole id; the record pane names it whole.
+#[test]
+fn calls_view_caps_long_non_uuid_session_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sessions = dir.path().join("sessions/2026/11/29");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    let id = "tool-call-session-id";
+    let time = "2026-11-29T18:00:01Z";
+    let lines = [
+        serde_json::json!({"timestamp": time, "type": "session_meta",
+            "payload": {"id": id, "timestamp": time, "cwd": "/w", "cli_version": "0.171.0"}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "list files"}]}}),
+        serde_json::json!({"timestamp": time, "type": "response_item",
+            "payload": {"type": "function_call", "name": "exec_command",
+                "arguments": serde_json::json!({"cmd": "pwd"}).to_string(), "call_id": "call_1"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(sessions.join("rollout-2026-11-29T18-00-00-x.jsonl"), text).expect("write");
+    let mut app = app_for(dir.path().to_str().expect("UTF-8 temp path"));
+    key(&mut app, KeyCode::Char('c'));
+    let screen = render(&mut app, 80, 24);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("exec_command") && l.contains("pwd"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains(" tool-call-s… "), "{row}");
+    assert!(!row.contains(id), "{row}");
+    assert!(
+        screen.contains(&format!("session: {id} (codex)")),
+        "{screen}"
+    );
+}
