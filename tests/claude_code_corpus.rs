@@ -1332,3 +1332,43 @@ fn subagent_opening_with_events_links_by_prompt_text() {
         ]
     );
 }
+
+/// `system/api_error` lines give their status and message without an "API
+/// error" prefix (the views add one): small.jsonl's four api_error lines
+/// (48, 56, 58, 74): `error.status` 0 on the last three, `error.message`
+/// (or the `error.error` JSON) on the first three.
+#[test]
+fn api_error_text_has_no_prefix_of_ours() {
+    let found = discover(&[
+        corpus().join("agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl")
+    ])
+    .expect("discover");
+    let s = load(&found.sessions[0]).expect("load");
+    let errors: Vec<(usize, String)> = s
+        .turns
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter_map(|e| match e {
+            Event::ApiError { text, line, .. } => Some((*line, text.clone())),
+            _ => None,
+        })
+        .collect();
+    let lines: Vec<usize> = errors.iter().map(|e| e.0).collect();
+    assert_eq!(lines, vec![48, 56, 58, 74]);
+    let texts: Vec<&str> = errors.iter().map(|e| e.1.as_str()).collect();
+    assert_eq!(
+        texts,
+        vec![
+            "[trimmed for fixture]",
+            "status 0: [trimmed for fixture]",
+            r#"status 0: {"type":"error","error":{"type":"authentication_error","message":"[trimmed for fixture]"},"request_id":"[trimmed for fixture]"}"#,
+            "status 0",
+        ]
+    );
+    // The timeline says "API error" once.
+    assert!(
+        texts
+            .iter()
+            .all(|t| !t.to_lowercase().starts_with("api error"))
+    );
+}

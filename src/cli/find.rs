@@ -200,7 +200,10 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     let shown = result.records.len();
     if !result.matched_exact {
         // Loading stopped once `limit` newer matches were certain.
-        eprintln!("{shown} records, newest first; more match (--limit N for more)");
+        eprintln!(
+            "{}, newest first; more match (--limit N for more)",
+            crate::words::plural(shown, "record")
+        );
     } else if result.matched > shown {
         eprintln!(
             "{shown} of {} matching records, newest first (--limit N for more)",

@@ -95,8 +95,9 @@ pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool) {
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
     if diags > 0 {
         eprintln!(
-            "{} sessions, {diags} diagnostics (see `hookscope sessions --diagnostics`)",
-            summaries.len()
+            "{}, {} (see `hookscope sessions --diagnostics`)",
+            crate::words::plural(summaries.len(), "session"),
+            crate::words::plural(diags, "diagnostic")
         );
     }
 }

@@ -28,6 +28,18 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
             ))
         });
     }
+    // A `.jsonl` that exists but is a FIFO or device: never opened, and
+    // not looked up as an id either.
+    if as_path.extension().is_some_and(|e| e == "jsonl")
+        && let Ok(meta) = std::fs::metadata(as_path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        fail(format!(
+            "{shown}: not a regular file ({}); not opened",
+            hookscope::transcript::fsread::kind_of(&meta.file_type())
+        ));
+    }
     let session: &str = &shown;
     let found = discover_or_exit(paths);
     let matches = sessions_named(&found.sessions, session);

@@ -766,15 +766,14 @@ impl Thread {
                         .and_then(|e| e.get("message").or_else(|| e.get("error")))
                         .map(content_text)
                         .unwrap_or_default();
-                    format!(
-                        "API error{}{}",
-                        status.map(|s| format!(" {s}")).unwrap_or_default(),
-                        if message.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {message}")
-                        }
-                    )
+                    // The views say "API error"; the text is what follows.
+                    let status = status.map(|s| format!("status {s}"));
+                    match (status, message.is_empty()) {
+                        (Some(s), false) => format!("{s}: {message}"),
+                        (Some(s), true) => s,
+                        (None, false) => message,
+                        (None, true) => "(no details recorded)".to_string(),
+                    }
                 };
                 self.push_event(Event::ApiError {
                     text,

@@ -539,7 +539,10 @@ pub enum Event {
     /// An API error: an assistant line with `isApiErrorMessage` or a
     /// `system/api_error` line (formats.md §1.3, §1.5).
     ApiError {
-        /// The error text.
+        /// The error text, without an "API error" prefix of ours (the
+        /// views add it): the message's own text, or for `system/api_error`
+        /// `status N: message`. An `isApiErrorMessage` text is as recorded
+        /// (Claude Code writes `API Error: …` itself).
         text: String,
         /// Line timestamp.
         timestamp: Option<DateTime<Utc>>,

@@ -746,8 +746,8 @@ fn draw_completions(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) 
         .unwrap_or(u16::MAX)
         .min(bottom.saturating_sub(top));
     let title = format!(
-        " {} candidates — Tab/↓ ↑ Enter Esc ",
-        view.completions.len()
+        " {} — Tab/↓ ↑ Enter Esc ",
+        plural(view.completions.len(), "candidate")
     );
     let width = u16::try_from(widest.max(title.chars().count()) + 2)
         .unwrap_or(u16::MAX)

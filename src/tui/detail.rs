@@ -432,13 +432,17 @@ fn subagent_fields(sub: &Subagent, hint: &str, theme: &Theme) -> Vec<Line<'stati
     if !sub.models.is_empty() {
         out.push(field("model", sub.models.join(", "), theme));
     }
+    // The hint only when there are calls to see.
+    let calls = sub.tool_calls().count();
+    let errors = sub.tool_calls().filter(|c| c.is_error()).count();
+    let hint = if calls == 0 {
+        String::new()
+    } else {
+        format!(" — {hint}")
+    };
     out.push(field(
         "calls",
-        format!(
-            "{} ({} errors) — {hint}",
-            sub.tool_calls().count(),
-            sub.tool_calls().filter(|c| c.is_error()).count()
-        ),
+        format!("{calls} ({}){hint}", plural(errors, "error")),
         theme,
     ));
     out

@@ -1705,3 +1705,14 @@ fn calls_view_caps_long_non_uuid_session_ids() {
         "{screen}"
     );
 }
+
+#[test]
+fn api_error_rows_say_api_error_once() {
+    use super::timeline::api_error_line;
+    assert_eq!(
+        api_error_line("status 529: Overloaded"),
+        "API error: status 529: Overloaded"
+    );
+    // Claude Code's own isApiErrorMessage text keeps its prefix, not ours too.
+    assert_eq!(api_error_line("API Error: 500 boom"), "API Error: 500 boom");
+}

@@ -291,7 +291,7 @@ fn event_label(event: &Event) -> (&'static str, String) {
             ("⇊", s)
         }
         Event::Interruption { text, .. } => ("⊘", one_line(text, 300)),
-        Event::ApiError { text, .. } => ("!", format!("API error: {}", one_line(text, 300))),
+        Event::ApiError { text, .. } => ("!", api_error_line(text)),
         Event::Note { label, text, .. } => ("◦", format!("{label}: {}", one_line(text, 300))),
         Event::ToolCall(r) => ("", r.name().to_string()),
     }
@@ -766,5 +766,20 @@ impl Component for TimelinePane {
             .block(block)
             .highlight_style(theme.selected(focused));
         frame.render_stateful_widget(list, area, &mut state);
+    }
+}
+
+/// An API error's timeline text: `API error: <text>`, the prefix left out
+/// when the recorded text already starts with it (Claude Code's own
+/// `API Error: …` messages).
+pub fn api_error_line(text: &str) -> String {
+    let line = one_line(text, 300);
+    let has_prefix = line
+        .get(..9)
+        .is_some_and(|p| p.eq_ignore_ascii_case("api error"));
+    if has_prefix {
+        line
+    } else {
+        format!("API error: {line}")
     }
 }
