@@ -949,3 +949,47 @@ fn a_symlink_loop_between_two_folders_is_walked_once() {
         .collect();
     assert_eq!(paths, vec![at(x.join("loopA/s1.jsonl"))]);
 }
+
+/// `show` on a FIFO named `*.jsonl` says what it is (not "no session
+/// matches") and exits 2 without opening it.
+#[cfg(unix)]
+#[test]
+fn show_on_a_fifo_says_not_a_regular_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("something.jsonl");
+    mkfifo(&fifo);
+    let out = hookscope().arg("show").arg(&fifo).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "hookscope: {}: not a regular file (FIFO); not opened\n",
+            fifo.display()
+        )
+    );
+}
+
+/// One session with one diagnostic (a bad line): the `sessions` footer
+/// says `1 session, 1 diagnostic`.
+#[test]
+fn sessions_footer_counts_in_the_singular() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("proj/s1.jsonl");
+    let mut lines: Vec<String> = one_call_session("s1")
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    lines.insert(1, "not json".to_string());
+    std::fs::create_dir_all(dir.path().join("proj")).expect("mkdir");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let out = hookscope()
+        .arg("sessions")
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "1 session, 1 diagnostic (see `hookscope sessions --diagnostics`)\n"
+    );
+}

@@ -320,6 +320,13 @@ fn call_lines(
         Some(_) => Span::styled("  ✓ ok", theme.added()),
     };
     title.push(status);
+    if record.result.is_some() && session.agent != hookscope::transcript::Agent::ClaudeCode {
+        // Codex records no error flag: it is derived from the exit code.
+        title.push(Span::styled(
+            " (from the exit code; not reliable)",
+            theme.dim(),
+        ));
+    }
     let mut out = vec![Line::from(title)];
     let mut where_ = format!("line {}", record.line);
     if let Thread::Sub(s) = thread {

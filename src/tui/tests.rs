@@ -863,6 +863,11 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         .iter()
         .position(|l| l == "── Diff (apply_patch) ──")
         .expect("a diff section");
+    // A Codex call's status says where it comes from.
+    assert_eq!(
+        format!("{}{}", text[0], text[1]),
+        "exec_command  bash  ✓ ok (from the exit code; not reliable)"
+    );
     // Drawn from the core's diff model: the file, then its `@@` section.
     assert_eq!(text[at + 1], "update hello.py");
     assert_eq!(text[at + 2], "@@");
