@@ -1020,3 +1020,23 @@ impl Component for DetailPane {
         frame.render_widget(Paragraph::new(visible).block(block), area);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subagent with no calls has nothing to expand: no hint.
+    #[test]
+    fn the_expand_hint_needs_calls() {
+        let theme = Theme { color: false };
+        let sub = Subagent {
+            agent_type: Some("Explore".to_string()),
+            ..Default::default()
+        };
+        let text: Vec<String> = subagent_fields(&sub, "Enter/Space expands them", &theme)
+            .iter()
+            .map(super::super::widgets::text::line_text)
+            .collect();
+        assert_eq!(text, vec!["type: Explore", "calls: 0 (0 errors)"]);
+    }
+}
