@@ -161,12 +161,29 @@ impl FindParams {
     ///
     /// # Errors
     /// [`QueryError::InvalidArgument`] for an unknown key or a value of the
-    /// wrong type, with serde's message.
+    /// wrong type, with serde's message, prefixed with the parameter's name
+    /// for a wrong type (`limit: invalid type: string "x", expected usize`).
     pub fn from_json(arguments: &Value) -> Result<FindParams, QueryError> {
         if arguments.is_null() {
             return Ok(FindParams::default());
         }
-        FindParams::deserialize(arguments).map_err(|e| QueryError::InvalidArgument(e.to_string()))
+        FindParams::deserialize(arguments).map_err(|e| {
+            // serde names the expected type, not the parameter: find the
+            // key whose value alone fails, and name it first.
+            let key = arguments.as_object().and_then(|map| {
+                map.iter().find_map(|(k, v)| {
+                    let alone = Value::Object([(k.clone(), v.clone())].into_iter().collect());
+                    FindParams::deserialize(&alone).err().map(|_| k.clone())
+                })
+            });
+            let message = e.to_string();
+            match key {
+                Some(k) if !message.contains(&format!("`{k}`")) => {
+                    QueryError::InvalidArgument(format!("{k}: {message}"))
+                }
+                _ => QueryError::InvalidArgument(message),
+            }
+        })
     }
 
     /// Checks every parameter and resolves times against `now`.
@@ -396,6 +413,25 @@ mod tests {
         DateTime::parse_from_rfc3339("2026-12-01T12:00:00Z")
             .map(|d| d.with_timezone(&Utc))
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_parameter() {
+        let err = FindParams::from_json(&json!({"tool_name": "Bash", "limit": "x"}))
+            .expect_err("a string limit");
+        assert_eq!(
+            err.to_json(),
+            json!({"error": "invalid_argument",
+                   "message": "limit: invalid type: string \"x\", expected usize"})
+        );
+        // An unknown key is already named by serde.
+        let err = FindParams::from_json(&json!({"nope": 1})).expect_err("unknown key");
+        assert!(
+            err.to_json()["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("unknown field `nope`")),
+            "{err:?}"
+        );
     }
 
     fn at(s: &str) -> DateTime<Utc> {
