@@ -438,6 +438,28 @@ impl CallsView {
         }
     }
 
+    /// Tab in the candidates list when the line's word is one of them in
+    /// full (`tool:Bash` among `Bash`, `BashOutput`): takes it, closes the
+    /// list and runs the line; false (nothing done) otherwise.
+    fn take_exact(&mut self, ctx: &mut Ctx) -> bool {
+        let typed = self.filter.get(self.completion_start..).unwrap_or("");
+        let Some(exact) = self
+            .completions
+            .iter()
+            .find(|c| c.trim_end().eq_ignore_ascii_case(typed))
+            .cloned()
+        else {
+            return false;
+        };
+        let head = self.filter.get(..self.completion_start).unwrap_or("");
+        self.filter = format!("{head}{exact}");
+        self.close_completions();
+        self.sel = 0;
+        self.offset = 0;
+        self.rerun(ctx);
+        true
+    }
+
     fn close_completions(&mut self) {
         self.completions.clear();
         self.completion_sel = None;
@@ -459,6 +481,7 @@ impl CallsView {
         let n = self.completions.len();
         let sel = self.completion_sel.unwrap_or(0);
         match action {
+            Action::Complete if self.take_exact(ctx) => {}
             Action::Down | Action::Complete => self.completion_sel = Some((sel + 1) % n.max(1)),
             Action::Up => self.completion_sel = Some((sel + n.max(1) - 1) % n.max(1)),
             Action::Enter => {
@@ -494,7 +517,18 @@ impl CallsView {
                     ctx.sessions.iter().map(|e| e.sref.id.clone()).collect();
                 let names: Vec<String> = ctx.tool_names.iter().cloned().collect();
                 let completion = filter_line::complete(&self.filter, &names, &sessions);
-                self.filter = completion.apply(&self.filter);
+                // A name typed in full is taken even when longer ones fit.
+                let typed = self.filter.get(completion.start..).unwrap_or("");
+                if let Some(exact) = completion
+                    .candidates
+                    .iter()
+                    .find(|c| c.trim_end().eq_ignore_ascii_case(typed))
+                {
+                    let head = self.filter.get(..completion.start).unwrap_or("");
+                    self.filter = format!("{head}{exact}");
+                } else {
+                    self.filter = completion.apply(&self.filter);
+                }
                 // A finished word (it ends in a space) needs no list.
                 if completion.candidates.len() > 1 && !self.filter.ends_with(' ') {
                     self.completions = completion.candidates;

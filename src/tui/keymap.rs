@@ -273,7 +273,12 @@ pub const CALLS_FILTER_BINDINGS: &[Binding] = &[
 /// printable character closes it and is typed into the line).
 pub const COMPLETION_BINDINGS: &[Binding] = &[
     Binding {
-        keys: &[Key::plain(KeyCode::Tab), Key::plain(KeyCode::Down)],
+        keys: &[Key::plain(KeyCode::Tab)],
+        action: Action::Complete,
+        help: "next candidate (takes a name typed in full)",
+    },
+    Binding {
+        keys: &[Key::plain(KeyCode::Down)],
         action: Action::Down,
         help: "next candidate",
     },
@@ -496,7 +501,7 @@ mod tests {
         let mode = KeyMode::Completion;
         assert_eq!(
             action_for(key(KeyCode::Tab, none), mode),
-            Some(Action::Down)
+            Some(Action::Complete)
         );
         assert_eq!(
             action_for(key(KeyCode::BackTab, KeyModifiers::SHIFT), mode),

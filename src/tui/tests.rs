@@ -1721,3 +1721,28 @@ fn api_error_rows_say_api_error_once() {
     // Claude Code's own isApiErrorMessage text keeps its prefix, not ours too.
     assert_eq!(api_error_line("API Error: 500 boom"), "API Error: 500 boom");
 }
+
+/// `tool:Ba` + Tab lists the names that fit and extends the line to their
+/// common prefix; a second Tab on `tool:Bash` (a full name) takes it and
+/// closes the list, as does Tab on `tool:Bash` typed in full.
+#[test]
+fn tab_on_a_full_name_takes_it() {
+    let mut app = app_for("../shared/corpus");
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Ba");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.calls.filter, "tool:Bash");
+    assert_eq!(
+        app.calls.completions,
+        vec!["tool:Bash ", "tool:BashOutput "]
+    );
+    key(&mut app, KeyCode::Tab);
+    assert!(!app.calls.completing());
+    assert_eq!(app.calls.filter, "tool:Bash ");
+
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "tool:bash");
+    key(&mut app, KeyCode::Tab);
+    assert!(!app.calls.completing());
+    assert_eq!(app.calls.filter, "tool:Bash ");
+}
