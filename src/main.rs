@@ -25,6 +25,10 @@ struct Args {
     /// elapsed milliseconds and exit (used by `cargo bench --bench load`).
     #[arg(long, hide = true)]
     first_frame: bool,
+    /// A rule set (TOML, see assets/rules/example.toml) for the TUI's replay
+    /// pane (`r`): each rule's decision with the why.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -137,7 +141,7 @@ fn main() {
             Err(e) => cli::fail(format!("{e:#}")),
         },
         None => {
-            if let Err(e) = tui::run(&args.paths) {
+            if let Err(e) = tui::run(&args.paths, args.rules.as_deref()) {
                 cli::fail(format!("{e:#}"))
             }
         }
