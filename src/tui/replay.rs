@@ -21,7 +21,7 @@ use hookscope::redact::{Redactions, redactor};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 use serde_json::{Map, Value};
 
 use super::action::Action;
@@ -650,8 +650,15 @@ impl Component for ReplayPane {
             let [left, right] =
                 Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
                     .areas(text);
+            // The record wraps (its lines are long messages), one cell off
+            // the replay's column.
             let rec: Vec<Line> = rec.into_iter().skip(self.scroll).collect();
-            frame.render_widget(Paragraph::new(rec), right);
+            frame.render_widget(
+                Paragraph::new(rec)
+                    .block(Block::new().padding(Padding::left(2)))
+                    .wrap(Wrap { trim: false }),
+                right,
+            );
             left
         } else {
             main.extend(rec);
