@@ -70,6 +70,9 @@ pub enum Action {
     CopyTestCase,
     /// Replay pane: write the payload to a file (a path prompt).
     WritePayload,
+    /// Run the loaded rule set over every session and list the would-be
+    /// blocks (the backtest).
+    Backtest,
     /// Show or hide the key help overlay.
     ToggleHelp,
     /// Show or hide the diagnostics overlay.

@@ -24,6 +24,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::action::Action;
+use super::backtest::BacktestPane;
 use super::calls::{self, CallsView};
 use super::clipboard::{Clipboard, SystemClipboard};
 use super::component::{Command, Component, EventState};
@@ -40,8 +41,8 @@ use super::widgets::text::fit;
 use super::worker::Msg;
 
 pub use super::context::{
-    Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, SessionEntry, Thread, event_of,
-    spawn_chain, subagent_label,
+    Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, Rules, SessionEntry, Thread,
+    event_of, spawn_chain, subagent_label,
 };
 
 /// A modal overlay drawn over the panes (above the status bar).
@@ -53,6 +54,8 @@ pub enum Overlay {
     Diagnostics,
     /// The replay pane (`r`): a component over the main area.
     Replay,
+    /// The backtest's would-be blocks (`B`).
+    Backtest,
 }
 
 /// What fills the screen between banner and status bar.
@@ -155,6 +158,8 @@ pub struct App {
     pub diagnostics: DiagnosticsOverlay,
     /// The replay pane.
     pub replay: ReplayPane,
+    /// The backtest list.
+    pub backtest: BacktestPane,
     /// The one clipboard of the run (arboard created on the first copy,
     /// OSC 52 as the fallback); tests put a [`super::clipboard::Captured`].
     pub clipboard: Box<dyn Clipboard>,
@@ -216,6 +221,7 @@ impl App {
             help: HelpOverlay::default(),
             diagnostics: DiagnosticsOverlay::default(),
             replay: ReplayPane::default(),
+            backtest: BacktestPane::default(),
             clipboard: Box::new(SystemClipboard::default()),
             quit: false,
             touched: false,
@@ -310,6 +316,12 @@ impl App {
                 }
                 EventState::Consumed
             }
+            (Some(Overlay::Backtest), _) => {
+                if !self.backtest.event(action, &mut self.ctx).is_consumed() {
+                    self.overlay_event(Overlay::Backtest, action);
+                }
+                EventState::Consumed
+            }
             _ if self.key_mode() != KeyMode::Normal => match self.view {
                 View::Calls => self.calls.event(action, &mut self.ctx),
                 View::Browse => self.pane_event(self.focus, action),
@@ -356,6 +368,7 @@ impl App {
         match action {
             Action::Back | Action::Quit => self.overlay = None,
             Action::ToggleHelp if overlay == Overlay::Help => self.overlay = None,
+            Action::Backtest => self.start_backtest(),
             Action::ToggleHelp => self.open_help(),
             Action::ToggleDiagnostics if overlay == Overlay::Diagnostics => self.overlay = None,
             Action::ToggleDiagnostics => {
@@ -366,7 +379,7 @@ impl App {
                 let _ = match overlay {
                     Overlay::Help => self.help.event(action, &mut self.ctx),
                     Overlay::Diagnostics => self.diagnostics.event(action, &mut self.ctx),
-                    Overlay::Replay => EventState::NotConsumed,
+                    Overlay::Replay | Overlay::Backtest => EventState::NotConsumed,
                 };
             }
         }
@@ -408,12 +421,13 @@ impl App {
 
     fn open_help(&mut self) {
         let mut sections: Vec<(&str, Vec<Command>)> = vec![("Everywhere", Self::global_commands())];
-        let panes: [(&str, &dyn Component); 5] = [
+        let panes: [(&str, &dyn Component); 6] = [
             ("Sessions", &self.list),
             ("Timeline", &self.timeline),
             ("Detail", &self.detail),
             ("Calls view (c)", &self.calls),
             ("Replay pane (r)", &self.replay),
+            ("Backtest list (B)", &self.backtest),
         ];
         for (title, component) in panes {
             let mut out = Vec::new();
@@ -448,6 +462,7 @@ impl App {
             }
             Action::Quit => self.quit = true,
             Action::Replay => self.open_replay(),
+            Action::Backtest => self.start_backtest(),
             Action::OpenCalls => self.ctx.emit(Effect::OpenCalls {
                 line: None,
                 select: None,
@@ -537,6 +552,25 @@ impl App {
         self.overlay = Some(Overlay::Replay);
     }
 
+    /// `B`: runs the loaded rule set over every session on a worker and
+    /// opens the list of would-be blocks.
+    fn start_backtest(&mut self) {
+        match &self.ctx.rules {
+            Rules::Loaded(_) => {
+                self.backtest.start(self.ctx.sessions.len());
+                self.ctx.requests.push(Request::Backtest);
+                self.overlay = Some(Overlay::Backtest);
+            }
+            Rules::None => self
+                .ctx
+                .say("no rule set loaded: start hookscope with --rules FILE to backtest it"),
+            Rules::Failed { path, .. } => self.ctx.say(format!(
+                "{} was refused (r shows its errors): nothing to backtest",
+                path.display()
+            )),
+        }
+    }
+
     /// Carries out the effects components asked for.
     fn route_effects(&mut self) {
         // An effect may cause others (a jump opens a session); a few rounds
@@ -564,6 +598,7 @@ impl App {
                     }
                     Effect::JumpToCall { index, tool_use_id } => {
                         self.view = View::Browse;
+                        self.overlay = None;
                         self.list.select(index, &self.ctx);
                         self.open_session(index);
                         self.timeline.filter.clear();
@@ -677,6 +712,11 @@ impl App {
             }
             Msg::Found { generation, result } => self.calls.found(generation, result),
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
+            Msg::Backtested {
+                done,
+                total,
+                blocks,
+            } => self.backtest.add(done, total, blocks),
         }
         self.sync();
     }
@@ -704,6 +744,7 @@ impl App {
         self.detail.sync(subject, detail, &mut self.ctx);
         self.calls.set_area(a.main);
         self.replay.set_area(a.main);
+        self.backtest.set_area(a.main);
         let room = Rect {
             height: self.ctx.area.height.saturating_sub(1),
             ..self.ctx.area
@@ -787,6 +828,7 @@ impl App {
     /// What the status bar says besides the counts.
     pub fn status(&self) -> Status {
         let left = match self.view {
+            _ if self.overlay == Some(Overlay::Backtest) => self.backtest.status(),
             _ if self.overlay == Some(Overlay::Replay) => {
                 if self.replay.prompt.is_some() {
                     "Replay › type the path: Enter write · Esc cancel · Ctrl-U clear".to_string()
@@ -855,6 +897,7 @@ impl App {
             Some(Overlay::Help) => self.help.draw(frame, areas.main, ctx, true),
             Some(Overlay::Diagnostics) => self.diagnostics.draw(frame, areas.main, ctx, true),
             Some(Overlay::Replay) => self.replay.draw(frame, areas.main, ctx, true),
+            Some(Overlay::Backtest) => self.backtest.draw(frame, areas.main, ctx, true),
             None => {}
         }
     }

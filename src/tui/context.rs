@@ -227,6 +227,9 @@ pub enum Request {
         /// The validated query.
         query: Query,
     },
+    /// Run the loaded rule set ([`Ctx::rules`]) over every session (the
+    /// backtest) and send `Msg::Backtested` per session.
+    Backtest,
     /// Parse a Bash command line (tree-sitter, possibly seconds for a huge
     /// line) and send `Msg::Parsed` with the same `key`.
     ParseBash {

@@ -208,6 +208,11 @@ pub const BINDINGS: &[Binding] = &[
         help: "replay: write the payload to a file",
     },
     Binding {
+        keys: &[Key::ch('B')],
+        action: Action::Backtest,
+        help: "backtest: the loaded rule set over every session, its blocks",
+    },
+    Binding {
         keys: &[Key::ch('D')],
         action: Action::ToggleDiagnostics,
         help: "list diagnostics (path:line: message)",

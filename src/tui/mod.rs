@@ -15,6 +15,7 @@
 
 pub mod action;
 pub mod app;
+pub mod backtest;
 pub mod calls;
 pub mod clipboard;
 pub mod component;
@@ -158,6 +159,11 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>) -> anyhow::Result<()> {
                 }
                 Request::ParseBash { key, command } => {
                     worker::spawn_parse(key, command, tx.clone());
+                }
+                Request::Backtest => {
+                    if let context::Rules::Loaded(rules) = &app.ctx.rules {
+                        worker::spawn_backtest(refs.clone(), rules.clone(), tx.clone());
+                    }
                 }
             }
         }

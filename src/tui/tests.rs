@@ -82,6 +82,18 @@ fn run_request(app: &mut App, request: Request) {
                     result: worker::open(&sref),
                 });
             }
+            Request::Backtest => {
+                let super::context::Rules::Loaded(rules) = app.ctx.rules.clone() else {
+                    panic!("a backtest without rules")
+                };
+                let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+                let (tx, rx) = std::sync::mpsc::channel();
+                worker::backtest(&refs, &rules, &tx);
+                drop(tx);
+                for msg in rx {
+                    app.apply(msg);
+                }
+            }
             Request::Find { generation, query } => {
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
@@ -1776,4 +1788,46 @@ fn bad_rules_file_lists_its_errors_in_the_pane() {
     );
     // The pane still replays the payload.
     assert!(matches!(&app.replay.result, Some(Ok(r)) if r.evaluation.is_none()));
+}
+
+#[test]
+fn backtest_lists_would_be_blocks_and_enter_jumps() {
+    let mut app = app_for(CORPUS);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no rule set loaded: start hookscope with --rules FILE to backtest it")
+    );
+    app.ctx.rules = super::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    let total = app.ctx.sessions.len();
+    assert_eq!(app.backtest.progress, Some((total, total)));
+    let rows: Vec<(String, String)> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| (b.rule.clone(), b.example.summary.clone()))
+        .collect();
+    // example.toml blocks exactly the six `rm -rf build/` Bash calls of the
+    // hooks runs (one per hooks session; see the Calls view test), all by
+    // no-rm-rf.
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|(r, s)| r == "no-rm-rf" && s == "Bash rm -rf build/"),
+        "{rows:?}"
+    );
+    insta::assert_snapshot!("backtest_80x24", render(&mut app, 80, 24));
+    // Enter on the first jumps to its call in the timeline.
+    let first = app.backtest.blocks[0].clone();
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.view, View::Browse);
+    assert_eq!(app.ctx.open.as_ref().map(|o| o.index), Some(first.index));
+    let selected = app
+        .timeline
+        .selected_call(&app.ctx)
+        .map(|c| c.tool_use_id.clone());
+    assert_eq!(selected, first.example.tool_use_id);
 }
