@@ -409,6 +409,11 @@ impl App {
                 "replay pane: hook events here (call, turn or session)",
             ),
             Command::new(
+                Action::Backtest,
+                "backtest",
+                "backtest: the --rules set over every session, its blocks",
+            ),
+            Command::new(
                 Action::ToggleDiagnostics,
                 "diag",
                 "list diagnostics (path:line: message)",

@@ -604,6 +604,11 @@ impl Component for ReplayPane {
             "write",
             "write the payload to a file (path prompt)",
         ));
+        out.push(Command::new(
+            Action::Backtest,
+            "backtest",
+            "run the rule set over every session: the would-be blocks",
+        ));
         out.push(Command::new(Action::Back, "close", "close the replay pane"));
     }
 
