@@ -194,3 +194,54 @@ fn backtest_of_the_example_over_the_corpus() {
     assert!(text.contains("no-rm-rf: block 6\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/\n"), "{text}");
     assert!(text.contains("\ncombined: allow 1, block 6\n"), "{text}");
 }
+
+#[test]
+fn payload_envelope_with_rules_has_the_expected_outcome_and_without_none() {
+    let (code, out, _) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01GFEgALJm405nI2WctBocud",
+        "--envelope",
+        "--rules",
+        EXAMPLE,
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["occurred"], true);
+    assert_eq!(v["expected"]["rules"], EXAMPLE);
+    assert_eq!(v["expected"]["decision"], "block");
+    assert_eq!(v["expected"]["matched"][0]["id"], "no-rm-rf");
+    assert_eq!(v["expected"]["matched"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["expected"]["outcome"]["effect"], "blocked");
+    assert_eq!(
+        v["expected"]["output"]["stdout"]["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    // A call no rule matches: the decision is `none`, nothing matched.
+    let (_, out, _) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01iZZmNIegRYHeEO8XWQDf7M",
+        "--envelope",
+        "--rules",
+        EXAMPLE,
+    ]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["expected"]["decision"], "none");
+    assert_eq!(v["expected"]["matched"], serde_json::json!([]));
+    // Without --rules: only that the event occurred.
+    let (_, out, _) = run(&["payload", C2, "--event", "PreToolUse", "--envelope"]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["occurred"], true);
+    assert!(v.get("expected").is_none(), "{v}");
+    // --rules needs --envelope.
+    let (code, _, err) = run(&["payload", C2, "--event", "PreToolUse", "--rules", EXAMPLE]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--envelope"), "{err}");
+}
