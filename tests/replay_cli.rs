@@ -245,3 +245,71 @@ fn payload_envelope_with_rules_has_the_expected_outcome_and_without_none() {
     assert_eq!(code, Some(2));
     assert!(err.contains("--envelope"), "{err}");
 }
+
+/// A hand-made folder: one session with a Bash `rm -rf` call (no result: the
+/// run was cut) followed by a truncated line, one session without any Bash
+/// call (skipped by the prefilter without loading), and a file that is not
+/// JSON at all. The backtest runs, counts the one block and says what it
+/// skipped.
+#[test]
+fn backtest_over_hostile_files_counts_what_it_can_and_skips_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("-tmp-p");
+    std::fs::create_dir(&project).expect("mkdir");
+    let user = |uuid: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","sessionId":"s","cwd":"/tmp/p","permissionMode":"default","version":"2.1.332","timestamp":"2026-11-29T18:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    let call = r#"{"type":"assistant","uuid":"a1","sessionId":"s","cwd":"/tmp/p","version":"2.1.332","timestamp":"2026-11-29T18:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_h1","name":"Bash","input":{"command":"rm -rf build"}}]}}"#;
+    std::fs::write(
+        project.join("11111111-1111-4111-8111-111111111111.jsonl"),
+        format!(
+            "{}\n{call}\n{{\"type\":\"assistant\",\"mess",
+            user("u1", "clean up")
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        project.join("22222222-2222-4222-8222-222222222222.jsonl"),
+        format!("{}\n", user("u2", "hello")),
+    )
+    .expect("write");
+    std::fs::write(
+        project.join("33333333-3333-4333-8333-333333333333.jsonl"),
+        b"\xff\xfe not json\n",
+    )
+    .expect("write");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no\"\n[rules.only_if]\nprogram = \"rm\"\n",
+    )
+    .expect("write");
+    let out = hookscope()
+        .args(["replay", "--json", "--all", "--rules"])
+        .arg(&rules)
+        .arg(&project)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        v["rules"][0]["counts"],
+        serde_json::json!({"block": 1}),
+        "{v}"
+    );
+    assert_eq!(v["rules"][0]["examples"][0]["tool_use_id"], "toolu_h1");
+    assert_eq!(v["rules"][0]["examples"][0]["session"], "11111111");
+    // The session without Bash is skipped unloaded.
+    assert_eq!(
+        v["skipped"].as_u64(),
+        Some(v["sessions"].as_u64().expect("sessions") - 1),
+        "{v}"
+    );
+}
