@@ -107,6 +107,14 @@ enum Command {
     /// from the transcript: `hookscope payload SESSION --event PreToolUse
     /// --at toolu_… | ./my-hook.sh`.
     Payload(Box<cli::payload::PayloadArgs>),
+    /// Replay a hook event through a rule set (the payload, each rule with
+    /// its why, the decision, the hook output, the outcome, and what the
+    /// transcript recorded), or backtest a rule set over every session
+    /// (--all).
+    ///
+    ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
+    ///   hookscope replay --rules rules.toml --all [PATH...]
+    Replay(Box<cli::replay::ReplayArgs>),
 }
 
 fn main() {
@@ -136,6 +144,7 @@ fn main() {
         Some(Command::Find(find)) => cli::find::run_args(&find),
         Some(Command::Test { rules, json }) => cli::test::run(&rules, json),
         Some(Command::Payload(args)) => cli::payload::run(&args),
+        Some(Command::Replay(args)) => cli::replay::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

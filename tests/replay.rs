@@ -231,3 +231,61 @@ fn without_rules_there_is_no_evaluation_and_bad_at_says_what_exists() {
         .expect_err("names nothing");
     assert!(err.to_string().starts_with("toolu_nothing names nothing in this session (no tool_use_id or line uuid \"toolu_nothing\"; tool calls: "), "{err}");
 }
+
+#[test]
+fn the_prefilter_skips_only_what_no_rule_can_match() {
+    use hookscope::hooks::replay::could_match;
+    let bash = RuleSet::parse(
+        "[[rules]]\nid = \"b\"\nevents = \"PreToolUse\"\ntool = \"Bash|Edit\"\naction = \"allow\"\n",
+        "r.toml",
+    )
+    .expect("rules");
+    let line = |name: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","name":"{name}"}}]}}}}"#
+        )
+    };
+    // Aliases (Execute for Bash), forward aliases (apply_patch for Edit),
+    // MCP suffixes and MCP_BEHAVES_LIKE segments are all found.
+    for name in [
+        "Bash",
+        "Execute",
+        "exec_command",
+        "apply_patch",
+        "mcp__srv__Edit",
+        "mcp__cc__ccx_code_edit",
+    ] {
+        assert!(
+            could_match(&bash, &[line("Read").as_bytes(), line(name).as_bytes()]),
+            "{name}"
+        );
+    }
+    assert!(!could_match(
+        &bash,
+        &[line("Read").as_bytes(), line("Grep").as_bytes()]
+    ));
+    assert!(!could_match(&bash, &[]));
+    // A rule without a tool spec can match any session.
+    let stop = RuleSet::parse(
+        "[[rules]]\nid = \"s\"\nevents = \"Stop\"\naction = \"context\"\nreason = \"r\"\n",
+        "r.toml",
+    )
+    .expect("rules");
+    assert!(could_match(&stop, &[]));
+}
+
+#[test]
+fn backtest_of_one_real_session_counts_its_blocks() {
+    use hookscope::hooks::replay::backtest;
+    let s = session("hooks_c2_exit2");
+    let bt = backtest(std::slice::from_ref(&s), &example());
+    assert_eq!(bt.sessions, 1);
+    let rm = &bt.rules[0];
+    assert_eq!(rm.id, "no-rm-rf");
+    assert_eq!(rm.counts.get("block"), Some(&1));
+    assert_eq!(
+        rm.examples[0].tool_use_id.as_deref(),
+        Some("toolu_01GFEgALJm405nI2WctBocud")
+    );
+    assert_eq!(rm.examples[0].summary, "Bash rm -rf build/");
+}

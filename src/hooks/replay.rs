@@ -51,10 +51,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::hooks::contract::Version;
+use crate::hooks::events::MAX_FILE_BYTES;
 use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads, payload};
 use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
-use crate::transcript::{Event, Session, ToolCallRecord, Turn, short_session_id};
+use crate::transcript::fsread::read_capped;
+use crate::transcript::{
+    Agent, Event, Session, SessionRef, ToolCallRecord, Turn, short_session_id,
+};
 
 /// One trace of a hook that really ran, as the transcript recorded it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -345,6 +349,8 @@ pub struct Backtest {
     pub sessions: usize,
     /// Sessions skipped by the prefilter without loading ([`could_match`]).
     pub skipped: usize,
+    /// Sessions that could not be read or loaded (left out of the counts).
+    pub unreadable: usize,
     /// Events evaluated (payloads of the events the rules name).
     pub events: usize,
     /// Per rule, in the rule set's evaluation order.
@@ -374,6 +380,7 @@ impl Backtest {
     pub fn merge(&mut self, other: Backtest) {
         self.sessions += other.sessions;
         self.skipped += other.skipped;
+        self.unreadable += other.unreadable;
         self.events += other.events;
         for (k, n) in other.combined {
             *self.combined.entry(k).or_default() += n;
@@ -534,4 +541,70 @@ pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
         bt.merge(backtest_session(s, rules));
     }
     bt
+}
+
+/// Backtests discovered sessions in parallel (rayon), Claude Code ones only
+/// (hook payloads follow its contract; others are not counted). Each
+/// session's files (main transcript and subagent files, each at most
+/// [`crate::hooks::events::MAX_FILE_BYTES`]) are first scanned by
+/// [`could_match`]; a session no rule can match is counted in
+/// [`Backtest::skipped`] without being loaded. Results are merged in the
+/// order of `sessions`, so the examples do not depend on thread timing.
+/// `progress` is called with the number of sessions done after each one
+/// (from any thread).
+pub fn backtest_refs(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Backtest {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let done = AtomicUsize::new(0);
+    let claude: Vec<&SessionRef> = sessions
+        .iter()
+        .filter(|s| s.agent == Agent::ClaudeCode)
+        .collect();
+    let parts: Vec<Backtest> = claude
+        .par_iter()
+        .map(|r| {
+            let bt = backtest_ref(r, rules);
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+            bt
+        })
+        .collect();
+    let mut total = Backtest::new(rules);
+    for part in parts {
+        total.merge(part);
+    }
+    total
+}
+
+/// One session of [`backtest_refs`]: prefilter, load, tally.
+fn backtest_ref(r: &SessionRef, rules: &RuleSet) -> Backtest {
+    let mut bt = Backtest::new(rules);
+    bt.sessions = 1;
+    let read = |p: &std::path::Path| read_capped(p, MAX_FILE_BYTES);
+    let mut files = Vec::with_capacity(1 + r.subagent_files.len());
+    for p in std::iter::once(&r.path).chain(&r.subagent_files) {
+        match read(p) {
+            Ok(bytes) => files.push(bytes),
+            Err(_) => {
+                bt.unreadable = 1;
+                return bt;
+            }
+        }
+    }
+    let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    if !could_match(rules, &slices) {
+        bt.skipped = 1;
+        return bt;
+    }
+    drop(files);
+    match crate::transcript::load(r) {
+        Ok(session) => backtest_session(&session, rules),
+        Err(_) => {
+            bt.unreadable = 1;
+            bt
+        }
+    }
 }
