@@ -1750,12 +1750,36 @@ fn replay_from_the_calls_view_jumps_then_opens() {
     assert_eq!(app.replay.label, format!("Bash {RM_RF}"));
 }
 
-/// [`render`] with the corpus's absolute folder (the payload's
-/// `transcript_path` is the file's real path) written as `<corpus>`, so the
+/// [`render`] with the payload's `transcript_path` (the file's real,
+/// absolute path, cut at the pane's edge) written as `<path>`, so the
 /// snapshot does not depend on where the checkout is.
 fn render_replay(app: &mut App, width: u16, height: u16) -> String {
-    let real = std::fs::canonicalize(CORPUS).expect("corpus");
-    render(app, width, height).replace(&real.display().to_string(), "<corpus>")
+    let path = regex::Regex::new(r#"("transcript_path": ")[^┃│]*"#).expect("regex");
+    path.replace_all(&render(app, width, height), "${1}<path>")
+        .into_owned()
+}
+
+#[test]
+fn replay_needs_an_open_session() {
+    let mut app = app_for(DENY);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, None);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("open a session first (Enter), then r on a call, turn or the session")
+    );
+    // Opened, then back on the Sessions pane: the whole session.
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Pane::Sessions);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    assert_eq!(app.replay.at, Some(hookscope::hooks::events::At::Last));
+    let session = app.ctx.session().cloned().expect("loaded");
+    assert_eq!(
+        app.replay.events,
+        hookscope::hooks::events::events_at(&session, &hookscope::hooks::events::At::Last)
+    );
 }
 
 #[test]
