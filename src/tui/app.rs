@@ -560,6 +560,11 @@ impl App {
     /// `B`: runs the loaded rule set over every session on a worker and
     /// opens the list of would-be blocks.
     fn start_backtest(&mut self) {
+        if self.backtest.running() {
+            // One run at a time: show the one going on.
+            self.overlay = Some(Overlay::Backtest);
+            return;
+        }
         match &self.ctx.rules {
             Rules::Loaded(_) => {
                 self.backtest.start(self.ctx.sessions.len());
