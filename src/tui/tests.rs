@@ -1855,3 +1855,38 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
         .map(|c| c.tool_use_id.clone());
     assert_eq!(selected, first.example.tool_use_id);
 }
+
+#[test]
+fn test_case_of_a_hostile_payload_parses_back() {
+    use hookscope::hooks::rules::{History, RuleSet};
+    // A null (no TOML form), quotes, a newline, a non-ASCII key, a nested
+    // list: the case still parses, and its decision is the rules'.
+    let payload = serde_json::json!({
+        "session_id": "s",
+        "cwd": "/p",
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf \"a b\"\necho 'x'", "timeout": null, "ключ": [1, null, {"z": true}]},
+    });
+    let history = History {
+        ran_commands: vec!["cargo test".into()],
+        ..History::default()
+    };
+    let rules = RuleSet::load(std::path::Path::new(EXAMPLE_RULES)).expect("rules");
+    let case = super::replay::test_case(&payload, &history, Some(&rules), "x.jsonl line 1");
+    assert!(
+        case.contains("# left out (null has no TOML form): tool_input.timeout, tool_input.ключ[1]"),
+        "{case}"
+    );
+    let parsed = RuleSet::parse(&case, "case.toml").expect("parses");
+    let t = &parsed.tests[0];
+    assert_eq!(
+        t.payload["tool_input"]["command"],
+        "rm -rf \"a b\"\necho 'x'"
+    );
+    assert_eq!(t.history, history);
+    let want = rules.evaluate(&t.payload, &t.history).verdict();
+    assert_eq!(t.expect, want);
+    assert_eq!(want, "block");
+}
