@@ -17,6 +17,12 @@
 //!    ratio find / rg are printed. When `rg` is not on PATH its part is
 //!    skipped with a message (`apt-get install ripgrep`).
 //!
+//! 4. Backtest (issue 8 §4), in the same run on the same files:
+//!    `hookscope replay --rules R --all DIR --json` with a one-rule set R
+//!    comparable to the `find` query (PreToolUse, tool Bash, `only_if
+//!    input_contains = WORD`, action block), timed `--runs` times with the
+//!    others; its block count is printed beside find's record count.
+//!
 //! Both tools use every core (rayon's and ripgrep's defaults).
 
 #[path = "support/gen_corpus.rs"]
@@ -203,6 +209,33 @@ fn main() {
         c.arg("-c").arg(&o.word).arg(&corpus);
         c
     };
+    // The backtest's rule set: the find query as one rule.
+    let rules_dir = match tempfile::TempDir::new() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("find_vs_rg: cannot create a temporary folder: {e}");
+            std::process::exit(2);
+        }
+    };
+    let rules = rules_dir.path().join("bench.toml");
+    let rule_text = format!(
+        "[[rules]]\nid = \"bash-{w}\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"bench\"\n[rules.only_if]\ninput_contains = {w:?}\n",
+        w = o.word
+    );
+    if let Err(e) = std::fs::write(&rules, rule_text) {
+        eprintln!("find_vs_rg: cannot write the rule set: {e}");
+        std::process::exit(2);
+    }
+    let backtest = || {
+        let mut c = Command::new(&binary);
+        c.arg("replay")
+            .arg("--rules")
+            .arg(&rules)
+            .arg("--all")
+            .arg(&corpus)
+            .arg("--json");
+        c
+    };
     let have_rg = rg_available();
     if !have_rg {
         println!("rg (ripgrep) is not on PATH: skipping its part (apt-get install -y ripgrep)");
@@ -239,7 +272,29 @@ fn main() {
         }
     }
 
+    let blocked = backtest()
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .and_then(|out| {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+            Some((
+                v["rules"][0]["counts"]["block"].as_u64().unwrap_or(0),
+                v["sessions"].as_u64()?,
+                v["skipped"].as_u64()?,
+                v["events"].as_u64()?,
+            ))
+        });
+    match blocked {
+        Some((b, s, k, e)) => println!(
+            "replay --all (Bash, input_contains {}): {b} blocks over {e} events of {s} sessions ({k} skipped by the prefilter)",
+            o.word
+        ),
+        None => println!("replay --all: could not run"),
+    }
+
     // 3. Timed runs, interleaved.
+    let mut t_bt = Vec::new();
     let mut t_find = Vec::new();
     let mut t_find_1000 = Vec::new();
     let mut t_rg = Vec::new();
@@ -253,7 +308,11 @@ fn main() {
         if have_rg && let Some(d) = time(&mut rg()) {
             t_rg.push(d);
         }
+        if let Some(d) = time(&mut backtest()) {
+            t_bt.push(d);
+        }
     }
+    let m_bt = median(t_bt);
     let (m_find, m_find_1000, m_rg) = (median(t_find), median(t_find_1000), median(t_rg));
     println!(
         "medians of {} runs ({} cores):",
@@ -262,6 +321,7 @@ fn main() {
     );
     println!("  hookscope find (limit 50):   {}", secs(m_find));
     println!("  hookscope find --limit 1000: {}", secs(m_find_1000));
+    println!("  hookscope replay --all:      {}", secs(m_bt));
     if have_rg {
         println!(
             "  rg -c {}:{} {}",

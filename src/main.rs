@@ -25,6 +25,10 @@ struct Args {
     /// elapsed milliseconds and exit (used by `cargo bench --bench load`).
     #[arg(long, hide = true)]
     first_frame: bool,
+    /// A rule set (TOML, see assets/rules/example.toml) for the TUI's replay
+    /// pane (`r`): each rule's decision with the why.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -103,6 +107,14 @@ enum Command {
     /// from the transcript: `hookscope payload SESSION --event PreToolUse
     /// --at toolu_… | ./my-hook.sh`.
     Payload(Box<cli::payload::PayloadArgs>),
+    /// Replay a hook event through a rule set (the payload, each rule with
+    /// its why, the decision, the hook output, the outcome, and what the
+    /// transcript recorded), or backtest a rule set over every session
+    /// (--all).
+    ///
+    ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
+    ///   hookscope replay --rules rules.toml --all [PATH...]
+    Replay(Box<cli::replay::ReplayArgs>),
 }
 
 fn main() {
@@ -132,12 +144,13 @@ fn main() {
         Some(Command::Find(find)) => cli::find::run_args(&find),
         Some(Command::Test { rules, json }) => cli::test::run(&rules, json),
         Some(Command::Payload(args)) => cli::payload::run(&args),
+        Some(Command::Replay(args)) => cli::replay::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),
         },
         None => {
-            if let Err(e) = tui::run(&args.paths) {
+            if let Err(e) = tui::run(&args.paths, args.rules.as_deref()) {
                 cli::fail(format!("{e:#}"))
             }
         }

@@ -81,10 +81,15 @@ impl Server {
 
     /// `tools/call` of find_tool_calls; returns the `result` object.
     fn call(&mut self, id: u64, arguments: Value) -> Value {
+        self.call_tool(id, "find_tool_calls", arguments)
+    }
+
+    /// `tools/call` of the tool `name`; returns the `result` object.
+    fn call_tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
         let response = self.request(
             id,
             "tools/call",
-            json!({"name": "find_tool_calls", "arguments": arguments}),
+            json!({"name": name, "arguments": arguments}),
         );
         // A result, not a JSON-RPC error: exactly these keys.
         let mut keys: Vec<&str> = response
@@ -147,7 +152,27 @@ fn initialize_list_and_call_over_stdio() {
 
     let list = server.request(2, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools array");
-    assert_eq!(tools.len(), 1);
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["find_tool_calls", "hook_payload", "replay_hook"]);
+    for t in &tools[1..] {
+        let props = t["inputSchema"]["properties"]
+            .as_object()
+            .expect("properties");
+        for (name, p) in props {
+            assert!(
+                p["description"].as_str().is_some_and(|d| !d.is_empty()),
+                "{name}"
+            );
+        }
+        assert!(
+            t["description"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("hookscope extension."))
+        );
+    }
     let tool = &tools[0];
     assert_eq!(tool["name"], "find_tool_calls");
     assert!(
@@ -238,7 +263,73 @@ fn initialize_list_and_call_over_stdio() {
     assert_eq!(
         response,
         json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32602,
-            "message": "Invalid params: Unknown tool: no_such_tool (this server has find_tool_calls)"}})
+            "message": "Invalid params: Unknown tool: no_such_tool (this server has find_tool_calls, hook_payload, replay_hook)"}})
+    );
+
+    // hook_payload: the PreToolUse stdin of c2's rm -rf call, rebuilt.
+    let result = server.call_tool(
+        7,
+        "hook_payload",
+        json!({"session": "e1be136e", "event": "PreToolUse", "at": "toolu_01GFEgALJm405nI2WctBocud"}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let p = answer(&result);
+    assert_eq!(p["event"], "PreToolUse");
+    assert_eq!(p["source"]["line"], 44);
+    assert_eq!(p["payload"]["tool_input"]["command"], "rm -rf build/");
+    assert_eq!(
+        p["payload"]["tool_use_id"],
+        "toolu_01GFEgALJm405nI2WctBocud"
+    );
+    assert_eq!(p["payload"]["permission_mode"], "bypassPermissions");
+    assert_eq!(p["left_out"], json!([]));
+
+    // replay_hook with an inline rule set: blocked, with the why, and the
+    // hook error the transcript recorded.
+    let rules = "[[rules]]\nid = \"no-rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no rm\"\n[rules.only_if]\nprogram = \"rm\"\n";
+    let result = server.call_tool(
+        8,
+        "replay_hook",
+        json!({"session": "e1be136e", "event": "PreToolUse", "at": "toolu_01GFEgALJm405nI2WctBocud", "rules": rules}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let r = answer(&result);
+    assert_eq!(r["decision"], "block");
+    assert_eq!(
+        r["rules"],
+        json!([{"id": "no-rm", "matched": true, "verdict": "block",
+            "why": "event PreToolUse ✓ · tool Bash ✓ · program = \"rm\" ✓ (rm -rf build/)"}])
+    );
+    assert_eq!(
+        r["output"]["stdout"]["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    assert_eq!(r["recorded"][0]["line"], 45);
+    assert_eq!(
+        r["recorded"][0]["text"],
+        "PreToolUse:Bash hook error: [python3 /home/dev/.hooks/hook.py hooks_c2_exit2 PreToolUse]: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)"
+    );
+
+    // replay_hook all=true: the backtest over the real 2.1.332 sessions (the
+    // six `rm -rf build/` calls, as `find` above counts them).
+    let result = server.call_tool(9, "replay_hook", json!({"all": true, "rules": rules}));
+    let bt = answer(&result);
+    assert_eq!(bt["rules"][0]["counts"], json!({"block": 6}));
+    assert_eq!(bt["combined"], json!({"block": 6}));
+
+    // A refused rule set is an invalid argument with file:line:col.
+    let result = server.call_tool(
+        10,
+        "replay_hook",
+        json!({"session": "e1be136e", "event": "Stop", "rules": "[[rules]]\nid = 1\n"}),
+    );
+    let e = answer(&result);
+    assert_eq!(e["error"], "invalid_argument");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("rule set refused; nothing was loaded:\n<rules>:2:6: ")),
+        "{e}"
     );
 }
 

@@ -1,5 +1,6 @@
-//! `hookscope mcp [PATH...]`: an MCP server on stdio exposing one tool,
-//! `find_tool_calls` (see [`hookscope::mcp`] for its schema and semantics).
+//! `hookscope mcp [PATH...]`: an MCP server on stdio exposing `find_tool_calls`
+//! and hookscope's extensions `hook_payload` and `replay_hook`
+//! (see [`hookscope::mcp`] for its schema and semantics).
 //!
 //! The protocol (JSON-RPC framing, `initialize` negotiation, `tools/list`,
 //! `tools/call`) is rmcp's; this file implements rmcp's [`ServerHandler`] by
@@ -19,7 +20,8 @@ use std::sync::Arc;
 
 use hookscope::mcp::lines::Incoming;
 use hookscope::mcp::{
-    self, SessionSource, TOOL_DESCRIPTION, TOOL_NAME, TOOL_TITLE, ToolOutput, input_schema,
+    self, SessionSource, TOOL_DESCRIPTION, TOOL_NAME, TOOL_NAMES, TOOL_TITLE, ToolOutput,
+    input_schema,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, Implementation,
@@ -289,7 +291,8 @@ async fn write_line(out: &mut tokio::io::Stdout, text: &[u8]) -> std::io::Result
 #[derive(Debug, Clone)]
 struct FindToolCallsServer {
     source: Arc<SessionSource>,
-    tool: Tool,
+    /// `find_tool_calls`, then hookscope's `hook_payload` and `replay_hook`.
+    tools: Vec<Tool>,
     /// One query at a time: each is parallel through rayon already, and
     /// hundreds of concurrent ones nest rayon jobs on its workers' stacks
     /// until one overflows (300 pipelined calls crashed the server).
@@ -305,16 +308,43 @@ impl FindToolCallsServer {
                 .read_only(true)
                 .open_world(false),
         );
+        let extension = |name: &str, title: &str, description: &str, schema| {
+            let mut t = Tool::new(name.to_string(), description.to_string(), schema);
+            t.title = Some(title.to_string());
+            t.annotations = Some(
+                ToolAnnotations::with_title(title)
+                    .read_only(true)
+                    .open_world(false),
+            );
+            t
+        };
+        let tools = vec![
+            tool,
+            extension(
+                mcp::hooks::HOOK_PAYLOAD,
+                "Rebuild a hook payload",
+                mcp::hooks::HOOK_PAYLOAD_DESCRIPTION,
+                mcp::hooks::hook_payload_schema(),
+            ),
+            extension(
+                mcp::hooks::REPLAY_HOOK,
+                "Replay a hook event through a rule set",
+                mcp::hooks::REPLAY_HOOK_DESCRIPTION,
+                mcp::hooks::replay_hook_schema(),
+            ),
+        ];
         FindToolCallsServer {
             source: Arc::new(source),
-            tool,
+            tools,
             queries: Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 
     /// Discovers sessions and runs the query (blocking; call off the runtime).
-    fn call(source: &SessionSource, arguments: &Value) -> CallToolResult {
-        match mcp::call(source, arguments, chrono::Utc::now()) {
+    fn call(source: &SessionSource, name: &str, arguments: &Value) -> CallToolResult {
+        let out = mcp::call_tool(source, name, arguments, chrono::Utc::now())
+            .unwrap_or_else(|| ToolOutput::Failed(format!("unknown tool: {name}")));
+        match out {
             ToolOutput::Found { value, warnings } => {
                 for warning in &warnings {
                     eprintln!("hookscope: {warning}");
@@ -338,7 +368,7 @@ impl ServerHandler for FindToolCallsServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("hookscope", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Query the tool-call history of AI coding-agent sessions with find_tool_calls.",
+                "Query the tool-call history of AI coding-agent sessions with find_tool_calls; rebuild a hook payload (hook_payload) or replay a hook event through a rule set (replay_hook).",
             )
     }
 
@@ -347,11 +377,11 @@ impl ServerHandler for FindToolCallsServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![self.tool.clone()]))
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        (name == TOOL_NAME).then(|| self.tool.clone())
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -359,11 +389,12 @@ impl ServerHandler for FindToolCallsServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if request.name != TOOL_NAME {
+        if !TOOL_NAMES.contains(&request.name.as_ref()) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool: {} (this server has {TOOL_NAME})",
-                    request.name
+                    "unknown tool: {} (this server has {})",
+                    request.name,
+                    TOOL_NAMES.join(", ")
                 ),
                 None,
             ));
@@ -375,7 +406,8 @@ impl ServerHandler for FindToolCallsServer {
             .acquire()
             .await
             .map_err(|e| ErrorData::internal_error(format!("the query failed: {e}"), None))?;
-        let result = tokio::task::spawn_blocking(move || Self::call(&source, &arguments))
+        let name = request.name.to_string();
+        let result = tokio::task::spawn_blocking(move || Self::call(&source, &name, &arguments))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the query failed: {e}"), None))?;
         Ok(result.into())

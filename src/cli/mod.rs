@@ -12,6 +12,7 @@ pub mod call;
 pub mod find;
 pub mod mcp;
 pub mod payload;
+pub mod replay;
 pub mod sessions;
 pub mod show;
 pub mod test;

@@ -4,7 +4,10 @@
 //! `hookscope payload … | ./my-hook.sh` works.
 //!
 //! stdout: the payload as one line of JSON (as Claude Code writes it), or
-//! with `--envelope` a fixture object (pretty). stderr: one line per secret
+//! with `--envelope` a fixture object (pretty); with `--envelope --rules
+//! FILE` the fixture also holds `expected`, the rule set's decision for the
+//! event (`hooks::replay::replay`); without `--rules` only that the event
+//! occurred, never a guessed decision. stderr: one line per secret
 //! type masked (unless `--raw`) and per field left out. Exit 2 on bad
 //! arguments (unknown event, `--at` naming nothing, an event the point does
 //! not have), with what exists.
@@ -13,6 +16,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName, Payload, payload};
+use hookscope::hooks::replay::replay;
+use hookscope::hooks::rules::{Evaluation, verdict};
 use hookscope::redact::{Redactions, redactor};
 use serde_json::{Value, json};
 
@@ -41,6 +46,11 @@ pub struct PayloadArgs {
     /// {transcript, line}, occurred, left_out, payload}.
     #[arg(long)]
     pub envelope: bool,
+    /// With --envelope: add the outcome this rule file expects for the event
+    /// (`expected`: decision, each matching rule with its why, the hook
+    /// output, the outcome), through `hooks::replay`.
+    #[arg(long, requires = "envelope", value_parser = clap::value_parser!(PathBuf))]
+    pub rules: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -61,7 +71,15 @@ pub fn run(args: &PayloadArgs) {
         eprintln!("hookscope: left out {}: {}", left.field, left.reason);
     }
     if args.envelope {
-        print_json(&envelope(&built, json));
+        let mut env = envelope(&built, json);
+        if let Some(path) = &args.rules {
+            let rules = super::replay::load_rules_or_exit(path);
+            let r = replay(&session, event, &at, Some(&rules)).unwrap_or_else(|e| fail(e));
+            if let (Some(o), Some(e)) = (env.as_object_mut(), &r.evaluation) {
+                o.insert("expected".into(), expected(e, path));
+            }
+        }
+        print_json(&env);
     } else {
         match serde_json::to_string(&json) {
             Ok(text) => print_text(&text),
@@ -93,5 +111,21 @@ fn envelope(built: &Payload, payload: Value) -> Value {
         "occurred": true,
         "left_out": built.left_out,
         "payload": payload,
+    })
+}
+
+/// The outcome a rule file expects (`--envelope --rules`): `{rules, decision,
+/// matched [{id, verdict, why}], output, outcome}`.
+fn expected(e: &Evaluation, path: &std::path::Path) -> Value {
+    json!({
+        "rules": path.to_string_lossy(),
+        "decision": e.verdict(),
+        "matched": e.rules.iter().filter_map(|x| x.result.as_ref().map(|r| json!({
+            "id": x.id,
+            "verdict": verdict(r),
+            "why": x.why(),
+        }))).collect::<Vec<_>>(),
+        "output": e.output,
+        "outcome": e.outcome,
     })
 }

@@ -9,5 +9,6 @@
 
 pub mod contract;
 pub mod events;
+pub mod replay;
 pub mod result;
 pub mod rules;

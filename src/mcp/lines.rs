@@ -11,7 +11,7 @@
 //!   one, else `null`);
 //! - a `tools/call` whose `params` are not an object with a string `name`
 //!   and an object (or absent / `null`) `arguments`, or that names another
-//!   tool than [`super::TOOL_NAME`], gets `-32602` Invalid params (MCP
+//!   tool than those of [`super::TOOL_NAMES`], gets `-32602` Invalid params (MCP
 //!   2025-06-18, Tools § Error Handling: unknown tools and invalid arguments
 //!   are protocol errors);
 //! - everything else is forwarded; a forwarded request's `id` is reported
@@ -149,10 +149,10 @@ fn check_call_params(params: Option<&Value>) -> Result<(), String> {
         Some(other) => return Err(format!("\"name\" must be a string, got {other}")),
         None => return Err("\"name\" is missing".to_string()),
     };
-    if name != super::TOOL_NAME {
+    if !super::TOOL_NAMES.contains(&name.as_str()) {
         return Err(format!(
             "Unknown tool: {name} (this server has {})",
-            super::TOOL_NAME
+            super::TOOL_NAMES.join(", ")
         ));
     }
     match params.get("arguments") {
@@ -220,7 +220,7 @@ mod tests {
             ),
             (
                 json!({"name": "no_such_tool", "arguments": {}}),
-                "Unknown tool: no_such_tool (this server has find_tool_calls)",
+                "Unknown tool: no_such_tool (this server has find_tool_calls, hook_payload, replay_hook)",
             ),
         ] {
             let line = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params});

@@ -15,6 +15,7 @@
 //! are kept between calls in the source's [`SessionCache`]
 //! (`transcript::cache`), re-parsed when their files change.
 
+pub mod hooks;
 pub mod lines;
 
 use std::path::PathBuf;
@@ -31,6 +32,11 @@ use crate::transcript::{DiscoverError, SessionRef, discover};
 
 /// The tool's name, as listed by `tools/list` and called by `tools/call`.
 pub const TOOL_NAME: &str = "find_tool_calls";
+
+/// Every tool the server offers: `find_tool_calls` (seed 004) and
+/// hookscope's two extensions [`hooks::HOOK_PAYLOAD`] and
+/// [`hooks::REPLAY_HOOK`].
+pub const TOOL_NAMES: [&str; 3] = [TOOL_NAME, hooks::HOOK_PAYLOAD, hooks::REPLAY_HOOK];
 
 /// A short human-readable title for the tool.
 pub const TOOL_TITLE: &str = "Find tool calls";
@@ -301,6 +307,28 @@ pub fn call(source: &SessionSource, arguments: &Value, now: DateTime<Utc>) -> To
     match source.sessions() {
         Ok(sessions) => find_tool_calls_with(&sessions, arguments, now, &|s| source.cache.get(s)),
         Err(e) => ToolOutput::Failed(format!("cannot list sessions: {e}")),
+    }
+}
+
+/// Runs the tool `name` (one of [`TOOL_NAMES`]) on the sessions of
+/// `source`; `None` for an unknown tool.
+pub fn call_tool(
+    source: &SessionSource,
+    name: &str,
+    arguments: &Value,
+    now: DateTime<Utc>,
+) -> Option<ToolOutput> {
+    if name == TOOL_NAME {
+        return Some(call(source, arguments, now));
+    }
+    let sessions = match source.sessions() {
+        Ok(s) => s,
+        Err(e) => return Some(ToolOutput::Failed(format!("cannot list sessions: {e}"))),
+    };
+    match name {
+        hooks::HOOK_PAYLOAD => Some(hooks::hook_payload(&sessions, arguments)),
+        hooks::REPLAY_HOOK => Some(hooks::replay_hook(&sessions, arguments)),
+        _ => None,
     }
 }
 

@@ -62,6 +62,17 @@ pub enum Action {
     ErrorsOnly,
     /// Show more of a long output in the Detail pane (4× per press).
     ShowMore,
+    /// Open the replay pane on the selected call, turn or session.
+    Replay,
+    /// Replay pane: copy the picked event's payload JSON.
+    CopyPayload,
+    /// Replay pane: copy the payload as a rule-file test case.
+    CopyTestCase,
+    /// Replay pane: write the payload to a file (a path prompt).
+    WritePayload,
+    /// Run the loaded rule set over every session and list the would-be
+    /// blocks (the backtest).
+    Backtest,
     /// Show or hide the key help overlay.
     ToggleHelp,
     /// Show or hide the diagnostics overlay.

@@ -12,6 +12,7 @@
 use chrono::FixedOffset;
 use std::sync::Arc;
 
+use hookscope::hooks::events::At;
 use hookscope::transcript::short_id::ShortIds;
 use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::text::one_line;
@@ -23,12 +24,15 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::action::Action;
+use super::backtest::BacktestPane;
 use super::calls::{self, CallsView};
+use super::clipboard::{Clipboard, SystemClipboard};
 use super::component::{Command, Component, EventState};
 use super::detail::{DetailPane, Subject};
 use super::diagnostics::DiagnosticsOverlay;
 use super::help::HelpOverlay;
 use super::keymap::KeyMode;
+use super::replay::{ReplayPane, size_text};
 use super::sessions::SessionsPane;
 use super::theme::Theme;
 use super::timeline::TimelinePane;
@@ -37,8 +41,8 @@ use super::widgets::text::fit;
 use super::worker::Msg;
 
 pub use super::context::{
-    Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, SessionEntry, Thread, event_of,
-    spawn_chain, subagent_label,
+    Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, Rules, SessionEntry, Thread,
+    event_of, spawn_chain, subagent_label,
 };
 
 /// A modal overlay drawn over the panes (above the status bar).
@@ -48,6 +52,10 @@ pub enum Overlay {
     Help,
     /// The diagnostics list.
     Diagnostics,
+    /// The replay pane (`r`): a component over the main area.
+    Replay,
+    /// The backtest's would-be blocks (`B`).
+    Backtest,
 }
 
 /// What fills the screen between banner and status bar.
@@ -148,6 +156,13 @@ pub struct App {
     pub help: HelpOverlay,
     /// The diagnostics overlay.
     pub diagnostics: DiagnosticsOverlay,
+    /// The replay pane.
+    pub replay: ReplayPane,
+    /// The backtest list.
+    pub backtest: BacktestPane,
+    /// The one clipboard of the run (arboard created on the first copy,
+    /// OSC 52 as the fallback); tests put a [`super::clipboard::Captured`].
+    pub clipboard: Box<dyn Clipboard>,
     /// Set when the app should exit.
     pub quit: bool,
     /// Whether the user has pressed anything yet (until then the session
@@ -156,6 +171,9 @@ pub struct App {
     /// A call to select once its session has loaded: (session index,
     /// `tool_use_id`).
     pending_jump: Option<(usize, String)>,
+    /// A call to open the replay pane on once a jump to it lands (`r` in
+    /// the Calls view): its `tool_use_id`.
+    pending_replay: Option<String>,
 }
 
 impl App {
@@ -189,6 +207,7 @@ impl App {
             message: None,
             requests: Vec::new(),
             effects: Vec::new(),
+            rules: Default::default(),
         };
         let mut app = App {
             list: SessionsPane::new(&ctx),
@@ -201,9 +220,13 @@ impl App {
             calls: CallsView::default(),
             help: HelpOverlay::default(),
             diagnostics: DiagnosticsOverlay::default(),
+            replay: ReplayPane::default(),
+            backtest: BacktestPane::default(),
+            clipboard: Box::new(SystemClipboard::default()),
             quit: false,
             touched: false,
             pending_jump: None,
+            pending_replay: None,
         };
         app.sync();
         app
@@ -227,7 +250,13 @@ impl App {
 
     /// Which key table applies now.
     pub fn key_mode(&self) -> KeyMode {
-        if self.view == View::Calls && self.calls.editing && self.overlay.is_none() {
+        if self.overlay == Some(Overlay::Replay) {
+            if self.replay.prompt.is_some() {
+                KeyMode::Search
+            } else {
+                KeyMode::Normal
+            }
+        } else if self.view == View::Calls && self.calls.editing && self.overlay.is_none() {
             if self.calls.completing() {
                 KeyMode::Completion
             } else {
@@ -281,6 +310,18 @@ impl App {
         self.touched = true;
         self.ctx.message = None;
         let state = match (self.overlay, self.view) {
+            (Some(Overlay::Replay), _) => {
+                if !self.replay.event(action, &mut self.ctx).is_consumed() {
+                    self.overlay_event(Overlay::Replay, action);
+                }
+                EventState::Consumed
+            }
+            (Some(Overlay::Backtest), _) => {
+                if !self.backtest.event(action, &mut self.ctx).is_consumed() {
+                    self.overlay_event(Overlay::Backtest, action);
+                }
+                EventState::Consumed
+            }
             _ if self.key_mode() != KeyMode::Normal => match self.view {
                 View::Calls => self.calls.event(action, &mut self.ctx),
                 View::Browse => self.pane_event(self.focus, action),
@@ -327,6 +368,7 @@ impl App {
         match action {
             Action::Back | Action::Quit => self.overlay = None,
             Action::ToggleHelp if overlay == Overlay::Help => self.overlay = None,
+            Action::Backtest => self.start_backtest(),
             Action::ToggleHelp => self.open_help(),
             Action::ToggleDiagnostics if overlay == Overlay::Diagnostics => self.overlay = None,
             Action::ToggleDiagnostics => {
@@ -337,6 +379,7 @@ impl App {
                 let _ = match overlay {
                     Overlay::Help => self.help.event(action, &mut self.ctx),
                     Overlay::Diagnostics => self.diagnostics.event(action, &mut self.ctx),
+                    Overlay::Replay | Overlay::Backtest => EventState::NotConsumed,
                 };
             }
         }
@@ -361,6 +404,16 @@ impl App {
                 "Calls view: every tool call, filtered (c again: back)",
             ),
             Command::new(
+                Action::Replay,
+                "replay",
+                "replay pane: hook events here (call, turn or session)",
+            ),
+            Command::new(
+                Action::Backtest,
+                "backtest",
+                "backtest: the --rules set over every session, its blocks",
+            ),
+            Command::new(
                 Action::ToggleDiagnostics,
                 "diag",
                 "list diagnostics (path:line: message)",
@@ -373,11 +426,13 @@ impl App {
 
     fn open_help(&mut self) {
         let mut sections: Vec<(&str, Vec<Command>)> = vec![("Everywhere", Self::global_commands())];
-        let panes: [(&str, &dyn Component); 4] = [
+        let panes: [(&str, &dyn Component); 6] = [
             ("Sessions", &self.list),
             ("Timeline", &self.timeline),
             ("Detail", &self.detail),
             ("Calls view (c)", &self.calls),
+            ("Replay pane (r)", &self.replay),
+            ("Backtest list (B)", &self.backtest),
         ];
         for (title, component) in panes {
             let mut out = Vec::new();
@@ -411,6 +466,8 @@ impl App {
                 self.diagnostics.scroll = 0;
             }
             Action::Quit => self.quit = true,
+            Action::Replay => self.open_replay(),
+            Action::Backtest => self.start_backtest(),
             Action::OpenCalls => self.ctx.emit(Effect::OpenCalls {
                 line: None,
                 select: None,
@@ -452,6 +509,78 @@ impl App {
         }
     }
 
+    /// `r`: opens the replay pane on the Calls view's selected call (after
+    /// jumping to it), the timeline's selected call or turn, or the open
+    /// session as a whole (the last of each event).
+    fn open_replay(&mut self) {
+        if self.view == View::Calls {
+            let Some(record) = self.calls.selected() else {
+                self.ctx.say("select a call first");
+                return;
+            };
+            self.pending_replay = Some(record.tool_use_id.clone());
+            self.calls.event(Action::Enter, &mut self.ctx);
+            return;
+        }
+        let Some(session) = self.ctx.session().cloned() else {
+            self.ctx
+                .say("open a session first (Enter), then r on a call, turn or the session");
+            return;
+        };
+        let open_index = self.ctx.open.as_ref().map(|o| o.index);
+        let (at, label) = match (self.focus, self.timeline.sel) {
+            (Pane::Sessions, _) if self.list.sel != open_index => {
+                self.ctx
+                    .say("open this session first (Enter), then r replays it");
+                return;
+            }
+            (Pane::Sessions, _) | (_, None) | (_, Some(Item::Unlinked(_))) => (
+                At::Last,
+                "the whole session (last of each event)".to_string(),
+            ),
+            (_, Some(Item::Turn(t))) => (At::Turn(t + 1), format!("turn {}", t + 1)),
+            (_, Some(item)) => match event_of(&session, item) {
+                Some(Event::ToolCall(r)) => (
+                    At::ToolUseId(r.tool_use_id.clone()),
+                    format!("{} {}", r.name(), r.tool_use_id),
+                ),
+                _ => match self.timeline.main_turn(&self.ctx) {
+                    Some(t) => (At::Turn(t + 1), format!("turn {}", t + 1)),
+                    None => (
+                        At::Last,
+                        "the whole session (last of each event)".to_string(),
+                    ),
+                },
+            },
+        };
+        self.replay.open(at, label, &self.ctx);
+        self.overlay = Some(Overlay::Replay);
+    }
+
+    /// `B`: runs the loaded rule set over every session on a worker and
+    /// opens the list of would-be blocks.
+    fn start_backtest(&mut self) {
+        if self.backtest.running() {
+            // One run at a time: show the one going on.
+            self.overlay = Some(Overlay::Backtest);
+            return;
+        }
+        match &self.ctx.rules {
+            Rules::Loaded(_) => {
+                self.backtest.start(self.ctx.sessions.len());
+                self.ctx.requests.push(Request::Backtest);
+                self.overlay = Some(Overlay::Backtest);
+            }
+            Rules::None => self
+                .ctx
+                .say("no rule set loaded: start hookscope with --rules FILE to backtest it"),
+            Rules::Failed { path, .. } => self.ctx.say(format!(
+                "{} was refused (r shows its errors): nothing to backtest",
+                path.display()
+            )),
+        }
+    }
+
     /// Carries out the effects components asked for.
     fn route_effects(&mut self) {
         // An effect may cause others (a jump opens a session); a few rounds
@@ -470,8 +599,16 @@ impl App {
                         self.calls.open(line, select, &mut self.ctx);
                     }
                     Effect::CloseCalls => self.view = View::Browse,
+                    Effect::Copy { text, what } => {
+                        let size = size_text(text.len());
+                        match self.clipboard.copy(&text) {
+                            Ok(how) => self.ctx.say(format!("copied {what} ({size}) via {how}")),
+                            Err(e) => self.ctx.say(format!("could not copy {what}: {e}")),
+                        }
+                    }
                     Effect::JumpToCall { index, tool_use_id } => {
                         self.view = View::Browse;
+                        self.overlay = None;
                         self.list.select(index, &self.ctx);
                         self.open_session(index);
                         self.timeline.filter.clear();
@@ -524,7 +661,11 @@ impl App {
         self.pending_jump = None;
         if self.timeline.select_call(&id, &self.ctx) {
             self.focus = Pane::Timeline;
+            if self.pending_replay.take().is_some_and(|r| r == id) {
+                self.open_replay();
+            }
         } else {
+            self.pending_replay = None;
             self.ctx
                 .say(format!("call {id} is not in this session's timeline"));
         }
@@ -581,6 +722,11 @@ impl App {
             }
             Msg::Found { generation, result } => self.calls.found(generation, result),
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
+            Msg::Backtested {
+                done,
+                total,
+                blocks,
+            } => self.backtest.add(done, total, blocks),
         }
         self.sync();
     }
@@ -607,6 +753,8 @@ impl App {
         };
         self.detail.sync(subject, detail, &mut self.ctx);
         self.calls.set_area(a.main);
+        self.replay.set_area(a.main);
+        self.backtest.set_area(a.main);
         let room = Rect {
             height: self.ctx.area.height.saturating_sub(1),
             ..self.ctx.area
@@ -667,6 +815,14 @@ impl App {
     /// What the status bar says besides the counts.
     pub fn status(&self) -> Status {
         let left = match self.view {
+            _ if self.overlay == Some(Overlay::Backtest) => self.backtest.status(),
+            _ if self.overlay == Some(Overlay::Replay) => {
+                if self.replay.prompt.is_some() {
+                    "Replay › type the path: Enter write · Esc cancel · Ctrl-U clear".to_string()
+                } else {
+                    "Replay › j/k event · y copy · Y test case · w write · Esc close".to_string()
+                }
+            }
             View::Calls if self.calls.completing() => {
                 "Calls › Tab/↓ ↑ move · Enter take · Esc close".to_string()
             }
@@ -727,6 +883,8 @@ impl App {
         match self.overlay {
             Some(Overlay::Help) => self.help.draw(frame, areas.main, ctx, true),
             Some(Overlay::Diagnostics) => self.diagnostics.draw(frame, areas.main, ctx, true),
+            Some(Overlay::Replay) => self.replay.draw(frame, areas.main, ctx, true),
+            Some(Overlay::Backtest) => self.backtest.draw(frame, areas.main, ctx, true),
             None => {}
         }
     }

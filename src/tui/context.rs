@@ -10,10 +10,11 @@
 //! view has to import another view to name them.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, FixedOffset, Utc};
+use hookscope::hooks::rules::RuleSet;
 use hookscope::query::Query;
 use hookscope::transcript::short_id::ShortIds;
 use hookscope::transcript::spawns::SpawnTree;
@@ -226,6 +227,9 @@ pub enum Request {
         /// The validated query.
         query: Query,
     },
+    /// Run the loaded rule set ([`Ctx::rules`]) over every session (the
+    /// backtest) and send `Msg::Backtested` per session.
+    Backtest,
     /// Parse a Bash command line (tree-sitter, possibly seconds for a huge
     /// line) and send `Msg::Parsed` with the same `key`.
     ParseBash {
@@ -258,6 +262,14 @@ pub enum Effect {
     },
     /// Leave the Calls view for the Browse panes.
     CloseCalls,
+    /// Copy `text` to the clipboard and say so (`copied <what> (1.2 KiB)
+    /// via OSC 52`).
+    Copy {
+        /// What is copied.
+        text: String,
+        /// What it is, for the status bar (`PreToolUse payload`).
+        what: String,
+    },
     /// Open session `index` and select call `tool_use_id` in its timeline.
     JumpToCall {
         /// Index into [`Ctx::sessions`].
@@ -265,6 +277,37 @@ pub enum Effect {
         /// The call's `tool_use_id`.
         tool_use_id: String,
     },
+}
+
+/// The rule set given with `--rules FILE` (loaded once, at start).
+#[derive(Debug, Clone, Default)]
+pub enum Rules {
+    /// No `--rules`: the replay pane says how to load one.
+    #[default]
+    None,
+    /// Loaded.
+    Loaded(Arc<RuleSet>),
+    /// Refused: every problem as `file:line:col: message`.
+    Failed {
+        /// The file given.
+        path: PathBuf,
+        /// Its problems, one per line.
+        errors: Vec<String>,
+    },
+}
+
+impl Rules {
+    /// Loads `path` ([`RuleSet::load`]): the set, or its errors (the TUI
+    /// still starts).
+    pub fn load(path: &Path) -> Rules {
+        match RuleSet::load(path) {
+            Ok(set) => Rules::Loaded(Arc::new(set)),
+            Err(e) => Rules::Failed {
+                path: path.to_path_buf(),
+                errors: e.errors.iter().map(ToString::to_string).collect(),
+            },
+        }
+    }
 }
 
 /// The shared state every component may read.
@@ -299,6 +342,8 @@ pub struct Ctx {
     pub requests: Vec<Request>,
     /// Cross-pane effects for the app to route.
     pub effects: Vec<Effect>,
+    /// The `--rules` rule set, for the replay pane.
+    pub rules: Rules,
 }
 
 impl Ctx {

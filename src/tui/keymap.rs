@@ -188,6 +188,31 @@ pub const BINDINGS: &[Binding] = &[
         help: "quick filter: failed calls of this tool (Calls: toggle)",
     },
     Binding {
+        keys: &[Key::ch('r')],
+        action: Action::Replay,
+        help: "replay the hook events of the selected call, turn or session",
+    },
+    Binding {
+        keys: &[Key::ch('y')],
+        action: Action::CopyPayload,
+        help: "replay: copy the payload JSON",
+    },
+    Binding {
+        keys: &[Key::ch('Y')],
+        action: Action::CopyTestCase,
+        help: "replay: copy the payload as a rule-file test case",
+    },
+    Binding {
+        keys: &[Key::ch('w')],
+        action: Action::WritePayload,
+        help: "replay: write the payload to a file",
+    },
+    Binding {
+        keys: &[Key::ch('B')],
+        action: Action::Backtest,
+        help: "backtest: the loaded rule set over every session, its blocks",
+    },
+    Binding {
         keys: &[Key::ch('D')],
         action: Action::ToggleDiagnostics,
         help: "list diagnostics (path:line: message)",

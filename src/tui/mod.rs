@@ -15,13 +15,16 @@
 
 pub mod action;
 pub mod app;
+pub mod backtest;
 pub mod calls;
+pub mod clipboard;
 pub mod component;
 pub mod context;
 pub mod detail;
 pub mod diagnostics;
 pub mod help;
 pub mod keymap;
+pub mod replay;
 pub mod sessions;
 pub mod terminal;
 pub mod theme;
@@ -94,11 +97,14 @@ fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
     }
 }
 
-/// Runs the TUI on `paths` (or the default roots, or the bundled demo).
+/// Runs the TUI on `paths` (or the default roots, or the bundled demo),
+/// with the rule set `rules` (`--rules FILE`) for the replay pane: loaded
+/// here, before the first frame; a refused file is shown in the pane with
+/// its `file:line:col` errors and the TUI still starts.
 ///
 /// # Errors
 /// A bad PATH, or a terminal that cannot be set up or drawn to.
-pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
+pub fn run(paths: &[PathBuf], rules: Option<&Path>) -> anyhow::Result<()> {
     let mut found = discover(paths)?;
     let mut banner = None;
     if paths.is_empty()
@@ -119,6 +125,9 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         Theme::from_env(),
     );
     app.set_banner(banner);
+    if let Some(path) = rules {
+        app.ctx.rules = context::Rules::load(path);
+    }
     let refs = found.sessions;
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
@@ -150,6 +159,11 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
                 }
                 Request::ParseBash { key, command } => {
                     worker::spawn_parse(key, command, tx.clone());
+                }
+                Request::Backtest => {
+                    if let context::Rules::Loaded(rules) = &app.ctx.rules {
+                        worker::spawn_backtest(refs.clone(), rules.clone(), tx.clone());
+                    }
                 }
             }
         }

@@ -82,6 +82,18 @@ fn run_request(app: &mut App, request: Request) {
                     result: worker::open(&sref),
                 });
             }
+            Request::Backtest => {
+                let super::context::Rules::Loaded(rules) = app.ctx.rules.clone() else {
+                    panic!("a backtest without rules")
+                };
+                let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+                let (tx, rx) = std::sync::mpsc::channel();
+                worker::backtest(&refs, &rules, &tx);
+                drop(tx);
+                for msg in rx {
+                    app.apply(msg);
+                }
+            }
             Request::Find { generation, query } => {
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
@@ -1745,4 +1757,357 @@ fn tab_on_a_full_name_takes_it() {
     key(&mut app, KeyCode::Tab);
     assert!(!app.calls.completing());
     assert_eq!(app.calls.filter, "tool:Bash ");
+}
+
+// ---- the replay pane (issue 8 §4–5) ----------------------------------------
+
+const DENY: &str = "../shared/corpus/real-cc-2.1.332/hooks_c3_deny_json/projects/-home-dev-work-hooks-c3-deny-json/f887d501-79d2-484e-916a-82bc1a5c1146.jsonl";
+/// The `rm -rf build/` call a test hook denied (line 44 of [`DENY`]).
+const RM_RF: &str = "toolu_0138h77ojpT1t3A4y1yWKgjr";
+const EXAMPLE_RULES: &str = "assets/rules/example.toml";
+
+/// The deny session opened, with `rules` loaded (as `--rules` does), a
+/// captured clipboard, and the replay pane open on the `rm -rf` call.
+fn replay_on_rm_rf(rules: Option<&str>) -> (App, super::clipboard::Captured) {
+    let mut app = opened(DENY);
+    if let Some(path) = rules {
+        app.ctx.rules = super::context::Rules::load(std::path::Path::new(path));
+    }
+    let captured = super::clipboard::Captured::default();
+    app.clipboard = Box::new(captured.clone());
+    assert!(
+        app.timeline.select_call(RM_RF, &app.ctx),
+        "the call is in the timeline"
+    );
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    (app, captured)
+}
+
+fn rm_rf_payload(app: &App) -> hookscope::hooks::events::Payload {
+    let session = app.ctx.session().expect("loaded");
+    hookscope::hooks::events::payload(
+        session,
+        hookscope::hooks::events::EventName::PreToolUse,
+        &hookscope::hooks::events::At::ToolUseId(RM_RF.into()),
+    )
+    .expect("a PreToolUse payload")
+}
+
+#[test]
+fn replay_pane_picks_events_and_shows_the_rules_why() {
+    use hookscope::hooks::events::{At, EventName, events_at};
+    let (mut app, _) = replay_on_rm_rf(Some(EXAMPLE_RULES));
+    let session = app.ctx.session().cloned().expect("loaded");
+    // The picker lists what events_at gives for the call, PreToolUse first.
+    let want = events_at(&session, &At::ToolUseId(RM_RF.into()));
+    assert_eq!(app.replay.events, want);
+    assert_eq!(app.replay.picked(), Some(EventName::PreToolUse));
+    assert_eq!(app.replay.label, format!("Bash {RM_RF}"));
+    let Some(Ok(r)) = &app.replay.result else {
+        panic!("replayed: {:?}", app.replay.result)
+    };
+    let e = r.evaluation.as_ref().expect("rules loaded");
+    // example.toml's no-rm-rf blocks `rm -rf build/`; the set's decision is block.
+    let rule = e.rules.iter().find(|x| x.id == "no-rm-rf").expect("rule");
+    assert!(rule.matched, "{}", rule.why());
+    assert_eq!(e.verdict(), "block");
+    // j moves to the next event and replays it; k comes back.
+    if want.len() > 1 {
+        key(&mut app, KeyCode::Char('j'));
+        assert_eq!(app.replay.picked(), Some(want[1]));
+        key(&mut app, KeyCode::Char('k'));
+    }
+    assert_eq!(app.replay.picked(), Some(EventName::PreToolUse));
+    // Esc closes.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, None);
+}
+
+#[test]
+fn replay_y_copies_the_masked_payload() {
+    let (mut app, captured) = replay_on_rm_rf(Some(EXAMPLE_RULES));
+    key(&mut app, KeyCode::Char('y'));
+    let built = rm_rf_payload(&app);
+    let mut counts = hookscope::redact::Redactions::default();
+    let masked = hookscope::redact::redactor().redact_value(&built.json, &mut counts);
+    let want = serde_json::to_string_pretty(&masked).expect("json") + "\n";
+    let copied = captured.copied.lock().expect("lock").clone();
+    assert_eq!(copied, vec![want.clone()]);
+    assert!(want.contains("\"command\": \"rm -rf build/\""), "{want}");
+    assert!(want.contains(&format!("\"tool_use_id\": \"{RM_RF}\"")));
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some(
+            format!(
+                "copied PreToolUse payload ({}) via test clipboard",
+                super::replay::size_text(want.len())
+            )
+            .as_str()
+        )
+    );
+}
+
+#[test]
+fn replay_shift_y_copies_a_test_case_that_hookscope_test_passes() {
+    let (mut app, captured) = replay_on_rm_rf(Some(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('Y'), KeyModifiers::SHIFT);
+    let copied = captured.copied.lock().expect("lock").clone();
+    let case = copied.first().expect("copied").clone();
+    assert!(case.contains("[[tests]]\n"), "{case}");
+    assert!(
+        case.contains("event = \"PreToolUse\"\ntool = \"Bash\"\n"),
+        "{case}"
+    );
+    assert!(case.contains("command = \"rm -rf build/\""), "{case}");
+    assert!(case.ends_with("expect = \"block\"\n"), "{case}");
+    // Appended to the rule file it came from (a copy beside it, so its
+    // payload paths resolve), `hookscope test` passes it.
+    let rules = std::fs::read_to_string(EXAMPLE_RULES).expect("example rules");
+    let copy = tempfile::Builder::new()
+        .suffix(".toml")
+        .tempfile_in("assets/rules")
+        .expect("temp file");
+    std::fs::write(copy.path(), format!("{rules}\n{case}")).expect("write");
+    let set = hookscope::hooks::rules::RuleSet::load(copy.path()).expect("the case parses");
+    let results = set.run_tests();
+    let last = results.last().expect("cases");
+    assert_eq!(last.name, case_name(&case));
+    assert_eq!(
+        (last.expected.as_str(), last.got.as_str()),
+        ("block", "block")
+    );
+    assert!(results.iter().all(|r| r.passed), "{results:?}");
+}
+
+fn case_name(case: &str) -> String {
+    let line = case
+        .lines()
+        .find_map(|l| l.strip_prefix("name = "))
+        .expect("a name line");
+    line.trim_matches('"').to_string()
+}
+
+#[test]
+fn replay_test_case_without_rules_has_no_expect() {
+    let (mut app, captured) = replay_on_rm_rf(None);
+    key_mod(&mut app, KeyCode::Char('Y'), KeyModifiers::SHIFT);
+    let case = captured.copied.lock().expect("lock")[0].clone();
+    assert!(!case.contains("expect ="), "{case}");
+    assert!(
+        case.contains("# no expect: no rule set is loaded (run `hookscope --rules FILE`)"),
+        "{case}"
+    );
+    assert!(
+        app.ctx
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("no expect: no rules loaded"))
+    );
+}
+
+#[test]
+fn replay_w_writes_the_payload_and_asks_before_overwriting() {
+    let (mut app, _) = replay_on_rm_rf(None);
+    key(&mut app, KeyCode::Char('w'));
+    let prompt = app.replay.prompt.clone().expect("prompt open");
+    assert_eq!(prompt.path, format!("./PreToolUse-{RM_RF}.json"));
+    // The prompt takes characters (q does not quit while typing).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("p.json");
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, &path.display().to_string());
+    key(&mut app, KeyCode::Enter);
+    assert!(app.replay.prompt.is_none());
+    let want = app.replay.payload_text().expect("payload");
+    assert_eq!(std::fs::read_to_string(&path).expect("written"), want);
+    assert!(
+        app.ctx
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("wrote PreToolUse payload ("))
+    );
+    // Again to the same path: the first Enter asks, the second overwrites.
+    std::fs::write(&path, "old").expect("write");
+    key(&mut app, KeyCode::Char('w'));
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, &path.display().to_string());
+    key(&mut app, KeyCode::Enter);
+    let p = app.replay.prompt.clone().expect("still open");
+    assert_eq!(
+        p.error.as_deref(),
+        Some("exists: Enter again to overwrite, Esc to cancel")
+    );
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), "old");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(std::fs::read_to_string(&path).expect("overwritten"), want);
+    // A folder is refused; Esc cancels.
+    key(&mut app, KeyCode::Char('w'));
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, &dir.path().display().to_string());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.replay.prompt.as_ref().and_then(|p| p.error.as_deref()),
+        Some("not a regular file; type another path")
+    );
+    key(&mut app, KeyCode::Esc);
+    assert!(app.replay.prompt.is_none());
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+}
+
+#[test]
+fn replay_from_the_calls_view_jumps_then_opens() {
+    let mut app = app_for(DENY);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, r#"input:"rm -rf""#);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.calls.selected().map(|c| c.tool_use_id.as_str()),
+        Some(RM_RF)
+    );
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.view, View::Browse);
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    assert_eq!(app.replay.label, format!("Bash {RM_RF}"));
+}
+
+/// [`render`] with the payload's `transcript_path` (the file's real,
+/// absolute path, cut at the pane's edge) written as `<path>`, so the
+/// snapshot does not depend on where the checkout is.
+fn render_replay(app: &mut App, width: u16, height: u16) -> String {
+    let path = regex::Regex::new(r#"("transcript_path": ")[^┃│]*"#).expect("regex");
+    path.replace_all(&render(app, width, height), "${1}<path>")
+        .into_owned()
+}
+
+#[test]
+fn replay_needs_an_open_session() {
+    let mut app = app_for(DENY);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, None);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("open a session first (Enter), then r on a call, turn or the session")
+    );
+    // Opened, then back on the Sessions pane: the whole session.
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Pane::Sessions);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    assert_eq!(app.replay.at, Some(hookscope::hooks::events::At::Last));
+    let session = app.ctx.session().cloned().expect("loaded");
+    assert_eq!(
+        app.replay.events,
+        hookscope::hooks::events::events_at(&session, &hookscope::hooks::events::At::Last)
+    );
+}
+
+#[test]
+fn snapshot_replay_pane() {
+    let (mut app, _) = replay_on_rm_rf(Some(EXAMPLE_RULES));
+    insta::assert_snapshot!("replay_rules_80x24", render_replay(&mut app, 80, 24));
+    insta::assert_snapshot!("replay_rules_160x48", render_replay(&mut app, 160, 48));
+    let (mut app, _) = replay_on_rm_rf(None);
+    insta::assert_snapshot!("replay_no_rules_80x24", render_replay(&mut app, 80, 24));
+    insta::assert_snapshot!("replay_no_rules_160x48", render_replay(&mut app, 160, 48));
+    let (mut app, _) = replay_on_rm_rf(Some("tests/fixtures/tui_bad_rules.toml"));
+    insta::assert_snapshot!("replay_bad_rules_80x24", render_replay(&mut app, 80, 24));
+    key(&mut app, KeyCode::Char('w'));
+    insta::assert_snapshot!("replay_write_prompt_80x24", render_replay(&mut app, 80, 24));
+}
+
+#[test]
+fn bad_rules_file_lists_its_errors_in_the_pane() {
+    let (app, _) = replay_on_rm_rf(Some("tests/fixtures/tui_bad_rules.toml"));
+    let super::context::Rules::Failed { errors, .. } = &app.ctx.rules else {
+        panic!("refused")
+    };
+    assert_eq!(errors.len(), 2);
+    assert!(errors[0].starts_with(
+        "tests/fixtures/tui_bad_rules.toml:5:10: rule `no-reason` blocks without a `reason`"
+    ));
+    assert_eq!(
+        errors[1],
+        "tests/fixtures/tui_bad_rules.toml:13:11: bad regex \"rm ((\": unclosed group"
+    );
+    // The pane still replays the payload.
+    assert!(matches!(&app.replay.result, Some(Ok(r)) if r.evaluation.is_none()));
+}
+
+#[test]
+fn backtest_lists_would_be_blocks_and_enter_jumps() {
+    let mut app = app_for(CORPUS);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no rule set loaded: start hookscope with --rules FILE to backtest it")
+    );
+    app.ctx.rules = super::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    let total = app.ctx.sessions.len();
+    assert_eq!(app.backtest.progress, Some((total, total)));
+    let rows: Vec<(String, String)> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| (b.rule.clone(), b.example.summary.clone()))
+        .collect();
+    // example.toml blocks exactly the six `rm -rf build/` Bash calls of the
+    // hooks runs (one per hooks session; see the Calls view test), all by
+    // no-rm-rf.
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|(r, s)| r == "no-rm-rf" && s == "Bash rm -rf build/"),
+        "{rows:?}"
+    );
+    insta::assert_snapshot!("backtest_80x24", render(&mut app, 80, 24));
+    // Enter on the first jumps to its call in the timeline.
+    let first = app.backtest.blocks[0].clone();
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.view, View::Browse);
+    assert_eq!(app.ctx.open.as_ref().map(|o| o.index), Some(first.index));
+    let selected = app
+        .timeline
+        .selected_call(&app.ctx)
+        .map(|c| c.tool_use_id.clone());
+    assert_eq!(selected, first.example.tool_use_id);
+}
+
+#[test]
+fn test_case_of_a_hostile_payload_parses_back() {
+    use hookscope::hooks::rules::{History, RuleSet};
+    // A null (no TOML form), quotes, a newline, a non-ASCII key, a nested
+    // list: the case still parses, and its decision is the rules'.
+    let payload = serde_json::json!({
+        "session_id": "s",
+        "cwd": "/p",
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf \"a b\"\necho 'x'", "timeout": null, "ключ": [1, null, {"z": true}]},
+    });
+    let history = History {
+        ran_commands: vec!["cargo test".into()],
+        ..History::default()
+    };
+    let rules = RuleSet::load(std::path::Path::new(EXAMPLE_RULES)).expect("rules");
+    let case = super::replay::test_case(&payload, &history, Some(&rules), "x.jsonl line 1");
+    assert!(
+        case.contains("# left out (null has no TOML form): tool_input.timeout, tool_input.ключ[1]"),
+        "{case}"
+    );
+    let parsed = RuleSet::parse(&case, "case.toml").expect("parses");
+    let t = &parsed.tests[0];
+    assert_eq!(
+        t.payload["tool_input"]["command"],
+        "rm -rf \"a b\"\necho 'x'"
+    );
+    assert_eq!(t.history, history);
+    let want = rules.evaluate(&t.payload, &t.history).verdict();
+    assert_eq!(t.expect, want);
+    assert_eq!(want, "block");
 }

@@ -45,6 +45,16 @@ pub enum Msg {
         /// The parsed line (`BashCall::command_line`, hooks.md §2.3).
         line: hookscope::shell::CommandLine,
     },
+    /// One more session of a backtest ([`backtest`]): its would-be
+    /// blocks.
+    Backtested {
+        /// Sessions done so far.
+        done: usize,
+        /// Sessions in all.
+        total: usize,
+        /// The blocks found in this session.
+        blocks: Vec<super::backtest::Block>,
+    },
     /// The answer to a Calls-view query.
     Found {
         /// The generation of the filter line it answers.
@@ -173,6 +183,62 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
         tx: queries,
         latest,
     }
+}
+
+/// The backtest of the replay pane (`B`): every session through `rules`
+/// ([`hookscope::hooks::replay::backtest_session`]), one [`Msg::Backtested`]
+/// per session with its would-be blocks (the first
+/// [`hookscope::hooks::replay::MAX_EXAMPLES`] per rule per session, as the
+/// core keeps them). Runs on the calling thread; [`spawn_backtest`] runs it
+/// on its own. A session that cannot be read counts as done, with no block.
+pub fn backtest(
+    sessions: &[SessionRef],
+    rules: &hookscope::hooks::rules::RuleSet,
+    tx: &Sender<Msg>,
+) {
+    let total = sessions.len();
+    for (index, sref) in sessions.iter().enumerate() {
+        let blocks = match transcript::load(sref) {
+            Ok(session) => {
+                let bt = hookscope::hooks::replay::backtest_session(&session, rules);
+                bt.rules
+                    .into_iter()
+                    .flat_map(|tally| {
+                        let id = tally.id;
+                        tally
+                            .examples
+                            .into_iter()
+                            .filter(|e| e.verdict == "block")
+                            .map(move |example| super::backtest::Block {
+                                index,
+                                rule: id.clone(),
+                                example,
+                            })
+                    })
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        if tx
+            .send(Msg::Backtested {
+                done: index + 1,
+                total,
+                blocks,
+            })
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// [`backtest`] on its own thread.
+pub fn spawn_backtest(
+    sessions: Vec<SessionRef>,
+    rules: Arc<hookscope::hooks::rules::RuleSet>,
+    tx: Sender<Msg>,
+) {
+    thread::spawn(move || backtest(&sessions, &rules, &tx));
 }
 
 #[cfg(test)]

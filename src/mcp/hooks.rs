@@ -1,0 +1,284 @@
+//! hookscope's own MCP tools beside `find_tool_calls` (issue 8 §4; these are
+//! hookscope extensions, not part of seed 004):
+//!
+//! * [`HOOK_PAYLOAD`] (`hook_payload`): `{session, event, at?}` → the hook
+//!   stdin Claude Code sent (or would send) at that point, rebuilt from the
+//!   transcript ([`crate::hooks::events::payload`]), secrets masked, with the
+//!   fields the transcript cannot tell (`left_out`);
+//! * [`REPLAY_HOOK`] (`replay_hook`): `{session, event, at?, rules_path |
+//!   rules}` → the rule set's decision with the why for every rule, the hook
+//!   output JSON, the outcome and what the transcript recorded
+//!   ([`crate::hooks::replay::replay`]); or `{all: true, rules_path | rules}`
+//!   → a backtest summary over every session
+//!   ([`crate::hooks::replay::backtest_refs`]).
+//!
+//! A bad argument (unknown key, missing session or event, unknown event,
+//! `at` naming nothing, a refused rule set) is answered as
+//! `{"error": "invalid_argument", "message": ...}`, as `find_tool_calls`
+//! does.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::ToolOutput;
+use crate::hooks::events::{At, EventName, payload};
+use crate::hooks::replay::{Replay, backtest_refs, replay};
+use crate::hooks::rules::{RuleSet, verdict};
+use crate::redact::{Redactions, redactor};
+use crate::transcript::{SessionRef, sessions_named};
+
+/// Name of the payload tool.
+pub const HOOK_PAYLOAD: &str = "hook_payload";
+/// Name of the replay tool.
+pub const REPLAY_HOOK: &str = "replay_hook";
+
+/// Description of [`HOOK_PAYLOAD`].
+pub const HOOK_PAYLOAD_DESCRIPTION: &str = "\
+hookscope extension. Rebuild, from a Claude Code transcript, the exact stdin JSON Claude Code \
+sent (or would send) to a hook for one event: PreToolUse, PostToolUse, Stop, UserPromptSubmit, … \
+at a tool_use_id, a line uuid, a turn number, or the session's last such event. Returns \
+{event, source {transcript, line}, claude_version, payload, left_out [{field, reason}], redactions?}: \
+fields the transcript cannot tell are left out and listed, never invented; secrets are masked \
+as [REDACTED_<TYPE>]. Use it to get a real payload as a test fixture for a hook.";
+
+/// Description of [`REPLAY_HOOK`].
+pub const REPLAY_HOOK_DESCRIPTION: &str = "\
+hookscope extension. Replay one hook event of a Claude Code session through a hookscope rule \
+set (TOML, see assets/rules/example.toml) and return what it decides and why: {event, source, \
+payload, history, rules [{id, matched, verdict, why}], decision, output (the JSON a hook would \
+print), outcome (what Claude Code then does), recorded (what the transcript itself shows of \
+the hooks that really ran)}. With all=true, backtest the rule set over every session instead: \
+{sessions, skipped, unreadable, events, rules [{id, counts {block, warn, context, allow, \
+rewrite}, examples}], combined}. Give the rules as rules_path (a file) or rules (the TOML text).";
+
+fn string(description: &str) -> Value {
+    json!({"type": "string", "description": description})
+}
+
+fn common_properties() -> Map<String, Value> {
+    let mut p = Map::new();
+    p.insert(
+        "session".into(),
+        string("A session id or a unique id prefix (as `hookscope sessions` lists them)."),
+    );
+    p.insert(
+        "event".into(),
+        string("The hook event, spelled as in settings files: PreToolUse, PostToolUse, Stop, UserPromptSubmit, …"),
+    );
+    p.insert(
+        "at".into(),
+        string("Where: a tool_use_id, a line uuid, a turn number (\"3\"), or \"last\" (default: the session's last such event)."),
+    );
+    p
+}
+
+fn schema(properties: Map<String, Value>) -> Map<String, Value> {
+    let mut s = Map::new();
+    s.insert("type".into(), json!("object"));
+    s.insert("properties".into(), Value::Object(properties));
+    s.insert("additionalProperties".into(), json!(false));
+    s
+}
+
+/// `inputSchema` of [`HOOK_PAYLOAD`]: `session` and `event` required, `at`.
+pub fn hook_payload_schema() -> Map<String, Value> {
+    let mut s = schema(common_properties());
+    s.insert("required".into(), json!(["session", "event"]));
+    s
+}
+
+/// `inputSchema` of [`REPLAY_HOOK`]: `session`, `event`, `at` (not with
+/// `all`), `rules_path` or `rules`, `all`.
+pub fn replay_hook_schema() -> Map<String, Value> {
+    let mut p = common_properties();
+    p.insert(
+        "rules_path".into(),
+        string("Path of a rule file (TOML). Give this or rules."),
+    );
+    p.insert(
+        "rules".into(),
+        string("A rule set as TOML text (the rule file format). Give this or rules_path."),
+    );
+    p.insert(
+        "all".into(),
+        json!({"type": "boolean", "default": false,
+               "description": "Backtest: every event of every Claude Code session through the rules; session, event and at are then not used."}),
+    );
+    schema(p)
+}
+
+fn invalid(message: impl std::fmt::Display) -> ToolOutput {
+    ToolOutput::InvalidArgument(
+        json!({"error": "invalid_argument", "message": message.to_string()}),
+    )
+}
+
+/// The arguments as an object with only `allowed` keys.
+fn object(arguments: &Value, allowed: &[&str]) -> Result<Map<String, Value>, ToolOutput> {
+    let obj = match arguments {
+        Value::Null => Map::new(),
+        Value::Object(m) => m.clone(),
+        other => return Err(invalid(format!("arguments must be an object, got {other}"))),
+    };
+    if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "unknown argument {k:?} (known: {})",
+            allowed.join(", ")
+        )));
+    }
+    Ok(obj)
+}
+
+fn str_arg<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ToolOutput> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(invalid(format!("{key} must be a string, got {other}"))),
+    }
+}
+
+/// The session, event and point of a call.
+fn target(
+    sessions: &[SessionRef],
+    obj: &Map<String, Value>,
+) -> Result<(crate::transcript::Session, EventName, At), ToolOutput> {
+    let Some(wanted) = str_arg(obj, "session")? else {
+        return Err(invalid("session is required"));
+    };
+    let Some(event) = str_arg(obj, "event")? else {
+        return Err(invalid("event is required"));
+    };
+    let event: EventName = event.parse().map_err(invalid)?;
+    let at = str_arg(obj, "at")?.map_or(At::Last, At::parse);
+    let found = sessions_named(sessions, wanted);
+    let r = match found.as_slice() {
+        [one] => *one,
+        [] => return Err(invalid(format!("no session {wanted:?}"))),
+        many => {
+            return Err(invalid(format!(
+                "{wanted:?} names {} sessions; give more of the id",
+                many.len()
+            )));
+        }
+    };
+    let session =
+        crate::transcript::load(r).map_err(|e| ToolOutput::Failed(format!("cannot load: {e}")))?;
+    Ok((session, event, at))
+}
+
+fn masked(v: &Value) -> (Value, Redactions) {
+    let mut counts = Redactions::new();
+    let m = redactor().redact_value(v, &mut counts);
+    (m, counts)
+}
+
+fn with_redactions(mut value: Value, counts: &Redactions) -> Value {
+    if !counts.is_empty()
+        && let Some(o) = value.as_object_mut()
+    {
+        let map: Map<String, Value> = counts
+            .iter()
+            .map(|(t, n)| (t.to_string(), json!(n)))
+            .collect();
+        o.insert("redactions".into(), Value::Object(map));
+    }
+    value
+}
+
+/// Runs [`HOOK_PAYLOAD`] on `sessions`.
+pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
+    let run = || -> Result<Value, ToolOutput> {
+        let obj = object(arguments, &["session", "event", "at"])?;
+        let (session, event, at) = target(sessions, &obj)?;
+        let p = payload(&session, event, &at).map_err(invalid)?;
+        let (json, counts) = masked(&p.json);
+        Ok(with_redactions(
+            json!({
+                "event": p.event.as_str(),
+                "source": {"transcript": p.source_path.to_string_lossy(), "line": p.source_line},
+                "claude_version": p.claude_version,
+                "payload": json,
+                "left_out": p.left_out,
+            }),
+            &counts,
+        ))
+    };
+    match run() {
+        Ok(value) => ToolOutput::Found {
+            value,
+            warnings: Vec::new(),
+        },
+        Err(out) => out,
+    }
+}
+
+fn rules_of(obj: &Map<String, Value>) -> Result<RuleSet, ToolOutput> {
+    let refused = |e: crate::hooks::rules::RuleSetError| {
+        invalid(format!("rule set refused; nothing was loaded:\n{e}"))
+    };
+    match (str_arg(obj, "rules_path")?, str_arg(obj, "rules")?) {
+        (Some(p), None) => RuleSet::load(Path::new(p)).map_err(refused),
+        (None, Some(text)) => RuleSet::parse(text, "<rules>").map_err(refused),
+        _ => Err(invalid("give exactly one of rules_path or rules")),
+    }
+}
+
+/// The JSON of one replay, payload masked.
+pub fn replay_value(r: &Replay) -> Value {
+    let (payload, counts) = masked(&r.payload.json);
+    let e = r.evaluation.as_ref();
+    with_redactions(
+        json!({
+            "event": r.payload.event.as_str(),
+            "source": {"transcript": r.payload.source_path.to_string_lossy(), "line": r.payload.source_line},
+            "payload": payload,
+            "left_out": r.payload.left_out,
+            "history": r.history,
+            "rules": e.map(|e| e.rules.iter().map(|x| json!({
+                "id": x.id,
+                "matched": x.matched,
+                "verdict": x.result.as_ref().map(verdict),
+                "why": x.why(),
+            })).collect::<Vec<_>>()),
+            "decision": e.map(|e| e.verdict()),
+            "output": e.map(|e| &e.output),
+            "outcome": e.map(|e| &e.outcome),
+            "recorded": r.recorded,
+        }),
+        &counts,
+    )
+}
+
+/// Runs [`REPLAY_HOOK`] on `sessions`.
+pub fn replay_hook(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
+    let run = || -> Result<Value, ToolOutput> {
+        let obj = object(
+            arguments,
+            &["session", "event", "at", "rules_path", "rules", "all"],
+        )?;
+        let all = match obj.get("all") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(invalid(format!("all must be a boolean, got {other}"))),
+        };
+        let rules = rules_of(&obj)?;
+        if all {
+            let mut refs = sessions.to_vec();
+            refs.sort_by(|a, b| a.path.cmp(&b.path));
+            let bt = backtest_refs(&refs, &rules, &|_| {});
+            return serde_json::to_value(&bt)
+                .map_err(|e| ToolOutput::Failed(format!("cannot serialize: {e}")));
+        }
+        let (session, event, at) = target(sessions, &obj)?;
+        let r = replay(&session, event, &at, Some(&rules)).map_err(invalid)?;
+        Ok(replay_value(&r))
+    };
+    match run() {
+        Ok(value) => ToolOutput::Found {
+            value,
+            warnings: Vec::new(),
+        },
+        Err(out) => out,
+    }
+}

@@ -1,0 +1,181 @@
+//! The backtest list (`B`, issue 8 §4): the loaded rule set run over every
+//! session on a worker thread ([`super::worker::backtest`], which calls
+//! [`hookscope::hooks::replay::backtest_session`]), progress in the status
+//! bar, and the would-be blocks listed as they arrive; `Enter` jumps to the
+//! call in its session's timeline (the Calls view's jump effect).
+
+use hookscope::hooks::replay::Example;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block as Bordered, Clear, Paragraph};
+
+use super::action::Action;
+use super::component::{Command, Component, EventState, delta_of, follow, inner_rows};
+use super::context::{Ctx, Effect};
+use super::widgets::text::fit;
+
+/// One would-be block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// Index into [`Ctx::sessions`].
+    pub index: usize,
+    /// The rule that blocks.
+    pub rule: String,
+    /// The event, call and summary (from the core's backtest).
+    pub example: Example,
+}
+
+/// The backtest list's state.
+#[derive(Debug, Default)]
+pub struct BacktestPane {
+    /// The blocks so far, in session order.
+    pub blocks: Vec<Block>,
+    /// Sessions done, and in all (`None` before a run).
+    pub progress: Option<(usize, usize)>,
+    /// The selected row.
+    pub sel: usize,
+    /// First visible row.
+    offset: usize,
+    /// Where it is drawn.
+    area: Rect,
+}
+
+impl BacktestPane {
+    /// Starts a new run: clears the list.
+    pub fn start(&mut self, total: usize) {
+        *self = BacktestPane {
+            progress: Some((0, total)),
+            area: self.area,
+            ..BacktestPane::default()
+        };
+    }
+
+    /// Folds one session's blocks in.
+    pub fn add(&mut self, done: usize, total: usize, blocks: Vec<Block>) {
+        self.progress = Some((done, total));
+        self.blocks.extend(blocks);
+    }
+
+    /// Whether the run is still going.
+    pub fn running(&self) -> bool {
+        self.progress.is_some_and(|(d, t)| d < t)
+    }
+
+    /// The status bar's progress text.
+    pub fn status(&self) -> String {
+        let n = self.blocks.len();
+        let blocks = if n == 1 {
+            "1 would-be block".to_string()
+        } else {
+            format!("{n} would-be blocks")
+        };
+        match self.progress {
+            Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {blocks}"),
+            Some((_, t)) => {
+                format!("Backtest › done, {t} sessions · {blocks} · Enter jump · Esc close")
+            }
+            None => "Backtest".to_string(),
+        }
+    }
+
+    /// Lays it out in `main`.
+    pub fn set_area(&mut self, main: Rect) {
+        self.area = main;
+        self.offset = follow(
+            self.offset,
+            Some(self.sel),
+            &vec![1; self.blocks.len()],
+            inner_rows(main),
+        );
+    }
+}
+
+impl Component for BacktestPane {
+    fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        if action == Action::Enter {
+            match self.blocks.get(self.sel) {
+                Some(Block {
+                    index,
+                    example:
+                        Example {
+                            tool_use_id: Some(id),
+                            ..
+                        },
+                    ..
+                }) => ctx.emit(Effect::JumpToCall {
+                    index: *index,
+                    tool_use_id: id.clone(),
+                }),
+                Some(_) => ctx.say("this block is not on a tool call: nothing to jump to"),
+                None => ctx.say("no would-be block to jump to"),
+            }
+            return EventState::Consumed;
+        }
+        let Some(delta) = delta_of(action, inner_rows(self.area)) else {
+            return EventState::NotConsumed;
+        };
+        let last = self.blocks.len().saturating_sub(1);
+        self.sel = self.sel.saturating_add_signed(delta).min(last);
+        self.set_area(self.area);
+        EventState::Consumed
+    }
+
+    fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, _force_all: bool) {
+        out.push(Command::new(Action::Down, "down", "next would-be block"));
+        out.push(Command::new(
+            Action::Enter,
+            "jump",
+            "open the call in its session",
+        ));
+        out.push(Command::new(Action::Back, "close", "close the list"));
+    }
+
+    fn draw(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, _focused: bool) {
+        let theme = &ctx.theme;
+        let area = self.area;
+        let title = match self.progress {
+            Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ", ),
+            _ => " Backtest — would-be blocks (first 3 per rule per session) — Enter jump, Esc close ".to_string(),
+        };
+        let block = Bordered::bordered()
+            .title(Span::styled(
+                fit(&title, usize::from(area.width.saturating_sub(2))),
+                theme.heading(),
+            ))
+            .border_style(theme.border(true));
+        let width = usize::from(area.width.saturating_sub(2));
+        let mut lines: Vec<Line> = self
+            .blocks
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(inner_rows(area))
+            .map(|(i, b)| {
+                let e = &b.example;
+                let text = fit(
+                    &format!(
+                        "{:<8} {:<12} {:<16} {}",
+                        e.session, e.event, b.rule, e.summary
+                    ),
+                    width,
+                );
+                if i == self.sel {
+                    Line::from(Span::styled(text, theme.selected(true)))
+                } else {
+                    Line::from(text)
+                }
+            })
+            .collect();
+        if self.blocks.is_empty() {
+            let note = if self.running() {
+                "no would-be block so far"
+            } else {
+                "no would-be block: the rule set blocks nothing in these sessions"
+            };
+            lines.push(Line::from(Span::styled(note, theme.dim())));
+        }
+        frame.render_widget(Clear, area);
+        frame.render_widget(Paragraph::new(lines).block(block), area);
+    }
+}

@@ -1,0 +1,690 @@
+//! The replay pane (`r` on a call, turn or session; issue 8 §4–5): which
+//! hook events apply at that point (a picker), and for the picked one what
+//! [`hookscope::hooks::replay::replay`] says: each rule with ✓/✗ and the
+//! why, the combined decision, the hook output and the outcome, the rebuilt
+//! payload (secrets masked as `[REDACTED_<TYPE>]`, as Detail shows them),
+//! the fields left out with their reason, and the transcript's own record
+//! of the hooks that ran there. No replay logic lives here: the pane calls
+//! the core and draws its answer.
+//!
+//! From here `y` copies the payload, `Y` copies it as a rule-file test case
+//! ([`test_case`]), `w` writes it to a file under a path typed in a prompt
+//! line (pre-filled, editable; an existing file needs a second Enter).
+//! Copies go through the app's one clipboard ([`super::context::Effect::Copy`]).
+
+use std::path::Path;
+
+use hookscope::hooks::events::{At, EventName};
+use hookscope::hooks::replay::{Replay, replay};
+use hookscope::hooks::rules::RuleSet;
+use hookscope::redact::{Redactions, redactor};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
+use serde_json::{Map, Value};
+
+use super::action::Action;
+use super::component::{Command, Component, EventState, delta_of, inner_rows};
+use super::context::{Ctx, Effect, Rules};
+use super::widgets::text::fit;
+
+/// Below this width the transcript's record is listed under the replay
+/// instead of beside it.
+const SIDE_BY_SIDE: u16 = 120;
+
+/// The `w` prompt line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WritePrompt {
+    /// The path typed (pre-filled `./<event>-<tool_use_id>.json`).
+    pub path: String,
+    /// Set after an Enter on an existing file: the next Enter overwrites.
+    pub confirm: bool,
+    /// The last problem (cannot write, exists, …).
+    pub error: Option<String>,
+}
+
+/// The replay pane's state.
+#[derive(Debug, Default)]
+pub struct ReplayPane {
+    /// Where in the session (`None` until opened).
+    pub at: Option<At>,
+    /// What it was opened on, in words (`call toolu_… Bash`, `turn 3`).
+    pub label: String,
+    /// The events that apply there ([`hookscope::hooks::events::events_at`]).
+    pub events: Vec<EventName>,
+    /// Index into `events` of the picked one.
+    pub sel: usize,
+    /// The picked event's replay, or why there is none.
+    pub result: Option<Result<Replay, String>>,
+    /// The picked event's payload, masked, and what was masked.
+    pub masked: Option<(Value, Redactions)>,
+    /// First visible line of the text.
+    pub scroll: usize,
+    /// The `w` prompt, while open.
+    pub prompt: Option<WritePrompt>,
+    /// Where it was last laid out.
+    area: Rect,
+}
+
+/// The size of `n` bytes as the status bar says it (`812 B`, `1.2 KiB`).
+pub fn size_text(n: usize) -> String {
+    let b = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if b < f64::from(1u32 << 20) {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{:.1} MiB", b / f64::from(1u32 << 20))
+    }
+}
+
+/// JSON → TOML for a test case's `input`: `null` has no TOML form, so
+/// keys holding it are dropped and named in `dropped`.
+fn to_toml(v: &Value, key: &str, dropped: &mut Vec<String>) -> Option<toml::Value> {
+    Some(match v {
+        Value::Null => {
+            dropped.push(key.to_string());
+            return None;
+        }
+        Value::Bool(b) => toml::Value::Boolean(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::Float(n.as_f64()?),
+        },
+        Value::String(s) => toml::Value::String(s.clone()),
+        Value::Array(a) => toml::Value::Array(
+            a.iter()
+                .enumerate()
+                .filter_map(|(i, x)| to_toml(x, &format!("{key}[{i}]"), dropped))
+                .collect(),
+        ),
+        Value::Object(m) => {
+            let mut t = toml::map::Map::new();
+            for (k, x) in m {
+                if let Some(x) = to_toml(x, &format!("{key}.{k}"), dropped) {
+                    t.insert(k.clone(), x);
+                }
+            }
+            toml::Value::Table(t)
+        }
+    })
+}
+
+/// A TOML basic string for `s` (escapes as TOML requires).
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// The picked payload as a top-level `[[tests]]` case of the rule-file
+/// format (`src/hooks/rules/cases.rs`): `event`, `tool` + `input` for a
+/// tool event, `cwd`, `permission_mode`, `prompt`, `agent_id`,
+/// `agent_type`, the `history` before the event, and `expect` = what the
+/// loaded `rules` decide on exactly this case (as `hookscope test` will
+/// evaluate it). Without rules there is no `expect` line (never a guessed
+/// decision) and a comment says how to get one. `payload` is the masked
+/// stdin JSON; `source` names where it came from.
+pub fn test_case(
+    payload: &Value,
+    history: &hookscope::hooks::rules::History,
+    rules: Option<&RuleSet>,
+    source: &str,
+) -> String {
+    let get = |k: &str| payload.get(k).and_then(Value::as_str);
+    let event = get("hook_event_name").unwrap_or("PreToolUse");
+    let mut body = Vec::new();
+    let mut dropped = Vec::new();
+    body.push(format!("event = {}", toml_str(event)));
+    if let Some(tool) = get("tool_name") {
+        body.push(format!("tool = {}", toml_str(tool)));
+        let input = payload
+            .get("tool_input")
+            .cloned()
+            .unwrap_or(Value::Object(Map::new()));
+        match to_toml(&input, "tool_input", &mut dropped) {
+            Some(t @ toml::Value::Table(_)) => body.push(format!("input = {t}")),
+            _ => body.push("input = {}".to_string()),
+        }
+    }
+    for key in ["cwd", "permission_mode", "prompt", "agent_id", "agent_type"] {
+        if let Some(v) = get(key) {
+            body.push(format!("{key} = {}", toml_str(v)));
+        }
+    }
+    let mut hist = Vec::new();
+    if !history.touched_files.is_empty() {
+        let list: Vec<String> = history.touched_files.iter().map(|s| toml_str(s)).collect();
+        hist.push(format!("touched_files = [{}]", list.join(", ")));
+    }
+    if !history.ran_commands.is_empty() {
+        let list: Vec<String> = history.ran_commands.iter().map(|s| toml_str(s)).collect();
+        hist.push(format!("ran_commands = [{}]", list.join(", ")));
+    }
+    if let Some(p) = &history.turn_prompt {
+        hist.push(format!("turn_prompt = {}", toml_str(p)));
+    }
+    if !hist.is_empty() {
+        body.push(format!("history = {{ {} }}", hist.join(", ")));
+    }
+    let mut out = vec![
+        format!("# {event} replayed by hookscope from {source}"),
+        "[[tests]]".to_string(),
+    ];
+    let name = format!("{event} at {source}");
+    out.push(format!("name = {}", toml_str(&name)));
+    out.extend(body);
+    if !dropped.is_empty() {
+        out.insert(
+            1,
+            format!("# left out (null has no TOML form): {}", dropped.join(", ")),
+        );
+    }
+    match rules.map(|r| decide(r, &out.join("\n"))) {
+        Some(Ok(verdict)) => out.push(format!("expect = {}", toml_str(&verdict))),
+        Some(Err(e)) => out.push(format!("# no expect: the case does not parse ({e})")),
+        None => out.push(
+            "# no expect: no rule set is loaded (run `hookscope --rules FILE`), so no decision is known"
+                .to_string(),
+        ),
+    }
+    out.join("\n") + "\n"
+}
+
+/// What `rules` decide on the case `text` (without its `expect` line), read
+/// back as `hookscope test` reads it.
+fn decide(rules: &RuleSet, text: &str) -> Result<String, String> {
+    let parsed = RuleSet::parse(&format!("{text}\nexpect = \"none\"\n"), "<case>")
+        .map_err(|e| e.to_string())?;
+    let case = parsed.tests.first().ok_or("no case")?;
+    Ok(rules
+        .evaluate(&case.payload, &case.history)
+        .verdict()
+        .to_string())
+}
+
+impl ReplayPane {
+    /// Opens the pane at `at` of the loaded session, on `label`, with the
+    /// first applicable event picked (PreToolUse for a call: the contract's
+    /// order).
+    pub fn open(&mut self, at: At, label: String, ctx: &Ctx) {
+        self.events = ctx
+            .session()
+            .map(|s| hookscope::hooks::events::events_at(s, &at))
+            .unwrap_or_default();
+        self.at = Some(at);
+        self.label = label;
+        self.sel = 0;
+        self.prompt = None;
+        self.recompute(ctx);
+    }
+
+    /// The picked event.
+    pub fn picked(&self) -> Option<EventName> {
+        self.events.get(self.sel).copied()
+    }
+
+    /// Replays the picked event. On the UI thread on purpose: it works on
+    /// the session already in memory (one walk of its lines, no file read
+    /// besides resolving `transcript_path`'s symlinks) and the rule set
+    /// loaded at start; evaluating one event takes well under a frame.
+    fn recompute(&mut self, ctx: &Ctx) {
+        self.scroll = 0;
+        self.result = None;
+        self.masked = None;
+        let (Some(session), Some(at), Some(event)) = (ctx.session(), &self.at, self.picked())
+        else {
+            return;
+        };
+        let rules = match &ctx.rules {
+            Rules::Loaded(r) => Some(r.as_ref()),
+            _ => None,
+        };
+        let result = replay(session, event, at, rules).map_err(|e| e.to_string());
+        if let Ok(r) = &result {
+            let mut counts = Redactions::default();
+            let v = redactor().redact_value(&r.payload.json, &mut counts);
+            self.masked = Some((v, counts));
+        }
+        self.result = Some(result);
+    }
+
+    /// Lays it out in `main` (the screen between banner and status bar).
+    pub fn set_area(&mut self, main: Rect) {
+        self.area = main;
+    }
+
+    /// The masked payload as pretty JSON.
+    pub fn payload_text(&self) -> Option<String> {
+        let (v, _) = self.masked.as_ref()?;
+        serde_json::to_string_pretty(v).ok().map(|s| s + "\n")
+    }
+
+    /// Where the picked payload came from: `<session file> line N`.
+    fn source(&self) -> String {
+        match &self.result {
+            Some(Ok(r)) => format!(
+                "{} line {}",
+                r.payload
+                    .source_path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                r.payload.source_line
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// The default path for `w`: `./<event>-<tool_use_id>.json` (or the
+    /// source line when the event has no call).
+    pub fn default_path(&self) -> String {
+        let event = self.picked().map_or("payload", EventName::as_str);
+        let id = self
+            .masked
+            .as_ref()
+            .and_then(|(v, _)| v.get("tool_use_id").and_then(Value::as_str))
+            .map(str::to_string)
+            .or_else(|| match &self.result {
+                Some(Ok(r)) => Some(format!("line{}", r.payload.source_line)),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let id: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("./{event}-{id}.json")
+    }
+
+    fn copy(&self, ctx: &mut Ctx, as_test: bool) {
+        let (Some(text), Some(Ok(r)), Some((v, counts))) =
+            (self.payload_text(), &self.result, &self.masked)
+        else {
+            ctx.say("nothing to copy: no payload here");
+            return;
+        };
+        let event = r.payload.event.as_str();
+        let (text, what) = if as_test {
+            let rules = match &ctx.rules {
+                Rules::Loaded(r) => Some(r.as_ref()),
+                _ => None,
+            };
+            let what = if rules.is_some() {
+                format!("{event} test case")
+            } else {
+                format!("{event} test case (no expect: no rules loaded)")
+            };
+            (test_case(v, &r.history, rules, &self.source()), what)
+        } else {
+            (text, format!("{event} payload"))
+        };
+        let what = if counts.is_empty() {
+            what
+        } else {
+            format!("{what}, secrets masked")
+        };
+        ctx.emit(Effect::Copy { text, what });
+    }
+
+    /// Enter in the prompt: writes the masked payload; an existing file
+    /// needs a second Enter; a folder or special file is refused.
+    fn write(&mut self, ctx: &mut Ctx) {
+        let Some(text) = self.payload_text() else {
+            self.prompt = None;
+            ctx.say("nothing to write: no payload here");
+            return;
+        };
+        let event = self.picked().map_or("payload", EventName::as_str);
+        let Some(prompt) = self.prompt.as_mut() else {
+            return;
+        };
+        let path = Path::new(prompt.path.trim());
+        if prompt.path.trim().is_empty() {
+            prompt.error = Some("type a path".into());
+            return;
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if !m.is_file() => {
+                prompt.error = Some("not a regular file; type another path".into());
+                return;
+            }
+            Ok(_) if !prompt.confirm => {
+                prompt.confirm = true;
+                prompt.error = Some("exists: Enter again to overwrite, Esc to cancel".into());
+                return;
+            }
+            _ => {}
+        }
+        // A few KiB, written once on a key press: on the UI thread.
+        match std::fs::write(path, text.as_bytes()) {
+            Ok(()) => {
+                ctx.say(format!(
+                    "wrote {event} payload ({}) to {}",
+                    size_text(text.len()),
+                    path.display()
+                ));
+                self.prompt = None;
+            }
+            Err(e) => {
+                prompt.confirm = false;
+                prompt.error = Some(format!("cannot write: {e}"));
+            }
+        }
+    }
+
+    fn prompt_event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        let Some(prompt) = self.prompt.as_mut() else {
+            return EventState::NotConsumed;
+        };
+        match action {
+            Action::SearchInput(c) => prompt.path.push(c),
+            Action::SearchBackspace => {
+                prompt.path.pop();
+            }
+            Action::ClearLine => prompt.path.clear(),
+            Action::SearchCancel => {
+                self.prompt = None;
+                ctx.say("write cancelled");
+                return EventState::Consumed;
+            }
+            Action::SearchConfirm => {
+                self.write(ctx);
+                return EventState::Consumed;
+            }
+            Action::ForceQuit => return EventState::NotConsumed,
+            _ => return EventState::Consumed,
+        }
+        prompt.confirm = false;
+        prompt.error = None;
+        EventState::Consumed
+    }
+
+    fn text_area(&self) -> Rect {
+        let inner = Block::bordered().inner(self.area);
+        let picker = picker_width(inner.width);
+        let [_, rest] =
+            Layout::horizontal([Constraint::Length(picker), Constraint::Min(0)]).areas(inner);
+        rest
+    }
+
+    /// The replay's lines (rules, decision, outcome, output, payload, left
+    /// out), and the transcript's record separately.
+    pub fn lines(&self, ctx: &Ctx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+        let theme = &ctx.theme;
+        let mut out: Vec<Line<'static>> = Vec::new();
+        let mut rec: Vec<Line<'static>> = Vec::new();
+        let head = |t: &str| Line::from(Span::styled(t.to_string(), theme.heading()));
+        let dim = |t: String| Line::from(Span::styled(t, theme.dim()));
+        match &ctx.rules {
+            Rules::None => {
+                out.push(head("Rules"));
+                out.push(dim("no rule set loaded: start with `hookscope --rules FILE [PATH...]` (e.g. assets/rules/example.toml)".into()));
+            }
+            Rules::Failed { path, errors } => {
+                out.push(head(&format!("Rules: {} was refused", path.display())));
+                out.extend(errors.iter().map(|e| Line::from(format!("  {e}"))));
+            }
+            Rules::Loaded(_) => {}
+        }
+        let Some(result) = &self.result else {
+            if self.events.is_empty() {
+                out.push(dim(format!("no hook event applies at {}", self.label)));
+            }
+            return (out, rec);
+        };
+        let r = match result {
+            Ok(r) => r,
+            Err(e) => {
+                out.push(Line::from(format!("cannot replay: {e}")));
+                return (out, rec);
+            }
+        };
+        if let (Some(e), Rules::Loaded(set)) = (&r.evaluation, &ctx.rules) {
+            let file = set
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            out.push(head(&format!("Rules ({file})")));
+            for rule in &e.rules {
+                let mark = if rule.matched { "✓" } else { "✗" };
+                let verdict = rule
+                    .result
+                    .as_ref()
+                    .map_or("", hookscope::hooks::rules::verdict);
+                out.push(Line::from(vec![
+                    Span::styled(format!("  {mark} {} ", rule.id), theme.tool()),
+                    Span::raw(format!("{verdict} ")),
+                    Span::styled(rule.why(), theme.dim()),
+                ]));
+            }
+            out.push(Line::from(vec![
+                Span::styled("Decision: ", theme.heading()),
+                Span::raw(e.verdict().to_string()),
+            ]));
+            out.push(Line::from(vec![
+                Span::styled("Outcome: ", theme.heading()),
+                Span::raw(e.outcome.summary()),
+            ]));
+            if let Some(stdout) = &e.output.stdout {
+                out.push(Line::from(vec![
+                    Span::styled(
+                        format!("Hook output (exit {}): ", e.output.exit_code),
+                        theme.heading(),
+                    ),
+                    Span::raw(stdout.to_string()),
+                ]));
+            }
+        }
+        let masked = self
+            .masked
+            .as_ref()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(_, c)| {
+                let parts: Vec<String> = c.iter().map(|(t, n)| format!("{n} × {t}")).collect();
+                format!(" (masked: {})", parts.join(", "))
+            })
+            .unwrap_or_default();
+        out.push(head(&format!(
+            "Payload — {}{masked}",
+            fit(&self.source(), 60)
+        )));
+        if let Some(text) = self.payload_text() {
+            out.extend(text.lines().map(|l| Line::from(l.to_string())));
+        }
+        for left in &r.payload.left_out {
+            out.push(Line::from(vec![
+                Span::styled(format!("  ⚠ left out {}: ", left.field), theme.tool()),
+                Span::styled(left.reason.clone(), theme.dim()),
+            ]));
+        }
+        rec.push(head("Transcript recorded"));
+        if r.recorded.is_empty() {
+            rec.push(dim(
+                "no hook ran here, as far as the transcript shows".into()
+            ));
+        }
+        for x in &r.recorded {
+            rec.push(Line::from(Span::styled(
+                format!("{} line {}", x.source, x.line),
+                theme.tool(),
+            )));
+            let mut counts = Redactions::default();
+            let text = redactor().redact(&x.text, &mut counts).into_owned();
+            rec.extend(text.lines().map(|l| Line::from(format!("  {l}"))));
+        }
+        (out, rec)
+    }
+
+    fn max_scroll(&self, ctx: &Ctx) -> usize {
+        let (mut main, rec) = self.lines(ctx);
+        if self.area.width < SIDE_BY_SIDE {
+            main.extend(rec);
+        }
+        main.len().saturating_sub(inner_rows(self.text_area()))
+    }
+}
+
+fn picker_width(inner: u16) -> u16 {
+    if inner >= SIDE_BY_SIDE { 24 } else { 20 }
+}
+
+impl Component for ReplayPane {
+    fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        if self.prompt.is_some() {
+            return self.prompt_event(action, ctx);
+        }
+        match action {
+            Action::Up | Action::Down => {
+                let n = self.events.len();
+                if n > 0 {
+                    self.sel = match action {
+                        Action::Up => self.sel.saturating_sub(1),
+                        _ => (self.sel + 1).min(n - 1),
+                    };
+                    self.recompute(ctx);
+                }
+            }
+            Action::CopyPayload => self.copy(ctx, false),
+            Action::CopyTestCase => self.copy(ctx, true),
+            Action::WritePayload => {
+                if self.masked.is_some() {
+                    self.prompt = Some(WritePrompt {
+                        path: self.default_path(),
+                        confirm: false,
+                        error: None,
+                    });
+                } else {
+                    ctx.say("nothing to write: no payload here");
+                }
+            }
+            other => {
+                let Some(delta) = delta_of(other, inner_rows(self.text_area())) else {
+                    return EventState::NotConsumed;
+                };
+                self.scroll = self
+                    .scroll
+                    .saturating_add_signed(delta)
+                    .min(self.max_scroll(ctx));
+            }
+        }
+        EventState::Consumed
+    }
+
+    fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, _force_all: bool) {
+        out.push(Command::new(Action::Down, "event", "next applicable event"));
+        out.push(Command::new(
+            Action::Up,
+            "event",
+            "previous applicable event",
+        ));
+        out.push(Command::new(
+            Action::PageDown,
+            "scroll",
+            "scroll the replay",
+        ));
+        out.push(Command::new(
+            Action::CopyPayload,
+            "copy",
+            "copy the payload JSON (masked)",
+        ));
+        out.push(Command::new(
+            Action::CopyTestCase,
+            "test case",
+            "copy it as a rule-file [[tests]] case",
+        ));
+        out.push(Command::new(
+            Action::WritePayload,
+            "write",
+            "write the payload to a file (path prompt)",
+        ));
+        out.push(Command::new(
+            Action::Backtest,
+            "backtest",
+            "run the rule set over every session: the would-be blocks",
+        ));
+        out.push(Command::new(Action::Back, "close", "close the replay pane"));
+    }
+
+    fn draw(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, _focused: bool) {
+        let theme = &ctx.theme;
+        let area = self.area;
+        let title = format!(" Replay — {} — Esc/q close ", self.label);
+        let block = Block::bordered()
+            .title(Span::styled(
+                fit(&title, usize::from(area.width.saturating_sub(2))),
+                theme.heading(),
+            ))
+            .border_style(theme.border(true));
+        let inner = block.inner(area);
+        frame.render_widget(Clear, area);
+        frame.render_widget(block, area);
+        let [body, prompt_area] = Layout::vertical([
+            Constraint::Min(0),
+            Constraint::Length(u16::from(self.prompt.is_some()) * 2),
+        ])
+        .areas(inner);
+        let [picker, text] = Layout::horizontal([
+            Constraint::Length(picker_width(inner.width)),
+            Constraint::Min(0),
+        ])
+        .areas(body);
+        // The picker.
+        let mut items = vec![Line::from(Span::styled("Events here", theme.heading()))];
+        for (i, e) in self.events.iter().enumerate() {
+            let line = format!(" {} ", e.as_str());
+            items.push(if i == self.sel {
+                Line::from(Span::styled(line, theme.selected(true)))
+            } else {
+                Line::from(line)
+            });
+        }
+        if self.events.is_empty() {
+            items.push(Line::from(Span::styled(" none", theme.dim())));
+        }
+        frame.render_widget(Paragraph::new(items), picker);
+        // The replay, and the record beside it on a wide screen.
+        let (mut main, rec) = self.lines(ctx);
+        let text = if area.width >= SIDE_BY_SIDE {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
+                    .areas(text);
+            // The record wraps (its lines are long messages), one cell off
+            // the replay's column.
+            let rec: Vec<Line> = rec.into_iter().skip(self.scroll).collect();
+            frame.render_widget(
+                Paragraph::new(rec)
+                    .block(Block::new().padding(Padding::left(2)))
+                    .wrap(Wrap { trim: false }),
+                right,
+            );
+            left
+        } else {
+            main.extend(rec);
+            text
+        };
+        let main: Vec<Line> = main.into_iter().skip(self.scroll).collect();
+        frame.render_widget(Paragraph::new(main), text);
+        if let Some(p) = &self.prompt {
+            let lines = vec![
+                Line::from(vec![
+                    Span::styled("write to: ", theme.heading()),
+                    Span::raw(format!("{}█", p.path)),
+                ]),
+                Line::from(Span::styled(
+                    p.error
+                        .clone()
+                        .unwrap_or_else(|| "Enter write · Esc cancel · Ctrl-U clear".into()),
+                    theme.dim(),
+                )),
+            ];
+            frame.render_widget(Paragraph::new(lines), prompt_area);
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! `hooks::replay` on real Claude Code 2.1.332 sessions
+//! (`../shared/corpus/real-cc-2.1.332/hooks_c2_exit2`, `hooks_c3_deny_json`,
+//! `hooks_c5_stop_block`): the decisions of `assets/rules/example.toml`
+//! with their why, and the hook facts the transcript recorded.
+
+use std::path::{Path, PathBuf};
+
+use hookscope::hooks::events::{At, EventName};
+use hookscope::hooks::replay::{Replay, replay};
+use hookscope::hooks::rules::RuleSet;
+use hookscope::transcript::{Session, claude_code};
+
+const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+
+/// Loads the one session of a scenario folder with its subagents.
+fn session(scenario: &str) -> Session {
+    let projects = Path::new(CORPUS).join(scenario).join("projects");
+    let dir = std::fs::read_dir(&projects)
+        .expect("projects")
+        .next()
+        .expect("one project")
+        .expect("entry")
+        .path();
+    let main: PathBuf = std::fs::read_dir(&dir)
+        .expect("project dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("main transcript");
+    let subdir = main.with_extension("").join("subagents");
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(&subdir)
+        .map(|rd| {
+            rd.map(|e| e.expect("entry").path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect()
+        })
+        .unwrap_or_default();
+    subs.sort();
+    claude_code::load_session(&main, &subs).expect("load")
+}
+
+fn example() -> RuleSet {
+    RuleSet::load(Path::new("assets/rules/example.toml")).expect("example loads")
+}
+
+fn run(scenario: &str, event: EventName, at: &str) -> Replay {
+    let s = session(scenario);
+    let rules = example();
+    replay(&s, event, &At::parse(at), Some(&rules)).expect("replay")
+}
+
+const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · command =~ "\brm\s+(-\w*r\w*f\w*|-\w*f\w*r\w*|-r\s+-f|-f\s+-r)\b" ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · unless command =~ "rm\s+-\w+\s+/tmp/" ✓"#;
+
+const NO_RM_RF_REASON: &str = "rm -rf is blocked in this project. Move the folder aside with `trash <path>` (or `mv <path> /tmp/`) instead.\nIf the folder really must go, ask the user to delete it.";
+
+/// The rm -rf call both variants blocked: the example blocks it too, with
+/// the same why, and the recorded fact is the hook's tool_result.
+fn assert_rm_rf_blocked(r: &Replay, scenario: &str, recorded: &str) {
+    assert_eq!(r.payload.source_line, 44);
+    assert_eq!(r.payload.json["tool_input"]["command"], "rm -rf build/");
+    let e = r.evaluation.as_ref().expect("rules given");
+    assert_eq!(e.verdict(), "block");
+    let matched: Vec<&str> = e
+        .rules
+        .iter()
+        .filter(|x| x.matched)
+        .map(|x| x.id.as_str())
+        .collect();
+    assert_eq!(matched, ["no-rm-rf"]);
+    assert_eq!(e.rules[0].why(), NO_RM_RF_WHY);
+    let git = e
+        .rules
+        .iter()
+        .find(|x| x.id == "force-with-lease")
+        .expect("rule");
+    assert_eq!(
+        git.why(),
+        r#"event PreToolUse ✓ · tool Bash ✓ · program = "git" ✗ (programs are "rm")"#
+    );
+    let stdout = e.output.stdout.as_ref().expect("JSON output");
+    assert_eq!(stdout["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        stdout["hookSpecificOutput"]["permissionDecisionReason"],
+        NO_RM_RF_REASON
+    );
+    assert_eq!(e.outcome.model_sees.as_deref(), Some(NO_RM_RF_REASON));
+    // History: the earlier successful Bash call and the Edit of notes.txt;
+    // the failing `exit 3` call (an error result) is not counted.
+    assert_eq!(r.history.ran_commands, ["echo original command"]);
+    assert_eq!(
+        r.history.touched_files,
+        [format!("/home/dev/work/{scenario}/notes.txt")]
+    );
+    assert_eq!(r.recorded.len(), 1, "{:?}", r.recorded);
+    assert_eq!(r.recorded[0].source, "tool_result");
+    assert_eq!(r.recorded[0].line, 45);
+    assert_eq!(r.recorded[0].text, recorded);
+}
+
+#[test]
+fn c2_exit2_rm_rf_is_blocked_and_the_hook_error_is_recorded() {
+    let r = run(
+        "hooks_c2_exit2",
+        EventName::PreToolUse,
+        "toolu_01GFEgALJm405nI2WctBocud",
+    );
+    assert_rm_rf_blocked(
+        &r,
+        "hooks_c2_exit2",
+        "PreToolUse:Bash hook error: [python3 /home/dev/.hooks/hook.py hooks_c2_exit2 PreToolUse]: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)",
+    );
+}
+
+#[test]
+fn c3_deny_json_rm_rf_is_blocked_and_the_denial_is_recorded() {
+    let r = run(
+        "hooks_c3_deny_json",
+        EventName::PreToolUse,
+        "toolu_0138h77ojpT1t3A4y1yWKgjr",
+    );
+    assert_rm_rf_blocked(
+        &r,
+        "hooks_c3_deny_json",
+        "PreToolUse:Bash hook error: Denied by hookscope test hook (JSON): rm -rf is destructive",
+    );
+}
+
+#[test]
+fn a_call_no_hook_decided_records_nothing() {
+    // The first Bash call of c2 (echo): allowed by no rule, nothing recorded.
+    let r = run(
+        "hooks_c2_exit2",
+        EventName::PreToolUse,
+        "toolu_01iZZmNIegRYHeEO8XWQDf7M",
+    );
+    let e = r.evaluation.as_ref().expect("rules");
+    assert_eq!(e.verdict(), "none");
+    assert!(r.recorded.is_empty(), "{:?}", r.recorded);
+    assert!(r.history.ran_commands.is_empty());
+}
+
+/// A Stop gate over the real c5 session: source files were edited, no
+/// tests were run.
+const STOP_GATE: &str = r#"
+[[rules]]
+id = "tests-before-stop"
+events = "Stop"
+action = "block"
+reason = "Run the tests before stopping."
+[rules.only_if]
+touched_file = "**/notes.txt"
+[rules.skip_if]
+ran_command = "cargo test"
+"#;
+
+#[test]
+fn c5_first_stop_blocks_with_the_history_and_records_the_hook_feedback() {
+    let s = session("hooks_c5_stop_block");
+    let rules = RuleSet::parse(STOP_GATE, "gate.toml").expect("rules");
+    // Line 75's uuid: the assistant's final text before the first Stop.
+    let at = At::parse("20888217-b61f-45ed-93bf-cf32fe828846");
+    let r = replay(&s, EventName::Stop, &at, Some(&rules)).expect("replay");
+    assert_eq!(r.payload.source_line, 75);
+    assert_eq!(r.payload.json["stop_hook_active"], false);
+    let e = r.evaluation.as_ref().expect("rules");
+    assert_eq!(e.verdict(), "block");
+    assert_eq!(
+        e.rules[0].why(),
+        r#"event Stop ✓ · touched_file ~ "**/notes.txt" ✓ (/home/dev/work/hooks_c5_stop_block/notes.txt) · unless ran_command "cargo test" ✓"#
+    );
+    let stdout = e.output.stdout.as_ref().expect("JSON output");
+    assert_eq!(stdout["decision"], "block");
+    assert_eq!(stdout["reason"], "Run the tests before stopping.");
+    // The transcript: the feedback user line (76), the blocking-error
+    // attachment (77) and the stop_hook_summary with hookErrors (78).
+    let got: Vec<(&str, usize, &str)> = r
+        .recorded
+        .iter()
+        .map(|x| (x.source, x.line, x.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "hook_feedback",
+                76,
+                "Stop hook feedback:\nStop hook says: please also run the tests before stopping."
+            ),
+            (
+                "attachment",
+                77,
+                "Stop blocked: Stop hook says: please also run the tests before stopping."
+            ),
+            (
+                "stop_hook_summary",
+                78,
+                "Stop hook: Stop hook says: please also run the tests before stopping."
+            ),
+        ]
+    );
+}
+
+#[test]
+fn c5_last_stop_is_the_default_and_records_nothing() {
+    let s = session("hooks_c5_stop_block");
+    let rules = RuleSet::parse(STOP_GATE, "gate.toml").expect("rules");
+    let r = replay(&s, EventName::Stop, &At::Last, Some(&rules)).expect("replay");
+    assert_eq!(r.payload.source_line, 82);
+    assert_eq!(r.payload.json["stop_hook_active"], true);
+    assert_eq!(r.evaluation.as_ref().expect("rules").verdict(), "block");
+    assert_eq!(
+        r.history.ran_commands,
+        [
+            "echo original command",
+            "rm -rf build/",
+            "echo secret output here",
+            "cd src && pwd",
+            "ls src"
+        ]
+    );
+    // The second Stop's hook said nothing: its clean stop_hook_summary is
+    // not kept by the loader.
+    assert!(r.recorded.is_empty(), "{:?}", r.recorded);
+}
+
+#[test]
+fn without_rules_there_is_no_evaluation_and_bad_at_says_what_exists() {
+    let s = session("hooks_c2_exit2");
+    let r = replay(&s, EventName::PreToolUse, &At::Last, None).expect("replay");
+    assert!(r.evaluation.is_none());
+    let err = replay(&s, EventName::PreToolUse, &At::parse("toolu_nothing"), None)
+        .expect_err("names nothing");
+    assert!(err.to_string().starts_with("toolu_nothing names nothing in this session (no tool_use_id or line uuid \"toolu_nothing\"; tool calls: "), "{err}");
+}
+
+#[test]
+fn the_prefilter_skips_only_what_no_rule_can_match() {
+    use hookscope::hooks::replay::could_match;
+    let bash = RuleSet::parse(
+        "[[rules]]\nid = \"b\"\nevents = \"PreToolUse\"\ntool = \"Bash|Edit\"\naction = \"allow\"\n",
+        "r.toml",
+    )
+    .expect("rules");
+    let line = |name: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","name":"{name}"}}]}}}}"#
+        )
+    };
+    // Aliases (Execute for Bash), forward aliases (apply_patch for Edit),
+    // MCP suffixes and MCP_BEHAVES_LIKE segments are all found.
+    for name in [
+        "Bash",
+        "Execute",
+        "exec_command",
+        "apply_patch",
+        "mcp__srv__Edit",
+        "mcp__cc__ccx_code_edit",
+    ] {
+        assert!(
+            could_match(&bash, &[line("Read").as_bytes(), line(name).as_bytes()]),
+            "{name}"
+        );
+    }
+    assert!(!could_match(
+        &bash,
+        &[line("Read").as_bytes(), line("Grep").as_bytes()]
+    ));
+    assert!(!could_match(&bash, &[]));
+    // A rule without a tool spec can match any session.
+    let stop = RuleSet::parse(
+        "[[rules]]\nid = \"s\"\nevents = \"Stop\"\naction = \"context\"\nreason = \"r\"\n",
+        "r.toml",
+    )
+    .expect("rules");
+    assert!(could_match(&stop, &[]));
+}
+
+#[test]
+fn backtest_of_one_real_session_counts_its_blocks() {
+    use hookscope::hooks::replay::backtest;
+    let s = session("hooks_c2_exit2");
+    let bt = backtest(std::slice::from_ref(&s), &example());
+    assert_eq!(bt.sessions, 1);
+    let rm = &bt.rules[0];
+    assert_eq!(rm.id, "no-rm-rf");
+    assert_eq!(rm.counts.get("block"), Some(&1));
+    assert_eq!(
+        rm.examples[0].tool_use_id.as_deref(),
+        Some("toolu_01GFEgALJm405nI2WctBocud")
+    );
+    assert_eq!(rm.examples[0].summary, "Bash rm -rf build/");
+}

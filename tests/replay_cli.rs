@@ -1,0 +1,315 @@
+//! `hookscope replay` run as a process on the real 2.1.332 corpus: one
+//! event with its why and the transcript's record, the refusals (exit 2
+//! with what exists), and the backtest of `assets/rules/example.toml` over
+//! `../shared/corpus`.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const EXAMPLE: &str = "assets/rules/example.toml";
+
+fn hookscope() -> Command {
+    Command::cargo_bin("hookscope").expect("binary")
+}
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = hookscope().args(args).output().expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+#[test]
+fn replay_of_the_blocked_rm_rf_prints_the_why_the_decision_and_the_record() {
+    let (code, out, _) = run(&[
+        "replay",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01GFEgALJm405nI2WctBocud",
+        "--rules",
+        EXAMPLE,
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    for fragment in [
+        ".jsonl:44\npayload:\n",
+        r#""tool_input":{"command":"rm -rf build/","description":"Remove the build directory"},"tool_use_id":"toolu_01GFEgALJm405nI2WctBocud"}"#,
+        "rules (assets/rules/example.toml):\n  ✓ no-rm-rf → block: event PreToolUse ✓ · tool Bash ✓ · ",
+        "  ✗ force-with-lease: event PreToolUse ✓ · tool Bash ✓ · program = \"git\" ✗ (programs are \"rm\")\n",
+        "  ✗ test-before-stop: event Stop|SubagentStop ✗ (got PreToolUse)\n",
+        "decision: block\n",
+        "hook output: exit 0, stdout {\"systemMessage\":\"hookscope example: blocked an rm -rf\",\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",",
+        "outcome: blocked\n",
+        "recorded in the transcript:\n  line 45 tool_result: PreToolUse:Bash hook error: [python3 /home/dev/.hooks/hook.py hooks_c2_exit2 PreToolUse]: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
+    ] {
+        assert!(out.contains(fragment), "missing {fragment:?} in\n{out}");
+    }
+}
+
+#[test]
+fn replay_without_rules_says_how_to_load_them_and_json_has_no_decision() {
+    let (code, out, _) = run(&["replay", C2, "--event", "Stop"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("rules: none loaded (--rules FILE evaluates a rule set here)\n"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["replay", C2, "--event", "Stop", "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["event"], "Stop");
+    assert_eq!(v["decision"], Value::Null);
+    assert_eq!(v["payload"]["hook_event_name"], "Stop");
+    assert_eq!(v["history"]["ran_commands"][0], "echo original command");
+}
+
+#[test]
+fn replay_json_has_each_rule_with_its_verdict_and_the_recorded_facts() {
+    let (code, out, _) = run(&[
+        "replay",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01GFEgALJm405nI2WctBocud",
+        "--rules",
+        EXAMPLE,
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["decision"], "block");
+    assert_eq!(v["rules"][0]["id"], "no-rm-rf");
+    assert_eq!(v["rules"][0]["verdict"], "block");
+    assert_eq!(v["rules"][1]["verdict"], Value::Null);
+    assert_eq!(v["outcome"]["effect"], "blocked");
+    assert_eq!(v["recorded"][0]["source"], "tool_result");
+    assert_eq!(v["recorded"][0]["line"], 45);
+}
+
+#[test]
+fn bad_arguments_exit_2_with_what_exists() {
+    let (code, _, err) = run(&["replay", C2, "--event", "Nope"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("hookscope: unknown event \"Nope\"; known events: PreToolUse, "),
+        "{err}"
+    );
+    let (code, _, err) = run(&["replay", C2, "--event", "Stop", "--at", "toolu_x"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("toolu_x names nothing in this session (no tool_use_id or line uuid \"toolu_x\"; tool calls: 13 (e.g. toolu_01iZZmNIegRYHeEO8XWQDf7M,"), "{err}");
+    let (code, _, err) = run(&["replay", "--all", "../shared/corpus"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "hookscope: --all needs --rules FILE (the rule set to backtest)\n"
+    );
+}
+
+#[test]
+fn a_bad_rules_file_is_refused_with_file_line_col() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("bad.toml");
+    std::fs::write(
+        &p,
+        "[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\n",
+    )
+    .expect("write");
+    let out = hookscope()
+        .args(["replay", C2, "--event", "PreToolUse", "--rules"])
+        .arg(&p)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).expect("utf-8");
+    let first = err.lines().next().expect("a line");
+    assert!(
+        first.starts_with(&format!(
+            "hookscope: {}:4:10: rule `x` blocks without a `reason`",
+            p.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("hookscope: rule file refused; nothing was loaded\n"),
+        "{err}"
+    );
+}
+
+/// The example over every Claude Code session of the corpus. Recounted with
+/// python over the transcripts' `tool_use` blocks: 6 Bash calls match the
+/// rm -rf pattern (`rm -rf build/` in the compact, hooks, c2, c3, c5 and c6
+/// sessions; none under /tmp), and 1 `git status --short` is run by the main
+/// agent in `default` mode (compact session a2105fb9; the `tools` session's
+/// runs under bypassPermissions, sniffly's mock line has no permissionMode).
+/// No other rule's conditions hold anywhere (no `git push`, no lock file, no
+/// `dbg!`, no Markdown tab, no MCP `query`, no Explore edit, no prompt with
+/// fix/implement/refactor or deploy).
+#[test]
+fn backtest_of_the_example_over_the_corpus() {
+    let (code, out, _) = run(&[
+        "replay",
+        "--rules",
+        EXAMPLE,
+        "--all",
+        "../shared/corpus",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let counts = |id: &str| {
+        v["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .find(|r| r["id"] == id)
+            .expect("rule")["counts"]
+            .clone()
+    };
+    assert_eq!(counts("no-rm-rf"), serde_json::json!({"block": 6}));
+    assert_eq!(counts("allow-git-status"), serde_json::json!({"allow": 1}));
+    for id in [
+        "force-with-lease",
+        "lockfiles-are-generated",
+        "no-dbg",
+        "markdown-tabs",
+        "no-prod-db",
+        "explore-reads-only",
+        "test-before-stop",
+        "deploys-use-make",
+    ] {
+        assert_eq!(counts(id), serde_json::json!({}), "{id}");
+    }
+    assert_eq!(v["combined"], serde_json::json!({"allow": 1, "block": 6}));
+    let rm = &v["rules"][0]["examples"];
+    assert_eq!(rm.as_array().map(Vec::len), Some(3));
+    assert_eq!(rm[0]["session"], "a2105fb9");
+    assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
+    let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "../shared/corpus"]);
+    assert_eq!(code, Some(0));
+    assert!(text.contains("no-rm-rf: block 6\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/\n"), "{text}");
+    assert!(text.contains("\ncombined: allow 1, block 6\n"), "{text}");
+}
+
+#[test]
+fn payload_envelope_with_rules_has_the_expected_outcome_and_without_none() {
+    let (code, out, _) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01GFEgALJm405nI2WctBocud",
+        "--envelope",
+        "--rules",
+        EXAMPLE,
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["occurred"], true);
+    assert_eq!(v["expected"]["rules"], EXAMPLE);
+    assert_eq!(v["expected"]["decision"], "block");
+    assert_eq!(v["expected"]["matched"][0]["id"], "no-rm-rf");
+    assert_eq!(v["expected"]["matched"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["expected"]["outcome"]["effect"], "blocked");
+    assert_eq!(
+        v["expected"]["output"]["stdout"]["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    // A call no rule matches: the decision is `none`, nothing matched.
+    let (_, out, _) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01iZZmNIegRYHeEO8XWQDf7M",
+        "--envelope",
+        "--rules",
+        EXAMPLE,
+    ]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["expected"]["decision"], "none");
+    assert_eq!(v["expected"]["matched"], serde_json::json!([]));
+    // Without --rules: only that the event occurred.
+    let (_, out, _) = run(&["payload", C2, "--event", "PreToolUse", "--envelope"]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["occurred"], true);
+    assert!(v.get("expected").is_none(), "{v}");
+    // --rules needs --envelope.
+    let (code, _, err) = run(&["payload", C2, "--event", "PreToolUse", "--rules", EXAMPLE]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--envelope"), "{err}");
+}
+
+/// A hand-made folder: one session with a Bash `rm -rf` call (no result: the
+/// run was cut) followed by a truncated line, one session without any Bash
+/// call (skipped by the prefilter without loading), and a file that is not
+/// JSON at all. The backtest runs, counts the one block and says what it
+/// skipped.
+#[test]
+fn backtest_over_hostile_files_counts_what_it_can_and_skips_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("-tmp-p");
+    std::fs::create_dir(&project).expect("mkdir");
+    let user = |uuid: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","sessionId":"s","cwd":"/tmp/p","permissionMode":"default","version":"2.1.332","timestamp":"2026-11-29T18:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    let call = r#"{"type":"assistant","uuid":"a1","sessionId":"s","cwd":"/tmp/p","version":"2.1.332","timestamp":"2026-11-29T18:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_h1","name":"Bash","input":{"command":"rm -rf build"}}]}}"#;
+    std::fs::write(
+        project.join("11111111-1111-4111-8111-111111111111.jsonl"),
+        format!(
+            "{}\n{call}\n{{\"type\":\"assistant\",\"mess",
+            user("u1", "clean up")
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        project.join("22222222-2222-4222-8222-222222222222.jsonl"),
+        format!("{}\n", user("u2", "hello")),
+    )
+    .expect("write");
+    std::fs::write(
+        project.join("33333333-3333-4333-8333-333333333333.jsonl"),
+        b"\xff\xfe not json\n",
+    )
+    .expect("write");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no\"\n[rules.only_if]\nprogram = \"rm\"\n",
+    )
+    .expect("write");
+    let out = hookscope()
+        .args(["replay", "--json", "--all", "--rules"])
+        .arg(&rules)
+        .arg(&project)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        v["rules"][0]["counts"],
+        serde_json::json!({"block": 1}),
+        "{v}"
+    );
+    assert_eq!(v["rules"][0]["examples"][0]["tool_use_id"], "toolu_h1");
+    assert_eq!(v["rules"][0]["examples"][0]["session"], "11111111");
+    // The session without Bash is skipped unloaded.
+    assert_eq!(
+        v["skipped"].as_u64(),
+        Some(v["sessions"].as_u64().expect("sessions") - 1),
+        "{v}"
+    );
+}
