@@ -272,6 +272,21 @@ fn the_prefilter_skips_only_what_no_rule_can_match() {
     )
     .expect("rules");
     assert!(could_match(&stop, &[]));
+    // input_contains with plain values: one must occur in the bytes.
+    let prod = RuleSet::parse(
+        "[[rules]]\nid = \"p\"\nevents = \"PreToolUse\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = [\"prod-db\", \"live-db\"]\n",
+        "r.toml",
+    )
+    .expect("rules");
+    assert!(!could_match(&prod, &[br#"{"host":"staging-db"}"#]));
+    assert!(could_match(&prod, &[br#"{"host":"live-db.internal"}"#]));
+    // A value JSON may escape (a quote) is not used as a needle.
+    let quoted = RuleSet::parse(
+        "[[rules]]\nid = \"q\"\nevents = \"PreToolUse\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = 'say \"hi\"'\n",
+        "r.toml",
+    )
+    .expect("rules");
+    assert!(could_match(&quoted, &[br#"{"command":"say \"hi\""}"#]));
 }
 
 #[test]

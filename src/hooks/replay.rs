@@ -54,6 +54,7 @@ use crate::hooks::contract::Version;
 use crate::hooks::events::MAX_FILE_BYTES;
 use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads, payload};
 use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
+use crate::query::prefilter::is_plain;
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
 use crate::transcript::fsread::read_capped;
 use crate::transcript::{
@@ -433,14 +434,32 @@ fn needs_history(rules: &RuleSet) -> bool {
 /// block's `name`, which Claude Code writes as-is (tool names are ASCII
 /// letters, digits, `_` and `-`, which JSON never escapes). So a session in
 /// whose files none of the spec's names occurs cannot be matched by that
-/// rule; when that holds for every rule the session is skipped unloaded.
+/// rule.
+///
+/// A rule whose `only_if` has an `input_contains` whose values are all
+/// plain ([`crate::query::prefilter::is_plain`]: printable ASCII without
+/// `"`, `\`, `<`, `>`, `&`, which no JSON writer escapes) matches only a
+/// payload whose `tool_input` holds a string containing one of them, and
+/// `tool_input` is the recorded `tool_use` input, so one of the values occurs
+/// in the files' bytes as is. When neither kind of needle occurs for any
+/// rule, the session is skipped unloaded.
 pub fn could_match(rules: &RuleSet, files: &[&[u8]]) -> bool {
-    rules.rules.iter().any(|r| match &r.tool {
-        None => true,
-        Some(spec) => expand_tool_names(spec).iter().any(|name| {
-            let finder = memchr::memmem::Finder::new(name.as_bytes());
-            files.iter().any(|f| finder.find(f).is_some())
-        }),
+    let occurs = |needle: &str| {
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        files.iter().any(|f| finder.find(f).is_some())
+    };
+    rules.rules.iter().any(|r| {
+        let tool_ok = match &r.tool {
+            None => true,
+            Some(spec) => expand_tool_names(spec).iter().any(|n| occurs(n)),
+        };
+        let input_ok = r.only_if.iter().all(|c| match c {
+            Condition::InputContains(needles) if needles.iter().all(|n| is_plain(n)) => {
+                needles.iter().any(|n| occurs(n))
+            }
+            _ => true,
+        });
+        tool_ok && input_ok
     })
 }
 
