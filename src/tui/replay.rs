@@ -669,8 +669,10 @@ impl Component for ReplayPane {
             main.extend(rec);
             text
         };
+        // Wrapped, so a rule's whole why can be read (scrolling moves by
+        // logical lines).
         let main: Vec<Line> = main.into_iter().skip(self.scroll).collect();
-        frame.render_widget(Paragraph::new(main), text);
+        frame.render_widget(Paragraph::new(main).wrap(Wrap { trim: false }), text);
         if let Some(p) = &self.prompt {
             let lines = vec![
                 Line::from(vec![
