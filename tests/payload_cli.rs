@@ -160,6 +160,14 @@ fn bad_arguments_exit_2_and_say_what_exists() {
         err,
         "hookscope: no PreCompact in this session; events here: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SubagentStop, Stop, TaskCreated, TaskCompleted, SessionStart, SessionEnd, InstructionsLoaded, CwdChanged\n"
     );
+    // An event Claude Code fired here (the captures have FileChanged) but
+    // that hookscope does not rebuild: say so, not "no FileChanged".
+    let (code, out, err) = run(&[p, "--event", "FileChanged"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "hookscope: hookscope does not rebuild FileChanged payloads (the transcript does not record enough; see the README's \"Hook payloads\")\n"
+    );
     // --at naming nothing.
     let (code, _, err) = run(&[p, "--event", "Stop", "--at", "toolu_nothing"]);
     assert_eq!(code, 2);

@@ -236,6 +236,12 @@ pub enum PayloadError {
         /// What exists instead.
         hint: String,
     },
+    /// `event` is one hookscope does not rebuild from a transcript (see
+    /// [`REBUILT`]): it may well have fired.
+    #[error(
+        "hookscope does not rebuild {0} payloads (the transcript does not record enough; see the README's \"Hook payloads\")"
+    )]
+    NotRebuilt(EventName),
     /// The event does not occur at `at` (or in the session).
     #[error("no {event} {where_}; events here: {available}")]
     NoEvent {
@@ -1267,11 +1273,36 @@ pub fn all_payloads(session: &Session, event: EventName) -> Vec<Payload> {
         .collect()
 }
 
+/// The events whose payloads [`payload`] rebuilds (hooks.md §1.5, the ones a
+/// transcript records enough of); any other event gives
+/// [`PayloadError::NotRebuilt`].
+pub const REBUILT: &[EventName] = &[
+    EventName::PreToolUse,
+    EventName::PermissionRequest,
+    EventName::PostToolUse,
+    EventName::PostToolUseFailure,
+    EventName::PostToolBatch,
+    EventName::UserPromptSubmit,
+    EventName::Stop,
+    EventName::SubagentStart,
+    EventName::SubagentStop,
+    EventName::PreCompact,
+    EventName::PostCompact,
+    EventName::SessionStart,
+    EventName::SessionEnd,
+    EventName::TaskCreated,
+    EventName::TaskCompleted,
+    EventName::Notification,
+    EventName::CwdChanged,
+    EventName::InstructionsLoaded,
+];
+
 /// Rebuilds the stdin JSON of `event` at `at` (the last such event there:
 /// for a turn, its last; for [`At::Last`], the session's last).
 ///
 /// # Errors
 /// [`PayloadError::NotClaudeCode`] for a Codex session;
+/// [`PayloadError::NotRebuilt`] for an event outside [`REBUILT`];
 /// [`PayloadError::NothingAt`] when `at` names no call, line or turn;
 /// [`PayloadError::NoEvent`] when `event` does not occur there (the error
 /// lists the events that do).
@@ -1280,6 +1311,9 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
         return Err(PayloadError::NotClaudeCode(
             session.agent.as_str().to_string(),
         ));
+    }
+    if !REBUILT.contains(&event) {
+        return Err(PayloadError::NotRebuilt(event));
     }
     let resolved = resolve(session, at)?;
     let all = points(session);
