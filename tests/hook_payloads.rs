@@ -590,3 +590,49 @@ fn a_subagent_linked_to_its_own_call_is_walked_once() {
     assert_eq!(all_payloads(&session, EventName::SubagentStop).len(), 1);
     assert_eq!(all_payloads(&session, EventName::PreToolUse).len(), 13);
 }
+
+/// c8435c6b (`hooks_c5_stop_block`): in its one turn Stop fires at line 75
+/// (blocked by the real hook, stop_hook_active false) and at line 82
+/// (stop_hook_active true). `firings_at` on the turn lists both, each with
+/// the `At` that rebuilds exactly that one; `events_at` lists Stop once.
+#[test]
+fn firings_at_tells_apart_two_stops_in_one_turn() {
+    use hookscope::hooks::events::{EventName, firings_at};
+    let s = session(
+        &Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"))
+            .join("real-cc-2.1.332/hooks_c5_stop_block"),
+    );
+    let turn = At::Turn(1);
+    let stops: Vec<At> = firings_at(&s, &turn)
+        .into_iter()
+        .filter(|(e, _)| *e == EventName::Stop)
+        .map(|(_, a)| a)
+        .collect();
+    assert_eq!(stops, [At::Line(75), At::Line(82)]);
+    let active: Vec<Value> = stops
+        .iter()
+        .map(|a| payload(&s, EventName::Stop, a).expect("stop").json["stop_hook_active"].clone())
+        .collect();
+    assert_eq!(active, [json!(false), json!(true)]);
+    assert_eq!(
+        events_at(&s, &turn)
+            .iter()
+            .filter(|e| **e == EventName::Stop)
+            .count(),
+        1
+    );
+    // Every firing has its event among events_at's, in the same order.
+    let mut names: Vec<EventName> = firings_at(&s, &turn).into_iter().map(|(e, _)| e).collect();
+    names.dedup();
+    assert_eq!(names, events_at(&s, &turn));
+    // A tool call's firings are named by its tool_use_id.
+    assert!(
+        firings_at(&s, &turn)
+            .iter()
+            .any(|(e, a)| *e == EventName::PreToolUse
+                && *a == At::ToolUseId("toolu_01032bRSkqY5yqH4ZPXeQNl0".into()))
+    );
+    assert!(firings_at(&s, &At::parse("bogus")).is_empty());
+    assert_eq!(At::parse("line:75"), At::Line(75));
+    assert_eq!(At::Line(75).to_string(), "line:75");
+}

@@ -173,14 +173,14 @@ fn bad_arguments_exit_2_and_say_what_exists() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "hookscope: toolu_nothing names nothing in this session (no tool_use_id or line uuid \"toolu_nothing\"; tool calls: 13 (e.g. toolu_01xUZyQohFxCooZLf5fKPgnr, toolu_01B1tojP9WW9HELHA5PcfFvF, toolu_01Vvr7ZVjCWVFjjrzZnz0Oim); turns: 1 to 1; or `last`)\n"
+        "hookscope: toolu_nothing names nothing in this session (no tool_use_id or line uuid \"toolu_nothing\"; tool calls: 13 (e.g. toolu_01xUZyQohFxCooZLf5fKPgnr, toolu_01B1tojP9WW9HELHA5PcfFvF, toolu_01Vvr7ZVjCWVFjjrzZnz0Oim); turns: 1 to 1; lines: line:1 to line:77; or `last`; Stop fires at line:74)\n"
     );
     let (code, _, err) = run(&[p, "--event", "Stop", "--at", "7"]);
     assert_eq!(
         (code, err.as_str()),
         (
             2,
-            "hookscope: turn 7 names nothing in this session (turns are 1 to 1)\n"
+            "hookscope: turn 7 names nothing in this session (turns are 1 to 1; Stop fires at line:74)\n"
         )
     );
     // A call without the event asked for.
@@ -195,7 +195,7 @@ fn bad_arguments_exit_2_and_say_what_exists() {
         (code, err.as_str()),
         (
             2,
-            "hookscope: no Stop at toolu_01xUZyQohFxCooZLf5fKPgnr; events here: PreToolUse, PostToolUse, PostToolBatch\n"
+            "hookscope: no Stop at toolu_01xUZyQohFxCooZLf5fKPgnr; events here: PreToolUse, PostToolUse, PostToolBatch; Stop fires at line:74\n"
         )
     );
 }
@@ -246,7 +246,7 @@ fn a_truncated_transcript_has_no_result_and_no_stop_after_the_cut() {
         (code, err.as_str()),
         (
             2,
-            "hookscope: no PostToolUse at toolu_016ykJe7330FrnpjyKTOrOmf; events here: PreToolUse\n"
+            "hookscope: no PostToolUse at toolu_016ykJe7330FrnpjyKTOrOmf; events here: PreToolUse; PostToolUse fires at toolu_01xUZyQohFxCooZLf5fKPgnr, toolu_01Vvr7ZVjCWVFjjrzZnz0Oim, toolu_0128CLpkHVrUzUq9DssmmTdK\n"
         )
     );
     // The turn never ended: no Stop is made up.
@@ -254,6 +254,82 @@ fn a_truncated_transcript_has_no_result_and_no_stop_after_the_cut() {
     assert_eq!(code, 2);
     assert!(
         err.starts_with("hookscope: no Stop in this session; events here: PreToolUse, "),
+        "{err}"
+    );
+}
+
+const C5: &str = "real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+
+/// `(stop_hook_active, last_assistant_message)` of `payload --event Stop` with `args`.
+fn stop_on_c5(args: &[&str]) -> (Value, Value) {
+    let path = corpus(C5);
+    let mut all = vec![path.to_str().expect("utf-8"), "--event", "Stop"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(&all);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    (
+        v["stop_hook_active"].clone(),
+        v["last_assistant_message"].clone(),
+    )
+}
+
+/// c8435c6b (`hooks_c5_stop_block`): Stop fires twice in its one turn, at
+/// line 75 (the assistant's "Hook scenario complete."; the real hook blocked
+/// it, stop_hook_active false) and at line 82 (after the feedback,
+/// stop_hook_active true). `--at line:N` reaches each; a line between them
+/// gives the last Stop at or before it.
+#[test]
+fn at_line_n_reaches_each_of_two_stops_in_one_turn() {
+    let first = (json!(false), json!("Hook scenario complete."));
+    let second = (
+        json!(true),
+        json!("Tests were run (pretend). Now I am really done."),
+    );
+    assert_eq!(stop_on_c5(&["--at", "line:75"]), first);
+    assert_eq!(stop_on_c5(&["--at", "line:80"]), first);
+    assert_eq!(stop_on_c5(&["--at", "line:82"]), second);
+    assert_eq!(stop_on_c5(&["--at", "1"]), second);
+    assert_eq!(stop_on_c5(&[]), second);
+}
+
+/// The errors say where the asked event fires, as `--at` forms.
+#[test]
+fn errors_on_the_c5_session_list_where_stop_fires() {
+    let path = corpus(C5);
+    let p = path.to_str().expect("utf-8");
+    let err_of = |at: &str| {
+        let (code, out, err) = run(&[p, "--event", "Stop", "--at", at]);
+        assert_eq!((code, out.as_str()), (2, ""), "{at}");
+        err
+    };
+    assert_eq!(
+        err_of("bogus"),
+        "hookscope: bogus names nothing in this session (no tool_use_id or line uuid \"bogus\"; tool calls: 13 (e.g. toolu_01032bRSkqY5yqH4ZPXeQNl0, toolu_01DyCH1dtuL9osvMyrGk1pDI, toolu_01N99IspR712GfROrJ03dnUl); turns: 1 to 1; lines: line:1 to line:85; or `last`; Stop fires at line:75, line:82)\n"
+    );
+    // Before any Stop.
+    assert_eq!(
+        err_of("line:1"),
+        "hookscope: no Stop at line:1; events here: none; Stop fires at line:75, line:82\n"
+    );
+    // Out of the file (85 lines), and line 0.
+    for at in ["line:86", "line:0"] {
+        assert_eq!(
+            err_of(at),
+            format!(
+                "hookscope: {at} names nothing in this session (lines are line:1 to line:85; Stop fires at line:75, line:82)\n"
+            )
+        );
+    }
+    // Not a number after `line:`: an id, naming nothing.
+    assert!(err_of("line:x").starts_with(
+        "hookscope: line:x names nothing in this session (no tool_use_id or line uuid \"line:x\";"
+    ),);
+    // An event that never fires here.
+    let (code, _, err) = run(&[p, "--event", "PreCompact", "--at", "1"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.ends_with("; PreCompact fires nowhere in this session\n"),
         "{err}"
     );
 }

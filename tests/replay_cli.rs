@@ -313,3 +313,33 @@ fn backtest_over_hostile_files_counts_what_it_can_and_skips_the_rest() {
         "{v}"
     );
 }
+
+/// c8435c6b (`hooks_c5_stop_block`) has two Stops in one turn (lines 75
+/// and 82). A rule blocking every Stop backtests to two examples, each
+/// named by the `--at` form that reaches it (`line:N`), in the table and
+/// as `at` in `--json`.
+#[test]
+fn backtest_names_a_non_tool_event_by_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"no\"\n",
+    )
+    .expect("write");
+    let rules = rules.to_str().expect("utf-8");
+    let c5 = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block";
+    let (code, text, _) = run(&["replay", "--rules", rules, "--all", c5]);
+    assert_eq!(code, Some(0));
+    assert!(
+        text.contains("stop: block 2\n  block c8435c6b Stop line:75: after: Hook scenario complete.\n  block c8435c6b Stop line:82: after: Tests were run (pretend). Now I am really done.\n"),
+        "{text}"
+    );
+    let (code, out, _) = run(&["replay", "--rules", rules, "--all", c5, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let ex = &v["rules"][0]["examples"];
+    assert_eq!(ex[0]["at"], "line:75");
+    assert_eq!(ex[0]["tool_use_id"], Value::Null);
+    assert_eq!(ex[1]["at"], "line:82");
+}

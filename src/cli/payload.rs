@@ -35,8 +35,10 @@ pub struct PayloadArgs {
     /// The hook event, spelled as in settings files (PreToolUse, Stop, …).
     #[arg(long)]
     pub event: String,
-    /// Where: a tool_use_id, a line uuid, a turn number, or `last` (the
-    /// default: the session's last such event).
+    /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
+    /// transcript file: the event anchored there, else the last one before
+    /// it), a turn number, or `last` (the default: the session's last such
+    /// event).
     #[arg(long)]
     pub at: Option<String>,
     /// Print secrets as they are (default: masked as [REDACTED_<TYPE>]).

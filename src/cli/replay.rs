@@ -37,8 +37,10 @@ pub struct ReplayArgs {
     /// The hook event, spelled as in settings files (PreToolUse, Stop, …).
     #[arg(long)]
     pub event: Option<String>,
-    /// Where: a tool_use_id, a line uuid, a turn number, or `last` (the
-    /// default: the session's last such event).
+    /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
+    /// transcript file: the event anchored there, else the last one before
+    /// it), a turn number, or `last` (the default: the session's last such
+    /// event).
     #[arg(long)]
     pub at: Option<String>,
     /// The rule file (TOML; see assets/rules/example.toml).
@@ -270,7 +272,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet) {
                 ex.verdict,
                 ex.session,
                 ex.event,
-                ex.tool_use_id.as_deref().unwrap_or("-"),
+                ex.at.as_deref().unwrap_or("-"),
                 ex.summary
             );
         }

@@ -21,7 +21,7 @@ mod build;
 
 pub use build::{
     At, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads, events_at,
-    payload,
+    firings_at, payload,
 };
 
 /// Largest file read from disk for a live [`HookEvent::pre_image`] or from a

@@ -323,6 +323,11 @@ pub struct Example {
     pub event: String,
     /// The payload's `tool_use_id`, for tool events.
     pub tool_use_id: Option<String>,
+    /// The `--at` form that names this firing
+    /// ([`crate::hooks::events::At::parse`]): the `tool_use_id` for a tool
+    /// event, else `line:N` (the 1-based line of the main transcript file it
+    /// is anchored at); `None` for a non-tool event inside a subagent.
+    pub at: Option<String>,
     /// One line: the tool and its command or path, or the prompt.
     pub summary: String,
     /// The rule's verdict (`block`, `warn`, `context`, `allow`, `rewrite`).
@@ -514,6 +519,8 @@ fn summary_of(p: &Payload) -> String {
 /// per rule (a [`Backtest`] of one session, not counting it as skipped).
 pub fn backtest_session(session: &Session, rules: &RuleSet) -> Backtest {
     let mut bt = Backtest::new(rules);
+    // Payloads carry the resolved path of the file they are anchored in.
+    let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     bt.sessions = 1;
     let with_history = needs_history(rules);
     for event in rule_events(rules) {
@@ -535,14 +542,18 @@ pub fn backtest_session(session: &Session, rules: &RuleSet) -> Backtest {
                 };
                 let v = verdict(result).to_string();
                 *tally.counts.entry(v.clone()).or_default() += 1;
+                let tool_use_id = p
+                    .json
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 tally.push_example(Example {
                     session: short_session_id(&session.id).to_string(),
                     event: event.to_string(),
-                    tool_use_id: p
-                        .json
-                        .get("tool_use_id")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
+                    at: tool_use_id.clone().or_else(|| {
+                        (p.source_path == main_path).then(|| format!("line:{}", p.source_line))
+                    }),
+                    tool_use_id,
                     summary: summary_of(&p),
                     verdict: v,
                     source: format!("{}:{}", p.source_path.display(), p.source_line),

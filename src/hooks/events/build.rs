@@ -128,16 +128,20 @@ impl std::str::FromStr for EventName {
     }
 }
 
-/// Where in a session: a `tool_use_id`, a line `uuid`, a turn number
-/// (1-based over the session's turns, the leading prompt-less turn of a
-/// resumed file included, as `show` numbers them), or the last matching
-/// event.
+/// Where in a session: a `tool_use_id`, a line `uuid`, a line number of the
+/// main transcript file (`line:N`), a turn number (1-based over the
+/// session's turns, the leading prompt-less turn of a resumed file included,
+/// as `show` numbers them), or the last matching event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum At {
     /// A `tool_use.id` (`toolu_…`); a line uuid is accepted too.
     ToolUseId(String),
     /// A line's `uuid`; a tool_use_id is accepted too.
     Uuid(String),
+    /// A 1-based line of the main transcript file (`line:N`): the event
+    /// anchored there, else the last such event at or before it on the main
+    /// thread (as for a line uuid).
+    Line(usize),
     /// A 1-based turn number.
     Turn(usize),
     /// The session's last matching event.
@@ -145,12 +149,15 @@ pub enum At {
 }
 
 impl At {
-    /// Reads `--at`: `last`, a number (a turn), a UUID-shaped id (a line
-    /// uuid), else a tool_use_id.
+    /// Reads `--at`: `last`, a number (a turn), `line:N` (a line of the
+    /// main file), a UUID-shaped id (a line uuid), else a tool_use_id.
     pub fn parse(text: &str) -> At {
         let t = text.trim();
         if t == "last" {
             return At::Last;
+        }
+        if let Some(n) = t.strip_prefix("line:").and_then(|n| n.parse().ok()) {
+            return At::Line(n);
         }
         if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
             return t.parse().map_or(At::ToolUseId(t.to_string()), At::Turn);
@@ -171,6 +178,7 @@ impl std::fmt::Display for At {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             At::ToolUseId(id) | At::Uuid(id) => f.write_str(id),
+            At::Line(n) => write!(f, "line:{n}"),
             At::Turn(n) => write!(f, "turn {n}"),
             At::Last => f.write_str("last"),
         }
@@ -243,7 +251,7 @@ pub enum PayloadError {
     )]
     NotRebuilt(EventName),
     /// The event does not occur at `at` (or in the session).
-    #[error("no {event} {where_}; events here: {available}")]
+    #[error("no {event} {where_}; events here: {available}{fires}")]
     NoEvent {
         /// The event asked for.
         event: EventName,
@@ -251,6 +259,10 @@ pub enum PayloadError {
         where_: String,
         /// The events that do occur there, comma-separated (or `none`).
         available: String,
+        /// Where `event` fires in the session, as `--at` forms
+        /// (`; Stop fires at line:75, line:82`, or `; Stop fires nowhere in
+        /// this session`); empty when `where_` is already the whole session.
+        fires: String,
     },
 }
 
@@ -1186,8 +1198,26 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
             .map(|(_, r)| r.tool_use_id.clone())
             .collect()
     };
+    let last_line = session
+        .lines
+        .uuids
+        .values()
+        .chain(&session.lines.run_ends)
+        .copied()
+        .max()
+        .unwrap_or(0);
     match at {
         At::Last => Ok(Resolved::Last),
+        At::Line(n) => {
+            if *n >= 1 && *n <= last_line {
+                Ok(Resolved::Ids(ids_on(None, *n), Some((None, *n))))
+            } else {
+                Err(PayloadError::NothingAt {
+                    at: format!("line:{n}"),
+                    hint: format!("lines are line:1 to line:{last_line}"),
+                })
+            }
+        }
         At::Turn(n) => {
             if *n >= 1 && *n <= session.turns.len() {
                 Ok(Resolved::Turn(n - 1))
@@ -1213,7 +1243,7 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
             Err(PayloadError::NothingAt {
                 at: id.clone(),
                 hint: format!(
-                    "no tool_use_id or line uuid {id:?}; tool calls: {}{}; turns: 1 to {}; or `last`",
+                    "no tool_use_id or line uuid {id:?}; tool calls: {}{}; turns: 1 to {}; lines: line:1 to line:{last_line}; or `last`",
                     session.all_tool_calls().count(),
                     if first.is_empty() {
                         String::new()
@@ -1258,6 +1288,70 @@ pub fn events_at(session: &Session, at: &At) -> Vec<EventName> {
         .copied()
         .filter(|e| present.contains(e))
         .collect()
+}
+
+/// The `--at` form that names exactly `p`: its `tool_use_id` when it
+/// concerns one call, `line:N` on the main thread, else (inside a subagent)
+/// the uuid of its anchor line; `None` when none is recorded.
+fn at_of(session: &Session, p: &Point) -> Option<At> {
+    if let [id] = p.tool_use_ids.as_slice() {
+        return Some(At::ToolUseId(id.clone()));
+    }
+    match p.thread {
+        None => Some(At::Line(p.line)),
+        Some(i) => session.subagents.get(i).and_then(|s| {
+            s.lines
+                .uuids
+                .iter()
+                .filter(|(_, l)| **l == p.line)
+                .map(|(u, _)| u)
+                .min()
+                .map(|u| At::Uuid(u.clone()))
+        }),
+    }
+}
+
+/// Every firing at `at` (for a picker that tells apart two firings of one
+/// event, e.g. a Stop a hook blocked and the Stop after it): each event with
+/// the `At` that names that firing for [`payload`] (its `tool_use_id`, or
+/// `line:N` of the main file, or a subagent line's uuid). In
+/// [`EventName::ALL`] order, firings of one event in session order; the
+/// events are those of [`events_at`]. Empty for a non-Claude Code session
+/// or an `at` naming nothing.
+pub fn firings_at(session: &Session, at: &At) -> Vec<(EventName, At)> {
+    if session.agent != Agent::ClaudeCode {
+        return Vec::new();
+    }
+    let Ok(resolved) = resolve(session, at) else {
+        return Vec::new();
+    };
+    let all = points(session);
+    let here = selected(&all, &resolved);
+    EventName::ALL
+        .iter()
+        .flat_map(|e| here.iter().filter(move |p| p.event == *e))
+        .map(|p| (p.event, at_of(session, p).unwrap_or_else(|| at.clone())))
+        .collect()
+}
+
+/// `Stop fires at line:75, line:82` (at most 5 places, then `and N more`),
+/// or `Stop fires nowhere in this session`.
+fn fires_text(session: &Session, all: &[Point], event: EventName) -> String {
+    let places: Vec<String> = all
+        .iter()
+        .filter(|p| p.event == event)
+        .filter_map(|p| at_of(session, p))
+        .map(|a| a.to_string())
+        .collect();
+    match places.len() {
+        0 => format!("{event} fires nowhere in this session"),
+        n if n <= 5 => format!("{event} fires at {}", places.join(", ")),
+        n => format!(
+            "{event} fires at {} and {} more",
+            places[..5].join(", "),
+            n - 5
+        ),
+    }
 }
 
 /// Every payload of `event` in the session, in order (used by the fidelity
@@ -1315,8 +1409,14 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
     if !REBUILT.contains(&event) {
         return Err(PayloadError::NotRebuilt(event));
     }
-    let resolved = resolve(session, at)?;
     let all = points(session);
+    let resolved = resolve(session, at).map_err(|e| match e {
+        PayloadError::NothingAt { at, hint } => PayloadError::NothingAt {
+            at,
+            hint: format!("{hint}; {}", fires_text(session, &all, event)),
+        },
+        other => other,
+    })?;
     let here = selected(&all, &resolved);
     let chosen = here
         .iter()
@@ -1351,6 +1451,10 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
                     other => format!("at {other}"),
                 },
                 available: available.join(", "),
+                fires: match at {
+                    At::Last => String::new(),
+                    _ => format!("; {}", fires_text(session, &all, event)),
+                },
             })
         }
     }
