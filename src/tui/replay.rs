@@ -51,8 +51,12 @@ pub struct ReplayPane {
     pub at: Option<At>,
     /// What it was opened on, in words (`call toolu_… Bash`, `turn 3`).
     pub label: String,
-    /// The events that apply there ([`hookscope::hooks::events::events_at`]).
+    /// The events that apply there, one entry per firing the picker tells
+    /// apart ([`firings`]): an event fired twice in a turn (a Stop a hook
+    /// blocked, then the Stop after it) is listed twice.
     pub events: Vec<EventName>,
+    /// For each entry of `events`, the `At` that rebuilds that firing.
+    pub ats: Vec<At>,
     /// Index into `events` of the picked one.
     pub sel: usize,
     /// The picked event's replay, or why there is none.
@@ -207,10 +211,8 @@ impl ReplayPane {
     /// first applicable event picked (PreToolUse for a call: the contract's
     /// order).
     pub fn open(&mut self, at: At, label: String, ctx: &Ctx) {
-        self.events = ctx
-            .session()
-            .map(|s| hookscope::hooks::events::events_at(s, &at))
-            .unwrap_or_default();
+        let list = ctx.session().map(|s| firings(s, &at)).unwrap_or_default();
+        (self.events, self.ats) = list.into_iter().unzip();
         self.at = Some(at);
         self.label = label;
         self.sel = 0;
@@ -221,6 +223,19 @@ impl ReplayPane {
     /// The picked event.
     pub fn picked(&self) -> Option<EventName> {
         self.events.get(self.sel).copied()
+    }
+
+    /// The picker's label of entry `i`: the event's name, with the line of
+    /// the firing when the event is listed more than once (`Stop (line 75)`).
+    pub fn entry_label(&self, i: usize) -> String {
+        let Some(e) = self.events.get(i) else {
+            return String::new();
+        };
+        let twice = self.events.iter().filter(|x| *x == e).count() > 1;
+        match self.ats.get(i) {
+            Some(At::Line(n)) if twice => format!("{e} (line {n})"),
+            _ => e.as_str().to_string(),
+        }
     }
 
     /// Replays the picked event. On the UI thread on purpose: it works on
@@ -235,6 +250,7 @@ impl ReplayPane {
         else {
             return;
         };
+        let at = self.ats.get(self.sel).unwrap_or(at);
         let rules = match &ctx.rules {
             Rules::Loaded(r) => Some(r.as_ref()),
             _ => None,
@@ -531,6 +547,36 @@ impl ReplayPane {
     }
 }
 
+/// The picker's entries at `at`, each with the `At` that rebuilds it (from
+/// [`hookscope::hooks::events::firings_at`]): a firing named by a line
+/// (`line:N`, or a subagent line's uuid) is its own entry, so two Stops in one
+/// turn are two entries; the firings named by a tool_use_id fold into one
+/// entry per event, the last call's (as before: a turn of many calls keeps a
+/// short picker); for the whole session ([`At::Last`]) every event
+/// folds into one entry, its last.
+fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
+    let mut out: Vec<(EventName, At)> = Vec::new();
+    for (e, a) in hookscope::hooks::events::firings_at(session, at) {
+        if *at == At::Last {
+            if !out.iter().any(|(x, _)| *x == e) {
+                out.push((e, At::Last));
+            }
+        } else if let At::ToolUseId(_) = a {
+            // The last call's firing of `e` here stands for them all.
+            match out
+                .iter_mut()
+                .find(|(x, y)| *x == e && matches!(y, At::ToolUseId(_)))
+            {
+                Some(entry) => entry.1 = a,
+                None => out.push((e, a)),
+            }
+        } else {
+            out.push((e, a));
+        }
+    }
+    out
+}
+
 fn picker_width(inner: u16) -> u16 {
     if inner >= SIDE_BY_SIDE { 24 } else { 20 }
 }
@@ -637,8 +683,8 @@ impl Component for ReplayPane {
         .areas(body);
         // The picker.
         let mut items = vec![Line::from(Span::styled("Events here", theme.heading()))];
-        for (i, e) in self.events.iter().enumerate() {
-            let line = format!(" {} ", e.as_str());
+        for i in 0..self.events.len() {
+            let line = format!(" {} ", self.entry_label(i));
             items.push(if i == self.sel {
                 Line::from(Span::styled(line, theme.selected(true)))
             } else {

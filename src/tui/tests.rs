@@ -2114,3 +2114,51 @@ fn test_case_of_a_hostile_payload_parses_back() {
     assert_eq!(t.expect, want);
     assert_eq!(want, "block");
 }
+
+/// c8435c6b (`hooks_c5_stop_block`): Stop fires twice in its one turn, at
+/// line 75 (the real hook blocked it: stop_hook_active false) and at line 82
+/// (stop_hook_active true). The replay pane on the turn lists both, and
+/// replays the one picked.
+#[test]
+fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
+    use hookscope::hooks::events::{At, EventName};
+    const C5: &str = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+    let mut app = opened(C5);
+    app.replay.open(At::Turn(1), "turn 1".into(), &app.ctx);
+    app.overlay = Some(Overlay::Replay);
+    let stops: Vec<(usize, String, At)> = (0..app.replay.events.len())
+        .filter(|&i| app.replay.events[i] == EventName::Stop)
+        .map(|i| (i, app.replay.entry_label(i), app.replay.ats[i].clone()))
+        .collect();
+    assert_eq!(
+        stops
+            .iter()
+            .map(|(_, l, a)| (l.as_str(), a.clone()))
+            .collect::<Vec<_>>(),
+        [
+            ("Stop (line 75)", At::Line(75)),
+            ("Stop (line 82)", At::Line(82))
+        ]
+    );
+    // An event listed once keeps its bare name.
+    assert_eq!(app.replay.entry_label(0), "PreToolUse");
+    let stop_hook_active = |app: &App| match &app.replay.result {
+        Some(Ok(r)) => (
+            r.payload.json["stop_hook_active"].clone(),
+            r.payload.source_line,
+        ),
+        other => panic!("replayed: {other:?}"),
+    };
+    // Walk down to the first Stop, then the second.
+    while app.replay.sel < stops[0].0 {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    assert_eq!(stop_hook_active(&app), (serde_json::json!(false), 75));
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.replay.sel, stops[1].0);
+    assert_eq!(stop_hook_active(&app), (serde_json::json!(true), 82));
+    // The picker shows both.
+    let screen = render_replay(&mut app, 80, 40);
+    assert!(screen.contains(" Stop (line 75) "), "{screen}");
+    assert!(screen.contains(" Stop (line 82) "), "{screen}");
+}
