@@ -169,7 +169,7 @@ pub struct App {
     /// list keeps its first row selected while summaries reorder it).
     pub touched: bool,
     /// A call to select once its session has loaded: (session index,
-    /// `tool_use_id`).
+    /// `tool_use_id`, or `line:N` for a line of the main file).
     pending_jump: Option<(usize, String)>,
     /// A call to open the replay pane on once a jump to it lands (`r` in
     /// the Calls view): its `tool_use_id`.
@@ -615,6 +615,16 @@ impl App {
                         self.pending_jump = Some((index, tool_use_id));
                         self.finish_jump();
                     }
+                    Effect::JumpToLine { index, line } => {
+                        self.view = View::Browse;
+                        self.overlay = None;
+                        self.list.select(index, &self.ctx);
+                        self.open_session(index);
+                        self.timeline.filter.clear();
+                        // `line:N`, as `--at` spells it (no tool_use_id does).
+                        self.pending_jump = Some((index, At::Line(line).to_string()));
+                        self.finish_jump();
+                    }
                 }
             }
         }
@@ -659,6 +669,15 @@ impl App {
             }
         }
         self.pending_jump = None;
+        if let At::Line(line) = At::parse(&id) {
+            if self.timeline.select_line(line, &self.ctx) {
+                self.focus = Pane::Timeline;
+            } else {
+                self.ctx
+                    .say(format!("line {line} is not in this session's timeline"));
+            }
+            return;
+        }
         if self.timeline.select_call(&id, &self.ctx) {
             self.focus = Pane::Timeline;
             if self.pending_replay.take().is_some_and(|r| r == id) {

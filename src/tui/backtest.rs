@@ -2,8 +2,10 @@
 //! session on a worker thread ([`super::worker::backtest`], which calls
 //! [`hookscope::hooks::replay::backtest_session`]), progress in the status
 //! bar, and the would-be blocks listed as they arrive; `Enter` jumps to the
-//! call in its session's timeline (the Calls view's jump effect).
+//! call in its session's timeline (the Calls view's jump effect), or for a
+//! block not on a call (a Stop, a prompt) to its line there.
 
+use hookscope::hooks::events::At;
 use hookscope::hooks::replay::Example;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -107,7 +109,16 @@ impl Component for BacktestPane {
                     index: *index,
                     tool_use_id: id.clone(),
                 }),
-                Some(_) => ctx.say("this block is not on a tool call: nothing to jump to"),
+                Some(Block { index, example, .. }) => {
+                    // Not on a tool call (a Stop, a prompt): its line.
+                    match example.at.as_deref().map(At::parse) {
+                        Some(At::Line(line)) => ctx.emit(Effect::JumpToLine {
+                            index: *index,
+                            line,
+                        }),
+                        _ => ctx.say("this block is not on a tool call: nothing to jump to"),
+                    }
+                }
                 None => ctx.say("no would-be block to jump to"),
             }
             return EventState::Consumed;

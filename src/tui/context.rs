@@ -270,6 +270,14 @@ pub enum Effect {
         /// What it is, for the status bar (`PreToolUse payload`).
         what: String,
     },
+    /// Open session `index` and select the main-thread event at 1-based
+    /// `line` of its file (or the last before it) in its timeline.
+    JumpToLine {
+        /// Index into [`Ctx::sessions`].
+        index: usize,
+        /// The line of the session file.
+        line: usize,
+    },
     /// Open session `index` and select call `tool_use_id` in its timeline.
     JumpToCall {
         /// Index into [`Ctx::sessions`].

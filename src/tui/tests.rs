@@ -2162,3 +2162,44 @@ fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
     assert!(screen.contains(" Stop (line 75) "), "{screen}");
     assert!(screen.contains(" Stop (line 82) "), "{screen}");
 }
+
+/// A would-be block on a Stop (not on a tool call): Enter jumps to its line
+/// in the timeline. c8435c6b's Stops are anchored at the assistant texts of
+/// lines 75 and 82.
+#[test]
+fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"no\"\n",
+    )
+    .expect("write");
+    let mut app = app_for("../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block");
+    app.ctx.rules = super::context::Rules::load(&rules);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    let ats: Vec<Option<String>> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| b.example.at.clone())
+        .collect();
+    assert_eq!(ats, [Some("line:75".into()), Some("line:82".into())]);
+    let selected_line = |app: &App| match app.timeline.sel {
+        Some(Item::Event {
+            thread: Thread::Main,
+            turn,
+            event,
+        }) => app.ctx.session().expect("open").turns[turn].events[event].line(),
+        other => panic!("selected {other:?}"),
+    };
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.focus, Pane::Timeline);
+    assert_eq!(selected_line(&app), 75);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(selected_line(&app), 82);
+}

@@ -502,6 +502,42 @@ impl TimelinePane {
         true
     }
 
+    /// Selects the main-thread event at 1-based line `line` of the session
+    /// file, else the last one before it (a backtest block on a Stop: the
+    /// assistant text it follows), else the turn that line is in; `false`
+    /// when no session is open or it has no turns.
+    pub fn select_line(&mut self, line: usize, ctx: &Ctx) -> bool {
+        let Some(session) = ctx.session() else {
+            return false;
+        };
+        let mut best: Option<(usize, Item)> = None;
+        for (t, turn) in session.turns.iter().enumerate() {
+            if turn.prompt_line.is_some_and(|p| p <= line) || best.is_none() {
+                best = Some((0, Item::Turn(t)));
+            }
+            for (i, e) in turn.events.iter().enumerate() {
+                let l = e.line();
+                if l <= line && best.as_ref().is_none_or(|(b, _)| l >= *b) {
+                    best = Some((
+                        l,
+                        Item::Event {
+                            thread: Thread::Main,
+                            turn: t,
+                            event: i,
+                        },
+                    ));
+                }
+            }
+        }
+        let Some((_, item)) = best else {
+            return false;
+        };
+        self.filter.clear();
+        self.sel = Some(item);
+        self.follow(ctx);
+        true
+    }
+
     /// The main-thread turn the selection is in: a subagent's call is in
     /// the turn of the outermost spawn on its [`SpawnTree::path_to`];
     /// `None` for a subagent the main thread does not reach.
