@@ -252,6 +252,9 @@ pub struct RuleSet {
     pub rules: Vec<Rule>,
     /// The file's top-level `[[tests]]`, run against the whole set.
     pub tests: Vec<TestCase>,
+    /// Problems that do not refuse the file (e.g. a Stop rule that would
+    /// block forever), in file order; see [`RuleSet::warnings`].
+    pub warnings: Vec<RuleError>,
 }
 
 // ---- raw TOML ------------------------------------------------------------
@@ -295,6 +298,7 @@ struct RawConds {
     permission_mode: Option<Spanned<OneOrMany>>,
     touched_file: Option<Spanned<OneOrMany>>,
     ran_command: Option<Spanned<OneOrMany>>,
+    stop_hook_active: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -383,6 +387,11 @@ impl<'t> Errors<'t> {
 
 fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
     let mut out = Vec::new();
+    // First: the cheapest check, and the one that says why a Stop went
+    // through.
+    if let Some(b) = raw.stop_hook_active {
+        out.push(Condition::StopHookActive(b));
+    }
     let regexes = |v: Option<Spanned<OneOrMany>>, ci: bool, errs: &mut Errors<'_>| {
         v.map(|s| {
             let start = s.span().start;
@@ -599,6 +608,32 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
     })
 }
 
+/// The warning for a rule that blocks Stop/SubagentStop without checking
+/// `stop_hook_active` (hooks.md §4: a Stop hook that always blocks keeps the
+/// agent going forever), or `None`.
+fn endless_stop_warning(r: &Rule) -> Option<String> {
+    let on_stop: Vec<&str> = r
+        .events
+        .iter()
+        .map(String::as_str)
+        .filter(|e| matches!(*e, "Stop" | "SubagentStop"))
+        .collect();
+    let guarded = r
+        .only_if
+        .iter()
+        .any(|c| matches!(c, Condition::StopHookActive(false)))
+        || r.skip_if
+            .iter()
+            .any(|c| matches!(c, Condition::StopHookActive(true)));
+    (r.action == RuleAction::Block && !on_stop.is_empty() && !guarded).then(|| {
+        format!(
+            "warning: rule `{}` blocks {} without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]",
+            r.id,
+            on_stop.join("/")
+        )
+    })
+}
+
 impl RuleSet {
     /// Loads a rule file: a regular file of at most [`MAX_RULE_FILE_BYTES`],
     /// UTF-8 TOML. Test payload files are resolved next to it.
@@ -689,11 +724,32 @@ impl RuleSet {
             return Err(RuleSetError { errors: errs.list });
         }
         rules.sort_by_key(|r| r.priority);
+        let mut warnings: Vec<RuleError> = rules
+            .iter()
+            .filter_map(|r| {
+                endless_stop_warning(r).map(|message| RuleError {
+                    file: file.to_string(),
+                    line: r.line,
+                    column: 0,
+                    message,
+                })
+            })
+            .collect();
+        warnings.sort_by_key(|w| w.line);
         Ok(RuleSet {
             path: None,
             rules,
             tests,
+            warnings,
         })
+    }
+
+    /// What loading found questionable without refusing the file, each with
+    /// file and line: today a `block` rule on Stop/SubagentStop that does
+    /// not check `stop_hook_active` (it would block the Stop that follows
+    /// its own block too, and the agent would never stop).
+    pub fn warnings(&self) -> &[RuleError] {
+        &self.warnings
     }
 
     /// Evaluates every rule on a payload (hooks.md §1.4–1.5 stdin) with the

@@ -710,3 +710,82 @@ fn a_droid_execute_call_is_parsed_as_bash() {
         e.why()
     );
 }
+
+fn stop(active: bool) -> Value {
+    json!({"session_id":"s","cwd":"/p","permission_mode":"default",
+           "hook_event_name":"Stop","stop_hook_active":active})
+}
+
+#[test]
+fn stop_hook_active_reads_the_payload_field() {
+    let h = History::default();
+    let e = eval_one(
+        "[rules.only_if]\nstop_hook_active = false\n",
+        &stop(true),
+        &h,
+    );
+    assert_eq!(
+        e.why(),
+        "event PreToolUse|Stop|UserPromptSubmit ✓ · stop_hook_active = false ✗ (stop_hook_active is true)"
+    );
+    assert!(matches(
+        "[rules.only_if]\nstop_hook_active = false\n",
+        &stop(false)
+    ));
+    assert!(matches(
+        "[rules.only_if]\nstop_hook_active = true\n",
+        &stop(true)
+    ));
+    // A payload without the field (PreToolUse) does not satisfy either value.
+    assert!(!matches(
+        "[rules.only_if]\nstop_hook_active = false\n",
+        &bash("ls")
+    ));
+}
+
+const STOP_BLOCK: &str = "[[rules]]\nid = \"gate\"\nevents = \"Stop|SubagentStop\"\naction = \"block\"\nreason = \"r\"\n";
+
+#[test]
+fn a_stop_block_without_stop_hook_active_warns_but_loads() {
+    let s = set(&format!(
+        "{STOP_BLOCK}\n[[rules]]\nid = \"ok\"\nevents = \"Stop\"\naction = \"context\"\nreason = \"r\"\n"
+    ));
+    assert_eq!(s.rules.len(), 2);
+    let w: Vec<String> = s.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        w,
+        [
+            "t.toml:1: warning: rule `gate` blocks Stop/SubagentStop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]"
+        ]
+    );
+    // It still blocks the second Stop: the loop the warning is about.
+    assert_eq!(
+        s.evaluate(&stop(true), &History::default()).verdict(),
+        "block"
+    );
+}
+
+#[test]
+fn a_guarded_stop_block_does_not_warn() {
+    let only = set(&format!(
+        "{STOP_BLOCK}[rules.only_if]\nstop_hook_active = false\n"
+    ));
+    assert!(only.warnings().is_empty());
+    assert_eq!(
+        only.evaluate(&stop(true), &History::default()).verdict(),
+        "none"
+    );
+    assert_eq!(
+        only.evaluate(&stop(false), &History::default()).verdict(),
+        "block"
+    );
+    let skip = set(&format!(
+        "{STOP_BLOCK}[rules.skip_if]\nstop_hook_active = true\n"
+    ));
+    assert!(skip.warnings().is_empty());
+    // The wrong guard (only_if true) still warns.
+    let wrong = set(&format!(
+        "{STOP_BLOCK}[rules.only_if]\nstop_hook_active = true\n"
+    ));
+    assert_eq!(wrong.warnings().len(), 1);
+}
