@@ -491,13 +491,16 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
     if events.is_empty() {
         errs.at(events_at, format!("rule `{id}` names no event"));
     }
+    let known = contract::event_names();
     for e in &events {
-        let known = contract::event_names();
         if !known.contains(&e.as_str()) {
+            let hint = crate::hooks::events::closest_name(e, known.iter().copied())
+                .map(|n| format!(" (did you mean {n}?)"))
+                .unwrap_or_default();
             errs.at(
                 events_at,
                 format!(
-                    "rule `{id}`: unknown event `{e}` (known: {})",
+                    "rule `{id}`: unknown event `{e}`{hint}; known: {}",
                     known.join(", ")
                 ),
             );
@@ -568,7 +571,9 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
                 ),
             );
         }
-        for e in &events {
+        // An unknown event was reported above; checking what it can do
+        // would only add a second, misleading error.
+        for e in events.iter().filter(|e| known.contains(&e.as_str())) {
             let control = EventControl::of(e);
             if action == RuleAction::Block && !control.can_block() {
                 errs.at(

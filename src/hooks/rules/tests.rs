@@ -789,3 +789,37 @@ fn a_guarded_stop_block_does_not_warn() {
     ));
     assert_eq!(wrong.warnings().len(), 1);
 }
+
+#[test]
+fn an_unknown_event_is_one_error_with_the_closest_name() {
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"PreToolUs\"\naction = \"block\"\nreason = \"r\"\n",
+    );
+    let known = contract::event_names().join(", ");
+    let msgs: Vec<String> = errs.iter().map(ToString::to_string).collect();
+    // No second "blocks on PreToolUs, which cannot be blocked".
+    assert_eq!(
+        msgs,
+        [format!(
+            "t.toml:3:10: rule `a`: unknown event `PreToolUs` (did you mean PreToolUse?); known: {known}"
+        )]
+    );
+    // Far from every name: no guess.
+    let errs = refused("[[rules]]\nid = \"a\"\nevents = \"Frobnicate\"\naction = \"allow\"\n");
+    assert_eq!(
+        errs[0].message,
+        format!("rule `a`: unknown event `Frobnicate`; known: {known}")
+    );
+}
+
+#[test]
+fn closest_name_only_when_close() {
+    use crate::hooks::events::closest_name;
+    let known = ["PreToolUse", "PostToolUse", "Stop", "SubagentStop"];
+    assert_eq!(closest_name("PreToolUs", known), Some("PreToolUse"));
+    assert_eq!(closest_name("pretooluse", known), Some("PreToolUse"));
+    assert_eq!(closest_name("Sotp", known), Some("Stop"));
+    assert_eq!(closest_name("SubAgentStop", known), Some("SubagentStop"));
+    assert_eq!(closest_name("Foo", known), None);
+    assert_eq!(closest_name("", known), None);
+}
