@@ -178,7 +178,8 @@ pub struct Rule {
 /// One step of a rule's why: a check and whether it held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
-    /// The check as written (`tool Bash`, `command =~ "rm"`, `unless subagent`).
+    /// The check as written (`tool Bash`, `command =~ "rm"`), a skip with
+    /// what happened to it (`skip_if subagent — not matched`).
     pub check: String,
     /// Whether it let the rule go on.
     pub ok: bool,
@@ -875,19 +876,22 @@ impl Rule {
                 }
             }
         }
+        // A skip condition reads as what happened to it, so that ✓ (the
+        // rule went on) cannot be taken for "the skip matched":
+        // `skip_if subagent — not matched ✓`, or
+        // `skip_if subagent — matched ✗ (agent_id a7) → rule skipped`.
         for c in &self.skip_if {
-            let check = format!("unless {}", c.label());
             match c.test(s) {
                 Ok(detail) => {
                     steps.push(Step {
-                        check,
+                        check: format!("skip_if {} — matched", c.label()),
                         ok: false,
-                        detail: format!("skipped {detail}").trim_end().to_string(),
+                        detail: format!("{detail} → rule skipped").trim_start().to_string(),
                     });
                     return eval(steps, None);
                 }
                 Err(_) => steps.push(Step {
-                    check,
+                    check: format!("skip_if {} — not matched", c.label()),
                     ok: true,
                     detail: String::new(),
                 }),

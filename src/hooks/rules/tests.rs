@@ -307,13 +307,13 @@ fn skip_if_any_condition_skips() {
     assert!(matches(c, &bash("rm -r build")));
     let e = eval_one(c, &bash("rm -r /tmp/x"), &History::default());
     assert!(!e.matched);
-    assert!(e.why().ends_with(r#"program = "rm" ✓ (rm -r /tmp/x) · unless command =~ "/tmp/" ✗ skipped on call 1 of 1 (rm -r /tmp/x)"#), "{}", e.why());
+    assert!(e.why().ends_with(r#"program = "rm" ✓ (rm -r /tmp/x) · skip_if command =~ "/tmp/" — matched ✗ on call 1 of 1 (rm -r /tmp/x) → rule skipped"#), "{}", e.why());
     let mut p = bash("rm -r build");
     p["agent_id"] = json!("a7");
     let e = eval_one(c, &p, &History::default());
     assert!(
         e.why()
-            .ends_with(r#"unless command =~ "/tmp/" ✓ · unless subagent ✗ skipped (agent_id a7)"#),
+            .ends_with(r#"skip_if command =~ "/tmp/" — not matched ✓ · skip_if subagent — matched ✗ (agent_id a7) → rule skipped"#),
         "{}",
         e.why()
     );
