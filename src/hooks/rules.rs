@@ -547,10 +547,13 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
     }
     if let Some(action) = action {
         match action {
+            // hooks-updates.md §2.3: the official hookify plugin's blocks
+            // carry no reason, so the model only learns that a hook denied
+            // the tool.
             RuleAction::Block if reason.is_none() => errs.at(
                 action_at,
                 format!(
-                    "rule `{id}` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly (hookify's bug, hooks-updates.md §2.3). Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
+                    "rule `{id}` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly. Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
                 ),
             ),
             RuleAction::Warn | RuleAction::Context if reason.is_none() => errs.at(
@@ -576,16 +579,18 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
         // would only add a second, misleading error.
         for e in events.iter().filter(|e| known.contains(&e.as_str())) {
             let control = EventControl::of(e);
+            // What each event honours: hooks.md §1.6 (exit 2) and §1.8
+            // (decision fields, updatedInput), as the contract table says.
             if action == RuleAction::Block && !control.can_block() {
                 errs.at(
                     events_at,
                     format!(
-                        "rule `{id}` blocks on {e}, which cannot be blocked (hooks.md §1.6, §1.8)"
+                        "rule `{id}` blocks on {e}, which cannot be blocked: Claude Code ignores a hook's block on {e}. Fix: use another action (context, warn) or a blockable event"
                     ),
                 );
             }
             if action == RuleAction::Rewrite && !control.can_rewrite() {
-                errs.at(events_at, format!("rule `{id}` rewrites on {e}: only PreToolUse and PermissionRequest take updatedInput (hooks.md §1.8)"));
+                errs.at(events_at, format!("rule `{id}` rewrites on {e}: Claude Code takes a rewritten tool input only from PreToolUse and PermissionRequest hooks"));
             }
         }
     }

@@ -184,14 +184,15 @@ fn regex_error_line(pattern: &str, e: &regex::Error) -> String {
         .lines()
         .find_map(|l| l.strip_prefix("error: "))
         .unwrap_or_else(|| text.lines().last().unwrap_or("invalid"));
-    format!("bad regex {pattern:?}: {detail}")
+    // As written (not `{:?}`, which would double every backslash).
+    format!("bad regex \"{pattern}\": {detail}")
 }
 
 /// Compiles globs into one set; the error names the bad glob.
 pub fn compile_globs(patterns: &[String]) -> Result<GlobSet, String> {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        b.add(Glob::new(p).map_err(|e| format!("bad glob {p:?}: {e}"))?);
+        b.add(Glob::new(p).map_err(|e| format!("bad glob \"{p}\": {e}"))?);
     }
     b.build().map_err(|e| format!("bad glob set: {e}"))
 }

@@ -544,14 +544,16 @@ fn duplicate_ids_and_impossible_actions_are_refused() {
     let errs = refused(
         "[[rules]]\nid = \"a\"\nevents = \"SessionEnd\"\naction = \"block\"\nreason = \"r\"\n",
     );
-    assert!(errs[0].message.contains("cannot be blocked"));
+    assert_eq!(
+        errs[0].message,
+        "rule `a` blocks on SessionEnd, which cannot be blocked: Claude Code ignores a hook's block on SessionEnd. Fix: use another action (context, warn) or a blockable event"
+    );
     let errs = refused(
         "[[rules]]\nid = \"a\"\nevents = \"Stop\"\naction = \"rewrite\"\nrewrite_command = { pattern = 'a', replace = 'b' }\n",
     );
-    assert!(
-        errs[0]
-            .message
-            .contains("only PreToolUse and PermissionRequest take updatedInput")
+    assert_eq!(
+        errs[0].message,
+        "rule `a` rewrites on Stop: Claude Code takes a rewritten tool input only from PreToolUse and PermissionRequest hooks"
     );
     let errs = refused("[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"rewrite\"\n");
     assert!(
@@ -822,4 +824,19 @@ fn closest_name_only_when_close() {
     assert_eq!(closest_name("SubAgentStop", known), Some("SubagentStop"));
     assert_eq!(closest_name("Foo", known), None);
     assert_eq!(closest_name("", known), None);
+}
+
+#[test]
+fn error_messages_show_regexes_as_written_and_cite_no_spec() {
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ncommand = '\\brm\\s+(-rf'\nfile_path = 'src\\x/['\n",
+    );
+    let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(msgs[0], r#"bad regex "\brm\s+(-rf": unclosed group"#);
+    assert!(msgs[1].starts_with(r#"bad glob "src\x/[": "#), "{}", msgs[1]);
+    let errs = refused("[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\n");
+    assert_eq!(
+        errs[0].message,
+        "rule `x` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly. Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
+    );
 }
