@@ -833,7 +833,11 @@ fn error_messages_show_regexes_as_written_and_cite_no_spec() {
     );
     let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
     assert_eq!(msgs[0], r#"bad regex "\brm\s+(-rf": unclosed group"#);
-    assert!(msgs[1].starts_with(r#"bad glob "src\x/[": "#), "{}", msgs[1]);
+    assert!(
+        msgs[1].starts_with(r#"bad glob "src\x/[": "#),
+        "{}",
+        msgs[1]
+    );
     let errs = refused("[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\n");
     assert_eq!(
         errs[0].message,
