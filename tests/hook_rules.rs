@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::result::{Action, Effect};
+use hookscope::hooks::result::Effect;
 use hookscope::hooks::rules::{History, RuleSet};
 use serde_json::{Value, json};
 
@@ -62,9 +62,10 @@ fn every_test_case_of_the_example_passes() {
         })
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    // 10 rules; 25 rule cases + 3 whole-set cases (grep -c '^\[\[rules.tests\]\]' / '^\[\[tests\]\]')
+    // 10 rules; 26 rule cases + 3 whole-set cases (grep -c '^\[\[rules.tests\]\]' / '^\[\[tests\]\]')
     assert_eq!(set.rules.len(), 10);
-    assert_eq!(results.iter().filter(|r| r.rule.is_some()).count(), 25);
+    assert_eq!(results.iter().filter(|r| r.rule.is_some()).count(), 26);
+    assert!(set.warnings().is_empty(), "{:?}", set.warnings());
     assert_eq!(results.iter().filter(|r| r.rule.is_none()).count(), 3);
 }
 
@@ -98,7 +99,7 @@ fn the_example_over_every_real_pretooluse_payload() {
                     .why();
                 assert_eq!(
                     why,
-                    r#"event PreToolUse ✓ · tool Bash ✓ · command =~ "\brm\s+(-\w*r\w*f\w*|-\w*f\w*r\w*|-r\s+-f|-f\s+-r)\b" ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · unless command =~ "rm\s+-\w+\s+/tmp/" ✓"#
+                    r#"event PreToolUse ✓ · tool Bash ✓ · command =~ "\brm\s+(-\w*r\w*f\w*|-\w*f\w*r\w*|-r\s+-f|-f\s+-r)\b" ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · skip_if command =~ "rm\s+-\w+\s+/tmp/" — not matched ✓"#
                 );
                 let out = e.output.stdout.clone().expect("json");
                 assert_eq!(
@@ -161,7 +162,7 @@ fn the_real_stop_payloads_go_through_the_gate() {
     ))
     .expect("capture");
     let set = example();
-    let mut n = 0;
+    let mut verdicts = Vec::new();
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).expect("json");
         let p = &v["stdin"];
@@ -172,20 +173,38 @@ fn the_real_stop_payloads_go_through_the_gate() {
             turn_prompt: Some("fix the build".into()),
         };
         let e = set.evaluate(p, &history);
-        assert_eq!(e.verdict(), "block");
-        assert_eq!(
-            e.output.stdout,
-            Some(
-                json!({"decision":"block","reason":"You changed source files but did not run the tests. Run `cargo test` and fix what fails before stopping."})
-            )
-        );
-        assert_eq!(
-            e.combined.result.as_ref().map(|r| r.action),
-            Some(Action::Block)
-        );
-        n += 1;
+        if e.verdict() == "block" {
+            assert_eq!(
+                e.output.stdout,
+                Some(
+                    json!({"decision":"block","reason":"You changed source files but did not run the tests. Run `cargo test` and fix what fails before stopping."})
+                )
+            );
+        }
+        let gate = e
+            .rules
+            .iter()
+            .find(|r| r.id == "test-before-stop")
+            .expect("gate");
+        verdicts.push((p["stop_hook_active"].clone(), e.verdict(), gate.why()));
     }
-    assert_eq!(n, 2);
+    // The first Stop is blocked; the second (Claude Code going on after that
+    // block) is let through, so the agent cannot loop.
+    assert_eq!(
+        verdicts,
+        [
+            (
+                json!(false),
+                "block",
+                r#"event Stop|SubagentStop ✓ · stop_hook_active = false ✓ · prompt =~ "\b(fix|implement|refactor)\b" ✓ (fix) · touched_file ~ "src/**" ✓ (/home/dev/work/hooks_c5_stop_block/src/src/main.rs) · skip_if ran_command ["cargo test", "cargo nextest"] — not matched ✓"#.to_string()
+            ),
+            (
+                json!(true),
+                "none",
+                "event Stop|SubagentStop ✓ · stop_hook_active = false ✗ (stop_hook_active is true)".to_string()
+            ),
+        ]
+    );
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -15,14 +15,16 @@ fn the_example_passes_with_exit_0() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    // 25 [[rules.tests]] + 3 [[tests]] in the file
-    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 28);
+    // 26 [[rules.tests]] + 3 [[tests]] in the file
+    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 29);
     assert_eq!(
         text.lines().last(),
-        Some("28 passed, 0 failed (10 rules, assets/rules/example.toml)")
+        Some("29 passed, 0 failed (10 rules, assets/rules/example.toml)")
     );
+    // The example's Stop gate checks stop_hook_active: no warning.
+    assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), "");
     assert!(
-        text.contains("PASS  no-rm-rf  line 69  PreToolUse Bash rm -rf build/\n"),
+        text.contains("PASS  no-rm-rf  line 74  PreToolUse Bash rm -rf build/\n"),
         "{text}"
     );
 }
@@ -98,9 +100,50 @@ fn a_refused_file_exits_2_with_file_and_line() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["error"], "invalid_rules");
     assert_eq!(v["errors"][0]["line"], 4);
+    // With --json the errors are printed once, in the JSON.
+    assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), "");
     let out = hookscope()
         .args(["test", "no/such/file.toml"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A Stop block without `stop_hook_active = false` loads, with a warning on
+/// stderr (text) or in `warnings` (--json).
+#[test]
+fn an_endless_stop_block_loads_with_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("stop.toml");
+    std::fs::write(
+        &p,
+        "[[rules]]\nid = \"gate\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"run the tests\"\n[[rules.tests]]\nevent = \"Stop\"\nexpect = \"block\"\n[[rules.tests]]\nevent = \"Stop\"\nstop_hook_active = true\nexpect = \"block\"\n",
+    )
+    .expect("write");
+    let warning = format!(
+        "hookscope: {}:1: warning: rule `gate` blocks Stop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]\n",
+        p.display()
+    );
+    let out = hookscope().arg("test").arg(&p).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), warning);
+    let out = hookscope()
+        .arg("test")
+        .arg(&p)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), "");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["warnings"][0]["line"], 1);
+    assert_eq!(
+        format!(
+            "hookscope: {}:1: {}\n",
+            p.display(),
+            v["warnings"][0]["message"].as_str().unwrap_or("")
+        ),
+        warning
+    );
 }

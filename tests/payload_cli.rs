@@ -145,12 +145,19 @@ fn secrets_are_masked_unless_raw_and_stderr_says_so() {
 fn bad_arguments_exit_2_and_say_what_exists() {
     let path = corpus(HOOKS);
     let p = path.to_str().expect("utf-8");
-    let (code, out, err) = run(&[p, "--event", "preToolUse"]);
+    let (code, out, err) = run(&[p, "--event", "Pretooluse"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
         err.starts_with(
-            "hookscope: unknown event \"preToolUse\"; known events: PreToolUse, PermissionRequest, "
+            "hookscope: unknown event \"Pretooluse\" (did you mean PreToolUse?); known events: PreToolUse, PermissionRequest, "
         ),
+        "{err}"
+    );
+    // Nothing close: no guess.
+    let (code, _, err) = run(&[p, "--event", "Frobnicate"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("hookscope: unknown event \"Frobnicate\"; known events: PreToolUse, "),
         "{err}"
     );
     // An event this session never had.

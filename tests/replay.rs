@@ -48,7 +48,7 @@ fn run(scenario: &str, event: EventName, at: &str) -> Replay {
     replay(&s, event, &At::parse(at), Some(&rules)).expect("replay")
 }
 
-const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · command =~ "\brm\s+(-\w*r\w*f\w*|-\w*f\w*r\w*|-r\s+-f|-f\s+-r)\b" ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · unless command =~ "rm\s+-\w+\s+/tmp/" ✓"#;
+const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · command =~ "\brm\s+(-\w*r\w*f\w*|-\w*f\w*r\w*|-r\s+-f|-f\s+-r)\b" ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · skip_if command =~ "rm\s+-\w+\s+/tmp/" — not matched ✓"#;
 
 const NO_RM_RF_REASON: &str = "rm -rf is blocked in this project. Move the folder aside with `trash <path>` (or `mv <path> /tmp/`) instead.\nIf the folder really must go, ask the user to delete it.";
 
@@ -165,7 +165,7 @@ fn c5_first_stop_blocks_with_the_history_and_records_the_hook_feedback() {
     assert_eq!(e.verdict(), "block");
     assert_eq!(
         e.rules[0].why(),
-        r#"event Stop ✓ · touched_file ~ "**/notes.txt" ✓ (/home/dev/work/hooks_c5_stop_block/notes.txt) · unless ran_command "cargo test" ✓"#
+        r#"event Stop ✓ · touched_file ~ "**/notes.txt" ✓ (/home/dev/work/hooks_c5_stop_block/notes.txt) · skip_if ran_command "cargo test" — not matched ✓"#
     );
     let stdout = e.output.stdout.as_ref().expect("JSON output");
     assert_eq!(stdout["decision"], "block");

@@ -138,6 +138,79 @@ fn a_bad_rules_file_is_refused_with_file_line_col() {
         err.ends_with("hookscope: rule file refused; nothing was loaded\n"),
         "{err}"
     );
+    // --json: the errors once, in the JSON, nothing on stderr.
+    let (code, out, err) = run(&[
+        "replay",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--json",
+        "--rules",
+        p.to_str().expect("utf-8"),
+    ]);
+    assert_eq!((code, err.as_str()), (Some(2), ""));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["error"], "invalid_rules");
+    assert_eq!(v["errors"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["errors"][0]["line"], 4);
+    // payload --envelope --rules: stdout stays empty, each error once on stderr.
+    let (code, out, err) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--envelope",
+        "--rules",
+        p.to_str().expect("utf-8"),
+    ]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(err.matches("blocks without a `reason`").count(), 1, "{err}");
+    // --rules without --envelope names the fix, not a usage line.
+    let (code, out, err) = run(&["payload", C2, "--event", "PreToolUse", "--rules", EXAMPLE]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(
+        err,
+        "hookscope: --rules needs --envelope (the expected outcome is part of the fixture envelope)\n"
+    );
+}
+
+/// A replay through a rule set with a warning: the warning on stderr, or in
+/// `warnings` with --json.
+#[test]
+fn replay_shows_the_rule_sets_warnings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("stop.toml");
+    std::fs::write(
+        &p,
+        "[[rules]]\nid = \"gate\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"r\"\n",
+    )
+    .expect("write");
+    let path = p.to_str().expect("utf-8");
+    let (code, _, err) = run(&["replay", C2, "--event", "PreToolUse", "--rules", path]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.starts_with(&format!(
+            "hookscope: {path}:1: warning: rule `gate` blocks Stop without checking stop_hook_active"
+        )),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "replay",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--rules",
+        path,
+        "--json",
+    ]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["warnings"][0]["line"], 1);
+    let (code, out, _) = run(&["replay", "--rules", path, "--all", C2, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["warnings"][0]["line"], 1);
 }
 
 /// The example over every Claude Code session of the corpus. Recounted with

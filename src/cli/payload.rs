@@ -51,12 +51,17 @@ pub struct PayloadArgs {
     /// With --envelope: add the outcome this rule file expects for the event
     /// (`expected`: decision, each matching rule with its why, the hook
     /// output, the outcome), through `hooks::replay`.
-    #[arg(long, requires = "envelope", value_parser = clap::value_parser!(PathBuf))]
+    /// (Checked in `run`, not by clap, so the error names the fix instead of
+    /// a usage line.)
+    #[arg(long, value_parser = clap::value_parser!(PathBuf))]
     pub rules: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &PayloadArgs) {
+    if args.rules.is_some() && !args.envelope {
+        fail("--rules needs --envelope (the expected outcome is part of the fixture envelope)");
+    }
     let event: EventName = args.event.parse().unwrap_or_else(|e| fail(e));
     let session = super::show::load_or_exit(&args.session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
@@ -75,7 +80,7 @@ pub fn run(args: &PayloadArgs) {
     if args.envelope {
         let mut env = envelope(&built, json);
         if let Some(path) = &args.rules {
-            let rules = super::replay::load_rules_or_exit(path);
+            let rules = super::replay::load_rules_or_exit(path, false);
             let r = replay(&session, event, &at, Some(&rules)).unwrap_or_else(|e| fail(e));
             if let (Some(o), Some(e)) = (env.as_object_mut(), &r.evaluation) {
                 o.insert("expected".into(), expected(e, path));

@@ -55,19 +55,39 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
-/// Loads a rule file or exits 2 with every problem as `file:line:col`.
-pub fn load_rules_or_exit(path: &std::path::Path) -> RuleSet {
-    RuleSet::load(path).unwrap_or_else(|e| {
-        for err in &e.errors {
-            eprintln!("hookscope: {err}");
+/// Loads a rule file or exits 2 with every problem as `file:line:col` on
+/// stderr (with `json`, as `{"error": "invalid_rules", "errors": [...]}` on
+/// stdout alone). The set's warnings go to stderr unless `json` (the JSON
+/// output then carries them as `warnings`).
+pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
+    match RuleSet::load(path) {
+        Ok(set) => {
+            if !json {
+                for w in set.warnings() {
+                    eprintln!("hookscope: {w}");
+                }
+            }
+            set
         }
-        fail("rule file refused; nothing was loaded")
-    })
+        Err(e) => {
+            if json {
+                print_json(&json!({"error": "invalid_rules", "errors": e.errors}));
+                std::process::exit(2)
+            }
+            for err in &e.errors {
+                eprintln!("hookscope: {err}");
+            }
+            fail("rule file refused; nothing was loaded")
+        }
+    }
 }
 
 /// Runs the subcommand.
 pub fn run(args: &ReplayArgs) {
-    let rules = args.rules.as_deref().map(load_rules_or_exit);
+    let rules = args
+        .rules
+        .as_deref()
+        .map(|p| load_rules_or_exit(p, args.json));
     if args.all {
         let Some(rules) = rules else {
             fail("--all needs --rules FILE (the rule set to backtest)")
@@ -102,7 +122,11 @@ pub fn run(args: &ReplayArgs) {
         );
     }
     if args.json {
-        print_json(&replay_json(&r, payload));
+        let mut out = replay_json(&r, payload);
+        if let (Some(o), Some(set)) = (out.as_object_mut(), &rules) {
+            o.insert("warnings".into(), json!(set.warnings()));
+        }
+        print_json(&out);
     } else {
         print_replay(&r, &payload, args.rules.as_deref());
     }
@@ -237,7 +261,11 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool) {
         eprintln!();
     }
     if json {
-        print_json(&serde_json::to_value(&bt).unwrap_or(Value::Null));
+        let mut out = serde_json::to_value(&bt).unwrap_or(Value::Null);
+        if let Some(o) = out.as_object_mut() {
+            o.insert("warnings".into(), json!(rules.warnings()));
+        }
+        print_json(&out);
     } else {
         print_backtest(&bt, rules);
     }

@@ -2,7 +2,9 @@
 //! (`[[rules.tests]]` and top-level `[[tests]]`, see `hooks::rules`) and
 //! prints pass/fail per case. Exit 0 when all pass, 1 on any failure, 2 when
 //! the file is refused (each problem as `file:line:col: message` on stderr;
-//! with `--json`, `{"error": "invalid_rules", "errors": [...]}` on stdout).
+//! with `--json`, only `{"error": "invalid_rules", "errors": [...]}` on
+//! stdout). Warnings (a rule set that loads but looks wrong) go to stderr, or
+//! with `--json` into the output's `warnings`.
 
 use std::path::Path;
 
@@ -18,6 +20,7 @@ pub fn run(rules: &Path, json: bool) -> ! {
         Err(e) => {
             if json {
                 print_json(&json!({"error": "invalid_rules", "errors": e.errors}));
+                std::process::exit(2)
             }
             for err in &e.errors {
                 eprintln!("hookscope: {err}");
@@ -36,8 +39,12 @@ pub fn run(rules: &Path, json: bool) -> ! {
             "passed": passed,
             "failed": failed,
             "cases": results,
+            "warnings": set.warnings(),
         }));
     } else {
+        for w in set.warnings() {
+            eprintln!("hookscope: {w}");
+        }
         for r in &results {
             let mark = if r.passed { "PASS" } else { "FAIL" };
             let rule = r.rule.as_deref().unwrap_or("(all rules)");

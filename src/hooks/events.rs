@@ -20,8 +20,8 @@ use crate::tools::{OnError, ToolCall, parse_tool_call};
 mod build;
 
 pub use build::{
-    At, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads, events_at,
-    firings_at, payload,
+    At, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads,
+    closest_name, events_at, firings_at, payload,
 };
 
 /// Largest file read from disk for a live [`HookEvent::pre_image`] or from a

@@ -178,7 +178,8 @@ pub struct Rule {
 /// One step of a rule's why: a check and whether it held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
-    /// The check as written (`tool Bash`, `command =~ "rm"`, `unless subagent`).
+    /// The check as written (`tool Bash`, `command =~ "rm"`), a skip with
+    /// what happened to it (`skip_if subagent — not matched`).
     pub check: String,
     /// Whether it let the rule go on.
     pub ok: bool,
@@ -252,6 +253,9 @@ pub struct RuleSet {
     pub rules: Vec<Rule>,
     /// The file's top-level `[[tests]]`, run against the whole set.
     pub tests: Vec<TestCase>,
+    /// Problems that do not refuse the file (e.g. a Stop rule that would
+    /// block forever), in file order; see [`RuleSet::warnings`].
+    pub warnings: Vec<RuleError>,
 }
 
 // ---- raw TOML ------------------------------------------------------------
@@ -295,6 +299,7 @@ struct RawConds {
     permission_mode: Option<Spanned<OneOrMany>>,
     touched_file: Option<Spanned<OneOrMany>>,
     ran_command: Option<Spanned<OneOrMany>>,
+    stop_hook_active: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -383,6 +388,11 @@ impl<'t> Errors<'t> {
 
 fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
     let mut out = Vec::new();
+    // First: the cheapest check, and the one that says why a Stop went
+    // through.
+    if let Some(b) = raw.stop_hook_active {
+        out.push(Condition::StopHookActive(b));
+    }
     let regexes = |v: Option<Spanned<OneOrMany>>, ci: bool, errs: &mut Errors<'_>| {
         v.map(|s| {
             let start = s.span().start;
@@ -482,13 +492,16 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
     if events.is_empty() {
         errs.at(events_at, format!("rule `{id}` names no event"));
     }
+    let known = contract::event_names();
     for e in &events {
-        let known = contract::event_names();
         if !known.contains(&e.as_str()) {
+            let hint = crate::hooks::events::closest_name(e, known.iter().copied())
+                .map(|n| format!(" (did you mean {n}?)"))
+                .unwrap_or_default();
             errs.at(
                 events_at,
                 format!(
-                    "rule `{id}`: unknown event `{e}` (known: {})",
+                    "rule `{id}`: unknown event `{e}`{hint}; known: {}",
                     known.join(", ")
                 ),
             );
@@ -534,10 +547,13 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
     }
     if let Some(action) = action {
         match action {
+            // hooks-updates.md §2.3: the official hookify plugin's blocks
+            // carry no reason, so the model only learns that a hook denied
+            // the tool.
             RuleAction::Block if reason.is_none() => errs.at(
                 action_at,
                 format!(
-                    "rule `{id}` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly (hookify's bug, hooks-updates.md §2.3). Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
+                    "rule `{id}` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly. Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
                 ),
             ),
             RuleAction::Warn | RuleAction::Context if reason.is_none() => errs.at(
@@ -559,18 +575,22 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
                 ),
             );
         }
-        for e in &events {
+        // An unknown event was reported above; checking what it can do
+        // would only add a second, misleading error.
+        for e in events.iter().filter(|e| known.contains(&e.as_str())) {
             let control = EventControl::of(e);
+            // What each event honours: hooks.md §1.6 (exit 2) and §1.8
+            // (decision fields, updatedInput), as the contract table says.
             if action == RuleAction::Block && !control.can_block() {
                 errs.at(
                     events_at,
                     format!(
-                        "rule `{id}` blocks on {e}, which cannot be blocked (hooks.md §1.6, §1.8)"
+                        "rule `{id}` blocks on {e}, which cannot be blocked: Claude Code ignores a hook's block on {e}. Fix: use another action (context, warn) or a blockable event"
                     ),
                 );
             }
             if action == RuleAction::Rewrite && !control.can_rewrite() {
-                errs.at(events_at, format!("rule `{id}` rewrites on {e}: only PreToolUse and PermissionRequest take updatedInput (hooks.md §1.8)"));
+                errs.at(events_at, format!("rule `{id}` rewrites on {e}: Claude Code takes a rewritten tool input only from PreToolUse and PermissionRequest hooks"));
             }
         }
     }
@@ -596,6 +616,32 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
         note: raw.note,
         rewrite,
         tests,
+    })
+}
+
+/// The warning for a rule that blocks Stop/SubagentStop without checking
+/// `stop_hook_active` (hooks.md §4: a Stop hook that always blocks keeps the
+/// agent going forever), or `None`.
+fn endless_stop_warning(r: &Rule) -> Option<String> {
+    let on_stop: Vec<&str> = r
+        .events
+        .iter()
+        .map(String::as_str)
+        .filter(|e| matches!(*e, "Stop" | "SubagentStop"))
+        .collect();
+    let guarded = r
+        .only_if
+        .iter()
+        .any(|c| matches!(c, Condition::StopHookActive(false)))
+        || r.skip_if
+            .iter()
+            .any(|c| matches!(c, Condition::StopHookActive(true)));
+    (r.action == RuleAction::Block && !on_stop.is_empty() && !guarded).then(|| {
+        format!(
+            "warning: rule `{}` blocks {} without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]",
+            r.id,
+            on_stop.join("/")
+        )
     })
 }
 
@@ -689,11 +735,32 @@ impl RuleSet {
             return Err(RuleSetError { errors: errs.list });
         }
         rules.sort_by_key(|r| r.priority);
+        let mut warnings: Vec<RuleError> = rules
+            .iter()
+            .filter_map(|r| {
+                endless_stop_warning(r).map(|message| RuleError {
+                    file: file.to_string(),
+                    line: r.line,
+                    column: 0,
+                    message,
+                })
+            })
+            .collect();
+        warnings.sort_by_key(|w| w.line);
         Ok(RuleSet {
             path: None,
             rules,
             tests,
+            warnings,
         })
+    }
+
+    /// What loading found questionable without refusing the file, each with
+    /// file and line: today a `block` rule on Stop/SubagentStop that does
+    /// not check `stop_hook_active` (it would block the Stop that follows
+    /// its own block too, and the agent would never stop).
+    pub fn warnings(&self) -> &[RuleError] {
+        &self.warnings
     }
 
     /// Evaluates every rule on a payload (hooks.md §1.4–1.5 stdin) with the
@@ -814,19 +881,22 @@ impl Rule {
                 }
             }
         }
+        // A skip condition reads as what happened to it, so that ✓ (the
+        // rule went on) cannot be taken for "the skip matched":
+        // `skip_if subagent — not matched ✓`, or
+        // `skip_if subagent — matched ✗ (agent_id a7) → rule skipped`.
         for c in &self.skip_if {
-            let check = format!("unless {}", c.label());
             match c.test(s) {
                 Ok(detail) => {
                     steps.push(Step {
-                        check,
+                        check: format!("skip_if {} — matched", c.label()),
                         ok: false,
-                        detail: format!("skipped {detail}").trim_end().to_string(),
+                        detail: format!("{detail} → rule skipped").trim_start().to_string(),
                     });
                     return eval(steps, None);
                 }
                 Err(_) => steps.push(Step {
-                    check,
+                    check: format!("skip_if {} — not matched", c.label()),
                     ok: true,
                     detail: String::new(),
                 }),

@@ -111,10 +111,25 @@ impl std::fmt::Display for EventName {
     }
 }
 
-/// An event name that is not one of [`EventName::ALL`].
+/// An event name that is not one of [`EventName::ALL`]; the message adds
+/// "did you mean X?" when a known name is close ([`closest_name`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown event {0:?}; known events: {names}", names = EventName::ALL.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "))]
+#[error("unknown event {0:?}{hint}; known events: {names}", hint = closest_name(&self.0, EventName::ALL.iter().map(|e| e.as_str())).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default(), names = EventName::ALL.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "))]
 pub struct UnknownEvent(pub String);
+
+/// The known name closest to `name` by Levenshtein distance over lowercase
+/// letters, when it is close: at most 2 edits, or a quarter of the name's
+/// length for long names (`PreToolUs`, `pretooluse` → `PreToolUse`; `Foo` →
+/// none). Ties keep the first in `known`.
+pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    known
+        .into_iter()
+        .map(|k| (strsim::levenshtein(&lower, &k.to_lowercase()), k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
 
 impl std::str::FromStr for EventName {
     type Err = UnknownEvent;

@@ -33,6 +33,7 @@ pub(crate) struct RawCase {
     permission_mode: Option<String>,
     prompt: Option<String>,
     cwd: Option<String>,
+    stop_hook_active: Option<bool>,
     #[serde(default)]
     history: History,
     expect: Spanned<String>,
@@ -186,6 +187,12 @@ pub(crate) fn compile_case(
         }
         if let Some(a) = &raw.agent_type {
             m.insert("agent_type".into(), json!(a));
+        }
+        // Claude Code sends `stop_hook_active` with every Stop and
+        // SubagentStop (hooks.md §1.5): false unless the case says true.
+        let is_stop = matches!(event.as_str(), "Stop" | "SubagentStop");
+        if let Some(b) = raw.stop_hook_active.or(is_stop.then_some(false)) {
+            m.insert("stop_hook_active".into(), json!(b));
         }
         Value::Object(m)
     };

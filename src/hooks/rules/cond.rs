@@ -163,6 +163,10 @@ pub enum Condition {
     /// `ran_command`: an earlier command line ([`History::ran_commands`]) has
     /// a call whose argv starts with these words (`"cargo test"`).
     RanCommand(Vec<Vec<String>>),
+    /// `stop_hook_active`: the payload's `stop_hook_active` (Stop and
+    /// SubagentStop: true when Claude Code is already continuing because a
+    /// Stop hook blocked; hooks.md §1.5, §4) equals this value.
+    StopHookActive(bool),
 }
 
 /// Compiles a regex with the size limit; the error is one line.
@@ -180,14 +184,15 @@ fn regex_error_line(pattern: &str, e: &regex::Error) -> String {
         .lines()
         .find_map(|l| l.strip_prefix("error: "))
         .unwrap_or_else(|| text.lines().last().unwrap_or("invalid"));
-    format!("bad regex {pattern:?}: {detail}")
+    // As written (not `{:?}`, which would double every backslash).
+    format!("bad regex \"{pattern}\": {detail}")
 }
 
 /// Compiles globs into one set; the error names the bad glob.
 pub fn compile_globs(patterns: &[String]) -> Result<GlobSet, String> {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        b.add(Glob::new(p).map_err(|e| format!("bad glob {p:?}: {e}"))?);
+        b.add(Glob::new(p).map_err(|e| format!("bad glob \"{p}\": {e}"))?);
     }
     b.build().map_err(|e| format!("bad glob set: {e}"))
 }
@@ -268,6 +273,7 @@ impl Condition {
                 "ran_command {}",
                 quote_list(&c.iter().map(|w| w.join(" ")).collect::<Vec<_>>())
             ),
+            Condition::StopHookActive(b) => format!("stop_hook_active = {b}"),
         }
     }
 
@@ -412,6 +418,13 @@ impl Condition {
                     "none of {} earlier commands",
                     s.history.ran_commands.len()
                 ))
+            }
+            Condition::StopHookActive(want) => {
+                match s.payload.get("stop_hook_active").and_then(Value::as_bool) {
+                    Some(b) if b == *want => Ok(String::new()),
+                    Some(b) => Err(format!("stop_hook_active is {b}")),
+                    None => Err("no stop_hook_active".into()),
+                }
             }
         }
     }

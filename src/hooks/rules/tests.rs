@@ -307,13 +307,13 @@ fn skip_if_any_condition_skips() {
     assert!(matches(c, &bash("rm -r build")));
     let e = eval_one(c, &bash("rm -r /tmp/x"), &History::default());
     assert!(!e.matched);
-    assert!(e.why().ends_with(r#"program = "rm" ✓ (rm -r /tmp/x) · unless command =~ "/tmp/" ✗ skipped on call 1 of 1 (rm -r /tmp/x)"#), "{}", e.why());
+    assert!(e.why().ends_with(r#"program = "rm" ✓ (rm -r /tmp/x) · skip_if command =~ "/tmp/" — matched ✗ on call 1 of 1 (rm -r /tmp/x) → rule skipped"#), "{}", e.why());
     let mut p = bash("rm -r build");
     p["agent_id"] = json!("a7");
     let e = eval_one(c, &p, &History::default());
     assert!(
         e.why()
-            .ends_with(r#"unless command =~ "/tmp/" ✓ · unless subagent ✗ skipped (agent_id a7)"#),
+            .ends_with(r#"skip_if command =~ "/tmp/" — not matched ✓ · skip_if subagent — matched ✗ (agent_id a7) → rule skipped"#),
         "{}",
         e.why()
     );
@@ -544,14 +544,16 @@ fn duplicate_ids_and_impossible_actions_are_refused() {
     let errs = refused(
         "[[rules]]\nid = \"a\"\nevents = \"SessionEnd\"\naction = \"block\"\nreason = \"r\"\n",
     );
-    assert!(errs[0].message.contains("cannot be blocked"));
+    assert_eq!(
+        errs[0].message,
+        "rule `a` blocks on SessionEnd, which cannot be blocked: Claude Code ignores a hook's block on SessionEnd. Fix: use another action (context, warn) or a blockable event"
+    );
     let errs = refused(
         "[[rules]]\nid = \"a\"\nevents = \"Stop\"\naction = \"rewrite\"\nrewrite_command = { pattern = 'a', replace = 'b' }\n",
     );
-    assert!(
-        errs[0]
-            .message
-            .contains("only PreToolUse and PermissionRequest take updatedInput")
+    assert_eq!(
+        errs[0].message,
+        "rule `a` rewrites on Stop: Claude Code takes a rewritten tool input only from PreToolUse and PermissionRequest hooks"
     );
     let errs = refused("[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"rewrite\"\n");
     assert!(
@@ -708,5 +710,137 @@ fn a_droid_execute_call_is_parsed_as_bash() {
             .ends_with("tool Bash ✓ (Execute) · program = \"rm\" ✓ (rm -r x)"),
         "{}",
         e.why()
+    );
+}
+
+fn stop(active: bool) -> Value {
+    json!({"session_id":"s","cwd":"/p","permission_mode":"default",
+           "hook_event_name":"Stop","stop_hook_active":active})
+}
+
+#[test]
+fn stop_hook_active_reads_the_payload_field() {
+    let h = History::default();
+    let e = eval_one(
+        "[rules.only_if]\nstop_hook_active = false\n",
+        &stop(true),
+        &h,
+    );
+    assert_eq!(
+        e.why(),
+        "event PreToolUse|Stop|UserPromptSubmit ✓ · stop_hook_active = false ✗ (stop_hook_active is true)"
+    );
+    assert!(matches(
+        "[rules.only_if]\nstop_hook_active = false\n",
+        &stop(false)
+    ));
+    assert!(matches(
+        "[rules.only_if]\nstop_hook_active = true\n",
+        &stop(true)
+    ));
+    // A payload without the field (PreToolUse) does not satisfy either value.
+    assert!(!matches(
+        "[rules.only_if]\nstop_hook_active = false\n",
+        &bash("ls")
+    ));
+}
+
+const STOP_BLOCK: &str = "[[rules]]\nid = \"gate\"\nevents = \"Stop|SubagentStop\"\naction = \"block\"\nreason = \"r\"\n";
+
+#[test]
+fn a_stop_block_without_stop_hook_active_warns_but_loads() {
+    let s = set(&format!(
+        "{STOP_BLOCK}\n[[rules]]\nid = \"ok\"\nevents = \"Stop\"\naction = \"context\"\nreason = \"r\"\n"
+    ));
+    assert_eq!(s.rules.len(), 2);
+    let w: Vec<String> = s.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        w,
+        [
+            "t.toml:1: warning: rule `gate` blocks Stop/SubagentStop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]"
+        ]
+    );
+    // It still blocks the second Stop: the loop the warning is about.
+    assert_eq!(
+        s.evaluate(&stop(true), &History::default()).verdict(),
+        "block"
+    );
+}
+
+#[test]
+fn a_guarded_stop_block_does_not_warn() {
+    let only = set(&format!(
+        "{STOP_BLOCK}[rules.only_if]\nstop_hook_active = false\n"
+    ));
+    assert!(only.warnings().is_empty());
+    assert_eq!(
+        only.evaluate(&stop(true), &History::default()).verdict(),
+        "none"
+    );
+    assert_eq!(
+        only.evaluate(&stop(false), &History::default()).verdict(),
+        "block"
+    );
+    let skip = set(&format!(
+        "{STOP_BLOCK}[rules.skip_if]\nstop_hook_active = true\n"
+    ));
+    assert!(skip.warnings().is_empty());
+    // The wrong guard (only_if true) still warns.
+    let wrong = set(&format!(
+        "{STOP_BLOCK}[rules.only_if]\nstop_hook_active = true\n"
+    ));
+    assert_eq!(wrong.warnings().len(), 1);
+}
+
+#[test]
+fn an_unknown_event_is_one_error_with_the_closest_name() {
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"PreToolUs\"\naction = \"block\"\nreason = \"r\"\n",
+    );
+    let known = contract::event_names().join(", ");
+    let msgs: Vec<String> = errs.iter().map(ToString::to_string).collect();
+    // No second "blocks on PreToolUs, which cannot be blocked".
+    assert_eq!(
+        msgs,
+        [format!(
+            "t.toml:3:10: rule `a`: unknown event `PreToolUs` (did you mean PreToolUse?); known: {known}"
+        )]
+    );
+    // Far from every name: no guess.
+    let errs = refused("[[rules]]\nid = \"a\"\nevents = \"Frobnicate\"\naction = \"allow\"\n");
+    assert_eq!(
+        errs[0].message,
+        format!("rule `a`: unknown event `Frobnicate`; known: {known}")
+    );
+}
+
+#[test]
+fn closest_name_only_when_close() {
+    use crate::hooks::events::closest_name;
+    let known = ["PreToolUse", "PostToolUse", "Stop", "SubagentStop"];
+    assert_eq!(closest_name("PreToolUs", known), Some("PreToolUse"));
+    assert_eq!(closest_name("pretooluse", known), Some("PreToolUse"));
+    assert_eq!(closest_name("Sotp", known), Some("Stop"));
+    assert_eq!(closest_name("SubAgentStop", known), Some("SubagentStop"));
+    assert_eq!(closest_name("Foo", known), None);
+    assert_eq!(closest_name("", known), None);
+}
+
+#[test]
+fn error_messages_show_regexes_as_written_and_cite_no_spec() {
+    let errs = refused(
+        "[[rules]]\nid = \"a\"\nevents = \"PreToolUse\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ncommand = '\\brm\\s+(-rf'\nfile_path = 'src\\x/['\n",
+    );
+    let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(msgs[0], r#"bad regex "\brm\s+(-rf": unclosed group"#);
+    assert!(
+        msgs[1].starts_with(r#"bad glob "src\x/[": "#),
+        "{}",
+        msgs[1]
+    );
+    let errs = refused("[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\n");
+    assert_eq!(
+        errs[0].message,
+        "rule `x` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly. Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
     );
 }
