@@ -9,6 +9,7 @@
 //! panes talk about (sessions, timeline items) are defined here so that no
 //! view has to import another view to name them.
 
+use crate::words::plural;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -314,6 +315,27 @@ impl Rules {
                 path: path.to_path_buf(),
                 errors: e.errors.iter().map(ToString::to_string).collect(),
             },
+        }
+    }
+
+    /// What the status bar says at start about the `--rules` file: that it
+    /// was refused (the replay pane lists why), or how many warnings it
+    /// loaded with (e.g. a Stop block that would loop); `None` when it
+    /// loaded cleanly.
+    pub fn startup_message(&self) -> Option<String> {
+        match self {
+            Rules::None => None,
+            Rules::Failed { path, errors } => Some(format!(
+                "--rules {}: refused ({}); r shows why",
+                path.display(),
+                plural(errors.len(), "problem")
+            )),
+            Rules::Loaded(set) if !set.warnings().is_empty() => Some(format!(
+                "--rules loaded with {} (e.g. {}); run hookscope test on it",
+                plural(set.warnings().len(), "warning"),
+                set.warnings()[0]
+            )),
+            Rules::Loaded(_) => None,
         }
     }
 }

@@ -127,6 +127,9 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>) -> anyhow::Result<()> {
     app.set_banner(banner);
     if let Some(path) = rules {
         app.ctx.rules = context::Rules::load(path);
+        if let Some(message) = app.ctx.rules.startup_message() {
+            app.ctx.say(message);
+        }
     }
     let refs = found.sessions;
 

@@ -2203,3 +2203,34 @@ fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(selected_line(&app), 82);
 }
+
+/// What the status bar says at start about `--rules`: nothing for the
+/// example (it loads without warnings), the refusal with its count for a
+/// bad file, and the first warning for a Stop block that would loop.
+#[test]
+fn rules_startup_message_names_a_refusal_or_the_warnings() {
+    use super::context::Rules;
+    use std::path::Path;
+    assert_eq!(Rules::None.startup_message(), None);
+    assert_eq!(
+        Rules::load(Path::new(EXAMPLE_RULES)).startup_message(),
+        None
+    );
+    assert_eq!(
+        Rules::load(Path::new("tests/fixtures/tui_bad_rules.toml")).startup_message(),
+        Some("--rules tests/fixtures/tui_bad_rules.toml: refused (2 problems); r shows why".into())
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("loop.toml");
+    std::fs::write(
+        &file,
+        "[[rules]]\nid = \"gate\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"run the tests first\"\n",
+    )
+    .expect("write");
+    let message = Rules::load(&file).startup_message().expect("a warning");
+    assert!(
+        message.starts_with("--rules loaded with 1 warning (e.g. "),
+        "{message}"
+    );
+    assert!(message.contains("stop_hook_active"), "{message}");
+}
