@@ -513,8 +513,16 @@ impl Outcome {
         }
     }
 
-    /// One line: `blocked — the model is told: …`.
+    /// One line: `blocked — the model is told: …` (line breaks inside the
+    /// texts, e.g. a block reason followed by its note, become spaces).
     pub fn summary(&self) -> String {
+        let flat = |t: &str| {
+            t.split('\n')
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let what = match self.effect {
             Effect::Blocked => "blocked",
             Effect::Asked => "the user is asked",
@@ -527,10 +535,10 @@ impl Outcome {
         };
         let mut s = what.to_string();
         if let Some(m) = &self.model_sees {
-            s.push_str(&format!(" — the model is told: {m}"));
+            s.push_str(&format!(" — the model is told: {}", flat(m)));
         }
         if let Some(u) = &self.user_sees {
-            s.push_str(&format!(" — the user sees: {u}"));
+            s.push_str(&format!(" — the user sees: {}", flat(u)));
         }
         s
     }

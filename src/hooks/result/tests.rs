@@ -416,3 +416,14 @@ fn the_control_comes_from_the_contract_by_version() {
     assert_eq!(pr.reason_to, "nobody");
     assert!(EventControl::of("NoSuchEvent").no_control);
 }
+
+#[test]
+fn outcome_summary_is_one_line_when_the_reason_has_a_note() {
+    let mut o = Outcome::new(Effect::Blocked);
+    o.model_sees = Some("rm -rf is blocked here.\nAsk the user first.".into());
+    o.user_sees = Some("blocked\n an rm -rf".into());
+    assert_eq!(
+        o.summary(),
+        "blocked — the model is told: rm -rf is blocked here. Ask the user first. — the user sees: blocked an rm -rf"
+    );
+}
