@@ -466,6 +466,41 @@ mod session_cache {
     }
 
     #[test]
+    fn estimate_counts_the_line_index() {
+        let mut session = Session {
+            id: String::new(),
+            path: PathBuf::new(),
+            agent: Agent::ClaudeCode,
+            cwd: None,
+            title: None,
+            started: None,
+            ended: None,
+            version: None,
+            git_branch: None,
+            turns: Vec::new(),
+            subagents: Vec::new(),
+            usage: Usage::default(),
+            models: Vec::new(),
+            diagnostics: Vec::new(),
+            lines: Default::default(),
+        };
+        let bare = estimated_size(&session);
+        assert_eq!(bare, ITEM_OVERHEAD);
+        session.lines.uuids.insert("u-1".into(), 1);
+        session.lines.run_ends.push(2);
+        session
+            .lines
+            .result_blocks
+            .insert("toolu_1".into(), serde_json::json!([{"type": "image"}]));
+        // uuid: 3 + 8; run end: 8; result blocks: "toolu_1" + array (32)
+        // + object (32) + "type" + string (32) + "image".
+        assert_eq!(
+            estimated_size(&session),
+            bare + (3 + 8) + 8 + (7 + 32 + 32 + 4 + 32 + 5)
+        );
+    }
+
+    #[test]
     fn a_changed_file_is_parsed_again() {
         let dir = tempfile::tempdir().expect("a temp dir");
         let sref = copied(dir.path(), PROJECTS[0]);

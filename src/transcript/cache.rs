@@ -21,7 +21,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::{Event, Session, SessionRef, Subagent, ToolCallRecord, Turn};
+use super::{Event, LineIndex, Session, SessionRef, Subagent, ToolCallRecord, Turn};
 
 /// Default budget of the TUI and the MCP server: 1 GiB of estimated parsed
 /// size ([`estimated_size`]).
@@ -50,7 +50,12 @@ pub const JSON_NODE_OVERHEAD: usize = 32;
 /// * each other event, turn (with its prompt), subagent (with its path, ids,
 ///   `meta.json` and models) and diagnostic: [`ITEM_OVERHEAD`] + its strings;
 /// * the session: [`ITEM_OVERHEAD`] + its id, path, cwd, title, version,
-///   branch and model names.
+///   branch and model names;
+/// * the [`LineIndex`] of the session and of each subagent: per context run
+///   [`ITEM_OVERHEAD`] + its strings; per `uuid` its length + 8; per
+///   `permissionDecision` and per array `tool_result` content its
+///   `tool_use_id` + the JSON size; per run end 8; per `instructions`
+///   attachment 8 + the JSON size of its `files` (an empty index counts 0).
 ///
 /// It ignores allocator slack and `Vec` growth, so the real footprint is
 /// somewhat larger; it is meant to rank and bound, not to account exactly.
@@ -65,6 +70,7 @@ pub fn estimated_size(session: &Session) -> usize {
         + opt(&session.git_branch)
         + session.models.iter().map(String::len).sum::<usize>();
     size += turns_size(&session.turns);
+    size += lines_size(&session.lines);
     size += session.subagents.iter().map(subagent_size).sum::<usize>();
     size += session
         .diagnostics
@@ -92,6 +98,37 @@ fn subagent_size(sub: &Subagent) -> usize {
         + sub.meta.as_ref().map_or(0, json_size)
         + sub.models.iter().map(String::len).sum::<usize>()
         + turns_size(&sub.turns)
+        + lines_size(&sub.lines)
+}
+
+fn lines_size(lines: &LineIndex) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let contexts: usize = lines
+        .contexts
+        .iter()
+        .map(|c| {
+            ITEM_OVERHEAD
+                + opt(&c.cwd)
+                + opt(&c.permission_mode)
+                + opt(&c.prompt_id)
+                + opt(&c.version)
+                + opt(&c.effort)
+                + opt(&c.entrypoint)
+        })
+        .sum();
+    let keyed = |m: &HashMap<String, Value>| -> usize {
+        m.iter().map(|(k, v)| k.len() + json_size(v)).sum()
+    };
+    contexts
+        + lines.uuids.keys().map(|k| k.len() + 8).sum::<usize>()
+        + keyed(&lines.permission_decisions)
+        + keyed(&lines.result_blocks)
+        + 8 * lines.run_ends.len()
+        + lines
+            .instructions
+            .iter()
+            .map(|(_, files)| 8 + json_size(files))
+            .sum::<usize>()
 }
 
 fn event_size(event: &Event) -> usize {

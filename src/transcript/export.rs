@@ -53,6 +53,22 @@ pub fn subagent_fields(sub: &Subagent) -> Map<String, Value> {
     }
 }
 
+/// Subagent `i` of `session` as [`subagent_fields`] plus its `tool_calls`
+/// (the nested call objects, turn indices dropped); an index past the
+/// subagents gives only `tool_calls`.
+fn subagent_with_calls(session: &Session, i: usize, calls: Vec<(usize, Value)>) -> Value {
+    let mut sub = session
+        .subagents
+        .get(i)
+        .map(subagent_fields)
+        .unwrap_or_default();
+    sub.insert(
+        "tool_calls".to_string(),
+        Value::Array(calls.into_iter().map(|(_, v)| v).collect()),
+    );
+    Value::Object(sub)
+}
+
 /// One frame of the nesting being built: the spawn call waiting for its
 /// subagent's calls (its fields, the subagent index, the index of the call's
 /// turn; none for a root), and the calls collected so far, each with the
@@ -100,16 +116,10 @@ fn nested_calls(session: &Session, tree: &SpawnTree) -> Vec<(ThreadId, Vec<(usiz
                 };
                 match frame.spawn {
                     Some((mut fields, i, turn)) => {
-                        let mut sub = session
-                            .subagents
-                            .get(i)
-                            .map(subagent_fields)
-                            .unwrap_or_default();
-                        sub.insert(
-                            "tool_calls".to_string(),
-                            Value::Array(frame.calls.into_iter().map(|(_, v)| v).collect()),
+                        fields.insert(
+                            "subagent".to_string(),
+                            subagent_with_calls(session, i, frame.calls),
                         );
-                        fields.insert("subagent".to_string(), Value::Object(sub));
                         if let Some(top) = stack.last_mut() {
                             top.calls.push((turn, Value::Object(fields)));
                         }
@@ -145,16 +155,7 @@ pub fn session_json(session: &Session) -> Value {
                 }
             }
             Some(i) => {
-                let mut sub = session
-                    .subagents
-                    .get(i)
-                    .map(subagent_fields)
-                    .unwrap_or_default();
-                sub.insert(
-                    "tool_calls".to_string(),
-                    Value::Array(calls.into_iter().map(|(_, v)| v).collect()),
-                );
-                unlinked.push(Value::Object(sub));
+                unlinked.push(subagent_with_calls(session, i, calls));
             }
         }
     }
