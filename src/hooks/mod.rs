@@ -9,6 +9,7 @@
 
 pub mod contract;
 pub mod events;
+pub mod matcher;
 pub mod replay;
 pub mod result;
 pub mod rules;
