@@ -234,7 +234,7 @@ const QUIET_ITEM_TYPES: &[&str] = &["ghost_snapshot", "compaction"];
 /// The trailing UUID of a rollout file name
 /// (`rollout-YYYY-MM-DDThh-mm-ss-<8-4-4-4-12 hex>.jsonl`), if any.
 pub(crate) fn uuid_of_file_name(path: &Path) -> Option<String> {
-    let stem = path.file_stem()?.to_str()?;
+    let stem = super::fsread::transcript_stem(path)?.to_str()?;
     let start = stem.len().checked_sub(36)?;
     let tail = stem.get(start..)?;
     let shape_ok = tail.char_indices().all(|(i, c)| match i {
