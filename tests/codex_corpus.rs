@@ -966,3 +966,21 @@ fn archived_sessions_are_a_default_root() {
         .collect();
     assert_eq!(ids, ["01a2287a-35b1-76e0-b188-fd2c5f457a31"]);
 }
+
+/// 0.51/0.52 fixtures: no `token_count` total, only `event_msg
+/// turn.completed` `usage` per turn, summed (recounted by hand from the two
+/// lines of each file): 0.51 turns (1420 in, 380 cached, 910 out) and
+/// (2840, 1420, 1520) → input (1420−380)+(2840−1420) = 2460, cache read
+/// 1800, output 2430; 0.52 turns (980, 0, 640) and (1620, 980, 240) →
+/// input 980+640 = 1620, cache read 980, output 880.
+#[test]
+fn turn_completed_usage_is_summed_without_a_total() {
+    let s = load_file("agent-sessions/Resources/Fixtures/codex_051_usage.jsonl");
+    assert_eq!(s.usage, usage(2460, 2430, 0, 1800));
+    assert!(s.diagnostics.is_empty());
+    let s = load_file("agent-sessions/Resources/Fixtures/codex_052_raw.jsonl");
+    assert_eq!(s.usage, usage(1620, 880, 0, 980));
+    // 0.50's turn.completed has no usage and its token_count no total: none.
+    let s = load_file("agent-sessions/Resources/Fixtures/codex_050_legacy.jsonl");
+    assert_eq!(s.usage, Usage::default());
+}
