@@ -175,8 +175,9 @@ fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
     let summary = hookscope::redact::redactor()
         .redact(&call.summary(), &mut counts)
         .into_owned();
+    // The tool_use_id last, whole: it is what `payload`/`replay --at` take.
     outln!(
-        "{}{:<6} {}{}{}  {}",
+        "{}{:<6} {}{}{}  {}  [{}]",
         "  ".repeat(depth),
         call.tool_kind.as_str(),
         call.name(),
@@ -185,6 +186,7 @@ fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
             .map(|r| format!(" ({r})"))
             .unwrap_or_default(),
         mark,
-        summary
+        summary,
+        call.tool_use_id
     );
 }
