@@ -40,6 +40,19 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
             hookscope::transcript::fsread::kind_of(&meta.file_type())
         ));
     }
+    // A folder given as SESSION: its one session (else say how to pick).
+    if as_path.is_dir() {
+        let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
+        let mut sessions = found.sessions;
+        return match sessions.len() {
+            1 => sessions.remove(0),
+            0 => fail(format!("no session found under the folder {shown}")),
+            n => fail(format!(
+                "{n} sessions under the folder {shown}; give one's id (or a unique prefix) and the folder as PATH: `… {} {shown}`",
+                sessions[0].id
+            )),
+        };
+    }
     let session: &str = &shown;
     let found = discover_or_exit(paths);
     let matches = sessions_named(&found.sessions, session);
@@ -59,7 +72,24 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     match matches.as_slice() {
         [first, ..] if first.id == session => (*first).clone(),
         [one] => (*one).clone(),
-        [] => fail(format!("no session matches {session:?}")),
+        [] => {
+            // Say which named files were skipped (a hook capture, a stream
+            // log): the usual reason a session "is not there".
+            let skipped: Vec<String> = found
+                .diagnostics
+                .iter()
+                .filter(|d| d.locus.is_none() && paths.iter().any(|p| *p == d.path))
+                .map(|d| format!("{}: {}", d.path.display(), d.message))
+                .collect();
+            if skipped.is_empty() {
+                fail(format!("no session matches {session:?}"))
+            } else {
+                fail(format!(
+                    "no session matches {session:?} (skipped {})",
+                    skipped.join("; ")
+                ))
+            }
+        }
         many => fail(format!(
             "{session:?} matches {} sessions ({}{}); give more of the id",
             many.len(),
