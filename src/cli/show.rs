@@ -78,7 +78,7 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
             let skipped: Vec<String> = found
                 .diagnostics
                 .iter()
-                .filter(|d| d.locus.is_none() && paths.iter().any(|p| *p == d.path))
+                .filter(|d| d.locus.is_none() && paths.contains(&d.path))
                 .map(|d| format!("{}: {}", d.path.display(), d.message))
                 .collect();
             if skipped.is_empty() {
