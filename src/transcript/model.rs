@@ -677,9 +677,23 @@ pub struct LineIndex {
     /// `instructions` attachments (CLAUDE.md files loaded): the line and its
     /// `files[]` (`{path, type, content}`).
     pub instructions: Vec<(usize, Value)>,
+    /// What the thread's lines say hooks did: one record per hook firing,
+    /// in first-line order ([`super::hook_activity`]; empty for Codex).
+    pub hook_activity: Vec<super::hook_activity::HookActivity>,
 }
 
 impl LineIndex {
+    /// The hook firings that belong to the call whose `tool_use` is on
+    /// `call_line` of this thread (`ToolCallRecord::line`), in order.
+    pub fn hooks_of_call(
+        &self,
+        call_line: usize,
+    ) -> impl Iterator<Item = &super::hook_activity::HookActivity> {
+        self.hook_activity
+            .iter()
+            .filter(move |h| h.call_line == Some(call_line))
+    }
+
     /// The context in force at `line` (the last run starting at or before
     /// it); `None` before the first envelope line.
     pub fn context_at(&self, line: usize) -> Option<&LineContext> {
@@ -855,6 +869,34 @@ impl Session {
                 .enumerate()
                 .flat_map(|(i, s)| s.tool_calls().map(move |r| (Some(i), r))),
         )
+    }
+
+    /// Every hook firing the transcript records, with its thread (`None`
+    /// main, `Some(i)` = `subagents[i]`): main thread first, then each
+    /// subagent, each in line order ([`super::hook_activity`]).
+    pub fn all_hook_activity(
+        &self,
+    ) -> impl Iterator<Item = (Option<usize>, &super::hook_activity::HookActivity)> {
+        self.lines.hook_activity.iter().map(|h| (None, h)).chain(
+            self.subagents
+                .iter()
+                .enumerate()
+                .flat_map(|(i, s)| s.lines.hook_activity.iter().map(move |h| (Some(i), h))),
+        )
+    }
+
+    /// The hook firings of the call `record` of `thread` (by its
+    /// `tool_use` line: ids may repeat), in order.
+    pub fn hooks_of_call<'a>(
+        &'a self,
+        thread: Option<usize>,
+        record: &ToolCallRecord,
+    ) -> impl Iterator<Item = &'a super::hook_activity::HookActivity> {
+        let lines = match thread.and_then(|i| self.subagents.get(i)) {
+            Some(s) => &s.lines,
+            None => &self.lines,
+        };
+        lines.hooks_of_call(record.line)
     }
 
     /// The file a thread was read from: [`Session::path`] for the main
