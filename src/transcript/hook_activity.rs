@@ -509,13 +509,21 @@ impl HookLog {
         self.records
     }
 
-    /// The latest record of `event` with this `toolUseID`, if it may take a
+    /// The latest record of `event` with this `toolUseID` (and on the same
+    /// call, when both know theirs: ids may repeat), if it may take a
     /// record with `command` (its own command is unset or the same).
-    fn find(&self, event: Option<&str>, id: Option<&str>, command: Option<&str>) -> Option<usize> {
+    fn find(
+        &self,
+        event: Option<&str>,
+        id: Option<&str>,
+        command: Option<&str>,
+        call_line: Option<usize>,
+    ) -> Option<usize> {
         let id = id?;
         self.records.iter().rposition(|r| {
             r.event.as_deref() == event
                 && r.tool_use_id.as_deref() == Some(id)
+                && (r.call_line.is_none() || call_line.is_none() || r.call_line == call_line)
                 && (command.is_none() || r.command.is_none() || r.command.as_deref() == command)
         })
     }
@@ -554,7 +562,13 @@ impl HookLog {
         // record has no handler of its own or the same one; a context
         // attachment also merges into the record just before it whose
         // stdout already carried that context.
-        let mut target = self.find(event.as_deref(), id.as_deref(), command.as_deref());
+        let call_line = at.call.map(|(l, _)| l);
+        let mut target = self.find(
+            event.as_deref(),
+            id.as_deref(),
+            command.as_deref(),
+            call_line,
+        );
         if target.is_none() && is_stop(event.as_deref()) {
             target = self.open_stop.filter(|&i| {
                 self.records.get(i).is_some_and(|r| {
@@ -703,7 +717,7 @@ impl HookLog {
         let label = "system/stop_hook_summary";
         let event = if at.sidechain { "SubagentStop" } else { "Stop" };
         let id = str_of(v, "toolUseID");
-        let mut target = self.find(Some(event), id.as_deref(), None);
+        let mut target = self.find(Some(event), id.as_deref(), None, None);
         if target.is_none() {
             target = self.open_stop.filter(|&i| {
                 self.records.get(i).is_some_and(|r| {
@@ -872,7 +886,8 @@ impl HookLog {
             return false;
         };
         let event = event_of_name(&name).to_string();
-        let i = match self.find(Some(&event), Some(id), command.as_deref()) {
+        let call_line = at.call.map(|(l, _)| l);
+        let i = match self.find(Some(&event), Some(id), command.as_deref(), call_line) {
             Some(i) => {
                 if let Some(r) = self.records.get_mut(i) {
                     r.absorb(at.line, "tool_result");
