@@ -445,3 +445,102 @@ fn hostile_hook_records_load() {
     assert_eq!(acts[2].command.as_deref(), Some("x"));
     assert_eq!(acts[3].command, None);
 }
+
+// ---- search: the find_tool_calls extensions (hook, blocked, rewritten) ----
+
+fn find(dir: &Path, args: Value) -> hookscope::query::FindResult {
+    let found = discover(&[dir.to_path_buf()]).expect("discover");
+    let params = hookscope::query::FindParams::from_json(&args).expect("params");
+    hookscope::query::find_tool_calls(&found.sessions, &params, chrono::Utc::now()).expect("find")
+}
+
+/// Over the whole real-cc-2.1.332 corpus exactly two calls were blocked by
+/// a hook (the c2 and c3 `rm -rf` Bash calls, recounted above), both on
+/// PreToolUse; none was rewritten.
+#[test]
+fn find_extensions_over_the_corpus() {
+    let root = capture("");
+    let ids = |r: &hookscope::query::FindResult| -> Vec<String> {
+        let mut v: Vec<String> = r.records.iter().map(|c| c.tool_use_id.clone()).collect();
+        v.sort();
+        v
+    };
+    let blocked = find(
+        &root,
+        serde_json::json!({"tool_name_pattern": "", "blocked": true, "limit": 1000}),
+    );
+    assert_eq!(
+        ids(&blocked),
+        vec![
+            "toolu_0138h77ojpT1t3A4y1yWKgjr".to_string(),
+            "toolu_01GFEgALJm405nI2WctBocud".to_string()
+        ]
+    );
+    for r in &blocked.records {
+        assert_eq!(r.hook_activity.len(), 1);
+        assert_eq!(r.hook_activity[0]["action"], "blocked");
+        assert_eq!(r.hook_activity[0]["event"], "PreToolUse");
+    }
+    let by_event = find(
+        &root,
+        serde_json::json!({"tool_name": "bash", "hook": "pretooluse:BASH", "limit": 1000}),
+    );
+    assert_eq!(ids(&by_event), ids(&blocked));
+    let stop = find(
+        &root,
+        serde_json::json!({"tool_name_pattern": "", "hook": "Stop", "limit": 1000}),
+    );
+    assert_eq!(stop.records.len(), 0, "Stop firings are not on calls");
+    let rewritten = find(
+        &root,
+        serde_json::json!({"tool_name_pattern": "", "rewritten": true, "limit": 1000}),
+    );
+    assert_eq!(rewritten.records.len(), 0);
+    // A record without hook activity has no hook_activity key (seed shape).
+    let plain = find(
+        &capture("tools"),
+        serde_json::json!({"tool_name": "Bash", "limit": 1}),
+    );
+    let json = serde_json::to_value(&plain.records[0]).expect("json");
+    assert!(json.get("hook_activity").is_none(), "{json}");
+}
+
+#[test]
+fn find_rewritten_returns_the_rewrite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stdout = serde_json::json!({"hookSpecificOutput":{"hookEventName":"PreToolUse",
+        "updatedInput":{"command":"echo B"}}})
+    .to_string();
+    write_session(
+        dir.path(),
+        &[
+            user("u1", "say A"),
+            tool_use("a1", "toolu_rw", "echo A"),
+            attachment(
+                "t1",
+                serde_json::json!({"type":"hook_success","hookName":"PreToolUse:Bash",
+                "hookEvent":"PreToolUse","toolUseID":"toolu_rw","stdout":stdout,"exitCode":0,
+                "command":"./rewrite.sh"}),
+            ),
+            tool_result("r1", "toolu_rw", "B", false),
+            tool_use("a2", "toolu_plain", "echo C"),
+            tool_result("r2", "toolu_plain", "C", false),
+        ],
+    );
+    let r = find(
+        dir.path(),
+        serde_json::json!({"tool_name": "Bash", "rewritten": true}),
+    );
+    assert_eq!(r.records.len(), 1);
+    let rec = &r.records[0];
+    assert_eq!(rec.tool_use_id, "toolu_rw");
+    assert_eq!(rec.input["command"], "echo A");
+    assert_eq!(rec.hook_activity[0]["rewrite"]["from"]["command"], "echo A");
+    assert_eq!(rec.hook_activity[0]["rewrite"]["to"]["command"], "echo B");
+    let not = find(
+        dir.path(),
+        serde_json::json!({"tool_name": "Bash", "rewritten": false}),
+    );
+    assert_eq!(not.records.len(), 1);
+    assert_eq!(not.records[0].tool_use_id, "toolu_plain");
+}

@@ -108,3 +108,40 @@ fn an_unknown_session_exits_2() {
     assert_eq!(code, 2);
     assert_eq!(err.trim(), "hookscope: no session matches \"zzzz\"");
 }
+
+#[test]
+fn find_blocked_flag_lists_the_two_blocked_calls() {
+    let root = capture("");
+    let dir = root.to_string_lossy();
+    let (code, out, err) = hookscope(&[
+        "find",
+        &dir,
+        "--tool-name-pattern",
+        "",
+        "--blocked",
+        "--hook",
+        "PreToolUse",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let mut ids: Vec<&str> = v["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["tool_use_id"].as_str().unwrap_or(""))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "toolu_0138h77ojpT1t3A4y1yWKgjr",
+            "toolu_01GFEgALJm405nI2WctBocud"
+        ]
+    );
+    let (code, out, err) = hookscope(&["find", &dir, "--tool-name-pattern", "", "--rewritten"]);
+    assert_eq!(code, 0);
+    // The table's header and no row; the count goes to stderr.
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(err.starts_with("0 records"), "{err}");
+}

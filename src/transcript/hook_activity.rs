@@ -378,11 +378,22 @@ pub fn activity_json(
     agent_id: Option<&str>,
     redact: bool,
 ) -> Value {
-    let mut value = serde_json::to_value(activity).unwrap_or(Value::Null);
+    let value = activity_value(activity, path, agent_id);
     if redact {
         let mut counts = crate::redact::Redactions::default();
-        value = crate::redact::redactor().redact_value(&value, &mut counts);
+        return crate::redact::redactor().redact_value(&value, &mut counts);
     }
+    value
+}
+
+/// [`activity_json`] without masking (callers that count their masks do
+/// it themselves, as `find_tool_calls` does for `hook_activity`).
+pub fn activity_value(
+    activity: &HookActivity,
+    path: &std::path::Path,
+    agent_id: Option<&str>,
+) -> Value {
+    let mut value = serde_json::to_value(activity).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
         map.insert(
             "path".to_string(),
@@ -392,16 +403,7 @@ pub fn activity_json(
             "agent_id".to_string(),
             agent_id.map_or(Value::Null, |a| Value::String(a.to_string())),
         );
-        let what = activity.what(200);
-        let what = if redact {
-            let mut counts = crate::redact::Redactions::default();
-            crate::redact::redactor()
-                .redact(&what, &mut counts)
-                .into_owned()
-        } else {
-            what
-        };
-        map.insert("what".to_string(), Value::String(what));
+        map.insert("what".to_string(), Value::String(activity.what(200)));
     }
     value
 }
