@@ -127,3 +127,30 @@ fn a_rewritten_call_shows_from_and_to() {
     );
     insta::assert_snapshot!("hooks_detail_rewrite_100x40", screen);
 }
+
+/// The Calls view's `is:blocked` / `hook:` words: over the whole corpus
+/// the two calls a PreToolUse hook blocked (c3's, newer, then c2's), each
+/// with its mark; `is:rewritten` finds none.
+#[test]
+fn calls_view_hook_words() {
+    let mut app = app_for("../shared/corpus/real-cc-2.1.332");
+    key(&mut app, KeyCode::Char('c'));
+    for c in "hook:PreToolUse is:blocked".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let ids: Vec<String> = app
+        .calls
+        .records()
+        .iter()
+        .map(|r| r.tool_use_id.clone())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            "toolu_0138h77ojpT1t3A4y1yWKgjr".to_string(),
+            "toolu_01GFEgALJm405nI2WctBocud".to_string()
+        ]
+    );
+    insta::assert_snapshot!("calls_blocked_160x48", render(&mut app, 160, 48));
+}
