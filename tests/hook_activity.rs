@@ -544,3 +544,87 @@ fn find_rewritten_returns_the_rewrite() {
     assert_eq!(not.records.len(), 1);
     assert_eq!(not.records[0].tool_use_id, "toolu_plain");
 }
+
+/// C7-style (hand-made, the corpus has no C7 transcript): a PostToolUse
+/// `decision: block` gives hook_blocking_error + hook_additional_context
+/// on the call, one blocked firing; the tool result itself is unchanged.
+/// A `hook_permission_decision` and a `hook_cancelled` are kept with their
+/// kinds.
+#[test]
+fn posttooluse_block_and_other_hook_kinds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write_session(
+        dir.path(),
+        &[
+            user("u1", "ls"),
+            tool_use("a1", "toolu_p", "ls"),
+            tool_result("r1", "toolu_p", "a b", false),
+            attachment(
+                "t1",
+                serde_json::json!({"type":"hook_blocking_error","hookName":"PostToolUse:Bash",
+                "hookEvent":"PostToolUse","toolUseID":"toolu_p",
+                "blockingError":{"blockingError":"listing is not allowed","command":"./post.sh"}}),
+            ),
+            attachment(
+                "t2",
+                serde_json::json!({"type":"hook_additional_context","hookName":"PostToolUse:Bash",
+                "hookEvent":"PostToolUse","toolUseID":"toolu_p","content":["see policy"]}),
+            ),
+            tool_use("a2", "toolu_q", "pwd"),
+            attachment(
+                "t3",
+                serde_json::json!({"type":"hook_permission_decision","hookName":"PreToolUse:Bash",
+                "hookEvent":"PreToolUse","toolUseID":"toolu_q","decision":"ask","reason":"confirm"}),
+            ),
+            attachment(
+                "t4",
+                serde_json::json!({"type":"hook_cancelled","hookName":"PreToolUse:Bash",
+                "hookEvent":"PreToolUse","toolUseID":"toolu_q","command":"./slow.sh"}),
+            ),
+        ],
+    );
+    let s = load_session(&path, &[]).expect("load");
+    let acts = all(&s);
+    let got: Vec<(String, HookAction, Vec<usize>, Option<usize>)> = acts
+        .iter()
+        .map(|a| {
+            (
+                a.event_name().to_string(),
+                a.action,
+                a.lines.clone(),
+                a.call_line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "PostToolUse".to_string(),
+                HookAction::Blocked,
+                vec![4, 5],
+                Some(2)
+            ),
+            (
+                "PreToolUse".to_string(),
+                HookAction::PermissionDecision,
+                vec![7],
+                Some(6)
+            ),
+            (
+                "PreToolUse".to_string(),
+                HookAction::Cancelled,
+                vec![8],
+                Some(6)
+            ),
+        ]
+    );
+    assert_eq!(acts[0].reason.as_deref(), Some("listing is not allowed"));
+    assert_eq!(acts[0].command.as_deref(), Some("./post.sh"));
+    assert_eq!(acts[0].context, vec!["see policy".to_string()]);
+    assert_eq!(acts[1].decision.as_deref(), Some("ask"));
+    assert_eq!(acts[1].what(80), "permission ask by hook: confirm");
+    // The call's result is what the tool returned.
+    let call = s.tool_calls().next().expect("call");
+    assert_eq!(call.result.as_ref().map(|r| r.text.as_str()), Some("a b"));
+}

@@ -383,6 +383,31 @@ mod tests {
         assert_eq!(schema["type"], "object");
     }
 
+    /// The extensions `hook` / `blocked` / `rewritten` are accepted and
+    /// narrow: over real-cc-2.1.332 the two calls a PreToolUse hook
+    /// blocked (c2 and c3, recounted in tests/hook_activity.rs).
+    #[test]
+    fn extension_parameters_find_blocked_calls() {
+        let found = crate::transcript::discover(&[std::path::PathBuf::from(
+            "../shared/corpus/real-cc-2.1.332",
+        )])
+        .expect("corpus");
+        let out = find_tool_calls(
+            &found.sessions,
+            &json!({"tool_name_pattern": "", "hook": "PreToolUse", "blocked": true,
+                    "rewritten": null}),
+            Utc::now(),
+        );
+        let ToolOutput::Found { value, .. } = out else {
+            panic!("not records: {out:?}")
+        };
+        let records = value["records"].as_array().expect("records");
+        assert_eq!(records.len(), 2);
+        for r in records {
+            assert_eq!(r["hook_activity"][0]["action"], "blocked");
+        }
+    }
+
     #[test]
     fn both_name_filters_are_an_invalid_argument() {
         let out = find_tool_calls(

@@ -404,7 +404,7 @@ impl Thread {
     /// The line index with the hook activity filled in.
     fn take_lines(&mut self) -> LineIndex {
         let mut lines = std::mem::take(&mut self.lines);
-        lines.hook_activity = std::mem::take(&mut self.hooks).finish();
+        lines.set_hook_activity(std::mem::take(&mut self.hooks).finish());
         lines
     }
 

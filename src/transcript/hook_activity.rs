@@ -565,12 +565,27 @@ impl HookLog {
         // attachment also merges into the record just before it whose
         // stdout already carried that context.
         let call_line = at.call.map(|(l, _)| l);
-        let mut target = self.find(
-            event.as_deref(),
-            id.as_deref(),
-            command.as_deref(),
-            call_line,
-        );
+        // Outside a Stop, two outcomes (a decision, a cancel, a failure)
+        // are two handlers unless they name the same command; a context
+        // attachment repeats its handler's and always joins it.
+        let joins = is_stop(event.as_deref()) || kind == "hook_additional_context";
+        let mut target = if joins {
+            self.find(
+                event.as_deref(),
+                id.as_deref(),
+                command.as_deref(),
+                call_line,
+            )
+        } else {
+            command.as_deref().and_then(|c| {
+                self.find(event.as_deref(), id.as_deref(), Some(c), call_line)
+                    .filter(|&i| {
+                        self.records
+                            .get(i)
+                            .is_some_and(|r| r.command.as_deref() == Some(c))
+                    })
+            })
+        };
         if target.is_none() && is_stop(event.as_deref()) {
             target = self.open_stop.filter(|&i| {
                 self.records.get(i).is_some_and(|r| {

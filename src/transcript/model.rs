@@ -678,8 +678,14 @@ pub struct LineIndex {
     /// `files[]` (`{path, type, content}`).
     pub instructions: Vec<(usize, Value)>,
     /// What the thread's lines say hooks did: one record per hook firing,
-    /// in first-line order ([`super::hook_activity`]; empty for Codex).
+    /// in first-line order ([`super::hook_activity`]; empty for Codex). Set
+    /// it with [`LineIndex::set_hook_activity`] so the lookups below agree.
     pub hook_activity: Vec<super::hook_activity::HookActivity>,
+    /// `call_line` → indices into `hook_activity` (built by
+    /// [`LineIndex::set_hook_activity`]).
+    pub hooks_by_call_line: std::collections::HashMap<usize, Vec<usize>>,
+    /// Every source line of a firing → its index in `hook_activity`.
+    pub hooks_by_line: std::collections::HashMap<usize, usize>,
 }
 
 impl LineIndex {
@@ -689,9 +695,37 @@ impl LineIndex {
         &self,
         call_line: usize,
     ) -> impl Iterator<Item = &super::hook_activity::HookActivity> {
-        self.hook_activity
-            .iter()
-            .filter(move |h| h.call_line == Some(call_line))
+        self.hooks_by_call_line
+            .get(&call_line)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.hook_activity.get(i))
+    }
+
+    /// The hook firing a source line was merged into, with its index in
+    /// `hook_activity`.
+    pub fn hook_at_line(
+        &self,
+        line: usize,
+    ) -> Option<(usize, &super::hook_activity::HookActivity)> {
+        let i = *self.hooks_by_line.get(&line)?;
+        self.hook_activity.get(i).map(|h| (i, h))
+    }
+
+    /// Stores the thread's hook firings and indexes them by call line and
+    /// by source line (a line in two firings maps to the first).
+    pub fn set_hook_activity(&mut self, records: Vec<super::hook_activity::HookActivity>) {
+        self.hooks_by_call_line.clear();
+        self.hooks_by_line.clear();
+        for (i, h) in records.iter().enumerate() {
+            if let Some(l) = h.call_line {
+                self.hooks_by_call_line.entry(l).or_default().push(i);
+            }
+            for &l in &h.lines {
+                self.hooks_by_line.entry(l).or_insert(i);
+            }
+        }
+        self.hook_activity = records;
     }
 
     /// The context in force at `line` (the last run starting at or before

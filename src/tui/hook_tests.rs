@@ -154,3 +154,16 @@ fn calls_view_hook_words() {
     );
     insta::assert_snapshot!("calls_blocked_160x48", render(&mut app, 160, 48));
 }
+
+/// A jump to a line of a Stop firing (the backtest's `Enter`) lands on its
+/// one `⚑` row, even on the summary line whose note has no row of its own.
+#[test]
+fn a_jump_to_a_merged_line_selects_the_firing_row() {
+    let mut app = opened(C5);
+    assert!(app.timeline.select_line(78, &app.ctx));
+    let session = app.ctx.session().cloned().expect("loaded");
+    let sel = app.timeline.sel.expect("a selection");
+    let firing = super::timeline::hook_of_item(&session, sel).expect("the ⚑ row");
+    assert_eq!(firing.lines, vec![76, 77, 78]);
+    assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == sel));
+}

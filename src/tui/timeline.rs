@@ -68,14 +68,15 @@ pub fn unlinked_label(session: &Session, tree: &SpawnTree, s: usize) -> String {
     text
 }
 
-/// The hook firings of a thread (`session.lines` for the main thread).
-pub fn thread_hooks(session: &Session, thread: Thread) -> &[HookActivity] {
+/// The line index of a thread (`session.lines` for the main thread), which
+/// holds its hook firings.
+fn thread_lines(session: &Session, thread: Thread) -> &hookscope::transcript::LineIndex {
     match thread {
-        Thread::Main => &session.lines.hook_activity,
+        Thread::Main => &session.lines,
         Thread::Sub(s) => session
             .subagents
             .get(s)
-            .map_or(&[][..], |sub| sub.lines.hook_activity.as_slice()),
+            .map_or(&session.lines, |sub| &sub.lines),
     }
 }
 
@@ -89,11 +90,7 @@ fn hook_of_event<'a>(
     if !matches!(event, Event::Note { .. }) {
         return None;
     }
-    let line = event.line();
-    thread_hooks(session, thread)
-        .iter()
-        .enumerate()
-        .find(|(_, h)| h.lines.binary_search(&line).is_ok())
+    thread_lines(session, thread).hook_at_line(event.line())
 }
 
 /// The hook firing a timeline row stands for: a `⚑` row's (not a call's).
@@ -110,9 +107,8 @@ pub fn hooks_of_item(session: &Session, item: Item) -> Vec<&HookActivity> {
         return Vec::new();
     };
     match event_of(session, item) {
-        Some(Event::ToolCall(r)) => thread_hooks(session, thread)
-            .iter()
-            .filter(|h| h.call_line == Some(r.line))
+        Some(Event::ToolCall(r)) => thread_lines(session, thread)
+            .hooks_of_call(r.line)
             .collect(),
         _ => Vec::new(),
     }
@@ -666,11 +662,14 @@ impl TimelinePane {
     /// Selects the main-thread event at 1-based line `line` of the session
     /// file, else the last one before it (a backtest block on a Stop: the
     /// assistant text it follows), else the turn that line is in; `false`
-    /// when no session is open or it has no turns.
+    /// when no session is open or it has no turns. Only events that have a
+    /// row count (a hook firing's second note has none: its `⚑` row is at
+    /// its first).
     pub fn select_line(&mut self, line: usize, ctx: &Ctx) -> bool {
         let Some(session) = ctx.session() else {
             return false;
         };
+        let rows: HashSet<Item> = self.all_rows(ctx).iter().map(|r| r.item).collect();
         let mut best: Option<(usize, Item)> = None;
         for (t, turn) in session.turns.iter().enumerate() {
             if turn.prompt_line.is_some_and(|p| p <= line) || best.is_none() {
@@ -678,15 +677,13 @@ impl TimelinePane {
             }
             for (i, e) in turn.events.iter().enumerate() {
                 let l = e.line();
-                if l <= line && best.as_ref().is_none_or(|(b, _)| l >= *b) {
-                    best = Some((
-                        l,
-                        Item::Event {
-                            thread: Thread::Main,
-                            turn: t,
-                            event: i,
-                        },
-                    ));
+                let item = Item::Event {
+                    thread: Thread::Main,
+                    turn: t,
+                    event: i,
+                };
+                if l <= line && best.as_ref().is_none_or(|(b, _)| l >= *b) && rows.contains(&item) {
+                    best = Some((l, item));
                 }
             }
         }
