@@ -121,6 +121,10 @@ enum Command {
     ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
     ///   hookscope replay --rules rules.toml --all [PATH...]
     Replay(Box<cli::replay::ReplayArgs>),
+    /// The hooks of a session: `hookscope hooks --activity SESSION [--json]
+    /// [PATH...]` lists every hook firing its transcript records (event,
+    /// tool_use_id, what it did, handler, exit code, duration).
+    Hooks(Box<cli::hooks::HooksArgs>),
 }
 
 fn main() {
@@ -159,6 +163,7 @@ fn main() {
         },
         Some(Command::Payload(args)) => cli::payload::run(&args),
         Some(Command::Replay(args)) => cli::replay::run(&args),
+        Some(Command::Hooks(args)) => cli::hooks::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),
