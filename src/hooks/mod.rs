@@ -13,3 +13,4 @@ pub mod matcher;
 pub mod replay;
 pub mod result;
 pub mod rules;
+pub mod settings;

@@ -1,0 +1,671 @@
+//! The user's hook configuration (issue 9 §1): files by layer, handlers
+//! with `file:line`, effective timeouts, merge rules, and the load-time
+//! drops Claude Code itself makes (hooks-updates.md §1.4). Every root is a
+//! tempdir: the real home and /etc are never read.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use hookscope::hooks::contract::Version;
+use hookscope::hooks::settings::{
+    HandlerType, HookConfig, Inactive, Layer, LoadOptions, SETTINGS_CAP, effective_timeout, load,
+};
+
+struct Roots {
+    _dir: tempfile::TempDir,
+    config: PathBuf,
+    project: PathBuf,
+    managed: PathBuf,
+}
+
+fn roots() -> Roots {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config");
+    let project = dir.path().join("project");
+    let managed = dir.path().join("etc").join("managed-settings.json");
+    fs::create_dir_all(&config).expect("mkdir");
+    fs::create_dir_all(project.join(".claude")).expect("mkdir");
+    fs::create_dir_all(managed.parent().expect("parent")).expect("mkdir");
+    Roots {
+        _dir: dir,
+        config,
+        project,
+        managed,
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("mkdir");
+    }
+    fs::write(path, text).expect("write");
+}
+
+fn opts(r: &Roots, version: &str) -> LoadOptions {
+    LoadOptions {
+        settings: Vec::new(),
+        cwd: Some(r.project.clone()),
+        config_dir: Some(r.config.clone()),
+        managed: Some(r.managed.clone()),
+        version: Version::parse(version),
+    }
+}
+
+fn given(paths: &[&Path], version: &str) -> HookConfig {
+    load(&LoadOptions {
+        settings: paths.iter().map(|p| p.to_path_buf()).collect(),
+        cwd: None,
+        config_dir: None,
+        managed: None,
+        version: Version::parse(version),
+    })
+}
+
+const USER: &str = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "guard.sh" },
+          { "type": "command", "command": "slow.sh", "timeout": 5 }
+        ]
+      }
+    ],
+    "UserPromptSubmit": [
+      { "hooks": [ { "type": "prompt", "prompt": "Is this safe? $ARGUMENTS" } ] }
+    ]
+  }
+}
+"#;
+
+#[test]
+fn every_layer_with_file_line_and_timeout() {
+    let r = roots();
+    write(&r.config.join("settings.json"), USER);
+    write(
+        &r.project.join(".claude/settings.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "check"}]}]}}"#,
+    );
+    write(
+        &r.project.join(".claude/settings.local.json"),
+        "{\"hooks\": {\"PostToolUse\": [\n {\"matcher\": \"Edit\", \"hooks\": [\n  {\"type\": \"http\", \"url\": \"http://127.0.0.1:9/h\", \"headers\": {\"A\": \"$T\"}, \"allowedEnvVars\": [\"T\"]}]}]}}",
+    );
+    write(
+        &r.managed,
+        r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "bye", "timeout": 90}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    let layers: Vec<String> = config.files.iter().map(|f| f.layer.to_string()).collect();
+    assert_eq!(layers, ["managed", "user", "project", "local"]);
+    assert!(
+        config
+            .files
+            .iter()
+            .all(|f| f.found && f.problems.is_empty())
+    );
+    assert_eq!(config.handlers.len(), 6);
+
+    let bye = &config.handlers[0];
+    assert_eq!(bye.origin.layer, Layer::Managed);
+    assert_eq!(bye.effective_timeout, 60.0, "SessionEnd caps at 60 s");
+
+    let guard = &config.handlers[1];
+    assert_eq!(guard.event, "PreToolUse");
+    assert_eq!(guard.matcher.as_deref(), Some("Bash"));
+    assert_eq!(guard.kind, HandlerType::Command);
+    assert_eq!(guard.command.as_deref(), Some("guard.sh"));
+    assert_eq!(guard.origin.line, 7);
+    assert_eq!(guard.origin.layer, Layer::User);
+    assert_eq!(guard.effective_timeout, 600.0);
+    let slow = &config.handlers[2];
+    assert_eq!(slow.origin.line, 8);
+    assert_eq!((slow.timeout, slow.effective_timeout), (Some(5.0), 5.0));
+    assert_eq!(slow.timeout_source, "written");
+    let prompt = &config.handlers[3];
+    assert_eq!(prompt.kind, HandlerType::Prompt);
+    assert_eq!(prompt.matcher, None);
+    assert_eq!(prompt.effective_timeout, 30.0);
+    assert_eq!(prompt.origin.line, 13);
+
+    let agent = &config.handlers[4];
+    assert_eq!(
+        (agent.kind.clone(), agent.effective_timeout),
+        (HandlerType::Agent, 60.0)
+    );
+    let http = &config.handlers[5];
+    assert_eq!(http.kind, HandlerType::Http);
+    assert_eq!(http.origin.line, 3);
+    assert_eq!(http.origin.layer, Layer::Local);
+    assert_eq!(
+        http.allowed_env_vars.as_deref(),
+        Some(&["T".to_string()][..])
+    );
+    assert_eq!(
+        http.headers
+            .as_ref()
+            .and_then(|h| h.get("A"))
+            .map(String::as_str),
+        Some("$T")
+    );
+    assert!(config.handlers.iter().all(|h| h.inactive.is_none()));
+}
+
+#[test]
+fn missing_files_are_listed_not_problems() {
+    let r = roots();
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(config.files.len(), 4);
+    assert!(
+        config
+            .files
+            .iter()
+            .all(|f| !f.found && f.problems.is_empty())
+    );
+    assert!(config.handlers.is_empty());
+}
+
+#[test]
+fn timeouts_by_version_event_and_type() {
+    let v = |s: &str| Version::parse(s);
+    assert_eq!(
+        effective_timeout("PreToolUse", &HandlerType::Command, None, &v("2.1.2")).0,
+        60.0
+    );
+    assert_eq!(
+        effective_timeout("PreToolUse", &HandlerType::Command, None, &v("2.1.3")).0,
+        600.0
+    );
+    assert_eq!(
+        effective_timeout(
+            "UserPromptSubmit",
+            &HandlerType::Command,
+            None,
+            &v("2.1.332")
+        )
+        .0,
+        30.0
+    );
+    assert_eq!(
+        effective_timeout("MessageDisplay", &HandlerType::Http, None, &v("2.1.332")).0,
+        10.0
+    );
+    assert_eq!(
+        effective_timeout("SessionEnd", &HandlerType::Command, None, &v("2.1.332")).0,
+        1.5
+    );
+    assert_eq!(
+        effective_timeout("MessageDisplay", &HandlerType::Prompt, None, &v("2.1.332")).0,
+        10.0
+    );
+    assert_eq!(
+        effective_timeout("Stop", &HandlerType::Prompt, Some(0.0), &v("2.1.332")).0,
+        30.0,
+        "a zero timeout is not a timeout"
+    );
+}
+
+#[test]
+fn json_error_has_line_and_column_and_the_rest_loads() {
+    let r = roots();
+    write(&r.config.join("settings.json"), USER);
+    write(
+        &r.project.join(".claude/settings.json"),
+        "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n",
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    let project = &config.files[2];
+    assert_eq!(project.layer, Layer::Project);
+    assert_eq!(project.problems.len(), 1);
+    assert_eq!(project.problems[0].line, Some(3));
+    assert_eq!(project.problems[0].column, Some(14));
+    assert!(project.problems[0].message.starts_with("not valid JSON"));
+    assert!(project.dropped.is_some());
+    assert_eq!(config.handlers.len(), 3, "the user file still loads");
+}
+
+#[test]
+fn one_schema_invalid_matcher_drops_every_hook_of_its_file() {
+    let r = roots();
+    write(&r.config.join("settings.json"), USER);
+    write(
+        &r.project.join(".claude/settings.json"),
+        r#"{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh"}]},
+      {"matcher": {"tool": "Edit"}, "hooks": [{"type": "command", "command": "b.sh"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "c.sh"}]}]
+  },
+  "disableAllHooks": true
+}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    let project = &config.files[2];
+    let why = project.dropped.as_deref().expect("dropped");
+    assert!(why.contains("matcher of PreToolUse[1] is a JSON object where a string belongs"));
+    assert_eq!(project.problems[0].line, Some(5));
+    assert_eq!(project.handlers, 3);
+    let from_project: Vec<_> = config
+        .handlers
+        .iter()
+        .filter(|h| h.origin.layer == Layer::Project)
+        .collect();
+    assert_eq!(from_project.len(), 3);
+    assert!(
+        from_project
+            .iter()
+            .all(|h| matches!(h.inactive, Some(Inactive::FileDropped(_))))
+    );
+    // Its disableAllHooks is skipped with it: the user's hooks still run.
+    assert!(config.disable_all_hooks.is_none());
+    assert_eq!(config.active_on("PreToolUse").count(), 2);
+}
+
+#[test]
+fn unknown_event_key_rejects_the_file_before_2_1_101() {
+    let r = roots();
+    let text = r#"{"hooks": {
+  "PreToolUse": [{"hooks": [{"type": "command", "command": "a.sh"}]}],
+  "PreToolUsed": [{"hooks": [{"type": "command", "command": "b.sh"}]}]
+}}"#;
+    write(&r.config.join("settings.json"), text);
+    let old = load(&opts(&r, "2.1.100"));
+    let user = &old.files[1];
+    assert!(
+        user.dropped
+            .as_deref()
+            .expect("dropped")
+            .contains("\"PreToolUsed\" is not a hook event (did you mean \"PreToolUse\"?)")
+    );
+    assert_eq!(user.problems[0].line, Some(3));
+    assert_eq!(old.active_on("PreToolUse").count(), 0);
+
+    let new = load(&opts(&r, "2.1.101"));
+    let user = &new.files[1];
+    assert!(user.dropped.is_none());
+    assert_eq!(user.problems.len(), 1);
+    assert!(
+        user.problems[0]
+            .message
+            .ends_with("Claude Code ignores its hooks")
+    );
+    assert_eq!(new.active_on("PreToolUse").count(), 1);
+    assert_eq!(new.handlers[1].inactive, Some(Inactive::UnknownEvent));
+}
+
+#[test]
+fn event_newer_than_the_version_is_unknown_then() {
+    let r = roots();
+    write(
+        &r.config.join("settings.json"),
+        r#"{"hooks": {"PreModelSwitch": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.250"));
+    assert!(
+        config.files[1].problems[0]
+            .message
+            .contains("not an event yet at Claude Code 2.1.250")
+    );
+    let config = load(&opts(&r, "2.1.251"));
+    assert!(config.files[1].problems.is_empty());
+    assert_eq!(config.handlers[0].effective_timeout, 30.0);
+}
+
+#[test]
+fn disable_all_hooks_follows_settings_precedence() {
+    let r = roots();
+    write(
+        &r.config.join("settings.json"),
+        &USER.replacen('{', "{\"disableAllHooks\": true,", 1),
+    );
+    write(
+        &r.managed,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    let d = config.disable_all_hooks.as_ref().expect("set");
+    assert!(d.value && !d.managed);
+    assert_eq!(config.handlers[0].origin.layer, Layer::Managed);
+    assert!(
+        config.handlers[0].inactive.is_none(),
+        "managed hooks stay on"
+    );
+    assert!(
+        config.handlers[1..]
+            .iter()
+            .all(|h| matches!(h.inactive, Some(Inactive::DisabledAll(_))))
+    );
+
+    // A project false beats a user true.
+    write(
+        &r.project.join(".claude/settings.json"),
+        r#"{"disableAllHooks": false}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert!(!config.disable_all_hooks.as_ref().expect("set").value);
+    assert!(config.handlers.iter().all(|h| h.inactive.is_none()));
+
+    // Set in managed settings it turns managed hooks off too.
+    write(
+        &r.managed,
+        r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert!(config.handlers.iter().all(|h| h.inactive.is_some()));
+}
+
+#[test]
+fn allow_managed_hooks_only_is_honoured_only_in_managed_settings() {
+    let r = roots();
+    write(
+        &r.config.join("settings.json"),
+        &USER.replacen('{', "{\"allowManagedHooksOnly\": true,", 1),
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert!(config.managed_only.is_none());
+    assert!(config.handlers.iter().all(|h| h.inactive.is_none()));
+    assert!(
+        config.files[1].problems[0]
+            .message
+            .contains("honoured only in managed settings")
+    );
+
+    write(
+        &r.managed,
+        r#"{"allowManagedHooksOnly": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(config.managed_only.as_deref(), Some(r.managed.as_path()));
+    assert!(config.handlers[0].inactive.is_none());
+    assert!(
+        config.handlers[1..]
+            .iter()
+            .all(|h| matches!(h.inactive, Some(Inactive::ManagedOnly(_))))
+    );
+}
+
+#[test]
+fn identical_settings_handlers_dedupe_but_plugin_copies_do_not() {
+    let r = roots();
+    let same = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}"#;
+    write(
+        &r.config.join("settings.json"),
+        &format!(
+            "{}, \"enabledPlugins\": {{\"fmt@market\": true, \"off@market\": false}}}}",
+            same
+        ),
+    );
+    // Keys in another order, another matcher: still the same handler.
+    write(
+        &r.project.join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"command": "guard.sh", "type": "command"}]}]}}"#,
+    );
+    let plugin_root = r.config.join("plugins/cache/market/fmt/1.2.0");
+    write(
+        &plugin_root.join("hooks/hooks.json"),
+        &format!("{{\"description\": \"fmt\", {}}}", &same[1..]),
+    );
+    write(
+        &r.config
+            .join("plugins/cache/market/fmt/1.10.0/hooks/hooks.json"),
+        &format!("{{\"description\": \"newer\", {}}}", &same[1..]),
+    );
+    write(
+        &r.config
+            .join("plugins/cache/market/off/1.0.0/hooks/hooks.json"),
+        &format!("{{{}}}", &same[1..]),
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(config.handlers.len(), 3);
+    assert_eq!(config.handlers[0].duplicate_of, None);
+    assert_eq!(config.handlers[1].duplicate_of, Some(0));
+    let plugin = &config.handlers[2];
+    assert_eq!(plugin.origin.layer, Layer::Plugin("fmt@market".into()));
+    assert_eq!(plugin.duplicate_of, None);
+    assert_eq!(
+        plugin.origin.plugin_root.as_deref(),
+        Some(r.config.join("plugins/cache/market/fmt/1.10.0").as_path()),
+        "the newest cached version by number, not by name"
+    );
+}
+
+#[test]
+fn installed_plugins_json_gives_the_install_path() {
+    let r = roots();
+    write(
+        &r.config.join("settings.json"),
+        r#"{"enabledPlugins": {"lint@m": true}}"#,
+    );
+    let root = r.config.join("elsewhere/lint");
+    write(
+        &r.config.join("plugins/installed_plugins.json"),
+        &format!(
+            r#"{{"version": 2, "plugins": {{"lint@m": [{{"scope": "user", "installPath": {:?}}}]}}}}"#,
+            root.display().to_string()
+        ),
+    );
+    write(
+        &root.join("hooks/hooks.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/stop.sh"}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(config.handlers.len(), 1);
+    assert_eq!(
+        config.handlers[0].origin.plugin_root.as_deref(),
+        Some(root.as_path())
+    );
+}
+
+#[test]
+fn skill_and_agent_frontmatter_hooks() {
+    let r = roots();
+    write(
+        &r.project.join(".claude/skills/format/SKILL.md"),
+        "---\nname: format\ndescription: x\nhooks:\n  PostToolUse:\n    - matcher: \"Edit|Write\"\n      hooks:\n        - type: command\n          command: ./fmt.sh\n          once: true\n---\n# Format\n",
+    );
+    write(
+        &r.config.join("agents/reviewer.md"),
+        "---\nname: reviewer\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: done.sh\n---\n",
+    );
+    write(&r.config.join("agents/plain.md"), "no frontmatter\n");
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(config.handlers.len(), 2);
+    let agent = &config.handlers[0];
+    assert_eq!(agent.origin.layer, Layer::Agent("reviewer".into()));
+    assert_eq!(
+        (agent.event.as_str(), agent.event_as_written.as_str()),
+        ("SubagentStop", "Stop")
+    );
+    assert_eq!(agent.origin.line, 6);
+    let skill = &config.handlers[1];
+    assert_eq!(skill.origin.layer, Layer::Skill("format".into()));
+    assert_eq!(skill.once, Some(true));
+    assert_eq!(skill.matcher.as_deref(), Some("Edit|Write"));
+    assert_eq!(skill.origin.line, 8);
+}
+
+#[test]
+fn given_files_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("proj/.claude/settings.json");
+    write(&a, USER);
+    let config = given(&[&a], "2.1.332");
+    assert_eq!(config.files.len(), 1);
+    assert_eq!(config.files[0].layer, Layer::Given);
+    assert_eq!(config.handlers.len(), 3);
+    assert_eq!(
+        config.project_dir.as_deref(),
+        Some(dir.path().join("proj").as_path())
+    );
+    let missing = dir.path().join("nope.json");
+    let config = given(&[&missing], "2.1.332");
+    assert!(!config.files[0].found);
+    assert!(
+        config.files[0].problems[0]
+            .message
+            .starts_with("cannot read")
+    );
+}
+
+#[test]
+fn permissions_are_collected() {
+    let r = roots();
+    write(
+        &r.config.join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(ls *)"], "deny": ["Bash(rm *)"], "defaultMode": "default"}}"#,
+    );
+    write(
+        &r.project.join(".claude/settings.local.json"),
+        r#"{"permissions": {"ask": ["Bash(git push *)"], "defaultMode": "acceptEdits"}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(config.permissions.allow, ["Bash(ls *)"]);
+    assert_eq!(config.permissions.deny, ["Bash(rm *)"]);
+    assert_eq!(config.permissions.ask, ["Bash(git push *)"]);
+    assert_eq!(
+        config.permissions.default_mode.as_deref(),
+        Some("acceptEdits")
+    );
+}
+
+// ---- hostile inputs ----
+
+#[test]
+fn deep_nesting_is_a_json_error_not_a_crash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("settings.json");
+    let depth = 100_000;
+    write(
+        &path,
+        &format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+    );
+    let config = given(&[&path], "2.1.332");
+    let p = &config.files[0].problems[0];
+    assert!(
+        p.message.contains("recursion limit exceeded"),
+        "{}",
+        p.message
+    );
+    assert_eq!(p.line, Some(1));
+    assert!(config.handlers.is_empty());
+}
+
+#[test]
+fn a_file_over_the_cap_is_not_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("settings.json");
+    let size = usize::try_from(SETTINGS_CAP).expect("fits") + 1;
+    write(&path, &" ".repeat(size));
+    let config = given(&[&path], "2.1.332");
+    assert_eq!(
+        config.files[0].problems[0].message,
+        format!("cannot read: larger than {SETTINGS_CAP} bytes")
+    );
+}
+
+#[test]
+fn non_utf8_settings_is_a_json_error_with_position() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("settings.json");
+    fs::write(&path, b"{\"hooks\": {\n\"Stop\": \"\xff\xfe\"}}").expect("write");
+    let config = given(&[&path], "2.1.332");
+    let p = &config.files[0].problems[0];
+    assert_eq!(p.line, Some(2));
+    assert!(
+        p.message.contains("invalid unicode") || p.message.contains("UTF-8"),
+        "{}",
+        p.message
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_settings_json_does_not_block() {
+    let r = roots();
+    let fifo = r.config.join("settings.json");
+    let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+    assert_eq!(rc, 0);
+    write(&r.project.join(".claude/settings.json"), USER);
+    let config = load(&opts(&r, "2.1.332"));
+    assert_eq!(
+        config.files[1].problems[0].message,
+        "not read: not a regular file (FIFO)"
+    );
+    assert_eq!(config.handlers.len(), 3);
+}
+
+#[test]
+fn wrong_types_everywhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: &[(&str, &str)] = &[
+        ("[]", "the file is a JSON array where an object belongs"),
+        (
+            r#"{"hooks": []}"#,
+            "\"hooks\" is a JSON array where an object of events belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": {}}}"#,
+            "\"Stop\" is a JSON object where a list of matcher groups belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [1]}}"#,
+            "Stop[0] is a JSON number where a matcher group object belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": "x"}]}}"#,
+            "\"hooks\" of Stop[0] is a JSON string where a list of handlers belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{}]}}"#,
+            "Stop[0] has no \"hooks\" list",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [null]}]}}"#,
+            "Stop[0].hooks[0] is a JSON null where a handler object belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": 1}]}]}}"#,
+            "Stop[0].hooks[0].type is a JSON number where a string belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "shell"}]}]}}"#,
+            "Stop[0].hooks[0].type \"shell\" is not a handler type",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ["a"]}]}]}}"#,
+            "Stop[0].hooks[0].command is a JSON array where a string belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": "30"}]}]}}"#,
+            "Stop[0].hooks[0].timeout is a JSON string where a number of seconds belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "args": [1]}]}]}}"#,
+            "Stop[0].hooks[0].args is a JSON array where a list of strings belongs",
+        ),
+        (
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "u", "headers": {"a": 1}}]}]}}"#,
+            "Stop[0].hooks[0].headers is a JSON object where an object of strings belongs",
+        ),
+        (
+            r#"{"disableAllHooks": "yes"}"#,
+            "disableAllHooks is a JSON string where true or false belongs",
+        ),
+    ];
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("s{i}.json"));
+        write(&path, text);
+        let config = given(&[&path], "2.1.332");
+        let file = &config.files[0];
+        let dropped = file
+            .dropped
+            .as_deref()
+            .unwrap_or_else(|| panic!("{text}: not dropped"));
+        assert!(dropped.starts_with(expected), "{text}: {dropped}");
+        assert!(config.active_on("Stop").next().is_none(), "{text}");
+    }
+}
