@@ -115,6 +115,14 @@ enum Command {
     ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
     ///   hookscope replay --rules rules.toml --all [PATH...]
     Replay(Box<cli::replay::ReplayArgs>),
+    /// Your hook configuration: every settings file and handler with
+    /// file:line, layer and effective timeout; which handlers an event
+    /// reaches and why (--match EVENT VALUE); lints (--lint, exit 1 when
+    /// any fires). Nothing is run.
+    ///
+    ///   hookscope hooks --match PreToolUse mcp__memory__create
+    ///   hookscope hooks --settings .claude/settings.json --lint
+    Hooks(Box<cli::hooks::HooksArgs>),
 }
 
 fn main() {
@@ -145,6 +153,7 @@ fn main() {
         Some(Command::Test { rules, json }) => cli::test::run(&rules, json),
         Some(Command::Payload(args)) => cli::payload::run(&args),
         Some(Command::Replay(args)) => cli::replay::run(&args),
+        Some(Command::Hooks(args)) => cli::hooks::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

@@ -10,6 +10,7 @@ macro_rules! outln {
 
 pub mod call;
 pub mod find;
+pub mod hooks;
 pub mod mcp;
 pub mod payload;
 pub mod replay;

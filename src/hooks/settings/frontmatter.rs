@@ -36,6 +36,7 @@ impl Frontmatter {
 pub fn hooks(bytes: &[u8]) -> Result<Option<Frontmatter>, Problem> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Err(Problem {
+            id: "frontmatter-invalid",
             line: None,
             column: None,
             message: "not UTF-8; Claude Code cannot read its frontmatter".to_string(),
@@ -62,6 +63,7 @@ pub fn hooks(bytes: &[u8]) -> Result<Option<Frontmatter>, Problem> {
     }
     // The YAML starts on file line 2.
     let (root, lines) = build(&yaml).map_err(|(line, column, message)| Problem {
+        id: "frontmatter-invalid",
         line: Some(line + 1),
         column: Some(column),
         message: format!("frontmatter is not valid YAML: {message}; its hooks are not loaded"),

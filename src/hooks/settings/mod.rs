@@ -18,8 +18,11 @@
 //!
 //! No process is started and nothing is written here.
 
+pub mod fire;
 mod frontmatter;
 pub mod jsonpos;
+
+pub use fire::{HandlerVerdict, explain, matcher_value, synthetic_payload};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -153,6 +156,11 @@ impl std::fmt::Display for Layer {
 /// One problem of one file, with its position when known.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
+    /// A stable id (the lint id `hookscope hooks --lint` reports it under):
+    /// `settings-unreadable`, `settings-invalid-json`, `schema-invalid`,
+    /// `matcher-schema-invalid`, `unknown-event`, `managed-only-ignored`,
+    /// `frontmatter-invalid`.
+    pub id: &'static str,
     /// 1-based line, when known.
     pub line: Option<usize>,
     /// 1-based column, when known (JSON syntax errors).
@@ -517,7 +525,7 @@ pub fn effective_timeout(
             let note = if reduced {
                 format!("default on {event}")
             } else if base >= 600.0 {
-                "default (600 s since 2.1.3)".to_string()
+                "default since 2.1.3".to_string()
             } else {
                 "default before 2.1.3".to_string()
             };
@@ -600,6 +608,7 @@ pub fn load(options: &LoadOptions) -> HookConfig {
             }
         }
     }
+    let project_dir = project_dir.map(|p| std::path::absolute(&p).unwrap_or(p));
     loader.finish(project_dir)
 }
 
@@ -731,7 +740,13 @@ impl Loader {
                         path,
                         layer,
                         true,
-                        vec![problem(None, None, format!("cannot read: {e}"), false)],
+                        vec![problem(
+                            "settings-unreadable",
+                            None,
+                            None,
+                            format!("cannot read: {e}"),
+                            false,
+                        )],
                     ));
                     if let Some(f) = self.files.last_mut() {
                         f.found = false;
@@ -751,7 +766,7 @@ impl Loader {
                     path,
                     layer,
                     true,
-                    vec![problem(None, None, message, false)],
+                    vec![problem("settings-unreadable", None, None, message, false)],
                 ));
                 None
             }
@@ -770,7 +785,13 @@ impl Loader {
                     path,
                     &layer,
                     true,
-                    vec![problem(Some(e.line()), Some(e.column()), message, true)],
+                    vec![problem(
+                        "settings-invalid-json",
+                        Some(e.line()),
+                        Some(e.column()),
+                        message,
+                        true,
+                    )],
                 ));
                 self.mark_dropped();
                 return;
@@ -831,6 +852,7 @@ impl Loader {
         let mut handlers = Vec::new();
         let Some(root) = value.as_object() else {
             problems.push(problem(
+                "schema-invalid",
                 line_of(""),
                 None,
                 format!(
@@ -848,6 +870,7 @@ impl Loader {
         let managed_only = flag(root, "allowManagedHooksOnly", line_of, &mut problems);
         if managed_only.is_some() && layer != Layer::Managed {
             problems.push(problem(
+                "managed-only-ignored",
                 line_of("/allowManagedHooksOnly"),
                 None,
                 "allowManagedHooksOnly is honoured only in managed settings; here it does nothing"
@@ -874,6 +897,7 @@ impl Loader {
                 }
             }
             Some(other) => problems.push(problem(
+                "schema-invalid",
                 line_of(hooks_pointer),
                 None,
                 format!(
@@ -942,6 +966,7 @@ impl Loader {
             };
             if self.version < since {
                 problems.push(problem(
+                    "unknown-event",
                     line_of(event_ptr),
                     None,
                     format!(
@@ -951,6 +976,7 @@ impl Loader {
                 ));
             } else {
                 problems.push(problem(
+                    "unknown-event",
                     line_of(event_ptr),
                     None,
                     format!("{what}; Claude Code ignores its hooks"),
@@ -991,7 +1017,7 @@ impl Loader {
                     if let MatcherKind::Invalid { error, .. } =
                         matcher::classify(&event, Some(s), &self.version)
                     {
-                        problems.push(schema(
+                        problems.push(matcher_schema(
                             line_of(&format!("{group_ptr}/matcher")),
                             format!("matcher {s:?} on {event_key} is not a valid pattern: {error}"),
                         ));
@@ -999,7 +1025,7 @@ impl Loader {
                     Some(s.clone())
                 }
                 Some(other) => {
-                    problems.push(schema(
+                    problems.push(matcher_schema(
                         line_of(&format!("{group_ptr}/matcher")).or(line_of(&group_ptr)),
                         format!(
                             "matcher of {event_key}[{gi}] is a JSON {} where a string belongs",
@@ -1347,8 +1373,15 @@ pub fn type_name(value: &Value) -> &'static str {
     }
 }
 
-fn problem(line: Option<usize>, column: Option<usize>, message: String, drops: bool) -> Problem {
+fn problem(
+    id: &'static str,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+    drops: bool,
+) -> Problem {
     Problem {
+        id,
         line,
         column,
         message,
@@ -1359,6 +1392,7 @@ fn problem(line: Option<usize>, column: Option<usize>, message: String, drops: b
 /// A schema error in the hooks: Claude Code skips the whole file.
 fn schema(line: Option<usize>, what: String) -> Problem {
     problem(
+        "schema-invalid",
         line,
         None,
         format!(
@@ -1366,6 +1400,14 @@ fn schema(line: Option<usize>, what: String) -> Problem {
         ),
         true,
     )
+}
+
+/// A schema error in a matcher: Claude Code skips the whole file.
+fn matcher_schema(line: Option<usize>, what: String) -> Problem {
+    Problem {
+        id: "matcher-schema-invalid",
+        ..schema(line, what)
+    }
 }
 
 fn file_entry(path: &Path, layer: &Layer, found: bool, problems: Vec<Problem>) -> SettingsFile {
