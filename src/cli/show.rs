@@ -20,7 +20,7 @@ use crate::words::plural;
 pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
     let shown = session.to_string_lossy();
-    if as_path.extension().is_some_and(|e| e == "jsonl") && as_path.is_file() {
+    if hookscope::transcript::fsread::is_jsonl_name(as_path) && as_path.is_file() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
         return found.sessions.into_iter().next().unwrap_or_else(|| {
             fail(format!(
@@ -30,7 +30,7 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     }
     // A `.jsonl` that exists but is a FIFO or device: never opened, and
     // not looked up as an id either.
-    if as_path.extension().is_some_and(|e| e == "jsonl")
+    if hookscope::transcript::fsread::is_jsonl_name(as_path)
         && let Ok(meta) = std::fs::metadata(as_path)
         && !meta.is_file()
         && !meta.is_dir()

@@ -107,7 +107,7 @@ pub fn lossy_path<S: serde::Serializer>(
 /// that are not UTF-8), else the whole file name, else `"unnamed"`; never
 /// empty.
 pub fn id_from_path(path: &std::path::Path) -> String {
-    path.file_stem()
+    super::fsread::transcript_stem(path)
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty())
         .or_else(|| {
