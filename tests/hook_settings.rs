@@ -669,3 +669,483 @@ fn wrong_types_everywhere() {
         assert!(config.active_on("Stop").next().is_none(), "{text}");
     }
 }
+
+// ---- lints (issue 9 §3): each fires on a minimal file and not on the fix ----
+
+mod lints {
+    use super::*;
+    use hookscope::hooks::lint::{LINTS, Lint, LintOptions, Severity, lint_config, lint_output};
+    use serde_json::json;
+
+    struct Bin {
+        _dir: tempfile::TempDir,
+        path: PathBuf,
+    }
+
+    /// A PATH folder holding an executable `ok.sh` and a non-executable
+    /// `noexec.sh`.
+    fn bin() -> Bin {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_path_buf();
+        write(&path.join("ok.sh"), "#!/bin/sh\nexit 0\n");
+        write(&path.join("noexec.sh"), "#!/bin/sh\nexit 0\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(path.join("ok.sh"), fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+            fs::set_permissions(path.join("noexec.sh"), fs::Permissions::from_mode(0o644))
+                .expect("chmod");
+        }
+        Bin { _dir: dir, path }
+    }
+
+    fn lint_text(text: &str, version: &str, bin: &Bin) -> Vec<Lint> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        write(&path, text);
+        let config = given(&[&path], version);
+        lint_config(
+            &config,
+            &LintOptions {
+                path: Some(bin.path.clone().into_os_string()),
+            },
+        )
+    }
+
+    fn one(event: &str, matcher: Option<&str>, handler: serde_json::Value) -> String {
+        let mut group = json!({"hooks": [handler]});
+        if let Some(m) = matcher {
+            group["matcher"] = json!(m);
+        }
+        json!({"hooks": {event: [group]}}).to_string()
+    }
+
+    fn cmd() -> serde_json::Value {
+        json!({"type": "command", "command": "ok.sh"})
+    }
+
+    fn ids(lints: &[Lint]) -> Vec<&'static str> {
+        lints.iter().map(|l| l.id).collect()
+    }
+
+    #[test]
+    fn each_config_lint_fires_and_its_fix_is_silent() {
+        let b = bin();
+        let noexec = b.path.join("noexec.sh").display().to_string();
+        let okabs = b.path.join("ok.sh").display().to_string();
+        let cases: Vec<(&str, String, String, &str)> = vec![
+            (
+                "matcher-dead-exact",
+                one("PreToolUse", Some("mcp__memory"), cmd()),
+                one("PreToolUse", Some("mcp__memory__.*"), cmd()),
+                "2.1.332",
+            ),
+            (
+                "matcher-case",
+                one("PreToolUse", Some("bash"), cmd()),
+                one("PreToolUse", Some("Bash"), cmd()),
+                "2.1.332",
+            ),
+            (
+                "matcher-unanchored",
+                one("PreToolUse", Some("Edit.*"), cmd()),
+                one("PreToolUse", Some("^Edit.*$"), cmd()),
+                "2.1.332",
+            ),
+            (
+                "matcher-comma-version",
+                one("PreToolUse", Some("Bash, Edit"), cmd()),
+                one("PreToolUse", Some("Bash|Edit"), cmd()),
+                "2.1.190",
+            ),
+            (
+                "matcher-hyphen-version",
+                one("SubagentStart", Some("code-reviewer"), cmd()),
+                one("SubagentStart", Some("^code-reviewer$"), cmd()),
+                "2.1.194",
+            ),
+            (
+                "matcher-ignored",
+                one("Stop", Some("Bash"), cmd()),
+                one("Stop", None, cmd()),
+                "2.1.332",
+            ),
+            (
+                "matcher-tool-absent",
+                one("PreToolUse", Some("Glob|Grep"), cmd()),
+                one("PreToolUse", Some("Bash"), cmd()),
+                "2.1.117",
+            ),
+            (
+                "matcher-catastrophic-regex",
+                one("PreToolUse", Some("^(a+)+$"), cmd()),
+                one("PreToolUse", Some("^a+$"), cmd()),
+                "2.1.332",
+            ),
+            (
+                "if-non-tool-event",
+                one(
+                    "Stop",
+                    None,
+                    json!({"type": "command", "command": "ok.sh", "if": "Bash(rm *)"}),
+                ),
+                one("Stop", None, cmd()),
+                "2.1.332",
+            ),
+            (
+                "timeout-ms",
+                one(
+                    "Stop",
+                    None,
+                    json!({"type": "command", "command": "ok.sh", "timeout": 30000}),
+                ),
+                one(
+                    "Stop",
+                    None,
+                    json!({"type": "command", "command": "ok.sh", "timeout": 30}),
+                ),
+                "2.1.332",
+            ),
+            (
+                "handler-type-not-allowed",
+                one(
+                    "Notification",
+                    None,
+                    json!({"type": "prompt", "prompt": "x"}),
+                ),
+                one("Stop", None, json!({"type": "prompt", "prompt": "x"})),
+                "2.1.332",
+            ),
+            (
+                "handler-type-not-allowed",
+                one(
+                    "SessionStart",
+                    None,
+                    json!({"type": "http", "url": "http://127.0.0.1:9/"}),
+                ),
+                one(
+                    "SessionStart",
+                    None,
+                    json!({"type": "mcp_tool", "server": "s", "tool": "t"}),
+                ),
+                "2.1.332",
+            ),
+            (
+                "command-not-found",
+                one(
+                    "Stop",
+                    None,
+                    json!({"type": "command", "command": "no-such-hook-xyz --flag"}),
+                ),
+                one(
+                    "Stop",
+                    None,
+                    json!({"type": "command", "command": "FOO=1 ok.sh --flag"}),
+                ),
+                "2.1.332",
+            ),
+            (
+                "not-executable",
+                one("Stop", None, json!({"type": "command", "command": noexec})),
+                one("Stop", None, json!({"type": "command", "command": okabs})),
+                "2.1.332",
+            ),
+            (
+                "unknown-event",
+                one("PreToolUsed", None, cmd()),
+                one("PreToolUse", None, cmd()),
+                "2.1.332",
+            ),
+            (
+                "matcher-schema-invalid",
+                json!({"hooks": {"PreToolUse": [{"matcher": {"a": 1}, "hooks": [cmd()]}]}})
+                    .to_string(),
+                one("PreToolUse", Some("Bash"), cmd()),
+                "2.1.332",
+            ),
+            (
+                "settings-invalid-json",
+                "{".to_string(),
+                "{}".to_string(),
+                "2.1.332",
+            ),
+            (
+                "schema-invalid",
+                r#"{"hooks": []}"#.to_string(),
+                r#"{"hooks": {}}"#.to_string(),
+                "2.1.332",
+            ),
+            (
+                "managed-only-ignored",
+                r#"{"allowManagedHooksOnly": true}"#.to_string(),
+                "{}".to_string(),
+                "2.1.332",
+            ),
+        ];
+        for (id, bad, fixed, version) in &cases {
+            assert!(LINTS.iter().any(|(l, _)| l == id), "{id} is documented");
+            let lints = lint_text(bad, version, &b);
+            assert!(ids(&lints).contains(id), "{id} on {bad}: {:?}", ids(&lints));
+            let l = lints.iter().find(|l| l.id == *id).expect("found");
+            assert!(!l.fix.is_empty() && l.path.is_some(), "{id}");
+            let lints = lint_text(fixed, version, &b);
+            assert!(lints.is_empty(), "{id} fixed {fixed}: {lints:?}");
+        }
+    }
+
+    #[test]
+    fn bare_mcp_matcher_lint_names_the_line_and_fix() {
+        let b = bin();
+        let text = std::fs::read_to_string("tests/fixtures/settings/bare_mcp_matcher.json")
+            .expect("fixture");
+        let lints = lint_text(&text, "2.1.332", &b);
+        assert_eq!(lints.len(), 1, "{lints:?}");
+        assert_eq!(lints[0].id, "matcher-dead-exact");
+        assert_eq!(lints[0].severity, Severity::Error);
+        assert_eq!(lints[0].line, Some(5), "the matcher's line");
+        assert_eq!(lints[0].fix, "did you mean \"mcp__memory__.*\"?");
+    }
+
+    #[test]
+    fn unanchored_mcp_regex_names_what_else_it_matches() {
+        let b = bin();
+        let lints = lint_text(&one("PreToolUse", Some("mcp__.*"), cmd()), "2.1.332", &b);
+        assert_eq!(ids(&lints), ["matcher-unanchored"]);
+        assert!(
+            lints[0].message.contains("notmcp__server__tool"),
+            "{}",
+            lints[0].message
+        );
+        let lints = lint_text(&one("PreToolUse", Some("Edit.*"), cmd()), "2.1.332", &b);
+        assert!(
+            lints[0].message.contains("NotebookEdit"),
+            "{}",
+            lints[0].message
+        );
+    }
+
+    #[test]
+    fn glob_grep_matcher_is_fine_before_native_builds_dropped_them() {
+        let b = bin();
+        let lints = lint_text(&one("PreToolUse", Some("Glob|Grep"), cmd()), "2.1.116", &b);
+        assert!(lints.is_empty(), "{lints:?}");
+    }
+
+    #[test]
+    fn plugin_server_matcher_without_plugin_prefix() {
+        let r = roots();
+        write(
+            &r.config.join("settings.json"),
+            r#"{"enabledPlugins": {"mem@m": true}}"#,
+        );
+        let root = r.config.join("plugins/cache/m/mem/1.0.0");
+        let hooks = |m: &str| {
+            json!({"hooks": {"PreToolUse": [{"matcher": m, "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/h.sh"}]}]}})
+                .to_string()
+        };
+        write(&root.join("hooks/hooks.json"), &hooks("^mcp__store__.*$"));
+        write(&root.join("h.sh"), "#!/bin/sh\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(root.join("h.sh"), fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+        }
+        let lints = lint_config(&load(&opts(&r, "2.1.332")), &LintOptions::default());
+        assert_eq!(ids(&lints), ["matcher-plugin-server"]);
+        assert!(
+            lints[0].fix.contains("^mcp__plugin_mem_store__.*$"),
+            "{}",
+            lints[0].fix
+        );
+        write(
+            &root.join("hooks/hooks.json"),
+            &hooks("^mcp__plugin_mem_store__.*$"),
+        );
+        let lints = lint_config(&load(&opts(&r, "2.1.332")), &LintOptions::default());
+        assert!(lints.is_empty(), "{lints:?}");
+    }
+
+    #[test]
+    fn project_dir_substitution_resolves_the_example_hook() {
+        let config = given(
+            &[Path::new(
+                "assets/examples/hooks_c2_exit2/.claude/settings.json",
+            )],
+            "2.1.332",
+        );
+        assert_eq!(config.handlers.len(), 1);
+        let lints = lint_config(&config, &LintOptions::default());
+        assert!(lints.is_empty(), "{lints:?}");
+    }
+
+    // ---- output lints on strings ----
+
+    fn out_ids(
+        event: &str,
+        exit: i32,
+        stdout: &str,
+        payload: serde_json::Value,
+    ) -> Vec<&'static str> {
+        ids(&lint_output(
+            event,
+            Some(exit),
+            stdout,
+            "",
+            &payload,
+            &Version::latest(),
+        ))
+    }
+
+    #[test]
+    fn output_lints() {
+        let bash = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}});
+        assert_eq!(
+            out_ids(
+                "PreToolUse",
+                0,
+                r#"{"permissionDecision": "deny"}"#,
+                bash.clone()
+            ),
+            ["output-flat-permission-decision"]
+        );
+        assert_eq!(
+            out_ids(
+                "PreToolUse",
+                0,
+                r#"{"hookSpecificOutput": {"permissionDecision": "deny"}}"#,
+                bash.clone()
+            ),
+            ["output-hook-event-name"]
+        );
+        assert_eq!(
+            out_ids(
+                "PreToolUse",
+                0,
+                r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}"#,
+                bash.clone()
+            ),
+            ["output-hook-event-name"]
+        );
+        assert_eq!(
+            out_ids("PreToolUse", 0, r#"{"decision": "approve"}"#, bash.clone()),
+            ["output-decision-approve"]
+        );
+        assert_eq!(
+            out_ids("PermissionRequest", 2, "", bash.clone()),
+            ["exit2-no-effect"]
+        );
+        assert_eq!(
+            out_ids("PostToolUse", 2, "", bash.clone()),
+            ["exit2-no-effect"]
+        );
+        assert!(out_ids("PreToolUse", 2, "", bash.clone()).is_empty());
+        assert_eq!(
+            out_ids("PreToolUse", 1, "", bash.clone()),
+            ["exit-1-policy"]
+        );
+        assert!(
+            out_ids("PreToolUse", 1, r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}"#, bash.clone()).is_empty(),
+            "exit 1 with deny JSON blocks (eqtylab/cupcake#117)"
+        );
+        assert_eq!(
+            out_ids(
+                "PreToolUse",
+                2,
+                r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}"#,
+                bash.clone()
+            ),
+            ["exit-2-overrides-allow"]
+        );
+        assert_eq!(
+            out_ids(
+                "PreToolUse",
+                0,
+                "Shell ready\n{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}}",
+                bash.clone()
+            ),
+            ["stdout-not-json"]
+        );
+        assert_eq!(
+            out_ids(
+                "PreToolUse",
+                0,
+                r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"dangerouslyDisableSandbox": true}}}"#,
+                bash.clone()
+            ),
+            ["updated-input-missing-field"]
+        );
+        assert!(
+            out_ids("PreToolUse", 0, r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "trash build"}}}"#, bash.clone()).is_empty()
+        );
+        let active = json!({"stop_hook_active": true});
+        assert_eq!(
+            out_ids(
+                "Stop",
+                0,
+                r#"{"decision": "block", "reason": "run the tests"}"#,
+                active.clone()
+            ),
+            ["stop-hook-active-block"]
+        );
+        assert_eq!(
+            out_ids("SubagentStop", 2, "", active.clone()),
+            ["stop-hook-active-block"]
+        );
+        assert!(out_ids("Stop", 0, "", active).is_empty());
+    }
+
+    /// The real 2.1.332 captures: every response the variant hooks gave
+    /// was honoured by Claude Code, so none lints; the Stop block replayed
+    /// with `stop_hook_active: true` does.
+    #[test]
+    fn real_capture_responses_lint_clean() {
+        let root = Path::new("../shared/corpus/real-cc-2.1.332");
+        let mut count = 0;
+        for scenario in [
+            "hooks_c2_exit2",
+            "hooks_c3_deny_json",
+            "hooks_c5_stop_block",
+            "hooks_c6_prompt_context",
+        ] {
+            let path = root
+                .join(scenario)
+                .join("hooks")
+                .join(scenario)
+                .join("_responses.jsonl");
+            let text = fs::read_to_string(&path).expect("corpus");
+            for line in text.lines() {
+                let r: serde_json::Value = serde_json::from_str(line).expect("json");
+                let event = r["event"].as_str().expect("event");
+                let payload = json!({"tool_name": r["tool_name"], "tool_input": {"command": "rm -rf build/"}, "stop_hook_active": false});
+                let exit = i32::try_from(r["exit"].as_i64().expect("exit")).expect("small");
+                let stdout = r["stdout"].as_str().expect("stdout");
+                let stderr = r["stderr"].as_str().expect("stderr");
+                let lints = lint_output(
+                    event,
+                    Some(exit),
+                    stdout,
+                    stderr,
+                    &payload,
+                    &Version::parse("2.1.332"),
+                );
+                assert!(lints.is_empty(), "{scenario}: {lints:?}");
+                if event == "Stop" {
+                    let active = json!({"stop_hook_active": true});
+                    let lints = lint_output(
+                        event,
+                        Some(exit),
+                        stdout,
+                        stderr,
+                        &active,
+                        &Version::parse("2.1.332"),
+                    );
+                    assert_eq!(ids(&lints), ["stop-hook-active-block"]);
+                }
+                count += 1;
+            }
+        }
+        assert_eq!(count, 5);
+    }
+}

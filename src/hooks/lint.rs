@@ -178,13 +178,7 @@ pub const LINTS: &[(&str, &str)] = &[
 ];
 
 /// Tool events: the `if` field is honoured only on these (hooks.md §1.3).
-pub const TOOL_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-    "PermissionDenied",
-];
+pub use crate::hooks::matcher::TOOL_EVENTS;
 
 /// Events that take `prompt` and `agent` handlers (hooks.md §1.2).
 pub const PROMPT_EVENTS: &[&str] = &[
@@ -380,6 +374,18 @@ fn exact_names(kind: &MatcherKind) -> Option<&[String]> {
 }
 
 fn matcher_lints(h: &Handler, at: Option<(usize, &Handler)>, version: &Version) -> Vec<Lint> {
+    let mut out = matcher_lints_at_handler(h, at, version);
+    for l in &mut out {
+        l.line = h.matcher_line.or(l.line);
+    }
+    out
+}
+
+fn matcher_lints_at_handler(
+    h: &Handler,
+    at: Option<(usize, &Handler)>,
+    version: &Version,
+) -> Vec<Lint> {
     let mut out = Vec::new();
     let Some(text) = h.matcher.as_deref() else {
         return out;
@@ -477,7 +483,7 @@ fn matcher_lints(h: &Handler, at: Option<(usize, &Handler)>, version: &Version) 
             ));
         }
         if tool_event && !(pattern.starts_with('^') && pattern.ends_with('$')) {
-            let extra = unanchored_examples(pattern);
+            let extra = unanchored_examples(event, pattern, version);
             let star = if pattern.contains("__*") {
                 " (`__*` is `_` followed by any number of `_`, not a glob)"
             } else {
@@ -528,22 +534,19 @@ fn matcher_lints(h: &Handler, at: Option<(usize, &Handler)>, version: &Version) 
 
 /// Names a regex matches besides its evident target: other built-in tools
 /// it hits when it names one, and a `not`-prefixed MCP name.
-fn unanchored_examples(pattern: &str) -> Vec<String> {
-    let Ok(re) = regex::Regex::new(pattern) else {
-        return Vec::new();
-    };
+fn unanchored_examples(event: &str, pattern: &str, version: &Version) -> Vec<String> {
+    let anchored = format!("^(?:{pattern})$");
+    let hits = |name: &str, p: &str| matcher::check(event, Some(p), Some(name), version).matches;
     let mut out = Vec::new();
     // Built-in tools it matches only as part of a longer name.
     for tool in KNOWN_TOOLS {
-        let whole = regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|w| w.is_match(tool));
-        if re.is_match(tool) && !whole {
+        if hits(tool, pattern) && !hits(tool, &anchored) {
             out.push((*tool).to_string());
         }
     }
     // A prefix or suffix anywhere: `notmcp__x`, `x_Bash`.
     for probe in ["notmcp__server__tool", "mcp__x__Bash_helper", "MyEditor"] {
-        let whole = regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|w| w.is_match(probe));
-        if re.is_match(probe) && !whole && !out.iter().any(|o| o == probe) {
+        if hits(probe, pattern) && !hits(probe, &anchored) {
             out.push(probe.to_string());
             break;
         }

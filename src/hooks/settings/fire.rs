@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::HookConfig;
-use crate::hooks::contract::{self, Version};
+use crate::hooks::contract::Version;
 use crate::hooks::matcher::{self, IfVerdict, MatcherVerdict};
 
 /// One handler's verdict for one event.
@@ -42,21 +42,13 @@ pub fn synthetic_payload(
 ) -> Value {
     let mut map = Map::new();
     map.insert("hook_event_name".into(), Value::String(event.to_string()));
-    if let Some(field) = contract::event(event, version).and_then(|e| e.matcher.clone()) {
-        map.insert(field, Value::String(value.to_string()));
+    if let Some(field) = matcher::matcher_field(event, version) {
+        map.insert(field.to_string(), Value::String(value.to_string()));
     }
     if let Some(input) = tool_input {
         map.insert("tool_input".into(), input);
     }
     Value::Object(map)
-}
-
-/// The value the matcher of `event` tests in `payload` (`tool_name`,
-/// `source`, …); `None` when the event has no matcher field or the payload
-/// lacks it.
-pub fn matcher_value<'a>(event: &str, payload: &'a Value, version: &Version) -> Option<&'a str> {
-    let field = contract::event(event, version)?.matcher.as_deref()?;
-    payload.get(field)?.as_str()
 }
 
 /// Every handler of `event` (as Claude Code fires it) with its verdict on
@@ -68,7 +60,7 @@ pub fn explain(
     payload: &Value,
     version: &Version,
 ) -> Vec<HandlerVerdict> {
-    let value = matcher_value(event, payload, version);
+    let value = matcher::matcher_value(event, payload, version);
     let mut out: Vec<HandlerVerdict> = Vec::new();
     for (index, h) in config.handlers.iter().enumerate() {
         if h.event != event {
@@ -87,7 +79,7 @@ pub fn explain(
             out.push(v);
             continue;
         }
-        let m = matcher::check(event, h.matcher.as_deref(), value, version);
+        let m = matcher::check(event, h.matcher.as_deref(), value.as_deref(), version);
         v.hint = m.hint.clone();
         let matched = m.matches;
         let matcher_reason = if m.reason.is_empty() {

@@ -22,7 +22,7 @@ pub mod fire;
 mod frontmatter;
 pub mod jsonpos;
 
-pub use fire::{HandlerVerdict, explain, matcher_value, synthetic_payload};
+pub use fire::{HandlerVerdict, explain, synthetic_payload};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -302,6 +302,9 @@ pub struct Handler {
     pub event_as_written: String,
     /// The matcher of its group (`None` = absent).
     pub matcher: Option<String>,
+    /// 1-based line of the group's `matcher` in the file (of the group
+    /// when it has none), for lints about the matcher.
+    pub matcher_line: Option<usize>,
     /// Index of its group under the event (0-based, as in the file).
     pub group: usize,
     /// Index of the handler in its group's `hooks` (0-based).
@@ -1062,6 +1065,7 @@ impl Loader {
                     event: event.clone(),
                     event_as_written: event_key.to_string(),
                     matcher: matcher.clone(),
+                    matcher_line: line_of(&format!("{group_ptr}/matcher")).or(line_of(&group_ptr)),
                     group: gi,
                     position: hi,
                     kind: HandlerType::Unknown(String::new()),
