@@ -1149,3 +1149,84 @@ mod lints {
         assert_eq!(count, 5);
     }
 }
+
+// ---- which handlers fire, and why (issue 9 §2) ----
+
+mod explain {
+    use super::*;
+    use hookscope::hooks::settings::{explain, synthetic_payload};
+    use serde_json::json;
+
+    #[test]
+    fn the_why_chain_in_order() {
+        let r = roots();
+        write(
+            &r.config.join("settings.json"),
+            r#"{"hooks": {
+  "PreToolUse": [
+    {"matcher": "mcp__memory", "hooks": [{"type": "command", "command": "a.sh"}]},
+    {"matcher": "mcp__memory__.*", "hooks": [{"type": "command", "command": "b.sh"}]},
+    {"matcher": "Bash", "hooks": [{"type": "command", "command": "c.sh", "if": "Bash(rm *)"}]}
+  ],
+  "Stop": [{"hooks": [{"type": "command", "command": "s.sh", "if": "Bash(rm *)"}, {"type": "command", "command": "t.sh"}]}]
+}}"#,
+        );
+        // The same b.sh handler in the project file: runs once.
+        write(
+            &r.project.join(".claude/settings.json"),
+            r#"{"hooks": {"PreToolUse": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "b.sh"}]}]}}"#,
+        );
+        let v = Version::parse("2.1.332");
+        let config = load(&opts(&r, "2.1.332"));
+        let payload = synthetic_payload("PreToolUse", "mcp__memory__create", None, &v);
+        assert_eq!(
+            payload,
+            json!({"hook_event_name": "PreToolUse", "tool_name": "mcp__memory__create"})
+        );
+        let verdicts = explain(&config, "PreToolUse", &payload, &v);
+        let fires: Vec<(usize, bool)> = verdicts.iter().map(|x| (x.index, x.fires)).collect();
+        assert_eq!(fires, [(0, false), (1, true), (2, false), (5, false)]);
+        assert_eq!(verdicts[0].hint.as_deref(), Some("did you mean \"mcp__memory__.*\"?"));
+        assert!(verdicts[0].reason.contains("no tool is called exactly that"), "{}", verdicts[0].reason);
+        assert!(verdicts[3].reason.starts_with("identical to #2 ("), "{}", verdicts[3].reason);
+
+        // `if` decides after the matcher, on a tool event.
+        let rm = synthetic_payload("PreToolUse", "Bash", Some(json!({"command": "rm -rf build/"})), &v);
+        let verdicts = explain(&config, "PreToolUse", &rm, &v);
+        assert!(verdicts[2].fires, "{}", verdicts[2].reason);
+        let ls = synthetic_payload("PreToolUse", "Bash", Some(json!({"command": "ls"})), &v);
+        let verdicts = explain(&config, "PreToolUse", &ls, &v);
+        assert!(!verdicts[2].fires);
+        assert!(verdicts[2].if_rule.is_some());
+
+        // On Stop (no matcher support) a handler with `if` never runs.
+        let stop = synthetic_payload("Stop", "", None, &v);
+        assert_eq!(stop, json!({"hook_event_name": "Stop"}));
+        let verdicts = explain(&config, "Stop", &stop, &v);
+        let fires: Vec<(usize, bool)> = verdicts.iter().map(|x| (x.index, x.fires)).collect();
+        assert_eq!(fires, [(3, false), (4, true)]);
+    }
+
+    #[test]
+    fn a_dropped_file_answers_first() {
+        let r = roots();
+        write(
+            &r.config.join("settings.json"),
+            r#"{"hooks": {"PreToolUse": [{"matcher": ["Bash"], "hooks": [{"type": "command", "command": "a.sh"}]}]}}"#,
+        );
+        let v = Version::parse("2.1.332");
+        let config = load(&opts(&r, "2.1.332"));
+        let payload = synthetic_payload("PreToolUse", "Bash", None, &v);
+        let verdicts = explain(&config, "PreToolUse", &payload, &v);
+        assert_eq!(verdicts.len(), 1);
+        assert!(!verdicts[0].fires);
+        assert!(
+            verdicts[0].reason.starts_with(
+                "never runs: its file is skipped by Claude Code: matcher of PreToolUse[0] is a JSON array where a string belongs"
+            ),
+            "{}",
+            verdicts[0].reason
+        );
+        assert!(verdicts[0].matcher.is_none(), "the matcher is never tried");
+    }
+}
