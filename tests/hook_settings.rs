@@ -1186,12 +1186,30 @@ mod explain {
         let verdicts = explain(&config, "PreToolUse", &payload, &v);
         let fires: Vec<(usize, bool)> = verdicts.iter().map(|x| (x.index, x.fires)).collect();
         assert_eq!(fires, [(0, false), (1, true), (2, false), (5, false)]);
-        assert_eq!(verdicts[0].hint.as_deref(), Some("did you mean \"mcp__memory__.*\"?"));
-        assert!(verdicts[0].reason.contains("no tool is called exactly that"), "{}", verdicts[0].reason);
-        assert!(verdicts[3].reason.starts_with("identical to #2 ("), "{}", verdicts[3].reason);
+        assert_eq!(
+            verdicts[0].hint.as_deref(),
+            Some("did you mean \"mcp__memory__.*\"?")
+        );
+        assert!(
+            verdicts[0]
+                .reason
+                .contains("no tool is called exactly that"),
+            "{}",
+            verdicts[0].reason
+        );
+        assert!(
+            verdicts[3].reason.starts_with("identical to #2 ("),
+            "{}",
+            verdicts[3].reason
+        );
 
         // `if` decides after the matcher, on a tool event.
-        let rm = synthetic_payload("PreToolUse", "Bash", Some(json!({"command": "rm -rf build/"})), &v);
+        let rm = synthetic_payload(
+            "PreToolUse",
+            "Bash",
+            Some(json!({"command": "rm -rf build/"})),
+            &v,
+        );
         let verdicts = explain(&config, "PreToolUse", &rm, &v);
         assert!(verdicts[2].fires, "{}", verdicts[2].reason);
         let ls = synthetic_payload("PreToolUse", "Bash", Some(json!({"command": "ls"})), &v);
@@ -1229,4 +1247,47 @@ mod explain {
         );
         assert!(verdicts[0].matcher.is_none(), "the matcher is never tried");
     }
+}
+
+#[test]
+fn hostile_frontmatter_deep_nesting_and_bad_yaml() {
+    let r = roots();
+    let depth = 50_000;
+    write(
+        &r.config.join("agents/deep.md"),
+        &format!(
+            "---\nhooks: {}{}\n---\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        ),
+    );
+    write(
+        &r.config.join("agents/bad.md"),
+        "---\nname: bad\nhooks:\n  Stop: [unclosed\n---\n",
+    );
+    fs::write(
+        r.config.join("agents/notutf8.md"),
+        b"---\nhooks: \xff\n---\n",
+    )
+    .expect("write");
+    let config = load(&opts(&r, "2.1.332"));
+    let agents: Vec<_> = config
+        .files
+        .iter()
+        .filter(|f| matches!(f.layer, Layer::Agent(_)))
+        .collect();
+    assert_eq!(agents.len(), 3);
+    // bad.md, deep.md, notutf8.md in name order.
+    assert_eq!(agents[0].problems[0].id, "frontmatter-invalid");
+    assert_eq!(agents[0].problems[0].line, Some(5));
+    assert_eq!(agents[1].problems[0].id, "frontmatter-invalid");
+    assert!(
+        agents[1].problems[0]
+            .message
+            .contains("recursion limit exceeded"),
+        "{}",
+        agents[1].problems[0].message
+    );
+    assert!(agents[2].problems[0].message.starts_with("not UTF-8"));
+    assert!(config.handlers.is_empty());
 }
