@@ -865,6 +865,40 @@ mod lints {
                 "2.1.332",
             ),
             (
+                "once-outside-skill",
+                one(
+                    "Stop",
+                    None,
+                    json!({"type": "command", "command": "ok.sh", "once": true}),
+                ),
+                one("Stop", None, cmd()),
+                "2.1.332",
+            ),
+            (
+                "on-failure-version",
+                one(
+                    "PreToolUse",
+                    None,
+                    json!({"type": "command", "command": "ok.sh", "onFailure": "block"}),
+                ),
+                one("PreToolUse", None, cmd()),
+                "2.1.294",
+            ),
+            (
+                "on-failure-version",
+                one(
+                    "PreToolUse",
+                    None,
+                    json!({"type": "prompt", "prompt": "x", "onFailure": "block"}),
+                ),
+                one(
+                    "PreToolUse",
+                    None,
+                    json!({"type": "command", "command": "ok.sh", "onFailure": "block"}),
+                ),
+                "2.1.295",
+            ),
+            (
                 "settings-invalid-json",
                 "{".to_string(),
                 "{}".to_string(),

@@ -132,6 +132,14 @@ pub const LINTS: &[(&str, &str)] = &[
         "a handler type the event does not take (prompt/agent only on some events; SessionStart/Setup: command and mcp_tool)",
     ),
     (
+        "once-outside-skill",
+        "`once: true` outside a skill's frontmatter, where Claude Code ignores it",
+    ),
+    (
+        "on-failure-version",
+        "`onFailure` before 2.1.295 (ignored, the hook fails open) or on a handler type other than command/http",
+    ),
+    (
         "command-not-found",
         "the command's program is not on PATH or not on disk (the hook exits 127 and fails open)",
     ),
@@ -226,6 +234,10 @@ pub const KNOWN_TOOLS: &[&str] = &[
 /// The version from which native builds have no Glob/Grep tools
 /// (hooks-updates.md §1.5; CHANGELOG 2.1.117).
 pub const NO_GLOB_GREP_SINCE: &str = "2.1.117";
+
+/// The version from which `onFailure: "block"` is honoured
+/// (hooks-updates.md §1.3).
+pub const ON_FAILURE_SINCE: &str = "2.1.295";
 
 /// What the config lints need besides the configuration.
 #[derive(Debug, Clone, Default)]
@@ -329,7 +341,47 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
             ));
         }
         out.extend(type_lint(h, at));
-        if h.kind == HandlerType::Command {
+        if h.once == Some(true) && !matches!(h.origin.layer, Layer::Skill(_)) {
+            out.push(lint(
+                "once-outside-skill",
+                Severity::Warning,
+                format!(
+                    "`once: true` in {} settings: `once` is honoured only in a skill's frontmatter, so this handler runs every time",
+                    h.origin.layer
+                ),
+                "remove `once`, or move the hook into the skill's SKILL.md frontmatter".to_string(),
+                at,
+            ));
+        }
+        if let Some(value) = &h.on_failure {
+            let since = Version::parse(ON_FAILURE_SINCE);
+            let why = if !matches!(h.kind, HandlerType::Command | HandlerType::Http) {
+                Some(format!(
+                    "`onFailure` applies to command and http handlers only, not {}",
+                    h.kind.as_str()
+                ))
+            } else if version < &since {
+                Some(format!(
+                    "`onFailure: {value:?}` needs Claude Code {ON_FAILURE_SINCE}; at {version} the key is ignored and a failing hook lets the action through"
+                ))
+            } else if value != "block" {
+                Some(format!(
+                    "`onFailure: {value:?}`: the only value is \"block\""
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = why {
+                out.push(lint(
+                    "on-failure-version",
+                    Severity::Warning,
+                    message,
+                    "fail closed inside the hook (exit 2 on any error) when the version may be older".to_string(),
+                    at,
+                ));
+            }
+        }
+        if h.kind == HandlerType::Command && h.shell.as_deref() != Some("powershell") {
             out.extend(command_lint(h, at, config.project_dir.as_deref(), options));
         }
     }
