@@ -1130,6 +1130,30 @@ mod lints {
         assert!(out_ids("Stop", 0, "", active).is_empty());
     }
 
+    #[test]
+    fn every_lint_id_is_in_the_readme_table() {
+        let readme = fs::read_to_string("README.md").expect("README");
+        for (id, _) in LINTS {
+            assert!(
+                readme.contains(&format!("| `{id}` |")),
+                "{id} missing from README"
+            );
+        }
+        for id in [
+            "output-flat-permission-decision",
+            "output-hook-event-name",
+            "output-decision-approve",
+            "exit2-no-effect",
+            "exit-1-policy",
+            "exit-2-overrides-allow",
+            "stdout-not-json",
+            "updated-input-missing-field",
+            "stop-hook-active-block",
+        ] {
+            assert!(LINTS.iter().any(|(l, _)| *l == id), "{id} undocumented");
+        }
+    }
+
     /// The real 2.1.332 captures: every response the variant hooks gave
     /// was honoured by Claude Code, so none lints; the Stop block replayed
     /// with `stop_hook_active: true` does.
