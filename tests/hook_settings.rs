@@ -951,6 +951,16 @@ mod lints {
             "{}",
             lints[0].message
         );
+        // anthropics/claude-code#72644: `mcp__*` is a regex, not a glob.
+        let lints = lint_text(&one("PreToolUse", Some("mcp__*"), cmd()), "2.1.332", &b);
+        assert_eq!(ids(&lints), ["matcher-unanchored"]);
+        assert!(
+            lints[0]
+                .message
+                .contains("(`__*` is `_` followed by any number of `_`, not a glob)"),
+            "{}",
+            lints[0].message
+        );
         let lints = lint_text(&one("PreToolUse", Some("Edit.*"), cmd()), "2.1.332", &b);
         assert!(
             lints[0].message.contains("NotebookEdit"),

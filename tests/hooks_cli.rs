@@ -258,6 +258,46 @@ fn layers_from_injected_roots_and_a_json_error() {
 }
 
 #[test]
+fn if_rule_is_shown_and_decides() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("settings.json");
+    fs::write(
+        &path,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo guard", "if": "Bash(rm *)"}]}]}}"#,
+    )
+    .expect("write");
+    let p = path.display().to_string();
+    let (_, out, _) = run(&["hooks", "--settings", &p]);
+    assert!(
+        out.contains("  #1 PreToolUse  matcher \"Bash\"  if \"Bash(rm *)\"  command  echo guard\n"),
+        "{out}"
+    );
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &p,
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--input",
+        r#"{"command": "git status"}"#,
+    ]);
+    assert!(out.contains("  ✗ #1 "), "{out}");
+    assert!(out.ends_with("0 of 1 handler would run.\n"), "{out}");
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &p,
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--input",
+        r#"{"command": "FOO=1 rm -rf build"}"#,
+    ]);
+    assert!(out.contains("  ✓ #1 "), "{out}");
+}
+
+#[test]
 fn json_listing() {
     let (code, out, _) = run(&["hooks", "--settings", C2, "--json"]);
     assert_eq!(code, Some(0));

@@ -247,8 +247,9 @@ fn print_config(config: &HookConfig, version_label: &str) {
             h.event.clone()
         };
         print_text(&format!(
-            "  #{} {event}  {matcher}  {}  {}",
+            "  #{} {event}  {matcher}{}  {}  {}",
             i + 1,
+            if_part(h),
             h.kind.as_str(),
             h.summary()
         ));
@@ -303,9 +304,10 @@ fn print_match(
             None => "no matcher".to_string(),
         };
         print_text(&format!(
-            "  {mark} #{} {}  {matcher}  {}  {}",
+            "  {mark} #{} {}  {matcher}{}  {}  {}",
             v.index + 1,
             h.location(),
+            if_part(h),
             h.kind.as_str(),
             h.summary()
         ));
@@ -323,6 +325,14 @@ fn print_match(
         verdicts.len(),
         if verdicts.len() == 1 { "" } else { "s" }
     ));
+}
+
+/// `  if "Bash(rm *)"` when the handler has an `if` rule.
+fn if_part(h: &hookscope::hooks::settings::Handler) -> String {
+    h.if_rule
+        .as_ref()
+        .map(|r| format!("  if {r:?}"))
+        .unwrap_or_default()
 }
 
 fn print_lints(config: &HookConfig, lints: &[Lint]) {
