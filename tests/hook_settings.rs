@@ -459,6 +459,67 @@ fn installed_plugins_json_gives_the_install_path() {
 }
 
 #[test]
+fn plugin_manifest_hooks_and_a_plugin_without_hooks() {
+    let r = roots();
+    write(
+        &r.config.join("settings.json"),
+        r#"{"enabledPlugins": {"a@m": true, "b@m": true, "c@m": true}}"#,
+    );
+    // a: no hooks at all (normal, not a problem).
+    fs::create_dir_all(r.config.join("plugins/cache/m/a/1.0.0")).expect("mkdir");
+    // b: inline hooks in its manifest.
+    write(
+        &r.config
+            .join("plugins/cache/m/b/1.0.0/.claude-plugin/plugin.json"),
+        "{\"name\": \"b\",\n \"hooks\": {\"Stop\": [{\"hooks\": [\n  {\"type\": \"command\", \"command\": \"b.sh\"}]}]}}",
+    );
+    // c: a manifest naming another hooks file.
+    write(
+        &r.config
+            .join("plugins/cache/m/c/2.0.0/.claude-plugin/plugin.json"),
+        r#"{"name": "c", "hooks": "./extra/hooks.json"}"#,
+    );
+    write(
+        &r.config.join("plugins/cache/m/c/2.0.0/extra/hooks.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "c.sh"}]}]}}"#,
+    );
+    let config = load(&opts(&r, "2.1.332"));
+    let plugin_files: Vec<_> = config
+        .files
+        .iter()
+        .filter(|f| matches!(f.layer, Layer::Plugin(_)))
+        .collect();
+    assert!(
+        plugin_files.iter().all(|f| f.problems.is_empty()),
+        "{plugin_files:?}"
+    );
+    let found: Vec<String> = plugin_files
+        .iter()
+        .filter(|f| f.found)
+        .map(|f| {
+            f.path
+                .strip_prefix(&r.config)
+                .expect("under config")
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "plugins/cache/m/b/1.0.0/.claude-plugin/plugin.json",
+            "plugins/cache/m/c/2.0.0/extra/hooks.json"
+        ]
+    );
+    let commands: Vec<(&str, usize)> = config
+        .handlers
+        .iter()
+        .map(|h| (h.command.as_deref().unwrap_or(""), h.origin.line))
+        .collect();
+    assert_eq!(commands, [("b.sh", 3), ("c.sh", 1)]);
+}
+
+#[test]
 fn skill_and_agent_frontmatter_hooks() {
     let r = roots();
     write(

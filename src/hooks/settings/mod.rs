@@ -587,8 +587,7 @@ pub fn load(options: &LoadOptions) -> HookConfig {
         }
         if let Some(dir) = &config_dir {
             for (name, root) in enabled_plugins(&loader.docs, dir) {
-                let path = root.join("hooks").join("hooks.json");
-                loader.settings_file(&path, Layer::Plugin(name), Some(root));
+                loader.plugin(&name, &root);
             }
         }
         let mut roots: Vec<PathBuf> = config_dir.iter().cloned().collect();
@@ -738,25 +737,21 @@ impl Loader {
         match fsread::read_capped(path, SETTINGS_CAP) {
             Ok(bytes) => Some(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if matches!(layer, Layer::Given | Layer::Plugin(_)) {
-                    self.files.push(file_entry(
-                        path,
-                        layer,
-                        true,
-                        vec![problem(
-                            "settings-unreadable",
-                            None,
-                            None,
-                            format!("cannot read: {e}"),
-                            false,
-                        )],
-                    ));
-                    if let Some(f) = self.files.last_mut() {
-                        f.found = false;
-                    }
+                // A file named on the command line must exist; a missing
+                // user/project/local/managed file or plugin hooks.json is
+                // normal (listed as not present).
+                let problems = if *layer == Layer::Given {
+                    vec![problem(
+                        "settings-unreadable",
+                        None,
+                        None,
+                        format!("cannot read: {e}"),
+                        false,
+                    )]
                 } else {
-                    self.files.push(file_entry(path, layer, false, Vec::new()));
-                }
+                    Vec::new()
+                };
+                self.files.push(file_entry(path, layer, false, problems));
                 None
             }
             Err(e) => {
@@ -804,6 +799,48 @@ impl Loader {
         let lines = jsonpos::value_lines(&text, 5);
         let line_of = |pointer: &str| lines.get(pointer).copied();
         self.document(path, layer, plugin_root, value, &line_of, "/hooks");
+    }
+
+    /// A plugin's hooks: `hooks/hooks.json`, and the `hooks` of its
+    /// `.claude-plugin/plugin.json` manifest when present (inline object,
+    /// or a path or list of paths relative to the plugin root).
+    fn plugin(&mut self, name: &str, root: &Path) {
+        let layer = Layer::Plugin(name.to_string());
+        let default = root.join("hooks").join("hooks.json");
+        self.settings_file(&default, layer.clone(), Some(root.to_path_buf()));
+        let manifest = root.join(".claude-plugin").join("plugin.json");
+        let Ok(bytes) = fsread::read_capped(&manifest, SETTINGS_CAP) else {
+            return;
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+            return;
+        };
+        let extra: Vec<&str> = match value.get("hooks") {
+            Some(Value::String(p)) => vec![p.as_str()],
+            Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+            Some(Value::Object(_)) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let lines = jsonpos::value_lines(&text, 5);
+                let line_of = |pointer: &str| lines.get(pointer).copied();
+                let inline = serde_json::json!({ "hooks": value["hooks"].clone() });
+                self.document(
+                    &manifest,
+                    layer,
+                    Some(root.to_path_buf()),
+                    inline,
+                    &line_of,
+                    "/hooks",
+                );
+                return;
+            }
+            _ => Vec::new(),
+        };
+        for rel in extra {
+            let path = root.join(rel.trim_start_matches("./"));
+            if path != default {
+                self.settings_file(&path, layer.clone(), Some(root.to_path_buf()));
+            }
+        }
     }
 
     fn frontmatter_file(&mut self, path: &Path, layer: Layer) {
