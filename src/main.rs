@@ -121,9 +121,15 @@ enum Command {
     ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
     ///   hookscope replay --rules rules.toml --all [PATH...]
     Replay(Box<cli::replay::ReplayArgs>),
-    /// The hooks of a session: `hookscope hooks --activity SESSION [--json]
-    /// [PATH...]` lists every hook firing its transcript records (event,
-    /// tool_use_id, what it did, handler, exit code, duration).
+    /// Your hook configuration: every settings file and handler with
+    /// file:line, layer and effective timeout; which handlers an event
+    /// reaches and why (--match EVENT VALUE); lints (--lint, exit 1 when
+    /// any fires). Nothing is run. --activity SESSION: every hook firing the
+    /// transcript records.
+    ///
+    ///   hookscope hooks --match PreToolUse mcp__memory__create
+    ///   hookscope hooks --settings .claude/settings.json --lint
+    ///   hookscope hooks --activity SESSION [--json] [PATH...]
     Hooks(Box<cli::hooks::HooksArgs>),
 }
 

@@ -9,7 +9,9 @@
 
 pub mod contract;
 pub mod events;
+pub mod lint;
 pub mod matcher;
 pub mod replay;
 pub mod result;
 pub mod rules;
+pub mod settings;
