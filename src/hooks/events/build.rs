@@ -1382,6 +1382,30 @@ pub fn all_payloads(session: &Session, event: EventName) -> Vec<Payload> {
         .collect()
 }
 
+/// The payloads of `events` (in the order given, each event's firings in
+/// session order, as [`all_payloads`] per event) whose firing `keep` accepts;
+/// `keep` sees the event and the `tool_use_id`s the firing concerns (one for
+/// a call's tool events, a batch's for PostToolBatch, none for the others).
+/// Only the kept firings are rendered, and the session is walked once for
+/// all events (a backtest's line-level prefilter rebuilds only candidate
+/// calls this way). Empty for a non-Claude Code session.
+pub fn payloads_where(
+    session: &Session,
+    events: &[EventName],
+    keep: &dyn Fn(EventName, &[String]) -> bool,
+) -> Vec<Payload> {
+    if session.agent != Agent::ClaudeCode {
+        return Vec::new();
+    }
+    let all = points(session);
+    events
+        .iter()
+        .flat_map(|e| all.iter().filter(move |p| p.event == *e))
+        .filter(|p| keep(p.event, &p.tool_use_ids))
+        .map(|p| render(session, p))
+        .collect()
+}
+
 /// The events whose payloads [`payload`] rebuilds (hooks.md §1.5, the ones a
 /// transcript records enough of); any other event gives
 /// [`PayloadError::NotRebuilt`].
