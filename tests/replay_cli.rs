@@ -416,3 +416,45 @@ fn backtest_names_a_non_tool_event_by_its_line() {
     assert_eq!(ex[0]["tool_use_id"], Value::Null);
     assert_eq!(ex[1]["at"], "line:82");
 }
+
+/// `--at line:agent-<id>:N` addresses a line of a subagent's file
+/// (assets/demo: the subagent a0ddb8d7d9a82d5fb has its tool_use on line 14
+/// and its result on line 15, where its PostToolBatch is anchored).
+#[test]
+fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
+    let (code, out, _) = run(&[
+        "replay",
+        "8bb2dece",
+        "assets/demo",
+        "--event",
+        "PostToolBatch",
+        "--at",
+        "line:agent-a0ddb8d7d9a82d5fb:14",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["payload"]["agent_id"], "a0ddb8d7d9a82d5fb");
+    assert_eq!(v["source"]["line"], 15);
+    assert!(
+        v["source"]["transcript"]
+            .as_str()
+            .expect("path")
+            .ends_with("agent-a0ddb8d7d9a82d5fb.jsonl")
+    );
+    assert_eq!(
+        v["payload"]["tool_calls"][0]["tool_use_id"],
+        "toolu_01dM1oJYP60BEcdfrRP89wcZ"
+    );
+    let (code, _, err) = run(&[
+        "replay",
+        "8bb2dece",
+        "assets/demo",
+        "--event",
+        "PostToolBatch",
+        "--at",
+        "line:agent-nope:3",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("subagents: agent-a0ddb8d7d9a82d5fb"), "{err}");
+}

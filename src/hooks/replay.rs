@@ -411,7 +411,8 @@ pub struct Example {
     /// The `--at` form that names this firing
     /// ([`crate::hooks::events::At::parse`]): the `tool_use_id` for a tool
     /// event, else `line:N` (the 1-based line of the main transcript file it
-    /// is anchored at); `None` for a non-tool event inside a subagent.
+    /// is anchored at), or inside a subagent `line:agent-<agent_id>:N` (a
+    /// line of the subagent's file); `None` when neither can be told.
     pub at: Option<String>,
     /// One line: the tool and its command or path, or the prompt.
     pub summary: String,
@@ -654,7 +655,15 @@ fn backtest_calls(
                 session: short_session_id(&session.id).to_string(),
                 event: event.to_string(),
                 at: tool_use_id.clone().or_else(|| {
-                    (p.source_path == main_path).then(|| format!("line:{}", p.source_line))
+                    if p.source_path == main_path {
+                        Some(format!("line:{}", p.source_line))
+                    } else {
+                        p.json
+                            .get("agent_id")
+                            .and_then(Value::as_str)
+                            .filter(|a| !a.is_empty())
+                            .map(|a| format!("line:agent-{a}:{}", p.source_line))
+                    }
                 }),
                 tool_use_id,
                 summary: summary_of(&p),

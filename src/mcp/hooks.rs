@@ -68,7 +68,7 @@ fn common_properties() -> Map<String, Value> {
     );
     p.insert(
         "at".into(),
-        string("Where: a tool_use_id, a line uuid, a turn number (\"3\"), or \"last\" (default: the session's last such event)."),
+        string("Where: a tool_use_id, a line uuid, a line of the main file (\"line:42\"), a line of a subagent's file (\"line:agent-<agent_id>:14\"), a turn number (\"3\"), or \"last\" (default: the session's last such event)."),
     );
     p
 }
