@@ -2140,8 +2140,21 @@ fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
             ("Stop (line 82)", At::Line(82))
         ]
     );
+    // Each call's firing is its own entry: the turn's 13 tool_use blocks
+    // (12 in the main file, 1 in agent-ab7c2c7a0f676372d.jsonl) give 13
+    // PreToolUse entries, each with its call's line.
+    let labels: Vec<String> = (0..app.replay.events.len())
+        .map(|i| app.replay.entry_label(i))
+        .collect();
+    let pre: Vec<&String> = labels
+        .iter()
+        .filter(|l| l.starts_with("PreToolUse"))
+        .collect();
+    assert_eq!(pre.len(), 13);
+    assert_eq!(pre[0], "PreToolUse (line 22)");
+    assert_eq!(pre[10], "PreToolUse (sub line 15)");
     // An event listed once keeps its bare name.
-    assert_eq!(app.replay.entry_label(0), "PreToolUse");
+    assert!(labels.iter().any(|l| l == "UserPromptSubmit"), "{labels:?}");
     let stop_hook_active = |app: &App| match &app.replay.result {
         Some(Ok(r)) => (
             r.payload.json["stop_hook_active"].clone(),
@@ -2157,10 +2170,24 @@ fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
     key(&mut app, KeyCode::Char('j'));
     assert_eq!(app.replay.sel, stops[1].0);
     assert_eq!(stop_hook_active(&app), (serde_json::json!(true), 82));
-    // The picker shows both.
+    // The picker shows both (scrolled to keep the picked one in view).
     let screen = render_replay(&mut app, 80, 40);
     assert!(screen.contains(" Stop (line 75) "), "{screen}");
     assert!(screen.contains(" Stop (line 82) "), "{screen}");
+    // At 80x24 the widest entries (`PostToolBatch (sub line 15)`) fit the
+    // picker, a blank column before the replay text.
+    while app.replay.sel > 0 {
+        key(&mut app, KeyCode::Char('k'));
+    }
+    while app.replay.entry_label(app.replay.sel) != "PostToolBatch (sub line 15)" {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let screen = render_replay(&mut app, 80, 24);
+    assert!(
+        screen.contains(" PostToolBatch (sub line 15)  "),
+        "{screen}"
+    );
+    insta::assert_snapshot!("replay_turn_picker_80x24", screen);
 }
 
 /// A would-be block on a Stop (not on a tool call): Enter jumps to its line
