@@ -458,3 +458,37 @@ fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
     assert_eq!(code, Some(2));
     assert!(err.contains("subagents: agent-a0ddb8d7d9a82d5fb"), "{err}");
 }
+
+/// A backtest over a Codex-only folder says why it counts 0 sessions
+/// (`real-codex-0.171.0` holds 1 rollout file).
+#[test]
+fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
+    let dir = "../shared/corpus/real-codex-0.171.0";
+    let (code, out, _) = run(&[
+        "replay",
+        "--rules",
+        "assets/rules/example.toml",
+        "--all",
+        dir,
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 Codex session left out: hook replay follows Claude Code's hook contract"),
+        "{out}"
+    );
+    let (_, out, _) = run(&[
+        "replay",
+        "--rules",
+        "assets/rules/example.toml",
+        "--all",
+        dir,
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["sessions"], 0);
+    assert_eq!(v["codex"], 1);
+}

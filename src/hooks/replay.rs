@@ -394,6 +394,66 @@ pub fn recorded_at(session: &Session, p: &Payload) -> Vec<Recorded> {
     out
 }
 
+/// What a replay without a rule set says in [`replay_json`]'s `rules_note`.
+pub const NO_RULES: &str = "no rule set loaded: only the payload and what the transcript recorded";
+
+/// The JSON of a replay, the one object `hookscope replay --json` prints
+/// and the MCP tool `replay_hook` returns: `{event, source {transcript,
+/// line}, claude_version, payload, left_out, history, rules [{id, matched,
+/// verdict, why}], decision, flags, output, outcome, recorded, warnings,
+/// rules_note, redactions?}`. The payload's secrets are masked as
+/// `[REDACTED_<TYPE>]` (`redactions`: per type how many, only when any;
+/// also returned). Without a rule set `rules`, `decision`, `flags`,
+/// `output` and `outcome` are null, `warnings` is empty and `rules_note` is
+/// [`NO_RULES`] (else null); `warnings` are the rule set's
+/// ([`RuleSet::warnings`]).
+pub fn replay_json(r: &Replay, rules: Option<&RuleSet>) -> (Value, crate::redact::Redactions) {
+    let mut counts = crate::redact::Redactions::new();
+    let payload = crate::redact::redactor().redact_value(&r.payload.json, &mut counts);
+    let e = r.evaluation.as_ref();
+    let mut out = serde_json::json!({
+        "event": r.payload.event.as_str(),
+        "source": {
+            "transcript": r.payload.source_path.to_string_lossy(),
+            "line": r.payload.source_line,
+        },
+        "claude_version": r.payload.claude_version,
+        "payload": payload,
+        "left_out": r.payload.left_out,
+        "history": r.history,
+        "rules": e.map(|e| e.rules.iter().map(|x| serde_json::json!({
+            "id": x.id,
+            "matched": x.matched,
+            "verdict": x.result.as_ref().map(verdict),
+            "why": x.why(),
+        })).collect::<Vec<_>>()),
+        "decision": e.map(|e| e.verdict()),
+        "flags": e.map(|e| &e.combined.flags),
+        "output": e.map(|e| &e.output),
+        "outcome": e.map(|e| &e.outcome),
+        "recorded": r.recorded,
+        "warnings": rules.map_or(&[][..], RuleSet::warnings),
+        "rules_note": if e.is_none() { Some(NO_RULES) } else { None },
+    });
+    if !counts.is_empty()
+        && let Some(o) = out.as_object_mut()
+    {
+        o.insert("redactions".into(), serde_json::json!(counts));
+    }
+    (out, counts)
+}
+
+/// The JSON of a backtest, the one object `hookscope replay --all --json`
+/// prints and `replay_hook` with `all: true` returns: the [`Backtest`]'s
+/// fields plus `warnings` (the rule set's, [`RuleSet::warnings`]).
+pub fn backtest_json(bt: &Backtest, rules: &RuleSet) -> Value {
+    let mut out = serde_json::to_value(bt).unwrap_or(Value::Null);
+    if let Some(o) = out.as_object_mut() {
+        o.insert("warnings".into(), serde_json::json!(rules.warnings()));
+    }
+    out
+}
+
 // ---- backtest --------------------------------------------------------------
 
 /// Most examples kept per rule and verdict in a [`Backtest`].
@@ -444,6 +504,10 @@ pub struct Backtest {
     pub skipped: usize,
     /// Sessions that could not be read or loaded (left out of the counts).
     pub unreadable: usize,
+    /// Sessions of other agents (Codex) passed in and left out: hook
+    /// payloads follow Claude Code's contract (Codex hooks are issue 10).
+    /// Not counted in `sessions`.
+    pub codex: usize,
     /// Events evaluated (payloads of the events the rules name that were
     /// rebuilt: a [`LineFilter`] leaves out the calls no rule can match).
     pub events: usize,
@@ -475,6 +539,7 @@ impl Backtest {
         self.sessions += other.sessions;
         self.skipped += other.skipped;
         self.unreadable += other.unreadable;
+        self.codex += other.codex;
         self.events += other.events;
         for (k, n) in other.combined {
             *self.combined.entry(k).or_default() += n;
@@ -966,6 +1031,7 @@ pub fn backtest_refs_with(
         })
         .collect();
     let mut total = Backtest::new(rules);
+    total.codex = sessions.len() - claude.len();
     for part in parts {
         total.merge(part);
     }

@@ -468,7 +468,21 @@ impl ReplayPane {
                 out.push(head(&format!("Rules: {} was refused", path.display())));
                 out.extend(errors.iter().map(|e| Line::from(format!("  {e}"))));
             }
-            Rules::Loaded(_) => {}
+            Rules::Loaded(set) => {
+                // The set's warnings (as `hookscope replay` prints them on
+                // stderr), above the replay.
+                if !set.warnings().is_empty() {
+                    out.push(Line::from(Span::styled(
+                        format!("Rule set warnings ({})", set.warnings().len()),
+                        theme.heading(),
+                    )));
+                    out.extend(
+                        set.warnings()
+                            .iter()
+                            .map(|w| Line::from(Span::styled(format!("  ⚠ {w}"), theme.error()))),
+                    );
+                }
+            }
         }
         let Some(result) = &self.result else {
             if self.events.is_empty() {

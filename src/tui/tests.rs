@@ -2261,3 +2261,30 @@ fn rules_startup_message_names_a_refusal_or_the_warnings() {
     );
     assert!(message.contains("stop_hook_active"), "{message}");
 }
+
+/// The replay pane lists the loaded rule set's warnings (issue 8 §4), as
+/// `hookscope replay` prints them: here a Stop block that does not check
+/// `stop_hook_active`.
+#[test]
+fn replay_pane_lists_the_rule_set_warnings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"go on\"\n",
+    )
+    .expect("write");
+    let (mut app, _) = replay_on_rm_rf(Some(&rules.to_string_lossy()));
+    let super::context::Rules::Loaded(set) = &app.ctx.rules else {
+        panic!("loaded")
+    };
+    assert_eq!(set.warnings().len(), 1);
+    let want = format!("⚠ {}", set.warnings()[0]);
+    let (lines, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    assert_eq!(text[0], "Rule set warnings (1)");
+    assert_eq!(text[1], format!("  {want}"));
+    assert!(want.contains("stop_hook_active"), "{want}");
+    let screen = render_replay(&mut app, 160, 48);
+    assert!(screen.contains("Rule set warnings (1)"), "{screen}");
+}
