@@ -370,8 +370,9 @@ impl ReplayPane {
         ctx.emit(Effect::Copy { text, what });
     }
 
-    /// Enter in the prompt: writes the masked payload; an existing file
-    /// needs a second Enter; a folder or special file is refused.
+    /// Enter in the prompt: writes the masked payload; a folder gets the
+    /// default file name inside it (`<dir>/<event>-<tool_use_id>.json`); an
+    /// existing file needs a second Enter; a special file is refused.
     fn write(&mut self, ctx: &mut Ctx) {
         let Some(text) = self.payload_text() else {
             self.prompt = None;
@@ -379,14 +380,23 @@ impl ReplayPane {
             return;
         };
         let event = self.picked().map_or("payload", EventName::as_str);
+        let default_name = self.default_path().trim_start_matches("./").to_string();
         let Some(prompt) = self.prompt.as_mut() else {
             return;
         };
-        let path = Path::new(prompt.path.trim());
         if prompt.path.trim().is_empty() {
             prompt.error = Some("type a path".into());
             return;
         }
+        // A folder (or a link to one): the default file name inside it; the
+        // prompt then shows that path, so an existing file there asks first.
+        if std::fs::metadata(prompt.path.trim()).is_ok_and(|m| m.is_dir()) {
+            prompt.path = Path::new(prompt.path.trim())
+                .join(&default_name)
+                .to_string_lossy()
+                .into_owned();
+        }
+        let path = Path::new(prompt.path.trim());
         match std::fs::symlink_metadata(path) {
             Ok(m) if !m.is_file() => {
                 prompt.error = Some("not a regular file; type another path".into());

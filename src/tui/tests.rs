@@ -1941,10 +1941,32 @@ fn replay_w_writes_the_payload_and_asks_before_overwriting() {
     assert_eq!(std::fs::read_to_string(&path).expect("kept"), "old");
     key(&mut app, KeyCode::Enter);
     assert_eq!(std::fs::read_to_string(&path).expect("overwritten"), want);
-    // A folder is refused; Esc cancels.
+    // A folder gets the default file name inside it, and the status bar
+    // says which file was written.
     key(&mut app, KeyCode::Char('w'));
     key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
     keys(&mut app, &dir.path().display().to_string());
+    key(&mut app, KeyCode::Enter);
+    assert!(app.replay.prompt.is_none());
+    let inside = dir.path().join(format!("PreToolUse-{RM_RF}.json"));
+    assert_eq!(std::fs::read_to_string(&inside).expect("written"), want);
+    let said = app.ctx.message.clone().unwrap_or_default();
+    assert!(
+        said.ends_with(&format!("to {}", inside.display())),
+        "{said}"
+    );
+    // Again: that file now exists, so it asks first; a special file is
+    // refused; Esc cancels.
+    key(&mut app, KeyCode::Char('w'));
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, &dir.path().display().to_string());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.replay.prompt.as_ref().and_then(|p| p.error.as_deref()),
+        Some("exists: Enter again to overwrite, Esc to cancel")
+    );
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "/dev/null");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         app.replay.prompt.as_ref().and_then(|p| p.error.as_deref()),
