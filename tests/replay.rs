@@ -444,3 +444,39 @@ command = 'git\s+push'
     assert!(f.candidate_ids(file.as_bytes(), &mut ids));
     assert_eq!(ids.len(), 3);
 }
+
+/// Inside a subagent the `prompt` condition sees the subagent's own opening
+/// prompt (its file's first user message, line 1 of
+/// agent-ab7c2c7a0f676372d.jsonl), not the main turn's.
+#[test]
+fn a_subagent_call_sees_the_subagents_prompt() {
+    let s = session("hooks_c5_stop_block");
+    let rules = RuleSet::parse(
+        "[[rules]]\nid = \"sub\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"x\"\n[rules.only_if]\nprompt = 'quick check of the src'\n",
+        "p.toml",
+    )
+    .expect("rules");
+    let r = replay(
+        &s,
+        EventName::PreToolUse,
+        &At::ToolUseId("toolu_01R0X233Xv6jvDxKQQg7zv6P".into()),
+        Some(&rules),
+    )
+    .expect("replays");
+    assert_eq!(r.payload.json["agent_id"], "ab7c2c7a0f676372d");
+    assert_eq!(
+        r.history.turn_prompt.as_deref(),
+        Some("[sub:hooksub] Run a quick check of the src directory.")
+    );
+    assert_eq!(r.evaluation.expect("rules").verdict(), "warn");
+    // A main-thread call of the same turn keeps the main prompt.
+    let main = replay(
+        &s,
+        EventName::PreToolUse,
+        &At::ToolUseId("toolu_01032bRSkqY5yqH4ZPXeQNl0".into()),
+        Some(&rules),
+    )
+    .expect("replays");
+    assert_ne!(main.history.turn_prompt, r.history.turn_prompt);
+    assert_eq!(main.evaluation.expect("rules").verdict(), "none");
+}

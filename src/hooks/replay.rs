@@ -22,7 +22,13 @@
 //! `ran_commands` each shell call's command line as written (the rules parse
 //! it with [`crate::shell`]), and `turn_prompt` the opening prompt of the
 //! main-thread turn the event belongs to (`None` for the prompt-less lead
-//! turn of a resumed file).
+//! turn of a resumed file). Inside a subagent `turn_prompt` is the
+//! subagent's own opening prompt (the first user message of its file, which
+//! is the spawning call's `prompt`): the subagent's calls serve that task,
+//! and a rule's `prompt` condition asks what the agent making the call was
+//! told (hooks.md gives a subagent's events no `prompt` field, so this is
+//! hookscope's choice); a subagent without a recorded prompt falls back to
+//! the main turn's.
 //!
 //! # What the transcript recorded
 //! Claude Code 2.1.332 leaves these traces of hooks (corpus README "How hook
@@ -186,6 +192,9 @@ struct SubTraces {
     spawn_end: Option<usize>,
     /// Its calls' traces with their lines, in call order.
     traces: Vec<(usize, Trace)>,
+    /// Its opening prompt (the first user message of its file: the spawn's
+    /// `prompt`).
+    prompt: Option<String>,
 }
 
 /// A session's history, indexed once (the calls' traces with their lines,
@@ -237,6 +246,11 @@ impl HistoryIndex {
                         .tool_calls()
                         .filter_map(|r| trace_of(r).map(|t| (r.line, t)))
                         .collect(),
+                    prompt: sub
+                        .turns
+                        .iter()
+                        .find(|t| t.prompt_line.is_some())
+                        .map(|t| t.prompt.clone()),
                 }
             })
             .collect();
@@ -292,11 +306,17 @@ impl HistoryIndex {
                 .filter(|(l, _)| *l < p.source_line)
                 .for_each(|(_, t)| add_trace(&mut h, t));
         }
-        h.turn_prompt = self
-            .prompts
-            .iter()
-            .rfind(|(l, _)| *l <= pos)
-            .map(|(_, t)| t.clone());
+        // Inside a subagent its own opening prompt (the task it works on),
+        // else the main-thread turn's.
+        h.turn_prompt = thread
+            .and_then(|i| self.subs.get(i))
+            .and_then(|s| s.prompt.clone())
+            .or_else(|| {
+                self.prompts
+                    .iter()
+                    .rfind(|(l, _)| *l <= pos)
+                    .map(|(_, t)| t.clone())
+            });
         h
     }
 }
