@@ -492,3 +492,34 @@ fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
     assert_eq!(v["sessions"], 0);
     assert_eq!(v["codex"], 1);
 }
+
+/// Turn numbers in `--at` (and in the TUI's timeline and replay pane, which
+/// open `--at`'s turn) count a resumed file's prompt-less lead as turn 1
+/// (`show --json`'s `index` + 1): in small.jsonl, whose lead holds one call,
+/// the first prompt (line 49, `show`'s outline `turn 1`) is `--at 2`, and
+/// turn 1 has no UserPromptSubmit.
+#[test]
+fn turn_numbers_count_the_prompt_less_lead_of_a_resumed_file() {
+    let f = "../shared/corpus/agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl";
+    let (code, out, _) = run(&[
+        "replay",
+        f,
+        "--event",
+        "UserPromptSubmit",
+        "--at",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["source"]["line"], 49);
+    assert!(
+        v["payload"]["prompt"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("[image: [trimmed for fixture]")),
+        "{v}"
+    );
+    let (code, _, err) = run(&["replay", f, "--event", "UserPromptSubmit", "--at", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no UserPromptSubmit at turn 1"), "{err}");
+}
