@@ -443,6 +443,18 @@ command = 'git\s+push'
     let mut ids = HashSet::new();
     assert!(f.candidate_ids(file.as_bytes(), &mut ids));
     assert_eq!(ids.len(), 3);
+    // A needle in the line's envelope (`gitBranch`) or in another block does
+    // not make a call a candidate: the groups are checked on the block.
+    let git = RuleSet::parse(
+        "[[rules]]\nid = \"g\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"x\"\n[rules.only_if]\ninput_contains = \"git\"\n",
+        "g.toml",
+    )
+    .expect("rules");
+    let f = LineFilter::new(&git).expect("narrows");
+    let envelope = r#"{"type":"assistant","gitBranch":"main","message":{"content":[{"type":"text","text":"git"},{"type":"tool_use","id":"e1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"e2","name":"Bash","input":{"command":"git log"}}]}}"#;
+    let mut ids = HashSet::new();
+    assert!(f.candidate_ids(envelope.as_bytes(), &mut ids));
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), ["e2"]);
 }
 
 /// Inside a subagent the `prompt` condition sees the subagent's own opening

@@ -848,16 +848,20 @@ type Alternative = Vec<memchr::memmem::Finder<'static>>;
 /// A *candidate* line holds the JSON string `"tool_use"` (the block's
 /// `type`) and, for some rule, one alternative of each of its groups
 /// (byte-exact, case-sensitive; a case-insensitive regex extracts its case
-/// variants, or does not narrow). Only the calls (`tool_use` block `id`s) on
-/// candidate lines are rebuilt and evaluated; a session without a
-/// candidate line is skipped unloaded. Other conditions (`program`,
+/// variants, or does not narrow). A candidate line is parsed, and a
+/// *candidate call* is one of its `tool_use` blocks whose `name` holds a
+/// tool-name alternative and whose `input` (re-serialized) the other groups'
+/// (so `"gitBranch"` in the line's envelope does not make every call a
+/// candidate for `git`). Only the candidate calls are rebuilt and
+/// evaluated; a session without one is skipped unloaded. Other conditions (`program`,
 /// `file_path`, history, …) never narrow. Not covered, as for `find`'s
 /// prefilter: a writer that `\u`-escapes plain ASCII or writes `/` as
 /// `\/` (Claude Code does neither).
 #[derive(Debug, Clone)]
 pub struct LineFilter {
     /// Per narrowed rule, its groups; each group's alternatives.
-    rules: Vec<Vec<Vec<Alternative>>>,
+    /// (`true`: the group is on the block's `name`, else on its `input`).
+    rules: Vec<Vec<(bool, Vec<Alternative>)>>,
     /// The call events only narrowed rules name.
     events: Vec<EventName>,
     /// The rules that cannot be narrowed.
@@ -876,27 +880,29 @@ impl LineFilter {
         let mut narrowed = Vec::new();
         let mut rest = RuleSet::default();
         for r in &rules.rules {
-            let mut groups: Vec<Vec<Alternative>> = Vec::new();
+            let mut groups: Vec<(bool, Vec<Alternative>)> = Vec::new();
             if let Some(spec) = &r.tool {
-                groups.push(
+                groups.push((
+                    true,
                     expand_tool_names(spec)
                         .iter()
                         .map(|n| vec![finder(n)])
                         .collect(),
-                );
+                ));
             }
             for c in &r.only_if {
                 match c {
                     Condition::InputContains(values) if values.iter().all(|v| is_plain(v)) => {
-                        groups.push(values.iter().map(|v| vec![finder(v)]).collect());
+                        groups.push((false, values.iter().map(|v| vec![finder(v)]).collect()));
                     }
                     Condition::Command(res) => {
                         if let Some(alts) = regex_alternatives(res) {
-                            groups.push(
+                            groups.push((
+                                false,
                                 alts.iter()
                                     .map(|pieces| pieces.iter().map(|p| finder(p)).collect())
                                     .collect(),
-                            );
+                            ));
                         }
                     }
                     _ => {}
@@ -944,11 +950,13 @@ impl LineFilter {
         self.events.contains(&event)
     }
 
-    fn candidate(&self, line: &[u8]) -> bool {
+    /// Whether some rule's groups all hold, each in `name` or `input`.
+    fn holds(&self, name: &[u8], input: &[u8]) -> bool {
         self.rules.iter().any(|groups| {
-            groups.iter().all(|alts| {
+            groups.iter().all(|(on_name, alts)| {
+                let hay = if *on_name { name } else { input };
                 alts.iter()
-                    .any(|pieces| pieces.iter().all(|f| f.find(line).is_some()))
+                    .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
             })
         })
     }
@@ -968,7 +976,8 @@ impl LineFilter {
             let end = memchr::memchr(b'\n', &file[hit..]).map_or(file.len(), |i| hit + i);
             next_start = end;
             let line = &file[start..end];
-            if !self.candidate(line) {
+            // Quick reject: every group somewhere on the line.
+            if !self.holds(line, line) {
                 continue;
             }
             match serde_json::from_slice::<Value>(line) {
@@ -979,9 +988,25 @@ impl LineFilter {
                         .map(Vec::as_slice)
                         .unwrap_or_default();
                     for b in blocks {
-                        if b.get("type").and_then(Value::as_str) == Some("tool_use")
-                            && let Some(id) = b.get("id").and_then(Value::as_str)
-                        {
+                        if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                            continue;
+                        }
+                        let Some(id) = b.get("id").and_then(Value::as_str) else {
+                            continue;
+                        };
+                        // Then on the block itself: the name groups on its
+                        // `name`, the others on its `input` re-serialized
+                        // (serde_json escapes only `"`, `\` and control
+                        // characters, none of which a needle holds), so the
+                        // envelope (`cwd`, `gitBranch`, …) cannot make a
+                        // call a candidate. A block whose name is not a
+                        // string is kept (the loader decides).
+                        let Some(name) = b.get("name").and_then(Value::as_str) else {
+                            ids.insert(id.to_string());
+                            continue;
+                        };
+                        let input = b.get("input").map(Value::to_string).unwrap_or_default();
+                        if self.holds(name.as_bytes(), input.as_bytes()) {
                             ids.insert(id.to_string());
                         }
                     }
