@@ -828,11 +828,13 @@ type Alternative = Vec<memchr::memmem::Finder<'static>>;
 /// The line-level prefilter of a backtest (`find`'s idea, issue 8 §4):
 /// which `tool_use` lines can hold a call one of the rules acts on.
 ///
-/// Built only when every rule can be narrowed ([`LineFilter::new`]): it
-/// names only the call events (PreToolUse, PermissionRequest, PostToolUse,
-/// PostToolUseFailure), whose payloads carry the recorded `tool_use` block's
-/// `name` and `input`, and it has at least one needle. A rule's needles,
-/// each a group of alternatives one of which must occur on the call's line:
+/// A rule is narrowed when it names only call events (PreToolUse,
+/// PermissionRequest, PostToolUse, PostToolUseFailure), whose payloads carry
+/// the recorded `tool_use` block's `name` and `input`, and has at least one
+/// needle; the firings of a call event only narrowed rules name are
+/// restricted to the candidate calls, every other rule keeps its events
+/// whole ([`LineFilter::rest`]). A rule's needles, each a group of
+/// alternatives one of which must occur in the call's block:
 /// * its `tool` spec: one of [`expand_tool_names`] (as [`could_match`]
 ///   explains, one of them is a substring of the block's `name`);
 /// * an `only_if` `input_contains` whose values are all plain
