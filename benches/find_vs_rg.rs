@@ -21,7 +21,9 @@
 //!    `hookscope replay --rules R --all DIR --json` with a one-rule set R
 //!    comparable to the `find` query (PreToolUse, tool Bash, `only_if
 //!    input_contains = WORD`, action block), timed `--runs` times with the
-//!    others; its block count is printed beside find's record count.
+//!    others, beside `find --limit 1000000` (every match, as the backtest
+//!    visits every match); its block count is printed beside find's record
+//!    count.
 //!
 //! Both tools use every core (rayon's and ripgrep's defaults).
 
@@ -31,6 +33,10 @@ mod gen_corpus;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// A `find --limit` no corpus of this bench reaches: every match, the
+/// query a backtest (which visits every match) compares with.
+const ALL: usize = 1_000_000;
 
 /// Bench options (see the module doc).
 struct Options {
@@ -297,6 +303,7 @@ fn main() {
     let mut t_bt = Vec::new();
     let mut t_find = Vec::new();
     let mut t_find_1000 = Vec::new();
+    let mut t_find_all = Vec::new();
     let mut t_rg = Vec::new();
     for _ in 0..o.runs {
         if let Some(d) = time(&mut find(None, false)) {
@@ -304,6 +311,9 @@ fn main() {
         }
         if let Some(d) = time(&mut find(Some(1000), false)) {
             t_find_1000.push(d);
+        }
+        if let Some(d) = time(&mut find(Some(ALL), false)) {
+            t_find_all.push(d);
         }
         if have_rg && let Some(d) = time(&mut rg()) {
             t_rg.push(d);
@@ -313,6 +323,7 @@ fn main() {
         }
     }
     let m_bt = median(t_bt);
+    let m_find_all = median(t_find_all);
     let (m_find, m_find_1000, m_rg) = (median(t_find), median(t_find_1000), median(t_rg));
     println!(
         "medians of {} runs ({} cores):",
@@ -321,7 +332,21 @@ fn main() {
     );
     println!("  hookscope find (limit 50):   {}", secs(m_find));
     println!("  hookscope find --limit 1000: {}", secs(m_find_1000));
+    println!(
+        "  hookscope find --limit {ALL}: {} (every match)",
+        secs(m_find_all)
+    );
     println!("  hookscope replay --all:      {}", secs(m_bt));
+    if let (Some(b), Some(f), Some(f1)) = (m_bt, m_find_all, m_find_1000)
+        && !f.is_zero()
+        && !f1.is_zero()
+    {
+        println!(
+            "  ratio replay --all / find: {:.2}× (every match), {:.2}× (limit 1000)",
+            b.as_secs_f64() / f.as_secs_f64(),
+            b.as_secs_f64() / f1.as_secs_f64()
+        );
+    }
     if have_rg {
         println!(
             "  rg -c {}:{} {}",

@@ -1039,8 +1039,47 @@ fn cli_find_table_shows_the_subagent_cost() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.starts_with(
-            "TIME (UTC)           SESSION   TOOL              RESOLVED              ERR  INPUT\n"
+            "TIME (UTC)           SESSION   CALL          TOOL   RESOLVED         ERR  INPUT\n"
         ),
         "{stdout}"
     );
+}
+
+/// The table's CALL column is each call's `tool_use_id` shortened as the
+/// SESSION column shortens ids (12 chars with `…` for a `toolu_` id), the
+/// full id being in `--json`; at the default widths a Bash row's INPUT
+/// starts before column 80.
+#[test]
+fn cli_find_table_has_a_short_tool_use_id_column() {
+    let dir = real().join("hooks_c2_exit2");
+    let table = hookscope()
+        .arg("find")
+        .arg(&dir)
+        .args(["--tool-name", "Bash", "--input-contains", "rm -rf build"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let table = String::from_utf8_lossy(&table.stdout).into_owned();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].contains("  CALL  "), "{table}");
+    let col = lines[0].find("CALL").expect("CALL");
+    let input_col = lines[0].chars().count() - "INPUT".len();
+    assert!(input_col < 80, "{}", lines[0]);
+    let cell: String = lines[1].chars().skip(col).take(12).collect();
+    assert_eq!(cell, "toolu_01GFE…", "{table}");
+    let json = hookscope()
+        .arg("find")
+        .arg(&dir)
+        .args([
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "rm -rf build",
+            "--json",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let id = v["records"][0]["tool_use_id"].as_str().expect("id");
+    assert_eq!(id, "toolu_01GFEgALJm405nI2WctBocud");
+    assert!(id.starts_with(cell.trim_end_matches('…')));
 }

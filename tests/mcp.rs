@@ -492,3 +492,87 @@ fn a_missing_path_fails_at_start_on_stderr() {
         "hookscope: no such file or directory: /nonexistent/hookscope-mcp-test\n"
     );
 }
+
+/// `replay_hook` and `hookscope replay --json` give the same object (one
+/// serializer, `hooks::replay::replay_json`), with the rule set's warnings;
+/// without rules `replay_hook` still answers: the payload and the record,
+/// `rules_note` saying no rule set is loaded.
+#[test]
+fn replay_hook_equals_the_cli_json_lists_warnings_and_needs_no_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    // A Stop block without `stop_hook_active = false` loads with a warning.
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"no-rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no rm\"\n[rules.only_if]\nprogram = \"rm\"\n\n[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"go on\"\n",
+    )
+    .expect("write rules");
+    let rules = rules.to_string_lossy().into_owned();
+    let mut server = Server::start("real-cc-2.1.332");
+    server.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "hookscope-test", "version": "0"}}),
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let at = "toolu_01GFEgALJm405nI2WctBocud";
+    let result = server.call_tool(
+        2,
+        "replay_hook",
+        json!({"session": "e1be136e", "event": "PreToolUse", "at": at, "rules_path": rules}),
+    );
+    let mcp = answer(&result);
+    let corpus = format!(
+        "{}/../shared/corpus/real-cc-2.1.332",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_hookscope"))
+        .args([
+            "replay",
+            "e1be136e",
+            &corpus,
+            "--event",
+            "PreToolUse",
+            "--at",
+            at,
+            "--rules",
+            &rules,
+            "--json",
+        ])
+        .output()
+        .expect("cli");
+    let cli: Value = serde_json::from_slice(&out.stdout).expect("cli json");
+    assert_eq!(mcp, cli);
+    assert_eq!(mcp["decision"], "block");
+    assert_eq!(mcp["claude_version"], "2.1.332");
+    assert_eq!(mcp["flags"], json!([]));
+    assert_eq!(mcp["warnings"].as_array().map(Vec::len), Some(1), "{mcp}");
+    assert!(
+        mcp["warnings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("stop_hook_active")),
+        "{mcp}"
+    );
+    // No rules: the payload and the record, no decision.
+    let result = server.call_tool(
+        3,
+        "replay_hook",
+        json!({"session": "e1be136e", "event": "PreToolUse", "at": at}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let bare = answer(&result);
+    assert_eq!(bare["payload"]["tool_input"]["command"], "rm -rf build/");
+    assert_eq!(bare["rules"], Value::Null);
+    assert_eq!(bare["decision"], Value::Null);
+    assert_eq!(bare["recorded"][0]["line"], 45);
+    assert!(
+        bare["rules_note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("no rule set loaded")),
+        "{bare}"
+    );
+    // A backtest still needs rules.
+    let result = server.call_tool(4, "replay_hook", json!({"all": true}));
+    assert_eq!(answer(&result)["error"], "invalid_argument");
+}

@@ -304,3 +304,191 @@ fn backtest_of_one_real_session_counts_its_blocks() {
     );
     assert_eq!(rm.examples[0].summary, "Bash rm -rf build/");
 }
+
+/// The prefiltered backtest (could_match + line filter) against loading and
+/// evaluating every session of `../shared/corpus`: same sessions, tallies,
+/// examples and combined counts.
+fn assert_prefilter_is_exact(rules: &RuleSet) -> (hookscope::hooks::replay::Backtest, usize) {
+    use hookscope::hooks::replay::{Prefilter, backtest_refs_with};
+    let found =
+        hookscope::transcript::discover(&[PathBuf::from("../shared/corpus")]).expect("discover");
+    let mut refs = found.sessions;
+    refs.sort_by(|a, b| a.path.cmp(&b.path));
+    let fast = backtest_refs_with(&refs, rules, &|_| {}, Prefilter::On);
+    let full = backtest_refs_with(&refs, rules, &|_| {}, Prefilter::Off);
+    assert_eq!(fast.rules, full.rules);
+    assert_eq!(fast.combined, full.combined);
+    assert_eq!(fast.sessions, full.sessions);
+    assert_eq!(fast.unreadable, full.unreadable);
+    assert_eq!(full.skipped, 0);
+    (fast, full.events)
+}
+
+#[test]
+fn prefiltered_backtest_equals_full_on_the_corpus_example_rules() {
+    use hookscope::hooks::replay::LineFilter;
+    let rules = example();
+    // Every rule of the example is a PreToolUse rule with a tool spec.
+    assert!(LineFilter::new(&rules).is_some());
+    let (fast, full_events) = assert_prefilter_is_exact(&rules);
+    // README "Backtest": 6 blocks (the rm -rf build/ calls), 1 allow.
+    assert_eq!(fast.combined.get("block"), Some(&6));
+    assert_eq!(fast.combined.get("allow"), Some(&1));
+    assert!(
+        fast.events < full_events,
+        "{} vs {full_events}",
+        fast.events
+    );
+}
+
+#[test]
+fn prefiltered_backtest_equals_full_with_history_rules() {
+    use hookscope::hooks::replay::LineFilter;
+    // Narrowable (tool specs, a command regex) and history conditions.
+    let narrow = RuleSet::parse(
+        r#"
+[[rules]]
+id = "rm-after-edit"
+events = ["PreToolUse", "PostToolUse"]
+tool = "Bash"
+action = "warn"
+reason = "rm after an edit"
+[rules.only_if]
+command = 'rm\s'
+touched_file = "**"
+
+[[rules]]
+id = "edit-after-ls"
+events = "PreToolUse"
+tool = "Edit|Write"
+action = "context"
+reason = "listed first"
+[rules.only_if]
+ran_command = "ls"
+"#,
+        "narrow.toml",
+    )
+    .expect("rules");
+    assert!(LineFilter::new(&narrow).is_some());
+    let (fast, _) = assert_prefilter_is_exact(&narrow);
+    assert!(fast.rules.iter().any(|r| !r.counts.is_empty()));
+    // A rule without a tool spec cannot be narrowed: whole sessions.
+    let wide = RuleSet::parse(
+        r#"
+[[rules]]
+id = "stop-after-rm"
+events = "Stop"
+action = "warn"
+reason = "an rm ran"
+[rules.only_if]
+ran_command = "rm"
+stop_hook_active = false
+"#,
+        "wide.toml",
+    )
+    .expect("rules");
+    assert!(LineFilter::new(&wide).is_none());
+    assert_prefilter_is_exact(&wide);
+}
+
+#[test]
+fn line_filter_picks_candidate_calls_and_refuses_a_torn_line() {
+    use hookscope::hooks::replay::LineFilter;
+    use std::collections::HashSet;
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "push"
+events = "PreToolUse"
+tool = "Bash"
+action = "block"
+reason = "no"
+[rules.only_if]
+command = 'git\s+push'
+"#,
+        "t.toml",
+    )
+    .expect("rules");
+    let f = LineFilter::new(&rules).expect("narrowable");
+    let line = |id: &str, name: &str, cmd: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{{"command":"{cmd}"}}}}]}}}}"#
+        )
+    };
+    let file = [
+        line("t1", "Bash", "git push"),
+        line("t2", "Bash", "ls"),       // no `git`
+        line("t3", "Read", "git push"), // not Bash
+        line("t4", "Bash", "cd x && git  push -f"),
+    ]
+    .join("\n");
+    let mut ids = HashSet::new();
+    assert!(f.candidate_ids(file.as_bytes(), &mut ids));
+    let mut got: Vec<&str> = ids.iter().map(String::as_str).collect();
+    got.sort();
+    assert_eq!(got, ["t1", "t4"]);
+    // A candidate line cut short does not parse: the caller loads it all.
+    let whole = line("t5", "Bash", "git push");
+    let torn = &whole[..whole.len() - 4];
+    let mut ids = HashSet::new();
+    assert!(!f.candidate_ids(torn.as_bytes(), &mut ids));
+    // A regex without a usable literal (`.` first) does not narrow the rule
+    // beyond its tool spec; `Read` lines stay out, every Bash call is in.
+    let dot = RuleSet::parse(
+        "[[rules]]\nid = \"d\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"x\"\n[rules.only_if]\ncommand = '.+push'\n",
+        "d.toml",
+    )
+    .expect("rules");
+    let f = LineFilter::new(&dot).expect("tool spec narrows");
+    let mut ids = HashSet::new();
+    assert!(f.candidate_ids(file.as_bytes(), &mut ids));
+    assert_eq!(ids.len(), 3);
+    // A needle in the line's envelope (`gitBranch`) or in another block does
+    // not make a call a candidate: the groups are checked on the block.
+    let git = RuleSet::parse(
+        "[[rules]]\nid = \"g\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"x\"\n[rules.only_if]\ninput_contains = \"git\"\n",
+        "g.toml",
+    )
+    .expect("rules");
+    let f = LineFilter::new(&git).expect("narrows");
+    let envelope = r#"{"type":"assistant","gitBranch":"main","message":{"content":[{"type":"text","text":"git"},{"type":"tool_use","id":"e1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"e2","name":"Bash","input":{"command":"git log"}}]}}"#;
+    let mut ids = HashSet::new();
+    assert!(f.candidate_ids(envelope.as_bytes(), &mut ids));
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), ["e2"]);
+}
+
+/// Inside a subagent the `prompt` condition sees the subagent's own opening
+/// prompt (its file's first user message, line 1 of
+/// agent-ab7c2c7a0f676372d.jsonl), not the main turn's.
+#[test]
+fn a_subagent_call_sees_the_subagents_prompt() {
+    let s = session("hooks_c5_stop_block");
+    let rules = RuleSet::parse(
+        "[[rules]]\nid = \"sub\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"x\"\n[rules.only_if]\nprompt = 'quick check of the src'\n",
+        "p.toml",
+    )
+    .expect("rules");
+    let r = replay(
+        &s,
+        EventName::PreToolUse,
+        &At::ToolUseId("toolu_01R0X233Xv6jvDxKQQg7zv6P".into()),
+        Some(&rules),
+    )
+    .expect("replays");
+    assert_eq!(r.payload.json["agent_id"], "ab7c2c7a0f676372d");
+    assert_eq!(
+        r.history.turn_prompt.as_deref(),
+        Some("[sub:hooksub] Run a quick check of the src directory.")
+    );
+    assert_eq!(r.evaluation.expect("rules").verdict(), "warn");
+    // A main-thread call of the same turn keeps the main prompt.
+    let main = replay(
+        &s,
+        EventName::PreToolUse,
+        &At::ToolUseId("toolu_01032bRSkqY5yqH4ZPXeQNl0".into()),
+        Some(&rules),
+    )
+    .expect("replays");
+    assert_ne!(main.history.turn_prompt, r.history.turn_prompt);
+    assert_eq!(main.evaluation.expect("rules").verdict(), "none");
+}

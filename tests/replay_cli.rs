@@ -416,3 +416,110 @@ fn backtest_names_a_non_tool_event_by_its_line() {
     assert_eq!(ex[0]["tool_use_id"], Value::Null);
     assert_eq!(ex[1]["at"], "line:82");
 }
+
+/// `--at line:agent-<id>:N` addresses a line of a subagent's file
+/// (assets/demo: the subagent a0ddb8d7d9a82d5fb has its tool_use on line 14
+/// and its result on line 15, where its PostToolBatch is anchored).
+#[test]
+fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
+    let (code, out, _) = run(&[
+        "replay",
+        "8bb2dece",
+        "assets/demo",
+        "--event",
+        "PostToolBatch",
+        "--at",
+        "line:agent-a0ddb8d7d9a82d5fb:14",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["payload"]["agent_id"], "a0ddb8d7d9a82d5fb");
+    assert_eq!(v["source"]["line"], 15);
+    assert!(
+        v["source"]["transcript"]
+            .as_str()
+            .expect("path")
+            .ends_with("agent-a0ddb8d7d9a82d5fb.jsonl")
+    );
+    assert_eq!(
+        v["payload"]["tool_calls"][0]["tool_use_id"],
+        "toolu_01dM1oJYP60BEcdfrRP89wcZ"
+    );
+    let (code, _, err) = run(&[
+        "replay",
+        "8bb2dece",
+        "assets/demo",
+        "--event",
+        "PostToolBatch",
+        "--at",
+        "line:agent-nope:3",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("subagents: agent-a0ddb8d7d9a82d5fb"), "{err}");
+}
+
+/// A backtest over a Codex-only folder says why it counts 0 sessions
+/// (`real-codex-0.171.0` holds 1 rollout file).
+#[test]
+fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
+    let dir = "../shared/corpus/real-codex-0.171.0";
+    let (code, out, _) = run(&[
+        "replay",
+        "--rules",
+        "assets/rules/example.toml",
+        "--all",
+        dir,
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 Codex session left out: hook replay follows Claude Code's hook contract"),
+        "{out}"
+    );
+    let (_, out, _) = run(&[
+        "replay",
+        "--rules",
+        "assets/rules/example.toml",
+        "--all",
+        dir,
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["sessions"], 0);
+    assert_eq!(v["codex"], 1);
+}
+
+/// Turn numbers in `--at` (and in the TUI's timeline and replay pane, which
+/// open `--at`'s turn) count a resumed file's prompt-less lead as turn 1
+/// (`show --json`'s `index` + 1): in small.jsonl, whose lead holds one call,
+/// the first prompt (line 49, `show`'s outline `turn 1`) is `--at 2`, and
+/// turn 1 has no UserPromptSubmit.
+#[test]
+fn turn_numbers_count_the_prompt_less_lead_of_a_resumed_file() {
+    let f = "../shared/corpus/agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl";
+    let (code, out, _) = run(&[
+        "replay",
+        f,
+        "--event",
+        "UserPromptSubmit",
+        "--at",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["source"]["line"], 49);
+    assert!(
+        v["payload"]["prompt"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("[image: [trimmed for fixture]")),
+        "{v}"
+    );
+    let (code, _, err) = run(&["replay", f, "--event", "UserPromptSubmit", "--at", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no UserPromptSubmit at turn 1"), "{err}");
+}

@@ -278,22 +278,44 @@ fn tokens_cell(r: &FoundCall) -> String {
         .unwrap_or_default()
 }
 
+/// The table: TIME, SESSION, CALL (the `tool_use_id`'s shortest unique
+/// prefix among the listed calls, at least 8 chars, as [`ShortIds`] shortens
+/// session ids), TOOL, RESOLVED, ERR, [TOKENS,] INPUT. TOOL and RESOLVED are
+/// as wide as their widest cell (at most 16 and 20; at least their header),
+/// so at 80 columns the common case (`Bash`, nothing resolved) leaves
+/// INPUT about 14 columns.
 fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
-    let sw = records
-        .iter()
-        .map(|r| session_cell(&r.session, short).chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(8);
+    let width = |cells: &mut dyn Iterator<Item = String>, min: usize| -> usize {
+        cells.map(|c| c.chars().count()).max().unwrap_or(0).max(min)
+    };
+    let calls = ShortIds::new(records.iter().map(|r| r.tool_use_id.as_str()));
+    let call_cell = |r: &FoundCall| clip(calls.get(&r.tool_use_id), 36);
+    let tool_cell = |r: &FoundCall| {
+        let tool = if r.origin.is_some() {
+            format!("↳{}", r.tool_name)
+        } else {
+            r.tool_name.clone()
+        };
+        clip(&tool, 16)
+    };
+    let resolved_cell = |r: &FoundCall| clip(r.tool_resolved.as_deref().unwrap_or(""), 20);
+    let sw = width(
+        &mut records.iter().map(|r| session_cell(&r.session, short)),
+        8,
+    );
+    let cw = width(&mut records.iter().map(call_cell), 8);
+    let tw = width(&mut records.iter().map(tool_cell), 4);
+    let rw = width(&mut records.iter().map(resolved_cell), 8);
     let cost_header = if with_cost {
         format!("{:<18}  ", "TOKENS")
     } else {
         String::new()
     };
     outln!(
-        "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  {cost_header}INPUT",
+        "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {cost_header}INPUT",
         "TIME (UTC)",
         "SESSION",
+        "CALL",
         "TOOL",
         "RESOLVED",
         "ERR"
@@ -304,11 +326,6 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
             .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
             .unwrap_or_else(|| "-".to_string());
         let session = session_cell(&r.session, short);
-        let tool = if r.origin.is_some() {
-            format!("↳{}", r.tool_name)
-        } else {
-            r.tool_name.clone()
-        };
         // `?`, not `…`: the ellipsis marks cut text in this table.
         let err = match r.is_error {
             Some(true) => "✗",
@@ -321,11 +338,12 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
             String::new()
         };
         outln!(
-            "{:<19}  {:<sw$}  {:<16}  {:<20}  {:<3}  {cost}{}",
+            "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {cost}{}",
             time,
             session,
-            clip(&tool, 16),
-            clip(r.tool_resolved.as_deref().unwrap_or(""), 20),
+            call_cell(r),
+            tool_cell(r),
+            resolved_cell(r),
             err,
             clip(&input_summary(r), 70)
         );

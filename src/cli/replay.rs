@@ -18,9 +18,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
-use hookscope::hooks::replay::{Backtest, Replay, backtest_refs, replay};
+use hookscope::hooks::replay::{
+    Backtest, Replay, backtest_json, backtest_refs, replay, replay_json,
+};
 use hookscope::hooks::rules::RuleSet;
-use hookscope::redact::{Redactions, redactor};
 use serde_json::{Value, json};
 
 use super::{fail, print_json};
@@ -113,7 +114,7 @@ pub fn run(args: &ReplayArgs) {
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     let r = replay(&session, event, &at, rules.as_ref()).unwrap_or_else(|e| fail(e));
-    let (payload, masked) = mask(&r.payload.json);
+    let (out, masked) = replay_json(&r, rules.as_ref());
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
         eprintln!(
@@ -122,49 +123,10 @@ pub fn run(args: &ReplayArgs) {
         );
     }
     if args.json {
-        let mut out = replay_json(&r, payload);
-        if let (Some(o), Some(set)) = (out.as_object_mut(), &rules) {
-            o.insert("warnings".into(), json!(set.warnings()));
-        }
         print_json(&out);
     } else {
-        print_replay(&r, &payload, args.rules.as_deref());
+        print_replay(&r, &out["payload"], args.rules.as_deref());
     }
-}
-
-fn mask(v: &Value) -> (Value, Redactions) {
-    let mut counts = Redactions::new();
-    let masked = redactor().redact_value(v, &mut counts);
-    (masked, counts)
-}
-
-/// The JSON form of a replay: `{event, source, payload, left_out, history,
-/// rules, decision, output, outcome, recorded}` (`rules`, `decision`,
-/// `output` and `outcome` null without a rule set).
-pub fn replay_json(r: &Replay, payload: Value) -> Value {
-    let e = r.evaluation.as_ref();
-    json!({
-        "event": r.payload.event.as_str(),
-        "source": {
-            "transcript": r.payload.source_path.to_string_lossy(),
-            "line": r.payload.source_line,
-        },
-        "claude_version": r.payload.claude_version,
-        "payload": payload,
-        "left_out": r.payload.left_out,
-        "history": r.history,
-        "rules": e.map(|e| e.rules.iter().map(|x| json!({
-            "id": x.id,
-            "matched": x.matched,
-            "verdict": x.result.as_ref().map(hookscope::hooks::rules::verdict),
-            "why": x.why(),
-        })).collect::<Vec<_>>()),
-        "decision": e.map(|e| e.verdict()),
-        "flags": e.map(|e| &e.combined.flags),
-        "output": e.map(|e| &e.output),
-        "outcome": e.map(|e| &e.outcome),
-        "recorded": r.recorded,
-    })
 }
 
 fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
@@ -261,11 +223,7 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool) {
         eprintln!();
     }
     if json {
-        let mut out = serde_json::to_value(&bt).unwrap_or(Value::Null);
-        if let Some(o) = out.as_object_mut() {
-            o.insert("warnings".into(), json!(rules.warnings()));
-        }
-        print_json(&out);
+        print_json(&backtest_json(&bt, rules));
     } else {
         print_backtest(&bt, rules);
     }
@@ -283,6 +241,13 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet) {
         bt.unreadable,
         bt.events
     );
+    if bt.codex > 0 {
+        outln!(
+            "{} Codex session{} left out: hook replay follows Claude Code's hook contract (Codex hooks are not replayed yet)",
+            bt.codex,
+            if bt.codex == 1 { "" } else { "s" }
+        );
+    }
     for t in &bt.rules {
         let counts = if t.counts.is_empty() {
             "never matched".to_string()

@@ -22,7 +22,13 @@
 //! `ran_commands` each shell call's command line as written (the rules parse
 //! it with [`crate::shell`]), and `turn_prompt` the opening prompt of the
 //! main-thread turn the event belongs to (`None` for the prompt-less lead
-//! turn of a resumed file).
+//! turn of a resumed file). Inside a subagent `turn_prompt` is the
+//! subagent's own opening prompt (the first user message of its file, which
+//! is the spawning call's `prompt`): the subagent's calls serve that task,
+//! and a rule's `prompt` condition asks what the agent making the call was
+//! told (hooks.md gives a subagent's events no `prompt` field, so this is
+//! hookscope's choice); a subagent without a recorded prompt falls back to
+//! the main turn's.
 //!
 //! # What the transcript recorded
 //! Claude Code 2.1.332 leaves these traces of hooks (corpus README "How hook
@@ -45,14 +51,16 @@
 //! `permissionDecision.source` is `hook`, or its text starts with
 //! `<Event>:`, as `PreToolUse:Bash hook error: …`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::hooks::contract::Version;
 use crate::hooks::events::MAX_FILE_BYTES;
-use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads, payload};
+use crate::hooks::events::{
+    At, EventName, Payload, PayloadError, all_payloads, payload, payloads_where,
+};
 use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
 use crate::query::prefilter::is_plain;
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
@@ -143,84 +151,181 @@ fn thread_of(session: &Session, p: &Payload) -> Option<usize> {
         .position(|s| s.agent_id.as_deref() == Some(id))
 }
 
-/// Line of the main-thread call that spawned subagent `i`.
-fn spawn_line(session: &Session, i: usize) -> Option<usize> {
-    let id = session.subagents.get(i)?.spawn_tool_use_id.as_deref()?;
-    session
-        .tool_calls()
-        .find(|r| r.tool_use_id == id)
-        .map(|r| r.line)
-}
-
-/// Line of the result of the call that spawned subagent `i` (when it
-/// finished).
-fn spawn_end(session: &Session, i: usize) -> Option<usize> {
-    let id = session.subagents.get(i)?.spawn_tool_use_id.as_deref()?;
-    session
-        .tool_calls()
-        .find(|r| r.tool_use_id == id)
-        .and_then(|r| r.result.as_ref())
-        .map(|r| r.line)
-}
-
 fn done_ok(r: &ToolCallRecord) -> bool {
     r.result.as_ref().is_some_and(|res| !res.is_error)
 }
 
-fn add_call(h: &mut History, r: &ToolCallRecord) {
+/// What one finished call adds to a [`History`].
+#[derive(Debug, Clone)]
+enum Trace {
+    Ran(String),
+    Touched(String),
+}
+
+fn trace_of(r: &ToolCallRecord) -> Option<Trace> {
     if !done_ok(r) {
-        return;
+        return None;
     }
     match &r.call {
-        ToolCall::Bash(b) => h.ran_commands.push(b.command.clone()),
+        ToolCall::Bash(b) => Some(Trace::Ran(b.command.clone())),
         call if matches!(r.tool_kind, ToolKind::Edit | ToolKind::Write) => {
-            if let Some(p) = file_path_of(call) {
-                h.touched_files.push(p.to_string());
-            }
+            file_path_of(call).map(|p| Trace::Touched(p.to_string()))
         }
-        _ => {}
+        _ => None,
     }
 }
 
-/// The main-thread position of a payload: its line on the main thread, or
-/// for a subagent's event the line of its spawning call (0 when unknown).
-fn main_position(session: &Session, thread: Option<usize>, p: &Payload) -> usize {
-    match thread {
-        None => p.source_line,
-        Some(i) => spawn_line(session, i).unwrap_or(0),
+fn add_trace(h: &mut History, t: &Trace) {
+    match t {
+        Trace::Ran(c) => h.ran_commands.push(c.clone()),
+        Trace::Touched(p) => h.touched_files.push(p.clone()),
+    }
+}
+
+/// One subagent in a [`HistoryIndex`].
+#[derive(Debug, Clone)]
+struct SubTraces {
+    agent_id: Option<String>,
+    /// Line of its spawning call on the main thread.
+    spawn_line: Option<usize>,
+    /// Line of its spawning call's result (when it finished).
+    spawn_end: Option<usize>,
+    /// Its calls' traces with their lines, in call order.
+    traces: Vec<(usize, Trace)>,
+    /// Its opening prompt (the first user message of its file: the spawn's
+    /// `prompt`).
+    prompt: Option<String>,
+}
+
+/// A session's history, indexed once (the calls' traces with their lines,
+/// each subagent's spawn and end lines) so that the history before each of
+/// many payloads ([`HistoryIndex::before`]) is assembled without walking the
+/// session again: a backtest builds one per session instead of rescanning
+/// every call (and every spawn) per payload.
+#[derive(Debug, Clone)]
+pub struct HistoryIndex {
+    /// Main-thread traces with their lines, in call order.
+    main: Vec<(usize, Trace)>,
+    /// Whether `main` is in line order (then a prefix is cut by binary
+    /// search).
+    main_sorted: bool,
+    subs: Vec<SubTraces>,
+    /// Main-thread turns with an opening prompt: (prompt line, prompt).
+    prompts: Vec<(usize, String)>,
+}
+
+impl HistoryIndex {
+    /// Indexes `session` (one walk over its calls).
+    pub fn new(session: &Session) -> HistoryIndex {
+        let main: Vec<(usize, Trace)> = session
+            .tool_calls()
+            .filter_map(|r| trace_of(r).map(|t| (r.line, t)))
+            .collect();
+        let main_sorted = main.windows(2).all(|w| w[0].0 <= w[1].0);
+        // The first record of a repeated id wins.
+        let mut spawns: std::collections::HashMap<&str, (usize, Option<usize>)> =
+            std::collections::HashMap::new();
+        for r in session.tool_calls() {
+            spawns
+                .entry(r.tool_use_id.as_str())
+                .or_insert((r.line, r.result.as_ref().map(|res| res.line)));
+        }
+        let subs = session
+            .subagents
+            .iter()
+            .map(|sub| {
+                let spawn = sub
+                    .spawn_tool_use_id
+                    .as_deref()
+                    .and_then(|id| spawns.get(id));
+                SubTraces {
+                    agent_id: sub.agent_id.clone(),
+                    spawn_line: spawn.map(|s| s.0),
+                    spawn_end: spawn.and_then(|s| s.1),
+                    traces: sub
+                        .tool_calls()
+                        .filter_map(|r| trace_of(r).map(|t| (r.line, t)))
+                        .collect(),
+                    prompt: sub
+                        .turns
+                        .iter()
+                        .find(|t| t.prompt_line.is_some())
+                        .map(|t| t.prompt.clone()),
+                }
+            })
+            .collect();
+        let prompts = session
+            .turns
+            .iter()
+            .filter_map(|t| t.prompt_line.map(|l| (l, t.prompt.clone())))
+            .collect();
+        HistoryIndex {
+            main,
+            main_sorted,
+            subs,
+            prompts,
+        }
+    }
+
+    /// The history before `p` (module docs "History"); equal to
+    /// [`history_before`] of the session it indexes.
+    pub fn before(&self, p: &Payload) -> History {
+        let thread = p
+            .json
+            .get("agent_id")
+            .and_then(Value::as_str)
+            .and_then(|id| {
+                self.subs
+                    .iter()
+                    .position(|s| s.agent_id.as_deref() == Some(id))
+            });
+        let pos = match thread {
+            None => p.source_line,
+            Some(i) => self.subs.get(i).and_then(|s| s.spawn_line).unwrap_or(0),
+        };
+        let mut h = History::default();
+        if self.main_sorted {
+            let n = self.main.partition_point(|(l, _)| *l < pos);
+            self.main[..n]
+                .iter()
+                .for_each(|(_, t)| add_trace(&mut h, t));
+        } else {
+            self.main
+                .iter()
+                .filter(|(l, _)| *l < pos)
+                .for_each(|(_, t)| add_trace(&mut h, t));
+        }
+        for (i, sub) in self.subs.iter().enumerate() {
+            if Some(i) != thread && sub.spawn_end.is_some_and(|end| end < pos) {
+                sub.traces.iter().for_each(|(_, t)| add_trace(&mut h, t));
+            }
+        }
+        if let Some(sub) = thread.and_then(|i| self.subs.get(i)) {
+            sub.traces
+                .iter()
+                .filter(|(l, _)| *l < p.source_line)
+                .for_each(|(_, t)| add_trace(&mut h, t));
+        }
+        // Inside a subagent its own opening prompt (the task it works on),
+        // else the main-thread turn's.
+        h.turn_prompt = thread
+            .and_then(|i| self.subs.get(i))
+            .and_then(|s| s.prompt.clone())
+            .or_else(|| {
+                self.prompts
+                    .iter()
+                    .rfind(|(l, _)| *l <= pos)
+                    .map(|(_, t)| t.clone())
+            });
+        h
     }
 }
 
 /// The session history before the payload's event (module docs
-/// "History").
+/// "History"). For many payloads of one session, build a [`HistoryIndex`]
+/// once and ask it instead.
 pub fn history_before(session: &Session, p: &Payload) -> History {
-    let thread = thread_of(session, p);
-    let pos = main_position(session, thread, p);
-    let mut h = History::default();
-    for r in session.tool_calls().filter(|r| r.line < pos) {
-        add_call(&mut h, r);
-    }
-    for (i, sub) in session.subagents.iter().enumerate() {
-        if Some(i) == thread {
-            continue;
-        }
-        if spawn_end(session, i).is_some_and(|end| end < pos) {
-            sub.tool_calls().for_each(|r| add_call(&mut h, r));
-        }
-    }
-    if let Some(i) = thread
-        && let Some(sub) = session.subagents.get(i)
-    {
-        for r in sub.tool_calls().filter(|r| r.line < p.source_line) {
-            add_call(&mut h, r);
-        }
-    }
-    h.turn_prompt = session
-        .turns
-        .iter()
-        .rfind(|t| t.prompt_line.is_some_and(|l| l <= pos))
-        .map(|t| t.prompt.clone());
-    h
+    HistoryIndex::new(session).before(p)
 }
 
 fn names_event(text: &str, event: EventName) -> bool {
@@ -309,6 +414,66 @@ pub fn recorded_at(session: &Session, p: &Payload) -> Vec<Recorded> {
     out
 }
 
+/// What a replay without a rule set says in [`replay_json`]'s `rules_note`.
+pub const NO_RULES: &str = "no rule set loaded: only the payload and what the transcript recorded";
+
+/// The JSON of a replay, the one object `hookscope replay --json` prints
+/// and the MCP tool `replay_hook` returns: `{event, source {transcript,
+/// line}, claude_version, payload, left_out, history, rules [{id, matched,
+/// verdict, why}], decision, flags, output, outcome, recorded, warnings,
+/// rules_note, redactions?}`. The payload's secrets are masked as
+/// `[REDACTED_<TYPE>]` (`redactions`: per type how many, only when any;
+/// also returned). Without a rule set `rules`, `decision`, `flags`,
+/// `output` and `outcome` are null, `warnings` is empty and `rules_note` is
+/// [`NO_RULES`] (else null); `warnings` are the rule set's
+/// ([`RuleSet::warnings`]).
+pub fn replay_json(r: &Replay, rules: Option<&RuleSet>) -> (Value, crate::redact::Redactions) {
+    let mut counts = crate::redact::Redactions::new();
+    let payload = crate::redact::redactor().redact_value(&r.payload.json, &mut counts);
+    let e = r.evaluation.as_ref();
+    let mut out = serde_json::json!({
+        "event": r.payload.event.as_str(),
+        "source": {
+            "transcript": r.payload.source_path.to_string_lossy(),
+            "line": r.payload.source_line,
+        },
+        "claude_version": r.payload.claude_version,
+        "payload": payload,
+        "left_out": r.payload.left_out,
+        "history": r.history,
+        "rules": e.map(|e| e.rules.iter().map(|x| serde_json::json!({
+            "id": x.id,
+            "matched": x.matched,
+            "verdict": x.result.as_ref().map(verdict),
+            "why": x.why(),
+        })).collect::<Vec<_>>()),
+        "decision": e.map(|e| e.verdict()),
+        "flags": e.map(|e| &e.combined.flags),
+        "output": e.map(|e| &e.output),
+        "outcome": e.map(|e| &e.outcome),
+        "recorded": r.recorded,
+        "warnings": rules.map_or(&[][..], RuleSet::warnings),
+        "rules_note": if e.is_none() { Some(NO_RULES) } else { None },
+    });
+    if !counts.is_empty()
+        && let Some(o) = out.as_object_mut()
+    {
+        o.insert("redactions".into(), serde_json::json!(counts));
+    }
+    (out, counts)
+}
+
+/// The JSON of a backtest, the one object `hookscope replay --all --json`
+/// prints and `replay_hook` with `all: true` returns: the [`Backtest`]'s
+/// fields plus `warnings` (the rule set's, [`RuleSet::warnings`]).
+pub fn backtest_json(bt: &Backtest, rules: &RuleSet) -> Value {
+    let mut out = serde_json::to_value(bt).unwrap_or(Value::Null);
+    if let Some(o) = out.as_object_mut() {
+        o.insert("warnings".into(), serde_json::json!(rules.warnings()));
+    }
+    out
+}
+
 // ---- backtest --------------------------------------------------------------
 
 /// Most examples kept per rule and verdict in a [`Backtest`].
@@ -326,7 +491,8 @@ pub struct Example {
     /// The `--at` form that names this firing
     /// ([`crate::hooks::events::At::parse`]): the `tool_use_id` for a tool
     /// event, else `line:N` (the 1-based line of the main transcript file it
-    /// is anchored at); `None` for a non-tool event inside a subagent.
+    /// is anchored at), or inside a subagent `line:agent-<agent_id>:N` (a
+    /// line of the subagent's file); `None` when neither can be told.
     pub at: Option<String>,
     /// One line: the tool and its command or path, or the prompt.
     pub summary: String,
@@ -353,11 +519,17 @@ pub struct RuleTally {
 pub struct Backtest {
     /// Claude Code sessions looked at (skipped ones included).
     pub sessions: usize,
-    /// Sessions skipped by the prefilter without loading ([`could_match`]).
+    /// Sessions skipped by the prefilters without loading ([`could_match`],
+    /// or no candidate line of a [`LineFilter`]).
     pub skipped: usize,
     /// Sessions that could not be read or loaded (left out of the counts).
     pub unreadable: usize,
-    /// Events evaluated (payloads of the events the rules name).
+    /// Sessions of other agents (Codex) passed in and left out: hook
+    /// payloads follow Claude Code's contract (Codex hooks are issue 10).
+    /// Not counted in `sessions`.
+    pub codex: usize,
+    /// Events evaluated (payloads of the events the rules name that were
+    /// rebuilt: a [`LineFilter`] leaves out the calls no rule can match).
     pub events: usize,
     /// Per rule, in the rule set's evaluation order.
     pub rules: Vec<RuleTally>,
@@ -387,6 +559,7 @@ impl Backtest {
         self.sessions += other.sessions;
         self.skipped += other.skipped;
         self.unreadable += other.unreadable;
+        self.codex += other.codex;
         self.events += other.events;
         for (k, n) in other.combined {
             *self.combined.entry(k).or_default() += n;
@@ -518,47 +691,70 @@ fn summary_of(p: &Payload) -> String {
 /// Runs every event of `session` named by `rules` through them and tallies
 /// per rule (a [`Backtest`] of one session, not counting it as skipped).
 pub fn backtest_session(session: &Session, rules: &RuleSet) -> Backtest {
+    backtest_calls(session, rules, None)
+}
+
+/// [`backtest_session`] with the firings of the events a [`LineFilter`]
+/// narrows restricted to the calls of its candidate lines (`None`: every
+/// firing): no other firing of those events can be matched by a rule, so
+/// the tallies and examples are those of the whole session, and
+/// [`Backtest::events`] counts the firings evaluated.
+fn backtest_calls(
+    session: &Session,
+    rules: &RuleSet,
+    only: Option<(&LineFilter, &HashSet<String>)>,
+) -> Backtest {
     let mut bt = Backtest::new(rules);
     // Payloads carry the resolved path of the file they are anchored in.
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     bt.sessions = 1;
-    let with_history = needs_history(rules);
-    for event in rule_events(rules) {
-        for p in all_payloads(session, event) {
-            bt.events += 1;
-            let history = if with_history {
-                history_before(session, &p)
-            } else {
-                History::default()
+    let index = needs_history(rules).then(|| HistoryIndex::new(session));
+    let keep = |event: EventName, ids: &[String]| {
+        only.is_none_or(|(filter, only)| {
+            !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
+        })
+    };
+    for p in payloads_where(session, &rule_events(rules), &keep) {
+        let event = p.event;
+        bt.events += 1;
+        let history = index
+            .as_ref()
+            .map_or_else(History::default, |ix| ix.before(&p));
+        let eval = evaluate(rules, &p, &history);
+        let v = eval.verdict();
+        if v != "none" {
+            *bt.combined.entry(v.to_string()).or_default() += 1;
+        }
+        for (tally, re) in bt.rules.iter_mut().zip(&eval.rules) {
+            let Some(result) = &re.result else {
+                continue;
             };
-            let eval = evaluate(rules, &p, &history);
-            let v = eval.verdict();
-            if v != "none" {
-                *bt.combined.entry(v.to_string()).or_default() += 1;
-            }
-            for (tally, re) in bt.rules.iter_mut().zip(&eval.rules) {
-                let Some(result) = &re.result else {
-                    continue;
-                };
-                let v = verdict(result).to_string();
-                *tally.counts.entry(v.clone()).or_default() += 1;
-                let tool_use_id = p
-                    .json
-                    .get("tool_use_id")
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                tally.push_example(Example {
-                    session: short_session_id(&session.id).to_string(),
-                    event: event.to_string(),
-                    at: tool_use_id.clone().or_else(|| {
-                        (p.source_path == main_path).then(|| format!("line:{}", p.source_line))
-                    }),
-                    tool_use_id,
-                    summary: summary_of(&p),
-                    verdict: v,
-                    source: format!("{}:{}", p.source_path.display(), p.source_line),
-                });
-            }
+            let v = verdict(result).to_string();
+            *tally.counts.entry(v.clone()).or_default() += 1;
+            let tool_use_id = p
+                .json
+                .get("tool_use_id")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            tally.push_example(Example {
+                session: short_session_id(&session.id).to_string(),
+                event: event.to_string(),
+                at: tool_use_id.clone().or_else(|| {
+                    if p.source_path == main_path {
+                        Some(format!("line:{}", p.source_line))
+                    } else {
+                        p.json
+                            .get("agent_id")
+                            .and_then(Value::as_str)
+                            .filter(|a| !a.is_empty())
+                            .map(|a| format!("line:agent-{a}:{}", p.source_line))
+                    }
+                }),
+                tool_use_id,
+                summary: summary_of(&p),
+                verdict: v,
+                source: format!("{}:{}", p.source_path.display(), p.source_line),
+            });
         }
     }
     bt
@@ -573,6 +769,278 @@ pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
     bt
 }
 
+// ---- backtest line prefilter ---------------------------------------------
+
+/// The events whose payloads carry the call's `tool_name` and `tool_input`
+/// as the `tool_use` block recorded them (one call each).
+const CALL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+];
+
+/// Characters a Bash command can hold inside one argv word that
+/// [`crate::tools::argv_to_command`] would not quote (`[A-Za-z0-9_@%+=:,./-]`):
+/// a regex literal is cut at every other character into pieces.
+fn shell_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b)
+}
+
+/// The literal pieces a match of one of `res` must hold (an alternative
+/// per literal, each a list of pieces that must all occur), from
+/// regex-syntax's prefix extraction: when the sequence is finite, every
+/// match starts with one of its literals. `None` when a regex cannot be
+/// narrowed (infinite or empty sequence, an empty literal, non-UTF-8 bytes,
+/// a literal without a piece).
+fn regex_alternatives(res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
+    use regex_syntax::hir::literal::Extractor;
+    let mut out = Vec::new();
+    for r in res {
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(r.as_str())
+            .ok()?;
+        let seq = Extractor::new().extract(&hir);
+        let lits = seq.literals()?;
+        if lits.is_empty() {
+            return None;
+        }
+        for lit in lits {
+            let text = std::str::from_utf8(lit.as_bytes()).ok()?;
+            let pieces: Vec<String> = text
+                .split(|c: char| !c.is_ascii() || !shell_safe(c as u8))
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            if pieces.is_empty() {
+                return None;
+            }
+            out.push(pieces);
+        }
+    }
+    Some(out)
+}
+
+/// One alternative of a [`LineFilter`] group: pieces that must all occur.
+type Alternative = Vec<memchr::memmem::Finder<'static>>;
+
+/// The line-level prefilter of a backtest (`find`'s idea, issue 8 §4):
+/// which `tool_use` lines can hold a call one of the rules acts on.
+///
+/// A rule is narrowed when it names only call events (PreToolUse,
+/// PermissionRequest, PostToolUse, PostToolUseFailure), whose payloads carry
+/// the recorded `tool_use` block's `name` and `input`, and has at least one
+/// needle; the firings of a call event only narrowed rules name are
+/// restricted to the candidate calls, every other rule keeps its events
+/// whole ([`LineFilter::rest`]). A rule's needles, each a group of
+/// alternatives one of which must occur in the call's block:
+/// * its `tool` spec: one of [`expand_tool_names`] (as [`could_match`]
+///   explains, one of them is a substring of the block's `name`);
+/// * an `only_if` `input_contains` whose values are all plain
+///   ([`is_plain`]): one of the values, as is (a substring of a string of
+///   the recorded input, which Claude Code's writer escapes only at `"`,
+///   `\` and control characters);
+/// * an `only_if` `command` whose regexes all narrow: a literal every
+///   match starts with (regex-syntax's prefix extraction), cut into pieces
+///   at every character outside `[A-Za-z0-9_@%+=:,./-]` (so a piece lies in
+///   one word even of a command joined from a Codex argv), all pieces of one
+///   of the literals.
+///
+/// A *candidate* line holds the JSON string `"tool_use"` (the block's
+/// `type`) and, for some rule, one alternative of each of its groups
+/// (byte-exact, case-sensitive; a case-insensitive regex extracts its case
+/// variants, or does not narrow). A candidate line is parsed, and a
+/// *candidate call* is one of its `tool_use` blocks whose `name` holds a
+/// tool-name alternative and whose `input` (re-serialized) the other groups'
+/// (so `"gitBranch"` in the line's envelope does not make every call a
+/// candidate for `git`). Only the candidate calls are rebuilt and
+/// evaluated; a session without one is skipped unloaded. Other conditions (`program`,
+/// `file_path`, history, …) never narrow. Not covered, as for `find`'s
+/// prefilter: a writer that `\u`-escapes plain ASCII or writes `/` as
+/// `\/` (Claude Code does neither).
+#[derive(Debug, Clone)]
+pub struct LineFilter {
+    /// Per narrowed rule, its groups; each group's alternatives.
+    /// (`true`: the group is on the block's `name`, else on its `input`).
+    rules: Vec<Vec<(bool, Vec<Alternative>)>>,
+    /// The call events only narrowed rules name.
+    events: Vec<EventName>,
+    /// The rules that cannot be narrowed.
+    rest: RuleSet,
+    tool_use: memchr::memmem::Finder<'static>,
+}
+
+impl LineFilter {
+    /// The filter for `rules`: the rules that can be narrowed (see the
+    /// type's docs) give the needles; the others are kept whole
+    /// ([`LineFilter::rest`]). `None` when no event is named only by
+    /// narrowed rules (then the backtest loads every session [`could_match`]
+    /// lets through and evaluates all its events).
+    pub fn new(rules: &RuleSet) -> Option<LineFilter> {
+        let finder = |s: &str| memchr::memmem::Finder::new(s.as_bytes()).into_owned();
+        let mut narrowed = Vec::new();
+        let mut rest = RuleSet::default();
+        for r in &rules.rules {
+            let mut groups: Vec<(bool, Vec<Alternative>)> = Vec::new();
+            if let Some(spec) = &r.tool {
+                groups.push((
+                    true,
+                    expand_tool_names(spec)
+                        .iter()
+                        .map(|n| vec![finder(n)])
+                        .collect(),
+                ));
+            }
+            for c in &r.only_if {
+                match c {
+                    Condition::InputContains(values) if values.iter().all(|v| is_plain(v)) => {
+                        groups.push((false, values.iter().map(|v| vec![finder(v)]).collect()));
+                    }
+                    Condition::Command(res) => {
+                        if let Some(alts) = regex_alternatives(res) {
+                            groups.push((
+                                false,
+                                alts.iter()
+                                    .map(|pieces| pieces.iter().map(|p| finder(p)).collect())
+                                    .collect(),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let calls_only =
+                !r.events.is_empty() && r.events.iter().all(|e| CALL_EVENTS.contains(&e.as_str()));
+            if calls_only && !groups.is_empty() {
+                narrowed.push((r, groups));
+            } else {
+                rest.rules.push(r.clone());
+            }
+        }
+        let events: Vec<EventName> = EventName::ALL
+            .iter()
+            .copied()
+            .filter(|e| CALL_EVENTS.contains(&e.as_str()))
+            .filter(|e| {
+                let named =
+                    |r: &crate::hooks::rules::Rule| r.events.iter().any(|n| n == e.as_str());
+                narrowed.iter().any(|(r, _)| named(r)) && !rest.rules.iter().any(named)
+            })
+            .collect();
+        if events.is_empty() {
+            return None;
+        }
+        Some(LineFilter {
+            rules: narrowed.into_iter().map(|(_, g)| g).collect(),
+            events,
+            rest,
+            tool_use: finder("\"tool_use\""),
+        })
+    }
+
+    /// The rules that cannot be narrowed (their events are evaluated at
+    /// every firing, and a session is skipped only when [`could_match`]
+    /// rules them out too).
+    pub fn rest(&self) -> &RuleSet {
+        &self.rest
+    }
+
+    /// Whether the firings of `event` are narrowed to the candidate calls
+    /// (only narrowed rules name it).
+    pub fn narrows(&self, event: EventName) -> bool {
+        self.events.contains(&event)
+    }
+
+    /// Whether some rule's groups all hold, each in `name` or `input`.
+    fn holds(&self, name: &[u8], input: &[u8]) -> bool {
+        self.rules.iter().any(|groups| {
+            groups.iter().all(|(on_name, alts)| {
+                let hay = if *on_name { name } else { input };
+                alts.iter()
+                    .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
+            })
+        })
+    }
+
+    /// Adds the `tool_use` block ids of `file`'s candidate lines to `ids`.
+    /// `false` when a candidate line does not parse as a JSON object (a
+    /// truncated line, bad bytes): the caller then evaluates the whole
+    /// session, as without the filter.
+    pub fn candidate_ids(&self, file: &[u8], ids: &mut HashSet<String>) -> bool {
+        let mut ok = true;
+        let mut next_start = 0;
+        for hit in self.tool_use.find_iter(file) {
+            if hit < next_start {
+                continue; // same line as the previous hit
+            }
+            let start = memchr::memrchr(b'\n', &file[..hit]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &file[hit..]).map_or(file.len(), |i| hit + i);
+            next_start = end;
+            let line = &file[start..end];
+            // Quick reject: every group somewhere on the line.
+            if !self.holds(line, line) {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v) => {
+                    let blocks = v
+                        .pointer("/message/content")
+                        .and_then(Value::as_array)
+                        .map(Vec::as_slice)
+                        .unwrap_or_default();
+                    for b in blocks {
+                        if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                            continue;
+                        }
+                        let Some(id) = b.get("id").and_then(Value::as_str) else {
+                            continue;
+                        };
+                        // Then on the block itself: the name groups on its
+                        // `name`, the others on its `input` re-serialized
+                        // (serde_json escapes only `"`, `\` and control
+                        // characters, none of which a needle holds), so the
+                        // envelope (`cwd`, `gitBranch`, …) cannot make a
+                        // call a candidate. A block whose name is not a
+                        // string is kept (the loader decides).
+                        let Some(name) = b.get("name").and_then(Value::as_str) else {
+                            ids.insert(id.to_string());
+                            continue;
+                        };
+                        let input = b.get("input").map(Value::to_string).unwrap_or_default();
+                        if self.holds(name.as_bytes(), input.as_bytes()) {
+                            ids.insert(id.to_string());
+                        }
+                    }
+                }
+                Err(_) => ok = false,
+            }
+        }
+        ok
+    }
+}
+
+/// How [`backtest_refs_with`] narrows its work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefilter {
+    /// [`could_match`] on each session's bytes, then (when the rules allow
+    /// it) the [`LineFilter`]: the default.
+    On,
+    /// Load every session and evaluate all its events (the reference the
+    /// prefilter is tested against).
+    Off,
+}
+
+/// Backtests discovered sessions in parallel (rayon) with the prefilters
+/// on; see [`backtest_refs_with`].
+pub fn backtest_refs(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Backtest {
+    backtest_refs_with(sessions, rules, progress, Prefilter::On)
+}
+
 /// Backtests discovered sessions in parallel (rayon), Claude Code ones only
 /// (hook payloads follow its contract; others are not counted). Each
 /// session's files (main transcript and subagent files, each at most
@@ -581,11 +1049,14 @@ pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
 /// [`Backtest::skipped`] without being loaded. Results are merged in the
 /// order of `sessions`, so the examples do not depend on thread timing.
 /// `progress` is called with the number of sessions done after each one
-/// (from any thread).
-pub fn backtest_refs(
+/// (from any thread). With [`Prefilter::On`] the tallies, examples and
+/// `sessions`/`unreadable` are those of [`Prefilter::Off`]; `skipped` and
+/// `events` say how much work was saved.
+pub fn backtest_refs_with(
     sessions: &[SessionRef],
     rules: &RuleSet,
     progress: &(dyn Fn(usize) + Sync),
+    prefilter: Prefilter,
 ) -> Backtest {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -594,25 +1065,47 @@ pub fn backtest_refs(
         .iter()
         .filter(|s| s.agent == Agent::ClaudeCode)
         .collect();
+    let lines = match prefilter {
+        Prefilter::On => LineFilter::new(rules),
+        Prefilter::Off => None,
+    };
     let parts: Vec<Backtest> = claude
         .par_iter()
         .map(|r| {
-            let bt = backtest_ref(r, rules);
+            let bt = backtest_ref(r, rules, prefilter, lines.as_ref());
             progress(done.fetch_add(1, Ordering::Relaxed) + 1);
             bt
         })
         .collect();
     let mut total = Backtest::new(rules);
+    total.codex = sessions.len() - claude.len();
     for part in parts {
         total.merge(part);
     }
     total
 }
 
-/// One session of [`backtest_refs`]: prefilter, load, tally.
-fn backtest_ref(r: &SessionRef, rules: &RuleSet) -> Backtest {
+/// One session of [`backtest_refs_with`]: prefilter, load, tally.
+fn backtest_ref(
+    r: &SessionRef,
+    rules: &RuleSet,
+    prefilter: Prefilter,
+    lines: Option<&LineFilter>,
+) -> Backtest {
     let mut bt = Backtest::new(rules);
     bt.sessions = 1;
+    let load = |only: Option<(&LineFilter, &HashSet<String>)>| match crate::transcript::load(r) {
+        Ok(session) => backtest_calls(&session, rules, only),
+        Err(_) => {
+            let mut bt = Backtest::new(rules);
+            bt.sessions = 1;
+            bt.unreadable = 1;
+            bt
+        }
+    };
+    if prefilter == Prefilter::Off {
+        return load(None);
+    }
     let read = |p: &std::path::Path| read_capped(p, MAX_FILE_BYTES);
     let mut files = Vec::with_capacity(1 + r.subagent_files.len());
     for p in std::iter::once(&r.path).chain(&r.subagent_files) {
@@ -629,12 +1122,19 @@ fn backtest_ref(r: &SessionRef, rules: &RuleSet) -> Backtest {
         bt.skipped = 1;
         return bt;
     }
-    drop(files);
-    match crate::transcript::load(r) {
-        Ok(session) => backtest_session(&session, rules),
-        Err(_) => {
-            bt.unreadable = 1;
-            bt
-        }
+    let Some(filter) = lines else {
+        drop(files);
+        return load(None);
+    };
+    let mut ids = HashSet::new();
+    let mut parsed = true;
+    for f in &slices {
+        parsed &= filter.candidate_ids(f, &mut ids);
     }
+    if parsed && ids.is_empty() && !could_match(filter.rest(), &slices) {
+        bt.skipped = 1;
+        return bt;
+    }
+    drop(files);
+    load(parsed.then_some((filter, &ids)))
 }

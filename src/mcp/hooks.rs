@@ -6,9 +6,12 @@
 //!   transcript ([`crate::hooks::events::payload`]), secrets masked, with the
 //!   fields the transcript cannot tell (`left_out`);
 //! * [`REPLAY_HOOK`] (`replay_hook`): `{session, event, at?, rules_path |
-//!   rules}` → the rule set's decision with the why for every rule, the hook
+//!   rules}?` → the rule set's decision with the why for every rule, the hook
 //!   output JSON, the outcome and what the transcript recorded
-//!   ([`crate::hooks::replay::replay`]); or `{all: true, rules_path | rules}`
+//!   ([`crate::hooks::replay::replay`], as
+//!   [`crate::hooks::replay::replay_json`]: the same object as `hookscope
+//!   replay --json`; without rules the payload and the record, `rules_note`
+//!   saying so); or `{all: true, rules_path | rules}`
 //!   → a backtest summary over every session
 //!   ([`crate::hooks::replay::backtest_refs`]).
 //!
@@ -23,8 +26,8 @@ use serde_json::{Map, Value, json};
 
 use super::ToolOutput;
 use crate::hooks::events::{At, EventName, payload};
-use crate::hooks::replay::{Replay, backtest_refs, replay};
-use crate::hooks::rules::{RuleSet, verdict};
+use crate::hooks::replay::{backtest_json, backtest_refs, replay, replay_json};
+use crate::hooks::rules::RuleSet;
 use crate::redact::{Redactions, redactor};
 use crate::transcript::{SessionRef, sessions_named};
 
@@ -46,11 +49,14 @@ as [REDACTED_<TYPE>]. Use it to get a real payload as a test fixture for a hook.
 pub const REPLAY_HOOK_DESCRIPTION: &str = "\
 hookscope extension. Replay one hook event of a Claude Code session through a hookscope rule \
 set (TOML, see assets/rules/example.toml) and return what it decides and why: {event, source, \
-payload, history, rules [{id, matched, verdict, why}], decision, output (the JSON a hook would \
-print), outcome (what Claude Code then does), recorded (what the transcript itself shows of \
-the hooks that really ran)}. With all=true, backtest the rule set over every session instead: \
-{sessions, skipped, unreadable, events, rules [{id, counts {block, warn, context, allow, \
-rewrite}, examples}], combined}. Give the rules as rules_path (a file) or rules (the TOML text).";
+claude_version, payload, left_out, history, rules [{id, matched, verdict, why}], decision, flags, \
+output (the JSON a hook would print), outcome (what Claude Code then does), recorded (what the \
+transcript itself shows of the hooks that really ran), warnings (the rule set's), rules_note, \
+redactions?} — the object `hookscope replay --json` prints. Give the rules as rules_path (a file) \
+or rules (the TOML text); without either, the payload and the record are returned and rules_note \
+says no rule set is loaded. With all=true (rules needed), backtest the rule set over every session \
+instead: {sessions, skipped, unreadable, codex, events, rules [{id, counts {block, warn, context, \
+allow, rewrite}, examples}], combined, warnings}.";
 
 fn string(description: &str) -> Value {
     json!({"type": "string", "description": description})
@@ -68,7 +74,7 @@ fn common_properties() -> Map<String, Value> {
     );
     p.insert(
         "at".into(),
-        string("Where: a tool_use_id, a line uuid, a turn number (\"3\"), or \"last\" (default: the session's last such event)."),
+        string("Where: a tool_use_id, a line uuid, a line of the main file (\"line:42\"), a line of a subagent's file (\"line:agent-<agent_id>:14\"), a turn number (\"3\"), or \"last\" (default: the session's last such event)."),
     );
     p
 }
@@ -94,11 +100,13 @@ pub fn replay_hook_schema() -> Map<String, Value> {
     let mut p = common_properties();
     p.insert(
         "rules_path".into(),
-        string("Path of a rule file (TOML). Give this or rules."),
+        string("Path of a rule file (TOML). Give this, rules, or neither (then no decision: the payload and the record)."),
     );
     p.insert(
         "rules".into(),
-        string("A rule set as TOML text (the rule file format). Give this or rules_path."),
+        string(
+            "A rule set as TOML text (the rule file format). Give this, rules_path, or neither.",
+        ),
     );
     p.insert(
         "all".into(),
@@ -213,41 +221,18 @@ pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
     }
 }
 
-fn rules_of(obj: &Map<String, Value>) -> Result<RuleSet, ToolOutput> {
+/// The rule set of a call: `rules_path` or `rules`, or none (a replay then
+/// shows the payload and the record only).
+fn rules_of(obj: &Map<String, Value>) -> Result<Option<RuleSet>, ToolOutput> {
     let refused = |e: crate::hooks::rules::RuleSetError| {
         invalid(format!("rule set refused; nothing was loaded:\n{e}"))
     };
     match (str_arg(obj, "rules_path")?, str_arg(obj, "rules")?) {
-        (Some(p), None) => RuleSet::load(Path::new(p)).map_err(refused),
-        (None, Some(text)) => RuleSet::parse(text, "<rules>").map_err(refused),
-        _ => Err(invalid("give exactly one of rules_path or rules")),
+        (Some(p), None) => RuleSet::load(Path::new(p)).map(Some).map_err(refused),
+        (None, Some(text)) => RuleSet::parse(text, "<rules>").map(Some).map_err(refused),
+        (None, None) => Ok(None),
+        _ => Err(invalid("give at most one of rules_path or rules")),
     }
-}
-
-/// The JSON of one replay, payload masked.
-pub fn replay_value(r: &Replay) -> Value {
-    let (payload, counts) = masked(&r.payload.json);
-    let e = r.evaluation.as_ref();
-    with_redactions(
-        json!({
-            "event": r.payload.event.as_str(),
-            "source": {"transcript": r.payload.source_path.to_string_lossy(), "line": r.payload.source_line},
-            "payload": payload,
-            "left_out": r.payload.left_out,
-            "history": r.history,
-            "rules": e.map(|e| e.rules.iter().map(|x| json!({
-                "id": x.id,
-                "matched": x.matched,
-                "verdict": x.result.as_ref().map(verdict),
-                "why": x.why(),
-            })).collect::<Vec<_>>()),
-            "decision": e.map(|e| e.verdict()),
-            "output": e.map(|e| &e.output),
-            "outcome": e.map(|e| &e.outcome),
-            "recorded": r.recorded,
-        }),
-        &counts,
-    )
 }
 
 /// Runs [`REPLAY_HOOK`] on `sessions`.
@@ -264,15 +249,19 @@ pub fn replay_hook(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
         };
         let rules = rules_of(&obj)?;
         if all {
+            let Some(rules) = rules else {
+                return Err(invalid(
+                    "all: true needs the rules to backtest (rules_path or rules)",
+                ));
+            };
             let mut refs = sessions.to_vec();
             refs.sort_by(|a, b| a.path.cmp(&b.path));
             let bt = backtest_refs(&refs, &rules, &|_| {});
-            return serde_json::to_value(&bt)
-                .map_err(|e| ToolOutput::Failed(format!("cannot serialize: {e}")));
+            return Ok(backtest_json(&bt, &rules));
         }
         let (session, event, at) = target(sessions, &obj)?;
-        let r = replay(&session, event, &at, Some(&rules)).map_err(invalid)?;
-        Ok(replay_value(&r))
+        let r = replay(&session, event, &at, rules.as_ref()).map_err(invalid)?;
+        Ok(replay_json(&r, rules.as_ref()).0)
     };
     match run() {
         Ok(value) => ToolOutput::Found {

@@ -57,6 +57,9 @@ pub struct ReplayPane {
     pub events: Vec<EventName>,
     /// For each entry of `events`, the `At` that rebuilds that firing.
     pub ats: Vec<At>,
+    /// For each entry, the line it is anchored at as the picker shows it
+    /// (`line 44`, or `sub line 14` in a subagent's file), when known.
+    pub places: Vec<Option<String>>,
     /// Index into `events` of the picked one.
     pub sel: usize,
     /// The picked event's replay, or why there is none.
@@ -213,6 +216,10 @@ impl ReplayPane {
     pub fn open(&mut self, at: At, label: String, ctx: &Ctx) {
         let list = ctx.session().map(|s| firings(s, &at)).unwrap_or_default();
         (self.events, self.ats) = list.into_iter().unzip();
+        self.places = match ctx.session() {
+            Some(s) => self.ats.iter().map(|a| place(s, a)).collect(),
+            None => vec![None; self.ats.len()],
+        };
         self.at = Some(at);
         self.label = label;
         self.sel = 0;
@@ -226,16 +233,31 @@ impl ReplayPane {
     }
 
     /// The picker's label of entry `i`: the event's name, with the line of
-    /// the firing when the event is listed more than once (`Stop (line 75)`).
+    /// the firing when the event is listed more than once (`Stop (line 75)`,
+    /// `PreToolUse (line 44)` for a call's event: the call's line, `sub line
+    /// 14` in a subagent's file).
     pub fn entry_label(&self, i: usize) -> String {
         let Some(e) = self.events.get(i) else {
             return String::new();
         };
         let twice = self.events.iter().filter(|x| *x == e).count() > 1;
-        match self.ats.get(i) {
-            Some(At::Line(n)) if twice => format!("{e} (line {n})"),
+        match self.places.get(i) {
+            Some(Some(place)) if twice => format!("{e} ({place})"),
             _ => e.as_str().to_string(),
         }
+    }
+
+    /// The picker's width inside the pane's border at `inner` columns: its
+    /// widest entry plus a blank column before the replay text, at least
+    /// 20 columns and at most two fifths of the pane (31 at 80 columns:
+    /// `PostToolBatch (sub line 150)` fits; a longer entry is cut with `…`).
+    fn picker_width(&self, inner: u16) -> u16 {
+        let widest = (0..self.events.len())
+            .map(|i| self.entry_label(i).chars().count() + 2)
+            .max()
+            .unwrap_or(0);
+        let want = u16::try_from(widest + 1).unwrap_or(u16::MAX);
+        want.clamp(20, (inner * 2 / 5).max(20))
     }
 
     /// Replays the picked event. On the UI thread on purpose: it works on
@@ -348,8 +370,9 @@ impl ReplayPane {
         ctx.emit(Effect::Copy { text, what });
     }
 
-    /// Enter in the prompt: writes the masked payload; an existing file
-    /// needs a second Enter; a folder or special file is refused.
+    /// Enter in the prompt: writes the masked payload; a folder gets the
+    /// default file name inside it (`<dir>/<event>-<tool_use_id>.json`); an
+    /// existing file needs a second Enter; a special file is refused.
     fn write(&mut self, ctx: &mut Ctx) {
         let Some(text) = self.payload_text() else {
             self.prompt = None;
@@ -357,14 +380,23 @@ impl ReplayPane {
             return;
         };
         let event = self.picked().map_or("payload", EventName::as_str);
+        let default_name = self.default_path().trim_start_matches("./").to_string();
         let Some(prompt) = self.prompt.as_mut() else {
             return;
         };
-        let path = Path::new(prompt.path.trim());
         if prompt.path.trim().is_empty() {
             prompt.error = Some("type a path".into());
             return;
         }
+        // A folder (or a link to one): the default file name inside it; the
+        // prompt then shows that path, so an existing file there asks first.
+        if std::fs::metadata(prompt.path.trim()).is_ok_and(|m| m.is_dir()) {
+            prompt.path = Path::new(prompt.path.trim())
+                .join(&default_name)
+                .to_string_lossy()
+                .into_owned();
+        }
+        let path = Path::new(prompt.path.trim());
         match std::fs::symlink_metadata(path) {
             Ok(m) if !m.is_file() => {
                 prompt.error = Some("not a regular file; type another path".into());
@@ -423,7 +455,7 @@ impl ReplayPane {
 
     fn text_area(&self) -> Rect {
         let inner = Block::bordered().inner(self.area);
-        let picker = picker_width(inner.width);
+        let picker = self.picker_width(inner.width);
         let [_, rest] =
             Layout::horizontal([Constraint::Length(picker), Constraint::Min(0)]).areas(inner);
         rest
@@ -446,7 +478,21 @@ impl ReplayPane {
                 out.push(head(&format!("Rules: {} was refused", path.display())));
                 out.extend(errors.iter().map(|e| Line::from(format!("  {e}"))));
             }
-            Rules::Loaded(_) => {}
+            Rules::Loaded(set) => {
+                // The set's warnings (as `hookscope replay` prints them on
+                // stderr), above the replay.
+                if !set.warnings().is_empty() {
+                    out.push(Line::from(Span::styled(
+                        format!("Rule set warnings ({})", set.warnings().len()),
+                        theme.heading(),
+                    )));
+                    out.extend(
+                        set.warnings()
+                            .iter()
+                            .map(|w| Line::from(Span::styled(format!("  ⚠ {w}"), theme.error()))),
+                    );
+                }
+            }
         }
         let Some(result) = &self.result else {
             if self.events.is_empty() {
@@ -548,27 +594,16 @@ impl ReplayPane {
 }
 
 /// The picker's entries at `at`, each with the `At` that rebuilds it (from
-/// [`hookscope::hooks::events::firings_at`]): a firing named by a line
-/// (`line:N`, or a subagent line's uuid) is its own entry, so two Stops in one
-/// turn are two entries; the firings named by a tool_use_id fold into one
-/// entry per event, the last call's (as before: a turn of many calls keeps a
-/// short picker); for the whole session ([`At::Last`]) every event
-/// folds into one entry, its last.
+/// [`hookscope::hooks::events::firings_at`]): every firing is its own entry
+/// (each call's PreToolUse, PermissionRequest, PostToolUse, … on a turn; two
+/// Stops in one turn are two entries); for the whole session
+/// ([`At::Last`]) every event folds into one entry, its last.
 fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
     let mut out: Vec<(EventName, At)> = Vec::new();
     for (e, a) in hookscope::hooks::events::firings_at(session, at) {
         if *at == At::Last {
             if !out.iter().any(|(x, _)| *x == e) {
                 out.push((e, At::Last));
-            }
-        } else if let At::ToolUseId(_) = a {
-            // The last call's firing of `e` here stands for them all.
-            match out
-                .iter_mut()
-                .find(|(x, y)| *x == e && matches!(y, At::ToolUseId(_)))
-            {
-                Some(entry) => entry.1 = a,
-                None => out.push((e, a)),
             }
         } else {
             out.push((e, a));
@@ -577,8 +612,21 @@ fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(Eve
     out
 }
 
-fn picker_width(inner: u16) -> u16 {
-    if inner >= SIDE_BY_SIDE { 24 } else { 20 }
+/// Where a firing is anchored, for its picker label: `line N` (main file;
+/// for a call its `tool_use` line), `sub line N` (a subagent's file).
+fn place(session: &hookscope::transcript::model::Session, at: &At) -> Option<String> {
+    match at {
+        At::Line(n) => Some(format!("line {n}")),
+        At::AgentLine(_, n) => Some(format!("sub line {n}")),
+        At::ToolUseId(id) => session
+            .all_tool_calls()
+            .find(|(_, r)| r.tool_use_id == *id)
+            .map(|(thread, r)| match thread {
+                None => format!("line {}", r.line),
+                Some(_) => format!("sub line {}", r.line),
+            }),
+        _ => None,
+    }
 }
 
 impl Component for ReplayPane {
@@ -677,14 +725,19 @@ impl Component for ReplayPane {
         ])
         .areas(inner);
         let [picker, text] = Layout::horizontal([
-            Constraint::Length(picker_width(inner.width)),
+            Constraint::Length(self.picker_width(inner.width)),
             Constraint::Min(0),
         ])
         .areas(body);
         // The picker.
         let mut items = vec![Line::from(Span::styled("Events here", theme.heading()))];
-        for i in 0..self.events.len() {
-            let line = format!(" {} ", self.entry_label(i));
+        // A turn of many calls lists more firings than fit: keep the picked
+        // one in view (the heading stays).
+        let rows = usize::from(picker.height).saturating_sub(1).max(1);
+        let first = (self.sel + 1).saturating_sub(rows);
+        for i in first..self.events.len() {
+            let width = usize::from(picker.width.saturating_sub(1));
+            let line = fit(&format!(" {} ", self.entry_label(i)), width);
             items.push(if i == self.sel {
                 Line::from(Span::styled(line, theme.selected(true)))
             } else {

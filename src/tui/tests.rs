@@ -1941,10 +1941,32 @@ fn replay_w_writes_the_payload_and_asks_before_overwriting() {
     assert_eq!(std::fs::read_to_string(&path).expect("kept"), "old");
     key(&mut app, KeyCode::Enter);
     assert_eq!(std::fs::read_to_string(&path).expect("overwritten"), want);
-    // A folder is refused; Esc cancels.
+    // A folder gets the default file name inside it, and the status bar
+    // says which file was written.
     key(&mut app, KeyCode::Char('w'));
     key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
     keys(&mut app, &dir.path().display().to_string());
+    key(&mut app, KeyCode::Enter);
+    assert!(app.replay.prompt.is_none());
+    let inside = dir.path().join(format!("PreToolUse-{RM_RF}.json"));
+    assert_eq!(std::fs::read_to_string(&inside).expect("written"), want);
+    let said = app.ctx.message.clone().unwrap_or_default();
+    assert!(
+        said.ends_with(&format!("to {}", inside.display())),
+        "{said}"
+    );
+    // Again: that file now exists, so it asks first; a special file is
+    // refused; Esc cancels.
+    key(&mut app, KeyCode::Char('w'));
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, &dir.path().display().to_string());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.replay.prompt.as_ref().and_then(|p| p.error.as_deref()),
+        Some("exists: Enter again to overwrite, Esc to cancel")
+    );
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    keys(&mut app, "/dev/null");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         app.replay.prompt.as_ref().and_then(|p| p.error.as_deref()),
@@ -2140,8 +2162,21 @@ fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
             ("Stop (line 82)", At::Line(82))
         ]
     );
+    // Each call's firing is its own entry: the turn's 13 tool_use blocks
+    // (12 in the main file, 1 in agent-ab7c2c7a0f676372d.jsonl) give 13
+    // PreToolUse entries, each with its call's line.
+    let labels: Vec<String> = (0..app.replay.events.len())
+        .map(|i| app.replay.entry_label(i))
+        .collect();
+    let pre: Vec<&String> = labels
+        .iter()
+        .filter(|l| l.starts_with("PreToolUse"))
+        .collect();
+    assert_eq!(pre.len(), 13);
+    assert_eq!(pre[0], "PreToolUse (line 22)");
+    assert_eq!(pre[10], "PreToolUse (sub line 15)");
     // An event listed once keeps its bare name.
-    assert_eq!(app.replay.entry_label(0), "PreToolUse");
+    assert!(labels.iter().any(|l| l == "UserPromptSubmit"), "{labels:?}");
     let stop_hook_active = |app: &App| match &app.replay.result {
         Some(Ok(r)) => (
             r.payload.json["stop_hook_active"].clone(),
@@ -2157,10 +2192,24 @@ fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
     key(&mut app, KeyCode::Char('j'));
     assert_eq!(app.replay.sel, stops[1].0);
     assert_eq!(stop_hook_active(&app), (serde_json::json!(true), 82));
-    // The picker shows both.
+    // The picker shows both (scrolled to keep the picked one in view).
     let screen = render_replay(&mut app, 80, 40);
     assert!(screen.contains(" Stop (line 75) "), "{screen}");
     assert!(screen.contains(" Stop (line 82) "), "{screen}");
+    // At 80x24 the widest entries (`PostToolBatch (sub line 15)`) fit the
+    // picker, a blank column before the replay text.
+    while app.replay.sel > 0 {
+        key(&mut app, KeyCode::Char('k'));
+    }
+    while app.replay.entry_label(app.replay.sel) != "PostToolBatch (sub line 15)" {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let screen = render_replay(&mut app, 80, 24);
+    assert!(
+        screen.contains(" PostToolBatch (sub line 15)  "),
+        "{screen}"
+    );
+    insta::assert_snapshot!("replay_turn_picker_80x24", screen);
 }
 
 /// A would-be block on a Stop (not on a tool call): Enter jumps to its line
@@ -2233,4 +2282,31 @@ fn rules_startup_message_names_a_refusal_or_the_warnings() {
         "{message}"
     );
     assert!(message.contains("stop_hook_active"), "{message}");
+}
+
+/// The replay pane lists the loaded rule set's warnings (issue 8 §4), as
+/// `hookscope replay` prints them: here a Stop block that does not check
+/// `stop_hook_active`.
+#[test]
+fn replay_pane_lists_the_rule_set_warnings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"go on\"\n",
+    )
+    .expect("write");
+    let (mut app, _) = replay_on_rm_rf(Some(&rules.to_string_lossy()));
+    let super::context::Rules::Loaded(set) = &app.ctx.rules else {
+        panic!("loaded")
+    };
+    assert_eq!(set.warnings().len(), 1);
+    let want = format!("⚠ {}", set.warnings()[0]);
+    let (lines, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    assert_eq!(text[0], "Rule set warnings (1)");
+    assert_eq!(text[1], format!("  {want}"));
+    assert!(want.contains("stop_hook_active"), "{want}");
+    let screen = render_replay(&mut app, 160, 48);
+    assert!(screen.contains("Rule set warnings (1)"), "{screen}");
 }

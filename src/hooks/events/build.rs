@@ -157,6 +157,11 @@ pub enum At {
     /// anchored there, else the last such event at or before it on the main
     /// thread (as for a line uuid).
     Line(usize),
+    /// A 1-based line of a subagent's transcript file
+    /// (`line:agent-<agent_id>:N`, the file `agent-<agent_id>.jsonl`): the
+    /// event anchored there, else the last such event at or before it in
+    /// that subagent.
+    AgentLine(String, usize),
     /// A 1-based turn number.
     Turn(usize),
     /// The session's last matching event.
@@ -165,14 +170,24 @@ pub enum At {
 
 impl At {
     /// Reads `--at`: `last`, a number (a turn), `line:N` (a line of the
-    /// main file), a UUID-shaped id (a line uuid), else a tool_use_id.
+    /// main file), `line:agent-<agent_id>:N` (a line of a subagent's file),
+    /// a UUID-shaped id (a line uuid), else a tool_use_id.
     pub fn parse(text: &str) -> At {
         let t = text.trim();
         if t == "last" {
             return At::Last;
         }
-        if let Some(n) = t.strip_prefix("line:").and_then(|n| n.parse().ok()) {
-            return At::Line(n);
+        if let Some(rest) = t.strip_prefix("line:") {
+            if let Ok(n) = rest.parse() {
+                return At::Line(n);
+            }
+            if let Some((agent, n)) = rest.rsplit_once(':')
+                && let Some(id) = agent.strip_prefix("agent-")
+                && !id.is_empty()
+                && let Ok(n) = n.parse()
+            {
+                return At::AgentLine(id.to_string(), n);
+            }
         }
         if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
             return t.parse().map_or(At::ToolUseId(t.to_string()), At::Turn);
@@ -194,6 +209,7 @@ impl std::fmt::Display for At {
         match self {
             At::ToolUseId(id) | At::Uuid(id) => f.write_str(id),
             At::Line(n) => write!(f, "line:{n}"),
+            At::AgentLine(id, n) => write!(f, "line:agent-{id}:{n}"),
             At::Turn(n) => write!(f, "turn {n}"),
             At::Last => f.write_str("last"),
         }
@@ -1233,6 +1249,45 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
                 })
             }
         }
+        At::AgentLine(id, n) => {
+            let Some(i) = session
+                .subagents
+                .iter()
+                .position(|s| s.agent_id.as_deref() == Some(id.as_str()))
+            else {
+                let ids: Vec<String> = session
+                    .subagents
+                    .iter()
+                    .filter_map(|s| s.agent_id.as_deref())
+                    .take(5)
+                    .map(|a| format!("agent-{a}"))
+                    .collect();
+                return Err(PayloadError::NothingAt {
+                    at: at.to_string(),
+                    hint: if ids.is_empty() {
+                        "this session has no subagent".to_string()
+                    } else {
+                        format!("subagents: {}", ids.join(", "))
+                    },
+                });
+            };
+            let sub_last = session.subagents[i]
+                .lines
+                .uuids
+                .values()
+                .chain(&session.subagents[i].lines.run_ends)
+                .copied()
+                .max()
+                .unwrap_or(0);
+            if *n >= 1 && *n <= sub_last {
+                Ok(Resolved::Ids(ids_on(Some(i), *n), Some((Some(i), *n))))
+            } else {
+                Err(PayloadError::NothingAt {
+                    at: at.to_string(),
+                    hint: format!("its lines are line:agent-{id}:1 to line:agent-{id}:{sub_last}"),
+                })
+            }
+        }
         At::Turn(n) => {
             if *n >= 1 && *n <= session.turns.len() {
                 Ok(Resolved::Turn(n - 1))
@@ -1307,7 +1362,8 @@ pub fn events_at(session: &Session, at: &At) -> Vec<EventName> {
 
 /// The `--at` form that names exactly `p`: its `tool_use_id` when it
 /// concerns one call, `line:N` on the main thread, else (inside a subagent)
-/// the uuid of its anchor line; `None` when none is recorded.
+/// `line:agent-<agent_id>:N`, or the uuid of its anchor line for a subagent
+/// without an `agent_id`; `None` when none is recorded.
 fn at_of(session: &Session, p: &Point) -> Option<At> {
     if let [id] = p.tool_use_ids.as_slice() {
         return Some(At::ToolUseId(id.clone()));
@@ -1315,6 +1371,9 @@ fn at_of(session: &Session, p: &Point) -> Option<At> {
     match p.thread {
         None => Some(At::Line(p.line)),
         Some(i) => session.subagents.get(i).and_then(|s| {
+            if let Some(id) = &s.agent_id {
+                return Some(At::AgentLine(id.clone(), p.line));
+            }
             s.lines
                 .uuids
                 .iter()
@@ -1378,6 +1437,30 @@ pub fn all_payloads(session: &Session, event: EventName) -> Vec<Payload> {
     points(session)
         .iter()
         .filter(|p| p.event == event)
+        .map(|p| render(session, p))
+        .collect()
+}
+
+/// The payloads of `events` (in the order given, each event's firings in
+/// session order, as [`all_payloads`] per event) whose firing `keep` accepts;
+/// `keep` sees the event and the `tool_use_id`s the firing concerns (one for
+/// a call's tool events, a batch's for PostToolBatch, none for the others).
+/// Only the kept firings are rendered, and the session is walked once for
+/// all events (a backtest's line-level prefilter rebuilds only candidate
+/// calls this way). Empty for a non-Claude Code session.
+pub fn payloads_where(
+    session: &Session,
+    events: &[EventName],
+    keep: &dyn Fn(EventName, &[String]) -> bool,
+) -> Vec<Payload> {
+    if session.agent != Agent::ClaudeCode {
+        return Vec::new();
+    }
+    let all = points(session);
+    events
+        .iter()
+        .flat_map(|e| all.iter().filter(move |p| p.event == *e))
+        .filter(|p| keep(p.event, &p.tool_use_ids))
         .map(|p| render(session, p))
         .collect()
 }

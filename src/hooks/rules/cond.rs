@@ -329,7 +329,7 @@ impl Condition {
                 Some(p) if glob_hits(set, p, s.payload.get("cwd").and_then(Value::as_str)) => {
                     Ok(format!("({p})"))
                 }
-                Some(p) => Err(format!("file_path is {p:?}")),
+                Some(p) => Err(format!("file_path is \"{p}\"")),
                 None => Err("no file_path".into()),
             },
             Condition::Content(res) => {
@@ -354,12 +354,12 @@ impl Condition {
                 needles
                     .iter()
                     .find(|n| strings.iter().any(|h| h.contains(n.as_str())))
-                    .map(|n| format!("({n:?})"))
+                    .map(|n| format!("(\"{n}\")"))
                     .ok_or_else(|| "not in tool_input".to_string())
             }
             Condition::Agent(names) => match s.str_field("agent_type") {
                 Some(t) if names.iter().any(|n| n == t) => Ok(format!("({t})")),
-                Some(t) => Err(format!("agent_type is {t:?}")),
+                Some(t) => Err(format!("agent_type is \"{t}\"")),
                 None => Err("no agent_type".into()),
             },
             Condition::Subagent(want) => match (s.agent_id(), want) {
@@ -379,13 +379,13 @@ impl Condition {
                         .iter()
                         .find_map(|r| r.find(p))
                         .map(|m| format!("({})", shorten(m.as_str())))
-                        .ok_or_else(|| format!("prompt is {:?}", shorten(p))),
+                        .ok_or_else(|| format!("prompt is \"{}\"", shorten(p))),
                     None => Err("no turn prompt known".into()),
                 }
             }
             Condition::PermissionMode(modes) => match s.str_field("permission_mode") {
                 Some(m) if modes.iter().any(|x| x == m) => Ok(format!("({m})")),
-                Some(m) => Err(format!("permission_mode is {m:?}")),
+                Some(m) => Err(format!("permission_mode is \"{m}\"")),
                 None => Err("no permission_mode".into()),
             },
             Condition::TouchedFile(set, _) => {

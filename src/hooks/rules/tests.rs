@@ -844,3 +844,32 @@ fn error_messages_show_regexes_as_written_and_cite_no_spec() {
         "rule `x` blocks without a `reason`: the model would be told only that a hook blocked it, and would retry blindly. Fix: add reason = \"<what to do instead>\" (`message` is for the user only)"
     );
 }
+
+/// The why quotes values plainly, as written (issue 8 §5): a backslash or a
+/// quote in a value is not escaped the way Rust's Debug would.
+#[test]
+fn why_quotes_values_plainly() {
+    let p = tool(
+        "Edit",
+        json!({"file_path": r#"C:\dir\"x".rs"#, "old_string": "a", "new_string": r"b\n"}),
+    );
+    let e = eval_one(
+        "tool = \"Edit\"\n[rules.only_if]\nfile_path = \"*.py\"",
+        &p,
+        &History::default(),
+    );
+    assert_eq!(
+        e.why(),
+        r#"event PreToolUse|Stop|UserPromptSubmit ✓ · tool Edit ✓ · file_path ~ "*.py" ✗ (file_path is "C:\dir\"x".rs")"#
+    );
+    let e = eval_one(
+        "tool = \"Edit\"\n[rules.only_if]\ninput_contains = 'b\\n'",
+        &p,
+        &History::default(),
+    );
+    assert!(
+        e.why().ends_with(r#"input_contains "b\n" ✓ ("b\n")"#),
+        "{}",
+        e.why()
+    );
+}
