@@ -10,6 +10,9 @@ pub mod export;
 pub mod fsread;
 pub mod jsonl;
 pub mod model;
+pub mod opencode;
+pub mod opencode_json;
+pub mod opencode_sqlite;
 pub mod short_id;
 pub mod sniff;
 pub mod spawns;
@@ -41,9 +44,16 @@ pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
     let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
         Agent::Codex => codex::load_session(&session.path),
-        Agent::OpenCode | Agent::Droid => Err(std::io::Error::new(
+        Agent::OpenCode => {
+            if session.path.extension().is_some_and(|e| e == "json") {
+                opencode_json::load_session(&session.path)
+            } else {
+                opencode_sqlite::load_session(&session.path, &session.id)
+            }
+        }
+        Agent::Droid => Err(std::io::Error::new(
             std::io::ErrorKind::Unsupported,
-            format!("no loader for {} sessions", session.agent.as_str()),
+            "no loader for droid sessions",
         )),
     };
     loaded.map_err(|source| LoadError {
