@@ -6,6 +6,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod diff;
 pub mod discover;
+pub mod droid;
 pub mod export;
 pub mod fsread;
 pub mod jsonl;
@@ -51,10 +52,7 @@ pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
                 opencode_sqlite::load_session(&session.path, &session.id)
             }
         }
-        Agent::Droid => Err(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            "no loader for droid sessions",
-        )),
+        Agent::Droid => droid::load_session(&session.path),
     };
     loaded.map_err(|source| LoadError {
         path: session.path.clone(),
