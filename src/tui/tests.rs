@@ -1286,7 +1286,8 @@ fn readme_screenshot_is_the_render() {
     let corpus = "../shared/corpus";
     let mut app = app_for(corpus);
     key(&mut app, KeyCode::Char('/'));
-    keys(&mut app, "'scenario:tools"); // fzf's exact match
+    // fzf's exact matches: Claude Code's tools session (Droid's has no "shell").
+    keys(&mut app, "'scenario:tools 'shell");
     key(&mut app, KeyCode::Enter);
     key(&mut app, KeyCode::Enter); // open it
     key(&mut app, KeyCode::Char('/'));
