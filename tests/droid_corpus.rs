@@ -62,7 +62,9 @@ fn hook_notes(s: &Session) -> Vec<Value> {
         .flat_map(|t| t.events.iter())
         .filter_map(|e| match e {
             Event::Note { label, text, .. } if label.starts_with("hook:") => {
-                Some(serde_json::from_str(text).expect("hook note is JSON"))
+                // A summary line, then the run's fields as JSON.
+                let (_, fields) = text.split_once('\n').expect("two parts");
+                Some(serde_json::from_str(fields).expect("hook fields are JSON"))
             }
             _ => None,
         })
@@ -229,6 +231,19 @@ fn hook_runs_keep_their_fields() {
     assert_eq!(
         blocked["hookResults"][0]["stderr"],
         "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)"
+    );
+    let summaries: Vec<&str> = errors
+        .turns
+        .iter()
+        .flat_map(|t| t.events.iter())
+        .filter_map(|e| match e {
+            Event::Note { label, text, .. } if label == "hook:PreToolUse" => text.lines().next(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        summaries.last(),
+        Some(&"Execute: exit 2: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)")
     );
     // The HTTP 400 is an API error, not a prompt.
     assert!(

@@ -17,8 +17,9 @@
 //!   - `tool_result` blocks pair with their `tool_use` by `tool_use_id`,
 //!     with Droid's own `is_error` flag;
 //!   - **hook runs** (`content: []` with `hookEventName`): an
-//!     [`Event::Note`] labelled `hook:<hookEventName>` whose text is the
-//!     compact JSON of the run's fields as recorded (`hookEventName`,
+//!     [`Event::Note`] labelled `hook:<hookEventName>` whose text is one
+//!     line from [`hook_summary`] (`Execute: exit 2: <stderr>`), a newline,
+//!     and the compact JSON of the run's fields as recorded (`hookEventName`,
 //!     `hookMatcher`, `hookToolCallId` or `hookParentId`, `hookStatus`,
 //!     `hookResults[{exitCode, stdout, stderr}]`, `hookCommands`,
 //!     `hookOrder`, `hookStartTime`, `hookEndTime`), in file order (a
@@ -149,6 +150,36 @@ fn read_sidecar(path: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value>
             None
         }
     }
+}
+
+/// The first line of a hook-run note: the matcher (when any), then each
+/// result's `exit <code>` and the first line of its stderr (else stdout),
+/// e.g. `Execute: exit 2: Blocked by … (exit 2)`.
+pub fn hook_summary(m: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(matcher) = str_of(m, "hookMatcher").filter(|s| !s.is_empty()) {
+        parts.push(matcher.to_string());
+    }
+    let results: &[Value] = m
+        .get("hookResults")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    for r in results {
+        let code = r
+            .get("exitCode")
+            .map_or_else(|| "?".to_string(), |c| c.to_string());
+        let said = [str_of(r, "stderr"), str_of(r, "stdout")]
+            .into_iter()
+            .flatten()
+            .find_map(|t| t.lines().find(|l| !l.trim().is_empty()))
+            .map(|l| format!(": {}", one_line(l, 120)))
+            .unwrap_or_default();
+        parts.push(format!("exit {code}{said}"));
+    }
+    if results.is_empty() {
+        parts.push(str_of(m, "hookStatus").unwrap_or("no result").to_string());
+    }
+    parts.join(": ")
 }
 
 /// One transcript file read into turns.
@@ -364,7 +395,7 @@ impl Thread {
         }
         self.push_event(Event::Note {
             label: format!("hook:{event}"),
-            text: Value::Object(fields).to_string(),
+            text: format!("{}\n{}", hook_summary(m), Value::Object(fields)),
             timestamp: ts,
             line,
         });

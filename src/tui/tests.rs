@@ -2235,3 +2235,26 @@ fn rules_startup_message_names_a_refusal_or_the_warnings() {
     );
     assert!(message.contains("stop_hook_active"), "{message}");
 }
+
+/// An OpenCode session (1.1.65 JSON storage) whose `task` call's child
+/// session is expanded in place under it.
+#[test]
+fn snapshot_opencode_session_with_a_child_session_expanded() {
+    let mut app = opened(
+        "../shared/corpus/real-opencode-1.1.65-legacy-json/data/storage/session/b1b723701d29a26aff31b3aa001b8ee39b69a447/ses_dcc99b764ffejo4IzDVf1tRC9K.json",
+    );
+    select_call(&mut app, "task");
+    key(&mut app, KeyCode::Enter); // expand
+    key(&mut app, KeyCode::Enter); // onto its first child
+    insta::assert_snapshot!("opencode_child_expanded_160x48", render(&mut app, 160, 48));
+}
+
+/// A Droid session with its hook runs (`hook:<event>` notes) in the
+/// timeline, the PreToolUse run that blocked `rm -rf` among them.
+#[test]
+fn snapshot_droid_session_with_its_hook_runs() {
+    let mut app = opened(
+        "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-errors/1b9da415-c5e6-4a90-b936-c8633676babf.jsonl",
+    );
+    insta::assert_snapshot!("droid_hook_runs_160x48", render(&mut app, 160, 48));
+}
