@@ -703,3 +703,35 @@ fn a_json_part_file_that_is_not_json_is_a_diagnostic_with_its_path() {
         s.diagnostics[0].message
     );
 }
+
+#[test]
+fn the_cache_estimate_counts_record_ids() {
+    let sessions = load_all(&[db()]);
+    let s = by_id(&sessions, "ses_dcc9cb767ffeMSF13zG4UDjOLz");
+    assert!(!s.lines.records.is_empty());
+    let mut without = s.clone();
+    without.lines.records.clear();
+    let ids: usize = s.lines.records.iter().map(|r| r.len() + 24).sum();
+    assert_eq!(
+        hookscope::transcript::cache::estimated_size(s),
+        hookscope::transcript::cache::estimated_size(&without) + ids
+    );
+}
+
+#[test]
+fn opencode_snapshot_folders_are_not_walked() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let oc = tmp.path().join("opencode");
+    // A db inside snapshot/ (git object stores) would be a second listing.
+    std::fs::create_dir_all(oc.join("snapshot/abc")).expect("mkdir");
+    copy_db(&oc.join("snapshot/abc"));
+    copy_db(&oc);
+    let found = discover(&[tmp.path().to_path_buf()]).expect("discover");
+    assert_eq!(found.sessions.len(), 5);
+    assert!(
+        found
+            .sessions
+            .iter()
+            .all(|s| s.path == oc.join("opencode.db"))
+    );
+}

@@ -627,14 +627,17 @@ fn walk(
     }
 }
 
-/// Folders of OpenCode's legacy `storage/` that hold no session file
-/// (`message/`, `part/`, `session_diff/`, `todo/`, `project/`): read by the
-/// loader, never walked (a heavy user has one folder per message).
+/// Folders of OpenCode's data folder that hold no session file: in the
+/// legacy `storage/`, `message/`, `part/`, `session_diff/`, `todo/`,
+/// `project/` (read by the loader, never walked: a heavy user has one folder
+/// per message), and `opencode/snapshot/` (bare git object stores).
 fn skipped_opencode_folder(parent: &Path, name: &std::ffi::OsStr) -> bool {
-    parent.file_name().is_some_and(|p| p == "storage")
+    let parent_is = |n: &str| parent.file_name().is_some_and(|p| p == n);
+    (parent_is("storage")
         && ["message", "part", "session_diff", "todo", "project"]
             .iter()
-            .any(|n| name == *n)
+            .any(|n| name == *n))
+        || (parent_is("opencode") && name == "snapshot")
 }
 
 /// Whether a file's first line is a Factory Droid `session_start`
