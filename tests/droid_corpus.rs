@@ -415,3 +415,60 @@ fn cli_find_execute_and_errors() {
     assert_eq!(errors.len(), 1 + 1 + 3 + 4 + 4);
     assert!(errors.iter().all(|r| r["is_error"] == true));
 }
+
+#[test]
+fn cli_default_locations_find_opencode_and_droid() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    let xdg = tmp.path().join("xdg");
+    // ~/.factory/sessions/<slug>/ with one real Droid session (+ settings).
+    let slug = "-home-dev-work-dr-errors";
+    let dst = home.join(".factory/sessions").join(slug);
+    std::fs::create_dir_all(&dst).expect("mkdir");
+    for name in [
+        "1b9da415-c5e6-4a90-b936-c8633676babf.jsonl",
+        "1b9da415-c5e6-4a90-b936-c8633676babf.settings.json",
+    ] {
+        std::fs::copy(
+            factory().join("sessions").join(slug).join(name),
+            dst.join(name),
+        )
+        .expect("copy");
+    }
+    // $XDG_DATA_HOME/opencode/opencode.db (+ -wal).
+    let oc = xdg.join("opencode");
+    std::fs::create_dir_all(&oc).expect("mkdir");
+    let data = factory().join("../../real-opencode-1.18.33/data");
+    for name in ["opencode.db", "opencode.db-wal"] {
+        std::fs::copy(data.join(name), oc.join(name)).expect("copy");
+    }
+    let out = hookscope()
+        .args(["sessions", "--json"])
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", &xdg)
+        .env("CLAUDE_CONFIG_DIR", tmp.path().join("none-claude"))
+        .env("CODEX_HOME", tmp.path().join("none-codex"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut agents: Vec<String> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s["agent"].as_str().unwrap_or("").to_string())
+        .collect();
+    agents.sort();
+    // 1 Droid session, the 5 top-level OpenCode sessions.
+    assert_eq!(
+        agents,
+        [
+            "droid", "opencode", "opencode", "opencode", "opencode", "opencode"
+        ]
+    );
+}
