@@ -735,3 +735,42 @@ fn opencode_snapshot_folders_are_not_walked() {
             .all(|s| s.path == oc.join("opencode.db"))
     );
 }
+
+#[test]
+fn cli_find_task_spawns_carry_their_child_sessions_cost() {
+    let db = db();
+    let db = db.to_string_lossy();
+    let records = find_json(&[db.as_ref(), "--tool-name", "task", "--with-subagent-cost"]);
+    // python3: each child session's assistant tokens summed
+    // (input + output + reasoning + cache.read + cache.write).
+    let mut got: Vec<(String, u64)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["subagent"]["child_uuid"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                r["subagent"]["tokens"]["total"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (
+                "ses_dcc9c82a4ffe72DBNelwOper4n".to_string(),
+                1541 + 50 + 4623
+            ),
+            (
+                "ses_dcc9c82c9ffewf5QuZOTauBG6n".to_string(),
+                4603 + 76 + 13802
+            ),
+            (
+                "ses_dcc9c863cffegH7meAapimtQq1".to_string(),
+                2348 + 71 + 7038
+            ),
+        ]
+    );
+}
