@@ -14,7 +14,6 @@
 //! unreadable is a diagnostic naming the file, and the rest still loads.
 //! The records become [`super::opencode`] rows.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -260,19 +259,4 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
     diagnostics.dedup();
     session.diagnostics = diagnostics;
     Ok(session)
-}
-
-/// The sessions of a legacy storage folder for a session list, by session
-/// file: those without a parent, plus children whose parent is not there.
-pub fn list_sessions(storage: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<SessionRow> {
-    let all = all_sessions(storage, diagnostics);
-    let ids: HashMap<&str, ()> = all.iter().map(|s| (s.id.as_str(), ())).collect();
-    let keep: Vec<bool> = all
-        .iter()
-        .map(|s| s.parent_id.as_deref().is_none_or(|p| !ids.contains_key(p)))
-        .collect();
-    all.into_iter()
-        .zip(keep)
-        .filter_map(|(s, k)| k.then_some(s))
-        .collect()
 }

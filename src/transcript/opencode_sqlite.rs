@@ -45,9 +45,6 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_millis(250);
 /// The tables an OpenCode database must have.
 pub const TABLES: [&str; 3] = ["session", "message", "part"];
 
-/// The first 16 bytes of every SQLite 3 database file.
-pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
 /// Why an OpenCode database could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -77,17 +74,6 @@ impl From<rusqlite::Error> for DbError {
             DbError::Sqlite(err.to_string())
         }
     }
-}
-
-/// Whether the file starts with the SQLite 3 header (reads 16 bytes of a
-/// regular file; `false` on any error).
-pub fn has_sqlite_header(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(mut file) = super::fsread::open_regular(path) else {
-        return false;
-    };
-    let mut head = [0u8; 16];
-    file.read_exact(&mut head).is_ok() && &head == SQLITE_MAGIC
 }
 
 /// An open database, and the private copy it may live in.
