@@ -271,7 +271,7 @@ pub fn usage_of(tokens: &Value) -> Usage {
 
 /// OpenCode's lower-case tool names → the Claude Code spelling whose typed
 /// call they match (formats.md §3, §5).
-const TYPED_NAMES: &[(&str, &str)] = &[
+pub const TYPED_NAMES: &[(&str, &str)] = &[
     ("bash", "Bash"),
     ("read", "Read"),
     ("write", "Write"),
@@ -287,7 +287,7 @@ const TYPED_NAMES: &[(&str, &str)] = &[
 
 /// OpenCode's camelCase input keys → the Claude Code keys of the typed
 /// calls (`filePath` → `file_path`, …; `grep`'s `include` → `glob`).
-const INPUT_KEYS: &[(&str, &str)] = &[
+pub const INPUT_KEYS: &[(&str, &str)] = &[
     ("filePath", "file_path"),
     ("oldString", "old_string"),
     ("newString", "new_string"),
