@@ -774,3 +774,34 @@ fn cli_find_task_spawns_carry_their_child_sessions_cost() {
         ]
     );
 }
+
+#[test]
+fn a_wal_mode_db_without_wal_or_shm_is_read_immutable_and_untouched() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("opencode.db");
+    let conn = rusqlite::Connection::open(&path).expect("open");
+    conn.execute_batch(
+        "PRAGMA journal_mode=WAL;
+         CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+         CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, time_created INTEGER, data TEXT);
+         INSERT INTO session VALUES ('ses_a', NULL, 'a', 1, 2);",
+    )
+    .expect("rows");
+    drop(conn); // the last connection checkpoints and removes -wal and -shm
+    let names = || {
+        let mut n: Vec<_> = std::fs::read_dir(tmp.path())
+            .expect("ls")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(), ["opencode.db"]);
+    let sessions = load_all(std::slice::from_ref(&path));
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].title.as_deref(), Some("a"));
+    // No -shm or -wal was made beside it.
+    assert_eq!(names(), ["opencode.db"]);
+}

@@ -19,8 +19,10 @@
 //! (`$TMPDIR/hookscope-opencode-<pid>-<n>/`), read there (SQLite makes its
 //! `-shm` in that folder) and the copy removed when the load ends: the way to
 //! read a WAL database whose folder must not be written, such as the corpus
-//! mounted read-only in CI. With no `-wal` file at all and a failed open,
-//! `immutable=1` is used (there is no WAL to miss).
+//! mounted read-only in CI. A WAL-mode database with no `-wal` file at all
+//! is opened with `immutable=1` (there is no WAL to miss, and a `mode=ro`
+//! open would create an empty `-wal` beside it); so is any database whose
+//! `mode=ro` open fails while it has no WAL frames.
 //!
 //! A busy or locked database waits at most [`BUSY_TIMEOUT`] and then gives
 //! a clear error (`database is locked (another process holds it): …`),
@@ -97,6 +99,19 @@ fn wal_of(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push("-wal");
     PathBuf::from(name)
+}
+
+/// Whether the database header says WAL mode (file format read and write
+/// versions, bytes 18 and 19, are 2; sqlite.org/fileformat2.html); `false`
+/// when the header cannot be read.
+fn header_says_wal(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    super::fsread::open_regular(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head[18] == 2
+        && head[19] == 2
 }
 
 /// `path` as a `file:` URI with `query` (RFC 3986: every byte outside the
@@ -178,8 +193,16 @@ impl Db {
         if let Err(e) = super::fsread::open_regular(path) {
             return Err(DbError::Sqlite(e.to_string()));
         }
-        let has_wal = std::fs::metadata(wal_of(path)).is_ok_and(|m| m.len() > 0);
-        let db = match connect(&file_uri(path, "mode=ro&readonly_shm=1")) {
+        let wal = std::fs::metadata(wal_of(path)).ok();
+        let has_wal = wal.as_ref().is_some_and(|m| m.len() > 0);
+        // A WAL-mode database without a -wal file has nothing in a WAL to
+        // miss; opening it in place with mode=ro would create an empty -wal.
+        let first = if wal.is_none() && header_says_wal(path) {
+            connect(&file_uri(path, "mode=ro&immutable=1"))
+        } else {
+            connect(&file_uri(path, "mode=ro&readonly_shm=1"))
+        };
+        let db = match first {
             Ok(conn) => Db {
                 conn,
                 path: path.to_path_buf(),
