@@ -213,9 +213,15 @@ fn other_agents_files_are_not_claude_sessions() {
         assert_eq!(agents, vec![Agent::Codex], "{f}");
         assert!(found.diagnostics.is_empty(), "{f}");
     }
+    // Changed when the Droid loader arrived: a Droid session store file is a
+    // Droid session (never a Claude Code one); the skip message names it.
+    let found = discover(&[corpus()
+        .join("agent-sessions/Resources/Fixtures/stage0/agents/droid/session_store_small.jsonl")])
+    .expect("discover file");
+    let agents: Vec<Agent> = found.sessions.iter().map(|s| s.agent).collect();
+    assert_eq!(agents, vec![Agent::Droid]);
     // Given explicitly, each is skipped with a diagnostic instead of listed.
     let foreign = [
-        "agent-sessions/Resources/Fixtures/stage0/agents/droid/session_store_small.jsonl",
         "agent-sessions/Resources/Fixtures/stage0/agents/droid/stream_json_schema_drift.jsonl",
         "agent-sessions/Resources/Fixtures/stage0/agents/droid/stream_json_small.jsonl",
         "real-cc-2.1.332/hooks_c5_stop_block/hooks/hooks_c5_stop_block/Stop.jsonl",
@@ -231,7 +237,7 @@ fn other_agents_files_are_not_claude_sessions() {
         assert_eq!(found.diagnostics.len(), 1, "{f}");
         assert_eq!(
             found.diagnostics[0].message,
-            "not a Claude Code or Codex transcript; skipped"
+            "not a Claude Code, Codex or Droid transcript; skipped"
         );
     }
     // A folder of hook captures, stream-json and mock requests only (plus the

@@ -83,7 +83,7 @@ fn a_skipped_path_is_named_when_nothing_matches() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "hookscope: no session matches \"e1be136e\" (skipped {capture}: not a Claude Code or Codex transcript; skipped)"
+            "hookscope: no session matches \"e1be136e\" (skipped {capture}: not a Claude Code, Codex or Droid transcript; skipped)"
         )
     );
 }

@@ -104,9 +104,8 @@ pub struct FindArgs {
     /// Calls before T (same forms as --since).
     #[arg(long, value_name = "T")]
     pub until: Option<String>,
-    /// Only sessions of this agent: claude-code or codex (opencode, droid are
-    /// known but not loaded yet, so they match nothing). Codex records have
-    /// is_error_reliable false.
+    /// Only sessions of this agent: claude-code, codex, opencode or droid.
+    /// Codex and Droid records have is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
     /// At most N records, newest first (default 50, at most 10000).

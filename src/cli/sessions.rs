@@ -9,7 +9,7 @@ use super::{discover_or_exit, print_json};
 /// Runs the subcommand. With `json`, prints an array of session objects
 /// (`id, agent, path, cwd, title, first_prompt, started, ended, version,
 /// turns, tool_calls, errors, subagents, diagnostics`; `agent` is
-/// `"claude-code"` or `"codex"`), newest first; else a table with an AGENT
+/// `"claude-code"`, `"codex"`, `"opencode"` or `"droid"`), newest first; else a table with an AGENT
 /// column.
 ///
 /// With `diagnostics`, lists the diagnostics instead of the sessions:

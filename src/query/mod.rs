@@ -329,9 +329,11 @@ impl Draft {
             input: cap_input(input),
             output: output.map(|o| truncate(&o, mode, OUTPUT_CAP)),
             is_error: self.is_error,
-            // Codex outputs carry no is_error; the loader derives it from
-            // exit codes (transcript::codex), so it is not reliable.
-            is_error_reliable: self.agent == Agent::ClaudeCode,
+            // Seed 004: reliable only for Claude Code and OpenCode (a real
+            // error status on every tool part). Codex outputs carry no
+            // is_error (derived from exit codes, transcript::codex); Droid's
+            // flag is not vouched for by the seed.
+            is_error_reliable: matches!(self.agent, Agent::ClaudeCode | Agent::OpenCode),
             file_path,
             digest,
             origin: self.origin,

@@ -21,7 +21,7 @@ pub struct FoundCall {
     /// Session id (the main transcript's file stem; for Codex the
     /// `session_meta` id).
     pub session: String,
-    /// Which agent wrote it (`"claude-code"` or `"codex"`).
+    /// Which agent wrote it (`"claude-code"`, `"codex"`, `"opencode"`, `"droid"`).
     pub agent: Agent,
     /// The call's timestamp (its assistant line; the result's when absent).
     pub timestamp: Option<DateTime<Utc>>,
@@ -39,8 +39,9 @@ pub struct FoundCall {
     pub output: Option<String>,
     /// The result's `is_error`; `null` when no result was recorded.
     pub is_error: Option<bool>,
-    /// Whether `is_error` can be trusted: true for Claude Code, false for
-    /// Codex (no flag in the file; derived from exit codes).
+    /// Whether `is_error` can be trusted (seed 004): true for Claude Code and
+    /// OpenCode, false for Codex (no flag in the file; derived from exit
+    /// codes) and Droid.
     pub is_error_reliable: bool,
     /// The file the call touches (Read/Write/Edit…), redacted like `input`.
     pub file_path: Option<String>,

@@ -55,7 +55,8 @@ pub const JSON_NODE_OVERHEAD: usize = 32;
 ///   [`ITEM_OVERHEAD`] + its strings; per `uuid` its length + 8; per
 ///   `permissionDecision` and per array `tool_result` content its
 ///   `tool_use_id` + the JSON size; per run end 8; per `instructions`
-///   attachment 8 + the JSON size of its `files` (an empty index counts 0).
+///   attachment 8 + the JSON size of its `files`; per OpenCode record id
+///   its length + 24 (an empty index counts 0).
 ///
 /// It ignores allocator slack and `Vec` growth, so the real footprint is
 /// somewhat larger; it is meant to rank and bound, not to account exactly.
@@ -129,6 +130,7 @@ fn lines_size(lines: &LineIndex) -> usize {
             .iter()
             .map(|(_, files)| 8 + json_size(files))
             .sum::<usize>()
+        + lines.records.iter().map(|r| r.len() + 24).sum::<usize>()
 }
 
 fn event_size(event: &Event) -> usize {

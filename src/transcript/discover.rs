@@ -78,6 +78,39 @@ impl SessionRef {
         }
     }
 
+    /// A Factory Droid transcript at `path` with session id `id`
+    /// (`session_start.id`, else the stem; no subagent files).
+    pub fn droid(path: PathBuf, id: String) -> SessionRef {
+        SessionRef {
+            agent: Agent::Droid,
+            ..SessionRef::codex(path, id)
+        }
+    }
+
+    /// An OpenCode session: `path` is the database (`opencode.db`) or the
+    /// legacy session file (`storage/session/<project>/<id>.json`); `size`
+    /// is the file's (a database's plus its `-wal`), `modified` the
+    /// session's `time_updated` (else the file's mtime).
+    pub fn opencode(path: PathBuf, row: &super::opencode::SessionRow) -> SessionRef {
+        let meta = std::fs::metadata(&path).ok();
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let wal_len = std::fs::metadata(PathBuf::from(wal)).map_or(0, |m| m.len());
+        let updated = row
+            .updated_ms
+            .or(row.created_ms)
+            .and_then(|ms| u64::try_from(ms).ok())
+            .map(|ms| SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(ms));
+        SessionRef {
+            id: row.id.clone(),
+            agent: Agent::OpenCode,
+            size: meta.as_ref().map_or(0, |m| m.len()) + wal_len,
+            modified: updated.or_else(|| meta.and_then(|m| m.modified().ok())),
+            path,
+            subagent_files: Vec::new(),
+        }
+    }
+
     /// Total bytes of the main file and its subagent files.
     pub fn total_bytes(&self) -> u64 {
         self.size
@@ -109,8 +142,9 @@ pub enum DiscoverError {
     /// A PATH given by the user does not exist.
     #[error("no such file or directory: {0}")]
     Missing(PathBuf),
-    /// A PATH given by the user is a file that is not a `.jsonl` transcript.
-    #[error("not a .jsonl transcript or a folder: {0}")]
+    /// A PATH given by the user is a file that is not a `.jsonl` transcript,
+    /// an OpenCode database (`*.db`) or an OpenCode session file.
+    #[error("not a .jsonl transcript, an OpenCode database or a folder: {0}")]
     NotTranscript(PathBuf),
 }
 
@@ -118,20 +152,32 @@ pub enum DiscoverError {
 /// `~/.claude/projects`), then `$CODEX_HOME/sessions` and
 /// `$CODEX_HOME/archived_sessions` (else under `~/.codex`). Roots that do not exist are left out, so the result
 /// may be empty. An empty variable counts as unset.
+///
+/// Then OpenCode's `$XDG_DATA_HOME/opencode` (else
+/// `~/.local/share/opencode`): its `opencode.db` (1.2+) and its legacy
+/// `storage/session` folder (≤ 1.1), and Factory Droid's
+/// `~/.factory/sessions`, each when it exists.
 pub fn default_roots() -> Vec<PathBuf> {
     let base = |var: &str, dot_dir: &str| match std::env::var_os(var) {
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
         _ => dirs::home_dir().map(|h| h.join(dot_dir)),
     };
-    [
+    let opencode = base("XDG_DATA_HOME", ".local/share").map(|d| d.join("opencode"));
+    let dirs = [
         base("CLAUDE_CONFIG_DIR", ".claude").map(|b| b.join("projects")),
         base("CODEX_HOME", ".codex").map(|b| b.join("sessions")),
         base("CODEX_HOME", ".codex").map(|b| b.join("archived_sessions")),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|p| p.is_dir())
-    .collect()
+        opencode.as_ref().map(|o| o.join("storage").join("session")),
+        dirs::home_dir().map(|h| h.join(".factory").join("sessions")),
+    ];
+    let mut roots: Vec<PathBuf> = dirs.into_iter().flatten().filter(|p| p.is_dir()).collect();
+    if let Some(db) = opencode
+        .map(|o| o.join("opencode.db"))
+        .filter(|p| p.is_file())
+    {
+        roots.push(db);
+    }
+    roots
 }
 
 /// Discovers sessions under `paths` (or the default roots when empty).
@@ -154,6 +200,14 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             continue;
         }
         if meta.is_file() {
+            let ext = root.extension().and_then(|e| e.to_str());
+            let opencode_file = ext == Some("db")
+                || (ext == Some("json") && super::opencode_json::is_session_file(root));
+            if opencode_file {
+                let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+                files.push((root.clone(), true, canonical));
+                continue;
+            }
             if !super::fsread::is_jsonl_name(root) {
                 return Err(DiscoverError::NotTranscript(root.clone()));
             }
@@ -229,13 +283,22 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     enum Kind {
         Subagent,
         Main(SessionRef),
+        /// An OpenCode database's sessions, or a note on it.
+        Records(Vec<SessionRef>, Vec<Diagnostic>),
         Neither,
         Unreadable(std::io::Error),
         Undecodable(std::io::Error),
     }
     let kinds: Vec<Kind> = files
         .par_iter()
-        .map(|(path, _)| {
+        .map(|(path, explicit)| {
+            let ext = path.extension().and_then(|e| e.to_str());
+            if ext == Some("db") {
+                return opencode_db(path, *explicit);
+            }
+            if ext == Some("json") {
+                return opencode_json_session(path);
+            }
             if is_subagent_file(path) {
                 return Kind::Subagent;
             }
@@ -249,7 +312,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             {
                 return Kind::Undecodable(err);
             }
-            if looks_like_claude_code(&lines) {
+            if looks_like_droid(&lines) {
+                Kind::Main(SessionRef::droid(
+                    path.clone(),
+                    droid_session_id(&lines, path),
+                ))
+            } else if looks_like_claude_code(&lines) {
                 Kind::Main(SessionRef::claude_code(path.clone(), Vec::new()))
             } else if looks_like_codex(&lines, path) {
                 Kind::Main(SessionRef::codex(
@@ -261,7 +329,49 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }
         })
         .collect();
+    /// An OpenCode database: its listed sessions, or why it has none.
+    fn opencode_db(path: &Path, explicit: bool) -> Kind {
+        match super::opencode_sqlite::list_sessions(path) {
+            Ok(rows) => Kind::Records(
+                rows.iter()
+                    .map(|r| SessionRef::opencode(path.to_path_buf(), r))
+                    .collect(),
+                Vec::new(),
+            ),
+            Err(e) if explicit || path.file_name().is_some_and(|n| n == "opencode.db") => {
+                Kind::Records(
+                    Vec::new(),
+                    vec![Diagnostic::whole_file(
+                        path,
+                        format!("OpenCode database not read: {e}"),
+                    )],
+                )
+            }
+            Err(_) => Kind::Neither,
+        }
+    }
+    /// A legacy OpenCode session file: a session unless it is a child
+    /// whose parent file is beside it (the parent loads it).
+    fn opencode_json_session(path: &Path) -> Kind {
+        let mut diags = Vec::new();
+        let Some(v) = super::opencode_json::read_object(path, &mut diags) else {
+            return Kind::Records(Vec::new(), diags);
+        };
+        let row = super::opencode_json::session_row(path, &v);
+        let parent_here = row.parent_id.as_ref().is_some_and(|p| {
+            !p.contains(['/', '\\'])
+                && path
+                    .parent()
+                    .is_some_and(|d| d.join(format!("{p}.json")).is_file())
+        });
+        if parent_here {
+            Kind::Neither
+        } else {
+            Kind::Main(SessionRef::opencode(path.to_path_buf(), &row))
+        }
+    }
     let mut mains: HashMap<PathBuf, SessionRef> = HashMap::new();
+    let mut records: Vec<SessionRef> = Vec::new();
     let mut subagent_files = Vec::new();
     for ((path, explicit), kind) in files.into_iter().zip(kinds) {
         match kind {
@@ -269,10 +379,15 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             Kind::Main(session) => {
                 mains.insert(path, session);
             }
+            Kind::Records(mut sessions, mut diags) => {
+                records.append(&mut sessions);
+                diagnostics.append(&mut diags);
+            }
+            Kind::Neither if explicit && path.extension().is_some_and(|e| e == "json") => {}
             Kind::Neither if explicit => diagnostics.push(Diagnostic {
                 path: path.clone(),
                 locus: None,
-                message: "not a Claude Code or Codex transcript; skipped".to_string(),
+                message: "not a Claude Code, Codex or Droid transcript; skipped".to_string(),
             }),
             Kind::Neither => {}
             Kind::Unreadable(err) => diagnostics.push(Diagnostic {
@@ -321,6 +436,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             .then(a.locus.cmp(&b.locus))
     });
     let mut sessions: Vec<SessionRef> = mains.into_values().collect();
+    sessions.append(&mut records);
     for s in &mut sessions {
         s.subagent_files.sort();
     }
@@ -328,6 +444,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         b.modified
             .cmp(&a.modified)
             .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.id.cmp(&b.id))
     });
     Ok(Discovery {
         sessions,
@@ -421,7 +538,14 @@ fn read_folder(
             continue;
         };
         let name = entry.file_name();
-        let jsonl = super::fsread::is_jsonl_name(&path);
+        // OpenCode: `opencode.db` (1.2+) and legacy session files; other
+        // `.db`/`.json` files are only read when given as a PATH.
+        let jsonl = super::fsread::is_jsonl_name(&path)
+            || name == "opencode.db"
+            || super::opencode_json::is_session_file(&path);
+        if file_type.is_dir() && skipped_opencode_folder(&dir.path, &name) {
+            continue;
+        }
         if file_type.is_dir() {
             let canonical = dir.canonical.join(&name);
             subdirs.push(sub(path, canonical, false));
@@ -516,6 +640,36 @@ fn walk(
             .filter(|d| seen.insert(d.canonical.clone()))
             .collect();
     }
+}
+
+/// Folders of OpenCode's data folder that hold no session file: in the
+/// legacy `storage/`, `message/`, `part/`, `session_diff/`, `todo/`,
+/// `project/` (read by the loader, never walked: a heavy user has one folder
+/// per message), and `opencode/snapshot/` (bare git object stores).
+fn skipped_opencode_folder(parent: &Path, name: &std::ffi::OsStr) -> bool {
+    let parent_is = |n: &str| parent.file_name().is_some_and(|p| p == n);
+    (parent_is("storage")
+        && ["message", "part", "session_diff", "todo", "project"]
+            .iter()
+            .any(|n| name == *n))
+        || (parent_is("opencode") && name == "snapshot")
+}
+
+/// Whether a file's first line is a Factory Droid `session_start`
+/// (formats.md §4: `{"type":"session_start","id",…}`).
+fn looks_like_droid(lines: &[LineSniff]) -> bool {
+    lines
+        .first()
+        .is_some_and(|v| v.kind.as_str() == Some("session_start") && !v.uuid.present())
+}
+
+/// A Droid session id: `session_start.id`, else the file stem.
+fn droid_session_id(lines: &[LineSniff], path: &Path) -> String {
+    lines
+        .first()
+        .and_then(|v| v.id.as_str())
+        .filter(|id| !id.is_empty())
+        .map_or_else(|| super::model::id_from_path(path), str::to_string)
 }
 
 /// The diagnostic for a `.jsonl` that is not a regular file.

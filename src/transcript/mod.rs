@@ -6,11 +6,15 @@ pub mod claude_code;
 pub mod codex;
 pub mod diff;
 pub mod discover;
+pub mod droid;
 pub mod export;
 pub mod fsread;
 pub mod hook_activity;
 pub mod jsonl;
 pub mod model;
+pub mod opencode;
+pub mod opencode_json;
+pub mod opencode_sqlite;
 pub mod short_id;
 pub mod sniff;
 pub mod spawns;
@@ -42,10 +46,14 @@ pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
     let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
         Agent::Codex => codex::load_session(&session.path),
-        Agent::OpenCode | Agent::Droid => Err(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            format!("no loader for {} sessions", session.agent.as_str()),
-        )),
+        Agent::OpenCode => {
+            if session.path.extension().is_some_and(|e| e == "json") {
+                opencode_json::load_session(&session.path)
+            } else {
+                opencode_sqlite::load_session(&session.path, &session.id)
+            }
+        }
+        Agent::Droid => droid::load_session(&session.path),
     };
     loaded.map_err(|source| LoadError {
         path: session.path.clone(),

@@ -29,12 +29,14 @@ pub enum Agent {
     /// derives one from exit codes, so it is not reliable (see
     /// [`crate::transcript::codex`]).
     Codex,
-    /// opencode: known to `find_tool_calls`'s `agent`, no loader yet
-    /// (discovery never yields its sessions, so it selects none).
+    /// OpenCode (sst/opencode): the SQLite store `opencode.db` (1.2+) or
+    /// the older `storage/` JSON files (formats.md §3; see
+    /// [`crate::transcript::opencode`]). Its tool parts carry a real error
+    /// status, so `is_error` is reliable.
     #[serde(rename = "opencode")]
     OpenCode,
-    /// Factory Droid: known to `find_tool_calls`'s `agent`, no loader yet
-    /// (discovery never yields its sessions, so it selects none).
+    /// Factory Droid: `~/.factory/sessions/<cwd-slug>/<uuid>.jsonl`
+    /// (formats.md §4; see [`crate::transcript::droid`]).
     Droid,
 }
 
@@ -65,9 +67,12 @@ impl Agent {
         }
     }
 
-    /// Whether hookscope can load this agent's transcripts.
+    /// Whether hookscope can load this agent's transcripts (all four can).
     pub const fn has_loader(self) -> bool {
-        matches!(self, Agent::ClaudeCode | Agent::Codex)
+        matches!(
+            self,
+            Agent::ClaudeCode | Agent::Codex | Agent::OpenCode | Agent::Droid
+        )
     }
 }
 
@@ -686,6 +691,10 @@ pub struct LineIndex {
     pub hooks_by_call_line: std::collections::HashMap<usize, Vec<usize>>,
     /// Every source line of a firing → its index in `hook_activity`.
     pub hooks_by_line: std::collections::HashMap<usize, usize>,
+    /// For stores without lines (OpenCode): the record id (`msg_…`,
+    /// `prt_…`) of each ordinal used as a `line`, ordinal `n` at index
+    /// `n - 1` ([`LineIndex::record_at`]); empty for JSON Lines transcripts.
+    pub records: Vec<String>,
 }
 
 impl LineIndex {
@@ -726,6 +735,21 @@ impl LineIndex {
             }
         }
         self.hook_activity = records;
+    }
+
+    /// The record id behind ordinal `line` of a store without lines
+    /// ([`LineIndex::records`]); `None` for JSON Lines transcripts.
+    pub fn record_at(&self, line: usize) -> Option<&str> {
+        line.checked_sub(1)
+            .and_then(|i| self.records.get(i))
+            .map(String::as_str)
+    }
+
+    /// Where `line` is: [`Locus::Record`] when this thread's store has
+    /// records ([`LineIndex::records`]), else [`Locus::Line`].
+    pub fn locus_of(&self, line: usize) -> Locus {
+        self.record_at(line)
+            .map_or(Locus::Line(line), |id| Locus::Record(id.to_string()))
     }
 
     /// The context in force at `line` (the last run starting at or before
@@ -781,6 +805,9 @@ pub enum SubagentLayout {
     Sibling,
     /// `<session>/subagents/agent-<id>.jsonl` with a `.meta.json` (2.1.x).
     SubagentsDir,
+    /// A session of its own that names its parent (OpenCode `parent_id` /
+    /// `parentID`, formats.md §3; a Droid child session).
+    ChildSession,
 }
 
 /// How a subagent was tied to the call that spawned it.
@@ -793,6 +820,10 @@ pub enum SubagentLink {
     AgentId,
     /// The spawn's `input.prompt` equals the subagent's first user text.
     PromptText,
+    /// The spawn's result names the child session: OpenCode's task
+    /// `state.metadata.sessionId`, Droid's `task-invocations.json`
+    /// `parentToolUseId` → `childSessionId`.
+    ChildSessionId,
 }
 
 /// A subagent (sidechain) transcript attached to its session.
@@ -947,6 +978,16 @@ impl Session {
     /// from [`Session::all_tool_calls`].
     pub fn source_of(&self, thread: Option<usize>, locus: Locus) -> Source {
         Source::new(self.thread_path(thread), locus)
+    }
+
+    /// Where `line` of a thread is: [`Locus::Record`] with the record id for
+    /// stores without lines (OpenCode, see [`LineIndex::records`]), else
+    /// [`Locus::Line`]; `thread` as in [`Session::thread_path`].
+    pub fn locus_of(&self, thread: Option<usize>, line: usize) -> Locus {
+        thread
+            .and_then(|i| self.subagents.get(i))
+            .map_or(&self.lines, |s| &s.lines)
+            .locus_of(line)
     }
 
     /// Turns that open with a real prompt (the leading prompt-less turn of a

@@ -448,7 +448,7 @@ fn call_lines(
         Some(_) => Span::styled("  ✓ ok", theme.added()),
     };
     title.push(status);
-    if record.result.is_some() && session.agent != hookscope::transcript::Agent::ClaudeCode {
+    if record.result.is_some() && session.agent == hookscope::transcript::Agent::Codex {
         // Codex records no error flag: it is derived from the exit code.
         title.push(Span::styled(
             " (from the exit code; not reliable)",
@@ -456,7 +456,15 @@ fn call_lines(
         ));
     }
     let mut out = vec![Line::from(title)];
-    let mut where_ = format!("line {}", record.line);
+    // OpenCode stores records, not lines: name the part.
+    let sub = match thread {
+        Thread::Sub(s) => Some(s),
+        Thread::Main => None,
+    };
+    let mut where_ = match session.locus_of(sub, record.line) {
+        hookscope::transcript::Locus::Record(id) => format!("record {id}"),
+        hookscope::transcript::Locus::Line(n) => format!("line {n}"),
+    };
     if let Thread::Sub(s) = thread {
         // Every spawn from the main thread down, so a depth-2 call says
         // both, and three general-purpose agents are told apart.

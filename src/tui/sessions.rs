@@ -43,10 +43,16 @@ pub fn session_item(
             .unwrap_or_else(|| "undated".to_string()),
     };
     let title = one_line(&entry.title(), 200);
-    let first = Line::from(vec![
-        Span::styled(format!("  {time} "), theme.dim()),
-        Span::raw(title),
-    ]);
+    let mut first = vec![Span::styled(format!("  {time} "), theme.dim())];
+    // Claude Code is the default; every other agent is named.
+    if entry.sref.agent != hookscope::transcript::Agent::ClaudeCode {
+        first.push(Span::styled(
+            format!("{} ", entry.sref.agent.as_str()),
+            theme.kind(),
+        ));
+    }
+    first.push(Span::raw(title));
+    let first = Line::from(first);
     let second = match (&entry.summary, &entry.error) {
         (Some(s), _) => {
             // Narrow panes get the short form so the counts fit.

@@ -1286,7 +1286,8 @@ fn readme_screenshot_is_the_render() {
     let corpus = "../shared/corpus";
     let mut app = app_for(corpus);
     key(&mut app, KeyCode::Char('/'));
-    keys(&mut app, "'scenario:tools"); // fzf's exact match
+    // fzf's exact matches: Claude Code's tools session (Droid's has no "shell").
+    keys(&mut app, "'scenario:tools 'shell");
     key(&mut app, KeyCode::Enter);
     key(&mut app, KeyCode::Enter); // open it
     key(&mut app, KeyCode::Char('/'));
@@ -2309,4 +2310,27 @@ fn replay_pane_lists_the_rule_set_warnings() {
     assert!(want.contains("stop_hook_active"), "{want}");
     let screen = render_replay(&mut app, 160, 48);
     assert!(screen.contains("Rule set warnings (1)"), "{screen}");
+}
+
+/// An OpenCode session (1.1.65 JSON storage) whose `task` call's child
+/// session is expanded in place under it.
+#[test]
+fn snapshot_opencode_session_with_a_child_session_expanded() {
+    let mut app = opened(
+        "../shared/corpus/real-opencode-1.1.65-legacy-json/data/storage/session/b1b723701d29a26aff31b3aa001b8ee39b69a447/ses_dcc99b764ffejo4IzDVf1tRC9K.json",
+    );
+    select_call(&mut app, "task");
+    key(&mut app, KeyCode::Enter); // expand
+    key(&mut app, KeyCode::Enter); // onto its first child
+    insta::assert_snapshot!("opencode_child_expanded_160x48", render(&mut app, 160, 48));
+}
+
+/// A Droid session with its hook runs (`hook:<event>` notes) in the
+/// timeline, the PreToolUse run that blocked `rm -rf` among them.
+#[test]
+fn snapshot_droid_session_with_its_hook_runs() {
+    let mut app = opened(
+        "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-errors/1b9da415-c5e6-4a90-b936-c8633676babf.jsonl",
+    );
+    insta::assert_snapshot!("droid_hook_runs_160x48", render(&mut app, 160, 48));
 }
