@@ -575,4 +575,19 @@ fn replay_hook_equals_the_cli_json_lists_warnings_and_needs_no_rules() {
     // A backtest still needs rules.
     let result = server.call_tool(4, "replay_hook", json!({"all": true}));
     assert_eq!(answer(&result)["error"], "invalid_argument");
+    // `at` may name a line of a subagent's file: c8435c6b's subagent
+    // ab7c2c7a0f676372d has its one tool_use on line 15.
+    let result = server.call_tool(
+        5,
+        "replay_hook",
+        json!({"session": "c8435c6b", "event": "PreToolUse",
+               "at": "line:agent-ab7c2c7a0f676372d:15"}),
+    );
+    let sub = answer(&result);
+    assert_eq!(sub["payload"]["agent_id"], "ab7c2c7a0f676372d", "{sub}");
+    assert_eq!(
+        sub["payload"]["tool_use_id"],
+        "toolu_01R0X233Xv6jvDxKQQg7zv6P"
+    );
+    assert_eq!(sub["source"]["line"], 15);
 }

@@ -40,8 +40,8 @@ pub struct ReplayArgs {
     pub event: Option<String>,
     /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
     /// transcript file: the event anchored there, else the last one before
-    /// it), a turn number, or `last` (the default: the session's last such
-    /// event).
+    /// it), `line:agent-<agent_id>:N` (likewise in a subagent's file), a
+    /// turn number, or `last` (the default: the session's last such event).
     #[arg(long)]
     pub at: Option<String>,
     /// The rule file (TOML; see assets/rules/example.toml).

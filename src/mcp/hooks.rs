@@ -40,7 +40,8 @@ pub const REPLAY_HOOK: &str = "replay_hook";
 pub const HOOK_PAYLOAD_DESCRIPTION: &str = "\
 hookscope extension. Rebuild, from a Claude Code transcript, the exact stdin JSON Claude Code \
 sent (or would send) to a hook for one event: PreToolUse, PostToolUse, Stop, UserPromptSubmit, … \
-at a tool_use_id, a line uuid, a turn number, or the session's last such event. Returns \
+at a tool_use_id, a line uuid, a line (line:N, or line:agent-<agent_id>:N in a subagent's file), \
+a turn number, or the session's last such event. Returns \
 {event, source {transcript, line}, claude_version, payload, left_out [{field, reason}], redactions?}: \
 fields the transcript cannot tell are left out and listed, never invented; secrets are masked \
 as [REDACTED_<TYPE>]. Use it to get a real payload as a test fixture for a hook.";
