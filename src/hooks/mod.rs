@@ -9,6 +9,7 @@
 
 pub mod contract;
 pub mod events;
+pub mod exec;
 pub mod matcher;
 pub mod replay;
 pub mod result;
