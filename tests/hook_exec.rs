@@ -520,3 +520,103 @@ fn a_background_child_left_behind_is_killed_and_reported() {
     }
     assert!(gone(pid));
 }
+
+#[test]
+fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
+    use hookscope::hooks::exec::permissions::{Permissions, RuleContext, ToolVerdict};
+    use hookscope::hooks::exec::{NotRun, Scratch, execute, not_runnable, working_dir};
+    let scratch = Scratch::new().expect("scratch");
+    // The captured payload's cwd (/home/dev/work/hooks) does not exist here.
+    let p = pre_tool_use();
+    let (cwd, note) = working_dir(&p, &scratch);
+    assert_eq!(cwd, scratch.path());
+    assert_eq!(
+        note,
+        Some(format!(
+            "the session's cwd /home/dev/work/hooks does not exist here: running in a temporary folder, {}",
+            scratch.path().display()
+        ))
+    );
+    let specs = vec![
+        spec("silent", shell(&script("silent.sh")), &cwd, &p),
+        spec("exit2", shell(&script("exit2.sh")), &cwd, &p),
+    ];
+    let not_run = vec![NotRun {
+        label: "http".into(),
+        handler_type: "http".into(),
+        reason: not_runnable("http").expect("http is not run"),
+    }];
+    let r = execute(
+        &ProcessRunner,
+        "PreToolUse",
+        &v332(),
+        &p,
+        &specs,
+        not_run,
+        &Permissions::default(),
+        &RuleContext::default(),
+    );
+    assert_eq!(r.handlers.len(), 2);
+    assert_eq!(r.handlers[1].exit_code, Some(2));
+    assert_eq!(
+        r.handlers[1].stderr,
+        "Blocked by test hook: rm -rf is not allowed\n"
+    );
+    assert_eq!(r.combined.effect, Effect::Blocked);
+    assert_eq!(r.combined.decided_by, ["exit2"]);
+    assert_eq!(r.final_outcome.verdict, Some(ToolVerdict::Denied));
+    assert_eq!(
+        r.not_run[0].reason,
+        "not run: http client not built in (hookscope POSTs nothing; see the README's --exec section)"
+    );
+    let mut counts = Default::default();
+    let j = r.to_json(false, &mut counts);
+    assert_eq!(j["ran"], true);
+    assert_eq!(j["final_outcome"]["verdict"], "denied");
+    assert_eq!(j["handlers"][1]["status"]["kind"], "exited");
+}
+
+#[test]
+fn a_session_start_hook_writes_its_env_file() {
+    use hookscope::hooks::exec::permissions::{Permissions, RuleContext};
+    use hookscope::hooks::exec::{Scratch, execute};
+    let scratch = Scratch::new().expect("scratch");
+    let p = captured("hooks/hooks/hooks/SessionStart.jsonl", 0);
+    assert_eq!(p["hook_event_name"], "SessionStart");
+    let mut ctx = EnvContext::from_payload(&p);
+    ctx.env_file = Some(
+        scratch
+            .env_file("SessionStart", p["session_id"].as_str().expect("id"), 0)
+            .expect("env file"),
+    );
+    let (env, _) = hook_env(&ctx, &[], &|n| std::env::var_os(n));
+    let s = RunSpec {
+        label: "ss".into(),
+        command: shell("cat >/dev/null; echo 'export FOO=1' >> \"$CLAUDE_ENV_FILE\""),
+        cwd: scratch.path().to_path_buf(),
+        cwd_note: None,
+        env,
+        timeout_secs: 30.0,
+        on_failure_block: false,
+    };
+    let r = execute(
+        &ProcessRunner,
+        "SessionStart",
+        &v332(),
+        &p,
+        &[s],
+        vec![],
+        &Permissions::default(),
+        &RuleContext::default(),
+    );
+    assert_eq!(r.handlers[0].exit_code, Some(0));
+    assert_eq!(
+        r.handlers[0].env_file_written.as_deref(),
+        Some("export FOO=1\n")
+    );
+    assert!(
+        ctx.env_file
+            .as_ref()
+            .is_some_and(|f| f.ends_with("sessionstart-hook-0.sh"))
+    );
+}

@@ -21,6 +21,9 @@
 //!   flagged when several set it).
 //! * [`permissions::final_outcome`]: the merged hooks' answer through the
 //!   settings `permissions` rules and the permission mode (hooks.md §1.12).
+//! * [`execute`]: all of the above for one event, as an [`ExecReport`];
+//!   [`Scratch`] and [`working_dir`] say where handlers run,
+//!   [`not_runnable`] which handler types are listed but not run.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -35,9 +38,13 @@ use crate::hooks::result::{Effect, Outcome, PermissionDecision, interpret_output
 mod env;
 pub mod permissions;
 mod process;
+mod report;
 
 pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
+pub use report::{
+    ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, Scratch, execute, not_runnable, working_dir,
+};
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,
 /// `systemMessage` or stdout, in characters (hooks.md §1.6).
