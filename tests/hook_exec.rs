@@ -55,6 +55,7 @@ fn spec(label: &str, command: HandlerCommand, cwd: &Path, payload: &Value) -> Ru
         env,
         timeout_secs: 30.0,
         on_failure_block: false,
+        is_async: false,
     }
 }
 
@@ -458,6 +459,7 @@ fn the_environment_is_the_allowlist_and_nothing_else() {
         env,
         timeout_secs: 30.0,
         on_failure_block: false,
+        is_async: false,
     };
     let out = ProcessRunner.run(&s, b"{}");
     let text = String::from_utf8(out.stdout).expect("utf8");
@@ -598,6 +600,7 @@ fn a_session_start_hook_writes_its_env_file() {
         env,
         timeout_secs: 30.0,
         on_failure_block: false,
+        is_async: false,
     };
     let r = execute(
         &ProcessRunner,

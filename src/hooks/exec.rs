@@ -128,6 +128,9 @@ pub struct RunSpec {
     /// `onFailure: "block"` as written (honoured from 2.1.295 only; see
     /// [`read_run`]).
     pub on_failure_block: bool,
+    /// `async: true`: it runs, but its decision has no effect; only its
+    /// context and messages arrive, on the next turn (hooks.md §1.10).
+    pub is_async: bool,
 }
 
 impl RunSpec {
@@ -501,6 +504,9 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             ));
         }
     }
+    if spec.is_async {
+        asynchronous(&mut outcome);
+    }
     pre.append(&mut outcome.why);
     outcome.why = pre;
     Reading {
@@ -508,6 +514,49 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
         outcome,
         failed,
         finish_order: run.finish_order,
+    }
+}
+
+/// An `async: true` handler's answer (hooks.md §1.10): `decision`,
+/// `permissionDecision`, `continue` and `updatedInput` have no effect; its
+/// context (and `systemMessage`) arrive on the next turn.
+fn asynchronous(outcome: &mut Outcome) {
+    let had = outcome.effect;
+    outcome.updated_input = None;
+    outcome.effect = if outcome.model_sees.is_some() {
+        Effect::ContextAdded
+    } else {
+        Effect::Nothing
+    };
+    if matches!(had, Effect::Blocked | Effect::Stopped) {
+        // A block reason is not context: drop it.
+        outcome.model_sees = None;
+        outcome.effect = Effect::Nothing;
+    }
+    if had != outcome.effect {
+        outcome.why.push(format!(
+            "async: true — its decision has no effect (it would have been {}); context and systemMessage arrive on the next turn (hooks.md §1.10)",
+            effect_name(had)
+        ));
+    } else if outcome.model_sees.is_some() || outcome.user_sees.is_some() {
+        outcome.why.push(
+            "async: true — its context and systemMessage arrive on the next turn (hooks.md §1.10)"
+                .into(),
+        );
+    }
+}
+
+/// The snake_case name of an effect, as serialized.
+pub fn effect_name(effect: Effect) -> &'static str {
+    match effect {
+        Effect::Blocked => "blocked",
+        Effect::Asked => "asked",
+        Effect::Deferred => "deferred",
+        Effect::Stopped => "stopped",
+        Effect::InputRewritten => "input_rewritten",
+        Effect::Allowed => "allowed",
+        Effect::ContextAdded => "context_added",
+        Effect::Nothing => "nothing",
     }
 }
 
@@ -523,11 +572,12 @@ fn failure(
     exited: Option<(i32, &str, &str)>,
 ) -> (Outcome, bool) {
     if on_failure {
-        let stderr = match exited {
-            Some((_, _, err)) if !err.trim().is_empty() => err.to_string(),
-            _ => what.to_string(),
+        let (stdout, stderr) = match exited {
+            Some((_, out, err)) if !err.trim().is_empty() => (out, err.to_string()),
+            Some((_, out, _)) => (out, what.to_string()),
+            None => ("", what.to_string()),
         };
-        let mut o = interpret_output_at(event, version, 2, "", &stderr);
+        let mut o = interpret_output_at(event, version, 2, stdout, &stderr);
         o.why.insert(
             0,
             format!(

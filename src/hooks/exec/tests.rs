@@ -39,6 +39,7 @@ fn spec(command: HandlerCommand) -> RunSpec {
         }],
         timeout_secs: 5.0,
         on_failure_block: false,
+        is_async: false,
     }
 }
 
@@ -531,4 +532,41 @@ fn final_outcome_follows_hooks_md_1_12() {
     );
     assert_eq!(f.verdict, None);
     assert_eq!(f.effect, Effect::Blocked);
+}
+
+#[test]
+fn async_handlers_decide_nothing() {
+    let mut s = spec(HandlerCommand::Shell {
+        command: "x".into(),
+        shell: Shell::Sh,
+    });
+    s.is_async = true;
+    let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}"#;
+    let r = read_run("PreToolUse", &v("2.1.332"), &s, &exited(0, deny, ""));
+    assert_eq!(r.outcome.effect, Effect::Nothing);
+    assert_eq!(r.outcome.model_sees, None);
+    assert_eq!(
+        r.outcome.why.last().map(String::as_str),
+        Some(
+            "async: true — its decision has no effect (it would have been blocked); context and systemMessage arrive on the next turn (hooks.md §1.10)"
+        )
+    );
+    let ctx =
+        r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"later"}}"#;
+    let r = read_run("PostToolUse", &v("2.1.332"), &s, &exited(0, ctx, ""));
+    assert_eq!(r.outcome.effect, Effect::ContextAdded);
+    assert_eq!(r.outcome.model_sees.as_deref(), Some("later"));
+}
+
+#[test]
+fn on_failure_exit_1_with_deny_json_keeps_the_json_reason() {
+    let mut s = spec(HandlerCommand::Shell {
+        command: "x".into(),
+        shell: Shell::Sh,
+    });
+    s.on_failure_block = true;
+    let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"json reason"}}"#;
+    let r = read_run("PreToolUse", &v("2.1.332"), &s, &exited(1, deny, "err"));
+    assert_eq!(r.outcome.effect, Effect::Blocked);
+    assert_eq!(r.outcome.model_sees.as_deref(), Some("json reason"));
 }
