@@ -623,3 +623,32 @@ fn a_session_start_hook_writes_its_env_file() {
             .is_some_and(|f| f.ends_with("sessionstart-hook-0.sh"))
     );
 }
+
+#[test]
+fn a_hook_that_never_reads_a_large_payload_still_finishes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = pre_tool_use();
+    // 4 MiB of input: far more than a pipe holds, so writing it blocks
+    // until the hook exits and the write fails with EPIPE.
+    p["tool_input"]["command"] = json!("x".repeat(4 * 1024 * 1024));
+    let s = spec("noread", shell("exit 0"), dir.path(), &p);
+    let (run, r) = run_one("PreToolUse", &s, &p, &v332());
+    assert_eq!(run.output.status, RunStatus::Exited { code: 0 });
+    assert_eq!(r.outcome.effect, Effect::Nothing);
+}
+
+#[test]
+fn non_utf8_output_is_read_lossily() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = pre_tool_use();
+    let s = spec(
+        "bytes",
+        shell("cat >/dev/null; printf '\\377\\376 not json'; printf '\\377' >&2; exit 2"),
+        dir.path(),
+        &p,
+    );
+    let (run, r) = run_one("PreToolUse", &s, &p, &v332());
+    assert_eq!(run.output.stdout, b"\xff\xfe not json");
+    assert_eq!(r.outcome.effect, Effect::Blocked);
+    assert_eq!(r.outcome.model_sees.as_deref(), Some("\u{fffd}"));
+}
