@@ -25,7 +25,7 @@ struct Args {
     /// elapsed milliseconds and exit (used by `cargo bench --bench load`).
     #[arg(long, hide = true)]
     first_frame: bool,
-    /// A rule set (TOML, see assets/rules/example.toml) for the TUI's replay
+    /// A rule set (TOML; `hookscope test --example` prints one) for the TUI's replay
     /// pane (`r`): each rule's decision with the why.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
@@ -96,9 +96,15 @@ enum Command {
     /// all pass, 1 on any failure, 2 when the file is refused (TOML, regex,
     /// glob or rule errors, each with file:line:col).
     Test {
-        /// The rule file (TOML; see assets/rules/example.toml).
-        #[arg(value_parser = clap::value_parser!(PathBuf))]
-        rules: PathBuf,
+        /// The rule file (TOML; `hookscope test --example` prints a
+        /// commented one to start from).
+        #[arg(value_parser = clap::value_parser!(PathBuf), required_unless_present = "example")]
+        rules: Option<PathBuf>,
+        /// Print the bundled example rule set (assets/rules/example.toml,
+        /// with its test cases) on stdout and exit: `hookscope test
+        /// --example > rules.toml`.
+        #[arg(long, conflicts_with = "json")]
+        example: bool,
         /// Print {file, rules, passed, failed, cases: [...]} as JSON.
         #[arg(long)]
         json: bool,
@@ -115,6 +121,16 @@ enum Command {
     ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
     ///   hookscope replay --rules rules.toml --all [PATH...]
     Replay(Box<cli::replay::ReplayArgs>),
+    /// Your hook configuration: every settings file and handler with
+    /// file:line, layer and effective timeout; which handlers an event
+    /// reaches and why (--match EVENT VALUE); lints (--lint, exit 1 when
+    /// any fires). Nothing is run. --activity SESSION: every hook firing the
+    /// transcript records.
+    ///
+    ///   hookscope hooks --match PreToolUse mcp__memory__create
+    ///   hookscope hooks --settings .claude/settings.json --lint
+    ///   hookscope hooks --activity SESSION [--json] [PATH...]
+    Hooks(Box<cli::hooks::HooksArgs>),
 }
 
 fn main() {
@@ -142,9 +158,18 @@ fn main() {
         }) => cli::call::run(&name, input.as_deref(), strict),
         Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
         Some(Command::Find(find)) => cli::find::run_args(&find),
-        Some(Command::Test { rules, json }) => cli::test::run(&rules, json),
+        Some(Command::Test {
+            rules,
+            json,
+            example,
+        }) => match (example, rules) {
+            (true, _) => cli::test::print_example(),
+            (false, Some(rules)) => cli::test::run(&rules, json),
+            (false, None) => cli::fail("give a rule file, or --example to print one"),
+        },
         Some(Command::Payload(args)) => cli::payload::run(&args),
         Some(Command::Replay(args)) => cli::replay::run(&args),
+        Some(Command::Hooks(args)) => cli::hooks::run(&args),
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

@@ -831,3 +831,156 @@ fn envelope_details() {
     );
     assert_eq!(diag_lines(&s), vec![Some(9), Some(11)]);
 }
+
+/// Compresses `bytes` as a `.zst` frame (level 3).
+fn zstd_bytes(bytes: &[u8]) -> Vec<u8> {
+    zstd::stream::encode_all(bytes, 3).expect("zstd encode")
+}
+
+#[test]
+fn a_compressed_rollout_loads_like_the_plain_one() {
+    // The real 0.171 rollout, compressed in the test: same id (from the
+    // name without `.jsonl.zst`), same 6 calls in order, same usage.
+    let plain = load_file(REAL_171);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = Path::new(REAL_171)
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let zst = dir.path().join(format!("{name}.zst"));
+    let bytes = std::fs::read(corpus().join(REAL_171)).expect("read rollout");
+    std::fs::write(&zst, zstd_bytes(&bytes)).expect("write zst");
+    let found = discover(std::slice::from_ref(&zst)).expect("discover .zst");
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].agent, Agent::Codex);
+    let s = load(&found.sessions[0]).expect("load .zst");
+    assert_eq!(s.id, "01a2287a-35b1-76e0-b188-fd2c5f457a31");
+    assert_eq!(call_ids(&s), REAL_171_CALLS);
+    assert_eq!(s.usage, plain.usage);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    // Found in a folder walk too (the folder had no sessions before .zst support).
+    let walked = discover(&[dir.path().to_path_buf()]).expect("discover dir");
+    assert_eq!(walked.sessions.len(), 1);
+}
+
+#[test]
+fn a_truncated_zst_keeps_the_lines_before_the_damage() {
+    // Hostile: a compressed rollout whose last bytes are gone (a copy cut
+    // short). The rollout is followed by 20,000 repeats of its
+    // `turn_context` line so the text spans many zstd blocks; the cut
+    // damages only the last one. Every call is kept and reading stops with
+    // one diagnostic; nothing panics.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let zst = dir
+        .path()
+        .join("rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl.zst");
+    let mut bytes = std::fs::read(corpus().join(REAL_171)).expect("read rollout");
+    let text = String::from_utf8(bytes.clone()).expect("utf-8");
+    let context = text
+        .lines()
+        .find(|l| l.contains("\"type\":\"turn_context\""))
+        .expect("a turn_context line")
+        .to_string();
+    for _ in 0..20_000 {
+        bytes.extend_from_slice(context.as_bytes());
+        bytes.push(b'\n');
+    }
+    let packed = zstd_bytes(&bytes);
+    std::fs::write(&zst, &packed[..packed.len() - 8]).expect("write cut zst");
+    let found = discover(std::slice::from_ref(&zst)).expect("discover cut .zst");
+    assert_eq!(found.sessions.len(), 1);
+    let s = load(&found.sessions[0]).expect("load cut .zst");
+    let read_errors: Vec<_> = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.starts_with("read error:"))
+        .collect();
+    assert_eq!(read_errors.len(), 1, "{:#?}", s.diagnostics);
+    assert_eq!(call_ids(&s), REAL_171_CALLS);
+
+    // Cut in its first block: nothing decodes; discovery names the file
+    // and the decoder's error instead of skipping it silently.
+    let small = dir.path().join("small.jsonl.zst");
+    let packed = zstd_bytes(&std::fs::read(corpus().join(REAL_171)).expect("read"));
+    std::fs::write(&small, &packed[..packed.len() / 2]).expect("write");
+    let found = discover(&[dir.path().to_path_buf()]).expect("discover dir");
+    let named: Vec<&str> = found
+        .diagnostics
+        .iter()
+        .filter(|d| d.path == small)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(named.len(), 1, "{:#?}", found.diagnostics);
+    assert!(
+        named[0].contains("could not be decompressed"),
+        "{}",
+        named[0]
+    );
+
+    // Garbage named .jsonl.zst: reported the same way, no panic.
+    let junk = dir.path().join("junk.jsonl.zst");
+    std::fs::write(&junk, b"not zstd at all\n").expect("write junk");
+    let found = discover(std::slice::from_ref(&junk)).expect("discover junk");
+    assert!(found.sessions.is_empty());
+    assert!(
+        found
+            .diagnostics
+            .iter()
+            .any(|d| d.path == junk && d.message.contains("could not be decompressed")),
+        "{:#?}",
+        found.diagnostics
+    );
+}
+
+#[test]
+fn archived_sessions_are_a_default_root() {
+    // `$CODEX_HOME/archived_sessions` is read with no PATH (formats.md §2.1).
+    let home = tempfile::tempdir().expect("tempdir");
+    let codex_home = home.path().join("codex");
+    let archived = codex_home.join("archived_sessions");
+    std::fs::create_dir_all(&archived).expect("mkdir");
+    let name = Path::new(REAL_171).file_name().expect("name");
+    std::fs::copy(corpus().join(REAL_171), archived.join(name)).expect("copy");
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["sessions", "--json"])
+        .env("HOME", home.path())
+        .env("CODEX_HOME", &codex_home)
+        .env("CLAUDE_CONFIG_DIR", home.path().join("none"))
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ids: Vec<&str> = v
+        .as_array()
+        .or_else(|| v.get("sessions").and_then(Value::as_array))
+        .expect("a list")
+        .iter()
+        .filter_map(|s| s.get("id").and_then(Value::as_str))
+        .collect();
+    assert_eq!(ids, ["01a2287a-35b1-76e0-b188-fd2c5f457a31"]);
+}
+
+/// 0.51/0.52 fixtures: no `token_count` total, only `event_msg
+/// turn.completed` `usage` per turn, summed (recounted by hand from the two
+/// lines of each file): 0.51 turns (1420 in, 380 cached, 910 out) and
+/// (2840, 1420, 1520) → input (1420−380)+(2840−1420) = 2460, cache read
+/// 1800, output 2430; 0.52 turns (980, 0, 640) and (1620, 980, 240) →
+/// input 980+640 = 1620, cache read 980, output 880.
+#[test]
+fn turn_completed_usage_is_summed_without_a_total() {
+    let s = load_file("agent-sessions/Resources/Fixtures/codex_051_usage.jsonl");
+    assert_eq!(s.usage, usage(2460, 2430, 0, 1800));
+    assert!(s.diagnostics.is_empty());
+    let s = load_file("agent-sessions/Resources/Fixtures/codex_052_raw.jsonl");
+    assert_eq!(s.usage, usage(1620, 880, 0, 980));
+    // 0.50's turn.completed has no usage and its token_count no total: none.
+    let s = load_file("agent-sessions/Resources/Fixtures/codex_050_legacy.jsonl");
+    assert_eq!(s.usage, Usage::default());
+}

@@ -147,3 +147,63 @@ fn an_endless_stop_block_loads_with_a_warning() {
         warning
     );
 }
+
+#[test]
+fn the_printed_example_runs_anywhere() {
+    // `test --example` prints the bundled rule set without the case that
+    // reads a repository file, so a user without the repository can start
+    // from it: saved in a temp dir, all its cases pass (28 = the 29 cases
+    // of assets/rules/example.toml minus the payload-file one).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["test", "--example"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let file = dir.path().join("rules.toml");
+    std::fs::write(&file, &out.stdout).expect("write");
+    let run = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .arg("test")
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.trim_end().ends_with(&format!(
+            "28 passed, 0 failed (10 rules, {})",
+            file.display()
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_rule_file_without_cases_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("rules.toml");
+    std::fs::write(
+        &file,
+        "[[rules]]\nid = \"w\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"hi\"\n",
+    )
+    .expect("write");
+    let run = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .arg("test")
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(run.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("has no test cases ([[rules.tests]] or [[tests]]); nothing was checked"),
+        "{stderr}"
+    );
+}

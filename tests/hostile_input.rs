@@ -132,8 +132,8 @@ fn a_subagent_reusing_its_spawn_id_is_not_linked_to_itself_2_1_layout() {
     assert_eq!(
         calls,
         vec![
-            "  task   Task (general-purpose)  look",
-            "    task   Task (general-purpose)  look"
+            "  task   Task (general-purpose)  look  [toolu_X]",
+            "    task   Task (general-purpose)  look  [toolu_X]"
         ]
     );
 }
@@ -171,7 +171,7 @@ fn an_inline_sidechain_reusing_its_spawn_id_is_not_linked_to_itself_1_0_layout()
     assert_eq!(sub["tool_calls"][0]["name"], "Bash");
     assert_eq!(sub["tool_calls"][0].get("subagent"), None);
     let text = stdout_text(hookscope().arg("show").arg(&main));
-    assert!(text.contains("\n    bash   Bash  ls\n"), "{text}");
+    assert!(text.contains("\n    bash   Bash  ls  [toolu_Y]\n"), "{text}");
 }
 
 #[test]

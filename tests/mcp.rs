@@ -189,6 +189,8 @@ fn initialize_list_and_call_over_stdio() {
         names,
         [
             "agent",
+            "blocked",
+            "hook",
             "input_contains",
             "is_error",
             "limit",
@@ -196,6 +198,7 @@ fn initialize_list_and_call_over_stdio() {
             "output_excludes",
             "output_mode",
             "redact",
+            "rewritten",
             "session",
             "since",
             "tool_name",

@@ -39,6 +39,12 @@ Secrets in the printed input/output are masked as [REDACTED_<TYPE>] unless
 --no-redact. Output longer than 2,000 chars is cut (head; smart for errors); an
 input over 4,000 chars of JSON keeps its keys, its long strings cut to fit.
 
+Extensions beyond seed 004: --hook EVENT, --blocked and --rewritten keep
+calls on which the transcript records a hook firing of EVENT, a hook block, or
+a hook's input rewrite; a JSON record of a call with hook activity gains a
+hook_activity array (event, action, command, exit_code, duration_ms, reason,
+rewrite {from, to}, lines, …).
+
 Bad arguments print one line on stderr and exit 2; with --json the
 {\"error\":\"invalid_argument\",\"message\":…} object goes to stdout (exit 2).
 
@@ -47,6 +53,7 @@ Examples:
   hookscope find --tool-name-pattern edit --input-contains .env --since 1w
   hookscope find --tool-name-pattern mcp__ --is-error true --since 2026-11-01 --json
   hookscope find --tool-name Agent --with-subagent-cost --json
+  hookscope find --tool-name-pattern '' --hook PreToolUse --blocked
   hookscope find ~/.claude/projects/-home-me-repo --tool-name Read --session 8bb2dece --limit 5";
 
 /// The output mode, as a flag value.
@@ -116,6 +123,19 @@ pub struct FindArgs {
     /// gets a TOKENS column.
     #[arg(long)]
     pub with_subagent_cost: bool,
+    /// Extension (not in seed 004): only calls on which the transcript
+    /// records a firing of this hook event (PreToolUse, PostToolUse, …, or a
+    /// hookName such as PreToolUse:Bash), case-insensitive.
+    #[arg(long, value_name = "EVENT")]
+    pub hook: Option<String>,
+    /// Extension: only calls a hook blocked (PreToolUse exit 2 or deny,
+    /// PostToolUse decision block).
+    #[arg(long)]
+    pub blocked: bool,
+    /// Extension: only calls whose input a PreToolUse hook rewrote
+    /// (updatedInput; the JSON record's hook_activity has from and to).
+    #[arg(long)]
+    pub rewritten: bool,
     /// Pretend the current time is T (RFC 3339), for reproducible relative
     /// --since/--until.
     #[arg(long, value_name = "T", hide = true)]
@@ -148,6 +168,9 @@ impl FindArgs {
                 ModeArg::Smart => OutputMode::Smart,
             }),
             with_subagent_cost: self.with_subagent_cost,
+            hook: self.hook.clone(),
+            blocked: self.blocked.then_some(true),
+            rewritten: self.rewritten.then_some(true),
         }
     }
 }

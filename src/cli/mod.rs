@@ -8,8 +8,10 @@ macro_rules! outln {
     };
 }
 
+pub mod activity;
 pub mod call;
 pub mod find;
+pub mod hooks;
 pub mod mcp;
 pub mod payload;
 pub mod replay;

@@ -20,7 +20,7 @@ use crate::words::plural;
 pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
     let shown = session.to_string_lossy();
-    if as_path.extension().is_some_and(|e| e == "jsonl") && as_path.is_file() {
+    if hookscope::transcript::fsread::is_jsonl_name(as_path) && as_path.is_file() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
         return found.sessions.into_iter().next().unwrap_or_else(|| {
             fail(format!(
@@ -30,7 +30,7 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     }
     // A `.jsonl` that exists but is a FIFO or device: never opened, and
     // not looked up as an id either.
-    if as_path.extension().is_some_and(|e| e == "jsonl")
+    if hookscope::transcript::fsread::is_jsonl_name(as_path)
         && let Ok(meta) = std::fs::metadata(as_path)
         && !meta.is_file()
         && !meta.is_dir()
@@ -39,6 +39,19 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
             "{shown}: not a regular file ({}); not opened",
             hookscope::transcript::fsread::kind_of(&meta.file_type())
         ));
+    }
+    // A folder given as SESSION: its one session (else say how to pick).
+    if as_path.is_dir() {
+        let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
+        let mut sessions = found.sessions;
+        return match sessions.len() {
+            1 => sessions.remove(0),
+            0 => fail(format!("no session found under the folder {shown}")),
+            n => fail(format!(
+                "{n} sessions under the folder {shown}; give one's id (or a unique prefix) and the folder as PATH: `… {} {shown}`",
+                sessions[0].id
+            )),
+        };
     }
     let session: &str = &shown;
     let found = discover_or_exit(paths);
@@ -59,7 +72,24 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     match matches.as_slice() {
         [first, ..] if first.id == session => (*first).clone(),
         [one] => (*one).clone(),
-        [] => fail(format!("no session matches {session:?}")),
+        [] => {
+            // Say which named files were skipped (a hook capture, a stream
+            // log): the usual reason a session "is not there".
+            let skipped: Vec<String> = found
+                .diagnostics
+                .iter()
+                .filter(|d| d.locus.is_none() && paths.contains(&d.path))
+                .map(|d| format!("{}: {}", d.path.display(), d.message))
+                .collect();
+            if skipped.is_empty() {
+                fail(format!("no session matches {session:?}"))
+            } else {
+                fail(format!(
+                    "no session matches {session:?} (skipped {})",
+                    skipped.join("; ")
+                ))
+            }
+        }
         many => fail(format!(
             "{session:?} matches {} sessions ({}{}); give more of the id",
             many.len(),
@@ -175,8 +205,9 @@ fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
     let summary = hookscope::redact::redactor()
         .redact(&call.summary(), &mut counts)
         .into_owned();
+    // The tool_use_id last, whole: it is what `payload`/`replay --at` take.
     outln!(
-        "{}{:<6} {}{}{}  {}",
+        "{}{:<6} {}{}{}  {}  [{}]",
         "  ".repeat(depth),
         call.tool_kind.as_str(),
         call.name(),
@@ -185,6 +216,7 @@ fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
             .map(|r| format!(" ({r})"))
             .unwrap_or_default(),
         mark,
-        summary
+        summary,
+        call.tool_use_id
     );
 }

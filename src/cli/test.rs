@@ -13,6 +13,33 @@ use serde_json::json;
 
 use super::print_json;
 
+/// The bundled example rule set, embedded at build time.
+pub const EXAMPLE_RULES: &str = include_str!("../../assets/rules/example.toml");
+
+/// The test case of [`EXAMPLE_RULES`] that reads a payload file of the
+/// repository; left out of the printed copy, which must run anywhere.
+const REPO_PAYLOAD_CASE: &str = "[[rules.tests]]
+name = \"a real PreToolUse payload captured from Claude Code 2.1.332\"
+payload = \"../../tests/fixtures/rules/pretooluse_rm_rf.json\"
+expect = \"block\"
+";
+
+/// `hookscope test --example`: prints [`EXAMPLE_RULES`] and exits 0. The
+/// one case that reads a payload file of the repository is replaced by a
+/// comment saying how to write such a case, so the printed file passes
+/// `hookscope test` wherever it is saved.
+pub fn print_example() -> ! {
+    let text = EXAMPLE_RULES.replace(
+        REPO_PAYLOAD_CASE,
+        "# A case may also read a captured payload (e.g. `hookscope payload … > captured.json`):\n\
+         #   [[rules.tests]]\n\
+         #   payload = \"captured.json\"   # relative to this file\n\
+         #   expect = \"block\"\n",
+    );
+    outln!("{}", text.trim_end());
+    std::process::exit(0)
+}
+
 /// Runs the subcommand and exits with its status.
 pub fn run(rules: &Path, json: bool) -> ! {
     let set = match RuleSet::load(rules) {
@@ -30,6 +57,12 @@ pub fn run(rules: &Path, json: bool) -> ! {
         }
     };
     let results = set.run_tests();
+    if results.is_empty() && !json {
+        eprintln!(
+            "hookscope: {} has no test cases ([[rules.tests]] or [[tests]]); nothing was checked",
+            rules.display()
+        );
+    }
     let failed = results.iter().filter(|r| !r.passed).count();
     let passed = results.len() - failed;
     if json {

@@ -10,7 +10,9 @@
 pub mod contract;
 pub mod events;
 pub mod exec;
+pub mod lint;
 pub mod matcher;
 pub mod replay;
 pub mod result;
 pub mod rules;
+pub mod settings;

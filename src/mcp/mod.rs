@@ -89,6 +89,14 @@ background spawn becomes a named, priced row. The sidecar stays the fallback for
 that cannot be joined (its tokens are then absent, never zeroed). Default false reads no \
 per-spawn child file.
 
+Extensions (hookscope's own, beyond the 14 parameters): hook (a hook event such as \
+PreToolUse, or a hookName such as PreToolUse:Bash, recorded on the call), blocked=true \
+(calls a hook blocked), rewritten=true (calls whose input a PreToolUse hook rewrote with \
+updatedInput; the record's input is the original, hook_activity[].rewrite.to is what ran). \
+A record whose call has recorded hook activity gains hook_activity: one object per hook \
+firing (event, hook_name, action, command, exit_code, stdout, stderr, duration_ms, reason, \
+context, rewrite {from, to}, decision, lines, path, what), masked like input.
+
 A bad argument returns {\"error\": \"invalid_argument\", \"message\": \"...\"} instead of \
 records.";
 
@@ -110,8 +118,13 @@ pub const PARAMETER_NAMES: [&str; 14] = [
     "with_subagent_cost",
 ];
 
+/// hookscope's extensions of the tool beyond seed 004's 14 parameters
+/// (issue 9 §5): they only narrow the result.
+pub const EXTENSION_PARAMETER_NAMES: [&str; 3] = ["hook", "blocked", "rewritten"];
+
 /// The tool's JSON Schema for `inputSchema`: an object with the 14
-/// parameters, none required, no other keys allowed.
+/// parameters and the [`EXTENSION_PARAMETER_NAMES`], none required, no
+/// other keys allowed.
 pub fn input_schema() -> Map<String, Value> {
     let string = |description: &str| json!({"type": "string", "description": description});
     let properties = json!({
@@ -180,6 +193,23 @@ pub fn input_schema() -> Map<String, Value> {
             "default": false,
             "description": "Join each subagent spawn to the child's own files for its \
                             persona, models and exact billed tokens."
+        },
+        "hook": string(
+            "Extension (not in seed 004): only calls on which the transcript records a \
+             firing of this hook event (PreToolUse, PostToolUse, ...) or hookName \
+             (PreToolUse:Bash), case-insensitive."
+        ),
+        "blocked": {
+            "type": ["boolean", "null"],
+            "description": "Extension (not in seed 004): true only calls a hook blocked \
+                            (PreToolUse exit 2 or deny, PostToolUse decision block); false \
+                            only calls no hook blocked; null or omitted: all."
+        },
+        "rewritten": {
+            "type": ["boolean", "null"],
+            "description": "Extension (not in seed 004): true only calls whose input a \
+                            PreToolUse hook rewrote (updatedInput); false only calls not \
+                            rewritten; null or omitted: all."
         }
     });
     let mut schema = Map::new();
@@ -343,6 +373,7 @@ mod tests {
         let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
         names.sort_unstable();
         let mut expected = PARAMETER_NAMES.to_vec();
+        expected.extend(EXTENSION_PARAMETER_NAMES);
         expected.sort_unstable();
         assert_eq!(names, expected);
         for (name, property) in properties {
@@ -350,6 +381,31 @@ mod tests {
             assert!(!description.is_empty(), "{name} has no description");
         }
         assert_eq!(schema["type"], "object");
+    }
+
+    /// The extensions `hook` / `blocked` / `rewritten` are accepted and
+    /// narrow: over real-cc-2.1.332 the two calls a PreToolUse hook
+    /// blocked (c2 and c3, recounted in tests/hook_activity.rs).
+    #[test]
+    fn extension_parameters_find_blocked_calls() {
+        let found = crate::transcript::discover(&[std::path::PathBuf::from(
+            "../shared/corpus/real-cc-2.1.332",
+        )])
+        .expect("corpus");
+        let out = find_tool_calls(
+            &found.sessions,
+            &json!({"tool_name_pattern": "", "hook": "PreToolUse", "blocked": true,
+                    "rewritten": null}),
+            Utc::now(),
+        );
+        let ToolOutput::Found { value, .. } = out else {
+            panic!("not records: {out:?}")
+        };
+        let records = value["records"].as_array().expect("records");
+        assert_eq!(records.len(), 2);
+        for r in records {
+            assert_eq!(r["hook_activity"][0]["action"], "blocked");
+        }
     }
 
     #[test]

@@ -17,6 +17,8 @@
 //! | `mode:head\|tail\|smart` | `output_mode` |
 //! | `redact:off` | `redact = false` |
 //! | `cost:on` | `with_subagent_cost = true` |
+//! | `hook:EVENT` | extension `hook` (a hook firing of EVENT or `hookName` recorded on the call) |
+//! | `is:blocked` / `is:rewritten` | extensions `blocked` / `rewritten` = true (a hook blocked the call / rewrote its input) |
 //!
 //! Keys are case-insensitive. A value with spaces is written in double
 //! quotes (`\"` and `\\` escape inside them). Bare words (no key) are joined
@@ -26,12 +28,14 @@
 //!
 //! Errors ([`QueryError::InvalidArgument`]): an unknown key (`tol:Bash`; a
 //! bare word that merely contains `:` must be quoted, e.g. `"http://x"`), a
-//! key given twice (except `session:`), an empty value, a bad `is:`,
+//! key given twice (except `session:`; `is:error`, `is:blocked` and
+//! `is:rewritten` are three different words), an empty value, a bad `is:`,
 //! `limit:`, `mode:`, `redact:` or `cost:` value, an unclosed quote, and
 //! bare words together with `input:`.
 //!
 //! [`complete`] offers Tab completions for the word being typed: keys, tool
-//! names, session ids, and the fixed values of `is:`, `agent:`, `mode:`,
+//! names, session ids, the hook events of hooks.md §1.2 for `hook:`, and the
+//! fixed values of `is:`, `agent:`, `mode:`,
 //! `redact:` and `cost:`.
 
 use super::QueryError;
@@ -40,7 +44,17 @@ use super::params::{FindParams, KNOWN_AGENTS, OutputMode};
 /// The keys, in the order completion offers them (aliases after).
 pub const KEYS: &[&str] = &[
     "tool", "name", "input", "output", "-output", "is", "session", "since", "until", "agent",
-    "limit", "mode", "redact", "cost", "pattern", "in", "out", "-out", "excludes",
+    "limit", "mode", "redact", "cost", "hook", "pattern", "in", "out", "-out", "excludes",
+];
+
+/// The hook events `hook:` completes (Claude Code's events with a tool call
+/// to attach to, hooks.md §1.2).
+pub const HOOK_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "PermissionDenied",
 ];
 
 /// One word of a filter line: `key:value` or a bare value, with where it
@@ -130,7 +144,7 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
             Some(k) => k,
             None => {
                 return invalid(format!(
-                    "unknown key {key}: (keys: tool, name, input, output, -output, is, session, since, until, agent, limit, mode, redact, cost; quote a word that contains ':')"
+                    "unknown key {key}: (keys: tool, name, input, output, -output, is, session, since, until, agent, limit, mode, redact, cost, hook; quote a word that contains ':')"
                 ));
             }
         };
@@ -138,10 +152,11 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
             return invalid(format!("{key}: needs a value"));
         }
         if canonical != "session" {
-            if seen.contains(&canonical) {
-                return invalid(format!("{canonical}: given twice"));
+            let slot = slot_of(canonical, &word.value);
+            if seen.contains(&slot) {
+                return invalid(format!("{slot}: given twice"));
             }
-            seen.push(canonical);
+            seen.push(slot);
         }
         let value = word.value;
         match canonical {
@@ -150,13 +165,18 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
             "input" => params.input_contains = Some(value),
             "output" => params.output_contains = Some(value),
             "-output" => params.output_excludes = Some(value),
-            "is" => {
-                params.is_error = match value.to_ascii_lowercase().as_str() {
-                    "error" | "err" | "failed" => Some(true),
-                    "ok" | "success" => Some(false),
-                    _ => return invalid(format!("is:{value}: use is:error or is:ok")),
+            "is" => match value.to_ascii_lowercase().as_str() {
+                "error" | "err" | "failed" => params.is_error = Some(true),
+                "ok" | "success" => params.is_error = Some(false),
+                "blocked" => params.blocked = Some(true),
+                "rewritten" => params.rewritten = Some(true),
+                _ => {
+                    return invalid(format!(
+                        "is:{value}: use is:error, is:ok, is:blocked or is:rewritten"
+                    ));
                 }
-            }
+            },
+            "hook" => params.hook = Some(value),
             "session" => params.session.push(value),
             "since" => params.since = Some(value),
             "until" => params.until = Some(value),
@@ -197,9 +217,13 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
 /// not split into words (an unclosed quote) gets the word appended as is.
 /// This is how the quick filters edit the line.
 pub fn with_word(line: &str, key: &str, value: Option<&str>) -> String {
-    let canonical = canonical_key(key);
+    let canonical = canonical_key(key).map(|k| slot_of(k, value.unwrap_or("error")));
     let drop = |w: &Word| -> bool {
-        let wk = w.key.as_deref().and_then(canonical_key);
+        let wk = w
+            .key
+            .as_deref()
+            .and_then(canonical_key)
+            .map(|k| slot_of(k, &w.value));
         match (wk, canonical) {
             (None, Some("input")) => true,
             (Some(a), Some(b)) => {
@@ -234,6 +258,20 @@ fn on_off(key: &str, value: &str) -> Result<bool, QueryError> {
     }
 }
 
+/// The slot a word fills, for "given twice" and [`with_word`]: its
+/// canonical key, except that `is:` has three (`is` for `is:error` /
+/// `is:ok`, `is:blocked`, `is:rewritten`).
+fn slot_of(canonical: &'static str, value: &str) -> &'static str {
+    if canonical != "is" {
+        return canonical;
+    }
+    match value.to_ascii_lowercase().as_str() {
+        "blocked" => "is:blocked",
+        "rewritten" => "is:rewritten",
+        _ => "is",
+    }
+}
+
 /// The parameter a key (or alias) stands for, by its canonical key.
 fn canonical_key(key: &str) -> Option<&'static str> {
     Some(match key {
@@ -251,6 +289,7 @@ fn canonical_key(key: &str) -> Option<&'static str> {
         "mode" | "output_mode" => "mode",
         "redact" => "redact",
         "cost" | "with_subagent_cost" => "cost",
+        "hook" => "hook",
         _ => return None,
     })
 }
@@ -352,7 +391,13 @@ pub fn complete(line: &str, tool_names: &[String], session_ids: &[String]) -> Co
             let values: Vec<String> = match canonical_key(&key.to_ascii_lowercase()) {
                 Some("tool") | Some("name") => tool_names.to_vec(),
                 Some("session") => session_ids.to_vec(),
-                Some("is") => vec!["error".into(), "ok".into()],
+                Some("is") => vec![
+                    "error".into(),
+                    "ok".into(),
+                    "blocked".into(),
+                    "rewritten".into(),
+                ],
+                Some("hook") => HOOK_EVENTS.iter().map(|e| e.to_string()).collect(),
                 Some("agent") => KNOWN_AGENTS.iter().map(|a| a.to_string()).collect(),
                 Some("mode") => vec!["head".into(), "tail".into(), "smart".into()],
                 Some("redact") | Some("cost") => vec!["on".into(), "off".into()],
@@ -425,6 +470,28 @@ mod tests {
         assert_eq!(parse("").expect("empty is fine"), FindParams::default());
     }
 
+    /// The hook words (extensions of issue 9 §5): `is:blocked` and
+    /// `is:rewritten` sit beside `is:error`; `hook:` takes an event or a
+    /// `hookName` (the second `:` is part of the value).
+    #[test]
+    fn hook_words_map_to_the_extensions() {
+        let p = parse("hook:PreToolUse:Bash is:blocked is:error is:rewritten").expect("valid");
+        assert_eq!(p.hook.as_deref(), Some("PreToolUse:Bash"));
+        assert_eq!(
+            (p.blocked, p.rewritten, p.is_error),
+            (Some(true), Some(true), Some(true))
+        );
+        // Toggling is:error (the `e` quick filter) keeps is:blocked.
+        assert_eq!(
+            with_word("is:blocked is:error", "is", None),
+            "is:blocked".to_string()
+        );
+        assert_eq!(
+            with_word("is:blocked", "is", Some("error")),
+            "is:blocked is:error".to_string()
+        );
+    }
+
     #[test]
     fn mistakes_are_invalid_arguments() {
         for (line, says) in [
@@ -432,7 +499,13 @@ mod tests {
             ("http://example.com", "unknown key http:"),
             ("tool:Bash tool:Read", "tool: given twice"),
             ("tool:", "tool: needs a value"),
-            ("is:maybe", "use is:error or is:ok"),
+            (
+                "is:maybe",
+                "use is:error, is:ok, is:blocked or is:rewritten",
+            ),
+            ("is:blocked is:blocked", "is:blocked: given twice"),
+            ("is:error is:ok", "is: given twice"),
+            ("hook:", "hook: needs a value"),
             ("limit:ten", "not a whole number"),
             ("mode:middle", "use head, tail or smart"),
             ("redact:perhaps", "use redact:on or redact:off"),
@@ -503,7 +576,16 @@ mod tests {
 
         assert_eq!(
             complete("is:", &tools, &sessions).candidates,
-            vec!["is:error ".to_string(), "is:ok ".to_string()]
+            vec![
+                "is:blocked ".to_string(),
+                "is:error ".to_string(),
+                "is:ok ".to_string(),
+                "is:rewritten ".to_string()
+            ]
+        );
+        assert_eq!(
+            complete("hook:pre", &tools, &sessions).candidates,
+            vec!["hook:PreToolUse ".to_string()]
         );
         assert_eq!(
             complete("agent:c", &tools, &sessions).candidates,

@@ -285,6 +285,8 @@ struct Draft {
     file_path: Option<String>,
     origin: Option<SubagentOrigin>,
     subagent: Option<SubagentCost>,
+    /// The call's hook firings (unredacted `activity_value` objects).
+    hook_activity: Vec<Value>,
 }
 
 impl Draft {
@@ -334,6 +336,14 @@ impl Draft {
             digest,
             origin: self.origin,
             subagent: self.subagent,
+            hook_activity: if query.redact {
+                self.hook_activity
+                    .iter()
+                    .map(|v| mask_value(v, redactions))
+                    .collect()
+            } else {
+                self.hook_activity
+            },
             summary,
         }
     }
@@ -534,6 +544,24 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
         if !passes(call, query) {
             continue;
         }
+        let hooks: Vec<&crate::transcript::hook_activity::HookActivity> =
+            session.hooks_of_call(owner, call).collect();
+        if !passes_hooks(&hooks, query) {
+            continue;
+        }
+        let agent_id = owner
+            .and_then(|i| session.subagents.get(i))
+            .and_then(|s| s.agent_id.as_deref());
+        let hook_activity = hooks
+            .iter()
+            .map(|a| {
+                crate::transcript::hook_activity::activity_value(
+                    a,
+                    session.thread_path(owner),
+                    agent_id,
+                )
+            })
+            .collect();
         let origin = owner
             .and_then(|i| session.subagents.get(i))
             .map(|sub| SubagentOrigin {
@@ -565,6 +593,7 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
             file_path: file_path_of(&call.call).map(str::to_string),
             origin,
             subagent,
+            hook_activity,
         });
     }
     let matched = drafts.len();
@@ -576,6 +605,39 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
 fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
     call.timestamp
         .or_else(|| call.result.as_ref().and_then(|r| r.timestamp))
+}
+
+/// Whether a call's hook firings pass the extension filters (`hook`,
+/// `blocked`, `rewritten`; see [`FindParams`]).
+fn passes_hooks(hooks: &[&crate::transcript::hook_activity::HookActivity], query: &Query) -> bool {
+    use crate::transcript::hook_activity::HookAction;
+    if let Some(event) = &query.hook {
+        let named = hooks.iter().any(|a| {
+            a.event
+                .as_deref()
+                .is_some_and(|e| params::fold(e) == *event)
+                || a.hook_name
+                    .as_deref()
+                    .is_some_and(|n| params::fold(n) == *event)
+        });
+        if !named {
+            return false;
+        }
+    }
+    let has = |action: HookAction| hooks.iter().any(|a| a.action == action);
+    if query
+        .blocked
+        .is_some_and(|want| has(HookAction::Blocked) != want)
+    {
+        return false;
+    }
+    if query
+        .rewritten
+        .is_some_and(|want| has(HookAction::Rewrote) != want)
+    {
+        return false;
+    }
+    true
 }
 
 /// Whether one call passes every filter, on the raw (pre-redaction, pre-cap)

@@ -62,6 +62,16 @@ pub enum OutputMode {
 /// - `redact`: default `true`;
 /// - `output_mode`: `"head" | "tail" | "smart"`, default adaptive;
 /// - `with_subagent_cost`: default `false`.
+///
+/// Extensions beyond the seed's 14 (hookscope's own, issue 9 §5; they only
+/// narrow, and leave the 14 as they are):
+/// - `hook`: only calls on which the transcript records a firing of this
+///   hook event (`PreToolUse`, or a `hookName` such as `PreToolUse:Bash`),
+///   case-insensitive;
+/// - `blocked`: `true` only calls a hook blocked (PreToolUse exit 2 or deny,
+///   PostToolUse `decision: block`), `false` only calls no hook blocked;
+/// - `rewritten`: `true` only calls whose input a PreToolUse hook rewrote
+///   (`updatedInput`), `false` only calls not rewritten.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FindParams {
@@ -107,6 +117,15 @@ pub struct FindParams {
     /// Join each spawn to its child transcript for exact cost (default `false`).
     #[serde(default, deserialize_with = "bool_or_null_false")]
     pub with_subagent_cost: bool,
+    /// Extension: a hook event (or `hookName`) recorded on the call.
+    #[serde(default)]
+    pub hook: Option<String>,
+    /// Extension: tri-state "a hook blocked the call" filter.
+    #[serde(default)]
+    pub blocked: Option<bool>,
+    /// Extension: tri-state "a hook rewrote the call's input" filter.
+    #[serde(default)]
+    pub rewritten: Option<bool>,
 }
 
 impl Default for FindParams {
@@ -126,6 +145,9 @@ impl Default for FindParams {
             redact: true,
             output_mode: None,
             with_subagent_cost: false,
+            hook: None,
+            blocked: None,
+            rewritten: None,
         }
     }
 }
@@ -287,6 +309,9 @@ impl FindParams {
             redact: self.redact,
             output_mode: self.output_mode,
             with_subagent_cost: self.with_subagent_cost,
+            hook: given(&self.hook).map(fold),
+            blocked: self.blocked,
+            rewritten: self.rewritten,
         })
     }
 }
@@ -358,6 +383,12 @@ pub struct Query {
     pub output_mode: Option<OutputMode>,
     /// Join spawns to their child transcripts.
     pub with_subagent_cost: bool,
+    /// Extension: folded hook event or `hookName` recorded on the call.
+    pub hook: Option<String>,
+    /// Extension: blocked by a hook (tri-state).
+    pub blocked: Option<bool>,
+    /// Extension: input rewritten by a hook (tri-state).
+    pub rewritten: Option<bool>,
 }
 
 /// Parses a `since`/`until` value: RFC 3339, a date `YYYY-MM-DD` (00:00 UTC),

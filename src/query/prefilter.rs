@@ -353,7 +353,7 @@ impl Prefilter {
     /// longer line is read whole) into one reused buffer; each candidate line
     /// is checked ([`line_verdict`]) as soon as it is found.
     fn file_verdict(&self, path: &Path, query: &Query) -> Verdict {
-        let Ok(mut file) = crate::transcript::fsread::open_regular(path) else {
+        let Ok(mut file) = crate::transcript::fsread::open_decoded(path) else {
             return Verdict::Load;
         };
         let mut buf: Vec<u8> = Vec::new();

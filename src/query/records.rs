@@ -52,6 +52,11 @@ pub struct FoundCall {
     /// Present only on spawns (`tool_kind` `task`) with something to say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subagent: Option<SubagentCost>,
+    /// Extension beyond seed 004: what the transcript records hooks did on
+    /// this call (`transcript::hook_activity::activity_value` objects,
+    /// masked like `input`); left out of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hook_activity: Vec<Value>,
     /// [`FoundCall::summary`]: made from the raw input before the cap,
     /// masked like `input`; not serialized.
     #[serde(skip)]

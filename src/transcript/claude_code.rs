@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::hook_activity::{At, HookLog};
 use super::jsonl::read_objects;
 use super::model::{
     Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
@@ -123,6 +124,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         .find(|t| t.prompt_line.is_some())
         .map(|t| t.prompt.clone());
     let title = meta.title(&main_thread.uuids, first_prompt);
+    let main_lines = main_thread.take_lines();
     let mut session = Session {
         id,
         agent: Agent::ClaudeCode,
@@ -138,7 +140,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         turns: main_thread.turns,
         subagents,
         diagnostics,
-        lines: main_thread.lines,
+        lines: main_lines,
     };
     // The main thread's times define the session; subagents only extend its
     // end (a hand-made or copied subagent file can carry older timestamps).
@@ -310,6 +312,22 @@ struct Thread {
     agent_id: Option<String>,
     diagnostics: Vec<Diagnostic>,
     path: PathBuf,
+    /// Hook firings so far (`LineIndex::hook_activity` once done).
+    hooks: HookLog,
+}
+
+/// The call a hook record's `toolUseID` names: the line and input of the
+/// latest call of the thread with that id (ids may repeat).
+fn call_at<'a>(
+    turns: &'a [Turn],
+    calls: &HashMap<String, Vec<(usize, usize)>>,
+    id: Option<&str>,
+) -> Option<(usize, Option<&'a Value>)> {
+    let &(t, e) = calls.get(id?)?.last()?;
+    match turns.get(t).and_then(|turn| turn.events.get(e)) {
+        Some(Event::ToolCall(r)) => Some((r.line, r.call.raw())),
+        _ => None,
+    }
 }
 
 /// A line's RFC 3339 `timestamp` (both agents' envelopes carry one), in UTC.
@@ -380,6 +398,30 @@ impl Thread {
         Thread {
             path: path.to_path_buf(),
             ..Thread::default()
+        }
+    }
+
+    /// The line index with the hook activity filled in.
+    fn take_lines(&mut self) -> LineIndex {
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.set_hook_activity(std::mem::take(&mut self.hooks).finish());
+        lines
+    }
+
+    /// Where a hook record on `line` sits (module `hook_activity`'s [`At`]).
+    fn hook_at(
+        &self,
+        line: usize,
+        v: &Value,
+        timestamp: Option<DateTime<Utc>>,
+        id: Option<&str>,
+    ) -> At<'_> {
+        At {
+            line,
+            turn: self.turns.len().saturating_sub(1),
+            timestamp,
+            sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            call: call_at(&self.turns, &self.calls, id),
         }
     }
 
@@ -468,6 +510,16 @@ impl Thread {
         if text.trim().is_empty() {
             return;
         }
+        let hook_text = v.get("hookText").and_then(Value::as_bool) == Some(true);
+        if hook_text
+            || text.contains(" operation blocked by hook")
+            || text.trim_start().starts_with("Stop hook feedback:")
+            || text.trim_start().starts_with("SubagentStop hook feedback:")
+        {
+            let mut hooks = std::mem::take(&mut self.hooks);
+            hooks.on_user_text(&text, hook_text, &self.hook_at(line_no, v, timestamp, None));
+            self.hooks = hooks;
+        }
         match classify_user_text(v, &text) {
             UserText::Prompt => {
                 // Notes logged before the first prompt (SessionStart hook
@@ -539,8 +591,14 @@ impl Thread {
                     .and_then(Value::as_str)
             })
             .map(str::to_string);
+        let text = block.get("content").map(content_text).unwrap_or_default();
+        {
+            let mut hooks = std::mem::take(&mut self.hooks);
+            hooks.on_tool_result(id, &text, &self.hook_at(line_no, v, timestamp, Some(id)));
+            self.hooks = hooks;
+        }
         let result = ToolResult {
-            text: block.get("content").map(content_text).unwrap_or_default(),
+            text,
             is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
             tool_use_result,
             timestamp,
@@ -782,6 +840,9 @@ impl Thread {
                 });
             }
             "stop_hook_summary" => {
+                let mut hooks = std::mem::take(&mut self.hooks);
+                hooks.on_stop_summary(v, &self.hook_at(line_no, v, timestamp, None));
+                self.hooks = hooks;
                 let errors: Vec<String> = v
                     .get("hookErrors")
                     .and_then(Value::as_array)
@@ -797,6 +858,11 @@ impl Thread {
                 }
             }
             _ => {
+                if content.contains(" operation blocked by hook") {
+                    let mut hooks = std::mem::take(&mut self.hooks);
+                    hooks.on_user_text(&content, false, &self.hook_at(line_no, v, timestamp, None));
+                    self.hooks = hooks;
+                }
                 if !content.trim().is_empty() && subtype != "turn_duration" {
                     self.push_event(Event::Note {
                         label: format!("system/{subtype}"),
@@ -813,6 +879,10 @@ impl Thread {
         let Some(att) = v.get("attachment") else {
             return;
         };
+        let mut hooks = std::mem::take(&mut self.hooks);
+        let id = att.get("toolUseID").and_then(Value::as_str);
+        hooks.on_attachment(att, &self.hook_at(line_no, v, timestamp, id));
+        self.hooks = hooks;
         let kind = att.get("type").and_then(Value::as_str).unwrap_or("");
         let hook_name = att
             .get("hookName")
@@ -855,12 +925,13 @@ impl Thread {
     }
 
     fn into_subagent(
-        self,
+        mut self,
         path: &Path,
         layout: SubagentLayout,
         agent_id: Option<String>,
         meta: Option<Value>,
     ) -> Subagent {
+        let lines = self.take_lines();
         let meta_str = |k: &str| {
             meta.as_ref()
                 .and_then(|m| m.get(k))
@@ -881,7 +952,7 @@ impl Thread {
             ended: self.ended,
             turns: self.turns,
             meta,
-            lines: self.lines,
+            lines,
         }
     }
 }

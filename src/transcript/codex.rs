@@ -82,7 +82,9 @@ use crate::tools::{
 ///   `cached_input_tokens`, `cache_creation_input_tokens` =
 ///   `cache_write_input_tokens`, `output_tokens` = `output_tokens`
 ///   (reasoning included), so [`Usage::total`] equals Codex's
-///   `total_tokens`. 0.5x `turn.completed.usage` is not read;
+///   `total_tokens`. Without any such total (0.51/0.52), the sum of the
+///   `event_msg turn.completed` `usage` objects (one per turn), mapped
+///   the same way;
 /// - tool calls: see [`ToolCallRecord`] fields as filled here:
 ///   `tool_use_id` = `call_id` (else the item's `id`, else `line:<n>`),
 ///   `message_id` = `None`, `subagent` = `None`; Codex sessions have no
@@ -127,7 +129,7 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
         git_branch: loader.git_branch,
         turns: loader.turns,
         subagents: Vec::new(),
-        usage: loader.usage.unwrap_or_default(),
+        usage: loader.usage.or(loader.turn_usage).unwrap_or_default(),
         models: loader.models,
         diagnostics,
         lines: LineIndex::default(),
@@ -234,7 +236,7 @@ const QUIET_ITEM_TYPES: &[&str] = &["ghost_snapshot", "compaction"];
 /// The trailing UUID of a rollout file name
 /// (`rollout-YYYY-MM-DDThh-mm-ss-<8-4-4-4-12 hex>.jsonl`), if any.
 pub(crate) fn uuid_of_file_name(path: &Path) -> Option<String> {
-    let stem = path.file_stem()?.to_str()?;
+    let stem = super::fsread::transcript_stem(path)?.to_str()?;
     let start = stem.len().checked_sub(36)?;
     let tail = stem.get(start..)?;
     let shape_ok = tail.char_indices().all(|(i, c)| match i {
@@ -366,6 +368,9 @@ struct Loader {
     thread_name: Option<String>,
     models: Vec<String>,
     usage: Option<Usage>,
+    /// The sum of 0.51/0.52 `event_msg turn.completed` `usage` objects
+    /// (each one turn's), used when no `token_count` total exists.
+    turn_usage: Option<Usage>,
     started: Option<DateTime<Utc>>,
     ended: Option<DateTime<Utc>>,
     /// The previous line was a `compacted` line (its `context_compacted`
@@ -737,6 +742,13 @@ impl Loader {
             return;
         };
         match kind {
+            "turn.completed" => {
+                if let Some(u) = payload.get("usage").filter(|u| u.is_object()) {
+                    self.turn_usage
+                        .get_or_insert_with(Usage::default)
+                        .add(&usage_from_codex(u));
+                }
+            }
             "token_count" => {
                 if let Some(total) = payload
                     .get("info")

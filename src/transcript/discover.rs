@@ -115,8 +115,8 @@ pub enum DiscoverError {
 }
 
 /// The default roots: `$CLAUDE_CONFIG_DIR/projects` (else
-/// `~/.claude/projects`), then `$CODEX_HOME/sessions` (else
-/// `~/.codex/sessions`). Roots that do not exist are left out, so the result
+/// `~/.claude/projects`), then `$CODEX_HOME/sessions` and
+/// `$CODEX_HOME/archived_sessions` (else under `~/.codex`). Roots that do not exist are left out, so the result
 /// may be empty. An empty variable counts as unset.
 pub fn default_roots() -> Vec<PathBuf> {
     let base = |var: &str, dot_dir: &str| match std::env::var_os(var) {
@@ -126,6 +126,7 @@ pub fn default_roots() -> Vec<PathBuf> {
     [
         base("CLAUDE_CONFIG_DIR", ".claude").map(|b| b.join("projects")),
         base("CODEX_HOME", ".codex").map(|b| b.join("sessions")),
+        base("CODEX_HOME", ".codex").map(|b| b.join("archived_sessions")),
     ]
     .into_iter()
     .flatten()
@@ -153,7 +154,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             continue;
         }
         if meta.is_file() {
-            if root.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            if !super::fsread::is_jsonl_name(root) {
                 return Err(DiscoverError::NotTranscript(root.clone()));
             }
             let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
@@ -230,6 +231,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         Main(SessionRef),
         Neither,
         Unreadable(std::io::Error),
+        Undecodable(std::io::Error),
     }
     let kinds: Vec<Kind> = files
         .par_iter()
@@ -241,6 +243,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 Ok(lines) => lines,
                 Err(err) => return Kind::Unreadable(err),
             };
+            if lines.is_empty()
+                && super::fsread::is_zst(path)
+                && let Err(err) = super::fsread::check_decodes(path)
+            {
+                return Kind::Undecodable(err);
+            }
             if looks_like_claude_code(&lines) {
                 Kind::Main(SessionRef::claude_code(path.clone(), Vec::new()))
             } else if looks_like_codex(&lines, path) {
@@ -269,6 +277,13 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             Kind::Neither => {}
             Kind::Unreadable(err) => diagnostics.push(Diagnostic {
                 message: super::claude_code::unreadable_message("transcript", &err),
+                path,
+                locus: None,
+            }),
+            Kind::Undecodable(err) => diagnostics.push(Diagnostic {
+                message: format!(
+                    "compressed transcript could not be decompressed ({err}); skipped"
+                ),
                 path,
                 locus: None,
             }),
@@ -406,7 +421,7 @@ fn read_folder(
             continue;
         };
         let name = entry.file_name();
-        let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+        let jsonl = super::fsread::is_jsonl_name(&path);
         if file_type.is_dir() {
             let canonical = dir.canonical.join(&name);
             subdirs.push(sub(path, canonical, false));

@@ -97,6 +97,64 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Whether `path` names a zstd-compressed transcript (`*.zst`, e.g. a
+/// Codex `rollout-….jsonl.zst`, formats.md §2.1).
+pub fn is_zst(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+/// Whether `path`'s name is a JSON Lines transcript's: `*.jsonl`, or
+/// `*.jsonl.zst` (compressed Codex rollouts).
+pub fn is_jsonl_name(path: &Path) -> bool {
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        return true;
+    }
+    is_zst(path)
+        && path
+            .file_stem()
+            .is_some_and(|stem| Path::new(stem).extension().is_some_and(|e| e == "jsonl"))
+}
+
+/// The name of `path` without `.jsonl` / `.jsonl.zst` (the session id
+/// part of a rollout's name); the file stem for other names.
+pub fn transcript_stem(path: &Path) -> Option<&std::ffi::OsStr> {
+    let stem = path.file_stem()?;
+    if is_zst(path) {
+        let inner = Path::new(stem);
+        if inner.extension().is_some_and(|e| e == "jsonl") {
+            return inner.file_stem();
+        }
+    }
+    Some(stem)
+}
+
+/// Opens a regular file for streaming its text: as is, or decompressed
+/// on the fly when it is `*.zst` ([`is_zst`]); never read whole into
+/// memory. A truncated or corrupt `.zst` gives a read error where the
+/// damage starts (the lines before it are read).
+///
+/// # Errors
+/// As [`open_regular`]; for `.zst`, the decoder's set-up error.
+pub fn open_decoded(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    let file = open_regular(path)?;
+    if is_zst(path) {
+        return Ok(Box::new(zstd::stream::read::Decoder::new(file)?));
+    }
+    Ok(Box::new(file))
+}
+
+/// Whether the first bytes of a `.zst` file decompress: `Ok` when its
+/// first block decodes (or the file is empty), else the decoder's error.
+///
+/// # Errors
+/// As [`open_decoded`], or the first read's error (`Unknown frame
+/// descriptor`, an incomplete frame, …).
+pub fn check_decodes(path: &Path) -> io::Result<()> {
+    let mut reader = open_decoded(path)?;
+    let mut byte = [0u8; 1];
+    reader.read(&mut byte).map(|_| ())
+}
+
 /// Reads a regular file whole, refusing one longer than `cap` bytes.
 ///
 /// # Errors

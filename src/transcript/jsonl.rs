@@ -39,7 +39,7 @@ pub fn read_objects(
     diagnostics: &mut Vec<Diagnostic>,
     mut on_line: impl FnMut(usize, Value),
 ) -> std::io::Result<()> {
-    let file = super::fsread::open_regular(path)?;
+    let file = super::fsread::open_decoded(path)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut line_no = 0usize;

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod discover;
 pub mod export;
 pub mod fsread;
+pub mod hook_activity;
 pub mod jsonl;
 pub mod model;
 pub mod short_id;

@@ -107,7 +107,7 @@ pub fn lossy_path<S: serde::Serializer>(
 /// that are not UTF-8), else the whole file name, else `"unnamed"`; never
 /// empty.
 pub fn id_from_path(path: &std::path::Path) -> String {
-    path.file_stem()
+    super::fsread::transcript_stem(path)
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty())
         .or_else(|| {
@@ -677,9 +677,57 @@ pub struct LineIndex {
     /// `instructions` attachments (CLAUDE.md files loaded): the line and its
     /// `files[]` (`{path, type, content}`).
     pub instructions: Vec<(usize, Value)>,
+    /// What the thread's lines say hooks did: one record per hook firing,
+    /// in first-line order ([`super::hook_activity`]; empty for Codex). Set
+    /// it with [`LineIndex::set_hook_activity`] so the lookups below agree.
+    pub hook_activity: Vec<super::hook_activity::HookActivity>,
+    /// `call_line` → indices into `hook_activity` (built by
+    /// [`LineIndex::set_hook_activity`]).
+    pub hooks_by_call_line: std::collections::HashMap<usize, Vec<usize>>,
+    /// Every source line of a firing → its index in `hook_activity`.
+    pub hooks_by_line: std::collections::HashMap<usize, usize>,
 }
 
 impl LineIndex {
+    /// The hook firings that belong to the call whose `tool_use` is on
+    /// `call_line` of this thread (`ToolCallRecord::line`), in order.
+    pub fn hooks_of_call(
+        &self,
+        call_line: usize,
+    ) -> impl Iterator<Item = &super::hook_activity::HookActivity> {
+        self.hooks_by_call_line
+            .get(&call_line)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.hook_activity.get(i))
+    }
+
+    /// The hook firing a source line was merged into, with its index in
+    /// `hook_activity`.
+    pub fn hook_at_line(
+        &self,
+        line: usize,
+    ) -> Option<(usize, &super::hook_activity::HookActivity)> {
+        let i = *self.hooks_by_line.get(&line)?;
+        self.hook_activity.get(i).map(|h| (i, h))
+    }
+
+    /// Stores the thread's hook firings and indexes them by call line and
+    /// by source line (a line in two firings maps to the first).
+    pub fn set_hook_activity(&mut self, records: Vec<super::hook_activity::HookActivity>) {
+        self.hooks_by_call_line.clear();
+        self.hooks_by_line.clear();
+        for (i, h) in records.iter().enumerate() {
+            if let Some(l) = h.call_line {
+                self.hooks_by_call_line.entry(l).or_default().push(i);
+            }
+            for &l in &h.lines {
+                self.hooks_by_line.entry(l).or_insert(i);
+            }
+        }
+        self.hook_activity = records;
+    }
+
     /// The context in force at `line` (the last run starting at or before
     /// it); `None` before the first envelope line.
     pub fn context_at(&self, line: usize) -> Option<&LineContext> {
@@ -855,6 +903,34 @@ impl Session {
                 .enumerate()
                 .flat_map(|(i, s)| s.tool_calls().map(move |r| (Some(i), r))),
         )
+    }
+
+    /// Every hook firing the transcript records, with its thread (`None`
+    /// main, `Some(i)` = `subagents[i]`): main thread first, then each
+    /// subagent, each in line order ([`super::hook_activity`]).
+    pub fn all_hook_activity(
+        &self,
+    ) -> impl Iterator<Item = (Option<usize>, &super::hook_activity::HookActivity)> {
+        self.lines.hook_activity.iter().map(|h| (None, h)).chain(
+            self.subagents
+                .iter()
+                .enumerate()
+                .flat_map(|(i, s)| s.lines.hook_activity.iter().map(move |h| (Some(i), h))),
+        )
+    }
+
+    /// The hook firings of the call `record` of `thread` (by its
+    /// `tool_use` line: ids may repeat), in order.
+    pub fn hooks_of_call<'a>(
+        &'a self,
+        thread: Option<usize>,
+        record: &ToolCallRecord,
+    ) -> impl Iterator<Item = &'a super::hook_activity::HookActivity> {
+        let lines = match thread.and_then(|i| self.subagents.get(i)) {
+            Some(s) => &s.lines,
+            None => &self.lines,
+        };
+        lines.hooks_of_call(record.line)
     }
 
     /// The file a thread was read from: [`Session::path`] for the main

@@ -265,7 +265,7 @@ pub fn sniff_lines(path: &Path, n: usize) -> Vec<LineSniff> {
 /// The error of [`super::fsread::open_regular`] (missing, permission, not
 /// a regular file); read errors after opening end the sniff quietly.
 pub fn sniff_file(path: &Path, n: usize) -> std::io::Result<Vec<LineSniff>> {
-    let file = super::fsread::open_regular(path)?;
+    let file = super::fsread::open_decoded(path)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file.take(FILE_BUDGET));
     let mut out = Vec::new();
     let mut buf = Vec::new();

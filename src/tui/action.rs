@@ -70,6 +70,8 @@ pub enum Action {
     CopyTestCase,
     /// Replay pane: write the payload to a file (a path prompt).
     WritePayload,
+    /// Timeline: show only the rows where a hook acted (toggle).
+    HookActivity,
     /// Run the loaded rule set over every session and list the would-be
     /// blocks (the backtest).
     Backtest,

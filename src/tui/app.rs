@@ -472,6 +472,11 @@ impl App {
                 line: None,
                 select: None,
             }),
+            Action::HookActivity if self.view == View::Browse => {
+                // From any pane: the Timeline is where the filter lives.
+                self.focus = Pane::Timeline;
+                self.timeline.event(action, &mut self.ctx);
+            }
             Action::SameTool | Action::SameFile | Action::ErrorsOnly
                 if self.view == View::Browse =>
             {

@@ -175,6 +175,14 @@ fn row(
     if record.is_error == Some(true) {
         spans.push(Span::styled(" ✗", theme.error()));
     }
+    for (action, mark) in hook_marks(record) {
+        let style = if matches!(action, "blocked" | "failed" | "cancelled") {
+            theme.error()
+        } else {
+            theme.kind()
+        };
+        spans.push(Span::styled(format!(" {mark}"), style));
+    }
     if let Some(res) = &record.tool_resolved {
         spans.push(Span::styled(format!(" → {res}"), theme.tool()));
     }
@@ -189,6 +197,29 @@ fn row(
         spans.push(Span::raw(format!(" {summary}")));
     }
     ListItem::new(Line::from(spans))
+}
+
+/// The marks of a record's hook activity (its `hook_activity[].action`),
+/// as the Timeline draws them on a call: `⛔` blocked, `↻` rewritten, `+`
+/// context, `⚠` failed, `⚖` a permission decision; `(action, mark)`.
+fn hook_marks(record: &FoundCall) -> Vec<(&str, &'static str)> {
+    record
+        .hook_activity
+        .iter()
+        .filter_map(|h| h.get("action").and_then(serde_json::Value::as_str))
+        .filter_map(|a| {
+            let mark = match a {
+                "blocked" => "⛔ blocked by hook",
+                "rewrote" => "↻ rewritten by hook",
+                "added_context" => "+ hook context",
+                "failed" => "⚠ hook failed",
+                "cancelled" => "⚠ hook cancelled",
+                "permission_decision" => "⚖ hook decision",
+                _ => return None,
+            };
+            Some((a, mark))
+        })
+        .collect()
 }
 
 /// The record pane's lines (not wrapped): the record's fields as
@@ -258,6 +289,13 @@ pub fn record_lines(ctx: &Ctx, record: &FoundCall) -> Vec<Line<'static>> {
         if let Ok(value) = serde_json::to_value(cost) {
             out.extend(json::lines(&value, theme));
         }
+    }
+    if !record.hook_activity.is_empty() {
+        out.push(heading("hook_activity", theme));
+        out.extend(json::lines(
+            &serde_json::Value::Array(record.hook_activity.clone()),
+            theme,
+        ));
     }
     out.push(heading("input", theme));
     out.extend(json::lines(&record.input, theme));

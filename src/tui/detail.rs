@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 use hookscope::redact::{Redactions, redactor};
 use hookscope::shell::CommandLine;
 use hookscope::tools::{BashCall, ToolCall};
+use hookscope::transcript::hook_activity::{HookAction, HookActivity};
 use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::text::display_prompt;
 use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
@@ -125,8 +126,18 @@ fn lines(b: &mut Build<'_>, subject: Subject) -> Vec<Line<'static>> {
             None => Vec::new(),
         },
         Item::Event { thread, .. } => match event_of(session, item) {
-            Some(Event::ToolCall(record)) => call_lines(b, session, tree, thread, record),
-            Some(event) => event_lines(b, event),
+            Some(Event::ToolCall(record)) => {
+                let hooks = super::timeline::hooks_of_item(session, item);
+                call_lines(b, session, tree, thread, record, &hooks)
+            }
+            Some(event) => match super::timeline::hook_of_item(session, item) {
+                Some(h) => {
+                    let mut out = vec![heading(&format!("Hook {}", h.event_name()), theme)];
+                    out.extend(hook_lines(h, session, thread, theme));
+                    out
+                }
+                None => event_lines(b, event),
+            },
             None => Vec::new(),
         },
     }
@@ -298,12 +309,129 @@ fn event_lines(b: &mut Build<'_>, event: &Event) -> Vec<Line<'static>> {
     out
 }
 
+/// One hook firing's lines (issue 9 §5): what it did, the event and hook
+/// name, the handler(s) with exit code and duration, the decision, the
+/// reason, the context it added, the rewrite `from → to`, stdout and
+/// stderr, and the lines it was read from. Secrets masked.
+pub fn hook_lines(
+    h: &HookActivity,
+    session: &Session,
+    thread: Thread,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut counts = Redactions::new();
+    let mut out = Vec::new();
+    let style = match h.action {
+        HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => theme.error(),
+        _ => theme.kind(),
+    };
+    out.push(Line::from(Span::styled(
+        masked(&h.what(2_000), &mut counts),
+        style,
+    )));
+    let name = match (&h.hook_name, &h.event) {
+        (Some(n), _) => n.clone(),
+        (None, Some(e)) => e.clone(),
+        (None, None) => "(not recorded)".to_string(),
+    };
+    out.push(field("event", name, theme));
+    match &h.command {
+        Some(c) => out.push(field("handler", masked(c, &mut counts), theme)),
+        None => out.push(field(
+            "handler",
+            "(not recorded: the transcript names no command for it)".to_string(),
+            theme,
+        )),
+    }
+    if h.handlers.len() > 1 {
+        for (i, hd) in h.handlers.iter().enumerate() {
+            let mut text = hd
+                .command
+                .as_deref()
+                .map_or_else(|| "?".to_string(), |c| masked(c, &mut counts));
+            if let Some(ms) = hd.duration_ms {
+                text.push_str(&format!(" ({ms} ms)"));
+            }
+            out.push(field(&format!("handler {}", i + 1), text, theme));
+        }
+    }
+    if let Some(code) = h.exit_code {
+        out.push(field("exit code", code.to_string(), theme));
+    }
+    if let Some(ms) = h.duration_ms {
+        out.push(field("duration", format!("{ms} ms"), theme));
+    }
+    if let Some(d) = &h.decision {
+        out.push(field("decision", d.clone(), theme));
+    }
+    if let Some(id) = &h.tool_use_id {
+        out.push(field("tool_use_id", id.clone(), theme));
+    }
+    if let Some(r) = &h.reason {
+        out.push(field("reason", String::new(), theme));
+        out.extend(text_lines(&masked(r, &mut counts), Style::new()));
+    }
+    for c in &h.context {
+        out.push(field("context added", String::new(), theme));
+        out.extend(text_lines(&masked(c, &mut counts), Style::new()));
+    }
+    if let Some(rw) = &h.rewrite {
+        out.push(field(
+            "input rewritten",
+            "the recorded input is the model's; the tool ran this".to_string(),
+            theme,
+        ));
+        let from = rw
+            .from
+            .as_ref()
+            .map(|v| redactor().redact_value(v, &mut counts));
+        let to = redactor().redact_value(&rw.to, &mut counts);
+        out.push(Line::from(Span::styled("from:", theme.dim())));
+        match &from {
+            Some(v) => out.extend(json::lines(v, theme)),
+            None => out.push(Line::from(Span::styled("(call not found)", theme.dim()))),
+        }
+        out.push(Line::from(Span::styled("to:", theme.dim())));
+        out.extend(json::lines(&to, theme));
+    }
+    if let Some(o) = &h.stdout {
+        out.push(field("stdout", String::new(), theme));
+        out.extend(text_lines(&masked(o, &mut counts), Style::new()));
+    }
+    if let Some(e) = &h.stderr {
+        out.push(field("stderr", String::new(), theme));
+        out.extend(text_lines(&masked(e, &mut counts), Style::new()));
+    }
+    let file = session
+        .thread_path(match thread {
+            Thread::Main => None,
+            Thread::Sub(s) => Some(s),
+        })
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let records: Vec<String> = h
+        .lines
+        .iter()
+        .zip(h.kinds.iter().chain(std::iter::repeat(&String::new())))
+        .map(|(l, k)| format!("{l} {k}"))
+        .collect();
+    out.push(field(
+        "recorded",
+        format!("{file} line {}", records.join(", ")),
+        theme,
+    ));
+    out.extend(redaction_note(&counts, theme));
+    out
+}
+
 fn call_lines(
     b: &mut Build<'_>,
     session: &Session,
     tree: &SpawnTree,
     thread: Thread,
     record: &ToolCallRecord,
+    hooks: &[&HookActivity],
 ) -> Vec<Line<'static>> {
     let ctx = b.ctx;
     let theme = &ctx.theme;
@@ -349,7 +477,24 @@ fn call_lines(
     }
     out.push(field("at", where_, theme));
     out.push(field("id", record.tool_use_id.clone(), theme));
+    for h in hooks.iter().filter(|h| h.action.acted()) {
+        // What a hook did to this call, up front: a rewrite means the
+        // input below is not what ran.
+        let mut counts = Redactions::new();
+        out.push(Line::from(Span::styled(
+            masked(&h.what(200), &mut counts),
+            match h.action {
+                HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => theme.error(),
+                _ => theme.kind(),
+            },
+        )));
+    }
     out.push(Line::default());
+    for h in hooks {
+        out.push(heading(&format!("Hook {}", h.event_name()), theme));
+        out.extend(hook_lines(h, session, thread, theme));
+        out.push(Line::default());
+    }
 
     out.push(heading("Input", theme));
     match record.call.raw() {

@@ -208,6 +208,11 @@ pub const BINDINGS: &[Binding] = &[
         help: "replay: write the payload to a file",
     },
     Binding {
+        keys: &[Key::ch('H')],
+        action: Action::HookActivity,
+        help: "timeline: only rows where a hook acted (toggle)",
+    },
+    Binding {
         keys: &[Key::ch('B')],
         action: Action::Backtest,
         help: "backtest: the loaded rule set over every session, its blocks",
@@ -351,6 +356,14 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     ),
     ("output:TEXT", "output contains; -output:TEXT excludes"),
     ("is:error is:ok", "failed / succeeded calls"),
+    (
+        "is:blocked",
+        "calls a hook blocked; is:rewritten: input rewritten",
+    ),
+    (
+        "hook:EVENT",
+        "calls with a hook firing of EVENT (PreToolUse…)",
+    ),
     (
         "session:ID",
         "id or prefix, repeatable; agent:claude-code|codex",

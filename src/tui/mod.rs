@@ -33,6 +33,8 @@ pub mod widgets;
 pub mod worker;
 
 #[cfg(test)]
+mod hook_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};

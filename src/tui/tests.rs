@@ -29,7 +29,7 @@ const TOOLS: &str = "../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-w
 /// `.jsonl` file, its folder is discovered and only that session kept:
 /// discovery given the file alone does not attach its `<id>/subagents/`
 /// (a core limitation reported to the lead).
-fn app_for(path: &str) -> App {
+pub(super) fn app_for(path: &str) -> App {
     let path = PathBuf::from(path);
     let found = if path.is_file() {
         let folder = path.parent().expect("a parent folder").to_path_buf();
@@ -106,7 +106,7 @@ fn run_request(app: &mut App, request: Request) {
     }
 }
 
-fn key(app: &mut App, code: KeyCode) {
+pub(super) fn key(app: &mut App, code: KeyCode) {
     key_mod(app, code, KeyModifiers::NONE);
 }
 
@@ -216,7 +216,7 @@ fn buffer_text_with(buffer: &Buffer, marks: bool) -> String {
     out
 }
 
-fn render(app: &mut App, width: u16, height: u16) -> String {
+pub(super) fn render(app: &mut App, width: u16, height: u16) -> String {
     app.handle(Action::Resize { width, height });
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal.draw(|f| draw(f, app)).expect("draw");
@@ -224,7 +224,7 @@ fn render(app: &mut App, width: u16, height: u16) -> String {
 }
 
 /// Opens the only session of `path` and returns the app focused on its timeline.
-fn opened(path: &str) -> App {
+pub(super) fn opened(path: &str) -> App {
     let mut app = app_for(path);
     key(&mut app, KeyCode::Enter);
     app

@@ -3,11 +3,20 @@
 //! calls expandable in place to their subagent's calls, and other events
 //! compact and dimmed. [`TimelinePane`] owns the selection, the scroll
 //! offset, the filter and which calls are expanded.
+//!
+//! Hook activity (`transcript::hook_activity`, issue 9 §5) is not a row of
+//! its own when it belongs to a call: the call's row carries a mark (`⛔
+//! blocked by hook`, `↻ input rewritten by hook`, `+ hook context`, `⚠ hook
+//! failed`, `⚖ hook: allow`) and Detail shows the firing. A firing on an
+//! event (Stop, UserPromptSubmit, SessionStart…) is one `⚑` row, at the
+//! first of the lines it was merged from, in place of the loose notes those
+//! lines used to show. `H` keeps only the rows where a hook acted.
 
 use std::collections::HashSet;
 
 use chrono::FixedOffset;
 use hookscope::tools::ToolKind;
+use hookscope::transcript::hook_activity::{HookAction, HookActivity};
 use hookscope::transcript::spawns::{CallAt, SpawnTree, Step, ThreadId};
 use hookscope::transcript::text::{display_prompt, one_line};
 use hookscope::transcript::{Event, Session, ToolCallRecord};
@@ -59,8 +68,105 @@ pub fn unlinked_label(session: &Session, tree: &SpawnTree, s: usize) -> String {
     text
 }
 
+/// The line index of a thread (`session.lines` for the main thread), which
+/// holds its hook firings.
+fn thread_lines(session: &Session, thread: Thread) -> &hookscope::transcript::LineIndex {
+    match thread {
+        Thread::Main => &session.lines,
+        Thread::Sub(s) => session
+            .subagents
+            .get(s)
+            .map_or(&session.lines, |sub| &sub.lines),
+    }
+}
+
+/// The hook firing a non-call event is a record of (a note on one of the
+/// firing's lines), with its index in [`thread_hooks`].
+fn hook_of_event<'a>(
+    session: &'a Session,
+    thread: Thread,
+    event: &Event,
+) -> Option<(usize, &'a HookActivity)> {
+    if !matches!(event, Event::Note { .. }) {
+        return None;
+    }
+    thread_lines(session, thread).hook_at_line(event.line())
+}
+
+/// The hook firing a timeline row stands for: a `⚑` row's (not a call's).
+pub fn hook_of_item(session: &Session, item: Item) -> Option<&HookActivity> {
+    let Item::Event { thread, .. } = item else {
+        return None;
+    };
+    hook_of_event(session, thread, event_of(session, item)?).map(|(_, h)| h)
+}
+
+/// The hook firings recorded on a call row's call.
+pub fn hooks_of_item(session: &Session, item: Item) -> Vec<&HookActivity> {
+    let Item::Event { thread, .. } = item else {
+        return Vec::new();
+    };
+    match event_of(session, item) {
+        Some(Event::ToolCall(r)) => thread_lines(session, thread)
+            .hooks_of_call(r.line)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a hook acted on this row: a call with a firing that blocked,
+/// rewrote, decided, added context or failed, or such a `⚑` row.
+pub fn hook_acted(session: &Session, item: Item) -> bool {
+    hook_of_item(session, item).is_some_and(|h| h.action.acted())
+        || hooks_of_item(session, item)
+            .iter()
+            .any(|h| h.action.acted())
+}
+
+/// The short mark a call row gets for a firing on it (empty when the hook
+/// ran without effect).
+pub fn hook_mark(h: &HookActivity) -> String {
+    match h.action {
+        HookAction::Blocked => "⛔ blocked by hook".to_string(),
+        HookAction::Rewrote => "↻ input rewritten by hook".to_string(),
+        HookAction::AddedContext => "+ hook context".to_string(),
+        HookAction::Failed => "⚠ hook failed".to_string(),
+        HookAction::PermissionDecision => {
+            format!("⚖ hook: {}", h.decision.as_deref().unwrap_or("decided"))
+        }
+        HookAction::Cancelled => "⚠ hook cancelled".to_string(),
+        HookAction::Other | HookAction::Succeeded => String::new(),
+    }
+}
+
+/// The text of a `⚑` row: the hook name (or event), what it did, and the
+/// handler with exit code and duration; secrets masked.
+pub fn hook_row_text(h: &HookActivity) -> String {
+    let name = h.hook_name.as_deref().unwrap_or(h.event_name());
+    let mut text = format!("{name}: {}", h.what(200));
+    let mut facts = Vec::new();
+    if let Some(c) = h.command.as_deref() {
+        facts.push(one_line(c, 80));
+    }
+    if let Some(code) = h.exit_code {
+        facts.push(format!("exit {code}"));
+    }
+    if let Some(ms) = h.duration_ms {
+        facts.push(format!("{ms} ms"));
+    }
+    if !facts.is_empty() {
+        text.push_str(&format!(" [{}]", facts.join(", ")));
+    }
+    let mut counts = hookscope::redact::Redactions::new();
+    hookscope::redact::redactor()
+        .redact(&text, &mut counts)
+        .into_owned()
+}
+
 /// A thread's rows in order (its turn headers for the main thread, then
-/// each shown event), as timeline items.
+/// each shown event), as timeline items. The notes of one hook firing give
+/// one row (the first); those of a firing on a call give none (the call
+/// shows it).
 fn thread_items(session: &Session, thread: ThreadId) -> Vec<Item> {
     let (turns, th) = match thread {
         None => (session.turns.as_slice(), Thread::Main),
@@ -73,11 +179,17 @@ fn thread_items(session: &Session, thread: ThreadId) -> Vec<Item> {
         ),
     };
     let mut items = Vec::new();
+    let mut hooks_shown: HashSet<usize> = HashSet::new();
     for (t, turn) in turns.iter().enumerate() {
         if th == Thread::Main {
             items.push(Item::Turn(t));
         }
         for (e, event) in turn.events.iter().enumerate() {
+            if let Some((i, h)) = hook_of_event(session, th, event)
+                && (h.on_call() || !hooks_shown.insert(i))
+            {
+                continue;
+            }
             if shown(event) {
                 items.push(Item::Event {
                     thread: th,
@@ -258,14 +370,24 @@ pub fn row_text(session: &Session, tree: &SpawnTree, item: Item) -> String {
             .unwrap_or_default(),
         Item::Unlinked(s) => unlinked_label(session, tree, s),
         Item::Event { .. } => match event_of(session, item) {
-            Some(Event::ToolCall(r)) => format!(
-                "{} {} {} {}",
-                r.tool_kind.as_str(),
-                r.name(),
-                r.tool_resolved.as_deref().unwrap_or(""),
-                summary_of(r)
-            ),
-            Some(e) => event_label(e).1,
+            Some(Event::ToolCall(r)) => {
+                let mut text = format!(
+                    "{} {} {} {}",
+                    r.tool_kind.as_str(),
+                    r.name(),
+                    r.tool_resolved.as_deref().unwrap_or(""),
+                    summary_of(r)
+                );
+                for h in hooks_of_item(session, item) {
+                    text.push(' ');
+                    text.push_str(&hook_mark(h));
+                }
+                text
+            }
+            Some(e) => match hook_of_item(session, item) {
+                Some(h) => hook_row_text(h),
+                None => event_label(e).1,
+            },
             None => String::new(),
         },
     }
@@ -360,6 +482,19 @@ pub fn row_line(
                 if r.is_error() {
                     spans.push(Span::styled(" ✗", theme.error()));
                 }
+                for h in hooks_of_item(session, item) {
+                    let mark = hook_mark(h);
+                    if mark.is_empty() {
+                        continue;
+                    }
+                    let style = match h.action {
+                        HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => {
+                            theme.error()
+                        }
+                        _ => theme.kind(),
+                    };
+                    spans.push(Span::styled(format!(" {mark}"), style));
+                }
                 if let Some(res) = &r.tool_resolved {
                     spans.push(Span::styled(format!(" → {res}"), theme.tool()));
                 }
@@ -371,6 +506,22 @@ pub fn row_line(
                     spans.push(Span::raw(format!(" {summary}")));
                 }
                 Line::from(spans)
+            }
+            Some(_) if hook_of_item(session, item).is_some() => {
+                let Some(h) = hook_of_item(session, item) else {
+                    return Line::default();
+                };
+                let style = match h.action {
+                    HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => {
+                        theme.error()
+                    }
+                    HookAction::Succeeded | HookAction::Other => theme.dim(),
+                    _ => theme.kind(),
+                };
+                Line::from(Span::styled(
+                    format!("{indent}  ⚑ {}", hook_row_text(h)),
+                    style,
+                ))
             }
             Some(event) => {
                 let (icon, text) = event_label(event);
@@ -397,6 +548,10 @@ pub struct TimelinePane {
     pub filter: String,
     /// Whether keys go to the filter box.
     pub searching: bool,
+    /// `H`: only the rows where a hook acted (a call a hook blocked,
+    /// rewrote, added context to, decided or failed on, and `⚑` rows that
+    /// did one of these), across every subagent.
+    pub hooks_only: bool,
     /// Task/Agent calls (and unlinked-subagent rows) expanded to their
     /// subagent's events.
     pub expanded: HashSet<Item>,
@@ -444,7 +599,7 @@ impl TimelinePane {
     /// rows of the fully expanded tree (subagent calls included, collapsed
     /// or not).
     pub fn rows(&self, ctx: &Ctx) -> Vec<TimelineRow> {
-        if self.filter.is_empty() {
+        if self.filter.is_empty() && !self.hooks_only {
             return self.all_rows(ctx);
         }
         let rows = self.every_row(ctx);
@@ -453,10 +608,12 @@ impl TimelinePane {
         };
         let needle = self.filter.to_lowercase();
         rows.into_iter()
+            .filter(|r| !self.hooks_only || hook_acted(session, r.item))
             .filter(|r| {
-                row_text(session, tree, r.item)
-                    .to_lowercase()
-                    .contains(&needle)
+                needle.is_empty()
+                    || row_text(session, tree, r.item)
+                        .to_lowercase()
+                        .contains(&needle)
             })
             .collect()
     }
@@ -505,11 +662,14 @@ impl TimelinePane {
     /// Selects the main-thread event at 1-based line `line` of the session
     /// file, else the last one before it (a backtest block on a Stop: the
     /// assistant text it follows), else the turn that line is in; `false`
-    /// when no session is open or it has no turns.
+    /// when no session is open or it has no turns. Only events that have a
+    /// row count (a hook firing's second note has none: its `⚑` row is at
+    /// its first).
     pub fn select_line(&mut self, line: usize, ctx: &Ctx) -> bool {
         let Some(session) = ctx.session() else {
             return false;
         };
+        let rows: HashSet<Item> = self.all_rows(ctx).iter().map(|r| r.item).collect();
         let mut best: Option<(usize, Item)> = None;
         for (t, turn) in session.turns.iter().enumerate() {
             if turn.prompt_line.is_some_and(|p| p <= line) || best.is_none() {
@@ -517,15 +677,13 @@ impl TimelinePane {
             }
             for (i, e) in turn.events.iter().enumerate() {
                 let l = e.line();
-                if l <= line && best.as_ref().is_none_or(|(b, _)| l >= *b) {
-                    best = Some((
-                        l,
-                        Item::Event {
-                            thread: Thread::Main,
-                            turn: t,
-                            event: i,
-                        },
-                    ));
+                let item = Item::Event {
+                    thread: Thread::Main,
+                    turn: t,
+                    event: i,
+                };
+                if l <= line && best.as_ref().is_none_or(|(b, _)| l >= *b) && rows.contains(&item) {
+                    best = Some((l, item));
                 }
             }
         }
@@ -570,7 +728,7 @@ impl TimelinePane {
     }
 
     fn after_filter_change(&mut self, ctx: &Ctx) {
-        if self.filter.is_empty() {
+        if self.filter.is_empty() && !self.hooks_only {
             self.reveal_selection(ctx);
         }
         let visible = self.rows(ctx);
@@ -670,6 +828,15 @@ impl Component for TimelinePane {
                 self.searching = true;
                 self.filter.clear();
             }
+            Action::HookActivity => {
+                self.hooks_only = !self.hooks_only;
+                ctx.say(if self.hooks_only {
+                    "hook activity only (H again: every row)"
+                } else {
+                    "every row"
+                });
+                self.after_filter_change(ctx);
+            }
             Action::SearchNext | Action::SearchPrev => {
                 if self.filter.is_empty() {
                     ctx.say("no search: / filters the timeline");
@@ -712,6 +879,11 @@ impl Component for TimelinePane {
             "filter",
             "filter rows (finds calls inside collapsed subagents)",
         ));
+        out.push(Command::new(
+            Action::HookActivity,
+            "hooks",
+            "only rows where a hook acted: blocked, rewrote, failed…",
+        ));
         if force_all || !self.filter.is_empty() {
             out.push(Command::new(Action::SearchNext, "next", "next match"));
             out.push(Command::new(Action::SearchPrev, "prev", "previous match"));
@@ -738,8 +910,15 @@ impl Component for TimelinePane {
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx, focused: bool) {
         let theme = &ctx.theme;
         let mut title = " Timeline ".to_string();
+        let hooks = if self.hooks_only {
+            "hook activity "
+        } else {
+            ""
+        };
         if !self.filter.is_empty() || (self.searching && focused) {
-            title = format!(" Timeline /{} ", self.filter);
+            title = format!(" Timeline {hooks}/{} ", self.filter);
+        } else if self.hooks_only {
+            title = " Timeline · hook activity only ".to_string();
         } else if let Some(entry) = ctx.open.as_ref().and_then(|o| ctx.sessions.get(o.index)) {
             // Which session this is, so a list previewing another is not
             // mistaken for it.
@@ -773,7 +952,9 @@ impl Component for TimelinePane {
         let (session, tree) = session;
         let rows = &self.shown;
         if rows.is_empty() {
-            let text = if self.filter.is_empty() {
+            let text = if self.hooks_only && self.filter.is_empty() {
+                "(no hook acted in this session)"
+            } else if self.filter.is_empty() {
                 "(no turns)"
             } else {
                 "(no match)"

@@ -1,0 +1,389 @@
+//! `hookscope hooks [--settings FILE]... [--cwd DIR] [--config-dir DIR]
+//! [--match EVENT VALUE [--input JSON]] [--lint] [--version V] [--json]`:
+//! the user's hook configuration (issue 9 §1–3); and `hookscope hooks
+//! --activity SESSION [--json] [PATH...]`: what the transcript says hooks
+//! did (issue 9 §5, [`super::activity`]).
+//!
+//! Without `--match`/`--lint`: every settings file looked for (found or
+//! not, load-time drops first), then every handler with `file:line`,
+//! layer, effective timeout and whether it can run. `--match`: each handler
+//! of the event with ✓/✗ and the reason. `--lint`: the lints, exit 1 when
+//! any fires. Exit 2 on bad arguments. Nothing is run.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use hookscope::hooks::contract::{self, Version};
+use hookscope::hooks::lint::{Lint, LintOptions, Severity, lint_config};
+use hookscope::hooks::settings::{
+    self, HandlerVerdict, HookConfig, LoadOptions, closest_event, explain, synthetic_payload,
+};
+use serde_json::{Value, json};
+
+use super::{fail, print_json, print_text};
+
+/// Arguments of `hookscope hooks`.
+#[derive(clap::Args, Debug)]
+pub struct HooksArgs {
+    /// Read only this settings file (repeatable); default: the user,
+    /// project, local and managed settings, enabled plugins' hooks.json, and
+    /// skill/subagent frontmatter.
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// The project (the session's cwd) whose .claude/ is read (default: the
+    /// current folder).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The config dir (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
+    #[arg(long = "config-dir", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    /// The managed settings file (default:
+    /// /etc/claude-code/managed-settings.json on Linux).
+    #[arg(long, value_name = "FILE")]
+    pub managed: Option<PathBuf>,
+    /// Which handlers an event reaches, and why: EVENT and the value its
+    /// matcher tests (the tool name for tool events, the source for
+    /// SessionStart, …), e.g. `--match PreToolUse mcp__memory__create`.
+    #[arg(long = "match", num_args = 2, value_names = ["EVENT", "VALUE"])]
+    pub match_: Option<Vec<String>>,
+    /// With --match: the tool_input JSON for `if` rules, e.g.
+    /// '{"command": "rm -rf build"}'.
+    #[arg(long, value_name = "JSON")]
+    pub input: Option<String>,
+    /// Print the lints; exit 1 when any fires, 0 when none.
+    #[arg(long)]
+    pub lint: bool,
+    /// The Claude Code version whose rules apply (default: the latest).
+    #[arg(long, value_name = "V")]
+    pub version: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Every hook firing the transcript of SESSION records (an id, a unique
+    /// id prefix, or a path): event, tool_use_id, what it did, handler
+    /// command, exit code and duration.
+    #[arg(long, value_name = "SESSION", value_parser = clap::value_parser!(OsString),
+          conflicts_with_all = ["match_", "lint", "settings"])]
+    pub activity: Option<OsString>,
+    /// With --activity: where to look for the session (default: as for
+    /// `sessions`).
+    #[arg(requires = "activity")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &HooksArgs) {
+    if let Some(session) = &args.activity {
+        super::activity::run(session, &args.paths, args.json);
+        return;
+    }
+    let version = match &args.version {
+        Some(v) => {
+            let parsed = Version::parse(v);
+            if parsed.0.is_empty() {
+                fail(format!("--version {v:?} is not a version (e.g. 2.1.332)"));
+            }
+            parsed
+        }
+        None => Version::latest(),
+    };
+    if args.input.is_some() && args.match_.is_none() {
+        fail("--input needs --match EVENT VALUE");
+    }
+    let tool_input = args.input.as_deref().map(|text| {
+        serde_json::from_str::<Value>(text)
+            .unwrap_or_else(|e| fail(format!("--input is not JSON: {e}")))
+    });
+    let cwd = if args.settings.is_empty() {
+        args.cwd.clone().or_else(|| std::env::current_dir().ok())
+    } else {
+        args.cwd.clone()
+    };
+    let options = LoadOptions {
+        settings: args.settings.clone(),
+        cwd,
+        config_dir: args.config_dir.clone(),
+        managed: args.managed.clone(),
+        version: version.clone(),
+    };
+    let matching = args.match_.as_ref().map(|pair| {
+        let event = pair.first().cloned().unwrap_or_default();
+        let value = pair.get(1).cloned().unwrap_or_default();
+        if contract::event(&event, &version).is_none() {
+            let hint = closest_event(&event)
+                .map(|e| format!(" (did you mean {e}?)"))
+                .unwrap_or_default();
+            fail(format!(
+                "unknown event {event:?}{hint}; events: {}",
+                contract::event_names().join(", ")
+            ));
+        }
+        (event, value)
+    });
+    let config = settings::load(&options);
+    let version_label = if args.version.is_some() {
+        version.to_string()
+    } else {
+        "latest".to_string()
+    };
+    if let Some((event, value)) = matching {
+        let payload = synthetic_payload(&event, &value, tool_input, &version);
+        let verdicts = explain(&config, &event, &payload, &version);
+        if args.json {
+            print_json(&json!({
+                "version": version_label,
+                "event": event,
+                "value": value,
+                "payload": payload,
+                "files": config.files,
+                "verdicts": verdicts.iter().map(|v| verdict_json(&config, v)).collect::<Vec<_>>(),
+            }));
+        } else {
+            print_match(&config, &event, &value, &verdicts, &version_label);
+        }
+        return;
+    }
+    if args.lint {
+        let lints = lint_config(&config, &LintOptions::default());
+        if args.json {
+            print_json(&json!({
+                "version": version_label,
+                "files": config.files.iter().map(|f| json!({"path": f.path, "layer": f.layer, "found": f.found})).collect::<Vec<_>>(),
+                "lints": lints,
+            }));
+        } else {
+            print_lints(&config, &lints);
+        }
+        if !lints.is_empty() {
+            std::process::exit(1);
+        }
+        return;
+    }
+    if args.json {
+        print_json(&json!({
+            "version": version_label,
+            "config": config,
+        }));
+    } else {
+        print_config(&config, &version_label);
+    }
+}
+
+fn verdict_json(config: &HookConfig, v: &HandlerVerdict) -> Value {
+    let h = &config.handlers[v.index];
+    json!({
+        "handler": v.index + 1,
+        "fires": v.fires,
+        "reason": v.reason,
+        "hint": v.hint,
+        "location": {"path": h.origin.path, "line": h.origin.line, "layer": h.origin.layer},
+        "matcher": h.matcher,
+        "type": h.kind,
+        "summary": h.summary(),
+        "effective_timeout": h.effective_timeout,
+    })
+}
+
+fn print_files(config: &HookConfig) {
+    print_text("Settings files:");
+    for f in &config.files {
+        let state = if !f.found && f.problems.is_empty() {
+            "not present".to_string()
+        } else if let Some(why) = &f.dropped {
+            format!("SKIPPED by Claude Code: {why}")
+        } else if !f.found || f.problems.iter().any(|p| p.id == "settings-unreadable") {
+            "not read".to_string()
+        } else {
+            match f.handlers {
+                1 => "1 handler".to_string(),
+                n => format!("{n} handlers"),
+            }
+        };
+        print_text(&format!(
+            "  {:<8} {}  {state}",
+            f.layer.to_string(),
+            f.path.display()
+        ));
+        for p in &f.problems {
+            if f.dropped.as_deref() == Some(p.message.as_str()) {
+                continue;
+            }
+            let at = match (p.line, p.column) {
+                (Some(l), Some(c)) => format!("line {l}, column {c}: "),
+                (Some(l), None) => format!("line {l}: "),
+                _ => String::new(),
+            };
+            print_text(&format!("      {at}{} [{}]", p.message, p.id));
+        }
+        if let Some(why) = &f.dropped
+            && let Some(p) = f.problems.iter().find(|p| p.drops_file)
+            && let Some(l) = p.line
+        {
+            let _ = why;
+            let col = p
+                .column
+                .map(|c| format!(", column {c}"))
+                .unwrap_or_default();
+            print_text(&format!("      at line {l}{col} [{}]", p.id));
+        }
+    }
+}
+
+fn print_config(config: &HookConfig, version_label: &str) {
+    print_text(&format!(
+        "Hook configuration (Claude Code {version_label} rules)"
+    ));
+    print_files(config);
+    if let Some(d) = &config.disable_all_hooks {
+        print_text(&format!(
+            "disableAllHooks: {} (from {}{})",
+            d.value,
+            d.file.display(),
+            if d.managed { ", managed" } else { "" }
+        ));
+    }
+    if let Some(file) = &config.managed_only {
+        print_text(&format!(
+            "allowManagedHooksOnly: true (from {}): only managed hooks run",
+            file.display()
+        ));
+    }
+    if config.handlers.is_empty() {
+        print_text("No handlers.");
+        return;
+    }
+    print_text("Handlers:");
+    for (i, h) in config.handlers.iter().enumerate() {
+        let matcher = match &h.matcher {
+            Some(m) => format!("matcher {m:?}"),
+            None => "no matcher".to_string(),
+        };
+        let event = if h.event != h.event_as_written {
+            format!("{} (written {})", h.event, h.event_as_written)
+        } else {
+            h.event.clone()
+        };
+        print_text(&format!(
+            "  #{} {event}  {matcher}{}  {}  {}",
+            i + 1,
+            if_part(h),
+            h.kind.as_str(),
+            h.summary()
+        ));
+        let timeout = format!("{} s ({})", h.effective_timeout, h.timeout_source);
+        print_text(&format!("     {} · timeout {timeout}", h.location()));
+        if let Some(why) = &h.inactive {
+            print_text(&format!("     ✗ never runs: {why}"));
+        } else if let Some(first) = h.duplicate_of {
+            print_text(&format!(
+                "     = identical to #{}: runs once when both are reached",
+                first + 1
+            ));
+        }
+    }
+}
+
+fn print_match(
+    config: &HookConfig,
+    event: &str,
+    value: &str,
+    verdicts: &[HandlerVerdict],
+    version_label: &str,
+) {
+    let field = contract::event(event, &config.version).and_then(|e| e.matcher.clone());
+    let what = match &field {
+        Some(f) => format!("{event} with {f} = {value:?}"),
+        None => format!("{event} (no matcher support: every handler of it is reached)"),
+    };
+    print_text(&format!("{what} (Claude Code {version_label} rules):"));
+    let dropped: Vec<_> = config
+        .files
+        .iter()
+        .filter(|f| f.dropped.is_some())
+        .collect();
+    for f in &dropped {
+        print_text(&format!(
+            "  ! {} ({}) is skipped by Claude Code: {}",
+            f.path.display(),
+            f.layer,
+            f.dropped.as_deref().unwrap_or("")
+        ));
+    }
+    if verdicts.is_empty() {
+        print_text(&format!("  no handler is configured for {event}"));
+        return;
+    }
+    for v in verdicts {
+        let h = &config.handlers[v.index];
+        let mark = if v.fires { "✓" } else { "✗" };
+        let matcher = match &h.matcher {
+            Some(m) => format!("matcher {m:?}"),
+            None => "no matcher".to_string(),
+        };
+        print_text(&format!(
+            "  {mark} #{} {}  {matcher}{}  {}  {}",
+            v.index + 1,
+            h.location(),
+            if_part(h),
+            h.kind.as_str(),
+            h.summary()
+        ));
+        let hint = v
+            .hint
+            .as_ref()
+            .filter(|hint| !v.reason.contains(hint.as_str()))
+            .map(|hint| format!("; {hint}"))
+            .unwrap_or_default();
+        print_text(&format!("      {}{hint}", v.reason));
+    }
+    let n = verdicts.iter().filter(|v| v.fires).count();
+    print_text(&format!(
+        "{n} of {} handler{} would run.",
+        verdicts.len(),
+        if verdicts.len() == 1 { "" } else { "s" }
+    ));
+}
+
+/// `  if "Bash(rm *)"` when the handler has an `if` rule.
+fn if_part(h: &hookscope::hooks::settings::Handler) -> String {
+    h.if_rule
+        .as_ref()
+        .map(|r| format!("  if {r:?}"))
+        .unwrap_or_default()
+}
+
+fn print_lints(config: &HookConfig, lints: &[Lint]) {
+    if lints.is_empty() {
+        let read = config.files.iter().filter(|f| f.found).count();
+        print_text(&format!(
+            "No lints ({} handler{} in {read} file{}).",
+            config.handlers.len(),
+            if config.handlers.len() == 1 { "" } else { "s" },
+            if read == 1 { "" } else { "s" }
+        ));
+        return;
+    }
+    for l in lints {
+        let at = match (&l.path, l.line) {
+            (Some(p), Some(line)) => format!("{}:{line}: ", p.display()),
+            (Some(p), None) => format!("{}: ", p.display()),
+            _ => String::new(),
+        };
+        let level = match l.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        print_text(&format!("{at}{level}[{}]: {}", l.id, l.message));
+        print_text(&format!("    fix: {}", l.fix));
+    }
+    let errors = lints
+        .iter()
+        .filter(|l| l.severity == Severity::Error)
+        .count();
+    print_text(&format!(
+        "{} lint{} ({errors} error{}).",
+        lints.len(),
+        if lints.len() == 1 { "" } else { "s" },
+        if errors == 1 { "" } else { "s" }
+    ));
+}

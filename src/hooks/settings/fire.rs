@@ -1,0 +1,136 @@
+//! Which handlers an event reaches, and why each does or does not
+//! (issue 9 §2; hooks.md §1.3 "Resolution order: event fires → matcher →
+//! `if` → spawn", §5.2 why-chain): the load-time state of the handler
+//! first (its file dropped, hooks disabled, managed-only), then the
+//! matcher of its group ([`matcher::check`]), then its `if` rule
+//! ([`matcher::check_if`]), then dedup of identical handlers.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::HookConfig;
+use crate::hooks::contract::Version;
+use crate::hooks::matcher::{self, IfVerdict, MatcherVerdict};
+
+/// One handler's verdict for one event.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandlerVerdict {
+    /// Index in [`HookConfig::handlers`].
+    pub index: usize,
+    /// Whether Claude Code would spawn it for this event.
+    pub fires: bool,
+    /// One line: the step that decided (`its file is skipped by Claude
+    /// Code: …`, the matcher's reason, the `if` rule's reason, `runs once:
+    /// identical to #3`, or why it fires).
+    pub reason: String,
+    /// A fix, when one is obvious (from the matcher).
+    pub hint: Option<String>,
+    /// The matcher's verdict, when the matcher was tried.
+    pub matcher: Option<MatcherVerdict>,
+    /// The `if` rule's verdict, when it was tried.
+    pub if_rule: Option<IfVerdict>,
+}
+
+/// The payload for a matcher test without a transcript: `hook_event_name`,
+/// the event's matcher field (the contract's `matcher`, e.g. `tool_name`)
+/// set to `value`, and `tool_input` when given.
+pub fn synthetic_payload(
+    event: &str,
+    value: &str,
+    tool_input: Option<Value>,
+    version: &Version,
+) -> Value {
+    let mut map = Map::new();
+    map.insert("hook_event_name".into(), Value::String(event.to_string()));
+    if let Some(field) = matcher::matcher_field(event, version) {
+        map.insert(field.to_string(), Value::String(value.to_string()));
+    }
+    if let Some(input) = tool_input {
+        map.insert("tool_input".into(), input);
+    }
+    Value::Object(map)
+}
+
+/// Every handler of `event` (as Claude Code fires it) with its verdict on
+/// `payload` (the hook's stdin JSON) as of `version`, in
+/// [`HookConfig::handlers`] order.
+pub fn explain(
+    config: &HookConfig,
+    event: &str,
+    payload: &Value,
+    version: &Version,
+) -> Vec<HandlerVerdict> {
+    let value = matcher::matcher_value(event, payload, version);
+    let mut out: Vec<HandlerVerdict> = Vec::new();
+    for (index, h) in config.handlers.iter().enumerate() {
+        if h.event != event {
+            continue;
+        }
+        let mut v = HandlerVerdict {
+            index,
+            fires: false,
+            reason: String::new(),
+            hint: None,
+            matcher: None,
+            if_rule: None,
+        };
+        if let Some(why) = &h.inactive {
+            v.reason = format!("never runs: {why}");
+            out.push(v);
+            continue;
+        }
+        let m = matcher::check(event, h.matcher.as_deref(), value.as_deref(), version);
+        v.hint = m.hint.clone();
+        let matched = m.matches;
+        let matcher_reason = if m.reason.is_empty() {
+            match &h.matcher {
+                Some(text) if matched => format!("matcher {text:?} matches"),
+                Some(text) => format!("matcher {text:?} does not match"),
+                None => "no matcher: every value".to_string(),
+            }
+        } else {
+            m.reason.clone()
+        };
+        v.matcher = Some(m);
+        if !matched {
+            v.reason = matcher_reason;
+            out.push(v);
+            continue;
+        }
+        if let Some(rule) = &h.if_rule {
+            let iv = matcher::check_if(event, rule, payload, version);
+            let runs = iv.runs;
+            let if_reason = if iv.reason.is_empty() {
+                format!(
+                    "if {rule:?} {}",
+                    if runs { "holds" } else { "does not hold" }
+                )
+            } else {
+                iv.reason.clone()
+            };
+            v.if_rule = Some(iv);
+            if !runs {
+                v.reason = format!("{matcher_reason}; {if_reason}");
+                out.push(v);
+                continue;
+            }
+            v.reason = format!("{matcher_reason}; {if_reason}");
+        } else {
+            v.reason = matcher_reason;
+        }
+        if let Some(first) = h.duplicate_of
+            && out.iter().any(|o| o.index == first && o.fires)
+        {
+            v.reason = format!(
+                "identical to #{} ({}), which runs: Claude Code runs it once",
+                first + 1,
+                config.handlers[first].location()
+            );
+            out.push(v);
+            continue;
+        }
+        v.fires = true;
+        out.push(v);
+    }
+    out
+}

@@ -1,0 +1,1465 @@
+//! The user's hook configuration (issue 9 §1; hooks.md §1.1–1.2,
+//! hooks-updates.md §1.4): which settings files applied to a session, every
+//! handler in them with its fields, effective timeout and origin
+//! (`file:line`, layer), and per file the problems found, first of all the
+//! ones that make Claude Code itself drop hooks while loading.
+//!
+//! Files read ([`load`]): `settings.json` under the config dir
+//! (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), `.claude/settings.json` and
+//! `.claude/settings.local.json` under the session's cwd, managed settings
+//! (`/etc/claude-code/managed-settings.json` on Linux, plus
+//! `managed-settings.d/*.json` beside it), `hooks/hooks.json` of each plugin
+//! enabled in `enabledPlugins`, and `hooks:` in the frontmatter of skills
+//! (`skills/*/SKILL.md`) and subagents (`agents/*.md`) under the config dir
+//! and the project's `.claude/`; or only the files given with `--settings`.
+//! Every file is opened with [`crate::transcript::fsread`] (regular files
+//! only, [`SETTINGS_CAP`] bytes at most). A file with a problem never stops
+//! the others from loading.
+//!
+//! No process is started and nothing is written here.
+
+pub mod fire;
+mod frontmatter;
+pub mod jsonpos;
+
+pub use fire::{HandlerVerdict, explain, synthetic_payload};
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::hooks::contract::{self, Version};
+use crate::hooks::matcher::{self, MatcherKind};
+use crate::transcript::fsread;
+
+/// The most bytes read from one settings, plugin `hooks.json` or
+/// frontmatter file (4 MiB; real ones are a few KiB).
+pub const SETTINGS_CAP: u64 = 4 << 20;
+
+/// The most entries read from one `skills/`, `agents/` or
+/// `managed-settings.d/` folder.
+pub const DIR_CAP: usize = 1000;
+
+/// The first version that ignores an unknown event key instead of
+/// rejecting the whole file (hooks-updates.md §1.4; CHANGELOG 2.1.101).
+pub const UNKNOWN_EVENT_IGNORED_SINCE: &str = "2.1.101";
+
+/// Where to look and as of which Claude Code version to read.
+///
+/// Every root is injectable so tests never read the real home or `/etc`.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Files given with `--settings FILE` (repeatable). When not empty,
+    /// only these are read (layer [`Layer::Given`]): no user, project,
+    /// managed, plugin, skill or agent files.
+    pub settings: Vec<PathBuf>,
+    /// The session's cwd (the project; `$CLAUDE_PROJECT_DIR`). `None`: no
+    /// project, local, project skill or project agent files.
+    pub cwd: Option<PathBuf>,
+    /// The config dir. `None`: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+    pub config_dir: Option<PathBuf>,
+    /// The managed settings file. `None`: the platform's
+    /// ([`default_managed_path`]).
+    pub managed: Option<PathBuf>,
+    /// The Claude Code version whose loading rules apply (default timeouts,
+    /// unknown event keys); [`Version::latest`] when unknown.
+    pub version: Version,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            settings: Vec::new(),
+            cwd: None,
+            config_dir: None,
+            managed: None,
+            version: Version::latest(),
+        }
+    }
+}
+
+/// The platform's managed settings file: `/etc/claude-code/managed-settings.json`
+/// on Linux, `/Library/Application Support/ClaudeCode/managed-settings.json`
+/// on macOS, `C:\Program Files\ClaudeCode\managed-settings.json` on Windows.
+pub fn default_managed_path() -> PathBuf {
+    if cfg!(target_os = "macos") {
+        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json")
+    } else if cfg!(windows) {
+        PathBuf::from(r"C:\Program Files\ClaudeCode\managed-settings.json")
+    } else {
+        PathBuf::from("/etc/claude-code/managed-settings.json")
+    }
+}
+
+/// The config dir when none is given: `$CLAUDE_CONFIG_DIR`, else
+/// `~/.claude`; `None` when neither is known.
+pub fn default_config_dir() -> Option<PathBuf> {
+    match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => dirs::home_dir().map(|h| h.join(".claude")),
+    }
+}
+
+/// Where a handler or file comes from (the `/hooks` menu's labels,
+/// hooks.md §1.1). Serialized as `{"kind": "user"}` or
+/// `{"kind": "plugin", "name": "fmt@market"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", content = "name", rename_all = "snake_case")]
+pub enum Layer {
+    /// `<config dir>/settings.json`.
+    User,
+    /// `<cwd>/.claude/settings.json` (committed).
+    Project,
+    /// `<cwd>/.claude/settings.local.json` (not committed).
+    Local,
+    /// Managed policy settings.
+    Managed,
+    /// A plugin's `hooks/hooks.json`; the `enabledPlugins` key (`name@marketplace`).
+    Plugin(String),
+    /// A skill's `SKILL.md` frontmatter; the skill's folder name.
+    Skill(String),
+    /// A subagent's frontmatter; the file's stem.
+    Agent(String),
+    /// A file given with `--settings`.
+    Given,
+}
+
+impl Layer {
+    /// Whether the layer is a settings file (its handlers dedupe with
+    /// identical ones of other settings files; plugin, skill and agent
+    /// copies stay separate, hooks.md §1.1).
+    pub fn is_settings(&self) -> bool {
+        matches!(
+            self,
+            Layer::User | Layer::Project | Layer::Local | Layer::Managed | Layer::Given
+        )
+    }
+}
+
+impl std::fmt::Display for Layer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Layer::User => f.write_str("user"),
+            Layer::Project => f.write_str("project"),
+            Layer::Local => f.write_str("local"),
+            Layer::Managed => f.write_str("managed"),
+            Layer::Plugin(n) => write!(f, "plugin {n}"),
+            Layer::Skill(n) => write!(f, "skill {n}"),
+            Layer::Agent(n) => write!(f, "agent {n}"),
+            Layer::Given => f.write_str("given"),
+        }
+    }
+}
+
+/// One problem of one file, with its position when known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// A stable id (the lint id `hookscope hooks --lint` reports it under):
+    /// `settings-unreadable`, `settings-invalid-json`, `schema-invalid`,
+    /// `matcher-schema-invalid`, `unknown-event`, `managed-only-ignored`,
+    /// `frontmatter-invalid`.
+    pub id: &'static str,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known (JSON syntax errors).
+    pub column: Option<usize>,
+    /// What is wrong and, where obvious, the fix.
+    pub message: String,
+    /// Whether Claude Code itself skips the whole file because of it
+    /// (hooks-updates.md §1.4): no hook of the file runs.
+    pub drops_file: bool,
+}
+
+/// One file that was looked for, and what came of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingsFile {
+    /// The path as looked for.
+    pub path: PathBuf,
+    /// Its layer.
+    pub layer: Layer,
+    /// Whether a file was there (a missing user/project/local/managed file
+    /// is listed with `found: false` and no problem: it answers "did it
+    /// read the file I edited?").
+    pub found: bool,
+    /// Why Claude Code skips the whole file, when it does (the first
+    /// problem with `drops_file`); no handler of it runs.
+    pub dropped: Option<String>,
+    /// Every problem, in file order, load-time drops first.
+    pub problems: Vec<Problem>,
+    /// `disableAllHooks` as written in this file.
+    pub disable_all_hooks: Option<bool>,
+    /// `allowManagedHooksOnly` as written in this file.
+    pub allow_managed_hooks_only: Option<bool>,
+    /// How many handlers the file declares (whether they run or not).
+    pub handlers: usize,
+}
+
+/// A handler's `type` (hooks.md §1.2).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandlerType {
+    /// A shell or exec-form command.
+    Command,
+    /// An HTTP POST.
+    Http,
+    /// A tool of an MCP server.
+    McpTool,
+    /// A model prompt.
+    Prompt,
+    /// A subagent.
+    Agent,
+    /// Anything else, as written (Claude Code's schema rejects it).
+    Unknown(String),
+}
+
+impl HandlerType {
+    /// Reads the `type` string.
+    pub fn parse(text: &str) -> HandlerType {
+        match text {
+            "command" => HandlerType::Command,
+            "http" => HandlerType::Http,
+            "mcp_tool" => HandlerType::McpTool,
+            "prompt" => HandlerType::Prompt,
+            "agent" => HandlerType::Agent,
+            other => HandlerType::Unknown(other.to_string()),
+        }
+    }
+
+    /// The name as written in settings.
+    pub fn as_str(&self) -> &str {
+        match self {
+            HandlerType::Command => "command",
+            HandlerType::Http => "http",
+            HandlerType::McpTool => "mcp_tool",
+            HandlerType::Prompt => "prompt",
+            HandlerType::Agent => "agent",
+            HandlerType::Unknown(s) => s,
+        }
+    }
+}
+
+/// Where one handler was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line of the handler object in the file (for frontmatter, of
+    /// the handler's entry in the Markdown file).
+    pub line: usize,
+    /// The file's layer.
+    pub layer: Layer,
+    /// For plugin handlers, the plugin's root (`$CLAUDE_PLUGIN_ROOT`).
+    pub plugin_root: Option<PathBuf>,
+}
+
+/// Why a handler never runs, whatever the event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum Inactive {
+    /// Claude Code skipped its whole file while loading; the reason.
+    FileDropped(String),
+    /// `disableAllHooks` is in force; which file set it.
+    DisabledAll(String),
+    /// Managed `allowManagedHooksOnly` blocks non-managed hooks; which file
+    /// set it.
+    ManagedOnly(String),
+    /// The event key is unknown to this version and ignored (≥ 2.1.101).
+    UnknownEvent,
+    /// The handler's `type` or fields are not ones Claude Code accepts.
+    Invalid(String),
+}
+
+impl std::fmt::Display for Inactive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Inactive::FileDropped(why) => write!(f, "its file is skipped by Claude Code: {why}"),
+            Inactive::DisabledAll(file) => write!(f, "disableAllHooks is true (set in {file})"),
+            Inactive::ManagedOnly(file) => write!(
+                f,
+                "allowManagedHooksOnly is true in managed settings ({file}): only managed hooks run"
+            ),
+            Inactive::UnknownEvent => {
+                f.write_str("the event key is not an event of this Claude Code version")
+            }
+            Inactive::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
+/// One hook handler with every field as written (hooks.md §1.2), its
+/// effective timeout and where it comes from.
+///
+/// Fields with a wrong JSON type are `None` here and reported as problems
+/// of the file; [`Handler::raw`] keeps the object as written.
+#[derive(Debug, Clone, Serialize)]
+pub struct Handler {
+    /// The event Claude Code fires it on. In a subagent's frontmatter,
+    /// `Stop` becomes `SubagentStop` (hooks.md §1.1).
+    pub event: String,
+    /// The event key as written.
+    pub event_as_written: String,
+    /// The matcher of its group (`None` = absent).
+    pub matcher: Option<String>,
+    /// 1-based line of the group's `matcher` in the file (of the group
+    /// when it has none), for lints about the matcher.
+    pub matcher_line: Option<usize>,
+    /// Index of its group under the event (0-based, as in the file).
+    pub group: usize,
+    /// Index of the handler in its group's `hooks` (0-based).
+    pub position: usize,
+    /// `type`.
+    #[serde(rename = "type")]
+    pub kind: HandlerType,
+    /// `command` (command handlers).
+    pub command: Option<String>,
+    /// `args` (exec form, no shell).
+    pub args: Option<Vec<String>>,
+    /// `shell` (`bash` / `powershell`).
+    pub shell: Option<String>,
+    /// `async`.
+    #[serde(rename = "async")]
+    pub is_async: Option<bool>,
+    /// `asyncRewake`.
+    pub async_rewake: Option<bool>,
+    /// `url` (http handlers).
+    pub url: Option<String>,
+    /// `headers` (http handlers).
+    pub headers: Option<BTreeMap<String, String>>,
+    /// `allowedEnvVars` (http handlers: which env vars headers may use).
+    pub allowed_env_vars: Option<Vec<String>>,
+    /// `server` (mcp_tool handlers).
+    pub server: Option<String>,
+    /// `tool` (mcp_tool handlers).
+    pub tool: Option<String>,
+    /// `input` (mcp_tool handlers), as written.
+    pub input: Option<Value>,
+    /// `prompt` (prompt and agent handlers).
+    pub prompt: Option<String>,
+    /// `model` (prompt and agent handlers).
+    pub model: Option<String>,
+    /// `if`: one permission rule (tool events only).
+    #[serde(rename = "if")]
+    pub if_rule: Option<String>,
+    /// `timeout` as written, in seconds.
+    pub timeout: Option<f64>,
+    /// `statusMessage`.
+    pub status_message: Option<String>,
+    /// `once` (honoured in skill frontmatter only).
+    pub once: Option<bool>,
+    /// `onFailure` (`"block"`, ≥ 2.1.295; hooks-updates.md §1.3).
+    pub on_failure: Option<String>,
+    /// `continueOnBlock` (prompt handlers).
+    pub continue_on_block: Option<bool>,
+    /// The handler object as written.
+    pub raw: Value,
+    /// Seconds Claude Code waits before cancelling it ([`effective_timeout`]).
+    pub effective_timeout: f64,
+    /// Where [`Handler::effective_timeout`] comes from, e.g. `written` or
+    /// `default for command handlers on PreToolUse (2.1.3 and later)`.
+    pub timeout_source: String,
+    /// Where it was written.
+    pub origin: Origin,
+    /// Why it never runs, when it never does.
+    pub inactive: Option<Inactive>,
+    /// Index (in [`HookConfig::handlers`]) of an earlier identical handler
+    /// of the same event from a settings file: when both are reached, the
+    /// handler runs once (hooks.md §1.1).
+    pub duplicate_of: Option<usize>,
+}
+
+impl Handler {
+    /// `file:line (layer)`, for display.
+    pub fn location(&self) -> String {
+        format!(
+            "{}:{} ({})",
+            self.origin.path.display(),
+            self.origin.line,
+            self.origin.layer
+        )
+    }
+
+    /// One short line saying what the handler runs: the command (with
+    /// `args`), the URL, `server/tool`, or the prompt's first line.
+    pub fn summary(&self) -> String {
+        match &self.kind {
+            HandlerType::Command => {
+                let mut s = self.command.clone().unwrap_or_default();
+                if let Some(args) = &self.args {
+                    for a in args {
+                        s.push(' ');
+                        s.push_str(&crate::shell::shell_quote(a));
+                    }
+                }
+                s
+            }
+            HandlerType::Http => self.url.clone().unwrap_or_default(),
+            HandlerType::McpTool => format!(
+                "{}/{}",
+                self.server.as_deref().unwrap_or("?"),
+                self.tool.as_deref().unwrap_or("?")
+            ),
+            HandlerType::Prompt | HandlerType::Agent => self
+                .prompt
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string(),
+            HandlerType::Unknown(t) => format!("(unknown type {t:?})"),
+        }
+    }
+}
+
+/// Where `disableAllHooks` comes from and what it does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DisableAll {
+    /// The value after settings precedence.
+    pub value: bool,
+    /// The file whose value won.
+    pub file: PathBuf,
+    /// Whether it was set in managed settings (only then does it turn
+    /// managed hooks off too).
+    pub managed: bool,
+}
+
+/// The whole configuration: files looked at, handlers, and the switches.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookConfig {
+    /// Every file looked for, in load order (managed, user, project, local,
+    /// plugins, skills, agents; or the given files in order).
+    pub files: Vec<SettingsFile>,
+    /// Every handler of every file (also those that never run; see
+    /// [`Handler::inactive`]), in file order.
+    pub handlers: Vec<Handler>,
+    /// `disableAllHooks` after precedence, when any file sets it.
+    pub disable_all_hooks: Option<DisableAll>,
+    /// The managed file that set `allowManagedHooksOnly: true`, if any.
+    pub managed_only: Option<PathBuf>,
+    /// The version whose rules were applied.
+    pub version: Version,
+    /// The project dir (`$CLAUDE_PROJECT_DIR`): the cwd given, else for
+    /// given files the folder holding their `.claude/`.
+    pub project_dir: Option<PathBuf>,
+    /// `permissions` (`allow`, `ask`, `deny` rule lists) merged over the
+    /// loaded files in precedence order (the settings rules the final
+    /// outcome depends on, hooks.md §1.12).
+    pub permissions: Permissions,
+}
+
+/// The `permissions` rules of the loaded settings files, concatenated.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Permissions {
+    /// `permissions.allow`.
+    pub allow: Vec<String>,
+    /// `permissions.ask`.
+    pub ask: Vec<String>,
+    /// `permissions.deny`.
+    pub deny: Vec<String>,
+    /// `permissions.defaultMode`, from the file of highest precedence
+    /// that sets it.
+    pub default_mode: Option<String>,
+}
+
+impl HookConfig {
+    /// The handlers that can run (no [`Handler::inactive`]) on `event`.
+    pub fn active_on<'a>(&'a self, event: &'a str) -> impl Iterator<Item = (usize, &'a Handler)> {
+        self.handlers
+            .iter()
+            .enumerate()
+            .filter(move |(_, h)| h.event == event && h.inactive.is_none())
+    }
+
+    /// Whether any file is skipped whole by Claude Code.
+    pub fn any_dropped(&self) -> bool {
+        self.files.iter().any(|f| f.dropped.is_some())
+    }
+}
+
+/// The effective timeout of a `kind` handler on `event` at `version`, in
+/// seconds, and where it comes from (hooks.md §1.2; the contract table's
+/// per-event default, `contract::EventContract::timeout_at`):
+///
+/// * a positive `timeout` as written wins, except on SessionEnd where it
+///   is capped at 60 s (the shared budget is raised to the largest
+///   per-hook timeout, at most 60);
+/// * else `prompt` 30 s and `agent` 60 s, never more than the event's
+///   reduced default (UserPromptSubmit 30, MessageDisplay 10, SessionEnd
+///   1.5, Pre/PostModelSwitch 30);
+/// * else the event's default for command/http/mcp_tool: 600 s (60 s
+///   before 2.1.3) or the reduced value; 600 (60) for an unknown event.
+pub fn effective_timeout(
+    event: &str,
+    kind: &HandlerType,
+    written: Option<f64>,
+    version: &Version,
+) -> (f64, String) {
+    let base = if version >= &Version::parse("2.1.3") {
+        600.0
+    } else {
+        60.0
+    };
+    let event_default = contract::event(event, version)
+        .and_then(|e| e.timeout_at(version))
+        .unwrap_or(base);
+    if let Some(t) = written.filter(|t| *t > 0.0 && t.is_finite()) {
+        if event == "SessionEnd" && t > 60.0 {
+            return (60.0, "written, capped at 60 s on SessionEnd".to_string());
+        }
+        return (t, "written".to_string());
+    }
+    let reduced = event_default < base;
+    match kind {
+        HandlerType::Prompt | HandlerType::Agent => {
+            let own = if *kind == HandlerType::Prompt {
+                30.0
+            } else {
+                60.0
+            };
+            if reduced && event_default < own {
+                (event_default, format!("default on {event}"))
+            } else {
+                (own, format!("default for {} handlers", kind.as_str()))
+            }
+        }
+        _ => {
+            let note = if reduced {
+                format!("default on {event}")
+            } else if base >= 600.0 {
+                "default since 2.1.3".to_string()
+            } else {
+                "default before 2.1.3".to_string()
+            };
+            (event_default, note)
+        }
+    }
+}
+
+/// Reads the configuration that applies (see the module doc). Never fails:
+/// every unreadable or invalid file is a [`SettingsFile`] with problems.
+pub fn load(options: &LoadOptions) -> HookConfig {
+    let mut loader = Loader {
+        version: options.version.clone(),
+        files: Vec::new(),
+        handlers: Vec::new(),
+        docs: Vec::new(),
+    };
+    let project_dir;
+    if !options.settings.is_empty() {
+        for path in &options.settings {
+            loader.settings_file(path, Layer::Given, None);
+        }
+        project_dir = options.cwd.clone().or_else(|| {
+            options.settings.iter().find_map(|p| {
+                let parent = p.parent()?;
+                (parent.file_name()? == ".claude")
+                    .then(|| parent.parent().map(Path::to_path_buf))?
+            })
+        });
+    } else {
+        project_dir = options.cwd.clone();
+        let managed = options.managed.clone().unwrap_or_else(default_managed_path);
+        loader.settings_file(&managed, Layer::Managed, None);
+        if let Some(dir) = managed.parent() {
+            for path in list_dir(&dir.join("managed-settings.d"), |p| {
+                p.extension().is_some_and(|e| e == "json")
+            }) {
+                loader.settings_file(&path, Layer::Managed, None);
+            }
+        }
+        let config_dir = options.config_dir.clone().or_else(default_config_dir);
+        if let Some(dir) = &config_dir {
+            loader.settings_file(&dir.join("settings.json"), Layer::User, None);
+        }
+        if let Some(cwd) = &options.cwd {
+            loader.settings_file(
+                &cwd.join(".claude").join("settings.json"),
+                Layer::Project,
+                None,
+            );
+            loader.settings_file(
+                &cwd.join(".claude").join("settings.local.json"),
+                Layer::Local,
+                None,
+            );
+        }
+        if let Some(dir) = &config_dir {
+            for (name, root) in enabled_plugins(&loader.docs, dir) {
+                loader.plugin(&name, &root);
+            }
+        }
+        let mut roots: Vec<PathBuf> = config_dir.iter().cloned().collect();
+        if let Some(cwd) = &options.cwd {
+            roots.push(cwd.join(".claude"));
+        }
+        for root in &roots {
+            for skill in list_dir(&root.join("skills"), |p| p.is_dir()) {
+                let name = file_name(&skill);
+                loader.frontmatter_file(&skill.join("SKILL.md"), Layer::Skill(name));
+            }
+            for agent in list_dir(&root.join("agents"), |p| {
+                p.extension().is_some_and(|e| e == "md")
+            }) {
+                let name = agent
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                loader.frontmatter_file(&agent, Layer::Agent(name));
+            }
+        }
+    }
+    let project_dir = project_dir.map(|p| std::path::absolute(&p).unwrap_or(p));
+    loader.finish(project_dir)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Entries of `dir` (sorted, at most [`DIR_CAP`]) that pass `keep`; empty
+/// when `dir` is not a folder.
+fn list_dir(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .take(DIR_CAP)
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| keep(p))
+        .collect();
+    out.sort();
+    out
+}
+
+/// A loaded (not dropped) settings document, for `enabledPlugins`,
+/// switches and permissions.
+struct Doc {
+    layer: Layer,
+    path: PathBuf,
+    value: Value,
+}
+
+/// Precedence of a settings layer for switches (higher wins): managed >
+/// local > project > user; given files in order.
+fn precedence(layer: &Layer) -> u8 {
+    match layer {
+        Layer::Managed => 4,
+        Layer::Local => 3,
+        Layer::Project => 2,
+        Layer::User | Layer::Given => 1,
+        _ => 0,
+    }
+}
+
+/// The enabled plugins (`enabledPlugins` merged by precedence; value
+/// `true`) and their roots: the `installPath` in
+/// `<config>/plugins/installed_plugins.json` (either its v1 shape
+/// `{"plugins": {key: {installPath}}}` or v2 `{"plugins": {key: [{installPath}]}}`),
+/// else the newest folder under `<config>/plugins/cache/<marketplace>/<name>/`.
+fn enabled_plugins(docs: &[Doc], config_dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut ordered: Vec<&Doc> = docs.iter().collect();
+    ordered.sort_by_key(|d| precedence(&d.layer));
+    let mut enabled: BTreeMap<String, bool> = BTreeMap::new();
+    for doc in ordered {
+        if let Some(map) = doc.value.get("enabledPlugins").and_then(Value::as_object) {
+            for (key, v) in map {
+                if let Some(b) = v.as_bool() {
+                    enabled.insert(key.clone(), b);
+                }
+            }
+        }
+    }
+    let installed = fsread::read_capped(
+        &config_dir.join("plugins").join("installed_plugins.json"),
+        SETTINGS_CAP,
+    )
+    .ok()
+    .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let mut out = Vec::new();
+    for (key, on) in enabled {
+        if !on {
+            continue;
+        }
+        let from_installed = installed
+            .as_ref()
+            .and_then(|v| v.get("plugins")?.get(&key).cloned())
+            .and_then(|entry| {
+                let first = match entry {
+                    Value::Array(list) => list.into_iter().next()?,
+                    other => other,
+                };
+                first
+                    .get("installPath")
+                    .and_then(Value::as_str)
+                    .map(PathBuf::from)
+            });
+        let root = from_installed.or_else(|| {
+            let (name, market) = key.split_once('@')?;
+            if name.contains(['/', '\\']) || market.contains(['/', '\\']) || name == ".." {
+                return None;
+            }
+            let base = config_dir
+                .join("plugins")
+                .join("cache")
+                .join(market)
+                .join(name);
+            let versions = list_dir(&base, |p| p.is_dir());
+            if versions.is_empty() {
+                base.is_dir().then_some(base)
+            } else {
+                versions.into_iter().max_by(|a, b| {
+                    Version::parse(&file_name(a)).cmp(&Version::parse(&file_name(b)))
+                })
+            }
+        });
+        if let Some(root) = root {
+            out.push((key, root));
+        }
+    }
+    out
+}
+
+struct Loader {
+    version: Version,
+    files: Vec<SettingsFile>,
+    handlers: Vec<Handler>,
+    docs: Vec<Doc>,
+}
+
+impl Loader {
+    /// Reads one file; returns its bytes or records why not.
+    fn read(&mut self, path: &Path, layer: &Layer) -> Option<Vec<u8>> {
+        match fsread::read_capped(path, SETTINGS_CAP) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // A file named on the command line must exist; a missing
+                // user/project/local/managed file or plugin hooks.json is
+                // normal (listed as not present).
+                let problems = if *layer == Layer::Given {
+                    vec![problem(
+                        "settings-unreadable",
+                        None,
+                        None,
+                        format!("cannot read: {e}"),
+                        false,
+                    )]
+                } else {
+                    Vec::new()
+                };
+                self.files.push(file_entry(path, layer, false, problems));
+                None
+            }
+            Err(e) => {
+                let message = if fsread::is_not_regular(&e) {
+                    format!("not read: {e}")
+                } else {
+                    format!("cannot read: {e}")
+                };
+                self.files.push(file_entry(
+                    path,
+                    layer,
+                    true,
+                    vec![problem("settings-unreadable", None, None, message, false)],
+                ));
+                None
+            }
+        }
+    }
+
+    fn settings_file(&mut self, path: &Path, layer: Layer, plugin_root: Option<PathBuf>) {
+        let Some(bytes) = self.read(path, &layer) else {
+            return;
+        };
+        let value: Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                let message = format!("not valid JSON: {e}; Claude Code cannot read this file");
+                self.files.push(file_entry(
+                    path,
+                    &layer,
+                    true,
+                    vec![problem(
+                        "settings-invalid-json",
+                        Some(e.line()),
+                        Some(e.column()),
+                        message,
+                        true,
+                    )],
+                ));
+                self.mark_dropped();
+                return;
+            }
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let lines = jsonpos::value_lines(&text, 5);
+        let line_of = |pointer: &str| lines.get(pointer).copied();
+        self.document(path, layer, plugin_root, value, &line_of, "/hooks");
+    }
+
+    /// A plugin's hooks: `hooks/hooks.json`, and the `hooks` of its
+    /// `.claude-plugin/plugin.json` manifest when present (inline object,
+    /// or a path or list of paths relative to the plugin root).
+    fn plugin(&mut self, name: &str, root: &Path) {
+        let layer = Layer::Plugin(name.to_string());
+        let default = root.join("hooks").join("hooks.json");
+        self.settings_file(&default, layer.clone(), Some(root.to_path_buf()));
+        let manifest = root.join(".claude-plugin").join("plugin.json");
+        let Ok(bytes) = fsread::read_capped(&manifest, SETTINGS_CAP) else {
+            return;
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+            return;
+        };
+        let extra: Vec<&str> = match value.get("hooks") {
+            Some(Value::String(p)) => vec![p.as_str()],
+            Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+            Some(Value::Object(_)) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let lines = jsonpos::value_lines(&text, 5);
+                let line_of = |pointer: &str| lines.get(pointer).copied();
+                let inline = serde_json::json!({ "hooks": value["hooks"].clone() });
+                self.document(
+                    &manifest,
+                    layer,
+                    Some(root.to_path_buf()),
+                    inline,
+                    &line_of,
+                    "/hooks",
+                );
+                return;
+            }
+            _ => Vec::new(),
+        };
+        for rel in extra {
+            let path = root.join(rel.trim_start_matches("./"));
+            if path != default {
+                self.settings_file(&path, layer.clone(), Some(root.to_path_buf()));
+            }
+        }
+    }
+
+    fn frontmatter_file(&mut self, path: &Path, layer: Layer) {
+        let Some(bytes) = self.read(path, &layer) else {
+            return;
+        };
+        match frontmatter::hooks(&bytes) {
+            Ok(None) => {}
+            Ok(Some(fm)) => {
+                let value = serde_json::json!({ "hooks": fm.hooks });
+                let line_of = |pointer: &str| {
+                    pointer
+                        .strip_prefix("/hooks")
+                        .and_then(|rest| fm.line_of(rest))
+                };
+                self.document(path, layer, None, value, &line_of, "/hooks");
+            }
+            Err(p) => {
+                self.files
+                    .push(file_entry(path, &layer, true, vec![p.clone()]));
+                if p.drops_file {
+                    self.mark_dropped();
+                }
+            }
+        }
+    }
+
+    /// Marks the last file dropped (by its first dropping problem).
+    fn mark_dropped(&mut self) {
+        if let Some(f) = self.files.last_mut() {
+            f.dropped = f
+                .problems
+                .iter()
+                .find(|p| p.drops_file)
+                .map(|p| p.message.clone());
+        }
+    }
+
+    fn document(
+        &mut self,
+        path: &Path,
+        layer: Layer,
+        plugin_root: Option<PathBuf>,
+        value: Value,
+        line_of: &dyn Fn(&str) -> Option<usize>,
+        hooks_pointer: &str,
+    ) {
+        let mut problems = Vec::new();
+        let mut handlers = Vec::new();
+        let Some(root) = value.as_object() else {
+            problems.push(problem(
+                "schema-invalid",
+                line_of(""),
+                None,
+                format!(
+                    "the file is a JSON {} where an object belongs; Claude Code skips it",
+                    type_name(&value)
+                ),
+                true,
+            ));
+            let mut f = file_entry(path, &layer, true, problems);
+            f.dropped = f.problems.first().map(|p| p.message.clone());
+            self.files.push(f);
+            return;
+        };
+        let disable_all = flag(root, "disableAllHooks", line_of, &mut problems);
+        let managed_only = flag(root, "allowManagedHooksOnly", line_of, &mut problems);
+        if managed_only.is_some() && layer != Layer::Managed {
+            problems.push(problem(
+                "managed-only-ignored",
+                line_of("/allowManagedHooksOnly"),
+                None,
+                "allowManagedHooksOnly is honoured only in managed settings; here it does nothing"
+                    .to_string(),
+                false,
+            ));
+        }
+        match root.get("hooks") {
+            None => {}
+            Some(Value::Object(events)) => {
+                for (event_key, groups) in events {
+                    let event_ptr = format!("{hooks_pointer}/{}", jsonpos::escape_token(event_key));
+                    self.event(
+                        event_key,
+                        groups,
+                        &event_ptr,
+                        &layer,
+                        path,
+                        &plugin_root,
+                        line_of,
+                        &mut problems,
+                        &mut handlers,
+                    );
+                }
+            }
+            Some(other) => problems.push(problem(
+                "schema-invalid",
+                line_of(hooks_pointer),
+                None,
+                format!(
+                    "\"hooks\" is a JSON {} where an object of events belongs; Claude Code's schema rejects it and skips the whole file",
+                    type_name(other)
+                ),
+                true,
+            )),
+        }
+        // Load-time drops first (hooks-updates.md §1.4), then by line.
+        problems.sort_by_key(|p| (!p.drops_file, p.line.unwrap_or(0)));
+        let dropped = problems
+            .iter()
+            .find(|p| p.drops_file)
+            .map(|p| p.message.clone());
+        if let Some(why) = &dropped {
+            for h in &mut handlers {
+                h.inactive = Some(Inactive::FileDropped(why.clone()));
+            }
+        } else if layer.is_settings() {
+            self.docs.push(Doc {
+                layer: layer.clone(),
+                path: path.to_path_buf(),
+                value: value.clone(),
+            });
+        }
+        let mut f = file_entry(path, &layer, true, problems);
+        f.dropped = dropped;
+        f.disable_all_hooks = disable_all;
+        f.allow_managed_hooks_only = managed_only;
+        f.handlers = handlers.len();
+        self.files.push(f);
+        self.handlers.extend(handlers);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn event(
+        &self,
+        event_key: &str,
+        groups: &Value,
+        event_ptr: &str,
+        layer: &Layer,
+        path: &Path,
+        plugin_root: &Option<PathBuf>,
+        line_of: &dyn Fn(&str) -> Option<usize>,
+        problems: &mut Vec<Problem>,
+        handlers: &mut Vec<Handler>,
+    ) {
+        let known = contract::event(event_key, &self.version).is_some()
+            || (matches!(layer, Layer::Agent(_)) && event_key == "Stop");
+        let mut unknown = false;
+        if !known {
+            unknown = true;
+            let since = Version::parse(UNKNOWN_EVENT_IGNORED_SINCE);
+            let newer = contract::event(event_key, &Version::latest()).is_some();
+            let what = if newer {
+                format!(
+                    "\"{event_key}\" is not an event yet at Claude Code {}",
+                    self.version
+                )
+            } else {
+                let hint = closest_event(event_key)
+                    .map(|e| format!(" (did you mean \"{e}\"?)"))
+                    .unwrap_or_default();
+                format!("\"{event_key}\" is not a hook event{hint}")
+            };
+            if self.version < since {
+                problems.push(problem(
+                    "unknown-event",
+                    line_of(event_ptr),
+                    None,
+                    format!(
+                        "{what}; Claude Code before {UNKNOWN_EVENT_IGNORED_SINCE} rejects the whole file for an unknown event key (\"Invalid key in record\")"
+                    ),
+                    true,
+                ));
+            } else {
+                problems.push(problem(
+                    "unknown-event",
+                    line_of(event_ptr),
+                    None,
+                    format!("{what}; Claude Code ignores its hooks"),
+                    false,
+                ));
+            }
+        }
+        let event = if matches!(layer, Layer::Agent(_)) && event_key == "Stop" {
+            "SubagentStop".to_string()
+        } else {
+            event_key.to_string()
+        };
+        let Some(groups) = groups.as_array() else {
+            problems.push(schema(
+                line_of(event_ptr),
+                format!(
+                    "\"{event_key}\" is a JSON {} where a list of matcher groups belongs",
+                    type_name(groups)
+                ),
+            ));
+            return;
+        };
+        for (gi, group) in groups.iter().enumerate() {
+            let group_ptr = format!("{event_ptr}/{gi}");
+            let Some(group_obj) = group.as_object() else {
+                problems.push(schema(
+                    line_of(&group_ptr),
+                    format!(
+                        "{event_key}[{gi}] is a JSON {} where a matcher group object belongs",
+                        type_name(group)
+                    ),
+                ));
+                continue;
+            };
+            let matcher = match group_obj.get("matcher") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => {
+                    if let MatcherKind::Invalid { error, .. } =
+                        matcher::classify(&event, Some(s), &self.version)
+                    {
+                        problems.push(matcher_schema(
+                            line_of(&format!("{group_ptr}/matcher")),
+                            format!("matcher {s:?} on {event_key} is not a valid pattern: {error}"),
+                        ));
+                    }
+                    Some(s.clone())
+                }
+                Some(other) => {
+                    problems.push(matcher_schema(
+                        line_of(&format!("{group_ptr}/matcher")).or(line_of(&group_ptr)),
+                        format!(
+                            "matcher of {event_key}[{gi}] is a JSON {} where a string belongs",
+                            type_name(other)
+                        ),
+                    ));
+                    None
+                }
+            };
+            let list = match group_obj.get("hooks") {
+                Some(Value::Array(list)) => list,
+                Some(other) => {
+                    problems.push(schema(
+                        line_of(&format!("{group_ptr}/hooks")),
+                        format!(
+                            "\"hooks\" of {event_key}[{gi}] is a JSON {} where a list of handlers belongs",
+                            type_name(other)
+                        ),
+                    ));
+                    continue;
+                }
+                None => {
+                    problems.push(schema(
+                        line_of(&group_ptr),
+                        format!("{event_key}[{gi}] has no \"hooks\" list"),
+                    ));
+                    continue;
+                }
+            };
+            for (hi, raw) in list.iter().enumerate() {
+                let ptr = format!("{group_ptr}/hooks/{hi}");
+                let line = line_of(&ptr).or(line_of(&group_ptr)).unwrap_or(1);
+                let mut h = Handler {
+                    event: event.clone(),
+                    event_as_written: event_key.to_string(),
+                    matcher: matcher.clone(),
+                    matcher_line: line_of(&format!("{group_ptr}/matcher")).or(line_of(&group_ptr)),
+                    group: gi,
+                    position: hi,
+                    kind: HandlerType::Unknown(String::new()),
+                    command: None,
+                    args: None,
+                    shell: None,
+                    is_async: None,
+                    async_rewake: None,
+                    url: None,
+                    headers: None,
+                    allowed_env_vars: None,
+                    server: None,
+                    tool: None,
+                    input: None,
+                    prompt: None,
+                    model: None,
+                    if_rule: None,
+                    timeout: None,
+                    status_message: None,
+                    once: None,
+                    on_failure: None,
+                    continue_on_block: None,
+                    raw: raw.clone(),
+                    effective_timeout: 0.0,
+                    timeout_source: String::new(),
+                    origin: Origin {
+                        path: path.to_path_buf(),
+                        line,
+                        layer: layer.clone(),
+                        plugin_root: plugin_root.clone(),
+                    },
+                    inactive: unknown.then_some(Inactive::UnknownEvent),
+                    duplicate_of: None,
+                };
+                let where_ = format!("{event_key}[{gi}].hooks[{hi}]");
+                let bad = |field: &str, want: &str, got: &Value, problems: &mut Vec<Problem>| {
+                    problems.push(schema(
+                        line_of(&format!("{ptr}/{}", jsonpos::escape_token(field))).or(Some(line)),
+                        format!(
+                            "{where_}.{field} is a JSON {} where {want} belongs",
+                            type_name(got)
+                        ),
+                    ));
+                };
+                let Some(obj) = raw.as_object() else {
+                    problems.push(schema(
+                        Some(line),
+                        format!(
+                            "{where_} is a JSON {} where a handler object belongs",
+                            type_name(raw)
+                        ),
+                    ));
+                    continue;
+                };
+                match obj.get("type") {
+                    Some(Value::String(t)) => {
+                        h.kind = HandlerType::parse(t);
+                        if let HandlerType::Unknown(t) = &h.kind {
+                            problems.push(schema(
+                                line_of(&format!("{ptr}/type")).or(Some(line)),
+                                format!(
+                                    "{where_}.type {t:?} is not a handler type (command, http, mcp_tool, prompt, agent)"
+                                ),
+                            ));
+                            h.inactive
+                                .get_or_insert(Inactive::Invalid(format!("unknown type {t:?}")));
+                        }
+                    }
+                    Some(other) => bad("type", "a string", other, problems),
+                    None => {
+                        problems.push(schema(Some(line), format!("{where_} has no \"type\"")));
+                        h.inactive
+                            .get_or_insert(Inactive::Invalid("no \"type\"".to_string()));
+                    }
+                }
+                macro_rules! field {
+                    ($name:literal, $target:expr, $conv:expr, $want:literal) => {
+                        if let Some(v) = obj.get($name) {
+                            match $conv(v) {
+                                Some(x) => $target = Some(x),
+                                None if v.is_null() => {}
+                                None => bad($name, $want, v, problems),
+                            }
+                        }
+                    };
+                }
+                let string = |v: &Value| v.as_str().map(str::to_string);
+                let boolean = |v: &Value| v.as_bool();
+                let strings = |v: &Value| {
+                    v.as_array()?
+                        .iter()
+                        .map(|x| x.as_str().map(str::to_string))
+                        .collect::<Option<Vec<String>>>()
+                };
+                field!("command", h.command, string, "a string");
+                field!("args", h.args, strings, "a list of strings");
+                field!("shell", h.shell, string, "a string");
+                field!("async", h.is_async, boolean, "true or false");
+                field!("asyncRewake", h.async_rewake, boolean, "true or false");
+                field!("url", h.url, string, "a string");
+                field!(
+                    "headers",
+                    h.headers,
+                    |v: &Value| {
+                        v.as_object()?
+                            .iter()
+                            .map(|(k, x)| x.as_str().map(|s| (k.clone(), s.to_string())))
+                            .collect::<Option<BTreeMap<String, String>>>()
+                    },
+                    "an object of strings"
+                );
+                field!(
+                    "allowedEnvVars",
+                    h.allowed_env_vars,
+                    strings,
+                    "a list of strings"
+                );
+                field!("server", h.server, string, "a string");
+                field!("tool", h.tool, string, "a string");
+                if let Some(v) = obj.get("input") {
+                    h.input = Some(v.clone());
+                }
+                field!("prompt", h.prompt, string, "a string");
+                field!("model", h.model, string, "a string");
+                field!("if", h.if_rule, string, "a string");
+                field!(
+                    "timeout",
+                    h.timeout,
+                    |v: &Value| v.as_f64(),
+                    "a number of seconds"
+                );
+                field!("statusMessage", h.status_message, string, "a string");
+                field!("once", h.once, boolean, "true or false");
+                field!("onFailure", h.on_failure, string, "a string");
+                field!(
+                    "continueOnBlock",
+                    h.continue_on_block,
+                    boolean,
+                    "true or false"
+                );
+                let (t, source) = effective_timeout(&h.event, &h.kind, h.timeout, &self.version);
+                h.effective_timeout = t;
+                h.timeout_source = source;
+                handlers.push(h);
+            }
+        }
+    }
+
+    fn finish(self, project_dir: Option<PathBuf>) -> HookConfig {
+        let Loader {
+            version,
+            files,
+            mut handlers,
+            docs,
+        } = self;
+        // disableAllHooks: the value of the highest-precedence file wins.
+        let mut disable: Option<DisableAll> = None;
+        let mut best = 0u8;
+        let mut managed_only = None;
+        let mut permissions = Permissions::default();
+        let mut mode_rank = 0u8;
+        for doc in &docs {
+            let rank = precedence(&doc.layer);
+            if let Some(b) = doc.value.get("disableAllHooks").and_then(Value::as_bool)
+                && rank >= best
+            {
+                best = rank;
+                disable = Some(DisableAll {
+                    value: b,
+                    file: doc.path.clone(),
+                    managed: doc.layer == Layer::Managed,
+                });
+            }
+            if doc.layer == Layer::Managed
+                && doc
+                    .value
+                    .get("allowManagedHooksOnly")
+                    .and_then(Value::as_bool)
+                    == Some(true)
+            {
+                managed_only = Some(doc.path.clone());
+            }
+            if let Some(p) = doc.value.get("permissions").and_then(Value::as_object) {
+                for (key, list) in [
+                    ("allow", &mut permissions.allow),
+                    ("ask", &mut permissions.ask),
+                    ("deny", &mut permissions.deny),
+                ] {
+                    if let Some(items) = p.get(key).and_then(Value::as_array) {
+                        list.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                    }
+                }
+                if let Some(m) = p.get("defaultMode").and_then(Value::as_str)
+                    && rank >= mode_rank
+                {
+                    mode_rank = rank;
+                    permissions.default_mode = Some(m.to_string());
+                }
+            }
+        }
+        for h in &mut handlers {
+            if h.inactive.is_some() {
+                continue;
+            }
+            let managed = h.origin.layer == Layer::Managed;
+            if let Some(d) = &disable
+                && d.value
+                && (d.managed || !managed)
+            {
+                h.inactive = Some(Inactive::DisabledAll(d.file.display().to_string()));
+                continue;
+            }
+            if let Some(file) = &managed_only
+                && !managed
+            {
+                h.inactive = Some(Inactive::ManagedOnly(file.display().to_string()));
+            }
+        }
+        // Identical handlers from settings files run once.
+        let mut seen: HashMap<(String, String), usize> = HashMap::new();
+        for (i, h) in handlers.iter_mut().enumerate() {
+            if !h.origin.layer.is_settings() || h.inactive.is_some() {
+                continue;
+            }
+            let key = (h.event.clone(), canonical(&h.raw));
+            match seen.get(&key) {
+                Some(&first) => h.duplicate_of = Some(first),
+                None => {
+                    seen.insert(key, i);
+                }
+            }
+        }
+        HookConfig {
+            files,
+            handlers,
+            disable_all_hooks: disable,
+            managed_only,
+            version,
+            project_dir,
+            permissions,
+        }
+    }
+}
+
+/// A key-order-independent text of a JSON value (for dedup).
+fn canonical(value: &Value) -> String {
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sort(&map[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
+}
+
+fn flag(
+    root: &Map<String, Value>,
+    key: &str,
+    line_of: &dyn Fn(&str) -> Option<usize>,
+    problems: &mut Vec<Problem>,
+) -> Option<bool> {
+    match root.get(key)? {
+        Value::Bool(b) => Some(*b),
+        other => {
+            problems.push(schema(
+                line_of(&format!("/{key}")),
+                format!(
+                    "{key} is a JSON {} where true or false belongs",
+                    type_name(other)
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// The known event closest to a misspelt one (case or a small edit).
+pub fn closest_event(name: &str) -> Option<&'static str> {
+    let names = contract::event_names();
+    if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(name)) {
+        return Some(n);
+    }
+    names
+        .into_iter()
+        .map(|n| (strsim::levenshtein(n, name), n))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// `object`, `array`, `string`, `number`, `boolean` or `null`.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "boolean",
+        Value::Null => "null",
+    }
+}
+
+fn problem(
+    id: &'static str,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+    drops: bool,
+) -> Problem {
+    Problem {
+        id,
+        line,
+        column,
+        message,
+        drops_file: drops,
+    }
+}
+
+/// A schema error in the hooks: Claude Code skips the whole file.
+fn schema(line: Option<usize>, what: String) -> Problem {
+    problem(
+        "schema-invalid",
+        line,
+        None,
+        format!(
+            "{what}; Claude Code's settings schema rejects it and skips every hook and setting of this file"
+        ),
+        true,
+    )
+}
+
+/// A schema error in a matcher: Claude Code skips the whole file.
+fn matcher_schema(line: Option<usize>, what: String) -> Problem {
+    Problem {
+        id: "matcher-schema-invalid",
+        ..schema(line, what)
+    }
+}
+
+fn file_entry(path: &Path, layer: &Layer, found: bool, problems: Vec<Problem>) -> SettingsFile {
+    SettingsFile {
+        path: path.to_path_buf(),
+        layer: layer.clone(),
+        found,
+        dropped: None,
+        problems,
+        disable_all_hooks: None,
+        allow_managed_hooks_only: None,
+        handlers: 0,
+    }
+}
