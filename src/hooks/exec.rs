@@ -5,8 +5,9 @@
 //! * [`RunSpec`]: one `command` handler ready to run: shell form (`sh -c`,
 //!   or `bash -c` with `shell: "bash"`) or exec form (`command` + `args`, no
 //!   shell), its cwd, its whole environment ([`hook_env`]: an allowlist),
-//!   its effective timeout ([`effective_timeout`]) and `onFailure`.
-//!   Independent of the settings module: whoever reads settings builds it.
+//!   its effective timeout and `onFailure`. Independent of the settings
+//!   module; [`RunSpec::from_handler`] builds one from a
+//!   [`settings::Handler`].
 //! * [`Runner`]: runs one spec; [`ProcessRunner`] is the real one (own
 //!   process group, killed whole at the timeout, output capped); tests fake
 //!   it. [`run_all`] runs every spec in parallel, as Claude Code does, and
@@ -34,6 +35,7 @@ use serde_json::Value;
 
 use crate::hooks::contract::{self, FailMode, Version};
 use crate::hooks::result::{Effect, Outcome, PermissionDecision, interpret_output_at};
+use crate::hooks::settings::{self, HandlerType};
 
 mod env;
 pub mod permissions;
@@ -123,7 +125,7 @@ pub struct RunSpec {
     pub cwd_note: Option<String>,
     /// The whole environment of the process: nothing else is inherited.
     pub env: Vec<EnvVar>,
-    /// Effective timeout in seconds ([`effective_timeout`]).
+    /// Effective timeout in seconds (`settings::Handler::effective_timeout`).
     pub timeout_secs: f64,
     /// `onFailure: "block"` as written (honoured from 2.1.295 only; see
     /// [`read_run`]).
@@ -154,6 +156,56 @@ impl RunSpec {
         }
     }
 
+    /// The spec of a configured `command` handler `h` (shell form, or exec
+    /// form when it has `args`; `shell: "bash"`/`"powershell"`), with its
+    /// effective timeout, `onFailure: "block"` and `async`, run in `cwd`
+    /// with exactly `env`.
+    ///
+    /// # Errors
+    /// Why it cannot run, as the `NotRun` reason: a handler that is not
+    /// `command` ([`not_runnable`]), one without a `command`, or an unknown
+    /// `shell`.
+    pub fn from_handler(
+        h: &settings::Handler,
+        label: String,
+        cwd: PathBuf,
+        cwd_note: Option<String>,
+        env: Vec<EnvVar>,
+    ) -> Result<RunSpec, String> {
+        if h.kind != HandlerType::Command {
+            return Err(not_runnable(h.kind.as_str())
+                .unwrap_or_else(|| "not a command handler".to_string()));
+        }
+        let Some(command) = h.command.clone().filter(|c| !c.trim().is_empty()) else {
+            return Err("not run: the command handler has no command".into());
+        };
+        let command = match &h.args {
+            Some(args) => HandlerCommand::Exec {
+                program: command,
+                args: args.clone(),
+            },
+            None => {
+                let shell = match h.shell.as_deref() {
+                    None => Shell::Sh,
+                    Some(s) => Shell::parse(s).ok_or_else(|| {
+                        format!("not run: unknown shell {s:?} (bash or powershell)")
+                    })?,
+                };
+                HandlerCommand::Shell { command, shell }
+            }
+        };
+        Ok(RunSpec {
+            label,
+            command,
+            cwd,
+            cwd_note,
+            env,
+            timeout_secs: h.effective_timeout,
+            on_failure_block: h.on_failure.as_deref() == Some("block"),
+            is_async: h.is_async == Some(true),
+        })
+    }
+
     /// The environment as `(name, value)` pairs.
     pub fn env_pairs(&self) -> Vec<(String, OsString)> {
         self.env
@@ -174,35 +226,6 @@ impl RunSpec {
             }
         }
     }
-}
-
-/// The default timeout of a handler of `handler_type` (`command`, `http`,
-/// `mcp_tool`, `prompt`, `agent`) on `event` at `version`, in seconds
-/// (hooks.md §1.2): prompt 30, agent 60; command/http/mcp_tool the
-/// contract's per-event value (600, 60 before 2.1.3; UserPromptSubmit 30,
-/// MessageDisplay 10, SessionEnd 1.5 shared, PreModelSwitch 30). `None` for
-/// an unknown event.
-pub fn default_timeout(event: &str, version: &Version, handler_type: &str) -> Option<f64> {
-    let c = contract::event(event, version)?;
-    match handler_type {
-        "prompt" => Some(30.0),
-        "agent" => Some(60.0),
-        _ => c.timeout_at(version),
-    }
-}
-
-/// The timeout a handler runs under: its own `timeout` (seconds) when set
-/// and positive, else [`default_timeout`], else 600.
-pub fn effective_timeout(
-    event: &str,
-    version: &Version,
-    handler_type: &str,
-    timeout: Option<f64>,
-) -> f64 {
-    timeout
-        .filter(|t| t.is_finite() && *t > 0.0)
-        .or_else(|| default_timeout(event, version, handler_type))
-        .unwrap_or(600.0)
 }
 
 /// How a run ended.

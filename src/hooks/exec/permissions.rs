@@ -58,57 +58,9 @@ pub const READ_ONLY_TOOLS: &[&str] = &[
 /// Tools `acceptEdits` runs without a prompt (besides the read-only ones).
 pub const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
-/// The settings `permissions` object: rule lists and the default mode.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Permissions {
-    /// `permissions.allow`.
-    pub allow: Vec<String>,
-    /// `permissions.ask`.
-    pub ask: Vec<String>,
-    /// `permissions.deny`.
-    pub deny: Vec<String>,
-    /// `permissions.defaultMode`.
-    pub default_mode: Option<String>,
-}
-
-impl Permissions {
-    /// Reads `settings.permissions` (a whole settings file's JSON); entries
-    /// that are not strings are skipped, a missing object gives no rules.
-    pub fn from_settings(settings: &Value) -> Permissions {
-        let p = settings.get("permissions");
-        let list = |key: &str| -> Vec<String> {
-            p.and_then(|p| p.get(key))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        Permissions {
-            allow: list("allow"),
-            ask: list("ask"),
-            deny: list("deny"),
-            default_mode: p
-                .and_then(|p| p.get("defaultMode"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        }
-    }
-
-    /// Adds `other`'s rules (settings files merge: every list applies);
-    /// its `defaultMode` replaces this one when set.
-    pub fn merge(&mut self, other: Permissions) {
-        self.allow.extend(other.allow);
-        self.ask.extend(other.ask);
-        self.deny.extend(other.deny);
-        if other.default_mode.is_some() {
-            self.default_mode = other.default_mode;
-        }
-    }
-}
+/// The settings `permissions` rules, merged over the loaded files by
+/// [`crate::hooks::settings::load`].
+pub use crate::hooks::settings::Permissions;
 
 /// Where a rule is checked: the tool call and its folders.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

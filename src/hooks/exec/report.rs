@@ -117,7 +117,7 @@ pub fn not_runnable(handler_type: &str) -> Option<String> {
                 .into(),
         ),
         "prompt" | "agent" => Some(format!(
-            "not runnable offline: a {handler_type} hook asks a model (hooks.md §1.9)"
+            "not runnable offline: the {handler_type} hook asks a model (hooks.md §1.9)"
         )),
         "mcp_tool" => {
             Some("not runnable offline: an mcp_tool hook calls a running MCP server".into())

@@ -89,40 +89,10 @@ fn substitute_leaves_unclosed_and_unknown_names() {
 }
 
 #[test]
-fn timeouts_by_type_event_and_version() {
-    assert_eq!(
-        effective_timeout("PreToolUse", &v("2.1.332"), "command", None),
-        600.0
-    );
-    assert_eq!(
-        effective_timeout("PreToolUse", &v("2.1.2"), "command", None),
-        60.0
-    );
-    assert_eq!(
-        effective_timeout("UserPromptSubmit", &v("2.1.332"), "command", None),
-        30.0
-    );
-    assert_eq!(
-        effective_timeout("PreToolUse", &v("2.1.332"), "prompt", None),
-        30.0
-    );
-    assert_eq!(
-        effective_timeout("PreToolUse", &v("2.1.332"), "agent", None),
-        60.0
-    );
-    assert_eq!(
-        effective_timeout("PreToolUse", &v("2.1.332"), "command", Some(5.0)),
-        5.0
-    );
-    assert_eq!(
-        effective_timeout("PreToolUse", &v("2.1.332"), "command", Some(0.0)),
-        600.0
-    );
-    assert_eq!(
-        effective_timeout("NoSuchEvent", &v("2.1.332"), "command", None),
-        600.0
-    );
+fn timeout_durations_are_clamped() {
     assert_eq!(timeout_duration(f64::NAN).as_secs(), 0);
+    assert_eq!(timeout_duration(-1.0).as_secs(), 0);
+    assert_eq!(timeout_duration(1.5).as_millis(), 1500);
     assert_eq!(timeout_duration(1e12).as_secs(), 86_400);
 }
 
@@ -453,8 +423,12 @@ fn final_outcome_follows_hooks_md_1_12() {
     assert_eq!(f.verdict, Some(ToolVerdict::Runs));
     assert_eq!(f.decided_by, "permission mode bypassPermissions");
     // A hook allow cannot loosen a deny rule (since 2.1.77) …
-    let perms = Permissions::from_settings(&json!({"permissions": {
-        "deny": ["Bash(rm *)"], "ask": ["Bash(git push *)"], "allow": ["Bash(ls *)"]}}));
+    let perms = Permissions {
+        allow: vec!["Bash(ls *)".into()],
+        ask: vec!["Bash(git push *)".into()],
+        deny: vec!["Bash(rm *)".into()],
+        default_mode: None,
+    };
     let f = final_outcome(
         "PreToolUse",
         &at,
