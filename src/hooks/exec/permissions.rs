@@ -9,6 +9,12 @@
 //! `defer` defers (`-p` only). Without a hook decision the rules decide
 //! (deny, then ask, then allow) and then the mode.
 //!
+//! Rules are not checked with [`crate::hooks::matcher::check_if`]: that is
+//! the handler `if` field's check, which fails open (matches) on a command
+//! it cannot parse completely, and knows no tool families (`Edit(…)`
+//! covering Write) nor `mcp__server` rules; for an allow rule, failing open
+//! would wrongly skip a prompt.
+//!
 //! **Simplified here** (said in each verdict's why where it matters):
 //! * Rules are `Tool`, `Tool(pattern)`, `mcp__server`, `mcp__server__tool`,
 //!   `mcp__server__*`. `Edit(…)` rules cover Edit/Write/MultiEdit/
