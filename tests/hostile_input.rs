@@ -171,7 +171,10 @@ fn an_inline_sidechain_reusing_its_spawn_id_is_not_linked_to_itself_1_0_layout()
     assert_eq!(sub["tool_calls"][0]["name"], "Bash");
     assert_eq!(sub["tool_calls"][0].get("subagent"), None);
     let text = stdout_text(hookscope().arg("show").arg(&main));
-    assert!(text.contains("\n    bash   Bash  ls  [toolu_Y]\n"), "{text}");
+    assert!(
+        text.contains("\n    bash   Bash  ls  [toolu_Y]\n"),
+        "{text}"
+    );
 }
 
 #[test]

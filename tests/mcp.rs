@@ -542,7 +542,11 @@ fn replay_hook_equals_the_cli_json_lists_warnings_and_needs_no_rules() {
         ])
         .output()
         .expect("cli");
-    let cli: Value = serde_json::from_slice(&out.stdout).expect("cli json");
+    let mut cli: Value = serde_json::from_slice(&out.stdout).expect("cli json");
+    // The CLI alone can run the user's hooks (--exec); without it, its
+    // `exec` says nothing ran. MCP never runs them and has no such key.
+    let exec = cli.as_object_mut().and_then(|o| o.remove("exec"));
+    assert_eq!(exec.as_ref().map(|e| &e["ran"]), Some(&json!(false)));
     assert_eq!(mcp, cli);
     assert_eq!(mcp["decision"], "block");
     assert_eq!(mcp["claude_version"], "2.1.332");

@@ -22,6 +22,7 @@ use hookscope::hooks::replay::{
     Backtest, Replay, backtest_json, backtest_refs, replay, replay_json,
 };
 use hookscope::hooks::rules::RuleSet;
+use hookscope::redact::Redactions;
 use serde_json::{Value, json};
 
 use super::{fail, print_json};
@@ -54,6 +55,18 @@ pub struct ReplayArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Run the command handlers of your hook settings that this event
+    /// reaches, on the rebuilt payload (nothing runs without it).
+    #[arg(long)]
+    pub exec: bool,
+    /// The hook settings file to read (repeatable); default: the files that
+    /// applied to the session (user, project, local, managed, plugins).
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// With --exec: pass NAME from your environment to the hooks, or set
+    /// NAME=VALUE (repeatable); hooks get an allowlist otherwise.
+    #[arg(long = "env", value_name = "NAME")]
+    pub env: Vec<String>,
 }
 
 /// Loads a rule file or exits 2 with every problem as `file:line:col` on
@@ -90,6 +103,9 @@ pub fn run(args: &ReplayArgs) {
         .as_deref()
         .map(|p| load_rules_or_exit(p, args.json));
     if args.all {
+        if args.exec {
+            fail("--exec runs the hooks of one event; it does not go with --all")
+        }
         let Some(rules) = rules else {
             fail("--all needs --rules FILE (the rule set to backtest)")
         };
@@ -122,10 +138,18 @@ pub fn run(args: &ReplayArgs) {
             list.join(", ")
         );
     }
+    let hooks = run_hooks(&session, &r, args);
     if args.json {
+        let mut out = out;
+        if let Some(o) = out.as_object_mut() {
+            o.insert("exec".into(), hooks.json);
+        }
         print_json(&out);
     } else {
         print_replay(&r, &out["payload"], args.rules.as_deref());
+        for line in &hooks.text {
+            outln!("{line}");
+        }
     }
 }
 
@@ -280,4 +304,412 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet) {
             .join(", ")
     };
     outln!("combined: {combined}");
+}
+
+/// What `--exec` (or its absence) adds to a replay: the `exec` JSON and the
+/// text lines.
+struct HooksOut {
+    json: Value,
+    text: Vec<String>,
+}
+
+/// Without `--exec`: nothing runs and the output says so (with
+/// `--settings`, the handlers that would run are listed). With `--exec`:
+/// the hook configuration that applied to the session (or the
+/// `--settings` files) is loaded, the handlers the event reaches
+/// (`settings::explain`: matcher, `if`, dedup) are run on the rebuilt
+/// payload (`hooks::exec::execute`), and each run, the merge and the final
+/// outcome are shown; secrets in what the hooks printed are masked.
+fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &ReplayArgs) -> HooksOut {
+    use hookscope::hooks::contract::Version;
+    use hookscope::hooks::exec::permissions::RuleContext;
+    use hookscope::hooks::exec::{
+        EnvContext, EnvSource, EnvVar, NotRun, ProcessRunner, RunSpec, Scratch, execute, hook_env,
+        working_dir,
+    };
+    use hookscope::hooks::settings::{self, LoadOptions};
+
+    let nothing =
+        "nothing ran (--exec runs the command handlers of your hook settings on this payload)";
+    if !args.exec && args.settings.is_empty() {
+        return HooksOut {
+            json: json!({"ran": false, "message": nothing}),
+            text: vec![format!("hooks: {nothing}")],
+        };
+    }
+    let version = r
+        .payload
+        .claude_version
+        .as_deref()
+        .map_or_else(Version::latest, Version::parse);
+    let event = r.payload.event.as_str();
+    let payload = &r.payload.json;
+    let session_dir = session.cwd.clone().map(PathBuf::from);
+    let config = settings::load(&LoadOptions {
+        settings: args.settings.clone(),
+        cwd: session_dir.clone().filter(|d| d.is_dir()),
+        version: version.clone(),
+        ..LoadOptions::default()
+    });
+    for f in config.files.iter().filter(|f| f.found) {
+        if let Some(why) = &f.dropped {
+            eprintln!(
+                "hookscope: {}: Claude Code skips this file: {why}",
+                f.path.display()
+            );
+        }
+        for p in &f.problems {
+            let at = p.line.map_or(String::new(), |l| format!(":{l}"));
+            eprintln!("hookscope: {}{at}: {}", f.path.display(), p.message);
+        }
+    }
+    let verdicts = settings::explain(&config, event, payload, &version);
+    let label = |i: usize| format!("#{} {}", i + 1, config.handlers[i].location());
+    let not_reached: Vec<Value> = verdicts
+        .iter()
+        .filter(|v| !v.fires)
+        .map(|v| json!({"label": label(v.index), "command": config.handlers[v.index].summary(), "reason": v.reason}))
+        .collect();
+    let files: Vec<String> = config
+        .files
+        .iter()
+        .filter(|f| f.found)
+        .map(|f| f.path.display().to_string())
+        .collect();
+    let mut text = Vec::new();
+    let shown_files = if files.is_empty() {
+        "no settings file found".to_string()
+    } else {
+        files.join(", ")
+    };
+    if !args.exec {
+        let would: Vec<Value> = verdicts
+            .iter()
+            .filter(|v| v.fires)
+            .map(
+                |v| json!({"label": label(v.index), "command": config.handlers[v.index].summary()}),
+            )
+            .collect();
+        text.push(format!("hooks ({shown_files}): {nothing}"));
+        for w in &would {
+            text.push(format!(
+                "  would run: {}: {}",
+                w["label"].as_str().unwrap_or(""),
+                w["command"].as_str().unwrap_or("")
+            ));
+        }
+        for n in &not_reached {
+            text.push(format!(
+                "  not reached: {}: {}",
+                n["label"].as_str().unwrap_or(""),
+                n["reason"].as_str().unwrap_or("")
+            ));
+        }
+        return HooksOut {
+            json: json!({"ran": false, "message": nothing, "settings_files": files,
+                "would_run": would, "not_reached": not_reached}),
+            text,
+        };
+    }
+    let scratch = Scratch::new().unwrap_or_else(|e| {
+        fail(format!(
+            "cannot create a temporary folder for the hooks: {e}"
+        ))
+    });
+    let (cwd, cwd_note) = working_dir(payload, &scratch);
+    // CLAUDE_PROJECT_DIR: the session's project when it exists here, else
+    // the folder of the given settings' .claude/.
+    let (project_dir, project_note) = match (&session_dir, &config.project_dir) {
+        (Some(d), _) if d.is_dir() => (Some(d.clone()), None),
+        (Some(d), Some(p)) => (
+            Some(p.clone()),
+            Some(format!(
+                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR is {}",
+                d.display(),
+                p.display()
+            )),
+        ),
+        (d, p) => (d.clone().or_else(|| p.clone()), None),
+    };
+    let mut ctx = EnvContext::from_payload(payload);
+    ctx.project_dir = project_dir.as_ref().map(|p| p.display().to_string());
+    ctx.entrypoint = entrypoint_of(session, r);
+    let mut specs = Vec::new();
+    let mut not_run = Vec::new();
+    let mut env_warnings = Vec::new();
+    for v in verdicts.iter().filter(|v| v.fires) {
+        let h = &config.handlers[v.index];
+        let mut hctx = ctx.clone();
+        if hctx.wants_env_file() {
+            let sid = hctx.session_id.clone().unwrap_or_default();
+            match scratch.env_file(event, &sid, specs.len()) {
+                Ok(f) => hctx.env_file = Some(f),
+                Err(e) => eprintln!("hookscope: cannot create a CLAUDE_ENV_FILE: {e}"),
+            }
+        }
+        let (mut env, warnings) = hook_env(&hctx, &args.env, &|n| std::env::var_os(n));
+        if env_warnings.is_empty() {
+            env_warnings = warnings;
+        }
+        if let Some(root) = &h.origin.plugin_root {
+            env.push(EnvVar {
+                name: "CLAUDE_PLUGIN_ROOT".into(),
+                value: root.clone().into_os_string(),
+                source: EnvSource::Claude,
+            });
+        }
+        match RunSpec::from_handler(h, label(v.index), cwd.clone(), cwd_note.clone(), env) {
+            Ok(spec) => specs.push(spec),
+            Err(reason) => not_run.push(NotRun {
+                label: label(v.index),
+                handler_type: h.kind.as_str().to_string(),
+                reason,
+            }),
+        }
+    }
+    for w in &env_warnings {
+        eprintln!("hookscope: --env {}: {}", w.arg, w.message);
+    }
+    let rule_ctx = RuleContext {
+        cwd: payload
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        project_dir: ctx.project_dir.clone(),
+        home: std::env::var("HOME").ok(),
+    };
+    let report = execute(
+        &ProcessRunner,
+        event,
+        &version,
+        payload,
+        &specs,
+        not_run,
+        &config.permissions,
+        &rule_ctx,
+    );
+    let mut counts = Redactions::new();
+    let mut j = report.to_json(false, &mut counts);
+    if let Some(o) = j.as_object_mut() {
+        o.insert("settings_files".into(), json!(files));
+        o.insert("not_reached".into(), json!(not_reached));
+        o.insert("env_warnings".into(), json!(env_warnings));
+        o.insert("project_note".into(), json!(project_note));
+    }
+    text.push(format!("hooks run (--exec; {shown_files}):"));
+    if let Some(n) = &project_note {
+        text.push(format!("  note: {n}"));
+    }
+    exec_text(&j, &mut text);
+    if !counts.is_empty() {
+        let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
+        eprintln!(
+            "hookscope: masked secrets in the hooks' output as [REDACTED_<TYPE>] ({})",
+            list.join(", ")
+        );
+    }
+    HooksOut { json: j, text }
+}
+
+/// The transcript's `entrypoint` at the event's line (`cli`, `sdk-cli`),
+/// else the first one recorded.
+fn entrypoint_of(session: &hookscope::transcript::Session, r: &Replay) -> Option<String> {
+    let at = (r.payload.source_path == session.path)
+        .then(|| session.lines.context_at(r.payload.source_line))
+        .flatten()
+        .and_then(|c| c.entrypoint.clone());
+    at.or_else(|| {
+        session
+            .lines
+            .contexts
+            .iter()
+            .find_map(|c| c.entrypoint.clone())
+    })
+}
+
+/// The text of an `--exec` report (its masked JSON, `ExecReport::to_json`).
+fn exec_text(j: &Value, text: &mut Vec<String>) {
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let flat = |t: &str| t.trim_end().replace('\n', "⏎");
+    let cap = |t: &str| {
+        let t = flat(t);
+        match t.char_indices().nth(2000) {
+            Some((i, _)) => format!(
+                "{}… ({} more chars; --json has it all)",
+                &t[..i],
+                t[i..].chars().count()
+            ),
+            None => t,
+        }
+    };
+    let handlers = j
+        .get("handlers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if handlers.is_empty() {
+        text.push("  no command handler reached this event: nothing ran".into());
+    }
+    for h in &handlers {
+        text.push(format!("  {}: {}", s(h, "label"), s(h, "command")));
+        let argv: Vec<String> = h
+            .get("argv")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(hookscope::shell::shell_quote)
+                    .collect()
+            })
+            .unwrap_or_default();
+        text.push(format!("    ran: {}", argv.join(" ")));
+        text.push(format!("    cwd: {}", s(h, "cwd")));
+        if let Some(n) = h.get("cwd_note").and_then(Value::as_str) {
+            text.push(format!("    note: {n}"));
+        }
+        let env: Vec<&str> = h
+            .get("env_names")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        text.push(format!("    env: {} (values not shown)", env.join(" ")));
+        let status = match h.pointer("/status/kind").and_then(Value::as_str) {
+            Some("exited") => format!("exit {}", h.pointer("/status/code").unwrap_or(&Value::Null)),
+            Some("signaled") => format!(
+                "killed by signal {}",
+                h.pointer("/status/signal").unwrap_or(&Value::Null)
+            ),
+            Some("timed-out") => format!(
+                "timed out after {}s: its process group was killed",
+                h["timeout_secs"]
+            ),
+            Some("launch-failed") => format!(
+                "launch-failed{}: {}",
+                h.get("exit_code")
+                    .and_then(Value::as_i64)
+                    .map_or(String::new(), |c| format!(" (exit {c})")),
+                h.pointer("/status/reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+            ),
+            _ => "?".to_string(),
+        };
+        text.push(format!("    {status} in {} ms", h["duration_ms"]));
+        for (key, dropped) in [("stdout", "stdout_dropped"), ("stderr", "stderr_dropped")] {
+            let body = s(h, key);
+            let shown = if body.is_empty() {
+                "(empty)".to_string()
+            } else {
+                cap(&body)
+            };
+            let cut = match h.get(dropped).and_then(Value::as_u64) {
+                Some(n) if n > 0 => format!(" [cut at 1 MiB, {n} bytes dropped]"),
+                _ => String::new(),
+            };
+            text.push(format!("    {key}: {shown}{cut}"));
+        }
+        if let Some(w) = h.get("env_file_written").and_then(Value::as_str) {
+            text.push(format!("    wrote to CLAUDE_ENV_FILE: {}", cap(w)));
+        }
+        for n in h
+            .get("notes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            text.push(format!("    note: {}", n.as_str().unwrap_or("")));
+        }
+        let o = &h["reading"]["outcome"];
+        text.push(format!("    reading: {}", effect_line(o)));
+        for w in o.get("why").and_then(Value::as_array).into_iter().flatten() {
+            text.push(format!("      why: {}", w.as_str().unwrap_or("")));
+        }
+    }
+    for n in j
+        .get("not_run")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        text.push(format!(
+            "  not run: {} ({}): {}",
+            s(n, "label"),
+            s(n, "handler_type"),
+            s(n, "reason")
+        ));
+    }
+    for n in j
+        .get("not_reached")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        text.push(format!(
+            "  not reached: {}: {}",
+            s(n, "label"),
+            s(n, "reason")
+        ));
+    }
+    let c = &j["combined"];
+    text.push(format!("combined: {}", effect_line(c)));
+    if let Some(u) = c.get("updated_input").filter(|u| !u.is_null()) {
+        text.push(format!("  updatedInput: {u}"));
+    }
+    let by: Vec<&str> = c
+        .get("decided_by")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !by.is_empty() {
+        text.push(format!("  decided by: {}", by.join(", ")));
+    }
+    for f in c
+        .get("flags")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        text.push(format!("  flag: {}", f.as_str().unwrap_or("")));
+    }
+    let f = &j["final_outcome"];
+    let verdict = f
+        .get("verdict")
+        .and_then(Value::as_str)
+        .map(|v| v.replace('_', " "));
+    let mode = f
+        .get("permission_mode")
+        .and_then(Value::as_str)
+        .map_or(String::new(), |m| format!("; mode {m}"));
+    text.push(format!(
+        "final: {} (decided by {}{mode})",
+        verdict.unwrap_or_else(|| s(f, "effect").replace('_', " ")),
+        s(f, "decided_by")
+    ));
+    for w in f.get("why").and_then(Value::as_array).into_iter().flatten() {
+        text.push(format!("  why: {}", w.as_str().unwrap_or("")));
+    }
+}
+
+/// `blocked — the model is told: … — the user sees: …` from an outcome's
+/// JSON (`effect`, `model_sees`, `user_sees`).
+fn effect_line(o: &Value) -> String {
+    let flat = |t: &str| {
+        t.split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut line = o
+        .get("effect")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .replace('_', " ");
+    if let Some(m) = o.get("model_sees").and_then(Value::as_str) {
+        line.push_str(&format!(" — the model is told: {}", flat(m)));
+    }
+    if let Some(u) = o.get("user_sees").and_then(Value::as_str) {
+        line.push_str(&format!(" — the user sees: {}", flat(u)));
+    }
+    line
 }

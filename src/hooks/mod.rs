@@ -9,6 +9,7 @@
 
 pub mod contract;
 pub mod events;
+pub mod exec;
 pub mod lint;
 pub mod matcher;
 pub mod replay;

@@ -1,0 +1,206 @@
+//! The environment a replayed hook gets: an allowlist, never the user's
+//! whole environment (issue 9 §4).
+//!
+//! Claude Code hands hooks its own environment plus its `CLAUDE*`
+//! variables. The 2.1.332 captures (`real-cc-2.1.332/*/hooks/*/<Event>.jsonl`,
+//! field `env`, which recorded the `CLAUDE*` names only) show these names;
+//! hookscope derives the ones a transcript can tell and leaves out the ones
+//! that belong to a live process:
+//!
+//! | name | in the captures | hookscope |
+//! |---|---|---|
+//! | `CLAUDECODE` | `1`, every event | `1` |
+//! | `CLAUDE_PROJECT_DIR` | every event; the folder Claude Code started in (stays put after `cd`, unlike the payload's `cwd`) | the session's first `cwd` |
+//! | `CLAUDE_CODE_SESSION_ID` | every event | the payload's `session_id` |
+//! | `CLAUDE_CODE_ENTRYPOINT` | `sdk-cli` (`-p` runs) | the transcript's `entrypoint` at that line, when recorded |
+//! | `CLAUDE_EFFORT` | exactly when the payload has `effort` (tool events, Stop, SubagentStop), = `effort.level` | the same |
+//! | `CLAUDE_ENV_FILE` | SessionStart, CwdChanged, FileChanged (hooks.md §1.2 adds Setup): `<config>/session-env/<session>/<event>-hook-<n>.sh` | a fresh empty file in a temporary folder, never the real one |
+//! | `CLAUDE_CONFIG_DIR` | inherited from Claude Code's own environment | passed through when set (a basic, below) |
+//! | `CLAUDE_PID`, `CLAUDE_CODE_MESSAGING_SOCKET`, `CLAUDE_CODE_MESSAGING_TOKEN`, `CLAUDE_CODE_CHILD_NOTES_DIR`, `CLAUDE_CODE_CHILD_SESSION`, `CLAUDE_CODE_SESSION_ATTENDED` | a live process's pid, IPC socket and token, notes folder | left out (no live process) |
+//! | `CLAUDE_CODE_ENABLE_TODO_TOOLS`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` | the capture harness's own settings, inherited | left out (`--env NAME` passes them) |
+//!
+//! Plus the basics of [`BASIC_ENV`] from hookscope's own environment when
+//! set, plus each `--env NAME` (or `NAME=VALUE`).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Variables passed through from hookscope's own environment when set: what
+/// a shell and common interpreters need to start (`PATH`, `HOME`, locale,
+/// terminal, temp folder, time zone) and `CLAUDE_CONFIG_DIR` (Claude Code's
+/// config folder; not a secret).
+pub const BASIC_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "CLAUDE_CONFIG_DIR",
+];
+
+/// Events whose hooks get `CLAUDE_ENV_FILE` (hooks.md §1.2; the captures
+/// show SessionStart, CwdChanged and FileChanged).
+pub const ENV_FILE_EVENTS: &[&str] = &["SessionStart", "Setup", "CwdChanged", "FileChanged"];
+
+/// Where a variable's value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvSource {
+    /// Derived from the session as Claude Code would set it.
+    Claude,
+    /// One of [`BASIC_ENV`], from hookscope's environment.
+    Basic,
+    /// Asked for with `--env NAME` (from hookscope's environment) or
+    /// `--env NAME=VALUE`.
+    Requested,
+}
+
+/// One variable of a hook's environment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvVar {
+    /// The name.
+    pub name: String,
+    /// The value (not UTF-8 safe for display: print names, not values).
+    #[serde(skip)]
+    pub value: OsString,
+    /// Where it comes from.
+    pub source: EnvSource,
+}
+
+/// What the Claude Code variables are derived from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvContext {
+    /// `hook_event_name`.
+    pub event: String,
+    /// `session_id` → `CLAUDE_CODE_SESSION_ID`.
+    pub session_id: Option<String>,
+    /// The folder Claude Code started in → `CLAUDE_PROJECT_DIR`.
+    pub project_dir: Option<String>,
+    /// The payload's `effort.level` → `CLAUDE_EFFORT`.
+    pub effort: Option<String>,
+    /// The transcript's `entrypoint` → `CLAUDE_CODE_ENTRYPOINT`.
+    pub entrypoint: Option<String>,
+    /// The file `CLAUDE_ENV_FILE` names (only used on
+    /// [`ENV_FILE_EVENTS`]); the caller creates it (empty, temporary).
+    pub env_file: Option<PathBuf>,
+}
+
+impl EnvContext {
+    /// The context read from a hook payload (`hook_event_name`,
+    /// `session_id`, `effort.level`); `project_dir`, `entrypoint` and
+    /// `env_file` are for the caller to fill.
+    pub fn from_payload(payload: &Value) -> EnvContext {
+        let s = |k: &str| payload.get(k).and_then(Value::as_str).map(str::to_string);
+        EnvContext {
+            event: s("hook_event_name").unwrap_or_default(),
+            session_id: s("session_id"),
+            project_dir: None,
+            effort: payload
+                .get("effort")
+                .and_then(|e| e.get("level"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            entrypoint: None,
+            env_file: None,
+        }
+    }
+
+    /// Whether this event's hooks get `CLAUDE_ENV_FILE`.
+    pub fn wants_env_file(&self) -> bool {
+        ENV_FILE_EVENTS.contains(&self.event.as_str())
+    }
+}
+
+/// A `--env` argument that could not be honoured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvWarning {
+    /// The argument as given.
+    pub arg: String,
+    /// Why.
+    pub message: String,
+}
+
+/// The hook environment: the Claude Code variables of `ctx`, then the set
+/// [`BASIC_ENV`] names read through `lookup` (hookscope's environment),
+/// then each of `requested` (`NAME` read through `lookup`, or
+/// `NAME=VALUE`). A later entry replaces an earlier one of the same name.
+/// A requested NAME that is unset, or an empty or malformed name, is a
+/// warning, not an error.
+pub fn hook_env(
+    ctx: &EnvContext,
+    requested: &[String],
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+) -> (Vec<EnvVar>, Vec<EnvWarning>) {
+    let mut vars: Vec<EnvVar> = Vec::new();
+    let mut set = |name: &str, value: OsString, source: EnvSource| {
+        vars.retain(|v| v.name != name);
+        vars.push(EnvVar {
+            name: name.to_string(),
+            value,
+            source,
+        });
+    };
+    set("CLAUDECODE", "1".into(), EnvSource::Claude);
+    if let Some(dir) = &ctx.project_dir {
+        set("CLAUDE_PROJECT_DIR", dir.into(), EnvSource::Claude);
+    }
+    if let Some(id) = &ctx.session_id {
+        set("CLAUDE_CODE_SESSION_ID", id.into(), EnvSource::Claude);
+    }
+    if let Some(e) = &ctx.entrypoint {
+        set("CLAUDE_CODE_ENTRYPOINT", e.into(), EnvSource::Claude);
+    }
+    if let Some(e) = &ctx.effort {
+        set("CLAUDE_EFFORT", e.into(), EnvSource::Claude);
+    }
+    if ctx.wants_env_file()
+        && let Some(f) = &ctx.env_file
+    {
+        set("CLAUDE_ENV_FILE", f.into(), EnvSource::Claude);
+    }
+    for name in BASIC_ENV {
+        if let Some(v) = lookup(name) {
+            set(name, v, EnvSource::Basic);
+        }
+    }
+    let mut warnings = Vec::new();
+    for arg in requested {
+        let (name, value) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(OsString::from(v))),
+            None => (arg.as_str(), None),
+        };
+        if !valid_name(name) {
+            warnings.push(EnvWarning {
+                arg: arg.clone(),
+                message: "not a variable name (letters, digits, _; not starting with a digit)"
+                    .into(),
+            });
+            continue;
+        }
+        match value.or_else(|| lookup(name)) {
+            Some(v) => set(name, v, EnvSource::Requested),
+            None => warnings.push(EnvWarning {
+                arg: arg.clone(),
+                message: format!("{name} is not set in hookscope's environment; not passed"),
+            }),
+        }
+    }
+    (vars, warnings)
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

@@ -1,0 +1,271 @@
+//! One `--exec` run of an event's handlers, end to end: where they run
+//! ([`Scratch`], [`working_dir`]), which handler types cannot run
+//! ([`not_runnable`]), and [`execute`]: run, read each answer, combine, and
+//! the final outcome, as one [`ExecReport`] the CLI (and later the TUI)
+//! prints.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::hooks::contract::Version;
+use crate::redact::{Redactions, redactor};
+
+use super::permissions::{FinalOutcome, Permissions, RuleContext, final_outcome};
+use super::{CombinedRuns, Reading, RunSpec, RunStatus, Runner, combine_runs, read_run, run_all};
+
+/// Most bytes of a `CLAUDE_ENV_FILE` read back after the run (64 KiB).
+pub const ENV_FILE_CAP: u64 = 64 * 1024;
+
+/// A temporary folder for one `--exec` run (removed when dropped): the
+/// working folder when the session's `cwd` does not exist here, and the
+/// `CLAUDE_ENV_FILE`s.
+#[derive(Debug)]
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    /// Creates `hookscope-exec-XXXXXX` in the system temp folder.
+    ///
+    /// # Errors
+    /// The I/O error when the folder cannot be created.
+    pub fn new() -> std::io::Result<Scratch> {
+        Ok(Scratch {
+            dir: tempfile::Builder::new()
+                .prefix("hookscope-exec-")
+                .tempdir()?,
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Creates an empty `session-env/<session>/<event>-hook-<index>.sh` in
+    /// the scratch folder (the shape of Claude Code's
+    /// `<config>/session-env/…` path in the captures) and returns it. The
+    /// session id is used only when it is one safe path component.
+    ///
+    /// # Errors
+    /// The I/O error when the file cannot be created.
+    pub fn env_file(
+        &self,
+        event: &str,
+        session_id: &str,
+        index: usize,
+    ) -> std::io::Result<PathBuf> {
+        let safe = !session_id.is_empty()
+            && session_id != "."
+            && session_id != ".."
+            && !session_id.contains(['/', '\\', '\0']);
+        let dir = self
+            .path()
+            .join("session-env")
+            .join(if safe { session_id } else { "session" });
+        std::fs::create_dir_all(&dir)?;
+        let file = dir.join(format!("{}-hook-{index}.sh", event.to_lowercase()));
+        std::fs::write(&file, b"")?;
+        Ok(file)
+    }
+}
+
+/// Where the handlers run: the payload's `cwd` when it is a folder here,
+/// else `scratch`'s folder, with a note saying why.
+pub fn working_dir(payload: &Value, scratch: &Scratch) -> (PathBuf, Option<String>) {
+    match payload.get("cwd").and_then(Value::as_str) {
+        Some(cwd) if Path::new(cwd).is_dir() => (PathBuf::from(cwd), None),
+        Some(cwd) => (
+            scratch.path().to_path_buf(),
+            Some(format!(
+                "the session's cwd {cwd} does not exist here: running in a temporary folder, {}",
+                scratch.path().display()
+            )),
+        ),
+        None => (
+            scratch.path().to_path_buf(),
+            Some(format!(
+                "the payload has no cwd: running in a temporary folder, {}",
+                scratch.path().display()
+            )),
+        ),
+    }
+}
+
+/// A configured handler that was not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotRun {
+    /// Where it comes from.
+    pub label: String,
+    /// `http`, `prompt`, `agent`, `mcp_tool`, or an unknown type.
+    pub handler_type: String,
+    /// Why it did not run.
+    pub reason: String,
+}
+
+/// Why a handler of `handler_type` is not run by `--exec`, `None` for
+/// `command` (hooks.md §1.2, §1.9): `http` needs an HTTP client hookscope
+/// does not build in; `prompt` and `agent` need a model; `mcp_tool` needs
+/// the MCP server.
+pub fn not_runnable(handler_type: &str) -> Option<String> {
+    match handler_type {
+        "command" => None,
+        "http" => Some(
+            "not run: http client not built in (hookscope POSTs nothing; see the README's --exec section)"
+                .into(),
+        ),
+        "prompt" | "agent" => Some(format!(
+            "not runnable offline: the {handler_type} hook asks a model (hooks.md §1.9)"
+        )),
+        "mcp_tool" => {
+            Some("not runnable offline: an mcp_tool hook calls a running MCP server".into())
+        }
+        other => Some(format!("unknown handler type {other:?}: not run")),
+    }
+}
+
+/// One handler's run, as shown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HandlerReport {
+    /// Where it comes from ([`RunSpec::label`]).
+    pub label: String,
+    /// The command as written.
+    pub command: String,
+    /// What was executed.
+    pub argv: Vec<String>,
+    /// Where it ran.
+    pub cwd: PathBuf,
+    /// Why that is not the session's cwd, when it is not.
+    pub cwd_note: Option<String>,
+    /// The names of its environment variables (values are not shown).
+    pub env_names: Vec<String>,
+    /// Its timeout, seconds.
+    pub timeout_secs: f64,
+    /// `onFailure: "block"` as written.
+    pub on_failure_block: bool,
+    /// How it ended.
+    pub status: RunStatus,
+    /// The exit code, when it exited (also a shell's 126/127).
+    pub exit_code: Option<i32>,
+    /// Wall time, ms.
+    pub duration_ms: u64,
+    /// stdout (lossy UTF-8, at most [`super::OUTPUT_CAP`] bytes), unmasked.
+    pub stdout: String,
+    /// stderr, likewise.
+    pub stderr: String,
+    /// Bytes of stdout dropped past the cap.
+    pub stdout_dropped: u64,
+    /// Bytes of stderr dropped past the cap.
+    pub stderr_dropped: u64,
+    /// What else happened to the process.
+    pub notes: Vec<String>,
+    /// What it wrote to its `CLAUDE_ENV_FILE` (lossy, at most
+    /// [`ENV_FILE_CAP`] bytes), when anything.
+    pub env_file_written: Option<String>,
+    /// How Claude Code reads its answer.
+    pub reading: Reading,
+}
+
+/// Everything one `--exec` run produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExecReport {
+    /// The event.
+    pub event: String,
+    /// The Claude Code version the answers were read at.
+    pub claude_version: String,
+    /// Each command handler that ran, in configuration order.
+    pub handlers: Vec<HandlerReport>,
+    /// Handlers that were not run, and why.
+    pub not_run: Vec<NotRun>,
+    /// The handlers' answers merged.
+    pub combined: CombinedRuns,
+    /// The final outcome (PreToolUse: through the permission rules and mode).
+    pub final_outcome: FinalOutcome,
+}
+
+/// Runs `specs` in parallel with `payload` on stdin through `runner`, reads
+/// each answer for `event` at `version` ([`read_run`]), combines them
+/// ([`combine_runs`]) and computes the final outcome
+/// ([`final_outcome`] with `perms`).
+#[allow(clippy::too_many_arguments)]
+pub fn execute<R: Runner + ?Sized>(
+    runner: &R,
+    event: &str,
+    version: &Version,
+    payload: &Value,
+    specs: &[RunSpec],
+    not_run: Vec<NotRun>,
+    perms: &Permissions,
+    rule_ctx: &RuleContext,
+) -> ExecReport {
+    let stdin = serde_json::to_vec(payload).unwrap_or_default();
+    let runs = run_all(runner, specs, &stdin);
+    let mut handlers = Vec::with_capacity(specs.len());
+    for (spec, run) in specs.iter().zip(&runs) {
+        let reading = read_run(event, version, spec, run);
+        let out = &run.output;
+        let exit_code = match &out.status {
+            RunStatus::Exited { code } => Some(*code),
+            RunStatus::LaunchFailed { exit_code, .. } => *exit_code,
+            _ => None,
+        };
+        let env_file_written = spec
+            .env
+            .iter()
+            .find(|v| v.name == "CLAUDE_ENV_FILE")
+            .and_then(|v| {
+                crate::transcript::fsread::read_capped(Path::new(&v.value), ENV_FILE_CAP).ok()
+            })
+            .filter(|b| !b.is_empty())
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        handlers.push(HandlerReport {
+            label: spec.label.clone(),
+            command: spec.display(),
+            argv: spec.argv(),
+            cwd: spec.cwd.clone(),
+            cwd_note: spec.cwd_note.clone(),
+            env_names: spec.env.iter().map(|v| v.name.clone()).collect(),
+            timeout_secs: spec.timeout_secs,
+            on_failure_block: spec.on_failure_block,
+            status: out.status.clone(),
+            exit_code,
+            duration_ms: out.duration_ms,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout_dropped: out.stdout_dropped,
+            stderr_dropped: out.stderr_dropped,
+            notes: out.notes.clone(),
+            env_file_written,
+            reading,
+        });
+    }
+    let readings: Vec<Reading> = handlers.iter().map(|h| h.reading.clone()).collect();
+    let combined = combine_runs(&readings);
+    let final_outcome = final_outcome(event, version, payload, &combined, perms, rule_ctx);
+    ExecReport {
+        event: event.to_string(),
+        claude_version: version.to_string(),
+        handlers,
+        not_run,
+        combined,
+        final_outcome,
+    }
+}
+
+impl ExecReport {
+    /// The report as JSON, with every text a hook printed (stdout, stderr,
+    /// what the model and user see, the env file) masked by
+    /// [`crate::redact`] unless `raw`; the masks are counted in `counts`.
+    pub fn to_json(&self, raw: bool, counts: &mut Redactions) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if !raw {
+            v = redactor().redact_value(&v, counts);
+        }
+        if let Some(o) = v.as_object_mut() {
+            o.insert("ran".into(), json!(true));
+        }
+        v
+    }
+}

@@ -1,0 +1,196 @@
+//! `hookscope replay … --exec` run as a process: the real hooks_c2_exit2
+//! session (2.1.332) replayed with the example settings of that scenario
+//! (assets/examples/hooks_c2_exit2), whose hook blocks `rm -rf` with exit 2;
+//! nothing runs without --exec; the environment is the allowlist plus
+//! --env; handler types that cannot run are listed.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
+const SETTINGS: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
+
+fn replay(extra: &[&str], envs: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    cmd.args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
+        .args(extra);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+/// A settings file with one PreToolUse handler per `(type, fields)`.
+fn settings(dir: &Path, handlers: Value) -> String {
+    let path = dir.join("settings.json");
+    let v = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]}});
+    std::fs::write(&path, serde_json::to_string_pretty(&v).expect("json")).expect("write");
+    path.display().to_string()
+}
+
+#[test]
+fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
+    let (code, out, _) = replay(&["--exec", "--settings", SETTINGS], &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for fragment in [
+        "hooks run (--exec; assets/examples/hooks_c2_exit2/.claude/settings.json):\n",
+        "  #1 assets/examples/hooks_c2_exit2/.claude/settings.json:7 (given): \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block_rm_rf.sh\n",
+        "    ran: sh -c \"\\\"$CLAUDE_PROJECT_DIR\\\"/.claude/hooks/block_rm_rf.sh\"\n",
+        "    stderr: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
+        "    reading: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
+        "combined: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
+        "final: denied (decided by hook; mode bypassPermissions)\n",
+        // What the transcript recorded: the same reason.
+        "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
+    ] {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+    let (code, out, _) = replay(&["--exec", "--json", "--settings", SETTINGS], &[]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let e = &v["exec"];
+    assert_eq!(e["ran"], true);
+    assert_eq!(e["handlers"].as_array().map(Vec::len), Some(1));
+    assert_eq!(e["handlers"][0]["exit_code"], 2);
+    assert_eq!(e["handlers"][0]["timeout_secs"], 600.0);
+    assert_eq!(e["combined"]["decision"], "deny");
+    assert_eq!(e["final_outcome"]["verdict"], "denied");
+    assert_eq!(e["claude_version"], "2.1.332");
+}
+
+#[test]
+fn nothing_runs_without_exec() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let marker = dir.path().join("ran");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": format!("touch '{}'", marker.display())}]),
+    );
+    let (code, out, _) = replay(&[], &[]);
+    assert_eq!(code, Some(0));
+    assert!(out.ends_with(
+        "hooks: nothing ran (--exec runs the command handlers of your hook settings on this payload)\n"
+    ));
+    let (code, out, _) = replay(&["--settings", &file], &[]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("nothing ran"), "{out}");
+    assert!(
+        out.contains(&format!("  would run: #1 {file}:7 (given): touch '")),
+        "{out}"
+    );
+    assert!(!marker.exists(), "a hook ran without --exec");
+    let (_, out, _) = replay(&["--settings", &file, "--json"], &[]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["exec"]["ran"], false);
+    assert!(!marker.exists(), "a hook ran without --exec");
+    let (code, _, _) = replay(&["--settings", &file, "--exec"], &[]);
+    assert_eq!(code, Some(0));
+    assert!(marker.exists(), "--exec did not run the hook");
+}
+
+#[test]
+fn hooks_get_the_allowlist_plus_env() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p' | grep -v '^PWD$' | sort | tr '\\n' ' ' >&2; exit 2"}]),
+    );
+    let envs = [("HOOKSCOPE_SECRET_X", "1"), ("PASSED_Y", "2")];
+    let (code, out, _) = replay(
+        &[
+            "--exec",
+            "--json",
+            "--settings",
+            &file,
+            "--env",
+            "PASSED_Y",
+            "--env",
+            "SET_Z=3",
+        ],
+        &envs,
+    );
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let h = &v["exec"]["handlers"][0];
+    let seen: Vec<&str> = h["stderr"]
+        .as_str()
+        .expect("stderr")
+        .split_whitespace()
+        .collect();
+    assert!(!seen.contains(&"HOOKSCOPE_SECRET_X"), "{seen:?}");
+    for name in [
+        "CLAUDECODE",
+        "CLAUDE_PROJECT_DIR",
+        "CLAUDE_CODE_SESSION_ID",
+        "CLAUDE_CODE_ENTRYPOINT",
+        "CLAUDE_EFFORT",
+        "PASSED_Y",
+        "SET_Z",
+    ] {
+        assert!(seen.contains(&name), "{name} missing from {seen:?}");
+    }
+    // Everything the hook saw is an allowlisted name, --env or the shell's own PWD.
+    let allowed = hookscope::hooks::exec::BASIC_ENV;
+    for name in &seen {
+        assert!(
+            name.starts_with("CLAUDE")
+                || allowed.contains(name)
+                || ["PASSED_Y", "SET_Z"].contains(name),
+            "{name} should not reach a hook"
+        );
+    }
+}
+
+#[test]
+fn http_prompt_and_agent_handlers_are_listed_not_run() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = settings(
+        dir.path(),
+        json!([
+            {"type": "http", "url": "http://127.0.0.1:9/hook"},
+            {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"},
+            {"type": "agent", "prompt": "Check it"}
+        ]),
+    );
+    let (code, out, _) = replay(&["--exec", "--settings", &file], &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for fragment in [
+        "  no command handler reached this event: nothing ran\n",
+        "(http): not run: http client not built in (hookscope POSTs nothing; see the README's --exec section)\n",
+        "(prompt): not runnable offline: the prompt hook asks a model (hooks.md §1.9)\n",
+        "(agent): not runnable offline: the agent hook asks a model (hooks.md §1.9)\n",
+        "combined: nothing\n",
+        "final: runs (decided by permission mode bypassPermissions; mode bypassPermissions)\n",
+    ] {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn exec_does_not_go_with_all() {
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args([
+            "replay",
+            "--all",
+            "--exec",
+            "--rules",
+            "assets/rules/example.toml",
+            "../shared/corpus",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: --exec runs the hooks of one event; it does not go with --all\n"
+    );
+}
