@@ -29,6 +29,11 @@ struct Args {
     /// pane (`r`): each rule's decision with the why.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
+    /// A Claude Code settings file whose hooks the TUI's replay pane explains
+    /// and runs (`x`), instead of the ones that applied to the session (your
+    /// user settings and the project's .claude/). Repeatable.
+    #[arg(long, value_name = "FILE")]
+    settings: Vec<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -175,7 +180,7 @@ fn main() {
             Err(e) => cli::fail(format!("{e:#}")),
         },
         None => {
-            if let Err(e) = tui::run(&args.paths, args.rules.as_deref()) {
+            if let Err(e) = tui::run(&args.paths, args.rules.as_deref(), &args.settings) {
                 cli::fail(format!("{e:#}"))
             }
         }

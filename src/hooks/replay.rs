@@ -414,6 +414,71 @@ pub fn recorded_at(session: &Session, p: &Payload) -> Vec<Recorded> {
     out
 }
 
+/// The parsed hook firings ([`crate::transcript::hook_activity::HookActivity`])
+/// of the payload's event at its place: for a tool event (a payload with
+/// `tool_use_id`) the firings of that call whose event is the payload's;
+/// otherwise the firings of the event in the payload's thread from its line
+/// up to the next firing of the same event (the window [`recorded_at`]
+/// uses), e.g. a Stop's `stop_hook_summary` with the handler that ran
+/// cleanly. In line order.
+pub fn activity_at<'a>(
+    session: &'a Session,
+    p: &Payload,
+) -> Vec<&'a crate::transcript::hook_activity::HookActivity> {
+    let thread = thread_of(session, p);
+    let lines = match thread {
+        None => &session.lines,
+        Some(i) => session
+            .subagents
+            .get(i)
+            .map_or(&session.lines, |s| &s.lines),
+    };
+    let event = p.event.as_str();
+    if let Some(id) = p.json.get("tool_use_id").and_then(Value::as_str) {
+        let turns: &[Turn] = match thread {
+            None => &session.turns,
+            Some(i) => session.subagents.get(i).map_or(&[][..], |s| &s.turns[..]),
+        };
+        // Ids may repeat: the call at or before the payload's line.
+        let call = turns
+            .iter()
+            .flat_map(Turn::tool_calls)
+            .filter(|r| r.tool_use_id == id)
+            .map(|r| r.line)
+            .filter(|l| *l <= p.source_line)
+            .max()
+            .or_else(|| {
+                turns
+                    .iter()
+                    .flat_map(Turn::tool_calls)
+                    .find(|r| r.tool_use_id == id)
+                    .map(|r| r.line)
+            });
+        return match call {
+            Some(line) => lines
+                .hooks_of_call(line)
+                .filter(|h| h.event_name() == event)
+                .collect(),
+            None => Vec::new(),
+        };
+    }
+    let end = all_payloads(session, p.event)
+        .iter()
+        .filter(|o| o.source_path == p.source_path && o.source_line > p.source_line)
+        .map(|o| o.source_line)
+        .min()
+        .unwrap_or(usize::MAX);
+    let mut out: Vec<_> = lines
+        .hook_activity
+        .iter()
+        .filter(|h| {
+            h.event_name() == event && !h.on_call() && h.line() >= p.source_line && h.line() < end
+        })
+        .collect();
+    out.sort_by_key(|h| h.line());
+    out
+}
+
 /// What a replay without a rule set says in [`replay_json`]'s `rules_note`.
 pub const NO_RULES: &str = "no rule set loaded: only the payload and what the transcript recorded";
 

@@ -207,6 +207,9 @@ impl App {
             message: None,
             requests: Vec::new(),
             effects: Vec::new(),
+            settings: Vec::new(),
+            settings_config_dir: None,
+            settings_managed: None,
             rules: Default::default(),
         };
         let mut app = App {

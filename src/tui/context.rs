@@ -374,6 +374,17 @@ pub struct Ctx {
     pub effects: Vec<Effect>,
     /// The `--rules` rule set, for the replay pane.
     pub rules: Rules,
+    /// The `--settings FILE` files (in order) whose hooks the replay pane
+    /// explains and runs; empty: the configuration that applied to the
+    /// session (user settings, the project's `.claude/` under its cwd).
+    pub settings: Vec<PathBuf>,
+    /// The config dir whose `settings.json` applies when no `--settings`
+    /// is given; `None`: `$CLAUDE_CONFIG_DIR`, else `~/.claude` (tests set
+    /// a fixed one).
+    pub settings_config_dir: Option<PathBuf>,
+    /// The managed settings file; `None`: the platform's (tests set a
+    /// fixed one).
+    pub settings_managed: Option<PathBuf>,
 }
 
 impl Ctx {

@@ -106,7 +106,7 @@ fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
 ///
 /// # Errors
 /// A bad PATH, or a terminal that cannot be set up or drawn to.
-pub fn run(paths: &[PathBuf], rules: Option<&Path>) -> anyhow::Result<()> {
+pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> anyhow::Result<()> {
     let mut found = discover(paths)?;
     let mut banner = None;
     if paths.is_empty()
@@ -133,6 +133,7 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>) -> anyhow::Result<()> {
             app.ctx.say(message);
         }
     }
+    app.ctx.settings = settings.to_vec();
     let refs = found.sessions;
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;

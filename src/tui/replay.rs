@@ -13,10 +13,13 @@
 //! Copies go through the app's one clipboard ([`super::context::Effect::Copy`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
+use hookscope::hooks::contract::Version;
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::replay::{Replay, replay};
 use hookscope::hooks::rules::RuleSet;
+use hookscope::hooks::settings::{self, HandlerVerdict, HookConfig, LoadOptions};
 use hookscope::redact::{Redactions, redactor};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -70,6 +73,12 @@ pub struct ReplayPane {
     pub scroll: usize,
     /// The `w` prompt, while open.
     pub prompt: Option<WritePrompt>,
+    /// The hook configuration that applies ([`Ctx::settings`], else the
+    /// session's), loaded once per session file (its path is the key).
+    pub hooks: Option<(std::path::PathBuf, Arc<HookConfig>)>,
+    /// The picked event's handlers with their verdicts
+    /// ([`settings::explain`]).
+    pub verdicts: Vec<HandlerVerdict>,
     /// Where it was last laid out.
     area: Rect,
 }
@@ -278,12 +287,126 @@ impl ReplayPane {
             _ => None,
         };
         let result = replay(session, event, at, rules).map_err(|e| e.to_string());
+        self.verdicts.clear();
         if let Ok(r) = &result {
+            let version = r
+                .payload
+                .claude_version
+                .as_deref()
+                .map_or_else(Version::latest, Version::parse);
+            let config = self.hook_config(session, &version, ctx);
+            self.verdicts = settings::explain(&config, event.as_str(), &r.payload.json, &version);
             let mut counts = Redactions::default();
             let v = redactor().redact_value(&r.payload.json, &mut counts);
             self.masked = Some((v, counts));
         }
         self.result = Some(result);
+    }
+
+    /// The hook configuration for `session`: loaded on the first replay of
+    /// a session and kept ([`ReplayPane::hooks`]). On the UI thread: a few
+    /// small files, each read only when it is a regular file and capped
+    /// ([`settings::load`]), so a FIFO or a huge file costs nothing.
+    fn hook_config(
+        &mut self,
+        session: &hookscope::transcript::model::Session,
+        version: &Version,
+        ctx: &Ctx,
+    ) -> Arc<HookConfig> {
+        if let Some((key, config)) = &self.hooks
+            && *key == session.path
+        {
+            return config.clone();
+        }
+        let config = Arc::new(settings::load(&LoadOptions {
+            settings: ctx.settings.clone(),
+            cwd: session
+                .cwd
+                .as_ref()
+                .map(std::path::PathBuf::from)
+                .filter(|d| d.is_dir()),
+            config_dir: ctx.settings_config_dir.clone(),
+            managed: ctx.settings_managed.clone(),
+            version: version.clone(),
+        }));
+        self.hooks = Some((session.path.clone(), config.clone()));
+        config
+    }
+
+    /// The "Your hooks" lines: file-level drops first, then each handler
+    /// of the picked event with ✓/✗, its `file:line (layer)`, what it runs
+    /// and the reason (and hint) from [`settings::explain`]; when no
+    /// settings file was found, where it looked and how to pass one.
+    fn hooks_lines(&self, ctx: &Ctx) -> Vec<Line<'static>> {
+        let theme = &ctx.theme;
+        let mut out = Vec::new();
+        let Some((_, config)) = &self.hooks else {
+            return out;
+        };
+        let found: Vec<&settings::SettingsFile> = config.files.iter().filter(|f| f.found).collect();
+        if found.is_empty() {
+            out.push(Line::from(Span::styled("Your hooks", theme.heading())));
+            let looked: Vec<String> = config
+                .files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect();
+            out.push(Line::from(Span::styled(
+                format!(
+                    "  no settings file found (looked for {}); pass `hookscope --settings FILE` to use one",
+                    if looked.is_empty() { "none".to_string() } else { looked.join(", ") }
+                ),
+                theme.dim(),
+            )));
+            return out;
+        }
+        let names: Vec<String> = found.iter().map(|f| f.path.display().to_string()).collect();
+        out.push(Line::from(Span::styled(
+            format!("Your hooks ({})", names.join(", ")),
+            theme.heading(),
+        )));
+        for f in &found {
+            if let Some(why) = &f.dropped {
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "  ⚠ {}: Claude Code skips this file: {why}",
+                        f.path.display()
+                    ),
+                    theme.error(),
+                )));
+            }
+        }
+        if self.verdicts.is_empty() {
+            let event = self.picked().map_or("this event", EventName::as_str);
+            out.push(Line::from(Span::styled(
+                format!("  no handler for {event} in these files"),
+                theme.dim(),
+            )));
+        }
+        for v in &self.verdicts {
+            let Some(h) = config.handlers.get(v.index) else {
+                continue;
+            };
+            let mark = if v.fires { "✓" } else { "✗" };
+            out.push(Line::from(vec![
+                Span::styled(
+                    format!("  {mark} #{} {} ", v.index + 1, h.location()),
+                    theme.tool(),
+                ),
+                Span::raw(h.summary()),
+            ]));
+            out.push(Line::from(Span::styled(
+                format!("      {}", v.reason),
+                theme.dim(),
+            )));
+            if let Some(hint) = &v.hint {
+                out.push(Line::from(Span::styled(
+                    format!("      hint: {hint}"),
+                    theme.dim(),
+                )));
+            }
+        }
+        out
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).
@@ -544,6 +667,7 @@ impl ReplayPane {
                 ]));
             }
         }
+        out.extend(self.hooks_lines(ctx));
         let masked = self
             .masked
             .as_ref()
@@ -567,7 +691,52 @@ impl ReplayPane {
             ]));
         }
         rec.push(head("Transcript recorded"));
-        if r.recorded.is_empty() {
+        let activity = ctx
+            .session()
+            .map(|s| hookscope::hooks::replay::activity_at(s, &r.payload))
+            .unwrap_or_default();
+        let mask = |t: &str| {
+            let mut counts = Redactions::default();
+            redactor().redact(t, &mut counts).into_owned()
+        };
+        for h in &activity {
+            rec.push(Line::from(Span::styled(
+                format!(
+                    "{} hook, line {}",
+                    h.hook_name.as_deref().unwrap_or(h.event_name()),
+                    h.line()
+                ),
+                theme.tool(),
+            )));
+            rec.push(Line::from(format!("  {}", mask(&h.what(200)))));
+            let commands: Vec<&str> = h
+                .handlers
+                .iter()
+                .filter_map(|x| x.command.as_deref())
+                .collect();
+            let commands = if commands.is_empty() {
+                h.command.as_deref().into_iter().collect()
+            } else {
+                commands
+            };
+            for c in commands {
+                rec.push(Line::from(format!("  handler: {}", mask(c))));
+            }
+            let mut facts = Vec::new();
+            if let Some(c) = h.exit_code {
+                facts.push(format!("exit {c}"));
+            }
+            if let Some(ms) = h.duration_ms {
+                facts.push(format!("{ms} ms"));
+            }
+            if !facts.is_empty() {
+                rec.push(Line::from(Span::styled(
+                    format!("  {}", facts.join(" · ")),
+                    theme.dim(),
+                )));
+            }
+        }
+        if r.recorded.is_empty() && activity.is_empty() {
             rec.push(dim(
                 "no hook ran here, as far as the transcript shows".into()
             ));

@@ -46,6 +46,9 @@ pub(super) fn app_for(path: &str) -> App {
         utc,
         Theme { color: false },
     );
+    // The replay pane's "Your hooks" must not read this machine's settings.
+    app.ctx.settings_config_dir = Some(PathBuf::from("/nonexistent/claude-config"));
+    app.ctx.settings_managed = Some(PathBuf::from("/nonexistent/managed-settings.json"));
     for (index, sref) in found.sessions.iter().enumerate() {
         app.apply(worker::summary_msg(index, sref));
     }
@@ -2333,4 +2336,90 @@ fn snapshot_droid_session_with_its_hook_runs() {
         "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-errors/1b9da415-c5e6-4a90-b936-c8633676babf.jsonl",
     );
     insta::assert_snapshot!("droid_hook_runs_160x48", render(&mut app, 160, 48));
+}
+
+// ---- the replay pane's "Your hooks" and `x` (issue 9) ----------------------
+
+const EXIT2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+/// The `rm -rf` call the session's PreToolUse hook blocked with exit 2.
+const EXIT2_RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
+const EXIT2_SETTINGS: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
+
+/// The exit-2 session opened with `settings` given (as `--settings`), the
+/// replay pane open on its `rm -rf` call.
+fn replay_exit2(settings: &[&str]) -> App {
+    let mut app = app_for(EXIT2);
+    app.ctx.settings = settings.iter().map(PathBuf::from).collect();
+    key(&mut app, KeyCode::Enter);
+    assert!(
+        app.timeline.select_call(EXIT2_RM_RF, &app.ctx),
+        "the call is in the timeline"
+    );
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    app
+}
+
+#[test]
+fn snapshot_replay_your_hooks() {
+    let mut app = replay_exit2(&[EXIT2_SETTINGS]);
+    // The one handler: a Bash PreToolUse command that fires on this call.
+    assert_eq!(app.replay.verdicts.len(), 1);
+    assert!(app.replay.verdicts[0].fires);
+    insta::assert_snapshot!("replay_your_hooks_160x48", render_replay(&mut app, 160, 48));
+    insta::assert_snapshot!("replay_your_hooks_80x24", render_replay(&mut app, 80, 24));
+}
+
+#[test]
+fn replay_without_settings_says_where_it_looked() {
+    let app = replay_exit2(&[]);
+    let (main, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = main.iter().map(ToString::to_string).collect();
+    let i = text
+        .iter()
+        .position(|l| l == "Your hooks")
+        .expect("a Your hooks heading");
+    assert!(
+        text[i + 1].starts_with(
+            "  no settings file found (looked for /nonexistent/managed-settings.json, /nonexistent/claude-config/settings.json"
+        ),
+        "{}",
+        text[i + 1]
+    );
+    assert!(text[i + 1].ends_with("pass `hookscope --settings FILE` to use one"));
+}
+
+#[test]
+fn replay_survives_a_fifo_and_invalid_json_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("fifo.json");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"hooks\": {\"PreToolUse\": [").expect("write");
+    let (f, b) = (fifo.display().to_string(), bad.display().to_string());
+    let mut app = replay_exit2(&[&f, &b]);
+    assert!(app.replay.verdicts.is_empty());
+    let (_, config) = app.replay.hooks.clone().expect("loaded");
+    assert_eq!(config.files.len(), 2);
+    assert!(config.files.iter().all(|f| !f.problems.is_empty()));
+    // It still draws.
+    let screen = render_replay(&mut app, 160, 48);
+    assert!(screen.contains("Your hooks"));
+}
+
+#[test]
+fn transcript_recorded_uses_the_parsed_hook_activity() {
+    let app = replay_exit2(&[]);
+    let (_, rec) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = rec.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter()
+            .any(|l| l == "  handler: python3 /home/dev/.hooks/hook.py hooks_c2_exit2 PreToolUse"),
+        "{text:?}"
+    );
+    assert!(text.iter().any(|l| l == "  exit 2"), "{text:?}");
 }
