@@ -322,11 +322,7 @@ struct HooksOut {
 /// outcome are shown; secrets in what the hooks printed are masked.
 fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &ReplayArgs) -> HooksOut {
     use hookscope::hooks::contract::Version;
-    use hookscope::hooks::exec::permissions::RuleContext;
-    use hookscope::hooks::exec::{
-        EnvContext, EnvSource, EnvVar, NotRun, ProcessRunner, RunSpec, Scratch, execute, hook_env,
-        working_dir,
-    };
+    use hookscope::hooks::exec::ProcessRunner;
     use hookscope::hooks::settings::{self, LoadOptions};
 
     let nothing =
@@ -411,83 +407,31 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
             text,
         };
     }
-    let scratch = Scratch::new().unwrap_or_else(|e| {
+    let plan = hookscope::hooks::exec::plan(
+        &config,
+        &verdicts,
+        event,
+        payload,
+        &version,
+        session_dir,
+        entrypoint_of(session, r),
+        &args.env,
+        &|n| std::env::var_os(n),
+    )
+    .unwrap_or_else(|e| {
         fail(format!(
             "cannot create a temporary folder for the hooks: {e}"
         ))
     });
-    let (cwd, cwd_note) = working_dir(payload, &scratch);
-    // CLAUDE_PROJECT_DIR: the session's project when it exists here, else
-    // the folder of the given settings' .claude/.
-    let (project_dir, project_note) = match (&session_dir, &config.project_dir) {
-        (Some(d), _) if d.is_dir() => (Some(d.clone()), None),
-        (Some(d), Some(p)) => (
-            Some(p.clone()),
-            Some(format!(
-                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR is {}",
-                d.display(),
-                p.display()
-            )),
-        ),
-        (d, p) => (d.clone().or_else(|| p.clone()), None),
-    };
-    let mut ctx = EnvContext::from_payload(payload);
-    ctx.project_dir = project_dir.as_ref().map(|p| p.display().to_string());
-    ctx.entrypoint = entrypoint_of(session, r);
-    let mut specs = Vec::new();
-    let mut not_run = Vec::new();
-    let mut env_warnings = Vec::new();
-    for v in verdicts.iter().filter(|v| v.fires) {
-        let h = &config.handlers[v.index];
-        let mut hctx = ctx.clone();
-        if hctx.wants_env_file() {
-            let sid = hctx.session_id.clone().unwrap_or_default();
-            match scratch.env_file(event, &sid, specs.len()) {
-                Ok(f) => hctx.env_file = Some(f),
-                Err(e) => eprintln!("hookscope: cannot create a CLAUDE_ENV_FILE: {e}"),
-            }
-        }
-        let (mut env, warnings) = hook_env(&hctx, &args.env, &|n| std::env::var_os(n));
-        if env_warnings.is_empty() {
-            env_warnings = warnings;
-        }
-        if let Some(root) = &h.origin.plugin_root {
-            env.push(EnvVar {
-                name: "CLAUDE_PLUGIN_ROOT".into(),
-                value: root.clone().into_os_string(),
-                source: EnvSource::Claude,
-            });
-        }
-        match RunSpec::from_handler(h, label(v.index), cwd.clone(), cwd_note.clone(), env) {
-            Ok(spec) => specs.push(spec),
-            Err(reason) => not_run.push(NotRun {
-                label: label(v.index),
-                handler_type: h.kind.as_str().to_string(),
-                reason,
-            }),
-        }
+    for e in &plan.env_file_errors {
+        eprintln!("hookscope: {e}");
     }
-    for w in &env_warnings {
+    for w in &plan.env_warnings {
         eprintln!("hookscope: --env {}: {}", w.arg, w.message);
     }
-    let rule_ctx = RuleContext {
-        cwd: payload
-            .get("cwd")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        project_dir: ctx.project_dir.clone(),
-        home: std::env::var("HOME").ok(),
-    };
-    let report = execute(
-        &ProcessRunner,
-        event,
-        &version,
-        payload,
-        &specs,
-        not_run,
-        &config.permissions,
-        &rule_ctx,
-    );
+    let report = plan.run(&ProcessRunner);
+    let env_warnings = &plan.env_warnings;
+    let project_note = &plan.project_note;
     let mut counts = Redactions::new();
     let mut j = report.to_json(false, &mut counts);
     if let Some(o) = j.as_object_mut() {

@@ -39,10 +39,12 @@ use crate::hooks::settings::{self, HandlerType};
 
 mod env;
 pub mod permissions;
+mod plan;
 mod process;
 mod report;
 
 pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env};
+pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
     ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, Scratch, execute, not_runnable, working_dir,

@@ -1,0 +1,170 @@
+//! What `--exec` (CLI) and `x` (TUI replay pane) would run for one event,
+//! built once and shown before anything runs (issue 9 §4): every command
+//! handler the event reaches as a [`RunSpec`] (argv, cwd and why, the
+//! environment's names, timeout), the handlers listed but not run, and the
+//! context [`execute`] needs. [`ExecPlan::run`] runs it.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::permissions::RuleContext;
+use super::{
+    EnvContext, EnvSource, EnvVar, EnvWarning, ExecReport, NotRun, RunSpec, Runner, Scratch,
+    execute, hook_env, working_dir,
+};
+use crate::hooks::contract::Version;
+use crate::hooks::settings::{HandlerVerdict, HookConfig, Permissions};
+
+/// One event's runnable handlers and their context, ready for
+/// [`ExecPlan::run`]. Nothing has run when it exists; its [`Scratch`]
+/// folder (the cwd when the session's does not exist here, the
+/// `CLAUDE_ENV_FILE`s) lives as long as the plan.
+#[derive(Debug)]
+pub struct ExecPlan {
+    /// The event's name (`PreToolUse`).
+    pub event: String,
+    /// The Claude Code version whose reading rules apply.
+    pub version: Version,
+    /// The hook's stdin JSON (unmasked: it is what the handlers get).
+    pub payload: Value,
+    /// The command handlers to run, labelled `#<n> file:line (layer)`.
+    pub specs: Vec<RunSpec>,
+    /// Handlers the event reaches that are not run (http, prompt, agent,
+    /// mcp_tool, or a command that cannot be built), with the reason.
+    pub not_run: Vec<NotRun>,
+    /// Problems with the `--env` names asked for.
+    pub env_warnings: Vec<EnvWarning>,
+    /// A `CLAUDE_ENV_FILE` that could not be created, per handler.
+    pub env_file_errors: Vec<String>,
+    /// Set when `CLAUDE_PROJECT_DIR` is not the session's project (it does
+    /// not exist here): what it is instead.
+    pub project_note: Option<String>,
+    /// The settings `permissions` rules (hooks.md §1.12).
+    pub permissions: Permissions,
+    /// Where the `permissions` rules' paths are resolved from.
+    pub rule_ctx: RuleContext,
+    /// The temporary folder, removed when the plan is dropped.
+    pub scratch: Scratch,
+}
+
+/// Builds the plan for the handlers `verdicts` says fire (from
+/// [`crate::hooks::settings::explain`] over `config`), on `payload` (the
+/// event's stdin JSON) as of `version`. `session_dir` is the session's
+/// `cwd` as recorded (it may not exist here); `entrypoint` the transcript's
+/// (`cli`, `sdk-cli`) for `CLAUDE_CODE_ENTRYPOINT`; `env_args` the `--env
+/// NAME[=VALUE]` asked for; `lookup` reads this process's environment.
+///
+/// # Errors
+/// The temporary folder cannot be created.
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    config: &HookConfig,
+    verdicts: &[HandlerVerdict],
+    event: &str,
+    payload: &Value,
+    version: &Version,
+    session_dir: Option<PathBuf>,
+    entrypoint: Option<String>,
+    env_args: &[String],
+    lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> std::io::Result<ExecPlan> {
+    let scratch = Scratch::new()?;
+    let label = |i: usize| {
+        config.handlers.get(i).map_or(format!("#{}", i + 1), |h| {
+            format!("#{} {}", i + 1, h.location())
+        })
+    };
+    let (cwd, cwd_note) = working_dir(payload, &scratch);
+    // CLAUDE_PROJECT_DIR: the session's project when it exists here, else
+    // the folder of the given settings' .claude/.
+    let (project_dir, project_note) = match (&session_dir, &config.project_dir) {
+        (Some(d), _) if d.is_dir() => (Some(d.clone()), None),
+        (Some(d), Some(p)) => (
+            Some(p.clone()),
+            Some(format!(
+                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR is {}",
+                d.display(),
+                p.display()
+            )),
+        ),
+        (d, p) => (d.clone().or_else(|| p.clone()), None),
+    };
+    let mut ctx = EnvContext::from_payload(payload);
+    ctx.project_dir = project_dir.as_ref().map(|p| p.display().to_string());
+    ctx.entrypoint = entrypoint;
+    let mut specs = Vec::new();
+    let mut not_run = Vec::new();
+    let mut env_warnings = Vec::new();
+    let mut env_file_errors = Vec::new();
+    for v in verdicts.iter().filter(|v| v.fires) {
+        let Some(h) = config.handlers.get(v.index) else {
+            continue;
+        };
+        let mut hctx = ctx.clone();
+        if hctx.wants_env_file() {
+            let sid = hctx.session_id.clone().unwrap_or_default();
+            match scratch.env_file(event, &sid, specs.len()) {
+                Ok(f) => hctx.env_file = Some(f),
+                Err(e) => env_file_errors.push(format!("cannot create a CLAUDE_ENV_FILE: {e}")),
+            }
+        }
+        let (mut env, warnings) = hook_env(&hctx, env_args, lookup);
+        if env_warnings.is_empty() {
+            env_warnings = warnings;
+        }
+        if let Some(root) = &h.origin.plugin_root {
+            env.push(EnvVar {
+                name: "CLAUDE_PLUGIN_ROOT".into(),
+                value: root.clone().into_os_string(),
+                source: EnvSource::Claude,
+            });
+        }
+        match RunSpec::from_handler(h, label(v.index), cwd.clone(), cwd_note.clone(), env) {
+            Ok(spec) => specs.push(spec),
+            Err(reason) => not_run.push(NotRun {
+                label: label(v.index),
+                handler_type: h.kind.as_str().to_string(),
+                reason,
+            }),
+        }
+    }
+    let rule_ctx = RuleContext {
+        cwd: payload
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        project_dir: ctx.project_dir.clone(),
+        home: lookup("HOME").map(|h| h.to_string_lossy().into_owned()),
+    };
+    Ok(ExecPlan {
+        event: event.to_string(),
+        version: version.clone(),
+        payload: payload.clone(),
+        specs,
+        not_run,
+        env_warnings,
+        env_file_errors,
+        project_note,
+        permissions: config.permissions.clone(),
+        rule_ctx,
+        scratch,
+    })
+}
+
+impl ExecPlan {
+    /// Runs every spec with `runner` and reads, merges and finalizes their
+    /// answers ([`execute`]).
+    pub fn run<R: Runner + ?Sized>(&self, runner: &R) -> ExecReport {
+        execute(
+            runner,
+            &self.event,
+            &self.version,
+            &self.payload,
+            &self.specs,
+            self.not_run.clone(),
+            &self.permissions,
+            &self.rule_ctx,
+        )
+    }
+}
