@@ -70,6 +70,9 @@ pub enum Action {
     CopyTestCase,
     /// Replay pane: write the payload to a file (a path prompt).
     WritePayload,
+    /// Replay pane: run your hook handlers on the payload (a confirmation
+    /// dialog first; nothing runs before its Enter).
+    RunHooks,
     /// Timeline: show only the rows where a hook acted (toggle).
     HookActivity,
     /// Run the loaded rule set over every session and list the would-be

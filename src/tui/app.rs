@@ -210,6 +210,7 @@ impl App {
             settings: Vec::new(),
             settings_config_dir: None,
             settings_managed: None,
+            hook_env: None,
             rules: Default::default(),
         };
         let mut app = App {
@@ -254,7 +255,7 @@ impl App {
     /// Which key table applies now.
     pub fn key_mode(&self) -> KeyMode {
         if self.overlay == Some(Overlay::Replay) {
-            if self.replay.prompt.is_some() {
+            if self.replay.prompt.is_some() || self.replay.confirm.is_some() {
                 KeyMode::Search
             } else {
                 KeyMode::Normal
@@ -749,6 +750,7 @@ impl App {
             }
             Msg::Found { generation, result } => self.calls.found(generation, result),
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
+            Msg::HooksRan { generation, report } => self.replay.hooks_ran(generation, report),
             Msg::Backtested {
                 done,
                 total,

@@ -231,6 +231,14 @@ pub enum Request {
     /// Run the loaded rule set ([`Ctx::rules`]) over every session (the
     /// backtest) and send `Msg::Backtested` per session.
     Backtest,
+    /// Run the replay pane's confirmed hook plan and send `Msg::HooksRan`
+    /// with the same `generation`.
+    RunHooks {
+        /// The replay pane's run counter when it was asked.
+        generation: u64,
+        /// What to run.
+        plan: PlanHandle,
+    },
     /// Parse a Bash command line (tree-sitter, possibly seconds for a huge
     /// line) and send `Msg::Parsed` with the same `key`.
     ParseBash {
@@ -240,6 +248,17 @@ pub enum Request {
         /// The command text (`tool_input.command`).
         command: String,
     },
+}
+
+/// A confirmed hook plan carried by [`Request::RunHooks`]; two handles are
+/// equal when they share the plan.
+#[derive(Debug, Clone)]
+pub struct PlanHandle(pub Arc<hookscope::hooks::exec::ExecPlan>);
+
+impl PartialEq for PlanHandle {
+    fn eq(&self, other: &PlanHandle) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Identifies a Bash command line for the parse cache: the call's
@@ -385,6 +404,10 @@ pub struct Ctx {
     /// The managed settings file; `None`: the platform's (tests set a
     /// fixed one).
     pub settings_managed: Option<PathBuf>,
+    /// The environment the replay pane's `x` passes on to hooks (through
+    /// the allowlist, [`hookscope::hooks::exec::hook_env`]); `None`: this
+    /// process's (tests set a fixed one).
+    pub hook_env: Option<std::collections::BTreeMap<String, std::ffi::OsString>>,
 }
 
 impl Ctx {

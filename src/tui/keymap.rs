@@ -208,6 +208,11 @@ pub const BINDINGS: &[Binding] = &[
         help: "replay: write the payload to a file",
     },
     Binding {
+        keys: &[Key::ch('x')],
+        action: Action::RunHooks,
+        help: "replay: run your hooks on the payload (asks first)",
+    },
+    Binding {
         keys: &[Key::ch('H')],
         action: Action::HookActivity,
         help: "timeline: only rows where a hook acted (toggle)",
@@ -509,6 +514,10 @@ mod tests {
         );
         assert_eq!(
             action_for(key(KeyCode::Char('x'), none), KeyMode::Normal),
+            Some(Action::RunHooks)
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Char('%'), none), KeyMode::Normal),
             None
         );
     }

@@ -163,6 +163,9 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> any
                 Request::Find { generation, query } => {
                     queries.send(generation, query);
                 }
+                Request::RunHooks { generation, plan } => {
+                    worker::spawn_hooks(generation, plan.0, tx.clone());
+                }
                 Request::ParseBash { key, command } => {
                     worker::spawn_parse(key, command, tx.clone());
                 }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use hookscope::hooks::contract::Version;
 use hookscope::hooks::events::{At, EventName};
+use hookscope::hooks::exec::{ExecPlan, ExecReport, effect_name};
 use hookscope::hooks::replay::{Replay, replay};
 use hookscope::hooks::rules::RuleSet;
 use hookscope::hooks::settings::{self, HandlerVerdict, HookConfig, LoadOptions};
@@ -79,6 +80,15 @@ pub struct ReplayPane {
     /// The picked event's handlers with their verdicts
     /// ([`settings::explain`]).
     pub verdicts: Vec<HandlerVerdict>,
+    /// The `x` confirmation dialog, while open: what would run. Nothing
+    /// runs before its Enter.
+    pub confirm: Option<Arc<ExecPlan>>,
+    /// The last confirmed run of the picked event: its counter, what ran,
+    /// and the report (`None` while the hooks run).
+    pub run: Option<(u64, Arc<ExecPlan>, Option<ExecReport>)>,
+    /// Counts confirmed runs; a report whose counter is not the current
+    /// one (the pick changed meanwhile) is dropped.
+    pub generation: u64,
     /// Where it was last laid out.
     area: Rect,
 }
@@ -275,6 +285,10 @@ impl ReplayPane {
     /// loaded at start; evaluating one event takes well under a frame.
     fn recompute(&mut self, ctx: &Ctx) {
         self.scroll = 0;
+        // A run belongs to the event it ran on.
+        self.run = None;
+        self.confirm = None;
+        self.generation += 1;
         self.result = None;
         self.masked = None;
         let (Some(session), Some(at), Some(event)) = (ctx.session(), &self.at, self.picked())
@@ -407,6 +421,266 @@ impl ReplayPane {
             }
         }
         out
+    }
+
+    /// `x`: builds what would run for the picked event (every command
+    /// handler it reaches, [`hookscope::hooks::exec::plan`]) and opens the
+    /// confirmation dialog; says why when there is nothing to run.
+    fn ask_to_run(&mut self, ctx: &mut Ctx) {
+        let (Some(Ok(r)), Some((_, config)), Some(session)) =
+            (&self.result, &self.hooks, ctx.session())
+        else {
+            ctx.say("nothing to run: no payload here");
+            return;
+        };
+        let version = r
+            .payload
+            .claude_version
+            .as_deref()
+            .map_or_else(Version::latest, Version::parse);
+        let entrypoint = (r.payload.source_path == session.path)
+            .then(|| session.lines.context_at(r.payload.source_line))
+            .flatten()
+            .and_then(|c| c.entrypoint.clone())
+            .or_else(|| {
+                session
+                    .lines
+                    .contexts
+                    .iter()
+                    .find_map(|c| c.entrypoint.clone())
+            });
+        let plan = hookscope::hooks::exec::plan(
+            config,
+            &self.verdicts,
+            r.payload.event.as_str(),
+            &r.payload.json,
+            &version,
+            session.cwd.as_ref().map(std::path::PathBuf::from),
+            entrypoint,
+            &[],
+            &|n| match &ctx.hook_env {
+                Some(env) => env.get(n).cloned(),
+                None => std::env::var_os(n),
+            },
+        );
+        match plan {
+            Err(e) => ctx.say(format!(
+                "cannot create a temporary folder for the hooks: {e}"
+            )),
+            Ok(p) if p.specs.is_empty() => ctx.say(format!(
+                "nothing to run: no command handler of your hooks reaches {}{}",
+                r.payload.event,
+                if p.not_run.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} listed but not run)", p.not_run.len())
+                }
+            )),
+            Ok(p) => self.confirm = Some(Arc::new(p)),
+        }
+    }
+
+    /// A report from the worker: kept when it answers the current run.
+    pub fn hooks_ran(&mut self, generation: u64, report: ExecReport) {
+        if let Some((g, _, slot)) = self.run.as_mut()
+            && *g == generation
+        {
+            *slot = Some(report);
+        }
+    }
+
+    /// The dialog's key handling: Enter runs, Esc or `n` cancels.
+    fn confirm_event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        match action {
+            Action::SearchConfirm => {
+                if let Some(plan) = self.confirm.take() {
+                    self.generation += 1;
+                    self.run = Some((self.generation, plan.clone(), None));
+                    ctx.requests.push(super::context::Request::RunHooks {
+                        generation: self.generation,
+                        plan: super::context::PlanHandle(plan),
+                    });
+                    ctx.say("running hooks…");
+                }
+            }
+            Action::SearchCancel | Action::SearchInput('n') => {
+                self.confirm = None;
+                ctx.say("cancelled: nothing ran");
+            }
+            Action::ForceQuit => return EventState::NotConsumed,
+            _ => {}
+        }
+        EventState::Consumed
+    }
+
+    /// The dialog's text: per command handler its command, argv, cwd (and
+    /// why), environment variable names and timeout; the handlers listed
+    /// but not run; and that nothing runs before Enter.
+    pub fn confirm_lines(plan: &ExecPlan, ctx: &Ctx) -> Vec<Line<'static>> {
+        let theme = &ctx.theme;
+        let mut out = vec![Line::from(Span::styled(
+            "Nothing runs until you press Enter (Esc or n cancels).",
+            theme.error(),
+        ))];
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} command handler{} of your hooks would run on this {} payload:",
+                plan.specs.len(),
+                if plan.specs.len() == 1 { "" } else { "s" },
+                plan.event
+            ),
+            theme.heading(),
+        )));
+        let quote = |argv: Vec<String>| -> String {
+            argv.iter()
+                .map(|a| hookscope::shell::shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for s in &plan.specs {
+            out.push(Line::from(Span::styled(s.label.clone(), theme.tool())));
+            out.push(Line::from(format!("  runs: {}", quote(s.argv()))));
+            out.push(Line::from(format!("  cwd: {}", s.cwd.display())));
+            if let Some(n) = &s.cwd_note {
+                out.push(Line::from(Span::styled(format!("    ({n})"), theme.dim())));
+            }
+            let names: Vec<&str> = s.env.iter().map(|v| v.name.as_str()).collect();
+            out.push(Line::from(format!(
+                "  env: {} (values not shown)",
+                names.join(" ")
+            )));
+            out.push(Line::from(format!("  timeout: {}s", s.timeout_secs)));
+        }
+        for n in &plan.not_run {
+            out.push(Line::from(Span::styled(
+                format!("not run: {} ({}): {}", n.label, n.handler_type, n.reason),
+                theme.dim(),
+            )));
+        }
+        if let Some(n) = &plan.project_note {
+            out.push(Line::from(Span::styled(format!("note: {n}"), theme.dim())));
+        }
+        out
+    }
+
+    /// The "Ran your hooks" lines: each handler's status, exit code,
+    /// duration, stdout/stderr (masked), its reading; the merged and final
+    /// outcome; and whether that agrees with what the transcript recorded.
+    fn run_lines(&self, ctx: &Ctx) -> Vec<Line<'static>> {
+        let theme = &ctx.theme;
+        let mut out = Vec::new();
+        let Some((_, _, report)) = &self.run else {
+            return out;
+        };
+        let Some(report) = report else {
+            out.push(Line::from(Span::styled("Ran your hooks", theme.heading())));
+            out.push(Line::from(Span::styled("  running hooks…", theme.dim())));
+            return out;
+        };
+        out.push(Line::from(Span::styled(
+            "Ran your hooks (x)",
+            theme.heading(),
+        )));
+        let mask = |t: &str| {
+            let mut counts = Redactions::default();
+            let t = redactor().redact(t.trim_end(), &mut counts).into_owned();
+            let t = t.replace('\n', "⏎");
+            fit(&t, 400)
+        };
+        for h in &report.handlers {
+            out.push(Line::from(Span::styled(
+                format!("  {}", h.label),
+                theme.tool(),
+            )));
+            out.push(Line::from(format!(
+                "    {} in {} ms",
+                h.status.describe(),
+                h.duration_ms
+            )));
+            for (name, body) in [("stdout", &h.stdout), ("stderr", &h.stderr)] {
+                let shown = if body.is_empty() {
+                    "(empty)".to_string()
+                } else {
+                    mask(body)
+                };
+                out.push(Line::from(format!("    {name}: {shown}")));
+            }
+            out.push(Line::from(format!(
+                "    reading: {}",
+                mask(&h.reading.outcome.summary())
+            )));
+        }
+        for n in &report.not_run {
+            out.push(Line::from(Span::styled(
+                format!("  not run: {} ({}): {}", n.label, n.handler_type, n.reason),
+                theme.dim(),
+            )));
+        }
+        out.push(Line::from(vec![
+            Span::styled("  merged: ", theme.heading()),
+            Span::raw(effect_name(report.combined.effect).replace('_', " ")),
+        ]));
+        let verdict = report
+            .final_outcome
+            .verdict
+            .as_ref()
+            .and_then(|v| serde_json::to_value(v).ok())
+            .and_then(|v| v.as_str().map(str::to_string));
+        let now = verdict
+            .unwrap_or_else(|| effect_name(report.final_outcome.effect).to_string())
+            .replace('_', " ");
+        out.push(Line::from(vec![
+            Span::styled("  final: ", theme.heading()),
+            Span::raw(format!(
+                "{now} (decided by {})",
+                report.final_outcome.decided_by
+            )),
+        ]));
+        out.push(Line::from(vec![
+            Span::styled("  vs transcript: ", theme.heading()),
+            Span::raw(self.agreement(report, ctx)),
+        ]));
+        out
+    }
+
+    /// Whether the run's merged effect agrees with what the transcript
+    /// recorded for this firing (its parsed hook activity): `transcript:
+    /// blocked by PreToolUse hook (exit 2); now: blocked — agrees`.
+    fn agreement(&self, report: &ExecReport, ctx: &Ctx) -> String {
+        let (Some(Ok(r)), Some(session)) = (&self.result, ctx.session()) else {
+            return String::new();
+        };
+        let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
+        let now_effect = effect_name(report.combined.effect);
+        let now_blocked = matches!(now_effect, "blocked" | "stopped");
+        let blocked = activity
+            .iter()
+            .find(|h| h.action == hookscope::transcript::hook_activity::HookAction::Blocked);
+        let then = match (blocked, activity.first()) {
+            (Some(h), _) => format!(
+                "blocked by {} hook{}",
+                h.event_name(),
+                h.exit_code
+                    .map_or(String::new(), |c| format!(" (exit {c})"))
+            ),
+            (None, Some(h)) => format!(
+                "{} hook {}{}",
+                h.event_name(),
+                h.action.as_str().replace('_', " "),
+                h.exit_code
+                    .map_or(String::new(), |c| format!(" (exit {c})"))
+            ),
+            (None, None) => "no hook recorded".to_string(),
+        };
+        let now = now_effect.replace('_', " ");
+        let agrees = blocked.is_some() == now_blocked;
+        if agrees {
+            format!("transcript: {then}; now: {now} — agrees")
+        } else if blocked.is_some() {
+            format!("transcript: {then}; now: {now} — differs: your hooks no longer block here")
+        } else {
+            format!("transcript: {then}; now: {now} — differs: your hooks now block here")
+        }
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).
@@ -668,6 +942,7 @@ impl ReplayPane {
             }
         }
         out.extend(self.hooks_lines(ctx));
+        out.extend(self.run_lines(ctx));
         let masked = self
             .masked
             .as_ref()
@@ -800,6 +1075,9 @@ fn place(session: &hookscope::transcript::model::Session, at: &At) -> Option<Str
 
 impl Component for ReplayPane {
     fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
+        if self.confirm.is_some() {
+            return self.confirm_event(action, ctx);
+        }
         if self.prompt.is_some() {
             return self.prompt_event(action, ctx);
         }
@@ -815,6 +1093,7 @@ impl Component for ReplayPane {
                 }
             }
             Action::CopyPayload => self.copy(ctx, false),
+            Action::RunHooks => self.ask_to_run(ctx),
             Action::CopyTestCase => self.copy(ctx, true),
             Action::WritePayload => {
                 if self.masked.is_some() {
@@ -866,6 +1145,11 @@ impl Component for ReplayPane {
             Action::WritePayload,
             "write",
             "write the payload to a file (path prompt)",
+        ));
+        out.push(Command::new(
+            Action::RunHooks,
+            "run hooks",
+            "run your hooks on this payload (asks first)",
         ));
         out.push(Command::new(
             Action::Backtest,
@@ -955,6 +1239,32 @@ impl Component for ReplayPane {
                 )),
             ];
             frame.render_widget(Paragraph::new(lines), prompt_area);
+        }
+        if let Some(plan) = &self.confirm {
+            let lines = Self::confirm_lines(plan, ctx);
+            let w = area.width.saturating_sub(8).min(110);
+            // Rows once wrapped inside the border.
+            let inner_w = usize::from(w.saturating_sub(2)).max(1);
+            let rows: usize = lines
+                .iter()
+                .map(|l| l.width().div_ceil(inner_w).max(1))
+                .sum();
+            let h = u16::try_from(rows + 2)
+                .unwrap_or(u16::MAX)
+                .min(area.height.saturating_sub(2));
+            let x = area.x + (area.width.saturating_sub(w)) / 2;
+            let y = area.y + (area.height.saturating_sub(h)) / 2;
+            let dialog = Rect::new(x, y, w, h);
+            frame.render_widget(Clear, dialog);
+            frame.render_widget(
+                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                    Block::bordered()
+                        .title(Span::styled(" Run your hooks? ", theme.heading()))
+                        .title_bottom(Span::styled(" Enter run · Esc/n cancel ", theme.heading()))
+                        .border_style(theme.border(true)),
+                ),
+                dialog,
+            );
         }
     }
 }

@@ -49,6 +49,16 @@ pub(super) fn app_for(path: &str) -> App {
     // The replay pane's "Your hooks" must not read this machine's settings.
     app.ctx.settings_config_dir = Some(PathBuf::from("/nonexistent/claude-config"));
     app.ctx.settings_managed = Some(PathBuf::from("/nonexistent/managed-settings.json"));
+    // …nor pass this machine's environment to hooks run with `x`.
+    app.ctx.hook_env = Some(
+        [
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            ("HOME", "/nonexistent/home"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.into()))
+        .collect(),
+    );
     for (index, sref) in found.sessions.iter().enumerate() {
         app.apply(worker::summary_msg(index, sref));
     }
@@ -72,6 +82,12 @@ fn run_requests(app: &mut App) {
 fn run_request(app: &mut App, request: Request) {
     {
         match request {
+            Request::RunHooks { generation, plan } => {
+                app.apply(Msg::HooksRan {
+                    generation,
+                    report: worker::run_hooks(&plan.0),
+                });
+            }
             Request::ParseBash { key, command } => {
                 app.apply(Msg::Parsed {
                     key,
@@ -2422,4 +2438,101 @@ fn transcript_recorded_uses_the_parsed_hook_activity() {
         "{text:?}"
     );
     assert!(text.iter().any(|l| l == "  exit 2"), "{text:?}");
+}
+
+/// The screen with the `x` plan's temporary folder written as `<tmp>`
+/// (padded to its length, so the frame stays aligned).
+fn render_plan(app: &mut App, width: u16, height: u16) -> String {
+    let tmp = app
+        .replay
+        .confirm
+        .as_ref()
+        .map(|p| p.scratch.path().display().to_string());
+    let repo = std::env::current_dir()
+        .expect("a cwd")
+        .display()
+        .to_string();
+    let mut screen = render_replay(app, width, height);
+    for (path, name) in [(tmp, "<tmp>"), (Some(repo), "<repo>")] {
+        if let Some(p) = path {
+            screen = screen.replace(&p, &format!("{:<1$}", name, p.chars().count()));
+        }
+    }
+    screen
+}
+
+#[test]
+fn snapshot_run_hooks_confirmation() {
+    let mut app = replay_exit2(&[EXIT2_SETTINGS]);
+    key(&mut app, KeyCode::Char('x'));
+    let plan = app.replay.confirm.clone().expect("the dialog is open");
+    assert_eq!(plan.specs.len(), 1);
+    assert_eq!(
+        plan.specs[0].argv(),
+        [
+            "sh",
+            "-c",
+            "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block_rm_rf.sh"
+        ]
+    );
+    // The session's cwd does not exist here: the temporary folder.
+    assert_eq!(plan.specs[0].cwd, plan.scratch.path());
+    insta::assert_snapshot!("replay_run_confirm_160x48", render_plan(&mut app, 160, 48));
+    insta::assert_snapshot!("replay_run_confirm_80x24", render_plan(&mut app, 80, 24));
+}
+
+/// A settings file in `dir` whose one PreToolUse Bash handler creates
+/// `marker`.
+fn marker_settings(dir: &std::path::Path, marker: &std::path::Path) -> PathBuf {
+    let settings = dir.join("settings.json");
+    let hook = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("touch '{}'", marker.display())}
+    ]}]}});
+    std::fs::write(&settings, hook.to_string()).expect("write settings");
+    settings
+}
+
+#[test]
+fn run_hooks_needs_the_dialogs_enter() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("ran");
+    let settings = marker_settings(dir.path(), &marker);
+    let s = settings.display().to_string();
+    let mut app = replay_exit2(&[&s]);
+    // Esc cancels: nothing ran.
+    key(&mut app, KeyCode::Char('x'));
+    assert!(app.replay.confirm.is_some());
+    key(&mut app, KeyCode::Esc);
+    assert!(app.replay.confirm.is_none());
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Replay),
+        "Esc closes only the dialog"
+    );
+    assert_eq!(app.ctx.message.as_deref(), Some("cancelled: nothing ran"));
+    // `n` cancels too.
+    key(&mut app, KeyCode::Char('x'));
+    key(&mut app, KeyCode::Char('n'));
+    assert!(app.replay.confirm.is_none());
+    assert!(app.replay.run.is_none());
+    assert!(!marker.exists(), "nothing runs without Enter");
+    // Enter runs it (the worker's run, synchronously here).
+    key(&mut app, KeyCode::Char('x'));
+    key(&mut app, KeyCode::Enter);
+    assert!(marker.exists(), "Enter runs the handler");
+    let Some((_, _, Some(report))) = &app.replay.run else {
+        panic!("a report")
+    };
+    assert_eq!(report.handlers.len(), 1);
+    assert_eq!(report.handlers[0].exit_code, Some(0));
+    // The transcript recorded a block (exit 2); the marker hook allows.
+    let (main, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = main.iter().map(ToString::to_string).collect();
+    assert!(
+        text.contains(
+            &"  vs transcript: transcript: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here"
+                .to_string()
+        ),
+        "{text:?}"
+    );
 }

@@ -17,6 +17,13 @@ use rayon::prelude::*;
 /// A result from a worker, folded into the app by [`super::app::App::apply`].
 #[derive(Debug)]
 pub enum Msg {
+    /// The replay pane's hooks ran ([`run_hooks`]).
+    HooksRan {
+        /// The run counter the request carried.
+        generation: u64,
+        /// What they did.
+        report: hookscope::hooks::exec::ExecReport,
+    },
     /// The counts and title of session `index`, with its diagnostics
     /// (or why it could not be read).
     Summary {
@@ -239,6 +246,21 @@ pub fn spawn_backtest(
     tx: Sender<Msg>,
 ) {
     thread::spawn(move || backtest(&sessions, &rules, &tx));
+}
+
+/// Runs a confirmed hook plan with the real process runner (each handler
+/// in its own process group, killed whole at its timeout): what
+/// [`spawn_hooks`] does off the UI thread, and tests call directly.
+pub fn run_hooks(plan: &hookscope::hooks::exec::ExecPlan) -> hookscope::hooks::exec::ExecReport {
+    plan.run(&hookscope::hooks::exec::ProcessRunner)
+}
+
+/// Runs `plan` on a thread and sends [`Msg::HooksRan`] tagged `generation`.
+pub fn spawn_hooks(generation: u64, plan: Arc<hookscope::hooks::exec::ExecPlan>, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let report = run_hooks(&plan);
+        let _ = tx.send(Msg::HooksRan { generation, report });
+    });
 }
 
 #[cfg(test)]
