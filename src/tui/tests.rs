@@ -2536,3 +2536,37 @@ fn run_hooks_needs_the_dialogs_enter() {
         "{text:?}"
     );
 }
+
+#[test]
+fn a_clean_stop_hook_run_is_recorded_not_no_hook_ran() {
+    use hookscope::hooks::events::EventName;
+    let mut app = opened(EXIT2);
+    key(&mut app, KeyCode::BackTab);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    let stop = app
+        .replay
+        .events
+        .iter()
+        .position(|e| *e == EventName::Stop)
+        .expect("a Stop entry");
+    for _ in 0..stop {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    assert_eq!(app.replay.picked(), Some(EventName::Stop));
+    let (_, rec) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = rec.iter().map(ToString::to_string).collect();
+    // Line 76: a stop_hook_summary with one handler, no errors.
+    assert_eq!(
+        text[..5],
+        [
+            "Transcript recorded",
+            "Stop hook, line 76",
+            "  ran, no effect",
+            "  handler: python3 /home/dev/.hooks/hook.py hooks_c2_exit2 Stop",
+            "  18 ms",
+        ],
+        "{text:?}"
+    );
+    assert!(!text.iter().any(|l| l.contains("no hook ran here")));
+}
