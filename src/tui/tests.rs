@@ -2570,3 +2570,34 @@ fn a_clean_stop_hook_run_is_recorded_not_no_hook_ran() {
     );
     assert!(!text.iter().any(|l| l.contains("no hook ran here")));
 }
+
+#[test]
+fn run_hooks_with_the_scenarios_settings_agrees_with_the_transcript() {
+    let mut app = replay_exit2(&[EXIT2_SETTINGS]);
+    key(&mut app, KeyCode::Char('x'));
+    key(&mut app, KeyCode::Enter);
+    let Some((_, _, Some(report))) = &app.replay.run else {
+        panic!("a report")
+    };
+    // block_rm_rf.sh exits 2 on `rm -rf`, as the recorded hook did.
+    assert_eq!(report.handlers[0].exit_code, Some(2));
+    let (main, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = main.iter().map(ToString::to_string).collect();
+    assert!(
+        text.contains(
+            &"    stderr: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)"
+                .to_string()
+        ),
+        "{text:?}"
+    );
+    assert!(
+        text.contains(
+            &"  vs transcript: transcript: blocked by PreToolUse hook (exit 2); now: blocked — agrees"
+                .to_string()
+        ),
+        "{text:?}"
+    );
+    // Picking another event drops the run.
+    key(&mut app, KeyCode::Char('j'));
+    assert!(app.replay.run.is_none());
+}
