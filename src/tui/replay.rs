@@ -11,6 +11,15 @@
 //! ([`test_case`]), `w` writes it to a file under a path typed in a prompt
 //! line (pre-filled, editable; an existing file needs a second Enter).
 //! Copies go through the app's one clipboard ([`super::context::Effect::Copy`]).
+//!
+//! Issue 9: "Your hooks" lists the handlers of the picked event from the
+//! settings that apply ([`Ctx::settings`], else the session's user and
+//! project settings) with [`settings::explain`]'s verdicts; the transcript's
+//! record starts with the parsed hook firings
+//! ([`hookscope::hooks::replay::activity_at`]). `x` opens a confirmation
+//! dialog with the [`ExecPlan`] (nothing runs before its Enter); Enter runs
+//! it on a worker ([`super::worker::spawn_hooks`]) and the pane shows the
+//! [`ExecReport`] beside what the transcript recorded.
 
 use std::path::Path;
 use std::sync::Arc;
