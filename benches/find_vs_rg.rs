@@ -6,7 +6,8 @@
 //! 1. Corpus: `--corpus DIR` is reused when it already holds `.jsonl` files,
 //!    else generated there (and kept); without `--corpus` it is generated
 //!    into a temporary folder removed at exit. Generation replicates the
-//!    Claude Code sessions of `../shared/corpus` with fresh ids until the
+//!    sessions of all four agents in `../shared/corpus` (Claude Code, Codex,
+//!    OpenCode SQLite and legacy JSON, Droid) with fresh ids until the
 //!    total reaches `--size` (default 1 GiB; `benches/support/gen_corpus.rs`).
 //! 2. Page cache: every file is read once, then each command runs once
 //!    untimed.

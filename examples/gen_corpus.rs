@@ -1,5 +1,6 @@
-//! Generates a large benchmark corpus by replicating the Claude Code
-//! sessions of a source corpus with fresh session ids (see
+//! Generates a large benchmark corpus by replicating the sessions of every
+//! agent (Claude Code, Codex, OpenCode, Droid) of a source corpus with fresh
+//! session ids (see
 //! `benches/support/gen_corpus.rs` for the layout and the id rewriting).
 //!
 //! Run: `cargo run --release --example gen_corpus -- OUT_DIR [--size 1GiB]

@@ -1,16 +1,33 @@
 //! Benchmark corpus generator, shared by `examples/gen_corpus.rs` and
 //! `benches/find_vs_rg.rs` (included with `#[path]`, not a library module).
 //!
-//! It replicates every Claude Code session that [`discover`] finds under a
-//! source corpus (by default `../shared/corpus`) into an output folder, copy
-//! after copy, until the bytes written reach a target size:
+//! It replicates every session of every agent that [`discover`] finds under
+//! a source corpus (by default `../shared/corpus`: Claude Code, Codex,
+//! OpenCode, Factory Droid) into an output folder, copy after copy, until the
+//! bytes written reach a target size:
 //!
 //! ```text
 //! OUT/c0000/p000-<folder>/<new-id>.jsonl                      main transcript
 //! OUT/c0000/p000-<folder>/agent-<agent>.jsonl                 sibling subagent (2.0.x)
 //! OUT/c0000/p000-<folder>/<new-id>/subagents/agent-<agent>.jsonl (+ .meta.json)
+//! OUT/c0000/p001-<folder>/<new-id>.jsonl                      a Codex rollout (a
+//!                                                              `.jsonl.zst` decompressed)
+//! OUT/c0000/p002-<folder>/<new-id>.jsonl (+ <new-id>.settings.json)   a Droid session
+//! OUT/c0000/opencode-db-00/opencode.db                          an OpenCode SQLite store
+//! OUT/c0000/opencode-json-00/storage/{session,message,part,…}/  a legacy OpenCode store
 //! OUT/c0001/…
 //! ```
+//!
+//! Codex and Droid files are found by their content, so they go into
+//! project folders like Claude Code's (ids rewritten the same way; Droid's
+//! `<id>.settings.json` follows its session). An OpenCode database is copied
+//! with its `-wal` rows folded in (`VACUUM INTO` on a staged copy in
+//! `OUT/.opencode-work/`, removed at the end: the source folder is never
+//! written), then each copy has every session id (`ses_…`, children
+//! included) replaced by a fresh one of the same length in every text
+//! column. A legacy `storage/` folder is copied whole with its session ids
+//! replaced in file contents and path components. Message and part ids stay
+//! as they are: each copy is its own store.
 //!
 //! - one `cNNNN` folder per copy; inside it one project folder per source
 //!   folder that holds a main transcript (`pNNN-<last path component>`), so
@@ -30,11 +47,11 @@
 //!
 //! Nothing is ever written outside the output folder.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::{SessionRef, discover};
+use hookscope::transcript::{Agent, SessionRef, discover, opencode_json};
 use sha2::{Digest, Sha256};
 
 /// What [`generate`] wrote.
@@ -42,13 +59,14 @@ use sha2::{Digest, Sha256};
 pub struct Generated {
     /// Copies of the source corpus written (`c0000` … ).
     pub copies: usize,
-    /// Sessions per copy (Claude Code sessions discovered in the source).
+    /// Top-level sessions per copy, all agents (as discovery lists them).
     pub sessions_per_copy: usize,
     /// Files written (main + subagent transcripts + `.meta.json` sidecars).
     pub files: usize,
     /// Bytes written, all files together.
     pub bytes: u64,
-    /// `.jsonl` bytes of one copy of the source sessions (before id rewriting).
+    /// Bytes of one copy of the source sessions before id rewriting (`.jsonl`
+    /// decompressed, OpenCode databases and legacy storage files).
     pub source_bytes: u64,
 }
 
@@ -145,6 +163,17 @@ struct Planned {
 fn plan(session: &SessionRef) -> Option<(PathBuf, Vec<Planned>)> {
     let dir = session.path.parent()?.to_path_buf();
     let mut files = Vec::new();
+    // Droid: `<uuid>.settings.json` beside `<uuid>.jsonl` (model, tokens).
+    if session.agent == Agent::Droid {
+        let settings = dir.join(format!("{}.settings.json", session.id));
+        if settings.is_file() {
+            files.push(Planned {
+                source: settings,
+                relative: vec!["{ID}.settings.json".to_string()],
+                in_id_folder: false,
+            });
+        }
+    }
     for sub in &session.subagent_files {
         let Ok(rel) = sub.strip_prefix(&dir) else {
             eprintln!(
@@ -196,17 +225,17 @@ fn sanitize(name: &str) -> String {
     if s.is_empty() { "_".to_string() } else { s }
 }
 
-/// Replicates the Claude Code sessions under `source` into `out` until at
+/// Replicates the sessions of every agent under `source` into `out` until at
 /// least `target_bytes` are written (at least one copy). `out` is created if
 /// needed; existing `cNNNN` folders in it are overwritten file by file.
 ///
 /// # Errors
-/// A message when `source` cannot be discovered, holds no Claude Code session,
+/// A message when `source` cannot be discovered, holds no session,
 /// `out` is inside `source`, or a file cannot be read or written.
 pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generated, String> {
     let found = discover(&[source.to_path_buf()]).map_err(|e| e.to_string())?;
     if found.sessions.is_empty() {
-        return Err(format!("no Claude Code session under {}", source.display()));
+        return Err(format!("no session under {}", source.display()));
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     if let (Ok(src), Ok(dst)) = (source.canonicalize(), out.canonicalize())
@@ -220,8 +249,30 @@ pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generate
 
     // Sessions in a stable order (discovery sorts by mtime), with their plans
     // and one project folder name per source folder.
-    let mut sessions: Vec<&SessionRef> = found.sessions.iter().collect();
+    let mut sessions: Vec<&SessionRef> = found
+        .sessions
+        .iter()
+        .filter(|s| s.agent != Agent::OpenCode)
+        .collect();
     sessions.sort_by(|a, b| a.path.cmp(&b.path));
+    // OpenCode stores: databases, and legacy `storage/` roots.
+    let mut databases: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut storages: BTreeSet<PathBuf> = BTreeSet::new();
+    for s in found.sessions.iter().filter(|s| s.agent == Agent::OpenCode) {
+        if s.path.extension().is_some_and(|e| e == "db") {
+            databases.insert(s.path.clone());
+        } else if let Some(storage) = opencode_json::storage_of(&s.path) {
+            storages.insert(storage);
+        }
+    }
+    let databases: Vec<OpenCodeDb> = databases
+        .iter()
+        .map(|p| OpenCodeDb::prepare(p, out))
+        .collect::<Result<_, _>>()?;
+    let storages: Vec<LegacyStorage> = storages
+        .iter()
+        .map(|p| LegacyStorage::read(p))
+        .collect::<Result<_, _>>()?;
     let mut projects: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut plans = Vec::new();
     for s in sessions {
@@ -244,8 +295,14 @@ pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generate
     let mut source_bytes = 0u64;
     for (s, _, files) in &plans {
         for path in std::iter::once(&s.path).chain(files.iter().map(|f| &f.source)) {
-            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
+            let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if path.extension().and_then(|e| e.to_str()) == Some("zst") {
+                // A Codex `.jsonl.zst`: copied decompressed (ids are rewritten
+                // in the text), as `<new-id>.jsonl`.
+                bytes = zstd::decode_all(bytes.as_slice())
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                source_bytes += bytes.len() as u64;
+            } else if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
                 source_bytes += bytes.len() as u64;
             }
             contents.insert(path.clone(), bytes);
@@ -255,8 +312,12 @@ pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generate
         return Err("the source sessions are empty".to_string());
     }
 
+    source_bytes += databases.iter().map(|d| d.bytes).sum::<u64>();
+    source_bytes += storages.iter().map(|s| s.bytes).sum::<u64>();
     let mut report = Generated {
-        sessions_per_copy: plans.len(),
+        sessions_per_copy: plans.len()
+            + databases.iter().map(|d| d.top_level).sum::<usize>()
+            + storages.iter().map(|s| s.top_level).sum::<usize>(),
         source_bytes,
         ..Generated::default()
     };
@@ -292,15 +353,266 @@ pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generate
                     if i == 0 && f.in_id_folder {
                         dest.push(&new_id);
                     } else {
-                        dest.push(part);
+                        dest.push(part.replace("{ID}", &new_id));
                     }
                 }
                 emit(&f.source, dest)?;
             }
         }
+        for (k, db) in databases.iter().enumerate() {
+            let dest = copy_dir
+                .join(format!("opencode-db-{k:02}"))
+                .join("opencode.db");
+            report.bytes += db.copy_to(&dest, report.copies)?;
+            report.files += 1;
+        }
+        for (k, storage) in storages.iter().enumerate() {
+            let dest = copy_dir
+                .join(format!("opencode-json-{k:02}"))
+                .join("storage");
+            let (files, bytes) = storage.copy_to(&dest, report.copies, &write)?;
+            report.files += files;
+            report.bytes += bytes;
+        }
         report.copies += 1;
     }
+    for db in &databases {
+        let _ = std::fs::remove_file(&db.pristine);
+    }
+    let _ = std::fs::remove_dir(out.join(".opencode-work"));
     Ok(report)
+}
+
+/// An OpenCode id (`ses_` + 26 characters) made fresh for copy `copy`: the
+/// same length and alphabet (base62), derived from SHA-256.
+fn fresh_opencode_id(old: &str, copy: usize) -> String {
+    const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let (prefix, rest) = old.split_at(old.find('_').map_or(0, |i| i + 1));
+    let d = Sha256::digest(format!("hookscope-bench/{copy}/{old}").as_bytes());
+    let tail: String = (0..rest.chars().count())
+        .map(|i| ALPHABET[usize::from(d[i % d.len()]) % ALPHABET.len()] as char)
+        .collect();
+    format!("{prefix}{tail}")
+}
+
+/// One OpenCode SQLite store: a standalone copy of it (its `-wal` rows
+/// folded in by `VACUUM INTO`), replicated per copy with every session id
+/// replaced (by SQL `replace()` over every text column of every table).
+struct OpenCodeDb {
+    /// The standalone copy, under the output folder (removed at the end).
+    pristine: PathBuf,
+    /// Every session id in it (children included).
+    ids: Vec<String>,
+    /// Top-level sessions (no `parent_id`), as discovery lists them.
+    top_level: usize,
+    /// Size of the standalone copy.
+    bytes: u64,
+    /// `(table, column)` of every column declared TEXT or untyped.
+    columns: Vec<(String, String)>,
+}
+
+impl OpenCodeDb {
+    fn prepare(source: &Path, out: &Path) -> Result<OpenCodeDb, String> {
+        let err = |e: rusqlite::Error| format!("{}: {e}", source.display());
+        // Read-only, never writing beside the source (the corpus folder may
+        // not be writable): copy the database and its -wal to the output
+        // folder first, then fold them into one standalone file.
+        let work = out.join(".opencode-work");
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let stem = sanitize(&source.display().to_string());
+        let staged = work.join(format!("{stem}.db"));
+        std::fs::copy(source, &staged).map_err(|e| format!("{}: {e}", source.display()))?;
+        let wal = PathBuf::from(format!("{}-wal", source.display()));
+        if wal.is_file() {
+            std::fs::copy(&wal, work.join(format!("{stem}.db-wal")))
+                .map_err(|e| format!("{}: {e}", wal.display()))?;
+        }
+        let pristine = work.join(format!("{stem}.pristine.db"));
+        let _ = std::fs::remove_file(&pristine);
+        {
+            let conn = rusqlite::Connection::open(&staged).map_err(err)?;
+            conn.execute("VACUUM INTO ?1", [pristine.display().to_string()])
+                .map_err(err)?;
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", staged.display()));
+        }
+        let conn = rusqlite::Connection::open(&pristine).map_err(err)?;
+        let ids: Vec<String> = conn
+            .prepare("SELECT id FROM session")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .map_err(err)?;
+        let top_level: usize = conn
+            .query_row(
+                "SELECT count(*) FROM session WHERE parent_id IS NULL",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(err)?
+            .try_into()
+            .unwrap_or(0);
+        let tables: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+            )
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .map_err(err)?;
+        let mut columns = Vec::new();
+        for table in tables {
+            let cols: Vec<(String, String)> = conn
+                .prepare(&format!("PRAGMA table_info(\"{table}\")"))
+                .and_then(|mut st| {
+                    st.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
+                        .collect()
+                })
+                .map_err(err)?;
+            for (name, ty) in cols {
+                let ty = ty.to_ascii_uppercase();
+                if ty.is_empty() || ty.contains("TEXT") || ty.contains("CHAR") {
+                    columns.push((table.clone(), name));
+                }
+            }
+        }
+        let bytes = std::fs::metadata(&pristine).map(|m| m.len()).unwrap_or(0);
+        Ok(OpenCodeDb {
+            pristine,
+            ids,
+            top_level,
+            bytes,
+            columns,
+        })
+    }
+
+    /// Writes copy `copy` to `dest`; returns its size.
+    fn copy_to(&self, dest: &Path, copy: usize) -> Result<u64, String> {
+        let err = |e: rusqlite::Error| format!("{}: {e}", dest.display());
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&self.pristine, dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+        let mut conn = rusqlite::Connection::open(dest).map_err(err)?;
+        // The id changes in the parent and child rows in one go: keys
+        // would fail half-way (the bundled SQLite enforces them).
+        conn.execute_batch("PRAGMA foreign_keys = OFF")
+            .map_err(err)?;
+        let tx = conn.transaction().map_err(err)?;
+        for old in &self.ids {
+            let new = fresh_opencode_id(old, copy);
+            for (table, column) in &self.columns {
+                tx.execute(
+                    &format!(
+                        "UPDATE \"{table}\" SET \"{column}\" = replace(\"{column}\", ?1, ?2) \
+                         WHERE typeof(\"{column}\") = 'text' AND instr(\"{column}\", ?1) > 0"
+                    ),
+                    [old, &new],
+                )
+                .map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)?;
+        drop(conn);
+        Ok(std::fs::metadata(dest).map(|m| m.len()).unwrap_or(0))
+    }
+}
+
+/// One legacy OpenCode `storage/` folder (1.1.x JSON files), replicated per
+/// copy with every session id (the `storage/session/*/<id>.json` stems)
+/// replaced in file contents (as quoted JSON strings and inside strings
+/// such as paths) and in path components.
+struct LegacyStorage {
+    /// Every file under the folder: path relative to it, and its bytes.
+    files: Vec<(PathBuf, Vec<u8>)>,
+    /// Every session id (children included).
+    ids: Vec<String>,
+    /// Session files without a `parentID`.
+    top_level: usize,
+    /// Bytes of all its files.
+    bytes: u64,
+}
+
+impl LegacyStorage {
+    fn read(root: &Path) -> Result<LegacyStorage, String> {
+        let mut files = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    stack.push(path);
+                } else if kind.is_file()
+                    && let Ok(rel) = path.strip_prefix(root)
+                {
+                    let bytes =
+                        std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    files.push((rel.to_path_buf(), bytes));
+                }
+            }
+        }
+        files.sort();
+        let mut ids = Vec::new();
+        let mut top_level = 0;
+        for (rel, bytes) in &files {
+            let parts: Vec<_> = rel.components().collect();
+            if parts.len() == 3
+                && parts[0].as_os_str() == "session"
+                && rel.extension().is_some_and(|e| e == "json")
+                && let Some(stem) = rel.file_stem()
+            {
+                ids.push(stem.to_string_lossy().into_owned());
+                let parent = serde_json::from_slice::<serde_json::Value>(bytes)
+                    .ok()
+                    .and_then(|v| v.get("parentID").cloned());
+                if parent.is_none_or(|p| p.is_null()) {
+                    top_level += 1;
+                }
+            }
+        }
+        let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
+        Ok(LegacyStorage {
+            files,
+            ids,
+            top_level,
+            bytes,
+        })
+    }
+
+    /// Writes copy `copy` under `dest` (the new `storage/` folder) through
+    /// `write`; returns (files, bytes) written.
+    fn copy_to(
+        &self,
+        dest: &Path,
+        copy: usize,
+        write: &impl Fn(&Path, &[u8]) -> Result<(), String>,
+    ) -> Result<(usize, u64), String> {
+        let map: Vec<(String, String)> = self
+            .ids
+            .iter()
+            .map(|old| (old.clone(), fresh_opencode_id(old, copy)))
+            .collect();
+        let (mut files, mut bytes) = (0, 0u64);
+        for (rel, content) in &self.files {
+            let mut path = dest.to_path_buf();
+            for part in rel.components() {
+                let mut name = part.as_os_str().to_string_lossy().into_owned();
+                for (old, new) in &map {
+                    name = name.replace(old.as_str(), new);
+                }
+                path.push(name);
+            }
+            let mut content = content.clone();
+            for (old, new) in &map {
+                content = replace_all(&content, old.as_bytes(), new.as_bytes());
+            }
+            write(&path, &content)?;
+            files += 1;
+            bytes += content.len() as u64;
+        }
+        Ok((files, bytes))
+    }
 }
 
 /// Checks that copy `c0000` under `out` discovers like the source: as many

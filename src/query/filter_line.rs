@@ -595,6 +595,28 @@ mod tests {
             complete("agent:c", &tools, &sessions).apply("agent:c"),
             "agent:c"
         );
+        // Every agent with a loader (issue 10): all four, sorted.
+        assert_eq!(
+            complete("agent:", &tools, &sessions).candidates,
+            vec![
+                "agent:claude-code ".to_string(),
+                "agent:codex ".to_string(),
+                "agent:droid ".to_string(),
+                "agent:opencode ".to_string()
+            ]
+        );
+        assert_eq!(
+            complete("agent:o", &tools, &sessions).apply("agent:o"),
+            "agent:opencode "
+        );
+        assert_eq!(
+            complete("agent:D", &tools, &sessions).apply("agent:D"),
+            "agent:droid "
+        );
+        for name in ["opencode", "droid", "Codex"] {
+            let p = parse(&format!("agent:{name}")).expect("a known agent");
+            assert_eq!(p.agent.as_deref(), Some(name));
+        }
         assert_eq!(complete("", &tools, &sessions).candidates.len(), KEYS.len());
         assert!(complete("input:x", &tools, &sessions).candidates.is_empty());
         assert!(complete("zzz", &tools, &sessions).candidates.is_empty());

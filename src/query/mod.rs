@@ -576,10 +576,7 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
             .is_some_and(|r| results_per_line.get(&(owner, r.line)).copied().unwrap_or(0) > 1);
         let sidecar = records::sidecar_cost(call, shared);
         let child = call.subagent.and_then(|i| session.subagents.get(i));
-        let subagent = match child {
-            Some(child) if query.with_subagent_cost => Some(records::joined_cost(sidecar, child)),
-            _ => sidecar,
-        };
+        let subagent = records::spawn_cost(session.agent, sidecar, child, query.with_subagent_cost);
         drafts.push(Draft {
             session: session.id.clone(),
             agent: session.agent,

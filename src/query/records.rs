@@ -211,6 +211,45 @@ pub fn sidecar_cost(record: &ToolCallRecord, shared_line: bool) -> Option<Subage
     })
 }
 
+/// The `subagent` of a spawn's record: [`joined_cost`] when
+/// `with_subagent_cost` and the loader linked a child; also without it for
+/// an agent other than Claude Code whose spawn has no sidecar facts
+/// (`None`, or every field absent: OpenCode's result `metadata` is an
+/// object without Claude's keys) but whose child the loader already linked (an
+/// OpenCode `task` part's child session, read with the parent anyway:
+/// model, agent type, tokens `source: "exact"` and tool uses come from it,
+/// as with the flag; issue 10 §2). Claude Code keeps the seed's default
+/// (the sidecar only: reading child files is what the flag pays for).
+/// Else the sidecar.
+pub fn spawn_cost(
+    agent: Agent,
+    sidecar: Option<SubagentCost>,
+    child: Option<&Subagent>,
+    with_subagent_cost: bool,
+) -> Option<SubagentCost> {
+    match child {
+        Some(child)
+            if with_subagent_cost
+                || (agent != Agent::ClaudeCode && sidecar.as_ref().is_none_or(is_empty)) =>
+        {
+            Some(joined_cost(sidecar, child))
+        }
+        _ => sidecar,
+    }
+}
+
+/// Whether a sidecar cost says nothing at all.
+fn is_empty(cost: &SubagentCost) -> bool {
+    cost.model.is_none()
+        && cost.agent_type.is_none()
+        && cost.tokens.is_none()
+        && cost.status.is_none()
+        && cost.duration_ms.is_none()
+        && cost.tool_uses.is_none()
+        && cost.models.is_none()
+        && cost.child_uuid.is_none()
+}
+
 /// Joins a spawn's sidecar facts with its child transcript
 /// (`with_subagent_cost`). The child wins where it knows; tokens come only
 /// from the child's own usage (absent when the child has no usage at all,

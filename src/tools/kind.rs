@@ -2,6 +2,7 @@
 //! `tool_resolved`, following ai_r's `find_tool_calls` rules literally
 //! (hooks.md §2.5, `src/ai_r/events/_common.py`).
 
+use super::names::canonical_of;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -81,6 +82,7 @@ const READ_NAMES: &[&str] = &["read", "read_file", "view", "cat", "open"];
 const BASH_NAMES: &[&str] = &[
     "bash",
     "shell",
+    "shell_command",
     "exec_command",
     "local_shell_call",
     "run_command",
@@ -126,15 +128,21 @@ fn mcp_regex_parts(name: &str) -> Option<(&str, &str)> {
 /// 5. the edit, write, read, bash name sets (lowercase) in that order;
 /// 6. else [`ToolKind::Other`].
 ///
-/// The sets are taken literally: Factory Droid's `Create`, `Execute`,
-/// `FetchUrl` and Codex's `shell_command` are in none of them and classify
-/// as `Other`. `input` is accepted for signature symmetry with
-/// [`tool_resolved`]; the kind depends on the name only.
+/// Beyond §2.5's literal sets (issue 10, which supersedes it here): a
+/// harness spelling in [`TOOL_ALIASES`](super::TOOL_ALIASES) classifies as
+/// its canonical tool ([`canonical_of`]: Droid's `Execute` → bash, `Create`
+/// → write, `FetchUrl` → web), and every name that
+/// [`parse_tool_call`](super::parse_tool_call) types as a
+/// [`BashCall`](super::BashCall) is bash, Codex's `shell_command` included
+/// (with or without arguments). Tools with no canonical kind stay `Other`
+/// (`Grep`, `Glob`, `TodoWrite`). `input` is accepted for signature
+/// symmetry with [`tool_resolved`]; the kind depends on the name only.
 pub fn tool_kind(name: &str, input: Option<&Value>) -> ToolKind {
     let _ = input;
     if mcp_regex_parts(name).is_some() {
         return ToolKind::Mcp;
     }
+    let name = canonical_of(name).unwrap_or(name);
     let lower = name.to_lowercase();
     let l = lower.as_str();
     let table: [(&[&str], ToolKind); 7] = [
@@ -311,19 +319,51 @@ mod tests {
         ] {
             assert_eq!(tool_kind(n, None), ToolKind::Bash, "{n}");
         }
-        // Taken literally from §2.5: these harness spellings are in no set.
-        for n in [
-            "Create",
-            "Execute",
-            "FetchUrl",
-            "shell_command",
-            "Grep",
-            "Glob",
-            "TodoWrite",
-        ] {
+        // Issue 10 (newer than §2.5's literal sets): TOOL_ALIASES spellings
+        // classify as their canonical tool, and every BashCall name is bash.
+        assert_eq!(tool_kind("Execute", None), ToolKind::Bash);
+        assert_eq!(tool_kind("shell_command", None), ToolKind::Bash);
+        assert_eq!(
+            tool_kind("shell_command", Some(&json!({"command": "ls"}))),
+            ToolKind::Bash
+        );
+        assert_eq!(tool_kind("Create", None), ToolKind::Write);
+        assert_eq!(tool_kind("FetchUrl", None), ToolKind::Web);
+        assert_eq!(tool_kind("Task", None), ToolKind::Task);
+        assert_eq!(tool_kind("ExitSpecMode", None), ToolKind::Other);
+        // No canonical kind: still Other.
+        for n in ["Grep", "Glob", "TodoWrite", "update_plan"] {
             assert_eq!(tool_kind(n, None), ToolKind::Other, "{n}");
         }
         assert_eq!(tool_resolved("Bash", Some(&json!({"command": "ls"}))), None);
+    }
+
+    /// Every name `parse_tool_call` types as a BashCall classifies as bash,
+    /// with or without an input (issue 10: "`shell_command` without args is
+    /// still `bash`").
+    #[test]
+    fn every_bash_call_is_bash() {
+        use crate::tools::{OnError, ToolCall, parse_tool_call};
+        for name in [
+            "Bash",
+            "Execute",
+            "shell",
+            "shell_command",
+            "exec_command",
+            "local_shell_call",
+        ] {
+            let input = match name {
+                "shell" | "local_shell_call" => json!({"command": ["ls"]}),
+                "exec_command" => json!({"cmd": "ls"}),
+                _ => json!({"command": "ls"}),
+            };
+            let call = parse_tool_call(name, Some(&input), OnError::Raise)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(matches!(call, ToolCall::Bash(_)), "{name}: {call:?}");
+            assert_eq!(call.kind(), ToolKind::Bash, "{name}");
+            assert_eq!(tool_kind(name, None), ToolKind::Bash, "{name}");
+            assert_eq!(tool_kind(name, Some(&json!({}))), ToolKind::Bash, "{name}");
+        }
     }
 
     #[test]

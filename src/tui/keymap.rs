@@ -369,9 +369,10 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
         "hook:EVENT",
         "calls with a hook firing of EVENT (PreToolUse…)",
     ),
+    ("session:ID", "session id or prefix, repeatable"),
     (
-        "session:ID",
-        "id or prefix, repeatable; agent:claude-code|codex",
+        "agent:NAME",
+        "claude-code codex opencode droid (Tab completes)",
     ),
     (
         "since: until:",

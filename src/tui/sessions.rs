@@ -5,6 +5,7 @@
 
 use crate::words::plural;
 use chrono::FixedOffset;
+use hookscope::transcript::Agent;
 use hookscope::transcript::text::one_line;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -20,7 +21,8 @@ use super::component::{
 use super::context::{Ctx, Effect, SessionEntry, SessionRow};
 use super::theme::Theme;
 
-/// The two lines of a session row.
+/// The two lines of a session row: start time, agent column (see
+/// [`agent_column`]) and title; then the counts.
 pub fn session_item(
     entry: &SessionEntry,
     width: u16,
@@ -43,15 +45,14 @@ pub fn session_item(
             .unwrap_or_else(|| "undated".to_string()),
     };
     let title = one_line(&entry.title(), 200);
-    let mut first = vec![Span::styled(format!("  {time} "), theme.dim())];
-    // Claude Code is the default; every other agent is named.
-    if entry.sref.agent != hookscope::transcript::Agent::ClaudeCode {
-        first.push(Span::styled(
-            format!("{} ", entry.sref.agent.as_str()),
+    let first = vec![
+        Span::styled(format!("  {time} "), theme.dim()),
+        Span::styled(
+            format!("{} ", agent_column(entry.sref.agent, width)),
             theme.kind(),
-        ));
-    }
-    first.push(Span::raw(title));
+        ),
+        Span::raw(title),
+    ];
     let first = Line::from(first);
     let second = match (&entry.summary, &entry.error) {
         (Some(s), _) => {
@@ -108,6 +109,55 @@ pub fn session_item(
     ListItem::new(vec![first, second])
 }
 
+/// The agent column of a session row, fixed width so titles line up: the
+/// short name padded to 8 columns when the pane is at least 60 wide
+/// (`claude  `, `codex   `, `opencode`, `droid   `), else two letters
+/// (`cc`, `cx`, `oc`, `dr`; the README's key table lists them). Every
+/// session is named, Claude Code's too (issue 10, "an agent column").
+pub fn agent_column(agent: Agent, width: u16) -> &'static str {
+    match (agent, width >= 60) {
+        (Agent::ClaudeCode, true) => "claude  ",
+        (Agent::Codex, true) => "codex   ",
+        (Agent::OpenCode, true) => "opencode",
+        (Agent::Droid, true) => "droid   ",
+        (Agent::ClaudeCode, false) => "cc",
+        (Agent::Codex, false) => "cx",
+        (Agent::OpenCode, false) => "oc",
+        (Agent::Droid, false) => "dr",
+    }
+}
+
+/// The words of the session filter that name agents: `agent:NAME` (any
+/// case), where NAME is a prefix of an agent's serialized name or of its
+/// long column name, or its two-letter column name (`agent:claude`,
+/// `agent:cc`, `agent:open`, `agent:droid`; see [`Agent::NAMES`]); several
+/// such words select the union. Returns the agents asked for (`None`: no
+/// `agent:` word, every agent; `Some(empty)`: the words name no agent, no
+/// session) and the rest of the filter, which is fuzzy-matched.
+pub fn split_agent_words(filter: &str) -> (Option<Vec<Agent>>, String) {
+    let mut agents: Option<Vec<Agent>> = None;
+    let mut rest = Vec::new();
+    for word in filter.split_whitespace() {
+        let lower = word.to_ascii_lowercase();
+        match lower.strip_prefix("agent:") {
+            Some(name) if !name.is_empty() => {
+                let chosen = agents.get_or_insert_with(Vec::new);
+                for agent in Agent::ALL {
+                    let long = agent_column(agent, 60).trim_end();
+                    let hit = agent.as_str().starts_with(name)
+                        || long.starts_with(name)
+                        || agent_column(agent, 0) == name;
+                    if hit && !chosen.contains(&agent) {
+                        chosen.push(agent);
+                    }
+                }
+            }
+            _ => rest.push(word),
+        }
+    }
+    (agents, rest.join(" "))
+}
+
 /// The Sessions pane's state.
 #[derive(Debug, Default)]
 pub struct SessionsPane {
@@ -141,7 +191,10 @@ impl SessionsPane {
     /// [`SessionsPane::filter`]: the sessions that fuzzy-match it
     /// (nucleo-matcher, fzf syntax: `'exact`, `^prefix`, `suffix$`, `!not`;
     /// case-insensitive) against each of title, first prompt, project and id
-    /// (the best field counts), best match first, without headers.
+    /// (the best field counts), best match first, without headers. Its
+    /// `agent:NAME` words (see [`split_agent_words`]) keep only those
+    /// agents' sessions; a filter of only such words keeps the grouped
+    /// list.
     pub fn rows(&self) -> &[SessionRow] {
         &self.rows
     }
@@ -165,11 +218,19 @@ impl SessionsPane {
         let known = ctx.sessions.iter().filter(|e| e.summary.is_some()).count();
         let key = (self.filter.clone(), known, ctx.sessions.len());
         if self.rows_key.as_ref() != Some(&key) {
-            self.rows = if self.filter.trim().is_empty() {
-                grouped(&ctx.sessions)
+            let (agents, fuzzy) = split_agent_words(&self.filter);
+            let keep = |i: usize| match (&agents, ctx.sessions.get(i)) {
+                (None, _) => true,
+                (Some(agents), Some(entry)) => agents.contains(&entry.sref.agent),
+                (Some(_), None) => false,
+            };
+            self.rows = if fuzzy.trim().is_empty() {
+                // Only `agent:` words: the grouped list, of those agents.
+                grouped(&ctx.sessions, keep)
             } else {
-                rank(&ctx.sessions, &self.filter)
+                rank(&ctx.sessions, &fuzzy)
                     .into_iter()
+                    .filter(|i| keep(*i))
                     .map(SessionRow::Session)
                     .collect()
             };
@@ -234,10 +295,10 @@ impl SessionsPane {
 }
 
 /// Projects newest first, sessions newest first inside each, a header per
-/// project.
-fn grouped(sessions: &[SessionEntry]) -> Vec<SessionRow> {
+/// project; only the sessions `keep` accepts (by index).
+fn grouped(sessions: &[SessionEntry], keep: impl Fn(usize) -> bool) -> Vec<SessionRow> {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, entry) in sessions.iter().enumerate() {
+    for (i, entry) in sessions.iter().enumerate().filter(|(i, _)| keep(*i)) {
         let project = entry.project();
         match groups.iter_mut().find(|(p, _)| *p == project) {
             Some((_, members)) => members.push(i),
@@ -353,7 +414,7 @@ impl Component for SessionsPane {
         out.push(Command::new(
             Action::StartSearch,
             "filter",
-            "fuzzy filter on title, prompt, project, id (fzf syntax)",
+            "fuzzy filter (title, prompt, project, id); agent:NAME",
         ));
         if force_all || !self.filter.is_empty() {
             out.push(Command::new(Action::SearchNext, "next", "next match"));
@@ -384,7 +445,8 @@ impl Component for SessionsPane {
             );
             return;
         }
-        let filtered = !self.filter.trim().is_empty();
+        // Headers are missing only while fuzzy-matching.
+        let filtered = !split_agent_words(&self.filter).1.trim().is_empty();
         let items: Vec<ListItem> = rows
             .iter()
             .map(|row| match row {
@@ -407,5 +469,153 @@ impl Component for SessionsPane {
             .block(block)
             .highlight_style(theme.selected(focused));
         frame.render_stateful_widget(list, area, &mut state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The agent column and the `agent:` words of the session filter, over
+    //! one real run of each agent from the shared corpus.
+    use super::{agent_column, split_agent_words};
+    use crate::tui::app::App;
+    use crate::tui::context::SessionRow;
+    use crate::tui::tests::{key, keys, render};
+    use crate::tui::theme::Theme;
+    use crate::tui::worker::{self, Msg};
+    use chrono::FixedOffset;
+    use crossterm::event::KeyCode;
+    use hookscope::transcript::{Agent, discover};
+    use std::path::PathBuf;
+
+    /// The real runs of all four agents: Claude Code's `tools` and
+    /// `subagent`, Codex's `basic`, OpenCode's SQLite store and its legacy
+    /// JSON storage, Droid's sessions.
+    const MIXED: [&str; 6] = [
+        "../shared/corpus/real-cc-2.1.332/tools/projects",
+        "../shared/corpus/real-cc-2.1.332/subagent/projects",
+        "../shared/corpus/real-codex-0.171.0/basic",
+        "../shared/corpus/real-opencode-1.18.33/data",
+        "../shared/corpus/real-opencode-1.1.65-legacy-json/data",
+        "../shared/corpus/real-droid-0.225.2/factory",
+    ];
+
+    /// One small run of each agent, so that all four fit at 80x24.
+    const SMALL: [&str; 4] = [
+        "../shared/corpus/real-cc-2.1.332/tools/projects",
+        "../shared/corpus/real-codex-0.171.0/basic",
+        "../shared/corpus/real-opencode-1.1.65-legacy-json/data",
+        "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools",
+    ];
+
+    fn mixed_app(folders: &[&str]) -> App {
+        let paths: Vec<PathBuf> = folders.iter().map(PathBuf::from).collect();
+        let found = discover(&paths).expect("corpus is present");
+        let utc = FixedOffset::east_opt(0).expect("UTC");
+        let mut app = App::new(
+            found.sessions.clone(),
+            found.diagnostics,
+            utc,
+            Theme { color: false },
+        );
+        for (index, sref) in found.sessions.iter().enumerate() {
+            app.apply(worker::summary_msg(index, sref));
+        }
+        app.apply(Msg::SummariesDone);
+        app
+    }
+
+    /// The agents of the listed sessions, in list order.
+    fn listed(app: &App) -> Vec<Agent> {
+        app.list
+            .rows()
+            .iter()
+            .filter_map(|r| match r {
+                SessionRow::Session(i) => app.ctx.sessions.get(*i).map(|e| e.sref.agent),
+                SessionRow::Header(_) => None,
+            })
+            .collect()
+    }
+
+    fn count(agents: &[Agent], agent: Agent) -> usize {
+        agents.iter().filter(|a| **a == agent).count()
+    }
+
+    #[test]
+    fn agent_words_split_from_the_fuzzy_text() {
+        assert_eq!(split_agent_words("tools"), (None, "tools".to_string()));
+        assert_eq!(
+            split_agent_words("agent:codex  'shell"),
+            (Some(vec![Agent::Codex]), "'shell".to_string())
+        );
+        // Prefixes of either spelling, the two-letter column, any case.
+        assert_eq!(
+            split_agent_words("Agent:CLAUDE agent:dr").0,
+            Some(vec![Agent::ClaudeCode, Agent::Droid])
+        );
+        assert_eq!(split_agent_words("agent:oc").0, Some(vec![Agent::OpenCode]));
+        assert_eq!(
+            split_agent_words("agent:c").0,
+            Some(vec![Agent::ClaudeCode, Agent::Codex])
+        );
+        // Names no agent: selects nothing rather than everything.
+        assert_eq!(split_agent_words("agent:cursor").0, Some(vec![]));
+        // A bare `agent:` is an ordinary fuzzy word.
+        assert_eq!(split_agent_words("agent:"), (None, "agent:".to_string()));
+        assert_eq!(agent_column(Agent::OpenCode, 80), "opencode");
+        assert_eq!(agent_column(Agent::Droid, 40), "dr");
+    }
+
+    /// Session counts per agent, recounted from the corpus: Claude Code 2
+    /// (one `.jsonl` in each of `tools/` and `subagent/` projects), Codex
+    /// (`find basic -name 'rollout-*.jsonl'`: 1), OpenCode 8 top-level
+    /// sessions (children are listed under their spawning call, not here):
+    /// opencode.db's `select count(*), sum(parent_id is not null) from
+    /// session` is 8, 3, and 3 of the 6 legacy `storage/session/*/*.json`
+    /// files have a `parentID`, so 5 + 3; Droid 6 (`sessions/*/*.jsonl`).
+    #[test]
+    fn agent_filter_keeps_one_agent_grouped() {
+        let mut app = mixed_app(&MIXED);
+        let all = listed(&app);
+        let per_agent: Vec<usize> = Agent::ALL.iter().map(|a| count(&all, *a)).collect();
+        assert_eq!(per_agent, vec![CC, CODEX, OPENCODE, DROID]);
+        for (agent, word, n) in [
+            (Agent::Codex, "agent:codex", CODEX),
+            (Agent::OpenCode, "agent:opencode", OPENCODE),
+            (Agent::Droid, "agent:droid", DROID),
+            (Agent::ClaudeCode, "agent:claude", CC),
+        ] {
+            key(&mut app, KeyCode::Char('/'));
+            keys(&mut app, word);
+            key(&mut app, KeyCode::Enter);
+            let shown = listed(&app);
+            assert_eq!(shown.len(), n, "{word}");
+            assert_eq!(count(&shown, agent), n, "{word}");
+            // Only agent words: still grouped under project headers.
+            assert!(matches!(
+                app.list.rows().first(),
+                Some(SessionRow::Header(_))
+            ));
+            key(&mut app, KeyCode::Esc);
+        }
+        key(&mut app, KeyCode::Char('/'));
+        keys(&mut app, "agent:droid agent:codex");
+        key(&mut app, KeyCode::Enter);
+        assert_eq!(listed(&app).len(), CODEX + DROID);
+    }
+
+    const CC: usize = 2;
+    const CODEX: usize = 1;
+    const OPENCODE: usize = 8;
+    const DROID: usize = 6;
+
+    #[test]
+    fn snapshot_mixed_agents() {
+        let mut app = mixed_app(&SMALL);
+        insta::assert_snapshot!("sessions_mixed_80x24", render(&mut app, 80, 24));
+        insta::assert_snapshot!("sessions_mixed_160x48", render(&mut app, 160, 48));
+        key(&mut app, KeyCode::Char('/'));
+        keys(&mut app, "agent:droid");
+        key(&mut app, KeyCode::Enter);
+        insta::assert_snapshot!("sessions_agent_droid_80x24", render(&mut app, 80, 24));
     }
 }

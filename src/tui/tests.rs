@@ -136,7 +136,7 @@ fn key_mod(app: &mut App, code: KeyCode, mods: KeyModifiers) {
     run_requests(app);
 }
 
-fn keys(app: &mut App, text: &str) {
+pub(super) fn keys(app: &mut App, text: &str) {
     for c in text.chars() {
         key(app, KeyCode::Char(c));
     }
