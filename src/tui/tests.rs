@@ -2440,20 +2440,19 @@ fn transcript_recorded_uses_the_parsed_hook_activity() {
     assert!(text.iter().any(|l| l == "  exit 2"), "{text:?}");
 }
 
-/// The screen with the `x` plan's temporary folder written as `<tmp>`
-/// (padded to its length, so the frame stays aligned).
-fn render_plan(app: &mut App, width: u16, height: u16) -> String {
+/// The screen with the `x` plan's temporary folder written as `<tmp>` and
+/// `example` (a copy of the scenario's project, see [`example_copy`])
+/// as `<example>`, each padded to its length so the frame stays aligned.
+/// Both are fixed-length `/tmp/…` names, so the wrapping does not depend
+/// on where the repository is checked out.
+fn render_plan(app: &mut App, width: u16, height: u16, example: &std::path::Path) -> String {
     let tmp = app
         .replay
         .confirm
         .as_ref()
         .map(|p| p.scratch.path().display().to_string());
-    let repo = std::env::current_dir()
-        .expect("a cwd")
-        .display()
-        .to_string();
     let mut screen = render_replay(app, width, height);
-    for (path, name) in [(tmp, "<tmp>"), (Some(repo), "<repo>")] {
+    for (path, name) in [(tmp, "<tmp>"), (Some(example.display().to_string()), "<example>")] {
         if let Some(p) = path {
             screen = screen.replace(&p, &format!("{:<1$}", name, p.chars().count()));
         }
@@ -2461,9 +2460,32 @@ fn render_plan(app: &mut App, width: u16, height: u16) -> String {
     screen
 }
 
+/// A copy of assets/examples/hooks_c2_exit2 (settings and hook script,
+/// executable) in a fixed-length `/tmp/hsXXXXXX` folder; returns the
+/// folder and the copied settings file.
+fn example_copy() -> (tempfile::TempDir, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix("hs")
+        .rand_bytes(6)
+        .tempdir_in("/tmp")
+        .expect("tempdir");
+    let hooks = dir.path().join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).expect("mkdir");
+    let from = std::path::Path::new("assets/examples/hooks_c2_exit2/.claude");
+    std::fs::copy(from.join("settings.json"), dir.path().join(".claude/settings.json"))
+        .expect("copy settings");
+    let script = hooks.join("block_rm_rf.sh");
+    std::fs::copy(from.join("hooks/block_rm_rf.sh"), &script).expect("copy script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let settings = dir.path().join(".claude/settings.json").display().to_string();
+    (dir, settings)
+}
+
 #[test]
 fn snapshot_run_hooks_confirmation() {
-    let mut app = replay_exit2(&[EXIT2_SETTINGS]);
+    let (example, settings) = example_copy();
+    let mut app = replay_exit2(&[&settings]);
     key(&mut app, KeyCode::Char('x'));
     let plan = app.replay.confirm.clone().expect("the dialog is open");
     assert_eq!(plan.specs.len(), 1);
@@ -2477,8 +2499,9 @@ fn snapshot_run_hooks_confirmation() {
     );
     // The session's cwd does not exist here: the temporary folder.
     assert_eq!(plan.specs[0].cwd, plan.scratch.path());
-    insta::assert_snapshot!("replay_run_confirm_160x48", render_plan(&mut app, 160, 48));
-    insta::assert_snapshot!("replay_run_confirm_80x24", render_plan(&mut app, 80, 24));
+    let ex = example.path();
+    insta::assert_snapshot!("replay_run_confirm_160x48", render_plan(&mut app, 160, 48, ex));
+    insta::assert_snapshot!("replay_run_confirm_80x24", render_plan(&mut app, 80, 24, ex));
 }
 
 /// A settings file in `dir` whose one PreToolUse Bash handler creates
