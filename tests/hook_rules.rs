@@ -407,3 +407,53 @@ fn a_post_tool_use_block_carries_no_permission_decision() {
         e.outcome.why
     );
 }
+
+/// A `command` regex anchored at the program (`^git\s+push\b`) is tested
+/// against the call without its leading `VAR=val` words and with wrappers
+/// stripped, so `FOO=1 git push` and `sudo -u root git push` match; the ✗
+/// why lists every text it tested.
+#[test]
+fn a_command_regex_sees_through_assignments_and_wrappers() {
+    let set = RuleSet::parse(
+        "[[rules]]\nid = \"push\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ncommand = '^git\\s+push\\b'\n",
+        "inline",
+    )
+    .expect("loads");
+    let eval = |cmd: &str| {
+        let p = json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command": cmd}});
+        set.evaluate(&p, &History::default()).rules[0].why()
+    };
+    assert_eq!(
+        eval("FOO=1 git push origin"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✓ on call 1 of 1 (git push origin, from \"FOO=1 git push origin\")"
+    );
+    assert_eq!(
+        eval("cd x && sudo -u root git push"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✓ on call 2 of 2 (git push, from \"sudo -u root git push\")"
+    );
+    for cmd in [
+        "nohup git push",
+        "env A=b git push",
+        "time git push",
+        "nice -n 5 git push",
+        "command git push",
+        "exec git push",
+    ] {
+        assert!(
+            eval(cmd).contains("✓ on call 1 of 1 (git push, from"),
+            "{cmd}"
+        );
+    }
+    assert_eq!(
+        eval("git push"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✓ on call 1 of 1 (git push)"
+    );
+    assert_eq!(
+        eval("ls -la"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✗ (tested: \"ls -la\")"
+    );
+    assert_eq!(
+        eval("X=1 sudo 'echo' git"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✗ (tested: \"X=1 sudo 'echo' git\", \"sudo echo git\", \"echo git\")"
+    );
+}
