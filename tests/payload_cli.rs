@@ -155,12 +155,23 @@ fn bad_arguments_exit_2_and_say_what_exists() {
     );
     // Only the rebuilt events are offered; the others are named as not
     // rebuilt (PermissionDenied and Setup are hook events `payload` refuses).
-    let (rebuilt, rest) = err.split_once("; the other hook events (").expect("two lists");
-    assert!(!rebuilt.contains("PermissionDenied") && !rebuilt.contains("Setup"), "{err}");
-    assert!(rebuilt.ends_with(", CwdChanged, InstructionsLoaded"), "{err}");
+    let (rebuilt, rest) = err
+        .split_once("; the other hook events (")
+        .expect("two lists");
+    assert!(
+        !rebuilt.contains("PermissionDenied") && !rebuilt.contains("Setup"),
+        "{err}"
+    );
+    assert!(
+        rebuilt.ends_with(", CwdChanged, InstructionsLoaded"),
+        "{err}"
+    );
     assert!(rest.starts_with("PermissionDenied, "), "{err}");
     assert!(rest.contains(", Setup, "), "{err}");
-    assert!(rest.ends_with(") exist but are not rebuilt from transcripts\n"), "{err}");
+    assert!(
+        rest.ends_with(") exist but are not rebuilt from transcripts\n"),
+        "{err}"
+    );
     // Nothing close: no guess.
     let (code, _, err) = run(&[p, "--event", "Frobnicate"]);
     assert_eq!(code, 2);

@@ -190,7 +190,7 @@ fn replay_shows_the_rule_sets_warnings() {
     assert_eq!(code, Some(0));
     assert!(
         err.starts_with(&format!(
-            "hookscope: {path}:1: warning: rule `gate` blocks Stop without checking stop_hook_active"
+            "hookscope: {path}:1:1: warning: rule `gate` blocks Stop without checking stop_hook_active"
         )),
         "{err}"
     );
@@ -211,6 +211,33 @@ fn replay_shows_the_rule_sets_warnings() {
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["warnings"][0]["line"], 1);
+    assert_eq!(v["warnings"][0]["column"], 1);
+}
+
+/// A warning's column is where its rule's `[[rules]]` header is (toml
+/// span), not 0.
+#[test]
+fn a_rule_warning_has_the_real_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("stop.toml");
+    std::fs::write(
+        &p,
+        "# gate\n  [[rules]]\nid = \"gate\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"r\"\n",
+    )
+    .expect("write");
+    let path = p.to_str().expect("utf-8");
+    let (code, out, _) = run(&["replay", "--rules", path, "--all", C2, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["warnings"][0]["line"], 2);
+    assert_eq!(v["warnings"][0]["column"], 3);
+    let (_, _, err) = run(&["replay", "--rules", path, "--all", C2]);
+    assert!(
+        err.starts_with(&format!(
+            "hookscope: {path}:2:3: warning: rule `gate` blocks Stop"
+        )),
+        "{err}"
+    );
 }
 
 /// The example over every Claude Code session of the corpus. Recounted with
@@ -623,4 +650,20 @@ fn backtest_shows_share_and_new_blocks() {
     assert_eq!(v["rules"][0]["blocks_then"], 1);
     assert_eq!(v["rules"][0]["examples"][0]["blocked_then"], true);
     assert_eq!(v["rules"][2]["examples"][0]["blocked_then"], Value::Null);
+}
+
+/// A backtest over a folder without sessions says so on stderr (exit 0),
+/// and still prints its (empty) summary.
+#[test]
+fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("notes.txt"), "not a session\n").expect("write");
+    let root = dir.path().to_str().expect("utf-8");
+    let (code, out, err) = run(&["replay", "--rules", EXAMPLE, "--all", root]);
+    assert_eq!(code, Some(0));
+    assert_eq!(err, format!("hookscope: no sessions found under {root}\n"));
+    assert!(
+        out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
+        "{out}"
+    );
 }

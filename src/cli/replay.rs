@@ -254,6 +254,18 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
 fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples) {
     let found = super::discover_or_exit(paths);
     let mut refs = found.sessions;
+    if refs.is_empty() {
+        let under = if paths.is_empty() {
+            "the default locations (as for `sessions`)".to_string()
+        } else {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        eprintln!("hookscope: no sessions found under {under}");
+    }
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let total = refs
         .iter()
