@@ -2334,3 +2334,16 @@ fn snapshot_droid_session_with_its_hook_runs() {
     );
     insta::assert_snapshot!("droid_hook_runs_160x48", render(&mut app, 160, 48));
 }
+
+/// The write prompt (`w`) expands `~` and `~/…` to the home folder, as a
+/// shell does; `~user` and other paths stay as typed.
+#[test]
+fn write_prompt_expands_the_home_folder() {
+    use super::replay::expand_home;
+    let home = std::path::Path::new("/home/u");
+    assert_eq!(expand_home("~/p.json", Some(home)), "/home/u/p.json");
+    assert_eq!(expand_home("~", Some(home)), "/home/u");
+    assert_eq!(expand_home("~bob/p.json", Some(home)), "~bob/p.json");
+    assert_eq!(expand_home("./p.json", Some(home)), "./p.json");
+    assert_eq!(expand_home("~/p.json", None), "~/p.json");
+}
