@@ -457,3 +457,34 @@ fn a_command_regex_sees_through_assignments_and_wrappers() {
         "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✗ (tested: \"X=1 sudo 'echo' git\", \"sudo echo git\", \"echo git\")"
     );
 }
+
+/// The why of a hook's output quotes the hook's values plainly (as
+/// written, no Rust escapes): a `"` inside stays a `"`, `é` stays `é`.
+#[test]
+fn output_warnings_quote_values_plainly() {
+    use hookscope::hooks::result::interpret_output;
+    let why = |event: &str, stdout: &str| interpret_output(event, 0, stdout, "").why;
+    let w = why(
+        "PreToolUse",
+        r#"{"hookSpecificOutput":{"hookEventName":"Pré\"Tool"}}"#,
+    );
+    assert!(
+        w.contains(&"hookSpecificOutput.hookEventName is \"Pré\"Tool\", not \"PreToolUse\": Claude Code rejects it (hooks.md §1.7)".to_string()),
+        "{w:?}"
+    );
+    let w = why(
+        "PermissionRequest",
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"ask\\me"}}}"#,
+    );
+    assert!(
+        w.contains(&"decision.behavior \"ask\\me\" is not allow or deny: ignored".to_string()),
+        "{w:?}"
+    );
+    let w = why("Stop", r#"{"decision":"apprové"}"#);
+    assert!(
+        w.contains(
+            &"top-level decision \"apprové\" is not \"block\": ignored (hooks.md §1.8)".to_string()
+        ),
+        "{w:?}"
+    );
+}
