@@ -407,3 +407,84 @@ fn a_post_tool_use_block_carries_no_permission_decision() {
         e.outcome.why
     );
 }
+
+/// A `command` regex anchored at the program (`^git\s+push\b`) is tested
+/// against the call without its leading `VAR=val` words and with wrappers
+/// stripped, so `FOO=1 git push` and `sudo -u root git push` match; the ✗
+/// why lists every text it tested.
+#[test]
+fn a_command_regex_sees_through_assignments_and_wrappers() {
+    let set = RuleSet::parse(
+        "[[rules]]\nid = \"push\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ncommand = '^git\\s+push\\b'\n",
+        "inline",
+    )
+    .expect("loads");
+    let eval = |cmd: &str| {
+        let p = json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command": cmd}});
+        set.evaluate(&p, &History::default()).rules[0].why()
+    };
+    assert_eq!(
+        eval("FOO=1 git push origin"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✓ on call 1 of 1 (git push origin, from \"FOO=1 git push origin\")"
+    );
+    assert_eq!(
+        eval("cd x && sudo -u root git push"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✓ on call 2 of 2 (git push, from \"sudo -u root git push\")"
+    );
+    for cmd in [
+        "nohup git push",
+        "env A=b git push",
+        "time git push",
+        "nice -n 5 git push",
+        "command git push",
+        "exec git push",
+    ] {
+        assert!(
+            eval(cmd).contains("✓ on call 1 of 1 (git push, from"),
+            "{cmd}"
+        );
+    }
+    assert_eq!(
+        eval("git push"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✓ on call 1 of 1 (git push)"
+    );
+    assert_eq!(
+        eval("ls -la"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✗ (tested: \"ls -la\")"
+    );
+    assert_eq!(
+        eval("X=1 sudo 'echo' git"),
+        "event PreToolUse ✓ · tool Bash ✓ · command =~ \"^git\\s+push\\b\" ✗ (tested: \"X=1 sudo 'echo' git\", \"sudo echo git\", \"echo git\")"
+    );
+}
+
+/// The why of a hook's output quotes the hook's values plainly (as
+/// written, no Rust escapes): a `"` inside stays a `"`, `é` stays `é`.
+#[test]
+fn output_warnings_quote_values_plainly() {
+    use hookscope::hooks::result::interpret_output;
+    let why = |event: &str, stdout: &str| interpret_output(event, 0, stdout, "").why;
+    let w = why(
+        "PreToolUse",
+        r#"{"hookSpecificOutput":{"hookEventName":"Pré\"Tool"}}"#,
+    );
+    assert!(
+        w.contains(&"hookSpecificOutput.hookEventName is \"Pré\"Tool\", not \"PreToolUse\": Claude Code rejects it (hooks.md §1.7)".to_string()),
+        "{w:?}"
+    );
+    let w = why(
+        "PermissionRequest",
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"ask\\me"}}}"#,
+    );
+    assert!(
+        w.contains(&"decision.behavior \"ask\\me\" is not allow or deny: ignored".to_string()),
+        "{w:?}"
+    );
+    let w = why("Stop", r#"{"decision":"apprové"}"#);
+    assert!(
+        w.contains(
+            &"top-level decision \"apprové\" is not \"block\": ignored (hooks.md §1.8)".to_string()
+        ),
+        "{w:?}"
+    );
+}

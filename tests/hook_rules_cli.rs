@@ -121,7 +121,7 @@ fn an_endless_stop_block_loads_with_a_warning() {
     )
     .expect("write");
     let warning = format!(
-        "hookscope: {}:1: warning: rule `gate` blocks Stop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]\n",
+        "hookscope: {}:1:1: warning: rule `gate` blocks Stop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]\n",
         p.display()
     );
     let out = hookscope().arg("test").arg(&p).output().expect("runs");
@@ -140,7 +140,7 @@ fn an_endless_stop_block_loads_with_a_warning() {
     assert_eq!(v["warnings"][0]["line"], 1);
     assert_eq!(
         format!(
-            "hookscope: {}:1: {}\n",
+            "hookscope: {}:1:1: {}\n",
             p.display(),
             v["warnings"][0]["message"].as_str().unwrap_or("")
         ),

@@ -149,15 +149,34 @@ fn bad_arguments_exit_2_and_say_what_exists() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
         err.starts_with(
-            "hookscope: unknown event \"Pretooluse\" (did you mean PreToolUse?); known events: PreToolUse, PermissionRequest, "
+            "hookscope: unknown event \"Pretooluse\" (did you mean PreToolUse?); payload rebuilds: PreToolUse, PermissionRequest, "
         ),
+        "{err}"
+    );
+    // Only the rebuilt events are offered; the others are named as not
+    // rebuilt (PermissionDenied and Setup are hook events `payload` refuses).
+    let (rebuilt, rest) = err
+        .split_once("; the other hook events (")
+        .expect("two lists");
+    assert!(
+        !rebuilt.contains("PermissionDenied") && !rebuilt.contains("Setup"),
+        "{err}"
+    );
+    assert!(
+        rebuilt.ends_with(", CwdChanged, InstructionsLoaded"),
+        "{err}"
+    );
+    assert!(rest.starts_with("PermissionDenied, "), "{err}");
+    assert!(rest.contains(", Setup, "), "{err}");
+    assert!(
+        rest.ends_with(") exist but are not rebuilt from transcripts\n"),
         "{err}"
     );
     // Nothing close: no guess.
     let (code, _, err) = run(&[p, "--event", "Frobnicate"]);
     assert_eq!(code, 2);
     assert!(
-        err.starts_with("hookscope: unknown event \"Frobnicate\"; known events: PreToolUse, "),
+        err.starts_with("hookscope: unknown event \"Frobnicate\"; payload rebuilds: PreToolUse, "),
         "{err}"
     );
     // An event this session never had.
@@ -173,7 +192,7 @@ fn bad_arguments_exit_2_and_say_what_exists() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err,
-        "hookscope: hookscope does not rebuild FileChanged payloads (the transcript does not record enough; see the README's \"Hook payloads\")\n"
+        "hookscope: FileChanged payloads are not rebuilt from transcripts (a transcript does not record enough; see the README's \"Hook payloads\")\n"
     );
     // --at naming nothing.
     let (code, _, err) = run(&[p, "--event", "Stop", "--at", "toolu_nothing"]);
@@ -339,4 +358,20 @@ fn errors_on_the_c5_session_list_where_stop_fires() {
         err.ends_with("; PreCompact fires nowhere in this session\n"),
         "{err}"
     );
+}
+
+/// `payload --help` is for users: no developer notes about where a check
+/// lives or which module does the work.
+#[test]
+fn help_has_no_developer_notes() {
+    let out = Command::cargo_bin("hookscope")
+        .expect("bin")
+        .args(["payload", "--help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--rules <RULES>"), "{help}");
+    for note in ["Checked in", "not by clap", "hooks::"] {
+        assert!(!help.contains(note), "{note} in:\n{help}");
+    }
 }

@@ -190,7 +190,7 @@ fn replay_shows_the_rule_sets_warnings() {
     assert_eq!(code, Some(0));
     assert!(
         err.starts_with(&format!(
-            "hookscope: {path}:1: warning: rule `gate` blocks Stop without checking stop_hook_active"
+            "hookscope: {path}:1:1: warning: rule `gate` blocks Stop without checking stop_hook_active"
         )),
         "{err}"
     );
@@ -211,6 +211,33 @@ fn replay_shows_the_rule_sets_warnings() {
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["warnings"][0]["line"], 1);
+    assert_eq!(v["warnings"][0]["column"], 1);
+}
+
+/// A warning's column is where its rule's `[[rules]]` header is (toml
+/// span), not 0.
+#[test]
+fn a_rule_warning_has_the_real_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("stop.toml");
+    std::fs::write(
+        &p,
+        "# gate\n  [[rules]]\nid = \"gate\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"r\"\n",
+    )
+    .expect("write");
+    let path = p.to_str().expect("utf-8");
+    let (code, out, _) = run(&["replay", "--rules", path, "--all", C2, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["warnings"][0]["line"], 2);
+    assert_eq!(v["warnings"][0]["column"], 3);
+    let (_, _, err) = run(&["replay", "--rules", path, "--all", C2]);
+    assert!(
+        err.starts_with(&format!(
+            "hookscope: {path}:2:3: warning: rule `gate` blocks Stop"
+        )),
+        "{err}"
+    );
 }
 
 /// The example over every Claude Code session of the corpus. Recounted with
@@ -259,12 +286,12 @@ fn backtest_of_the_example_over_the_corpus() {
     }
     assert_eq!(v["combined"], serde_json::json!({"allow": 1, "block": 6}));
     let rm = &v["rules"][0]["examples"];
-    assert_eq!(rm.as_array().map(Vec::len), Some(3));
+    assert_eq!(rm.as_array().map(Vec::len), Some(6));
     assert_eq!(rm[0]["session"], "a2105fb9");
     assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
     let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "../shared/corpus"]);
     assert_eq!(code, Some(0));
-    assert!(text.contains("no-rm-rf: block 6\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/\n"), "{text}");
+    assert!(text.contains("no-rm-rf: 365 PreToolUse events: block 6 (1.6%)\n  blocks: 4 new (no hook blocked the call then: review these), 2 blocked by a hook then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
     assert!(text.contains("\ncombined: allow 1, block 6\n"), "{text}");
 }
 
@@ -405,7 +432,7 @@ fn backtest_names_a_non_tool_event_by_its_line() {
     let (code, text, _) = run(&["replay", "--rules", rules, "--all", c5]);
     assert_eq!(code, Some(0));
     assert!(
-        text.contains("stop: block 2\n  block c8435c6b Stop line:75: after: Hook scenario complete.\n  block c8435c6b Stop line:82: after: Tests were run (pretend). Now I am really done.\n"),
+        text.contains("stop: 2 Stop events: block 2 (100.0%)\n  block c8435c6b Stop line:75: after: Hook scenario complete.\n  block c8435c6b Stop line:82: after: Tests were run (pretend). Now I am really done.\n"),
         "{text}"
     );
     let (code, out, _) = run(&["replay", "--rules", rules, "--all", c5, "--json"]);
@@ -522,4 +549,121 @@ fn turn_numbers_count_the_prompt_less_lead_of_a_resumed_file() {
     let (code, _, err) = run(&["replay", f, "--event", "UserPromptSubmit", "--at", "1"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("no UserPromptSubmit at turn 1"), "{err}");
+}
+
+/// The rule set of the backtest-share test: a block the session's hook
+/// also made (`rm -rf`), a block no hook made (`echo`, twice) and a warn.
+const SHARE_RULES: &str = r#"
+[[rules]]
+id = "no-rm-rf"
+events = ["PreToolUse"]
+tool = "Bash"
+action = "block"
+reason = "no"
+only_if = { command = 'rm\s+-rf' }
+
+[[rules]]
+id = "no-echo"
+events = ["PreToolUse"]
+tool = "Bash"
+action = "block"
+reason = "no"
+only_if = { command = '^echo\b' }
+
+[[rules]]
+id = "cd-warn"
+events = ["PreToolUse"]
+tool = "Bash"
+action = "warn"
+reason = "cd"
+only_if = { command = '^cd\b' }
+"#;
+
+/// The hooks_c2_exit2 session (12 `tool_use` blocks in its main file, 1 in
+/// its subagent's: 13 PreToolUse events, recounted with python) whose own
+/// hook blocked `rm -rf build/` (the tool_result of
+/// toolu_01GFEgALJm405nI2WctBocud is the hook's exit-2 error). The backtest
+/// shows each rule's denominator and share, splits blocks into the ones a
+/// hook made then and the new ones, and lists examples up to --examples.
+#[test]
+fn backtest_shows_share_and_new_blocks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = std::path::Path::new(C2);
+    let name = src.file_name().expect("name");
+    std::fs::copy(src, dir.path().join(name)).expect("copy");
+    let sub = dir
+        .path()
+        .join("e1be136e-e2ee-4f2f-bdb9-5cd3211001fb/subagents");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let from = src.with_extension("").join("subagents");
+    for f in [
+        "agent-ac22ff0de8800e7ee.jsonl",
+        "agent-ac22ff0de8800e7ee.meta.json",
+    ] {
+        std::fs::copy(from.join(f), sub.join(f)).expect("copy sub");
+    }
+    let rules = dir.path().join("r.toml");
+    std::fs::write(&rules, SHARE_RULES).expect("rules");
+    let root = dir.path().to_str().expect("utf-8");
+    let rules = rules.to_str().expect("utf-8");
+    let (code, text, _) = run(&["replay", "--rules", rules, "--all", root, "--examples", "1"]);
+    assert_eq!(code, Some(0));
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "no-rm-rf: 13 PreToolUse events: block 1 (7.7%)",
+            "  blocks: 0 new (no hook blocked the call then: review these), 1 blocked by a hook then",
+            "  block e1be136e PreToolUse toolu_01GFEgALJm405nI2WctBocud: Bash rm -rf build/ [blocked then]",
+            "no-echo: 13 PreToolUse events: block 2 (15.4%)",
+            "  blocks: 2 new (no hook blocked the call then: review these), 0 blocked by a hook then",
+            "  block e1be136e PreToolUse toolu_01iZZmNIegRYHeEO8XWQDf7M: Bash echo original command [new]",
+            "  … 1 more block (--examples all)",
+            "cd-warn: 13 PreToolUse events: warn 1 (7.7%)",
+            "  warn e1be136e PreToolUse toolu_01uWGFAEQo4pz3NIN9GZRBvX: Bash cd src && pwd",
+            "combined: block 3, warn 1",
+        ]
+    );
+    let (_, all, _) = run(&[
+        "replay",
+        "--rules",
+        rules,
+        "--all",
+        root,
+        "--examples",
+        "all",
+    ]);
+    assert!(
+        all.contains("Bash echo secret output here [new]\n"),
+        "{all}"
+    );
+    let (code, out, _) = run(&["replay", "--rules", rules, "--all", root, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["by_event"], serde_json::json!({"PreToolUse": 13}));
+    let echo = &v["rules"][1];
+    assert_eq!(echo["evaluated"], 13);
+    assert_eq!(echo["blocks_new"], 2);
+    assert_eq!(echo["blocks_then"], 0);
+    assert_eq!(echo["examples"].as_array().map(Vec::len), Some(2));
+    assert_eq!(echo["examples"][1]["blocked_then"], false);
+    assert_eq!(v["rules"][0]["blocks_then"], 1);
+    assert_eq!(v["rules"][0]["examples"][0]["blocked_then"], true);
+    assert_eq!(v["rules"][2]["examples"][0]["blocked_then"], Value::Null);
+}
+
+/// A backtest over a folder without sessions says so on stderr (exit 0),
+/// and still prints its (empty) summary.
+#[test]
+fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("notes.txt"), "not a session\n").expect("write");
+    let root = dir.path().to_str().expect("utf-8");
+    let (code, out, err) = run(&["replay", "--rules", EXAMPLE, "--all", root]);
+    assert_eq!(code, Some(0));
+    assert_eq!(err, format!("hookscope: no sessions found under {root}\n"));
+    assert!(
+        out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
+        "{out}"
+    );
 }

@@ -122,7 +122,7 @@ pub struct FindArgs {
     /// gets a TOKENS column.
     #[arg(long)]
     pub with_subagent_cost: bool,
-    /// Extension (not in seed 004): only calls on which the transcript
+    /// Only calls on which the transcript
     /// records a firing of this hook event (PreToolUse, PostToolUse, …, or a
     /// hookName such as PreToolUse:Bash), case-insensitive.
     #[arg(long, value_name = "EVENT")]

@@ -15,7 +15,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use hookscope::hooks::events::{At, EventName, Payload, payload};
+use hookscope::hooks::events::{At, EventName, Payload, REBUILT, closest_name, payload};
 use hookscope::hooks::replay::replay;
 use hookscope::hooks::rules::{Evaluation, verdict};
 use hookscope::redact::{Redactions, redactor};
@@ -50,9 +50,7 @@ pub struct PayloadArgs {
     pub envelope: bool,
     /// With --envelope: add the outcome this rule file expects for the event
     /// (`expected`: decision, each matching rule with its why, the hook
-    /// output, the outcome), through `hooks::replay`.
-    /// (Checked in `run`, not by clap, so the error names the fix instead of
-    /// a usage line.)
+    /// output, the outcome).
     #[arg(long, value_parser = clap::value_parser!(PathBuf))]
     pub rules: Option<PathBuf>,
 }
@@ -62,7 +60,10 @@ pub fn run(args: &PayloadArgs) {
     if args.rules.is_some() && !args.envelope {
         fail("--rules needs --envelope (the expected outcome is part of the fixture envelope)");
     }
-    let event: EventName = args.event.parse().unwrap_or_else(|e| fail(e));
+    let event: EventName = args
+        .event
+        .parse()
+        .unwrap_or_else(|_| fail(unknown_event(&args.event)));
     let session = super::show::load_or_exit(&args.session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     let built = payload(&session, event, &at).unwrap_or_else(|e| fail(e));
@@ -93,6 +94,26 @@ pub fn run(args: &PayloadArgs) {
             Err(e) => fail(format!("cannot serialize the payload: {e}")),
         }
     }
+}
+
+/// The error for an `--event` that is no hook event: it names the events
+/// `payload` rebuilds ([`REBUILT`]) and says the others exist but are not
+/// rebuilt, so it never suggests one that `payload` then refuses.
+fn unknown_event(name: &str) -> String {
+    let rebuilt = || REBUILT.iter().map(|e| e.as_str());
+    let hint = closest_name(name, rebuilt())
+        .map(|n| format!(" (did you mean {n}?)"))
+        .unwrap_or_default();
+    let others: Vec<&str> = EventName::ALL
+        .iter()
+        .filter(|e| !REBUILT.contains(e))
+        .map(|e| e.as_str())
+        .collect();
+    format!(
+        "unknown event \"{name}\"{hint}; payload rebuilds: {}; the other hook events ({}) exist but are not rebuilt from transcripts",
+        rebuilt().collect::<Vec<_>>().join(", "),
+        others.join(", ")
+    )
 }
 
 /// The payload, masked unless `raw`, with what was masked.

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::replay::{
-    Backtest, Replay, backtest_json, backtest_refs, replay, replay_json,
+    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, replay, replay_json,
 };
 use hookscope::hooks::rules::RuleSet;
 use hookscope::redact::Redactions;
@@ -55,6 +55,10 @@ pub struct ReplayArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// With --all: examples listed per rule and verdict, a number or `all`
+    /// (default 3; --json lists them all).
+    #[arg(long, value_name = "N|all", value_parser = parse_examples)]
+    pub examples: Option<Examples>,
     /// Run the command handlers of your hook settings that this event
     /// reaches, on the rebuilt payload (nothing runs without it).
     #[arg(long)]
@@ -67,6 +71,24 @@ pub struct ReplayArgs {
     /// NAME=VALUE (repeatable); hooks get an allowlist otherwise.
     #[arg(long = "env", value_name = "NAME")]
     pub env: Vec<String>,
+}
+
+/// How many examples `replay --all` lists per rule and verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Examples {
+    /// At most this many.
+    Up(usize),
+    /// Every one.
+    All,
+}
+
+fn parse_examples(s: &str) -> Result<Examples, String> {
+    if s == "all" {
+        return Ok(Examples::All);
+    }
+    s.parse()
+        .map(Examples::Up)
+        .map_err(|_| format!("expected a number or `all`, not `{s}`"))
 }
 
 /// Loads a rule file or exits 2 with every problem as `file:line:col` on
@@ -111,7 +133,8 @@ pub fn run(args: &ReplayArgs) {
         };
         let mut paths: Vec<PathBuf> = args.session.iter().map(PathBuf::from).collect();
         paths.extend(args.paths.iter().cloned());
-        return run_all(&paths, &rules, args.json);
+        let examples = args.examples.unwrap_or(Examples::Up(MAX_EXAMPLES));
+        return run_all(&paths, &rules, args.json, examples);
     }
     let Some(session) = &args.session else {
         fail("give a SESSION (or --all with --rules FILE for a backtest)")
@@ -228,9 +251,21 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
     }
 }
 
-fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool) {
+fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples) {
     let found = super::discover_or_exit(paths);
     let mut refs = found.sessions;
+    if refs.is_empty() {
+        let under = if paths.is_empty() {
+            "the default locations (as for `sessions`)".to_string()
+        } else {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        eprintln!("hookscope: no sessions found under {under}");
+    }
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let total = refs
         .iter()
@@ -249,11 +284,21 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool) {
     if json {
         print_json(&backtest_json(&bt, rules));
     } else {
-        print_backtest(&bt, rules);
+        print_backtest(&bt, rules, examples);
     }
 }
 
-fn print_backtest(bt: &Backtest, rules: &RuleSet) {
+/// `n` of `of` as a percentage with one decimal.
+fn share(n: usize, of: usize) -> String {
+    if of == 0 {
+        return "-".to_string();
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let pct = n as f64 * 100.0 / of as f64;
+    format!("{pct:.1}%")
+}
+
+fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     outln!(
         "backtest of {}: {} sessions ({} skipped by the prefilter, {} unreadable), {} events",
         rules
@@ -272,26 +317,72 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet) {
             if bt.codex == 1 { "" } else { "s" }
         );
     }
-    for t in &bt.rules {
+    if bt.skipped > 0 {
+        outln!(
+            "(the event counts below leave out the {} session{} skipped unloaded: no rule can match there)",
+            bt.skipped,
+            if bt.skipped == 1 { "" } else { "s" }
+        );
+    }
+    for (t, rule) in bt.rules.iter().zip(&rules.rules) {
         let counts = if t.counts.is_empty() {
             "never matched".to_string()
         } else {
             t.counts
                 .iter()
-                .map(|(k, n)| format!("{k} {n}"))
+                .map(|(k, n)| format!("{k} {n} ({})", share(*n, t.evaluated)))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        outln!("{}: {counts}", t.id);
-        for ex in &t.examples {
-            outln!(
-                "  {} {} {} {}: {}",
-                ex.verdict,
-                ex.session,
-                ex.event,
-                ex.at.as_deref().unwrap_or("-"),
-                ex.summary
+        outln!(
+            "{}: {} {} event{}: {counts}",
+            t.id,
+            t.evaluated,
+            rule.events.join("/"),
+            if t.evaluated == 1 { "" } else { "s" }
+        );
+        let blocks = t.counts.get("block").copied().unwrap_or(0);
+        if t.blocks_then + t.blocks_new > 0 {
+            let other = blocks - t.blocks_then - t.blocks_new;
+            let mut line = format!(
+                "  blocks: {} new (no hook blocked the call then: review these), {} blocked by a hook then",
+                t.blocks_new, t.blocks_then
             );
+            if other > 0 {
+                line.push_str(&format!(", {other} not on a call (not checked)"));
+            }
+            outln!("{line}");
+        }
+        for (verdict, n) in &t.counts {
+            let limit = match examples {
+                Examples::All => usize::MAX,
+                Examples::Up(k) => k,
+            };
+            let mut listed = 0;
+            for ex in t
+                .examples
+                .iter()
+                .filter(|e| &e.verdict == verdict)
+                .take(limit)
+            {
+                listed += 1;
+                let mark = match ex.blocked_then {
+                    Some(true) => " [blocked then]",
+                    Some(false) => " [new]",
+                    None => "",
+                };
+                outln!(
+                    "  {} {} {} {}: {}{mark}",
+                    ex.verdict,
+                    ex.session,
+                    ex.event,
+                    ex.at.as_deref().unwrap_or("-"),
+                    ex.summary
+                );
+            }
+            if listed < *n {
+                outln!("  … {} more {verdict} (--examples all)", n - listed);
+            }
         }
     }
     let combined = if bt.combined.is_empty() {

@@ -541,7 +541,8 @@ pub fn backtest_json(bt: &Backtest, rules: &RuleSet) -> Value {
 
 // ---- backtest --------------------------------------------------------------
 
-/// Most examples kept per rule and verdict in a [`Backtest`].
+/// Examples per rule and verdict that `hookscope replay --all` prints by
+/// default (`--examples N`); a [`Backtest`] keeps every example.
 pub const MAX_EXAMPLES: usize = 3;
 
 /// One event a rule matched, as an example in a backtest.
@@ -565,6 +566,13 @@ pub struct Example {
     pub verdict: String,
     /// The source file and 1-based line of the event.
     pub source: String,
+    /// For a `block` of a tool event: whether the transcript shows a hook
+    /// blocking that call at the time (a
+    /// [`crate::transcript::hook_activity::HookAction::Blocked`] firing on
+    /// the call, [`Session::hooks_of_call`]); `false` marks a would-be new
+    /// block (the ones to review as possible false blocks). `None` for
+    /// other verdicts and for events not on a call (a Stop, a prompt).
+    pub blocked_then: Option<bool>,
 }
 
 /// A rule's tally over a backtest: per verdict, how many events it matched.
@@ -575,7 +583,18 @@ pub struct RuleTally {
     /// Events per verdict (`block`, `warn`, `context`, `allow`, `rewrite`),
     /// only verdicts that occurred.
     pub counts: BTreeMap<String, usize>,
-    /// The first [`MAX_EXAMPLES`] examples per verdict, in session order.
+    /// The denominator: firings of the rule's events in the sessions the
+    /// backtest loaded (those the line prefilter ruled out included: no rule
+    /// matches them); sessions skipped unloaded ([`Backtest::skipped`]) are
+    /// not counted.
+    pub evaluated: usize,
+    /// Of its `block`s, those on calls the transcript shows blocked by a
+    /// hook at the time ([`Example::blocked_then`] `Some(true)`).
+    pub blocks_then: usize,
+    /// Of its `block`s, those on calls no hook blocked at the time: the
+    /// would-be new blocks ([`Example::blocked_then`] `Some(false)`).
+    pub blocks_new: usize,
+    /// Every event it matched, in session order.
     pub examples: Vec<Example>,
 }
 
@@ -596,6 +615,9 @@ pub struct Backtest {
     /// Events evaluated (payloads of the events the rules name that were
     /// rebuilt: a [`LineFilter`] leaves out the calls no rule can match).
     pub events: usize,
+    /// Firings per event name in the sessions loaded, those a
+    /// [`LineFilter`] left out included (the rules' denominators).
+    pub by_event: BTreeMap<String, usize>,
     /// Per rule, in the rule set's evaluation order.
     pub rules: Vec<RuleTally>,
     /// The merged decision over all rules, per verdict.
@@ -619,7 +641,7 @@ impl Backtest {
     }
 
     /// Adds `other` (a later batch of sessions) to this tally: counts sum,
-    /// examples are kept in order up to [`MAX_EXAMPLES`] per verdict.
+    /// examples are appended in order.
     pub fn merge(&mut self, other: Backtest) {
         self.sessions += other.sessions;
         self.skipped += other.skipped;
@@ -629,28 +651,35 @@ impl Backtest {
         for (k, n) in other.combined {
             *self.combined.entry(k).or_default() += n;
         }
+        for (k, n) in other.by_event {
+            *self.by_event.entry(k).or_default() += n;
+        }
         for (mine, theirs) in self.rules.iter_mut().zip(other.rules) {
             for (k, n) in theirs.counts {
                 *mine.counts.entry(k).or_default() += n;
             }
-            for ex in theirs.examples {
-                mine.push_example(ex);
-            }
+            mine.evaluated += theirs.evaluated;
+            mine.blocks_then += theirs.blocks_then;
+            mine.blocks_new += theirs.blocks_new;
+            mine.examples.extend(theirs.examples);
         }
     }
 }
 
-impl RuleTally {
-    fn push_example(&mut self, ex: Example) {
-        let same = self
-            .examples
-            .iter()
-            .filter(|e| e.verdict == ex.verdict)
-            .count();
-        if same < MAX_EXAMPLES {
-            self.examples.push(ex);
-        }
-    }
+/// Whether the transcript shows a hook blocking the call of the tool event
+/// `p` at the time (`None` when `p` is not on a recorded call).
+fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
+    let id = p.json.get("tool_use_id").and_then(Value::as_str)?;
+    let thread = thread_of(session, p);
+    let record = match thread.and_then(|i| session.subagents.get(i)) {
+        Some(s) => s.tool_calls().find(|r| r.tool_use_id == id),
+        None => session.tool_calls().find(|r| r.tool_use_id == id),
+    }?;
+    Some(
+        session
+            .hooks_of_call(thread, record)
+            .any(|h| h.action == crate::transcript::hook_activity::HookAction::Blocked),
+    )
 }
 
 /// Whether any rule needs the session history (a `prompt`, `touched_file`
@@ -774,12 +803,19 @@ fn backtest_calls(
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     bt.sessions = 1;
     let index = needs_history(rules).then(|| HistoryIndex::new(session));
+    let seen = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
     let keep = |event: EventName, ids: &[String]| {
+        *seen.borrow_mut().entry(event.to_string()).or_default() += 1;
         only.is_none_or(|(filter, only)| {
             !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
         })
     };
-    for p in payloads_where(session, &rule_events(rules), &keep) {
+    let payloads = payloads_where(session, &rule_events(rules), &keep);
+    bt.by_event = seen.into_inner();
+    for (tally, rule) in bt.rules.iter_mut().zip(&rules.rules) {
+        tally.evaluated = rule.events.iter().filter_map(|e| bt.by_event.get(e)).sum();
+    }
+    for p in payloads {
         let event = p.event;
         bt.events += 1;
         let history = index
@@ -801,7 +837,13 @@ fn backtest_calls(
                 .get("tool_use_id")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            tally.push_example(Example {
+            let then = (v == "block").then(|| blocked_then(session, &p)).flatten();
+            match then {
+                Some(true) => tally.blocks_then += 1,
+                Some(false) => tally.blocks_new += 1,
+                None => {}
+            }
+            tally.examples.push(Example {
                 session: short_session_id(&session.id).to_string(),
                 event: event.to_string(),
                 at: tool_use_id.clone().or_else(|| {
@@ -819,6 +861,7 @@ fn backtest_calls(
                 summary: summary_of(&p),
                 verdict: v,
                 source: format!("{}:{}", p.source_path.display(), p.source_line),
+                blocked_then: then,
             });
         }
     }

@@ -704,7 +704,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
         match str_field(h, "hookEventName") {
             Some(name) if name == event => {}
             Some(name) => o.why.push(format!(
-                "hookSpecificOutput.hookEventName is {name:?}, not {event:?}: Claude Code rejects it (hooks.md §1.7)"
+                "hookSpecificOutput.hookEventName is \"{name}\", not \"{event}\": Claude Code rejects it (hooks.md §1.7)"
             )),
             None => o.why.push(
                 "hookSpecificOutput lacks hookEventName: Claude Code rejects it (hooks.md §1.7)".into(),
@@ -844,7 +844,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
                 }
             }
             Some(other) => o.why.push(format!(
-                "decision.behavior {other:?} is not allow or deny: ignored"
+                "decision.behavior \"{other}\" is not allow or deny: ignored"
             )),
             None => {
                 if json.get("decision").is_some()
@@ -885,7 +885,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
             "top-level decision block is not honoured on {event} (hooks.md §1.8)"
         )),
         Some(other) => o.why.push(format!(
-            "top-level decision {other:?} is not \"block\": ignored (hooks.md §1.8)"
+            "top-level decision \"{other}\" is not \"block\": ignored (hooks.md §1.8)"
         )),
         None => {}
     }

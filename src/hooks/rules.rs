@@ -715,7 +715,13 @@ impl RuleSet {
         };
         let mut seen = std::collections::HashMap::new();
         let mut rules = Vec::with_capacity(raw.rules.len());
+        // Where each rule's table starts (line, column), for its warnings.
+        let mut places = std::collections::HashMap::new();
         for r in raw.rules {
+            places.insert(
+                r.get_ref().id.get_ref().clone(),
+                errs.line_col(r.span().start),
+            );
             let at = r.get_ref().id.span().start;
             let id = r.get_ref().id.get_ref().clone();
             if let Some(first) = seen.insert(id.clone(), at) {
@@ -741,7 +747,7 @@ impl RuleSet {
                 endless_stop_warning(r).map(|message| RuleError {
                     file: file.to_string(),
                     line: r.line,
-                    column: 0,
+                    column: places.get(&r.id).map_or(0, |&(_, c)| c),
                     message,
                 })
             })

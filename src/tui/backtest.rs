@@ -1,9 +1,11 @@
 //! The backtest list (`B`, issue 8 §4): the loaded rule set run over every
 //! session on a worker thread ([`super::worker::backtest`], which calls
-//! [`hookscope::hooks::replay::backtest_session`]), progress in the status
-//! bar, and the would-be blocks listed as they arrive; `Enter` jumps to the
-//! call in its session's timeline (the Calls view's jump effect), or for a
-//! block not on a call (a Stop, a prompt) to its line there.
+//! [`hookscope::hooks::replay::backtest_refs`]), progress in the status
+//! bar, and the would-be blocks, warns and rewrites listed as they arrive
+//! (each marked with its verdict; a block no hook made at the time is marked
+//! `new`); `Enter` jumps to the call in its session's timeline (the Calls
+//! view's jump effect), or for one not on a call (a Stop, a prompt) to its
+//! line there.
 
 use hookscope::hooks::events::At;
 use hookscope::hooks::replay::Example;
@@ -17,12 +19,12 @@ use super::component::{Command, Component, EventState, delta_of, follow, inner_r
 use super::context::{Ctx, Effect};
 use super::widgets::text::fit;
 
-/// One would-be block.
+/// One would-be block, warn or rewrite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// Index into [`Ctx::sessions`].
     pub index: usize,
-    /// The rule that blocks.
+    /// The rule that matched.
     pub rule: String,
     /// The event, call and summary (from the core's backtest).
     pub example: Example,
@@ -31,7 +33,7 @@ pub struct Block {
 /// The backtest list's state.
 #[derive(Debug, Default)]
 pub struct BacktestPane {
-    /// The blocks so far, in session order.
+    /// The blocks, warns and rewrites so far, in session order.
     pub blocks: Vec<Block>,
     /// Sessions done, and in all (`None` before a run).
     pub progress: Option<(usize, usize)>,
@@ -53,7 +55,7 @@ impl BacktestPane {
         };
     }
 
-    /// Folds one session's blocks in.
+    /// Folds one session's matches in.
     pub fn add(&mut self, done: usize, total: usize, blocks: Vec<Block>) {
         self.progress = Some((done, total));
         self.blocks.extend(blocks);
@@ -66,12 +68,20 @@ impl BacktestPane {
 
     /// The status bar's progress text.
     pub fn status(&self) -> String {
-        let n = self.blocks.len();
-        let blocks = if n == 1 {
+        let n = self
+            .blocks
+            .iter()
+            .filter(|b| b.example.verdict == "block")
+            .count();
+        let mut blocks = if n == 1 {
             "1 would-be block".to_string()
         } else {
             format!("{n} would-be blocks")
         };
+        let others = self.blocks.len() - n;
+        if others > 0 {
+            blocks.push_str(&format!(", {others} warn/rewrite"));
+        }
         match self.progress {
             Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {blocks}"),
             Some((_, t)) => {
@@ -146,8 +156,10 @@ impl Component for BacktestPane {
         let theme = &ctx.theme;
         let area = self.area;
         let title = match self.progress {
-            Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ", ),
-            _ => " Backtest — would-be blocks (first 3 per rule per session) — Enter jump, Esc close ".to_string(),
+            Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ",),
+            _ => {
+                " Backtest — would-be blocks, warns, rewrites — Enter jump, Esc close ".to_string()
+            }
         };
         let block = Bordered::bordered()
             .title(Span::styled(
@@ -166,8 +178,12 @@ impl Component for BacktestPane {
                 let e = &b.example;
                 let text = fit(
                     &format!(
-                        "{:<8} {:<12} {:<16} {}",
-                        e.session, e.event, b.rule, e.summary
+                        "{:<9} {:<8} {:<12} {:<16} {}",
+                        mark(e),
+                        e.session,
+                        e.event,
+                        b.rule,
+                        e.summary
                     ),
                     width,
                 );
@@ -180,13 +196,68 @@ impl Component for BacktestPane {
             .collect();
         if self.blocks.is_empty() {
             let note = if self.running() {
-                "no would-be block so far"
+                "no would-be block, warn or rewrite so far"
             } else {
-                "no would-be block: the rule set blocks nothing in these sessions"
+                "nothing: the rule set blocks, warns or rewrites nothing in these sessions"
             };
             lines.push(Line::from(Span::styled(note, theme.dim())));
         }
         frame.render_widget(Clear, area);
         frame.render_widget(Paragraph::new(lines).block(block), area);
+    }
+}
+
+/// The verdict mark of a row: `block new` for a block no hook made at the
+/// time ([`Example::blocked_then`] `false`), `block`, `warn`, `rewrite`.
+pub fn mark(e: &Example) -> String {
+    match (e.verdict.as_str(), e.blocked_then) {
+        ("block", Some(false)) => "block new".to_string(),
+        (v, _) => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(verdict: &str, blocked_then: Option<bool>) -> Block {
+        Block {
+            index: 0,
+            rule: "r".into(),
+            example: Example {
+                session: "s".into(),
+                event: "PreToolUse".into(),
+                tool_use_id: None,
+                at: None,
+                summary: "Bash ls".into(),
+                verdict: verdict.into(),
+                source: "f:1".into(),
+                blocked_then,
+            },
+        }
+    }
+
+    /// Warns and rewrites are listed beside blocks, each marked; a block no
+    /// hook made then is `block new`, and the status counts them apart.
+    #[test]
+    fn warns_and_rewrites_are_listed_and_marked() {
+        let mut pane = BacktestPane::default();
+        pane.start(1);
+        pane.add(
+            1,
+            1,
+            vec![
+                row("block", Some(false)),
+                row("block", Some(true)),
+                row("warn", None),
+                row("rewrite", None),
+            ],
+        );
+        let marks: Vec<String> = pane.blocks.iter().map(|b| mark(&b.example)).collect();
+        assert_eq!(marks, ["block new", "block", "warn", "rewrite"]);
+        assert_eq!(
+            pane.status(),
+            "Backtest › done, 1 sessions · 2 would-be blocks, 2 warn/rewrite · Enter jump · Esc close"
+        );
     }
 }

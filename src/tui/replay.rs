@@ -794,6 +794,7 @@ impl ReplayPane {
             prompt.error = Some("type a path".into());
             return;
         }
+        prompt.path = expand_home(prompt.path.trim(), dirs::home_dir().as_deref());
         // A folder (or a link to one): the default file name inside it; the
         // prompt then shows that path, so an existing file there asks first.
         if std::fs::metadata(prompt.path.trim()).is_ok_and(|m| m.is_dir()) {
@@ -1275,5 +1276,18 @@ impl Component for ReplayPane {
                 dialog,
             );
         }
+    }
+}
+
+/// `~` or `~/rest` as the home folder `home` (as a shell expands it in the
+/// write prompt); any other path, or no home known, as typed.
+pub fn expand_home(path: &str, home: Option<&Path>) -> String {
+    match (path.strip_prefix('~'), home) {
+        (Some(""), Some(h)) => h.to_string_lossy().into_owned(),
+        (Some(rest), Some(h)) if rest.starts_with('/') => h
+            .join(rest.trim_start_matches('/'))
+            .to_string_lossy()
+            .into_owned(),
+        _ => path.to_string(),
     }
 }

@@ -2624,3 +2624,16 @@ fn run_hooks_with_the_scenarios_settings_agrees_with_the_transcript() {
     key(&mut app, KeyCode::Char('j'));
     assert!(app.replay.run.is_none());
 }
+
+/// The write prompt (`w`) expands `~` and `~/…` to the home folder, as a
+/// shell does; `~user` and other paths stay as typed.
+#[test]
+fn write_prompt_expands_the_home_folder() {
+    use super::replay::expand_home;
+    let home = std::path::Path::new("/home/u");
+    assert_eq!(expand_home("~/p.json", Some(home)), "/home/u/p.json");
+    assert_eq!(expand_home("~", Some(home)), "/home/u");
+    assert_eq!(expand_home("~bob/p.json", Some(home)), "~bob/p.json");
+    assert_eq!(expand_home("./p.json", Some(home)), "./p.json");
+    assert_eq!(expand_home("~/p.json", None), "~/p.json");
+}

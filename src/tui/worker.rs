@@ -193,11 +193,12 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`
-/// ([`hookscope::hooks::replay::backtest_session`]), one [`Msg::Backtested`]
-/// per session with its would-be blocks (the first
-/// [`hookscope::hooks::replay::MAX_EXAMPLES`] per rule per session, as the
-/// core keeps them). Runs on the calling thread; [`spawn_backtest`] runs it
-/// on its own. A session that cannot be read counts as done, with no block.
+/// ([`hookscope::hooks::replay::backtest_refs`], one session at a time, so
+/// the prefilters skip or narrow what no rule can match), one
+/// [`Msg::Backtested`] per session with every block, warn and rewrite of
+/// each rule (allows and added context are left out). Runs on the calling
+/// thread; [`spawn_backtest`] runs it on its own. A session that cannot be
+/// read counts as done, with nothing listed.
 pub fn backtest(
     sessions: &[SessionRef],
     rules: &hookscope::hooks::rules::RuleSet,
@@ -205,27 +206,24 @@ pub fn backtest(
 ) {
     let total = sessions.len();
     for (index, sref) in sessions.iter().enumerate() {
-        let blocks = match transcript::load(sref) {
-            Ok(session) => {
-                let bt = hookscope::hooks::replay::backtest_session(&session, rules);
-                bt.rules
+        let bt =
+            hookscope::hooks::replay::backtest_refs(std::slice::from_ref(sref), rules, &|_| {});
+        let blocks = bt
+            .rules
+            .into_iter()
+            .flat_map(|tally| {
+                let id = tally.id;
+                tally
+                    .examples
                     .into_iter()
-                    .flat_map(|tally| {
-                        let id = tally.id;
-                        tally
-                            .examples
-                            .into_iter()
-                            .filter(|e| e.verdict == "block")
-                            .map(move |example| super::backtest::Block {
-                                index,
-                                rule: id.clone(),
-                                example,
-                            })
+                    .filter(|e| matches!(e.verdict.as_str(), "block" | "warn" | "rewrite"))
+                    .map(move |example| super::backtest::Block {
+                        index,
+                        rule: id.clone(),
+                        example,
                     })
-                    .collect()
-            }
-            Err(_) => Vec::new(),
-        };
+            })
+            .collect();
         if tx
             .send(Msg::Backtested {
                 done: index + 1,

@@ -278,7 +278,7 @@ pub enum PayloadError {
     /// `event` is one hookscope does not rebuild from a transcript (see
     /// [`REBUILT`]): it may well have fired.
     #[error(
-        "hookscope does not rebuild {0} payloads (the transcript does not record enough; see the README's \"Hook payloads\")"
+        "{0} payloads are not rebuilt from transcripts (a transcript does not record enough; see the README's \"Hook payloads\")"
     )]
     NotRebuilt(EventName),
     /// The event does not occur at `at` (or in the session).

@@ -119,10 +119,34 @@ impl<'a> Subject<'a> {
         self.view.agent_id()
     }
 
-    /// The text of one parsed call, as written in the command.
-    fn call_text(&self, i: usize) -> &str {
-        let (a, b) = self.cmd.calls[i].span;
-        self.cmd.raw.get(a..b).unwrap_or("")
+    /// The texts a `command` regex is tested against for parsed call `i`,
+    /// in order, without repeats: the call as written (quotes and leading
+    /// `VAR=val` assignments included), its words without the leading
+    /// assignments (`FOO=1 git push` → `git push`), and its words with
+    /// leading wrappers stripped ([`crate::shell::SimpleCall::unwrapped`]:
+    /// `sudo`, `env`, `nohup`, `time`, `nice`, `command`, `exec`, … →
+    /// `sudo -u root git push` → `git push`). The last two are the parsed
+    /// words joined by one space (quotes removed).
+    fn call_texts(&self, i: usize) -> Vec<String> {
+        let Some(call) = self.cmd.calls.get(i) else {
+            return Vec::new();
+        };
+        let (a, b) = call.span;
+        let written = self.cmd.raw.get(a..b).unwrap_or("").to_string();
+        let mut out = vec![written];
+        let argv = call.argv().join(" ");
+        let (prog, args) = call.unwrapped();
+        let unwrapped = std::iter::once(prog)
+            .chain(args)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for t in [argv, unwrapped] {
+            if !t.is_empty() && !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
     }
 }
 
@@ -132,9 +156,12 @@ impl<'a> Subject<'a> {
 pub enum Condition {
     /// `command`: a regex searched in each parsed simple call's source text
     /// (`rm\s+-rf` matches `cd x && rm -rf build` on call 2 of 2; a pattern
-    /// cannot span two calls); when the command did not parse completely,
-    /// also in the raw line. The text is as written, quotes included: use
-    /// `program` to match the program alone.
+    /// cannot span two calls), then in its words without leading `VAR=val`
+    /// assignments and with leading wrappers (`sudo`, `env`, `nohup`, …)
+    /// stripped (`Subject::call_texts`: `^git\s+push\b` matches
+    /// `FOO=1 git push` and `sudo git push`); when the command did not parse
+    /// completely, also in the raw line. The first text is as written,
+    /// quotes included: use `program` to match the program alone.
     Command(Vec<Regex>),
     /// `program`: a call's program name, wrappers stripped (`sudo rm` →
     /// `rm`) and compared by basename (`/bin/rm` → `rm`).
@@ -283,11 +310,25 @@ impl Condition {
         match self {
             Condition::Command(res) => {
                 let n = s.cmd.calls.len();
-                for (i, _) in s.cmd.calls.iter().enumerate() {
-                    let text = s.call_text(i);
-                    if res.iter().any(|r| r.is_match(text)) {
-                        return Ok(format!("on call {} of {n} ({})", i + 1, shorten(text)));
+                let mut tested = Vec::new();
+                for i in 0..n {
+                    let texts = s.call_texts(i);
+                    for text in &texts {
+                        if res.iter().any(|r| r.is_match(text)) {
+                            let written = &texts[0];
+                            return Ok(if text == written {
+                                format!("on call {} of {n} ({})", i + 1, shorten(text))
+                            } else {
+                                format!(
+                                    "on call {} of {n} ({}, from \"{}\")",
+                                    i + 1,
+                                    shorten(text),
+                                    shorten(written)
+                                )
+                            });
+                        }
                     }
+                    tested.extend(texts);
                 }
                 if !s.cmd.is_ok() && res.iter().any(|r| r.is_match(&s.cmd.raw)) {
                     return Ok(format!(
@@ -302,7 +343,11 @@ impl Condition {
                 if s.cmd.raw.is_empty() {
                     Err("no Bash command".into())
                 } else {
-                    Err(format!("no call of {n} matches"))
+                    let list: Vec<String> = tested
+                        .iter()
+                        .map(|t| format!("\"{}\"", shorten(t)))
+                        .collect();
+                    Err(format!("tested: {}", list.join(", ")))
                 }
             }
             Condition::Program(names) => {

@@ -757,7 +757,7 @@ fn a_stop_block_without_stop_hook_active_warns_but_loads() {
     assert_eq!(
         w,
         [
-            "t.toml:1: warning: rule `gate` blocks Stop/SubagentStop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]"
+            "t.toml:1:1: warning: rule `gate` blocks Stop/SubagentStop without checking stop_hook_active: after its block the agent goes on, stops again with stop_hook_active = true, and this rule blocks again, for ever. Fix: add stop_hook_active = false under [rules.only_if]"
         ]
     );
     // It still blocks the second Stop: the loop the warning is about.
