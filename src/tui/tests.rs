@@ -2452,7 +2452,10 @@ fn render_plan(app: &mut App, width: u16, height: u16, example: &std::path::Path
         .as_ref()
         .map(|p| p.scratch.path().display().to_string());
     let mut screen = render_replay(app, width, height);
-    for (path, name) in [(tmp, "<tmp>"), (Some(example.display().to_string()), "<example>")] {
+    for (path, name) in [
+        (tmp, "<tmp>"),
+        (Some(example.display().to_string()), "<example>"),
+    ] {
         if let Some(p) = path {
             screen = screen.replace(&p, &format!("{:<1$}", name, p.chars().count()));
         }
@@ -2473,12 +2476,19 @@ fn example_copy() -> (tempfile::TempDir, String) {
     let hooks = dir.path().join(".claude/hooks");
     std::fs::create_dir_all(&hooks).expect("mkdir");
     let from = std::path::Path::new("assets/examples/hooks_c2_exit2/.claude");
-    std::fs::copy(from.join("settings.json"), dir.path().join(".claude/settings.json"))
-        .expect("copy settings");
+    std::fs::copy(
+        from.join("settings.json"),
+        dir.path().join(".claude/settings.json"),
+    )
+    .expect("copy settings");
     let script = hooks.join("block_rm_rf.sh");
     std::fs::copy(from.join("hooks/block_rm_rf.sh"), &script).expect("copy script");
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let settings = dir.path().join(".claude/settings.json").display().to_string();
+    let settings = dir
+        .path()
+        .join(".claude/settings.json")
+        .display()
+        .to_string();
     (dir, settings)
 }
 
@@ -2500,8 +2510,14 @@ fn snapshot_run_hooks_confirmation() {
     // The session's cwd does not exist here: the temporary folder.
     assert_eq!(plan.specs[0].cwd, plan.scratch.path());
     let ex = example.path();
-    insta::assert_snapshot!("replay_run_confirm_160x48", render_plan(&mut app, 160, 48, ex));
-    insta::assert_snapshot!("replay_run_confirm_80x24", render_plan(&mut app, 80, 24, ex));
+    insta::assert_snapshot!(
+        "replay_run_confirm_160x48",
+        render_plan(&mut app, 160, 48, ex)
+    );
+    insta::assert_snapshot!(
+        "replay_run_confirm_80x24",
+        render_plan(&mut app, 80, 24, ex)
+    );
 }
 
 /// A settings file in `dir` whose one PreToolUse Bash handler creates
