@@ -750,7 +750,9 @@ impl App {
             }
             Msg::Found { generation, result } => self.calls.found(generation, result),
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
-            Msg::HooksRan { generation, report } => self.replay.hooks_ran(generation, report),
+            Msg::HooksRan { generation, report } => {
+                self.replay.hooks_ran(generation, report, &mut self.ctx)
+            }
             Msg::Backtested {
                 done,
                 total,

@@ -490,10 +490,16 @@ impl ReplayPane {
     }
 
     /// A report from the worker: kept when it answers the current run.
-    pub fn hooks_ran(&mut self, generation: u64, report: ExecReport) {
+    pub fn hooks_ran(&mut self, generation: u64, report: ExecReport, ctx: &mut Ctx) {
         if let Some((g, _, slot)) = self.run.as_mut()
             && *g == generation
         {
+            let n = report.handlers.len();
+            ctx.say(format!(
+                "ran {n} hook handler{} for {} (results in the pane)",
+                if n == 1 { "" } else { "s" },
+                report.event
+            ));
             *slot = Some(report);
         }
     }

@@ -2636,6 +2636,11 @@ fn run_hooks_with_the_scenarios_settings_agrees_with_the_transcript() {
         ),
         "{text:?}"
     );
+    // The status bar says the run ended (it said "running hooks…").
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("ran 1 hook handler for PreToolUse (results in the pane)")
+    );
     // Picking another event drops the run.
     key(&mut app, KeyCode::Char('j'));
     assert!(app.replay.run.is_none());
