@@ -48,6 +48,8 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
         "    reading: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
         "combined: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
         "final: denied (decided by hook; mode bypassPermissions)\n",
+        // Compared with the transcript's hook record of the same firing.
+        "vs the transcript: transcript: blocked by PreToolUse hook (exit 2); now: blocked — agrees\n",
         // What the transcript recorded: the same reason.
         "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
     ] {
@@ -64,6 +66,7 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
     assert_eq!(e["combined"]["decision"], "deny");
     assert_eq!(e["final_outcome"]["verdict"], "denied");
     assert_eq!(e["claude_version"], "2.1.332");
+    assert_eq!(e["vs_transcript"]["agrees"], true);
 }
 
 #[test]
@@ -193,4 +196,31 @@ fn exec_does_not_go_with_all() {
         String::from_utf8_lossy(&out.stderr),
         "hookscope: --exec runs the hooks of one event; it does not go with --all\n"
     );
+}
+
+#[test]
+fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
+    // The example project copied with its script made non-executable: the
+    // handler cannot start (launch-failed, non-blocking), so the call the
+    // transcript shows blocked would now run — said, and `agrees: false`.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hooks = dir.path().join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).expect("mkdir");
+    let from = Path::new("assets/examples/hooks_c2_exit2/.claude");
+    let settings = dir.path().join(".claude/settings.json");
+    std::fs::copy(from.join("settings.json"), &settings).expect("copy");
+    let script = hooks.join("block_rm_rf.sh");
+    std::fs::copy(from.join("hooks/block_rm_rf.sh"), &script).expect("copy");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let s = settings.display().to_string();
+    let (code, out, _) = replay(&["--exec", "--settings", &s], &[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("vs the transcript: transcript: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here\n"),
+        "{out}"
+    );
+    let (_, out, _) = replay(&["--exec", "--json", "--settings", &s], &[]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["exec"]["vs_transcript"]["agrees"], false);
 }

@@ -521,6 +521,8 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         eprintln!("hookscope: --env {}: {}", w.arg, w.message);
     }
     let report = plan.run(&ProcessRunner);
+    let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
+    let agreement = hookscope::hooks::exec::agreement(&report, &activity);
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
     let mut counts = Redactions::new();
@@ -530,12 +532,14 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         o.insert("not_reached".into(), json!(not_reached));
         o.insert("env_warnings".into(), json!(env_warnings));
         o.insert("project_note".into(), json!(project_note));
+        o.insert("vs_transcript".into(), json!(agreement));
     }
     text.push(format!("hooks run (--exec; {shown_files}):"));
     if let Some(n) = &project_note {
         text.push(format!("  note: {n}"));
     }
     exec_text(&j, &mut text);
+    text.push(format!("vs the transcript: {}", agreement.text));
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
         eprintln!(

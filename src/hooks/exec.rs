@@ -47,7 +47,8 @@ pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarn
 pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
-    ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, Scratch, execute, not_runnable, working_dir,
+    Agreement, ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, Scratch, agreement, execute,
+    not_runnable, working_dir,
 };
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,

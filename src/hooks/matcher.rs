@@ -298,15 +298,17 @@ pub fn check(
                     None,
                 );
             }
-            let subject = if field == "tool_name" {
+            // A bare prefix of the value (`mcp__memory` for
+            // `mcp__memory__create`) names no tool at all; otherwise say
+            // which value missed which name(s).
+            let bare_prefix =
+                field == "tool_name" && names.iter().any(|n| value.starts_with(&format!("{n}__")));
+            let subject = if bare_prefix {
                 "no tool is called exactly that".to_string()
+            } else if let [only] = names.as_slice() {
+                format!("{field} \"{value}\" is not \"{only}\"")
             } else {
                 format!("{field} \"{value}\" is not one of them")
-            };
-            let subject = if field == "tool_name" && names.len() > 1 {
-                format!("\"{value}\" is not one of them")
-            } else {
-                subject
             };
             verdict(
                 false,
@@ -423,7 +425,7 @@ fn exact_hint(names: &[String], value: &str) -> Option<String> {
         }
         if name.eq_ignore_ascii_case(value) {
             return Some(format!(
-                "did you mean \"{value}\"? (exact names are case-sensitive)"
+                "exact names are case-sensitive: \"{name}\" and \"{value}\" differ only in case"
             ));
         }
     }

@@ -851,7 +851,8 @@ impl App {
                 if self.replay.prompt.is_some() {
                     "Replay › type the path: Enter write · Esc cancel · Ctrl-U clear".to_string()
                 } else {
-                    "Replay › j/k event · y copy · Y test case · w write · Esc close".to_string()
+                    "Replay › j/k event · x run hooks · y copy · Y test case · w write · Esc close"
+                        .to_string()
                 }
             }
             View::Calls if self.calls.completing() => {

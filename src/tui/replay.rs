@@ -652,7 +652,7 @@ impl ReplayPane {
             )),
         ]));
         out.push(Line::from(vec![
-            Span::styled("  vs transcript: ", theme.heading()),
+            Span::styled("  vs the transcript: ", theme.heading()),
             Span::raw(self.agreement(report, ctx)),
         ]));
         out
@@ -666,36 +666,7 @@ impl ReplayPane {
             return String::new();
         };
         let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-        let now_effect = effect_name(report.combined.effect);
-        let now_blocked = matches!(now_effect, "blocked" | "stopped");
-        let blocked = activity
-            .iter()
-            .find(|h| h.action == hookscope::transcript::hook_activity::HookAction::Blocked);
-        let then = match (blocked, activity.first()) {
-            (Some(h), _) => format!(
-                "blocked by {} hook{}",
-                h.event_name(),
-                h.exit_code
-                    .map_or(String::new(), |c| format!(" (exit {c})"))
-            ),
-            (None, Some(h)) => format!(
-                "{} hook {}{}",
-                h.event_name(),
-                h.action.as_str().replace('_', " "),
-                h.exit_code
-                    .map_or(String::new(), |c| format!(" (exit {c})"))
-            ),
-            (None, None) => "no hook recorded".to_string(),
-        };
-        let now = now_effect.replace('_', " ");
-        let agrees = blocked.is_some() == now_blocked;
-        if agrees {
-            format!("transcript: {then}; now: {now} — agrees")
-        } else if blocked.is_some() {
-            format!("transcript: {then}; now: {now} — differs: your hooks no longer block here")
-        } else {
-            format!("transcript: {then}; now: {now} — differs: your hooks now block here")
-        }
+        hookscope::hooks::exec::agreement(report, &activity).text
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).
@@ -703,10 +674,17 @@ impl ReplayPane {
         self.area = main;
     }
 
-    /// The masked payload as pretty JSON.
+    /// The masked payload as pretty JSON (what the pane shows).
     pub fn payload_text(&self) -> Option<String> {
         let (v, _) = self.masked.as_ref()?;
         serde_json::to_string_pretty(v).ok().map(|s| s + "\n")
+    }
+
+    /// The masked payload as one line, as Claude Code sends it on a hook's
+    /// stdin and as `hookscope payload` prints it (what `y` and `w` give).
+    pub fn payload_line(&self) -> Option<String> {
+        let (v, _) = self.masked.as_ref()?;
+        serde_json::to_string(v).ok().map(|s| s + "\n")
     }
 
     /// Where the picked payload came from: `<session file> line N`.
@@ -754,7 +732,7 @@ impl ReplayPane {
 
     fn copy(&self, ctx: &mut Ctx, as_test: bool) {
         let (Some(text), Some(Ok(r)), Some((v, counts))) =
-            (self.payload_text(), &self.result, &self.masked)
+            (self.payload_line(), &self.result, &self.masked)
         else {
             ctx.say("nothing to copy: no payload here");
             return;
@@ -786,7 +764,7 @@ impl ReplayPane {
     /// default file name inside it (`<dir>/<event>-<tool_use_id>.json`); an
     /// existing file needs a second Enter; a special file is refused.
     fn write(&mut self, ctx: &mut Ctx) {
-        let Some(text) = self.payload_text() else {
+        let Some(text) = self.payload_line() else {
             self.prompt = None;
             ctx.say("nothing to write: no payload here");
             return;

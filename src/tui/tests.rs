@@ -1851,11 +1851,13 @@ fn replay_y_copies_the_masked_payload() {
     let built = rm_rf_payload(&app);
     let mut counts = hookscope::redact::Redactions::default();
     let masked = hookscope::redact::redactor().redact_value(&built.json, &mut counts);
-    let want = serde_json::to_string_pretty(&masked).expect("json") + "\n";
+    // One line, as Claude Code sends it and `hookscope payload` prints it.
+    let want = serde_json::to_string(&masked).expect("json") + "\n";
     let copied = captured.copied.lock().expect("lock").clone();
     assert_eq!(copied, vec![want.clone()]);
-    assert!(want.contains("\"command\": \"rm -rf build/\""), "{want}");
-    assert!(want.contains(&format!("\"tool_use_id\": \"{RM_RF}\"")));
+    assert_eq!(want.lines().count(), 1);
+    assert!(want.contains("\"command\":\"rm -rf build/\""), "{want}");
+    assert!(want.contains(&format!("\"tool_use_id\":\"{RM_RF}\"")));
     assert_eq!(
         app.ctx.message.as_deref(),
         Some(
@@ -1939,7 +1941,7 @@ fn replay_w_writes_the_payload_and_asks_before_overwriting() {
     keys(&mut app, &path.display().to_string());
     key(&mut app, KeyCode::Enter);
     assert!(app.replay.prompt.is_none());
-    let want = app.replay.payload_text().expect("payload");
+    let want = app.replay.payload_line().expect("payload");
     assert_eq!(std::fs::read_to_string(&path).expect("written"), want);
     assert!(
         app.ctx

@@ -269,3 +269,50 @@ impl ExecReport {
         v
     }
 }
+
+/// How a run of the user's hooks compares with what the transcript
+/// recorded for the same firing (issue 9 §4–5): the TUI's and
+/// `replay --exec`'s "vs the transcript" line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Agreement {
+    /// Both blocked, or neither did.
+    pub agrees: bool,
+    /// One line: `transcript: blocked by PreToolUse hook (exit 2); now:
+    /// blocked — agrees`, or `… — differs: your hooks no longer block here`.
+    pub text: String,
+}
+
+/// Compares `report` (a run of the user's hooks on a firing) with
+/// `activity` (the transcript's parsed hook records of that firing,
+/// `hooks::replay::activity_at`): blocked then vs blocked (or stopped) now.
+/// Rewrites and permission decisions are not compared.
+pub fn agreement(
+    report: &ExecReport,
+    activity: &[&crate::transcript::hook_activity::HookActivity],
+) -> Agreement {
+    use crate::transcript::hook_activity::HookAction;
+    let now_effect = super::effect_name(report.combined.effect);
+    let now_blocked = matches!(now_effect, "blocked" | "stopped");
+    let blocked = activity.iter().find(|h| h.action == HookAction::Blocked);
+    let exit = |code: Option<i64>| code.map_or(String::new(), |c| format!(" (exit {c})"));
+    let then = match (blocked, activity.first()) {
+        (Some(h), _) => format!("blocked by {} hook{}", h.event_name(), exit(h.exit_code)),
+        (None, Some(h)) => format!(
+            "{} hook {}{}",
+            h.event_name(),
+            h.action.as_str().replace('_', " "),
+            exit(h.exit_code)
+        ),
+        (None, None) => "no hook recorded".to_string(),
+    };
+    let now = now_effect.replace('_', " ");
+    let agrees = blocked.is_some() == now_blocked;
+    let text = if agrees {
+        format!("transcript: {then}; now: {now} — agrees")
+    } else if blocked.is_some() {
+        format!("transcript: {then}; now: {now} — differs: your hooks no longer block here")
+    } else {
+        format!("transcript: {then}; now: {now} — differs: your hooks now block here")
+    };
+    Agreement { agrees, text }
+}

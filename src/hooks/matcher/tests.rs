@@ -40,7 +40,7 @@ fn exact_lists_are_exact_and_case_sensitive() {
     let verdict = check("PreToolUse", Some("bash"), Some("Bash"), &v("2.1.332"));
     assert_eq!(
         verdict.hint.as_deref(),
-        Some("did you mean \"Bash\"? (exact names are case-sensitive)")
+        Some("exact names are case-sensitive: \"bash\" and \"Bash\" differ only in case")
     );
     assert_eq!(
         classify("PreToolUse", Some("Edit|Write"), &v("2.1.332")),
@@ -140,6 +140,30 @@ fn everything_else_is_an_unanchored_regex() {
     // Lookahead, as JavaScript has.
     assert!(matches("PreToolUse", "^(?!Read).*", "Bash", "2.1.332"));
     assert!(!matches("PreToolUse", "^(?!Read).*", "Read", "2.1.332"));
+}
+
+#[test]
+fn a_missed_exact_name_says_which_value_missed() {
+    // User test: `--match PreToolUse Read` against matcher "Bash" said "no
+    // tool is called exactly that", though a Bash tool exists.
+    let verdict = check("PreToolUse", Some("Bash"), Some("Read"), &v("2.1.332"));
+    assert_eq!(
+        verdict.reason,
+        "matcher \"Bash\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Read\" is not \"Bash\""
+    );
+    assert_eq!(verdict.hint, None);
+    let list = check(
+        "PreToolUse",
+        Some("Edit|Write"),
+        Some("Read"),
+        &v("2.1.332"),
+    );
+    assert!(
+        list.reason
+            .ends_with(": tool_name \"Read\" is not one of them"),
+        "{}",
+        list.reason
+    );
 }
 
 #[test]
