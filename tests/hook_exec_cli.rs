@@ -224,3 +224,37 @@ fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["exec"]["vs_transcript"]["agrees"], false);
 }
+
+#[test]
+fn a_broken_or_missing_settings_file_is_in_the_report_once() {
+    // User test: a settings file with a JSON error showed only on stderr,
+    // twice; a mistyped --settings path said nothing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("syntax.json");
+    std::fs::write(&bad, "{\"hooks\": {\"PreToolUse\": [],}}").expect("write");
+    let missing = dir.path().join("nope.json");
+    let (b, m) = (bad.display().to_string(), missing.display().to_string());
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args([
+            "replay",
+            C2,
+            "--event",
+            "PreToolUse",
+            "--at",
+            RM_RF,
+            "--exec",
+        ])
+        .args(["--settings", &b, "--settings", &m])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let skip = format!("{b}: Claude Code skips this file: not valid JSON");
+    assert_eq!(stderr.matches(&skip).count(), 1, "{stderr}");
+    assert!(stdout.contains(&format!("  settings: {skip}")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("  settings: {m}: not found (check the path)\n")),
+        "{stdout}"
+    );
+}

@@ -438,17 +438,33 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         version: version.clone(),
         ..LoadOptions::default()
     });
-    for f in config.files.iter().filter(|f| f.found) {
+    // File-level problems go to stderr and into the report (once each: a
+    // dropped file's reason is often also its first problem); a file given
+    // with --settings that is not there is said, with a hint.
+    let mut file_notes: Vec<String> = Vec::new();
+    for f in &config.files {
+        if !f.found {
+            if args.settings.iter().any(|s| *s == f.path) {
+                file_notes.push(format!("{}: not found (check the path)", f.path.display()));
+            }
+            continue;
+        }
         if let Some(why) = &f.dropped {
-            eprintln!(
-                "hookscope: {}: Claude Code skips this file: {why}",
+            file_notes.push(format!(
+                "{}: Claude Code skips this file: {why}",
                 f.path.display()
-            );
+            ));
         }
         for p in &f.problems {
+            if f.dropped.as_deref() == Some(p.message.as_str()) {
+                continue;
+            }
             let at = p.line.map_or(String::new(), |l| format!(":{l}"));
-            eprintln!("hookscope: {}{at}: {}", f.path.display(), p.message);
+            file_notes.push(format!("{}{at}: {}", f.path.display(), p.message));
         }
+    }
+    for note in &file_notes {
+        eprintln!("hookscope: {note}");
     }
     let verdicts = settings::explain(&config, event, payload, &version);
     let label = |i: usize| format!("#{} {}", i + 1, config.handlers[i].location());
@@ -535,6 +551,9 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         o.insert("vs_transcript".into(), json!(agreement));
     }
     text.push(format!("hooks run (--exec; {shown_files}):"));
+    for note in &file_notes {
+        text.push(format!("  settings: {note}"));
+    }
     if let Some(n) = &project_note {
         text.push(format!("  note: {n}"));
     }
