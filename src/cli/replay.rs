@@ -444,7 +444,7 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
     let mut file_notes: Vec<String> = Vec::new();
     for f in &config.files {
         if !f.found {
-            if args.settings.iter().any(|s| *s == f.path) {
+            if args.settings.contains(&f.path) {
                 file_notes.push(format!("{}: not found (check the path)", f.path.display()));
             }
             continue;
