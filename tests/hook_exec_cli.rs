@@ -49,7 +49,7 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
         "combined: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
         "final: denied (decided by hook; mode bypassPermissions)\n",
         // Compared with the transcript's hook record of the same firing.
-        "vs the transcript: transcript: blocked by PreToolUse hook (exit 2); now: blocked — agrees\n",
+        "vs the transcript: then: blocked by PreToolUse hook (exit 2); now: blocked — agrees\n",
         // What the transcript recorded: the same reason.
         "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
     ] {
@@ -217,7 +217,7 @@ fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
     let (code, out, _) = replay(&["--exec", "--settings", &s], &[]);
     assert_eq!(code, Some(0));
     assert!(
-        out.contains("vs the transcript: transcript: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here\n"),
+        out.contains("vs the transcript: then: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here\n"),
         "{out}"
     );
     let (_, out, _) = replay(&["--exec", "--json", "--settings", &s], &[]);

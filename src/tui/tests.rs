@@ -2571,7 +2571,7 @@ fn run_hooks_needs_the_dialogs_enter() {
     let text: Vec<String> = main.iter().map(ToString::to_string).collect();
     assert!(
         text.contains(
-            &"  vs transcript: transcript: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here"
+            &"  vs the transcript: then: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here"
                 .to_string()
         ),
         "{text:?}"
@@ -2633,7 +2633,7 @@ fn run_hooks_with_the_scenarios_settings_agrees_with_the_transcript() {
     );
     assert!(
         text.contains(
-            &"  vs transcript: transcript: blocked by PreToolUse hook (exit 2); now: blocked — agrees"
+            &"  vs the transcript: then: blocked by PreToolUse hook (exit 2); now: blocked — agrees"
                 .to_string()
         ),
         "{text:?}"

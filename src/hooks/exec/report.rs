@@ -277,7 +277,7 @@ impl ExecReport {
 pub struct Agreement {
     /// Both blocked, or neither did.
     pub agrees: bool,
-    /// One line: `transcript: blocked by PreToolUse hook (exit 2); now:
+    /// One line: `then: blocked by PreToolUse hook (exit 2); now:
     /// blocked — agrees`, or `… — differs: your hooks no longer block here`.
     pub text: String,
 }
@@ -308,11 +308,11 @@ pub fn agreement(
     let now = now_effect.replace('_', " ");
     let agrees = blocked.is_some() == now_blocked;
     let text = if agrees {
-        format!("transcript: {then}; now: {now} — agrees")
+        format!("then: {then}; now: {now} — agrees")
     } else if blocked.is_some() {
-        format!("transcript: {then}; now: {now} — differs: your hooks no longer block here")
+        format!("then: {then}; now: {now} — differs: your hooks no longer block here")
     } else {
-        format!("transcript: {then}; now: {now} — differs: your hooks now block here")
+        format!("then: {then}; now: {now} — differs: your hooks now block here")
     };
     Agreement { agrees, text }
 }
