@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::QueryError;
 
 /// Agent names the `agent` parameter accepts (architecture.md: one loader per
-/// agent). `claude-code` and `codex` have loaders today; the others select no
-/// sessions rather than failing.
+/// agent): `claude-code`, `codex`, `opencode` and `droid`, each with a
+/// loader ([`crate::transcript::Agent::NAMES`]).
 pub const KNOWN_AGENTS: &[&str] = &crate::transcript::Agent::NAMES;
 
 /// Records returned when `limit` is not given.
