@@ -120,7 +120,14 @@ pub fn plan(
                 source: EnvSource::Claude,
             });
         }
-        match RunSpec::from_handler(h, label(v.index), cwd.clone(), cwd_note.clone(), env) {
+        match RunSpec::from_handler(
+            h,
+            label(v.index),
+            cwd.clone(),
+            cwd_note.clone(),
+            env,
+            lookup,
+        ) {
             Ok(spec) => specs.push(spec),
             Err(reason) => not_run.push(NotRun {
                 label: label(v.index),
