@@ -592,8 +592,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             o.why.insert(
                 0,
                 format!(
-                    "http {status} in {} ms: the response body is read as a command's stdout with exit 0 (hooks.md §1.2)",
-                    out.duration_ms
+                    "http {status}: the response body is read as a command's stdout with exit 0 (hooks.md §1.2)"
                 ),
             );
             (o, false)
@@ -602,10 +601,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             event,
             version,
             on_failure,
-            &format!(
-                "http {status} in {} ms (not 2xx; the body is ignored)",
-                out.duration_ms
-            ),
+            &format!("http {status} (not 2xx; the body is ignored)"),
             None,
         ),
         RunStatus::HttpFailed { reason } => failure(
