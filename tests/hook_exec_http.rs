@@ -276,3 +276,22 @@ fn https_and_missing_url_are_not_run() {
     let spec = http_spec(8080, 30, json!({}));
     assert!(matches!(spec.command, HandlerCommand::Http { .. }));
 }
+
+#[test]
+fn header_expansion_keeps_stray_dollars_and_empties_refused_names() {
+    use hookscope::hooks::exec::expand_header;
+    let allowed = vec!["A".to_string()];
+    let lookup = |n: &str| (n == "A" || n == "B").then(|| format!("<{n}>"));
+    assert_eq!(
+        expand_header("x $A ${A}y $B ${B} $1 $ ${A ${} end$", &allowed, &lookup),
+        (
+            "x <A> <A>y   $1 $ ${A ${} end$".to_string(),
+            vec!["B".to_string()]
+        )
+    );
+    // An allowed but unset variable is empty.
+    assert_eq!(
+        expand_header("Bearer $A", &allowed, &|_| None),
+        ("Bearer ".to_string(), Vec::new())
+    );
+}
