@@ -2,7 +2,7 @@
 //! answers exactly as Claude Code does (issue 9 §4; hooks.md §1.2, §1.6–1.8,
 //! §1.10, §1.12; hooks-updates.md §1.3).
 //!
-//! * [`RunSpec`]: one `command` handler ready to run: shell form (`sh -c`,
+//! * [`RunSpec`]: one `command` (or `http`, [`HandlerCommand::Http`]) handler ready to run: shell form (`sh -c`,
 //!   or `bash -c` with `shell: "bash"`) or exec form (`command` + `args`, no
 //!   shell), its cwd, its whole environment ([`hook_env`]: an allowlist),
 //!   its effective timeout and `onFailure`. Independent of the settings

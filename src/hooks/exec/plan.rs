@@ -28,7 +28,7 @@ pub struct ExecPlan {
     pub version: Version,
     /// The hook's stdin JSON (unmasked: it is what the handlers get).
     pub payload: Value,
-    /// The command handlers to run, labelled `#<n> file:line (layer)`.
+    /// The command and `http` handlers to run, labelled `#<n> file:line (layer)`.
     pub specs: Vec<RunSpec>,
     /// Handlers the event reaches that are not run (http, prompt, agent,
     /// mcp_tool, or a command that cannot be built), with the reason.

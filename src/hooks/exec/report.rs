@@ -171,7 +171,7 @@ pub struct ExecReport {
     pub event: String,
     /// The Claude Code version the answers were read at.
     pub claude_version: String,
-    /// Each command handler that ran, in configuration order.
+    /// Each command or `http` handler that ran, in configuration order.
     pub handlers: Vec<HandlerReport>,
     /// Handlers that were not run, and why.
     pub not_run: Vec<NotRun>,
