@@ -544,9 +544,9 @@ fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
         spec("exit2", shell(&script("exit2.sh")), &cwd, &p),
     ];
     let not_run = vec![NotRun {
-        label: "http".into(),
-        handler_type: "http".into(),
-        reason: not_runnable("http").expect("http is not run"),
+        label: "prompt".into(),
+        handler_type: "prompt".into(),
+        reason: not_runnable("prompt").expect("prompt is not run"),
     }];
     let r = execute(
         &ProcessRunner,
@@ -569,7 +569,7 @@ fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
     assert_eq!(r.final_outcome.verdict, Some(ToolVerdict::Denied));
     assert_eq!(
         r.not_run[0].reason,
-        "not run: http client not built in (hookscope POSTs nothing; see the README's --exec section)"
+        "not runnable offline: the prompt hook asks a model (hooks.md §1.9)"
     );
     let mut counts = Default::default();
     let j = r.to_json(false, &mut counts);

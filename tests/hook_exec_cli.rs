@@ -153,12 +153,12 @@ fn hooks_get_the_allowlist_plus_env() {
 }
 
 #[test]
-fn http_prompt_and_agent_handlers_are_listed_not_run() {
+fn https_prompt_and_agent_handlers_are_listed_not_run() {
     let dir = tempfile::tempdir().expect("tmp");
     let file = settings(
         dir.path(),
         json!([
-            {"type": "http", "url": "http://127.0.0.1:9/hook"},
+            {"type": "http", "url": "https://127.0.0.1:9/hook"},
             {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"},
             {"type": "agent", "prompt": "Check it"}
         ]),
@@ -167,13 +167,44 @@ fn http_prompt_and_agent_handlers_are_listed_not_run() {
     assert_eq!(code, Some(0), "{out}");
     for fragment in [
         "  no command handler reached this event: nothing ran\n",
-        "(http): not run: http client not built in (hookscope POSTs nothing; see the README's --exec section)\n",
+        "(http): not run: https not built in (hookscope POSTs plain http:// only; see the README's --exec section)\n",
         "(prompt): not runnable offline: the prompt hook asks a model (hooks.md §1.9)\n",
         "(agent): not runnable offline: the agent hook asks a model (hooks.md §1.9)\n",
         "combined: nothing\n",
         "final: runs (decided by permission mode bypassPermissions; mode bypassPermissions)\n",
     ] {
         assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn an_http_handler_is_listed_without_exec_and_posted_with_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let file = settings(
+        dir.path(),
+        json!([{"type": "http", "url": format!("http://127.0.0.1:{port}/hook"),
+                "headers": {"Authorization": "Bearer $NOPE"}}]),
+    );
+    let (code, out, _) = replay(&["--settings", &file], &[]);
+    assert_eq!(code, Some(0), "{out}");
+    let would = format!(
+        "  would POST to http://127.0.0.1:{port}/hook (headers: Authorization): #1 {file}:7 (given) (only with --exec)\n"
+    );
+    assert!(out.contains(&would), "missing {would:?} in:\n{out}");
+    let (code, out, _) = replay(&["--exec", "--settings", &file], &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for fragment in [
+        format!("    ran: POST http://127.0.0.1:{port}/hook\n"),
+        "    http error: connection refused in ".to_string(),
+        "      why: http error: connection refused: a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)\n".to_string(),
+    ] {
+        assert!(out.contains(&fragment), "missing {fragment:?} in:\n{out}");
     }
 }
 

@@ -494,7 +494,27 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
             )
             .collect();
         text.push(format!("hooks ({shown_files}): {nothing}"));
-        for w in &would {
+        for (w, v) in would.iter().zip(verdicts.iter().filter(|v| v.fires)) {
+            let h = &config.handlers[v.index];
+            if h.kind == hookscope::hooks::settings::HandlerType::Http {
+                let names: Vec<&str> = h
+                    .headers
+                    .iter()
+                    .flatten()
+                    .map(|(k, _)| k.as_str())
+                    .collect();
+                text.push(format!(
+                    "  would POST to {}{}: {} (only with --exec)",
+                    h.url.as_deref().unwrap_or("(no url)"),
+                    if names.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (headers: {})", names.join(", "))
+                    },
+                    w["label"].as_str().unwrap_or("")
+                ));
+                continue;
+            }
             text.push(format!(
                 "  would run: {}: {}",
                 w["label"].as_str().unwrap_or(""),
@@ -637,9 +657,25 @@ fn exec_text(j: &Value, text: &mut Vec<String>) {
                 "killed by signal {}",
                 h.pointer("/status/signal").unwrap_or(&Value::Null)
             ),
+            Some("timed-out") if h.pointer("/argv/0").and_then(Value::as_str) == Some("POST") => {
+                format!(
+                    "timed out after {}s: no answer, request abandoned",
+                    h["timeout_secs"]
+                )
+            }
             Some("timed-out") => format!(
                 "timed out after {}s: its process group was killed",
                 h["timeout_secs"]
+            ),
+            Some("http") => format!(
+                "http {}",
+                h.pointer("/status/status").unwrap_or(&Value::Null)
+            ),
+            Some("http-failed") => format!(
+                "http error: {}",
+                h.pointer("/status/reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
             ),
             Some("launch-failed") => format!(
                 "launch-failed{}: {}",

@@ -2,7 +2,7 @@
 //! answers exactly as Claude Code does (issue 9 §4; hooks.md §1.2, §1.6–1.8,
 //! §1.10, §1.12; hooks-updates.md §1.3).
 //!
-//! * [`RunSpec`]: one `command` handler ready to run: shell form (`sh -c`,
+//! * [`RunSpec`]: one `command` (or `http`, [`HandlerCommand::Http`]) handler ready to run: shell form (`sh -c`,
 //!   or `bash -c` with `shell: "bash"`) or exec form (`command` + `args`, no
 //!   shell), its cwd, its whole environment ([`hook_env`]: an allowlist),
 //!   its effective timeout and `onFailure`. Independent of the settings
@@ -38,12 +38,14 @@ use crate::hooks::result::{Effect, Outcome, PermissionDecision, interpret_output
 use crate::hooks::settings::{self, HandlerType};
 
 mod env;
+mod http;
 pub mod permissions;
 mod plan;
 mod process;
 mod report;
 
 pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env};
+pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
@@ -110,6 +112,14 @@ pub enum HandlerCommand {
         /// Its arguments.
         args: Vec<String>,
     },
+    /// An `http` handler (hooks.md §1.2): the payload is POSTed to `url`
+    /// with `Content-Type: application/json` and `headers`.
+    Http {
+        /// The `url` as written (plain `http://`).
+        url: String,
+        /// The headers, values expanded ([`expand_header`]).
+        headers: Vec<HttpHeader>,
+    },
 }
 
 /// One handler ready to run. Built by whoever reads the settings; owns
@@ -156,25 +166,67 @@ impl RunSpec {
                 v.extend(args.iter().map(|a| substitute(a, &env)));
                 v
             }
+            HandlerCommand::Http { url, .. } => vec!["POST".to_string(), url.clone()],
         }
     }
 
     /// The spec of a configured `command` handler `h` (shell form, or exec
-    /// form when it has `args`; `shell: "bash"`/`"powershell"`), with its
-    /// effective timeout, `onFailure: "block"` and `async`, run in `cwd`
-    /// with exactly `env`.
+    /// form when it has `args`; `shell: "bash"`/`"powershell"`), or of an
+    /// `http` handler (its `url`, its `headers` expanded by
+    /// [`expand_header`] with `lookup` for the names in `allowedEnvVars`),
+    /// with its effective timeout, `onFailure: "block"` and `async`, run in
+    /// `cwd` with exactly `env` (command handlers).
     ///
     /// # Errors
-    /// Why it cannot run, as the `NotRun` reason: a handler that is not
-    /// `command` ([`not_runnable`]), one without a `command`, or an unknown
-    /// `shell`.
+    /// Why it cannot run, as the `NotRun` reason: a handler that is neither
+    /// `command` nor `http` ([`not_runnable`]), one without a `command`, an
+    /// unknown `shell`, an `http` handler without a `url` or with an
+    /// `https://` one (no TLS stack is built in).
     pub fn from_handler(
         h: &settings::Handler,
         label: String,
         cwd: PathBuf,
         cwd_note: Option<String>,
         env: Vec<EnvVar>,
+        lookup: &dyn Fn(&str) -> Option<OsString>,
     ) -> Result<RunSpec, String> {
+        if h.kind == HandlerType::Http {
+            let Some(url) = h.url.clone().filter(|u| !u.trim().is_empty()) else {
+                return Err("not run: the http handler has no url".into());
+            };
+            let lower = url.trim().to_ascii_lowercase();
+            if lower.starts_with("https://") {
+                return Err("not run: https not built in (hookscope POSTs plain http:// only; see the README's --exec section)".into());
+            }
+            if !lower.starts_with("http://") {
+                return Err(format!("not run: the url {url:?} is not http://"));
+            }
+            let allowed = h.allowed_env_vars.clone().unwrap_or_default();
+            let get = |n: &str| lookup(n).map(|v| v.to_string_lossy().into_owned());
+            let headers = h
+                .headers
+                .iter()
+                .flatten()
+                .map(|(name, value)| {
+                    let (value, not_expanded) = expand_header(value, &allowed, &get);
+                    HttpHeader {
+                        name: name.clone(),
+                        value,
+                        not_expanded,
+                    }
+                })
+                .collect();
+            return Ok(RunSpec {
+                label,
+                command: HandlerCommand::Http { url, headers },
+                cwd,
+                cwd_note,
+                env: Vec::new(),
+                timeout_secs: h.effective_timeout,
+                on_failure_block: h.on_failure.as_deref() == Some("block"),
+                is_async: h.is_async == Some(true),
+            });
+        }
         if h.kind != HandlerType::Command {
             return Err(not_runnable(h.kind.as_str())
                 .unwrap_or_else(|| "not a command handler".to_string()));
@@ -227,7 +279,40 @@ impl RunSpec {
                 v.extend(args.iter().cloned());
                 v.join(" ")
             }
+            HandlerCommand::Http { url, headers } => {
+                let mut s = format!("POST {url}");
+                if !headers.is_empty() {
+                    let names: Vec<&str> = headers.iter().map(|h| h.name.as_str()).collect();
+                    s.push_str(&format!(" (headers: {})", names.join(", ")));
+                }
+                s
+            }
         }
+    }
+
+    /// What the plan says before anything runs, for an `http` handler:
+    /// `would POST to URL (headers: A, B)`, plus which `$VAR`s are left
+    /// empty; `None` for a command handler.
+    pub fn http_plan_line(&self) -> Option<String> {
+        let HandlerCommand::Http { url, headers } = &self.command else {
+            return None;
+        };
+        let mut s = format!("would POST to {url}");
+        if !headers.is_empty() {
+            let names: Vec<&str> = headers.iter().map(|h| h.name.as_str()).collect();
+            s.push_str(&format!(" (headers: {})", names.join(", ")));
+        }
+        let refused: Vec<&str> = headers
+            .iter()
+            .flat_map(|h| h.not_expanded.iter().map(String::as_str))
+            .collect();
+        if !refused.is_empty() {
+            s.push_str(&format!(
+                "; left empty, not in allowedEnvVars: ${}",
+                refused.join(", $")
+            ));
+        }
+        Some(s)
     }
 }
 
@@ -258,6 +343,18 @@ pub enum RunStatus {
         /// The shell's exit status, for a shell-form command.
         exit_code: Option<i32>,
     },
+    /// An `http` handler got a response with this HTTP status (its body is
+    /// the stdout); 2xx is a success, anything else a non-blocking error.
+    Http {
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// An `http` handler got no response: connection refused, name not
+    /// resolved, reset (a non-blocking error).
+    HttpFailed {
+        /// In plain words (`connection refused`).
+        reason: String,
+    },
 }
 
 impl RunStatus {
@@ -271,6 +368,8 @@ impl RunStatus {
                 Some(c) => format!("launch-failed (exit {c}): {reason}"),
                 None => format!("launch-failed: {reason}"),
             },
+            RunStatus::Http { status } => format!("http {status}"),
+            RunStatus::HttpFailed { reason } => format!("http error: {reason}"),
         }
     }
 }
@@ -430,10 +529,17 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
     let as_exit2 = |text: &str| interpret_output_at(event, version, 2, "", text);
     let (mut outcome, failed) = match &out.status {
         RunStatus::TimedOut => {
-            let what = format!(
-                "timed out after {}s: killed with its process group, output discarded",
-                spec.timeout_secs
-            );
+            let what = if matches!(spec.command, HandlerCommand::Http { .. }) {
+                format!(
+                    "timed out after {}s: no answer from the server, request abandoned",
+                    spec.timeout_secs
+                )
+            } else {
+                format!(
+                    "timed out after {}s: killed with its process group, output discarded",
+                    spec.timeout_secs
+                )
+            };
             if on_failure || fails_closed {
                 let mut o = as_exit2(&format!("hook timed out after {}s", spec.timeout_secs));
                 let why = if fails_closed && !on_failure {
@@ -481,6 +587,30 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             on_failure,
             &format!("the shell could not start the command ({reason})"),
             Some((*code, &stdout, &stderr)),
+        ),
+        RunStatus::Http { status } if (200..300).contains(status) => {
+            let mut o = interpret_output_at(event, version, 0, &stdout, "");
+            o.why.insert(
+                0,
+                format!(
+                    "http {status}: the response body is read as a command's stdout with exit 0 (hooks.md §1.2)"
+                ),
+            );
+            (o, false)
+        }
+        RunStatus::Http { status } => failure(
+            event,
+            version,
+            on_failure,
+            &format!("http {status} (not 2xx; the body is ignored)"),
+            None,
+        ),
+        RunStatus::HttpFailed { reason } => failure(
+            event,
+            version,
+            on_failure,
+            &format!("http error: {reason}"),
+            None,
         ),
         RunStatus::Exited { code } if *code != 0 && *code != 2 && on_failure => failure(
             event,

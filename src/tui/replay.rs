@@ -554,6 +554,11 @@ impl ReplayPane {
         };
         for s in &plan.specs {
             out.push(Line::from(Span::styled(s.label.clone(), theme.tool())));
+            if let Some(line) = s.http_plan_line() {
+                out.push(Line::from(format!("  {line}")));
+                out.push(Line::from(format!("  timeout: {}s", s.timeout_secs)));
+                continue;
+            }
             out.push(Line::from(format!("  runs: {}", quote(s.argv()))));
             out.push(Line::from(format!("  cwd: {}", s.cwd.display())));
             if let Some(n) = &s.cwd_note {

@@ -28,7 +28,7 @@ pub struct ExecPlan {
     pub version: Version,
     /// The hook's stdin JSON (unmasked: it is what the handlers get).
     pub payload: Value,
-    /// The command handlers to run, labelled `#<n> file:line (layer)`.
+    /// The command and `http` handlers to run, labelled `#<n> file:line (layer)`.
     pub specs: Vec<RunSpec>,
     /// Handlers the event reaches that are not run (http, prompt, agent,
     /// mcp_tool, or a command that cannot be built), with the reason.
@@ -120,7 +120,14 @@ pub fn plan(
                 source: EnvSource::Claude,
             });
         }
-        match RunSpec::from_handler(h, label(v.index), cwd.clone(), cwd_note.clone(), env) {
+        match RunSpec::from_handler(
+            h,
+            label(v.index),
+            cwd.clone(),
+            cwd_note.clone(),
+            env,
+            lookup,
+        ) {
             Ok(spec) => specs.push(spec),
             Err(reason) => not_run.push(NotRun {
                 label: label(v.index),

@@ -37,6 +37,9 @@ pub struct ProcessRunner;
 
 impl Runner for ProcessRunner {
     fn run(&self, spec: &RunSpec, stdin: &[u8]) -> RunOutput {
+        if let super::HandlerCommand::Http { url, headers } = &spec.command {
+            return super::http::post(url, headers, spec.timeout_secs, stdin);
+        }
         run_process(spec, stdin)
     }
 }

@@ -106,16 +106,12 @@ pub struct NotRun {
 }
 
 /// Why a handler of `handler_type` is not run by `--exec`, `None` for
-/// `command` (hooks.md §1.2, §1.9): `http` needs an HTTP client hookscope
-/// does not build in; `prompt` and `agent` need a model; `mcp_tool` needs
+/// `command` and `http` (hooks.md §1.2, §1.9; an `https://` url is refused
+/// by [`super::RunSpec::from_handler`]); `prompt` and `agent` need a model; `mcp_tool` needs
 /// the MCP server.
 pub fn not_runnable(handler_type: &str) -> Option<String> {
     match handler_type {
-        "command" => None,
-        "http" => Some(
-            "not run: http client not built in (hookscope POSTs nothing; see the README's --exec section)"
-                .into(),
-        ),
+        "command" | "http" => None,
         "prompt" | "agent" => Some(format!(
             "not runnable offline: the {handler_type} hook asks a model (hooks.md §1.9)"
         )),
@@ -175,7 +171,7 @@ pub struct ExecReport {
     pub event: String,
     /// The Claude Code version the answers were read at.
     pub claude_version: String,
-    /// Each command handler that ran, in configuration order.
+    /// Each command or `http` handler that ran, in configuration order.
     pub handlers: Vec<HandlerReport>,
     /// Handlers that were not run, and why.
     pub not_run: Vec<NotRun>,
