@@ -110,6 +110,10 @@ pub fn post(url: &str, headers: &[HttpHeader], timeout_secs: f64, body: &[u8]) -
         .timeout_global(Some(timeout_duration(timeout_secs)))
         .http_status_as_error(false)
         .max_redirects(0)
+        // Straight to the URL, as Node's fetch in Claude Code does: no
+        // HTTP_PROXY/ALL_PROXY from the environment (a local hook server
+        // must not be routed through a proxy).
+        .proxy(None)
         .build()
         .into();
     let mut req = agent.post(url).header("Content-Type", "application/json");
