@@ -549,8 +549,10 @@ fn file_path_of(input: &Value) -> Option<&str> {
         .find_map(|k| input.get(*k).and_then(Value::as_str))
 }
 
-/// A permission-rule glob (`*` = any text) as an anchored regex.
-fn glob_regex(pattern: &str) -> Option<regex::Regex> {
+/// A permission-rule wildcard (`*` = any text, newlines included; every
+/// other character literal) as an anchored regex; shared with the
+/// settings `permissions` rules of `hooks::exec::permissions`.
+pub(crate) fn wildcard_regex(pattern: &str) -> Option<regex::Regex> {
     let body: Vec<String> = pattern.split('*').map(regex::escape).collect();
     regex::Regex::new(&format!("^(?s:{})$", body.join(".*"))).ok()
 }
@@ -564,7 +566,7 @@ fn command_pattern_matches(pattern: &str, text: &str) -> bool {
     {
         return true;
     }
-    glob_regex(pattern).is_some_and(|re| re.is_match(text))
+    wildcard_regex(pattern).is_some_and(|re| re.is_match(text))
 }
 
 /// Whether a Bash pattern names more than a command (`git push *`,

@@ -171,18 +171,13 @@ fn command_matches(pattern: &str, command: &str) -> bool {
     if let Some(prefix) = pattern.strip_suffix(":*") {
         return candidates.iter().any(|c| c.starts_with(prefix));
     }
-    let Ok(re) = wildcard_regex(pattern) else {
+    let Some(re) = crate::hooks::matcher::wildcard_regex(pattern) else {
         return false;
     };
     let bare = pattern.strip_suffix(" *");
     candidates
         .iter()
         .any(|c| re.is_match(c) || bare.is_some_and(|b| c == b))
-}
-
-fn wildcard_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
-    let parts: Vec<String> = pattern.split('*').map(regex::escape).collect();
-    regex::Regex::new(&format!("^(?s:{})$", parts.join(".*")))
 }
 
 fn path_matches(pattern: &str, path: &str, ctx: &RuleContext) -> bool {
