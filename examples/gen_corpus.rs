@@ -4,7 +4,12 @@
 //! `benches/support/gen_corpus.rs` for the layout and the id rewriting).
 //!
 //! Run: `cargo run --release --example gen_corpus -- OUT_DIR [--size 1GiB]
-//! [--source ../shared/corpus]`
+//! [--source ../shared/corpus] [--heavy]`
+//!
+//! `--heavy` (issue 11 §4, the heavy-user mode) adds three big Claude Code
+//! sessions of 301 MB, each with ten 10 MB lines, in `OUT_DIR/big/p-big/`
+//! (`--big N` sets how many); use it with `--size 5GiB` for issue 11's
+//! 5 GB corpus.
 //!
 //! `--size` accepts `1GiB`, `512MiB`, `300MB`, … (default `1GiB`); the output
 //! is at least that big (whole copies). Exit status 2 on a bad argument, 1 when
@@ -18,7 +23,7 @@ use std::time::Instant;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen_corpus OUT_DIR [--size 1GiB] [--source DIR]  (default source ../shared/corpus)"
+        "usage: gen_corpus OUT_DIR [--size 1GiB] [--source DIR] [--heavy] [--big N]  (default source ../shared/corpus)"
     );
     std::process::exit(2)
 }
@@ -27,6 +32,7 @@ fn main() {
     let mut out: Option<PathBuf> = None;
     let mut size = 1u64 << 30;
     let mut source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let mut heavy: Option<gen_corpus::Heavy> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -36,6 +42,16 @@ fn main() {
             },
             "--source" => match args.next() {
                 Some(s) => source = PathBuf::from(s),
+                None => usage(),
+            },
+            "--heavy" => heavy = Some(heavy.take().unwrap_or_default()),
+            "--big" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) => {
+                    heavy = Some(gen_corpus::Heavy {
+                        sessions: n,
+                        ..heavy.take().unwrap_or_default()
+                    })
+                }
                 None => usage(),
             },
             "-h" | "--help" => usage(),
@@ -60,6 +76,23 @@ fn main() {
             );
             if let Err(e) = gen_corpus::verify_first_copy(&source, &out) {
                 eprintln!("gen_corpus: warning: {e}");
+            }
+            if let Some(heavy) = &heavy {
+                let start = Instant::now();
+                match gen_corpus::generate_big_sessions(&source, &out, heavy) {
+                    Ok((files, bytes)) => println!(
+                        "{}: {files} big sessions, {:.2} GB, {} lines of {} MB each, in {:.1} s",
+                        out.join("big").display(),
+                        bytes as f64 / 1e9,
+                        heavy.big_lines,
+                        heavy.line_bytes / 1_000_000,
+                        start.elapsed().as_secs_f64()
+                    ),
+                    Err(e) => {
+                        eprintln!("gen_corpus: {e}");
+                        std::process::exit(1);
+                    }
+                }
             }
         }
         Err(e) => {

@@ -645,3 +645,202 @@ pub fn verify_first_copy(source: &Path, out: &Path) -> Result<(), String> {
         ))
     }
 }
+
+/// The heavy-user mode's big sessions (issue 11 §4): how many, how big, and
+/// how many 10 MB lines each holds.
+#[derive(Debug, Clone)]
+pub struct Heavy {
+    /// Big Claude Code sessions written into `OUT/big/p-big/`.
+    pub sessions: usize,
+    /// Target size of each, in bytes (the last repetition may pass it).
+    pub bytes: u64,
+    /// Lines of about [`Heavy::line_bytes`] each big session holds (a Bash
+    /// call whose `tool_result` is that big), spread evenly.
+    pub big_lines: usize,
+    /// Size of one big line, in bytes (half in the `tool_result` content,
+    /// half in `toolUseResult.stdout`, as Claude Code writes both).
+    pub line_bytes: usize,
+}
+
+impl Default for Heavy {
+    /// Three 301 MB sessions with ten 10 MB lines each: the shape issue 11
+    /// measured (a Codex user's 415 MB file, peers.md §3).
+    fn default() -> Heavy {
+        Heavy {
+            sessions: 3,
+            bytes: 301_000_000,
+            big_lines: 10,
+            line_bytes: 10_000_000,
+        }
+    }
+}
+
+/// The template of a big session: the source's Claude Code session (main
+/// file under 1 MB, no subagents) with the most `tool_use` blocks, and in
+/// it the first Bash `tool_use` line and the line of its `tool_result`.
+struct BigTemplate {
+    id: String,
+    lines: Vec<Vec<u8>>,
+    call: serde_json::Value,
+    result: serde_json::Value,
+}
+
+fn big_template(source: &Path) -> Result<BigTemplate, String> {
+    let found = discover(&[source.to_path_buf()]).map_err(|e| e.to_string())?;
+    let mut best: Option<(usize, &SessionRef)> = None;
+    for s in found.sessions.iter().filter(|s| {
+        s.agent == Agent::ClaudeCode
+            && s.subagent_files.is_empty()
+            && uuid_shaped(&s.id)
+            && s.total_bytes() < 1 << 20
+    }) {
+        let Ok(bytes) = std::fs::read(&s.path) else {
+            continue;
+        };
+        let n = memchr::memmem::find_iter(&bytes, b"\"tool_use\"").count();
+        let has_bash = memchr::memmem::find(&bytes, b"\"name\":\"Bash\"").is_some();
+        if has_bash && best.is_none_or(|(m, _)| n > m) {
+            best = Some((n, s));
+        }
+    }
+    let (_, s) = best.ok_or("no Claude Code session with a Bash call in the source")?;
+    let bytes = std::fs::read(&s.path).map_err(|e| format!("{}: {e}", s.path.display()))?;
+    let lines: Vec<Vec<u8>> = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    let values: Vec<serde_json::Value> = lines
+        .iter()
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    let blocks = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v.pointer("/message/content")
+            .and_then(serde_json::Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let call = values
+        .iter()
+        .find(|v| {
+            let b = blocks(v);
+            b.len() == 1 && b[0]["type"] == "tool_use" && b[0]["name"] == "Bash"
+        })
+        .cloned()
+        .ok_or("no single-block Bash tool_use line")?;
+    let id = blocks(&call)[0]["id"].clone();
+    let result = values
+        .iter()
+        .find(|v| {
+            let b = blocks(v);
+            b.len() == 1 && b[0]["type"] == "tool_result" && b[0]["tool_use_id"] == id
+        })
+        .cloned()
+        .ok_or("no tool_result for the Bash call")?;
+    Ok(BigTemplate {
+        id: s.id.clone(),
+        lines,
+        call,
+        result,
+    })
+}
+
+/// `uuid` made unique for repetition `k`: its last 12 hex digits mixed with
+/// `k` (still UUID-shaped).
+fn uuid_for(uuid: &[u8], k: usize) -> Vec<u8> {
+    let mut out = uuid[..24].to_vec();
+    let tail =
+        u64::from_str_radix(std::str::from_utf8(&uuid[24..36]).unwrap_or("0"), 16).unwrap_or(0);
+    out.extend_from_slice(
+        format!("{:012x}", (tail ^ ((k as u64) << 20)) & 0xffff_ffff_ffff).as_bytes(),
+    );
+    out
+}
+
+/// One line of repetition `k`: every UUID other than the session id and
+/// every `toolu_…` id made unique for `k`.
+fn repeat_line(line: &[u8], session_id: &str, new_id: &str, k: usize) -> Vec<u8> {
+    static IDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|toolu_[A-Za-z0-9]+",
+        )
+        .expect("a fixed regex")
+    });
+    let line = IDS.replace_all(line, |c: &regex::bytes::Captures| {
+        let m = &c[0];
+        if m == session_id.as_bytes() {
+            new_id.as_bytes().to_vec()
+        } else if m.starts_with(b"toolu_") {
+            let mut v = m.to_vec();
+            v.extend_from_slice(format!("r{k}").as_bytes());
+            v
+        } else {
+            uuid_for(m, k)
+        }
+    });
+    line.into_owned()
+}
+
+/// Writes `heavy.sessions` big Claude Code sessions into `OUT/big/p-big/`,
+/// each the template session repeated (ids made unique per repetition)
+/// until `heavy.bytes`, with `heavy.big_lines` Bash calls whose result line
+/// is `heavy.line_bytes` long spread among the repetitions. Returns (files,
+/// bytes) written.
+///
+/// # Errors
+/// A message when the source has no usable template or a write fails.
+pub fn generate_big_sessions(
+    source: &Path,
+    out: &Path,
+    heavy: &Heavy,
+) -> Result<(usize, u64), String> {
+    let t = big_template(source)?;
+    let dir = out.join("big").join("p-big");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let body: u64 = t.lines.iter().map(|l| l.len() as u64 + 1).sum();
+    let big_total = (heavy.big_lines * heavy.line_bytes) as u64;
+    let reps = (heavy.bytes.saturating_sub(big_total) / body.max(1)).max(1) as usize;
+    let every = if heavy.big_lines == 0 {
+        usize::MAX
+    } else {
+        (reps / heavy.big_lines).max(1)
+    };
+    let filler = "x".repeat(heavy.line_bytes / 2);
+    let (mut files, mut bytes) = (0usize, 0u64);
+    for n in 0..heavy.sessions {
+        let new_id = fresh_id(&format!("hookscope-bench/big/{n}"));
+        let path = dir.join(format!("{new_id}.jsonl"));
+        let file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        let mut written = 0u64;
+        let mut big_written = 0usize;
+        for k in 0..reps {
+            for line in &t.lines {
+                let l = repeat_line(line, &t.id, &new_id, k);
+                w.write_all(&l)
+                    .and_then(|()| w.write_all(b"\n"))
+                    .map_err(|e| e.to_string())?;
+                written += l.len() as u64 + 1;
+            }
+            if big_written < heavy.big_lines && k % every == every - 1 {
+                big_written += 1;
+                let mut call = t.call.clone();
+                let mut result = t.result.clone();
+                result["message"]["content"][0]["content"] = filler.clone().into();
+                result["toolUseResult"]["stdout"] = filler.clone().into();
+                for v in [&mut call, &mut result] {
+                    let text = serde_json::to_vec(v).map_err(|e| e.to_string())?;
+                    let l = repeat_line(&text, &t.id, &new_id, reps + big_written);
+                    w.write_all(&l)
+                        .and_then(|()| w.write_all(b"\n"))
+                        .map_err(|e| e.to_string())?;
+                    written += l.len() as u64 + 1;
+                }
+            }
+        }
+        w.flush().map_err(|e| e.to_string())?;
+        files += 1;
+        bytes += written;
+    }
+    Ok((files, bytes))
+}
