@@ -25,6 +25,11 @@ struct Args {
     /// elapsed milliseconds and exit (used by `cargo bench --bench load`).
     #[arg(long, hide = true)]
     first_frame: bool,
+    /// Benchmark hook: discover PATHs, then print the milliseconds to the
+    /// first frame, to the complete session list and to the Calls view's
+    /// answer to this filter line (used by `cargo bench --bench heavy`).
+    #[arg(long, hide = true, value_name = "FILTER")]
+    bench_probe: Option<String>,
     /// A rule set (TOML; `hookscope test --example` prints one) for the TUI's replay
     /// pane (`r`): each rule's decision with the why.
     #[arg(long, value_name = "FILE")]
@@ -175,6 +180,12 @@ fn main() {
         Some(Command::Payload(args)) => cli::payload::run(&args),
         Some(Command::Replay(args)) => cli::replay::run(&args),
         Some(Command::Hooks(args)) => cli::hooks::run(&args),
+        None if args.bench_probe.is_some() => {
+            match tui::bench_probe(&args.paths, args.bench_probe.as_deref().unwrap_or_default()) {
+                Ok([frame, list, calls]) => println!("{frame:.1} {list:.1} {calls:.1}"),
+                Err(e) => cli::fail(format!("{e:#}")),
+            }
+        }
         None if args.first_frame => match tui::first_frame_ms(&args.paths) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),

@@ -800,11 +800,9 @@ pub fn generate_big_sessions(
     let body: u64 = t.lines.iter().map(|l| l.len() as u64 + 1).sum();
     let big_total = (heavy.big_lines * heavy.line_bytes) as u64;
     let reps = (heavy.bytes.saturating_sub(big_total) / body.max(1)).max(1) as usize;
-    let every = if heavy.big_lines == 0 {
-        usize::MAX
-    } else {
-        (reps / heavy.big_lines).max(1)
-    };
+    let every = reps
+        .checked_div(heavy.big_lines)
+        .map_or(usize::MAX, |n| n.max(1));
     let filler = "x".repeat(heavy.line_bytes / 2);
     let (mut files, mut bytes) = (0usize, 0u64);
     for n in 0..heavy.sessions {

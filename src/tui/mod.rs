@@ -203,6 +203,55 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> any
     Ok(())
 }
 
+/// Timings of the TUI's start on `paths`, for the heavy-user benchmark
+/// (`benches/heavy.rs`, issue 11 §2), in milliseconds from the start:
+/// `first_frame` (discovery, app, one 200x50 frame headless), `list` (every
+/// session's summary arrived: the complete list with counts) and `calls`
+/// (the Calls view's answer to `filter`, asked right after the first
+/// frame, as typing it at once would). Runs the same workers as [`run`].
+///
+/// # Errors
+/// A bad PATH, a filter line that does not parse, or a render failure.
+pub fn bench_probe(paths: &[PathBuf], filter: &str) -> anyhow::Result<[f64; 3]> {
+    let start = std::time::Instant::now();
+    let ms = || start.elapsed().as_secs_f64() * 1000.0;
+    let found = discover(paths)?;
+    let mut app = App::new(
+        found.sessions.clone(),
+        found.diagnostics,
+        Utc.fix(),
+        Theme::from_env(),
+    );
+    app.handle(Action::Resize {
+        width: 200,
+        height: 50,
+    });
+    let (tx, rx) = mpsc::channel();
+    worker::spawn_summaries(found.sessions.clone(), tx.clone());
+    let queries = worker::spawn_queries(found.sessions, tx);
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
+    term.draw(|f| draw(f, &app))?;
+    let first_frame = ms();
+    let query = calls::prepare(filter, Utc::now()).map_err(|e| anyhow::anyhow!(e))?;
+    queries.send(1, query);
+    let (mut list, mut calls) = (None, None);
+    while list.is_none() || calls.is_none() {
+        let Ok(msg) = rx.recv() else { break };
+        match &msg {
+            worker::Msg::SummariesDone => list = Some(ms()),
+            worker::Msg::Found { .. } => calls = Some(ms()),
+            _ => {}
+        }
+        app.apply(msg);
+    }
+    term.draw(|f| draw(f, &app))?;
+    Ok([
+        first_frame,
+        list.unwrap_or(f64::NAN),
+        calls.unwrap_or(f64::NAN),
+    ])
+}
+
 /// Time to first frame, for the load benchmark: discovers `paths`, builds the
 /// app and renders one 200x50 frame headless (ratatui `TestBackend`), and
 /// returns the elapsed milliseconds. Summaries are not awaited: the first

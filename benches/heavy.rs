@@ -1,0 +1,307 @@
+//! The heavy-user benchmark (issue 11 §4; not a test): one run reports every
+//! number issue 11 §2 sets a budget for, on a generated heavy corpus.
+//!
+//! Run: `cargo build --release && cargo bench --bench heavy [-- --corpus DIR]
+//! [--size 5GiB] [--runs 3]`
+//!
+//! 1. Corpus: `--corpus DIR` is reused when it holds files, else generated
+//!    there (and kept): the copies of `../shared/corpus` (all four agents)
+//!    up to `--size` plus the heavy-user mode's three 301 MB Claude Code
+//!    sessions with ten 10 MB lines each (`benches/support/gen_corpus.rs`,
+//!    `gen_corpus --heavy`). Without `--corpus` it goes to a temporary
+//!    folder removed at exit.
+//! 2. Every command runs `target/release/hookscope` (build it first) with
+//!    `XDG_CACHE_HOME` set to a folder of the bench's own, so the user's
+//!    cache is never touched: **cold** = that folder emptied first (an index
+//!    is built when hookscope keeps one), **warm** = the same command again.
+//! 3. Reported, medians of `--runs` where repeated:
+//!    * `sessions DIR` cold (time, MB/s of corpus bytes) and warm;
+//!    * the TUI's start (hidden `--bench-probe FILTER`): first frame,
+//!      complete list with counts, the Calls view's first answer for
+//!      `tool:Bash` and for `is:error`;
+//!    * peak RSS of each command (`wait4`'s `ru_maxrss`);
+//!    * `show BIG` on one 301 MB session: time and peak RSS;
+//!    * `find DIR --tool-name Bash --input-contains git` at `--limit 50`,
+//!      `1000` and every match, against `rg -c git DIR` (page cache warm,
+//!      interleaved), with the ratios.
+//!
+//! Nothing here asserts; numbers go in the README's Benchmarks section.
+
+#[path = "support/gen_corpus.rs"]
+mod gen_corpus;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Bench options (see the module doc).
+struct Options {
+    corpus: Option<PathBuf>,
+    size: u64,
+    runs: usize,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        corpus: None,
+        size: 5 << 30,
+        runs: 3,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--corpus" => o.corpus = args.next().map(PathBuf::from),
+            "--size" => {
+                if let Some(s) = args.next().as_deref().and_then(gen_corpus::parse_size) {
+                    o.size = s;
+                }
+            }
+            "--runs" => {
+                if let Some(n) = args.next().and_then(|n| n.parse().ok()) {
+                    o.runs = n;
+                }
+            }
+            _ => {} // cargo bench passes --bench
+        }
+    }
+    o
+}
+
+/// One finished command: wall seconds, peak RSS in MB, stdout.
+struct Ran {
+    secs: f64,
+    rss_mb: f64,
+    stdout: String,
+}
+
+/// Runs `cmd` to the end with stdout captured (stdin null, stderr
+/// discarded), reaping it with `wait4` to read its peak RSS.
+fn run(mut cmd: Command) -> Ran {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let start = Instant::now();
+    let Ok(mut child) = cmd.spawn() else {
+        return Ran {
+            secs: f64::NAN,
+            rss_mb: f64::NAN,
+            stdout: String::new(),
+        };
+    };
+    let mut stdout = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        use std::io::Read;
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        stdout = String::from_utf8_lossy(&buf).into_owned();
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data, zero is a valid value; wait4 fills it
+    // for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our child, not yet reaped; the pointers are valid.
+    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    Ran {
+        secs: start.elapsed().as_secs_f64(),
+        rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        stdout,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn corpus_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(e.path()),
+                Ok(t) if t.is_file() => total += e.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
+}
+
+fn main() {
+    let o = options();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let binary = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+        .join("release/hookscope");
+    if !binary.is_file() {
+        eprintln!("heavy bench: build `cargo build --release` first");
+        std::process::exit(2);
+    }
+    let scratch = tempfile::tempdir().expect("a temporary folder");
+    let corpus = o
+        .corpus
+        .clone()
+        .unwrap_or_else(|| scratch.path().join("corpus"));
+    let has_files = std::fs::read_dir(&corpus).is_ok_and(|mut d| d.next().is_some());
+    if !has_files {
+        let source = root.join("../shared/corpus");
+        let start = Instant::now();
+        let g = gen_corpus::generate(&source, &corpus, o.size).expect("corpus generated");
+        let (big, big_bytes) =
+            gen_corpus::generate_big_sessions(&source, &corpus, &gen_corpus::Heavy::default())
+                .expect("big sessions generated");
+        if let Err(e) = gen_corpus::verify_first_copy(&source, &corpus) {
+            eprintln!("heavy bench: warning: {e}");
+        }
+        println!(
+            "generated {}: {} copies × {} sessions ({:.1} MB each), {} files, {:.2} GB + {big} big sessions {:.2} GB in {:.0} s",
+            corpus.display(),
+            g.copies,
+            g.sessions_per_copy,
+            g.source_bytes as f64 / 1e6,
+            g.files,
+            g.bytes as f64 / 1e9,
+            big_bytes as f64 / 1e9,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    let bytes = corpus_bytes(&corpus);
+    let cache = scratch.path().join("cache");
+    let hookscope = |args: &[&str]| {
+        let mut c = Command::new(&binary);
+        c.args(args)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("NO_COLOR", "1");
+        c
+    };
+    let dir = corpus.to_string_lossy().into_owned();
+    println!("corpus {dir}: {:.2} GB", bytes as f64 / 1e9);
+
+    // Page cache: every file read once (rg reads them all).
+    let _ = Command::new("rg")
+        .args(["-c", "--no-messages", "git", &dir])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+
+    // Cold and warm session lists.
+    let _ = std::fs::remove_dir_all(&cache);
+    let cold = run(hookscope(&["sessions", &dir, "--json"]));
+    println!(
+        "sessions, cold: {:.2} s ({:.0} MB/s), peak RSS {:.0} MB",
+        cold.secs,
+        bytes as f64 / 1e6 / cold.secs,
+        cold.rss_mb
+    );
+    let warm: Vec<Ran> = (0..o.runs)
+        .map(|_| run(hookscope(&["sessions", &dir, "--json"])))
+        .collect();
+    println!(
+        "sessions, warm: {:.2} s, peak RSS {:.0} MB",
+        median(warm.iter().map(|r| r.secs).collect()),
+        median(warm.iter().map(|r| r.rss_mb).collect())
+    );
+
+    // The TUI's start.
+    for filter in ["tool:Bash", "is:error"] {
+        let mut samples: Vec<[f64; 3]> = Vec::new();
+        let mut rss = Vec::new();
+        for _ in 0..o.runs {
+            let r = run(hookscope(&["--bench-probe", filter, &dir]));
+            let v: Vec<f64> = r
+                .stdout
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if let [a, b, c] = v[..] {
+                samples.push([a, b, c]);
+            }
+            rss.push(r.rss_mb);
+        }
+        let col = |i: usize| median(samples.iter().map(|s| s[i]).collect());
+        println!(
+            "TUI ({filter}): first frame {:.0} ms, list complete {:.0} ms, Calls first answer {:.0} ms, peak RSS {:.0} MB",
+            col(0),
+            col(1),
+            col(2),
+            median(rss)
+        );
+    }
+
+    // The big session.
+    let big_dir = corpus.join("big/p-big");
+    let big = std::fs::read_dir(&big_dir)
+        .ok()
+        .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())));
+    if let Some(big) = big {
+        let size = std::fs::metadata(&big).map_or(0, |m| m.len());
+        let big = big.to_string_lossy().into_owned();
+        let runs: Vec<Ran> = (0..o.runs)
+            .map(|_| run(hookscope(&["show", &big])))
+            .collect();
+        println!(
+            "show one {:.0} MB session: {:.2} s, peak RSS {:.0} MB",
+            size as f64 / 1e6,
+            median(runs.iter().map(|r| r.secs).collect()),
+            median(runs.iter().map(|r| r.rss_mb).collect())
+        );
+    }
+
+    // find against rg -c.
+    let rg_ok = Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let limits = ["50", "1000", "10000"];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); limits.len()];
+    let mut rss: Vec<Vec<f64>> = vec![Vec::new(); limits.len()];
+    let mut counts = vec![0usize; limits.len()];
+    let mut rg_times = Vec::new();
+    for _ in 0..o.runs {
+        for (i, limit) in limits.iter().enumerate() {
+            let r = run(hookscope(&[
+                "find",
+                &dir,
+                "--tool-name",
+                "Bash",
+                "--input-contains",
+                "git",
+                "--limit",
+                limit,
+                "--json",
+            ]));
+            counts[i] = r.stdout.matches("\"tool_use_id\"").count();
+            times[i].push(r.secs);
+            rss[i].push(r.rss_mb);
+        }
+        if rg_ok {
+            let mut c = Command::new("rg");
+            c.args(["-c", "git", &dir]);
+            rg_times.push(run(c).secs);
+        }
+    }
+    let rg = median(rg_times);
+    for (i, limit) in limits.iter().enumerate() {
+        let t = median(times[i].clone());
+        println!(
+            "find --limit {limit}: {t:.2} s ({} records, peak RSS {:.0} MB){}",
+            counts[i],
+            median(rss[i].clone()),
+            if rg_ok {
+                format!(", {:.2}× rg -c ({rg:.2} s)", t / rg)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !rg_ok {
+        println!("rg not on PATH: the ratios are skipped (apt-get install ripgrep)");
+    }
+}
