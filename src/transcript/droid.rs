@@ -24,7 +24,16 @@
 //!     `hookResults[{exitCode, stdout, stderr}]`, `hookCommands`,
 //!     `hookOrder`, `hookStartTime`, `hookEndTime`), in file order (a
 //!     tool's PreToolUse run comes right after the assistant message that
-//!     asked for the tool);
+//!     asked for the tool). Each is also one typed
+//!     [`super::hook_activity::HookActivity`] in the thread's
+//!     [`LineIndex::hook_activity`]
+//!     ([`super::hook_activity::HookLog::on_droid_hook`]: exit 2 on
+//!     PreToolUse is blocked, another non-zero exit failed), tied to its
+//!     call by `hookToolCallId`, so `find --hook/--blocked`, the TUI's
+//!     hook marks and `hooks --activity` see Droid's hooks; a hook field
+//!     of the wrong JSON type is a diagnostic on its line (the rest is
+//!     kept). Notes before the first prompt (the SessionStart run) belong
+//!     to the first turn;
 //!   - assistant blocks: `text` → [`Event::Text`], `thinking` →
 //!     [`Event::Thinking`], `tool_use` → [`Event::ToolCall`] typed by
 //!     [`parse_tool_call`] (`Execute` → a Bash call, `Create` → a Write
@@ -62,6 +71,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::claude_code::timestamp_of;
+use super::hook_activity::{At, HookLog};
 use super::jsonl::read_objects;
 use super::model::{
     Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
@@ -196,6 +206,8 @@ struct Thread {
     started: Option<DateTime<Utc>>,
     ended: Option<DateTime<Utc>>,
     diagnostics: Vec<Diagnostic>,
+    /// Hook firings so far (`LineIndex::hook_activity` once done).
+    hooks: HookLog,
 }
 
 impl Thread {
@@ -338,6 +350,17 @@ impl Thread {
                     self.push_event(event);
                     return;
                 }
+                // Notes before the first prompt (the SessionStart hook line)
+                // belong to the first turn, not to a prompt-less one.
+                if let [first] = self.turns.as_mut_slice()
+                    && first.prompt_line.is_none()
+                    && first.events.iter().all(|e| matches!(e, Event::Note { .. }))
+                {
+                    first.prompt = text;
+                    first.prompt_line = Some(line);
+                    first.timestamp = ts;
+                    return;
+                }
                 self.turns.push(Turn {
                     prompt: text,
                     prompt_line: Some(line),
@@ -386,6 +409,23 @@ impl Thread {
     }
 
     fn hook(&mut self, line: usize, m: &Value, ts: Option<DateTime<Utc>>) {
+        let call = str_of(m, "hookToolCallId")
+            .and_then(|id| self.calls.get(id))
+            .and_then(|&(t, e)| match self.turns.get(t)?.events.get(e)? {
+                Event::ToolCall(r) => Some((r.line, r.call.raw())),
+                _ => None,
+            });
+        let at = At {
+            line,
+            turn: self.turns.len().saturating_sub(1),
+            timestamp: ts,
+            sidechain: false,
+            call,
+        };
+        let problems = self.hooks.on_droid_hook(m, &at);
+        for p in problems {
+            self.diag(line, format!("hook line: {p}; the rest of it is kept"));
+        }
         let event = str_of(m, "hookEventName").unwrap_or("unknown");
         let mut fields = Map::new();
         for key in HOOK_FIELDS {
@@ -509,6 +549,8 @@ fn load_tree(
     visited.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let mut thread = Thread::read(path)?;
     let mut diagnostics = std::mem::take(&mut thread.diagnostics);
+    let mut lines = LineIndex::default();
+    lines.set_hook_activity(std::mem::take(&mut thread.hooks).finish());
     let mut models = Vec::new();
     let mut usage = Usage::default();
     if let Some(settings) = read_sidecar(&settings_path(path), &mut diagnostics) {
@@ -553,7 +595,7 @@ fn load_tree(
         usage,
         models,
         diagnostics,
-        lines: LineIndex::default(),
+        lines,
     })
 }
 
@@ -662,7 +704,7 @@ fn link_children(
             models: child_session.models,
             started: child_session.started,
             ended: child_session.ended,
-            lines: LineIndex::default(),
+            lines: child_session.lines,
         });
         // A grandchild stays reachable: it is a flat subagent of this session.
         subagents.extend(grandchildren);
