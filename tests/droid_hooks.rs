@@ -376,3 +376,110 @@ fn exit_codes_and_json_stdout_decide_the_action() {
     assert_eq!(s.lines.hook_activity[4].context, ["remember X"]);
     assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
 }
+
+/// The captured stdin payloads of one run's `<Event>.jsonl`, in file order.
+fn captured(run: &str, event: &str) -> Vec<Value> {
+    let path = corpus()
+        .join("runs")
+        .join(run)
+        .join("hooks")
+        .join(format!("{event}.jsonl"));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("capture line")["stdin"].clone())
+        .collect()
+}
+
+#[test]
+fn rebuilt_droid_payloads_match_every_capture_field_by_field() {
+    use hookscope::hooks::events::{At, EventName, all_payloads, payload};
+    let sessions = load_all();
+    let mut compared = 0;
+    for run in [
+        "tools",
+        "multiturn",
+        "subagent",
+        "errors",
+        "denied",
+        "abort",
+    ] {
+        for (event, name) in [
+            (EventName::SessionStart, "SessionStart"),
+            (EventName::PreToolUse, "PreToolUse"),
+            (EventName::PostToolUse, "PostToolUse"),
+            (EventName::Stop, "Stop"),
+            (EventName::SessionEnd, "SessionEnd"),
+        ] {
+            let caps = captured(run, name);
+            let Some(first) = caps.first() else {
+                continue;
+            };
+            let id = first["session_id"].as_str().expect("session_id");
+            let s = by_id(&sessions, id);
+            let rebuilt: Vec<_> = if matches!(event, EventName::PreToolUse | EventName::PostToolUse)
+            {
+                // Each capture pairs with the first unused hook line of the
+                // event whose matcher is its tool_name (parallel calls' hooks
+                // run at once, so the capture order of those may differ);
+                // that line's hookToolCallId names the call.
+                let mut used = std::collections::HashSet::new();
+                caps.iter()
+                    .map(|cap| {
+                        let want = format!("{name}:{}", cap["tool_name"].as_str().unwrap_or(""));
+                        let (i, h) = s
+                            .lines
+                            .hook_activity
+                            .iter()
+                            .enumerate()
+                            .find(|(i, h)| {
+                                h.hook_name.as_deref() == Some(want.as_str()) && !used.contains(i)
+                            })
+                            .unwrap_or_else(|| panic!("{run}: no hook line for {want}"));
+                        used.insert(i);
+                        let id = h.tool_use_id.clone().expect("hookToolCallId");
+                        payload(s, event, &At::ToolUseId(id)).expect("rebuilt")
+                    })
+                    .collect()
+            } else {
+                all_payloads(s, event)
+            };
+            assert_eq!(rebuilt.len(), caps.len(), "{run} {name}");
+            for (cap, p) in caps.iter().zip(&rebuilt) {
+                let cap = cap.as_object().expect("object");
+                let got = p.json.as_object().expect("object");
+                let left: Vec<&str> = p.left_out.iter().map(|l| l.field.as_str()).collect();
+                let expected_left: &[&str] = match name {
+                    "SessionStart" => &["CLAUDE_ENV_FILE"],
+                    "Stop" => &["tool_execution_count", "elapsed_time"],
+                    "SessionEnd" => &["reason", "session_duration_ms"],
+                    _ => &[],
+                };
+                assert_eq!(left, expected_left, "{run} {name}");
+                for (k, v) in cap {
+                    if expected_left.contains(&k.as_str()) {
+                        assert!(!got.contains_key(k), "{run} {name} {k}");
+                        continue;
+                    }
+                    let g = got.get(k).unwrap_or_else(|| panic!("{run} {name}: no {k}"));
+                    if k == "transcript_path" {
+                        // The capture's machine path; same sessions/<slug>/<file>.
+                        let tail =
+                            |p: &str| p.rsplitn(3, '/').take(2).collect::<Vec<_>>().join("/");
+                        assert_eq!(
+                            tail(g.as_str().expect("str")),
+                            tail(v.as_str().expect("str"))
+                        );
+                        continue;
+                    }
+                    assert_eq!(g, v, "{run} {name} {k}");
+                }
+                assert_eq!(got.len() + left.len(), cap.len(), "{run} {name}: {got:?}");
+                compared += 1;
+            }
+        }
+    }
+    // python3: 57 capture lines less the one _responses.jsonl line.
+    assert_eq!(compared, 56);
+}

@@ -46,6 +46,11 @@
 //! - `compaction_state` → [`Event::Compaction`] (`summary.body`);
 //!   `todo_state` is known and not shown; any other type is a diagnostic.
 //!
+//! Each `message` line's `id` → line is [`LineIndex::uuids`] (so `--at
+//! <message id>` and `line:N` resolve); the file's one [`LineContext`]
+//! holds `session_start.cwd` and the settings' `autonomyMode` as
+//! `permission_mode` (what Droid's hook payloads carry).
+//!
 //! `<uuid>.settings.json` (read through [`super::fsread`], capped): `model`
 //! heads [`Session::models`]; `tokenUsage` is the session's usage
 //! (`inputTokens` → `input_tokens`, `outputTokens` → `output_tokens`,
@@ -74,8 +79,8 @@ use super::claude_code::timestamp_of;
 use super::hook_activity::{At, HookLog};
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
-    ToolCallRecord, ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, LineContext, LineIndex, Locus, Session, Subagent, SubagentLayout,
+    SubagentLink, ToolCallRecord, ToolResult, Turn, Usage,
 };
 use super::text::one_line;
 use crate::tools::{OnError, canonical_of, parse_tool_call, tool_kind, tool_resolved};
@@ -208,6 +213,8 @@ struct Thread {
     diagnostics: Vec<Diagnostic>,
     /// Hook firings so far (`LineIndex::hook_activity` once done).
     hooks: HookLog,
+    /// Each `message` line's `id` → its first line (`LineIndex::uuids`).
+    ids: HashMap<String, usize>,
 }
 
 impl Thread {
@@ -300,6 +307,9 @@ impl Thread {
             return;
         };
         let id = str_of(v, "id").unwrap_or_default();
+        if !id.is_empty() {
+            self.ids.entry(id.to_string()).or_insert(line);
+        }
         let blocks: &[Value] = m
             .get("content")
             .and_then(Value::as_array)
@@ -551,9 +561,14 @@ fn load_tree(
     let mut diagnostics = std::mem::take(&mut thread.diagnostics);
     let mut lines = LineIndex::default();
     lines.set_hook_activity(std::mem::take(&mut thread.hooks).finish());
+    lines.uuids = std::mem::take(&mut thread.ids);
     let mut models = Vec::new();
     let mut usage = Usage::default();
+    let mut autonomy = None;
     if let Some(settings) = read_sidecar(&settings_path(path), &mut diagnostics) {
+        autonomy = str_of(&settings, "autonomyMode")
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
         if let Some(model) = str_of(&settings, "model").filter(|m| !m.is_empty()) {
             models.push(model.to_string());
         }
@@ -565,6 +580,17 @@ fn load_tree(
         if !models.contains(&m) {
             models.push(m);
         }
+    }
+    // One context for the whole file: `session_start.cwd` and the
+    // settings' `autonomyMode` (`auto-high`, what Droid's hook payloads
+    // carry as `permission_mode`; a change mid-session is not recorded).
+    if thread.cwd.is_some() || autonomy.is_some() {
+        lines.contexts.push(LineContext {
+            line: 1,
+            cwd: thread.cwd.clone(),
+            permission_mode: autonomy,
+            ..LineContext::default()
+        });
     }
     let id = thread
         .id
