@@ -483,3 +483,288 @@ fn rebuilt_droid_payloads_match_every_capture_field_by_field() {
     // python3: 57 capture lines less the one _responses.jsonl line.
     assert_eq!(compared, 56);
 }
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// `hooks --agent droid` with `FACTORY_HOME_OVERRIDE` at a temp home holding
+/// the corpus's `factory/settings.json` (no hooks.json: Droid falls back to
+/// its `hooks` key): the 9 events, matcher "*" on the tool events.
+#[test]
+fn cli_hooks_agent_droid_reads_the_corpus_settings_in_a_temp_home() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    let proj = tmp.path().join("proj");
+    std::fs::create_dir_all(&proj).expect("mkdir");
+    let settings = std::fs::read_to_string(factory().join("settings.json")).expect("read");
+    write(&home.join(".factory/settings.json"), &settings);
+    let run = |args: &[&str]| {
+        let out = hookscope()
+            .args(["hooks", "--agent", "droid", "--json", "--cwd"])
+            .arg(&proj)
+            .args(args)
+            .env("FACTORY_HOME_OVERRIDE", &home)
+            .env("HOME", tmp.path().join("nohome"))
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).expect("json")
+    };
+    let v = run(&[]);
+    let config = &v["config"];
+    assert_eq!(config["agent"], "droid");
+    let found: Vec<(String, bool)> = config["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            let p = f["path"].as_str().unwrap_or("");
+            let rel = p
+                .strip_prefix(tmp.path().to_str().expect("utf8"))
+                .unwrap_or(p);
+            (rel.to_string(), f["found"] == true)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("/home/.factory/hooks.json".to_string(), false),
+            ("/home/.factory/settings.json".to_string(), true),
+            ("/proj/.factory/hooks.json".to_string(), false),
+            ("/proj/.factory/hooks/hooks.json".to_string(), false),
+            ("/proj/.factory/settings.json".to_string(), false),
+        ]
+    );
+    let handlers = config["handlers"].as_array().expect("handlers");
+    // python3: 9 event keys, one handler each, in file order.
+    let events: Vec<&str> = handlers
+        .iter()
+        .map(|h| h["event"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "PreToolUse",
+            "PostToolUse",
+            "Notification",
+            "UserPromptSubmit",
+            "Stop",
+            "SubagentStop",
+            "PreCompact",
+            "SessionStart",
+            "SessionEnd"
+        ]
+    );
+    for h in handlers {
+        let event = h["event"].as_str().unwrap_or("");
+        assert_eq!(
+            h["command"],
+            format!("python3 /home/dev/.factory/hooks/droid_hook.py {event}")
+        );
+        assert_eq!(h["effective_timeout"], 30.0);
+        assert_eq!(h["inactive"], Value::Null);
+        let matcher = if event.ends_with("ToolUse") {
+            json_str("*")
+        } else {
+            Value::Null
+        };
+        assert_eq!(h["matcher"], matcher, "{event}");
+    }
+    let m = run(&["--match", "PreToolUse", "Execute"]);
+    let verdicts = m["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0]["fires"], true);
+    // An event Droid does not have is refused.
+    let out = hookscope()
+        .args([
+            "hooks",
+            "--agent",
+            "droid",
+            "--match",
+            "PostToolUseFailure",
+            "Execute",
+        ])
+        .env("FACTORY_HOME_OVERRIDE", &home)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn json_str(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+fn droid_load(
+    factory: &std::path::Path,
+    cwd: Option<&std::path::Path>,
+) -> hookscope::hooks::settings::HookConfig {
+    use hookscope::hooks::settings::{LoadOptions, droid};
+    droid::load(
+        &LoadOptions {
+            cwd: cwd.map(std::path::Path::to_path_buf),
+            ..LoadOptions::default()
+        },
+        Some(factory.to_path_buf()),
+    )
+}
+
+const ONE_HOOK: &str = r#"{"hooks":{"PreToolUse":[{"matcher":"Execute|Create","hooks":[{"type":"command","command":"a.sh"}]}]}}"#;
+
+#[test]
+fn droid_hooks_json_wins_over_settings_and_legacy_is_a_fallback() {
+    use hookscope::hooks::contract::Version;
+    use hookscope::hooks::settings::{explain, synthetic_payload};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let f = tmp.path().join("factory");
+    let proj = tmp.path().join("proj");
+    write(&f.join("hooks.json"), ONE_HOOK);
+    write(
+        &f.join("settings.json"),
+        r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"s.sh"}]}]}}"#,
+    );
+    write(
+        &proj.join(".factory/hooks/hooks.json"),
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"legacy.sh","timeout":5}]}]}}"#,
+    );
+    write(
+        &proj.join(".factory/settings.json"),
+        r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"p.sh"}]}]}}"#,
+    );
+    let c = droid_load(&f, Some(&proj));
+    let commands: Vec<&str> = c
+        .handlers
+        .iter()
+        .filter_map(|h| h.command.as_deref())
+        .collect();
+    assert_eq!(commands, ["a.sh", "legacy.sh"]);
+    assert_eq!(c.handlers[0].effective_timeout, 60.0);
+    assert_eq!(c.handlers[1].effective_timeout, 5.0);
+    let v = Version::latest();
+    let fires = |tool: &str| {
+        let payload = synthetic_payload("PreToolUse", tool, None, &v);
+        explain(&c, "PreToolUse", &payload, &v)[0].fires
+    };
+    // "simple strings exact, regex supported": Execute|Create is a list.
+    assert!(fires("Execute"));
+    assert!(fires("Create"));
+    assert!(!fires("Read"));
+    assert!(!fires("ExecuteX"));
+}
+
+#[test]
+fn hostile_droid_hook_files_are_problems_not_crashes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Not JSON: its problem; the settings.json fallback is not used (the
+    // file is there).
+    let a = tmp.path().join("a");
+    write(&a.join("hooks.json"), "{not json");
+    write(&a.join("settings.json"), ONE_HOOK);
+    let c = droid_load(&a, None);
+    assert!(c.handlers.is_empty());
+    assert_eq!(c.files.len(), 1);
+    assert_eq!(c.files[0].problems[0].id, "settings-invalid-json");
+    // Huge: over the cap, not read.
+    let b = tmp.path().join("b");
+    write(&b.join("hooks.json"), &" ".repeat((4 << 20) + 1));
+    let c = droid_load(&b, None);
+    assert!(c.handlers.is_empty());
+    assert_eq!(c.files[0].problems[0].id, "settings-unreadable");
+    // A FIFO: not opened (no hang).
+    #[cfg(unix)]
+    {
+        let d = tmp.path().join("d");
+        std::fs::create_dir_all(&d).expect("mkdir");
+        let fifo = d.join("hooks.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let c = droid_load(&d, None);
+        assert!(c.handlers.is_empty());
+        assert_eq!(c.files[0].problems[0].id, "settings-unreadable");
+        assert!(
+            c.files[0].problems[0].message.starts_with("not read"),
+            "{:?}",
+            c.files[0].problems
+        );
+    }
+    // Events and handler types Droid does not have never run.
+    let e = tmp.path().join("e");
+    write(
+        &e.join("hooks.json"),
+        r#"{"hooks":{"PostToolUseFailure":[{"hooks":[{"type":"command","command":"x"}]}],
+                     "Stop":[{"hooks":[{"type":"http","url":"http://127.0.0.1:9/"}]}]}}"#,
+    );
+    let c = droid_load(&e, None);
+    assert_eq!(c.handlers.len(), 2);
+    assert!(c.handlers.iter().all(|h| h.inactive.is_some()));
+    let ids: Vec<&str> = c.files[0].problems.iter().map(|p| p.id).collect();
+    assert_eq!(ids, ["droid-unsupported", "droid-unsupported"]);
+}
+
+/// `replay --exec` on a Droid session uses the Droid config (here
+/// `$FACTORY_HOME_OVERRIDE/.factory/hooks.json`) and Droid's environment.
+#[test]
+fn cli_replay_exec_on_a_droid_session_runs_droid_hooks_with_droid_env() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(
+        &tmp.path().join(".factory/hooks.json"),
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Execute","hooks":[{"type":"command","command":"cat >/dev/null; echo no >&2; exit 2"}]}]}}"#,
+    );
+    let session = factory()
+        .join("sessions/-home-dev-work-dr-errors")
+        .join(format!("{ERRORS}.jsonl"));
+    let out = hookscope()
+        .arg("replay")
+        .arg(&session)
+        .args([
+            "--event",
+            "PreToolUse",
+            "--at",
+            "call_CQRmHwfk8ggbj3l8NR2Iqt2S",
+            "--exec",
+            "--json",
+        ])
+        .env("FACTORY_HOME_OVERRIDE", tmp.path())
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["payload"]["tool_name"], "Execute");
+    assert_eq!(v["payload"].get("tool_use_id"), None);
+    let h = &v["exec"]["handlers"][0];
+    assert_eq!(h["exit_code"], 2);
+    let names: Vec<&str> = h["env_names"]
+        .as_array()
+        .expect("env_names")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|n| n.contains("PROJECT_DIR") || n.starts_with("CLAUDE"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "DROID_PROJECT_DIR",
+            "FACTORY_PROJECT_DIR",
+            "CLAUDE_PROJECT_DIR"
+        ]
+    );
+    assert_eq!(v["exec"]["vs_transcript"]["agrees"], true);
+    let recorded = v["recorded"].as_array().expect("recorded");
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0]["source"], "droid_hook");
+    assert_eq!(recorded[0]["line"], 14);
+}

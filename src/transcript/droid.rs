@@ -676,7 +676,7 @@ fn link_children(
                 path: inv_path.clone(),
                 locus: Some(Locus::Record(record)),
                 message: format!(
-                    "Task call {tool_use_id}: child session {child} has no transcript; not linked"
+                    "Task call {tool_use_id}: child session {child}: child transcript not found; not linked"
                 ),
             });
             continue;

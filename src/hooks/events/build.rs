@@ -249,6 +249,10 @@ pub struct Payload {
     /// Write whose `type` is `create`); `None` when not recorded or not such
     /// a call. [`Payload::view`] hands it to [`HookEvent::pre_image`].
     pub file_before: Option<String>,
+    /// The `tool_use_id` of the one call a tool event's payload concerns,
+    /// also when the payload has no such field (Droid's); `None` otherwise.
+    #[serde(skip)]
+    pub call_id: Option<String>,
 }
 
 impl Payload {
@@ -1121,6 +1125,7 @@ fn render(session: &Session, p: &Point) -> Payload {
             source_line: p.line,
             claude_version: version_text,
             file_before: p.file_before.clone(),
+            call_id: one_call(p),
         };
     };
     for field in contract.input_at(&version) {
@@ -1194,6 +1199,15 @@ fn render(session: &Session, p: &Point) -> Payload {
         source_line: p.line,
         claude_version: version_text,
         file_before: p.file_before.clone(),
+        call_id: one_call(p),
+    }
+}
+
+/// The one call a point concerns, if exactly one.
+fn one_call(p: &Point) -> Option<String> {
+    match p.tool_use_ids.as_slice() {
+        [id] => Some(id.clone()),
+        _ => None,
     }
 }
 

@@ -212,5 +212,6 @@ pub(super) fn render(session: &Session, p: &Point) -> Payload {
         source_line: p.line,
         claude_version: None,
         file_before: None,
+        call_id: super::one_call(p),
     }
 }
