@@ -263,7 +263,7 @@ fn task_links_without_child_transcripts_are_reported_not_guessed() {
     for d in &s.diagnostics {
         assert_eq!(d.path, inv);
         assert!(
-            d.message.contains("has no transcript; not linked"),
+            d.message.contains("child transcript not found; not linked"),
             "{}",
             d.message
         );

@@ -65,6 +65,15 @@ pub struct HooksArgs {
     #[arg(long, value_name = "SESSION", value_parser = clap::value_parser!(OsString),
           conflicts_with_all = ["match_", "lint", "settings"])]
     pub activity: Option<OsString>,
+    /// Whose hook configuration: `claude` (default), `codex` or `droid`
+    /// (Factory Droid: ~/.factory/hooks.json, else the `hooks` of
+    /// ~/.factory/settings.json; the project's .factory/hooks.json, else
+    /// .factory/hooks/hooks.json, else .factory/settings.json; --config-dir
+    /// is then the .factory folder, default $FACTORY_HOME_OVERRIDE/.factory
+    /// or ~/.factory).
+    #[arg(long, value_name = "AGENT", default_value = "claude",
+          value_parser = ["claude", "codex", "droid"])]
+    pub agent: String,
     /// With --activity: where to look for the session (default: as for
     /// `sessions`).
     #[arg(requires = "activity")]
@@ -106,9 +115,19 @@ pub fn run(args: &HooksArgs) {
         managed: args.managed.clone(),
         version: version.clone(),
     };
+    let droid = args.agent == "droid";
+    if args.agent == "codex" {
+        fail("--agent codex: Codex hook configuration is not read by this build");
+    }
     let matching = args.match_.as_ref().map(|pair| {
         let event = pair.first().cloned().unwrap_or_default();
         let value = pair.get(1).cloned().unwrap_or_default();
+        if droid && !settings::droid::DROID_EVENTS.contains(&event.as_str()) {
+            fail(format!(
+                "{event:?} is not a Droid hook event; events: {}",
+                settings::droid::DROID_EVENTS.join(", ")
+            ));
+        }
         if contract::event(&event, &version).is_none() {
             let hint = closest_event(&event)
                 .map(|e| format!(" (did you mean {e}?)"))
@@ -120,7 +139,11 @@ pub fn run(args: &HooksArgs) {
         }
         (event, value)
     });
-    let config = settings::load(&options);
+    let config = if droid {
+        settings::droid::load(&options, args.config_dir.clone())
+    } else {
+        settings::load(&options)
+    };
     let version_label = if args.version.is_some() {
         version.to_string()
     } else {
@@ -230,9 +253,15 @@ fn print_files(config: &HookConfig) {
 }
 
 fn print_config(config: &HookConfig, version_label: &str) {
-    print_text(&format!(
-        "Hook configuration (Claude Code {version_label} rules)"
-    ));
+    if config.agent == hookscope::transcript::Agent::Droid {
+        print_text(&format!(
+            "Droid hook configuration (read in Claude Code's shape; matchers by Claude Code {version_label} rules)"
+        ));
+    } else {
+        print_text(&format!(
+            "Hook configuration (Claude Code {version_label} rules)"
+        ));
+    }
     print_files(config);
     if let Some(d) = &config.disable_all_hooks {
         print_text(&format!(

@@ -432,12 +432,16 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
     let event = r.payload.event.as_str();
     let payload = &r.payload.json;
     let session_dir = session.cwd.clone().map(PathBuf::from);
-    let config = settings::load(&LoadOptions {
-        settings: args.settings.clone(),
-        cwd: session_dir.clone().filter(|d| d.is_dir()),
-        version: version.clone(),
-        ..LoadOptions::default()
-    });
+    // A Droid session's hooks are Droid's (`settings::droid`).
+    let config = settings::load_for(
+        session.agent,
+        &LoadOptions {
+            settings: args.settings.clone(),
+            cwd: session_dir.clone().filter(|d| d.is_dir()),
+            version: version.clone(),
+            ..LoadOptions::default()
+        },
+    );
     // File-level problems go to stderr and into the report (once each: a
     // dropped file's reason is often also its first problem); a file given
     // with --settings that is not there is said, with a hint.

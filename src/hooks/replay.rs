@@ -74,8 +74,10 @@ use crate::transcript::{
 pub struct Recorded {
     /// Where it comes from: `attachment` (a `hook_*` attachment line),
     /// `stop_hook_summary` (a summary with `hookErrors`), `hook_feedback`
-    /// (the `Stop hook feedback:` user line) or `tool_result` (the call's
-    /// result, written by the hook's decision).
+    /// (the `Stop hook feedback:` user line), `tool_result` (the call's
+    /// result, written by the hook's decision) or `droid_hook` (a Droid
+    /// hook line, as [`crate::transcript::hook_activity::HookActivity::what`]
+    /// reads it).
     pub source: &'static str,
     /// 1-based line in the event's file ([`Payload::source_path`]).
     pub line: usize,
@@ -410,6 +412,20 @@ pub fn recorded_at(session: &Session, p: &Payload) -> Vec<Recorded> {
             });
         }
     }
+    if session.agent == Agent::Droid {
+        // Droid writes one hook line per firing: what it says.
+        for h in activity_at(session, p) {
+            out.push(Recorded {
+                source: "droid_hook",
+                line: h.line(),
+                text: format!(
+                    "{}: {}",
+                    h.hook_name.as_deref().unwrap_or(h.event_name()),
+                    h.what(200)
+                ),
+            });
+        }
+    }
     out.sort_by_key(|r| r.line);
     out
 }
@@ -434,7 +450,13 @@ pub fn activity_at<'a>(
             .map_or(&session.lines, |s| &s.lines),
     };
     let event = p.event.as_str();
-    if let Some(id) = p.json.get("tool_use_id").and_then(Value::as_str) {
+    // Droid's payloads carry no tool_use_id: the call it concerns.
+    let id = p
+        .json
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .or(p.call_id.as_deref());
+    if let Some(id) = id {
         let turns: &[Turn] = match thread {
             None => &session.turns,
             Some(i) => session.subagents.get(i).map_or(&[][..], |s| &s.turns[..]),

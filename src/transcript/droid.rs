@@ -24,7 +24,16 @@
 //!     `hookResults[{exitCode, stdout, stderr}]`, `hookCommands`,
 //!     `hookOrder`, `hookStartTime`, `hookEndTime`), in file order (a
 //!     tool's PreToolUse run comes right after the assistant message that
-//!     asked for the tool);
+//!     asked for the tool). Each is also one typed
+//!     [`super::hook_activity::HookActivity`] in the thread's
+//!     [`LineIndex::hook_activity`]
+//!     ([`super::hook_activity::HookLog::on_droid_hook`]: exit 2 on
+//!     PreToolUse is blocked, another non-zero exit failed), tied to its
+//!     call by `hookToolCallId`, so `find --hook/--blocked`, the TUI's
+//!     hook marks and `hooks --activity` see Droid's hooks; a hook field
+//!     of the wrong JSON type is a diagnostic on its line (the rest is
+//!     kept). Notes before the first prompt (the SessionStart run) belong
+//!     to the first turn;
 //!   - assistant blocks: `text` → [`Event::Text`], `thinking` →
 //!     [`Event::Thinking`], `tool_use` → [`Event::ToolCall`] typed by
 //!     [`parse_tool_call`] (`Execute` → a Bash call, `Create` → a Write
@@ -36,6 +45,11 @@
 //!   `reason` is not `completed` (e.g. `model_request_rejected`).
 //! - `compaction_state` → [`Event::Compaction`] (`summary.body`);
 //!   `todo_state` is known and not shown; any other type is a diagnostic.
+//!
+//! Each `message` line's `id` → line is [`LineIndex::uuids`] (so `--at
+//! <message id>` and `line:N` resolve); the file's one [`LineContext`]
+//! holds `session_start.cwd` and the settings' `autonomyMode` as
+//! `permission_mode` (what Droid's hook payloads carry).
 //!
 //! `<uuid>.settings.json` (read through [`super::fsread`], capped): `model`
 //! heads [`Session::models`]; `tokenUsage` is the session's usage
@@ -62,10 +76,11 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::claude_code::timestamp_of;
+use super::hook_activity::{At, HookLog};
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
-    ToolCallRecord, ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, LineContext, LineIndex, Locus, Session, Subagent, SubagentLayout,
+    SubagentLink, ToolCallRecord, ToolResult, Turn, Usage,
 };
 use super::text::one_line;
 use crate::tools::{OnError, canonical_of, parse_tool_call, tool_kind, tool_resolved};
@@ -196,6 +211,10 @@ struct Thread {
     started: Option<DateTime<Utc>>,
     ended: Option<DateTime<Utc>>,
     diagnostics: Vec<Diagnostic>,
+    /// Hook firings so far (`LineIndex::hook_activity` once done).
+    hooks: HookLog,
+    /// Each `message` line's `id` → its first line (`LineIndex::uuids`).
+    ids: HashMap<String, usize>,
 }
 
 impl Thread {
@@ -288,6 +307,9 @@ impl Thread {
             return;
         };
         let id = str_of(v, "id").unwrap_or_default();
+        if !id.is_empty() {
+            self.ids.entry(id.to_string()).or_insert(line);
+        }
         let blocks: &[Value] = m
             .get("content")
             .and_then(Value::as_array)
@@ -338,6 +360,17 @@ impl Thread {
                     self.push_event(event);
                     return;
                 }
+                // Notes before the first prompt (the SessionStart hook line)
+                // belong to the first turn, not to a prompt-less one.
+                if let [first] = self.turns.as_mut_slice()
+                    && first.prompt_line.is_none()
+                    && first.events.iter().all(|e| matches!(e, Event::Note { .. }))
+                {
+                    first.prompt = text;
+                    first.prompt_line = Some(line);
+                    first.timestamp = ts;
+                    return;
+                }
                 self.turns.push(Turn {
                     prompt: text,
                     prompt_line: Some(line),
@@ -386,6 +419,23 @@ impl Thread {
     }
 
     fn hook(&mut self, line: usize, m: &Value, ts: Option<DateTime<Utc>>) {
+        let call = str_of(m, "hookToolCallId")
+            .and_then(|id| self.calls.get(id))
+            .and_then(|&(t, e)| match self.turns.get(t)?.events.get(e)? {
+                Event::ToolCall(r) => Some((r.line, r.call.raw())),
+                _ => None,
+            });
+        let at = At {
+            line,
+            turn: self.turns.len().saturating_sub(1),
+            timestamp: ts,
+            sidechain: false,
+            call,
+        };
+        let problems = self.hooks.on_droid_hook(m, &at);
+        for p in problems {
+            self.diag(line, format!("hook line: {p}; the rest of it is kept"));
+        }
         let event = str_of(m, "hookEventName").unwrap_or("unknown");
         let mut fields = Map::new();
         for key in HOOK_FIELDS {
@@ -509,9 +559,16 @@ fn load_tree(
     visited.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let mut thread = Thread::read(path)?;
     let mut diagnostics = std::mem::take(&mut thread.diagnostics);
+    let mut lines = LineIndex::default();
+    lines.set_hook_activity(std::mem::take(&mut thread.hooks).finish());
+    lines.uuids = std::mem::take(&mut thread.ids);
     let mut models = Vec::new();
     let mut usage = Usage::default();
+    let mut autonomy = None;
     if let Some(settings) = read_sidecar(&settings_path(path), &mut diagnostics) {
+        autonomy = str_of(&settings, "autonomyMode")
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
         if let Some(model) = str_of(&settings, "model").filter(|m| !m.is_empty()) {
             models.push(model.to_string());
         }
@@ -523,6 +580,17 @@ fn load_tree(
         if !models.contains(&m) {
             models.push(m);
         }
+    }
+    // One context for the whole file: `session_start.cwd` and the
+    // settings' `autonomyMode` (`auto-high`, what Droid's hook payloads
+    // carry as `permission_mode`; a change mid-session is not recorded).
+    if thread.cwd.is_some() || autonomy.is_some() {
+        lines.contexts.push(LineContext {
+            line: 1,
+            cwd: thread.cwd.clone(),
+            permission_mode: autonomy,
+            ..LineContext::default()
+        });
     }
     let id = thread
         .id
@@ -553,7 +621,7 @@ fn load_tree(
         usage,
         models,
         diagnostics,
-        lines: LineIndex::default(),
+        lines,
     })
 }
 
@@ -608,7 +676,7 @@ fn link_children(
                 path: inv_path.clone(),
                 locus: Some(Locus::Record(record)),
                 message: format!(
-                    "Task call {tool_use_id}: child session {child} has no transcript; not linked"
+                    "Task call {tool_use_id}: child session {child}: child transcript not found; not linked"
                 ),
             });
             continue;
@@ -662,7 +730,7 @@ fn link_children(
             models: child_session.models,
             started: child_session.started,
             ended: child_session.ended,
-            lines: LineIndex::default(),
+            lines: child_session.lines,
         });
         // A grandchild stays reachable: it is a flat subagent of this session.
         subagents.extend(grandchildren);

@@ -19,6 +19,10 @@
 //! * user lines with `hookText: true` (`Stop hook feedback:\n<reason>`) and
 //!   texts saying `<Event> operation blocked by hook`.
 //!
+//! * Factory Droid's hook lines (user messages with `hookEventName`,
+//!   `hookResults[{exitCode, stdout, stderr}]`, …; real-droid-0.225.2
+//!   README), one firing per line ([`HookLog::on_droid_hook`]).
+//!
 //! One firing is one record: the `hookText` feedback, the
 //! `hook_blocking_error` / `hook_non_blocking_error` attachments and the
 //! `stop_hook_summary` of one Stop (same `toolUseID`) merge; so do a
@@ -178,7 +182,7 @@ pub struct HookActivity {
     pub lines: Vec<usize>,
     /// What each merged record was: `attachment/<type>`,
     /// `system/stop_hook_summary`, `tool_result`, `user/hookText`,
-    /// `user/blocked`, in merge order.
+    /// `user/blocked`, `droid/hook` (a Droid hook line), in merge order.
     pub kinds: Vec<String>,
     /// The first record's timestamp.
     pub timestamp: Option<DateTime<Utc>>,
@@ -416,6 +420,18 @@ fn cap(text: &str) -> String {
     }
     let head: String = text.chars().take(TEXT_CAP).collect();
     format!("{head}…[truncated, {total} chars]")
+}
+
+/// `object`, `array`, `string`, `number`, `boolean` or `null`.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "boolean",
+        Value::Null => "null",
+    }
 }
 
 fn str_of(v: &Value, key: &str) -> Option<String> {
@@ -893,6 +909,189 @@ impl HookLog {
             }
         }
         true
+    }
+
+    /// A Factory Droid hook line (a user `message` with `hookEventName`;
+    /// real-droid-0.225.2 README "hook lines"; `m` is the `message`
+    /// object): one firing per line. Read as Claude Code's older contract
+    /// (hooks-updates.md §3.3):
+    ///
+    /// * `event` = `hookEventName`, `hook_name` = `<event>:<hookMatcher>`
+    ///   (`PreToolUse:Execute`, `SessionStart:startup`) or the event alone;
+    /// * `tool_use_id` = `hookToolCallId` (tool events; Stop and SessionEnd
+    ///   carry `hookParentId`, a message id, which is not kept);
+    /// * `handlers` = `hookCommands[].command`; `duration_ms` =
+    ///   `hookEndTime − hookStartTime` (ms, the whole firing);
+    /// * the result that acted (`hookResults[]`: the first exit 2, else the
+    ///   first other non-zero exit, else the first) gives `exit_code`,
+    ///   `stdout`, `stderr` and, by index, `command`;
+    /// * exit 2 on PreToolUse, PostToolUse, UserPromptSubmit, Stop or
+    ///   SubagentStop is [`HookAction::Blocked`] (stderr is fed to the
+    ///   model; a blocked tool's result then reads `Error: <stderr>`); any
+    ///   other non-zero exit (and exit 2 on the other events) is
+    ///   [`HookAction::Failed`]; an exit-0 stdout that is JSON is read as
+    ///   Claude Code's (`decision`, `permissionDecision`, `continue`,
+    ///   `hookSpecificOutput.updatedInput` / `additionalContext`); plain
+    ///   exit-0 stdout of SessionStart or UserPromptSubmit is added context;
+    /// * `hookStatus` `cancelled` is [`HookAction::Cancelled`]; `error` or
+    ///   `timeout` without a failing result is [`HookAction::Failed`].
+    ///
+    /// Returns what was malformed (a field of the wrong JSON type), one
+    /// message each, for the caller's diagnostics; the usable fields are
+    /// kept.
+    pub fn on_droid_hook(&mut self, m: &Value, at: &At) -> Vec<String> {
+        let mut problems = Vec::new();
+        let string_field = |key: &str, problems: &mut Vec<String>| match m.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.is_empty()),
+            Some(other) => {
+                problems.push(format!(
+                    "{key} is a JSON {} where a string belongs",
+                    json_type(other)
+                ));
+                None
+            }
+        };
+        let event = string_field("hookEventName", &mut problems);
+        let matcher = string_field("hookMatcher", &mut problems);
+        let tool_call = string_field("hookToolCallId", &mut problems);
+        let status = string_field("hookStatus", &mut problems);
+        let list = |key: &str, problems: &mut Vec<String>| -> Vec<Value> {
+            match m.get(key) {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items.clone(),
+                Some(other) => {
+                    problems.push(format!(
+                        "{key} is a JSON {} where a list belongs",
+                        json_type(other)
+                    ));
+                    Vec::new()
+                }
+            }
+        };
+        let commands = list("hookCommands", &mut problems);
+        let results = list("hookResults", &mut problems);
+        let i = self.start(at, "droid/hook");
+        let Some(r) = self.records.get_mut(i) else {
+            return problems;
+        };
+        r.hook_name = match (&event, &matcher) {
+            (Some(e), Some(mt)) => Some(format!("{e}:{mt}")),
+            (e, _) => e.clone(),
+        };
+        r.event = event;
+        r.tool_use_id = tool_call;
+        let mut command_of = Vec::new();
+        for (k, c) in commands.iter().enumerate() {
+            let command = match c.get("command") {
+                Some(Value::String(s)) => Some(s.clone()),
+                _ => {
+                    problems.push(format!("hookCommands[{k}] has no command string"));
+                    None
+                }
+            };
+            command_of.push(command.clone());
+            r.add_handler(command, None);
+        }
+        let ms = |key: &str| m.get(key).and_then(Value::as_u64);
+        if let (Some(start), Some(end)) = (ms("hookStartTime"), ms("hookEndTime")) {
+            r.duration_ms = end.checked_sub(start);
+        }
+        // (exit code, stdout, stderr) of each result.
+        let mut outcomes: Vec<(Option<i64>, Option<String>, Option<String>)> = Vec::new();
+        for (k, res) in results.iter().enumerate() {
+            if !res.is_object() {
+                problems.push(format!(
+                    "hookResults[{k}] is a JSON {} where an object belongs",
+                    json_type(res)
+                ));
+                outcomes.push((None, None, None));
+                continue;
+            }
+            let code = match res.get("exitCode") {
+                None | Some(Value::Null) => None,
+                Some(v) => {
+                    let code = v.as_i64();
+                    if code.is_none() {
+                        problems.push(format!(
+                            "hookResults[{k}].exitCode is a JSON {} where an integer belongs",
+                            json_type(v)
+                        ));
+                    }
+                    code
+                }
+            };
+            let text = |key: &str| {
+                res.get(key)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(cap)
+            };
+            outcomes.push((code, text("stdout"), text("stderr")));
+        }
+        let acting = outcomes
+            .iter()
+            .position(|o| o.0 == Some(2))
+            .or_else(|| outcomes.iter().position(|o| o.0.is_some_and(|c| c != 0)))
+            .or_else(|| (!outcomes.is_empty()).then_some(0));
+        let call_input = at.call.and_then(|(_, input)| input);
+        // Exit-0 JSON stdout decides (each result's, in order).
+        for (code, stdout, _) in &outcomes {
+            if *code == Some(0) && stdout.is_some() {
+                r.stdout = stdout.clone();
+                r.read_stdout_json(call_input);
+            }
+        }
+        r.command = acting
+            .and_then(|k| command_of.get(k).cloned().flatten())
+            .or_else(|| r.handlers.first().and_then(|h| h.command.clone()));
+        if let Some((code, stdout, stderr)) = acting.and_then(|k| outcomes.get(k)).cloned() {
+            r.exit_code = code;
+            r.stdout = stdout;
+            r.stderr = stderr;
+        }
+        let said = r.stderr.clone().or_else(|| r.stdout.clone());
+        let blocks_on_2 = matches!(
+            r.event.as_deref(),
+            Some("PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "Stop" | "SubagentStop")
+        );
+        match r.exit_code {
+            Some(2) if blocks_on_2 => {
+                r.reason = said;
+                r.raise(HookAction::Blocked);
+            }
+            Some(c) if c != 0 => {
+                r.reason = said;
+                r.raise(HookAction::Failed);
+            }
+            Some(0)
+                if matches!(
+                    r.event.as_deref(),
+                    Some("SessionStart" | "UserPromptSubmit")
+                ) && r.action == HookAction::Succeeded =>
+            {
+                if let Some(out) = r.stdout.clone()
+                    && !out.trim_start().starts_with('{')
+                    && !out.trim().is_empty()
+                {
+                    r.push_context(out);
+                }
+            }
+            _ => {}
+        }
+        match status.as_deref() {
+            Some("cancelled" | "canceled") => r.raise(HookAction::Cancelled),
+            Some(s @ ("error" | "timeout" | "timed_out" | "failed"))
+                if r.action == HookAction::Succeeded =>
+            {
+                if r.reason.is_none() {
+                    r.reason = Some(format!("hookStatus {s}"));
+                }
+                r.raise(HookAction::Failed);
+            }
+            _ => {}
+        }
+        problems
     }
 
     /// A `tool_result` whose text is a hook error

@@ -167,3 +167,23 @@ fn a_jump_to_a_merged_line_selects_the_firing_row() {
     assert_eq!(firing.lines, vec![76, 77, 78]);
     assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == sel));
 }
+
+/// The Calls view's `is:blocked` / `hook:` words over the Droid corpus:
+/// the one call a Droid PreToolUse hook blocked (exit 2, the `errors`
+/// run's `rm -rf build/`).
+#[test]
+fn calls_view_hook_words_see_droid() {
+    let mut app = app_for("../shared/corpus/real-droid-0.225.2/factory/sessions");
+    key(&mut app, KeyCode::Char('c'));
+    for c in "hook:PreToolUse is:blocked".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let ids: Vec<String> = app
+        .calls
+        .records()
+        .iter()
+        .map(|r| r.tool_use_id.clone())
+        .collect();
+    assert_eq!(ids, vec!["call_CQRmHwfk8ggbj3l8NR2Iqt2S".to_string()]);
+}

@@ -341,17 +341,21 @@ impl ReplayPane {
         {
             return config.clone();
         }
-        let config = Arc::new(settings::load(&LoadOptions {
-            settings: ctx.settings.clone(),
-            cwd: session
-                .cwd
-                .as_ref()
-                .map(std::path::PathBuf::from)
-                .filter(|d| d.is_dir()),
-            config_dir: ctx.settings_config_dir.clone(),
-            managed: ctx.settings_managed.clone(),
-            version: version.clone(),
-        }));
+        // A Droid session's hooks are Droid's (`settings::droid`).
+        let config = Arc::new(settings::load_for(
+            session.agent,
+            &LoadOptions {
+                settings: ctx.settings.clone(),
+                cwd: session
+                    .cwd
+                    .as_ref()
+                    .map(std::path::PathBuf::from)
+                    .filter(|d| d.is_dir()),
+                config_dir: ctx.settings_config_dir.clone(),
+                managed: ctx.settings_managed.clone(),
+                version: version.clone(),
+            },
+        ));
         self.hooks = Some((session.path.clone(), config.clone()));
         config
     }

@@ -2346,8 +2346,9 @@ fn snapshot_opencode_session_with_a_child_session_expanded() {
     insta::assert_snapshot!("opencode_child_expanded_160x48", render(&mut app, 160, 48));
 }
 
-/// A Droid session with its hook runs (`hook:<event>` notes) in the
-/// timeline, the PreToolUse run that blocked `rm -rf` among them.
+/// A Droid session with its hook runs in the timeline as typed firings: the
+/// `rm -rf` call marked `⛔ blocked by hook` (its PreToolUse exit 2), `⚑`
+/// rows for SessionStart (in the first turn), Stop and SessionEnd.
 #[test]
 fn snapshot_droid_session_with_its_hook_runs() {
     let mut app = opened(

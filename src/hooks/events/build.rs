@@ -35,6 +35,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{FileBefore, HookEvent};
+
+mod droid;
 use crate::hooks::contract::{self, Presence, Version};
 use crate::tools::ToolCall;
 use crate::transcript::{
@@ -247,6 +249,10 @@ pub struct Payload {
     /// Write whose `type` is `create`); `None` when not recorded or not such
     /// a call. [`Payload::view`] hands it to [`HookEvent::pre_image`].
     pub file_before: Option<String>,
+    /// The `tool_use_id` of the one call a tool event's payload concerns,
+    /// also when the payload has no such field (Droid's); `None` otherwise.
+    #[serde(skip)]
+    pub call_id: Option<String>,
 }
 
 impl Payload {
@@ -263,9 +269,9 @@ impl Payload {
 /// Why no payload could be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PayloadError {
-    /// Hook payloads follow Claude Code's contract; other agents' sessions
-    /// have none.
-    #[error("hook payloads are rebuilt for Claude Code sessions only; this one is {0}")]
+    /// Hook payloads are rebuilt for Claude Code and Factory Droid
+    /// sessions ([`rebuilds`]); other agents' sessions have none.
+    #[error("hook payloads are rebuilt for Claude Code and Droid sessions only; this one is {0}")]
     NotClaudeCode(String),
     /// `at` names nothing in the session.
     #[error("{at} names nothing in this session ({hint})")]
@@ -381,8 +387,12 @@ struct Walk {
     seen: std::collections::HashSet<usize>,
 }
 
-/// Walks the session into its points, in main-thread order.
+/// Walks the session into its points, in main-thread order (a Droid
+/// session's: [`droid::points`]).
 fn points(session: &Session) -> Vec<Point> {
+    if session.agent == Agent::Droid {
+        return droid::points(session);
+    }
     let mut out = Vec::new();
     let lines = &session.lines;
     let first_line = lines.contexts.first().map_or(1, |c| c.line);
@@ -1083,8 +1093,12 @@ fn context_of(session: &Session, p: &Point) -> LineContext {
     }
 }
 
-/// Lays a point out as Claude Code's JSON, in the contract's field order.
+/// Lays a point out as Claude Code's JSON, in the contract's field order
+/// (a Droid session's: [`droid::render`]).
 fn render(session: &Session, p: &Point) -> Payload {
+    if session.agent == Agent::Droid {
+        return droid::render(session, p);
+    }
     let ctx = context_of(session, p);
     let version_text = ctx.version.clone().or(session.version.clone());
     let version = version_text
@@ -1111,6 +1125,7 @@ fn render(session: &Session, p: &Point) -> Payload {
             source_line: p.line,
             claude_version: version_text,
             file_before: p.file_before.clone(),
+            call_id: one_call(p),
         };
     };
     for field in contract.input_at(&version) {
@@ -1184,6 +1199,15 @@ fn render(session: &Session, p: &Point) -> Payload {
         source_line: p.line,
         claude_version: version_text,
         file_before: p.file_before.clone(),
+        call_id: one_call(p),
+    }
+}
+
+/// The one call a point concerns, if exactly one.
+fn one_call(p: &Point) -> Option<String> {
+    match p.tool_use_ids.as_slice() {
+        [id] => Some(id.clone()),
+        _ => None,
     }
 }
 
@@ -1345,7 +1369,7 @@ fn selected<'a>(all: &'a [Point], resolved: &Resolved) -> Vec<&'a Point> {
 /// The events that apply at `at` (for a picker), in [`EventName::ALL`]
 /// order; empty for a non-Claude Code session or an `at` naming nothing.
 pub fn events_at(session: &Session, at: &At) -> Vec<EventName> {
-    if session.agent != Agent::ClaudeCode {
+    if !rebuilds(session.agent) {
         return Vec::new();
     }
     let Ok(resolved) = resolve(session, at) else {
@@ -1393,7 +1417,7 @@ fn at_of(session: &Session, p: &Point) -> Option<At> {
 /// events are those of [`events_at`]. Empty for a non-Claude Code session
 /// or an `at` naming nothing.
 pub fn firings_at(session: &Session, at: &At) -> Vec<(EventName, At)> {
-    if session.agent != Agent::ClaudeCode {
+    if !rebuilds(session.agent) {
         return Vec::new();
     }
     let Ok(resolved) = resolve(session, at) else {
@@ -1431,7 +1455,7 @@ fn fires_text(session: &Session, all: &[Point], event: EventName) -> String {
 /// Every payload of `event` in the session, in order (used by the fidelity
 /// tests and a backtest).
 pub fn all_payloads(session: &Session, event: EventName) -> Vec<Payload> {
-    if session.agent != Agent::ClaudeCode {
+    if !rebuilds(session.agent) {
         return Vec::new();
     }
     points(session)
@@ -1453,7 +1477,7 @@ pub fn payloads_where(
     events: &[EventName],
     keep: &dyn Fn(EventName, &[String]) -> bool,
 ) -> Vec<Payload> {
-    if session.agent != Agent::ClaudeCode {
+    if !rebuilds(session.agent) {
         return Vec::new();
     }
     let all = points(session);
@@ -1463,6 +1487,12 @@ pub fn payloads_where(
         .filter(|p| keep(p.event, &p.tool_use_ids))
         .map(|p| render(session, p))
         .collect()
+}
+
+/// Whether hook payloads are rebuilt for this agent's sessions: Claude
+/// Code's, and Factory Droid's in Droid's own shape (`build/droid.rs`).
+pub fn rebuilds(agent: Agent) -> bool {
+    matches!(agent, Agent::ClaudeCode | Agent::Droid)
 }
 
 /// The events whose payloads [`payload`] rebuilds (hooks.md §1.5, the ones a
@@ -1493,18 +1523,25 @@ pub const REBUILT: &[EventName] = &[
 /// for a turn, its last; for [`At::Last`], the session's last).
 ///
 /// # Errors
-/// [`PayloadError::NotClaudeCode`] for a Codex session;
-/// [`PayloadError::NotRebuilt`] for an event outside [`REBUILT`];
+/// [`PayloadError::NotClaudeCode`] for a Codex or OpenCode session;
+/// [`PayloadError::NotRebuilt`] for an event outside [`REBUILT`] (for a
+/// Droid session: PreToolUse, PostToolUse, UserPromptSubmit, Stop,
+/// SessionStart, SessionEnd);
 /// [`PayloadError::NothingAt`] when `at` names no call, line or turn;
 /// [`PayloadError::NoEvent`] when `event` does not occur there (the error
 /// lists the events that do).
 pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, PayloadError> {
-    if session.agent != Agent::ClaudeCode {
+    if !rebuilds(session.agent) {
         return Err(PayloadError::NotClaudeCode(
             session.agent.as_str().to_string(),
         ));
     }
-    if !REBUILT.contains(&event) {
+    let rebuilt = if session.agent == Agent::Droid {
+        droid::REBUILT
+    } else {
+        REBUILT
+    };
+    if !rebuilt.contains(&event) {
         return Err(PayloadError::NotRebuilt(event));
     }
     let all = points(session);

@@ -113,6 +113,9 @@ pub fn plan(
         if env_warnings.is_empty() {
             env_warnings = warnings;
         }
+        if config.agent == crate::transcript::Agent::Droid {
+            crate::hooks::settings::droid::adapt_env(&mut env, hctx.project_dir.as_deref());
+        }
         if let Some(root) = &h.origin.plugin_root {
             env.push(EnvVar {
                 name: "CLAUDE_PLUGIN_ROOT".into(),

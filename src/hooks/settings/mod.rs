@@ -18,6 +18,7 @@
 //!
 //! No process is started and nothing is written here.
 
+pub mod droid;
 pub mod fire;
 mod frontmatter;
 pub mod jsonpos;
@@ -32,7 +33,7 @@ use serde_json::{Map, Value};
 
 use crate::hooks::contract::{self, Version};
 use crate::hooks::matcher::{self, MatcherKind};
-use crate::transcript::fsread;
+use crate::transcript::{Agent, fsread};
 
 /// The most bytes read from one settings, plugin `hooks.json` or
 /// frontmatter file (4 MiB; real ones are a few KiB).
@@ -447,6 +448,9 @@ pub struct HookConfig {
     /// loaded files in precedence order (the settings rules the final
     /// outcome depends on, hooks.md §1.12).
     pub permissions: Permissions,
+    /// Whose configuration this is: [`Agent::ClaudeCode`] from [`load`],
+    /// [`Agent::Droid`] from [`droid::load`].
+    pub agent: Agent,
 }
 
 /// The `permissions` rules of the loaded settings files, concatenated.
@@ -534,6 +538,15 @@ pub fn effective_timeout(
             };
             (event_default, note)
         }
+    }
+}
+
+/// The hook configuration of `agent`'s sessions: [`droid::load`] (default
+/// Factory folder) for [`Agent::Droid`], else [`load`].
+pub fn load_for(agent: Agent, options: &LoadOptions) -> HookConfig {
+    match agent {
+        Agent::Droid => droid::load(options, None),
+        _ => load(options),
     }
 }
 
@@ -1343,6 +1356,7 @@ impl Loader {
             version,
             project_dir,
             permissions,
+            agent: Agent::ClaudeCode,
         }
     }
 }
