@@ -77,15 +77,14 @@ pub fn run(args: &TailArgs) {
     match &target.session {
         Some(session_ref) => {
             let session = follower.follow(session_ref).unwrap_or_else(|e| fail(e));
-            let backlog = backlog(&session, args.from_start, args.last);
-            for item in &backlog {
-                out.item(&session, item);
-            }
             eprintln!(
                 "hookscope: following {} ({}); Ctrl-C to stop",
                 session.id,
                 session.path.display()
             );
+            for item in &backlog(&session, args.from_start, args.last) {
+                out.item(&session, item);
+            }
         }
         None => eprintln!(
             "hookscope: no session yet under {}; waiting for one (Ctrl-C to stop)",
