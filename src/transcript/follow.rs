@@ -47,6 +47,10 @@ use super::{SessionRef, discover};
 /// last line cut short; held back while the file still grows.
 const TRUNCATED_LAST_LINE: &str = "truncated last line";
 
+/// Below this size a touched `.jsonl` that was not a session is sniffed
+/// again on its next change (64 KiB).
+const SNIFF_AGAIN: u64 = 64 << 10;
+
 /// How a [`Follower`] watches.
 #[derive(Debug, Clone)]
 pub struct FollowOptions {
@@ -226,6 +230,12 @@ pub struct Follower {
     watcher: Option<notify::RecommendedWatcher>,
     /// Paths touched (notifications) since the last check.
     touched: Vec<PathBuf>,
+    /// A root could not be watched (inotify limits, permissions): new
+    /// sessions are found by rescans, as without notifications.
+    watch_failed: bool,
+    /// Touched `.jsonl` files that were not sessions when sniffed (a hook
+    /// capture, a file still empty): sniffed again only while small.
+    rejected: HashSet<PathBuf>,
     last_rescan: Instant,
     last_rescan_cost: Duration,
     last_poll: Option<Instant>,
@@ -250,6 +260,8 @@ impl Follower {
             events: None,
             watcher: None,
             touched: Vec::new(),
+            watch_failed: false,
+            rejected: HashSet::new(),
             last_rescan: Instant::now(),
             last_rescan_cost: Duration::ZERO,
             last_poll: None,
@@ -287,8 +299,10 @@ impl Follower {
                     None => continue,
                 }
             };
-            // A root that cannot be watched is still polled.
-            let _ = watcher.watch(&path, mode);
+            // A root that cannot be watched is still polled and rescanned.
+            if watcher.watch(&path, mode).is_err() {
+                self.watch_failed = true;
+            }
         }
         self.events = Some(rx);
         self.watcher = Some(watcher);
@@ -546,14 +560,24 @@ impl Follower {
             if !self.roots.iter().any(|r| path.starts_with(r) || path == r) {
                 continue;
             }
-            if !asked.insert(path.clone()) || !path.is_file() {
+            if !asked.insert(path.clone()) {
                 continue;
             }
-            if let Ok(d) = discover(std::slice::from_ref(path)) {
-                found.extend(d.sessions);
+            // A file that was no session when sniffed is sniffed again only
+            // while its first lines may still be arriving (sniffing reads
+            // the first 8 lines).
+            let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < SNIFF_AGAIN);
+            if self.rejected.contains(path) && !small {
+                continue;
+            }
+            match discover(std::slice::from_ref(path)) {
+                Ok(d) if !d.sessions.is_empty() => found.extend(d.sessions),
+                _ => {
+                    self.rejected.insert(path.clone());
+                }
             }
         }
-        let rescan_due = self.events.is_none()
+        let rescan_due = (self.events.is_none() || self.watch_failed)
             && !self.roots.is_empty()
             && now.duration_since(self.last_rescan)
                 >= self.options.rescan.max(self.last_rescan_cost * 20);
@@ -1103,6 +1127,67 @@ mod tests {
             ]
         );
         assert!(f.check().is_empty());
+    }
+
+    /// Follows lines 1..=n of the corpus file `src` copied into a tempdir.
+    fn follow_copy(src: &str, n: usize) -> (tempfile::TempDir, PathBuf, Follower, Vec<Vec<u8>>) {
+        let all = lines(src);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let name = Path::new(src).file_name().expect("a file name");
+        let path = dir.path().join(name);
+        std::fs::write(&path, all[..n].concat()).expect("write");
+        let mut follower = Follower::new(&[dir.path().to_path_buf()], options());
+        let found = discover(std::slice::from_ref(&path)).expect("discover");
+        follower.follow(&found.sessions[0]).expect("follow");
+        (dir, path, follower, all)
+    }
+
+    #[test]
+    fn a_codex_rollout_is_followed() {
+        const ROLLOUT: &str = "../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+        // Line 12 is an exec_command function_call, 15 its output.
+        let (_dir, path, mut f, all) = follow_copy(ROLLOUT, 11);
+        append(&path, &all[11]);
+        assert_eq!(
+            summary(&f.check()),
+            vec![item("call", "call_mtfuaxdyo8h2rjg7kvpu3863", 12)]
+        );
+        append(&path, &all[12..15].concat());
+        assert_eq!(
+            summary(&f.check()),
+            vec![item("result", "call_mtfuaxdyo8h2rjg7kvpu3863", 15)]
+        );
+    }
+
+    #[test]
+    fn a_droid_transcript_is_followed() {
+        const DROID: &str = "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools/5a8cddfb-fae3-441b-8085-94ed3460ada4.jsonl";
+        // Line 9 is an Execute tool_use, 11 its tool_result.
+        let (_dir, path, mut f, all) = follow_copy(DROID, 8);
+        append(&path, &all[8]);
+        assert_eq!(
+            summary(&f.check()),
+            vec![item("call", "call_Y7ZHqmtyfP2vH50eJ4eGp1es", 9)]
+        );
+        append(&path, &all[9..11].concat());
+        assert_eq!(
+            summary(&f.check()),
+            vec![item("result", "call_Y7ZHqmtyfP2vH50eJ4eGp1es", 11)]
+        );
+    }
+
+    #[test]
+    fn a_touched_jsonl_that_is_no_session_is_not_added() {
+        let (dir, _path, mut f, _all) = start(69, options());
+        let capture = dir.path().join("capture.jsonl");
+        std::fs::write(
+            &capture,
+            b"{\"session_id\":\"x\",\"hook_event_name\":\"Stop\"}\n",
+        )
+        .expect("write");
+        f.touched.push(canonical(&capture));
+        assert!(f.check().is_empty());
+        assert!(f.rejected.contains(&canonical(&capture)));
     }
 
     #[test]
