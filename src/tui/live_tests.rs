@@ -160,3 +160,25 @@ fn a_new_session_appears_in_the_list() {
     assert_eq!(app.list.sel, sel, "the selection stays put");
     assert!(app.list.selectable().contains(&1));
 }
+
+/// As the event loop runs it: default options (file notifications, the
+/// 500 ms poll as the fallback).
+#[test]
+fn the_default_follower_updates_the_open_session() {
+    let (dir, path, all, mut app) = start();
+    let (tx, rx) = channel();
+    let follow = worker::spawn_follow(vec![dir.path().to_path_buf()], tx);
+    follow
+        .send((0, app.ctx.sessions[0].sref.clone()))
+        .expect("follower thread");
+    apply_until(&mut app, &rx, |m| matches!(m, Msg::Live { .. }));
+    append(&path, &all[69]);
+    apply_until(&mut app, &rx, |m| {
+        has_call(m, "toolu_010vLE7lG2fUGk9vel3s1Alv")
+    });
+    let rows = row_texts(&app);
+    assert!(
+        rows.last().is_some_and(|t| t.contains("cd src && pwd")),
+        "{rows:?}"
+    );
+}
