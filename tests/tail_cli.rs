@@ -145,7 +145,16 @@ fn result_json(path: &Path, line: usize) -> Value {
 fn tail_prints_call_result_and_hook_as_they_are_appended() {
     let (_dir, path, all) = prefix(69);
     let p = path.to_str().expect("utf-8 temp path");
-    let tail = start(&[p, "--json", "--last", "0", "--count", "3", "--timeout", "20"]);
+    let tail = start(&[
+        p,
+        "--json",
+        "--last",
+        "0",
+        "--count",
+        "3",
+        "--timeout",
+        "20",
+    ]);
     append(&path, &all[69]);
     assert_eq!(tail.next_json(), call_json(&path, 70));
     append(&path, &all[70]);
@@ -177,7 +186,16 @@ fn tail_prints_call_result_and_hook_as_they_are_appended() {
 fn tail_of_a_folder_follows_its_newest_session() {
     let (dir, path, all) = prefix(69);
     let d = dir.path().to_str().expect("utf-8 temp path");
-    let tail = start(&[d, "--json", "--last", "0", "--count", "1", "--timeout", "20"]);
+    let tail = start(&[
+        d,
+        "--json",
+        "--last",
+        "0",
+        "--count",
+        "1",
+        "--timeout",
+        "20",
+    ]);
     append(&path, &all[69]);
     assert_eq!(tail.next_json(), call_json(&path, 70));
     assert_eq!(tail.exit_code(), Some(0));
@@ -188,7 +206,16 @@ fn last_n_prints_the_last_calls_first() {
     // Lines 1..=71: the last call (line 70) and its result (line 71).
     let (_dir, path, _all) = prefix(71);
     let p = path.to_str().expect("utf-8 temp path");
-    let tail = start(&[p, "--json", "--last", "1", "--count", "2", "--timeout", "20"]);
+    let tail = start(&[
+        p,
+        "--json",
+        "--last",
+        "1",
+        "--count",
+        "2",
+        "--timeout",
+        "20",
+    ]);
     assert_eq!(tail.next_json(), call_json(&path, 70));
     assert_eq!(tail.next_json(), result_json(&path, 71));
     assert_eq!(tail.exit_code(), Some(0));
@@ -198,7 +225,16 @@ fn last_n_prints_the_last_calls_first() {
 fn truncation_is_reported_and_the_file_read_again() {
     let (_dir, path, all) = prefix(72);
     let p = path.to_str().expect("utf-8 temp path");
-    let tail = start(&[p, "--json", "--last", "0", "--count", "3", "--timeout", "20"]);
+    let tail = start(&[
+        p,
+        "--json",
+        "--last",
+        "0",
+        "--count",
+        "3",
+        "--timeout",
+        "20",
+    ]);
     // Cut back to 60 lines and append the Bash call and its result at once.
     let mut cut = all[..60].concat();
     cut.extend_from_slice(&all[69]);
@@ -217,7 +253,16 @@ fn truncation_is_reported_and_the_file_read_again() {
 fn a_cut_last_line_is_printed_once_completed() {
     let (_dir, path, all) = prefix(69);
     let p = path.to_str().expect("utf-8 temp path");
-    let tail = start(&[p, "--json", "--last", "0", "--count", "1", "--timeout", "20"]);
+    let tail = start(&[
+        p,
+        "--json",
+        "--last",
+        "0",
+        "--count",
+        "1",
+        "--timeout",
+        "20",
+    ]);
     let line = &all[69];
     append(&path, &line[..line.len() / 2]);
     // Give the follower a poll (500 ms) to see the cut line; the result
@@ -235,10 +280,7 @@ fn a_fifo_is_refused_without_hanging() {
     let dir = tempfile::tempdir().expect("tempdir");
     for name in ["s.jsonl", "fifo"] {
         let fifo = dir.path().join(name);
-        let status = Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo");
+        let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
         assert!(status.success());
         assert_cmd::Command::cargo_bin("hookscope")
             .expect("binary")
@@ -317,4 +359,17 @@ fn a_closed_reader_ends_tail_quietly() {
     }
     #[cfg(not(unix))]
     assert_eq!(status.code(), Some(0));
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_ends_tail_with_status_0() {
+    let (_dir, path, _all) = prefix(69);
+    let p = path.to_str().expect("utf-8 temp path");
+    let tail = start(&[p, "--json", "--last", "0", "--timeout", "20"]);
+    let pid = i32::try_from(tail.child.id()).expect("a pid");
+    // SAFETY: kill(2) on the child we spawned; no memory is involved.
+    let sent = unsafe { libc::kill(pid, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    assert_eq!(tail.exit_code(), Some(0));
 }
