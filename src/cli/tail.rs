@@ -12,7 +12,9 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 use serde_json::{Value, json};
 
-use hookscope::transcript::follow::{Change, FollowOptions, Follower, LiveItem, LiveKind, items_of};
+use hookscope::transcript::follow::{
+    Change, FollowOptions, Follower, LiveItem, LiveKind, items_of,
+};
 use hookscope::transcript::{Agent, Session, SessionRef, discover, short_session_id, text};
 
 use super::{fail, print_text};
@@ -173,7 +175,9 @@ fn newest_under(roots: &[PathBuf]) -> Target {
         .into_iter()
         .find(|s| s.agent != Agent::OpenCode);
     if found.roots.is_empty() {
-        fail("no session folder found (~/.claude/projects, ~/.codex/sessions, ~/.factory/sessions); give a PATH");
+        fail(
+            "no session folder found (~/.claude/projects, ~/.codex/sessions, ~/.factory/sessions); give a PATH",
+        );
     }
     Target {
         session,
@@ -284,7 +288,10 @@ fn describe(session: &Session, item: &LiveItem) -> (Value, String) {
         .thread
         .and_then(|i| session.subagents.get(i))
         .and_then(|s| s.agent_id.clone());
-    let path = session.thread_path(item.thread).to_string_lossy().into_owned();
+    let path = session
+        .thread_path(item.thread)
+        .to_string_lossy()
+        .into_owned();
     let sid = short_session_id(&session.id).to_string();
     let sub = if item.thread.is_some() { "↳" } else { "" };
     match &item.kind {
