@@ -141,6 +141,16 @@ enum Command {
     ///   hookscope hooks --settings .claude/settings.json --lint
     ///   hookscope hooks --activity SESSION [--json] [PATH...]
     Hooks(Box<cli::hooks::HooksArgs>),
+    /// Print tool calls, their results and hook firings as a session is
+    /// written, like `tail -f` (the last 10 calls first; --last, --from-start).
+    ///
+    /// Without SESSION or with a folder: the most recently modified session
+    /// there, and every session that appears there later.
+    ///
+    ///   hookscope tail                      # the newest session under the default roots
+    ///   hookscope tail ~/.claude/projects/-my-repo --json
+    ///   hookscope tail 8bb2dece --last 0 --count 5 --timeout 60
+    Tail(Box<cli::tail::TailArgs>),
 }
 
 fn main() {
@@ -180,6 +190,7 @@ fn main() {
         Some(Command::Payload(args)) => cli::payload::run(&args),
         Some(Command::Replay(args)) => cli::replay::run(&args),
         Some(Command::Hooks(args)) => cli::hooks::run(&args),
+        Some(Command::Tail(args)) => cli::tail::run(&args),
         None if args.bench_probe.is_some() => {
             match tui::bench_probe(&args.paths, args.bench_probe.as_deref().unwrap_or_default()) {
                 Ok([frame, list, calls]) => println!("{frame:.1} {list:.1} {calls:.1}"),

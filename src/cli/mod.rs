@@ -17,6 +17,7 @@ pub mod payload;
 pub mod replay;
 pub mod sessions;
 pub mod show;
+pub mod tail;
 pub mod test;
 
 use std::path::PathBuf;

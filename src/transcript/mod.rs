@@ -8,6 +8,7 @@ pub mod diff;
 pub mod discover;
 pub mod droid;
 pub mod export;
+pub mod follow;
 pub mod fsread;
 pub mod hook_activity;
 pub mod jsonl;

@@ -16,7 +16,7 @@ use hookscope::hooks::events::At;
 use hookscope::transcript::short_id::ShortIds;
 use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::text::one_line;
-use hookscope::transcript::{Diagnostic, Event, SessionRef};
+use hookscope::transcript::{Diagnostic, Event, Session, SessionRef};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
 use ratatui::text::Span;
@@ -748,6 +748,19 @@ impl App {
                 self.timeline.loaded(&self.ctx);
                 self.finish_jump();
             }
+            Msg::Live { index, session } => self.live(index, session),
+            Msg::SessionAdded(sref) => {
+                let index = self.ctx.sessions.len();
+                self.ctx.sessions.push(SessionEntry {
+                    sref,
+                    summary: None,
+                    error: None,
+                });
+                self.ctx.short_ids =
+                    ShortIds::new(self.ctx.sessions.iter().map(|e| e.sref.id.as_str()));
+                self.ctx.requests.push(Request::Summarize(index));
+                self.list.refresh(&self.ctx);
+            }
             Msg::Found { generation, result } => self.calls.found(generation, result),
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
             Msg::HooksRan { generation, report } => {
@@ -760,6 +773,27 @@ impl App {
             } => self.backtest.add(done, total, blocks),
         }
         self.sync();
+    }
+
+    /// The open session `index` was loaded again (its files grew): swap it
+    /// in, keeping the Timeline's selection and scroll, and refresh its
+    /// list entry's counts. Ignored while it is still loading or when
+    /// another session is open (the list entry is still refreshed).
+    fn live(&mut self, index: usize, session: Arc<Session>) {
+        if let Some(entry) = self.ctx.sessions.get_mut(index) {
+            entry.summary = Some(session.summary());
+            entry.error = None;
+        }
+        let Some(open) = self.ctx.open.as_mut().filter(|o| o.index == index) else {
+            return;
+        };
+        if !matches!(open.state, OpenState::Ready(..)) {
+            return;
+        }
+        let tree = Arc::new(SpawnTree::new(&session));
+        open.state = OpenState::Ready(session, tree);
+        self.timeline.refreshed(&self.ctx);
+        self.detail.invalidate();
     }
 
     /// Lays every component out for the current size and focus, and hands

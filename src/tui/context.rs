@@ -221,6 +221,9 @@ pub struct OpenSession {
 pub enum Request {
     /// Fully load session `index` and send `Msg::Loaded`.
     Open(usize),
+    /// Load session `index` (one that appeared while running) for the list
+    /// and send `Msg::Summary`.
+    Summarize(usize),
     /// Run a Calls-view query and send `Msg::Found` tagged `generation`.
     Find {
         /// The Calls view's generation the query answers.

@@ -35,6 +35,8 @@ pub mod worker;
 #[cfg(test)]
 mod hook_tests;
 #[cfg(test)]
+mod live_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
@@ -140,6 +142,7 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> any
     let (tx, rx) = mpsc::channel();
     worker::spawn_summaries(refs.clone(), tx.clone());
     let queries = worker::spawn_queries(refs.clone(), tx.clone());
+    let follow = worker::spawn_follow(found.roots.clone(), tx.clone());
 
     let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
     let size = term.size()?;
@@ -156,8 +159,15 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> any
         for request in app.take_requests() {
             match request {
                 Request::Open(index) => {
-                    if let Some(r) = refs.get(index) {
-                        worker::spawn_open(index, r.clone(), tx.clone());
+                    if let Some(entry) = app.ctx.sessions.get(index) {
+                        worker::spawn_open(index, entry.sref.clone(), tx.clone());
+                        // Live updates of the open session (issue 11 §3).
+                        let _ = follow.send((index, entry.sref.clone()));
+                    }
+                }
+                Request::Summarize(index) => {
+                    if let Some(entry) = app.ctx.sessions.get(index) {
+                        worker::spawn_summary(index, entry.sref.clone(), tx.clone());
                     }
                 }
                 Request::Find { generation, query } => {

@@ -94,6 +94,10 @@ fn run_request(app: &mut App, request: Request) {
                     line: hookscope::shell::parse_command_line(&command),
                 });
             }
+            Request::Summarize(index) => {
+                let sref = app.ctx.sessions[index].sref.clone();
+                app.apply(worker::summary_msg(index, &sref));
+            }
             Request::Open(index) => {
                 let sref = app.ctx.sessions[index].sref.clone();
                 app.apply(Msg::Loaded {

@@ -577,6 +577,19 @@ impl TimelinePane {
         self.follow(ctx);
     }
 
+    /// The open session was loaded again because its files grew
+    /// ([`hookscope::transcript::follow`]): the selection and the offset
+    /// stay where they were (rows only grow at the end of their thread);
+    /// a selection that is gone falls back to the first row.
+    pub fn refreshed(&mut self, ctx: &Ctx) {
+        let rows = self.rows(ctx);
+        if self.sel.is_some_and(|s| rows.iter().any(|r| r.item == s)) {
+            self.follow(ctx);
+        } else {
+            self.loaded(ctx);
+        }
+    }
+
     /// Lays the pane out in `area` (the offset follows).
     pub fn set_area(&mut self, area: Rect, ctx: &Ctx) {
         self.area = area;

@@ -3,14 +3,17 @@
 //! UI thread as [`Msg`]s over an mpsc channel; the UI never waits on disk.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
+use std::time::Duration;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hookscope::query::{FindResult, Query, find_with_loader};
 use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
+use hookscope::transcript::follow::{Change, FollowOptions, Follower};
 use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
 use rayon::prelude::*;
 
@@ -62,6 +65,16 @@ pub enum Msg {
         /// The blocks found in this session.
         blocks: Vec<super::backtest::Block>,
     },
+    /// The open session `index` as loaded again after its files grew (and
+    /// once right after it is followed), from [`spawn_follow`].
+    Live {
+        /// Index into the app's session list.
+        index: usize,
+        /// The session as it is now.
+        session: Arc<Session>,
+    },
+    /// A session appeared under the roots while running ([`spawn_follow`]).
+    SessionAdded(SessionRef),
     /// The answer to a Calls-view query.
     Found {
         /// The generation of the filter line it answers.
@@ -115,6 +128,14 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
     });
 }
 
+/// Summarizes one session (one that appeared while running) on a
+/// background thread and sends its [`Msg::Summary`].
+pub fn spawn_summary(index: usize, session: SessionRef, tx: Sender<Msg>) {
+    thread::spawn(move || {
+        let _ = tx.send(summary_msg(index, &session));
+    });
+}
+
 /// Fully loads one session on a background thread and sends [`Msg::Loaded`].
 pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
     thread::spawn(move || {
@@ -123,6 +144,72 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
             result: open(&session),
         });
     });
+}
+
+/// Starts the follower thread (issue 11 §3): it watches `roots` for new
+/// sessions (each sent as [`Msg::SessionAdded`]) and follows the session
+/// named on the returned sender (its list index and ref; a new one replaces
+/// the previous), sending [`Msg::Live`] once when it starts following and
+/// again whenever the session's files gain complete lines. It blocks on
+/// file notifications with a timeout (stat polling as the fallback), so it
+/// costs next to nothing while idle; it ends when the app's receiver or the
+/// sender is dropped.
+pub fn spawn_follow(roots: Vec<PathBuf>, tx: Sender<Msg>) -> Sender<(usize, SessionRef)> {
+    spawn_follow_with(roots, FollowOptions::default(), tx)
+}
+
+/// [`spawn_follow`] with the follower's options (tests shorten the poll).
+pub fn spawn_follow_with(
+    roots: Vec<PathBuf>,
+    options: FollowOptions,
+    tx: Sender<Msg>,
+) -> Sender<(usize, SessionRef)> {
+    let (cmd_tx, cmd_rx) = mpsc::channel::<(usize, SessionRef)>();
+    thread::spawn(move || {
+        let options = FollowOptions {
+            follow_new: false,
+            ..options
+        };
+        let mut follower = Follower::new(&roots, options);
+        let mut current: Option<(usize, PathBuf)> = None;
+        loop {
+            loop {
+                match cmd_rx.try_recv() {
+                    Ok((index, sref)) => {
+                        if let Some((_, path)) = current.take() {
+                            follower.unfollow(&path);
+                        }
+                        // OpenCode (not followed) or unreadable: nothing to send.
+                        if let Ok(session) = follower.follow(&sref) {
+                            current = Some((index, sref.path.clone()));
+                            if tx.send(Msg::Live { index, session }).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => return,
+                }
+            }
+            for change in follower.wait(Duration::from_millis(250)) {
+                let msg = match change {
+                    Change::Added(sref) => Msg::SessionAdded(sref),
+                    Change::Updated { session, .. } => match &current {
+                        Some((index, path)) if session.path == *path => Msg::Live {
+                            index: *index,
+                            session,
+                        },
+                        _ => continue,
+                    },
+                    Change::Reset { .. } | Change::Unreadable { .. } => continue,
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    cmd_tx
 }
 
 /// Parses a Bash command line on a background thread (tree-sitter-bash can
