@@ -96,7 +96,9 @@ use crate::tools::{
 ///   and its usage is the running total minus the total it inherited.
 ///   Loaded alone, such a rollout says so in a diagnostic on its replayed
 ///   lines (`parent session <id> is not linked: lines 2–57 replay its
-///   history and are not counted here`).
+///   history and are not counted here`), or on its `session_meta` line
+///   when it copies nothing (`parent session <id> is not linked; shown on
+///   its own`).
 ///
 /// # Errors
 /// Only when the file cannot be opened or read at all; every bad line is a
@@ -116,7 +118,9 @@ pub fn load_session(path: &Path) -> std::io::Result<Session> {
 /// tied to the call that spawned it when its parent's thread has one (see
 /// [`SubagentLink::ChildSessionId`], [`SubagentLink::AgentPath`]); a child
 /// file that cannot be read, or whose parent is not among the files given,
-/// is a diagnostic (the child still shows, unlinked).
+/// is a diagnostic (the child still shows, unlinked); a child with the id of
+/// the main rollout or of an earlier child (a copy of the same thread) is a
+/// diagnostic and is not counted again.
 ///
 /// # Errors
 /// Only when the main file cannot be opened or read at all.
@@ -124,10 +128,24 @@ pub fn load_session_with(path: &Path, children: &[PathBuf]) -> std::io::Result<S
     let mut main = Thread::load(path)?;
     let mut diagnostics = std::mem::take(&mut main.diagnostics);
     let mut threads: Vec<Thread> = Vec::new();
+    let mut seen: HashMap<String, PathBuf> = HashMap::from([(main.id.clone(), path.to_path_buf())]);
     for child in children {
         match Thread::load(child) {
             Ok(mut t) => {
                 diagnostics.append(&mut t.diagnostics);
+                if let Some(other) = seen.get(&t.id) {
+                    // The same thread twice (a copy): counted once.
+                    diagnostics.push(Diagnostic::whole_file(
+                        child,
+                        format!(
+                            "child rollout {} has the id of {}; not counted again",
+                            t.id,
+                            other.display()
+                        ),
+                    ));
+                    continue;
+                }
+                seen.insert(t.id.clone(), child.clone());
                 threads.push(t);
             }
             Err(e) => diagnostics.push(Diagnostic::whole_file(
@@ -532,9 +550,9 @@ fn turn_id_of(v: &Value) -> Option<&str> {
 /// repeats the own `session_meta`, or carries a turn id (see
 /// [`turn_id_of`]) that is a UUIDv7 no older than the own id (a copied
 /// turn started before the fork, so its id is older). When the file ends
-/// first: the whole rest is the copy if it holds turn ids (nothing of its
-/// own yet), else its end is not marked (a diagnostic says so and the lines
-/// count as the rollout's own).
+/// first: the whole rest is the copy if it holds UUIDv7 turn ids (nothing
+/// of its own yet), else its end is not marked (a diagnostic says so and
+/// the lines count as the rollout's own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Replay {
     /// 1-based first line of the copy (the parent's `session_meta`).
@@ -638,7 +656,7 @@ impl Thread {
             ),
             None => (
                 self.loader.meta_line.unwrap_or(1),
-                format!("parent session {parent} is not linked (not among the sessions read)"),
+                format!("parent session {parent} is not linked; shown on its own"),
             ),
         };
         diagnostics.push(Diagnostic::at_line(&self.path, line, message));
@@ -696,10 +714,10 @@ impl Thread {
     }
 }
 
-/// Turns child threads into the main thread's subagents (index `i` is
-/// `threads[i]`), each tied to its parent thread's spawn call when there is
-/// one. A child's parent is the main thread or another child with the
-/// parent's id (the first one, when ids repeat); every call spawns at most
+/// Turns child threads (ids unique, none the main one's) into the main
+/// thread's subagents (index `i` is `threads[i]`), each tied to its parent
+/// thread's spawn call when there is one. A child's parent is the main
+/// thread or another child with the parent's id; every call spawns at most
 /// one child and every child is spawned by at most one call, so a cycle of
 /// parent links cannot loop.
 fn link_children(
@@ -707,16 +725,11 @@ fn link_children(
     mut threads: Vec<Thread>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Subagent> {
-    let mut first_of: HashMap<String, usize> = HashMap::new();
-    for (i, t) in threads.iter().enumerate() {
-        if t.id == main.id || first_of.contains_key(&t.id) {
-            diagnostics.push(Diagnostic::whole_file(
-                &t.path,
-                format!("child rollout id {} repeats another rollout's id", t.id),
-            ));
-        }
-        first_of.entry(t.id.clone()).or_insert(i);
-    }
+    let first_of: HashMap<String, usize> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.clone(), i))
+        .collect();
     // (child, parent thread: None = main, call) for every link found.
     let mut links: Vec<(usize, Option<usize>, String, SubagentLink)> = Vec::new();
     for (i, child) in threads.iter().enumerate() {
@@ -842,7 +855,6 @@ struct Loader {
     spawn_ends: HashMap<String, String>,
 }
 
-
 impl Loader {
     fn new(path: &Path) -> Loader {
         Loader {
@@ -912,7 +924,7 @@ impl Loader {
                     self.process(line_no, &v);
                     return;
                 }
-                saw_turn_id |= turn.is_some();
+                saw_turn_id |= turn.and_then(uuid_v7_millis).is_some();
                 held.push((line_no, v));
                 self.replay_state = ReplayState::Buffering {
                     first_line,
@@ -924,8 +936,9 @@ impl Loader {
     }
 
     /// At the end of the file: a copy still open is the whole rest when it
-    /// holds turn ids (the fork has no turn of its own yet) and the own id is
-    /// a UUIDv7; else its end is not marked and its lines count as own.
+    /// holds UUIDv7 turn ids (the fork has no turn of its own yet) and the
+    /// own id is a UUIDv7; else its end is not marked and its lines count as
+    /// own.
     fn finish(&mut self) {
         if let ReplayState::Buffering {
             first_line,

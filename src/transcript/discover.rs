@@ -474,10 +474,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
 ///
 /// The chain is followed by id up to a rollout whose parent is not found
 /// (that one is the root). A rollout stays a session of its own, with a
-/// diagnostic, when its parent id names several rollouts (ids may repeat:
-/// no guess is made) or its chain comes back to a rollout already on it (a
-/// cycle); one whose parent is simply absent stays too (the loader says
-/// so).
+/// diagnostic, when its parent is not found, its parent id names several
+/// rollouts (ids may repeat: no guess is made) or its chain comes back to a
+/// rollout already on it (a cycle).
 fn attach_codex_children(
     mains: &mut HashMap<PathBuf, SessionRef>,
     parents: &HashMap<PathBuf, String>,
@@ -515,7 +514,17 @@ fn attach_codex_children(
         let mut cur = child;
         let root = loop {
             match up(cur) {
-                Up::Root => break (cur != child).then_some(cur),
+                Up::Root if cur == child => {
+                    diagnostics.push(Diagnostic::whole_file(
+                        child.clone(),
+                        format!(
+                            "parent session {} was not found among the sessions read; not linked",
+                            parents.get(child).map_or("", String::as_str)
+                        ),
+                    ));
+                    break None;
+                }
+                Up::Root => break Some(cur),
                 Up::Ambiguous(n) => {
                     if cur == child {
                         diagnostics.push(Diagnostic::whole_file(
