@@ -743,3 +743,38 @@ fn a_child_copied_twice_is_counted_once() {
         )]
     );
 }
+
+/// `show` on P lists the fork F as its subagent with F's own call only
+/// (P's 6 calls are not repeated under it).
+#[test]
+fn show_names_the_fork_under_its_parent() {
+    let p = real_lines();
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(&rollout_path(dir.path(), P_ID), &p);
+    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("HOME", "/nonexistent-hookscope-test")
+        .args(["show", "01a2287a"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains("1 turn, 7 tool calls, 1 error, 1 subagent, 0 diagnostics"),
+        "{text}"
+    );
+    let tail: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("unlinked subagent: "))
+        .collect();
+    assert_eq!(tail.len(), 2, "{text}");
+    assert!(
+        tail[0].starts_with(&format!("unlinked subagent: {F_ID} (")),
+        "{text}"
+    );
+    assert!(tail[1].ends_with("[call_fork_1]"), "{text}");
+}
