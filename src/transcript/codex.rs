@@ -35,6 +35,19 @@
 //! 0.42-era `tool_call`, and the exit status of `exec_command_end` /
 //! `patch_apply_end` / `mcp_tool_call_end` as a fallback for `is_error`.
 //!
+//! **Forks and subagent threads.** A rollout whose first `session_meta`
+//! names a parent ([`Lineage`]: `forked_from_id`, or a `thread_spawn`
+//! `parent_thread_id`) is a child thread. A fork (`codex fork`, `/fork`,
+//! app-server `thread/fork`, or `spawn_agent` with forked context) copies
+//! the parent's rollout items right after its own `session_meta`
+//! (codex-rs `InitialHistory::Forked`: persisted as they are, with new
+//! timestamps, the parent's `session_meta` first); [`Replay`] says how that
+//! copy is found and where it ends. Its lines add nothing to the child's
+//! turns or calls, and the child's usage is its running total minus the
+//! inherited one. Discovery puts child rollouts in their root session's
+//! `subagent_files`; [`load_session_with`] loads them as that session's
+//! subagents and ties each to its spawning call.
+//!
 //! **Errors are unreliable.** Codex outputs have no `is_error` flag
 //! (formats.md §2.3). `is_error` is true when the output states a non-zero
 //! exit code — `metadata.exit_code` of a JSON-string output
