@@ -778,3 +778,44 @@ fn show_names_the_fork_under_its_parent() {
     );
     assert!(tail[1].ends_with("[call_fork_1]"), "{text}");
 }
+
+/// A fork written without UUIDv7 turn ids (P' and F' = P and F with every
+/// turn id replaced by a plain string): its copy's end is not marked, so
+/// with its parent present it is found by comparing F' with P' (lines 2–47
+/// equal P' lines 1–46 but for timestamps; line 48 matches no later line),
+/// and F' counts its own part only; alone, it counts everything and says
+/// so.
+#[test]
+fn an_unmarked_copy_is_found_by_comparing_with_the_parent() {
+    let mut p = real_lines();
+    for v in &mut p {
+        retag(v, "turn-of-p");
+    }
+    let mut f = fork_lines(&p);
+    for v in &mut f[47..] {
+        retag(v, "turn-of-f");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(&rollout_path(dir.path(), P_ID), &p);
+    write(&rollout_path(dir.path(), F_ID), &f);
+    let s = only_session(dir.path());
+    assert_eq!(s.subagents.len(), 1);
+    let sub = &s.subagents[0];
+    assert_eq!(
+        sub.tool_calls()
+            .map(|c| c.tool_use_id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["call_fork_1"]
+    );
+    assert_eq!(sub.usage, usage(2100, 50, 8300));
+    assert_eq!(
+        sub.meta.as_ref().map(|m| m["replayed_lines"].clone()),
+        Some(json!({"first_line": 2, "last_line": 47, "lines": 46}))
+    );
+    assert!(s.diagnostics.is_empty(), "{:?}", messages(&s));
+
+    std::fs::remove_file(rollout_path(dir.path(), P_ID)).expect("rm");
+    let alone = only_session(dir.path());
+    assert_eq!(alone.tool_calls().count(), 7);
+    assert_eq!(alone.diagnostics.len(), 2, "{:?}", messages(&alone));
+}

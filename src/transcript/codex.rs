@@ -144,8 +144,7 @@ pub fn load_session_with(path: &Path, children: &[PathBuf]) -> std::io::Result<S
     let mut seen: HashMap<String, PathBuf> = HashMap::from([(main.id.clone(), path.to_path_buf())]);
     for child in children {
         match Thread::load(child) {
-            Ok(mut t) => {
-                diagnostics.append(&mut t.diagnostics);
+            Ok(t) => {
                 if let Some(other) = seen.get(&t.id) {
                     // The same thread twice (a copy): counted once.
                     diagnostics.push(Diagnostic::whole_file(
@@ -166,6 +165,26 @@ pub fn load_session_with(path: &Path, children: &[PathBuf]) -> std::io::Result<S
                 super::claude_code::unreadable_message("child rollout", &e),
             )),
         }
+    }
+    // A copy whose end is not marked: compared with the parent's rollout.
+    for i in 0..threads.len() {
+        let Some(first_line) = threads[i].loader.unmarked_copy else {
+            continue;
+        };
+        let parent = threads[i]
+            .lineage
+            .parent()
+            .and_then(|p| seen.get(p))
+            .cloned();
+        let end = parent.and_then(|pp| copy_end_by_parent(&threads[i].path, first_line, &pp));
+        if let Some(end) = end
+            && let Ok(t) = Thread::load_cut(&threads[i].path, Some(end))
+        {
+            threads[i] = t;
+        }
+    }
+    for t in &mut threads {
+        diagnostics.append(&mut t.diagnostics);
     }
     let subagents = link_children(&mut main, threads, &mut diagnostics);
     main.note_unlinked_parent(&mut diagnostics);
@@ -564,8 +583,11 @@ fn turn_id_of(v: &Value) -> Option<&str> {
 /// [`turn_id_of`]) that is a UUIDv7 no older than the own id (a copied
 /// turn started before the fork, so its id is older). When the file ends
 /// first: the whole rest is the copy if it holds UUIDv7 turn ids (nothing
-/// of its own yet), else its end is not marked (a diagnostic says so and
-/// the lines count as the rollout's own).
+/// of its own yet), else its end is not marked: with the parent's rollout
+/// loaded alongside ([`load_session_with`]), the copy is found by
+/// comparing the two (the longest run of lines whose `type` and `payload`
+/// follow the parent's lines in order); without it, a diagnostic says so and the lines
+/// count as the rollout's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Replay {
     /// 1-based first line of the copy (the parent's `session_meta`).
@@ -607,7 +629,13 @@ struct Thread {
 
 impl Thread {
     fn load(path: &Path) -> std::io::Result<Thread> {
+        Thread::load_cut(path, None)
+    }
+
+    /// [`Thread::load`] with the copy's last line given (`forced_end`).
+    fn load_cut(path: &Path, forced_end: Option<usize>) -> std::io::Result<Thread> {
         let mut loader = Loader::new(path);
+        loader.forced_end = forced_end;
         let mut diagnostics = Vec::new();
         read_objects(path, &mut diagnostics, |line_no, value| {
             loader.push(line_no, value);
@@ -725,6 +753,52 @@ impl Thread {
             _ => false,
         }
     }
+}
+
+/// The last line of `child`'s copy of its parent's history, found by
+/// comparing it with the parent's rollout `parent` (used when the copy's
+/// end is not marked by turn ids, [`Replay`]): from `first_line` on, each
+/// child line whose `type` and `payload` equal those of a parent line after
+/// the previous match is part of the copy (a subsequence: a `spawn_agent`
+/// fork copies only some of the parent's items); the copy ends before the
+/// first line that matches none. `None` when no line matches or a file
+/// cannot be read.
+fn copy_end_by_parent(child: &Path, first_line: usize, parent: &Path) -> Option<usize> {
+    let key = |v: &Value| -> Option<String> {
+        let kind = str_of(v, "type")?;
+        Some(format!("{kind}\u{0}{}", v.get("payload")?))
+    };
+    let mut ignored = Vec::new();
+    let mut positions: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut n = 0usize;
+    read_objects(parent, &mut ignored, |_, v| {
+        if let Some(k) = key(&v) {
+            positions.entry(k).or_default().push(n);
+        }
+        n += 1;
+    })
+    .ok()?;
+    let mut cursor: Option<usize> = None;
+    let mut end = None;
+    let mut open = true;
+    read_objects(child, &mut ignored, |line_no, v| {
+        if !open || line_no < first_line {
+            return;
+        }
+        let next = key(&v).and_then(|k| positions.get(&k)).and_then(|found| {
+            let from = cursor.map_or(0, |c| c + 1);
+            found.get(found.partition_point(|&p| p < from)).copied()
+        });
+        match next {
+            Some(p) => {
+                cursor = Some(p);
+                end = Some(line_no);
+            }
+            None => open = false,
+        }
+    })
+    .ok()?;
+    end
 }
 
 /// Turns child threads (ids unique, none the main one's) into the main
@@ -866,6 +940,11 @@ struct Loader {
     inherited: Option<Usage>,
     /// `collab_agent_spawn_end`: `new_thread_id` → `call_id`.
     spawn_ends: HashMap<String, String>,
+    /// The last line of the copy, when known from outside (a comparison
+    /// with the parent's rollout, [`copy_end_by_parent`]).
+    forced_end: Option<usize>,
+    /// The first line of a copy whose end was not marked (read as own).
+    unmarked_copy: Option<usize>,
 }
 
 impl Loader {
@@ -924,6 +1003,20 @@ impl Loader {
                 mut held,
                 mut saw_turn_id,
             } => {
+                if let Some(end) = self.forced_end {
+                    if line_no > end {
+                        self.end_replay(first_line, held, true);
+                        self.process(line_no, &v);
+                    } else {
+                        held.push((line_no, v));
+                        self.replay_state = ReplayState::Buffering {
+                            first_line,
+                            held,
+                            saw_turn_id,
+                        };
+                    }
+                    return;
+                }
                 let own_ms = self.id.as_deref().and_then(uuid_v7_millis);
                 let repeats_own_meta = str_of(&v, "type") == Some("session_meta")
                     && v.get("payload").and_then(|p| str_of(p, "id")) == self.id.as_deref();
@@ -959,8 +1052,10 @@ impl Loader {
             saw_turn_id,
         } = std::mem::take(&mut self.replay_state)
         {
-            let marked = saw_turn_id && self.id.as_deref().and_then(uuid_v7_millis).is_some();
+            let marked = self.forced_end.is_some()
+                || (saw_turn_id && self.id.as_deref().and_then(uuid_v7_millis).is_some());
             if !marked {
+                self.unmarked_copy = Some(first_line);
                 let last = held.last().map_or(first_line, |(l, _)| *l);
                 self.diag(
                     first_line,
