@@ -167,20 +167,16 @@ pub fn load_session_with(path: &Path, children: &[PathBuf]) -> std::io::Result<S
         }
     }
     // A copy whose end is not marked: compared with the parent's rollout.
-    for i in 0..threads.len() {
-        let Some(first_line) = threads[i].loader.unmarked_copy else {
+    for thread in &mut threads {
+        let Some(first_line) = thread.loader.unmarked_copy else {
             continue;
         };
-        let parent = threads[i]
-            .lineage
-            .parent()
-            .and_then(|p| seen.get(p))
-            .cloned();
-        let end = parent.and_then(|pp| copy_end_by_parent(&threads[i].path, first_line, &pp));
+        let parent = thread.lineage.parent().and_then(|p| seen.get(p));
+        let end = parent.and_then(|pp| copy_end_by_parent(&thread.path, first_line, pp));
         if let Some(end) = end
-            && let Ok(t) = Thread::load_cut(&threads[i].path, Some(end))
+            && let Ok(t) = Thread::load_cut(&thread.path, Some(end))
         {
-            threads[i] = t;
+            *thread = t;
         }
     }
     for t in &mut threads {
