@@ -318,6 +318,18 @@ fn lineage_fields_from_session_meta() {
         Lineage::from_meta(&review).subagent.as_deref(),
         Some("review")
     );
+    // Wrong types are no lineage: a number id, a string thread_spawn.
+    let odd = json!({"id": "a", "forked_from_id": 42, "parent_thread_id": null,
+                     "source": {"subagent": {"thread_spawn": "x"}}});
+    let l = Lineage::from_meta(&odd);
+    assert_eq!(
+        (l.parent(), l.subagent.as_deref()),
+        (None, Some("thread_spawn"))
+    );
+    assert_eq!(
+        Lineage::from_meta(&json!("not an object")),
+        Lineage::default()
+    );
     // A rollout naming itself has no parent.
     let itself = json!({"id": "a", "forked_from_id": "a"});
     assert_eq!(Lineage::from_meta(&itself).parent(), None);

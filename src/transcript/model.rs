@@ -859,7 +859,8 @@ pub struct Subagent {
     pub meta: Option<Value>,
     /// The subagent's turns (its first prompt is the spawn's prompt).
     pub turns: Vec<Turn>,
-    /// Usage summed once per `message.id`.
+    /// Usage summed once per `message.id` (a Codex child rollout: its own
+    /// part only, the total it inherited from its parent taken off).
     pub usage: Usage,
     /// Models it ran on, in first-seen order (`<synthetic>` excluded).
     pub models: Vec<String>,
@@ -918,7 +919,8 @@ pub struct Session {
     /// All subagents (inline, sibling, subagents dir), linked or not.
     pub subagents: Vec<Subagent>,
     /// Main-thread usage, once per `message.id` (Codex: the last
-    /// `token_count` `total_token_usage`, see `transcript::codex`).
+    /// `token_count` `total_token_usage`, less what a fork inherited, see
+    /// `transcript::codex`).
     pub usage: Usage,
     /// Models the main thread ran on, first-seen order (Codex:
     /// `turn_context.model`).
