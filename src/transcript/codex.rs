@@ -35,6 +35,19 @@
 //! 0.42-era `tool_call`, and the exit status of `exec_command_end` /
 //! `patch_apply_end` / `mcp_tool_call_end` as a fallback for `is_error`.
 //!
+//! **Forks and subagent threads.** A rollout whose first `session_meta`
+//! names a parent ([`Lineage`]: `forked_from_id`, or a `thread_spawn`
+//! `parent_thread_id`) is a child thread. A fork (`codex fork`, `/fork`,
+//! app-server `thread/fork`, or `spawn_agent` with forked context) copies
+//! the parent's rollout items right after its own `session_meta`
+//! (codex-rs `InitialHistory::Forked`: persisted as they are, with new
+//! timestamps, the parent's `session_meta` first); [`Replay`] says how that
+//! copy is found and where it ends. Its lines add nothing to the child's
+//! turns or calls, and the child's usage is its running total minus the
+//! inherited one. Discovery puts child rollouts in their root session's
+//! `subagent_files`; [`load_session_with`] loads them as that session's
+//! subagents and ties each to its spawning call.
+//!
 //! **Errors are unreliable.** Codex outputs have no `is_error` flag
 //! (formats.md §2.3). `is_error` is true when the output states a non-zero
 //! exit code — `metadata.exit_code` of a JSON-string output
@@ -53,7 +66,8 @@ use serde_json::{Value, json};
 use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, LineIndex, Locus, Session, ToolCallRecord, ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
+    ToolCallRecord, ToolResult, Turn, Usage,
 };
 use super::text::one_line;
 use crate::tools::{
@@ -87,50 +101,110 @@ use crate::tools::{
 ///   the same way;
 /// - tool calls: see [`ToolCallRecord`] fields as filled here:
 ///   `tool_use_id` = `call_id` (else the item's `id`, else `line:<n>`),
-///   `message_id` = `None`, `subagent` = `None`; Codex sessions have no
-///   [`Session::subagents`].
+///   `message_id` = `None`, `subagent` = `None` (a lone rollout has no
+///   [`Session::subagents`]; see [`load_session_with`]);
+/// - a forked or spawned rollout (its first `session_meta` names a parent,
+///   [`Lineage`]) counts only its own part: the parent's history it
+///   replays after its `session_meta` ([`Replay`]) adds no turns or calls,
+///   and its usage is the running total minus the total it inherited.
+///   Loaded alone, such a rollout says so in a diagnostic on its replayed
+///   lines (`parent session <id> is not linked: lines 2–57 replay its
+///   history and are not counted here`), or on its `session_meta` line
+///   when it copies nothing (`parent session <id> is not linked; shown on
+///   its own`).
 ///
 /// # Errors
 /// Only when the file cannot be opened or read at all; every bad line is a
 /// diagnostic.
 pub fn load_session(path: &Path) -> std::io::Result<Session> {
-    let mut loader = Loader::new(path);
-    let mut diagnostics = Vec::new();
-    read_objects(path, &mut diagnostics, |line_no, value| {
-        loader.push(line_no, &value);
-    })?;
-    loader.apply_end_events();
-    diagnostics.append(&mut loader.diagnostics);
-    diagnostics.sort_by(|a, b| a.locus.cmp(&b.locus));
+    load_session_with(path, &[])
+}
 
-    let id = loader
-        .id
-        .clone()
-        .filter(|id| !id.is_empty())
-        .or_else(|| uuid_of_file_name(path))
-        .unwrap_or_else(|| super::model::id_from_path(path));
-    let title = loader.thread_name.clone().or_else(|| {
-        loader
-            .turns
-            .iter()
-            .find(|t| t.prompt_line.is_some())
-            .map(|t| one_line(&t.prompt, 200))
-            .filter(|t| !t.is_empty())
+/// Loads a Codex rollout with the rollouts forked or spawned from it
+/// (`children`, as discovery groups them: every descendant, each file
+/// once) as its [`Session::subagents`] (see the module docs, "Forks and
+/// subagent threads").
+///
+/// The main rollout is read as [`load_session`] reads it. Each child file
+/// becomes a [`Subagent`] (layout [`SubagentLayout::ChildSession`]) holding
+/// only its own part: its replayed prefix is not counted again. A child is
+/// tied to the call that spawned it when its parent's thread has one (see
+/// [`SubagentLink::ChildSessionId`], [`SubagentLink::AgentPath`]); a child
+/// file that cannot be read, or whose parent is not among the files given,
+/// is a diagnostic (the child still shows, unlinked); a child with the id of
+/// the main rollout or of an earlier child (a copy of the same thread) is a
+/// diagnostic and is not counted again.
+///
+/// # Errors
+/// Only when the main file cannot be opened or read at all.
+pub fn load_session_with(path: &Path, children: &[PathBuf]) -> std::io::Result<Session> {
+    let mut main = Thread::load(path)?;
+    let mut diagnostics = std::mem::take(&mut main.diagnostics);
+    let mut threads: Vec<Thread> = Vec::new();
+    let mut seen: HashMap<String, PathBuf> = HashMap::from([(main.id.clone(), path.to_path_buf())]);
+    for child in children {
+        match Thread::load(child) {
+            Ok(t) => {
+                if let Some(other) = seen.get(&t.id) {
+                    // The same thread twice (a copy): counted once.
+                    diagnostics.push(Diagnostic::whole_file(
+                        child,
+                        format!(
+                            "child rollout {} has the id of {}; not counted again",
+                            t.id,
+                            other.display()
+                        ),
+                    ));
+                    continue;
+                }
+                seen.insert(t.id.clone(), child.clone());
+                threads.push(t);
+            }
+            Err(e) => diagnostics.push(Diagnostic::whole_file(
+                child,
+                super::claude_code::unreadable_message("child rollout", &e),
+            )),
+        }
+    }
+    // A copy whose end is not marked: compared with the parent's rollout.
+    for thread in &mut threads {
+        let Some(first_line) = thread.loader.unmarked_copy else {
+            continue;
+        };
+        let parent = thread.lineage.parent().and_then(|p| seen.get(p));
+        let end = parent.and_then(|pp| copy_end_by_parent(&thread.path, first_line, pp));
+        if let Some(end) = end
+            && let Ok(t) = Thread::load_cut(&thread.path, Some(end))
+        {
+            *thread = t;
+        }
+    }
+    for t in &mut threads {
+        diagnostics.append(&mut t.diagnostics);
+    }
+    let subagents = link_children(&mut main, threads, &mut diagnostics);
+    main.note_unlinked_parent(&mut diagnostics);
+    diagnostics.sort_by(|a, b| {
+        a.path
+            .as_os_str()
+            .cmp(b.path.as_os_str())
+            .then(a.locus.cmp(&b.locus))
     });
+    let title = main.title();
     Ok(Session {
-        id,
+        id: main.id.clone(),
         agent: Agent::Codex,
         path: path.to_path_buf(),
-        cwd: loader.cwd,
+        cwd: main.loader.cwd,
         title,
-        started: loader.started,
-        ended: loader.ended,
-        version: loader.version,
-        git_branch: loader.git_branch,
-        turns: loader.turns,
-        subagents: Vec::new(),
-        usage: loader.usage.or(loader.turn_usage).unwrap_or_default(),
-        models: loader.models,
+        started: main.loader.started,
+        ended: main.loader.ended,
+        version: main.loader.version,
+        git_branch: main.loader.git_branch,
+        turns: main.loader.turns,
+        subagents,
+        usage: main.usage,
+        models: main.loader.models,
         diagnostics,
         lines: LineIndex::default(),
     })
@@ -347,6 +421,480 @@ fn header_exit_code(text: &str) -> Option<i64> {
     None
 }
 
+/// What a rollout's own (first) `session_meta` says about where it came
+/// from (formats.md §2: `forked_from_id`, `parent_thread_id`,
+/// `source.subagent`). Every field is `None` for a rollout started by the
+/// user (and for every rollout before these fields existed).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Lineage {
+    /// `payload.id`: the rollout's own thread id.
+    pub id: Option<String>,
+    /// `payload.forked_from_id`: the thread whose history was copied in.
+    pub forked_from_id: Option<String>,
+    /// `source.subagent.thread_spawn.parent_thread_id`, else
+    /// `payload.parent_thread_id` (newer rollouts write both): the thread
+    /// that spawned this one.
+    pub parent_thread_id: Option<String>,
+    /// The kind of subagent thread from `source.subagent`: `thread_spawn`,
+    /// `review`, `compact`, or the value of `{"other": …}`; `None` when
+    /// `source` is not a subagent (`cli`, `vscode`, `exec`, …).
+    pub subagent: Option<String>,
+    /// `thread_spawn.agent_path` (else `payload.agent_path`): the
+    /// subagent's task name (multi-agent v2 `spawn_agent` answers with it).
+    pub agent_path: Option<String>,
+    /// `thread_spawn.agent_nickname` (else `payload.agent_nickname`).
+    pub agent_nickname: Option<String>,
+    /// `thread_spawn.agent_role` (else `payload.agent_role`).
+    pub agent_role: Option<String>,
+}
+
+impl Lineage {
+    /// Reads a `session_meta` payload; strings that are empty count as
+    /// absent.
+    pub fn from_meta(meta: &Value) -> Lineage {
+        let s = |v: &Value, k: &str| str_of(v, k).filter(|s| !s.is_empty()).map(str::to_string);
+        let sub = meta.get("source").and_then(|src| src.get("subagent"));
+        let spawn = sub.and_then(|s| s.get("thread_spawn"));
+        let kind = match sub {
+            Some(Value::String(k)) if !k.is_empty() => Some(k.clone()),
+            Some(Value::Object(o)) => match (o.get("thread_spawn"), o.get("other")) {
+                (Some(_), _) => Some("thread_spawn".to_string()),
+                (None, Some(Value::String(other))) if !other.is_empty() => Some(other.clone()),
+                _ => o.keys().next().cloned(),
+            },
+            _ => None,
+        };
+        let from_spawn = |k: &str| spawn.and_then(|sp| s(sp, k)).or_else(|| s(meta, k));
+        Lineage {
+            id: s(meta, "id"),
+            forked_from_id: s(meta, "forked_from_id"),
+            parent_thread_id: from_spawn("parent_thread_id"),
+            subagent: kind,
+            agent_path: from_spawn("agent_path"),
+            agent_nickname: from_spawn("agent_nickname"),
+            agent_role: from_spawn("agent_role"),
+        }
+    }
+
+    /// The thread this one belongs under: `parent_thread_id`, else
+    /// `forked_from_id`; `None` when neither is set or it names the rollout
+    /// itself.
+    pub fn parent(&self) -> Option<&str> {
+        self.parent_thread_id
+            .as_deref()
+            .or(self.forked_from_id.as_deref())
+            .filter(|p| Some(*p) != self.id.as_deref())
+    }
+
+    /// Whether the rollout names itself as its parent (ignored).
+    pub fn names_itself(&self) -> bool {
+        let own = self.id.as_deref();
+        own.is_some()
+            && (self.parent_thread_id.as_deref() == own || self.forked_from_id.as_deref() == own)
+    }
+
+    /// How the child is shown as a subagent: the agent role, else the
+    /// subagent kind, else `fork` for a fork made by the user.
+    pub fn kind(&self) -> String {
+        self.agent_role
+            .clone()
+            .or_else(|| self.subagent.clone())
+            .unwrap_or_else(|| "fork".to_string())
+    }
+}
+
+/// The lineage of the rollout at `path`, from its first line when that is
+/// a `session_meta` (read through [`super::fsread::open_decoded`], at most
+/// [`LINEAGE_LINE_CAP`] bytes of it); `None` when it is not, or the line is
+/// longer or not JSON (discovery then treats the rollout as a root).
+pub fn read_lineage(path: &Path) -> Option<Lineage> {
+    use std::io::{BufRead, BufReader, Read};
+    let file = super::fsread::open_decoded(path).ok()?;
+    let mut reader = BufReader::new(file.take(LINEAGE_LINE_CAP));
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+            return None;
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+    }
+    let v: Value = serde_json::from_slice(super::jsonl::line_bytes(&line)).ok()?;
+    if str_of(&v, "type") != Some("session_meta") {
+        return None;
+    }
+    v.get("payload")
+        .filter(|p| p.is_object())
+        .map(Lineage::from_meta)
+}
+
+/// The most bytes [`read_lineage`] reads (4 MiB; a real first
+/// `session_meta` line, with its base instructions, is 20–60 KB).
+pub const LINEAGE_LINE_CAP: u64 = 4 << 20;
+
+/// The millisecond Unix time of a version-7 UUID
+/// (`019fc8be-3658-7ca3-…`: its first 48 bits), else `None`. Codex thread
+/// and turn ids are UUIDv7 from about 0.4x on.
+pub fn uuid_v7_millis(id: &str) -> Option<u64> {
+    let b = id.as_bytes();
+    let shape = b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    if !shape || b[14] != b'7' {
+        return None;
+    }
+    let hex = format!("{}{}", id.get(0..8)?, id.get(9..13)?);
+    u64::from_str_radix(&hex, 16).ok()
+}
+
+/// The turn id a line carries: `payload.turn_id` (`turn_context`,
+/// `task_started`, `task_complete`, …), else
+/// `payload.internal_chat_message_metadata_passthrough.turn_id`, else
+/// `payload.metadata.turn_id` (response items).
+fn turn_id_of(v: &Value) -> Option<&str> {
+    let p = v.get("payload")?;
+    str_of(p, "turn_id")
+        .or_else(|| {
+            p.get("internal_chat_message_metadata_passthrough")
+                .and_then(|m| str_of(m, "turn_id"))
+        })
+        .or_else(|| p.get("metadata").and_then(|m| str_of(m, "turn_id")))
+}
+
+/// Where a forked rollout's copy of its parent's history is.
+///
+/// Codex writes a fork (`codex fork`, `/fork`, app-server `thread/fork`)
+/// and a `spawn_agent` child with forked context as: its own
+/// `session_meta`, then the parent's rollout items re-written with new
+/// timestamps (the parent's `session_meta` first; a spawn keeps only
+/// messages, final answers, events and turn contexts), then its own turns
+/// (codex-rs `InitialHistory::Forked`, `RolloutRecorder`). The copy is
+/// recognised when the line after the own `session_meta` is a
+/// `session_meta` with another id; it ends before the first line that
+/// repeats the own `session_meta`, or carries a turn id (see
+/// [`turn_id_of`]) that is a UUIDv7 no older than the own id (a copied
+/// turn started before the fork, so its id is older). When the file ends
+/// first: the whole rest is the copy if it holds UUIDv7 turn ids (nothing
+/// of its own yet), else its end is not marked: with the parent's rollout
+/// loaded alongside ([`load_session_with`]), the copy is found by
+/// comparing the two (the longest run of lines whose `type` and `payload`
+/// follow the parent's lines in order); without it, a diagnostic says so and the lines
+/// count as the rollout's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replay {
+    /// 1-based first line of the copy (the parent's `session_meta`).
+    pub first_line: usize,
+    /// 1-based last line of the copy.
+    pub last_line: usize,
+    /// Lines of the copy that parsed (blank and bad lines excluded).
+    pub lines: usize,
+}
+
+/// The replay detector's state while reading.
+#[derive(Default)]
+enum ReplayState {
+    /// Before the own `session_meta` and the line after it.
+    #[default]
+    Start,
+    /// No copied prefix (or it has ended).
+    Off,
+    /// Inside a candidate copy: its lines are held until its end is known.
+    Buffering {
+        first_line: usize,
+        held: Vec<(usize, Value)>,
+        saw_turn_id: bool,
+    },
+}
+
+/// One rollout read with its lineage: the main thread of a [`Session`], or
+/// one of its child rollouts.
+struct Thread {
+    path: PathBuf,
+    id: String,
+    lineage: Lineage,
+    replay: Option<Replay>,
+    /// The own part's usage (the inherited total taken off).
+    usage: Usage,
+    loader: Loader,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Thread {
+    fn load(path: &Path) -> std::io::Result<Thread> {
+        Thread::load_cut(path, None)
+    }
+
+    /// [`Thread::load`] with the copy's last line given (`forced_end`).
+    fn load_cut(path: &Path, forced_end: Option<usize>) -> std::io::Result<Thread> {
+        let mut loader = Loader::new(path);
+        loader.forced_end = forced_end;
+        let mut diagnostics = Vec::new();
+        read_objects(path, &mut diagnostics, |line_no, value| {
+            loader.push(line_no, value);
+        })?;
+        loader.finish();
+        loader.apply_end_events();
+        diagnostics.append(&mut loader.diagnostics);
+        let id = loader
+            .id
+            .clone()
+            .filter(|id| !id.is_empty())
+            .or_else(|| uuid_of_file_name(path))
+            .unwrap_or_else(|| super::model::id_from_path(path));
+        let lineage = loader.lineage.clone().unwrap_or_default();
+        if lineage.names_itself() {
+            diagnostics.push(Diagnostic::at_line(
+                path,
+                loader.meta_line.unwrap_or(1),
+                "session_meta names the rollout itself as its parent; ignored".to_string(),
+            ));
+        }
+        let usage = loader.own_usage();
+        Ok(Thread {
+            path: path.to_path_buf(),
+            id,
+            lineage,
+            replay: loader.replay,
+            usage,
+            loader,
+            diagnostics,
+        })
+    }
+
+    fn title(&self) -> Option<String> {
+        self.loader.thread_name.clone().or_else(|| {
+            self.loader
+                .turns
+                .iter()
+                .find(|t| t.prompt_line.is_some())
+                .map(|t| one_line(&t.prompt, 200))
+                .filter(|t| !t.is_empty())
+        })
+    }
+
+    /// A rollout shown on its own that names a parent: one diagnostic
+    /// (on the copied lines when there are some, else on the meta line).
+    fn note_unlinked_parent(&self, diagnostics: &mut Vec<Diagnostic>) {
+        let Some(parent) = self.lineage.parent() else {
+            return;
+        };
+        let (line, message) = match self.replay {
+            Some(r) => (
+                r.first_line,
+                format!(
+                    "parent session {parent} is not linked: lines {}–{} replay its history \
+                     and are not counted here",
+                    r.first_line, r.last_line
+                ),
+            ),
+            None => (
+                self.loader.meta_line.unwrap_or(1),
+                format!("parent session {parent} is not linked; shown on its own"),
+            ),
+        };
+        diagnostics.push(Diagnostic::at_line(&self.path, line, message));
+    }
+
+    /// The `tool_use_id` of the call in this thread that spawned `child`:
+    /// a `collab_agent_spawn_end` event naming its id, else a
+    /// `spawn_agent` output naming it (`agent_id`, multi-agent v1) or its
+    /// task name (`task_name`, v2), with how it was found.
+    fn spawn_call_of(&self, child: &Thread) -> Option<(String, SubagentLink)> {
+        if let Some(call) = self.loader.spawn_ends.get(&child.id) {
+            return Some((call.clone(), SubagentLink::ChildSessionId));
+        }
+        for record in self.loader.turns.iter().flat_map(Turn::tool_calls) {
+            if record.name() != "spawn_agent" {
+                continue;
+            }
+            let Some(out) = record
+                .result
+                .as_ref()
+                .and_then(|r| serde_json::from_str::<Value>(r.text.trim()).ok())
+            else {
+                continue;
+            };
+            if str_of(&out, "agent_id") == Some(child.id.as_str()) {
+                return Some((record.tool_use_id.clone(), SubagentLink::ChildSessionId));
+            }
+            if let Some(path) = child.lineage.agent_path.as_deref()
+                && str_of(&out, "task_name") == Some(path)
+            {
+                return Some((record.tool_use_id.clone(), SubagentLink::AgentPath));
+            }
+        }
+        None
+    }
+
+    /// Sets `subagent` on the call `tool_use_id` (the latest call with that
+    /// id) unless it already spawned another; whether it was set.
+    fn mark_spawn(&mut self, tool_use_id: &str, index: usize) -> bool {
+        let Some(&(t, e)) = self.loader.calls.get(tool_use_id) else {
+            return false;
+        };
+        match self
+            .loader
+            .turns
+            .get_mut(t)
+            .and_then(|t| t.events.get_mut(e))
+        {
+            Some(Event::ToolCall(record)) if record.subagent.is_none() => {
+                record.subagent = Some(index);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The last line of `child`'s copy of its parent's history, found by
+/// comparing it with the parent's rollout `parent` (used when the copy's
+/// end is not marked by turn ids, [`Replay`]): from `first_line` on, each
+/// child line whose `type` and `payload` equal those of a parent line after
+/// the previous match is part of the copy (a subsequence: a `spawn_agent`
+/// fork copies only some of the parent's items); the copy ends before the
+/// first line that matches none. `None` when no line matches or a file
+/// cannot be read.
+fn copy_end_by_parent(child: &Path, first_line: usize, parent: &Path) -> Option<usize> {
+    let key = |v: &Value| -> Option<String> {
+        let kind = str_of(v, "type")?;
+        Some(format!("{kind}\u{0}{}", v.get("payload")?))
+    };
+    let mut ignored = Vec::new();
+    let mut positions: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut n = 0usize;
+    read_objects(parent, &mut ignored, |_, v| {
+        if let Some(k) = key(&v) {
+            positions.entry(k).or_default().push(n);
+        }
+        n += 1;
+    })
+    .ok()?;
+    let mut cursor: Option<usize> = None;
+    let mut end = None;
+    let mut open = true;
+    read_objects(child, &mut ignored, |line_no, v| {
+        if !open || line_no < first_line {
+            return;
+        }
+        let next = key(&v).and_then(|k| positions.get(&k)).and_then(|found| {
+            let from = cursor.map_or(0, |c| c + 1);
+            found.get(found.partition_point(|&p| p < from)).copied()
+        });
+        match next {
+            Some(p) => {
+                cursor = Some(p);
+                end = Some(line_no);
+            }
+            None => open = false,
+        }
+    })
+    .ok()?;
+    end
+}
+
+/// Turns child threads (ids unique, none the main one's) into the main
+/// thread's subagents (index `i` is `threads[i]`), each tied to its parent
+/// thread's spawn call when there is one. A child's parent is the main
+/// thread or another child with the parent's id; every call spawns at most
+/// one child and every child is spawned by at most one call, so a cycle of
+/// parent links cannot loop.
+fn link_children(
+    main: &mut Thread,
+    mut threads: Vec<Thread>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Subagent> {
+    let first_of: HashMap<String, usize> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.clone(), i))
+        .collect();
+    // (child, parent thread: None = main, call) for every link found.
+    let mut links: Vec<(usize, Option<usize>, String, SubagentLink)> = Vec::new();
+    for (i, child) in threads.iter().enumerate() {
+        let Some(parent) = child.lineage.parent() else {
+            continue;
+        };
+        let parent_thread = if parent == main.id {
+            None
+        } else if let Some(&j) = first_of.get(parent).filter(|&&j| j != i) {
+            Some(j)
+        } else {
+            diagnostics.push(Diagnostic::at_line(
+                &child.path,
+                child.loader.meta_line.unwrap_or(1),
+                format!("parent session {parent} is not among the rollouts read with it"),
+            ));
+            continue;
+        };
+        let found = match parent_thread {
+            None => main.spawn_call_of(child),
+            Some(j) => threads[j].spawn_call_of(child),
+        };
+        if let Some((call, how)) = found {
+            links.push((i, parent_thread, call, how));
+        }
+    }
+    let mut spawned: Vec<Option<(String, SubagentLink)>> = vec![None; threads.len()];
+    for (i, parent_thread, call, how) in links {
+        let marked = match parent_thread {
+            None => main.mark_spawn(&call, i),
+            Some(j) => threads[j].mark_spawn(&call, i),
+        };
+        if marked {
+            spawned[i] = Some((call, how));
+        }
+    }
+    threads
+        .iter_mut()
+        .zip(spawned)
+        .map(|(t, spawn)| {
+            let replay = t.replay.map(
+                |r| json!({"first_line": r.first_line, "last_line": r.last_line, "lines": r.lines}),
+            );
+            let meta = json!({
+                "id": t.id,
+                "forked_from_id": t.lineage.forked_from_id,
+                "parent_thread_id": t.lineage.parent_thread_id,
+                "subagent": t.lineage.subagent,
+                "agent_path": t.lineage.agent_path,
+                "agent_nickname": t.lineage.agent_nickname,
+                "agent_role": t.lineage.agent_role,
+                "replayed_lines": replay,
+            });
+            let (spawn_tool_use_id, link) = match spawn {
+                Some((call, how)) => (Some(call), Some(how)),
+                None => (None, None),
+            };
+            Subagent {
+                agent_id: Some(t.id.clone()),
+                agent_type: Some(t.lineage.kind()),
+                description: t
+                    .lineage
+                    .agent_nickname
+                    .clone()
+                    .or_else(|| t.lineage.agent_path.clone())
+                    .or_else(|| t.title()),
+                path: t.path.clone(),
+                layout: Some(SubagentLayout::ChildSession),
+                spawn_tool_use_id,
+                link,
+                meta: Some(meta),
+                turns: std::mem::take(&mut t.loader.turns),
+                usage: t.usage,
+                models: std::mem::take(&mut t.loader.models),
+                started: t.loader.started,
+                ended: t.loader.ended,
+                lines: LineIndex::default(),
+            }
+        })
+        .collect()
+}
+
 /// The session being assembled.
 #[derive(Default)]
 struct Loader {
@@ -377,6 +925,22 @@ struct Loader {
     /// event is then not a second boundary).
     after_compacted: bool,
     lines_seen: usize,
+    /// The first `session_meta`'s lineage, and its line.
+    lineage: Option<Lineage>,
+    meta_line: Option<usize>,
+    replay_state: ReplayState,
+    /// The copied prefix, once its end is known.
+    replay: Option<Replay>,
+    /// The last `total_token_usage` inside the copied prefix: the running
+    /// total the fork started from.
+    inherited: Option<Usage>,
+    /// `collab_agent_spawn_end`: `new_thread_id` → `call_id`.
+    spawn_ends: HashMap<String, String>,
+    /// The last line of the copy, when known from outside (a comparison
+    /// with the parent's rollout, [`copy_end_by_parent`]).
+    forced_end: Option<usize>,
+    /// The first line of a copy whose end was not marked (read as own).
+    unmarked_copy: Option<usize>,
 }
 
 impl Loader {
@@ -404,14 +968,180 @@ impl Loader {
         (t, self.turns[t].events.len() - 1)
     }
 
-    fn push(&mut self, line_no: usize, v: &Value) {
-        self.lines_seen += 1;
-        let first = self.lines_seen == 1;
+    /// Reads one line, holding back a copied parent prefix (see [`Replay`]).
+    fn push(&mut self, line_no: usize, v: Value) {
+        match std::mem::take(&mut self.replay_state) {
+            ReplayState::Start => {
+                let is_meta = str_of(&v, "type") == Some("session_meta");
+                let meta_id = v.get("payload").and_then(|p| str_of(p, "id"));
+                if !self.seen_meta {
+                    // Until the own session_meta has been read.
+                    self.process(line_no, &v);
+                    return;
+                }
+                if is_meta && meta_id.is_some() && meta_id != self.id.as_deref() {
+                    self.replay_state = ReplayState::Buffering {
+                        first_line: line_no,
+                        held: vec![(line_no, v)],
+                        saw_turn_id: false,
+                    };
+                    return;
+                }
+                self.replay_state = ReplayState::Off;
+                self.process(line_no, &v);
+            }
+            ReplayState::Off => {
+                self.replay_state = ReplayState::Off;
+                self.process(line_no, &v);
+            }
+            ReplayState::Buffering {
+                first_line,
+                mut held,
+                mut saw_turn_id,
+            } => {
+                if let Some(end) = self.forced_end {
+                    if line_no > end {
+                        self.end_replay(first_line, held, true);
+                        self.process(line_no, &v);
+                    } else {
+                        held.push((line_no, v));
+                        self.replay_state = ReplayState::Buffering {
+                            first_line,
+                            held,
+                            saw_turn_id,
+                        };
+                    }
+                    return;
+                }
+                let own_ms = self.id.as_deref().and_then(uuid_v7_millis);
+                let repeats_own_meta = str_of(&v, "type") == Some("session_meta")
+                    && v.get("payload").and_then(|p| str_of(p, "id")) == self.id.as_deref();
+                let turn = turn_id_of(&v);
+                let own_turn = matches!(
+                    (own_ms, turn.and_then(uuid_v7_millis)),
+                    (Some(own), Some(t)) if t >= own
+                );
+                if repeats_own_meta || own_turn {
+                    self.end_replay(first_line, held, true);
+                    self.process(line_no, &v);
+                    return;
+                }
+                saw_turn_id |= turn.and_then(uuid_v7_millis).is_some();
+                held.push((line_no, v));
+                self.replay_state = ReplayState::Buffering {
+                    first_line,
+                    held,
+                    saw_turn_id,
+                };
+            }
+        }
+    }
+
+    /// At the end of the file: a copy still open is the whole rest when it
+    /// holds UUIDv7 turn ids (the fork has no turn of its own yet) and the
+    /// own id is a UUIDv7; else its end is not marked and its lines count as
+    /// own.
+    fn finish(&mut self) {
+        if let ReplayState::Buffering {
+            first_line,
+            held,
+            saw_turn_id,
+        } = std::mem::take(&mut self.replay_state)
+        {
+            let marked = self.forced_end.is_some()
+                || (saw_turn_id && self.id.as_deref().and_then(uuid_v7_millis).is_some());
+            if !marked {
+                self.unmarked_copy = Some(first_line);
+                let last = held.last().map_or(first_line, |(l, _)| *l);
+                self.diag(
+                    first_line,
+                    format!(
+                        "lines {first_line}–{last} look like a copy of another session's history \
+                         (a second session_meta), but where it ends is not marked (no UUIDv7 turn \
+                         ids); counted as this session's own"
+                    ),
+                );
+            }
+            self.end_replay(first_line, held, marked);
+        }
+        self.replay_state = ReplayState::Off;
+    }
+
+    /// Closes the copied prefix: its lines are read for the inherited
+    /// running total only (`is_copy`), or read as the rollout's own.
+    fn end_replay(&mut self, first_line: usize, held: Vec<(usize, Value)>, is_copy: bool) {
+        self.replay_state = ReplayState::Off;
+        if !is_copy {
+            for (line_no, v) in held {
+                self.process(line_no, &v);
+            }
+            return;
+        }
+        let last_line = held.last().map_or(first_line, |(l, _)| *l);
+        for (_, v) in &held {
+            self.observe_time(v);
+            if str_of(v, "type") == Some("event_msg")
+                && let Some(p) = v.get("payload")
+                && str_of(p, "type") == Some("token_count")
+                && let Some(total) = p
+                    .get("info")
+                    .and_then(|i| i.get("total_token_usage"))
+                    .filter(|t| t.is_object())
+            {
+                self.inherited = Some(usage_from_codex(total));
+            }
+        }
+        self.replay = Some(Replay {
+            first_line,
+            last_line,
+            lines: held.len(),
+        });
+    }
+
+    /// The own part's usage: the last running total read outside the copied
+    /// prefix minus the inherited total (Codex seeds a fork's running total
+    /// with its parent's; a total below the inherited one in some counter
+    /// was not seeded and is taken whole); no own total after a copy is 0;
+    /// without any total, the `turn.completed` sum.
+    fn own_usage(&self) -> Usage {
+        match (self.usage, self.inherited) {
+            (Some(total), Some(base)) => {
+                let seeded = total.input_tokens >= base.input_tokens
+                    && total.output_tokens >= base.output_tokens
+                    && total.cache_creation_input_tokens >= base.cache_creation_input_tokens
+                    && total.cache_read_input_tokens >= base.cache_read_input_tokens;
+                if seeded {
+                    Usage {
+                        input_tokens: total.input_tokens - base.input_tokens,
+                        output_tokens: total.output_tokens - base.output_tokens,
+                        cache_creation_input_tokens: total.cache_creation_input_tokens
+                            - base.cache_creation_input_tokens,
+                        cache_read_input_tokens: total.cache_read_input_tokens
+                            - base.cache_read_input_tokens,
+                    }
+                } else {
+                    total
+                }
+            }
+            (Some(total), None) => total,
+            (None, _) if self.replay.is_some() => Usage::default(),
+            (None, _) => self.turn_usage.unwrap_or_default(),
+        }
+    }
+
+    fn observe_time(&mut self, v: &Value) -> Option<DateTime<Utc>> {
         let ts = timestamp_of(v);
         if let Some(t) = ts {
             self.started = Some(self.started.map_or(t, |s| s.min(t)));
             self.ended = Some(self.ended.map_or(t, |e| e.max(t)));
         }
+        ts
+    }
+
+    fn process(&mut self, line_no: usize, v: &Value) {
+        self.lines_seen += 1;
+        let first = self.lines_seen == 1;
+        let ts = self.observe_time(v);
         let after_compacted = std::mem::take(&mut self.after_compacted);
         match (str_of(v, "type"), v.get("payload")) {
             (Some(kind), Some(payload)) => {
@@ -496,6 +1226,8 @@ impl Loader {
             return; // resume/fork repeats it; the first one wins (formats.md §2.2)
         }
         self.seen_meta = true;
+        self.meta_line = Some(line_no);
+        self.lineage = Some(Lineage::from_meta(meta));
         let s = |k: &str| {
             str_of(meta, k)
                 .filter(|s| !s.is_empty())
@@ -823,6 +1555,15 @@ impl Loader {
                 };
                 if let (Some(call_id), Some(failed)) = (str_of(payload, "call_id"), failed) {
                     self.end_failed.insert(call_id.to_string(), failed);
+                }
+            }
+            "collab_agent_spawn_end" => {
+                if let (Some(call_id), Some(child)) =
+                    (str_of(payload, "call_id"), str_of(payload, "new_thread_id"))
+                {
+                    self.spawn_ends
+                        .entry(child.to_string())
+                        .or_insert_with(|| call_id.to_string());
                 }
             }
             "tool_call" => {

@@ -65,7 +65,8 @@ impl SessionRef {
     }
 
     /// A Codex rollout at `path` with session id `id` (size and mtime from a
-    /// `stat`, 0 / `None` when it fails; no subagent files).
+    /// `stat`, 0 / `None` when it fails; no subagent files yet: discovery
+    /// adds the rollouts forked or spawned from it).
     pub fn codex(path: PathBuf, id: String) -> SessionRef {
         let meta = std::fs::metadata(&path).ok();
         SessionRef {
@@ -283,6 +284,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     enum Kind {
         Subagent,
         Main(SessionRef),
+        /// A Codex rollout, with the parent its first `session_meta` names.
+        Codex(SessionRef, Option<String>),
         /// An OpenCode database's sessions, or a note on it.
         Records(Vec<SessionRef>, Vec<Diagnostic>),
         Neither,
@@ -320,10 +323,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             } else if looks_like_claude_code(&lines) {
                 Kind::Main(SessionRef::claude_code(path.clone(), Vec::new()))
             } else if looks_like_codex(&lines, path) {
-                Kind::Main(SessionRef::codex(
-                    path.clone(),
-                    codex_session_id(&lines, path),
-                ))
+                let parent =
+                    super::codex::read_lineage(path).and_then(|l| l.parent().map(str::to_string));
+                Kind::Codex(
+                    SessionRef::codex(path.clone(), codex_session_id(&lines, path)),
+                    parent,
+                )
             } else {
                 Kind::Neither
             }
@@ -371,12 +376,19 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         }
     }
     let mut mains: HashMap<PathBuf, SessionRef> = HashMap::new();
+    let mut codex_parents: HashMap<PathBuf, String> = HashMap::new();
     let mut records: Vec<SessionRef> = Vec::new();
     let mut subagent_files = Vec::new();
     for ((path, explicit), kind) in files.into_iter().zip(kinds) {
         match kind {
             Kind::Subagent => subagent_files.push(path),
             Kind::Main(session) => {
+                mains.insert(path, session);
+            }
+            Kind::Codex(session, parent) => {
+                if let Some(parent) = parent {
+                    codex_parents.insert(path.clone(), parent);
+                }
                 mains.insert(path, session);
             }
             Kind::Records(mut sessions, mut diags) => {
@@ -429,6 +441,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             }),
         }
     }
+    attach_codex_children(&mut mains, &codex_parents, &mut diagnostics);
     diagnostics.sort_by(|a, b| {
         a.path
             .as_os_str()
@@ -451,6 +464,102 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         diagnostics,
         roots,
     })
+}
+
+/// Moves each forked or spawned Codex rollout (one whose first
+/// `session_meta` names a parent, [`super::codex::Lineage::parent`]) into
+/// the `subagent_files` of the root of its parent chain among the Codex
+/// rollouts found, so it loads as that session's subagent
+/// ([`super::codex::load_session_with`]) and is not listed on its own.
+///
+/// The chain is followed by id up to a rollout whose parent is not found
+/// (that one is the root). A rollout stays a session of its own, with a
+/// diagnostic, when its parent is not found, its parent id names several
+/// rollouts (ids may repeat: no guess is made) or its chain comes back to a
+/// rollout already on it (a cycle).
+fn attach_codex_children(
+    mains: &mut HashMap<PathBuf, SessionRef>,
+    parents: &HashMap<PathBuf, String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if parents.is_empty() {
+        return;
+    }
+    let mut by_id: HashMap<&str, Vec<&PathBuf>> = HashMap::new();
+    for (path, s) in mains.iter() {
+        if s.agent == Agent::Codex {
+            by_id.entry(s.id.as_str()).or_default().push(path);
+        }
+    }
+    for paths in by_id.values_mut() {
+        paths.sort();
+    }
+    enum Up<'a> {
+        Root,
+        Parent(&'a PathBuf),
+        Ambiguous(usize),
+    }
+    let up = |path: &PathBuf| -> Up {
+        match parents.get(path).and_then(|p| by_id.get(p.as_str())) {
+            None => Up::Root,
+            Some(found) if found.len() == 1 => Up::Parent(found[0]),
+            Some(found) => Up::Ambiguous(found.len()),
+        }
+    };
+    let mut children: Vec<&PathBuf> = parents.keys().collect();
+    children.sort();
+    let mut moves: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for child in children {
+        let mut on_chain: HashSet<&PathBuf> = HashSet::from([child]);
+        let mut cur = child;
+        let root = loop {
+            match up(cur) {
+                Up::Root if cur == child => {
+                    diagnostics.push(Diagnostic::whole_file(
+                        child.clone(),
+                        format!(
+                            "parent session {} was not found among the sessions read; not linked",
+                            parents.get(child).map_or("", String::as_str)
+                        ),
+                    ));
+                    break None;
+                }
+                Up::Root => break Some(cur),
+                Up::Ambiguous(n) => {
+                    if cur == child {
+                        diagnostics.push(Diagnostic::whole_file(
+                            child.clone(),
+                            format!(
+                                "parent session id {} names {n} rollouts; not linked",
+                                parents.get(child).map_or("", String::as_str)
+                            ),
+                        ));
+                        break None;
+                    }
+                    break Some(cur);
+                }
+                Up::Parent(next) => {
+                    if !on_chain.insert(next) {
+                        diagnostics.push(Diagnostic::whole_file(
+                            child.clone(),
+                            "parent sessions form a cycle; not linked".to_string(),
+                        ));
+                        break None;
+                    }
+                    cur = next;
+                }
+            }
+        };
+        if let Some(root) = root {
+            moves.push((child.clone(), root.clone()));
+        }
+    }
+    for (child, root) in moves {
+        mains.remove(&child);
+        if let Some(session) = mains.get_mut(&root) {
+            session.subagent_files.push(child);
+        }
+    }
 }
 
 /// The sessions a user's SESSION argument names: those whose id equals

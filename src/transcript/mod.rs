@@ -46,7 +46,7 @@ pub struct LoadError {
 pub fn load(session: &SessionRef) -> Result<Session, LoadError> {
     let loaded = match session.agent {
         Agent::ClaudeCode => claude_code::load_session(&session.path, &session.subagent_files),
-        Agent::Codex => codex::load_session(&session.path),
+        Agent::Codex => codex::load_session_with(&session.path, &session.subagent_files),
         Agent::OpenCode => {
             if session.path.extension().is_some_and(|e| e == "json") {
                 opencode_json::load_session(&session.path)

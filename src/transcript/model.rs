@@ -806,7 +806,9 @@ pub enum SubagentLayout {
     /// `<session>/subagents/agent-<id>.jsonl` with a `.meta.json` (2.1.x).
     SubagentsDir,
     /// A session of its own that names its parent (OpenCode `parent_id` /
-    /// `parentID`, formats.md §3; a Droid child session).
+    /// `parentID`, formats.md §3; a Droid child session; a Codex rollout
+    /// whose `session_meta` has `forked_from_id` or a `thread_spawn`
+    /// parent, formats.md §2).
     ChildSession,
 }
 
@@ -822,8 +824,13 @@ pub enum SubagentLink {
     PromptText,
     /// The spawn's result names the child session: OpenCode's task
     /// `state.metadata.sessionId`, Droid's `task-invocations.json`
-    /// `parentToolUseId` → `childSessionId`.
+    /// `parentToolUseId` → `childSessionId`, Codex's `spawn_agent` output
+    /// `agent_id` or `collab_agent_spawn_end.new_thread_id`.
     ChildSessionId,
+    /// The spawn's result names the child's task: Codex multi-agent v2
+    /// `spawn_agent` output `task_name` equals the child's
+    /// `thread_spawn.agent_path`.
+    AgentPath,
 }
 
 /// A subagent (sidechain) transcript attached to its session.
@@ -843,11 +850,17 @@ pub struct Subagent {
     pub spawn_tool_use_id: Option<String>,
     /// How the link was made.
     pub link: Option<SubagentLink>,
-    /// The meta sidecar verbatim (2.1.x), when present and valid JSON.
+    /// The meta sidecar verbatim (2.1.x), when present and valid JSON; for
+    /// a Droid child its `task-invocations.json` entry; for a Codex child
+    /// rollout `{id, forked_from_id, parent_thread_id, subagent, agent_path,
+    /// agent_nickname, agent_role, replayed_lines}` from its `session_meta`,
+    /// `replayed_lines` being `{first_line, last_line, lines}` of the
+    /// parent history it copies (not counted in it) or `null`.
     pub meta: Option<Value>,
     /// The subagent's turns (its first prompt is the spawn's prompt).
     pub turns: Vec<Turn>,
-    /// Usage summed once per `message.id`.
+    /// Usage summed once per `message.id` (a Codex child rollout: its own
+    /// part only, the total it inherited from its parent taken off).
     pub usage: Usage,
     /// Models it ran on, in first-seen order (`<synthetic>` excluded).
     pub models: Vec<String>,
@@ -906,7 +919,8 @@ pub struct Session {
     /// All subagents (inline, sibling, subagents dir), linked or not.
     pub subagents: Vec<Subagent>,
     /// Main-thread usage, once per `message.id` (Codex: the last
-    /// `token_count` `total_token_usage`, see `transcript::codex`).
+    /// `token_count` `total_token_usage`, less what a fork inherited, see
+    /// `transcript::codex`).
     pub usage: Usage,
     /// Models the main thread ran on, first-seen order (Codex:
     /// `turn_context.model`).
