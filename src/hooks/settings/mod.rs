@@ -18,6 +18,7 @@
 //!
 //! No process is started and nothing is written here.
 
+pub mod codex;
 pub mod fire;
 mod frontmatter;
 pub mod jsonpos;
@@ -32,7 +33,7 @@ use serde_json::{Map, Value};
 
 use crate::hooks::contract::{self, Version};
 use crate::hooks::matcher::{self, MatcherKind};
-use crate::transcript::fsread;
+use crate::transcript::{Agent, fsread};
 
 /// The most bytes read from one settings, plugin `hooks.json` or
 /// frontmatter file (4 MiB; real ones are a few KiB).
@@ -269,6 +270,10 @@ pub enum Inactive {
     UnknownEvent,
     /// The handler's `type` or fields are not ones Claude Code accepts.
     Invalid(String),
+    /// Another agent's loader skips it (Codex: hooks turned off in
+    /// `[features]`, an untrusted project layer, a hook not trusted or
+    /// disabled in `[hooks.state]`); the whole reason.
+    Skipped(String),
 }
 
 impl std::fmt::Display for Inactive {
@@ -283,7 +288,7 @@ impl std::fmt::Display for Inactive {
             Inactive::UnknownEvent => {
                 f.write_str("the event key is not an event of this Claude Code version")
             }
-            Inactive::Invalid(why) => f.write_str(why),
+            Inactive::Invalid(why) | Inactive::Skipped(why) => f.write_str(why),
         }
     }
 }
@@ -447,6 +452,11 @@ pub struct HookConfig {
     /// loaded files in precedence order (the settings rules the final
     /// outcome depends on, hooks.md §1.12).
     pub permissions: Permissions,
+    /// Whose configuration this is, and so which matcher and answer
+    /// dialect applies: [`Agent::ClaudeCode`] for [`load`],
+    /// [`Agent::Codex`] for [`codex::load`] (never apply Claude Code's
+    /// matcher or reducer to another agent's handlers).
+    pub agent: Agent,
 }
 
 /// The `permissions` rules of the loaded settings files, concatenated.
@@ -1343,6 +1353,7 @@ impl Loader {
             version,
             project_dir,
             permissions,
+            agent: Agent::ClaudeCode,
         }
     }
 }
