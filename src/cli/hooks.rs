@@ -22,9 +22,29 @@ use serde_json::{Value, json};
 
 use super::{fail, print_json, print_text};
 
+/// Whose hook configuration `hookscope hooks` reads.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HookAgent {
+    /// Claude Code's settings files (the default).
+    #[default]
+    Claude,
+    /// Codex CLI: $CODEX_HOME/hooks.json, config.toml [hooks], project .codex/.
+    Codex,
+    /// Factory Droid.
+    Droid,
+}
+
 /// Arguments of `hookscope hooks`.
 #[derive(clap::Args, Debug)]
 pub struct HooksArgs {
+    /// Whose hooks: claude (default), codex or droid; each with its own
+    /// files, matcher and answer dialect.
+    #[arg(long, value_enum, default_value_t = HookAgent::Claude)]
+    pub agent: HookAgent,
+    /// With --agent codex: the Codex home (default: $CODEX_HOME, else
+    /// ~/.codex).
+    #[arg(long = "codex-home", value_name = "DIR")]
+    pub codex_home: Option<PathBuf>,
     /// Read only this settings file (repeatable); default: the user,
     /// project, local and managed settings, enabled plugins' hooks.json, and
     /// skill/subagent frontmatter.
@@ -76,6 +96,11 @@ pub fn run(args: &HooksArgs) {
     if let Some(session) = &args.activity {
         super::activity::run(session, &args.paths, args.json);
         return;
+    }
+    match args.agent {
+        HookAgent::Claude => {}
+        HookAgent::Codex => return super::hooks_codex::run(args),
+        HookAgent::Droid => fail("--agent droid: not built yet (src/hooks/settings/droid.rs)"),
     }
     let version = match &args.version {
         Some(v) => {
