@@ -85,8 +85,9 @@ pub fn explain(
 
 /// The `--exec` plan for Codex handlers: [`crate::hooks::exec::plan`]
 /// (argv, cwd, env allowlist, timeout per handler) with the environment
-/// made Codex's: no Claude Code variables (`CLAUDE_PROJECT_DIR`,
-/// `CLAUDE_CODE_*`, `CLAUDE_CONFIG_DIR`, `CLAUDE_ENV_FILE`), and for a
+/// made Codex's: no Claude Code variables (`CLAUDECODE`,
+/// `CLAUDE_PROJECT_DIR`, `CLAUDE_CODE_*`, `CLAUDE_CONFIG_DIR`,
+/// `CLAUDE_ENV_FILE`; a `--env` one stays), and for a
 /// plugin's handler `PLUGIN_ROOT` beside `CLAUDE_PLUGIN_ROOT`, as Codex
 /// sets both (`engine/discovery.rs` `append_plugin_hook_sources`). Codex
 /// runs a command with `$SHELL -lc`; hookscope runs it with `sh -c`.
@@ -121,8 +122,10 @@ pub fn plan(
             .iter()
             .find(|v| v.name == "CLAUDE_PLUGIN_ROOT")
             .map(|v| v.value.clone());
-        spec.env
-            .retain(|v| !(v.name.starts_with("CLAUDE_") && v.source != EnvSource::Requested));
+        spec.env.retain(|v| {
+            v.source == EnvSource::Requested
+                || (v.source != EnvSource::Claude && v.name != "CLAUDE_CONFIG_DIR")
+        });
         if let Some(root) = plugin_root {
             for name in ["PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"] {
                 spec.env.push(EnvVar {
