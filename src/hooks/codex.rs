@@ -91,8 +91,8 @@ pub fn explain(
 /// plugin's handler `PLUGIN_ROOT` beside `CLAUDE_PLUGIN_ROOT`, as Codex
 /// sets both (`engine/discovery.rs` `append_plugin_hook_sources`). Codex
 /// runs a command with `$SHELL -lc`; hookscope runs it with `sh -c`.
-/// Run it with [`run_plan`], never [`ExecPlan::run`] (Claude Code's
-/// reducer).
+/// [`ExecPlan::run`] (or [`run_plan`]) then reads the answers with
+/// Codex's reducer.
 ///
 /// # Errors
 /// The temporary folder cannot be created.
@@ -140,15 +140,9 @@ pub fn plan(
 }
 
 /// Runs a [`plan`] and reads the answers with Codex's reducer
-/// ([`reduce::execute`]).
+/// ([`reduce::execute`]; what [`ExecPlan::run`] does for a Codex plan).
 pub fn run_plan<R: Runner + ?Sized>(plan: &ExecPlan, runner: &R) -> ExecReport {
-    reduce::execute(
-        runner,
-        &plan.event,
-        &plan.payload,
-        &plan.specs,
-        plan.not_run.clone(),
-    )
+    plan.run(runner)
 }
 
 #[cfg(test)]

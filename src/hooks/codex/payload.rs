@@ -157,8 +157,7 @@ fn turn_of(session: &Session, at: &At) -> Result<(usize, Option<usize>), Payload
                 .unwrap_or(0);
             let call = calls
                 .iter()
-                .filter(|(_, c)| c.line <= *n)
-                .next_back()
+                .rfind(|(_, c)| c.line <= *n)
                 .map(|(_, c)| c.line);
             Ok((t, call))
         }

@@ -688,7 +688,7 @@ pub fn execute<R: Runner + ?Sized>(
     }
     let readings: Vec<Reading> = handlers.iter().map(|h| h.reading.clone()).collect();
     let combined = combine_runs(event, &readings);
-    let verdict = (event == "PreToolUse").then(|| match combined.effect {
+    let verdict = (event == "PreToolUse").then_some(match combined.effect {
         Effect::Blocked => ToolVerdict::Denied,
         Effect::InputRewritten => ToolVerdict::RunsRewritten,
         Effect::Stopped => ToolVerdict::Stopped,
