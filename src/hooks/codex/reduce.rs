@@ -262,6 +262,8 @@ fn read_stdout(event: &str, stdout: &str) -> (Outcome, bool) {
         (o, true)
     };
     let hso_str = |k: &str| p.hso.get(k).and_then(Value::as_str);
+    // `updatedInput: null` is no updatedInput (an `Option` in Codex's wire).
+    let has_updated = p.hso.get("updatedInput").is_some_and(|v| !v.is_null());
     match event {
         "PreToolUse" | "PermissionRequest" => {
             if !p.cont {
@@ -289,18 +291,17 @@ fn read_stdout(event: &str, stdout: &str) -> (Outcome, bool) {
     match event {
         "PreToolUse" => {
             let decision = hso_str("permissionDecision");
-            let specific = decision.is_some()
-                || p.hso.contains_key("permissionDecisionReason")
-                || p.hso.contains_key("updatedInput");
+            let specific =
+                decision.is_some() || p.hso.contains_key("permissionDecisionReason") || has_updated;
             if specific {
-                if p.hso.contains_key("updatedInput") && decision != Some("allow") {
+                if has_updated && decision != Some("allow") {
                     return invalid(
                         "PreToolUse hook returned updatedInput without permissionDecision:allow"
                             .into(),
                     );
                 }
                 match decision {
-                    Some("allow") if !p.hso.contains_key("updatedInput") => {
+                    Some("allow") if !has_updated => {
                         return invalid("PreToolUse hook returned unsupported permissionDecision:allow (allow is valid only with updatedInput)".into());
                     }
                     Some("allow") => {
