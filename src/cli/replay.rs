@@ -316,7 +316,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     );
     if bt.codex > 0 {
         outln!(
-            "{} Codex session{} left out: rule sets follow Claude Code's hook contract (replay one Codex event with `replay SESSION --event E`)",
+            "{} Codex session{} left out: hook replay follows Claude Code's hook contract (rule sets are Claude Code's; replay one Codex event with `replay SESSION --event E`)",
             bt.codex,
             if bt.codex == 1 { "" } else { "s" }
         );
