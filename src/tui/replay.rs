@@ -356,7 +356,7 @@ impl ReplayPane {
         if session.agent == hookscope::transcript::Agent::Codex {
             // Codex's own files and dialect ($CODEX_HOME, project .codex/).
             let hooks = settings::codex::load(&settings::codex::CodexLoadOptions {
-                codex_home: None,
+                codex_home: ctx.codex_home.clone(),
                 cwd: session
                     .cwd
                     .as_ref()
@@ -1103,7 +1103,12 @@ impl ReplayPane {
 /// ([`At::Last`]) every event folds into one entry, its last.
 fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
     let mut out: Vec<(EventName, At)> = Vec::new();
-    for (e, a) in hookscope::hooks::events::firings_at(session, at) {
+    let list = if session.agent == hookscope::transcript::Agent::Codex {
+        hookscope::hooks::codex::payload::firings_at(session, at)
+    } else {
+        hookscope::hooks::events::firings_at(session, at)
+    };
+    for (e, a) in list {
         if *at == At::Last {
             if !out.iter().any(|(x, _)| *x == e) {
                 out.push((e, At::Last));

@@ -310,3 +310,47 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
         file_before: None,
     })
 }
+
+/// The Codex hook events that fire at `at` in `session`, each with the `At`
+/// that rebuilds it with [`payload`] (as [`crate::hooks::events::firings_at`]
+/// gives them for Claude Code): a call's PreToolUse and (with a recorded
+/// output) PostToolUse; a turn's UserPromptSubmit, each call's pair, then
+/// Stop; the whole session ([`At::Last`]) each of [`REBUILT`] once.
+pub fn firings_at(session: &Session, at: &At) -> Vec<(EventName, At)> {
+    let call_pair = |c: &ToolCallRecord| {
+        let id = At::ToolUseId(c.tool_use_id.clone());
+        let mut v = vec![(EventName::PreToolUse, id.clone())];
+        if c.result.is_some() {
+            v.push((EventName::PostToolUse, id));
+        }
+        v
+    };
+    match at {
+        At::Last => REBUILT.iter().map(|e| (*e, At::Last)).collect(),
+        At::ToolUseId(id) | At::Uuid(id) => session
+            .tool_calls()
+            .find(|c| &c.tool_use_id == id)
+            .map(call_pair)
+            .unwrap_or_default(),
+        At::Turn(n) => {
+            let Some(t) = n.checked_sub(1).and_then(|i| session.turns.get(i)) else {
+                return Vec::new();
+            };
+            let mut v = Vec::new();
+            if t.prompt_line.is_some() {
+                v.push((EventName::UserPromptSubmit, at.clone()));
+            }
+            for c in t.tool_calls() {
+                v.extend(call_pair(c));
+            }
+            v.push((EventName::Stop, at.clone()));
+            v
+        }
+        At::Line(n) => session
+            .tool_calls()
+            .find(|c| c.line == *n)
+            .map(call_pair)
+            .unwrap_or_default(),
+        At::AgentLine(..) => Vec::new(),
+    }
+}
