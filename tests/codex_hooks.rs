@@ -526,3 +526,60 @@ fn replay_exec_exit_1_with_deny_json_fails_open() {
     );
     assert_eq!(v["exec"]["combined"]["effect"], "nothing");
 }
+
+#[test]
+fn an_enabled_plugin_hooks_json_is_listed_with_its_note() {
+    let r = roots();
+    let root = r.home.join("plugins/cache/market/fmt/1.2.0");
+    write(
+        &root.join("hooks/hooks.json"),
+        r#"{"hooks":{"PostToolUse":[{"matcher":"apply_patch","hooks":[{"type":"command","command":"${PLUGIN_ROOT}/fmt.sh"}]}]}}"#,
+    );
+    // A newer version beside it (1.10.0 > 1.2.0 by version order, not by
+    // text): only the newest is read.
+    write(
+        &r.home
+            .join("plugins/cache/market/fmt/1.10.0/hooks/hooks.json"),
+        GUARD,
+    );
+    write(
+        &r.home.join("config.toml"),
+        "[plugins.\"fmt@market\"]\nenabled = true\n\n[plugins.\"off@market\"]\nenabled = false\n",
+    );
+    let h = load_at(&r);
+    let plugin: Vec<_> = h
+        .config
+        .handlers
+        .iter()
+        .filter(|x| {
+            x.origin.layer == hookscope::hooks::settings::Layer::Plugin("fmt@market".into())
+        })
+        .collect();
+    assert_eq!(plugin.len(), 1);
+    assert_eq!(plugin[0].event, "PreToolUse");
+    assert_eq!(
+        h.trust[0].as_ref().expect("t").key,
+        "fmt@market:hooks/hooks.json:pre_tool_use:0:0"
+    );
+    let f = h
+        .config
+        .files
+        .iter()
+        .find(|f| {
+            f.path
+                == r.home
+                    .join("plugins/cache/market/fmt/1.10.0/hooks/hooks.json")
+        })
+        .expect("listed");
+    assert!(f.problems.iter().any(|p| p.id == "codex-plugin-hooks"));
+}
+
+#[test]
+fn session_end_timeouts_are_capped_at_3_seconds() {
+    use hookscope::hooks::settings::codex::codex_timeout;
+    assert_eq!(codex_timeout("SessionEnd", None).0, 1);
+    assert_eq!(codex_timeout("SessionEnd", Some(30)).0, 3);
+    assert_eq!(codex_timeout("Interrupt", Some(2)).0, 2);
+    assert_eq!(codex_timeout("PreToolUse", None).0, 600);
+    assert_eq!(codex_timeout("PreToolUse", Some(0)).0, 1);
+}
