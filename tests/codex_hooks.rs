@@ -583,3 +583,23 @@ fn session_end_timeouts_are_capped_at_3_seconds() {
     assert_eq!(codex_timeout("PreToolUse", None).0, 600);
     assert_eq!(codex_timeout("PreToolUse", Some(0)).0, 1);
 }
+
+#[test]
+fn a_trusted_project_feature_switch_beats_the_users() {
+    let r = roots();
+    write(
+        &r.project.join(".codex/config.toml"),
+        "[features]\nhooks = true\n",
+    );
+    write(
+        &r.home.join("config.toml"),
+        &format!(
+            "[features]\nhooks = false\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            r.project.display()
+        ),
+    );
+    assert_eq!(load_at(&r).hooks_off, None);
+    // Untrusted, the project's switch is not read.
+    write(&r.home.join("config.toml"), "[features]\nhooks = false\n");
+    assert!(load_at(&r).hooks_off.is_some());
+}

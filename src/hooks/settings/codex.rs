@@ -274,8 +274,17 @@ pub fn load(options: &CodexLoadOptions) -> CodexHooks {
                 for h in &mut l.handlers[start..] {
                     h.inactive.get_or_insert(Inactive::Skipped(why.clone()));
                 }
-            } else if hooks_off.is_none() {
-                hooks_off = features_off(&doc, Some(&cfg));
+            } else if let Some(f) = doc.as_ref().and_then(|d| d.value.get("features")) {
+                // A trusted project layer has precedence over the user's.
+                let says = f
+                    .get("hooks")
+                    .or_else(|| f.get("codex_hooks"))
+                    .and_then(Value::as_bool);
+                match says {
+                    Some(true) => hooks_off = None,
+                    Some(false) => hooks_off = features_off(&doc, Some(&cfg)),
+                    None => {}
+                }
             }
         }
     }
