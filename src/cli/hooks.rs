@@ -8,7 +8,9 @@
 //! not, load-time drops first), then every handler with `file:line`,
 //! layer, effective timeout and whether it can run. `--match`: each handler
 //! of the event with ✓/✗ and the reason. `--lint`: the lints, exit 1 when
-//! any fires. Exit 2 on bad arguments. Nothing is run.
+//! any fires. Exit 2 on bad arguments. Nothing is run. `--agent codex`
+//! reads Codex CLI's hooks instead ([`super::hooks_codex`]); `--agent
+//! droid` is Factory Droid's.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
