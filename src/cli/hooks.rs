@@ -8,7 +8,9 @@
 //! not, load-time drops first), then every handler with `file:line`,
 //! layer, effective timeout and whether it can run. `--match`: each handler
 //! of the event with ✓/✗ and the reason. `--lint`: the lints, exit 1 when
-//! any fires. Exit 2 on bad arguments. Nothing is run.
+//! any fires. Exit 2 on bad arguments. Nothing is run. `--agent codex`
+//! reads Codex CLI's hooks instead ([`super::hooks_codex`]); `--agent
+//! droid` is Factory Droid's.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -22,9 +24,33 @@ use serde_json::{Value, json};
 
 use super::{fail, print_json, print_text};
 
+/// Whose hook configuration `hookscope hooks` reads.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HookAgent {
+    /// Claude Code's settings files (the default).
+    #[default]
+    Claude,
+    /// Codex CLI: $CODEX_HOME/hooks.json, config.toml [hooks], project .codex/.
+    Codex,
+    /// Factory Droid: ~/.factory/hooks.json, settings.json, project .factory/.
+    Droid,
+}
+
 /// Arguments of `hookscope hooks`.
 #[derive(clap::Args, Debug)]
 pub struct HooksArgs {
+    /// Whose hooks: claude (default), codex or droid; each with its own
+    /// files, matcher and answer dialect. Droid: ~/.factory/hooks.json, else
+    /// the `hooks` of ~/.factory/settings.json; the project's
+    /// .factory/hooks.json, else .factory/hooks/hooks.json, else
+    /// .factory/settings.json; --config-dir is then the .factory folder
+    /// (default $FACTORY_HOME_OVERRIDE/.factory or ~/.factory).
+    #[arg(long, value_enum, default_value_t = HookAgent::Claude)]
+    pub agent: HookAgent,
+    /// With --agent codex: the Codex home (default: $CODEX_HOME, else
+    /// ~/.codex).
+    #[arg(long = "codex-home", value_name = "DIR")]
+    pub codex_home: Option<PathBuf>,
     /// Read only this settings file (repeatable); default: the user,
     /// project, local and managed settings, enabled plugins' hooks.json, and
     /// skill/subagent frontmatter.
@@ -65,15 +91,6 @@ pub struct HooksArgs {
     #[arg(long, value_name = "SESSION", value_parser = clap::value_parser!(OsString),
           conflicts_with_all = ["match_", "lint", "settings"])]
     pub activity: Option<OsString>,
-    /// Whose hook configuration: `claude` (default), `codex` or `droid`
-    /// (Factory Droid: ~/.factory/hooks.json, else the `hooks` of
-    /// ~/.factory/settings.json; the project's .factory/hooks.json, else
-    /// .factory/hooks/hooks.json, else .factory/settings.json; --config-dir
-    /// is then the .factory folder, default $FACTORY_HOME_OVERRIDE/.factory
-    /// or ~/.factory).
-    #[arg(long, value_name = "AGENT", default_value = "claude",
-          value_parser = ["claude", "codex", "droid"])]
-    pub agent: String,
     /// With --activity: where to look for the session (default: as for
     /// `sessions`).
     #[arg(requires = "activity")]
@@ -85,6 +102,10 @@ pub fn run(args: &HooksArgs) {
     if let Some(session) = &args.activity {
         super::activity::run(session, &args.paths, args.json);
         return;
+    }
+    match args.agent {
+        HookAgent::Claude | HookAgent::Droid => {}
+        HookAgent::Codex => return super::hooks_codex::run(args),
     }
     let version = match &args.version {
         Some(v) => {
@@ -115,10 +136,7 @@ pub fn run(args: &HooksArgs) {
         managed: args.managed.clone(),
         version: version.clone(),
     };
-    let droid = args.agent == "droid";
-    if args.agent == "codex" {
-        fail("--agent codex: Codex hook configuration is not read by this build");
-    }
+    let droid = args.agent == HookAgent::Droid;
     let matching = args.match_.as_ref().map(|pair| {
         let event = pair.first().cloned().unwrap_or_default();
         let value = pair.get(1).cloned().unwrap_or_default();

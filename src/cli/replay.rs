@@ -152,6 +152,10 @@ pub fn run(args: &ReplayArgs) {
     let event: EventName = event.parse().unwrap_or_else(|e| fail(e));
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
+    if session.agent == hookscope::transcript::Agent::Codex {
+        // The session's agent decides the hook dialect.
+        return super::replay_codex::run(&session, event, &at, args);
+    }
     let r = replay(&session, event, &at, rules.as_ref()).unwrap_or_else(|e| fail(e));
     let (out, masked) = replay_json(&r, rules.as_ref());
     if !masked.is_empty() {
@@ -312,7 +316,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     );
     if bt.codex > 0 {
         outln!(
-            "{} Codex session{} left out: hook replay follows Claude Code's hook contract (Codex hooks are not replayed yet)",
+            "{} Codex session{} left out: hook replay follows Claude Code's hook contract (rule sets are Claude Code's; replay one Codex event with `replay SESSION --event E`)",
             bt.codex,
             if bt.codex == 1 { "" } else { "s" }
         );
@@ -610,7 +614,7 @@ fn entrypoint_of(session: &hookscope::transcript::Session, r: &Replay) -> Option
 }
 
 /// The text of an `--exec` report (its masked JSON, `ExecReport::to_json`).
-fn exec_text(j: &Value, text: &mut Vec<String>) {
+pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let flat = |t: &str| t.trim_end().replace('\n', "⏎");
     let cap = |t: &str| {

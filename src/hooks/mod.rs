@@ -7,6 +7,7 @@
 //! No TUI/CLI code: the CLI (`hookscope payload`), the TUI and the MCP server
 //! all call into here.
 
+pub mod codex;
 pub mod contract;
 pub mod events;
 pub mod exec;

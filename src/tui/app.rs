@@ -210,6 +210,7 @@ impl App {
             settings: Vec::new(),
             settings_config_dir: None,
             settings_managed: None,
+            codex_home: None,
             hook_env: None,
             rules: Default::default(),
         };

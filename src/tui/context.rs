@@ -407,6 +407,10 @@ pub struct Ctx {
     /// The managed settings file; `None`: the platform's (tests set a
     /// fixed one).
     pub settings_managed: Option<PathBuf>,
+    /// The Codex home whose hooks the replay pane explains for a Codex
+    /// session; `None`: `$CODEX_HOME`, else `~/.codex` (tests set a fixed
+    /// one).
+    pub codex_home: Option<PathBuf>,
     /// The environment the replay pane's `x` passes on to hooks (through
     /// the allowlist, [`hookscope::hooks::exec::hook_env`]); `None`: this
     /// process's (tests set a fixed one).

@@ -309,7 +309,19 @@ impl ReplayPane {
             Rules::Loaded(r) => Some(r.as_ref()),
             _ => None,
         };
-        let result = replay(session, event, at, rules).map_err(|e| e.to_string());
+        let result = if session.agent == hookscope::transcript::Agent::Codex {
+            // A Codex session: Codex's payload; rule sets are Claude Code's.
+            hookscope::hooks::codex::payload::payload(session, event, at)
+                .map(|payload| hookscope::hooks::replay::Replay {
+                    payload,
+                    history: Default::default(),
+                    evaluation: None,
+                    recorded: Vec::new(),
+                })
+                .map_err(|e| e.to_string())
+        } else {
+            replay(session, event, at, rules).map_err(|e| e.to_string())
+        };
         self.verdicts.clear();
         if let Ok(r) = &result {
             let version = r
@@ -340,6 +352,20 @@ impl ReplayPane {
             && *key == session.path
         {
             return config.clone();
+        }
+        if session.agent == hookscope::transcript::Agent::Codex {
+            // Codex's own files and dialect ($CODEX_HOME, project .codex/).
+            let hooks = settings::codex::load(&settings::codex::CodexLoadOptions {
+                codex_home: ctx.codex_home.clone(),
+                cwd: session
+                    .cwd
+                    .as_ref()
+                    .map(std::path::PathBuf::from)
+                    .filter(|d| d.is_dir()),
+            });
+            let config = Arc::new(hooks.config);
+            self.hooks = Some((session.path.clone(), config.clone()));
+            return config;
         }
         // A Droid session's hooks are Droid's (`settings::droid`).
         let config = Arc::new(settings::load_for(
@@ -380,8 +406,13 @@ impl ReplayPane {
                 .collect();
             out.push(Line::from(Span::styled(
                 format!(
-                    "  no settings file found (looked for {}); pass `hookscope --settings FILE` to use one",
-                    if looked.is_empty() { "none".to_string() } else { looked.join(", ") }
+                    "  no settings file found (looked for {}); {}",
+                    if looked.is_empty() { "none".to_string() } else { looked.join(", ") },
+                    if config.agent == hookscope::transcript::Agent::Codex {
+                        "Codex hooks are read from $CODEX_HOME (else ~/.codex) and the project's .codex/"
+                    } else {
+                        "pass `hookscope --settings FILE` to use one"
+                    }
                 ),
                 theme.dim(),
             )));
@@ -396,8 +427,13 @@ impl ReplayPane {
             if let Some(why) = &f.dropped {
                 out.push(Line::from(Span::styled(
                     format!(
-                        "  ⚠ {}: Claude Code skips this file: {why}",
-                        f.path.display()
+                        "  ⚠ {}: {} skips this file: {why}",
+                        f.path.display(),
+                        if config.agent == hookscope::transcript::Agent::Codex {
+                            "Codex"
+                        } else {
+                            "Claude Code"
+                        }
                     ),
                     theme.error(),
                 )));
@@ -462,6 +498,30 @@ impl ReplayPane {
                     .iter()
                     .find_map(|c| c.entrypoint.clone())
             });
+        if config.agent == hookscope::transcript::Agent::Codex {
+            let plan = hookscope::hooks::codex::plan(
+                config,
+                &self.verdicts,
+                r.payload.event.as_str(),
+                &r.payload.json,
+                &[],
+                &|n| match &ctx.hook_env {
+                    Some(env) => env.get(n).cloned(),
+                    None => std::env::var_os(n),
+                },
+            );
+            match plan {
+                Err(e) => ctx.say(format!(
+                    "cannot create a temporary folder for the hooks: {e}"
+                )),
+                Ok(p) if p.specs.is_empty() => ctx.say(format!(
+                    "nothing to run: no command handler of your Codex hooks reaches {}",
+                    r.payload.event
+                )),
+                Ok(p) => self.confirm = Some(Arc::new(p)),
+            }
+            return;
+        }
         let plan = hookscope::hooks::exec::plan(
             config,
             &self.verdicts,
@@ -1047,7 +1107,12 @@ impl ReplayPane {
 /// ([`At::Last`]) every event folds into one entry, its last.
 fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
     let mut out: Vec<(EventName, At)> = Vec::new();
-    for (e, a) in hookscope::hooks::events::firings_at(session, at) {
+    let list = if session.agent == hookscope::transcript::Agent::Codex {
+        hookscope::hooks::codex::payload::firings_at(session, at)
+    } else {
+        hookscope::hooks::events::firings_at(session, at)
+    };
+    for (e, a) in list {
         if *at == At::Last {
             if !out.iter().any(|(x, _)| *x == e) {
                 out.push((e, At::Last));

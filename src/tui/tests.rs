@@ -49,6 +49,7 @@ pub(super) fn app_for(path: &str) -> App {
     // The replay pane's "Your hooks" must not read this machine's settings.
     app.ctx.settings_config_dir = Some(PathBuf::from("/nonexistent/claude-config"));
     app.ctx.settings_managed = Some(PathBuf::from("/nonexistent/managed-settings.json"));
+    app.ctx.codex_home = Some(PathBuf::from("/nonexistent/codex-home"));
     // …nor pass this machine's environment to hooks run with `x`.
     app.ctx.hook_env = Some(
         [
@@ -2664,4 +2665,51 @@ fn write_prompt_expands_the_home_folder() {
     assert_eq!(expand_home("~bob/p.json", Some(home)), "~bob/p.json");
     assert_eq!(expand_home("./p.json", Some(home)), "./p.json");
     assert_eq!(expand_home("~/p.json", None), "~/p.json");
+}
+
+// ---- the replay pane on a Codex session (issue 10 §1) ----------------------
+
+const CODEX_ROLLOUT: &str = "../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+
+/// A Codex session's "Your hooks" come from the Codex home, judged by
+/// Codex's matcher: `mcp__brave-search` is a regex there (no match on
+/// Bash), `Bash|shell_command` exact; both untrusted in a home without
+/// `[hooks.state]`, so neither runs and the reason says why.
+#[test]
+fn replay_pane_on_a_codex_session_uses_codex_hooks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("hooks.json"),
+        r#"{"hooks":{"PreToolUse":[
+{"matcher":"Bash|shell_command","hooks":[{"type":"command","command":"echo guard"}]}]}}"#,
+    )
+    .expect("write");
+    let mut app = app_for(CODEX_ROLLOUT);
+    app.ctx.codex_home = Some(dir.path().to_path_buf());
+    key(&mut app, KeyCode::Enter);
+    select_call(&mut app, "exec_command");
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    let config = app
+        .replay
+        .hooks
+        .as_ref()
+        .map(|(_, c)| c.clone())
+        .expect("loaded");
+    assert_eq!(config.agent, hookscope::transcript::Agent::Codex);
+    assert_eq!(app.replay.verdicts.len(), 1);
+    let v = &app.replay.verdicts[0];
+    assert!(!v.fires);
+    assert!(
+        v.reason.starts_with("never runs: not trusted"),
+        "{}",
+        v.reason
+    );
+    let (main, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = main.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter()
+            .any(|l| l.starts_with("Your hooks (") && l.contains("hooks.json")),
+        "{text:?}"
+    );
 }

@@ -15,6 +15,7 @@ use super::{
 };
 use crate::hooks::contract::Version;
 use crate::hooks::settings::{HandlerVerdict, HookConfig, Permissions};
+use crate::transcript::Agent;
 
 /// One event's runnable handlers and their context, ready for
 /// [`ExecPlan::run`]. Nothing has run when it exists; its [`Scratch`]
@@ -46,6 +47,9 @@ pub struct ExecPlan {
     pub rule_ctx: RuleContext,
     /// The temporary folder, removed when the plan is dropped.
     pub scratch: Scratch,
+    /// Whose hooks these are ([`HookConfig::agent`]): [`ExecPlan::run`]
+    /// reads Codex handlers' answers with Codex's reducer.
+    pub agent: Agent,
 }
 
 /// Builds the plan for the handlers `verdicts` says fire (from
@@ -159,13 +163,25 @@ pub fn plan(
         permissions: config.permissions.clone(),
         rule_ctx,
         scratch,
+        agent: config.agent,
     })
 }
 
 impl ExecPlan {
     /// Runs every spec with `runner` and reads, merges and finalizes their
-    /// answers ([`execute`]).
+    /// answers ([`execute`]; for a Codex plan
+    /// [`crate::hooks::codex::reduce::execute`]).
     pub fn run<R: Runner + ?Sized>(&self, runner: &R) -> ExecReport {
+        if self.agent == Agent::Codex {
+            // Never Claude Code's reducer on a Codex hook.
+            return crate::hooks::codex::reduce::execute(
+                runner,
+                &self.event,
+                &self.payload,
+                &self.specs,
+                self.not_run.clone(),
+            );
+        }
         execute(
             runner,
             &self.event,

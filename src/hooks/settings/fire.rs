@@ -53,13 +53,19 @@ pub fn synthetic_payload(
 
 /// Every handler of `event` (as Claude Code fires it) with its verdict on
 /// `payload` (the hook's stdin JSON) as of `version`, in
-/// [`HookConfig::handlers`] order.
+/// [`HookConfig::handlers`] order. A Codex configuration
+/// ([`HookConfig::agent`]) is judged by [`crate::hooks::codex::explain`]
+/// instead (without its trust notes).
 pub fn explain(
     config: &HookConfig,
     event: &str,
     payload: &Value,
     version: &Version,
 ) -> Vec<HandlerVerdict> {
+    if config.agent == crate::transcript::Agent::Codex {
+        // Never Claude Code's matcher on a Codex hook.
+        return crate::hooks::codex::explain(config, &[], event, payload);
+    }
     let value = matcher::matcher_value(event, payload, version);
     let mut out: Vec<HandlerVerdict> = Vec::new();
     for (index, h) in config.handlers.iter().enumerate() {

@@ -18,6 +18,7 @@
 //!
 //! No process is started and nothing is written here.
 
+pub mod codex;
 pub mod droid;
 pub mod fire;
 mod frontmatter;
@@ -270,6 +271,10 @@ pub enum Inactive {
     UnknownEvent,
     /// The handler's `type` or fields are not ones Claude Code accepts.
     Invalid(String),
+    /// Another agent's loader skips it (Codex: hooks turned off in
+    /// `[features]`, an untrusted project layer, a hook not trusted or
+    /// disabled in `[hooks.state]`); the whole reason.
+    Skipped(String),
 }
 
 impl std::fmt::Display for Inactive {
@@ -284,7 +289,7 @@ impl std::fmt::Display for Inactive {
             Inactive::UnknownEvent => {
                 f.write_str("the event key is not an event of this Claude Code version")
             }
-            Inactive::Invalid(why) => f.write_str(why),
+            Inactive::Invalid(why) | Inactive::Skipped(why) => f.write_str(why),
         }
     }
 }
@@ -448,8 +453,10 @@ pub struct HookConfig {
     /// loaded files in precedence order (the settings rules the final
     /// outcome depends on, hooks.md §1.12).
     pub permissions: Permissions,
-    /// Whose configuration this is: [`Agent::ClaudeCode`] from [`load`],
-    /// [`Agent::Droid`] from [`droid::load`].
+    /// Whose configuration this is, and so which matcher and answer
+    /// dialect applies: [`Agent::ClaudeCode`] for [`load`],
+    /// [`Agent::Codex`] for [`codex::load`], [`Agent::Droid`] for [`droid::load`] (never apply Claude Code's
+    /// matcher or reducer to another agent's handlers).
     pub agent: Agent,
 }
 
