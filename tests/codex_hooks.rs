@@ -398,11 +398,6 @@ fn cli_match_uses_the_codex_dialect() {
             .expect("r")
             .contains("not trusted")
     );
-    let out = hookscope()
-        .args(["hooks", "--agent", "droid"])
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
 }
 
 /// A Codex home whose hooks.json holds `groups` (a JSON list of PreToolUse

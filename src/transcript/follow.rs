@@ -1162,7 +1162,8 @@ mod tests {
     #[test]
     fn a_droid_transcript_is_followed() {
         const DROID: &str = "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools/5a8cddfb-fae3-441b-8085-94ed3460ada4.jsonl";
-        // Line 9 is an Execute tool_use, 11 its tool_result.
+        // Line 9 is an Execute tool_use, 10 its PreToolUse hook line
+        // (`hookToolCallId`), 11 its tool_result.
         let (_dir, path, mut f, all) = follow_copy(DROID, 8);
         append(&path, &all[8]);
         assert_eq!(
@@ -1172,7 +1173,10 @@ mod tests {
         append(&path, &all[9..11].concat());
         assert_eq!(
             summary(&f.check()),
-            vec![item("result", "call_Y7ZHqmtyfP2vH50eJ4eGp1es", 11)]
+            vec![
+                item("hook", "PreToolUse", 10),
+                item("result", "call_Y7ZHqmtyfP2vH50eJ4eGp1es", 11)
+            ]
         );
     }
 
