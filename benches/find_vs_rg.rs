@@ -28,6 +28,8 @@
 //!
 //! Both tools use every core (rayon's and ripgrep's defaults).
 
+// The heavy-user mode (`Heavy`, big sessions) is used by benches/heavy.rs.
+#[allow(dead_code)]
 #[path = "support/gen_corpus.rs"]
 mod gen_corpus;
 

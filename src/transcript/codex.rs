@@ -576,7 +576,7 @@ fn turn_id_of(v: &Value) -> Option<&str> {
 /// recognised when the line after the own `session_meta` is a
 /// `session_meta` with another id; it ends before the first line that
 /// repeats the own `session_meta`, or carries a turn id (see
-/// [`turn_id_of`]) that is a UUIDv7 no older than the own id (a copied
+/// `turn_id_of`) that is a UUIDv7 no older than the own id (a copied
 /// turn started before the fork, so its id is older). When the file ends
 /// first: the whole rest is the copy if it holds UUIDv7 turn ids (nothing
 /// of its own yet), else its end is not marked: with the parent's rollout

@@ -242,7 +242,7 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// A follower watching `roots` (folders or files, as [`discover`] takes
+    /// A follower watching `roots` (folders or files, as [`discover()`] takes
     /// them; none = no new sessions reported). The sessions already under
     /// the roots are known, not followed: follow some with
     /// [`Follower::follow`]. Notifications that cannot be set up (a

@@ -1,6 +1,6 @@
 //! Factory Droid's hook configuration (hooks-updates.md §3.3;
 //! docs.factory.ai/harness/hooks "Configuration"), read into the same
-//! [`HookConfig`] / [`Handler`] structures as Claude Code's, with
+//! [`HookConfig`] / [`super::Handler`] structures as Claude Code's, with
 //! [`HookConfig::agent`] = [`Agent::Droid`].
 //!
 //! Files, per scope (each opened through [`crate::transcript::fsread`]:
