@@ -11,7 +11,10 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
-use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError, find_tool_calls};
+use hookscope::query::{
+    FindParams, FoundCall, OutputMode, QueryError, find_tool_calls, find_with_verdicts,
+    load_from_disk,
+};
 use hookscope::transcript::short_id::ShortIds;
 use serde_json::Value;
 
@@ -175,12 +178,20 @@ impl FindArgs {
 }
 
 /// Runs the subcommand from its parsed flags.
-pub fn run_args(args: &FindArgs) {
-    run(&args.paths, &args.params(), args.now.as_deref(), args.json);
+pub fn run_args(args: &FindArgs, no_index: bool) {
+    run(
+        &args.paths,
+        &args.params(),
+        args.now.as_deref(),
+        args.json,
+        no_index,
+    );
 }
 
-/// Runs the subcommand with already-built parameters.
-pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool) {
+/// Runs the subcommand with already-built parameters. Unless `no_index`,
+/// the index ([`super::index`]) decides which sessions to load
+/// ([`hookscope::index::Index::verdicts`]); the records are the same.
+pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool, no_index: bool) {
     let now = match now {
         None => Utc::now(),
         Some(t) => match DateTime::parse_from_rfc3339(t) {
@@ -192,14 +203,25 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         },
     };
     // Validate before discovery so a bad argument fails fast.
-    if let Err(e) = params.validate(now) {
-        invalid(&e, json);
-    }
+    let query = match params.validate(now) {
+        Ok(query) => query,
+        Err(e) => invalid(&e, json),
+    };
     let found = match discover(paths) {
         Ok(found) => found,
         Err(e) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
     };
-    let result = match find_tool_calls(&found.sessions, params, now) {
+    let result = match super::index::open(no_index) {
+        Some(mut index) => {
+            let synced = super::index::sync(&mut index, &found.sessions);
+            let verdicts = index.verdicts(&found.sessions, &synced, &query);
+            let result = find_with_verdicts(&found.sessions, &query, &verdicts, &load_from_disk);
+            super::index::report(&index, &synced.stats);
+            result
+        }
+        None => find_tool_calls(&found.sessions, params, now),
+    };
+    let result = match result {
         Ok(r) => r,
         Err(e) => invalid(&e, json),
     };

@@ -12,6 +12,7 @@ pub mod activity;
 pub mod call;
 pub mod find;
 pub mod hooks;
+pub mod index;
 pub mod mcp;
 pub mod payload;
 pub mod replay;
