@@ -157,12 +157,11 @@ impl Index {
 /// writable.
 fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Connection, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut conn = connect(path).map_err(|e| e.to_string())?;
-    let stamp = match schema::stamp(&conn) {
-        Ok(stamp) => stamp,
-        Err(e) => {
+    let opened = connect(path).and_then(|c| schema::stamp(&c).map(|s| (c, s)));
+    let (mut conn, stamp) = match opened {
+        Ok(opened) => opened,
+        Err(e) if is_corrupt(&e) => {
             // Not a database (garbage bytes, a truncated header): start over.
-            drop(conn);
             notices.push(format!(
                 "the index at {} is unreadable ({e}); rebuilding it",
                 path.display()
@@ -176,9 +175,11 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
                     Err(e) => return Err(format!("cannot remove it: {e}")),
                 }
             }
-            conn = connect(path).map_err(|e| e.to_string())?;
-            schema::stamp(&conn).map_err(|e| e.to_string())?
+            let conn = connect(path).map_err(|e| e.to_string())?;
+            let stamp = schema::stamp(&conn).map_err(|e| e.to_string())?;
+            (conn, stamp)
         }
+        Err(e) => return Err(e.to_string()),
     };
     match stamp {
         Stamp::Current => {
@@ -201,6 +202,14 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
 }
 
 use schema::Stamp;
+
+/// Whether SQLite says the file is not a database or is damaged.
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
 
 /// A connection with WAL journaling and the busy timeout.
 fn connect(path: &Path) -> rusqlite::Result<Connection> {
