@@ -608,3 +608,55 @@ fn index_verdicts_give_the_same_records_as_loading() {
         }
     }
 }
+
+/// `find --limit` has no upper bound any more (it was 10,000): a larger
+/// limit is accepted and, on a corpus with fewer calls, gives what 10,000
+/// gives; 0 is still refused.
+#[test]
+fn find_limit_has_no_upper_bound() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus();
+    let root = corpus.to_str().expect("utf-8");
+    let big = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name-pattern",
+            "",
+            "--limit",
+            "20000",
+        ],
+    );
+    let old_max = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name-pattern",
+            "",
+            "--limit",
+            "10000",
+        ],
+    );
+    assert_eq!(big.stdout, old_max.stdout);
+    assert!(records(&big.stdout).len() > 400);
+    let zero = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name-pattern",
+            "",
+            "--limit",
+            "0",
+        ],
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&zero.stdout).expect("JSON"),
+        serde_json::json!({"error": "invalid_argument", "message": "limit must be at least 1, got 0"})
+    );
+}

@@ -12,8 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
 use hookscope::query::{
-    FindParams, FoundCall, OutputMode, QueryError, find_tool_calls, find_with_verdicts,
-    load_from_disk,
+    FindParams, FoundCall, OutputMode, QueryError, find_with, find_with_verdicts, load_from_disk,
 };
 use hookscope::transcript::short_id::ShortIds;
 use serde_json::Value;
@@ -111,7 +110,8 @@ pub struct FindArgs {
     /// Codex and Droid records have is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
-    /// At most N records, newest first (default 50, at most 10000).
+    /// At most N records, newest first (default 50; no upper bound: the
+    /// footer says how many matched when there are more).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Print secrets as they are instead of [REDACTED_<TYPE>].
@@ -202,11 +202,25 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             ),
         },
     };
-    // Validate before discovery so a bad argument fails fast.
-    let query = match params.validate(now) {
+    // Validate before discovery so a bad argument fails fast. `--limit` has
+    // no upper bound here (the MCP tool keeps MAX_LIMIT): it is applied
+    // after the library's validation.
+    let unlimited = FindParams {
+        limit: None,
+        ..params.clone()
+    };
+    let mut query = match unlimited.validate(now) {
         Ok(query) => query,
         Err(e) => invalid(&e, json),
     };
+    match params.limit {
+        Some(0) => invalid(
+            &QueryError::InvalidArgument("limit must be at least 1, got 0".to_string()),
+            json,
+        ),
+        Some(n) => query.limit = n,
+        None => {}
+    }
     let found = match discover(paths) {
         Ok(found) => found,
         Err(e) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
@@ -219,7 +233,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             super::index::report(&index, &synced.stats);
             result
         }
-        None => find_tool_calls(&found.sessions, params, now),
+        None => find_with(&found.sessions, &query),
     };
     let result = match result {
         Ok(r) => r,
