@@ -7,8 +7,8 @@
 //! newline scan of each thread file, and the batch is written in one
 //! transaction. A main file that grew and whose old last
 //! [`super::schema::TAIL_HASH_BYTES`] bytes are unchanged counts as grown
-//! ([`SyncStats::grown`]): its line scan starts where the old file ended; any
-//! other change (rewrite, truncation) is a full re-index.
+//! ([`SyncStats::grown`]); it is still loaded whole (the loaders keep no
+//! state to resume from), as is any other change (rewrite, truncation).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
@@ -93,8 +93,8 @@ struct Stored {
 enum Plan {
     Reuse,
     Skip,
-    /// (Re-)index; `Some(old_size)` when the main file only grew.
-    Index(Option<u64>),
+    /// (Re-)index; `true` when the main file only grew.
+    Index(bool),
 }
 
 /// Nanoseconds since the epoch of a modification time (`None` before 1970 or
@@ -194,16 +194,14 @@ fn line_starts(path: &Path, from: u64, read: &mut u64) -> std::io::Result<Vec<u6
     Ok(starts)
 }
 
-/// The line starts of one thread file, scanned whole, or (for a grown main
-/// file) the old starts kept and the scan resumed at the old end.
+/// The line starts of one thread file.
 struct Lines {
     /// `starts[k - 1]` = offset of 1-based line `k`; last = end of file.
     starts: Vec<u64>,
 }
 
 impl Lines {
-    /// Offset and length (without the newline and a `\r` before it) of
-    /// 1-based `line`.
+    /// Offset and length (with its newline, if any) of 1-based `line`.
     fn span(&self, line: usize) -> Option<(u64, u64)> {
         let start = *self.starts.get(line.checked_sub(1)?)?;
         let end = *self.starts.get(line)?;
@@ -248,7 +246,7 @@ pub(crate) fn time_text(t: DateTime<Utc>) -> String {
 }
 
 /// Loads one session and turns it into rows.
-fn build_one(session: &SessionRef, grown_from: Option<u64>) -> Result<Built, LoadError> {
+fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
     let loaded: Session = load(session)?;
     let mut read: u64 = session.size;
     for f in &session.subagent_files {
@@ -295,7 +293,6 @@ fn build_one(session: &SessionRef, grown_from: Option<u64>) -> Result<Built, Loa
             },
         });
     }
-    let _ = grown_from;
     let (hash, hashed) = tail_hash(&session.path, session.size);
     read += hashed;
     Ok(Built {
@@ -376,13 +373,9 @@ impl Index {
                     Some(old) if s.size > old.size && old.deps == deps_stamp(s) => {
                         let (hash, n) = tail_hash(&s.path, old.size);
                         self.count_read(n);
-                        if hash.is_some() && hash == old.tail_hash {
-                            Plan::Index(Some(old.size))
-                        } else {
-                            Plan::Index(None)
-                        }
+                        Plan::Index(hash.is_some() && hash == old.tail_hash)
                     }
-                    _ => Plan::Index(None),
+                    _ => Plan::Index(false),
                 }
             };
             plans.push(plan);
@@ -435,13 +428,7 @@ impl Index {
         for (n, chunk) in todo.chunks(BATCH).enumerate() {
             let built: Vec<(usize, Result<Built, LoadError>)> = chunk
                 .par_iter()
-                .map(|&i| {
-                    let grown = match plans[i] {
-                        Plan::Index(g) => g,
-                        _ => None,
-                    };
-                    (i, build_one(&sessions[i], grown))
-                })
+                .map(|&i| (i, build_one(&sessions[i])))
                 .collect();
             let tx = self
                 .conn
@@ -457,7 +444,7 @@ impl Index {
                             .fetch_add(b.read, std::sync::atomic::Ordering::Relaxed);
                         write(&tx, &b)?;
                         stats.indexed += 1;
-                        if matches!(plans[i], Plan::Index(Some(_))) {
+                        if matches!(plans[i], Plan::Index(true)) {
                             stats.grown += 1;
                         }
                     }

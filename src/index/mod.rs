@@ -4,7 +4,7 @@
 //!
 //! It lives in `$XDG_CACHE_HOME/hookscope/index.sqlite`, else
 //! `~/.cache/hookscope/index.sqlite` ([`default_dir`]), as SQLite (WAL
-//! journal, a 5 s busy timeout, one writer transaction per batch of
+//! journal, a 20 s busy timeout, one writer transaction per batch of
 //! sessions, so two processes at once never corrupt it). Tables:
 //! [`schema`].
 //!
@@ -39,7 +39,7 @@ pub use build::{Progress, SyncStats, Synced};
 pub const FILE_NAME: &str = "index.sqlite";
 
 /// How long a process waits for another one's write transaction.
-pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// The index folder: `$XDG_CACHE_HOME/hookscope` when that variable is an
 /// absolute path (XDG Base Directory spec), else `~/.cache/hookscope`;
