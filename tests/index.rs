@@ -660,3 +660,94 @@ fn find_limit_has_no_upper_bound() {
         serde_json::json!({"error": "invalid_argument", "message": "limit must be at least 1, got 0"})
     );
 }
+
+/// Copies `from` into `to` recursively (regular files only).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let path = entry.path();
+        let dest = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &dest);
+        } else {
+            std::fs::copy(&path, &dest).expect("copy");
+        }
+    }
+}
+
+/// A change to a subagent file (or its `.meta.json`) alone re-indexes its
+/// session: the main file's stamp is not the whole identity.
+#[test]
+fn a_changed_subagent_file_reindexes_its_session() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    copy_tree(
+        &corpus().join("real-cc-2.1.332/subagent/projects"),
+        &data.path().join("projects"),
+    );
+    let root = data.path().to_str().expect("utf-8");
+    let first = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&first, "indexed"), 1);
+    let before: Value = serde_json::from_str(&first.stdout).expect("JSON");
+    assert_eq!(before[0]["subagents"].as_u64(), Some(4));
+    let sub = data.path().join(
+        "projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550/subagents/agent-a460e426666c15a15.jsonl",
+    );
+    std::fs::remove_file(&sub).expect("remove subagent file");
+    let after = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!((stat(&after, "indexed"), stat(&after, "reused")), (1, 0));
+    let listed: Value = serde_json::from_str(&after.stdout).expect("JSON");
+    assert_eq!(listed[0]["subagents"].as_u64(), Some(3));
+    let meta = data.path().join(
+        "projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550/subagents/agent-a9a1865f5e2572fa1.meta.json",
+    );
+    assert!(meta.is_file());
+    std::fs::write(&meta, b"not json").expect("rewrite meta");
+    let meta_changed = same(cache.path(), &["sessions", "--diagnostics", "--json", root]);
+    assert_eq!(stat(&meta_changed, "indexed"), 1);
+    assert!(
+        meta_changed
+            .stdout
+            .contains("subagent meta sidecar is not a JSON object")
+    );
+    all_same(cache.path(), data.path());
+}
+
+/// A project folder whose name is not UTF-8: the index keeps paths as
+/// bytes, so the listing and its diagnostics are the loaders'.
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_round_trips_through_the_index() {
+    use std::os::unix::ffi::OsStrExt;
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let project = data
+        .path()
+        .join("projects")
+        .join(std::ffi::OsStr::from_bytes(b"-home-\xff-proj"));
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::write(
+        project.join("0c04bd79-42b3-41bb-b257-006f349f008a.jsonl"),
+        head_lines(77),
+    )
+    .expect("write");
+    let root = data.path().to_str().expect("utf-8");
+    let first = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&first, "indexed"), 1);
+    assert!(first.stdout.contains("-home-\u{fffd}-proj"));
+    let warm = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&warm, "reused"), 1);
+    let found = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "echo",
+        ],
+    );
+    assert_eq!(stat(&found, "reused"), 1);
+}
