@@ -11,7 +11,9 @@
 //! only the candidate's `tool_use` line and its result's line, with the
 //! raw-byte rules of [`crate::query::prefilter`] (plain needle pieces
 //! searched ASCII case-insensitively; a Unicode marker or, for outputs, an
-//! `"image"`/`"tool_reference"` placeholder keeps the call). Other filters
+//! `"image"`/`"tool_reference"` placeholder keeps the call); an input line
+//! that passes is then parsed narrowly and its blocks' inputs tested
+//! exactly ([`crate::query::prefilter::line_verdict`]). Other filters
 //! (`output_excludes`, hooks) and other agents' text filters keep every
 //! candidate. No candidate → [`Verdict::Skip`]; all dated →
 //! [`Verdict::Newest`] of the newest; else [`Verdict::Load`]. `find` then
@@ -26,7 +28,7 @@ use rusqlite::params;
 use super::build::{State, Synced};
 use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
-use crate::query::prefilter::{Verdict, has_unicode_marker, pieces};
+use crate::query::prefilter::{Verdict, has_unicode_marker, line_verdict, pieces};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
 };
@@ -250,7 +252,7 @@ impl Index {
             }
             let agent: String = r.get(2)?;
             if agent == Agent::ClaudeCode.as_str()
-                && (!needles.input.is_empty() || !needles.output.is_empty())
+                && (query.input_contains.is_some() || !needles.output.is_empty())
             {
                 let file: Vec<u8> = r.get(5)?;
                 let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
@@ -260,9 +262,11 @@ impl Index {
                         .zip(len)
                         .map(|(o, n)| (o.max(0) as u64, n.max(0) as u64)))
                 };
-                if !needles.input.is_empty()
+                if query.input_contains.is_some()
                     && let Some(span) = span(6, 7)?
-                    && !self.line_holds(&mut files, &file, span, &needles.input, false)
+                    && let Some(line) = self.read_line(&mut files, &file, span)
+                    && (!holds(&line, &needles.input, false)
+                        || line_verdict(&line, query) == Verdict::Skip)
                 {
                     continue;
                 }
@@ -271,7 +275,9 @@ impl Index {
                         // No result: its text is empty, a needle cannot match.
                         None if is_error.is_none() => continue,
                         Some(span)
-                            if !self.line_holds(&mut files, &file, span, &needles.output, true) =>
+                            if self
+                                .read_line(&mut files, &file, span)
+                                .is_some_and(|line| !holds(&line, &needles.output, true)) =>
                         {
                             continue;
                         }
@@ -289,47 +295,45 @@ impl Index {
         Ok(out)
     }
 
-    /// Whether the line at `span` of `file` may hold every piece (ASCII
-    /// case-insensitively), or a Unicode marker (or, with `placeholders`,
-    /// an `"image"`/`"tool_reference"` string). A line that cannot be read
-    /// may: the session is then loaded.
-    fn line_holds(
+    /// The bytes at `span` of `file` (a call's line), counted in
+    /// [`Index::bytes_read`]; `None` when they cannot be read (the call then
+    /// stays a candidate and its session is loaded).
+    fn read_line(
         &self,
         files: &mut HashMap<Vec<u8>, Option<File>>,
         file: &[u8],
         (offset, len): (u64, u64),
-        pieces: &[String],
-        placeholders: bool,
-    ) -> bool {
-        let handle = files.entry(file.to_vec()).or_insert_with(|| {
-            crate::transcript::fsread::open_regular(&path_from_bytes(file)).ok()
-        });
-        let Some(handle) = handle.as_mut() else {
-            return true;
-        };
-        let Ok(len) = usize::try_from(len) else {
-            return true;
-        };
-        let mut buf = vec![0u8; len];
-        if read_at(handle, &mut buf, offset).is_err() {
-            return true;
-        }
-        self.count_read(len as u64);
-        if has_unicode_marker(&buf) {
-            return true;
-        }
-        buf.make_ascii_lowercase();
-        if placeholders
-            && PLACEHOLDERS
-                .iter()
-                .any(|p| memchr::memmem::find(&buf, p).is_some())
-        {
-            return true;
-        }
-        pieces
-            .iter()
-            .all(|p| memchr::memmem::find(&buf, p.as_bytes()).is_some())
+    ) -> Option<Vec<u8>> {
+        let handle = files
+            .entry(file.to_vec())
+            .or_insert_with(|| crate::transcript::fsread::open_regular(&path_from_bytes(file)).ok())
+            .as_mut()?;
+        let mut buf = vec![0u8; usize::try_from(len).ok()?];
+        read_at(handle, &mut buf, offset).ok()?;
+        self.count_read(len);
+        Some(buf)
     }
+}
+
+/// Whether a line's raw bytes may hold every piece (ASCII
+/// case-insensitively): also when it holds a Unicode marker or, with
+/// `placeholders`, an `"image"`/`"tool_reference"` string (see
+/// [`crate::query::prefilter`]). No pieces: it may.
+fn holds(line: &[u8], pieces: &[String], placeholders: bool) -> bool {
+    if pieces.is_empty() || has_unicode_marker(line) {
+        return true;
+    }
+    let lower = line.to_ascii_lowercase();
+    if placeholders
+        && PLACEHOLDERS
+            .iter()
+            .any(|p| memchr::memmem::find(&lower, p).is_some())
+    {
+        return true;
+    }
+    pieces
+        .iter()
+        .all(|p| memchr::memmem::find(&lower, p.as_bytes()).is_some())
 }
 
 /// Reads exactly `buf.len()` bytes at `offset`.
