@@ -3,6 +3,7 @@
 //! thin shells over this library.
 
 pub mod hooks;
+pub mod index;
 pub mod mcp;
 pub mod query;
 pub mod redact;

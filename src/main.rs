@@ -39,6 +39,11 @@ struct Args {
     /// user settings and the project's .claude/). Repeatable.
     #[arg(long, value_name = "FILE")]
     settings: Vec<PathBuf>,
+    /// Work without the session index in the cache folder
+    /// ($XDG_CACHE_HOME/hookscope, else ~/.cache/hookscope): read every
+    /// transcript and write nothing (also HOOKSCOPE_NO_INDEX=1).
+    #[arg(long, global = true)]
+    no_index: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -165,7 +170,7 @@ fn main() {
             paths,
             json,
             diagnostics,
-        }) => cli::sessions::run(&paths, json, diagnostics),
+        }) => cli::sessions::run(&paths, json, diagnostics, args.no_index),
         Some(Command::Show {
             session,
             paths,
@@ -177,7 +182,7 @@ fn main() {
             strict,
         }) => cli::call::run(&name, input.as_deref(), strict),
         Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
-        Some(Command::Find(find)) => cli::find::run_args(&find),
+        Some(Command::Find(find)) => cli::find::run_args(&find, args.no_index),
         Some(Command::Test {
             rules,
             json,

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
-use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError, find_tool_calls};
+use hookscope::query::{
+    FindParams, FoundCall, OutputMode, QueryError, find_with, find_with_verdicts, load_from_disk,
+};
 use hookscope::transcript::short_id::ShortIds;
 use serde_json::Value;
 
@@ -108,7 +110,8 @@ pub struct FindArgs {
     /// Codex and Droid records have is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
-    /// At most N records, newest first (default 50, at most 10000).
+    /// At most N records, newest first (default 50; no upper bound: the
+    /// footer says how many matched when there are more).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Print secrets as they are instead of [REDACTED_<TYPE>].
@@ -175,12 +178,20 @@ impl FindArgs {
 }
 
 /// Runs the subcommand from its parsed flags.
-pub fn run_args(args: &FindArgs) {
-    run(&args.paths, &args.params(), args.now.as_deref(), args.json);
+pub fn run_args(args: &FindArgs, no_index: bool) {
+    run(
+        &args.paths,
+        &args.params(),
+        args.now.as_deref(),
+        args.json,
+        no_index,
+    );
 }
 
-/// Runs the subcommand with already-built parameters.
-pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool) {
+/// Runs the subcommand with already-built parameters. Unless `no_index`,
+/// the index ([`super::index`]) decides which sessions to load
+/// ([`hookscope::index::Index::verdicts`]); the records are the same.
+pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool, no_index: bool) {
     let now = match now {
         None => Utc::now(),
         Some(t) => match DateTime::parse_from_rfc3339(t) {
@@ -191,15 +202,40 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             ),
         },
     };
-    // Validate before discovery so a bad argument fails fast.
-    if let Err(e) = params.validate(now) {
-        invalid(&e, json);
+    // Validate before discovery so a bad argument fails fast. `--limit` has
+    // no upper bound here (the MCP tool keeps MAX_LIMIT): it is applied
+    // after the library's validation.
+    let unlimited = FindParams {
+        limit: None,
+        ..params.clone()
+    };
+    let mut query = match unlimited.validate(now) {
+        Ok(query) => query,
+        Err(e) => invalid(&e, json),
+    };
+    match params.limit {
+        Some(0) => invalid(
+            &QueryError::InvalidArgument("limit must be at least 1, got 0".to_string()),
+            json,
+        ),
+        Some(n) => query.limit = n,
+        None => {}
     }
     let found = match discover(paths) {
         Ok(found) => found,
         Err(e) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
     };
-    let result = match find_tool_calls(&found.sessions, params, now) {
+    let result = match super::index::open(no_index) {
+        Some(mut index) => {
+            let synced = super::index::sync(&mut index, &found.sessions);
+            let verdicts = index.verdicts(&found.sessions, &synced, &query);
+            let result = find_with_verdicts(&found.sessions, &query, &verdicts, &load_from_disk);
+            super::index::report(&index, &synced.stats);
+            result
+        }
+        None => find_with(&found.sessions, &query),
+    };
+    let result = match result {
         Ok(r) => r,
         Err(e) => invalid(&e, json),
     };

@@ -13,6 +13,7 @@ pub mod call;
 pub mod find;
 pub mod hooks;
 pub mod hooks_codex;
+pub mod index;
 pub mod mcp;
 pub mod payload;
 pub mod replay;

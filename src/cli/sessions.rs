@@ -20,12 +20,25 @@ use super::{discover_or_exit, print_json};
 /// of `{path, line, message}` objects (`line` null for a whole file; paths
 /// lossy; a diagnostic about a record adds `record`, see
 /// [`Diagnostic`]'s serde shape).
-pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool) {
+///
+/// Summaries come from the index ([`super::index`]) unless `no_index`;
+/// the output is the same either way.
+pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool, no_index: bool) {
     let found = discover_or_exit(paths);
+    let results = match super::index::open(no_index) {
+        Some(mut index) => {
+            let synced = super::index::sync(&mut index, &found.sessions);
+            let stats = synced.stats.clone();
+            let results = index.summaries(&found.sessions, synced);
+            super::index::report(&index, &stats);
+            results
+        }
+        None => load_summaries(&found.sessions),
+    };
     let mut summaries = Vec::new();
     let mut all: Vec<Diagnostic> = found.diagnostics.clone();
     let mut unreadable = Vec::new();
-    for result in load_summaries(&found.sessions) {
+    for result in results {
         match result {
             Ok((s, mut d)) => {
                 summaries.push(s);

@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 use crate::tools::file_path_of;
 use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
-use prefilter::Verdict;
+pub use prefilter::Verdict;
 
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
@@ -172,7 +172,37 @@ pub fn find_with_loader(
     run(sessions, query, true, loader)
 }
 
-fn load_from_disk(session: &SessionRef) -> LoadedSession {
+/// [`find_with_loader`] with a per-session verdict given by the caller
+/// (e.g. [`crate::index::Index::verdicts`], in the order of `sessions`):
+/// `Some(v)` is used as the raw prefilter's verdict would be (it must be
+/// sound: [`Verdict::Skip`] only when no call can pass, and
+/// [`Verdict::Newest`] no older than any call that can), `None` falls back
+/// to the raw prefilter for that session. Results equal [`find_with`]'s.
+///
+/// # Errors
+/// As [`find_with`].
+pub fn find_with_verdicts(
+    sessions: &[SessionRef],
+    query: &Query,
+    verdicts: &[Option<Verdict>],
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    let given = |s: &SessionRef| -> Option<Verdict> {
+        // `select_sessions` hands out references into `sessions`.
+        let size = std::mem::size_of::<SessionRef>().max(1);
+        let at = (s as *const SessionRef as usize).checked_sub(sessions.as_ptr() as usize)?;
+        let i = at / size;
+        if !sessions.get(i).is_some_and(|c| std::ptr::eq(c, s)) {
+            return None;
+        }
+        verdicts.get(i).copied().flatten()
+    };
+    run_picked(sessions, query, Pick::Given(&given), loader)
+}
+
+/// Loads a session from disk ([`crate::transcript::load`]), shared: the
+/// loader [`find_with`] uses, for [`find_with_verdicts`] callers.
+pub fn load_from_disk(session: &SessionRef) -> LoadedSession {
     load(session)
         .map(std::sync::Arc::new)
         .map_err(|e| e.to_string())
@@ -186,15 +216,43 @@ fn run(
     use_prefilter: bool,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
-    let (selected, unmatched_sessions) = select_sessions(sessions, query)?;
-    let verdicts: Vec<Verdict> = if use_prefilter {
-        let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
-        selected
-            .par_iter()
-            .map(|s| prefilter.verdict(s, query))
-            .collect()
+    let pick = if use_prefilter {
+        Pick::Prefilter
     } else {
-        vec![Verdict::Load; selected.len()]
+        Pick::All
+    };
+    run_picked(sessions, query, pick, loader)
+}
+
+/// How [`run_picked`] decides which sessions to load.
+enum Pick<'a> {
+    /// Load every selected session (the reference).
+    All,
+    /// The raw-byte prefilter.
+    Prefilter,
+    /// The caller's verdict, else the raw prefilter.
+    Given(&'a (dyn Fn(&SessionRef) -> Option<Verdict> + Sync)),
+}
+
+fn run_picked(
+    sessions: &[SessionRef],
+    query: &Query,
+    pick: Pick<'_>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    let (selected, unmatched_sessions) = select_sessions(sessions, query)?;
+    let verdicts: Vec<Verdict> = match pick {
+        Pick::All => vec![Verdict::Load; selected.len()],
+        Pick::Prefilter | Pick::Given(_) => {
+            let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+            selected
+                .par_iter()
+                .map(|s| match &pick {
+                    Pick::Given(given) => given(s).unwrap_or_else(|| prefilter.verdict(s, query)),
+                    _ => prefilter.verdict(s, query),
+                })
+                .collect()
+        }
     };
     let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, loader);
 

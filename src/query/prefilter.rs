@@ -156,8 +156,9 @@ pub fn pieces(needle: &str) -> Vec<String> {
 /// Whether raw bytes hold a char whose Unicode lowercase is ASCII: U+212A
 /// KELVIN SIGN (→ `k`) or U+0130 (→ `i` + U+0307), raw UTF-8 or `\u`-escaped
 /// (either case of hex digit). A `\\u212a` (escaped backslash) also counts:
-/// a false alarm only costs a parse.
-fn has_unicode_marker(bytes: &[u8]) -> bool {
+/// a false alarm only costs a parse. Also used by the index's text filters
+/// ([`crate::index::query`]).
+pub fn has_unicode_marker(bytes: &[u8]) -> bool {
     memchr::memchr2_iter(0xe2, 0xc4, bytes).any(|i| {
         let rest = &bytes[i..];
         rest.starts_with("\u{212a}".as_bytes()) || rest.starts_with("\u{130}".as_bytes())

@@ -1,0 +1,599 @@
+//! Bringing the index up to date with a discovery ([`Index::sync`]).
+//!
+//! Each session is compared with its row: same main-file size and mtime
+//! and same `deps` (see [`super::schema`]) → reused without reading a byte.
+//! Else it is loaded with [`crate::transcript::load`] (in parallel with
+//! rayon, batches of [`BATCH`] sessions), its call lines are located by a
+//! newline scan of each thread file, and the batch is written in one
+//! transaction. A main file that grew and whose old last
+//! [`super::schema::TAIL_HASH_BYTES`] bytes are unchanged counts as grown
+//! ([`SyncStats::grown`]); it is still loaded whole (the loaders keep no
+//! state to resume from), as is any other change (rewrite, truncation).
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rayon::prelude::*;
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::schema::TAIL_HASH_BYTES;
+use super::{Index, path_bytes};
+use crate::transcript::{Agent, Diagnostic, LoadError, Locus, Session, SessionRef, load};
+
+/// Sessions loaded in parallel and written in one transaction.
+pub const BATCH: usize = 32;
+
+/// What one [`Index::sync`] did, in sessions and bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SyncStats {
+    /// Sessions given.
+    pub sessions: usize,
+    /// Unchanged sessions answered from the index (nothing read).
+    pub reused: usize,
+    /// Sessions (re-)indexed: new, changed, grown.
+    pub indexed: usize,
+    /// Of those, sessions whose main file only grew.
+    pub grown: usize,
+    /// Sessions not indexed (Droid, OpenCode JSON storage, unreadable).
+    pub not_indexed: usize,
+    /// Index rows dropped because their session left the disk.
+    pub removed: usize,
+    /// Transcript bytes read by this sync.
+    pub bytes_read: u64,
+}
+
+/// Where a first build is: sessions and main-file bytes done of the total
+/// to index (for a progress bar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Sessions indexed so far.
+    pub done: usize,
+    /// Sessions to index.
+    pub total: usize,
+    /// Main-file bytes of the sessions indexed so far.
+    pub bytes_done: u64,
+    /// Main-file bytes of all sessions to index.
+    pub bytes_total: u64,
+}
+
+/// One session's state after a sync.
+#[derive(Debug)]
+pub enum State {
+    /// Its rows are current.
+    Indexed,
+    /// Not indexed: load it as without an index.
+    NotIndexed,
+    /// Its main file could not be read (the loader's error).
+    Failed(LoadError),
+}
+
+/// The outcome of [`Index::sync`]: a [`State`] per session given, in order.
+#[derive(Debug)]
+pub struct Synced {
+    /// Per session, in the order given to [`Index::sync`].
+    pub states: Vec<State>,
+    /// What the sync did.
+    pub stats: SyncStats,
+}
+
+/// The identity stored for a session.
+struct Stored {
+    size: u64,
+    mtime_ns: Option<i64>,
+    tail_hash: Option<Vec<u8>>,
+    deps: String,
+}
+
+/// What to do with one session.
+enum Plan {
+    Reuse,
+    Skip,
+    /// (Re-)index; `true` when the main file only grew.
+    Index(bool),
+}
+
+/// Nanoseconds since the epoch of a modification time (`None` before 1970 or
+/// unknown).
+fn mtime_ns(t: Option<std::time::SystemTime>) -> Option<i64> {
+    t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_nanos()).ok())
+}
+
+/// Whether this session's files can all be named, so an unchanged stamp
+/// proves unchanged content (see the module doc of [`super`]).
+fn indexable(session: &SessionRef) -> bool {
+    match session.agent {
+        Agent::ClaudeCode | Agent::Codex => true,
+        Agent::OpenCode => session.path.extension().is_none_or(|e| e != "json"),
+        Agent::Droid => false,
+    }
+}
+
+/// The files other than the main one that the loader reads, by agent.
+fn dep_files(session: &SessionRef) -> Vec<PathBuf> {
+    match session.agent {
+        Agent::ClaudeCode => session
+            .subagent_files
+            .iter()
+            .flat_map(|f| [f.clone(), f.with_extension("meta.json")])
+            .collect(),
+        Agent::OpenCode => {
+            let mut wal = session.path.as_os_str().to_owned();
+            wal.push("-wal");
+            vec![PathBuf::from(wal)]
+        }
+        Agent::Codex | Agent::Droid => Vec::new(),
+    }
+}
+
+/// `path<TAB>size<TAB>mtime_ns` per dependency (`-` when absent), one a line.
+fn deps_stamp(session: &SessionRef) -> String {
+    let mut out = String::new();
+    for f in dep_files(session) {
+        out.push_str(&f.to_string_lossy());
+        match std::fs::metadata(&f) {
+            Ok(m) => {
+                let ns = mtime_ns(m.modified().ok()).unwrap_or(-1);
+                out.push_str(&format!("\t{}\t{ns}\n", m.len()));
+            }
+            Err(_) => out.push_str("\t-\n"),
+        }
+    }
+    out
+}
+
+/// SHA-256 of `path`'s bytes `[end - TAIL_HASH_BYTES, end)` (`None` when they
+/// cannot be read), and how many bytes were read.
+fn tail_hash(path: &Path, end: u64) -> (Option<Vec<u8>>, u64) {
+    let start = end.saturating_sub(TAIL_HASH_BYTES);
+    let read = || -> std::io::Result<Vec<u8>> {
+        let mut f = crate::transcript::fsread::open_regular(path)?;
+        f.seek(SeekFrom::Start(start))?;
+        let mut buf = Vec::new();
+        f.take(end - start).read_to_end(&mut buf)?;
+        Ok(buf)
+    };
+    match read() {
+        Ok(buf) if buf.len() as u64 == end - start => {
+            let n = buf.len() as u64;
+            (Some(Sha256::digest(&buf).to_vec()), n)
+        }
+        Ok(buf) => (None, buf.len() as u64),
+        Err(_) => (None, 0),
+    }
+}
+
+/// Line starts of a JSON Lines file, from `from` (a line start) on: the
+/// byte offset of line `first + i` is `starts[i]`; the last entry is the end
+/// of the file. Counts the bytes read.
+fn line_starts(path: &Path, from: u64, read: &mut u64) -> std::io::Result<Vec<u64>> {
+    let mut f = crate::transcript::fsread::open_regular(path)?;
+    f.seek(SeekFrom::Start(from))?;
+    let mut starts = vec![from];
+    let mut buf = vec![0u8; 1 << 20];
+    let mut pos = from;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        *read += n as u64;
+        for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            starts.push(pos + i as u64 + 1);
+        }
+        pos += n as u64;
+    }
+    if starts.last() != Some(&pos) {
+        starts.push(pos);
+    }
+    Ok(starts)
+}
+
+/// The line starts of one thread file.
+struct Lines {
+    /// `starts[k - 1]` = offset of 1-based line `k`; last = end of file.
+    starts: Vec<u64>,
+}
+
+impl Lines {
+    /// Offset and length (with its newline, if any) of 1-based `line`.
+    fn span(&self, line: usize) -> Option<(u64, u64)> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        let end = *self.starts.get(line)?;
+        Some((start, end.saturating_sub(start)))
+    }
+}
+
+/// A call row before it is written.
+struct CallRow {
+    thread: Option<usize>,
+    tool_use_id: String,
+    name: String,
+    kind: &'static str,
+    resolved: Option<String>,
+    is_error: Option<bool>,
+    timestamp: Option<String>,
+    file_path: Option<String>,
+    file: Vec<u8>,
+    input: Option<(usize, u64, u64)>,
+    output: Option<(usize, u64, u64)>,
+    locator: Option<String>,
+}
+
+/// Everything written for one session.
+struct Built {
+    key: (Vec<u8>, String),
+    agent: Agent,
+    size: u64,
+    mtime_ns: Option<i64>,
+    tail_hash: Option<Vec<u8>>,
+    deps: String,
+    summary: crate::transcript::SessionSummary,
+    diagnostics: Vec<Diagnostic>,
+    calls: Vec<CallRow>,
+    read: u64,
+}
+
+/// RFC 3339 with as many fraction digits as the time needs (parses back
+/// to the same instant).
+pub(crate) fn time_text(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// Loads one session and turns it into rows.
+fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
+    let loaded: Session = load(session)?;
+    let mut read: u64 = session.size;
+    for f in &session.subagent_files {
+        read += std::fs::metadata(f).map_or(0, |m| m.len());
+    }
+    let summary = loaded.summary();
+    let line_files = session.agent == Agent::ClaudeCode
+        || (session.agent == Agent::Codex && !crate::transcript::fsread::is_zst(&session.path));
+    let mut lines: HashMap<PathBuf, Option<Lines>> = HashMap::new();
+    let mut calls = Vec::new();
+    for (owner, call) in loaded.all_tool_calls() {
+        let file = loaded.thread_path(owner).to_path_buf();
+        if line_files && !lines.contains_key(&file) {
+            let scanned = line_starts(&file, 0, &mut read)
+                .ok()
+                .map(|starts| Lines { starts });
+            lines.insert(file.clone(), scanned);
+        }
+        let spans = lines.get(&file).and_then(Option::as_ref);
+        let at = |line: usize| spans.and_then(|l| l.span(line)).map(|(o, n)| (line, o, n));
+        let timestamp = call
+            .timestamp
+            .or_else(|| call.result.as_ref().and_then(|r| r.timestamp));
+        calls.push(CallRow {
+            thread: owner,
+            tool_use_id: call.tool_use_id.clone(),
+            name: call.name().to_string(),
+            kind: call.tool_kind.as_str(),
+            resolved: call.tool_resolved.clone(),
+            is_error: call.result.as_ref().map(|r| r.is_error),
+            timestamp: timestamp.map(time_text),
+            file_path: crate::tools::file_path_of(&call.call).map(str::to_string),
+            file: path_bytes(&file),
+            input: if line_files { at(call.line) } else { None },
+            output: if line_files {
+                call.result.as_ref().and_then(|r| at(r.line))
+            } else {
+                None
+            },
+            locator: match call.locus() {
+                Locus::Record(id) => Some(id),
+                Locus::Line(_) if !line_files => call.message_id.clone(),
+                Locus::Line(_) => None,
+            },
+        });
+    }
+    let (hash, hashed) = tail_hash(&session.path, session.size);
+    read += hashed;
+    Ok(Built {
+        key: (path_bytes(&session.path), session.id.clone()),
+        agent: session.agent,
+        size: session.size,
+        mtime_ns: mtime_ns(session.modified),
+        tail_hash: hash,
+        deps: deps_stamp(session),
+        summary,
+        diagnostics: loaded.diagnostics,
+        calls,
+        read,
+    })
+}
+
+impl Index {
+    /// Brings the index up to date with `sessions` (a discovery's) and
+    /// says, per session, whether its rows can be used ([`Synced`]).
+    /// `progress` is called after each batch of re-indexed sessions.
+    ///
+    /// A write that fails (read-only folder, full disk) moves the index to
+    /// memory (one line in [`Index::notices`]) and indexes there; only when
+    /// even that fails are the sessions left [`State::NotIndexed`].
+    pub fn sync(&mut self, sessions: &[SessionRef], progress: &mut dyn FnMut(Progress)) -> Synced {
+        match self.try_sync(sessions, progress) {
+            Ok(done) => done,
+            Err(e) => {
+                if self.fall_back_to_memory(&e.to_string()).is_ok()
+                    && let Ok(done) = self.try_sync(sessions, progress)
+                {
+                    return done;
+                }
+                Synced {
+                    states: sessions.iter().map(|_| State::NotIndexed).collect(),
+                    stats: SyncStats {
+                        sessions: sessions.len(),
+                        not_indexed: sessions.len(),
+                        ..SyncStats::default()
+                    },
+                }
+            }
+        }
+    }
+
+    fn try_sync(
+        &mut self,
+        sessions: &[SessionRef],
+        progress: &mut dyn FnMut(Progress),
+    ) -> rusqlite::Result<Synced> {
+        let before = self.bytes_read();
+        let mut stats = SyncStats {
+            sessions: sessions.len(),
+            ..SyncStats::default()
+        };
+        let stored = self.stored()?;
+        let mut plans = Vec::with_capacity(sessions.len());
+        let mut seen: HashSet<(Vec<u8>, String)> = HashSet::new();
+        let mut main_paths: HashSet<Vec<u8>> = HashSet::new();
+        for s in sessions {
+            let key = (path_bytes(&s.path), s.id.clone());
+            main_paths.insert(key.0.clone());
+            let duplicate = !seen.insert(key.clone());
+            let plan = if !indexable(s) {
+                Plan::Skip
+            } else if duplicate {
+                // Same file and id twice in one discovery: rows are shared.
+                Plan::Reuse
+            } else {
+                match stored.get(&key) {
+                    Some(old)
+                        if old.size == s.size
+                            && old.mtime_ns == mtime_ns(s.modified)
+                            && old.deps == deps_stamp(s) =>
+                    {
+                        Plan::Reuse
+                    }
+                    Some(old) if s.size > old.size && old.deps == deps_stamp(s) => {
+                        let (hash, n) = tail_hash(&s.path, old.size);
+                        self.count_read(n);
+                        Plan::Index(hash.is_some() && hash == old.tail_hash)
+                    }
+                    _ => Plan::Index(false),
+                }
+            };
+            plans.push(plan);
+        }
+
+        // Rows of sessions that left the disk (or their database).
+        let gone: Vec<&(Vec<u8>, String)> = stored
+            .keys()
+            .filter(|k| !seen.contains(*k))
+            .filter(|(path, _)| {
+                main_paths.contains(path)
+                    || matches!(
+                        std::fs::symlink_metadata(super::path_from_bytes(path)),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                    )
+            })
+            .collect();
+        if !gone.is_empty() {
+            let tx = self.conn.transaction()?;
+            for (path, id) in &gone {
+                delete_rows(&tx, path, id)?;
+            }
+            tx.commit()?;
+            stats.removed = gone.len();
+        }
+
+        let todo: Vec<usize> = plans
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Plan::Index(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let mut states: Vec<State> = plans
+            .iter()
+            .map(|p| match p {
+                Plan::Skip => State::NotIndexed,
+                _ => State::Indexed,
+            })
+            .collect();
+        let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
+        let mut bytes_done = 0;
+        if !todo.is_empty() {
+            progress(Progress {
+                done: 0,
+                total: todo.len(),
+                bytes_done: 0,
+                bytes_total,
+            });
+        }
+        for (n, chunk) in todo.chunks(BATCH).enumerate() {
+            let built: Vec<(usize, Result<Built, LoadError>)> = chunk
+                .par_iter()
+                .map(|&i| (i, build_one(&sessions[i])))
+                .collect();
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            for (i, result) in built {
+                let s = &sessions[i];
+                bytes_done += s.size;
+                let key = (path_bytes(&s.path), s.id.clone());
+                delete_rows(&tx, &key.0, &key.1)?;
+                match result {
+                    Ok(b) => {
+                        self.bytes_read
+                            .fetch_add(b.read, std::sync::atomic::Ordering::Relaxed);
+                        write(&tx, &b)?;
+                        stats.indexed += 1;
+                        if matches!(plans[i], Plan::Index(true)) {
+                            stats.grown += 1;
+                        }
+                    }
+                    Err(e) => states[i] = State::Failed(e),
+                }
+            }
+            tx.commit()?;
+            progress(Progress {
+                done: ((n + 1) * BATCH).min(todo.len()),
+                total: todo.len(),
+                bytes_done,
+                bytes_total,
+            });
+        }
+        stats.reused = plans.iter().filter(|p| matches!(p, Plan::Reuse)).count();
+        stats.not_indexed = states
+            .iter()
+            .filter(|s| !matches!(s, State::Indexed))
+            .count();
+        stats.bytes_read = self.bytes_read() - before;
+        Ok(Synced { states, stats })
+    }
+
+    /// Every stored session identity.
+    fn stored(&self) -> rusqlite::Result<HashMap<(Vec<u8>, String), Stored>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, id, size, mtime_ns, tail_hash, deps FROM sessions")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                (r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?),
+                Stored {
+                    size: r.get::<_, i64>(2)?.max(0) as u64,
+                    mtime_ns: r.get(3)?,
+                    tail_hash: r.get(4)?,
+                    deps: r.get(5)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    /// Whether a session's rows exist (for tests and callers that check one).
+    pub fn has_session(&self, session: &SessionRef) -> bool {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sessions WHERE path = ?1 AND id = ?2",
+                params![path_bytes(&session.path), session.id],
+                |_| Ok(()),
+            )
+            .optional()
+            .ok()
+            .flatten()
+            .is_some()
+    }
+}
+
+fn delete_rows(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusqlite::Result<()> {
+    for table in [
+        "DELETE FROM sessions WHERE path = ?1 AND id = ?2",
+        "DELETE FROM diagnostics WHERE s_path = ?1 AND s_id = ?2",
+        "DELETE FROM calls WHERE s_path = ?1 AND s_id = ?2",
+    ] {
+        tx.execute(table, params![path, id])?;
+    }
+    Ok(())
+}
+
+fn int(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn uint(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
+    let s = &b.summary;
+    tx.execute(
+        "INSERT INTO sessions(path, id, agent, size, mtime_ns, tail_hash, deps, cwd, title,
+           first_prompt, started, ended, version, turns, tool_calls, errors, subagents, diagnostics)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        params![
+            b.key.0,
+            b.key.1,
+            b.agent.as_str(),
+            uint(b.size),
+            b.mtime_ns,
+            b.tail_hash,
+            b.deps,
+            s.cwd,
+            s.title,
+            s.first_prompt,
+            s.started.map(time_text),
+            s.ended.map(time_text),
+            s.version,
+            int(s.turns),
+            int(s.tool_calls),
+            int(s.errors),
+            int(s.subagents),
+            int(s.diagnostics),
+        ],
+    )?;
+    let mut diag = tx.prepare_cached(
+        "INSERT INTO diagnostics(s_path, s_id, ord, path, line, record, message)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for (ord, d) in b.diagnostics.iter().enumerate() {
+        diag.execute(params![
+            b.key.0,
+            b.key.1,
+            int(ord),
+            path_bytes(&d.path),
+            d.line().map(int),
+            d.locus.as_ref().and_then(Locus::record),
+            d.message,
+        ])?;
+    }
+    let mut call = tx.prepare_cached(
+        "INSERT INTO calls(s_path, s_id, seq, agent, thread, tool_use_id, name, name_folded,
+           kind, resolved, is_error, timestamp, file_path, file, input_line, input_offset,
+           input_len, output_line, output_offset, output_len, locator)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+           ?18, ?19, ?20, ?21)",
+    )?;
+    for (seq, c) in b.calls.iter().enumerate() {
+        call.execute(params![
+            b.key.0,
+            b.key.1,
+            int(seq + 1),
+            b.agent.as_str(),
+            c.thread.map(int),
+            c.tool_use_id,
+            c.name,
+            c.name.to_lowercase(),
+            c.kind,
+            c.resolved,
+            c.is_error,
+            c.timestamp,
+            c.file_path,
+            c.file,
+            c.input.map(|(l, _, _)| int(l)),
+            c.input.map(|(_, o, _)| uint(o)),
+            c.input.map(|(_, _, n)| uint(n)),
+            c.output.map(|(l, _, _)| int(l)),
+            c.output.map(|(_, o, _)| uint(o)),
+            c.output.map(|(_, _, n)| uint(n)),
+            c.locator,
+        ])?;
+    }
+    Ok(())
+}

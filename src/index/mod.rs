@@ -1,0 +1,249 @@
+//! A persisted index of sessions and tool calls (issue 11 §1), so that
+//! `hookscope sessions` and `hookscope find` answer without parsing every
+//! transcript again.
+//!
+//! It lives in `$XDG_CACHE_HOME/hookscope/index.sqlite`, else
+//! `~/.cache/hookscope/index.sqlite` ([`default_dir`]), as SQLite (WAL
+//! journal, a 20 s busy timeout, one writer transaction per batch of
+//! sessions, so two processes at once never corrupt it). Tables:
+//! [`schema`].
+//!
+//! The index is a cache, never the truth:
+//! - [`Index::sync`] brings it up to date with a discovery: an unchanged
+//!   session (main file size and mtime, and every other file its loader reads)
+//!   is not read; a changed one is loaded again with the existing loaders
+//!   ([`crate::transcript::load`]); one that left the disk leaves the index.
+//!   Sessions whose files cannot all be named (Droid, OpenCode's JSON storage)
+//!   are not indexed: the callers load them as without an index.
+//! - An index from another schema or hookscope version, or a file that is not
+//!   a database, is rebuilt; a folder that cannot be written (read-only, full
+//!   disk) makes the index live in memory for the run. Each such case adds
+//!   one line to [`Index::notices`].
+//! - Answers equal those without an index: `find` uses the index only to
+//!   decide which sessions can hold a match and how new their newest match
+//!   can be ([`Index::verdicts`]), and still builds its records from the
+//!   loaded sessions; the session list reads the summaries the loader made.
+
+pub mod build;
+pub mod query;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rusqlite::Connection;
+
+pub use build::{Progress, SyncStats, Synced};
+
+/// The index file's name inside its folder.
+pub const FILE_NAME: &str = "index.sqlite";
+
+/// How long a process waits for another one's write transaction.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The index folder: `$XDG_CACHE_HOME/hookscope` when that variable is an
+/// absolute path (XDG Base Directory spec), else `~/.cache/hookscope`;
+/// `None` without a home folder.
+pub fn default_dir() -> Option<PathBuf> {
+    match std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => Some(dir.join("hookscope")),
+        _ => dirs::home_dir().map(|h| h.join(".cache").join("hookscope")),
+    }
+}
+
+/// Whether `HOOKSCOPE_NO_INDEX` asks to run without the index (any value but
+/// empty and `0`), as `--no-index` does.
+pub fn disabled_by_env() -> bool {
+    std::env::var_os("HOOKSCOPE_NO_INDEX").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// An open index: a file in the cache folder, or an in-memory database when
+/// the file cannot be used (see the module doc).
+pub struct Index {
+    conn: Connection,
+    /// The file, `None` in memory.
+    file: Option<PathBuf>,
+    /// One line per fallback or rebuild, for the caller to print.
+    notices: Vec<String>,
+    /// Transcript bytes read since the index was opened (loader reads of
+    /// changed sessions, their line scans, and text-filter reads).
+    bytes_read: AtomicU64,
+}
+
+impl Index {
+    /// Opens (or creates) the index in `dir` (`dir/`[`FILE_NAME`]). Never
+    /// fails on the file: a folder that cannot be created or written gives
+    /// an in-memory index, an index of another version or a corrupt file is
+    /// rebuilt; each adds a line to [`Index::notices`].
+    ///
+    /// # Errors
+    /// Only when not even an in-memory SQLite database can be opened (the
+    /// message says why); callers then work without an index.
+    pub fn open(dir: &Path) -> Result<Index, String> {
+        let path = dir.join(FILE_NAME);
+        let mut notices = Vec::new();
+        match open_file(dir, &path, &mut notices) {
+            Ok(conn) => Ok(Index {
+                conn,
+                file: Some(path),
+                notices,
+                bytes_read: AtomicU64::new(0),
+            }),
+            Err(why) => {
+                notices.push(format!(
+                    "cannot use the index at {} ({why}); indexing in memory for this run",
+                    path.display()
+                ));
+                let mut index = Index::in_memory()?;
+                index.notices = notices;
+                Ok(index)
+            }
+        }
+    }
+
+    /// A new, empty index in memory (nothing is written to disk).
+    ///
+    /// # Errors
+    /// SQLite's, as a message.
+    pub fn in_memory() -> Result<Index, String> {
+        let mut conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
+        schema::create(&mut conn, false).map_err(|e| e.to_string())?;
+        Ok(Index {
+            conn,
+            file: None,
+            notices: Vec::new(),
+            bytes_read: AtomicU64::new(0),
+        })
+    }
+
+    /// The index file, `None` when the index is in memory.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// Lines saying why the index was rebuilt or kept in memory (each one
+    /// sentence, without a `hookscope:` prefix), in order.
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    /// Transcript bytes read through the index since it was opened.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(Ordering::Relaxed)
+    }
+
+    fn count_read(&self, n: u64) {
+        self.bytes_read.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Replaces a file index that failed to write with an empty in-memory
+    /// one, noting why.
+    fn fall_back_to_memory(&mut self, why: &str) -> Result<(), String> {
+        let what = self
+            .file
+            .as_ref()
+            .map_or_else(|| "the index".to_string(), |p| p.display().to_string());
+        let fresh = Index::in_memory()?;
+        self.conn = fresh.conn;
+        self.file = None;
+        self.notices.push(format!(
+            "cannot write the index at {what} ({why}); indexing in memory for this run"
+        ));
+        Ok(())
+    }
+}
+
+/// Opens the file, checks its stamp, rebuilds it when needed and proves it
+/// writable.
+fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Connection, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let opened = connect(path).and_then(|c| schema::stamp(&c).map(|s| (c, s)));
+    let (mut conn, stamp) = match opened {
+        Ok(opened) => opened,
+        Err(e) if is_corrupt(&e) => {
+            // Not a database (garbage bytes, a truncated header): start over.
+            notices.push(format!(
+                "the index at {} is unreadable ({e}); rebuilding it",
+                path.display()
+            ));
+            for suffix in ["", "-wal", "-shm"] {
+                let mut name = path.as_os_str().to_owned();
+                name.push(suffix);
+                match std::fs::remove_file(PathBuf::from(name)) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(format!("cannot remove it: {e}")),
+                }
+            }
+            let conn = connect(path).map_err(|e| e.to_string())?;
+            let stamp = schema::stamp(&conn).map_err(|e| e.to_string())?;
+            (conn, stamp)
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    match stamp {
+        Stamp::Current => {
+            // Prove the file writable now rather than mid-build.
+            conn.execute("UPDATE meta SET value = value WHERE key = 'schema'", [])
+                .map_err(|e| e.to_string())?;
+        }
+        Stamp::Empty => schema::create(&mut conn, false).map_err(|e| e.to_string())?,
+        Stamp::Other(schema_version, crate_version) => {
+            notices.push(format!(
+                "the index at {} was built by hookscope {crate_version} (schema {schema_version}); rebuilding it for {} (schema {})",
+                path.display(),
+                schema::CRATE_VERSION,
+                schema::SCHEMA_VERSION
+            ));
+            schema::create(&mut conn, true).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(conn)
+}
+
+use schema::Stamp;
+
+/// Whether SQLite says the file is not a database or is damaged.
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// A connection with WAL journaling and the busy timeout.
+fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // `journal_mode` answers with a row; WAL lets readers run beside a writer.
+    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+    Ok(conn)
+}
+
+/// A path as the bytes stored in the index (the OS string's bytes on Unix,
+/// lossy UTF-8 elsewhere).
+pub fn path_bytes(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().as_bytes().to_vec()
+    }
+}
+
+/// The inverse of [`path_bytes`].
+pub fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}

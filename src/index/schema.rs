@@ -1,0 +1,126 @@
+//! The index's SQLite schema and its version check.
+//!
+//! Tables (one row per …):
+//! - `meta(key, value)`: `schema` = [`SCHEMA_VERSION`], `hookscope` = the
+//!   crate version that wrote it. Either differing from this build's makes
+//!   the index rebuilt from scratch.
+//! - `sessions`: one discovered session ([`crate::transcript::SessionRef`]),
+//!   keyed by its main file's path (bytes) and its id (an OpenCode database
+//!   holds many sessions). Identity: `size`, `mtime_ns`, `tail_hash` (SHA-256
+//!   of the last [`TAIL_HASH_BYTES`] bytes of the main file, to tell a file
+//!   that only grew from a rewritten one), `deps` (size and mtime of every
+//!   other file the loader reads: subagent transcripts and their
+//!   `.meta.json`, an OpenCode database's `-wal`). Summary: the
+//!   [`crate::transcript::SessionSummary`] fields.
+//! - `diagnostics`: the session's diagnostics in the loader's order.
+//! - `calls`: one tool call of a session (main thread and subagents, in
+//!   [`crate::transcript::Session::all_tool_calls`] order = `seq` 1, 2, …):
+//!   what `find`'s filters read without parsing (name, folded name, kind,
+//!   resolved name, `is_error`, the call's timestamp as `find` orders it,
+//!   `file_path`) and where its `tool_use` line (`input_*`) and its result's
+//!   line (`output_*`) are in `file` (byte offset and length without the
+//!   newline; NULL for a `.zst` rollout or a database). `locator` is the
+//!   record (OpenCode message id) when the call is not on a line.
+
+use rusqlite::Connection;
+
+/// Bumped whenever a table changes shape or meaning.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// The crate version, written into `meta` next to [`SCHEMA_VERSION`].
+pub const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How many bytes before a main file's indexed end are hashed (`tail_hash`).
+pub const TAIL_HASH_BYTES: u64 = 4096;
+
+const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(
+  path BLOB NOT NULL, id TEXT NOT NULL, agent TEXT NOT NULL,
+  size INTEGER NOT NULL, mtime_ns INTEGER, tail_hash BLOB, deps TEXT NOT NULL,
+  cwd TEXT, title TEXT, first_prompt TEXT, started TEXT, ended TEXT, version TEXT,
+  turns INTEGER NOT NULL, tool_calls INTEGER NOT NULL, errors INTEGER NOT NULL,
+  subagents INTEGER NOT NULL, diagnostics INTEGER NOT NULL,
+  PRIMARY KEY(path, id));
+CREATE TABLE IF NOT EXISTS diagnostics(
+  s_path BLOB NOT NULL, s_id TEXT NOT NULL, ord INTEGER NOT NULL,
+  path BLOB NOT NULL, line INTEGER, record TEXT, message TEXT NOT NULL,
+  PRIMARY KEY(s_path, s_id, ord));
+CREATE TABLE IF NOT EXISTS calls(
+  s_path BLOB NOT NULL, s_id TEXT NOT NULL, seq INTEGER NOT NULL,
+  agent TEXT NOT NULL, thread INTEGER, tool_use_id TEXT NOT NULL,
+  name TEXT NOT NULL, name_folded TEXT NOT NULL, kind TEXT NOT NULL, resolved TEXT,
+  is_error INTEGER, timestamp TEXT, file_path TEXT, file BLOB NOT NULL,
+  input_line INTEGER, input_offset INTEGER, input_len INTEGER,
+  output_line INTEGER, output_offset INTEGER, output_len INTEGER, locator TEXT,
+  PRIMARY KEY(s_path, s_id, seq));
+CREATE INDEX IF NOT EXISTS calls_name ON calls(name_folded);
+";
+
+const DROP: &str = "
+DROP TABLE IF EXISTS meta;
+DROP TABLE IF EXISTS sessions;
+DROP TABLE IF EXISTS diagnostics;
+DROP TABLE IF EXISTS calls;
+";
+
+/// What the `meta` table says about an existing index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stamp {
+    /// No `meta` table or no rows: a new file.
+    Empty,
+    /// Written by this schema and crate version.
+    Current,
+    /// Written by another: `(schema, hookscope version)` as stored.
+    Other(String, String),
+}
+
+/// Reads the `meta` stamp.
+///
+/// # Errors
+/// SQLite's (a file that is not a database: `file is not a database`).
+pub fn stamp(conn: &Connection) -> rusqlite::Result<Stamp> {
+    let has_meta: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has_meta == 0 {
+        return Ok(Stamp::Empty);
+    }
+    let get = |key: &str| -> rusqlite::Result<Option<String>> {
+        let mut stmt = conn.prepare("SELECT value FROM meta WHERE key = ?1")?;
+        let mut rows = stmt.query([key])?;
+        Ok(match rows.next()? {
+            Some(row) => Some(row.get(0)?),
+            None => None,
+        })
+    };
+    let schema = get("schema")?;
+    let version = get("hookscope")?;
+    Ok(match (schema, version) {
+        (None, None) => Stamp::Empty,
+        (Some(s), Some(v)) if s == SCHEMA_VERSION.to_string() && v == CRATE_VERSION => {
+            Stamp::Current
+        }
+        (s, v) => Stamp::Other(s.unwrap_or_default(), v.unwrap_or_default()),
+    })
+}
+
+/// Creates the tables (dropping old ones first when `fresh`) and writes the
+/// stamp, in one transaction.
+///
+/// # Errors
+/// SQLite's (read-only file or folder, full disk, locked).
+pub fn create(conn: &mut Connection, fresh: bool) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    if fresh {
+        tx.execute_batch(DROP)?;
+    }
+    tx.execute_batch(CREATE)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?1), ('hookscope', ?2)",
+        rusqlite::params![SCHEMA_VERSION.to_string(), CRATE_VERSION],
+    )?;
+    tx.commit()
+}
