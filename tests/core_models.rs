@@ -536,6 +536,33 @@ mod session_cache {
         assert_eq!(cache.paths().len(), 1);
     }
 
+    /// The five sessions of one OpenCode `opencode.db` share its path: each
+    /// is cached under its own id (a user test found the Calls view giving
+    /// one session's calls five times when the path was the key).
+    #[test]
+    fn sessions_sharing_one_database_are_cached_apart() {
+        let db = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/real-opencode-1.18.33/data/opencode.db"
+        ));
+        let found = hookscope::transcript::discover(std::slice::from_ref(&db)).expect("discover");
+        let refs: Vec<&SessionRef> = found
+            .sessions
+            .iter()
+            .filter(|s| s.agent == Agent::OpenCode)
+            .collect();
+        assert_eq!(refs.len(), 5);
+        let cache = SessionCache::new(1 << 30);
+        for r in &refs {
+            assert_eq!(cache.get(r).expect("loads").id, r.id);
+        }
+        // Asked again (from the cache now), each still gets its own.
+        for r in &refs {
+            assert_eq!(cache.get(r).expect("loads").id, r.id);
+        }
+        assert_eq!(cache.paths().len(), 5);
+    }
+
     #[test]
     fn least_recently_used_is_evicted_within_the_budget() {
         let dir = tempfile::tempdir().expect("a temp dir");
