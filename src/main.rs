@@ -207,6 +207,9 @@ fn main() {
             Err(e) => cli::fail(format!("{e:#}")),
         },
         None => {
+            if let Some(hint) = subcommand_typo(&args.paths) {
+                cli::fail(hint);
+            }
             if let Err(e) = tui::run(&args.paths, args.rules.as_deref(), &args.settings) {
                 cli::fail(format!("{e:#}"))
             }
@@ -239,4 +242,24 @@ fn parse_failure(e: clap::Error) -> ! {
         std::process::exit(2);
     }
     e.exit()
+}
+
+/// A first PATH that does not exist but is one or two letters from a
+/// subcommand (`hookscope session DIR`): the message suggesting it.
+fn subcommand_typo(paths: &[PathBuf]) -> Option<String> {
+    use clap::CommandFactory;
+    let first = paths.first()?;
+    if first.exists() {
+        return None;
+    }
+    let name = first.to_str()?;
+    let command = Args::command();
+    let best = command
+        .get_subcommands()
+        .map(|c| c.get_name())
+        .filter(|c| strsim::levenshtein(c, name) <= 2)
+        .min_by_key(|c| strsim::levenshtein(c, name))?;
+    Some(format!(
+        "no such file or directory: {name} (did you mean `hookscope {best}`?)"
+    ))
 }

@@ -657,3 +657,42 @@ fn find_table_caps_long_non_uuid_session_ids() {
     );
     assert_eq!(v["records"][0]["session"], a);
 }
+
+/// `hookscope session DIR` (a typo for `sessions`) says which subcommand
+/// was meant instead of only "no such file or directory: session".
+#[test]
+fn a_subcommand_typo_is_suggested() {
+    let out = assert_cmd::Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["session", "."])
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("hookscope-cli-tests"),
+        )
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "hookscope: no such file or directory: session (did you mean `hookscope sessions`?)"
+    );
+}
+
+/// `sessions` on a folder without sessions says so on stderr (the table
+/// has only its header).
+#[test]
+fn sessions_on_an_empty_folder_says_zero() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = assert_cmd::Command::cargo_bin("hookscope")
+        .expect("binary")
+        .arg("sessions")
+        .arg(dir.path())
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "0 sessions found under the given paths"
+    );
+}

@@ -106,7 +106,9 @@ pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool, no_index: bool) {
         );
     }
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
-    if diags > 0 {
+    if summaries.is_empty() && diags == 0 {
+        eprintln!("0 sessions found under the given paths");
+    } else if diags > 0 {
         eprintln!(
             "{}, {} (see `hookscope sessions --diagnostics`)",
             crate::words::plural(summaries.len(), "session"),

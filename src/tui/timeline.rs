@@ -867,20 +867,28 @@ impl Component for TimelinePane {
 
     fn commands(&self, ctx: &Ctx, out: &mut Vec<Command>, force_all: bool) {
         let spawns = self.selected_subagent(ctx).is_some();
-        if force_all || spawns {
+        if force_all {
+            // The help lists Enter once, with both of its meanings.
+            out.push(Command::new(
+                Action::Enter,
+                "detail",
+                "show the detail; on a Task/Agent call expand it (again: onto its first call)",
+            ));
+        } else if spawns {
             out.push(Command::new(
                 Action::Enter,
                 "expand",
                 "expand a Task/Agent call (again: onto its first call)",
             ));
+        } else {
+            out.push(Command::new(Action::Enter, "detail", "show the detail"));
+        }
+        if force_all || spawns {
             out.push(Command::new(
                 Action::ToggleExpand,
                 "fold",
                 "expand/collapse a Task/Agent call's subagent",
             ));
-        }
-        if force_all || !spawns {
-            out.push(Command::new(Action::Enter, "detail", "show the detail"));
         }
         out.push(Command::new(
             Action::Back,
