@@ -872,7 +872,7 @@ impl Component for TimelinePane {
             out.push(Command::new(
                 Action::Enter,
                 "detail",
-                "show the detail; on a Task/Agent call expand it (again: onto its first call)",
+                "detail; expands Task/Agent calls (again: into them)",
             ));
         } else if spawns {
             out.push(Command::new(
