@@ -225,13 +225,17 @@ fn verdict_json(config: &HookConfig, v: &HandlerVerdict) -> Value {
     })
 }
 
-fn print_files(config: &HookConfig) {
-    print_text("Settings files:");
+/// The file list of a hook configuration: each file looked for, whether it
+/// was read and how many handlers it gave, its problems with their line
+/// (and column), and for a file the agent skips why and where. `header`
+/// names the list, `agent` the one that skips files ("Claude Code", "Codex").
+pub(super) fn print_files(config: &HookConfig, header: &str, agent: &str) {
+    print_text(header);
     for f in &config.files {
         let state = if !f.found && f.problems.is_empty() {
             "not present".to_string()
         } else if let Some(why) = &f.dropped {
-            format!("SKIPPED by Claude Code: {why}")
+            format!("SKIPPED by {agent}: {why}")
         } else if !f.found || f.problems.iter().any(|p| p.id == "settings-unreadable") {
             "not read".to_string()
         } else {
@@ -280,7 +284,7 @@ fn print_config(config: &HookConfig, version_label: &str) {
             "Hook configuration (Claude Code {version_label} rules)"
         ));
     }
-    print_files(config);
+    print_files(config, "Settings files:", "Claude Code");
     if let Some(d) = &config.disable_all_hooks {
         print_text(&format!(
             "disableAllHooks: {} (from {}{})",

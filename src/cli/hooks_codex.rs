@@ -97,40 +97,6 @@ fn verdict_json(hooks: &CodexHooks, v: &HandlerVerdict) -> Value {
     })
 }
 
-/// The file list, as `hooks` prints it for Claude Code.
-pub fn print_files(hooks: &CodexHooks) {
-    print_text("Files:");
-    for f in &hooks.config.files {
-        let state = if !f.found && f.problems.is_empty() {
-            "not present".to_string()
-        } else if let Some(why) = &f.dropped {
-            format!("SKIPPED by Codex: {why}")
-        } else if !f.found || f.problems.iter().any(|p| p.id == "settings-unreadable") {
-            "not read".to_string()
-        } else {
-            match f.handlers {
-                1 => "1 handler".to_string(),
-                n => format!("{n} handlers"),
-            }
-        };
-        print_text(&format!(
-            "  {:<8} {}  {state}",
-            f.layer.to_string(),
-            f.path.display()
-        ));
-        for p in &f.problems {
-            if f.dropped.as_deref() == Some(p.message.as_str()) {
-                if let Some(l) = p.line {
-                    print_text(&format!("      at line {l} [{}]", p.id));
-                }
-                continue;
-            }
-            let at = p.line.map_or(String::new(), |l| format!("line {l}: "));
-            print_text(&format!("      {at}{} [{}]", p.message, p.id));
-        }
-    }
-}
-
 fn trust_text(hooks: &CodexHooks, i: usize) -> String {
     match hooks.trust.get(i).and_then(Option::as_ref) {
         None => String::new(),
@@ -147,7 +113,7 @@ fn trust_text(hooks: &CodexHooks, i: usize) -> String {
 
 fn print_config(hooks: &CodexHooks) {
     print_text("Hook configuration (Codex CLI rules)");
-    print_files(hooks);
+    super::hooks::print_files(&hooks.config, "Files:", "Codex");
     if let Some(off) = &hooks.hooks_off {
         print_text(off);
     }
