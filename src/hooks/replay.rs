@@ -478,7 +478,7 @@ pub fn activity_at<'a>(
             });
         return match call {
             Some(line) => lines
-                .hooks_of_call(line)
+                .hooks_of_call(line, id)
                 .filter(|h| h.event_name() == event)
                 .collect(),
             None => Vec::new(),

@@ -699,16 +699,23 @@ pub struct LineIndex {
 
 impl LineIndex {
     /// The hook firings that belong to the call whose `tool_use` is on
-    /// `call_line` of this thread (`ToolCallRecord::line`), in order.
-    pub fn hooks_of_call(
-        &self,
+    /// `call_line` of this thread (`ToolCallRecord::line`) and whose id is
+    /// `tool_use_id`, in order. One line may hold several calls (a Droid or
+    /// Claude Code parallel batch in one assistant message), so a firing
+    /// that records a `tool_use_id` (`hookToolCallId`, `toolUseID`) only
+    /// belongs to the call with that id; one without an id goes by line.
+    pub fn hooks_of_call<'a>(
+        &'a self,
         call_line: usize,
-    ) -> impl Iterator<Item = &super::hook_activity::HookActivity> {
+        tool_use_id: &str,
+    ) -> impl Iterator<Item = &'a super::hook_activity::HookActivity> + use<'a> {
+        let tool_use_id = tool_use_id.to_string();
         self.hooks_by_call_line
             .get(&call_line)
             .into_iter()
             .flatten()
             .filter_map(|&i| self.hook_activity.get(i))
+            .filter(move |h| h.tool_use_id.as_deref().is_none_or(|id| id == tool_use_id))
     }
 
     /// The hook firing a source line was merged into, with its index in
@@ -965,7 +972,8 @@ impl Session {
     }
 
     /// The hook firings of the call `record` of `thread` (by its
-    /// `tool_use` line: ids may repeat), in order.
+    /// `tool_use` line, as ids may repeat, and by its `tool_use_id`, as a
+    /// line may hold several calls), in order.
     pub fn hooks_of_call<'a>(
         &'a self,
         thread: Option<usize>,
@@ -975,7 +983,7 @@ impl Session {
             Some(s) => &s.lines,
             None => &self.lines,
         };
-        lines.hooks_of_call(record.line)
+        lines.hooks_of_call(record.line, &record.tool_use_id)
     }
 
     /// The file a thread was read from: [`Session::path`] for the main
