@@ -688,7 +688,7 @@ fn error_contract() {
     });
     assert_eq!(
         agent,
-        "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
+        "unknown agent \"gemini\"; known agents: claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)"
     );
     assert_eq!(
         QueryError::InvalidArgument(agent.clone()).to_json(),

@@ -106,8 +106,9 @@ pub struct FindArgs {
     /// Calls before T (same forms as --since).
     #[arg(long, value_name = "T")]
     pub until: Option<String>,
-    /// Only sessions of this agent: claude-code, codex, opencode or droid.
-    /// Codex and Droid records have is_error_reliable false.
+    /// Only sessions of this agent: claude-code (also claude, cc), codex
+    /// (cx), opencode (oc) or droid (factory, dr), as every command takes
+    /// them. Codex and Droid records have is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
     /// At most N records, newest first (default 50; no upper bound: the

@@ -67,6 +67,41 @@ impl Agent {
         }
     }
 
+    /// The other names this agent answers to wherever an agent is named
+    /// (`find --agent`, `hooks --agent`, the TUI's `agent:`, MCP's
+    /// `agent`): `claude`/`cc` for Claude Code, `cx` for Codex, `oc` for
+    /// OpenCode, `factory`/`dr` for Droid (`cc`, `cx`, `oc`, `dr` are the
+    /// TUI's narrow agent column).
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Agent::ClaudeCode => &["claude", "cc"],
+            Agent::Codex => &["cx"],
+            Agent::OpenCode => &["oc"],
+            Agent::Droid => &["factory", "dr"],
+        }
+    }
+
+    /// The agent `name` names: its serialized spelling ([`Agent::as_str`])
+    /// or one of its [`Agent::aliases`], ASCII case-insensitive; `None`
+    /// for anything else. The one parser of agent names
+    /// ([`std::str::FromStr`] for [`Agent`] is it with an error).
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| {
+            a.as_str().eq_ignore_ascii_case(name)
+                || a.aliases().iter().any(|x| x.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// Every accepted name for messages:
+    /// `claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)`.
+    pub fn known_names() -> String {
+        Agent::ALL
+            .iter()
+            .map(|a| format!("{} ({})", a.as_str(), a.aliases().join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Whether hookscope can load this agent's transcripts (all four can).
     pub const fn has_loader(self) -> bool {
         matches!(
@@ -76,22 +111,21 @@ impl Agent {
     }
 }
 
-/// An agent name that is not one of [`Agent::NAMES`]. Displays as
-/// `unknown agent "x"; known agents: claude-code, codex, opencode, droid`.
+/// An agent name that is neither one of [`Agent::NAMES`] nor an alias
+/// ([`Agent::aliases`]). Displays as `unknown agent "x"; known agents:
+/// claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown agent {0:?}; known agents: {names}", names = Agent::NAMES.join(", "))]
+#[error("unknown agent {0:?}; known agents: {names}", names = Agent::known_names())]
 pub struct UnknownAgent(pub String);
 
 impl std::str::FromStr for Agent {
     type Err = UnknownAgent;
 
-    /// Parses the serialized spelling (ASCII case-insensitive:
-    /// `Claude-Code` is [`Agent::ClaudeCode`]).
+    /// Parses the serialized spelling or an alias ([`Agent::from_name`];
+    /// ASCII case-insensitive: `Claude-Code` and `CC` are
+    /// [`Agent::ClaudeCode`]).
     fn from_str(s: &str) -> Result<Agent, UnknownAgent> {
-        Agent::ALL
-            .into_iter()
-            .find(|a| a.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownAgent(s.to_string()))
+        Agent::from_name(s).ok_or_else(|| UnknownAgent(s.to_string()))
     }
 }
 
@@ -1239,12 +1273,21 @@ mod tests {
             );
         }
         assert_eq!("CODEX".parse::<Agent>(), Ok(Agent::Codex));
+        for (name, agent) in [
+            ("claude", Agent::ClaudeCode),
+            ("CC", Agent::ClaudeCode),
+            ("cx", Agent::Codex),
+            ("oc", Agent::OpenCode),
+            ("factory", Agent::Droid),
+            ("dr", Agent::Droid),
+        ] {
+            assert_eq!(name.parse::<Agent>(), Ok(agent), "{name}");
+        }
+        // Prefixes are not names.
+        assert_eq!(Agent::from_name("open"), None);
         assert_eq!(
             "gemini".parse::<Agent>().map_err(|e| e.to_string()),
-            Err(
-                "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
-                    .into()
-            )
+            Err("unknown agent \"gemini\"; known agents: claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)".into())
         );
     }
 }
