@@ -212,7 +212,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     };
     let mut query = match unlimited.validate(now) {
         Ok(query) => query,
-        Err(e) => invalid(&e, json),
+        Err(e) => invalid(&flag_names(e), json),
     };
     match params.limit {
         Some(0) => invalid(
@@ -285,6 +285,22 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             .map(|(k, v)| format!("{k}×{v}"))
             .collect();
         eprintln!("redacted: {} (--no-redact to show)", parts.join(", "));
+    }
+}
+
+/// The library's name-filter errors name its parameters (`tool_name`,
+/// `tool_name_pattern`, as MCP takes them); on the command line they name
+/// the flags (`--tool-name`, `--tool-name-pattern`).
+fn flag_names(e: QueryError) -> QueryError {
+    match e {
+        QueryError::InvalidArgument(m) if m.starts_with("set exactly one of tool_name") => {
+            QueryError::InvalidArgument(
+                m.replace("tool_name_pattern", "\u{0}")
+                    .replace("tool_name", "--tool-name")
+                    .replace('\u{0}', "--tool-name-pattern"),
+            )
+        }
+        other => other,
     }
 }
 
