@@ -778,7 +778,9 @@ fn cli_replay_exec_on_a_droid_session_runs_droid_hooks_with_droid_env() {
 #[test]
 fn parallel_batch_hooks_attach_by_hook_tool_call_id() {
     let sessions = load_all();
-    let expected: [(&str, &str, &[(&str, usize)]); 6] = [
+    // (session, call, its hooks as (hook_name, line)).
+    type Hooks = &'static [(&'static str, usize)];
+    let expected: [(&str, &str, Hooks); 6] = [
         (
             ERRORS,
             "call_1FatynadI38R0ipkHnUY8j4i",
