@@ -606,7 +606,10 @@ mod tests {
         let Err(QueryError::InvalidArgument(m)) = agent.validate(now()) else {
             panic!("expected invalid agent")
         };
-        assert!(m.contains("claude-code, codex, opencode, droid"), "{m}");
+        assert!(
+            m.contains("claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)"),
+            "{m}"
+        );
         let q = FindParams {
             agent: Some("Claude-Code".into()),
             ..base
