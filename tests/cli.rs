@@ -694,5 +694,58 @@ fn sessions_on_an_empty_folder_says_zero() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
         "0 sessions found under the given paths"
+
+/// On the command line the name-filter errors name the flags (MCP keeps
+/// its parameter names, `tests/mcp.rs`).
+#[test]
+fn find_name_errors_name_the_flags() {
+    let err = stderr_of_failure(hookscope().arg("find").arg(corpus("real-cc-2.1.332")));
+    assert_eq!(
+        err,
+        "hookscope: invalid argument: set exactly one of --tool-name (exact, case-insensitive) or --tool-name-pattern (substring, case-insensitive)\n"
+    );
+    let err = stderr_of_failure(
+        hookscope()
+            .args(["find", "--tool-name", "Bash", "--tool-name-pattern", "B"])
+            .arg(corpus("real-cc-2.1.332")),
+    );
+    assert_eq!(
+        err,
+        "hookscope: invalid argument: set exactly one of --tool-name or --tool-name-pattern, not both\n"
+    );
+}
+
+/// `hooks --agent codex --codex-home DIR` with a DIR that is not there says
+/// so (a typo), exit 2; a file there is not a folder.
+#[test]
+fn a_missing_codex_home_is_said_to_not_exist() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let missing = tmp.path().join("nope");
+    let err = stderr_of_failure(
+        hookscope()
+            .args(["hooks", "--agent", "codex", "--codex-home"])
+            .arg(&missing)
+            .arg("--cwd")
+            .arg(tmp.path()),
+    );
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: --codex-home {}: does not exist\n",
+            missing.display()
+        )
+    );
+    let file = tmp.path().join("file");
+    std::fs::write(&file, "x").expect("write");
+    let err = stderr_of_failure(
+        hookscope()
+            .args(["hooks", "--agent", "codex", "--codex-home"])
+            .arg(&file)
+            .arg("--cwd")
+            .arg(tmp.path()),
+    );
+    assert_eq!(
+        err,
+        format!("hookscope: --codex-home {}: not a folder\n", file.display())
     );
 }

@@ -136,7 +136,7 @@ fn the_errors_run_blocks_rm_rf_by_exit_2() {
     assert_eq!(result.text, format!("Error: {stderr}"));
     assert_eq!(
         s.lines
-            .hooks_of_call(13)
+            .hooks_of_call(13, "call_CQRmHwfk8ggbj3l8NR2Iqt2S")
             .map(|h| h.line())
             .collect::<Vec<_>>(),
         [14]
@@ -767,4 +767,96 @@ fn cli_replay_exec_on_a_droid_session_runs_droid_hooks_with_droid_env() {
     assert_eq!(recorded.len(), 1);
     assert_eq!(recorded[0]["source"], "droid_hook");
     assert_eq!(recorded[0]["line"], 14);
+}
+
+/// A parallel batch (two `tool_use` blocks in one assistant message, so on
+/// one line) gets each hook line by `hookToolCallId` only. python3 over
+/// the JSONL: the errors run's line 9 holds `frobnicate`
+/// (`call_1Fat…`, PreToolUse line 11) and `Read` (`call_fmTA…`,
+/// PreToolUse line 10); the tools run's line 24 Glob/Grep (Pre 25/26,
+/// Post 27/28) and line 41 Read/Edit (Pre 42/43).
+#[test]
+fn parallel_batch_hooks_attach_by_hook_tool_call_id() {
+    let sessions = load_all();
+    // (session, call, its hooks as (hook_name, line)).
+    type Hooks = &'static [(&'static str, usize)];
+    let expected: [(&str, &str, Hooks); 6] = [
+        (
+            ERRORS,
+            "call_1FatynadI38R0ipkHnUY8j4i",
+            &[("PreToolUse:frobnicate", 11)],
+        ),
+        (
+            ERRORS,
+            "call_fmTAmKAhShI0Bv7dHKO8Hgme",
+            &[("PreToolUse:Read", 10)],
+        ),
+        (
+            "5a8cddfb-fae3-441b-8085-94ed3460ada4",
+            "call_b7dmQyjbsJ4os59G05pbfA25",
+            &[("PreToolUse:Glob", 25), ("PostToolUse:Glob", 27)],
+        ),
+        (
+            "5a8cddfb-fae3-441b-8085-94ed3460ada4",
+            "call_9N46BMSQeyA54RoYEDf48Qag",
+            &[("PreToolUse:Grep", 26), ("PostToolUse:Grep", 28)],
+        ),
+        (
+            "5a8cddfb-fae3-441b-8085-94ed3460ada4",
+            "call_nhO23MDARq3Z4cwap8FwjVPh",
+            &[("PreToolUse:Read", 42)],
+        ),
+        (
+            "5a8cddfb-fae3-441b-8085-94ed3460ada4",
+            "call_fptbslfmVmMt151VrMaa6O8O",
+            &[("PreToolUse:Edit", 43)],
+        ),
+    ];
+    for (sid, call_id, hooks) in expected {
+        let s = by_id(&sessions, sid);
+        let record = s
+            .turns
+            .iter()
+            .flat_map(|t| t.tool_calls())
+            .find(|r| r.tool_use_id == call_id)
+            .unwrap_or_else(|| panic!("no call {call_id}"));
+        let got: Vec<(String, usize)> = s
+            .hooks_of_call(None, record)
+            .map(|h| (h.hook_name.clone().unwrap_or_default(), h.lines[0]))
+            .collect();
+        let want: Vec<(String, usize)> = hooks.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+        assert_eq!(got, want, "{call_id}");
+    }
+    // `find --hook PreToolUse:Read`: only the four Read calls with such a
+    // hook line (python3), not their batch mates.
+    let out = hookscope()
+        .arg("find")
+        .arg(factory().join("sessions"))
+        .args(["--hook", "PreToolUse:Read", "--tool-name-pattern", ""])
+        .args(["--json", "--limit", "1000"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut ids: Vec<&str> = v["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["tool_use_id"].as_str().unwrap_or_default())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "call_fmTAmKAhShI0Bv7dHKO8Hgme",
+            "call_hvcHgK57RLylCCwWh2FgsEEu",
+            "call_jvonBl1vtfyZCEG6oj6MKL7h",
+            "call_nhO23MDARq3Z4cwap8FwjVPh"
+        ]
+    );
 }

@@ -688,7 +688,7 @@ fn error_contract() {
     });
     assert_eq!(
         agent,
-        "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
+        "unknown agent \"gemini\"; known agents: claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)"
     );
     assert_eq!(
         QueryError::InvalidArgument(agent.clone()).to_json(),
@@ -807,7 +807,7 @@ fn cli_find_bad_argument_exits_2() {
     assert_eq!(
         v,
         json!({"error": "invalid_argument",
-            "message": "set exactly one of tool_name or tool_name_pattern, not both"})
+            "message": "set exactly one of --tool-name or --tool-name-pattern, not both"})
     );
 
     let out = hookscope()

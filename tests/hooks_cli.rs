@@ -333,3 +333,54 @@ fn non_utf8_settings_path() {
     );
     assert!(Path::new(&path).exists());
 }
+
+/// Every command takes the same agent names and aliases
+/// (`transcript::Agent::from_name`): `hooks --agent claude-code|claude|cc`
+/// read the same files as the default, `find --agent claude|cc` and
+/// `--agent oc` select what `claude-code` and `opencode` select, and
+/// OpenCode (no hook configuration read) is refused by `hooks`, exit 2.
+#[test]
+fn agent_names_and_aliases_are_the_same_everywhere() {
+    let (code, default, _) = run(&["hooks", "--settings", C2]);
+    assert_eq!(code, Some(0));
+    for name in ["claude-code", "claude", "cc", "Claude-Code"] {
+        let (code, out, err) = run(&["hooks", "--agent", name, "--settings", C2]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert_eq!(out, default, "{name}");
+    }
+    let (code, _, err) = run(&["hooks", "--agent", "oc", "--settings", C2]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("OpenCode's hooks (plugins) are not read"),
+        "{err}"
+    );
+    let find = |dir: &str, agent: &str| {
+        let (code, out, err) = run(&[
+            "find",
+            dir,
+            "--agent",
+            agent,
+            "--tool-name-pattern",
+            "",
+            "--json",
+            "--limit",
+            "10000",
+        ]);
+        assert_eq!(code, Some(0), "{agent}: {err}");
+        out
+    };
+    let cc = "../shared/corpus/real-cc-2.1.332";
+    let canonical = find(cc, "claude-code");
+    // python3 over real-cc-2.1.332/*/projects/**.jsonl: 111 tool_use blocks.
+    let v: Value = serde_json::from_str(&canonical).expect("json");
+    assert_eq!(v["records"].as_array().map(Vec::len), Some(111));
+    assert_eq!(find(cc, "claude"), canonical);
+    assert_eq!(find(cc, "CC"), canonical);
+    let oc = "../shared/corpus/real-opencode-1.18.33";
+    let canonical = find(oc, "opencode");
+    assert_eq!(find(oc, "oc"), canonical);
+    let v: Value = serde_json::from_str(&canonical).expect("json");
+    let records = v["records"].as_array().expect("records");
+    assert!(!records.is_empty());
+    assert!(records.iter().all(|r| r["agent"] == "opencode"));
+}

@@ -595,3 +595,30 @@ fn replay_hook_equals_the_cli_json_lists_warnings_and_needs_no_rules() {
     );
     assert_eq!(sub["source"]["line"], 15);
 }
+
+/// `hook_payload` on a Codex session answers with Codex's own payload (as
+/// `replay_hook` does), not a refusal. python3 over the real rollout: line
+/// 12 is the `exec_command` call `call_mtfuaxdyo8h2rjg7kvpu3863`
+/// (`{"cmd": "ls -la"}`).
+#[test]
+fn hook_payload_of_a_codex_session() {
+    let mut server = Server::start("real-codex-0.171.0");
+    server.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "hookscope-test", "version": "0"}}),
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let result = server.call_tool(
+        2,
+        "hook_payload",
+        json!({"session": "01a2287a", "event": "PreToolUse", "at": "call_mtfuaxdyo8h2rjg7kvpu3863"}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let p = answer(&result);
+    assert_eq!(p["source"]["line"], 12);
+    assert_eq!(p["payload"]["tool_name"], "Bash");
+    assert_eq!(p["payload"]["tool_input"], json!({"command": "ls -la"}));
+    assert_eq!(p["payload"]["tool_use_id"], "call_mtfuaxdyo8h2rjg7kvpu3863");
+}

@@ -375,3 +375,46 @@ fn help_has_no_developer_notes() {
         assert!(!help.contains(note), "{note} in:\n{help}");
     }
 }
+
+/// A Codex session gets the payload Codex would send
+/// (`hooks::codex::payload`), the same JSON `replay --json` shows, not a
+/// refusal. python3 over the real rollout: line 12 is the `exec_command`
+/// function_call `call_mtfuaxdyo8h2rjg7kvpu3863` with `{"cmd": "ls -la"}`.
+#[test]
+fn payload_of_a_codex_session_is_codexs_own() {
+    let rollout = corpus(
+        "real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl",
+    );
+    let rollout = rollout.to_str().expect("utf-8 path");
+    let at = "call_mtfuaxdyo8h2rjg7kvpu3863";
+    let (code, out, err) = run(&[rollout, "--event", "PreToolUse", "--at", at]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["hook_event_name"], "PreToolUse");
+    assert_eq!(v["tool_name"], "Bash");
+    assert_eq!(v["tool_input"], json!({"command": "ls -la"}));
+    assert_eq!(v["tool_use_id"], at);
+    assert_eq!(v["session_id"], "01a2287a-35b1-76e0-b188-fd2c5f457a31");
+    let replayed = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("CODEX_HOME", "/nonexistent-hookscope-test")
+        .args(["replay", rollout, "--event", "PreToolUse", "--at", at])
+        .arg("--json")
+        .output()
+        .expect("run");
+    let r: Value = serde_json::from_slice(&replayed.stdout).expect("replay json");
+    assert_eq!(r["payload"], v);
+    // A rule set is Claude Code's: refused on a Codex session, exit 2.
+    let (code, _, err) = run(&[
+        rollout,
+        "--event",
+        "PreToolUse",
+        "--at",
+        at,
+        "--envelope",
+        "--rules",
+        "assets/rules/example.toml",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not evaluated on a Codex session"), "{err}");
+}

@@ -246,9 +246,14 @@ fn a_rule_warning_has_the_real_column() {
 /// sessions; none under /tmp), and 1 `git status --short` is run by the main
 /// agent in `default` mode (compact session a2105fb9; the `tools` session's
 /// runs under bypassPermissions, sniffly's mock line has no permissionMode).
+/// The Droid sessions are evaluated too (python3 over their `tool_use`
+/// blocks: 25 calls in real-droid-0.225.2, 2 in agent-sessions' fixtures, so
+/// 365 + 27 = 392 PreToolUse events): the errors run's `rm -rf build/`
+/// (blocked by its hook then) is a 7th block, and its denied run's prompt
+/// `[scenario:denied] Deploy the app.` the one prompt with deploy.
 /// No other rule's conditions hold anywhere (no `git push`, no lock file, no
 /// `dbg!`, no Markdown tab, no MCP `query`, no Explore edit, no prompt with
-/// fix/implement/refactor or deploy).
+/// fix/implement/refactor).
 #[test]
 fn backtest_of_the_example_over_the_corpus() {
     let (code, out, _) = run(&[
@@ -270,7 +275,11 @@ fn backtest_of_the_example_over_the_corpus() {
             .expect("rule")["counts"]
             .clone()
     };
-    assert_eq!(counts("no-rm-rf"), serde_json::json!({"block": 6}));
+    assert_eq!(counts("no-rm-rf"), serde_json::json!({"block": 7}));
+    assert_eq!(
+        counts("deploys-use-make"),
+        serde_json::json!({"context": 1})
+    );
     assert_eq!(counts("allow-git-status"), serde_json::json!({"allow": 1}));
     for id in [
         "force-with-lease",
@@ -280,19 +289,24 @@ fn backtest_of_the_example_over_the_corpus() {
         "no-prod-db",
         "explore-reads-only",
         "test-before-stop",
-        "deploys-use-make",
     ] {
         assert_eq!(counts(id), serde_json::json!({}), "{id}");
     }
-    assert_eq!(v["combined"], serde_json::json!({"allow": 1, "block": 6}));
+    assert_eq!(
+        v["combined"],
+        serde_json::json!({"allow": 1, "block": 7, "context": 1})
+    );
     let rm = &v["rules"][0]["examples"];
-    assert_eq!(rm.as_array().map(Vec::len), Some(6));
+    assert_eq!(rm.as_array().map(Vec::len), Some(7));
     assert_eq!(rm[0]["session"], "a2105fb9");
     assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
     let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "../shared/corpus"]);
     assert_eq!(code, Some(0));
-    assert!(text.contains("no-rm-rf: 365 PreToolUse events: block 6 (1.6%)\n  blocks: 4 new (no hook blocked the call then: review these), 2 blocked by a hook then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
-    assert!(text.contains("\ncombined: allow 1, block 6\n"), "{text}");
+    assert!(text.contains("no-rm-rf: 392 PreToolUse events: block 7 (1.8%)\n  blocks: 4 new (no hook blocked the call then: review these), 3 blocked by a hook then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
+    assert!(
+        text.contains("\ncombined: allow 1, block 7, context 1\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -504,7 +518,7 @@ fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
         "{out}"
     );
     assert!(
-        out.contains("1 Codex session left out: hook replay follows Claude Code's hook contract"),
+        out.contains("1 Codex session left out: their hook payloads are not rebuilt"),
         "{out}"
     );
     let (_, out, _) = run(&[
@@ -517,7 +531,50 @@ fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["sessions"], 0);
-    assert_eq!(v["codex"], 1);
+    assert_eq!(v["left_out"], serde_json::json!({"codex": 1}));
+}
+
+/// Droid sessions are evaluated (their payloads are rebuilt): over
+/// `real-droid-0.225.2` (6 sessions, python3: one `rm -rf` call, the errors
+/// run's `rm -rf build/` on line 13, which a hook blocked by exit 2 on
+/// line 14), a rule blocking `rm -rf` blocks exactly that call, and the
+/// split says it was blocked then; nothing is left out.
+#[test]
+fn backtest_evaluates_droid_sessions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        r#"[[rules]]
+id = "no-rm-rf"
+events = "PreToolUse"
+tool = "Bash"
+action = "block"
+reason = "no rm -rf"
+[rules.only_if]
+command = 'rm\s+-rf'
+"#,
+    )
+    .expect("write");
+    let rules = rules.to_str().expect("utf-8 path");
+    let corpus = "../shared/corpus/real-droid-0.225.2";
+    let (code, out, err) = run(&["replay", "--rules", rules, "--all", corpus, "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["sessions"], 6, "{v}");
+    assert_eq!(v["left_out"], serde_json::json!({}));
+    let rule = &v["rules"][0];
+    assert_eq!(rule["counts"], serde_json::json!({"block": 1}), "{rule}");
+    assert_eq!(rule["blocks_then"], 1);
+    assert_eq!(rule["blocks_new"], 0);
+    let ex = &rule["examples"][0];
+    assert_eq!(ex["tool_use_id"], "call_CQRmHwfk8ggbj3l8NR2Iqt2S");
+    assert_eq!(ex["at"], "call_CQRmHwfk8ggbj3l8NR2Iqt2S");
+    assert_eq!(ex["blocked_then"], true);
+    let (code, out, _) = run(&["replay", "--rules", rules, "--all", corpus]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains(": 6 sessions"), "{out}");
+    assert!(!out.contains("left out"), "{out}");
 }
 
 /// Turn numbers in `--at` (and in the TUI's timeline and replay pane, which

@@ -24,15 +24,48 @@ fn the_outline_names_each_calls_tool_use_id() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.lines()
-            .any(|l| l == "  bash   Bash ✗  rm -rf build/  [toolu_01GFEgALJm405nI2WctBocud]"),
+            .any(|l| l
+                == "  bash   Bash ✗ ⛔ blocked by hook  rm -rf build/  [toolu_01GFEgALJm405nI2WctBocud]"),
         "{text}"
     );
+    // The session's one hook error (grep: one `PreToolUse:Bash hook error`
+    // result) is its one blocked mark.
+    assert_eq!(text.matches("⛔").count(), 1, "{text}");
     // Every call line ends with a bracketed id: 13 calls (12 + 1 in the subagent).
     let ids = text
         .lines()
         .filter(|l| l.ends_with(']') && l.contains("[toolu_"))
         .count();
     assert_eq!(ids, 13);
+}
+
+/// The outline marks a call a hook blocked the same way for every agent:
+/// Droid's errors run (python3 over its JSONL: one non-zero
+/// `hookResults[].exitCode`, exit 2 on line 14 for `hookToolCallId`
+/// `call_CQRmHwfk8ggbj3l8NR2Iqt2S`, the `rm -rf build/` Execute call).
+#[test]
+fn the_outline_marks_a_droid_call_a_hook_blocked() {
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args([
+            "show",
+            "1b9da415",
+            "../shared/corpus/real-droid-0.225.2/factory/sessions",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l
+            == "  bash   Execute ✗ ⛔ blocked by hook  rm -rf build/  [call_CQRmHwfk8ggbj3l8NR2Iqt2S]"),
+        "{text}"
+    );
+    assert_eq!(text.matches("⛔").count(), 1, "{text}");
 }
 
 fn stderr_of(args: &[&str]) -> (Option<i32>, String, String) {

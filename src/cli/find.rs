@@ -106,8 +106,9 @@ pub struct FindArgs {
     /// Calls before T (same forms as --since).
     #[arg(long, value_name = "T")]
     pub until: Option<String>,
-    /// Only sessions of this agent: claude-code, codex, opencode or droid.
-    /// Codex and Droid records have is_error_reliable false.
+    /// Only sessions of this agent: claude-code (also claude, cc), codex
+    /// (cx), opencode (oc) or droid (factory, dr), as every command takes
+    /// them. Codex and Droid records have is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
     /// At most N records, newest first (default 50; no upper bound: the
@@ -211,7 +212,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     };
     let mut query = match unlimited.validate(now) {
         Ok(query) => query,
-        Err(e) => invalid(&e, json),
+        Err(e) => invalid(&flag_names(e), json),
     };
     match params.limit {
         Some(0) => invalid(
@@ -284,6 +285,22 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             .map(|(k, v)| format!("{k}×{v}"))
             .collect();
         eprintln!("redacted: {} (--no-redact to show)", parts.join(", "));
+    }
+}
+
+/// The library's name-filter errors name its parameters (`tool_name`,
+/// `tool_name_pattern`, as MCP takes them); on the command line they name
+/// the flags (`--tool-name`, `--tool-name-pattern`).
+fn flag_names(e: QueryError) -> QueryError {
+    match e {
+        QueryError::InvalidArgument(m) if m.starts_with("set exactly one of tool_name") => {
+            QueryError::InvalidArgument(
+                m.replace("tool_name_pattern", "\u{0}")
+                    .replace("tool_name", "--tool-name")
+                    .replace('\u{0}', "--tool-name-pattern"),
+            )
+        }
+        other => other,
     }
 }
 

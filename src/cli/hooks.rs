@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use super::{fail, print_json, print_text};
 
 /// Whose hook configuration `hookscope hooks` reads.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum HookAgent {
     /// Claude Code's settings files (the default).
     #[default]
@@ -36,16 +36,33 @@ pub enum HookAgent {
     Droid,
 }
 
+/// Parses `--agent` with the one agent-name parser
+/// ([`hookscope::transcript::Agent::from_name`]); OpenCode has no hook
+/// configuration hookscope reads.
+fn parse_hook_agent(name: &str) -> Result<HookAgent, String> {
+    use hookscope::transcript::Agent;
+    match name.parse::<Agent>().map_err(|e| e.to_string())? {
+        Agent::ClaudeCode => Ok(HookAgent::Claude),
+        Agent::Codex => Ok(HookAgent::Codex),
+        Agent::Droid => Ok(HookAgent::Droid),
+        Agent::OpenCode => Err(
+            "OpenCode's hooks (plugins) are not read; hooks reads claude-code, codex or droid"
+                .to_string(),
+        ),
+    }
+}
+
 /// Arguments of `hookscope hooks`.
 #[derive(clap::Args, Debug)]
 pub struct HooksArgs {
-    /// Whose hooks: claude (default), codex or droid; each with its own
+    /// Whose hooks: claude-code (default; also claude, cc), codex (cx) or
+    /// droid (factory, dr), the names every command takes; each with its own
     /// files, matcher and answer dialect. Droid: ~/.factory/hooks.json, else
     /// the `hooks` of ~/.factory/settings.json; the project's
     /// .factory/hooks.json, else .factory/hooks/hooks.json, else
     /// .factory/settings.json; --config-dir is then the .factory folder
     /// (default $FACTORY_HOME_OVERRIDE/.factory or ~/.factory).
-    #[arg(long, value_enum, default_value_t = HookAgent::Claude)]
+    #[arg(long, value_parser = parse_hook_agent, default_value = "claude-code")]
     pub agent: HookAgent,
     /// With --agent codex: the Codex home (default: $CODEX_HOME, else
     /// ~/.codex).

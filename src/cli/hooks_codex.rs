@@ -37,6 +37,17 @@ pub fn run(args: &HooksArgs) {
     if args.input.is_some() && args.match_.is_none() {
         fail("--input needs --match EVENT VALUE");
     }
+    // A home given by hand that is not there is a typo, not "no hooks".
+    if let Some(home) = &args.codex_home {
+        match std::fs::metadata(home) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => fail(format!("--codex-home {}: not a folder", home.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                fail(format!("--codex-home {}: does not exist", home.display()))
+            }
+            Err(e) => fail(format!("--codex-home {}: {e}", home.display())),
+        }
+    }
     let hooks = load_for(args);
     if let Some(pair) = &args.match_ {
         let event = pair.first().cloned().unwrap_or_default();

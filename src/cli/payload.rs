@@ -1,6 +1,7 @@
 //! `hookscope payload SESSION --event EVENT [--at ID] [--raw] [--envelope]`:
 //! the stdin JSON Claude Code sent (or would send) to a hook, rebuilt from
-//! the transcript (`hooks::events::payload`), alone on stdout so that
+//! the transcript (`hooks::events::payload`; for a Codex session the one
+//! Codex would send, `hooks::codex::payload`), alone on stdout so that
 //! `hookscope payload … | ./my-hook.sh` works.
 //!
 //! stdout: the payload as one line of JSON (as Claude Code writes it), or
@@ -66,7 +67,20 @@ pub fn run(args: &PayloadArgs) {
         .unwrap_or_else(|_| fail(unknown_event(&args.event)));
     let session = super::show::load_or_exit(&args.session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
-    let built = payload(&session, event, &at).unwrap_or_else(|e| fail(e));
+    let codex = session.agent == hookscope::transcript::Agent::Codex;
+    if codex && args.rules.is_some() {
+        fail(
+            "--rules: rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session",
+        );
+    }
+    // The session's agent decides the dialect: a Codex session gets the
+    // payload Codex would send (`hooks::codex::payload`, as `replay` shows).
+    let built = if codex {
+        hookscope::hooks::codex::payload::payload(&session, event, &at)
+    } else {
+        payload(&session, event, &at)
+    }
+    .unwrap_or_else(|e| fail(e));
     let (json, masked) = mask(&built, args.raw);
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();

@@ -302,6 +302,17 @@ fn share(n: usize, of: usize) -> String {
     format!("{pct:.1}%")
 }
 
+/// The display name of an agent's serialized spelling (`codex` → `Codex`).
+fn agent_label(agent: &str) -> &str {
+    match agent {
+        "claude-code" => "Claude Code",
+        "codex" => "Codex",
+        "opencode" => "OpenCode",
+        "droid" => "Droid",
+        other => other,
+    }
+}
+
 fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     outln!(
         "backtest of {}: {} sessions ({} skipped by the prefilter, {} unreadable), {} events",
@@ -314,11 +325,11 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         bt.unreadable,
         bt.events
     );
-    if bt.codex > 0 {
+    for (agent, n) in &bt.left_out {
+        let name = agent_label(agent);
         outln!(
-            "{} Codex session{} left out: hook replay follows Claude Code's hook contract (rule sets are Claude Code's; replay one Codex event with `replay SESSION --event E`)",
-            bt.codex,
-            if bt.codex == 1 { "" } else { "s" }
+            "{n} {name} session{} left out: their hook payloads are not rebuilt for rule sets (replay one {name} event with `replay SESSION --event E`)",
+            if *n == 1 { "" } else { "s" }
         );
     }
     if bt.skipped > 0 {

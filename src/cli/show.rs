@@ -185,7 +185,7 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
                         next_turn += 1;
                     }
                 }
-                print_call(record, depth + 1);
+                print_call(&loaded, at.thread, record, depth + 1);
             }
             Step::Enter { .. } | Step::Leave { .. } => {}
         }
@@ -199,8 +199,28 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     }
 }
 
-fn print_call(call: &hookscope::transcript::ToolCallRecord, depth: usize) {
-    let mark = if call.is_error() { " ✗" } else { "" };
+/// One call of the outline: kind, name, `✗` when it failed, then what the
+/// transcript records hooks did to it (the TUI's marks, for every agent:
+/// `⛔ blocked by hook`, `↻ input rewritten by hook`), its summary and its
+/// `tool_use_id`.
+fn print_call(
+    session: &hookscope::transcript::Session,
+    thread: Option<usize>,
+    call: &hookscope::transcript::ToolCallRecord,
+    depth: usize,
+) {
+    use hookscope::transcript::hook_activity::HookAction;
+    let mut mark = String::from(if call.is_error() { " ✗" } else { "" });
+    let hooks: Vec<HookAction> = session
+        .hooks_of_call(thread, call)
+        .map(|h| h.action)
+        .collect();
+    if hooks.contains(&HookAction::Blocked) {
+        mark.push_str(" ⛔ blocked by hook");
+    }
+    if hooks.contains(&HookAction::Rewrote) {
+        mark.push_str(" ↻ input rewritten by hook");
+    }
     let mut counts = hookscope::redact::Redactions::new();
     let summary = hookscope::redact::redactor()
         .redact(&call.summary(), &mut counts)

@@ -478,7 +478,7 @@ pub fn activity_at<'a>(
             });
         return match call {
             Some(line) => lines
-                .hooks_of_call(line)
+                .hooks_of_call(line, id)
                 .filter(|h| h.event_name() == event)
                 .collect(),
             None => Vec::new(),
@@ -623,17 +623,20 @@ pub struct RuleTally {
 /// The result of running every event of many sessions through a rule set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Backtest {
-    /// Claude Code sessions looked at (skipped ones included).
+    /// Sessions looked at (skipped ones included): those whose hook
+    /// payloads are rebuilt ([`crate::hooks::events::rebuilds`]: Claude
+    /// Code and Droid).
     pub sessions: usize,
     /// Sessions skipped by the prefilters without loading ([`could_match`],
     /// or no candidate line of a [`LineFilter`]).
     pub skipped: usize,
     /// Sessions that could not be read or loaded (left out of the counts).
     pub unreadable: usize,
-    /// Sessions of other agents (Codex) passed in and left out: hook
-    /// payloads follow Claude Code's contract (Codex hooks are issue 10).
+    /// Sessions of agents whose payloads are not rebuilt (Codex,
+    /// OpenCode) passed in and left out, per agent
+    /// ([`Agent::as_str`]: `"codex"` → 1); agents with none are absent.
     /// Not counted in `sessions`.
-    pub codex: usize,
+    pub left_out: BTreeMap<String, usize>,
     /// Events evaluated (payloads of the events the rules name that were
     /// rebuilt: a [`LineFilter`] leaves out the calls no rule can match).
     pub events: usize,
@@ -668,7 +671,9 @@ impl Backtest {
         self.sessions += other.sessions;
         self.skipped += other.skipped;
         self.unreadable += other.unreadable;
-        self.codex += other.codex;
+        for (k, n) in other.left_out {
+            *self.left_out.entry(k).or_default() += n;
+        }
         self.events += other.events;
         for (k, n) in other.combined {
             *self.combined.entry(k).or_default() += n;
@@ -688,10 +693,20 @@ impl Backtest {
     }
 }
 
+/// The call a tool event's payload concerns: its `tool_use_id`, else the
+/// call it was rebuilt for (a Droid payload has no such field,
+/// [`Payload::call_id`]).
+fn call_id_of(p: &Payload) -> Option<&str> {
+    p.json
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .or(p.call_id.as_deref())
+}
+
 /// Whether the transcript shows a hook blocking the call of the tool event
 /// `p` at the time (`None` when `p` is not on a recorded call).
 fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
-    let id = p.json.get("tool_use_id").and_then(Value::as_str)?;
+    let id = call_id_of(p)?;
     let thread = thread_of(session, p);
     let record = match thread.and_then(|i| session.subagents.get(i)) {
         Some(s) => s.tool_calls().find(|r| r.tool_use_id == id),
@@ -806,7 +821,14 @@ fn summary_of(p: &Payload) -> String {
 
 /// Runs every event of `session` named by `rules` through them and tallies
 /// per rule (a [`Backtest`] of one session, not counting it as skipped).
+/// A session whose payloads are not rebuilt (Codex, OpenCode) is only
+/// counted in [`Backtest::left_out`].
 pub fn backtest_session(session: &Session, rules: &RuleSet) -> Backtest {
+    if !crate::hooks::events::rebuilds(session.agent) {
+        let mut bt = Backtest::new(rules);
+        bt.left_out.insert(session.agent.as_str().to_string(), 1);
+        return bt;
+    }
     backtest_calls(session, rules, None)
 }
 
@@ -854,11 +876,7 @@ fn backtest_calls(
             };
             let v = verdict(result).to_string();
             *tally.counts.entry(v.clone()).or_default() += 1;
-            let tool_use_id = p
-                .json
-                .get("tool_use_id")
-                .and_then(Value::as_str)
-                .map(str::to_string);
+            let tool_use_id = call_id_of(&p).map(str::to_string);
             let then = (v == "block").then(|| blocked_then(session, &p)).flatten();
             match then {
                 Some(true) => tally.blocks_then += 1,
@@ -1171,8 +1189,9 @@ pub fn backtest_refs(
     backtest_refs_with(sessions, rules, progress, Prefilter::On)
 }
 
-/// Backtests discovered sessions in parallel (rayon), Claude Code ones only
-/// (hook payloads follow its contract; others are not counted). Each
+/// Backtests discovered sessions in parallel (rayon), those whose hook
+/// payloads are rebuilt only ([`crate::hooks::events::rebuilds`]: Claude
+/// Code and Droid; the others are counted in [`Backtest::left_out`]). Each
 /// session's files (main transcript and subagent files, each at most
 /// [`crate::hooks::events::MAX_FILE_BYTES`]) are first scanned by
 /// [`could_match`]; a session no rule can match is counted in
@@ -1193,7 +1212,7 @@ pub fn backtest_refs_with(
     let done = AtomicUsize::new(0);
     let claude: Vec<&SessionRef> = sessions
         .iter()
-        .filter(|s| s.agent == Agent::ClaudeCode)
+        .filter(|s| crate::hooks::events::rebuilds(s.agent))
         .collect();
     let lines = match prefilter {
         Prefilter::On => LineFilter::new(rules),
@@ -1208,7 +1227,15 @@ pub fn backtest_refs_with(
         })
         .collect();
     let mut total = Backtest::new(rules);
-    total.codex = sessions.len() - claude.len();
+    for s in sessions
+        .iter()
+        .filter(|s| !crate::hooks::events::rebuilds(s.agent))
+    {
+        *total
+            .left_out
+            .entry(s.agent.as_str().to_string())
+            .or_default() += 1;
+    }
     for part in parts {
         total.merge(part);
     }

@@ -56,7 +56,7 @@ transcript itself shows of the hooks that really ran), warnings (the rule set's)
 redactions?} — the object `hookscope replay --json` prints. Give the rules as rules_path (a file) \
 or rules (the TOML text); without either, the payload and the record are returned and rules_note \
 says no rule set is loaded. With all=true (rules needed), backtest the rule set over every session \
-instead: {sessions, skipped, unreadable, codex, events, rules [{id, counts {block, warn, context, \
+instead: {sessions, skipped, unreadable, left_out {agent: n}, events, rules [{id, counts {block, warn, context, \
 allow, rewrite}, examples}], combined, warnings}.";
 
 fn string(description: &str) -> Value {
@@ -200,7 +200,14 @@ pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
     let run = || -> Result<Value, ToolOutput> {
         let obj = object(arguments, &["session", "event", "at"])?;
         let (session, event, at) = target(sessions, &obj)?;
-        let p = payload(&session, event, &at).map_err(invalid)?;
+        // The session's agent decides the dialect: Codex's own builder for
+        // a Codex session (the payload `replay_hook` shows).
+        let p = if session.agent == crate::transcript::Agent::Codex {
+            crate::hooks::codex::payload::payload(&session, event, &at)
+        } else {
+            payload(&session, event, &at)
+        }
+        .map_err(invalid)?;
         let (json, counts) = masked(&p.json);
         Ok(with_redactions(
             json!({

@@ -57,7 +57,8 @@ pub enum OutputMode {
 /// - `since` / `until`: RFC 3339 (`2026-11-29T18:00:00Z`), a date
 ///   (`2026-11-29` = that day's 00:00 UTC), or a span before `now` (`90s`,
 ///   `30m`, `36h`, `2d`, `1w`); `since` is inclusive, `until` exclusive;
-/// - `agent`: one of [`KNOWN_AGENTS`];
+/// - `agent`: one of [`KNOWN_AGENTS`] or an alias ([`crate::transcript::Agent::from_name`]:
+///   `claude`, `cc`, `cx`, `oc`, `factory`, `dr`);
 /// - `limit`: 1..=[`MAX_LIMIT`], default [`DEFAULT_LIMIT`];
 /// - `redact`: default `true`;
 /// - `output_mode`: `"head" | "tail" | "smart"`, default adaptive;
@@ -272,18 +273,10 @@ impl FindParams {
             )));
         }
         let agent = match given(&self.agent) {
-            Some(a) => {
-                let lower = a.to_ascii_lowercase();
-                match KNOWN_AGENTS.iter().find(|k| **k == lower) {
-                    Some(k) => Some(*k),
-                    None => {
-                        return Err(invalid(format!(
-                            "unknown agent {a:?}; known agents: {}",
-                            KNOWN_AGENTS.join(", ")
-                        )));
-                    }
-                }
-            }
+            Some(a) => match a.parse::<crate::transcript::Agent>() {
+                Ok(agent) => Some(agent.as_str()),
+                Err(e) => return Err(invalid(e.to_string())),
+            },
             None => None,
         };
         let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
@@ -613,7 +606,10 @@ mod tests {
         let Err(QueryError::InvalidArgument(m)) = agent.validate(now()) else {
             panic!("expected invalid agent")
         };
-        assert!(m.contains("claude-code, codex, opencode, droid"), "{m}");
+        assert!(
+            m.contains("claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)"),
+            "{m}"
+        );
         let q = FindParams {
             agent: Some("Claude-Code".into()),
             ..base

@@ -67,6 +67,41 @@ impl Agent {
         }
     }
 
+    /// The other names this agent answers to wherever an agent is named
+    /// (`find --agent`, `hooks --agent`, the TUI's `agent:`, MCP's
+    /// `agent`): `claude`/`cc` for Claude Code, `cx` for Codex, `oc` for
+    /// OpenCode, `factory`/`dr` for Droid (`cc`, `cx`, `oc`, `dr` are the
+    /// TUI's narrow agent column).
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Agent::ClaudeCode => &["claude", "cc"],
+            Agent::Codex => &["cx"],
+            Agent::OpenCode => &["oc"],
+            Agent::Droid => &["factory", "dr"],
+        }
+    }
+
+    /// The agent `name` names: its serialized spelling ([`Agent::as_str`])
+    /// or one of its [`Agent::aliases`], ASCII case-insensitive; `None`
+    /// for anything else. The one parser of agent names
+    /// ([`std::str::FromStr`] for [`Agent`] is it with an error).
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| {
+            a.as_str().eq_ignore_ascii_case(name)
+                || a.aliases().iter().any(|x| x.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// Every accepted name for messages:
+    /// `claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)`.
+    pub fn known_names() -> String {
+        Agent::ALL
+            .iter()
+            .map(|a| format!("{} ({})", a.as_str(), a.aliases().join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Whether hookscope can load this agent's transcripts (all four can).
     pub const fn has_loader(self) -> bool {
         matches!(
@@ -76,22 +111,21 @@ impl Agent {
     }
 }
 
-/// An agent name that is not one of [`Agent::NAMES`]. Displays as
-/// `unknown agent "x"; known agents: claude-code, codex, opencode, droid`.
+/// An agent name that is neither one of [`Agent::NAMES`] nor an alias
+/// ([`Agent::aliases`]). Displays as `unknown agent "x"; known agents:
+/// claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown agent {0:?}; known agents: {names}", names = Agent::NAMES.join(", "))]
+#[error("unknown agent {0:?}; known agents: {names}", names = Agent::known_names())]
 pub struct UnknownAgent(pub String);
 
 impl std::str::FromStr for Agent {
     type Err = UnknownAgent;
 
-    /// Parses the serialized spelling (ASCII case-insensitive:
-    /// `Claude-Code` is [`Agent::ClaudeCode`]).
+    /// Parses the serialized spelling or an alias ([`Agent::from_name`];
+    /// ASCII case-insensitive: `Claude-Code` and `CC` are
+    /// [`Agent::ClaudeCode`]).
     fn from_str(s: &str) -> Result<Agent, UnknownAgent> {
-        Agent::ALL
-            .into_iter()
-            .find(|a| a.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownAgent(s.to_string()))
+        Agent::from_name(s).ok_or_else(|| UnknownAgent(s.to_string()))
     }
 }
 
@@ -699,16 +733,23 @@ pub struct LineIndex {
 
 impl LineIndex {
     /// The hook firings that belong to the call whose `tool_use` is on
-    /// `call_line` of this thread (`ToolCallRecord::line`), in order.
-    pub fn hooks_of_call(
-        &self,
+    /// `call_line` of this thread (`ToolCallRecord::line`) and whose id is
+    /// `tool_use_id`, in order. One line may hold several calls (a Droid or
+    /// Claude Code parallel batch in one assistant message), so a firing
+    /// that records a `tool_use_id` (`hookToolCallId`, `toolUseID`) only
+    /// belongs to the call with that id; one without an id goes by line.
+    pub fn hooks_of_call<'a>(
+        &'a self,
         call_line: usize,
-    ) -> impl Iterator<Item = &super::hook_activity::HookActivity> {
+        tool_use_id: &str,
+    ) -> impl Iterator<Item = &'a super::hook_activity::HookActivity> + use<'a> {
+        let tool_use_id = tool_use_id.to_string();
         self.hooks_by_call_line
             .get(&call_line)
             .into_iter()
             .flatten()
             .filter_map(|&i| self.hook_activity.get(i))
+            .filter(move |h| h.tool_use_id.as_deref().is_none_or(|id| id == tool_use_id))
     }
 
     /// The hook firing a source line was merged into, with its index in
@@ -965,7 +1006,8 @@ impl Session {
     }
 
     /// The hook firings of the call `record` of `thread` (by its
-    /// `tool_use` line: ids may repeat), in order.
+    /// `tool_use` line, as ids may repeat, and by its `tool_use_id`, as a
+    /// line may hold several calls), in order.
     pub fn hooks_of_call<'a>(
         &'a self,
         thread: Option<usize>,
@@ -975,7 +1017,7 @@ impl Session {
             Some(s) => &s.lines,
             None => &self.lines,
         };
-        lines.hooks_of_call(record.line)
+        lines.hooks_of_call(record.line, &record.tool_use_id)
     }
 
     /// The file a thread was read from: [`Session::path`] for the main
@@ -1231,12 +1273,21 @@ mod tests {
             );
         }
         assert_eq!("CODEX".parse::<Agent>(), Ok(Agent::Codex));
+        for (name, agent) in [
+            ("claude", Agent::ClaudeCode),
+            ("CC", Agent::ClaudeCode),
+            ("cx", Agent::Codex),
+            ("oc", Agent::OpenCode),
+            ("factory", Agent::Droid),
+            ("dr", Agent::Droid),
+        ] {
+            assert_eq!(name.parse::<Agent>(), Ok(agent), "{name}");
+        }
+        // Prefixes are not names.
+        assert_eq!(Agent::from_name("open"), None);
         assert_eq!(
             "gemini".parse::<Agent>().map_err(|e| e.to_string()),
-            Err(
-                "unknown agent \"gemini\"; known agents: claude-code, codex, opencode, droid"
-                    .into()
-            )
+            Err("unknown agent \"gemini\"; known agents: claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)".into())
         );
     }
 }

@@ -932,7 +932,7 @@ impl ReplayPane {
         match &ctx.rules {
             Rules::None => {
                 out.push(head("Rules"));
-                out.push(dim("no rule set loaded: start with `hookscope --rules FILE [PATH...]` (e.g. assets/rules/example.toml)".into()));
+                out.push(dim("no rule set loaded: start with `hookscope --rules FILE [PATH...]` (write one with `hookscope test --example > rules.toml`)".into()));
             }
             Rules::Failed { path, errors } => {
                 out.push(head(&format!("Rules: {} was refused", path.display())));

@@ -129,8 +129,9 @@ pub fn agent_column(agent: Agent, width: u16) -> &'static str {
 
 /// The words of the session filter that name agents: `agent:NAME` (any
 /// case), where NAME is a prefix of an agent's serialized name or of its
-/// long column name, or its two-letter column name (`agent:claude`,
-/// `agent:cc`, `agent:open`, `agent:droid`; see [`Agent::NAMES`]); several
+/// long column name, its two-letter column name or one of its names
+/// ([`Agent::from_name`]: `agent:claude`, `agent:cc`, `agent:open`,
+/// `agent:factory`; see [`Agent::NAMES`]); several
 /// such words select the union. Returns the agents asked for (`None`: no
 /// `agent:` word, every agent; `Some(empty)`: the words name no agent, no
 /// session) and the rest of the filter, which is fuzzy-matched.
@@ -146,7 +147,8 @@ pub fn split_agent_words(filter: &str) -> (Option<Vec<Agent>>, String) {
                     let long = agent_column(agent, 60).trim_end();
                     let hit = agent.as_str().starts_with(name)
                         || long.starts_with(name)
-                        || agent_column(agent, 0) == name;
+                        || agent_column(agent, 0) == name
+                        || Agent::from_name(name) == Some(agent);
                     if hit && !chosen.contains(&agent) {
                         chosen.push(agent);
                     }

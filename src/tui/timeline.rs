@@ -108,7 +108,7 @@ pub fn hooks_of_item(session: &Session, item: Item) -> Vec<&HookActivity> {
     };
     match event_of(session, item) {
         Some(Event::ToolCall(r)) => thread_lines(session, thread)
-            .hooks_of_call(r.line)
+            .hooks_of_call(r.line, &r.tool_use_id)
             .collect(),
         _ => Vec::new(),
     }
