@@ -2713,3 +2713,128 @@ fn replay_pane_on_a_codex_session_uses_codex_hooks() {
         "{text:?}"
     );
 }
+
+/// A Claude Code session in `dir` with one prompt and `calls` Bash calls
+/// `echo call-<i>` (i from 0), each answered `out <i>`. Returns its path.
+fn many_bash_calls(dir: &std::path::Path, calls: usize) -> String {
+    let id = "22222222-3333-4444-8555-666666666666";
+    let head = serde_json::json!({
+        "type": "user", "uuid": "u0", "parentUuid": null, "sessionId": id,
+        "isSidechain": false, "cwd": "/tmp/long", "timestamp": "2026-11-29T18:00:00.000Z",
+        "message": {"role": "user", "content": "go"}
+    });
+    let mut text = head.to_string() + "\n";
+    let mut parent = "u0".to_string();
+    for i in 0..calls {
+        let (a, r) = (format!("a{i}"), format!("r{i}"));
+        let call = serde_json::json!({
+            "type": "assistant", "uuid": a, "parentUuid": parent, "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/long", "timestamp": "2026-11-29T18:00:01.000Z",
+            "message": {"id": format!("msg_{i}"), "role": "assistant", "model": "claude-test",
+                "content": [{"type": "tool_use", "id": format!("toolu_{i:05}"), "name": "Bash",
+                    "input": {"command": format!("echo call-{i}")}}]}
+        });
+        let result = serde_json::json!({
+            "type": "user", "uuid": r, "parentUuid": a, "sessionId": id,
+            "isSidechain": false, "cwd": "/tmp/long", "timestamp": "2026-11-29T18:00:02.000Z",
+            "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": format!("toolu_{i:05}"),
+                 "content": format!("out {i}")}
+            ]}
+        });
+        text.push_str(&format!("{call}\n{result}\n"));
+        parent = r;
+    }
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, text).expect("write the session");
+    path.to_string_lossy().into_owned()
+}
+
+/// A Timeline of 5,001 rows (a turn and 5,000 calls): End selects the last
+/// call, which is drawn selected on the pane's last row, the rows above it
+/// the calls before it; only the rows on screen are built
+/// (`timeline::window`).
+#[test]
+fn a_long_timeline_shows_its_last_call_selected() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = many_bash_calls(dir.path(), 5_000);
+    let mut app = opened(&path);
+    assert_eq!(app.timeline.rows(&app.ctx).len(), 5_001);
+    render(&mut app, 160, 48);
+    key(&mut app, KeyCode::End);
+    let screen = render(&mut app, 160, 48);
+    let call = app
+        .timeline
+        .selected_call(&app.ctx)
+        .expect("a call selected");
+    assert_eq!(call.tool_use_id, "toolu_04999");
+    // The Timeline's rows: between its top and bottom borders.
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("Bash echo call-"))
+        .collect();
+    let last = rows.last().expect("call rows drawn");
+    assert!(last.contains("▶  bash  Bash echo call-4999"), "{last}");
+    assert!(last.contains("Bash echo call-4999"), "{last}");
+    let before = rows[rows.len() - 2];
+    assert!(before.contains("Bash echo call-4998"), "{before}");
+    // The window the list is built from: the selection on the last row.
+    assert_eq!(
+        super::timeline::window(20_001, 0, Some(20_000), 44),
+        (19_957, 20_001)
+    );
+}
+
+#[test]
+fn timeline_window_scrolls_the_least_that_shows_the_selection() {
+    use super::timeline::window;
+    assert_eq!(window(0, 5, None, 10), (0, 0));
+    assert_eq!(window(100, 0, Some(3), 10), (0, 10));
+    assert_eq!(window(100, 0, Some(10), 10), (1, 11));
+    assert_eq!(window(100, 50, Some(20), 10), (20, 30));
+    assert_eq!(window(100, 95, None, 10), (95, 100));
+    assert_eq!(window(100, 500, Some(99), 10), (99, 100));
+    assert_eq!(window(5, 0, Some(4), 0), (4, 5));
+}
+
+/// A 10 MB output in Detail: the built lines stay bounded, End scrolls to
+/// the last built row, and the pane's last visible line is the one that
+/// says how much more there is (the rest is never wrapped or drawn).
+#[test]
+fn a_10_mb_output_scrolls_to_its_end() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let line = "z".repeat(49);
+    let output = format!("{line}\n").repeat(200_000);
+    let path = one_bash_call(dir.path(), "yes | head", &output);
+    let mut app = detail_of_bash(&path);
+    render(&mut app, 160, 48);
+    key(&mut app, KeyCode::End);
+    let screen = render(&mut app, 160, 48);
+    // The pane's last row (above its bottom border) is the note.
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("press o to show more"))
+        .expect("the note is on screen");
+    assert!(
+        lines[at].contains("… 198000 more lines (9.4 MiB) — press o to show more"),
+        "{}",
+        lines[at]
+    );
+    assert!(
+        lines[at + 1].contains("┗") || lines[at + 1].contains("└"),
+        "{}",
+        lines[at + 1]
+    );
+    assert!(lines[at - 1].contains(&line), "{}", lines[at - 1]);
+    let built = app.detail.lines();
+    assert_eq!(
+        super::widgets::text::line_text(&built[built.len() - 1]),
+        "… 198000 more lines (9.4 MiB) — press o to show more"
+    );
+    assert_eq!(
+        super::widgets::text::line_text(&built[built.len() - 2]),
+        line
+    );
+    assert!(built.len() < 2_100, "{} rows built", built.len());
+}

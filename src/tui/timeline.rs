@@ -983,7 +983,14 @@ impl Component for TimelinePane {
             frame.render_widget(message(text, theme.dim()), area);
             return;
         }
-        let items: Vec<ListItem> = rows
+        // Only the rows on screen are built (a session of 43k calls has
+        // 43k+ rows): the window ratatui's `List` would show from
+        // `self.offset` with the selection kept in view (rows are one line
+        // high), passed to it from its first row.
+        let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
+        let height = usize::from(area.height.saturating_sub(2));
+        let (first, end) = window(rows.len(), self.offset, selected, height);
+        let items: Vec<ListItem> = rows[first..end]
             .iter()
             .map(|r| {
                 ListItem::new(row_line(
@@ -996,15 +1003,33 @@ impl Component for TimelinePane {
                 ))
             })
             .collect();
-        let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
         let mut state = ListState::default()
-            .with_offset(self.offset)
-            .with_selected(selected);
+            .with_offset(0)
+            .with_selected(selected.map(|s| s - first));
         let list = List::new(items)
             .block(block)
             .highlight_style(theme.selected(focused));
         frame.render_stateful_widget(list, area, &mut state);
     }
+}
+
+/// The rows `first..end` of `len` one-line rows that a list `height` rows
+/// high shows from `offset` with row `selected` kept in view (as ratatui's
+/// `List` scrolls: the least that brings the selection in).
+pub fn window(len: usize, offset: usize, selected: Option<usize>, height: usize) -> (usize, usize) {
+    if len == 0 {
+        return (0, 0);
+    }
+    let height = height.max(1);
+    let mut first = offset.min(len - 1);
+    if let Some(sel) = selected.map(|s| s.min(len - 1)) {
+        if sel < first {
+            first = sel;
+        } else if sel >= first + height {
+            first = sel + 1 - height;
+        }
+    }
+    (first, (first + height).min(len))
 }
 
 /// An API error's timeline text: `API error: <text>`, the prefix left out
