@@ -694,6 +694,8 @@ fn sessions_on_an_empty_folder_says_zero() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
         "0 sessions found under the given paths"
+    );
+}
 
 /// On the command line the name-filter errors name the flags (MCP keeps
 /// its parameter names, `tests/mcp.rs`).
