@@ -197,7 +197,11 @@ fn main() {
         Some(Command::Hooks(args)) => cli::hooks::run(&args),
         Some(Command::Tail(args)) => cli::tail::run(&args),
         None if args.bench_probe.is_some() => {
-            match tui::bench_probe(&args.paths, args.bench_probe.as_deref().unwrap_or_default()) {
+            match tui::bench_probe(
+                &args.paths,
+                args.bench_probe.as_deref().unwrap_or_default(),
+                args.no_index,
+            ) {
                 Ok([frame, list, calls]) => println!("{frame:.1} {list:.1} {calls:.1}"),
                 Err(e) => cli::fail(format!("{e:#}")),
             }
@@ -207,7 +211,12 @@ fn main() {
             Err(e) => cli::fail(format!("{e:#}")),
         },
         None => {
-            if let Err(e) = tui::run(&args.paths, args.rules.as_deref(), &args.settings) {
+            if let Err(e) = tui::run(
+                &args.paths,
+                args.rules.as_deref(),
+                &args.settings,
+                args.no_index,
+            ) {
                 cli::fail(format!("{e:#}"))
             }
         }
