@@ -181,7 +181,7 @@ fn main() {
             input,
             strict,
         }) => cli::call::run(&name, input.as_deref(), strict),
-        Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
+        Some(Command::Mcp { paths }) => cli::mcp::run(&paths, args.no_index),
         Some(Command::Find(find)) => cli::find::run_args(&find, args.no_index),
         Some(Command::Test {
             rules,
