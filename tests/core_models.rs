@@ -536,6 +536,40 @@ mod session_cache {
         assert_eq!(cache.paths().len(), 1);
     }
 
+    /// One OpenCode database holds many sessions under one path: each is
+    /// its own entry (before, the first one parsed was handed out for every
+    /// session of the database, and the Calls view and the MCP server lost
+    /// or repeated calls).
+    #[test]
+    fn sessions_sharing_a_database_are_kept_apart() {
+        let corpus = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/real-opencode-1.18.33"
+        ));
+        let found = hookscope::transcript::discover(&[corpus]).expect("corpus");
+        let db: Vec<&SessionRef> = found
+            .sessions
+            .iter()
+            .filter(|s| s.path.extension().is_some_and(|e| e == "db"))
+            .collect();
+        let same_file: Vec<&&SessionRef> = db.iter().filter(|s| s.path == db[0].path).collect();
+        assert!(
+            same_file.len() >= 2,
+            "{} sessions in one database",
+            same_file.len()
+        );
+        let cache = SessionCache::new(1 << 30);
+        for s in &same_file {
+            let got = cache.get(s).expect("loads");
+            assert_eq!(got.id, s.id);
+            assert_eq!(got.turns.len(), load(s).expect("loads").turns.len());
+        }
+        // Asked again, each comes from the cache, still its own.
+        for s in &same_file {
+            assert_eq!(cache.get(s).expect("cached").id, s.id);
+        }
+    }
+
     #[test]
     fn least_recently_used_is_evicted_within_the_budget() {
         let dir = tempfile::tempdir().expect("a temp dir");

@@ -209,13 +209,18 @@ struct Entry {
 struct Inner {
     used: usize,
     clock: u64,
-    entries: HashMap<PathBuf, Entry>,
-    /// `last_used` → main transcript path, oldest first.
-    order: BTreeMap<u64, PathBuf>,
+    /// By main transcript path and session id: one OpenCode database holds
+    /// many sessions under one path.
+    entries: HashMap<Key, Entry>,
+    /// `last_used` → entry key, oldest first.
+    order: BTreeMap<u64, Key>,
 }
 
+/// An entry's key: main transcript path and session id.
+type Key = (PathBuf, String);
+
 impl Inner {
-    fn touch(&mut self, path: &PathBuf) {
+    fn touch(&mut self, path: &Key) {
         self.clock += 1;
         let now = self.clock;
         if let Some(entry) = self.entries.get_mut(path) {
@@ -225,7 +230,7 @@ impl Inner {
         }
     }
 
-    fn remove(&mut self, path: &PathBuf) {
+    fn remove(&mut self, path: &Key) {
         if let Some(entry) = self.entries.remove(path) {
             self.order.remove(&entry.last_used);
             self.used = self.used.saturating_sub(entry.size);
@@ -263,12 +268,13 @@ impl SessionCache {
     /// ([`super::LoadError`] as text), as `query::LoadedSession` wants.
     pub fn get(&self, session: &SessionRef) -> Result<Arc<Session>, String> {
         let stamp = stamp(session);
+        let key: Key = (session.path.clone(), session.id.clone());
         if let Ok(mut inner) = self.inner.lock()
-            && let Some(entry) = inner.entries.get(&session.path)
+            && let Some(entry) = inner.entries.get(&key)
             && entry.stamp == stamp
         {
             let found = Arc::clone(&entry.session);
-            inner.touch(&session.path);
+            inner.touch(&key);
             return Ok(found);
         }
         let loaded = super::load(session)
@@ -277,7 +283,7 @@ impl SessionCache {
         let size = estimated_size(&loaded);
         if let Ok(mut inner) = self.inner.lock() {
             // A changed session's old parse goes first.
-            inner.remove(&session.path);
+            inner.remove(&key);
             if size <= self.budget {
                 while inner.used + size > self.budget {
                     let Some((_, oldest)) = inner.order.pop_first() else {
@@ -287,7 +293,7 @@ impl SessionCache {
                 }
                 inner.used += size;
                 inner.entries.insert(
-                    session.path.clone(),
+                    key.clone(),
                     Entry {
                         stamp,
                         session: Arc::clone(&loaded),
@@ -295,7 +301,7 @@ impl SessionCache {
                         last_used: 0,
                     },
                 );
-                inner.touch(&session.path);
+                inner.touch(&key);
             }
         }
         Ok(loaded)
@@ -315,7 +321,7 @@ impl SessionCache {
     pub fn paths(&self) -> Vec<PathBuf> {
         self.inner
             .lock()
-            .map(|i| i.order.values().cloned().collect())
+            .map(|i| i.order.values().map(|(path, _)| path.clone()).collect())
             .unwrap_or_default()
     }
 }
