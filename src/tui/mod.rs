@@ -35,6 +35,8 @@ pub mod worker;
 #[cfg(test)]
 mod hook_tests;
 #[cfg(test)]
+mod index_tests;
+#[cfg(test)]
 mod live_tests;
 #[cfg(test)]
 mod tests;
@@ -238,6 +240,17 @@ pub fn start(
     for line in notices {
         app.ctx.say(line);
     }
+    start_with(app, refs, index, tx)
+}
+
+/// [`start`] with the index given (`None`: without one); tests pass one
+/// opened in a temporary folder.
+pub fn start_with(
+    app: &mut App,
+    refs: &[hookscope::transcript::SessionRef],
+    index: Option<hookscope::index::Index>,
+    tx: &mpsc::Sender<worker::Msg>,
+) -> worker::Queries {
     let Some(index) = index else {
         worker::spawn_summaries(refs.to_vec(), tx.clone());
         return worker::spawn_queries(refs.to_vec(), tx.clone());
