@@ -783,6 +783,13 @@ impl App {
         let Some(entry) = self.ctx.sessions.get_mut(index) else {
             return;
         };
+        if entry.summary.is_some() || entry.error.is_some() {
+            // Summarized again (its files changed): its old diagnostics go.
+            let sref = &entry.sref;
+            self.ctx
+                .diagnostics
+                .retain(|d| d.path != sref.path && !sref.subagent_files.contains(&d.path));
+        }
         match result {
             Ok((summary, diags)) => {
                 entry.summary = Some(summary);

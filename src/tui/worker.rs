@@ -269,6 +269,13 @@ pub fn spawn_index_sync(
             let Ok(mut index) = shared.lock() else {
                 break;
             };
+            // Fresh sessions are on screen already: only those that changed
+            // since are sent again.
+            let before = if fresh_chunk {
+                index.current(&refs)
+            } else {
+                Vec::new()
+            };
             let base = done;
             let mut progress = |p: Progress| {
                 if !fresh_chunk {
@@ -279,13 +286,14 @@ pub fn spawn_index_sync(
             if !fresh_chunk {
                 done += chunk.len();
             }
-            // Fresh sessions are on screen already, unless one changed since.
             if !fresh_chunk || synced.stats.indexed > 0 {
                 let items = index
                     .summaries(&refs, synced)
                     .into_iter()
                     .zip(chunk)
-                    .map(|(r, &i)| (i, r.map_err(|e| e.to_string())))
+                    .enumerate()
+                    .filter(|(k, _)| !before.get(*k).copied().unwrap_or(false))
+                    .map(|(_, (r, &i))| (i, r.map_err(|e| e.to_string())))
                     .collect();
                 let _ = tx.send(Msg::Summaries {
                     items,
