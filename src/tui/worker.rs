@@ -221,7 +221,8 @@ const SYNC_CHUNK: usize = 64;
 /// The index side of the TUI's start, on a background thread: `fresh[i]`
 /// says session `i`'s summary was shown from the index already
 /// ([`Index::fresh_summaries`]). Sessions that cannot be indexed are
-/// summarized as without an index ([`Msg::Summary`] each, in parallel).
+/// loaded as without an index, in parallel, and sent in batches
+/// ([`Msg::Summaries`], one list refresh each).
 /// The others are synced: first the changed and new ones in chunks of
 /// [`SYNC_CHUNK`], with [`Msg::Indexing`] progress and a
 /// [`Msg::Summaries`] per chunk, then the fresh ones (nothing is read
@@ -242,9 +243,37 @@ pub fn spawn_index_sync(
         let loader = {
             let tx = tx.clone();
             thread::spawn(move || {
-                others.par_iter().for_each_with(tx, |tx, (i, s)| {
-                    let _ = tx.send(summary_msg(*i, s));
-                });
+                // In batches: one list refresh per batch, not per session.
+                for batch in others.chunks(SYNC_CHUNK) {
+                    let done: Vec<(usize, SummaryItem, Vec<String>)> = batch
+                        .par_iter()
+                        .filter_map(|(i, s)| match summary_msg(*i, s) {
+                            Msg::Summary {
+                                index,
+                                result,
+                                tool_names,
+                            } => Some((index, result, tool_names)),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut names = Vec::new();
+                    let items = done
+                        .into_iter()
+                        .map(|(i, r, n)| {
+                            names.extend(n);
+                            (i, r)
+                        })
+                        .collect();
+                    if tx
+                        .send(Msg::Summaries {
+                            items,
+                            tool_names: names,
+                        })
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
             })
         };
         let is_fresh = |i: usize| fresh.get(i).copied().unwrap_or(false);
