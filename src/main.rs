@@ -181,7 +181,7 @@ fn main() {
             input,
             strict,
         }) => cli::call::run(&name, input.as_deref(), strict),
-        Some(Command::Mcp { paths }) => cli::mcp::run(&paths),
+        Some(Command::Mcp { paths }) => cli::mcp::run(&paths, args.no_index),
         Some(Command::Find(find)) => cli::find::run_args(&find, args.no_index),
         Some(Command::Test {
             rules,
@@ -197,7 +197,11 @@ fn main() {
         Some(Command::Hooks(args)) => cli::hooks::run(&args),
         Some(Command::Tail(args)) => cli::tail::run(&args),
         None if args.bench_probe.is_some() => {
-            match tui::bench_probe(&args.paths, args.bench_probe.as_deref().unwrap_or_default()) {
+            match tui::bench_probe(
+                &args.paths,
+                args.bench_probe.as_deref().unwrap_or_default(),
+                args.no_index,
+            ) {
                 Ok([frame, list, calls]) => println!("{frame:.1} {list:.1} {calls:.1}"),
                 Err(e) => cli::fail(format!("{e:#}")),
             }
@@ -210,7 +214,12 @@ fn main() {
             if let Some(hint) = subcommand_typo(&args.paths) {
                 cli::fail(hint);
             }
-            if let Err(e) = tui::run(&args.paths, args.rules.as_deref(), &args.settings) {
+            if let Err(e) = tui::run(
+                &args.paths,
+                args.rules.as_deref(),
+                &args.settings,
+                args.no_index,
+            ) {
                 cli::fail(format!("{e:#}"))
             }
         }

@@ -13,6 +13,8 @@ fn corpus(sub: &str) -> PathBuf {
 
 fn hookscope() -> Command {
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // The index is not the subject here: nothing written to ~/.cache.
+    cmd.env("HOOKSCOPE_NO_INDEX", "1");
     // Never fall back to the user's own ~/.claude or ~/.codex.
     cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
     cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");

@@ -636,6 +636,8 @@ fn prefilter_is_sound_over_corpus_windows() {
 
 fn hookscope() -> Command {
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // The index is not the subject here: nothing written to ~/.cache.
+    cmd.env("HOOKSCOPE_NO_INDEX", "1");
     cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
     cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
     cmd
@@ -717,6 +719,7 @@ fn cli_sessions_finds_codex_home() {
     std::fs::copy(&src, day.join(name)).expect("copy");
     let out = Command::cargo_bin("hookscope")
         .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test")
         .env("CODEX_HOME", home.path())
         .args(["sessions", "--json"])
@@ -944,6 +947,7 @@ fn archived_sessions_are_a_default_root() {
     std::fs::copy(corpus().join(REAL_171), archived.join(name)).expect("copy");
     let out = Command::cargo_bin("hookscope")
         .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .args(["sessions", "--json"])
         .env("HOME", home.path())
         .env("CODEX_HOME", &codex_home)

@@ -653,6 +653,7 @@ fn cli_lists_the_fork_under_its_parent() {
     write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
     let out = Command::cargo_bin("hookscope")
         .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .env("HOME", "/nonexistent-hookscope-test")
         .args(["sessions", "--json"])
         .arg(dir.path())
@@ -766,6 +767,7 @@ fn show_names_the_fork_under_its_parent() {
     write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
     let out = Command::cargo_bin("hookscope")
         .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .env("HOME", "/nonexistent-hookscope-test")
         .args(["show", "01a2287a"])
         .arg(dir.path())

@@ -19,6 +19,7 @@ fn capture(name: &str) -> PathBuf {
 fn hookscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("hookscope")
         .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .args(args)
         .output()
         .expect("run");

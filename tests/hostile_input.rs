@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 
 fn hookscope() -> Command {
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // The index is not the subject here: nothing written to ~/.cache.
+    cmd.env("HOOKSCOPE_NO_INDEX", "1");
     cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
     cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
     cmd.timeout(Duration::from_secs(20));

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 /// How long the whole conversation may take before the child is killed.
-const DEADLINE: Duration = Duration::from_secs(20);
+const DEADLINE: Duration = Duration::from_secs(120);
 
 /// A running `hookscope mcp` with a reader thread on its stdout.
 struct Server {
@@ -20,9 +20,24 @@ struct Server {
 }
 
 impl Server {
+    /// `hookscope mcp` on `../shared/corpus/{corpus}`, without the index
+    /// (`HOOKSCOPE_NO_INDEX=1`: nothing is written to the user's cache).
     fn start(corpus: &str) -> Server {
+        Server::start_with(corpus, None)
+    }
+
+    /// As [`Server::start`]; with `cache`, the server keeps its index in
+    /// `cache/hookscope` (`XDG_CACHE_HOME`).
+    fn start_with(corpus: &str, cache: Option<&std::path::Path>) -> Server {
         let path = format!("{}/../shared/corpus/{corpus}", env!("CARGO_MANIFEST_DIR"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookscope"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookscope"));
+        match cache {
+            Some(cache) => command
+                .env("XDG_CACHE_HOME", cache)
+                .env_remove("HOOKSCOPE_NO_INDEX"),
+            None => command.env("HOOKSCOPE_NO_INDEX", "1"),
+        };
+        let mut child = command
             .args(["mcp", &path])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -129,6 +144,21 @@ fn answer(result: &Value) -> Value {
     let value: Value = serde_json::from_str(text).expect("text content is JSON");
     assert_eq!(result["structuredContent"], value);
     value
+}
+
+/// The MCP handshake: `initialize`, then `notifications/initialized`.
+fn initialize(server: &mut Server) {
+    let init = server.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "hookscope-test", "version": "0"}
+        }),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "hookscope", "{init}");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 }
 
 #[test]
@@ -354,6 +384,7 @@ fn run_piped(path: &str, lines: &[String]) -> Vec<Value> {
     input.push('\n');
     // A hang guard, not a timing: a server that never exits is killed.
     let output = assert_cmd::Command::new(env!("CARGO_BIN_EXE_hookscope"))
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .args(["mcp", path])
         .write_stdin(input)
         .timeout(Duration::from_secs(300))
@@ -480,6 +511,7 @@ fn malformed_lines_get_jsonrpc_errors() {
 #[test]
 fn a_missing_path_fails_at_start_on_stderr() {
     let output = Command::new(env!("CARGO_BIN_EXE_hookscope"))
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .args(["mcp", "/nonexistent/hookscope-mcp-test"])
         .stdin(Stdio::null())
         .output()
@@ -621,4 +653,40 @@ fn hook_payload_of_a_codex_session() {
     assert_eq!(p["payload"]["tool_name"], "Bash");
     assert_eq!(p["payload"]["tool_input"], json!({"command": "ls -la"}));
     assert_eq!(p["payload"]["tool_use_id"], "call_mtfuaxdyo8h2rjg7kvpu3863");
+}
+
+/// issue 11 §1: with the persisted index, `find_tool_calls` gives exactly
+/// what it gives without it, on the whole shared corpus (every agent), for
+/// a name filter, an error filter, an input text filter and a limit that
+/// cuts; first on a cold index (built by the first call), then warm.
+#[test]
+fn find_tool_calls_is_the_same_with_and_without_the_index() {
+    let calls = [
+        json!({"tool_name": "Bash", "limit": 10000}),
+        json!({"tool_name_pattern": "", "is_error": true, "limit": 10000}),
+        json!({"tool_name": "Bash", "input_contains": "git", "limit": 10000}),
+        json!({"tool_name_pattern": "", "limit": 7}),
+    ];
+    let mut plain = Server::start_with(".", None);
+    initialize(&mut plain);
+    let expected: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, args)| answer(&plain.call(10 + i as u64, args.clone())))
+        .collect();
+    drop(plain);
+    // The corpus's recount: 45 Bash calls in real-cc-2.1.332 alone, so the
+    // whole corpus has more; the cut at 7 says how many matched.
+    assert!(expected[0]["records"].as_array().map_or(0, Vec::len) > 45);
+    assert_eq!(expected[3]["records"].as_array().map(Vec::len), Some(7));
+    let cache = tempfile::tempdir().expect("tempdir");
+    for round in ["cold", "warm"] {
+        let mut indexed = Server::start_with(".", Some(cache.path()));
+        initialize(&mut indexed);
+        for (i, args) in calls.iter().enumerate() {
+            let got = answer(&indexed.call(10 + i as u64, args.clone()));
+            assert_eq!(got, expected[i], "{round} index, arguments {args}");
+        }
+    }
+    assert!(cache.path().join("hookscope/index.sqlite").is_file());
 }

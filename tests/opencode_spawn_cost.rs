@@ -15,6 +15,8 @@ fn find(extra: &[&str]) -> Vec<Value> {
         "/../shared/corpus/real-opencode-1.18.33/data/opencode.db"
     );
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // The index is not the subject here: nothing written to ~/.cache.
+    cmd.env("HOOKSCOPE_NO_INDEX", "1");
     cmd.env("HOME", "/nonexistent-hookscope-test");
     cmd.args(["find", "--tool-name", "task", "--json", db]);
     cmd.args(extra);

@@ -296,6 +296,7 @@ fn a_deeply_nested_valid_input_is_digested_and_found() {
     assert_eq!(call.digest().map(|d| d.len()), Some(64));
     let out = assert_cmd::Command::cargo_bin("hookscope")
         .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
         .env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test")
         .env("CODEX_HOME", "/nonexistent-hookscope-test")
         .timeout(std::time::Duration::from_secs(20))

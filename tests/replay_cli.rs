@@ -10,7 +10,10 @@ const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home
 const EXAMPLE: &str = "assets/rules/example.toml";
 
 fn hookscope() -> Command {
-    Command::cargo_bin("hookscope").expect("binary")
+    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // The index is not the subject here: nothing written to ~/.cache.
+    cmd.env("HOOKSCOPE_NO_INDEX", "1");
+    cmd
 }
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {

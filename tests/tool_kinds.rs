@@ -11,6 +11,8 @@ use serde_json::Value;
 
 fn hookscope() -> Command {
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    // The index is not the subject here: nothing written to ~/.cache.
+    cmd.env("HOOKSCOPE_NO_INDEX", "1");
     // Never fall back to the user's own agent folders.
     cmd.env("HOME", "/nonexistent-hookscope-test");
     cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");

@@ -37,8 +37,14 @@ use super::fail;
 /// Runs the server until the client closes stdin and every request read
 /// has been answered. Exits 2 on a bad PATH or when the runtime cannot
 /// start, 1 when the session ends with an error.
-pub fn run(paths: &[PathBuf]) {
-    let source = SessionSource::new(paths).unwrap_or_else(|e| fail(e));
+///
+/// `find_tool_calls` answers from the persisted index ([`super::index`])
+/// unless `no_index` (`--no-index`, `HOOKSCOPE_NO_INDEX=1`).
+pub fn run(paths: &[PathBuf], no_index: bool) {
+    let mut source = SessionSource::new(paths).unwrap_or_else(|e| fail(e));
+    if let Some(index) = super::index::open(no_index) {
+        source = source.with_index(index);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

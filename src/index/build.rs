@@ -82,11 +82,11 @@ pub struct Synced {
 }
 
 /// The identity stored for a session.
-struct Stored {
-    size: u64,
-    mtime_ns: Option<i64>,
+pub(super) struct Stored {
+    pub(super) size: u64,
+    pub(super) mtime_ns: Option<i64>,
     tail_hash: Option<Vec<u8>>,
-    deps: String,
+    pub(super) deps: String,
 }
 
 /// What to do with one session.
@@ -99,14 +99,14 @@ enum Plan {
 
 /// Nanoseconds since the epoch of a modification time (`None` before 1970 or
 /// unknown).
-fn mtime_ns(t: Option<std::time::SystemTime>) -> Option<i64> {
+pub(super) fn mtime_ns(t: Option<std::time::SystemTime>) -> Option<i64> {
     t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .and_then(|d| i64::try_from(d.as_nanos()).ok())
 }
 
 /// Whether this session's files can all be named, so an unchanged stamp
 /// proves unchanged content (see the module doc of [`super`]).
-fn indexable(session: &SessionRef) -> bool {
+pub fn indexable(session: &SessionRef) -> bool {
     match session.agent {
         Agent::ClaudeCode | Agent::Codex => true,
         Agent::OpenCode => session.path.extension().is_none_or(|e| e != "json"),
@@ -132,7 +132,7 @@ fn dep_files(session: &SessionRef) -> Vec<PathBuf> {
 }
 
 /// `path<TAB>size<TAB>mtime_ns` per dependency (`-` when absent), one a line.
-fn deps_stamp(session: &SessionRef) -> String {
+pub(super) fn deps_stamp(session: &SessionRef) -> String {
     let mut out = String::new();
     for f in dep_files(session) {
         out.push_str(&f.to_string_lossy());
@@ -469,7 +469,7 @@ impl Index {
     }
 
     /// Every stored session identity.
-    fn stored(&self) -> rusqlite::Result<HashMap<(Vec<u8>, String), Stored>> {
+    pub(super) fn stored(&self) -> rusqlite::Result<HashMap<(Vec<u8>, String), Stored>> {
         let mut stmt = self
             .conn
             .prepare("SELECT path, id, size, mtime_ns, tail_hash, deps FROM sessions")?;

@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::Connection;
 
-pub use build::{Progress, SyncStats, Synced};
+pub use build::{Progress, State, SyncStats, Synced, indexable};
 
 /// The index file's name inside its folder.
 pub const FILE_NAME: &str = "index.sqlite";

@@ -113,6 +113,78 @@ impl Index {
             .collect()
     }
 
+    /// Per session of `sessions` (in order), its stored summary and
+    /// diagnostics when its rows are current *now*: the session is indexable
+    /// and its main file's size and mtime and its other files' stamps equal
+    /// the stored ones (what [`Index::sync`] would reuse), else `None`.
+    /// Reads no transcript byte and writes nothing, so a caller can show
+    /// these at once and sync the rest later (the TUI's start, issue 11 §1).
+    pub fn fresh_summaries(
+        &self,
+        sessions: &[SessionRef],
+    ) -> Vec<Option<(SessionSummary, Vec<Diagnostic>)>> {
+        let none = || sessions.iter().map(|_| None).collect();
+        let fresh = self.current(sessions);
+        if !fresh.contains(&true) {
+            return none();
+        }
+        let (Ok(rows), Ok(diags)) = (self.summary_rows(), self.diagnostic_rows()) else {
+            return none();
+        };
+        sessions
+            .iter()
+            .zip(fresh)
+            .map(|(s, fresh)| {
+                if !fresh {
+                    return None;
+                }
+                let key = (path_bytes(&s.path), s.id.clone());
+                // A key given twice (same file and id) gets a copy.
+                let mut summary = rows.get(&key).cloned()?;
+                summary.path = s.path.clone();
+                let d = diags.get(&key).cloned().unwrap_or_default();
+                Some((summary, d))
+            })
+            .collect()
+    }
+
+    /// Per session of `sessions` (in order), whether its rows are current
+    /// now: it is indexable, and its stored main-file size and mtime equal
+    /// the [`SessionRef`]'s and its other files' stamps equal the stored ones
+    /// (what [`Index::sync`] would reuse without reading). All `false` when
+    /// the index cannot be read.
+    pub fn current(&self, sessions: &[SessionRef]) -> Vec<bool> {
+        let Ok(stored) = self.stored() else {
+            return vec![false; sessions.len()];
+        };
+        sessions
+            .iter()
+            .map(|s| {
+                super::build::indexable(s)
+                    && stored
+                        .get(&(path_bytes(&s.path), s.id.clone()))
+                        .is_some_and(|old| {
+                            old.size == s.size
+                                && old.mtime_ns == super::build::mtime_ns(s.modified)
+                                && old.deps == super::build::deps_stamp(s)
+                        })
+            })
+            .collect()
+    }
+
+    /// Every distinct tool name of the indexed calls, sorted (the TUI's
+    /// Calls-filter completion).
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn tool_names(&self) -> rusqlite::Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT name FROM calls ORDER BY name")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    }
+
     fn summary_rows(&self) -> rusqlite::Result<HashMap<Key, SessionSummary>> {
         let mut stmt = self.conn.prepare(
             "SELECT path, id, agent, cwd, title, first_prompt, started, ended, version,

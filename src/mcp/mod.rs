@@ -13,17 +13,21 @@
 //! discovery is a directory walk (no file is read), so new sessions show up
 //! without a restart at a cost far below the query's own. Parsed sessions
 //! are kept between calls in the source's [`SessionCache`]
-//! (`transcript::cache`), re-parsed when their files change.
+//! (`transcript::cache`), re-parsed when their files change. With the
+//! persisted index ([`SessionSource::with_index`], the server's default
+//! unless `--no-index`), each `find_tool_calls` syncs it and loads only the
+//! sessions it says can hold a match, as `hookscope find` does.
 
 pub mod hooks;
 pub mod lines;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
+use crate::index::Index;
 use crate::query::{
     self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, LoadedSession, MAX_LIMIT, QueryError,
 };
@@ -222,10 +226,23 @@ pub fn input_schema() -> Map<String, Value> {
 /// Where the server finds sessions: the PATHs given on the command line, or
 /// the default roots when there are none; and the sessions parsed so far
 /// (a [`SessionCache`] of [`DEFAULT_BUDGET`], shared by clones).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SessionSource {
     paths: Vec<PathBuf>,
     cache: Arc<SessionCache>,
+    /// The persisted index, when the server keeps one
+    /// ([`SessionSource::with_index`]).
+    index: Option<Arc<Mutex<Index>>>,
+}
+
+impl std::fmt::Debug for SessionSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionSource")
+            .field("paths", &self.paths)
+            .field("cache", &self.cache)
+            .field("index", &self.index.is_some())
+            .finish()
+    }
 }
 
 impl SessionSource {
@@ -240,7 +257,19 @@ impl SessionSource {
         Ok(SessionSource {
             paths: paths.to_vec(),
             cache: Arc::new(SessionCache::new(DEFAULT_BUDGET)),
+            index: None,
         })
+    }
+
+    /// The source with a persisted index (issue 11 §1): each
+    /// `find_tool_calls` then syncs it with the sessions discovered and loads
+    /// only the sessions it says can hold a match
+    /// ([`find_tool_calls_indexed`]); the records are the same.
+    pub fn with_index(self, index: Index) -> SessionSource {
+        SessionSource {
+            index: Some(Arc::new(Mutex::new(index))),
+            ..self
+        }
     }
 
     /// The parsed sessions kept between calls.
@@ -318,6 +347,35 @@ pub fn find_tool_calls_with(
     let found = FindParams::from_json(arguments)
         .and_then(|params| params.validate(now))
         .and_then(|query| query::find_with_loader(sessions, &query, loader));
+    output(found)
+}
+
+/// [`find_tool_calls_with`] answered as the CLI's `find` answers from the
+/// index: `index` is synced with `sessions` ([`Index::sync`]; a cold index
+/// is built here), then only the sessions its verdicts keep
+/// ([`Index::verdicts`]) are loaded through `loader`
+/// ([`query::find_with_verdicts`]). The result equals
+/// [`find_tool_calls_with`]'s, `limit` cap (`MAX_LIMIT`) and `matched`
+/// included.
+pub fn find_tool_calls_indexed(
+    sessions: &[SessionRef],
+    arguments: &Value,
+    now: DateTime<Utc>,
+    index: &mut Index,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> ToolOutput {
+    let found = FindParams::from_json(arguments)
+        .and_then(|params| params.validate(now))
+        .and_then(|query| {
+            let synced = index.sync(sessions, &mut |_| {});
+            let verdicts = index.verdicts(sessions, &synced, &query);
+            query::find_with_verdicts(sessions, &query, &verdicts, loader)
+        });
+    output(found)
+}
+
+/// The tool's answer to a query's outcome.
+fn output(found: Result<query::FindResult, QueryError>) -> ToolOutput {
     match found {
         Ok(result) => match serde_json::to_value(&result) {
             Ok(value) => ToolOutput::Found {
@@ -332,12 +390,21 @@ pub fn find_tool_calls_with(
 
 /// Discovers the sessions of `source` and runs [`find_tool_calls`] on them,
 /// reading them through the source's [`SessionCache`] (blocking: discovery
-/// walks directories, the query reads files it has not parsed yet).
+/// walks directories, the query reads files it has not parsed yet), with
+/// the source's index when it has one ([`find_tool_calls_indexed`]; one
+/// call at a time holds it).
 pub fn call(source: &SessionSource, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
-    match source.sessions() {
-        Ok(sessions) => find_tool_calls_with(&sessions, arguments, now, &|s| source.cache.get(s)),
-        Err(e) => ToolOutput::Failed(format!("cannot list sessions: {e}")),
+    let sessions = match source.sessions() {
+        Ok(sessions) => sessions,
+        Err(e) => return ToolOutput::Failed(format!("cannot list sessions: {e}")),
+    };
+    let loader = |s: &SessionRef| source.cache.get(s);
+    if let Some(index) = &source.index
+        && let Ok(mut index) = index.lock()
+    {
+        return find_tool_calls_indexed(&sessions, arguments, now, &mut index, &loader);
     }
+    find_tool_calls_with(&sessions, arguments, now, &loader)
 }
 
 /// Runs the tool `name` (one of [`TOOL_NAMES`]) on the sessions of

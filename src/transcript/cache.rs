@@ -205,22 +205,19 @@ struct Entry {
     last_used: u64,
 }
 
-/// A cached session: its main file and its id. Several sessions share one
-/// file (an OpenCode `opencode.db`), so the path alone is not a key.
-type Key = (PathBuf, String);
-
-fn key(session: &SessionRef) -> Key {
-    (session.path.clone(), session.id.clone())
-}
-
 #[derive(Debug, Default)]
 struct Inner {
     used: usize,
     clock: u64,
+    /// By main transcript path and session id: one OpenCode database holds
+    /// many sessions under one path.
     entries: HashMap<Key, Entry>,
-    /// `last_used` → the session's key, oldest first.
+    /// `last_used` → entry key, oldest first.
     order: BTreeMap<u64, Key>,
 }
+
+/// An entry's key: main transcript path and session id.
+type Key = (PathBuf, String);
 
 impl Inner {
     fn touch(&mut self, path: &Key) {
@@ -271,7 +268,7 @@ impl SessionCache {
     /// ([`super::LoadError`] as text), as `query::LoadedSession` wants.
     pub fn get(&self, session: &SessionRef) -> Result<Arc<Session>, String> {
         let stamp = stamp(session);
-        let key = key(session);
+        let key: Key = (session.path.clone(), session.id.clone());
         if let Ok(mut inner) = self.inner.lock()
             && let Some(entry) = inner.entries.get(&key)
             && entry.stamp == stamp

@@ -198,6 +198,7 @@ impl App {
                 .collect(),
             diagnostics,
             summaries_done: false,
+            indexing: None,
             open: None,
             tool_names: Default::default(),
             area: Rect::new(0, 0, 80, 24),
@@ -708,23 +709,10 @@ impl App {
                 result,
                 tool_names,
             } => {
-                let Some(entry) = self.ctx.sessions.get_mut(index) else {
+                if index >= self.ctx.sessions.len() {
                     return;
-                };
-                match result {
-                    Ok((summary, diags)) => {
-                        entry.summary = Some(summary);
-                        self.ctx.diagnostics.extend(diags);
-                    }
-                    Err(e) => {
-                        self.ctx.diagnostics.push(Diagnostic {
-                            path: entry.sref.path.clone(),
-                            locus: None,
-                            message: e.clone(),
-                        });
-                        entry.error = Some(e);
-                    }
                 }
+                self.set_summary(index, result);
                 self.ctx.tool_names.extend(tool_names);
                 self.list.refresh(&self.ctx);
                 if !self.touched {
@@ -734,6 +722,19 @@ impl App {
                 // the new facts replace "loading…".
                 self.detail.invalidate();
             }
+            Msg::Summaries { items, tool_names } => {
+                for (index, result) in items {
+                    self.set_summary(index, result);
+                }
+                self.ctx.tool_names.extend(tool_names);
+                self.list.refresh(&self.ctx);
+                if !self.touched {
+                    self.list.select_first();
+                }
+                self.detail.invalidate();
+            }
+            Msg::Indexing(progress) => self.ctx.indexing = progress,
+            Msg::Notice(line) => self.ctx.say(line),
             Msg::SummariesDone => self.ctx.summaries_done = true,
             Msg::Loaded { index, result } => {
                 let Some(open) = self.ctx.open.as_mut().filter(|o| o.index == index) else {
@@ -774,6 +775,36 @@ impl App {
             } => self.backtest.add(done, total, blocks),
         }
         self.sync();
+    }
+
+    /// Sets session `index`'s summary (its diagnostics join the list's) or
+    /// its error (which becomes a diagnostic); no list refresh.
+    fn set_summary(&mut self, index: usize, result: crate::tui::worker::SummaryItem) {
+        let Some(entry) = self.ctx.sessions.get_mut(index) else {
+            return;
+        };
+        if entry.summary.is_some() || entry.error.is_some() {
+            // Summarized again (its files changed): its old diagnostics go.
+            let sref = &entry.sref;
+            self.ctx
+                .diagnostics
+                .retain(|d| d.path != sref.path && !sref.subagent_files.contains(&d.path));
+        }
+        match result {
+            Ok((summary, diags)) => {
+                entry.summary = Some(summary);
+                entry.error = None;
+                self.ctx.diagnostics.extend(diags);
+            }
+            Err(e) => {
+                self.ctx.diagnostics.push(Diagnostic {
+                    path: entry.sref.path.clone(),
+                    locus: None,
+                    message: e.clone(),
+                });
+                entry.error = Some(e);
+            }
+        }
     }
 
     /// The open session `index` was loaded again (its files grew): swap it

@@ -371,6 +371,9 @@ pub struct Ctx {
     pub diagnostics: Vec<Diagnostic>,
     /// Whether every summary has arrived.
     pub summaries_done: bool,
+    /// While the index syncs changed and new sessions at start: (sessions
+    /// re-indexed, sessions to re-index), for the status bar.
+    pub indexing: Option<(usize, usize)>,
     /// The session shown in the timeline.
     pub open: Option<OpenSession>,
     /// Each discovered session id's shortest unique prefix (at least 8

@@ -35,6 +35,8 @@ pub mod worker;
 #[cfg(test)]
 mod hook_tests;
 #[cfg(test)]
+mod index_tests;
+#[cfg(test)]
 mod live_tests;
 #[cfg(test)]
 mod tests;
@@ -108,7 +110,14 @@ fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
 ///
 /// # Errors
 /// A bad PATH, or a terminal that cannot be set up or drawn to.
-pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> anyhow::Result<()> {
+/// The list and the Calls view answer from the persisted index
+/// ([`start`]) unless `no_index` (`--no-index`) or `HOOKSCOPE_NO_INDEX`.
+pub fn run(
+    paths: &[PathBuf],
+    rules: Option<&Path>,
+    settings: &[PathBuf],
+    no_index: bool,
+) -> anyhow::Result<()> {
     let mut found = discover(paths)?;
     let mut banner = None;
     if paths.is_empty()
@@ -140,8 +149,7 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> any
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
     let (tx, rx) = mpsc::channel();
-    worker::spawn_summaries(refs.clone(), tx.clone());
-    let queries = worker::spawn_queries(refs.clone(), tx.clone());
+    let queries = start(&mut app, &refs, no_index, &tx);
     let follow = worker::spawn_follow(found.roots.clone(), tx.clone());
 
     let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
@@ -213,18 +221,74 @@ pub fn run(paths: &[PathBuf], rules: Option<&Path>, settings: &[PathBuf]) -> any
     Ok(())
 }
 
+/// The TUI's start, shared by [`run`] and [`bench_probe`]: with the
+/// persisted index (issue 11 §1; none with `no_index`, see
+/// [`worker::open_index`]), the summaries of every session whose files are
+/// unchanged since it was indexed go into `app` at once
+/// ([`hookscope::index::Index::fresh_summaries`]), and a worker syncs the
+/// rest with progress in the status bar ([`worker::spawn_index_sync`]);
+/// without it, every session is summarized in the background
+/// ([`worker::spawn_summaries`]). Returns the Calls-view query thread,
+/// which asks the index which sessions to load when there is one.
+pub fn start(
+    app: &mut App,
+    refs: &[hookscope::transcript::SessionRef],
+    no_index: bool,
+    tx: &mpsc::Sender<worker::Msg>,
+) -> worker::Queries {
+    let (index, notices) = worker::open_index(no_index);
+    for line in notices {
+        app.ctx.say(line);
+    }
+    start_with(app, refs, index, tx)
+}
+
+/// [`start`] with the index given (`None`: without one); tests pass one
+/// opened in a temporary folder.
+pub fn start_with(
+    app: &mut App,
+    refs: &[hookscope::transcript::SessionRef],
+    index: Option<hookscope::index::Index>,
+    tx: &mpsc::Sender<worker::Msg>,
+) -> worker::Queries {
+    let Some(index) = index else {
+        worker::spawn_summaries(refs.to_vec(), tx.clone());
+        return worker::spawn_queries(refs.to_vec(), tx.clone());
+    };
+    let fresh = index.fresh_summaries(refs);
+    let mask: Vec<bool> = fresh.iter().map(Option::is_some).collect();
+    let items: Vec<(usize, worker::SummaryItem)> = fresh
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, f)| f.map(|f| (i, Ok(f))))
+        .collect();
+    if !items.is_empty() {
+        app.apply(worker::Msg::Summaries {
+            items,
+            tool_names: Vec::new(),
+        });
+    }
+    if mask.iter().all(|&f| f) {
+        app.apply(worker::Msg::SummariesDone);
+    }
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(index));
+    worker::spawn_index_sync(refs.to_vec(), shared.clone(), mask, tx.clone());
+    worker::spawn_queries_indexed(refs.to_vec(), Some(shared), tx.clone())
+}
+
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark
 /// (`benches/heavy.rs`, issue 11 §2), in milliseconds from the start:
 /// `first_frame` (discovery, app, one 200x50 frame headless), `list` (every
 /// session's summary arrived: the complete list with counts) and `calls`
 /// (the Calls view's answer to `filter`, asked right after the first
-/// frame, as typing it at once would). Runs the same workers as [`run`].
+/// frame, as typing it at once would). Starts as [`run`] does ([`start`],
+/// with the index unless `no_index`).
 ///
 /// # Errors
 /// A bad PATH, a filter line that does not parse, or a render failure.
-pub fn bench_probe(paths: &[PathBuf], filter: &str) -> anyhow::Result<[f64; 3]> {
-    let start = std::time::Instant::now();
-    let ms = || start.elapsed().as_secs_f64() * 1000.0;
+pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::Result<[f64; 3]> {
+    let began = std::time::Instant::now();
+    let ms = || began.elapsed().as_secs_f64() * 1000.0;
     let found = discover(paths)?;
     let mut app = App::new(
         found.sessions.clone(),
@@ -237,18 +301,20 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str) -> anyhow::Result<[f64; 3]> 
         height: 50,
     });
     let (tx, rx) = mpsc::channel();
-    worker::spawn_summaries(found.sessions.clone(), tx.clone());
-    let queries = worker::spawn_queries(found.sessions, tx);
+    let queries = start(&mut app, &found.sessions, no_index, &tx);
+    drop(tx);
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
     term.draw(|f| draw(f, &app))?;
     let first_frame = ms();
+    // Complete at the first frame when every summary came from the index.
+    let mut list = app.ctx.summaries_done.then_some(first_frame);
     let query = calls::prepare(filter, Utc::now()).map_err(|e| anyhow::anyhow!(e))?;
     queries.send(1, query);
-    let (mut list, mut calls) = (None, None);
+    let mut calls = None;
     while list.is_none() || calls.is_none() {
         let Ok(msg) = rx.recv() else { break };
         match &msg {
-            worker::Msg::SummariesDone => list = Some(ms()),
+            worker::Msg::SummariesDone => list = list.or_else(|| Some(ms())),
             worker::Msg::Found { .. } => calls = Some(ms()),
             _ => {}
         }

@@ -11,7 +11,11 @@ use std::time::Duration;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hookscope::query::{FindResult, Query, find_with_loader};
+use std::sync::Mutex;
+
+use hookscope::index::{self, Index, Progress, State, SyncStats, Synced};
+use hookscope::query::prefilter::Verdict;
+use hookscope::query::{FindResult, Query, find_with_loader, find_with_verdicts};
 use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use hookscope::transcript::follow::{Change, FollowOptions, Follower};
 use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
@@ -38,6 +42,21 @@ pub enum Msg {
         /// Tab completion in the Calls filter line).
         tool_names: Vec<String>,
     },
+    /// Summaries of many sessions at once (from the index: its stored rows
+    /// at start, then each re-indexed batch), folded in with one list
+    /// refresh.
+    Summaries {
+        /// (index into the app's session list, summary and diagnostics or
+        /// the error text), as in [`Msg::Summary`].
+        items: Vec<(usize, SummaryItem)>,
+        /// Tool names to add to the Calls filter's completion.
+        tool_names: Vec<String>,
+    },
+    /// Where the index's sync of changed and new sessions is: `Some((done,
+    /// total))` sessions re-indexed while it runs, `None` when it ended.
+    Indexing(Option<(usize, usize)>),
+    /// A line for the status bar (an index notice: rebuilt, in memory).
+    Notice(String),
     /// Every summary has been sent.
     SummariesDone,
     /// Session `index` was fully loaded (or failed to).
@@ -84,6 +103,9 @@ pub enum Msg {
     },
 }
 
+/// A session's summary and diagnostics, or why it could not be read.
+pub type SummaryItem = Result<(SessionSummary, Vec<Diagnostic>), String>;
+
 /// Loads session `index` for the list: its summary, diagnostics and tool
 /// names, as a [`Msg::Summary`].
 pub fn summary_msg(index: usize, session: &SessionRef) -> Msg {
@@ -124,6 +146,204 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
             .for_each_with(tx.clone(), |tx, (index, s)| {
                 let _ = tx.send(summary_msg(index, s));
             });
+        let _ = tx.send(Msg::SummariesDone);
+    });
+}
+
+/// Opens the persisted index for the TUI's start (issue 11 §1), or `None`
+/// to work as without one: `no_index` (`--no-index`), `HOOKSCOPE_NO_INDEX`,
+/// no cache folder, or SQLite unusable. The index's notices (rebuilt, in
+/// memory) are returned for the status bar.
+pub fn open_index(no_index: bool) -> (Option<Index>, Vec<String>) {
+    if no_index || index::disabled_by_env() {
+        return (None, Vec::new());
+    }
+    let Some(dir) = index::default_dir() else {
+        return (
+            None,
+            vec!["no cache folder (neither XDG_CACHE_HOME nor a home folder); working without an index".to_string()],
+        );
+    };
+    match Index::open(&dir) {
+        Ok(index) => {
+            let notices = index.notices().to_vec();
+            (Some(index), notices)
+        }
+        Err(e) => (
+            None,
+            vec![format!("cannot open an index ({e}); working without one")],
+        ),
+    }
+}
+
+/// The index shared by the start's sync thread and the Calls-view query
+/// thread (each holds the lock for one chunk's sync or one query's
+/// verdicts).
+pub type SharedIndex = Arc<Mutex<Index>>;
+
+/// Per session of `sessions` (in order), what `index` says about `query`
+/// ([`Index::verdicts`]), for the sessions whose rows are current now
+/// ([`Index::current`]: stored stamps equal the files', and the main file
+/// still has the size and mtime discovery saw); `None` for the others
+/// (not indexed yet, or grown since: a live session), so
+/// [`find_with_verdicts`] falls back to the raw prefilter for them and the
+/// answer stays what [`find_with_loader`] gives.
+pub fn current_verdicts(
+    index: &Index,
+    sessions: &[SessionRef],
+    query: &Query,
+) -> Vec<Option<Verdict>> {
+    let current = index.current(sessions);
+    let states = sessions
+        .iter()
+        .zip(current)
+        .map(|(s, current)| {
+            let unchanged = std::fs::metadata(&s.path)
+                .is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified);
+            if current && unchanged {
+                State::Indexed
+            } else {
+                State::NotIndexed
+            }
+        })
+        .collect();
+    let synced = Synced {
+        states,
+        stats: SyncStats::default(),
+    };
+    index.verdicts(sessions, &synced, query)
+}
+
+/// Sessions synced in one [`Index::sync`] call (one [`Msg::Summaries`]
+/// each; the Calls view waits for at most one such call).
+const SYNC_CHUNK: usize = 64;
+
+/// The index side of the TUI's start, on a background thread: `fresh[i]`
+/// says session `i`'s summary was shown from the index already
+/// ([`Index::fresh_summaries`]). Sessions that cannot be indexed are
+/// loaded as without an index, in parallel, and sent in batches
+/// ([`Msg::Summaries`], one list refresh each).
+/// The others are synced: first the changed and new ones in chunks of
+/// [`SYNC_CHUNK`], with [`Msg::Indexing`] progress and a
+/// [`Msg::Summaries`] per chunk, then the fresh ones (nothing is read
+/// unless one changed since; only then are their summaries sent again).
+/// The index's tool names follow, then [`Msg::SummariesDone`].
+pub fn spawn_index_sync(
+    sessions: Vec<SessionRef>,
+    shared: SharedIndex,
+    fresh: Vec<bool>,
+    tx: Sender<Msg>,
+) {
+    thread::spawn(move || {
+        let indexable: Vec<bool> = sessions.iter().map(index::indexable).collect();
+        let others: Vec<(usize, SessionRef)> = (0..sessions.len())
+            .filter(|&i| !indexable[i])
+            .map(|i| (i, sessions[i].clone()))
+            .collect();
+        let loader = {
+            let tx = tx.clone();
+            thread::spawn(move || {
+                // In batches: one list refresh per batch, not per session.
+                for batch in others.chunks(SYNC_CHUNK) {
+                    let done: Vec<(usize, SummaryItem, Vec<String>)> = batch
+                        .par_iter()
+                        .filter_map(|(i, s)| match summary_msg(*i, s) {
+                            Msg::Summary {
+                                index,
+                                result,
+                                tool_names,
+                            } => Some((index, result, tool_names)),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut names = Vec::new();
+                    let items = done
+                        .into_iter()
+                        .map(|(i, r, n)| {
+                            names.extend(n);
+                            (i, r)
+                        })
+                        .collect();
+                    if tx
+                        .send(Msg::Summaries {
+                            items,
+                            tool_names: names,
+                        })
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            })
+        };
+        let is_fresh = |i: usize| fresh.get(i).copied().unwrap_or(false);
+        let rest: Vec<usize> = (0..sessions.len())
+            .filter(|&i| indexable[i] && !is_fresh(i))
+            .collect();
+        let last: Vec<usize> = (0..sessions.len())
+            .filter(|&i| indexable[i] && is_fresh(i))
+            .collect();
+        let total = rest.len();
+        if total > 0 {
+            let _ = tx.send(Msg::Indexing(Some((0, total))));
+        }
+        let mut known = 0;
+        let chunks = rest
+            .chunks(SYNC_CHUNK)
+            .map(|c| (c, false))
+            .chain(std::iter::once((last.as_slice(), true)).filter(|(c, _)| !c.is_empty()));
+        let mut done = 0usize;
+        for (chunk, fresh_chunk) in chunks {
+            let refs: Vec<SessionRef> = chunk.iter().map(|&i| sessions[i].clone()).collect();
+            let Ok(mut index) = shared.lock() else {
+                break;
+            };
+            // Fresh sessions are on screen already: only those that changed
+            // since are sent again.
+            let before = if fresh_chunk {
+                index.current(&refs)
+            } else {
+                Vec::new()
+            };
+            let base = done;
+            let mut progress = |p: Progress| {
+                if !fresh_chunk {
+                    let _ = tx.send(Msg::Indexing(Some((base + p.done, total))));
+                }
+            };
+            let synced = index.sync(&refs, &mut progress);
+            if !fresh_chunk {
+                done += chunk.len();
+            }
+            if !fresh_chunk || synced.stats.indexed > 0 {
+                let items = index
+                    .summaries(&refs, synced)
+                    .into_iter()
+                    .zip(chunk)
+                    .enumerate()
+                    .filter(|(k, _)| !before.get(*k).copied().unwrap_or(false))
+                    .map(|(_, (r, &i))| (i, r.map_err(|e| e.to_string())))
+                    .collect();
+                let _ = tx.send(Msg::Summaries {
+                    items,
+                    tool_names: Vec::new(),
+                });
+            }
+            for n in index.notices().iter().skip(known) {
+                let _ = tx.send(Msg::Notice(n.clone()));
+            }
+            known = index.notices().len();
+        }
+        if let Ok(index) = shared.lock() {
+            let _ = tx.send(Msg::Summaries {
+                items: Vec::new(),
+                tool_names: index.tool_names().unwrap_or_default(),
+            });
+        }
+        if total > 0 {
+            let _ = tx.send(Msg::Indexing(None));
+        }
+        let _ = loader.join();
         let _ = tx.send(Msg::SummariesDone);
     });
 }
@@ -245,6 +465,18 @@ impl Queries {
 /// [`SessionCache`] (`transcript::cache`, [`DEFAULT_BUDGET`]) between queries.
 /// The thread ends when the [`Queries`] handle is dropped.
 pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
+    spawn_queries_indexed(sessions, None, tx)
+}
+
+/// [`spawn_queries`] that asks `index` which sessions can hold a match
+/// ([`current_verdicts`], [`find_with_verdicts`]) so only those are loaded
+/// (through the same [`SessionCache`]); the records are the same as
+/// without it.
+pub fn spawn_queries_indexed(
+    sessions: Vec<SessionRef>,
+    index: Option<SharedIndex>,
+    tx: Sender<Msg>,
+) -> Queries {
     let (queries, rx) = mpsc::channel::<(u64, Query)>();
     let latest = Arc::new(AtomicU64::new(0));
     let seen = Arc::clone(&latest);
@@ -263,8 +495,15 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
                     cache.get(s)
                 }
             };
-            let result =
-                find_with_loader(&sessions, &query, &loader).map_err(|e| e.message().to_string());
+            let verdicts = index.as_ref().and_then(|shared| {
+                let index = shared.lock().ok()?;
+                Some(current_verdicts(&index, &sessions, &query))
+            });
+            let result = match verdicts {
+                Some(v) => find_with_verdicts(&sessions, &query, &v, &loader),
+                None => find_with_loader(&sessions, &query, &loader),
+            }
+            .map_err(|e| e.message().to_string());
             if superseded() {
                 continue;
             }

@@ -20,11 +20,18 @@ pub struct Status {
     pub typing: Option<String>,
 }
 
-/// The right side: sessions (or how many are read so far), the
+/// The right side: sessions (or how many are read so far, or the index's
+/// sync progress), the
 /// diagnostics count and the help key.
 pub fn counts_text(ctx: &Ctx) -> String {
     let loaded = ctx.sessions.iter().filter(|s| s.summary.is_some()).count();
-    let mut right = if ctx.summaries_done {
+    let mut right = if let Some((done, total)) = ctx.indexing {
+        format!(
+            "indexing {}/{} sessions…",
+            crate::words::thousands(done),
+            crate::words::thousands(total)
+        )
+    } else if ctx.summaries_done {
         match ctx.sessions.len() {
             1 => "1 session".to_string(),
             n => format!("{n} sessions"),

@@ -1,0 +1,209 @@
+//! The TUI's start from the persisted index (issue 11 §1): a warm index
+//! fills the list before the first frame, a cold one is synced in the
+//! background with progress, and the Calls view answers the same with and
+//! without it. Each test keeps its index in its own temporary folder.
+
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use chrono::{FixedOffset, Utc};
+use hookscope::index::Index;
+use hookscope::query::find_with;
+use hookscope::transcript::{SessionRef, discover};
+
+use super::app::App;
+use super::theme::Theme;
+use super::worker::Msg;
+use super::{calls, start_with, tests::render};
+
+const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+
+/// A hang guard for worker answers, not a timing.
+const WAIT: Duration = Duration::from_secs(120);
+
+fn app_over(sessions: &[SessionRef]) -> App {
+    App::new(
+        sessions.to_vec(),
+        Vec::new(),
+        FixedOffset::east_opt(0).expect("UTC"),
+        Theme { color: false },
+    )
+}
+
+/// An index in `dir` brought up to date with `sessions`, as a previous run
+/// leaves it.
+fn warm(dir: &std::path::Path, sessions: &[SessionRef]) {
+    let mut index = Index::open(dir).expect("index");
+    let synced = index.sync(sessions, &mut |_| {});
+    assert_eq!(synced.stats.indexed, sessions.len());
+}
+
+/// Applies messages until `stop` says so; returns them (the stopping one
+/// last).
+fn apply_until(app: &mut App, rx: &Receiver<Msg>, stop: impl Fn(&Msg) -> bool) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        let msg = rx.recv_timeout(WAIT).expect("a worker message");
+        let done = stop(&msg);
+        seen.push(format!("{msg:?}").chars().take(80).collect());
+        app.apply(msg);
+        if done {
+            return seen;
+        }
+    }
+}
+
+/// The Calls view's answer to `filter` through the start's query thread,
+/// as JSON, and the same query without an index.
+fn calls_both_ways(
+    app: &mut App,
+    rx: &Receiver<Msg>,
+    queries: &super::worker::Queries,
+    sessions: &[SessionRef],
+    filter: &str,
+    generation: u64,
+) -> (serde_json::Value, serde_json::Value) {
+    let query = calls::prepare(filter, Utc::now()).expect("valid filter");
+    queries.send(generation, query.clone());
+    let mut got = None;
+    while got.is_none() {
+        match rx.recv_timeout(WAIT).expect("an answer") {
+            Msg::Found {
+                generation: g,
+                result,
+            } if g == generation => {
+                got = Some(serde_json::to_value(result.expect("records")).expect("json"));
+            }
+            other => app.apply(other),
+        }
+    }
+    let plain = find_with(sessions, &query).expect("records");
+    (
+        got.expect("an answer"),
+        serde_json::to_value(plain).expect("json"),
+    )
+}
+
+#[test]
+fn a_warm_index_lists_every_session_with_its_counts_at_the_first_frame() {
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = cache.path().join("hookscope");
+    warm(&dir, &sessions);
+
+    let mut app = app_over(&sessions);
+    let (tx, rx) = mpsc::channel();
+    let queries = start_with(
+        &mut app,
+        &sessions,
+        Some(Index::open(&dir).expect("index")),
+        &tx,
+    );
+    drop(tx);
+    // The first frame, before any worker message is applied.
+    let screen = render(&mut app, 160, 48);
+    assert!(app.ctx.summaries_done);
+    assert!(app.ctx.sessions.iter().all(|e| e.summary.is_some()));
+    assert!(
+        screen.contains(&format!("{} sessions", sessions.len())),
+        "{screen}"
+    );
+    // The tools session: 23 tool_use blocks, 5 results with is_error
+    // (recounted with python over its JSONL), one turn.
+    let tools = app
+        .ctx
+        .sessions
+        .iter()
+        .find(|e| e.sref.id.starts_with("e71e9aa1"))
+        .and_then(|e| e.summary.as_ref())
+        .expect("the tools session");
+    assert_eq!((tools.turns, tools.tool_calls, tools.errors), (1, 23, 5));
+    // Every summary equals the loader's.
+    for e in &app.ctx.sessions {
+        let loaded = hookscope::transcript::load_summary(&e.sref)
+            .expect("loads")
+            .0;
+        assert_eq!(e.summary.as_ref(), Some(&loaded), "{}", e.sref.id);
+    }
+
+    // The Calls view: the same records with the index as without.
+    for (generation, filter) in [
+        (1, "tool:Bash"),
+        (2, "is:error"),
+        (3, "tool:Bash input:git"),
+    ] {
+        let (got, plain) = calls_both_ways(&mut app, &rx, &queries, &sessions, filter, generation);
+        assert_eq!(got, plain, "{filter}");
+        if filter == "tool:Bash" {
+            // real-cc-2.1.332 holds 45 Bash calls (see worker's test).
+            assert_eq!(got["records"].as_array().map(Vec::len), Some(45));
+        }
+    }
+}
+
+#[test]
+fn a_cold_index_is_synced_in_the_background_with_progress() {
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = cache.path().join("hookscope");
+
+    let mut app = app_over(&sessions);
+    let (tx, rx) = mpsc::channel();
+    let queries = start_with(
+        &mut app,
+        &sessions,
+        Some(Index::open(&dir).expect("index")),
+        &tx,
+    );
+    drop(tx);
+    // Nothing indexed yet: the first frame lists the sessions, unread.
+    let screen = render(&mut app, 160, 48);
+    assert!(!app.ctx.summaries_done);
+    assert!(app.ctx.sessions.iter().all(|e| e.summary.is_none()));
+    assert!(
+        screen.contains(&format!("0/{} read", sessions.len())),
+        "{screen}"
+    );
+    let first = rx.recv_timeout(WAIT).expect("progress");
+    assert!(
+        matches!(first, Msg::Indexing(Some((0, n))) if n == sessions.len()),
+        "{first:?}"
+    );
+    app.apply(first);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains(&format!("indexing 0/{} sessions…", sessions.len())),
+        "{screen}"
+    );
+    apply_until(&mut app, &rx, |m| matches!(m, Msg::Indexing(None)));
+    assert_eq!(app.ctx.indexing, None);
+    for e in &app.ctx.sessions {
+        let loaded = hookscope::transcript::load_summary(&e.sref)
+            .expect("loads")
+            .0;
+        assert_eq!(e.summary.as_ref(), Some(&loaded), "{}", e.sref.id);
+    }
+    assert!(app.ctx.tool_names.contains("Bash"));
+    let (got, plain) = calls_both_ways(&mut app, &rx, &queries, &sessions, "is:error", 1);
+    assert_eq!(got, plain);
+    // The index was written: a later start finds every session fresh.
+    let index = Index::open(&dir).expect("index");
+    assert!(index.current(&sessions).iter().all(|&c| c));
+}
+
+#[test]
+fn without_an_index_the_start_is_as_before() {
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let mut app = app_over(&sessions);
+    let (tx, rx) = mpsc::channel();
+    let queries = start_with(&mut app, &sessions, None, &tx);
+    drop(tx);
+    assert!(app.ctx.sessions.iter().all(|e| e.summary.is_none()));
+    apply_until(&mut app, &rx, |m| matches!(m, Msg::SummariesDone));
+    assert!(app.ctx.sessions.iter().all(|e| e.summary.is_some()));
+    let (got, plain) = calls_both_ways(&mut app, &rx, &queries, &sessions, "tool:Bash", 1);
+    assert_eq!(got, plain);
+}
