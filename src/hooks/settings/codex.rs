@@ -48,8 +48,8 @@
 //! version normalizes differently; hookscope does not guess, and lists the
 //! handler as running).
 //!
-//! Every file is opened with [`fsread`] (regular files only,
-//! [`SETTINGS_CAP`] bytes); a file with a problem never stops the others.
+//! Every file is opened with [`crate::transcript::fsread`] (regular files only,
+//! [`super::SETTINGS_CAP`] bytes); a file with a problem never stops the others.
 //! Nothing is run or written.
 
 use std::collections::HashMap;
@@ -61,12 +61,12 @@ use sha2::{Digest, Sha256};
 
 use super::{
     DIR_CAP, Handler, HandlerType, HookConfig, Inactive, Layer, Origin, Permissions, Problem,
-    SETTINGS_CAP, SettingsFile, file_entry, jsonpos, problem, type_name,
+    SettingsFile, file_entry, jsonpos, problem, type_name,
 };
 use crate::hooks::codex::matcher as cmatcher;
 use crate::hooks::contract::Version;
 use crate::hooks::matcher::MatcherKind;
-use crate::transcript::{Agent, fsread};
+use crate::transcript::Agent;
 
 /// The hook events Codex knows (`codex-rs/hooks/src/events/*`,
 /// hooks-updates.md §3.1), in settings spelling.
@@ -526,27 +526,7 @@ fn toml_lines(text: &str) -> HashMap<String, usize> {
 
 impl CodexLoader {
     fn read(&mut self, path: &Path, layer: &Layer) -> Option<Vec<u8>> {
-        match fsread::read_capped(path, SETTINGS_CAP) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                self.files.push(file_entry(path, layer, false, Vec::new()));
-                None
-            }
-            Err(e) => {
-                let message = if fsread::is_not_regular(&e) {
-                    format!("not read: {e}")
-                } else {
-                    format!("cannot read: {e}")
-                };
-                self.files.push(file_entry(
-                    path,
-                    layer,
-                    true,
-                    vec![problem("settings-unreadable", None, None, message, false)],
-                ));
-                None
-            }
-        }
+        super::read_file(path, layer, &mut self.files)
     }
 
     /// Reads and parses a `config.toml`; a bad one is a file entry with a

@@ -751,44 +751,57 @@ struct Loader {
     docs: Vec<Doc>,
 }
 
+/// Reads one hook configuration file (regular files only, at most
+/// [`SETTINGS_CAP`] bytes); returns its bytes, or records in `files` why
+/// not: absent (a problem only for a file named on the command line),
+/// not a regular file, or unreadable. Shared by the Claude Code, Codex and
+/// Droid loaders.
+pub(crate) fn read_file(
+    path: &Path,
+    layer: &Layer,
+    files: &mut Vec<SettingsFile>,
+) -> Option<Vec<u8>> {
+    match fsread::read_capped(path, SETTINGS_CAP) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A file named on the command line must exist; a missing
+            // user/project/local/managed file or plugin hooks.json is
+            // normal (listed as not present).
+            let problems = if *layer == Layer::Given {
+                vec![problem(
+                    "settings-unreadable",
+                    None,
+                    None,
+                    format!("cannot read: {e}"),
+                    false,
+                )]
+            } else {
+                Vec::new()
+            };
+            files.push(file_entry(path, layer, false, problems));
+            None
+        }
+        Err(e) => {
+            let message = if fsread::is_not_regular(&e) {
+                format!("not read: {e}")
+            } else {
+                format!("cannot read: {e}")
+            };
+            files.push(file_entry(
+                path,
+                layer,
+                true,
+                vec![problem("settings-unreadable", None, None, message, false)],
+            ));
+            None
+        }
+    }
+}
+
 impl Loader {
     /// Reads one file; returns its bytes or records why not.
     fn read(&mut self, path: &Path, layer: &Layer) -> Option<Vec<u8>> {
-        match fsread::read_capped(path, SETTINGS_CAP) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                // A file named on the command line must exist; a missing
-                // user/project/local/managed file or plugin hooks.json is
-                // normal (listed as not present).
-                let problems = if *layer == Layer::Given {
-                    vec![problem(
-                        "settings-unreadable",
-                        None,
-                        None,
-                        format!("cannot read: {e}"),
-                        false,
-                    )]
-                } else {
-                    Vec::new()
-                };
-                self.files.push(file_entry(path, layer, false, problems));
-                None
-            }
-            Err(e) => {
-                let message = if fsread::is_not_regular(&e) {
-                    format!("not read: {e}")
-                } else {
-                    format!("cannot read: {e}")
-                };
-                self.files.push(file_entry(
-                    path,
-                    layer,
-                    true,
-                    vec![problem("settings-unreadable", None, None, message, false)],
-                ));
-                None
-            }
-        }
+        read_file(path, layer, &mut self.files)
     }
 
     fn settings_file(&mut self, path: &Path, layer: Layer, plugin_root: Option<PathBuf>) {
