@@ -364,6 +364,19 @@ fn print_match(
         None => format!("{event} (no matcher support: every handler of it is reached)"),
     };
     print_text(&format!("{what} (Claude Code {version_label} rules):"));
+    print_verdicts(config, event, verdicts, "Claude Code");
+}
+
+/// Under `--match`'s header: the files the agent skips, then each handler
+/// of `event` with ✓/✗, its place, matcher, `if` rule and the reason (and
+/// hint), and how many would run. Shared by Claude Code, Droid and Codex
+/// (`agent` names who skips files).
+pub(super) fn print_verdicts(
+    config: &HookConfig,
+    event: &str,
+    verdicts: &[HandlerVerdict],
+    agent: &str,
+) {
     let dropped: Vec<_> = config
         .files
         .iter()
@@ -371,7 +384,7 @@ fn print_match(
         .collect();
     for f in &dropped {
         print_text(&format!(
-            "  ! {} ({}) is skipped by Claude Code: {}",
+            "  ! {} ({}) is skipped by {agent}: {}",
             f.path.display(),
             f.layer,
             f.dropped.as_deref().unwrap_or("")

@@ -169,43 +169,5 @@ fn print_match(hooks: &CodexHooks, event: &str, value: &str, verdicts: &[Handler
         None => format!("{event} (Codex ignores matchers here: every handler of it is reached)"),
     };
     print_text(&format!("{what} (Codex CLI rules):"));
-    for f in hooks.config.files.iter().filter(|f| f.dropped.is_some()) {
-        print_text(&format!(
-            "  ! {} ({}) is skipped by Codex: {}",
-            f.path.display(),
-            f.layer,
-            f.dropped.as_deref().unwrap_or("")
-        ));
-    }
-    if verdicts.is_empty() {
-        print_text(&format!("  no handler is configured for {event}"));
-        return;
-    }
-    for v in verdicts {
-        let h = &hooks.config.handlers[v.index];
-        let mark = if v.fires { "✓" } else { "✗" };
-        let matcher = match &h.matcher {
-            Some(m) => format!("matcher {m:?}"),
-            None => "no matcher".to_string(),
-        };
-        print_text(&format!(
-            "  {mark} #{} {}  {matcher}  {}  {}",
-            v.index + 1,
-            h.location(),
-            h.kind.as_str(),
-            h.summary()
-        ));
-        let hint = v
-            .hint
-            .as_ref()
-            .map(|h| format!("; {h}"))
-            .unwrap_or_default();
-        print_text(&format!("      {}{hint}", v.reason));
-    }
-    let n = verdicts.iter().filter(|v| v.fires).count();
-    print_text(&format!(
-        "{n} of {} handler{} would run.",
-        verdicts.len(),
-        if verdicts.len() == 1 { "" } else { "s" }
-    ));
+    super::hooks::print_verdicts(&hooks.config, event, verdicts, "Codex");
 }
