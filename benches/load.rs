@@ -87,6 +87,10 @@ fn main() {
         for _ in 0..5 {
             let out = std::process::Command::new(&binary)
                 .arg("--first-frame")
+                // As before the index: the start without it (and the user's
+                // cache folder left alone); benches/heavy.rs measures the
+                // indexed start.
+                .arg("--no-index")
                 .arg(&corpus)
                 .output();
             if let Ok(out) = out

@@ -206,7 +206,7 @@ fn main() {
                 Err(e) => cli::fail(format!("{e:#}")),
             }
         }
-        None if args.first_frame => match tui::first_frame_ms(&args.paths) {
+        None if args.first_frame => match tui::first_frame_ms(&args.paths, args.no_index) {
             Ok(ms) => println!("{ms:.2}"),
             Err(e) => cli::fail(format!("{e:#}")),
         },

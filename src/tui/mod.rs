@@ -289,22 +289,7 @@ pub fn start_with(
 pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::Result<[f64; 3]> {
     let began = std::time::Instant::now();
     let ms = || began.elapsed().as_secs_f64() * 1000.0;
-    let found = discover(paths)?;
-    let mut app = App::new(
-        found.sessions.clone(),
-        found.diagnostics,
-        Utc.fix(),
-        Theme::from_env(),
-    );
-    app.handle(Action::Resize {
-        width: 200,
-        height: 50,
-    });
-    let (tx, rx) = mpsc::channel();
-    let queries = start(&mut app, &found.sessions, no_index, &tx);
-    drop(tx);
-    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
-    term.draw(|f| draw(f, &app))?;
+    let (mut app, rx, queries, mut term) = headless_start(paths, no_index)?;
     let first_frame = ms();
     // Complete at the first frame when every summary came from the index.
     let mut list = app.ctx.summaries_done.then_some(first_frame);
@@ -328,18 +313,37 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
     ])
 }
 
-/// Time to first frame, for the load benchmark: discovers `paths`, builds the
-/// app and renders one 200x50 frame headless (ratatui `TestBackend`), and
-/// returns the elapsed milliseconds. Summaries are not awaited: the first
-/// frame is the list as discovery gives it, as in the real UI.
+/// Time to first frame, for the load benchmark: the milliseconds
+/// [`headless_start`] takes (discovery, the start [`run`] makes, one 200x50
+/// frame). Summaries still syncing are not awaited, as in the real UI.
 ///
 /// # Errors
 /// A bad PATH, or a render failure.
-pub fn first_frame_ms(paths: &[PathBuf]) -> anyhow::Result<f64> {
-    let start = std::time::Instant::now();
+pub fn first_frame_ms(paths: &[PathBuf], no_index: bool) -> anyhow::Result<f64> {
+    let began = std::time::Instant::now();
+    headless_start(paths, no_index)?;
+    Ok(began.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// The TUI's start on `paths` without a terminal, for the benchmarks:
+/// discovery, the app at 200x50, [`start`] (with the index unless
+/// `no_index`) and one frame drawn on a ratatui `TestBackend`. Returns the
+/// app, the workers' channel, the Calls-query handle and the test terminal.
+///
+/// # Errors
+/// A bad PATH, or a render failure.
+fn headless_start(
+    paths: &[PathBuf],
+    no_index: bool,
+) -> anyhow::Result<(
+    App,
+    mpsc::Receiver<worker::Msg>,
+    worker::Queries,
+    ratatui::Terminal<ratatui::backend::TestBackend>,
+)> {
     let found = discover(paths)?;
     let mut app = App::new(
-        found.sessions,
+        found.sessions.clone(),
         found.diagnostics,
         Utc.fix(),
         Theme::from_env(),
@@ -348,7 +352,10 @@ pub fn first_frame_ms(paths: &[PathBuf]) -> anyhow::Result<f64> {
         width: 200,
         height: 50,
     });
+    let (tx, rx) = mpsc::channel();
+    let queries = start(&mut app, &found.sessions, no_index, &tx);
+    drop(tx);
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
     term.draw(|f| draw(f, &app))?;
-    Ok(start.elapsed().as_secs_f64() * 1000.0)
+    Ok((app, rx, queries, term))
 }
