@@ -13,8 +13,8 @@ use clap::{Parser, Subcommand};
 /// Browse AI coding-agent sessions, find tool calls, and debug hooks.
 ///
 /// Without a subcommand, opens the TUI on PATHs (projects folders, project
-/// folders or .jsonl files), else on $CLAUDE_CONFIG_DIR/projects (or
-/// ~/.claude/projects) and $CODEX_HOME/sessions (or ~/.codex/sessions),
+/// folders or .jsonl files), else on every agent's default folders
+/// (Claude Code, Codex, OpenCode, Factory Droid; see `sessions --help`),
 /// else on a bundled demo.
 #[derive(Parser, Debug)]
 #[command(name = "hookscope", version, about, long_about = None)]
@@ -52,8 +52,10 @@ struct Args {
 enum Command {
     /// List sessions with their counts.
     Sessions {
-        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects,
-        /// and $CODEX_HOME/sessions or ~/.codex/sessions).
+        /// Where to look (default: every agent's folders: $CLAUDE_CONFIG_DIR/projects
+        /// or ~/.claude/projects; $CODEX_HOME/sessions and archived_sessions, else
+        /// ~/.codex/…; OpenCode's $XDG_DATA_HOME/opencode (opencode.db, storage/);
+        /// ~/.factory/sessions).
         paths: Vec<PathBuf>,
         /// Print a JSON array instead of a table.
         #[arg(long)]
@@ -98,8 +100,10 @@ enum Command {
     /// Sessions are discovered again on every call, so new ones show up
     /// without a restart. Logs go to stderr only.
     Mcp {
-        /// Where to look (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects,
-        /// and $CODEX_HOME/sessions or ~/.codex/sessions).
+        /// Where to look (default: every agent's folders: $CLAUDE_CONFIG_DIR/projects
+        /// or ~/.claude/projects; $CODEX_HOME/sessions and archived_sessions, else
+        /// ~/.codex/…; OpenCode's $XDG_DATA_HOME/opencode (opencode.db, storage/);
+        /// ~/.factory/sessions).
         paths: Vec<PathBuf>,
     },
     /// Find tool calls across sessions and their subagents (find_tool_calls).

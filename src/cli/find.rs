@@ -73,8 +73,8 @@ pub enum ModeArg {
 #[derive(ClapArgs, Debug)]
 pub struct FindArgs {
     /// Where to look: projects folders, project folders or .jsonl files
-    /// (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, and
-    /// $CODEX_HOME/sessions or ~/.codex/sessions).
+    /// (default: every agent's folders, as `hookscope sessions --help`
+    /// lists them).
     pub paths: Vec<PathBuf>,
     /// Exact tool name, case-insensitive (e.g. Bash, mcp__github__create_issue).
     #[arg(long, value_name = "NAME")]
