@@ -5,10 +5,11 @@
 //! [--size 5GiB] [--runs 3]`
 //!
 //! 1. Corpus: `--corpus DIR` is reused when it holds files, else generated
-//!    there (and kept): the copies of `../shared/corpus` (all four agents)
-//!    up to `--size` plus the heavy-user mode's three 301 MB Claude Code
-//!    sessions with ten 10 MB lines each (`benches/support/gen_corpus.rs`,
-//!    `gen_corpus --heavy`). Without `--corpus` it goes to a temporary
+//!    there (and kept) in issue 11's shape: 128 copies of `../shared/corpus`
+//!    (all four agents), the heavy-user mode's three 301 MB Claude Code
+//!    sessions with ten 10 MB lines each, and 983 bulk Claude Code sessions
+//!    filling the rest of `--size` (`benches/support/gen_corpus.rs`,
+//!    `gen_corpus --heavy --copies 128 --bulk 983`). Without `--corpus` it goes to a temporary
 //!    folder removed at exit.
 //! 2. Every command runs `target/release/hookscope` (build it first) with
 //!    `XDG_CACHE_HOME` set to a folder of the bench's own, so the user's
@@ -152,10 +153,18 @@ fn main() {
     if !has_files {
         let source = root.join("../shared/corpus");
         let start = Instant::now();
-        let g = gen_corpus::generate(&source, &corpus, o.size).expect("corpus generated");
-        let (big, big_bytes) =
+        // Issue 11's shape: 128 copies (7,808 sessions), three 301 MB
+        // sessions, and 983 bulk sessions filling the rest of `--size`
+        // (8,794 sessions in all, as the issue measured).
+        let g = gen_corpus::generate_copies(&source, &corpus, o.size, Some(128))
+            .expect("corpus generated");
+        let (big, mut big_bytes) =
             gen_corpus::generate_big_sessions(&source, &corpus, &gen_corpus::Heavy::default())
                 .expect("big sessions generated");
+        let each = o.size.saturating_sub(g.bytes + big_bytes) / 983;
+        big_bytes += gen_corpus::generate_bulk_sessions(&source, &corpus, 983, each.max(1))
+            .expect("bulk sessions generated")
+            .1;
         if let Err(e) = gen_corpus::verify_first_copy(&source, &corpus) {
             eprintln!("heavy bench: warning: {e}");
         }

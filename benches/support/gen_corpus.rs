@@ -232,7 +232,23 @@ fn sanitize(name: &str) -> String {
 /// # Errors
 /// A message when `source` cannot be discovered, holds no session,
 /// `out` is inside `source`, or a file cannot be read or written.
+#[allow(dead_code)] // the heavy bench and the example use generate_copies
 pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generated, String> {
+    generate_copies(source, out, target_bytes, None)
+}
+
+/// [`generate`], stopping after `max_copies` copies when given (even below
+/// `target_bytes`: the heavy mode's `--copies`, which fills the rest with
+/// [`generate_big_sessions`]'s bulk sessions).
+///
+/// # Errors
+/// As [`generate`].
+pub fn generate_copies(
+    source: &Path,
+    out: &Path,
+    target_bytes: u64,
+    max_copies: Option<usize>,
+) -> Result<Generated, String> {
     let found = discover(&[source.to_path_buf()]).map_err(|e| e.to_string())?;
     if found.sessions.is_empty() {
         return Err(format!("no session under {}", source.display()));
@@ -329,7 +345,9 @@ pub fn generate(source: &Path, out: &Path, target_bytes: u64) -> Result<Generate
         f.write_all(bytes)
             .map_err(|e| format!("{}: {e}", path.display()))
     };
-    while report.copies == 0 || report.bytes < target_bytes {
+    while report.copies == 0
+        || (report.bytes < target_bytes && max_copies.is_none_or(|m| report.copies < m))
+    {
         let copy_dir = out.join(format!("c{:04}", report.copies));
         for (s, project, files) in &plans {
             let new_id = fresh_id(&format!(
@@ -794,8 +812,39 @@ pub fn generate_big_sessions(
     out: &Path,
     heavy: &Heavy,
 ) -> Result<(usize, u64), String> {
+    write_repeated_sessions(source, &out.join("big").join("p-big"), "big", heavy)
+}
+
+/// Writes `count` bulk Claude Code sessions of `bytes` each into
+/// `OUT/bulk/p-bulk/` (the template session repeated, no big lines): the
+/// heavy mode's `--bulk N`, which with `--copies` gives issue 11's shape of
+/// fewer, bigger sessions (8,794 sessions in 5.1 GB). Returns (files, bytes).
+///
+/// # Errors
+/// As [`generate_big_sessions`].
+pub fn generate_bulk_sessions(
+    source: &Path,
+    out: &Path,
+    count: usize,
+    bytes: u64,
+) -> Result<(usize, u64), String> {
+    let heavy = Heavy {
+        sessions: count,
+        bytes,
+        big_lines: 0,
+        line_bytes: 0,
+    };
+    write_repeated_sessions(source, &out.join("bulk").join("p-bulk"), "bulk", &heavy)
+}
+
+fn write_repeated_sessions(
+    source: &Path,
+    dir: &Path,
+    tag: &str,
+    heavy: &Heavy,
+) -> Result<(usize, u64), String> {
     let t = big_template(source)?;
-    let dir = out.join("big").join("p-big");
+    let dir = dir.to_path_buf();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let body: u64 = t.lines.iter().map(|l| l.len() as u64 + 1).sum();
     let big_total = (heavy.big_lines * heavy.line_bytes) as u64;
@@ -806,7 +855,7 @@ pub fn generate_big_sessions(
     let filler = "x".repeat(heavy.line_bytes / 2);
     let (mut files, mut bytes) = (0usize, 0u64);
     for n in 0..heavy.sessions {
-        let new_id = fresh_id(&format!("hookscope-bench/big/{n}"));
+        let new_id = fresh_id(&format!("hookscope-bench/{tag}/{n}"));
         let path = dir.join(format!("{new_id}.jsonl"));
         let file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut w = std::io::BufWriter::new(file);
