@@ -355,9 +355,10 @@ fn an_index_from_another_version_is_rebuilt() {
     assert_eq!(
         rebuilt.stderr,
         format!(
-            "hookscope: the index at {} was built by hookscope 0.0.1-old (schema 1); rebuilding it for {} (schema 1)\n",
+            "hookscope: the index at {} was built by hookscope 0.0.1-old (schema {v}); rebuilding it for {} (schema {v})\n",
             db.display(),
-            env!("CARGO_PKG_VERSION")
+            env!("CARGO_PKG_VERSION"),
+            v = hookscope::index::schema::SCHEMA_VERSION
         )
     );
     assert_eq!(stat(&rebuilt, "indexed"), 1);

@@ -147,6 +147,26 @@ pub(super) fn deps_stamp(session: &SessionRef) -> String {
     out
 }
 
+/// Path bytes each followed by a NUL (no path holds one): the
+/// `subagent_files` column.
+pub(super) fn join_paths(paths: &[PathBuf]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend_from_slice(&path_bytes(p));
+        out.push(0);
+    }
+    out
+}
+
+/// The inverse of [`join_paths`].
+pub(super) fn split_paths(bytes: &[u8]) -> Vec<PathBuf> {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(super::path_from_bytes)
+        .collect()
+}
+
 /// SHA-256 of `path`'s bytes `[end - TAIL_HASH_BYTES, end)` (`None` when they
 /// cannot be read), and how many bytes were read.
 fn tail_hash(path: &Path, end: u64) -> (Option<Vec<u8>>, u64) {
@@ -233,6 +253,8 @@ struct Built {
     mtime_ns: Option<i64>,
     tail_hash: Option<Vec<u8>>,
     deps: String,
+    /// [`SessionRef::subagent_files`] as stored (see [`super::schema`]).
+    subagent_files: Vec<u8>,
     summary: crate::transcript::SessionSummary,
     diagnostics: Vec<Diagnostic>,
     calls: Vec<CallRow>,
@@ -302,6 +324,7 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         mtime_ns: mtime_ns(session.modified),
         tail_hash: hash,
         deps: deps_stamp(session),
+        subagent_files: join_paths(&session.subagent_files),
         summary,
         diagnostics: loaded.diagnostics,
         calls,
@@ -525,8 +548,10 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
     let s = &b.summary;
     tx.execute(
         "INSERT INTO sessions(path, id, agent, size, mtime_ns, tail_hash, deps, cwd, title,
-           first_prompt, started, ended, version, turns, tool_calls, errors, subagents, diagnostics)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+           first_prompt, started, ended, version, turns, tool_calls, errors, subagents, diagnostics,
+           subagent_files)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+           ?19)",
         params![
             b.key.0,
             b.key.1,
@@ -546,6 +571,7 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             int(s.errors),
             int(s.subagents),
             int(s.diagnostics),
+            b.subagent_files,
         ],
     )?;
     let mut diag = tx.prepare_cached(

@@ -25,6 +25,7 @@
 //!   loaded sessions; the session list reads the summaries the loader made.
 
 pub mod build;
+pub mod listed;
 pub mod query;
 pub mod schema;
 
@@ -34,6 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::Connection;
 
 pub use build::{Progress, State, SyncStats, Synced, indexable};
+pub use listed::{Listed, roots_are_folders};
 
 /// The index file's name inside its folder.
 pub const FILE_NAME: &str = "index.sqlite";

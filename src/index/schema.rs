@@ -10,7 +10,10 @@
 //!   of the last [`TAIL_HASH_BYTES`] bytes of the main file, to tell a file
 //!   that only grew from a rewritten one), `deps` (size and mtime of every
 //!   other file the loader reads: subagent transcripts and their
-//!   `.meta.json`, an OpenCode database's `-wal`). Summary: the
+//!   `.meta.json`, an OpenCode database's `-wal`), `subagent_files` (the
+//!   [`crate::transcript::SessionRef::subagent_files`] discovery gave, path
+//!   bytes each ended by a NUL byte, so the TUI can list the session before
+//!   discovery runs: [`crate::index::Index::listed`]). Summary: the
 //!   [`crate::transcript::SessionSummary`] fields.
 //! - `diagnostics`: the session's diagnostics in the loader's order.
 //! - `calls`: one tool call of a session (main thread and subagents, in
@@ -25,7 +28,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The crate version, written into `meta` next to [`SCHEMA_VERSION`].
 pub const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -38,6 +41,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions(
   path BLOB NOT NULL, id TEXT NOT NULL, agent TEXT NOT NULL,
   size INTEGER NOT NULL, mtime_ns INTEGER, tail_hash BLOB, deps TEXT NOT NULL,
+  subagent_files BLOB NOT NULL,
   cwd TEXT, title TEXT, first_prompt TEXT, started TEXT, ended TEXT, version TEXT,
   turns INTEGER NOT NULL, tool_calls INTEGER NOT NULL, errors INTEGER NOT NULL,
   subagents INTEGER NOT NULL, diagnostics INTEGER NOT NULL,

@@ -10,6 +10,8 @@
 //! (each lives in its component's module).
 
 use chrono::FixedOffset;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use hookscope::hooks::events::At;
@@ -198,6 +200,7 @@ impl App {
                 .collect(),
             diagnostics,
             summaries_done: false,
+            checking: false,
             indexing: None,
             open: None,
             tool_names: Default::default(),
@@ -764,6 +767,9 @@ impl App {
                 self.list.refresh(&self.ctx);
             }
             Msg::Found { generation, result } => self.calls.found(generation, result),
+            // Taken by the event loop (`boot::Boot::discovered`) before
+            // `apply`; one that gets here has no list to replace.
+            Msg::Discovered(_) => {}
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
             Msg::HooksRan { generation, report } => {
                 self.replay.hooks_ran(generation, report, &mut self.ctx)
@@ -775,6 +781,101 @@ impl App {
             } => self.backtest.add(done, total, blocks),
         }
         self.sync();
+    }
+
+    /// Replaces the list the index stored (shown while discovery ran) with
+    /// what discovery found on disk (`sessions`, `diagnostics`), keeping
+    /// what is known: an entry whose main file and id are still there keeps
+    /// its summary (and its diagnostics) until the index sync sends a new
+    /// one, the selection and the open session follow their session, a
+    /// session gone from disk leaves the list (unless it is open: it stays
+    /// at the end). Returns, per new session, whether its summary is the one
+    /// stored for exactly these files (same [`SessionRef`]): the sync then
+    /// re-sends it only if its other files changed.
+    pub fn rediscovered(
+        &mut self,
+        sessions: Vec<SessionRef>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Vec<bool> {
+        let key = |s: &SessionRef| (s.path.clone(), s.id.clone());
+        let selected = self
+            .list
+            .sel
+            .and_then(|i| self.ctx.sessions.get(i))
+            .map(|e| key(&e.sref));
+        let open = self.ctx.open.as_ref().map(|o| o.index);
+        let mut old: HashMap<(PathBuf, String), (usize, SessionEntry)> = HashMap::new();
+        let mut open_entry = None;
+        for (i, e) in std::mem::take(&mut self.ctx.sessions)
+            .into_iter()
+            .enumerate()
+        {
+            if Some(i) == open {
+                open_entry = Some(e.clone());
+            }
+            old.entry(key(&e.sref)).or_insert((i, e));
+        }
+        let mut mask = Vec::with_capacity(sessions.len());
+        let mut kept_files: HashSet<PathBuf> = HashSet::new();
+        let mut new_open = None;
+        let mut new_selected = None;
+        for s in sessions {
+            let k = key(&s);
+            let entry = match old.remove(&k) {
+                Some((i, e)) => {
+                    if Some(i) == open {
+                        new_open = Some(self.ctx.sessions.len());
+                    }
+                    kept_files.insert(e.sref.path.clone());
+                    kept_files.extend(e.sref.subagent_files.iter().cloned());
+                    mask.push(e.sref == s && e.summary.is_some());
+                    SessionEntry { sref: s, ..e }
+                }
+                None => {
+                    mask.push(false);
+                    SessionEntry {
+                        sref: s,
+                        summary: None,
+                        error: None,
+                    }
+                }
+            };
+            if selected.as_ref() == Some(&k) {
+                new_selected = Some(self.ctx.sessions.len());
+            }
+            self.ctx.sessions.push(entry);
+        }
+        if let (Some(_), None, Some(e)) = (open, new_open, open_entry) {
+            // Open but gone from disk: kept (its timeline is loaded).
+            new_open = Some(self.ctx.sessions.len());
+            mask.push(true);
+            kept_files.insert(e.sref.path.clone());
+            self.ctx.sessions.push(e);
+        }
+        self.ctx
+            .diagnostics
+            .retain(|d| kept_files.contains(&d.path));
+        self.ctx.diagnostics.extend(diagnostics);
+        self.ctx.short_ids = ShortIds::new(self.ctx.sessions.iter().map(|e| e.sref.id.as_str()));
+        self.ctx.checking = false;
+        if let (Some(o), Some(i)) = (self.ctx.open.as_mut(), new_open)
+            && o.index != i
+        {
+            // Messages for the old index are dropped: load it again under
+            // the new one (and follow it there).
+            o.index = i;
+            self.ctx.requests.push(Request::Open(i));
+        }
+        self.list.reset_rows();
+        self.list.refresh(&self.ctx);
+        match new_selected {
+            Some(i) if self.touched => self.list.sel = Some(i),
+            _ => self.list.select_first(),
+        }
+        self.list.refresh(&self.ctx);
+        self.detail.invalidate();
+        self.sync();
+        mask
     }
 
     /// Sets session `index`'s summary (its diagnostics join the list's) or

@@ -371,6 +371,9 @@ pub struct Ctx {
     pub diagnostics: Vec<Diagnostic>,
     /// Whether every summary has arrived.
     pub summaries_done: bool,
+    /// While the list is the one the index stored and discovery has not yet
+    /// said what is on disk now (the TUI's fast start, [`crate::tui::boot`]).
+    pub checking: bool,
     /// While the index syncs changed and new sessions at start: (sessions
     /// re-indexed, sessions to re-index), for the status bar.
     pub indexing: Option<(usize, usize)>,

@@ -16,6 +16,7 @@
 pub mod action;
 pub mod app;
 pub mod backtest;
+pub mod boot;
 pub mod calls;
 pub mod clipboard;
 pub mod component;
@@ -33,6 +34,8 @@ pub mod widgets;
 pub mod worker;
 
 #[cfg(test)]
+mod boot_tests;
+#[cfg(test)]
 mod hook_tests;
 #[cfg(test)]
 mod index_tests;
@@ -49,7 +52,6 @@ use std::time::Duration;
 use anyhow::Context;
 use chrono::{DateTime, FixedOffset, Local, Offset, Utc};
 use crossterm::event::{self, Event as TermEvent, MouseButton, MouseEventKind};
-use hookscope::transcript::discover;
 use ratatui::Frame;
 
 use action::Action;
@@ -111,33 +113,16 @@ fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
 /// # Errors
 /// A bad PATH, or a terminal that cannot be set up or drawn to.
 /// The list and the Calls view answer from the persisted index
-/// ([`start`]) unless `no_index` (`--no-index`) or `HOOKSCOPE_NO_INDEX`.
+/// ([`boot::Boot::begin`]) unless `no_index` (`--no-index`) or `HOOKSCOPE_NO_INDEX`.
 pub fn run(
     paths: &[PathBuf],
     rules: Option<&Path>,
     settings: &[PathBuf],
     no_index: bool,
 ) -> anyhow::Result<()> {
-    let mut found = discover(paths)?;
-    let mut banner = None;
-    if paths.is_empty()
-        && found.sessions.is_empty()
-        && let Some(demo) = demo_dir()
-    {
-        found = discover(std::slice::from_ref(&demo))?;
-        banner = Some(
-            " DEMO: no sessions found, showing bundled ones. Pass a PATH to open yours."
-                .to_string(),
-        );
-    }
     let offset = Local::now().offset().fix();
-    let mut app = App::new(
-        found.sessions.clone(),
-        found.diagnostics,
-        offset,
-        Theme::from_env(),
-    );
-    app.set_banner(banner);
+    let (tx, rx) = mpsc::channel();
+    let (mut app, mut boot) = boot::Boot::begin(paths, no_index, offset, Theme::from_env(), &tx)?;
     if let Some(path) = rules {
         app.ctx.rules = context::Rules::load(path);
         if let Some(message) = app.ctx.rules.startup_message() {
@@ -145,12 +130,9 @@ pub fn run(
         }
     }
     app.ctx.settings = settings.to_vec();
-    let refs = found.sessions;
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
-    let (tx, rx) = mpsc::channel();
-    let queries = start(&mut app, &refs, no_index, &tx);
-    let follow = worker::spawn_follow(found.roots.clone(), tx.clone());
+    let follow = worker::spawn_follow(boot.roots.clone(), tx.clone());
 
     let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
     let size = term.size()?;
@@ -161,7 +143,10 @@ pub fn run(
     let mut dirty = true;
     while !app.quit && term_flag.load(Ordering::SeqCst) == 0 {
         while let Ok(msg) = rx.try_recv() {
-            app.apply(msg);
+            match msg {
+                worker::Msg::Discovered(found) => boot.discovered(&mut app, found, &tx),
+                msg => app.apply(msg),
+            }
             dirty = true;
         }
         for request in app.take_requests() {
@@ -179,7 +164,7 @@ pub fn run(
                     }
                 }
                 Request::Find { generation, query } => {
-                    queries.send(generation, query);
+                    boot.find(generation, query);
                 }
                 Request::RunHooks { generation, plan } => {
                     worker::spawn_hooks(generation, plan.0, tx.clone());
@@ -189,7 +174,7 @@ pub fn run(
                 }
                 Request::Backtest => {
                     if let context::Rules::Loaded(rules) = &app.ctx.rules {
-                        worker::spawn_backtest(refs.clone(), rules.clone(), tx.clone());
+                        worker::spawn_backtest(boot.refs.clone(), rules.clone(), tx.clone());
                     }
                 }
             }
@@ -221,30 +206,15 @@ pub fn run(
     Ok(())
 }
 
-/// The TUI's start, shared by [`run`] and [`bench_probe`]: with the
-/// persisted index (issue 11 §1; none with `no_index`, see
-/// [`worker::open_index`]), the summaries of every session whose files are
-/// unchanged since it was indexed go into `app` at once
+/// The start after discovery (see [`boot`]): with the persisted index
+/// (issue 11 §1), the summaries of every session whose files are unchanged
+/// since it was indexed go into `app` at once
 /// ([`hookscope::index::Index::fresh_summaries`]), and a worker syncs the
 /// rest with progress in the status bar ([`worker::spawn_index_sync`]);
-/// without it, every session is summarized in the background
+/// without one (`None`), every session is summarized in the background
 /// ([`worker::spawn_summaries`]). Returns the Calls-view query thread,
-/// which asks the index which sessions to load when there is one.
-pub fn start(
-    app: &mut App,
-    refs: &[hookscope::transcript::SessionRef],
-    no_index: bool,
-    tx: &mpsc::Sender<worker::Msg>,
-) -> worker::Queries {
-    let (index, notices) = worker::open_index(no_index);
-    for line in notices {
-        app.ctx.say(line);
-    }
-    start_with(app, refs, index, tx)
-}
-
-/// [`start`] with the index given (`None`: without one); tests pass one
-/// opened in a temporary folder.
+/// which asks the index which sessions to load when there is one. Tests
+/// pass an index opened in a temporary folder.
 pub fn start_with(
     app: &mut App,
     refs: &[hookscope::transcript::SessionRef],
@@ -278,10 +248,12 @@ pub fn start_with(
 
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark
 /// (`benches/heavy.rs`, issue 11 §2), in milliseconds from the start:
-/// `first_frame` (discovery, app, one 200x50 frame headless), `list` (every
-/// session's summary arrived: the complete list with counts) and `calls`
+/// `first_frame` (the list from the index, or discovery first when there is
+/// none; app; one 200x50 frame headless), `list` (discovery answered and
+/// every session's summary is checked against the disk: the complete list
+/// with counts) and `calls`
 /// (the Calls view's answer to `filter`, asked right after the first
-/// frame, as typing it at once would). Starts as [`run`] does ([`start`],
+/// frame, as typing it at once would). Starts as [`run`] does ([`boot::Boot::begin`],
 /// with the index unless `no_index`).
 ///
 /// # Errors
@@ -289,16 +261,21 @@ pub fn start_with(
 pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::Result<[f64; 3]> {
     let began = std::time::Instant::now();
     let ms = || began.elapsed().as_secs_f64() * 1000.0;
-    let (mut app, rx, queries, mut term) = headless_start(paths, no_index)?;
+    let (mut app, rx, tx, mut boot, mut term) = headless_start(paths, no_index)?;
     let first_frame = ms();
-    // Complete at the first frame when every summary came from the index.
+    // Complete at the first frame when every summary came from the index
+    // and discovery ran first (else when the sync has checked them all).
     let mut list = app.ctx.summaries_done.then_some(first_frame);
     let query = calls::prepare(filter, Utc::now()).map_err(|e| anyhow::anyhow!(e))?;
-    queries.send(1, query);
+    boot.find(1, query);
     let mut calls = None;
     while list.is_none() || calls.is_none() {
         let Ok(msg) = rx.recv() else { break };
-        match &msg {
+        match msg {
+            worker::Msg::Discovered(found) => {
+                boot.discovered(&mut app, found, &tx);
+                continue;
+            }
             worker::Msg::SummariesDone => list = list.or_else(|| Some(ms())),
             worker::Msg::Found { .. } => calls = Some(ms()),
             _ => {}
@@ -321,41 +298,36 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
 /// A bad PATH, or a render failure.
 pub fn first_frame_ms(paths: &[PathBuf], no_index: bool) -> anyhow::Result<f64> {
     let began = std::time::Instant::now();
-    headless_start(paths, no_index)?;
+    let _started = headless_start(paths, no_index)?;
     Ok(began.elapsed().as_secs_f64() * 1000.0)
 }
 
+/// What [`headless_start`] gives: the app, the workers' channel (both
+/// ends), the start's state and the test terminal.
+type Headless = (
+    App,
+    mpsc::Receiver<worker::Msg>,
+    mpsc::Sender<worker::Msg>,
+    boot::Boot,
+    ratatui::Terminal<ratatui::backend::TestBackend>,
+);
+
 /// The TUI's start on `paths` without a terminal, for the benchmarks:
-/// discovery, the app at 200x50, [`start`] (with the index unless
-/// `no_index`) and one frame drawn on a ratatui `TestBackend`. Returns the
-/// app, the workers' channel, the Calls-query handle and the test terminal.
+/// [`boot::Boot::begin`] (with the index unless `no_index`), the app at
+/// 200x50 and one frame drawn on a ratatui `TestBackend`. Returns the app,
+/// the workers' channel (both ends), the start's state and the test
+/// terminal.
 ///
 /// # Errors
 /// A bad PATH, or a render failure.
-fn headless_start(
-    paths: &[PathBuf],
-    no_index: bool,
-) -> anyhow::Result<(
-    App,
-    mpsc::Receiver<worker::Msg>,
-    worker::Queries,
-    ratatui::Terminal<ratatui::backend::TestBackend>,
-)> {
-    let found = discover(paths)?;
-    let mut app = App::new(
-        found.sessions.clone(),
-        found.diagnostics,
-        Utc.fix(),
-        Theme::from_env(),
-    );
+fn headless_start(paths: &[PathBuf], no_index: bool) -> anyhow::Result<Headless> {
+    let (tx, rx) = mpsc::channel();
+    let (mut app, boot) = boot::Boot::begin(paths, no_index, Utc.fix(), Theme::from_env(), &tx)?;
     app.handle(Action::Resize {
         width: 200,
         height: 50,
     });
-    let (tx, rx) = mpsc::channel();
-    let queries = start(&mut app, &found.sessions, no_index, &tx);
-    drop(tx);
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
     term.draw(|f| draw(f, &app))?;
-    Ok((app, rx, queries, term))
+    Ok((app, rx, tx, boot, term))
 }

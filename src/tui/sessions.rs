@@ -241,6 +241,12 @@ impl SessionsPane {
         self.follow();
     }
 
+    /// Forgets the rows so the next [`SessionsPane::refresh`] rebuilds them
+    /// (the session list was replaced with one of the same length).
+    pub fn reset_rows(&mut self) {
+        self.rows_key = None;
+    }
+
     /// Selects the first session of the list (while the user has not
     /// touched anything, summaries reorder it).
     pub fn select_first(&mut self) {
@@ -449,7 +455,12 @@ impl Component for SessionsPane {
         }
         // Headers are missing only while fuzzy-matching.
         let filtered = !split_agent_words(&self.filter).1.trim().is_empty();
-        let items: Vec<ListItem> = rows
+        // Only the rows on screen are built (a heavy user lists thousands
+        // of sessions; issue 11 §2): the window starts at the pane's offset.
+        let height = usize::from(area.height.saturating_sub(2)).max(1);
+        let first = self.offset.min(rows.len().saturating_sub(1));
+        let window = &rows[first..(first + height).min(rows.len())];
+        let items: Vec<ListItem> = window
             .iter()
             .map(|row| match row {
                 SessionRow::Header(project) => {
@@ -463,10 +474,8 @@ impl Component for SessionsPane {
             .collect();
         let selected = self
             .sel
-            .and_then(|s| rows.iter().position(|r| *r == SessionRow::Session(s)));
-        let mut state = ListState::default()
-            .with_offset(self.offset)
-            .with_selected(selected);
+            .and_then(|s| window.iter().position(|r| *r == SessionRow::Session(s)));
+        let mut state = ListState::default().with_offset(0).with_selected(selected);
         let list = List::new(items)
             .block(block)
             .highlight_style(theme.selected(focused));

@@ -92,6 +92,9 @@ pub enum Msg {
         /// The session as it is now.
         session: Arc<Session>,
     },
+    /// Discovery's answer at a fast start (the list shown came from the
+    /// index; [`super::boot`]), or why it failed.
+    Discovered(Result<transcript::Discovery, String>),
     /// A session appeared under the roots while running ([`spawn_follow`]).
     SessionAdded(SessionRef),
     /// The answer to a Calls-view query.

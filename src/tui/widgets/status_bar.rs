@@ -31,6 +31,11 @@ pub fn counts_text(ctx: &Ctx) -> String {
             crate::words::thousands(done),
             crate::words::thousands(total)
         )
+    } else if ctx.checking {
+        format!(
+            "{} sessions (as indexed; checking the disk…)",
+            crate::words::thousands(ctx.sessions.len())
+        )
     } else if ctx.summaries_done {
         match ctx.sessions.len() {
             1 => "1 session".to_string(),

@@ -1,0 +1,176 @@
+//! The session list as the index last saw it ([`Index::listed`]), so the
+//! TUI can draw its first frame before discovery has walked the roots
+//! (issue 11 §2: first frame ≤ 200 ms on a heavy user's corpus).
+//!
+//! The list is provisional: it is what the last sync stored for the files
+//! under the roots, not what is on disk now. The caller runs discovery
+//! afterwards and takes its answer as the truth (sessions added, gone or
+//! changed since; [`Index::sync`] then re-reads what changed).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::build::split_paths;
+use super::{Index, path_bytes, path_from_bytes};
+use crate::transcript::{Agent, Diagnostic, Locus, SessionRef, SessionSummary};
+
+/// One stored session: the [`SessionRef`] discovery gave when it was indexed,
+/// its summary and its diagnostics (the loader's, in order).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    /// Id, agent, main file, its size and mtime, subagent files, as stored.
+    pub sref: SessionRef,
+    /// The summary the loader made (its `path` is the main file).
+    pub summary: SessionSummary,
+    /// The session's diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Whether `path` is `root` or inside it (whole path components).
+fn under(path: &[u8], root: &[u8]) -> bool {
+    let root = root.strip_suffix(b"/").unwrap_or(root);
+    path == root
+        || (path.len() > root.len()
+            && path.starts_with(root)
+            && (root.is_empty() || path[root.len()] == b'/'))
+}
+
+/// A stored `mtime_ns` as a time (`None` when absent or negative).
+fn mtime(ns: Option<i64>) -> Option<SystemTime> {
+    let ns = u64::try_from(ns?).ok()?;
+    UNIX_EPOCH.checked_add(Duration::from_nanos(ns))
+}
+
+impl Index {
+    /// The stored sessions whose main file is under one of `roots` (each a
+    /// folder, compared as path bytes, whole components), in discovery's
+    /// order (newest mtime first, then path, then id): what the TUI shows
+    /// before discovery answers. Empty when a root is not a folder (a file
+    /// PATH is discovered at once instead), when nothing is stored under
+    /// the roots, or when the index cannot be read.
+    pub fn listed(&self, roots: &[PathBuf]) -> Vec<Listed> {
+        if !roots_are_folders(roots) {
+            return Vec::new();
+        }
+        self.try_listed(roots).unwrap_or_default()
+    }
+
+    fn try_listed(&self, roots: &[PathBuf]) -> rusqlite::Result<Vec<Listed>> {
+        let roots: Vec<Vec<u8>> = roots.iter().map(|r| path_bytes(r)).collect();
+        let mut stmt = self.conn.prepare(
+            "SELECT path, id, agent, size, mtime_ns, subagent_files, cwd, title, first_prompt,
+               started, ended, version, turns, tool_calls, errors, subagents, diagnostics
+             FROM sessions",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let path: Vec<u8> = r.get(0)?;
+            if !roots.iter().any(|root| under(&path, root)) {
+                continue;
+            }
+            let id: String = r.get(1)?;
+            let agent: String = r.get(2)?;
+            let Ok(agent) = agent.parse::<Agent>() else {
+                continue;
+            };
+            let main = path_from_bytes(&path);
+            let count = |i: usize| -> rusqlite::Result<usize> {
+                Ok(usize::try_from(r.get::<_, i64>(i)?).unwrap_or(0))
+            };
+            let time = |i: usize| -> rusqlite::Result<_> {
+                Ok(r.get::<_, Option<String>>(i)?
+                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+                    .map(|t| t.with_timezone(&chrono::Utc)))
+            };
+            let sref = SessionRef {
+                id: id.clone(),
+                agent,
+                path: main.clone(),
+                size: u64::try_from(r.get::<_, i64>(3)?).unwrap_or(0),
+                modified: mtime(r.get(4)?),
+                subagent_files: split_paths(&r.get::<_, Vec<u8>>(5)?),
+            };
+            let summary = SessionSummary {
+                id,
+                agent,
+                path: main,
+                cwd: r.get(6)?,
+                title: r.get(7)?,
+                first_prompt: r.get(8)?,
+                started: time(9)?,
+                ended: time(10)?,
+                version: r.get(11)?,
+                turns: count(12)?,
+                tool_calls: count(13)?,
+                errors: count(14)?,
+                subagents: count(15)?,
+                diagnostics: count(16)?,
+            };
+            out.push(Listed {
+                sref,
+                summary,
+                diagnostics: Vec::new(),
+            });
+        }
+        drop(rows);
+        drop(stmt);
+        self.attach_diagnostics(&mut out)?;
+        out.sort_by(|a, b| {
+            b.sref
+                .modified
+                .cmp(&a.sref.modified)
+                .then_with(|| a.sref.path.cmp(&b.sref.path))
+                .then_with(|| a.sref.id.cmp(&b.sref.id))
+        });
+        Ok(out)
+    }
+
+    /// Fills each listed session's diagnostics from the `diagnostics` table
+    /// (only the sessions that have some: most have none).
+    fn attach_diagnostics(&self, listed: &mut [Listed]) -> rusqlite::Result<()> {
+        let mut stmt = self.conn.prepare(
+            "SELECT path, line, record, message FROM diagnostics
+             WHERE s_path = ?1 AND s_id = ?2 ORDER BY ord",
+        )?;
+        for l in listed.iter_mut().filter(|l| l.summary.diagnostics > 0) {
+            let rows = stmt.query_map(
+                rusqlite::params![path_bytes(&l.sref.path), l.sref.id],
+                |r| {
+                    let line: Option<i64> = r.get(1)?;
+                    let record: Option<String> = r.get(2)?;
+                    Ok(Diagnostic {
+                        path: path_from_bytes(&r.get::<_, Vec<u8>>(0)?),
+                        locus: match (line, record) {
+                            (Some(n), _) => Some(Locus::Line(usize::try_from(n).unwrap_or(0))),
+                            (None, Some(id)) => Some(Locus::Record(id)),
+                            (None, None) => None,
+                        },
+                        message: r.get(3)?,
+                    })
+                },
+            )?;
+            l.diagnostics = rows.collect::<rusqlite::Result<_>>()?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether every root is a folder (what [`Index::listed`] needs).
+pub fn roots_are_folders(roots: &[PathBuf]) -> bool {
+    !roots.is_empty() && roots.iter().all(|r| Path::is_dir(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::under;
+
+    #[test]
+    fn under_takes_whole_components() {
+        assert!(under(b"/a/b/c.jsonl", b"/a/b"));
+        assert!(under(b"/a/b/c.jsonl", b"/a/b/"));
+        assert!(under(b"/a/b", b"/a/b"));
+        assert!(!under(b"/a/bc/d.jsonl", b"/a/b"));
+        assert!(!under(b"/x/b/c.jsonl", b"/a/b"));
+    }
+}

@@ -1,0 +1,299 @@
+//! The fast start ([`super::boot`], issue 11 §2): the first frame lists
+//! what the index stored under the roots before discovery runs, then
+//! discovery's answer replaces it with what is on disk, keeping summaries,
+//! selection and Calls queries asked meanwhile. Each test works on a copy
+//! of a real corpus folder with its index in a temporary folder.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
+
+use chrono::{FixedOffset, Utc};
+use hookscope::index::Index;
+use hookscope::query::find_with;
+use hookscope::transcript::{SessionRef, discover, load_summary};
+
+use super::app::App;
+use super::boot::Boot;
+use super::theme::Theme;
+use super::worker::Msg;
+use super::{calls, tests::render};
+
+const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+
+/// A hang guard for worker answers, not a timing.
+const WAIT: Duration = Duration::from_secs(120);
+
+/// Copies every file of `from` into `to`, keeping relative paths.
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("readable") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A copy of the corpus and an index in another folder, synced with it as
+/// a previous run leaves it; returns (temp folder, corpus root, index dir,
+/// the sessions discovered).
+fn warm_copy() -> (tempfile::TempDir, PathBuf, PathBuf, Vec<SessionRef>) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("corpus");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    copy_tree(Path::new(CORPUS), &root);
+    let sessions = discover(std::slice::from_ref(&root))
+        .expect("corpus")
+        .sessions;
+    let dir = tmp.path().join("cache");
+    let mut index = Index::open(&dir).expect("index");
+    let synced = index.sync(&sessions, &mut |_| {});
+    assert_eq!(synced.stats.indexed, sessions.len());
+    (tmp, root, dir, sessions)
+}
+
+fn begin(root: &Path, dir: &Path) -> (App, Boot, Sender<Msg>, Receiver<Msg>) {
+    let (tx, rx) = mpsc::channel();
+    let index = Index::open(dir).expect("index");
+    let (app, boot) = Boot::begin_with(
+        &[root.to_path_buf()],
+        Some(index),
+        Vec::new(),
+        FixedOffset::east_opt(0).expect("UTC"),
+        Theme { color: false },
+        &tx,
+    )
+    .expect("starts");
+    (app, boot, tx, rx)
+}
+
+/// Applies worker messages (discovery through `boot`) up to and including
+/// the one `stop` picks.
+fn run_until(
+    app: &mut App,
+    boot: &mut Boot,
+    tx: &Sender<Msg>,
+    rx: &Receiver<Msg>,
+    stop: impl Fn(&Msg) -> bool,
+) {
+    loop {
+        let msg = rx.recv_timeout(WAIT).expect("a worker message");
+        let done = stop(&msg);
+        match msg {
+            Msg::Discovered(found) => boot.discovered(app, found, tx),
+            other => app.apply(other),
+        }
+        if done {
+            return;
+        }
+    }
+}
+
+fn ids(app: &App) -> Vec<String> {
+    app.ctx.sessions.iter().map(|e| e.sref.id.clone()).collect()
+}
+
+#[test]
+fn the_first_frame_lists_the_stored_sessions_before_discovery() {
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    // Before any worker message: the stored list, in discovery's order,
+    // every session with its summary, and the status bar says so.
+    assert!(app.ctx.checking);
+    let want: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
+    assert_eq!(ids(&app), want);
+    let refs: Vec<SessionRef> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+    assert_eq!(refs, sessions);
+    for e in &app.ctx.sessions {
+        let loaded = load_summary(&e.sref).expect("loads").0;
+        assert_eq!(e.summary.as_ref(), Some(&loaded), "{}", e.sref.id);
+    }
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains(&format!(
+            "{} sessions (as indexed; checking the disk…)",
+            sessions.len()
+        )),
+        "{screen}"
+    );
+    // Discovery agrees: nothing changes but the status.
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    assert!(!app.ctx.checking);
+    assert_eq!(ids(&app), want);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains(&format!("{} sessions · D", sessions.len())),
+        "{screen}"
+    );
+}
+
+#[test]
+fn discovery_replaces_the_stored_list_with_what_is_on_disk() {
+    let (_tmp, root, dir, sessions) = warm_copy();
+    // Since the index was written: one session deleted, one new, one grown.
+    let gone = sessions
+        .iter()
+        .find(|s| !s.id.starts_with("e71e9aa1"))
+        .expect("another session")
+        .clone();
+    std::fs::remove_file(&gone.path).expect("rm");
+    let tools = sessions
+        .iter()
+        .find(|s| s.id.starts_with("e71e9aa1"))
+        .expect("the tools session")
+        .clone();
+    let new_path = tools
+        .path
+        .with_file_name("00000000-0000-4000-8000-000000000001.jsonl");
+    std::fs::copy(&tools.path, &new_path).expect("copy");
+    let grown = sessions
+        .iter()
+        .find(|s| s.id != gone.id && s.id != tools.id)
+        .expect("another session")
+        .clone();
+    let mut bytes = std::fs::read(&grown.path).expect("read");
+    let first_line = bytes
+        .split(|&b| b == b'\n')
+        .next()
+        .expect("a line")
+        .to_vec();
+    bytes.extend_from_slice(&first_line);
+    bytes.push(b'\n');
+    std::fs::write(&grown.path, &bytes).expect("write");
+
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    // The stored list still names the deleted session and not the new one.
+    assert!(ids(&app).contains(&gone.id));
+    assert!(!ids(&app).iter().any(|i| i.starts_with("00000000")));
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    let now = discover(std::slice::from_ref(&root))
+        .expect("corpus")
+        .sessions;
+    let want: Vec<String> = now.iter().map(|s| s.id.clone()).collect();
+    assert_eq!(ids(&app), want);
+    assert!(!ids(&app).contains(&gone.id));
+    assert_eq!(app.ctx.sessions.len(), sessions.len());
+    // Every summary is the loader's for the files as they are now (the
+    // grown one counts its repeated first line).
+    for e in &app.ctx.sessions {
+        let loaded = load_summary(&e.sref).expect("loads").0;
+        assert_eq!(e.summary.as_ref(), Some(&loaded), "{}", e.sref.id);
+    }
+    let copy = app
+        .ctx
+        .sessions
+        .iter()
+        .find(|e| e.sref.id.starts_with("00000000"))
+        .and_then(|e| e.summary.as_ref())
+        .expect("the new session, summarized");
+    // A copy of the tools session: 23 tool_use blocks, 5 errors (as
+    // index_tests recounts).
+    assert_eq!((copy.tool_calls, copy.errors), (23, 5));
+}
+
+#[test]
+fn the_selection_follows_its_session_when_the_list_changes() {
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    // The user moves to the last session before discovery answers.
+    let last = sessions.last().expect("sessions").clone();
+    let at = app
+        .ctx
+        .sessions
+        .iter()
+        .position(|e| e.sref == last)
+        .expect("listed");
+    app.list.select(at, &app.ctx);
+    app.touched = true;
+    // A newer session appears first in discovery's order.
+    let newest = sessions[0]
+        .path
+        .with_file_name("ffffffff-0000-4000-8000-000000000002.jsonl");
+    std::fs::copy(&sessions[0].path, &newest).expect("copy");
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    assert_eq!(app.ctx.sessions.len(), sessions.len() + 1);
+    assert_eq!(
+        app.ctx.sessions[0].sref.id,
+        "ffffffff-0000-4000-8000-000000000002"
+    );
+    let sel = app.list.sel.expect("a selection");
+    assert_eq!(app.ctx.sessions[sel].sref.path, last.path);
+}
+
+#[test]
+fn a_calls_query_asked_before_discovery_is_answered_after_it() {
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    let query = calls::prepare("tool:Bash", Utc::now()).expect("valid");
+    boot.find(7, query.clone());
+    let mut discovered = false;
+    let found = loop {
+        match rx.recv_timeout(WAIT).expect("a message") {
+            Msg::Discovered(found) => {
+                discovered = true;
+                boot.discovered(&mut app, found, &tx);
+            }
+            Msg::Found { generation, result } => {
+                assert!(discovered, "answered before discovery");
+                assert_eq!(generation, 7);
+                break result.expect("records");
+            }
+            other => app.apply(other),
+        }
+    };
+    let plain = find_with(&sessions, &query).expect("records");
+    assert_eq!(
+        serde_json::to_value(&found).expect("json"),
+        serde_json::to_value(&plain).expect("json")
+    );
+    // real-cc-2.1.332 holds 45 Bash calls (index_tests).
+    assert_eq!(found.records.len(), 45);
+}
+
+#[test]
+fn a_file_path_or_an_empty_index_discovers_first() {
+    let (_tmp, root, dir, sessions) = warm_copy();
+    // A file PATH: no stored list, discovery before the first frame.
+    let one = sessions[0].path.clone();
+    let (app, _boot, _tx, _rx) = begin(&one, &dir);
+    assert!(!app.ctx.checking);
+    assert_eq!(app.ctx.sessions.len(), 1);
+    // An index that holds nothing under the root: the same.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let (app, _boot, _tx, _rx) = begin(&root, empty.path());
+    assert!(!app.ctx.checking);
+    assert_eq!(app.ctx.sessions.len(), sessions.len());
+}
+
+#[test]
+fn stored_rows_of_a_sibling_folder_are_not_listed() {
+    // Hostile: a root whose name is a prefix of another indexed folder's
+    // (`corpus` vs `corpus-other`) lists only its own sessions.
+    let (tmp, root, dir, sessions) = warm_copy();
+    let other = tmp.path().join("corpus-other");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    std::fs::copy(&sessions[0].path, other.join("x.jsonl")).expect("copy");
+    let more = discover(std::slice::from_ref(&other))
+        .expect("other")
+        .sessions;
+    Index::open(&dir).expect("index").sync(&more, &mut |_| {});
+    let (app, _boot, _tx, _rx) = begin(&root, &dir);
+    assert!(app.ctx.checking);
+    assert_eq!(app.ctx.sessions.len(), sessions.len());
+    assert!(
+        app.ctx
+            .sessions
+            .iter()
+            .all(|e| e.sref.path.starts_with(&root))
+    );
+}
