@@ -197,7 +197,7 @@ fn main() {
             (false, None) => cli::fail("give a rule file, or --example to print one"),
         },
         Some(Command::Payload(args)) => cli::payload::run(&args),
-        Some(Command::Replay(args)) => cli::replay::run(&args),
+        Some(Command::Replay(replay)) => cli::replay::run(&replay, args.no_index),
         Some(Command::Hooks(args)) => cli::hooks::run(&args),
         Some(Command::Tail(args)) => cli::tail::run(&args),
         None if args.bench_probe.is_some() => {

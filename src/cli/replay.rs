@@ -19,7 +19,8 @@ use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::replay::{
-    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, replay, replay_json,
+    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, backtest_refs_indexed, replay,
+    replay_json,
 };
 use hookscope::hooks::rules::RuleSet;
 use hookscope::redact::Redactions;
@@ -118,8 +119,9 @@ pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
     }
 }
 
-/// Runs the subcommand.
-pub fn run(args: &ReplayArgs) {
+/// Runs the subcommand; a backtest (`--all`) asks the persisted index
+/// which sessions no rule can match unless `no_index` (`--no-index`).
+pub fn run(args: &ReplayArgs, no_index: bool) {
     let rules = args
         .rules
         .as_deref()
@@ -134,7 +136,7 @@ pub fn run(args: &ReplayArgs) {
         let mut paths: Vec<PathBuf> = args.session.iter().map(PathBuf::from).collect();
         paths.extend(args.paths.iter().cloned());
         let examples = args.examples.unwrap_or(Examples::Up(MAX_EXAMPLES));
-        return run_all(&paths, &rules, args.json, examples);
+        return run_all(&paths, &rules, args.json, examples, no_index);
     }
     let Some(session) = &args.session else {
         fail("give a SESSION (or --all with --rules FILE for a backtest)")
@@ -255,7 +257,7 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
     }
 }
 
-fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples) {
+fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, no_index: bool) {
     let found = super::discover_or_exit(paths);
     let mut refs = found.sessions;
     if refs.is_empty() {
@@ -281,7 +283,15 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples) {
             eprint!("\r{done}/{total} sessions");
         }
     };
-    let bt = backtest_refs(&refs, rules, &progress);
+    let bt = match super::index::open(no_index) {
+        Some(mut index) => {
+            let synced = super::index::sync(&mut index, &refs);
+            let bt = backtest_refs_indexed(&refs, rules, &progress, &index);
+            super::index::report(&index, &synced.stats);
+            bt
+        }
+        None => backtest_refs(&refs, rules, &progress),
+    };
     if tty {
         eprintln!();
     }

@@ -772,6 +772,19 @@ pub fn could_match(rules: &RuleSet, files: &[&[u8]]) -> bool {
     })
 }
 
+/// The names [`could_match`] looks for when every rule names a tool: the
+/// union of [`expand_tool_names`] of each rule's `tool` spec; `None` when a
+/// rule names no tool (it may match any session's events). A session none
+/// of whose calls has a name containing one of these cannot be matched by
+/// any rule (see [`could_match`]).
+pub fn tool_names_needed(rules: &RuleSet) -> Option<std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeSet::new();
+    for r in &rules.rules {
+        out.extend(expand_tool_names(r.tool.as_deref()?));
+    }
+    Some(out)
+}
+
 /// The events a rule set names, in [`EventName::ALL`] order (unknown names
 /// cannot occur: the loader refuses them).
 pub fn rule_events(rules: &RuleSet) -> Vec<EventName> {
@@ -1207,12 +1220,56 @@ pub fn backtest_refs_with(
     progress: &(dyn Fn(usize) + Sync),
     prefilter: Prefilter,
 ) -> Backtest {
+    backtest_refs_known(sessions, rules, progress, prefilter, &[])
+}
+
+/// [`backtest_refs`] with the persisted index as the first prefilter
+/// (issue 11 §1): when every rule names a tool ([`tool_names_needed`]), a
+/// Claude Code session whose indexed calls are current and none of whose
+/// names contains one of those is counted in [`Backtest::skipped`] without
+/// reading its files ([`crate::index::Index::calls_named`]); the others go
+/// through [`backtest_refs`]'s byte prefilter as before. Tallies, examples
+/// and `sessions` are those of [`backtest_refs`]; `skipped` may be higher
+/// (the index knows call names, the bytes only hold them somewhere), and a
+/// file that became unreadable without changing size or mtime is counted
+/// skipped rather than `unreadable`.
+pub fn backtest_refs_indexed(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+    index: &crate::index::Index,
+) -> Backtest {
+    let skip: Vec<bool> = match tool_names_needed(rules) {
+        Some(names) => index
+            .calls_named(sessions, &names)
+            .into_iter()
+            .zip(sessions)
+            .map(|(named, s)| {
+                s.agent == crate::transcript::Agent::ClaudeCode && named == Some(false)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    backtest_refs_known(sessions, rules, progress, Prefilter::On, &skip)
+}
+
+/// [`backtest_refs_with`], counting session `i` as skipped unread when
+/// `skip[i]` (missing entries: not skipped).
+fn backtest_refs_known(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+    prefilter: Prefilter,
+    skip: &[bool],
+) -> Backtest {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let done = AtomicUsize::new(0);
-    let claude: Vec<&SessionRef> = sessions
+    let claude: Vec<(&SessionRef, bool)> = sessions
         .iter()
-        .filter(|s| crate::hooks::events::rebuilds(s.agent))
+        .enumerate()
+        .filter(|(_, s)| crate::hooks::events::rebuilds(s.agent))
+        .map(|(i, s)| (s, skip.get(i).copied().unwrap_or(false)))
         .collect();
     let lines = match prefilter {
         Prefilter::On => LineFilter::new(rules),
@@ -1220,8 +1277,15 @@ pub fn backtest_refs_with(
     };
     let parts: Vec<Backtest> = claude
         .par_iter()
-        .map(|r| {
-            let bt = backtest_ref(r, rules, prefilter, lines.as_ref());
+        .map(|&(r, skip)| {
+            let bt = if skip {
+                let mut bt = Backtest::new(rules);
+                bt.sessions = 1;
+                bt.skipped = 1;
+                bt
+            } else {
+                backtest_ref(r, rules, prefilter, lines.as_ref())
+            };
             progress(done.fetch_add(1, Ordering::Relaxed) + 1);
             bt
         })

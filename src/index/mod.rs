@@ -26,6 +26,7 @@
 
 pub mod build;
 pub mod listed;
+pub mod names;
 pub mod query;
 pub mod schema;
 

@@ -42,6 +42,9 @@ pub struct Boot {
     pub refs: Vec<SessionRef>,
     /// The roots searched (followed for new sessions).
     pub roots: Vec<PathBuf>,
+    /// The index as the workers share it, once they have it (the backtest
+    /// asks it which sessions no rule can match).
+    pub shared: Option<worker::SharedIndex>,
 }
 
 impl Boot {
@@ -116,6 +119,7 @@ impl Boot {
                 pending: None,
                 refs,
                 roots,
+                shared: None,
             },
         ))
     }
@@ -147,7 +151,7 @@ impl Boot {
         for line in notices {
             app.ctx.say(line);
         }
-        let queries = super::start_with(&mut app, &found.sessions, index, tx);
+        let (queries, shared) = super::start_shared(&mut app, &found.sessions, index, tx);
         Ok((
             app,
             Boot {
@@ -156,6 +160,7 @@ impl Boot {
                 pending: None,
                 refs: found.sessions,
                 roots: found.roots,
+                shared,
             },
         ))
     }
@@ -186,6 +191,7 @@ impl Boot {
             Some(index) => {
                 let shared = std::sync::Arc::new(std::sync::Mutex::new(index));
                 worker::spawn_index_sync(self.refs.clone(), shared.clone(), mask, tx.clone());
+                self.shared = Some(shared.clone());
                 worker::spawn_queries_indexed(self.refs.clone(), Some(shared), tx.clone())
             }
             None => {

@@ -174,7 +174,12 @@ pub fn run(
                 }
                 Request::Backtest => {
                     if let context::Rules::Loaded(rules) = &app.ctx.rules {
-                        worker::spawn_backtest(boot.refs.clone(), rules.clone(), tx.clone());
+                        worker::spawn_backtest(
+                            boot.refs.clone(),
+                            rules.clone(),
+                            boot.shared.clone(),
+                            tx.clone(),
+                        );
                     }
                 }
             }
@@ -215,15 +220,27 @@ pub fn run(
 /// ([`worker::spawn_summaries`]). Returns the Calls-view query thread,
 /// which asks the index which sessions to load when there is one. Tests
 /// pass an index opened in a temporary folder.
+#[cfg(test)]
 pub fn start_with(
     app: &mut App,
     refs: &[hookscope::transcript::SessionRef],
     index: Option<hookscope::index::Index>,
     tx: &mpsc::Sender<worker::Msg>,
 ) -> worker::Queries {
+    start_shared(app, refs, index, tx).0
+}
+
+/// [`start_with`], also returning the index as the workers share it (for
+/// the backtest), `None` without one.
+pub fn start_shared(
+    app: &mut App,
+    refs: &[hookscope::transcript::SessionRef],
+    index: Option<hookscope::index::Index>,
+    tx: &mpsc::Sender<worker::Msg>,
+) -> (worker::Queries, Option<worker::SharedIndex>) {
     let Some(index) = index else {
         worker::spawn_summaries(refs.to_vec(), tx.clone());
-        return worker::spawn_queries(refs.to_vec(), tx.clone());
+        return (worker::spawn_queries(refs.to_vec(), tx.clone()), None);
     };
     let fresh = index.fresh_summaries(refs);
     let mask: Vec<bool> = fresh.iter().map(Option::is_some).collect();
@@ -243,7 +260,8 @@ pub fn start_with(
     }
     let shared = std::sync::Arc::new(std::sync::Mutex::new(index));
     worker::spawn_index_sync(refs.to_vec(), shared.clone(), mask, tx.clone());
-    worker::spawn_queries_indexed(refs.to_vec(), Some(shared), tx.clone())
+    let queries = worker::spawn_queries_indexed(refs.to_vec(), Some(shared.clone()), tx.clone());
+    (queries, Some(shared))
 }
 
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark

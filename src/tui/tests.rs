@@ -112,7 +112,7 @@ fn run_request(app: &mut App, request: Request) {
                 };
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 let (tx, rx) = std::sync::mpsc::channel();
-                worker::backtest(&refs, &rules, &tx);
+                worker::backtest(&refs, &rules, None, &tx);
                 drop(tx);
                 for msg in rx {
                     app.apply(msg);

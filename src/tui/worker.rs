@@ -527,14 +527,43 @@ pub fn spawn_queries_indexed(
 /// [`Msg::Backtested`] per session with every block, warn and rewrite of
 /// each rule (allows and added context are left out). Runs on the calling
 /// thread; [`spawn_backtest`] runs it on its own. A session that cannot be
-/// read counts as done, with nothing listed.
+/// read counts as done, with nothing listed. With `index`, the sessions it
+/// says no rule can match are done unread
+/// ([`hookscope::hooks::replay::backtest_refs_indexed`]; the index lock is
+/// held only for that one question).
 pub fn backtest(
     sessions: &[SessionRef],
     rules: &hookscope::hooks::rules::RuleSet,
+    index: Option<&SharedIndex>,
     tx: &Sender<Msg>,
 ) {
     let total = sessions.len();
+    let skip: Vec<bool> = match (index, hookscope::hooks::replay::tool_names_needed(rules)) {
+        (Some(index), Some(names)) => match index.lock() {
+            Ok(index) => index
+                .calls_named(sessions, &names)
+                .into_iter()
+                .zip(sessions)
+                .map(|(named, s)| s.agent == transcript::Agent::ClaudeCode && named == Some(false))
+                .collect(),
+            Err(_) => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
     for (index, sref) in sessions.iter().enumerate() {
+        if skip.get(index).copied().unwrap_or(false) {
+            if tx
+                .send(Msg::Backtested {
+                    done: index + 1,
+                    total,
+                    blocks: Vec::new(),
+                })
+                .is_err()
+            {
+                return;
+            }
+            continue;
+        }
         let bt =
             hookscope::hooks::replay::backtest_refs(std::slice::from_ref(sref), rules, &|_| {});
         let blocks = bt
@@ -570,9 +599,10 @@ pub fn backtest(
 pub fn spawn_backtest(
     sessions: Vec<SessionRef>,
     rules: Arc<hookscope::hooks::rules::RuleSet>,
+    index: Option<SharedIndex>,
     tx: Sender<Msg>,
 ) {
-    thread::spawn(move || backtest(&sessions, &rules, &tx));
+    thread::spawn(move || backtest(&sessions, &rules, index.as_ref(), &tx));
 }
 
 /// Runs a confirmed hook plan with the real process runner (each handler
