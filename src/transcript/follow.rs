@@ -248,6 +248,17 @@ impl Follower {
     /// [`Follower::follow`]. Notifications that cannot be set up (a
     /// platform without them, inotify limits) leave the follower polling.
     pub fn new(roots: &[PathBuf], options: FollowOptions) -> Follower {
+        Follower::with_known(roots, options, None)
+    }
+
+    /// [`Follower::new`] with the sessions already under the roots given
+    /// (`Some`: a discovery the caller just made, e.g. the TUI's start, so
+    /// the roots are not walked twice); `None` discovers them.
+    pub fn with_known(
+        roots: &[PathBuf],
+        options: FollowOptions,
+        known: Option<&[SessionRef]>,
+    ) -> Follower {
         let roots: Vec<PathBuf> = roots
             .iter()
             .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
@@ -266,11 +277,20 @@ impl Follower {
             last_rescan_cost: Duration::ZERO,
             last_poll: None,
         };
-        if !follower.roots.is_empty()
-            && let Ok(found) = discover(&follower.roots)
-        {
-            for s in &found.sessions {
-                follower.remember(s);
+        match known {
+            Some(known) => {
+                for s in known {
+                    follower.remember(s);
+                }
+            }
+            None => {
+                if !follower.roots.is_empty()
+                    && let Ok(found) = discover(&follower.roots)
+                {
+                    for s in &found.sessions {
+                        follower.remember(s);
+                    }
+                }
             }
         }
         if follower.options.notify {

@@ -205,6 +205,12 @@ impl Boot {
         self.queries = Some(queries);
     }
 
+    /// Whether the list is discovery's (it ran first, or has answered):
+    /// [`Boot::refs`] is then what is on disk.
+    pub fn is_discovered(&self) -> bool {
+        self.queries.is_some()
+    }
+
     /// Asks the Calls-view query thread for `query`, or keeps it (the
     /// newest only) until discovery has answered.
     pub fn find(&mut self, generation: u64, query: Query) {

@@ -182,3 +182,31 @@ fn the_default_follower_updates_the_open_session() {
         "{rows:?}"
     );
 }
+
+/// At the TUI's start the follower is given the sessions the start's
+/// discovery found (the roots are not walked twice): those are known, a
+/// session written afterwards is reported as new.
+#[test]
+fn a_follower_given_the_known_sessions_reports_only_new_ones() {
+    let (dir, _path, all, mut app) = start();
+    let known = hookscope::transcript::discover(&[dir.path().to_path_buf()])
+        .expect("discover")
+        .sessions;
+    assert_eq!(known.len(), 1);
+    let (tx, rx) = channel();
+    let follow =
+        worker::spawn_follow_known(vec![dir.path().to_path_buf()], Some(known), options(), tx);
+    follow
+        .send((0, app.ctx.sessions[0].sref.clone()))
+        .expect("follower thread");
+    apply_until(&mut app, &rx, |m| matches!(m, Msg::Live { .. }));
+    let other = "0c04bd79-0000-4000-8000-000000000002";
+    std::fs::write(
+        dir.path().join(format!("{other}.jsonl")),
+        all[..22].concat(),
+    )
+    .expect("write");
+    apply_until(&mut app, &rx, |m| matches!(m, Msg::SessionAdded(_)));
+    assert_eq!(app.ctx.sessions.len(), 2);
+    assert_eq!(app.ctx.sessions[1].sref.id, other);
+}

@@ -132,7 +132,10 @@ pub fn run(
     app.ctx.settings = settings.to_vec();
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
-    let follow = worker::spawn_follow(boot.roots.clone(), tx.clone());
+    // The follower starts once discovery has answered, with its sessions
+    // (the roots are not walked twice at start).
+    let mut follow: Option<mpsc::Sender<(usize, hookscope::transcript::SessionRef)>> = None;
+    let mut pending_follow = None;
 
     let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
     let size = term.size()?;
@@ -149,13 +152,30 @@ pub fn run(
             }
             dirty = true;
         }
+        if follow.is_none() && boot.is_discovered() {
+            let sender = worker::spawn_follow_known(
+                boot.roots.clone(),
+                Some(boot.refs.clone()),
+                hookscope::transcript::follow::FollowOptions::default(),
+                tx.clone(),
+            );
+            if let Some(open) = pending_follow.take() {
+                let _ = sender.send(open);
+            }
+            follow = Some(sender);
+        }
         for request in app.take_requests() {
             match request {
                 Request::Open(index) => {
                     if let Some(entry) = app.ctx.sessions.get(index) {
                         worker::spawn_open(index, entry.sref.clone(), tx.clone());
                         // Live updates of the open session (issue 11 §3).
-                        let _ = follow.send((index, entry.sref.clone()));
+                        match &follow {
+                            Some(follow) => {
+                                let _ = follow.send((index, entry.sref.clone()));
+                            }
+                            None => pending_follow = Some((index, entry.sref.clone())),
+                        }
                     }
                 }
                 Request::Summarize(index) => {

@@ -377,13 +377,27 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
 /// file notifications with a timeout (stat polling as the fallback), so it
 /// costs next to nothing while idle; it ends when the app's receiver or the
 /// sender is dropped.
+#[cfg(test)]
 pub fn spawn_follow(roots: Vec<PathBuf>, tx: Sender<Msg>) -> Sender<(usize, SessionRef)> {
     spawn_follow_with(roots, FollowOptions::default(), tx)
 }
 
 /// [`spawn_follow`] with the follower's options (tests shorten the poll).
+#[cfg(test)]
 pub fn spawn_follow_with(
     roots: Vec<PathBuf>,
+    options: FollowOptions,
+    tx: Sender<Msg>,
+) -> Sender<(usize, SessionRef)> {
+    spawn_follow_known(roots, None, options, tx)
+}
+
+/// [`spawn_follow_with`] with the sessions already under the roots given
+/// (the start's discovery: [`Follower::with_known`]), `None` to discover
+/// them on the follower's thread.
+pub fn spawn_follow_known(
+    roots: Vec<PathBuf>,
+    known: Option<Vec<SessionRef>>,
     options: FollowOptions,
     tx: Sender<Msg>,
 ) -> Sender<(usize, SessionRef)> {
@@ -393,7 +407,7 @@ pub fn spawn_follow_with(
             follow_new: false,
             ..options
         };
-        let mut follower = Follower::new(&roots, options);
+        let mut follower = Follower::with_known(&roots, options, known.as_deref());
         let mut current: Option<(usize, PathBuf)> = None;
         loop {
             loop {
