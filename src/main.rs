@@ -63,6 +63,10 @@ enum Command {
         /// List the diagnostics (path:line: message) instead of the sessions.
         #[arg(long)]
         diagnostics: bool,
+        /// Only sessions of this agent: claude-code (also claude, cc), codex
+        /// (cx), opencode (oc), droid (factory, dr).
+        #[arg(long, value_name = "AGENT", value_parser = parse_agent)]
+        agent: Option<hookscope::transcript::Agent>,
     },
     /// Show one session's turns and tool calls.
     Show {
@@ -162,6 +166,14 @@ enum Command {
     Tail(Box<cli::tail::TailArgs>),
 }
 
+/// `--agent`'s parser: the one agent-name parser
+/// ([`hookscope::transcript::Agent::from_name`]); the error lists every
+/// accepted name.
+fn parse_agent(name: &str) -> Result<hookscope::transcript::Agent, String> {
+    name.parse()
+        .map_err(|e: hookscope::transcript::UnknownAgent| e.to_string())
+}
+
 fn main() {
     // `args_os`, not `args`: an argument that is not UTF-8 is clap's to
     // refuse (exit 2 with a message), never a panic.
@@ -174,7 +186,8 @@ fn main() {
             paths,
             json,
             diagnostics,
-        }) => cli::sessions::run(&paths, json, diagnostics, args.no_index),
+            agent,
+        }) => cli::sessions::run(&paths, json, diagnostics, agent, args.no_index),
         Some(Command::Show {
             session,
             paths,

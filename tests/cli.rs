@@ -753,3 +753,54 @@ fn a_missing_codex_home_is_said_to_not_exist() {
         format!("hookscope: --codex-home {}: not a folder\n", file.display())
     );
 }
+
+/// `sessions --agent` keeps one agent's sessions (any of its names); an
+/// unknown name exits 2 naming the known ones.
+#[test]
+fn sessions_agent_keeps_one_agents_sessions() {
+    let root = corpus("real-droid-0.225.2");
+    let mut want: Vec<String> = hookscope::transcript::discover(std::slice::from_ref(&root))
+        .expect("corpus")
+        .sessions
+        .into_iter()
+        .filter(|s| s.agent == hookscope::transcript::Agent::Droid)
+        .map(|s| s.id)
+        .collect();
+    want.sort();
+    // The corpus README: six Droid runs.
+    assert_eq!(want.len(), 6);
+    assert!(!want.is_empty());
+    for name in ["droid", "dr", "Factory"] {
+        let listed = stdout_json(
+            hookscope()
+                .args(["sessions", "--json", "--agent", name])
+                .arg(&root),
+        );
+        let mut got: Vec<&str> = listed
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|s| s["id"].as_str().expect("id"))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, want, "{name}");
+    }
+    // None of the Claude Code sessions of a Droid folder.
+    let none = stdout_json(
+        hookscope()
+            .args(["sessions", "--json", "--agent", "cc"])
+            .arg(&root),
+    );
+    assert_eq!(none, Value::Array(Vec::new()));
+    let out = hookscope()
+        .args(["sessions", "--agent", "zz"])
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown agent \"zz\"; known agents: claude-code (claude, cc), codex (cx), opencode (oc), droid (factory, dr)"),
+        "{err}"
+    );
+}

@@ -12,6 +12,8 @@ use super::{discover_or_exit, print_json};
 /// `"claude-code"`, `"codex"`, `"opencode"` or `"droid"`), newest first; else a table with an AGENT
 /// column.
 ///
+/// `agent` keeps only that agent's sessions (`--agent`).
+///
 /// With `diagnostics`, lists the diagnostics instead of the sessions:
 /// discovery's (orphaned subagent files, unreadable folders or files,
 /// FIFOs, too-deep folders, symlink loops) first, then each session's in
@@ -23,8 +25,17 @@ use super::{discover_or_exit, print_json};
 ///
 /// Summaries come from the index ([`super::index`]) unless `no_index`;
 /// the output is the same either way.
-pub fn run(paths: &[PathBuf], json: bool, diagnostics: bool, no_index: bool) {
-    let found = discover_or_exit(paths);
+pub fn run(
+    paths: &[PathBuf],
+    json: bool,
+    diagnostics: bool,
+    agent: Option<hookscope::transcript::Agent>,
+    no_index: bool,
+) {
+    let mut found = discover_or_exit(paths);
+    if let Some(agent) = agent {
+        found.sessions.retain(|s| s.agent == agent);
+    }
     let results = match super::index::open(no_index) {
         Some(mut index) => {
             let synced = super::index::sync(&mut index, &found.sessions);
