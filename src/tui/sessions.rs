@@ -435,7 +435,17 @@ impl Component for SessionsPane {
         let theme = &ctx.theme;
         let mut title = format!(" Sessions ({}) ", ctx.sessions.len());
         if !self.filter.is_empty() || (self.searching && focused) {
-            title = format!(" Sessions /{} ", self.filter);
+            // How many of all the filter keeps.
+            let kept = self
+                .rows()
+                .iter()
+                .filter(|r| matches!(r, SessionRow::Session(_)))
+                .count();
+            title = format!(
+                " Sessions {kept}/{} /{} ",
+                ctx.sessions.len(),
+                self.filter
+            );
         }
         let block = Block::bordered()
             .title(Span::styled(title, theme.heading()))
