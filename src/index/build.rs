@@ -744,3 +744,45 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn any_path_comes_back_from_its_deps_field() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(
+            b"/a\tb\\c\nd\re\xff\xfe-\xc3\xa9-\\x41",
+        ));
+        let text = escape_path(path);
+        assert_eq!(text, "/a\\tb\\\\c\\nd\\re\\xff\\xfe-é-\\\\x41");
+        assert!(!text.contains(['\t', '\n']));
+        assert_eq!(unescape_path(&text).as_deref(), Some(path));
+        assert_eq!(unescape_path("bad\\q"), None);
+        assert_eq!(unescape_path("bad\\x4"), None);
+    }
+
+    #[test]
+    fn recorded_deps_drop_the_main_file_and_repeats_and_sort() {
+        let main = Path::new("/s/main.jsonl");
+        let t = |p: &str, stamp: Stamp| Touched {
+            path: PathBuf::from(p),
+            stamp,
+        };
+        let touched = [
+            t(
+                "/s/main.jsonl",
+                Stamp::File {
+                    size: 1,
+                    mtime_ns: 2,
+                },
+            ),
+            t("/s/z.json", Stamp::Absent),
+            t("/s", Stamp::Folder { mtime_ns: 7 }),
+            t("/s/z.json", Stamp::Absent),
+        ];
+        assert_eq!(recorded_deps(main, &touched), "/s\tdir\t7\n/s/z.json\t-\n");
+    }
+}

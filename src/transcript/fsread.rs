@@ -499,6 +499,127 @@ mod tests {
     }
 
     #[test]
+    fn record_logs_files_folders_probes_and_absences_with_their_stamps() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("f.json");
+        std::fs::write(&file, b"12345").expect("write");
+        let missing = dir.path().join("missing.json");
+        let ((), touched) = record(|| {
+            assert_eq!(read_capped(&file, 10).expect("read"), b"12345");
+            assert!(read_capped(&missing, 10).is_err());
+            assert_eq!(read_dir(dir.path()).expect("list").len(), 1);
+            assert!(probe(&missing).is_none());
+            assert!(open_regular(dir.path()).is_err());
+        });
+        let meta = std::fs::metadata(&file).expect("stat");
+        let dir_stamp = stamp(dir.path(), false);
+        assert!(matches!(dir_stamp, Stamp::Folder { .. }));
+        let want = vec![
+            Touched {
+                path: file.clone(),
+                stamp: Stamp::File {
+                    size: 5,
+                    mtime_ns: signed_ns(meta.modified()),
+                },
+            },
+            Touched {
+                path: missing.clone(),
+                stamp: Stamp::Absent,
+            },
+            Touched {
+                path: dir.path().to_path_buf(),
+                stamp: dir_stamp.clone(),
+            },
+            Touched {
+                path: missing.clone(),
+                stamp: Stamp::Absent,
+            },
+            Touched {
+                path: dir.path().to_path_buf(),
+                stamp: dir_stamp,
+            },
+        ];
+        assert_eq!(touched, want);
+        // Each stamp is what a later `stamp` finds while nothing changes.
+        for t in &touched {
+            assert_eq!(stamp(&t.path, false), t.stamp, "{}", t.path.display());
+        }
+        // Outside a recording nothing is logged.
+        let (_, empty) = record(|| ());
+        assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn recordings_nest_and_survive_a_panic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        let (inner, outer) = record(|| {
+            probe(&a);
+            let ((), inner) = record(|| {
+                probe(&b);
+            });
+            inner
+        });
+        let paths = |t: &[Touched]| t.iter().map(|t| t.path.clone()).collect::<Vec<_>>();
+        assert_eq!(paths(&inner), vec![b.clone()]);
+        assert_eq!(paths(&outer), vec![a.clone(), b.clone()]);
+        let panicked = std::panic::catch_unwind(|| record(|| panic!("boom")));
+        assert!(panicked.is_err());
+        // The log is off again: a probe outside a recording is not kept.
+        probe(&a);
+        let ((), after) = record(|| {
+            probe(&b);
+        });
+        assert_eq!(paths(&after), vec![b]);
+    }
+
+    #[test]
+    fn stamps_round_trip_through_their_text() {
+        for stamp in [
+            Stamp::File {
+                size: 12,
+                mtime_ns: -5,
+            },
+            Stamp::Folder {
+                mtime_ns: 1_796_191_394_093_450_000,
+            },
+            Stamp::Special("FIFO"),
+            Stamp::Special("character device"),
+            Stamp::Absent,
+            Stamp::Unreadable,
+        ] {
+            assert_eq!(Stamp::parse(&stamp.to_string()), Some(stamp.clone()));
+        }
+        assert_eq!(Stamp::parse("!door"), None);
+        assert_eq!(Stamp::parse("x\t1"), None);
+        assert_eq!(
+            Stamp::File {
+                size: 3,
+                mtime_ns: 9
+            }
+            .to_string(),
+            "3\t9"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_stamped_special_and_not_opened() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("s.settings.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let (read, touched) = record(|| read_capped(&fifo, 10));
+        assert!(read.is_err());
+        assert_eq!(touched[0].stamp, Stamp::Special("FIFO"));
+        assert_eq!(stamp(&fifo, true), Stamp::Special("FIFO"));
+    }
+
+    #[test]
     fn read_capped_refuses_a_longer_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("x");
