@@ -3,7 +3,7 @@
 //! Each session is compared with its row: same main-file size and mtime
 //! and same `deps` (see [`super::schema`]) → reused without reading a byte.
 //! `deps` are the other files the loader reads: named up front for Claude
-//! Code, Codex and OpenCode's database ([`deps_stamp`], compared as text);
+//! Code, Codex and OpenCode's database (`deps_stamp`, compared as text);
 //! for Droid and OpenCode's JSON storage, whose loaders find their files as
 //! they go, the loader's read log ([`crate::transcript::fsread::record`]):
 //! every file opened, folder listed and path probed, with its size and
@@ -117,7 +117,7 @@ pub(super) fn mtime_ns(t: Option<std::time::SystemTime>) -> Option<i64> {
 /// Whether this session can be indexed: an unchanged main-file stamp and
 /// unchanged `deps` prove unchanged content (see the module doc of
 /// [`super`]). True for every agent: Claude Code, Codex and OpenCode's
-/// database name their other files up front ([`deps_stamp`]); Droid and
+/// database name their other files up front (`deps_stamp`); Droid and
 /// OpenCode's JSON storage record what their loader touched
 /// ([`records_deps`]).
 pub fn indexable(session: &SessionRef) -> bool {
@@ -129,7 +129,7 @@ pub fn indexable(session: &SessionRef) -> bool {
 /// Whether this session's other files are found while loading (Droid's
 /// sidecars and child transcripts; OpenCode JSON's message and part files
 /// and sibling sessions), so its `deps` are the loader's read log
-/// ([`crate::transcript::fsread::record`]) rather than [`deps_stamp`].
+/// ([`crate::transcript::fsread::record`]) rather than `deps_stamp`.
 pub fn records_deps(session: &SessionRef) -> bool {
     match session.agent {
         Agent::Droid => true,
