@@ -474,3 +474,39 @@ fn deps_under_a_folder_that_is_not_utf8_are_reused_and_invalidated() {
     assert_eq!(session(&listed, ERRORS_SESSION)["tool_calls"], 3);
     assert_eq!(session(&listed, PARENT)["subagents"], 1);
 }
+
+#[test]
+fn a_droid_transcript_that_only_grew_is_indexed_again_as_grown() {
+    let tmp = TempDir::new().expect("temp");
+    let factory = droid_copy(tmp.path());
+    let cache = TempDir::new().expect("cache");
+    warm(cache.path(), &factory, 6);
+    // dr-tools' first session (12 calls); its settings file is left alone.
+    let id = "5a8cddfb-fae3-441b-8085-94ed3460ada4";
+    let path = factory.join(format!("sessions/-home-dev-work-dr-tools/{id}.jsonl"));
+    let mut bytes = std::fs::read(&path).expect("read");
+    assert_eq!(bytes.last(), Some(&b'\n'));
+    bytes.extend_from_slice(
+        br#"{"type":"message","id":"grown-1","timestamp":"2026-12-01T20:58:16Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"grown-call","name":"Execute","input":{"command":"git status"}}]}}"#,
+    );
+    bytes.push(b'\n');
+    std::fs::write(&path, bytes).expect("write");
+    let first = same(cache.path(), &factory, &["sessions", "--json", "{}"]);
+    assert_eq!(sync_stat(&first, "indexed"), 1);
+    assert_eq!(sync_stat(&first, "grown"), 1);
+    let listed = after_change(cache.path(), &factory, 6, 0);
+    assert_eq!(session(&listed, id)["tool_calls"], 13);
+    same(
+        cache.path(),
+        &factory,
+        &[
+            "find",
+            "{}",
+            "--json",
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "git status",
+        ],
+    );
+}
