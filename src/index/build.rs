@@ -2,6 +2,14 @@
 //!
 //! Each session is compared with its row: same main-file size and mtime
 //! and same `deps` (see [`super::schema`]) → reused without reading a byte.
+//! `deps` are the other files the loader reads: named up front for Claude
+//! Code, Codex and OpenCode's database (`deps_stamp`, compared as text);
+//! for Droid and OpenCode's JSON storage, whose loaders find their files as
+//! they go, the loader's read log ([`crate::transcript::fsread::record`]):
+//! every file opened, folder listed and path probed, with its size and
+//! mtime (a folder's mtime; absent; unreadable). Such a session is reused
+//! while every logged path still has the same stamp (each path `stat`ed
+//! once per check, however many sessions name it).
 //! Else it is loaded with [`crate::transcript::load`] (in parallel with
 //! rayon, batches of [`BATCH`] sessions), its call lines are located by a
 //! newline scan of each thread file, and the batch is written in one
@@ -23,6 +31,7 @@ use sha2::{Digest, Sha256};
 
 use super::schema::TAIL_HASH_BYTES;
 use super::{Index, path_bytes};
+use crate::transcript::fsread::{self, Stamp, Touched};
 use crate::transcript::{Agent, Diagnostic, LoadError, Locus, Session, SessionRef, load};
 
 /// Sessions loaded in parallel and written in one transaction.
@@ -39,7 +48,8 @@ pub struct SyncStats {
     pub indexed: usize,
     /// Of those, sessions whose main file only grew.
     pub grown: usize,
-    /// Sessions not indexed (Droid, OpenCode JSON storage, unreadable).
+    /// Sessions not indexed: their main file could not be read (or the
+    /// index could not be written even in memory).
     pub not_indexed: usize,
     /// Index rows dropped because their session left the disk.
     pub removed: usize,
@@ -104,17 +114,142 @@ pub(super) fn mtime_ns(t: Option<std::time::SystemTime>) -> Option<i64> {
         .and_then(|d| i64::try_from(d.as_nanos()).ok())
 }
 
-/// Whether this session's files can all be named, so an unchanged stamp
-/// proves unchanged content (see the module doc of [`super`]).
+/// Whether this session can be indexed: an unchanged main-file stamp and
+/// unchanged `deps` prove unchanged content (see the module doc of
+/// [`super`]). True for every agent: Claude Code, Codex and OpenCode's
+/// database name their other files up front (`deps_stamp`); Droid and
+/// OpenCode's JSON storage record what their loader touched
+/// ([`records_deps`]).
 pub fn indexable(session: &SessionRef) -> bool {
     match session.agent {
-        Agent::ClaudeCode | Agent::Codex => true,
-        Agent::OpenCode => session.path.extension().is_none_or(|e| e != "json"),
-        Agent::Droid => false,
+        Agent::ClaudeCode | Agent::Codex | Agent::OpenCode | Agent::Droid => true,
     }
 }
 
-/// The files other than the main one that the loader reads, by agent.
+/// Whether this session's other files are found while loading (Droid's
+/// sidecars and child transcripts; OpenCode JSON's message and part files
+/// and sibling sessions), so its `deps` are the loader's read log
+/// ([`crate::transcript::fsread::record`]) rather than `deps_stamp`.
+pub fn records_deps(session: &SessionRef) -> bool {
+    match session.agent {
+        Agent::Droid => true,
+        Agent::OpenCode => session.path.extension().is_some_and(|e| e == "json"),
+        Agent::ClaudeCode | Agent::Codex => false,
+    }
+}
+
+/// A path as one field of a `deps` line: its bytes as UTF-8 with `\` → `\\`,
+/// tab → `\t`, newline → `\n`, carriage return → `\r` and every byte that
+/// is not part of valid UTF-8 → `\xHH`, so any path (non-UTF-8, with tabs)
+/// comes back exactly from [`unescape_path`].
+pub(super) fn escape_path(path: &Path) -> String {
+    let bytes = path_bytes(path);
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The inverse of [`escape_path`]; `None` for a malformed escape.
+pub(super) fn unescape_path(text: &str) -> Option<PathBuf> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        let (&e, tail) = rest.split_first()?;
+        rest = tail;
+        match e {
+            b'\\' => out.push(b'\\'),
+            b't' => out.push(b'\t'),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b'x' => {
+                let hex = std::str::from_utf8(rest.get(..2)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                rest = &rest[2..];
+            }
+            _ => return None,
+        }
+    }
+    Some(super::path_from_bytes(&out))
+}
+
+/// The `deps` text of a recorded load: one `path<TAB>stamp` line per
+/// touched path other than the main file (stamps as
+/// [`crate::transcript::fsread::Stamp`] writes them: `size<TAB>mtime_ns`,
+/// `dir<TAB>mtime_ns`, `-` absent, `?` unreadable, `!FIFO` …), sorted and
+/// deduplicated.
+fn recorded_deps(main: &Path, touched: &[Touched]) -> String {
+    let mut lines: Vec<String> = touched
+        .iter()
+        .filter(|t| t.path != main)
+        .map(|t| format!("{}\t{}\n", escape_path(&t.path), t.stamp))
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines.concat()
+}
+
+/// Stamps of paths as they are now, shared by the sessions of one check
+/// (many sessions depend on the same `task-invocations.json` or session
+/// files): `(path, open)` → [`fsread::stamp`].
+#[derive(Default)]
+pub(super) struct Restat(HashMap<(PathBuf, bool), Stamp>);
+
+impl Restat {
+    /// Whether the stored `deps` of `session` still hold.
+    fn deps_hold(&mut self, session: &SessionRef, stored: &str) -> bool {
+        if !records_deps(session) {
+            return stored == deps_stamp(session);
+        }
+        stored.lines().all(|line| {
+            let Some((path, stamp)) = line.split_once('\t') else {
+                return false;
+            };
+            let (Some(path), Some(stamp)) = (unescape_path(path), Stamp::parse(stamp)) else {
+                return false;
+            };
+            // A path that could not be opened is opened again: its `stat`
+            // may succeed while opening fails.
+            let open = stamp == Stamp::Unreadable;
+            let now = self
+                .0
+                .entry((path, open))
+                .or_insert_with_key(|(path, open)| fsread::stamp(path, *open));
+            *now == stamp
+        })
+    }
+
+    /// Whether `session`'s stored rows are current: same main-file size
+    /// and mtime, and its `deps` still hold (for Claude Code, Codex and
+    /// OpenCode's database the named files' stamps equal the stored text;
+    /// for recorded sessions every stored path has the same
+    /// [`Stamp`] now).
+    pub(super) fn unchanged(&mut self, session: &SessionRef, old: &Stored) -> bool {
+        old.size == session.size
+            && old.mtime_ns == mtime_ns(session.modified)
+            && self.deps_hold(session, &old.deps)
+    }
+}
+
+/// The files other than the main one that the loader reads, by agent
+/// (Droid and OpenCode JSON: none named up front, see [`records_deps`]).
 fn dep_files(session: &SessionRef) -> Vec<PathBuf> {
     match session.agent {
         Agent::ClaudeCode => session
@@ -135,7 +270,7 @@ fn dep_files(session: &SessionRef) -> Vec<PathBuf> {
 pub(super) fn deps_stamp(session: &SessionRef) -> String {
     let mut out = String::new();
     for f in dep_files(session) {
-        out.push_str(&f.to_string_lossy());
+        out.push_str(&escape_path(&f));
         match std::fs::metadata(&f) {
             Ok(m) => {
                 let ns = mtime_ns(m.modified().ok()).unwrap_or(-1);
@@ -269,11 +404,28 @@ pub(crate) fn time_text(t: DateTime<Utc>) -> String {
 
 /// Loads one session and turns it into rows.
 fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
-    let loaded: Session = load(session)?;
-    let mut read: u64 = session.size;
-    for f in &session.subagent_files {
-        read += std::fs::metadata(f).map_or(0, |m| m.len());
-    }
+    let (loaded, deps, mut read): (Session, String, u64) = if records_deps(session) {
+        // The loaders read on this thread only (fsread's module doc).
+        let (loaded, touched) = fsread::record(|| load(session));
+        let read = touched
+            .iter()
+            .filter(|t| t.path != session.path)
+            .map(|t| match t.stamp {
+                Stamp::File { size, .. } => size,
+                _ => 0,
+            })
+            .sum();
+        (loaded?, recorded_deps(&session.path, &touched), read)
+    } else {
+        let loaded = load(session)?;
+        let read = session
+            .subagent_files
+            .iter()
+            .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+            .sum();
+        (loaded, deps_stamp(session), read)
+    };
+    read += session.size;
     let summary = loaded.summary();
     let line_files = session.agent == Agent::ClaudeCode
         || (session.agent == Agent::Codex && !crate::transcript::fsread::is_zst(&session.path));
@@ -323,7 +475,7 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         size: session.size,
         mtime_ns: mtime_ns(session.modified),
         tail_hash: hash,
-        deps: deps_stamp(session),
+        deps,
         subagent_files: join_paths(&session.subagent_files),
         summary,
         diagnostics: loaded.diagnostics,
@@ -372,6 +524,7 @@ impl Index {
             ..SyncStats::default()
         };
         let stored = self.stored()?;
+        let mut restat = Restat::default();
         let mut plans = Vec::with_capacity(sessions.len());
         let mut seen: HashSet<(Vec<u8>, String)> = HashSet::new();
         let mut main_paths: HashSet<Vec<u8>> = HashSet::new();
@@ -386,14 +539,8 @@ impl Index {
                 Plan::Reuse
             } else {
                 match stored.get(&key) {
-                    Some(old)
-                        if old.size == s.size
-                            && old.mtime_ns == mtime_ns(s.modified)
-                            && old.deps == deps_stamp(s) =>
-                    {
-                        Plan::Reuse
-                    }
-                    Some(old) if s.size > old.size && old.deps == deps_stamp(s) => {
+                    Some(old) if restat.unchanged(s, old) => Plan::Reuse,
+                    Some(old) if s.size > old.size && restat.deps_hold(s, &old.deps) => {
                         let (hash, n) = tail_hash(&s.path, old.size);
                         self.count_read(n);
                         Plan::Index(hash.is_some() && hash == old.tail_hash)
@@ -622,4 +769,46 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
         ])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn any_path_comes_back_from_its_deps_field() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(
+            b"/a\tb\\c\nd\re\xff\xfe-\xc3\xa9-\\x41",
+        ));
+        let text = escape_path(path);
+        assert_eq!(text, "/a\\tb\\\\c\\nd\\re\\xff\\xfe-é-\\\\x41");
+        assert!(!text.contains(['\t', '\n']));
+        assert_eq!(unescape_path(&text).as_deref(), Some(path));
+        assert_eq!(unescape_path("bad\\q"), None);
+        assert_eq!(unescape_path("bad\\x4"), None);
+    }
+
+    #[test]
+    fn recorded_deps_drop_the_main_file_and_repeats_and_sort() {
+        let main = Path::new("/s/main.jsonl");
+        let t = |p: &str, stamp: Stamp| Touched {
+            path: PathBuf::from(p),
+            stamp,
+        };
+        let touched = [
+            t(
+                "/s/main.jsonl",
+                Stamp::File {
+                    size: 1,
+                    mtime_ns: 2,
+                },
+            ),
+            t("/s/z.json", Stamp::Absent),
+            t("/s", Stamp::Folder { mtime_ns: 7 }),
+            t("/s/z.json", Stamp::Absent),
+        ];
+        assert_eq!(recorded_deps(main, &touched), "/s\tdir\t7\n/s/z.json\t-\n");
+    }
 }

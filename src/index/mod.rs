@@ -13,8 +13,9 @@
 //!   session (main file size and mtime, and every other file its loader reads)
 //!   is not read; a changed one is loaded again with the existing loaders
 //!   ([`crate::transcript::load`]); one that left the disk leaves the index.
-//!   Sessions whose files cannot all be named (Droid, OpenCode's JSON storage)
-//!   are not indexed: the callers load them as without an index.
+//!   Sessions whose files cannot all be named up front (Droid, OpenCode's
+//!   JSON storage) keep as their other files every path their loader touched
+//!   ([`crate::transcript::fsread::record`], see [`build`]).
 //! - An index from another schema or hookscope version, or a file that is not
 //!   a database, is rebuilt; a folder that cannot be written (read-only, full
 //!   disk) makes the index live in memory for the run. Each such case adds

@@ -149,25 +149,24 @@ impl Index {
     }
 
     /// Per session of `sessions` (in order), whether its rows are current
-    /// now: it is indexable, and its stored main-file size and mtime equal
-    /// the [`SessionRef`]'s and its other files' stamps equal the stored ones
-    /// (what [`Index::sync`] would reuse without reading). All `false` when
-    /// the index cannot be read.
+    /// now: it is indexable, its stored main-file size and mtime equal
+    /// the [`SessionRef`]'s and its `deps` still hold (the same rule as
+    /// [`Index::sync`]'s reuse: named files' stamps equal the stored ones;
+    /// for Droid and OpenCode JSON every path the loader touched has the
+    /// same stamp now). Reads no transcript byte (only `stat`s). All `false`
+    /// when the index cannot be read.
     pub fn current(&self, sessions: &[SessionRef]) -> Vec<bool> {
         let Ok(stored) = self.stored() else {
             return vec![false; sessions.len()];
         };
+        let mut restat = super::build::Restat::default();
         sessions
             .iter()
             .map(|s| {
                 super::build::indexable(s)
                     && stored
                         .get(&(path_bytes(&s.path), s.id.clone()))
-                        .is_some_and(|old| {
-                            old.size == s.size
-                                && old.mtime_ns == super::build::mtime_ns(s.modified)
-                                && old.deps == super::build::deps_stamp(s)
-                        })
+                        .is_some_and(|old| restat.unchanged(s, old))
             })
             .collect()
     }

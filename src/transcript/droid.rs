@@ -68,6 +68,10 @@
 //! `is_error` is Droid's flag, as recorded; `find_tool_calls` still marks
 //! Droid's calls `is_error_reliable: false` (seed 004: true only for
 //! Claude Code and OpenCode).
+//!
+//! Every filesystem touch (transcripts, sidecars, the sessions folder, the
+//! child look-ups) goes through [`super::fsread`] on the calling thread, so
+//! the index's read log ([`super::fsread::record`]) holds all of them.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -556,7 +560,7 @@ fn load_tree(
     visited: &mut HashSet<PathBuf>,
     depth: usize,
 ) -> std::io::Result<Session> {
-    visited.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
+    visited.insert(super::fsread::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let mut thread = Thread::read(path)?;
     let mut diagnostics = std::mem::take(&mut thread.diagnostics);
     let mut lines = LineIndex::default();
@@ -681,7 +685,8 @@ fn link_children(
             });
             continue;
         };
-        let canonical = std::fs::canonicalize(&child_file).unwrap_or_else(|_| child_file.clone());
+        let canonical =
+            super::fsread::canonicalize(&child_file).unwrap_or_else(|_| child_file.clone());
         if visited.contains(&canonical) || depth >= MAX_CHILD_DEPTH {
             diagnostics.push(Diagnostic {
                 path: inv_path.clone(),
@@ -750,11 +755,14 @@ fn shift_spawns(turns: &mut [Turn], by: usize) {
     }
 }
 
-/// `<sessions>/<any slug>/<child>.jsonl`, when it exists.
+/// `<sessions>/<any slug>/<child>.jsonl`, when it exists (the first slug
+/// in name order that has it). Through [`super::fsread`], so the index's
+/// read log holds the folder and every place looked at.
 fn find_child(sessions_root: &Path, child: &str) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(sessions_root).ok()?;
-    entries
-        .flatten()
-        .map(|e| e.path().join(format!("{child}.jsonl")))
-        .find(|p| p.is_file())
+    let mut slugs = super::fsread::read_dir(sessions_root).ok()?;
+    slugs.sort();
+    slugs
+        .into_iter()
+        .map(|slug| slug.join(format!("{child}.jsonl")))
+        .find(|p| super::fsread::probe(p).is_some_and(|m| m.is_file()))
 }

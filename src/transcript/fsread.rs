@@ -10,10 +10,27 @@
 //! `stat` does not block the `open`), and check the opened file's own
 //! metadata again. `O_NONBLOCK` has no effect on reads of regular files.
 //! Other targets open without the flag (the `stat` check still applies).
+//!
+//! # The read log
+//! [`record`] runs a closure and returns, with its value, every path this
+//! module touched *on the calling thread* meanwhile ([`Touched`]): each file
+//! [`open_regular`] opened or failed to open (so [`read_capped`],
+//! [`open_decoded`] and `jsonl::read_objects` too), each folder listed with
+//! [`read_dir`], each path checked with [`probe`] or resolved with
+//! [`canonicalize`]; each with its [`Stamp`] (size and mtime, a folder's
+//! mtime, or absent/unreadable/special) taken *before* its bytes or entries
+//! are read. The index stores it as the session's dependencies and reuses
+//! the session while every path still has the same [`stamp`]
+//! (`crate::index::build`). Loaders that record (Droid, OpenCode's JSON
+//! storage) must touch the filesystem only through these functions and only
+//! on the recording thread. Outside [`record`] nothing is logged and no
+//! extra `stat` is made.
 
-use std::fs::{File, FileType, OpenOptions};
+use std::cell::RefCell;
+use std::fs::{File, FileType, Metadata, OpenOptions};
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The most bytes read from a `.meta.json` sidecar (1 MiB; real ones are
 /// about 100 bytes).
@@ -78,6 +95,18 @@ fn not_regular(file_type: &FileType) -> io::Error {
 /// `InvalidInput` error wrapping [`NotRegular`] for a FIFO, device, socket or
 /// folder (checked before opening and again on the opened file).
 pub fn open_regular(path: &Path) -> io::Result<File> {
+    let opened = open_regular_unlogged(path);
+    if recording() {
+        let stamp = match &opened {
+            Ok(file) => file.metadata().map_or(Stamp::Unreadable, |m| Stamp::of(&m)),
+            Err(e) => stamp_after_error(path, e),
+        };
+        note(path, stamp);
+    }
+    opened
+}
+
+fn open_regular_unlogged(path: &Path) -> io::Result<File> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         return Err(not_regular(&meta.file_type()));
@@ -174,6 +203,284 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// What a path was when it was touched, and what [`stamp`] finds now: two
+/// equal stamps mean the loader would see the same thing there (a file's
+/// size and mtime are the same test the index makes for main files).
+///
+/// Text form (one field of an index `deps` line, see [`Stamp::parse`]):
+/// `<size>\t<mtime_ns>` for a file, `dir\t<mtime_ns>` for a folder,
+/// `!<kind>` for a FIFO, device or socket ([`kind_of`]), `-` when absent,
+/// `?` when unreadable.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Stamp {
+    /// A regular file: its length in bytes and its mtime in nanoseconds
+    /// since the epoch (negative before 1970).
+    File {
+        /// Length in bytes.
+        size: u64,
+        /// mtime, ns since the epoch.
+        mtime_ns: i64,
+    },
+    /// A folder: its mtime (ns since the epoch), which on Unix changes when
+    /// an entry is added, removed or renamed.
+    Folder {
+        /// mtime, ns since the epoch.
+        mtime_ns: i64,
+    },
+    /// A FIFO, device or socket ([`kind_of`]'s word): never read.
+    Special(&'static str),
+    /// Nothing there (`NotFound`, or a path through a non-folder).
+    Absent,
+    /// There, but `stat` or opening it failed (permissions, I/O error).
+    Unreadable,
+}
+
+/// The special kinds [`kind_of`] names (for [`Stamp::parse`]).
+const SPECIAL_KINDS: &[&str] = &[
+    "FIFO",
+    "character device",
+    "block device",
+    "socket",
+    "special file",
+];
+
+/// Signed nanoseconds since the epoch (`i64::MIN`/`MAX` when out of range).
+fn signed_ns(t: io::Result<SystemTime>) -> i64 {
+    match t {
+        Ok(t) => match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+            Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |n| -n),
+        },
+        Err(_) => 0,
+    }
+}
+
+impl Stamp {
+    /// The stamp of `stat`'s answer (following symlinks).
+    pub fn of(meta: &Metadata) -> Stamp {
+        let mtime_ns = signed_ns(meta.modified());
+        if meta.is_file() {
+            Stamp::File {
+                size: meta.len(),
+                mtime_ns,
+            }
+        } else if meta.is_dir() {
+            Stamp::Folder { mtime_ns }
+        } else {
+            Stamp::Special(kind_of(&meta.file_type()))
+        }
+    }
+
+    /// The stamp of a failed `stat`/open: [`Stamp::Absent`] for `NotFound`
+    /// and `NotADirectory`, else [`Stamp::Unreadable`].
+    pub fn of_error(err: &io::Error) -> Stamp {
+        match err.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Stamp::Absent,
+            _ => Stamp::Unreadable,
+        }
+    }
+
+    /// Parses the text form ([`Stamp`]'s `Display`); `None` for anything
+    /// else.
+    pub fn parse(text: &str) -> Option<Stamp> {
+        match text {
+            "-" => return Some(Stamp::Absent),
+            "?" => return Some(Stamp::Unreadable),
+            _ => {}
+        }
+        if let Some(kind) = text.strip_prefix('!') {
+            return SPECIAL_KINDS
+                .iter()
+                .find(|k| **k == kind)
+                .map(|k| Stamp::Special(k));
+        }
+        let (a, b) = text.split_once('\t')?;
+        let mtime_ns: i64 = b.parse().ok()?;
+        if a == "dir" {
+            return Some(Stamp::Folder { mtime_ns });
+        }
+        Some(Stamp::File {
+            size: a.parse().ok()?,
+            mtime_ns,
+        })
+    }
+}
+
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stamp::File { size, mtime_ns } => write!(f, "{size}\t{mtime_ns}"),
+            Stamp::Folder { mtime_ns } => write!(f, "dir\t{mtime_ns}"),
+            Stamp::Special(kind) => write!(f, "!{kind}"),
+            Stamp::Absent => f.write_str("-"),
+            Stamp::Unreadable => f.write_str("?"),
+        }
+    }
+}
+
+/// What `path` is now, by one `stat` (following symlinks), as the read log
+/// would stamp it. With `open`, a regular file or folder is also opened (a
+/// file) or listed (a folder), and one that cannot be is
+/// [`Stamp::Unreadable`]: the check for a path logged as unreadable (its
+/// `stat` may succeed while opening fails).
+pub fn stamp(path: &Path, open: bool) -> Stamp {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return Stamp::of_error(&e),
+    };
+    let stamp = Stamp::of(&meta);
+    if open {
+        let readable = match stamp {
+            Stamp::File { .. } => open_regular_unlogged(path).is_ok(),
+            Stamp::Folder { .. } => std::fs::read_dir(path).is_ok(),
+            _ => true,
+        };
+        if !readable {
+            return Stamp::Unreadable;
+        }
+    }
+    stamp
+}
+
+/// The stamp of a path [`open_regular`] failed on.
+fn stamp_after_error(path: &Path, err: &io::Error) -> Stamp {
+    if is_not_regular(err) {
+        // A folder or special file: what it is (never read, whatever it holds).
+        return match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => Stamp::of(&m),
+            _ => Stamp::Unreadable,
+        };
+    }
+    match err.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Stamp::Absent,
+        _ => Stamp::Unreadable,
+    }
+}
+
+/// One path the read log holds: what [`record`] returns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Touched {
+    /// The path as the loader named it.
+    pub path: PathBuf,
+    /// What it was when touched (before any byte or entry was read).
+    pub stamp: Stamp,
+}
+
+thread_local! {
+    /// The current thread's read log while [`record`] runs.
+    static LOG: RefCell<Option<Vec<Touched>>> = const { RefCell::new(None) };
+}
+
+fn recording() -> bool {
+    LOG.with(|log| log.borrow().is_some())
+}
+
+fn note(path: &Path, stamp: Stamp) {
+    LOG.with(|log| {
+        if let Some(list) = log.borrow_mut().as_mut() {
+            list.push(Touched {
+                path: path.to_path_buf(),
+                stamp,
+            });
+        }
+    });
+}
+
+/// Puts the outer log back, also when the closure panics.
+struct Restore {
+    outer: Option<Option<Vec<Touched>>>,
+}
+
+impl Restore {
+    /// Takes this recording's log and restores the outer one, adding this
+    /// one's entries to it (a nested recording's touches are the outer
+    /// one's too).
+    fn finish(mut self) -> Vec<Touched> {
+        let mut outer = self.outer.take().flatten();
+        let inner = LOG.with(|log| log.borrow_mut().take()).unwrap_or_default();
+        if let Some(outer) = outer.as_mut() {
+            outer.extend(inner.iter().cloned());
+        }
+        LOG.with(|log| *log.borrow_mut() = outer);
+        inner
+    }
+}
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        if let Some(outer) = self.outer.take() {
+            LOG.with(|log| *log.borrow_mut() = outer);
+        }
+    }
+}
+
+/// Runs `f` with the read log on and returns its value and every path this
+/// module touched on this thread meanwhile, in order (duplicates kept).
+/// Touches made on other threads are not seen: a recorded loader must not
+/// hand reads to rayon or other threads. Recordings nest (the inner one's
+/// touches are also the outer one's).
+pub fn record<T>(f: impl FnOnce() -> T) -> (T, Vec<Touched>) {
+    let outer = LOG.with(|log| log.borrow_mut().replace(Vec::new()));
+    let restore = Restore { outer: Some(outer) };
+    let value = f();
+    (value, restore.finish())
+}
+
+/// The entries of folder `path` (their full paths, in the order the system
+/// gives them; entries that fail to read are skipped), as
+/// `std::fs::read_dir`. While recording, logs the folder's [`Stamp`]
+/// (taken before listing; [`Stamp::Unreadable`] when it cannot be listed).
+///
+/// # Errors
+/// `std::fs::read_dir`'s (`NotFound`, `NotADirectory`, `PermissionDenied`).
+pub fn read_dir(path: &Path) -> io::Result<Vec<PathBuf>> {
+    let before = recording().then(|| stamp(path, false));
+    let listed = std::fs::read_dir(path)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect::<Vec<_>>());
+    if let Some(before) = before {
+        note(
+            path,
+            match (&listed, before) {
+                // A folder that cannot be listed.
+                (Err(_), Stamp::Folder { .. }) => Stamp::Unreadable,
+                // Listed; or not a folder (absent, a file): what it is.
+                (_, before) => before,
+            },
+        );
+    }
+    listed
+}
+
+/// `stat` of `path` (following symlinks), for existence and type checks
+/// (`is_file`, `is_dir`): `None` when it fails. While recording, logs the
+/// path's [`Stamp`].
+pub fn probe(path: &Path) -> Option<Metadata> {
+    let meta = std::fs::metadata(path);
+    if recording() {
+        note(
+            path,
+            match &meta {
+                Ok(m) => Stamp::of(m),
+                Err(e) => Stamp::of_error(e),
+            },
+        );
+    }
+    meta.ok()
+}
+
+/// `std::fs::canonicalize`. While recording, logs the path's [`Stamp`]
+/// (the file it resolves to; a symlink retargeted to another file changes
+/// it unless both have the same size and mtime).
+///
+/// # Errors
+/// `std::fs::canonicalize`'s.
+pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    if recording() {
+        note(path, stamp(path, false));
+    }
+    std::fs::canonicalize(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +496,127 @@ mod tests {
             let err = open_regular(Path::new("/dev/null")).expect_err("a device");
             assert_eq!(err.to_string(), "not a regular file (character device)");
         }
+    }
+
+    #[test]
+    fn record_logs_files_folders_probes_and_absences_with_their_stamps() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("f.json");
+        std::fs::write(&file, b"12345").expect("write");
+        let missing = dir.path().join("missing.json");
+        let ((), touched) = record(|| {
+            assert_eq!(read_capped(&file, 10).expect("read"), b"12345");
+            assert!(read_capped(&missing, 10).is_err());
+            assert_eq!(read_dir(dir.path()).expect("list").len(), 1);
+            assert!(probe(&missing).is_none());
+            assert!(open_regular(dir.path()).is_err());
+        });
+        let meta = std::fs::metadata(&file).expect("stat");
+        let dir_stamp = stamp(dir.path(), false);
+        assert!(matches!(dir_stamp, Stamp::Folder { .. }));
+        let want = vec![
+            Touched {
+                path: file.clone(),
+                stamp: Stamp::File {
+                    size: 5,
+                    mtime_ns: signed_ns(meta.modified()),
+                },
+            },
+            Touched {
+                path: missing.clone(),
+                stamp: Stamp::Absent,
+            },
+            Touched {
+                path: dir.path().to_path_buf(),
+                stamp: dir_stamp.clone(),
+            },
+            Touched {
+                path: missing.clone(),
+                stamp: Stamp::Absent,
+            },
+            Touched {
+                path: dir.path().to_path_buf(),
+                stamp: dir_stamp,
+            },
+        ];
+        assert_eq!(touched, want);
+        // Each stamp is what a later `stamp` finds while nothing changes.
+        for t in &touched {
+            assert_eq!(stamp(&t.path, false), t.stamp, "{}", t.path.display());
+        }
+        // Outside a recording nothing is logged.
+        let (_, empty) = record(|| ());
+        assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn recordings_nest_and_survive_a_panic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        let (inner, outer) = record(|| {
+            probe(&a);
+            let ((), inner) = record(|| {
+                probe(&b);
+            });
+            inner
+        });
+        let paths = |t: &[Touched]| t.iter().map(|t| t.path.clone()).collect::<Vec<_>>();
+        assert_eq!(paths(&inner), vec![b.clone()]);
+        assert_eq!(paths(&outer), vec![a.clone(), b.clone()]);
+        let panicked = std::panic::catch_unwind(|| record(|| panic!("boom")));
+        assert!(panicked.is_err());
+        // The log is off again: a probe outside a recording is not kept.
+        probe(&a);
+        let ((), after) = record(|| {
+            probe(&b);
+        });
+        assert_eq!(paths(&after), vec![b]);
+    }
+
+    #[test]
+    fn stamps_round_trip_through_their_text() {
+        for stamp in [
+            Stamp::File {
+                size: 12,
+                mtime_ns: -5,
+            },
+            Stamp::Folder {
+                mtime_ns: 1_796_191_394_093_450_000,
+            },
+            Stamp::Special("FIFO"),
+            Stamp::Special("character device"),
+            Stamp::Absent,
+            Stamp::Unreadable,
+        ] {
+            assert_eq!(Stamp::parse(&stamp.to_string()), Some(stamp.clone()));
+        }
+        assert_eq!(Stamp::parse("!door"), None);
+        assert_eq!(Stamp::parse("x\t1"), None);
+        assert_eq!(
+            Stamp::File {
+                size: 3,
+                mtime_ns: 9
+            }
+            .to_string(),
+            "3\t9"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_stamped_special_and_not_opened() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("s.settings.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let (read, touched) = record(|| read_capped(&fifo, 10));
+        assert!(read.is_err());
+        assert_eq!(touched[0].stamp, Stamp::Special("FIFO"));
+        assert_eq!(stamp(&fifo, true), Stamp::Special("FIFO"));
     }
 
     #[test]

@@ -13,6 +13,10 @@
 //! [`FILE_CAP`]); a file that is not JSON, not an object, too big or
 //! unreadable is a diagnostic naming the file, and the rest still loads.
 //! The records become [`super::opencode`] rows.
+//!
+//! Every filesystem touch (files, folder listings, the project-folder
+//! checks) goes through [`super::fsread`] on the calling thread, so the
+//! index's read log ([`super::fsread::record`]) holds all of them.
 
 use std::path::{Path, PathBuf};
 
@@ -103,7 +107,7 @@ pub fn session_row(path: &Path, v: &Value) -> SessionRow {
 /// a folder that is missing gives none, one that cannot be read a
 /// diagnostic.
 fn json_files(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
-    let entries = match std::fs::read_dir(dir) {
+    let entries = match super::fsread::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
         Err(e) => {
@@ -115,8 +119,7 @@ fn json_files(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
         }
     };
     let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
@@ -127,13 +130,12 @@ fn json_files(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
 pub fn all_sessions(storage: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<SessionRow> {
     let mut out = Vec::new();
     let session_root = storage.join("session");
-    let Ok(projects) = std::fs::read_dir(&session_root) else {
+    let Ok(projects) = super::fsread::read_dir(&session_root) else {
         return out;
     };
     let mut dirs: Vec<PathBuf> = projects
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .into_iter()
+        .filter(|p| super::fsread::probe(p).is_some_and(|m| m.is_dir()))
         .collect();
     dirs.sort();
     for dir in dirs {
