@@ -342,6 +342,7 @@ mod diff_model {
                 text: text.into(),
                 is_error: true,
                 tool_use_result: None,
+                stdout_is_text: false,
                 timestamp: None,
                 line: 2,
                 agent_id: None,

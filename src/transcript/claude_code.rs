@@ -14,7 +14,7 @@
 //!    the meta sidecar, else `agentId` on the spawn's result, else the spawn's
 //!    `input.prompt` equal to the subagent's first prompt.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -123,7 +123,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         .iter()
         .find(|t| t.prompt_line.is_some())
         .map(|t| t.prompt.clone());
-    let title = meta.title(&main_thread.uuids, first_prompt);
+    let title = meta.title(&main_thread.lines.uuids, first_prompt);
     let main_lines = main_thread.take_lines();
     let mut session = Session {
         id,
@@ -276,7 +276,11 @@ impl SessionMeta {
         }
     }
 
-    fn title(&self, uuids: &HashSet<String>, first_prompt: Option<String>) -> Option<String> {
+    fn title(
+        &self,
+        uuids: &HashMap<String, usize>,
+        first_prompt: Option<String>,
+    ) -> Option<String> {
         if let Some(t) = self.custom_title.clone().or_else(|| self.ai_title.clone()) {
             return Some(t);
         }
@@ -284,7 +288,7 @@ impl SessionMeta {
             .summaries
             .iter()
             .rev()
-            .find(|(_, leaf)| leaf.as_ref().is_some_and(|l| uuids.contains(l)));
+            .find(|(_, leaf)| leaf.as_ref().is_some_and(|l| uuids.contains_key(l)));
         if let Some((t, _)) = own {
             return Some(t.clone());
         }
@@ -305,7 +309,6 @@ struct Thread {
     /// message.id → usage of its last chunk, and first-seen order.
     usage_by_message: HashMap<String, Usage>,
     models: Vec<String>,
-    uuids: HashSet<String>,
     lines: LineIndex,
     started: Option<DateTime<Utc>>,
     ended: Option<DateTime<Utc>>,
@@ -327,6 +330,33 @@ fn call_at<'a>(
     match turns.get(t).and_then(|turn| turn.events.get(e)) {
         Some(Event::ToolCall(r)) => Some((r.line, r.call.raw())),
         _ => None,
+    }
+}
+
+/// A result line's `toolUseResult` as [`ToolResult::tool_use_result`] keeps
+/// it, and whether its `stdout` was left out: a copy of `tur`, except that an
+/// object's `stdout` that is a non-empty string byte-identical to `text` (the
+/// result's flattened content; Claude Code writes a Bash output in both)
+/// becomes `null` in place (key order kept), so a 10 MB output is held once.
+fn kept_tool_use_result(tur: Option<&Value>, text: &str) -> (Option<Value>, bool) {
+    match tur {
+        Some(Value::Object(map))
+            if !text.is_empty() && map.get("stdout").and_then(Value::as_str) == Some(text) =>
+        {
+            let kept = map
+                .iter()
+                .map(|(k, v)| {
+                    let v = if k == "stdout" {
+                        Value::Null
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            (Some(Value::Object(kept)), true)
+        }
+        other => (other.cloned(), false),
     }
 }
 
@@ -458,10 +488,9 @@ impl Thread {
 
     fn push(&mut self, line_no: usize, v: &Value) {
         let timestamp = timestamp_of(v);
+        // `observe` records every `uuid` (the set the title's summary
+        // lookup uses; kept once, not in a second set).
         self.lines.observe(line_no, v);
-        if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
-            self.uuids.insert(uuid.to_string());
-        }
         if self.agent_id.is_none() {
             self.agent_id = v.get("agentId").and_then(Value::as_str).map(str::to_string);
         }
@@ -580,7 +609,8 @@ impl Thread {
                 .result_blocks
                 .insert(id.to_string(), blocks.clone());
         }
-        let tool_use_result = v.get("toolUseResult").cloned();
+        let text = block.get("content").map(content_text).unwrap_or_default();
+        let (tool_use_result, stdout_is_text) = kept_tool_use_result(v.get("toolUseResult"), &text);
         let agent_id = v
             .get("agentId")
             .and_then(Value::as_str)
@@ -591,7 +621,6 @@ impl Thread {
                     .and_then(Value::as_str)
             })
             .map(str::to_string);
-        let text = block.get("content").map(content_text).unwrap_or_default();
         {
             let mut hooks = std::mem::take(&mut self.hooks);
             hooks.on_tool_result(id, &text, &self.hook_at(line_no, v, timestamp, Some(id)));
@@ -601,6 +630,7 @@ impl Thread {
             text,
             is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
             tool_use_result,
+            stdout_is_text,
             timestamp,
             line: line_no,
             agent_id,

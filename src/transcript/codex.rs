@@ -1444,6 +1444,7 @@ impl Loader {
                     text,
                     is_error: exit_code.is_some_and(|c| c != 0),
                     tool_use_result: None,
+                    stdout_is_text: false,
                     timestamp: ts,
                     line: line_no,
                     agent_id: None,

@@ -524,6 +524,7 @@ impl Thread {
                     text,
                     is_error,
                     tool_use_result: None,
+                    stdout_is_text: false,
                     timestamp: ts,
                     line,
                     agent_id: None,

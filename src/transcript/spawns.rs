@@ -619,6 +619,7 @@ mod tests {
                     text: "boom".into(),
                     is_error: true,
                     tool_use_result: None,
+                    stdout_is_text: false,
                     timestamp: None,
                     line: 2,
                     agent_id: None,
