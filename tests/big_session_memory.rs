@@ -240,3 +240,60 @@ fn find_output_contains_sees_text_only_in_a_ten_megabyte_output() {
         .collect();
     assert_eq!(ids, ["toolu_big"]);
 }
+
+#[test]
+fn a_written_file_is_kept_once_in_the_call_input() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = "line\n".repeat(200_000);
+    let mut prompt = envelope("user", "u1", None, "2025-09-03T00:00:00.000Z");
+    prompt.insert(
+        "message".into(),
+        json!({"role": "user", "content": "write it"}),
+    );
+    let mut call = envelope("assistant", "a1", Some("u1"), "2025-09-03T00:00:01.000Z");
+    call.insert(
+        "message".into(),
+        json!({
+            "id": "msg_w", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
+                         "input": {"file_path": "/tmp/big/a.txt", "content": file}}],
+            "usage": {"input_tokens": 1, "output_tokens": 1}
+        }),
+    );
+    let tur = json!({"type": "create", "filePath": "/tmp/big/a.txt", "content": file,
+                     "structuredPatch": [], "originalFile": null});
+    let mut result = envelope("user", "r1", Some("a1"), "2025-09-03T00:00:02.000Z");
+    result.insert(
+        "message".into(),
+        json!({"role": "user", "content": [{"tool_use_id": "toolu_w", "type": "tool_result",
+            "content": "File created successfully at: /tmp/big/a.txt"}]}),
+    );
+    result.insert("toolUseResult".into(), tur.clone());
+    let lines = [prompt, call, result].map(Value::Object);
+    let session = load_one(&write_session(dir.path(), &lines));
+    let record = session.tool_calls().next().expect("the Write");
+    let kept = record.result.as_ref().expect("its result");
+    // `content` and `filePath` are the input's: kept there only.
+    assert_eq!(kept.echoed_input, 0b1_0001);
+    assert!(!kept.stdout_is_text);
+    assert_eq!(
+        serde_json::to_string(&kept.tool_use_result).expect("serialize"),
+        r#"{"type":"create","filePath":null,"content":null,"structuredPatch":[],"originalFile":null}"#
+    );
+    assert_eq!(
+        record.call.raw().and_then(|i| i.get("content")),
+        Some(&json!(file))
+    );
+    let verbatim = record.tool_use_result_verbatim().expect("toolUseResult");
+    assert_eq!(
+        serde_json::to_string(verbatim.as_ref()).expect("serialize"),
+        serde_json::to_string(&tur).expect("serialize")
+    );
+    let posts = all_payloads(&session, EventName::PostToolUse);
+    assert_eq!(posts.len(), 1);
+    assert_eq!(
+        serde_json::to_string(&posts[0].json["tool_response"]).expect("serialize"),
+        serde_json::to_string(&tur).expect("serialize")
+    );
+}

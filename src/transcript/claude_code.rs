@@ -23,8 +23,8 @@ use serde_json::Value;
 use super::hook_activity::{At, HookLog};
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
-    ToolCallRecord, ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, INPUT_ECHOES, LineIndex, Locus, Session, Subagent, SubagentLayout,
+    SubagentLink, ToolCallRecord, ToolResult, Turn, Usage,
 };
 use crate::tools::{OnError, parse_tool_call, tool_kind, tool_resolved};
 
@@ -334,29 +334,62 @@ fn call_at<'a>(
 }
 
 /// A result line's `toolUseResult` as [`ToolResult::tool_use_result`] keeps
-/// it, and whether its `stdout` was left out: a copy of `tur`, except that an
-/// object's `stdout` that is a non-empty string byte-identical to `text` (the
-/// result's flattened content; Claude Code writes a Bash output in both)
-/// becomes `null` in place (key order kept), so a 10 MB output is held once.
-fn kept_tool_use_result(tur: Option<&Value>, text: &str) -> (Option<Value>, bool) {
-    match tur {
-        Some(Value::Object(map))
-            if !text.is_empty() && map.get("stdout").and_then(Value::as_str) == Some(text) =>
-        {
-            let kept = map
-                .iter()
-                .map(|(k, v)| {
-                    let v = if k == "stdout" {
-                        Value::Null
-                    } else {
-                        v.clone()
-                    };
-                    (k.clone(), v)
-                })
-                .collect();
-            (Some(Value::Object(kept)), true)
+/// it, with what was left out.
+struct KeptToolUseResult {
+    value: Option<Value>,
+    stdout_is_text: bool,
+    echoed_input: u8,
+}
+
+/// Keeps `tur` once: a copy, except that in an object (key order kept) a
+/// `stdout` that is a non-empty string byte-identical to `text` (the
+/// result's flattened content; Claude Code writes a Bash output in both),
+/// and each key of [`INPUT_ECHOES`] whose value equals its call's `input`
+/// key (a Write's `content`, a TodoWrite's `newTodos`), become `null`; so a
+/// 10 MB output or a written file is held once.
+fn kept_tool_use_result(
+    tur: Option<&Value>,
+    text: &str,
+    input: Option<&Value>,
+) -> KeptToolUseResult {
+    let verbatim = || KeptToolUseResult {
+        value: tur.cloned(),
+        stdout_is_text: false,
+        echoed_input: 0,
+    };
+    let Some(Value::Object(map)) = tur else {
+        return verbatim();
+    };
+    let stdout_is_text =
+        !text.is_empty() && map.get("stdout").and_then(Value::as_str) == Some(text);
+    let mut echoed_input = 0u8;
+    for (bit, (key, input_key)) in INPUT_ECHOES.iter().enumerate() {
+        let echoed = map.get(*key).filter(|v| !v.is_null());
+        if echoed.is_some() && echoed == input.and_then(|i| i.get(*input_key)) {
+            echoed_input |= 1 << bit;
         }
-        other => (other.cloned(), false),
+    }
+    if !stdout_is_text && echoed_input == 0 {
+        return verbatim();
+    }
+    let left_out = |k: &str| {
+        (stdout_is_text && k == "stdout")
+            || INPUT_ECHOES
+                .iter()
+                .enumerate()
+                .any(|(bit, (key, _))| echoed_input & (1 << bit) != 0 && k == *key)
+    };
+    let kept = map
+        .iter()
+        .map(|(k, v)| {
+            let v = if left_out(k) { Value::Null } else { v.clone() };
+            (k.clone(), v)
+        })
+        .collect();
+    KeptToolUseResult {
+        value: Some(Value::Object(kept)),
+        stdout_is_text,
+        echoed_input,
     }
 }
 
@@ -610,13 +643,12 @@ impl Thread {
                 .insert(id.to_string(), blocks.clone());
         }
         let text = block.get("content").map(content_text).unwrap_or_default();
-        let (tool_use_result, stdout_is_text) = kept_tool_use_result(v.get("toolUseResult"), &text);
+        let tool_use_result = v.get("toolUseResult");
         let agent_id = v
             .get("agentId")
             .and_then(Value::as_str)
             .or_else(|| {
                 tool_use_result
-                    .as_ref()
                     .and_then(|r| r.get("agentId"))
                     .and_then(Value::as_str)
             })
@@ -626,15 +658,7 @@ impl Thread {
             hooks.on_tool_result(id, &text, &self.hook_at(line_no, v, timestamp, Some(id)));
             self.hooks = hooks;
         }
-        let result = ToolResult {
-            text,
-            is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
-            tool_use_result,
-            stdout_is_text,
-            timestamp,
-            line: line_no,
-            agent_id,
-        };
+        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
         let Some(records) = self.calls.get(id) else {
             self.diag(
                 line_no,
@@ -666,7 +690,17 @@ impl Thread {
                 });
                 return;
             }
-            record.result = Some(result);
+            let kept = kept_tool_use_result(tool_use_result, &text, record.call.raw());
+            record.result = Some(ToolResult {
+                text,
+                is_error,
+                tool_use_result: kept.value,
+                stdout_is_text: kept.stdout_is_text,
+                echoed_input: kept.echoed_input,
+                timestamp,
+                line: line_no,
+                agent_id,
+            });
         }
     }
 
