@@ -43,7 +43,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     let mut diagnostics = Vec::new();
     let mut main_thread = Thread::new(main);
     let mut inline: Vec<Thread> = Vec::new();
-    let mut inline_of_uuid: HashMap<String, usize> = HashMap::new();
+    let mut inline_of_uuid = ThreadOfUuid::default();
     let mut meta = SessionMeta::default();
 
     let mut unknown_types: Vec<Diagnostic> = Vec::new();
@@ -62,14 +62,14 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         if sidechain {
             let parent = value.get("parentUuid").and_then(Value::as_str);
             let group = match parent.and_then(|p| inline_of_uuid.get(p)) {
-                Some(&g) => g,
+                Some(g) => g,
                 None => {
                     inline.push(Thread::new(main));
                     inline.len() - 1
                 }
             };
             if let Some(uuid) = value.get("uuid").and_then(Value::as_str) {
-                inline_of_uuid.insert(uuid.to_string(), group);
+                inline_of_uuid.insert(uuid, group);
             }
             inline[group].push(line_no, &value);
         } else {
@@ -152,6 +152,56 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     }
     link_subagents(&mut session);
     Ok(session)
+}
+
+/// Sidechain line `uuid` → index of its inline thread, while the main file
+/// is read. A canonical lowercase UUID (8-4-4-4-12 hex digits, as Claude
+/// Code writes them) is keyed by its 128 bits, so the 100k sidechain lines
+/// of a big session cost no string each; any other id is keyed by its text.
+#[derive(Default)]
+struct ThreadOfUuid {
+    bits: HashMap<u128, usize>,
+    text: HashMap<String, usize>,
+}
+
+impl ThreadOfUuid {
+    fn get(&self, uuid: &str) -> Option<usize> {
+        match uuid_bits(uuid) {
+            Some(bits) => self.bits.get(&bits).copied(),
+            None => self.text.get(uuid).copied(),
+        }
+    }
+
+    fn insert(&mut self, uuid: &str, thread: usize) {
+        match uuid_bits(uuid) {
+            Some(bits) => self.bits.insert(bits, thread),
+            None => self.text.insert(uuid.to_string(), thread),
+        };
+    }
+}
+
+/// The 128 bits of a canonical lowercase UUID (`8-4-4-4-12` hex digits
+/// `0-9a-f`); `None` for any other text (uppercase digits included, so two
+/// different strings never share a key).
+fn uuid_bits(uuid: &str) -> Option<u128> {
+    let bytes = uuid.as_bytes();
+    if bytes.len() != 36 {
+        return None;
+    }
+    let mut bits: u128 = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let digit = match b {
+            b'-' if matches!(i, 8 | 13 | 18 | 23) => continue,
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => return None,
+        };
+        if matches!(i, 8 | 13 | 18 | 23) {
+            return None;
+        }
+        bits = (bits << 4) | u128::from(digit);
+    }
+    Some(bits)
 }
 
 /// Line types seen in Claude Code transcripts up to 2.1.332 (formats.md
@@ -1143,5 +1193,39 @@ fn link_subagents(session: &mut Session) {
         if sub.description.is_none() {
             sub.description = spawn.description.clone();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_lowercase_uuids_are_keyed_by_bits_and_anything_else_by_text() {
+        let uuid = "f0ed3cc4-ff37-4c30-80ec-d29caafd5e20";
+        assert_eq!(
+            uuid_bits(uuid),
+            Some(0xf0ed3cc4_ff37_4c30_80ec_d29caafd5e20_u128)
+        );
+        for other in [
+            "F0ED3CC4-FF37-4C30-80EC-D29CAAFD5E20",
+            "f0ed3cc4ff37-4c30-80ec-d29caafd5e20-",
+            "f0ed3cc4-ff37-4c30-80ec-d29caafd5e2g",
+            "f0ed3cc4-ff37-4c30-80ec-d29caafd5e2",
+            "u1",
+            "",
+        ] {
+            assert_eq!(uuid_bits(other), None, "{other}");
+        }
+        let mut threads = ThreadOfUuid::default();
+        threads.insert(uuid, 0);
+        threads.insert("F0ED3CC4-FF37-4C30-80EC-D29CAAFD5E20", 1);
+        threads.insert("u1", 2);
+        threads.insert(uuid, 3);
+        assert_eq!(threads.get(uuid), Some(3));
+        assert_eq!(threads.get("F0ED3CC4-FF37-4C30-80EC-D29CAAFD5E20"), Some(1));
+        assert_eq!(threads.get("u1"), Some(2));
+        assert_eq!(threads.get("u2"), None);
+        assert_eq!(threads.get("00000000-0000-0000-0000-000000000000"), None);
     }
 }
