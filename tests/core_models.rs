@@ -342,6 +342,8 @@ mod diff_model {
                 text: text.into(),
                 is_error: true,
                 tool_use_result: None,
+                stdout_is_text: false,
+                echoed_input: 0,
                 timestamp: None,
                 line: 2,
                 agent_id: None,

@@ -14,7 +14,7 @@
 //!    the meta sidecar, else `agentId` on the spawn's result, else the spawn's
 //!    `input.prompt` equal to the subagent's first prompt.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -23,8 +23,8 @@ use serde_json::Value;
 use super::hook_activity::{At, HookLog};
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
-    ToolCallRecord, ToolResult, Turn, Usage,
+    Agent, Diagnostic, Event, INPUT_ECHOES, LineIndex, Locus, Session, Subagent, SubagentLayout,
+    SubagentLink, ToolCallRecord, ToolResult, Turn, Usage,
 };
 use crate::tools::{OnError, parse_tool_call, tool_kind, tool_resolved};
 
@@ -43,7 +43,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     let mut diagnostics = Vec::new();
     let mut main_thread = Thread::new(main);
     let mut inline: Vec<Thread> = Vec::new();
-    let mut inline_of_uuid: HashMap<String, usize> = HashMap::new();
+    let mut inline_of_uuid = ThreadOfUuid::default();
     let mut meta = SessionMeta::default();
 
     let mut unknown_types: Vec<Diagnostic> = Vec::new();
@@ -62,14 +62,14 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         if sidechain {
             let parent = value.get("parentUuid").and_then(Value::as_str);
             let group = match parent.and_then(|p| inline_of_uuid.get(p)) {
-                Some(&g) => g,
+                Some(g) => g,
                 None => {
                     inline.push(Thread::new(main));
                     inline.len() - 1
                 }
             };
             if let Some(uuid) = value.get("uuid").and_then(Value::as_str) {
-                inline_of_uuid.insert(uuid.to_string(), group);
+                inline_of_uuid.insert(uuid, group);
             }
             inline[group].push(line_no, &value);
         } else {
@@ -123,7 +123,7 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         .iter()
         .find(|t| t.prompt_line.is_some())
         .map(|t| t.prompt.clone());
-    let title = meta.title(&main_thread.uuids, first_prompt);
+    let title = meta.title(&main_thread.lines.uuids, first_prompt);
     let main_lines = main_thread.take_lines();
     let mut session = Session {
         id,
@@ -152,6 +152,56 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
     }
     link_subagents(&mut session);
     Ok(session)
+}
+
+/// Sidechain line `uuid` → index of its inline thread, while the main file
+/// is read. A canonical lowercase UUID (8-4-4-4-12 hex digits, as Claude
+/// Code writes them) is keyed by its 128 bits, so the 100k sidechain lines
+/// of a big session cost no string each; any other id is keyed by its text.
+#[derive(Default)]
+struct ThreadOfUuid {
+    bits: HashMap<u128, usize>,
+    text: HashMap<String, usize>,
+}
+
+impl ThreadOfUuid {
+    fn get(&self, uuid: &str) -> Option<usize> {
+        match uuid_bits(uuid) {
+            Some(bits) => self.bits.get(&bits).copied(),
+            None => self.text.get(uuid).copied(),
+        }
+    }
+
+    fn insert(&mut self, uuid: &str, thread: usize) {
+        match uuid_bits(uuid) {
+            Some(bits) => self.bits.insert(bits, thread),
+            None => self.text.insert(uuid.to_string(), thread),
+        };
+    }
+}
+
+/// The 128 bits of a canonical lowercase UUID (`8-4-4-4-12` hex digits
+/// `0-9a-f`); `None` for any other text (uppercase digits included, so two
+/// different strings never share a key).
+fn uuid_bits(uuid: &str) -> Option<u128> {
+    let bytes = uuid.as_bytes();
+    if bytes.len() != 36 {
+        return None;
+    }
+    let mut bits: u128 = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let digit = match b {
+            b'-' if matches!(i, 8 | 13 | 18 | 23) => continue,
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => return None,
+        };
+        if matches!(i, 8 | 13 | 18 | 23) {
+            return None;
+        }
+        bits = (bits << 4) | u128::from(digit);
+    }
+    Some(bits)
 }
 
 /// Line types seen in Claude Code transcripts up to 2.1.332 (formats.md
@@ -276,7 +326,11 @@ impl SessionMeta {
         }
     }
 
-    fn title(&self, uuids: &HashSet<String>, first_prompt: Option<String>) -> Option<String> {
+    fn title(
+        &self,
+        uuids: &HashMap<String, usize>,
+        first_prompt: Option<String>,
+    ) -> Option<String> {
         if let Some(t) = self.custom_title.clone().or_else(|| self.ai_title.clone()) {
             return Some(t);
         }
@@ -284,7 +338,7 @@ impl SessionMeta {
             .summaries
             .iter()
             .rev()
-            .find(|(_, leaf)| leaf.as_ref().is_some_and(|l| uuids.contains(l)));
+            .find(|(_, leaf)| leaf.as_ref().is_some_and(|l| uuids.contains_key(l)));
         if let Some((t, _)) = own {
             return Some(t.clone());
         }
@@ -305,7 +359,6 @@ struct Thread {
     /// message.id → usage of its last chunk, and first-seen order.
     usage_by_message: HashMap<String, Usage>,
     models: Vec<String>,
-    uuids: HashSet<String>,
     lines: LineIndex,
     started: Option<DateTime<Utc>>,
     ended: Option<DateTime<Utc>>,
@@ -327,6 +380,66 @@ fn call_at<'a>(
     match turns.get(t).and_then(|turn| turn.events.get(e)) {
         Some(Event::ToolCall(r)) => Some((r.line, r.call.raw())),
         _ => None,
+    }
+}
+
+/// A result line's `toolUseResult` as [`ToolResult::tool_use_result`] keeps
+/// it, with what was left out.
+struct KeptToolUseResult {
+    value: Option<Value>,
+    stdout_is_text: bool,
+    echoed_input: u8,
+}
+
+/// Keeps `tur` once: a copy, except that in an object (key order kept) a
+/// `stdout` that is a non-empty string byte-identical to `text` (the
+/// result's flattened content; Claude Code writes a Bash output in both),
+/// and each key of [`INPUT_ECHOES`] whose value equals its call's `input`
+/// key (a Write's `content`, a TodoWrite's `newTodos`), become `null`; so a
+/// 10 MB output or a written file is held once.
+fn kept_tool_use_result(
+    tur: Option<&Value>,
+    text: &str,
+    input: Option<&Value>,
+) -> KeptToolUseResult {
+    let verbatim = || KeptToolUseResult {
+        value: tur.cloned(),
+        stdout_is_text: false,
+        echoed_input: 0,
+    };
+    let Some(Value::Object(map)) = tur else {
+        return verbatim();
+    };
+    let stdout_is_text =
+        !text.is_empty() && map.get("stdout").and_then(Value::as_str) == Some(text);
+    let mut echoed_input = 0u8;
+    for (bit, (key, input_key)) in INPUT_ECHOES.iter().enumerate() {
+        let echoed = map.get(*key).filter(|v| !v.is_null());
+        if echoed.is_some() && echoed == input.and_then(|i| i.get(*input_key)) {
+            echoed_input |= 1 << bit;
+        }
+    }
+    if !stdout_is_text && echoed_input == 0 {
+        return verbatim();
+    }
+    let left_out = |k: &str| {
+        (stdout_is_text && k == "stdout")
+            || INPUT_ECHOES
+                .iter()
+                .enumerate()
+                .any(|(bit, (key, _))| echoed_input & (1 << bit) != 0 && k == *key)
+    };
+    let kept = map
+        .iter()
+        .map(|(k, v)| {
+            let v = if left_out(k) { Value::Null } else { v.clone() };
+            (k.clone(), v)
+        })
+        .collect();
+    KeptToolUseResult {
+        value: Some(Value::Object(kept)),
+        stdout_is_text,
+        echoed_input,
     }
 }
 
@@ -458,10 +571,9 @@ impl Thread {
 
     fn push(&mut self, line_no: usize, v: &Value) {
         let timestamp = timestamp_of(v);
+        // `observe` records every `uuid` (the set the title's summary
+        // lookup uses; kept once, not in a second set).
         self.lines.observe(line_no, v);
-        if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
-            self.uuids.insert(uuid.to_string());
-        }
         if self.agent_id.is_none() {
             self.agent_id = v.get("agentId").and_then(Value::as_str).map(str::to_string);
         }
@@ -580,31 +692,23 @@ impl Thread {
                 .result_blocks
                 .insert(id.to_string(), blocks.clone());
         }
-        let tool_use_result = v.get("toolUseResult").cloned();
+        let text = block.get("content").map(content_text).unwrap_or_default();
+        let tool_use_result = v.get("toolUseResult");
         let agent_id = v
             .get("agentId")
             .and_then(Value::as_str)
             .or_else(|| {
                 tool_use_result
-                    .as_ref()
                     .and_then(|r| r.get("agentId"))
                     .and_then(Value::as_str)
             })
             .map(str::to_string);
-        let text = block.get("content").map(content_text).unwrap_or_default();
         {
             let mut hooks = std::mem::take(&mut self.hooks);
             hooks.on_tool_result(id, &text, &self.hook_at(line_no, v, timestamp, Some(id)));
             self.hooks = hooks;
         }
-        let result = ToolResult {
-            text,
-            is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
-            tool_use_result,
-            timestamp,
-            line: line_no,
-            agent_id,
-        };
+        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
         let Some(records) = self.calls.get(id) else {
             self.diag(
                 line_no,
@@ -636,7 +740,17 @@ impl Thread {
                 });
                 return;
             }
-            record.result = Some(result);
+            let kept = kept_tool_use_result(tool_use_result, &text, record.call.raw());
+            record.result = Some(ToolResult {
+                text,
+                is_error,
+                tool_use_result: kept.value,
+                stdout_is_text: kept.stdout_is_text,
+                echoed_input: kept.echoed_input,
+                timestamp,
+                line: line_no,
+                agent_id,
+            });
         }
     }
 
@@ -1079,5 +1193,39 @@ fn link_subagents(session: &mut Session) {
         if sub.description.is_none() {
             sub.description = spawn.description.clone();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_lowercase_uuids_are_keyed_by_bits_and_anything_else_by_text() {
+        let uuid = "f0ed3cc4-ff37-4c30-80ec-d29caafd5e20";
+        assert_eq!(
+            uuid_bits(uuid),
+            Some(0xf0ed3cc4_ff37_4c30_80ec_d29caafd5e20_u128)
+        );
+        for other in [
+            "F0ED3CC4-FF37-4C30-80EC-D29CAAFD5E20",
+            "f0ed3cc4ff37-4c30-80ec-d29caafd5e20-",
+            "f0ed3cc4-ff37-4c30-80ec-d29caafd5e2g",
+            "f0ed3cc4-ff37-4c30-80ec-d29caafd5e2",
+            "u1",
+            "",
+        ] {
+            assert_eq!(uuid_bits(other), None, "{other}");
+        }
+        let mut threads = ThreadOfUuid::default();
+        threads.insert(uuid, 0);
+        threads.insert("F0ED3CC4-FF37-4C30-80EC-D29CAAFD5E20", 1);
+        threads.insert("u1", 2);
+        threads.insert(uuid, 3);
+        assert_eq!(threads.get(uuid), Some(3));
+        assert_eq!(threads.get("F0ED3CC4-FF37-4C30-80EC-D29CAAFD5E20"), Some(1));
+        assert_eq!(threads.get("u1"), Some(2));
+        assert_eq!(threads.get("u2"), None);
+        assert_eq!(threads.get("00000000-0000-0000-0000-000000000000"), None);
     }
 }

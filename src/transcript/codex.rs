@@ -1444,6 +1444,8 @@ impl Loader {
                     text,
                     is_error: exit_code.is_some_and(|c| c != 0),
                     tool_use_result: None,
+                    stdout_is_text: false,
+                    echoed_input: 0,
                     timestamp: ts,
                     line: line_no,
                     agent_id: None,

@@ -528,6 +528,8 @@ impl Thread {
                     text,
                     is_error,
                     tool_use_result: None,
+                    stdout_is_text: false,
+                    echoed_input: 0,
                     timestamp: ts,
                     line,
                     agent_id: None,

@@ -44,6 +44,11 @@ pub fn read_objects(
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut line_no = 0usize;
     loop {
+        if buf.capacity() > KEEP_BUFFER {
+            // After a long line (kept, skipped or blank) the buffer is as big
+            // as it was (up to twice its length); start small again.
+            buf = Vec::with_capacity(64 * 1024);
+        }
         buf.clear();
         let read = (&mut reader)
             .take(MAX_LINE as u64 + 1)
@@ -96,6 +101,11 @@ pub fn read_objects(
             }
             v
         });
+        if buf.capacity() > KEEP_BUFFER {
+            // Give a long line's buffer back before its value is used, not
+            // after (the value and what is kept of it are as big again).
+            buf = Vec::with_capacity(64 * 1024);
+        }
         match parsed {
             Ok(Value::Object(map)) => on_line(line_no, Value::Object(map)),
             Ok(other) => diagnostics.push(diag(format!(
@@ -109,6 +119,10 @@ pub fn read_objects(
         }
     }
 }
+
+/// The largest line buffer [`read_objects`] keeps between lines, in bytes
+/// (1 MiB); after a longer line it starts over at 64 KiB.
+const KEEP_BUFFER: usize = 1 << 20;
 
 /// The longest line kept, in bytes (256 MiB; a pasted image makes lines of
 /// tens of MiB).

@@ -380,7 +380,11 @@ impl Usage {
 
 /// The `tool_result` paired with a `tool_use` by id (formats.md §1.4); for
 /// Codex the `*_output` item paired with its call by `call_id` (§2.3).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Serialized as `{text, is_error, tool_use_result, timestamp, line,
+/// agent_id}`, `tool_use_result` as [`ToolResult::tool_use_result_verbatim`]
+/// gives it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     /// The result's `content` flattened to text: a string as is, text blocks
     /// joined by newlines, images as `[image: <media_type>, <n> bytes base64]`.
@@ -391,9 +395,29 @@ pub struct ToolResult {
     /// true when the output states a non-zero exit code or a `*_end` event
     /// reports a failure (unreliable; see `transcript::codex`).
     pub is_error: bool,
-    /// The line's top-level `toolUseResult` verbatim (object, string or
-    /// array); always `None` for Codex.
+    /// The line's top-level `toolUseResult` (object, string or array);
+    /// always `None` for Codex. Verbatim but for one copy not kept twice:
+    /// when it is an object whose `stdout` is a non-empty string
+    /// byte-identical to [`ToolResult::text`] (Claude Code writes a Bash
+    /// output both in the `tool_result` content and in
+    /// `toolUseResult.stdout`), that `stdout` is `null` here and
+    /// [`ToolResult::stdout_is_text`] is true; and each key of
+    /// [`INPUT_ECHOES`] whose value equals its call's input key (a Write's
+    /// `content`, a TodoWrite's `newTodos`) is `null` here, its bit set in
+    /// [`ToolResult::echoed_input`]. Use
+    /// [`ToolCallRecord::tool_use_result_verbatim`] where the value as
+    /// written is needed (a rebuilt `tool_response`).
     pub tool_use_result: Option<Value>,
+    /// Whether `tool_use_result.stdout` was [`ToolResult::text`] and is kept
+    /// only there (see [`ToolResult::tool_use_result`]); false when nothing
+    /// was left out (every agent but Claude Code).
+    pub stdout_is_text: bool,
+    /// Which keys of `tool_use_result` repeated the call's input and are
+    /// kept only there: bit `i` set = `INPUT_ECHOES[i].0` is `null` in
+    /// [`ToolResult::tool_use_result`] and was equal to the input's
+    /// `INPUT_ECHOES[i].1`; 0 when nothing was left out (every agent but
+    /// Claude Code).
+    pub echoed_input: u8,
     /// The result line's `timestamp`.
     pub timestamp: Option<DateTime<Utc>>,
     /// 1-based line of the result in its file.
@@ -403,12 +427,70 @@ pub struct ToolResult {
     pub agent_id: Option<String>,
 }
 
+/// The `toolUseResult` keys a Claude Code result repeats from its call's
+/// input, as (`toolUseResult` key, input key): a Write's `content` and
+/// `filePath`, an Edit's `oldString`/`newString`, a TodoWrite's `newTodos`.
+/// A key whose value equals the input's is kept once, in the input (see
+/// [`ToolResult::echoed_input`]).
+pub const INPUT_ECHOES: [(&str, &str); 5] = [
+    ("content", "content"),
+    ("newTodos", "todos"),
+    ("oldString", "old_string"),
+    ("newString", "new_string"),
+    ("filePath", "file_path"),
+];
+
 impl ToolResult {
+    /// The line's `toolUseResult` with its `stdout` put back from
+    /// [`ToolResult::text`] when [`ToolResult::stdout_is_text`] (a copy
+    /// then, borrowed otherwise); `None` when the line has none. Exactly as
+    /// written unless [`ToolResult::echoed_input`] is not 0 (those keys are
+    /// `null`): [`ToolCallRecord::tool_use_result_verbatim`] puts them back
+    /// too.
+    pub fn tool_use_result_verbatim(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        let value = self.tool_use_result.as_ref()?;
+        if !self.stdout_is_text {
+            return Some(std::borrow::Cow::Borrowed(value));
+        }
+        let mut value = value.clone();
+        if let Some(stdout) = value.get_mut("stdout") {
+            *stdout = Value::String(self.text.clone());
+        }
+        Some(std::borrow::Cow::Owned(value))
+    }
+
     /// Where the result is in its file: today always [`Locus::Line`] of
     /// [`ToolResult::line`] (the loaders read JSON Lines). Use this rather
     /// than `line` where a record id would also do (formats.md §3–4).
     pub fn locus(&self) -> Locus {
         Locus::Line(self.line)
+    }
+}
+
+impl Serialize for ToolResult {
+    /// The shape a derived impl gave before [`ToolResult::stdout_is_text`]
+    /// existed: `{text, is_error, tool_use_result, timestamp, line,
+    /// agent_id}`, `tool_use_result` as [`ToolResult::tool_use_result_verbatim`]
+    /// gives it (keys echoing the call's input `null`).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shape<'a> {
+            text: &'a str,
+            is_error: bool,
+            tool_use_result: Option<std::borrow::Cow<'a, Value>>,
+            timestamp: Option<DateTime<Utc>>,
+            line: usize,
+            agent_id: Option<&'a str>,
+        }
+        Shape {
+            text: &self.text,
+            is_error: self.is_error,
+            tool_use_result: self.tool_use_result_verbatim(),
+            timestamp: self.timestamp,
+            line: self.line,
+            agent_id: self.agent_id.as_deref(),
+        }
+        .serialize(serializer)
     }
 }
 
@@ -522,6 +604,32 @@ impl ToolCallRecord {
     /// cannot be canonicalized (integers beyond 2^53−1).
     pub fn digest(&self) -> Option<String> {
         self.call.digest().ok()
+    }
+
+    /// The result line's `toolUseResult` exactly as written: the paired
+    /// result's [`ToolResult::tool_use_result_verbatim`] with the keys of
+    /// [`ToolResult::echoed_input`] put back from this call's input (a copy
+    /// then, borrowed otherwise); `None` without a result or a
+    /// `toolUseResult`.
+    pub fn tool_use_result_verbatim(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        let result = self.result.as_ref()?;
+        let mut value = result.tool_use_result_verbatim()?;
+        if result.echoed_input == 0 {
+            return Some(value);
+        }
+        let input = self.call.raw();
+        let object = value.to_mut();
+        for (bit, (key, input_key)) in INPUT_ECHOES.iter().enumerate() {
+            if result.echoed_input & (1 << bit) == 0 {
+                continue;
+            }
+            if let (Some(slot), Some(echoed)) =
+                (object.get_mut(*key), input.and_then(|i| i.get(*input_key)))
+            {
+                *slot = echoed.clone();
+            }
+        }
+        Some(value)
     }
 
     /// Whether the paired result says `is_error: true`.
@@ -1232,6 +1340,8 @@ mod tests {
                 text: String::new(),
                 is_error: false,
                 tool_use_result: None,
+                stdout_is_text: false,
+                echoed_input: 0,
                 timestamp: None,
                 line: 8,
                 agent_id: None,

@@ -619,6 +619,8 @@ mod tests {
                     text: "boom".into(),
                     is_error: true,
                     tool_use_result: None,
+                    stdout_is_text: false,
+                    echoed_input: 0,
                     timestamp: None,
                     line: 2,
                     agent_id: None,

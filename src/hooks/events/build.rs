@@ -825,8 +825,8 @@ fn call_points(
         return out;
     }
     let mut post = tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
-    post = match &result.tool_use_result {
-        Some(r) => post.field("tool_response", r.clone()),
+    post = match record.tool_use_result_verbatim() {
+        Some(r) => post.field("tool_response", r.into_owned()),
         None => post.unknown("tool_response", "the result line has no toolUseResult"),
     };
     out.push(post.unknown("duration_ms", LIVE_ONLY_DURATION));
