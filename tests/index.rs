@@ -355,7 +355,7 @@ fn an_index_from_another_version_is_rebuilt() {
     assert_eq!(
         rebuilt.stderr,
         format!(
-            "hookscope: the index at {} was built by hookscope 0.0.1-old (schema 1); rebuilding it for {} (schema 1)\n",
+            "hookscope: the index at {} was built by hookscope 0.0.1-old (schema 2); rebuilding it for {} (schema 2)\n",
             db.display(),
             env!("CARGO_PKG_VERSION")
         )
