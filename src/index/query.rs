@@ -7,8 +7,13 @@
 //! [`NameFilter::matches`](crate::query::params::NameFilter::matches)),
 //! `is_error` (no result = neither), `since`/`until` on the call's
 //! timestamp as `find` orders it (its own, else its result's), and `agent`.
-//! For Claude Code calls, `input_contains` and `output_contains` then read
-//! only the candidate's `tool_use` line and its result's line, with the
+//! These filters are one aggregating SQL query over the `calls_verdict`
+//! index (per session: the newest `ts_ns`, the count of undated calls).
+//! Text filters do not narrow calls whose record `find` builds from its
+//! lines (`rows_ok`, see [`crate::query::rows`]): those are read once,
+//! there. For other Claude Code calls, `input_contains` and
+//! `output_contains` read only the candidate's `tool_use` line and its
+//! result's line, with the
 //! raw-byte rules of [`crate::query::prefilter`] (plain needle pieces
 //! searched ASCII case-insensitively; a Unicode marker or, for outputs, an
 //! `"image"`/`"tool_reference"` placeholder keeps the call); an input line
@@ -17,7 +22,8 @@
 //! (`output_excludes`, hooks) and other agents' text filters keep every
 //! candidate. No candidate → [`Verdict::Skip`]; all dated →
 //! [`Verdict::Newest`] of the newest; else [`Verdict::Load`]. `find` then
-//! loads only those sessions, newest bound first, and filters them exactly.
+//! visits only those sessions, newest bound first, and filters them
+//! exactly (from their rows, [`RowSource`], or loaded).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -284,25 +290,32 @@ impl Index {
     }
 
     /// The candidate calls of `query` grouped by session: by SQL
-    /// aggregation when no text filter reads lines ([`Index::aggregated`]),
-    /// else row by row.
+    /// aggregation ([`Index::aggregated`]) when no text filter reads lines;
+    /// with text filters, the `rows_ok` calls by aggregation too (kept
+    /// whatever their text: [`crate::query::find_with_rows`] reads their
+    /// lines once and filters them exactly) and the others row by row.
     fn candidates(&self, query: &Query) -> rusqlite::Result<HashMap<(Vec<u8>, String), Acc>> {
         let output_pieces = query
             .output_contains
             .as_deref()
             .map(pieces)
             .unwrap_or_default();
-        if query.input_contains.is_none()
-            && output_pieces.is_empty()
-            && let Some(accs) = self.aggregated(query)?
-        {
-            return Ok(accs);
-        }
+        let text = query.input_contains.is_some() || !output_pieces.is_empty();
+        // Without text filters every row is aggregated; with them, the rows
+        // whose record `find` builds from its lines (`rows_ok`) are too
+        // (the rows path reads those lines once and filters exactly), and
+        // the others are checked line by line below.
+        let (mut out, ok_rows) = match self.aggregated(query, text)? {
+            Some(accs) if !text => return Ok(accs),
+            Some(accs) => (accs, "AND rows_ok = 0"),
+            None => (HashMap::new(), ""),
+        };
         let (name_sql, needle) = name_sql(query);
         let sql = format!(
             "SELECT s_path, s_id, agent, is_error, ts_ns, file, input_offset, input_len,
                output_offset, output_len FROM calls
-             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)"
+             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
+               {ok_rows}"
         );
         let needles = Needles {
             input: query
@@ -319,7 +332,6 @@ impl Index {
         let mut files: HashMap<Vec<u8>, Option<File>> = HashMap::new();
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![needle, query.agent, query.is_error])?;
-        let mut out: HashMap<(Vec<u8>, String), Acc> = HashMap::new();
         while let Some(r) = rows.next()? {
             let is_error: Option<bool> = r.get(3)?;
             match (query.is_error, is_error) {
@@ -396,6 +408,7 @@ impl Index {
     fn aggregated(
         &self,
         query: &Query,
+        ok_only: bool,
     ) -> rusqlite::Result<Option<HashMap<(Vec<u8>, String), Acc>>> {
         let bound = |t: Option<DateTime<Utc>>| match t {
             None => Some(None),
@@ -415,7 +428,9 @@ impl Index {
                AND (?4 IS NULL OR ts_ns = ?6 OR ts_ns >= ?4)
                AND (?5 IS NULL OR ts_ns = ?6 OR ts_ns < ?5)
                AND ((?4 IS NULL AND ?5 IS NULL) OR ts_ns IS NOT NULL)
-             GROUP BY s_path, s_id"
+               {ok_only}
+             GROUP BY s_path, s_id",
+            ok_only = if ok_only { "AND rows_ok = 1" } else { "" }
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![

@@ -77,7 +77,7 @@ CREATE TABLE IF NOT EXISTS calls(
   hooks TEXT, hook_facts TEXT,
   PRIMARY KEY(s_path, s_id, seq));
 CREATE INDEX IF NOT EXISTS calls_verdict
-  ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns);
+  ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok);
 CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 ";
 

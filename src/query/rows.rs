@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::params::Query;
-use super::prefilter::{has_unicode_marker, pieces};
+use super::prefilter::{Verdict, has_unicode_marker, line_verdict, pieces};
 use super::{Draft, SubagentOrigin, draft_order};
 use crate::transcript::{Agent, SessionRef};
 
@@ -235,8 +235,11 @@ pub(super) fn session_from_rows(
             continue;
         }
         let line = read_line(&mut files, &row.file, row.input)?;
-        if query.input_contains.is_some() && !may_hold(&line, &input_pieces) {
-            // No needle piece in the raw line: its input cannot hold it.
+        if query.input_contains.is_some()
+            && (!may_hold(&line, &input_pieces) || line_verdict(&line, query) == Verdict::Skip)
+        {
+            // No needle piece in the raw line, or no block input of the
+            // line holds the needle (a narrow parse): its input cannot.
             continue;
         }
         let value = parse_object(&line)?;
