@@ -409,7 +409,7 @@ impl Index {
         &self,
         query: &Query,
         ok_only: bool,
-    ) -> rusqlite::Result<Option<HashMap<(Vec<u8>, String), Acc>>> {
+    ) -> rusqlite::Result<Option<HashMap<Key, Acc>>> {
         let bound = |t: Option<DateTime<Utc>>| match t {
             None => Some(None),
             Some(t) => t.timestamp_nanos_opt().map(Some),
