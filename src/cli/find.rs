@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
 use hookscope::query::{
-    FindParams, FoundCall, OutputMode, QueryError, find_with, find_with_verdicts, load_from_disk,
+    FindParams, FoundCall, OutputMode, QueryError, find_with, find_with_rows, load_from_disk,
 };
 use hookscope::transcript::short_id::ShortIds;
 use serde_json::Value;
@@ -230,7 +230,13 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         Some(mut index) => {
             let synced = super::index::sync(&mut index, &found.sessions);
             let verdicts = index.verdicts(&found.sessions, &synced, &query);
-            let result = find_with_verdicts(&found.sessions, &query, &verdicts, &load_from_disk);
+            let result = find_with_rows(
+                &found.sessions,
+                &query,
+                &verdicts,
+                Some(&index),
+                &load_from_disk,
+            );
             super::index::report(&index, &synced.stats);
             result
         }

@@ -378,6 +378,14 @@ struct CallRow {
     input: Option<(usize, u64, u64)>,
     output: Option<(usize, u64, u64)>,
     locator: Option<String>,
+    /// `timestamp` in ns since the epoch (see [`super::schema`]).
+    ts_ns: Option<i64>,
+    /// Whether its two lines give its `find` record exactly.
+    rows_ok: bool,
+    /// The subagent thread's `agentId` and spawning `tool_use_id`.
+    origin: (Option<String>, Option<String>),
+    /// Its hook firings as `activity_value` JSON, and their filter facts.
+    hooks: Option<(String, String)>,
 }
 
 /// Everything written for one session.
@@ -431,6 +439,12 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         || (session.agent == Agent::Codex && !crate::transcript::fsread::is_zst(&session.path));
     let mut lines: HashMap<PathBuf, Option<Lines>> = HashMap::new();
     let mut calls = Vec::new();
+    // Calls per (thread, tool_use_id): an id carried twice in a thread makes
+    // result pairing depend on order, which one line cannot show.
+    let mut ids: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+    for (owner, call) in loaded.all_tool_calls() {
+        *ids.entry((owner, call.tool_use_id.as_str())).or_default() += 1;
+    }
     for (owner, call) in loaded.all_tool_calls() {
         let file = loaded.thread_path(owner).to_path_buf();
         if line_files && !lines.contains_key(&file) {
@@ -444,6 +458,21 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         let timestamp = call
             .timestamp
             .or_else(|| call.result.as_ref().and_then(|r| r.timestamp));
+        let input = if line_files { at(call.line) } else { None };
+        let output = if line_files {
+            call.result.as_ref().and_then(|r| at(r.line))
+        } else {
+            None
+        };
+        let sub = owner.and_then(|i| loaded.subagents.get(i));
+        let hooks = hook_rows(&loaded, owner, call);
+        let rows_ok = session.agent == Agent::ClaudeCode
+            && input.is_some()
+            && (call.result.is_none() || output.is_some())
+            && call.tool_kind != crate::tools::ToolKind::Task
+            && call.subagent.is_none()
+            && ids.get(&(owner, call.tool_use_id.as_str())) == Some(&1)
+            && hooks.is_ok();
         calls.push(CallRow {
             thread: owner,
             tool_use_id: call.tool_use_id.clone(),
@@ -454,17 +483,23 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
             timestamp: timestamp.map(time_text),
             file_path: crate::tools::file_path_of(&call.call).map(str::to_string),
             file: path_bytes(&file),
-            input: if line_files { at(call.line) } else { None },
-            output: if line_files {
-                call.result.as_ref().and_then(|r| at(r.line))
-            } else {
-                None
-            },
+            input,
+            output,
             locator: match call.locus() {
                 Locus::Record(id) => Some(id),
                 Locus::Line(_) if !line_files => call.message_id.clone(),
                 Locus::Line(_) => None,
             },
+            ts_ns: timestamp.map(|t| {
+                t.timestamp_nanos_opt()
+                    .unwrap_or(super::schema::TS_OUT_OF_RANGE)
+            }),
+            rows_ok,
+            origin: (
+                sub.and_then(|s| s.agent_id.clone()),
+                sub.and_then(|s| s.spawn_tool_use_id.clone()),
+            ),
+            hooks: hooks.unwrap_or(None),
         });
     }
     let (hash, hashed) = tail_hash(&session.path, session.size);
@@ -482,6 +517,41 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         calls,
         read,
     })
+}
+
+/// A call's hook firings for its row: `activity_value` objects as a JSON
+/// array and `[event, hook_name, blocked, rewrote]` per firing (`None`
+/// when it has none). `Err` when the JSON would not read back equal (a
+/// float in a rewritten input): the call's record then needs a load.
+fn hook_rows(
+    session: &Session,
+    owner: Option<usize>,
+    call: &crate::transcript::ToolCallRecord,
+) -> Result<Option<(String, String)>, ()> {
+    use crate::transcript::hook_activity::{HookAction, activity_value};
+    let agent_id = owner
+        .and_then(|i| session.subagents.get(i))
+        .and_then(|s| s.agent_id.as_deref());
+    let mut values = Vec::new();
+    let mut facts = Vec::new();
+    for a in session.hooks_of_call(owner, call) {
+        values.push(activity_value(a, session.thread_path(owner), agent_id));
+        facts.push(serde_json::json!([
+            a.event,
+            a.hook_name,
+            a.action == HookAction::Blocked,
+            a.action == HookAction::Rewrote
+        ]));
+    }
+    if values.is_empty() {
+        return Ok(None);
+    }
+    let values = serde_json::Value::Array(values);
+    let text = values.to_string();
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(back) if back == values => Ok(Some((text, serde_json::Value::Array(facts).to_string()))),
+        _ => Err(()),
+    }
 }
 
 impl Index {
@@ -739,9 +809,10 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
     let mut call = tx.prepare_cached(
         "INSERT INTO calls(s_path, s_id, seq, agent, thread, tool_use_id, name, name_folded,
            kind, resolved, is_error, timestamp, file_path, file, input_line, input_offset,
-           input_len, output_line, output_offset, output_len, locator)
+           input_len, output_line, output_offset, output_len, locator, ts_ns, rows_ok,
+           origin_agent_id, origin_parent, hooks, hook_facts)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-           ?18, ?19, ?20, ?21)",
+           ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
     )?;
     for (seq, c) in b.calls.iter().enumerate() {
         call.execute(params![
@@ -766,6 +837,12 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             c.output.map(|(_, o, _)| uint(o)),
             c.output.map(|(_, _, n)| uint(n)),
             c.locator,
+            c.ts_ns,
+            c.rows_ok,
+            c.origin.0,
+            c.origin.1,
+            c.hooks.as_ref().map(|h| h.0.as_str()),
+            c.hooks.as_ref().map(|h| h.1.as_str()),
         ])?;
     }
     Ok(())

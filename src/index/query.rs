@@ -7,8 +7,13 @@
 //! [`NameFilter::matches`](crate::query::params::NameFilter::matches)),
 //! `is_error` (no result = neither), `since`/`until` on the call's
 //! timestamp as `find` orders it (its own, else its result's), and `agent`.
-//! For Claude Code calls, `input_contains` and `output_contains` then read
-//! only the candidate's `tool_use` line and its result's line, with the
+//! These filters are one aggregating SQL query over the `calls_verdict`
+//! index (per session: the newest `ts_ns`, the count of undated calls).
+//! Text filters do not narrow calls whose record `find` builds from its
+//! lines (`rows_ok`, see [`crate::query::rows`]): those are read once,
+//! there. For other Claude Code calls, `input_contains` and
+//! `output_contains` read only the candidate's `tool_use` line and its
+//! result's line, with the
 //! raw-byte rules of [`crate::query::prefilter`] (plain needle pieces
 //! searched ASCII case-insensitively; a Unicode marker or, for outputs, an
 //! `"image"`/`"tool_reference"` placeholder keeps the call); an input line
@@ -17,7 +22,8 @@
 //! (`output_excludes`, hooks) and other agents' text filters keep every
 //! candidate. No candidate → [`Verdict::Skip`]; all dated →
 //! [`Verdict::Newest`] of the newest; else [`Verdict::Load`]. `find` then
-//! loads only those sessions, newest bound first, and filters them exactly.
+//! visits only those sessions, newest bound first, and filters them
+//! exactly (from their rows, [`RowSource`], or loaded).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -25,10 +31,14 @@ use std::fs::File;
 use chrono::{DateTime, Utc};
 use rusqlite::params;
 
+use serde_json::Value;
+
 use super::build::{State, Synced};
+use super::schema::TS_OUT_OF_RANGE;
 use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
 use crate::query::prefilter::{Verdict, has_unicode_marker, line_verdict, pieces};
+use crate::query::{HookFact, RowCall, RowSource, SubagentOrigin};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
 };
@@ -177,9 +187,16 @@ impl Index {
     /// # Errors
     /// SQLite's.
     pub fn tool_names(&self) -> rusqlite::Result<Vec<String>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT name FROM calls ORDER BY name")?;
+        // A loose index scan: each step seeks `calls_names` to the next
+        // name, so the cost is per distinct name, not per call.
+        let mut stmt = self.conn.prepare(
+            "WITH RECURSIVE names(name) AS (
+               SELECT MIN(name) FROM calls
+               UNION ALL
+               SELECT (SELECT MIN(name) FROM calls WHERE name > names.name)
+               FROM names WHERE names.name IS NOT NULL)
+             SELECT name FROM names WHERE name IS NOT NULL",
+        )?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         rows.collect()
     }
@@ -271,16 +288,33 @@ impl Index {
             .collect()
     }
 
-    /// The candidate calls of `query` grouped by session.
+    /// The candidate calls of `query` grouped by session: by SQL
+    /// aggregation ([`Index::aggregated`]) when no text filter reads lines;
+    /// with text filters, the `rows_ok` calls by aggregation too (kept
+    /// whatever their text: [`crate::query::find_with_rows`] reads their
+    /// lines once and filters them exactly) and the others row by row.
     fn candidates(&self, query: &Query) -> rusqlite::Result<HashMap<(Vec<u8>, String), Acc>> {
-        let (name_sql, needle) = match &query.name {
-            NameFilter::Exact(n) => ("name_folded = ?1", n.clone()),
-            NameFilter::Pattern(p) => ("instr(name_folded, ?1) > 0", p.clone()),
+        let output_pieces = query
+            .output_contains
+            .as_deref()
+            .map(pieces)
+            .unwrap_or_default();
+        let text = query.input_contains.is_some() || !output_pieces.is_empty();
+        // Without text filters every row is aggregated; with them, the rows
+        // whose record `find` builds from its lines (`rows_ok`) are too
+        // (the rows path reads those lines once and filters exactly), and
+        // the others are checked line by line below.
+        let (mut out, ok_rows) = match self.aggregated(query, text)? {
+            Some(accs) if !text => return Ok(accs),
+            Some(accs) => (accs, "AND rows_ok = 0"),
+            None => (HashMap::new(), ""),
         };
+        let (name_sql, needle) = name_sql(query);
         let sql = format!(
-            "SELECT s_path, s_id, agent, is_error, timestamp, file, input_offset, input_len,
+            "SELECT s_path, s_id, agent, is_error, ts_ns, file, input_offset, input_len,
                output_offset, output_len FROM calls
-             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2)"
+             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
+               {ok_rows}"
         );
         let needles = Needles {
             input: query
@@ -296,8 +330,7 @@ impl Index {
         };
         let mut files: HashMap<Vec<u8>, Option<File>> = HashMap::new();
         let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![needle, query.agent])?;
-        let mut out: HashMap<(Vec<u8>, String), Acc> = HashMap::new();
+        let mut rows = stmt.query(params![needle, query.agent, query.is_error])?;
         while let Some(r) = rows.next()? {
             let is_error: Option<bool> = r.get(3)?;
             match (query.is_error, is_error) {
@@ -306,12 +339,13 @@ impl Index {
                 (Some(want), Some(got)) if want != got => continue,
                 _ => {}
             }
-            let ts = parse_time(r.get(4)?);
-            let timed = r.get::<_, Option<String>>(4)?.is_some();
+            let ts_ns: Option<i64> = r.get(4)?;
+            let ts = ts_ns.and_then(time_of_ns);
+            let timed = ts_ns.is_some();
             if query.since.is_some() || query.until.is_some() {
                 let Some(t) = ts else {
                     if timed {
-                        // A stored time that does not parse back: keep it.
+                        // A time outside i64 nanoseconds: keep it.
                         let key = (r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?);
                         out.entry(key).or_default().undated = true;
                     }
@@ -366,6 +400,61 @@ impl Index {
         Ok(out)
     }
 
+    /// [`Index::candidates`] without text filters, by one aggregating query
+    /// over the `calls_verdict` index: per session, the newest candidate's
+    /// `ts_ns` and how many are undated. `None` when a time bound does not
+    /// fit i64 nanoseconds (the row loop then decides).
+    fn aggregated(
+        &self,
+        query: &Query,
+        ok_only: bool,
+    ) -> rusqlite::Result<Option<HashMap<Key, Acc>>> {
+        let bound = |t: Option<DateTime<Utc>>| match t {
+            None => Some(None),
+            Some(t) => t.timestamp_nanos_opt().map(Some),
+        };
+        let (Some(since), Some(until)) = (bound(query.since), bound(query.until)) else {
+            return Ok(None);
+        };
+        let (name_sql, needle) = name_sql(query);
+        // ?6 = TS_OUT_OF_RANGE: a time outside i64 ns, kept as undated.
+        let sql = format!(
+            "SELECT s_path, s_id,
+               MAX(CASE WHEN ts_ns = ?6 THEN NULL ELSE ts_ns END),
+               SUM(ts_ns IS NULL OR ts_ns = ?6)
+             FROM calls
+             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
+               AND (?4 IS NULL OR ts_ns = ?6 OR ts_ns >= ?4)
+               AND (?5 IS NULL OR ts_ns = ?6 OR ts_ns < ?5)
+               AND ((?4 IS NULL AND ?5 IS NULL) OR ts_ns IS NOT NULL)
+               {ok_only}
+             GROUP BY s_path, s_id",
+            ok_only = if ok_only { "AND rows_ok = 1" } else { "" }
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![
+            needle,
+            query.agent,
+            query.is_error,
+            since,
+            until,
+            TS_OUT_OF_RANGE
+        ])?;
+        let mut out: HashMap<(Vec<u8>, String), Acc> = HashMap::new();
+        while let Some(r) = rows.next()? {
+            let newest: Option<i64> = r.get(2)?;
+            let undated: i64 = r.get(3)?;
+            out.insert(
+                (r.get(0)?, r.get(1)?),
+                Acc {
+                    newest: newest.and_then(time_of_ns),
+                    undated: undated > 0,
+                },
+            );
+        }
+        Ok(Some(out))
+    }
+
     /// The bytes at `span` of `file` (a call's line), counted in
     /// [`Index::bytes_read`]; `None` when they cannot be read (the call then
     /// stays a candidate and its session is loaded).
@@ -384,6 +473,167 @@ impl Index {
         self.count_read(len);
         Some(buf)
     }
+}
+
+/// The name filter as SQL on `name_folded` (`?1` = the folded needle).
+fn name_sql(query: &Query) -> (&'static str, String) {
+    match &query.name {
+        NameFilter::Exact(n) => ("name_folded = ?1", n.clone()),
+        NameFilter::Pattern(p) => ("instr(name_folded, ?1) > 0", p.clone()),
+    }
+}
+
+/// The instant of a stored `ts_ns` (`None` for [`TS_OUT_OF_RANGE`]).
+fn time_of_ns(ns: i64) -> Option<DateTime<Utc>> {
+    (ns != TS_OUT_OF_RANGE).then(|| DateTime::from_timestamp_nanos(ns))
+}
+
+impl RowSource for Index {
+    /// Per session, its candidate calls (name, `agent`, `is_error` and time
+    /// filters applied in SQL) read from `calls` by primary key; `None` for
+    /// a session that is not Claude Code's or has a candidate whose
+    /// `rows_ok` is 0 (see [`super::schema`]), or when the index cannot be
+    /// read. Only sessions whose rows are current may be given (those
+    /// [`Index::verdicts`] answered for).
+    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+        let Ok(mut stmt) = self.row_statement(query) else {
+            return sessions.iter().map(|_| None).collect();
+        };
+        sessions
+            .iter()
+            .map(|s| {
+                if s.agent != Agent::ClaudeCode {
+                    return None;
+                }
+                session_rows(&mut stmt, s, query).ok().flatten()
+            })
+            .collect()
+    }
+}
+
+impl RowSource for std::sync::Mutex<Index> {
+    /// [`Index`]'s, holding the lock for one batch (all `None` when the
+    /// lock is poisoned).
+    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+        match self.lock() {
+            Ok(index) => index.call_rows(sessions, query),
+            Err(_) => sessions.iter().map(|_| None).collect(),
+        }
+    }
+}
+
+impl Index {
+    fn row_statement(&self, query: &Query) -> rusqlite::Result<rusqlite::CachedStatement<'_>> {
+        let (name_sql, _) = name_sql(query);
+        self.conn.prepare_cached(&format!(
+            "SELECT seq, tool_use_id, name, is_error, timestamp, file, input_offset, input_len,
+               output_offset, output_len, rows_ok, thread, origin_agent_id, origin_parent,
+               hooks, hook_facts, agent
+             FROM calls
+             WHERE s_path = ?4 AND s_id = ?5 AND {name_sql} AND (?2 IS NULL OR agent = ?2)
+               AND (?3 IS NULL OR is_error = ?3)
+             ORDER BY seq"
+        ))
+    }
+}
+
+/// One session's rows for [`RowSource::call_rows`]: `Ok(None)` when one
+/// cannot be used.
+fn session_rows(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    session: &SessionRef,
+    query: &Query,
+) -> rusqlite::Result<Option<Vec<RowCall>>> {
+    let (_, needle) = name_sql(query);
+    let mut rows = stmt.query(params![
+        needle,
+        query.agent,
+        query.is_error,
+        path_bytes(&session.path),
+        session.id
+    ])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let ok: i64 = r.get(10)?;
+        let agent: String = r.get(16)?;
+        if ok != 1 || agent != Agent::ClaudeCode.as_str() {
+            return Ok(None);
+        }
+        let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
+            let off: Option<i64> = r.get(o)?;
+            let len: Option<i64> = r.get(n)?;
+            Ok(off
+                .zip(len)
+                .and_then(|(o, n)| Some((u64::try_from(o).ok()?, u64::try_from(n).ok()?))))
+        };
+        let Some(input) = span(6, 7)? else {
+            return Ok(None);
+        };
+        let text: Option<String> = r.get(4)?;
+        let timestamp = parse_time(text.clone());
+        if text.is_some() && timestamp.is_none() {
+            return Ok(None);
+        }
+        let thread: Option<i64> = r.get(11)?;
+        let hooks: Option<String> = r.get(14)?;
+        let facts: Option<String> = r.get(15)?;
+        let (hooks, hook_facts) = match (hooks, facts) {
+            (None, None) => (Vec::new(), Vec::new()),
+            (Some(h), Some(f)) => {
+                let (Ok(Value::Array(h)), Some(f)) =
+                    (serde_json::from_str::<Value>(&h), parse_facts(&f))
+                else {
+                    return Ok(None);
+                };
+                (h, f)
+            }
+            _ => return Ok(None),
+        };
+        out.push(RowCall {
+            seq: count(r.get(0)?),
+            tool_use_id: r.get(1)?,
+            name: r.get(2)?,
+            timestamp,
+            is_error: r.get(3)?,
+            file: path_from_bytes(&r.get::<_, Vec<u8>>(5)?),
+            input,
+            output: span(8, 9)?,
+            origin: thread
+                .map(|_| -> rusqlite::Result<SubagentOrigin> {
+                    Ok(SubagentOrigin {
+                        agent_id: r.get(12)?,
+                        parent_tool_use_id: r.get(13)?,
+                    })
+                })
+                .transpose()?,
+            hooks,
+            hook_facts,
+        });
+    }
+    Ok(Some(out))
+}
+
+/// `hook_facts` JSON (`[[event, hook_name, blocked, rewrote], …]`).
+fn parse_facts(text: &str) -> Option<Vec<HookFact>> {
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(text) else {
+        return None;
+    };
+    items
+        .iter()
+        .map(|item| {
+            let text = |i: usize| match item.get(i) {
+                Some(Value::String(s)) => Some(Some(s.clone())),
+                Some(Value::Null) => Some(None),
+                _ => None,
+            };
+            Some(HookFact {
+                event: text(0)?,
+                hook_name: text(1)?,
+                blocked: item.get(2)?.as_bool()?,
+                rewrote: item.get(3)?.as_bool()?,
+            })
+        })
+        .collect()
 }
 
 /// Whether a line's raw bytes may hold every piece (ASCII

@@ -21,14 +21,34 @@
 //!   what `find`'s filters read without parsing (name, folded name, kind,
 //!   resolved name, `is_error`, the call's timestamp as `find` orders it,
 //!   `file_path`) and where its `tool_use` line (`input_*`) and its result's
-//!   line (`output_*`) are in `file` (byte offset and length without the
-//!   newline; NULL for a `.zst` rollout or a database). `locator` is the
-//!   record (OpenCode message id) when the call is not on a line.
+//!   line (`output_*`) are in `file` (byte offset and length, its newline
+//!   included; NULL for a `.zst` rollout or a database). `locator` is the
+//!   record (OpenCode message id) when the call is not on a line. `ts_ns`
+//!   is `timestamp` in nanoseconds since the epoch (NULL when there is
+//!   none, [`TS_OUT_OF_RANGE`] when it is outside i64's range: 1677–2262). What `find` needs to build the call's
+//!   record from its two lines alone ([`crate::query::rows`]): `rows_ok`
+//!   (1 when those lines give the record exactly: a Claude Code call with
+//!   both spans, not a Task spawn, whose `tool_use_id` no other call of its
+//!   thread carries), the subagent origin (`origin_agent_id`,
+//!   `origin_parent`: the thread's `agentId` and spawning `tool_use_id`,
+//!   meaningful when `thread` is not NULL), and its hook firings (`hooks`:
+//!   a JSON array of [`crate::transcript::hook_activity::activity_value`]
+//!   objects; `hook_facts`: a JSON array of `[event, hook_name, blocked,
+//!   rewrote]`, both NULL when none).
+//!
+//! Indexes: `calls_verdict` covers [`crate::index::Index::verdicts`]'s
+//! aggregation (one name's rows in session order, with every column its
+//! filters read); `calls_names` lets [`crate::index::Index::tool_names`]
+//! seek from one distinct name to the next.
 
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
+
+/// `calls.ts_ns` of a call whose time does not fit i64 nanoseconds (it is
+/// then treated as undated: its session is loaded).
+pub const TS_OUT_OF_RANGE: i64 = i64::MIN;
 
 /// The crate version, written into `meta` next to [`SCHEMA_VERSION`].
 pub const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -57,8 +77,12 @@ CREATE TABLE IF NOT EXISTS calls(
   is_error INTEGER, timestamp TEXT, file_path TEXT, file BLOB NOT NULL,
   input_line INTEGER, input_offset INTEGER, input_len INTEGER,
   output_line INTEGER, output_offset INTEGER, output_len INTEGER, locator TEXT,
+  ts_ns INTEGER, rows_ok INTEGER NOT NULL, origin_agent_id TEXT, origin_parent TEXT,
+  hooks TEXT, hook_facts TEXT,
   PRIMARY KEY(s_path, s_id, seq));
-CREATE INDEX IF NOT EXISTS calls_name ON calls(name_folded);
+CREATE INDEX IF NOT EXISTS calls_verdict
+  ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok);
+CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 ";
 
 const DROP: &str = "

@@ -353,8 +353,9 @@ pub fn find_tool_calls_with(
 /// [`find_tool_calls_with`] answered as the CLI's `find` answers from the
 /// index: `index` is synced with `sessions` ([`Index::sync`]; a cold index
 /// is built here), then only the sessions its verdicts keep
-/// ([`Index::verdicts`]) are loaded through `loader`
-/// ([`query::find_with_verdicts`]). The result equals
+/// ([`Index::verdicts`]) are loaded through `loader`, or, for indexed
+/// Claude Code sessions, their records built from their rows
+/// ([`query::find_with_rows`]). The result equals
 /// [`find_tool_calls_with`]'s, `limit` cap (`MAX_LIMIT`) and `matched`
 /// included.
 pub fn find_tool_calls_indexed(
@@ -369,7 +370,7 @@ pub fn find_tool_calls_indexed(
         .and_then(|query| {
             let synced = index.sync(sessions, &mut |_| {});
             let verdicts = index.verdicts(sessions, &synced, &query);
-            query::find_with_verdicts(sessions, &query, &verdicts, loader)
+            query::find_with_rows(sessions, &query, &verdicts, Some(&*index), loader)
         });
     output(found)
 }

@@ -21,6 +21,7 @@ pub mod output;
 pub mod params;
 pub mod prefilter;
 pub mod records;
+pub mod rows;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -36,6 +37,7 @@ pub use prefilter::Verdict;
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
 pub use records::{FoundCall, SubagentCost, SubagentOrigin, Tokens};
+pub use rows::{HookFact, RowCall, RowSource};
 
 pub use crate::redact::Redactions;
 
@@ -187,6 +189,26 @@ pub fn find_with_verdicts(
     verdicts: &[Option<Verdict>],
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
+    find_with_rows(sessions, query, verdicts, None, loader)
+}
+
+/// [`find_with_verdicts`] that, for each session with a verdict, first asks
+/// `rows` for its candidate calls ([`RowSource::call_rows`], e.g.
+/// [`crate::index::Index`]) and, when it gives them, builds that session's
+/// records from each call's `tool_use` line and result line alone
+/// ([`rows`]) instead of loading it through `loader`. `rows` must describe
+/// the same files the verdicts do (rows current for them). Results equal
+/// [`find_with`]'s, `matched` included.
+///
+/// # Errors
+/// As [`find_with`].
+pub fn find_with_rows(
+    sessions: &[SessionRef],
+    query: &Query,
+    verdicts: &[Option<Verdict>],
+    rows: Option<&dyn RowSource>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
     let given = |s: &SessionRef| -> Option<Verdict> {
         // `select_sessions` hands out references into `sessions`.
         let size = std::mem::size_of::<SessionRef>().max(1);
@@ -197,7 +219,7 @@ pub fn find_with_verdicts(
         }
         verdicts.get(i).copied().flatten()
     };
-    run_picked(sessions, query, Pick::Given(&given), loader)
+    run_picked(sessions, query, Pick::Given(&given), rows, loader)
 }
 
 /// Loads a session from disk ([`crate::transcript::load`]), shared: the
@@ -221,7 +243,7 @@ fn run(
     } else {
         Pick::All
     };
-    run_picked(sessions, query, pick, loader)
+    run_picked(sessions, query, pick, None, loader)
 }
 
 /// How [`run_picked`] decides which sessions to load.
@@ -238,23 +260,31 @@ fn run_picked(
     sessions: &[SessionRef],
     query: &Query,
     pick: Pick<'_>,
+    rows: Option<&dyn RowSource>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
     let (selected, unmatched_sessions) = select_sessions(sessions, query)?;
-    let verdicts: Vec<Verdict> = match pick {
-        Pick::All => vec![Verdict::Load; selected.len()],
+    // Per session: its verdict, and whether the caller gave it (then its
+    // rows may be asked for).
+    let picked: Vec<(Verdict, bool)> = match pick {
+        Pick::All => vec![(Verdict::Load, false); selected.len()],
         Pick::Prefilter | Pick::Given(_) => {
             let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
             selected
                 .par_iter()
                 .map(|s| match &pick {
-                    Pick::Given(given) => given(s).unwrap_or_else(|| prefilter.verdict(s, query)),
-                    _ => prefilter.verdict(s, query),
+                    Pick::Given(given) => match given(s) {
+                        Some(v) => (v, true),
+                        None => (prefilter.verdict(s, query), false),
+                    },
+                    _ => (prefilter.verdict(s, query), false),
                 })
                 .collect()
         }
     };
-    let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, loader);
+    let (verdicts, given): (Vec<Verdict>, Vec<bool>) = picked.into_iter().unzip();
+    let rows = rows.map(|source| (source, given.as_slice()));
+    let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, rows, loader);
 
     let mut drafts = Vec::new();
     let mut unreadable = Vec::new();
@@ -514,6 +544,7 @@ fn load_newest_first(
     selected: &[&SessionRef],
     verdicts: &[Verdict],
     query: &Query,
+    rows: Option<(&dyn RowSource, &[bool])>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> (Vec<Option<SessionResult>>, bool) {
     let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
@@ -552,10 +583,17 @@ fn load_newest_first(
             batch = (batch * 2).min(64 * threads);
             end
         };
+        let batch_rows = batch_rows(selected, &order[next..end], query, rows);
         let done: Vec<(usize, SessionResult)> = order[next..end]
             .par_iter()
-            .map(|&i| {
-                let result = loader(selected[i]).map(|s| session_matches(&s, query));
+            .zip(batch_rows)
+            .map(|(&i, calls)| {
+                let from_rows =
+                    calls.and_then(|calls| rows::session_from_rows(selected[i], &calls, query));
+                let result = match from_rows {
+                    Some(found) => Ok(found),
+                    None => loader(selected[i]).map(|s| session_matches(&s, query)),
+                };
                 (i, result)
             })
             .collect();
@@ -586,6 +624,31 @@ fn load_newest_first(
         }
     }
     (results, true)
+}
+
+/// Per session of `batch` (indexes into `selected`), its rows from the
+/// source when its verdict was given (see [`find_with_rows`]), else `None`.
+fn batch_rows(
+    selected: &[&SessionRef],
+    batch: &[usize],
+    query: &Query,
+    rows: Option<(&dyn RowSource, &[bool])>,
+) -> Vec<Option<Vec<RowCall>>> {
+    let mut out: Vec<Option<Vec<RowCall>>> = batch.iter().map(|_| None).collect();
+    let Some((source, given)) = rows else {
+        return out;
+    };
+    let asked: Vec<usize> = (0..batch.len())
+        .filter(|&k| given.get(batch[k]).copied().unwrap_or(false))
+        .collect();
+    if asked.is_empty() {
+        return out;
+    }
+    let refs: Vec<&SessionRef> = asked.iter().map(|&k| selected[batch[k]]).collect();
+    for (k, calls) in asked.into_iter().zip(source.call_rows(&refs, query)) {
+        out[k] = calls;
+    }
+    out
 }
 
 /// How many of the session's calls pass every filter, and the newest
@@ -668,29 +731,42 @@ fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
 /// `blocked`, `rewritten`; see [`FindParams`]).
 fn passes_hooks(hooks: &[&crate::transcript::hook_activity::HookActivity], query: &Query) -> bool {
     use crate::transcript::hook_activity::HookAction;
+    passes_hook_facts(
+        hooks.iter().map(|a| {
+            (
+                a.event.as_deref(),
+                a.hook_name.as_deref(),
+                a.action == HookAction::Blocked,
+                a.action == HookAction::Rewrote,
+            )
+        }),
+        query,
+    )
+}
+
+/// [`passes_hooks`] on `(event, hook_name, blocked, rewrote)` per firing.
+fn passes_hook_facts<'a>(
+    hooks: impl Iterator<Item = (Option<&'a str>, Option<&'a str>, bool, bool)> + Clone,
+    query: &Query,
+) -> bool {
     if let Some(event) = &query.hook {
-        let named = hooks.iter().any(|a| {
-            a.event
-                .as_deref()
-                .is_some_and(|e| params::fold(e) == *event)
-                || a.hook_name
-                    .as_deref()
-                    .is_some_and(|n| params::fold(n) == *event)
+        let named = hooks.clone().any(|(e, n, _, _)| {
+            e.is_some_and(|e| params::fold(e) == *event)
+                || n.is_some_and(|n| params::fold(n) == *event)
         });
         if !named {
             return false;
         }
     }
-    let has = |action: HookAction| hooks.iter().any(|a| a.action == action);
     if query
         .blocked
-        .is_some_and(|want| has(HookAction::Blocked) != want)
+        .is_some_and(|want| hooks.clone().any(|(_, _, b, _)| b) != want)
     {
         return false;
     }
     if query
         .rewritten
-        .is_some_and(|want| has(HookAction::Rewrote) != want)
+        .is_some_and(|want| hooks.clone().any(|(_, _, _, r)| r) != want)
     {
         return false;
     }
@@ -700,31 +776,57 @@ fn passes_hooks(hooks: &[&crate::transcript::hook_activity::HookActivity], query
 /// Whether one call passes every filter, on the raw (pre-redaction, pre-cap)
 /// input JSON text and output text.
 fn passes(call: &ToolCallRecord, query: &Query) -> bool {
-    if !query.name.matches(call.name()) {
+    passes_meta(
+        call.name(),
+        call.result.as_ref().map(|r| r.is_error),
+        timestamp_of(call),
+        query,
+    ) && passes_text(
+        call.call.raw(),
+        call.result.as_ref().map(|r| r.text.as_str()),
+        query,
+    )
+}
+
+/// The name, `is_error` (`None` = no result) and time filters of
+/// [`passes`].
+fn passes_meta(
+    name: &str,
+    is_error: Option<bool>,
+    time: Option<DateTime<Utc>>,
+    query: &Query,
+) -> bool {
+    if !query.name.matches(name) {
         return false;
     }
-    match (query.is_error, &call.result) {
+    match (query.is_error, is_error) {
         (None, _) => {}
         (Some(_), None) => return false,
-        (Some(want), Some(r)) if r.is_error != want => return false,
+        (Some(want), Some(got)) if got != want => return false,
         _ => {}
     }
     if query.since.is_some() || query.until.is_some() {
-        let Some(t) = timestamp_of(call) else {
+        let Some(t) = time else {
             return false;
         };
         if query.since.is_some_and(|s| t < s) || query.until.is_some_and(|u| t >= u) {
             return false;
         }
     }
+    true
+}
+
+/// The text filters of [`passes`] on the raw input (`None` when the call
+/// has none) and the result text (`None` without a result).
+fn passes_text(input: Option<&Value>, output: Option<&str>, query: &Query) -> bool {
     if let Some(needle) = &query.input_contains {
-        let text = call.call.raw().map(Value::to_string).unwrap_or_default();
+        let text = input.map(Value::to_string).unwrap_or_default();
         if !params::fold(&text).contains(needle.as_str()) {
             return false;
         }
     }
     if query.output_contains.is_some() || query.output_excludes.is_some() {
-        let text = params::fold(call.result.as_ref().map_or("", |r| r.text.as_str()));
+        let text = params::fold(output.unwrap_or(""));
         if let Some(needle) = &query.output_contains
             && !text.contains(needle.as_str())
         {

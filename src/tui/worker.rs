@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use hookscope::index::{self, Index, Progress, State, SyncStats, Synced};
 use hookscope::query::prefilter::Verdict;
-use hookscope::query::{FindResult, Query, find_with_loader, find_with_verdicts};
+use hookscope::query::{FindResult, Query, RowSource, find_with_loader, find_with_rows};
 use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use hookscope::transcript::follow::{Change, FollowOptions, Follower};
 use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
@@ -189,7 +189,7 @@ pub type SharedIndex = Arc<Mutex<Index>>;
 /// ([`Index::current`]: stored stamps equal the files', and the main file
 /// still has the size and mtime discovery saw); `None` for the others
 /// (not indexed yet, or grown since: a live session), so
-/// [`find_with_verdicts`] falls back to the raw prefilter for them and the
+/// [`find_with_rows`] falls back to the raw prefilter for them and the
 /// answer stays what [`find_with_loader`] gives.
 pub fn current_verdicts(
     index: &Index,
@@ -486,9 +486,10 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
 }
 
 /// [`spawn_queries`] that asks `index` which sessions can hold a match
-/// ([`current_verdicts`], [`find_with_verdicts`]) so only those are loaded
-/// (through the same [`SessionCache`]); the records are the same as
-/// without it.
+/// ([`current_verdicts`]) so only those are loaded (through the same
+/// [`SessionCache`]), and builds the records of indexed Claude Code
+/// sessions from their rows ([`find_with_rows`] with the index as the
+/// [`RowSource`]); the records are the same as without it.
 pub fn spawn_queries_indexed(
     sessions: Vec<SessionRef>,
     index: Option<SharedIndex>,
@@ -517,7 +518,13 @@ pub fn spawn_queries_indexed(
                 Some(current_verdicts(&index, &sessions, &query))
             });
             let result = match verdicts {
-                Some(v) => find_with_verdicts(&sessions, &query, &v, &loader),
+                Some(v) => find_with_rows(
+                    &sessions,
+                    &query,
+                    &v,
+                    index.as_deref().map(|i| i as &dyn RowSource),
+                    &loader,
+                ),
                 None => find_with_loader(&sessions, &query, &loader),
             }
             .map_err(|e| e.message().to_string());

@@ -1,0 +1,308 @@
+//! `find`'s records built from index rows: for a Claude Code session whose
+//! candidate calls all have their `tool_use` line and their result's line
+//! located (`calls.input_*`/`output_*`, see [`crate::index::schema`]), each
+//! candidate's two lines are read at their stored offsets (`pread`), parsed
+//! alone with the loader's line parser
+//! ([`crate::transcript::jsonl::parse_line`]), and turned into exactly the
+//! draft [`super::session_matches`] makes from the loaded session, without
+//! loading it.
+//!
+//! What a line cannot tell comes from the row: the call's position (`seq`),
+//! its subagent origin, its hook firings (computed by the loader at index
+//! time). Calls whose record needs more (a Task spawn's subagent cost, a
+//! `tool_use_id` repeated in its thread) are marked at index time and make
+//! the session load as before ([`RowSource::call_rows`] gives `None`).
+//! Every line read is checked before use: it must start right after a
+//! newline (or at offset 0) and end with one (or at the end of the file),
+//! parse as a JSON object of the right `type`, hold exactly one block with
+//! the call's `tool_use_id`, with the stored name, `is_error` and time;
+//! anything else makes [`session_from_rows`] give `None` and the session is
+//! loaded instead. So a stale row never becomes a wrong record.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::params::Query;
+use super::prefilter::{Verdict, has_unicode_marker, line_verdict, pieces};
+use super::{Draft, SubagentOrigin, draft_order};
+use crate::transcript::{Agent, SessionRef};
+
+/// One candidate call of a session as the index stores it (the columns of
+/// `calls` that [`session_from_rows`] reads).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowCall {
+    /// Position in [`crate::transcript::Session::all_tool_calls`], from 1.
+    pub seq: usize,
+    /// `tool_use.id`.
+    pub tool_use_id: String,
+    /// The tool name as invoked.
+    pub name: String,
+    /// The call's time as `find` orders it (its `tool_use` line's
+    /// `timestamp`, else its result line's).
+    pub timestamp: Option<DateTime<Utc>>,
+    /// The result's `is_error`; `None` when it has no result.
+    pub is_error: Option<bool>,
+    /// The thread file both lines are in.
+    pub file: PathBuf,
+    /// Byte offset and length (newline included) of the `tool_use` line.
+    pub input: (u64, u64),
+    /// The same for the result's line; `None` when it has no result.
+    pub output: Option<(u64, u64)>,
+    /// `Some` for a call made inside a subagent: its `agentId` and the
+    /// spawning call's `tool_use_id`.
+    pub origin: Option<SubagentOrigin>,
+    /// Its hook firings (`activity_value` objects, unredacted).
+    pub hooks: Vec<Value>,
+    /// Per firing, what the hook filters read.
+    pub hook_facts: Vec<HookFact>,
+}
+
+/// What `find`'s hook filters (`hook`, `blocked`, `rewritten`) read of one
+/// hook firing ([`crate::transcript::hook_activity::HookActivity`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFact {
+    /// `event`.
+    pub event: Option<String>,
+    /// `hook_name`.
+    pub hook_name: Option<String>,
+    /// `action` is `Blocked`.
+    pub blocked: bool,
+    /// `action` is `Rewrote`.
+    pub rewrote: bool,
+}
+
+/// Where [`super::find_with_rows`] gets the rows of indexed sessions (e.g.
+/// [`crate::index::Index`]). Called on the querying thread, once per batch
+/// of sessions to match.
+pub trait RowSource {
+    /// Per session of `sessions` (in order): its calls that can pass
+    /// `query`'s name, `agent`, `is_error` filters (a superset is fine, the
+    /// filters are applied again), in `seq` order, when every one of them
+    /// can be built from its lines; `None` when the session must be loaded
+    /// (not a Claude Code session, not indexed, a call that needs more than
+    /// its lines, the index cannot be read).
+    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>>;
+}
+
+/// The longest line read (the loader's [`crate::transcript::jsonl::MAX_LINE`]).
+const MAX_LINE: u64 = crate::transcript::jsonl::MAX_LINE as u64;
+
+/// An open thread file and its length.
+struct Opened {
+    file: File,
+    len: u64,
+}
+
+/// The line at `(offset, len)` of `path`, checked to be one whole line (see
+/// the module doc); `None` otherwise or when it cannot be read.
+fn read_line(
+    files: &mut HashMap<PathBuf, Option<Opened>>,
+    path: &Path,
+    (offset, len): (u64, u64),
+) -> Option<Vec<u8>> {
+    if len == 0 || len > MAX_LINE + 1 {
+        return None;
+    }
+    let opened = files
+        .entry(path.to_path_buf())
+        .or_insert_with(|| {
+            let file = crate::transcript::fsread::open_regular(path).ok()?;
+            let len = file.metadata().ok()?.len();
+            Some(Opened { file, len })
+        })
+        .as_mut()?;
+    let end = offset.checked_add(len)?;
+    if end > opened.len {
+        return None;
+    }
+    let start = offset.saturating_sub(1);
+    let mut buf = vec![0u8; usize::try_from(end - start).ok()?];
+    read_at(&opened.file, &mut buf, start).ok()?;
+    if offset > 0 && buf.first() != Some(&b'\n') {
+        return None;
+    }
+    if offset > 0 {
+        buf.remove(0);
+    }
+    if buf.last() != Some(&b'\n') && end != opened.len {
+        return None;
+    }
+    Some(buf)
+}
+
+/// Reads exactly `buf.len()` bytes at `offset`.
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = file;
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(buf)
+    }
+}
+
+/// A line parsed as the loader parses it ([`crate::transcript::jsonl`]:
+/// BOM and whitespace trimmed, invalid UTF-8 and lone surrogates repaired),
+/// when it is a JSON object.
+fn parse_object(line: &[u8]) -> Option<Value> {
+    let bytes = crate::transcript::jsonl::line_bytes(line);
+    match crate::transcript::jsonl::parse_line::<Value>(bytes) {
+        Ok((v @ Value::Object(_), _)) => Some(v),
+        _ => None,
+    }
+}
+
+/// The one block of `line` (a `line_type` line) whose `type` is
+/// `block_type` and whose `id_key` is `id`: `None` when the line is not
+/// such a line or holds zero or several such blocks.
+fn only_block<'a>(
+    line: &'a Value,
+    line_type: &str,
+    block_type: &str,
+    id_key: &str,
+    id: &str,
+) -> Option<&'a Value> {
+    if line.get("type").and_then(Value::as_str) != Some(line_type) {
+        return None;
+    }
+    let blocks = line
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)?;
+    let mut found = blocks.iter().filter(|b| {
+        b.get("type").and_then(Value::as_str) == Some(block_type)
+            && b.get(id_key).and_then(Value::as_str) == Some(id)
+    });
+    let block = found.next()?;
+    found.next().is_none().then_some(block)
+}
+
+/// Whether raw line bytes may hold every piece, ASCII case-insensitively
+/// (also when they hold a Unicode marker: see [`super::prefilter`]).
+fn may_hold(line: &[u8], pieces: &[String]) -> bool {
+    if pieces.is_empty() || has_unicode_marker(line) {
+        return true;
+    }
+    let lower = line.to_ascii_lowercase();
+    pieces
+        .iter()
+        .all(|p| memchr::memmem::find(&lower, p.as_bytes()).is_some())
+}
+
+/// How many of `rows` pass `query` and the newest `limit` of them as
+/// drafts, exactly as [`super::session_matches`] gives them for the loaded
+/// `session`; `None` when a line does not check out (the caller loads the
+/// session).
+pub(super) fn session_from_rows(
+    session: &SessionRef,
+    rows: &[RowCall],
+    query: &Query,
+) -> Option<(usize, Vec<Draft>)> {
+    if session.agent != Agent::ClaudeCode {
+        return None;
+    }
+    let id = crate::transcript::model::id_from_path(&session.path);
+    let input_pieces = query
+        .input_contains
+        .as_deref()
+        .map(pieces)
+        .unwrap_or_default();
+    let mut files: HashMap<PathBuf, Option<Opened>> = HashMap::new();
+    let mut drafts = Vec::new();
+    for row in rows {
+        if !super::passes_meta(&row.name, row.is_error, row.timestamp, query)
+            || !super::passes_hook_facts(
+                row.hook_facts.iter().map(|f| {
+                    (
+                        f.event.as_deref(),
+                        f.hook_name.as_deref(),
+                        f.blocked,
+                        f.rewrote,
+                    )
+                }),
+                query,
+            )
+        {
+            continue;
+        }
+        let line = read_line(&mut files, &row.file, row.input)?;
+        if query.input_contains.is_some()
+            && (!may_hold(&line, &input_pieces) || line_verdict(&line, query) == Verdict::Skip)
+        {
+            // No needle piece in the raw line, or no block input of the
+            // line holds the needle (a narrow parse): its input cannot.
+            continue;
+        }
+        let value = parse_object(&line)?;
+        let block = only_block(&value, "assistant", "tool_use", "id", &row.tool_use_id)?;
+        if value.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
+            || block.get("name").and_then(Value::as_str) != Some(row.name.as_str())
+        {
+            return None;
+        }
+        let input = block.get("input");
+        let call =
+            crate::tools::parse_tool_call(&row.name, input, crate::tools::OnError::Other).ok()?;
+        let mut time = crate::transcript::claude_code::timestamp_of(&value);
+        let (output, is_error) = match row.output {
+            Some(span) => {
+                let line = read_line(&mut files, &row.file, span)?;
+                let value = parse_object(&line)?;
+                if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+                    return None;
+                }
+                let block = only_block(
+                    &value,
+                    "user",
+                    "tool_result",
+                    "tool_use_id",
+                    &row.tool_use_id,
+                )?;
+                time = time.or_else(|| crate::transcript::claude_code::timestamp_of(&value));
+                let text = block
+                    .get("content")
+                    .map(crate::transcript::claude_code::content_text)
+                    .unwrap_or_default();
+                let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+                (Some(text), Some(is_error))
+            }
+            None => (None, None),
+        };
+        if time != row.timestamp || is_error != row.is_error {
+            return None;
+        }
+        if !super::passes_text(call.raw(), output.as_deref(), query) {
+            continue;
+        }
+        drafts.push(Draft {
+            session: id.clone(),
+            agent: Agent::ClaudeCode,
+            seq: row.seq,
+            timestamp: row.timestamp,
+            tool_use_id: row.tool_use_id.clone(),
+            tool_name: row.name.clone(),
+            tool_kind: crate::tools::tool_kind(&row.name, input),
+            tool_resolved: crate::tools::tool_resolved(&row.name, input),
+            input: call.raw().cloned().unwrap_or(Value::Null),
+            output,
+            is_error,
+            file_path: crate::tools::file_path_of(&call).map(str::to_string),
+            origin: row.origin.clone(),
+            subagent: None,
+            hook_activity: row.hooks.clone(),
+        });
+    }
+    let matched = drafts.len();
+    drafts.sort_by(draft_order);
+    drafts.truncate(query.limit);
+    Some((matched, drafts))
+}
