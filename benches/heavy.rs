@@ -268,7 +268,7 @@ fn main() {
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    let limits = ["50", "1000", "10000"];
+    let limits = ["50", "1000", "1000000"];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); limits.len()];
     let mut rss: Vec<Vec<f64>> = vec![Vec::new(); limits.len()];
     let mut counts = vec![0usize; limits.len()];
