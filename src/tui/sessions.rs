@@ -441,11 +441,7 @@ impl Component for SessionsPane {
                 .iter()
                 .filter(|r| matches!(r, SessionRow::Session(_)))
                 .count();
-            title = format!(
-                " Sessions {kept}/{} /{} ",
-                ctx.sessions.len(),
-                self.filter
-            );
+            title = format!(" Sessions {kept}/{} /{} ", ctx.sessions.len(), self.filter);
         }
         let block = Block::bordered()
             .title(Span::styled(title, theme.heading()))
