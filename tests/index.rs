@@ -753,3 +753,34 @@ fn a_path_that_is_not_utf8_round_trips_through_the_index() {
     );
     assert_eq!(stat(&found, "reused"), 1);
 }
+
+/// The TUI syncs in chunks ([`Index::sync_part`]): a chunk that holds only
+/// some of an OpenCode database's sessions must not drop the others' rows
+/// (it did: the TUI's warm start then lost 512 of the heavy corpus's
+/// sessions and indexed them again at every start); rows of sessions gone
+/// leave with [`Index::remove_gone`] over the whole discovery.
+#[test]
+fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after() {
+    use hookscope::index::Index;
+    let data = TempDir::new().expect("temp");
+    let src =
+        std::path::Path::new("../shared/corpus/real-opencode-1.18.33/opencode.consolidated.db");
+    let db = data.path().join("opencode.db");
+    std::fs::copy(src, &db).expect("copy");
+    let sessions = hookscope::transcript::discover(&[db.clone()])
+        .expect("discover")
+        .sessions;
+    assert!(sessions.len() >= 2, "{}", sessions.len());
+    let cache = TempDir::new().expect("temp");
+    let mut index = Index::open(&cache.path().join("hookscope")).expect("index");
+    let (first, rest) = sessions.split_at(1);
+    index.sync_part(first, &mut |_| {});
+    index.sync_part(rest, &mut |_| {});
+    assert!(sessions.iter().all(|s| index.has_session(s)));
+    // A whole sync of only the first session removes the others' rows (a
+    // discovery that no longer finds them), as `remove_gone` does.
+    assert_eq!(index.remove_gone(&sessions), 0);
+    assert_eq!(index.remove_gone(first), rest.len());
+    assert!(index.has_session(&first[0]));
+    assert!(rest.iter().all(|s| !index.has_session(s)));
+}

@@ -563,11 +563,59 @@ impl Index {
     /// memory (one line in [`Index::notices`]) and indexes there; only when
     /// even that fails are the sessions left [`State::NotIndexed`].
     pub fn sync(&mut self, sessions: &[SessionRef], progress: &mut dyn FnMut(Progress)) -> Synced {
-        match self.try_sync(sessions, progress) {
+        self.sync_with(sessions, progress, true)
+    }
+
+    /// [`Index::sync`] for a part of a discovery (the TUI syncs in chunks):
+    /// the same, except that no row is removed (a chunk may hold some of an
+    /// OpenCode database's sessions and not the others; and checking every
+    /// stored file once per chunk would cost a `stat` per row per chunk).
+    /// Call [`Index::remove_gone`] with the whole discovery afterwards.
+    pub fn sync_part(
+        &mut self,
+        sessions: &[SessionRef],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Synced {
+        self.sync_with(sessions, progress, false)
+    }
+
+    /// Removes the rows of sessions that left the disk, given a whole
+    /// discovery's `sessions`: a stored session not among them whose main
+    /// file is one of theirs (a session gone from its OpenCode database) or
+    /// no longer exists. Returns how many were removed (0 when the index
+    /// cannot be read or written).
+    pub fn remove_gone(&mut self, sessions: &[SessionRef]) -> usize {
+        let Ok(stored) = self.stored() else {
+            return 0;
+        };
+        let seen: HashSet<(Vec<u8>, String)> = sessions
+            .iter()
+            .map(|s| (path_bytes(&s.path), s.id.clone()))
+            .collect();
+        let main_paths: HashSet<Vec<u8>> = seen.iter().map(|k| k.0.clone()).collect();
+        let gone = gone_rows(&stored, &seen, &main_paths);
+        let n = gone.len();
+        let removed = (|| -> rusqlite::Result<()> {
+            let tx = self.conn.transaction()?;
+            for (path, id) in &gone {
+                delete_rows(&tx, path, id)?;
+            }
+            tx.commit()
+        })();
+        if removed.is_ok() { n } else { 0 }
+    }
+
+    fn sync_with(
+        &mut self,
+        sessions: &[SessionRef],
+        progress: &mut dyn FnMut(Progress),
+        whole: bool,
+    ) -> Synced {
+        match self.try_sync(sessions, progress, whole) {
             Ok(done) => done,
             Err(e) => {
                 if self.fall_back_to_memory(&e.to_string()).is_ok()
-                    && let Ok(done) = self.try_sync(sessions, progress)
+                    && let Ok(done) = self.try_sync(sessions, progress, whole)
                 {
                     return done;
                 }
@@ -587,6 +635,7 @@ impl Index {
         &mut self,
         sessions: &[SessionRef],
         progress: &mut dyn FnMut(Progress),
+        whole: bool,
     ) -> rusqlite::Result<Synced> {
         let before = self.bytes_read();
         let mut stats = SyncStats {
@@ -622,17 +671,11 @@ impl Index {
         }
 
         // Rows of sessions that left the disk (or their database).
-        let gone: Vec<&(Vec<u8>, String)> = stored
-            .keys()
-            .filter(|k| !seen.contains(*k))
-            .filter(|(path, _)| {
-                main_paths.contains(path)
-                    || matches!(
-                        std::fs::symlink_metadata(super::path_from_bytes(path)),
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound
-                    )
-            })
-            .collect();
+        let gone = if whole {
+            gone_rows(&stored, &seen, &main_paths)
+        } else {
+            Vec::new()
+        };
         if !gone.is_empty() {
             let tx = self.conn.transaction()?;
             for (path, id) in &gone {
@@ -740,6 +783,27 @@ impl Index {
             .flatten()
             .is_some()
     }
+}
+
+/// The stored sessions not in `seen` (a whole discovery's keys) whose main
+/// file is one of `main_paths` or no longer exists.
+fn gone_rows(
+    stored: &HashMap<(Vec<u8>, String), Stored>,
+    seen: &HashSet<(Vec<u8>, String)>,
+    main_paths: &HashSet<Vec<u8>>,
+) -> Vec<(Vec<u8>, String)> {
+    stored
+        .keys()
+        .filter(|k| !seen.contains(*k))
+        .filter(|(path, _)| {
+            main_paths.contains(path)
+                || matches!(
+                    std::fs::symlink_metadata(super::path_from_bytes(path)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                )
+        })
+        .cloned()
+        .collect()
 }
 
 fn delete_rows(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusqlite::Result<()> {

@@ -127,13 +127,22 @@ impl Index {
     }
 
     /// Fills each listed session's diagnostics from the `diagnostics` table
-    /// (only the sessions that have some: most have none).
+    /// (only the sessions that have rows there: most have none; the
+    /// summary's count leaves some out, e.g. Droid's task-invocation notes).
     fn attach_diagnostics(&self, listed: &mut [Listed]) -> rusqlite::Result<()> {
+        let with: std::collections::HashSet<(Vec<u8>, String)> = self
+            .conn
+            .prepare("SELECT DISTINCT s_path, s_id FROM diagnostics")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn.prepare(
             "SELECT path, line, record, message FROM diagnostics
              WHERE s_path = ?1 AND s_id = ?2 ORDER BY ord",
         )?;
-        for l in listed.iter_mut().filter(|l| l.summary.diagnostics > 0) {
+        for l in listed
+            .iter_mut()
+            .filter(|l| with.contains(&(path_bytes(&l.sref.path), l.sref.id.clone())))
+        {
             let rows = stmt.query_map(
                 rusqlite::params![path_bytes(&l.sref.path), l.sref.id],
                 |r| {

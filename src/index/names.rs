@@ -8,6 +8,10 @@ use std::collections::{BTreeSet, HashSet};
 use super::{Index, path_bytes};
 use crate::transcript::SessionRef;
 
+/// Up to this many sessions [`Index::calls_named`] asks per session;
+/// beyond, one scan of every call.
+const PER_SESSION: usize = 2000;
+
 impl Index {
     /// Per session of `sessions` (in order): `Some(true)` when one of its
     /// indexed calls (main thread and subagents) has a name containing one
@@ -21,6 +25,20 @@ impl Index {
         names: &BTreeSet<String>,
     ) -> Vec<Option<bool>> {
         let current = self.current(sessions);
+        if sessions.len() <= PER_SESSION {
+            // Few sessions in a big index: ask per session (its rows are
+            // found by the primary key) rather than scan every call.
+            return sessions
+                .iter()
+                .zip(current)
+                .map(|(s, current)| {
+                    if !current {
+                        return None;
+                    }
+                    self.session_calls(s, names).ok()
+                })
+                .collect();
+        }
         let Ok(hits) = self.sessions_calling(names) else {
             return vec![None; sessions.len()];
         };
@@ -31,6 +49,20 @@ impl Index {
                 current.then(|| hits.contains(&(path_bytes(&s.path), s.id.clone())))
             })
             .collect()
+    }
+
+    /// Whether session `s` has a call whose name contains one of `names`.
+    fn session_calls(&self, s: &SessionRef, names: &BTreeSet<String>) -> rusqlite::Result<bool> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT 1 FROM calls WHERE s_path = ?1 AND s_id = ?2 AND instr(name, ?3) > 0 LIMIT 1",
+        )?;
+        let path = path_bytes(&s.path);
+        for name in names.iter().filter(|n| !n.is_empty()) {
+            if stmt.exists(rusqlite::params![path, s.id, name])? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The sessions (path bytes, id) with a call whose name contains one of

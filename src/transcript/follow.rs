@@ -234,8 +234,10 @@ pub struct Follower {
     /// sessions are found by rescans, as without notifications.
     watch_failed: bool,
     /// Touched `.jsonl` files that were not sessions when sniffed (a hook
-    /// capture, a file still empty): sniffed again only while small.
-    rejected: HashSet<PathBuf>,
+    /// capture, a file still empty or half copied), with their size and
+    /// mtime then: sniffed again when touched while small, or once either
+    /// changed (a copy that was caught half written).
+    rejected: HashMap<PathBuf, Option<(u64, Option<SystemTime>)>>,
     last_rescan: Instant,
     last_rescan_cost: Duration,
     last_poll: Option<Instant>,
@@ -272,7 +274,7 @@ impl Follower {
             watcher: None,
             touched: Vec::new(),
             watch_failed: false,
-            rejected: HashSet::new(),
+            rejected: HashMap::new(),
             last_rescan: Instant::now(),
             last_rescan_cost: Duration::ZERO,
             last_poll: None,
@@ -583,17 +585,29 @@ impl Follower {
             if !asked.insert(path.clone()) {
                 continue;
             }
-            // A file that was no session when sniffed is sniffed again only
+            // A file that was no session when sniffed is sniffed again
             // while its first lines may still be arriving (sniffing reads
-            // the first 8 lines).
-            let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < SNIFF_AGAIN);
-            if self.rejected.contains(path) && !small {
+            // the first 8 lines), or when it changed since (the stat is
+            // taken before the sniff, so a copy caught half written is seen
+            // again once it is complete).
+            let meta = std::fs::metadata(path).ok();
+            let small = meta
+                .as_ref()
+                .is_some_and(|m| m.is_file() && m.len() < SNIFF_AGAIN);
+            let stat = meta.map(|m| (m.len(), m.modified().ok()));
+            if let Some(then) = self.rejected.get(path)
+                && !small
+                && *then == stat
+            {
                 continue;
             }
             match discover(std::slice::from_ref(path)) {
-                Ok(d) if !d.sessions.is_empty() => found.extend(d.sessions),
+                Ok(d) if !d.sessions.is_empty() => {
+                    self.rejected.remove(path);
+                    found.extend(d.sessions);
+                }
                 _ => {
-                    self.rejected.insert(path.clone());
+                    self.rejected.insert(path.clone(), stat);
                 }
             }
         }
@@ -1211,7 +1225,48 @@ mod tests {
         .expect("write");
         f.touched.push(canonical(&capture));
         assert!(f.check().is_empty());
-        assert!(f.rejected.contains(&canonical(&capture)));
+        assert!(f.rejected.contains_key(&canonical(&capture)));
+    }
+
+    /// A big `.jsonl` (more than the 64 KiB of a still-small file) that was
+    /// no session when first touched (hook captures) is sniffed again once
+    /// its size or mtime changed: rewritten as a session, it is added.
+    #[test]
+    fn a_big_rejected_file_that_changes_is_sniffed_again() {
+        let (dir, _path, mut f, all) = start(69, options());
+        let copy = dir
+            .path()
+            .join("0c04bd79-0000-4000-8000-00000000cafe.jsonl");
+        let capture: &[u8] = b"{\"session_id\":\"x\",\"hook_event_name\":\"Stop\"}\n";
+        let big: Vec<u8> = capture
+            .iter()
+            .copied()
+            .cycle()
+            .take(SNIFF_AGAIN as usize * 2)
+            .collect();
+        std::fs::write(&copy, &big).expect("write");
+        f.touched.push(canonical(&copy));
+        assert!(f.check().is_empty());
+        assert!(f.rejected.contains_key(&canonical(&copy)));
+        // Touched again unchanged: not sniffed again, still nothing.
+        f.touched.push(canonical(&copy));
+        assert!(f.check().is_empty());
+        // Rewritten as a session (another size).
+        std::fs::write(&copy, all[..22].concat()).expect("write");
+        f.touched.push(canonical(&copy));
+        let added: Vec<String> = f
+            .check()
+            .into_iter()
+            .filter_map(|c| match c {
+                Change::Added(s) => Some(s.id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            added,
+            vec!["0c04bd79-0000-4000-8000-00000000cafe".to_string()]
+        );
+        assert!(!f.rejected.contains_key(&canonical(&copy)));
     }
 
     #[test]

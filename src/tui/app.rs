@@ -816,7 +816,6 @@ impl App {
             old.entry(key(&e.sref)).or_insert((i, e));
         }
         let mut mask = Vec::with_capacity(sessions.len());
-        let mut kept_files: HashSet<PathBuf> = HashSet::new();
         let mut new_open = None;
         let mut new_selected = None;
         for s in sessions {
@@ -826,8 +825,6 @@ impl App {
                     if Some(i) == open {
                         new_open = Some(self.ctx.sessions.len());
                     }
-                    kept_files.insert(e.sref.path.clone());
-                    kept_files.extend(e.sref.subagent_files.iter().cloned());
                     mask.push(e.sref == s && e.summary.is_some());
                     SessionEntry { sref: s, ..e }
                 }
@@ -849,12 +846,21 @@ impl App {
             // Open but gone from disk: kept (its timeline is loaded).
             new_open = Some(self.ctx.sessions.len());
             mask.push(true);
-            kept_files.insert(e.sref.path.clone());
+            old.remove(&key(&e.sref));
             self.ctx.sessions.push(e);
         }
+        // The diagnostics of sessions gone from disk go (by their files; a
+        // session's diagnostics may also name other files, such as Droid's
+        // task-invocations.json, which stay with the sessions kept).
+        let gone_files: HashSet<PathBuf> = old
+            .values()
+            .flat_map(|(_, e)| {
+                std::iter::once(e.sref.path.clone()).chain(e.sref.subagent_files.iter().cloned())
+            })
+            .collect();
         self.ctx
             .diagnostics
-            .retain(|d| kept_files.contains(&d.path));
+            .retain(|d| !gone_files.contains(&d.path));
         self.ctx.diagnostics.extend(diagnostics);
         self.ctx.short_ids = ShortIds::new(self.ctx.sessions.iter().map(|e| e.sref.id.as_str()));
         self.ctx.checking = false;

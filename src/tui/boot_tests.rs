@@ -42,10 +42,14 @@ fn copy_tree(from: &Path, to: &Path) {
 /// a previous run leaves it; returns (temp folder, corpus root, index dir,
 /// the sessions discovered).
 fn warm_copy() -> (tempfile::TempDir, PathBuf, PathBuf, Vec<SessionRef>) {
+    warm_copy_of(CORPUS)
+}
+
+fn warm_copy_of(corpus: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Vec<SessionRef>) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let root = tmp.path().join("corpus");
     std::fs::create_dir_all(&root).expect("mkdir");
-    copy_tree(Path::new(CORPUS), &root);
+    copy_tree(Path::new(corpus), &root);
     let sessions = discover(std::slice::from_ref(&root))
         .expect("corpus")
         .sessions;
@@ -296,4 +300,28 @@ fn stored_rows_of_a_sibling_folder_are_not_listed() {
             .iter()
             .all(|e| e.sref.path.starts_with(&root))
     );
+}
+
+#[test]
+fn a_warm_start_keeps_every_diagnostic_a_cold_one_shows() {
+    // The Droid runs: their sessions' diagnostics include notes on
+    // `state/task-invocations.json` (children not found), a file that is
+    // not one of the session's own (a user saw 34 cold, 30 warm).
+    let (_tmp, root, dir, sessions) = warm_copy_of("../shared/corpus/real-droid-0.225.2");
+    let found = discover(std::slice::from_ref(&root)).expect("corpus");
+    let mut want = found.diagnostics.len();
+    for s in &sessions {
+        want += load_summary(s).expect("loads").1.len();
+    }
+    assert!(
+        sessions
+            .iter()
+            .flat_map(|s| load_summary(s).expect("loads").1)
+            .any(|d| d.path.ends_with("task-invocations.json"))
+    );
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    assert_eq!(app.ctx.diagnostics.len(), want);
 }

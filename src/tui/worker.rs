@@ -314,7 +314,7 @@ pub fn spawn_index_sync(
                     let _ = tx.send(Msg::Indexing(Some((base + p.done, total))));
                 }
             };
-            let synced = index.sync(&refs, &mut progress);
+            let synced = index.sync_part(&refs, &mut progress);
             if !fresh_chunk {
                 done += chunk.len();
             }
@@ -337,7 +337,9 @@ pub fn spawn_index_sync(
             }
             known = index.notices().len();
         }
-        if let Ok(index) = shared.lock() {
+        if let Ok(mut index) = shared.lock() {
+            // The chunks removed nothing: rows of sessions gone go now.
+            index.remove_gone(&sessions);
             let _ = tx.send(Msg::Summaries {
                 items: Vec::new(),
                 tool_names: index.tool_names().unwrap_or_default(),
