@@ -767,7 +767,7 @@ fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after(
         std::path::Path::new("../shared/corpus/real-opencode-1.18.33/opencode.consolidated.db");
     let db = data.path().join("opencode.db");
     std::fs::copy(src, &db).expect("copy");
-    let sessions = hookscope::transcript::discover(&[db.clone()])
+    let sessions = hookscope::transcript::discover(std::slice::from_ref(&db))
         .expect("discover")
         .sessions;
     assert!(sessions.len() >= 2, "{}", sessions.len());
