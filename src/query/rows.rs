@@ -4,7 +4,7 @@
 //! candidate's two lines are read at their stored offsets (`pread`), parsed
 //! alone with the loader's line parser
 //! ([`crate::transcript::jsonl::parse_line`]), and turned into exactly the
-//! draft [`super::session_matches`] makes from the loaded session, without
+//! draft `session_matches` makes from the loaded session, without
 //! loading it.
 //!
 //! What a line cannot tell comes from the row: the call's position (`seq`),
@@ -16,7 +16,7 @@
 //! newline (or at offset 0) and end with one (or at the end of the file),
 //! parse as a JSON object of the right `type`, hold exactly one block with
 //! the call's `tool_use_id`, with the stored name, `is_error` and time;
-//! anything else makes [`session_from_rows`] give `None` and the session is
+//! anything else makes `session_from_rows` give `None` and the session is
 //! loaded instead. So a stale row never becomes a wrong record.
 
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ use super::{Draft, SubagentOrigin, draft_order};
 use crate::transcript::{Agent, SessionRef};
 
 /// One candidate call of a session as the index stores it (the columns of
-/// `calls` that [`session_from_rows`] reads).
+/// `calls` that `session_from_rows` reads).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowCall {
     /// Position in [`crate::transcript::Session::all_tool_calls`], from 1.
@@ -199,7 +199,7 @@ fn may_hold(line: &[u8], pieces: &[String]) -> bool {
 }
 
 /// How many of `rows` pass `query` and the newest `limit` of them as
-/// drafts, exactly as [`super::session_matches`] gives them for the loaded
+/// drafts, exactly as `session_matches` gives them for the loaded
 /// `session`; `None` when a line does not check out (the caller loads the
 /// session).
 pub(super) fn session_from_rows(
