@@ -433,7 +433,10 @@ impl Component for SessionsPane {
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx, focused: bool) {
         let theme = &ctx.theme;
-        let mut title = format!(" Sessions ({}) ", ctx.sessions.len());
+        let mut title = format!(
+            " Sessions ({}) ",
+            crate::words::thousands(ctx.sessions.len())
+        );
         if !self.filter.is_empty() || (self.searching && focused) {
             // How many of all the filter keeps.
             let kept = self
@@ -441,7 +444,12 @@ impl Component for SessionsPane {
                 .iter()
                 .filter(|r| matches!(r, SessionRow::Session(_)))
                 .count();
-            title = format!(" Sessions {kept}/{} /{} ", ctx.sessions.len(), self.filter);
+            title = format!(
+                " Sessions {}/{} /{} ",
+                crate::words::thousands(kept),
+                crate::words::thousands(ctx.sessions.len()),
+                self.filter
+            );
         }
         let block = Block::bordered()
             .title(Span::styled(title, theme.heading()))

@@ -39,7 +39,7 @@ pub fn counts_text(ctx: &Ctx) -> String {
     } else if ctx.summaries_done {
         match ctx.sessions.len() {
             1 => "1 session".to_string(),
-            n => format!("{n} sessions"),
+            n => format!("{} sessions", crate::words::thousands(n)),
         }
     } else {
         format!("{loaded}/{} read", ctx.sessions.len())
@@ -196,5 +196,45 @@ mod tests {
         );
         assert_eq!(fit_crumbs(&crumbs, 20), "turn 1 › … › Bash");
         assert_eq!(fit_crumbs(&crumbs, 14), "… 1 › … › Bash");
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    //! A heavy user's list: the counts read the same before and after the
+    //! check of the disk (`8,794 sessions`, not `8794`).
+    use crate::tui::app::App;
+    use crate::tui::theme::Theme;
+    use hookscope::transcript::SessionRef;
+    use std::path::PathBuf;
+
+    #[test]
+    fn counts_and_the_sessions_title_group_thousands() {
+        let refs: Vec<SessionRef> = (0..1234)
+            .map(|i| {
+                SessionRef::claude_code(
+                    PathBuf::from(format!("/nonexistent/{i}.jsonl")),
+                    Vec::new(),
+                )
+            })
+            .collect();
+        let mut app = App::new(
+            refs,
+            Vec::new(),
+            chrono::FixedOffset::east_opt(0).expect("UTC"),
+            Theme { color: false },
+        );
+        app.ctx.summaries_done = true;
+        assert_eq!(
+            super::counts_text(&app.ctx),
+            "1,234 sessions · D 0 diag · ? help "
+        );
+        app.ctx.checking = true;
+        assert!(
+            super::counts_text(&app.ctx)
+                .starts_with("1,234 sessions (as indexed; checking the disk…)")
+        );
+        let screen = crate::tui::tests::render(&mut app, 120, 30);
+        assert!(screen.contains("Sessions (1,234)"), "{screen}");
     }
 }
