@@ -87,6 +87,9 @@ pub enum State {
 pub struct Synced {
     /// Per session, in the order given to [`Index::sync`].
     pub states: Vec<State>,
+    /// Per session, whether its rows were reused without reading a byte
+    /// (its files unchanged since it was indexed), in the same order.
+    pub reused: Vec<bool>,
     /// What the sync did.
     pub stats: SyncStats,
 }
@@ -621,6 +624,7 @@ impl Index {
                 }
                 Synced {
                     states: sessions.iter().map(|_| State::NotIndexed).collect(),
+                    reused: vec![false; sessions.len()],
                     stats: SyncStats {
                         sessions: sessions.len(),
                         not_indexed: sessions.len(),
@@ -742,13 +746,18 @@ impl Index {
                 bytes_total,
             });
         }
-        stats.reused = plans.iter().filter(|p| matches!(p, Plan::Reuse)).count();
+        let reused: Vec<bool> = plans.iter().map(|p| matches!(p, Plan::Reuse)).collect();
+        stats.reused = reused.iter().filter(|&&r| r).count();
         stats.not_indexed = states
             .iter()
             .filter(|s| !matches!(s, State::Indexed))
             .count();
         stats.bytes_read = self.bytes_read() - before;
-        Ok(Synced { states, stats })
+        Ok(Synced {
+            states,
+            reused,
+            stats,
+        })
     }
 
     /// Every stored session identity.

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::build::split_paths;
+use super::query::{SUMMARY_COLUMNS, summary_from_row};
 use super::{Index, path_bytes, path_from_bytes};
-use crate::transcript::{Agent, Diagnostic, Locus, SessionRef, SessionSummary};
+use crate::transcript::{Agent, Diagnostic, SessionRef, SessionSummary};
 
 /// One stored session: the [`SessionRef`] discovery gave when it was indexed,
 /// its summary and its diagnostics (the loader's, in order).
@@ -57,11 +58,10 @@ impl Index {
 
     fn try_listed(&self, roots: &[PathBuf]) -> rusqlite::Result<Vec<Listed>> {
         let roots: Vec<Vec<u8>> = roots.iter().map(|r| path_bytes(r)).collect();
-        let mut stmt = self.conn.prepare(
-            "SELECT path, id, agent, size, mtime_ns, subagent_files, cwd, title, first_prompt,
-               started, ended, version, turns, tool_calls, errors, subagents, diagnostics
-             FROM sessions",
-        )?;
+        let mut diagnostics = self.diagnostic_rows()?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT path, id, agent, size, mtime_ns, subagent_files, {SUMMARY_COLUMNS} FROM sessions"
+        ))?;
         let mut rows = stmt.query([])?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
@@ -70,52 +70,25 @@ impl Index {
                 continue;
             }
             let id: String = r.get(1)?;
-            let agent: String = r.get(2)?;
-            let Ok(agent) = agent.parse::<Agent>() else {
+            let Ok(agent) = r.get::<_, String>(2)?.parse::<Agent>() else {
                 continue;
-            };
-            let main = path_from_bytes(&path);
-            let count = |i: usize| -> rusqlite::Result<usize> {
-                Ok(usize::try_from(r.get::<_, i64>(i)?).unwrap_or(0))
-            };
-            let time = |i: usize| -> rusqlite::Result<_> {
-                Ok(r.get::<_, Option<String>>(i)?
-                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
-                    .map(|t| t.with_timezone(&chrono::Utc)))
             };
             let sref = SessionRef {
                 id: id.clone(),
                 agent,
-                path: main.clone(),
+                path: path_from_bytes(&path),
                 size: u64::try_from(r.get::<_, i64>(3)?).unwrap_or(0),
                 modified: mtime(r.get(4)?),
                 subagent_files: split_paths(&r.get::<_, Vec<u8>>(5)?),
             };
-            let summary = SessionSummary {
-                id,
-                agent,
-                path: main,
-                cwd: r.get(6)?,
-                title: r.get(7)?,
-                first_prompt: r.get(8)?,
-                started: time(9)?,
-                ended: time(10)?,
-                version: r.get(11)?,
-                turns: count(12)?,
-                tool_calls: count(13)?,
-                errors: count(14)?,
-                subagents: count(15)?,
-                diagnostics: count(16)?,
-            };
+            let summary = summary_from_row(r, 6, &path, id.clone(), agent)?;
+            let diagnostics = diagnostics.remove(&(path, id)).unwrap_or_default();
             out.push(Listed {
                 sref,
                 summary,
-                diagnostics: Vec::new(),
+                diagnostics,
             });
         }
-        drop(rows);
-        drop(stmt);
-        self.attach_diagnostics(&mut out)?;
         out.sort_by(|a, b| {
             b.sref
                 .modified
@@ -125,48 +98,10 @@ impl Index {
         });
         Ok(out)
     }
-
-    /// Fills each listed session's diagnostics from the `diagnostics` table
-    /// (only the sessions that have rows there: most have none; the
-    /// summary's count leaves some out, e.g. Droid's task-invocation notes).
-    fn attach_diagnostics(&self, listed: &mut [Listed]) -> rusqlite::Result<()> {
-        let with: std::collections::HashSet<(Vec<u8>, String)> = self
-            .conn
-            .prepare("SELECT DISTINCT s_path, s_id FROM diagnostics")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut stmt = self.conn.prepare(
-            "SELECT path, line, record, message FROM diagnostics
-             WHERE s_path = ?1 AND s_id = ?2 ORDER BY ord",
-        )?;
-        for l in listed
-            .iter_mut()
-            .filter(|l| with.contains(&(path_bytes(&l.sref.path), l.sref.id.clone())))
-        {
-            let rows = stmt.query_map(
-                rusqlite::params![path_bytes(&l.sref.path), l.sref.id],
-                |r| {
-                    let line: Option<i64> = r.get(1)?;
-                    let record: Option<String> = r.get(2)?;
-                    Ok(Diagnostic {
-                        path: path_from_bytes(&r.get::<_, Vec<u8>>(0)?),
-                        locus: match (line, record) {
-                            (Some(n), _) => Some(Locus::Line(usize::try_from(n).unwrap_or(0))),
-                            (None, Some(id)) => Some(Locus::Record(id)),
-                            (None, None) => None,
-                        },
-                        message: r.get(3)?,
-                    })
-                },
-            )?;
-            l.diagnostics = rows.collect::<rusqlite::Result<_>>()?;
-        }
-        Ok(())
-    }
 }
 
 /// Whether every root is a folder (what [`Index::listed`] needs).
-pub fn roots_are_folders(roots: &[PathBuf]) -> bool {
+fn roots_are_folders(roots: &[PathBuf]) -> bool {
     !roots.is_empty() && roots.iter().all(|r| Path::is_dir(r))
 }
 

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::Connection;
 
 pub use build::{Progress, State, SyncStats, Synced, indexable};
-pub use listed::{Listed, roots_are_folders};
+pub use listed::Listed;
 
 /// The index file's name inside its folder.
 pub const FILE_NAME: &str = "index.sqlite";

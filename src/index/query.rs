@@ -75,6 +75,37 @@ struct Needles {
 /// Placeholders the loader writes into output text (see the prefilter).
 const PLACEHOLDERS: &[&[u8]] = &[b"\"image\"", b"\"tool_reference\""];
 
+/// The `sessions` columns a [`SessionSummary`] is read from, in the order
+/// [`summary_from_row`] takes them.
+pub(super) const SUMMARY_COLUMNS: &str = "cwd, title, first_prompt, started, ended, version, turns, tool_calls, errors, subagents, diagnostics";
+
+/// A [`SessionSummary`] from a row whose [`SUMMARY_COLUMNS`] start at
+/// column `at`; `path`, `id` and `agent` are the session's.
+pub(super) fn summary_from_row(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+    path: &[u8],
+    id: String,
+    agent: Agent,
+) -> rusqlite::Result<SessionSummary> {
+    Ok(SessionSummary {
+        id,
+        agent,
+        path: path_from_bytes(path),
+        cwd: r.get(at)?,
+        title: r.get(at + 1)?,
+        first_prompt: r.get(at + 2)?,
+        started: parse_time(r.get(at + 3)?),
+        ended: parse_time(r.get(at + 4)?),
+        version: r.get(at + 5)?,
+        turns: count(r.get(at + 6)?),
+        tool_calls: count(r.get(at + 7)?),
+        errors: count(r.get(at + 8)?),
+        subagents: count(r.get(at + 9)?),
+        diagnostics: count(r.get(at + 10)?),
+    })
+}
+
 impl Index {
     /// The summaries of `sessions`, in order, as
     /// [`crate::transcript::load_summaries`] gives them: indexed sessions
@@ -201,39 +232,22 @@ impl Index {
         rows.collect()
     }
 
-    fn summary_rows(&self) -> rusqlite::Result<HashMap<Key, SessionSummary>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT path, id, agent, cwd, title, first_prompt, started, ended, version,
-               turns, tool_calls, errors, subagents, diagnostics FROM sessions",
-        )?;
+    pub(super) fn summary_rows(&self) -> rusqlite::Result<HashMap<Key, SessionSummary>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT path, id, agent, {SUMMARY_COLUMNS} FROM sessions"
+        ))?;
         let rows = stmt.query_map([], |r| {
             let path: Vec<u8> = r.get(0)?;
             let id: String = r.get(1)?;
             let agent: String = r.get(2)?;
-            Ok((
-                (path.clone(), id.clone()),
-                SessionSummary {
-                    id,
-                    agent: agent.parse().unwrap_or(Agent::ClaudeCode),
-                    path: path_from_bytes(&path),
-                    cwd: r.get(3)?,
-                    title: r.get(4)?,
-                    first_prompt: r.get(5)?,
-                    started: parse_time(r.get(6)?),
-                    ended: parse_time(r.get(7)?),
-                    version: r.get(8)?,
-                    turns: count(r.get(9)?),
-                    tool_calls: count(r.get(10)?),
-                    errors: count(r.get(11)?),
-                    subagents: count(r.get(12)?),
-                    diagnostics: count(r.get(13)?),
-                },
-            ))
+            let agent = agent.parse().unwrap_or(Agent::ClaudeCode);
+            let summary = summary_from_row(r, 3, &path, id.clone(), agent)?;
+            Ok(((path, id), summary))
         })?;
         rows.collect()
     }
 
-    fn diagnostic_rows(&self) -> rusqlite::Result<HashMap<Key, Vec<Diagnostic>>> {
+    pub(super) fn diagnostic_rows(&self) -> rusqlite::Result<HashMap<Key, Vec<Diagnostic>>> {
         let mut stmt = self.conn.prepare(
             "SELECT s_path, s_id, path, line, record, message FROM diagnostics
              ORDER BY s_path, s_id, ord",

@@ -21,7 +21,7 @@ use std::sync::mpsc::Sender;
 use std::thread;
 
 use chrono::FixedOffset;
-use hookscope::index::{Index, roots_are_folders};
+use hookscope::index::Index;
 use hookscope::query::Query;
 use hookscope::transcript::discover::default_roots;
 use hookscope::transcript::{Discovery, SessionRef, discover};
@@ -84,10 +84,8 @@ impl Boot {
         } else {
             paths.to_vec()
         };
-        let listed = match &index {
-            Some(index) if roots_are_folders(&roots) => index.listed(&roots),
-            _ => Vec::new(),
-        };
+        // Empty unless every root is a folder holding stored sessions.
+        let listed = index.as_ref().map(|i| i.listed(&roots)).unwrap_or_default();
         if listed.is_empty() {
             return Self::begin_discovered(paths, index, notices, offset, theme, tx);
         }

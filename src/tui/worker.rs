@@ -197,7 +197,7 @@ pub fn current_verdicts(
     query: &Query,
 ) -> Vec<Option<Verdict>> {
     let current = index.current(sessions);
-    let states = sessions
+    let states: Vec<State> = sessions
         .iter()
         .zip(current)
         .map(|(s, current)| {
@@ -211,6 +211,7 @@ pub fn current_verdicts(
         })
         .collect();
     let synced = Synced {
+        reused: vec![false; states.len()],
         states,
         stats: SyncStats::default(),
     };
@@ -301,13 +302,6 @@ pub fn spawn_index_sync(
             let Ok(mut index) = shared.lock() else {
                 break;
             };
-            // Fresh sessions are on screen already: only those that changed
-            // since are sent again.
-            let before = if fresh_chunk {
-                index.current(&refs)
-            } else {
-                Vec::new()
-            };
             let base = done;
             let mut progress = |p: Progress| {
                 if !fresh_chunk {
@@ -319,6 +313,13 @@ pub fn spawn_index_sync(
                 done += chunk.len();
             }
             if !fresh_chunk || synced.stats.indexed > 0 {
+                // Fresh sessions are on screen already: only those that
+                // changed since (not reused by the sync) are sent again.
+                let before: Vec<bool> = if fresh_chunk {
+                    synced.reused.clone()
+                } else {
+                    Vec::new()
+                };
                 let items = index
                     .summaries(&refs, synced)
                     .into_iter()
