@@ -804,3 +804,33 @@ fn sessions_agent_keeps_one_agents_sessions() {
         "{err}"
     );
 }
+
+/// With `--agent` and no session of that agent, the line names the agent;
+/// without a PATH it names the default locations, not "the given paths".
+#[test]
+fn sessions_agent_with_none_names_the_agent_and_where_it_looked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = hookscope()
+        .args(["sessions", "--agent", "dr"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "0 droid sessions found under the given paths"
+    );
+    // No PATH: the default roots (none exist for this test's HOME).
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = hookscope()
+        .args(["sessions", "--agent", "cx"])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path())
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "0 codex sessions found under the default locations (see `hookscope sessions --help`)"
+    );
+}

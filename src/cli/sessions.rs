@@ -118,7 +118,15 @@ pub fn run(
     }
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
     if summaries.is_empty() && diags == 0 {
-        eprintln!("0 sessions found under the given paths");
+        let under = if paths.is_empty() {
+            "the default locations (see `hookscope sessions --help`)"
+        } else {
+            "the given paths"
+        };
+        match agent {
+            Some(agent) => eprintln!("0 {} sessions found under {under}", agent.as_str()),
+            None => eprintln!("0 sessions found under {under}"),
+        }
     } else if diags > 0 {
         eprintln!(
             "{}, {} (see `hookscope sessions --diagnostics`)",
