@@ -510,3 +510,87 @@ fn a_truncated_last_line_a_10_mb_line_and_invalid_utf8_come_out_as_without_index
         json!({"command": "git status \u{fffd}\u{fffd}"})
     );
 }
+
+/// A `tool_use` line as Claude Code writes it, with its `cwd` and
+/// `gitBranch` before the message (both hold "git").
+fn tool_use_in_repo(id: &str, command: &str, ts: &str) -> Vec<u8> {
+    format!(
+        r#"{{"cwd":"/home/u/git/app","gitBranch":"git-main","type":"assistant","uuid":"a-{id}","timestamp":"{ts}","message":{{"id":"m-{id}","role":"assistant","model":"claude-x","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":{}}}}}]}}}}"#,
+        serde_json::to_string(command).expect("json")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn input_contains_answers_from_the_stored_input_text_as_without_index() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    // 600 bytes: over the index's 512-byte `input_folded` cap.
+    let long_git = format!("{} && git push", "echo padding ".repeat(46));
+    let long_plain = "echo padding ".repeat(46);
+    assert!(long_git.len() > 512 && long_plain.len() > 512);
+    // t5's `input` key is written with an escape: the raw-byte narrowing
+    // must not skip it.
+    // It is long too, so its line is read (no stored text).
+    let long_fetch = format!("git fetch && {long_plain}");
+    let escaped = String::from_utf8(tool_use_in_repo("t5", &long_fetch, "2026-11-01T10:00:09Z"))
+        .expect("utf-8")
+        .replace("\"input\"", "\"\\u0069nput\"")
+        // A second block after it, whose `input` key is plain.
+        .replace(
+            "}]}}",
+            r#"},{"type":"tool_use","id":"t7","name":"Bash","input":{"command":"pwd"}}]}}"#,
+        )
+        .into_bytes();
+    let lines = vec![
+        prompt("2026-11-01T10:00:00Z"),
+        tool_use_in_repo("t1", "ls -la", "2026-11-01T10:00:01Z"),
+        tool_result("t1", "total 0", false, "2026-11-01T10:00:02Z"),
+        tool_use_in_repo("t2", "echo GIT", "2026-11-01T10:00:03Z"),
+        tool_result("t2", "GIT", false, "2026-11-01T10:00:04Z"),
+        tool_use_in_repo("t3", &long_git, "2026-11-01T10:00:05Z"),
+        tool_result("t3", "pushed", false, "2026-11-01T10:00:06Z"),
+        tool_use_in_repo("t4", &long_plain, "2026-11-01T10:00:07Z"),
+        tool_result("t4", "padding", false, "2026-11-01T10:00:08Z"),
+        escaped,
+        tool_result("t5", "fetched", false, "2026-11-01T10:00:10Z"),
+        tool_result("t7", "/home/u/git/app", false, "2026-11-01T10:00:10Z"),
+        // U+212A KELVIN SIGN folds to an ASCII k.
+        tool_use_in_repo("t6", "\u{212a}ILL -9 1", "2026-11-01T10:00:11Z"),
+        tool_result("t6", "", false, "2026-11-01T10:00:12Z"),
+    ];
+    session_file(data.path(), "55555555-0000-4000-8000-000000000005", &lines);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    let ids = |r: &FindResult| {
+        let mut ids: Vec<String> = r.records.iter().map(|c| c.tool_use_id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    // "git" is in every tool_use line (cwd, gitBranch) but in the input of
+    // t2 (upper case), t3 (past the cap) and t5 only.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "input_contains": "git", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t2", "t3", "t5"]);
+    assert_eq!(loads, 0);
+    let (r, _) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "input_contains": "kill -9", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t6"]);
+    let (r, _) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name_pattern": "BAS", "input_contains": "padding", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t3", "t4", "t5"]);
+    // The CLI says the same with and without the index.
+    same_find(
+        cache.path(),
+        data.path(),
+        &["--tool-name", "bash", "--input-contains", "GIT"],
+    );
+}

@@ -389,6 +389,9 @@ struct CallRow {
     origin: (Option<String>, Option<String>),
     /// Its hook firings as `activity_value` JSON, and their filter facts.
     hooks: Option<(String, String)>,
+    /// What `input_contains` searches, when short enough (see
+    /// [`super::schema`]'s `input_folded`).
+    input_folded: Option<String>,
 }
 
 /// Everything written for one session.
@@ -503,6 +506,7 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
                 sub.and_then(|s| s.spawn_tool_use_id.clone()),
             ),
             hooks: hooks.unwrap_or(None),
+            input_folded: input_folded(call.call.raw()),
         });
     }
     let (hash, hashed) = tail_hash(&session.path, session.size);
@@ -520,6 +524,14 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         calls,
         read,
     })
+}
+
+/// `calls.input_folded` of a call whose raw input is `input`: exactly the
+/// text `find`'s `input_contains` folds and searches (`query::passes_text`),
+/// `None` when over [`super::schema::INPUT_FOLDED_MAX`] bytes.
+fn input_folded(input: Option<&serde_json::Value>) -> Option<String> {
+    let text = crate::query::fold_input(input);
+    (text.len() <= super::schema::INPUT_FOLDED_MAX).then_some(text)
 }
 
 /// A call's hook firings for its row: `activity_value` objects as a JSON
@@ -883,9 +895,9 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
         "INSERT INTO calls(s_path, s_id, seq, agent, thread, tool_use_id, name, name_folded,
            kind, resolved, is_error, timestamp, file_path, file, input_line, input_offset,
            input_len, output_line, output_offset, output_len, locator, ts_ns, rows_ok,
-           origin_agent_id, origin_parent, hooks, hook_facts)
+           origin_agent_id, origin_parent, hooks, hook_facts, input_folded)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-           ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+           ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
     )?;
     for (seq, c) in b.calls.iter().enumerate() {
         call.execute(params![
@@ -916,6 +928,7 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             c.origin.1,
             c.hooks.as_ref().map(|h| h.0.as_str()),
             c.hooks.as_ref().map(|h| h.1.as_str()),
+            c.input_folded,
         ])?;
     }
     Ok(())

@@ -37,7 +37,7 @@ use super::build::{State, Synced};
 use super::schema::TS_OUT_OF_RANGE;
 use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
-use crate::query::prefilter::{Verdict, has_unicode_marker, line_verdict, pieces};
+use crate::query::prefilter::{Verdict, has_unicode_marker, input_region, line_verdict, pieces};
 use crate::query::{HookFact, RowCall, RowSource, SubagentOrigin};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
@@ -326,8 +326,9 @@ impl Index {
         let (name_sql, needle) = name_sql(query);
         let sql = format!(
             "SELECT s_path, s_id, agent, is_error, ts_ns, file, input_offset, input_len,
-               output_offset, output_len FROM calls
+               output_offset, output_len, input_folded IS NOT NULL FROM calls
              WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
+               AND {INPUT_SQL}
                {ok_rows}"
         );
         let needles = Needles {
@@ -344,8 +345,18 @@ impl Index {
         };
         let mut files: HashMap<Vec<u8>, Option<File>> = HashMap::new();
         let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![needle, query.agent, query.is_error])?;
+        let mut rows = stmt.query(params![
+            needle,
+            query.agent,
+            query.is_error,
+            None::<i64>,
+            None::<i64>,
+            None::<i64>,
+            query.input_contains
+        ])?;
         while let Some(r) = rows.next()? {
+            // Its input was matched in SQL (`input_folded`).
+            let input_known: bool = r.get(10)?;
             let is_error: Option<bool> = r.get(3)?;
             match (query.is_error, is_error) {
                 (None, _) => {}
@@ -382,9 +393,10 @@ impl Index {
                         .map(|(o, n)| (o.max(0) as u64, n.max(0) as u64)))
                 };
                 if query.input_contains.is_some()
+                    && !input_known
                     && let Some(span) = span(6, 7)?
                     && let Some(line) = self.read_line(&mut files, &file, span)
-                    && (!holds(&line, &needles.input, false)
+                    && (!holds(input_region(&line), &needles.input, false)
                         || line_verdict(&line, query) == Verdict::Skip)
                 {
                     continue;
@@ -441,6 +453,7 @@ impl Index {
                AND (?4 IS NULL OR ts_ns = ?6 OR ts_ns >= ?4)
                AND (?5 IS NULL OR ts_ns = ?6 OR ts_ns < ?5)
                AND ((?4 IS NULL AND ?5 IS NULL) OR ts_ns IS NOT NULL)
+               AND {INPUT_SQL}
                {ok_only}
              GROUP BY s_path, s_id",
             ok_only = if ok_only { "AND rows_ok = 1" } else { "" }
@@ -452,7 +465,8 @@ impl Index {
             query.is_error,
             since,
             until,
-            TS_OUT_OF_RANGE
+            TS_OUT_OF_RANGE,
+            query.input_contains
         ])?;
         let mut out: HashMap<(Vec<u8>, String), Acc> = HashMap::new();
         while let Some(r) = rows.next()? {
@@ -488,6 +502,12 @@ impl Index {
         Some(buf)
     }
 }
+
+/// `input_contains` as SQL on `input_folded` (`?7` = the folded needle,
+/// NULL without the filter; `hs_contains` is [`super`]'s substring test): exact where the text is stored (seed 004's
+/// substring of the folded compact input), every row kept where it is not
+/// (a long input: its line or session is read instead).
+const INPUT_SQL: &str = "(?7 IS NULL OR input_folded IS NULL OR hs_contains(input_folded, ?7))";
 
 /// The name filter as SQL on `name_folded` (`?1` = the folded needle).
 fn name_sql(query: &Query) -> (&'static str, String) {
@@ -539,13 +559,20 @@ impl RowSource for std::sync::Mutex<Index> {
 impl Index {
     fn row_statement(&self, query: &Query) -> rusqlite::Result<rusqlite::CachedStatement<'_>> {
         let (name_sql, _) = name_sql(query);
+        // One name: seek its rows of the session in `calls_verdict` (whose
+        // input filter it also covers) rather than walk every call of the
+        // session by primary key, which SQLite picks without statistics.
+        let indexed = match query.name {
+            NameFilter::Exact(_) => "INDEXED BY calls_verdict",
+            NameFilter::Pattern(_) => "",
+        };
         self.conn.prepare_cached(&format!(
             "SELECT seq, tool_use_id, name, is_error, timestamp, file, input_offset, input_len,
                output_offset, output_len, rows_ok, thread, origin_agent_id, origin_parent,
-               hooks, hook_facts, agent
-             FROM calls
+               hooks, hook_facts, agent, input_folded IS NOT NULL
+             FROM calls {indexed}
              WHERE s_path = ?4 AND s_id = ?5 AND {name_sql} AND (?2 IS NULL OR agent = ?2)
-               AND (?3 IS NULL OR is_error = ?3)
+               AND (?3 IS NULL OR is_error = ?3) AND {INPUT_SQL}
              ORDER BY seq"
         ))
     }
@@ -564,7 +591,9 @@ fn session_rows(
         query.agent,
         query.is_error,
         path_bytes(&session.path),
-        session.id
+        session.id,
+        None::<i64>,
+        query.input_contains
     ])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
@@ -622,6 +651,7 @@ fn session_rows(
                 .transpose()?,
             hooks,
             hook_facts,
+            input_matched: r.get(17)?,
         });
     }
     Ok(Some(out))

@@ -34,17 +34,21 @@
 //!   meaningful when `thread` is not NULL), and its hook firings (`hooks`:
 //!   a JSON array of [`crate::transcript::hook_activity::activity_value`]
 //!   objects; `hook_facts`: a JSON array of `[event, hook_name, blocked,
-//!   rewrote]`, both NULL when none).
+//!   rewrote]`, both NULL when none). `input_folded` is the text
+//!   `find`'s `input_contains` searches (seed 004): the call's raw input as
+//!   compact JSON, case-folded (`Value::to_string`, then `to_lowercase`;
+//!   `""` without an input), when at most [`INPUT_FOLDED_MAX`] bytes, else
+//!   NULL (the filter then reads the call's line or loads its session).
 //!
 //! Indexes: `calls_verdict` covers [`crate::index::Index::verdicts`]'s
 //! aggregation (one name's rows in session order, with every column its
-//! filters read); `calls_names` lets [`crate::index::Index::tool_names`]
+//! filters read, `input_folded` included); `calls_names` lets [`crate::index::Index::tool_names`]
 //! seek from one distinct name to the next.
 
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `calls.ts_ns` of a call whose time does not fit i64 nanoseconds (it is
 /// then treated as undated: its session is loaded).
@@ -52,6 +56,10 @@ pub const TS_OUT_OF_RANGE: i64 = i64::MIN;
 
 /// The crate version, written into `meta` next to [`SCHEMA_VERSION`].
 pub const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The longest `calls.input_folded` stored, in bytes (UTF-8): a longer
+/// input (a `Write` of a whole file) is NULL there.
+pub const INPUT_FOLDED_MAX: usize = 512;
 
 /// How many bytes before a main file's indexed end are hashed (`tail_hash`).
 pub const TAIL_HASH_BYTES: u64 = 4096;
@@ -78,10 +86,10 @@ CREATE TABLE IF NOT EXISTS calls(
   input_line INTEGER, input_offset INTEGER, input_len INTEGER,
   output_line INTEGER, output_offset INTEGER, output_len INTEGER, locator TEXT,
   ts_ns INTEGER, rows_ok INTEGER NOT NULL, origin_agent_id TEXT, origin_parent TEXT,
-  hooks TEXT, hook_facts TEXT,
+  hooks TEXT, hook_facts TEXT, input_folded TEXT,
   PRIMARY KEY(s_path, s_id, seq));
 CREATE INDEX IF NOT EXISTS calls_verdict
-  ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok);
+  ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok, input_folded);
 CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 ";
 

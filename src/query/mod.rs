@@ -816,14 +816,21 @@ fn passes_meta(
     true
 }
 
+/// The text `input_contains` searches in a call's raw input (seed 004): its
+/// compact JSON (`""` without one), case-folded. The index stores it
+/// (`calls.input_folded`, [`crate::index::schema`]) so a filter can answer
+/// without reading the call's line.
+pub fn fold_input(input: Option<&Value>) -> String {
+    params::fold(&input.map(Value::to_string).unwrap_or_default())
+}
+
 /// The text filters of [`passes`] on the raw input (`None` when the call
 /// has none) and the result text (`None` without a result).
 fn passes_text(input: Option<&Value>, output: Option<&str>, query: &Query) -> bool {
-    if let Some(needle) = &query.input_contains {
-        let text = input.map(Value::to_string).unwrap_or_default();
-        if !params::fold(&text).contains(needle.as_str()) {
-            return false;
-        }
+    if let Some(needle) = &query.input_contains
+        && !fold_input(input).contains(needle.as_str())
+    {
+        return false;
     }
     if query.output_contains.is_some() || query.output_excludes.is_some() {
         let text = params::fold(output.unwrap_or(""));

@@ -169,6 +169,30 @@ pub fn has_unicode_marker(bytes: &[u8]) -> bool {
     })
 }
 
+/// The part of a raw JSON line that holds every `"input"` member: from the
+/// first `"input"` string token on (a quote not preceded by a backslash,
+/// so not inside another string), or the whole line when there is none or
+/// when an `input` key may be written with `\u` escapes before it (a
+/// `\u00XX` of one of its letters). A necessary-condition narrowing for
+/// `input_contains`: a line's other members (Claude Code's `cwd`,
+/// `gitBranch`, …) come first in every real transcript and often hold the
+/// needle (`git`), while an `input` object can only be after its key.
+pub fn input_region(line: &[u8]) -> &[u8] {
+    let start = memmem::find_iter(line, b"\"input\"").find(|&i| i == 0 || line[i - 1] != b'\\');
+    let Some(start) = start else {
+        return line;
+    };
+    let before = &line[..start];
+    let escaped_letter = memmem::find_iter(before, b"\\u00").any(|i| {
+        before.get(i + 4..i + 6).is_some_and(|hex| {
+            [b"69", b"6e", b"70", b"75", b"74"]
+                .iter()
+                .any(|h| hex.eq_ignore_ascii_case(*h))
+        })
+    });
+    if escaped_letter { line } else { &line[start..] }
+}
+
 /// JSON strings every line holding a `tool_use` block has, exactly (the
 /// loader compares them case-sensitively): the block's `type` and the line's
 /// `type`. Candidate lines are found by searching the first.

@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::params::Query;
-use super::prefilter::{Verdict, has_unicode_marker, line_verdict, pieces};
+use super::prefilter::{Verdict, has_unicode_marker, input_region, line_verdict, pieces};
 use super::{Draft, SubagentOrigin, draft_order};
 use crate::transcript::{Agent, SessionRef};
 
@@ -59,6 +59,10 @@ pub struct RowCall {
     pub hooks: Vec<Value>,
     /// Per firing, what the hook filters read.
     pub hook_facts: Vec<HookFact>,
+    /// Whether the source already matched the query's `input_contains`
+    /// on the call's stored input text (`calls.input_folded`): its line
+    /// then needs no raw-byte check before it is parsed.
+    pub input_matched: bool,
 }
 
 /// What `find`'s hook filters (`hook`, `blocked`, `rewritten`) read of one
@@ -236,7 +240,9 @@ pub(super) fn session_from_rows(
         }
         let line = read_line(&mut files, &row.file, row.input)?;
         if query.input_contains.is_some()
-            && (!may_hold(&line, &input_pieces) || line_verdict(&line, query) == Verdict::Skip)
+            && !row.input_matched
+            && (!may_hold(input_region(&line), &input_pieces)
+                || line_verdict(&line, query) == Verdict::Skip)
         {
             // No needle piece in the raw line, or no block input of the
             // line holds the needle (a narrow parse): its input cannot.
