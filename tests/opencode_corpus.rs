@@ -808,3 +808,32 @@ fn a_wal_mode_db_without_wal_or_shm_is_read_immutable_and_untouched() {
     // No -shm or -wal was made beside it.
     assert_eq!(names(), ["opencode.db"]);
 }
+
+#[test]
+fn find_table_summarizes_edit_calls_by_their_file_path() {
+    // OpenCode's edit input is `{filePath, oldString, newString}` (camel
+    // case): the table's INPUT column names the file, as for Claude Code's
+    // `file_path`, instead of printing the JSON.
+    let db = db();
+    let out = hookscope()
+        .args(["find", "--tool-name", "edit", "--limit", "10"])
+        .arg(&db)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("edit")).collect();
+    // python3: the store's two `edit` parts (callID, state.input.filePath).
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("call_ZR8Qvg") && r.ends_with("/home/dev/work/oc-tools/notes.txt")),
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("call_KTHo2p") && r.ends_with("/home/dev/work/oc-tools/hello.py")),
+        "{text}"
+    );
+    assert!(!text.contains("{\"filePath\""), "{text}");
+}

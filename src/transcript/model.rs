@@ -562,6 +562,8 @@ pub fn call_summary(call: &ToolCall) -> String {
     const KEYS: &[&str] = &[
         "command",
         "file_path",
+        // OpenCode's edit/write/read (formats.md §3).
+        "filePath",
         "notebook_path",
         "pattern",
         "description",
