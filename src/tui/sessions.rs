@@ -457,12 +457,21 @@ impl Component for SessionsPane {
         let rows = self.rows();
         if rows.is_empty() {
             let text = if ctx.sessions.is_empty() {
-                "No sessions found."
+                "No sessions found.".to_string()
+            } else if split_agent_words(&self.filter)
+                .0
+                .is_some_and(|a| a.is_empty())
+            {
+                // An `agent:` word naming no agent: say which names work.
+                let known: Vec<&str> = Agent::ALL.iter().map(|a| a.as_str()).collect();
+                format!("(no agent by that name; agent: takes {})", known.join(", "))
             } else {
-                "(no match)"
+                "(no match)".to_string()
             };
             frame.render_widget(
-                Paragraph::new(Span::styled(text, theme.dim())).block(block),
+                Paragraph::new(Span::styled(text, theme.dim()))
+                    .wrap(ratatui::widgets::Wrap { trim: true })
+                    .block(block),
                 area,
             );
             return;
@@ -642,5 +651,34 @@ mod tests {
         keys(&mut app, "agent:droid");
         key(&mut app, KeyCode::Enter);
         insta::assert_snapshot!("sessions_agent_droid_80x24", render(&mut app, 80, 24));
+    }
+
+    #[test]
+    fn an_agent_word_naming_no_agent_says_which_names_work() {
+        let mut app = mixed_app(&SMALL);
+        key(&mut app, KeyCode::Char('/'));
+        keys(&mut app, "agent:bogus");
+        key(&mut app, KeyCode::Enter);
+        let screen = render(&mut app, 120, 24);
+        // The Sessions pane's text, its wrapped lines joined.
+        let pane: Vec<&str> = screen
+            .lines()
+            .filter_map(|l| l.split('┃').nth(1).map(str::trim))
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            pane.join(" "),
+            "(no agent by that name; agent: takes claude-code, codex, opencode, droid)",
+            "{screen}"
+        );
+        // A real agent whose fuzzy words match nothing is a plain no-match.
+        key(&mut app, KeyCode::Char('/'));
+        for _ in 0.."agent:bogus".len() {
+            key(&mut app, KeyCode::Backspace);
+        }
+        keys(&mut app, "agent:droid zzzzqqq");
+        key(&mut app, KeyCode::Enter);
+        let screen = render(&mut app, 120, 24);
+        assert!(screen.contains("(no match)"), "{screen}");
     }
 }
