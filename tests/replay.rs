@@ -505,3 +505,48 @@ fn a_subagent_call_sees_the_subagents_prompt() {
     assert_ne!(main.history.turn_prompt, r.history.turn_prompt);
     assert_eq!(main.evaluation.expect("rules").verdict(), "none");
 }
+
+/// A session the prefilter cannot read (here a subagent file that became a
+/// folder; also a file over its 64 MB cap) is loaded without it and tallied
+/// as without the prefilter; a session whose main file is gone is
+/// unreadable and named.
+#[test]
+fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
+    use hookscope::hooks::replay::{Prefilter, backtest_refs_with};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("projects").join("-home-dev-work");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let source = Path::new("../shared/corpus/real-cc-2.1.332/hooks/projects");
+    let main = std::fs::read_dir(source)
+        .expect("corpus")
+        .flatten()
+        .flat_map(|p| std::fs::read_dir(p.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a session");
+    let copy = project.join(main.file_name().expect("name"));
+    std::fs::copy(&main, &copy).expect("copy");
+    let found = hookscope::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
+    assert_eq!(found.sessions.len(), 1);
+    let mut refs = found.sessions.clone();
+    let odd = dir.path().join("agent-gone.jsonl");
+    std::fs::create_dir(&odd).expect("a folder where a file was");
+    refs[0].subagent_files.push(odd);
+    let rules = example();
+    let on = backtest_refs_with(&refs, &rules, &|_| {}, Prefilter::On);
+    let off = backtest_refs_with(&refs, &rules, &|_| {}, Prefilter::Off);
+    assert_eq!(on.unreadable, 0);
+    assert_eq!(on.rules, off.rules);
+    assert_eq!(on.events, off.events);
+    assert!(on.events > 0);
+
+    std::fs::remove_file(&copy).expect("rm");
+    let gone = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::On);
+    assert_eq!(gone.unreadable, 1);
+    assert_eq!(gone.unreadable_files.len(), 1);
+    assert!(
+        gone.unreadable_files[0].starts_with(&format!("{}: ", copy.display())),
+        "{:?}",
+        gone.unreadable_files
+    );
+}

@@ -335,6 +335,17 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         bt.unreadable,
         bt.events
     );
+    // The unreadable sessions, by name (the first few).
+    const SHOWN: usize = 10;
+    for why in bt.unreadable_files.iter().take(SHOWN) {
+        outln!("  unreadable: {why}");
+    }
+    if bt.unreadable_files.len() > SHOWN {
+        outln!(
+            "  … and {} more unreadable (--json lists them all)",
+            bt.unreadable_files.len() - SHOWN
+        );
+    }
     for (agent, n) in &bt.left_out {
         let name = agent_label(agent);
         outln!(

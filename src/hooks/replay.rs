@@ -632,6 +632,9 @@ pub struct Backtest {
     pub skipped: usize,
     /// Sessions that could not be read or loaded (left out of the counts).
     pub unreadable: usize,
+    /// Why, per such session: `"<path>: <error>"` (the file that failed),
+    /// in the order the sessions were given.
+    pub unreadable_files: Vec<String>,
     /// Sessions of agents whose payloads are not rebuilt (Codex,
     /// OpenCode) passed in and left out, per agent
     /// ([`Agent::as_str`]: `"codex"` → 1); agents with none are absent.
@@ -671,6 +674,7 @@ impl Backtest {
         self.sessions += other.sessions;
         self.skipped += other.skipped;
         self.unreadable += other.unreadable;
+        self.unreadable_files.extend(other.unreadable_files);
         for (k, n) in other.left_out {
             *self.left_out.entry(k).or_default() += n;
         }
@@ -1208,7 +1212,10 @@ pub fn backtest_refs(
 /// session's files (main transcript and subagent files, each at most
 /// [`crate::hooks::events::MAX_FILE_BYTES`]) are first scanned by
 /// [`could_match`]; a session no rule can match is counted in
-/// [`Backtest::skipped`] without being loaded. Results are merged in the
+/// [`Backtest::skipped`] without being loaded. A session with a larger or
+/// unreadable file is loaded without the scan (the loader streams big
+/// files; one it cannot load is counted in [`Backtest::unreadable`] and
+/// named in [`Backtest::unreadable_files`]). Results are merged in the
 /// order of `sessions`, so the examples do not depend on thread timing.
 /// `progress` is called with the number of sessions done after each one
 /// (from any thread). With [`Prefilter::On`] the tallies, examples and
@@ -1317,10 +1324,12 @@ fn backtest_ref(
     bt.sessions = 1;
     let load = |only: Option<(&LineFilter, &HashSet<String>)>| match crate::transcript::load(r) {
         Ok(session) => backtest_calls(&session, rules, only),
-        Err(_) => {
+        Err(e) => {
             let mut bt = Backtest::new(rules);
             bt.sessions = 1;
             bt.unreadable = 1;
+            bt.unreadable_files
+                .push(format!("{}: {e}", r.path.display()));
             bt
         }
     };
@@ -1332,10 +1341,10 @@ fn backtest_ref(
     for p in std::iter::once(&r.path).chain(&r.subagent_files) {
         match read(p) {
             Ok(bytes) => files.push(bytes),
-            Err(_) => {
-                bt.unreadable = 1;
-                return bt;
-            }
+            // Over the prefilter's cap (a heavy user's 301 MB session), or
+            // a file the loader may still cope with (a subagent file gone:
+            // a diagnostic): no prefilter, the loader decides.
+            Err(_) => return load(None),
         }
     }
     let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
