@@ -210,3 +210,48 @@ fn a_follower_given_the_known_sessions_reports_only_new_ones() {
     assert_eq!(app.ctx.sessions.len(), 2);
     assert_eq!(app.ctx.sessions[1].sref.id, other);
 }
+
+/// The Timeline filter keeps its rows' texts per session (built once): a
+/// reload of the session (the same rows, one call's command changed in
+/// place, as after a rewrite) must be searched afresh, not through the
+/// texts cached for the session before it.
+#[test]
+fn a_timeline_filter_searches_a_reloaded_session_afresh() {
+    let (_dir, path, all, mut app) = start();
+    let _ = render(&mut app, 160, 48);
+    key(&mut app, KeyCode::Char('/'));
+    for c in "original".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    // Line 22: Bash `echo original command`.
+    let found = row_texts(&app);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("echo original command"), "{found:?}");
+
+    let mut lines = all[..69].to_vec();
+    let text = String::from_utf8(lines[21].clone()).expect("utf-8 line");
+    assert!(text.contains("echo original command"));
+    lines[21] = text
+        .replace("echo original command", "echo replaced command")
+        .into_bytes();
+    std::fs::write(&path, lines.concat()).expect("rewrite");
+    let sref = app.ctx.sessions[0].sref.clone();
+    let session = hookscope::transcript::load(&sref).expect("reload");
+    app.apply(Msg::Live {
+        index: 0,
+        session: std::sync::Arc::new(session),
+    });
+    assert!(row_texts(&app).is_empty(), "{:?}", row_texts(&app));
+    key(&mut app, KeyCode::Char('/'));
+    for _ in 0.."original".len() {
+        key(&mut app, KeyCode::Backspace);
+    }
+    for c in "replaced".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let found = row_texts(&app);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("echo replaced command"), "{found:?}");
+}

@@ -12,7 +12,7 @@
 //! first of the lines it was merged from, in place of the loose notes those
 //! lines used to show. `H` keeps only the rows where a hook acted.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::FixedOffset;
 use hookscope::tools::ToolKind;
@@ -559,6 +559,20 @@ pub struct TimelinePane {
     area: Rect,
     /// The visible rows as of the last transition (what is drawn).
     shown: Vec<TimelineRow>,
+    /// The filter's lowercased row texts of the open session.
+    texts: std::cell::RefCell<RowTexts>,
+}
+
+/// Lowercased [`row_text`]s of one session, built as the filter first
+/// needs them and kept until another session (or a reload of it) is shown:
+/// a row's text depends on its session only, and rebuilding the texts of a
+/// 43k-call session at every keystroke took over a second. The `Weak` keeps
+/// the session's allocation (not its data) so its address cannot be reused
+/// by a later session while it is compared.
+#[derive(Debug, Default)]
+struct RowTexts {
+    session: std::sync::Weak<Session>,
+    texts: HashMap<Item, String>,
 }
 
 impl TimelinePane {
@@ -620,12 +634,21 @@ impl TimelinePane {
             return rows;
         };
         let needle = self.filter.to_lowercase();
+        let mut cache = self.texts.borrow_mut();
+        if !std::ptr::eq(cache.session.as_ptr(), std::sync::Arc::as_ptr(session)) {
+            *cache = RowTexts {
+                session: std::sync::Arc::downgrade(session),
+                texts: HashMap::new(),
+            };
+        }
         rows.into_iter()
             .filter(|r| !self.hooks_only || hook_acted(session, r.item))
             .filter(|r| {
                 needle.is_empty()
-                    || row_text(session, tree, r.item)
-                        .to_lowercase()
+                    || cache
+                        .texts
+                        .entry(r.item)
+                        .or_insert_with(|| row_text(session, tree, r.item).to_lowercase())
                         .contains(&needle)
             })
             .collect()
