@@ -1086,3 +1086,102 @@ fn cli_find_table_has_a_short_tool_use_id_column() {
     assert_eq!(id, "toolu_01GFEgALJm405nI2WctBocud");
     assert!(id.starts_with(cell.trim_end_matches('…')));
 }
+
+/// `hookscope find --no-index --json <args> <real>`: (exit code, stdout, stderr).
+fn find_cli(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args([
+            "--no-index",
+            "find",
+            "--json",
+            "--now",
+            "2026-12-01T00:00:00Z",
+        ])
+        .args(args)
+        .arg(real())
+        .output()
+        .expect("run");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn os(args: &[&'static str]) -> Vec<&'static std::ffi::OsStr> {
+    args.iter().map(|a| std::ffi::OsStr::new(*a)).collect()
+}
+
+#[test]
+fn find_filter_takes_the_calls_view_line() {
+    // The same records as the flags it stands for.
+    let line = find_cli(&os(&["--filter", "tool:Bash is:error since:7d"]));
+    let flags = find_cli(&os(&[
+        "--tool-name",
+        "Bash",
+        "--is-error",
+        "true",
+        "--since",
+        "7d",
+    ]));
+    assert_eq!(line.0, Some(0), "{}", line.2);
+    assert_eq!(line.1, flags.1);
+    // python3 over real-cc-2.1.332/*/projects/**.jsonl: Bash tool_use ids
+    // whose tool_result has is_error true (all on 2026-11-29).
+    let v: Value = serde_json::from_str(&line.1).expect("json");
+    assert_eq!(v["records"].as_array().map(Vec::len), Some(9));
+    // Bare words search inputs, across every tool.
+    let bare = find_cli(&os(&["--filter", "rm -rf", "--limit", "100"]));
+    let flags = find_cli(&os(&[
+        "--tool-name-pattern",
+        "",
+        "--input-contains",
+        "rm -rf",
+        "--limit",
+        "100",
+    ]));
+    assert_eq!(bare.0, Some(0), "{}", bare.2);
+    assert_eq!(bare.1, flags.1);
+    // Flags and the line combine.
+    let both = find_cli(&os(&[
+        "--filter",
+        "is:error",
+        "--tool-name",
+        "Bash",
+        "--since",
+        "7d",
+    ]));
+    assert_eq!(both.1, line.1);
+}
+
+#[test]
+fn find_filter_errors_exit_2_with_the_reason() {
+    let twice = find_cli(&os(&["--filter", "tool:Bash", "--tool-name", "Read"]));
+    assert_eq!(twice.0, Some(2));
+    assert!(
+        twice
+            .2
+            .contains("--filter: tool_name is given both as a flag and in the line")
+            || twice
+                .1
+                .contains("--filter: tool_name is given both as a flag and in the line"),
+        "{twice:?}"
+    );
+    let unknown = find_cli(&os(&["--filter", "tol:Bash"]));
+    assert_eq!(unknown.0, Some(2));
+    assert!(
+        format!("{}{}", unknown.1, unknown.2).contains("unknown key tol:"),
+        "{unknown:?}"
+    );
+    let unclosed = find_cli(&os(&["--filter", "input:\"rm -rf"]));
+    assert_eq!(unclosed.0, Some(2), "{unclosed:?}");
+    // A line that is not UTF-8: refused, no panic.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bad = std::ffi::OsStr::from_bytes(b"tool:Ba\xffsh");
+        let out = find_cli(&[std::ffi::OsStr::new("--filter"), bad]);
+        assert_eq!(out.0, Some(2), "{out:?}");
+    }
+}

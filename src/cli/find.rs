@@ -139,6 +139,13 @@ pub struct FindArgs {
     /// (updatedInput; the JSON record's hook_activity has from and to).
     #[arg(long)]
     pub rewritten: bool,
+    /// The TUI Calls view's filter line, e.g. 'tool:Bash is:error since:7d
+    /// "rm -rf"' (keys: tool, name, input, output, -output, is, session,
+    /// since, until, agent, limit, mode, redact, cost, hook; bare words
+    /// search inputs). Combines with the flags; a parameter set by both is
+    /// an error. Without a tool in either, every tool matches.
+    #[arg(long, value_name = "LINE")]
+    pub filter: Option<String>,
     /// Pretend the current time is T (RFC 3339), for reproducible relative
     /// --since/--until.
     #[arg(long, value_name = "T", hide = true)]
@@ -178,15 +185,87 @@ impl FindArgs {
     }
 }
 
-/// Runs the subcommand from its parsed flags.
+/// Runs the subcommand from its parsed flags (and `--filter`'s line, see
+/// [`with_filter_line`]).
 pub fn run_args(args: &FindArgs, no_index: bool) {
+    let params = match &args.filter {
+        None => args.params(),
+        Some(line) => match with_filter_line(args.params(), line) {
+            Ok(p) => p,
+            Err(e) => invalid(&e, args.json),
+        },
+    };
     run(
         &args.paths,
-        &args.params(),
+        &params,
         args.now.as_deref(),
         args.json,
         no_index,
     );
+}
+
+/// `flags` with the parameters of a Calls-view filter `line`
+/// ([`hookscope::query::filter_line::parse`]) added: a parameter both set
+/// is an error naming it (sessions add up; `redact:off`, `cost:on`,
+/// `is:blocked`, `is:rewritten` combine with their flags); with no tool
+/// name or pattern in either, every tool (`tool_name_pattern` "", as the
+/// Calls view does).
+///
+/// # Errors
+/// The line's own errors, or `--filter: PARAM is given both as a flag and
+/// in the line`.
+pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, QueryError> {
+    let from_line = hookscope::query::filter_line::parse(line)
+        .map_err(|e| QueryError::InvalidArgument(format!("--filter: {}", e.message())))?;
+    fn one<T>(name: &str, flag: Option<T>, line: Option<T>) -> Result<Option<T>, QueryError> {
+        match (flag, line) {
+            (Some(_), Some(_)) => Err(QueryError::InvalidArgument(format!(
+                "--filter: {name} is given both as a flag and in the line"
+            ))),
+            (a, b) => Ok(a.or(b)),
+        }
+    }
+    let mut sessions = flags.session;
+    sessions.extend(from_line.session);
+    let mut out = FindParams {
+        tool_name: one("tool_name", flags.tool_name, from_line.tool_name)?,
+        tool_name_pattern: one(
+            "tool_name_pattern",
+            flags.tool_name_pattern,
+            from_line.tool_name_pattern,
+        )?,
+        input_contains: one(
+            "input_contains",
+            flags.input_contains,
+            from_line.input_contains,
+        )?,
+        output_contains: one(
+            "output_contains",
+            flags.output_contains,
+            from_line.output_contains,
+        )?,
+        output_excludes: one(
+            "output_excludes",
+            flags.output_excludes,
+            from_line.output_excludes,
+        )?,
+        is_error: one("is_error", flags.is_error, from_line.is_error)?,
+        session: sessions,
+        since: one("since", flags.since, from_line.since)?,
+        until: one("until", flags.until, from_line.until)?,
+        agent: one("agent", flags.agent, from_line.agent)?,
+        limit: one("limit", flags.limit, from_line.limit)?,
+        redact: flags.redact && from_line.redact,
+        output_mode: one("output_mode", flags.output_mode, from_line.output_mode)?,
+        with_subagent_cost: flags.with_subagent_cost || from_line.with_subagent_cost,
+        hook: one("hook", flags.hook, from_line.hook)?,
+        blocked: flags.blocked.or(from_line.blocked),
+        rewritten: flags.rewritten.or(from_line.rewritten),
+    };
+    if out.tool_name.is_none() && out.tool_name_pattern.is_none() {
+        out.tool_name_pattern = Some(String::new());
+    }
+    Ok(out)
 }
 
 /// Runs the subcommand with already-built parameters. Unless `no_index`,
