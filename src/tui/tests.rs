@@ -2712,6 +2712,16 @@ fn replay_pane_on_a_codex_session_uses_codex_hooks() {
             .any(|l| l.starts_with("Your hooks (") && l.contains("hooks.json")),
         "{text:?}"
     );
+    // No rule set is offered for a Codex session: they do not apply.
+    assert!(
+        text.iter()
+            .any(|l| l.starts_with("rule sets are evaluated on Claude Code and Droid events only")),
+        "{text:?}"
+    );
+    assert!(
+        !text.iter().any(|l| l.contains("hookscope --rules")),
+        "{text:?}"
+    );
 }
 
 /// A Claude Code session in `dir` with one prompt and `calls` Bash calls
