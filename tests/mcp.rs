@@ -690,3 +690,28 @@ fn find_tool_calls_is_the_same_with_and_without_the_index() {
     }
     assert!(cache.path().join("hookscope/index.sqlite").is_file());
 }
+
+/// `replay_hook` with `all: true` on a server that keeps an index: the
+/// backtest equals the one without it (the index answers which sessions no
+/// rule's tool can name, without reading them).
+#[test]
+fn replay_hook_backtest_is_the_same_with_and_without_the_index() {
+    let rules = "[[rules]]\nid = \"no-write\"\nevents = \"PreToolUse\"\ntool = \"Write\"\naction = \"warn\"\nreason = \"check writes\"\n";
+    let args = json!({"all": true, "rules": rules});
+    let mut plain = Server::start_with("real-cc-2.1.332", None);
+    initialize(&mut plain);
+    let expected = answer(&plain.call_tool(2, "replay_hook", args.clone()));
+    drop(plain);
+    // python3 over real-cc-2.1.332/*/projects (main and subagent files):
+    // 8 sessions, 7 with a Write call; 8bb2dece has none.
+    assert_eq!(expected["sessions"], 8);
+    let cache = tempfile::tempdir().expect("tempdir");
+    for round in ["cold", "warm"] {
+        let mut indexed = Server::start_with("real-cc-2.1.332", Some(cache.path()));
+        initialize(&mut indexed);
+        let got = answer(&indexed.call_tool(2, "replay_hook", args.clone()));
+        assert_eq!(got, expected, "{round} index");
+        assert_eq!(got["skipped"], 1, "{round} index");
+    }
+    assert!(cache.path().join("hookscope/index.sqlite").is_file());
+}

@@ -13,7 +13,8 @@
 //!   replay --json`; without rules the payload and the record, `rules_note`
 //!   saying so); or `{all: true, rules_path | rules}`
 //!   → a backtest summary over every session
-//!   ([`crate::hooks::replay::backtest_refs`]).
+//!   ([`crate::hooks::replay::backtest_refs`], with the server's index
+//!   [`crate::hooks::replay::backtest_refs_indexed`]).
 //!
 //! A bad argument (unknown key, missing session or event, unknown event,
 //! `at` naming nothing, a refused rule set) is answered as
@@ -243,8 +244,15 @@ fn rules_of(obj: &Map<String, Value>) -> Result<Option<RuleSet>, ToolOutput> {
     }
 }
 
-/// Runs [`REPLAY_HOOK`] on `sessions`.
-pub fn replay_hook(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
+/// Runs [`REPLAY_HOOK`] on `sessions`. A backtest (`all: true`) asks
+/// `index` (synced with `sessions` first) which Claude Code sessions no
+/// rule's tool can name ([`crate::hooks::replay::backtest_refs_indexed`]);
+/// the tallies are those without it.
+pub fn replay_hook(
+    sessions: &[SessionRef],
+    arguments: &Value,
+    index: Option<&std::sync::Mutex<crate::index::Index>>,
+) -> ToolOutput {
     let run = || -> Result<Value, ToolOutput> {
         let obj = object(
             arguments,
@@ -264,7 +272,13 @@ pub fn replay_hook(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
             };
             let mut refs = sessions.to_vec();
             refs.sort_by(|a, b| a.path.cmp(&b.path));
-            let bt = backtest_refs(&refs, &rules, &|_| {});
+            let bt = match index.map(std::sync::Mutex::lock) {
+                Some(Ok(mut index)) => {
+                    index.sync(&refs, &mut |_| {});
+                    crate::hooks::replay::backtest_refs_indexed(&refs, &rules, &|_| {}, &index)
+                }
+                _ => backtest_refs(&refs, &rules, &|_| {}),
+            };
             return Ok(backtest_json(&bt, &rules));
         }
         let (session, event, at) = target(sessions, &obj)?;

@@ -425,7 +425,11 @@ pub fn call_tool(
     };
     match name {
         hooks::HOOK_PAYLOAD => Some(hooks::hook_payload(&sessions, arguments)),
-        hooks::REPLAY_HOOK => Some(hooks::replay_hook(&sessions, arguments)),
+        hooks::REPLAY_HOOK => Some(hooks::replay_hook(
+            &sessions,
+            arguments,
+            source.index.as_deref(),
+        )),
         _ => None,
     }
 }
