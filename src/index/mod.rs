@@ -105,6 +105,20 @@ impl Index {
         }
     }
 
+    /// A second connection to the same index file, for reading on another
+    /// thread while this one syncs (WAL: it reads the last committed state
+    /// and never blocks the writer); `None` in memory or when the file
+    /// cannot be opened. It neither creates nor migrates anything.
+    pub fn reader(&self) -> Option<Index> {
+        let conn = connect(self.file.as_deref()?).ok()?;
+        Some(Index {
+            conn,
+            file: self.file.clone(),
+            notices: Vec::new(),
+            bytes_read: AtomicU64::new(0),
+        })
+    }
+
     /// A new, empty index in memory (nothing is written to disk).
     ///
     /// # Errors

@@ -59,6 +59,11 @@ fn count(n: i64) -> usize {
     usize::try_from(n).unwrap_or(0)
 }
 
+/// The sessions of the index that may hold a match of one query
+/// ([`Index::candidates_of`]), keyed by main-file path and id, each with its
+/// newest candidate's time and whether one is undated.
+pub struct Candidates(HashMap<Key, Acc>);
+
 /// Per session: the newest candidate's time, and whether one is undated.
 #[derive(Default)]
 struct Acc {
@@ -281,9 +286,29 @@ impl Index {
         synced: &Synced,
         query: &Query,
     ) -> Vec<Option<Verdict>> {
-        let accs = match self.candidates(query) {
-            Ok(accs) => accs,
-            Err(_) => return sessions.iter().map(|_| None).collect(),
+        Self::verdicts_from(self.candidates_of(query), sessions, synced)
+    }
+
+    /// The half of [`Index::verdicts`] that reads only the index: every
+    /// indexed session that may hold a match of `query`, with its newest
+    /// candidate's time. It may run on another connection to the same file
+    /// ([`super::Index::reader`]) while discovery and the sync run, and is
+    /// current for the sessions the sync then reuses unchanged
+    /// ([`Synced::reused`]); `None` when the index cannot be read.
+    pub fn candidates_of(&self, query: &Query) -> Option<Candidates> {
+        self.candidates(query).ok().map(Candidates)
+    }
+
+    /// [`Index::verdicts`] from candidates read before or after the sync
+    /// (`None`: every session `None`): a session's verdict needs its state
+    /// to be indexed in `synced`.
+    pub fn verdicts_from(
+        candidates: Option<Candidates>,
+        sessions: &[SessionRef],
+        synced: &Synced,
+    ) -> Vec<Option<Verdict>> {
+        let Some(Candidates(accs)) = candidates else {
+            return sessions.iter().map(|_| None).collect();
         };
         sessions
             .iter()
