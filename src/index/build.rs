@@ -15,8 +15,10 @@
 //! newline scan of each thread file, and the batch is written in one
 //! transaction. A main file that grew and whose old last
 //! [`super::schema::TAIL_HASH_BYTES`] bytes are unchanged counts as grown
-//! ([`SyncStats::grown`]); it is still loaded whole (the loaders keep no
-//! state to resume from), as is any other change (rewrite, truncation).
+//! ([`SyncStats::grown`]): a Claude Code one is indexed from where its main
+//! file ended when [`super::grow`] can ([`SyncStats::resumed`]; which cases
+//! resume and which fall back: its module doc), else loaded whole, as is
+//! any other change (rewrite, truncation).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
@@ -806,7 +808,11 @@ impl Index {
                         resume: Some(resume),
                         ..
                     }) => {
-                        super::grow::apply(&tx, &key, resume)?;
+                        if !super::grow::apply(&tx, &key, resume)? {
+                            // Re-indexed by another process meanwhile.
+                            states[i] = State::NotIndexed;
+                            continue;
+                        }
                         stats.resumed += 1;
                     }
                     _ => delete_rows(&tx, &key.0, &key.1)?,

@@ -72,6 +72,8 @@ type DiagRow = (Vec<u8>, Option<i64>, Option<String>, String);
 /// What a resume reads from the index for one session (read on the
 /// connection's thread, used on a worker).
 pub(super) struct Inputs {
+    /// The stored `size` and `mtime_ns` the rows were read at.
+    stamp: (u64, Option<i64>),
     checkpoint: Checkpoint,
     old: Vec<OldRow>,
     /// Stored diagnostics in order: path bytes, line, record, message.
@@ -82,6 +84,10 @@ pub(super) struct Inputs {
 /// call whose result or hook columns differ now.
 pub(super) struct Resume {
     updates: Vec<(i64, CallRow)>,
+    /// The stored `size`, `mtime_ns` and call count it was built on (the
+    /// rows are checked again inside the write transaction: another
+    /// process may have re-indexed the session in between).
+    on: (u64, Option<i64>, usize),
 }
 
 /// The checkpoint as stored: its JSON, when it reads back equal (a float
@@ -174,6 +180,7 @@ pub(super) fn inputs(conn: &Connection, session: &SessionRef, old: &Stored) -> O
     };
     let diagnostics = read_diags().ok()?;
     Some(Inputs {
+        stamp: (old.size, old.mtime_ns),
         checkpoint,
         old: old_rows,
         diagnostics,
@@ -256,6 +263,7 @@ fn changed(row: &CallRow, old: &OldRow) -> bool {
 /// cannot be read now (the full load then reports it).
 pub(super) fn build_grown(session: &SessionRef, input: Inputs) -> Option<Built> {
     let Inputs {
+        stamp,
         checkpoint,
         old,
         diagnostics: stored_diags,
@@ -332,7 +340,10 @@ pub(super) fn build_grown(session: &SessionRef, input: Inputs) -> Option<Built> 
         read,
         first_seq: old.len() + 1,
         checkpoint: resumed.checkpoint.as_ref().and_then(checkpoint_text),
-        resume: Some(Resume { updates }),
+        resume: Some(Resume {
+            updates,
+            on: (stamp.0, stamp.1, old.len()),
+        }),
     })
 }
 
@@ -347,12 +358,30 @@ fn uint(n: u64) -> i64 {
 /// Before a resumed session's rows are written: drops its `sessions` row
 /// and diagnostics (written again whole) and rewrites the changed columns
 /// of its stored calls (the others stay; the new calls are inserted after
-/// them).
+/// them). `Ok(false)`, changing nothing, when the stored rows are no longer
+/// those the resume was built on (another process wrote them since): the
+/// session is then left as that process indexed it.
 pub(super) fn apply(
     tx: &rusqlite::Transaction<'_>,
     key: &(Vec<u8>, String),
     resume: &Resume,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<bool> {
+    let now: Option<(i64, Option<i64>)> = tx
+        .query_row(
+            "SELECT size, mtime_ns FROM sessions WHERE path = ?1 AND id = ?2",
+            params![key.0, key.1],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let calls: i64 = tx.query_row(
+        "SELECT count(*) FROM calls WHERE s_path = ?1 AND s_id = ?2",
+        params![key.0, key.1],
+        |r| r.get(0),
+    )?;
+    let (size, mtime_ns, count) = resume.on;
+    if now != Some((uint(size), mtime_ns)) || calls != int(count) {
+        return Ok(false);
+    }
     tx.execute(
         "DELETE FROM sessions WHERE path = ?1 AND id = ?2",
         params![key.0, key.1],
@@ -382,7 +411,7 @@ pub(super) fn apply(
             c.hooks.as_ref().map(|h| h.1.as_str()),
         ])?;
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Stores (or drops) the session's checkpoint after its rows are written.
