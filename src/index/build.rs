@@ -487,7 +487,10 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
     read += session.size;
     let summary = loaded.summary();
     let mut lines: HashMap<PathBuf, Option<Lines>> = HashMap::new();
-    let calls = call_rows(session, &loaded, &mut lines, &mut read);
+    let calls = call_rows(session, &loaded, &mut lines, &mut read, &|_| true)
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
     let (hash, hashed) = tail_hash(&session.path, session.size);
     read += hashed;
     Ok(Built {
@@ -508,15 +511,17 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
     })
 }
 
-/// The rows of `loaded`'s calls, in [`Session::all_tool_calls`] order; each
-/// thread file's line starts are scanned once into `lines` (counted in
-/// `read`) unless already there.
+/// The rows of `loaded`'s calls whose position in
+/// [`Session::all_tool_calls`] order `want` accepts, with that position, in
+/// that order; each thread file's line starts are scanned once into `lines`
+/// (counted in `read`) unless already there.
 pub(super) fn call_rows(
     session: &SessionRef,
     loaded: &Session,
     lines: &mut HashMap<PathBuf, Option<Lines>>,
     read: &mut u64,
-) -> Vec<CallRow> {
+    want: &dyn Fn(usize) -> bool,
+) -> Vec<(usize, CallRow)> {
     let line_files = session.agent == Agent::ClaudeCode
         || (session.agent == Agent::Codex && !crate::transcript::fsread::is_zst(&session.path));
     let mut calls = Vec::new();
@@ -526,7 +531,10 @@ pub(super) fn call_rows(
     for (owner, call) in loaded.all_tool_calls() {
         *ids.entry((owner, call.tool_use_id.as_str())).or_default() += 1;
     }
-    for (owner, call) in loaded.all_tool_calls() {
+    for (ordinal, (owner, call)) in loaded.all_tool_calls().enumerate() {
+        if !want(ordinal) {
+            continue;
+        }
         let file = loaded.thread_path(owner).to_path_buf();
         if line_files && !lines.contains_key(&file) {
             let scanned = line_starts(&file, 0, read).ok().map(Lines::whole);
@@ -552,34 +560,37 @@ pub(super) fn call_rows(
             && call.subagent.is_none()
             && ids.get(&(owner, call.tool_use_id.as_str())) == Some(&1)
             && hooks.is_ok();
-        calls.push(CallRow {
-            thread: owner,
-            tool_use_id: call.tool_use_id.clone(),
-            name: call.name().to_string(),
-            kind: call.tool_kind.as_str(),
-            resolved: call.tool_resolved.clone(),
-            is_error: call.result.as_ref().map(|r| r.is_error),
-            timestamp: timestamp.map(time_text),
-            file_path: crate::tools::file_path_of(&call.call).map(str::to_string),
-            file: path_bytes(&file),
-            input,
-            output,
-            locator: match call.locus() {
-                Locus::Record(id) => Some(id),
-                Locus::Line(_) if !line_files => call.message_id.clone(),
-                Locus::Line(_) => None,
+        calls.push((
+            ordinal,
+            CallRow {
+                thread: owner,
+                tool_use_id: call.tool_use_id.clone(),
+                name: call.name().to_string(),
+                kind: call.tool_kind.as_str(),
+                resolved: call.tool_resolved.clone(),
+                is_error: call.result.as_ref().map(|r| r.is_error),
+                timestamp: timestamp.map(time_text),
+                file_path: crate::tools::file_path_of(&call.call).map(str::to_string),
+                file: path_bytes(&file),
+                input,
+                output,
+                locator: match call.locus() {
+                    Locus::Record(id) => Some(id),
+                    Locus::Line(_) if !line_files => call.message_id.clone(),
+                    Locus::Line(_) => None,
+                },
+                ts_ns: timestamp.map(|t| {
+                    t.timestamp_nanos_opt()
+                        .unwrap_or(super::schema::TS_OUT_OF_RANGE)
+                }),
+                rows_ok,
+                origin: (
+                    sub.and_then(|s| s.agent_id.clone()),
+                    sub.and_then(|s| s.spawn_tool_use_id.clone()),
+                ),
+                hooks: hooks.unwrap_or(None),
             },
-            ts_ns: timestamp.map(|t| {
-                t.timestamp_nanos_opt()
-                    .unwrap_or(super::schema::TS_OUT_OF_RANGE)
-            }),
-            rows_ok,
-            origin: (
-                sub.and_then(|s| s.agent_id.clone()),
-                sub.and_then(|s| s.spawn_tool_use_id.clone()),
-            ),
-            hooks: hooks.unwrap_or(None),
-        });
+        ));
     }
     calls
 }

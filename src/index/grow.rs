@@ -289,22 +289,39 @@ pub(super) fn build_grown(session: &SessionRef, input: Inputs) -> Option<Built> 
         }),
     );
     let mut read = resumed.read;
-    let mut rows = call_rows(session, &loaded, &mut lines, &mut read);
-    if rows.len() < old.len()
-        || rows
-            .iter()
-            .zip(&old)
-            .any(|(row, old)| row.tool_use_id != old.tool_use_id || row.thread.is_some())
-    {
+    // The stored calls the new lines can change: one still awaiting its
+    // result, or one a hook firing of the new lines names.
+    let touched: std::collections::HashSet<usize> = loaded
+        .lines
+        .hook_activity
+        .iter()
+        .filter(|h| h.lines.iter().any(|&l| l > checkpoint.lines))
+        .filter_map(|h| h.call_line)
+        .collect();
+    let want = |i: usize| {
+        old.get(i).is_none_or(|row| {
+            row.is_error.is_none() || row.input.is_some_and(|(l, _, _)| touched.contains(&l))
+        })
+    };
+    let rows = call_rows(session, &loaded, &mut lines, &mut read, &want);
+    let (mut updates, mut new_rows) = (Vec::new(), Vec::new());
+    for (i, row) in rows {
+        if row.thread.is_some() {
+            return None;
+        }
+        match old.get(i) {
+            Some(stored) if stored.tool_use_id != row.tool_use_id => return None,
+            Some(stored) => {
+                if changed(&row, stored) {
+                    updates.push((stored.seq, row));
+                }
+            }
+            None => new_rows.push(row),
+        }
+    }
+    if loaded.all_tool_calls().count() != old.len() + new_rows.len() {
         return None;
     }
-    let new_rows = rows.split_off(old.len());
-    let updates = rows
-        .into_iter()
-        .zip(&old)
-        .filter(|(row, old)| changed(row, old))
-        .map(|(row, old)| (old.seq, row))
-        .collect();
 
     // The stored diagnostics, without those of a partial last line (read
     // again), then the new lines' ones where the loader's sort puts them:
