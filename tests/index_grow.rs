@@ -394,3 +394,60 @@ fn find_and_sessions_after_a_resume_equal_no_index() {
         run(cache.path(), &["--no-index", "sessions", "--json", root])
     );
 }
+
+#[test]
+fn reading_from_a_line_start_gives_the_lines_and_diagnostics_of_the_whole_file() {
+    use hookscope::transcript::jsonl::{Place, read_objects, read_objects_from};
+    let tmp = TempDir::new().expect("temp");
+    let path = tmp.path().join("t.jsonl");
+    let mut bytes = b"{\"a\":1}\n\n{bad\n{\"b\":\"\xff\"}\n[1]\n{\"c\":".to_vec();
+    std::fs::write(&path, &bytes).expect("write");
+    let mut whole_diags = Vec::new();
+    let mut whole = Vec::new();
+    read_objects(&path, &mut whole_diags, |n, v| whole.push((n, v))).expect("read");
+    // From line 3 (offset 9: after "{\"a\":1}\n\n").
+    let mut place = Place {
+        offset: 9,
+        lines: 2,
+        ..Place::default()
+    };
+    let mut diags = Vec::new();
+    let mut got = Vec::new();
+    let mut starts = Vec::new();
+    read_objects_from(
+        &path,
+        &mut place,
+        &mut diags,
+        |n, v| got.push((n, v)),
+        Some(&mut starts),
+    )
+    .expect("read");
+    assert_eq!(got, whole[1..].to_vec());
+    assert_eq!(diags, whole_diags);
+    // Lines 3..=6 start at 9, 14, 24, 28; the file ends at 33.
+    assert_eq!(starts, vec![9, 14, 24, 28, 33]);
+    assert_eq!(
+        (place.offset, place.lines, place.last_start, place.partial),
+        (33, 6, 28, true)
+    );
+    assert!(!place.partial_delivered);
+    // Once the last line is complete it is delivered.
+    bytes.extend_from_slice(b"2}\n");
+    std::fs::write(&path, &bytes).expect("write");
+    let mut place = Place {
+        offset: 28,
+        lines: 5,
+        ..Place::default()
+    };
+    let mut got = Vec::new();
+    read_objects_from(
+        &path,
+        &mut place,
+        &mut Vec::new(),
+        |n, v| got.push((n, v)),
+        None,
+    )
+    .expect("read");
+    assert_eq!(got, vec![(6, serde_json::json!({"c": 2}))]);
+    assert!(!place.partial);
+}

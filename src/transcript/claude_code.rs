@@ -325,6 +325,15 @@ pub struct Checkpoint {
     open_stop: Option<usize>,
 }
 
+impl Checkpoint {
+    /// Whether it holds JSON values kept verbatim (a hook firing's
+    /// rewritten input), the only fields whose JSON may not read back
+    /// equal (a float); everything else is text, integers and times.
+    pub fn holds_json_values(&self) -> bool {
+        self.hooks.iter().any(|h| h.rewrite.is_some())
+    }
+}
+
 /// A main-thread call as the index stored it (its row), for
 /// [`resume_session`]: enough to pair a later result with it and to find
 /// it by id.
