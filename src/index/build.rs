@@ -15,8 +15,10 @@
 //! newline scan of each thread file, and the batch is written in one
 //! transaction. A main file that grew and whose old last
 //! [`super::schema::TAIL_HASH_BYTES`] bytes are unchanged counts as grown
-//! ([`SyncStats::grown`]); it is still loaded whole (the loaders keep no
-//! state to resume from), as is any other change (rewrite, truncation).
+//! ([`SyncStats::grown`]): a Claude Code one is indexed from where its main
+//! file ended when [`super::grow`] can ([`SyncStats::resumed`]; which cases
+//! resume and which fall back: its module doc), else loaded whole, as is
+//! any other change (rewrite, truncation).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
@@ -48,6 +50,10 @@ pub struct SyncStats {
     pub indexed: usize,
     /// Of those, sessions whose main file only grew.
     pub grown: usize,
+    /// Of the grown, sessions indexed from where their main file ended
+    /// (reading only the new bytes, [`super::grow`]); the others were
+    /// loaded whole.
+    pub resumed: usize,
     /// Sessions not indexed: their main file could not be read (or the
     /// index could not be written even in memory).
     pub not_indexed: usize,
@@ -96,6 +102,7 @@ pub struct Synced {
 
 /// The identity stored for a session.
 pub(super) struct Stored {
+    /// Main-file size when indexed.
     pub(super) size: u64,
     pub(super) mtime_ns: Option<i64>,
     tail_hash: Option<Vec<u8>>,
@@ -307,7 +314,7 @@ pub(super) fn split_paths(bytes: &[u8]) -> Vec<PathBuf> {
 
 /// SHA-256 of `path`'s bytes `[end - TAIL_HASH_BYTES, end)` (`None` when they
 /// cannot be read), and how many bytes were read.
-fn tail_hash(path: &Path, end: u64) -> (Option<Vec<u8>>, u64) {
+pub(super) fn tail_hash(path: &Path, end: u64) -> (Option<Vec<u8>>, u64) {
     let start = end.saturating_sub(TAIL_HASH_BYTES);
     let read = || -> std::io::Result<Vec<u8>> {
         let mut f = crate::transcript::fsread::open_regular(path)?;
@@ -353,61 +360,88 @@ fn line_starts(path: &Path, from: u64, read: &mut u64) -> std::io::Result<Vec<u6
 }
 
 /// The line starts of one thread file.
-struct Lines {
-    /// `starts[k - 1]` = offset of 1-based line `k`; last = end of file.
-    starts: Vec<u64>,
+pub(super) struct Lines {
+    /// 1-based line whose offset is `starts[0]` (1 for a whole file; the
+    /// first new line when a grown file is resumed).
+    pub(super) first: usize,
+    /// `starts[k - first]` = offset of 1-based line `k`; last = end of file.
+    pub(super) starts: Vec<u64>,
+    /// Spans of lines before `first` that are known (a resumed file's
+    /// stored call and result lines): line → (offset, length).
+    pub(super) known: HashMap<usize, (u64, u64)>,
 }
 
 impl Lines {
+    /// The line starts of a whole file.
+    fn whole(starts: Vec<u64>) -> Lines {
+        Lines {
+            first: 1,
+            starts,
+            known: HashMap::new(),
+        }
+    }
+
     /// Offset and length (with its newline, if any) of 1-based `line`.
     fn span(&self, line: usize) -> Option<(u64, u64)> {
-        let start = *self.starts.get(line.checked_sub(1)?)?;
-        let end = *self.starts.get(line)?;
+        if line < self.first {
+            return self.known.get(&line).copied();
+        }
+        let start = *self.starts.get(line - self.first)?;
+        let end = *self.starts.get(line - self.first + 1)?;
         Some((start, end.saturating_sub(start)))
     }
 }
 
 /// A call row before it is written.
-struct CallRow {
-    thread: Option<usize>,
-    tool_use_id: String,
-    name: String,
-    kind: &'static str,
-    resolved: Option<String>,
-    is_error: Option<bool>,
-    timestamp: Option<String>,
-    file_path: Option<String>,
-    file: Vec<u8>,
-    input: Option<(usize, u64, u64)>,
-    output: Option<(usize, u64, u64)>,
-    locator: Option<String>,
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct CallRow {
+    pub(super) thread: Option<usize>,
+    pub(super) tool_use_id: String,
+    pub(super) name: String,
+    pub(super) kind: &'static str,
+    pub(super) resolved: Option<String>,
+    pub(super) is_error: Option<bool>,
+    pub(super) timestamp: Option<String>,
+    pub(super) file_path: Option<String>,
+    pub(super) file: Vec<u8>,
+    pub(super) input: Option<(usize, u64, u64)>,
+    pub(super) output: Option<(usize, u64, u64)>,
+    pub(super) locator: Option<String>,
     /// `timestamp` in ns since the epoch (see [`super::schema`]).
-    ts_ns: Option<i64>,
+    pub(super) ts_ns: Option<i64>,
     /// Whether its two lines give its `find` record exactly.
-    rows_ok: bool,
+    pub(super) rows_ok: bool,
     /// The subagent thread's `agentId` and spawning `tool_use_id`.
-    origin: (Option<String>, Option<String>),
+    pub(super) origin: (Option<String>, Option<String>),
     /// Its hook firings as `activity_value` JSON, and their filter facts.
-    hooks: Option<(String, String)>,
+    pub(super) hooks: Option<(String, String)>,
     /// What `input_contains` searches, when short enough (see
     /// [`super::schema`]'s `input_folded`).
-    input_folded: Option<String>,
+    pub(super) input_folded: Option<String>,
 }
 
 /// Everything written for one session.
-struct Built {
-    key: (Vec<u8>, String),
-    agent: Agent,
-    size: u64,
-    mtime_ns: Option<i64>,
-    tail_hash: Option<Vec<u8>>,
-    deps: String,
+pub(super) struct Built {
+    pub(super) key: (Vec<u8>, String),
+    pub(super) agent: Agent,
+    pub(super) size: u64,
+    pub(super) mtime_ns: Option<i64>,
+    pub(super) tail_hash: Option<Vec<u8>>,
+    pub(super) deps: String,
     /// [`SessionRef::subagent_files`] as stored (see [`super::schema`]).
-    subagent_files: Vec<u8>,
-    summary: crate::transcript::SessionSummary,
-    diagnostics: Vec<Diagnostic>,
-    calls: Vec<CallRow>,
-    read: u64,
+    pub(super) subagent_files: Vec<u8>,
+    pub(super) summary: crate::transcript::SessionSummary,
+    pub(super) diagnostics: Vec<Diagnostic>,
+    pub(super) calls: Vec<CallRow>,
+    pub(super) read: u64,
+    /// `seq` of the first of `calls` (1; after the stored calls when a
+    /// grown file is resumed).
+    pub(super) first_seq: usize,
+    /// The main file's [`crate::transcript::claude_code::Checkpoint`] as
+    /// JSON, for a later resume ([`super::grow`]).
+    pub(super) checkpoint: Option<String>,
+    /// Set when the session was resumed: the stored rows it changes.
+    pub(super) resume: Option<super::grow::Resume>,
 }
 
 /// RFC 3339 with as many fraction digits as the time needs (parses back
@@ -417,7 +451,8 @@ pub(crate) fn time_text(t: DateTime<Utc>) -> String {
 }
 
 /// Loads one session and turns it into rows.
-fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
+pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
+    let mut checkpoint = None;
     let (loaded, deps, mut read): (Session, String, u64) = if records_deps(session) {
         // The loaders read on this thread only (fsread's module doc).
         let (loaded, touched) = fsread::record(|| load(session));
@@ -431,7 +466,20 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
             .sum();
         (loaded?, recorded_deps(&session.path, &touched), read)
     } else {
-        let loaded = load(session)?;
+        let loaded = if session.agent == Agent::ClaudeCode {
+            let (loaded, cp) = crate::transcript::claude_code::load_session_with_checkpoint(
+                &session.path,
+                &session.subagent_files,
+            )
+            .map_err(|source| LoadError {
+                path: session.path.clone(),
+                source,
+            })?;
+            checkpoint = cp.as_ref().and_then(super::grow::checkpoint_text);
+            loaded
+        } else {
+            load(session)?
+        };
         let read = session
             .subagent_files
             .iter()
@@ -441,74 +489,11 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
     };
     read += session.size;
     let summary = loaded.summary();
-    let line_files = session.agent == Agent::ClaudeCode
-        || (session.agent == Agent::Codex && !crate::transcript::fsread::is_zst(&session.path));
     let mut lines: HashMap<PathBuf, Option<Lines>> = HashMap::new();
-    let mut calls = Vec::new();
-    // Calls per (thread, tool_use_id): an id carried twice in a thread makes
-    // result pairing depend on order, which one line cannot show.
-    let mut ids: HashMap<(Option<usize>, &str), usize> = HashMap::new();
-    for (owner, call) in loaded.all_tool_calls() {
-        *ids.entry((owner, call.tool_use_id.as_str())).or_default() += 1;
-    }
-    for (owner, call) in loaded.all_tool_calls() {
-        let file = loaded.thread_path(owner).to_path_buf();
-        if line_files && !lines.contains_key(&file) {
-            let scanned = line_starts(&file, 0, &mut read)
-                .ok()
-                .map(|starts| Lines { starts });
-            lines.insert(file.clone(), scanned);
-        }
-        let spans = lines.get(&file).and_then(Option::as_ref);
-        let at = |line: usize| spans.and_then(|l| l.span(line)).map(|(o, n)| (line, o, n));
-        let timestamp = call
-            .timestamp
-            .or_else(|| call.result.as_ref().and_then(|r| r.timestamp));
-        let input = if line_files { at(call.line) } else { None };
-        let output = if line_files {
-            call.result.as_ref().and_then(|r| at(r.line))
-        } else {
-            None
-        };
-        let sub = owner.and_then(|i| loaded.subagents.get(i));
-        let hooks = hook_rows(&loaded, owner, call);
-        let rows_ok = session.agent == Agent::ClaudeCode
-            && input.is_some()
-            && (call.result.is_none() || output.is_some())
-            && call.tool_kind != crate::tools::ToolKind::Task
-            && call.subagent.is_none()
-            && ids.get(&(owner, call.tool_use_id.as_str())) == Some(&1)
-            && hooks.is_ok();
-        calls.push(CallRow {
-            thread: owner,
-            tool_use_id: call.tool_use_id.clone(),
-            name: call.name().to_string(),
-            kind: call.tool_kind.as_str(),
-            resolved: call.tool_resolved.clone(),
-            is_error: call.result.as_ref().map(|r| r.is_error),
-            timestamp: timestamp.map(time_text),
-            file_path: crate::tools::file_path_of(&call.call).map(str::to_string),
-            file: path_bytes(&file),
-            input,
-            output,
-            locator: match call.locus() {
-                Locus::Record(id) => Some(id),
-                Locus::Line(_) if !line_files => call.message_id.clone(),
-                Locus::Line(_) => None,
-            },
-            ts_ns: timestamp.map(|t| {
-                t.timestamp_nanos_opt()
-                    .unwrap_or(super::schema::TS_OUT_OF_RANGE)
-            }),
-            rows_ok,
-            origin: (
-                sub.and_then(|s| s.agent_id.clone()),
-                sub.and_then(|s| s.spawn_tool_use_id.clone()),
-            ),
-            hooks: hooks.unwrap_or(None),
-            input_folded: input_folded(call.call.raw()),
-        });
-    }
+    let calls = call_rows(session, &loaded, &mut lines, &mut read, &|_| true)
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
     let (hash, hashed) = tail_hash(&session.path, session.size);
     read += hashed;
     Ok(Built {
@@ -523,6 +508,9 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         diagnostics: loaded.diagnostics,
         calls,
         read,
+        first_seq: 1,
+        checkpoint,
+        resume: None,
     })
 }
 
@@ -532,6 +520,91 @@ fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
 fn input_folded(input: Option<&serde_json::Value>) -> Option<String> {
     let text = crate::query::fold_input(input);
     (text.len() <= super::schema::INPUT_FOLDED_MAX).then_some(text)
+}
+
+/// The rows of `loaded`'s calls whose position in
+/// [`Session::all_tool_calls`] order `want` accepts, with that position, in
+/// that order; each thread file's line starts are scanned once into `lines`
+/// (counted in `read`) unless already there.
+pub(super) fn call_rows(
+    session: &SessionRef,
+    loaded: &Session,
+    lines: &mut HashMap<PathBuf, Option<Lines>>,
+    read: &mut u64,
+    want: &dyn Fn(usize) -> bool,
+) -> Vec<(usize, CallRow)> {
+    let line_files = session.agent == Agent::ClaudeCode
+        || (session.agent == Agent::Codex && !crate::transcript::fsread::is_zst(&session.path));
+    let mut calls = Vec::new();
+    // Calls per (thread, tool_use_id): an id carried twice in a thread makes
+    // result pairing depend on order, which one line cannot show.
+    let mut ids: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+    for (owner, call) in loaded.all_tool_calls() {
+        *ids.entry((owner, call.tool_use_id.as_str())).or_default() += 1;
+    }
+    for (ordinal, (owner, call)) in loaded.all_tool_calls().enumerate() {
+        if !want(ordinal) {
+            continue;
+        }
+        let file = loaded.thread_path(owner).to_path_buf();
+        if line_files && !lines.contains_key(&file) {
+            let scanned = line_starts(&file, 0, read).ok().map(Lines::whole);
+            lines.insert(file.clone(), scanned);
+        }
+        let spans = lines.get(&file).and_then(Option::as_ref);
+        let at = |line: usize| spans.and_then(|l| l.span(line)).map(|(o, n)| (line, o, n));
+        let timestamp = call
+            .timestamp
+            .or_else(|| call.result.as_ref().and_then(|r| r.timestamp));
+        let input = if line_files { at(call.line) } else { None };
+        let output = if line_files {
+            call.result.as_ref().and_then(|r| at(r.line))
+        } else {
+            None
+        };
+        let sub = owner.and_then(|i| loaded.subagents.get(i));
+        let hooks = hook_rows(loaded, owner, call);
+        let rows_ok = session.agent == Agent::ClaudeCode
+            && input.is_some()
+            && (call.result.is_none() || output.is_some())
+            && call.tool_kind != crate::tools::ToolKind::Task
+            && call.subagent.is_none()
+            && ids.get(&(owner, call.tool_use_id.as_str())) == Some(&1)
+            && hooks.is_ok();
+        calls.push((
+            ordinal,
+            CallRow {
+                thread: owner,
+                tool_use_id: call.tool_use_id.clone(),
+                name: call.name().to_string(),
+                kind: call.tool_kind.as_str(),
+                resolved: call.tool_resolved.clone(),
+                is_error: call.result.as_ref().map(|r| r.is_error),
+                timestamp: timestamp.map(time_text),
+                file_path: crate::tools::file_path_of(&call.call).map(str::to_string),
+                file: path_bytes(&file),
+                input,
+                output,
+                locator: match call.locus() {
+                    Locus::Record(id) => Some(id),
+                    Locus::Line(_) if !line_files => call.message_id.clone(),
+                    Locus::Line(_) => None,
+                },
+                ts_ns: timestamp.map(|t| {
+                    t.timestamp_nanos_opt()
+                        .unwrap_or(super::schema::TS_OUT_OF_RANGE)
+                }),
+                rows_ok,
+                origin: (
+                    sub.and_then(|s| s.agent_id.clone()),
+                    sub.and_then(|s| s.spawn_tool_use_id.clone()),
+                ),
+                hooks: hooks.unwrap_or(None),
+                input_folded: input_folded(call.call.raw()),
+            },
+        ));
+    }
+    calls
 }
 
 /// A call's hook firings for its row: `activity_value` objects as a JSON
@@ -725,9 +798,26 @@ impl Index {
             });
         }
         for (n, chunk) in todo.chunks(BATCH).enumerate() {
+            // A grown Claude Code session resumes from its stored rows
+            // (read here: the connection stays on this thread).
+            let mut inputs: Vec<Option<super::grow::Inputs>> = chunk
+                .iter()
+                .map(|&i| match (&plans[i], stored.get(&key_of(&sessions[i]))) {
+                    (Plan::Index(true), Some(old)) => {
+                        super::grow::inputs(&self.conn, &sessions[i], old)
+                    }
+                    _ => None,
+                })
+                .collect();
             let built: Vec<(usize, Result<Built, LoadError>)> = chunk
                 .par_iter()
-                .map(|&i| (i, build_one(&sessions[i])))
+                .zip(inputs.par_iter_mut())
+                .map(|(&i, input)| {
+                    let resumed = input
+                        .take()
+                        .and_then(|input| super::grow::build_grown(&sessions[i], input));
+                    (i, resumed.map_or_else(|| build_one(&sessions[i]), Ok))
+                })
                 .collect();
             let tx = self
                 .conn
@@ -736,12 +826,26 @@ impl Index {
                 let s = &sessions[i];
                 bytes_done += s.size;
                 let key = (path_bytes(&s.path), s.id.clone());
-                delete_rows(&tx, &key.0, &key.1)?;
+                match &result {
+                    Ok(Built {
+                        resume: Some(resume),
+                        ..
+                    }) => {
+                        if !super::grow::apply(&tx, &key, resume)? {
+                            // Re-indexed by another process meanwhile.
+                            states[i] = State::NotIndexed;
+                            continue;
+                        }
+                        stats.resumed += 1;
+                    }
+                    _ => delete_rows(&tx, &key.0, &key.1)?,
+                }
                 match result {
                     Ok(b) => {
                         self.bytes_read
                             .fetch_add(b.read, std::sync::atomic::Ordering::Relaxed);
                         write(&tx, &b)?;
+                        super::grow::store_checkpoint(&tx, &b)?;
                         stats.indexed += 1;
                         if matches!(plans[i], Plan::Index(true)) {
                             stats.grown += 1;
@@ -827,11 +931,17 @@ fn gone_rows(
         .collect()
 }
 
+/// The key of a session's rows.
+fn key_of(s: &SessionRef) -> (Vec<u8>, String) {
+    (path_bytes(&s.path), s.id.clone())
+}
+
 fn delete_rows(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusqlite::Result<()> {
     for table in [
         "DELETE FROM sessions WHERE path = ?1 AND id = ?2",
         "DELETE FROM diagnostics WHERE s_path = ?1 AND s_id = ?2",
         "DELETE FROM calls WHERE s_path = ?1 AND s_id = ?2",
+        "DELETE FROM checkpoints WHERE s_path = ?1 AND s_id = ?2",
     ] {
         tx.execute(table, params![path, id])?;
     }
@@ -903,7 +1013,7 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
         call.execute(params![
             b.key.0,
             b.key.1,
-            int(seq + 1),
+            int(seq + b.first_seq),
             b.agent.as_str(),
             c.thread.map(int),
             c.tool_use_id,

@@ -26,6 +26,7 @@
 //!   loaded sessions; the session list reads the summaries the loader made.
 
 pub mod build;
+pub mod grow;
 pub mod listed;
 pub mod names;
 pub mod query;

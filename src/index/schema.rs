@@ -40,6 +40,11 @@
 //!   `""` without an input), when at most [`INPUT_FOLDED_MAX`] bytes, else
 //!   NULL (the filter then reads the call's line or loads its session).
 //!
+//! - `checkpoints`: a Claude Code session's
+//!   [`crate::transcript::claude_code::Checkpoint`] as JSON (`state`), where
+//!   reading its main file ended: what [`crate::index::grow`] resumes from
+//!   when the file only grew.
+//!
 //! Indexes: `calls_verdict` covers [`crate::index::Index::verdicts`]'s
 //! aggregation (one name's rows in session order, with every column its
 //! filters read, `input_folded` included); `calls_names` lets [`crate::index::Index::tool_names`]
@@ -48,7 +53,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `calls.ts_ns` of a call whose time does not fit i64 nanoseconds (it is
 /// then treated as undated: its session is loaded).
@@ -91,6 +96,9 @@ CREATE TABLE IF NOT EXISTS calls(
 CREATE INDEX IF NOT EXISTS calls_verdict
   ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok, input_folded);
 CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
+CREATE TABLE IF NOT EXISTS checkpoints(
+  s_path BLOB NOT NULL, s_id TEXT NOT NULL, state TEXT NOT NULL,
+  PRIMARY KEY(s_path, s_id));
 ";
 
 const DROP: &str = "
@@ -98,6 +106,7 @@ DROP TABLE IF EXISTS meta;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS diagnostics;
 DROP TABLE IF EXISTS calls;
+DROP TABLE IF EXISTS checkpoints;
 ";
 
 /// What the `meta` table says about an existing index.

@@ -18,10 +18,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::hook_activity::{At, HookLog};
-use super::jsonl::read_objects;
+use super::jsonl::{Place, read_objects, read_objects_from};
 use super::model::{
     Agent, Diagnostic, Event, INPUT_ECHOES, LineIndex, Locus, Session, Subagent, SubagentLayout,
     SubagentLink, ToolCallRecord, ToolResult, Turn, Usage,
@@ -40,45 +41,52 @@ pub use super::text::{content_text, display_prompt, one_line};
 /// # Errors
 /// Only when the main file cannot be opened or read.
 pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<Session> {
-    let mut diagnostics = Vec::new();
-    let mut main_thread = Thread::new(main);
-    let mut inline: Vec<Thread> = Vec::new();
-    let mut inline_of_uuid = ThreadOfUuid::default();
-    let mut meta = SessionMeta::default();
+    load_with(main, subagent_files, false).map(|(session, _)| session)
+}
 
-    let mut unknown_types: Vec<Diagnostic> = Vec::new();
-    read_objects(main, &mut diagnostics, |line_no, value| {
-        meta.observe(&value);
-        if let Some(kind) = value.get("type").and_then(Value::as_str)
-            && !KNOWN_LINE_TYPES.contains(&kind)
-        {
-            unknown_types.push(Diagnostic {
-                path: main.to_path_buf(),
-                locus: Some(Locus::Line(line_no)),
-                message: format!("unknown line type {kind:?}; kept as metadata"),
-            });
-        }
-        let sidechain = value.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        if sidechain {
-            let parent = value.get("parentUuid").and_then(Value::as_str);
-            let group = match parent.and_then(|p| inline_of_uuid.get(p)) {
-                Some(g) => g,
-                None => {
-                    inline.push(Thread::new(main));
-                    inline.len() - 1
-                }
-            };
-            if let Some(uuid) = value.get("uuid").and_then(Value::as_str) {
-                inline_of_uuid.insert(uuid, group);
-            }
-            inline[group].push(line_no, &value);
-        } else {
-            main_thread.push(line_no, &value);
-        }
-    })?;
+/// [`load_session`], plus the [`Checkpoint`] of its main file's end that
+/// [`resume_session`] continues from when the file grows: `None` when the
+/// main file is compressed, holds sidechain lines (inline subagent
+/// threads), stopped on a read error, or ends in a line without its newline
+/// that still parsed as an object.
+///
+/// # Errors
+/// As [`load_session`].
+pub fn load_session_with_checkpoint(
+    main: &Path,
+    subagent_files: &[PathBuf],
+) -> std::io::Result<(Session, Option<Checkpoint>)> {
+    load_with(main, subagent_files, true)
+}
+
+fn load_with(
+    main: &Path,
+    subagent_files: &[PathBuf],
+    want_checkpoint: bool,
+) -> std::io::Result<(Session, Option<Checkpoint>)> {
+    let mut diagnostics = Vec::new();
+    let mut read = MainRead::new(main, Thread::new(main), SessionMeta::default());
+    let plain = !super::fsread::is_zst(main);
+    let mut place = Place::default();
+    if want_checkpoint && plain {
+        read_objects_from(
+            main,
+            &mut place,
+            &mut diagnostics,
+            |line_no, value| read.line(line_no, &value),
+            None,
+        )?;
+    } else {
+        read_objects(main, &mut diagnostics, |line_no, value| {
+            read.line(line_no, &value)
+        })?;
+    }
+    let checkpoint = (want_checkpoint && plain && read.inline.is_empty())
+        .then(|| read.checkpoint(&place))
+        .flatten();
 
     let mut subagents: Vec<Subagent> = Vec::new();
-    for mut thread in inline {
+    for mut thread in std::mem::take(&mut read.inline) {
         diagnostics.append(&mut thread.diagnostics);
         let agent_id = thread.agent_id.clone();
         subagents.push(thread.into_subagent(main, SubagentLayout::Inline, agent_id, None));
@@ -113,45 +121,390 @@ pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<
         diagnostics.append(&mut thread.diagnostics);
         subagents.push(thread.into_subagent(file, layout, agent_id, meta_value));
     }
-    diagnostics.append(&mut main_thread.diagnostics);
-    diagnostics.append(&mut unknown_types);
-    diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.locus.cmp(&b.locus)));
+    Ok((read.finish(subagents, diagnostics), checkpoint))
+}
 
-    let id = super::model::id_from_path(main);
-    let first_prompt = main_thread
-        .turns
-        .iter()
-        .find(|t| t.prompt_line.is_some())
-        .map(|t| t.prompt.clone());
-    let title = meta.title(&main_thread.lines.uuids, first_prompt);
-    let main_lines = main_thread.take_lines();
-    let mut session = Session {
-        id,
-        agent: Agent::ClaudeCode,
-        path: main.to_path_buf(),
-        cwd: meta.cwd,
-        title,
-        started: main_thread.started,
-        ended: main_thread.ended,
-        version: meta.version,
-        git_branch: meta.git_branch,
-        usage: main_thread.usage(),
-        models: main_thread.models.clone(),
-        turns: main_thread.turns,
-        subagents,
-        diagnostics,
-        lines: main_lines,
-    };
-    // The main thread's times define the session; subagents only extend its
-    // end (a hand-made or copied subagent file can carry older timestamps).
-    for sub in &session.subagents {
-        if session.started.is_none() {
-            session.started = sub.started;
+/// The main file being read: its main thread, inline subagent threads and
+/// session facts (what [`load_session`] and [`resume_session`] share).
+struct MainRead {
+    main: PathBuf,
+    main_thread: Thread,
+    inline: Vec<Thread>,
+    inline_of_uuid: ThreadOfUuid,
+    meta: SessionMeta,
+    unknown_types: Vec<Diagnostic>,
+    /// Resuming: lines before this one are the checkpoint's (0: a whole
+    /// read).
+    resume_base: usize,
+}
+
+impl MainRead {
+    fn new(main: &Path, main_thread: Thread, meta: SessionMeta) -> MainRead {
+        MainRead {
+            main: main.to_path_buf(),
+            main_thread,
+            inline: Vec::new(),
+            inline_of_uuid: ThreadOfUuid::default(),
+            meta,
+            unknown_types: Vec::new(),
+            resume_base: 0,
         }
-        session.ended = max_time(session.ended, sub.ended);
     }
-    link_subagents(&mut session);
-    Ok(session)
+
+    /// One object line of the main file.
+    fn line(&mut self, line_no: usize, value: &Value) {
+        if self.resume_base > 0 {
+            // Not modelled by a resume: a new summary may name any earlier
+            // line's uuid (the title); sidechain lines make inline threads.
+            if value.get("type").and_then(Value::as_str) == Some("summary") {
+                self.main_thread
+                    .conflict("a summary line (its leafUuid may name any earlier line)");
+            }
+            if value.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+                self.main_thread
+                    .conflict("a sidechain line (inline subagent)");
+            }
+        }
+        self.meta.observe(value);
+        if let Some(kind) = value.get("type").and_then(Value::as_str)
+            && !KNOWN_LINE_TYPES.contains(&kind)
+        {
+            self.unknown_types.push(Diagnostic {
+                path: self.main.clone(),
+                locus: Some(Locus::Line(line_no)),
+                message: format!("unknown line type {kind:?}; kept as metadata"),
+            });
+        }
+        let sidechain = value.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        if sidechain {
+            let parent = value.get("parentUuid").and_then(Value::as_str);
+            let group = match parent.and_then(|p| self.inline_of_uuid.get(p)) {
+                Some(g) => g,
+                None => {
+                    self.inline.push(Thread::new(&self.main));
+                    self.inline.len() - 1
+                }
+            };
+            if let Some(uuid) = value.get("uuid").and_then(Value::as_str) {
+                self.inline_of_uuid.insert(uuid, group);
+            }
+            self.inline[group].push(line_no, value);
+        } else {
+            self.main_thread.push(line_no, value);
+        }
+    }
+
+    /// The checkpoint after the lines read up to `place` (module
+    /// [`super::jsonl`]'s [`Place`]): a partial last line that did not
+    /// parse is left out (read again on resume); `None` after a read error
+    /// or when that line parsed, or with inline threads.
+    fn checkpoint(&self, place: &Place) -> Option<Checkpoint> {
+        if place.failed || place.partial_delivered || !self.inline.is_empty() {
+            return None;
+        }
+        let t = &self.main_thread;
+        let (offset, lines) = if place.partial {
+            (place.last_start, place.lines.saturating_sub(1))
+        } else {
+            (place.offset, place.lines)
+        };
+        let first_prompt = t
+            .turns
+            .iter()
+            .enumerate()
+            .find_map(|(i, turn)| turn.prompt_line.map(|line| (i, line, turn.prompt.clone())));
+        let leaves = self
+            .meta
+            .summaries
+            .iter()
+            .filter_map(|(_, leaf)| leaf.as_ref())
+            .filter_map(|leaf| t.lines.uuids.get(leaf).map(|&n| (leaf.clone(), n)))
+            .collect();
+        Some(Checkpoint {
+            offset,
+            lines,
+            end: place.offset,
+            meta: self.meta.clone(),
+            leaves,
+            turns: t.turns.len(),
+            prompt_turns: t.turns.iter().filter(|x| x.prompt_line.is_some()).count(),
+            first_prompt,
+            turn0_notes_only: t
+                .turns
+                .first()
+                .is_none_or(|x| x.events.iter().all(|e| matches!(e, Event::Note { .. }))),
+            started: t.started,
+            ended: t.ended,
+            agent_id: t.agent_id.clone(),
+            hooks: t.hooks.records.clone(),
+            open_stop: t.hooks.open_stop(),
+        })
+    }
+
+    /// The session from what was read plus the subagents, with every
+    /// diagnostic (`diagnostics` holds the line reader's and the
+    /// subagents' so far).
+    fn finish(mut self, subagents: Vec<Subagent>, mut diagnostics: Vec<Diagnostic>) -> Session {
+        let main = self.main;
+        let mut main_thread = self.main_thread;
+        diagnostics.append(&mut main_thread.diagnostics);
+        diagnostics.append(&mut self.unknown_types);
+        diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.locus.cmp(&b.locus)));
+
+        let id = super::model::id_from_path(&main);
+        let first_prompt = main_thread
+            .turns
+            .iter()
+            .find(|t| t.prompt_line.is_some())
+            .map(|t| t.prompt.clone());
+        let meta = self.meta;
+        let title = meta.title(&main_thread.lines.uuids, first_prompt);
+        let main_lines = main_thread.take_lines();
+        let mut session = Session {
+            id,
+            agent: Agent::ClaudeCode,
+            path: main,
+            cwd: meta.cwd,
+            title,
+            started: main_thread.started,
+            ended: main_thread.ended,
+            version: meta.version,
+            git_branch: meta.git_branch,
+            usage: main_thread.usage(),
+            models: main_thread.models.clone(),
+            turns: main_thread.turns,
+            subagents,
+            diagnostics,
+            lines: main_lines,
+        };
+        // The main thread's times define the session; subagents only extend its
+        // end (a hand-made or copied subagent file can carry older timestamps).
+        for sub in &session.subagents {
+            if session.started.is_none() {
+                session.started = sub.started;
+            }
+            session.ended = max_time(session.ended, sub.ended);
+        }
+        link_subagents(&mut session);
+        session
+    }
+}
+
+/// Where reading a Claude Code main file stopped, and the main thread's
+/// state there: what [`resume_session`] needs to read only the lines after
+/// it and give what [`load_session`] gives for the whole file. Made by
+/// [`load_session_with_checkpoint`] (and by a resume); kept by the index as
+/// JSON. The bodies of earlier events are not kept: their calls come back
+/// from the index's rows ([`OldCall`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Byte offset of the first line not taken in (the end of the last
+    /// complete line; a partial last line is read again).
+    pub offset: u64,
+    /// Lines before `offset`.
+    pub lines: usize,
+    /// Bytes the read covered (the file's size when it was read whole).
+    pub end: u64,
+    meta: SessionMeta,
+    /// The summary `leafUuid`s found among the lines' `uuid`s, with their
+    /// line (what the title needs of the uuid set).
+    leaves: Vec<(String, usize)>,
+    /// The main thread's turns, prompt turns, and its first prompt turn
+    /// `(turn, line, prompt)`.
+    turns: usize,
+    prompt_turns: usize,
+    first_prompt: Option<(usize, usize, String)>,
+    /// Whether turn 0 (if any) holds only notes (a first prompt then opens
+    /// it rather than a new turn).
+    turn0_notes_only: bool,
+    started: Option<DateTime<Utc>>,
+    ended: Option<DateTime<Utc>>,
+    agent_id: Option<String>,
+    /// The main thread's hook firings so far and its open Stop record.
+    hooks: Vec<super::hook_activity::HookActivity>,
+    open_stop: Option<usize>,
+}
+
+impl Checkpoint {
+    /// Whether it holds JSON values kept verbatim (a hook firing's
+    /// rewritten input), the only fields whose JSON may not read back
+    /// equal (a float); everything else is text, integers and times.
+    pub fn holds_json_values(&self) -> bool {
+        self.hooks.iter().any(|h| h.rewrite.is_some())
+    }
+}
+
+/// A main-thread call as the index stored it (its row), for
+/// [`resume_session`]: enough to pair a later result with it and to find
+/// it by id.
+#[derive(Debug, Clone)]
+pub struct OldCall {
+    /// `tool_use_id`.
+    pub tool_use_id: String,
+    /// Tool name.
+    pub name: String,
+    /// [`crate::tools::tool_kind`] as stored.
+    pub kind: crate::tools::ToolKind,
+    /// [`crate::tools::tool_resolved`] as stored.
+    pub resolved: Option<String>,
+    /// 1-based line of its `tool_use`.
+    pub line: usize,
+    /// The stored timestamp (the call's own; for a call with a result,
+    /// the result's when the call has none).
+    pub timestamp: Option<DateTime<Utc>>,
+    /// Its result: `(is_error, line)`.
+    pub result: Option<(bool, usize)>,
+}
+
+/// What [`resume_session`] gives.
+#[derive(Debug)]
+pub struct Resumed {
+    /// The session as [`load_session`] would give it for the whole file,
+    /// except: the earlier calls are the [`OldCall`]s given (no input, no
+    /// result body; a result paired now is complete), the earlier events
+    /// other than calls are absent, `diagnostics` holds only those of the
+    /// new lines, and `usage`, `models` and `lines` (but its hook
+    /// activity, which is whole) cover only the new lines.
+    pub session: Session,
+    /// The checkpoint at the new end (`None` as for
+    /// [`load_session_with_checkpoint`]).
+    pub checkpoint: Option<Checkpoint>,
+    /// Offsets of the lines read, from line `from.lines + 1` on, then the
+    /// end offset.
+    pub starts: Vec<u64>,
+    /// Bytes read.
+    pub read: u64,
+}
+
+/// Reads the lines of a grown main file after `from` (made for the same
+/// file when it was shorter) on top of the stored main-thread calls `old`
+/// (in order), for a session without subagent files.
+///
+/// `Ok(Err(why))` when the new lines do something the checkpoint does not
+/// model (the caller then loads the file whole): a `tool_use` reusing the id
+/// of an earlier call, a `summary` line, a sidechain line, a hook record
+/// that rewrote an earlier call's input (its input is not kept); and a
+/// compressed file.
+///
+/// # Errors
+/// As [`load_session`].
+pub fn resume_session(
+    main: &Path,
+    from: &Checkpoint,
+    old: &[OldCall],
+) -> std::io::Result<Result<Resumed, String>> {
+    if super::fsread::is_zst(main) {
+        return Ok(Err("a compressed file".to_string()));
+    }
+    let mut thread = Thread::new(main);
+    thread.resume_base = from.lines;
+    // Turns: the first prompt where it was, the other prompt turns after
+    // it (only their number counts), turn 0 as it was for a first prompt.
+    thread.turns = (0..from.turns).map(|_| Turn::default()).collect();
+    let mut prompts_left = from.prompt_turns;
+    if let Some((i, line, prompt)) = &from.first_prompt
+        && let Some(turn) = thread.turns.get_mut(*i)
+    {
+        turn.prompt_line = Some(*line);
+        turn.prompt = prompt.clone();
+        prompts_left = prompts_left.saturating_sub(1);
+        let after = i + 1;
+        for turn in thread.turns.iter_mut().skip(after).take(prompts_left) {
+            turn.prompt_line = Some(0);
+        }
+    }
+    if !from.turn0_notes_only
+        && let Some(turn) = thread.turns.first_mut()
+    {
+        turn.events.push(Event::Thinking {
+            text: String::new(),
+            line: 0,
+        });
+    }
+    if !old.is_empty() && thread.turns.is_empty() {
+        return Ok(Err("calls without a turn".to_string()));
+    }
+    let last = thread.turns.len().saturating_sub(1);
+    for call in old {
+        let record = ToolCallRecord {
+            tool_use_id: call.tool_use_id.clone(),
+            tool_kind: call.kind,
+            tool_resolved: call.resolved.clone(),
+            call: crate::tools::ToolCall::Other(crate::tools::calls::OtherCall {
+                name: call.name.clone(),
+                raw: None,
+                error: None,
+            }),
+            result: call.result.map(|(is_error, line)| ToolResult {
+                text: String::new(),
+                is_error,
+                tool_use_result: None,
+                stdout_is_text: false,
+                echoed_input: 0,
+                timestamp: None,
+                line,
+                agent_id: None,
+            }),
+            timestamp: call.timestamp,
+            line: call.line,
+            message_id: None,
+            subagent: None,
+        };
+        if let Some(turn) = thread.turns.get_mut(last) {
+            turn.events.push(Event::ToolCall(Box::new(record)));
+            let at = (last, turn.events.len() - 1);
+            thread
+                .calls
+                .entry(call.tool_use_id.clone())
+                .or_default()
+                .push(at);
+        }
+    }
+    for (leaf, line) in &from.leaves {
+        thread.lines.uuids.insert(leaf.clone(), *line);
+    }
+    thread.started = from.started;
+    thread.ended = from.ended;
+    thread.agent_id = from.agent_id.clone();
+    thread.hooks = HookLog::resume(from.hooks.clone(), from.open_stop);
+
+    let mut read = MainRead::new(main, thread, from.meta.clone());
+    read.resume_base = from.lines;
+    let mut diagnostics = Vec::new();
+    let mut place = Place {
+        offset: from.offset,
+        lines: from.lines,
+        ..Place::default()
+    };
+    let mut starts = Vec::new();
+    read_objects_from(
+        main,
+        &mut place,
+        &mut diagnostics,
+        |line_no, value| read.line(line_no, &value),
+        Some(&mut starts),
+    )?;
+    let bytes = place.offset.saturating_sub(from.offset);
+    if let Some(why) = read.main_thread.conflict.take() {
+        return Ok(Err(why));
+    }
+    // A rewrite's `from` is the call's input, which an earlier call lacks.
+    let rewrote_old = read.main_thread.hooks.records.iter().any(|r| {
+        r.rewrite.is_some()
+            && r.lines.iter().any(|&l| l > from.lines)
+            && r.call_line.is_some_and(|l| l <= from.lines)
+    });
+    if rewrote_old {
+        return Ok(Err("a hook rewrote an earlier call's input".to_string()));
+    }
+    let checkpoint = read.checkpoint(&place);
+    let session = read.finish(Vec::new(), diagnostics);
+    Ok(Ok(Resumed {
+        session,
+        checkpoint,
+        starts,
+        read: bytes,
+    }))
 }
 
 /// Sidechain line `uuid` → index of its inline thread, while the main file
@@ -283,7 +636,7 @@ pub fn unreadable_message(what: &str, err: &std::io::Error) -> String {
 }
 
 /// Session-level facts gathered from every main-file line.
-#[derive(Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct SessionMeta {
     cwd: Option<String>,
     version: Option<String>,
@@ -367,6 +720,11 @@ struct Thread {
     path: PathBuf,
     /// Hook firings so far (`LineIndex::hook_activity` once done).
     hooks: HookLog,
+    /// Resuming ([`resume_session`]): lines up to this one are the
+    /// checkpoint's (0: a whole read).
+    resume_base: usize,
+    /// Resuming: why the new lines need a whole read after all.
+    conflict: Option<String>,
 }
 
 /// The call a hook record's `toolUseID` names: the line and input of the
@@ -559,6 +917,14 @@ impl Thread {
             total.add(u);
         }
         total
+    }
+
+    /// Notes that a resumed read met something it does not model (the
+    /// first reason is kept).
+    fn conflict(&mut self, why: &str) {
+        if self.conflict.is_none() {
+            self.conflict = Some(why.to_string());
+        }
     }
 
     fn diag(&mut self, line: usize, message: String) {
@@ -851,6 +1217,20 @@ impl Thread {
             }
         };
         if let Some(previous) = self.calls.get(id) {
+            let base = self.resume_base;
+            if base > 0
+                && previous.iter().any(|&(t, e)| {
+                    self.turns
+                        .get(t)
+                        .and_then(|turn| turn.events.get(e))
+                        .is_some_and(|ev| ev.line() <= base)
+                })
+            {
+                // Whether it repeats the earlier block needs that block.
+                if self.conflict.is_none() {
+                    self.conflict = Some("a tool_use reusing an earlier call's id".to_string());
+                }
+            }
             // The same block repeated in another chunk of the same message
             // (same message.id, or no message.id and the same name and
             // input) is one call; any other block reusing the id is a

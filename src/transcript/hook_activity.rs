@@ -30,7 +30,7 @@
 //! `additionalContext`. Every field is optional; nothing here fails.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::text::content_text;
@@ -42,7 +42,7 @@ pub const TEXT_CAP: usize = 16 * 1024;
 /// What a hook firing did, as the transcript records it. When a firing did
 /// several things the first of this order wins: blocked, rewrote,
 /// permission decision, added context, failed, cancelled, other, succeeded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookAction {
     /// Blocked the action: a PreToolUse exit 2 or `deny`, a PostToolUse
@@ -91,7 +91,7 @@ impl HookAction {
 
 /// One handler of a firing, from `hookInfos[]` or an attachment's
 /// `command` / `durationMs`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookHandler {
     /// The handler's command line as configured.
     pub command: Option<String>,
@@ -101,7 +101,7 @@ pub struct HookHandler {
 
 /// A PreToolUse rewrite: the input the model wrote (the recorded
 /// `tool_use.input`) and the `updatedInput` the tool ran with.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputRewrite {
     /// The recorded `tool_use.input`; `None` when the call is not in the
     /// thread.
@@ -128,7 +128,7 @@ impl InputRewrite {
 }
 
 /// One hook firing as the transcript records it (module docs).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookActivity {
     /// The event (`hookEvent`, else `hookName` before its `:`, else the
     /// record's kind: `Stop` for a `stop_hook_summary` of the main thread,
@@ -522,6 +522,19 @@ fn is_stop(event: Option<&str>) -> bool {
 }
 
 impl HookLog {
+    /// A log that continues from `records` (and the open Stop record
+    /// `open_stop`, see [`HookLog::open_stop`]), as
+    /// [`crate::transcript::claude_code`] resumes a grown main file.
+    pub fn resume(records: Vec<HookActivity>, open_stop: Option<usize>) -> HookLog {
+        HookLog { records, open_stop }
+    }
+
+    /// The Stop/SubagentStop record still waiting for its summary (index
+    /// into `records`).
+    pub fn open_stop(&self) -> Option<usize> {
+        self.open_stop
+    }
+
     /// The records, finished.
     pub fn finish(self) -> Vec<HookActivity> {
         self.records

@@ -37,13 +37,82 @@ use super::model::{Diagnostic, Locus};
 pub fn read_objects(
     path: &Path,
     diagnostics: &mut Vec<Diagnostic>,
-    mut on_line: impl FnMut(usize, Value),
+    on_line: impl FnMut(usize, Value),
 ) -> std::io::Result<()> {
     let file = super::fsread::open_decoded(path)?;
+    read_lines(
+        file,
+        path,
+        &mut Place::default(),
+        diagnostics,
+        on_line,
+        None,
+    )
+}
+
+/// Where [`read_objects_from`] starts and where it ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    /// Byte offset (of the file as stored) of the next line to read.
+    pub offset: u64,
+    /// Lines before `offset` (the next line is `lines + 1`).
+    pub lines: usize,
+    /// After a read: the offset where its last line starts (`offset` when
+    /// it read no line).
+    pub last_start: u64,
+    /// After a read: whether its last line lacked a newline (the file ended
+    /// inside a line).
+    pub partial: bool,
+    /// After a read: whether that partial last line was delivered as an
+    /// object (it parsed although its newline is not written yet).
+    pub partial_delivered: bool,
+    /// After a read: whether it stopped on a read error.
+    pub failed: bool,
+}
+
+/// [`read_objects`] of a plain (not `.zst`) file from `place` on: lines are
+/// numbered from `place.lines + 1`, `place` is advanced to the end of what
+/// was read (`offset`, `lines`, and the `last_start` / `partial` /
+/// `partial_delivered` / `failed` facts of the read), and the start offset
+/// of every line read, then the end offset, is pushed to `starts` (when
+/// given). Read from
+/// a line start, the lines and diagnostics are those [`read_objects`] gives
+/// for the same lines of the whole file.
+///
+/// # Errors
+/// As [`read_objects`], and a failed seek.
+pub fn read_objects_from(
+    path: &Path,
+    place: &mut Place,
+    diagnostics: &mut Vec<Diagnostic>,
+    on_line: impl FnMut(usize, Value),
+    starts: Option<&mut Vec<u64>>,
+) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = super::fsread::open_regular(path)?;
+    file.seek(SeekFrom::Start(place.offset))?;
+    read_lines(file, path, place, diagnostics, on_line, starts)
+}
+
+/// The loop of [`read_objects`] / [`read_objects_from`] over `file`
+/// (positioned at `place.offset`).
+fn read_lines(
+    file: impl Read,
+    path: &Path,
+    place: &mut Place,
+    diagnostics: &mut Vec<Diagnostic>,
+    mut on_line: impl FnMut(usize, Value),
+    mut starts: Option<&mut Vec<u64>>,
+) -> std::io::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut line_no = 0usize;
-    loop {
+    let mut line_no = place.lines;
+    let mut offset = place.offset;
+    place.last_start = offset;
+    place.partial = false;
+    place.partial_delivered = false;
+    place.failed = false;
+    let result = loop {
         if buf.capacity() > KEEP_BUFFER {
             // After a long line (kept, skipped or blank) the buffer is as big
             // as it was (up to twice its length); start small again.
@@ -53,20 +122,34 @@ pub fn read_objects(
         let read = (&mut reader)
             .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut buf);
-        if matches!(read, Ok(n) if n > MAX_LINE) && buf.last() != Some(&b'\n') {
+        if let Ok(n) = read
+            && n > MAX_LINE
+            && buf.last() != Some(&b'\n')
+        {
             line_no += 1;
+            place.last_start = offset;
+            if let Some(s) = starts.as_deref_mut() {
+                s.push(offset);
+            }
             diagnostics.push(Diagnostic {
                 path: path.to_path_buf(),
                 locus: Some(Locus::Line(line_no)),
                 message: "line longer than 256 MiB; skipped".to_string(),
             });
-            if let Err(err) = skip_line(&mut reader) {
-                diagnostics.push(Diagnostic {
-                    path: path.to_path_buf(),
-                    locus: Some(Locus::Line(line_no)),
-                    message: format!("read error: {err}"),
-                });
-                return Ok(());
+            match skip_line(&mut reader) {
+                Ok((rest, newline)) => {
+                    offset += n as u64 + rest;
+                    place.partial = !newline;
+                }
+                Err(err) => {
+                    diagnostics.push(Diagnostic {
+                        path: path.to_path_buf(),
+                        locus: Some(Locus::Line(line_no)),
+                        message: format!("read error: {err}"),
+                    });
+                    place.failed = true;
+                    break Ok(());
+                }
             }
             continue;
         }
@@ -78,14 +161,21 @@ pub fn read_objects(
                     locus: Some(Locus::Line(line_no + 1)),
                     message: format!("read error: {err}"),
                 });
-                return Ok(());
+                place.failed = true;
+                break Ok(());
             }
         };
         if n == 0 {
-            return Ok(());
+            break Ok(());
         }
         line_no += 1;
+        place.last_start = offset;
+        if let Some(s) = starts.as_deref_mut() {
+            s.push(offset);
+        }
+        offset += n as u64;
         let complete = buf.last() == Some(&b'\n');
+        place.partial = !complete;
         let bytes = line_bytes(&buf);
         if bytes.is_empty() {
             continue;
@@ -107,7 +197,10 @@ pub fn read_objects(
             buf = Vec::with_capacity(64 * 1024);
         }
         match parsed {
-            Ok(Value::Object(map)) => on_line(line_no, Value::Object(map)),
+            Ok(Value::Object(map)) => {
+                place.partial_delivered = !complete;
+                on_line(line_no, Value::Object(map));
+            }
             Ok(other) => diagnostics.push(diag(format!(
                 "expected a JSON object, got {}",
                 crate::tools::calls::json_type(&other)
@@ -117,7 +210,13 @@ pub fn read_objects(
             )),
             Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
         }
+    };
+    place.offset = offset;
+    place.lines = line_no;
+    if let Some(s) = starts {
+        s.push(offset);
     }
+    result
 }
 
 /// The largest line buffer [`read_objects`] keeps between lines, in bytes
@@ -129,21 +228,24 @@ const KEEP_BUFFER: usize = 1 << 20;
 pub const MAX_LINE: usize = 256 << 20;
 
 /// Reads through the rest of a line (up to and including its newline)
-/// without keeping it.
-fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
+/// without keeping it; returns the bytes consumed and whether a newline
+/// ended them.
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<(u64, bool)> {
+    let mut consumed = 0u64;
     loop {
         let chunk = reader.fill_buf()?;
         if chunk.is_empty() {
-            return Ok(());
+            return Ok((consumed, false));
         }
         match memchr::memchr(b'\n', chunk) {
             Some(i) => {
                 reader.consume(i + 1);
-                return Ok(());
+                return Ok((consumed + i as u64 + 1, true));
             }
             None => {
                 let n = chunk.len();
                 reader.consume(n);
+                consumed += n as u64;
             }
         }
     }
