@@ -479,3 +479,24 @@ fn a_warm_start_keeps_every_diagnostic_a_cold_one_shows() {
     });
     assert_eq!(app.ctx.diagnostics.len(), want);
 }
+
+#[test]
+fn a_warm_start_drops_the_rows_of_a_session_gone_from_disk() {
+    // Every session left is fresh, so the sync is one whole sync: it must
+    // still remove the rows of the session whose file was deleted.
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let gone = sessions.last().expect("sessions").clone();
+    std::fs::remove_file(&gone.path).expect("removable");
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    assert_eq!(app.ctx.sessions.len(), sessions.len() - 1);
+    let index = Index::open(&dir).expect("index");
+    assert!(!index.has_session(&gone));
+    assert!(
+        sessions[..sessions.len() - 1]
+            .iter()
+            .all(|s| index.has_session(s))
+    );
+}

@@ -231,6 +231,9 @@ const SYNC_CHUNK: usize = 64;
 /// [`SYNC_CHUNK`], with [`Msg::Indexing`] progress and a
 /// [`Msg::Summaries`] per chunk, then the fresh ones (nothing is read
 /// unless one changed since; only then are their summaries sent again).
+/// The rows of sessions gone from disk are removed after that
+/// ([`Index::remove_gone`]; when every session is fresh, the one chunk is
+/// a whole [`Index::sync`], which removes them in the same pass).
 /// The index's tool names follow, then [`Msg::SummariesDone`].
 ///
 /// Returns a flag that is set, before [`Msg::SummariesDone`] is sent, when
@@ -297,6 +300,10 @@ pub fn spawn_index_sync(
             .collect();
         let total = rest.len();
         let mut all_reused = no_others && rest.is_empty();
+        // Every session is in the one chunk of fresh ones: a whole sync
+        // removes the rows of sessions gone in the same pass (one read of
+        // the stored table, not two).
+        let whole = all_reused && !last.is_empty();
         if total > 0 {
             let _ = tx.send(Msg::Indexing(Some((0, total))));
         }
@@ -318,7 +325,11 @@ pub fn spawn_index_sync(
                     let _ = tx.send(Msg::Indexing(Some((base + p.done, total))));
                 }
             };
-            let synced = index.sync_part(&refs, &mut progress);
+            let synced = if whole {
+                index.sync(&refs, &mut progress)
+            } else {
+                index.sync_part(&refs, &mut progress)
+            };
             all_reused &= synced.reused.iter().all(|&r| r);
             if !fresh_chunk {
                 done += chunk.len();
@@ -351,7 +362,9 @@ pub fn spawn_index_sync(
         }
         if let Ok(mut index) = shared.lock() {
             // The chunks removed nothing: rows of sessions gone go now.
-            index.remove_gone(&sessions);
+            if !whole {
+                index.remove_gone(&sessions);
+            }
             let _ = tx.send(Msg::Summaries {
                 items: Vec::new(),
                 tool_names: index.tool_names().unwrap_or_default(),
