@@ -290,7 +290,7 @@ impl Db {
             col("time_updated"),
             col("time_created"),
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params, |r| {
             Ok(SessionRow {
                 id: text(r, 0)?.unwrap_or_default(),
@@ -314,7 +314,7 @@ impl Db {
     fn columns(&self, table: &str) -> Result<Vec<String>, DbError> {
         let mut stmt = self
             .conn
-            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
+            .prepare_cached(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
         let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
         let mut out = Vec::new();
         for n in names {
@@ -350,7 +350,7 @@ impl Db {
             "SELECT id, {link}, data FROM {table} WHERE {key} = ?1 ORDER BY time_created, id"
         );
         let result: Result<Vec<(String, String, Value)>, DbError> = (|| {
-            let mut stmt = self.conn.prepare(&sql)?;
+            let mut stmt = self.conn.prepare_cached(&sql)?;
             let rows = stmt.query_map([value], |r| {
                 let id = text(r, 0)?.unwrap_or_default();
                 let link = text(r, 1)?.unwrap_or_default();

@@ -9,14 +9,28 @@
 //! discovery answers, [`Boot::discovered`] replaces it with what is on disk
 //! ([`App::rediscovered`]: kept summaries, selection and open session follow
 //! their session) and starts the index sync and the Calls-view query thread
-//! as a start without a stored list does. Calls queries asked before that
-//! wait (the newest one is sent then).
+//! as a start without a stored list does.
+//!
+//! Calls queries asked before discovery answers do not wait for it: a
+//! query thread of their own answers them from the stored list at once
+//! ([`worker::spawn_queries_stored`], on a second connection to the index
+//! file, so it never waits for the sync's lock). That answer stands while
+//! nothing changed: when discovery's list differs from the stored one
+//! (sessions added, gone, grown, other subagent files), or the sync finds
+//! a session whose files changed since it was stored (it re-indexes it),
+//! that thread is retired ([`worker::Queries::retire`]: it sends nothing
+//! more) and the newest query it was asked is asked again of the thread
+//! over the discovered list, whose answer then replaces it on screen
+//! ([`Boot::summaries_done`]). Without a second connection (an index in
+//! memory), queries wait for discovery (the newest one is sent then).
 //!
 //! Otherwise (no index, `--no-index`, a file PATH, nothing stored under the
 //! roots, the bundled demo) discovery runs first, as before, and
 //! [`super::start_with`] starts the rest.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::thread;
 
@@ -36,8 +50,20 @@ pub struct Boot {
     index: Option<Index>,
     /// The Calls-view query thread, once started.
     queries: Option<Queries>,
-    /// The newest Calls query asked before that (generation, query).
+    /// The newest Calls query asked before that (generation, query), when
+    /// no thread answers from the stored list.
     pending: Option<(u64, Query)>,
+    /// The query thread over the stored list (see the module doc), until
+    /// its answers are known to stand or it is retired.
+    early: Option<Queries>,
+    /// The newest Calls query asked (generation, query), and whether it
+    /// went to [`Boot::early`].
+    last: Option<(u64, Query, bool)>,
+    /// The sync's flag ([`worker::spawn_index_sync`]): every stored row was
+    /// reused, so the early answers stand.
+    unchanged: Option<Arc<AtomicBool>>,
+    /// Queries asked again because the stored list changed.
+    asked_again: usize,
     /// The sessions as discovered (the provisional list until then).
     pub refs: Vec<SessionRef>,
     /// The roots searched (followed for new sessions).
@@ -104,6 +130,15 @@ impl Boot {
             tool_names: Vec::new(),
         });
         app.ctx.checking = true;
+        // A second connection for the queries asked before discovery
+        // answers (an index in memory has none: they wait).
+        let early = index
+            .as_ref()
+            .and_then(|i| i.file())
+            .and_then(|f| f.parent())
+            .and_then(|dir| Index::open(dir).ok())
+            .filter(|i| i.file().is_some())
+            .map(|i| worker::spawn_queries_stored(refs.clone(), i, tx.clone()));
         let (paths, found_tx) = (paths.to_vec(), tx.clone());
         thread::spawn(move || {
             let found = discover(&paths).map_err(|e| e.to_string());
@@ -115,6 +150,10 @@ impl Boot {
                 index,
                 queries: None,
                 pending: None,
+                early,
+                last: None,
+                unchanged: None,
+                asked_again: 0,
                 refs,
                 roots,
                 shared: None,
@@ -156,6 +195,10 @@ impl Boot {
                 index: None,
                 queries: Some(queries),
                 pending: None,
+                early: None,
+                last: None,
+                unchanged: None,
+                asked_again: 0,
                 refs: found.sessions,
                 roots: found.roots,
                 shared,
@@ -167,12 +210,19 @@ impl Boot {
     /// what is on disk, and the index sync (stored summaries of unchanged
     /// sessions are not sent again) and the Calls-view query thread start.
     /// A discovery that failed keeps the stored list (and says why).
+    /// When discovery's list differs from the stored one, the answers from
+    /// the stored list are retired and the newest query asked of them is
+    /// asked again (see the module doc).
     pub fn discovered(
         &mut self,
         app: &mut App,
         found: Result<Discovery, String>,
         tx: &Sender<Msg>,
     ) {
+        let same = match &found {
+            Ok(found) => found.sessions == self.refs,
+            Err(_) => true,
+        };
         let mask = match found {
             Ok(found) => {
                 self.refs = found.sessions.clone();
@@ -187,8 +237,13 @@ impl Boot {
         };
         let queries = match self.index.take() {
             Some(index) => {
-                let shared = std::sync::Arc::new(std::sync::Mutex::new(index));
-                worker::spawn_index_sync(self.refs.clone(), shared.clone(), mask, tx.clone());
+                let shared = Arc::new(std::sync::Mutex::new(index));
+                self.unchanged = Some(worker::spawn_index_sync(
+                    self.refs.clone(),
+                    shared.clone(),
+                    mask,
+                    tx.clone(),
+                ));
                 self.shared = Some(shared.clone());
                 worker::spawn_queries_indexed(self.refs.clone(), Some(shared), tx.clone())
             }
@@ -201,6 +256,52 @@ impl Boot {
             queries.send(generation, query);
         }
         self.queries = Some(queries);
+        if !same {
+            self.retire_early();
+        }
+    }
+
+    /// Takes the end of the index sync ([`Msg::SummariesDone`], which the
+    /// event loop also applies): unless the sync reused every stored row,
+    /// the answers from the stored list are retired and the newest query
+    /// asked of them is asked again of the thread over the discovered list.
+    pub fn summaries_done(&mut self) {
+        let stands = self
+            .unchanged
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::SeqCst));
+        if stands {
+            // Its answers stand; the thread ends when the handle drops.
+            self.early = None;
+        } else if self.queries.is_some() {
+            self.retire_early();
+        }
+    }
+
+    /// Retires the thread over the stored list and asks its newest query
+    /// again (of the thread over the discovered list).
+    fn retire_early(&mut self) {
+        let Some(early) = self.early.take() else {
+            return;
+        };
+        early.retire();
+        let asked = match &self.last {
+            Some((generation, query, true)) => Some((*generation, query.clone())),
+            _ => None,
+        };
+        if let (Some((generation, query)), Some(queries)) = (asked, &self.queries) {
+            queries.send(generation, query.clone());
+            self.last = Some((generation, query, false));
+            self.asked_again += 1;
+        }
+    }
+
+    /// How many Calls queries were asked again because discovery or the
+    /// sync found the stored list changed (0 when every answer from the
+    /// stored list stood).
+    #[cfg(test)]
+    pub fn asked_again(&self) -> usize {
+        self.asked_again
     }
 
     /// Whether the list is discovery's (it ran first, or has answered):
@@ -209,12 +310,17 @@ impl Boot {
         self.queries.is_some()
     }
 
-    /// Asks the Calls-view query thread for `query`, or keeps it (the
-    /// newest only) until discovery has answered.
+    /// Asks the Calls-view query thread for `query`: the one over the
+    /// discovered list once discovery has answered, else the one over the
+    /// stored list, else keeps it (the newest only) until discovery has
+    /// answered.
     pub fn find(&mut self, generation: u64, query: Query) {
-        match &self.queries {
-            Some(queries) => queries.send(generation, query),
-            None => self.pending = Some((generation, query)),
+        let early = self.queries.is_none() && self.early.is_some();
+        self.last = Some((generation, query.clone(), early));
+        match (&self.queries, &self.early) {
+            (Some(queries), _) => queries.send(generation, query),
+            (None, Some(early)) => early.send(generation, query),
+            (None, None) => self.pending = Some((generation, query)),
         }
     }
 }

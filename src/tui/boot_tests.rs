@@ -89,6 +89,10 @@ fn run_until(
         let done = stop(&msg);
         match msg {
             Msg::Discovered(found) => boot.discovered(app, found, tx),
+            Msg::SummariesDone => {
+                boot.summaries_done();
+                app.apply(Msg::SummariesDone);
+            }
             other => app.apply(other),
         }
         if done {
@@ -206,7 +210,15 @@ fn discovery_replaces_the_stored_list_with_what_is_on_disk() {
 #[test]
 fn the_selection_follows_its_session_when_the_list_changes() {
     let (_tmp, root, dir, sessions) = warm_copy();
+    // A newer session appears first in discovery's order (written before
+    // the start, so discovery's thread always sees it; the stored list
+    // does not hold it).
+    let newest = sessions[0]
+        .path
+        .with_file_name("ffffffff-0000-4000-8000-000000000002.jsonl");
+    std::fs::copy(&sessions[0].path, &newest).expect("copy");
     let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    assert_eq!(app.ctx.sessions.len(), sessions.len());
     // The user moves to the last session before discovery answers.
     let last = sessions.last().expect("sessions").clone();
     let at = app
@@ -217,11 +229,6 @@ fn the_selection_follows_its_session_when_the_list_changes() {
         .expect("listed");
     app.list.select(at, &app.ctx);
     app.touched = true;
-    // A newer session appears first in discovery's order.
-    let newest = sessions[0]
-        .path
-        .with_file_name("ffffffff-0000-4000-8000-000000000002.jsonl");
-    std::fs::copy(&sessions[0].path, &newest).expect("copy");
     run_until(&mut app, &mut boot, &tx, &rx, |m| {
         matches!(m, Msg::SummariesDone)
     });
@@ -234,34 +241,181 @@ fn the_selection_follows_its_session_when_the_list_changes() {
     assert_eq!(app.ctx.sessions[sel].sref.path, last.path);
 }
 
-#[test]
-fn a_calls_query_asked_before_discovery_is_answered_after_it() {
-    let (_tmp, root, dir, sessions) = warm_copy();
-    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
-    let query = calls::prepare("tool:Bash", Utc::now()).expect("valid");
-    boot.find(7, query.clone());
-    let mut discovered = false;
-    let found = loop {
+/// The records of `result` as JSON (for equality with a fresh `find`).
+fn json(result: &hookscope::query::FindResult) -> serde_json::Value {
+    serde_json::to_value(result).expect("json")
+}
+
+/// Waits for the next [`Msg::Found`], applying everything else; a
+/// discovery that arrives meanwhile is held (returned) when `hold`, else
+/// handed to `boot`.
+fn next_found(
+    app: &mut App,
+    boot: &mut Boot,
+    tx: &Sender<Msg>,
+    rx: &Receiver<Msg>,
+    held: &mut Option<Msg>,
+    hold: bool,
+) -> hookscope::query::FindResult {
+    loop {
         match rx.recv_timeout(WAIT).expect("a message") {
-            Msg::Discovered(found) => {
-                discovered = true;
-                boot.discovered(&mut app, found, &tx);
-            }
             Msg::Found { generation, result } => {
-                assert!(discovered, "answered before discovery");
                 assert_eq!(generation, 7);
-                break result.expect("records");
+                let found = result.expect("records");
+                app.apply(Msg::Found {
+                    generation,
+                    result: Ok(found.clone()),
+                });
+                return found;
+            }
+            msg @ Msg::Discovered(_) if hold => *held = Some(msg),
+            Msg::Discovered(found) => boot.discovered(app, found, tx),
+            Msg::SummariesDone => {
+                boot.summaries_done();
+                app.apply(Msg::SummariesDone);
             }
             other => app.apply(other),
         }
-    };
+    }
+}
+
+/// The first Bash `tool_use` line of `file`, parsed.
+fn bash_call_line(file: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| {
+            v["message"]["content"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|b| b["type"] == "tool_use" && b["name"] == "Bash")
+            })
+        })
+}
+
+/// Appends to `file` a copy of its first Bash `tool_use` line under a new
+/// `uuid` and `tool_use_id` (`toolu_hostile_added`): one more Bash call.
+fn add_bash_call(file: &Path) {
+    let mut line = bash_call_line(file).expect("a Bash call");
+    line["uuid"] = "00000000-0000-4000-8000-00000000beef".into();
+    for block in line["message"]["content"].as_array_mut().expect("content") {
+        if block["type"] == "tool_use" {
+            block["id"] = "toolu_hostile_added".into();
+        }
+    }
+    let mut out = std::fs::read_to_string(file).expect("readable");
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&line.to_string());
+    out.push('\n');
+    std::fs::write(file, out).expect("writable");
+}
+
+/// The Calls view asks for `tool:Bash` as generation 7.
+fn ask_bash(app: &mut App, boot: &mut Boot) -> hookscope::query::Query {
+    let query = calls::prepare("tool:Bash", Utc::now()).expect("valid");
+    app.calls.generation = 7;
+    boot.find(7, query.clone());
+    query
+}
+
+#[test]
+fn a_calls_query_asked_before_discovery_is_answered_from_the_stored_list() {
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    let query = ask_bash(&mut app, &mut boot);
+    // Discovery's answer is held: the query does not wait for it.
+    let mut held = None;
+    let found = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
     let plain = find_with(&sessions, &query).expect("records");
-    assert_eq!(
-        serde_json::to_value(&found).expect("json"),
-        serde_json::to_value(&plain).expect("json")
-    );
+    assert_eq!(json(&found), json(&plain));
     // real-cc-2.1.332 holds 45 Bash calls (index_tests).
     assert_eq!(found.records.len(), 45);
+    // Nothing changed on disk: discovery and the sync leave the answer
+    // standing, nobody asks again.
+    if let Some(Msg::Discovered(d)) = held.take() {
+        boot.discovered(&mut app, d, &tx);
+    }
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    assert_eq!(boot.asked_again(), 0);
+    assert_eq!(app.calls.records().len(), 45);
+}
+
+#[test]
+fn a_session_grown_since_it_was_stored_replaces_the_answer_from_the_stored_list() {
+    // Hostile: a main file gained a Bash call after the index stored it.
+    // The first answer is the stored list's (45 calls); discovery sees the
+    // new size, and the answer shown at the end is a fresh query's (46).
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let grown = sessions
+        .iter()
+        .find(|s| bash_call_line(&s.path).is_some())
+        .expect("a main file with a Bash call")
+        .path
+        .clone();
+    add_bash_call(&grown);
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    let query = ask_bash(&mut app, &mut boot);
+    let mut held = None;
+    let early = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
+    assert_eq!(early.records.len(), 45);
+    if let Some(Msg::Discovered(d)) = held.take() {
+        boot.discovered(&mut app, d, &tx);
+    }
+    assert_eq!(boot.asked_again(), 1);
+    let again = next_found(&mut app, &mut boot, &tx, &rx, &mut held, false);
+    let now = discover(std::slice::from_ref(&root))
+        .expect("corpus")
+        .sessions;
+    let plain = find_with(&now, &query).expect("records");
+    assert_eq!(json(&again), json(&plain));
+    assert_eq!(again.records.len(), 46);
+    assert!(
+        app.calls
+            .records()
+            .iter()
+            .any(|r| r.tool_use_id == "toolu_hostile_added")
+    );
+    assert_eq!(app.calls.records().len(), 46);
+}
+
+#[test]
+fn a_subagent_file_changed_since_it_was_stored_replaces_the_answer_from_the_stored_list() {
+    // Hostile: only a subagent file changed (same main file, same list of
+    // files): discovery's list equals the stored one, the sync re-indexes
+    // the session, and the answer is asked again at its end.
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let session = sessions
+        .iter()
+        .find(|s| {
+            s.path
+                .ends_with("8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl")
+        })
+        .expect("the subagent session");
+    let sub = session
+        .subagent_files
+        .iter()
+        .find(|f| bash_call_line(f).is_some())
+        .expect("a subagent with a Bash call")
+        .clone();
+    add_bash_call(&sub);
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    let query = ask_bash(&mut app, &mut boot);
+    let mut held = None;
+    let early = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
+    assert_eq!(early.records.len(), 45);
+    if let Some(Msg::Discovered(d)) = held.take() {
+        boot.discovered(&mut app, d, &tx);
+    }
+    assert_eq!(boot.asked_again(), 0, "the same list: discovery keeps it");
+    let again = next_found(&mut app, &mut boot, &tx, &rx, &mut held, false);
+    assert_eq!(boot.asked_again(), 1);
+    let plain = find_with(&sessions, &query).expect("records");
+    assert_eq!(json(&again), json(&plain));
+    assert_eq!(again.records.len(), 46);
+    assert_eq!(app.calls.records().len(), 46);
 }
 
 #[test]
@@ -324,4 +478,25 @@ fn a_warm_start_keeps_every_diagnostic_a_cold_one_shows() {
         matches!(m, Msg::SummariesDone)
     });
     assert_eq!(app.ctx.diagnostics.len(), want);
+}
+
+#[test]
+fn a_warm_start_drops_the_rows_of_a_session_gone_from_disk() {
+    // Every session left is fresh, so the sync is one whole sync: it must
+    // still remove the rows of the session whose file was deleted.
+    let (_tmp, root, dir, sessions) = warm_copy();
+    let gone = sessions.last().expect("sessions").clone();
+    std::fs::remove_file(&gone.path).expect("removable");
+    let (mut app, mut boot, tx, rx) = begin(&root, &dir);
+    run_until(&mut app, &mut boot, &tx, &rx, |m| {
+        matches!(m, Msg::SummariesDone)
+    });
+    assert_eq!(app.ctx.sessions.len(), sessions.len() - 1);
+    let index = Index::open(&dir).expect("index");
+    assert!(!index.has_session(&gone));
+    assert!(
+        sessions[..sessions.len() - 1]
+            .iter()
+            .all(|s| index.has_session(s))
+    );
 }

@@ -148,6 +148,10 @@ pub fn run(
         while let Ok(msg) = rx.try_recv() {
             match msg {
                 worker::Msg::Discovered(found) => boot.discovered(&mut app, found, &tx),
+                worker::Msg::SummariesDone => {
+                    boot.summaries_done();
+                    app.apply(worker::Msg::SummariesDone);
+                }
                 msg => app.apply(msg),
             }
             dirty = true;
@@ -314,7 +318,10 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
                 boot.discovered(&mut app, found, &tx);
                 continue;
             }
-            worker::Msg::SummariesDone => list = list.or_else(|| Some(ms())),
+            worker::Msg::SummariesDone => {
+                boot.summaries_done();
+                list = list.or_else(|| Some(ms()));
+            }
             worker::Msg::Found { .. } => calls = Some(ms()),
             _ => {}
         }

@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Sender};
 use std::thread;
 use std::time::Duration;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use std::sync::Mutex;
 
@@ -231,19 +231,30 @@ const SYNC_CHUNK: usize = 64;
 /// [`SYNC_CHUNK`], with [`Msg::Indexing`] progress and a
 /// [`Msg::Summaries`] per chunk, then the fresh ones (nothing is read
 /// unless one changed since; only then are their summaries sent again).
+/// The rows of sessions gone from disk are removed after that
+/// ([`Index::remove_gone`]; when every session is fresh, the one chunk is
+/// a whole [`Index::sync`], which removes them in the same pass).
 /// The index's tool names follow, then [`Msg::SummariesDone`].
+///
+/// Returns a flag that is set, before [`Msg::SummariesDone`] is sent, when
+/// every session was fresh and the sync reused its stored rows (no file
+/// changed since they were stored: what the start's query from the stored
+/// list needs to stand, [`super::boot`]); it stays unset otherwise.
 pub fn spawn_index_sync(
     sessions: Vec<SessionRef>,
     shared: SharedIndex,
     fresh: Vec<bool>,
     tx: Sender<Msg>,
-) {
+) -> Arc<AtomicBool> {
+    let unchanged = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&unchanged);
     thread::spawn(move || {
         let indexable: Vec<bool> = sessions.iter().map(index::indexable).collect();
         let others: Vec<(usize, SessionRef)> = (0..sessions.len())
             .filter(|&i| !indexable[i])
             .map(|i| (i, sessions[i].clone()))
             .collect();
+        let no_others = others.is_empty();
         let loader = {
             let tx = tx.clone();
             thread::spawn(move || {
@@ -288,6 +299,11 @@ pub fn spawn_index_sync(
             .filter(|&i| indexable[i] && is_fresh(i))
             .collect();
         let total = rest.len();
+        let mut all_reused = no_others && rest.is_empty();
+        // Every session is in the one chunk of fresh ones: a whole sync
+        // removes the rows of sessions gone in the same pass (one read of
+        // the stored table, not two).
+        let whole = all_reused && !last.is_empty();
         if total > 0 {
             let _ = tx.send(Msg::Indexing(Some((0, total))));
         }
@@ -300,6 +316,7 @@ pub fn spawn_index_sync(
         for (chunk, fresh_chunk) in chunks {
             let refs: Vec<SessionRef> = chunk.iter().map(|&i| sessions[i].clone()).collect();
             let Ok(mut index) = shared.lock() else {
+                all_reused = false;
                 break;
             };
             let base = done;
@@ -308,7 +325,12 @@ pub fn spawn_index_sync(
                     let _ = tx.send(Msg::Indexing(Some((base + p.done, total))));
                 }
             };
-            let synced = index.sync_part(&refs, &mut progress);
+            let synced = if whole {
+                index.sync(&refs, &mut progress)
+            } else {
+                index.sync_part(&refs, &mut progress)
+            };
+            all_reused &= synced.reused.iter().all(|&r| r);
             if !fresh_chunk {
                 done += chunk.len();
             }
@@ -340,7 +362,9 @@ pub fn spawn_index_sync(
         }
         if let Ok(mut index) = shared.lock() {
             // The chunks removed nothing: rows of sessions gone go now.
-            index.remove_gone(&sessions);
+            if !whole {
+                index.remove_gone(&sessions);
+            }
             let _ = tx.send(Msg::Summaries {
                 items: Vec::new(),
                 tool_names: index.tool_names().unwrap_or_default(),
@@ -350,8 +374,10 @@ pub fn spawn_index_sync(
             let _ = tx.send(Msg::Indexing(None));
         }
         let _ = loader.join();
+        flag.store(all_reused, Ordering::SeqCst);
         let _ = tx.send(Msg::SummariesDone);
     });
+    unchanged
 }
 
 /// Summarizes one session (one that appeared while running) on a
@@ -466,6 +492,8 @@ pub fn spawn_parse(key: super::context::BashKey, command: String, tx: Sender<Msg
 pub struct Queries {
     tx: Sender<(u64, Query)>,
     latest: Arc<AtomicU64>,
+    /// Set by [`Queries::retire`]; the thread holds it while it sends.
+    retired: Arc<Mutex<bool>>,
 }
 
 impl Queries {
@@ -475,6 +503,30 @@ impl Queries {
         self.latest.store(generation, Ordering::SeqCst);
         let _ = self.tx.send((generation, query));
     }
+
+    /// Stops the thread from sending any answer from now on (a running
+    /// query stops loading sessions): once this returns, every answer it
+    /// sent is already in the channel, so an answer sent after it by
+    /// another thread arrives last. The start retires the thread that
+    /// answered from the stored list when discovery or the sync found
+    /// that list changed ([`super::boot`]).
+    pub fn retire(&self) {
+        if let Ok(mut retired) = self.retired.lock() {
+            *retired = true;
+        }
+        self.latest.store(u64::MAX, Ordering::SeqCst);
+    }
+}
+
+/// How the query thread decides which sessions' index rows to use.
+enum Rows {
+    /// No index: every session is loaded (through the prefilter).
+    None,
+    /// [`current_verdicts`]: rows whose files are unchanged now.
+    Current(SharedIndex),
+    /// Every session's rows as stored (the sessions are the index's own
+    /// list, [`Index::listed`]; see [`spawn_queries_stored`]).
+    Stored(SharedIndex),
 }
 
 /// Starts the Calls-view query thread over `sessions`; it answers each
@@ -498,9 +550,32 @@ pub fn spawn_queries_indexed(
     index: Option<SharedIndex>,
     tx: Sender<Msg>,
 ) -> Queries {
+    let rows = match index {
+        Some(index) => Rows::Current(index),
+        None => Rows::None,
+    };
+    spawn_queries_with(sessions, rows, tx)
+}
+
+/// [`spawn_queries_indexed`] for the start before discovery has answered
+/// ([`super::boot`]): `sessions` are what [`Index::listed`] gave from
+/// `index` (its own connection, so no query waits for the sync's lock),
+/// and every one's stored rows are taken as they are, without checking a
+/// file ([`Index::verdicts`] with every session indexed). The answer is
+/// then what `find` gives over the files as they were when the index last
+/// saw them; the caller retires this thread and asks again
+/// ([`Queries::retire`]) when discovery or the sync find any of them
+/// changed.
+pub fn spawn_queries_stored(sessions: Vec<SessionRef>, index: Index, tx: Sender<Msg>) -> Queries {
+    spawn_queries_with(sessions, Rows::Stored(Arc::new(Mutex::new(index))), tx)
+}
+
+fn spawn_queries_with(sessions: Vec<SessionRef>, rows: Rows, tx: Sender<Msg>) -> Queries {
     let (queries, rx) = mpsc::channel::<(u64, Query)>();
     let latest = Arc::new(AtomicU64::new(0));
+    let retired = Arc::new(Mutex::new(false));
     let seen = Arc::clone(&latest);
+    let gate = Arc::clone(&retired);
     thread::spawn(move || {
         let cache = SessionCache::new(DEFAULT_BUDGET);
         while let Ok(mut job) = rx.recv() {
@@ -516,21 +591,41 @@ pub fn spawn_queries_indexed(
                     cache.get(s)
                 }
             };
-            let verdicts = index.as_ref().and_then(|shared| {
-                let index = shared.lock().ok()?;
-                Some(current_verdicts(&index, &sessions, &query))
-            });
+            let (index, verdicts) = match &rows {
+                Rows::None => (None, None),
+                Rows::Current(shared) => (
+                    Some(shared),
+                    shared
+                        .lock()
+                        .ok()
+                        .map(|index| current_verdicts(&index, &sessions, &query)),
+                ),
+                Rows::Stored(shared) => (
+                    Some(shared),
+                    shared
+                        .lock()
+                        .ok()
+                        .map(|index| stored_verdicts(&index, &sessions, &query)),
+                ),
+            };
             let result = match verdicts {
                 Some(v) => find_with_rows(
                     &sessions,
                     &query,
                     &v,
-                    index.as_deref().map(|i| i as &dyn RowSource),
+                    index.map(|i| i.as_ref() as &dyn RowSource),
                     &loader,
                 ),
                 None => find_with_loader(&sessions, &query, &loader),
             }
             .map_err(|e| e.message().to_string());
+            // Checked and sent under the gate: see `Queries::retire`.
+            let Ok(retired) = gate.lock() else {
+                break;
+            };
+            if *retired {
+                break;
+            }
             if superseded() {
                 continue;
             }
@@ -542,7 +637,19 @@ pub fn spawn_queries_indexed(
     Queries {
         tx: queries,
         latest,
+        retired,
     }
+}
+
+/// What `index` says about `query` for `sessions` taken as stored (every
+/// one [`State::Indexed`]: see [`spawn_queries_stored`]).
+fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec<Option<Verdict>> {
+    let synced = Synced {
+        states: sessions.iter().map(|_| State::Indexed).collect(),
+        reused: vec![true; sessions.len()],
+        stats: SyncStats::default(),
+    };
+    index.verdicts(sessions, &synced, query)
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`
