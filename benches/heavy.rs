@@ -18,8 +18,9 @@
 //! 3. Reported, medians of `--runs` where repeated:
 //!    * `sessions DIR` cold (time, MB/s of corpus bytes) and warm;
 //!    * the TUI's start (hidden `--bench-probe FILTER`): first frame,
-//!      complete list with counts, the Calls view's first answer for
-//!      `tool:Bash` and for `is:error`;
+//!      complete list with counts, the Calls view's first answer (its
+//!      first page of 100 records on a list of 1,000 sessions or more) and
+//!      whole answer for `tool:Bash` and for `is:error`;
 //!    * peak RSS of each command (`wait4`'s `ru_maxrss`);
 //!    * `show BIG` on one 301 MB session: time and peak RSS;
 //!    * `find DIR --tool-name Bash --input-contains git` at `--limit 50`,
@@ -219,7 +220,7 @@ fn main() {
 
     // The TUI's start.
     for filter in ["tool:Bash", "is:error"] {
-        let mut samples: Vec<[f64; 3]> = Vec::new();
+        let mut samples: Vec<[f64; 4]> = Vec::new();
         let mut rss = Vec::new();
         for _ in 0..o.runs {
             let r = run(hookscope(&["--bench-probe", filter, &dir]));
@@ -228,17 +229,18 @@ fn main() {
                 .split_whitespace()
                 .filter_map(|x| x.parse().ok())
                 .collect();
-            if let [a, b, c] = v[..] {
-                samples.push([a, b, c]);
+            if let [a, b, c, d] = v[..] {
+                samples.push([a, b, c, d]);
             }
             rss.push(r.rss_mb);
         }
         let col = |i: usize| median(samples.iter().map(|s| s[i]).collect());
         println!(
-            "TUI ({filter}): first frame {:.0} ms, list complete {:.0} ms, Calls first answer {:.0} ms, peak RSS {:.0} MB",
+            "TUI ({filter}): first frame {:.0} ms, list complete {:.0} ms, Calls first answer {:.0} ms (whole answer {:.0} ms), peak RSS {:.0} MB",
             col(0),
             col(1),
             col(2),
+            col(3),
             median(rss)
         );
     }

@@ -219,7 +219,9 @@ fn main() {
                 args.bench_probe.as_deref().unwrap_or_default(),
                 args.no_index,
             ) {
-                Ok([frame, list, calls]) => println!("{frame:.1} {list:.1} {calls:.1}"),
+                Ok([frame, list, calls, whole]) => {
+                    println!("{frame:.1} {list:.1} {calls:.1} {whole:.1}")
+                }
                 Err(e) => cli::fail(format!("{e:#}")),
             }
         }

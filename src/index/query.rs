@@ -351,10 +351,11 @@ impl Index {
         let (name_sql, needle) = name_sql(query);
         let sql = format!(
             "SELECT s_path, s_id, agent, is_error, ts_ns, file, input_offset, input_len,
-               output_offset, output_len, input_folded IS NOT NULL FROM calls
-             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
+               output_offset, output_len, input_folded IS NOT NULL FROM calls {indexed}
+               {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
                AND {INPUT_SQL}
-               {ok_rows}"
+               {ok_rows}",
+            indexed = scan_index(query),
         );
         let needles = Needles {
             input: query
@@ -473,14 +474,14 @@ impl Index {
             "SELECT s_path, s_id,
                MAX(CASE WHEN ts_ns = ?6 THEN NULL ELSE ts_ns END),
                SUM(ts_ns IS NULL OR ts_ns = ?6)
-             FROM calls
-             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
+             FROM calls {indexed} {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
                AND (?4 IS NULL OR ts_ns = ?6 OR ts_ns >= ?4)
                AND (?5 IS NULL OR ts_ns = ?6 OR ts_ns < ?5)
                AND ((?4 IS NULL AND ?5 IS NULL) OR ts_ns IS NOT NULL)
                AND {INPUT_SQL}
                {ok_only}
              GROUP BY s_path, s_id",
+            indexed = scan_index(query),
             ok_only = if ok_only { "AND rows_ok = 1" } else { "" }
         );
         let mut stmt = self.conn.prepare(&sql)?;
@@ -533,6 +534,20 @@ impl Index {
 /// substring of the folded compact input), every row kept where it is not
 /// (a long input: its line or session is read instead).
 const INPUT_SQL: &str = "(?7 IS NULL OR input_folded IS NULL OR hs_contains(input_folded, ?7))";
+
+/// Which index a scan of the candidate calls of `query` reads (SQLite,
+/// without statistics, would walk the table for a name pattern): the
+/// partial `calls_errors` for `is_error: true` (the error calls only; its
+/// `WHERE` is repeated so the planner may use it), else `calls_verdict`,
+/// which covers every filter column (`""` for one exact name: the planner
+/// seeks it there by itself).
+fn scan_index(query: &Query) -> &'static str {
+    match (query.is_error, &query.name) {
+        (Some(true), _) => "INDEXED BY calls_errors WHERE is_error = 1 AND",
+        (_, NameFilter::Pattern(_)) => "INDEXED BY calls_verdict WHERE",
+        (_, NameFilter::Exact(_)) => "WHERE",
+    }
+}
 
 /// The name filter as SQL on `name_folded` (`?1` = the folded needle).
 fn name_sql(query: &Query) -> (&'static str, String) {

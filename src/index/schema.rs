@@ -47,13 +47,15 @@
 //!
 //! Indexes: `calls_verdict` covers [`crate::index::Index::verdicts`]'s
 //! aggregation (one name's rows in session order, with every column its
-//! filters read, `input_folded` included); `calls_names` lets [`crate::index::Index::tool_names`]
+//! filters read, `input_folded` included); `calls_errors` is the same for
+//! the failed calls only (`is_error = 1`, a partial index: `is:error`
+//! reads a few percent of the rows); `calls_names` lets [`crate::index::Index::tool_names`]
 //! seek from one distinct name to the next.
 
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `calls.ts_ns` of a call whose time does not fit i64 nanoseconds (it is
 /// then treated as undated: its session is loaded).
@@ -95,6 +97,8 @@ CREATE TABLE IF NOT EXISTS calls(
   PRIMARY KEY(s_path, s_id, seq));
 CREATE INDEX IF NOT EXISTS calls_verdict
   ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok, input_folded);
+CREATE INDEX IF NOT EXISTS calls_errors
+  ON calls(name_folded, s_path, s_id, agent, ts_ns, rows_ok, input_folded) WHERE is_error = 1;
 CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 CREATE TABLE IF NOT EXISTS checkpoints(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, state TEXT NOT NULL,

@@ -767,6 +767,7 @@ impl App {
                 self.list.refresh(&self.ctx);
             }
             Msg::Found { generation, result } => self.calls.found(generation, result),
+            Msg::FoundFirst { generation, result } => self.calls.found_first(generation, result),
             // Taken by the event loop (`boot::Boot::discovered`) before
             // `apply`; one that gets here has no list to replace.
             Msg::Discovered(_) => {}

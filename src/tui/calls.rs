@@ -45,6 +45,9 @@ pub struct CallsView {
     pub error: Option<String>,
     /// Whether a query for the current line is running.
     pub running: bool,
+    /// Whether [`CallsView::result`] is the first page of an answer still
+    /// coming ([`super::worker::Msg::FoundFirst`]).
+    pub partial: bool,
     /// Bumped on every change of the line; answers to older lines are
     /// dropped.
     pub generation: u64,
@@ -329,7 +332,9 @@ pub fn count_text(view: &CallsView) -> String {
             String::new()
         };
     };
-    let mut text = if !result.matched_exact {
+    let mut text = if view.partial && view.running {
+        format!("the newest {} so far", plural(result.records.len(), "call"))
+    } else if !result.matched_exact {
         format!(
             "showing the newest {}; more match (limit:N)",
             plural(result.records.len(), "call")
@@ -439,18 +444,44 @@ impl CallsView {
             return; // an answer to a line since edited
         }
         self.running = false;
+        self.partial = false;
+        self.show(generation, result, true);
+    }
+
+    /// The first page of the answer to `generation` while the rest is
+    /// still searched: shown as an answer (the selection and scroll stay
+    /// when the whole answer replaces it: it begins with these records),
+    /// the count says more is coming.
+    pub fn found_first(&mut self, generation: u64, result: Result<FindResult, String>) {
+        if generation != self.generation || !self.running {
+            return;
+        }
+        self.partial = true;
+        self.show(generation, result, false);
+    }
+
+    /// Shows an answer (`whole`) or a first page of `generation`.
+    fn show(&mut self, generation: u64, result: Result<FindResult, String>, whole: bool) {
         match result {
             Ok(found) => {
                 self.error = None;
                 let wanted = self
                     .select_on_answer
-                    .take()
-                    .and_then(|id| found.records.iter().position(|r| r.tool_use_id == id));
+                    .as_ref()
+                    .and_then(|id| found.records.iter().position(|r| r.tool_use_id == *id));
+                // The call to select may be past the first page.
+                if wanted.is_some() || whole {
+                    self.select_on_answer = None;
+                }
                 let sel = wanted.unwrap_or(self.sel);
                 self.sel = sel.min(found.records.len().saturating_sub(1));
+                // The whole answer after its first page: the record pane
+                // stays where the user scrolled it.
+                if self.answered != generation {
+                    self.detail_scroll = 0;
+                }
                 self.result = Some(found);
                 self.answered = generation;
-                self.detail_scroll = 0;
                 self.follow();
             }
             Err(e) => self.error = Some(e),
@@ -460,6 +491,7 @@ impl CallsView {
     /// Validates the line and queues its query (or shows why it is not one).
     fn rerun(&mut self, ctx: &mut Ctx) {
         self.generation += 1;
+        self.partial = false;
         match prepare(&self.filter, Utc::now()) {
             Ok(query) => {
                 self.error = None;

@@ -293,14 +293,16 @@ pub fn start_shared(
 /// `first_frame` (the list from the index, or discovery first when there is
 /// none; app; one 200x50 frame headless), `list` (discovery answered and
 /// every session's summary is checked against the disk: the complete list
-/// with counts) and `calls`
-/// (the Calls view's answer to `filter`, asked right after the first
-/// frame, as typing it at once would). Starts as [`run`] does ([`boot::Boot::begin`],
+/// with counts), `calls` (the Calls view's first answer to `filter`,
+/// asked right after the first frame, as typing it at once would: its
+/// first page on a heavy user's list, [`worker::Msg::FoundFirst`], else
+/// the whole answer) and `calls_whole` (the whole answer,
+/// [`worker::Msg::Found`]). Starts as [`run`] does ([`boot::Boot::begin`],
 /// with the index unless `no_index`).
 ///
 /// # Errors
 /// A bad PATH, a filter line that does not parse, or a render failure.
-pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::Result<[f64; 3]> {
+pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::Result<[f64; 4]> {
     let began = std::time::Instant::now();
     let ms = || began.elapsed().as_secs_f64() * 1000.0;
     let (mut app, rx, tx, mut boot, mut term) = headless_start(paths, no_index)?;
@@ -310,7 +312,7 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
     let mut list = app.ctx.summaries_done.then_some(first_frame);
     let query = calls::prepare(filter, Utc::now()).map_err(|e| anyhow::anyhow!(e))?;
     boot.find(1, query);
-    let mut calls = None;
+    let (mut first, mut calls) = (None, None);
     while list.is_none() || calls.is_none() {
         let Ok(msg) = rx.recv() else { break };
         match msg {
@@ -322,6 +324,7 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
                 boot.summaries_done();
                 list = list.or_else(|| Some(ms()));
             }
+            worker::Msg::FoundFirst { .. } => first = first.or_else(|| Some(ms())),
             worker::Msg::Found { .. } => calls = Some(ms()),
             _ => {}
         }
@@ -331,6 +334,7 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
     Ok([
         first_frame,
         list.unwrap_or(f64::NAN),
+        first.or(calls).unwrap_or(f64::NAN),
         calls.unwrap_or(f64::NAN),
     ])
 }

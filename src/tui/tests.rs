@@ -544,6 +544,56 @@ fn snapshot_calls_view() {
     insta::assert_snapshot!("calls_rm_rf_160x48", render(&mut app, 160, 48));
 }
 
+/// On a heavy user's list the query thread sends the newest records first
+/// (`Msg::FoundFirst`): they are shown at once, the count says more is
+/// coming, and the whole answer replaces them with the selection kept.
+#[test]
+fn calls_view_shows_a_first_page_then_the_whole_answer() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Bas");
+    // The last key's query (one per key) is answered here, not served.
+    let action = keymap::action_for(
+        KeyEvent::new(KeyCode::Char('h'), KeyModifiers::NONE),
+        app.key_mode(),
+    )
+    .expect("typing is bound");
+    app.handle(action);
+    let Some(Request::Find { generation, query }) = app
+        .take_requests()
+        .into_iter()
+        .find(|r| matches!(r, Request::Find { .. }))
+    else {
+        panic!("no query asked");
+    };
+    let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+    let mut first = query.clone();
+    first.limit = 3;
+    let page = hookscope::query::find_with(&refs, &first).map_err(|e| e.message().to_string());
+    app.apply(Msg::FoundFirst {
+        generation,
+        result: page,
+    });
+    assert_eq!(app.calls.records().len(), 3);
+    assert!(app.calls.running);
+    assert_eq!(
+        super::calls::count_text(&app.calls),
+        "the newest 3 calls so far · searching…"
+    );
+    app.calls.sel = 1;
+    let picked = call_ids(&app)[1].clone();
+    let whole = hookscope::query::find_with(&refs, &query).map_err(|e| e.message().to_string());
+    app.apply(Msg::Found {
+        generation,
+        result: whole,
+    });
+    // The 45 Bash calls of real-cc-2.1.332/*/projects; the same call stays
+    // selected.
+    assert_eq!(app.calls.records().len(), 45);
+    assert_eq!(call_ids(&app)[app.calls.sel], picked);
+    assert_eq!(super::calls::count_text(&app.calls), "45 calls");
+}
+
 #[test]
 fn calls_filter_counts_completes_and_reports_errors() {
     let mut app = app_for(CORPUS);

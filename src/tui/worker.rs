@@ -97,6 +97,15 @@ pub enum Msg {
     Discovered(Result<transcript::Discovery, String>),
     /// A session appeared under the roots while running ([`spawn_follow`]).
     SessionAdded(SessionRef),
+    /// The newest [`FIRST_PAGE`] records of a Calls-view query that is still
+    /// running over a heavy user's list (see [`spawn_queries_with`]): the
+    /// first screen, before [`Msg::Found`] brings the whole answer.
+    FoundFirst {
+        /// The generation of the filter line it answers.
+        generation: u64,
+        /// The first records, or the `invalid_argument` message.
+        result: Result<FindResult, String>,
+    },
     /// The answer to a Calls-view query.
     Found {
         /// The generation of the filter line it answers.
@@ -554,7 +563,21 @@ pub fn spawn_queries_indexed(
         Some(index) => Rows::Current(index),
         None => Rows::None,
     };
-    spawn_queries_with(sessions, rows, tx)
+    let first = first_page(&sessions);
+    spawn_queries_with(sessions, rows, first, tx)
+}
+
+/// How many records the first answer of a query with a larger limit has
+/// ([`Msg::FoundFirst`]): a screenful and more.
+pub const FIRST_PAGE: usize = 100;
+
+/// From how many sessions a query answers its first page first: with
+/// fewer, the whole answer comes about as fast.
+pub const FIRST_PAGE_FROM: usize = 1000;
+
+/// [`FIRST_PAGE`] when `sessions` are [`FIRST_PAGE_FROM`] or more.
+fn first_page(sessions: &[SessionRef]) -> Option<usize> {
+    (sessions.len() >= FIRST_PAGE_FROM).then_some(FIRST_PAGE)
 }
 
 /// [`spawn_queries_indexed`] for the start before discovery has answered
@@ -567,10 +590,27 @@ pub fn spawn_queries_indexed(
 /// ([`Queries::retire`]) when discovery or the sync find any of them
 /// changed.
 pub fn spawn_queries_stored(sessions: Vec<SessionRef>, index: Index, tx: Sender<Msg>) -> Queries {
-    spawn_queries_with(sessions, Rows::Stored(Arc::new(Mutex::new(index))), tx)
+    let first = first_page(&sessions);
+    spawn_queries_with(
+        sessions,
+        Rows::Stored(Arc::new(Mutex::new(index))),
+        first,
+        tx,
+    )
 }
 
-fn spawn_queries_with(sessions: Vec<SessionRef>, rows: Rows, tx: Sender<Msg>) -> Queries {
+/// The query thread of [`spawn_queries`] and its kin. With `first_page`
+/// `Some(n)`, a query whose limit is over `n` is answered twice: first its
+/// newest `n` records ([`Msg::FoundFirst`]: the same records the whole
+/// answer starts with, as `find` orders them newest first with fixed
+/// tie-breaks), then the whole answer ([`Msg::Found`]), the sessions the
+/// first read kept in the cache.
+fn spawn_queries_with(
+    sessions: Vec<SessionRef>,
+    rows: Rows,
+    first_page: Option<usize>,
+    tx: Sender<Msg>,
+) -> Queries {
     let (queries, rx) = mpsc::channel::<(u64, Query)>();
     let latest = Arc::new(AtomicU64::new(0));
     let retired = Arc::new(Mutex::new(false));
@@ -608,17 +648,40 @@ fn spawn_queries_with(sessions: Vec<SessionRef>, rows: Rows, tx: Sender<Msg>) ->
                         .map(|index| stored_verdicts(&index, &sessions, &query)),
                 ),
             };
-            let result = match verdicts {
-                Some(v) => find_with_rows(
-                    &sessions,
-                    &query,
-                    &v,
-                    index.map(|i| i.as_ref() as &dyn RowSource),
-                    &loader,
-                ),
-                None => find_with_loader(&sessions, &query, &loader),
+            let run = |query: &Query| {
+                match &verdicts {
+                    Some(v) => find_with_rows(
+                        &sessions,
+                        query,
+                        v,
+                        index.map(|i| i.as_ref() as &dyn RowSource),
+                        &loader,
+                    ),
+                    None => find_with_loader(&sessions, query, &loader),
+                }
+                .map_err(|e| e.message().to_string())
+            };
+            if let Some(n) = first_page
+                && query.limit > n
+            {
+                let mut first = query.clone();
+                first.limit = n;
+                let result = run(&first);
+                // Checked and sent under the gate: see `Queries::retire`.
+                let Ok(retired) = gate.lock() else {
+                    break;
+                };
+                if *retired {
+                    break;
+                }
+                if superseded() {
+                    continue;
+                }
+                if tx.send(Msg::FoundFirst { generation, result }).is_err() {
+                    break;
+                }
             }
-            .map_err(|e| e.message().to_string());
+            let result = run(&query);
             // Checked and sent under the gate: see `Queries::retire`.
             let Ok(retired) = gate.lock() else {
                 break;
@@ -776,6 +839,60 @@ mod tests {
             Msg::Found { generation, result } => {
                 assert_eq!(generation, 2);
                 assert_eq!(result.map(|r| r.matched).ok(), Some(45));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    /// With a first page (a heavy user's list; here forced to 3 records),
+    /// a query answers its newest 3 records first, then the whole answer,
+    /// which begins with the same 3.
+    #[test]
+    fn a_first_page_comes_before_the_whole_answer_and_begins_it() {
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/real-cc-2.1.332"
+        ));
+        let found = transcript::discover(&[corpus]).expect("corpus");
+        let (tx, rx) = mpsc::channel();
+        let queries = spawn_queries_with(found.sessions, Rows::None, Some(3), tx);
+        let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
+        queries.send(1, query);
+        let next = || {
+            rx.recv_timeout(std::time::Duration::from_secs(60))
+                .expect("an answer")
+        };
+        let first = match next() {
+            Msg::FoundFirst {
+                generation: 1,
+                result,
+            } => result.expect("records"),
+            other => panic!("unexpected {other:?}"),
+        };
+        let whole = match next() {
+            Msg::Found {
+                generation: 1,
+                result,
+            } => result.expect("records"),
+            other => panic!("unexpected {other:?}"),
+        };
+        // The corpus's 45 Bash calls (see the test above), newest first.
+        assert_eq!(whole.records.len(), 45);
+        assert_eq!(first.records.len(), 3);
+        let ids = |r: &FindResult| -> Vec<String> {
+            r.records.iter().map(|c| c.tool_use_id.clone()).collect()
+        };
+        assert_eq!(ids(&first)[..], ids(&whole)[..3]);
+        // A limit within the page is answered once.
+        let query =
+            crate::tui::calls::prepare("tool:Bash limit:2", chrono::Utc::now()).expect("valid");
+        queries.send(2, query);
+        match next() {
+            Msg::Found {
+                generation: 2,
+                result,
+            } => {
+                assert_eq!(result.map(|r| r.records.len()).ok(), Some(2));
             }
             other => panic!("unexpected {other:?}"),
         }
