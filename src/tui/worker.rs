@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use hookscope::index::{self, Index, Progress, State, SyncStats, Synced};
 use hookscope::query::prefilter::Verdict;
-use hookscope::query::{FindResult, Query, RowSource, find_with_loader, find_with_rows};
+use hookscope::query::{FindResult, Query, RowCall, RowSource, find_with_loader, find_with_rows};
 use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use hookscope::transcript::follow::{Change, FollowOptions, Follower};
 use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
@@ -599,6 +599,23 @@ pub fn spawn_queries_stored(sessions: Vec<SessionRef>, index: Index, tx: Sender<
     )
 }
 
+/// A [`RowSource`] that stops giving rows once its query is superseded:
+/// each session of the batch then goes to the loader, which refuses at once
+/// (a superseded query stops reading lines as it stops loading sessions).
+struct Unlessed<'a> {
+    source: &'a dyn RowSource,
+    superseded: &'a dyn Fn() -> bool,
+}
+
+impl RowSource for Unlessed<'_> {
+    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+        if (self.superseded)() {
+            return sessions.iter().map(|_| None).collect();
+        }
+        self.source.call_rows(sessions, query)
+    }
+}
+
 /// The query thread of [`spawn_queries`] and its kin. With `first_page`
 /// `Some(n)`, a query whose limit is over `n` is answered twice: first its
 /// newest `n` records ([`Msg::FoundFirst`]: the same records the whole
@@ -648,18 +665,35 @@ fn spawn_queries_with(
                         .map(|index| stored_verdicts(&index, &sessions, &query)),
                 ),
             };
+            let rows = index.map(|i| Unlessed {
+                source: i.as_ref(),
+                superseded: &superseded,
+            });
             let run = |query: &Query| {
                 match &verdicts {
                     Some(v) => find_with_rows(
                         &sessions,
                         query,
                         v,
-                        index.map(|i| i.as_ref() as &dyn RowSource),
+                        rows.as_ref().map(|r| r as &dyn RowSource),
                         &loader,
                     ),
                     None => find_with_loader(&sessions, query, &loader),
                 }
                 .map_err(|e| e.message().to_string())
+            };
+            // Checked and sent under the gate (see `Queries::retire`):
+            // `Some(false)` when a newer query supersedes this one, `None`
+            // when the thread is done (retired, or the app is gone).
+            let deliver = |msg: Msg| -> Option<bool> {
+                let retired = gate.lock().ok()?;
+                if *retired {
+                    return None;
+                }
+                if superseded() {
+                    return Some(false);
+                }
+                tx.send(msg).ok().map(|()| true)
             };
             if let Some(n) = first_page
                 && query.limit > n
@@ -667,32 +701,14 @@ fn spawn_queries_with(
                 let mut first = query.clone();
                 first.limit = n;
                 let result = run(&first);
-                // Checked and sent under the gate: see `Queries::retire`.
-                let Ok(retired) = gate.lock() else {
-                    break;
-                };
-                if *retired {
-                    break;
-                }
-                if superseded() {
-                    continue;
-                }
-                if tx.send(Msg::FoundFirst { generation, result }).is_err() {
-                    break;
+                match deliver(Msg::FoundFirst { generation, result }) {
+                    None => break,
+                    Some(false) => continue,
+                    Some(true) => {}
                 }
             }
             let result = run(&query);
-            // Checked and sent under the gate: see `Queries::retire`.
-            let Ok(retired) = gate.lock() else {
-                break;
-            };
-            if *retired {
-                break;
-            }
-            if superseded() {
-                continue;
-            }
-            if tx.send(Msg::Found { generation, result }).is_err() {
+            if deliver(Msg::Found { generation, result }).is_none() {
                 break;
             }
         }
@@ -842,6 +858,39 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    /// Rows stop once the query is superseded: every session of the batch
+    /// goes to the loader, which refuses at once.
+    #[test]
+    fn a_superseded_query_reads_no_rows() {
+        struct Every;
+        impl RowSource for Every {
+            fn call_rows(&self, s: &[&SessionRef], _: &Query) -> Vec<Option<Vec<RowCall>>> {
+                s.iter().map(|_| Some(Vec::new())).collect()
+            }
+        }
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/real-cc-2.1.332"
+        ));
+        let found = transcript::discover(&[corpus]).expect("corpus");
+        let refs: Vec<&SessionRef> = found.sessions.iter().collect();
+        let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
+        let current = || false;
+        let live = Unlessed {
+            source: &Every,
+            superseded: &current,
+        };
+        assert!(live.call_rows(&refs, &query).iter().all(Option::is_some));
+        let newer = || true;
+        let stale = Unlessed {
+            source: &Every,
+            superseded: &newer,
+        };
+        let rows = stale.call_rows(&refs, &query);
+        assert_eq!(rows.len(), refs.len());
+        assert!(rows.iter().all(Option::is_none));
     }
 
     /// With a first page (a heavy user's list; here forced to 3 records),
