@@ -42,9 +42,16 @@ pub fn counts_text(ctx: &Ctx) -> String {
             n => format!("{} sessions", crate::words::thousands(n)),
         }
     } else {
-        format!("{loaded}/{} read", ctx.sessions.len())
+        format!(
+            "{}/{} read",
+            crate::words::thousands(loaded),
+            crate::words::thousands(ctx.sessions.len())
+        )
     };
-    right.push_str(&format!(" · D {} diag · ? help ", ctx.diagnostics.len()));
+    right.push_str(&format!(
+        " · D {} diag · ? help ",
+        crate::words::thousands(ctx.diagnostics.len())
+    ));
     right
 }
 
@@ -236,5 +243,19 @@ mod count_tests {
         );
         let screen = crate::tui::tests::render(&mut app, 120, 30);
         assert!(screen.contains("Sessions (1,234)"), "{screen}");
+        // Summaries still being read, and the diagnostics count.
+        app.ctx.checking = false;
+        app.ctx.summaries_done = false;
+        app.ctx.diagnostics = (0..3584)
+            .map(|i| hookscope::transcript::Diagnostic {
+                path: PathBuf::from(format!("/nonexistent/{i}.jsonl")),
+                locus: None,
+                message: "bad line".to_string(),
+            })
+            .collect();
+        assert_eq!(
+            super::counts_text(&app.ctx),
+            "0/1,234 read · D 3,584 diag · ? help "
+        );
     }
 }
