@@ -594,3 +594,45 @@ fn input_contains_answers_from_the_stored_input_text_as_without_index() {
         &["--tool-name", "bash", "--input-contains", "GIT"],
     );
 }
+
+/// A Task spawn (its record needs the session: `rows_ok` 0) with a prompt
+/// too long to be stored does not make a text search load the session
+/// when its line cannot hold the needle; when it can, the session loads.
+#[test]
+fn a_long_spawn_that_cannot_match_does_not_load_its_session() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    let prompt_text = "review the repository layout ".repeat(30);
+    assert!(prompt_text.len() > 512);
+    let task = format!(
+        r#"{{"type":"assistant","uuid":"a-t0","timestamp":"2026-11-01T10:00:01Z","message":{{"id":"m-t0","role":"assistant","model":"claude-x","content":[{{"type":"tool_use","id":"t0","name":"Task","input":{{"description":"Review","prompt":{},"subagent_type":"general-purpose"}}}}]}}}}"#,
+        serde_json::to_string(&prompt_text).expect("json")
+    )
+    .into_bytes();
+    let mut lines = vec![prompt("2026-11-01T10:00:00Z"), task];
+    lines.push(tool_result("t0", "reviewed", false, "2026-11-01T10:00:02Z"));
+    lines.extend(three_calls().into_iter().skip(1));
+    session_file(data.path(), "66666666-0000-4000-8000-000000000006", &lines);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    let ids = |r: &FindResult| {
+        let mut ids: Vec<String> = r.records.iter().map(|c| c.tool_use_id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    // "git" is in two Bash inputs, not in the spawn's prompt.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name_pattern": "", "input_contains": "git", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t1", "t3"]);
+    assert_eq!(loads, 0);
+    // "layout" is only in the spawn's prompt: its record needs the load.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name_pattern": "", "input_contains": "layout", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t0"]);
+    assert_eq!(loads, 1);
+}

@@ -579,7 +579,7 @@ impl RowSource for Index {
                 if s.agent != Agent::ClaudeCode {
                     return None;
                 }
-                session_rows(&mut stmt, s, query).ok().flatten()
+                session_rows(self, &mut stmt, s, query).ok().flatten()
             })
             .collect()
     }
@@ -621,10 +621,17 @@ impl Index {
 /// One session's rows for [`RowSource::call_rows`]: `Ok(None)` when one
 /// cannot be used.
 fn session_rows(
+    index: &Index,
     stmt: &mut rusqlite::CachedStatement<'_>,
     session: &SessionRef,
     query: &Query,
 ) -> rusqlite::Result<Option<Vec<RowCall>>> {
+    let input_pieces = query
+        .input_contains
+        .as_deref()
+        .map(pieces)
+        .unwrap_or_default();
+    let mut files: HashMap<Vec<u8>, Option<File>> = HashMap::new();
     let (_, needle) = name_sql(query);
     let mut rows = stmt.query(params![
         needle,
@@ -639,9 +646,6 @@ fn session_rows(
     while let Some(r) = rows.next()? {
         let ok: i64 = r.get(10)?;
         let agent: String = r.get(16)?;
-        if ok != 1 || agent != Agent::ClaudeCode.as_str() {
-            return Ok(None);
-        }
         let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
             let off: Option<i64> = r.get(o)?;
             let len: Option<i64> = r.get(n)?;
@@ -649,6 +653,31 @@ fn session_rows(
                 .zip(len)
                 .and_then(|(o, n)| Some((u64::try_from(o).ok()?, u64::try_from(n).ok()?))))
         };
+        if ok != 1 || agent != Agent::ClaudeCode.as_str() {
+            // A call its lines cannot describe (a Task spawn, a repeated
+            // id) makes the session load, unless its input cannot hold the
+            // needle: an input too long to be stored (`input_folded` NULL)
+            // whose line says so, as `candidates` checks it (a 301 MB
+            // session with 1,295 spawns loaded whole for every search).
+            let input_known: bool = r.get(17)?;
+            let ruled_out = agent == Agent::ClaudeCode.as_str()
+                && query.input_contains.is_some()
+                && !input_known
+                && match span(6, 7)? {
+                    Some(at) => {
+                        let file: Vec<u8> = r.get(5)?;
+                        index.read_line(&mut files, &file, at).is_some_and(|line| {
+                            !holds(input_region(&line), &input_pieces, false)
+                                || line_verdict(&line, query) == Verdict::Skip
+                        })
+                    }
+                    None => false,
+                };
+            if ruled_out {
+                continue;
+            }
+            return Ok(None);
+        }
         let Some(input) = span(6, 7)? else {
             return Ok(None);
         };
