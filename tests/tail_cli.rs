@@ -373,3 +373,40 @@ fn sigint_ends_tail_with_status_0() {
     assert_eq!(sent, 0);
     assert_eq!(tail.exit_code(), Some(0));
 }
+
+/// A call with no field to summarize (an MCP tool's own input) shows its
+/// compact input, as `find`'s table does, instead of nothing.
+#[test]
+fn an_mcp_call_shows_its_input() {
+    let source = std::fs::read_dir("../shared/corpus/real-cc-2.1.332/tools/projects")
+        .expect("corpus")
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("the tools session");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(source.file_name().expect("name"));
+    std::fs::copy(&source, &path).expect("copy");
+    let out = assert_cmd::Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .args(["tail", "--last", "100", "--timeout", "1"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The session's two MCP calls (python3: their tool_use inputs).
+    assert!(
+        text.lines()
+            .any(|l| l.ends_with("→ mcp__mockmcp__lookup  {\"key\":\"alpha\"}")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.ends_with("→ mcp__mockmcp__fail  {}")),
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l.ends_with(' ')), "{text}");
+}

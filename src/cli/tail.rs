@@ -311,12 +311,25 @@ fn describe(session: &Session, item: &LiveItem) -> (Value, String) {
                 "path": path,
                 "line": r.line,
             });
+            // No field to summarize (an MCP tool's own input): its
+            // compact input, masked, as `find`'s table shows it.
+            let shown = if summary.is_empty() {
+                r.call
+                    .raw()
+                    .filter(|v| !v.is_null())
+                    .map(|v| mask(&v.to_string()))
+                    .unwrap_or_default()
+            } else {
+                summary.clone()
+            };
             let text = format!(
                 "{}  {sid}  → {sub}{}  {}",
                 time(r.timestamp),
                 r.name(),
-                text::one_line(&summary, 100)
-            );
+                text::one_line(&shown, 100)
+            )
+            .trim_end()
+            .to_string();
             (value, text)
         }
         LiveKind::Result(r) => {
