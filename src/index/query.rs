@@ -37,7 +37,7 @@ use super::build::{State, Synced};
 use super::schema::TS_OUT_OF_RANGE;
 use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
-use crate::query::prefilter::{Verdict, has_unicode_marker, input_region, line_verdict, pieces};
+use crate::query::prefilter::{Verdict, input_cannot_match, may_hold, pieces};
 use crate::query::{HookFact, RowCall, RowSource, SubagentOrigin};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
@@ -76,9 +76,6 @@ struct Needles {
     input: Vec<String>,
     output: Vec<String>,
 }
-
-/// Placeholders the loader writes into output text (see the prefilter).
-const PLACEHOLDERS: &[&[u8]] = &[b"\"image\"", b"\"tool_reference\""];
 
 /// The `sessions` columns a [`SessionSummary`] is read from, in the order
 /// [`summary_from_row`] takes them.
@@ -422,8 +419,7 @@ impl Index {
                     && !input_known
                     && let Some(span) = span(6, 7)?
                     && let Some(line) = self.read_line(&mut files, &file, span)
-                    && (!holds(input_region(&line), &needles.input, false)
-                        || line_verdict(&line, query) == Verdict::Skip)
+                    && input_cannot_match(&line, &needles.input, query)
                 {
                     continue;
                 }
@@ -434,7 +430,7 @@ impl Index {
                         Some(span)
                             if self
                                 .read_line(&mut files, &file, span)
-                                .is_some_and(|line| !holds(&line, &needles.output, true)) =>
+                                .is_some_and(|line| !may_hold(&line, &needles.output, true)) =>
                         {
                             continue;
                         }
@@ -666,10 +662,9 @@ fn session_rows(
                 && match span(6, 7)? {
                     Some(at) => {
                         let file: Vec<u8> = r.get(5)?;
-                        index.read_line(&mut files, &file, at).is_some_and(|line| {
-                            !holds(input_region(&line), &input_pieces, false)
-                                || line_verdict(&line, query) == Verdict::Skip
-                        })
+                        index
+                            .read_line(&mut files, &file, at)
+                            .is_some_and(|line| input_cannot_match(&line, &input_pieces, query))
                     }
                     None => false,
                 };
@@ -747,27 +742,6 @@ fn parse_facts(text: &str) -> Option<Vec<HookFact>> {
             })
         })
         .collect()
-}
-
-/// Whether a line's raw bytes may hold every piece (ASCII
-/// case-insensitively): also when it holds a Unicode marker or, with
-/// `placeholders`, an `"image"`/`"tool_reference"` string (see
-/// [`crate::query::prefilter`]). No pieces: it may.
-fn holds(line: &[u8], pieces: &[String], placeholders: bool) -> bool {
-    if pieces.is_empty() || has_unicode_marker(line) {
-        return true;
-    }
-    let lower = line.to_ascii_lowercase();
-    if placeholders
-        && PLACEHOLDERS
-            .iter()
-            .any(|p| memchr::memmem::find(&lower, p).is_some())
-    {
-        return true;
-    }
-    pieces
-        .iter()
-        .all(|p| memchr::memmem::find(&lower, p.as_bytes()).is_some())
 }
 
 /// Reads exactly `buf.len()` bytes at `offset`.

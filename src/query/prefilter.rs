@@ -193,6 +193,37 @@ pub fn input_region(line: &[u8]) -> &[u8] {
     if escaped_letter { line } else { &line[start..] }
 }
 
+/// Whether raw line bytes may hold every piece (ASCII case-insensitively):
+/// also when they hold a Unicode marker ([`has_unicode_marker`]) or, with
+/// `placeholders`, an `"image"`/`"tool_reference"` string (output text the
+/// loader writes for them). No pieces: they may. Used on lines read at the
+/// index's offsets ([`crate::index::query`], [`super::rows`]).
+pub fn may_hold(line: &[u8], pieces: &[String], placeholders: bool) -> bool {
+    if pieces.is_empty() || has_unicode_marker(line) {
+        return true;
+    }
+    let lower = line.to_ascii_lowercase();
+    if placeholders
+        && PLACEHOLDER_MARKERS
+            .iter()
+            .any(|p| memmem::find(&lower, p).is_some())
+    {
+        return true;
+    }
+    pieces
+        .iter()
+        .all(|p| memmem::find(&lower, p.as_bytes()).is_some())
+}
+
+/// Whether a call's `tool_use` line cannot hold `query`'s
+/// `input_contains` (folded into `pieces`): no piece in the part of the
+/// line that holds the inputs ([`input_region`], [`may_hold`]), or no
+/// block input of the line holds the needle ([`line_verdict`]'s narrow
+/// parse). `false` means it may: the call stays a candidate.
+pub fn input_cannot_match(line: &[u8], pieces: &[String], query: &Query) -> bool {
+    !may_hold(input_region(line), pieces, false) || line_verdict(line, query) == Verdict::Skip
+}
+
 /// JSON strings every line holding a `tool_use` block has, exactly (the
 /// loader compares them case-sensitively): the block's `type` and the line's
 /// `type`. Candidate lines are found by searching the first.

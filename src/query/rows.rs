@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::params::Query;
-use super::prefilter::{Verdict, has_unicode_marker, input_region, line_verdict, pieces};
+use super::prefilter::{input_cannot_match, pieces};
 use super::{Draft, SubagentOrigin, draft_order};
 use crate::transcript::{Agent, SessionRef};
 
@@ -190,18 +190,6 @@ fn only_block<'a>(
     found.next().is_none().then_some(block)
 }
 
-/// Whether raw line bytes may hold every piece, ASCII case-insensitively
-/// (also when they hold a Unicode marker: see [`super::prefilter`]).
-fn may_hold(line: &[u8], pieces: &[String]) -> bool {
-    if pieces.is_empty() || has_unicode_marker(line) {
-        return true;
-    }
-    let lower = line.to_ascii_lowercase();
-    pieces
-        .iter()
-        .all(|p| memchr::memmem::find(&lower, p.as_bytes()).is_some())
-}
-
 /// How many of `rows` pass `query` and the newest `limit` of them as
 /// drafts, exactly as `session_matches` gives them for the loaded
 /// `session`; `None` when a line does not check out (the caller loads the
@@ -241,8 +229,7 @@ pub(super) fn session_from_rows(
         let line = read_line(&mut files, &row.file, row.input)?;
         if query.input_contains.is_some()
             && !row.input_matched
-            && (!may_hold(input_region(&line), &input_pieces)
-                || line_verdict(&line, query) == Verdict::Skip)
+            && input_cannot_match(&line, &input_pieces, query)
         {
             // No needle piece in the raw line, or no block input of the
             // line holds the needle (a narrow parse): its input cannot.
