@@ -6,7 +6,7 @@
 //! 1. Corpus: `--corpus DIR` is reused when it already holds `.jsonl` files,
 //!    else generated there (and kept); without `--corpus` it is generated
 //!    into a temporary folder removed at exit. Generation replicates the
-//!    sessions of all four agents in `../shared/corpus` (Claude Code, Codex,
+//!    sessions of all four agents in `tests/corpus` (Claude Code, Codex,
 //!    OpenCode SQLite and legacy JSON, Droid) with fresh ids until the
 //!    total reaches `--size` (default 1 GiB; `benches/support/gen_corpus.rs`).
 //! 2. Page cache: every file is read once, then each command runs once
@@ -131,7 +131,7 @@ fn rg_available() -> bool {
 
 fn main() {
     let o = options();
-    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"));
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_hookscope"));
 
     // 1. The corpus.

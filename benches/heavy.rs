@@ -5,7 +5,7 @@
 //! [--size 5GiB] [--runs 3]`
 //!
 //! 1. Corpus: `--corpus DIR` is reused when it holds files, else generated
-//!    there (and kept) in issue 11's shape: 128 copies of `../shared/corpus`
+//!    there (and kept) in issue 11's shape: 128 copies of `tests/corpus`
 //!    (all four agents), the heavy-user mode's three 301 MB Claude Code
 //!    sessions with ten 10 MB lines each, and 983 bulk Claude Code sessions
 //!    filling the rest of `--size` (`benches/support/gen_corpus.rs`,
@@ -152,7 +152,7 @@ fn main() {
         .unwrap_or_else(|| scratch.path().join("corpus"));
     let has_files = std::fs::read_dir(&corpus).is_ok_and(|mut d| d.next().is_some());
     if !has_files {
-        let source = root.join("../shared/corpus");
+        let source = root.join("tests/corpus");
         let start = Instant::now();
         // Issue 11's shape: 128 copies (7,808 sessions), three 301 MB
         // sessions, and 983 bulk sessions filling the rest of `--size`

@@ -2,7 +2,7 @@
 //! session under a corpus folder repeatedly and reports sessions/s and MB/s.
 //!
 //! Run: `cargo bench --bench load [-- CORPUS [ROUNDS]]`
-//! (default corpus `../shared/corpus`, 20 rounds).
+//! (default corpus `tests/corpus`, 20 rounds).
 //! When `target/release/hookscope` exists it also reports the time to first
 //! frame: the binary's hidden `--first-frame` flag discovers, builds the app
 //! and renders one frame headless, then prints the elapsed milliseconds.
@@ -22,7 +22,7 @@ fn main() {
     let corpus = args
         .first()
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")));
     let rounds: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(20);
 
     let found = match discover(std::slice::from_ref(&corpus)) {

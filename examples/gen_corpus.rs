@@ -4,7 +4,7 @@
 //! `benches/support/gen_corpus.rs` for the layout and the id rewriting).
 //!
 //! Run: `cargo run --release --example gen_corpus -- OUT_DIR [--size 1GiB]
-//! [--source ../shared/corpus] [--heavy]`
+//! [--source tests/corpus] [--heavy]`
 //!
 //! `--heavy` (issue 11 §4, the heavy-user mode) adds three big Claude Code
 //! sessions of 301 MB, each with ten 10 MB lines, in `OUT_DIR/big/p-big/`
@@ -28,7 +28,7 @@ use std::time::Instant;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen_corpus OUT_DIR [--size 1GiB] [--source DIR] [--heavy] [--big N] [--copies N] [--bulk N]  (default source ../shared/corpus)"
+        "usage: gen_corpus OUT_DIR [--size 1GiB] [--source DIR] [--heavy] [--big N] [--copies N] [--bulk N]  (default source tests/corpus)"
     );
     std::process::exit(2)
 }
@@ -36,7 +36,7 @@ fn usage() -> ! {
 fn main() {
     let mut out: Option<PathBuf> = None;
     let mut size = 1u64 << 30;
-    let mut source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let mut source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"));
     let mut heavy: Option<gen_corpus::Heavy> = None;
     let mut copies: Option<usize> = None;
     let mut bulk: usize = 0;

@@ -1,5 +1,5 @@
 //! Integration tests of the Claude Code loader against the shared corpus
-//! (`../shared/corpus`, see its SOURCES.md) and against broken input built in
+//! (`tests/corpus`, see its SOURCES.md) and against broken input built in
 //! temp files.
 //!
 //! Every expected number below was counted from the JSONL itself (python3 over
@@ -17,7 +17,7 @@ use hookscope::transcript::{
 };
 
 fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
 }
 
 /// Discovers `dir` (relative to the corpus) and loads the session `id`, with

@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 fn corpus(sub: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(sub)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(sub)
 }
 
 fn hookscope() -> Command {

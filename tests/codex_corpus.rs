@@ -1,5 +1,5 @@
 //! The Codex CLI loader, discovery and `find_tool_calls` over the Codex
-//! rollouts of `../shared/corpus` (see its SOURCES.md), plus hand-made
+//! rollouts of `tests/corpus` (see its SOURCES.md), plus hand-made
 //! rollouts in temp dirs.
 //!
 //! Every expected value below was recounted from the JSONL with a separate
@@ -25,7 +25,7 @@ use hookscope::transcript::{Agent, Event, Session, SessionRef, Usage, codex, dis
 use serde_json::Value;
 
 fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
 }
 
 const REAL_171: &str = "real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";

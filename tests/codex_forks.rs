@@ -4,7 +4,7 @@
 //! after its own `session_meta`, and the replayed part is not counted again.
 //!
 //! Every rollout here is built in a temp dir from the lines of the real
-//! 0.171.0 rollout in `../shared/corpus/real-codex-0.171.0` (its 46 lines
+//! 0.171.0 rollout in `tests/corpus/real-codex-0.171.0` (its 46 lines
 //! as the parent `P`; its lines 2–16, 43 and 46 — task_started … first
 //! call, its output, a token_count, the answer, task_complete — re-stamped
 //! with a new turn id as a child's own turn), the way codex-rs writes them
@@ -46,7 +46,7 @@ const Q_TURN: &str = "01a2287a-ffff-7000-8000-00000000aaaa";
 
 fn real_lines() -> Vec<Value> {
     let path =
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(REAL_171);
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(REAL_171);
     std::fs::read_to_string(&path)
         .expect("real 0.171 rollout")
         .lines()

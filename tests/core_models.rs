@@ -40,7 +40,7 @@ mod diff_model {
     use serde_json::json;
 
     fn corpus(rel: &str) -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(rel)
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(rel)
     }
 
     fn session(rel: &str) -> Session {
@@ -421,7 +421,7 @@ mod session_cache {
     fn copied(dir: &Path, rel: &str) -> SessionRef {
         let source = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-cc-2.1.332"
+            "/tests/corpus/real-cc-2.1.332"
         ))
         .join(rel);
         let name = source.file_name().expect("a file name");
@@ -546,7 +546,7 @@ mod session_cache {
     fn sessions_sharing_a_database_are_kept_apart() {
         let corpus = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-opencode-1.18.33"
+            "/tests/corpus/real-opencode-1.18.33"
         ));
         let found = hookscope::transcript::discover(&[corpus]).expect("corpus");
         let db: Vec<&SessionRef> = found

@@ -1,5 +1,5 @@
 //! The Factory Droid loader, discovery and `find` over
-//! `../shared/corpus/real-droid-0.225.2/factory`, plus hostile transcripts
+//! `tests/corpus/real-droid-0.225.2/factory`, plus hostile transcripts
 //! in temp dirs.
 //!
 //! Every expected value was recounted independently with python3
@@ -22,7 +22,7 @@ use serde_json::Value;
 fn factory() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-droid-0.225.2/factory"
+        "/tests/corpus/real-droid-0.225.2/factory"
     ))
 }
 

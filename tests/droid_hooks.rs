@@ -1,6 +1,6 @@
 //! Factory Droid hooks (issue 10 §3): the typed hook activity of Droid's
 //! hook lines, Droid's hook configuration and the Droid payload rebuild,
-//! over `../shared/corpus/real-droid-0.225.2`, plus hostile inputs in temp
+//! over `tests/corpus/real-droid-0.225.2`, plus hostile inputs in temp
 //! dirs.
 //!
 //! Every expected value was recounted with python3 over the JSONL
@@ -18,7 +18,7 @@ use serde_json::Value;
 fn corpus() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-droid-0.225.2"
+        "/tests/corpus/real-droid-0.225.2"
     ))
 }
 

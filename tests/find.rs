@@ -1,4 +1,4 @@
-//! `find_tool_calls` and `hookscope find` over `../shared/corpus`.
+//! `find_tool_calls` and `hookscope find` over `tests/corpus`.
 //!
 //! Every expected id list was read out of the transcripts with python3 (tool_use
 //! blocks, their tool_result, timestamps), independently of the loader.
@@ -13,7 +13,7 @@ use hookscope::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
 fn real() -> PathBuf {

@@ -23,7 +23,7 @@ fn per_agent(root: &std::path::Path) -> (BTreeMap<Agent, usize>, BTreeSet<String
 
 #[test]
 fn one_copy_has_every_agent_with_fresh_ids() {
-    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"));
     let out = tempfile::tempdir().expect("tempdir");
     // 1 byte: exactly one copy.
     let g = gen_corpus::generate(&source, out.path(), 1).expect("generates");

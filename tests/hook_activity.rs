@@ -1,4 +1,4 @@
-//! The hook activity of every session in `../shared/corpus/real-cc-2.1.332`
+//! The hook activity of every session in `tests/corpus/real-cc-2.1.332`
 //! (issue 9 §5), and hostile hand-made transcripts.
 //!
 //! Counts were recounted with python3 over the raw JSONL of each capture
@@ -30,7 +30,7 @@ use serde_json::Value;
 fn capture(name: &str) -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-cc-2.1.332"
+        "/tests/corpus/real-cc-2.1.332"
     ))
     .join(name)
 }

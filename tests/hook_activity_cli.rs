@@ -11,7 +11,7 @@ use serde_json::Value;
 fn capture(name: &str) -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-cc-2.1.332"
+        "/tests/corpus/real-cc-2.1.332"
     ))
     .join(name)
 }

@@ -14,7 +14,7 @@ use hookscope::hooks::exec::{
 use hookscope::hooks::result::{Effect, PermissionDecision};
 use serde_json::{Value, json};
 
-const CAPTURES: &str = "../shared/corpus/real-cc-2.1.332";
+const CAPTURES: &str = "tests/corpus/real-cc-2.1.332";
 
 fn hooks_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks")

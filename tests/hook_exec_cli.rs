@@ -9,7 +9,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
-const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
 const RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
 const SETTINGS: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
 
@@ -218,7 +218,7 @@ fn exec_does_not_go_with_all() {
             "--exec",
             "--rules",
             "assets/rules/example.toml",
-            "../shared/corpus",
+            "tests/corpus",
         ])
         .output()
         .expect("runs");

@@ -19,7 +19,7 @@ use hookscope::hooks::result::Effect;
 use hookscope::hooks::settings::{LoadOptions, load};
 use serde_json::{Value, json};
 
-const CAPTURES: &str = "../shared/corpus/real-cc-2.1.332";
+const CAPTURES: &str = "tests/corpus/real-cc-2.1.332";
 
 /// The Bash `echo original command` PreToolUse of the `hooks` scenario.
 fn pre_tool_use() -> Value {

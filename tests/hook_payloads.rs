@@ -1,5 +1,5 @@
 //! Fidelity of rebuilt hook payloads: every stdin real Claude Code 2.1.332
-//! sent to a hook (`../shared/corpus/real-cc-2.1.332/*/hooks/<capture>/<Event>.jsonl`)
+//! sent to a hook (`tests/corpus/real-cc-2.1.332/*/hooks/<capture>/<Event>.jsonl`)
 //! is rebuilt from the transcript it came from and compared field by field.
 //! The per-event counts below are the README's "Hook payloads" table; a
 //! change in either fails this test.
@@ -11,7 +11,7 @@ use hookscope::hooks::events::{EventName, Payload, all_payloads};
 use hookscope::transcript::{Session, discover, load};
 use serde_json::Value;
 
-const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
 
 /// One captured invocation.
 struct Capture {
@@ -494,7 +494,7 @@ fn a_line_uuid_selects_the_event_there_and_a_turn_its_last() {
 
 #[test]
 fn codex_sessions_have_no_claude_code_payloads() {
-    let found = discover(&[PathBuf::from("../shared/corpus")]).expect("discover");
+    let found = discover(&[PathBuf::from("tests/corpus")]).expect("discover");
     let codex = found
         .sessions
         .iter()
@@ -599,7 +599,7 @@ fn a_subagent_linked_to_its_own_call_is_walked_once() {
 fn firings_at_tells_apart_two_stops_in_one_turn() {
     use hookscope::hooks::events::{EventName, firings_at};
     let s = session(
-        &Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"))
+        &Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
             .join("real-cc-2.1.332/hooks_c5_stop_block"),
     );
     let turn = At::Turn(1);

@@ -1,6 +1,6 @@
 //! Rule sets end to end: the shipped example over its own test cases and
 //! over every PreToolUse payload real Claude Code 2.1.332 sent
-//! (`../shared/corpus/real-cc-2.1.332/*/hooks/*/PreToolUse.jsonl`), and
+//! (`tests/corpus/real-cc-2.1.332/*/hooks/*/PreToolUse.jsonl`), and
 //! hostile rule files.
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use hookscope::hooks::rules::{History, RuleSet};
 use serde_json::{Value, json};
 
 const EXAMPLE: &str = "assets/rules/example.toml";
-const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
 
 fn example() -> RuleSet {
     match RuleSet::load(Path::new(EXAMPLE)) {

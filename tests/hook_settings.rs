@@ -1230,7 +1230,7 @@ mod lints {
     /// with `stop_hook_active: true` does.
     #[test]
     fn real_capture_responses_lint_clean() {
-        let root = Path::new("../shared/corpus/real-cc-2.1.332");
+        let root = Path::new("tests/corpus/real-cc-2.1.332");
         let mut count = 0;
         for scenario in [
             "hooks_c2_exit2",

@@ -369,14 +369,14 @@ fn agent_names_and_aliases_are_the_same_everywhere() {
         assert_eq!(code, Some(0), "{agent}: {err}");
         out
     };
-    let cc = "../shared/corpus/real-cc-2.1.332";
+    let cc = "tests/corpus/real-cc-2.1.332";
     let canonical = find(cc, "claude-code");
     // python3 over real-cc-2.1.332/*/projects/**.jsonl: 111 tool_use blocks.
     let v: Value = serde_json::from_str(&canonical).expect("json");
     assert_eq!(v["records"].as_array().map(Vec::len), Some(111));
     assert_eq!(find(cc, "claude"), canonical);
     assert_eq!(find(cc, "CC"), canonical);
-    let oc = "../shared/corpus/real-opencode-1.18.33";
+    let oc = "tests/corpus/real-opencode-1.18.33";
     let canonical = find(oc, "opencode");
     assert_eq!(find(oc, "oc"), canonical);
     let v: Value = serde_json::from_str(&canonical).expect("json");

@@ -455,7 +455,7 @@ fn a_lone_surrogate_in_a_codex_line_keeps_the_call() {
 
 #[test]
 fn a_lone_surrogate_inside_codex_arguments_is_repaired_and_the_call_kept() {
-    // The envelope of ../shared/corpus/real-codex-0.171.0 (session_meta,
+    // The envelope of tests/corpus/real-codex-0.171.0 (session_meta,
     // then a function_call whose `arguments` is JSON text inside a JSON
     // string): `\\ud83d` in the line is `\ud83d` in the arguments text, a
     // high surrogate with no low half.
@@ -711,7 +711,7 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
 fn codex_write_stdin_calls_have_a_summary() {
     let path = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/agentsview/internal/parser/testdata/codex/fc_stdin.jsonl"
+        "/tests/corpus/agentsview/internal/parser/testdata/codex/fc_stdin.jsonl"
     ));
     let s = hookscope::transcript::codex::load_session(&path).expect("load");
     let summaries: Vec<String> = s.tool_calls().map(|c| c.summary()).collect();

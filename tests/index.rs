@@ -15,7 +15,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
 /// The real Claude Code session with hooks (main file only).
@@ -764,7 +764,7 @@ fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after(
     use hookscope::index::Index;
     let data = TempDir::new().expect("temp");
     let src =
-        std::path::Path::new("../shared/corpus/real-opencode-1.18.33/opencode.consolidated.db");
+        std::path::Path::new("tests/corpus/real-opencode-1.18.33/opencode.consolidated.db");
     let db = data.path().join("opencode.db");
     std::fs::copy(src, &db).expect("copy");
     let sessions = hookscope::transcript::discover(std::slice::from_ref(&db))

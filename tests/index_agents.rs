@@ -28,7 +28,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
 const PARENT: &str = "bf23b181-02c9-4443-8222-f4710a76d949";

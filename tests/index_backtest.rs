@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
-const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
 
 /// A rule on Bash calls whose input holds "exit".
 const RULES: &str = "[[rules]]\nid = \"bash-exit\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"warn\"\nreason = \"r\"\n";

@@ -14,7 +14,7 @@ use hookscope::transcript::{SessionRef, discover};
 use tempfile::TempDir;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
 /// The Claude Code main files (not subagent transcripts) under `dir`.

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
 /// `hookscope <args>` with the cache folder `cache`: (stdout, stderr).

@@ -20,7 +20,7 @@ struct Server {
 }
 
 impl Server {
-    /// `hookscope mcp` on `../shared/corpus/{corpus}`, without the index
+    /// `hookscope mcp` on `tests/corpus/{corpus}`, without the index
     /// (`HOOKSCOPE_NO_INDEX=1`: nothing is written to the user's cache).
     fn start(corpus: &str) -> Server {
         Server::start_with(corpus, None)
@@ -29,7 +29,7 @@ impl Server {
     /// As [`Server::start`]; with `cache`, the server keeps its index in
     /// `cache/hookscope` (`XDG_CACHE_HOME`).
     fn start_with(corpus: &str, cache: Option<&std::path::Path>) -> Server {
-        let path = format!("{}/../shared/corpus/{corpus}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/tests/corpus/{corpus}", env!("CARGO_MANIFEST_DIR"));
         let mut command = Command::new(env!("CARGO_BIN_EXE_hookscope"));
         match cache {
             Some(cache) => command
@@ -400,7 +400,7 @@ fn run_piped(path: &str, lines: &[String]) -> Vec<Value> {
 
 fn subagent_corpus() -> String {
     format!(
-        "{}/../shared/corpus/real-cc-2.1.332/subagent/projects",
+        "{}/tests/corpus/real-cc-2.1.332/subagent/projects",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -556,7 +556,7 @@ fn replay_hook_equals_the_cli_json_lists_warnings_and_needs_no_rules() {
     );
     let mcp = answer(&result);
     let corpus = format!(
-        "{}/../shared/corpus/real-cc-2.1.332",
+        "{}/tests/corpus/real-cc-2.1.332",
         env!("CARGO_MANIFEST_DIR")
     );
     let out = Command::new(env!("CARGO_BIN_EXE_hookscope"))

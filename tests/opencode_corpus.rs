@@ -1,5 +1,5 @@
 //! The OpenCode loaders (SQLite `opencode.db` and the legacy `storage/` JSON
-//! files), discovery and `find` over `../shared/corpus/real-opencode-*`,
+//! files), discovery and `find` over `tests/corpus/real-opencode-*`,
 //! plus hostile stores built in temp dirs.
 //!
 //! Every expected value was recounted independently with python3 (not the
@@ -23,7 +23,7 @@ use hookscope::transcript::{Agent, Event, Locus, Session, Usage, discover, load}
 use serde_json::Value;
 
 fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
 }
 
 fn db() -> PathBuf {

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 fn find(extra: &[&str]) -> Vec<Value> {
     let db = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-opencode-1.18.33/data/opencode.db"
+        "/tests/corpus/real-opencode-1.18.33/data/opencode.db"
     );
     let mut cmd = Command::cargo_bin("hookscope").expect("binary");
     // The index is not the subject here: nothing written to ~/.cache.

@@ -11,7 +11,7 @@ const TOOLS: &str = "real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa
 const LEFT_OUT_DURATION: &str = "hookscope: left out duration_ms: the tool's run time is measured by the live process and not written to the transcript\n";
 
 fn corpus(sub: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(sub)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(sub)
 }
 
 fn real(path: &Path) -> String {

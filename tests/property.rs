@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use hookscope::transcript::{Session, claude_code, codex};
 
 fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
 }
 
 /// xorshift64*: small, deterministic, good enough to pick mutations.

@@ -1,5 +1,5 @@
 //! `hooks::replay` on real Claude Code 2.1.332 sessions
-//! (`../shared/corpus/real-cc-2.1.332/hooks_c2_exit2`, `hooks_c3_deny_json`,
+//! (`tests/corpus/real-cc-2.1.332/hooks_c2_exit2`, `hooks_c3_deny_json`,
 //! `hooks_c5_stop_block`): the decisions of `assets/rules/example.toml`
 //! with their why, and the hook facts the transcript recorded.
 
@@ -10,7 +10,7 @@ use hookscope::hooks::replay::{Replay, replay};
 use hookscope::hooks::rules::RuleSet;
 use hookscope::transcript::{Session, claude_code};
 
-const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
 
 /// Loads the one session of a scenario folder with its subagents.
 fn session(scenario: &str) -> Session {
@@ -306,12 +306,12 @@ fn backtest_of_one_real_session_counts_its_blocks() {
 }
 
 /// The prefiltered backtest (could_match + line filter) against loading and
-/// evaluating every session of `../shared/corpus`: same sessions, tallies,
+/// evaluating every session of `tests/corpus`: same sessions, tallies,
 /// examples and combined counts.
 fn assert_prefilter_is_exact(rules: &RuleSet) -> (hookscope::hooks::replay::Backtest, usize) {
     use hookscope::hooks::replay::{Prefilter, backtest_refs_with};
     let found =
-        hookscope::transcript::discover(&[PathBuf::from("../shared/corpus")]).expect("discover");
+        hookscope::transcript::discover(&[PathBuf::from("tests/corpus")]).expect("discover");
     let mut refs = found.sessions;
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let fast = backtest_refs_with(&refs, rules, &|_| {}, Prefilter::On);
@@ -516,7 +516,7 @@ fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
     let dir = tempfile::tempdir().expect("tempdir");
     let project = dir.path().join("projects").join("-home-dev-work");
     std::fs::create_dir_all(&project).expect("mkdir");
-    let source = Path::new("../shared/corpus/real-cc-2.1.332/hooks/projects");
+    let source = Path::new("tests/corpus/real-cc-2.1.332/hooks/projects");
     let main = std::fs::read_dir(source)
         .expect("corpus")
         .flatten()

@@ -1,12 +1,12 @@
 //! `hookscope replay` run as a process on the real 2.1.332 corpus: one
 //! event with its why and the transcript's record, the refusals (exit 2
 //! with what exists), and the backtest of `assets/rules/example.toml` over
-//! `../shared/corpus`.
+//! `tests/corpus`.
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
 const EXAMPLE: &str = "assets/rules/example.toml";
 
 fn hookscope() -> Command {
@@ -105,7 +105,7 @@ fn bad_arguments_exit_2_with_what_exists() {
     let (code, _, err) = run(&["replay", C2, "--event", "Stop", "--at", "toolu_x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("toolu_x names nothing in this session (no tool_use_id or line uuid \"toolu_x\"; tool calls: 13 (e.g. toolu_01iZZmNIegRYHeEO8XWQDf7M,"), "{err}");
-    let (code, _, err) = run(&["replay", "--all", "../shared/corpus"]);
+    let (code, _, err) = run(&["replay", "--all", "tests/corpus"]);
     assert_eq!(code, Some(2));
     assert_eq!(
         err,
@@ -264,7 +264,7 @@ fn backtest_of_the_example_over_the_corpus() {
         "--rules",
         EXAMPLE,
         "--all",
-        "../shared/corpus",
+        "tests/corpus",
         "--json",
     ]);
     assert_eq!(code, Some(0));
@@ -303,7 +303,7 @@ fn backtest_of_the_example_over_the_corpus() {
     assert_eq!(rm.as_array().map(Vec::len), Some(7));
     assert_eq!(rm[0]["session"], "a2105fb9");
     assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
-    let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "../shared/corpus"]);
+    let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "tests/corpus"]);
     assert_eq!(code, Some(0));
     assert!(text.contains("no-rm-rf: 392 PreToolUse events: block 7 (1.8%)\n  blocks: 4 new (no hook blocked the call then: review these), 3 blocked by a hook then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
     assert!(
@@ -445,7 +445,7 @@ fn backtest_names_a_non_tool_event_by_its_line() {
     )
     .expect("write");
     let rules = rules.to_str().expect("utf-8");
-    let c5 = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block";
+    let c5 = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block";
     let (code, text, _) = run(&["replay", "--rules", rules, "--all", c5]);
     assert_eq!(code, Some(0));
     assert!(
@@ -507,7 +507,7 @@ fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
 /// (`real-codex-0.171.0` holds 1 rollout file).
 #[test]
 fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
-    let dir = "../shared/corpus/real-codex-0.171.0";
+    let dir = "tests/corpus/real-codex-0.171.0";
     let (code, out, _) = run(&[
         "replay",
         "--rules",
@@ -560,7 +560,7 @@ command = 'rm\s+-rf'
     )
     .expect("write");
     let rules = rules.to_str().expect("utf-8 path");
-    let corpus = "../shared/corpus/real-droid-0.225.2";
+    let corpus = "tests/corpus/real-droid-0.225.2";
     let (code, out, err) = run(&["replay", "--rules", rules, "--all", corpus, "--json"]);
     assert_eq!(code, Some(0), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
@@ -587,7 +587,7 @@ command = 'rm\s+-rf'
 /// turn 1 has no UserPromptSubmit.
 #[test]
 fn turn_numbers_count_the_prompt_less_lead_of_a_resumed_file() {
-    let f = "../shared/corpus/agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl";
+    let f = "tests/corpus/agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl";
     let (code, out, _) = run(&[
         "replay",
         f,

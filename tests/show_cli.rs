@@ -12,7 +12,7 @@ fn the_outline_names_each_calls_tool_use_id() {
         .args([
             "show",
             "e1be136e",
-            "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2",
+            "tests/corpus/real-cc-2.1.332/hooks_c2_exit2",
         ])
         .output()
         .expect("run");
@@ -50,7 +50,7 @@ fn the_outline_marks_a_droid_call_a_hook_blocked() {
         .args([
             "show",
             "1b9da415",
-            "../shared/corpus/real-droid-0.225.2/factory/sessions",
+            "tests/corpus/real-droid-0.225.2/factory/sessions",
         ])
         .output()
         .expect("run");
@@ -86,7 +86,7 @@ fn a_folder_as_session_opens_its_one_session() {
     // hooks_c2_exit2 holds one session, e1be136e…; as SESSION it opens it.
     let (code, stdout, _) = stderr_of(&[
         "payload",
-        "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2",
+        "tests/corpus/real-cc-2.1.332/hooks_c2_exit2",
         "--event",
         "Stop",
     ]);
@@ -96,11 +96,11 @@ fn a_folder_as_session_opens_its_one_session() {
         "{stdout}"
     );
     // A folder of 8 sessions: says how to pick one, exit 2.
-    let (code, _, stderr) = stderr_of(&["show", "../shared/corpus/real-cc-2.1.332"]);
+    let (code, _, stderr) = stderr_of(&["show", "tests/corpus/real-cc-2.1.332"]);
     assert_eq!(code, Some(2));
     assert!(
         stderr.starts_with(
-            "hookscope: 8 sessions under the folder ../shared/corpus/real-cc-2.1.332; give one's id"
+            "hookscope: 8 sessions under the folder tests/corpus/real-cc-2.1.332; give one's id"
         ),
         "{stderr}"
     );
@@ -110,7 +110,7 @@ fn a_folder_as_session_opens_its_one_session() {
 fn a_skipped_path_is_named_when_nothing_matches() {
     // A hook capture file given as PATH is not a transcript: the error says
     // it was skipped instead of only "no session matches".
-    let capture = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/hooks/hooks_c2_exit2/Stop.jsonl";
+    let capture = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/hooks/hooks_c2_exit2/Stop.jsonl";
     let (code, _, stderr) = stderr_of(&["show", "e1be136e", capture]);
     assert_eq!(code, Some(2));
     assert_eq!(

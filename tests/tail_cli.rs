@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 /// hooks_c5_stop_block: line 70 is a Bash `tool_use`
 /// (toolu_010vLE7lG2fUGk9vel3s1Alv), 71 its `tool_result`, 77 the Stop
 /// hook's `hook_blocking_error` attachment.
-const SESSION: &str = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+const SESSION: &str = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
 const ID: &str = "c8435c6b-9aae-401c-ba5f-97def3faba72";
 const SAFETY: Duration = Duration::from_secs(20);
 
@@ -378,7 +378,7 @@ fn sigint_ends_tail_with_status_0() {
 /// compact input, as `find`'s table does, instead of nothing.
 #[test]
 fn an_mcp_call_shows_its_input() {
-    let source = std::fs::read_dir("../shared/corpus/real-cc-2.1.332/tools/projects")
+    let source = std::fs::read_dir("tests/corpus/real-cc-2.1.332/tools/projects")
         .expect("corpus")
         .flatten()
         .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())

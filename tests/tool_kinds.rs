@@ -65,7 +65,7 @@ fn call_classifies_bash_calls_and_aliases() {
 fn find_droid_kinds() {
     let corpus = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/real-droid-0.225.2/factory"
+        "/tests/corpus/real-droid-0.225.2/factory"
     );
     let v = json_of(hookscope().args([
         "find",

@@ -2,7 +2,7 @@
 //! `benches/find_vs_rg.rs` (included with `#[path]`, not a library module).
 //!
 //! It replicates every session of every agent that [`discover`] finds under
-//! a source corpus (by default `../shared/corpus`: Claude Code, Codex,
+//! a source corpus (by default `tests/corpus`: Claude Code, Codex,
 //! OpenCode, Factory Droid) into an output folder, copy after copy, until the
 //! bytes written reach a target size:
 //!

@@ -461,7 +461,7 @@ mod tests {
     #[test]
     fn extension_parameters_find_blocked_calls() {
         let found = crate::transcript::discover(&[std::path::PathBuf::from(
-            "../shared/corpus/real-cc-2.1.332",
+            "tests/corpus/real-cc-2.1.332",
         )])
         .expect("corpus");
         let out = find_tool_calls(
@@ -508,7 +508,7 @@ mod tests {
     fn calls_read_through_the_source_cache() {
         let path = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl"
+            "/tests/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl"
         ));
         let source = SessionSource::new(std::slice::from_ref(&path)).expect("a transcript");
         assert_eq!(source.cache().paths(), Vec::<PathBuf>::new());

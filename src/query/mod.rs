@@ -905,7 +905,7 @@ mod tests {
     /// sessions (same ids and times in several folders: ties on time and id).
     #[test]
     fn prefiltered_results_equal_loading_everything() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
         let temp = tempfile::TempDir::new().expect("temp dir");
         for copy in ["a", "b"] {
             copy_tree(&corpus.join("real-cc-2.1.332"), &temp.path().join(copy));

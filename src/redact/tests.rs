@@ -553,10 +553,10 @@ fn redact_value_walks_strings_and_keeps_keys() {
 
 // ---------------------------------------------------------------- real corpus
 
-/// Reads a corpus file relative to the repository root (`../shared/corpus`).
+/// Reads a corpus file relative to the repository root (`tests/corpus`).
 fn corpus(rel: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
+        .join("tests/corpus")
         .join(rel);
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("corpus file {} missing: {e}", path.display()))

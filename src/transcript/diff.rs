@@ -299,7 +299,7 @@ fn cap(diff: &mut CallDiff) {
 }
 
 /// Whether a call's change was applied, from its result (Claude Code
-/// 2.1.332 texts as recorded in ../shared/corpus/real-cc-2.1.332; formats.md
+/// 2.1.332 texts as recorded in tests/corpus/real-cc-2.1.332; formats.md
 /// §1.5; hooks.md §1.4):
 ///
 /// * no result → [`Applied::Unknown`] `no result recorded`;

@@ -924,9 +924,9 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    const STOP_BLOCK: &str = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+    const STOP_BLOCK: &str = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
     const SUBAGENT_DIR: &str =
-        "../shared/corpus/real-cc-2.1.332/subagent/projects/-home-dev-work-subagent";
+        "tests/corpus/real-cc-2.1.332/subagent/projects/-home-dev-work-subagent";
     const SUBAGENT_ID: &str = "8bb2dece-a24f-43d4-80d6-3ee9a889b550";
 
     /// The lines of a corpus file, each with its newline.
@@ -1178,7 +1178,7 @@ mod tests {
 
     #[test]
     fn a_codex_rollout_is_followed() {
-        const ROLLOUT: &str = "../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+        const ROLLOUT: &str = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
         // Line 12 is an exec_command function_call, 15 its output.
         let (_dir, path, mut f, all) = follow_copy(ROLLOUT, 11);
         append(&path, &all[11]);
@@ -1195,7 +1195,7 @@ mod tests {
 
     #[test]
     fn a_droid_transcript_is_followed() {
-        const DROID: &str = "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools/5a8cddfb-fae3-441b-8085-94ed3460ada4.jsonl";
+        const DROID: &str = "tests/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools/5a8cddfb-fae3-441b-8085-94ed3460ada4.jsonl";
         // Line 9 is an Execute tool_use, 10 its PreToolUse hook line
         // (`hookToolCallId`), 11 its tool_result.
         let (_dir, path, mut f, all) = follow_copy(DROID, 8);

@@ -19,7 +19,7 @@ use super::theme::Theme;
 use super::worker::Msg;
 use super::{calls, tests::render};
 
-const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
 
 /// A hang guard for worker answers, not a timing.
 const WAIT: Duration = Duration::from_secs(120);
@@ -461,7 +461,7 @@ fn a_warm_start_keeps_every_diagnostic_a_cold_one_shows() {
     // The Droid runs: their sessions' diagnostics include notes on
     // `state/task-invocations.json` (children not found), a file that is
     // not one of the session's own (a user saw 34 cold, 30 warm).
-    let (_tmp, root, dir, sessions) = warm_copy_of("../shared/corpus/real-droid-0.225.2");
+    let (_tmp, root, dir, sessions) = warm_copy_of("tests/corpus/real-droid-0.225.2");
     let found = discover(std::slice::from_ref(&root)).expect("corpus");
     let mut want = found.diagnostics.len();
     for s in &sessions {

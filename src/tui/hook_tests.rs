@@ -11,9 +11,9 @@ use crossterm::event::KeyCode;
 use super::app::{App, Pane};
 use super::tests::{app_for, key, opened, render};
 
-const C2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
-const C5: &str = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
-const C6: &str = "../shared/corpus/real-cc-2.1.332/hooks_c6_prompt_context/projects/-home-dev-work-hooks-c6-prompt-context/7843a96e-cabd-49b8-9e61-24dd57f841d5.jsonl";
+const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const C5: &str = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+const C6: &str = "tests/corpus/real-cc-2.1.332/hooks_c6_prompt_context/projects/-home-dev-work-hooks-c6-prompt-context/7843a96e-cabd-49b8-9e61-24dd57f841d5.jsonl";
 
 /// The texts of the visible timeline rows.
 fn row_texts(app: &App) -> Vec<String> {
@@ -133,7 +133,7 @@ fn a_rewritten_call_shows_from_and_to() {
 /// with its mark; `is:rewritten` finds none.
 #[test]
 fn calls_view_hook_words() {
-    let mut app = app_for("../shared/corpus/real-cc-2.1.332");
+    let mut app = app_for("tests/corpus/real-cc-2.1.332");
     key(&mut app, KeyCode::Char('c'));
     for c in "hook:PreToolUse is:blocked".chars() {
         key(&mut app, KeyCode::Char(c));
@@ -173,7 +173,7 @@ fn a_jump_to_a_merged_line_selects_the_firing_row() {
 /// run's `rm -rf build/`).
 #[test]
 fn calls_view_hook_words_see_droid() {
-    let mut app = app_for("../shared/corpus/real-droid-0.225.2/factory/sessions");
+    let mut app = app_for("tests/corpus/real-droid-0.225.2/factory/sessions");
     key(&mut app, KeyCode::Char('c'));
     for c in "hook:PreToolUse is:blocked".chars() {
         key(&mut app, KeyCode::Char(c));

@@ -16,7 +16,7 @@ use super::theme::Theme;
 use super::worker::Msg;
 use super::{calls, start_with, tests::render};
 
-const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
+const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
 
 /// A hang guard for worker answers, not a timing.
 const WAIT: Duration = Duration::from_secs(120);

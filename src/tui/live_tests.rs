@@ -16,7 +16,7 @@ use super::worker::{self, Msg};
 
 /// hooks_c5_stop_block: line 70 is a Bash `tool_use` (`cd src && pwd`,
 /// toolu_010vLE7lG2fUGk9vel3s1Alv), 71 its `tool_result`.
-const STOP_BLOCK: &str = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+const STOP_BLOCK: &str = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
 const ID: &str = "c8435c6b-9aae-401c-ba5f-97def3faba72";
 const SAFETY: Duration = Duration::from_secs(20);
 

@@ -525,20 +525,20 @@ mod tests {
     /// `subagent`, Codex's `basic`, OpenCode's SQLite store and its legacy
     /// JSON storage, Droid's sessions.
     const MIXED: [&str; 6] = [
-        "../shared/corpus/real-cc-2.1.332/tools/projects",
-        "../shared/corpus/real-cc-2.1.332/subagent/projects",
-        "../shared/corpus/real-codex-0.171.0/basic",
-        "../shared/corpus/real-opencode-1.18.33/data",
-        "../shared/corpus/real-opencode-1.1.65-legacy-json/data",
-        "../shared/corpus/real-droid-0.225.2/factory",
+        "tests/corpus/real-cc-2.1.332/tools/projects",
+        "tests/corpus/real-cc-2.1.332/subagent/projects",
+        "tests/corpus/real-codex-0.171.0/basic",
+        "tests/corpus/real-opencode-1.18.33/data",
+        "tests/corpus/real-opencode-1.1.65-legacy-json/data",
+        "tests/corpus/real-droid-0.225.2/factory",
     ];
 
     /// One small run of each agent, so that all four fit at 80x24.
     const SMALL: [&str; 4] = [
-        "../shared/corpus/real-cc-2.1.332/tools/projects",
-        "../shared/corpus/real-codex-0.171.0/basic",
-        "../shared/corpus/real-opencode-1.1.65-legacy-json/data",
-        "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools",
+        "tests/corpus/real-cc-2.1.332/tools/projects",
+        "tests/corpus/real-codex-0.171.0/basic",
+        "tests/corpus/real-opencode-1.1.65-legacy-json/data",
+        "tests/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-tools",
     ];
 
     fn mixed_app(folders: &[&str]) -> App {

@@ -21,9 +21,9 @@ use super::theme::Theme;
 use super::worker::{self, Msg};
 use super::{draw, keymap};
 
-const CORPUS: &str = "../shared/corpus/real-cc-2.1.332";
-const SUBAGENT: &str = "../shared/corpus/real-cc-2.1.332/subagent/projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl";
-const TOOLS: &str = "../shared/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl";
+const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
+const SUBAGENT: &str = "tests/corpus/real-cc-2.1.332/subagent/projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl";
+const TOOLS: &str = "tests/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl";
 
 /// An app over `path` with every summary applied synchronously. For a
 /// `.jsonl` file, its folder is discovered and only that session kept:
@@ -870,7 +870,7 @@ fn unlinked_subagents_are_listed_after_the_turns() {
     // claude-code-viewer's sample project: two sibling agent-test-hash-*
     // files whose Task calls are not in any session of the folder.
     let folder =
-        "../shared/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project";
+        "tests/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project";
     let mut app = app_for(folder);
     let index = app
         .ctx
@@ -921,7 +921,7 @@ fn unlinked_subagents_are_listed_after_the_turns() {
 
 #[test]
 fn codex_apply_patch_through_exec_command_shows_its_diff() {
-    let rollout = "../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+    let rollout = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
     let mut app = opened(rollout);
     let session = app.ctx.session().cloned().expect("loaded");
     // The second patch: it updates hello.py (recounted from the rollout).
@@ -1351,13 +1351,13 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
 }
 
 /// The README's screenshot is this test's render: `hookscope
-/// ../shared/corpus` at 150x32, the `tools` session found with the session
+/// tests/corpus` at 150x32, the `tools` session found with the session
 /// search, the timeline filtered to `new_module`, its Edit in Detail. The
 /// README's ```text block after "at 150x32" must equal it; run with
 /// `HOOKSCOPE_UPDATE_README=1` to rewrite the block.
 #[test]
 fn readme_screenshot_is_the_render() {
-    let corpus = "../shared/corpus";
+    let corpus = "tests/corpus";
     let mut app = app_for(corpus);
     key(&mut app, KeyCode::Char('/'));
     // fzf's exact matches: Claude Code's tools session (Droid's has no "shell").
@@ -1381,7 +1381,7 @@ fn readme_screenshot_is_the_render() {
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
     let readme = std::fs::read_to_string(path).expect("README.md");
-    let anchor = "`hookscope ../shared/corpus` at 150x32";
+    let anchor = "`hookscope tests/corpus` at 150x32";
     let at = readme.find(anchor).expect("the screenshot's caption");
     let open = at + readme[at..].find("```text\n").expect("its text block") + "```text\n".len();
     let close = open + readme[open..].find("```").expect("the block's end");
@@ -1814,7 +1814,7 @@ fn api_error_rows_say_api_error_once() {
 /// closes the list, as does Tab on `tool:Bash` typed in full.
 #[test]
 fn tab_on_a_full_name_takes_it() {
-    let mut app = app_for("../shared/corpus");
+    let mut app = app_for("tests/corpus");
     key(&mut app, KeyCode::Char('c'));
     keys(&mut app, "tool:Ba");
     key(&mut app, KeyCode::Tab);
@@ -1836,7 +1836,7 @@ fn tab_on_a_full_name_takes_it() {
 
 // ---- the replay pane (issue 8 §4–5) ----------------------------------------
 
-const DENY: &str = "../shared/corpus/real-cc-2.1.332/hooks_c3_deny_json/projects/-home-dev-work-hooks-c3-deny-json/f887d501-79d2-484e-916a-82bc1a5c1146.jsonl";
+const DENY: &str = "tests/corpus/real-cc-2.1.332/hooks_c3_deny_json/projects/-home-dev-work-hooks-c3-deny-json/f887d501-79d2-484e-916a-82bc1a5c1146.jsonl";
 /// The `rm -rf build/` call a test hook denied (line 44 of [`DENY`]).
 const RM_RF: &str = "toolu_0138h77ojpT1t3A4y1yWKgjr";
 const EXAMPLE_RULES: &str = "assets/rules/example.toml";
@@ -2221,7 +2221,7 @@ fn test_case_of_a_hostile_payload_parses_back() {
 #[test]
 fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
     use hookscope::hooks::events::{At, EventName};
-    const C5: &str = "../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
+    const C5: &str = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
     let mut app = opened(C5);
     app.replay.open(At::Turn(1), "turn 1".into(), &app.ctx);
     app.overlay = Some(Overlay::Replay);
@@ -2301,7 +2301,7 @@ fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
         "[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"no\"\n",
     )
     .expect("write");
-    let mut app = app_for("../shared/corpus/real-cc-2.1.332/hooks_c5_stop_block");
+    let mut app = app_for("tests/corpus/real-cc-2.1.332/hooks_c5_stop_block");
     app.ctx.rules = super::context::Rules::load(&rules);
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
     assert_eq!(app.overlay, Some(Overlay::Backtest));
@@ -2393,7 +2393,7 @@ fn replay_pane_lists_the_rule_set_warnings() {
 #[test]
 fn snapshot_opencode_session_with_a_child_session_expanded() {
     let mut app = opened(
-        "../shared/corpus/real-opencode-1.1.65-legacy-json/data/storage/session/b1b723701d29a26aff31b3aa001b8ee39b69a447/ses_dcc99b764ffejo4IzDVf1tRC9K.json",
+        "tests/corpus/real-opencode-1.1.65-legacy-json/data/storage/session/b1b723701d29a26aff31b3aa001b8ee39b69a447/ses_dcc99b764ffejo4IzDVf1tRC9K.json",
     );
     select_call(&mut app, "task");
     key(&mut app, KeyCode::Enter); // expand
@@ -2407,14 +2407,14 @@ fn snapshot_opencode_session_with_a_child_session_expanded() {
 #[test]
 fn snapshot_droid_session_with_its_hook_runs() {
     let mut app = opened(
-        "../shared/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-errors/1b9da415-c5e6-4a90-b936-c8633676babf.jsonl",
+        "tests/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-errors/1b9da415-c5e6-4a90-b936-c8633676babf.jsonl",
     );
     insta::assert_snapshot!("droid_hook_runs_160x48", render(&mut app, 160, 48));
 }
 
 // ---- the replay pane's "Your hooks" and `x` (issue 9) ----------------------
 
-const EXIT2: &str = "../shared/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const EXIT2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
 /// The `rm -rf` call the session's PreToolUse hook blocked with exit 2.
 const EXIT2_RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
 const EXIT2_SETTINGS: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
@@ -2719,7 +2719,7 @@ fn write_prompt_expands_the_home_folder() {
 
 // ---- the replay pane on a Codex session (issue 10 §1) ----------------------
 
-const CODEX_ROLLOUT: &str = "../shared/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+const CODEX_ROLLOUT: &str = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
 
 /// A Codex session's "Your hooks" come from the Codex home, judged by
 /// Codex's matcher: `mcp__brave-search` is a regex there (no match on

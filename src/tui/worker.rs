@@ -838,7 +838,7 @@ mod tests {
     fn a_superseded_query_sends_nothing() {
         let corpus = std::path::PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-cc-2.1.332"
+            "/tests/corpus/real-cc-2.1.332"
         ));
         let found = transcript::discover(&[corpus]).expect("corpus");
         let (tx, rx) = mpsc::channel();
@@ -872,7 +872,7 @@ mod tests {
         }
         let corpus = std::path::PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-cc-2.1.332"
+            "/tests/corpus/real-cc-2.1.332"
         ));
         let found = transcript::discover(&[corpus]).expect("corpus");
         let refs: Vec<&SessionRef> = found.sessions.iter().collect();
@@ -900,7 +900,7 @@ mod tests {
     fn a_first_page_comes_before_the_whole_answer_and_begins_it() {
         let corpus = std::path::PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/real-cc-2.1.332"
+            "/tests/corpus/real-cc-2.1.332"
         ));
         let found = transcript::discover(&[corpus]).expect("corpus");
         let (tx, rx) = mpsc::channel();

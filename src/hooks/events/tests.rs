@@ -75,7 +75,7 @@ fn background_tasks_and_crons_are_empty_when_omitted_and_typed_when_sent() {
 
 #[test]
 fn tasks_come_from_this_sessions_store_only() {
-    let root = Path::new("../shared/corpus/real-cc-2.1.332/hooks/claude-home-tasks");
+    let root = Path::new("tests/corpus/real-cc-2.1.332/hooks/claude-home-tasks");
     let e = HookEvent::new(json!({"session_id": "0c04bd79-42b3-41bb-b257-006f349f008a"}));
     let tasks = e.tasks(root);
     assert_eq!(tasks.len(), 1);
