@@ -451,6 +451,7 @@ mod session_cache {
                     timestamp: None,
                     line: 2,
                 }],
+                rejected: false,
             }],
             subagents: Vec::new(),
             usage: Usage::default(),

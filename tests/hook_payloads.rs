@@ -17,6 +17,10 @@ const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
 struct Capture {
     ts: String,
     stdin: Value,
+    /// The `event` and the `handler` that captured it (`""` when the
+    /// capture names none).
+    event: String,
+    handler: String,
 }
 
 fn captures(scenario: &Path) -> Vec<Capture> {
@@ -39,10 +43,29 @@ fn captures(scenario: &Path) -> Vec<Capture> {
                 out.push(Capture {
                     ts: v["ts"].to_string(),
                     stdin: v["stdin"].clone(),
+                    event: v["event"].as_str().unwrap_or("").to_string(),
+                    handler: v["handler"].as_str().unwrap_or("").to_string(),
                 });
             }
         }
     }
+    // A run with several handlers on an event captured each firing once
+    // per handler that ran (`handler` names it; older captures have one
+    // handler and no name). Per event, keep the handler that saw the most
+    // firings: `capture`, registered for every event with matcher `*`.
+    let mut count: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for c in &out {
+        *count
+            .entry((c.event.clone(), c.handler.clone()))
+            .or_default() += 1;
+    }
+    out.retain(|c| {
+        let mine = count[&(c.event.clone(), c.handler.clone())];
+        count
+            .iter()
+            .filter(|((e, _), _)| *e == c.event)
+            .all(|((_, h), n)| *n < mine || (*n == mine && *h >= c.handler))
+    });
     out.sort_by(|a, b| a.ts.cmp(&b.ts));
     out
 }

@@ -41,9 +41,11 @@ Secrets in the printed input/output are masked as [REDACTED_<TYPE>] unless
 --no-redact. Output longer than 2,000 chars is cut (head; smart for errors); an
 input over 4,000 chars of JSON keeps its keys, its long strings cut to fit.
 
-Extensions beyond seed 004: --hook EVENT, --blocked and --rewritten keep
-calls on which the transcript records a hook firing of EVENT, a hook block, or
-a hook's input rewrite; a JSON record of a call with hook activity gains a
+Extensions beyond seed 004: --hook EVENT, --blocked, --flagged and --rewritten
+keep calls on which the transcript records a hook firing of EVENT, a hook block
+(the call did not run), a hook's objection after the call ran (PostToolUse
+decision block or exit 2: nothing was blocked), or a hook's input rewrite; a
+JSON record of a call with hook activity gains a
 hook_activity array (event, action, command, exit_code, duration_ms, reason,
 rewrite {from, to}, lines, …).
 
@@ -131,10 +133,15 @@ pub struct FindArgs {
     /// hookName such as PreToolUse:Bash), case-insensitive.
     #[arg(long, value_name = "EVENT")]
     pub hook: Option<String>,
-    /// Extension: only calls a hook blocked (PreToolUse exit 2 or deny,
-    /// PostToolUse decision block).
+    /// Extension: only calls a hook blocked (PreToolUse exit 2 or deny:
+    /// the call did not run).
     #[arg(long)]
     pub blocked: bool,
+    /// Extension: only calls a hook objected to after they ran (PostToolUse
+    /// decision block or exit 2: the call had run; the reason went to the
+    /// model).
+    #[arg(long)]
+    pub flagged: bool,
     /// Extension: only calls whose input a PreToolUse hook rewrote
     /// (updatedInput; the JSON record's hook_activity has from and to).
     #[arg(long)]
@@ -180,6 +187,7 @@ impl FindArgs {
             with_subagent_cost: self.with_subagent_cost,
             hook: self.hook.clone(),
             blocked: self.blocked.then_some(true),
+            flagged: self.flagged.then_some(true),
             rewritten: self.rewritten.then_some(true),
         }
     }
@@ -207,7 +215,7 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
 /// `flags` with the parameters of a Calls-view filter `line`
 /// ([`hookscope::query::filter_line::parse`]) added: a parameter both set
 /// is an error naming it (sessions add up; `redact:off`, `cost:on`,
-/// `is:blocked`, `is:rewritten` combine with their flags); with no tool
+/// `is:blocked`, `is:flagged`, `is:rewritten` combine with their flags); with no tool
 /// name or pattern in either, every tool (`tool_name_pattern` "", as the
 /// Calls view does).
 ///
@@ -260,6 +268,7 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
         with_subagent_cost: flags.with_subagent_cost || from_line.with_subagent_cost,
         hook: one("hook", flags.hook, from_line.hook)?,
         blocked: flags.blocked.or(from_line.blocked),
+        flagged: flags.flagged.or(from_line.flagged),
         rewritten: flags.rewritten.or(from_line.rewritten),
     };
     if out.tool_name.is_none() && out.tool_name_pattern.is_none() {

@@ -9,6 +9,8 @@ use hookscope::transcript::{
     Session, SessionRef, discover, export::session_json, load, sessions_named, text,
 };
 
+use hookscope::transcript::hook_activity::HookAction;
+
 use super::{discover_or_exit, fail, print_json};
 use crate::words::plural;
 
@@ -103,6 +105,14 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     }
 }
 
+/// `text` with secrets masked (`[REDACTED_<TYPE>]`).
+fn mask(text: &str) -> String {
+    let mut counts = hookscope::redact::Redactions::new();
+    hookscope::redact::redactor()
+        .redact(text, &mut counts)
+        .into_owned()
+}
+
 /// Loads SESSION fully, exiting 2 when it cannot be read.
 pub fn load_or_exit(session: &OsStr, paths: &[PathBuf]) -> Session {
     let found = resolve(session, paths);
@@ -122,28 +132,30 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     let tree = SpawnTree::new(&loaded);
     let s = loaded.summary_with(&tree);
     outln!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
+    let rejected = loaded.turns.iter().filter(|t| t.rejected).count();
     outln!(
-        "{}, {}, {}, {}, {}",
+        "{}{}, {}, {}, {}, {}",
         plural(s.turns, "turn"),
+        if rejected > 0 {
+            format!(" (+{} rejected by a hook)", plural(rejected, "prompt"))
+        } else {
+            String::new()
+        },
         plural(s.tool_calls, "tool call"),
         plural(s.errors, "error"),
         plural(s.subagents, "subagent"),
         plural(s.diagnostics, "diagnostic")
     );
     // Each turn's counts: its calls and subagents, transitively (the one
-    // definition in `transcript::spawns`).
-    // A prompt-less turn (the lead of a resumed file) is labelled, not
-    // numbered: `turn k` counts prompt turns, as the header's count does.
+    // definition in `transcript::spawns`). Turns are numbered as `--at N`
+    // takes them: 1-based over every turn, the prompt-less lead of a
+    // resumed file and a prompt a hook rejected included.
     let turn_header = |i: usize| {
-        let turn = loaded.turns.get(i);
-        let prompted = turn.is_some_and(|t| t.prompt_line.is_some());
-        let prompt = turn.map_or(String::new(), |t| {
-            text::one_line(&text::display_prompt(&t.prompt), 80)
-        });
-        let number = loaded.turns[..=i.min(loaded.turns.len().saturating_sub(1))]
-            .iter()
-            .filter(|t| t.prompt_line.is_some())
-            .count();
+        let Some(turn) = loaded.turns.get(i) else {
+            return;
+        };
+        let number = i + 1;
+        let prompt = text::one_line(&text::display_prompt(&turn.prompt), 80);
         let calls = tree.turn_tool_calls(&loaded, None, i);
         let subs = tree.turn_subagents(&loaded, None, i).len();
         let counts = match (calls, subs) {
@@ -151,10 +163,22 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
             (c, 0) => format!("  [{}]", plural(c, "tool call")),
             (c, n) => format!("  [{}, {}]", plural(c, "tool call"), plural(n, "subagent")),
         };
-        if prompted {
+        if turn.rejected {
+            let why = loaded
+                .lines
+                .hook_activity
+                .iter()
+                .find(|h| h.turn == i && h.action == HookAction::Blocked)
+                .map(|h| h.what(120))
+                .unwrap_or_else(|| "blocked by hook".to_string());
+            outln!(
+                "\nturn {number}: {prompt}\n  ⛔ prompt rejected, the turn never started: {}",
+                mask(&why)
+            );
+        } else if turn.prompt_line.is_some() {
             outln!("\nturn {number}: {prompt}{counts}");
         } else {
-            outln!("\nbefore the first prompt: (resumed: no prompt){counts}");
+            outln!("\nturn {number}: (before the first prompt: resumed, no prompt){counts}");
         }
     };
     // Turn headers printed so far (main thread).
@@ -201,30 +225,38 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
 
 /// One call of the outline: kind, name, `✗` when it failed, then what the
 /// transcript records hooks did to it (the TUI's marks, for every agent:
-/// `⛔ blocked by hook`, `↻ input rewritten by hook`), its summary and its
-/// `tool_use_id`.
+/// `⛔ blocked by hook`, `⚠ objected after it ran`, `↻ input rewritten by
+/// hook`, `⇄ output replaced by hook`), its summary as it ran (`asked →
+/// ran` for a rewritten call) and its `tool_use_id`.
 fn print_call(
     session: &hookscope::transcript::Session,
     thread: Option<usize>,
     call: &hookscope::transcript::ToolCallRecord,
     depth: usize,
 ) {
-    use hookscope::transcript::hook_activity::HookAction;
     let mut mark = String::from(if call.is_error() { " ✗" } else { "" });
-    let hooks: Vec<HookAction> = session
-        .hooks_of_call(thread, call)
-        .map(|h| h.action)
-        .collect();
-    if hooks.contains(&HookAction::Blocked) {
-        mark.push_str(" ⛔ blocked by hook");
+    let firings: Vec<_> = session.hooks_of_call(thread, call).collect();
+    let hooks: Vec<HookAction> = firings.iter().map(|h| h.action).collect();
+    if let Some(h) = firings
+        .iter()
+        .find(|h| h.action == HookAction::PermissionDecision)
+    {
+        mark.push_str(&format!(
+            " ⚖ hook: {}",
+            h.decision.as_deref().unwrap_or("decided")
+        ));
     }
-    if hooks.contains(&HookAction::Rewrote) {
-        mark.push_str(" ↻ input rewritten by hook");
+    for (action, text) in [
+        (HookAction::Blocked, " ⛔ blocked by hook"),
+        (HookAction::Flagged, " ⚠ objected after it ran"),
+        (HookAction::Rewrote, " ↻ input rewritten by hook"),
+        (HookAction::ReplacedOutput, " ⇄ output replaced by hook"),
+    ] {
+        if hooks.contains(&action) {
+            mark.push_str(text);
+        }
     }
-    let mut counts = hookscope::redact::Redactions::new();
-    let summary = hookscope::redact::redactor()
-        .redact(&call.summary(), &mut counts)
-        .into_owned();
+    let summary = mask(&session.summary_as_ran(thread, call));
     // The tool_use_id last, whole: it is what `payload`/`replay --at` take.
     outln!(
         "{}{:<6} {}{}{}  {}  [{}]",

@@ -75,7 +75,10 @@ pub struct Recorded {
     /// Where it comes from: `attachment` (a `hook_*` attachment line),
     /// `stop_hook_summary` (a summary with `hookErrors`), `hook_feedback`
     /// (the `Stop hook feedback:` user line), `tool_result` (the call's
-    /// result, written by the hook's decision) or `droid_hook` (a Droid
+    /// result, written by the hook's decision), `prompt_rejected` (the line
+    /// recording a prompt a hook rejected), `updated_output` (a hook
+    /// whose stdout replaced the output the model saw:
+    /// `the model saw this output instead: …`) or `droid_hook` (a Droid
     /// hook line, as [`crate::transcript::hook_activity::HookActivity::what`]
     /// reads it).
     pub source: &'static str,
@@ -164,11 +167,24 @@ enum Trace {
     Touched(String),
 }
 
-fn trace_of(r: &ToolCallRecord) -> Option<Trace> {
+/// What a finished call of `thread` adds to a history: what it ran (the
+/// input a PreToolUse hook rewrote it to, [`Session::ran_input`], else the
+/// model's).
+fn trace_of(session: &Session, thread: Option<usize>, r: &ToolCallRecord) -> Option<Trace> {
     if !done_ok(r) {
         return None;
     }
-    match &r.call {
+    let rewritten;
+    let call = match session.ran_input(thread, r) {
+        Some(input) => {
+            rewritten =
+                crate::tools::parse_tool_call(r.name(), Some(input), crate::tools::OnError::Other)
+                    .ok()?;
+            &rewritten
+        }
+        None => &r.call,
+    };
+    match call {
         ToolCall::Bash(b) => Some(Trace::Ran(b.command.clone())),
         call if matches!(r.tool_kind, ToolKind::Edit | ToolKind::Write) => {
             file_path_of(call).map(|p| Trace::Touched(p.to_string()))
@@ -221,7 +237,7 @@ impl HistoryIndex {
     pub fn new(session: &Session) -> HistoryIndex {
         let main: Vec<(usize, Trace)> = session
             .tool_calls()
-            .filter_map(|r| trace_of(r).map(|t| (r.line, t)))
+            .filter_map(|r| trace_of(session, None, r).map(|t| (r.line, t)))
             .collect();
         let main_sorted = main.windows(2).all(|w| w[0].0 <= w[1].0);
         // The first record of a repeated id wins.
@@ -235,7 +251,8 @@ impl HistoryIndex {
         let subs = session
             .subagents
             .iter()
-            .map(|sub| {
+            .enumerate()
+            .map(|(i, sub)| {
                 let spawn = sub
                     .spawn_tool_use_id
                     .as_deref()
@@ -246,7 +263,7 @@ impl HistoryIndex {
                     spawn_end: spawn.and_then(|s| s.1),
                     traces: sub
                         .tool_calls()
-                        .filter_map(|r| trace_of(r).map(|t| (r.line, t)))
+                        .filter_map(|r| trace_of(session, Some(i), r).map(|t| (r.line, t)))
                         .collect(),
                     prompt: sub
                         .turns
@@ -335,6 +352,13 @@ fn names_event(text: &str, event: EventName) -> bool {
         .is_some_and(|rest| rest.starts_with(':') || rest.starts_with(' '))
 }
 
+/// Whether a note is a rejected prompt's record (its `system`/`user` line:
+/// `UserPromptSubmit operation blocked by hook: …`).
+fn is_rejection_note(label: &str, text: &str) -> bool {
+    (label.starts_with("system/") || label == "user/blocked")
+        && text.contains(" operation blocked by hook")
+}
+
 fn note_source(text: &str) -> &'static str {
     if text.starts_with("Stop hook feedback:") || text.starts_with("SubagentStop hook feedback:") {
         "hook_feedback"
@@ -365,13 +389,17 @@ pub fn recorded_at(session: &Session, p: &Payload) -> Vec<Recorded> {
         .filter_map(|e| match e {
             Event::Note {
                 label, text, line, ..
-            } if label == "hook"
+            } if (label == "hook" || is_rejection_note(label, text))
                 && *line >= p.source_line
                 && *line < end
                 && names_event(text, p.event) =>
             {
                 Some(Recorded {
-                    source: note_source(text),
+                    source: if label == "hook" {
+                        note_source(text)
+                    } else {
+                        "prompt_rejected"
+                    },
                     line: *line,
                     text: text.clone(),
                 })
@@ -409,6 +437,24 @@ pub fn recorded_at(session: &Session, p: &Payload) -> Vec<Recorded> {
                 source: "tool_result",
                 line: res.line,
                 text: res.text.clone(),
+            });
+        }
+    }
+    // What a hook made the model see instead of the tool's output is in
+    // its stdout JSON, which the notes do not spell out.
+    if session.agent != Agent::Droid {
+        for h in activity_at(session, p)
+            .into_iter()
+            .filter(|h| h.updated_output.is_some())
+        {
+            out.push(Recorded {
+                source: "updated_output",
+                line: h.line(),
+                text: format!(
+                    "{}: {}",
+                    h.hook_name.as_deref().unwrap_or(h.event_name()),
+                    h.what(200)
+                ),
             });
         }
     }
@@ -588,12 +634,12 @@ pub struct Example {
     pub verdict: String,
     /// The source file and 1-based line of the event.
     pub source: String,
-    /// For a `block` of a tool event: whether the transcript shows a hook
-    /// blocking that call at the time (a
-    /// [`crate::transcript::hook_activity::HookAction::Blocked`] firing on
-    /// the call, [`Session::hooks_of_call`]); `false` marks a would-be new
-    /// block (the ones to review as possible false blocks). `None` for
-    /// other verdicts and for events not on a call (a Stop, a prompt).
+    /// For a `block`: whether the transcript shows a hook taking that
+    /// effect at the time (a call blocked before it ran, an objection after
+    /// it ran, a Stop blocked, a prompt rejected; docs/replay.md "Blocked
+    /// then, or new"); `false` marks a would-be new block (the ones to
+    /// review as possible false blocks). `None` for other verdicts and for
+    /// a tool event whose call is not recorded.
     pub blocked_then: Option<bool>,
 }
 
@@ -707,19 +753,58 @@ fn call_id_of(p: &Payload) -> Option<&str> {
         .or(p.call_id.as_deref())
 }
 
-/// Whether the transcript shows a hook blocking the call of the tool event
-/// `p` at the time (`None` when `p` is not on a recorded call).
+/// Whether the transcript shows a hook taking, at the time, the effect a
+/// `block` at `p` takes (docs/replay.md "Blocked then, or new"):
+/// * before a call ran (PreToolUse, PermissionRequest): a hook blocked the
+///   call (a [`HookAction::Blocked`] PreToolUse/PermissionRequest firing,
+///   or a `permissionDecision` rejection a hook caused: a `deny`, or an
+///   `ask` that no one could answer);
+/// * after it ran (PostToolUse, PostToolUseFailure): a hook objected
+///   ([`HookAction::Flagged`]);
+/// * any other event: a [`HookAction::Blocked`] firing of that event at
+///   `p`'s place ([`activity_at`]: a Stop block, a rejected prompt).
+///
+/// `None` when `p` is a tool event whose call is not recorded.
 fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
-    let id = call_id_of(p)?;
+    use crate::transcript::hook_activity::HookAction;
+    let Some(id) = call_id_of(p) else {
+        return Some(
+            activity_at(session, p)
+                .iter()
+                .any(|h| h.action == HookAction::Blocked),
+        );
+    };
     let thread = thread_of(session, p);
     let record = match thread.and_then(|i| session.subagents.get(i)) {
         Some(s) => s.tool_calls().find(|r| r.tool_use_id == id),
         None => session.tool_calls().find(|r| r.tool_use_id == id),
     }?;
+    let mut firings = session.hooks_of_call(thread, record);
+    if matches!(
+        p.event,
+        EventName::PostToolUse | EventName::PostToolUseFailure
+    ) {
+        return Some(firings.any(|h| {
+            h.after_call() && matches!(h.action, HookAction::Flagged | HookAction::Blocked)
+        }));
+    }
+    let by_hook = session
+        .thread_lines(thread)
+        .permission_decisions
+        .get(id)
+        .is_some_and(|d| {
+            d.get("decision").and_then(Value::as_str) == Some("reject")
+                && (d.get("source").and_then(Value::as_str) == Some("hook")
+                    || d.get("reasonCode")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| c.starts_with("hook:")))
+        });
     Some(
-        session
-            .hooks_of_call(thread, record)
-            .any(|h| h.action == crate::transcript::hook_activity::HookAction::Blocked),
+        by_hook
+            || firings.any(|h| {
+                h.action == HookAction::Blocked
+                    && matches!(h.event.as_deref(), Some("PreToolUse" | "PermissionRequest"))
+            }),
     )
 }
 

@@ -608,7 +608,7 @@ pub(super) fn call_rows(
 }
 
 /// A call's hook firings for its row: `activity_value` objects as a JSON
-/// array and `[event, hook_name, blocked, rewrote]` per firing (`None`
+/// array and [`crate::query::rows::HookFact::to_json`] per firing (`None`
 /// when it has none). `Err` when the JSON would not read back equal (a
 /// float in a rewritten input): the call's record then needs a load.
 fn hook_rows(
@@ -616,7 +616,7 @@ fn hook_rows(
     owner: Option<usize>,
     call: &crate::transcript::ToolCallRecord,
 ) -> Result<Option<(String, String)>, ()> {
-    use crate::transcript::hook_activity::{HookAction, activity_value};
+    use crate::transcript::hook_activity::activity_value;
     let agent_id = owner
         .and_then(|i| session.subagents.get(i))
         .and_then(|s| s.agent_id.as_deref());
@@ -624,12 +624,7 @@ fn hook_rows(
     let mut facts = Vec::new();
     for a in session.hooks_of_call(owner, call) {
         values.push(activity_value(a, session.thread_path(owner), agent_id));
-        facts.push(serde_json::json!([
-            a.event,
-            a.hook_name,
-            a.action == HookAction::Blocked,
-            a.action == HookAction::Rewrote
-        ]));
+        facts.push(crate::query::rows::HookFact::of(a).to_json());
     }
     if values.is_empty() {
         return Ok(None);

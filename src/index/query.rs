@@ -721,7 +721,8 @@ fn session_rows(
     Ok(Some(out))
 }
 
-/// `hook_facts` JSON (`[[event, hook_name, blocked, rewrote], …]`).
+/// `hook_facts` JSON (`[[event, hook_name, blocked, rewrote, flagged], …]`,
+/// [`HookFact::to_json`]).
 fn parse_facts(text: &str) -> Option<Vec<HookFact>> {
     let Ok(Value::Array(items)) = serde_json::from_str::<Value>(text) else {
         return None;
@@ -739,6 +740,7 @@ fn parse_facts(text: &str) -> Option<Vec<HookFact>> {
                 hook_name: text(1)?,
                 blocked: item.get(2)?.as_bool()?,
                 rewrote: item.get(3)?.as_bool()?,
+                flagged: item.get(4)?.as_bool()?,
             })
         })
         .collect()

@@ -55,7 +55,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// `calls.ts_ns` of a call whose time does not fit i64 nanoseconds (it is
 /// then treated as undated: its session is loaded).

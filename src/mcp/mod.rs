@@ -95,7 +95,8 @@ per-spawn child file.
 
 Extensions (hookscope's own, beyond the 14 parameters): hook (a hook event such as \
 PreToolUse, or a hookName such as PreToolUse:Bash, recorded on the call), blocked=true \
-(calls a hook blocked), rewritten=true (calls whose input a PreToolUse hook rewrote with \
+(calls a hook blocked: they did not run), flagged=true (calls a hook objected to after they \
+ran: PostToolUse decision block or exit 2, nothing was blocked), rewritten=true (calls whose input a PreToolUse hook rewrote with \
 updatedInput; the record's input is the original, hook_activity[].rewrite.to is what ran). \
 A record whose call has recorded hook activity gains hook_activity: one object per hook \
 firing (event, hook_name, action, command, exit_code, stdout, stderr, duration_ms, reason, \
@@ -124,7 +125,7 @@ pub const PARAMETER_NAMES: [&str; 14] = [
 
 /// hookscope's extensions of the tool beyond seed 004's 14 parameters
 /// (issue 9 §5): they only narrow the result.
-pub const EXTENSION_PARAMETER_NAMES: [&str; 3] = ["hook", "blocked", "rewritten"];
+pub const EXTENSION_PARAMETER_NAMES: [&str; 4] = ["hook", "blocked", "flagged", "rewritten"];
 
 /// The tool's JSON Schema for `inputSchema`: an object with the 14
 /// parameters and the [`EXTENSION_PARAMETER_NAMES`], none required, no
@@ -206,8 +207,15 @@ pub fn input_schema() -> Map<String, Value> {
         "blocked": {
             "type": ["boolean", "null"],
             "description": "Extension (not in seed 004): true only calls a hook blocked \
-                            (PreToolUse exit 2 or deny, PostToolUse decision block); false \
-                            only calls no hook blocked; null or omitted: all."
+                            (PreToolUse exit 2 or deny: the call did not run); false only \
+                            calls no hook blocked; null or omitted: all."
+        },
+        "flagged": {
+            "type": ["boolean", "null"],
+            "description": "Extension (not in seed 004): true only calls a hook objected to \
+                            after they ran (PostToolUse decision block or exit 2: the call \
+                            had run, the reason went to the model); false only calls no \
+                            hook objected to; null or omitted: all."
         },
         "rewritten": {
             "type": ["boolean", "null"],

@@ -18,7 +18,7 @@
 //! | `redact:off` | `redact = false` |
 //! | `cost:on` | `with_subagent_cost = true` |
 //! | `hook:EVENT` | extension `hook` (a hook firing of EVENT or `hookName` recorded on the call) |
-//! | `is:blocked` / `is:rewritten` | extensions `blocked` / `rewritten` = true (a hook blocked the call / rewrote its input) |
+//! | `is:blocked` / `is:flagged` / `is:rewritten` | extensions `blocked` / `flagged` / `rewritten` = true (a hook blocked the call, so it did not run / objected after it ran / rewrote its input) |
 //!
 //! Keys are case-insensitive. A value with spaces is written in double
 //! quotes (`\"` and `\\` escape inside them). Bare words (no key) are joined
@@ -28,8 +28,8 @@
 //!
 //! Errors ([`QueryError::InvalidArgument`]): an unknown key (`tol:Bash`; a
 //! bare word that merely contains `:` must be quoted, e.g. `"http://x"`), a
-//! key given twice (except `session:`; `is:error`, `is:blocked` and
-//! `is:rewritten` are three different words), an empty value, a bad `is:`,
+//! key given twice (except `session:`; `is:error`, `is:blocked`,
+//! `is:flagged` and `is:rewritten` are four different words), an empty value, a bad `is:`,
 //! `limit:`, `mode:`, `redact:` or `cost:` value, an unclosed quote, and
 //! bare words together with `input:`.
 //!
@@ -169,10 +169,11 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
                 "error" | "err" | "failed" => params.is_error = Some(true),
                 "ok" | "success" => params.is_error = Some(false),
                 "blocked" => params.blocked = Some(true),
+                "flagged" => params.flagged = Some(true),
                 "rewritten" => params.rewritten = Some(true),
                 _ => {
                     return invalid(format!(
-                        "is:{value}: use is:error, is:ok, is:blocked or is:rewritten"
+                        "is:{value}: use is:error, is:ok, is:blocked, is:flagged or is:rewritten"
                     ));
                 }
             },
@@ -259,14 +260,15 @@ fn on_off(key: &str, value: &str) -> Result<bool, QueryError> {
 }
 
 /// The slot a word fills, for "given twice" and [`with_word`]: its
-/// canonical key, except that `is:` has three (`is` for `is:error` /
-/// `is:ok`, `is:blocked`, `is:rewritten`).
+/// canonical key, except that `is:` has four (`is` for `is:error` /
+/// `is:ok`, `is:blocked`, `is:flagged`, `is:rewritten`).
 fn slot_of(canonical: &'static str, value: &str) -> &'static str {
     if canonical != "is" {
         return canonical;
     }
     match value.to_ascii_lowercase().as_str() {
         "blocked" => "is:blocked",
+        "flagged" => "is:flagged",
         "rewritten" => "is:rewritten",
         _ => "is",
     }
@@ -395,6 +397,7 @@ pub fn complete(line: &str, tool_names: &[String], session_ids: &[String]) -> Co
                     "error".into(),
                     "ok".into(),
                     "blocked".into(),
+                    "flagged".into(),
                     "rewritten".into(),
                 ],
                 Some("hook") => HOOK_EVENTS.iter().map(|e| e.to_string()).collect(),
@@ -501,7 +504,7 @@ mod tests {
             ("tool:", "tool: needs a value"),
             (
                 "is:maybe",
-                "use is:error, is:ok, is:blocked or is:rewritten",
+                "use is:error, is:ok, is:blocked, is:flagged or is:rewritten",
             ),
             ("is:blocked is:blocked", "is:blocked: given twice"),
             ("is:error is:ok", "is: given twice"),
@@ -579,6 +582,7 @@ mod tests {
             vec![
                 "is:blocked ".to_string(),
                 "is:error ".to_string(),
+                "is:flagged ".to_string(),
                 "is:ok ".to_string(),
                 "is:rewritten ".to_string()
             ]

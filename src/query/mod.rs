@@ -728,49 +728,35 @@ fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
 }
 
 /// Whether a call's hook firings pass the extension filters (`hook`,
-/// `blocked`, `rewritten`; see [`FindParams`]).
+/// `blocked`, `flagged`, `rewritten`; see [`FindParams`]).
 fn passes_hooks(hooks: &[&crate::transcript::hook_activity::HookActivity], query: &Query) -> bool {
-    use crate::transcript::hook_activity::HookAction;
-    passes_hook_facts(
-        hooks.iter().map(|a| {
-            (
-                a.event.as_deref(),
-                a.hook_name.as_deref(),
-                a.action == HookAction::Blocked,
-                a.action == HookAction::Rewrote,
-            )
-        }),
-        query,
-    )
+    let facts: Vec<rows::HookFact> = hooks.iter().map(|a| rows::HookFact::of(a)).collect();
+    passes_hook_facts(&facts, query)
 }
 
-/// [`passes_hooks`] on `(event, hook_name, blocked, rewrote)` per firing.
-fn passes_hook_facts<'a>(
-    hooks: impl Iterator<Item = (Option<&'a str>, Option<&'a str>, bool, bool)> + Clone,
-    query: &Query,
-) -> bool {
+/// [`passes_hooks`] on the facts of each firing.
+fn passes_hook_facts(hooks: &[rows::HookFact], query: &Query) -> bool {
     if let Some(event) = &query.hook {
-        let named = hooks.clone().any(|(e, n, _, _)| {
-            e.is_some_and(|e| params::fold(e) == *event)
-                || n.is_some_and(|n| params::fold(n) == *event)
+        let named = hooks.iter().any(|f| {
+            f.event
+                .as_deref()
+                .is_some_and(|e| params::fold(e) == *event)
+                || f.hook_name
+                    .as_deref()
+                    .is_some_and(|n| params::fold(n) == *event)
         });
         if !named {
             return false;
         }
     }
-    if query
-        .blocked
-        .is_some_and(|want| hooks.clone().any(|(_, _, b, _)| b) != want)
-    {
-        return false;
-    }
-    if query
-        .rewritten
-        .is_some_and(|want| hooks.clone().any(|(_, _, _, r)| r) != want)
-    {
-        return false;
-    }
-    true
+    let wants = [
+        (query.blocked, hooks.iter().any(|f| f.blocked)),
+        (query.flagged, hooks.iter().any(|f| f.flagged)),
+        (query.rewritten, hooks.iter().any(|f| f.rewrote)),
+    ];
+    wants
+        .iter()
+        .all(|(want, has)| want.is_none_or(|want| want == *has))
 }
 
 /// Whether one call passes every filter, on the raw (pre-redaction, pre-cap)

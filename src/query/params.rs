@@ -69,8 +69,11 @@ pub enum OutputMode {
 /// - `hook`: only calls on which the transcript records a firing of this
 ///   hook event (`PreToolUse`, or a `hookName` such as `PreToolUse:Bash`),
 ///   case-insensitive;
-/// - `blocked`: `true` only calls a hook blocked (PreToolUse exit 2 or deny,
-///   PostToolUse `decision: block`), `false` only calls no hook blocked;
+/// - `blocked`: `true` only calls a hook blocked (PreToolUse exit 2 or deny:
+///   the call did not run), `false` only calls no hook blocked;
+/// - `flagged`: `true` only calls a hook objected to after they ran
+///   (PostToolUse `decision: block` or exit 2: nothing was blocked),
+///   `false` only calls no hook objected to;
 /// - `rewritten`: `true` only calls whose input a PreToolUse hook rewrote
 ///   (`updatedInput`), `false` only calls not rewritten.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -124,6 +127,9 @@ pub struct FindParams {
     /// Extension: tri-state "a hook blocked the call" filter.
     #[serde(default)]
     pub blocked: Option<bool>,
+    /// Extension: tri-state "a hook objected after the call ran" filter.
+    #[serde(default)]
+    pub flagged: Option<bool>,
     /// Extension: tri-state "a hook rewrote the call's input" filter.
     #[serde(default)]
     pub rewritten: Option<bool>,
@@ -148,6 +154,7 @@ impl Default for FindParams {
             with_subagent_cost: false,
             hook: None,
             blocked: None,
+            flagged: None,
             rewritten: None,
         }
     }
@@ -304,6 +311,7 @@ impl FindParams {
             with_subagent_cost: self.with_subagent_cost,
             hook: given(&self.hook).map(fold),
             blocked: self.blocked,
+            flagged: self.flagged,
             rewritten: self.rewritten,
         })
     }
@@ -380,6 +388,8 @@ pub struct Query {
     pub hook: Option<String>,
     /// Extension: blocked by a hook (tri-state).
     pub blocked: Option<bool>,
+    /// Extension: objected to by a hook after it ran (tri-state).
+    pub flagged: Option<bool>,
     /// Extension: input rewritten by a hook (tri-state).
     pub rewritten: Option<bool>,
 }

@@ -65,8 +65,10 @@ pub struct RowCall {
     pub input_matched: bool,
 }
 
-/// What `find`'s hook filters (`hook`, `blocked`, `rewritten`) read of one
-/// hook firing ([`crate::transcript::hook_activity::HookActivity`]).
+/// What `find`'s hook filters (`hook`, `blocked`, `flagged`, `rewritten`)
+/// read of one hook firing
+/// ([`crate::transcript::hook_activity::HookActivity`]). Stored by the
+/// index as `[event, hook_name, blocked, rewrote, flagged]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookFact {
     /// `event`.
@@ -77,6 +79,33 @@ pub struct HookFact {
     pub blocked: bool,
     /// `action` is `Rewrote`.
     pub rewrote: bool,
+    /// `action` is `Flagged` (objected after the call ran).
+    pub flagged: bool,
+}
+
+impl HookFact {
+    /// The facts of one firing.
+    pub fn of(a: &crate::transcript::hook_activity::HookActivity) -> HookFact {
+        use crate::transcript::hook_activity::HookAction;
+        HookFact {
+            event: a.event.clone(),
+            hook_name: a.hook_name.clone(),
+            blocked: a.action == HookAction::Blocked,
+            rewrote: a.action == HookAction::Rewrote,
+            flagged: a.action == HookAction::Flagged,
+        }
+    }
+
+    /// The stored form: `[event, hook_name, blocked, rewrote, flagged]`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!([
+            self.event,
+            self.hook_name,
+            self.blocked,
+            self.rewrote,
+            self.flagged
+        ])
+    }
 }
 
 /// Where [`super::find_with_rows`] gets the rows of indexed sessions (e.g.
@@ -212,17 +241,7 @@ pub(super) fn session_from_rows(
     let mut drafts = Vec::new();
     for row in rows {
         if !super::passes_meta(&row.name, row.is_error, row.timestamp, query)
-            || !super::passes_hook_facts(
-                row.hook_facts.iter().map(|f| {
-                    (
-                        f.event.as_deref(),
-                        f.hook_name.as_deref(),
-                        f.blocked,
-                        f.rewrote,
-                    )
-                }),
-                query,
-            )
+            || !super::passes_hook_facts(&row.hook_facts, query)
         {
             continue;
         }

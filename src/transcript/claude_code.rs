@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::hook_activity::{At, HookLog};
+use super::hook_activity::{At, HookLog, RejectedPrompt, parse_rejected_prompt};
 use super::jsonl::{Place, read_objects, read_objects_from};
 use super::model::{
     Agent, Diagnostic, Event, INPUT_ECHOES, LineIndex, Locus, Session, Subagent, SubagentLayout,
@@ -212,6 +212,7 @@ impl MainRead {
             .turns
             .iter()
             .enumerate()
+            .filter(|(_, turn)| !turn.rejected)
             .find_map(|(i, turn)| turn.prompt_line.map(|line| (i, line, turn.prompt.clone())));
         let leaves = self
             .meta
@@ -227,7 +228,11 @@ impl MainRead {
             meta: self.meta.clone(),
             leaves,
             turns: t.turns.len(),
-            prompt_turns: t.turns.iter().filter(|x| x.prompt_line.is_some()).count(),
+            prompt_turns: t
+                .turns
+                .iter()
+                .filter(|x| x.prompt_line.is_some() && !x.rejected)
+                .count(),
             first_prompt,
             turn0_notes_only: t
                 .turns
@@ -255,7 +260,7 @@ impl MainRead {
         let first_prompt = main_thread
             .turns
             .iter()
-            .find(|t| t.prompt_line.is_some())
+            .find(|t| t.prompt_line.is_some() && !t.rejected)
             .map(|t| t.prompt.clone());
         let meta = self.meta;
         let title = meta.title(&main_thread.lines.uuids, first_prompt);
@@ -330,7 +335,9 @@ impl Checkpoint {
     /// rewritten input), the only fields whose JSON may not read back
     /// equal (a float); everything else is text, integers and times.
     pub fn holds_json_values(&self) -> bool {
-        self.hooks.iter().any(|h| h.rewrite.is_some())
+        self.hooks
+            .iter()
+            .any(|h| h.rewrite.is_some() || h.updated_output.is_some())
     }
 }
 
@@ -823,6 +830,13 @@ fn max_time(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTi
     }
 }
 
+/// Whether a rejected `<Event> operation blocked by hook` record is a
+/// prompt's (`UserPromptSubmit`, `UserPromptExpansion`): those make a turn
+/// that never started.
+fn is_prompt_event(event: &str) -> bool {
+    matches!(event, "UserPromptSubmit" | "UserPromptExpansion")
+}
+
 /// What a user line with text is, for turn cutting.
 enum UserText {
     Prompt,
@@ -989,6 +1003,13 @@ impl Thread {
             return;
         }
         let hook_text = v.get("hookText").and_then(Value::as_bool) == Some(true);
+        if !hook_text
+            && let Some(rejected) = parse_rejected_prompt(text.trim_start(), None)
+                .filter(|r| is_prompt_event(&r.event) && text.trim_start().starts_with(&r.event))
+        {
+            self.push_rejected_prompt(line_no, v, timestamp, &rejected, "user/blocked", text);
+            return;
+        }
         if hook_text
             || text.contains(" operation blocked by hook")
             || text.trim_start().starts_with("Stop hook feedback:")
@@ -1016,6 +1037,7 @@ impl Thread {
                     prompt_line: Some(line_no),
                     timestamp,
                     events: Vec::new(),
+                    rejected: false,
                 });
             }
             UserText::Interruption => {
@@ -1035,6 +1057,35 @@ impl Thread {
             }
             UserText::Skip => {}
         }
+    }
+
+    /// A prompt a hook rejected (`record` is the rejection line's text,
+    /// kept as the turn's note labelled `label`): a turn that never started
+    /// ([`Turn::rejected`]) and the hook's firing in it.
+    fn push_rejected_prompt(
+        &mut self,
+        line_no: usize,
+        v: &Value,
+        timestamp: Option<DateTime<Utc>>,
+        rejected: &RejectedPrompt,
+        label: &str,
+        record: String,
+    ) {
+        self.turns.push(Turn {
+            prompt: rejected.prompt.clone().unwrap_or_default(),
+            prompt_line: Some(line_no),
+            timestamp,
+            events: vec![Event::Note {
+                label: label.to_string(),
+                text: record,
+                timestamp,
+                line: line_no,
+            }],
+            rejected: true,
+        });
+        let mut hooks = std::mem::take(&mut self.hooks);
+        hooks.on_prompt_rejected(rejected, label, &self.hook_at(line_no, v, timestamp, None));
+        self.hooks = hooks;
     }
 
     fn pair_result(
@@ -1353,6 +1404,22 @@ impl Thread {
             }
             _ => {
                 if content.contains(" operation blocked by hook") {
+                    let ending = v
+                        .pointer("/promptSubmitEnding/ending/reason")
+                        .and_then(Value::as_str);
+                    if let Some(rejected) = parse_rejected_prompt(&content, ending)
+                        .filter(|r| is_prompt_event(&r.event))
+                    {
+                        self.push_rejected_prompt(
+                            line_no,
+                            v,
+                            timestamp,
+                            &rejected,
+                            &format!("system/{subtype}"),
+                            content,
+                        );
+                        return;
+                    }
                     let mut hooks = std::mem::take(&mut self.hooks);
                     hooks.on_user_text(&content, false, &self.hook_at(line_no, v, timestamp, None));
                     self.hooks = hooks;
@@ -1391,7 +1458,14 @@ impl Thread {
                         None => content_text(b),
                     })
                     .unwrap_or_default();
-                format!("{hook_name} blocked: {err}")
+                let (_, err) = super::hook_activity::split_handler_prefix(&err);
+                let event = hook_name.split_once(':').map_or(hook_name, |(e, _)| e);
+                if matches!(event, "PostToolUse" | "PostToolUseFailure") {
+                    // The call had run: the hook's block only objected.
+                    format!("{hook_name} objected after the call ran: {err}")
+                } else {
+                    format!("{hook_name} blocked: {err}")
+                }
             }
             "hook_non_blocking_error" => {
                 let stderr = att.get("stderr").map(content_text).unwrap_or_default();

@@ -1361,6 +1361,7 @@ impl Loader {
                     prompt_line: Some(line_no),
                     timestamp: ts,
                     events: Vec::new(),
+                    rejected: false,
                 });
             }
             Some("assistant") if !text.trim().is_empty() => {

@@ -219,6 +219,8 @@ struct Thread {
     hooks: HookLog,
     /// Each `message` line's `id` → its first line (`LineIndex::uuids`).
     ids: HashMap<String, usize>,
+    /// The last line read (`LineIndex::last_line`).
+    last_line: usize,
 }
 
 impl Thread {
@@ -252,6 +254,7 @@ impl Thread {
     }
 
     fn push(&mut self, line: usize, v: &Value) {
+        self.last_line = self.last_line.max(line);
         let ts = timestamp_of(v);
         if let Some(t) = ts {
             self.started = Some(self.started.map_or(t, |s| s.min(t)));
@@ -380,6 +383,7 @@ impl Thread {
                     prompt_line: Some(line),
                     timestamp: ts,
                     events: Vec::new(),
+                    rejected: false,
                 });
             }
             Some("assistant") => {
@@ -568,6 +572,7 @@ fn load_tree(
     let mut lines = LineIndex::default();
     lines.set_hook_activity(std::mem::take(&mut thread.hooks).finish());
     lines.uuids = std::mem::take(&mut thread.ids);
+    lines.last_line = thread.last_line;
     let mut models = Vec::new();
     let mut usage = Usage::default();
     let mut autonomy = None;

@@ -40,17 +40,28 @@ use super::text::content_text;
 pub const TEXT_CAP: usize = 16 * 1024;
 
 /// What a hook firing did, as the transcript records it. When a firing did
-/// several things the first of this order wins: blocked, rewrote,
-/// permission decision, added context, failed, cancelled, other, succeeded.
+/// several things the first of this order wins: blocked, flagged, rewrote,
+/// replaced output, permission decision, added context, failed, cancelled,
+/// other, succeeded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookAction {
-    /// Blocked the action: a PreToolUse exit 2 or `deny`, a PostToolUse
-    /// `decision: "block"`, a Stop/SubagentStop block (the model is sent on
-    /// with the feedback), a UserPromptSubmit block, `continue: false`.
+    /// Blocked the action: a PreToolUse exit 2 or `deny` (the call did not
+    /// run), a Stop/SubagentStop block (the model is sent on with the
+    /// feedback), a UserPromptSubmit block (the prompt was rejected),
+    /// `continue: false`.
     Blocked,
+    /// Objected after the call ran: a PostToolUse or PostToolUseFailure
+    /// `decision: "block"` or exit 2. Nothing was blocked — the call had
+    /// already run; the reason went to the model next to the result
+    /// (docs/hooks.md "What the transcript records").
+    Flagged,
     /// Rewrote the tool input (`hookSpecificOutput.updatedInput`).
     Rewrote,
+    /// Replaced what the model saw of the tool's output (PostToolUse
+    /// `hookSpecificOutput.updatedToolOutput`, or the older
+    /// `updatedMCPToolOutput`).
+    ReplacedOutput,
     /// A `permissionDecision` other than `deny` (`allow`, `ask`, `defer`).
     PermissionDecision,
     /// Added context for the model (`additionalContext`).
@@ -67,12 +78,15 @@ pub enum HookAction {
 }
 
 impl HookAction {
-    /// The snake_case name (`blocked`, `rewrote`, `permission_decision`,
-    /// `added_context`, `failed`, `cancelled`, `other`, `succeeded`).
+    /// The snake_case name (`blocked`, `flagged`, `rewrote`,
+    /// `replaced_output`, `permission_decision`, `added_context`, `failed`,
+    /// `cancelled`, `other`, `succeeded`).
     pub fn as_str(self) -> &'static str {
         match self {
             HookAction::Blocked => "blocked",
+            HookAction::Flagged => "flagged",
             HookAction::Rewrote => "rewrote",
+            HookAction::ReplacedOutput => "replaced_output",
             HookAction::PermissionDecision => "permission_decision",
             HookAction::AddedContext => "added_context",
             HookAction::Failed => "failed",
@@ -82,8 +96,9 @@ impl HookAction {
         }
     }
 
-    /// Whether the hook acted (blocked, rewrote, decided, added context,
-    /// failed): what the "hook activity only" views list.
+    /// Whether the hook acted (blocked, flagged, rewrote, replaced output,
+    /// decided, added context, failed): what the "hook activity only" views
+    /// list.
     pub fn acted(self) -> bool {
         !matches!(self, HookAction::Succeeded | HookAction::Other)
     }
@@ -163,6 +178,11 @@ pub struct HookActivity {
     pub context: Vec<String>,
     /// The rewrite, for [`HookAction::Rewrote`].
     pub rewrite: Option<InputRewrite>,
+    /// What the model saw instead of the tool's output, for
+    /// [`HookAction::ReplacedOutput`]: `hookSpecificOutput.updatedToolOutput`
+    /// (or `updatedMCPToolOutput`) of the hook's stdout, verbatim.
+    #[serde(default)]
+    pub updated_output: Option<Value>,
     /// `permissionDecision` (`allow`/`deny`/`ask`/`defer`) when one was
     /// recorded.
     pub decision: Option<String>,
@@ -203,6 +223,7 @@ impl HookActivity {
             reason: None,
             context: Vec::new(),
             rewrite: None,
+            updated_output: None,
             decision: None,
             tool_use_id: None,
             call_line: None,
@@ -229,9 +250,10 @@ impl HookActivity {
     }
 
     /// One line saying what the hook did, e.g. `blocked by hook: 'rm -rf'
-    /// is not allowed`, `input rewritten by hook: echo A → echo B`, `context
-    /// added: …`, `hook failed (exit 1): …`, `ran, no effect`; at most `max`
-    /// chars for the variable part.
+    /// is not allowed`, `objected after it ran: …`, `input rewritten by
+    /// hook: echo A → echo B`, `the model saw this output instead: …`,
+    /// `context added: …`, `hook failed (exit 1): …`, `ran, no effect`; at
+    /// most `max` chars for the variable part.
     pub fn what(&self, max: usize) -> String {
         use super::text::one_line;
         let reason = self.reason.as_deref().map(|r| one_line(r, max));
@@ -240,9 +262,20 @@ impl HookActivity {
                 Some(r) if !r.is_empty() => format!("blocked by hook: {r}"),
                 _ => "blocked by hook".to_string(),
             },
+            HookAction::Flagged => match reason {
+                Some(r) if !r.is_empty() => format!("objected after it ran: {r}"),
+                _ => "objected after it ran".to_string(),
+            },
             HookAction::Rewrote => match &self.rewrite {
                 Some(rw) => format!("input rewritten by hook: {}", rw.summary(max)),
                 None => "input rewritten by hook".to_string(),
+            },
+            HookAction::ReplacedOutput => match &self.updated_output {
+                Some(out) => format!(
+                    "the model saw this output instead: {}",
+                    one_line(&output_text(out), max)
+                ),
+                None => "output replaced by hook".to_string(),
             },
             HookAction::PermissionDecision => {
                 let d = self.decision.as_deref().unwrap_or("?");
@@ -273,6 +306,29 @@ impl HookActivity {
         }
     }
 
+    /// Reads a `[<command>]: <stderr>` prefix off a hook text
+    /// ([`split_handler_prefix`]): the command becomes the acting handler
+    /// (when none is recorded), the exit code 2 (Claude Code writes the
+    /// prefix only then) and the stderr the rest; returns the text without
+    /// the prefix.
+    fn name_handler_in(&mut self, text: &str) -> String {
+        let (command, rest) = split_handler_prefix(text);
+        let Some(command) = command else {
+            return text.to_string();
+        };
+        if self.command.is_none() {
+            self.command = Some(command.to_string());
+        }
+        self.add_handler(Some(command.to_string()), None);
+        if self.exit_code.is_none() {
+            self.exit_code = Some(2);
+        }
+        if self.stderr.is_none() {
+            self.stderr = Some(cap(rest));
+        }
+        rest.to_string()
+    }
+
     fn add_handler(&mut self, command: Option<String>, duration_ms: Option<u64>) {
         if command.is_none() && duration_ms.is_none() {
             return;
@@ -298,8 +354,35 @@ impl HookActivity {
         self.kinds.push(kind.to_string());
     }
 
+    /// Raises the action to `action` when it comes first in
+    /// [`HookAction`]'s order. A block on an event that fires after the
+    /// call ran (PostToolUse, PostToolUseFailure) is
+    /// [`HookAction::Flagged`]: the call was not blocked.
     fn raise(&mut self, action: HookAction) {
+        let action = if action == HookAction::Blocked && self.after_call() {
+            HookAction::Flagged
+        } else {
+            action
+        };
         self.action = self.action.min(action);
+    }
+
+    /// Whether the firing's event comes after its call ran, so that a
+    /// block there blocks nothing (PostToolUse, PostToolUseFailure).
+    pub fn after_call(&self) -> bool {
+        matches!(
+            self.event.as_deref(),
+            Some("PostToolUse" | "PostToolUseFailure")
+        )
+    }
+
+    /// Settles what the event decides once every record is merged: a
+    /// block after the call ran is [`HookAction::Flagged`] (the event may
+    /// have been learnt after the block was read).
+    fn settle(&mut self) {
+        if self.action == HookAction::Blocked && self.after_call() {
+            self.action = HookAction::Flagged;
+        }
     }
 
     /// Reads a hook's stdout JSON (hooks.md §1.7–1.8) for the decision,
@@ -353,6 +436,12 @@ impl HookActivity {
             });
             self.raise(HookAction::Rewrote);
         }
+        if let Some(out) = field("updatedToolOutput").or_else(|| field("updatedMCPToolOutput"))
+            && !out.is_null()
+        {
+            self.updated_output = Some(out.clone());
+            self.raise(HookAction::ReplacedOutput);
+        }
         if let Some(ctx) = field("additionalContext").map(content_text)
             && !ctx.trim().is_empty()
         {
@@ -371,9 +460,9 @@ impl HookActivity {
 
 /// The JSON object of one firing, as `hookscope hooks --activity --json`,
 /// `find --json`'s `hook_activity` and the MCP tools print it: the
-/// [`HookActivity`] fields (snake_case) plus `path` (the thread's file),
-/// `agent_id` (the subagent's, `null` on the main thread) and `what`
-/// ([`HookActivity::what`]). With `redact`, secrets in `stdout`, `stderr`,
+/// [`HookActivity`] fields (snake_case; `turn` 1-based, as `--at N` takes
+/// it) plus `path` (the thread's file), `agent_id` (the subagent's, `null`
+/// on the main thread) and `what` ([`HookActivity::what`]). With `redact`, secrets in `stdout`, `stderr`,
 /// `reason`, `context`, `command` and the rewrite are masked as
 /// `[REDACTED_<TYPE>]`.
 pub fn activity_json(
@@ -408,8 +497,71 @@ pub fn activity_value(
             agent_id.map_or(Value::Null, |a| Value::String(a.to_string())),
         );
         map.insert("what".to_string(), Value::String(activity.what(200)));
+        // 1-based, as `--at N`, `show` and the TUI number turns.
+        map.insert("turn".to_string(), Value::from(activity.turn + 1));
     }
     value
+}
+
+/// The text of a replaced tool output ([`HookActivity::updated_output`]):
+/// a string as is; a Bash-shaped object's `stdout` (and `stderr` after a
+/// line break when not empty); MCP `content` blocks as text; anything else
+/// as compact JSON.
+pub fn output_text(output: &Value) -> String {
+    match output {
+        Value::String(s) => s.clone(),
+        Value::Object(map) if map.contains_key("stdout") => {
+            let part = |k: &str| map.get(k).map(content_text).unwrap_or_default();
+            let (out, err) = (part("stdout"), part("stderr"));
+            if err.is_empty() {
+                out
+            } else {
+                format!("{out}\n{err}")
+            }
+        }
+        Value::Object(map) if map.contains_key("content") => {
+            map.get("content").map(content_text).unwrap_or_default()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Splits the handler Claude Code names in front of a hook's text:
+/// `[<command>]: <rest>` → `(Some(command), rest)`; any other text →
+/// `(None, text)`. Claude Code writes this prefix for a handler that exited
+/// 2 (its stderr follows): in a blocked call's `tool_result`, a rejected
+/// prompt's `system/informational` line, a blocking error
+/// (docs/hooks.md "What the transcript records").
+pub fn split_handler_prefix(text: &str) -> (Option<&str>, &str) {
+    let t = text.trim_start();
+    match t.strip_prefix('[').and_then(|r| r.split_once("]: ")) {
+        Some((command, rest)) if !command.trim().is_empty() && !command.contains('\n') => {
+            (Some(command), rest)
+        }
+        _ => (None, text),
+    }
+}
+
+/// An exit code a hook's text states in Claude Code's words: `… status
+/// code N …` or `… exit code N …` (`Failed with non-blocking status code:
+/// 1`); `None` when the text states none.
+pub fn exit_code_in(text: &str) -> Option<i64> {
+    for marker in ["status code", "exit code"] {
+        let mut from = 0;
+        while let Some(at) = text.get(from..).and_then(|t| t.find(marker)) {
+            let rest = &text[from + at + marker.len()..];
+            let rest = rest.trim_start_matches([':', ' ']);
+            let digits: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '-')
+                .collect();
+            if let Ok(code) = digits.parse::<i64>() {
+                return Some(code);
+            }
+            from += at + marker.len();
+        }
+    }
+    None
 }
 
 /// `text` cut to [`TEXT_CAP`] chars, ending in `…[truncated, N chars]`.
@@ -477,7 +629,7 @@ pub fn parse_result_hook_error(text: &str) -> Option<(String, Option<String>, St
 
 /// A prompt blocked by a hook: `(event, reason)` for a text containing
 /// `<Event> operation blocked by hook` (the reason follows a `:` or a line
-/// break, may be empty).
+/// break, may be empty). [`parse_rejected_prompt`] reads the rest.
 pub fn parse_operation_blocked(text: &str) -> Option<(String, String)> {
     let t = text.trim();
     let at = t.find(" operation blocked by hook")?;
@@ -488,6 +640,76 @@ pub fn parse_operation_blocked(text: &str) -> Option<(String, String)> {
     let rest = &t[at + " operation blocked by hook".len()..];
     let reason = rest.trim_start_matches(':').trim();
     Some((event.to_string(), reason.to_string()))
+}
+
+/// A prompt a hook rejected, as Claude Code records it (2.1.332: a
+/// `system`/`informational` line whose `content` is `UserPromptSubmit
+/// operation blocked by hook:\n[<command>]: <stderr>\n\nOriginal prompt:
+/// <prompt>` and whose `promptSubmitEnding` is `{ending: {kind:
+/// "blocked_by_hook", reason}, promptKept: false}`; docs/hooks.md "What the
+/// transcript records").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedPrompt {
+    /// The event that rejected it (`UserPromptSubmit`,
+    /// `UserPromptExpansion`).
+    pub event: String,
+    /// The handler named in `[…]` (an exit 2), when the text names one.
+    pub command: Option<String>,
+    /// Why: `promptSubmitEnding.ending.reason`, else the text after the
+    /// header (and after the `[…]: ` prefix); may be empty.
+    pub reason: String,
+    /// The prompt the user submitted (`Original prompt: …`), when quoted.
+    pub prompt: Option<String>,
+}
+
+/// Reads a rejected prompt out of `text` (and the line's
+/// `promptSubmitEnding.ending.reason`, `ending_reason`, which settles where
+/// the reason stops when the reason or the prompt themselves hold
+/// `Original prompt:`); `None` when the text is not an `<Event> operation
+/// blocked by hook` record.
+pub fn parse_rejected_prompt(text: &str, ending_reason: Option<&str>) -> Option<RejectedPrompt> {
+    const MARK: &str = " operation blocked by hook";
+    const ORIGINAL: &str = "\n\nOriginal prompt: ";
+    let at = text.find(MARK)?;
+    let event = text[..at]
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or("")
+        .to_string();
+    if event.is_empty() {
+        return None;
+    }
+    let body = &text[at + MARK.len()..];
+    let body = body.strip_prefix(':').unwrap_or(body);
+    let body = body.strip_prefix('\n').unwrap_or(body);
+    let (command, rest) = split_handler_prefix(body);
+    // Where the reason ends: right after the recorded reason when the text
+    // carries it there, else at the first `Original prompt:`.
+    let split = ending_reason
+        .filter(|r| !r.is_empty())
+        .and_then(|r| rest.strip_prefix(r).map(|after| (r, after)))
+        .and_then(|(r, after)| {
+            after
+                .strip_prefix(ORIGINAL)
+                .map(|p| (r.to_string(), Some(p)))
+        });
+    let (reason, prompt) = match split {
+        Some((reason, prompt)) => (reason, prompt.map(str::to_string)),
+        None => match rest.split_once(ORIGINAL) {
+            Some((reason, prompt)) => (reason.trim().to_string(), Some(prompt.to_string())),
+            None => (rest.trim().to_string(), None),
+        },
+    };
+    let reason = match ending_reason.filter(|r| !r.is_empty()) {
+        Some(r) => r.to_string(),
+        None => reason,
+    };
+    Some(RejectedPrompt {
+        event,
+        command: command.map(str::to_string),
+        reason,
+        prompt,
+    })
 }
 
 /// Builds the [`HookActivity`] list of one thread while its lines are read
@@ -535,8 +757,12 @@ impl HookLog {
         self.open_stop
     }
 
-    /// The records, finished.
-    pub fn finish(self) -> Vec<HookActivity> {
+    /// The records, finished (each settled: a block after its call ran is
+    /// [`HookAction::Flagged`]).
+    pub fn finish(mut self) -> Vec<HookActivity> {
+        for r in &mut self.records {
+            r.settle();
+        }
         self.records
     }
 
@@ -694,13 +920,17 @@ impl HookLog {
                     })
                     .filter(|e| !e.trim().is_empty());
                 if let Some(err) = err {
-                    r.reason = Some(cap(&err));
+                    let reason = r.name_handler_in(&err);
+                    r.reason = Some(cap(&reason));
                 }
                 r.raise(HookAction::Blocked);
             }
             "hook_non_blocking_error" | "hook_error_during_execution" => {
                 if r.reason.is_none() {
                     r.reason = r.stderr.clone().or_else(|| content.as_deref().map(cap));
+                }
+                if r.exit_code.is_none() {
+                    r.exit_code = r.reason.as_deref().and_then(exit_code_in);
                 }
                 r.raise(HookAction::Failed);
             }
@@ -833,7 +1063,7 @@ impl HookLog {
             .collect();
         if !blocking.is_empty() {
             if r.reason.is_none() {
-                let joined: Vec<&str> = blocking.iter().map(|s| s.as_str()).collect();
+                let joined: Vec<String> = blocking.iter().map(|e| r.name_handler_in(e)).collect();
                 r.reason = Some(cap(&joined.join("; ")));
             }
             r.raise(HookAction::Blocked);
@@ -862,18 +1092,33 @@ impl HookLog {
         }
     }
 
+    /// A prompt a hook rejected ([`parse_rejected_prompt`]): one
+    /// [`HookAction::Blocked`] firing of its event, with the `[…]` handler
+    /// as its command and exit code 2, the reason without the prefix, and
+    /// `kind` (`system/informational`, `user/blocked`) as its record kind.
+    pub fn on_prompt_rejected(&mut self, rejected: &RejectedPrompt, kind: &str, at: &At) {
+        let i = self.start(at, kind);
+        if let Some(r) = self.records.get_mut(i) {
+            r.event = Some(rejected.event.clone());
+            r.hook_name = Some(rejected.event.clone());
+            if let Some(command) = &rejected.command {
+                r.command = Some(command.clone());
+                r.add_handler(Some(command.clone()), None);
+                r.exit_code = Some(2);
+                r.stderr = Some(cap(&rejected.reason)).filter(|s| !s.is_empty());
+            }
+            r.reason = Some(cap(&rejected.reason)).filter(|s| !s.is_empty());
+            r.raise(HookAction::Blocked);
+        }
+    }
+
     /// A user line's text that is hook output: `hookText: true` lines
     /// (`<Event> hook feedback:\n<reason>`) and `<Event> operation blocked
     /// by hook` texts. Returns whether it was one.
     pub fn on_user_text(&mut self, text: &str, hook_text: bool, at: &At) -> bool {
         let trimmed = text.trim_start();
-        if let Some((event, reason)) = parse_operation_blocked(trimmed) {
-            let i = self.start(at, "user/blocked");
-            if let Some(r) = self.records.get_mut(i) {
-                r.event = Some(event);
-                r.reason = Some(cap(&reason)).filter(|s| !s.is_empty());
-                r.raise(HookAction::Blocked);
-            }
+        if let Some(rejected) = parse_rejected_prompt(trimmed, None) {
+            self.on_prompt_rejected(&rejected, "user/blocked", at);
             return true;
         }
         let feedback = trimmed
@@ -914,6 +1159,7 @@ impl HookLog {
                 r.event = Some(event);
             }
             if !reason.is_empty() {
+                let reason = r.name_handler_in(&reason);
                 r.reason = Some(cap(&reason));
             }
             r.raise(HookAction::Blocked);

@@ -748,6 +748,12 @@ impl Event {
 /// feedback or a task notification (those are events of the running turn).
 /// Events before the first prompt (a resumed or compacted file) go into a turn
 /// with an empty prompt and `prompt_line == None`.
+///
+/// A prompt a hook rejected (UserPromptSubmit exit 2 or `decision:
+/// "block"`) is a turn that never started: [`Turn::rejected`] is set,
+/// `prompt` is the prompt the rejection record quotes, `prompt_line` that
+/// record's line, and `events` holds the record's note; the model never saw
+/// the prompt (docs/hooks.md "What the transcript records").
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Turn {
     /// The prompt text (text blocks joined; images as placeholders).
@@ -758,6 +764,8 @@ pub struct Turn {
     pub timestamp: Option<DateTime<Utc>>,
     /// Events in file order.
     pub events: Vec<Event>,
+    /// A hook rejected the prompt: the turn never started (see above).
+    pub rejected: bool,
 }
 
 impl Turn {
@@ -803,6 +811,11 @@ pub struct LineContext {
     pub effort: Option<String>,
     /// `entrypoint` (`cli` for an interactive session, `sdk-cli` for `-p`).
     pub entrypoint: Option<String>,
+    /// The line of a prompt a hook rejected ([`Turn::rejected`]) when that
+    /// is the latest prompt: Claude Code gave it a `promptId` it did not
+    /// write down, so `prompt_id` is `None` from there until the next
+    /// prompt line.
+    pub rejected_prompt: Option<usize>,
 }
 
 /// What a thread's lines say beyond the turns: the [`LineContext`] runs, each
@@ -823,6 +836,13 @@ pub struct LineIndex {
     /// 1-based lines of `cost-state` lines (2.1.x writes one when a
     /// process ends its run).
     pub run_ends: Vec<usize>,
+    /// 1-based lines where a later process (`claude --resume`) starts: the
+    /// first envelope line (`user`, `assistant`, `system`, `attachment`)
+    /// after each of [`LineIndex::run_ends`] (docs/formats.md "One file,
+    /// several processes").
+    pub run_starts: Vec<usize>,
+    /// The last envelope line seen (0 before any).
+    pub last_envelope: usize,
     /// `instructions` attachments (CLAUDE.md files loaded): the line and its
     /// `files[]` (`{path, type, content}`).
     pub instructions: Vec<(usize, Value)>,
@@ -839,6 +859,9 @@ pub struct LineIndex {
     /// `prt_…`) of each ordinal used as a `line`, ordinal `n` at index
     /// `n - 1` ([`LineIndex::record_at`]); empty for JSON Lines transcripts.
     pub records: Vec<String>,
+    /// The last 1-based line [`LineIndex::observe`] saw (0 before any):
+    /// the range `--at line:N` accepts, whatever the lines carry.
+    pub last_line: usize,
 }
 
 impl LineIndex {
@@ -912,6 +935,7 @@ impl LineIndex {
 
     /// Records the envelope fields of `v` (line `line`).
     pub fn observe(&mut self, line: usize, v: &Value) {
+        self.last_line = self.last_line.max(line);
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
             self.uuids.entry(uuid.to_string()).or_insert(line);
@@ -929,21 +953,64 @@ impl LineIndex {
         if !matches!(kind, "user" | "assistant" | "system" | "attachment") {
             return;
         }
+        if self
+            .run_ends
+            .last()
+            .is_some_and(|&end| end > self.last_envelope)
+        {
+            self.run_starts.push(line);
+        }
+        self.last_envelope = line;
         let prev = self.contexts.last().cloned().unwrap_or_default();
+        let rejected = is_rejected_prompt(v);
+        let (prompt_id, rejected_prompt) = match s("promptId") {
+            Some(id) => (Some(id), None),
+            None if rejected => (None, Some(line)),
+            None => (prev.prompt_id.clone(), prev.rejected_prompt),
+        };
         let next = LineContext {
             line,
             cwd: s("cwd").or(prev.cwd.clone()),
             permission_mode: s("permissionMode").or(prev.permission_mode.clone()),
-            prompt_id: s("promptId").or(prev.prompt_id.clone()),
+            prompt_id,
             version: s("version").or(prev.version.clone()),
             effort: s("effort").or(prev.effort.clone()),
             entrypoint: s("entrypoint").or(prev.entrypoint.clone()),
+            rejected_prompt,
         };
         let same = LineContext { line, ..prev };
         if self.contexts.is_empty() || next != same {
             self.contexts.push(next);
         }
     }
+}
+
+/// Whether a Claude Code line records a prompt a hook rejected: a
+/// `system` line whose `promptSubmitEnding.ending.kind` is
+/// `blocked_by_hook`, or whose `content` (a `user` line's text) says
+/// `UserPromptSubmit operation blocked by hook` / `UserPromptExpansion
+/// operation blocked by hook` (docs/hooks.md "What the transcript
+/// records").
+pub fn is_rejected_prompt(v: &Value) -> bool {
+    let kind = v.get("type").and_then(Value::as_str);
+    if !matches!(kind, Some("system" | "user")) {
+        return false;
+    }
+    if v.pointer("/promptSubmitEnding/ending/kind")
+        .and_then(Value::as_str)
+        == Some("blocked_by_hook")
+    {
+        return true;
+    }
+    let text = match kind {
+        Some("system") => v.get("content").and_then(Value::as_str),
+        _ => v.pointer("/message/content").and_then(Value::as_str),
+    };
+    text.is_some_and(|t| {
+        let t = t.trim_start();
+        t.starts_with("UserPromptSubmit operation blocked by hook")
+            || t.starts_with("UserPromptExpansion operation blocked by hook")
+    })
 }
 
 /// How a subagent transcript was stored (formats.md §1.1, §1.8).
@@ -1130,6 +1197,67 @@ impl Session {
         lines.hooks_of_call(record.line, &record.tool_use_id)
     }
 
+    /// The line index of a thread: the main thread's (`None`) or
+    /// `subagents[i]`'s (the main thread's when `i` is out of range).
+    pub fn thread_lines(&self, thread: Option<usize>) -> &LineIndex {
+        thread
+            .and_then(|i| self.subagents.get(i))
+            .map_or(&self.lines, |s| &s.lines)
+    }
+
+    /// The input a call of `thread` ran with when a PreToolUse hook rewrote
+    /// it (`hookSpecificOutput.updatedInput`, which replaces the whole
+    /// input; of several, the last recorded: Claude Code keeps the hook that
+    /// finished last); `None` when no hook rewrote it, the rewrite left it
+    /// as written, or the call did not run (no result, or a result whose
+    /// `permissionDecision` is a `reject`). The recorded `tool_use.input`
+    /// stays what the model asked (docs/hooks.md "What the transcript
+    /// records": a rewrite).
+    pub fn ran_input<'a>(
+        &'a self,
+        thread: Option<usize>,
+        record: &'a ToolCallRecord,
+    ) -> Option<&'a Value> {
+        record.result.as_ref()?;
+        let lines = self.thread_lines(thread);
+        let rejected = lines
+            .permission_decisions
+            .get(&record.tool_use_id)
+            .and_then(|d| d.get("decision"))
+            .and_then(Value::as_str)
+            == Some("reject");
+        if rejected {
+            return None;
+        }
+        lines
+            .hooks_of_call(record.line, &record.tool_use_id)
+            .filter(|h| h.event.as_deref() == Some("PreToolUse"))
+            .filter_map(|h| h.rewrite.as_ref())
+            .last()
+            .map(|rw| &rw.to)
+            .filter(|to| Some(*to) != record.call.raw())
+    }
+
+    /// A call's one-line summary ([`call_summary`]) as it ran: `<asked> →
+    /// <ran>` (each side at most 200 chars) when a PreToolUse hook rewrote
+    /// it ([`Session::ran_input`]), else the summary of its input;
+    /// unredacted (views mask it).
+    pub fn summary_as_ran(&self, thread: Option<usize>, record: &ToolCallRecord) -> String {
+        let asked = record.summary();
+        let Some(ran) = self.ran_input(thread, record) else {
+            return asked;
+        };
+        let ran_call =
+            crate::tools::parse_tool_call(record.name(), Some(ran), crate::tools::OnError::Other)
+                .ok();
+        let ran = ran_call
+            .as_ref()
+            .map(call_summary)
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| super::text::one_line(&ran.to_string(), 200));
+        format!("{asked} → {ran}")
+    }
+
     /// The file a thread was read from: [`Session::path`] for the main
     /// thread (`None`), `subagents[i].path` for `Some(i)` (the main file for
     /// inline sidechains); the main path when `i` is out of range.
@@ -1156,21 +1284,25 @@ impl Session {
             .locus_of(line)
     }
 
-    /// Turns that open with a real prompt (the leading prompt-less turn of a
-    /// resumed file is not counted).
+    /// Turns that open with a real prompt the model saw (the leading
+    /// prompt-less turn of a resumed file and prompts a hook rejected,
+    /// [`Turn::rejected`], are not counted).
     pub fn prompt_turns(&self) -> usize {
         self.turns
             .iter()
-            .filter(|t| t.prompt_line.is_some())
+            .filter(|t| t.prompt_line.is_some() && !t.rejected)
             .count()
     }
 
     /// The first real prompt as the user saw it (command tags unwrapped,
     /// whitespace collapsed to single spaces), at most
     /// [`FIRST_PROMPT_CHARS`] chars (the last one `…` when cut); `None` when
-    /// no turn opens with a prompt.
+    /// no turn opens with a prompt. A prompt a hook rejected does not count.
     pub fn first_prompt(&self) -> Option<String> {
-        let turn = self.turns.iter().find(|t| t.prompt_line.is_some())?;
+        let turn = self
+            .turns
+            .iter()
+            .find(|t| t.prompt_line.is_some() && !t.rejected)?;
         let text = crate::transcript::text::display_prompt(&turn.prompt);
         Some(crate::transcript::text::one_line(&text, FIRST_PROMPT_CHARS)).filter(|p| !p.is_empty())
     }

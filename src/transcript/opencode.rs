@@ -507,6 +507,7 @@ impl Thread {
             prompt_line: Some(line),
             timestamp: created,
             events: Vec::new(),
+            rejected: false,
         });
     }
 

@@ -361,9 +361,10 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     ),
     ("output:TEXT", "output contains; -output:TEXT excludes"),
     ("is:error is:ok", "failed / succeeded calls"),
+    ("is:blocked", "calls a hook blocked (they did not run)"),
     (
-        "is:blocked",
-        "calls a hook blocked; is:rewritten: input rewritten",
+        "is:flagged",
+        "a hook objected after the call ran; is:rewritten",
     ),
     (
         "hook:EVENT",

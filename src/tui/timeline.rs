@@ -128,7 +128,9 @@ pub fn hook_acted(session: &Session, item: Item) -> bool {
 pub fn hook_mark(h: &HookActivity) -> String {
     match h.action {
         HookAction::Blocked => "⛔ blocked by hook".to_string(),
+        HookAction::Flagged => "⚠ objected after it ran".to_string(),
         HookAction::Rewrote => "↻ input rewritten by hook".to_string(),
+        HookAction::ReplacedOutput => "⇄ output replaced by hook".to_string(),
         HookAction::AddedContext => "+ hook context".to_string(),
         HookAction::Failed => "⚠ hook failed".to_string(),
         HookAction::PermissionDecision => {

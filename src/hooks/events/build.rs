@@ -39,6 +39,7 @@ use super::{FileBefore, HookEvent};
 mod droid;
 use crate::hooks::contract::{self, Presence, Version};
 use crate::tools::ToolCall;
+use crate::transcript::hook_activity::HookAction;
 use crate::transcript::{
     Agent, Event, LineContext, LineIndex, Session, Subagent, ToolCallRecord, Turn,
 };
@@ -396,13 +397,7 @@ fn points(session: &Session) -> Vec<Point> {
     let mut out = Vec::new();
     let lines = &session.lines;
     let first_line = lines.contexts.first().map_or(1, |c| c.line);
-    // Runs: SessionStart at the start and after each run end.
-    let mut run_starts = vec![(first_line, "startup")];
-    for &end in &lines.run_ends {
-        if let Some(next) = lines.contexts.iter().find(|c| c.line > end) {
-            run_starts.push((next.line, "resume"));
-        }
-    }
+    let run_starts = process_starts(session, first_line);
     let turn_of = |line: usize| -> usize {
         session
             .turns
@@ -411,10 +406,11 @@ fn points(session: &Session) -> Vec<Point> {
             .unwrap_or(0)
     };
     for (line, source) in &run_starts {
+        let source = source.as_str();
         let mut p = Point::new(EventName::SessionStart, None, *line, *line, turn_of(*line))
             .field("source", json!(source));
         p.no_prompt_id = true;
-        if *source == "resume" {
+        if source == "resume" {
             for f in [
                 "seconds_since_last_response",
                 "context_tokens",
@@ -454,7 +450,7 @@ fn points(session: &Session) -> Vec<Point> {
             );
         }
     }
-    instruction_points(session, &turn_of, &mut out);
+    instruction_points(session, &run_starts, &turn_of, &mut out);
     let mut walk = Walk::default();
     for (t, turn) in session.turns.iter().enumerate() {
         let local = is_local_command(turn);
@@ -485,33 +481,85 @@ fn points(session: &Session) -> Vec<Point> {
     out
 }
 
+/// Where each process that wrote the main file started, with its
+/// SessionStart `source` (docs/formats.md "One file, several processes"):
+/// the file's first envelope line (`startup`), and the first envelope line
+/// after each `cost-state` line (`resume`: that line ends a process). A
+/// SessionStart hook record (`hookName` `SessionStart:<source>`, not
+/// `compact`, which compaction points give) names the source of the
+/// process it is in; one that follows a prompt or a model answer of that
+/// process marks a process that started without the previous one writing
+/// its `cost-state` (killed), there.
+fn process_starts(session: &Session, first_line: usize) -> Vec<(usize, String)> {
+    let lines = &session.lines;
+    let mut starts: Vec<(usize, String)> = std::iter::once((first_line, "startup".to_string()))
+        .chain(lines.run_starts.iter().map(|&l| (l, "resume".to_string())))
+        .collect();
+    let answered_between = |from: usize, to: usize| {
+        session.turns.iter().any(|t| {
+            t.prompt_line.is_some_and(|p| from < p && p < to)
+                || t.events.iter().any(|e| {
+                    matches!(e, Event::Text { .. } | Event::ToolCall(_))
+                        && from < e.line()
+                        && e.line() < to
+                })
+        })
+    };
+    for h in &lines.hook_activity {
+        let Some(source) = h
+            .hook_name
+            .as_deref()
+            .and_then(|n| n.strip_prefix("SessionStart:"))
+            .filter(|s| !s.is_empty() && *s != "compact")
+        else {
+            continue;
+        };
+        let at = h.line();
+        let Some(k) = starts.iter().rposition(|(l, _)| *l <= at) else {
+            continue;
+        };
+        if answered_between(starts[k].0, at) {
+            starts.insert(k + 1, (at, source.to_string()));
+        } else {
+            starts[k].1 = source.to_string();
+        }
+    }
+    starts
+}
+
 /// InstructionsLoaded per file of each `instructions` attachment. The load
 /// reason is `session_start` when the model has not answered yet in the run
 /// (no assistant text or call since the run began); other reasons (nested
 /// traversal, path glob, include, compact) are not told apart, so left out.
-fn instruction_points(session: &Session, turn_of: &dyn Fn(usize) -> usize, out: &mut Vec<Point>) {
+///
+/// Every process loads its instructions when it starts, but Claude Code
+/// writes the attachment only when they enter the conversation (a resumed
+/// process carries them over and writes none): a process start
+/// (`run_starts`, [`process_starts`]) whose run has no attachment before its
+/// first answer gets the files of the latest attachment before it, with
+/// `session_start` (docs/hooks-payloads.md "InstructionsLoaded").
+fn instruction_points(
+    session: &Session,
+    run_starts: &[(usize, String)],
+    turn_of: &dyn Fn(usize) -> usize,
+    out: &mut Vec<Point>,
+) {
     let lines = &session.lines;
-    for (line, files) in &lines.instructions {
-        let run_start = lines
-            .run_ends
-            .iter()
-            .copied()
-            .filter(|e| e < line)
-            .max()
-            .unwrap_or(0);
-        let answered = session.turns.iter().flat_map(|t| &t.events).any(|e| {
-            matches!(e, Event::Text { .. } | Event::ToolCall(_))
-                && e.line() > run_start
-                && e.line() < *line
-        });
+    let answered_between = |from: usize, to: usize| {
+        session.turns.iter().flat_map(|t| &t.events).any(|e| {
+            matches!(e, Event::Text { .. } | Event::ToolCall(_)) && e.line() > from && e.line() < to
+        })
+    };
+    let push = |line: usize, anchor: usize, files: &Value, answered: bool, out: &mut Vec<Point>| {
         for file in files.as_array().into_iter().flatten() {
             let mut p = Point::new(
                 EventName::InstructionsLoaded,
                 None,
-                *line,
-                *line,
-                turn_of(*line),
+                anchor,
+                anchor,
+                turn_of(anchor),
             );
+            p.ctx_line = line.max(anchor);
             p = match file.get("path").and_then(Value::as_str) {
                 Some(path) => p.field("file_path", json!(path)),
                 None => p.unknown("file_path", "the instructions attachment names no path"),
@@ -526,6 +574,38 @@ fn instruction_points(session: &Session, turn_of: &dyn Fn(usize) -> usize, out: 
                 p.field("load_reason", json!("session_start"))
             };
             out.push(p);
+        }
+    };
+    for (line, files) in &lines.instructions {
+        let run_start = lines
+            .run_ends
+            .iter()
+            .copied()
+            .filter(|e| e < line)
+            .max()
+            .unwrap_or(0);
+        push(*line, *line, files, answered_between(run_start, *line), out);
+    }
+    // Process starts whose run writes no attachment before answering.
+    for (k, (start, _)) in run_starts.iter().enumerate() {
+        let end = run_starts.get(k + 1).map_or(usize::MAX, |(l, _)| *l);
+        let first_answer = session
+            .turns
+            .iter()
+            .flat_map(|t| &t.events)
+            .filter(|e| matches!(e, Event::Text { .. } | Event::ToolCall(_)))
+            .map(Event::line)
+            .find(|&l| l > *start && l < end)
+            .unwrap_or(end);
+        let own = lines
+            .instructions
+            .iter()
+            .any(|(l, _)| *l >= *start && *l < first_answer);
+        if own {
+            continue;
+        }
+        if let Some((line, files)) = lines.instructions.iter().rev().find(|(l, _)| l < start) {
+            push(*line, *start, files, false, out);
         }
     }
 }
@@ -639,11 +719,19 @@ fn denied(lines: &LineIndex, id: &str) -> bool {
 
 /// Whether the call's permission decision came from a prompt (so
 /// PermissionRequest fired): a decision without `reasonType` whose source is
-/// not a hook (2.1.332: `{"decision":"reject","source":"config","reasonCode":
-/// "unknown"}` for a `-p` run; rule/mode decisions carry `reasonType`).
+/// not a hook and whose `reasonCode` does not name one (2.1.332:
+/// `{"decision":"reject","source":"config","reasonCode":"unknown"}` for a
+/// `-p` run; rule/mode decisions carry `reasonType`; a PreToolUse `ask` that
+/// `-p` cannot put to anyone is `{"decision":"reject","source":"config",
+/// "reasonCode":"hook:PreToolUse"}`, and no PermissionRequest fires).
 fn prompted(lines: &LineIndex, id: &str) -> bool {
     lines.permission_decisions.get(id).is_some_and(|d| {
-        d.get("reasonType").is_none() && d.get("source").and_then(Value::as_str) != Some("hook")
+        d.get("reasonType").is_none()
+            && d.get("source").and_then(Value::as_str) != Some("hook")
+            && !d
+                .get("reasonCode")
+                .and_then(Value::as_str)
+                .is_some_and(|c| c.starts_with("hook:"))
     })
 }
 
@@ -750,11 +838,13 @@ fn call_points(
     main_line: usize,
     tasks: &mut HashMap<String, (String, Option<String>)>,
 ) -> Vec<Point> {
-    let _ = session;
     let id = &record.tool_use_id;
     let input = record.call.raw().cloned().unwrap_or(json!({}));
+    // After the call the hooks see the input it ran with (a PreToolUse
+    // rewrite's `updatedInput`), before it the model's.
+    let ran = session.ran_input(thread, record).cloned();
     let before = recorded_file_before(record);
-    let tool = |event: EventName, line: usize| {
+    let tool_with = |event: EventName, line: usize, input: &Value| {
         let mut p = Point::new(event, thread, line, main_line, t)
             .field("tool_name", json!(record.name()))
             .field("tool_input", input.clone());
@@ -763,6 +853,9 @@ fn call_points(
         p.file_before = before.clone();
         p
     };
+    let tool = |event: EventName, line: usize| tool_with(event, line, &input);
+    let post_tool =
+        |event: EventName, line: usize| tool_with(event, line, ran.as_ref().unwrap_or(&input));
     let mut out = vec![tool(EventName::PreToolUse, record.line).field("tool_use_id", json!(id))];
     if prompted(lines, id) {
         out.push(tool(EventName::PermissionRequest, record.line).unknown(
@@ -792,12 +885,11 @@ fn call_points(
     let Some(result) = &record.result else {
         return out;
     };
+    // A call a hook blocked did not run (2.1.x records the denial in
+    // `permissionDecision`; older lines only through the hook's record).
     let hook_blocked = lines
-        .permission_decisions
-        .get(id)
-        .and_then(|d| d.get("source"))
-        .and_then(Value::as_str)
-        == Some("hook");
+        .hooks_of_call(record.line, id)
+        .any(|h| h.event.as_deref() == Some("PreToolUse") && h.action == HookAction::Blocked);
     if denied(lines, id) || hook_blocked {
         return out;
     }
@@ -816,7 +908,7 @@ fn call_points(
             .and_then(Value::as_bool)
             .unwrap_or(false);
         out.push(
-            tool(EventName::PostToolUseFailure, result.line)
+            post_tool(EventName::PostToolUseFailure, result.line)
                 .field("tool_use_id", json!(id))
                 .field("error", json!(error))
                 .field("is_interrupt", json!(interrupted))
@@ -824,7 +916,7 @@ fn call_points(
         );
         return out;
     }
-    let mut post = tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
+    let mut post = post_tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
     post = match record.tool_use_result_verbatim() {
         Some(r) => post.field("tool_response", r.into_owned()),
         None => post.unknown("tool_response", "the result line has no toolUseResult"),
@@ -1090,6 +1182,7 @@ fn context_of(session: &Session, p: &Point) -> LineContext {
         version: own.version.or(main.version),
         effort: own.effort.or(main.effort),
         entrypoint: own.entrypoint.or(main.entrypoint),
+        rejected_prompt: own.rejected_prompt.or(main.rejected_prompt),
     }
 }
 
@@ -1149,12 +1242,19 @@ fn render(session: &Session, p: &Point) -> Payload {
                     .ok_or("no line before this point records a cwd"),
             ),
             "prompt_id" if p.no_prompt_id => None,
-            "prompt_id" => Some(
-                ctx.prompt_id
-                    .as_ref()
-                    .map(|c| json!(c))
-                    .ok_or("no line before this point records a promptId"),
-            ),
+            "prompt_id" => match (&ctx.prompt_id, ctx.rejected_prompt) {
+                (Some(id), _) => Some(Ok(json!(id))),
+                (None, Some(line)) => {
+                    leave(
+                        name,
+                        format!(
+                            "the prompt in force is the one a hook rejected (line {line}); Claude Code gave it a promptId it does not write to the transcript"
+                        ),
+                    );
+                    continue;
+                }
+                (None, None) => Some(Err("no line before this point records a promptId")),
+            },
             "permission_mode" => Some(
                 ctx.permission_mode
                     .as_ref()
@@ -1253,14 +1353,7 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
             .map(|(_, r)| r.tool_use_id.clone())
             .collect()
     };
-    let last_line = session
-        .lines
-        .uuids
-        .values()
-        .chain(&session.lines.run_ends)
-        .copied()
-        .max()
-        .unwrap_or(0);
+    let last_line = session.lines.last_line;
     match at {
         At::Last => Ok(Resolved::Last),
         At::Line(n) => {
@@ -1295,14 +1388,7 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
                     },
                 });
             };
-            let sub_last = session.subagents[i]
-                .lines
-                .uuids
-                .values()
-                .chain(&session.subagents[i].lines.run_ends)
-                .copied()
-                .max()
-                .unwrap_or(0);
+            let sub_last = session.subagents[i].lines.last_line;
             if *n >= 1 && *n <= sub_last {
                 Ok(Resolved::Ids(ids_on(Some(i), *n), Some((Some(i), *n))))
             } else {
