@@ -45,8 +45,7 @@ const T_TURN: &str = "01a2287b-2001-7000-8000-0000000007b1";
 const Q_TURN: &str = "01a2287a-ffff-7000-8000-00000000aaaa";
 
 fn real_lines() -> Vec<Value> {
-    let path =
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(REAL_171);
+    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(REAL_171);
     std::fs::read_to_string(&path)
         .expect("real 0.171 rollout")
         .lines()

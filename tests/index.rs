@@ -763,8 +763,7 @@ fn a_path_that_is_not_utf8_round_trips_through_the_index() {
 fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after() {
     use hookscope::index::Index;
     let data = TempDir::new().expect("temp");
-    let src =
-        std::path::Path::new("tests/corpus/real-opencode-1.18.33/opencode.consolidated.db");
+    let src = std::path::Path::new("tests/corpus/real-opencode-1.18.33/opencode.consolidated.db");
     let db = data.path().join("opencode.db");
     std::fs::copy(src, &db).expect("copy");
     let sessions = hookscope::transcript::discover(std::slice::from_ref(&db))

@@ -869,8 +869,7 @@ fn timeline_filter_finds_calls_inside_collapsed_subagents() {
 fn unlinked_subagents_are_listed_after_the_turns() {
     // claude-code-viewer's sample project: two sibling agent-test-hash-*
     // files whose Task calls are not in any session of the folder.
-    let folder =
-        "tests/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project";
+    let folder = "tests/corpus/claude-code-viewer/mock-global-claude-dir/projects/sample-project";
     let mut app = app_for(folder);
     let index = app
         .ctx

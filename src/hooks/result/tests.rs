@@ -306,7 +306,8 @@ fn deprecated_and_mismatched_outputs_are_flagged() {
 #[test]
 fn the_corpus_c3_deny_response_blocks_with_its_reason() {
     // tests/corpus/real-cc-2.1.332/hooks_c3_deny_json: what the hook printed
-    let path = "tests/corpus/real-cc-2.1.332/hooks_c3_deny_json/hooks/hooks_c3_deny_json/_responses.jsonl";
+    let path =
+        "tests/corpus/real-cc-2.1.332/hooks_c3_deny_json/hooks/hooks_c3_deny_json/_responses.jsonl";
     let text = std::fs::read_to_string(path).expect("corpus");
     let line: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
     let stdout = line["stdout"].as_str().expect("stdout");
