@@ -116,7 +116,98 @@ fn a_skipped_path_is_named_when_nothing_matches() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "hookscope: no session matches \"e1be136e\" (skipped {capture}: not a Claude Code, Codex or Droid transcript; skipped)"
+            "hookscope: no session matches \"e1be136e\" (skipped {capture}: not a Claude Code, Codex, OpenCode or Droid session transcript; skipped)"
+        )
+    );
+}
+
+/// The binary run hermetically: HOME, the agents' homes and the index
+/// cache point into `home`, so only the PATHs given are read.
+fn hermetic(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("CLAUDE_CONFIG_DIR", home.join("claude"))
+        .env("CODEX_HOME", home.join("codex"))
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .args(args)
+        .output()
+        .expect("run");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A legacy flat Codex session (formats of README "Where sessions come
+/// from": a bare meta line, `record_type` state lines, bare response items)
+/// saved under another name than `rollout-*.jsonl` opens when given as a
+/// PATH (it is judged by its content); in a folder walked it is not listed.
+/// No legacy-shaped rollout is in `tests/corpus`, so the lines are those of
+/// `codex_corpus::legacy_flat_rollout`.
+#[test]
+fn a_legacy_codex_export_given_as_a_path_opens() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let dir = home.path().join("exports");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let lines = [
+        r#"{"id":"legacy-export-1","timestamp":"2025-08-01T10:00:00Z","instructions":"be brief","git":{"branch":"dev"}}"#,
+        r#"{"record_type":"state"}"#,
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"list files"}]}"#,
+        r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"c1"}"#,
+        r#"{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"a\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.0}}"}"#,
+        r#"{"record_type":"state"}"#,
+    ];
+    let export = dir.join("export.jsonl");
+    std::fs::write(&export, lines.join("\n") + "\n").expect("write");
+    let (code, out, err) = hermetic(home.path(), &["show".as_ref(), export.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out.lines().take(5).collect::<Vec<_>>(),
+        vec![
+            "legacy-export-1  list files",
+            "1 turn, 1 tool call, 0 errors, 0 subagents, 0 diagnostics",
+            "",
+            "turn 1: list files  [1 tool call]",
+            "  bash   shell  ls  [c1]",
+        ]
+    );
+    let (code, out, _) = hermetic(
+        home.path(),
+        &["sessions".as_ref(), export.as_os_str(), "--json".as_ref()],
+    );
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v[0]["id"], "legacy-export-1");
+    assert_eq!(v[0]["agent"], "codex");
+    // The folder walked: only `rollout-*` names are taken in that layout.
+    let (code, out, _) = hermetic(
+        home.path(),
+        &["sessions".as_ref(), dir.as_os_str(), "--json".as_ref()],
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(out.trim(), "[]");
+}
+
+/// A `.jsonl` PATH that is no agent's session (a hook capture) is refused
+/// with the four agents named.
+#[test]
+fn a_jsonl_that_is_no_session_is_refused_naming_the_four_agents() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let capture = std::path::Path::new(
+        "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/hooks/hooks_c2_exit2/Stop.jsonl",
+    );
+    let (code, out, err) = hermetic(home.path(), &["show".as_ref(), capture.as_os_str()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: {} is not a Claude Code, Codex, OpenCode or Droid session transcript\n",
+            capture.display()
         )
     );
 }

@@ -24,7 +24,7 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
         return found.sessions.into_iter().next().unwrap_or_else(|| {
             fail(format!(
-                "{shown} is not a Claude Code or Codex session transcript"
+                "{shown} is not a Claude Code, Codex, OpenCode or Droid session transcript"
             ))
         });
     }
