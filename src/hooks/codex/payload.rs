@@ -25,7 +25,8 @@ use crate::hooks::events::{At, EventName, LeftOut, Payload, PayloadError};
 use crate::tools::ToolCall;
 use crate::transcript::{Session, ToolCallRecord, Turn, fsread};
 
-/// The largest rollout read back for `turn_id`/`model` (256 MiB).
+/// The most of a rollout read back for `turn_id`/`model` (256 MiB of its
+/// text, decompressed for a `.jsonl.zst`): a line further in gets neither.
 pub const ROLLOUT_CAP: u64 = 256 << 20;
 
 /// The events rebuilt for Codex sessions.
@@ -89,21 +90,32 @@ pub fn hook_tool(call: &ToolCall) -> (String, Value) {
 }
 
 /// `turn_id` and `model` of the last `turn_context` at or before `line`
-/// (1-based) of the rollout; `None`s when the file cannot be read.
+/// (1-based) of the rollout, read as the loader reads it
+/// ([`fsread::open_decoded`]: a `.jsonl.zst` is decompressed, so its line
+/// numbers and `turn_context` lines are those of the plain text), one line
+/// at a time up to `line`. `None`s when the file cannot be opened or
+/// `line` lies beyond [`ROLLOUT_CAP`] bytes of text; a read error (a
+/// damaged `.zst`) keeps what the lines before it said.
 fn context_at(session: &Session, line: usize) -> (Option<String>, Option<String>) {
-    let Ok(bytes) = fsread::read_capped(&session.path, ROLLOUT_CAP) else {
+    use std::io::{BufRead, BufReader, Read};
+    let Ok(file) = fsread::open_decoded(&session.path) else {
         return (None, None);
     };
+    let mut reader = BufReader::new(file.take(ROLLOUT_CAP));
+    let mut buf: Vec<u8> = Vec::new();
     let mut turn = None;
     let mut model = None;
-    for (i, l) in bytes.split(|b| *b == b'\n').enumerate() {
-        if i + 1 > line {
-            break;
+    for _ in 0..line {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) if reader.get_ref().limit() == 0 => return (None, None),
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
         }
-        if !l.windows(12).any(|w| w == b"turn_context") {
+        if !buf.windows(12).any(|w| w == b"turn_context") {
             continue;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(l) else {
+        let Ok(v) = serde_json::from_slice::<Value>(&buf) else {
             continue;
         };
         if v.get("type").and_then(Value::as_str) != Some("turn_context") {
