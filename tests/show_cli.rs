@@ -211,3 +211,136 @@ fn a_jsonl_that_is_no_session_is_refused_naming_the_four_agents() {
         )
     );
 }
+
+const C2_FILE: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const C2_NAME: &str = "e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+
+/// Every command that opens one session, with SESSION and a PATH.
+fn session_commands(
+    session: &std::ffi::OsStr,
+    path: &std::path::Path,
+) -> Vec<Vec<std::ffi::OsString>> {
+    let with = |head: &[&str], tail: &[&str]| -> Vec<std::ffi::OsString> {
+        let mut v: Vec<std::ffi::OsString> = head.iter().map(Into::into).collect();
+        v.push(session.to_owned());
+        v.extend(tail.iter().map(Into::into));
+        v.push(path.as_os_str().to_owned());
+        v
+    };
+    vec![
+        with(&["show"], &["--json"]),
+        with(&["payload"], &["--event", "Stop"]),
+        with(&["replay"], &["--event", "Stop", "--json"]),
+        with(&["hooks", "--activity"], &["--json"]),
+        with(&["tail"], &["--from-start", "--count", "1", "--json"]),
+    ]
+}
+
+fn run_os(home: &std::path::Path, args: &[std::ffi::OsString]) -> (Option<i32>, String, String) {
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    hermetic(home, &refs)
+}
+
+/// One Claude Code session saved twice (`a/` and a backup in `b/`, the same
+/// bytes): every command opens it by id or prefix, once, and says on
+/// stderr where the other copy is, instead of asking for "more of the id".
+#[test]
+fn an_id_in_two_identical_files_opens_once_with_a_note() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let root = home.path().join("sessions");
+    let a = root.join("a").join(C2_NAME);
+    let b = root.join("b").join(C2_NAME);
+    for p in [&a, &b] {
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(C2_FILE, p).expect("copy");
+    }
+    let note = format!(
+        "hookscope: session e1be136e-e2ee-4f2f-bdb9-5cd3211001fb is also in {} (identical copy); showing {}\n",
+        b.display(),
+        a.display()
+    );
+    for args in session_commands("e1be".as_ref(), &root) {
+        let (code, out, err) = run_os(home.path(), &args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        // `tail` goes on with its own `following …` line.
+        assert!(err.starts_with(&note), "{args:?}: {err}");
+        // The same answer as naming the file itself.
+        let mut by_path = args.clone();
+        let at = by_path.iter().position(|a| a == "e1be").expect("id");
+        by_path[at] = a.as_os_str().to_owned();
+        let (code, direct, err) = run_os(home.path(), &by_path);
+        assert_eq!(code, Some(0), "{by_path:?}: {err}");
+        assert!(!err.contains("identical"), "{by_path:?}: {err}");
+        assert_eq!(out, direct, "{args:?}");
+    }
+}
+
+/// A Codex rollout and its `.jsonl.zst` copy (the same text once
+/// decompressed) are one session: opened from the plain file, the note
+/// names the compressed one.
+#[test]
+fn a_rollout_and_its_zst_copy_open_once() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let root = home.path().join("sessions");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let src = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+    let name = std::path::Path::new(src).file_name().expect("name");
+    let plain = root.join(name);
+    std::fs::copy(src, &plain).expect("copy");
+    let zst = root.join(format!("{}.zst", name.to_string_lossy()));
+    let text = std::fs::read(src).expect("read");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 3).expect("zstd")).expect("write");
+    let (code, out, err) = hermetic(
+        home.path(),
+        &["show".as_ref(), "01a2287a".as_ref(), root.as_os_str()],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: session 01a2287a-35b1-76e0-b188-fd2c5f457a31 is also in {} (identical copy); showing {}\n",
+            zst.display(),
+            plain.display()
+        )
+    );
+    assert!(
+        out.starts_with("01a2287a-35b1-76e0-b188-fd2c5f457a31"),
+        "{out}"
+    );
+}
+
+/// Two files of one id that differ (the backup lacks the last line): every
+/// command lists both paths and exits 2; each path then opens its own file.
+#[test]
+fn an_id_in_two_different_files_lists_both_paths() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let root = home.path().join("sessions");
+    let a = root.join("a").join(C2_NAME);
+    let b = root.join("b").join(C2_NAME);
+    for p in [&a, &b] {
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    }
+    let text = std::fs::read_to_string(C2_FILE).expect("read");
+    std::fs::write(&a, &text).expect("write");
+    let cut = text.trim_end().rfind('\n').expect("several lines");
+    std::fs::write(&b, &text[..=cut]).expect("write");
+    let listed = format!(
+        "hookscope: \"e1be136e-e2ee-4f2f-bdb9-5cd3211001fb\" is the id of 2 sessions in different files ({} [claude-code], {} [claude-code]); pass the file path instead\n",
+        a.display(),
+        b.display()
+    );
+    for args in session_commands("e1be136e".as_ref(), &root) {
+        let (code, out, err) = run_os(home.path(), &args);
+        assert_eq!(code, Some(2), "{args:?}: {out}");
+        assert_eq!(err, listed, "{args:?}");
+    }
+    for p in [&a, &b] {
+        let (code, out, err) = hermetic(
+            home.path(),
+            &["show".as_ref(), p.as_os_str(), "--json".as_ref()],
+        );
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["path"], p.display().to_string());
+    }
+}

@@ -401,7 +401,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             Kind::Neither if explicit => diagnostics.push(Diagnostic {
                 path: path.clone(),
                 locus: None,
-                message: NOT_A_TRANSCRIPT.to_string(),
+                message: format!("{NOT_A_SESSION}; skipped"),
             }),
             Kind::Neither => {}
             Kind::Unreadable(err) => diagnostics.push(Diagnostic {
@@ -942,11 +942,10 @@ fn looks_like_codex(lines: &[LineSniff], path: &Path) -> bool {
     envelope || (rollout_name && lines.first().is_some_and(is_legacy_codex_meta))
 }
 
-/// What discovery says of a `.jsonl` given as a PATH whose content is no
-/// agent's session (a hook capture, a stream log): the diagnostic
-/// message, naming the four agents whose sessions are read.
-pub const NOT_A_TRANSCRIPT: &str =
-    "not a Claude Code, Codex, OpenCode or Droid session transcript; skipped";
+/// What a file given as a PATH or SESSION is when its content is no
+/// agent's session (a hook capture, a stream log), naming the four agents
+/// whose sessions are read. Discovery's diagnostic adds `; skipped`.
+pub const NOT_A_SESSION: &str = "not a Claude Code, Codex, OpenCode or Droid session transcript";
 
 /// Legacy response-item `type`s (formats.md §2.6) a flat Codex session
 /// file holds after its meta line.

@@ -16,6 +16,7 @@ pub mod model;
 pub mod opencode;
 pub mod opencode_json;
 pub mod opencode_sqlite;
+pub mod resolve;
 pub mod short_id;
 pub mod sniff;
 pub mod spawns;
@@ -23,6 +24,7 @@ pub mod text;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
 pub use model::*;
+pub use resolve::{ResolveError, Resolved, resolve_session};
 
 use rayon::prelude::*;
 
