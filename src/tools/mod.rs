@@ -30,7 +30,7 @@ pub use calls::{
     MultiEditCall, NotebookEditCall, OtherCall, ReadCall, SkillCall, TaskCall, TaskCreateCall,
     TaskUpdateCall, ToolCall, WorkflowCall, WriteCall, argv_to_command,
 };
-pub use describe::describe;
+pub use describe::{describe, describe_with_digest};
 pub use digest::{
     DigestError, MAX_SAFE_INTEGER, canonical_json, canonical_json_text, tool_digest,
     tool_digest_text,

@@ -12,6 +12,7 @@ pub mod follow;
 pub mod fsread;
 pub mod hook_activity;
 pub mod jsonl;
+pub mod literal;
 pub mod model;
 pub mod opencode;
 pub mod opencode_json;
@@ -23,6 +24,7 @@ pub mod spawns;
 pub mod text;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
+pub use literal::call_digest;
 pub use model::*;
 pub use resolve::{ResolveError, Resolved, resolve_session};
 

@@ -91,35 +91,23 @@ pub fn hook_tool(call: &ToolCall) -> (String, Value) {
 
 /// `turn_id` and `model` of the last `turn_context` at or before `line`
 /// (1-based) of the rollout, read as the loader reads it
-/// ([`fsread::open_decoded`]: a `.jsonl.zst` is decompressed, so its line
-/// numbers and `turn_context` lines are those of the plain text), one line
-/// at a time up to `line`. `None`s when the file cannot be opened or
+/// ([`fsread::each_line_until`]: a `.jsonl.zst` is decompressed, so its
+/// line numbers and `turn_context` lines are those of the plain text), one
+/// line at a time up to `line`. `None`s when the file cannot be opened or
 /// `line` lies beyond [`ROLLOUT_CAP`] bytes of text; a read error (a
 /// damaged `.zst`) keeps what the lines before it said.
 fn context_at(session: &Session, line: usize) -> (Option<String>, Option<String>) {
-    use std::io::{BufRead, BufReader, Read};
-    let Ok(file) = fsread::open_decoded(&session.path) else {
-        return (None, None);
-    };
-    let mut reader = BufReader::new(file.take(ROLLOUT_CAP));
-    let mut buf: Vec<u8> = Vec::new();
     let mut turn = None;
     let mut model = None;
-    for _ in 0..line {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) if reader.get_ref().limit() == 0 => return (None, None),
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+    let read = fsread::each_line_until(&session.path, line, ROLLOUT_CAP, |_, l| {
+        if !l.windows(12).any(|w| w == b"turn_context") {
+            return;
         }
-        if !buf.windows(12).any(|w| w == b"turn_context") {
-            continue;
-        }
-        let Ok(v) = serde_json::from_slice::<Value>(&buf) else {
-            continue;
+        let Ok(v) = serde_json::from_slice::<Value>(l) else {
+            return;
         };
         if v.get("type").and_then(Value::as_str) != Some("turn_context") {
-            continue;
+            return;
         }
         let p = &v["payload"];
         if let Some(t) = p.get("turn_id").and_then(Value::as_str) {
@@ -128,8 +116,13 @@ fn context_at(session: &Session, line: usize) -> (Option<String>, Option<String>
         if let Some(m) = p.get("model").and_then(Value::as_str) {
             model = Some(m.to_string());
         }
+    });
+    match read {
+        // The cap came before the line: what was read may not be its turn.
+        Ok(false) => (None, None),
+        // A read error keeps what the lines before it said.
+        Ok(true) | Err(_) => (turn, model),
     }
-    (turn, model)
 }
 
 fn turn_of(session: &Session, at: &At) -> Result<(usize, Option<usize>), PayloadError> {
