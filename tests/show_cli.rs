@@ -69,11 +69,12 @@ fn the_outline_marks_a_droid_call_a_hook_blocked() {
 }
 
 fn stderr_of(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .args(args)
-        .output()
-        .expect("run");
+    outcome(Command::cargo_bin("hookscope").expect("binary").args(args))
+}
+
+/// Runs `cmd`: (exit code, stdout, stderr).
+fn outcome(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let out = cmd.output().expect("run");
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -124,21 +125,16 @@ fn a_skipped_path_is_named_when_nothing_matches() {
 /// The binary run hermetically: HOME, the agents' homes and the index
 /// cache point into `home`, so only the PATHs given are read.
 fn hermetic(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOME", home)
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("CLAUDE_CONFIG_DIR", home.join("claude"))
-        .env("CODEX_HOME", home.join("codex"))
-        .env("HOOKSCOPE_NO_INDEX", "1")
-        .args(args)
-        .output()
-        .expect("run");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    outcome(
+        Command::cargo_bin("hookscope")
+            .expect("binary")
+            .env("HOME", home)
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("CLAUDE_CONFIG_DIR", home.join("claude"))
+            .env("CODEX_HOME", home.join("codex"))
+            .env("HOOKSCOPE_NO_INDEX", "1")
+            .args(args),
     )
 }
 
@@ -236,6 +232,20 @@ fn session_commands(
     ]
 }
 
+/// `<home>/sessions` with the folders `a/` and `b/` for two copies of the
+/// C2 session file: (the root, `a/…jsonl`, `b/…jsonl`), nothing written.
+fn two_places(
+    home: &std::path::Path,
+) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let root = home.join("sessions");
+    let a = root.join("a").join(C2_NAME);
+    let b = root.join("b").join(C2_NAME);
+    for p in [&a, &b] {
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    }
+    (root, a, b)
+}
+
 fn run_os(home: &std::path::Path, args: &[std::ffi::OsString]) -> (Option<i32>, String, String) {
     let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
     hermetic(home, &refs)
@@ -247,11 +257,8 @@ fn run_os(home: &std::path::Path, args: &[std::ffi::OsString]) -> (Option<i32>, 
 #[test]
 fn an_id_in_two_identical_files_opens_once_with_a_note() {
     let home = tempfile::tempdir().expect("tempdir");
-    let root = home.path().join("sessions");
-    let a = root.join("a").join(C2_NAME);
-    let b = root.join("b").join(C2_NAME);
+    let (root, a, b) = two_places(home.path());
     for p in [&a, &b] {
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         std::fs::copy(C2_FILE, p).expect("copy");
     }
     let note = format!(
@@ -314,12 +321,7 @@ fn a_rollout_and_its_zst_copy_open_once() {
 #[test]
 fn an_id_in_two_different_files_lists_both_paths() {
     let home = tempfile::tempdir().expect("tempdir");
-    let root = home.path().join("sessions");
-    let a = root.join("a").join(C2_NAME);
-    let b = root.join("b").join(C2_NAME);
-    for p in [&a, &b] {
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    }
+    let (root, a, b) = two_places(home.path());
     let text = std::fs::read_to_string(C2_FILE).expect("read");
     std::fs::write(&a, &text).expect("write");
     let cut = text.trim_end().rfind('\n').expect("several lines");
