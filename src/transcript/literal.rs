@@ -65,7 +65,7 @@ fn nth_line(path: &Path, n: usize) -> Option<Vec<u8>> {
 /// The input of the call `tool_use_id` on one transcript line (its raw
 /// bytes: trimmed, a byte order mark dropped, invalid UTF-8 decoded
 /// lossily, as the loaders do), digested from its literal text
-/// ([`crate::tools::tool_digest_raw`]) under the name `name`. Where the
+/// ([`crate::tools::digest::tool_digest_raw`]) under the name `name`. Where the
 /// input is found, by agent:
 ///
 /// * Claude Code and Droid: the `tool_use` block of `message.content` whose
