@@ -70,8 +70,10 @@ enum Command {
     },
     /// Show one session's turns and tool calls.
     Show {
-        /// A session id, a unique id prefix, or a path to its .jsonl file
-        /// (any bytes: a path need not be UTF-8).
+        /// A session id, a unique id prefix, or a path to its file (any
+        /// bytes: a path need not be UTF-8). An id found in identical
+        /// copies (a .jsonl and its .jsonl.zst, a backup) opens once with a
+        /// note; in files that differ, they are listed to pass one.
         #[arg(value_parser = clap::value_parser!(OsString))]
         session: OsString,
         /// Where to look for it (default: as for `sessions`).

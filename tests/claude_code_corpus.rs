@@ -237,7 +237,7 @@ fn other_agents_files_are_not_claude_sessions() {
         assert_eq!(found.diagnostics.len(), 1, "{f}");
         assert_eq!(
             found.diagnostics[0].message,
-            "not a Claude Code, Codex or Droid transcript; skipped"
+            "not a Claude Code, Codex, OpenCode or Droid session transcript; skipped"
         );
     }
     // A folder of hook captures, stream-json and mock requests only (plus the

@@ -598,3 +598,54 @@ fn a_trusted_project_feature_switch_beats_the_users() {
     write(&r.home.join("config.toml"), "[features]\nhooks = false\n");
     assert!(load_at(&r).hooks_off.is_some());
 }
+
+/// Every Codex payload of the real rollout (each turn's UserPromptSubmit,
+/// every call's PreToolUse/PostToolUse, Stop, and the session's last of
+/// each) is the same whether the rollout is read as plain `.jsonl` or as
+/// `.jsonl.zst` (compressed here with the `zstd` crate), `transcript_path`
+/// aside (it names the file read). Before, the `.zst` form lost `turn_id`
+/// and `model`: the rollout was read back raw, still compressed.
+#[test]
+fn a_zst_rollout_gives_the_same_payloads_as_the_plain_one() {
+    use hookscope::hooks::codex::payload::{firings_at, payload};
+    use hookscope::hooks::events::At;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = Path::new(ROLLOUT).file_name().expect("name");
+    let plain = dir.path().join(name);
+    std::fs::copy(ROLLOUT, &plain).expect("copy");
+    let zst = dir.path().join(format!("{}.zst", name.to_string_lossy()));
+    let text = std::fs::read(ROLLOUT).expect("read");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 3).expect("compress")).expect("write");
+    let load = |p: &Path| {
+        let found = hookscope::transcript::discover(&[p.to_path_buf()]).expect("discover");
+        assert_eq!(found.sessions.len(), 1, "{}", p.display());
+        hookscope::transcript::load(&found.sessions[0]).expect("load")
+    };
+    let (a, b) = (load(&plain), load(&zst));
+    assert_eq!(a.agent, Agent::Codex);
+    assert_eq!(b.agent, Agent::Codex);
+    let mut ats = vec![At::Last];
+    ats.extend((1..=a.turns.len()).map(At::Turn));
+    let mut compared = 0;
+    for at in &ats {
+        let firings = firings_at(&a, at);
+        assert_eq!(firings, firings_at(&b, at), "{at}");
+        for (event, at) in firings {
+            let p = payload(&a, event, &at).expect("plain payload");
+            let q = payload(&b, event, &at).expect("zst payload");
+            assert_eq!(p.json["turn_id"], "01a2287a-35c3-7a20-96ca-5a4d46aab0d4");
+            assert_eq!(p.json["model"], "gpt-5-codex");
+            assert_eq!(p.json["transcript_path"], plain.display().to_string());
+            assert_eq!(q.json["transcript_path"], zst.display().to_string());
+            let (mut pj, mut qj) = (p.json.clone(), q.json.clone());
+            pj["transcript_path"] = Value::Null;
+            qj["transcript_path"] = Value::Null;
+            assert_eq!(pj, qj, "{event} at {at}");
+            assert_eq!(p.left_out, q.left_out, "{event} at {at}");
+            assert_eq!(p.source_line, q.source_line);
+            compared += 1;
+        }
+    }
+    // 4 for the session's last + (1 prompt, 6 calls × 2, 1 Stop) for its one turn.
+    assert_eq!(compared, 18);
+}

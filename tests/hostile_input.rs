@@ -998,3 +998,107 @@ fn sessions_footer_counts_in_the_singular() {
         "1 session, 1 diagnostic (see `hookscope sessions --diagnostics`)\n"
     );
 }
+
+/// `1e21` in a tool input is a float literal: `show --json` and `find
+/// --json` (without and with the index) give the RFC 8785 digest, read
+/// back from the line (the loaded value cannot tell it from an integer
+/// literal). Expected: python's hashlib.sha256 of the hand-written
+/// `{"input":{"command":"ls","timeout":1e+21},"tool":"Bash"}`.
+#[test]
+fn a_float_literal_beyond_64_bits_in_a_tool_input_is_digested() {
+    const DIGEST: &str = "e218317ba0b581ac7539c95cc2bdfe3c1121a7083e2598171fc2efd2540ae08f";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("s1.jsonl");
+    let lines: Vec<String> = one_call_session("s1")
+        .iter()
+        .map(Value::to_string)
+        .map(|l| l.replace(r#""command":"ls""#, r#""command":"ls","timeout":1e21"#))
+        .collect();
+    assert!(lines[1].contains("1e21"));
+    std::fs::write(&main, lines.join("\n") + "\n").expect("write");
+    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    assert_eq!(v["turns"][0]["tool_calls"][0]["digest"], DIGEST);
+    let find = ["--tool-name", "Bash", "--json"];
+    let v = stdout_json(hookscope().arg("find").arg(dir.path()).args(find));
+    assert_eq!(v["records"][0]["digest"], DIGEST);
+    let cache = tempfile::tempdir().expect("cache");
+    let indexed = |dir: &Path| {
+        stdout_json(
+            hookscope()
+                .env_remove("HOOKSCOPE_NO_INDEX")
+                .env("XDG_CACHE_HOME", cache.path())
+                .arg("find")
+                .arg(dir)
+                .args(find),
+        )
+    };
+    // Twice: the run that builds the index, then one served from it.
+    for _ in 0..2 {
+        assert_eq!(indexed(dir.path())["records"][0]["digest"], DIGEST);
+    }
+    // The integer literal of the same size stays refused on every path.
+    let int_dir = tempfile::tempdir().expect("tempdir");
+    let int_lines: Vec<String> = lines
+        .iter()
+        .map(|l| l.replace("1e21", "1000000000000000000000"))
+        .collect();
+    std::fs::write(int_dir.path().join("s1.jsonl"), int_lines.join("\n") + "\n").expect("write");
+    for _ in 0..2 {
+        assert_eq!(indexed(int_dir.path())["records"][0]["digest"], Value::Null);
+    }
+    let v = stdout_json(hookscope().arg("find").arg(int_dir.path()).args(find));
+    assert_eq!(v["records"][0]["digest"], Value::Null);
+}
+
+/// A Codex `function_call` whose `arguments` text holds `1e21`: digested
+/// from that text, in the plain rollout and in its `.jsonl.zst` copy.
+/// Expected: python's hashlib.sha256 of
+/// `{"input":{"cmd":"ls","n":1e+21},"tool":"exec_command"}`.
+#[test]
+fn a_codex_argument_literal_is_digested_from_the_rollout_text() {
+    const DIGEST: &str = "90c4c3aae81f2e13d69c65515abc6e63057a398752ad58f5da309f686ac4fe1f";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = [
+        json!({"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"cx-1","cwd":"/w","cli_version":"0.171.0"}}).to_string(),
+        json!({"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}}).to_string(),
+        json!({"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\",\"n\":1e21}","call_id":"c1"}}).to_string(),
+    ];
+    let text = lines.join("\n") + "\n";
+    let plain = dir.path().join("rollout-2026-01-01T00-00-00-cx.jsonl");
+    std::fs::write(&plain, &text).expect("write");
+    let zst_dir = tempfile::tempdir().expect("tempdir");
+    let zst = zst_dir
+        .path()
+        .join("rollout-2026-01-01T00-00-00-cx.jsonl.zst");
+    std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).expect("zstd")).expect("write");
+    for file in [&plain, &zst] {
+        let v = stdout_json(hookscope().arg("show").arg(file).arg("--json"));
+        let call = &v["turns"][0]["tool_calls"][0];
+        assert_eq!(call["tool_use_id"], "c1", "{}", file.display());
+        assert_eq!(call["digest"], DIGEST, "{}", file.display());
+    }
+    let v = stdout_json(hookscope().arg("find").arg(&zst).args([
+        "--tool-name",
+        "exec_command",
+        "--json",
+    ]));
+    assert_eq!(v["records"][0]["digest"], DIGEST);
+}
+
+/// `hookscope call` digests its INPUT text: the issue's example
+/// (`{"input":{"n":1e+21,"x":1,"é":"ü"},"tool":"X"}`, python's sha256),
+/// and an integer literal beyond 2^53−1 has none, with the reason.
+#[test]
+fn call_digests_its_input_text_with_number_literals() {
+    let v = stdout_json(hookscope().args(["call", "X", r#"{"x":1.0,"\u00e9":"\u00fc","n":1e21}"#]));
+    assert_eq!(
+        v["digest"],
+        "63ce656ba5d0f6d7d603e8809f8cec1019dbdb8e2bb02c53ee783f7ae7a44fb8"
+    );
+    let v = stdout_json(hookscope().args(["call", "X", r#"{"n":9007199254740993}"#]));
+    assert_eq!(v["digest"], Value::Null);
+    assert_eq!(
+        v["digest_error"],
+        "integer 9007199254740993 is outside the IEEE-754 safe range (|n| > 2^53-1) and cannot be canonicalized"
+    );
+}

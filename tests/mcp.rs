@@ -30,6 +30,11 @@ impl Server {
     /// `cache/hookscope` (`XDG_CACHE_HOME`).
     fn start_with(corpus: &str, cache: Option<&std::path::Path>) -> Server {
         let path = format!("{}/tests/corpus/{corpus}", env!("CARGO_MANIFEST_DIR"));
+        Server::start_at(std::path::Path::new(&path), cache)
+    }
+
+    /// As [`Server::start_with`] on any folder.
+    fn start_at(path: &std::path::Path, cache: Option<&std::path::Path>) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_hookscope"));
         match cache {
             Some(cache) => command
@@ -38,7 +43,8 @@ impl Server {
             None => command.env("HOOKSCOPE_NO_INDEX", "1"),
         };
         let mut child = command
-            .args(["mcp", &path])
+            .arg("mcp")
+            .arg(path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -714,4 +720,59 @@ fn replay_hook_backtest_is_the_same_with_and_without_the_index() {
         assert_eq!(got["skipped"], 1, "{round} index");
     }
     assert!(cache.path().join("hookscope/index.sqlite").is_file());
+}
+
+/// `hook_payload` resolves `session` as the CLI does: an id in two
+/// identical files (a session and its backup) opens once, the answer's
+/// `note` naming the other copy; in two files that differ, the answer is
+/// the invalid_argument object listing both paths.
+#[test]
+fn hook_payload_resolves_an_id_in_two_files_as_the_cli_does() {
+    let c2 = format!(
+        "{}/tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir
+        .path()
+        .join("a/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl");
+    let b = dir
+        .path()
+        .join("b/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl");
+    for p in [&a, &b] {
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(&c2, p).expect("copy");
+    }
+    let mut server = Server::start_at(dir.path(), None);
+    initialize(&mut server);
+    let args = json!({"session": "e1be", "event": "Stop"});
+    let v = answer(&server.call_tool(2, "hook_payload", args.clone()));
+    assert_eq!(
+        v["note"],
+        format!(
+            "session e1be136e-e2ee-4f2f-bdb9-5cd3211001fb is also in {} (identical copy); showing {}",
+            b.display(),
+            a.display()
+        )
+    );
+    assert_eq!(
+        v["payload"]["session_id"],
+        "e1be136e-e2ee-4f2f-bdb9-5cd3211001fb"
+    );
+    drop(server);
+    let text = std::fs::read_to_string(&c2).expect("read");
+    let cut = text.trim_end().rfind('\n').expect("lines");
+    std::fs::write(&b, &text[..=cut]).expect("write");
+    let mut server = Server::start_at(dir.path(), None);
+    initialize(&mut server);
+    let v = answer(&server.call_tool(3, "hook_payload", args));
+    assert_eq!(v["error"], "invalid_argument", "{v}");
+    assert_eq!(
+        v["message"],
+        format!(
+            "\"e1be136e-e2ee-4f2f-bdb9-5cd3211001fb\" is the id of 2 sessions in different files ({} [claude-code], {} [claude-code]); pass the file path instead",
+            a.display(),
+            b.display()
+        )
+    );
 }

@@ -418,3 +418,26 @@ fn payload_of_a_codex_session_is_codexs_own() {
     assert_eq!(code, 2);
     assert!(err.contains("not evaluated on a Codex session"), "{err}");
 }
+
+/// An OpenCode session has no hook payloads: refused (exit 2) with a
+/// message naming the three agents whose payloads are rebuilt and why
+/// OpenCode has none.
+#[test]
+fn payload_of_an_opencode_session_is_refused_and_says_why() {
+    let db = corpus("real-opencode-1.18.33/data/opencode.db");
+    let db = db.to_str().expect("utf-8 path");
+    let (code, out, err) = run(&[
+        "ses_dcc9a5b0affe4rNHPlT2UpUj8q",
+        db,
+        "--event",
+        "PreToolUse",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(out, "");
+    assert!(
+        err.contains(
+            "hook payloads are rebuilt for Claude Code, Codex and Droid sessions only (OpenCode's hooks are JavaScript plugins called in-process, fed no JSON payload); this one is opencode"
+        ),
+        "{err}"
+    );
+}

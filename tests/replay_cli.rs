@@ -727,3 +727,21 @@ fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
         "{out}"
     );
 }
+
+/// A backtest over an OpenCode store (5 sessions) leaves them out and
+/// suggests nothing OpenCode would refuse (no `replay SESSION --event E`).
+#[test]
+fn backtest_of_an_opencode_store_suggests_no_replay() {
+    let db = "tests/corpus/real-opencode-1.18.33/data/opencode.db";
+    let (code, out, _) = run(&["replay", "--rules", EXAMPLE, "--all", db]);
+    assert_eq!(code, Some(0));
+    let line = out
+        .lines()
+        .find(|l| l.contains("left out"))
+        .expect("a left-out line");
+    assert_eq!(
+        line,
+        "5 OpenCode sessions left out: OpenCode has no hook payloads to rebuild (its hooks are JavaScript plugins called in-process, not commands fed JSON on stdin)"
+    );
+    assert!(!out.contains("--event"), "{out}");
+}

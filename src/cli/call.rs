@@ -3,7 +3,9 @@
 
 use std::io::Read;
 
-use hookscope::tools::{OnError, ToolCall, describe, parse_tool_call};
+use hookscope::tools::{
+    OnError, ToolCall, describe_with_digest, parse_tool_call, tool_digest_text,
+};
 use serde_json::Value;
 
 use super::{fail, print_json};
@@ -27,9 +29,15 @@ pub fn run(name: &str, input: Option<&str>, strict: bool) {
         Some(t) => Some(t.to_string()),
         None => None,
     };
+    // The digest of a parsed INPUT is taken from its text, so numbers
+    // keep their literals (`1e21` is a float; README "Hook payloads").
+    let mut digest = None;
     let call = match text.as_deref().map(serde_json::from_str::<Value>) {
         None => parse(name, None, strict),
-        Some(Ok(value)) => parse(name, Some(&value), strict),
+        Some(Ok(value)) => {
+            digest = Some(tool_digest_text(name, text.as_deref()));
+            parse(name, Some(&value), strict)
+        }
         Some(Err(e)) if strict => {
             eprintln!("hookscope: INPUT is not valid JSON ({e})");
             std::process::exit(1)
@@ -39,7 +47,8 @@ pub fn run(name: &str, input: Option<&str>, strict: bool) {
             ToolCall::fallback(name, text.as_deref().unwrap_or_default())
         }
     };
-    print_json(&describe(&call));
+    let digest = digest.unwrap_or_else(|| call.digest());
+    print_json(&describe_with_digest(&call, digest));
 }
 
 fn parse(name: &str, input: Option<&Value>, strict: bool) -> ToolCall {

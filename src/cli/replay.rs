@@ -323,6 +323,24 @@ fn agent_label(agent: &str) -> &str {
     }
 }
 
+/// The backtest's line for `n` sessions of `agent` (an [`Agent::as_str`]
+/// spelling) left out, suggesting only what works for that agent (README
+/// "Replay and backtest"): a Codex session replays one event with its own
+/// Codex hooks (`replay SESSION --event E`); OpenCode has no hook payloads
+/// to rebuild at all, so nothing is suggested for it.
+///
+/// [`Agent::as_str`]: hookscope::transcript::Agent::as_str
+fn left_out_line(agent: &str, n: usize) -> String {
+    let name = agent_label(agent);
+    let s = if n == 1 { "" } else { "s" };
+    let why = match agent {
+        "codex" => "their hook payloads are not rebuilt for rule sets (replay one Codex event through your Codex hooks with `replay SESSION --event E`)".to_string(),
+        "opencode" => "OpenCode has no hook payloads to rebuild (its hooks are JavaScript plugins called in-process, not commands fed JSON on stdin)".to_string(),
+        _ => "their hook payloads are not rebuilt for rule sets".to_string(),
+    };
+    format!("{n} {name} session{s} left out: {why}")
+}
+
 fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     outln!(
         "backtest of {}: {} sessions ({} skipped by the prefilter, {} unreadable), {} events",
@@ -347,11 +365,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         );
     }
     for (agent, n) in &bt.left_out {
-        let name = agent_label(agent);
-        outln!(
-            "{n} {name} session{} left out: their hook payloads are not rebuilt for rule sets (replay one {name} event with `replay SESSION --event E`)",
-            if *n == 1 { "" } else { "s" }
-        );
+        outln!("{}", left_out_line(agent, *n));
     }
     if bt.skipped > 0 {
         outln!(

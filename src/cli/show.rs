@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hookscope::transcript::spawns::{SpawnTree, Step};
 use hookscope::transcript::{
-    Session, SessionRef, discover, export::session_json, load, sessions_named, text,
+    ResolveError, Session, SessionRef, discover, export::session_json, load, resolve_session, text,
 };
 
 use hookscope::transcript::hook_activity::HookAction;
@@ -14,21 +14,24 @@ use hookscope::transcript::hook_activity::HookAction;
 use super::{discover_or_exit, fail, print_json};
 use crate::words::plural;
 
-/// Resolves SESSION among the sessions found under `paths`: an existing
-/// `.jsonl` path (any bytes, so a non-UTF-8 file name opens), an exact id, or
-/// a unique id prefix (ids are compared with SESSION decoded lossily).
+/// Resolves SESSION: a session's file (any bytes, so a non-UTF-8 file
+/// name opens: a `.jsonl`, a `.jsonl.zst`, an OpenCode database holding one
+/// session), a folder holding one session, else an id or id prefix among
+/// the sessions found under `paths` through the one resolver every command
+/// shares ([`resolve_session`]; ids are compared with SESSION decoded
+/// lossily). Identical copies of one session (a `.jsonl` and its `.zst`, a
+/// backup elsewhere) open once, with a note on stderr naming the others.
 ///
-/// Exits 2 with one line on stderr when nothing or several sessions match.
+/// Exits 2 with one line on stderr when nothing or several sessions match
+/// (files that differ under one id are listed, to pass one as SESSION).
 pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
     let shown = session.to_string_lossy();
-    if hookscope::transcript::fsread::is_jsonl_name(as_path) && as_path.is_file() {
-        let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
-        return found.sessions.into_iter().next().unwrap_or_else(|| {
-            fail(format!(
-                "{shown} is not a Claude Code or Codex session transcript"
-            ))
-        });
+    if as_path.is_file() {
+        // A file the discovery takes (else SESSION is read as an id).
+        if let Ok(found) = discover(&[as_path.to_path_buf()]) {
+            return one_in(found.sessions, "file", &shown);
+        }
     }
     // A `.jsonl` that exists but is a FIFO or device: never opened, and
     // not looked up as an id either.
@@ -45,36 +48,18 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     // A folder given as SESSION: its one session (else say how to pick).
     if as_path.is_dir() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));
-        let mut sessions = found.sessions;
-        return match sessions.len() {
-            1 => sessions.remove(0),
-            0 => fail(format!("no session found under the folder {shown}")),
-            n => fail(format!(
-                "{n} sessions under the folder {shown}; give one's id (or a unique prefix) and the folder as PATH: `… {} {shown}`",
-                sessions[0].id
-            )),
-        };
+        return one_in(found.sessions, "folder", &shown);
     }
     let session: &str = &shown;
     let found = discover_or_exit(paths);
-    let matches = sessions_named(&found.sessions, session);
-    let exact: Vec<_> = matches.iter().filter(|s| s.id == session).collect();
-    if exact.len() > 1 {
-        // Two files with the same id (copies, or two agents' fixtures).
-        fail(format!(
-            "{session:?} is the id of {} sessions ({}); pass the file path instead",
-            exact.len(),
-            exact
-                .iter()
-                .map(|s| format!("{} [{}]", s.path.display(), s.agent.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    match matches.as_slice() {
-        [first, ..] if first.id == session => (*first).clone(),
-        [one] => (*one).clone(),
-        [] => {
+    match resolve_session(&found.sessions, session) {
+        Ok(resolved) => {
+            if let Some(note) = resolved.note() {
+                eprintln!("hookscope: {note}");
+            }
+            resolved.session.clone()
+        }
+        Err(ResolveError::NoMatch(_)) => {
             // Say which named files were skipped (a hook capture, a stream
             // log): the usual reason a session "is not there".
             let skipped: Vec<String> = found
@@ -92,15 +77,28 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
                 ))
             }
         }
-        many => fail(format!(
-            "{session:?} matches {} sessions ({}{}); give more of the id",
-            many.len(),
-            many.iter()
-                .take(4)
-                .map(|s| s.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            if many.len() > 4 { ", …" } else { "" }
+        Err(other) => fail(other),
+    }
+}
+
+/// The one session of a file or folder given as SESSION (`kind`: `file`
+/// or `folder`); exits 2 when it holds none or several.
+fn one_in(mut sessions: Vec<SessionRef>, kind: &str, shown: &str) -> SessionRef {
+    let place = if kind == "file" {
+        format!("in the file {shown}")
+    } else {
+        format!("under the folder {shown}")
+    };
+    match sessions.len() {
+        1 => sessions.remove(0),
+        0 if kind == "file" => fail(format!(
+            "{shown} is {}",
+            hookscope::transcript::discover::NOT_A_SESSION
+        )),
+        0 => fail(format!("no session found {place}")),
+        n => fail(format!(
+            "{n} sessions {place}; give one's id (or a unique prefix) and the {kind} as PATH: `… {} {shown}`",
+            sessions[0].id
         )),
     }
 }

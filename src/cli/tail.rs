@@ -146,11 +146,12 @@ fn resolve(args: &TailArgs) -> Target {
         )),
         Ok(_) => {
             let found = discover(&[path.to_path_buf()]).unwrap_or_else(|e| fail(e));
-            let session = found
-                .sessions
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| fail(format!("{shown} is not a session transcript")));
+            let session = found.sessions.into_iter().next().unwrap_or_else(|| {
+                fail(format!(
+                    "{shown} is {}",
+                    hookscope::transcript::discover::NOT_A_SESSION
+                ))
+            });
             Target {
                 session: Some(followable(session)),
                 roots: Vec::new(),

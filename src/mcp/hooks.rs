@@ -30,7 +30,7 @@ use crate::hooks::events::{At, EventName, payload};
 use crate::hooks::replay::{backtest_json, backtest_refs, replay, replay_json};
 use crate::hooks::rules::RuleSet;
 use crate::redact::{Redactions, redactor};
-use crate::transcript::{SessionRef, sessions_named};
+use crate::transcript::{SessionRef, resolve_session};
 
 /// Name of the payload tool.
 pub const HOOK_PAYLOAD: &str = "hook_payload";
@@ -148,11 +148,13 @@ fn str_arg<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>
     }
 }
 
-/// The session, event and point of a call.
+/// The session, event and point of a call, and the note naming identical
+/// copies of the session that were not opened (the `session` argument is
+/// resolved as the CLI resolves SESSION: [`resolve_session`]).
 fn target(
     sessions: &[SessionRef],
     obj: &Map<String, Value>,
-) -> Result<(crate::transcript::Session, EventName, At), ToolOutput> {
+) -> Result<(crate::transcript::Session, EventName, At, Vec<String>), ToolOutput> {
     let Some(wanted) = str_arg(obj, "session")? else {
         return Err(invalid("session is required"));
     };
@@ -161,20 +163,11 @@ fn target(
     };
     let event: EventName = event.parse().map_err(invalid)?;
     let at = str_arg(obj, "at")?.map_or(At::Last, At::parse);
-    let found = sessions_named(sessions, wanted);
-    let r = match found.as_slice() {
-        [one] => *one,
-        [] => return Err(invalid(format!("no session {wanted:?}"))),
-        many => {
-            return Err(invalid(format!(
-                "{wanted:?} names {} sessions; give more of the id",
-                many.len()
-            )));
-        }
-    };
-    let session =
-        crate::transcript::load(r).map_err(|e| ToolOutput::Failed(format!("cannot load: {e}")))?;
-    Ok((session, event, at))
+    let resolved = resolve_session(sessions, wanted).map_err(invalid)?;
+    let notes: Vec<String> = resolved.note().into_iter().collect();
+    let session = crate::transcript::load(resolved.session)
+        .map_err(|e| ToolOutput::Failed(format!("cannot load: {e}")))?;
+    Ok((session, event, at, notes))
 }
 
 fn masked(v: &Value) -> (Value, Redactions) {
@@ -198,9 +191,9 @@ fn with_redactions(mut value: Value, counts: &Redactions) -> Value {
 
 /// Runs [`HOOK_PAYLOAD`] on `sessions`.
 pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
-    let run = || -> Result<Value, ToolOutput> {
+    let run = || -> Result<(Value, Vec<String>), ToolOutput> {
         let obj = object(arguments, &["session", "event", "at"])?;
-        let (session, event, at) = target(sessions, &obj)?;
+        let (session, event, at, notes) = target(sessions, &obj)?;
         // The session's agent decides the dialect: Codex's own builder for
         // a Codex session (the payload `replay_hook` shows).
         let p = if session.agent == crate::transcript::Agent::Codex {
@@ -210,7 +203,7 @@ pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
         }
         .map_err(invalid)?;
         let (json, counts) = masked(&p.json);
-        Ok(with_redactions(
+        let value = with_redactions(
             json!({
                 "event": p.event.as_str(),
                 "source": {"transcript": p.source_path.to_string_lossy(), "line": p.source_line},
@@ -219,13 +212,23 @@ pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
                 "left_out": p.left_out,
             }),
             &counts,
-        ))
+        );
+        Ok((value, notes))
     };
-    match run() {
-        Ok(value) => ToolOutput::Found {
-            value,
-            warnings: Vec::new(),
-        },
+    found_with_notes(run())
+}
+
+/// A tool's answer, or its error. The note of its session (identical
+/// copies not opened, [`crate::transcript::Resolved::note`]) is added to
+/// the answer as `"note"` (only then) and logged as a warning.
+fn found_with_notes(run: Result<(Value, Vec<String>), ToolOutput>) -> ToolOutput {
+    match run {
+        Ok((mut value, warnings)) => {
+            if let (Some(note), Some(o)) = (warnings.first(), value.as_object_mut()) {
+                o.insert("note".into(), json!(note));
+            }
+            ToolOutput::Found { value, warnings }
+        }
         Err(out) => out,
     }
 }
@@ -253,7 +256,7 @@ pub fn replay_hook(
     arguments: &Value,
     index: Option<&std::sync::Mutex<crate::index::Index>>,
 ) -> ToolOutput {
-    let run = || -> Result<Value, ToolOutput> {
+    let run = || -> Result<(Value, Vec<String>), ToolOutput> {
         let obj = object(
             arguments,
             &["session", "event", "at", "rules_path", "rules", "all"],
@@ -279,17 +282,16 @@ pub fn replay_hook(
                 }
                 _ => backtest_refs(&refs, &rules, &|_| {}),
             };
-            return Ok(backtest_json(&bt, &rules));
+            return Ok((backtest_json(&bt, &rules), Vec::new()));
         }
-        let (session, event, at) = target(sessions, &obj)?;
+        let (session, event, at, notes) = target(sessions, &obj)?;
+        if session.agent == crate::transcript::Agent::Codex {
+            return Err(invalid(
+                "rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session (hook_payload gives the payload Codex sends)",
+            ));
+        }
         let r = replay(&session, event, &at, rules.as_ref()).map_err(invalid)?;
-        Ok(replay_json(&r, rules.as_ref()).0)
+        Ok((replay_json(&r, rules.as_ref()).0, notes))
     };
-    match run() {
-        Ok(value) => ToolOutput::Found {
-            value,
-            warnings: Vec::new(),
-        },
-        Err(out) => out,
-    }
+    found_with_notes(run())
 }

@@ -375,14 +375,23 @@ struct Draft {
     subagent: Option<SubagentCost>,
     /// The call's hook firings (unredacted `activity_value` objects).
     hook_activity: Vec<Value>,
+    /// The digest read from the call's line, for an input the value cannot
+    /// digest (a float `>= 2^64`: `1e21` or an integer literal?, see
+    /// [`crate::tools::digest::has_ambiguous_number`]); `None`: computed
+    /// from `input` in [`Draft::finish`].
+    literal_digest: Option<Option<String>>,
 }
 
 impl Draft {
     fn finish(self, query: &Query, redactions: &mut Redactions) -> FoundCall {
         let mode = output::adaptive(query.output_mode, self.is_error == Some(true));
         // Computed here, after the limit cut, from the raw input (an absent
-        // input is `null` either way in the canonical form).
-        let digest = crate::tools::tool_digest(&self.tool_name, Some(&self.input)).ok();
+        // input is `null` either way in the canonical form), unless it was
+        // read from the line.
+        let digest = match self.literal_digest {
+            Some(digest) => digest,
+            None => crate::tools::tool_digest(&self.tool_name, Some(&self.input)).ok(),
+        };
         // The summary comes from the raw input, before the cap cuts it.
         let summary = crate::tools::parse_tool_call(
             &self.tool_name,
@@ -714,6 +723,11 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
             origin,
             subagent,
             hook_activity,
+            literal_digest: call
+                .call
+                .raw()
+                .is_some_and(crate::tools::digest::has_ambiguous_number)
+                .then(|| crate::transcript::call_digest(session, owner, call).ok()),
         });
     }
     let matched = drafts.len();

@@ -311,6 +311,19 @@ pub(super) fn session_from_rows(
             origin: row.origin.clone(),
             subagent: None,
             hook_activity: row.hooks.clone(),
+            // The line is at hand: an input the value cannot digest is
+            // digested from its literal text.
+            literal_digest: input
+                .is_some_and(crate::tools::digest::has_ambiguous_number)
+                .then(|| {
+                    crate::transcript::literal::digest_from_line(
+                        Agent::ClaudeCode,
+                        &line,
+                        &row.tool_use_id,
+                        &row.name,
+                    )
+                    .and_then(Result::ok)
+                }),
         });
     }
     let matched = drafts.len();

@@ -24,8 +24,16 @@ use super::{ToolCall, file_path_of, hunks_of, tool_kind, tool_resolved};
 ///   `shell::MAX_CALLS`); else `null`;
 /// * `error` — the strict-parse failure an `OtherCall` degraded from.
 pub fn describe(call: &ToolCall) -> Value {
+    describe_with_digest(call, call.digest())
+}
+
+/// [`describe`] with the call's digest given: the one computed from the
+/// input's JSON text ([`super::tool_digest_text`]) where the caller has it,
+/// which reads numbers from their literals (`1e21` digests, a value holding
+/// it cannot).
+pub fn describe_with_digest(call: &ToolCall, digest: Result<String, super::DigestError>) -> Value {
     let raw = call.raw();
-    let (digest, digest_error) = match call.digest() {
+    let (digest, digest_error) = match digest {
         Ok(d) => (Some(d), None),
         Err(e) => (None, Some(e.to_string())),
     };

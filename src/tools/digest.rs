@@ -37,6 +37,15 @@ pub enum DigestError {
     /// so callers can match on it should the number backend change.
     #[error("non-finite number cannot be canonicalized")]
     NonFinite,
+    /// A number literal beyond the range of a double (`1E400`), read from
+    /// the JSON text ([`tool_digest_text`]); carries the literal. The
+    /// reference reads it as infinity, which no canonical form holds.
+    #[error("number {0} is outside the IEEE-754 double range and cannot be canonicalized")]
+    OutOfRange(String),
+    /// The text given to [`canonical_json_text`] / [`tool_digest_text`] is
+    /// not one JSON value; carries where and why.
+    #[error("not JSON: {0}")]
+    Invalid(String),
 }
 
 /// Serialize `value` in RFC 8785 canonical form (hooks.md §2.1).
@@ -69,6 +78,95 @@ enum Floats {
     Digest,
 }
 
+/// [`canonical_json`] of a JSON **text**, each number taken from its
+/// literal ([`super::raw_json`]): an integer literal (no `.`/`e`/`E`)
+/// beyond ±(2^53−1) is refused, any other literal is read as a double and
+/// written in ECMAScript form (`1.0` → `1`, `1e21` → `1e+21`, `-0` → `0`).
+/// Unlike a `serde_json::Value`, the text tells `1e21` (digested) from
+/// `1000000000000000000000` (refused), as the reference does (README "Hook
+/// payloads", "The digest"). Strings are unescaped by serde_json (a lone
+/// surrogate escape becomes U+FFFD, as the transcript loaders repair it);
+/// nesting costs no call stack.
+///
+/// # Errors
+/// [`DigestError::Invalid`] when `text` is not one JSON value;
+/// [`DigestError::UnsafeInteger`], [`DigestError::OutOfRange`].
+pub fn canonical_json_text(text: &str) -> Result<String, DigestError> {
+    let raw = super::raw_json::RawJson::parse(text)?;
+    raw.canonical(raw.root())
+}
+
+/// [`tool_digest`] from the input's JSON **text** (`None` → `null`), its
+/// numbers read from their literals as [`canonical_json_text`] does: the
+/// digest wherever the text exists (`hookscope call`'s INPUT, a transcript
+/// line read back by `transcript::call_digest`).
+///
+/// # Errors
+/// As [`canonical_json_text`].
+pub fn tool_digest_text(name: &str, input: Option<&str>) -> Result<String, DigestError> {
+    match input {
+        None => tool_digest(name, None),
+        Some(text) => {
+            let raw = super::raw_json::RawJson::parse(text)?;
+            tool_digest_raw(name, &raw, Some(raw.root()))
+        }
+    }
+}
+
+/// [`tool_digest`] of the node `input` of a [`RawJson`] text (`None` →
+/// `null`), numbers from their literals (see [`canonical_json_text`]).
+///
+/// # Errors
+/// [`DigestError::UnsafeInteger`], [`DigestError::OutOfRange`].
+///
+/// [`RawJson`]: super::raw_json::RawJson
+pub fn tool_digest_raw(
+    name: &str,
+    raw: &super::raw_json::RawJson<'_>,
+    input: Option<super::raw_json::NodeId>,
+) -> Result<String, DigestError> {
+    digest_of_doc(name, |doc| match input {
+        Some(node) => raw.write(doc, node),
+        None => {
+            doc.push_str("null");
+            Ok(())
+        }
+    })
+}
+
+/// SHA-256 hex of `{"input":<written by input>,"tool":<name>}`, the one
+/// shape every digest hashes.
+fn digest_of_doc(
+    name: &str,
+    input: impl FnOnce(&mut String) -> Result<(), DigestError>,
+) -> Result<String, DigestError> {
+    let mut doc = String::from("{\"input\":");
+    input(&mut doc)?;
+    doc.push_str(",\"tool\":");
+    write_string(&mut doc, name);
+    doc.push('}');
+    Ok(sha256_hex(doc.as_bytes()))
+}
+
+/// Whether [`tool_digest`] of `value` would be refused as
+/// [`DigestError::AmbiguousNumber`] (a float `>= 2^64` or `<= -2^63`
+/// somewhere in it): the cheap test before reading the literal back from
+/// the text. No hashing; recursion as deep as the value (serde_json builds
+/// values at most 128 deep).
+pub fn has_ambiguous_number(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            n.as_u64().is_none()
+                && n.as_i64().is_none()
+                && n.as_f64()
+                    .is_some_and(|f| f >= TWO_POW_64 || f <= MINUS_TWO_POW_63)
+        }
+        Value::Array(items) => items.iter().any(has_ambiguous_number),
+        Value::Object(map) => map.values().any(has_ambiguous_number),
+        _ => false,
+    }
+}
+
 /// The digest of a tool call: lowercase hex SHA-256 (64 chars) of
 /// `canonical_json({"input": raw-or-null, "tool": name})` (hooks.md §2.1).
 ///
@@ -87,22 +185,23 @@ enum Floats {
 /// integer literal would not have fit — is refused as [`DigestError::AmbiguousNumber`]:
 /// no digest rather than one that may differ from the reference. Floats in
 /// `(-2^63, 2^64)` can only come from float literals and are formatted.
-/// This refuses big float literals such as `1e300` too (the reference would
-/// digest them); [`canonical_json`] itself still formats them.
+/// This refuses big float literals such as `1e21` or `1e300` too (the
+/// reference digests them); [`canonical_json`] itself still formats them.
+/// Where the JSON text exists, [`tool_digest_text`] reads the literals and
+/// gives the reference's answer for both; the transcript paths read the
+/// call's line back when this refuses (`transcript::call_digest`).
 ///
 /// # Errors
 /// Propagates [`canonical_json`] errors from `raw`, and
 /// [`DigestError::AmbiguousNumber`] as above.
 pub fn tool_digest(name: &str, raw: Option<&Value>) -> Result<String, DigestError> {
-    let mut doc = String::from("{\"input\":");
-    match raw {
-        Some(v) => write_value(&mut doc, v, Floats::Digest)?,
-        None => doc.push_str("null"),
-    }
-    doc.push_str(",\"tool\":");
-    write_string(&mut doc, name);
-    doc.push('}');
-    Ok(sha256_hex(doc.as_bytes()))
+    digest_of_doc(name, |doc| match raw {
+        Some(v) => write_value(doc, v, Floats::Digest),
+        None => {
+            doc.push_str("null");
+            Ok(())
+        }
+    })
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
@@ -187,21 +286,27 @@ fn write_number(out: &mut String, n: &Number, floats: Floats) -> Result<(), Dige
             ))
         }
         Some(f) if f.is_finite() => {
-            if f == 0.0 {
-                // Covers -0.0: ECMAScript prints both zeros as "0".
-                out.push('0');
-            } else {
-                let mut buf = ryu_js::Buffer::new();
-                out.push_str(buf.format_finite(f));
-            }
+            write_f64(out, f);
             Ok(())
         }
         _ => Err(DigestError::NonFinite),
     }
 }
 
+/// Appends a finite double as ECMAScript `Number::toString` writes it
+/// (`ryu-js`; both zeros as `0`).
+pub(crate) fn write_f64(out: &mut String, f: f64) {
+    if f == 0.0 {
+        // Covers -0.0: ECMAScript prints both zeros as "0".
+        out.push('0');
+    } else {
+        let mut buf = ryu_js::Buffer::new();
+        out.push_str(buf.format_finite(f));
+    }
+}
+
 /// Append `s` as a JSON string literal escaped like `JSON.stringify`.
-fn write_string(out: &mut String, s: &str) {
+pub(crate) fn write_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -377,6 +482,79 @@ mod tests {
     fn duplicate_keys_last_wins() {
         let v: Value = serde_json::from_str(r#"{"a":1,"b":2,"a":3}"#).unwrap();
         assert_eq!(canon(&v), r#"{"a":3,"b":2}"#);
+    }
+
+    /// The issue's example: `1e21` is a float literal (`1e+21`), `1.0` is
+    /// `1`, keys sort by UTF-16 code units. The expected digest is python's
+    /// `hashlib.sha256('{"input":{"n":1e+21,"x":1,"é":"ü"},"tool":"X"}'
+    /// .encode()).hexdigest()`, the canonical text written by hand.
+    #[test]
+    fn digest_from_text_reads_number_literals() {
+        let text = r#"{"x":1.0,"\u00e9":"\u00fc","n":1e21}"#;
+        assert_eq!(
+            canonical_json_text(text).as_deref(),
+            Ok("{\"n\":1e+21,\"x\":1,\"é\":\"ü\"}")
+        );
+        assert_eq!(
+            tool_digest_text("X", Some(text)).as_deref(),
+            Ok("63ce656ba5d0f6d7d603e8809f8cec1019dbdb8e2bb02c53ee783f7ae7a44fb8")
+        );
+        // The Value path cannot tell 1e21 from an integer literal: refused.
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            tool_digest("X", Some(&value)),
+            Err(DigestError::AmbiguousNumber("1e+21".into()))
+        );
+        assert!(has_ambiguous_number(&value));
+        assert!(!has_ambiguous_number(&json!({"a": [1.5, -3, "1e21"]})));
+        // Nested arrays and objects; python: sha256 of
+        // '{"input":{"a":[0,[{"b":-1.5e-7}],"s"],"z":1e+300},"tool":"T"}'.
+        assert_eq!(
+            tool_digest_text(
+                "T",
+                Some(r#" {"z": 1E300, "a": [-0, [{"b": -0.00000015}], "s"]} "#)
+            )
+            .as_deref(),
+            Ok("4a74ca4daa0d6f0c2cc0c5030faecc040169216db60d6ddb7da50005fac3bac6")
+        );
+        // Absent input is null, as through a Value.
+        assert_eq!(tool_digest_text("X", None), tool_digest("X", None));
+        // Where a Value can answer, both paths agree.
+        let plain = r#"{"command":"git status","timeout":5000}"#;
+        assert_eq!(
+            tool_digest_text("Bash", Some(plain)).as_deref(),
+            Ok("bb1ec4959bd14512342126db9066d06d92f8e3486e74b9812cb5037f3f086cc8")
+        );
+    }
+
+    /// Integer literals beyond 2^53−1 stay refused when read from the text,
+    /// whatever their size; a literal beyond the double range too.
+    #[test]
+    fn digest_from_text_refuses_big_integer_literals_and_out_of_range() {
+        for lit in [
+            "9007199254740993",
+            "1000000000000000000000",
+            "-9007199254740992",
+        ] {
+            assert_eq!(
+                tool_digest_text("T", Some(&format!("{{\"n\":[{lit}]}}"))),
+                Err(DigestError::UnsafeInteger(lit.into())),
+                "{lit}"
+            );
+        }
+        assert_eq!(
+            tool_digest_text("T", Some("{\"n\":1E400}")),
+            Err(DigestError::OutOfRange("1E400".into()))
+        );
+        assert!(matches!(
+            tool_digest_text("T", Some("{\"n\":")),
+            Err(DigestError::Invalid(_))
+        ));
+        // No stack overflow on 100,000 unclosed `[`.
+        assert!(matches!(
+            tool_digest_text("T", Some(&"[".repeat(100_000))),
+            Err(DigestError::Invalid(_))
+        ));
     }
 
     /// hooks.md §2.1: integers beyond 2^53−1 raise. 2^64 and 2^64+1 are

@@ -21,6 +21,7 @@ pub mod digest;
 pub mod hunks;
 pub mod kind;
 pub mod names;
+pub mod raw_json;
 
 use serde_json::Value;
 
@@ -29,8 +30,11 @@ pub use calls::{
     MultiEditCall, NotebookEditCall, OtherCall, ReadCall, SkillCall, TaskCall, TaskCreateCall,
     TaskUpdateCall, ToolCall, WorkflowCall, WriteCall, argv_to_command,
 };
-pub use describe::describe;
-pub use digest::{DigestError, MAX_SAFE_INTEGER, canonical_json, tool_digest};
+pub use describe::{describe, describe_with_digest};
+pub use digest::{
+    DigestError, MAX_SAFE_INTEGER, canonical_json, canonical_json_text, tool_digest,
+    tool_digest_text,
+};
 pub use hunks::{
     ApplyPatch, Hunk, LineTag, PatchChunk, PatchFile, PatchOp, apply_patch_text, file_path_of,
     hunks_of, parse_apply_patch,

@@ -322,7 +322,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 ))
             } else if looks_like_claude_code(&lines) {
                 Kind::Main(SessionRef::claude_code(path.clone(), Vec::new()))
-            } else if looks_like_codex(&lines, path) {
+            } else if looks_like_codex(&lines, path)
+                || (*explicit && looks_like_legacy_codex_export(&lines))
+            {
                 let parent =
                     super::codex::read_lineage(path).and_then(|l| l.parent().map(str::to_string));
                 Kind::Codex(
@@ -399,7 +401,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             Kind::Neither if explicit => diagnostics.push(Diagnostic {
                 path: path.clone(),
                 locus: None,
-                message: "not a Claude Code, Codex or Droid transcript; skipped".to_string(),
+                message: format!("{NOT_A_SESSION}; skipped"),
             }),
             Kind::Neither => {}
             Kind::Unreadable(err) => diagnostics.push(Diagnostic {
@@ -938,6 +940,47 @@ fn looks_like_codex(lines: &[LineSniff], path: &Path) -> bool {
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.starts_with("rollout-"));
     envelope || (rollout_name && lines.first().is_some_and(is_legacy_codex_meta))
+}
+
+/// What a file given as a PATH or SESSION is when its content is no
+/// agent's session (a hook capture, a stream log), naming the four agents
+/// whose sessions are read. Discovery's diagnostic adds `; skipped`.
+pub const NOT_A_SESSION: &str = "not a Claude Code, Codex, OpenCode or Droid session transcript";
+
+/// Legacy response-item `type`s (formats.md §2.6) a flat Codex session
+/// file holds after its meta line.
+const LEGACY_CODEX_ITEM_TYPES: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "local_shell_call",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "web_search_call",
+];
+
+/// Whether a file given as a PATH is a legacy Codex session by its content
+/// alone, whatever its name (an export such as `export.jsonl`, README
+/// "Where sessions come from"): the first line is the bare legacy meta
+/// object (`id` and `timestamp`, no `type`/`role`) and a later line is a
+/// `{"record_type": …}` state line or a bare legacy response item (a
+/// [`LEGACY_CODEX_ITEM_TYPES`] `type`, no envelope `payload`, no Claude
+/// Code `uuid`). Folders walked still take only `rollout-*` names
+/// ([`looks_like_codex`]), so a stray JSONL is not listed as a session.
+fn looks_like_legacy_codex_export(lines: &[LineSniff]) -> bool {
+    let Some((first, rest)) = lines.split_first() else {
+        return false;
+    };
+    is_legacy_codex_meta(first)
+        && rest.iter().any(|v| {
+            v.record_type.present()
+                || (!v.payload.present()
+                    && !v.uuid.present()
+                    && v.kind
+                        .as_str()
+                        .is_some_and(|t| LEGACY_CODEX_ITEM_TYPES.contains(&t)))
+        })
 }
 
 fn is_legacy_codex_meta(v: &LineSniff) -> bool {

@@ -13,10 +13,16 @@ use super::model::{Session, Subagent, ToolCallRecord};
 use super::spawns::{SpawnTree, Step, ThreadId};
 use crate::tools::file_path_of;
 
-/// One tool call as a JSON object, without its subagent:
-/// `{tool_use_id, name, tool_kind, tool_resolved, is_error, input, file_path,
-/// digest, timestamp, line}`.
-pub fn tool_call_fields(record: &ToolCallRecord) -> Map<String, Value> {
+/// One tool call of `thread` (`None`: the main thread) of `session` as a
+/// JSON object, without its subagent: `{tool_use_id, name, tool_kind,
+/// tool_resolved, is_error, input, file_path, digest, timestamp, line}`
+/// (`digest`: [`super::call_digest`], its numbers read from the line when
+/// the value cannot tell them; `null` when refused).
+pub fn tool_call_fields(
+    session: &Session,
+    thread: ThreadId,
+    record: &ToolCallRecord,
+) -> Map<String, Value> {
     let value = json!({
         "tool_use_id": record.tool_use_id,
         "name": record.name(),
@@ -25,7 +31,7 @@ pub fn tool_call_fields(record: &ToolCallRecord) -> Map<String, Value> {
         "is_error": record.is_error(),
         "input": record.call.raw(),
         "file_path": file_path_of(&record.call),
-        "digest": record.digest(),
+        "digest": super::call_digest(session, thread, record).ok(),
         "timestamp": record.timestamp,
         "line": record.line,
     });
@@ -97,7 +103,7 @@ fn nested_calls(session: &Session, tree: &SpawnTree) -> Vec<(ThreadId, Vec<(usiz
                 expands,
                 ..
             } => {
-                let fields = tool_call_fields(record);
+                let fields = tool_call_fields(session, at.thread, record);
                 match expands {
                     Some(i) => stack.push(Frame {
                         spawn: Some((fields, i, at.turn)),

@@ -184,6 +184,38 @@ pub fn check_decodes(path: &Path) -> io::Result<()> {
     reader.read(&mut byte).map(|_| ())
 }
 
+/// Calls `on_line(line_no, bytes)` for each line of the text of `path` as
+/// the loaders read it ([`open_decoded`]: a `.zst` decompressed; lines
+/// numbered from 1, each with its newline if it has one), up to line
+/// `last`, reading at most `cap` bytes of text: one line in memory at a
+/// time. `Ok(true)` when line `last` or the end of the text was reached,
+/// `Ok(false)` when `cap` stopped it first.
+///
+/// # Errors
+/// As [`open_decoded`]; a read error (a damaged `.zst`) after the lines
+/// before it were handed over.
+pub fn each_line_until(
+    path: &Path,
+    last: usize,
+    cap: u64,
+    mut on_line: impl FnMut(usize, &[u8]),
+) -> io::Result<bool> {
+    use std::io::{BufRead, BufReader};
+    let mut reader = BufReader::new(open_decoded(path)?.take(cap));
+    let mut buf: Vec<u8> = Vec::new();
+    for line_no in 1..=last {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(reader.get_ref().limit() > 0);
+        }
+        if !buf.ends_with(b"\n") && reader.get_ref().limit() == 0 {
+            return Ok(false); // cut by the cap inside the line
+        }
+        on_line(line_no, &buf);
+    }
+    Ok(true)
+}
+
 /// Reads a regular file whole, refusing one longer than `cap` bytes.
 ///
 /// # Errors

@@ -12,17 +12,21 @@ pub mod follow;
 pub mod fsread;
 pub mod hook_activity;
 pub mod jsonl;
+pub mod literal;
 pub mod model;
 pub mod opencode;
 pub mod opencode_json;
 pub mod opencode_sqlite;
+pub mod resolve;
 pub mod short_id;
 pub mod sniff;
 pub mod spawns;
 pub mod text;
 
 pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
+pub use literal::call_digest;
 pub use model::*;
+pub use resolve::{ResolveError, Resolved, resolve_session};
 
 use rayon::prelude::*;
 

@@ -602,8 +602,10 @@ impl ToolCallRecord {
     }
 
     /// Lowercase hex digest of `{input, tool}` (hooks.md §2.1), computed on
-    /// demand (loading a session does not pay for it); `None` when the input
-    /// cannot be canonicalized (integers beyond 2^53−1).
+    /// demand (loading a session does not pay for it) from the loaded value;
+    /// `None` when the input cannot be canonicalized (integers beyond
+    /// 2^53−1, and a float `>= 2^64` the value cannot tell from such an
+    /// integer: [`super::call_digest`] reads those from the line).
     pub fn digest(&self) -> Option<String> {
         self.call.digest().ok()
     }

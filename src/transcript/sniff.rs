@@ -148,6 +148,8 @@ pub struct LineSniff {
     pub id: Sniffed,
     /// `timestamp`.
     pub timestamp: Sniffed,
+    /// `record_type` (legacy Codex `{"record_type":"state"}` lines).
+    pub record_type: Sniffed,
 }
 
 /// Fills a [`LineSniff`] from a JSON object key by key, so the keys read
@@ -179,6 +181,7 @@ impl<'de> Visitor<'de> for Partial<'_> {
                 "role" => &mut out.role,
                 "id" => &mut out.id,
                 "timestamp" => &mut out.timestamp,
+                "record_type" => &mut out.record_type,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                     continue;
@@ -234,6 +237,7 @@ fn sniff_line(bytes: &[u8], complete: bool) -> Option<LineSniff> {
         &out.role,
         &out.id,
         &out.timestamp,
+        &out.record_type,
     ]
     .iter()
     .any(|s| s.present());

@@ -525,7 +525,8 @@ fn call_lines(
         }
         _ => None,
     };
-    let typed = typed_view(record, theme, parse.as_deref());
+    let digest = hookscope::transcript::call_digest(session, sub, record).ok();
+    let typed = typed_view(record, theme, parse.as_deref(), digest);
     if !typed.is_empty() {
         out.push(Line::default());
         out.push(heading("Typed", theme));
@@ -670,11 +671,12 @@ fn masked(text: &str, counts: &mut Redactions) -> String {
 /// (`BashCall::command_line`, tree-sitter-bash): program, args, leading
 /// `VAR=val`, redirects and the operator to the next call.
 /// `parse` is the Bash line's breakdown once the worker has it ("parsing…"
-/// until then).
+/// until then); `digest` the call's (`transcript::call_digest`), shown last.
 pub fn typed_view(
     record: &ToolCallRecord,
     theme: &Theme,
     parse: Option<&CommandLine>,
+    digest: Option<String>,
 ) -> Vec<Line<'static>> {
     let mut out = vec![field("type", record.call.type_name().to_string(), theme)];
     if let Some(path) = hookscope::tools::file_path_of(&record.call) {
@@ -761,7 +763,7 @@ pub fn typed_view(
         }
         _ => {}
     }
-    if let Some(d) = record.digest() {
+    if let Some(d) = digest {
         out.push(field("digest", d, theme));
     }
     out

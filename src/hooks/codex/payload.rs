@@ -25,7 +25,8 @@ use crate::hooks::events::{At, EventName, LeftOut, Payload, PayloadError};
 use crate::tools::ToolCall;
 use crate::transcript::{Session, ToolCallRecord, Turn, fsread};
 
-/// The largest rollout read back for `turn_id`/`model` (256 MiB).
+/// The most of a rollout read back for `turn_id`/`model` (256 MiB of its
+/// text, decompressed for a `.jsonl.zst`): a line further in gets neither.
 pub const ROLLOUT_CAP: u64 = 256 << 20;
 
 /// The events rebuilt for Codex sessions.
@@ -89,25 +90,24 @@ pub fn hook_tool(call: &ToolCall) -> (String, Value) {
 }
 
 /// `turn_id` and `model` of the last `turn_context` at or before `line`
-/// (1-based) of the rollout; `None`s when the file cannot be read.
+/// (1-based) of the rollout, read as the loader reads it
+/// ([`fsread::each_line_until`]: a `.jsonl.zst` is decompressed, so its
+/// line numbers and `turn_context` lines are those of the plain text), one
+/// line at a time up to `line`. `None`s when the file cannot be opened or
+/// `line` lies beyond [`ROLLOUT_CAP`] bytes of text; a read error (a
+/// damaged `.zst`) keeps what the lines before it said.
 fn context_at(session: &Session, line: usize) -> (Option<String>, Option<String>) {
-    let Ok(bytes) = fsread::read_capped(&session.path, ROLLOUT_CAP) else {
-        return (None, None);
-    };
     let mut turn = None;
     let mut model = None;
-    for (i, l) in bytes.split(|b| *b == b'\n').enumerate() {
-        if i + 1 > line {
-            break;
-        }
+    let read = fsread::each_line_until(&session.path, line, ROLLOUT_CAP, |_, l| {
         if !l.windows(12).any(|w| w == b"turn_context") {
-            continue;
+            return;
         }
         let Ok(v) = serde_json::from_slice::<Value>(l) else {
-            continue;
+            return;
         };
         if v.get("type").and_then(Value::as_str) != Some("turn_context") {
-            continue;
+            return;
         }
         let p = &v["payload"];
         if let Some(t) = p.get("turn_id").and_then(Value::as_str) {
@@ -116,8 +116,13 @@ fn context_at(session: &Session, line: usize) -> (Option<String>, Option<String>
         if let Some(m) = p.get("model").and_then(Value::as_str) {
             model = Some(m.to_string());
         }
+    });
+    match read {
+        // The cap came before the line: what was read may not be its turn.
+        Ok(false) => (None, None),
+        // A read error keeps what the lines before it said.
+        Ok(true) | Err(_) => (turn, model),
     }
-    (turn, model)
 }
 
 fn turn_of(session: &Session, at: &At) -> Result<(usize, Option<usize>), PayloadError> {

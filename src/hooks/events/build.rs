@@ -270,9 +270,14 @@ impl Payload {
 /// Why no payload could be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PayloadError {
-    /// Hook payloads are rebuilt for Claude Code and Factory Droid
-    /// sessions ([`rebuilds`]); other agents' sessions have none.
-    #[error("hook payloads are rebuilt for Claude Code and Droid sessions only; this one is {0}")]
+    /// The session's agent ([`Agent::as_str`], carried) has no payloads
+    /// here: this builder rebuilds Claude Code and Factory Droid payloads
+    /// ([`rebuilds`]), Codex's are rebuilt by `crate::hooks::codex::payload`
+    /// (the CLI and MCP route a Codex session there), and OpenCode has none
+    /// (its hooks are JavaScript plugins called in-process, fed no JSON).
+    #[error(
+        "hook payloads are rebuilt for Claude Code, Codex and Droid sessions only (OpenCode's hooks are JavaScript plugins called in-process, fed no JSON payload); this one is {0}"
+    )]
     NotClaudeCode(String),
     /// `at` names nothing in the session.
     #[error("{at} names nothing in this session ({hint})")]
