@@ -103,6 +103,8 @@ pub struct ReadCommand {
     pub unread: Vec<Unread>,
     /// [`raw_tokens`] of each `unread` text, made on first use.
     tokens: OnceCell<Vec<Vec<RawToken>>>,
+    /// [`Self::pipelines`], made on first use.
+    stages: OnceCell<Vec<(usize, Vec<Vec<usize>>)>>,
 }
 
 /// A script a call hands on, before it is opened.
@@ -295,6 +297,7 @@ impl ReadCommand {
             calls: Vec::new(),
             unread: Vec::new(),
             tokens: OnceCell::new(),
+            stages: OnceCell::new(),
         };
         if !line.is_ok() {
             read.unread.push(Unread {
@@ -516,8 +519,12 @@ impl ReadCommand {
     /// as the read calls it runs: the calls of the script whose span lies
     /// in the stage's range ([`CommandLine::pipelines`]) and their
     /// descendants (the calls of a `bash -c` script in a stage run in that
-    /// stage). Returns `(script, stages)` pairs.
-    pub fn pipelines(&self) -> Vec<(usize, Vec<Vec<usize>>)> {
+    /// stage). Returns `(script, stages)` pairs, made once.
+    pub fn pipelines(&self) -> &[(usize, Vec<Vec<usize>>)] {
+        self.stages.get_or_init(|| self.find_pipelines())
+    }
+
+    fn find_pipelines(&self) -> Vec<(usize, Vec<Vec<usize>>)> {
         let mut out = Vec::new();
         for (s, script) in self.scripts.iter().enumerate() {
             if script.line.pipelines.is_empty() {
