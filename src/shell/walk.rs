@@ -116,29 +116,49 @@ pub(super) fn parse(command: &str) -> CommandLine {
 
 /// Describe the first ERROR or MISSING node in document order, iteratively.
 fn first_syntax_error(root: Node, src: &[u8]) -> Option<String> {
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
-        if node.is_missing() {
-            return Some(format!(
-                "syntax error at byte {}: missing `{}`",
-                node.start_byte(),
-                node.kind()
-            ));
-        }
-        if node.is_error() {
+    // Only descend into subtrees that contain an error.
+    first_in_order(
+        root,
+        |n| n.has_error(),
+        |node| {
+            if node.is_missing() {
+                return Some(format!(
+                    "syntax error at byte {}: missing `{}`",
+                    node.start_byte(),
+                    node.kind()
+                ));
+            }
+            if !node.is_error() {
+                return None;
+            }
             let text = snippet(text_of(src, node));
-            return Some(if text.is_empty() {
+            Some(if text.is_empty() {
                 format!("syntax error at byte {}", node.start_byte())
             } else {
                 format!(
                     "syntax error at byte {}: cannot parse `{text}`",
                     node.start_byte()
                 )
-            });
+            })
+        },
+    )
+}
+
+/// The first `hit` of a node at or below `root` in document order,
+/// descending only into nodes `descend` accepts. Iterative: a subtree can
+/// be as deep as the line.
+fn first_in_order<T>(
+    root: Node,
+    descend: impl Fn(&Node) -> bool,
+    hit: impl Fn(Node) -> Option<T>,
+) -> Option<T> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if let Some(found) = hit(node) {
+            return Some(found);
         }
-        // Only descend into subtrees that contain an error.
-        if node.has_error() && cursor.goto_first_child() {
+        if descend(&node) && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -236,27 +256,14 @@ const EXPANSIONS: &[&str] = &[
 ];
 
 /// Whether `node` or a node below it is one of [`EXPANSIONS`] (a
-/// single-quoted string holds none). Iterative: a word's subtree can be as
-/// deep as the line.
+/// single-quoted string holds none).
 fn has_expansion(node: Node) -> bool {
-    let mut cursor = node.walk();
-    loop {
-        let here = cursor.node();
-        if EXPANSIONS.contains(&here.kind()) {
-            return true;
-        }
-        if here.kind() != "raw_string" && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return false;
-            }
-        }
-    }
+    first_in_order(
+        node,
+        |n| n.kind() != "raw_string",
+        |n| EXPANSIONS.contains(&n.kind()).then_some(()),
+    )
+    .is_some()
 }
 
 /// Map an anonymous token to the list/pipeline operator it stands for.

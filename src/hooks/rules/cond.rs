@@ -286,19 +286,24 @@ pub fn compile_globs(patterns: &[String]) -> Result<GlobSet, String> {
     b.build().map_err(|e| format!("bad glob set: {e}"))
 }
 
+/// `"a"` for one item, else `["a", "b"]`.
 fn quote_list(items: &[String]) -> String {
-    if items.len() == 1 {
-        format!("\"{}\"", items[0])
-    } else {
-        format!(
-            "[{}]",
-            items
-                .iter()
-                .map(|s| format!("\"{s}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+    match items {
+        [one] => format!("\"{one}\""),
+        _ => bracket_list(items),
     }
+}
+
+/// `["a", "b"]`, whatever the count.
+fn bracket_list(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 fn regex_list(rs: &[Regex]) -> String {
@@ -440,15 +445,7 @@ impl Condition {
             Condition::Program(p) => format!("program = {}", quote_list(p)),
             Condition::Pipeline(specs) => {
                 let one = |steps: &Vec<Vec<String>>| {
-                    let joined: Vec<String> = steps.iter().map(|alts| alts.join("|")).collect();
-                    format!(
-                        "[{}]",
-                        joined
-                            .iter()
-                            .map(|s| format!("\"{s}\""))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
+                    bracket_list(&steps.iter().map(|alts| alts.join("|")).collect::<Vec<_>>())
                 };
                 match specs.as_slice() {
                     [steps] => format!("pipeline = {}", one(steps)),
