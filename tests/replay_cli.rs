@@ -645,6 +645,9 @@ only_if = { command = '^cd\b' }
 /// toolu_01GFEgALJm405nI2WctBocud is the hook's exit-2 error). The backtest
 /// shows each rule's denominator and share, splits blocks into the ones a
 /// hook made then and the new ones, and lists examples up to --examples.
+/// `^echo\b` blocks three calls: `echo original command`, the `echo` inside
+/// `sh -c 'echo about to fail; exit 3'` (README "Rule sets": nested shells)
+/// and `echo secret output here`.
 #[test]
 fn backtest_shows_share_and_new_blocks() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -675,13 +678,13 @@ fn backtest_shows_share_and_new_blocks() {
             "no-rm-rf: 13 PreToolUse events: block 1 (7.7%)",
             "  blocks: 0 new (no hook blocked the call then: review these), 1 blocked by a hook then",
             "  block e1be136e PreToolUse toolu_01GFEgALJm405nI2WctBocud: Bash rm -rf build/ [blocked then]",
-            "no-echo: 13 PreToolUse events: block 2 (15.4%)",
-            "  blocks: 2 new (no hook blocked the call then: review these), 0 blocked by a hook then",
+            "no-echo: 13 PreToolUse events: block 3 (23.1%)",
+            "  blocks: 3 new (no hook blocked the call then: review these), 0 blocked by a hook then",
             "  block e1be136e PreToolUse toolu_01iZZmNIegRYHeEO8XWQDf7M: Bash echo original command [new]",
-            "  … 1 more block (--examples all)",
+            "  … 2 more block (--examples all)",
             "cd-warn: 13 PreToolUse events: warn 1 (7.7%)",
             "  warn e1be136e PreToolUse toolu_01uWGFAEQo4pz3NIN9GZRBvX: Bash cd src && pwd",
-            "combined: block 3, warn 1",
+            "combined: block 4, warn 1",
         ]
     );
     let (_, all, _) = run(&[
@@ -703,9 +706,13 @@ fn backtest_shows_share_and_new_blocks() {
     assert_eq!(v["by_event"], serde_json::json!({"PreToolUse": 13}));
     let echo = &v["rules"][1];
     assert_eq!(echo["evaluated"], 13);
-    assert_eq!(echo["blocks_new"], 2);
+    assert_eq!(echo["blocks_new"], 3);
     assert_eq!(echo["blocks_then"], 0);
-    assert_eq!(echo["examples"].as_array().map(Vec::len), Some(2));
+    assert_eq!(echo["examples"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        echo["examples"][1]["summary"],
+        "Bash sh -c 'echo about to fail; exit 3'"
+    );
     assert_eq!(echo["examples"][1]["blocked_then"], false);
     assert_eq!(v["rules"][0]["blocks_then"], 1);
     assert_eq!(v["rules"][0]["examples"][0]["blocked_then"], true);

@@ -403,6 +403,12 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             }
             outln!("{line}");
         }
+        if t.not_parsed_whole > 0 {
+            outln!(
+                "  {} on a command not parsed whole (matched on its raw text, or an approval refused: review these)",
+                t.not_parsed_whole
+            );
+        }
         for (verdict, n) in &t.counts {
             let limit = match examples {
                 Examples::All => usize::MAX,
@@ -416,11 +422,15 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
                 .take(limit)
             {
                 listed += 1;
-                let mark = match ex.blocked_then {
+                let mut mark = match ex.blocked_then {
                     Some(true) => " [blocked then]",
                     Some(false) => " [new]",
                     None => "",
-                };
+                }
+                .to_string();
+                if ex.not_parsed_whole.is_some() {
+                    mark.push_str(" [not parsed whole]");
+                }
                 outln!(
                     "  {} {} {} {}: {}{mark}",
                     ex.verdict,

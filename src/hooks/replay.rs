@@ -641,6 +641,13 @@ pub struct Example {
     /// review as possible false blocks). `None` for other verdicts and for
     /// a tool event whose call is not recorded.
     pub blocked_then: Option<bool>,
+    /// Set when the rule matched on a command not parsed whole (its
+    /// [`crate::hooks::rules::RuleEval::unread`]): what was not parsed, e.g.
+    /// `command not parsed whole: 70672 bytes, 5136 not parsed`. Such a
+    /// match may rest on raw text (README "Rule sets": the long-command
+    /// rule). Omitted from JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_parsed_whole: Option<String>,
 }
 
 /// A rule's tally over a backtest: per verdict, how many events it matched.
@@ -662,6 +669,10 @@ pub struct RuleTally {
     /// Of its `block`s, those on calls no hook blocked at the time: the
     /// would-be new blocks ([`Example::blocked_then`] `Some(false)`).
     pub blocks_new: usize,
+    /// Of its matches (every verdict), those on a command not parsed whole
+    /// ([`Example::not_parsed_whole`]): a guard matches such a command on
+    /// its raw text, so these are the ones to review.
+    pub not_parsed_whole: usize,
     /// Every event it matched, in session order.
     pub examples: Vec<Example>,
 }
@@ -738,6 +749,7 @@ impl Backtest {
             mine.evaluated += theirs.evaluated;
             mine.blocks_then += theirs.blocks_then;
             mine.blocks_new += theirs.blocks_new;
+            mine.not_parsed_whole += theirs.not_parsed_whole;
             mine.examples.extend(theirs.examples);
         }
     }
@@ -985,6 +997,9 @@ fn backtest_calls(
                 Some(false) => tally.blocks_new += 1,
                 None => {}
             }
+            if re.unread.is_some() {
+                tally.not_parsed_whole += 1;
+            }
             tally.examples.push(Example {
                 session: short_session_id(&session.id).to_string(),
                 event: event.to_string(),
@@ -1004,6 +1019,7 @@ fn backtest_calls(
                 verdict: v,
                 source: format!("{}:{}", p.source_path.display(), p.source_line),
                 blocked_then: then,
+                not_parsed_whole: re.unread.clone(),
             });
         }
     }

@@ -20,6 +20,11 @@
 //! expect = "block"
 //! ```
 //!
+//! `command`, `program` and `pipeline` read the calls of the scripts a
+//! command hands to another shell (`bash -c`, `eval`, `find -exec`), and a
+//! command not parsed whole also on its raw text, deciding for caution
+//! ([`RuleAction::approves`]); README "Rule sets" says how.
+//!
 //! Loading refuses the whole file on any problem (TOML syntax, unknown key,
 //! bad regex or glob, a block without a reason the model can see, …) with
 //! file, line and column ([`RuleSetError`]); nothing is half-loaded.
@@ -108,6 +113,22 @@ impl RuleAction {
             "rewrite" => Self::Rewrite,
             _ => return None,
         })
+    }
+
+    /// Whether a match approves the tool call: `allow`, `rewrite`, and
+    /// `warn` (on PreToolUse a warn also pre-approves). The others, `block`
+    /// and `context`, guard. On a command not parsed whole an approving
+    /// rule never matches through its `command`/`program`/`pipeline`
+    /// conditions, and a guarding one is never skipped through them
+    /// (README "Rule sets": the long-command rule).
+    pub fn approves(self) -> bool {
+        matches!(self, Self::Allow | Self::Warn | Self::Rewrite)
+    }
+
+    /// `an allow rule`, `a block rule`, … for a why.
+    fn rule_noun(self) -> String {
+        let article = if self == Self::Allow { "an" } else { "a" };
+        format!("{article} {} rule", self.as_str())
     }
 
     /// The name (`"context"`, …).
@@ -200,6 +221,13 @@ pub struct RuleEval {
     /// The rule's result when it matched (`None` also for a rewrite that
     /// changes nothing).
     pub result: Option<HookResult>,
+    /// Set when a `command`, `program` or `pipeline` condition of the rule
+    /// was checked on a command not parsed whole: what was not
+    /// ([`crate::shell::ReadCommand::unread_note`], e.g. `command not parsed
+    /// whole: 70672 bytes, 5136 not parsed`). The backtest counts the
+    /// matches that carry it. Omitted from JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unread: Option<String>,
 }
 
 impl RuleEval {
@@ -290,6 +318,8 @@ struct RawFile {
 struct RawConds {
     command: Option<Spanned<OneOrMany>>,
     program: Option<Spanned<OneOrMany>>,
+    pipeline: Option<Spanned<toml::Value>>,
+    line: Option<Spanned<OneOrMany>>,
     file_path: Option<Spanned<OneOrMany>>,
     content: Option<Spanned<OneOrMany>>,
     input_contains: Option<Spanned<OneOrMany>>,
@@ -386,6 +416,45 @@ impl<'t> Errors<'t> {
     }
 }
 
+/// A `pipeline` value: one list of steps (`["curl", "sh|bash"]`) or a
+/// list of such lists; each step one program name or several joined by
+/// `|`. The error says what to write instead.
+fn pipeline_spec(value: &toml::Value) -> Result<Vec<Vec<Vec<String>>>, String> {
+    const SHAPE: &str = "pipeline: give the programs in order, [\"curl\", \"sh\"] (a step may be \"sh|bash\"), or a list of such lists";
+    let items = value.as_array().ok_or(SHAPE)?;
+    let lists: Vec<&Vec<toml::Value>> =
+        if !items.is_empty() && items.iter().all(toml::Value::is_array) {
+            items.iter().filter_map(toml::Value::as_array).collect()
+        } else {
+            vec![items]
+        };
+    let mut specs = Vec::new();
+    for list in lists {
+        let mut steps = Vec::new();
+        for item in list {
+            let step = item.as_str().ok_or(SHAPE)?;
+            let names: Vec<String> = step.split('|').map(str::to_string).collect();
+            if let Some(bad) = names
+                .iter()
+                .find(|n| n.is_empty() || n.chars().any(char::is_whitespace))
+            {
+                return Err(format!(
+                    "pipeline: \"{bad}\" in \"{step}\" is not a program name; give names alone (\"curl\"), several as \"sh|bash\""
+                ));
+            }
+            steps.push(names);
+        }
+        if steps.len() < 2 {
+            return Err(format!(
+                "pipeline: {} names fewer than two programs; a pipeline condition needs them in order ([\"curl\", \"sh\"]); for one program anywhere use `program`",
+                toml::Value::Array(list.clone())
+            ));
+        }
+        specs.push(steps);
+    }
+    Ok(specs)
+}
+
 fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
     let mut out = Vec::new();
     // First: the cheapest check, and the one that says why a Stop went
@@ -408,6 +477,16 @@ fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
     }
     if let Some(p) = raw.program {
         out.push(Condition::Program(p.into_inner().into_vec()));
+    }
+    if let Some(p) = raw.pipeline {
+        let start = p.span().start;
+        match pipeline_spec(p.get_ref()) {
+            Ok(specs) => out.push(Condition::Pipeline(specs)),
+            Err(e) => errs.at(start, e),
+        }
+    }
+    if let Some(r) = regexes(raw.line, false, errs) {
+        out.push(Condition::Line(r));
     }
     let globs = |v: Option<Spanned<OneOrMany>>, errs: &mut Errors<'_>| {
         v.and_then(|s| {
@@ -832,11 +911,14 @@ impl Rule {
         let mut steps = Vec::new();
         // A rule that stops early did not match; one that reaches its
         // action matched, even when its rewrite turns out a no-op.
-        let eval = |steps: Vec<Step>, result: Option<HookResult>| RuleEval {
+        let unread = s.read.unread_note();
+        let mut on_unread = false;
+        let eval = |steps: Vec<Step>, result: Option<HookResult>, on_unread: bool| RuleEval {
             id: self.id.clone(),
             matched: false,
             steps,
             result,
+            unread: unread.clone().filter(|_| on_unread),
         };
         let event_ok = self.events.iter().any(|e| e == s.event);
         steps.push(Step {
@@ -852,7 +934,7 @@ impl Rule {
             },
         });
         if !event_ok {
-            return eval(steps, None);
+            return eval(steps, None, false);
         }
         if let Some(spec) = &self.tool {
             let ok = s.tool_name.is_some_and(|t| tool_name_matches(t, spec));
@@ -867,11 +949,22 @@ impl Rule {
                 },
             });
             if !ok {
-                return eval(steps, None);
+                return eval(steps, None, false);
             }
         }
+        let approves = self.action.approves();
         for c in &self.only_if {
-            match c.test(s) {
+            let mut outcome = c.test(s);
+            if let Some(note) = unread.as_deref().filter(|_| c.reads_calls()) {
+                on_unread = true;
+                if approves && outcome.is_ok() {
+                    outcome = Err(format!(
+                        "{note}; {} does not rest on a command it could not read whole",
+                        self.action.rule_noun()
+                    ));
+                }
+            }
+            match outcome {
                 Ok(detail) => steps.push(Step {
                     check: c.label(),
                     ok: true,
@@ -883,7 +976,7 @@ impl Rule {
                         ok: false,
                         detail: format!("({detail})"),
                     });
-                    return eval(steps, None);
+                    return eval(steps, None, on_unread);
                 }
             }
         }
@@ -891,27 +984,50 @@ impl Rule {
         // rule went on) cannot be taken for "the skip matched":
         // `skip_if subagent — not matched ✓`, or
         // `skip_if subagent — matched ✗ (agent_id a7) → rule skipped`.
+        //
+        // On a command not parsed whole a skip through the calls is
+        // decided for caution: a guard is not skipped, an approving rule is.
         for c in &self.skip_if {
-            match c.test(s) {
+            let mut outcome = c.test(s);
+            let mut kept = String::new();
+            if let Some(note) = unread.as_deref().filter(|_| c.reads_calls()) {
+                on_unread = true;
+                let noun = self.action.rule_noun();
+                match (approves, outcome.is_ok()) {
+                    (false, true) => {
+                        kept = format!(
+                            "({note}; {noun} is not skipped on a command it could not read whole)"
+                        );
+                        outcome = Err(String::new());
+                    }
+                    (true, false) => {
+                        outcome = Ok(format!(
+                            "({note}; {noun} is skipped on a command it could not read whole)"
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            match outcome {
                 Ok(detail) => {
                     steps.push(Step {
                         check: format!("skip_if {} — matched", c.label()),
                         ok: false,
                         detail: format!("{detail} → rule skipped").trim_start().to_string(),
                     });
-                    return eval(steps, None);
+                    return eval(steps, None, on_unread);
                 }
                 Err(_) => steps.push(Step {
                     check: format!("skip_if {} — not matched", c.label()),
                     ok: true,
-                    detail: String::new(),
+                    detail: kept,
                 }),
             }
         }
         let result = self.result(s, &mut steps);
         RuleEval {
             matched: true,
-            ..eval(steps, result)
+            ..eval(steps, result, on_unread)
         }
     }
 

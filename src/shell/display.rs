@@ -90,30 +90,50 @@ impl SimpleCall {
     }
 
     /// The script of a shell run with `-c` (`sh -c 'a; b'`, `bash -lc X`,
-    /// also behind wrappers: `sudo sh -c X`): the first operand after an
-    /// option cluster holding `c`. `None` for other calls and for a shell
-    /// given a script file.
+    /// also behind wrappers: `sudo sh -c X`, `xargs sh -c X`, `env A=1 sh -c
+    /// X`): the first operand after an option cluster holding `c`, skipping
+    /// the values of `-o`/`+o`/`-O`/`+O` (`bash -o pipefail -c X`) and of
+    /// `--rcfile`/`--init-file`; after `--` the next word. `None` for other
+    /// calls and for a shell given a script file.
     pub fn shell_script(&self) -> Option<String> {
         let (program, args) = self.unwrapped();
-        let base = program.rsplit('/').next().unwrap_or(&program);
-        if !SHELLS.contains(&base) {
+        if !is_shell(&program) {
             return None;
         }
-        let mut dash_c = false;
-        for arg in args {
-            if arg == "--" || arg.starts_with("--") || arg.starts_with('+') {
-                continue;
-            }
-            if let Some(cluster) = arg.strip_prefix('-')
-                && !cluster.is_empty()
-            {
-                dash_c |= cluster.contains('c');
-                continue;
-            }
-            return dash_c.then_some(arg);
-        }
-        None
+        script_index(&args).and_then(|i| args.get(i).cloned())
     }
+}
+
+/// Whether `program` (a path or a name) is one of [`SHELLS`].
+pub(super) fn is_shell(program: &str) -> bool {
+    SHELLS.contains(&program.rsplit('/').next().unwrap_or(program))
+}
+
+/// The index in `args` (a shell's words after its name) of the script
+/// `-c` runs ([`SimpleCall::shell_script`]); `None` without `-c` or
+/// without an operand.
+pub(super) fn script_index(args: &[String]) -> Option<usize> {
+    let mut dash_c = false;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if arg == "--" {
+            return (dash_c && i + 1 < args.len()).then_some(i + 1);
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let takes_value = matches!(long, "rcfile" | "init-file");
+            i += if takes_value { 2 } else { 1 };
+            continue;
+        }
+        let cluster = arg.strip_prefix('-').or_else(|| arg.strip_prefix('+'));
+        if let Some(cluster) = cluster.filter(|c| !c.is_empty()) {
+            dash_c |= arg.starts_with('-') && cluster.contains('c');
+            // `-o NAME`, `-O NAME` (and `+o`, `+O`): each takes a word.
+            i += 1 + cluster.chars().filter(|c| matches!(c, 'o' | 'O')).count();
+            continue;
+        }
+        return dash_c.then_some(i);
+    }
+    None
 }
 
 /// One row of a command line's breakdown for display

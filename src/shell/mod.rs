@@ -39,10 +39,14 @@
 //! hundreds of MB of syntax tree.
 
 mod display;
+mod nested;
+mod raw;
 mod unwrap;
 mod walk;
 
 pub use display::{MAX_SCRIPT_DEPTH, ShownCall, shell_quote};
+pub use nested::{MAX_NESTED_BYTES, MAX_NESTED_SCRIPTS, ReadCall, ReadCommand, Script, Unread};
+pub use raw::{RawToken, raw_tokens};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -153,6 +157,15 @@ pub struct SimpleCall {
     /// redirected statement (`ls > out` → the span of `ls`). Serialized as a
     /// two-element array.
     pub span: (usize, usize),
+    /// Indices into [`Self::argv`] (0 = the program) of the words whose
+    /// value the shell running this line computes: they hold a parameter
+    /// expansion (`$X`, `${X}`), a command or process substitution
+    /// (`$(…)`, backticks, `<(…)`) or an arithmetic expansion (`$((…))`)
+    /// outside single quotes. In source order; not serialized. A script
+    /// handed to `sh -c` in such a word is not known until it runs
+    /// ([`ReadCommand`]).
+    #[serde(skip)]
+    pub expanded: Vec<usize>,
 }
 
 /// A parsed Bash command line: the raw text, its simple calls, and the first
@@ -182,6 +195,18 @@ pub struct CommandLine {
     /// `true` when the parsed part holds more than [`MAX_CALLS`] simple
     /// calls; `calls` then keeps the first [`MAX_CALLS`] in walk order.
     pub calls_capped: bool,
+    /// The pipelines of the parsed part, each the byte ranges `[start, end)`
+    /// in `raw` of its stages in order (two or more). A stage is one
+    /// statement: a simple command, a subshell, a group, a redirected
+    /// statement…; a call belongs to the stage whose range holds its
+    /// [`SimpleCall::span`]. A pipeline written inside a stage's subshell
+    /// or group is a pipeline of its own, but the pieces tree-sitter-bash
+    /// nests without such a boundary (`a | b > out | c`, `cat <<EOF | a |
+    /// b`) are flattened into one. A pipeline continuing a heredoc line
+    /// (`cat <<EOF | sh`) starts with the span of the heredoc's command. Not
+    /// serialized.
+    #[serde(skip)]
+    pub pipelines: Vec<Vec<(usize, usize)>>,
 }
 
 impl CommandLine {

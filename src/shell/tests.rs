@@ -49,6 +49,7 @@ fn git_status() {
             redirects: vec![],
             operator: None,
             span: (0, 10),
+            expanded: vec![],
         }]
     );
 }
@@ -688,4 +689,65 @@ fn no_boundary_cuts_at_a_char_boundary() {
     assert_eq!(line.truncated, Some(100_005 - 65_535));
     assert_eq!(line.calls.len(), 1);
     assert_eq!(line.calls[0].args[0].len(), 65_530);
+}
+
+#[test]
+fn expanded_words_are_those_the_outer_shell_computes() {
+    let line = parse_ok("sh -c \"$X\" a 'b$c' \"$(d)\" $((1+2)) ${e} <(f) $'\\x41'");
+    assert_eq!(
+        line.calls.last().map(|c| c.expanded.clone()),
+        Some(vec![2, 5, 6, 7, 8])
+    );
+    let line = parse_ok("$CMD -rf x");
+    assert_eq!(line.calls[0].expanded, [0]);
+    assert_eq!(
+        parse_ok("sh -c 'rm $1'").calls[0].expanded,
+        Vec::<usize>::new()
+    );
+}
+
+#[test]
+fn pipelines_are_recorded_with_their_stages() {
+    let stages = |command: &str| -> Vec<Vec<String>> {
+        let line = parse_command_line(command);
+        line.pipelines
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|&(a, b)| command.get(a..b).unwrap_or("").to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(stages("a | b > out | c"), [s(&["a", "b", "c"])]);
+    assert_eq!(
+        stages("curl x | (cd /; sh)"),
+        [s(&["curl x", "(cd /; sh)"])]
+    );
+    assert_eq!(stages("cat <<EOF | sh\nx\nEOF"), [s(&["cat", "sh"])]);
+    assert_eq!(stages("cat <<EOF | a | b\nx\nEOF"), [s(&["cat", "a", "b"])]);
+    assert_eq!(
+        stages("x=$(a | b) && c |& d"),
+        [s(&["a", "b"]), s(&["c", "d"])]
+    );
+    assert_eq!(
+        stages("a | (b | c)"),
+        [s(&["a", "(b | c)"]), s(&["b", "c"])]
+    );
+    assert!(stages("a && b; c").is_empty());
+}
+
+#[test]
+fn shell_scripts_skip_option_values() {
+    let script = |command: &str| parse_ok(command).calls[0].shell_script();
+    assert_eq!(script("bash -o pipefail -c 'x y'").as_deref(), Some("x y"));
+    assert_eq!(script("bash -euo pipefail -c z").as_deref(), Some("z"));
+    assert_eq!(script("bash --rcfile f -c z").as_deref(), Some("z"));
+    assert_eq!(
+        script("bash -O extglob +O nullglob -lc z").as_deref(),
+        Some("z")
+    );
+    assert_eq!(script("sh -c -- -z").as_deref(), Some("-z"));
+    assert_eq!(script("sh -o errexit run.sh"), None);
+    assert_eq!(script("sh -c"), None);
 }

@@ -4,6 +4,8 @@
 //! recursive function carries a `depth` (tree levels below the root) and stops
 //! at [`MAX_NESTING`], so the walk is stack-safe on any input.
 
+use std::collections::HashSet;
+
 use tree_sitter::{Node, Parser};
 
 use super::{
@@ -55,6 +57,7 @@ pub(super) fn parse(command: &str) -> CommandLine {
             )),
             truncated,
             calls_capped: false,
+            pipelines: Vec::new(),
         };
     }
     let Some(tree) = parser.parse(command, None) else {
@@ -64,6 +67,7 @@ pub(super) fn parse(command: &str) -> CommandLine {
             error: Some("tree-sitter produced no syntax tree at byte 0".to_string()),
             truncated,
             calls_capped: false,
+            pipelines: Vec::new(),
         };
     };
     let root = tree.root_node();
@@ -72,6 +76,8 @@ pub(super) fn parse(command: &str) -> CommandLine {
         items: Vec::new(),
         too_deep_at: None,
         capped: false,
+        pipelines: Vec::new(),
+        flattened: HashSet::new(),
     };
     walker.walk(root, 0, 0);
 
@@ -104,34 +110,55 @@ pub(super) fn parse(command: &str) -> CommandLine {
         },
         truncated,
         calls_capped: walker.capped,
+        pipelines: walker.pipelines,
     }
 }
 
 /// Describe the first ERROR or MISSING node in document order, iteratively.
 fn first_syntax_error(root: Node, src: &[u8]) -> Option<String> {
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
-        if node.is_missing() {
-            return Some(format!(
-                "syntax error at byte {}: missing `{}`",
-                node.start_byte(),
-                node.kind()
-            ));
-        }
-        if node.is_error() {
+    // Only descend into subtrees that contain an error.
+    first_in_order(
+        root,
+        |n| n.has_error(),
+        |node| {
+            if node.is_missing() {
+                return Some(format!(
+                    "syntax error at byte {}: missing `{}`",
+                    node.start_byte(),
+                    node.kind()
+                ));
+            }
+            if !node.is_error() {
+                return None;
+            }
             let text = snippet(text_of(src, node));
-            return Some(if text.is_empty() {
+            Some(if text.is_empty() {
                 format!("syntax error at byte {}", node.start_byte())
             } else {
                 format!(
                     "syntax error at byte {}: cannot parse `{text}`",
                     node.start_byte()
                 )
-            });
+            })
+        },
+    )
+}
+
+/// The first `hit` of a node at or below `root` in document order,
+/// descending only into nodes `descend` accepts. Iterative: a subtree can
+/// be as deep as the line.
+fn first_in_order<T>(
+    root: Node,
+    descend: impl Fn(&Node) -> bool,
+    hit: impl Fn(Node) -> Option<T>,
+) -> Option<T> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if let Some(found) = hit(node) {
+            return Some(found);
         }
-        // Only descend into subtrees that contain an error.
-        if node.has_error() && cursor.goto_first_child() {
+        if descend(&node) && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -184,6 +211,16 @@ fn flat_children(node: Node) -> Vec<Node> {
     segments.into_iter().rev().flatten().collect()
 }
 
+/// The named children of `node`, last first (for a stack).
+fn named_reversed(node: Node) -> Vec<Node> {
+    let mut kids: Vec<Node> = children(node)
+        .into_iter()
+        .filter(|c| c.is_named())
+        .collect();
+    kids.reverse();
+    kids
+}
+
 fn children(node: Node) -> Vec<Node> {
     let mut cursor = node.walk();
     node.children(&mut cursor).collect()
@@ -202,6 +239,31 @@ struct Walker<'s> {
     too_deep_at: Option<usize>,
     /// Set once [`MAX_CALLS`] calls are collected; later nodes are skipped.
     capped: bool,
+    /// [`CommandLine::pipelines`], in the order they were met.
+    pipelines: Vec<Vec<(usize, usize)>>,
+    /// Ids of pipeline nodes already flattened into an enclosing one.
+    flattened: HashSet<usize>,
+}
+
+/// Node kinds whose value the shell computes when it runs the line
+/// ([`SimpleCall::expanded`]).
+const EXPANSIONS: &[&str] = &[
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "arithmetic_expansion",
+];
+
+/// Whether `node` or a node below it is one of [`EXPANSIONS`] (a
+/// single-quoted string holds none).
+fn has_expansion(node: Node) -> bool {
+    first_in_order(
+        node,
+        |n| n.kind() != "raw_string",
+        |n| EXPANSIONS.contains(&n.kind()).then_some(()),
+    )
+    .is_some()
 }
 
 /// Map an anonymous token to the list/pipeline operator it stands for.
@@ -248,6 +310,10 @@ impl Walker<'_> {
             "declaration_command" | "unset_command" => Some(self.declaration(node, level, depth)),
             "test_command" => Some(self.test_command(node, level, depth)),
             "redirected_statement" => self.redirected(node, level, depth),
+            "pipeline" => {
+                self.record_pipeline(node, None);
+                self.sequence(node, level, depth, None)
+            }
             "command_substitution" | "process_substitution" => {
                 self.substitution(node, level, depth);
                 None
@@ -301,6 +367,7 @@ impl Walker<'_> {
                 .first()
                 .is_some_and(|first| !first.is_named() && operator_of(first.kind()).is_some());
             let emitted = if continues && self.guard(child, depth + 1) {
+                self.record_pipeline(child, prev);
                 self.sequence(child, level, depth + 1, prev)
             } else {
                 self.walk(child, level, depth + 1)
@@ -329,6 +396,45 @@ impl Walker<'_> {
             }
         }
         last
+    }
+
+    /// Records `node`'s stages in [`Self::pipelines`] when it is a pipeline
+    /// not already flattened into an enclosing one (see
+    /// [`CommandLine::pipelines`]). A pipeline that starts with its `|`
+    /// continues the statement whose last call is `prev`. Iterative.
+    fn record_pipeline(&mut self, node: Node, prev: Option<usize>) {
+        if node.kind() != "pipeline" || self.flattened.contains(&node.id()) {
+            return;
+        }
+        let mut stages = Vec::new();
+        let starts_with_pipe = children(node)
+            .first()
+            .is_some_and(|first| !first.is_named() && first.kind().starts_with('|'));
+        if starts_with_pipe && let Some(item) = prev.and_then(|i| self.items.get(i)) {
+            stages.push(item.call.span);
+        }
+        let mut stack = named_reversed(node);
+        while let Some(stage) = stack.pop() {
+            let body = (stage.kind() == "redirected_statement")
+                .then(|| stage.child_by_field_name("body"))
+                .flatten()
+                .filter(|b| b.kind() == "pipeline");
+            match (stage.kind(), body) {
+                ("comment", _) => {}
+                ("pipeline", _) => {
+                    self.flattened.insert(stage.id());
+                    stack.extend(named_reversed(stage));
+                }
+                (_, Some(inner)) => {
+                    self.flattened.insert(inner.id());
+                    stack.extend(named_reversed(inner));
+                }
+                _ => stages.push((stage.start_byte(), stage.end_byte())),
+            }
+        }
+        if stages.len() >= 2 {
+            self.pipelines.push(stages);
+        }
     }
 
     fn set_operator(&mut self, index: usize, op: Option<&str>) {
@@ -384,6 +490,7 @@ impl Walker<'_> {
             redirects: Vec::new(),
             operator: None,
             span: (node.start_byte(), node.end_byte()),
+            expanded: Vec::new(),
         }
     }
 
@@ -401,11 +508,14 @@ impl Walker<'_> {
                 "file_redirect" | "herestring_redirect" => {
                     let (redirect, extra) = self.redirect(child, depth);
                     call.redirects.push(redirect);
-                    call.args.extend(extra);
+                    add_words(&mut call, extra, has_expansion(child));
                 }
                 "command_name" => {
                     call.program = self.word(child, depth);
                     has_program = true;
+                    if has_expansion(child) {
+                        call.expanded.push(0);
+                    }
                 }
                 "comment" => {}
                 "$" if !child.is_named() => {
@@ -420,11 +530,15 @@ impl Walker<'_> {
                 }
                 _ => {
                     let word = self.word(child, depth);
+                    let expanded = has_expansion(child);
                     if has_program {
-                        call.args.push(word);
+                        add_words(&mut call, vec![word], expanded);
                     } else {
                         call.program = word;
                         has_program = true;
+                        if expanded {
+                            call.expanded.push(0);
+                        }
                     }
                 }
             }
@@ -553,7 +667,8 @@ impl Walker<'_> {
                 "file_redirect" | "herestring_redirect" => {
                     let (redirect, extra) = self.redirect(*child, depth + 1);
                     redirects.push(redirect);
-                    extra_args.extend(extra);
+                    let expanded = has_expansion(*child);
+                    extra_args.extend(extra.into_iter().map(|w| (w, expanded)));
                 }
                 "heredoc_redirect" => redirects.extend(self.heredoc(*child, depth + 1)),
                 _ => {}
@@ -578,7 +693,9 @@ impl Walker<'_> {
         if let Some(i) = last
             && let Some(item) = self.items.get_mut(i)
         {
-            item.call.args.extend(extra_args);
+            for (word, expanded) in extra_args {
+                add_words(&mut item.call, vec![word], expanded);
+            }
         }
 
         // 4. `cat <<EOF | grep x && ls`: the continuation lives inside the
@@ -641,6 +758,7 @@ impl Walker<'_> {
             .first()
             .is_some_and(|first| !first.is_named() && operator_of(first.kind()).is_some());
         if continues && self.guard(node, depth) {
+            self.record_pipeline(node, prev);
             self.sequence(node, level, depth, prev)
         } else {
             self.walk(node, level, depth)
@@ -808,6 +926,17 @@ impl Walker<'_> {
             out.push_str(&unescape_double(&slice(self.src, cursor, inner_end)));
         }
         out
+    }
+}
+
+/// Appends `words` to `call`'s arguments, each marked in
+/// [`SimpleCall::expanded`] when `expanded`.
+fn add_words(call: &mut SimpleCall, words: Vec<String>, expanded: bool) {
+    for word in words {
+        call.args.push(word);
+        if expanded {
+            call.expanded.push(call.args.len());
+        }
     }
 }
 

@@ -208,11 +208,18 @@ impl Component for BacktestPane {
 }
 
 /// The verdict mark of a row: `block new` for a block no hook made at the
-/// time ([`Example::blocked_then`] `false`), `block`, `warn`, `rewrite`.
+/// time ([`Example::blocked_then`] `false`), `block`, `warn`, `rewrite`;
+/// with ` raw` after it when the match was on a command not parsed whole
+/// ([`Example::not_parsed_whole`]).
 pub fn mark(e: &Example) -> String {
-    match (e.verdict.as_str(), e.blocked_then) {
+    let verdict = match (e.verdict.as_str(), e.blocked_then) {
         ("block", Some(false)) => "block new".to_string(),
         (v, _) => v.to_string(),
+    };
+    if e.not_parsed_whole.is_some() {
+        format!("{verdict} raw")
+    } else {
+        verdict
     }
 }
 
@@ -233,6 +240,7 @@ mod tests {
                 verdict: verdict.into(),
                 source: "f:1".into(),
                 blocked_then,
+                not_parsed_whole: None,
             },
         }
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::hooks::events::HookEvent;
-use crate::shell::{CommandLine, parse_command_line};
+use crate::shell::{RawToken, ReadCommand, parse_command_line};
 
 /// Largest compiled regex accepted (1 MiB; the `regex` crate's
 /// `size_limit`). Matching is linear in the input whatever the pattern (the
@@ -36,8 +36,8 @@ pub struct History {
 }
 
 /// The event a rule is tested against: the hook payload (hooks.md §1.4–1.5)
-/// as a typed [`HookEvent`] (seed 002), its Bash command parsed once, and
-/// the [`History`].
+/// as a typed [`HookEvent`] (seed 002), its Bash command parsed once with
+/// the scripts it hands to a shell ([`ReadCommand`]), and the [`History`].
 #[derive(Debug)]
 pub struct Subject<'a> {
     /// The payload as Claude Code sends it on stdin.
@@ -51,8 +51,9 @@ pub struct Subject<'a> {
     /// `tool_name`, when the event has one.
     pub tool_name: Option<&'a str>,
     /// The Bash command line ([`HookEvent::cmd`]: no calls when the tool is
-    /// not Bash or has no command).
-    pub cmd: CommandLine,
+    /// not Bash or has no command) read with the scripts its calls run
+    /// (`sh -c`, `eval`, `find -exec`; README "Rule sets").
+    pub read: ReadCommand,
 }
 
 impl<'a> Subject<'a> {
@@ -64,15 +65,20 @@ impl<'a> Subject<'a> {
             .unwrap_or("");
         let tool_name = payload.get("tool_name").and_then(Value::as_str);
         let view = HookEvent::new(payload.clone());
-        let cmd = view.cmd();
+        let read = ReadCommand::new(view.cmd());
         Subject {
             payload,
             view,
             history,
             event,
             tool_name,
-            cmd,
+            read,
         }
+    }
+
+    /// The command line as given (`""` without one).
+    pub fn command(&self) -> &str {
+        self.read.line().map_or("", |l| l.raw.as_str())
     }
 
     fn input(&self) -> Option<&'a Value> {
@@ -119,21 +125,20 @@ impl<'a> Subject<'a> {
         self.view.agent_id()
     }
 
-    /// The texts a `command` regex is tested against for parsed call `i`,
-    /// in order, without repeats: the call as written (quotes and leading
-    /// `VAR=val` assignments included), its words without the leading
-    /// assignments (`FOO=1 git push` → `git push`), and its words with
-    /// leading wrappers stripped ([`crate::shell::SimpleCall::unwrapped`]:
-    /// `sudo`, `env`, `nohup`, `time`, `nice`, `command`, `exec`, … →
-    /// `sudo -u root git push` → `git push`). The last two are the parsed
-    /// words joined by one space (quotes removed).
-    fn call_texts(&self, i: usize) -> Vec<String> {
-        let Some(call) = self.cmd.calls.get(i) else {
+    /// The texts a `command` regex is tested against for read call `r`
+    /// ([`ReadCommand::calls`]), in order, without repeats: the call as
+    /// written in its script (quotes and leading `VAR=val` assignments
+    /// included), its words without the leading assignments (`FOO=1 git
+    /// push` → `git push`), and its words with leading wrappers stripped
+    /// ([`crate::shell::SimpleCall::unwrapped`]: `sudo`, `env`, `nohup`,
+    /// `time`, `nice`, `command`, `exec`, … → `sudo -u root git push` →
+    /// `git push`). The last two are the parsed words joined by one space
+    /// (quotes removed).
+    fn call_texts(&self, r: usize) -> Vec<String> {
+        let Some(call) = self.read.call(r) else {
             return Vec::new();
         };
-        let (a, b) = call.span;
-        let written = self.cmd.raw.get(a..b).unwrap_or("").to_string();
-        let mut out = vec![written];
+        let mut out = vec![self.read.written(r).to_string()];
         let argv = call.argv().join(" ");
         let (prog, args) = call.unwrapped();
         let unwrapped = std::iter::once(prog)
@@ -148,6 +153,44 @@ impl<'a> Subject<'a> {
         }
         out
     }
+
+    /// The program of read call `r` as `program` compares it: wrappers
+    /// stripped, basename.
+    fn program(&self, r: usize) -> String {
+        self.read
+            .call(r)
+            .map(|c| basename(&c.unwrapped().0).to_string())
+            .unwrap_or_default()
+    }
+
+    /// `on call 2 of 3`: read call `r`'s place among its script's calls.
+    fn at_call(&self, r: usize) -> String {
+        let (i, n) = self.read.position(r);
+        format!("on call {i} of {n}")
+    }
+
+    /// `, inside sh -c` for a call of a nested script, `""` on the line.
+    fn inside(&self, r: usize) -> String {
+        self.read
+            .place(r)
+            .map(|p| format!(", {p}"))
+            .unwrap_or_default()
+    }
+
+    /// The first [`crate::shell::Unread`] text whose raw words hold a word
+    /// `hit` accepts: that text's why and the word.
+    fn raw_word(&self, hit: impl Fn(&str) -> bool) -> Option<(&str, String)> {
+        self.read
+            .unread
+            .iter()
+            .zip(self.read.unread_tokens())
+            .find_map(|(u, tokens)| {
+                tokens.iter().find_map(|t| match t {
+                    RawToken::Word(w) if hit(w) => Some((u.why.as_str(), w.clone())),
+                    _ => None,
+                })
+            })
+    }
 }
 
 /// One condition of `only_if` / `skip_if`. Each holds when **any** of its
@@ -159,13 +202,32 @@ pub enum Condition {
     /// cannot span two calls), then in its words without leading `VAR=val`
     /// assignments and with leading wrappers (`sudo`, `env`, `nohup`, …)
     /// stripped (`Subject::call_texts`: `^git\s+push\b` matches
-    /// `FOO=1 git push` and `sudo git push`); when the command did not parse
-    /// completely, also in the raw line. The first text is as written,
-    /// quotes included: use `program` to match the program alone.
+    /// `FOO=1 git push` and `sudo git push`). Calls of nested scripts
+    /// (`sh -c`, `eval`, `find -exec`) are tested like the line's own.
+    /// When a text was not parsed whole ([`ReadCommand::unread`]), also
+    /// in that text. The first text is as written, quotes included: use
+    /// `program` to match the program alone.
     Command(Vec<Regex>),
     /// `program`: a call's program name, wrappers stripped (`sudo rm` →
-    /// `rm`) and compared by basename (`/bin/rm` → `rm`).
+    /// `rm`) and compared by basename (`/bin/rm` → `rm`), over every call
+    /// read, those of nested scripts included (`bash -c 'rm -rf x'`). When
+    /// a text was not parsed whole, also any word of its raw text
+    /// ([`crate::shell::raw_tokens`]: quotes and backslashes dropped, so
+    /// `echo rm` counts there). A program given by an expansion (`$CMD`)
+    /// is not known and matches no name.
     Program(Vec<String>),
+    /// `pipeline`: programs in order within one pipeline (any of several
+    /// such lists): each step names one program or several (`"sh|bash"`),
+    /// and each step's program must run in a later stage than the one
+    /// before, not necessarily the next (`["curl", "sh"]` holds for `curl
+    /// x | tee log | sudo sh`). Programs compare as for `program`; a stage
+    /// runs every call inside it (`(cd /; sh)`, the script of `bash -c`).
+    /// When a text was not parsed whole, also its raw words in order with
+    /// a `|` between each step's word and the next.
+    Pipeline(Vec<Vec<Vec<String>>>),
+    /// `line`: a regex searched in the whole command line as given, quotes
+    /// and all, with no parsing (`curl[^|]*\|\s*(ba)?sh`).
+    Line(Vec<Regex>),
     /// `file_path`: globs over the tool's file path, tried as given and
     /// relative to the payload's `cwd`. `*` crosses `/`, so `*.rs` matches
     /// any Rust file; `**` as usual.
@@ -224,19 +286,24 @@ pub fn compile_globs(patterns: &[String]) -> Result<GlobSet, String> {
     b.build().map_err(|e| format!("bad glob set: {e}"))
 }
 
+/// `"a"` for one item, else `["a", "b"]`.
 fn quote_list(items: &[String]) -> String {
-    if items.len() == 1 {
-        format!("\"{}\"", items[0])
-    } else {
-        format!(
-            "[{}]",
-            items
-                .iter()
-                .map(|s| format!("\"{s}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+    match items {
+        [one] => format!("\"{one}\""),
+        _ => bracket_list(items),
     }
+}
+
+/// `["a", "b"]`, whatever the count.
+fn bracket_list(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 fn regex_list(rs: &[Regex]) -> String {
@@ -255,6 +322,83 @@ fn shorten(s: &str) -> String {
     } else {
         let cut: String = one_line.chars().take(MAX).collect();
         format!("{cut}…")
+    }
+}
+
+/// Most items a why lists (20); more are counted: `(+N more)`.
+const MAX_LISTED: usize = 20;
+
+/// `items` cut to [`MAX_LISTED`], with `(+N more)` as a last item when cut.
+fn capped(items: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = items.iter().take(MAX_LISTED).cloned().collect();
+    if items.len() > MAX_LISTED {
+        out.push(format!("(+{} more)", items.len() - MAX_LISTED));
+    }
+    out
+}
+
+/// The first way `steps` (each a list of programs, any of which will do)
+/// run in order in `stages` (per stage, its read calls and their
+/// programs), one step per stage, in later and later stages: per step the
+/// stage index and the read call. Greedy: each step takes the first stage
+/// that can, which never loses a match.
+fn in_order(steps: &[Vec<String>], stages: &[Vec<(usize, String)>]) -> Option<Vec<(usize, usize)>> {
+    let mut hits = Vec::with_capacity(steps.len());
+    for (i, stage) in stages.iter().enumerate() {
+        let Some(step) = steps.get(hits.len()) else {
+            break;
+        };
+        if let Some((r, _)) = stage.iter().find(|(_, p)| step.iter().any(|n| n == p)) {
+            hits.push((i, *r));
+        }
+    }
+    (hits.len() == steps.len()).then_some(hits)
+}
+
+/// [`in_order`] over raw words ([`crate::shell::raw_tokens`]): each step's
+/// word must come after a `|` that follows the previous step's word. The
+/// words found.
+fn raw_in_order(steps: &[Vec<String>], tokens: &[RawToken]) -> Option<Vec<String>> {
+    let mut found = Vec::with_capacity(steps.len());
+    let mut need_pipe = false;
+    for t in tokens {
+        let Some(step) = steps.get(found.len()) else {
+            break;
+        };
+        match t {
+            RawToken::Pipe => need_pipe = false,
+            RawToken::Word(w) if !need_pipe && step.iter().any(|n| n == basename(w)) => {
+                found.push(w.clone());
+                need_pipe = true;
+            }
+            RawToken::Word(_) => {}
+        }
+    }
+    (found.len() == steps.len()).then_some(found)
+}
+
+/// The matched calls of a pipeline as shell text
+/// ([`crate::shell::SimpleCall::display`]), `curl -s x | … | sh` (`…` for
+/// stages skipped).
+fn shown_stages(s: &Subject<'_>, hits: &[(usize, usize)]) -> String {
+    let mut out = String::new();
+    let mut last: Option<usize> = None;
+    for &(stage, r) in hits {
+        if let Some(prev) = last {
+            out.push_str(if stage > prev + 1 { " | … | " } else { " | " });
+        }
+        out.push_str(&s.read.call(r).map(|c| c.display()).unwrap_or_default());
+        last = Some(stage);
+    }
+    out
+}
+
+/// The programs a stage runs, for a why: `sh`, or `(cd, sh)`.
+fn stage_programs(s: &Subject<'_>, reads: &[usize]) -> String {
+    let programs: Vec<String> = reads.iter().map(|&r| s.program(r)).collect();
+    match programs.as_slice() {
+        [one] => one.clone(),
+        _ => format!("({})", programs.join(", ")),
     }
 }
 
@@ -282,11 +426,36 @@ fn all_strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
 }
 
 impl Condition {
+    /// Whether the condition reads the Bash command's calls (`command`,
+    /// `program`, `pipeline`): on a command not parsed whole its outcome is
+    /// uncertain, and the rule decides which way it falls (README "Rule
+    /// sets": the long-command rule). `line` reads the text whole and is
+    /// not one of them.
+    pub fn reads_calls(&self) -> bool {
+        matches!(
+            self,
+            Condition::Command(_) | Condition::Program(_) | Condition::Pipeline(_)
+        )
+    }
+
     /// The condition as written: `command =~ "rm\s+-rf"`, `program ∈ ["rm"]`.
     pub fn label(&self) -> String {
         match self {
             Condition::Command(r) => format!("command =~ {}", regex_list(r)),
             Condition::Program(p) => format!("program = {}", quote_list(p)),
+            Condition::Pipeline(specs) => {
+                let one = |steps: &Vec<Vec<String>>| {
+                    bracket_list(&steps.iter().map(|alts| alts.join("|")).collect::<Vec<_>>())
+                };
+                match specs.as_slice() {
+                    [steps] => format!("pipeline = {}", one(steps)),
+                    _ => format!(
+                        "pipeline = [{}]",
+                        specs.iter().map(one).collect::<Vec<_>>().join(", ")
+                    ),
+                }
+            }
+            Condition::Line(r) => format!("line =~ {}", regex_list(r)),
             Condition::FilePath(_, g) => format!("file_path ~ {}", quote_list(g)),
             Condition::Content(r) => format!("content =~ {}", regex_list(r)),
             Condition::InputContains(s) => format!("input_contains {}", quote_list(s)),
@@ -309,66 +478,141 @@ impl Condition {
     pub fn test(&self, s: &Subject<'_>) -> Result<String, String> {
         match self {
             Condition::Command(res) => {
-                let n = s.cmd.calls.len();
                 let mut tested = Vec::new();
-                for i in 0..n {
-                    let texts = s.call_texts(i);
+                for r in 0..s.read.calls.len() {
+                    let texts = s.call_texts(r);
                     for text in &texts {
-                        if res.iter().any(|r| r.is_match(text)) {
+                        if res.iter().any(|re| re.is_match(text)) {
                             let written = &texts[0];
-                            return Ok(if text == written {
-                                format!("on call {} of {n} ({})", i + 1, shorten(text))
+                            let from = if text == written {
+                                String::new()
                             } else {
-                                format!(
-                                    "on call {} of {n} ({}, from \"{}\")",
-                                    i + 1,
-                                    shorten(text),
-                                    shorten(written)
-                                )
-                            });
+                                format!(", from \"{}\"", shorten(written))
+                            };
+                            return Ok(format!(
+                                "{} ({}{from}{})",
+                                s.at_call(r),
+                                shorten(text),
+                                s.inside(r)
+                            ));
                         }
                     }
                     tested.extend(texts);
                 }
-                if !s.cmd.is_ok() && res.iter().any(|r| r.is_match(&s.cmd.raw)) {
+                let raw_hit = s.read.unread.iter().find_map(|u| {
+                    let text = s.read.unread_text(u);
+                    res.iter()
+                        .find_map(|re| re.find(text))
+                        .map(|m| (u.why.as_str(), m.as_str()))
+                });
+                if let Some((why, hit)) = raw_hit {
                     return Ok(format!(
-                        "on the raw line (it did not parse completely: {})",
-                        s.cmd
-                            .error
-                            .clone()
-                            .or_else(|| s.cmd.limits_note())
-                            .unwrap_or_default()
+                        "({why}; matched on raw text: \"{}\")",
+                        shorten(hit)
                     ));
                 }
-                if s.cmd.raw.is_empty() {
+                if s.command().is_empty() {
                     Err("no Bash command".into())
                 } else {
                     let list: Vec<String> = tested
                         .iter()
                         .map(|t| format!("\"{}\"", shorten(t)))
                         .collect();
-                    Err(format!("tested: {}", list.join(", ")))
+                    Err(format!("tested: {}", capped(&list).join(", ")))
                 }
             }
             Condition::Program(names) => {
-                for call in &s.cmd.calls {
-                    let (prog, _) = call.unwrapped();
-                    let base = basename(&prog);
-                    if names.iter().any(|n| n == base) {
-                        return Ok(format!("({})", shorten(&call.argv().join(" "))));
+                let wanted = |p: &str| names.iter().any(|n| n == basename(p));
+                for r in 0..s.read.calls.len() {
+                    if !wanted(&s.program(r)) {
+                        continue;
                     }
+                    let argv = s
+                        .read
+                        .call(r)
+                        .map(|c| c.argv().join(" "))
+                        .unwrap_or_default();
+                    return Ok(match s.read.place(r) {
+                        None => format!("({})", shorten(&argv)),
+                        Some(place) => {
+                            format!("{} ({}, {place})", s.at_call(r), shorten(&argv))
+                        }
+                    });
                 }
-                if s.cmd.raw.is_empty() {
+                if let Some((why, word)) = s.raw_word(wanted) {
+                    return Ok(format!(
+                        "({why}; matched on raw text: \"{}\")",
+                        shorten(&word)
+                    ));
+                }
+                if s.command().is_empty() {
                     Err("no Bash command".into())
                 } else {
-                    let progs: Vec<String> = s
-                        .cmd
-                        .calls
-                        .iter()
-                        .map(|c| basename(&c.unwrapped().0).to_string())
-                        .collect();
-                    Err(format!("programs are {}", quote_list(&progs)))
+                    let progs: Vec<String> =
+                        (0..s.read.calls.len()).map(|r| s.program(r)).collect();
+                    Err(format!("programs are {}", quote_list(&capped(&progs))))
                 }
+            }
+            Condition::Pipeline(specs) => {
+                let pipes = s.read.pipelines();
+                for (script, stages) in pipes {
+                    let programs: Vec<Vec<(usize, String)>> = stages
+                        .iter()
+                        .map(|reads| reads.iter().map(|&r| (r, s.program(r))).collect())
+                        .collect();
+                    if let Some(hits) = specs.iter().find_map(|steps| in_order(steps, &programs)) {
+                        let place = s
+                            .read
+                            .script_place(*script)
+                            .map(|p| format!(", {p}"))
+                            .unwrap_or_default();
+                        return Ok(format!("({}{place})", shorten(&shown_stages(s, &hits))));
+                    }
+                }
+                let raw_hit =
+                    s.read
+                        .unread
+                        .iter()
+                        .zip(s.read.unread_tokens())
+                        .find_map(|(u, tokens)| {
+                            specs
+                                .iter()
+                                .find_map(|steps| raw_in_order(steps, tokens))
+                                .map(|words| (u.why.as_str(), words.join(" | ")))
+                        });
+                if let Some((why, words)) = raw_hit {
+                    return Ok(format!(
+                        "({why}; matched on raw text: \"{}\")",
+                        shorten(&words)
+                    ));
+                }
+                if s.command().is_empty() {
+                    Err("no Bash command".into())
+                } else if pipes.is_empty() {
+                    Err("no pipeline".into())
+                } else {
+                    let shown: Vec<String> = pipes
+                        .iter()
+                        .map(|(_, stages)| {
+                            stages
+                                .iter()
+                                .map(|reads| stage_programs(s, reads))
+                                .collect::<Vec<_>>()
+                                .join(" | ")
+                        })
+                        .collect();
+                    Err(format!("pipelines are {}", quote_list(&capped(&shown))))
+                }
+            }
+            Condition::Line(res) => {
+                let line = s.command();
+                if line.is_empty() {
+                    return Err("no Bash command".into());
+                }
+                res.iter()
+                    .find_map(|r| r.find(line))
+                    .map(|m| format!("({})", shorten(m.as_str())))
+                    .ok_or_else(|| format!("the line does not match: \"{}\"", shorten(line)))
             }
             Condition::FilePath(set, _) => match s.file_path() {
                 Some(p) if glob_hits(set, p, s.payload.get("cwd").and_then(Value::as_str)) => {

@@ -25,10 +25,15 @@ fn tool(name: &str, input: Value) -> Value {
            "hook_event_name":"PreToolUse","tool_name":name,"tool_input":input})
 }
 
-/// One rule `r` with `action` and the given extra lines, evaluated on `payload`.
+/// One `warn` rule `r` with the given extra lines, evaluated on `payload`.
 fn eval_one(extra: &str, payload: &Value, history: &History) -> RuleEval {
+    eval_action("warn", extra, payload, history)
+}
+
+/// One rule `r` with `action` and the given extra lines, evaluated on `payload`.
+fn eval_action(action: &str, extra: &str, payload: &Value, history: &History) -> RuleEval {
     let s = set(&format!(
-        "[[rules]]\nid = \"r\"\nevents = [\"PreToolUse\", \"Stop\", \"UserPromptSubmit\"]\naction = \"warn\"\nreason = \"why\"\n{extra}"
+        "[[rules]]\nid = \"r\"\nevents = [\"PreToolUse\", \"Stop\", \"UserPromptSubmit\"]\naction = \"{action}\"\nreason = \"why\"\n{extra}"
     ));
     s.evaluate(payload, history).rules.remove(0)
 }
@@ -95,9 +100,24 @@ fn command_condition_per_call_and_raw_on_a_parse_error() {
     let c = "[rules.only_if]\ncommand = 'rm\\s+-rf'";
     assert!(matches(c, &bash("rm -rf build/")));
     assert!(!matches(c, &bash("git status")));
-    // a line that does not parse is still searched whole
-    let e = eval_one(c, &bash("rm -rf \"unterminated"), &History::default());
+    // a line that does not parse is still searched whole by a guard
+    let unparsed = bash("rm -rf \"unterminated");
+    let e = eval_action("block", c, &unparsed, &History::default());
     assert!(e.matched, "{}", e.why());
+    assert_eq!(
+        e.unread.as_deref(),
+        Some("command not parsed whole: syntax error at byte 20: missing `\"`")
+    );
+    // … but a warn pre-approves the call, and approves nothing it could
+    // not read whole
+    let e = eval_one(c, &unparsed, &History::default());
+    assert!(!e.matched, "{}", e.why());
+    assert!(
+        e.why()
+            .ends_with("a warn rule does not rest on a command it could not read whole)"),
+        "{}",
+        e.why()
+    );
     // a non-Bash tool has no command
     let e = eval_one(
         c,
@@ -872,4 +892,307 @@ fn why_quotes_values_plainly() {
         "{}",
         e.why()
     );
+}
+
+/// The why of a `block` rule with `extra` on the Bash command `command`.
+fn block_why(extra: &str, command: &str) -> (bool, String) {
+    let e = eval_action("block", extra, &bash(command), &History::default());
+    (e.matched, e.why())
+}
+
+/// The part of a why after the event and tool checks.
+fn tail(why: &str) -> &str {
+    why.split_once(" ✓ · ").map_or(why, |(_, rest)| rest)
+}
+
+#[test]
+fn program_and_command_see_inside_nested_shells() {
+    let p = "[rules.only_if]\nprogram = \"rm\"";
+    for (command, why) in [
+        (
+            "bash -c 'rm -rf x'",
+            "program = \"rm\" ✓ on call 1 of 1 (rm -rf x, inside bash -c)",
+        ),
+        (
+            "bash -c \"rm -rf \\\"x\\\"\"",
+            "program = \"rm\" ✓ on call 1 of 1 (rm -rf x, inside bash -c)",
+        ),
+        (
+            "cd out && sh -c 'rm -rf out; ls'",
+            "program = \"rm\" ✓ on call 1 of 2 (rm -rf out, inside sh -c)",
+        ),
+        (
+            "env FOO=1 zsh -ec 'sudo rm -rf /'",
+            "program = \"rm\" ✓ on call 1 of 1 (sudo rm -rf /, inside zsh -c)",
+        ),
+        (
+            "ls | xargs sh -c 'rm \"$@\"' _",
+            "program = \"rm\" ✓ on call 1 of 1 (rm $@, inside sh -c)",
+        ),
+        (
+            "eval 'rm -rf x'",
+            "program = \"rm\" ✓ on call 1 of 1 (rm -rf x, inside eval)",
+        ),
+        (
+            "find . -exec sh -c 'rm \"$1\"' _ {} \\;",
+            "program = \"rm\" ✓ on call 1 of 1 (rm $1, inside sh -c inside find -exec)",
+        ),
+        (
+            "sh -c \"bash -c 'eval rm -rf x'\"",
+            "program = \"rm\" ✓ on call 1 of 1 (rm -rf x, inside eval inside bash -c inside sh -c)",
+        ),
+    ] {
+        let (matched, got) = block_why(p, command);
+        assert!(matched, "{command}: {got}");
+        assert_eq!(tail(&got), why, "{command}");
+    }
+    // The line's own calls keep their why.
+    assert_eq!(
+        tail(&block_why(p, "sudo rm -f x").1),
+        "program = \"rm\" ✓ (sudo rm -f x)"
+    );
+    let c = "[rules.only_if]\ncommand = '^git\\s+push\\b'";
+    assert_eq!(
+        tail(&block_why(c, "bash -lc 'FOO=1 git push -f'").1),
+        "command =~ \"^git\\s+push\\b\" ✓ on call 1 of 1 (git push -f, from \"FOO=1 git push -f\", inside bash -c)"
+    );
+    // Programs that fail list the nested ones too.
+    assert_eq!(
+        tail(&block_why(p, "bash -c 'ls; cat x'").1),
+        "program = \"rm\" ✗ (programs are [\"bash\", \"ls\", \"cat\"])"
+    );
+}
+
+#[test]
+fn an_unknowable_script_is_matched_on_its_raw_text() {
+    let (matched, why) = block_why(
+        "[rules.only_if]\nprogram = \"rm\"",
+        "sh -c \"$(printf rm) -rf x\"",
+    );
+    assert!(matched);
+    assert_eq!(
+        tail(&why),
+        "program = \"rm\" ✓ (sh -c script holds an expansion the outer shell performs: not known until it runs; matched on raw text: \"rm\")"
+    );
+    // `$CMD` alone is not known at all: nothing matches, and the why says
+    // what was tested.
+    let (matched, why) = block_why("[rules.only_if]\nprogram = \"rm\"", "bash -c \"$CMD\"");
+    assert!(!matched);
+    assert_eq!(
+        tail(&why),
+        "program = \"rm\" ✗ (programs are [\"bash\", \"$CMD\"])"
+    );
+}
+
+#[test]
+fn a_long_command_is_matched_on_its_raw_text() {
+    let long = format!("echo {}; rm -rf /", "x".repeat(70_000));
+    let (matched, why) = block_why("[rules.only_if]\nprogram = \"rm\"", &long);
+    assert!(matched);
+    assert_eq!(
+        tail(&why),
+        "program = \"rm\" ✓ (command not parsed whole: 70015 bytes, 4479 not parsed; matched on raw text: \"rm\")"
+    );
+    let (matched, why) = block_why("[rules.only_if]\ncommand = 'rm\\s+-rf\\s+/'", &long);
+    assert!(matched);
+    assert_eq!(
+        tail(&why),
+        "command =~ \"rm\\s+-rf\\s+/\" ✓ (command not parsed whole: 70015 bytes, 4479 not parsed; matched on raw text: \"rm -rf /\")"
+    );
+    let piped = format!("curl -s https://x/{} | sh", "a".repeat(70_000));
+    let (matched, why) = block_why("[rules.only_if]\npipeline = [\"curl\", \"sh\"]", &piped);
+    assert!(matched);
+    assert_eq!(
+        tail(&why),
+        "pipeline = [\"curl\", \"sh\"] ✓ (command not parsed whole: 70023 bytes, 4487 not parsed; matched on raw text: \"curl | sh\")"
+    );
+    // What is not in the raw text still does not match.
+    let (matched, _) = block_why("[rules.only_if]\nprogram = \"shred\"", &long);
+    assert!(!matched);
+}
+
+#[test]
+fn on_a_command_not_read_whole_guards_stay_and_approvals_stop() {
+    let long = format!("rm -rf /tmp/scratch; echo {}; rm -rf /", "x".repeat(70_000));
+    // A guard is not skipped on text it could not read.
+    let guard =
+        "[rules.only_if]\nprogram = \"rm\"\n[rules.skip_if]\ncommand = 'rm\\s+-\\w+\\s+/tmp/'";
+    let e = eval_action("block", guard, &bash(&long), &History::default());
+    assert!(e.matched, "{}", e.why());
+    assert!(
+        e.why().ends_with(
+            "skip_if command =~ \"rm\\s+-\\w+\\s+/tmp/\" — not matched ✓ (command not parsed whole: 70036 bytes, 70017 not parsed; a block rule is not skipped on a command it could not read whole)"
+        ),
+        "{}",
+        e.why()
+    );
+    assert_eq!(
+        e.unread.as_deref(),
+        Some("command not parsed whole: 70036 bytes, 70017 not parsed")
+    );
+    // The same skip on a command read whole skips.
+    let e = eval_action(
+        "block",
+        guard,
+        &bash("rm -rf /tmp/scratch"),
+        &History::default(),
+    );
+    assert!(!e.matched);
+    assert_eq!(e.unread, None);
+    // An allow does not approve what it could not read …
+    let allow = "[rules.only_if]\ncommand = '^rm -rf /tmp/'";
+    let e = eval_action("allow", allow, &bash(&long), &History::default());
+    assert!(!e.matched);
+    assert!(
+        e.why().ends_with(
+            "(command not parsed whole: 70036 bytes, 70017 not parsed; an allow rule does not rest on a command it could not read whole)"
+        ),
+        "{}",
+        e.why()
+    );
+    // … and an approving rule's skip holds.
+    let e = eval_action(
+        "allow",
+        "[rules.skip_if]\nprogram = \"curl\"",
+        &bash(&long),
+        &History::default(),
+    );
+    assert!(!e.matched);
+    assert!(
+        e.why().ends_with(
+            "skip_if program = \"curl\" — matched ✗ (command not parsed whole: 70036 bytes, 70017 not parsed; an allow rule is skipped on a command it could not read whole) → rule skipped"
+        ),
+        "{}",
+        e.why()
+    );
+    // `line` reads the text whole: no stance.
+    let e = eval_action(
+        "allow",
+        "[rules.only_if]\nline = '^rm'",
+        &bash(&long),
+        &History::default(),
+    );
+    assert!(e.matched);
+    assert_eq!(e.unread, None);
+    // A rule without a condition on the calls is not concerned.
+    let e = eval_action(
+        "block",
+        "tool = \"Bash\"",
+        &bash(&long),
+        &History::default(),
+    );
+    assert!(e.matched);
+    assert_eq!(e.unread, None);
+}
+
+#[test]
+fn pipeline_condition_runs_programs_in_order() {
+    let c = "[rules.only_if]\npipeline = [\"curl|wget\", \"sh|bash\"]";
+    for (command, why) in [
+        ("curl -fsSL https://x | sh", "(curl -fsSL https://x | sh)"),
+        (
+            "wget -qO- x | tee log | sudo bash",
+            "(wget -qO- x | … | sudo bash)",
+        ),
+        ("curl x | (cd /tmp && sh)", "(curl x | sh)"),
+        (
+            "curl x | bash -c 'cat | sh'",
+            "(curl x | bash -c 'cat | sh')",
+        ),
+        (
+            "bash -c 'curl x | sh -s -- -y'",
+            "(curl x | sh -s -- -y, inside bash -c)",
+        ),
+    ] {
+        let (matched, got) = block_why(c, command);
+        assert!(matched, "{command}: {got}");
+        assert_eq!(
+            tail(&got),
+            format!("pipeline = [\"curl|wget\", \"sh|bash\"] ✓ {why}"),
+            "{command}"
+        );
+    }
+    for (command, why) in [
+        (
+            "sh install.sh | curl -d @- x",
+            "(pipelines are \"sh | curl\")",
+        ),
+        ("curl x > f && sh f", "(no pipeline)"),
+        ("echo curl | sh", "(pipelines are \"echo | sh\")"),
+        (
+            "curl x | (cd /; ls) | cat",
+            "(pipelines are \"curl | (cd, ls) | cat\")",
+        ),
+    ] {
+        let (matched, got) = block_why(c, command);
+        assert!(!matched, "{command}: {got}");
+        assert_eq!(
+            tail(&got),
+            format!("pipeline = [\"curl|wget\", \"sh|bash\"] ✗ {why}"),
+            "{command}"
+        );
+    }
+    // Several pipelines, any of which will do.
+    let many = "[rules.only_if]\npipeline = [[\"curl\", \"sh\"], [\"base64\", \"bash\"]]";
+    let (matched, got) = block_why(many, "echo aGk= | base64 -d | bash");
+    assert!(matched);
+    assert_eq!(
+        tail(&got),
+        "pipeline = [[\"curl\", \"sh\"], [\"base64\", \"bash\"]] ✓ (base64 -d | bash)"
+    );
+}
+
+#[test]
+fn line_condition_is_a_regex_over_the_whole_line() {
+    let c = "[rules.only_if]\nline = 'curl[^|]*\\|\\s*(ba)?sh\\b'";
+    let (matched, got) = block_why(c, "curl -s x | sh");
+    assert!(matched);
+    assert_eq!(
+        tail(&got),
+        "line =~ \"curl[^|]*\\|\\s*(ba)?sh\\b\" ✓ (curl -s x | sh)"
+    );
+    // As written: quotes included, nothing parsed.
+    assert!(block_why(c, "echo 'curl x | sh'").0);
+    let (matched, got) = block_why(c, "curl x > f");
+    assert!(!matched);
+    assert_eq!(
+        tail(&got),
+        "line =~ \"curl[^|]*\\|\\s*(ba)?sh\\b\" ✗ (the line does not match: \"curl x > f\")"
+    );
+}
+
+#[test]
+fn pipeline_and_line_are_checked_at_load() {
+    let rule = "[[rules]]\nid = \"r\"\nevents = \"PreToolUse\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\n";
+    let one = |cond: &str| -> String {
+        let errs = refused(&format!("{rule}{cond}\n"));
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        errs[0].to_string()
+    };
+    assert_eq!(
+        one("pipeline = \"curl\""),
+        "t.toml:7:12: pipeline: give the programs in order, [\"curl\", \"sh\"] (a step may be \"sh|bash\"), or a list of such lists"
+    );
+    assert_eq!(
+        one("pipeline = [\"curl\"]"),
+        "t.toml:7:12: pipeline: [\"curl\"] names fewer than two programs; a pipeline condition needs them in order ([\"curl\", \"sh\"]); for one program anywhere use `program`"
+    );
+    assert_eq!(
+        one("pipeline = [\"curl -s\", \"sh|\"]"),
+        "t.toml:7:12: pipeline: \"curl -s\" in \"curl -s\" is not a program name; give names alone (\"curl\"), several as \"sh|bash\""
+    );
+    assert_eq!(
+        one("pipeline = [[\"a\", \"b\"], [\"c\", 1]]"),
+        "t.toml:7:12: pipeline: give the programs in order, [\"curl\", \"sh\"] (a step may be \"sh|bash\"), or a list of such lists"
+    );
+    assert_eq!(
+        one("line = 'curl ('"),
+        "t.toml:7:8: bad regex \"curl (\": unclosed group"
+    );
+    // And in skip_if too.
+    let errs = refused(&format!(
+        "{}[rules.skip_if]\npipeline = []\n",
+        rule.trim_end_matches("[rules.only_if]\n")
+    ));
+    assert_eq!((errs[0].line, errs[0].column), (7, 12));
 }
