@@ -123,6 +123,7 @@ const CLAUDE_SESSIONS: &[&str] = &[
     "real-cc-2.1.332/hooks_c3_deny_json/projects/-home-dev-work-hooks-c3-deny-json/f887d501-79d2-484e-916a-82bc1a5c1146.jsonl",
     "real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl",
     "real-cc-2.1.332/hooks_c6_prompt_context/projects/-home-dev-work-hooks-c6-prompt-context/7843a96e-cabd-49b8-9e61-24dd57f841d5.jsonl",
+    "real-cc-2.1.332/hooks_c8_outcomes/projects/-home-dev-work-hooks-c8-outcomes/07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl",
     "real-cc-2.1.332/subagent/projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550.jsonl",
     "real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl",
     "sniffly/tests/mock-data/-Users-dev-dev-ai-music/ba79134d-b6e9-4867-af0c-6941038c9e4b.jsonl",
@@ -133,7 +134,7 @@ const CLAUDE_SESSIONS: &[&str] = &[
 #[test]
 fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
     let found = discover(&[corpus()]).expect("discover corpus");
-    // Changed when Codex rollouts became sessions too: the 26 counted here
+    // Changed when Codex rollouts became sessions too: the 27 counted here
     // were always the Claude Code sessions, so the count and the paths are
     // taken over those only (tests/codex_corpus.rs counts the Codex ones).
     // Every discovered session, Codex included, must still load below.
@@ -144,7 +145,7 @@ fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
         .collect();
     let paths: BTreeSet<String> = claude.iter().map(|s| rel(&s.path)).collect();
     let expected: BTreeSet<String> = CLAUDE_SESSIONS.iter().map(|s| s.to_string()).collect();
-    assert_eq!(claude.len(), 26);
+    assert_eq!(claude.len(), 27);
     assert_eq!(paths, expected);
 
     for s in &found.sessions {
@@ -152,15 +153,16 @@ fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
         assert_eq!(loaded.id, s.id);
     }
 
-    // Subagent files attached across the corpus: 10 in real-cc-2.1.332
-    // `subagents/` dirs, 1 in agent-sessions, and the two sibling
-    // agent-test-hash-*.jsonl (sessionId 5c0375b4…).
+    // Subagent files attached across the corpus: 11 in real-cc-2.1.332
+    // `subagents/` dirs (1 of them hooks_c8_outcomes'), 1 in
+    // agent-sessions, and the two sibling agent-test-hash-*.jsonl
+    // (sessionId 5c0375b4…).
     let attached: BTreeSet<String> = found
         .sessions
         .iter()
         .flat_map(|s| s.subagent_files.iter().map(|p| rel(p)))
         .collect();
-    assert_eq!(attached.len(), 13);
+    assert_eq!(attached.len(), 14);
     assert!(attached.contains(
         "claude-code-viewer/mock-global-claude-dir/projects/sample-project/agent-test-hash-123.jsonl"
     ));

@@ -557,12 +557,12 @@ fn a_subagent_file_as_path_loads_its_parent_session_whole() {
 }
 
 /// `show`'s outline labels a resumed file's leading prompt-less turn
-/// instead of numbering it: `turn k` counts prompt turns, so the header's
-/// `5 turns` ends at `turn 5` (small.jsonl: the prompt-less lead holds one
-/// call; five prompts follow), and a Codex file without a prompt says `0
-/// turns` and no `turn 1`.
+/// and numbers every turn as `--at N` takes it: the lead is `turn 1`, so
+/// the header's `5 turns` (prompt turns) end at `turn 6` (small.jsonl: the
+/// prompt-less lead holds one call; five prompts follow), and a Codex file
+/// without a prompt says `0 turns` and no `turn 1`.
 #[test]
-fn show_text_labels_the_prompt_less_turn_and_numbers_prompt_turns() {
+fn show_text_labels_the_prompt_less_turn_and_numbers_turns_as_at_takes_them() {
     let headers = |sub: &str| -> Vec<String> {
         let out = hookscope()
             .arg("show")
@@ -587,19 +587,19 @@ fn show_text_labels_the_prompt_less_turn_and_numbers_prompt_turns() {
         headers("agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl"),
         vec![
             "5 turns, 2 tool calls, 0 errors, 1 subag",
-            "before the first prompt: (resumed: no pr",
-            "turn 1: [image: [trimmed for fixture], 2",
-            "turn 2: [trimmed for fixture]",
+            "turn 1: (before the first prompt: resume",
+            "turn 2: [image: [trimmed for fixture], 2",
             "turn 3: [trimmed for fixture]",
             "turn 4: [trimmed for fixture]",
             "turn 5: [trimmed for fixture]",
+            "turn 6: [trimmed for fixture]",
         ]
     );
     assert_eq!(
         headers("agent-sessions/Resources/Fixtures/codex_053_rate_limit.jsonl"),
         vec![
             "0 turns, 0 tool calls, 0 errors, 0 subag",
-            "before the first prompt: (resumed: no pr",
+            "turn 1: (before the first prompt: resume",
         ]
     );
 }

@@ -367,7 +367,8 @@ fn exit_codes_and_json_stdout_decide_the_action() {
         [
             (HookAction::Failed, Some("oops")),
             (HookAction::Blocked, Some("no rm")),
-            (HookAction::Blocked, Some("fix it")),
+            // A PostToolUse block objects after the call ran.
+            (HookAction::Flagged, Some("fix it")),
             (HookAction::Rewrote, None),
             (HookAction::AddedContext, None),
             (HookAction::Failed, Some("late")),

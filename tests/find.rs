@@ -189,6 +189,8 @@ fn is_error_tri_state() {
     assert_eq!(
         ids(&failures),
         [
+            // c8's `git push`, refused (a PreToolUse ask in -p), 2026-12-03.
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2",
             "toolu_01B1tojP9WW9HELHA5PcfFvF",
             "toolu_01WS4HYZrMsYywO1CkB0np7Q",
             "toolu_01ZEuGRSxcGg05HBKQrxKNef",
@@ -313,21 +315,22 @@ fn since_until_relative() {
         at("2026-11-29T18:01:30Z"),
     );
     assert_eq!(ids(&r), WINDOW);
-    // 2d before 2026-12-01T00:00Z is 2026-11-29T00:00Z: all 45 Bash calls
+    // 2d before 2026-12-01T00:00Z is 2026-11-29T00:00Z: all 52 Bash calls
+    // (45 on 2026-11-29, hooks_c8_outcomes' 7 on 2026-12-03)
     let r = run(&FindParams {
         since: Some("2d".into()),
         limit: Some(100),
         ..name("Bash")
     });
-    assert_eq!(r.records.len(), 45);
-    assert!(
-        run(&FindParams {
-            since: Some("1d".into()),
-            ..name("Bash")
-        })
-        .records
-        .is_empty()
-    );
+    assert_eq!(r.records.len(), 52);
+    // 1d before is 2026-11-30T00:00Z: only hooks_c8_outcomes' 7, recorded
+    // after "now" (a clock set back is not refused).
+    let r = run(&FindParams {
+        since: Some("1d".into()),
+        ..name("Bash")
+    });
+    assert_eq!(r.records.len(), 7);
+    assert!(r.records.iter().all(|c| c.session.starts_with("07535b09")));
 }
 
 #[test]
@@ -338,7 +341,8 @@ fn agent_filter() {
         ..name("Agent")
     });
     assert_eq!(ids(&cc), ids(&all));
-    assert_eq!(all.records.len(), 10);
+    // 10 on 2026-11-29, one in hooks_c8_outcomes.
+    assert_eq!(all.records.len(), 11);
     assert!(
         run(&FindParams {
             agent: Some("codex".into()),
@@ -358,13 +362,14 @@ fn limit_keeps_the_newest() {
     assert_eq!(
         ids(&r),
         [
-            "toolu_0166zLTXLuAmxLY79ysEIMix",
-            "toolu_011tMyowRty7WPEgFxwciP6y",
-            "toolu_01Os3Mr6Wa40dkQc5RrxTWfn",
+            // hooks_c8_outcomes (2026-12-03): git push, npm test, npm run lint
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2",
+            "toolu_01nvm3CN5NFLf9sPJMPbmfC7",
+            "toolu_01Q8bErESgyacrUH7WzJO373",
         ]
     );
-    // default limit is 50 (45 Bash calls here, all returned)
-    assert_eq!(run(&name("Bash")).records.len(), 45);
+    // default limit is 50 (52 Bash calls here: the newest 50 returned)
+    assert_eq!(run(&name("Bash")).records.len(), 50);
     assert_eq!(run(&pattern("a")).records.len(), 50);
 }
 
@@ -1128,9 +1133,10 @@ fn find_filter_takes_the_calls_view_line() {
     assert_eq!(line.0, Some(0), "{}", line.2);
     assert_eq!(line.1, flags.1);
     // python3 over real-cc-2.1.332/*/projects/**.jsonl: Bash tool_use ids
-    // whose tool_result has is_error true (all on 2026-11-29).
+    // whose tool_result has is_error true (9 on 2026-11-29, c8's refused
+    // `git push` on 2026-12-03).
     let v: Value = serde_json::from_str(&line.1).expect("json");
-    assert_eq!(v["records"].as_array().map(Vec::len), Some(9));
+    assert_eq!(v["records"].as_array().map(Vec::len), Some(10));
     // Bare words search inputs, across every tool.
     let bare = find_cli(&os(&["--filter", "rm -rf", "--limit", "100"]));
     let flags = find_cli(&os(&[

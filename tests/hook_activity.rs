@@ -456,7 +456,10 @@ fn find(dir: &Path, args: Value) -> hookscope::query::FindResult {
 
 /// Over the whole real-cc-2.1.332 corpus exactly two calls were blocked by
 /// a hook (the c2 and c3 `rm -rf` Bash calls, recounted above), both on
-/// PreToolUse; none was rewritten.
+/// PreToolUse; three were rewritten (c8's `npm test`: twice on the main
+/// thread, once in its subagent); one was objected to after it ran (c8's
+/// `git commit`, a PostToolUse block: not a block); and c8's `git push`
+/// got a PreToolUse `ask`. PreToolUse:Bash firings are on those six calls.
 #[test]
 fn find_extensions_over_the_corpus() {
     let root = capture("");
@@ -485,7 +488,32 @@ fn find_extensions_over_the_corpus() {
         &root,
         serde_json::json!({"tool_name": "bash", "hook": "pretooluse:BASH", "limit": 1000}),
     );
-    assert_eq!(ids(&by_event), ids(&blocked));
+    assert_eq!(
+        ids(&by_event),
+        [
+            "toolu_0138h77ojpT1t3A4y1yWKgjr",
+            "toolu_01GFEgALJm405nI2WctBocud",
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2",
+            "toolu_01hUUq7UMddXRLpTg3Awlk0I",
+            "toolu_01nvm3CN5NFLf9sPJMPbmfC7",
+            "toolu_01vq6XYqKC726Lel5pjPIG4c"
+        ]
+    );
+    let flagged = find(
+        &root,
+        serde_json::json!({"tool_name_pattern": "", "flagged": true, "limit": 1000}),
+    );
+    assert_eq!(ids(&flagged), ["toolu_01JYsjuviVGcRZXGMMJG1GMh"]);
+    assert_eq!(flagged.records[0].hook_activity[0]["action"], "flagged");
+    assert_eq!(flagged.records[0].hook_activity[0]["event"], "PostToolUse");
+    let not_flagged = find(
+        &root,
+        serde_json::json!({"tool_name": "Bash", "hook": "PostToolUse", "flagged": false, "limit": 1000}),
+    );
+    assert!(
+        !ids(&not_flagged).contains(&"toolu_01JYsjuviVGcRZXGMMJG1GMh".to_string()),
+        "flagged=false leaves the objected-to call out"
+    );
     let stop = find(
         &root,
         serde_json::json!({"tool_name_pattern": "", "hook": "Stop", "limit": 1000}),
@@ -495,7 +523,14 @@ fn find_extensions_over_the_corpus() {
         &root,
         serde_json::json!({"tool_name_pattern": "", "rewritten": true, "limit": 1000}),
     );
-    assert_eq!(rewritten.records.len(), 0);
+    assert_eq!(
+        ids(&rewritten),
+        [
+            "toolu_01hUUq7UMddXRLpTg3Awlk0I",
+            "toolu_01nvm3CN5NFLf9sPJMPbmfC7",
+            "toolu_01vq6XYqKC726Lel5pjPIG4c"
+        ]
+    );
     // A record without hook activity has no hook_activity key (seed shape).
     let plain = find(
         &capture("tools"),
@@ -600,8 +635,9 @@ fn posttooluse_block_and_other_hook_kinds() {
         got,
         vec![
             (
+                // The call had run: the block only objected.
                 "PostToolUse".to_string(),
-                HookAction::Blocked,
+                HookAction::Flagged,
                 vec![4, 5],
                 Some(2)
             ),

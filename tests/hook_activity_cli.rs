@@ -140,9 +140,15 @@ fn find_blocked_flag_lists_the_two_blocked_calls() {
             "toolu_01GFEgALJm405nI2WctBocud"
         ]
     );
+    // c8's `npm test`, rewritten twice on the main thread and once in its
+    // subagent: the table's header and three rows; the count on stderr.
     let (code, out, err) = hookscope(&["find", &dir, "--tool-name-pattern", "", "--rewritten"]);
     assert_eq!(code, 0);
-    // The table's header and no row; the count goes to stderr.
-    assert_eq!(out.lines().count(), 1, "{out}");
-    assert!(err.starts_with("0 records"), "{err}");
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(err.starts_with("3 records"), "{err}");
+    // c8's `git commit`, objected to after it ran.
+    let (code, out, err) = hookscope(&["find", &dir, "--filter", "is:flagged"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("git commit -am"), "{out}");
+    assert!(err.starts_with("1 record"), "{err}");
 }

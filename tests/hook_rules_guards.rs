@@ -357,13 +357,13 @@ fn test_replay_and_backtest_say_when_a_command_was_not_parsed_whole() {
         body,
         [
             "no-rm: 12 PreToolUse events: block 2 (16.7%)",
-            "  blocks: 1 new (no hook blocked the call then: review these), 1 blocked by a hook then",
+            "  blocks: 1 new (no hook did this then: review these), 1 that a hook did then",
             "  1 on a command not parsed whole (matched on its raw text, or an approval refused: review these)",
             &format!(
                 "  block e1be136e PreToolUse {ECHO_CALL}: Bash echo {}… [new] [not parsed whole]",
                 "x".repeat(75)
             ),
-            "  block e1be136e PreToolUse toolu_01GFEgALJm405nI2WctBocud: Bash rm -rf build/ [blocked then]",
+            "  block e1be136e PreToolUse toolu_01GFEgALJm405nI2WctBocud: Bash rm -rf build/ [a hook did then]",
         ],
         "{text}"
     );

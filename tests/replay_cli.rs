@@ -246,12 +246,16 @@ fn a_rule_warning_has_the_real_column() {
 /// The example over every Claude Code session of the corpus. Recounted with
 /// python over the transcripts' `tool_use` blocks: 6 Bash calls match the
 /// rm -rf pattern (`rm -rf build/` in the compact, hooks, c2, c3, c5 and c6
-/// sessions; none under /tmp), and 1 `git status --short` is run by the main
-/// agent in `default` mode (compact session a2105fb9; the `tools` session's
-/// runs under bypassPermissions, sniffly's mock line has no permissionMode).
+/// sessions; none under /tmp), and 2 `git status|diff|log` are run by the
+/// main agent in `default` mode (`git status --short` in compact session
+/// a2105fb9, `git log --oneline -2` in hooks_c8_outcomes 07535b09; the
+/// `tools` session's runs under bypassPermissions, sniffly's mock line has
+/// no permissionMode). hooks_c8_outcomes adds 10 PreToolUse events (its
+/// 9 main-thread calls and its subagent's one) and a second prompt with
+/// deploy (`[scenario:c8c] Time to deploy: …`).
 /// The Droid sessions are evaluated too (python3 over their `tool_use`
 /// blocks: 25 calls in real-droid-0.225.2, 2 in agent-sessions' fixtures, so
-/// 365 + 27 = 392 PreToolUse events): the errors run's `rm -rf build/`
+/// 375 + 27 = 402 PreToolUse events): the errors run's `rm -rf build/`
 /// (blocked by its hook then) is a 7th block, and its denied run's prompt
 /// `[scenario:denied] Deploy the app.` the one prompt with deploy.
 /// No other rule's conditions hold anywhere (no `git push`, no lock file, no
@@ -281,9 +285,9 @@ fn backtest_of_the_example_over_the_corpus() {
     assert_eq!(counts("no-rm-rf"), serde_json::json!({"block": 7}));
     assert_eq!(
         counts("deploys-use-make"),
-        serde_json::json!({"context": 1})
+        serde_json::json!({"context": 2})
     );
-    assert_eq!(counts("allow-git-status"), serde_json::json!({"allow": 1}));
+    assert_eq!(counts("allow-git-status"), serde_json::json!({"allow": 2}));
     for id in [
         "force-with-lease",
         "lockfiles-are-generated",
@@ -297,7 +301,7 @@ fn backtest_of_the_example_over_the_corpus() {
     }
     assert_eq!(
         v["combined"],
-        serde_json::json!({"allow": 1, "block": 7, "context": 1})
+        serde_json::json!({"allow": 2, "block": 7, "context": 2})
     );
     let rm = &v["rules"][0]["examples"];
     assert_eq!(rm.as_array().map(Vec::len), Some(7));
@@ -305,9 +309,9 @@ fn backtest_of_the_example_over_the_corpus() {
     assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
     let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "tests/corpus"]);
     assert_eq!(code, Some(0));
-    assert!(text.contains("no-rm-rf: 392 PreToolUse events: block 7 (1.8%)\n  blocks: 4 new (no hook blocked the call then: review these), 3 blocked by a hook then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
+    assert!(text.contains("no-rm-rf: 402 PreToolUse events: block 7 (1.7%)\n  blocks: 4 new (no hook did this then: review these), 3 that a hook did then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
     assert!(
-        text.contains("\ncombined: allow 1, block 7, context 1\n"),
+        text.contains("\ncombined: allow 2, block 7, context 2\n"),
         "{text}"
     );
 }
@@ -449,7 +453,9 @@ fn backtest_names_a_non_tool_event_by_its_line() {
     let (code, text, _) = run(&["replay", "--rules", rules, "--all", c5]);
     assert_eq!(code, Some(0));
     assert!(
-        text.contains("stop: 2 Stop events: block 2 (100.0%)\n  block c8435c6b Stop line:75: after: Hook scenario complete.\n  block c8435c6b Stop line:82: after: Tests were run (pretend). Now I am really done.\n"),
+        // The transcript shows a hook blocking the first Stop, not the
+        // one after it (stop_hook_active true).
+        text.contains("stop: 2 Stop events: block 2 (100.0%)\n  blocks: 1 new (no hook did this then: review these), 1 that a hook did then\n  block c8435c6b Stop line:75: after: Hook scenario complete. [a hook did then]\n  block c8435c6b Stop line:82: after: Tests were run (pretend). Now I am really done. [new]\n"),
         "{text}"
     );
     let (code, out, _) = run(&["replay", "--rules", rules, "--all", c5, "--json"]);
@@ -676,10 +682,10 @@ fn backtest_shows_share_and_new_blocks() {
         body,
         [
             "no-rm-rf: 13 PreToolUse events: block 1 (7.7%)",
-            "  blocks: 0 new (no hook blocked the call then: review these), 1 blocked by a hook then",
-            "  block e1be136e PreToolUse toolu_01GFEgALJm405nI2WctBocud: Bash rm -rf build/ [blocked then]",
+            "  blocks: 0 new (no hook did this then: review these), 1 that a hook did then",
+            "  block e1be136e PreToolUse toolu_01GFEgALJm405nI2WctBocud: Bash rm -rf build/ [a hook did then]",
             "no-echo: 13 PreToolUse events: block 3 (23.1%)",
-            "  blocks: 3 new (no hook blocked the call then: review these), 0 blocked by a hook then",
+            "  blocks: 3 new (no hook did this then: review these), 0 that a hook did then",
             "  block e1be136e PreToolUse toolu_01iZZmNIegRYHeEO8XWQDf7M: Bash echo original command [new]",
             "  … 2 more block (--examples all)",
             "cd-warn: 13 PreToolUse events: warn 1 (7.7%)",

@@ -96,12 +96,12 @@ fn a_folder_as_session_opens_its_one_session() {
         stdout.starts_with("{\"session_id\":\"e1be136e-e2ee-4f2f-bdb9-5cd3211001fb\""),
         "{stdout}"
     );
-    // A folder of 8 sessions: says how to pick one, exit 2.
+    // A folder of 9 sessions: says how to pick one, exit 2.
     let (code, _, stderr) = stderr_of(&["show", "tests/corpus/real-cc-2.1.332"]);
     assert_eq!(code, Some(2));
     assert!(
         stderr.starts_with(
-            "hookscope: 8 sessions under the folder tests/corpus/real-cc-2.1.332; give one's id"
+            "hookscope: 9 sessions under the folder tests/corpus/real-cc-2.1.332; give one's id"
         ),
         "{stderr}"
     );

@@ -395,11 +395,13 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         if t.blocks_then + t.blocks_new > 0 {
             let other = blocks - t.blocks_then - t.blocks_new;
             let mut line = format!(
-                "  blocks: {} new (no hook blocked the call then: review these), {} blocked by a hook then",
+                "  blocks: {} new (no hook did this then: review these), {} that a hook did then",
                 t.blocks_new, t.blocks_then
             );
             if other > 0 {
-                line.push_str(&format!(", {other} not on a call (not checked)"));
+                line.push_str(&format!(
+                    ", {other} on a call the transcript does not hold (not checked)"
+                ));
             }
             outln!("{line}");
         }
@@ -423,7 +425,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             {
                 listed += 1;
                 let mut mark = match ex.blocked_then {
-                    Some(true) => " [blocked then]",
+                    Some(true) => " [a hook did then]",
                     Some(false) => " [new]",
                     None => "",
                 }

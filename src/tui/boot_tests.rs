@@ -329,8 +329,8 @@ fn a_calls_query_asked_before_discovery_is_answered_from_the_stored_list() {
     let found = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
     let plain = find_with(&sessions, &query).expect("records");
     assert_eq!(json(&found), json(&plain));
-    // real-cc-2.1.332 holds 45 Bash calls (index_tests).
-    assert_eq!(found.records.len(), 45);
+    // real-cc-2.1.332 holds 52 Bash calls (index_tests).
+    assert_eq!(found.records.len(), 52);
     // Nothing changed on disk: discovery and the sync leave the answer
     // standing, nobody asks again.
     if let Some(Msg::Discovered(d)) = held.take() {
@@ -340,14 +340,14 @@ fn a_calls_query_asked_before_discovery_is_answered_from_the_stored_list() {
         matches!(m, Msg::SummariesDone)
     });
     assert_eq!(boot.asked_again(), 0);
-    assert_eq!(app.calls.records().len(), 45);
+    assert_eq!(app.calls.records().len(), 52);
 }
 
 #[test]
 fn a_session_grown_since_it_was_stored_replaces_the_answer_from_the_stored_list() {
     // Hostile: a main file gained a Bash call after the index stored it.
-    // The first answer is the stored list's (45 calls); discovery sees the
-    // new size, and the answer shown at the end is a fresh query's (46).
+    // The first answer is the stored list's (52 calls); discovery sees the
+    // new size, and the answer shown at the end is a fresh query's (53).
     let (_tmp, root, dir, sessions) = warm_copy();
     let grown = sessions
         .iter()
@@ -360,7 +360,7 @@ fn a_session_grown_since_it_was_stored_replaces_the_answer_from_the_stored_list(
     let query = ask_bash(&mut app, &mut boot);
     let mut held = None;
     let early = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
-    assert_eq!(early.records.len(), 45);
+    assert_eq!(early.records.len(), 52);
     if let Some(Msg::Discovered(d)) = held.take() {
         boot.discovered(&mut app, d, &tx);
     }
@@ -371,14 +371,14 @@ fn a_session_grown_since_it_was_stored_replaces_the_answer_from_the_stored_list(
         .sessions;
     let plain = find_with(&now, &query).expect("records");
     assert_eq!(json(&again), json(&plain));
-    assert_eq!(again.records.len(), 46);
+    assert_eq!(again.records.len(), 53);
     assert!(
         app.calls
             .records()
             .iter()
             .any(|r| r.tool_use_id == "toolu_hostile_added")
     );
-    assert_eq!(app.calls.records().len(), 46);
+    assert_eq!(app.calls.records().len(), 53);
 }
 
 #[test]
@@ -405,7 +405,7 @@ fn a_subagent_file_changed_since_it_was_stored_replaces_the_answer_from_the_stor
     let query = ask_bash(&mut app, &mut boot);
     let mut held = None;
     let early = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
-    assert_eq!(early.records.len(), 45);
+    assert_eq!(early.records.len(), 52);
     if let Some(Msg::Discovered(d)) = held.take() {
         boot.discovered(&mut app, d, &tx);
     }
@@ -414,8 +414,8 @@ fn a_subagent_file_changed_since_it_was_stored_replaces_the_answer_from_the_stor
     assert_eq!(boot.asked_again(), 1);
     let plain = find_with(&sessions, &query).expect("records");
     assert_eq!(json(&again), json(&plain));
-    assert_eq!(again.records.len(), 46);
-    assert_eq!(app.calls.records().len(), 46);
+    assert_eq!(again.records.len(), 53);
+    assert_eq!(app.calls.records().len(), 53);
 }
 
 #[test]

@@ -587,27 +587,27 @@ fn calls_view_shows_a_first_page_then_the_whole_answer() {
         generation,
         result: whole,
     });
-    // The 45 Bash calls of real-cc-2.1.332/*/projects; the same call stays
+    // The 52 Bash calls of real-cc-2.1.332/*/projects; the same call stays
     // selected.
-    assert_eq!(app.calls.records().len(), 45);
+    assert_eq!(app.calls.records().len(), 52);
     assert_eq!(call_ids(&app)[app.calls.sel], picked);
-    assert_eq!(super::calls::count_text(&app.calls), "45 calls");
+    assert_eq!(super::calls::count_text(&app.calls), "52 calls");
 }
 
 #[test]
 fn calls_filter_counts_completes_and_reports_errors() {
     let mut app = app_for(CORPUS);
     key(&mut app, KeyCode::Char('c'));
-    // Every call of the 2.1.332 projects: 111 tool_use blocks.
-    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(111));
+    // Every call of the 2.1.332 projects: 121 tool_use blocks.
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(121));
     keys(&mut app, "tool:Ba");
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.calls.filter, "tool:Bash ");
-    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(45));
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(52));
     keys(&mut app, "is:e");
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.calls.filter, "tool:Bash is:error ");
-    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(9));
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(10));
     // A line that is not a query (yet): the message, and the last good
     // answer stays listed.
     keys(&mut app, "\"");
@@ -619,7 +619,7 @@ fn calls_filter_counts_completes_and_reports_errors() {
         "{:?}",
         app.calls.error
     );
-    assert_eq!(app.calls.records().len(), 9);
+    assert_eq!(app.calls.records().len(), 10);
     key(&mut app, KeyCode::Backspace);
     assert_eq!(app.calls.error, None);
     // Ambiguous: the candidates are listed and the line kept.
@@ -1140,10 +1140,10 @@ fn reopening_the_calls_view_types_into_the_filter_line() {
     key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
     keys(&mut app, "tool:Edit");
     assert_eq!(app.calls.filter, "tool:Edit");
-    // The 2.1.332 projects' Edit calls (recounted with python: 8 tool_use
+    // The 2.1.332 projects' Edit calls (recounted with python: 9 tool_use
     // blocks named Edit in real-cc-2.1.332/*/projects/**/*.jsonl, the
     // subagent files included).
-    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(8));
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(9));
 }
 
 #[test]
@@ -1179,7 +1179,7 @@ fn tab_candidates_popup_moves_takes_and_closes() {
     assert_eq!(app.calls.filter, "tool:Bash ");
     assert!(!app.calls.completing());
     assert!(app.calls.editing);
-    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(45));
+    assert_eq!(app.calls.result.as_ref().map(|r| r.matched), Some(52));
     // Esc closes the list and keeps the line.
     keys(&mut app, "is:");
     key(&mut app, KeyCode::Tab);
@@ -1757,7 +1757,7 @@ fn breadcrumb_at_80_columns_keeps_turn_spawn_and_tool() {
     // cut to what is left.
     assert_eq!(
         last,
-        " [scenario:su… › turn 1 › general-purpose › Bash 8 sessions · D 0 diag · ? help"
+        " [scenario:su… › turn 1 › general-purpose › Bash 9 sessions · D 0 diag · ? help"
     );
 }
 
