@@ -23,9 +23,8 @@ fn the_outline_names_each_calls_tool_use_id() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.lines()
-            .any(|l| l
-                == "  bash   Bash ✗ ⛔ blocked by hook  rm -rf build/  [toolu_01GFEgALJm405nI2WctBocud]"),
+        text.lines().any(|l| l
+            == "  bash   Bash ✗ ⛔ hook blocked  rm -rf build/  [toolu_01GFEgALJm405nI2WctBocud]"),
         "{text}"
     );
     // The session's one hook error (grep: one `PreToolUse:Bash hook error`
@@ -62,7 +61,7 @@ fn the_outline_marks_a_droid_call_a_hook_blocked() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.lines().any(|l| l
-            == "  bash   Execute ✗ ⛔ blocked by hook  rm -rf build/  [call_CQRmHwfk8ggbj3l8NR2Iqt2S]"),
+            == "  bash   Execute ✗ ⛔ hook blocked  rm -rf build/  [call_CQRmHwfk8ggbj3l8NR2Iqt2S]"),
         "{text}"
     );
     assert_eq!(text.matches("⛔").count(), 1, "{text}");

@@ -223,9 +223,10 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
 
 /// One call of the outline: kind, name, `✗` when it failed, then what the
 /// transcript records hooks did to it (the TUI's marks, for every agent:
-/// `⛔ blocked by hook`, `⚠ objected after it ran`, `↻ input rewritten by
-/// hook`, `⇄ output replaced by hook`), its summary as it ran (`asked →
-/// ran` for a rewritten call) and its `tool_use_id`.
+/// `⛔ hook blocked`, `⚠ hook objected` after it ran, `↻ hook rewrote`,
+/// `⇄ hook replaced output`, `⚖ hook: ask`, …; `HookAction::mark`), its
+/// summary as it ran (`asked → ran` for a rewritten call) and its
+/// `tool_use_id`.
 fn print_call(
     session: &hookscope::transcript::Session,
     thread: Option<usize>,
@@ -233,25 +234,11 @@ fn print_call(
     depth: usize,
 ) {
     let mut mark = String::from(if call.is_error() { " ✗" } else { "" });
-    let firings: Vec<_> = session.hooks_of_call(thread, call).collect();
-    let hooks: Vec<HookAction> = firings.iter().map(|h| h.action).collect();
-    if let Some(h) = firings
-        .iter()
-        .find(|h| h.action == HookAction::PermissionDecision)
-    {
-        mark.push_str(&format!(
-            " ⚖ hook: {}",
-            h.decision.as_deref().unwrap_or("decided")
-        ));
-    }
-    for (action, text) in [
-        (HookAction::Blocked, " ⛔ blocked by hook"),
-        (HookAction::Flagged, " ⚠ objected after it ran"),
-        (HookAction::Rewrote, " ↻ input rewritten by hook"),
-        (HookAction::ReplacedOutput, " ⇄ output replaced by hook"),
-    ] {
-        if hooks.contains(&action) {
-            mark.push_str(text);
+    for h in session.hooks_of_call(thread, call) {
+        let text = h.action.mark(h.decision.as_deref());
+        if !text.is_empty() && !mark.contains(&text) {
+            mark.push(' ');
+            mark.push_str(&text);
         }
     }
     let summary = mask(&session.summary_as_ran(thread, call));

@@ -96,6 +96,48 @@ impl HookAction {
         }
     }
 
+    /// Parses the snake_case name ([`HookAction::as_str`]); `None` for any
+    /// other text.
+    pub fn from_name(name: &str) -> Option<HookAction> {
+        [
+            HookAction::Blocked,
+            HookAction::Flagged,
+            HookAction::Rewrote,
+            HookAction::ReplacedOutput,
+            HookAction::PermissionDecision,
+            HookAction::AddedContext,
+            HookAction::Failed,
+            HookAction::Cancelled,
+            HookAction::Other,
+            HookAction::Succeeded,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == name)
+    }
+
+    /// The short mark a call carries for a firing that did this, the same
+    /// in every view (the TUI's Timeline and Calls view, `show`):
+    /// `⛔ hook blocked` (the call did not run), `⚠ hook objected` (after
+    /// it ran), `↻ hook rewrote`, `⇄ hook replaced output`, `⚖ hook:
+    /// <decision>` (`decision` as recorded, else `decided`), `+ hook
+    /// context`, `⚠ hook failed`, `⚠ hook cancelled`; `""` for a firing
+    /// that changed nothing.
+    pub fn mark(self, decision: Option<&str>) -> String {
+        match self {
+            HookAction::Blocked => "⛔ hook blocked".to_string(),
+            HookAction::Flagged => "⚠ hook objected".to_string(),
+            HookAction::Rewrote => "↻ hook rewrote".to_string(),
+            HookAction::ReplacedOutput => "⇄ hook replaced output".to_string(),
+            HookAction::PermissionDecision => {
+                format!("⚖ hook: {}", decision.unwrap_or("decided"))
+            }
+            HookAction::AddedContext => "+ hook context".to_string(),
+            HookAction::Failed => "⚠ hook failed".to_string(),
+            HookAction::Cancelled => "⚠ hook cancelled".to_string(),
+            HookAction::Other | HookAction::Succeeded => String::new(),
+        }
+    }
+
     /// Whether the hook acted (blocked, flagged, rewrote, replaced output,
     /// decided, added context, failed): what the "hook activity only" views
     /// list.

@@ -11,6 +11,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use hookscope::query::{FindResult, FoundCall, Query, filter_line};
 use hookscope::tools::file_path_of;
 use hookscope::transcript::ToolCallRecord;
+use hookscope::transcript::hook_activity::HookAction;
 use hookscope::transcript::short_id::ShortIds;
 use hookscope::transcript::text::one_line;
 use ratatui::Frame;
@@ -202,25 +203,18 @@ fn row(
     ListItem::new(Line::from(spans))
 }
 
-/// The marks of a record's hook activity (its `hook_activity[].action`),
-/// as the Timeline draws them on a call: `⛔` blocked, `↻` rewritten, `+`
-/// context, `⚠` failed, `⚖` a permission decision; `(action, mark)`.
-fn hook_marks(record: &FoundCall) -> Vec<(&str, &'static str)> {
+/// The marks of a record's hook activity (its `hook_activity[].action`
+/// and `decision`), as the Timeline draws them on a call
+/// ([`HookAction::mark`]); `(action, mark)`.
+fn hook_marks(record: &FoundCall) -> Vec<(&str, String)> {
     record
         .hook_activity
         .iter()
-        .filter_map(|h| h.get("action").and_then(serde_json::Value::as_str))
-        .filter_map(|a| {
-            let mark = match a {
-                "blocked" => "⛔ blocked by hook",
-                "rewrote" => "↻ rewritten by hook",
-                "added_context" => "+ hook context",
-                "failed" => "⚠ hook failed",
-                "cancelled" => "⚠ hook cancelled",
-                "permission_decision" => "⚖ hook decision",
-                _ => return None,
-            };
-            Some((a, mark))
+        .filter_map(|h| {
+            let name = h.get("action").and_then(serde_json::Value::as_str)?;
+            let decision = h.get("decision").and_then(serde_json::Value::as_str);
+            let mark = HookAction::from_name(name)?.mark(decision);
+            (!mark.is_empty()).then_some((name, mark))
         })
         .collect()
 }

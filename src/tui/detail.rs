@@ -256,6 +256,32 @@ fn turn_lines(
         theme,
     ));
     out.push(Line::default());
+    if turn.rejected {
+        // A turn that never started: say so, and why.
+        out.push(Line::from(Span::styled(
+            "⛔ a hook rejected this prompt: the model never saw it and the turn never started",
+            theme.error(),
+        )));
+        let mut counts = Redactions::new();
+        for h in session
+            .lines
+            .hook_activity
+            .iter()
+            .filter(|h| h.turn == index && h.action == HookAction::Blocked)
+        {
+            out.push(Line::from(Span::styled(
+                masked(&h.what(2_000), &mut counts),
+                theme.error(),
+            )));
+            if let Some(c) = &h.command {
+                out.push(field("handler", masked(c, &mut counts), theme));
+            }
+            if let Some(code) = h.exit_code {
+                out.push(field("exit code", code.to_string(), theme));
+            }
+        }
+        out.push(Line::default());
+    }
     out.push(heading("Prompt", theme));
     if turn.prompt_line.is_none() {
         out.push(Line::from(Span::styled(
@@ -394,6 +420,15 @@ pub fn hook_lines(
         out.push(Line::from(Span::styled("to:", theme.dim())));
         out.extend(json::lines(&to, theme));
     }
+    if let Some(o) = &h.updated_output {
+        out.push(field(
+            "output replaced",
+            "the model saw this output instead of the tool's".to_string(),
+            theme,
+        ));
+        let shown = redactor().redact_value(o, &mut counts);
+        out.extend(json::lines(&shown, theme));
+    }
     if let Some(o) = &h.stdout {
         out.push(field("stdout", String::new(), theme));
         out.extend(text_lines(&masked(o, &mut counts), Style::new()));
@@ -514,6 +549,18 @@ fn call_lines(
         }
         None => out.push(Line::from(Span::styled("(no input)", theme.dim()))),
     }
+    if let Some(ran) = session.ran_input(sub, record) {
+        // The tool ran a PreToolUse hook's rewrite, not the model's input.
+        out.push(Line::default());
+        out.push(heading(
+            "Ran with (a PreToolUse hook rewrote the input)",
+            theme,
+        ));
+        let mut counts = Redactions::new();
+        let ran = redactor().redact_value(ran, &mut counts);
+        out.extend(redaction_note(&counts, theme));
+        out.extend(json::lines(&ran, theme));
+    }
     let parse = match &record.call {
         ToolCall::Bash(bash) => {
             let key = bash_key(&record.tool_use_id, bash);
@@ -568,6 +615,27 @@ fn call_lines(
     out.push(Line::default());
     out.push(heading("Output", theme));
     out.extend(output_view(record, theme, b.limit));
+    for h in hooks.iter().filter(|h| h.updated_output.is_some()) {
+        // A PostToolUse hook replaced what the model saw of the output.
+        if let Some(o) = &h.updated_output {
+            out.push(Line::default());
+            out.push(heading(
+                &format!(
+                    "What the model saw instead ({} replaced the output)",
+                    h.hook_name.as_deref().unwrap_or(h.event_name())
+                ),
+                theme,
+            ));
+            let mut counts = Redactions::new();
+            out.extend(text_lines(
+                &masked(
+                    &hookscope::transcript::hook_activity::output_text(o),
+                    &mut counts,
+                ),
+                Style::new(),
+            ));
+        }
+    }
     b.more |= record
         .result
         .as_ref()

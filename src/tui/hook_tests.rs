@@ -34,7 +34,7 @@ fn c2_hook_activity_only_shows_the_blocked_call_and_its_handler() {
     let rows = row_texts(&app);
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert!(rows[0].starts_with("bash Bash  rm -rf build/"), "{rows:?}");
-    assert!(rows[0].ends_with("⛔ blocked by hook"), "{rows:?}");
+    assert!(rows[0].ends_with("⛔ hook blocked"), "{rows:?}");
     insta::assert_snapshot!("hooks_only_c2_80x24", render(&mut app, 80, 24));
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Pane::Detail);
@@ -115,7 +115,7 @@ fn a_rewritten_call_shows_from_and_to() {
         rows,
         vec![
             "turn 1 say A".to_string(),
-            "bash Bash  echo A ↻ input rewritten by hook".to_string()
+            "bash Bash  echo A → echo B ↻ hook rewrote".to_string()
         ]
     );
     key(&mut app, KeyCode::Char('j'));
@@ -186,4 +186,57 @@ fn calls_view_hook_words_see_droid() {
         .map(|r| r.tool_use_id.clone())
         .collect();
     assert_eq!(ids, vec!["call_CQRmHwfk8ggbj3l8NR2Iqt2S".to_string()]);
+}
+
+const C8: &str = "tests/corpus/real-cc-2.1.332/hooks_c8_outcomes/projects/-home-dev-work-hooks-c8-outcomes/07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl";
+
+/// hooks_c8_outcomes (its README says what happened where): the rewritten
+/// `npm test` reads `asked → ran`, the `git commit` a PostToolUse hook
+/// objected to after it ran is not "blocked", the rejected prompt is a turn
+/// of its own that never started, and the `git push` the hook asked about
+/// carries the ask.
+#[test]
+fn c8_rewrite_objection_rejected_prompt_and_ask() {
+    let mut app = opened(C8);
+    let rows = row_texts(&app);
+    let find =
+        |prefix: &str| -> Vec<&String> { rows.iter().filter(|r| r.starts_with(prefix)).collect() };
+    assert_eq!(
+        find("bash Bash  npm test"),
+        vec![
+            "bash Bash  npm test → npm test -- --silent ↻ hook rewrote",
+            "bash Bash  npm test → npm test -- --silent ↻ hook rewrote",
+        ],
+        "{rows:#?}"
+    );
+    assert_eq!(
+        find("bash Bash  git commit"),
+        vec!["bash Bash  git commit -am \"Mark notes as checked\" ⚠ hook objected"],
+        "{rows:#?}"
+    );
+    assert_eq!(
+        find("turn 2"),
+        vec![
+            "turn 2 rejected by hook [scenario:c8b] Clean up the database: DROP TABLE users; then recreate it empty."
+        ],
+        "{rows:#?}"
+    );
+    assert_eq!(
+        find("UserPromptSubmit: blocked"),
+        vec![
+            "UserPromptSubmit: blocked by hook: c8 prompt_gate: prompts containing DROP TABLE are rejected [python3 /home/dev/.hooks/hook8.py hooks_c8_outcomes UserPromptSubmit prompt_gate, exit 2]"
+        ],
+        "{rows:#?}"
+    );
+    assert_eq!(
+        find("bash Bash  git push"),
+        vec!["bash Bash  git push origin main ⚖ hook: ask"],
+        "{rows:#?}"
+    );
+    key(&mut app, KeyCode::Char('H'));
+    insta::assert_snapshot!("hooks_only_c8_80x24", render(&mut app, 80, 24));
+    // The first row (the rewritten npm test) in Detail.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    insta::assert_snapshot!("hooks_detail_c8_rewrite_80x24", render(&mut app, 80, 24));
 }

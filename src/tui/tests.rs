@@ -2401,7 +2401,7 @@ fn snapshot_opencode_session_with_a_child_session_expanded() {
 }
 
 /// A Droid session with its hook runs in the timeline as typed firings: the
-/// `rm -rf` call marked `⛔ blocked by hook` (its PreToolUse exit 2), `⚑`
+/// `rm -rf` call marked `⛔ hook blocked` (its PreToolUse exit 2), `⚑`
 /// rows for SessionStart (in the first turn), Stop and SessionEnd.
 #[test]
 fn snapshot_droid_session_with_its_hook_runs() {

@@ -4,13 +4,17 @@
 //! compact and dimmed. [`TimelinePane`] owns the selection, the scroll
 //! offset, the filter and which calls are expanded.
 //!
-//! Hook activity (`transcript::hook_activity`, issue 9 §5) is not a row of
-//! its own when it belongs to a call: the call's row carries a mark (`⛔
-//! blocked by hook`, `↻ input rewritten by hook`, `+ hook context`, `⚠ hook
-//! failed`, `⚖ hook: allow`) and Detail shows the firing. A firing on an
-//! event (Stop, UserPromptSubmit, SessionStart…) is one `⚑` row, at the
+//! Hook activity (`transcript::hook_activity`; docs/tui.md "Hooks in the
+//! Timeline") is not a row of its own when it belongs to a call: the call's
+//! row carries a mark (`⛔ hook blocked`, `⚠ hook objected` after it ran,
+//! `↻ hook rewrote`, `⇄ hook replaced output`, `+ hook context`, `⚠ hook
+//! failed`, `⚖ hook: allow`; `HookAction::mark`), its summary reads `asked
+//! → ran` when a hook rewrote it, and Detail shows the firing. A firing on
+//! an event (Stop, UserPromptSubmit, SessionStart…) is one `⚑` row, at the
 //! first of the lines it was merged from, in place of the loose notes those
-//! lines used to show. `H` keeps only the rows where a hook acted.
+//! lines used to show. A prompt a hook rejected is a turn row marked `⛔
+//! rejected by hook` (the turn never started). `H` keeps only the rows
+//! where a hook acted.
 
 use std::collections::{HashMap, HashSet};
 
@@ -126,19 +130,7 @@ pub fn hook_acted(session: &Session, item: Item) -> bool {
 /// The short mark a call row gets for a firing on it (empty when the hook
 /// ran without effect).
 pub fn hook_mark(h: &HookActivity) -> String {
-    match h.action {
-        HookAction::Blocked => "⛔ blocked by hook".to_string(),
-        HookAction::Flagged => "⚠ objected after it ran".to_string(),
-        HookAction::Rewrote => "↻ input rewritten by hook".to_string(),
-        HookAction::ReplacedOutput => "⇄ output replaced by hook".to_string(),
-        HookAction::AddedContext => "+ hook context".to_string(),
-        HookAction::Failed => "⚠ hook failed".to_string(),
-        HookAction::PermissionDecision => {
-            format!("⚖ hook: {}", h.decision.as_deref().unwrap_or("decided"))
-        }
-        HookAction::Cancelled => "⚠ hook cancelled".to_string(),
-        HookAction::Other | HookAction::Succeeded => String::new(),
-    }
+    h.action.mark(h.decision.as_deref())
 }
 
 /// The text of a `⚑` row: the hook name (or event), what it did, and the
@@ -352,10 +344,14 @@ pub fn locate(session: &Session, tree: &SpawnTree, tool_use_id: &str) -> Option<
 
 /// A short summary of a call: the command for Bash, the file path for file
 /// tools, the pattern for Glob/Grep, the description for Task/Agent, the URL
-/// or query for web tools.
-/// Secrets in the summary are masked (hooks.md §2.5).
-pub fn summary_of(record: &ToolCallRecord) -> String {
-    let text = record.summary();
+/// or query for web tools; for a call a PreToolUse hook rewrote, `asked →
+/// ran` ([`Session::summary_as_ran`]). Secrets in the summary are masked.
+pub fn summary_of(session: &Session, thread: Thread, record: &ToolCallRecord) -> String {
+    let thread = match thread {
+        Thread::Main => None,
+        Thread::Sub(s) => Some(s),
+    };
+    let text = session.summary_as_ran(thread, record);
     let mut counts = hookscope::redact::Redactions::new();
     hookscope::redact::redactor()
         .redact(&text, &mut counts)
@@ -368,17 +364,24 @@ pub fn row_text(session: &Session, tree: &SpawnTree, item: Item) -> String {
         Item::Turn(t) => session
             .turns
             .get(t)
-            .map(|turn| format!("turn {} {}", t + 1, display_prompt(&turn.prompt)))
+            .map(|turn| {
+                let rejected = if turn.rejected {
+                    " rejected by hook"
+                } else {
+                    ""
+                };
+                format!("turn {}{rejected} {}", t + 1, display_prompt(&turn.prompt))
+            })
             .unwrap_or_default(),
         Item::Unlinked(s) => unlinked_label(session, tree, s),
-        Item::Event { .. } => match event_of(session, item) {
+        Item::Event { thread, .. } => match event_of(session, item) {
             Some(Event::ToolCall(r)) => {
                 let mut text = format!(
                     "{} {} {} {}",
                     r.tool_kind.as_str(),
                     r.name(),
                     r.tool_resolved.as_deref().unwrap_or(""),
-                    summary_of(r)
+                    summary_of(session, thread, r)
                 );
                 for h in hooks_of_item(session, item) {
                     text.push(' ');
@@ -464,10 +467,14 @@ pub fn row_line(
             } else {
                 one_line(&display_prompt(&turn.prompt), 300)
             };
+            if turn.rejected {
+                // A prompt a hook rejected: the turn never started.
+                spans.push(Span::styled(" ⛔ rejected by hook:", theme.error()));
+            }
             spans.push(Span::raw(format!(" {prompt}")));
             Line::from(spans)
         }
-        Item::Event { .. } => match event_of(session, item) {
+        Item::Event { thread, .. } => match event_of(session, item) {
             Some(Event::ToolCall(r)) => {
                 let marker = match row.expands {
                     Some(_) if expanded.contains(&item) => "▾ ",
@@ -503,7 +510,7 @@ pub fn row_line(
                 if r.result.is_none() {
                     spans.push(Span::styled(" (no result)", theme.dim()));
                 }
-                let summary = summary_of(r);
+                let summary = summary_of(session, thread, r);
                 if !summary.is_empty() {
                     spans.push(Span::raw(format!(" {summary}")));
                 }
