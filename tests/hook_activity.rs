@@ -664,3 +664,358 @@ fn posttooluse_block_and_other_hook_kinds() {
     let call = s.tool_calls().next().expect("call");
     assert_eq!(call.result.as_ref().map(|r| r.text.as_str()), Some("a b"));
 }
+
+// ---- hooks_c8_outcomes: every firing as the hook answered ----------------
+
+/// hooks_c8_outcomes (one file, three processes; its README says what
+/// happened where), every firing read against `_responses.jsonl`: the
+/// rewrite (main thread twice, subagent once), the PostToolUse context, the
+/// PostToolUse block that only objected (the commit ran), the Stop block
+/// and the Stop after it, the rejected prompt (handler and exit code read
+/// from the `[…]` prefix, the reason without it), the prompt's context and
+/// the `ask`.
+#[test]
+fn c8_every_firing_reads_as_the_hook_answered() {
+    let name = "hooks_c8_outcomes";
+    let s = load_capture(name);
+    let rows = responses(name);
+    let handler = |h: &str, e: &str| format!("python3 /home/dev/.hooks/hook8.py {name} {e} {h}");
+    assert_eq!(
+        summary(&s),
+        vec![
+            ("PreToolUse".to_string(), HookAction::Rewrote, vec![24, 25]),
+            (
+                "PostToolUse".to_string(),
+                HookAction::AddedContext,
+                vec![35, 36]
+            ),
+            ("PostToolUse".to_string(), HookAction::Flagged, vec![45]),
+            ("Stop".to_string(), HookAction::Blocked, vec![58, 59, 60]),
+            ("Stop".to_string(), HookAction::Succeeded, vec![71]),
+            (
+                "UserPromptSubmit".to_string(),
+                HookAction::Blocked,
+                vec![76]
+            ),
+            (
+                "UserPromptSubmit".to_string(),
+                HookAction::AddedContext,
+                vec![83]
+            ),
+            ("PreToolUse".to_string(), HookAction::Rewrote, vec![88, 89]),
+            (
+                "PreToolUse".to_string(),
+                HookAction::PermissionDecision,
+                vec![94]
+            ),
+            ("Stop".to_string(), HookAction::Succeeded, vec![98]),
+            // The subagent's file.
+            ("PreToolUse".to_string(), HookAction::Rewrote, vec![16, 17]),
+        ]
+    );
+    let acts = all(&s);
+    let rewrite = stdout_json(response_for(&rows, "PreToolUse"));
+    for i in [0, 7, 10] {
+        let rw = acts[i].rewrite.as_ref().expect("rewrite");
+        assert_eq!(rw.to, rewrite["hookSpecificOutput"]["updatedInput"]);
+        assert_eq!(
+            rw.from.as_ref().map(|f| f["command"].clone()),
+            Some("npm test".into())
+        );
+        assert_eq!(
+            acts[i].command.as_deref(),
+            Some(handler("bash_rewrite", "PreToolUse").as_str())
+        );
+    }
+    let commit = rows
+        .iter()
+        .find(|r| r["handler"] == "commit_block")
+        .expect("commit_block");
+    assert_eq!(
+        acts[2].reason.as_deref(),
+        stdout_json(commit)["reason"].as_str()
+    );
+    assert_eq!(
+        acts[2].what(200),
+        format!(
+            "objected after it ran: {}",
+            stdout_json(commit)["reason"].as_str().unwrap_or("")
+        )
+    );
+    let gate = rows
+        .iter()
+        .find(|r| r["handler"] == "prompt_gate" && r["exit"] == 2)
+        .expect("prompt_gate exit 2");
+    assert_eq!(acts[5].reason.as_deref(), gate["stderr"].as_str());
+    assert_eq!(acts[5].exit_code, Some(2));
+    assert_eq!(
+        acts[5].command.as_deref(),
+        Some(handler("prompt_gate", "UserPromptSubmit").as_str())
+    );
+    assert_eq!(acts[5].turn, 1, "the rejected prompt's own turn");
+    let ask = rows
+        .iter()
+        .find(|r| r["handler"] == "push_ask")
+        .expect("push_ask");
+    assert_eq!(acts[8].decision.as_deref(), Some("ask"));
+    assert_eq!(
+        acts[8].reason.as_deref(),
+        stdout_json(ask)["hookSpecificOutput"]["permissionDecisionReason"].as_str()
+    );
+    // The turns: the rejected prompt is a turn that never started.
+    let turns: Vec<(bool, usize, Option<usize>)> = s
+        .turns
+        .iter()
+        .map(|t| (t.rejected, t.tool_calls().count(), t.prompt_line))
+        .collect();
+    // Turn 1: npm test, Read, Edit, git commit, git log, Agent, npm run lint.
+    assert_eq!(
+        turns,
+        [
+            (false, 7, Some(3)),
+            (true, 0, Some(76)),
+            (false, 2, Some(82))
+        ]
+    );
+    assert_eq!(
+        s.turns[1].prompt,
+        "[scenario:c8b] Clean up the database: DROP TABLE users; then recreate it empty."
+    );
+    assert_eq!(s.prompt_turns(), 2);
+    // What ran: the rewrite's input on the three calls, nothing else.
+    let ran: Vec<(&str, Option<&str>)> = s
+        .all_tool_calls()
+        .filter_map(|(t, r)| {
+            s.ran_input(t, r)
+                .map(|v| (r.tool_use_id.as_str(), v["command"].as_str()))
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            (
+                "toolu_01hUUq7UMddXRLpTg3Awlk0I",
+                Some("npm test -- --silent")
+            ),
+            (
+                "toolu_01nvm3CN5NFLf9sPJMPbmfC7",
+                Some("npm test -- --silent")
+            ),
+            (
+                "toolu_01vq6XYqKC726Lel5pjPIG4c",
+                Some("npm test -- --silent")
+            ),
+        ]
+    );
+    // Three processes wrote the file: a run ends at each cost-state line.
+    assert_eq!(s.lines.run_ends, [73, 79, 100]);
+    assert_eq!(s.lines.run_starts, [76, 82]);
+}
+
+// ---- hostile: rejected prompts, handler prefixes, rewrites, processes -----
+
+fn system(uuid: &str, content: &str, extra: Value) -> Value {
+    let mut v = serde_json::json!({"type":"system","subtype":"informational","uuid":uuid,"content":content});
+    if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
+        m.extend(x);
+    }
+    v
+}
+
+fn load_lines(lines: &[Value]) -> (tempfile::TempDir, Session) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write_session(dir.path(), lines);
+    let s = load_session(&path, &[]).expect("load");
+    (dir, s)
+}
+
+/// Rejection records of odd shapes: no handler, an unclosed bracket, a
+/// reason that itself says `Original prompt:`, a reason that is not a
+/// string, a 1 MB prompt, another event's `operation blocked` (not a
+/// prompt). Each loads; only the prompt events make turns.
+#[test]
+fn rejected_prompt_records_of_odd_shapes() {
+    let big = "x".repeat(1 << 20);
+    let (_d, s) = load_lines(&[
+        user("u1", "first"),
+        system(
+            "s1",
+            "UserPromptSubmit operation blocked by hook:",
+            serde_json::json!({}),
+        ),
+        system(
+            "s2",
+            "UserPromptSubmit operation blocked by hook:\n[unclosed: no\n\nOriginal prompt: p2",
+            serde_json::json!({}),
+        ),
+        system(
+            "s3",
+            "UserPromptSubmit operation blocked by hook:\n[gate.sh]: say Original prompt: here\n\nOriginal prompt: p3\n\nOriginal prompt: q",
+            serde_json::json!({"promptSubmitEnding":{"ending":{"kind":"blocked_by_hook","reason":"say Original prompt: here"}}}),
+        ),
+        system(
+            "s4",
+            &format!("UserPromptSubmit operation blocked by hook:\nno\n\nOriginal prompt: {big}"),
+            serde_json::json!({"promptSubmitEnding":{"ending":{"kind":"blocked_by_hook","reason":7}}}),
+        ),
+        system(
+            "s5",
+            "PreCompact operation blocked by hook: not now",
+            serde_json::json!({}),
+        ),
+    ]);
+    let rejected: Vec<(String, usize)> = s
+        .turns
+        .iter()
+        .filter(|t| t.rejected)
+        .map(|t| (t.prompt.chars().take(8).collect(), t.prompt.len()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            (String::new(), 0),
+            ("p2".to_string(), 2),
+            ("p3\n\nOrig".to_string(), 22),
+            ("xxxxxxxx".to_string(), 1 << 20),
+        ]
+    );
+    let acts: Vec<(String, Option<String>, Option<i64>, Option<String>)> = all(&s)
+        .iter()
+        .map(|a| {
+            (
+                a.event_name().to_string(),
+                a.command.clone(),
+                a.exit_code,
+                a.reason.as_ref().map(|r| r.chars().take(30).collect()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        acts,
+        [
+            ("UserPromptSubmit".to_string(), None, None, None),
+            (
+                "UserPromptSubmit".to_string(),
+                None,
+                None,
+                Some("[unclosed: no".to_string())
+            ),
+            (
+                "UserPromptSubmit".to_string(),
+                Some("gate.sh".to_string()),
+                Some(2),
+                Some("say Original prompt: here".to_string())
+            ),
+            (
+                "UserPromptSubmit".to_string(),
+                None,
+                None,
+                Some("no".to_string())
+            ),
+            (
+                "PreCompact".to_string(),
+                None,
+                None,
+                Some("not now".to_string())
+            ),
+        ]
+    );
+    assert_eq!(s.prompt_turns(), 1);
+}
+
+/// A rewrite that did not run (the call was denied, or has no result), an
+/// `updatedInput` that is not an object, and a rewrite naming no call: no
+/// input ran rewritten.
+#[test]
+fn rewrites_that_did_not_run_are_not_what_ran() {
+    let rw = |to: Value| {
+        serde_json::json!({"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":to}})
+            .to_string()
+    };
+    let att = |uuid: &str, id: &str, stdout: String| {
+        attachment(
+            uuid,
+            serde_json::json!({"type":"hook_success","hookName":"PreToolUse:Bash","hookEvent":"PreToolUse",
+                "toolUseID":id,"stdout":stdout,"exitCode":0,"command":"h.sh"}),
+        )
+    };
+    let mut denied = tool_result("r1", "t1", "no", true);
+    denied["permissionDecision"] = serde_json::json!({"decision":"reject","source":"hook"});
+    let (_d, s) = load_lines(&[
+        user("u1", "go"),
+        tool_use("a1", "t1", "rm -rf x"),
+        att("h1", "t1", rw(serde_json::json!({"command":"echo denied"}))),
+        denied,
+        tool_use("a2", "t2", "ls"),
+        att("h2", "t2", rw(serde_json::json!({"command":"echo cut"}))),
+        tool_use("a3", "t3", "pwd"),
+        att("h3", "t3", rw(serde_json::json!("not an object"))),
+        tool_result("r3", "t3", "/", false),
+        att(
+            "h4",
+            "t-none",
+            rw(serde_json::json!({"command":"echo orphan"})),
+        ),
+    ]);
+    let ran: Vec<&str> = s
+        .all_tool_calls()
+        .filter(|(t, r)| s.ran_input(*t, r).is_some())
+        .map(|(_, r)| r.tool_use_id.as_str())
+        .collect();
+    assert!(ran.is_empty(), "{ran:?}");
+    assert_eq!(
+        s.all_tool_calls()
+            .map(|(t, r)| s.summary_as_ran(t, r))
+            .collect::<Vec<_>>(),
+        ["rm -rf x", "ls", "pwd"]
+    );
+}
+
+/// Handler prefixes that are not one: `[]: x`, a line break inside the
+/// brackets; nested brackets keep the first pair.
+#[test]
+fn handler_prefixes_are_read_only_when_whole() {
+    use hookscope::transcript::hook_activity::split_handler_prefix;
+    assert_eq!(split_handler_prefix("[a.sh]: no"), (Some("a.sh"), "no"));
+    assert_eq!(split_handler_prefix("[a]: [b]: c"), (Some("a"), "[b]: c"));
+    assert_eq!(split_handler_prefix("[]: x"), (None, "[]: x"));
+    assert_eq!(split_handler_prefix("[a\nb]: x"), (None, "[a\nb]: x"));
+    assert_eq!(
+        split_handler_prefix("[a.sh] no colon"),
+        (None, "[a.sh] no colon")
+    );
+    assert_eq!(split_handler_prefix(""), (None, ""));
+}
+
+/// 3,000 processes in one file (a `cost-state` after each one-prompt run)
+/// and SessionStart records of odd sources: one SessionStart per process,
+/// `resume` after the first, a named source taken only when Claude Code
+/// names it (a made-up `SessionStart:evil$(x)` is ignored).
+#[test]
+fn many_processes_each_start_once() {
+    let mut lines = Vec::new();
+    for k in 0..3000 {
+        lines.push(user(&format!("u{k}"), &format!("prompt {k}")));
+        lines.push(serde_json::json!({"type":"assistant","uuid":format!("a{k}"),
+            "message":{"id":format!("m{k}"),"role":"assistant","content":[{"type":"text","text":"ok"}]}}));
+        lines.push(serde_json::json!({"type":"cost-state"}));
+    }
+    lines.insert(
+        0,
+        attachment(
+            "ss",
+            serde_json::json!({"type":"hook_success","hookName":"SessionStart:evil$(x)","hookEvent":"SessionStart","stdout":"hi"}),
+        ),
+    );
+    let (_d, s) = load_lines(&lines);
+    let starts = hookscope::hooks::events::all_payloads(
+        &s,
+        hookscope::hooks::events::EventName::SessionStart,
+    );
+    assert_eq!(starts.len(), 3000);
+    assert_eq!(starts[0].json["source"], "startup");
+    assert!(starts[1..].iter().all(|p| p.json["source"] == "resume"));
+    let ends =
+        hookscope::hooks::events::all_payloads(&s, hookscope::hooks::events::EventName::SessionEnd);
+    assert_eq!(ends.len(), 3000);
+}

@@ -403,12 +403,13 @@ fn points(session: &Session) -> Vec<Point> {
     let lines = &session.lines;
     let first_line = lines.contexts.first().map_or(1, |c| c.line);
     let run_starts = process_starts(session, first_line);
+    // Prompt lines ascend with the turns (the lead turn has none): the
+    // turn of a line is the last one opened at or before it.
     let turn_of = |line: usize| -> usize {
         session
             .turns
-            .iter()
-            .rposition(|t| t.prompt_line.is_some_and(|p| p <= line))
-            .unwrap_or(0)
+            .partition_point(|t| t.prompt_line.is_none_or(|p| p <= line))
+            .saturating_sub(1)
     };
     for (line, source) in &run_starts {
         let source = source.as_str();
@@ -443,7 +444,7 @@ fn points(session: &Session) -> Vec<Point> {
     // CwdChanged within a run.
     for pair in lines.contexts.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
-        let crosses_run = lines.run_ends.iter().any(|&e| a.line < e && e < b.line);
+        let crosses_run = any_between(&lines.run_ends, a.line, b.line);
         if let (Some(old), Some(new)) = (&a.cwd, &b.cwd)
             && old != new
             && !crosses_run
@@ -497,39 +498,60 @@ fn points(session: &Session) -> Vec<Point> {
 /// its `cost-state` (killed), there.
 fn process_starts(session: &Session, first_line: usize) -> Vec<(usize, String)> {
     let lines = &session.lines;
-    let mut starts: Vec<(usize, String)> = std::iter::once((first_line, "startup".to_string()))
-        .chain(lines.run_starts.iter().map(|&l| (l, "resume".to_string())))
-        .collect();
-    let answered_between = |from: usize, to: usize| {
-        session.turns.iter().any(|t| {
-            t.prompt_line.is_some_and(|p| from < p && p < to)
-                || t.events.iter().any(|e| {
-                    matches!(e, Event::Text { .. } | Event::ToolCall(_))
-                        && from < e.line()
-                        && e.line() < to
-                })
+    let mut starts: std::collections::BTreeMap<usize, &'static str> =
+        std::iter::once((first_line, "startup"))
+            .chain(lines.run_starts.iter().map(|&l| (l, "resume")))
+            .collect();
+    // Where the session did something a process start precedes: prompts
+    // and the model's answers, sorted.
+    let mut done: Vec<usize> = session
+        .turns
+        .iter()
+        .flat_map(|t| {
+            t.prompt_line.into_iter().chain(
+                t.events
+                    .iter()
+                    .filter(|e| matches!(e, Event::Text { .. } | Event::ToolCall(_)))
+                    .map(Event::line),
+            )
         })
-    };
+        .collect();
+    done.sort_unstable();
     for h in &lines.hook_activity {
+        // Only the sources Claude Code names (the text is the transcript's).
         let Some(source) = h
             .hook_name
             .as_deref()
             .and_then(|n| n.strip_prefix("SessionStart:"))
-            .filter(|s| !s.is_empty() && *s != "compact")
+            .and_then(|s| {
+                ["startup", "resume", "clear", "fork"]
+                    .into_iter()
+                    .find(|k| *k == s)
+            })
         else {
             continue;
         };
         let at = h.line();
-        let Some(k) = starts.iter().rposition(|(l, _)| *l <= at) else {
+        let Some((&start, _)) = starts.range(..=at).next_back() else {
             continue;
         };
-        if answered_between(starts[k].0, at) {
-            starts.insert(k + 1, (at, source.to_string()));
+        if any_between(&done, start, at) {
+            starts.insert(at, source);
         } else {
-            starts[k].1 = source.to_string();
+            starts.insert(start, source);
         }
     }
     starts
+        .into_iter()
+        .map(|(l, s)| (l, s.to_string()))
+        .collect()
+}
+
+/// Whether `sorted` (ascending) holds a line strictly between `from` and
+/// `to`.
+fn any_between(sorted: &[usize], from: usize, to: usize) -> bool {
+    let i = sorted.partition_point(|&l| l <= from);
+    sorted.get(i).is_some_and(|&l| l < to)
 }
 
 /// InstructionsLoaded per file of each `instructions` attachment. The load
@@ -550,11 +572,16 @@ fn instruction_points(
     out: &mut Vec<Point>,
 ) {
     let lines = &session.lines;
-    let answered_between = |from: usize, to: usize| {
-        session.turns.iter().flat_map(|t| &t.events).any(|e| {
-            matches!(e, Event::Text { .. } | Event::ToolCall(_)) && e.line() > from && e.line() < to
-        })
-    };
+    // The model's answers (text, calls), sorted.
+    let mut answers: Vec<usize> = session
+        .turns
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter(|e| matches!(e, Event::Text { .. } | Event::ToolCall(_)))
+        .map(Event::line)
+        .collect();
+    answers.sort_unstable();
+    let answered_between = |from: usize, to: usize| any_between(&answers, from, to);
     let push = |line: usize, anchor: usize, files: &Value, answered: bool, out: &mut Vec<Point>| {
         for file in files.as_array().into_iter().flatten() {
             let mut p = Point::new(
@@ -582,34 +609,30 @@ fn instruction_points(
         }
     };
     for (line, files) in &lines.instructions {
+        // `run_ends` is in line order: the last one before the attachment.
         let run_start = lines
             .run_ends
-            .iter()
+            .partition_point(|e| e < line)
+            .checked_sub(1)
+            .and_then(|k| lines.run_ends.get(k))
             .copied()
-            .filter(|e| e < line)
-            .max()
             .unwrap_or(0);
         push(*line, *line, files, answered_between(run_start, *line), out);
     }
     // Process starts whose run writes no attachment before answering.
     for (k, (start, _)) in run_starts.iter().enumerate() {
         let end = run_starts.get(k + 1).map_or(usize::MAX, |(l, _)| *l);
-        let first_answer = session
-            .turns
-            .iter()
-            .flat_map(|t| &t.events)
-            .filter(|e| matches!(e, Event::Text { .. } | Event::ToolCall(_)))
-            .map(Event::line)
-            .find(|&l| l > *start && l < end)
-            .unwrap_or(end);
+        let i = answers.partition_point(|&l| l <= *start);
+        let first_answer = answers.get(i).copied().filter(|&l| l < end).unwrap_or(end);
+        let j = lines.instructions.partition_point(|(l, _)| *l < *start);
         let own = lines
             .instructions
-            .iter()
-            .any(|(l, _)| *l >= *start && *l < first_answer);
+            .get(j)
+            .is_some_and(|(l, _)| *l < first_answer);
         if own {
             continue;
         }
-        if let Some((line, files)) = lines.instructions.iter().rev().find(|(l, _)| l < start) {
+        if let Some((line, files)) = j.checked_sub(1).and_then(|j| lines.instructions.get(j)) {
             push(*line, *start, files, false, out);
         }
     }
