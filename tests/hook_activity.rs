@@ -879,7 +879,8 @@ fn rejected_prompt_records_of_odd_shapes() {
             ("xxxxxxxx".to_string(), 1 << 20),
         ]
     );
-    let acts: Vec<(String, Option<String>, Option<i64>, Option<String>)> = all(&s)
+    type Read = (String, Option<String>, Option<i64>, Option<String>);
+    let acts: Vec<Read> = all(&s)
         .iter()
         .map(|a| {
             (
