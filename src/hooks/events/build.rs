@@ -18,11 +18,16 @@
 //!   from a prompt (no `reasonType`, source not `hook`);
 //! * PostToolBatch once per assistant message's calls, after their results;
 //! * UserPromptSubmit per prompt (not for local slash commands such as
-//!   `/compact`); Stop at each `Stop hook feedback` and at the end of a turn
-//!   that was not interrupted;
-//! * SessionStart at the file's start (`startup`), after each `cost-state`
-//!   line (a run ended, `resume`) and at each compaction (`compact`);
-//!   SessionEnd at each `cost-state` line (else the last line);
+//!   `/compact`), a prompt a hook rejected included (`prompt_id` then left
+//!   out: docs/hooks.md "A rejected prompt"); Stop at each `Stop hook
+//!   feedback` and at the end of a turn that was not interrupted;
+//! * SessionStart at each process start (docs/formats.md "One file, several
+//!   processes": the file's start `startup`, after each `cost-state` line
+//!   `resume`, a `SessionStart:<source>` hook record's source) and at each
+//!   compaction (`compact`); SessionEnd at each `cost-state` line (a file
+//!   with none: its last envelope line);
+//! * PostToolUse/PostToolUseFailure of a call a PreToolUse hook rewrote
+//!   carry the input that ran (docs/hooks.md "A rewrite ran");
 //! * PreCompact/PostCompact at each `compact_boundary`; CwdChanged where the
 //!   `cwd` changes within a run; SubagentStart/SubagentStop per linked
 //!   subagent; TaskCreated/TaskCompleted per successful TaskCreate /
@@ -428,8 +433,10 @@ fn points(session: &Session) -> Vec<Point> {
         }
         out.push(p);
     }
+    // Without any `cost-state` (versions that write none), the file's last
+    // envelope line.
     let ends: Vec<usize> = if lines.run_ends.is_empty() {
-        lines.contexts.last().map(|c| c.line).into_iter().collect()
+        Some(lines.last_envelope).filter(|&l| l > 0).into_iter().collect()
     } else {
         lines.run_ends.clone()
     };
