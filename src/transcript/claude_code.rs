@@ -732,6 +732,10 @@ struct Thread {
     resume_base: usize,
     /// Resuming: why the new lines need a whole read after all.
     conflict: Option<String>,
+    /// The last `cost-state` line and its time, until a later process
+    /// starts (its note is written then: a file one process wrote gets
+    /// none).
+    pending_end: Option<(usize, Option<DateTime<Utc>>)>,
 }
 
 /// The call a hook record's `toolUseID` names: the line and input of the
@@ -829,6 +833,11 @@ fn max_time(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTi
         (a, b) => a.or(b),
     }
 }
+
+/// The label of the notes that mark where a process that wrote the file
+/// ended or began ([`Event::Note`]; docs/formats.md "One file, several
+/// processes").
+pub const PROCESS_NOTE: &str = "process";
 
 /// Whether a rejected `<Event> operation blocked by hook` record is a
 /// prompt's (`UserPromptSubmit`, `UserPromptExpansion`): those make a turn
@@ -961,6 +970,30 @@ impl Thread {
         if matches!(kind, "user" | "assistant" | "system" | "attachment") {
             self.started = min_time(self.started, timestamp);
             self.ended = max_time(self.ended, timestamp);
+        }
+        // Where one process that wrote the file ends and the next begins
+        // (docs/formats.md "One file, several processes"), as notes.
+        // A file one process wrote gets none: the end is noted when a
+        // later process starts.
+        if kind == "cost-state" {
+            self.pending_end = Some((line_no, timestamp));
+        } else if self.lines.run_starts.last() == Some(&line_no) {
+            if let Some((end, at)) = self.pending_end.take() {
+                self.push_event(Event::Note {
+                    label: PROCESS_NOTE.to_string(),
+                    text: "ended · SessionEnd\nThe claude process that wrote the lines above ended here (its cost-state line); SessionEnd fired."
+                        .to_string(),
+                    timestamp: at,
+                    line: end,
+                });
+            }
+            self.push_event(Event::Note {
+                label: PROCESS_NOTE.to_string(),
+                text: "resumed · SessionStart\nA new claude process (claude --resume) continues the session from this line; SessionStart fired."
+                    .to_string(),
+                timestamp,
+                line: line_no,
+            });
         }
         match kind {
             "user" => self.push_user(line_no, v, timestamp),

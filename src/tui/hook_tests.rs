@@ -233,6 +233,19 @@ fn c8_rewrite_objection_rejected_prompt_and_ask() {
         vec!["bash Bash  git push origin main ⚖ hook: ask"],
         "{rows:#?}"
     );
+    // Three processes wrote the file: where each ended and the next began.
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.starts_with("process: "))
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        [
+            "process: ended · SessionEnd",
+            "process: resumed · SessionStart",
+            "process: ended · SessionEnd",
+            "process: resumed · SessionStart",
+        ]
+    );
     key(&mut app, KeyCode::Char('H'));
     insta::assert_snapshot!("hooks_only_c8_80x24", render(&mut app, 80, 24));
     // The first row (the rewritten npm test) in Detail.

@@ -91,8 +91,10 @@ fn hook_of_event<'a>(
     thread: Thread,
     event: &Event,
 ) -> Option<(usize, &'a HookActivity)> {
-    if !matches!(event, Event::Note { .. }) {
-        return None;
+    match event {
+        // A process boundary shares its line with whatever starts there.
+        Event::Note { label, .. } if label != hookscope::transcript::claude_code::PROCESS_NOTE => {}
+        _ => return None,
     }
     thread_lines(session, thread).hook_at_line(event.line())
 }
@@ -419,6 +421,15 @@ fn event_label(event: &Event) -> (&'static str, String) {
         }
         Event::Interruption { text, .. } => ("⊘", one_line(text, 300)),
         Event::ApiError { text, .. } => ("!", api_error_line(text)),
+        // A process boundary's first line says it; Detail has the rest.
+        Event::Note { label, text, .. }
+            if label == hookscope::transcript::claude_code::PROCESS_NOTE =>
+        {
+            (
+                "◦",
+                format!("{label}: {}", text.lines().next().unwrap_or("")),
+            )
+        }
         Event::Note { label, text, .. } => ("◦", format!("{label}: {}", one_line(text, 300))),
         Event::ToolCall(r) => ("", r.name().to_string()),
     }

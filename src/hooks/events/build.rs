@@ -436,7 +436,10 @@ fn points(session: &Session) -> Vec<Point> {
     // Without any `cost-state` (versions that write none), the file's last
     // envelope line.
     let ends: Vec<usize> = if lines.run_ends.is_empty() {
-        Some(lines.last_envelope).filter(|&l| l > 0).into_iter().collect()
+        Some(lines.last_envelope)
+            .filter(|&l| l > 0)
+            .into_iter()
+            .collect()
     } else {
         lines.run_ends.clone()
     };
