@@ -812,7 +812,18 @@ fn real_2_1_332_compact_scenario() {
         hookscope::transcript::claude_code::display_prompt(&s.turns[1].prompt),
         "/compact Focus on which hooks fired"
     );
-    assert_eq!(notes(&s), vec![("command-output".to_string(), 86)]);
+    // Three processes wrote the file (cost-state on lines 77 and 95): where
+    // each ended and the next began.
+    assert_eq!(
+        notes(&s),
+        vec![
+            ("process".to_string(), 77),
+            ("process".to_string(), 82),
+            ("command-output".to_string(), 86),
+            ("process".to_string(), 95),
+            ("process".to_string(), 99),
+        ]
+    );
     let sub = &s.subagents[0];
     assert_eq!(
         sub.spawn_tool_use_id.as_deref(),
