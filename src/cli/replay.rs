@@ -848,8 +848,9 @@ pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
     }
 }
 
-/// `blocked — the model is told: … — the user sees: …` from an outcome's
-/// JSON (`effect`, `model_sees`, `user_sees`).
+/// `blocked — the model is told: … — the user sees: … — the model sees this
+/// output instead: …` from an outcome's JSON (`effect`, `model_sees`,
+/// `user_sees`, `updated_output`).
 fn effect_line(o: &Value) -> String {
     let flat = |t: &str| {
         t.split('\n')
@@ -868,6 +869,12 @@ fn effect_line(o: &Value) -> String {
     }
     if let Some(u) = o.get("user_sees").and_then(Value::as_str) {
         line.push_str(&format!(" — the user sees: {}", flat(u)));
+    }
+    if let Some(out) = o.get("updated_output").filter(|v| !v.is_null()) {
+        line.push_str(&format!(
+            " — the model sees this output instead: {}",
+            flat(&hookscope::transcript::hook_activity::output_text(out))
+        ));
     }
     line
 }

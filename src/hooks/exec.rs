@@ -679,6 +679,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
 fn asynchronous(outcome: &mut Outcome) {
     let had = outcome.effect;
     outcome.updated_input = None;
+    outcome.updated_output = None;
     outcome.effect = if outcome.model_sees.is_some() {
         Effect::ContextAdded
     } else {
@@ -710,6 +711,7 @@ pub fn effect_name(effect: Effect) -> &'static str {
         Effect::Deferred => "deferred",
         Effect::Stopped => "stopped",
         Effect::InputRewritten => "input_rewritten",
+        Effect::OutputReplaced => "output_replaced",
         Effect::Allowed => "allowed",
         Effect::ContextAdded => "context_added",
         Effect::Nothing => "nothing",
@@ -796,6 +798,10 @@ pub struct CombinedRuns {
     /// The replacement tool input: the last handler to finish among those
     /// that rewrote (when the decision is allow).
     pub updated_input: Option<Value>,
+    /// What the model sees instead of the tool's output (PostToolUse
+    /// `updatedToolOutput`): the last handler to finish among those that
+    /// set one.
+    pub updated_output: Option<Value>,
     /// The labels of the handlers that decided the effect.
     pub decided_by: Vec<String>,
     /// Warnings about the merge (several rewrites, several blocks, a rewrite
@@ -809,7 +815,7 @@ fn decision_of(effect: Effect) -> Option<PermissionDecision> {
         Effect::Deferred => Some(PermissionDecision::Defer),
         Effect::Asked => Some(PermissionDecision::Ask),
         Effect::Allowed | Effect::InputRewritten => Some(PermissionDecision::Allow),
-        Effect::Stopped | Effect::ContextAdded | Effect::Nothing => None,
+        Effect::Stopped | Effect::OutputReplaced | Effect::ContextAdded | Effect::Nothing => None,
     }
 }
 
@@ -838,6 +844,7 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
             model_sees: None,
             user_sees: join(user_all),
             updated_input: None,
+            updated_output: None,
             decided_by: stoppers.iter().map(|r| r.label.clone()).collect(),
             flags: vec![
                 "continue: false stops Claude and beats every decision (hooks.md §1.7)".into(),
@@ -916,13 +923,40 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
             model.push(m.clone());
         }
     }
+    let replacers: Vec<&Reading> = readings
+        .iter()
+        .filter(|r| r.outcome.updated_output.is_some())
+        .collect();
+    let updated_output = replacers
+        .iter()
+        .max_by_key(|r| r.finish_order)
+        .and_then(|r| r.outcome.updated_output.clone());
+    if replacers.len() > 1
+        && let Some(last) = replacers.iter().max_by_key(|r| r.finish_order)
+    {
+        let labels: Vec<&str> = replacers.iter().map(|r| r.label.as_str()).collect();
+        flags.push(format!(
+            "{} handlers set updatedToolOutput ({}): the last to finish wins, which is not deterministic; this run kept {}'s",
+            replacers.len(),
+            labels.join(", "),
+            last.label
+        ));
+    }
+    if effect == Effect::Nothing && updated_output.is_some() {
+        effect = Effect::OutputReplaced;
+    }
     if effect == Effect::Nothing && !model.is_empty() {
         effect = Effect::ContextAdded;
     }
     let decided_by = if deciding.is_empty() {
+        let by = if effect == Effect::OutputReplaced {
+            Effect::OutputReplaced
+        } else {
+            Effect::ContextAdded
+        };
         readings
             .iter()
-            .filter(|r| r.outcome.effect == Effect::ContextAdded)
+            .filter(|r| r.outcome.effect == by)
             .map(|r| r.label.clone())
             .collect()
     } else {
@@ -934,6 +968,7 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
         model_sees: join(model),
         user_sees: join(user_all),
         updated_input,
+        updated_output,
         decided_by,
         flags,
     }

@@ -700,9 +700,16 @@ impl ReplayPane {
                 theme.dim(),
             )));
         }
+        let mut merged = effect_name(report.combined.effect).replace('_', " ");
+        if let Some(o) = &report.combined.updated_output {
+            merged.push_str(&format!(
+                " — the model sees this output instead: {}",
+                mask(&hookscope::transcript::hook_activity::output_text(o))
+            ));
+        }
         out.push(Line::from(vec![
             Span::styled("  merged: ", theme.heading()),
-            Span::raw(effect_name(report.combined.effect).replace('_', " ")),
+            Span::raw(merged),
         ]));
         let verdict = report
             .final_outcome

@@ -13,6 +13,7 @@ fn outcome(effect: Effect) -> Outcome {
         model_sees: None,
         user_sees: None,
         updated_input: None,
+        updated_output: None,
         why: Vec::new(),
     }
 }
@@ -388,6 +389,7 @@ fn combined(effect: Effect) -> CombinedRuns {
         model_sees: None,
         user_sees: None,
         updated_input: None,
+        updated_output: None,
         decided_by: vec!["h".into()],
         flags: Vec::new(),
     }
@@ -543,4 +545,64 @@ fn on_failure_exit_1_with_deny_json_keeps_the_json_reason() {
     let r = read_run("PreToolUse", &v("2.1.332"), &s, &exited(1, deny, "err"));
     assert_eq!(r.outcome.effect, Effect::Blocked);
     assert_eq!(r.outcome.model_sees.as_deref(), Some("json reason"));
+}
+
+#[test]
+fn an_updated_tool_output_is_read_and_merged_last_finisher_first() {
+    let s = spec(HandlerCommand::Shell {
+        command: "x".into(),
+        shell: Shell::Sh,
+    });
+    let replace = |text: &str| {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PostToolUse","updatedToolOutput":{{"stdout":"{text}","stderr":"","interrupted":false,"isImage":false}},"additionalContext":"masked"}}}}"#
+        )
+    };
+    let mut first = exited(0, &replace("[masked 1]"), "");
+    first.finish_order = 1;
+    let mut second = exited(0, &replace("[masked 2]"), "");
+    second.finish_order = 0;
+    let a = read_run("PostToolUse", &v("2.1.332"), &s, &first);
+    assert_eq!(a.outcome.effect, Effect::OutputReplaced);
+    assert_eq!(a.outcome.model_sees.as_deref(), Some("masked"));
+    assert_eq!(
+        a.outcome.summary(),
+        "output replaced — the model is told: masked — the model sees this output instead: [masked 1]"
+    );
+    let b = read_run("PostToolUse", &v("2.1.332"), &s, &second);
+    let c = combine_runs(&[a, b]);
+    assert_eq!(c.effect, Effect::OutputReplaced);
+    // The first handler finished last: its replacement wins.
+    assert_eq!(
+        c.updated_output.as_ref().map(|o| o["stdout"].clone()),
+        Some(json!("[masked 1]"))
+    );
+    assert_eq!(c.flags.len(), 1, "{:?}", c.flags);
+    // A block after the call ran stays the effect; the replacement is kept.
+    let both = r#"{"decision":"block","reason":"leak","hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":"[gone]"}}"#;
+    let r = read_run("PostToolUse", &v("2.1.332"), &s, &exited(0, both, ""));
+    assert_eq!(r.outcome.effect, Effect::Blocked);
+    assert_eq!(r.outcome.updated_output, Some(json!("[gone]")));
+    // PreToolUse does not take it.
+    let pre = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedToolOutput":"x"}}"#;
+    let r = read_run("PreToolUse", &v("2.1.332"), &s, &exited(0, pre, ""));
+    assert_eq!(r.outcome.effect, Effect::Nothing);
+    assert_eq!(r.outcome.updated_output, None);
+    assert!(
+        r.outcome
+            .why
+            .contains(&"PreToolUse does not take updatedToolOutput: ignored".to_string()),
+        "{:?}",
+        r.outcome.why
+    );
+    // An async handler's replacement has no effect.
+    let mut s = s;
+    s.is_async = true;
+    let r = read_run(
+        "PostToolUse",
+        &v("2.1.332"),
+        &s,
+        &exited(0, &replace("x"), ""),
+    );
+    assert_eq!(r.outcome.updated_output, None);
 }
