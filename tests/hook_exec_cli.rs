@@ -289,3 +289,110 @@ fn a_broken_or_missing_settings_file_is_in_the_report_once() {
         "{stdout}"
     );
 }
+
+/// The example project's folder, absolute.
+fn example_dir() -> std::path::PathBuf {
+    std::path::absolute("assets/examples/hooks_c2_exit2").expect("absolute")
+}
+
+#[test]
+fn relative_paths_resolve_against_the_invocation_folder() {
+    // `hooks --help` shows `hooks --settings .claude/settings.json --lint`:
+    // run from the project, the hook's "$CLAUDE_PROJECT_DIR"/… is found.
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .current_dir(example_dir())
+        .args(["hooks", "--settings", ".claude/settings.json", "--lint"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout, "No lints (1 handler in 1 file).\n");
+    assert_eq!(out.status.code(), Some(0));
+    // --exec from the same folder: CLAUDE_PROJECT_DIR is the project, not
+    // empty, so the script runs (no 127) and blocks as recorded.
+    let session = std::path::absolute(C2).expect("absolute");
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .current_dir(example_dir())
+        .args(["replay"])
+        .arg(&session)
+        .args(["--event", "PreToolUse", "--at", RM_RF, "--exec", "--json"])
+        .args(["--settings", ".claude/settings.json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let e = &v["exec"];
+    assert_eq!(e["handlers"][0]["exit_code"], 2, "{e}");
+    assert_eq!(
+        e["project_note"],
+        format!(
+            "the session's project /home/dev/work/hooks_c2_exit2 does not exist here: CLAUDE_PROJECT_DIR is {} (the folder holding the settings' .claude/; --cwd-map OLD=NEW names another)",
+            example_dir().display()
+        )
+    );
+    // The session's cwd is gone: the hook runs in the project folder.
+    assert_eq!(e["handlers"][0]["cwd"], example_dir().display().to_string());
+}
+
+#[test]
+fn a_plugins_hooks_json_gets_its_plugin_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("guard-plugin");
+    std::fs::create_dir_all(root.join(".claude-plugin")).expect("mkdir");
+    std::fs::create_dir_all(root.join("hooks")).expect("mkdir");
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        r#"{"name": "guard"}"#,
+    )
+    .expect("write");
+    let script = root.join("hooks/block.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncat >/dev/null\necho \"blocked by the plugin in $CLAUDE_PLUGIN_ROOT\" >&2\nexit 2\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let hooks = root.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}\"/hooks/block.sh"}]}]}}"#,
+    )
+    .expect("write");
+    // Given relative to the invocation folder.
+    let session = std::path::absolute(C2).expect("absolute");
+    for given in [
+        "guard-plugin/hooks/hooks.json",
+        "guard-plugin/.claude-plugin/plugin.json",
+    ] {
+        let out = Command::cargo_bin("hookscope")
+            .expect("binary")
+            .current_dir(dir.path())
+            .arg("replay")
+            .arg(&session)
+            .args(["--event", "PreToolUse", "--at", RM_RF, "--exec", "--json"])
+            .args(["--settings", given])
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let h = &v["exec"]["handlers"][0];
+        assert_eq!(
+            h["stderr"],
+            format!("blocked by the plugin in {}\n", root.display()),
+            "{given}: {v}"
+        );
+        assert!(
+            h["label"]
+                .as_str()
+                .is_some_and(|l| l.ends_with("(plugin guard)")),
+            "{h}"
+        );
+        assert!(
+            h["env_names"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!("CLAUDE_PLUGIN_ROOT")))
+        );
+        assert_eq!(v["exec"]["combined"]["effect"], "blocked");
+    }
+}

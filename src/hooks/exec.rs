@@ -49,8 +49,8 @@ pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
-    Agreement, ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, Scratch, agreement, execute,
-    not_runnable, working_dir,
+    Agreement, ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, agreement,
+    execute, not_runnable, project_dir, working_dir,
 };
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,

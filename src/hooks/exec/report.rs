@@ -72,26 +72,129 @@ impl Scratch {
     }
 }
 
-/// Where the handlers run: the payload's `cwd` when it is a folder here,
-/// else `scratch`'s folder, with a note saying why.
-pub fn working_dir(payload: &Value, scratch: &Scratch) -> (PathBuf, Option<String>) {
-    match payload.get("cwd").and_then(Value::as_str) {
-        Some(cwd) if Path::new(cwd).is_dir() => (PathBuf::from(cwd), None),
-        Some(cwd) => (
-            scratch.path().to_path_buf(),
-            Some(format!(
-                "the session's cwd {cwd} does not exist here: running in a temporary folder, {}",
-                scratch.path().display()
+/// The `CLAUDE_PROJECT_DIR` a replayed hook gets, and why it is that folder
+/// (README "Running your real hooks"): never empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectDir {
+    /// The folder (absolute when hookscope chose it).
+    pub path: PathBuf,
+    /// The session's project as recorded (its first `cwd`, after
+    /// `--cwd-map`), when known.
+    pub recorded: Option<PathBuf>,
+    /// Why `path` is not the session's project, when it is not.
+    pub note: Option<String>,
+}
+
+/// Chooses `CLAUDE_PROJECT_DIR`: the session's project (`session`, its
+/// first `cwd` after `--cwd-map`) when that folder exists here; else the
+/// folder holding the given settings' `.claude/` (`settings_project`,
+/// [`crate::hooks::settings::HookConfig::project_dir`]) when it exists;
+/// else the recorded project as it is (a hook using it will not find its
+/// files, said in the note); else `fallback` (the temporary folder).
+pub fn project_dir(
+    session: Option<&Path>,
+    settings_project: Option<&Path>,
+    fallback: &Path,
+) -> ProjectDir {
+    let session = session.filter(|d| !d.as_os_str().is_empty());
+    let settings_project = settings_project.filter(|d| !d.as_os_str().is_empty());
+    let recorded = session.map(Path::to_path_buf);
+    if let Some(d) = session.filter(|d| d.is_dir()) {
+        return ProjectDir {
+            path: d.to_path_buf(),
+            recorded,
+            note: None,
+        };
+    }
+    if let Some(p) = settings_project.filter(|p| p.is_dir()) {
+        let note = session.map(|d| {
+            format!(
+                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR is {} (the folder holding the settings' .claude/; --cwd-map OLD=NEW names another)",
+                d.display(),
+                p.display()
+            )
+        });
+        return ProjectDir {
+            path: p.to_path_buf(),
+            recorded,
+            note,
+        };
+    }
+    if let Some(d) = session {
+        return ProjectDir {
+            path: d.to_path_buf(),
+            recorded,
+            note: Some(format!(
+                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR names it anyway, so a hook that reads its files there will not find them (--cwd-map OLD=NEW maps it to a local folder)",
+                d.display()
             )),
-        ),
-        None => (
+        };
+    }
+    ProjectDir {
+        path: fallback.to_path_buf(),
+        recorded: None,
+        note: Some(format!(
+            "the session records no project folder: CLAUDE_PROJECT_DIR is the temporary folder {}",
+            fallback.display()
+        )),
+    }
+}
+
+/// Where the handlers run, as Claude Code would run them: the payload's
+/// `cwd` (it follows a `cd`, unlike `CLAUDE_PROJECT_DIR`) when it is a
+/// folder here; else its place under `project` (the same path relative to
+/// the recorded project, when that folder exists here); else the project
+/// folder (Claude Code, from 2.1.239, falls back to the project when the
+/// `cwd` is gone); else `scratch`'s folder. The note says why when it is
+/// not the payload's `cwd`.
+pub fn working_dir(
+    payload: &Value,
+    project: &ProjectDir,
+    scratch: &Scratch,
+) -> (PathBuf, Option<String>) {
+    let Some(cwd) = payload.get("cwd").and_then(Value::as_str) else {
+        return (
             scratch.path().to_path_buf(),
             Some(format!(
                 "the payload has no cwd: running in a temporary folder, {}",
                 scratch.path().display()
             )),
-        ),
+        );
+    };
+    if Path::new(cwd).is_dir() {
+        return (PathBuf::from(cwd), None);
     }
+    let under = project
+        .recorded
+        .as_deref()
+        .and_then(|r| Path::new(cwd).strip_prefix(r).ok())
+        .map(|rel| project.path.join(rel))
+        .filter(|p| p.is_dir() && p != &project.path);
+    if let Some(place) = under {
+        return (
+            place.clone(),
+            Some(format!(
+                "the session's cwd {cwd} does not exist here: running in its place under CLAUDE_PROJECT_DIR, {}",
+                place.display()
+            )),
+        );
+    }
+    if project.path.is_dir() && project.path != scratch.path() {
+        return (
+            project.path.clone(),
+            Some(format!(
+                "the session's cwd {cwd} does not exist here: running in CLAUDE_PROJECT_DIR, {} (Claude Code runs hooks in the project folder when the cwd is gone)",
+                project.path.display()
+            )),
+        );
+    }
+    (
+        scratch.path().to_path_buf(),
+        Some(format!(
+            "the session's cwd {cwd} does not exist here: running in a temporary folder, {}",
+            scratch.path().display()
+        )),
+    )
 }
 
 /// A configured handler that was not run, and why.
