@@ -396,3 +396,57 @@ fn a_plugins_hooks_json_gets_its_plugin_root() {
         assert_eq!(v["exec"]["combined"]["effect"], "blocked");
     }
 }
+
+#[test]
+fn cwd_map_moves_the_payload_the_project_dir_and_the_working_folder() {
+    // Someone else's transcript: the project was /home/dev/work/hooks_c2_exit2
+    // and its last Stop came after `cd src`. Here the project is a temp dir.
+    let dir = tempfile::tempdir().expect("tmp");
+    let local = std::fs::canonicalize(dir.path()).expect("canonical");
+    std::fs::create_dir_all(local.join("src")).expect("mkdir");
+    std::fs::create_dir_all(local.join(".claude")).expect("mkdir");
+    let settings = local.join(".claude/settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "cat >/dev/null; echo \"$PWD|$CLAUDE_PROJECT_DIR\" >&2"}]}]}}"#,
+    )
+    .expect("write");
+    let map = format!("/home/dev/work/hooks_c2_exit2={}", local.display());
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["replay", C2, "--event", "Stop", "--exec", "--json"])
+        .args(["--settings", &settings.display().to_string()])
+        .args(["--cwd-map", &map])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["payload"]["cwd"], format!("{}/src", local.display()));
+    assert_eq!(v["cwd_map"][0]["old"], "/home/dev/work/hooks_c2_exit2");
+    let h = &v["exec"]["handlers"][0];
+    assert_eq!(h["cwd"], format!("{}/src", local.display()));
+    assert_eq!(h["cwd_note"], Value::Null);
+    assert_eq!(
+        h["stderr"],
+        format!("{}/src|{}\n", local.display(), local.display())
+    );
+    assert_eq!(v["exec"]["project_note"], Value::Null);
+    // `payload` maps the same way; a bad pair is refused with exit 2.
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["payload", C2, "--event", "Stop", "--cwd-map", &map])
+        .output()
+        .expect("runs");
+    let p: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(p["cwd"], format!("{}/src", local.display()));
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["payload", C2, "--event", "Stop", "--cwd-map", "src=/tmp"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: --cwd-map \"src=/tmp\": OLD is the folder as the transcript records it, an absolute path\n"
+    );
+}

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::replay::{
-    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, backtest_refs_indexed, replay,
-    replay_json,
+    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, backtest_refs_indexed,
+    replay_json, replay_with,
 };
 use hookscope::hooks::rules::RuleSet;
 use hookscope::redact::Redactions;
@@ -72,6 +72,19 @@ pub struct ReplayArgs {
     /// NAME=VALUE (repeatable); hooks get an allowlist otherwise.
     #[arg(long = "env", value_name = "NAME")]
     pub env: Vec<String>,
+    /// Map a folder the transcript records (OLD, absolute) to a folder here
+    /// (NEW) in the payload, CLAUDE_PROJECT_DIR and where the hooks run:
+    /// for a transcript written on another machine (repeatable; the longest
+    /// OLD wins).
+    #[arg(long = "cwd-map", value_name = "OLD=NEW")]
+    pub cwd_map: Vec<String>,
+}
+
+/// The `--cwd-map` pairs, or exit 2 saying which argument is wrong. NEW is
+/// resolved against the invocation's folder.
+pub fn cwd_map_or_exit(args: &[String]) -> hookscope::hooks::cwd_map::CwdMap {
+    let base = std::env::current_dir().unwrap_or_default();
+    hookscope::hooks::cwd_map::CwdMap::parse(args, &base).unwrap_or_else(|e| fail(e))
 }
 
 /// How many examples `replay --all` lists per rule and verdict.
@@ -152,14 +165,20 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
         ))
     };
     let event: EventName = event.parse().unwrap_or_else(|e| fail(e));
+    let map = cwd_map_or_exit(&args.cwd_map);
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     if session.agent == hookscope::transcript::Agent::Codex {
         // The session's agent decides the hook dialect.
-        return super::replay_codex::run(&session, event, &at, args);
+        return super::replay_codex::run(&session, event, &at, args, &map);
     }
-    let r = replay(&session, event, &at, rules.as_ref()).unwrap_or_else(|e| fail(e));
-    let (out, masked) = replay_json(&r, rules.as_ref());
+    let r = replay_with(&session, event, &at, rules.as_ref(), &map).unwrap_or_else(|e| fail(e));
+    let (mut out, masked) = replay_json(&r, rules.as_ref());
+    if !map.is_empty()
+        && let Some(o) = out.as_object_mut()
+    {
+        o.insert("cwd_map".into(), json!(map.pairs));
+    }
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
         eprintln!(
@@ -167,7 +186,7 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
             list.join(", ")
         );
     }
-    let hooks = run_hooks(&session, &r, args);
+    let hooks = run_hooks(&session, &r, args, &map);
     if args.json {
         let mut out = out;
         if let Some(o) = out.as_object_mut() {
@@ -471,7 +490,12 @@ struct HooksOut {
 /// (`settings::explain`: matcher, `if`, dedup) are run on the rebuilt
 /// payload (`hooks::exec::execute`), and each run, the merge and the final
 /// outcome are shown; secrets in what the hooks printed are masked.
-fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &ReplayArgs) -> HooksOut {
+fn run_hooks(
+    session: &hookscope::transcript::Session,
+    r: &Replay,
+    args: &ReplayArgs,
+    map: &hookscope::hooks::cwd_map::CwdMap,
+) -> HooksOut {
     use hookscope::hooks::contract::Version;
     use hookscope::hooks::exec::ProcessRunner;
     use hookscope::hooks::settings::{self, LoadOptions};
@@ -491,7 +515,10 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         .map_or_else(Version::latest, Version::parse);
     let event = r.payload.event.as_str();
     let payload = &r.payload.json;
-    let session_dir = session.cwd.clone().map(PathBuf::from);
+    let session_dir = session
+        .cwd
+        .as_deref()
+        .map(|d| map.map_path(std::path::Path::new(d)));
     // A Droid session's hooks are Droid's (`settings::droid`).
     let config = settings::load_for(
         session.agent,

@@ -214,6 +214,7 @@ impl App {
             settings: Vec::new(),
             settings_config_dir: None,
             settings_managed: None,
+            cwd_map: Default::default(),
             codex_home: None,
             hook_env: None,
             rules: Default::default(),

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use hookscope::hooks::contract::Version;
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::exec::{ExecPlan, ExecReport, effect_name};
-use hookscope::hooks::replay::{Replay, replay};
+use hookscope::hooks::replay::{Replay, replay_with};
 use hookscope::hooks::rules::RuleSet;
 use hookscope::hooks::settings::{self, HandlerVerdict, HookConfig, LoadOptions};
 use hookscope::redact::{Redactions, redactor};
@@ -312,6 +312,10 @@ impl ReplayPane {
         let result = if session.agent == hookscope::transcript::Agent::Codex {
             // A Codex session: Codex's payload; rule sets are Claude Code's.
             hookscope::hooks::codex::payload::payload(session, event, at)
+                .map(|mut payload| {
+                    ctx.cwd_map.map_value(&mut payload.json);
+                    payload
+                })
                 .map(|payload| hookscope::hooks::replay::Replay {
                     payload,
                     history: Default::default(),
@@ -320,7 +324,7 @@ impl ReplayPane {
                 })
                 .map_err(|e| e.to_string())
         } else {
-            replay(session, event, at, rules).map_err(|e| e.to_string())
+            replay_with(session, event, at, rules, &ctx.cwd_map).map_err(|e| e.to_string())
         };
         self.verdicts.clear();
         if let Ok(r) = &result {
@@ -359,8 +363,8 @@ impl ReplayPane {
                 codex_home: ctx.codex_home.clone(),
                 cwd: session
                     .cwd
-                    .as_ref()
-                    .map(std::path::PathBuf::from)
+                    .as_deref()
+                    .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d)))
                     .filter(|d| d.is_dir()),
             });
             let config = Arc::new(hooks.config);
@@ -374,8 +378,8 @@ impl ReplayPane {
                 settings: ctx.settings.clone(),
                 cwd: session
                     .cwd
-                    .as_ref()
-                    .map(std::path::PathBuf::from)
+                    .as_deref()
+                    .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d)))
                     .filter(|d| d.is_dir()),
                 config_dir: ctx.settings_config_dir.clone(),
                 managed: ctx.settings_managed.clone(),
@@ -528,7 +532,10 @@ impl ReplayPane {
             r.payload.event.as_str(),
             &r.payload.json,
             &version,
-            session.cwd.as_ref().map(std::path::PathBuf::from),
+            session
+                .cwd
+                .as_deref()
+                .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d))),
             entrypoint,
             &[],
             &|n| match &ctx.hook_env {
