@@ -49,7 +49,10 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
         "combined: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
         "final: denied (decided by hook; mode bypassPermissions)\n",
         // Compared with the transcript's hook record of the same firing.
-        "vs the transcript: then: blocked by PreToolUse hook (exit 2); now: blocked — agrees\n",
+        "vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: blocked the call — agrees\n",
+        // The simulated permissionDecision is the one the transcript holds.
+        "  recorded as: reject (hook, hook:PreToolUse)\n",
+        "final vs the transcript: recorded reject (hook, hook:PreToolUse); simulated reject (hook, hook:PreToolUse) — agrees\n",
         // What the transcript recorded: the same reason.
         "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
     ] {
@@ -67,6 +70,13 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
     assert_eq!(e["final_outcome"]["verdict"], "denied");
     assert_eq!(e["claude_version"], "2.1.332");
     assert_eq!(e["vs_transcript"]["agrees"], true);
+    assert_eq!(e["vs_transcript"]["verdict"], "agrees");
+    assert_eq!(e["vs_transcript"]["then"], "blocked");
+    assert_eq!(e["vs_transcript"]["final_outcome"]["agrees"], true);
+    assert_eq!(
+        e["final_outcome"]["record"],
+        json!({"decision": "reject", "source": "hook", "reasonType": "hook", "reasonCode": "hook:PreToolUse"})
+    );
 }
 
 #[test]
@@ -230,10 +240,11 @@ fn exec_does_not_go_with_all() {
 }
 
 #[test]
-fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
+fn a_hook_that_cannot_start_fails_open_loudly() {
     // The example project copied with its script made non-executable: the
-    // handler cannot start (launch-failed, non-blocking), so the call the
-    // transcript shows blocked would now run — said, and `agrees: false`.
+    // handler cannot start (126, launch-failed, non-blocking), so the call
+    // the transcript shows blocked would now run. That never agrees: the
+    // output says it failed open, and --json marks it.
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("tempdir");
     let hooks = dir.path().join(".claude/hooks");
@@ -247,13 +258,104 @@ fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
     let s = settings.display().to_string();
     let (code, out, _) = replay(&["--exec", "--settings", &s], &[]);
     assert_eq!(code, Some(0));
-    assert!(
-        out.contains("vs the transcript: then: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here\n"),
-        "{out}"
+    let line = format!(
+        "vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: did nothing — FAILED OPEN: #1 {s}:7 (given) could not start (exit 126): not executable (permission denied): sh: 1: {}: Permission denied; Claude Code treats that as a non-blocking error and lets the action through, so this run does not show what your hook decides (fix it and run again)\n",
+        script.display()
     );
+    assert!(out.contains(&line), "missing {line:?} in:\n{out}");
     let (_, out, _) = replay(&["--exec", "--json", "--settings", &s], &[]);
     let v: Value = serde_json::from_str(&out).expect("json");
-    assert_eq!(v["exec"]["vs_transcript"]["agrees"], false);
+    let vs = &v["exec"]["vs_transcript"];
+    assert_eq!(vs["agrees"], false);
+    assert_eq!(vs["verdict"], "failed_open");
+    assert_eq!(vs["failures"][0]["kind"], "launch_failed");
+    assert_eq!(vs["failures"][0]["blocked"], false);
+    // The call would now run: not what the transcript recorded either.
+    assert_eq!(vs["final_outcome"]["agrees"], false);
+}
+
+#[test]
+fn a_crash_under_on_failure_block_says_the_block_is_the_failures() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "cat >/dev/null; echo 'Traceback: boom' >&2; exit 1", "onFailure": "block"}]),
+    );
+    let (code, out, _) = replay(&["--exec", "--json", "--settings", &file], &[]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let vs = &v["exec"]["vs_transcript"];
+    assert_eq!(vs["verdict"], "failed_blocked", "{vs}");
+    assert_eq!(vs["failures"][0]["kind"], "crashed");
+    assert_eq!(
+        vs["failures"][0]["how"],
+        "crashed (exit 1): Traceback: boom"
+    );
+    assert_eq!(vs["failures"][0]["blocked"], true);
+    assert_eq!(vs["agrees"], false);
+    // A JSON answer with exit 1 is honoured: no failure, and it agrees.
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "cat >/dev/null; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\"}}'; exit 1"}]),
+    );
+    let (_, out, _) = replay(&["--exec", "--json", "--settings", &file], &[]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["exec"]["vs_transcript"]["verdict"], "agrees");
+    assert_eq!(v["exec"]["vs_transcript"]["failures"], json!([]));
+}
+
+#[test]
+fn a_post_tool_use_hook_that_replaces_the_output_is_shown_and_differs() {
+    // The c8 session's `git commit`: its PostToolUse hook objected then
+    // (commit_block); a hook that replaces the output now differs, and the
+    // model's new view is shown.
+    const C8: &str = "tests/corpus/real-cc-2.1.332/hooks_c8_outcomes/projects/-home-dev-work-hooks-c8-outcomes/07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl";
+    const COMMIT: &str = "toolu_01JYsjuviVGcRZXGMMJG1GMh";
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("settings.json");
+    let out_json = r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"[commit output hidden]","stderr":"","interrupted":false,"isImage":false}}}"#;
+    let v = json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("cat >/dev/null; echo '{out_json}'")}]}]}});
+    std::fs::write(&path, v.to_string()).expect("write");
+    let file = path.display().to_string();
+    let run = |json: bool| {
+        let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+        cmd.args([
+            "replay",
+            C8,
+            "--event",
+            "PostToolUse",
+            "--at",
+            COMMIT,
+            "--exec",
+        ])
+        .args(["--settings", &file]);
+        if json {
+            cmd.arg("--json");
+        }
+        String::from_utf8(cmd.output().expect("runs").stdout).expect("utf-8")
+    };
+    let out = run(false);
+    for fragment in [
+        "    reading: output replaced — the model sees this output instead: [commit output hidden]\n",
+        "combined: output replaced — the model sees this output instead: [commit output hidden]\n",
+        "vs the transcript: then: PostToolUse hook objected after the call ran; now: replaced the output the model saw — differs: your hooks now replaced the output the model saw (then they objected after the call ran)\n",
+    ] {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+    let v: Value = serde_json::from_str(&run(true)).expect("json");
+    let e = &v["exec"];
+    assert_eq!(e["combined"]["effect"], "output_replaced");
+    assert_eq!(
+        e["combined"]["updated_output"]["stdout"],
+        "[commit output hidden]"
+    );
+    assert_eq!(
+        e["handlers"][0]["reading"]["outcome"]["updated_output"]["stdout"],
+        "[commit output hidden]"
+    );
+    assert_eq!(e["vs_transcript"]["then"], "flagged");
+    assert_eq!(e["vs_transcript"]["now"], "replaced_output");
 }
 
 #[test]

@@ -78,6 +78,47 @@ pub struct ReplayArgs {
     /// OLD wins).
     #[arg(long = "cwd-map", value_name = "OLD=NEW")]
     pub cwd_map: Vec<String>,
+    /// With --exec: the session's `claude --allowedTools` rules (a
+    /// transcript does not record them), for the final outcome: e.g.
+    /// `--allowed-tools "Read,Edit,Bash(git log:*)"` (repeatable; commas or
+    /// spaces between rules).
+    #[arg(long = "allowed-tools", alias = "allowedTools", value_name = "RULES")]
+    pub allowed_tools: Vec<String>,
+    /// With --exec: the session's `claude --disallowedTools` rules, likewise.
+    #[arg(
+        long = "disallowed-tools",
+        alias = "disallowedTools",
+        value_name = "RULES"
+    )]
+    pub disallowed_tools: Vec<String>,
+}
+
+/// Permission rules as `claude --allowedTools` takes them: split on commas
+/// and white space outside parentheses (`Bash(git log:*),Read` is two).
+pub fn split_rules(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for arg in args {
+        let mut depth = 0usize;
+        let mut cur = String::new();
+        for c in arg.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 && (c == ',' || c.is_whitespace()) {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else {
+                cur.push(c);
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
 }
 
 /// The `--cwd-map` pairs, or exit 2 saying which argument is wrong. NEW is
@@ -625,7 +666,7 @@ fn run_hooks(
             text,
         };
     }
-    let plan = hookscope::hooks::exec::plan(
+    let mut plan = hookscope::hooks::exec::plan(
         &config,
         &verdicts,
         event,
@@ -641,6 +682,8 @@ fn run_hooks(
             "cannot create a temporary folder for the hooks: {e}"
         ))
     });
+    plan.permissions.cli_allow = split_rules(&args.allowed_tools);
+    plan.permissions.cli_deny = split_rules(&args.disallowed_tools);
     for e in &plan.env_file_errors {
         eprintln!("hookscope: {e}");
     }
@@ -649,7 +692,8 @@ fn run_hooks(
     }
     let report = plan.run(&ProcessRunner);
     let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-    let agreement = hookscope::hooks::exec::agreement(&report, &activity);
+    let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
+    let agreement = hookscope::hooks::exec::agreement(&report, &activity, permission);
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
     let mut counts = Redactions::new();
@@ -670,6 +714,9 @@ fn run_hooks(
     }
     exec_text(&j, &mut text);
     text.push(format!("vs the transcript: {}", agreement.text));
+    if let Some(f) = &agreement.final_outcome {
+        text.push(format!("final vs the transcript: {}", f.text));
+    }
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
         eprintln!(
@@ -870,6 +917,12 @@ pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
         verdict.unwrap_or_else(|| s(f, "effect").replace('_', " ")),
         s(f, "decided_by")
     ));
+    if let Some(rec) = f.get("record").filter(|r| r.is_object()) {
+        text.push(format!(
+            "  recorded as: {}",
+            hookscope::hooks::exec::permissions::describe_recorded(rec)
+        ));
+    }
     for w in f.get("why").and_then(Value::as_array).into_iter().flatten() {
         text.push(format!("  why: {}", w.as_str().unwrap_or("")));
     }

@@ -37,6 +37,7 @@ use crate::hooks::contract::{self, FailMode, Version};
 use crate::hooks::result::{Effect, Outcome, PermissionDecision, interpret_output_at};
 use crate::hooks::settings::{self, HandlerType};
 
+mod compare;
 mod env;
 mod http;
 pub mod permissions;
@@ -44,13 +45,16 @@ mod plan;
 mod process;
 mod report;
 
+pub use compare::{
+    Agreement, Failure, FinalCheck, Seen, Then, Verdict, agreement, failure_of, then_of,
+};
 pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env};
 pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
-    Agreement, ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, agreement,
-    execute, not_runnable, project_dir, working_dir,
+    ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, execute, not_runnable,
+    project_dir, working_dir,
 };
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,

@@ -565,6 +565,18 @@ pub fn activity_at<'a>(
     out
 }
 
+/// The `permissionDecision` the transcript recorded on the tool result of
+/// the payload's call (`{decision, source, reasonType|reasonCode,
+/// ruleSource}`, 2.1.332), in the payload's thread; `None` for an event not
+/// on a call, or a call without one.
+pub fn recorded_permission<'a>(session: &'a Session, p: &Payload) -> Option<&'a Value> {
+    let id = p.json.get("tool_use_id").and_then(Value::as_str)?;
+    session
+        .thread_lines(thread_of(session, p))
+        .permission_decisions
+        .get(id)
+}
+
 /// What a replay without a rule set says in [`replay_json`]'s `rules_note`.
 pub const NO_RULES: &str = "no rule set loaded: only the payload and what the transcript recorded";
 

@@ -774,7 +774,7 @@ impl App {
             Msg::Discovered(_) => {}
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
             Msg::HooksRan { generation, report } => {
-                self.replay.hooks_ran(generation, report, &mut self.ctx)
+                self.replay.hooks_ran(generation, *report, &mut self.ctx)
             }
             Msg::Backtested {
                 done,

@@ -734,22 +734,48 @@ impl ReplayPane {
                 report.final_outcome.decided_by
             )),
         ]));
-        out.push(Line::from(vec![
-            Span::styled("  vs the transcript: ", theme.heading()),
-            Span::raw(self.agreement(report, ctx)),
-        ]));
+        if let Some(a) = self.agreement(report, ctx) {
+            let loud = matches!(
+                a.verdict,
+                hookscope::hooks::exec::Verdict::FailedOpen
+                    | hookscope::hooks::exec::Verdict::FailedBlocked
+            );
+            out.push(Line::from(vec![
+                Span::styled("  vs the transcript: ", theme.heading()),
+                if loud {
+                    Span::styled(a.text.clone(), theme.error())
+                } else {
+                    Span::raw(a.text.clone())
+                },
+            ]));
+            if let Some(f) = &a.final_outcome {
+                out.push(Line::from(vec![
+                    Span::styled("  final vs the transcript: ", theme.heading()),
+                    Span::raw(f.text.clone()),
+                ]));
+            }
+        }
         out
     }
 
-    /// Whether the run's merged effect agrees with what the transcript
-    /// recorded for this firing (its parsed hook activity): `transcript:
-    /// blocked by PreToolUse hook (exit 2); now: blocked — agrees`.
-    fn agreement(&self, report: &ExecReport, ctx: &Ctx) -> String {
+    /// The run compared with what the transcript recorded for this firing
+    /// (its parsed hook activity and the call's recorded
+    /// `permissionDecision`, [`hookscope::hooks::exec::agreement`]): `then:
+    /// PreToolUse hook blocked the call (exit 2); now: blocked the call —
+    /// agrees`, or a loud `FAILED OPEN` when a handler failed.
+    fn agreement(
+        &self,
+        report: &ExecReport,
+        ctx: &Ctx,
+    ) -> Option<hookscope::hooks::exec::Agreement> {
         let (Some(Ok(r)), Some(session)) = (&self.result, ctx.session()) else {
-            return String::new();
+            return None;
         };
         let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-        hookscope::hooks::exec::agreement(report, &activity).text
+        let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
+        Some(hookscope::hooks::exec::agreement(
+            report, &activity, permission,
+        ))
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).

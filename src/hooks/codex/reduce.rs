@@ -717,6 +717,7 @@ pub fn execute<R: Runner + ?Sized>(
             "hook".into()
         },
         permission_mode: None,
+        record: None,
         why,
     };
     ExecReport {

@@ -136,12 +136,20 @@ pub fn plan(
             }),
         }
     }
+    // Rules and "inside the working folder" are judged on the payload's
+    // paths, so against the project they were recorded under (mapped).
     let rule_ctx = RuleContext {
+        non_interactive: ctx.entrypoint.as_deref() == Some("sdk-cli"),
         cwd: payload
             .get("cwd")
             .and_then(Value::as_str)
             .map(str::to_string),
-        project_dir: ctx.project_dir.clone(),
+        project_dir: project
+            .recorded
+            .as_ref()
+            .unwrap_or(&project.path)
+            .to_str()
+            .map(str::to_string),
         home: lookup("HOME").map(|h| h.to_string_lossy().into_owned()),
     };
     Ok(ExecPlan {

@@ -1,6 +1,8 @@
 use serde_json::json;
 
-use super::permissions::{Permissions, RuleContext, ToolVerdict, final_outcome, rule_matches};
+use super::permissions::{
+    PermissionRecord, Permissions, RuleContext, ToolVerdict, final_outcome, rule_matches,
+};
 use super::*;
 
 fn v(s: &str) -> Version {
@@ -317,6 +319,7 @@ fn bash(cmd: &str) -> Value {
 #[test]
 fn permission_rules_simple_matching() {
     let ctx = RuleContext {
+        non_interactive: false,
         cwd: Some("/proj".into()),
         project_dir: Some("/proj".into()),
         home: Some("/home/u".into()),
@@ -429,7 +432,7 @@ fn final_outcome_follows_hooks_md_1_12() {
         allow: vec!["Bash(ls *)".into()],
         ask: vec!["Bash(git push *)".into()],
         deny: vec!["Bash(rm *)".into()],
-        default_mode: None,
+        ..Permissions::default()
     };
     let f = final_outcome(
         "PreToolUse",
@@ -487,16 +490,33 @@ fn final_outcome_follows_hooks_md_1_12() {
         &ctx,
     );
     assert_eq!(f.verdict, Some(ToolVerdict::Asked));
-    let read = json!({"permission_mode": "default", "tool_name": "Read", "tool_input": {"file_path": "/a"}});
+    let read = json!({"permission_mode": "default", "tool_name": "Read", "tool_input": {"file_path": "/proj/a"}});
+    let inside = RuleContext {
+        cwd: Some("/proj".into()),
+        ..RuleContext::default()
+    };
     let f = final_outcome(
         "PreToolUse",
         &at,
         &read,
         &combined(Effect::Nothing),
         &none,
-        &ctx,
+        &inside,
     );
     assert_eq!(f.verdict, Some(ToolVerdict::Runs));
+    // Outside the working folder Read prompts.
+    let f = final_outcome(
+        "PreToolUse",
+        &at,
+        &read,
+        &combined(Effect::Nothing),
+        &none,
+        &RuleContext {
+            cwd: Some("/elsewhere".into()),
+            ..RuleContext::default()
+        },
+    );
+    assert_eq!(f.verdict, Some(ToolVerdict::Asked));
     // Other events: the hooks' effect.
     let f = final_outcome(
         "Stop",
@@ -605,4 +625,87 @@ fn an_updated_tool_output_is_read_and_merged_last_finisher_first() {
         &exited(0, &replace("x"), ""),
     );
     assert_eq!(r.outcome.updated_output, None);
+}
+
+#[test]
+fn default_mode_runs_agent_and_read_only_bash_without_a_prompt() {
+    let at = v("2.1.332");
+    let none = Permissions::default();
+    let ctx = RuleContext {
+        non_interactive: true,
+        cwd: Some("/p".into()),
+        project_dir: Some("/p".into()),
+        home: None,
+    };
+    let call = |tool: &str, input: Value| {
+        json!({"hook_event_name": "PreToolUse", "permission_mode": "default",
+               "tool_name": tool, "tool_input": input, "cwd": "/p"})
+    };
+    let run = |p: &Value, perms: &Permissions| {
+        final_outcome(
+            "PreToolUse",
+            &at,
+            p,
+            &combined(Effect::Nothing),
+            perms,
+            &ctx,
+        )
+    };
+    // The Agent tool needs no permission.
+    let f = run(
+        &call("Agent", json!({"prompt": "x", "description": "y"})),
+        &none,
+    );
+    assert_eq!(f.verdict, Some(ToolVerdict::Runs));
+    assert_eq!(f.decided_by, "permission mode default");
+    assert_eq!(
+        serde_json::to_value(&f.record).expect("json"),
+        json!({"decision": "accept", "source": "config", "reasonType": "mode"})
+    );
+    // `ls src` is read-only; `npm test` prompts, which -p records as a rejection.
+    let f = run(&call("Bash", json!({"command": "ls src"})), &none);
+    assert_eq!(f.verdict, Some(ToolVerdict::Runs));
+    let f = run(&call("Bash", json!({"command": "npm test"})), &none);
+    assert_eq!(f.verdict, Some(ToolVerdict::Asked));
+    assert_eq!(
+        serde_json::to_value(&f.record).expect("json"),
+        json!({"decision": "reject", "source": "config", "reasonCode": "unknown"})
+    );
+    assert_eq!(
+        f.why,
+        [
+            "Bash in default mode: Bash `npm test` needs permission: npm is not a read-only command; no hook decision and no rule: the user is prompted (in -p nobody answers: denied unless a PermissionRequest hook allows)",
+            "a -p run (entrypoint sdk-cli): nobody can answer the prompt, so the call is denied"
+        ]
+    );
+    // A --allowed-tools rule is recorded as cliArg, before the mode.
+    let cli = Permissions {
+        cli_allow: vec!["Bash".into()],
+        ..Permissions::default()
+    };
+    let f = run(&call("Bash", json!({"command": "ls src"})), &cli);
+    assert_eq!(
+        serde_json::to_value(&f.record).expect("json"),
+        json!({"decision": "accept", "source": "config", "reasonType": "rule", "ruleSource": "cliArg"})
+    );
+    // Compared with what a transcript recorded.
+    let rec = f.record.expect("record");
+    assert_eq!(
+        rec.compare(&json!({"decision": "accept", "source": "config", "reasonType": "rule", "ruleSource": "cliArg"})),
+        (true, vec![])
+    );
+    let mode = PermissionRecord {
+        decision: "accept".into(),
+        source: "config".into(),
+        reason_type: Some("mode".into()),
+        reason_code: None,
+        rule_source: None,
+    };
+    let (agrees, why) = mode.compare(
+        &json!({"decision": "accept", "source": "config", "reasonType": "rule", "ruleSource": "cliArg"}),
+    );
+    assert!(!agrees);
+    assert_eq!(why[0], "reasonType rule then, mode now");
+    assert_eq!(mode.describe(), "accept (config, mode)");
+    assert_eq!(rec.describe(), "accept (config, rule cliArg)");
 }

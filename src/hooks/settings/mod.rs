@@ -472,6 +472,34 @@ pub struct Permissions {
     /// `permissions.defaultMode`, from the file of highest precedence
     /// that sets it.
     pub default_mode: Option<String>,
+    /// Allow rules of the session's `claude --allowedTools` (given to
+    /// hookscope with `replay --allowed-tools`; a transcript does not record
+    /// them): the transcript names their source `cliArg`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cli_allow: Vec<String>,
+    /// Deny rules of `claude --disallowedTools` (`replay
+    /// --disallowed-tools`), likewise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cli_deny: Vec<String>,
+    /// Where each settings rule was written, as Claude Code names the
+    /// source in a tool result's `permissionDecision.ruleSource`
+    /// (`userSettings`, `projectSettings`, `localSettings`,
+    /// `policySettings`), by rule text (the first file that has it); rules
+    /// of a file given with `--settings` have none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rule_sources: BTreeMap<String, String>,
+}
+
+impl Permissions {
+    /// The `ruleSource` Claude Code records for a decision by `rule`:
+    /// `cliArg` for an `--allowed-tools`/`--disallowed-tools` rule, else
+    /// the settings layer's name when known.
+    pub fn source_of(&self, rule: &str, from_cli: bool) -> Option<String> {
+        if from_cli {
+            return Some("cliArg".to_string());
+        }
+        self.rule_sources.get(rule).cloned()
+    }
 }
 
 impl HookConfig {
@@ -1379,13 +1407,28 @@ impl Loader {
                 managed_only = Some(doc.path.clone());
             }
             if let Some(p) = doc.value.get("permissions").and_then(Value::as_object) {
+                let source = match doc.layer {
+                    Layer::User => Some("userSettings"),
+                    Layer::Project => Some("projectSettings"),
+                    Layer::Local => Some("localSettings"),
+                    Layer::Managed => Some("policySettings"),
+                    _ => None,
+                };
                 for (key, list) in [
                     ("allow", &mut permissions.allow),
                     ("ask", &mut permissions.ask),
                     ("deny", &mut permissions.deny),
                 ] {
                     if let Some(items) = p.get(key).and_then(Value::as_array) {
-                        list.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                        for rule in items.iter().filter_map(Value::as_str) {
+                            list.push(rule.to_string());
+                            if let Some(src) = source {
+                                permissions
+                                    .rule_sources
+                                    .entry(rule.to_string())
+                                    .or_insert_with(|| src.to_string());
+                            }
+                        }
                     }
                 }
                 if let Some(m) = p.get("defaultMode").and_then(Value::as_str)
