@@ -552,3 +552,68 @@ fn cwd_map_moves_the_payload_the_project_dir_and_the_working_folder() {
         "hookscope: --cwd-map \"src=/tmp\": OLD is the folder as the transcript records it, an absolute path\n"
     );
 }
+
+#[test]
+fn the_final_outcome_is_checked_against_the_recorded_permission_decision() {
+    // The `hooks` scenario ran `claude -p --permission-mode default
+    // --allowedTools Read,Edit,Bash,TaskCreate,TaskUpdate,Agent`: its Agent
+    // call was accepted by that cliArg rule, its Write rejected (nobody
+    // could answer the prompt in -p).
+    const HOOKS: &str = "tests/corpus/real-cc-2.1.332/hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl";
+    const AGENT: &str = "toolu_01nVfs42hvM6RhEoaSKThcqL";
+    const WRITE: &str = "toolu_015796i98YXirh2QSMEW5t0s";
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "cat >/dev/null"}]),
+    );
+    let run = |at: &str, extra: &[&str]| {
+        let out = Command::cargo_bin("hookscope")
+            .expect("binary")
+            .args([
+                "replay",
+                HOOKS,
+                "--event",
+                "PreToolUse",
+                "--at",
+                at,
+                "--exec",
+            ])
+            .args(["--settings", &file])
+            .args(extra)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // Without the command line's rules: the Agent tool needs no permission
+    // in default mode (it runs, by the mode), which the transcript
+    // attributes to the --allowedTools rule instead.
+    let out = run(AGENT, &[]);
+    for fragment in [
+        "final: runs (decided by permission mode default; mode default)\n",
+        "  why: Agent in default mode: Agent needs no permission (Claude Code's tools reference): no prompt, in every mode\n",
+        "final vs the transcript: recorded accept (config, rule cliArg); simulated accept (config, mode) — differs: reasonType rule then, mode now; the session's claude command line allowed it (--allowedTools, which the transcript does not list): give the same rules with --allowed-tools\n",
+    ] {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+    let rules = [
+        "--allowed-tools",
+        "Read,Edit,Bash",
+        "--allowedTools",
+        "TaskCreate TaskUpdate,Agent",
+    ];
+    let out = run(AGENT, &rules);
+    assert!(
+        out.contains("final vs the transcript: recorded accept (config, rule cliArg); simulated accept (config, rule cliArg) — agrees\n"),
+        "{out}"
+    );
+    // A bare Edit rule does not allow a Write: prompted, which -p records
+    // as a rejection.
+    let out = run(WRITE, &rules);
+    for fragment in [
+        "final: asked (decided by permission mode default; mode default)\n",
+        "final vs the transcript: recorded reject (config, unknown); simulated reject (config, unknown) — agrees\n",
+    ] {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+}
