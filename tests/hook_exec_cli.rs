@@ -617,3 +617,56 @@ fn the_final_outcome_is_checked_against_the_recorded_permission_decision() {
         assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
     }
 }
+
+#[test]
+fn a_matcher_that_never_fires_carries_the_lints_fix_where_its_reach_is_explained() {
+    // The rm -rf call is Bash: a bare `mcp__memory` and an old `Task` miss
+    // it, as they miss every call; the reach says what --lint says.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("settings.json");
+    let v = json!({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__memory", "hooks": [{"type": "command", "command": "true"}]},
+        {"matcher": "Task", "hooks": [{"type": "command", "command": "true"}]}
+    ]}});
+    std::fs::write(&path, serde_json::to_string_pretty(&v).expect("json")).expect("write");
+    let file = path.display().to_string();
+    let (code, out, _) = replay(&["--exec", "--json", "--settings", &file], &[]);
+    assert_eq!(code, Some(0));
+    let j: Value = serde_json::from_str(&out).expect("json");
+    let hints: Vec<&str> = j["exec"]["not_reached"]
+        .as_array()
+        .expect("not reached")
+        .iter()
+        .map(|n| n["hint"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        hints,
+        [
+            "did you mean \"mcp__memory__.*\"?",
+            "write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)"
+        ]
+    );
+    let (_, out, _) = replay(&["--settings", &file], &[]);
+    assert!(
+        out.contains("(given): matcher \"mcp__memory\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Bash\" is not \"mcp__memory\"; did you mean \"mcp__memory__.*\"?\n"),
+        "{out}"
+    );
+    // The same fixes as --lint.
+    let lint = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args([
+            "hooks",
+            "--settings",
+            &file,
+            "--lint",
+            "--version",
+            "2.1.332",
+        ])
+        .output()
+        .expect("runs");
+    let lint = String::from_utf8_lossy(&lint.stdout);
+    for hint in hints {
+        assert!(lint.contains(&format!("    fix: {hint}\n")), "{lint}");
+    }
+    assert!(lint.contains("error[matcher-renamed-tool]: matcher \"Task\" names Task, renamed Agent in Claude Code 2.1.63: hook payloads carry tool_name \"Agent\" from then on, so at 2.1.332 it never fires on that tool\n"), "{lint}");
+}

@@ -603,7 +603,10 @@ fn run_hooks(
     let not_reached: Vec<Value> = verdicts
         .iter()
         .filter(|v| !v.fires)
-        .map(|v| json!({"label": label(v.index), "command": config.handlers[v.index].summary(), "reason": v.reason}))
+        .map(|v| {
+            json!({"label": label(v.index), "command": config.handlers[v.index].summary(),
+            "reason": v.reason, "hint": v.hint})
+        })
         .collect();
     let files: Vec<String> = config
         .files
@@ -654,11 +657,7 @@ fn run_hooks(
             ));
         }
         for n in &not_reached {
-            text.push(format!(
-                "  not reached: {}: {}",
-                n["label"].as_str().unwrap_or(""),
-                n["reason"].as_str().unwrap_or("")
-            ));
+            text.push(not_reached_line(n));
         }
         return HooksOut {
             json: json!({"ran": false, "message": nothing, "settings_files": files,
@@ -725,6 +724,20 @@ fn run_hooks(
         );
     }
     HooksOut { json: j, text }
+}
+
+/// `  not reached: LABEL: REASON; HINT` from a `not_reached` entry
+/// (`{label, reason, hint}`); the hint, when any, is the fix `hooks --lint`
+/// gives a matcher that never fires.
+fn not_reached_line(n: &Value) -> String {
+    let s = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("");
+    let hint = n
+        .get("hint")
+        .and_then(Value::as_str)
+        .filter(|h| !s("reason").contains(h))
+        .map(|h| format!("; {h}"))
+        .unwrap_or_default();
+    format!("  not reached: {}: {}{hint}", s("label"), s("reason"))
 }
 
 /// The transcript's `entrypoint` at the event's line (`cli`, `sdk-cli`),
@@ -876,11 +889,7 @@ pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
         .into_iter()
         .flatten()
     {
-        text.push(format!(
-            "  not reached: {}: {}",
-            s(n, "label"),
-            s(n, "reason")
-        ));
+        text.push(not_reached_line(n));
     }
     let c = &j["combined"];
     text.push(format!("combined: {}", effect_line(c)));

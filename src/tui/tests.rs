@@ -2905,3 +2905,27 @@ fn a_10_mb_output_scrolls_to_its_end() {
     );
     assert!(built.len() < 2_100, "{} rows built", built.len());
 }
+
+#[test]
+fn a_matcher_that_never_fires_shows_the_lints_fix_in_the_pane() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = dir.path().join("settings.json");
+    let hook = serde_json::json!({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__memory", "hooks": [{"type": "command", "command": "true"}]},
+        {"matcher": "Task", "hooks": [{"type": "command", "command": "true"}]}
+    ]}});
+    std::fs::write(&settings, hook.to_string()).expect("write settings");
+    let s = settings.display().to_string();
+    let app = replay_exit2(&[&s]);
+    let (main, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = main.iter().map(ToString::to_string).collect();
+    for line in [
+        "      hint: did you mean \"mcp__memory__.*\"?",
+        "      hint: write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)",
+    ] {
+        assert!(
+            text.contains(&line.to_string()),
+            "missing {line:?} in {text:?}"
+        );
+    }
+}
