@@ -392,9 +392,9 @@ pub fn check(
 }
 
 /// Tools Claude Code renamed: `(old, new, since)`: from `since` a hook
-/// payload's `tool_name` is `new` (docs/hooks-exec.md "Task and Agent": the
-/// 2.1.332 captures carry `Agent`; anthropics/claude-code#29677 dates the
-/// change to 2.1.63).
+/// payload's `tool_name` is `new` (docs/hooks-exec.md "Task and Agent" has
+/// the evidence: the 2.1.332 captures carry `Agent`; the rename dates from
+/// 2.1.63).
 pub const RENAMED_TOOLS: &[(&str, &str, &str)] = &[("Task", "Agent", "2.1.63")];
 
 /// The fix for a matcher naming a renamed tool's old name only: the one

@@ -146,6 +146,11 @@ fn tool_covered(rule_tool: &str, tool: &str, scoped: bool) -> bool {
     if rule_tool == tool {
         return true;
     }
+    // Claude Code's docs keep `Task(…)` rules working for the Agent tool
+    // (docs/hooks-exec.md "Task and Agent"); hook matchers get no alias.
+    if rule_tool == "Task" && tool == "Agent" {
+        return true;
+    }
     if let Some(server) = rule_tool.strip_suffix("__*") {
         return server.starts_with("mcp__") && tool.starts_with(&format!("{server}__"));
     }

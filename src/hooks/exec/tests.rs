@@ -326,6 +326,11 @@ fn permission_rules_simple_matching() {
     };
     let m = |rule: &str, tool: &str, input: Value| rule_matches(rule, tool, &input, &ctx).0;
     assert!(m("Bash", "Bash", bash("anything")));
+    // The old name of Agent still names it in a permission rule; a bare
+    // Edit covers Edit only, Edit(path) the family.
+    assert!(m("Task", "Agent", json!({"prompt": "x"})));
+    assert!(!m("Edit", "Write", json!({"file_path": "/proj/a"})));
+    assert!(m("Edit(a)", "Write", json!({"file_path": "/proj/a"})));
     assert!(m("Bash(rm *)", "Bash", bash("rm -rf build")));
     assert!(m("Bash(rm *)", "Bash", bash("cd x && rm -rf build")));
     assert!(m("Bash(rm *)", "Bash", bash("FOO=1 rm x")));
