@@ -36,6 +36,13 @@ fn settings(dir: &Path, handlers: Value) -> String {
     path.display().to_string()
 }
 
+/// Asserts that `out` holds every one of `fragments`.
+fn has_all(out: &str, fragments: &[&str]) {
+    for fragment in fragments {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+}
+
 #[test]
 fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
     let (code, out, _) = replay(&["--exec", "--settings", SETTINGS], &[]);
@@ -336,13 +343,14 @@ fn a_post_tool_use_hook_that_replaces_the_output_is_shown_and_differs() {
         String::from_utf8(cmd.output().expect("runs").stdout).expect("utf-8")
     };
     let out = run(false);
-    for fragment in [
-        "    reading: output replaced — the model sees this output instead: [commit output hidden]\n",
-        "combined: output replaced — the model sees this output instead: [commit output hidden]\n",
-        "vs the transcript: then: PostToolUse hook objected after the call ran; now: replaced the output the model saw — differs: your hooks now replaced the output the model saw (then they objected after the call ran)\n",
-    ] {
-        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
-    }
+    has_all(
+        &out,
+        &[
+            "    reading: output replaced — the model sees this output instead: [commit output hidden]\n",
+            "combined: output replaced — the model sees this output instead: [commit output hidden]\n",
+            "vs the transcript: then: PostToolUse hook objected after the call ran; now: replaced the output the model saw — differs: your hooks now replaced the output the model saw (then they objected after the call ran)\n",
+        ],
+    );
     let v: Value = serde_json::from_str(&run(true)).expect("json");
     let e = &v["exec"];
     assert_eq!(e["combined"]["effect"], "output_replaced");
@@ -589,13 +597,14 @@ fn the_final_outcome_is_checked_against_the_recorded_permission_decision() {
     // in default mode (it runs, by the mode), which the transcript
     // attributes to the --allowedTools rule instead.
     let out = run(AGENT, &[]);
-    for fragment in [
-        "final: runs (decided by permission mode default; mode default)\n",
-        "  why: Agent in default mode: Agent needs no permission (Claude Code's tools reference): no prompt, in every mode\n",
-        "final vs the transcript: recorded accept (config, rule cliArg); simulated accept (config, mode) — differs: reasonType rule then, mode now; the session's claude command line allowed it (--allowedTools, which the transcript does not list): give the same rules with --allowed-tools\n",
-    ] {
-        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
-    }
+    has_all(
+        &out,
+        &[
+            "final: runs (decided by permission mode default; mode default)\n",
+            "  why: Agent in default mode: Agent needs no permission (Claude Code's tools reference): no prompt, in every mode\n",
+            "final vs the transcript: recorded accept (config, rule cliArg); simulated accept (config, mode) — differs: reasonType rule then, mode now; the session's claude command line allowed it (--allowedTools, which the transcript does not list): give the same rules with --allowed-tools\n",
+        ],
+    );
     let rules = [
         "--allowed-tools",
         "Read,Edit,Bash",
@@ -610,12 +619,13 @@ fn the_final_outcome_is_checked_against_the_recorded_permission_decision() {
     // A bare Edit rule does not allow a Write: prompted, which -p records
     // as a rejection.
     let out = run(WRITE, &rules);
-    for fragment in [
-        "final: asked (decided by permission mode default; mode default)\n",
-        "final vs the transcript: recorded reject (config, unknown); simulated reject (config, unknown) — agrees\n",
-    ] {
-        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
-    }
+    has_all(
+        &out,
+        &[
+            "final: asked (decided by permission mode default; mode default)\n",
+            "final vs the transcript: recorded reject (config, unknown); simulated reject (config, unknown) — agrees\n",
+        ],
+    );
 }
 
 #[test]

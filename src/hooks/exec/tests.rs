@@ -495,33 +495,25 @@ fn final_outcome_follows_hooks_md_1_12() {
         &ctx,
     );
     assert_eq!(f.verdict, Some(ToolVerdict::Asked));
+    // Read runs inside the working folder and prompts outside it.
     let read = json!({"permission_mode": "default", "tool_name": "Read", "tool_input": {"file_path": "/proj/a"}});
-    let inside = RuleContext {
-        cwd: Some("/proj".into()),
-        ..RuleContext::default()
-    };
-    let f = final_outcome(
-        "PreToolUse",
-        &at,
-        &read,
-        &combined(Effect::Nothing),
-        &none,
-        &inside,
-    );
-    assert_eq!(f.verdict, Some(ToolVerdict::Runs));
-    // Outside the working folder Read prompts.
-    let f = final_outcome(
-        "PreToolUse",
-        &at,
-        &read,
-        &combined(Effect::Nothing),
-        &none,
-        &RuleContext {
-            cwd: Some("/elsewhere".into()),
+    let read_in = |cwd: &str| {
+        let ctx = RuleContext {
+            cwd: Some(cwd.into()),
             ..RuleContext::default()
-        },
-    );
-    assert_eq!(f.verdict, Some(ToolVerdict::Asked));
+        };
+        final_outcome(
+            "PreToolUse",
+            &at,
+            &read,
+            &combined(Effect::Nothing),
+            &none,
+            &ctx,
+        )
+        .verdict
+    };
+    assert_eq!(read_in("/proj"), Some(ToolVerdict::Runs));
+    assert_eq!(read_in("/elsewhere"), Some(ToolVerdict::Asked));
     // Other events: the hooks' effect.
     let f = final_outcome(
         "Stop",
