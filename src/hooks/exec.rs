@@ -23,8 +23,13 @@
 //! * [`permissions::final_outcome`]: the merged hooks' answer through the
 //!   settings `permissions` rules and the permission mode (hooks.md §1.12).
 //! * [`execute`]: all of the above for one event, as an [`ExecReport`];
-//!   [`Scratch`] and [`working_dir`] say where handlers run,
-//!   [`not_runnable`] which handler types are listed but not run.
+//!   [`Scratch`], [`project_dir`] and [`working_dir`] say where handlers
+//!   run and what `CLAUDE_PROJECT_DIR` is, [`not_runnable`] which handler
+//!   types are listed but not run.
+//! * [`agreement`]: a run compared with what the transcript recorded for
+//!   the same firing, effect by effect, a failed handler never agreeing,
+//!   and the simulated `permissionDecision` against the recorded one
+//!   (docs/hooks-exec.md "Agrees, differs, failed open").
 
 use std::ffi::OsString;
 use std::path::PathBuf;
