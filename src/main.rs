@@ -39,6 +39,11 @@ struct Args {
     /// user settings and the project's .claude/). Repeatable.
     #[arg(long, value_name = "FILE")]
     settings: Vec<PathBuf>,
+    /// For the TUI's replay pane: map a folder the transcripts record (OLD,
+    /// absolute) to a folder here (NEW) in payloads, CLAUDE_PROJECT_DIR and
+    /// where `x` runs the hooks (repeatable).
+    #[arg(long = "cwd-map", value_name = "OLD=NEW")]
+    cwd_map: Vec<String>,
     /// Work without the session index in the cache folder
     /// ($XDG_CACHE_HOME/hookscope, else ~/.cache/hookscope): read every
     /// transcript and write nothing (also HOOKSCOPE_NO_INDEX=1).
@@ -235,10 +240,12 @@ fn main() {
             if let Some(hint) = subcommand_typo(&args.paths) {
                 cli::fail(hint);
             }
+            let cwd_map = cli::replay::cwd_map_or_exit(&args.cwd_map);
             if let Err(e) = tui::run(
                 &args.paths,
                 args.rules.as_deref(),
                 &args.settings,
+                cwd_map,
                 args.no_index,
             ) {
                 cli::fail(format!("{e:#}"))

@@ -526,11 +526,15 @@ fn a_background_child_left_behind_is_killed_and_reported() {
 #[test]
 fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
     use hookscope::hooks::exec::permissions::{Permissions, RuleContext, ToolVerdict};
-    use hookscope::hooks::exec::{NotRun, Scratch, execute, not_runnable, working_dir};
+    use hookscope::hooks::exec::{
+        NotRun, Scratch, execute, not_runnable, project_dir, working_dir,
+    };
     let scratch = Scratch::new().expect("scratch");
-    // The captured payload's cwd (/home/dev/work/hooks) does not exist here.
+    // The captured payload's cwd (/home/dev/work/hooks) does not exist
+    // here, nor does its project: the temporary folder.
     let p = pre_tool_use();
-    let (cwd, note) = working_dir(&p, &scratch);
+    let project = project_dir(None, None, scratch.path());
+    let (cwd, note) = working_dir(&p, &project, &scratch);
     assert_eq!(cwd, scratch.path());
     assert_eq!(
         note,
@@ -651,4 +655,43 @@ fn non_utf8_output_is_read_lossily() {
     assert_eq!(run.output.stdout, b"\xff\xfe not json");
     assert_eq!(r.outcome.effect, Effect::Blocked);
     assert_eq!(r.outcome.model_sees.as_deref(), Some("\u{fffd}"));
+}
+
+#[test]
+fn hooks_run_where_claude_code_would_and_the_project_dir_is_never_empty() {
+    use hookscope::hooks::exec::{Scratch, project_dir, working_dir};
+    let scratch = Scratch::new().expect("scratch");
+    let local = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir(local.path().join("src")).expect("mkdir");
+    // After `cd src` the payload's cwd is …/hooks/src (the captures).
+    let p = json!({"cwd": "/home/dev/work/hooks/src"});
+    let recorded = Path::new("/home/dev/work/hooks");
+    // The recorded project is not here; the given settings' project is.
+    let project = project_dir(Some(recorded), Some(local.path()), scratch.path());
+    assert_eq!(project.path, local.path());
+    assert_eq!(
+        project.note.as_deref(),
+        Some(
+            format!(
+                "the session's project /home/dev/work/hooks does not exist here: CLAUDE_PROJECT_DIR is {} (the folder holding the settings' .claude/; --cwd-map OLD=NEW names another)",
+                local.path().display()
+            )
+            .as_str()
+        )
+    );
+    // The cwd's place under the local project.
+    let (cwd, note) = working_dir(&p, &project, &scratch);
+    assert_eq!(cwd, local.path().join("src"));
+    assert!(note.is_some_and(|n| n.contains("running in its place under CLAUDE_PROJECT_DIR")));
+    // No such place: the project folder itself.
+    let gone = json!({"cwd": "/home/dev/work/hooks/gone"});
+    let (cwd, _) = working_dir(&gone, &project, &scratch);
+    assert_eq!(cwd, local.path());
+    // Nothing known at all: CLAUDE_PROJECT_DIR is still a folder.
+    let none = project_dir(None, None, scratch.path());
+    assert_eq!(none.path, scratch.path());
+    assert!(!none.path.as_os_str().is_empty());
+    // An empty recorded project is no project.
+    let empty = project_dir(Some(Path::new("")), None, scratch.path());
+    assert_eq!(empty.path, scratch.path());
 }

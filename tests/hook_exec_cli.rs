@@ -36,6 +36,13 @@ fn settings(dir: &Path, handlers: Value) -> String {
     path.display().to_string()
 }
 
+/// Asserts that `out` holds every one of `fragments`.
+fn has_all(out: &str, fragments: &[&str]) {
+    for fragment in fragments {
+        assert!(out.contains(fragment), "missing {fragment:?} in:\n{out}");
+    }
+}
+
 #[test]
 fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
     let (code, out, _) = replay(&["--exec", "--settings", SETTINGS], &[]);
@@ -49,7 +56,10 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
         "combined: blocked — the model is told: Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
         "final: denied (decided by hook; mode bypassPermissions)\n",
         // Compared with the transcript's hook record of the same firing.
-        "vs the transcript: then: blocked by PreToolUse hook (exit 2); now: blocked — agrees\n",
+        "vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: blocked the call — agrees\n",
+        // The simulated permissionDecision is the one the transcript holds.
+        "  recorded as: reject (hook, hook:PreToolUse)\n",
+        "final vs the transcript: recorded reject (hook, hook:PreToolUse); simulated reject (hook, hook:PreToolUse) — agrees\n",
         // What the transcript recorded: the same reason.
         "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
     ] {
@@ -67,6 +77,13 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
     assert_eq!(e["final_outcome"]["verdict"], "denied");
     assert_eq!(e["claude_version"], "2.1.332");
     assert_eq!(e["vs_transcript"]["agrees"], true);
+    assert_eq!(e["vs_transcript"]["verdict"], "agrees");
+    assert_eq!(e["vs_transcript"]["then"], "blocked");
+    assert_eq!(e["vs_transcript"]["final_outcome"]["agrees"], true);
+    assert_eq!(
+        e["final_outcome"]["record"],
+        json!({"decision": "reject", "source": "hook", "reasonType": "hook", "reasonCode": "hook:PreToolUse"})
+    );
 }
 
 #[test]
@@ -230,10 +247,11 @@ fn exec_does_not_go_with_all() {
 }
 
 #[test]
-fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
+fn a_hook_that_cannot_start_fails_open_loudly() {
     // The example project copied with its script made non-executable: the
-    // handler cannot start (launch-failed, non-blocking), so the call the
-    // transcript shows blocked would now run — said, and `agrees: false`.
+    // handler cannot start (126, launch-failed, non-blocking), so the call
+    // the transcript shows blocked would now run. That never agrees: the
+    // output says it failed open, and --json marks it.
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("tempdir");
     let hooks = dir.path().join(".claude/hooks");
@@ -247,13 +265,105 @@ fn a_hook_that_no_longer_blocks_differs_from_the_transcript() {
     let s = settings.display().to_string();
     let (code, out, _) = replay(&["--exec", "--settings", &s], &[]);
     assert_eq!(code, Some(0));
-    assert!(
-        out.contains("vs the transcript: then: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here\n"),
-        "{out}"
+    let line = format!(
+        "vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: did nothing — FAILED OPEN: #1 {s}:7 (given) could not start (exit 126): not executable (permission denied): sh: 1: {}: Permission denied; Claude Code treats that as a non-blocking error and lets the action through, so this run does not show what your hook decides (fix it and run again)\n",
+        script.display()
     );
+    assert!(out.contains(&line), "missing {line:?} in:\n{out}");
     let (_, out, _) = replay(&["--exec", "--json", "--settings", &s], &[]);
     let v: Value = serde_json::from_str(&out).expect("json");
-    assert_eq!(v["exec"]["vs_transcript"]["agrees"], false);
+    let vs = &v["exec"]["vs_transcript"];
+    assert_eq!(vs["agrees"], false);
+    assert_eq!(vs["verdict"], "failed_open");
+    assert_eq!(vs["failures"][0]["kind"], "launch_failed");
+    assert_eq!(vs["failures"][0]["blocked"], false);
+    // The call would now run: not what the transcript recorded either.
+    assert_eq!(vs["final_outcome"]["agrees"], false);
+}
+
+#[test]
+fn a_crash_under_on_failure_block_says_the_block_is_the_failures() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "cat >/dev/null; echo 'Traceback: boom' >&2; exit 1", "onFailure": "block"}]),
+    );
+    let (code, out, _) = replay(&["--exec", "--json", "--settings", &file], &[]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let vs = &v["exec"]["vs_transcript"];
+    assert_eq!(vs["verdict"], "failed_blocked", "{vs}");
+    assert_eq!(vs["failures"][0]["kind"], "crashed");
+    assert_eq!(
+        vs["failures"][0]["how"],
+        "crashed (exit 1): Traceback: boom"
+    );
+    assert_eq!(vs["failures"][0]["blocked"], true);
+    assert_eq!(vs["agrees"], false);
+    // A JSON answer with exit 1 is honoured: no failure, and it agrees.
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "cat >/dev/null; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\"}}'; exit 1"}]),
+    );
+    let (_, out, _) = replay(&["--exec", "--json", "--settings", &file], &[]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["exec"]["vs_transcript"]["verdict"], "agrees");
+    assert_eq!(v["exec"]["vs_transcript"]["failures"], json!([]));
+}
+
+#[test]
+fn a_post_tool_use_hook_that_replaces_the_output_is_shown_and_differs() {
+    // The c8 session's `git commit`: its PostToolUse hook objected then
+    // (commit_block); a hook that replaces the output now differs, and the
+    // model's new view is shown.
+    const C8: &str = "tests/corpus/real-cc-2.1.332/hooks_c8_outcomes/projects/-home-dev-work-hooks-c8-outcomes/07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl";
+    const COMMIT: &str = "toolu_01JYsjuviVGcRZXGMMJG1GMh";
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("settings.json");
+    let out_json = r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"[commit output hidden]","stderr":"","interrupted":false,"isImage":false}}}"#;
+    let v = json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("cat >/dev/null; echo '{out_json}'")}]}]}});
+    std::fs::write(&path, v.to_string()).expect("write");
+    let file = path.display().to_string();
+    let run = |json: bool| {
+        let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+        cmd.args([
+            "replay",
+            C8,
+            "--event",
+            "PostToolUse",
+            "--at",
+            COMMIT,
+            "--exec",
+        ])
+        .args(["--settings", &file]);
+        if json {
+            cmd.arg("--json");
+        }
+        String::from_utf8(cmd.output().expect("runs").stdout).expect("utf-8")
+    };
+    let out = run(false);
+    has_all(
+        &out,
+        &[
+            "    reading: output replaced — the model sees this output instead: [commit output hidden]\n",
+            "combined: output replaced — the model sees this output instead: [commit output hidden]\n",
+            "vs the transcript: then: PostToolUse hook objected after the call ran; now: replaced the output the model saw — differs: your hooks now replaced the output the model saw (then they objected after the call ran)\n",
+        ],
+    );
+    let v: Value = serde_json::from_str(&run(true)).expect("json");
+    let e = &v["exec"];
+    assert_eq!(e["combined"]["effect"], "output_replaced");
+    assert_eq!(
+        e["combined"]["updated_output"]["stdout"],
+        "[commit output hidden]"
+    );
+    assert_eq!(
+        e["handlers"][0]["reading"]["outcome"]["updated_output"]["stdout"],
+        "[commit output hidden]"
+    );
+    assert_eq!(e["vs_transcript"]["then"], "flagged");
+    assert_eq!(e["vs_transcript"]["now"], "replaced_output");
 }
 
 #[test]
@@ -288,4 +398,285 @@ fn a_broken_or_missing_settings_file_is_in_the_report_once() {
         stdout.contains(&format!("  settings: {m}: not found (check the path)\n")),
         "{stdout}"
     );
+}
+
+/// The example project's folder, absolute.
+fn example_dir() -> std::path::PathBuf {
+    std::path::absolute("assets/examples/hooks_c2_exit2").expect("absolute")
+}
+
+#[test]
+fn relative_paths_resolve_against_the_invocation_folder() {
+    // `hooks --help` shows `hooks --settings .claude/settings.json --lint`:
+    // run from the project, the hook's "$CLAUDE_PROJECT_DIR"/… is found.
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .current_dir(example_dir())
+        .args(["hooks", "--settings", ".claude/settings.json", "--lint"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout, "No lints (1 handler in 1 file).\n");
+    assert_eq!(out.status.code(), Some(0));
+    // --exec from the same folder: CLAUDE_PROJECT_DIR is the project, not
+    // empty, so the script runs (no 127) and blocks as recorded.
+    let session = std::path::absolute(C2).expect("absolute");
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .current_dir(example_dir())
+        .args(["replay"])
+        .arg(&session)
+        .args(["--event", "PreToolUse", "--at", RM_RF, "--exec", "--json"])
+        .args(["--settings", ".claude/settings.json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let e = &v["exec"];
+    assert_eq!(e["handlers"][0]["exit_code"], 2, "{e}");
+    assert_eq!(
+        e["project_note"],
+        format!(
+            "the session's project /home/dev/work/hooks_c2_exit2 does not exist here: CLAUDE_PROJECT_DIR is {} (the folder holding the settings' .claude/; --cwd-map OLD=NEW names another)",
+            example_dir().display()
+        )
+    );
+    // The session's cwd is gone: the hook runs in the project folder.
+    assert_eq!(e["handlers"][0]["cwd"], example_dir().display().to_string());
+}
+
+#[test]
+fn a_plugins_hooks_json_gets_its_plugin_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("guard-plugin");
+    std::fs::create_dir_all(root.join(".claude-plugin")).expect("mkdir");
+    std::fs::create_dir_all(root.join("hooks")).expect("mkdir");
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        r#"{"name": "guard"}"#,
+    )
+    .expect("write");
+    let script = root.join("hooks/block.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncat >/dev/null\necho \"blocked by the plugin in $CLAUDE_PLUGIN_ROOT\" >&2\nexit 2\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let hooks = root.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}\"/hooks/block.sh"}]}]}}"#,
+    )
+    .expect("write");
+    // Given relative to the invocation folder.
+    let session = std::path::absolute(C2).expect("absolute");
+    for given in [
+        "guard-plugin/hooks/hooks.json",
+        "guard-plugin/.claude-plugin/plugin.json",
+    ] {
+        let out = Command::cargo_bin("hookscope")
+            .expect("binary")
+            .current_dir(dir.path())
+            .arg("replay")
+            .arg(&session)
+            .args(["--event", "PreToolUse", "--at", RM_RF, "--exec", "--json"])
+            .args(["--settings", given])
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let h = &v["exec"]["handlers"][0];
+        assert_eq!(
+            h["stderr"],
+            format!("blocked by the plugin in {}\n", root.display()),
+            "{given}: {v}"
+        );
+        assert!(
+            h["label"]
+                .as_str()
+                .is_some_and(|l| l.ends_with("(plugin guard)")),
+            "{h}"
+        );
+        assert!(
+            h["env_names"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!("CLAUDE_PLUGIN_ROOT")))
+        );
+        assert_eq!(v["exec"]["combined"]["effect"], "blocked");
+    }
+}
+
+#[test]
+fn cwd_map_moves_the_payload_the_project_dir_and_the_working_folder() {
+    // Someone else's transcript: the project was /home/dev/work/hooks_c2_exit2
+    // and its last Stop came after `cd src`. Here the project is a temp dir.
+    let dir = tempfile::tempdir().expect("tmp");
+    let local = std::fs::canonicalize(dir.path()).expect("canonical");
+    std::fs::create_dir_all(local.join("src")).expect("mkdir");
+    std::fs::create_dir_all(local.join(".claude")).expect("mkdir");
+    let settings = local.join(".claude/settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "cat >/dev/null; echo \"$PWD|$CLAUDE_PROJECT_DIR\" >&2"}]}]}}"#,
+    )
+    .expect("write");
+    let map = format!("/home/dev/work/hooks_c2_exit2={}", local.display());
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["replay", C2, "--event", "Stop", "--exec", "--json"])
+        .args(["--settings", &settings.display().to_string()])
+        .args(["--cwd-map", &map])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["payload"]["cwd"], format!("{}/src", local.display()));
+    assert_eq!(v["cwd_map"][0]["old"], "/home/dev/work/hooks_c2_exit2");
+    let h = &v["exec"]["handlers"][0];
+    assert_eq!(h["cwd"], format!("{}/src", local.display()));
+    assert_eq!(h["cwd_note"], Value::Null);
+    assert_eq!(
+        h["stderr"],
+        format!("{}/src|{}\n", local.display(), local.display())
+    );
+    assert_eq!(v["exec"]["project_note"], Value::Null);
+    // `payload` maps the same way; a bad pair is refused with exit 2.
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["payload", C2, "--event", "Stop", "--cwd-map", &map])
+        .output()
+        .expect("runs");
+    let p: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(p["cwd"], format!("{}/src", local.display()));
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args(["payload", C2, "--event", "Stop", "--cwd-map", "src=/tmp"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: --cwd-map \"src=/tmp\": OLD is the folder as the transcript records it, an absolute path\n"
+    );
+}
+
+#[test]
+fn the_final_outcome_is_checked_against_the_recorded_permission_decision() {
+    // The `hooks` scenario ran `claude -p --permission-mode default
+    // --allowedTools Read,Edit,Bash,TaskCreate,TaskUpdate,Agent`: its Agent
+    // call was accepted by that cliArg rule, its Write rejected (nobody
+    // could answer the prompt in -p).
+    const HOOKS: &str = "tests/corpus/real-cc-2.1.332/hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl";
+    const AGENT: &str = "toolu_01nVfs42hvM6RhEoaSKThcqL";
+    const WRITE: &str = "toolu_015796i98YXirh2QSMEW5t0s";
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "cat >/dev/null"}]),
+    );
+    let run = |at: &str, extra: &[&str]| {
+        let out = Command::cargo_bin("hookscope")
+            .expect("binary")
+            .args([
+                "replay",
+                HOOKS,
+                "--event",
+                "PreToolUse",
+                "--at",
+                at,
+                "--exec",
+            ])
+            .args(["--settings", &file])
+            .args(extra)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // Without the command line's rules: the Agent tool needs no permission
+    // in default mode (it runs, by the mode), which the transcript
+    // attributes to the --allowedTools rule instead.
+    let out = run(AGENT, &[]);
+    has_all(
+        &out,
+        &[
+            "final: runs (decided by permission mode default; mode default)\n",
+            "  why: Agent in default mode: Agent needs no permission (Claude Code's tools reference): no prompt, in every mode\n",
+            "final vs the transcript: recorded accept (config, rule cliArg); simulated accept (config, mode) — differs: reasonType rule then, mode now; the session's claude command line allowed it (--allowedTools, which the transcript does not list): give the same rules with --allowed-tools\n",
+        ],
+    );
+    let rules = [
+        "--allowed-tools",
+        "Read,Edit,Bash",
+        "--allowedTools",
+        "TaskCreate TaskUpdate,Agent",
+    ];
+    let out = run(AGENT, &rules);
+    assert!(
+        out.contains("final vs the transcript: recorded accept (config, rule cliArg); simulated accept (config, rule cliArg) — agrees\n"),
+        "{out}"
+    );
+    // A bare Edit rule does not allow a Write: prompted, which -p records
+    // as a rejection.
+    let out = run(WRITE, &rules);
+    has_all(
+        &out,
+        &[
+            "final: asked (decided by permission mode default; mode default)\n",
+            "final vs the transcript: recorded reject (config, unknown); simulated reject (config, unknown) — agrees\n",
+        ],
+    );
+}
+
+#[test]
+fn a_matcher_that_never_fires_carries_the_lints_fix_where_its_reach_is_explained() {
+    // The rm -rf call is Bash: a bare `mcp__memory` and an old `Task` miss
+    // it, as they miss every call; the reach says what --lint says.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("settings.json");
+    let v = json!({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__memory", "hooks": [{"type": "command", "command": "true"}]},
+        {"matcher": "Task", "hooks": [{"type": "command", "command": "true"}]}
+    ]}});
+    std::fs::write(&path, serde_json::to_string_pretty(&v).expect("json")).expect("write");
+    let file = path.display().to_string();
+    let (code, out, _) = replay(&["--exec", "--json", "--settings", &file], &[]);
+    assert_eq!(code, Some(0));
+    let j: Value = serde_json::from_str(&out).expect("json");
+    let hints: Vec<&str> = j["exec"]["not_reached"]
+        .as_array()
+        .expect("not reached")
+        .iter()
+        .map(|n| n["hint"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        hints,
+        [
+            "did you mean \"mcp__memory__.*\"?",
+            "write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)"
+        ]
+    );
+    let (_, out, _) = replay(&["--settings", &file], &[]);
+    assert!(
+        out.contains("(given): matcher \"mcp__memory\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Bash\" is not \"mcp__memory\"; did you mean \"mcp__memory__.*\"?\n"),
+        "{out}"
+    );
+    // The same fixes as --lint.
+    let lint = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .args([
+            "hooks",
+            "--settings",
+            &file,
+            "--lint",
+            "--version",
+            "2.1.332",
+        ])
+        .output()
+        .expect("runs");
+    let lint = String::from_utf8_lossy(&lint.stdout);
+    for hint in hints {
+        assert!(lint.contains(&format!("    fix: {hint}\n")), "{lint}");
+    }
+    assert!(lint.contains("error[matcher-renamed-tool]: matcher \"Task\" names Task, renamed Agent in Claude Code 2.1.63: hook payloads carry tool_name \"Agent\" from then on, so at 2.1.332 it never fires on that tool\n"), "{lint}");
 }

@@ -66,7 +66,7 @@ pub struct HooksArgs {
     pub agent: HookAgent,
     /// With --agent codex: the Codex home (default: $CODEX_HOME, else
     /// ~/.codex).
-    #[arg(long = "codex-home", value_name = "DIR")]
+    #[arg(long = "codex-home", value_name = "DIR", value_parser = super::absolute)]
     pub codex_home: Option<PathBuf>,
     /// Read only this settings file (repeatable); default: the user,
     /// project, local and managed settings, enabled plugins' hooks.json, and
@@ -75,14 +75,14 @@ pub struct HooksArgs {
     pub settings: Vec<PathBuf>,
     /// The project (the session's cwd) whose .claude/ is read (default: the
     /// current folder).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::absolute)]
     pub cwd: Option<PathBuf>,
     /// The config dir (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
-    #[arg(long = "config-dir", value_name = "DIR")]
+    #[arg(long = "config-dir", value_name = "DIR", value_parser = super::absolute)]
     pub config_dir: Option<PathBuf>,
     /// The managed settings file (default:
     /// /etc/claude-code/managed-settings.json on Linux).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::absolute)]
     pub managed: Option<PathBuf>,
     /// Which handlers an event reaches, and why: EVENT and the value its
     /// matcher tests (the tool name for tool events, the source for

@@ -27,6 +27,20 @@ use std::path::PathBuf;
 
 use hookscope::transcript::{Discovery, discover};
 
+/// A path argument resolved against the invocation's folder (a clap value
+/// parser): a folder or file the hooks use from another working folder
+/// (`--cwd`, `--config-dir`, …) must not stay relative (README "Your
+/// hooks").
+///
+/// # Errors
+/// An empty path.
+pub fn absolute(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        return Err("an empty path".into());
+    }
+    std::path::absolute(text).map_err(|e| e.to_string())
+}
+
 /// Prints `hookscope: <message>` on stderr and exits with status 2 (bad
 /// arguments, unknown session, bad PATH).
 pub fn fail(message: impl std::fmt::Display) -> ! {

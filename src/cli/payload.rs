@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName, Payload, REBUILT, closest_name, payload};
-use hookscope::hooks::replay::replay;
+use hookscope::hooks::replay::replay_with;
 use hookscope::hooks::rules::{Evaluation, verdict};
 use hookscope::redact::{Redactions, redactor};
 use serde_json::{Value, json};
@@ -54,6 +54,11 @@ pub struct PayloadArgs {
     /// output, the outcome).
     #[arg(long, value_parser = clap::value_parser!(PathBuf))]
     pub rules: Option<PathBuf>,
+    /// Map a folder the transcript records (OLD, absolute) to a folder here
+    /// (NEW) in the payload's paths, for a transcript written on another
+    /// machine (repeatable; the longest OLD wins).
+    #[arg(long = "cwd-map", value_name = "OLD=NEW")]
+    pub cwd_map: Vec<String>,
 }
 
 /// Runs the subcommand.
@@ -75,12 +80,14 @@ pub fn run(args: &PayloadArgs) {
     }
     // The session's agent decides the dialect: a Codex session gets the
     // payload Codex would send (`hooks::codex::payload`, as `replay` shows).
-    let built = if codex {
+    let map = super::replay::cwd_map_or_exit(&args.cwd_map);
+    let mut built = if codex {
         hookscope::hooks::codex::payload::payload(&session, event, &at)
     } else {
         payload(&session, event, &at)
     }
     .unwrap_or_else(|e| fail(e));
+    map.map_value(&mut built.json);
     let (json, masked) = mask(&built, args.raw);
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
@@ -96,7 +103,8 @@ pub fn run(args: &PayloadArgs) {
         let mut env = envelope(&built, json);
         if let Some(path) = &args.rules {
             let rules = super::replay::load_rules_or_exit(path, false);
-            let r = replay(&session, event, &at, Some(&rules)).unwrap_or_else(|e| fail(e));
+            let r =
+                replay_with(&session, event, &at, Some(&rules), &map).unwrap_or_else(|e| fail(e));
             if let (Some(o), Some(e)) = (env.as_object_mut(), &r.evaluation) {
                 o.insert("expected".into(), expected(e, path));
             }

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::replay::{
-    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, backtest_refs_indexed, replay,
-    replay_json,
+    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, backtest_refs_indexed,
+    replay_json, replay_with,
 };
 use hookscope::hooks::rules::RuleSet;
 use hookscope::redact::Redactions;
@@ -72,6 +72,60 @@ pub struct ReplayArgs {
     /// NAME=VALUE (repeatable); hooks get an allowlist otherwise.
     #[arg(long = "env", value_name = "NAME")]
     pub env: Vec<String>,
+    /// Map a folder the transcript records (OLD, absolute) to a folder here
+    /// (NEW) in the payload, CLAUDE_PROJECT_DIR and where the hooks run:
+    /// for a transcript written on another machine (repeatable; the longest
+    /// OLD wins).
+    #[arg(long = "cwd-map", value_name = "OLD=NEW")]
+    pub cwd_map: Vec<String>,
+    /// With --exec: the session's `claude --allowedTools` rules (a
+    /// transcript does not record them), for the final outcome: e.g.
+    /// `--allowed-tools "Read,Edit,Bash(git log:*)"` (repeatable; commas or
+    /// spaces between rules).
+    #[arg(long = "allowed-tools", alias = "allowedTools", value_name = "RULES")]
+    pub allowed_tools: Vec<String>,
+    /// With --exec: the session's `claude --disallowedTools` rules, likewise.
+    #[arg(
+        long = "disallowed-tools",
+        alias = "disallowedTools",
+        value_name = "RULES"
+    )]
+    pub disallowed_tools: Vec<String>,
+}
+
+/// Permission rules as `claude --allowedTools` takes them: split on commas
+/// and white space outside parentheses (`Bash(git log:*),Read` is two).
+pub fn split_rules(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for arg in args {
+        let mut depth = 0usize;
+        let mut cur = String::new();
+        for c in arg.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 && (c == ',' || c.is_whitespace()) {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else {
+                cur.push(c);
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
+/// The `--cwd-map` pairs, or exit 2 saying which argument is wrong. NEW is
+/// resolved against the invocation's folder.
+pub fn cwd_map_or_exit(args: &[String]) -> hookscope::hooks::cwd_map::CwdMap {
+    let base = std::env::current_dir().unwrap_or_default();
+    hookscope::hooks::cwd_map::CwdMap::parse(args, &base).unwrap_or_else(|e| fail(e))
 }
 
 /// How many examples `replay --all` lists per rule and verdict.
@@ -152,14 +206,20 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
         ))
     };
     let event: EventName = event.parse().unwrap_or_else(|e| fail(e));
+    let map = cwd_map_or_exit(&args.cwd_map);
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     if session.agent == hookscope::transcript::Agent::Codex {
         // The session's agent decides the hook dialect.
-        return super::replay_codex::run(&session, event, &at, args);
+        return super::replay_codex::run(&session, event, &at, args, &map);
     }
-    let r = replay(&session, event, &at, rules.as_ref()).unwrap_or_else(|e| fail(e));
-    let (out, masked) = replay_json(&r, rules.as_ref());
+    let r = replay_with(&session, event, &at, rules.as_ref(), &map).unwrap_or_else(|e| fail(e));
+    let (mut out, masked) = replay_json(&r, rules.as_ref());
+    if !map.is_empty()
+        && let Some(o) = out.as_object_mut()
+    {
+        o.insert("cwd_map".into(), json!(map.pairs));
+    }
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
         eprintln!(
@@ -167,7 +227,7 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
             list.join(", ")
         );
     }
-    let hooks = run_hooks(&session, &r, args);
+    let hooks = run_hooks(&session, &r, args, &map);
     if args.json {
         let mut out = out;
         if let Some(o) = out.as_object_mut() {
@@ -473,7 +533,12 @@ struct HooksOut {
 /// (`settings::explain`: matcher, `if`, dedup) are run on the rebuilt
 /// payload (`hooks::exec::execute`), and each run, the merge and the final
 /// outcome are shown; secrets in what the hooks printed are masked.
-fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &ReplayArgs) -> HooksOut {
+fn run_hooks(
+    session: &hookscope::transcript::Session,
+    r: &Replay,
+    args: &ReplayArgs,
+    map: &hookscope::hooks::cwd_map::CwdMap,
+) -> HooksOut {
     use hookscope::hooks::contract::Version;
     use hookscope::hooks::exec::ProcessRunner;
     use hookscope::hooks::settings::{self, LoadOptions};
@@ -493,7 +558,10 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         .map_or_else(Version::latest, Version::parse);
     let event = r.payload.event.as_str();
     let payload = &r.payload.json;
-    let session_dir = session.cwd.clone().map(PathBuf::from);
+    let session_dir = session
+        .cwd
+        .as_deref()
+        .map(|d| map.map_path(std::path::Path::new(d)));
     // A Droid session's hooks are Droid's (`settings::droid`).
     let config = settings::load_for(
         session.agent,
@@ -537,7 +605,10 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
     let not_reached: Vec<Value> = verdicts
         .iter()
         .filter(|v| !v.fires)
-        .map(|v| json!({"label": label(v.index), "command": config.handlers[v.index].summary(), "reason": v.reason}))
+        .map(|v| {
+            json!({"label": label(v.index), "command": config.handlers[v.index].summary(),
+            "reason": v.reason, "hint": v.hint})
+        })
         .collect();
     let files: Vec<String> = config
         .files
@@ -588,11 +659,7 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
             ));
         }
         for n in &not_reached {
-            text.push(format!(
-                "  not reached: {}: {}",
-                n["label"].as_str().unwrap_or(""),
-                n["reason"].as_str().unwrap_or("")
-            ));
+            text.push(not_reached_line(n));
         }
         return HooksOut {
             json: json!({"ran": false, "message": nothing, "settings_files": files,
@@ -600,7 +667,7 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
             text,
         };
     }
-    let plan = hookscope::hooks::exec::plan(
+    let mut plan = hookscope::hooks::exec::plan(
         &config,
         &verdicts,
         event,
@@ -616,6 +683,8 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
             "cannot create a temporary folder for the hooks: {e}"
         ))
     });
+    plan.permissions.cli_allow = split_rules(&args.allowed_tools);
+    plan.permissions.cli_deny = split_rules(&args.disallowed_tools);
     for e in &plan.env_file_errors {
         eprintln!("hookscope: {e}");
     }
@@ -624,7 +693,8 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
     }
     let report = plan.run(&ProcessRunner);
     let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-    let agreement = hookscope::hooks::exec::agreement(&report, &activity);
+    let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
+    let agreement = hookscope::hooks::exec::agreement(&report, &activity, permission);
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
     let mut counts = Redactions::new();
@@ -645,6 +715,9 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
     }
     exec_text(&j, &mut text);
     text.push(format!("vs the transcript: {}", agreement.text));
+    if let Some(f) = &agreement.final_outcome {
+        text.push(format!("final vs the transcript: {}", f.text));
+    }
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
         eprintln!(
@@ -653,6 +726,20 @@ fn run_hooks(session: &hookscope::transcript::Session, r: &Replay, args: &Replay
         );
     }
     HooksOut { json: j, text }
+}
+
+/// `  not reached: LABEL: REASON; HINT` from a `not_reached` entry
+/// (`{label, reason, hint}`); the hint, when any, is the fix `hooks --lint`
+/// gives a matcher that never fires.
+fn not_reached_line(n: &Value) -> String {
+    let s = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("");
+    let hint = n
+        .get("hint")
+        .and_then(Value::as_str)
+        .filter(|h| !s("reason").contains(h))
+        .map(|h| format!("; {h}"))
+        .unwrap_or_default();
+    format!("  not reached: {}: {}{hint}", s("label"), s("reason"))
 }
 
 /// The transcript's `entrypoint` at the event's line (`cli`, `sdk-cli`),
@@ -804,11 +891,7 @@ pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
         .into_iter()
         .flatten()
     {
-        text.push(format!(
-            "  not reached: {}: {}",
-            s(n, "label"),
-            s(n, "reason")
-        ));
+        text.push(not_reached_line(n));
     }
     let c = &j["combined"];
     text.push(format!("combined: {}", effect_line(c)));
@@ -845,13 +928,20 @@ pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
         verdict.unwrap_or_else(|| s(f, "effect").replace('_', " ")),
         s(f, "decided_by")
     ));
+    if let Some(rec) = f.get("record").filter(|r| r.is_object()) {
+        text.push(format!(
+            "  recorded as: {}",
+            hookscope::hooks::exec::permissions::describe_recorded(rec)
+        ));
+    }
     for w in f.get("why").and_then(Value::as_array).into_iter().flatten() {
         text.push(format!("  why: {}", w.as_str().unwrap_or("")));
     }
 }
 
-/// `blocked — the model is told: … — the user sees: …` from an outcome's
-/// JSON (`effect`, `model_sees`, `user_sees`).
+/// `blocked — the model is told: … — the user sees: … — the model sees this
+/// output instead: …` from an outcome's JSON (`effect`, `model_sees`,
+/// `user_sees`, `updated_output`).
 fn effect_line(o: &Value) -> String {
     let flat = |t: &str| {
         t.split('\n')
@@ -870,6 +960,12 @@ fn effect_line(o: &Value) -> String {
     }
     if let Some(u) = o.get("user_sees").and_then(Value::as_str) {
         line.push_str(&format!(" — the user sees: {}", flat(u)));
+    }
+    if let Some(out) = o.get("updated_output").filter(|v| !v.is_null()) {
+        line.push_str(&format!(
+            " — the model sees this output instead: {}",
+            flat(&hookscope::transcript::hook_activity::output_text(out))
+        ));
     }
     line
 }

@@ -6,8 +6,6 @@
 //! (`hooks::codex::reduce`). Claude Code's matcher, reducer and rule sets
 //! are never applied here.
 
-use std::path::PathBuf;
-
 use hookscope::hooks::codex;
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::exec::ProcessRunner;
@@ -20,19 +18,26 @@ use super::replay::{ReplayArgs, exec_text};
 use super::{fail, print_json};
 
 /// Runs the Codex replay (module docs).
-pub fn run(session: &Session, event: EventName, at: &At, args: &ReplayArgs) {
+pub fn run(
+    session: &Session,
+    event: EventName,
+    at: &At,
+    args: &ReplayArgs,
+    map: &hookscope::hooks::cwd_map::CwdMap,
+) {
     if !args.settings.is_empty() {
         fail(
             "--settings files are Claude Code's; a Codex session uses $CODEX_HOME and the project's .codex/",
         );
     }
-    let p = codex::payload::payload(session, event, at).unwrap_or_else(|e| fail(e));
+    let mut p = codex::payload::payload(session, event, at).unwrap_or_else(|e| fail(e));
+    map.map_value(&mut p.json);
     let mut counts = Redactions::new();
     let shown = redactor().redact_value(&p.json, &mut counts);
     let cwd = session
         .cwd
-        .as_ref()
-        .map(PathBuf::from)
+        .as_deref()
+        .map(|d| map.map_path(std::path::Path::new(d)))
         .filter(|d| d.is_dir());
     let hooks = load(&CodexLoadOptions {
         codex_home: None,

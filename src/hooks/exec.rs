@@ -23,8 +23,13 @@
 //! * [`permissions::final_outcome`]: the merged hooks' answer through the
 //!   settings `permissions` rules and the permission mode (hooks.md §1.12).
 //! * [`execute`]: all of the above for one event, as an [`ExecReport`];
-//!   [`Scratch`] and [`working_dir`] say where handlers run,
-//!   [`not_runnable`] which handler types are listed but not run.
+//!   [`Scratch`], [`project_dir`] and [`working_dir`] say where handlers
+//!   run and what `CLAUDE_PROJECT_DIR` is, [`not_runnable`] which handler
+//!   types are listed but not run.
+//! * [`agreement`]: a run compared with what the transcript recorded for
+//!   the same firing, effect by effect, a failed handler never agreeing,
+//!   and the simulated `permissionDecision` against the recorded one
+//!   (docs/hooks-exec.md "Agrees, differs, failed open").
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -37,6 +42,7 @@ use crate::hooks::contract::{self, FailMode, Version};
 use crate::hooks::result::{Effect, Outcome, PermissionDecision, interpret_output_at};
 use crate::hooks::settings::{self, HandlerType};
 
+mod compare;
 mod env;
 mod http;
 pub mod permissions;
@@ -44,13 +50,16 @@ mod plan;
 mod process;
 mod report;
 
+pub use compare::{
+    Agreement, Failure, FinalCheck, Seen, Then, Verdict, agreement, failure_of, then_of,
+};
 pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env};
 pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
-    Agreement, ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, Scratch, agreement, execute,
-    not_runnable, working_dir,
+    ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, execute, not_runnable,
+    project_dir, working_dir,
 };
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,
@@ -679,6 +688,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
 fn asynchronous(outcome: &mut Outcome) {
     let had = outcome.effect;
     outcome.updated_input = None;
+    outcome.updated_output = None;
     outcome.effect = if outcome.model_sees.is_some() {
         Effect::ContextAdded
     } else {
@@ -710,6 +720,7 @@ pub fn effect_name(effect: Effect) -> &'static str {
         Effect::Deferred => "deferred",
         Effect::Stopped => "stopped",
         Effect::InputRewritten => "input_rewritten",
+        Effect::OutputReplaced => "output_replaced",
         Effect::Allowed => "allowed",
         Effect::ContextAdded => "context_added",
         Effect::Nothing => "nothing",
@@ -796,6 +807,10 @@ pub struct CombinedRuns {
     /// The replacement tool input: the last handler to finish among those
     /// that rewrote (when the decision is allow).
     pub updated_input: Option<Value>,
+    /// What the model sees instead of the tool's output (PostToolUse
+    /// `updatedToolOutput`): the last handler to finish among those that
+    /// set one.
+    pub updated_output: Option<Value>,
     /// The labels of the handlers that decided the effect.
     pub decided_by: Vec<String>,
     /// Warnings about the merge (several rewrites, several blocks, a rewrite
@@ -809,7 +824,7 @@ fn decision_of(effect: Effect) -> Option<PermissionDecision> {
         Effect::Deferred => Some(PermissionDecision::Defer),
         Effect::Asked => Some(PermissionDecision::Ask),
         Effect::Allowed | Effect::InputRewritten => Some(PermissionDecision::Allow),
-        Effect::Stopped | Effect::ContextAdded | Effect::Nothing => None,
+        Effect::Stopped | Effect::OutputReplaced | Effect::ContextAdded | Effect::Nothing => None,
     }
 }
 
@@ -838,6 +853,7 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
             model_sees: None,
             user_sees: join(user_all),
             updated_input: None,
+            updated_output: None,
             decided_by: stoppers.iter().map(|r| r.label.clone()).collect(),
             flags: vec![
                 "continue: false stops Claude and beats every decision (hooks.md §1.7)".into(),
@@ -916,13 +932,40 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
             model.push(m.clone());
         }
     }
+    let replacers: Vec<&Reading> = readings
+        .iter()
+        .filter(|r| r.outcome.updated_output.is_some())
+        .collect();
+    let updated_output = replacers
+        .iter()
+        .max_by_key(|r| r.finish_order)
+        .and_then(|r| r.outcome.updated_output.clone());
+    if replacers.len() > 1
+        && let Some(last) = replacers.iter().max_by_key(|r| r.finish_order)
+    {
+        let labels: Vec<&str> = replacers.iter().map(|r| r.label.as_str()).collect();
+        flags.push(format!(
+            "{} handlers set updatedToolOutput ({}): the last to finish wins, which is not deterministic; this run kept {}'s",
+            replacers.len(),
+            labels.join(", "),
+            last.label
+        ));
+    }
+    if effect == Effect::Nothing && updated_output.is_some() {
+        effect = Effect::OutputReplaced;
+    }
     if effect == Effect::Nothing && !model.is_empty() {
         effect = Effect::ContextAdded;
     }
     let decided_by = if deciding.is_empty() {
+        let by = if effect == Effect::OutputReplaced {
+            Effect::OutputReplaced
+        } else {
+            Effect::ContextAdded
+        };
         readings
             .iter()
-            .filter(|r| r.outcome.effect == Effect::ContextAdded)
+            .filter(|r| r.outcome.effect == by)
             .map(|r| r.label.clone())
             .collect()
     } else {
@@ -934,6 +977,7 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
         model_sees: join(model),
         user_sees: join(user_all),
         updated_input,
+        updated_output,
         decided_by,
         flags,
     }

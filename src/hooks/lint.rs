@@ -108,6 +108,10 @@ pub const LINTS: &[(&str, &str)] = &[
         "a matcher on an event without matcher support: it is ignored and the hook always fires",
     ),
     (
+        "matcher-renamed-tool",
+        "a matcher naming a tool by its old name only (`Task`, renamed `Agent` in 2.1.63): it never fires from then on",
+    ),
+    (
         "matcher-plugin-server",
         "a plugin's matcher naming `mcp__<server>__` without `plugin_<plugin>_`",
     ),
@@ -522,6 +526,18 @@ fn matcher_lints_at_handler(
             }
         }
     }
+    if tool_event && let Some((old, new, since)) = matcher::missed_rename(&kind, version) {
+        out.push(lint(
+            "matcher-renamed-tool",
+            Severity::Error,
+            format!(
+                "matcher {text:?} names {old}, renamed {new} in Claude Code {since}: hook payloads carry tool_name {new:?} from then on, so at {} it never fires on that tool",
+                matcher::shown(version)
+            ),
+            matcher::rename_fix(old, new, since),
+            at,
+        ));
+    }
     if let MatcherKind::Regex { pattern } = &kind {
         if let Some(why) = matcher::redos_risk(pattern) {
             out.push(lint(
@@ -760,6 +776,27 @@ fn command_lint(
         ));
     }
     None
+}
+
+/// The lints that say a handler's matcher can never fire (a dead exact
+/// name, a case slip, a renamed tool's old name, a plugin server named
+/// without its prefix, a tool native builds lack): what the reach
+/// explanations (`hooks::settings::explain`, so `replay`, its `--json` and
+/// the TUI) quote as the fix when the matcher misses.
+pub const NEVER_FIRES: &[&str] = &[
+    "matcher-dead-exact",
+    "matcher-case",
+    "matcher-renamed-tool",
+    "matcher-plugin-server",
+    "matcher-tool-absent",
+];
+
+/// The first lint of [`NEVER_FIRES`] on `h`'s matcher at `version`, the
+/// one `--lint` reports, or `None`.
+pub fn never_fires(h: &Handler, version: &Version) -> Option<Lint> {
+    matcher_lints_at_handler(h, None, version)
+        .into_iter()
+        .find(|l| NEVER_FIRES.contains(&l.id))
 }
 
 /// Required `tool_input` fields per tool (hooks.md §1.5): an `updatedInput`

@@ -162,7 +162,7 @@ impl Alphabet {
 
 /// `2.1.332`, or `the latest version` for [`Version::latest`] (a
 /// transcript without a version).
-fn shown(version: &Version) -> String {
+pub(crate) fn shown(version: &Version) -> String {
     if *version == Version::latest() {
         "the latest version".to_string()
     } else {
@@ -310,13 +310,17 @@ pub fn check(
             } else {
                 format!("{field} \"{value}\" is not one of them")
             };
+            let renamed = renamed_note(names.iter().map(String::as_str), value, version);
             verdict(
                 false,
                 format!(
-                    "matcher \"{written}\" is {what} ({}): {subject}",
-                    alphabet.describe()
+                    "matcher \"{written}\" is {what} ({}): {subject}{}",
+                    alphabet.describe(),
+                    renamed
+                        .as_ref()
+                        .map_or(String::new(), |(n, _)| format!("; {n}"))
                 ),
-                exact_hint(names, value),
+                renamed.map(|(_, h)| h).or_else(|| exact_hint(names, value)),
             )
         }
         MatcherKind::Regex { pattern } => {
@@ -354,13 +358,21 @@ pub fn check(
                     };
                     verdict(true, reason, hint)
                 }
-                Ok(Ok(None)) => verdict(
-                    false,
-                    format!(
-                        "matcher \"{written}\" is a regular expression, unanchored: no match in \"{value}\"{drift}"
-                    ),
-                    regex_hint(pattern, value),
-                ),
+                Ok(Ok(None)) => {
+                    let renamed = renamed_note(words(pattern), value, version);
+                    verdict(
+                        false,
+                        format!(
+                            "matcher \"{written}\" is a regular expression, unanchored: no match in \"{value}\"{drift}{}",
+                            renamed
+                                .as_ref()
+                                .map_or(String::new(), |(n, _)| format!("; {n}"))
+                        ),
+                        renamed
+                            .map(|(_, h)| h)
+                            .or_else(|| regex_hint(pattern, value)),
+                    )
+                }
                 Ok(Err(e)) => verdict(
                     false,
                     format!(
@@ -377,6 +389,78 @@ pub fn check(
             }
         }
     }
+}
+
+/// Tools Claude Code renamed: `(old, new, since)`: from `since` a hook
+/// payload's `tool_name` is `new` (docs/hooks-exec.md "Task and Agent" has
+/// the evidence: the 2.1.332 captures carry `Agent`; the rename dates from
+/// 2.1.63).
+pub const RENAMED_TOOLS: &[(&str, &str, &str)] = &[("Task", "Agent", "2.1.63")];
+
+/// The fix for a matcher naming a renamed tool's old name only: the one
+/// `hooks --lint` (`matcher-renamed-tool`) and the reach explanations give.
+pub fn rename_fix(old: &str, new: &str, since: &str) -> String {
+    format!("write \"{new}\" (\"{new}|{old}\" also covers sessions before {since})")
+}
+
+/// The rename a matcher misses at `version`: its exact names or regex
+/// words name a tool's old name but not its new one, and `version` is at or
+/// after the rename. `(old, new, since)`.
+pub fn missed_rename(
+    kind: &MatcherKind,
+    version: &Version,
+) -> Option<(&'static str, &'static str, &'static str)> {
+    let names: Vec<&str> = match kind {
+        MatcherKind::Exact { names } => names.iter().map(String::as_str).collect(),
+        MatcherKind::Regex { pattern } => words(pattern).collect(),
+        _ => return None,
+    };
+    RENAMED_TOOLS.iter().copied().find(|(old, new, since)| {
+        names.contains(old) && !names.contains(new) && *version >= Version::parse(since)
+    })
+}
+
+/// The words (runs of letters, digits and `_`) of a pattern, for spotting a
+/// tool name in a regex (`^(Task|Bash)$` names Task; `TaskCreate` does
+/// not).
+fn words(pattern: &str) -> impl Iterator<Item = &str> + Clone {
+    pattern
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+/// When a matcher naming `names` missed `value` because of a tool rename:
+/// the reason's note and the fix. `Task` against `Agent` from 2.1.63 (the
+/// old name no longer reaches subagent calls); `Agent` against `Task`
+/// before (the new name did not exist yet).
+fn renamed_note<'a>(
+    names: impl Iterator<Item = &'a str> + Clone,
+    value: &str,
+    version: &Version,
+) -> Option<(String, String)> {
+    for (old, new, since) in RENAMED_TOOLS {
+        let has = |n: &str| names.clone().any(|x| x == n);
+        let after = *version >= Version::parse(since);
+        if has(old) && !has(new) && value == *new && after {
+            return Some((
+                format!(
+                    "the {old} tool was renamed {new} in Claude Code {since}, and from then on hook payloads carry tool_name \"{new}\", so a matcher naming only {old} no longer fires on it (this session is {})",
+                    shown(version)
+                ),
+                rename_fix(old, new, since),
+            ));
+        }
+        if has(new) && !has(old) && value == *old && !after {
+            return Some((
+                format!(
+                    "before Claude Code {since} this tool was called {old} (this session is {})",
+                    shown(version)
+                ),
+                format!("write \"{new}|{old}\" to cover sessions before and after {since}"),
+            ));
+        }
+    }
+    None
 }
 
 fn first_line(text: &str) -> &str {

@@ -9,6 +9,7 @@
 
 pub mod codex;
 pub mod contract;
+pub mod cwd_map;
 pub mod events;
 pub mod exec;
 pub mod lint;

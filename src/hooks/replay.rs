@@ -57,6 +57,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::hooks::contract::Version;
+use crate::hooks::cwd_map::CwdMap;
 use crate::hooks::events::MAX_FILE_BYTES;
 use crate::hooks::events::{
     At, EventName, Payload, PayloadError, all_payloads, payload, payloads_where,
@@ -126,7 +127,24 @@ pub fn replay(
     at: &At,
     rules: Option<&RuleSet>,
 ) -> Result<Replay, ReplayError> {
-    let built = payload(session, event, at)?;
+    replay_with(session, event, at, rules, &CwdMap::default())
+}
+
+/// [`replay`] with the recorded folders of `map` (`--cwd-map OLD=NEW`)
+/// mapped to local ones in the payload before the rule set sees it
+/// ([`CwdMap::map_value`]).
+///
+/// # Errors
+/// [`ReplayError::Payload`] as [`payload`] refuses.
+pub fn replay_with(
+    session: &Session,
+    event: EventName,
+    at: &At,
+    rules: Option<&RuleSet>,
+    map: &CwdMap,
+) -> Result<Replay, ReplayError> {
+    let mut built = payload(session, event, at)?;
+    map.map_value(&mut built.json);
     let history = history_before(session, &built);
     let evaluation = rules.map(|r| evaluate(r, &built, &history));
     let recorded = recorded_at(session, &built);
@@ -545,6 +563,18 @@ pub fn activity_at<'a>(
         .collect();
     out.sort_by_key(|h| h.line());
     out
+}
+
+/// The `permissionDecision` the transcript recorded on the tool result of
+/// the payload's call (`{decision, source, reasonType|reasonCode,
+/// ruleSource}`, 2.1.332), in the payload's thread; `None` for an event not
+/// on a call, or a call without one.
+pub fn recorded_permission<'a>(session: &'a Session, p: &Payload) -> Option<&'a Value> {
+    let id = p.json.get("tool_use_id").and_then(Value::as_str)?;
+    session
+        .thread_lines(thread_of(session, p))
+        .permission_decisions
+        .get(id)
 }
 
 /// What a replay without a rule set says in [`replay_json`]'s `rules_note`.

@@ -217,6 +217,10 @@ pub struct EventControl {
     pub additional_context: bool,
     /// `hookSpecificOutput.updatedInput` (or `decision.updatedInput`).
     pub updated_input: bool,
+    /// `hookSpecificOutput.updatedToolOutput` (or the older
+    /// `updatedMCPToolOutput`): what the model sees instead of the tool's
+    /// output (PostToolUse).
+    pub updated_output: bool,
     /// Exit 2 blocks (§1.6 "Blocks").
     pub exit2_blocks: bool,
     /// Who reads a block's reason and exit-2 stderr: `"model"`, `"user"`,
@@ -245,6 +249,7 @@ impl EventControl {
                 decision_block: false,
                 additional_context: false,
                 updated_input: false,
+                updated_output: false,
                 exit2_blocks: false,
                 reason_to: "nobody",
                 system_message: false,
@@ -268,6 +273,8 @@ impl EventControl {
             additional_context,
             updated_input: has("hookSpecificOutput.updatedInput")
                 || has("hookSpecificOutput.decision.updatedInput"),
+            updated_output: has("hookSpecificOutput.updatedToolOutput")
+                || has("hookSpecificOutput.updatedMCPToolOutput"),
             exit2_blocks,
             reason_to: match c.exit2.stderr_to {
                 StderrTo::Claude => "model",
@@ -478,6 +485,9 @@ pub enum Effect {
     Stopped,
     /// The tool runs with a replaced input.
     InputRewritten,
+    /// The tool already ran; the model sees the hook's text instead of its
+    /// output (PostToolUse `updatedToolOutput`, [`Outcome::updated_output`]).
+    OutputReplaced,
     /// The tool is allowed without a prompt (permission rules still apply).
     Allowed,
     /// Context is added for the model; nothing else changes.
@@ -498,6 +508,10 @@ pub struct Outcome {
     pub user_sees: Option<String>,
     /// The replacement tool input, when rewritten.
     pub updated_input: Option<Value>,
+    /// What the model sees instead of the tool's output: the hook's
+    /// `hookSpecificOutput.updatedToolOutput` (or `updatedMCPToolOutput`)
+    /// verbatim, on PostToolUse (README "Running your real hooks").
+    pub updated_output: Option<Value>,
     /// One line per step of the reasoning, with the spec section.
     pub why: Vec<String>,
 }
@@ -509,6 +523,7 @@ impl Outcome {
             model_sees: None,
             user_sees: None,
             updated_input: None,
+            updated_output: None,
             why: Vec::new(),
         }
     }
@@ -529,6 +544,7 @@ impl Outcome {
             Effect::Deferred => "deferred",
             Effect::Stopped => "Claude stops",
             Effect::InputRewritten => "input rewritten",
+            Effect::OutputReplaced => "output replaced",
             Effect::Allowed => "allowed",
             Effect::ContextAdded => "context added",
             Effect::Nothing => "nothing",
@@ -539,6 +555,12 @@ impl Outcome {
         }
         if let Some(u) = &self.user_sees {
             s.push_str(&format!(" — the user sees: {}", flat(u)));
+        }
+        if let Some(out) = &self.updated_output {
+            s.push_str(&format!(
+                " — the model sees this output instead: {}",
+                flat(&crate::transcript::hook_activity::output_text(out))
+            ));
         }
         s
     }
@@ -712,6 +734,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
         }
     }
     let hso_ok = hso.filter(|h| str_field(h, "hookEventName") == Some(event));
+    read_updated_output(event, control, hso_ok, &mut o);
     if let Some(sm) = str_field(json, "systemMessage") {
         if control.system_message {
             o.user_sees = Some(sm.to_string());
@@ -912,6 +935,34 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
             .push("the JSON holds no decision for this event".into());
     }
     o
+}
+
+/// Reads `hookSpecificOutput.updatedToolOutput` (else the older
+/// `updatedMCPToolOutput`) into [`Outcome::updated_output`]: on an event that
+/// honours it (PostToolUse) the model sees it instead of the tool's output
+/// (the effect becomes [`Effect::OutputReplaced`] unless something stronger,
+/// a `decision: "block"`, already holds); elsewhere it is ignored, said in
+/// the why. A `null` value is no replacement.
+fn read_updated_output(event: &str, control: &EventControl, hso: Option<&Value>, o: &mut Outcome) {
+    let Some((key, value)) = ["updatedToolOutput", "updatedMCPToolOutput"]
+        .into_iter()
+        .find_map(|k| hso?.get(k).filter(|v| !v.is_null()).map(|v| (k, v)))
+    else {
+        return;
+    };
+    if !control.updated_output {
+        o.why.push(format!("{event} does not take {key}: ignored"));
+        return;
+    }
+    o.updated_output = Some(value.clone());
+    if o.effect == Effect::Nothing {
+        o.effect = Effect::OutputReplaced;
+    }
+    o.why.push(if key == "updatedMCPToolOutput" {
+        "updatedMCPToolOutput (the older name, for MCP tools) replaces what the model sees of the tool's output; the tool already ran".to_string()
+    } else {
+        "updatedToolOutput replaces what the model sees of the tool's output; the tool already ran (for a built-in tool it must have the tool's output shape, Bash: {stdout, stderr, interrupted, isImage}, or Claude Code ignores it)".to_string()
+    });
 }
 
 /// What Claude Code does after a hook returned `result` on `event`:

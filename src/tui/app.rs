@@ -214,6 +214,7 @@ impl App {
             settings: Vec::new(),
             settings_config_dir: None,
             settings_managed: None,
+            cwd_map: Default::default(),
             codex_home: None,
             hook_env: None,
             rules: Default::default(),
@@ -773,7 +774,7 @@ impl App {
             Msg::Discovered(_) => {}
             Msg::Parsed { key, line } => self.detail.parsed(key, line),
             Msg::HooksRan { generation, report } => {
-                self.replay.hooks_ran(generation, report, &mut self.ctx)
+                self.replay.hooks_ran(generation, *report, &mut self.ctx)
             }
             Msg::Backtested {
                 done,

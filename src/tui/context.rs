@@ -413,6 +413,10 @@ pub struct Ctx {
     /// The managed settings file; `None`: the platform's (tests set a
     /// fixed one).
     pub settings_managed: Option<PathBuf>,
+    /// The `--cwd-map OLD=NEW` pairs: recorded folders mapped to local ones
+    /// in the replayed payload, `CLAUDE_PROJECT_DIR` and where `x` runs the
+    /// hooks (README "Running your real hooks").
+    pub cwd_map: hookscope::hooks::cwd_map::CwdMap,
     /// The Codex home whose hooks the replay pane explains for a Codex
     /// session; `None`: `$CODEX_HOME`, else `~/.codex` (tests set a fixed
     /// one).

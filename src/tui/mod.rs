@@ -118,6 +118,7 @@ pub fn run(
     paths: &[PathBuf],
     rules: Option<&Path>,
     settings: &[PathBuf],
+    cwd_map: hookscope::hooks::cwd_map::CwdMap,
     no_index: bool,
 ) -> anyhow::Result<()> {
     let offset = Local::now().offset().fix();
@@ -130,6 +131,7 @@ pub fn run(
         }
     }
     app.ctx.settings = settings.to_vec();
+    app.ctx.cwd_map = cwd_map;
 
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
     // The follower starts once discovery has answered, with its sessions

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use hookscope::hooks::contract::Version;
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::exec::{ExecPlan, ExecReport, effect_name};
-use hookscope::hooks::replay::{Replay, replay};
+use hookscope::hooks::replay::{Replay, replay_with};
 use hookscope::hooks::rules::RuleSet;
 use hookscope::hooks::settings::{self, HandlerVerdict, HookConfig, LoadOptions};
 use hookscope::redact::{Redactions, redactor};
@@ -312,6 +312,10 @@ impl ReplayPane {
         let result = if session.agent == hookscope::transcript::Agent::Codex {
             // A Codex session: Codex's payload; rule sets are Claude Code's.
             hookscope::hooks::codex::payload::payload(session, event, at)
+                .map(|mut payload| {
+                    ctx.cwd_map.map_value(&mut payload.json);
+                    payload
+                })
                 .map(|payload| hookscope::hooks::replay::Replay {
                     payload,
                     history: Default::default(),
@@ -320,7 +324,7 @@ impl ReplayPane {
                 })
                 .map_err(|e| e.to_string())
         } else {
-            replay(session, event, at, rules).map_err(|e| e.to_string())
+            replay_with(session, event, at, rules, &ctx.cwd_map).map_err(|e| e.to_string())
         };
         self.verdicts.clear();
         if let Ok(r) = &result {
@@ -359,8 +363,8 @@ impl ReplayPane {
                 codex_home: ctx.codex_home.clone(),
                 cwd: session
                     .cwd
-                    .as_ref()
-                    .map(std::path::PathBuf::from)
+                    .as_deref()
+                    .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d)))
                     .filter(|d| d.is_dir()),
             });
             let config = Arc::new(hooks.config);
@@ -374,8 +378,8 @@ impl ReplayPane {
                 settings: ctx.settings.clone(),
                 cwd: session
                     .cwd
-                    .as_ref()
-                    .map(std::path::PathBuf::from)
+                    .as_deref()
+                    .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d)))
                     .filter(|d| d.is_dir()),
                 config_dir: ctx.settings_config_dir.clone(),
                 managed: ctx.settings_managed.clone(),
@@ -528,7 +532,10 @@ impl ReplayPane {
             r.payload.event.as_str(),
             &r.payload.json,
             &version,
-            session.cwd.as_ref().map(std::path::PathBuf::from),
+            session
+                .cwd
+                .as_deref()
+                .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d))),
             entrypoint,
             &[],
             &|n| match &ctx.hook_env {
@@ -700,9 +707,16 @@ impl ReplayPane {
                 theme.dim(),
             )));
         }
+        let mut merged = effect_name(report.combined.effect).replace('_', " ");
+        if let Some(o) = &report.combined.updated_output {
+            merged.push_str(&format!(
+                " — the model sees this output instead: {}",
+                mask(&hookscope::transcript::hook_activity::output_text(o))
+            ));
+        }
         out.push(Line::from(vec![
             Span::styled("  merged: ", theme.heading()),
-            Span::raw(effect_name(report.combined.effect).replace('_', " ")),
+            Span::raw(merged),
         ]));
         let verdict = report
             .final_outcome
@@ -720,22 +734,48 @@ impl ReplayPane {
                 report.final_outcome.decided_by
             )),
         ]));
-        out.push(Line::from(vec![
-            Span::styled("  vs the transcript: ", theme.heading()),
-            Span::raw(self.agreement(report, ctx)),
-        ]));
+        if let Some(a) = self.agreement(report, ctx) {
+            let loud = matches!(
+                a.verdict,
+                hookscope::hooks::exec::Verdict::FailedOpen
+                    | hookscope::hooks::exec::Verdict::FailedBlocked
+            );
+            out.push(Line::from(vec![
+                Span::styled("  vs the transcript: ", theme.heading()),
+                if loud {
+                    Span::styled(a.text.clone(), theme.error())
+                } else {
+                    Span::raw(a.text.clone())
+                },
+            ]));
+            if let Some(f) = &a.final_outcome {
+                out.push(Line::from(vec![
+                    Span::styled("  final vs the transcript: ", theme.heading()),
+                    Span::raw(f.text.clone()),
+                ]));
+            }
+        }
         out
     }
 
-    /// Whether the run's merged effect agrees with what the transcript
-    /// recorded for this firing (its parsed hook activity): `transcript:
-    /// blocked by PreToolUse hook (exit 2); now: blocked — agrees`.
-    fn agreement(&self, report: &ExecReport, ctx: &Ctx) -> String {
+    /// The run compared with what the transcript recorded for this firing
+    /// (its parsed hook activity and the call's recorded
+    /// `permissionDecision`, [`hookscope::hooks::exec::agreement`]): `then:
+    /// PreToolUse hook blocked the call (exit 2); now: blocked the call —
+    /// agrees`, or a loud `FAILED OPEN` when a handler failed.
+    fn agreement(
+        &self,
+        report: &ExecReport,
+        ctx: &Ctx,
+    ) -> Option<hookscope::hooks::exec::Agreement> {
         let (Some(Ok(r)), Some(session)) = (&self.result, ctx.session()) else {
-            return String::new();
+            return None;
         };
         let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-        hookscope::hooks::exec::agreement(report, &activity).text
+        let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
+        Some(hookscope::hooks::exec::agreement(
+            report, &activity, permission,
+        ))
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).

@@ -86,7 +86,7 @@ fn run_request(app: &mut App, request: Request) {
             Request::RunHooks { generation, plan } => {
                 app.apply(Msg::HooksRan {
                     generation,
-                    report: worker::run_hooks(&plan.0),
+                    report: Box::new(worker::run_hooks(&plan.0)),
                 });
             }
             Request::ParseBash { key, command } => {
@@ -2564,8 +2564,9 @@ fn snapshot_run_hooks_confirmation() {
             "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block_rm_rf.sh"
         ]
     );
-    // The session's cwd does not exist here: the temporary folder.
-    assert_eq!(plan.specs[0].cwd, plan.scratch.path());
+    // The session's cwd does not exist here: the project folder holding
+    // the given settings, where Claude Code runs hooks when the cwd is gone.
+    assert_eq!(plan.specs[0].cwd, example.path());
     let ex = example.path();
     insta::assert_snapshot!(
         "replay_run_confirm_160x48",
@@ -2626,7 +2627,7 @@ fn run_hooks_needs_the_dialogs_enter() {
     let text: Vec<String> = main.iter().map(ToString::to_string).collect();
     assert!(
         text.contains(
-            &"  vs the transcript: then: blocked by PreToolUse hook (exit 2); now: nothing — differs: your hooks no longer block here"
+            &"  vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: did nothing — differs: your hooks no longer block here"
                 .to_string()
         ),
         "{text:?}"
@@ -2688,7 +2689,14 @@ fn run_hooks_with_the_scenarios_settings_agrees_with_the_transcript() {
     );
     assert!(
         text.contains(
-            &"  vs the transcript: then: blocked by PreToolUse hook (exit 2); now: blocked — agrees"
+            &"  vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: blocked the call — agrees"
+                .to_string()
+        ),
+        "{text:?}"
+    );
+    assert!(
+        text.contains(
+            &"  final vs the transcript: recorded reject (hook, hook:PreToolUse); simulated reject (hook, hook:PreToolUse) — agrees"
                 .to_string()
         ),
         "{text:?}"
@@ -2896,4 +2904,28 @@ fn a_10_mb_output_scrolls_to_its_end() {
         line
     );
     assert!(built.len() < 2_100, "{} rows built", built.len());
+}
+
+#[test]
+fn a_matcher_that_never_fires_shows_the_lints_fix_in_the_pane() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = dir.path().join("settings.json");
+    let hook = serde_json::json!({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__memory", "hooks": [{"type": "command", "command": "true"}]},
+        {"matcher": "Task", "hooks": [{"type": "command", "command": "true"}]}
+    ]}});
+    std::fs::write(&settings, hook.to_string()).expect("write settings");
+    let s = settings.display().to_string();
+    let app = replay_exit2(&[&s]);
+    let (main, _) = app.replay.lines(&app.ctx);
+    let text: Vec<String> = main.iter().map(ToString::to_string).collect();
+    for line in [
+        "      hint: did you mean \"mcp__memory__.*\"?",
+        "      hint: write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)",
+    ] {
+        assert!(
+            text.contains(&line.to_string()),
+            "missing {line:?} in {text:?}"
+        );
+    }
 }

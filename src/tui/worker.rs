@@ -28,8 +28,9 @@ pub enum Msg {
     HooksRan {
         /// The run counter the request carried.
         generation: u64,
-        /// What they did.
-        report: hookscope::hooks::exec::ExecReport,
+        /// What they did (boxed: a report is large beside the other
+        /// messages).
+        report: Box<hookscope::hooks::exec::ExecReport>,
     },
     /// The counts and title of session `index`, with its diagnostics
     /// (or why it could not be read).
@@ -825,7 +826,7 @@ pub fn run_hooks(plan: &hookscope::hooks::exec::ExecPlan) -> hookscope::hooks::e
 /// Runs `plan` on a thread and sends [`Msg::HooksRan`] tagged `generation`.
 pub fn spawn_hooks(generation: u64, plan: Arc<hookscope::hooks::exec::ExecPlan>, tx: Sender<Msg>) {
     std::thread::spawn(move || {
-        let report = run_hooks(&plan);
+        let report = Box::new(run_hooks(&plan));
         let _ = tx.send(Msg::HooksRan { generation, report });
     });
 }

@@ -48,6 +48,7 @@ fn outcome(effect: Effect) -> Outcome {
         model_sees: None,
         user_sees: None,
         updated_input: None,
+        updated_output: None,
         why: Vec::new(),
     }
 }
@@ -566,6 +567,7 @@ pub fn combine_runs(event: &str, readings: &[Reading]) -> CombinedRuns {
             model_sees: join(model),
             user_sees: join(user),
             updated_input: None,
+            updated_output: None,
             decided_by: vec![first.label.clone()],
             flags,
         };
@@ -577,6 +579,7 @@ pub fn combine_runs(event: &str, readings: &[Reading]) -> CombinedRuns {
             model_sees: join(contexts),
             user_sees: join(user),
             updated_input: None,
+            updated_output: None,
             decided_by: stoppers.iter().map(|r| r.label.clone()).collect(),
             flags,
         };
@@ -638,6 +641,7 @@ pub fn combine_runs(event: &str, readings: &[Reading]) -> CombinedRuns {
         model_sees: model,
         user_sees: join(user),
         updated_input,
+        updated_output: None,
         decided_by,
         flags,
     }
@@ -713,6 +717,7 @@ pub fn execute<R: Runner + ?Sized>(
             "hook".into()
         },
         permission_mode: None,
+        record: None,
         why,
     };
     ExecReport {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::permissions::RuleContext;
 use super::{
     EnvContext, EnvSource, EnvVar, EnvWarning, ExecReport, NotRun, RunSpec, Runner, Scratch,
-    execute, hook_env, working_dir,
+    execute, hook_env, project_dir, working_dir,
 };
 use crate::hooks::contract::Version;
 use crate::hooks::settings::{HandlerVerdict, HookConfig, Permissions};
@@ -79,21 +79,14 @@ pub fn plan(
             format!("#{} {}", i + 1, h.location())
         })
     };
-    let (cwd, cwd_note) = working_dir(payload, &scratch);
-    // CLAUDE_PROJECT_DIR: the session's project when it exists here, else
-    // the folder of the given settings' .claude/.
-    let (project_dir, project_note) = match (&session_dir, &config.project_dir) {
-        (Some(d), _) if d.is_dir() => (Some(d.clone()), None),
-        (Some(d), Some(p)) => (
-            Some(p.clone()),
-            Some(format!(
-                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR is {}",
-                d.display(),
-                p.display()
-            )),
-        ),
-        (d, p) => (d.clone().or_else(|| p.clone()), None),
-    };
+    let project = project_dir(
+        session_dir.as_deref(),
+        config.project_dir.as_deref(),
+        scratch.path(),
+    );
+    let (cwd, cwd_note) = working_dir(payload, &project, &scratch);
+    let project_note = project.note.clone();
+    let project_dir = Some(project.path.clone());
     let mut ctx = EnvContext::from_payload(payload);
     ctx.project_dir = project_dir.as_ref().map(|p| p.display().to_string());
     ctx.entrypoint = entrypoint;
@@ -143,12 +136,20 @@ pub fn plan(
             }),
         }
     }
+    // Rules and "inside the working folder" are judged on the payload's
+    // paths, so against the project they were recorded under (mapped).
     let rule_ctx = RuleContext {
+        non_interactive: ctx.entrypoint.as_deref() == Some("sdk-cli"),
         cwd: payload
             .get("cwd")
             .and_then(Value::as_str)
             .map(str::to_string),
-        project_dir: ctx.project_dir.clone(),
+        project_dir: project
+            .recorded
+            .as_ref()
+            .unwrap_or(&project.path)
+            .to_str()
+            .map(str::to_string),
         home: lookup("HOME").map(|h| h.to_string_lossy().into_owned()),
     };
     Ok(ExecPlan {

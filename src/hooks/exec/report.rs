@@ -72,26 +72,129 @@ impl Scratch {
     }
 }
 
-/// Where the handlers run: the payload's `cwd` when it is a folder here,
-/// else `scratch`'s folder, with a note saying why.
-pub fn working_dir(payload: &Value, scratch: &Scratch) -> (PathBuf, Option<String>) {
-    match payload.get("cwd").and_then(Value::as_str) {
-        Some(cwd) if Path::new(cwd).is_dir() => (PathBuf::from(cwd), None),
-        Some(cwd) => (
-            scratch.path().to_path_buf(),
-            Some(format!(
-                "the session's cwd {cwd} does not exist here: running in a temporary folder, {}",
-                scratch.path().display()
+/// The `CLAUDE_PROJECT_DIR` a replayed hook gets, and why it is that folder
+/// (README "Running your real hooks"): never empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectDir {
+    /// The folder (absolute when hookscope chose it).
+    pub path: PathBuf,
+    /// The session's project as recorded (its first `cwd`, after
+    /// `--cwd-map`), when known.
+    pub recorded: Option<PathBuf>,
+    /// Why `path` is not the session's project, when it is not.
+    pub note: Option<String>,
+}
+
+/// Chooses `CLAUDE_PROJECT_DIR`: the session's project (`session`, its
+/// first `cwd` after `--cwd-map`) when that folder exists here; else the
+/// folder holding the given settings' `.claude/` (`settings_project`,
+/// [`crate::hooks::settings::HookConfig::project_dir`]) when it exists;
+/// else the recorded project as it is (a hook using it will not find its
+/// files, said in the note); else `fallback` (the temporary folder).
+pub fn project_dir(
+    session: Option<&Path>,
+    settings_project: Option<&Path>,
+    fallback: &Path,
+) -> ProjectDir {
+    let session = session.filter(|d| !d.as_os_str().is_empty());
+    let settings_project = settings_project.filter(|d| !d.as_os_str().is_empty());
+    let recorded = session.map(Path::to_path_buf);
+    if let Some(d) = session.filter(|d| d.is_dir()) {
+        return ProjectDir {
+            path: d.to_path_buf(),
+            recorded,
+            note: None,
+        };
+    }
+    if let Some(p) = settings_project.filter(|p| p.is_dir()) {
+        let note = session.map(|d| {
+            format!(
+                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR is {} (the folder holding the settings' .claude/; --cwd-map OLD=NEW names another)",
+                d.display(),
+                p.display()
+            )
+        });
+        return ProjectDir {
+            path: p.to_path_buf(),
+            recorded,
+            note,
+        };
+    }
+    if let Some(d) = session {
+        return ProjectDir {
+            path: d.to_path_buf(),
+            recorded,
+            note: Some(format!(
+                "the session's project {} does not exist here: CLAUDE_PROJECT_DIR names it anyway, so a hook that reads its files there will not find them (--cwd-map OLD=NEW maps it to a local folder)",
+                d.display()
             )),
-        ),
-        None => (
+        };
+    }
+    ProjectDir {
+        path: fallback.to_path_buf(),
+        recorded: None,
+        note: Some(format!(
+            "the session records no project folder: CLAUDE_PROJECT_DIR is the temporary folder {}",
+            fallback.display()
+        )),
+    }
+}
+
+/// Where the handlers run, as Claude Code would run them: the payload's
+/// `cwd` (it follows a `cd`, unlike `CLAUDE_PROJECT_DIR`) when it is a
+/// folder here; else its place under `project` (the same path relative to
+/// the recorded project, when that folder exists here); else the project
+/// folder (Claude Code, from 2.1.239, falls back to the project when the
+/// `cwd` is gone); else `scratch`'s folder. The note says why when it is
+/// not the payload's `cwd`.
+pub fn working_dir(
+    payload: &Value,
+    project: &ProjectDir,
+    scratch: &Scratch,
+) -> (PathBuf, Option<String>) {
+    let Some(cwd) = payload.get("cwd").and_then(Value::as_str) else {
+        return (
             scratch.path().to_path_buf(),
             Some(format!(
                 "the payload has no cwd: running in a temporary folder, {}",
                 scratch.path().display()
             )),
-        ),
+        );
+    };
+    if Path::new(cwd).is_dir() {
+        return (PathBuf::from(cwd), None);
     }
+    let under = project
+        .recorded
+        .as_deref()
+        .and_then(|r| Path::new(cwd).strip_prefix(r).ok())
+        .map(|rel| project.path.join(rel))
+        .filter(|p| p.is_dir() && p != &project.path);
+    if let Some(place) = under {
+        return (
+            place.clone(),
+            Some(format!(
+                "the session's cwd {cwd} does not exist here: running in its place under CLAUDE_PROJECT_DIR, {}",
+                place.display()
+            )),
+        );
+    }
+    if project.path.is_dir() && project.path != scratch.path() {
+        return (
+            project.path.clone(),
+            Some(format!(
+                "the session's cwd {cwd} does not exist here: running in CLAUDE_PROJECT_DIR, {} (Claude Code runs hooks in the project folder when the cwd is gone)",
+                project.path.display()
+            )),
+        );
+    }
+    (
+        scratch.path().to_path_buf(),
+        Some(format!(
+            "the session's cwd {cwd} does not exist here: running in a temporary folder, {}",
+            scratch.path().display()
+        )),
+    )
 }
 
 /// A configured handler that was not run, and why.
@@ -264,51 +367,4 @@ impl ExecReport {
         }
         v
     }
-}
-
-/// How a run of the user's hooks compares with what the transcript
-/// recorded for the same firing (issue 9 §4–5): the TUI's and
-/// `replay --exec`'s "vs the transcript" line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Agreement {
-    /// Both blocked, or neither did.
-    pub agrees: bool,
-    /// One line: `then: blocked by PreToolUse hook (exit 2); now:
-    /// blocked — agrees`, or `… — differs: your hooks no longer block here`.
-    pub text: String,
-}
-
-/// Compares `report` (a run of the user's hooks on a firing) with
-/// `activity` (the transcript's parsed hook records of that firing,
-/// `hooks::replay::activity_at`): blocked then vs blocked (or stopped) now.
-/// Rewrites and permission decisions are not compared.
-pub fn agreement(
-    report: &ExecReport,
-    activity: &[&crate::transcript::hook_activity::HookActivity],
-) -> Agreement {
-    use crate::transcript::hook_activity::HookAction;
-    let now_effect = super::effect_name(report.combined.effect);
-    let now_blocked = matches!(now_effect, "blocked" | "stopped");
-    let blocked = activity.iter().find(|h| h.action == HookAction::Blocked);
-    let exit = |code: Option<i64>| code.map_or(String::new(), |c| format!(" (exit {c})"));
-    let then = match (blocked, activity.first()) {
-        (Some(h), _) => format!("blocked by {} hook{}", h.event_name(), exit(h.exit_code)),
-        (None, Some(h)) => format!(
-            "{} hook {}{}",
-            h.event_name(),
-            h.action.as_str().replace('_', " "),
-            exit(h.exit_code)
-        ),
-        (None, None) => "no hook recorded".to_string(),
-    };
-    let now = now_effect.replace('_', " ");
-    let agrees = blocked.is_some() == now_blocked;
-    let text = if agrees {
-        format!("then: {then}; now: {now} — agrees")
-    } else if blocked.is_some() {
-        format!("then: {then}; now: {now} — differs: your hooks no longer block here")
-    } else {
-        format!("then: {then}; now: {now} — differs: your hooks now block here")
-    };
-    Agreement { agrees, text }
 }

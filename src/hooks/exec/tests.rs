@@ -1,6 +1,8 @@
 use serde_json::json;
 
-use super::permissions::{Permissions, RuleContext, ToolVerdict, final_outcome, rule_matches};
+use super::permissions::{
+    PermissionRecord, Permissions, RuleContext, ToolVerdict, final_outcome, rule_matches,
+};
 use super::*;
 
 fn v(s: &str) -> Version {
@@ -13,6 +15,7 @@ fn outcome(effect: Effect) -> Outcome {
         model_sees: None,
         user_sees: None,
         updated_input: None,
+        updated_output: None,
         why: Vec::new(),
     }
 }
@@ -316,12 +319,18 @@ fn bash(cmd: &str) -> Value {
 #[test]
 fn permission_rules_simple_matching() {
     let ctx = RuleContext {
+        non_interactive: false,
         cwd: Some("/proj".into()),
         project_dir: Some("/proj".into()),
         home: Some("/home/u".into()),
     };
     let m = |rule: &str, tool: &str, input: Value| rule_matches(rule, tool, &input, &ctx).0;
     assert!(m("Bash", "Bash", bash("anything")));
+    // The old name of Agent still names it in a permission rule; a bare
+    // Edit covers Edit only, Edit(path) the family.
+    assert!(m("Task", "Agent", json!({"prompt": "x"})));
+    assert!(!m("Edit", "Write", json!({"file_path": "/proj/a"})));
+    assert!(m("Edit(a)", "Write", json!({"file_path": "/proj/a"})));
     assert!(m("Bash(rm *)", "Bash", bash("rm -rf build")));
     assert!(m("Bash(rm *)", "Bash", bash("cd x && rm -rf build")));
     assert!(m("Bash(rm *)", "Bash", bash("FOO=1 rm x")));
@@ -388,6 +397,7 @@ fn combined(effect: Effect) -> CombinedRuns {
         model_sees: None,
         user_sees: None,
         updated_input: None,
+        updated_output: None,
         decided_by: vec!["h".into()],
         flags: Vec::new(),
     }
@@ -427,7 +437,7 @@ fn final_outcome_follows_hooks_md_1_12() {
         allow: vec!["Bash(ls *)".into()],
         ask: vec!["Bash(git push *)".into()],
         deny: vec!["Bash(rm *)".into()],
-        default_mode: None,
+        ..Permissions::default()
     };
     let f = final_outcome(
         "PreToolUse",
@@ -485,16 +495,25 @@ fn final_outcome_follows_hooks_md_1_12() {
         &ctx,
     );
     assert_eq!(f.verdict, Some(ToolVerdict::Asked));
-    let read = json!({"permission_mode": "default", "tool_name": "Read", "tool_input": {"file_path": "/a"}});
-    let f = final_outcome(
-        "PreToolUse",
-        &at,
-        &read,
-        &combined(Effect::Nothing),
-        &none,
-        &ctx,
-    );
-    assert_eq!(f.verdict, Some(ToolVerdict::Runs));
+    // Read runs inside the working folder and prompts outside it.
+    let read = json!({"permission_mode": "default", "tool_name": "Read", "tool_input": {"file_path": "/proj/a"}});
+    let read_in = |cwd: &str| {
+        let ctx = RuleContext {
+            cwd: Some(cwd.into()),
+            ..RuleContext::default()
+        };
+        final_outcome(
+            "PreToolUse",
+            &at,
+            &read,
+            &combined(Effect::Nothing),
+            &none,
+            &ctx,
+        )
+        .verdict
+    };
+    assert_eq!(read_in("/proj"), Some(ToolVerdict::Runs));
+    assert_eq!(read_in("/elsewhere"), Some(ToolVerdict::Asked));
     // Other events: the hooks' effect.
     let f = final_outcome(
         "Stop",
@@ -543,4 +562,147 @@ fn on_failure_exit_1_with_deny_json_keeps_the_json_reason() {
     let r = read_run("PreToolUse", &v("2.1.332"), &s, &exited(1, deny, "err"));
     assert_eq!(r.outcome.effect, Effect::Blocked);
     assert_eq!(r.outcome.model_sees.as_deref(), Some("json reason"));
+}
+
+#[test]
+fn an_updated_tool_output_is_read_and_merged_last_finisher_first() {
+    let s = spec(HandlerCommand::Shell {
+        command: "x".into(),
+        shell: Shell::Sh,
+    });
+    let replace = |text: &str| {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PostToolUse","updatedToolOutput":{{"stdout":"{text}","stderr":"","interrupted":false,"isImage":false}},"additionalContext":"masked"}}}}"#
+        )
+    };
+    let mut first = exited(0, &replace("[masked 1]"), "");
+    first.finish_order = 1;
+    let mut second = exited(0, &replace("[masked 2]"), "");
+    second.finish_order = 0;
+    let a = read_run("PostToolUse", &v("2.1.332"), &s, &first);
+    assert_eq!(a.outcome.effect, Effect::OutputReplaced);
+    assert_eq!(a.outcome.model_sees.as_deref(), Some("masked"));
+    assert_eq!(
+        a.outcome.summary(),
+        "output replaced — the model is told: masked — the model sees this output instead: [masked 1]"
+    );
+    let b = read_run("PostToolUse", &v("2.1.332"), &s, &second);
+    let c = combine_runs(&[a, b]);
+    assert_eq!(c.effect, Effect::OutputReplaced);
+    // The first handler finished last: its replacement wins.
+    assert_eq!(
+        c.updated_output.as_ref().map(|o| o["stdout"].clone()),
+        Some(json!("[masked 1]"))
+    );
+    assert_eq!(c.flags.len(), 1, "{:?}", c.flags);
+    // A block after the call ran stays the effect; the replacement is kept.
+    let both = r#"{"decision":"block","reason":"leak","hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":"[gone]"}}"#;
+    let r = read_run("PostToolUse", &v("2.1.332"), &s, &exited(0, both, ""));
+    assert_eq!(r.outcome.effect, Effect::Blocked);
+    assert_eq!(r.outcome.updated_output, Some(json!("[gone]")));
+    // PreToolUse does not take it.
+    let pre = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedToolOutput":"x"}}"#;
+    let r = read_run("PreToolUse", &v("2.1.332"), &s, &exited(0, pre, ""));
+    assert_eq!(r.outcome.effect, Effect::Nothing);
+    assert_eq!(r.outcome.updated_output, None);
+    assert!(
+        r.outcome
+            .why
+            .contains(&"PreToolUse does not take updatedToolOutput: ignored".to_string()),
+        "{:?}",
+        r.outcome.why
+    );
+    // An async handler's replacement has no effect.
+    let mut s = s;
+    s.is_async = true;
+    let r = read_run(
+        "PostToolUse",
+        &v("2.1.332"),
+        &s,
+        &exited(0, &replace("x"), ""),
+    );
+    assert_eq!(r.outcome.updated_output, None);
+}
+
+#[test]
+fn default_mode_runs_agent_and_read_only_bash_without_a_prompt() {
+    let at = v("2.1.332");
+    let none = Permissions::default();
+    let ctx = RuleContext {
+        non_interactive: true,
+        cwd: Some("/p".into()),
+        project_dir: Some("/p".into()),
+        home: None,
+    };
+    let call = |tool: &str, input: Value| {
+        json!({"hook_event_name": "PreToolUse", "permission_mode": "default",
+               "tool_name": tool, "tool_input": input, "cwd": "/p"})
+    };
+    let run = |p: &Value, perms: &Permissions| {
+        final_outcome(
+            "PreToolUse",
+            &at,
+            p,
+            &combined(Effect::Nothing),
+            perms,
+            &ctx,
+        )
+    };
+    // The Agent tool needs no permission.
+    let f = run(
+        &call("Agent", json!({"prompt": "x", "description": "y"})),
+        &none,
+    );
+    assert_eq!(f.verdict, Some(ToolVerdict::Runs));
+    assert_eq!(f.decided_by, "permission mode default");
+    assert_eq!(
+        serde_json::to_value(&f.record).expect("json"),
+        json!({"decision": "accept", "source": "config", "reasonType": "mode"})
+    );
+    // `ls src` is read-only; `npm test` prompts, which -p records as a rejection.
+    let f = run(&call("Bash", json!({"command": "ls src"})), &none);
+    assert_eq!(f.verdict, Some(ToolVerdict::Runs));
+    let f = run(&call("Bash", json!({"command": "npm test"})), &none);
+    assert_eq!(f.verdict, Some(ToolVerdict::Asked));
+    assert_eq!(
+        serde_json::to_value(&f.record).expect("json"),
+        json!({"decision": "reject", "source": "config", "reasonCode": "unknown"})
+    );
+    assert_eq!(
+        f.why,
+        [
+            "Bash in default mode: Bash `npm test` needs permission: npm is not a read-only command; no hook decision and no rule: the user is prompted (in -p nobody answers: denied unless a PermissionRequest hook allows)",
+            "a -p run (entrypoint sdk-cli): nobody can answer the prompt, so the call is denied"
+        ]
+    );
+    // A --allowed-tools rule is recorded as cliArg, before the mode.
+    let cli = Permissions {
+        cli_allow: vec!["Bash".into()],
+        ..Permissions::default()
+    };
+    let f = run(&call("Bash", json!({"command": "ls src"})), &cli);
+    assert_eq!(
+        serde_json::to_value(&f.record).expect("json"),
+        json!({"decision": "accept", "source": "config", "reasonType": "rule", "ruleSource": "cliArg"})
+    );
+    // Compared with what a transcript recorded.
+    let rec = f.record.expect("record");
+    assert_eq!(
+        rec.compare(&json!({"decision": "accept", "source": "config", "reasonType": "rule", "ruleSource": "cliArg"})),
+        (true, vec![])
+    );
+    let mode = PermissionRecord {
+        decision: "accept".into(),
+        source: "config".into(),
+        reason_type: Some("mode".into()),
+        reason_code: None,
+        rule_source: None,
+    };
+    let (agrees, why) = mode.compare(
+        &json!({"decision": "accept", "source": "config", "reasonType": "rule", "ruleSource": "cliArg"}),
+    );
+    assert!(!agrees);
+    assert_eq!(why[0], "reasonType rule then, mode now");
+    assert_eq!(mode.describe(), "accept (config, mode)");
+    assert_eq!(rec.describe(), "accept (config, rule cliArg)");
 }

@@ -502,3 +502,48 @@ fn hostile_matchers_never_hang_or_panic() {
         let _ = check_if("PreToolUse", m, &bash("ls"), &v);
     }
 }
+
+#[test]
+fn task_matchers_follow_the_rename_to_agent() {
+    // 2.1.332 payloads carry tool_name "Agent" (the captures): a matcher
+    // naming only Task misses it, says why, and gets the lint's fix.
+    let at = v("2.1.332");
+    let m = check("PreToolUse", Some("Task"), Some("Agent"), &at);
+    assert!(!m.matches);
+    assert_eq!(
+        m.reason,
+        "matcher \"Task\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Agent\" is not \"Task\"; the Task tool was renamed Agent in Claude Code 2.1.63, and from then on hook payloads carry tool_name \"Agent\", so a matcher naming only Task no longer fires on it (this session is 2.1.332)"
+    );
+    assert_eq!(
+        m.hint.as_deref(),
+        Some("write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)")
+    );
+    assert!(matches("PreToolUse", "Agent|Task", "Agent", "2.1.332"));
+    // A regex naming the word Task, likewise; TaskCreate is another word.
+    let r = check("PreToolUse", Some("^(Task|Bash)$"), Some("Agent"), &at);
+    assert!(!r.matches);
+    assert_eq!(r.hint, m.hint);
+    assert_eq!(
+        missed_rename(&classify("PreToolUse", Some("^TaskCreate$"), &at), &at),
+        None
+    );
+    // Before 2.1.63 the payload says Task: the old matcher matches, a
+    // matcher naming only Agent misses.
+    assert!(matches("PreToolUse", "Task", "Task", "2.1.50"));
+    let a = check("PreToolUse", Some("Agent"), Some("Task"), &v("2.1.50"));
+    assert!(!a.matches);
+    assert!(a.reason.ends_with(
+        "; before Claude Code 2.1.63 this tool was called Task (this session is 2.1.50)"
+    ));
+    assert_eq!(
+        a.hint.as_deref(),
+        Some("write \"Agent|Task\" to cover sessions before and after 2.1.63")
+    );
+    assert_eq!(
+        missed_rename(
+            &classify("PreToolUse", Some("Task"), &v("2.1.50")),
+            &v("2.1.50")
+        ),
+        None
+    );
+}

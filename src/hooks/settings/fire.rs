@@ -23,7 +23,9 @@ pub struct HandlerVerdict {
     /// Code: …`, the matcher's reason, the `if` rule's reason, `runs once:
     /// identical to #3`, or why it fires).
     pub reason: String,
-    /// A fix, when one is obvious (from the matcher).
+    /// A fix, when one is obvious: the matcher's, else for a matcher that
+    /// never fires the fix `hooks --lint` gives
+    /// ([`crate::hooks::lint::never_fires`]).
     pub hint: Option<String>,
     /// The matcher's verdict, when the matcher was tried.
     pub matcher: Option<MatcherVerdict>,
@@ -99,6 +101,10 @@ pub fn explain(
         };
         v.matcher = Some(m);
         if !matched {
+            // A matcher that never fires gets the fix `--lint` gives.
+            if v.hint.is_none() {
+                v.hint = crate::hooks::lint::never_fires(h, version).map(|l| l.fix);
+            }
             v.reason = matcher_reason;
             out.push(v);
             continue;

@@ -472,6 +472,34 @@ pub struct Permissions {
     /// `permissions.defaultMode`, from the file of highest precedence
     /// that sets it.
     pub default_mode: Option<String>,
+    /// Allow rules of the session's `claude --allowedTools` (given to
+    /// hookscope with `replay --allowed-tools`; a transcript does not record
+    /// them): the transcript names their source `cliArg`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cli_allow: Vec<String>,
+    /// Deny rules of `claude --disallowedTools` (`replay
+    /// --disallowed-tools`), likewise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cli_deny: Vec<String>,
+    /// Where each settings rule was written, as Claude Code names the
+    /// source in a tool result's `permissionDecision.ruleSource`
+    /// (`userSettings`, `projectSettings`, `localSettings`,
+    /// `policySettings`), by rule text (the first file that has it); rules
+    /// of a file given with `--settings` have none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rule_sources: BTreeMap<String, String>,
+}
+
+impl Permissions {
+    /// The `ruleSource` Claude Code records for a decision by `rule`:
+    /// `cliArg` for an `--allowed-tools`/`--disallowed-tools` rule, else
+    /// the settings layer's name when known.
+    pub fn source_of(&self, rule: &str, from_cli: bool) -> Option<String> {
+        if from_cli {
+            return Some("cliArg".to_string());
+        }
+        self.rule_sources.get(rule).cloned()
+    }
 }
 
 impl HookConfig {
@@ -569,10 +597,19 @@ pub fn load(options: &LoadOptions) -> HookConfig {
     let project_dir;
     if !options.settings.is_empty() {
         for path in &options.settings {
-            loader.settings_file(path, Layer::Given, None);
+            match given_plugin(path) {
+                Some(GivenPlugin::Manifest { name, root }) => loader.plugin(&name, &root),
+                Some(GivenPlugin::Hooks { name, root }) => {
+                    loader.settings_file(path, Layer::Plugin(name), Some(root));
+                }
+                None => loader.settings_file(path, Layer::Given, None),
+            }
         }
+        // Resolved against the invocation's folder: `.claude/settings.json`
+        // has the empty path as its project otherwise.
         project_dir = options.cwd.clone().or_else(|| {
             options.settings.iter().find_map(|p| {
+                let p = std::path::absolute(p).ok()?;
                 let parent = p.parent()?;
                 (parent.file_name()? == ".claude")
                     .then(|| parent.parent().map(Path::to_path_buf))?
@@ -632,6 +669,57 @@ pub fn load(options: &LoadOptions) -> HookConfig {
     }
     let project_dir = project_dir.map(|p| std::path::absolute(&p).unwrap_or(p));
     loader.finish(project_dir)
+}
+
+/// A plugin's hook file given with `--settings`, recognized by where it
+/// sits in the plugin's folder.
+enum GivenPlugin {
+    /// `<root>/.claude-plugin/plugin.json`: the whole plugin (its
+    /// `hooks/hooks.json` and the manifest's own `hooks`).
+    Manifest {
+        /// The manifest's `name`, else the root folder's name.
+        name: String,
+        /// The plugin folder (`$CLAUDE_PLUGIN_ROOT`), absolute.
+        root: PathBuf,
+    },
+    /// `<root>/hooks/hooks.json`: the plugin's shipped hooks.
+    Hooks {
+        /// As for `Manifest`.
+        name: String,
+        /// As for `Manifest`.
+        root: PathBuf,
+    },
+}
+
+/// Whether `path` (as given, resolved against the current folder) is a
+/// plugin's `hooks/hooks.json` or `.claude-plugin/plugin.json` that exists:
+/// its hooks then run with `CLAUDE_PLUGIN_ROOT` set to the plugin folder,
+/// as Claude Code runs an installed plugin's (README "Your hooks").
+fn given_plugin(path: &Path) -> Option<GivenPlugin> {
+    let abs = std::path::absolute(path).ok()?;
+    let folder = abs.parent()?;
+    let root = folder.parent()?.to_path_buf();
+    let file = abs.file_name()?;
+    let folder_name = folder.file_name()?;
+    let manifest = file == "plugin.json" && folder_name == ".claude-plugin";
+    let hooks = file == "hooks.json" && folder_name == "hooks";
+    if !(manifest || hooks) || !abs.is_file() {
+        return None;
+    }
+    let name = fsread::read_capped(
+        &root.join(".claude-plugin").join("plugin.json"),
+        SETTINGS_CAP,
+    )
+    .ok()
+    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+    .and_then(|v| v.get("name")?.as_str().map(str::to_string))
+    .filter(|n| !n.trim().is_empty())
+    .unwrap_or_else(|| file_name(&root));
+    Some(if manifest {
+        GivenPlugin::Manifest { name, root }
+    } else {
+        GivenPlugin::Hooks { name, root }
+    })
 }
 
 fn file_name(path: &Path) -> String {
@@ -1319,13 +1407,28 @@ impl Loader {
                 managed_only = Some(doc.path.clone());
             }
             if let Some(p) = doc.value.get("permissions").and_then(Value::as_object) {
+                let source = match doc.layer {
+                    Layer::User => Some("userSettings"),
+                    Layer::Project => Some("projectSettings"),
+                    Layer::Local => Some("localSettings"),
+                    Layer::Managed => Some("policySettings"),
+                    _ => None,
+                };
                 for (key, list) in [
                     ("allow", &mut permissions.allow),
                     ("ask", &mut permissions.ask),
                     ("deny", &mut permissions.deny),
                 ] {
                     if let Some(items) = p.get(key).and_then(Value::as_array) {
-                        list.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                        for rule in items.iter().filter_map(Value::as_str) {
+                            list.push(rule.to_string());
+                            if let Some(src) = source {
+                                permissions
+                                    .rule_sources
+                                    .entry(rule.to_string())
+                                    .or_insert_with(|| src.to_string());
+                            }
+                        }
                     }
                 }
                 if let Some(m) = p.get("defaultMode").and_then(Value::as_str)
