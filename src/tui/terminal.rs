@@ -75,7 +75,52 @@ pub fn termination_flag() -> io::Result<Arc<AtomicI32>> {
             std::process::exit(exit_status(signal));
         }
     });
+    watch_the_tty(Arc::clone(&flag));
     Ok(flag)
+}
+
+/// The terminal the TUI reads: standard input when it is one, else
+/// `/dev/tty` (crossterm's choice). `None` when there is none.
+fn tty_fd() -> Option<i32> {
+    // SAFETY: isatty and open take a descriptor or a C string and touch no
+    // memory of ours.
+    unsafe {
+        if libc::isatty(libc::STDIN_FILENO) == 1 {
+            return Some(libc::STDIN_FILENO);
+        }
+        let fd = libc::open(c"/dev/tty".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        (fd >= 0).then_some(fd)
+    }
+}
+
+/// Whether `fd` is still a terminal: a hung-up terminal (its tmux server
+/// or ssh connection gone) answers `EIO` to every terminal request.
+pub fn is_terminal(fd: i32) -> bool {
+    // SAFETY: isatty reads no memory of ours.
+    unsafe { libc::isatty(fd) == 1 }
+}
+
+/// A second guard for a terminal that goes away without a SIGHUP reaching
+/// the process (seen once: a TUI left spinning after its tmux server died):
+/// once a second, a thread checks that the terminal is still one; when it
+/// is not, it sets the flag as a SIGHUP would, gives the loop 500 ms, then
+/// restores what it can and exits 129.
+fn watch_the_tty(flag: Arc<AtomicI32>) {
+    let Some(fd) = tty_fd() else {
+        return;
+    };
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+            if !is_terminal(fd) {
+                let hup = signal_hook::consts::SIGHUP;
+                flag.store(hup, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(500));
+                restore();
+                std::process::exit(exit_status(hup));
+            }
+        }
+    });
 }
 
 /// The exit status after `signal`: 0 for SIGTERM (issue 7: the TUI exits 0
@@ -91,7 +136,15 @@ pub fn exit_status(signal: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::exit_status;
+    use super::{exit_status, is_terminal};
+
+    #[test]
+    fn a_file_or_a_closed_descriptor_is_no_terminal() {
+        let file = std::fs::File::open("Cargo.toml").expect("open");
+        use std::os::fd::AsRawFd;
+        assert!(!is_terminal(file.as_raw_fd()));
+        assert!(!is_terminal(-1));
+    }
 
     #[test]
     fn sigterm_exits_0_and_sighup_129() {
