@@ -523,6 +523,9 @@ fn find_extensions_over_the_corpus() {
         &root,
         serde_json::json!({"tool_name_pattern": "", "rewritten": true, "limit": 1000}),
     );
+    for r in &rewritten.records {
+        assert_eq!(r.summary_with_rewrite(), "npm test → npm test -- --silent");
+    }
     assert_eq!(
         ids(&rewritten),
         [
@@ -572,6 +575,9 @@ fn find_rewritten_returns_the_rewrite() {
     assert_eq!(rec.input["command"], "echo A");
     assert_eq!(rec.hook_activity[0]["rewrite"]["from"]["command"], "echo A");
     assert_eq!(rec.hook_activity[0]["rewrite"]["to"]["command"], "echo B");
+    // The one-line summary (find's table, the Calls view) says both sides.
+    assert_eq!(rec.summary(), "echo A");
+    assert_eq!(rec.summary_with_rewrite(), "echo A → echo B");
     let not = find(
         dir.path(),
         serde_json::json!({"tool_name": "Bash", "rewritten": false}),

@@ -146,6 +146,10 @@ fn find_blocked_flag_lists_the_two_blocked_calls() {
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 4, "{out}");
     assert!(err.starts_with("3 records"), "{err}");
+    // Each row says what the model asked and what the hook rewrote it to.
+    for row in out.lines().skip(1) {
+        assert!(row.ends_with("npm test → npm test -- --silent"), "{row}");
+    }
     // c8's `git commit`, objected to after it ran.
     let (code, out, err) = hookscope(&["find", &dir, "--filter", "is:flagged"]);
     assert_eq!(code, 0, "{err}");

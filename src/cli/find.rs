@@ -515,7 +515,7 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
 /// One line saying what the call did ([`FoundCall::summary`]), else the
 /// compact input JSON.
 fn input_summary(r: &FoundCall) -> String {
-    let summary = r.summary();
+    let summary = r.summary_with_rewrite();
     if !summary.is_empty() {
         return summary;
     }

@@ -73,6 +73,33 @@ impl FoundCall {
     pub fn summary(&self) -> String {
         self.summary.clone()
     }
+
+    /// [`FoundCall::summary`] followed by ` → <rewritten>` when a PreToolUse
+    /// hook rewrote the input (the last `hook_activity` entry with
+    /// `event: "PreToolUse"` and a `rewrite.to` other than `input`): the
+    /// summary of the hook's `updatedInput` (docs/hooks.md, "A rewrite
+    /// ran"). It says what the hook wrote, which the call's `↻` mark
+    /// names; whether it ran is the call's result. Masked as
+    /// `hook_activity` is.
+    pub fn summary_with_rewrite(&self) -> String {
+        let to = self
+            .hook_activity
+            .iter()
+            .filter(|h| h.get("event").and_then(Value::as_str) == Some("PreToolUse"))
+            .filter_map(|h| h.get("rewrite")?.get("to"))
+            .next_back()
+            .filter(|to| **to != self.input);
+        let Some(to) = to else {
+            return self.summary();
+        };
+        let rewritten =
+            crate::tools::parse_tool_call(&self.tool_name, Some(to), crate::tools::OnError::Other)
+                .map(|call| crate::transcript::call_summary(&call))
+                .ok()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| crate::transcript::text::one_line(&to.to_string(), 200));
+        format!("{} → {rewritten}", self.summary())
+    }
 }
 
 /// Where a subagent's call came from; flattened into the record as

@@ -196,7 +196,7 @@ fn row(
             theme.dim(),
         ));
     }
-    let summary = record.summary();
+    let summary = record.summary_with_rewrite();
     if !summary.is_empty() {
         spans.push(Span::raw(format!(" {summary}")));
     }

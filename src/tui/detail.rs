@@ -391,7 +391,26 @@ pub fn hook_lines(
         out.push(field("decision", d.clone(), theme));
     }
     if let Some(id) = &h.tool_use_id {
-        out.push(field("tool_use_id", id.clone(), theme));
+        // Claude Code writes a `toolUseID` on every hook attachment; only a
+        // tool event's names a call. Stop, UserPromptSubmit and the rest get
+        // a fresh id per firing (docs/hooks.md, "What the transcript records").
+        let tool_event = h.event.as_deref().is_some_and(|e| {
+            let e = e.split(':').next().unwrap_or(e);
+            matches!(
+                e,
+                "PreToolUse"
+                    | "PostToolUse"
+                    | "PostToolUseFailure"
+                    | "PermissionRequest"
+                    | "PermissionDenied"
+            )
+        });
+        let label = if tool_event {
+            "tool_use_id"
+        } else {
+            "firing id"
+        };
+        out.push(field(label, id.clone(), theme));
     }
     if let Some(r) = &h.reason {
         out.push(field("reason", String::new(), theme));
