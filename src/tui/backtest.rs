@@ -78,6 +78,16 @@ impl BacktestPane {
         } else {
             format!("{n} would-be blocks")
         };
+        let new = self
+            .blocks
+            .iter()
+            .filter(|b| b.example.verdict == "block" && b.example.blocked_then == Some(false))
+            .count();
+        if new > 0 {
+            // The list's `block new` rows, in words (docs/replay.md, "Blocked
+            // then, or new").
+            blocks.push_str(&format!(" ({new} new: no hook did this then)"));
+        }
         let others = self.blocks.len() - n;
         if others > 0 {
             blocks.push_str(&format!(", {others} warn/rewrite"));
@@ -265,7 +275,7 @@ mod tests {
         assert_eq!(marks, ["block new", "block", "warn", "rewrite"]);
         assert_eq!(
             pane.status(),
-            "Backtest › done, 1 sessions · 2 would-be blocks, 2 warn/rewrite · Enter jump · Esc close"
+            "Backtest › done, 1 sessions · 2 would-be blocks (1 new: no hook did this then), 2 warn/rewrite · Enter jump · Esc close"
         );
     }
 }
