@@ -5,6 +5,7 @@
 pub mod hooks;
 pub mod index;
 pub mod mcp;
+pub mod printable;
 pub mod query;
 pub mod redact;
 pub mod shell;

@@ -39,11 +39,11 @@ pub fn run(name: &str, input: Option<&str>, strict: bool) {
             parse(name, Some(&value), strict)
         }
         Some(Err(e)) if strict => {
-            eprintln!("hookscope: INPUT is not valid JSON ({e})");
+            errln!("hookscope: INPUT is not valid JSON ({e})");
             std::process::exit(1)
         }
         Some(Err(e)) => {
-            eprintln!("hookscope: INPUT is not valid JSON ({e}); kept verbatim as a FallbackCall");
+            errln!("hookscope: INPUT is not valid JSON ({e}); kept verbatim as a FallbackCall");
             ToolCall::fallback(name, text.as_deref().unwrap_or_default())
         }
     };
@@ -60,7 +60,7 @@ fn parse(name: &str, input: Option<&Value>, strict: bool) -> ToolCall {
     match parse_tool_call(name, input, on_error) {
         Ok(call) => call,
         Err(e) => {
-            eprintln!("{e}");
+            errln!("{e}");
             std::process::exit(1)
         }
     }

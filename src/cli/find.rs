@@ -351,10 +351,10 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         Err(e) => invalid(&e, json),
     };
     for e in &result.unreadable {
-        eprintln!("hookscope: {e}");
+        errln!("hookscope: {e}");
     }
     for s in &result.unmatched_sessions {
-        eprintln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
+        errln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
     }
     if json {
         match serde_json::to_value(&result) {
@@ -369,24 +369,24 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     let shown = result.records.len();
     if !result.matched_exact {
         // Loading stopped once `limit` newer matches were certain.
-        eprintln!(
+        errln!(
             "{}, newest first; more match (--limit N for more)",
             crate::words::plural(shown, "record")
         );
     } else if result.matched > shown {
-        eprintln!(
+        errln!(
             "{shown} of {} matching records, newest first (--limit N for more)",
             result.matched
         );
     } else {
-        eprintln!("{shown} record{}", if shown == 1 { "" } else { "s" });
+        errln!("{shown} record{}", if shown == 1 { "" } else { "s" });
     }
     if result
         .records
         .iter()
         .any(|r| r.is_error != Some(false) || r.origin.is_some())
     {
-        eprintln!("ERR: ✗ failed, ? no result recorded; ↳ a subagent's call");
+        errln!("ERR: ✗ failed, ? no result recorded; ↳ a subagent's call");
     }
     if !result.redactions.is_empty() {
         let parts: Vec<String> = result
@@ -394,7 +394,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             .iter()
             .map(|(k, v)| format!("{k}×{v}"))
             .collect();
-        eprintln!("redacted: {} (--no-redact to show)", parts.join(", "));
+        errln!("redacted: {} (--no-redact to show)", parts.join(", "));
     }
 }
 

@@ -20,7 +20,7 @@ pub fn open(no_index: bool) -> Option<Index> {
         return None;
     }
     let Some(dir) = default_dir() else {
-        eprintln!(
+        errln!(
             "hookscope: no cache folder (neither XDG_CACHE_HOME nor a home folder); working without an index"
         );
         return None;
@@ -28,12 +28,12 @@ pub fn open(no_index: bool) -> Option<Index> {
     match Index::open(&dir) {
         Ok(index) => {
             for n in index.notices() {
-                eprintln!("hookscope: {n}");
+                errln!("hookscope: {n}");
             }
             Some(index)
         }
         Err(e) => {
-            eprintln!("hookscope: cannot open an index ({e}); working without one");
+            errln!("hookscope: cannot open an index ({e}); working without one");
             None
         }
     }
@@ -66,7 +66,7 @@ pub fn sync(index: &mut Index, sessions: &[SessionRef]) -> Synced {
         bar.finish_and_clear();
     }
     for n in index.notices().iter().skip(known) {
-        eprintln!("hookscope: {n}");
+        errln!("hookscope: {n}");
     }
     synced
 }
@@ -81,5 +81,5 @@ pub fn report(index: &Index, stats: &SyncStats) {
         "bytes_read": index.bytes_read(),
         "in_memory": index.file().is_none(),
     });
-    eprintln!("hookscope-index-stats: {line}");
+    errln!("hookscope-index-stats: {line}");
 }

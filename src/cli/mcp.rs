@@ -67,7 +67,7 @@ pub fn run(paths: &[PathBuf], no_index: bool) {
     // must not keep the process alive.
     runtime.shutdown_background();
     if let Err(message) = result {
-        eprintln!("hookscope: {message}");
+        errln!("hookscope: {message}");
         std::process::exit(1);
     }
 }
@@ -108,7 +108,7 @@ async fn relay(rmcp: tokio::io::DuplexStream) -> std::io::Result<()> {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
                 Err(e) => {
-                    eprintln!("hookscope: cannot read stdin: {e}");
+                    errln!("hookscope: cannot read stdin: {e}");
                     break;
                 }
             };
@@ -353,7 +353,7 @@ impl FindToolCallsServer {
         match out {
             ToolOutput::Found { value, warnings } => {
                 for warning in &warnings {
-                    eprintln!("hookscope: {warning}");
+                    errln!("hookscope: {warning}");
                 }
                 CallToolResult::structured(value)
             }
@@ -362,7 +362,7 @@ impl FindToolCallsServer {
             ToolOutput::InvalidArgument(value) => CallToolResult::structured(value),
             failed @ ToolOutput::Failed(_) => {
                 let value = failed.value();
-                eprintln!("hookscope: {}", value["message"]);
+                errln!("hookscope: {}", value["message"]);
                 CallToolResult::structured_error(value)
             }
         }

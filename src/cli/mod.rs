@@ -1,10 +1,23 @@
 //! The scriptable CLI: one file per subcommand, each a thin shell over the
 //! library. Errors print one line on stderr and exit 2 (see [`fail`]).
 
-/// `println!` for CLI output that ends quietly on a closed pipe.
+/// `println!` for CLI text output: control characters made visible
+/// ([`print_text`]), and a closed pipe ends quietly.
 macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::cli::print_text(&format!($($arg)*))
+    };
+}
+
+/// `eprintln!` for CLI messages on stderr, which may quote a transcript,
+/// a path or a hook's output: control characters made visible
+/// ([`hookscope::printable::printable`]).
+macro_rules! errln {
+    () => {
+        eprintln!()
+    };
+    ($($arg:tt)*) => {
+        eprintln!("{}", hookscope::printable::printable(&format!($($arg)*)))
     };
 }
 
@@ -44,7 +57,7 @@ pub fn absolute(text: &str) -> Result<PathBuf, String> {
 /// Prints `hookscope: <message>` on stderr and exits with status 2 (bad
 /// arguments, unknown session, bad PATH).
 pub fn fail(message: impl std::fmt::Display) -> ! {
-    eprintln!("hookscope: {message}");
+    errln!("hookscope: {message}");
     std::process::exit(2)
 }
 
@@ -53,17 +66,28 @@ pub fn discover_or_exit(paths: &[PathBuf]) -> Discovery {
     discover(paths).unwrap_or_else(|e| fail(e))
 }
 
-/// Prints a JSON value, pretty, on stdout. A closed pipe (`| head`) ends
-/// the process quietly with status 0 instead of panicking.
+/// Prints a JSON value, pretty, on stdout, as it is (JSON escapes every
+/// C0 control itself). A closed pipe (`| head`) ends the process quietly
+/// with status 0 instead of panicking.
 pub fn print_json(value: &serde_json::Value) {
     match serde_json::to_string_pretty(value) {
-        Ok(text) => print_text(&text),
+        Ok(text) => print_raw(&text),
         Err(e) => fail(format!("cannot serialize output: {e}")),
     }
 }
 
-/// Writes `text` and a newline to stdout; exits 0 quietly on a broken pipe.
+/// Writes text output and a newline to stdout, every control character
+/// but tab and newline made visible ([`hookscope::printable::printable`]:
+/// text from a transcript never drives the terminal); exits 0 quietly on a
+/// broken pipe.
 pub fn print_text(text: &str) {
+    print_raw(&hookscope::printable::printable(text));
+}
+
+/// Writes `text` and a newline to stdout as it is: only for JSON, whose
+/// bytes a hook reads (a payload) or a script parses. Exits 0 quietly on
+/// a broken pipe.
+pub fn print_raw(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {

@@ -22,7 +22,7 @@ use hookscope::hooks::rules::{Evaluation, verdict};
 use hookscope::redact::{Redactions, redactor};
 use serde_json::{Value, json};
 
-use super::{fail, print_json, print_text};
+use super::{fail, print_json, print_raw};
 
 /// Arguments of `hookscope payload`.
 #[derive(clap::Args, Debug)]
@@ -91,13 +91,13 @@ pub fn run(args: &PayloadArgs) {
     let (json, masked) = mask(&built, args.raw);
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
-        eprintln!(
+        errln!(
             "hookscope: masked secrets as [REDACTED_<TYPE>] ({}); --raw prints them",
             list.join(", ")
         );
     }
     for left in &built.left_out {
-        eprintln!("hookscope: left out {}: {}", left.field, left.reason);
+        errln!("hookscope: left out {}: {}", left.field, left.reason);
     }
     if args.envelope {
         let mut env = envelope(&built, json);
@@ -112,7 +112,7 @@ pub fn run(args: &PayloadArgs) {
         print_json(&env);
     } else {
         match serde_json::to_string(&json) {
-            Ok(text) => print_text(&text),
+            Ok(text) => print_raw(&text),
             Err(e) => fail(format!("cannot serialize the payload: {e}")),
         }
     }

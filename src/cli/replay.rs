@@ -155,7 +155,7 @@ pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
         Ok(set) => {
             if !json {
                 for w in set.warnings() {
-                    eprintln!("hookscope: {w}");
+                    errln!("hookscope: {w}");
                 }
             }
             set
@@ -166,7 +166,7 @@ pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
                 std::process::exit(2)
             }
             for err in &e.errors {
-                eprintln!("hookscope: {err}");
+                errln!("hookscope: {err}");
             }
             fail("rule file refused; nothing was loaded")
         }
@@ -222,7 +222,7 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
     }
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
-        eprintln!(
+        errln!(
             "hookscope: masked secrets in the payload as [REDACTED_<TYPE>] ({})",
             list.join(", ")
         );
@@ -330,7 +330,7 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        eprintln!("hookscope: no sessions found under {under}");
+        errln!("hookscope: no sessions found under {under}");
     }
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let total = refs
@@ -353,7 +353,7 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
         None => backtest_refs(&refs, rules, &progress),
     };
     if tty {
-        eprintln!();
+        errln!();
     }
     if json {
         print_json(&backtest_json(&bt, rules));
@@ -598,7 +598,7 @@ fn run_hooks(
         }
     }
     for note in &file_notes {
-        eprintln!("hookscope: {note}");
+        errln!("hookscope: {note}");
     }
     let verdicts = settings::explain(&config, event, payload, &version);
     let label = |i: usize| format!("#{} {}", i + 1, config.handlers[i].location());
@@ -686,10 +686,10 @@ fn run_hooks(
     plan.permissions.cli_allow = split_rules(&args.allowed_tools);
     plan.permissions.cli_deny = split_rules(&args.disallowed_tools);
     for e in &plan.env_file_errors {
-        eprintln!("hookscope: {e}");
+        errln!("hookscope: {e}");
     }
     for w in &plan.env_warnings {
-        eprintln!("hookscope: --env {}: {}", w.arg, w.message);
+        errln!("hookscope: --env {}: {}", w.arg, w.message);
     }
     let report = plan.run(&ProcessRunner);
     let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
@@ -720,7 +720,7 @@ fn run_hooks(
     }
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
-        eprintln!(
+        errln!(
             "hookscope: masked secrets in the hooks' output as [REDACTED_<TYPE>] ({})",
             list.join(", ")
         );

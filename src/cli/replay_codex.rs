@@ -63,7 +63,7 @@ pub fn run(
         notes.push(off.clone());
     }
     for n in &notes {
-        eprintln!("hookscope: {n}");
+        errln!("hookscope: {n}");
     }
     let verdict_json: Vec<Value> = verdicts
         .iter()
@@ -133,7 +133,7 @@ pub fn run(
             ))
         });
         for w in &plan.env_warnings {
-            eprintln!("hookscope: --env {}: {}", w.arg, w.message);
+            errln!("hookscope: --env {}: {}", w.arg, w.message);
         }
         let report = codex::run_plan(&plan, &ProcessRunner);
         let mut j = report.to_json(false, &mut counts);
@@ -157,7 +157,7 @@ pub fn run(
     }
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
-        eprintln!(
+        errln!(
             "hookscope: masked secrets as [REDACTED_<TYPE>] ({})",
             list.join(", ")
         );

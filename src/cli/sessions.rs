@@ -57,7 +57,7 @@ pub fn run(
             }
             Err(e) => {
                 if !diagnostics {
-                    eprintln!("hookscope: {e}");
+                    errln!("hookscope: {e}");
                 }
                 unreadable.push(Diagnostic {
                     message: e.source.to_string(),
@@ -124,11 +124,11 @@ pub fn run(
             "the given paths"
         };
         match agent {
-            Some(agent) => eprintln!("0 {} sessions found under {under}", agent.as_str()),
-            None => eprintln!("0 sessions found under {under}"),
+            Some(agent) => errln!("0 {} sessions found under {under}", agent.as_str()),
+            None => errln!("0 sessions found under {under}"),
         }
     } else if diags > 0 {
-        eprintln!(
+        errln!(
             "{}, {} (see `hookscope sessions --diagnostics`)",
             crate::words::plural(summaries.len(), "session"),
             crate::words::plural(diags, "diagnostic")

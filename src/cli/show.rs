@@ -55,7 +55,7 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     match resolve_session(&found.sessions, session) {
         Ok(resolved) => {
             if let Some(note) = resolved.note() {
-                eprintln!("hookscope: {note}");
+                errln!("hookscope: {note}");
             }
             resolved.session.clone()
         }
@@ -217,7 +217,7 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
         next_turn += 1;
     }
     for d in &loaded.diagnostics {
-        eprintln!("diagnostic: {d}");
+        errln!("diagnostic: {d}");
     }
 }
 

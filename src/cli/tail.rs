@@ -17,7 +17,7 @@ use hookscope::transcript::follow::{
 };
 use hookscope::transcript::{Agent, Session, SessionRef, discover, short_session_id, text};
 
-use super::{fail, print_text};
+use super::{fail, print_raw, print_text};
 
 /// `hookscope tail` arguments.
 #[derive(Args, Debug)]
@@ -79,7 +79,7 @@ pub fn run(args: &TailArgs) {
     match &target.session {
         Some(session_ref) => {
             let session = follower.follow(session_ref).unwrap_or_else(|e| fail(e));
-            eprintln!(
+            errln!(
                 "hookscope: following {} ({}); Ctrl-C to stop",
                 session.id,
                 session.path.display()
@@ -88,7 +88,7 @@ pub fn run(args: &TailArgs) {
                 out.item(&session, item);
             }
         }
-        None => eprintln!(
+        None => errln!(
             "hookscope: no session yet under {}; waiting for one (Ctrl-C to stop)",
             target
                 .roots
@@ -111,7 +111,7 @@ pub fn run(args: &TailArgs) {
                 let left = d.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     if let Some(n) = args.count.filter(|n| out.printed < *n) {
-                        eprintln!(
+                        errln!(
                             "hookscope: timeout after {} s with {} of {n} lines",
                             args.timeout.unwrap_or(0.0),
                             out.printed
@@ -232,7 +232,7 @@ struct Printer {
 impl Printer {
     fn line(&mut self, value: Value, text: String) {
         if self.json {
-            print_text(&value.to_string());
+            print_raw(&value.to_string());
         } else {
             print_text(&text);
         }

@@ -50,15 +50,15 @@ pub fn run(rules: &Path, json: bool) -> ! {
                 std::process::exit(2)
             }
             for err in &e.errors {
-                eprintln!("hookscope: {err}");
+                errln!("hookscope: {err}");
             }
-            eprintln!("hookscope: rule file refused; nothing was loaded");
+            errln!("hookscope: rule file refused; nothing was loaded");
             std::process::exit(2)
         }
     };
     let results = set.run_tests();
     if results.is_empty() && !json {
-        eprintln!(
+        errln!(
             "hookscope: {} has no test cases ([[rules.tests]] or [[tests]]); nothing was checked",
             rules.display()
         );
@@ -76,7 +76,7 @@ pub fn run(rules: &Path, json: bool) -> ! {
         }));
     } else {
         for w in set.warnings() {
-            eprintln!("hookscope: {w}");
+            errln!("hookscope: {w}");
         }
         for r in &results {
             let mark = if r.passed { "PASS" } else { "FAIL" };
