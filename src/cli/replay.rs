@@ -689,7 +689,7 @@ fn run_hooks(
         errln!("hookscope: {e}");
     }
     for w in &plan.env_warnings {
-        errln!("hookscope: --env {}: {}", w.arg, w.message);
+        errln!("hookscope: {w}");
     }
     let report = plan.run(&ProcessRunner);
     let activity = hookscope::hooks::replay::activity_at(session, &r.payload);

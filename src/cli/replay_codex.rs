@@ -133,7 +133,7 @@ pub fn run(
             ))
         });
         for w in &plan.env_warnings {
-            errln!("hookscope: --env {}: {}", w.arg, w.message);
+            errln!("hookscope: {w}");
         }
         let report = codex::run_plan(&plan, &ProcessRunner);
         let mut j = report.to_json(false, &mut counts);

@@ -122,13 +122,64 @@ impl EnvContext {
     }
 }
 
-/// A `--env` argument that could not be honoured.
+/// A `--env` argument that could not be honoured, or a value from the
+/// transcript left out of the environment because it is not of its known
+/// form ([`known_form`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EnvWarning {
-    /// The argument as given.
+    /// The argument as given, or the variable's name (`transcript`).
     pub arg: String,
     /// Why.
     pub message: String,
+    /// The value came from the transcript (not from `--env`).
+    pub transcript: bool,
+}
+
+impl std::fmt::Display for EnvWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.transcript {
+            write!(f, "{}: {}", self.arg, self.message)
+        } else {
+            write!(f, "--env {}: {}", self.arg, self.message)
+        }
+    }
+}
+
+/// Whether `value`, read from a transcript for the variable `name`, is of
+/// the form Claude Code itself would set there (docs/security.md "Running
+/// hooks"): `CLAUDE_CODE_ENTRYPOINT` a lowercase word (`cli`, `sdk-cli`,
+/// `claude-vscode`: `[a-z][a-z0-9_-]{0,39}`), `CLAUDE_EFFORT` a level
+/// (`[a-z]{1,16}`), `CLAUDE_CODE_SESSION_ID` an id (`[A-Za-z0-9][A-Za-z0-9_.-]{0,127}`,
+/// a UUID, `ses_…`, a Codex thread id). A value of another form (a
+/// transcript saying `cli$(touch X)`) is left out: a handler may pass it
+/// to a shell (`bash -c "log ${CLAUDE_CODE_ENTRYPOINT}"`). Other names:
+/// `true`.
+pub fn known_form(name: &str, value: &str) -> bool {
+    let word = |v: &str, max: usize, first: fn(char) -> bool, rest: fn(char) -> bool| {
+        let mut chars = v.chars();
+        v.len() <= max && chars.next().is_some_and(first) && chars.all(rest)
+    };
+    match name {
+        "CLAUDE_CODE_ENTRYPOINT" => word(
+            value,
+            40,
+            |c| c.is_ascii_lowercase(),
+            |c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_',
+        ),
+        "CLAUDE_EFFORT" => word(
+            value,
+            16,
+            |c| c.is_ascii_lowercase(),
+            |c| c.is_ascii_lowercase(),
+        ),
+        "CLAUDE_CODE_SESSION_ID" => word(
+            value,
+            128,
+            |c| c.is_ascii_alphanumeric(),
+            |c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'),
+        ),
+        _ => true,
+    }
 }
 
 /// The hook environment: the Claude Code variables of `ctx`, then the set
@@ -136,13 +187,34 @@ pub struct EnvWarning {
 /// then each of `requested` (`NAME` read through `lookup`, or
 /// `NAME=VALUE`). A later entry replaces an earlier one of the same name.
 /// A requested NAME that is unset, or an empty or malformed name, is a
-/// warning, not an error.
+/// warning, not an error; so is a transcript value not of its
+/// [`known_form`], which is left out.
 pub fn hook_env(
     ctx: &EnvContext,
     requested: &[String],
     lookup: &dyn Fn(&str) -> Option<OsString>,
 ) -> (Vec<EnvVar>, Vec<EnvWarning>) {
     let mut vars: Vec<EnvVar> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut refused = Vec::new();
+    let mut from_transcript = |name: &'static str, value: &Option<String>| match value {
+        Some(v) if known_form(name, v) => Some((name, v.clone())),
+        Some(v) => {
+            refused.push(EnvWarning {
+                arg: name.to_string(),
+                message: format!(
+                    "the transcript's value {v:?} is not of the form Claude Code sets there; left out"
+                ),
+                transcript: true,
+            });
+            None
+        }
+        None => None,
+    };
+    let session_id = from_transcript("CLAUDE_CODE_SESSION_ID", &ctx.session_id);
+    let entrypoint = from_transcript("CLAUDE_CODE_ENTRYPOINT", &ctx.entrypoint);
+    let effort = from_transcript("CLAUDE_EFFORT", &ctx.effort);
+    warnings.append(&mut refused);
     let mut set = |name: &str, value: OsString, source: EnvSource| {
         vars.retain(|v| v.name != name);
         vars.push(EnvVar {
@@ -155,14 +227,8 @@ pub fn hook_env(
     if let Some(dir) = &ctx.project_dir {
         set("CLAUDE_PROJECT_DIR", dir.into(), EnvSource::Claude);
     }
-    if let Some(id) = &ctx.session_id {
-        set("CLAUDE_CODE_SESSION_ID", id.into(), EnvSource::Claude);
-    }
-    if let Some(e) = &ctx.entrypoint {
-        set("CLAUDE_CODE_ENTRYPOINT", e.into(), EnvSource::Claude);
-    }
-    if let Some(e) = &ctx.effort {
-        set("CLAUDE_EFFORT", e.into(), EnvSource::Claude);
+    for (name, value) in [session_id, entrypoint, effort].into_iter().flatten() {
+        set(name, value.into(), EnvSource::Claude);
     }
     if ctx.wants_env_file()
         && let Some(f) = &ctx.env_file
@@ -174,7 +240,6 @@ pub fn hook_env(
             set(name, v, EnvSource::Basic);
         }
     }
-    let mut warnings = Vec::new();
     for arg in requested {
         let (name, value) = match arg.split_once('=') {
             Some((n, v)) => (n, Some(OsString::from(v))),
@@ -185,6 +250,7 @@ pub fn hook_env(
                 arg: arg.clone(),
                 message: "not a variable name (letters, digits, _; not starting with a digit)"
                     .into(),
+                transcript: false,
             });
             continue;
         }
@@ -193,6 +259,7 @@ pub fn hook_env(
             None => warnings.push(EnvWarning {
                 arg: arg.clone(),
                 message: format!("{name} is not set in hookscope's environment; not passed"),
+                transcript: false,
             }),
         }
     }

@@ -57,10 +57,9 @@ impl Scratch {
         session_id: &str,
         index: usize,
     ) -> std::io::Result<PathBuf> {
-        let safe = !session_id.is_empty()
+        let safe = super::env::known_form("CLAUDE_CODE_SESSION_ID", session_id)
             && session_id != "."
-            && session_id != ".."
-            && !session_id.contains(['/', '\\', '\0']);
+            && session_id != "..";
         let dir = self
             .path()
             .join("session-env")
@@ -120,6 +119,17 @@ pub fn project_dir(
             note,
         };
     }
+    if let Some(d) = session.filter(|d| !plain_path(d)) {
+        return ProjectDir {
+            path: fallback.to_path_buf(),
+            recorded,
+            note: Some(format!(
+                "the session's project {:?} does not exist here and holds characters a shell would read: CLAUDE_PROJECT_DIR is the temporary folder {} (--cwd-map OLD=NEW maps it to a local folder)",
+                d.display().to_string(),
+                fallback.display()
+            )),
+        };
+    }
     if let Some(d) = session {
         return ProjectDir {
             path: d.to_path_buf(),
@@ -138,6 +148,26 @@ pub fn project_dir(
             fallback.display()
         )),
     }
+}
+
+/// Whether a recorded folder that does not exist here may still be named in
+/// `CLAUDE_PROJECT_DIR` (and substituted into a handler's `args`): an
+/// absolute path of letters, digits, spaces and `/._-+,@=:~%` only. A
+/// transcript's folder with `$`, a backtick, a quote, `;`, `|`, `&`, a
+/// bracket or a control would be code in `bash -c "cd
+/// ${CLAUDE_PROJECT_DIR}"` (docs/security.md "Running hooks").
+fn plain_path(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    text.starts_with('/')
+        && text.chars().all(|c| {
+            c.is_alphanumeric()
+                || matches!(
+                    c,
+                    '/' | '.' | '_' | '-' | '+' | ',' | '@' | '=' | ':' | '~' | '%' | ' '
+                )
+        })
 }
 
 /// Where the handlers run, as Claude Code would run them: the payload's
