@@ -177,6 +177,7 @@ impl Index {
 /// writable.
 fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Connection, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    own_files(path)?;
     let opened = connect(path).and_then(|c| schema::stamp(&c).map(|s| (c, s)));
     let (mut conn, stamp) = match opened {
         Ok(opened) => opened,
@@ -208,6 +209,11 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
                 .map_err(|e| e.to_string())?;
         }
         Stamp::Empty => schema::create(&mut conn, false).map_err(|e| e.to_string())?,
+        Stamp::Foreign(why) => {
+            return Err(format!(
+                "it is not hookscope's index: {why}; it was left as it is"
+            ));
+        }
         Stamp::Other(schema_version, crate_version) => {
             notices.push(format!(
                 "the index at {} was built by hookscope {crate_version} (schema {schema_version}); rebuilding it for {} (schema {})",
@@ -223,6 +229,33 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
 
 use schema::Stamp;
 
+/// Refuses an index file (or its `-wal`, `-shm`, `-journal`) that is a
+/// symbolic link or not a regular file: SQLite would write through the
+/// link into whatever it names (docs/security.md "The index"). Absent
+/// files are fine (they are created).
+fn own_files(path: &Path) -> Result<(), String> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let name = PathBuf::from(name);
+        match std::fs::symlink_metadata(&name) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!(
+                    "{} is a symbolic link; hookscope does not follow it",
+                    name.display()
+                ));
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(format!("{} is not a regular file", name.display()));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot look at {}: {e}", name.display())),
+        }
+    }
+    Ok(())
+}
+
 /// Whether SQLite says the file is not a database or is damaged.
 fn is_corrupt(e: &rusqlite::Error) -> bool {
     matches!(
@@ -233,7 +266,17 @@ fn is_corrupt(e: &rusqlite::Error) -> bool {
 
 /// A connection with WAL journaling and the busy timeout.
 fn connect(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open(path)?;
+    use rusqlite::OpenFlags;
+    // NOFOLLOW: a symbolic link put in the index's place after the check
+    // in `own_files` is refused by SQLite itself.
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // `journal_mode` answers with a row; WAL lets readers run beside a writer.
     let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;

@@ -1,6 +1,12 @@
 //! The index's SQLite schema and its version check.
 //!
+//! The file is recognised as hookscope's own by `PRAGMA application_id` =
+//! [`APPLICATION_ID`] and the marker table `hookscope_index`; a database
+//! without both is never altered ([`Stamp::Foreign`]; docs/security.md
+//! "The index").
+//!
 //! Tables (one row per …):
+//! - `hookscope_index(note)`: the marker, one row saying what the file is.
 //! - `meta(key, value)`: `schema` = [`SCHEMA_VERSION`], `hookscope` = the
 //!   crate version that wrote it. Either differing from this build's makes
 //!   the index rebuilt from scratch.
@@ -55,7 +61,15 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
+
+/// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
+pub const APPLICATION_ID: i32 = 0x686b_7363;
+
+/// The tables an index written before [`APPLICATION_ID`] existed (schema
+/// 7 and older) may hold: such a file (application id 0, a `meta` row
+/// `hookscope`, no other table) is taken for an old index and rebuilt.
+const LEGACY_TABLES: &[&str] = &["meta", "sessions", "diagnostics", "calls", "checkpoints"];
 
 /// `calls.ts_ns` of a call whose time does not fit i64 nanoseconds (it is
 /// then treated as undated: its session is loaded).
@@ -72,6 +86,7 @@ pub const INPUT_FOLDED_MAX: usize = 512;
 pub const TAIL_HASH_BYTES: u64 = 4096;
 
 const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS hookscope_index(note TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions(
   path BLOB NOT NULL, id TEXT NOT NULL, agent TEXT NOT NULL,
@@ -106,6 +121,7 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 ";
 
 const DROP: &str = "
+DROP TABLE IF EXISTS hookscope_index;
 DROP TABLE IF EXISTS meta;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS diagnostics;
@@ -122,6 +138,9 @@ pub enum Stamp {
     Current,
     /// Written by another: `(schema, hookscope version)` as stored.
     Other(String, String),
+    /// Not hookscope's: another program's database (its application id or
+    /// its tables say so). Never altered; the reason.
+    Foreign(String),
 }
 
 /// Reads the `meta` stamp.
@@ -129,13 +148,43 @@ pub enum Stamp {
 /// # Errors
 /// SQLite's (a file that is not a database: `file is not a database`).
 pub fn stamp(conn: &Connection) -> rusqlite::Result<Stamp> {
-    let has_meta: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-        [],
-        |r| r.get(0),
-    )?;
-    if has_meta == 0 {
+    let app_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let tables: Vec<String> = {
+        let mut stmt = conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'",
+        )?;
+        stmt.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    if app_id != 0 && app_id != APPLICATION_ID {
+        return Ok(Stamp::Foreign(format!(
+            "its application id is {app_id:#x}, not hookscope's"
+        )));
+    }
+    if tables.is_empty() {
         return Ok(Stamp::Empty);
+    }
+    let has = |name: &str| tables.iter().any(|t| t == name);
+    if app_id == APPLICATION_ID && !has("hookscope_index") {
+        return Ok(Stamp::Foreign(
+            "it has hookscope's application id but not its marker table".into(),
+        ));
+    }
+    let legacy = app_id == 0;
+    if legacy && tables.iter().any(|t| !LEGACY_TABLES.contains(&t.as_str())) {
+        return Ok(Stamp::Foreign(format!(
+            "it holds tables hookscope never writes ({})",
+            tables
+                .iter()
+                .filter(|t| !LEGACY_TABLES.contains(&t.as_str()))
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    if !has("meta") {
+        return Ok(Stamp::Foreign("it has no meta table".into()));
     }
     let get = |key: &str| -> rusqlite::Result<Option<String>> {
         let mut stmt = conn.prepare("SELECT value FROM meta WHERE key = ?1")?;
@@ -147,6 +196,11 @@ pub fn stamp(conn: &Connection) -> rusqlite::Result<Stamp> {
     };
     let schema = get("schema")?;
     let version = get("hookscope")?;
+    if legacy && version.is_none() {
+        return Ok(Stamp::Foreign(
+            "its meta table was not written by hookscope".into(),
+        ));
+    }
     Ok(match (schema, version) {
         (None, None) => Stamp::Empty,
         (Some(s), Some(v)) if s == SCHEMA_VERSION.to_string() && v == CRATE_VERSION => {
@@ -167,6 +221,12 @@ pub fn create(conn: &mut Connection, fresh: bool) -> rusqlite::Result<()> {
         tx.execute_batch(DROP)?;
     }
     tx.execute_batch(CREATE)?;
+    tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))?;
+    tx.execute("DELETE FROM hookscope_index", [])?;
+    tx.execute(
+        "INSERT INTO hookscope_index(note) VALUES ('the session index of hookscope; safe to delete')",
+        [],
+    )?;
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?1), ('hookscope', ?2)",
         rusqlite::params![SCHEMA_VERSION.to_string(), CRATE_VERSION],
