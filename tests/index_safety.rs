@@ -154,3 +154,84 @@ fn an_index_from_before_the_application_id_is_rebuilt() {
     let (_, err) = sessions(cache.path());
     assert_eq!(err, "");
 }
+
+/// `find --input-contains` through the index, as JSON records.
+fn find_contains(cache: &Path, root: &Path, word: &str, index: bool) -> usize {
+    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    cmd.env("XDG_CACHE_HOME", cache)
+        .env_remove("HOOKSCOPE_NO_INDEX");
+    if !index {
+        cmd.arg("--no-index");
+    }
+    let out = cmd
+        .args([
+            "find",
+            "--json",
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            word,
+        ])
+        .arg(root)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["records"].as_array().map_or(0, Vec::len)
+}
+
+/// A transcript rewritten with its size and mtime put back (`sed -i` +
+/// `touch -r`, `cp -p`, `rsync -t`) is read again: its ctime and inode
+/// changed. Before the fix the index answered from the old rows
+/// (`NEWWORD` found 0 calls where `--no-index` found 1).
+#[test]
+fn a_rewrite_with_size_and_mtime_restored_is_not_served_stale() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let src = session_dir()
+        .join("-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl");
+    let file = data
+        .path()
+        .join("p/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl");
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(&src, &file).expect("copy");
+    let root = data.path();
+    assert_eq!(find_contains(cache.path(), root, "echo original", true), 1);
+    assert_eq!(find_contains(cache.path(), root, "NEWWORDX", true), 0);
+    let before = std::fs::metadata(&file).expect("stat");
+    // Same length: "echo original" → "NEWWORDxx bu" in the command only.
+    let text = std::fs::read_to_string(&file).expect("read");
+    let changed = text.replace(
+        "\"command\":\"echo original command\"",
+        "\"command\":\"echo NEWWORDX command\"",
+    );
+    assert_ne!(changed, text);
+    assert_eq!(changed.len(), text.len());
+    // Written in place and through a rename, each with the mtime put back.
+    for rename in [false, true] {
+        let target = if rename {
+            data.path().join("tmp")
+        } else {
+            file.clone()
+        };
+        std::fs::write(&target, &changed).expect("write");
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&target)
+            .expect("open");
+        f.set_modified(before.modified().expect("mtime"))
+            .expect("touch -r");
+        drop(f);
+        if rename {
+            std::fs::rename(&target, &file).expect("rename");
+        }
+        let after = std::fs::metadata(&file).expect("stat");
+        assert_eq!(after.len(), before.len());
+        assert_eq!(after.modified().ok(), before.modified().ok());
+        assert_eq!(find_contains(cache.path(), root, "NEWWORDX", false), 1);
+        assert_eq!(find_contains(cache.path(), root, "NEWWORDX", true), 1);
+        assert_eq!(find_contains(cache.path(), root, "echo original", true), 0);
+        // Back to the old text for the second round.
+        std::fs::write(&file, &text).expect("write");
+        assert_eq!(find_contains(cache.path(), root, "echo original", true), 1);
+    }
+}

@@ -223,12 +223,27 @@ fn recorded_deps(main: &Path, touched: &[Touched]) -> String {
 pub(super) struct Restat(HashMap<(PathBuf, bool), Stamp>);
 
 impl Restat {
-    /// Whether the stored `deps` of `session` still hold.
-    fn deps_hold(&mut self, session: &SessionRef, stored: &str) -> bool {
+    /// Whether the stored `deps` of `session` still hold, its main file's
+    /// ctime and inode ([`main_ident`]) included when `main`: a main file
+    /// that only grew has a new ctime, and is checked by its tail hash.
+    fn deps_hold(&mut self, session: &SessionRef, stored: &str, main: bool) -> bool {
+        let not_main = |text: &str| -> String {
+            text.lines()
+                .filter(|l| !l.starts_with("=main\t"))
+                .flat_map(|l| [l, "\n"])
+                .collect()
+        };
         if !records_deps(session) {
-            return stored == deps_stamp(session);
+            return if main {
+                stored == deps_stamp(session)
+            } else {
+                not_main(stored) == not_main(&deps_stamp(session))
+            };
         }
         stored.lines().all(|line| {
+            if line.starts_with("=main\t") {
+                return !main || main_ident(&session.path).trim_end() == line;
+            }
             let Some((path, stamp)) = line.split_once('\t') else {
                 return false;
             };
@@ -254,7 +269,7 @@ impl Restat {
     pub(super) fn unchanged(&mut self, session: &SessionRef, old: &Stored) -> bool {
         old.size == session.size
             && old.mtime_ns == mtime_ns(session.modified)
-            && self.deps_hold(session, &old.deps)
+            && self.deps_hold(session, &old.deps, true)
     }
 }
 
@@ -276,15 +291,38 @@ fn dep_files(session: &SessionRef) -> Vec<PathBuf> {
     }
 }
 
-/// `path<TAB>size<TAB>mtime_ns` per dependency (`-` when absent), one a line.
+/// The main file's line of `deps`: `=main<TAB>ctime_ns<TAB>inode`
+/// ([`fsread::change_id`]; `=main<TAB>-` when it cannot be read). Size and
+/// mtime have their own columns; this catches a file rewritten with both
+/// put back (`cp -p`, `rsync -t`, `sed -i` + `touch -r`).
+pub(super) fn main_ident(path: &Path) -> String {
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            let (ctime, ino) = fsread::change_id(&m);
+            format!("=main\t{ctime}\t{ino}\n")
+        }
+        Err(_) => "=main\t-\n".into(),
+    }
+}
+
+/// [`main_ident`]'s line, then `path<TAB>size<TAB>mtime_ns<TAB>ctime_ns<TAB>inode`
+/// per dependency (`-` when absent), one a line.
 pub(super) fn deps_stamp(session: &SessionRef) -> String {
-    let mut out = String::new();
+    let mut out = main_ident(&session.path);
     for f in dep_files(session) {
         out.push_str(&escape_path(&f));
         match std::fs::metadata(&f) {
             Ok(m) => {
                 let ns = mtime_ns(m.modified().ok()).unwrap_or(-1);
-                out.push_str(&format!("\t{}\t{ns}\n", m.len()));
+                let (ctime, ino) = fsread::change_id(&m);
+                // Opening an OpenCode database (read-only) lets SQLite
+                // touch its `-wal`'s ctime; its writes always move the mtime.
+                let ctime = if session.agent == Agent::OpenCode {
+                    0
+                } else {
+                    ctime
+                };
+                out.push_str(&format!("\t{}\t{ns}\t{ctime}\t{ino}\n", m.len()));
             }
             Err(_) => out.push_str("\t-\n"),
         }
@@ -464,7 +502,8 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
                 _ => 0,
             })
             .sum();
-        (loaded?, recorded_deps(&session.path, &touched), read)
+        let deps = main_ident(&session.path) + &recorded_deps(&session.path, &touched);
+        (loaded?, deps, read)
     } else {
         let loaded = if session.agent == Agent::ClaudeCode {
             let (loaded, cp) = crate::transcript::claude_code::load_session_with_checkpoint(
@@ -743,7 +782,7 @@ impl Index {
             } else {
                 match stored.get(&key) {
                     Some(old) if restat.unchanged(s, old) => Plan::Reuse,
-                    Some(old) if s.size > old.size && restat.deps_hold(s, &old.deps) => {
+                    Some(old) if s.size > old.size && restat.deps_hold(s, &old.deps, false) => {
                         let (hash, n) = tail_hash(&s.path, old.size);
                         self.count_read(n);
                         Plan::Index(hash.is_some() && hash == old.tail_hash)
@@ -1071,6 +1110,8 @@ mod tests {
                 Stamp::File {
                     size: 1,
                     mtime_ns: 2,
+                    ctime_ns: 3,
+                    ino: 4,
                 },
             ),
             t("/s/z.json", Stamp::Absent),

@@ -14,7 +14,8 @@
 //!   keyed by its main file's path (bytes) and its id (an OpenCode database
 //!   holds many sessions). Identity: `size`, `mtime_ns`, `tail_hash` (SHA-256
 //!   of the last [`TAIL_HASH_BYTES`] bytes of the main file, to tell a file
-//!   that only grew from a rewritten one), `deps` (size and mtime of every
+//!   that only grew from a rewritten one), `deps` (the main file's ctime and
+//!   inode as a first `=main` line, then size, mtime, ctime and inode of every
 //!   other file the loader reads: subagent transcripts and their
 //!   `.meta.json`, an OpenCode database's `-wal`), `subagent_files` (the
 //!   [`crate::transcript::SessionRef::subagent_files`] discovery gave, path

@@ -240,7 +240,7 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
 /// size and mtime are the same test the index makes for main files).
 ///
 /// Text form (one field of an index `deps` line, see [`Stamp::parse`]):
-/// `<size>\t<mtime_ns>` for a file, `dir\t<mtime_ns>` for a folder,
+/// `<size>\t<mtime_ns>\t<ctime_ns>\t<inode>` for a file, `dir\t<mtime_ns>` for a folder,
 /// `!<kind>` for a FIFO, device or socket ([`kind_of`]), `-` when absent,
 /// `?` when unreadable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -252,6 +252,13 @@ pub enum Stamp {
         size: u64,
         /// mtime, ns since the epoch.
         mtime_ns: i64,
+        /// ctime (inode change time), ns since the epoch: a file rewritten
+        /// with its size and mtime restored (`cp -p`, `rsync -t`, `touch
+        /// -r`) still has a new ctime (0 where the platform has none).
+        ctime_ns: i64,
+        /// The inode number (a file replaced by a rename has another; 0
+        /// where the platform has none).
+        ino: u64,
     },
     /// A folder: its mtime (ns since the epoch), which on Unix changes when
     /// an entry is added, removed or renamed.
@@ -277,6 +284,26 @@ const SPECIAL_KINDS: &[&str] = &[
 ];
 
 /// Signed nanoseconds since the epoch (`i64::MIN`/`MAX` when out of range).
+/// A file's ctime (ns since the epoch) and inode number: what changes when
+/// its content is rewritten even if its size and mtime are put back
+/// (docs/security.md "The index"). `(0, 0)` off Unix.
+pub fn change_id(meta: &Metadata) -> (i64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ns = meta
+            .ctime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.ctime_nsec());
+        (ns, meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
+}
+
 fn signed_ns(t: io::Result<SystemTime>) -> i64 {
     match t {
         Ok(t) => match t.duration_since(UNIX_EPOCH) {
@@ -292,9 +319,12 @@ impl Stamp {
     pub fn of(meta: &Metadata) -> Stamp {
         let mtime_ns = signed_ns(meta.modified());
         if meta.is_file() {
+            let (ctime_ns, ino) = change_id(meta);
             Stamp::File {
                 size: meta.len(),
                 mtime_ns,
+                ctime_ns,
+                ino,
             }
         } else if meta.is_dir() {
             Stamp::Folder { mtime_ns }
@@ -326,14 +356,25 @@ impl Stamp {
                 .find(|k| **k == kind)
                 .map(|k| Stamp::Special(k));
         }
-        let (a, b) = text.split_once('\t')?;
-        let mtime_ns: i64 = b.parse().ok()?;
+        let mut fields = text.split('\t');
+        let a = fields.next()?;
+        let mtime_ns: i64 = fields.next()?.parse().ok()?;
         if a == "dir" {
-            return Some(Stamp::Folder { mtime_ns });
+            return fields
+                .next()
+                .is_none()
+                .then_some(Stamp::Folder { mtime_ns });
+        }
+        let ctime_ns: i64 = fields.next()?.parse().ok()?;
+        let ino: u64 = fields.next()?.parse().ok()?;
+        if fields.next().is_some() {
+            return None;
         }
         Some(Stamp::File {
             size: a.parse().ok()?,
             mtime_ns,
+            ctime_ns,
+            ino,
         })
     }
 }
@@ -341,7 +382,12 @@ impl Stamp {
 impl std::fmt::Display for Stamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Stamp::File { size, mtime_ns } => write!(f, "{size}\t{mtime_ns}"),
+            Stamp::File {
+                size,
+                mtime_ns,
+                ctime_ns,
+                ino,
+            } => write!(f, "{size}\t{mtime_ns}\t{ctime_ns}\t{ino}"),
             Stamp::Folder { mtime_ns } => write!(f, "dir\t{mtime_ns}"),
             Stamp::Special(kind) => write!(f, "!{kind}"),
             Stamp::Absent => f.write_str("-"),
@@ -552,6 +598,8 @@ mod tests {
                 stamp: Stamp::File {
                     size: 5,
                     mtime_ns: signed_ns(meta.modified()),
+                    ctime_ns: change_id(&meta).0,
+                    ino: change_id(&meta).1,
                 },
             },
             Touched {
@@ -612,6 +660,8 @@ mod tests {
             Stamp::File {
                 size: 12,
                 mtime_ns: -5,
+                ctime_ns: 7,
+                ino: 99,
             },
             Stamp::Folder {
                 mtime_ns: 1_796_191_394_093_450_000,
@@ -625,13 +675,17 @@ mod tests {
         }
         assert_eq!(Stamp::parse("!door"), None);
         assert_eq!(Stamp::parse("x\t1"), None);
+        // The two-field form of schema 7 and older is not a file stamp now.
+        assert_eq!(Stamp::parse("3\t9"), None);
         assert_eq!(
             Stamp::File {
                 size: 3,
-                mtime_ns: 9
+                mtime_ns: 9,
+                ctime_ns: 10,
+                ino: 4
             }
             .to_string(),
-            "3\t9"
+            "3\t9\t10\t4"
         );
     }
 
