@@ -207,3 +207,47 @@ fn a_rule_file_without_cases_says_so() {
         "{stderr}"
     );
 }
+
+/// A test case whose `event` is misspelt, or that gives nothing for its
+/// event to be about, is refused with file:line:col (before, both passed
+/// vacuously: `PreTooluse` matches no rule, so `expect = "none"` held).
+#[test]
+fn a_vacuous_test_case_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("t.toml");
+    std::fs::write(
+        &p,
+        "[[rules]]\nid = \"no-rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\n\
+         only_if = { program = \"rm\" }\naction = \"block\"\nreason = \"no rm\"\n\n\
+         [[rules.tests]]\nevent = \"PreTooluse\"\ncommand = \"rm -rf /\"\nexpect = \"none\"\n\n\
+         [[tests]]\nexpect = \"none\"\n\n\
+         [[tests]]\nevent = \"UserPromptSubmit\"\nexpect = \"none\"\n\n\
+         [[tests]]\nevent = \"Stop\"\nexpect = \"none\"\n",
+    )
+    .expect("write");
+    let out = hookscope().arg("test").arg(&p).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).expect("utf-8");
+    let lines: Vec<&str> = err.lines().collect();
+    let file = p.display().to_string();
+    assert_eq!(lines.len(), 4, "{err}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "hookscope: {file}:10:9: test case: unknown event `PreTooluse` (did you mean PreToolUse?); known: PreToolUse,"
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "hookscope: {file}:14:1: test case: a PreToolUse case gives no `command`, `tool`/`input` or `payload`: it would test nothing"
+        )
+    );
+    assert_eq!(
+        lines[2],
+        format!(
+            "hookscope: {file}:17:1: test case: a UserPromptSubmit case gives no `prompt` or `payload`: it would test nothing"
+        )
+    );
+    assert_eq!(lines[3], "hookscope: rule file refused; nothing was loaded");
+}

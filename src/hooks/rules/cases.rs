@@ -23,7 +23,7 @@ const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCase {
     name: Option<String>,
-    event: Option<String>,
+    event: Option<Spanned<String>>,
     tool: Option<String>,
     command: Option<String>,
     input: Option<toml::Value>,
@@ -127,6 +127,45 @@ pub(crate) fn compile_case(
             ),
         );
     }
+    // The event must be one Claude Code sends (a misspelt one matches no
+    // rule, so every `expect = "none"` case would pass vacuously), and the
+    // case must give what that event is about.
+    let event_at = raw.event.as_ref().map_or(at, |e| e.span().start);
+    let event = raw
+        .event
+        .as_ref()
+        .map_or_else(|| "PreToolUse".to_string(), |e| e.get_ref().clone());
+    let known = crate::hooks::contract::event_names();
+    if raw.payload.is_none() {
+        if !known.contains(&event.as_str()) {
+            let hint = crate::hooks::events::closest_name(&event, known.iter().copied())
+                .map(|n| format!(" (did you mean {n}?)"))
+                .unwrap_or_default();
+            errs.at(
+                event_at,
+                format!(
+                    "test case: unknown event `{event}`{hint}; known: {}",
+                    known.join(", ")
+                ),
+            );
+        } else if crate::hooks::matcher::TOOL_EVENTS.contains(&event.as_str())
+            && raw.command.is_none()
+            && raw.tool.is_none()
+            && raw.input.is_none()
+        {
+            errs.at(
+                at,
+                format!(
+                    "test case: a {event} case gives no `command`, `tool`/`input` or `payload`: it would test nothing"
+                ),
+            );
+        } else if event == "UserPromptSubmit" && raw.prompt.is_none() {
+            errs.at(
+                at,
+                "test case: a UserPromptSubmit case gives no `prompt` or `payload`: it would test nothing",
+            );
+        }
+    }
     let mut payload_file = None;
     let payload = if let Some(p) = raw.payload {
         if raw.command.is_some() || raw.input.is_some() {
@@ -161,7 +200,6 @@ pub(crate) fn compile_case(
                     .unwrap_or_else(|| "default".into())
             ),
         );
-        let event = raw.event.clone().unwrap_or_else(|| "PreToolUse".into());
         m.insert("hook_event_name".into(), json!(event));
         let tool = raw
             .tool
