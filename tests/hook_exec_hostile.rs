@@ -149,3 +149,48 @@ fn known_forms_pass_unchanged() {
     );
     assert_eq!(v["exec"]["env_warnings"], json!([]));
 }
+
+/// A hook that writes more than 64 KiB to `CLAUDE_ENV_FILE` is shown with
+/// its first 64 KiB and the size of the rest (before: reported as having
+/// written nothing, `null`).
+#[test]
+fn a_large_env_file_is_shown_cut_with_its_size() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let settings = dir.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        json!({"hooks": {"SessionStart": [{"hooks": [
+            {"type": "command", "command": "head -c 70000 /dev/zero | tr '\\0' x > \"$CLAUDE_ENV_FILE\""}
+        ]}]}})
+        .to_string(),
+    )
+    .expect("settings");
+    let run = |json: bool| {
+        let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+        cmd.env("HOOKSCOPE_NO_INDEX", "1")
+            .args([
+                "replay",
+                C2,
+                "--event",
+                "SessionStart",
+                "--exec",
+                "--settings",
+            ])
+            .arg(&settings);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().expect("runs")
+    };
+    let out = run(true);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let h = &v["exec"]["handlers"][0];
+    assert_eq!(h["env_file_written"].as_str().map(str::len), Some(65536));
+    assert_eq!(h["env_file_dropped"], 70000 - 65536);
+    let out = run(false);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[cut at 64 KiB, 4464 bytes more not read]"),
+        "{text}"
+    );
+}

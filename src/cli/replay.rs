@@ -856,7 +856,11 @@ pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
             text.push(format!("    {key}: {shown}{cut}"));
         }
         if let Some(w) = h.get("env_file_written").and_then(Value::as_str) {
-            text.push(format!("    wrote to CLAUDE_ENV_FILE: {}", cap(w)));
+            let cut = match h.get("env_file_dropped").and_then(Value::as_u64) {
+                Some(n) if n > 0 => format!(" [cut at 64 KiB, {n} bytes more not read]"),
+                _ => String::new(),
+            };
+            text.push(format!("    wrote to CLAUDE_ENV_FILE: {}{cut}", cap(w)));
         }
         for n in h
             .get("notes")

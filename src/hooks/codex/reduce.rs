@@ -688,6 +688,7 @@ pub fn execute<R: Runner + ?Sized>(
             stderr_dropped: out.stderr_dropped,
             notes: out.notes.clone(),
             env_file_written: None,
+            env_file_dropped: 0,
             reading,
         });
     }

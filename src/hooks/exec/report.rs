@@ -290,11 +290,29 @@ pub struct HandlerReport {
     pub stderr_dropped: u64,
     /// What else happened to the process.
     pub notes: Vec<String>,
-    /// What it wrote to its `CLAUDE_ENV_FILE` (lossy, at most
+    /// What it wrote to its `CLAUDE_ENV_FILE` (lossy, its first
     /// [`ENV_FILE_CAP`] bytes), when anything.
     pub env_file_written: Option<String>,
+    /// Bytes of `CLAUDE_ENV_FILE` past [`ENV_FILE_CAP`], not shown.
+    pub env_file_dropped: u64,
     /// How Claude Code reads its answer.
     pub reading: Reading,
+}
+
+/// What a hook wrote to its `CLAUDE_ENV_FILE`: the first [`ENV_FILE_CAP`]
+/// bytes (lossy) and how many bytes past them were not read; `None` when
+/// it wrote nothing or the file is gone or not a regular file.
+fn read_env_file(path: &Path) -> Option<(String, u64)> {
+    use std::io::Read;
+    let file = crate::transcript::fsread::open_regular(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let mut bytes = Vec::new();
+    file.take(ENV_FILE_CAP).read_to_end(&mut bytes).ok()?;
+    if bytes.is_empty() {
+        return None;
+    }
+    let dropped = size.saturating_sub(bytes.len() as u64);
+    Some((String::from_utf8_lossy(&bytes).into_owned(), dropped))
 }
 
 /// Everything one `--exec` run produced.
@@ -340,15 +358,12 @@ pub fn execute<R: Runner + ?Sized>(
             RunStatus::LaunchFailed { exit_code, .. } => *exit_code,
             _ => None,
         };
-        let env_file_written = spec
+        let (env_file_written, env_file_dropped) = spec
             .env
             .iter()
             .find(|v| v.name == "CLAUDE_ENV_FILE")
-            .and_then(|v| {
-                crate::transcript::fsread::read_capped(Path::new(&v.value), ENV_FILE_CAP).ok()
-            })
-            .filter(|b| !b.is_empty())
-            .map(|b| String::from_utf8_lossy(&b).into_owned());
+            .and_then(|v| read_env_file(Path::new(&v.value)))
+            .map_or((None, 0), |(text, dropped)| (Some(text), dropped));
         handlers.push(HandlerReport {
             label: spec.label.clone(),
             command: spec.display(),
@@ -367,6 +382,7 @@ pub fn execute<R: Runner + ?Sized>(
             stderr_dropped: out.stderr_dropped,
             notes: out.notes.clone(),
             env_file_written,
+            env_file_dropped,
             reading,
         });
     }
