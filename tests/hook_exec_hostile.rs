@@ -194,3 +194,61 @@ fn a_large_env_file_is_shown_cut_with_its_size() {
         "{text}"
     );
 }
+
+/// A hook that prints a deny and exits while a process it started in a
+/// new session (`setsid`) keeps its stdout open: the bytes it printed are
+/// kept and the verdict follows them (before: stdout empty after the
+/// timeout, verdict "nothing" — the deny was lost).
+#[test]
+fn a_deny_printed_before_a_setsid_child_holds_stdout_is_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let pid_file = dir.path().join("pid");
+    let settings = dir.path().join("settings.json");
+    let command = format!(
+        "setsid sleep 9 & echo $! > '{}'; echo '{}'",
+        pid_file.display(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}"#
+    );
+    std::fs::write(
+        &settings,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "timeout": 1, "command": command}
+        ]}]}})
+        .to_string(),
+    )
+    .expect("settings");
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .args([
+            "replay",
+            C2,
+            "--event",
+            "PreToolUse",
+            "--at",
+            RM_RF,
+            "--exec",
+            "--json",
+            "--settings",
+        ])
+        .arg(&settings)
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let h = &v["exec"]["handlers"][0];
+    assert_eq!(h["exit_code"], 0, "{h}");
+    assert!(
+        h["stdout"].as_str().is_some_and(|s| s.contains("\"deny\"")),
+        "{h}"
+    );
+    assert_eq!(
+        v["exec"]["combined"]["decision"], "deny",
+        "{}",
+        v["exec"]["combined"]
+    );
+    assert_eq!(v["exec"]["combined"]["effect"], "blocked");
+    // The sleeper is not this test's to leave behind.
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    }
+}

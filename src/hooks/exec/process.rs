@@ -190,16 +190,17 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
         };
         match rx.recv_timeout(wait) {
             Ok(Event::Exited(s)) => exited = Some(s),
-            Ok(Event::Pipe(Stream::Stdout, bytes, dropped)) => {
-                out.stdout = bytes;
-                out.stdout_dropped = dropped;
-                open_pipes -= 1;
+            Ok(Event::Data(which, bytes)) => {
+                let (kept, dropped) = match which {
+                    Stream::Stdout => (&mut out.stdout, &mut out.stdout_dropped),
+                    Stream::Stderr => (&mut out.stderr, &mut out.stderr_dropped),
+                };
+                let room = OUTPUT_CAP.saturating_sub(kept.len());
+                let take = bytes.len().min(room);
+                kept.extend_from_slice(&bytes[..take]);
+                *dropped += (bytes.len() - take) as u64;
             }
-            Ok(Event::Pipe(Stream::Stderr, bytes, dropped)) => {
-                out.stderr = bytes;
-                out.stderr_dropped = dropped;
-                open_pipes -= 1;
-            }
+            Ok(Event::Eof) => open_pipes -= 1,
             Err(mpsc::RecvTimeoutError::Timeout) if !killed => {
                 kill_group(pgid);
                 killed = true;
@@ -213,10 +214,12 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
                 }
             }
             Err(_) => {
-                out.notes.push(
+                out.notes.push(if exited.is_some() && open_pipes > 0 {
+                    "a process it started left its process group (setsid or a daemon) and still holds its stdout/stderr open: hookscope could not kill it, and reads what the hook wrote before that".into()
+                } else {
                     "the process did not end within 5 s of SIGKILL; its output may be incomplete"
-                        .into(),
-                );
+                        .to_string()
+                });
                 break;
             }
         }
@@ -267,29 +270,31 @@ enum Stream {
 
 enum Event {
     Exited(std::io::Result<std::process::ExitStatus>),
-    /// A pipe reached EOF (or failed): the kept bytes and how many were dropped.
-    Pipe(Stream, Vec<u8>, u64),
+    /// Bytes read from a pipe, sent as they arrive: what a hook printed is
+    /// kept even when a process it started holds the pipe open past the
+    /// run (the verdict follows the bytes read).
+    Data(Stream, Vec<u8>),
+    /// A pipe reached EOF (or failed).
+    Eof,
 }
 
 fn spawn_reader<R: Read + Send + 'static>(mut pipe: R, which: Stream, tx: mpsc::Sender<Event>) {
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut dropped: u64 = 0;
         let mut buf = [0u8; 16 * 1024];
         loop {
             match pipe.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
-                    let room = OUTPUT_CAP.saturating_sub(kept.len());
-                    let take = n.min(room);
-                    kept.extend_from_slice(&buf[..take]);
-                    dropped += (n - take) as u64;
+                    if tx.send(Event::Data(which, buf[..n].to_vec())).is_err() {
+                        // The run is over; the rest is not wanted.
+                        return;
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }
         }
-        let _ = tx.send(Event::Pipe(which, kept, dropped));
+        let _ = tx.send(Event::Eof);
     });
 }
 
