@@ -252,3 +252,61 @@ fn a_deny_printed_before_a_setsid_child_holds_stdout_is_kept() {
         let _ = std::process::Command::new("kill").arg(pid.trim()).status();
     }
 }
+
+/// A hook's JSON answer nested deeper than serde_json's default 128 levels
+/// (500 here, beside the decision) is read, as JavaScript's JSON.parse
+/// reads it: the deny decides (before: "not a JSON object", nothing).
+/// Past 1,000 levels the reading says it cannot tell.
+#[test]
+fn a_deeply_nested_answer_still_decides() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let answer = |depth: usize| {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"deep no"}},"x":{}{}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    };
+    let run = |depth: usize| {
+        let file = dir.path().join(format!("a{depth}.json"));
+        std::fs::write(&file, answer(depth)).expect("answer");
+        let settings = dir.path().join(format!("s{depth}.json"));
+        std::fs::write(
+            &settings,
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": format!("cat '{}'", file.display())}
+            ]}]}})
+            .to_string(),
+        )
+        .expect("settings");
+        let out = Command::cargo_bin("hookscope")
+            .expect("binary")
+            .env("HOOKSCOPE_NO_INDEX", "1")
+            .args([
+                "replay",
+                C2,
+                "--event",
+                "PreToolUse",
+                "--at",
+                RM_RF,
+                "--exec",
+                "--json",
+                "--settings",
+            ])
+            .arg(&settings)
+            .output()
+            .expect("runs");
+        serde_json::from_slice::<Value>(&out.stdout).expect("json")
+    };
+    let v = run(500);
+    assert_eq!(
+        v["exec"]["combined"]["decision"], "deny",
+        "{}",
+        v["exec"]["combined"]
+    );
+    assert_eq!(v["exec"]["combined"]["model_sees"], "deep no");
+    let v = run(1_500);
+    assert_eq!(v["exec"]["combined"]["effect"], "nothing");
+    let why = v["exec"]["handlers"][0]["reading"]["outcome"]["why"].to_string();
+    assert!(why.contains("nested deeper than 1000 levels"), "{why}");
+}

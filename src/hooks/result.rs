@@ -617,6 +617,74 @@ pub fn interpret_output(event: &str, exit_code: i32, stdout: &str, stderr: &str)
     interpret_output_at(event, &Version::latest(), exit_code, stdout, stderr)
 }
 
+/// Deepest nesting of a hook's JSON answer hookscope reads (arrays and
+/// objects, 1,000 levels): JavaScript's `JSON.parse` reads deeper than
+/// serde_json's default of 128, so a deny beside a deep value must not
+/// become "not JSON". Past this the answer is not read, and the reading
+/// says so (docs/security.md "Running hooks").
+pub const MAX_ANSWER_DEPTH: usize = 1_000;
+
+/// How deep `text`'s arrays and objects nest (strings skipped), stopping
+/// once past `limit`.
+fn nesting_depth(text: &str, limit: usize) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+                if deepest > limit {
+                    return deepest;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// A hook's stdout as JSON, nested up to [`MAX_ANSWER_DEPTH`] levels:
+/// within serde_json's default (128) as usual; deeper, without its limit
+/// on a thread with a stack sized for it. `None` when not JSON or deeper.
+fn parse_deep(stdout: &str) -> Option<Value> {
+    let depth = nesting_depth(stdout, MAX_ANSWER_DEPTH);
+    if depth <= 100 {
+        return serde_json::from_str::<Value>(stdout).ok();
+    }
+    if depth > MAX_ANSWER_DEPTH {
+        return None;
+    }
+    let text = stdout.to_string();
+    // A few KiB of stack per level in a debug build, with room to spare.
+    let stack = (1 << 20) + depth.saturating_mul(8192);
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            use serde::Deserialize;
+            let mut de = serde_json::Deserializer::from_str(&text);
+            de.disable_recursion_limit();
+            let value = Value::deserialize(&mut de).ok()?;
+            de.end().ok()?;
+            Some(value)
+        })
+        .ok()?
+        .join()
+        .ok()
+        .flatten()
+}
+
 /// [`interpret_output`] as of Claude Code `version`.
 pub fn interpret_output_at(
     event: &str,
@@ -629,7 +697,7 @@ pub fn interpret_output_at(
     let parsed: Option<Value> = stdout
         .trim_start()
         .starts_with('{')
-        .then(|| serde_json::from_str::<Value>(stdout).ok())
+        .then(|| parse_deep(stdout))
         .flatten()
         .filter(Value::is_object);
     let stderr_text = (!stderr.trim().is_empty()).then(|| stderr.trim_end().to_string());
@@ -704,6 +772,11 @@ pub fn interpret_output_at(
             o.model_sees = Some(text.to_string());
             o.why.push(format!(
                 "plain stdout on {event} is added to Claude's context (hooks.md §1.6)"
+            ));
+        } else if text.starts_with('{') && nesting_depth(text, MAX_ANSWER_DEPTH) > MAX_ANSWER_DEPTH
+        {
+            o.why.push(format!(
+                "stdout is JSON nested deeper than {MAX_ANSWER_DEPTH} levels: hookscope does not read it, so it cannot tell what Claude Code would do (JavaScript's JSON.parse reads it and acts on any decision in it)"
             ));
         } else if text.starts_with('{') {
             o.why.push(
