@@ -777,3 +777,35 @@ fn hook_payload_resolves_an_id_in_two_files_as_the_cli_does() {
         )
     );
 }
+
+/// A 20 MiB line (past the 16 MiB a line may have) gets an Invalid Request
+/// error with the limit said, and the next request is answered (before,
+/// a line between 16 and 64 MiB stopped the server: the client waited
+/// forever).
+#[test]
+fn an_over_long_line_is_refused_and_the_next_request_answered() {
+    let mut lines = handshake();
+    lines.push(format!(
+        "{{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\", \"params\": {{\"pad\": \"{}\"}}}}",
+        "x".repeat(20 << 20)
+    ));
+    lines.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string());
+    let responses = run_piped(&subagent_corpus(), &lines);
+    assert_eq!(responses.len(), 3, "{}", responses.len());
+    let refused = responses
+        .iter()
+        .find(|r| r["id"].is_null())
+        .expect("the refusal");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("16 MiB")),
+        "{refused}"
+    );
+    let listed = responses
+        .iter()
+        .find(|r| r["id"] == 2)
+        .expect("the next answer");
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+}

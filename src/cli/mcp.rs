@@ -72,9 +72,11 @@ pub fn run(paths: &[PathBuf], no_index: bool) {
     }
 }
 
-/// The largest stdin line read (64 MiB); a longer one is answered with a
-/// parse error and skipped.
-const MAX_LINE: usize = 64 << 20;
+/// The largest stdin line passed on (16 MiB less its newline: rmcp's own
+/// line limit, past which its transport stops); a longer one is answered
+/// with an Invalid Request error (`-32600`, the limit said) and skipped, and
+/// the server goes on with the next line.
+const MAX_LINE: usize = (16 << 20) - 1;
 
 /// What the stdin reader tells the writer.
 enum Event {
@@ -117,8 +119,10 @@ async fn relay(rmcp: tokio::io::DuplexStream) -> std::io::Result<()> {
                 Line::TooLong => {
                     let reply = mcp::lines::error_response(
                         Value::Null,
-                        mcp::lines::PARSE_ERROR,
-                        &format!("Parse error: the line is longer than {MAX_LINE} bytes"),
+                        mcp::lines::INVALID_REQUEST,
+                        &format!(
+                            "Invalid Request: the line is longer than {MAX_LINE} bytes (16 MiB with its newline), the most this server reads; it was skipped"
+                        ),
                     );
                     let _ = events.send(Event::Reply(reply));
                     continue;
