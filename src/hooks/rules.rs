@@ -41,6 +41,12 @@ use toml::Spanned;
 pub use cases::{CaseResult, TestCase};
 pub use cond::{Condition, History, REGEX_SIZE_LIMIT, Subject, compile_globs, compile_regex};
 
+/// Compiled size all the regexes of one rule set may take together
+/// (32 MiB; each is charged by [`REGEX_SIZE_LIMIT`] tiers): a file of
+/// thousands of large patterns is refused with `file:line:col` instead of
+/// taking gigabytes to load (docs/security.md "Rule files").
+pub const REGEX_SET_BUDGET: usize = 32 << 20;
+
 use crate::hooks::contract::{self, Version};
 use crate::hooks::result::{
     Action, Combined, EventControl, HookOutput, HookResult, Outcome, combine, hook_output_at,
@@ -368,6 +374,11 @@ pub(crate) struct Errors<'t> {
     line_starts: Vec<usize>,
     /// Collected problems.
     pub(crate) list: Vec<RuleError>,
+    /// Compiled-regex bytes the set may still spend
+    /// ([`REGEX_SET_BUDGET`] at the start).
+    regex_budget: usize,
+    /// The budget's refusal was reported (once per file).
+    regex_budget_said: bool,
 }
 
 impl<'t> Errors<'t> {
@@ -380,7 +391,39 @@ impl<'t> Errors<'t> {
             text,
             line_starts,
             list: Vec::new(),
+            regex_budget: REGEX_SET_BUDGET,
+            regex_budget_said: false,
         }
+    }
+
+    /// [`compile_regex`] charged to the set's budget: each regex is charged
+    /// the smallest of 4 KiB, 64 KiB and [`REGEX_SIZE_LIMIT`] it compiles
+    /// within, and one that does not fit in what is left is refused.
+    fn regex(&mut self, pattern: &str, case_insensitive: bool) -> Result<regex::Regex, String> {
+        let mut last = None;
+        for tier in [4 << 10, 64 << 10, REGEX_SIZE_LIMIT] {
+            if tier > self.regex_budget {
+                if self.regex_budget_said {
+                    // Said once, at the first regex past it.
+                    return Err(String::new());
+                }
+                self.regex_budget_said = true;
+                return Err(format!(
+                    "regex \"{pattern}\" does not fit in what is left of the rule set's budget of {} MiB compiled ({} KiB left): the set's regexes are too large together",
+                    REGEX_SET_BUDGET >> 20,
+                    self.regex_budget >> 10
+                ));
+            }
+            match cond::compile_regex_within(pattern, case_insensitive, tier) {
+                Ok(r) => {
+                    self.regex_budget -= tier;
+                    return Ok(r);
+                }
+                Err((e, too_big)) if too_big && tier < REGEX_SIZE_LIMIT => last = Some(e),
+                Err((e, _)) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| format!("bad regex \"{pattern}\"")))
     }
 
     /// 1-based line and column (in characters) of byte `offset`, in
@@ -468,7 +511,15 @@ fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
             s.into_inner()
                 .into_vec()
                 .iter()
-                .filter_map(|p| compile_regex(p, ci).map_err(|e| errs.at(start, e)).ok())
+                .filter_map(|p| match errs.regex(p, ci) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        if !e.is_empty() {
+                            errs.at(start, e);
+                        }
+                        None
+                    }
+                })
                 .collect::<Vec<_>>()
         })
     };
@@ -612,7 +663,7 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
                     format!("rule `{id}`: give rewrite_command or rewrite_content, not both"),
                 );
             }
-            match compile_regex(rw.pattern.get_ref(), false) {
+            match errs.regex(rw.pattern.get_ref(), false) {
                 Ok(pattern) => {
                     rewrite = Some(Rewrite {
                         pattern,
@@ -620,6 +671,7 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
                         content,
                     })
                 }
+                Err(e) if e.is_empty() => {}
                 Err(e) => errs.at(rw.pattern.span().start, e),
             }
         }

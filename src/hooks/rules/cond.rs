@@ -260,11 +260,27 @@ pub enum Condition {
 
 /// Compiles a regex with the size limit; the error is one line.
 pub fn compile_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, String> {
+    compile_regex_within(pattern, case_insensitive, REGEX_SIZE_LIMIT).map_err(|(e, _)| e)
+}
+
+/// Compiles a regex within `limit` bytes compiled (the `regex` crate's
+/// `size_limit`); the error is one line, and `true` when the pattern was
+/// only too large.
+pub(crate) fn compile_regex_within(
+    pattern: &str,
+    case_insensitive: bool,
+    limit: usize,
+) -> Result<Regex, (String, bool)> {
     RegexBuilder::new(pattern)
         .case_insensitive(case_insensitive)
-        .size_limit(REGEX_SIZE_LIMIT)
+        .size_limit(limit)
         .build()
-        .map_err(|e| regex_error_line(pattern, &e))
+        .map_err(|e| {
+            (
+                regex_error_line(pattern, &e),
+                matches!(e, regex::Error::CompiledTooBig(_)),
+            )
+        })
 }
 
 fn regex_error_line(pattern: &str, e: &regex::Error) -> String {
