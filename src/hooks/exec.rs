@@ -53,7 +53,9 @@ mod report;
 pub use compare::{
     Agreement, Failure, FinalCheck, Seen, Then, Verdict, agreement, failure_of, then_of,
 };
-pub use env::{BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env};
+pub use env::{
+    BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env, known_form,
+};
 pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
