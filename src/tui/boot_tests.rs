@@ -279,6 +279,24 @@ fn next_found(
     }
 }
 
+/// The discovery message `next_found` held back, or, when the early answer
+/// came before discovery ended (a loaded machine), the next one to arrive.
+fn discovered(
+    app: &mut App,
+    rx: &Receiver<Msg>,
+    held: &mut Option<Msg>,
+) -> Result<hookscope::transcript::Discovery, String> {
+    if let Some(Msg::Discovered(d)) = held.take() {
+        return d;
+    }
+    loop {
+        match rx.recv_timeout(WAIT).expect("a message") {
+            Msg::Discovered(d) => return d,
+            other => app.apply(other),
+        }
+    }
+}
+
 /// The first Bash `tool_use` line of `file`, parsed.
 fn bash_call_line(file: &Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(file).ok()?;
@@ -333,9 +351,8 @@ fn a_calls_query_asked_before_discovery_is_answered_from_the_stored_list() {
     assert_eq!(found.records.len(), 52);
     // Nothing changed on disk: discovery and the sync leave the answer
     // standing, nobody asks again.
-    if let Some(Msg::Discovered(d)) = held.take() {
-        boot.discovered(&mut app, d, &tx);
-    }
+    let d = discovered(&mut app, &rx, &mut held);
+    boot.discovered(&mut app, d, &tx);
     run_until(&mut app, &mut boot, &tx, &rx, |m| {
         matches!(m, Msg::SummariesDone)
     });
@@ -361,9 +378,8 @@ fn a_session_grown_since_it_was_stored_replaces_the_answer_from_the_stored_list(
     let mut held = None;
     let early = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
     assert_eq!(early.records.len(), 52);
-    if let Some(Msg::Discovered(d)) = held.take() {
-        boot.discovered(&mut app, d, &tx);
-    }
+    let d = discovered(&mut app, &rx, &mut held);
+    boot.discovered(&mut app, d, &tx);
     assert_eq!(boot.asked_again(), 1);
     let again = next_found(&mut app, &mut boot, &tx, &rx, &mut held, false);
     let now = discover(std::slice::from_ref(&root))
@@ -406,9 +422,8 @@ fn a_subagent_file_changed_since_it_was_stored_replaces_the_answer_from_the_stor
     let mut held = None;
     let early = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
     assert_eq!(early.records.len(), 52);
-    if let Some(Msg::Discovered(d)) = held.take() {
-        boot.discovered(&mut app, d, &tx);
-    }
+    let d = discovered(&mut app, &rx, &mut held);
+    boot.discovered(&mut app, d, &tx);
     assert_eq!(boot.asked_again(), 0, "the same list: discovery keeps it");
     let again = next_found(&mut app, &mut boot, &tx, &rx, &mut held, false);
     assert_eq!(boot.asked_again(), 1);
