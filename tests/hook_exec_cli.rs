@@ -211,13 +211,22 @@ fn an_http_handler_is_listed_without_exec_and_posted_with_it() {
     let (code, out, _) = replay(&["--settings", &file], &[]);
     assert_eq!(code, Some(0), "{out}");
     let would = format!(
-        "  would POST to http://127.0.0.1:{port}/hook (headers: Authorization): #1 {file}:7 (given) (only with --exec)\n"
+        "  would POST to http://127.0.0.1:{port}/hook (headers: Authorization): #1 {file}:7 (given) (only with --exec); left empty, not in allowedEnvVars: $NOPE\n"
     );
     assert!(out.contains(&would), "missing {would:?} in:\n{out}");
+    // The plan's JSON names them too (before, only the TUI dialog did).
+    let (_, out, _) = replay(&["--settings", &file, "--json"], &[]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        v["exec"]["would_run"][0]["sent_empty"],
+        json!(["NOPE"]),
+        "{out}"
+    );
     let (code, out, _) = replay(&["--exec", "--settings", &file], &[]);
     assert_eq!(code, Some(0), "{out}");
     for fragment in [
         format!("    ran: POST http://127.0.0.1:{port}/hook\n"),
+        "    note: left empty in its headers, not in allowedEnvVars: $NOPE\n".to_string(),
         "    http error: connection refused in ".to_string(),
         "      why: http error: connection refused: a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)\n".to_string(),
     ] {

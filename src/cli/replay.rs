@@ -623,12 +623,28 @@ fn run_hooks(
         files.join(", ")
     };
     if !args.exec {
+        // An http handler's `$VAR`s outside `allowedEnvVars` are sent empty.
+        let sent_empty = |h: &hookscope::hooks::settings::Handler| -> Vec<String> {
+            let allowed = h.allowed_env_vars.clone().unwrap_or_default();
+            h.headers
+                .iter()
+                .flatten()
+                .flat_map(|(_, value)| {
+                    hookscope::hooks::exec::expand_header(value, &allowed, &|_| None).1
+                })
+                .collect()
+        };
         let would: Vec<Value> = verdicts
             .iter()
             .filter(|v| v.fires)
-            .map(
-                |v| json!({"label": label(v.index), "command": config.handlers[v.index].summary()}),
-            )
+            .map(|v| {
+                let h = &config.handlers[v.index];
+                let mut w = json!({"label": label(v.index), "command": h.summary()});
+                if h.kind == hookscope::hooks::settings::HandlerType::Http {
+                    w["sent_empty"] = json!(sent_empty(h));
+                }
+                w
+            })
             .collect();
         text.push(format!("hooks ({shown_files}): {nothing}"));
         for (w, v) in would.iter().zip(verdicts.iter().filter(|v| v.fires)) {
@@ -640,15 +656,24 @@ fn run_hooks(
                     .flatten()
                     .map(|(k, _)| k.as_str())
                     .collect();
+                let empty = sent_empty(h);
                 text.push(format!(
-                    "  would POST to {}{}: {} (only with --exec)",
+                    "  would POST to {}{}: {} (only with --exec){}",
                     h.url.as_deref().unwrap_or("(no url)"),
                     if names.is_empty() {
                         String::new()
                     } else {
                         format!(" (headers: {})", names.join(", "))
                     },
-                    w["label"].as_str().unwrap_or("")
+                    w["label"].as_str().unwrap_or(""),
+                    if empty.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; left empty, not in allowedEnvVars: ${}",
+                            empty.join(", $")
+                        )
+                    }
                 ));
                 continue;
             }

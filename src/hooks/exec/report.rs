@@ -380,7 +380,22 @@ pub fn execute<R: Runner + ?Sized>(
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             stdout_dropped: out.stdout_dropped,
             stderr_dropped: out.stderr_dropped,
-            notes: out.notes.clone(),
+            notes: {
+                let mut notes = out.notes.clone();
+                if let super::HandlerCommand::Http { headers, .. } = &spec.command {
+                    let empty: Vec<&str> = headers
+                        .iter()
+                        .flat_map(|h| h.not_expanded.iter().map(String::as_str))
+                        .collect();
+                    if !empty.is_empty() {
+                        notes.push(format!(
+                            "left empty in its headers, not in allowedEnvVars: ${}",
+                            empty.join(", $")
+                        ));
+                    }
+                }
+                notes
+            },
             env_file_written,
             env_file_dropped,
             reading,
