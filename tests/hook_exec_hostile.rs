@@ -310,3 +310,234 @@ fn a_deeply_nested_answer_still_decides() {
     let why = v["exec"]["handlers"][0]["reading"]["outcome"]["why"].to_string();
     assert!(why.contains("nested deeper than 1000 levels"), "{why}");
 }
+
+/// Pids of the processes whose command line holds `arg` as one argument
+/// (`/proc/<pid>/cmdline`), zombies left out: what a run left behind.
+fn running_with_arg(arg: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r.trim_start())
+            .unwrap_or("");
+        if state.starts_with('Z') || state.starts_with('X') || state.is_empty() {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// `running_with_arg`, waiting up to 3 s for the list to empty (a killed
+/// process is gone once its parent reaps it).
+fn left_behind(arg: &str) -> Vec<i32> {
+    for _ in 0..150 {
+        let now = running_with_arg(arg);
+        if now.is_empty() {
+            return now;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    running_with_arg(arg)
+}
+
+fn pre_tool_use_settings(dir: &Path, command: &str) -> std::path::PathBuf {
+    let settings = dir.join("settings.json");
+    std::fs::write(
+        &settings,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command}
+        ]}]}})
+        .to_string(),
+    )
+    .expect("settings");
+    settings
+}
+
+/// A hook that starts a process outside its process group (a new session
+/// with `setsid`; a job of its own with bash's `set -m`; a daemon that
+/// double-forks) and exits at once: after `replay --exec` no such process
+/// is left in the process table, and the handler's notes name it (before:
+/// the `sleep` outlived hookscope, re-parented to init, with no note).
+#[test]
+fn processes_a_hook_starts_outside_its_group_are_killed_and_named() {
+    for (n, (shape, sleeper)) in [
+        ("setsid sleep 301.11 </dev/null >/dev/null 2>&1 &", "301.11"),
+        (
+            "bash -c 'set -m; sleep 301.22 </dev/null >/dev/null 2>&1 & exit 0'",
+            "301.22",
+        ),
+        (
+            "setsid sh -c 'sleep 301.33 </dev/null >/dev/null 2>&1 & exit 0' </dev/null >/dev/null 2>&1 &",
+            "301.33",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = tempfile::tempdir().expect("tmp");
+        let settings = pre_tool_use_settings(dir.path(), &format!("{shape} sleep 0.2; echo '{{}}'"));
+        let out = Command::cargo_bin("hookscope")
+            .expect("binary")
+            .env("HOOKSCOPE_NO_INDEX", "1")
+            .args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
+            .args(["--exec", "--json", "--settings"])
+            .arg(&settings)
+            .output()
+            .expect("runs");
+        let left = left_behind(sleeper);
+        for pid in &left {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+        assert_eq!(left, Vec::<i32>::new(), "case {n}: {shape} left a process");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let notes = v["exec"]["handlers"][0]["notes"].to_string();
+        assert!(
+            notes.contains("left its process group") && notes.contains("(sleep)"),
+            "case {n}: {notes}"
+        );
+    }
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP while `replay --exec` runs a hook (which
+/// sleeps, with a `setsid` process beside it): the hook, its group and the
+/// escaped process are killed, the temporary folder it ran in is removed,
+/// and hookscope ends by the signal (before: both sleeps ran on and the
+/// `hookscope-exec-*` folder stayed).
+#[test]
+fn an_interrupted_exec_kills_the_hooks_and_removes_its_temporaries() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, name, a, b) in [
+        (libc::SIGINT, "INT", "304.11", "305.11"),
+        (libc::SIGTERM, "TERM", "304.22", "305.22"),
+        (libc::SIGHUP, "HUP", "304.33", "305.33"),
+    ] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let marker = dir.path().join("started");
+        let settings = pre_tool_use_settings(
+            dir.path(),
+            &format!(
+                "setsid sleep {a} </dev/null >/dev/null 2>&1 & pwd > '{}'; sleep {b}",
+                marker.display()
+            ),
+        );
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hookscope"))
+            .env("HOOKSCOPE_NO_INDEX", "1")
+            .args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
+            .args(["--exec", "--settings"])
+            .arg(&settings)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawns");
+        let mut scratch = String::new();
+        for _ in 0..500 {
+            scratch = std::fs::read_to_string(&marker).unwrap_or_default();
+            if !scratch.is_empty() && !running_with_arg(a).is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let scratch = scratch.trim().to_string();
+        assert!(
+            scratch.contains("hookscope-exec-"),
+            "{name}: ran in {scratch:?}"
+        );
+        let _ = std::process::Command::new("kill")
+            .args([format!("-{name}"), child.id().to_string()])
+            .status();
+        let mut status = None;
+        for _ in 0..500 {
+            if let Ok(Some(s)) = child.try_wait() {
+                status = Some(s);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let status = status.unwrap_or_else(|| {
+            let _ = child.kill();
+            panic!("{name}: hookscope did not end");
+        });
+        let left: Vec<i32> = [left_behind(a), left_behind(b)].concat();
+        for pid in &left {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+        assert_eq!(status.signal(), Some(signal), "{name}: {status:?}");
+        assert_eq!(left, Vec::<i32>::new(), "{name}: processes left");
+        assert!(
+            !Path::new(&scratch).exists(),
+            "{name}: {scratch} was left on disk"
+        );
+    }
+}
+
+/// What the TUI does when it is left (quit, SIGTERM, SIGHUP, a panic)
+/// while its exec dialog runs a hook: `abort_runs` kills the running hook
+/// and the process it started outside its group, and removes the run's
+/// temporary folder; the run itself ends killed (before: the hook ran on
+/// and the `hookscope-exec-*` folder stayed).
+#[test]
+fn abort_runs_ends_a_running_hook_and_removes_its_scratch_folder() {
+    use hookscope::hooks::exec::{
+        EnvSource, EnvVar, HandlerCommand, ProcessRunner, RunSpec, RunStatus, Runner, Scratch,
+        Shell, reaper,
+    };
+    let scratch = Scratch::new().expect("scratch");
+    let folder = scratch.path().to_path_buf();
+    let spec = RunSpec {
+        label: "abort".into(),
+        command: HandlerCommand::Shell {
+            command: "setsid sleep 306.11 </dev/null >/dev/null 2>&1 & sleep 306.22".into(),
+            shell: Shell::Sh,
+        },
+        cwd: folder.clone(),
+        cwd_note: None,
+        env: vec![EnvVar {
+            name: "PATH".into(),
+            value: std::env::var_os("PATH").unwrap_or_default(),
+            source: EnvSource::Basic,
+        }],
+        timeout_secs: 600.0,
+        on_failure_block: false,
+        is_async: false,
+    };
+    let run = std::thread::spawn(move || ProcessRunner.run(&spec, b"{}"));
+    for _ in 0..500 {
+        if !running_with_arg("306.11").is_empty() && !running_with_arg("306.22").is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(reaper::live_runs(), 1);
+    reaper::abort_runs();
+    let out = run.join().expect("run thread");
+    let left: Vec<i32> = [left_behind("306.11"), left_behind("306.22")].concat();
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(out.status, RunStatus::Signaled { signal: 9 });
+    assert_eq!(left, Vec::<i32>::new(), "processes left");
+    assert!(!folder.exists(), "{} was left on disk", folder.display());
+    assert_eq!(reaper::live_runs(), 0);
+    drop(scratch);
+}

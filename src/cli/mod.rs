@@ -27,6 +27,7 @@ pub mod find;
 pub mod hooks;
 pub mod hooks_codex;
 pub mod index;
+pub mod interrupt;
 pub mod mcp;
 pub mod payload;
 pub mod replay;

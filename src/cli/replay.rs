@@ -716,6 +716,7 @@ fn run_hooks(
     for w in &plan.env_warnings {
         errln!("hookscope: {w}");
     }
+    crate::cli::interrupt::end_runs_on_signal();
     let report = plan.run(&ProcessRunner);
     let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
     let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);

@@ -135,6 +135,7 @@ pub fn run(
         for w in &plan.env_warnings {
             errln!("hookscope: {w}");
         }
+        crate::cli::interrupt::end_runs_on_signal();
         let report = codex::run_plan(&plan, &ProcessRunner);
         let mut j = report.to_json(false, &mut counts);
         let not_reached: Vec<Value> = verdicts

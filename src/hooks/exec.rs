@@ -48,6 +48,7 @@ mod http;
 pub mod permissions;
 mod plan;
 mod process;
+pub mod reaper;
 mod report;
 
 pub use compare::{

@@ -34,6 +34,7 @@ pub fn init() -> io::Result<(DefaultTerminal, TerminalGuard)> {
     let guard = TerminalGuard;
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        hookscope::hooks::exec::reaper::abort_runs();
         let _ = execute!(stdout(), DisableMouseCapture);
         previous(info);
     }));
@@ -41,9 +42,13 @@ pub fn init() -> io::Result<(DefaultTerminal, TerminalGuard)> {
     Ok((terminal, guard))
 }
 
-/// Leaves the alternate screen and raw mode and turns mouse capture off.
-/// Safe to call more than once.
+/// Leaves the alternate screen and raw mode and turns mouse capture off,
+/// and ends any hook the exec dialog is running (its process group, the
+/// processes that left it, its temporary folder:
+/// [`hookscope::hooks::exec::reaper::abort_runs`]), on every way out of
+/// the TUI. Safe to call more than once.
 pub fn restore() {
+    hookscope::hooks::exec::reaper::abort_runs();
     let _ = execute!(stdout(), DisableMouseCapture);
     ratatui::restore();
 }

@@ -13,7 +13,9 @@
 //! hook itself had not exited; when it had exited but a child of it kept
 //! the pipes open, its exit status stands and a note says so. After every
 //! run the group is killed if anything is left in it (a background child),
-//! with a note: replaying a hook leaves nothing running.
+//! with a note: replaying a hook leaves nothing running. Processes that
+//! leave the group (`setsid`, a daemon) are followed and killed too, on
+//! Linux ([`super::reaper`]), and named in the notes.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -21,6 +23,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::reaper::kill_group;
 use super::{RunOutput, RunSpec, RunStatus, Runner, classify_shell_launch};
 
 /// Most bytes of stdout, and of stderr, kept per handler (1 MiB each); the
@@ -130,6 +133,7 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    let able = super::reaper::prepare();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -138,6 +142,7 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
     };
     let deadline = started + timeout_duration(spec.timeout_secs);
     let pgid = i32::try_from(child.id()).unwrap_or(0);
+    let mut follow = super::reaper::Follow::start(pgid, able);
 
     let (tx, rx) = mpsc::channel::<Event>();
     if let Some(mut pipe) = child.stdin.take() {
@@ -185,6 +190,11 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
             // After SIGKILL everything ends promptly; wait without a deadline
             // but not forever (a process in uninterruptible sleep).
             Duration::from_secs(5)
+        } else if able {
+            // Look for the hook's descendants while it runs.
+            deadline
+                .saturating_duration_since(now)
+                .min(super::reaper::POLL)
         } else {
             deadline.saturating_duration_since(now)
         };
@@ -201,8 +211,11 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
                 *dropped += (bytes.len() - take) as u64;
             }
             Ok(Event::Eof) => open_pipes -= 1,
+            Err(mpsc::RecvTimeoutError::Timeout) if !killed && Instant::now() < deadline => {
+                follow.poll();
+            }
             Err(mpsc::RecvTimeoutError::Timeout) if !killed => {
-                kill_group(pgid);
+                follow.kill_followed();
                 killed = true;
                 hook_timed_out = exited.is_none();
                 out.duration_ms = elapsed_ms(started);
@@ -236,6 +249,7 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
             );
         }
     }
+    out.notes.extend(follow.finish());
     out.status = match exited {
         _ if hook_timed_out => RunStatus::TimedOut,
         Some(Ok(status)) => match status.code() {
@@ -296,19 +310,6 @@ fn spawn_reader<R: Read + Send + 'static>(mut pipe: R, which: Stream, tx: mpsc::
         }
         let _ = tx.send(Event::Eof);
     });
-}
-
-/// SIGKILL to every process of group `pgid` (never to pgid 0 or 1, which
-/// would be this process's own group or init).
-#[cfg(unix)]
-fn kill_group(pgid: i32) {
-    if pgid > 1 {
-        // SAFETY: kill(2) with a negative pid signals a process group; no
-        // memory is involved.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
-    }
 }
 
 /// Whether any process is left in group `pgid` (a zombie still counts

@@ -26,17 +26,25 @@ pub struct Scratch {
     dir: tempfile::TempDir,
 }
 
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        super::reaper::unregister_temporary(self.dir.path());
+    }
+}
+
 impl Scratch {
     /// Creates `hookscope-exec-XXXXXX` in the system temp folder.
     ///
     /// # Errors
     /// The I/O error when the folder cannot be created.
+    /// The folder is registered with [`super::reaper::register_temporary`]
+    /// so an interrupted hookscope removes it too.
     pub fn new() -> std::io::Result<Scratch> {
-        Ok(Scratch {
-            dir: tempfile::Builder::new()
-                .prefix("hookscope-exec-")
-                .tempdir()?,
-        })
+        let dir = tempfile::Builder::new()
+            .prefix("hookscope-exec-")
+            .tempdir()?;
+        super::reaper::register_temporary(dir.path());
+        Ok(Scratch { dir })
     }
 
     /// The folder.

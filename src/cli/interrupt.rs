@@ -1,0 +1,34 @@
+//! Ctrl-C, SIGTERM and SIGHUP while `replay --exec` runs hooks
+//! (docs/security.md "Running hooks"): the hooks' process groups and the
+//! processes that left them are killed, the temporary folders removed
+//! ([`hookscope::hooks::exec::reaper::abort_runs`]), then hookscope ends as
+//! the signal's default action ends it (the shell sees 130, 143 or 129).
+
+use std::sync::Once;
+
+/// Installs the handler (once per process; later calls do nothing). Call
+/// before the first hook runs. A failure to register is said on stderr and
+/// the run goes on (an interrupt then ends hookscope without the cleanup).
+pub fn end_runs_on_signal() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            Ok(s) => s,
+            Err(e) => {
+                errln!(
+                    "hookscope: cannot watch for Ctrl-C ({e}); an interrupt may leave a hook running"
+                );
+                return;
+            }
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                hookscope::hooks::exec::reaper::abort_runs();
+                // Default action: the process ends by the signal.
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+    });
+}
