@@ -385,3 +385,89 @@ fn agent_names_and_aliases_are_the_same_everywhere() {
     assert!(!records.is_empty());
     assert!(records.iter().all(|r| r["agent"] == "opencode"));
 }
+
+/// A settings file of `n` PreToolUse groups whose matchers are
+/// `pattern` with `{i}` replaced by the group's number.
+fn many_matchers(dir: &Path, pattern: &str, n: usize) -> String {
+    let groups: Vec<Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({"matcher": pattern.replace("{i}", &i.to_string()),
+                "hooks": [{"type": "command", "command": "true"}]})
+        })
+        .collect();
+    let file = dir.join("settings.json");
+    fs::write(
+        &file,
+        serde_json::json!({"hooks": {"PreToolUse": groups}}).to_string(),
+    )
+    .expect("write");
+    file.display().to_string()
+}
+
+/// 3,000 catastrophic matchers (`(a+)+\1xN$`, each giving up only after a
+/// million backtracking steps) in one settings file: `--match` spends at
+/// most the question's budget on them, then reports each one left as not
+/// evaluated, with the lint that flags its shape (before: 87 s in a
+/// release build, every verdict "gave up").
+#[test]
+fn thousands_of_catastrophic_matchers_spend_one_budget_per_question() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = many_matchers(dir.path(), r"(a+)+\1x{i}$", 3000);
+    let value = "a".repeat(36);
+    let (code, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &file,
+        "--match",
+        "PreToolUse",
+        &value,
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let verdicts = v["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 3000);
+    let first = verdicts[0]["reason"].as_str().unwrap_or_default();
+    assert!(first.contains("gave up on"), "{first}");
+    let last = verdicts[2999]["reason"].as_str().unwrap_or_default();
+    assert!(
+        last.starts_with(r#"matcher "(a+)+\1x2999$" was not evaluated on "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (matcher-catastrophic-regex: nested quantifiers"#),
+        "{last}"
+    );
+    assert!(
+        last.contains("(past 250 ms such patterns are not run)"),
+        "{last}"
+    );
+    assert!(verdicts.iter().all(|h| h["fires"] == false));
+}
+
+/// Slow matchers the catastrophic-shape check does not flag
+/// (`(\w*a){25}\1xN$`, a Unicode class compiled thousands of times):
+/// past the hard budget nothing more is compiled or run, each verdict
+/// says so, and `--lint` says which probes it skipped (`matcher-budget`).
+#[test]
+fn slow_matchers_past_the_hard_budget_are_said_not_evaluated() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = many_matchers(dir.path(), r"(\w*a){25}\1x{i}$", 3000);
+    let value = "a".repeat(36);
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &file,
+        "--match",
+        "PreToolUse",
+        &value,
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let last = v["verdicts"][2999]["reason"].as_str().unwrap_or_default();
+    assert!(last.contains("was not evaluated on"), "{last}");
+    assert!(last.contains("(the limit is 1000 ms)"), "{last}");
+    let (code, out, _) = run(&["hooks", "--settings", &file, "--lint"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("warning[matcher-budget]: "), "{out}");
+    assert!(
+        out.contains("regex probes were not run: the lints spent "),
+        "{out}"
+    );
+}

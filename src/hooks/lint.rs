@@ -124,6 +124,10 @@ pub const LINTS: &[(&str, &str)] = &[
         "a regex JavaScript's backtracking engine could hang on",
     ),
     (
+        "matcher-budget",
+        "the lints ran out of time for regular expressions (thousands of slow patterns): some pattern probes were not run",
+    ),
+    (
         "if-non-tool-event",
         "`if` on an event that is not a tool event: the handler never runs",
     ),
@@ -308,12 +312,14 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
     }
     let version = &config.version;
     let mut seen_groups = std::collections::HashSet::new();
+    // One budget for every regex matcher the lints run.
+    let mut budget = matcher::Budget::new();
     for (i, h) in config.handlers.iter().enumerate() {
         let at = Some((i, h));
         // Group-level lints once per group.
         let group_key = (h.origin.path.clone(), h.event_as_written.clone(), h.group);
         if seen_groups.insert(group_key) {
-            out.extend(matcher_lints(h, at, version));
+            out.extend(matcher_lints(h, at, version, &mut budget));
         }
         if let Some(rule) = &h.if_rule
             && !TOOL_EVENTS.contains(&h.event.as_str())
@@ -389,6 +395,23 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
             out.extend(command_lint(h, at, config.project_dir.as_deref(), options));
         }
     }
+    if budget.refused() > 0 {
+        out.push(Lint {
+            id: "matcher-budget",
+            severity: Severity::Warning,
+            message: format!(
+                "{} regex probes were not run: the lints spent {} ms on regular expressions (past {} ms a pattern that could hang is not run, past {} ms none is), so lints that try a pattern on tool names (matcher-unanchored) may be missing",
+                budget.refused(),
+                budget.spent().as_millis(),
+                matcher::REGEX_BUDGET.as_millis(),
+                matcher::REGEX_HARD_BUDGET.as_millis()
+            ),
+            fix: "rewrite the slow patterns (nested or repeated quantifiers; see matcher-catastrophic-regex), then lint again".to_string(),
+            path: None,
+            line: None,
+            handler: None,
+        });
+    }
     out
 }
 
@@ -429,8 +452,13 @@ fn exact_names(kind: &MatcherKind) -> Option<&[String]> {
     }
 }
 
-fn matcher_lints(h: &Handler, at: Option<(usize, &Handler)>, version: &Version) -> Vec<Lint> {
-    let mut out = matcher_lints_at_handler(h, at, version);
+fn matcher_lints(
+    h: &Handler,
+    at: Option<(usize, &Handler)>,
+    version: &Version,
+    budget: &mut matcher::Budget,
+) -> Vec<Lint> {
+    let mut out = matcher_lints_at_handler(h, at, version, budget);
     for l in &mut out {
         l.line = h.matcher_line.or(l.line);
     }
@@ -441,6 +469,7 @@ fn matcher_lints_at_handler(
     h: &Handler,
     at: Option<(usize, &Handler)>,
     version: &Version,
+    budget: &mut matcher::Budget,
 ) -> Vec<Lint> {
     let mut out = Vec::new();
     let Some(text) = h.matcher.as_deref() else {
@@ -539,7 +568,8 @@ fn matcher_lints_at_handler(
         ));
     }
     if let MatcherKind::Regex { pattern } = &kind {
-        if let Some(why) = matcher::redos_risk(pattern) {
+        let risk = matcher::redos_risk(pattern);
+        if let Some(why) = &risk {
             out.push(lint(
                 "matcher-catastrophic-regex",
                 Severity::Error,
@@ -550,8 +580,10 @@ fn matcher_lints_at_handler(
                 at,
             ));
         }
-        if tool_event && !(pattern.starts_with('^') && pattern.ends_with('$')) {
-            let extra = unanchored_examples(event, pattern, version);
+        // A catastrophic pattern is an error already; probing it on names
+        // would only spend the budget.
+        if tool_event && risk.is_none() && !(pattern.starts_with('^') && pattern.ends_with('$')) {
+            let extra = unanchored_examples(event, pattern, version, budget);
             let star = if pattern.contains("__*") {
                 " (`__*` is `_` followed by any number of `_`, not a glob)"
             } else {
@@ -602,9 +634,16 @@ fn matcher_lints_at_handler(
 
 /// Names a regex matches besides its evident target: other built-in tools
 /// it hits when it names one, and a `not`-prefixed MCP name.
-fn unanchored_examples(event: &str, pattern: &str, version: &Version) -> Vec<String> {
+fn unanchored_examples(
+    event: &str,
+    pattern: &str,
+    version: &Version,
+    budget: &mut matcher::Budget,
+) -> Vec<String> {
     let anchored = format!("^(?:{pattern})$");
-    let hits = |name: &str, p: &str| matcher::check(event, Some(p), Some(name), version).matches;
+    let mut hits = |name: &str, p: &str| {
+        matcher::check_within(event, Some(p), Some(name), version, budget).matches
+    };
     let mut out = Vec::new();
     // Built-in tools it matches only as part of a longer name.
     for tool in KNOWN_TOOLS {
@@ -794,7 +833,17 @@ pub const NEVER_FIRES: &[&str] = &[
 /// The first lint of [`NEVER_FIRES`] on `h`'s matcher at `version`, the
 /// one `--lint` reports, or `None`.
 pub fn never_fires(h: &Handler, version: &Version) -> Option<Lint> {
-    matcher_lints_at_handler(h, None, version)
+    never_fires_within(h, version, &mut matcher::Budget::new())
+}
+
+/// [`never_fires`] within the question's regex `budget`
+/// ([`matcher::Budget`]).
+pub fn never_fires_within(
+    h: &Handler,
+    version: &Version,
+    budget: &mut matcher::Budget,
+) -> Option<Lint> {
+    matcher_lints_at_handler(h, None, version, budget)
         .into_iter()
         .find(|l| NEVER_FIRES.contains(&l.id))
 }

@@ -170,7 +170,9 @@ pub(crate) fn shown(version: &Version) -> String {
     }
 }
 
-/// How Claude Code reads `matcher` on `event` as of `version`.
+/// How Claude Code reads `matcher` on `event` as of `version`. A regex is
+/// checked for its syntax only (see [`syntax`]), so classifying costs
+/// microseconds whatever the pattern.
 pub fn classify(event: &str, matcher: Option<&str>, version: &Version) -> MatcherKind {
     let text = match matcher {
         None | Some("") | Some("*") => return MatcherKind::All,
@@ -189,8 +191,8 @@ pub fn classify(event: &str, matcher: Option<&str>, version: &Version) -> Matche
             .collect();
         return MatcherKind::Exact { names };
     }
-    match compile(text) {
-        Ok(_) => MatcherKind::Regex {
+    match syntax(text) {
+        Ok(()) => MatcherKind::Regex {
             pattern: text.to_string(),
         },
         Err(error) => MatcherKind::Invalid {
@@ -200,14 +202,136 @@ pub fn classify(event: &str, matcher: Option<&str>, version: &Version) -> Matche
     }
 }
 
-/// Compiles a JavaScript-style pattern with the backtracking engine
-/// (bounded backtracking: a pathological pattern errors at match time
-/// instead of hanging).
-fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
+/// Whether `pattern` is a well-formed regular expression: parsed, not
+/// compiled (compiling a pattern with Unicode classes takes about a
+/// millisecond, and a settings file may hold thousands; JavaScript, too,
+/// rejects a pattern for its syntax only). A pattern that parses but that
+/// the engine cannot build (a size limit) is reported when it is checked.
+fn syntax(pattern: &str) -> Result<(), String> {
+    fancy_regex::Expr::parse_tree(pattern)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn compile_with(pattern: &str, backtrack_limit: usize) -> Result<fancy_regex::Regex, String> {
     fancy_regex::RegexBuilder::new(pattern)
-        .backtrack_limit(1_000_000)
+        .backtrack_limit(backtrack_limit)
         .build()
         .map_err(|e| e.to_string())
+}
+
+/// Backtracking steps one regex matcher may take on one value before it
+/// gives up (about 30 ms): what a question allows each matcher until its
+/// [`Budget`] is spent.
+pub const BACKTRACK_LIMIT: usize = 1_000_000;
+
+/// Backtracking steps per matcher once the question's [`REGEX_BUDGET`] is
+/// spent (well under a millisecond; a matcher on a tool name takes a few
+/// hundred).
+pub const SPENT_BACKTRACK_LIMIT: usize = 10_000;
+
+/// Time one question (one `--match`, one replayed event, one `--lint`) may
+/// spend compiling and running regex matchers before it stops running
+/// those that [`redos_risk`] flags and holds the rest to
+/// [`SPENT_BACKTRACK_LIMIT`].
+pub const REGEX_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Time after which a question evaluates no more regex matchers: each is
+/// then reported as not evaluated.
+pub const REGEX_HARD_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What one question may spend on regex matchers (docs/security.md
+/// "Settings files"): a settings file with thousands of catastrophic
+/// patterns (`(a+)+\1x$`), each giving up only at [`BACKTRACK_LIMIT`],
+/// would otherwise take minutes. Up to [`REGEX_BUDGET`] every matcher runs
+/// with the full limit; past it a matcher [`redos_risk`] flags is not run
+/// (its verdict says why, with the `matcher-catastrophic-regex` lint) and
+/// the others get [`SPENT_BACKTRACK_LIMIT`]; past [`REGEX_HARD_BUDGET`]
+/// none runs. Legitimate matchers take microseconds, so their verdicts
+/// never depend on the budget.
+#[derive(Debug, Default)]
+pub struct Budget {
+    spent: std::time::Duration,
+    refused: usize,
+    /// Patterns compiled for this question, by (pattern, backtrack limit):
+    /// a lint probes one pattern on many names. At most [`CACHED_PATTERNS`].
+    compiled: std::collections::HashMap<(String, usize), Result<fancy_regex::Regex, String>>,
+}
+
+/// Most compiled patterns a [`Budget`] keeps.
+const CACHED_PATTERNS: usize = 1024;
+
+impl Budget {
+    /// A fresh budget, for one question.
+    pub fn new() -> Budget {
+        Budget::default()
+    }
+
+    /// Time spent so far on regex matchers.
+    pub fn spent(&self) -> std::time::Duration {
+        self.spent
+    }
+
+    /// How many matchers were not evaluated because the budget was spent.
+    pub fn refused(&self) -> usize {
+        self.refused
+    }
+
+    /// Whether the question may compile or run no more regex matchers
+    /// ([`REGEX_HARD_BUDGET`] spent).
+    pub fn exhausted(&self) -> bool {
+        self.spent >= REGEX_HARD_BUDGET
+    }
+
+    /// `pattern` compiled with `backtrack_limit`, from the cache or
+    /// compiled now, the time charged to the budget.
+    fn compile(
+        &mut self,
+        pattern: &str,
+        backtrack_limit: usize,
+    ) -> Result<fancy_regex::Regex, String> {
+        let key = (pattern.to_string(), backtrack_limit);
+        if let Some(found) = self.compiled.get(&key) {
+            return found.clone();
+        }
+        let started = std::time::Instant::now();
+        let made = compile_with(pattern, backtrack_limit);
+        self.spent += started.elapsed();
+        if self.compiled.len() < CACHED_PATTERNS {
+            self.compiled.insert(key, made.clone());
+        }
+        made
+    }
+
+    fn limit(&self) -> usize {
+        if self.spent >= REGEX_BUDGET {
+            SPENT_BACKTRACK_LIMIT
+        } else {
+            BACKTRACK_LIMIT
+        }
+    }
+
+    /// Why `pattern` is not evaluated now, or `None` when it is.
+    fn refusal(&mut self, pattern: &str) -> Option<String> {
+        let why = if self.spent >= REGEX_HARD_BUDGET {
+            format!(
+                "this question already spent {} ms on regular expressions (the limit is {} ms)",
+                self.spent.as_millis(),
+                REGEX_HARD_BUDGET.as_millis()
+            )
+        } else if self.spent >= REGEX_BUDGET {
+            let risk = redos_risk(pattern)?;
+            format!(
+                "matcher-catastrophic-regex: {risk}; this question already spent {} ms on regular expressions (past {} ms such patterns are not run)",
+                self.spent.as_millis(),
+                REGEX_BUDGET.as_millis()
+            )
+        } else {
+            return None;
+        };
+        self.refused += 1;
+        Some(why)
+    }
 }
 
 /// Whether a group with `matcher` on `event` is reached when the event's
@@ -229,6 +353,29 @@ pub fn check(
     matcher: Option<&str>,
     value: Option<&str>,
     version: &Version,
+) -> MatcherVerdict {
+    check_within(event, matcher, value, version, &mut Budget::new())
+}
+
+/// [`check`] within `budget`, shared by every matcher of one question
+/// (see [`Budget`]): a regex matcher is compiled and run only while the
+/// budget allows, and the time it takes is charged to it.
+pub fn check_within(
+    event: &str,
+    matcher: Option<&str>,
+    value: Option<&str>,
+    version: &Version,
+    budget: &mut Budget,
+) -> MatcherVerdict {
+    check_inner(event, matcher, value, version, budget)
+}
+
+fn check_inner(
+    event: &str,
+    matcher: Option<&str>,
+    value: Option<&str>,
+    version: &Version,
+    budget: &mut Budget,
 ) -> MatcherVerdict {
     let kind = classify(event, matcher, version);
     let field = matcher_field(event, version).unwrap_or("value");
@@ -334,10 +481,27 @@ pub fn check(
                     None,
                 );
             };
-            let found = compile(pattern).map(|re| {
-                re.find(value)
+            if let Some(why) = budget.refusal(pattern) {
+                return verdict(
+                    false,
+                    format!(
+                        "matcher \"{written}\" was not evaluated on \"{value}\" ({why}); JavaScript's engine could hang here{drift}"
+                    ),
+                    Some(
+                        "remove the nested or overlapping quantifier; list names with `|`"
+                            .to_string(),
+                    ),
+                );
+            }
+            let limit = budget.limit();
+            let found = budget.compile(pattern, limit).map(|re| {
+                let started = std::time::Instant::now();
+                let found = re
+                    .find(value)
                     .map(|m| m.map(|m| (m.start(), m.end(), m.as_str().to_string())))
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.to_string());
+                budget.spent += started.elapsed();
+                found
             });
             match found {
                 Ok(Ok(Some((start, end, text)))) => {
@@ -370,7 +534,7 @@ pub fn check(
                         ),
                         renamed
                             .map(|(_, h)| h)
-                            .or_else(|| regex_hint(pattern, value)),
+                            .or_else(|| regex_hint(pattern, value, budget)),
                     )
                 }
                 Ok(Err(e)) => verdict(
@@ -517,10 +681,16 @@ fn exact_hint(names: &[String], value: &str) -> Option<String> {
 }
 
 /// A fix for a regex that missed `value`: a case difference.
-fn regex_hint(pattern: &str, value: &str) -> Option<String> {
-    let re = compile(&format!("(?i){pattern}")).ok()?;
-    matches!(re.is_match(value), Ok(true))
-        .then(|| "matchers are case-sensitive; it matches only ignoring case".to_string())
+fn regex_hint(pattern: &str, value: &str, budget: &mut Budget) -> Option<String> {
+    if budget.exhausted() {
+        return None;
+    }
+    let limit = budget.limit();
+    let re = budget.compile(&format!("(?i){pattern}"), limit).ok()?;
+    let started = std::time::Instant::now();
+    let hit = matches!(re.is_match(value), Ok(true));
+    budget.spent += started.elapsed();
+    hit.then(|| "matchers are case-sensitive; it matches only ignoring case".to_string())
 }
 
 /// A handler's `if` permission rule (`Bash(git *)`, `Edit(src/**)`)

@@ -69,6 +69,8 @@ pub fn explain(
         return crate::hooks::codex::explain(config, &[], event, payload);
     }
     let value = matcher::matcher_value(event, payload, version);
+    // One budget for every regex matcher of this question.
+    let mut budget = matcher::Budget::new();
     let mut out: Vec<HandlerVerdict> = Vec::new();
     for (index, h) in config.handlers.iter().enumerate() {
         if h.event != event {
@@ -87,7 +89,13 @@ pub fn explain(
             out.push(v);
             continue;
         }
-        let m = matcher::check(event, h.matcher.as_deref(), value.as_deref(), version);
+        let m = matcher::check_within(
+            event,
+            h.matcher.as_deref(),
+            value.as_deref(),
+            version,
+            &mut budget,
+        );
         v.hint = m.hint.clone();
         let matched = m.matches;
         let matcher_reason = if m.reason.is_empty() {
@@ -103,7 +111,8 @@ pub fn explain(
         if !matched {
             // A matcher that never fires gets the fix `--lint` gives.
             if v.hint.is_none() {
-                v.hint = crate::hooks::lint::never_fires(h, version).map(|l| l.fix);
+                v.hint =
+                    crate::hooks::lint::never_fires_within(h, version, &mut budget).map(|l| l.fix);
             }
             v.reason = matcher_reason;
             out.push(v);
