@@ -809,3 +809,59 @@ fn an_over_long_line_is_refused_and_the_next_request_answered() {
         .expect("the next answer");
     assert!(listed["result"]["tools"].is_array(), "{listed}");
 }
+
+/// `replay_hook` with `all: true` over many sessions: the counts are whole,
+/// the examples a sample (3 per rule and verdict by default, the
+/// `examples` argument otherwise), the rest counted in `examples_left_out`
+/// (before: every example, so the answer grew with the corpus: 13 MB for
+/// 5,000 sessions). 60 copies of the c2 session (each its own id) hold
+/// 60 × 5 Bash calls (python3 over its `tool_use` blocks), so the answer
+/// keeps 3 of 300.
+#[test]
+fn a_backtest_answer_keeps_a_sample_of_examples_and_whole_counts() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let c2 = std::fs::read_to_string(
+        "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
+    )
+    .expect("c2");
+    for i in 0..60 {
+        let id = format!("e1be136e-e2ee-4f2f-bdb9-{i:012}");
+        let copy = c2.replace("e1be136e-e2ee-4f2f-bdb9-5cd3211001fb", &id);
+        std::fs::write(dir.path().join(format!("{id}.jsonl")), copy).expect("write");
+    }
+    let rules = "[[rules]]\nid = \"every-bash\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"warn\"\nreason = \"look\"\n";
+    let mut server = Server::start_at(dir.path(), None);
+    initialize(&mut server);
+    let bt = answer(&server.call_tool(2, "replay_hook", json!({"all": true, "rules": rules})));
+    assert_eq!(bt["sessions"], 60);
+    let warns = 300;
+    assert_eq!(bt["rules"][0]["counts"], json!({"warn": warns}));
+    assert_eq!(bt["rules"][0]["examples"].as_array().map(Vec::len), Some(3));
+    assert_eq!(bt["rules"][0]["examples_left_out"], warns - 3);
+    assert_eq!(bt["examples_per_verdict"], 3);
+    let one = answer(&server.call_tool(
+        3,
+        "replay_hook",
+        json!({"all": true, "rules": rules, "examples": 1}),
+    ));
+    assert_eq!(
+        one["rules"][0]["examples"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(one["rules"][0]["counts"]["warn"], warns);
+    let e = answer(&server.call_tool(
+        4,
+        "replay_hook",
+        json!({"all": true, "rules": rules, "examples": 5000}),
+    ));
+    assert_eq!(
+        e["message"],
+        "examples must be an integer from 0 to 1000, got 5000"
+    );
+    let e = answer(&server.call_tool(
+        5,
+        "replay_hook",
+        json!({"session": "e1be136e", "event": "Stop", "rules": rules, "examples": 2}),
+    ));
+    assert_eq!(e["message"], "examples goes with all: true");
+}

@@ -503,7 +503,16 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
                 );
             }
             if listed < *n {
-                outln!("  … {} more {verdict} (--examples all)", n - listed);
+                match examples {
+                    Examples::All => outln!(
+                        "  … {} more {verdict} (hookscope keeps the first {} per rule and verdict)",
+                        n - listed,
+                        hookscope::hooks::replay::KEPT_EXAMPLES
+                    ),
+                    Examples::Up(_) => {
+                        outln!("  … {} more {verdict} (--examples all)", n - listed);
+                    }
+                }
             }
         }
     }

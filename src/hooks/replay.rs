@@ -640,8 +640,16 @@ pub fn backtest_json(bt: &Backtest, rules: &RuleSet) -> Value {
 // ---- backtest --------------------------------------------------------------
 
 /// Examples per rule and verdict that `hookscope replay --all` prints by
-/// default (`--examples N`); a [`Backtest`] keeps every example.
+/// default (`--examples N`), and that the MCP `replay_hook` tool returns
+/// by default (its `examples` argument).
 pub const MAX_EXAMPLES: usize = 3;
+
+/// Most examples a [`Backtest`] keeps per rule and verdict (the first, in
+/// session order); the rest are counted in
+/// [`RuleTally::examples_left_out`]. A broad rule over tens of thousands
+/// of sessions matches hundreds of thousands of events: the counts hold
+/// them all, the examples do not.
+pub const KEPT_EXAMPLES: usize = 1000;
 
 /// One event a rule matched, as an example in a backtest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -703,8 +711,18 @@ pub struct RuleTally {
     /// ([`Example::not_parsed_whole`]): a guard matches such a command on
     /// its raw text, so these are the ones to review.
     pub not_parsed_whole: usize,
-    /// Every event it matched, in session order.
+    /// The events it matched, in session order: the first
+    /// [`KEPT_EXAMPLES`] per verdict (fewer after
+    /// [`Backtest::cap_examples`]).
     pub examples: Vec<Example>,
+    /// Matched events not in `examples` (past the cap), all verdicts;
+    /// omitted from JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub examples_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The result of running every event of many sessions through a rule set.
@@ -781,6 +799,23 @@ impl Backtest {
             mine.blocks_new += theirs.blocks_new;
             mine.not_parsed_whole += theirs.not_parsed_whole;
             mine.examples.extend(theirs.examples);
+            mine.examples_left_out += theirs.examples_left_out;
+        }
+    }
+
+    /// Keeps the first `per_verdict` examples of each rule and verdict
+    /// (session order), counting the others in
+    /// [`RuleTally::examples_left_out`]; the counts are unchanged.
+    pub fn cap_examples(&mut self, per_verdict: usize) {
+        for t in &mut self.rules {
+            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+            let before = t.examples.len();
+            t.examples.retain(|e| {
+                let n = seen.entry(e.verdict.clone()).or_default();
+                *n += 1;
+                *n <= per_verdict
+            });
+            t.examples_left_out += before - t.examples.len();
         }
     }
 }
@@ -1061,6 +1096,7 @@ pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
     let mut bt = Backtest::new(rules);
     for s in sessions {
         bt.merge(backtest_session(s, rules));
+        bt.cap_examples(KEPT_EXAMPLES);
     }
     bt
 }
@@ -1413,21 +1449,6 @@ fn backtest_refs_known(
         Prefilter::On => LineFilter::new(rules),
         Prefilter::Off => None,
     };
-    let parts: Vec<Backtest> = claude
-        .par_iter()
-        .map(|&(r, skip)| {
-            let bt = if skip {
-                let mut bt = Backtest::new(rules);
-                bt.sessions = 1;
-                bt.skipped = 1;
-                bt
-            } else {
-                backtest_ref(r, rules, prefilter, lines.as_ref())
-            };
-            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-            bt
-        })
-        .collect();
     let mut total = Backtest::new(rules);
     for s in sessions
         .iter()
@@ -1438,8 +1459,29 @@ fn backtest_refs_known(
             .entry(s.agent.as_str().to_string())
             .or_default() += 1;
     }
-    for part in parts {
-        total.merge(part);
+    // In chunks, merged in order and capped after each, so the examples
+    // held at once stay bounded ([`KEPT_EXAMPLES`]) whatever the corpus.
+    for chunk in claude.chunks(256) {
+        let parts: Vec<Backtest> = chunk
+            .par_iter()
+            .map(|&(r, skip)| {
+                let mut bt = if skip {
+                    let mut bt = Backtest::new(rules);
+                    bt.sessions = 1;
+                    bt.skipped = 1;
+                    bt
+                } else {
+                    backtest_ref(r, rules, prefilter, lines.as_ref())
+                };
+                bt.cap_examples(KEPT_EXAMPLES);
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                bt
+            })
+            .collect();
+        for part in parts {
+            total.merge(part);
+        }
+        total.cap_examples(KEPT_EXAMPLES);
     }
     total
 }

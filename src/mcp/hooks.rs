@@ -11,8 +11,11 @@
 //!   ([`crate::hooks::replay::replay`], as
 //!   [`crate::hooks::replay::replay_json`]: the same object as `hookscope
 //!   replay --json`; without rules the payload and the record, `rules_note`
-//!   saying so); or `{all: true, rules_path | rules}`
-//!   → a backtest summary over every session
+//!   saying so); or `{all: true, rules_path | rules, examples?}`
+//!   → a backtest summary over every session, the counts whole and the
+//!   examples capped (`examples` per rule and verdict, default
+//!   [`crate::hooks::replay::MAX_EXAMPLES`]; `unreadable_files` the first
+//!   [`MAX_UNREADABLE_LISTED`])
 //!   ([`crate::hooks::replay::backtest_refs`], with the server's index
 //!   [`crate::hooks::replay::backtest_refs_indexed`]).
 //!
@@ -57,8 +60,13 @@ transcript itself shows of the hooks that really ran), warnings (the rule set's)
 redactions?} — the object `hookscope replay --json` prints. Give the rules as rules_path (a file) \
 or rules (the TOML text); without either, the payload and the record are returned and rules_note \
 says no rule set is loaded. With all=true (rules needed), backtest the rule set over every session \
-instead: {sessions, skipped, unreadable, left_out {agent: n}, events, rules [{id, counts {block, warn, context, \
-allow, rewrite}, examples}], combined, warnings}.";
+instead: {sessions, skipped, unreadable, unreadable_files (the first 100), left_out {agent: n}, events, \
+rules [{id, counts {block, warn, context, allow, rewrite}, examples (the first `examples` per verdict, \
+default 3), examples_left_out}], combined, warnings, examples_per_verdict}: the counts are totals, \
+the examples a sample.";
+
+/// Most `unreadable_files` a backtest answer lists (the count is whole).
+pub const MAX_UNREADABLE_LISTED: usize = 100;
 
 fn string(description: &str) -> Value {
     json!({"type": "string", "description": description})
@@ -114,6 +122,11 @@ pub fn replay_hook_schema() -> Map<String, Value> {
         "all".into(),
         json!({"type": "boolean", "default": false,
                "description": "Backtest: every event of every Claude Code session through the rules; session, event and at are then not used."}),
+    );
+    p.insert(
+        "examples".into(),
+        json!({"type": "integer", "minimum": 0, "maximum": crate::hooks::replay::KEPT_EXAMPLES, "default": crate::hooks::replay::MAX_EXAMPLES,
+               "description": "With all=true: examples returned per rule and verdict (the counts are always whole)."}),
     );
     schema(p)
 }
@@ -259,12 +272,33 @@ pub fn replay_hook(
     let run = || -> Result<(Value, Vec<String>), ToolOutput> {
         let obj = object(
             arguments,
-            &["session", "event", "at", "rules_path", "rules", "all"],
+            &[
+                "session",
+                "event",
+                "at",
+                "rules_path",
+                "rules",
+                "all",
+                "examples",
+            ],
         )?;
         let all = match obj.get("all") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(other) => return Err(invalid(format!("all must be a boolean, got {other}"))),
+        };
+        let kept = crate::hooks::replay::KEPT_EXAMPLES;
+        let examples = match obj.get("examples") {
+            None | Some(Value::Null) => crate::hooks::replay::MAX_EXAMPLES,
+            Some(_) if !all => return Err(invalid("examples goes with all: true")),
+            Some(v) => match v.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if n <= kept => n,
+                _ => {
+                    return Err(invalid(format!(
+                        "examples must be an integer from 0 to {kept}, got {v}"
+                    )));
+                }
+            },
         };
         let rules = rules_of(&obj)?;
         if all {
@@ -275,14 +309,27 @@ pub fn replay_hook(
             };
             let mut refs = sessions.to_vec();
             refs.sort_by(|a, b| a.path.cmp(&b.path));
-            let bt = match index.map(std::sync::Mutex::lock) {
+            let mut bt = match index.map(std::sync::Mutex::lock) {
                 Some(Ok(mut index)) => {
                     index.sync(&refs, &mut |_| {});
                     crate::hooks::replay::backtest_refs_indexed(&refs, &rules, &|_| {}, &index)
                 }
                 _ => backtest_refs(&refs, &rules, &|_| {}),
             };
-            return Ok((backtest_json(&bt, &rules), Vec::new()));
+            bt.cap_examples(examples);
+            let listed = bt.unreadable_files.len();
+            bt.unreadable_files.truncate(MAX_UNREADABLE_LISTED);
+            let mut out = backtest_json(&bt, &rules);
+            if let Some(o) = out.as_object_mut() {
+                o.insert("examples_per_verdict".into(), json!(examples));
+                if listed > MAX_UNREADABLE_LISTED {
+                    o.insert(
+                        "unreadable_files_left_out".into(),
+                        json!(listed - MAX_UNREADABLE_LISTED),
+                    );
+                }
+            }
+            return Ok((out, Vec::new()));
         }
         let (session, event, at, notes) = target(sessions, &obj)?;
         if session.agent == crate::transcript::Agent::Codex {
