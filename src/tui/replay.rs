@@ -651,6 +651,22 @@ impl ReplayPane {
         if let Some(n) = &plan.project_note {
             out.push(Line::from(Span::styled(format!("note: {n}"), theme.dim())));
         }
+        // What was left out of the environment (a transcript value not of
+        // its known form; docs/security.md "Running hooks") and env files
+        // that could not be made: said before anything runs, as the CLI
+        // says them on stderr.
+        for w in &plan.env_warnings {
+            out.push(Line::from(Span::styled(
+                format!("left out of the environment: {w}"),
+                theme.error(),
+            )));
+        }
+        for e in &plan.env_file_errors {
+            out.push(Line::from(Span::styled(
+                format!("env file: {e}"),
+                theme.error(),
+            )));
+        }
         out
     }
 

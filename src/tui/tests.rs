@@ -2578,6 +2578,35 @@ fn snapshot_run_hooks_confirmation() {
     );
 }
 
+/// The dialog says what was left out of a hook's environment before
+/// anything runs (a transcript value not of its known form), as `replay
+/// --exec` says it on stderr (before: the dialog did not show it).
+#[test]
+fn the_run_dialog_names_what_was_left_out_of_the_environment() {
+    let (_example, settings) = example_copy();
+    let mut app = replay_exit2(&[&settings]);
+    key(&mut app, KeyCode::Char('x'));
+    let plan = app.replay.confirm.take().expect("the dialog is open");
+    let mut plan = std::sync::Arc::try_unwrap(plan).expect("one owner");
+    plan.env_warnings.push(hookscope::hooks::exec::EnvWarning {
+        arg: "CLAUDE_CODE_ENTRYPOINT".into(),
+        message:
+            "the transcript's value \"cli$(touch X)\" is not of the form Claude Code sets; left out"
+                .into(),
+        transcript: true,
+    });
+    let lines: Vec<String> = super::replay::ReplayPane::confirm_lines(&plan, &app.ctx)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some(
+            "left out of the environment: CLAUDE_CODE_ENTRYPOINT: the transcript's value \"cli$(touch X)\" is not of the form Claude Code sets; left out"
+        )
+    );
+}
+
 /// A settings file in `dir` whose one PreToolUse Bash handler creates
 /// `marker`.
 fn marker_settings(dir: &std::path::Path, marker: &std::path::Path) -> PathBuf {
