@@ -92,6 +92,7 @@ enum Command {
     /// Prints {type, name, input, digest, tool_kind, tool_resolved, file_path,
     /// hunks, command_line, error}. Example:
     ///   hookscope call Bash '{"command":"FOO=1 git push && rm -rf build"}'
+    #[command(verbatim_doc_comment)]
     Call {
         /// The tool name exactly as invoked (Bash, Edit, mcp__server__tool, …).
         name: String,
@@ -150,6 +151,7 @@ enum Command {
     ///
     ///   hookscope replay SESSION --event PreToolUse --at toolu_… --rules rules.toml
     ///   hookscope replay --rules rules.toml --all [PATH...]
+    #[command(verbatim_doc_comment)]
     Replay(Box<cli::replay::ReplayArgs>),
     /// Your hook configuration: every settings file and handler with
     /// file:line, layer and effective timeout; which handlers an event
@@ -160,6 +162,7 @@ enum Command {
     ///   hookscope hooks --match PreToolUse mcp__memory__create
     ///   hookscope hooks --settings .claude/settings.json --lint
     ///   hookscope hooks --activity SESSION [--json] [PATH...]
+    #[command(verbatim_doc_comment)]
     Hooks(Box<cli::hooks::HooksArgs>),
     /// Print tool calls, their results and hook firings as a session is
     /// written, like `tail -f` (the last 10 calls first; --last, --from-start).
@@ -170,6 +173,7 @@ enum Command {
     ///   hookscope tail                      # the newest session under the default roots
     ///   hookscope tail ~/.claude/projects/-my-repo --json
     ///   hookscope tail 8bb2dece --last 0 --count 5 --timeout 60
+    #[command(verbatim_doc_comment)]
     Tail(Box<cli::tail::TailArgs>),
 }
 

@@ -171,7 +171,7 @@ pub(crate) fn shown(version: &Version) -> String {
 }
 
 /// How Claude Code reads `matcher` on `event` as of `version`. A regex is
-/// checked for its syntax only (see [`syntax`]), so classifying costs
+/// checked for its syntax only (parsed, not compiled), so classifying costs
 /// microseconds whatever the pattern.
 pub fn classify(event: &str, matcher: Option<&str>, version: &Version) -> MatcherKind {
     let text = match matcher {
