@@ -697,11 +697,26 @@ fn c8_blocks_then_and_new_agree_with_the_responses() {
 /// included).
 #[test]
 fn every_event_a_backtest_lists_is_reached_by_its_at() {
-    let rules = RuleSet::parse(EVERY_EVENT, "every-event.toml").expect("loads");
+    // One rule per event, so that each keeps all of its examples (a
+    // backtest keeps the first KEPT_EXAMPLES per rule and verdict).
+    let events = EVERY_EVENT
+        .lines()
+        .find_map(|l| l.strip_prefix("events = "))
+        .expect("events line");
+    let names: Vec<String> = serde_json::from_str(events).expect("event list");
+    let per_event: String = names
+        .iter()
+        .map(|e| {
+            format!("[[rules]]\nid = \"{e}\"\nevents = \"{e}\"\naction = \"context\"\nreason = \"seen\"\n")
+        })
+        .collect();
+    let rules = RuleSet::parse(&per_event, "every-event.toml").expect("loads");
     let found =
         hookscope::transcript::discover(&[PathBuf::from("tests/corpus")]).expect("discover");
     let bt = hookscope::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
-    let examples = &bt.rules[0].examples;
+    assert!(bt.rules.iter().all(|t| t.examples_left_out == 0));
+    let examples: Vec<&hookscope::hooks::replay::Example> =
+        bt.rules.iter().flat_map(|t| &t.examples).collect();
     assert_eq!(examples.len(), bt.events, "every event is an example");
     let mut loaded: std::collections::HashMap<String, Session> = Default::default();
     let mut checked = 0;
@@ -744,4 +759,20 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
     // 1,375 events in the corpus's Claude Code and Droid sessions (the
     // rule names every rebuilt event; recounted by this walk).
     assert_eq!(checked, 1375);
+}
+
+/// A backtest keeps the first 1,000 examples per rule and verdict (in
+/// session order) and counts the rest: the one rule naming every event
+/// matches the corpus's 1,375 events, keeps 1,000 and counts 375 left out,
+/// its count whole (before: all 1,375 kept, whatever the corpus size).
+#[test]
+fn a_backtest_keeps_the_first_thousand_examples_per_verdict() {
+    let rules = RuleSet::parse(EVERY_EVENT, "every-event.toml").expect("loads");
+    let found =
+        hookscope::transcript::discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    let bt = hookscope::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
+    let t = &bt.rules[0];
+    assert_eq!(t.counts.get("context"), Some(&1375));
+    assert_eq!(t.examples.len(), hookscope::hooks::replay::KEPT_EXAMPLES);
+    assert_eq!(t.examples_left_out, 375);
 }
