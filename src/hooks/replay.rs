@@ -1461,7 +1461,7 @@ fn backtest_refs_known(
     }
     // In chunks, merged in order and capped after each, so the examples
     // held at once stay bounded ([`KEPT_EXAMPLES`]) whatever the corpus.
-    for chunk in claude.chunks(256) {
+    for chunk in claude.chunks(1024) {
         let parts: Vec<Backtest> = chunk
             .par_iter()
             .map(|&(r, skip)| {
