@@ -1377,12 +1377,10 @@ impl Component for ReplayPane {
         if let Some(plan) = &self.confirm {
             let lines = Self::confirm_lines(plan, ctx);
             let w = area.width.saturating_sub(8).min(110);
-            // Rows once wrapped inside the border.
-            let inner_w = usize::from(w.saturating_sub(2)).max(1);
-            let rows: usize = lines
-                .iter()
-                .map(|l| l.width().div_ceil(inner_w).max(1))
-                .sum();
+            // Rows once wrapped (at word boundaries) inside the border.
+            let rows = Paragraph::new(lines.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(w.saturating_sub(2).max(1));
             let h = u16::try_from(rows + 2)
                 .unwrap_or(u16::MAX)
                 .min(area.height.saturating_sub(2));

@@ -2578,6 +2578,28 @@ fn snapshot_run_hooks_confirmation() {
     );
 }
 
+/// The run dialog is tall enough for its text once wrapped at word
+/// boundaries: the last line of the project note is on screen at every
+/// width (before: the height came from the text's width, a row short when
+/// words wrapped early, and the note was cut at 200x50).
+#[test]
+fn the_run_dialog_shows_its_last_line() {
+    // Settings outside a `.claude/` folder: the hook runs in a temporary
+    // folder, whose long name wraps the cwd note early.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = marker_settings(dir.path(), &dir.path().join("never-run"));
+    let s = settings.display().to_string();
+    let mut app = replay_exit2(&[&s]);
+    key(&mut app, KeyCode::Char('x'));
+    for w in (90..=200).step_by(5) {
+        let screen = render_plan(&mut app, w, 50, dir.path());
+        assert!(
+            screen.contains("folder)"),
+            "{w}x50: the note's end is cut:\n{screen}"
+        );
+    }
+}
+
 /// The dialog says what was left out of a hook's environment before
 /// anything runs (a transcript value not of its known form), as `replay
 /// --exec` says it on stderr (before: the dialog did not show it).
