@@ -443,7 +443,7 @@ fn an_interrupted_exec_kills_the_hooks_and_removes_its_temporaries() {
             .args(["--exec", "--settings"])
             .arg(&settings)
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("spawns");
         let mut scratch = String::new();
@@ -480,7 +480,21 @@ fn an_interrupted_exec_kills_the_hooks_and_removes_its_temporaries() {
                 .args(["-9", &pid.to_string()])
                 .status();
         }
+        let mut stderr = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut stderr);
+        }
         assert_eq!(status.signal(), Some(signal), "{name}: {status:?}");
+        let said = match name {
+            "INT" => "Ctrl-C",
+            "TERM" => "SIGTERM",
+            _ => "SIGHUP",
+        };
+        assert!(
+            stderr.ends_with(&format!("hookscope: {said}: killed 1 running hook and what it started, removed 1 temporary folder; nothing was reported\n")),
+            "{name}: {stderr}"
+        );
         assert_eq!(left, Vec::<i32>::new(), "{name}: processes left");
         assert!(
             !Path::new(&scratch).exists(),
@@ -540,4 +554,46 @@ fn abort_runs_ends_a_running_hook_and_removes_its_scratch_folder() {
     assert!(!folder.exists(), "{} was left on disk", folder.display());
     assert_eq!(reaper::live_runs(), 0);
     drop(scratch);
+}
+
+/// At the timeout, a process the hook started outside its group is
+/// killed with the group and named in the notes, as when the hook exits
+/// (before: killed, but only "timed out … its process group was killed"
+/// was said).
+#[test]
+fn a_process_killed_at_the_timeout_outside_the_group_is_named() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let settings = dir.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "timeout": 1,
+             "command": "setsid sleep 301.44 </dev/null >/dev/null 2>&1 & sleep 301.55"}
+        ]}]}})
+        .to_string(),
+    )
+    .expect("settings");
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
+        .args(["--exec", "--json", "--settings"])
+        .arg(&settings)
+        .output()
+        .expect("runs");
+    let left: Vec<i32> = [left_behind("301.44"), left_behind("301.55")].concat();
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(left, Vec::<i32>::new(), "processes left");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let h = &v["exec"]["handlers"][0];
+    assert_eq!(h["status"]["kind"], "timed-out", "{h}");
+    let notes = h["notes"].to_string();
+    assert!(
+        notes.contains("1 process it started left its process group") && notes.contains("(sleep)"),
+        "{notes}"
+    );
 }

@@ -24,11 +24,38 @@ pub fn end_runs_on_signal() {
         };
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                hookscope::hooks::exec::reaper::abort_runs();
+                let ended = hookscope::hooks::exec::reaper::abort_runs();
+                let name = match signal {
+                    SIGINT => "Ctrl-C",
+                    SIGTERM => "SIGTERM",
+                    _ => "SIGHUP",
+                };
+                errln!(
+                    "hookscope: {name}: killed {} running hook{} and what {} started, removed {} temporary folder{}; nothing was reported",
+                    ended.runs,
+                    if ended.runs == 1 { "" } else { "s" },
+                    if ended.runs == 1 { "it" } else { "they" },
+                    ended.folders,
+                    if ended.folders == 1 { "" } else { "s" },
+                );
                 // Default action: the process ends by the signal.
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 std::process::exit(128 + signal);
             }
         });
     });
+}
+
+/// On a terminal, one stderr line before `n` handlers run (the report
+/// comes when the last ends, up to its timeout): that they are running and
+/// that Ctrl-C stops them. Nothing when stderr is not a terminal.
+pub fn say_running(n: usize) {
+    use std::io::IsTerminal;
+    if n > 0 && std::io::stderr().is_terminal() {
+        errln!(
+            "hookscope: running {n} hook handler{}… (Ctrl-C kills {} and reports nothing)",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "it" } else { "them" }
+        );
+    }
 }

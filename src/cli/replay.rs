@@ -726,6 +726,7 @@ fn run_hooks(
         errln!("hookscope: {w}");
     }
     crate::cli::interrupt::end_runs_on_signal();
+    crate::cli::interrupt::say_running(plan.specs.len());
     let report = plan.run(&ProcessRunner);
     let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
     let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);

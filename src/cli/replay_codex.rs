@@ -136,6 +136,7 @@ pub fn run(
             errln!("hookscope: {w}");
         }
         crate::cli::interrupt::end_runs_on_signal();
+        crate::cli::interrupt::say_running(plan.specs.len());
         let report = codex::run_plan(&plan, &ProcessRunner);
         let mut j = report.to_json(false, &mut counts);
         let not_reached: Vec<Value> = verdicts

@@ -34,7 +34,7 @@ pub fn init() -> io::Result<(DefaultTerminal, TerminalGuard)> {
     let guard = TerminalGuard;
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        hookscope::hooks::exec::reaper::abort_runs();
+        let _ = hookscope::hooks::exec::reaper::abort_runs();
         let _ = execute!(stdout(), DisableMouseCapture);
         previous(info);
     }));
@@ -48,7 +48,7 @@ pub fn init() -> io::Result<(DefaultTerminal, TerminalGuard)> {
 /// [`hookscope::hooks::exec::reaper::abort_runs`]), on every way out of
 /// the TUI. Safe to call more than once.
 pub fn restore() {
-    hookscope::hooks::exec::reaper::abort_runs();
+    let _ = hookscope::hooks::exec::reaper::abort_runs();
     let _ = execute!(stdout(), DisableMouseCapture);
     ratatui::restore();
 }

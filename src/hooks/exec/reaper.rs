@@ -177,6 +177,9 @@ pub(crate) struct Follow {
     followed: HashMap<i32, u64>,
     /// Whether the follow is possible here (Linux, subreaper set).
     able: bool,
+    /// Processes outside the hook's group killed at the timeout
+    /// ([`Follow::kill_followed`]), named in [`Follow::finish`]'s notes.
+    killed_early: Vec<Proc>,
 }
 
 impl Follow {
@@ -208,6 +211,7 @@ impl Follow {
             own_pgrp,
             followed: HashMap::new(),
             able,
+            killed_early: Vec::new(),
         };
         f.poll();
         f
@@ -261,6 +265,9 @@ impl Follow {
         for p in scan() {
             if self.followed.get(&p.pid) == Some(&p.start) && !p.zombie {
                 kill_pid(p.pid);
+                if p.pgrp != self.root {
+                    self.killed_early.push(p);
+                }
             }
         }
     }
@@ -278,7 +285,8 @@ impl Follow {
         let procs = scan();
         self.extend(&procs);
         let alone = live().len() == 1;
-        let mut escaped: Vec<&Proc> = Vec::new();
+        let early = std::mem::take(&mut self.killed_early);
+        let mut escaped: Vec<&Proc> = early.iter().collect();
         for p in &procs {
             if p.pid == self.root || p.zombie || p.start < self.root_start {
                 continue;
@@ -289,7 +297,10 @@ impl Follow {
             // run in groups of their own), when no other run could have
             // left it.
             let orphan = alone && p.ppid == self.own_pid && p.pgrp != self.own_pgrp;
-            if (followed || orphan) && p.pgrp != self.root {
+            if (followed || orphan)
+                && p.pgrp != self.root
+                && !escaped.iter().any(|e| e.pid == p.pid && e.start == p.start)
+            {
                 escaped.push(p);
             }
             if orphan && !followed && self.followed.len() < MAX_FOLLOWED {
@@ -299,7 +310,8 @@ impl Follow {
         kill_group(self.root);
         let mut refused = Vec::new();
         for p in &escaped {
-            if !kill_pid(p.pid) {
+            let alive = read_proc(p.pid).is_some_and(|now| now.start == p.start && !now.zombie);
+            if alive && !kill_pid(p.pid) {
                 refused.push(*p);
             }
         }
@@ -316,7 +328,7 @@ impl Follow {
                 String::new()
             };
             notes.push(format!(
-                "{} process{} it started left its process group (setsid, a daemon) and {} still running after it finished: {}{more}; hookscope killed {} (Claude Code would leave {} running)",
+                "{} process{} it started left its process group (setsid, a daemon) and {} still running when its run ended: {}{more}; hookscope killed {} (Claude Code would leave {} running)",
                 escaped.len(),
                 if escaped.len() == 1 { "" } else { "es" },
                 if escaped.len() == 1 { "was" } else { "were" },
@@ -430,12 +442,22 @@ pub fn unregister_temporary(path: &Path) {
     temporaries().retain(|p| p != path);
 }
 
+/// What [`abort_runs`] ended: hook runs in progress and temporary
+/// folders removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Aborted {
+    /// Runs whose process group (and followed processes) got SIGKILL.
+    pub runs: usize,
+    /// Temporary folders removed.
+    pub folders: usize,
+}
+
 /// Ends every hook run in progress and removes the registered temporary
 /// folders: for an interrupted hookscope (Ctrl-C, SIGTERM, SIGHUP, the TUI
 /// quitting while a hook runs). Each live run's process group and the
 /// processes followed outside it get SIGKILL. Safe to call from any
 /// thread, any number of times; the runs themselves then end as killed.
-pub fn abort_runs() {
+pub fn abort_runs() -> Aborted {
     let runs: Vec<(i32, Vec<(i32, u64)>)> = live()
         .iter()
         .map(|l| (l.pgid, l.followed.clone()))
@@ -449,8 +471,15 @@ pub fn abort_runs() {
         }
     }
     let folders: Vec<PathBuf> = std::mem::take(&mut *temporaries());
-    for f in folders {
-        let _ = std::fs::remove_dir_all(&f);
+    let mut removed = 0;
+    for f in &folders {
+        if std::fs::remove_dir_all(f).is_ok() {
+            removed += 1;
+        }
+    }
+    Aborted {
+        runs: runs.len(),
+        folders: removed,
     }
 }
 

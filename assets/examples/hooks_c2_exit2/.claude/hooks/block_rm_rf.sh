@@ -1,5 +1,5 @@
 #!/bin/sh
-# PreToolUse hook of the hooks_c2_exit2 scenario (shared/corpus/real-cc-2.1.332):
+# PreToolUse hook of the hooks_c2_exit2 scenario (tests/corpus/real-cc-2.1.332):
 # a Bash command containing `rm -rf` is blocked with exit 2 and a reason on
 # stderr; everything else passes silently (exit 0, no output).
 payload=$(cat)
