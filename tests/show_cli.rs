@@ -345,3 +345,36 @@ fn an_id_in_two_different_files_lists_both_paths() {
         assert_eq!(v["path"], p.display().to_string());
     }
 }
+
+/// `show --json` marks a prompt a hook rejected (`rejected: true`, the
+/// turn never started), as the text outline's ⛔ line does; the c8
+/// session's README: the second prompt (line 76, `DROP TABLE`) was
+/// rejected by its UserPromptSubmit hook (before: no field told it from a
+/// turn without calls).
+#[test]
+fn show_json_marks_a_rejected_prompt() {
+    let out = Command::cargo_bin("hookscope")
+        .expect("binary")
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .args([
+            "show",
+            "07535b09",
+            "tests/corpus/real-cc-2.1.332/hooks_c8_outcomes",
+            "--json",
+        ])
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let turns: Vec<(u64, bool)> = v["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .map(|t| {
+            (
+                t["line"].as_u64().unwrap_or(0),
+                t["rejected"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(turns, [(3, false), (76, true), (82, false)]);
+}

@@ -139,8 +139,10 @@ fn nested_calls(session: &Session, tree: &SpawnTree) -> Vec<(ThreadId, Vec<(usiz
 }
 
 /// The whole session: the [`super::SessionSummary`] fields plus `turns`
-/// (each `{index, prompt, line, timestamp, tool_call_count, subagent_count,
-/// tool_calls}`, a spawn's subagent nested under it; the counts are the
+/// (each `{index, prompt, line, timestamp, rejected, tool_call_count,
+/// subagent_count, tool_calls}`, `rejected` true for a prompt a hook
+/// rejected (the turn never started, [`super::Turn::rejected`]), a spawn's
+/// subagent nested under it; the counts are the
 /// turn's own calls and subagents plus those of its subagents, transitively,
 /// as [`super::spawns`] defines them), `unlinked_subagents` (subagents not reached from the
 /// main thread: no spawn call, or a hand-made spawn cycle; each with its
@@ -180,6 +182,7 @@ pub fn session_json(session: &Session) -> Value {
                             "prompt": turn.prompt,
                             "line": turn.prompt_line,
                             "timestamp": turn.timestamp,
+                            "rejected": turn.rejected,
                             "tool_call_count": tree.turn_tool_calls(session, None, i),
                             "subagent_count": tree.turn_subagents(session, None, i).len(),
                             "tool_calls": calls,
