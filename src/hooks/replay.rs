@@ -2,10 +2,12 @@
 //! stdin ([`crate::hooks::events::payload`]), the session history before it
 //! ([`History`]), a rule set's evaluation with the why
 //! ([`RuleSet::evaluate_at`]), and what the transcript itself recorded about
-//! the hooks that really ran there ([`Recorded`]). [`replay`] is the one
-//! entry point the CLI (`hookscope replay`), the TUI replay pane and the MCP
-//! server (`replay_hook`) call; [`backtest`] runs every event of many
-//! sessions through a rule set.
+//! the hooks that really ran there ([`Recorded`]). [`replay`] is what the
+//! CLI (`hookscope replay`), the TUI replay pane and the MCP server
+//! (`replay_hook`) call for a Claude Code or Droid session (a Codex
+//! session's events go through [`crate::hooks::codex`] instead: rule sets
+//! follow Claude Code's contract); [`backtest`] and [`backtest_refs`] run
+//! every event of many sessions through a rule set.
 //!
 //! # History before the event
 //! The history is what the session did *before* the event's position:

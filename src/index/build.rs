@@ -1,7 +1,7 @@
 //! Bringing the index up to date with a discovery ([`Index::sync`]).
 //!
-//! Each session is compared with its row: same main-file size and mtime
-//! and same `deps` (see [`super::schema`]) → reused without reading a byte.
+//! Each session is compared with its row: same main-file size, mtime,
+//! ctime and inode (`fsread::change_id`) and same `deps` (see [`super::schema`]) → reused without reading a byte.
 //! `deps` are the other files the loader reads: named up front for Claude
 //! Code, Codex and OpenCode's database (`deps_stamp`, compared as text);
 //! for Droid and OpenCode's JSON storage, whose loaders find their files as

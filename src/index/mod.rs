@@ -1,29 +1,40 @@
-//! A persisted index of sessions and tool calls (issue 11 §1), so that
-//! `hookscope sessions` and `hookscope find` answer without parsing every
-//! transcript again.
+//! A persisted index of sessions and tool calls, so that `hookscope
+//! sessions`, `find`, the backtest and the TUI answer without parsing
+//! every transcript again (README "Index", docs/security.md "The
+//! index").
 //!
 //! It lives in `$XDG_CACHE_HOME/hookscope/index.sqlite`, else
 //! `~/.cache/hookscope/index.sqlite` ([`default_dir`]), as SQLite (WAL
 //! journal, a 20 s busy timeout, one writer transaction per batch of
-//! sessions, so two processes at once never corrupt it). Tables:
-//! [`schema`].
+//! sessions, so two processes at once never corrupt it).
 //!
-//! The index is a cache, never the truth:
-//! - [`Index::sync`] brings it up to date with a discovery: an unchanged
-//!   session (main file size and mtime, and every other file its loader reads)
-//!   is not read; a changed one is loaded again with the existing loaders
-//!   ([`crate::transcript::load`]); one that left the disk leaves the index.
-//!   Sessions whose files cannot all be named up front (Droid, OpenCode's
-//!   JSON storage) keep as their other files every path their loader touched
-//!   ([`crate::transcript::fsread::record`], see [`build`]).
-//! - An index from another schema or hookscope version, or a file that is not
-//!   a database, is rebuilt; a folder that cannot be written (read-only, full
-//!   disk) makes the index live in memory for the run. Each such case adds
-//!   one line to [`Index::notices`].
-//! - Answers equal those without an index: `find` uses the index only to
-//!   decide which sessions can hold a match and how new their newest match
-//!   can be ([`Index::verdicts`]), and still builds its records from the
-//!   loaded sessions; the session list reads the summaries the loader made.
+//! One module per concern:
+//! - [`schema`]: the tables, the version check, and how the file is known
+//!   as hookscope's own (`PRAGMA application_id` and a marker table; a
+//!   database without both, a symlink or a non-regular file is never
+//!   altered and the index lives in memory for the run);
+//! - [`build`]: [`Index::sync`], bringing the index up to date with a
+//!   discovery: a session whose files are unchanged (main file size, mtime,
+//!   ctime and inode; every other file its loader reads, see `deps`) is not
+//!   read; a changed one is loaded again with the existing loaders
+//!   ([`crate::transcript::load`]); one that left the disk leaves the index;
+//! - [`grow`]: a Claude Code session that only grew is indexed from where
+//!   its main file ended (the loader's checkpoint);
+//! - [`query`]: session summaries, `find`'s per-session verdicts
+//!   ([`Index::verdicts`]), and the calls' rows ([`crate::query::RowSource`]
+//!   for `Index`), from which `find` builds the records of an indexed Claude
+//!   Code session by reading only each call's `tool_use` and result lines
+//!   ([`crate::query::find_with_rows`]);
+//! - [`names`]: which sessions call a tool by name, the backtest's
+//!   prefilter ([`Index::calls_named`]);
+//! - [`listed`]: the session list as the last sync stored it, for the TUI's
+//!   first frame before discovery.
+//!
+//! The index is a cache, never the truth: an index from another schema or
+//! hookscope version, or a file that is not a database, is rebuilt; a
+//! folder that cannot be written makes it live in memory for the run (each
+//! such case adds one line to [`Index::notices`]); and every answer equals
+//! the answer without an index (tests compare both).
 
 pub mod build;
 pub mod grow;

@@ -1,14 +1,20 @@
 //! The terminal UI: `hookscope [PATH...]` opens Sessions, Timeline and
-//! Detail panes over the sessions found.
+//! Detail panes over the sessions found (README "Keys", docs/tui.md).
 //!
 //! Layout: [`component`] says what a component is; one module per pane or
-//! overlay ([`sessions`], [`timeline`], [`detail`], [`calls`], [`help`],
-//! [`diagnostics`]) holds its state, keys and drawing; [`app`] routes
-//! ([`app::App::handle`] for [`action::Action`]s, [`app::App::apply`] for
-//! [`worker::Msg`]s) and holds the shared [`context::Ctx`]; [`keymap`] turns
-//! keys into actions and is where the help overlay and hint lines look keys
-//! up; [`worker`] loads and parses off the UI thread; [`terminal`] sets the
-//! terminal up and restores it on quit, panic and SIGTERM.
+//! overlay holds its state, keys and drawing: [`sessions`], [`timeline`],
+//! [`detail`], [`calls`] (the Calls view), [`replay`] (the replay pane and
+//! its run-hooks dialog), [`backtest`] (the backtest list), [`help`],
+//! [`diagnostics`]. [`app`] routes ([`app::App::handle`] for
+//! [`action::Action`]s, [`app::App::apply`] for [`worker::Msg`]s);
+//! [`context`] is what the components truly share ([`context::Ctx`]);
+//! [`keymap`] turns keys into actions and is where the help overlay and
+//! hint lines look keys up; [`boot`] is the start (the first frame from the
+//! index, discovery and the sync behind it); [`worker`] loads, parses,
+//! queries and runs hooks off the UI thread; [`terminal`] sets the terminal
+//! up and restores it on quit, panic, SIGTERM and SIGHUP (ending any hook
+//! the run dialog started); [`clipboard`], [`theme`] and [`widgets`] are
+//! shared pieces.
 //!
 //! The event loop polls crossterm with a short timeout and drains the worker
 //! channel between polls (no async runtime).
