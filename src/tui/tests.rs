@@ -419,6 +419,39 @@ fn search_filters_and_esc_clears() {
     assert_eq!(app.timeline.rows(&app.ctx).len(), all);
 }
 
+/// The diagnostics overlay (`D`) over a session with a malformed line, a
+/// line of an unknown type and a truncated last line: each is listed with
+/// its file and line (the folder written as `<dir>`, padded to its length
+/// so the frame stays aligned).
+#[test]
+fn snapshot_diagnostics_overlay() {
+    let dir = tempfile::Builder::new()
+        .prefix("hsdiag")
+        .rand_bytes(6)
+        .tempdir_in("/tmp")
+        .expect("tempdir");
+    let mut text = std::fs::read_to_string(TOOLS).expect("tools session");
+    text.push_str("{not json\n");
+    text.push_str("{\"type\":\"from-the-future\",\"uuid\":\"u-1\"}\n");
+    text.push_str("{\"type\":\"assistant\",\"message\":{\"content\":[");
+    let file = dir
+        .path()
+        .join("e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl");
+    std::fs::write(&file, text).expect("write");
+    let mut app = opened(&file.display().to_string());
+    key(&mut app, KeyCode::Char('D'));
+    assert_eq!(app.overlay, Some(Overlay::Diagnostics));
+    let shown = dir.path().display().to_string();
+    for (w, h, name) in [
+        (80, 24, "diagnostics_80x24"),
+        (160, 48, "diagnostics_160x48"),
+    ] {
+        let screen = render(&mut app, w, h)
+            .replace(&shown, &format!("{:<1$}", "<dir>", shown.chars().count()));
+        insta::assert_snapshot!(name, screen);
+    }
+}
+
 #[test]
 fn overlays_and_quit() {
     let mut app = app_for(SUBAGENT);
@@ -2165,6 +2198,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
         "{rows:?}"
     );
     insta::assert_snapshot!("backtest_80x24", render(&mut app, 80, 24));
+    insta::assert_snapshot!("backtest_160x48", render(&mut app, 160, 48));
     // Enter on the first jumps to its call in the timeline.
     let first = app.backtest.blocks[0].clone();
     key(&mut app, KeyCode::Enter);
