@@ -175,6 +175,21 @@ enum Command {
     ///   hookscope tail 8bb2dece --last 0 --count 5 --timeout 60
     #[command(verbatim_doc_comment)]
     Tail(Box<cli::tail::TailArgs>),
+    /// Print a shell completion script for hookscope.
+    ///
+    ///   hookscope completions bash > ~/.local/share/bash-completion/completions/hookscope
+    ///   hookscope completions zsh > ~/.zfunc/_hookscope
+    ///   hookscope completions fish > ~/.config/fish/completions/hookscope.fish
+    #[command(verbatim_doc_comment)]
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print hookscope's man page (roff) on stdout.
+    ///
+    ///   hookscope man > ~/.local/share/man/man1/hookscope.1
+    #[command(verbatim_doc_comment)]
+    Man,
 }
 
 /// `--agent`'s parser: the one agent-name parser
@@ -224,6 +239,20 @@ fn main() {
         Some(Command::Replay(replay)) => cli::replay::run(&replay, args.no_index),
         Some(Command::Hooks(args)) => cli::hooks::run(&args),
         Some(Command::Tail(args)) => cli::tail::run(&args),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = <Args as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "hookscope", &mut out);
+            cli::print_raw(&String::from_utf8_lossy(&out));
+        }
+        Some(Command::Man) => {
+            let cmd = <Args as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            match clap_mangen::Man::new(cmd).render(&mut out) {
+                Ok(()) => cli::print_raw(&String::from_utf8_lossy(&out)),
+                Err(e) => cli::fail(format!("cannot render the man page: {e}")),
+            }
+        }
         None if args.bench_probe.is_some() => {
             match tui::bench_probe(
                 &args.paths,

@@ -834,3 +834,42 @@ fn sessions_agent_with_none_names_the_agent_and_where_it_looked() {
         "0 codex sessions found under the default locations (see `hookscope sessions --help`)"
     );
 }
+
+/// `hookscope completions SHELL` prints clap's completion script for the
+/// whole command (subcommands included); `hookscope man` prints the roff
+/// man page; an unknown shell is a usage error (exit 2) naming the shells.
+#[test]
+fn completions_and_the_man_page_are_printed() {
+    let run = |args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("hookscope")
+            .expect("binary")
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, bash, _) = run(&["completions", "bash"]);
+    assert_eq!(code, Some(0));
+    assert!(bash.starts_with("_hookscope() {\n"), "{bash}");
+    assert!(bash.contains("hookscope,replay)"), "{bash}");
+    let (code, zsh, _) = run(&["completions", "zsh"]);
+    assert_eq!(code, Some(0));
+    assert!(zsh.starts_with("#compdef hookscope\n"), "{zsh}");
+    let (code, fish, _) = run(&["completions", "fish"]);
+    assert_eq!(code, Some(0));
+    assert!(fish.contains("complete -c hookscope"), "{fish}");
+    let (code, man, _) = run(&["man"]);
+    assert_eq!(code, Some(0));
+    assert!(man.contains(".TH hookscope 1"), "{man}");
+    assert!(man.contains("hookscope\\-replay(1)"), "{man}");
+    let (code, _, err) = run(&["completions", "nope"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("[possible values: bash, elvish, fish, powershell, zsh]"),
+        "{err}"
+    );
+}

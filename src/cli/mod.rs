@@ -86,8 +86,9 @@ pub fn print_text(text: &str) {
 }
 
 /// Writes `text` and a newline to stdout as it is: only for JSON, whose
-/// bytes a hook reads (a payload) or a script parses. Exits 0 quietly on
-/// a broken pipe.
+/// bytes a hook reads (a payload) or a script parses, and for what clap
+/// generates from hookscope's own definitions (completion scripts, the
+/// man page). Exits 0 quietly on a broken pipe.
 pub fn print_raw(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
