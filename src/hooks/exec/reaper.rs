@@ -315,37 +315,34 @@ impl Follow {
                 refused.push(*p);
             }
         }
-        if !escaped.is_empty() {
-            let names: Vec<String> = escaped
+        let named = |list: &[&Proc]| -> String {
+            let mut names: Vec<String> = list
                 .iter()
                 .take(8)
                 .map(|p| format!("pid {} ({})", p.pid, p.comm))
                 .collect();
-            let more = escaped.len().saturating_sub(8);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
+            if list.len() > 8 {
+                names.push(format!("and {} more", list.len() - 8));
+            }
+            names.join(", ")
+        };
+        let (one, it) = (
+            escaped.len() == 1,
+            if escaped.len() == 1 { "it" } else { "them" },
+        );
+        if !escaped.is_empty() {
             notes.push(format!(
-                "{} process{} it started left its process group (setsid, a daemon) and {} still running when its run ended: {}{more}; hookscope killed {} (Claude Code would leave {} running)",
+                "{} process{} it started left its process group (setsid, a daemon) and {} still running when its run ended: {}; hookscope killed {it} (Claude Code would leave {it} running)",
                 escaped.len(),
-                if escaped.len() == 1 { "" } else { "es" },
-                if escaped.len() == 1 { "was" } else { "were" },
-                names.join(", "),
-                if escaped.len() == 1 { "it" } else { "them" },
-                if escaped.len() == 1 { "it" } else { "them" },
+                if one { "" } else { "es" },
+                if one { "was" } else { "were" },
+                named(&escaped),
             ));
         }
         if !refused.is_empty() {
-            let names: Vec<String> = refused
-                .iter()
-                .take(8)
-                .map(|p| format!("pid {} ({})", p.pid, p.comm))
-                .collect();
             notes.push(format!(
                 "hookscope could not kill {} of them (permission denied): {} still running",
-                names.join(", "),
+                named(&refused),
                 if refused.len() == 1 {
                     "it is"
                 } else {
