@@ -184,7 +184,7 @@ fn https_prompt_and_agent_handlers_are_listed_not_run() {
     assert_eq!(code, Some(0), "{out}");
     for fragment in [
         "  no command handler reached this event: nothing ran\n",
-        "(http): not run: https not built in (hookscope POSTs plain http:// only; see the README's --exec section)\n",
+        "(http): not run: https not built in (hookscope POSTs plain http:// only; see docs/replay-and-backtest.md, --exec)\n",
         "(prompt): not runnable offline: the prompt hook asks a model (hooks.md §1.9)\n",
         "(agent): not runnable offline: the agent hook asks a model (hooks.md §1.9)\n",
         "combined: nothing\n",

@@ -267,7 +267,7 @@ fn silent_server_times_out_at_the_handler_timeout() {
 fn https_and_missing_url_are_not_run() {
     assert_eq!(
         try_http_spec(1, 30, json!({"url": "https://example.com/hook"})),
-        Err("not run: https not built in (hookscope POSTs plain http:// only; see the README's --exec section)".to_string())
+        Err("not run: https not built in (hookscope POSTs plain http:// only; see docs/replay-and-backtest.md, --exec)".to_string())
     );
     assert_eq!(
         try_http_spec(1, 30, json!({"url": ""})),

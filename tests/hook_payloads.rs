@@ -235,7 +235,7 @@ fn every_captured_payload_is_rebuilt_or_its_difference_is_listed() {
     assert_eq!(table, EXPECTED);
     // Every field a rebuilt payload lacks is left out with a reason; the
     // one field rebuilt with another value is PostCompact's summary
-    // (Claude Code rewrites it before storing it: README "Hook payloads").
+    // (Claude Code rewrites it before storing it: docs/payloads.md "Hook payloads").
     let unexplained: Vec<String> = tallies
         .iter()
         .flat_map(|(e, t)| t.unexplained.keys().map(move |k| format!("{e}.{k}")))
@@ -250,7 +250,7 @@ fn every_captured_payload_is_rebuilt_or_its_difference_is_listed() {
 
 /// Per event (in [`EventName`] order): captures matched in every field /
 /// captures, payloads rebuilt from the transcripts, then per field the
-/// captures where it differed or was left out (README "Hook payloads" says
+/// captures where it differed or was left out (docs/payloads.md "Hook payloads" says
 /// why for each).
 const EXPECTED: &str = concat!(
     "PreToolUse: 89/89 exact, 89 rebuilt; \n",

@@ -1,7 +1,7 @@
 //! Rules a guard author can trust, against hostile commands: quoting that
 //! hides a program, shells nested past the depth bound, padding past the
 //! 64 KiB parse, odd text, a huge `eval`; through the library, `hookscope
-//! test`, `hookscope replay` and the backtest (README "Rule sets": nested
+//! test`, `hookscope replay` and the backtest (docs/rules.md "Rule sets": nested
 //! shells, pipelines, long commands).
 
 use std::path::Path;

@@ -1203,7 +1203,7 @@ mod lints {
 
     #[test]
     fn every_lint_id_is_in_the_readme_table() {
-        let readme = fs::read_to_string("README.md").expect("README");
+        let readme = fs::read_to_string("docs/your-hooks.md").expect("docs/your-hooks.md");
         for (id, _) in LINTS {
             assert!(
                 readme.contains(&format!("| `{id}` |")),

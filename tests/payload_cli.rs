@@ -192,7 +192,7 @@ fn bad_arguments_exit_2_and_say_what_exists() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err,
-        "hookscope: FileChanged payloads are not rebuilt from transcripts (a transcript does not record enough; see the README's \"Hook payloads\")\n"
+        "hookscope: FileChanged payloads are not rebuilt from transcripts (a transcript does not record enough; see docs/payloads.md)\n"
     );
     // --at naming nothing.
     let (code, _, err) = run(&[p, "--event", "Stop", "--at", "toolu_nothing"]);

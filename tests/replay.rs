@@ -587,7 +587,7 @@ fn c8_capture_lines(name: &str) -> Vec<serde_json::Value> {
 /// captures show fired, per event kind the same count as the `capture`
 /// handler (registered on every event with matcher `*`) saw; the two kinds
 /// it does not rebuild (MessageDisplay, FileChanged: not in the
-/// transcript, README "Hook payloads") are the only ones missing.
+/// transcript, docs/payloads.md "Hook payloads") are the only ones missing.
 #[test]
 fn c8_backtest_finds_every_captured_event() {
     let rules = RuleSet::parse(EVERY_EVENT, "every-event.toml").expect("loads");

@@ -652,7 +652,7 @@ only_if = { command = '^cd\b' }
 /// shows each rule's denominator and share, splits blocks into the ones a
 /// hook made then and the new ones, and lists examples up to --examples.
 /// `^echo\b` blocks three calls: `echo original command`, the `echo` inside
-/// `sh -c 'echo about to fail; exit 3'` (README "Rule sets": nested shells)
+/// `sh -c 'echo about to fail; exit 3'` (docs/rules.md "Rule sets": nested shells)
 /// and `echo secret output here`.
 #[test]
 fn backtest_shows_share_and_new_blocks() {

@@ -137,7 +137,7 @@ fn hermetic(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, 
     )
 }
 
-/// A legacy flat Codex session (formats of README "Where sessions come
+/// A legacy flat Codex session (formats of docs/sessions.md "Where sessions come
 /// from": a bare meta line, `record_type` state lines, bare response items)
 /// saved under another name than `rollout-*.jsonl` opens when given as a
 /// PATH (it is judged by its content); in a folder walked it is not listed.

@@ -30,7 +30,7 @@ pub fn run(name: &str, input: Option<&str>, strict: bool) {
         None => None,
     };
     // The digest of a parsed INPUT is taken from its text, so numbers
-    // keep their literals (`1e21` is a float; README "Hook payloads").
+    // keep their literals (`1e21` is a float; docs/payloads.md "Hook payloads").
     let mut digest = None;
     let call = match text.as_deref().map(serde_json::from_str::<Value>) {
         None => parse(name, None, strict),

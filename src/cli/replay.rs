@@ -384,7 +384,7 @@ fn agent_label(agent: &str) -> &str {
 }
 
 /// The backtest's line for `n` sessions of `agent` (an [`Agent::as_str`]
-/// spelling) left out, suggesting only what works for that agent (README
+/// spelling) left out, suggesting only what works for that agent (docs/replay-and-backtest.md
 /// "Replay and backtest"): a Codex session replays one event with its own
 /// Codex hooks (`replay SESSION --event E`); OpenCode has no hook payloads
 /// to rebuild at all, so nothing is suggested for it.

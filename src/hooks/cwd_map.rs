@@ -1,5 +1,5 @@
 //! `--cwd-map OLD=NEW`: replaying someone else's transcript on this machine
-//! (README "Running your real hooks (`--exec`)", docs/hooks-exec.md "Other
+//! (docs/replay-and-backtest.md "Running your real hooks (`--exec`)", docs/hooks-exec.md "Other
 //! people's transcripts").
 //!
 //! A transcript records the folders of the machine it was written on: the

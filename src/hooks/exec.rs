@@ -208,7 +208,7 @@ impl RunSpec {
             };
             let lower = url.trim().to_ascii_lowercase();
             if lower.starts_with("https://") {
-                return Err("not run: https not built in (hookscope POSTs plain http:// only; see the README's --exec section)".into());
+                return Err("not run: https not built in (hookscope POSTs plain http:// only; see docs/replay-and-backtest.md, --exec)".into());
             }
             if !lower.starts_with("http://") {
                 return Err(format!("not run: the url {url:?} is not http://"));

@@ -53,7 +53,7 @@ pub struct Lint {
     pub handler: Option<usize>,
 }
 
-/// Every lint id with a one-line description (the README's table).
+/// Every lint id with a one-line description (the table in docs/your-hooks.md).
 pub const LINTS: &[(&str, &str)] = &[
     (
         "settings-unreadable",

@@ -684,7 +684,7 @@ pub struct Example {
     /// Set when the rule matched on a command not parsed whole (its
     /// [`crate::hooks::rules::RuleEval::unread`]): what was not parsed, e.g.
     /// `command not parsed whole: 70672 bytes, 5136 not parsed`. Such a
-    /// match may rest on raw text (README "Rule sets": the long-command
+    /// match may rest on raw text (docs/rules.md "Rule sets": the long-command
     /// rule). Omitted from JSON when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_parsed_whole: Option<String>,

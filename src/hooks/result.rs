@@ -510,7 +510,7 @@ pub struct Outcome {
     pub updated_input: Option<Value>,
     /// What the model sees instead of the tool's output: the hook's
     /// `hookSpecificOutput.updatedToolOutput` (or `updatedMCPToolOutput`)
-    /// verbatim, on PostToolUse (README "Running your real hooks").
+    /// verbatim, on PostToolUse (docs/replay-and-backtest.md "Running your real hooks").
     pub updated_output: Option<Value>,
     /// One line per step of the reasoning, with the spec section.
     pub why: Vec<String>,

@@ -23,7 +23,7 @@
 //! `command`, `program` and `pipeline` read the calls of the scripts a
 //! command hands to another shell (`bash -c`, `eval`, `find -exec`), and a
 //! command not parsed whole also on its raw text, deciding for caution
-//! ([`RuleAction::approves`]); README "Rule sets" says how.
+//! ([`RuleAction::approves`]); docs/rules.md "Rule sets" says how.
 //!
 //! Loading refuses the whole file on any problem (TOML syntax, unknown key,
 //! bad regex or glob, a block without a reason the model can see, …) with
@@ -126,7 +126,7 @@ impl RuleAction {
     /// and `context`, guard. On a command not parsed whole an approving
     /// rule never matches through its `command`/`program`/`pipeline`
     /// conditions, and a guarding one is never skipped through them
-    /// (README "Rule sets": the long-command rule).
+    /// (docs/rules.md "Rule sets": the long-command rule).
     pub fn approves(self) -> bool {
         matches!(self, Self::Allow | Self::Warn | Self::Rewrite)
     }

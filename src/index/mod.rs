@@ -1,6 +1,6 @@
 //! A persisted index of sessions and tool calls, so that `hookscope
 //! sessions`, `find`, the backtest and the TUI answer without parsing
-//! every transcript again (README "Index", docs/security.md "The
+//! every transcript again (docs/cli.md "Index", docs/security.md "The
 //! index").
 //!
 //! It lives in `$XDG_CACHE_HOME/hookscope/index.sqlite`, else

@@ -1,5 +1,5 @@
 //! A command line read together with the scripts it hands to another
-//! shell, for rules that must see every command a line runs (README "Rule
+//! shell, for rules that must see every command a line runs (docs/rules.md "Rule
 //! sets": the nested-shell rule).
 //!
 //! [`ReadCommand::new`] opens, recursively:

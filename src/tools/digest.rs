@@ -83,7 +83,7 @@ enum Floats {
 /// beyond ±(2^53−1) is refused, any other literal is read as a double and
 /// written in ECMAScript form (`1.0` → `1`, `1e21` → `1e+21`, `-0` → `0`).
 /// Unlike a `serde_json::Value`, the text tells `1e21` (digested) from
-/// `1000000000000000000000` (refused), as the reference does (README "Hook
+/// `1000000000000000000000` (refused), as the reference does (docs/payloads.md "Hook
 /// payloads", "The digest"). Strings are unescaped by serde_json (a lone
 /// surrogate escape becomes U+FFFD, as the transcript loaders repair it);
 /// nesting costs no call stack.

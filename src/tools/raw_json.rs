@@ -1,5 +1,5 @@
 //! JSON read from its text with every number kept as its literal: the
-//! digest's canonicalizer where the text exists (README "Hook payloads",
+//! digest's canonicalizer where the text exists (docs/payloads.md "Hook payloads",
 //! "The digest").
 //!
 //! `serde_json::Value` cannot tell the integer literal

@@ -961,7 +961,7 @@ const LEGACY_CODEX_ITEM_TYPES: &[&str] = &[
 ];
 
 /// Whether a file given as a PATH is a legacy Codex session by its content
-/// alone, whatever its name (an export such as `export.jsonl`, README
+/// alone, whatever its name (an export such as `export.jsonl`, docs/sessions.md
 /// "Where sessions come from"): the first line is the bare legacy meta
 /// object (`id` and `timestamp`, no `type`/`role`) and a later line is a
 /// `{"record_type": …}` state line or a bare legacy response item (a

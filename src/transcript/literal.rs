@@ -1,5 +1,5 @@
 //! The digest of a loaded call with its numbers read from the transcript's
-//! own text (README "Hook payloads", "The digest").
+//! own text (docs/payloads.md "Hook payloads", "The digest").
 //!
 //! A loaded call holds its input as a `serde_json::Value`, in which a float
 //! `>= 2^64` (or `<= -2^63`) may have been the float literal `1e21` (which

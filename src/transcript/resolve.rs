@@ -1,6 +1,6 @@
 //! One resolver for a SESSION argument, shared by every command that opens
 //! one session (`show`, `payload`, `replay`, `hooks --activity`, `tail`, and
-//! the MCP tools `hook_payload` / `replay_hook`; README "CLI").
+//! the MCP tools `hook_payload` / `replay_hook`; docs/cli.md "CLI").
 //!
 //! A SESSION is an id, a unique id prefix, or the path of the session's
 //! file. One id may name several files: a `.jsonl` and its `.jsonl.zst`

@@ -415,7 +415,7 @@ pub struct Ctx {
     pub settings_managed: Option<PathBuf>,
     /// The `--cwd-map OLD=NEW` pairs: recorded folders mapped to local ones
     /// in the replayed payload, `CLAUDE_PROJECT_DIR` and where `x` runs the
-    /// hooks (README "Running your real hooks").
+    /// hooks (docs/replay-and-backtest.md "Running your real hooks").
     pub cwd_map: hookscope::hooks::cwd_map::CwdMap,
     /// The Codex home whose hooks the replay pane explains for a Codex
     /// session; `None`: `$CODEX_HOME`, else `~/.codex` (tests set a fixed

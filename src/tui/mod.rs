@@ -1,5 +1,5 @@
 //! The terminal UI: `hookscope [PATH...]` opens Sessions, Timeline and
-//! Detail panes over the sessions found (README "Keys", docs/tui.md).
+//! Detail panes over the sessions found (docs/keys.md "Keys", docs/tui.md).
 //!
 //! Layout: [`component`] says what a component is; one module per pane or
 //! overlay holds its state, keys and drawing: [`sessions`], [`timeline`],

@@ -112,7 +112,7 @@ pub fn session_item(
 /// The agent column of a session row, fixed width so titles line up: the
 /// short name padded to 8 columns when the pane is at least 60 wide
 /// (`claude  `, `codex   `, `opencode`, `droid   `), else two letters
-/// (`cc`, `cx`, `oc`, `dr`; the README's key table lists them). Every
+/// (`cc`, `cx`, `oc`, `dr`; docs/keys.md lists them). Every
 /// session is named, Claude Code's too (issue 10, "an agent column").
 pub fn agent_column(agent: Agent, width: u16) -> &'static str {
     match (agent, width >= 60) {

@@ -295,7 +295,7 @@ pub enum PayloadError {
     /// `event` is one hookscope does not rebuild from a transcript (see
     /// [`REBUILT`]): it may well have fired.
     #[error(
-        "{0} payloads are not rebuilt from transcripts (a transcript does not record enough; see the README's \"Hook payloads\")"
+        "{0} payloads are not rebuilt from transcripts (a transcript does not record enough; see docs/payloads.md)"
     )]
     NotRebuilt(EventName),
     /// The event does not occur at `at` (or in the session).
@@ -720,7 +720,7 @@ fn compaction_points(
 /// "If you need specific details …" paragraphs after), when the framing is
 /// recognised. Claude Code 2.1.332 rewrites the model's summary before
 /// storing it (drops `<analysis>`, turns `<summary>` into `Summary:`), so
-/// this differs from the hook's `compact_summary` (README "Hook payloads").
+/// this differs from the hook's `compact_summary` (docs/payloads.md "Hook payloads").
 fn compact_summary(text: &str) -> String {
     const LEAD: &str = "covers the earlier portion of the conversation.\n\n";
     let body = text.find(LEAD).map_or(text, |i| &text[i + LEAD.len()..]);

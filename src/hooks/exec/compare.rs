@@ -1,5 +1,5 @@
 //! "vs the transcript": what a run of the user's hooks does now, compared
-//! with what the transcript recorded for the same firing (README "Running
+//! with what the transcript recorded for the same firing (docs/replay-and-backtest.md "Running
 //! your real hooks", docs/hooks-exec.md "Agrees, differs, failed open").
 //!
 //! Both sides are read into the same words, [`Seen`]: blocked the call (or

@@ -80,7 +80,7 @@ impl Scratch {
 }
 
 /// The `CLAUDE_PROJECT_DIR` a replayed hook gets, and why it is that folder
-/// (README "Running your real hooks"): never empty.
+/// (docs/replay-and-backtest.md "Running your real hooks"): never empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectDir {
     /// The folder (absolute when hookscope chose it).

@@ -52,7 +52,7 @@ pub struct Subject<'a> {
     pub tool_name: Option<&'a str>,
     /// The Bash command line ([`HookEvent::cmd`]: no calls when the tool is
     /// not Bash or has no command) read with the scripts its calls run
-    /// (`sh -c`, `eval`, `find -exec`; README "Rule sets").
+    /// (`sh -c`, `eval`, `find -exec`; docs/rules.md "Rule sets").
     pub read: ReadCommand,
 }
 
@@ -444,7 +444,7 @@ fn all_strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
 impl Condition {
     /// Whether the condition reads the Bash command's calls (`command`,
     /// `program`, `pipeline`): on a command not parsed whole its outcome is
-    /// uncertain, and the rule decides which way it falls (README "Rule
+    /// uncertain, and the rule decides which way it falls (docs/rules.md "Rule
     /// sets": the long-command rule). `line` reads the text whole and is
     /// not one of them.
     pub fn reads_calls(&self) -> bool {

@@ -694,7 +694,7 @@ enum GivenPlugin {
 /// Whether `path` (as given, resolved against the current folder) is a
 /// plugin's `hooks/hooks.json` or `.claude-plugin/plugin.json` that exists:
 /// its hooks then run with `CLAUDE_PLUGIN_ROOT` set to the plugin folder,
-/// as Claude Code runs an installed plugin's (README "Your hooks").
+/// as Claude Code runs an installed plugin's (docs/your-hooks.md "Your hooks").
 fn given_plugin(path: &Path) -> Option<GivenPlugin> {
     let abs = std::path::absolute(path).ok()?;
     let folder = abs.parent()?;

@@ -13,7 +13,7 @@
 //!
 //! Claude Code's own list of read-only commands is longer and not
 //! published; hookscope's is the documented part, so a command outside it
-//! is said to prompt where Claude Code may run it (README "Running your
+//! is said to prompt where Claude Code may run it (docs/replay-and-backtest.md "Running your
 //! real hooks", where the simulation still differs).
 
 use std::path::Path;
