@@ -355,6 +355,16 @@ fn left_behind(arg: &str) -> Vec<i32> {
     running_with_arg(arg)
 }
 
+/// SIGKILL to what a failed run left (so a failing test leaves nothing
+/// behind either); the assertion that follows says it failed.
+fn kill_left(left: &[i32]) {
+    for pid in left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+}
+
 fn pre_tool_use_settings(dir: &Path, command: &str) -> std::path::PathBuf {
     let settings = dir.join("settings.json");
     std::fs::write(
@@ -400,11 +410,7 @@ fn processes_a_hook_starts_outside_its_group_are_killed_and_named() {
             .output()
             .expect("runs");
         let left = left_behind(sleeper);
-        for pid in &left {
-            let _ = std::process::Command::new("kill")
-                .args(["-9", &pid.to_string()])
-                .status();
-        }
+        kill_left(&left);
         assert_eq!(left, Vec::<i32>::new(), "case {n}: {shape} left a process");
         let v: Value = serde_json::from_slice(&out.stdout).expect("json");
         let notes = v["exec"]["handlers"][0]["notes"].to_string();
@@ -475,11 +481,7 @@ fn an_interrupted_exec_kills_the_hooks_and_removes_its_temporaries() {
             panic!("{name}: hookscope did not end");
         });
         let left: Vec<i32> = [left_behind(a), left_behind(b)].concat();
-        for pid in &left {
-            let _ = std::process::Command::new("kill")
-                .args(["-9", &pid.to_string()])
-                .status();
-        }
+        kill_left(&left);
         let mut stderr = String::new();
         if let Some(mut e) = child.stderr.take() {
             use std::io::Read;
@@ -544,11 +546,7 @@ fn abort_runs_ends_a_running_hook_and_removes_its_scratch_folder() {
     reaper::abort_runs();
     let out = run.join().expect("run thread");
     let left: Vec<i32> = [left_behind("306.11"), left_behind("306.22")].concat();
-    for pid in &left {
-        let _ = std::process::Command::new("kill")
-            .args(["-9", &pid.to_string()])
-            .status();
-    }
+    kill_left(&left);
     assert_eq!(out.status, RunStatus::Signaled { signal: 9 });
     assert_eq!(left, Vec::<i32>::new(), "processes left");
     assert!(!folder.exists(), "{} was left on disk", folder.display());
@@ -582,11 +580,7 @@ fn a_process_killed_at_the_timeout_outside_the_group_is_named() {
         .output()
         .expect("runs");
     let left: Vec<i32> = [left_behind("301.44"), left_behind("301.55")].concat();
-    for pid in &left {
-        let _ = std::process::Command::new("kill")
-            .args(["-9", &pid.to_string()])
-            .status();
-    }
+    kill_left(&left);
     assert_eq!(left, Vec::<i32>::new(), "processes left");
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     let h = &v["exec"]["handlers"][0];
