@@ -649,3 +649,159 @@ fn a_zst_rollout_gives_the_same_payloads_as_the_plain_one() {
     // 4 for the session's last + (1 prompt, 6 calls × 2, 1 Stop) for its one turn.
     assert_eq!(compared, 18);
 }
+
+/// The shells reach every dialect through `hooks::dialect`: a Codex
+/// replay without `--exec` says rule sets are not evaluated and the
+/// rollout records no hook activity; with `--exec` the report is tagged
+/// with the Codex dialect and not compared with the transcript.
+#[test]
+fn a_codex_replay_says_what_is_not_read_and_tags_its_dialect() {
+    let r = roots();
+    trusted_home(
+        &r,
+        json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; exit 0"}]}]),
+    );
+    let out = hookscope()
+        .args([
+            "replay",
+            ROLLOUT,
+            "--event",
+            "PreToolUse",
+            "--rules",
+            "assets/rules/example.toml",
+        ])
+        .env("CODEX_HOME", &r.home)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("rules: not evaluated (rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recorded in the transcript: not read (Codex records no hook activity)\n"),
+        "{text}"
+    );
+    let out = hookscope()
+        .args(["replay", ROLLOUT, "--event", "PreToolUse", "--exec"])
+        .env("CODEX_HOME", &r.home)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let home = r.home.join("hooks.json");
+    assert!(
+        text.contains(&format!(
+            "hooks run (--exec; {}; Codex dialect):\n",
+            home.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("vs the transcript: not compared (Codex records no hook activity)\n"),
+        "{text}"
+    );
+    let v = replay_exec(&r);
+    assert_eq!(v["exec"]["dialect"], "codex");
+    assert_eq!(v["exec"]["vs_transcript"], Value::Null);
+    assert_eq!(
+        v["rules_note"],
+        "rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session"
+    );
+}
+
+/// What one dialect reads is refused for another, exit 2, with what it
+/// reads instead; `--lint` is Claude Code's and Droid's.
+#[test]
+fn each_dialect_refuses_the_other_dialects_sources() {
+    let r = roots();
+    let run = |args: &[&str]| {
+        let out = hookscope()
+            .args(args)
+            .env("CODEX_HOME", &r.home)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, err) = run(&["hooks", "--agent", "codex", "--settings", "x.json"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--settings, --config-dir and --managed are Claude Code's and Droid's; Codex hooks are read from --codex-home"), "{err}");
+    let (code, err) = run(&["hooks", "--agent", "codex", "--lint"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--lint checks Claude Code and Droid settings"),
+        "{err}"
+    );
+    let home = r.home.display().to_string();
+    let (code, err) = run(&["hooks", "--codex-home", &home]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--codex-home is Codex's (use it with --agent codex)"),
+        "{err}"
+    );
+    let (code, err) = run(&[
+        "replay",
+        ROLLOUT,
+        "--event",
+        "PreToolUse",
+        "--settings",
+        "x.json",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("Codex hooks are read from --codex-home"),
+        "{err}"
+    );
+}
+
+/// `hooks --agent codex --match` carries each handler's trust in JSON and
+/// in text, next to its place (one listing for every dialect).
+#[test]
+fn codex_match_json_and_listing_show_trust() {
+    let r = roots();
+    trusted_home(
+        &r,
+        json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]),
+    );
+    let home = r.home.display().to_string();
+    let out = hookscope()
+        .args([
+            "hooks",
+            "--agent",
+            "codex",
+            "--codex-home",
+            &home,
+            "--json",
+            "--match",
+            "PreToolUse",
+            "Bash",
+        ])
+        .output()
+        .expect("run");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["agent"], "codex");
+    assert_eq!(v["verdicts"][0]["fires"], true);
+    assert_eq!(v["verdicts"][0]["trust"]["status"], "trusted");
+    let out = hookscope()
+        .args(["hooks", "--agent", "codex", "--codex-home", &home])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("Hook configuration (Codex CLI rules)\n"),
+        "{text}"
+    );
+    assert!(text.contains(" · trusted\n"), "{text}");
+}

@@ -9,47 +9,29 @@
 //! layer, effective timeout and whether it can run. `--match`: each handler
 //! of the event with ✓/✗ and the reason. `--lint`: the lints, exit 1 when
 //! any fires. Exit 2 on bad arguments. Nothing is run. `--agent codex`
-//! reads Codex CLI's hooks instead ([`super::hooks_codex`]); `--agent
-//! droid` is Factory Droid's.
+//! reads Codex CLI's hooks instead, `--agent droid` Factory Droid's: each
+//! through its [`hookscope::hooks::dialect::Dialect`].
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use hookscope::hooks::contract::{self, Version};
-use hookscope::hooks::lint::{Lint, LintOptions, Severity, lint_config};
-use hookscope::hooks::settings::{
-    self, HandlerVerdict, HookConfig, LoadOptions, closest_event, explain, synthetic_payload,
-};
+use hookscope::hooks::contract::Version;
+use hookscope::hooks::dialect::{Dialect, Hooks, Sources};
+use hookscope::hooks::lint::{Lint, LintOptions, Severity};
+use hookscope::hooks::settings::codex::TrustStatus;
+use hookscope::hooks::settings::{HandlerVerdict, HookConfig};
 use serde_json::{Value, json};
 
 use super::{fail, print_json, print_text};
 
-/// Whose hook configuration `hookscope hooks` reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum HookAgent {
-    /// Claude Code's settings files (the default).
-    #[default]
-    Claude,
-    /// Codex CLI: $CODEX_HOME/hooks.json, config.toml [hooks], project .codex/.
-    Codex,
-    /// Factory Droid: ~/.factory/hooks.json, settings.json, project .factory/.
-    Droid,
-}
-
 /// Parses `--agent` with the one agent-name parser
-/// ([`hookscope::transcript::Agent::from_name`]); OpenCode has no hook
-/// configuration hookscope reads.
-fn parse_hook_agent(name: &str) -> Result<HookAgent, String> {
-    use hookscope::transcript::Agent;
-    match name.parse::<Agent>().map_err(|e| e.to_string())? {
-        Agent::ClaudeCode => Ok(HookAgent::Claude),
-        Agent::Codex => Ok(HookAgent::Codex),
-        Agent::Droid => Ok(HookAgent::Droid),
-        Agent::OpenCode => Err(
-            "OpenCode's hooks (plugins) are not read; hooks reads claude-code, codex or droid"
-                .to_string(),
-        ),
-    }
+/// ([`hookscope::transcript::Agent::from_name`]) into its hook dialect;
+/// OpenCode has none hookscope reads.
+fn parse_hook_agent(name: &str) -> Result<Dialect, String> {
+    let agent = name
+        .parse::<hookscope::transcript::Agent>()
+        .map_err(|e| e.to_string())?;
+    Dialect::of(agent).map_err(|e| e.to_string())
 }
 
 /// Arguments of `hookscope hooks`.
@@ -63,7 +45,7 @@ pub struct HooksArgs {
     /// .factory/settings.json; --config-dir is then the .factory folder
     /// (default $FACTORY_HOME_OVERRIDE/.factory or ~/.factory).
     #[arg(long, value_parser = parse_hook_agent, default_value = "claude-code")]
-    pub agent: HookAgent,
+    pub agent: Dialect,
     /// With --agent codex: the Codex home (default: $CODEX_HOME, else
     /// ~/.codex).
     #[arg(long = "codex-home", value_name = "DIR", value_parser = super::absolute)]
@@ -120,10 +102,7 @@ pub fn run(args: &HooksArgs) {
         super::activity::run(session, &args.paths, args.json);
         return;
     }
-    match args.agent {
-        HookAgent::Claude | HookAgent::Droid => {}
-        HookAgent::Codex => return super::hooks_codex::run(args),
-    }
+    let dialect = args.agent;
     let version = match &args.version {
         Some(v) => {
             let parsed = Version::parse(v);
@@ -134,83 +113,86 @@ pub fn run(args: &HooksArgs) {
         }
         None => Version::latest(),
     };
-    if args.input.is_some() && args.match_.is_none() {
-        fail("--input needs --match EVENT VALUE");
-    }
-    let tool_input = args.input.as_deref().map(|text| {
-        serde_json::from_str::<Value>(text)
-            .unwrap_or_else(|e| fail(format!("--input is not JSON: {e}")))
-    });
     let cwd = if args.settings.is_empty() {
         args.cwd.clone().or_else(|| std::env::current_dir().ok())
     } else {
         args.cwd.clone()
     };
-    let options = LoadOptions {
+    let sources = Sources {
         settings: args.settings.clone(),
         cwd,
         config_dir: args.config_dir.clone(),
+        factory_dir: args.config_dir.clone(),
         managed: args.managed.clone(),
+        codex_home: args.codex_home.clone(),
         version: version.clone(),
     };
-    let droid = args.agent == HookAgent::Droid;
+    dialect.check_sources(&sources).unwrap_or_else(|e| fail(e));
+    if args.input.is_some() && args.match_.is_none() {
+        fail("--input needs --match EVENT VALUE");
+    }
+    // A home given by hand that is not there is a typo, not "no hooks".
+    if let Some(home) = &args.codex_home {
+        match std::fs::metadata(home) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => fail(format!("--codex-home {}: not a folder", home.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                fail(format!("--codex-home {}: does not exist", home.display()))
+            }
+            Err(e) => fail(format!("--codex-home {}: {e}", home.display())),
+        }
+    }
+    let tool_input = args.input.as_deref().map(|text| {
+        serde_json::from_str::<Value>(text)
+            .unwrap_or_else(|e| fail(format!("--input is not JSON: {e}")))
+    });
     let matching = args.match_.as_ref().map(|pair| {
         let event = pair.first().cloned().unwrap_or_default();
         let value = pair.get(1).cloned().unwrap_or_default();
-        if droid && !settings::droid::DROID_EVENTS.contains(&event.as_str()) {
-            fail(format!(
-                "{event:?} is not a Droid hook event; events: {}",
-                settings::droid::DROID_EVENTS.join(", ")
-            ));
-        }
-        if contract::event(&event, &version).is_none() {
-            let hint = closest_event(&event)
-                .map(|e| format!(" (did you mean {e}?)"))
-                .unwrap_or_default();
-            fail(format!(
-                "unknown event {event:?}{hint}; events: {}",
-                contract::event_names().join(", ")
-            ));
-        }
+        dialect
+            .check_event(&event, &version)
+            .unwrap_or_else(|e| fail(e));
         (event, value)
     });
-    let config = if droid {
-        settings::droid::load(&options, args.config_dir.clone())
-    } else {
-        settings::load(&options)
-    };
+    let hooks = dialect.load(&sources);
     let version_label = if args.version.is_some() {
         version.to_string()
     } else {
         "latest".to_string()
     };
     if let Some((event, value)) = matching {
-        let payload = synthetic_payload(&event, &value, tool_input, &version);
-        let verdicts = explain(&config, &event, &payload, &version);
+        let payload = dialect.synthetic_payload(&event, &value, tool_input, &version);
+        let verdicts = hooks.explain(&event, &payload, &version);
         if args.json {
             print_json(&json!({
+                "agent": dialect,
                 "version": version_label,
                 "event": event,
                 "value": value,
                 "payload": payload,
-                "files": config.files,
-                "verdicts": verdicts.iter().map(|v| verdict_json(&config, v)).collect::<Vec<_>>(),
+                "files": hooks.config().files,
+                "hooks_off": hooks.hooks_off(),
+                "verdicts": verdicts.iter().map(|v| verdict_json(&hooks, v)).collect::<Vec<_>>(),
             }));
         } else {
-            print_match(&config, &event, &value, &verdicts, &version_label);
+            print_match(&hooks, &event, &value, &verdicts, &version, &version_label);
         }
         return;
     }
     if args.lint {
-        let lints = lint_config(&config, &LintOptions::default());
+        let lints = hooks
+            .lint(&LintOptions::default())
+            .unwrap_or_else(|e| fail(e));
+        let config = hooks.config();
         if args.json {
             print_json(&json!({
+                "agent": dialect,
                 "version": version_label,
                 "files": config.files.iter().map(|f| json!({"path": f.path, "layer": f.layer, "found": f.found})).collect::<Vec<_>>(),
                 "lints": lints,
             }));
         } else {
-            print_lints(&config, &lints);
+            print_lints(config, &lints);
         }
         if !lints.is_empty() {
             std::process::exit(1);
@@ -219,16 +201,17 @@ pub fn run(args: &HooksArgs) {
     }
     if args.json {
         print_json(&json!({
+            "agent": dialect,
             "version": version_label,
-            "config": config,
+            "config": hooks.config_json(),
         }));
     } else {
-        print_config(&config, &version_label);
+        print_config(&hooks, &version_label);
     }
 }
 
-fn verdict_json(config: &HookConfig, v: &HandlerVerdict) -> Value {
-    let h = &config.handlers[v.index];
+fn verdict_json(hooks: &Hooks, v: &HandlerVerdict) -> Value {
+    let h = &hooks.config().handlers[v.index];
     json!({
         "handler": v.index + 1,
         "fires": v.fires,
@@ -239,14 +222,31 @@ fn verdict_json(config: &HookConfig, v: &HandlerVerdict) -> Value {
         "type": h.kind,
         "summary": h.summary(),
         "effective_timeout": h.effective_timeout,
+        "trust": hooks.trust().get(v.index),
     })
+}
+
+/// ` · trusted` and the like after a Codex handler's place (empty for a
+/// handler without a trust record: the other dialects have none).
+fn trust_text(hooks: &Hooks, i: usize) -> String {
+    match hooks.trust().get(i).and_then(Option::as_ref) {
+        None => String::new(),
+        Some(t) => match &t.status {
+            TrustStatus::Trusted => " · trusted".into(),
+            TrustStatus::Untrusted => " · not trusted".into(),
+            TrustStatus::Disabled => " · disabled".into(),
+            TrustStatus::NotChecked { .. } => {
+                " · trust not checked (recorded hash differs from hookscope's)".into()
+            }
+        },
+    }
 }
 
 /// The file list of a hook configuration: each file looked for, whether it
 /// was read and how many handlers it gave, its problems with their line
 /// (and column), and for a file the agent skips why and where. `header`
 /// names the list, `agent` the one that skips files ("Claude Code", "Codex").
-pub(super) fn print_files(config: &HookConfig, header: &str, agent: &str) {
+fn print_files(config: &HookConfig, header: &str, agent: &str) {
     print_text(header);
     for f in &config.files {
         let state = if !f.found && f.problems.is_empty() {
@@ -291,17 +291,19 @@ pub(super) fn print_files(config: &HookConfig, header: &str, agent: &str) {
     }
 }
 
-fn print_config(config: &HookConfig, version_label: &str) {
-    if config.agent == hookscope::transcript::Agent::Droid {
-        print_text(&format!(
-            "Droid hook configuration (read in Claude Code's shape; matchers by Claude Code {version_label} rules)"
-        ));
-    } else {
-        print_text(&format!(
-            "Hook configuration (Claude Code {version_label} rules)"
-        ));
+fn print_config(hooks: &Hooks, version_label: &str) {
+    let config = hooks.config();
+    let dialect = hooks.dialect;
+    print_text(&dialect.config_heading(version_label));
+    print_files(config, "Settings files:", dialect.skipper());
+    if let Some(off) = hooks.hooks_off() {
+        print_text(off);
     }
-    print_files(config, "Settings files:", "Claude Code");
+    match hooks.codex().and_then(|c| c.project_trusted) {
+        Some(false) => print_text("project: not trusted (project .codex/ hooks do not load)"),
+        Some(true) => print_text("project: trusted"),
+        None => {}
+    }
     if let Some(d) = &config.disable_all_hooks {
         print_text(&format!(
             "disableAllHooks: {} (from {}{})",
@@ -339,7 +341,11 @@ fn print_config(config: &HookConfig, version_label: &str) {
             h.summary()
         ));
         let timeout = format!("{} s ({})", h.effective_timeout, h.timeout_source);
-        print_text(&format!("     {} · timeout {timeout}", h.location()));
+        print_text(&format!(
+            "     {} · timeout {timeout}{}",
+            h.location(),
+            trust_text(hooks, i)
+        ));
         if let Some(why) = &h.inactive {
             print_text(&format!("     ✗ never runs: {why}"));
         } else if let Some(first) = h.duplicate_of {
@@ -352,31 +358,30 @@ fn print_config(config: &HookConfig, version_label: &str) {
 }
 
 fn print_match(
-    config: &HookConfig,
+    hooks: &Hooks,
     event: &str,
     value: &str,
     verdicts: &[HandlerVerdict],
+    version: &Version,
     version_label: &str,
 ) {
-    let field = contract::event(event, &config.version).and_then(|e| e.matcher.clone());
-    let what = match &field {
+    let dialect = hooks.dialect;
+    let what = match dialect.matcher_field(event, version) {
         Some(f) => format!("{event} with {f} = {value:?}"),
-        None => format!("{event} (no matcher support: every handler of it is reached)"),
+        None => format!(
+            "{event} ({} ignores matchers here: every handler of it is reached)",
+            dialect.label()
+        ),
     };
-    print_text(&format!("{what} (Claude Code {version_label} rules):"));
-    print_verdicts(config, event, verdicts, "Claude Code");
+    print_text(&format!("{what} ({}):", dialect.rules_label(version_label)));
+    print_verdicts(hooks.config(), event, verdicts, dialect.skipper());
 }
 
 /// Under `--match`'s header: the files the agent skips, then each handler
 /// of `event` with ✓/✗, its place, matcher, `if` rule and the reason (and
 /// hint), and how many would run. Shared by Claude Code, Droid and Codex
 /// (`agent` names who skips files).
-pub(super) fn print_verdicts(
-    config: &HookConfig,
-    event: &str,
-    verdicts: &[HandlerVerdict],
-    agent: &str,
-) {
+fn print_verdicts(config: &HookConfig, event: &str, verdicts: &[HandlerVerdict], agent: &str) {
     let dropped: Vec<_> = config
         .files
         .iter()

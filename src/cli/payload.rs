@@ -16,7 +16,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use hookscope::hooks::events::{At, EventName, Payload, REBUILT, closest_name, payload};
+use hookscope::hooks::events::{At, EventName, Payload, REBUILT, closest_name};
 use hookscope::hooks::replay::replay_with;
 use hookscope::hooks::rules::{Evaluation, verdict};
 use hookscope::redact::{Redactions, redactor};
@@ -72,21 +72,16 @@ pub fn run(args: &PayloadArgs) {
         .unwrap_or_else(|_| fail(unknown_event(&args.event)));
     let session = super::show::load_or_exit(&args.session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
-    let codex = session.agent == hookscope::transcript::Agent::Codex;
-    if codex && args.rules.is_some() {
-        fail(
-            "--rules: rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session",
-        );
-    }
     // The session's agent decides the dialect: a Codex session gets the
-    // payload Codex would send (`hooks::codex::payload`, as `replay` shows).
-    let map = super::replay::cwd_map_or_exit(&args.cwd_map);
-    let mut built = if codex {
-        hookscope::hooks::codex::payload::payload(&session, event, &at)
-    } else {
-        payload(&session, event, &at)
+    // payload Codex would send (as `replay` shows).
+    let dialect = hookscope::hooks::dialect::Dialect::for_agent(session.agent);
+    if let (Some(note), Some(_)) = (dialect.rule_sets_note(), &args.rules) {
+        fail(format!("--rules: {note}"));
     }
-    .unwrap_or_else(|e| fail(e));
+    let map = super::replay::cwd_map_or_exit(&args.cwd_map);
+    let mut built = dialect
+        .payload(&session, event, &at)
+        .unwrap_or_else(|e| fail(e));
     map.map_value(&mut built.json);
     let (json, masked) = mask(&built, args.raw);
     if !masked.is_empty() {

@@ -209,10 +209,6 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
     let map = cwd_map_or_exit(&args.cwd_map);
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
-    if session.agent == hookscope::transcript::Agent::Codex {
-        // The session's agent decides the hook dialect.
-        return super::replay_codex::run(&session, event, &at, args, &map);
-    }
     let r = replay_with(&session, event, &at, rules.as_ref(), &map).unwrap_or_else(|e| fail(e));
     let (mut out, masked) = replay_json(&r, rules.as_ref());
     if !map.is_empty()
@@ -300,9 +296,17 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
                 outln!("  why: {w}");
             }
         }
-        _ => outln!("rules: none loaded (--rules FILE evaluates a rule set here)"),
+        _ => match r.dialect.rule_sets_note() {
+            Some(note) => outln!("rules: not evaluated ({note})"),
+            None => outln!("rules: none loaded (--rules FILE evaluates a rule set here)"),
+        },
     }
-    if r.recorded.is_empty() {
+    if !r.dialect.compares_with_transcript() {
+        outln!(
+            "recorded in the transcript: not read ({} records no hook activity)",
+            r.dialect.label()
+        );
+    } else if r.recorded.is_empty() {
         outln!("recorded in the transcript: nothing about hooks here");
     } else {
         outln!("recorded in the transcript:");
@@ -335,7 +339,7 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let total = refs
         .iter()
-        .filter(|s| s.agent == hookscope::transcript::Agent::ClaudeCode)
+        .filter(|s| hookscope::hooks::events::rebuilds(s.agent))
         .count();
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize| {
@@ -548,68 +552,47 @@ fn run_hooks(
     args: &ReplayArgs,
     map: &hookscope::hooks::cwd_map::CwdMap,
 ) -> HooksOut {
-    use hookscope::hooks::contract::Version;
+    use hookscope::hooks::dialect::{RunContext, Sources, project_dir};
     use hookscope::hooks::exec::ProcessRunner;
-    use hookscope::hooks::settings::{self, LoadOptions};
 
-    let nothing =
-        "nothing ran (--exec runs the command handlers of your hook settings on this payload)";
+    // The session's agent decided the dialect of the payload; its hooks
+    // are read and run in the same one.
+    let dialect = r.dialect;
+    let tag = dialect.report_tag();
+    let nothing = format!(
+        "nothing ran (--exec runs the command handlers of your {} on this payload)",
+        if dialect.takes_rule_sets() {
+            "hook settings".to_string()
+        } else {
+            format!("{} hooks", dialect.label())
+        }
+    );
     if !args.exec && args.settings.is_empty() {
         return HooksOut {
             json: json!({"ran": false, "message": nothing}),
             text: vec![format!("hooks: {nothing}")],
         };
     }
-    let version = r
-        .payload
-        .claude_version
-        .as_deref()
-        .map_or_else(Version::latest, Version::parse);
+    let run = RunContext::for_replay(session, &r.payload, map, &args.env);
+    let sources = Sources {
+        settings: args.settings.clone(),
+        cwd: project_dir(session, map),
+        version: run.version.clone(),
+        ..Sources::default()
+    };
+    dialect.check_sources(&sources).unwrap_or_else(|e| fail(e));
+    let hooks = dialect.load(&sources);
+    let config = hooks.config();
     let event = r.payload.event.as_str();
     let payload = &r.payload.json;
-    let session_dir = session
-        .cwd
-        .as_deref()
-        .map(|d| map.map_path(std::path::Path::new(d)));
-    // A Droid session's hooks are Droid's (`settings::droid`).
-    let config = settings::load_for(
-        session.agent,
-        &LoadOptions {
-            settings: args.settings.clone(),
-            cwd: session_dir.clone().filter(|d| d.is_dir()),
-            version: version.clone(),
-            ..LoadOptions::default()
-        },
-    );
     // File-level problems go to stderr and into the report (once each: a
     // dropped file's reason is often also its first problem); a file given
     // with --settings that is not there is said, with a hint.
-    let mut file_notes: Vec<String> = Vec::new();
-    for f in &config.files {
-        if !f.found {
-            if args.settings.contains(&f.path) {
-                file_notes.push(format!("{}: not found (check the path)", f.path.display()));
-            }
-            continue;
-        }
-        if let Some(why) = &f.dropped {
-            file_notes.push(format!(
-                "{}: Claude Code skips this file: {why}",
-                f.path.display()
-            ));
-        }
-        for p in &f.problems {
-            if f.dropped.as_deref() == Some(p.message.as_str()) {
-                continue;
-            }
-            let at = p.line.map_or(String::new(), |l| format!(":{l}"));
-            file_notes.push(format!("{}{at}: {}", f.path.display(), p.message));
-        }
-    }
+    let file_notes = hooks.file_notes(&args.settings);
     for note in &file_notes {
         errln!("hookscope: {note}");
     }
-    let verdicts = settings::explain(&config, event, payload, &version);
+    let verdicts = hooks.explain(event, payload, &run.version);
     let label = |i: usize| format!("#{} {}", i + 1, config.handlers[i].location());
     let not_reached: Vec<Value> = verdicts
         .iter()
@@ -619,15 +602,10 @@ fn run_hooks(
             "reason": v.reason, "hint": v.hint})
         })
         .collect();
-    let files: Vec<String> = config
-        .files
-        .iter()
-        .filter(|f| f.found)
-        .map(|f| f.path.display().to_string())
-        .collect();
+    let files = hooks.found_files();
     let mut text = Vec::new();
     let shown_files = if files.is_empty() {
-        "no settings file found".to_string()
+        format!("no {} found", dialect.files_noun())
     } else {
         files.join(", ")
     };
@@ -655,7 +633,7 @@ fn run_hooks(
                 w
             })
             .collect();
-        text.push(format!("hooks ({shown_files}): {nothing}"));
+        text.push(format!("hooks ({shown_files}{tag}): {nothing}"));
         for (w, v) in would.iter().zip(verdicts.iter().filter(|v| v.fires)) {
             let h = &config.handlers[v.index];
             if h.kind == hookscope::hooks::settings::HandlerType::Http {
@@ -701,22 +679,13 @@ fn run_hooks(
             text,
         };
     }
-    let mut plan = hookscope::hooks::exec::plan(
-        &config,
-        &verdicts,
-        event,
-        payload,
-        &version,
-        session_dir,
-        entrypoint_of(session, r),
-        &args.env,
-        &|n| std::env::var_os(n),
-    )
-    .unwrap_or_else(|e| {
-        fail(format!(
-            "cannot create a temporary folder for the hooks: {e}"
-        ))
-    });
+    let mut plan = hooks
+        .plan(&verdicts, event, payload, &run, &|n| std::env::var_os(n))
+        .unwrap_or_else(|e| {
+            fail(format!(
+                "cannot create a temporary folder for the hooks: {e}"
+            ))
+        });
     plan.permissions.cli_allow = split_rules(&args.allowed_tools);
     plan.permissions.cli_deny = split_rules(&args.disallowed_tools);
     for e in &plan.env_file_errors {
@@ -728,21 +697,25 @@ fn run_hooks(
     crate::cli::interrupt::end_runs_on_signal();
     crate::cli::interrupt::say_running(plan.specs.len());
     let report = plan.run(&ProcessRunner);
-    let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-    let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
-    let agreement = hookscope::hooks::exec::agreement(&report, &activity, permission);
+    let agreement = dialect.compares_with_transcript().then(|| {
+        let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
+        let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
+        hookscope::hooks::exec::agreement(&report, &activity, permission)
+    });
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
     let mut counts = Redactions::new();
     let mut j = report.to_json(false, &mut counts);
     if let Some(o) = j.as_object_mut() {
+        o.insert("dialect".into(), json!(dialect));
         o.insert("settings_files".into(), json!(files));
+        o.insert("notes".into(), json!(file_notes));
         o.insert("not_reached".into(), json!(not_reached));
         o.insert("env_warnings".into(), json!(env_warnings));
         o.insert("project_note".into(), json!(project_note));
         o.insert("vs_transcript".into(), json!(agreement));
     }
-    text.push(format!("hooks run (--exec; {shown_files}):"));
+    text.push(format!("hooks run (--exec; {shown_files}{tag}):"));
     for note in &file_notes {
         text.push(format!("  settings: {note}"));
     }
@@ -750,9 +723,17 @@ fn run_hooks(
         text.push(format!("  note: {n}"));
     }
     exec_text(&j, &mut text);
-    text.push(format!("vs the transcript: {}", agreement.text));
-    if let Some(f) = &agreement.final_outcome {
-        text.push(format!("final vs the transcript: {}", f.text));
+    match &agreement {
+        Some(agreement) => {
+            text.push(format!("vs the transcript: {}", agreement.text));
+            if let Some(f) = &agreement.final_outcome {
+                text.push(format!("final vs the transcript: {}", f.text));
+            }
+        }
+        None => text.push(format!(
+            "vs the transcript: not compared ({} records no hook activity)",
+            dialect.label()
+        )),
     }
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
@@ -764,9 +745,6 @@ fn run_hooks(
     HooksOut { json: j, text }
 }
 
-/// `  not reached: LABEL: REASON; HINT` from a `not_reached` entry
-/// (`{label, reason, hint}`); the hint, when any, is the fix `hooks --lint`
-/// gives a matcher that never fires.
 fn not_reached_line(n: &Value) -> String {
     let s = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("");
     let hint = n
@@ -776,22 +754,6 @@ fn not_reached_line(n: &Value) -> String {
         .map(|h| format!("; {h}"))
         .unwrap_or_default();
     format!("  not reached: {}: {}{hint}", s("label"), s("reason"))
-}
-
-/// The transcript's `entrypoint` at the event's line (`cli`, `sdk-cli`),
-/// else the first one recorded.
-fn entrypoint_of(session: &hookscope::transcript::Session, r: &Replay) -> Option<String> {
-    let at = (r.payload.source_path == session.path)
-        .then(|| session.lines.context_at(r.payload.source_line))
-        .flatten()
-        .and_then(|c| c.entrypoint.clone());
-    at.or_else(|| {
-        session
-            .lines
-            .contexts
-            .iter()
-            .find_map(|c| c.entrypoint.clone())
-    })
 }
 
 /// The text of an `--exec` report (its masked JSON, `ExecReport::to_json`).

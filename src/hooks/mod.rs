@@ -23,6 +23,9 @@
 //!   their answers as Claude Code does (docs/hooks-exec.md,
 //!   docs/security.md "Running hooks"); [`cwd_map`]: replaying another
 //!   machine's transcript.
+//! * [`dialect`]: the seam the shells call: one [`dialect::Dialect`] per
+//!   agent (Claude Code, Codex, Droid) loads its hooks, says which fire,
+//!   rebuilds payloads and plans runs, so no shell branches on the agent.
 //! * [`codex`]: Codex CLI's hook dialect (its matcher, payloads and how it
 //!   reads answers); Factory Droid's payloads are rebuilt by [`events`] in
 //!   Droid's shape.
@@ -30,6 +33,7 @@
 pub mod codex;
 pub mod contract;
 pub mod cwd_map;
+pub mod dialect;
 pub mod events;
 pub mod exec;
 pub mod lint;

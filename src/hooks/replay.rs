@@ -61,9 +61,7 @@ use serde_json::Value;
 use crate::hooks::contract::Version;
 use crate::hooks::cwd_map::CwdMap;
 use crate::hooks::events::MAX_FILE_BYTES;
-use crate::hooks::events::{
-    At, EventName, Payload, PayloadError, all_payloads, payload, payloads_where,
-};
+use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads, payloads_where};
 use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
 use crate::query::prefilter::is_plain;
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
@@ -95,6 +93,8 @@ pub struct Recorded {
 /// evaluation (when a rule set was given) and the transcript's own record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Replay {
+    /// The hook dialect the payload is in (the session's agent's).
+    pub dialect: crate::hooks::dialect::Dialect,
     /// The rebuilt stdin, with its left-out fields and source line.
     pub payload: Payload,
     /// The session before the event (module docs "History").
@@ -145,12 +145,25 @@ pub fn replay_with(
     rules: Option<&RuleSet>,
     map: &CwdMap,
 ) -> Result<Replay, ReplayError> {
-    let mut built = payload(session, event, at)?;
+    let dialect = crate::hooks::dialect::Dialect::for_agent(session.agent);
+    let mut built = dialect.payload(session, event, at)?;
     map.map_value(&mut built.json);
+    if !dialect.takes_rule_sets() {
+        // Codex: its own payload; rule sets and the recorded hook
+        // activity are Claude Code's.
+        return Ok(Replay {
+            dialect,
+            payload: built,
+            history: History::default(),
+            evaluation: None,
+            recorded: Vec::new(),
+        });
+    }
     let history = history_before(session, &built);
     let evaluation = rules.map(|r| evaluate(r, &built, &history));
     let recorded = recorded_at(session, &built);
     Ok(Replay {
+        dialect,
         payload: built,
         history,
         evaluation,
@@ -597,6 +610,7 @@ pub fn replay_json(r: &Replay, rules: Option<&RuleSet>) -> (Value, crate::redact
     let payload = crate::redact::redactor().redact_value(&r.payload.json, &mut counts);
     let e = r.evaluation.as_ref();
     let mut out = serde_json::json!({
+        "agent": r.dialect,
         "event": r.payload.event.as_str(),
         "source": {
             "transcript": r.payload.source_path.to_string_lossy(),
@@ -618,7 +632,7 @@ pub fn replay_json(r: &Replay, rules: Option<&RuleSet>) -> (Value, crate::redact
         "outcome": e.map(|e| &e.outcome),
         "recorded": r.recorded,
         "warnings": rules.map_or(&[][..], RuleSet::warnings),
-        "rules_note": if e.is_none() { Some(NO_RULES) } else { None },
+        "rules_note": if e.is_none() { Some(r.dialect.rule_sets_note().unwrap_or(NO_RULES)) } else { None },
     });
     if !counts.is_empty()
         && let Some(o) = out.as_object_mut()

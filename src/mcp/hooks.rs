@@ -29,7 +29,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::ToolOutput;
-use crate::hooks::events::{At, EventName, payload};
+use crate::hooks::events::{At, EventName};
 use crate::hooks::replay::{backtest_json, backtest_refs, replay, replay_json};
 use crate::hooks::rules::RuleSet;
 use crate::redact::{Redactions, redactor};
@@ -209,12 +209,7 @@ pub fn hook_payload(sessions: &[SessionRef], arguments: &Value) -> ToolOutput {
         let (session, event, at, notes) = target(sessions, &obj)?;
         // The session's agent decides the dialect: Codex's own builder for
         // a Codex session (the payload `replay_hook` shows).
-        let p = if session.agent == crate::transcript::Agent::Codex {
-            crate::hooks::codex::payload::payload(&session, event, &at)
-        } else {
-            payload(&session, event, &at)
-        }
-        .map_err(invalid)?;
+        let p = crate::hooks::dialect::payload(&session, event, &at).map_err(invalid)?;
         let (json, counts) = masked(&p.json);
         let value = with_redactions(
             json!({
@@ -332,10 +327,12 @@ pub fn replay_hook(
             return Ok((out, Vec::new()));
         }
         let (session, event, at, notes) = target(sessions, &obj)?;
-        if session.agent == crate::transcript::Agent::Codex {
-            return Err(invalid(
-                "rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session (hook_payload gives the payload Codex sends)",
-            ));
+        if let Some(note) =
+            crate::hooks::dialect::Dialect::for_agent(session.agent).rule_sets_note()
+        {
+            return Err(invalid(format!(
+                "{note} (hook_payload gives the payload Codex sends)"
+            )));
         }
         let r = replay(&session, event, &at, rules.as_ref()).map_err(invalid)?;
         Ok((replay_json(&r, rules.as_ref()).0, notes))

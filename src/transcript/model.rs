@@ -67,6 +67,13 @@ impl Agent {
         }
     }
 
+    /// Whether a tool result's error flag is derived, not recorded: Codex
+    /// records no error flag, so hookscope reads it from the exit code,
+    /// which is not reliable (a failing `grep` exits 1); docs/formats.md.
+    pub const fn error_flag_derived(self) -> bool {
+        matches!(self, Agent::Codex)
+    }
+
     /// The other names this agent answers to wherever an agent is named
     /// (`find --agent`, `hooks --agent`, the TUI's `agent:`, MCP's
     /// `agent`): `claude`/`cc` for Claude Code, `cx` for Codex, `oc` for

@@ -502,7 +502,7 @@ fn call_lines(
         Some(_) => Span::styled("  ✓ ok", theme.added()),
     };
     title.push(status);
-    if record.result.is_some() && session.agent == hookscope::transcript::Agent::Codex {
+    if record.result.is_some() && session.agent.error_flag_derived() {
         // Codex records no error flag: it is derived from the exit code.
         title.push(Span::styled(
             " (from the exit code; not reliable)",

@@ -25,11 +25,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use hookscope::hooks::contract::Version;
+use hookscope::hooks::dialect::{Dialect, Hooks, RunContext, Sources, project_dir};
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::exec::{ExecPlan, ExecReport, effect_name};
 use hookscope::hooks::replay::{Replay, replay_with};
 use hookscope::hooks::rules::RuleSet;
-use hookscope::hooks::settings::{self, HandlerVerdict, HookConfig, LoadOptions};
+use hookscope::hooks::settings::{self, HandlerVerdict};
 use hookscope::redact::{Redactions, redactor};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -85,7 +86,7 @@ pub struct ReplayPane {
     pub prompt: Option<WritePrompt>,
     /// The hook configuration that applies ([`Ctx::settings`], else the
     /// session's), loaded once per session file (its path is the key).
-    pub hooks: Option<(std::path::PathBuf, Arc<HookConfig>)>,
+    pub hooks: Option<(std::path::PathBuf, Arc<Hooks>)>,
     /// The picked event's handlers with their verdicts
     /// ([`settings::explain`]).
     pub verdicts: Vec<HandlerVerdict>,
@@ -309,23 +310,8 @@ impl ReplayPane {
             Rules::Loaded(r) => Some(r.as_ref()),
             _ => None,
         };
-        let result = if session.agent == hookscope::transcript::Agent::Codex {
-            // A Codex session: Codex's payload; rule sets are Claude Code's.
-            hookscope::hooks::codex::payload::payload(session, event, at)
-                .map(|mut payload| {
-                    ctx.cwd_map.map_value(&mut payload.json);
-                    payload
-                })
-                .map(|payload| hookscope::hooks::replay::Replay {
-                    payload,
-                    history: Default::default(),
-                    evaluation: None,
-                    recorded: Vec::new(),
-                })
-                .map_err(|e| e.to_string())
-        } else {
-            replay_with(session, event, at, rules, &ctx.cwd_map).map_err(|e| e.to_string())
-        };
+        let result =
+            replay_with(session, event, at, rules, &ctx.cwd_map).map_err(|e| e.to_string());
         self.verdicts.clear();
         if let Ok(r) = &result {
             let version = r
@@ -333,8 +319,8 @@ impl ReplayPane {
                 .claude_version
                 .as_deref()
                 .map_or_else(Version::latest, Version::parse);
-            let config = self.hook_config(session, &version, ctx);
-            self.verdicts = settings::explain(&config, event.as_str(), &r.payload.json, &version);
+            let hooks = self.hook_config(session, &version, ctx);
+            self.verdicts = hooks.explain(event.as_str(), &r.payload.json, &version);
             let mut counts = Redactions::default();
             let v = redactor().redact_value(&r.payload.json, &mut counts);
             self.masked = Some((v, counts));
@@ -351,43 +337,24 @@ impl ReplayPane {
         session: &hookscope::transcript::model::Session,
         version: &Version,
         ctx: &Ctx,
-    ) -> Arc<HookConfig> {
-        if let Some((key, config)) = &self.hooks
+    ) -> Arc<Hooks> {
+        if let Some((key, hooks)) = &self.hooks
             && *key == session.path
         {
-            return config.clone();
+            return hooks.clone();
         }
-        if session.agent == hookscope::transcript::Agent::Codex {
-            // Codex's own files and dialect ($CODEX_HOME, project .codex/).
-            let hooks = settings::codex::load(&settings::codex::CodexLoadOptions {
-                codex_home: ctx.codex_home.clone(),
-                cwd: session
-                    .cwd
-                    .as_deref()
-                    .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d)))
-                    .filter(|d| d.is_dir()),
-            });
-            let config = Arc::new(hooks.config);
-            self.hooks = Some((session.path.clone(), config.clone()));
-            return config;
-        }
-        // A Droid session's hooks are Droid's (`settings::droid`).
-        let config = Arc::new(settings::load_for(
-            session.agent,
-            &LoadOptions {
-                settings: ctx.settings.clone(),
-                cwd: session
-                    .cwd
-                    .as_deref()
-                    .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d)))
-                    .filter(|d| d.is_dir()),
-                config_dir: ctx.settings_config_dir.clone(),
-                managed: ctx.settings_managed.clone(),
-                version: version.clone(),
-            },
-        ));
-        self.hooks = Some((session.path.clone(), config.clone()));
-        config
+        // The session's agent decides whose files and dialect.
+        let hooks = Arc::new(Dialect::for_agent(session.agent).load(&Sources {
+            settings: ctx.settings.clone(),
+            cwd: project_dir(session, &ctx.cwd_map),
+            config_dir: ctx.settings_config_dir.clone(),
+            managed: ctx.settings_managed.clone(),
+            codex_home: ctx.codex_home.clone(),
+            factory_dir: None,
+            version: version.clone(),
+        }));
+        self.hooks = Some((session.path.clone(), hooks.clone()));
+        hooks
     }
 
     /// The "Your hooks" lines: file-level drops first, then each handler
@@ -397,9 +364,10 @@ impl ReplayPane {
     fn hooks_lines(&self, ctx: &Ctx) -> Vec<Line<'static>> {
         let theme = &ctx.theme;
         let mut out = Vec::new();
-        let Some((_, config)) = &self.hooks else {
+        let Some((_, hooks)) = &self.hooks else {
             return out;
         };
+        let config = hooks.config();
         let found: Vec<&settings::SettingsFile> = config.files.iter().filter(|f| f.found).collect();
         if found.is_empty() {
             out.push(Line::from(Span::styled("Your hooks", theme.heading())));
@@ -411,12 +379,12 @@ impl ReplayPane {
             out.push(Line::from(Span::styled(
                 format!(
                     "  no settings file found (looked for {}); {}",
-                    if looked.is_empty() { "none".to_string() } else { looked.join(", ") },
-                    if config.agent == hookscope::transcript::Agent::Codex {
-                        "Codex hooks are read from $CODEX_HOME (else ~/.codex) and the project's .codex/"
+                    if looked.is_empty() {
+                        "none".to_string()
                     } else {
-                        "pass `hookscope --settings FILE` to use one"
-                    }
+                        looked.join(", ")
+                    },
+                    hooks.dialect.where_hooks_are()
                 ),
                 theme.dim(),
             )));
@@ -433,11 +401,7 @@ impl ReplayPane {
                     format!(
                         "  ⚠ {}: {} skips this file: {why}",
                         f.path.display(),
-                        if config.agent == hookscope::transcript::Agent::Codex {
-                            "Codex"
-                        } else {
-                            "Claude Code"
-                        }
+                        hooks.dialect.skipper()
                     ),
                     theme.error(),
                 )));
@@ -480,64 +444,18 @@ impl ReplayPane {
     /// handler it reaches, [`hookscope::hooks::exec::plan`]) and opens the
     /// confirmation dialog; says why when there is nothing to run.
     fn ask_to_run(&mut self, ctx: &mut Ctx) {
-        let (Some(Ok(r)), Some((_, config)), Some(session)) =
+        let (Some(Ok(r)), Some((_, hooks)), Some(session)) =
             (&self.result, &self.hooks, ctx.session())
         else {
             ctx.say("nothing to run: no payload here");
             return;
         };
-        let version = r
-            .payload
-            .claude_version
-            .as_deref()
-            .map_or_else(Version::latest, Version::parse);
-        let entrypoint = (r.payload.source_path == session.path)
-            .then(|| session.lines.context_at(r.payload.source_line))
-            .flatten()
-            .and_then(|c| c.entrypoint.clone())
-            .or_else(|| {
-                session
-                    .lines
-                    .contexts
-                    .iter()
-                    .find_map(|c| c.entrypoint.clone())
-            });
-        if config.agent == hookscope::transcript::Agent::Codex {
-            let plan = hookscope::hooks::codex::plan(
-                config,
-                &self.verdicts,
-                r.payload.event.as_str(),
-                &r.payload.json,
-                &[],
-                &|n| match &ctx.hook_env {
-                    Some(env) => env.get(n).cloned(),
-                    None => std::env::var_os(n),
-                },
-            );
-            match plan {
-                Err(e) => ctx.say(format!(
-                    "cannot create a temporary folder for the hooks: {e}"
-                )),
-                Ok(p) if p.specs.is_empty() => ctx.say(format!(
-                    "nothing to run: no command handler of your Codex hooks reaches {}",
-                    r.payload.event
-                )),
-                Ok(p) => self.confirm = Some(Arc::new(p)),
-            }
-            return;
-        }
-        let plan = hookscope::hooks::exec::plan(
-            config,
+        let run = RunContext::for_replay(session, &r.payload, &ctx.cwd_map, &[]);
+        let plan = hooks.plan(
             &self.verdicts,
             r.payload.event.as_str(),
             &r.payload.json,
-            &version,
-            session
-                .cwd
-                .as_deref()
-                .map(|d| ctx.cwd_map.map_path(std::path::Path::new(d))),
-            entrypoint,
-            &[],
+            &run,
             &|n| match &ctx.hook_env {
                 Some(env) => env.get(n).cloned(),
                 None => std::env::var_os(n),
@@ -548,7 +466,8 @@ impl ReplayPane {
                 "cannot create a temporary folder for the hooks: {e}"
             )),
             Ok(p) if p.specs.is_empty() => ctx.say(format!(
-                "nothing to run: no command handler of your hooks reaches {}{}",
+                "nothing to run: no command handler of your {} hooks reaches {}{}",
+                hooks.dialect.label(),
                 r.payload.event,
                 if p.not_run.is_empty() {
                     String::new()
@@ -985,14 +904,15 @@ impl ReplayPane {
         let mut rec: Vec<Line<'static>> = Vec::new();
         let head = |t: &str| Line::from(Span::styled(t.to_string(), theme.heading()));
         let dim = |t: String| Line::from(Span::styled(t, theme.dim()));
-        let codex = ctx
-            .session()
-            .is_some_and(|s| s.agent == hookscope::transcript::Agent::Codex);
+        let no_rules = match &self.result {
+            Some(Ok(r)) => !r.dialect.takes_rule_sets(),
+            _ => false,
+        };
         match &ctx.rules {
             // Rule sets decide on Claude Code's and Droid's payloads; a
             // Codex session's replay shows the payload Codex sends its own
             // hooks, which no rule set sees (`replay` the same).
-            _ if codex => {
+            _ if no_rules => {
                 out.push(head("Rules"));
                 out.push(dim("rule sets are evaluated on Claude Code and Droid events only; this is the payload Codex sends its hooks (Your hooks below)".into()));
             }
@@ -1173,12 +1093,7 @@ impl ReplayPane {
 /// ([`At::Last`]) every event folds into one entry, its last.
 fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
     let mut out: Vec<(EventName, At)> = Vec::new();
-    let list = if session.agent == hookscope::transcript::Agent::Codex {
-        hookscope::hooks::codex::payload::firings_at(session, at)
-    } else {
-        hookscope::hooks::events::firings_at(session, at)
-    };
-    for (e, a) in list {
+    for (e, a) in Dialect::for_agent(session.agent).firings_at(session, at) {
         if *at == At::Last {
             if !out.iter().any(|(x, _)| *x == e) {
                 out.push((e, At::Last));

@@ -2510,7 +2510,8 @@ fn replay_survives_a_fifo_and_invalid_json_settings() {
     let (f, b) = (fifo.display().to_string(), bad.display().to_string());
     let mut app = replay_exit2(&[&f, &b]);
     assert!(app.replay.verdicts.is_empty());
-    let (_, config) = app.replay.hooks.clone().expect("loaded");
+    let (_, hooks) = app.replay.hooks.clone().expect("loaded");
+    let config = hooks.config();
     assert_eq!(config.files.len(), 2);
     assert!(config.files.iter().all(|f| !f.problems.is_empty()));
     // It still draws.
@@ -2836,7 +2837,7 @@ fn replay_pane_on_a_codex_session_uses_codex_hooks() {
         .replay
         .hooks
         .as_ref()
-        .map(|(_, c)| c.clone())
+        .map(|(_, c)| c.config().clone())
         .expect("loaded");
     assert_eq!(config.agent, hookscope::transcript::Agent::Codex);
     assert_eq!(app.replay.verdicts.len(), 1);
