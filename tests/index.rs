@@ -598,7 +598,7 @@ fn index_verdicts_give_the_same_records_as_loading() {
                 .validate(now)
                 .expect("valid");
             let want = find_with(&found.sessions, &query).expect("reference");
-            let verdicts = index.verdicts(&found.sessions, &synced, &query);
+            let verdicts = index.verdicts(&found.sessions, &synced.states, &query);
             let got = find_with_verdicts(&found.sessions, &query, &verdicts, &load_from_disk)
                 .expect("indexed");
             assert_eq!(

@@ -267,7 +267,7 @@ fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, 
         .expect("valid");
     let mut index = Index::open(cache).expect("index");
     let synced = index.sync(sessions, &mut |_| {});
-    let verdicts = index.verdicts(sessions, &synced, &query);
+    let verdicts = index.verdicts(sessions, &synced.states, &query);
     let loads = AtomicUsize::new(0);
     let loader = |s: &SessionRef| {
         loads.fetch_add(1, Ordering::SeqCst);

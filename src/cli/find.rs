@@ -11,13 +11,11 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
-use hookscope::query::{
-    FindParams, FoundCall, OutputMode, QueryError, find_with, find_with_rows, load_from_disk,
-};
+use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError};
 use hookscope::transcript::short_id::ShortIds;
 use serde_json::Value;
 
-use hookscope::transcript::discover;
+use hookscope::service::FindError;
 
 use super::{fail, print_json};
 
@@ -310,46 +308,15 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         Some(n) => query.limit = n,
         None => {}
     }
-    let index = super::index::open(no_index);
-    // The index's candidates of the query are read on a second connection
-    // while discovery and the sync run (a heavy user's 8,794 sessions: a
-    // few hundred ms each); they stand when the sync reused every session.
-    let reader = index.as_ref().and_then(hookscope::index::Index::reader);
-    let (found, early) = std::thread::scope(|scope| {
-        let query = &query;
-        let early = reader.map(|r| scope.spawn(move || r.candidates_of(query)));
-        let found = discover(paths);
-        (found, early.and_then(|h| h.join().ok().flatten()))
-    });
+    let library = super::index::library(paths, no_index);
+    let found = super::index::with_progress(&library, |progress| library.find(&query, progress));
     let found = match found {
         Ok(found) => found,
-        Err(e) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
+        Err(FindError::Discover(e)) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
+        Err(FindError::Query(e)) => invalid(&e, json),
     };
-    let result = match index {
-        Some(mut index) => {
-            let synced = super::index::sync(&mut index, &found.sessions);
-            let candidates = match early {
-                Some(c) if synced.reused.iter().all(|r| *r) => Some(c),
-                _ => index.candidates_of(&query),
-            };
-            let verdicts =
-                hookscope::index::Index::verdicts_from(candidates, &found.sessions, &synced);
-            let result = find_with_rows(
-                &found.sessions,
-                &query,
-                &verdicts,
-                Some(&index),
-                &load_from_disk,
-            );
-            super::index::report(&index, &synced.stats);
-            result
-        }
-        None => find_with(&found.sessions, &query),
-    };
-    let result = match result {
-        Ok(r) => r,
-        Err(e) => invalid(&e, json),
-    };
+    super::index::report(&library, found.sync.as_ref());
+    let result = found.result;
     for e in &result.unreadable {
         errln!("hookscope: {e}");
     }

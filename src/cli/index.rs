@@ -1,6 +1,7 @@
-//! The CLI's use of the persisted index ([`hookscope::index`]): opening it
-//! (unless `--no-index` or `HOOKSCOPE_NO_INDEX=1`), bringing it up to date
-//! with a progress bar on a terminal, and the notices on stderr.
+//! The CLI's use of the service layer's index ([`hookscope::service`]):
+//! a [`Library`] with the persisted index (unless `--no-index` or
+//! `HOOKSCOPE_NO_INDEX=1`), a progress bar on a terminal while it syncs,
+//! and its notices on stderr.
 //!
 //! `HOOKSCOPE_INDEX_STATS=1` prints one line on stderr after the command,
 //! `hookscope-index-stats: {"sync": {…SyncStats}, "bytes_read": N,
@@ -8,41 +9,30 @@
 //! transcript byte read through the index, including text-filter reads).
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
-use hookscope::index::{Index, Progress, SyncStats, Synced, default_dir, disabled_by_env};
-use hookscope::transcript::SessionRef;
+use hookscope::index::{Progress, SyncStats};
+use hookscope::service::Library;
 
-/// The index to use, or `None` to work without one (`no_index`, the
-/// environment, no home folder, SQLite unusable; the last two say so on
-/// stderr). Prints the index's notices (rebuilt, in memory) one a line.
-pub fn open(no_index: bool) -> Option<Index> {
-    if no_index || disabled_by_env() {
-        return None;
-    }
-    let Some(dir) = default_dir() else {
-        errln!(
-            "hookscope: no cache folder (neither XDG_CACHE_HOME nor a home folder); working without an index"
-        );
-        return None;
-    };
-    match Index::open(&dir) {
-        Ok(index) => {
-            for n in index.notices() {
-                errln!("hookscope: {n}");
-            }
-            Some(index)
-        }
-        Err(e) => {
-            errln!("hookscope: cannot open an index ({e}); working without one");
-            None
-        }
+/// The sessions under `paths` with the index unless `no_index`; the
+/// index's notices (rebuilt, in memory, why there is none) are printed.
+pub fn library(paths: &[PathBuf], no_index: bool) -> Library {
+    let library = Library::new(paths).with_default_index(no_index);
+    notices(&library);
+    library
+}
+
+/// Prints the library's notices gathered since the last call, one a line.
+pub fn notices(library: &Library) {
+    for n in library.take_notices() {
+        errln!("hookscope: {n}");
     }
 }
 
-/// [`Index::sync`] with a progress bar on stderr when it is a terminal and
-/// there is something to index; prints notices added on the way.
-pub fn sync(index: &mut Index, sessions: &[SessionRef]) -> Synced {
-    let known = index.notices().len();
+/// Runs `f` with a progress callback that draws a bar on stderr when it is
+/// a terminal and the sync has something to index; the bar is cleared and
+/// the notices the sync added printed afterwards.
+pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progress)) -> R) -> R {
     let terminal = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |p: Progress| {
@@ -61,25 +51,21 @@ pub fn sync(index: &mut Index, sessions: &[SessionRef]) -> Synced {
         bar.set_position(p.bytes_done);
         bar.set_message(format!("{}/{} sessions", p.done, p.total));
     };
-    let synced = index.sync(sessions, &mut progress);
+    let out = f(&mut progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    for n in index.notices().iter().skip(known) {
-        errln!("hookscope: {n}");
-    }
-    synced
+    notices(library);
+    out
 }
 
-/// The `HOOKSCOPE_INDEX_STATS` line (see the module doc).
-pub fn report(index: &Index, stats: &SyncStats) {
+/// The `HOOKSCOPE_INDEX_STATS` line (see the module doc), when the
+/// variable is set and the question used the index.
+pub fn report(library: &Library, stats: Option<&SyncStats>) {
     if std::env::var_os("HOOKSCOPE_INDEX_STATS").is_none_or(|v| v.is_empty() || v == "0") {
         return;
     }
-    let line = serde_json::json!({
-        "sync": stats,
-        "bytes_read": index.bytes_read(),
-        "in_memory": index.file().is_none(),
-    });
-    errln!("hookscope-index-stats: {line}");
+    if let Some(line) = stats.and_then(|s| library.index_stats(s)) {
+        errln!("hookscope-index-stats: {line}");
+    }
 }

@@ -20,8 +20,7 @@ use std::sync::Arc;
 
 use hookscope::mcp::lines::Incoming;
 use hookscope::mcp::{
-    self, SessionSource, TOOL_DESCRIPTION, TOOL_NAME, TOOL_NAMES, TOOL_TITLE, ToolOutput,
-    input_schema,
+    self, Library, TOOL_DESCRIPTION, TOOL_NAME, TOOL_NAMES, TOOL_TITLE, ToolOutput, input_schema,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, Implementation,
@@ -41,10 +40,11 @@ use super::fail;
 /// `find_tool_calls` answers from the persisted index ([`super::index`])
 /// unless `no_index` (`--no-index`, `HOOKSCOPE_NO_INDEX=1`).
 pub fn run(paths: &[PathBuf], no_index: bool) {
-    let mut source = SessionSource::new(paths).unwrap_or_else(|e| fail(e));
-    if let Some(index) = super::index::open(no_index) {
-        source = source.with_index(index);
-    }
+    let source = Library::checked(paths)
+        .unwrap_or_else(|e| fail(e))
+        .with_cache();
+    let source = source.with_default_index(no_index);
+    super::index::notices(&source);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -300,7 +300,7 @@ async fn write_line(out: &mut tokio::io::Stdout, text: &[u8]) -> std::io::Result
 /// The MCP server: one tool, sessions discovered again on each call.
 #[derive(Debug, Clone)]
 struct FindToolCallsServer {
-    source: Arc<SessionSource>,
+    source: Arc<Library>,
     /// `find_tool_calls`, then hookscope's `hook_payload` and `replay_hook`.
     tools: Vec<Tool>,
     /// One query at a time: each is parallel through rayon already, and
@@ -310,7 +310,7 @@ struct FindToolCallsServer {
 }
 
 impl FindToolCallsServer {
-    fn new(source: SessionSource) -> Self {
+    fn new(source: Library) -> Self {
         let mut tool = Tool::new(TOOL_NAME, TOOL_DESCRIPTION, input_schema());
         tool.title = Some(TOOL_TITLE.to_string());
         tool.annotations = Some(
@@ -351,7 +351,7 @@ impl FindToolCallsServer {
     }
 
     /// Discovers sessions and runs the query (blocking; call off the runtime).
-    fn call(source: &SessionSource, name: &str, arguments: &Value) -> CallToolResult {
+    fn call(source: &Library, name: &str, arguments: &Value) -> CallToolResult {
         let out = mcp::call_tool(source, name, arguments, chrono::Utc::now())
             .unwrap_or_else(|| ToolOutput::Failed(format!("unknown tool: {name}")));
         match out {

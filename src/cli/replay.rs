@@ -19,8 +19,7 @@ use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
 use hookscope::hooks::replay::{
-    Backtest, MAX_EXAMPLES, Replay, backtest_json, backtest_refs, backtest_refs_indexed,
-    replay_json, replay_with,
+    Backtest, MAX_EXAMPLES, Replay, backtest_json, replay_json, replay_with,
 };
 use hookscope::hooks::rules::RuleSet;
 use hookscope::redact::Redactions;
@@ -347,15 +346,11 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
             eprint!("\r{done}/{total} sessions");
         }
     };
-    let bt = match super::index::open(no_index) {
-        Some(mut index) => {
-            let synced = super::index::sync(&mut index, &refs);
-            let bt = backtest_refs_indexed(&refs, rules, &progress, &index);
-            super::index::report(&index, &synced.stats);
-            bt
-        }
-        None => backtest_refs(&refs, rules, &progress),
-    };
+    let library = super::index::library(paths, no_index);
+    let (bt, stats) = super::index::with_progress(&library, |sync_progress| {
+        library.backtest(&refs, rules, &progress, sync_progress)
+    });
+    super::index::report(&library, stats.as_ref());
     if tty {
         errln!();
     }

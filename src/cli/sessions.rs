@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use hookscope::transcript::{Diagnostic, load_summaries};
+use hookscope::transcript::Diagnostic;
 
 use super::{discover_or_exit, print_json};
 
@@ -36,16 +36,11 @@ pub fn run(
     if let Some(agent) = agent {
         found.sessions.retain(|s| s.agent == agent);
     }
-    let results = match super::index::open(no_index) {
-        Some(mut index) => {
-            let synced = super::index::sync(&mut index, &found.sessions);
-            let stats = synced.stats.clone();
-            let results = index.summaries(&found.sessions, synced);
-            super::index::report(&index, &stats);
-            results
-        }
-        None => load_summaries(&found.sessions),
-    };
+    let library = super::index::library(paths, no_index);
+    let (results, stats) = super::index::with_progress(&library, |progress| {
+        library.summaries(&found.sessions, progress)
+    });
+    super::index::report(&library, stats.as_ref());
     let mut summaries = Vec::new();
     let mut all: Vec<Diagnostic> = found.diagnostics.clone();
     let mut unreadable = Vec::new();

@@ -1413,38 +1413,20 @@ pub fn backtest_refs_with(
     backtest_refs_known(sessions, rules, progress, prefilter, &[])
 }
 
-/// [`backtest_refs`] with the persisted index as the first prefilter
-/// (issue 11 §1): when every rule names a tool ([`tool_names_needed`]), a
-/// Claude Code session whose indexed calls are current and none of whose
-/// names contains one of those is counted in [`Backtest::skipped`] without
-/// reading its files ([`crate::index::Index::calls_named`]); the others go
-/// through [`backtest_refs`]'s byte prefilter as before. Tallies, examples
-/// and `sessions` are those of [`backtest_refs`]; `skipped` may be higher
-/// (the index knows call names, the bytes only hold them somewhere), and a
-/// file that became unreadable without changing size or mtime is counted
-/// skipped rather than `unreadable`.
-pub fn backtest_refs_indexed(
+/// [`backtest_refs`], counting session `i` as skipped unread when
+/// `skip[i]` (missing entries: not skipped): what the persisted index
+/// knows cannot match (`crate::service::skipped_by_index`). Tallies,
+/// examples and `sessions` are those of [`backtest_refs`] when the mask
+/// is right; `skipped` may be higher.
+pub fn backtest_refs_skipping(
     sessions: &[SessionRef],
     rules: &RuleSet,
     progress: &(dyn Fn(usize) + Sync),
-    index: &crate::index::Index,
+    skip: &[bool],
 ) -> Backtest {
-    let skip: Vec<bool> = match tool_names_needed(rules) {
-        Some(names) => index
-            .calls_named(sessions, &names)
-            .into_iter()
-            .zip(sessions)
-            .map(|(named, s)| {
-                s.agent == crate::transcript::Agent::ClaudeCode && named == Some(false)
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    backtest_refs_known(sessions, rules, progress, Prefilter::On, &skip)
+    backtest_refs_known(sessions, rules, progress, Prefilter::On, skip)
 }
 
-/// [`backtest_refs_with`], counting session `i` as skipped unread when
-/// `skip[i]` (missing entries: not skipped).
 fn backtest_refs_known(
     sessions: &[SessionRef],
     rules: &RuleSet,

@@ -50,6 +50,7 @@ use rusqlite::Connection;
 
 pub use build::{Progress, State, SyncStats, Synced, indexable};
 pub use listed::Listed;
+pub use query::SummaryResult;
 
 /// The index file's name inside its folder.
 pub const FILE_NAME: &str = "index.sqlite";

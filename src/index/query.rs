@@ -280,10 +280,10 @@ impl Index {
     pub fn verdicts(
         &self,
         sessions: &[SessionRef],
-        synced: &Synced,
+        states: &[State],
         query: &Query,
     ) -> Vec<Option<Verdict>> {
-        Self::verdicts_from(self.candidates_of(query), sessions, synced)
+        Self::verdicts_from(self.candidates_of(query), sessions, states)
     }
 
     /// The half of [`Index::verdicts`] that reads only the index: every
@@ -291,25 +291,27 @@ impl Index {
     /// candidate's time. It may run on another connection to the same file
     /// ([`super::Index::reader`]) while discovery and the sync run, and is
     /// current for the sessions the sync then reuses unchanged
-    /// ([`Synced::reused`]); `None` when the index cannot be read.
+    /// ([`super::Synced::reused`]); `None` when the index cannot be read.
     pub fn candidates_of(&self, query: &Query) -> Option<Candidates> {
         self.candidates(query).ok().map(Candidates)
     }
 
     /// [`Index::verdicts`] from candidates read before or after the sync
     /// (`None`: every session `None`): a session's verdict needs its state
-    /// to be indexed in `synced`.
+    /// (`states`, in the order of `sessions`: a sync's
+    /// [`super::Synced::states`], or the states taken as stored) to be
+    /// [`State::Indexed`].
     pub fn verdicts_from(
         candidates: Option<Candidates>,
         sessions: &[SessionRef],
-        synced: &Synced,
+        states: &[State],
     ) -> Vec<Option<Verdict>> {
         let Some(Candidates(accs)) = candidates else {
             return sessions.iter().map(|_| None).collect();
         };
         sessions
             .iter()
-            .zip(&synced.states)
+            .zip(states)
             .map(|(s, state)| {
                 if !matches!(state, State::Indexed) {
                     return None;

@@ -16,8 +16,8 @@
 //!   examples capped (`examples` per rule and verdict, default
 //!   [`crate::hooks::replay::MAX_EXAMPLES`]; `unreadable_files` the first
 //!   [`MAX_UNREADABLE_LISTED`])
-//!   ([`crate::hooks::replay::backtest_refs`], with the server's index
-//!   [`crate::hooks::replay::backtest_refs_indexed`]).
+//!   ([`crate::service::Library::backtest`], with the server's index when
+//!   it has one).
 //!
 //! A bad argument (unknown key, missing session or event, unknown event,
 //! `at` naming nothing, a refused rule set) is answered as
@@ -30,7 +30,7 @@ use serde_json::{Map, Value, json};
 
 use super::ToolOutput;
 use crate::hooks::events::{At, EventName};
-use crate::hooks::replay::{backtest_json, backtest_refs, replay, replay_json};
+use crate::hooks::replay::{backtest_json, replay, replay_json};
 use crate::hooks::rules::RuleSet;
 use crate::redact::{Redactions, redactor};
 use crate::transcript::{SessionRef, resolve_session};
@@ -255,14 +255,13 @@ fn rules_of(obj: &Map<String, Value>) -> Result<Option<RuleSet>, ToolOutput> {
     }
 }
 
-/// Runs [`REPLAY_HOOK`] on `sessions`. A backtest (`all: true`) asks
-/// `index` (synced with `sessions` first) which Claude Code sessions no
-/// rule's tool can name ([`crate::hooks::replay::backtest_refs_indexed`]);
-/// the tallies are those without it.
+/// Runs [`REPLAY_HOOK`] on `sessions`. A backtest (`all: true`) is
+/// [`crate::service::Library::backtest`] (with the library's index when it
+/// has one); the tallies are those without it.
 pub fn replay_hook(
     sessions: &[SessionRef],
     arguments: &Value,
-    index: Option<&std::sync::Mutex<crate::index::Index>>,
+    library: &crate::service::Library,
 ) -> ToolOutput {
     let run = || -> Result<(Value, Vec<String>), ToolOutput> {
         let obj = object(
@@ -304,13 +303,7 @@ pub fn replay_hook(
             };
             let mut refs = sessions.to_vec();
             refs.sort_by(|a, b| a.path.cmp(&b.path));
-            let mut bt = match index.map(std::sync::Mutex::lock) {
-                Some(Ok(mut index)) => {
-                    index.sync(&refs, &mut |_| {});
-                    crate::hooks::replay::backtest_refs_indexed(&refs, &rules, &|_| {}, &index)
-                }
-                _ => backtest_refs(&refs, &rules, &|_| {}),
-            };
+            let (mut bt, _) = library.backtest(&refs, &rules, &|_| {}, &mut |_| {});
             bt.cap_examples(examples);
             let listed = bt.unreadable_files.len();
             bt.unreadable_files.truncate(MAX_UNREADABLE_LISTED);

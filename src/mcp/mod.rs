@@ -9,30 +9,31 @@
 //! This is the only place that talks to [`crate::query`] on behalf of MCP:
 //! the server calls [`find_tool_calls`] here and never the query directly.
 //!
-//! Sessions are discovered again on every call ([`SessionSource::sessions`]):
-//! discovery is a directory walk (no file is read), so new sessions show up
-//! without a restart at a cost far below the query's own. Parsed sessions
-//! are kept between calls in the source's [`SessionCache`]
-//! (`transcript::cache`), re-parsed when their files change. With the
-//! persisted index ([`SessionSource::with_index`], the server's default
-//! unless `--no-index`), each `find_tool_calls` syncs it and loads only the
-//! sessions it says can hold a match, as `hookscope find` does.
+//! The server answers from a [`Library`] (the service layer): sessions are
+//! discovered again on every call ([`Library::sessions`]): discovery is a
+//! directory walk (no file is read), so new sessions show up without a
+//! restart at a cost far below the query's own. Parsed sessions are kept
+//! between calls in the library's cache ([`Library::with_cache`]),
+//! re-parsed when their files change. With the persisted index (the
+//! server's default unless `--no-index`), each `find_tool_calls` syncs it
+//! and loads only the sessions it says can hold a match, as `hookscope
+//! find` does.
 
 pub mod hooks;
 pub mod lines;
 
+#[cfg(test)]
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
-use crate::index::Index;
 use crate::query::{
     self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, LoadedSession, MAX_LIMIT, QueryError,
 };
-use crate::transcript::cache::{DEFAULT_BUDGET, SessionCache};
-use crate::transcript::{DiscoverError, SessionRef, discover};
+pub use crate::service::Library;
+use crate::transcript::SessionRef;
 
 /// The tool's name, as listed by `tools/list` and called by `tools/call`.
 pub const TOOL_NAME: &str = "find_tool_calls";
@@ -231,69 +232,6 @@ pub fn input_schema() -> Map<String, Value> {
     schema
 }
 
-/// Where the server finds sessions: the PATHs given on the command line, or
-/// the default roots when there are none; and the sessions parsed so far
-/// (a [`SessionCache`] of [`DEFAULT_BUDGET`], shared by clones).
-#[derive(Clone)]
-pub struct SessionSource {
-    paths: Vec<PathBuf>,
-    cache: Arc<SessionCache>,
-    /// The persisted index, when the server keeps one
-    /// ([`SessionSource::with_index`]).
-    index: Option<Arc<Mutex<Index>>>,
-}
-
-impl std::fmt::Debug for SessionSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionSource")
-            .field("paths", &self.paths)
-            .field("cache", &self.cache)
-            .field("index", &self.index.is_some())
-            .finish()
-    }
-}
-
-impl SessionSource {
-    /// Checks `paths` once by discovering them, so a bad PATH fails at start
-    /// rather than on the first call.
-    ///
-    /// # Errors
-    /// The [`DiscoverError`] of a PATH that does not exist or is not a
-    /// transcript or folder.
-    pub fn new(paths: &[PathBuf]) -> Result<SessionSource, DiscoverError> {
-        discover(paths)?;
-        Ok(SessionSource {
-            paths: paths.to_vec(),
-            cache: Arc::new(SessionCache::new(DEFAULT_BUDGET)),
-            index: None,
-        })
-    }
-
-    /// The source with a persisted index (issue 11 §1): each
-    /// `find_tool_calls` then syncs it with the sessions discovered and loads
-    /// only the sessions it says can hold a match
-    /// ([`find_tool_calls_indexed`]); the records are the same.
-    pub fn with_index(self, index: Index) -> SessionSource {
-        SessionSource {
-            index: Some(Arc::new(Mutex::new(index))),
-            ..self
-        }
-    }
-
-    /// The parsed sessions kept between calls.
-    pub fn cache(&self) -> &SessionCache {
-        &self.cache
-    }
-
-    /// Discovers the sessions now (a directory walk; files are not read).
-    ///
-    /// # Errors
-    /// A [`DiscoverError`] when a PATH has disappeared since the start.
-    pub fn sessions(&self) -> Result<Vec<SessionRef>, DiscoverError> {
-        Ok(discover(&self.paths)?.sessions)
-    }
-}
-
 /// What a `tools/call` of [`TOOL_NAME`] produced.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolOutput {
@@ -358,31 +296,6 @@ pub fn find_tool_calls_with(
     output(found)
 }
 
-/// [`find_tool_calls_with`] answered as the CLI's `find` answers from the
-/// index: `index` is synced with `sessions` ([`Index::sync`]; a cold index
-/// is built here), then only the sessions its verdicts keep
-/// ([`Index::verdicts`]) are loaded through `loader`, or, for indexed
-/// Claude Code sessions, their records built from their rows
-/// ([`query::find_with_rows`]). The result equals
-/// [`find_tool_calls_with`]'s, `limit` cap (`MAX_LIMIT`) and `matched`
-/// included.
-pub fn find_tool_calls_indexed(
-    sessions: &[SessionRef],
-    arguments: &Value,
-    now: DateTime<Utc>,
-    index: &mut Index,
-    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-) -> ToolOutput {
-    let found = FindParams::from_json(arguments)
-        .and_then(|params| params.validate(now))
-        .and_then(|query| {
-            let synced = index.sync(sessions, &mut |_| {});
-            let verdicts = index.verdicts(sessions, &synced, &query);
-            query::find_with_rows(sessions, &query, &verdicts, Some(&*index), loader)
-        });
-    output(found)
-}
-
 /// The tool's answer to a query's outcome.
 fn output(found: Result<query::FindResult, QueryError>) -> ToolOutput {
     match found {
@@ -397,29 +310,25 @@ fn output(found: Result<query::FindResult, QueryError>) -> ToolOutput {
     }
 }
 
-/// Discovers the sessions of `source` and runs [`find_tool_calls`] on them,
-/// reading them through the source's [`SessionCache`] (blocking: discovery
-/// walks directories, the query reads files it has not parsed yet), with
-/// the source's index when it has one ([`find_tool_calls_indexed`]; one
-/// call at a time holds it).
-pub fn call(source: &SessionSource, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
-    let sessions = match source.sessions() {
+/// Discovers the sessions of `library` and runs [`find_tool_calls`] on
+/// them ([`Library::find_in`]: through its cache, with its index when it has
+/// one; blocking: discovery walks directories, the query reads files it has
+/// not parsed yet).
+pub fn call(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
+    let sessions = match library.sessions() {
         Ok(sessions) => sessions,
         Err(e) => return ToolOutput::Failed(format!("cannot list sessions: {e}")),
     };
-    let loader = |s: &SessionRef| source.cache.get(s);
-    if let Some(index) = &source.index
-        && let Ok(mut index) = index.lock()
-    {
-        return find_tool_calls_indexed(&sessions, arguments, now, &mut index, &loader);
-    }
-    find_tool_calls_with(&sessions, arguments, now, &loader)
+    let found = FindParams::from_json(arguments)
+        .and_then(|params| params.validate(now))
+        .and_then(|query| library.find_in(&sessions, &query));
+    output(found)
 }
 
 /// Runs the tool `name` (one of [`TOOL_NAMES`]) on the sessions of
 /// `source`; `None` for an unknown tool.
 pub fn call_tool(
-    source: &SessionSource,
+    source: &Library,
     name: &str,
     arguments: &Value,
     now: DateTime<Utc>,
@@ -433,11 +342,7 @@ pub fn call_tool(
     };
     match name {
         hooks::HOOK_PAYLOAD => Some(hooks::hook_payload(&sessions, arguments)),
-        hooks::REPLAY_HOOK => Some(hooks::replay_hook(
-            &sessions,
-            arguments,
-            source.index.as_deref(),
-        )),
+        hooks::REPLAY_HOOK => Some(hooks::replay_hook(&sessions, arguments, source)),
         _ => None,
     }
 }
@@ -518,8 +423,11 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl"
         ));
-        let source = SessionSource::new(std::slice::from_ref(&path)).expect("a transcript");
-        assert_eq!(source.cache().paths(), Vec::<PathBuf>::new());
+        let source = Library::checked(std::slice::from_ref(&path))
+            .expect("a transcript")
+            .with_cache();
+        let cache = source.cache().expect("a cache");
+        assert_eq!(cache.paths(), Vec::<PathBuf>::new());
         let out = call(
             &source,
             &json!({"tool_name": "Bash", "limit": 1}),
@@ -527,7 +435,7 @@ mod tests {
         );
         assert!(matches!(out, ToolOutput::Found { .. }), "{out:?}");
         // The session's Bash calls were loaded once and kept.
-        assert_eq!(source.cache().paths(), [path]);
+        assert_eq!(cache.paths(), [path]);
         let again = call(
             &source,
             &json!({"tool_name": "Bash", "limit": 1}),

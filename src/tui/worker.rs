@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use std::sync::Mutex;
 
-use hookscope::index::{self, Index, Progress, State, SyncStats, Synced};
+use hookscope::index::{self, Index, Progress, State};
 use hookscope::query::prefilter::Verdict;
 use hookscope::query::{FindResult, Query, RowCall, RowSource, find_with_loader, find_with_rows};
 use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
@@ -163,70 +163,14 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
     });
 }
 
-/// Opens the persisted index for the TUI's start (issue 11 §1), or `None`
-/// to work as without one: `no_index` (`--no-index`), `HOOKSCOPE_NO_INDEX`,
-/// no cache folder, or SQLite unusable. The index's notices (rebuilt, in
-/// memory) are returned for the status bar.
-pub fn open_index(no_index: bool) -> (Option<Index>, Vec<String>) {
-    if no_index || index::disabled_by_env() {
-        return (None, Vec::new());
-    }
-    let Some(dir) = index::default_dir() else {
-        return (
-            None,
-            vec!["no cache folder (neither XDG_CACHE_HOME nor a home folder); working without an index".to_string()],
-        );
-    };
-    match Index::open(&dir) {
-        Ok(index) => {
-            let notices = index.notices().to_vec();
-            (Some(index), notices)
-        }
-        Err(e) => (
-            None,
-            vec![format!("cannot open an index ({e}); working without one")],
-        ),
-    }
-}
+pub use hookscope::service::open_index;
 
 /// The index shared by the start's sync thread and the Calls-view query
 /// thread (each holds the lock for one chunk's sync or one query's
 /// verdicts).
 pub type SharedIndex = Arc<Mutex<Index>>;
 
-/// Per session of `sessions` (in order), what `index` says about `query`
-/// ([`Index::verdicts`]), for the sessions whose rows are current now
-/// ([`Index::current`]: stored stamps equal the files', and the main file
-/// still has the size and mtime discovery saw); `None` for the others
-/// (not indexed yet, or grown since: a live session), so
-/// [`find_with_rows`] falls back to the raw prefilter for them and the
-/// answer stays what [`find_with_loader`] gives.
-pub fn current_verdicts(
-    index: &Index,
-    sessions: &[SessionRef],
-    query: &Query,
-) -> Vec<Option<Verdict>> {
-    let current = index.current(sessions);
-    let states: Vec<State> = sessions
-        .iter()
-        .zip(current)
-        .map(|(s, current)| {
-            let unchanged = std::fs::metadata(&s.path)
-                .is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified);
-            if current && unchanged {
-                State::Indexed
-            } else {
-                State::NotIndexed
-            }
-        })
-        .collect();
-    let synced = Synced {
-        reused: vec![false; states.len()],
-        states,
-        stats: SyncStats::default(),
-    };
-    index.verdicts(sessions, &synced, query)
-}
+pub use hookscope::service::current_verdicts;
 
 /// Sessions synced in one [`Index::sync`] call (one [`Msg::Summaries`]
 /// each; the Calls view waits for at most one such call).
@@ -724,12 +668,8 @@ fn spawn_queries_with(
 /// What `index` says about `query` for `sessions` taken as stored (every
 /// one [`State::Indexed`]: see [`spawn_queries_stored`]).
 fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec<Option<Verdict>> {
-    let synced = Synced {
-        states: sessions.iter().map(|_| State::Indexed).collect(),
-        reused: vec![true; sessions.len()],
-        stats: SyncStats::default(),
-    };
-    index.verdicts(sessions, &synced, query)
+    let states: Vec<State> = sessions.iter().map(|_| State::Indexed).collect();
+    index.verdicts(sessions, &states, query)
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`
@@ -740,7 +680,7 @@ fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec
 /// thread; [`spawn_backtest`] runs it on its own. A session that cannot be
 /// read counts as done, with nothing listed. With `index`, the sessions it
 /// says no rule can match are done unread
-/// ([`hookscope::hooks::replay::backtest_refs_indexed`]; the index lock is
+/// ([`hookscope::service::skipped_by_index`]; the index lock is
 /// held only for that one question).
 pub fn backtest(
     sessions: &[SessionRef],
@@ -749,16 +689,8 @@ pub fn backtest(
     tx: &Sender<Msg>,
 ) {
     let total = sessions.len();
-    let skip: Vec<bool> = match (index, hookscope::hooks::replay::tool_names_needed(rules)) {
-        (Some(index), Some(names)) => match index.lock() {
-            Ok(index) => index
-                .calls_named(sessions, &names)
-                .into_iter()
-                .zip(sessions)
-                .map(|(named, s)| s.agent == transcript::Agent::ClaudeCode && named == Some(false))
-                .collect(),
-            Err(_) => Vec::new(),
-        },
+    let skip: Vec<bool> = match index.map(|i| i.lock()) {
+        Some(Ok(index)) => hookscope::service::skipped_by_index(&index, sessions, rules),
         _ => Vec::new(),
     };
     for (index, sref) in sessions.iter().enumerate() {
