@@ -6,6 +6,7 @@
 
 pub mod hooks;
 pub mod index;
+pub mod json_line;
 pub mod mcp;
 pub mod printable;
 pub mod query;

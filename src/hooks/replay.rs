@@ -122,7 +122,7 @@ pub enum ReplayError {
 /// [`At::Last`]) through `rules`.
 ///
 /// # Errors
-/// [`ReplayError::Payload`] as [`payload`] refuses.
+/// [`ReplayError::Payload`] as [`crate::hooks::dialect::Dialect::payload`] refuses.
 pub fn replay(
     session: &Session,
     event: EventName,
@@ -137,7 +137,7 @@ pub fn replay(
 /// ([`CwdMap::map_value`]).
 ///
 /// # Errors
-/// [`ReplayError::Payload`] as [`payload`] refuses.
+/// [`ReplayError::Payload`] as [`crate::hooks::dialect::Dialect::payload`] refuses.
 pub fn replay_with(
     session: &Session,
     event: EventName,

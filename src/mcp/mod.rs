@@ -283,7 +283,7 @@ pub fn find_tool_calls(
 }
 
 /// [`find_tool_calls`], loading sessions through `loader`
-/// (`query::find_with_loader`), e.g. a [`SessionCache`].
+/// (`query::find_with_loader`), e.g. a [`crate::transcript::cache::SessionCache`].
 pub fn find_tool_calls_with(
     sessions: &[SessionRef],
     arguments: &Value,

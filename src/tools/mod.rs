@@ -138,47 +138,6 @@ pub fn parse_tool_call(
     }
 }
 
-/// Parse a Codex `function_call` whose `arguments` is a JSON-encoded string
-/// (formats.md §2.3 "double-decode"): decode it and [`parse_tool_call`] the
-/// result; when it is not valid JSON, return [`ToolCall::fallback`] holding
-/// the text verbatim (never an error for that case). A lone UTF-16
-/// surrogate escape inside the text (`\\ud83d` in the line) is repaired as
-/// the loaders repair lines (U+FFFD, see
-/// [`crate::transcript::jsonl::repair_line`]); use
-/// [`parse_codex_arguments_with_fixes`] to learn whether it was.
-///
-/// # Errors
-/// As [`parse_tool_call`] for decodable but malformed arguments.
-pub fn parse_codex_arguments(
-    name: &str,
-    arguments: &str,
-    on_error: OnError,
-) -> Result<ToolCall, ToolInputError> {
-    parse_codex_arguments_with_fixes(name, arguments, on_error).map(|(call, _)| call)
-}
-
-/// [`parse_codex_arguments`], also saying what was repaired in the
-/// `arguments` text before it decoded (only
-/// [`LineFixes::lone_surrogate`](crate::transcript::jsonl::LineFixes) can be
-/// set: a `&str` is valid UTF-8). The Codex loader turns a repair into a
-/// diagnostic for the line.
-///
-/// # Errors
-/// As [`parse_tool_call`] for decodable but malformed arguments.
-pub fn parse_codex_arguments_with_fixes(
-    name: &str,
-    arguments: &str,
-    on_error: OnError,
-) -> Result<(ToolCall, crate::transcript::jsonl::LineFixes), ToolInputError> {
-    match crate::transcript::jsonl::parse_line::<Value>(arguments.as_bytes()) {
-        Ok((value, fixes)) => parse_tool_call(name, Some(&value), on_error).map(|c| (c, fixes)),
-        Err(_) => Ok((
-            ToolCall::fallback(name, arguments),
-            crate::transcript::jsonl::LineFixes::default(),
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,59 +453,6 @@ mod tests {
             panic!()
         };
         assert_eq!(b.command, "pwd");
-    }
-
-    #[test]
-    fn codex_arguments_with_a_lone_surrogate_are_repaired_not_a_fallback() {
-        // The text after the line's outer decode: `\ud83d` with no low half.
-        let args = r#"{"cmd": "echo \ud83d!"}"#;
-        let (call, fixes) =
-            parse_codex_arguments_with_fixes("exec_command", args, OnError::Raise).unwrap();
-        let ToolCall::Bash(b) = &call else {
-            panic!("not a BashCall: {call:?}")
-        };
-        assert_eq!(b.command, "echo \u{fffd}!");
-        assert!(fixes.lone_surrogate);
-        assert!(!fixes.invalid_utf8);
-        // A valid pair is not a repair.
-        let (call, fixes) = parse_codex_arguments_with_fixes(
-            "exec_command",
-            r#"{"cmd": "echo \ud83d\ude00"}"#,
-            OnError::Raise,
-        )
-        .unwrap();
-        let ToolCall::Bash(b) = &call else { panic!() };
-        assert_eq!(b.command, "echo \u{1f600}");
-        assert!(!fixes.lone_surrogate);
-    }
-
-    #[test]
-    fn codex_arguments_and_fallback() {
-        let call =
-            parse_codex_arguments("exec_command", "{\"cmd\": \"ls -la\"}", OnError::Raise).unwrap();
-        let ToolCall::Bash(b) = &call else { panic!() };
-        assert_eq!(b.command, "ls -la");
-        let bad = parse_codex_arguments("exec_command", "{\"cmd\": \"ls", OnError::Raise).unwrap();
-        assert_eq!(bad.type_name(), "FallbackCall");
-        assert_eq!(bad.name(), "exec_command");
-        assert_eq!(bad.raw(), Some(&json!("{\"cmd\": \"ls")));
-        let ToolCall::Fallback(f) = &bad else {
-            panic!()
-        };
-        assert_eq!(f.text(), "{\"cmd\": \"ls");
-        assert_eq!(bad.error(), None);
-        assert_eq!(
-            bad.digest().unwrap(),
-            tool_digest("exec_command", Some(&json!("{\"cmd\": \"ls"))).unwrap()
-        );
-        let direct = ToolCall::fallback("X", "not json");
-        assert_eq!(
-            direct,
-            ToolCall::Fallback(FallbackCall {
-                name: "X".into(),
-                raw: Some(json!("not json"))
-            })
-        );
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! explicit stack: 100,000 nested `[` cost memory in proportion, never the
 //! call stack): strings are kept as their literal text and unescaped by
 //! serde_json when needed (a lone UTF-16 surrogate escape becomes U+FFFD, as
-//! the transcript loaders repair it: `transcript::jsonl::repair_line`),
+//! the transcript loaders repair it: `json_line::repair_line`),
 //! numbers as their literal text. Object members are sorted by the UTF-16
 //! code units of their keys once, when the object closes; a repeated key
 //! keeps its last value (as serde_json and Python's `json` do).
@@ -437,7 +437,7 @@ fn unescape(lit: &str) -> Result<String, DigestError> {
     let bad = |e: serde_json::Error| DigestError::Invalid(format!("string: {e}"));
     match serde_json::from_str::<String>(lit) {
         Ok(s) => Ok(s),
-        Err(e) => match crate::transcript::jsonl::repair_line(lit.as_bytes()) {
+        Err(e) => match crate::json_line::repair_line(lit.as_bytes()) {
             Some((fixed, _)) => serde_json::from_slice::<String>(&fixed).map_err(|_| bad(e)),
             None => Err(bad(e)),
         },

@@ -1,0 +1,399 @@
+//! The service layer: what every shell (CLI, MCP server, TUI) needs to
+//! answer from a user's sessions, written once. A [`Library`] owns the
+//! roots, the optional persisted index and its sync, the index's notices,
+//! and an optional cache of parsed sessions, and offers discovery
+//! ([`Library::sessions`]), `find_tool_calls` with the index as the first
+//! prefilter and the raw prefilter as the fallback ([`Library::find`],
+//! [`Library::find_in`]) and the rule-set backtest with the same fallback
+//! ([`Library::backtest`]). The answers are those without an index
+//! (docs/benchmarks.md "Index" measures the difference in time only).
+//!
+//! Opening the index ([`open_index`]) never fails: no cache folder,
+//! `HOOKSCOPE_NO_INDEX=1`, `--no-index` or an unusable SQLite file all mean
+//! "work without one", each said as a notice (docs/sessions.md "Index").
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, tool_names_needed};
+use crate::hooks::rules::RuleSet;
+use crate::index::{self, Index, Progress, State, SyncStats, Synced};
+use crate::query::{
+    FindResult, LoadedSession, Query, QueryError, Verdict, find_with_loader, find_with_rows,
+    load_from_disk,
+};
+use crate::transcript::cache::{DEFAULT_BUDGET, SessionCache};
+use crate::transcript::{DiscoverError, SessionRef, discover};
+
+/// The persisted index in its default folder, or `None` to work without
+/// one: `no_index` (`--no-index`), `HOOKSCOPE_NO_INDEX`, no cache folder, or
+/// SQLite unusable. The second value is the notices to show (rebuilt, in
+/// memory, why there is none), one sentence each.
+pub fn open_index(no_index: bool) -> (Option<Index>, Vec<String>) {
+    if no_index || index::disabled_by_env() {
+        return (None, Vec::new());
+    }
+    let Some(dir) = index::default_dir() else {
+        return (
+            None,
+            vec!["no cache folder (neither XDG_CACHE_HOME nor a home folder); working without an index".to_string()],
+        );
+    };
+    match Index::open(&dir) {
+        Ok(index) => {
+            let notices = index.notices().to_vec();
+            (Some(index), notices)
+        }
+        Err(e) => (
+            None,
+            vec![format!("cannot open an index ({e}); working without one")],
+        ),
+    }
+}
+
+/// Why [`Library::find`] gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    /// A root is gone or is neither a transcript nor a folder.
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    /// The query's own refusal (an argument it cannot use).
+    #[error(transparent)]
+    Query(#[from] QueryError),
+}
+
+/// What [`Library::find`] found, and what the index did on the way.
+#[derive(Debug)]
+pub struct Found {
+    /// The sessions discovered, in discovery order.
+    pub sessions: Vec<SessionRef>,
+    /// The records, as `find_tool_calls` answers.
+    pub result: FindResult,
+    /// The index's sync (`None` without an index).
+    pub sync: Option<SyncStats>,
+}
+
+/// A user's sessions and what answers questions over them (module docs).
+/// Clones share the index and the cache.
+#[derive(Clone)]
+pub struct Library {
+    paths: Vec<PathBuf>,
+    cache: Option<Arc<SessionCache>>,
+    index: Option<Arc<Mutex<Index>>>,
+    notices: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library")
+            .field("paths", &self.paths)
+            .field("cache", &self.cache.is_some())
+            .field("index", &self.index.is_some())
+            .finish()
+    }
+}
+
+impl Library {
+    /// The sessions under `paths` (the default roots when empty), without
+    /// an index or a cache. Nothing is read yet.
+    pub fn new(paths: &[PathBuf]) -> Library {
+        Library {
+            paths: paths.to_vec(),
+            cache: None,
+            index: None,
+            notices: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// [`Library::new`], checking `paths` once by discovering them, so a
+    /// bad PATH fails at start rather than on the first question.
+    ///
+    /// # Errors
+    /// The [`DiscoverError`] of a PATH that does not exist or is not a
+    /// transcript or folder.
+    pub fn checked(paths: &[PathBuf]) -> Result<Library, DiscoverError> {
+        discover(paths)?;
+        Ok(Library::new(paths))
+    }
+
+    /// Keeps parsed sessions between questions (a [`SessionCache`] of
+    /// [`DEFAULT_BUDGET`] bytes, estimated): for a server that answers many.
+    #[must_use]
+    pub fn with_cache(self) -> Library {
+        Library {
+            cache: Some(Arc::new(SessionCache::new(DEFAULT_BUDGET))),
+            ..self
+        }
+    }
+
+    /// Uses `index` as the first prefilter; it is synced with the sessions
+    /// discovered before each question.
+    #[must_use]
+    pub fn with_index(self, index: Index) -> Library {
+        Library {
+            index: Some(Arc::new(Mutex::new(index))),
+            ..self
+        }
+    }
+
+    /// [`open_index`] and, when there is one, [`Library::with_index`]; its
+    /// notices are kept for [`Library::take_notices`].
+    #[must_use]
+    pub fn with_default_index(self, no_index: bool) -> Library {
+        let (index, notices) = open_index(no_index);
+        self.notice(notices);
+        match index {
+            Some(index) => self.with_index(index),
+            None => self,
+        }
+    }
+
+    /// The roots given (empty: the default ones).
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// The parsed sessions kept between questions, when there is a cache.
+    pub fn cache(&self) -> Option<&SessionCache> {
+        self.cache.as_deref()
+    }
+
+    /// Whether an index is in use.
+    pub fn has_index(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// The notices gathered since the last call (the index rebuilt, kept in
+    /// memory, or not used, and why), oldest first.
+    pub fn take_notices(&self) -> Vec<String> {
+        self.notices
+            .lock()
+            .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default()
+    }
+
+    fn notice(&self, more: impl IntoIterator<Item = String>) {
+        if let Ok(mut n) = self.notices.lock() {
+            n.extend(more);
+        }
+    }
+
+    /// Discovers the sessions now (a directory walk; files are not read).
+    ///
+    /// # Errors
+    /// A [`DiscoverError`] when a root has gone.
+    pub fn sessions(&self) -> Result<Vec<SessionRef>, DiscoverError> {
+        Ok(discover(&self.paths)?.sessions)
+    }
+
+    /// Loads one session, through the cache when there is one.
+    pub fn load(&self, session: &SessionRef) -> LoadedSession {
+        match &self.cache {
+            Some(cache) => cache.get(session),
+            None => load_from_disk(session),
+        }
+    }
+
+    /// Brings the index up to date with `sessions` (`progress` as
+    /// [`Index::sync`] calls it); `None` without an index. New notices are
+    /// kept for [`Library::take_notices`].
+    pub fn sync(
+        &self,
+        sessions: &[SessionRef],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Option<Synced> {
+        let mut index = self.index.as_ref()?.lock().ok()?;
+        let known = index.notices().len();
+        let synced = index.sync(sessions, progress);
+        self.notice(index.notices().iter().skip(known).cloned());
+        Some(synced)
+    }
+
+    /// Each session's summary and diagnostics, in the order of
+    /// `sessions`: from the index (synced first; only changed sessions are
+    /// read) or by loading every session. The same either way.
+    pub fn summaries(
+        &self,
+        sessions: &[SessionRef],
+        progress: &mut dyn FnMut(Progress),
+    ) -> (Vec<index::SummaryResult>, Option<SyncStats>) {
+        let Some(synced) = self.sync(sessions, progress) else {
+            return (crate::transcript::load_summaries(sessions), None);
+        };
+        let stats = synced.stats.clone();
+        match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => (index.summaries(sessions, synced), Some(stats)),
+            _ => (crate::transcript::load_summaries(sessions), Some(stats)),
+        }
+    }
+
+    /// `find_tool_calls` over the sessions discovered now. With an index,
+    /// its candidates are read on a second connection while discovery and
+    /// the sync run (they stand when the sync reused every session), and
+    /// only the sessions it says can hold a match are loaded, or built
+    /// from their rows; without one, every session goes through the raw
+    /// prefilter. The records are the same either way.
+    ///
+    /// # Errors
+    /// A root has gone, or the query refuses an argument.
+    pub fn find(
+        &self,
+        query: &Query,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Found, FindError> {
+        let reader = self
+            .index
+            .as_ref()
+            .and_then(|i| i.lock().ok().and_then(|i| i.reader()));
+        let (found, early) = std::thread::scope(|scope| {
+            let early = reader.map(|r| scope.spawn(move || r.candidates_of(query)));
+            let found = discover(&self.paths);
+            (found, early.and_then(|h| h.join().ok().flatten()))
+        });
+        let sessions = found?.sessions;
+        let Some(synced) = self.sync(&sessions, progress) else {
+            let result = self.find_unindexed(&sessions, query)?;
+            return Ok(Found {
+                sessions,
+                result,
+                sync: None,
+            });
+        };
+        let result = match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => {
+                let candidates = match early {
+                    Some(c) if synced.reused.iter().all(|r| *r) => Some(c),
+                    _ => index.candidates_of(query),
+                };
+                let verdicts = Index::verdicts_from(candidates, &sessions, &synced.states);
+                find_with_rows(&sessions, query, &verdicts, Some(&*index), &|s| {
+                    self.load(s)
+                })?
+            }
+            _ => self.find_unindexed(&sessions, query)?,
+        };
+        Ok(Found {
+            sessions,
+            result,
+            sync: Some(synced.stats),
+        })
+    }
+
+    /// `find_tool_calls` over `sessions` (already discovered), with the
+    /// index synced with them first when there is one; the records are
+    /// those without it.
+    ///
+    /// # Errors
+    /// The query refuses an argument.
+    pub fn find_in(
+        &self,
+        sessions: &[SessionRef],
+        query: &Query,
+    ) -> Result<FindResult, QueryError> {
+        let Some(synced) = self.sync(sessions, &mut |_| {}) else {
+            return self.find_unindexed(sessions, query);
+        };
+        match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => {
+                let verdicts = index.verdicts(sessions, &synced.states, query);
+                find_with_rows(sessions, query, &verdicts, Some(&*index), &|s| self.load(s))
+            }
+            _ => self.find_unindexed(sessions, query),
+        }
+    }
+
+    fn find_unindexed(
+        &self,
+        sessions: &[SessionRef],
+        query: &Query,
+    ) -> Result<FindResult, QueryError> {
+        find_with_loader(sessions, query, &|s| self.load(s))
+    }
+
+    /// Backtests `rules` over `sessions` ([`backtest_refs`]); with an
+    /// index (synced first), a session whose indexed call names cannot
+    /// match any rule is counted skipped unread ([`skipped_by_index`]).
+    /// `progress` gets the number of sessions done, from any thread.
+    pub fn backtest(
+        &self,
+        sessions: &[SessionRef],
+        rules: &RuleSet,
+        progress: &(dyn Fn(usize) + Sync),
+        sync_progress: &mut dyn FnMut(Progress),
+    ) -> (Backtest, Option<SyncStats>) {
+        let Some(synced) = self.sync(sessions, sync_progress) else {
+            return (backtest_refs(sessions, rules, progress), None);
+        };
+        let skip = match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => skipped_by_index(&index, sessions, rules),
+            _ => Vec::new(),
+        };
+        (
+            backtest_refs_skipping(sessions, rules, progress, &skip),
+            Some(synced.stats),
+        )
+    }
+
+    /// The `HOOKSCOPE_INDEX_STATS` object after a question (`{"sync":
+    /// {…}, "bytes_read": N, "in_memory": bool}`; `bytes_read` counts every
+    /// transcript byte read through the index), `None` without an index.
+    pub fn index_stats(&self, sync: &SyncStats) -> Option<serde_json::Value> {
+        let index = self.index.as_ref()?.lock().ok()?;
+        Some(serde_json::json!({
+            "sync": sync,
+            "bytes_read": index.bytes_read(),
+            "in_memory": index.file().is_none(),
+        }))
+    }
+}
+
+/// Per session of `sessions`, whether the backtest of `rules` may count it
+/// skipped unread: every rule names a tool ([`tool_names_needed`]), the
+/// session is Claude Code's, its indexed calls are current and none is
+/// named by one of those tools ([`Index::calls_named`]). Empty when some
+/// rule names no tool.
+pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
+    let Some(names) = tool_names_needed(rules) else {
+        return Vec::new();
+    };
+    index
+        .calls_named(sessions, &names)
+        .into_iter()
+        .zip(sessions)
+        .map(|(named, s)| s.agent == crate::transcript::Agent::ClaudeCode && named == Some(false))
+        .collect()
+}
+
+/// Per session, its state for [`Index::verdicts`] when it is taken as
+/// stored: [`State::Indexed`] when its rows are current now
+/// ([`Index::current`]: the stored stamps equal the files', and the main
+/// file still has the size and mtime discovery saw), else
+/// [`State::NotIndexed`] (a live session grown since: it goes through the
+/// raw prefilter).
+pub fn current_states(index: &Index, sessions: &[SessionRef]) -> Vec<State> {
+    index
+        .current(sessions)
+        .into_iter()
+        .zip(sessions)
+        .map(|(current, s)| {
+            let unchanged = std::fs::metadata(&s.path)
+                .is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified);
+            if current && unchanged {
+                State::Indexed
+            } else {
+                State::NotIndexed
+            }
+        })
+        .collect()
+}
+
+/// [`Index::verdicts`] for sessions taken as they are stored now
+/// ([`current_states`]), without a sync: what the TUI asks while its own
+/// sync runs.
+pub fn current_verdicts(
+    index: &Index,
+    sessions: &[SessionRef],
+    query: &Query,
+) -> Vec<Option<Verdict>> {
+    index.verdicts(sessions, &current_states(index, sessions), query)
+}
