@@ -72,7 +72,7 @@ pub enum Msg {
     Parsed {
         /// The call's parse-cache key, as asked.
         key: super::context::BashKey,
-        /// The parsed line (`BashCall::command_line`, hooks.md §2.3).
+        /// The parsed line (`BashCall::command_line`, docs/tool-calls.md#the-bash-command-parser).
         line: hookscope::shell::CommandLine,
     },
     /// One more session of a backtest ([`backtest`]): its would-be
@@ -163,7 +163,7 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
     });
 }
 
-/// Opens the persisted index for the TUI's start (issue 11 §1), or `None`
+/// Opens the persisted index for the TUI's start (docs/cli.md#index), or `None`
 /// to work as without one: `no_index` (`--no-index`), `HOOKSCOPE_NO_INDEX`,
 /// no cache folder, or SQLite unusable. The index's notices (rebuilt, in
 /// memory) are returned for the status bar.
@@ -408,7 +408,7 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
     });
 }
 
-/// Starts the follower thread (issue 11 §3): it watches `roots` for new
+/// Starts the follower thread: it watches `roots` for new
 /// sessions (each sent as [`Msg::SessionAdded`]) and follows the session
 /// named on the returned sender (its list index and ref; a new one replaces
 /// the previous), sending [`Msg::Live`] once when it starts following and
