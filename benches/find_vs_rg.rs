@@ -1,4 +1,4 @@
-//! `hookscope find` against ripgrep benchmark (not a test), issue 3.
+//! `hookscope find` against ripgrep benchmark (not a test; docs/benchmarks.md#find-against-ripgrep).
 //!
 //! Run: `cargo bench --bench find_vs_rg [-- --corpus DIR] [--size 1GiB]
 //! [--word git] [--runs 5]`
@@ -18,7 +18,7 @@
 //!    ratio find / rg are printed. When `rg` is not on PATH its part is
 //!    skipped with a message (`apt-get install ripgrep`).
 //!
-//! 4. Backtest (issue 8 §4), in the same run on the same files:
+//! 4. Backtest, in the same run on the same files:
 //!    `hookscope replay --rules R --all DIR --json` with a one-rule set R
 //!    comparable to the `find` query (PreToolUse, tool Bash, `only_if
 //!    input_contains = WORD`, action block), timed `--runs` times with the
@@ -201,7 +201,7 @@ fn main() {
     for f in &files {
         let _ = std::fs::read(f);
     }
-    // hookscope's index (issue 11) goes to a folder of the bench's own, never
+    // hookscope's index (docs/cli.md#index) goes to a folder of the bench's own, never
     // the user's cache; the untimed first run of each command builds it, so
     // the timed runs are warm-index runs.
     let cache_dir = match tempfile::TempDir::new() {

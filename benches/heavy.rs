@@ -1,11 +1,11 @@
-//! The heavy-user benchmark (issue 11 §4; not a test): one run reports every
-//! number issue 11 §2 sets a budget for, on a generated heavy corpus.
+//! The heavy-user benchmark (docs/benchmarks.md#heavy-user-benchmark; not a test): one run reports every
+//! number the heavy-user budget names, on a generated heavy corpus.
 //!
 //! Run: `cargo build --release && cargo bench --bench heavy [-- --corpus DIR]
 //! [--size 5GiB] [--runs 3]`
 //!
 //! 1. Corpus: `--corpus DIR` is reused when it holds files, else generated
-//!    there (and kept) in issue 11's shape: 128 copies of `tests/corpus`
+//!    there (and kept) in the heavy-user shape: 128 copies of `tests/corpus`
 //!    (all four agents), the heavy-user mode's three 301 MB Claude Code
 //!    sessions with ten 10 MB lines each, and 983 bulk Claude Code sessions
 //!    filling the rest of `--size` (`benches/support/gen_corpus.rs`,
@@ -154,9 +154,9 @@ fn main() {
     if !has_files {
         let source = root.join("tests/corpus");
         let start = Instant::now();
-        // Issue 11's shape: 128 copies (7,808 sessions), three 301 MB
+        // The heavy-user shape: 128 copies (7,808 sessions), three 301 MB
         // sessions, and 983 bulk sessions filling the rest of `--size`
-        // (8,794 sessions in all, as the issue measured).
+        // (8,794 sessions in all).
         let g = gen_corpus::generate_copies(&source, &corpus, o.size, Some(128))
             .expect("corpus generated");
         let (big, mut big_bytes) =

@@ -6,14 +6,14 @@
 //! Run: `cargo run --release --example gen_corpus -- OUT_DIR [--size 1GiB]
 //! [--source tests/corpus] [--heavy]`
 //!
-//! `--heavy` (issue 11 §4, the heavy-user mode) adds three big Claude Code
+//! `--heavy` (the heavy-user mode, docs/benchmarks.md#heavy-user-benchmark) adds three big Claude Code
 //! sessions of 301 MB, each with ten 10 MB lines, in `OUT_DIR/big/p-big/`
-//! (`--big N` sets how many); use it with `--size 5GiB` for issue 11's
+//! (`--big N` sets how many); use it with `--size 5GiB` for the heavy-user
 //! 5 GB corpus.
 //!
 //! `--copies N` stops after N copies of the source and `--bulk N` then
 //! fills the rest of `--size` with N medium Claude Code sessions
-//! (`OUT_DIR/bulk/p-bulk/`): issue 11's shape of fewer, bigger sessions is
+//! (`OUT_DIR/bulk/p-bulk/`): the heavy-user shape of fewer, bigger sessions is
 //! `--size 5GiB --heavy --copies 128 --bulk 983` (8,794 sessions).
 //!
 //! `--size` accepts `1GiB`, `512MiB`, `300MB`, … (default `1GiB`); the output

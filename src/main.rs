@@ -289,7 +289,7 @@ fn main() {
 
 /// A command line clap refuses. `find --json` keeps its contract even
 /// here: the `{"error": "invalid_argument", "message": …}` object on stdout
-/// and exit 2 (seed 004); everything else (and `--help`/`--version`) is
+/// and exit 2 (docs/tool-calls.md#the-find-query); everything else (and `--help`/`--version`) is
 /// clap's own output.
 fn parse_failure(e: clap::Error) -> ! {
     use clap::error::ErrorKind;

@@ -6,11 +6,12 @@
 //! prefilter and the raw prefilter as the fallback ([`Library::find`],
 //! [`Library::find_in`]) and the rule-set backtest with the same fallback
 //! ([`Library::backtest`]). The answers are those without an index
-//! (docs/benchmarks.md "Index" measures the difference in time only).
+//! (docs/benchmarks.md#heavy-user-benchmark measures the difference in
+//! time only).
 //!
 //! Opening the index ([`open_index`]) never fails: no cache folder,
 //! `HOOKSCOPE_NO_INDEX=1`, `--no-index` or an unusable SQLite file all mean
-//! "work without one", each said as a notice (docs/sessions.md "Index").
+//! "work without one", each said as a notice (docs/cli.md#index).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
 //! A Claude Code Bash result holds its output twice on its line: in the
-//! `tool_result` content and in `toolUseResult.stdout` (issue 11 §2: the
+//! `tool_result` content and in `toolUseResult.stdout` (docs/benchmarks.md#heavy-user-benchmark: the
 //! 301 MB session has ten such 10 MB lines). The loader keeps it once, in
 //! `ToolResult::text`; these tests pin which copy is kept, that the
 //! verbatim `toolUseResult` still comes back (rebuilt PostToolUse

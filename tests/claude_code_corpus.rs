@@ -3,7 +3,7 @@
 //! temp files.
 //!
 //! Every expected number below was counted from the JSONL itself (python3 over
-//! the raw lines, applying formats.md §1 and the turn rules in `model::Turn`),
+//! the raw lines, applying docs/transcripts.md#claude-code and the turn rules in `model::Turn`),
 //! not copied from the loader's output. The comment above each test says what
 //! was counted and where it is in the file.
 

@@ -329,7 +329,7 @@ fn stage0_large_prompts_and_unknown_items() {
     assert_eq!(s.models, vec!["gpt-5.2"]);
 }
 
-/// Legacy 0.50 and 0.53 fixtures (formats.md §2.6): only session_meta,
+/// Legacy 0.50 and 0.53 fixtures (docs/transcripts.md#older-codex-layouts): only session_meta,
 /// `turn.completed`, token_count (0.50: `info` without total_token_usage, or
 /// null) and, in 0.53, `error` (line 4, "Rate limit exceeded") and
 /// `account/rateLimits/updated`. No prompts, no calls, no diagnostics.
@@ -707,7 +707,7 @@ fn cli_sessions_lists_the_codex_session() {
     );
 }
 
-/// Without PATHs, `$CODEX_HOME/sessions` is searched (formats.md §2.1): a
+/// Without PATHs, `$CODEX_HOME/sessions` is searched (docs/transcripts.md#codex-files): a
 /// rollout copied into `<tmp>/sessions/2026/11/29/` is listed.
 #[test]
 fn cli_sessions_finds_codex_home() {
@@ -736,7 +736,7 @@ fn cli_sessions_finds_codex_home() {
     assert_eq!(ids, vec!["01a2287a-35b1-76e0-b188-fd2c5f457a31"]);
 }
 
-/// The flat legacy layout (formats.md §2.6): a bare meta line, bare items,
+/// The flat legacy layout (docs/transcripts.md#older-codex-layouts): a bare meta line, bare items,
 /// `record_type` state lines; found by its `rollout-` name and loaded.
 #[test]
 fn legacy_flat_rollout() {
@@ -938,7 +938,7 @@ fn a_truncated_zst_keeps_the_lines_before_the_damage() {
 
 #[test]
 fn archived_sessions_are_a_default_root() {
-    // `$CODEX_HOME/archived_sessions` is read with no PATH (formats.md §2.1).
+    // `$CODEX_HOME/archived_sessions` is read with no PATH (docs/transcripts.md#codex-files).
     let home = tempfile::tempdir().expect("tempdir");
     let codex_home = home.path().join("codex");
     let archived = codex_home.join("archived_sessions");

@@ -1,4 +1,4 @@
-//! Forked and spawned Codex rollouts (issue 10 §1): a child names its parent
+//! Forked and spawned Codex rollouts (docs/sessions.md#where-sessions-come-from): a child names its parent
 //! in its first `session_meta` (`forked_from_id`, `source.subagent.
 //! thread_spawn.parent_thread_id`), a fork replays the parent's history
 //! after its own `session_meta`, and the replayed part is not counted again.

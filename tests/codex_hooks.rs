@@ -1,5 +1,5 @@
-//! Codex hooks (issue 10 §1): reading `$CODEX_HOME` and project `.codex/`
-//! hook files with Codex's rules (hooks-updates.md §3.1), the Codex matcher
+//! Codex hooks (docs/your-hooks.md#codex-hooks): reading `$CODEX_HOME` and project `.codex/`
+//! hook files with Codex's rules (docs/contract.md#codex-hooks), the Codex matcher
 //! and reducer through the CLI, and real scripts run through `replay
 //! --exec` on the real Codex 0.171.0 rollout.
 

@@ -193,7 +193,7 @@ mod diff_model {
         assert_eq!(call_diff(record(&s, "call_gp8gi3hwshtxp2nu9ljdbe2t")), None);
     }
 
-    /// A `custom_tool_call` apply_patch — the item of formats.md §2.3
+    /// A `custom_tool_call` apply_patch — the item of docs/transcripts.md#response-items
     /// verbatim, in a rollout written to a temp dir and loaded by the Codex
     /// loader (no real rollout in the corpus has one: see
     /// real-codex-0.171.0/README) — with its output, and the same call with
@@ -322,7 +322,7 @@ mod diff_model {
         );
     }
 
-    /// An Edit whose result carries the texts of formats.md §1.5 (user
+    /// An Edit whose result carries the texts of docs/transcripts.md#user-lines-and-tool-results (user
     /// rejection, interruption) and a hook denial for Edit in the 2.1.332
     /// wording: none applied, the diff still shown.
     #[test]

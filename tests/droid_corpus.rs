@@ -404,7 +404,7 @@ fn cli_find_execute_and_errors() {
         assert_eq!(r["tool_kind"], "bash");
         assert_eq!(r["is_error_reliable"], false);
     }
-    // find matches tool names verbatim (seed 004): `bash` is OpenCode's.
+    // find matches tool names verbatim (docs/tool-calls.md#the-find-query): `bash` is OpenCode's.
     assert!(find_ids(&["--agent", "droid", "--tool-name", "bash"]).is_empty());
     // python3: tool_result blocks with is_error true (13 over 6 sessions).
     let errors = find_ids(&[

@@ -1,4 +1,4 @@
-//! Factory Droid hooks (issue 10 §3): the typed hook activity of Droid's
+//! Factory Droid hooks (docs/contract.md#factory-droid-hooks): the typed hook activity of Droid's
 //! hook lines, Droid's hook configuration and the Droid payload rebuild,
 //! over `tests/corpus/real-droid-0.225.2`, plus hostile inputs in temp
 //! dirs.

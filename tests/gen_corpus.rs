@@ -1,6 +1,6 @@
 //! The benchmark corpus generator (`benches/support/gen_corpus.rs`) copies
-//! every agent's sessions (issue 10: "the find benchmark includes Codex,
-//! OpenCode and Droid data"), each copy with fresh session ids.
+//! every agent's sessions (the find benchmark includes Codex,
+//! OpenCode and Droid data), each copy with fresh session ids.
 
 #[path = "../benches/support/gen_corpus.rs"]
 #[allow(dead_code)]

@@ -1,5 +1,5 @@
 //! The hook activity of every session in `tests/corpus/real-cc-2.1.332`
-//! (issue 9 §5), and hostile hand-made transcripts.
+//! (docs/hooks.md#what-the-transcript-records), and hostile hand-made transcripts.
 //!
 //! Counts were recounted with python3 over the raw JSONL of each capture
 //! (main file and subagent files): `system/stop_hook_summary` lines (one per

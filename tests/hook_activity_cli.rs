@@ -1,4 +1,4 @@
-//! `hookscope hooks --activity SESSION [--json] [PATH...]` (issue 9 §5) on
+//! `hookscope hooks --activity SESSION [--json] [PATH...]` (docs/cli.md#hookscope-hooks---activity-what-the-transcript-says-hooks-did) on
 //! the real-cc-2.1.332 captures. Expected values were read from the JSONL
 //! with python3 (see tests/hook_activity.rs for the recount) and from the
 //! captures' `_responses.jsonl`.

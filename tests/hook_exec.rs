@@ -1,7 +1,7 @@
 //! `hooks::exec`: real hook scripts (tests/hooks/*.sh) run by the
 //! ProcessRunner on real Claude Code 2.1.332 payloads (the captures'
-//! `stdin`), read and combined as Claude Code does (hooks.md §1.6–1.8,
-//! hooks-updates.md §1.3). No timing assertions: the hanging hook is only
+//! `stdin`), read and combined as Claude Code does (docs/contract.md#exit-codes-and-stdout, docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event,
+//! docs/contract.md#failing-closed-onfailure). No timing assertions: the hanging hook is only
 //! checked to be reported as timed out and its child to be gone.
 
 use std::path::{Path, PathBuf};
@@ -132,7 +132,7 @@ fn exit_1_with_plain_stdout_is_non_blocking() {
     assert_eq!(
         r.outcome.why,
         [
-            "exit 1 without JSON: a non-blocking error, the action proceeds (hooks.md §1.6, eqtylab/cupcake#117)"
+            "exit 1 without JSON: a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout, eqtylab/cupcake#117)"
         ]
     );
 }
@@ -147,7 +147,7 @@ fn json_after_a_shell_profile_line_has_no_effect_and_says_why() {
     assert_eq!(r.outcome.why.len(), 2);
     assert_eq!(
         r.outcome.why[0],
-        "stdout does not start with `{`: plain text, debug log only (hooks.md §1.6)"
+        "stdout does not start with `{`: plain text, debug log only (docs/contract.md#exit-codes-and-stdout)"
     );
     assert!(
         r.outcome.why[1].starts_with(
@@ -181,7 +181,7 @@ fn a_hanging_hook_is_killed_at_its_timeout_with_its_children() {
     assert_eq!(
         r.outcome.why,
         [
-            "timed out after 1s: killed with its process group, output discarded: no decision, the action proceeds (a stalled gate fails open; hooks.md §1.6)"
+            "timed out after 1s: killed with its process group, output discarded: no decision, the action proceeds (a stalled gate fails open; docs/contract.md#exit-codes-and-stdout)"
         ]
     );
     let pid: i32 = std::fs::read_to_string(dir.path().join("child.pid"))
@@ -405,14 +405,14 @@ fn on_failure_block_turns_a_failure_into_a_block_from_2_1_295() {
     assert_eq!(r.outcome.model_sees.as_deref(), Some("first stderr line"));
     assert_eq!(
         r.outcome.why[0],
-        "exit 1: onFailure: \"block\" turns a failed hook into a block, as exit 2 (hooks-updates.md §1.3)"
+        "exit 1: onFailure: \"block\" turns a failed hook into a block, as exit 2 (docs/contract.md#failing-closed-onfailure)"
     );
     // Before 2.1.295 the key is ignored: exit 1 stays non-blocking.
     let (_, r) = run_one("PreToolUse", &s, &p, &Version::parse("2.1.294"));
     assert_eq!(r.outcome.effect, Effect::Nothing);
     assert_eq!(
         r.outcome.why[0],
-        "onFailure: \"block\" is honoured from Claude Code 2.1.295; at 2.1.294 it is ignored (hooks-updates.md §1.3)"
+        "onFailure: \"block\" is honoured from Claude Code 2.1.295; at 2.1.294 it is ignored (docs/contract.md#failing-closed-onfailure)"
     );
     // A launch failure blocks too, the failure standing in for stderr.
     let missing = HandlerCommand::Exec {
@@ -573,7 +573,7 @@ fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
     assert_eq!(r.final_outcome.verdict, Some(ToolVerdict::Denied));
     assert_eq!(
         r.not_run[0].reason,
-        "not runnable offline: the prompt hook asks a model (hooks.md §1.9)"
+        "not runnable offline: the prompt hook asks a model (docs/contract.md#prompt-and-agent-hooks)"
     );
     let mut counts = Default::default();
     let j = r.to_json(false, &mut counts);

@@ -185,8 +185,8 @@ fn https_prompt_and_agent_handlers_are_listed_not_run() {
     for fragment in [
         "  no command handler reached this event: nothing ran\n",
         "(http): not run: https not built in (hookscope POSTs plain http:// only; see docs/replay-and-backtest.md, --exec)\n",
-        "(prompt): not runnable offline: the prompt hook asks a model (hooks.md §1.9)\n",
-        "(agent): not runnable offline: the agent hook asks a model (hooks.md §1.9)\n",
+        "(prompt): not runnable offline: the prompt hook asks a model (docs/contract.md#prompt-and-agent-hooks)\n",
+        "(agent): not runnable offline: the agent hook asks a model (docs/contract.md#prompt-and-agent-hooks)\n",
         "combined: nothing\n",
         "final: runs (decided by permission mode bypassPermissions; mode bypassPermissions)\n",
     ] {
@@ -228,7 +228,7 @@ fn an_http_handler_is_listed_without_exec_and_posted_with_it() {
         format!("    ran: POST http://127.0.0.1:{port}/hook\n"),
         "    note: left empty in its headers, not in allowedEnvVars: $NOPE\n".to_string(),
         "    http error: connection refused in ".to_string(),
-        "      why: http error: connection refused: a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)\n".to_string(),
+        "      why: http error: connection refused: a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout; onFailure: \"block\" would block)\n".to_string(),
     ] {
         assert!(out.contains(&fragment), "missing {fragment:?} in:\n{out}");
     }

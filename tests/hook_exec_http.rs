@@ -1,4 +1,4 @@
-//! `hooks::exec` `http` handlers (hooks.md §1.2): the payload POSTed as
+//! `hooks::exec` `http` handlers (docs/contract.md#handler-types-and-fields): the payload POSTed as
 //! JSON to a local server (a `TcpListener` on 127.0.0.1:0 in a thread), the
 //! response read as a command's stdout, failures non-blocking. The handler
 //! comes from a real settings file through `settings::load` and
@@ -154,7 +154,7 @@ fn http_200_deny_blocks_and_the_request_is_the_payload() {
     assert_eq!(r.outcome.model_sees.as_deref(), Some("no"));
     assert_eq!(
         r.outcome.why[0],
-        "http 200: the response body is read as a command's stdout with exit 0 (hooks.md §1.2)"
+        "http 200: the response body is read as a command's stdout with exit 0 (docs/contract.md#handler-types-and-fields)"
     );
     assert!(!r.failed);
     assert!(request.starts_with("POST /hook HTTP/1.1\r\n"), "{request}");
@@ -192,7 +192,7 @@ fn http_500_is_a_non_blocking_error() {
     assert_eq!(
         r.outcome.why,
         [
-            "http 500 (not 2xx; the body is ignored): a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)"
+            "http 500 (not 2xx; the body is ignored): a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout; onFailure: \"block\" would block)"
         ]
     );
     assert!(r.failed);
@@ -232,7 +232,7 @@ fn closed_port_is_a_connection_error_not_a_crash() {
     assert_eq!(
         r.outcome.why,
         [
-            "http error: connection refused: a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)"
+            "http error: connection refused: a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout; onFailure: \"block\" would block)"
         ]
     );
 }
@@ -258,7 +258,7 @@ fn silent_server_times_out_at_the_handler_timeout() {
     assert_eq!(
         r.outcome.why,
         [
-            "timed out after 1s: no answer from the server, request abandoned: no decision, the action proceeds (a stalled gate fails open; hooks.md §1.6)"
+            "timed out after 1s: no answer from the server, request abandoned: no decision, the action proceeds (a stalled gate fails open; docs/contract.md#exit-codes-and-stdout)"
         ]
     );
 }

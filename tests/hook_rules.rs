@@ -480,7 +480,7 @@ fn output_warnings_quote_values_plainly() {
         r#"{"hookSpecificOutput":{"hookEventName":"Pré\"Tool"}}"#,
     );
     assert!(
-        w.contains(&"hookSpecificOutput.hookEventName is \"Pré\"Tool\", not \"PreToolUse\": Claude Code rejects it (hooks.md §1.7)".to_string()),
+        w.contains(&"hookSpecificOutput.hookEventName is \"Pré\"Tool\", not \"PreToolUse\": Claude Code rejects it (docs/contract.md#json-output-fields)".to_string()),
         "{w:?}"
     );
     let w = why(
@@ -494,7 +494,7 @@ fn output_warnings_quote_values_plainly() {
     let w = why("Stop", r#"{"decision":"apprové"}"#);
     assert!(
         w.contains(
-            &"top-level decision \"apprové\" is not \"block\": ignored (hooks.md §1.8)".to_string()
+            &"top-level decision \"apprové\" is not \"block\": ignored (docs/contract.md#decision-control-per-event)".to_string()
         ),
         "{w:?}"
     );

@@ -1,6 +1,6 @@
-//! The user's hook configuration (issue 9 §1): files by layer, handlers
+//! The user's hook configuration (docs/your-hooks.md#your-hooks): files by layer, handlers
 //! with `file:line`, effective timeouts, merge rules, and the load-time
-//! drops Claude Code itself makes (hooks-updates.md §1.4). Every root is a
+//! drops Claude Code itself makes (docs/contract.md#settings-claude-code-skips). Every root is a
 //! tempdir: the real home and /etc are never read.
 
 use std::fs;
@@ -731,7 +731,7 @@ fn wrong_types_everywhere() {
     }
 }
 
-// ---- lints (issue 9 §3): each fires on a minimal file and not on the fix ----
+// ---- lints: each fires on a minimal file and not on the fix ----
 
 mod lints {
     use super::*;
@@ -1279,7 +1279,7 @@ mod lints {
     }
 }
 
-// ---- which handlers fire, and why (issue 9 §2) ----
+// ---- which handlers fire, and why ----
 
 mod explain {
     use super::*;

@@ -1,4 +1,4 @@
-//! The persisted index (issue 11 §1): `sessions` and `find` answer the same
+//! The persisted index (docs/cli.md#index): `sessions` and `find` answer the same
 //! with and without it, on the corpus and after every kind of change to the
 //! files (grow, rewrite, truncate, delete), and the index survives another
 //! version, a corrupt file, an unwritable cache folder and two processes at

@@ -1,5 +1,5 @@
-//! The backtest (`replay --all --rules`) with the persisted index (issue
-//! 11 §1): sessions whose indexed calls cannot match any rule's tool are
+//! The backtest (`replay --all --rules`) with the persisted index
+//! (docs/cli.md#index): sessions whose indexed calls cannot match any rule's tool are
 //! skipped without reading their files; tallies and examples equal a run
 //! without the index.
 

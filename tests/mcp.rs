@@ -276,9 +276,9 @@ fn initialize_list_and_call_over_stdio() {
         ]
     );
 
-    // Both name filters: the seed's invalid_argument object, as the result.
+    // Both name filters: find_tool_calls' invalid_argument object, as the result.
     let result = server.call(4, json!({"tool_name": "Bash", "tool_name_pattern": "x"}));
-    // Answered, not failed (seed 004's wrapper): isError is false.
+    // Answered, not failed (docs/tool-calls.md#the-find-query): isError is false.
     assert_eq!(result["isError"], false, "{result}");
     let error = answer(&result);
     assert_eq!(error["error"], "invalid_argument", "{error}");
@@ -662,7 +662,7 @@ fn hook_payload_of_a_codex_session() {
     assert_eq!(p["payload"]["tool_use_id"], "call_mtfuaxdyo8h2rjg7kvpu3863");
 }
 
-/// issue 11 §1: with the persisted index, `find_tool_calls` gives exactly
+/// docs/cli.md#index: with the persisted index, `find_tool_calls` gives exactly
 /// what it gives without it, on the whole shared corpus (every agent), for
 /// a name filter, an error filter, an input text filter and a limit that
 /// cuts; first on a cold index (built by the first call), then warm.

@@ -1,6 +1,6 @@
 //! OpenCode `task` spawns carry their child session's cost in `find`
 //! records without `--with-subagent-cost` (the loader already linked the
-//! child): issue 10 §2. Values recounted with python's sqlite3 over a copy
+//! child; docs/cli.md#hookscope-find). Values recounted with python's sqlite3 over a copy
 //! of `real-opencode-1.18.33/data/opencode.db` (+ `-wal`): per child session,
 //! the sums of its assistant messages' `tokens.input`, `tokens.output`,
 //! `tokens.cache.read` (`cache.write` is 0), `modelID`, `agent`, and its

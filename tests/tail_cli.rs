@@ -1,5 +1,5 @@
 //! `hookscope tail` on a copy of a real Claude Code 2.1.332 session that
-//! the test appends to while the child runs (issue 11 §3). Every wait has
+//! the test appends to while the child runs. Every wait has
 //! a 20 s safety net; nothing asserts on time.
 
 use std::io::{BufRead, BufReader, Write};

@@ -1,4 +1,4 @@
-//! `tool_kind` of the harness spellings (issue 10): every name
+//! `tool_kind` of the harness spellings (docs/tool-calls.md#tool-kind-and-resolved-name): every name
 //! `parse_tool_call` types as a BashCall is `bash` (Codex's `shell_command`
 //! with or without arguments), and `TOOL_ALIASES` spellings classify as their
 //! canonical tool (`Execute` → bash, `Create` → write, `FetchUrl` → web), as

@@ -664,7 +664,7 @@ pub fn verify_first_copy(source: &Path, out: &Path) -> Result<(), String> {
     }
 }
 
-/// The heavy-user mode's big sessions (issue 11 §4): how many, how big, and
+/// The heavy-user mode's big sessions (docs/benchmarks.md#heavy-user-benchmark): how many, how big, and
 /// how many 10 MB lines each holds.
 #[derive(Debug, Clone)]
 pub struct Heavy {
@@ -681,8 +681,8 @@ pub struct Heavy {
 }
 
 impl Default for Heavy {
-    /// Three 301 MB sessions with ten 10 MB lines each: the shape issue 11
-    /// measured (a Codex user's 415 MB file, peers.md §3).
+    /// Three 301 MB sessions with ten 10 MB lines each: the shape of a
+    /// heavy user's corpus (a Codex user's 415 MB file, openai/codex#18839).
     fn default() -> Heavy {
         Heavy {
             sessions: 3,
@@ -817,7 +817,7 @@ pub fn generate_big_sessions(
 
 /// Writes `count` bulk Claude Code sessions of `bytes` each into
 /// `OUT/bulk/p-bulk/` (the template session repeated, no big lines): the
-/// heavy mode's `--bulk N`, which with `--copies` gives issue 11's shape of
+/// heavy mode's `--bulk N`, which with `--copies` gives the heavy-user shape of
 /// fewer, bigger sessions (8,794 sessions in 5.1 GB). Returns (files, bytes).
 ///
 /// # Errors

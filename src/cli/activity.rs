@@ -1,5 +1,5 @@
 //! `hookscope hooks --activity SESSION [--json] [PATH...]`: every hook
-//! firing the session's transcripts record (issue 9 §5; the core's
+//! firing the session's transcripts record (docs/cli.md#hookscope-hooks---activity-what-the-transcript-says-hooks-did; the core's
 //! `transcript::hook_activity`), main thread first, then each subagent.
 //!
 //! The table has one row per firing: the line, the event (`hookName` when

@@ -1,5 +1,5 @@
 //! `hookscope call NAME [INPUT|-] [--strict]`: the typed parse of one tool
-//! call as JSON (seed 000 `parse_tool_call`).
+//! call as JSON (`parse_tool_call`, docs/tool-calls.md#typed-tool-calls).
 
 use std::io::Read;
 

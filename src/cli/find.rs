@@ -39,7 +39,7 @@ Secrets in the printed input/output are masked as [REDACTED_<TYPE>] unless
 --no-redact. Output longer than 2,000 chars is cut (head; smart for errors); an
 input over 4,000 chars of JSON keeps its keys, its long strings cut to fit.
 
-Extensions beyond seed 004: --hook EVENT, --blocked, --flagged and --rewritten
+Extensions beyond the original find_tool_calls: --hook EVENT, --blocked, --flagged and --rewritten
 keep calls on which the transcript records a hook firing of EVENT, a hook block
 (the call did not run), a hook's objection after the call ran (PostToolUse
 decision block or exit 2: nothing was blocked), or a hook's input rewrite; a

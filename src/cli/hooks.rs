@@ -1,8 +1,8 @@
 //! `hookscope hooks [--settings FILE]... [--cwd DIR] [--config-dir DIR]
 //! [--match EVENT VALUE [--input JSON]] [--lint] [--version V] [--json]`:
-//! the user's hook configuration (issue 9 §1–3); and `hookscope hooks
+//! the user's hook configuration (docs/your-hooks.md#your-hooks); and `hookscope hooks
 //! --activity SESSION [--json] [PATH...]`: what the transcript says hooks
-//! did (issue 9 §5, [`super::activity`]).
+//! did ([`super::activity`]).
 //!
 //! Without `--match`/`--lint`: every settings file looked for (found or
 //! not, load-time drops first), then every handler with `file:line`,

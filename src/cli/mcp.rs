@@ -361,7 +361,7 @@ impl FindToolCallsServer {
                 }
                 CallToolResult::structured(value)
             }
-            // Seed 004: the invalid_argument object is the tool's answer, not
+            // docs/tool-calls.md#the-find-query: the invalid_argument object is the tool's answer, not
             // a failure of the call, so it goes out as a normal result.
             ToolOutput::InvalidArgument(value) => CallToolResult::structured(value),
             failed @ ToolOutput::Failed(_) => {

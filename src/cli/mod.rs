@@ -41,8 +41,7 @@ use hookscope::transcript::{Discovery, discover};
 
 /// A path argument resolved against the invocation's folder (a clap value
 /// parser): a folder or file the hooks use from another working folder
-/// (`--cwd`, `--config-dir`, …) must not stay relative (docs/your-hooks.md "Your
-/// hooks").
+/// (`--cwd`, `--config-dir`, …) must not stay relative (docs/your-hooks.md#your-hooks).
 ///
 /// # Errors
 /// An empty path.

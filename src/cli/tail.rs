@@ -1,6 +1,6 @@
 //! `hookscope tail [SESSION|PATH] [PATH...] [--json]`: print a session's
 //! tool calls, their results and the hook firings as they are written,
-//! like `tail -f` (issue 11 §3), over [`hookscope::transcript::follow`].
+//! like `tail -f` (docs/cli.md#hookscope-tail-watch-a-session-while-the-agent-writes-it), over [`hookscope::transcript::follow`].
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

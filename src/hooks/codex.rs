@@ -1,6 +1,6 @@
-//! Codex CLI's hook dialect (issue 10 §1; hooks-updates.md §3.1, §6 item
-//! 6): its matcher ([`matcher`]), how it reads and merges handler answers
-//! ([`reduce`]), which handlers an event reaches ([`explain`]) and the hook
+//! Codex CLI's hook dialect (docs/contract.md#codex-hooks,
+//! docs/your-hooks.md#codex-hooks): its matcher ([`matcher`]), how it
+//! reads and merges handler answers ([`reduce`]), which handlers an event reaches ([`explain`]) and the hook
 //! stdin rebuilt from a Codex rollout ([`payload`]). The configuration
 //! itself is read by [`crate::hooks::settings::codex`].
 //!

@@ -1,4 +1,4 @@
-//! Claude Code's hook contract as data (hooks.md §1, hooks-updates.md §1),
+//! Claude Code's hook contract as data (docs/contract.md#the-hook-contract-as-hookscope-reads-it, docs/contract.md#later-changes),
 //! selected by version.
 //!
 //! The table is `assets/contract/claude-code.json`, embedded at build time
@@ -114,7 +114,7 @@ fn holds(since: &Option<Version>, version: &Version) -> bool {
 pub enum Presence {
     /// On every payload of the event.
     Always,
-    /// Once the session has a prompt (`prompt_id`, hooks.md §1.4).
+    /// Once the session has a prompt (`prompt_id`, docs/contract.md#common-input-fields).
     AfterFirstPrompt,
     /// Only when the event comes from inside a subagent (`agent_id`,
     /// `agent_type`).
@@ -133,13 +133,13 @@ pub struct InputField {
     /// The first version that sends it.
     #[serde(default)]
     pub since: Option<Version>,
-    /// What the spec says about it, when it says more.
+    /// What more is known about it, when there is more.
     #[serde(default)]
     pub note: Option<String>,
 }
 
 /// One output field (or decision value) an event's hook output honours
-/// (hooks.md §1.7–1.8): `field` is a dotted path (`decision`,
+/// (docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event): `field` is a dotted path (`decision`,
 /// `hookSpecificOutput.permissionDecision`), `values` the accepted values
 /// when the field is an enum (`["allow","deny","ask"]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,7 +157,7 @@ pub struct OutputField {
     pub note: Option<String>,
 }
 
-/// What exit status 2 does (hooks.md §1.6).
+/// What exit status 2 does (docs/contract.md#exit-codes-and-stdout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exit2Effect {
@@ -214,13 +214,13 @@ pub struct Since {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailMode {
-    /// The action proceeds (the default; hooks.md §1.6).
+    /// The action proceeds (the default; docs/contract.md#exit-codes-and-stdout).
     Open,
-    /// The action is blocked (PreModelSwitch; hooks-updates.md §1.1).
+    /// The action is blocked (PreModelSwitch; docs/contract.md#model-switch-events).
     Closed,
 }
 
-/// `onFailure` (hooks-updates.md §1.3).
+/// `onFailure` (docs/contract.md#failing-closed-onfailure).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OnFailure {
     /// From this version a command/http handler's `onFailure: "block"`
@@ -258,7 +258,7 @@ pub struct EventContract {
     pub timeout: Vec<Timeout>,
     /// `onFailure` semantics.
     pub on_failure: OnFailure,
-    /// A caveat from the spec.
+    /// A caveat.
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -455,7 +455,7 @@ mod tests {
                 "tool_use_id"
             ]
         );
-        // prompt_id only from 2.1.196 (hooks.md §1.4).
+        // prompt_id only from 2.1.196 (docs/contract.md#common-input-fields).
         assert!(!e.input_at(&v("2.1.100")).any(|f| f.name == "prompt_id"));
     }
 

@@ -16,7 +16,7 @@
 //! | rule sets | evaluated | not evaluated | evaluated |
 //!
 //! A fifth agent's hooks is one more variant and one arm in each method;
-//! docs/architecture.md "Adding an agent's hooks" is the checklist.
+//! docs/architecture.md#adding-an-agents-hooks is the checklist.
 //!
 //! [`settings::load`]: crate::hooks::settings::load
 //! [`settings::codex::load`]: crate::hooks::settings::codex::load
@@ -199,7 +199,7 @@ impl Dialect {
 
     /// Whether a run is compared with what the transcript recorded (the
     /// hook-activity records and the permission outcome of
-    /// docs/hooks-exec.md "Agrees, differs, failed open"): Codex rollouts
+    /// docs/hooks-exec.md#agrees-differs-failed-open): Codex rollouts
     /// record no hook activity.
     pub fn compares_with_transcript(self) -> bool {
         self != Dialect::Codex
@@ -527,7 +527,7 @@ impl Hooks {
         }
     }
 
-    /// The lints of docs/your-hooks.md "Lints" over this configuration.
+    /// The lints (docs/your-hooks.md) over this configuration.
     ///
     /// # Errors
     /// Codex: the lints check Claude Code's settings; Codex's file

@@ -1,9 +1,9 @@
-//! Hook events: typed views over a hook's stdin JSON (seed 002 "Events &
-//! Results"), and the rebuild of that JSON from a transcript
-//! ([`payload`], hooks.md §1.4–1.5).
+//! Hook events: typed views over a hook's stdin JSON
+//! (docs/hook-api.md#typed-event-views), and the rebuild of that JSON from a transcript
+//! ([`payload`], docs/contract.md#common-input-fields, docs/contract.md#per-event-input-fields).
 //!
 //! [`HookEvent`] wraps the payload `serde_json::Value` exactly as Claude Code
-//! sent it (or as [`payload`] rebuilt it) and answers the seed's questions:
+//! sent it (or as [`payload`] rebuilt it) and answers captain_hook's questions:
 //! `agent_id`, `is_subagent`, `background_tasks`, `session_crons`, `tasks`,
 //! `cmd`, `as_input`, and for tool events `edit`, `replaced`, `pre_image`,
 //! `post_image`. Views never fail: a missing or mistyped field reads as
@@ -43,16 +43,16 @@ pub enum FileBefore {
     Recorded(Option<String>),
 }
 
-/// A typed view over one hook payload (seed 002 `BaseHookEvent` and
-/// `ToolHookEvent`).
+/// A typed view over one hook payload (captain_hook's `BaseHookEvent` and
+/// `ToolHookEvent`; docs/hook-api.md#typed-event-views).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookEvent {
     raw: Value,
     before: FileBefore,
 }
 
-/// One background task keeping a session alive (seed 002 `BackgroundTask`;
-/// hooks.md §1.5 Stop `background_tasks[]`, Claude Code ≥ 2.1.145).
+/// One background task keeping a session alive (docs/hook-api.md#typed-event-views;
+/// docs/contract.md#per-event-input-fields Stop `background_tasks[]`, Claude Code ≥ 2.1.145).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BackgroundTask {
     /// `id` ("" when absent).
@@ -69,7 +69,7 @@ pub struct BackgroundTask {
     pub raw: Value,
 }
 
-/// A scheduled prompt registered on the session (seed 002 `SessionCron`).
+/// A scheduled prompt registered on the session (docs/hook-api.md#typed-event-views).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionCron {
     /// `id` ("" when absent).
@@ -98,7 +98,7 @@ pub struct StoredTask {
     pub raw: Value,
 }
 
-/// A structured before/after view of a pending edit (seed 002 `Edit`): the
+/// A structured before/after view of a pending edit (docs/hook-api.md#typed-event-views): the
 /// pre side is [`HookEvent::replaced`], the post side the new content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EditView {
@@ -156,7 +156,7 @@ impl HookEvent {
     }
 
     /// The subagent id, `None` for the main agent: a missing, null or empty
-    /// `agent_id` all mean the main agent (seed 002).
+    /// `agent_id` all mean the main agent (docs/hook-api.md#typed-event-views).
     pub fn agent_id(&self) -> Option<&str> {
         self.str_field("agent_id").filter(|s| !s.is_empty())
     }
@@ -226,7 +226,7 @@ impl HookEvent {
         read_task_store(&tasks_root.join(session))
     }
 
-    /// The event's Bash command, parsed (hooks.md §2.3): always a
+    /// The event's Bash command, parsed (docs/tool-calls.md#the-bash-command-parser): always a
     /// [`CommandLine`]; empty (no calls, `raw` "") for a non-Bash or absent
     /// command.
     pub fn cmd(&self) -> CommandLine {
@@ -236,12 +236,12 @@ impl HookEvent {
         }
     }
 
-    /// Alias of [`HookEvent::cmd`] (seed 002 `command`).
+    /// Alias of [`HookEvent::cmd`] (captain_hook's `command`).
     pub fn command(&self) -> CommandLine {
         self.cmd()
     }
 
-    /// The tool call typed by `parse_tool_call` (lenient, seed 000), `None`
+    /// The tool call typed by `parse_tool_call` (lenient, docs/tool-calls.md#strict-and-lenient-parsing), `None`
     /// for events without `tool_name`.
     pub fn call(&self) -> Option<ToolCall> {
         let name = self.tool_name()?;
@@ -267,8 +267,8 @@ impl HookEvent {
         }
     }
 
-    /// The pre-image of the text this call overwrites, when knowable (seed
-    /// 002 `replaced`): an Edit's `old_string` and a MultiEdit's
+    /// The pre-image of the text this call overwrites, when knowable
+    /// (docs/hook-api.md#typed-event-views): an Edit's `old_string` and a MultiEdit's
     /// newline-joined `old_string`s at any event; a Write's whole file
     /// before it, only at PreToolUse (afterwards the file already holds the
     /// new text); `None` for other tools.
@@ -289,7 +289,7 @@ impl HookEvent {
     }
 
     /// The whole file before an Edit/MultiEdit/Write, at PreToolUse only
-    /// (seed 002 `pre_image`); `None` off PreToolUse, for other tools, and
+    /// (docs/hook-api.md#typed-event-views); `None` off PreToolUse, for other tools, and
     /// when the file before is unknown.
     pub fn pre_image(&self) -> Option<String> {
         if !self.at_pre_tool_use() {
@@ -304,7 +304,7 @@ impl HookEvent {
     }
 
     /// The whole file an Edit/MultiEdit/Write would produce, at PreToolUse
-    /// (seed 002 `post_image`): a Write's content; an Edit applies old→new
+    /// (docs/hook-api.md#typed-event-views): a Write's content; an Edit applies old→new
     /// to [`HookEvent::pre_image`] once (every occurrence with
     /// `replace_all`); a MultiEdit folds its spans in order. `None` when a
     /// span's old text is absent from the running image (the call would
@@ -331,10 +331,10 @@ impl HookEvent {
         }
     }
 
-    /// The pending edit as before/after (seed 002 `edit`): `pre` is
+    /// The pending edit as before/after (docs/hook-api.md#typed-event-views): `pre` is
     /// [`HookEvent::replaced`], `post` the new text. `None` for non-edit
     /// tools and for a Write off PreToolUse (its pre side is unknowable once
-    /// it landed). hookscope has no per-language grammar, so the seed's "no
+    /// it landed). hookscope has no per-language grammar, so captain_hook's "no
     /// supported grammar" case does not apply.
     pub fn edit(&self) -> Option<EditView> {
         let (file_path, post) = match self.call()? {

@@ -1,6 +1,6 @@
 //! Running a hook's real handlers on a rebuilt payload and reducing their
-//! answers exactly as Claude Code does (issue 9 §4; hooks.md §1.2, §1.6–1.8,
-//! §1.10, §1.12; hooks-updates.md §1.3).
+//! answers exactly as Claude Code does (docs/hooks-exec.md#agrees-differs-failed-open; docs/contract.md#handler-types-and-fields, docs/contract.md#exit-codes-and-stdout, docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event,
+//! docs/contract.md#async-hooks, docs/contract.md#hooks-and-permissions; docs/contract.md#failing-closed-onfailure).
 //!
 //! * [`RunSpec`]: one `command` (or `http`, [`HandlerCommand::Http`]) handler ready to run: shell form (`sh -c`,
 //!   or `bash -c` with `shell: "bash"`) or exec form (`command` + `args`, no
@@ -21,7 +21,7 @@
 //!   then deny > defer > ask > allow, `updatedInput` of the last to finish,
 //!   flagged when several set it).
 //! * [`permissions::final_outcome`]: the merged hooks' answer through the
-//!   settings `permissions` rules and the permission mode (hooks.md §1.12).
+//!   settings `permissions` rules and the permission mode (docs/contract.md#hooks-and-permissions).
 //! * [`execute`]: all of the above for one event, as an [`ExecReport`];
 //!   [`Scratch`], [`project_dir`] and [`working_dir`] say where handlers
 //!   run and what `CLAUDE_PROJECT_DIR` is, [`not_runnable`] which handler
@@ -66,10 +66,10 @@ pub use report::{
 };
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,
-/// `systemMessage` or stdout, in characters (hooks.md §1.6).
+/// `systemMessage` or stdout, in characters (docs/contract.md#exit-codes-and-stdout).
 pub const TEXT_CAP_CHARS: usize = 10_000;
 
-/// The shell a shell-form command runs in (`shell` field, hooks.md §1.2).
+/// The shell a shell-form command runs in (`shell` field, docs/contract.md#handler-types-and-fields).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Shell {
@@ -104,7 +104,7 @@ impl Shell {
     }
 }
 
-/// What a `command` handler executes (hooks.md §1.2).
+/// What a `command` handler executes (docs/contract.md#handler-types-and-fields).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "form", rename_all = "snake_case")]
 pub enum HandlerCommand {
@@ -124,7 +124,7 @@ pub enum HandlerCommand {
         /// Its arguments.
         args: Vec<String>,
     },
-    /// An `http` handler (hooks.md §1.2): the payload is POSTed to `url`
+    /// An `http` handler (docs/contract.md#handler-types-and-fields): the payload is POSTed to `url`
     /// with `Content-Type: application/json` and `headers`.
     Http {
         /// The `url` as written (plain `http://`).
@@ -156,7 +156,7 @@ pub struct RunSpec {
     /// [`read_run`]).
     pub on_failure_block: bool,
     /// `async: true`: it runs, but its decision has no effect; only its
-    /// context and messages arrive, on the next turn (hooks.md §1.10).
+    /// context and messages arrive, on the next turn (docs/contract.md#async-hooks).
     pub is_async: bool,
 }
 
@@ -343,7 +343,7 @@ pub enum RunStatus {
         signal: i32,
     },
     /// Still running at its timeout: its process group was killed and its
-    /// output discarded (hooks.md §1.6).
+    /// output discarded (docs/contract.md#exit-codes-and-stdout).
     TimedOut,
     /// It could not start: not found, not executable, bad interpreter.
     /// `exit_code` is the shell's 126/127 for a shell-form command (the
@@ -424,7 +424,7 @@ pub struct Finished {
 }
 
 /// Runs every spec in parallel (one thread each, as Claude Code runs all
-/// matching handlers at once, hooks.md §1.1) with `stdin` on each, and
+/// matching handlers at once, docs/contract.md#where-hooks-are-configured) with `stdin` on each, and
 /// returns their outputs in `specs` order, each with its finishing
 /// position.
 pub fn run_all<R: Runner + ?Sized>(runner: &R, specs: &[RunSpec], stdin: &[u8]) -> Vec<Finished> {
@@ -511,8 +511,8 @@ pub struct Reading {
     pub finish_order: usize,
 }
 
-/// Reads one finished run for `event` at `version` (hooks.md §1.6–1.8,
-/// hooks-updates.md §1.3):
+/// Reads one finished run for `event` at `version` (docs/contract.md#exit-codes-and-stdout, docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event,
+/// docs/contract.md#failing-closed-onfailure):
 ///
 /// * exited: [`interpret_output_at`] on the exit code, stdout and stderr
 ///   (lossy UTF-8); plus a note when stdout's first line is not JSON but a
@@ -535,7 +535,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
     let mut pre = Vec::new();
     if spec.on_failure_block && !block_honoured {
         pre.push(format!(
-            "onFailure: \"block\" is honoured from Claude Code 2.1.295; at {version} it is ignored (hooks-updates.md §1.3)"
+            "onFailure: \"block\" is honoured from Claude Code 2.1.295; at {version} it is ignored (docs/contract.md#failing-closed-onfailure)"
         ));
     }
     let as_exit2 = |text: &str| interpret_output_at(event, version, 2, "", text);
@@ -556,11 +556,11 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
                 let mut o = as_exit2(&format!("hook timed out after {}s", spec.timeout_secs));
                 let why = if fails_closed && !on_failure {
                     format!(
-                        "{what}; {event} fails closed on a timeout: blocked (hooks-updates.md §1.3)"
+                        "{what}; {event} fails closed on a timeout: blocked (docs/contract.md#failing-closed-onfailure)"
                     )
                 } else {
                     format!(
-                        "{what}; onFailure: \"block\" turns the timeout into a block, as exit 2 (hooks-updates.md §1.3)"
+                        "{what}; onFailure: \"block\" turns the timeout into a block, as exit 2 (docs/contract.md#failing-closed-onfailure)"
                     )
                 };
                 o.why.insert(0, why);
@@ -568,7 +568,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             } else {
                 let mut o = interpret_output_at(event, version, 0, "", "");
                 o.why = vec![format!(
-                    "{what}: no decision, the action proceeds (a stalled gate fails open; hooks.md §1.6)"
+                    "{what}: no decision, the action proceeds (a stalled gate fails open; docs/contract.md#exit-codes-and-stdout)"
                 )];
                 (o, true)
             }
@@ -605,7 +605,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             o.why.insert(
                 0,
                 format!(
-                    "http {status}: the response body is read as a command's stdout with exit 0 (hooks.md §1.2)"
+                    "http {status}: the response body is read as a command's stdout with exit 0 (docs/contract.md#handler-types-and-fields)"
                 ),
             );
             (o, false)
@@ -643,7 +643,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
         && let Some((first, line)) = profile_line_before_json(&stdout)
     {
         outcome.why.push(format!(
-            "stdout starts with {first:?}, and the JSON object only comes on line {line}: Claude Code parses stdout as JSON only when it starts with `{{`, so this JSON has no effect (a shell profile echo? hooks.md §1.6 \"Hook JSON has no effect\")"
+            "stdout starts with {first:?}, and the JSON object only comes on line {line}: Claude Code parses stdout as JSON only when it starts with `{{`, so this JSON has no effect (a shell profile echo? docs/contract.md#exit-codes-and-stdout \"Hook JSON has no effect\")"
         ));
     }
     if out.stdout_dropped > 0 {
@@ -668,7 +668,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             let total = t.chars().count();
             t.truncate(cut);
             outcome.why.push(format!(
-                "what the {whose} sees is cut at {TEXT_CAP_CHARS} characters (of {total}; hooks.md §1.6)"
+                "what the {whose} sees is cut at {TEXT_CAP_CHARS} characters (of {total}; docs/contract.md#exit-codes-and-stdout)"
             ));
         }
     }
@@ -685,7 +685,7 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
     }
 }
 
-/// An `async: true` handler's answer (hooks.md §1.10): `decision`,
+/// An `async: true` handler's answer (docs/contract.md#async-hooks): `decision`,
 /// `permissionDecision`, `continue` and `updatedInput` have no effect; its
 /// context (and `systemMessage`) arrive on the next turn.
 fn asynchronous(outcome: &mut Outcome) {
@@ -704,12 +704,12 @@ fn asynchronous(outcome: &mut Outcome) {
     }
     if had != outcome.effect {
         outcome.why.push(format!(
-            "async: true — its decision has no effect (it would have been {}); context and systemMessage arrive on the next turn (hooks.md §1.10)",
+            "async: true — its decision has no effect (it would have been {}); context and systemMessage arrive on the next turn (docs/contract.md#async-hooks)",
             effect_name(had)
         ));
     } else if outcome.model_sees.is_some() || outcome.user_sees.is_some() {
         outcome.why.push(
-            "async: true — its context and systemMessage arrive on the next turn (hooks.md §1.10)"
+            "async: true — its context and systemMessage arrive on the next turn (docs/contract.md#async-hooks)"
                 .into(),
         );
     }
@@ -733,7 +733,7 @@ pub fn effect_name(effect: Effect) -> &'static str {
 /// A failed run: non-blocking (the action proceeds), or with `onFailure`
 /// honoured a block as exit 2 does. `exited` carries the exit code and
 /// output when the process did run (its JSON is then still read when not
-/// blocking, hooks.md §1.6).
+/// blocking, docs/contract.md#exit-codes-and-stdout).
 fn failure(
     event: &str,
     version: &Version,
@@ -751,7 +751,7 @@ fn failure(
         o.why.insert(
             0,
             format!(
-                "{what}: onFailure: \"block\" turns a failed hook into a block, as exit 2 (hooks-updates.md §1.3)"
+                "{what}: onFailure: \"block\" turns a failed hook into a block, as exit 2 (docs/contract.md#failing-closed-onfailure)"
             ),
         );
         return (o, true);
@@ -765,7 +765,7 @@ fn failure(
         None => {
             let mut o = interpret_output_at(event, version, 0, "", "");
             o.why = vec![format!(
-                "{what}: a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)"
+                "{what}: a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout; onFailure: \"block\" would block)"
             )];
             (o, true)
         }
@@ -832,7 +832,7 @@ fn decision_of(effect: Effect) -> Option<PermissionDecision> {
 }
 
 /// Merges `readings` (in handler order) as Claude Code merges several
-/// hooks (hooks.md §1.7–1.8): `continue: false` beats everything; then the
+/// hooks (docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event): `continue: false` beats everything; then the
 /// strongest decision wins (deny > defer > ask > allow; on events without
 /// permission decisions a block is the deny); with allow, the
 /// `updatedInput` of the **last handler to finish** wins (non-deterministic
@@ -859,7 +859,7 @@ pub fn combine_runs(readings: &[Reading]) -> CombinedRuns {
             updated_output: None,
             decided_by: stoppers.iter().map(|r| r.label.clone()).collect(),
             flags: vec![
-                "continue: false stops Claude and beats every decision (hooks.md §1.7)".into(),
+                "continue: false stops Claude and beats every decision (docs/contract.md#json-output-fields)".into(),
             ],
         };
     }

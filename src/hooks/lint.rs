@@ -1,6 +1,8 @@
-//! Lints over a hook configuration and over a handler's output (issue 9
-//! §3; hooks.md §4, §5.4; hooks-updates.md §1.4–1.5). Each lint has a
-//! stable id (hookassert's where it has one, hooks-updates.md §2.1), a
+//! Lints over a hook configuration and over a handler's output
+//! (docs/contract.md#known-pitfalls, docs/your-hooks.md#your-hooks;
+//! docs/contract.md#settings-claude-code-skips,
+//! docs/contract.md#tools-missing-from-native-builds). Each lint has a
+//! stable id (hookassert's where it has one), a
 //! message, the fix, and the file and line of the handler it is about.
 //!
 //! * [`lint_config`]: what the settings alone show (matchers, `if`,
@@ -53,7 +55,7 @@ pub struct Lint {
     pub handler: Option<usize>,
 }
 
-/// Every lint id with a one-line description (the table in docs/your-hooks.md).
+/// Every lint id with a one-line description (the table in docs/your-hooks.md#your-hooks).
 pub const LINTS: &[(&str, &str)] = &[
     (
         "settings-unreadable",
@@ -193,10 +195,10 @@ pub const LINTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Tool events: the `if` field is honoured only on these (hooks.md §1.3).
+/// Tool events: the `if` field is honoured only on these (docs/contract.md#the-if-field).
 pub use crate::hooks::matcher::TOOL_EVENTS;
 
-/// Events that take `prompt` and `agent` handlers (hooks.md §1.2).
+/// Events that take `prompt` and `agent` handlers (docs/contract.md#handler-types-and-fields).
 pub const PROMPT_EVENTS: &[&str] = &[
     "PermissionDenied",
     "PermissionRequest",
@@ -213,7 +215,7 @@ pub const PROMPT_EVENTS: &[&str] = &[
     "UserPromptSubmit",
 ];
 
-/// Claude Code's built-in tool names (hooks.md §1.3, §1.5; the 2.1.332
+/// Claude Code's built-in tool names (docs/contract.md#matchers, docs/contract.md#per-event-input-fields; the 2.1.332
 /// captures), for the case and unanchored-regex lints.
 pub const KNOWN_TOOLS: &[&str] = &[
     "Agent",
@@ -240,11 +242,11 @@ pub const KNOWN_TOOLS: &[&str] = &[
 ];
 
 /// The version from which native builds have no Glob/Grep tools
-/// (hooks-updates.md §1.5; CHANGELOG 2.1.117).
+/// (docs/contract.md#tools-missing-from-native-builds; CHANGELOG 2.1.117).
 pub const NO_GLOB_GREP_SINCE: &str = "2.1.117";
 
 /// The version from which `onFailure: "block"` is honoured
-/// (hooks-updates.md §1.3).
+/// (docs/contract.md#failing-closed-onfailure).
 pub const ON_FAILURE_SINCE: &str = "2.1.295";
 
 /// What the config lints need besides the configuration.
@@ -286,7 +288,7 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
             let fix = match p.id {
                 "settings-invalid-json" => "fix the JSON at the line and column shown".to_string(),
                 "unknown-event" => {
-                    "use an event name from hooks.md §1.3 (case-sensitive), or remove the key"
+                    "use an event name from docs/contract.md#events (case-sensitive), or remove the key"
                         .to_string()
                 }
                 "matcher-schema-invalid" => {
@@ -296,7 +298,7 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
                     "move allowManagedHooksOnly to managed settings, or remove it".to_string()
                 }
                 "settings-unreadable" => "make it a readable regular file".to_string(),
-                _ => "give the entry the shape of hooks.md §1.1 (event → [{matcher, hooks: [{type, …}]}])"
+                _ => "give the entry the shape of docs/contract.md#where-hooks-are-configured (event → [{matcher, hooks: [{type, …}]}])"
                     .to_string(),
             };
             out.push(Lint {
@@ -848,7 +850,7 @@ pub fn never_fires_within(
         .find(|l| NEVER_FIRES.contains(&l.id))
 }
 
-/// Required `tool_input` fields per tool (hooks.md §1.5): an `updatedInput`
+/// Required `tool_input` fields per tool (docs/contract.md#per-event-input-fields): an `updatedInput`
 /// replaces the whole input, so it must carry these.
 pub fn required_fields(tool: &str) -> &'static [&'static str] {
     match tool {

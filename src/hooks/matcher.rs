@@ -1,9 +1,9 @@
-//! Claude Code's matcher semantics (hooks.md §1.3): which handlers an event
+//! Claude Code's matcher semantics (docs/contract.md#matchers): which handlers an event
 //! reaches, by the matcher string of their group and the handler's `if`
 //! permission rule, as of a Claude Code version, each with a one-line why.
 //!
 //! Pure functions over strings and the hook payload; no settings files
-//! here (those are `hooks::settings`'). The rules, as hooks.md §1.3 gives
+//! here (those are `hooks::settings`'). The rules, as docs/contract.md#matchers gives
 //! them:
 //!
 //! 1. `"*"`, `""` or no matcher: every value.
@@ -17,7 +17,7 @@
 //!    Evaluated with `fancy-regex` (a backtracking engine with lookaround
 //!    and backreferences, as JavaScript has); a pattern neither engine
 //!    accepts is [`MatcherKind::Invalid`] (Claude Code's schema check then
-//!    drops the whole file, hooks-updates.md §1.4).
+//!    drops the whole file, docs/contract.md#settings-claude-code-skips).
 //!
 //! Events without matcher support ignore the matcher and always fire. The
 //! field matched is the contract's `matcher` field of the event
@@ -35,7 +35,7 @@ use serde_json::Value;
 use crate::hooks::contract::{self, Version};
 use crate::shell::parse_command_line;
 
-/// The events whose handlers may carry an `if` rule (hooks.md §1.3).
+/// The events whose handlers may carry an `if` rule (docs/contract.md#the-if-field).
 pub const TOOL_EVENTS: [&str; 5] = [
     "PreToolUse",
     "PostToolUse",
@@ -52,7 +52,7 @@ const HYPHEN_SINCE: &str = "2.1.195";
 /// (before, at any depth).
 const ANCHORED_PATHS_SINCE: &str = "2.1.214";
 
-/// How Claude Code reads a matcher string (hooks.md §1.3).
+/// How Claude Code reads a matcher string (docs/contract.md#matchers).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MatcherKind {
@@ -106,8 +106,8 @@ pub fn matcher_field(event: &str, version: &Version) -> Option<&'static str> {
 
 /// The value `event`'s matcher is tested against in `payload` (the hook
 /// stdin JSON): the [`matcher_field`]'s string value; for `FileChanged`
-/// the base name of `file_path` (the matcher lists file names, hooks.md
-/// §1.3). `None` when the event has no matcher field or the payload lacks
+/// the base name of `file_path` (the matcher lists file names,
+/// docs/contract.md#matchers). `None` when the event has no matcher field or the payload lacks
 /// it (or it is not a string).
 pub fn matcher_value(event: &str, payload: &Value, version: &Version) -> Option<String> {
     let field = matcher_field(event, version)?;
@@ -719,7 +719,7 @@ fn parse_rule(rule: &str) -> Option<(&str, Option<&str>)> {
 
 /// Checks `rule` (one permission rule, no `&&`/`||`) for `event` on
 /// `payload` (the hook stdin JSON) as of `version`: never runs on non-tool
-/// events; fails open on unparsable commands (hooks.md §1.3 `if` field).
+/// events; fails open on unparsable commands (docs/contract.md#the-if-field).
 ///
 /// Bash patterns are matched against every simple command of the line
 /// (leading `VAR=val` stripped, `$()`/backtick contents included):

@@ -1,4 +1,4 @@
-//! Hook replay (issue 8 §4): one event of a session rebuilt as the hook's
+//! Hook replay (docs/replay-and-backtest.md#replay-and-backtest): one event of a session rebuilt as the hook's
 //! stdin ([`crate::hooks::events::payload`]), the session history before it
 //! ([`History`]), a rule set's evaluation with the why
 //! ([`RuleSet::evaluate_at`]), and what the transcript itself recorded about
@@ -28,7 +28,7 @@
 //! subagent's own opening prompt (the first user message of its file, which
 //! is the spawning call's `prompt`): the subagent's calls serve that task,
 //! and a rule's `prompt` condition asks what the agent making the call was
-//! told (hooks.md gives a subagent's events no `prompt` field, so this is
+//! told (docs/contract.md#per-event-input-fields: a subagent's events carry no `prompt`, so this is
 //! hookscope's choice); a subagent without a recorded prompt falls back to
 //! the main turn's.
 //!
@@ -1173,7 +1173,7 @@ fn regex_alternatives(res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
 /// One alternative of a [`LineFilter`] group: pieces that must all occur.
 type Alternative = Vec<memchr::memmem::Finder<'static>>;
 
-/// The line-level prefilter of a backtest (`find`'s idea, issue 8 §4):
+/// The line-level prefilter of a backtest (`find`'s idea):
 /// which `tool_use` lines can hold a call one of the rules acts on.
 ///
 /// A rule is narrowed when it names only call events (PreToolUse,

@@ -1,10 +1,10 @@
 //! What a hook returns, the JSON it would print, and what Claude Code then
-//! does (seed 002 "HookResult"/"Action"; hooks.md §1.6–1.8, §1.12).
+//! does (docs/hook-api.md#results-and-actions; docs/contract.md#exit-codes-and-stdout, docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event, docs/contract.md#hooks-and-permissions).
 //!
-//! * [`HookResult`] / [`Action`]: captain_hook's result type (seed 002),
+//! * [`HookResult`] / [`Action`]: captain_hook's result type,
 //!   plus [`HookResult::system_message`] for what only the user sees.
 //! * [`hook_output`]: the exit code, stdout JSON and stderr a hook returning
-//!   that result prints for a given event (hooks.md §1.7–1.8).
+//!   that result prints for a given event (docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event).
 //! * [`interpret_output`]: what Claude Code does with a hook's output
 //!   ([`Outcome`]: blocked and the reason the model sees; input rewritten;
 //!   context added; nothing) and why, including outputs it ignores (a flat
@@ -25,9 +25,9 @@ use serde_json::{Map, Value, json};
 
 use crate::hooks::contract::{self, Exit2Effect, StderrTo, Version};
 
-/// How a hook result is handled (seed 002 `Action`): exactly captain_hook's
+/// How a hook result is handled (docs/hook-api.md#results-and-actions): exactly captain_hook's
 /// four actions. "context" is not an action: it is [`Action::Warn`] with
-/// [`HookResult::approve`] `false` (seed 002 `context()`).
+/// [`HookResult::approve`] `false` (captain_hook's `context()`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
@@ -80,7 +80,7 @@ impl FromStr for Action {
     }
 }
 
-/// A hook handler's return value (seed 002 `HookResult(*, action,
+/// A hook handler's return value (captain_hook's `HookResult(*, action,
 /// message=None, updated_input=None, note=None, approve=True)`).
 ///
 /// `message` is what the model is told (a block's reason, a warning's
@@ -88,7 +88,7 @@ impl FromStr for Action {
 /// input and the advisory context surfaced beside it. `approve` gates the
 /// `permissionDecision: allow` rider a PreToolUse warn carries.
 /// `system_message` is hookscope's addition: the universal `systemMessage`
-/// field (hooks.md §1.7), shown to the user only, so a rule's `reason` (the
+/// field (docs/contract.md#json-output-fields), shown to the user only, so a rule's `reason` (the
 /// model) and `message` (the user) stay apart.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookResult {
@@ -133,7 +133,7 @@ impl HookResult {
         Self::of(Action::Warn, Some(message))
     }
 
-    /// `context()` of seed 002: a warn with `approve = false`, so on
+    /// captain_hook's `context()`: a warn with `approve = false`, so on
     /// PreToolUse the message is pure `additionalContext` and Claude Code's
     /// own permission flow still decides the tool.
     pub fn context(message: &str) -> Self {
@@ -176,7 +176,7 @@ pub fn dedent(text: &str) -> String {
         .to_string()
 }
 
-/// One part of seed 002's `warn(*parts)`.
+/// One part of captain_hook's `warn(*parts)`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part {
     /// A plain string, passed through verbatim.
@@ -188,7 +188,7 @@ pub enum Part {
 }
 
 /// Renders `warn(*parts)`'s message: each part by its form, joined with
-/// `"\n"` (seed 002 `warn()`). JSON uses `serde_json`'s compact form.
+/// `"\n"` (captain_hook's `warn()`). JSON uses `serde_json`'s compact form.
 pub fn render_parts(parts: &[Part]) -> String {
     parts
         .iter()
@@ -202,8 +202,8 @@ pub fn render_parts(parts: &[Part]) -> String {
 }
 
 /// What an event's output honours at a Claude Code version, read from the
-/// hook contract ([`crate::hooks::contract`], `assets/contract/`; hooks.md
-/// §1.6–1.8). Unknown events (or events newer than the version) get the
+/// hook contract ([`crate::hooks::contract`], `assets/contract/`;
+/// docs/contract.md#exit-codes-and-stdout, docs/contract.md#decision-control-per-event). Unknown events (or events newer than the version) get the
 /// "no control" row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct EventControl {
@@ -211,7 +211,7 @@ pub struct EventControl {
     pub permission_decision: bool,
     /// `hookSpecificOutput.decision.behavior`: PermissionRequest.
     pub permission_request: bool,
-    /// Top-level `decision: "block"` + `reason` (§1.8 first bullet).
+    /// Top-level `decision: "block"` + `reason` (docs/contract.md#decision-control-per-event).
     pub decision_block: bool,
     /// `hookSpecificOutput.additionalContext` reaches the model.
     pub additional_context: bool,
@@ -221,16 +221,16 @@ pub struct EventControl {
     /// `updatedMCPToolOutput`): what the model sees instead of the tool's
     /// output (PostToolUse).
     pub updated_output: bool,
-    /// Exit 2 blocks (§1.6 "Blocks").
+    /// Exit 2 blocks (docs/contract.md#exit-codes-and-stdout).
     pub exit2_blocks: bool,
     /// Who reads a block's reason and exit-2 stderr: `"model"`, `"user"`,
     /// `"debug log"` or `"nobody"` (the contract's `exit2.stderr_to`).
     pub reason_to: &'static str,
-    /// `systemMessage` is shown (not discarded, §1.7).
+    /// `systemMessage` is shown (not discarded, docs/contract.md#json-output-fields).
     pub system_message: bool,
     /// Plain (non-JSON) stdout on exit 0 is added to the model's context.
     pub plain_stdout_context: bool,
-    /// No decision, context or block of any kind (§1.8 "No control").
+    /// No decision, context or block of any kind (docs/contract.md#decision-control-per-event, "No decision control").
     pub no_control: bool,
 }
 
@@ -333,8 +333,8 @@ impl HookOutput {
     }
 }
 
-/// The output a hook returning `result` prints for `event` (hooks.md
-/// §1.7–1.8):
+/// The output a hook returning `result` prints for `event`
+/// (docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event):
 ///
 /// * PreToolUse: `hookSpecificOutput` with `hookEventName`,
 ///   `permissionDecision` (`deny` for block; `allow` for allow, rewrite and
@@ -342,7 +342,7 @@ impl HookOutput {
 ///   `updatedInput`, `additionalContext`.
 /// * PermissionRequest: `hookSpecificOutput.decision.behavior` (`deny` with
 ///   `message`, or `allow` with `updatedInput`); a warn falls through
-///   (seed 002 `PermissionRequestEvent`).
+///   (docs/hook-api.md#results-and-actions).
 /// * Top-level block events: `{"decision":"block","reason":…}`; warnings as
 ///   `hookSpecificOutput.additionalContext` where honoured.
 /// * Events that block by exit 2 only (TaskCompleted, TeammateIdle, …):
@@ -512,7 +512,7 @@ pub struct Outcome {
     /// `hookSpecificOutput.updatedToolOutput` (or `updatedMCPToolOutput`)
     /// verbatim, on PostToolUse (docs/replay-and-backtest.md "Running your real hooks").
     pub updated_output: Option<Value>,
-    /// One line per step of the reasoning, with the spec section.
+    /// One line per step of the reasoning, with the docs section it rests on.
     pub why: Vec<String>,
 }
 
@@ -567,7 +567,7 @@ impl Outcome {
 }
 
 /// Claude Code's PreToolUse permission decisions, ordered by precedence
-/// when several hooks answer: deny > defer > ask > allow (hooks.md §1.8).
+/// when several hooks answer: deny > defer > ask > allow (docs/contract.md#decision-control-per-event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PermissionDecision {
@@ -604,8 +604,8 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// What Claude Code does with a hook's output for `event` (hooks.md §1.6:
-/// exit codes and stdout parsing; §1.7–1.8: fields per event).
+/// What Claude Code does with a hook's output for `event` (docs/contract.md#exit-codes-and-stdout:
+/// exit codes and stdout parsing; docs/contract.md#decision-control-per-event: fields per event).
 ///
 /// `stdout` is the text printed (JSON when it starts with `{` after leading
 /// whitespace and parses; else plain text). Flags outputs Claude Code
@@ -704,7 +704,7 @@ pub fn interpret_output_at(
     if control.no_control {
         let mut o = Outcome::new(Effect::Nothing);
         o.why.push(format!(
-            "{event} has no decision control: its output is ignored (hooks.md §1.8)"
+            "{event} has no decision control: its output is ignored (docs/contract.md#decision-control-per-event)"
         ));
         return o;
     }
@@ -721,7 +721,7 @@ pub fn interpret_output_at(
                 .or(stderr_text);
             let mut o = Outcome::new(Effect::Blocked);
             o.why.push(format!(
-                "exit 2 blocks {event}, even if the JSON says allow (hooks.md §1.6)"
+                "exit 2 blocks {event}, even if the JSON says allow (docs/contract.md#exit-codes-and-stdout)"
             ));
             if control.reason_to == "user" {
                 o.user_sees = reason;
@@ -733,7 +733,7 @@ pub fn interpret_output_at(
         let mut o = Outcome::new(Effect::Nothing);
         if event == "PermissionRequest" {
             o.why.push(
-                "PermissionRequest ignores exit 2 and discards stderr: answer with decision.behavior (hooks.md §1.6, anthropics/claude-code#19298)".into(),
+                "PermissionRequest ignores exit 2 and discards stderr: answer with decision.behavior (docs/contract.md#exit-codes-and-stdout, anthropics/claude-code#19298)".into(),
             );
         } else if control.reason_to == "model" {
             o.effect = if stderr_text.is_some() {
@@ -743,11 +743,11 @@ pub fn interpret_output_at(
             };
             o.model_sees = stderr_text;
             o.why.push(format!(
-                "exit 2 does not block {event}; stderr goes to Claude (hooks.md §1.6)"
+                "exit 2 does not block {event}; stderr goes to Claude (docs/contract.md#exit-codes-and-stdout)"
             ));
         } else {
             o.why.push(format!(
-                "exit 2 does not block {event}; stderr goes to the {} (hooks.md §1.6)",
+                "exit 2 does not block {event}; stderr goes to the {} (docs/contract.md#exit-codes-and-stdout)",
                 control.reason_to
             ));
             if control.reason_to == "user" {
@@ -763,7 +763,7 @@ pub fn interpret_output_at(
         let text = stdout.trim();
         if exit_code != 0 {
             o.why.push(format!(
-                "exit {exit_code} without JSON: a non-blocking error, the action proceeds (hooks.md §1.6, eqtylab/cupcake#117)"
+                "exit {exit_code} without JSON: a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout, eqtylab/cupcake#117)"
             ));
         } else if text.is_empty() {
             o.why.push("exit 0 and no output: no decision".into());
@@ -771,7 +771,7 @@ pub fn interpret_output_at(
             o.effect = Effect::ContextAdded;
             o.model_sees = Some(text.to_string());
             o.why.push(format!(
-                "plain stdout on {event} is added to Claude's context (hooks.md §1.6)"
+                "plain stdout on {event} is added to Claude's context (docs/contract.md#exit-codes-and-stdout)"
             ));
         } else if text.starts_with('{') && nesting_depth(text, MAX_ANSWER_DEPTH) > MAX_ANSWER_DEPTH
         {
@@ -780,11 +780,11 @@ pub fn interpret_output_at(
             ));
         } else if text.starts_with('{') {
             o.why.push(
-                "stdout starts with `{` but is not a JSON object: treated as plain text, debug log only (hooks.md §1.6)".into(),
+                "stdout starts with `{` but is not a JSON object: treated as plain text, debug log only (docs/contract.md#exit-codes-and-stdout)".into(),
             );
         } else {
             o.why.push(
-                "stdout does not start with `{`: plain text, debug log only (hooks.md §1.6)".into(),
+                "stdout does not start with `{`: plain text, debug log only (docs/contract.md#exit-codes-and-stdout)".into(),
             );
         }
         return o;
@@ -799,10 +799,10 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
         match str_field(h, "hookEventName") {
             Some(name) if name == event => {}
             Some(name) => o.why.push(format!(
-                "hookSpecificOutput.hookEventName is \"{name}\", not \"{event}\": Claude Code rejects it (hooks.md §1.7)"
+                "hookSpecificOutput.hookEventName is \"{name}\", not \"{event}\": Claude Code rejects it (docs/contract.md#json-output-fields)"
             )),
             None => o.why.push(
-                "hookSpecificOutput lacks hookEventName: Claude Code rejects it (hooks.md §1.7)".into(),
+                "hookSpecificOutput lacks hookEventName: Claude Code rejects it (docs/contract.md#json-output-fields)".into(),
             ),
         }
     }
@@ -812,8 +812,9 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
         if control.system_message {
             o.user_sees = Some(sm.to_string());
         } else {
-            o.why
-                .push(format!("{event} discards systemMessage (hooks.md §1.7)"));
+            o.why.push(format!(
+                "{event} discards systemMessage (docs/contract.md#json-output-fields)"
+            ));
         }
     }
     if json.get("continue") == Some(&Value::Bool(false)) {
@@ -822,7 +823,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
             .map(str::to_string)
             .or(o.user_sees);
         o.why.push(
-            "continue: false stops Claude entirely and beats every decision field (hooks.md §1.7)"
+            "continue: false stops Claude entirely and beats every decision field (docs/contract.md#json-output-fields)"
                 .into(),
         );
         return o;
@@ -850,14 +851,14 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
                 Some("approve") => {
                     decision = Some(PermissionDecision::Allow);
                     o.why.push(
-                        "deprecated top-level decision \"approve\" maps to allow (hooks.md §1.8)"
+                        "deprecated top-level decision \"approve\" maps to allow (docs/contract.md#decision-control-per-event)"
                             .into(),
                     );
                 }
                 Some("block") => {
                     decision = Some(PermissionDecision::Deny);
                     o.why.push(
-                        "deprecated top-level decision \"block\" maps to deny (hooks.md §1.8)"
+                        "deprecated top-level decision \"block\" maps to deny (docs/contract.md#decision-control-per-event)"
                             .into(),
                     );
                 }
@@ -876,26 +877,26 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
                 o.model_sees = reason;
                 if o.model_sees.is_none() {
                     o.why.push(
-                        "deny without permissionDecisionReason: the model sees only that the hook denied the tool (hookify's bug, hooks-updates.md §2.3)".into(),
+                        "deny without permissionDecisionReason: the model sees only that the hook denied the tool (hookify's bug, docs/contract.md#blocks-without-a-reason)".into(),
                     );
                 }
                 o.why
-                    .push("permissionDecision deny blocks the call, even under bypassPermissions (hooks.md §1.8)".into());
+                    .push("permissionDecision deny blocks the call, even under bypassPermissions (docs/contract.md#decision-control-per-event)".into());
                 return o;
             }
             Some(PermissionDecision::Ask) => {
                 o.effect = Effect::Asked;
                 o.user_sees = reason;
-                o.why.push("permissionDecision ask: the user is prompted; the reason goes to the user (hooks.md §1.8)".into());
+                o.why.push("permissionDecision ask: the user is prompted; the reason goes to the user (docs/contract.md#decision-control-per-event)".into());
             }
             Some(PermissionDecision::Defer) => {
                 o.effect = Effect::Deferred;
-                o.why.push("permissionDecision defer: only in -p with one tool call in the turn, else ignored (hooks.md §1.8)".into());
+                o.why.push("permissionDecision defer: only in -p with one tool call in the turn, else ignored (docs/contract.md#decision-control-per-event)".into());
             }
             Some(PermissionDecision::Allow) => {
                 o.effect = Effect::Allowed;
                 o.why.push(
-                    "permissionDecision allow skips the prompt, but settings deny/ask rules still apply (hooks.md §1.8, §1.12)".into(),
+                    "permissionDecision allow skips the prompt, but settings deny/ask rules still apply (docs/contract.md#decision-control-per-event, docs/contract.md#hooks-and-permissions)".into(),
                 );
             }
             None => {}
@@ -907,7 +908,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
                 o.why.push("updatedInput replaces the whole tool input (not a merge; anthropics/claude-code#30770)".into());
             } else {
                 o.why.push(
-                    "updatedInput without permissionDecision allow is not applied (hooks.md §1.8)"
+                    "updatedInput without permissionDecision allow is not applied (docs/contract.md#decision-control-per-event)"
                         .into(),
                 );
             }
@@ -927,13 +928,13 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
                 o.effect = Effect::Blocked;
                 o.user_sees = d.and_then(|d| str_field(d, "message")).map(str::to_string);
                 o.why.push(
-                    "decision.behavior deny answers the dialog with a denial (hooks.md §1.8)"
+                    "decision.behavior deny answers the dialog with a denial (docs/contract.md#decision-control-per-event)"
                         .into(),
                 );
             }
             Some("allow") => {
                 o.effect = Effect::Allowed;
-                o.why.push("decision.behavior allow answers the dialog; updatedInput is re-checked against deny/ask rules (hooks.md §1.8)".into());
+                o.why.push("decision.behavior allow answers the dialog; updatedInput is re-checked against deny/ask rules (docs/contract.md#decision-control-per-event)".into());
                 if let Some(u) = d.and_then(|d| d.get("updatedInput")) {
                     o.effect = Effect::InputRewritten;
                     o.updated_input = Some(u.clone());
@@ -971,17 +972,17 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
                 o.model_sees = reason;
             }
             o.why.push(match event {
-                "Stop" | "SubagentStop" => "decision block keeps Claude going; the reason is its next instruction (hooks.md §1.8)".to_string(),
-                "PostToolUse" | "PostToolUseFailure" => "decision block on a tool that already ran: the reason is shown to Claude beside the result (hooks.md §1.8)".to_string(),
-                "UserPromptSubmit" => "decision block erases the prompt; the reason is shown to the user only (hooks.md §1.8)".to_string(),
-                _ => format!("decision block is honoured on {event} (hooks.md §1.8)"),
+                "Stop" | "SubagentStop" => "decision block keeps Claude going; the reason is its next instruction (docs/contract.md#decision-control-per-event)".to_string(),
+                "PostToolUse" | "PostToolUseFailure" => "decision block on a tool that already ran: the reason is shown to Claude beside the result (docs/contract.md#decision-control-per-event)".to_string(),
+                "UserPromptSubmit" => "decision block erases the prompt; the reason is shown to the user only (docs/contract.md#decision-control-per-event)".to_string(),
+                _ => format!("decision block is honoured on {event} (docs/contract.md#decision-control-per-event)"),
             });
         }
         Some("block") => o.why.push(format!(
-            "top-level decision block is not honoured on {event} (hooks.md §1.8)"
+            "top-level decision block is not honoured on {event} (docs/contract.md#decision-control-per-event)"
         )),
         Some(other) => o.why.push(format!(
-            "top-level decision \"{other}\" is not \"block\": ignored (hooks.md §1.8)"
+            "top-level decision \"{other}\" is not \"block\": ignored (docs/contract.md#decision-control-per-event)"
         )),
         None => {}
     }
@@ -999,7 +1000,7 @@ fn interpret_json(event: &str, control: &EventControl, json: &Value) -> Outcome 
             }
         } else {
             o.why.push(format!(
-                "{event} does not take additionalContext: ignored (hooks.md §1.8)"
+                "{event} does not take additionalContext: ignored (docs/contract.md#decision-control-per-event)"
             ));
         }
     }
@@ -1071,7 +1072,7 @@ pub struct Combined {
 }
 
 /// Merges `results` (each with the id of the rule or hook that gave it, in
-/// evaluation order) as Claude Code merges several hooks (hooks.md §1.8):
+/// evaluation order) as Claude Code merges several hooks (docs/contract.md#decision-control-per-event):
 ///
 /// * any block wins (deny > defer > ask > allow); its message is the first
 ///   block's, later blocks are flagged;

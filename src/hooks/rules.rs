@@ -1,7 +1,7 @@
 //! Rule sets: a TOML file of rules, each naming its events, an optional
 //! tool spec, `only_if` / `skip_if` conditions and an action; evaluated over
-//! a hook payload with the why for every rule (issue 8 §3; hooks.md §2.4;
-//! hooks-updates.md §2.3).
+//! a hook payload with the why for every rule (docs/rules.md#rule-sets;
+//! docs/contract.md#blocks-without-a-reason).
 //!
 //! ```toml
 //! [[rules]]
@@ -88,9 +88,9 @@ pub struct RuleSetError {
     pub errors: Vec<RuleError>,
 }
 
-/// What a matching rule does (the rule file's `action`): the seed's four
-/// actions, with `context` = a warn that does not pre-approve (seed 002
-/// `context()`).
+/// What a matching rule does (the rule file's `action`): captain_hook's four
+/// actions, with `context` = a warn that does not pre-approve
+/// (docs/hook-api.md#results-and-actions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleAction {
@@ -678,7 +678,7 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
     }
     if let Some(action) = action {
         match action {
-            // hooks-updates.md §2.3: the official hookify plugin's blocks
+            // docs/contract.md#blocks-without-a-reason: the official hookify plugin's blocks
             // carry no reason, so the model only learns that a hook denied
             // the tool.
             RuleAction::Block if reason.is_none() => errs.at(
@@ -710,8 +710,8 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
         // would only add a second, misleading error.
         for e in events.iter().filter(|e| known.contains(&e.as_str())) {
             let control = EventControl::of(e);
-            // What each event honours: hooks.md §1.6 (exit 2) and §1.8
-            // (decision fields, updatedInput), as the contract table says.
+            // What each event honours: docs/contract.md#exit-codes-and-stdout (exit 2) and
+            // docs/contract.md#decision-control-per-event (decision fields, updatedInput), as the contract table says.
             if action == RuleAction::Block && !control.can_block() {
                 errs.at(
                     events_at,
@@ -751,7 +751,7 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
 }
 
 /// The warning for a rule that blocks Stop/SubagentStop without checking
-/// `stop_hook_active` (hooks.md §4: a Stop hook that always blocks keeps the
+/// `stop_hook_active` (docs/contract.md#known-pitfalls: a Stop hook that always blocks keeps the
 /// agent going forever), or `None`.
 fn endless_stop_warning(r: &Rule) -> Option<String> {
     let on_stop: Vec<&str> = r
@@ -900,7 +900,7 @@ impl RuleSet {
         &self.warnings
     }
 
-    /// Evaluates every rule on a payload (hooks.md §1.4–1.5 stdin) with the
+    /// Evaluates every rule on a payload (docs/contract.md#common-input-fields, docs/contract.md#per-event-input-fields stdin) with the
     /// session `history` before it, merges the matching results as Claude
     /// Code merges several hooks, and says what Claude Code then does (the
     /// newest contract; see [`RuleSet::evaluate_at`]).

@@ -1,5 +1,5 @@
 //! Indexing a grown Claude Code session from where its main file ended
-//! (issue 11 §1).
+//! (docs/cli.md#index).
 //!
 //! A full index of a Claude Code session stores, next to its rows, the
 //! loader's [`Checkpoint`] of the main file (table `checkpoints`, see

@@ -1,6 +1,6 @@
 //! The session list as the index last saw it ([`Index::listed`]), so the
 //! TUI can draw its first frame before discovery has walked the roots
-//! (issue 11 §2: first frame ≤ 200 ms on a heavy user's corpus).
+//! (first frame ≤ 200 ms on a heavy user's corpus: docs/benchmarks.md#heavy-user-benchmark).
 //!
 //! The list is provisional: it is what the last sync stored for the files
 //! under the roots, not what is on disk now. The caller runs discovery

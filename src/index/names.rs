@@ -1,6 +1,6 @@
 //! Which sessions call a tool whose name contains one of some names
 //! ([`Index::calls_named`]): the backtest's prefilter answered from the
-//! index (issue 11 §1) instead of scanning every transcript's bytes
+//! index (docs/cli.md#index) instead of scanning every transcript's bytes
 //! ([`crate::hooks::replay::could_match`]).
 
 use std::collections::{BTreeSet, HashSet};

@@ -161,7 +161,7 @@ impl Index {
     /// and its main file's size and mtime and its other files' stamps equal
     /// the stored ones (what [`Index::sync`] would reuse), else `None`.
     /// Reads no transcript byte and writes nothing, so a caller can show
-    /// these at once and sync the rest later (the TUI's start, issue 11 §1).
+    /// these at once and sync the rest later (the TUI's start, docs/cli.md#index).
     pub fn fresh_summaries(
         &self,
         sessions: &[SessionRef],
@@ -528,7 +528,7 @@ impl Index {
 }
 
 /// `input_contains` as SQL on `input_folded` (`?7` = the folded needle,
-/// NULL without the filter; `hs_contains` is [`super`]'s substring test): exact where the text is stored (seed 004's
+/// NULL without the filter; `hs_contains` is [`super`]'s substring test): exact where the text is stored (`find`'s
 /// substring of the folded compact input), every row kept where it is not
 /// (a long input: its line or session is read instead).
 const INPUT_SQL: &str = "(?7 IS NULL OR input_folded IS NULL OR hs_contains(input_folded, ?7))";

@@ -42,7 +42,7 @@
 //!   a JSON array of [`crate::transcript::hook_activity::activity_value`]
 //!   objects; `hook_facts`: a JSON array of `[event, hook_name, blocked,
 //!   rewrote]`, both NULL when none). `input_folded` is the text
-//!   `find`'s `input_contains` searches (seed 004): the call's raw input as
+//!   `find`'s `input_contains` searches (docs/tool-calls.md#the-find-query): the call's raw input as
 //!   compact JSON, case-folded (`Value::to_string`, then `to_lowercase`;
 //!   `""` without an input), when at most [`INPUT_FOLDED_MAX`] bytes, else
 //!   NULL (the filter then reads the call's line or loads its session).

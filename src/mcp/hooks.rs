@@ -1,5 +1,5 @@
-//! hookscope's own MCP tools beside `find_tool_calls` (issue 8 §4; these are
-//! hookscope extensions, not part of seed 004):
+//! hookscope's own MCP tools beside `find_tool_calls` (these are
+//! hookscope extensions, not part of the original `find_tool_calls`):
 //!
 //! * [`HOOK_PAYLOAD`] (`hook_payload`): `{session, event, at?}` → the hook
 //!   stdin Claude Code sent (or would send) at that point, rebuilt from the

@@ -38,7 +38,7 @@ use crate::transcript::SessionRef;
 /// The tool's name, as listed by `tools/list` and called by `tools/call`.
 pub const TOOL_NAME: &str = "find_tool_calls";
 
-/// Every tool the server offers: `find_tool_calls` (seed 004) and
+/// Every tool the server offers: `find_tool_calls` (docs/tool-calls.md#the-find-query) and
 /// hookscope's two extensions [`hooks::HOOK_PAYLOAD`] and
 /// [`hooks::REPLAY_HOOK`].
 pub const TOOL_NAMES: [&str; 3] = [TOOL_NAME, hooks::HOOK_PAYLOAD, hooks::REPLAY_HOOK];
@@ -46,7 +46,7 @@ pub const TOOL_NAMES: [&str; 3] = [TOOL_NAME, hooks::HOOK_PAYLOAD, hooks::REPLAY
 /// A short human-readable title for the tool.
 pub const TOOL_TITLE: &str = "Find tool calls";
 
-/// The tool's description (seed 004, adapted to hookscope).
+/// The tool's description (the original `find_tool_calls`', adapted to hookscope).
 pub const TOOL_DESCRIPTION: &str = "\
 Search tool call history across agent sessions and subagents: filter by tool name, \
 input/output content, errors, session or time, and retrieve subagent cost details.
@@ -106,7 +106,7 @@ context, rewrite {from, to}, decision, lines, path, what), masked like input.
 A bad argument returns {\"error\": \"invalid_argument\", \"message\": \"...\"} instead of \
 records.";
 
-/// The 14 parameter names of the tool, exactly as seed 004 spells them.
+/// The 14 parameter names of the tool, exactly as the original `find_tool_calls` spells them.
 pub const PARAMETER_NAMES: [&str; 14] = [
     "tool_name",
     "tool_name_pattern",
@@ -124,8 +124,8 @@ pub const PARAMETER_NAMES: [&str; 14] = [
     "with_subagent_cost",
 ];
 
-/// hookscope's extensions of the tool beyond seed 004's 14 parameters
-/// (issue 9 §5): they only narrow the result.
+/// hookscope's extensions of the tool beyond the original 14 parameters:
+/// they only narrow the result.
 pub const EXTENSION_PARAMETER_NAMES: [&str; 4] = ["hook", "blocked", "flagged", "rewritten"];
 
 /// The tool's JSON Schema for `inputSchema`: an object with the 14
@@ -201,26 +201,26 @@ pub fn input_schema() -> Map<String, Value> {
                             persona, models and exact billed tokens."
         },
         "hook": string(
-            "Extension (not in seed 004): only calls on which the transcript records a \
+            "hookscope extension: only calls on which the transcript records a \
              firing of this hook event (PreToolUse, PostToolUse, ...) or hookName \
              (PreToolUse:Bash), case-insensitive."
         ),
         "blocked": {
             "type": ["boolean", "null"],
-            "description": "Extension (not in seed 004): true only calls a hook blocked \
+            "description": "hookscope extension: true only calls a hook blocked \
                             (PreToolUse exit 2 or deny: the call did not run); false only \
                             calls no hook blocked; null or omitted: all."
         },
         "flagged": {
             "type": ["boolean", "null"],
-            "description": "Extension (not in seed 004): true only calls a hook objected to \
+            "description": "hookscope extension: true only calls a hook objected to \
                             after they ran (PostToolUse decision block or exit 2: the call \
                             had run, the reason went to the model); false only calls no \
                             hook objected to; null or omitted: all."
         },
         "rewritten": {
             "type": ["boolean", "null"],
-            "description": "Extension (not in seed 004): true only calls whose input a \
+            "description": "hookscope extension: true only calls whose input a \
                             PreToolUse hook rewrote (updatedInput); false only calls not \
                             rewritten; null or omitted: all."
         }
@@ -245,7 +245,7 @@ pub enum ToolOutput {
         warnings: Vec<String>,
     },
     /// `{"error": "invalid_argument", "message": "..."}`: the tool's answer
-    /// to a bad argument (seed 004), not a failure of the call.
+    /// to a bad argument (docs/tool-calls.md#the-find-query), not a failure of the call.
     InvalidArgument(Value),
     /// The call could not be carried out (the reason, for the client).
     Failed(String),
@@ -267,7 +267,7 @@ impl ToolOutput {
 ///
 /// A bad argument (unknown key, wrong type, both or neither tool name
 /// filters, bad time, ...) is not an error here: it is answered as the
-/// `{"error": "invalid_argument", "message": ...}` object, as seed 004's
+/// `{"error": "invalid_argument", "message": ...}` object, as the original `find_tool_calls`'
 /// wrapper does.
 pub fn find_tool_calls(
     sessions: &[SessionRef],

@@ -1,5 +1,5 @@
 //! The one-line filter language of the TUI's Calls view: the parameters of
-//! `find_tool_calls` (seed 004) as `key:value` words, e.g.
+//! `find_tool_calls` (docs/tool-calls.md#the-find-query) as `key:value` words, e.g.
 //! `tool:Bash input:"rm -rf" is:error since:7d session:4f2a agent:codex`.
 //!
 //! | word | parameter |
@@ -34,7 +34,7 @@
 //! bare words together with `input:`.
 //!
 //! [`complete`] offers Tab completions for the word being typed: keys, tool
-//! names, session ids, the hook events of hooks.md §1.2 for `hook:`, and the
+//! names, session ids, the hook events of docs/contract.md#events for `hook:`, and the
 //! fixed values of `is:`, `agent:`, `mode:`,
 //! `redact:` and `cost:`.
 
@@ -48,7 +48,7 @@ pub const KEYS: &[&str] = &[
 ];
 
 /// The hook events `hook:` completes (Claude Code's events with a tool call
-/// to attach to, hooks.md §1.2).
+/// to attach to, docs/contract.md#events).
 pub const HOOK_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
@@ -473,7 +473,7 @@ mod tests {
         assert_eq!(parse("").expect("empty is fine"), FindParams::default());
     }
 
-    /// The hook words (extensions of issue 9 §5): `is:blocked` and
+    /// The hook words (hookscope's extensions): `is:blocked` and
     /// `is:rewritten` sit beside `is:error`; `hook:` takes an event or a
     /// `hookName` (the second `:` is part of the value).
     #[test]
@@ -533,7 +533,7 @@ mod tests {
         let p = parse("is:error").expect("valid");
         assert!(
             p.validate(now).is_err(),
-            "the seed's own contract needs a name"
+            "find_tool_calls' own contract needs a name"
         );
         let q = p.validate_or_all_tools(now).expect("all tools");
         assert!(q.name.matches("Bash") && q.name.matches("mcp__x__y"));
@@ -599,7 +599,7 @@ mod tests {
             complete("agent:c", &tools, &sessions).apply("agent:c"),
             "agent:c"
         );
-        // Every agent with a loader (issue 10): all four, sorted.
+        // Every agent with a loader: all four, sorted.
         assert_eq!(
             complete("agent:", &tools, &sessions).candidates,
             vec![

@@ -1,6 +1,6 @@
 //! `find_tool_calls`: every tool call across sessions and their subagents,
 //! filtered by name, input/output text, errors, session, time and agent
-//! (seed 004; output modes and caps per hooks.md §2.5).
+//! (docs/tool-calls.md#the-find-query; output modes and caps per docs/tool-calls.md#output-modes).
 //!
 //! Flow: validate [`FindParams`] → pick sessions (agent, session ids) →
 //! per session in parallel (rayon): raw-byte [`prefilter`] (skip the session,
@@ -41,7 +41,7 @@ pub use rows::{HookFact, RowCall, RowSource};
 
 pub use crate::redact::Redactions;
 
-/// The contract error of `find_tool_calls` (seed 004: the MCP wrapper turns
+/// The contract error of `find_tool_calls` (docs/tool-calls.md#the-find-query: the MCP wrapper turns
 /// it into `{"error": "invalid_argument", "message": …}`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
@@ -80,7 +80,7 @@ pub struct FindResult {
     /// [`FindResult::matched_exact`] it is every match (`records.len()` is
     /// `min(matched, limit)`); else loading stopped early once `limit`
     /// newer matches were certain, and it is a lower bound. Not serialized
-    /// (the seed's result has no such key): for the TUI's live count and the
+    /// (`find_tool_calls`' result has no such key): for the TUI's live count and the
     /// CLI table's footer.
     #[serde(skip)]
     pub matched: usize,
@@ -89,7 +89,7 @@ pub struct FindResult {
     #[serde(skip)]
     pub matched_exact: bool,
     /// `session` entries that name no session (of the `agent`, when given):
-    /// they scope the scan to nothing, as the seed says; not serialized,
+    /// they scope the scan to nothing, as `find_tool_calls` says; not serialized,
     /// for the CLI and the TUI to point out a likely typo.
     #[serde(skip)]
     pub unmatched_sessions: Vec<String>,
@@ -100,7 +100,7 @@ pub struct FindResult {
 }
 
 /// Masks secrets in `text` as `[REDACTED_<TYPE>]`, counting replacements
-/// by type (hooks.md §2.5; `crate::redact`).
+/// by type (docs/tool-calls.md#redaction; `crate::redact`).
 fn mask(text: &str, redactions: &mut Redactions) -> String {
     crate::redact::redactor()
         .redact(text, redactions)
@@ -112,7 +112,7 @@ fn mask_value(value: &Value, redactions: &mut Redactions) -> Value {
     crate::redact::redactor().redact_value(value, redactions)
 }
 
-/// Finds tool calls in `sessions` (seed 004).
+/// Finds tool calls in `sessions` (docs/tool-calls.md#the-find-query).
 ///
 /// ```no_run
 /// use hookscope::query::{FindParams, find_tool_calls};
@@ -426,10 +426,10 @@ impl Draft {
             input: cap_input(input),
             output: output.map(|o| truncate(&o, mode, OUTPUT_CAP)),
             is_error: self.is_error,
-            // Seed 004: reliable only for Claude Code and OpenCode (a real
+            // docs/tool-calls.md#the-find-query: reliable only for Claude Code and OpenCode (a real
             // error status on every tool part). Codex outputs carry no
             // is_error (derived from exit codes, transcript::codex); Droid's
-            // flag is not vouched for by the seed.
+            // flag is not vouched for.
             is_error_reliable: matches!(self.agent, Agent::ClaudeCode | Agent::OpenCode),
             file_path,
             digest,
@@ -452,7 +452,7 @@ impl Draft {
 /// (chars), so a call with many strings keeps something of each.
 pub const MIN_STRING_CAP: usize = 100;
 
-/// The input as emitted (hooks.md §2.5's 4,000-char input cap, keeping the
+/// The input as emitted (docs/tool-calls.md#output-modes: the 4,000-char input cap, keeping the
 /// input's JSON type): unchanged when its compact JSON text is at most
 /// [`INPUT_CAP`] chars; else every string value inside it (at any depth;
 /// or the input itself when it is a string) longer than a length `L` is cut
@@ -664,7 +664,7 @@ fn batch_rows(
 /// `limit` of them.
 fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
     // Result lines shared by several results of one thread (their
-    // toolUseResult is ambiguous, seed 004: drop the sidecar).
+    // toolUseResult is ambiguous, docs/tool-calls.md#the-find-query: drop the sidecar).
     let mut results_per_line: HashMap<(Option<usize>, usize), usize> = HashMap::new();
     for (owner, call) in session.all_tool_calls() {
         if let Some(r) = &call.result {
@@ -816,7 +816,7 @@ fn passes_meta(
     true
 }
 
-/// The text `input_contains` searches in a call's raw input (seed 004): its
+/// The text `input_contains` searches in a call's raw input (docs/tool-calls.md#the-find-query): its
 /// compact JSON (`""` without one), case-folded. The index stores it
 /// (`calls.input_folded`, [`crate::index::schema`]) so a filter can answer
 /// without reading the call's line.

@@ -1,4 +1,4 @@
-//! Output truncation for records (hooks.md §2.5): `head`, `tail`, `smart`.
+//! Output truncation for records (docs/tool-calls.md#output-modes): `head`, `tail`, `smart`.
 //!
 //! Lengths are counted in chars (Unicode scalar values), like Python's
 //! `len()` in the reference implementation. Text at or under the cap is
@@ -11,10 +11,10 @@ use regex::Regex;
 
 use super::params::OutputMode;
 
-/// Output cap in chars (hooks.md §2.5).
+/// Output cap in chars (docs/tool-calls.md#output-modes).
 pub const OUTPUT_CAP: usize = 2_000;
 
-/// Input cap in chars (hooks.md §2.5): a record's `input` whose compact JSON
+/// Input cap in chars (docs/tool-calls.md#output-modes): a record's `input` whose compact JSON
 /// text is longer becomes that text cut with [`OutputMode::Head`].
 pub const INPUT_CAP: usize = 4_000;
 
@@ -32,7 +32,7 @@ static SMART_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// The mode used when none is given: `smart` when the call errored, else
-/// `head` (hooks.md §2.5).
+/// `head` (docs/tool-calls.md#output-modes).
 pub fn adaptive(explicit: Option<OutputMode>, is_error: bool) -> OutputMode {
     explicit.unwrap_or(if is_error {
         OutputMode::Smart

@@ -1,4 +1,4 @@
-//! [`FindParams`]: the parameters of `find_tool_calls` exactly as seed 004
+//! [`FindParams`]: the parameters of `find_tool_calls` exactly as docs/tool-calls.md#the-find-query
 //! names them, their validation into a [`Query`], and time parsing.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::QueryError;
 
-/// Agent names the `agent` parameter accepts (architecture.md: one loader per
+/// Agent names the `agent` parameter accepts (docs/architecture.md#architecture: one loader per
 /// agent): `claude-code`, `codex`, `opencode` and `droid`, each with a
 /// loader ([`crate::transcript::Agent::NAMES`]).
 pub const KNOWN_AGENTS: &[&str] = &crate::transcript::Agent::NAMES;
@@ -19,7 +19,7 @@ pub const DEFAULT_LIMIT: usize = 50;
 pub const MAX_LIMIT: usize = 10_000;
 
 /// How a record's `output` is cut when it is longer than the cap
-/// (hooks.md §2.5, [`super::output`]). Serialized lowercase.
+/// (docs/tool-calls.md#output-modes, [`super::output`]). Serialized lowercase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputMode {
@@ -32,10 +32,10 @@ pub enum OutputMode {
     Smart,
 }
 
-/// The parameters of `find_tool_calls` (seed 004), deserializable straight
+/// The parameters of `find_tool_calls` (docs/tool-calls.md#the-find-query), deserializable straight
 /// from an MCP tool call's `arguments` object.
 ///
-/// Names are the seed's exactly; unknown keys are refused (use
+/// Names are `find_tool_calls`' exactly; unknown keys are refused (use
 /// [`FindParams::from_json`] to get that as an `invalid_argument`). `null`
 /// counts as "not given" for every key. Empty strings count as "not given"
 /// for the string filters (as a falsy value does in the reference
@@ -64,7 +64,7 @@ pub enum OutputMode {
 /// - `output_mode`: `"head" | "tail" | "smart"`, default adaptive;
 /// - `with_subagent_cost`: default `false`.
 ///
-/// Extensions beyond the seed's 14 (hookscope's own, issue 9 §5; they only
+/// Extensions beyond the original 14 (hookscope's own; they only
 /// narrow, and leave the 14 as they are):
 /// - `hook`: only calls on which the transcript records a firing of this
 ///   hook event (`PreToolUse`, or a `hookName` such as `PreToolUse:Bash`),

@@ -1,4 +1,4 @@
-//! The records `find_tool_calls` returns (seed 004) and the subagent cost
+//! The records `find_tool_calls` returns (docs/tool-calls.md#the-find-query) and the subagent cost
 //! attached to spawns.
 
 use chrono::{DateTime, Utc};
@@ -9,7 +9,7 @@ use crate::tools::ToolKind;
 use crate::transcript::{Agent, Subagent, ToolCallRecord, Usage};
 
 /// One tool call found by `find_tool_calls`. Serialized field names are the
-/// seed's.
+/// original `find_tool_calls`'.
 ///
 /// `input` and `output` are emitted after redaction (when `redact`) and then
 /// truncation: `output` per the output mode at [`super::output::OUTPUT_CAP`]
@@ -29,7 +29,7 @@ pub struct FoundCall {
     pub tool_use_id: String,
     /// Tool name exactly as invoked.
     pub tool_name: String,
-    /// `edit/write/read/bash/task/skill/mcp/web/other` (hooks.md §2.5).
+    /// `edit/write/read/bash/task/skill/mcp/web/other` (docs/tool-calls.md#tool-kind-and-resolved-name).
     pub tool_kind: ToolKind,
     /// Real name under a Task/Skill/MCP wrapper, else `null`.
     pub tool_resolved: Option<String>,
@@ -39,13 +39,13 @@ pub struct FoundCall {
     pub output: Option<String>,
     /// The result's `is_error`; `null` when no result was recorded.
     pub is_error: Option<bool>,
-    /// Whether `is_error` can be trusted (seed 004): true for Claude Code and
+    /// Whether `is_error` can be trusted (docs/tool-calls.md#the-find-query): true for Claude Code and
     /// OpenCode, false for Codex (no flag in the file; derived from exit
     /// codes) and Droid.
     pub is_error_reliable: bool,
     /// The file the call touches (Read/Write/Edit…), redacted like `input`.
     pub file_path: Option<String>,
-    /// Digest of `{input, tool}` (hooks.md §2.1) over the raw input.
+    /// Digest of `{input, tool}` (docs/tool-calls.md#the-digest) over the raw input.
     pub digest: Option<String>,
     /// Present only on calls made inside a subagent.
     #[serde(flatten)]
@@ -53,7 +53,7 @@ pub struct FoundCall {
     /// Present only on spawns (`tool_kind` `task`) with something to say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subagent: Option<SubagentCost>,
-    /// Extension beyond seed 004: what the transcript records hooks did on
+    /// Extension beyond the original `find_tool_calls`: what the transcript records hooks did on
     /// this call (`transcript::hook_activity::activity_value` objects,
     /// masked like `input`); left out of the JSON when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -77,8 +77,8 @@ impl FoundCall {
     /// [`FoundCall::summary`] followed by ` → <rewritten>` when a PreToolUse
     /// hook rewrote the input (the last `hook_activity` entry with
     /// `event: "PreToolUse"` and a `rewrite.to` other than `input`): the
-    /// summary of the hook's `updatedInput` (docs/hooks.md, "A rewrite
-    /// ran"). It says what the hook wrote, which the call's `↻` mark
+    /// summary of the hook's `updatedInput`
+    /// (docs/hooks.md#a-rewrite-ran). It says what the hook wrote, which the call's `↻` mark
     /// names; whether it ran is the call's result. Masked as
     /// `hook_activity` is.
     pub fn summary_with_rewrite(&self) -> String {
@@ -113,7 +113,7 @@ pub struct SubagentOrigin {
     pub parent_tool_use_id: Option<String>,
 }
 
-/// What a spawned subagent cost (seed 004).
+/// What a spawned subagent cost (docs/tool-calls.md#the-find-query).
 ///
 /// Without `with_subagent_cost` every fact comes from the spawn result's
 /// `toolUseResult` ("the sidecar"): `resolvedModel`, `agentType`, `status`,
@@ -126,7 +126,7 @@ pub struct SubagentOrigin {
 /// child transcript, `agent_type` comes from the child's `.meta.json`
 /// `agentType`, `models` lists the models the child ran on, `tool_uses`
 /// counts the child's calls, `tokens` is the child's usage summed once per
-/// `message.id` with `source: "exact"` (seed 004's "EXACT billed usage"),
+/// `message.id` with `source: "exact"` (the billed usage, docs/tool-calls.md#the-find-query),
 /// and `child_uuid` is set; facts the child lacks fall back to the sidecar
 /// (tokens then stay `"recorded"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -156,8 +156,8 @@ pub struct SubagentCost {
     pub child_uuid: Option<String>,
 }
 
-/// A token block in Anthropic `usage` terms, in tokens (seed 004's "full
-/// token-block shape").
+/// A token block in Anthropic `usage` terms, in tokens (the "full
+/// token-block shape" of docs/tool-calls.md#the-find-query).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Tokens {
     /// `input_tokens`.
@@ -245,7 +245,7 @@ pub fn sidecar_cost(record: &ToolCallRecord, shared_line: bool) -> Option<Subage
 /// object without Claude's keys) but whose child the loader already linked (an
 /// OpenCode `task` part's child session, read with the parent anyway:
 /// model, agent type, tokens `source: "exact"` and tool uses come from it,
-/// as with the flag; issue 10 §2). Claude Code keeps the seed's default
+/// as with the flag). Claude Code keeps the original default
 /// (the sidecar only: reading child files is what the flag pays for).
 /// Else the sidecar.
 pub fn spawn_cost(

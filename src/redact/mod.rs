@@ -1,4 +1,4 @@
-//! Secret masking for tool inputs and outputs (hooks.md §2.5 "Redaction").
+//! Secret masking for tool inputs and outputs (docs/tool-calls.md#redaction).
 //!
 //! Redaction is applied at emission time only: filters and searches match
 //! the raw text, and only what is shown or written out goes through
@@ -27,10 +27,10 @@
 //!   ("password: required") is left alone.
 //! * Output is idempotent: `[REDACTED_…]` placeholders never match again.
 //!
-//! # Decisions where the spec is silent
+//! # Decisions beyond docs/tool-calls.md#redaction
 //!
 //! * `URL_CREDENTIALS` masks the whole userinfo (`user:pass`), keeping
-//!   `scheme://` and `@host…`: the spec names "user:pass" as the secret, and
+//!   `scheme://` and `@host…`: the pattern is the "user:pass" before `@`, and
 //!   the user slot often carries the token itself
 //!   (`https://<token>:x-oauth-basic@…`).
 //! * `GENERIC_SECRET` also requires a letter (all-digit values are counters
@@ -60,10 +60,10 @@ use patterns::PATTERNS;
 ///
 /// A `BTreeMap` so that JSON output is sorted. Only TYPEs that were actually
 /// replaced appear; callers add the map to a response only when it is
-/// non-empty (hooks.md §2.5).
+/// non-empty (docs/tool-calls.md#redaction).
 pub type Redactions = BTreeMap<String, usize>;
 
-/// Every TYPE name, in priority order (hooks.md §2.5). The placeholder for a
+/// Every TYPE name, in priority order (docs/tool-calls.md#redaction). The placeholder for a
 /// TYPE `T` is `[REDACTED_T]`.
 pub const TYPES: &[&str] = &[
     "PRIVATE_KEY",
@@ -82,7 +82,7 @@ pub const TYPES: &[&str] = &[
     "GENERIC_SECRET",
 ];
 
-/// Compiled secret patterns (hooks.md §2.5).
+/// Compiled secret patterns (docs/tool-calls.md#redaction).
 ///
 /// Building one compiles every regex; do it once and share it — use
 /// [`redactor`] for the process-wide instance. `Redactor` is `Send + Sync`.

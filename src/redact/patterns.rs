@@ -1,4 +1,4 @@
-//! The built-in secret patterns, in priority order (hooks.md §2.5).
+//! The built-in secret patterns, in priority order (docs/tool-calls.md#redaction).
 //!
 //! Each entry names its TYPE, its regex, which capture group is replaced
 //! (0 = the whole match) and a validator run on the replaced text. The

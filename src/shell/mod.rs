@@ -1,7 +1,7 @@
 //! The command line of a Bash tool call, parsed into the simple commands it runs.
 //!
-//! Source: hooks.md §2.3 "Bash command parser" (behaviour of cc_transcript's
-//! `command.py`, re-implemented) and §1.3 (the `if` field: leading `VAR=val`
+//! Source: docs/tool-calls.md#the-bash-command-parser (behaviour of cc_transcript's
+//! `command.py`, re-implemented) and docs/contract.md#the-if-field (the `if` field: leading `VAR=val`
 //! stripped, every subcommand of `&&`/`||`/`;`/`|` checked, commands inside
 //! `$()` and backticks checked).
 //!
@@ -84,7 +84,7 @@ pub struct EnvAssignment {
     pub value: String,
 }
 
-/// One redirection attached to a simple command (hooks.md §2.3: `op`, `target`, `fd`).
+/// One redirection attached to a simple command (docs/tool-calls.md#the-bash-command-parser: `op`, `target`, `fd`).
 ///
 /// * `op` is the operator token alone, without the descriptor: `>`, `>>`, `<`,
 ///   `>&`, `<&`, `&>`, `&>>`, `>|`, `>&-`, `<&-`, `<<` / `<<-` (heredoc),
@@ -116,7 +116,7 @@ pub struct Redirect {
     pub delimiter: Option<String>,
 }
 
-/// One simple command the line runs (hooks.md §2.3 "Command").
+/// One simple command the line runs (docs/tool-calls.md#the-bash-command-parser).
 ///
 /// Words have their quoting removed: `'…'` and `"…"` are stripped, backslash
 /// escapes are resolved (`a\ b` → `a b`, `"say \"hi\""` → `say "hi"`), `$'…'`
@@ -169,7 +169,7 @@ pub struct SimpleCall {
 }
 
 /// A parsed Bash command line: the raw text, its simple calls, and the first
-/// parse problem if any (hooks.md §2.3).
+/// parse problem if any (docs/tool-calls.md#the-bash-command-parser).
 ///
 /// JSON: `{"raw": string, "calls": [SimpleCall…], "error": string|null,
 /// "truncated": number|null, "calls_capped": bool}`.
@@ -184,7 +184,7 @@ pub struct CommandLine {
     /// ``syntax error at byte 9: missing `fi` ``, or a note that nesting deeper
     /// than [`MAX_NESTING`] was skipped. `calls` then holds what could be
     /// recovered. Consumers mirroring Claude Code's `if` field should fail
-    /// open (treat the rule as matching) when this is set (hooks.md §1.3).
+    /// open (treat the rule as matching) when this is set (docs/contract.md#the-if-field).
     pub error: Option<String>,
     /// Bytes of `raw` that were **not** parsed because the command is longer
     /// than [`MAX_PARSED_BYTES`] (`raw.len()` minus the parsed prefix's
@@ -239,7 +239,7 @@ impl CommandLine {
     }
 }
 
-/// Parse one Bash command line into its simple calls (hooks.md §2.3).
+/// Parse one Bash command line into its simple calls (docs/tool-calls.md#the-bash-command-parser).
 ///
 /// Never panics and always returns a [`CommandLine`]: an empty,
 /// whitespace-only or comment-only command yields no calls and no error; a
@@ -273,7 +273,7 @@ impl SimpleCall {
     }
 
     /// `program` and `args` with leading wrapper commands stripped
-    /// (hooks.md §2.3 `unwrapped`).
+    /// (docs/tool-calls.md#unwrapping).
     ///
     /// Repeatedly, while the program is one of [`WRAPPER_COMMANDS`]
     /// (`command doas env exec nice nohup sudo time timeout xargs`, compared

@@ -1,6 +1,6 @@
-//! Wrapper stripping for [`super::SimpleCall::unwrapped`] (hooks.md §2.3).
+//! Wrapper stripping for [`super::SimpleCall::unwrapped`] (docs/tool-calls.md#unwrapping).
 
-/// Commands that run another command given as their operands (hooks.md §2.3):
+/// Commands that run another command given as their operands (docs/tool-calls.md#unwrapping):
 /// `command doas env exec nice nohup sudo time timeout xargs`.
 pub const WRAPPER_COMMANDS: &[&str] = &[
     "command", "doas", "env", "exec", "nice", "nohup", "sudo", "time", "timeout", "xargs",

@@ -1,5 +1,5 @@
-//! The typed tool-call structs and the [`ToolCall`] enum (seed 000 "Tool
-//! calls"; hooks.md §2.2; input schemas from formats.md §5 and §2.3).
+//! The typed tool-call structs and the [`ToolCall`] enum
+//! (docs/tool-calls.md#typed-tool-calls; input schemas from docs/tool-calls.md#input-schemas, docs/transcripts.md#response-items).
 //!
 //! Every struct carries `name` (the tool name exactly as invoked — aliases
 //! are not normalized, so the digest matches what the hook saw) and `raw`
@@ -24,7 +24,7 @@ use super::kind::{ToolKind, tool_kind};
 
 /// A Bash/Execute shell invocation, also Codex's shell-style tools
 /// (`shell`, `shell_command`, `exec_command`, `local_shell_call`).
-/// formats.md §5 (Bash: `command` required) and §2.3 (Codex shapes).
+/// docs/tool-calls.md#input-schemas (Bash: `command` required) and docs/transcripts.md#response-items (Codex shapes).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BashCall {
     /// Tool name exactly as invoked (`Bash`, `Execute`, `shell`, …).
@@ -45,7 +45,7 @@ pub struct BashCall {
     pub run_in_background: Option<bool>,
 }
 
-/// A Read of a file, optionally windowed (formats.md §5).
+/// A Read of a file, optionally windowed (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReadCall {
     /// Tool name exactly as invoked.
@@ -62,7 +62,7 @@ pub struct ReadCall {
     pub pages: Option<String>,
 }
 
-/// A Write/Create of a whole file (formats.md §5, §4 for Droid `Create`).
+/// A Write/Create of a whole file (docs/tool-calls.md#input-schemas, docs/transcripts.md#factory-droid for Droid `Create`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WriteCall {
     /// Tool name exactly as invoked (`Write` or `Create`).
@@ -75,7 +75,7 @@ pub struct WriteCall {
     pub content: String,
 }
 
-/// An Edit replacing `old` with `new` in one file (formats.md §5).
+/// An Edit replacing `old` with `new` in one file (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EditCall {
     /// Tool name exactly as invoked.
@@ -103,7 +103,7 @@ pub struct EditSpan {
     pub replace_all: bool,
 }
 
-/// A MultiEdit applying `edits` to one file, in order (formats.md §5).
+/// A MultiEdit applying `edits` to one file, in order (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MultiEditCall {
     /// Tool name exactly as invoked.
@@ -117,7 +117,7 @@ pub struct MultiEditCall {
     pub edits: Vec<EditSpan>,
 }
 
-/// A NotebookEdit replacing a cell's source (formats.md §5).
+/// A NotebookEdit replacing a cell's source (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NotebookEditCall {
     /// Tool name exactly as invoked.
@@ -138,7 +138,7 @@ pub struct NotebookEditCall {
     pub cell_number: Option<u64>,
 }
 
-/// A Glob file-pattern search (formats.md §5).
+/// A Glob file-pattern search (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GlobCall {
     /// Tool name exactly as invoked.
@@ -151,7 +151,7 @@ pub struct GlobCall {
     pub path: Option<String>,
 }
 
-/// A Grep content search (formats.md §5).
+/// A Grep content search (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GrepCall {
     /// Tool name exactly as invoked.
@@ -186,7 +186,7 @@ pub struct GrepCall {
     pub offset: Option<u64>,
 }
 
-/// An ExitPlanMode/ExitSpecMode plan submission (formats.md §5, §4).
+/// An ExitPlanMode/ExitSpecMode plan submission (docs/tool-calls.md#input-schemas, docs/transcripts.md#factory-droid).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExitPlanModeCall {
     /// Tool name exactly as invoked.
@@ -197,7 +197,7 @@ pub struct ExitPlanModeCall {
     pub plan: String,
 }
 
-/// A Skill invocation (formats.md §5).
+/// A Skill invocation (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SkillCall {
     /// Tool name exactly as invoked.
@@ -210,7 +210,7 @@ pub struct SkillCall {
     pub args: Option<String>,
 }
 
-/// An Agent/Task subagent dispatch (formats.md §5).
+/// An Agent/Task subagent dispatch (docs/tool-calls.md#input-schemas).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskCall {
     /// Tool name exactly as invoked (`Agent` or `Task`).
@@ -229,7 +229,7 @@ pub struct TaskCall {
     pub run_in_background: Option<bool>,
 }
 
-/// A TaskCreate tracker entry (formats.md §5, 2.1.x).
+/// A TaskCreate tracker entry (docs/tool-calls.md#input-schemas, 2.1.x).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskCreateCall {
     /// Tool name exactly as invoked.
@@ -244,7 +244,7 @@ pub struct TaskCreateCall {
     pub active_form: Option<String>,
 }
 
-/// A TaskUpdate tracker change (formats.md §5, 2.1.x).
+/// A TaskUpdate tracker change (docs/tool-calls.md#input-schemas, 2.1.x).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskUpdateCall {
     /// Tool name exactly as invoked.
@@ -261,7 +261,7 @@ pub struct TaskUpdateCall {
     pub description: Option<String>,
 }
 
-/// A Workflow dynamic-orchestration dispatch (seed 000; Claude Code 2.1.x
+/// A Workflow dynamic-orchestration dispatch (docs/tool-calls.md#typed-tool-calls; Claude Code 2.1.x
 /// schema: `script`, `name`, `args`, `scriptPath`, `resumeFromRunId`, all
 /// optional). The snake_case spellings `script_path` / `resume_from_run_id`
 /// are accepted as fallbacks.
@@ -317,7 +317,7 @@ impl FallbackCall {
     }
 }
 
-/// A typed tool call: one variant per modelled tool (seed 000 `ToolCall`).
+/// A typed tool call: one variant per modelled tool (docs/tool-calls.md#typed-tool-calls).
 /// Serializes internally tagged: `{"type": "EditCall", "name": …, …}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
@@ -418,7 +418,7 @@ impl ToolCall {
     }
 
     /// The struct name of the variant: `"BashCall"`, `"EditCall"`, …,
-    /// `"OtherCall"`, `"FallbackCall"` (the seed's class names).
+    /// `"OtherCall"`, `"FallbackCall"` (cc_transcript's class names).
     pub fn type_name(&self) -> &'static str {
         match self {
             ToolCall::Bash(_) => "BashCall",
@@ -441,7 +441,7 @@ impl ToolCall {
     }
 
     /// The cross-language content digest: [`tool_digest`]`(name, raw)`
-    /// (hooks.md §2.1), 64 lowercase hex chars.
+    /// (docs/tool-calls.md#the-digest), 64 lowercase hex chars.
     ///
     /// # Errors
     /// [`DigestError`] when `raw` holds an integer with `|n| > 2^53 - 1`.
@@ -458,7 +458,7 @@ impl ToolCall {
         }
     }
 
-    /// The coarse class of this call, [`tool_kind`]`(name, raw)` (hooks.md §2.5).
+    /// The coarse class of this call, [`tool_kind`]`(name, raw)` (docs/tool-calls.md#tool-kind-and-resolved-name).
     pub fn kind(&self) -> ToolKind {
         tool_kind(self.name(), self.raw())
     }
@@ -858,7 +858,7 @@ fn argv_command(f: &Fields<'_>, key: &str) -> Result<String, ToolInputError> {
     }
 }
 
-/// Command text of a Codex argv (formats.md §2.3): the script `X` of
+/// Command text of a Codex argv (docs/transcripts.md#response-items): the script `X` of
 /// `[sh|bash|zsh, -lc|-c, X]` (the shell may be given by path, e.g.
 /// `/bin/bash`), otherwise the words joined by single spaces, each quoted
 /// like Python's `shlex.quote` when it contains anything outside
@@ -889,7 +889,7 @@ fn shell_quote(word: &str) -> String {
 }
 
 impl BashCall {
-    /// The command parsed into the simple calls it runs (hooks.md §2.3),
+    /// The command parsed into the simple calls it runs (docs/tool-calls.md#the-bash-command-parser),
     /// computed on demand with tree-sitter-bash. A command that does not
     /// parse still yields a [`crate::shell::CommandLine`] whose `error` says so.
     pub fn command_line(&self) -> crate::shell::CommandLine {

@@ -10,7 +10,7 @@ use super::{ToolCall, file_path_of, hunks_of, tool_kind, tool_resolved};
 /// [{old,new}], command_line, error}`.
 ///
 /// * `type` — the typed variant (`"BashCall"`, `"OtherCall"`, …);
-/// * `digest` — hooks.md §2.1, `null` when the input cannot be canonicalized
+/// * `digest` — docs/tool-calls.md#the-digest, `null` when the input cannot be canonicalized
 ///   (then `digest_error` says why);
 /// * `command_line` — for a `BashCall` only: the simple calls it runs,
 ///   `[{program, args, env, redirects, operator, span, display}]`

@@ -1,5 +1,5 @@
 //! RFC 8785 JSON Canonicalization Scheme (JCS) and the cross-language tool
-//! digest (hooks.md §2.1; cc_transcript `ids.py` / Rust `ids.rs`).
+//! digest (docs/tool-calls.md#the-digest; cc_transcript `ids.py` / Rust `ids.rs`).
 //!
 //! The digest of a tool call is the lowercase hex SHA-256 of the UTF-8 bytes
 //! of the JCS form of `{"input": <raw input or null>, "tool": <tool name>}`.
@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 /// double (`2^53 - 1`, JavaScript's `Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-/// Why a value could not be canonicalized (hooks.md §2.1: such values
+/// Why a value could not be canonicalized (docs/tool-calls.md#the-digest: such values
 /// "raise", because no two languages would canonicalize them identically).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DigestError {
@@ -48,7 +48,7 @@ pub enum DigestError {
     Invalid(String),
 }
 
-/// Serialize `value` in RFC 8785 canonical form (hooks.md §2.1).
+/// Serialize `value` in RFC 8785 canonical form (docs/tool-calls.md#the-digest).
 ///
 /// * objects: keys sorted by their UTF-16 code units (not UTF-8 bytes), no
 ///   whitespace; duplicate keys cannot occur in a `serde_json::Map` (the
@@ -168,13 +168,13 @@ pub fn has_ambiguous_number(value: &Value) -> bool {
 }
 
 /// The digest of a tool call: lowercase hex SHA-256 (64 chars) of
-/// `canonical_json({"input": raw-or-null, "tool": name})` (hooks.md §2.1).
+/// `canonical_json({"input": raw-or-null, "tool": name})` (docs/tool-calls.md#the-digest).
 ///
 /// `raw` is the verbatim input: an object for Claude Code structured input,
 /// a JSON string for Codex verbatim inputs, `None` (→ `null`) when absent.
 /// `name` is used exactly as invoked (`Execute` and `Bash` differ).
 ///
-/// Numbers (hooks.md §2.1: integers with |n| > 2^53−1 raise; floats are
+/// Numbers (docs/tool-calls.md#the-digest: integers with |n| > 2^53−1 raise; floats are
 /// formatted like ECMAScript). The reference (`ids.py`) tells integers from
 /// floats by the literal: `18446744073709551616` is a Python int and raises,
 /// `1e21` is a float and becomes `1e+21`. serde_json keeps an integer
@@ -557,7 +557,7 @@ mod tests {
         ));
     }
 
-    /// hooks.md §2.1: integers beyond 2^53−1 raise. 2^64 and 2^64+1 are
+    /// docs/tool-calls.md#the-digest: integers beyond 2^53−1 raise. 2^64 and 2^64+1 are
     /// read by serde_json as the float 2^64; 1e300 (a float literal) cannot
     /// be told from such an integer and is refused by the digest too;
     /// 9007199254740993 stays an exact u64 and is refused as an integer.

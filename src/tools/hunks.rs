@@ -1,5 +1,5 @@
 //! Lowering edit-shaped calls to before/after hunks, and the file a call
-//! targets (seed 000 `hunks_of` / `file_path_of`; hooks.md §2.2).
+//! targets (docs/tool-calls.md#hunks-and-file-paths).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -16,18 +16,18 @@ pub struct Hunk {
     pub new: String,
 }
 
-/// Lower an edit-shaped call to before/after hunks (seed 000; hooks.md §2.2):
+/// Lower an edit-shaped call to before/after hunks (docs/tool-calls.md#hunks-and-file-paths):
 /// * `EditCall` → one hunk `(old, new)`;
 /// * `MultiEditCall` → one hunk per span, in application order;
 /// * `WriteCall` → `("", content)`; `NotebookEditCall` → `("", new_source)`;
-/// * a Codex `apply_patch` (hooks.md §2.2 "ApplyPatch: `*** Begin Patch` →
-///   per-file add/update/delete hunks"; the patch found by
+/// * a Codex `apply_patch` (`*** Begin Patch` → per-file add/update/delete
+///   hunks; the patch found by
 ///   [`apply_patch_text`], so also an `apply_patch <<'EOF'` heredoc run
 ///   through `exec_command`/`shell`) → per file in patch order: `*** Add
 ///   File` → `("", added lines)`; each `@@` section of `*** Update File` →
 ///   `(context and - lines, context and + lines)`, every line ending in
 ///   `\n`; `*** Delete File` → none (the patch carries no pre-image, like
-///   seed 000's SpanEdit);
+///   a span edit, whose payload has none);
 /// * everything else → empty.
 pub fn hunks_of(call: &ToolCall) -> Vec<Hunk> {
     match call {
@@ -62,12 +62,12 @@ pub fn hunks_of(call: &ToolCall) -> Vec<Hunk> {
     }
 }
 
-/// The file a call targets, when it targets one (seed 000 `file_path_of`):
+/// The file a call targets, when it targets one:
 /// `file_path` of Read/Write/Edit/MultiEdit, `notebook_path` of NotebookEdit.
 ///
-/// Extra over the seed: a Codex `apply_patch` — the custom tool call (input
+/// Extra over cc_transcript: a Codex `apply_patch` — the custom tool call (input
 /// a patch string, or an object `{"input": patch}` / `{"patch": patch}`;
-/// formats.md §2.3) or an `apply_patch` heredoc/argument in a shell command
+/// docs/transcripts.md#response-items) or an `apply_patch` heredoc/argument in a shell command
 /// (see [`apply_patch_text`]) — yields the path of its first `*** Update
 /// File:`, `*** Add File:` or `*** Delete File:` header, so it agrees with
 /// [`hunks_of`] and the diff a viewer shows. Everything else → `None`.
@@ -83,7 +83,7 @@ pub fn file_path_of(call: &ToolCall) -> Option<&str> {
 }
 
 /// The `*** Begin Patch` … `*** End Patch` text a Codex `apply_patch`
-/// applies (formats.md §2.3), when `call` is one:
+/// applies (docs/transcripts.md#response-items), when `call` is one:
 /// * a call named `apply_patch` whose input is the patch string, or an
 ///   object with the patch under `input` (older builds) or `patch`;
 /// * a shell call (`BashCall`: Bash, `exec_command`, `shell`, …) whose
@@ -166,7 +166,7 @@ const PATCH_HEADERS: [(&str, PatchOp); 3] = [
     ("*** Delete File:", PatchOp::Delete),
 ];
 
-/// What a Codex patch does to one file (formats.md §2.3 `apply_patch`).
+/// What a Codex patch does to one file (docs/transcripts.md#response-items `apply_patch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PatchOp {
@@ -259,7 +259,7 @@ pub struct ApplyPatch {
     pub notes: Vec<String>,
 }
 
-/// Parse a Codex `apply_patch` text (formats.md §2.3; the grammar of
+/// Parse a Codex `apply_patch` text (docs/transcripts.md#response-items; the grammar of
 /// codex-rs `apply-patch`): `*** Begin Patch`, then per file `*** Add
 /// File: p` + `+` lines, `*** Delete File: p`, or `*** Update File: p`
 /// (+ `*** Move to: q`) + sections that each start with `@@` (and optional context)

@@ -1,12 +1,12 @@
 //! Coarse tool classification for search and display: `tool_kind` and
 //! `tool_resolved`, following ai_r's `find_tool_calls` rules literally
-//! (hooks.md §2.5, `src/ai_r/events/_common.py`).
+//! (docs/tool-calls.md#tool-kind-and-resolved-name, `src/ai_r/events/_common.py`).
 
 use super::names::canonical_of;
 use serde::Serialize;
 use serde_json::Value;
 
-/// The coarse class of a tool call (hooks.md §2.5 vocabulary:
+/// The coarse class of a tool call (docs/tool-calls.md#tool-kind-and-resolved-name vocabulary:
 /// `edit, write, read, bash, task, skill, mcp, web, other`).
 /// Serializes as the lowercase string of [`ToolKind::as_str`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -90,9 +90,9 @@ const BASH_NAMES: &[&str] = &[
     "terminal",
 ];
 
-/// Input keys that name a subagent, in priority order (hooks.md §2.5).
+/// Input keys that name a subagent, in priority order (docs/tool-calls.md#tool-kind-and-resolved-name).
 const TASK_KEYS: &[&str] = &["subagent_type", "agent_type", "subagent"];
-/// Input keys that name a skill, in priority order (hooks.md §2.5).
+/// Input keys that name a skill, in priority order (docs/tool-calls.md#tool-kind-and-resolved-name).
 const SKILL_KEYS: &[&str] = &["skill", "name", "command"];
 
 /// Match `^mcp__(.+?)__(.+)$` (regex-crate semantics: `.` excludes `\n`,
@@ -120,7 +120,7 @@ fn mcp_regex_parts(name: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// Classify a tool by name (hooks.md §2.5), in this order:
+/// Classify a tool by name (docs/tool-calls.md#tool-kind-and-resolved-name), in this order:
 /// 1. name matches `^mcp__(.+?)__(.+)$` → [`ToolKind::Mcp`];
 /// 2. lowercase name in {task, agent, spawn_agent} → [`ToolKind::Task`];
 /// 3. {skill, slashcommand} → [`ToolKind::Skill`];
@@ -128,7 +128,7 @@ fn mcp_regex_parts(name: &str) -> Option<(&str, &str)> {
 /// 5. the edit, write, read, bash name sets (lowercase) in that order;
 /// 6. else [`ToolKind::Other`].
 ///
-/// Beyond §2.5's literal sets (issue 10, which supersedes it here): a
+/// Beyond the literal name sets (hookscope's own rule): a
 /// harness spelling in [`TOOL_ALIASES`](super::TOOL_ALIASES) classifies as
 /// its canonical tool ([`canonical_of`]: Droid's `Execute` → bash, `Create`
 /// → write, `FetchUrl` → web), and every name that
@@ -160,7 +160,7 @@ pub fn tool_kind(name: &str, input: Option<&Value>) -> ToolKind {
         .map_or(ToolKind::Other, |(_, kind)| *kind)
 }
 
-/// What a call resolves to, for the kinds that have a target (hooks.md §2.5):
+/// What a call resolves to, for the kinds that have a target (docs/tool-calls.md#tool-kind-and-resolved-name):
 /// * `Mcp` → `"<server>:<tool>"` (non-greedy server: `mcp__a__b__c` → `a:b__c`);
 /// * `Task` → the first non-empty string among `subagent_type`,
 ///   `agent_type`, `subagent` in the input object;
@@ -319,7 +319,7 @@ mod tests {
         ] {
             assert_eq!(tool_kind(n, None), ToolKind::Bash, "{n}");
         }
-        // Issue 10 (newer than §2.5's literal sets): TOOL_ALIASES spellings
+        // Beyond the literal name sets: TOOL_ALIASES spellings
         // classify as their canonical tool, and every BashCall name is bash.
         assert_eq!(tool_kind("Execute", None), ToolKind::Bash);
         assert_eq!(tool_kind("shell_command", None), ToolKind::Bash);
@@ -339,8 +339,8 @@ mod tests {
     }
 
     /// Every name `parse_tool_call` types as a BashCall classifies as bash,
-    /// with or without an input (issue 10: "`shell_command` without args is
-    /// still `bash`").
+    /// with or without an input (`shell_command` without args is
+    /// still `bash`).
     #[test]
     fn every_bash_call_is_bash() {
         use crate::tools::{OnError, ToolCall, parse_tool_call};

@@ -2,10 +2,10 @@
 //! [`ToolCall`], the cross-language digest, name aliases and matching,
 //! MCP helpers, edit hunks and coarse classification.
 //!
-//! Follows the cc_transcript tools API (seed 000 "Tool calls") and
-//! hooks.md §2.1 (digest), §2.2 (typed calls, aliases, `mcp_access`),
-//! §2.5 (`tool_kind` / `tool_resolved`); input schemas from formats.md §5
-//! (Claude Code) and §2.3 (Codex).
+//! Follows the cc_transcript tools API (docs/tool-calls.md#typed-tool-calls) and
+//! docs/tool-calls.md#the-digest (digest), docs/tool-calls.md#names-and-aliases (aliases, `mcp_access`),
+//! docs/tool-calls.md#tool-kind-and-resolved-name (`tool_kind` / `tool_resolved`); input schemas from docs/tool-calls.md#input-schemas
+//! (Claude Code) and docs/transcripts.md#response-items (Codex).
 //!
 //! * [`calls`] — the typed structs and the [`ToolCall`] enum;
 //! * [`names`] — [`TOOL_ALIASES`], [`expand_tool_names`], [`matches_names`],
@@ -46,7 +46,7 @@ pub use names::{
 };
 
 /// What [`parse_tool_call`] does with a known tool whose input is malformed
-/// (seed 000 `on_error`).
+/// (docs/tool-calls.md#strict-and-lenient-parsing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnError {
     /// Strict (default): return the [`ToolInputError`].
@@ -58,8 +58,8 @@ pub enum OnError {
     Other,
 }
 
-/// A known tool's input did not match its expected shape (seed 000
-/// `ToolInputError`).
+/// A known tool's input did not match its expected shape
+/// (docs/tool-calls.md#strict-and-lenient-parsing).
 ///
 /// Displays as `<tool>: field "<field>" <problem>` (e.g.
 /// `Edit: field "old_string" is missing`, `… is null`,
@@ -84,8 +84,8 @@ fn field_prefix(field: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
-/// Parse a tool's name and raw input into the typed hierarchy (seed 000
-/// `parse_tool_call`).
+/// Parse a tool's name and raw input into the typed hierarchy
+/// (docs/tool-calls.md#typed-tool-calls).
 ///
 /// * `name` — the tool name exactly as invoked; it selects the typed model
 ///   (exact, case-sensitive: `Bash`/`Execute`/`shell`/`shell_command`/

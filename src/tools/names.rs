@@ -1,15 +1,15 @@
 //! Tool-name helpers: harness aliases, pipe-spec expansion, captain_hook-style
-//! name matching and MCP name parsing (hooks.md §2.2; seed 000 "Tool calls").
+//! name matching and MCP name parsing (docs/tool-calls.md#names-and-aliases).
 //!
 //! Note: this is captain_hook's matching, **not** Claude Code's matcher
-//! semantics (hooks.md §1.3). Claude Code would need `mcp__github__Grep` or a
+//! semantics (docs/contract.md#matchers). Claude Code would need `mcp__github__Grep` or a
 //! regex to catch an MCP tool; `tool_name_matches("mcp__github__Grep", "Grep")`
 //! is true here.
 
 use std::collections::BTreeSet;
 
 /// Canonical (Claude Code) tool name → the spelling another harness uses for
-/// the same tool (seed 000 `TOOL_ALIASES`; hooks.md §2.2). `Execute`,
+/// the same tool (docs/tool-calls.md#names-and-aliases). `Execute`,
 /// `Create`, `FetchUrl`, `ExitSpecMode` are Factory Droid names, `apply_patch`
 /// is Codex's, `Task` is Claude Code's pre-2.x name of `Agent`.
 pub const TOOL_ALIASES: &[(&str, &str)] = &[
@@ -23,14 +23,14 @@ pub const TOOL_ALIASES: &[(&str, &str)] = &[
 
 /// Canonical names whose alias is applied in the forward direction only:
 /// a spec naming the harness spelling does **not** pull in the canonical one
-/// (hooks.md §2.2: "Edit→apply_patch (forward only)").
+/// (docs/tool-calls.md#names-and-aliases: `Edit` → `apply_patch` is forward only).
 const FORWARD_ONLY: &[&str] = &["Edit"];
 
 /// Extra forward-only spellings beyond [`TOOL_ALIASES`]: `Bash` also covers
-/// Codex's unified-exec tool `exec_command` (hooks.md §2.2).
+/// Codex's unified-exec tool `exec_command` (docs/tool-calls.md#names-and-aliases).
 const EXTRA_FORWARD: &[(&str, &str)] = &[("Bash", "exec_command")];
 
-/// Bare MCP tool segments known to behave like a built-in gate (the seed's
+/// Bare MCP tool segments known to behave like a built-in gate (cc_transcript's
 /// "registered spec behaves_like"; cc_transcript documents cc-context's
 /// `ccx_code_edit` / `ccx_code_replace`, which write files through MCP under
 /// names no `Edit` gate would otherwise catch). Bare segment → built-in.
@@ -47,7 +47,7 @@ pub fn canonical_of(alias: &str) -> Option<&'static str> {
 }
 
 /// Expand a pipe-separated tool spec (`"Bash|Grep"`) into the set of
-/// spellings it should match (seed 000 `expand_tool_names`; hooks.md §2.2).
+/// spellings it should match (docs/tool-calls.md#names-and-aliases).
 ///
 /// Each `|`-separated entry is kept verbatim (no trimming, empty entries
 /// kept, as in cc_transcript) and adds:
@@ -81,7 +81,7 @@ pub fn expand_tool_names(spec: &str) -> BTreeSet<String> {
 }
 
 /// Whether `actual` is one of `names`, exactly or as an MCP tool suffix
-/// (seed 000 `matches_names`).
+/// (docs/tool-calls.md#names-and-aliases).
 ///
 /// True when `actual` is in `names`, or when it splits as
 /// `mcp__<server>__<tool>` ([`mcp_parts`]) and `<tool>` — or the built-in it
@@ -117,7 +117,7 @@ where
 }
 
 /// Whether `actual` matches the pipe spec `spec`, honoring aliases and MCP
-/// suffixes: [`matches_names`] over [`expand_tool_names`]`(spec)` (seed 000).
+/// suffixes: [`matches_names`] over [`expand_tool_names`]`(spec)`.
 /// `tool_name_matches("Execute", "Bash|Grep")` and
 /// `tool_name_matches("mcp__github__Grep", "Grep")` are both true.
 ///
@@ -131,10 +131,10 @@ pub fn tool_name_matches(actual: &str, spec: &str) -> bool {
 }
 
 /// Split `mcp__<server>__<tool>` into `(server, tool)` on the first two `__`
-/// (seed 000 `mcp_parts`): `mcp__a__b__c` → `("a", "b__c")`. `None` when the
+/// (docs/tool-calls.md#names-and-aliases): `mcp__a__b__c` → `("a", "b__c")`. `None` when the
 /// name lacks the `mcp__` prefix, the second `__`, or when the server or tool
 /// part would be empty (consistent with the `^mcp__(.+?)__(.+)$` rule of
-/// hooks.md §2.5).
+/// docs/tool-calls.md#tool-kind-and-resolved-name).
 ///
 /// ```
 /// use hookscope::tools::mcp_parts;
@@ -150,13 +150,13 @@ pub fn mcp_parts(name: &str) -> Option<(&str, &str)> {
     Some((server, tool))
 }
 
-/// Verbs that mark an MCP tool as read-only (hooks.md §2.2).
+/// Verbs that mark an MCP tool as read-only (docs/tool-calls.md#names-and-aliases).
 pub const MCP_READ_VERBS: &[&str] = &[
     "get", "list", "search", "read", "view", "fetch", "query", "describe", "show", "find",
 ];
 
 /// Classify an MCP tool segment as `"read"` or `"write"` by its verbs
-/// (seed 000 `mcp_access`; hooks.md §2.2).
+/// (docs/tool-calls.md#names-and-aliases).
 ///
 /// The segment is lowercased; it is `"read"` when it **starts with** a verb
 /// of [`MCP_READ_VERBS`] or one of its `_`-separated tokens **equals** one

@@ -1,5 +1,5 @@
 //! The Claude Code loader: one main `<session>.jsonl` plus its subagent files
-//! into a [`Session`] (formats.md §1, checklist §6).
+//! into a [`Session`] (docs/transcripts.md#claude-code, docs/transcripts.md#reading-rules).
 //!
 //! What it does, in order:
 //! 1. reads the main file leniently ([`read_objects`]); lines with
@@ -564,8 +564,8 @@ fn uuid_bits(uuid: &str) -> Option<u128> {
     Some(bits)
 }
 
-/// Line types seen in Claude Code transcripts up to 2.1.332 (formats.md
-/// §1.3 and the real-cc-2.1.332 README). Any other `type` is kept as opaque
+/// Line types seen in Claude Code transcripts up to 2.1.332 (docs/transcripts.md#line-types
+/// and the real-cc-2.1.332 README). Any other `type` is kept as opaque
 /// metadata and reported once per line as a diagnostic, so format drift shows.
 const KNOWN_LINE_TYPES: &[&str] = &[
     "user",
@@ -835,8 +835,8 @@ fn max_time(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTi
 }
 
 /// The label of the notes that mark where a process that wrote the file
-/// ended or began ([`Event::Note`]; docs/formats.md "One file, several
-/// processes").
+/// ended or began ([`Event::Note`];
+/// docs/formats.md#one-file-several-processes).
 pub const PROCESS_NOTE: &str = "process";
 
 /// Whether a rejected `<Event> operation blocked by hook` record is a
@@ -972,7 +972,7 @@ impl Thread {
             self.ended = max_time(self.ended, timestamp);
         }
         // Where one process that wrote the file ends and the next begins
-        // (docs/formats.md "One file, several processes"), as notes.
+        // (docs/formats.md#one-file-several-processes), as notes.
         // A file one process wrote gets none: the end is noted when a
         // later process starts.
         if kind == "cost-state" {

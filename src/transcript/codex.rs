@@ -1,15 +1,15 @@
 //! The OpenAI Codex CLI loader: one rollout file
 //! (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`) into a
-//! [`Session`] (formats.md §2, checklist §6 item 5).
+//! [`Session`] (docs/transcripts.md#codex, docs/transcripts.md#reading-rules).
 //!
 //! What it reads, line by line ([`read_objects`], lenient):
-//! - the envelope `{"timestamp","type","payload"}` (formats.md §2.2) with
+//! - the envelope `{"timestamp","type","payload"}` (docs/transcripts.md#the-rollout-envelope) with
 //!   `type` `session_meta` (identity: the first one wins), `turn_context`
-//!   (models), `response_item` (the conversation, §2.3), `event_msg` (UI
-//!   events, §2.4), `compacted` (§2.5); `world_state`,
+//!   (models), `response_item` (the conversation, docs/transcripts.md#response-items), `event_msg` (UI
+//!   events, docs/transcripts.md#event-messages), `compacted` (docs/transcripts.md#codex-compaction); `world_state`,
 //!   `inter_agent_communication_metadata` and `token_usage_record` are known
 //!   and not shown;
-//! - the flat legacy layout (formats.md §2.6): a bare meta object
+//! - the flat legacy layout (docs/transcripts.md#older-codex-layouts): a bare meta object
 //!   `{"id","timestamp",…}` as the first line, bare response items, and
 //!   `{"record_type":"state"}` lines.
 //!
@@ -49,7 +49,7 @@
 //! subagents and ties each to its spawning call.
 //!
 //! **Errors are unreliable.** Codex outputs have no `is_error` flag
-//! (formats.md §2.3). `is_error` is true when the output states a non-zero
+//! (docs/transcripts.md#response-items). `is_error` is true when the output states a non-zero
 //! exit code — `metadata.exit_code` of a JSON-string output
 //! `{"output","metadata":{"exit_code"}}`, or an `Exit code: N` /
 //! `Process exited with code N` header line before `Output:` in plain-text
@@ -244,7 +244,7 @@ const QUIET_LINE_TYPES: &[&str] = &[
 
 /// `event_msg` payload types that are known and deliberately not read:
 /// duplicates of `response_item`s (see the module docs), lifecycle and UI
-/// events, and the 0.50–0.53 experimental types formats.md §2.6 lists.
+/// events, and the 0.50–0.53 experimental types docs/transcripts.md#older-codex-layouts lists.
 const QUIET_EVENT_TYPES: &[&str] = &[
     "user_message",
     "agent_message",
@@ -420,7 +420,7 @@ fn header_exit_code(text: &str) -> Option<i64> {
 }
 
 /// What a rollout's own (first) `session_meta` says about where it came
-/// from (formats.md §2: `forked_from_id`, `parent_thread_id`,
+/// from (docs/transcripts.md#the-rollout-envelope: `forked_from_id`, `parent_thread_id`,
 /// `source.subagent`). Every field is `None` for a rollout started by the
 /// user (and for every rollout before these fields existed).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -1188,7 +1188,7 @@ impl Loader {
         }
     }
 
-    /// A line without the envelope: the legacy layout (formats.md §2.6) or
+    /// A line without the envelope: the legacy layout (docs/transcripts.md#older-codex-layouts) or
     /// something unusable.
     fn push_bare(&mut self, line_no: usize, v: &Value, first: bool) {
         if v.get("record_type").is_some() {
@@ -1221,7 +1221,7 @@ impl Loader {
             return;
         }
         if self.seen_meta {
-            return; // resume/fork repeats it; the first one wins (formats.md §2.2)
+            return; // resume/fork repeats it; the first one wins (docs/transcripts.md#the-rollout-envelope)
         }
         self.seen_meta = true;
         self.meta_line = Some(line_no);
@@ -1568,7 +1568,7 @@ impl Loader {
                 }
             }
             "tool_call" => {
-                // 0.42-era fixtures (formats.md §2.6): {name, call_id, input}.
+                // 0.42-era fixtures (docs/transcripts.md#older-codex-layouts): {name, call_id, input}.
                 let Some(name) = str_of(payload, "name") else {
                     self.diag(line_no, "event_msg tool_call without a name".to_string());
                     return;
@@ -1604,7 +1604,7 @@ impl Loader {
 }
 
 /// Parse a Codex `function_call` whose `arguments` is a JSON-encoded string
-/// (formats.md §2.3 "double-decode"): decode it and [`parse_tool_call`] the
+/// (docs/transcripts.md#response-items: decoded twice): decode it and [`parse_tool_call`] the
 /// result; when it is not valid JSON, return [`ToolCall::fallback`] holding
 /// the text verbatim (never an error for that case). A lone UTF-16
 /// surrogate escape inside the text (`\\ud83d` in the line) is repaired as

@@ -7,7 +7,7 @@
 //! order of preference:
 //!
 //! 1. the result's `toolUseResult.structuredPatch` (Claude Code Edit,
-//!    MultiEdit and Write of an existing file; formats.md §1.6 "hunk"
+//!    MultiEdit and Write of an existing file; docs/transcripts.md#structured-tool-results "hunk"
 //!    `{oldStart, oldLines, newStart, newLines, lines}`), when non-empty;
 //! 2. the call's own hunks ([`crate::tools::hunks_of`]: Edit, MultiEdit,
 //!    Write, NotebookEdit), each diffed line by line with `similar`, three
@@ -299,8 +299,8 @@ fn cap(diff: &mut CallDiff) {
 }
 
 /// Whether a call's change was applied, from its result (Claude Code
-/// 2.1.332 texts as recorded in tests/corpus/real-cc-2.1.332; formats.md
-/// §1.5; hooks.md §1.4):
+/// 2.1.332 texts as recorded in tests/corpus/real-cc-2.1.332; docs/transcripts.md#user-lines-and-tool-results;
+/// docs/hooks.md#what-the-transcript-records):
 ///
 /// * no result → [`Applied::Unknown`] `no result recorded`;
 /// * text starting `PreToolUse:<Tool> hook error: ` (a PreToolUse hook's
@@ -368,7 +368,7 @@ pub fn applied_of(record: &ToolCallRecord) -> Applied {
     Applied::Yes
 }
 
-/// Reads a `structuredPatch` array (formats.md §1.6). `None` when it is
+/// Reads a `structuredPatch` array (docs/transcripts.md#structured-tool-results). `None` when it is
 /// missing, not an array, or empty (a Write of a new file records `[]`).
 /// Missing numbers read as 0; a line without a `+`/`-`/` ` prefix is
 /// context as written; non-string lines are skipped.

@@ -1,4 +1,4 @@
-//! Finding sessions on disk (formats.md §1.1, §2.1): main transcripts, and
+//! Finding sessions on disk (docs/transcripts.md#claude-code-files, docs/transcripts.md#codex-files): main transcripts, and
 //! the subagent files that belong to each.
 //!
 //! Roots: the PATHs given, else the default roots ([`default_roots`]):
@@ -767,7 +767,7 @@ fn skipped_opencode_folder(parent: &Path, name: &std::ffi::OsStr) -> bool {
 }
 
 /// Whether a file's first line is a Factory Droid `session_start`
-/// (formats.md §4: `{"type":"session_start","id",…}`).
+/// (docs/transcripts.md#factory-droid: `{"type":"session_start","id",…}`).
 fn looks_like_droid(lines: &[LineSniff]) -> bool {
     lines
         .first()
@@ -849,7 +849,7 @@ pub fn parent_of_subagent(file: &Path) -> Option<PathBuf> {
     (candidate.is_file() && candidate != file).then_some(candidate)
 }
 
-/// Line types a Claude Code transcript holds (formats.md §1.3).
+/// Line types a Claude Code transcript holds (docs/transcripts.md#line-types).
 const CLAUDE_TYPES: &[&str] = &[
     "user",
     "assistant",
@@ -882,13 +882,13 @@ const FOREIGN_TYPES: &[&str] = &[
 ];
 
 /// Whether a file's first lines look like a Claude Code transcript: some line
-/// has a Claude Code `type` (formats.md §1.3) and `sessionId`, `leafUuid` or a
+/// has a Claude Code `type` (docs/transcripts.md#line-types) and `sessionId`, `leafUuid` or a
 /// `message` object, no line carries `payload` (Codex) or `session_id`
 /// (stream-json, hook payloads), and no line has another format's type (Codex,
 /// Droid) without the `uuid` every Claude Code conversation line has. A line
 /// of an unknown type inside the Claude envelope (`uuid` + `sessionId`, e.g.
 /// `{"type":"tool_result","uuid":…}` in a drifted file) is opaque metadata
-/// (formats.md §1.3), not evidence of another agent.
+/// (docs/transcripts.md#line-types), not evidence of another agent.
 pub fn sniff_claude_code(path: &Path) -> bool {
     looks_like_claude_code(&sniff_lines(path, 8))
 }
@@ -907,7 +907,7 @@ fn looks_like_claude_code(lines: &[LineSniff]) -> bool {
         })
 }
 
-/// Envelope `type`s of a Codex rollout (formats.md §2.2).
+/// Envelope `type`s of a Codex rollout (docs/transcripts.md#the-rollout-envelope).
 const CODEX_LINE_TYPES: &[&str] = &[
     "session_meta",
     "response_item",
@@ -919,8 +919,8 @@ const CODEX_LINE_TYPES: &[&str] = &[
     "token_usage_record",
 ];
 
-/// Whether a file's first lines look like a Codex rollout (formats.md §2.2,
-/// §2.6): some line is an envelope with an object `payload` and a Codex
+/// Whether a file's first lines look like a Codex rollout (docs/transcripts.md#the-rollout-envelope,
+/// docs/transcripts.md#older-codex-layouts): some line is an envelope with an object `payload` and a Codex
 /// `type`, or the file is named `rollout-*.jsonl` and its first line is a
 /// bare legacy meta object (`id` and `timestamp`, no `type`). The
 /// `codex exec --json` stream (`thread.started`, no `payload`) is not one.
@@ -947,7 +947,7 @@ fn looks_like_codex(lines: &[LineSniff], path: &Path) -> bool {
 /// whose sessions are read. Discovery's diagnostic adds `; skipped`.
 pub const NOT_A_SESSION: &str = "not a Claude Code, Codex, OpenCode or Droid session transcript";
 
-/// Legacy response-item `type`s (formats.md §2.6) a flat Codex session
+/// Legacy response-item `type`s (docs/transcripts.md#older-codex-layouts) a flat Codex session
 /// file holds after its meta line.
 const LEGACY_CODEX_ITEM_TYPES: &[&str] = &[
     "message",

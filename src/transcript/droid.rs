@@ -1,5 +1,5 @@
 //! The Factory Droid loader: `~/.factory/sessions/<cwd-slug>/<uuid>.jsonl`
-//! with its `<uuid>.settings.json` (formats.md §4; corpus
+//! with its `<uuid>.settings.json` (docs/transcripts.md#factory-droid; corpus
 //! `real-droid-0.225.2/README.md` "Transcript").
 //!
 //! Lines (lenient, [`read_objects`]; every unusable line a diagnostic with
@@ -66,7 +66,7 @@
 //! diagnostic on `task-invocations.json`, never a guess.
 //!
 //! `is_error` is Droid's flag, as recorded; `find_tool_calls` still marks
-//! Droid's calls `is_error_reliable: false` (seed 004: true only for
+//! Droid's calls `is_error_reliable: false` (docs/tool-calls.md#the-find-query: true only for
 //! Claude Code and OpenCode).
 //!
 //! Every filesystem touch (transcripts, sidecars, the sessions folder, the

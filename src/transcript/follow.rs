@@ -1,4 +1,4 @@
-//! Following sessions while they are written (issue 11 §3): the core of
+//! Following sessions while they are written (docs/cli.md#hookscope-tail-watch-a-session-while-the-agent-writes-it): the core of
 //! `hookscope tail` and of the TUI's live updates.
 //!
 //! A [`Follower`] watches the files of the sessions it follows (the main

@@ -127,7 +127,7 @@ fn open_regular_unlogged(path: &Path) -> io::Result<File> {
 }
 
 /// Whether `path` names a zstd-compressed transcript (`*.zst`, e.g. a
-/// Codex `rollout-….jsonl.zst`, formats.md §2.1).
+/// Codex `rollout-….jsonl.zst`, docs/transcripts.md#codex-files).
 pub fn is_zst(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "zst")
 }

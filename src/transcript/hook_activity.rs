@@ -1,5 +1,5 @@
 //! What the transcript says hooks did: one typed [`HookActivity`] per hook
-//! firing, built from the records Claude Code writes (formats.md §1.3,
+//! firing, built from the records Claude Code writes (docs/transcripts.md#line-types,
 //! real-cc-2.1.332 README "How hook outcomes show up (2.1.332)"):
 //!
 //! * `attachment` lines whose `attachment.type` starts with `hook_`
@@ -54,7 +54,7 @@ pub enum HookAction {
     /// Objected after the call ran: a PostToolUse or PostToolUseFailure
     /// `decision: "block"` or exit 2. Nothing was blocked — the call had
     /// already run; the reason went to the model next to the result
-    /// (docs/hooks.md "What the transcript records").
+    /// (docs/hooks.md#what-the-transcript-records).
     Flagged,
     /// Rewrote the tool input (`hookSpecificOutput.updatedInput`).
     Rewrote,
@@ -164,7 +164,7 @@ pub struct InputRewrite {
     /// thread.
     pub from: Option<Value>,
     /// `hookSpecificOutput.updatedInput` (it replaces the whole input,
-    /// hooks.md §1.8).
+    /// docs/contract.md#decision-control-per-event).
     pub to: Value,
 }
 
@@ -427,7 +427,7 @@ impl HookActivity {
         }
     }
 
-    /// Reads a hook's stdout JSON (hooks.md §1.7–1.8) for the decision,
+    /// Reads a hook's stdout JSON (docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event) for the decision,
     /// the rewrite, added context and a block reason.
     fn read_stdout_json(&mut self, call_input: Option<&Value>) {
         let Some(stdout) = self.stdout.as_deref() else {
@@ -573,7 +573,7 @@ pub fn output_text(output: &Value) -> String {
 /// `(None, text)`. Claude Code writes this prefix for a handler that exited
 /// 2 (its stderr follows): in a blocked call's `tool_result`, a rejected
 /// prompt's `system/informational` line, a blocking error
-/// (docs/hooks.md "What the transcript records").
+/// (docs/hooks.md#what-the-transcript-records).
 pub fn split_handler_prefix(text: &str) -> (Option<&str>, &str) {
     let t = text.trim_start();
     match t.strip_prefix('[').and_then(|r| r.split_once("]: ")) {
@@ -688,8 +688,8 @@ pub fn parse_operation_blocked(text: &str) -> Option<(String, String)> {
 /// `system`/`informational` line whose `content` is `UserPromptSubmit
 /// operation blocked by hook:\n[<command>]: <stderr>\n\nOriginal prompt:
 /// <prompt>` and whose `promptSubmitEnding` is `{ending: {kind:
-/// "blocked_by_hook", reason}, promptKept: false}`; docs/hooks.md "What the
-/// transcript records").
+/// "blocked_by_hook", reason}, promptKept: false}`;
+/// docs/hooks.md#what-the-transcript-records).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RejectedPrompt {
     /// The event that rejected it (`UserPromptSubmit`,
@@ -1215,7 +1215,7 @@ impl HookLog {
     /// A Factory Droid hook line (a user `message` with `hookEventName`;
     /// real-droid-0.225.2 README "hook lines"; `m` is the `message`
     /// object): one firing per line. Read as Claude Code's older contract
-    /// (hooks-updates.md §3.3):
+    /// (docs/contract.md#factory-droid-hooks):
     ///
     /// * `event` = `hookEventName`, `hook_name` = `<event>:<hookMatcher>`
     ///   (`PreToolUse:Execute`, `SessionStart:startup`) or the event alone;

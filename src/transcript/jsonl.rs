@@ -1,5 +1,5 @@
 //! Lenient JSON Lines reading: one object per line, never failing a file on
-//! one bad line (formats.md §6 item 1).
+//! one bad line (docs/transcripts.md#reading-rules item 1).
 //!
 //! Lines are split with a buffered reader (a 10 MB line is read like any
 //! other), parsed with serde_json, and every line that cannot be used becomes

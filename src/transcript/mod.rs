@@ -1,5 +1,5 @@
 //! Transcripts: the agent-neutral model, discovery on disk, and one loader
-//! per agent (architecture.md "Modules").
+//! per agent (docs/architecture.md#architecture).
 
 pub mod cache;
 pub mod claude_code;

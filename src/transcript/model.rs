@@ -1,6 +1,6 @@
 //! The agent-neutral session model every loader produces and every view reads.
 //!
-//! Shape (architecture.md "The flow"): a [`Session`] holds [`Turn`]s, each turn
+//! Shape (docs/architecture.md#architecture): a [`Session`] holds [`Turn`]s, each turn
 //! holds [`Event`]s in file order, and a tool call is an [`Event::ToolCall`]
 //! carrying a [`ToolCallRecord`] (typed call + paired result + optional link to
 //! the [`Subagent`] it spawned). Subagents live flat in [`Session::subagents`]
@@ -22,21 +22,21 @@ use crate::tools::{ToolCall, ToolKind};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
-    /// Anthropic's Claude Code (`~/.claude/projects/**.jsonl`, formats.md §1).
+    /// Anthropic's Claude Code (`~/.claude/projects/**.jsonl`, docs/transcripts.md#claude-code).
     ClaudeCode,
     /// OpenAI's Codex CLI (`$CODEX_HOME/sessions/**/rollout-*.jsonl`,
-    /// formats.md §2). Its tool results carry no `is_error` flag; the loader
+    /// docs/transcripts.md#codex). Its tool results carry no `is_error` flag; the loader
     /// derives one from exit codes, so it is not reliable (see
     /// [`crate::transcript::codex`]).
     Codex,
     /// OpenCode (sst/opencode): the SQLite store `opencode.db` (1.2+) or
-    /// the older `storage/` JSON files (formats.md §3; see
+    /// the older `storage/` JSON files (docs/transcripts.md#opencode; see
     /// [`crate::transcript::opencode`]). Its tool parts carry a real error
     /// status, so `is_error` is reliable.
     #[serde(rename = "opencode")]
     OpenCode,
     /// Factory Droid: `~/.factory/sessions/<cwd-slug>/<uuid>.jsonl`
-    /// (formats.md §4; see [`crate::transcript::droid`]).
+    /// (docs/transcripts.md#factory-droid; see [`crate::transcript::droid`]).
     Droid,
 }
 
@@ -165,9 +165,9 @@ pub fn id_from_path(path: &std::path::Path) -> String {
 }
 
 /// Where in its file something was recorded: a 1-based line of a JSON Lines
-/// transcript (Claude Code, Codex; formats.md §1–2), or the id of a record
+/// transcript (Claude Code, Codex; docs/transcripts.md#claude-code, docs/transcripts.md#codex), or the id of a record
 /// in a store that has no lines (an OpenCode SQLite row, a Droid JSON
-/// record; formats.md §3–4).
+/// record; docs/transcripts.md#opencode, docs/transcripts.md#factory-droid).
 ///
 /// Displays as the suffix after a path: `:12` for a line, `#<id>` for a
 /// record (see [`Source`]). Serialized externally tagged: `{"line": 12}` or
@@ -338,7 +338,7 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
-/// Token usage in Anthropic's `message.usage` terms (formats.md §1.5), in tokens.
+/// Token usage in Anthropic's `message.usage` terms (docs/transcripts.md#assistant-lines), in tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     /// `input_tokens`.
@@ -385,8 +385,8 @@ impl Usage {
     }
 }
 
-/// The `tool_result` paired with a `tool_use` by id (formats.md §1.4); for
-/// Codex the `*_output` item paired with its call by `call_id` (§2.3).
+/// The `tool_result` paired with a `tool_use` by id (docs/transcripts.md#user-lines-and-tool-results); for
+/// Codex the `*_output` item paired with its call by `call_id` (docs/transcripts.md#response-items).
 ///
 /// Serialized as `{text, is_error, tool_use_result, timestamp, line,
 /// agent_id}`, `tool_use_result` as [`ToolResult::tool_use_result_verbatim`]
@@ -468,7 +468,7 @@ impl ToolResult {
 
     /// Where the result is in its file: today always [`Locus::Line`] of
     /// [`ToolResult::line`] (the loaders read JSON Lines). Use this rather
-    /// than `line` where a record id would also do (formats.md §3–4).
+    /// than `line` where a record id would also do (docs/transcripts.md#opencode, docs/transcripts.md#factory-droid).
     pub fn locus(&self) -> Locus {
         Locus::Line(self.line)
     }
@@ -510,9 +510,9 @@ pub struct ToolCallRecord {
     /// The typed call (`parse_tool_call` with `on_error = other`); its
     /// `name()` is the tool name exactly as invoked and `raw()` the input.
     pub call: ToolCall,
-    /// Classification (hooks.md §2.5).
+    /// Classification (docs/tool-calls.md#tool-kind-and-resolved-name).
     pub tool_kind: ToolKind,
-    /// The real name under a Task/Skill/MCP wrapper (hooks.md §2.5).
+    /// The real name under a Task/Skill/MCP wrapper (docs/tool-calls.md#tool-kind-and-resolved-name).
     pub tool_resolved: Option<String>,
     /// The paired result; `None` when none was recorded (interrupted, still
     /// running, or the file was cut).
@@ -550,7 +550,7 @@ pub fn call_summary(call: &ToolCall) -> String {
     }
     let raw = call.raw();
     if call.name() == "write_stdin" {
-        // Codex unified exec (formats.md §2.3): `{session_id, chars}`;
+        // Codex unified exec (docs/transcripts.md#response-items): `{session_id, chars}`;
         // `session_id` is a number in 0.1xx rollouts, a string in older ones.
         let get = |k: &str| raw.and_then(|r| r.get(k));
         let session = match get("session_id") {
@@ -569,7 +569,7 @@ pub fn call_summary(call: &ToolCall) -> String {
     const KEYS: &[&str] = &[
         "command",
         "file_path",
-        // OpenCode's edit/write/read (formats.md §3).
+        // OpenCode's edit/write/read (docs/transcripts.md#opencode).
         "filePath",
         "notebook_path",
         "pattern",
@@ -597,7 +597,7 @@ impl ToolCallRecord {
     /// Where the call is in its file (the session's or subagent's `path`):
     /// today always [`Locus::Line`] of [`ToolCallRecord::line`] (the loaders
     /// read JSON Lines). Use this rather than `line` where a record id would
-    /// also do (formats.md §3–4).
+    /// also do (docs/transcripts.md#opencode, docs/transcripts.md#factory-droid).
     pub fn locus(&self) -> Locus {
         Locus::Line(self.line)
     }
@@ -608,7 +608,7 @@ impl ToolCallRecord {
         call_summary(&self.call)
     }
 
-    /// Lowercase hex digest of `{input, tool}` (hooks.md §2.1), computed on
+    /// Lowercase hex digest of `{input, tool}` (docs/tool-calls.md#the-digest), computed on
     /// demand (loading a session does not pay for it) from the loaded value;
     /// `None` when the input cannot be canonicalized (integers beyond
     /// 2^53−1, and a float `>= 2^64` the value cannot tell from such an
@@ -670,7 +670,7 @@ pub enum Event {
         /// 1-based line.
         line: usize,
     },
-    /// A compaction boundary (`system/compact_boundary`, formats.md §1.7) or
+    /// A compaction boundary (`system/compact_boundary`, docs/transcripts.md#compaction) or
     /// the compaction summary that follows it (`isCompactSummary`).
     Compaction {
         /// `compactMetadata.trigger` (`auto`/`manual`), when present.
@@ -685,7 +685,7 @@ pub enum Event {
         /// 1-based line.
         line: usize,
     },
-    /// `[Request interrupted by user…]` (formats.md §1.4).
+    /// `[Request interrupted by user…]` (docs/transcripts.md#user-lines-and-tool-results).
     Interruption {
         /// The marker text.
         text: String,
@@ -695,7 +695,7 @@ pub enum Event {
         line: usize,
     },
     /// An API error: an assistant line with `isApiErrorMessage` or a
-    /// `system/api_error` line (formats.md §1.3, §1.5).
+    /// `system/api_error` line (docs/transcripts.md#line-types, docs/transcripts.md#assistant-lines).
     ApiError {
         /// The error text, without an "API error" prefix of ours (the
         /// views add it): the message's own text, or for `system/api_error`
@@ -762,7 +762,7 @@ impl Event {
 /// "block"`) is a turn that never started: [`Turn::rejected`] is set,
 /// `prompt` is the prompt the rejection record quotes, `prompt_line` that
 /// record's line, and `events` holds the record's note; the model never saw
-/// the prompt (docs/hooks.md "What the transcript records").
+/// the prompt (docs/hooks.md#what-the-transcript-records).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Turn {
     /// The prompt text (text blocks joined; images as placeholders).
@@ -798,12 +798,12 @@ impl Turn {
     }
 }
 
-/// Claude Code's per-line context (formats.md §1.2 envelope): the values in
+/// Claude Code's per-line context (docs/transcripts.md#the-line-envelope envelope): the values in
 /// force from `line` on, until the next [`LineContext`] of the same thread.
 /// Each value is the latest one written on any envelope line (`user`,
 /// `assistant`, `system`, `attachment`) at or before `line`, so
 /// `permission_mode` (written only on prompt lines) and `prompt_id` carry
-/// over. Used to rebuild hook payloads "as of that line" (hooks.md §1.4).
+/// over. Used to rebuild hook payloads "as of that line" (docs/contract.md#common-input-fields).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct LineContext {
     /// 1-based first line these values hold for.
@@ -847,8 +847,8 @@ pub struct LineIndex {
     pub run_ends: Vec<usize>,
     /// 1-based lines where a later process (`claude --resume`) starts: the
     /// first envelope line (`user`, `assistant`, `system`, `attachment`)
-    /// after each of [`LineIndex::run_ends`] (docs/formats.md "One file,
-    /// several processes").
+    /// after each of [`LineIndex::run_ends`]
+    /// (docs/formats.md#one-file-several-processes).
     pub run_starts: Vec<usize>,
     /// The last envelope line seen (0 before any).
     pub last_envelope: usize,
@@ -998,8 +998,8 @@ impl LineIndex {
 /// `system` line whose `promptSubmitEnding.ending.kind` is
 /// `blocked_by_hook`, or whose `content` (a `user` line's text) says
 /// `UserPromptSubmit operation blocked by hook` / `UserPromptExpansion
-/// operation blocked by hook` (docs/hooks.md "What the transcript
-/// records").
+/// operation blocked by hook`
+/// (docs/hooks.md#what-the-transcript-records).
 pub fn is_rejected_prompt(v: &Value) -> bool {
     let kind = v.get("type").and_then(Value::as_str);
     if !matches!(kind, Some("system" | "user")) {
@@ -1022,7 +1022,7 @@ pub fn is_rejected_prompt(v: &Value) -> bool {
     })
 }
 
-/// How a subagent transcript was stored (formats.md §1.1, §1.8).
+/// How a subagent transcript was stored (docs/transcripts.md#claude-code-files, docs/transcripts.md#subagents).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SubagentLayout {
@@ -1033,9 +1033,9 @@ pub enum SubagentLayout {
     /// `<session>/subagents/agent-<id>.jsonl` with a `.meta.json` (2.1.x).
     SubagentsDir,
     /// A session of its own that names its parent (OpenCode `parent_id` /
-    /// `parentID`, formats.md §3; a Droid child session; a Codex rollout
+    /// `parentID`, docs/transcripts.md#opencode; a Droid child session; a Codex rollout
     /// whose `session_meta` has `forked_from_id` or a `thread_spawn`
-    /// parent, formats.md §2).
+    /// parent, docs/transcripts.md#codex).
     ChildSession,
 }
 
@@ -1220,8 +1220,8 @@ impl Session {
     /// finished last); `None` when no hook rewrote it, the rewrite left it
     /// as written, or the call did not run (no result, or a result whose
     /// `permissionDecision` is a `reject`). The recorded `tool_use.input`
-    /// stays what the model asked (docs/hooks.md "What the transcript
-    /// records": a rewrite).
+    /// stays what the model asked
+    /// (docs/hooks.md#a-rewrite-ran).
     pub fn ran_input<'a>(
         &'a self,
         thread: Option<usize>,

@@ -1,5 +1,5 @@
 //! OpenCode (sst/opencode) sessions into the agent-neutral model
-//! (formats.md §3; the corpus READMEs of `real-opencode-1.18.33/` and
+//! (docs/transcripts.md#opencode; the corpus READMEs of `real-opencode-1.18.33/` and
 //! `real-opencode-1.1.65-legacy-json/`).
 //!
 //! OpenCode keeps a session as rows, not lines: one `session` record, one
@@ -40,8 +40,8 @@
 //!   `cache.read` → `cache_read_input_tokens`, `cache.write` →
 //!   `cache_creation_input_tokens` (so [`Usage::total`] is OpenCode's
 //!   `tokens.total`).
-//! - **child sessions** (`parent_id` / `parentID`; formats.md §3 "subagent
-//!   sessions are separate sessions") are the session's
+//! - **child sessions** (`parent_id` / `parentID`;
+//!   docs/transcripts.md#opencode) are the session's
 //!   [`Subagent`]s, descendants included (a cycle of parent links is cut);
 //!   a `task` call whose `state.metadata.sessionId` names one is its spawn
 //!   ([`SubagentLink::ChildSessionId`]).
@@ -270,7 +270,7 @@ pub fn usage_of(tokens: &Value) -> Usage {
 }
 
 /// OpenCode's lower-case tool names → the Claude Code spelling whose typed
-/// call they match (formats.md §3, §5).
+/// call they match (docs/transcripts.md#opencode, docs/tool-calls.md#input-schemas).
 pub const TYPED_NAMES: &[(&str, &str)] = &[
     ("bash", "Bash"),
     ("read", "Read"),

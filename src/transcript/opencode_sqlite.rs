@@ -451,7 +451,7 @@ impl Store for Db {
                     path: self.path.clone(),
                 })
                 .collect();
-            // Part ids sort by creation (formats.md §3 "Order parts by id").
+            // Part ids sort by creation (docs/transcripts.md#opencode: parts are ordered by id).
             parts.sort_by(|a, b| a.id.cmp(&b.id));
             out.push(MessageRow {
                 id: mid,

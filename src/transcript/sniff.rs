@@ -120,7 +120,7 @@ impl<'de> Deserialize<'de> for Sniffed {
 }
 
 /// The top-level keys of one line that tell the formats apart
-/// (formats.md §1.2 Claude Code envelope, §2.2 Codex envelope, §2.6 legacy
+/// (docs/transcripts.md#the-line-envelope Claude Code envelope, docs/transcripts.md#the-rollout-envelope Codex envelope, docs/transcripts.md#older-codex-layouts legacy
 /// Codex meta).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]

@@ -5,7 +5,7 @@
 //! Threads are named as in [`Session::all_tool_calls`]: `None` is the main
 //! thread, `Some(i)` is `session.subagents[i]`. A spawn is a
 //! [`ToolCallRecord`] whose `subagent` is `Some(i)` (set by the loader on
-//! exactly one Task/Agent call per linked subagent, formats.md §1.8). Links
+//! exactly one Task/Agent call per linked subagent, docs/transcripts.md#subagents). Links
 //! can still form a cycle in a hand-made file (A's call spawns B, B's call
 //! spawns A, through reused ids), or two records can name the same subagent
 //! in a [`Session`] built by hand; the tree keeps the first spawn (in

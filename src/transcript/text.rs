@@ -1,5 +1,5 @@
 //! Text helpers shared by the loaders and every view: flattening a
-//! `message.content` value to text (formats.md §1.4), how a prompt reads on
+//! `message.content` value to text (docs/transcripts.md#user-lines-and-tool-results), how a prompt reads on
 //! screen, and one-line summaries.
 
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! The backtest list (`B`, issue 8 §4): the loaded rule set run over every
+//! The backtest list (`B`, docs/replay-and-backtest.md#replay-and-backtest): the loaded rule set run over every
 //! session on a worker thread ([`super::worker::backtest`], which calls
 //! [`hookscope::hooks::replay::backtest_refs`]), progress in the status
 //! bar, and the would-be blocks, warns and rewrites listed as they arrive

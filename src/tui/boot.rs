@@ -1,4 +1,4 @@
-//! The TUI's start (issue 11 §1–2): the first frame from the persisted
+//! The TUI's start (docs/cli.md#index, docs/benchmarks.md#heavy-user-benchmark): the first frame from the persisted
 //! index, discovery and the index sync behind it.
 //!
 //! [`Boot::begin`] opens the index and, when every root is a folder and the

@@ -1,4 +1,4 @@
-//! The fast start ([`super::boot`], issue 11 §2): the first frame lists
+//! The fast start ([`super::boot`], docs/benchmarks.md#heavy-user-benchmark): the first frame lists
 //! what the index stored under the roots before discovery runs, then
 //! discovery's answer replaces it with what is on disk, keeping summaries,
 //! selection and Calls queries asked meanwhile. Each test works on a copy

@@ -335,7 +335,7 @@ fn event_lines(b: &mut Build<'_>, event: &Event) -> Vec<Line<'static>> {
     out
 }
 
-/// One hook firing's lines (issue 9 §5): what it did, the event and hook
+/// One hook firing's lines (docs/tui.md#hooks-in-the-timeline): what it did, the event and hook
 /// name, the handler(s) with exit code and duration, the decision, the
 /// reason, the context it added, the rewrite `from → to`, stdout and
 /// stderr, and the lines it was read from. Secrets masked.
@@ -393,7 +393,7 @@ pub fn hook_lines(
     if let Some(id) = &h.tool_use_id {
         // Claude Code writes a `toolUseID` on every hook attachment; only a
         // tool event's names a call. Stop, UserPromptSubmit and the rest get
-        // a fresh id per firing (docs/hooks.md, "What the transcript records").
+        // a fresh id per firing (docs/hooks.md#what-the-transcript-records).
         let tool_event = h.event.as_deref().is_some_and(|e| {
             let e = e.split(':').next().unwrap_or(e);
             matches!(
@@ -747,7 +747,7 @@ fn unlinked_lines(
     out
 }
 
-/// Masks secrets in `text` as `[REDACTED_<TYPE>]` (hooks.md §2.5), adding
+/// Masks secrets in `text` as `[REDACTED_<TYPE>]` (docs/tool-calls.md#redaction), adding
 /// to `counts`.
 fn masked(text: &str, counts: &mut Redactions) -> String {
     redactor().redact(text, counts).into_owned()

@@ -1,4 +1,4 @@
-//! The TUI's start from the persisted index (issue 11 §1): a warm index
+//! The TUI's start from the persisted index (docs/cli.md#index): a warm index
 //! fills the list before the first frame, a cold one is synced in the
 //! background with progress, and the Calls view answers the same with and
 //! without it. Each test keeps its index in its own temporary folder.

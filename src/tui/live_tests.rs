@@ -1,4 +1,4 @@
-//! Live updates (issue 11 §3): a session file in a tempdir grows while the
+//! Live updates: a session file in a tempdir grows while the
 //! follower thread ([`worker::spawn_follow_with`]) watches it; its
 //! messages go through [`App::apply`] as in the event loop. Waits have a
 //! 20 s safety net only; nothing asserts on time.

@@ -181,7 +181,7 @@ pub fn run(
                 Request::Open(index) => {
                     if let Some(entry) = app.ctx.sessions.get(index) {
                         worker::spawn_open(index, entry.sref.clone(), tx.clone());
-                        // Live updates of the open session (issue 11 §3).
+                        // Live updates of the open session.
                         match &follow {
                             Some(follow) => {
                                 let _ = follow.send((index, entry.sref.clone()));
@@ -244,7 +244,7 @@ pub fn run(
 }
 
 /// The start after discovery (see [`boot`]): with the persisted index
-/// (issue 11 §1), the summaries of every session whose files are unchanged
+/// (docs/cli.md#index), the summaries of every session whose files are unchanged
 /// since it was indexed go into `app` at once
 /// ([`hookscope::index::Index::fresh_summaries`]), and a worker syncs the
 /// rest with progress in the status bar ([`worker::spawn_index_sync`]);
@@ -297,7 +297,7 @@ pub fn start_shared(
 }
 
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark
-/// (`benches/heavy.rs`, issue 11 §2), in milliseconds from the start:
+/// (`benches/heavy.rs`, docs/benchmarks.md#heavy-user-benchmark), in milliseconds from the start:
 /// `first_frame` (the list from the index, or discovery first when there is
 /// none; app; one 200x50 frame headless), `list` (discovery answered and
 /// every session's summary is checked against the disk: the complete list

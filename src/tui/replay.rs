@@ -1,4 +1,4 @@
-//! The replay pane (`r` on a call, turn or session; issue 8 §4–5): which
+//! The replay pane (`r` on a call, turn or session; docs/replay-and-backtest.md#replay-and-backtest): which
 //! hook events apply at that point (a picker), and for the picked one what
 //! [`hookscope::hooks::replay::replay`] says: each rule with ✓/✗ and the
 //! why, the combined decision, the hook output and the outcome, the rebuilt
@@ -12,7 +12,7 @@
 //! line (pre-filled, editable; an existing file needs a second Enter).
 //! Copies go through the app's one clipboard ([`super::context::Effect::Copy`]).
 //!
-//! Issue 9: "Your hooks" lists the handlers of the picked event from the
+//! "Your hooks" (docs/keys.md) lists the handlers of the picked event from the
 //! settings that apply ([`Ctx::settings`], else the session's user and
 //! project settings) with [`settings::explain`]'s verdicts; the transcript's
 //! record starts with the parsed hook firings

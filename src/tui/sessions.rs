@@ -113,7 +113,7 @@ pub fn session_item(
 /// short name padded to 8 columns when the pane is at least 60 wide
 /// (`claude  `, `codex   `, `opencode`, `droid   `), else two letters
 /// (`cc`, `cx`, `oc`, `dr`; docs/keys.md lists them). Every
-/// session is named, Claude Code's too (issue 10, "an agent column").
+/// session is named, Claude Code's too.
 pub fn agent_column(agent: Agent, width: u16) -> &'static str {
     match (agent, width >= 60) {
         (Agent::ClaudeCode, true) => "claude  ",
@@ -479,7 +479,7 @@ impl Component for SessionsPane {
         // Headers are missing only while fuzzy-matching.
         let filtered = !split_agent_words(&self.filter).1.trim().is_empty();
         // Only the rows on screen are built (a heavy user lists thousands
-        // of sessions; issue 11 §2): the window starts at the pane's offset.
+        // of sessions): the window starts at the pane's offset.
         let height = usize::from(area.height.saturating_sub(2)).max(1);
         let first = self.offset.min(rows.len().saturating_sub(1));
         let window = &rows[first..(first + height).min(rows.len())];

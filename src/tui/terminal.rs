@@ -128,7 +128,7 @@ fn watch_the_tty(flag: Arc<AtomicI32>) {
     });
 }
 
-/// The exit status after `signal`: 0 for SIGTERM (issue 7: the TUI exits 0
+/// The exit status after `signal`: 0 for SIGTERM (the TUI exits 0
 /// on SIGTERM, busy or idle), 128 + the number for anything else (129 for
 /// SIGHUP).
 pub fn exit_status(signal: i32) -> i32 {

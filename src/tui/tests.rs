@@ -1866,7 +1866,7 @@ fn tab_on_a_full_name_takes_it() {
     assert_eq!(app.calls.filter, "tool:Bash ");
 }
 
-// ---- the replay pane (issue 8 §4–5) ----------------------------------------
+// ---- the replay pane -------------------------------------------------------
 
 const DENY: &str = "tests/corpus/real-cc-2.1.332/hooks_c3_deny_json/projects/-home-dev-work-hooks-c3-deny-json/f887d501-79d2-484e-916a-82bc1a5c1146.jsonl";
 /// The `rm -rf build/` call a test hook denied (line 44 of [`DENY`]).
@@ -2394,7 +2394,7 @@ fn rules_startup_message_names_a_refusal_or_the_warnings() {
     assert!(message.contains("stop_hook_active"), "{message}");
 }
 
-/// The replay pane lists the loaded rule set's warnings (issue 8 §4), as
+/// The replay pane lists the loaded rule set's warnings, as
 /// `hookscope replay` prints them: here a Stop block that does not check
 /// `stop_hook_active`.
 #[test]
@@ -2445,7 +2445,7 @@ fn snapshot_droid_session_with_its_hook_runs() {
     insta::assert_snapshot!("droid_hook_runs_160x48", render(&mut app, 160, 48));
 }
 
-// ---- the replay pane's "Your hooks" and `x` (issue 9) ----------------------
+// ---- the replay pane's "Your hooks" and `x` --------------------------------
 
 const EXIT2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
 /// The `rm -rf` call the session's PreToolUse hook blocked with exit 2.
@@ -2810,7 +2810,7 @@ fn write_prompt_expands_the_home_folder() {
     assert_eq!(expand_home("~/p.json", None), "~/p.json");
 }
 
-// ---- the replay pane on a Codex session (issue 10 §1) ----------------------
+// ---- the replay pane on a Codex session ------------------------------------
 
 const CODEX_ROLLOUT: &str = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
 

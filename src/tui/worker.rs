@@ -72,7 +72,7 @@ pub enum Msg {
     Parsed {
         /// The call's parse-cache key, as asked.
         key: super::context::BashKey,
-        /// The parsed line (`BashCall::command_line`, hooks.md §2.3).
+        /// The parsed line (`BashCall::command_line`, docs/tool-calls.md#the-bash-command-parser).
         line: hookscope::shell::CommandLine,
     },
     /// One more session of a backtest ([`backtest`]): its would-be
@@ -352,7 +352,7 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
     });
 }
 
-/// Starts the follower thread (issue 11 §3): it watches `roots` for new
+/// Starts the follower thread: it watches `roots` for new
 /// sessions (each sent as [`Msg::SessionAdded`]) and follows the session
 /// named on the returned sender (its list index and ref; a new one replaces
 /// the previous), sending [`Msg::Live`] once when it starts following and

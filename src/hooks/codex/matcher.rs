@@ -1,4 +1,4 @@
-//! Codex's matcher dialect (hooks-updates.md §3.1; openai/codex
+//! Codex's matcher dialect (docs/contract.md#codex-hooks; openai/codex
 //! `codex-rs/hooks/src/events/common.rs` `matches_matcher`,
 //! `is_exact_matcher`, `matcher_pattern_for_event`, and
 //! `codex-rs/hooks/src/engine/dispatcher.rs`

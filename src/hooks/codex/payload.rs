@@ -1,5 +1,5 @@
 //! The stdin a Codex hook gets, rebuilt from a Codex rollout (openai/codex
-//! `codex-rs/hooks/src/schema.rs` `*CommandInput`, hooks-updates.md §3.1
+//! `codex-rs/hooks/src/schema.rs` `*CommandInput`, docs/contract.md#codex-hooks
 //! "Input"): `session_id`, `turn_id` (turn-scoped events), `transcript_path`
 //! (the rollout), `cwd`, `hook_event_name`, `model`, `permission_mode`, and
 //! per event:

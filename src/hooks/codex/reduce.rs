@@ -1,5 +1,5 @@
-//! How Codex reads one handler's answer and merges several (hooks-updates.md
-//! §3.1 "Decisions"; openai/codex `codex-rs/hooks/src/engine/output_parser.rs`,
+//! How Codex reads one handler's answer and merges several (docs/your-hooks.md#codex-hooks;
+//! openai/codex `codex-rs/hooks/src/engine/output_parser.rs`,
 //! `events/pre_tool_use.rs` `parse_completed` and `run`,
 //! `events/user_prompt_submit.rs`, `schema.rs` for the accepted JSON). Never
 //! Claude Code's reducer ([`crate::hooks::exec::read_run`]).
@@ -701,7 +701,7 @@ pub fn execute<R: Runner + ?Sized>(
         _ => ToolVerdict::Runs,
     });
     let mut why = vec![format!(
-        "Codex's hook answer for {event} (Codex dialect: hooks-updates.md §3.1)"
+        "Codex's hook answer for {event} (Codex dialect: docs/contract.md#codex-hooks)"
     )];
     if event == "PreToolUse" && !matches!(combined.effect, Effect::Blocked | Effect::Stopped) {
         why.push(

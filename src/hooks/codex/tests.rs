@@ -12,7 +12,7 @@ fn inputs(event: &str, tool: &str) -> Vec<String> {
 
 #[test]
 fn hyphen_makes_a_regex_in_codex() {
-    // hooks-updates.md §3.1: `mcp__brave-search` is a regex in Codex.
+    // docs/contract.md#codex-hooks: `mcp__brave-search` is a regex in Codex.
     assert_eq!(
         classify("PreToolUse", Some("mcp__brave-search")),
         MatcherKind::Regex {

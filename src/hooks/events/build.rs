@@ -1,5 +1,5 @@
 //! Rebuilds the stdin JSON Claude Code sends (or would send) to a hook, from a
-//! transcript (hooks.md §1.4–1.5, hooks-updates.md §1.2).
+//! transcript (docs/contract.md#common-input-fields, docs/contract.md#per-event-input-fields, docs/contract.md#new-input-fields).
 //!
 //! The session is walked once into *points*: each is one event firing (a
 //! PreToolUse of one call, a Stop at the end of one turn, …) with the line it
@@ -13,21 +13,21 @@
 //! 2.1.332 as the corpus shows it):
 //! * tool events from each `tool_use` and its `tool_result`;
 //!   PostToolUseFailure for an `is_error` result that is not a permission or
-//!   hook denial nor a `<tool_use_error>` validation rejection (hooks.md
-//!   §1.12); PermissionRequest where the result's `permissionDecision` came
+//!   hook denial nor a `<tool_use_error>` validation rejection
+//!   (docs/contract.md#hooks-and-permissions); PermissionRequest where the result's `permissionDecision` came
 //!   from a prompt (no `reasonType`, source not `hook`);
 //! * PostToolBatch once per assistant message's calls, after their results;
 //! * UserPromptSubmit per prompt (not for local slash commands such as
 //!   `/compact`), a prompt a hook rejected included (`prompt_id` then left
-//!   out: docs/hooks.md "A rejected prompt"); Stop at each `Stop hook
+//!   out: docs/hooks.md#a-rejected-prompt); Stop at each `Stop hook
 //!   feedback` and at the end of a turn that was not interrupted;
-//! * SessionStart at each process start (docs/formats.md "One file, several
-//!   processes": the file's start `startup`, after each `cost-state` line
+//! * SessionStart at each process start (docs/formats.md#one-file-several-processes:
+//!   the file's start `startup`, after each `cost-state` line
 //!   `resume`, a `SessionStart:<source>` hook record's source) and at each
 //!   compaction (`compact`); SessionEnd at each `cost-state` line (a file
 //!   with none: its last envelope line);
 //! * PostToolUse/PostToolUseFailure of a call a PreToolUse hook rewrote
-//!   carry the input that ran (docs/hooks.md "A rewrite ran");
+//!   carry the input that ran (docs/hooks.md#a-rewrite-ran);
 //! * PreCompact/PostCompact at each `compact_boundary`; CwdChanged where the
 //!   `cwd` changes within a run; SubagentStart/SubagentStop per linked
 //!   subagent; TaskCreated/TaskCompleted per successful TaskCreate /
@@ -51,7 +51,7 @@ use crate::transcript::{
 
 macro_rules! event_names {
     ($($name:ident),* $(,)?) => {
-        /// A hook event name (hooks.md §1.5, hooks-updates.md §1.1): every
+        /// A hook event name (docs/contract.md#per-event-input-fields, docs/contract.md#model-switch-events): every
         /// event in the contract table. Parsed exactly (case-sensitive, as
         /// settings files spell it); displays as its name.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -262,7 +262,7 @@ pub struct Payload {
 }
 
 impl Payload {
-    /// The typed view of this payload (seed 002), with the recorded file
+    /// The typed view of this payload (docs/hook-api.md#typed-event-views), with the recorded file
     /// before the call as its pre-image source.
     pub fn view(&self) -> HookEvent {
         HookEvent::with_file_before(
@@ -498,7 +498,7 @@ fn points(session: &Session) -> Vec<Point> {
 }
 
 /// Where each process that wrote the main file started, with its
-/// SessionStart `source` (docs/formats.md "One file, several processes"):
+/// SessionStart `source` (docs/formats.md#one-file-several-processes):
 /// the file's first envelope line (`startup`), and the first envelope line
 /// after each `cost-state` line (`resume`: that line ends a process). A
 /// SessionStart hook record (`hookName` `SessionStart:<source>`, not
@@ -1158,7 +1158,7 @@ fn stop_points(
     }
     // The turn ends when the model's last message is text with no tool call
     // after it; a turn cut after a call (interrupted, still running, or a
-    // truncated file) has no Stop (hooks-updates.md §1.6: an interrupt fires
+    // truncated file) has no Stop (docs/contract.md#interrupts-and-other-runtime-details: an interrupt fires
     // none).
     let last = turn.events.iter().rev().find(|e| {
         !matches!(
@@ -1619,7 +1619,7 @@ pub fn rebuilds(agent: Agent) -> bool {
     matches!(agent, Agent::ClaudeCode | Agent::Droid)
 }
 
-/// The events whose payloads [`payload`] rebuilds (hooks.md §1.5, the ones a
+/// The events whose payloads [`payload`] rebuilds (docs/contract.md#per-event-input-fields, the ones a
 /// transcript records enough of); any other event gives
 /// [`PayloadError::NotRebuilt`].
 pub const REBUILT: &[EventName] = &[

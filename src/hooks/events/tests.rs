@@ -1,4 +1,4 @@
-//! Seed 002's examples, one test each (views over hand-written payloads and
+//! captain_hook's examples of the typed views (docs/hook-api.md#typed-event-views), one test each (views over hand-written payloads and
 //! the corpus task store).
 
 use super::*;

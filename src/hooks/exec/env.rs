@@ -1,5 +1,5 @@
 //! The environment a replayed hook gets: an allowlist, never the user's
-//! whole environment (issue 9 §4).
+//! whole environment (docs/security.md#running-hooks).
 //!
 //! Claude Code hands hooks its own environment plus its `CLAUDE*`
 //! variables. The 2.1.332 captures (`real-cc-2.1.332/*/hooks/*/<Event>.jsonl`,
@@ -14,7 +14,7 @@
 //! | `CLAUDE_CODE_SESSION_ID` | every event | the payload's `session_id` |
 //! | `CLAUDE_CODE_ENTRYPOINT` | `sdk-cli` (`-p` runs) | the transcript's `entrypoint` at that line, when recorded |
 //! | `CLAUDE_EFFORT` | exactly when the payload has `effort` (tool events, Stop, SubagentStop), = `effort.level` | the same |
-//! | `CLAUDE_ENV_FILE` | SessionStart, CwdChanged, FileChanged (hooks.md §1.2 adds Setup): `<config>/session-env/<session>/<event>-hook-<n>.sh` | a fresh empty file in a temporary folder, never the real one |
+//! | `CLAUDE_ENV_FILE` | SessionStart, CwdChanged, FileChanged (docs/contract.md#handler-types-and-fields adds Setup): `<config>/session-env/<session>/<event>-hook-<n>.sh` | a fresh empty file in a temporary folder, never the real one |
 //! | `CLAUDE_CONFIG_DIR` | inherited from Claude Code's own environment | passed through when set (a basic, below) |
 //! | `CLAUDE_PID`, `CLAUDE_CODE_MESSAGING_SOCKET`, `CLAUDE_CODE_MESSAGING_TOKEN`, `CLAUDE_CODE_CHILD_NOTES_DIR`, `CLAUDE_CODE_CHILD_SESSION`, `CLAUDE_CODE_SESSION_ATTENDED` | a live process's pid, IPC socket and token, notes folder | left out (no live process) |
 //! | `CLAUDE_CODE_ENABLE_TODO_TOOLS`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` | the capture harness's own settings, inherited | left out (`--env NAME` passes them) |
@@ -49,7 +49,7 @@ pub const BASIC_ENV: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
 ];
 
-/// Events whose hooks get `CLAUDE_ENV_FILE` (hooks.md §1.2; the captures
+/// Events whose hooks get `CLAUDE_ENV_FILE` (docs/contract.md#handler-types-and-fields; the captures
 /// show SessionStart, CwdChanged and FileChanged).
 pub const ENV_FILE_EVENTS: &[&str] = &["SessionStart", "Setup", "CwdChanged", "FileChanged"];
 

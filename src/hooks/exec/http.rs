@@ -1,4 +1,4 @@
-//! `http` handlers (hooks.md §1.2): the payload POSTed as JSON to the
+//! `http` handlers (docs/contract.md#handler-types-and-fields): the payload POSTed as JSON to the
 //! handler's `url`, run only with `--exec` / the TUI's `x` confirmation.
 //!
 //! * [`expand_header`]: `$VAR` / `${VAR}` in a header value is replaced by
@@ -34,7 +34,7 @@ pub struct HttpHeader {
 
 /// `value` with `$NAME` and `${NAME}` (NAME = `[A-Za-z_][A-Za-z0-9_]*`)
 /// replaced by `lookup(NAME)` when NAME is in `allowed`, by the empty string
-/// otherwise (hooks.md §1.2: env interpolation only for `allowedEnvVars`);
+/// otherwise (docs/contract.md#handler-types-and-fields: env interpolation only for `allowedEnvVars`);
 /// an allowed but unset variable is also empty. A `$` not followed by a
 /// name (or an unclosed `${`) is kept. Returns the value and the names that
 /// were not allowed.

@@ -1,8 +1,8 @@
 //! The final outcome of a PreToolUse: the merged hooks' answer through the
-//! settings `permissions` rules and the permission mode (hooks.md §1.8,
-//! §1.12).
+//! settings `permissions` rules and the permission mode (docs/contract.md#decision-control-per-event,
+//! docs/contract.md#hooks-and-permissions).
 //!
-//! Order (hooks.md §1.12): PreToolUse hooks run first in every mode; a hook
+//! Order (docs/contract.md#hooks-and-permissions): PreToolUse hooks run first in every mode; a hook
 //! `deny` always wins (even under `bypassPermissions`); a hook `allow`
 //! skips the prompt but cannot loosen a matching `deny` rule (since 2.1.77)
 //! nor a matching `ask` rule (since 2.1.220); a hook `ask` forces a prompt;
@@ -399,7 +399,7 @@ pub struct FinalOutcome {
     /// (PreToolUse); `None` where Claude Code writes no decision of its own
     /// (a stop, a defer, the classifier) or the user answers a prompt.
     pub record: Option<PermissionRecord>,
-    /// Each step, with the spec section.
+    /// Each step, with the docs section it rests on.
     pub why: Vec<String>,
 }
 
@@ -501,12 +501,15 @@ pub fn final_outcome(
     };
     match hooks.effect {
         Effect::Stopped => {
-            why.push("a hook's continue: false stops Claude (hooks.md §1.7)".into());
+            why.push(
+                "a hook's continue: false stops Claude (docs/contract.md#json-output-fields)"
+                    .into(),
+            );
             return done(ToolVerdict::Stopped, "hook".into(), None, why);
         }
         Effect::Blocked => {
             why.push(
-                "a hook denied it: a hook deny always wins, even under bypassPermissions (hooks.md §1.8, §1.12)"
+                "a hook denied it: a hook deny always wins, even under bypassPermissions (docs/contract.md#decision-control-per-event, docs/contract.md#hooks-and-permissions)"
                     .into(),
             );
             let record = PermissionRecord::new("reject", "hook")
@@ -521,11 +524,11 @@ pub fn final_outcome(
     if let Some((rule, source)) = find(&deny_lists, &mut why) {
         if hook_allowed && *version < Version::parse("2.1.77") {
             why.push(format!(
-                "permissions.deny `{rule}` matches, but before 2.1.77 a hook allow overrode deny rules (hooks.md §1.8)"
+                "permissions.deny `{rule}` matches, but before 2.1.77 a hook allow overrode deny rules (docs/contract.md#decision-control-per-event)"
             ));
         } else {
             why.push(format!(
-                "permissions.deny {} matches: denied{} (hooks.md §1.8, §1.12)",
+                "permissions.deny {} matches: denied{} (docs/contract.md#decision-control-per-event, docs/contract.md#hooks-and-permissions)",
                 shown(&rule, &source),
                 if hook_allowed {
                     "; a hook allow cannot loosen a deny rule"
@@ -543,12 +546,12 @@ pub fn final_outcome(
     }
     match hooks.effect {
         Effect::Deferred => {
-            why.push("a hook deferred it: only in -p with a single tool call in the turn, else ignored (hooks.md §1.8)".into());
+            why.push("a hook deferred it: only in -p with a single tool call in the turn, else ignored (docs/contract.md#decision-control-per-event)".into());
             return done(ToolVerdict::Deferred, "hook".into(), None, why);
         }
         Effect::Asked => {
             why.push(
-                "a hook asked: the user is prompted, whatever the mode (hooks.md §1.8)".into(),
+                "a hook asked: the user is prompted, whatever the mode (docs/contract.md#decision-control-per-event)".into(),
             );
             in_p(&mut why);
             return done(
@@ -564,11 +567,11 @@ pub fn final_outcome(
     if let Some((rule, source)) = find(&ask_lists, &mut why) {
         if hook_allowed && *version < Version::parse("2.1.220") {
             why.push(format!(
-                "permissions.ask `{rule}` matches, but before ~2.1.220 a hook allow skipped ask rules (hooks.md §1.8)"
+                "permissions.ask `{rule}` matches, but before ~2.1.220 a hook allow skipped ask rules (docs/contract.md#decision-control-per-event)"
             ));
         } else {
             why.push(format!(
-                "permissions.ask {} matches: the user is prompted{} (hooks.md §1.8)",
+                "permissions.ask {} matches: the user is prompted{} (docs/contract.md#decision-control-per-event)",
                 shown(&rule, &source),
                 if hook_allowed {
                     "; a hook allow cannot skip an ask rule (anthropics/claude-code#82451)"
@@ -588,7 +591,7 @@ pub fn final_outcome(
     if hook_allowed {
         let rewritten = hooks.effect == Effect::InputRewritten;
         why.push(format!(
-            "a hook allowed it{}: no prompt (hooks.md §1.8)",
+            "a hook allowed it{}: no prompt (docs/contract.md#decision-control-per-event)",
             if rewritten {
                 " with a replaced input"
             } else {

@@ -1,5 +1,5 @@
 //! What `--exec` (CLI) and `x` (TUI replay pane) would run for one event,
-//! built once and shown before anything runs (issue 9 §4): every command
+//! built once and shown before anything runs (docs/security.md#running-hooks): every command
 //! handler the event reaches as a [`RunSpec`] (argv, cwd and why, the
 //! environment's names, timeout), the handlers listed but not run, and the
 //! context [`execute`] needs. [`ExecPlan::run`] runs it.
@@ -41,7 +41,7 @@ pub struct ExecPlan {
     /// Set when `CLAUDE_PROJECT_DIR` is not the session's project (it does
     /// not exist here): what it is instead.
     pub project_note: Option<String>,
-    /// The settings `permissions` rules (hooks.md §1.12).
+    /// The settings `permissions` rules (docs/contract.md#hooks-and-permissions).
     pub permissions: Permissions,
     /// Where the `permissions` rules' paths are resolved from.
     pub rule_ctx: RuleContext,

@@ -77,7 +77,7 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Why `program` could not be started, in plain words (hooks.md §1.6:
+/// Why `program` could not be started, in plain words (docs/contract.md#exit-codes-and-stdout:
 /// not found, not executable, bad interpreter).
 fn launch_reason(program: &Path, err: &std::io::Error, cwd: &Path) -> String {
     let shown = program.display();
@@ -324,7 +324,7 @@ fn group_alive(pgid: i32) -> bool {
 }
 
 /// Replaces each `${NAME}` whose NAME is in `env` by its value (exec form
-/// has no shell to do it; hooks.md §1.1's example passes
+/// has no shell to do it; docs/contract.md#where-hooks-are-configured's example passes
 /// `${CLAUDE_PROJECT_DIR}` in `args`). Unknown names stay as written.
 pub fn substitute(text: &str, env: &[(String, std::ffi::OsString)]) -> String {
     let mut out = String::with_capacity(text.len());

@@ -247,14 +247,14 @@ pub struct NotRun {
 }
 
 /// Why a handler of `handler_type` is not run by `--exec`, `None` for
-/// `command` and `http` (hooks.md §1.2, §1.9; an `https://` url is refused
+/// `command` and `http` (docs/contract.md#handler-types-and-fields, docs/contract.md#prompt-and-agent-hooks; an `https://` url is refused
 /// by [`super::RunSpec::from_handler`]); `prompt` and `agent` need a model; `mcp_tool` needs
 /// the MCP server.
 pub fn not_runnable(handler_type: &str) -> Option<String> {
     match handler_type {
         "command" | "http" => None,
         "prompt" | "agent" => Some(format!(
-            "not runnable offline: the {handler_type} hook asks a model (hooks.md §1.9)"
+            "not runnable offline: the {handler_type} hook asks a model (docs/contract.md#prompt-and-agent-hooks)"
         )),
         "mcp_tool" => {
             Some("not runnable offline: an mcp_tool hook calls a running MCP server".into())

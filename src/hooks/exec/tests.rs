@@ -222,7 +222,9 @@ fn read_run_caps_texts_at_10000_chars() {
     );
     assert_eq!(
         r.outcome.why.last().map(String::as_str),
-        Some("what the model sees is cut at 10000 characters (of 10005; hooks.md §1.6)")
+        Some(
+            "what the model sees is cut at 10000 characters (of 10005; docs/contract.md#exit-codes-and-stdout)"
+        )
     );
 }
 
@@ -240,7 +242,7 @@ fn read_run_signal_is_a_non_blocking_failure() {
     assert_eq!(
         r.outcome.why,
         [
-            "the hook was killed by signal 9: a non-blocking error, the action proceeds (hooks.md §1.6; onFailure: \"block\" would block)"
+            "the hook was killed by signal 9: a non-blocking error, the action proceeds (docs/contract.md#exit-codes-and-stdout; onFailure: \"block\" would block)"
         ]
     );
 }
@@ -541,7 +543,7 @@ fn async_handlers_decide_nothing() {
     assert_eq!(
         r.outcome.why.last().map(String::as_str),
         Some(
-            "async: true — its decision has no effect (it would have been blocked); context and systemMessage arrive on the next turn (hooks.md §1.10)"
+            "async: true — its decision has no effect (it would have been blocked); context and systemMessage arrive on the next turn (docs/contract.md#async-hooks)"
         )
     );
     let ctx =

@@ -1,4 +1,4 @@
-//! Every case of hooks.md §1.3, by version, and the §4 cases a matcher can
+//! Every case of docs/contract.md#matchers, by version, and the docs/contract.md#known-pitfalls cases a matcher can
 //! show.
 
 use serde_json::json;

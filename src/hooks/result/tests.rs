@@ -401,7 +401,7 @@ fn combine_warns_join_and_approve_only_if_one_approves() {
 #[test]
 fn the_control_comes_from_the_contract_by_version() {
     use crate::hooks::contract::Version;
-    // PreModelSwitch exists from 2.1.251 (hooks-updates.md §1.1)
+    // PreModelSwitch exists from 2.1.251 (docs/contract.md#model-switch-events)
     let before = EventControl::at("PreModelSwitch", &Version::parse("2.1.250"));
     assert!(before.no_control && !before.can_block());
     let after = EventControl::at("PreModelSwitch", &Version::parse("2.1.251"));

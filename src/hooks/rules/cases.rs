@@ -1,6 +1,6 @@
 //! Test cases inside a rule file: `[[rules.tests]]` (one rule alone) and
 //! top-level `[[tests]]` (the whole set, merged), as captain_hook's
-//! `tests={Input(command="git stash"): Block()}` (hooks.md §2.4).
+//! `tests={Input(command="git stash"): Block()}` (docs/rules.md#rule-sets).
 //!
 //! A case gives either an input (`command = "…"` for Bash, or `input = {…}`
 //! with `tool`) or a `payload` file (a hook's stdin JSON; a corpus capture
@@ -227,7 +227,7 @@ pub(crate) fn compile_case(
             m.insert("agent_type".into(), json!(a));
         }
         // Claude Code sends `stop_hook_active` with every Stop and
-        // SubagentStop (hooks.md §1.5): false unless the case says true.
+        // SubagentStop (docs/contract.md#per-event-input-fields): false unless the case says true.
         let is_stop = matches!(event.as_str(), "Stop" | "SubagentStop");
         if let Some(b) = raw.stop_hook_active.or(is_stop.then_some(false)) {
             m.insert("stop_hook_active".into(), json!(b));

@@ -1,5 +1,5 @@
 //! Rule conditions (`only_if` / `skip_if`) and the subject they test: a
-//! hook payload plus the session history before it (hooks.md §2.4,
+//! hook payload plus the session history before it (docs/rules.md#rule-sets,
 //! captain_hook's `Command`, `FilePath`, `Content`, `Agent`, `FromSubagent`,
 //! `TouchedFile`, `RanCommand`, …).
 
@@ -35,8 +35,8 @@ pub struct History {
     pub turn_prompt: Option<String>,
 }
 
-/// The event a rule is tested against: the hook payload (hooks.md §1.4–1.5)
-/// as a typed [`HookEvent`] (seed 002), its Bash command parsed once with
+/// The event a rule is tested against: the hook payload (docs/contract.md#common-input-fields, docs/contract.md#per-event-input-fields)
+/// as a typed [`HookEvent`] (docs/hook-api.md#typed-event-views), its Bash command parsed once with
 /// the scripts it hands to a shell ([`ReadCommand`]), and the [`History`].
 #[derive(Debug)]
 pub struct Subject<'a> {
@@ -120,7 +120,7 @@ impl<'a> Subject<'a> {
     }
 
     /// `agent_id`; a missing, null or empty one means the main agent
-    /// (seed 002 `agent_id`, [`HookEvent::agent_id`]).
+    /// (docs/hook-api.md#typed-event-views, [`HookEvent::agent_id`]).
     pub fn agent_id(&self) -> Option<&str> {
         self.view.agent_id()
     }
@@ -237,7 +237,7 @@ pub enum Condition {
     /// `input_contains`: a substring of any string in `tool_input`.
     InputContains(Vec<String>),
     /// `agent`: the payload's `agent_type` is one of these names, exactly
-    /// (seed 002 `Agent(*names)`; `"A|B"` is split).
+    /// (captain_hook's `Agent(*names)`; `"A|B"` is split).
     Agent(Vec<String>),
     /// `subagent`: true = the event comes from a subagent (non-empty
     /// `agent_id`), false = from the main agent.
@@ -254,7 +254,7 @@ pub enum Condition {
     RanCommand(Vec<Vec<String>>),
     /// `stop_hook_active`: the payload's `stop_hook_active` (Stop and
     /// SubagentStop: true when Claude Code is already continuing because a
-    /// Stop hook blocked; hooks.md §1.5, §4) equals this value.
+    /// Stop hook blocked; docs/contract.md#per-event-input-fields, docs/contract.md#known-pitfalls) equals this value.
     StopHookActive(bool),
 }
 

@@ -240,7 +240,7 @@ fn subagent_or_main_by_agent_id() {
     assert!(matches("[rules.only_if]\nsubagent = true", &p));
     assert!(!matches("[rules.only_if]\nsubagent = false", &p));
     p["agent_id"] = json!("");
-    // an empty agent_id means the main agent (seed 002)
+    // an empty agent_id means the main agent (docs/hook-api.md#typed-event-views)
     assert!(matches("[rules.only_if]\nsubagent = false", &p));
     assert!(!matches("[rules.only_if]\nsubagent = true", &p));
 }
@@ -695,7 +695,7 @@ fn line_col_counts_characters() {
 
 #[test]
 fn evaluate_at_reads_the_contract_of_that_version() {
-    // PreModelSwitch is honoured from 2.1.251 (hooks-updates.md §1.1)
+    // PreModelSwitch is honoured from 2.1.251 (docs/contract.md#model-switch-events)
     let s = set(
         "[[rules]]\nid = \"m\"\nevents = \"PreModelSwitch\"\naction = \"block\"\nreason = \"stay on the small model\"\n",
     );
@@ -865,7 +865,7 @@ fn error_messages_show_regexes_as_written_and_cite_no_spec() {
     );
 }
 
-/// The why quotes values plainly, as written (issue 8 §5): a backslash or a
+/// The why quotes values plainly, as written: a backslash or a
 /// quote in a value is not escaped the way Rust's Debug would.
 #[test]
 fn why_quotes_values_plainly() {

@@ -1,4 +1,4 @@
-//! Codex CLI's hook configuration (issue 10 §1; hooks-updates.md §3.1),
+//! Codex CLI's hook configuration (docs/contract.md#codex-hooks),
 //! read into the same [`HookConfig`]/[`Handler`] structures as Claude
 //! Code's, with [`HookConfig::agent`] = [`Agent::Codex`] so the Codex
 //! matcher ([`crate::hooks::codex::matcher`]) and reducer
@@ -69,7 +69,7 @@ use crate::hooks::matcher::MatcherKind;
 use crate::transcript::Agent;
 
 /// The hook events Codex knows (`codex-rs/hooks/src/events/*`,
-/// hooks-updates.md §3.1), in settings spelling.
+/// docs/contract.md#codex-hooks), in settings spelling.
 pub const EVENTS: [&str; 13] = [
     "PreToolUse",
     "PermissionRequest",

@@ -1,4 +1,4 @@
-//! Factory Droid's hook configuration (hooks-updates.md §3.3;
+//! Factory Droid's hook configuration (docs/contract.md#factory-droid-hooks;
 //! docs.factory.ai/harness/hooks "Configuration"), read into the same
 //! [`HookConfig`] / [`super::Handler`] structures as Claude Code's, with
 //! [`HookConfig::agent`] = [`Agent::Droid`].

@@ -1,6 +1,6 @@
 //! Which handlers an event reaches, and why each does or does not
-//! (issue 9 §2; hooks.md §1.3 "Resolution order: event fires → matcher →
-//! `if` → spawn", §5.2 why-chain): the load-time state of the handler
+//! (docs/your-hooks.md#your-hooks; docs/contract.md#matchers, the order "event fires → matcher →
+//! `if` → spawn"): the load-time state of the handler
 //! first (its file dropped, hooks disabled, managed-only), then the
 //! matcher of its group ([`matcher::check`]), then its `if` rule
 //! ([`matcher::check_if`]), then dedup of identical handlers.

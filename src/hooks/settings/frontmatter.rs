@@ -1,5 +1,5 @@
 //! `hooks:` in the YAML frontmatter of a skill's `SKILL.md` or a
-//! subagent's `agents/*.md` (hooks.md §1.1), read into the same JSON shape
+//! subagent's `agents/*.md` (docs/contract.md#where-hooks-are-configured), read into the same JSON shape
 //! as a settings file's `hooks`, with the line of each value.
 //!
 //! The YAML is read with `saphyr-parser`'s event parser (iterative, no

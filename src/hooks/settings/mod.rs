@@ -1,5 +1,5 @@
-//! The user's hook configuration (issue 9 §1; hooks.md §1.1–1.2,
-//! hooks-updates.md §1.4): which settings files applied to a session, every
+//! The user's hook configuration (docs/contract.md#where-hooks-are-configured, docs/contract.md#handler-types-and-fields,
+//! docs/contract.md#settings-claude-code-skips): which settings files applied to a session, every
 //! handler in them with its fields, effective timeout and origin
 //! (`file:line`, layer), and per file the problems found, first of all the
 //! ones that make Claude Code itself drop hooks while loading.
@@ -45,7 +45,7 @@ pub const SETTINGS_CAP: u64 = 4 << 20;
 pub const DIR_CAP: usize = 1000;
 
 /// The first version that ignores an unknown event key instead of
-/// rejecting the whole file (hooks-updates.md §1.4; CHANGELOG 2.1.101).
+/// rejecting the whole file (docs/contract.md#settings-claude-code-skips; CHANGELOG 2.1.101).
 pub const UNKNOWN_EVENT_IGNORED_SINCE: &str = "2.1.101";
 
 /// Where to look and as of which Claude Code version to read.
@@ -105,7 +105,7 @@ pub fn default_config_dir() -> Option<PathBuf> {
 }
 
 /// Where a handler or file comes from (the `/hooks` menu's labels,
-/// hooks.md §1.1). Serialized as `{"kind": "user"}` or
+/// docs/contract.md#where-hooks-are-configured). Serialized as `{"kind": "user"}` or
 /// `{"kind": "plugin", "name": "fmt@market"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", content = "name", rename_all = "snake_case")]
@@ -131,7 +131,7 @@ pub enum Layer {
 impl Layer {
     /// Whether the layer is a settings file (its handlers dedupe with
     /// identical ones of other settings files; plugin, skill and agent
-    /// copies stay separate, hooks.md §1.1).
+    /// copies stay separate, docs/contract.md#where-hooks-are-configured).
     pub fn is_settings(&self) -> bool {
         matches!(
             self,
@@ -170,7 +170,7 @@ pub struct Problem {
     /// What is wrong and, where obvious, the fix.
     pub message: String,
     /// Whether Claude Code itself skips the whole file because of it
-    /// (hooks-updates.md §1.4): no hook of the file runs.
+    /// (docs/contract.md#settings-claude-code-skips): no hook of the file runs.
     pub drops_file: bool,
 }
 
@@ -198,7 +198,7 @@ pub struct SettingsFile {
     pub handlers: usize,
 }
 
-/// A handler's `type` (hooks.md §1.2).
+/// A handler's `type` (docs/contract.md#handler-types-and-fields).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HandlerType {
@@ -294,7 +294,7 @@ impl std::fmt::Display for Inactive {
     }
 }
 
-/// One hook handler with every field as written (hooks.md §1.2), its
+/// One hook handler with every field as written (docs/contract.md#handler-types-and-fields), its
 /// effective timeout and where it comes from.
 ///
 /// Fields with a wrong JSON type are `None` here and reported as problems
@@ -302,7 +302,7 @@ impl std::fmt::Display for Inactive {
 #[derive(Debug, Clone, Serialize)]
 pub struct Handler {
     /// The event Claude Code fires it on. In a subagent's frontmatter,
-    /// `Stop` becomes `SubagentStop` (hooks.md §1.1).
+    /// `Stop` becomes `SubagentStop` (docs/contract.md#where-hooks-are-configured).
     pub event: String,
     /// The event key as written.
     pub event_as_written: String,
@@ -354,7 +354,7 @@ pub struct Handler {
     pub status_message: Option<String>,
     /// `once` (honoured in skill frontmatter only).
     pub once: Option<bool>,
-    /// `onFailure` (`"block"`, ≥ 2.1.295; hooks-updates.md §1.3).
+    /// `onFailure` (`"block"`, ≥ 2.1.295; docs/contract.md#failing-closed-onfailure).
     pub on_failure: Option<String>,
     /// `continueOnBlock` (prompt handlers).
     pub continue_on_block: Option<bool>,
@@ -371,7 +371,7 @@ pub struct Handler {
     pub inactive: Option<Inactive>,
     /// Index (in [`HookConfig::handlers`]) of an earlier identical handler
     /// of the same event from a settings file: when both are reached, the
-    /// handler runs once (hooks.md §1.1).
+    /// handler runs once (docs/contract.md#where-hooks-are-configured).
     pub duplicate_of: Option<usize>,
 }
 
@@ -451,7 +451,7 @@ pub struct HookConfig {
     pub project_dir: Option<PathBuf>,
     /// `permissions` (`allow`, `ask`, `deny` rule lists) merged over the
     /// loaded files in precedence order (the settings rules the final
-    /// outcome depends on, hooks.md §1.12).
+    /// outcome depends on, docs/contract.md#hooks-and-permissions).
     pub permissions: Permissions,
     /// Whose configuration this is, and so which matcher and answer
     /// dialect applies: [`Agent::ClaudeCode`] for [`load`],
@@ -518,7 +518,7 @@ impl HookConfig {
 }
 
 /// The effective timeout of a `kind` handler on `event` at `version`, in
-/// seconds, and where it comes from (hooks.md §1.2; the contract table's
+/// seconds, and where it comes from (docs/contract.md#handler-types-and-fields; the contract table's
 /// per-event default, `contract::EventContract::timeout_at`):
 ///
 /// * a positive `timeout` as written wins, except on SessionEnd where it
@@ -694,7 +694,7 @@ enum GivenPlugin {
 /// Whether `path` (as given, resolved against the current folder) is a
 /// plugin's `hooks/hooks.json` or `.claude-plugin/plugin.json` that exists:
 /// its hooks then run with `CLAUDE_PLUGIN_ROOT` set to the plugin folder,
-/// as Claude Code runs an installed plugin's (docs/your-hooks.md "Your hooks").
+/// as Claude Code runs an installed plugin's (docs/your-hooks.md#your-hooks).
 fn given_plugin(path: &Path) -> Option<GivenPlugin> {
     let abs = std::path::absolute(path).ok()?;
     let folder = abs.parent()?;
@@ -1068,7 +1068,7 @@ impl Loader {
                 true,
             )),
         }
-        // Load-time drops first (hooks-updates.md §1.4), then by line.
+        // Load-time drops first (docs/contract.md#settings-claude-code-skips), then by line.
         problems.sort_by_key(|p| (!p.drops_file, p.line.unwrap_or(0)));
         let dropped = problems
             .iter()

@@ -1,5 +1,5 @@
 //! Factory Droid's hook payloads rebuilt from its transcript
-//! (real-droid-0.225.2 README "Hooks"; hooks-updates.md §3.3). Droid sends
+//! (real-droid-0.225.2 README "Hooks"; docs/contract.md#factory-droid-hooks). Droid sends
 //! Claude Code's older shape with its own fields; every captured payload of
 //! the corpus (`runs/*/hooks/<Event>.jsonl`, field `stdin`) is compared
 //! with these in `tests/droid_hooks.rs`.
