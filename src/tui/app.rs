@@ -2,7 +2,8 @@
 //! pane and overlay ([`super::component`]), offers each [`Action`] to the
 //! component that has the keys, handles what is left (focus, overlays,
 //! quit), routes the [`Effect`]s components ask for (open a session, jump to
-//! a call, focus a pane), and folds worker [`Msg`]s in. Nothing here draws
+//! a call, focus a pane); worker [`Msg`]s are folded in by
+//! [`super::messages`], the screen split is [`super::layout`]. Nothing here draws
 //! a pane; [`App::draw`] asks each component to. Side effects that need a
 //! thread are queued as [`Request`]s for the event loop.
 //!
@@ -10,17 +11,13 @@
 //! (each lives in its component's module).
 
 use chrono::FixedOffset;
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-use std::sync::Arc;
 
 use hookscope::hooks::events::At;
 use hookscope::transcript::short_id::ShortIds;
-use hookscope::transcript::spawns::SpawnTree;
 use hookscope::transcript::text::one_line;
-use hookscope::transcript::{Diagnostic, Event, Session, SessionRef};
+use hookscope::transcript::{Diagnostic, Event, SessionRef};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
+use ratatui::layout::{Position, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
@@ -40,12 +37,12 @@ use super::theme::Theme;
 use super::timeline::TimelinePane;
 use super::widgets::status_bar::{self, Status};
 use super::widgets::text::fit;
-use super::worker::Msg;
 
 pub use super::context::{
     Ctx, Effect, Item, OpenSession, OpenState, Pane, Request, Rules, SessionEntry, Thread,
     event_of, spawn_chain, subagent_label,
 };
+pub use super::layout::{Areas, WIDE, areas};
 
 /// A modal overlay drawn over the panes (above the status bar).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,72 +64,6 @@ pub enum View {
     Browse,
     /// Every tool call across sessions, filtered ([`super::calls`]).
     Calls,
-}
-
-/// Where each part of the screen is, for drawing and for mouse hits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Areas {
-    /// The demo banner line (zero-sized when there is none).
-    pub banner: Rect,
-    /// Everything between banner and status bar (the panes, or the Calls
-    /// view).
-    pub main: Rect,
-    /// The session list, when shown.
-    pub sessions: Option<Rect>,
-    /// The timeline, when shown.
-    pub timeline: Option<Rect>,
-    /// The detail pane, when shown.
-    pub detail: Option<Rect>,
-    /// The status bar.
-    pub status: Rect,
-}
-
-/// Below this width the layout shows two panes (the focused one and its
-/// neighbour) instead of three.
-pub const WIDE: u16 = 120;
-
-/// Splits the screen: banner, panes, status bar. Wide terminals get three
-/// columns (26/34/40 %, from 180 columns 30/32/38 %); narrow ones show
-/// Sessions|Timeline or Timeline|Detail depending on focus.
-pub fn areas(area: Rect, focus: Pane, banner: bool) -> Areas {
-    let [banner_area, main, status] = Layout::vertical([
-        Constraint::Length(u16::from(banner)),
-        Constraint::Min(0),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let mut out = Areas {
-        banner: banner_area,
-        main,
-        status,
-        ..Areas::default()
-    };
-    if area.width >= WIDE {
-        // From 180 columns the session list takes a larger share, so
-        // titles are not cut at ~50 columns on a 200-column terminal.
-        let shares = if area.width >= 180 {
-            [30, 32, 38]
-        } else {
-            [26, 34, 40]
-        };
-        let [s, t, d] = Layout::horizontal(shares.map(Constraint::Percentage)).areas(main);
-        out.sessions = Some(s);
-        out.timeline = Some(t);
-        out.detail = Some(d);
-    } else {
-        let split = Layout::default()
-            .direction(Direction::Horizontal)
-            .constraints([Constraint::Percentage(45), Constraint::Percentage(55)])
-            .split(main);
-        if focus == Pane::Sessions {
-            out.sessions = Some(split[0]);
-            out.timeline = Some(split[1]);
-        } else {
-            out.timeline = Some(split[0]);
-            out.detail = Some(split[1]);
-        }
-    }
-    out
 }
 
 /// The router and what is shared.
@@ -172,10 +103,10 @@ pub struct App {
     pub touched: bool,
     /// A call to select once its session has loaded: (session index,
     /// `tool_use_id`, or `line:N` for a line of the main file).
-    pending_jump: Option<(usize, String)>,
+    pub(super) pending_jump: Option<(usize, String)>,
     /// A call to open the replay pane on once a jump to it lands (`r` in
     /// the Calls view): its `tool_use_id`.
-    pending_replay: Option<String>,
+    pub(super) pending_replay: Option<String>,
 }
 
 impl App {
@@ -665,7 +596,7 @@ impl App {
     }
 
     /// Selects the pending jump's call once its session is ready.
-    fn finish_jump(&mut self) {
+    pub(super) fn finish_jump(&mut self) {
         let Some((index, id)) = self.pending_jump.clone() else {
             return;
         };
@@ -705,241 +636,9 @@ impl App {
         }
     }
 
-    /// Folds a worker result in.
-    pub fn apply(&mut self, msg: Msg) {
-        match msg {
-            Msg::Summary {
-                index,
-                result,
-                tool_names,
-            } => {
-                if index >= self.ctx.sessions.len() {
-                    return;
-                }
-                self.set_summary(index, result);
-                self.ctx.tool_names.extend(tool_names);
-                self.list.refresh(&self.ctx);
-                if !self.touched {
-                    self.list.select_first();
-                }
-                // The preview of a session shows its summary: rebuild so
-                // the new facts replace "loading…".
-                self.detail.invalidate();
-            }
-            Msg::Summaries { items, tool_names } => {
-                for (index, result) in items {
-                    self.set_summary(index, result);
-                }
-                self.ctx.tool_names.extend(tool_names);
-                self.list.refresh(&self.ctx);
-                if !self.touched {
-                    self.list.select_first();
-                }
-                self.detail.invalidate();
-            }
-            Msg::Indexing(progress) => self.ctx.indexing = progress,
-            Msg::Notice(line) => self.ctx.say(line),
-            Msg::SummariesDone => self.ctx.summaries_done = true,
-            Msg::Loaded { index, result } => {
-                let Some(open) = self.ctx.open.as_mut().filter(|o| o.index == index) else {
-                    return; // a session opened earlier, since replaced
-                };
-                open.state = match result {
-                    Ok(session) => {
-                        let tree = Arc::new(SpawnTree::new(&session));
-                        OpenState::Ready(session, tree)
-                    }
-                    Err(e) => OpenState::Failed(e),
-                };
-                self.timeline.loaded(&self.ctx);
-                self.finish_jump();
-            }
-            Msg::Live { index, session } => self.live(index, session),
-            Msg::SessionAdded(sref) => {
-                let index = self.ctx.sessions.len();
-                self.ctx.sessions.push(SessionEntry {
-                    sref,
-                    summary: None,
-                    error: None,
-                });
-                self.ctx.short_ids =
-                    ShortIds::new(self.ctx.sessions.iter().map(|e| e.sref.id.as_str()));
-                self.ctx.requests.push(Request::Summarize(index));
-                self.list.refresh(&self.ctx);
-            }
-            Msg::Found { generation, result } => self.calls.found(generation, result),
-            Msg::FoundFirst { generation, result } => self.calls.found_first(generation, result),
-            // Taken by the event loop (`boot::Boot::discovered`) before
-            // `apply`; one that gets here has no list to replace.
-            Msg::Discovered(_) => {}
-            Msg::Parsed { key, line } => self.detail.parsed(key, line),
-            Msg::HooksRan { generation, report } => {
-                self.replay.hooks_ran(generation, *report, &mut self.ctx)
-            }
-            Msg::Backtested {
-                done,
-                total,
-                blocks,
-            } => self.backtest.add(done, total, blocks),
-        }
-        self.sync();
-    }
-
-    /// Replaces the list the index stored (shown while discovery ran) with
-    /// what discovery found on disk (`sessions`, `diagnostics`), keeping
-    /// what is known: an entry whose main file and id are still there keeps
-    /// its summary (and its diagnostics) until the index sync sends a new
-    /// one, the selection and the open session follow their session, a
-    /// session gone from disk leaves the list (unless it is open: it stays
-    /// at the end). Returns, per new session, whether its summary is the one
-    /// stored for exactly these files (same [`SessionRef`]): the sync then
-    /// re-sends it only if its other files changed.
-    pub fn rediscovered(
-        &mut self,
-        sessions: Vec<SessionRef>,
-        diagnostics: Vec<Diagnostic>,
-    ) -> Vec<bool> {
-        let key = |s: &SessionRef| (s.path.clone(), s.id.clone());
-        let selected = self
-            .list
-            .sel
-            .and_then(|i| self.ctx.sessions.get(i))
-            .map(|e| key(&e.sref));
-        let open = self.ctx.open.as_ref().map(|o| o.index);
-        let mut old: HashMap<(PathBuf, String), (usize, SessionEntry)> = HashMap::new();
-        let mut open_entry = None;
-        for (i, e) in std::mem::take(&mut self.ctx.sessions)
-            .into_iter()
-            .enumerate()
-        {
-            if Some(i) == open {
-                open_entry = Some(e.clone());
-            }
-            old.entry(key(&e.sref)).or_insert((i, e));
-        }
-        let mut mask = Vec::with_capacity(sessions.len());
-        let mut new_open = None;
-        let mut new_selected = None;
-        for s in sessions {
-            let k = key(&s);
-            let entry = match old.remove(&k) {
-                Some((i, e)) => {
-                    if Some(i) == open {
-                        new_open = Some(self.ctx.sessions.len());
-                    }
-                    mask.push(e.sref == s && e.summary.is_some());
-                    SessionEntry { sref: s, ..e }
-                }
-                None => {
-                    mask.push(false);
-                    SessionEntry {
-                        sref: s,
-                        summary: None,
-                        error: None,
-                    }
-                }
-            };
-            if selected.as_ref() == Some(&k) {
-                new_selected = Some(self.ctx.sessions.len());
-            }
-            self.ctx.sessions.push(entry);
-        }
-        if let (Some(_), None, Some(e)) = (open, new_open, open_entry) {
-            // Open but gone from disk: kept (its timeline is loaded).
-            new_open = Some(self.ctx.sessions.len());
-            mask.push(true);
-            old.remove(&key(&e.sref));
-            self.ctx.sessions.push(e);
-        }
-        // The diagnostics of sessions gone from disk go (by their files; a
-        // session's diagnostics may also name other files, such as Droid's
-        // task-invocations.json, which stay with the sessions kept).
-        let gone_files: HashSet<PathBuf> = old
-            .values()
-            .flat_map(|(_, e)| {
-                std::iter::once(e.sref.path.clone()).chain(e.sref.subagent_files.iter().cloned())
-            })
-            .collect();
-        self.ctx
-            .diagnostics
-            .retain(|d| !gone_files.contains(&d.path));
-        self.ctx.diagnostics.extend(diagnostics);
-        self.ctx.short_ids = ShortIds::new(self.ctx.sessions.iter().map(|e| e.sref.id.as_str()));
-        self.ctx.checking = false;
-        if let (Some(o), Some(i)) = (self.ctx.open.as_mut(), new_open)
-            && o.index != i
-        {
-            // Messages for the old index are dropped: load it again under
-            // the new one (and follow it there).
-            o.index = i;
-            self.ctx.requests.push(Request::Open(i));
-        }
-        self.list.reset_rows();
-        self.list.refresh(&self.ctx);
-        match new_selected {
-            Some(i) if self.touched => self.list.sel = Some(i),
-            _ => self.list.select_first(),
-        }
-        self.list.refresh(&self.ctx);
-        self.detail.invalidate();
-        self.sync();
-        mask
-    }
-
-    /// Sets session `index`'s summary (its diagnostics join the list's) or
-    /// its error (which becomes a diagnostic); no list refresh.
-    fn set_summary(&mut self, index: usize, result: crate::tui::worker::SummaryItem) {
-        let Some(entry) = self.ctx.sessions.get_mut(index) else {
-            return;
-        };
-        if entry.summary.is_some() || entry.error.is_some() {
-            // Summarized again (its files changed): its old diagnostics go.
-            let sref = &entry.sref;
-            self.ctx
-                .diagnostics
-                .retain(|d| d.path != sref.path && !sref.subagent_files.contains(&d.path));
-        }
-        match result {
-            Ok((summary, diags)) => {
-                entry.summary = Some(summary);
-                entry.error = None;
-                self.ctx.diagnostics.extend(diags);
-            }
-            Err(e) => {
-                self.ctx.diagnostics.push(Diagnostic {
-                    path: entry.sref.path.clone(),
-                    locus: None,
-                    message: e.clone(),
-                });
-                entry.error = Some(e);
-            }
-        }
-    }
-
-    /// The open session `index` was loaded again (its files grew): swap it
-    /// in, keeping the Timeline's selection and scroll, and refresh its
-    /// list entry's counts. Ignored while it is still loading or when
-    /// another session is open (the list entry is still refreshed).
-    fn live(&mut self, index: usize, session: Arc<Session>) {
-        if let Some(entry) = self.ctx.sessions.get_mut(index) {
-            entry.summary = Some(session.summary());
-            entry.error = None;
-        }
-        let Some(open) = self.ctx.open.as_mut().filter(|o| o.index == index) else {
-            return;
-        };
-        if !matches!(open.state, OpenState::Ready(..)) {
-            return;
-        }
-        let tree = Arc::new(SpawnTree::new(&session));
-        open.state = OpenState::Ready(session, tree);
-        self.timeline.refreshed(&self.ctx);
-        self.detail.invalidate();
-    }
-
     /// Lays every component out for the current size and focus, and hands
     /// Detail its subject (so offsets and lines are ready before a draw).
-    fn sync(&mut self) {
+    pub(super) fn sync(&mut self) {
         let a = self.areas();
         self.list.refresh(&self.ctx);
         if let Some(r) = a.sessions {

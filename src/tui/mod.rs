@@ -31,6 +31,8 @@ pub mod detail;
 pub mod diagnostics;
 pub mod help;
 pub mod keymap;
+pub mod layout;
+pub mod messages;
 pub mod replay;
 pub mod sessions;
 pub mod terminal;
