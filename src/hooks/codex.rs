@@ -39,16 +39,8 @@ pub fn explain(
         if h.event != event {
             continue;
         }
-        let mut v = HandlerVerdict {
-            index,
-            fires: false,
-            reason: String::new(),
-            hint: None,
-            matcher: None,
-            if_rule: None,
-        };
-        if let Some(why) = &h.inactive {
-            v.reason = format!("never runs: {why}");
+        let (mut v, decided) = HandlerVerdict::start(index, h.inactive.as_ref());
+        if decided {
             out.push(v);
             continue;
         }

@@ -59,9 +59,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::walk;
 use super::{
-    DIR_CAP, Handler, HandlerType, HookConfig, Inactive, Layer, Origin, Permissions, Problem,
-    SettingsFile, file_entry, jsonpos, problem, type_name,
+    DIR_CAP, Handler, HandlerType, HookConfig, Inactive, Layer, Permissions, Problem, SettingsFile,
+    file_entry, jsonpos, problem, type_name,
 };
 use crate::hooks::codex::matcher as cmatcher;
 use crate::hooks::contract::Version;
@@ -722,9 +723,10 @@ impl CodexLoader {
         count
     }
 
-    /// Walks the events object of one file into handlers; returns the
-    /// file's problems and its handler count. A shape Codex's serde model
-    /// refuses drops the whole file (every handler of it is marked).
+    /// Walks the events object of one file into handlers ([`walk`] with
+    /// [`CodexSchema`]); returns the file's problems and its handler count.
+    /// A shape Codex's serde model refuses drops the whole file (every
+    /// handler of it is marked).
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &mut self,
@@ -738,15 +740,6 @@ impl CodexLoader {
     ) -> (Vec<Problem>, usize) {
         let mut problems = Vec::new();
         let start = self.handlers.len();
-        let fatal = |line: Option<usize>, what: String| {
-            problem(
-                "schema-invalid",
-                line,
-                None,
-                format!("{what}; Codex fails to parse this file's hooks and loads none of them"),
-                true,
-            )
-        };
         let Some(map) = events.as_object() else {
             problems.push(fatal(
                 line_of(base),
@@ -757,208 +750,24 @@ impl CodexLoader {
             ));
             return (problems, 0);
         };
-        for (event, groups) in map {
-            let eptr = format!("{base}/{}", jsonpos::escape_token(event));
-            if !EVENTS.contains(&event.as_str()) {
-                problems.push(problem(
-                    "unknown-event",
-                    line_of(&eptr),
-                    None,
-                    format!("\"{event}\" is not a Codex hook event; Codex ignores it"),
-                    false,
-                ));
-                continue;
-            }
-            let Some(groups) = groups.as_array() else {
-                problems.push(fatal(
-                    line_of(&eptr),
-                    format!(
-                        "{event} is a {} where a list of matcher groups belongs",
-                        type_name(groups)
-                    ),
-                ));
-                continue;
-            };
-            for (gi, group) in groups.iter().enumerate() {
-                let gptr = format!("{eptr}/{gi}");
-                let Some(g) = group.as_object() else {
-                    problems.push(fatal(
-                        line_of(&gptr),
-                        format!("{event}[{gi}] is not a table"),
-                    ));
-                    continue;
-                };
-                let matcher = match g.get("matcher") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s.clone()),
-                    Some(other) => {
-                        problems.push(fatal(
-                            line_of(&format!("{gptr}/matcher")),
-                            format!(
-                                "the matcher of {event}[{gi}] is a {} where a string belongs",
-                                type_name(other)
-                            ),
-                        ));
-                        None
-                    }
-                };
-                let mut invalid = None;
-                if let MatcherKind::Invalid { pattern, error } =
-                    cmatcher::classify(event, matcher.as_deref())
-                {
-                    let msg = format!(
-                        "invalid matcher {pattern:?} on {event}[{gi}]: {error}; Codex skips this group (engine/discovery.rs)"
-                    );
-                    problems.push(problem(
-                        "matcher-invalid",
-                        line_of(&format!("{gptr}/matcher")),
-                        None,
-                        msg.clone(),
-                        false,
-                    ));
-                    invalid = Some(msg);
-                }
-                let list = match g.get("hooks") {
-                    None => continue,
-                    Some(Value::Array(l)) => l,
-                    Some(other) => {
-                        problems.push(fatal(
-                            line_of(&format!("{gptr}/hooks")),
-                            format!("\"hooks\" of {event}[{gi}] is a {}", type_name(other)),
-                        ));
-                        continue;
-                    }
-                };
-                for (hi, raw) in list.iter().enumerate() {
-                    let ptr = format!("{gptr}/hooks/{hi}");
-                    let line = line_of(&ptr).or(line_of(&gptr)).unwrap_or(1);
-                    let where_ = format!("{event}[{gi}].hooks[{hi}]");
-                    let Some(obj) = raw.as_object() else {
-                        problems.push(fatal(Some(line), format!("{where_} is not a table")));
-                        continue;
-                    };
-                    let kind = match obj.get("type") {
-                        Some(Value::String(t)) if t == "command" => HandlerType::Command,
-                        Some(Value::String(t)) if t == "prompt" => HandlerType::Prompt,
-                        Some(Value::String(t)) if t == "agent" => HandlerType::Agent,
-                        Some(other) => {
-                            problems.push(fatal(
-                                line_of(&format!("{ptr}/type")).or(Some(line)),
-                                format!("{where_}.type {other} is not command, prompt or agent"),
-                            ));
-                            continue;
-                        }
-                        None => {
-                            problems.push(fatal(Some(line), format!("{where_} has no \"type\"")));
-                            continue;
-                        }
-                    };
-                    let mut bad = |field: &str, want: &str| {
-                        problems.push(fatal(
-                            line_of(&format!("{ptr}/{field}")).or(Some(line)),
-                            format!("{where_}.{field} is not {want}"),
-                        ));
-                    };
-                    let command = match obj.get("command") {
-                        Some(Value::String(s)) => Some(s.clone()),
-                        None | Some(Value::Null) => None,
-                        Some(_) => {
-                            bad("command", "a string");
-                            None
-                        }
-                    };
-                    let written_timeout = match obj.get("timeout") {
-                        None | Some(Value::Null) => None,
-                        Some(v) => match v.as_u64() {
-                            Some(t) => Some(t),
-                            None => {
-                                bad("timeout", "a whole number of seconds (0 or more)");
-                                None
-                            }
-                        },
-                    };
-                    let is_async = match obj.get("async") {
-                        None => None,
-                        Some(Value::Bool(b)) => Some(*b),
-                        Some(_) => {
-                            bad("async", "true or false");
-                            None
-                        }
-                    };
-                    let status_message = match obj.get("statusMessage") {
-                        None | Some(Value::Null) => None,
-                        Some(Value::String(s)) => Some(s.clone()),
-                        Some(_) => {
-                            bad("statusMessage", "a string");
-                            None
-                        }
-                    };
-                    if kind == HandlerType::Command && command.is_none() {
-                        problems.push(fatal(Some(line), format!("{where_} has no \"command\"")));
-                    }
-                    let (t, source) = codex_timeout(event, written_timeout);
-                    let mut inactive = invalid.clone().map(Inactive::Skipped);
-                    let mut hashed = key_source.clone();
-                    match kind {
-                        HandlerType::Prompt | HandlerType::Agent => {
-                            inactive.get_or_insert(Inactive::Skipped(format!(
-                                "{} hooks are not supported by Codex yet: skipped at load",
-                                kind.as_str()
-                            )));
-                            hashed = None;
-                        }
-                        _ if command.as_deref().is_some_and(|c| c.trim().is_empty()) => {
-                            inactive.get_or_insert(Inactive::Skipped(
-                                "empty command: Codex skips it at load".into(),
-                            ));
-                            hashed = None;
-                        }
-                        _ => {}
-                    }
-                    let matcher_line = line_of(&format!("{gptr}/matcher")).or(line_of(&gptr));
-                    self.handlers.push(Handler {
-                        event: event.clone(),
-                        event_as_written: event.clone(),
-                        matcher: matcher.clone(),
-                        matcher_line,
-                        group: gi,
-                        position: hi,
-                        kind,
-                        command,
-                        args: None,
-                        shell: None,
-                        is_async,
-                        async_rewake: None,
-                        url: None,
-                        headers: None,
-                        allowed_env_vars: None,
-                        server: None,
-                        tool: None,
-                        input: None,
-                        prompt: None,
-                        model: None,
-                        if_rule: None,
-                        timeout: written_timeout.map(|t| t as f64),
-                        status_message,
-                        once: None,
-                        on_failure: None,
-                        continue_on_block: None,
-                        raw: raw.clone(),
-                        effective_timeout: t as f64,
-                        timeout_source: source,
-                        origin: Origin {
-                            path: path.to_path_buf(),
-                            line,
-                            layer: layer.clone(),
-                            plugin_root: plugin_root.clone(),
-                        },
-                        inactive,
-                        duplicate_of: None,
-                    });
-                    self.key_sources.push(hashed);
-                }
-            }
-        }
+        let place = walk::Place {
+            path,
+            layer,
+            plugin_root,
+            line_of,
+        };
+        let mut schema = CodexSchema {
+            key_source,
+            key_sources: &mut self.key_sources,
+        };
+        walk::walk(
+            &mut schema,
+            map,
+            base,
+            &place,
+            &mut problems,
+            &mut self.handlers,
+        );
         problems.sort_by_key(|p| (!p.drops_file, p.line.unwrap_or(0)));
         if let Some(why) = problems
             .iter()
@@ -972,6 +781,233 @@ impl CodexLoader {
             }
         }
         (problems, self.handlers.len() - start)
+    }
+}
+
+/// A shape Codex's serde model refuses: the file's hooks are not loaded.
+fn fatal(line: Option<usize>, what: String) -> Problem {
+    problem(
+        "schema-invalid",
+        line,
+        None,
+        format!("{what}; Codex fails to parse this file's hooks and loads none of them"),
+        true,
+    )
+}
+
+/// Codex's hook schema for the shared walk (engine/discovery.rs and the
+/// serde model of `hooks.json`): its events only (others ignored), a
+/// matcher must be a string and an invalid one skips its group, handler
+/// types command/prompt/agent (prompt and agent skipped at load), the
+/// fields `command`, `timeout` (whole seconds), `async`, `statusMessage`;
+/// each handler's trust key source is kept beside it.
+struct CodexSchema<'a> {
+    /// The `<source>` of the trust keys of this file's handlers.
+    key_source: Option<String>,
+    /// One entry per handler pushed (None: not hashed).
+    key_sources: &'a mut Vec<Option<String>>,
+}
+
+impl walk::Schema for CodexSchema<'_> {
+    fn event(
+        &mut self,
+        event: &str,
+        ptr: &str,
+        place: &walk::Place,
+        problems: &mut Vec<Problem>,
+    ) -> Option<walk::EventKey> {
+        if !EVENTS.contains(&event) {
+            problems.push(problem(
+                "unknown-event",
+                (place.line_of)(ptr),
+                None,
+                format!("\"{event}\" is not a Codex hook event; Codex ignores it"),
+                false,
+            ));
+            return None;
+        }
+        Some(walk::EventKey {
+            event: event.to_string(),
+            inactive: None,
+        })
+    }
+
+    fn groups_not_a_list(&self, event: &str, groups: &Value, line: Option<usize>) -> Problem {
+        fatal(
+            line,
+            format!(
+                "{event} is a {} where a list of matcher groups belongs",
+                type_name(groups)
+            ),
+        )
+    }
+
+    fn group_not_an_object(
+        &self,
+        event: &str,
+        gi: usize,
+        _: &Value,
+        line: Option<usize>,
+    ) -> Problem {
+        fatal(line, format!("{event}[{gi}] is not a table"))
+    }
+
+    fn matcher(
+        &mut self,
+        event: &str,
+        _key: &str,
+        gi: usize,
+        matcher: Option<&Value>,
+        gptr: &str,
+        place: &walk::Place,
+        problems: &mut Vec<Problem>,
+    ) -> (Option<String>, Option<Inactive>) {
+        let line = (place.line_of)(&format!("{gptr}/matcher"));
+        let matcher = match matcher {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                problems.push(fatal(
+                    line,
+                    format!(
+                        "the matcher of {event}[{gi}] is a {} where a string belongs",
+                        type_name(other)
+                    ),
+                ));
+                None
+            }
+        };
+        let mut invalid = None;
+        if let MatcherKind::Invalid { pattern, error } =
+            cmatcher::classify(event, matcher.as_deref())
+        {
+            let msg = format!(
+                "invalid matcher {pattern:?} on {event}[{gi}]: {error}; Codex skips this group (engine/discovery.rs)"
+            );
+            problems.push(problem("matcher-invalid", line, None, msg.clone(), false));
+            invalid = Some(Inactive::Skipped(msg));
+        }
+        (matcher, invalid)
+    }
+
+    fn no_hooks_list(&self, _: &str, _: usize, _: Option<usize>) -> Option<Problem> {
+        None
+    }
+
+    fn hooks_not_a_list(
+        &self,
+        event: &str,
+        gi: usize,
+        hooks: &Value,
+        line: Option<usize>,
+    ) -> Problem {
+        fatal(
+            line,
+            format!("\"hooks\" of {event}[{gi}] is a {}", type_name(hooks)),
+        )
+    }
+
+    fn handler(
+        &mut self,
+        mut h: Handler,
+        raw: &Value,
+        ptr: &str,
+        where_: &str,
+        place: &walk::Place,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Handler> {
+        let line_of = place.line_of;
+        let line = h.origin.line;
+        let Some(obj) = raw.as_object() else {
+            problems.push(fatal(Some(line), format!("{where_} is not a table")));
+            return None;
+        };
+        let kind = match obj.get("type") {
+            Some(Value::String(t)) if t == "command" => HandlerType::Command,
+            Some(Value::String(t)) if t == "prompt" => HandlerType::Prompt,
+            Some(Value::String(t)) if t == "agent" => HandlerType::Agent,
+            Some(other) => {
+                problems.push(fatal(
+                    line_of(&format!("{ptr}/type")).or(Some(line)),
+                    format!("{where_}.type {other} is not command, prompt or agent"),
+                ));
+                return None;
+            }
+            None => {
+                problems.push(fatal(Some(line), format!("{where_} has no \"type\"")));
+                return None;
+            }
+        };
+        let mut bad = |field: &str, want: &str| {
+            problems.push(fatal(
+                line_of(&format!("{ptr}/{field}")).or(Some(line)),
+                format!("{where_}.{field} is not {want}"),
+            ));
+        };
+        let command = match obj.get("command") {
+            Some(Value::String(s)) => Some(s.clone()),
+            None | Some(Value::Null) => None,
+            Some(_) => {
+                bad("command", "a string");
+                None
+            }
+        };
+        let written_timeout = match obj.get("timeout") {
+            None | Some(Value::Null) => None,
+            Some(v) => match v.as_u64() {
+                Some(t) => Some(t),
+                None => {
+                    bad("timeout", "a whole number of seconds (0 or more)");
+                    None
+                }
+            },
+        };
+        let is_async = match obj.get("async") {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => {
+                bad("async", "true or false");
+                None
+            }
+        };
+        let status_message = match obj.get("statusMessage") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                bad("statusMessage", "a string");
+                None
+            }
+        };
+        if kind == HandlerType::Command && command.is_none() {
+            problems.push(fatal(Some(line), format!("{where_} has no \"command\"")));
+        }
+        let (t, source) = codex_timeout(&h.event, written_timeout);
+        let mut hashed = self.key_source.clone();
+        match kind {
+            HandlerType::Prompt | HandlerType::Agent => {
+                h.inactive.get_or_insert(Inactive::Skipped(format!(
+                    "{} hooks are not supported by Codex yet: skipped at load",
+                    kind.as_str()
+                )));
+                hashed = None;
+            }
+            _ if command.as_deref().is_some_and(|c| c.trim().is_empty()) => {
+                h.inactive.get_or_insert(Inactive::Skipped(
+                    "empty command: Codex skips it at load".into(),
+                ));
+                hashed = None;
+            }
+            _ => {}
+        }
+        h.kind = kind;
+        h.command = command;
+        h.is_async = is_async;
+        h.timeout = written_timeout.map(|t| t as f64);
+        h.status_message = status_message;
+        h.effective_timeout = t as f64;
+        h.timeout_source = source;
+        self.key_sources.push(hashed);
+        Some(h)
     }
 }
 

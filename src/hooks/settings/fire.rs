@@ -33,6 +33,29 @@ pub struct HandlerVerdict {
     pub if_rule: Option<IfVerdict>,
 }
 
+impl HandlerVerdict {
+    /// Handler `index`'s verdict before any step decided: does not fire,
+    /// no reason yet; or, when `inactive` says why it never runs, that
+    /// reason (`never runs: …`) and nothing more to ask.
+    pub fn start(index: usize, inactive: Option<&super::Inactive>) -> (HandlerVerdict, bool) {
+        let mut v = HandlerVerdict {
+            index,
+            fires: false,
+            reason: String::new(),
+            hint: None,
+            matcher: None,
+            if_rule: None,
+        };
+        match inactive {
+            Some(why) => {
+                v.reason = format!("never runs: {why}");
+                (v, true)
+            }
+            None => (v, false),
+        }
+    }
+}
+
 /// The payload for a matcher test without a transcript: `hook_event_name`,
 /// the event's matcher field (the contract's `matcher`, e.g. `tool_name`)
 /// set to `value`, and `tool_input` when given.
@@ -76,16 +99,8 @@ pub fn explain(
         if h.event != event {
             continue;
         }
-        let mut v = HandlerVerdict {
-            index,
-            fires: false,
-            reason: String::new(),
-            hint: None,
-            matcher: None,
-            if_rule: None,
-        };
-        if let Some(why) = &h.inactive {
-            v.reason = format!("never runs: {why}");
+        let (mut v, decided) = HandlerVerdict::start(index, h.inactive.as_ref());
+        if decided {
             out.push(v);
             continue;
         }
