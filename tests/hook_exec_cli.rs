@@ -689,3 +689,41 @@ fn a_matcher_that_never_fires_carries_the_lints_fix_where_its_reach_is_explained
     }
     assert!(lint.contains("error[matcher-renamed-tool]: matcher \"Task\" names Task, renamed Agent in Claude Code 2.1.63: hook payloads carry tool_name \"Agent\" from then on, so at 2.1.332 it never fires on that tool\n"), "{lint}");
 }
+
+/// What a hook prints is masked in the text report as in the JSON one
+/// (rendered from the typed report, `hooks::exec::text`): an AWS key in
+/// its stdout and its stderr shows as `[REDACTED_AWS_KEY]`, the
+/// stderr line counts both (the command itself holds no key), and the JSON carries the same masked text.
+#[test]
+fn a_secret_a_hook_prints_is_masked_in_text_and_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = settings(
+        dir.path(),
+        json!([{"type": "command",
+                "command": "cat >/dev/null; printf 'id AKIA%s\\n' ABCDEFGHIJKLMNOP; printf 'key AKIA%s\\n' ABCDEFGHIJKLMNOP >&2"}]),
+    );
+    let (code, out, err) = replay(&["--exec", "--settings", &file], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    has_all(
+        &out,
+        &[
+            "    stdout: id [REDACTED_AWS_KEY]\n",
+            "    stderr: key [REDACTED_AWS_KEY]\n",
+        ],
+    );
+    assert!(!out.contains("AKIAABCDEFGHIJKLMNOP"), "{out}");
+    assert!(
+        err.contains(
+            "hookscope: masked secrets in the hooks' output as [REDACTED_<TYPE>] (AWS_KEY 2)"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = replay(&["--exec", "--settings", &file, "--json"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        v["exec"]["handlers"][0]["stdout"],
+        "id [REDACTED_AWS_KEY]\n"
+    );
+    assert!(err.contains("(AWS_KEY 2)"), "{err}");
+}

@@ -18,6 +18,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use hookscope::hooks::events::{At, EventName};
+use hookscope::hooks::exec::text::{NotReached, report_lines};
 use hookscope::hooks::replay::{
     Backtest, MAX_EXAMPLES, Replay, backtest_json, replay_json, replay_with,
 };
@@ -665,8 +666,13 @@ fn run_hooks(
                 w["command"].as_str().unwrap_or("")
             ));
         }
-        for n in &not_reached {
-            text.push(not_reached_line(n));
+        for v in verdicts.iter().filter(|v| !v.fires) {
+            let n = NotReached {
+                label: label(v.index),
+                reason: v.reason.clone(),
+                hint: v.hint.clone(),
+            };
+            text.push(n.line());
         }
         return HooksOut {
             json: json!({"ran": false, "message": nothing, "settings_files": files,
@@ -699,8 +705,10 @@ fn run_hooks(
     });
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
-    let mut counts = Redactions::new();
-    let mut j = report.to_json(false, &mut counts);
+    // The JSON and the text are each masked from the typed report; the
+    // line on stderr counts what the chosen output masked.
+    let mut json_counts = Redactions::new();
+    let mut j = report.to_json(false, &mut json_counts);
     if let Some(o) = j.as_object_mut() {
         o.insert("dialect".into(), json!(dialect));
         o.insert("settings_files".into(), json!(files));
@@ -717,7 +725,22 @@ fn run_hooks(
     if let Some(n) = &project_note {
         text.push(format!("  note: {n}"));
     }
-    exec_text(&j, &mut text);
+    let unreached: Vec<NotReached> = verdicts
+        .iter()
+        .filter(|v| !v.fires)
+        .map(|v| NotReached {
+            label: label(v.index),
+            reason: v.reason.clone(),
+            hint: v.hint.clone(),
+        })
+        .collect();
+    let mut text_counts = Redactions::new();
+    text.extend(report_lines(
+        &report,
+        &unreached,
+        hookscope::redact::redactor(),
+        &mut text_counts,
+    ));
     match &agreement {
         Some(agreement) => {
             text.push(format!("vs the transcript: {}", agreement.text));
@@ -730,6 +753,7 @@ fn run_hooks(
             dialect.label()
         )),
     }
+    let counts = if args.json { json_counts } else { text_counts };
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
         errln!(
@@ -738,231 +762,4 @@ fn run_hooks(
         );
     }
     HooksOut { json: j, text }
-}
-
-fn not_reached_line(n: &Value) -> String {
-    let s = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("");
-    let hint = n
-        .get("hint")
-        .and_then(Value::as_str)
-        .filter(|h| !s("reason").contains(h))
-        .map(|h| format!("; {h}"))
-        .unwrap_or_default();
-    format!("  not reached: {}: {}{hint}", s("label"), s("reason"))
-}
-
-/// The text of an `--exec` report (its masked JSON, `ExecReport::to_json`).
-pub(super) fn exec_text(j: &Value, text: &mut Vec<String>) {
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let flat = |t: &str| t.trim_end().replace('\n', "⏎");
-    let cap = |t: &str| {
-        let t = flat(t);
-        match t.char_indices().nth(2000) {
-            Some((i, _)) => format!(
-                "{}… ({} more chars; --json has it all)",
-                &t[..i],
-                t[i..].chars().count()
-            ),
-            None => t,
-        }
-    };
-    let handlers = j
-        .get("handlers")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    if handlers.is_empty() {
-        text.push("  no command handler reached this event: nothing ran".into());
-    }
-    for h in &handlers {
-        text.push(format!("  {}: {}", s(h, "label"), s(h, "command")));
-        let argv: Vec<String> = h
-            .get("argv")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(hookscope::shell::shell_quote)
-                    .collect()
-            })
-            .unwrap_or_default();
-        text.push(format!("    ran: {}", argv.join(" ")));
-        text.push(format!("    cwd: {}", s(h, "cwd")));
-        if let Some(n) = h.get("cwd_note").and_then(Value::as_str) {
-            text.push(format!("    note: {n}"));
-        }
-        let env: Vec<&str> = h
-            .get("env_names")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        text.push(format!("    env: {} (values not shown)", env.join(" ")));
-        let status = match h.pointer("/status/kind").and_then(Value::as_str) {
-            Some("exited") => format!("exit {}", h.pointer("/status/code").unwrap_or(&Value::Null)),
-            Some("signaled") => format!(
-                "killed by signal {}",
-                h.pointer("/status/signal").unwrap_or(&Value::Null)
-            ),
-            Some("timed-out") if h.pointer("/argv/0").and_then(Value::as_str) == Some("POST") => {
-                format!(
-                    "timed out after {}s: no answer, request abandoned",
-                    h["timeout_secs"]
-                )
-            }
-            Some("timed-out") => format!(
-                "timed out after {}s: its process group was killed",
-                h["timeout_secs"]
-            ),
-            Some("http") => format!(
-                "http {}",
-                h.pointer("/status/status").unwrap_or(&Value::Null)
-            ),
-            Some("http-failed") => format!(
-                "http error: {}",
-                h.pointer("/status/reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-            ),
-            Some("launch-failed") => format!(
-                "launch-failed{}: {}",
-                h.get("exit_code")
-                    .and_then(Value::as_i64)
-                    .map_or(String::new(), |c| format!(" (exit {c})")),
-                h.pointer("/status/reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-            ),
-            _ => "?".to_string(),
-        };
-        text.push(format!("    {status} in {} ms", h["duration_ms"]));
-        for (key, dropped) in [("stdout", "stdout_dropped"), ("stderr", "stderr_dropped")] {
-            let body = s(h, key);
-            let shown = if body.is_empty() {
-                "(empty)".to_string()
-            } else {
-                cap(&body)
-            };
-            let cut = match h.get(dropped).and_then(Value::as_u64) {
-                Some(n) if n > 0 => format!(" [cut at 1 MiB, {n} bytes dropped]"),
-                _ => String::new(),
-            };
-            text.push(format!("    {key}: {shown}{cut}"));
-        }
-        if let Some(w) = h.get("env_file_written").and_then(Value::as_str) {
-            let cut = match h.get("env_file_dropped").and_then(Value::as_u64) {
-                Some(n) if n > 0 => format!(" [cut at 64 KiB, {n} bytes more not read]"),
-                _ => String::new(),
-            };
-            text.push(format!("    wrote to CLAUDE_ENV_FILE: {}{cut}", cap(w)));
-        }
-        for n in h
-            .get("notes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            text.push(format!("    note: {}", n.as_str().unwrap_or("")));
-        }
-        let o = &h["reading"]["outcome"];
-        text.push(format!("    reading: {}", effect_line(o)));
-        for w in o.get("why").and_then(Value::as_array).into_iter().flatten() {
-            text.push(format!("      why: {}", w.as_str().unwrap_or("")));
-        }
-    }
-    for n in j
-        .get("not_run")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        text.push(format!(
-            "  not run: {} ({}): {}",
-            s(n, "label"),
-            s(n, "handler_type"),
-            s(n, "reason")
-        ));
-    }
-    for n in j
-        .get("not_reached")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        text.push(not_reached_line(n));
-    }
-    let c = &j["combined"];
-    text.push(format!("combined: {}", effect_line(c)));
-    if let Some(u) = c.get("updated_input").filter(|u| !u.is_null()) {
-        text.push(format!("  updatedInput: {u}"));
-    }
-    let by: Vec<&str> = c
-        .get("decided_by")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if !by.is_empty() {
-        text.push(format!("  decided by: {}", by.join(", ")));
-    }
-    for f in c
-        .get("flags")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        text.push(format!("  flag: {}", f.as_str().unwrap_or("")));
-    }
-    let f = &j["final_outcome"];
-    let verdict = f
-        .get("verdict")
-        .and_then(Value::as_str)
-        .map(|v| v.replace('_', " "));
-    let mode = f
-        .get("permission_mode")
-        .and_then(Value::as_str)
-        .map_or(String::new(), |m| format!("; mode {m}"));
-    text.push(format!(
-        "final: {} (decided by {}{mode})",
-        verdict.unwrap_or_else(|| s(f, "effect").replace('_', " ")),
-        s(f, "decided_by")
-    ));
-    if let Some(rec) = f.get("record").filter(|r| r.is_object()) {
-        text.push(format!(
-            "  recorded as: {}",
-            hookscope::hooks::exec::permissions::describe_recorded(rec)
-        ));
-    }
-    for w in f.get("why").and_then(Value::as_array).into_iter().flatten() {
-        text.push(format!("  why: {}", w.as_str().unwrap_or("")));
-    }
-}
-
-/// `blocked — the model is told: … — the user sees: … — the model sees this
-/// output instead: …` from an outcome's JSON (`effect`, `model_sees`,
-/// `user_sees`, `updated_output`).
-fn effect_line(o: &Value) -> String {
-    let flat = |t: &str| {
-        t.split('\n')
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut line = o
-        .get("effect")
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-        .replace('_', " ");
-    if let Some(m) = o.get("model_sees").and_then(Value::as_str) {
-        line.push_str(&format!(" — the model is told: {}", flat(m)));
-    }
-    if let Some(u) = o.get("user_sees").and_then(Value::as_str) {
-        line.push_str(&format!(" — the user sees: {}", flat(u)));
-    }
-    if let Some(out) = o.get("updated_output").filter(|v| !v.is_null()) {
-        line.push_str(&format!(
-            " — the model sees this output instead: {}",
-            flat(&hookscope::transcript::hook_activity::output_text(out))
-        ));
-    }
-    line
 }

@@ -50,6 +50,7 @@ mod plan;
 mod process;
 pub mod reaper;
 mod report;
+pub mod text;
 
 pub use compare::{
     Agreement, Failure, FinalCheck, Seen, Then, Verdict, agreement, failure_of, then_of,
