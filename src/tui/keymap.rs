@@ -474,9 +474,69 @@ pub fn action_for(key: KeyEvent, mode: KeyMode) -> Option<Action> {
     }
 }
 
+/// The key reference of docs/keys.md (between its `keymap:begin` and
+/// `keymap:end` markers), generated from the tables above so the docs
+/// cannot drift from the keys: one Markdown table per mode (normal, search,
+/// Calls filter line, completion), the filter words, and the mouse.
+pub fn markdown_reference() -> String {
+    let cell = |t: &str| t.replace('|', "\\|");
+    let keys = |b: &Binding| {
+        b.keys
+            .iter()
+            .map(|k| format!("`{}`", k.label()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = String::new();
+    for (title, table) in [
+        ("Browsing (every pane)", BINDINGS),
+        ("Typing a search (`/`)", SEARCH_BINDINGS),
+        ("The Calls view's filter line", CALLS_FILTER_BINDINGS),
+        ("Completing a filter word (`Tab`)", COMPLETION_BINDINGS),
+    ] {
+        out.push_str(&format!("### {title}\n\n| key | does |\n|---|---|\n"));
+        for b in table {
+            out.push_str(&format!("| {} | {} |\n", keys(b), cell(b.help)));
+        }
+        out.push('\n');
+    }
+    out.push_str("### Filter words (Calls view)\n\n| word | means |\n|---|---|\n");
+    for (word, what) in CALLS_FILTER_HELP {
+        out.push_str(&format!("| `{}` | {} |\n", cell(word), cell(what)));
+    }
+    out.push_str("\n### Mouse\n\n| mouse | does |\n|---|---|\n");
+    for (what, does) in MOUSE_HELP {
+        out.push_str(&format!("| {} | {} |\n", cell(what), cell(does)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/keys.md's generated reference is the key map's
+    /// ([`markdown_reference`]); `HOOKSCOPE_UPDATE_DOCS=1 cargo test
+    /// keys_doc` rewrites it after a key change.
+    #[test]
+    fn keys_doc_is_generated_from_the_key_map() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md");
+        let doc = std::fs::read_to_string(path).expect("docs/keys.md");
+        let (begin, end) = ("<!-- keymap:begin -->\n", "<!-- keymap:end -->");
+        let a = doc.find(begin).expect("begin marker") + begin.len();
+        let b = doc.find(end).expect("end marker");
+        let want = markdown_reference();
+        if std::env::var_os("HOOKSCOPE_UPDATE_DOCS").is_some() {
+            let updated = format!("{}{want}{}", &doc[..a], &doc[b..]);
+            std::fs::write(path, updated).expect("write docs/keys.md");
+            return;
+        }
+        assert_eq!(
+            &doc[a..b],
+            want,
+            "docs/keys.md is out of date: HOOKSCOPE_UPDATE_DOCS=1 cargo test keys_doc rewrites it"
+        );
+    }
 
     fn key(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, mods)
