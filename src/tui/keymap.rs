@@ -477,7 +477,9 @@ pub fn action_for(key: KeyEvent, mode: KeyMode) -> Option<Action> {
 /// The key reference of docs/keys.md (between its `keymap:begin` and
 /// `keymap:end` markers), generated from the tables above so the docs
 /// cannot drift from the keys: one Markdown table per mode (normal, search,
-/// Calls filter line, completion), the filter words, and the mouse.
+/// Calls filter line, completion), the filter words, and the mouse. Used
+/// by the test that keeps docs/keys.md current.
+#[cfg(test)]
 pub fn markdown_reference() -> String {
     let cell = |t: &str| t.replace('|', "\\|");
     let keys = |b: &Binding| {
