@@ -372,7 +372,7 @@ impl Index {
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![
             needle,
-            query.agent,
+            query.agent.map(crate::transcript::Agent::as_str),
             query.is_error,
             None::<i64>,
             None::<i64>,
@@ -485,7 +485,7 @@ impl Index {
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![
             needle,
-            query.agent,
+            query.agent.map(crate::transcript::Agent::as_str),
             query.is_error,
             since,
             until,
@@ -633,7 +633,7 @@ fn session_rows(
     let (_, needle) = name_sql(query);
     let mut rows = stmt.query(params![
         needle,
-        query.agent,
+        query.agent.map(crate::transcript::Agent::as_str),
         query.is_error,
         path_bytes(&session.path),
         session.id,

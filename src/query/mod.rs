@@ -324,7 +324,7 @@ fn select_sessions<'a>(
 ) -> Result<(Vec<&'a SessionRef>, Vec<String>), QueryError> {
     let by_agent: Vec<&SessionRef> = sessions
         .iter()
-        .filter(|s| query.agent.is_none_or(|a| s.agent.as_str() == a))
+        .filter(|s| query.agent.is_none_or(|a| s.agent == a))
         .collect();
     if query.sessions.is_empty() {
         return Ok((by_agent, Vec::new()));

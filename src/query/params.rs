@@ -281,7 +281,7 @@ impl FindParams {
         }
         let agent = match given(&self.agent) {
             Some(a) => match a.parse::<crate::transcript::Agent>() {
-                Ok(agent) => Some(agent.as_str()),
+                Ok(agent) => Some(agent),
                 Err(e) => return Err(invalid(e.to_string())),
             },
             None => None,
@@ -374,8 +374,9 @@ pub struct Query {
     pub since: Option<DateTime<Utc>>,
     /// Exclusive upper bound.
     pub until: Option<DateTime<Utc>>,
-    /// One of [`KNOWN_AGENTS`].
-    pub agent: Option<&'static str>,
+    /// Only this agent's sessions (`agent`, any name of
+    /// [`crate::transcript::Agent::from_name`]).
+    pub agent: Option<crate::transcript::Agent>,
     /// Records returned at most.
     pub limit: usize,
     /// Mask secrets.
@@ -625,6 +626,6 @@ mod tests {
             ..base
         }
         .validate(now());
-        assert!(q.is_ok_and(|q| q.agent == Some("claude-code") && q.limit == DEFAULT_LIMIT));
+        assert!(q.is_ok_and(|q| q.agent == Some(crate::transcript::Agent::ClaudeCode) && q.limit == DEFAULT_LIMIT));
     }
 }
