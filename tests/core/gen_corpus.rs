@@ -2,14 +2,12 @@
 //! every agent's sessions (issue 10: "the find benchmark includes Codex,
 //! OpenCode and Droid data"), each copy with fresh session ids.
 
-#[path = "../benches/support/gen_corpus.rs"]
-#[allow(dead_code)]
-mod gen_corpus;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use hookscope::transcript::{Agent, discover};
+
+use crate::support::gen_corpus;
 
 fn per_agent(root: &std::path::Path) -> (BTreeMap<Agent, usize>, BTreeSet<String>) {
     let found = discover(&[root.to_path_buf()]).expect("discovers");
