@@ -1,25 +1,11 @@
 //! `hookscope sessions` / `hookscope show` on the shared corpus, run as a
 //! process. Expected ids and counts were counted from the JSONL files (see
-//! tests/claude_code_corpus.rs for how).
-
-use std::path::PathBuf;
+//! tests/core/claude_code_corpus.rs for how).
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn corpus(sub: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(sub)
-}
-
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    // Never fall back to the user's own ~/.claude or ~/.codex.
-    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
-    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
-    cmd
-}
+use crate::support::{corpus, hookscope};
 
 fn stdout_json(cmd: &mut Command) -> Value {
     let out = cmd.assert().success().get_output().clone();
@@ -664,15 +650,7 @@ fn find_table_caps_long_non_uuid_session_ids() {
 /// was meant instead of only "no such file or directory: session".
 #[test]
 fn a_subcommand_typo_is_suggested() {
-    let out = assert_cmd::Command::cargo_bin("hookscope")
-        .expect("binary")
-        .args(["session", "."])
-        .env(
-            "XDG_CACHE_HOME",
-            std::env::temp_dir().join("hookscope-cli-tests"),
-        )
-        .output()
-        .expect("run");
+    let out = hookscope().args(["session", "."]).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
@@ -685,11 +663,9 @@ fn a_subcommand_typo_is_suggested() {
 #[test]
 fn sessions_on_an_empty_folder_says_zero() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = assert_cmd::Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .arg("sessions")
         .arg(dir.path())
-        .env("HOOKSCOPE_NO_INDEX", "1")
         .output()
         .expect("run");
     assert!(out.status.success());
@@ -700,7 +676,7 @@ fn sessions_on_an_empty_folder_says_zero() {
 }
 
 /// On the command line the name-filter errors name the flags (MCP keeps
-/// its parameter names, `tests/mcp.rs`).
+/// its parameter names, `tests/cli/mcp.rs`).
 #[test]
 fn find_name_errors_name_the_flags() {
     let err = stderr_of_failure(hookscope().arg("find").arg(corpus("real-cc-2.1.332")));
@@ -841,11 +817,7 @@ fn sessions_agent_with_none_names_the_agent_and_where_it_looked() {
 #[test]
 fn completions_and_the_man_page_are_printed() {
     let run = |args: &[&str]| {
-        let out = assert_cmd::Command::cargo_bin("hookscope")
-            .expect("binary")
-            .args(args)
-            .output()
-            .expect("runs");
+        let out = hookscope().args(args).output().expect("runs");
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -14,26 +14,22 @@
 //! counted.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use chrono::{DateTime, Utc};
 use hookscope::query::{FindParams, FindResult, find_tool_calls};
 use hookscope::tools::ToolCall;
 use hookscope::transcript::{Agent, Event, Session, SessionRef, Usage, codex, discover, load};
 use serde_json::Value;
 
-fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
-}
+use crate::support::{corpus, corpus_dir, hookscope, usage, write_jsonl};
 
 const REAL_171: &str = "real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
 const SESSION_01: &str = "agent-history/tests/fixtures/real_sessions/codex/session-01.jsonl";
 const STAGE0: &str = "agent-sessions/Resources/Fixtures/stage0/agents/codex";
 
 fn load_file(rel: &str) -> Session {
-    let path = corpus().join(rel);
+    let path = corpus(rel);
     let found = discover(std::slice::from_ref(&path)).expect("discover file");
     assert_eq!(found.sessions.len(), 1, "{rel}");
     assert_eq!(found.sessions[0].agent, Agent::Codex, "{rel}");
@@ -41,15 +37,6 @@ fn load_file(rel: &str) -> Session {
     // Discovery's id (from the first lines) is the loader's id.
     assert_eq!(session.id, found.sessions[0].id, "{rel}");
     session
-}
-
-fn usage(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_creation,
-        cache_read_input_tokens: cache_read,
-    }
 }
 
 fn call_ids(s: &Session) -> Vec<&str> {
@@ -367,7 +354,7 @@ fn legacy_0_5x_fixtures() {
 /// file stem (no session_meta, no UUID in the name).
 #[test]
 fn stage0_schema_drift_loads_with_diagnostics() {
-    let path = corpus().join(format!("{STAGE0}/schema_drift.jsonl"));
+    let path = corpus(format!("{STAGE0}/schema_drift.jsonl"));
     let s = codex::load_session(&path).expect("loads");
     assert_eq!(s.id, "schema_drift");
     assert!(s.turns.is_empty());
@@ -392,7 +379,7 @@ fn event_msg_tool_call_of_0_42() {
 /// session_meta (else the file stem), each loading.
 #[test]
 fn whole_corpus_codex_sessions() {
-    let found = discover(&[corpus()]).expect("discover corpus");
+    let found = discover(&[corpus_dir()]).expect("discover corpus");
     let codex: Vec<&SessionRef> = found
         .sessions
         .iter()
@@ -460,7 +447,7 @@ fn found_ids(r: &FindResult) -> Vec<&str> {
 /// false`, the exit-2 call `is_error: true`. `claude-code` selects none.
 #[test]
 fn find_codex_calls_in_the_real_rollout() {
-    let dir = corpus().join("real-codex-0.171.0");
+    let dir = corpus("real-codex-0.171.0");
     let r = find(&dir, &agent_tool("codex", "exec_command"));
     let mut newest_first = REAL_171_CALLS.to_vec();
     newest_first.reverse();
@@ -509,7 +496,7 @@ fn find_codex_over_the_whole_corpus() {
     ];
     let results: Vec<FindResult> = names
         .iter()
-        .map(|n| find(&corpus(), &agent_tool("codex", n)))
+        .map(|n| find(&corpus_dir(), &agent_tool("codex", n)))
         .collect();
     let mut got: Vec<(&str, &str)> = results
         .iter()
@@ -545,12 +532,10 @@ fn find_codex_over_the_whole_corpus() {
 }
 
 fn write_rollout(dir: &Path, lines: &[Value]) -> PathBuf {
-    let path = dir.join("rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000001.jsonl");
-    let mut f = std::fs::File::create(&path).expect("create");
-    for l in lines {
-        writeln!(f, "{l}").expect("write");
-    }
-    path
+    write_jsonl(
+        dir.join("rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000001.jsonl"),
+        lines,
+    )
 }
 
 /// A rollout whose `arguments` were written by the model with spaces after
@@ -601,7 +586,7 @@ fn prefilter_never_skips_a_matching_codex_file() {
 #[test]
 fn prefilter_is_sound_over_corpus_windows() {
     for rel in [REAL_171, &format!("{STAGE0}/small.jsonl")] {
-        let path = corpus().join(rel);
+        let path = corpus(rel);
         let s = load_file(rel);
         for call in s.tool_calls() {
             let input = call.call.raw().map(Value::to_string).unwrap_or_default();
@@ -634,20 +619,11 @@ fn prefilter_is_sound_over_corpus_windows() {
 
 // ---- the CLI ----
 
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
-    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
-    cmd
-}
-
 #[test]
 fn cli_find_agent_codex_json() {
     let out = hookscope()
         .arg("find")
-        .arg(corpus().join("real-codex-0.171.0"))
+        .arg(corpus("real-codex-0.171.0"))
         .args(["--agent", "codex", "--tool-name", "exec_command", "--json"])
         .output()
         .expect("run");
@@ -670,7 +646,7 @@ fn cli_find_agent_codex_json() {
 
 #[test]
 fn cli_sessions_lists_the_codex_session() {
-    let dir = corpus().join("real-codex-0.171.0");
+    let dir = corpus("real-codex-0.171.0");
     let out = hookscope()
         .arg("sessions")
         .arg(&dir)
@@ -714,13 +690,10 @@ fn cli_sessions_finds_codex_home() {
     let home = tempfile::tempdir().expect("tempdir");
     let day = home.path().join("sessions/2026/11/29");
     std::fs::create_dir_all(&day).expect("mkdir");
-    let src = corpus().join(REAL_171);
+    let src = corpus(REAL_171);
     let name = src.file_name().expect("file name");
     std::fs::copy(&src, day.join(name)).expect("copy");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
-        .env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test")
+    let out = hookscope()
         .env("CODEX_HOME", home.path())
         .args(["sessions", "--json"])
         .output()
@@ -852,7 +825,7 @@ fn a_compressed_rollout_loads_like_the_plain_one() {
         .to_string_lossy()
         .into_owned();
     let zst = dir.path().join(format!("{name}.zst"));
-    let bytes = std::fs::read(corpus().join(REAL_171)).expect("read rollout");
+    let bytes = std::fs::read(corpus(REAL_171)).expect("read rollout");
     std::fs::write(&zst, zstd_bytes(&bytes)).expect("write zst");
     let found = discover(std::slice::from_ref(&zst)).expect("discover .zst");
     assert_eq!(found.sessions.len(), 1);
@@ -878,7 +851,7 @@ fn a_truncated_zst_keeps_the_lines_before_the_damage() {
     let zst = dir
         .path()
         .join("rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl.zst");
-    let mut bytes = std::fs::read(corpus().join(REAL_171)).expect("read rollout");
+    let mut bytes = std::fs::read(corpus(REAL_171)).expect("read rollout");
     let text = String::from_utf8(bytes.clone()).expect("utf-8");
     let context = text
         .lines()
@@ -905,7 +878,7 @@ fn a_truncated_zst_keeps_the_lines_before_the_damage() {
     // Cut in its first block: nothing decodes; discovery names the file
     // and the decoder's error instead of skipping it silently.
     let small = dir.path().join("small.jsonl.zst");
-    let packed = zstd_bytes(&std::fs::read(corpus().join(REAL_171)).expect("read"));
+    let packed = zstd_bytes(&std::fs::read(corpus(REAL_171)).expect("read"));
     std::fs::write(&small, &packed[..packed.len() / 2]).expect("write");
     let found = discover(&[dir.path().to_path_buf()]).expect("discover dir");
     let named: Vec<&str> = found
@@ -944,10 +917,8 @@ fn archived_sessions_are_a_default_root() {
     let archived = codex_home.join("archived_sessions");
     std::fs::create_dir_all(&archived).expect("mkdir");
     let name = Path::new(REAL_171).file_name().expect("name");
-    std::fs::copy(corpus().join(REAL_171), archived.join(name)).expect("copy");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+    std::fs::copy(corpus(REAL_171), archived.join(name)).expect("copy");
+    let out = hookscope()
         .args(["sessions", "--json"])
         .env("HOME", home.path())
         .env("CODEX_HOME", &codex_home)

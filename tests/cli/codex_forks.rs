@@ -25,10 +25,11 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use hookscope::transcript::codex::{self, Lineage, uuid_v7_millis};
 use hookscope::transcript::{Agent, Session, SubagentLayout, SubagentLink, Usage, discover, load};
 use serde_json::{Value, json};
+
+use crate::support::{corpus, hookscope, write_jsonl};
 
 const P_ID: &str = "01a2287a-35b1-76e0-b188-fd2c5f457a31";
 const REAL_171: &str = "real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
@@ -45,7 +46,7 @@ const T_TURN: &str = "01a2287b-2001-7000-8000-0000000007b1";
 const Q_TURN: &str = "01a2287a-ffff-7000-8000-00000000aaaa";
 
 fn real_lines() -> Vec<Value> {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(REAL_171);
+    let path = corpus(REAL_171);
     std::fs::read_to_string(&path)
         .expect("real 0.171 rollout")
         .lines()
@@ -56,14 +57,6 @@ fn real_lines() -> Vec<Value> {
 fn set(v: &mut Value, pointer: &str, new: Value) {
     *v.pointer_mut(pointer)
         .unwrap_or_else(|| panic!("{pointer}")) = new;
-}
-
-fn write(path: &Path, lines: &[Value]) {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).expect("mkdir");
-    }
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(path, text).expect("write");
 }
 
 /// A `session_meta` line from P's, with another id and lineage fields.
@@ -344,7 +337,7 @@ fn a_rollout_without_lineage_is_unchanged() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
     let path = rollout_path(dir.path(), P_ID);
-    write(&path, &p);
+    write_jsonl(&path, &p);
     let s = only_session(dir.path());
     assert_eq!(s.id, P_ID);
     assert_eq!(s.prompt_turns(), 1);
@@ -363,7 +356,7 @@ fn a_rollout_without_lineage_is_unchanged() {
 fn a_fork_counts_only_its_own_part_and_says_its_parent_is_absent() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    write_jsonl(rollout_path(dir.path(), F_ID), &fork_lines(&p));
     let s = only_session(dir.path());
     assert_eq!(s.id, F_ID);
     assert_eq!(
@@ -393,8 +386,8 @@ fn a_fork_counts_only_its_own_part_and_says_its_parent_is_absent() {
 fn a_fork_with_its_parent_present_is_its_child() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(rollout_path(dir.path(), F_ID), &fork_lines(&p));
     let s = only_session(dir.path());
     assert_eq!(s.id, P_ID);
     assert_eq!(s.subagents.len(), 1);
@@ -430,10 +423,10 @@ fn spawned_children_link_to_their_spawn_calls() {
     let p = real_lines();
     let q = q_lines(&p);
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &q);
-    write(&rollout_path(dir.path(), S_ID), &s_lines(&p));
+    write_jsonl(rollout_path(dir.path(), P_ID), &q);
+    write_jsonl(rollout_path(dir.path(), S_ID), &s_lines(&p));
     let t = t_lines(&p, &q);
-    write(&rollout_path(dir.path(), T_ID), &t);
+    write_jsonl(rollout_path(dir.path(), T_ID), &t);
     let s = only_session(dir.path());
     assert_eq!(s.subagents.len(), 2);
     // Children are in path order: S (…5a1) before T (…7a1).
@@ -490,7 +483,7 @@ fn a_spawned_child_without_its_parent_says_so() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
     let path = rollout_path(dir.path(), S_ID);
-    write(&path, &s_lines(&p));
+    write_jsonl(&path, &s_lines(&p));
     let s = only_session(dir.path());
     assert_eq!(s.id, S_ID);
     assert_eq!(s.tool_calls().count(), 1);
@@ -528,7 +521,7 @@ fn parent_cycles_and_self_parents_are_not_followed() {
             "call_1",
             (100, 0, 1),
         ));
-        write(&rollout_path(dir.path(), id), &lines);
+        write_jsonl(rollout_path(dir.path(), id), &lines);
     }
     let found = discover(&[dir.path().to_path_buf()]).expect("discover");
     let mut ids: Vec<&str> = found.sessions.iter().map(|s| s.id.as_str()).collect();
@@ -567,14 +560,14 @@ fn parent_cycles_and_self_parents_are_not_followed() {
 fn a_parent_id_that_repeats_is_not_guessed() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(
-        &dir.path().join(format!(
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(
+        dir.path().join(format!(
             "archived_sessions/rollout-2026-11-29T18-03-47-{P_ID}.jsonl"
         )),
         &p,
     );
-    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    write_jsonl(rollout_path(dir.path(), F_ID), &fork_lines(&p));
     let found = discover(&[dir.path().to_path_buf()]).expect("discover");
     assert_eq!(found.sessions.len(), 3);
     assert_eq!(
@@ -612,7 +605,7 @@ fn a_copy_open_at_the_end() {
     )];
     empty.extend(copied(&p, "2026-11-29T19:00:00.000Z"));
     let path = rollout_path(dir.path(), F_ID);
-    write(&path, &empty);
+    write_jsonl(&path, &empty);
     let s = codex::load_session(&path).expect("load");
     assert_eq!((s.turns.len(), s.tool_calls().count()), (0, 0));
     assert_eq!(s.usage, Usage::default());
@@ -621,7 +614,7 @@ fn a_copy_open_at_the_end() {
     for v in &mut unmarked[1..] {
         retag(v, "not-a-uuid");
     }
-    write(&path, &unmarked);
+    write_jsonl(&path, &unmarked);
     let s = codex::load_session(&path).expect("load");
     assert_eq!(s.tool_calls().count(), 6);
     assert_eq!(s.usage, usage(15190, 619, 60745));
@@ -648,12 +641,9 @@ fn a_copy_open_at_the_end() {
 fn cli_lists_the_fork_under_its_parent() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
-        .env("HOME", "/nonexistent-hookscope-test")
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    let out = hookscope()
         .args(["sessions", "--json"])
         .arg(dir.path())
         .assert()
@@ -697,9 +687,9 @@ fn a_fork_of_a_fork_counts_each_part_once() {
         ),
     ));
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(&rollout_path(dir.path(), F_ID), &f);
-    write(&rollout_path(dir.path(), g_id), &g);
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(rollout_path(dir.path(), F_ID), &f);
+    write_jsonl(rollout_path(dir.path(), g_id), &g);
     let s = only_session(dir.path());
     assert_eq!(s.id, P_ID);
     let subs: Vec<(&str, usize, Usage)> = s
@@ -737,12 +727,12 @@ fn a_fork_of_a_fork_counts_each_part_once() {
 fn a_child_copied_twice_is_counted_once() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(rollout_path(dir.path(), F_ID), &fork_lines(&p));
     let copy = dir.path().join(format!(
         "sessions/2026/11/30/rollout-2026-11-29T19-00-00-{F_ID}.jsonl"
     ));
-    write(&copy, &fork_lines(&p));
+    write_jsonl(&copy, &fork_lines(&p));
     let s = only_session(dir.path());
     assert_eq!(s.subagents.len(), 1);
     assert_eq!(s.summary().tool_calls, 7);
@@ -762,12 +752,9 @@ fn a_child_copied_twice_is_counted_once() {
 fn show_names_the_fork_under_its_parent() {
     let p = real_lines();
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(&rollout_path(dir.path(), F_ID), &fork_lines(&p));
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
-        .env("HOME", "/nonexistent-hookscope-test")
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(rollout_path(dir.path(), F_ID), &fork_lines(&p));
+    let out = hookscope()
         .args(["show", "01a2287a"])
         .arg(dir.path())
         .assert()
@@ -809,8 +796,8 @@ fn an_unmarked_copy_is_found_by_comparing_with_the_parent() {
         retag(v, "turn-of-f");
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    write(&rollout_path(dir.path(), P_ID), &p);
-    write(&rollout_path(dir.path(), F_ID), &f);
+    write_jsonl(rollout_path(dir.path(), P_ID), &p);
+    write_jsonl(rollout_path(dir.path(), F_ID), &f);
     let s = only_session(dir.path());
     assert_eq!(s.subagents.len(), 1);
     let sub = &s.subagents[0];

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use hookscope::hooks::codex;
 use hookscope::hooks::settings::Inactive;
 use hookscope::hooks::settings::codex::{
@@ -14,12 +13,9 @@ use hookscope::hooks::settings::codex::{
 use hookscope::transcript::Agent;
 use serde_json::{Value, json};
 
-const ROLLOUT: &str = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
+use crate::support::{hookscope, write_file};
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
+const ROLLOUT: &str = "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl";
 
 struct Roots {
     _dir: tempfile::TempDir,
@@ -78,10 +74,10 @@ fn trust(key_file: &Path, label: &str, hash: &str) -> String {
 fn user_hooks_json_with_file_line_and_trust_by_hash() {
     let r = roots();
     let hooks_json = r.home.join("hooks.json");
-    write(&hooks_json, GUARD);
-    write(
-        &r.home.join("config.toml"),
-        &trust(&hooks_json, "pre_tool_use", GUARD_HASH),
+    write_file(&hooks_json, GUARD);
+    write_file(
+        r.home.join("config.toml"),
+        trust(&hooks_json, "pre_tool_use", GUARD_HASH),
     );
     let h = load_at(&r);
     assert_eq!(h.config.agent, Agent::Codex);
@@ -100,7 +96,7 @@ fn user_hooks_json_with_file_line_and_trust_by_hash() {
 fn no_trusted_hash_is_untrusted_and_a_different_one_is_not_checked() {
     let r = roots();
     let hooks_json = r.home.join("hooks.json");
-    write(&hooks_json, GUARD);
+    write_file(&hooks_json, GUARD);
     let h = load_at(&r);
     assert_eq!(
         h.trust[0].as_ref().expect("t").status,
@@ -109,9 +105,9 @@ fn no_trusted_hash_is_untrusted_and_a_different_one_is_not_checked() {
     assert!(
         matches!(&h.config.handlers[0].inactive, Some(Inactive::Skipped(w)) if w.starts_with("not trusted"))
     );
-    write(
-        &r.home.join("config.toml"),
-        &trust(&hooks_json, "pre_tool_use", "sha256:00"),
+    write_file(
+        r.home.join("config.toml"),
+        trust(&hooks_json, "pre_tool_use", "sha256:00"),
     );
     let h = load_at(&r);
     assert_eq!(
@@ -136,10 +132,10 @@ fn no_trusted_hash_is_untrusted_and_a_different_one_is_not_checked() {
 fn enabled_false_disables_a_trusted_hook() {
     let r = roots();
     let hooks_json = r.home.join("hooks.json");
-    write(&hooks_json, GUARD);
-    write(
-        &r.home.join("config.toml"),
-        &format!(
+    write_file(&hooks_json, GUARD);
+    write_file(
+        r.home.join("config.toml"),
+        format!(
             "{}enabled = false\n",
             trust(&hooks_json, "pre_tool_use", GUARD_HASH)
         ),
@@ -165,7 +161,7 @@ timeout = 9
 #[test]
 fn inline_toml_hooks_have_lines_and_both_forms_warn() {
     let r = roots();
-    write(&r.home.join("config.toml"), TOML_STOP);
+    write_file(r.home.join("config.toml"), TOML_STOP);
     let h = load_at(&r);
     assert_eq!(h.config.handlers.len(), 1);
     let s = &h.config.handlers[0];
@@ -177,7 +173,7 @@ fn inline_toml_hooks_have_lines_and_both_forms_warn() {
             .iter()
             .all(|f| f.problems.iter().all(|p| p.id != "codex-both-forms"))
     );
-    write(&r.home.join("hooks.json"), GUARD);
+    write_file(r.home.join("hooks.json"), GUARD);
     let h = load_at(&r);
     assert_eq!(h.config.handlers.len(), 2);
     let both: Vec<_> = h
@@ -194,10 +190,10 @@ fn inline_toml_hooks_have_lines_and_both_forms_warn() {
 fn features_hooks_false_turns_every_hook_off() {
     for key in ["hooks", "codex_hooks"] {
         let r = roots();
-        write(&r.home.join("hooks.json"), GUARD);
-        write(
-            &r.home.join("config.toml"),
-            &format!("[features]\n{key} = false\n"),
+        write_file(r.home.join("hooks.json"), GUARD);
+        write_file(
+            r.home.join("config.toml"),
+            format!("[features]\n{key} = false\n"),
         );
         let h = load_at(&r);
         let off = h.hooks_off.as_deref().expect("off");
@@ -218,7 +214,7 @@ const PROJECT_STOP: &str =
 fn project_hooks_load_only_when_trusted() {
     let r = roots();
     let proj_json = r.project.join(".codex/hooks.json");
-    write(&proj_json, PROJECT_STOP);
+    write_file(&proj_json, PROJECT_STOP);
     let h = load_at(&r);
     assert_eq!(h.project_trusted, Some(false));
     let p = &h.config.handlers[0];
@@ -231,9 +227,9 @@ fn project_hooks_load_only_when_trusted() {
         cwd: Some(r.project.clone()),
     });
     let hash = definition_hash(&stop.config.handlers[0]);
-    write(
-        &r.home.join("config.toml"),
-        &format!(
+    write_file(
+        r.home.join("config.toml"),
+        format!(
             "[projects.\"{}\"]\ntrust_level = \"trusted\"\n\n{}",
             r.project.display(),
             trust(&proj_json, "stop", &hash)
@@ -252,9 +248,9 @@ fn project_hooks_load_only_when_trusted() {
 fn hostile_files_are_problems_not_crashes() {
     let r = roots();
     // Not JSON.
-    write(&r.home.join("hooks.json"), "{\"hooks\": [\n");
+    write_file(r.home.join("hooks.json"), "{\"hooks\": [\n");
     // Not TOML.
-    write(&r.home.join("config.toml"), "[features\nhooks = \n");
+    write_file(r.home.join("config.toml"), "[features\nhooks = \n");
     let h = load_at(&r);
     let ids: Vec<&str> = h
         .config
@@ -266,8 +262,8 @@ fn hostile_files_are_problems_not_crashes() {
     assert!(ids.contains(&"settings-invalid-toml"), "{ids:?}");
     assert!(h.config.handlers.is_empty());
     // A wrong type drops the file, as Codex's serde model does.
-    write(
-        &r.home.join("hooks.json"),
+    write_file(
+        r.home.join("hooks.json"),
         r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"ok"}]}],"PreToolUse":[{"matcher":3,"hooks":[]}]}}"#,
     );
     std::fs::remove_file(r.home.join("config.toml")).expect("rm");
@@ -298,7 +294,7 @@ fn a_fifo_hooks_json_and_a_huge_one_do_not_block() {
     std::fs::remove_file(&fifo).expect("rm");
     // Over the 4 MiB cap.
     let big = format!("{{\"hooks\":{{}},\"pad\":\"{}\"}}", "x".repeat(5 << 20));
-    write(&fifo, &big);
+    write_file(&fifo, &big);
     let h = load_at(&r);
     let f = h
         .config
@@ -319,7 +315,7 @@ fn a_non_utf8_codex_home_loads() {
         .parent()
         .expect("p")
         .join(std::ffi::OsStr::from_bytes(b"home-\xff"));
-    write(&odd.join("hooks.json"), GUARD);
+    write_file(odd.join("hooks.json"), GUARD);
     let h = load(&CodexLoadOptions {
         codex_home: Some(odd.clone()),
         cwd: None,
@@ -331,8 +327,8 @@ fn a_non_utf8_codex_home_loads() {
 #[test]
 fn an_invalid_look_around_matcher_skips_its_group() {
     let r = roots();
-    write(
-        &r.home.join("hooks.json"),
+    write_file(
+        r.home.join("hooks.json"),
         r#"{"hooks":{"PreToolUse":[{"matcher":"^(?!Read).*","hooks":[{"type":"command","command":"x"}]}]}}"#,
     );
     let h = load_at(&r);
@@ -354,15 +350,11 @@ fn an_invalid_look_around_matcher_skips_its_group() {
     );
 }
 
-fn hookscope() -> Command {
-    Command::cargo_bin("hookscope").expect("binary")
-}
-
 #[test]
 fn cli_match_uses_the_codex_dialect() {
     let r = roots();
-    write(
-        &r.home.join("hooks.json"),
+    write_file(
+        r.home.join("hooks.json"),
         r#"{"hooks":{"PreToolUse":[
 {"matcher":"mcp__brave-search","hooks":[{"type":"command","command":"a"}]},
 {"matcher":"Write","hooks":[{"type":"command","command":"b"}]}]}}"#,
@@ -404,9 +396,9 @@ fn cli_match_uses_the_codex_dialect() {
 /// matcher groups), every handler trusted by its hash.
 fn trusted_home(r: &Roots, groups: Value) {
     let hooks_json = r.home.join("hooks.json");
-    write(
+    write_file(
         &hooks_json,
-        &serde_json::to_string_pretty(&json!({"hooks": {"PreToolUse": groups}})).expect("j"),
+        serde_json::to_string_pretty(&json!({"hooks": {"PreToolUse": groups}})).expect("j"),
     );
     let h = load_at(r);
     let mut cfg = String::new();
@@ -417,7 +409,7 @@ fn trusted_home(r: &Roots, groups: Value) {
             t.key, t.hash
         ));
     }
-    write(&r.home.join("config.toml"), &cfg);
+    write_file(r.home.join("config.toml"), &cfg);
 }
 
 fn replay_exec(r: &Roots) -> Value {
@@ -445,7 +437,7 @@ fn replay_exec(r: &Roots) -> Value {
 fn replay_exec_runs_a_real_script_on_the_real_rollout() {
     let r = roots();
     let script = r.home.join("guard.sh");
-    write(
+    write_file(
         &script,
         "#!/bin/sh\nif grep -q AKIA; then echo 'secret in command' >&2; exit 2; fi\nexit 0\n",
     );
@@ -526,19 +518,19 @@ fn replay_exec_exit_1_with_deny_json_fails_open() {
 fn an_enabled_plugin_hooks_json_is_listed_with_its_note() {
     let r = roots();
     let root = r.home.join("plugins/cache/market/fmt/1.2.0");
-    write(
-        &root.join("hooks/hooks.json"),
+    write_file(
+        root.join("hooks/hooks.json"),
         r#"{"hooks":{"PostToolUse":[{"matcher":"apply_patch","hooks":[{"type":"command","command":"${PLUGIN_ROOT}/fmt.sh"}]}]}}"#,
     );
     // A newer version beside it (1.10.0 > 1.2.0 by version order, not by
     // text): only the newest is read.
-    write(
-        &r.home
+    write_file(
+        r.home
             .join("plugins/cache/market/fmt/1.10.0/hooks/hooks.json"),
         GUARD,
     );
-    write(
-        &r.home.join("config.toml"),
+    write_file(
+        r.home.join("config.toml"),
         "[plugins.\"fmt@market\"]\nenabled = true\n\n[plugins.\"off@market\"]\nenabled = false\n",
     );
     let h = load_at(&r);
@@ -582,20 +574,20 @@ fn session_end_timeouts_are_capped_at_3_seconds() {
 #[test]
 fn a_trusted_project_feature_switch_beats_the_users() {
     let r = roots();
-    write(
-        &r.project.join(".codex/config.toml"),
+    write_file(
+        r.project.join(".codex/config.toml"),
         "[features]\nhooks = true\n",
     );
-    write(
-        &r.home.join("config.toml"),
-        &format!(
+    write_file(
+        r.home.join("config.toml"),
+        format!(
             "[features]\nhooks = false\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
             r.project.display()
         ),
     );
     assert_eq!(load_at(&r).hooks_off, None);
     // Untrusted, the project's switch is not read.
-    write(&r.home.join("config.toml"), "[features]\nhooks = false\n");
+    write_file(r.home.join("config.toml"), "[features]\nhooks = false\n");
     assert!(load_at(&r).hooks_off.is_some());
 }
 

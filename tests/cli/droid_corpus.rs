@@ -14,25 +14,14 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use hookscope::tools::{ToolCall, ToolKind};
-use hookscope::transcript::{Agent, Event, Session, Usage, discover, load};
+use hookscope::transcript::{Agent, Event, Session, discover, load};
 use serde_json::Value;
 
-fn factory() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/real-droid-0.225.2/factory"
-    ))
-}
+use crate::support::{by_id, corpus, hookscope, usage};
 
-fn usage(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_creation,
-        cache_read_input_tokens: cache_read,
-    }
+fn factory() -> PathBuf {
+    corpus("real-droid-0.225.2/factory")
 }
 
 fn load_all() -> Vec<Session> {
@@ -47,13 +36,6 @@ fn load_all() -> Vec<Session> {
             session
         })
         .collect()
-}
-
-fn by_id<'a>(sessions: &'a [Session], id: &str) -> &'a Session {
-    sessions
-        .iter()
-        .find(|s| s.id == id)
-        .unwrap_or_else(|| panic!("no session {id}"))
 }
 
 fn hook_notes(s: &Session) -> Vec<Value> {
@@ -348,13 +330,6 @@ fn bad_lines_and_a_bad_settings_file_are_diagnostics() {
     );
 }
 
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").unwrap_or_else(|e| panic!("{e}"));
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd
-}
-
 fn find_ids(args: &[&str]) -> Vec<Value> {
     let out = hookscope()
         .arg("find")
@@ -441,7 +416,7 @@ fn cli_default_locations_find_opencode_and_droid() {
     // $XDG_DATA_HOME/opencode/opencode.db (+ -wal).
     let oc = xdg.join("opencode");
     std::fs::create_dir_all(&oc).expect("mkdir");
-    let data = factory().join("../../real-opencode-1.18.33/data");
+    let data = corpus("real-opencode-1.18.33/data");
     for name in ["opencode.db", "opencode.db-wal"] {
         std::fs::copy(data.join(name), oc.join(name)).expect("copy");
     }

@@ -10,20 +10,19 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use hookscope::transcript::hook_activity::HookAction;
 use hookscope::transcript::{Session, discover, load};
 use serde_json::Value;
 
-fn corpus() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/real-droid-0.225.2"
-    ))
+use crate::support::{by_id, corpus, hookscope, write_file};
+
+/// The Droid 0.225.2 captures.
+fn droid() -> PathBuf {
+    corpus("real-droid-0.225.2")
 }
 
 fn factory() -> PathBuf {
-    corpus().join("factory")
+    droid().join("factory")
 }
 
 const ERRORS: &str = "1b9da415-c5e6-4a90-b936-c8633676babf";
@@ -35,20 +34,6 @@ fn load_all() -> Vec<Session> {
         .iter()
         .map(|s| load(s).unwrap_or_else(|e| panic!("{e}")))
         .collect()
-}
-
-fn by_id<'a>(sessions: &'a [Session], id: &str) -> &'a Session {
-    sessions
-        .iter()
-        .find(|s| s.id == id)
-        .unwrap_or_else(|| panic!("no session {id}"))
-}
-
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").unwrap_or_else(|e| panic!("{e}"));
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd
 }
 
 #[test]
@@ -383,7 +368,7 @@ fn exit_codes_and_json_stdout_decide_the_action() {
 
 /// The captured stdin payloads of one run's `<Event>.jsonl`, in file order.
 fn captured(run: &str, event: &str) -> Vec<Value> {
-    let path = corpus()
+    let path = droid()
         .join("runs")
         .join(run)
         .join("hooks")
@@ -488,11 +473,6 @@ fn rebuilt_droid_payloads_match_every_capture_field_by_field() {
     assert_eq!(compared, 56);
 }
 
-fn write(path: &std::path::Path, text: &str) {
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
-
 /// `hooks --agent droid` with `FACTORY_HOME_OVERRIDE` at a temp home holding
 /// the corpus's `factory/settings.json` (no hooks.json: Droid falls back to
 /// its `hooks` key): the 9 events, matcher "*" on the tool events.
@@ -503,7 +483,7 @@ fn cli_hooks_agent_droid_reads_the_corpus_settings_in_a_temp_home() {
     let proj = tmp.path().join("proj");
     std::fs::create_dir_all(&proj).expect("mkdir");
     let settings = std::fs::read_to_string(factory().join("settings.json")).expect("read");
-    write(&home.join(".factory/settings.json"), &settings);
+    write_file(home.join(".factory/settings.json"), &settings);
     let run = |args: &[&str]| {
         let out = hookscope()
             .args(["hooks", "--agent", "droid", "--json", "--cwd"])
@@ -628,17 +608,17 @@ fn droid_hooks_json_wins_over_settings_and_legacy_is_a_fallback() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let f = tmp.path().join("factory");
     let proj = tmp.path().join("proj");
-    write(&f.join("hooks.json"), ONE_HOOK);
-    write(
-        &f.join("settings.json"),
+    write_file(f.join("hooks.json"), ONE_HOOK);
+    write_file(
+        f.join("settings.json"),
         r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"s.sh"}]}]}}"#,
     );
-    write(
-        &proj.join(".factory/hooks/hooks.json"),
+    write_file(
+        proj.join(".factory/hooks/hooks.json"),
         r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"legacy.sh","timeout":5}]}]}}"#,
     );
-    write(
-        &proj.join(".factory/settings.json"),
+    write_file(
+        proj.join(".factory/settings.json"),
         r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"p.sh"}]}]}}"#,
     );
     let c = droid_load(&f, Some(&proj));
@@ -668,15 +648,15 @@ fn hostile_droid_hook_files_are_problems_not_crashes() {
     // Not JSON: its problem; the settings.json fallback is not used (the
     // file is there).
     let a = tmp.path().join("a");
-    write(&a.join("hooks.json"), "{not json");
-    write(&a.join("settings.json"), ONE_HOOK);
+    write_file(a.join("hooks.json"), "{not json");
+    write_file(a.join("settings.json"), ONE_HOOK);
     let c = droid_load(&a, None);
     assert!(c.handlers.is_empty());
     assert_eq!(c.files.len(), 1);
     assert_eq!(c.files[0].problems[0].id, "settings-invalid-json");
     // Huge: over the cap, not read.
     let b = tmp.path().join("b");
-    write(&b.join("hooks.json"), &" ".repeat((4 << 20) + 1));
+    write_file(b.join("hooks.json"), " ".repeat((4 << 20) + 1));
     let c = droid_load(&b, None);
     assert!(c.handlers.is_empty());
     assert_eq!(c.files[0].problems[0].id, "settings-unreadable");
@@ -702,8 +682,8 @@ fn hostile_droid_hook_files_are_problems_not_crashes() {
     }
     // Events and handler types Droid does not have never run.
     let e = tmp.path().join("e");
-    write(
-        &e.join("hooks.json"),
+    write_file(
+        e.join("hooks.json"),
         r#"{"hooks":{"PostToolUseFailure":[{"hooks":[{"type":"command","command":"x"}]}],
                      "Stop":[{"hooks":[{"type":"http","url":"http://127.0.0.1:9/"}]}]}}"#,
     );
@@ -719,8 +699,8 @@ fn hostile_droid_hook_files_are_problems_not_crashes() {
 #[test]
 fn cli_replay_exec_on_a_droid_session_runs_droid_hooks_with_droid_env() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    write(
-        &tmp.path().join(".factory/hooks.json"),
+    write_file(
+        tmp.path().join(".factory/hooks.json"),
         r#"{"hooks":{"PreToolUse":[{"matcher":"Execute","hooks":[{"type":"command","command":"cat >/dev/null; echo no >&2; exit 2"}]}]}}"#,
     );
     let session = factory()

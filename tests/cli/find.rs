@@ -6,18 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use chrono::{DateTime, Utc};
 use hookscope::query::{FindParams, FindResult, OutputMode, QueryError, find_tool_calls};
 use hookscope::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
-}
+use crate::support::{corpus, hookscope};
 
 fn real() -> PathBuf {
-    corpus().join("real-cc-2.1.332")
+    corpus("real-cc-2.1.332")
 }
 
 fn sessions_under(path: &Path) -> Vec<SessionRef> {
@@ -603,7 +600,7 @@ fn with_subagent_cost_child_missing_keeps_the_sidecar() {
 
 /// The 10,041-char failed `lsd` output of claude-code-viewer's sample session.
 fn long_error(mode: Option<OutputMode>) -> (String, String) {
-    let dir = corpus().join("claude-code-viewer/mock-global-claude-dir");
+    let dir = corpus("claude-code-viewer/mock-global-claude-dir");
     let r = run_at(
         &dir,
         &FindParams {
@@ -741,13 +738,6 @@ fn redaction_record_shape() {
 }
 
 // ---- the CLI ----
-
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").unwrap_or_else(|e| panic!("{e}"));
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd
-}
 
 #[test]
 fn cli_find_json() {
@@ -954,7 +944,7 @@ fn redaction_masks_the_fake_secrets() {
 /// still summarizes it by its file path.
 #[test]
 fn cli_find_json_keeps_a_long_input_an_object() {
-    let viewer = corpus().join("claude-code-viewer/mock-global-claude-dir/projects");
+    let viewer = corpus("claude-code-viewer/mock-global-claude-dir/projects");
     let out = hookscope()
         .arg("find")
         .arg(&viewer)
@@ -1094,8 +1084,7 @@ fn cli_find_table_has_a_short_tool_use_id_column() {
 
 /// `hookscope find --no-index --json <args> <real>`: (exit code, stdout, stderr).
 fn find_cli(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args([
             "--no-index",
             "find",

@@ -1,28 +1,21 @@
 //! `hookscope hooks --activity SESSION [--json] [PATH...]` (issue 9 §5) on
 //! the real-cc-2.1.332 captures. Expected values were read from the JSONL
-//! with python3 (see tests/hook_activity.rs for the recount) and from the
+//! with python3 (see tests/core/hook_activity.rs for the recount) and from the
 //! captures' `_responses.jsonl`.
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::support::{corpus, hookscope};
+
 fn capture(name: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/real-cc-2.1.332"
-    ))
-    .join(name)
+    corpus("real-cc-2.1.332").join(name)
 }
 
-fn hookscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
-        .args(args)
-        .output()
-        .expect("run");
+/// `hookscope ARGS`: (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = hookscope().args(args).output().expect("run");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -34,7 +27,7 @@ fn hookscope(args: &[&str]) -> (i32, String, String) {
 fn activity_table_names_the_blocking_handler() {
     let projects = capture("hooks_c2_exit2").join("projects");
     let dir = projects.to_string_lossy();
-    let (code, out, err) = hookscope(&["hooks", "--activity", "e1be136e", &dir]);
+    let (code, out, err) = run(&["hooks", "--activity", "e1be136e", &dir]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
@@ -60,7 +53,7 @@ fn activity_table_names_the_blocking_handler() {
 fn activity_json_has_one_object_per_firing() {
     let projects = capture("hooks_c5_stop_block").join("projects");
     let dir = projects.to_string_lossy();
-    let (code, out, err) = hookscope(&["hooks", "--activity", "c8435c6b", "--json", &dir]);
+    let (code, out, err) = run(&["hooks", "--activity", "c8435c6b", "--json", &dir]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).expect("JSON");
     let items = v.as_array().expect("array");
@@ -90,13 +83,13 @@ fn activity_json_has_one_object_per_firing() {
 fn a_session_without_hook_records_says_so() {
     let projects = capture("tools").join("projects");
     let dir = projects.to_string_lossy();
-    let (code, out, _) = hookscope(&["hooks", "--activity", "e71e9aa1", &dir]);
+    let (code, out, _) = run(&["hooks", "--activity", "e71e9aa1", &dir]);
     assert_eq!(code, 0);
     assert_eq!(
         out.trim(),
         "no hook activity recorded in e71e9aa1-2571-47ab-8bf7-9e6efaaedfff"
     );
-    let (code, out, _) = hookscope(&["hooks", "--activity", "e71e9aa1", "--json", &dir]);
+    let (code, out, _) = run(&["hooks", "--activity", "e71e9aa1", "--json", &dir]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "[]");
 }
@@ -105,7 +98,7 @@ fn a_session_without_hook_records_says_so() {
 fn an_unknown_session_exits_2() {
     let projects = capture("tools").join("projects");
     let dir = projects.to_string_lossy();
-    let (code, _, err) = hookscope(&["hooks", "--activity", "zzzz", &dir]);
+    let (code, _, err) = run(&["hooks", "--activity", "zzzz", &dir]);
     assert_eq!(code, 2);
     assert_eq!(err.trim(), "hookscope: no session matches \"zzzz\"");
 }
@@ -114,7 +107,7 @@ fn an_unknown_session_exits_2() {
 fn find_blocked_flag_lists_the_two_blocked_calls() {
     let root = capture("");
     let dir = root.to_string_lossy();
-    let (code, out, err) = hookscope(&[
+    let (code, out, err) = run(&[
         "find",
         &dir,
         "--tool-name-pattern",
@@ -142,7 +135,7 @@ fn find_blocked_flag_lists_the_two_blocked_calls() {
     );
     // c8's `npm test`, rewritten twice on the main thread and once in its
     // subagent: the table's header and three rows; the count on stderr.
-    let (code, out, err) = hookscope(&["find", &dir, "--tool-name-pattern", "", "--rewritten"]);
+    let (code, out, err) = run(&["find", &dir, "--tool-name-pattern", "", "--rewritten"]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 4, "{out}");
     assert!(err.starts_with("3 records"), "{err}");
@@ -151,7 +144,7 @@ fn find_blocked_flag_lists_the_two_blocked_calls() {
         assert!(row.ends_with("npm test → npm test -- --silent"), "{row}");
     }
     // c8's `git commit`, objected to after it ran.
-    let (code, out, err) = hookscope(&["find", &dir, "--filter", "is:flagged"]);
+    let (code, out, err) = run(&["find", &dir, "--filter", "is:flagged"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("git commit -am"), "{out}");
     assert!(err.starts_with("1 record"), "{err}");

@@ -6,15 +6,14 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
-const RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
+use crate::support::{C2, EXAMPLE_RULES, RM_RF, bash_hooks_settings, hookscope};
+
 const SETTINGS: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
 
 fn replay(extra: &[&str], envs: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+    let mut cmd = hookscope();
     cmd.args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
         .args(extra);
     for (k, v) in envs {
@@ -30,10 +29,9 @@ fn replay(extra: &[&str], envs: &[(&str, &str)]) -> (Option<i32>, String, String
 
 /// A settings file with one PreToolUse handler per `(type, fields)`.
 fn settings(dir: &Path, handlers: Value) -> String {
-    let path = dir.join("settings.json");
-    let v = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]}});
-    std::fs::write(&path, serde_json::to_string_pretty(&v).expect("json")).expect("write");
-    path.display().to_string()
+    bash_hooks_settings(dir.join("settings.json"), handlers)
+        .display()
+        .to_string()
 }
 
 /// Asserts that `out` holds every one of `fragments`.
@@ -236,14 +234,13 @@ fn an_http_handler_is_listed_without_exec_and_posted_with_it() {
 
 #[test]
 fn exec_does_not_go_with_all() {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args([
             "replay",
             "--all",
             "--exec",
             "--rules",
-            "assets/rules/example.toml",
+            EXAMPLE_RULES,
             "tests/corpus",
         ])
         .output()
@@ -335,7 +332,7 @@ fn a_post_tool_use_hook_that_replaces_the_output_is_shown_and_differs() {
     std::fs::write(&path, v.to_string()).expect("write");
     let file = path.display().to_string();
     let run = |json: bool| {
-        let mut cmd = Command::cargo_bin("hookscope").expect("binary");
+        let mut cmd = hookscope();
         cmd.args([
             "replay",
             C8,
@@ -384,8 +381,7 @@ fn a_broken_or_missing_settings_file_is_in_the_report_once() {
     std::fs::write(&bad, "{\"hooks\": {\"PreToolUse\": [],}}").expect("write");
     let missing = dir.path().join("nope.json");
     let (b, m) = (bad.display().to_string(), missing.display().to_string());
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args([
             "replay",
             C2,
@@ -418,8 +414,7 @@ fn example_dir() -> std::path::PathBuf {
 fn relative_paths_resolve_against_the_invocation_folder() {
     // `hooks --help` shows `hooks --settings .claude/settings.json --lint`:
     // run from the project, the hook's "$CLAUDE_PROJECT_DIR"/… is found.
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .current_dir(example_dir())
         .args(["hooks", "--settings", ".claude/settings.json", "--lint"])
         .output()
@@ -430,8 +425,7 @@ fn relative_paths_resolve_against_the_invocation_folder() {
     // --exec from the same folder: CLAUDE_PROJECT_DIR is the project, not
     // empty, so the script runs (no 127) and blocks as recorded.
     let session = std::path::absolute(C2).expect("absolute");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .current_dir(example_dir())
         .args(["replay"])
         .arg(&session)
@@ -485,8 +479,7 @@ fn a_plugins_hooks_json_gets_its_plugin_root() {
         "guard-plugin/hooks/hooks.json",
         "guard-plugin/.claude-plugin/plugin.json",
     ] {
-        let out = Command::cargo_bin("hookscope")
-            .expect("binary")
+        let out = hookscope()
             .current_dir(dir.path())
             .arg("replay")
             .arg(&session)
@@ -531,8 +524,7 @@ fn cwd_map_moves_the_payload_the_project_dir_and_the_working_folder() {
     )
     .expect("write");
     let map = format!("/home/dev/work/hooks_c2_exit2={}", local.display());
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args(["replay", C2, "--event", "Stop", "--exec", "--json"])
         .args(["--settings", &settings.display().to_string()])
         .args(["--cwd-map", &map])
@@ -551,15 +543,13 @@ fn cwd_map_moves_the_payload_the_project_dir_and_the_working_folder() {
     );
     assert_eq!(v["exec"]["project_note"], Value::Null);
     // `payload` maps the same way; a bad pair is refused with exit 2.
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args(["payload", C2, "--event", "Stop", "--cwd-map", &map])
         .output()
         .expect("runs");
     let p: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(p["cwd"], format!("{}/src", local.display()));
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args(["payload", C2, "--event", "Stop", "--cwd-map", "src=/tmp"])
         .output()
         .expect("runs");
@@ -585,8 +575,7 @@ fn the_final_outcome_is_checked_against_the_recorded_permission_decision() {
         json!([{"type": "command", "command": "cat >/dev/null"}]),
     );
     let run = |at: &str, extra: &[&str]| {
-        let out = Command::cargo_bin("hookscope")
-            .expect("binary")
+        let out = hookscope()
             .args([
                 "replay",
                 HOOKS,
@@ -671,8 +660,7 @@ fn a_matcher_that_never_fires_carries_the_lints_fix_where_its_reach_is_explained
         "{out}"
     );
     // The same fixes as --lint.
-    let lint = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let lint = hookscope()
         .args([
             "hooks",
             "--settings",

@@ -8,11 +8,10 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
-const RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
+use crate::support::{C2, RM_RF, bash_hooks_settings, hookscope, hookscope_process};
+
 const CODE: &str = "$(echo PWNED >&2)";
 
 /// The c2 session with `entrypoint`, `effort`, `sessionId` and `cwd` of
@@ -48,17 +47,13 @@ fn transcript_values_never_run_as_code_in_a_handler() {
     let session = hostile_session(dir.path());
     let settings = dir.path().join("settings.json");
     let script = "echo \"ep=${CLAUDE_CODE_ENTRYPOINT} ef=${CLAUDE_EFFORT} id=${CLAUDE_CODE_SESSION_ID} pd=${CLAUDE_PROJECT_DIR} env=${CLAUDE_ENV_FILE}\" >&2; echo \"sh=$CLAUDE_CODE_ENTRYPOINT|$CLAUDE_EFFORT|$CLAUDE_CODE_SESSION_ID\" >&2";
-    std::fs::write(
+    bash_hooks_settings(
         &settings,
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        json!([
             {"type": "command", "command": "bash", "args": ["-c", script]}
-        ]}]}})
-        .to_string(),
-    )
-    .expect("settings");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+        ]),
+    );
+    let out = hookscope()
         .args(["replay"])
         .arg(&session)
         .args([
@@ -117,17 +112,13 @@ fn transcript_values_never_run_as_code_in_a_handler() {
 fn known_forms_pass_unchanged() {
     let dir = tempfile::tempdir().expect("tmp");
     let settings = dir.path().join("settings.json");
-    std::fs::write(
+    bash_hooks_settings(
         &settings,
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        json!([
             {"type": "command", "command": "bash", "args": ["-c", "echo \"${CLAUDE_CODE_ENTRYPOINT} ${CLAUDE_EFFORT} ${CLAUDE_CODE_SESSION_ID}\" >&2"]}
-        ]}]}})
-        .to_string(),
-    )
-    .expect("settings");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+        ]),
+    );
+    let out = hookscope()
         .args([
             "replay",
             C2,
@@ -166,17 +157,16 @@ fn a_large_env_file_is_shown_cut_with_its_size() {
     )
     .expect("settings");
     let run = |json: bool| {
-        let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-        cmd.env("HOOKSCOPE_NO_INDEX", "1")
-            .args([
-                "replay",
-                C2,
-                "--event",
-                "SessionStart",
-                "--exec",
-                "--settings",
-            ])
-            .arg(&settings);
+        let mut cmd = hookscope();
+        cmd.args([
+            "replay",
+            C2,
+            "--event",
+            "SessionStart",
+            "--exec",
+            "--settings",
+        ])
+        .arg(&settings);
         if json {
             cmd.arg("--json");
         }
@@ -209,17 +199,13 @@ fn a_deny_printed_before_a_setsid_child_holds_stdout_is_kept() {
         pid_file.display(),
         r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}"#
     );
-    std::fs::write(
+    bash_hooks_settings(
         &settings,
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        json!([
             {"type": "command", "timeout": 1, "command": command}
-        ]}]}})
-        .to_string(),
-    )
-    .expect("settings");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+        ]),
+    );
+    let out = hookscope()
         .args([
             "replay",
             C2,
@@ -271,17 +257,13 @@ fn a_deeply_nested_answer_still_decides() {
         let file = dir.path().join(format!("a{depth}.json"));
         std::fs::write(&file, answer(depth)).expect("answer");
         let settings = dir.path().join(format!("s{depth}.json"));
-        std::fs::write(
+        bash_hooks_settings(
             &settings,
-            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            json!([
                 {"type": "command", "command": format!("cat '{}'", file.display())}
-            ]}]}})
-            .to_string(),
-        )
-        .expect("settings");
-        let out = Command::cargo_bin("hookscope")
-            .expect("binary")
-            .env("HOOKSCOPE_NO_INDEX", "1")
+            ]),
+        );
+        let out = hookscope()
             .args([
                 "replay",
                 C2,
@@ -366,16 +348,10 @@ fn kill_left(left: &[i32]) {
 }
 
 fn pre_tool_use_settings(dir: &Path, command: &str) -> std::path::PathBuf {
-    let settings = dir.join("settings.json");
-    std::fs::write(
-        &settings,
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": command}
-        ]}]}})
-        .to_string(),
+    bash_hooks_settings(
+        dir.join("settings.json"),
+        json!([{"type": "command", "command": command}]),
     )
-    .expect("settings");
-    settings
 }
 
 /// A hook that starts a process outside its process group (a new session
@@ -401,9 +377,7 @@ fn processes_a_hook_starts_outside_its_group_are_killed_and_named() {
     {
         let dir = tempfile::tempdir().expect("tmp");
         let settings = pre_tool_use_settings(dir.path(), &format!("{shape} sleep 0.2; echo '{{}}'"));
-        let out = Command::cargo_bin("hookscope")
-            .expect("binary")
-            .env("HOOKSCOPE_NO_INDEX", "1")
+        let out = hookscope()
             .args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
             .args(["--exec", "--json", "--settings"])
             .arg(&settings)
@@ -443,8 +417,7 @@ fn an_interrupted_exec_kills_the_hooks_and_removes_its_temporaries() {
                 marker.display()
             ),
         );
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hookscope"))
-            .env("HOOKSCOPE_NO_INDEX", "1")
+        let mut child = hookscope_process()
             .args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
             .args(["--exec", "--settings"])
             .arg(&settings)
@@ -562,18 +535,14 @@ fn abort_runs_ends_a_running_hook_and_removes_its_scratch_folder() {
 fn a_process_killed_at_the_timeout_outside_the_group_is_named() {
     let dir = tempfile::tempdir().expect("tmp");
     let settings = dir.path().join("settings.json");
-    std::fs::write(
+    bash_hooks_settings(
         &settings,
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        json!([
             {"type": "command", "timeout": 1,
              "command": "setsid sleep 301.44 </dev/null >/dev/null 2>&1 & sleep 301.55"}
-        ]}]}})
-        .to_string(),
-    )
-    .expect("settings");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+        ]),
+    );
+    let out = hookscope()
         .args(["replay", C2, "--event", "PreToolUse", "--at", RM_RF])
         .args(["--exec", "--json", "--settings"])
         .arg(&settings)

@@ -1,16 +1,13 @@
 //! `hookscope test RULES [--json]`: exit 0 / 1 / 2, per-case lines, JSON.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn hookscope() -> Command {
-    Command::cargo_bin("hookscope").expect("binary")
-}
+use crate::support::{EXAMPLE_RULES, hookscope};
 
 #[test]
 fn the_example_passes_with_exit_0() {
     let out = hookscope()
-        .args(["test", "assets/rules/example.toml"])
+        .args(["test", EXAMPLE_RULES])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(0));
@@ -155,20 +152,14 @@ fn the_printed_example_runs_anywhere() {
     // from it: saved in a temp dir, all its cases pass (43 = the 44 cases
     // of assets/rules/example.toml minus the payload-file one).
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args(["test", "--example"])
         .output()
         .expect("run");
     assert!(out.status.success());
     let file = dir.path().join("rules.toml");
     std::fs::write(&file, &out.stdout).expect("write");
-    let run = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .arg("test")
-        .arg(&file)
-        .output()
-        .expect("run");
+    let run = hookscope().arg("test").arg(&file).output().expect("run");
     assert_eq!(
         run.status.code(),
         Some(0),
@@ -194,12 +185,7 @@ fn a_rule_file_without_cases_says_so() {
         "[[rules]]\nid = \"w\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"hi\"\n",
     )
     .expect("write");
-    let run = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .arg("test")
-        .arg(&file)
-        .output()
-        .expect("run");
+    let run = hookscope().arg("test").arg(&file).output().expect("run");
     assert_eq!(run.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(

@@ -6,13 +6,12 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use hookscope::hooks::rules::{History, RuleSet};
 use hookscope::shell::shell_quote;
 use serde_json::{Value, json};
 
-const EXAMPLE: &str = "assets/rules/example.toml";
-const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+use crate::support::{C2, EXAMPLE_RULES, hookscope};
+
 /// The `echo original command` call of the C2 session.
 const ECHO_CALL: &str = "toolu_01iZZmNIegRYHeEO8XWQDf7M";
 
@@ -45,7 +44,7 @@ fn guards() -> RuleSet {
 }
 
 fn example() -> RuleSet {
-    match RuleSet::load(Path::new(EXAMPLE)) {
+    match RuleSet::load(Path::new(EXAMPLE_RULES)) {
         Ok(s) => s,
         Err(e) => panic!("example refused:\n{e}"),
     }
@@ -266,12 +265,6 @@ fn a_huge_eval_is_bounded_and_still_read() {
         ),
         "{why}"
     );
-}
-
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd
 }
 
 #[test]

@@ -6,18 +6,13 @@
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::support::hookscope;
 
 const BARE: &str = "tests/fixtures/settings/bare_mcp_matcher.json";
 const FIXED: &str = "tests/fixtures/settings/bare_mcp_matcher_fixed.json";
 const C2: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
-
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    cmd.env_remove("CLAUDE_CONFIG_DIR");
-    cmd
-}
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
     let out = hookscope().args(args).output().expect("runs");

@@ -8,22 +8,13 @@ use std::time::Duration;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
-    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
+use crate::support::{corpus, hookscope, write_jsonl};
+
+/// [`hookscope`], killed after 20 s.
+fn bounded() -> Command {
+    let mut cmd = hookscope();
     cmd.timeout(Duration::from_secs(20));
     cmd
-}
-
-fn write_lines(path: &Path, lines: &[Value]) {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).expect("mkdir");
-    }
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(path, text).expect("write");
 }
 
 fn stdout_json(cmd: &mut Command) -> Value {
@@ -91,7 +82,7 @@ fn call_ids(calls: &Value) -> Vec<String> {
 /// `tool_use_id`; the meta sidecar's `toolUseId` names it.
 fn self_link_2_1(dir: &Path) -> PathBuf {
     let main = dir.join("s1.jsonl");
-    write_lines(
+    write_jsonl(
         &main,
         &[
             user("u1", None, "go", json!({})),
@@ -100,8 +91,8 @@ fn self_link_2_1(dir: &Path) -> PathBuf {
         ],
     );
     let side = json!({"isSidechain": true, "agentId": "a1"});
-    write_lines(
-        &dir.join("s1/subagents/agent-a1.jsonl"),
+    write_jsonl(
+        dir.join("s1/subagents/agent-a1.jsonl"),
         &[
             user("su1", None, "sub prompt", side.clone()),
             tool_use("sa1", "su1", "toolu_X", "Task", task("again"), side.clone()),
@@ -120,7 +111,7 @@ fn self_link_2_1(dir: &Path) -> PathBuf {
 fn a_subagent_reusing_its_spawn_id_is_not_linked_to_itself_2_1_layout() {
     let dir = tempfile::tempdir().expect("tempdir");
     let main = self_link_2_1(dir.path());
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     let calls = &v["turns"][0]["tool_calls"];
     assert_eq!(call_ids(calls), vec!["toolu_X"]);
     let sub = &calls[0]["subagent"];
@@ -129,7 +120,7 @@ fn a_subagent_reusing_its_spawn_id_is_not_linked_to_itself_2_1_layout() {
     assert_eq!(call_ids(&sub["tool_calls"]), vec!["toolu_X"]);
     assert_eq!(sub["tool_calls"][0].get("subagent"), None);
     assert_eq!(v["unlinked_subagents"], json!([]));
-    let text = stdout_text(hookscope().arg("show").arg(&main));
+    let text = stdout_text(bounded().arg("show").arg(&main));
     let calls: Vec<&str> = text.lines().filter(|l| l.contains("Task")).collect();
     assert_eq!(
         calls,
@@ -145,7 +136,7 @@ fn an_inline_sidechain_reusing_its_spawn_id_is_not_linked_to_itself_1_0_layout()
     let dir = tempfile::tempdir().expect("tempdir");
     let main = dir.path().join("s1.jsonl");
     let side = json!({"isSidechain": true});
-    write_lines(
+    write_jsonl(
         &main,
         &[
             user("u1", None, "go", json!({})),
@@ -163,7 +154,7 @@ fn an_inline_sidechain_reusing_its_spawn_id_is_not_linked_to_itself_1_0_layout()
             tool_result("r1", "a1", "toolu_Y", json!({})),
         ],
     );
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     let calls = &v["turns"][0]["tool_calls"];
     assert_eq!(call_ids(calls), vec!["toolu_Y"]);
     let sub = &calls[0]["subagent"];
@@ -172,7 +163,7 @@ fn an_inline_sidechain_reusing_its_spawn_id_is_not_linked_to_itself_1_0_layout()
     assert_eq!(call_ids(&sub["tool_calls"]), vec!["toolu_Y"]);
     assert_eq!(sub["tool_calls"][0]["name"], "Bash");
     assert_eq!(sub["tool_calls"][0].get("subagent"), None);
-    let text = stdout_text(hookscope().arg("show").arg(&main));
+    let text = stdout_text(bounded().arg("show").arg(&main));
     assert!(
         text.contains("\n    bash   Bash  ls  [toolu_Y]\n"),
         "{text}"
@@ -185,13 +176,13 @@ fn a_hand_made_spawn_cycle_ends() {
     // agent-a: A spawns B spawns A, neither reached from the main thread.
     let dir = tempfile::tempdir().expect("tempdir");
     let main = dir.path().join("s1.jsonl");
-    write_lines(&main, &[user("u1", None, "go", json!({}))]);
+    write_jsonl(&main, &[user("u1", None, "go", json!({}))]);
     let subs = dir.path().join("s1/subagents");
     for (me, my_call, other_call) in [("a", "toolu_A1", "toolu_B1"), ("b", "toolu_B1", "toolu_A1")]
     {
         let side = json!({"isSidechain": true, "agentId": me});
-        write_lines(
-            &subs.join(format!("agent-{me}.jsonl")),
+        write_jsonl(
+            subs.join(format!("agent-{me}.jsonl")),
             &[
                 user(
                     &format!("{me}u"),
@@ -215,7 +206,7 @@ fn a_hand_made_spawn_cycle_ends() {
         )
         .expect("meta");
     }
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     assert_eq!(v["subagents"], 2);
     let unlinked = v["unlinked_subagents"].as_array().expect("array");
     assert_eq!(unlinked.len(), 1);
@@ -225,7 +216,7 @@ fn a_hand_made_spawn_cycle_ends() {
     assert_eq!(b["agent_id"], "b");
     assert_eq!(call_ids(&b["tool_calls"]), vec!["toolu_B1"]);
     assert_eq!(b["tool_calls"][0].get("subagent"), None);
-    let text = stdout_text(hookscope().arg("show").arg(&main));
+    let text = stdout_text(bounded().arg("show").arg(&main));
     assert_eq!(text.matches("Task").count(), 2, "{text}");
 }
 
@@ -260,14 +251,14 @@ fn fifos_and_dev_zero_are_skipped_with_a_diagnostic_not_opened() {
     let dir = tempfile::tempdir().expect("tempdir");
     let project = dir.path().join("proj");
     let main = project.join("s1.jsonl");
-    write_lines(&main, &one_call_session("s1"));
+    write_jsonl(&main, &one_call_session("s1"));
     // The subagent's meta sidecar is a FIFO; a second subagent's is a
     // symlink to /dev/zero; a FIFO and a /dev/zero link pose as sessions.
     let subs = project.join("s1/subagents");
     for id in ["f", "z"] {
         let side = json!({"isSidechain": true, "agentId": id, "sessionId": "s1"});
-        write_lines(
-            &subs.join(format!("agent-{id}.jsonl")),
+        write_jsonl(
+            subs.join(format!("agent-{id}.jsonl")),
             &[user(&format!("{id}u"), None, &format!("prompt {id}"), side)],
         );
     }
@@ -277,19 +268,13 @@ fn fifos_and_dev_zero_are_skipped_with_a_diagnostic_not_opened() {
     mkfifo(&subs.join("agent-p.jsonl"));
     std::os::unix::fs::symlink("/dev/zero", project.join("zero.jsonl")).expect("symlink");
 
-    let v = stdout_json(hookscope().arg("sessions").arg(&project).arg("--json"));
+    let v = stdout_json(bounded().arg("sessions").arg(&project).arg("--json"));
     let rows = v.as_array().expect("array");
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["id"], "s1");
     assert_eq!(rows[0]["subagents"], 2);
 
-    let v = stdout_json(
-        hookscope()
-            .arg("show")
-            .arg("s1")
-            .arg(&project)
-            .arg("--json"),
-    );
+    let v = stdout_json(bounded().arg("show").arg("s1").arg(&project).arg("--json"));
     assert_eq!(
         v["diagnostic_messages"],
         json!([
@@ -339,7 +324,7 @@ fn fifos_and_dev_zero_are_skipped_with_a_diagnostic_not_opened() {
     );
 
     // Given as PATHs, they are reported, not opened.
-    let out = hookscope()
+    let out = bounded()
         .arg("sessions")
         .arg(project.join("fifo.jsonl"))
         .arg(project.join("zero.jsonl"))
@@ -402,7 +387,7 @@ fn a_lone_surrogate_escape_keeps_the_line_and_its_tool_call() {
     assert!(lines[1].contains(r"\ud83d"));
     std::fs::write(&main, lines.join("\n") + "\n").expect("write");
 
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     let call = &v["turns"][0]["tool_calls"][0];
     assert_eq!(call["tool_use_id"], "toolu_1");
     assert_eq!(call["input"]["command"], "echo \u{fffd}");
@@ -414,7 +399,7 @@ fn a_lone_surrogate_escape_keeps_the_line_and_its_tool_call() {
         )])
     );
     // find's prefilter reads the line with the same rules.
-    let v = stdout_json(hookscope().arg("find").arg(dir.path()).args([
+    let v = stdout_json(bounded().arg("find").arg(dir.path()).args([
         "--tool-name",
         "Bash",
         "--input-contains",
@@ -499,9 +484,9 @@ fn non_utf8_folder_and_file_names_are_listed_lossily_not_null() {
     let dir = tempfile::tempdir().expect("tempdir");
     let project = dir.path().join(OsStr::from_bytes(b"proj-\xff"));
     let main = project.join(OsStr::from_bytes(b"sess-\xfe.jsonl"));
-    write_lines(&main, &one_call_session("s1"));
+    write_jsonl(&main, &one_call_session("s1"));
 
-    let v = stdout_json(hookscope().arg("sessions").arg(dir.path()).arg("--json"));
+    let v = stdout_json(bounded().arg("sessions").arg(dir.path()).arg("--json"));
     let rows = v.as_array().expect("an array, not null");
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["id"], "sess-\u{fffd}");
@@ -512,7 +497,7 @@ fn non_utf8_folder_and_file_names_are_listed_lossily_not_null() {
     assert_eq!(rows[0]["tool_calls"], 1);
 
     // show takes the non-UTF-8 path itself.
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     assert_eq!(v["id"], "sess-\u{fffd}");
     assert_eq!(call_ids(&v["turns"][0]["tool_calls"]), vec!["toolu_1"]);
 }
@@ -538,7 +523,7 @@ fn a_session_whose_first_line_is_over_16_mib_is_still_found() {
     }
     std::fs::write(&main, text).expect("write");
 
-    let v = stdout_json(hookscope().arg("sessions").arg(dir.path()).arg("--json"));
+    let v = stdout_json(bounded().arg("sessions").arg(dir.path()).arg("--json"));
     let rows = v.as_array().expect("array");
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["id"], "big");
@@ -552,7 +537,7 @@ fn counts_follow_one_definition_nested_and_unlinked_subagents() {
     // Main turn 1 spawns A, A spawns B (nested), C is attached but unlinked.
     let dir = tempfile::tempdir().expect("tempdir");
     let main = dir.path().join("s1.jsonl");
-    write_lines(
+    write_jsonl(
         &main,
         &[
             user("u1", None, "go", json!({})),
@@ -563,8 +548,8 @@ fn counts_follow_one_definition_nested_and_unlinked_subagents() {
     let subs = dir.path().join("s1/subagents");
     let sub = |me: &str, spawn: Option<&str>, call: (&str, &str, Value)| {
         let side = json!({"isSidechain": true, "agentId": me});
-        write_lines(
-            &subs.join(format!("agent-{me}.jsonl")),
+        write_jsonl(
+            subs.join(format!("agent-{me}.jsonl")),
             &[
                 user(
                     &format!("{me}u"),
@@ -598,7 +583,7 @@ fn counts_follow_one_definition_nested_and_unlinked_subagents() {
     );
     sub("c", None, ("toolu_c1", "Bash", json!({"command": "pwd"})));
 
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     assert_eq!(v["subagents"], 3);
     assert_eq!(v["tool_calls"], 4);
     assert_eq!(v["turns"][0]["subagent_count"], 2);
@@ -610,7 +595,7 @@ fn counts_follow_one_definition_nested_and_unlinked_subagents() {
         .map(|s| s["agent_id"].as_str().expect("id"))
         .collect();
     assert_eq!(unlinked, vec!["c"]);
-    let text = stdout_text(hookscope().arg("show").arg(&main));
+    let text = stdout_text(bounded().arg("show").arg(&main));
     assert!(
         text.starts_with("s1  go\n1 turn, 4 tool calls, 0 errors, 3 subagents, 0 diagnostics\n"),
         "{text}"
@@ -619,7 +604,7 @@ fn counts_follow_one_definition_nested_and_unlinked_subagents() {
         text.contains("turn 1: go  [3 tool calls, 2 subagents]\n"),
         "{text}"
     );
-    let v = stdout_json(hookscope().arg("sessions").arg(dir.path()).arg("--json"));
+    let v = stdout_json(bounded().arg("sessions").arg(dir.path()).arg("--json"));
     assert_eq!(
         (v[0]["tool_calls"].clone(), v[0]["subagents"].clone()),
         (json!(4), json!(3))
@@ -709,10 +694,7 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
 /// session id with empty chars (a poll).
 #[test]
 fn codex_write_stdin_calls_have_a_summary() {
-    let path = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/agentsview/internal/parser/testdata/codex/fc_stdin.jsonl"
-    ));
+    let path = corpus("agentsview/internal/parser/testdata/codex/fc_stdin.jsonl");
     let s = hookscope::transcript::codex::load_session(&path).expect("load");
     let summaries: Vec<String> = s.tool_calls().map(|c| c.summary()).collect();
     assert_eq!(summaries, vec!["session sess-42: yes\\n"]);
@@ -730,7 +712,7 @@ fn codex_write_stdin_calls_have_a_summary() {
 
 fn diagnostics_json(root: &Path) -> Vec<(String, Option<u64>, String)> {
     let v = stdout_json(
-        hookscope()
+        bounded()
             .arg("sessions")
             .arg(root)
             .args(["--diagnostics", "--json"]),
@@ -752,7 +734,7 @@ fn diagnostics_json(root: &Path) -> Vec<(String, Option<u64>, String)> {
 fn a_bad_line_still_reads_path_colon_line_and_keeps_the_json_shape() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("proj/s1.jsonl");
-    write_lines(&path, &one_call_session("s1"));
+    write_jsonl(&path, &one_call_session("s1"));
     // Line 2 of the file becomes text that is not JSON.
     let text = std::fs::read_to_string(&path).expect("read");
     let mut lines: Vec<&str> = text.lines().collect();
@@ -760,7 +742,7 @@ fn a_bad_line_still_reads_path_colon_line_and_keeps_the_json_shape() {
     std::fs::write(&path, lines.join("\n") + "\n").expect("write");
 
     let text = stdout_text(
-        hookscope()
+        bounded()
             .arg("sessions")
             .arg(dir.path())
             .arg("--diagnostics"),
@@ -772,7 +754,7 @@ fn a_bad_line_still_reads_path_colon_line_and_keeps_the_json_shape() {
             path.display()
         )
     );
-    let out = hookscope()
+    let out = bounded()
         .arg("sessions")
         .arg(dir.path())
         .args(["--diagnostics", "--json"])
@@ -798,9 +780,9 @@ fn discovery_follows_linked_folders_stops_loops_and_lists_its_diagnostics() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("root");
     let outside = dir.path().join("outside");
-    write_lines(&root.join("proj/s1.jsonl"), &one_call_session("s1"));
-    write_lines(&root.join("elsewhere/p2/s2.jsonl"), &one_call_session("s2"));
-    write_lines(&outside.join("p4/s4.jsonl"), &one_call_session("s4"));
+    write_jsonl(root.join("proj/s1.jsonl"), &one_call_session("s1"));
+    write_jsonl(root.join("elsewhere/p2/s2.jsonl"), &one_call_session("s2"));
+    write_jsonl(outside.join("p4/s4.jsonl"), &one_call_session("s4"));
     // A link to a folder also walked directly, a link out of the root, and
     // a link back to the root (a loop).
     std::os::unix::fs::symlink(root.join("elsewhere/p2"), root.join("proj/linked")).expect("ln");
@@ -808,17 +790,17 @@ fn discovery_follows_linked_folders_stops_loops_and_lists_its_diagnostics() {
     std::os::unix::fs::symlink(&root, root.join("proj/loop")).expect("ln");
     // An orphaned subagent file and a session 13 folders deep.
     let side = json!({"isSidechain": true, "sessionId": "nope"});
-    write_lines(
-        &root.join("proj/x/subagents/agent-o.jsonl"),
+    write_jsonl(
+        root.join("proj/x/subagents/agent-o.jsonl"),
         &[user("ou", None, "p", side)],
     );
     let mut deep = root.clone();
     for i in 1..=13 {
         deep = deep.join(format!("d{i}"));
     }
-    write_lines(&deep.join("s3.jsonl"), &one_call_session("s3"));
+    write_jsonl(deep.join("s3.jsonl"), &one_call_session("s3"));
 
-    let v = stdout_json(hookscope().arg("sessions").arg(&root).arg("--json"));
+    let v = stdout_json(bounded().arg("sessions").arg(&root).arg("--json"));
     let mut found: Vec<(String, String)> = v
         .as_array()
         .expect("array")
@@ -861,7 +843,7 @@ fn discovery_follows_linked_folders_stops_loops_and_lists_its_diagnostics() {
             ),
         ]
     );
-    let text = stdout_text(hookscope().arg("sessions").arg(&root).arg("--diagnostics"));
+    let text = stdout_text(bounded().arg("sessions").arg(&root).arg("--diagnostics"));
     assert_eq!(
         text.lines().nth(1),
         Some(
@@ -899,15 +881,17 @@ fn an_integer_beyond_64_bits_in_a_tool_input_has_no_digest() {
         .collect();
     assert!(lines[1].contains("18446744073709551616"));
     std::fs::write(&main, lines.join("\n") + "\n").expect("write");
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     let call = &v["turns"][0]["tool_calls"][0];
     assert_eq!(call["tool_use_id"], "toolu_1");
     assert_eq!(call["digest"], Value::Null);
-    let v = stdout_json(hookscope().arg("find").arg(dir.path()).args([
-        "--tool-name",
-        "Bash",
-        "--json",
-    ]));
+    let v =
+        stdout_json(
+            bounded()
+                .arg("find")
+                .arg(dir.path())
+                .args(["--tool-name", "Bash", "--json"]),
+        );
     assert_eq!(v["records"][0]["digest"], Value::Null);
 }
 
@@ -922,7 +906,7 @@ fn an_integer_beyond_64_bits_in_a_tool_input_has_no_digest() {
 fn a_symlink_loop_between_two_folders_is_walked_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let x = dir.path().join("x");
-    write_lines(&x.join("loopA/s1.jsonl"), &one_call_session("s1"));
+    write_jsonl(x.join("loopA/s1.jsonl"), &one_call_session("s1"));
     std::fs::create_dir_all(x.join("loopB")).expect("mkdir");
     std::os::unix::fs::symlink("../loopB", x.join("loopA/toB")).expect("ln");
     std::os::unix::fs::symlink("../loopA", x.join("loopB/toA")).expect("ln");
@@ -945,7 +929,7 @@ fn a_symlink_loop_between_two_folders_is_walked_once() {
             ),
         ]
     );
-    let v = stdout_json(hookscope().arg("sessions").arg(&x).arg("--json"));
+    let v = stdout_json(bounded().arg("sessions").arg(&x).arg("--json"));
     let paths: Vec<&str> = v
         .as_array()
         .expect("array")
@@ -963,7 +947,7 @@ fn show_on_a_fifo_says_not_a_regular_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let fifo = dir.path().join("something.jsonl");
     mkfifo(&fifo);
-    let out = hookscope().arg("show").arg(&fifo).output().expect("runs");
+    let out = bounded().arg("show").arg(&fifo).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -987,7 +971,7 @@ fn sessions_footer_counts_in_the_singular() {
     lines.insert(1, "not json".to_string());
     std::fs::create_dir_all(dir.path().join("proj")).expect("mkdir");
     std::fs::write(&path, lines.join("\n") + "\n").expect("write");
-    let out = hookscope()
+    let out = bounded()
         .arg("sessions")
         .arg(dir.path())
         .output()
@@ -1016,15 +1000,15 @@ fn a_float_literal_beyond_64_bits_in_a_tool_input_is_digested() {
         .collect();
     assert!(lines[1].contains("1e21"));
     std::fs::write(&main, lines.join("\n") + "\n").expect("write");
-    let v = stdout_json(hookscope().arg("show").arg(&main).arg("--json"));
+    let v = stdout_json(bounded().arg("show").arg(&main).arg("--json"));
     assert_eq!(v["turns"][0]["tool_calls"][0]["digest"], DIGEST);
     let find = ["--tool-name", "Bash", "--json"];
-    let v = stdout_json(hookscope().arg("find").arg(dir.path()).args(find));
+    let v = stdout_json(bounded().arg("find").arg(dir.path()).args(find));
     assert_eq!(v["records"][0]["digest"], DIGEST);
     let cache = tempfile::tempdir().expect("cache");
     let indexed = |dir: &Path| {
         stdout_json(
-            hookscope()
+            bounded()
                 .env_remove("HOOKSCOPE_NO_INDEX")
                 .env("XDG_CACHE_HOME", cache.path())
                 .arg("find")
@@ -1046,7 +1030,7 @@ fn a_float_literal_beyond_64_bits_in_a_tool_input_is_digested() {
     for _ in 0..2 {
         assert_eq!(indexed(int_dir.path())["records"][0]["digest"], Value::Null);
     }
-    let v = stdout_json(hookscope().arg("find").arg(int_dir.path()).args(find));
+    let v = stdout_json(bounded().arg("find").arg(int_dir.path()).args(find));
     assert_eq!(v["records"][0]["digest"], Value::Null);
 }
 
@@ -1072,12 +1056,12 @@ fn a_codex_argument_literal_is_digested_from_the_rollout_text() {
         .join("rollout-2026-01-01T00-00-00-cx.jsonl.zst");
     std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).expect("zstd")).expect("write");
     for file in [&plain, &zst] {
-        let v = stdout_json(hookscope().arg("show").arg(file).arg("--json"));
+        let v = stdout_json(bounded().arg("show").arg(file).arg("--json"));
         let call = &v["turns"][0]["tool_calls"][0];
         assert_eq!(call["tool_use_id"], "c1", "{}", file.display());
         assert_eq!(call["digest"], DIGEST, "{}", file.display());
     }
-    let v = stdout_json(hookscope().arg("find").arg(&zst).args([
+    let v = stdout_json(bounded().arg("find").arg(&zst).args([
         "--tool-name",
         "exec_command",
         "--json",
@@ -1090,12 +1074,12 @@ fn a_codex_argument_literal_is_digested_from_the_rollout_text() {
 /// and an integer literal beyond 2^53−1 has none, with the reason.
 #[test]
 fn call_digests_its_input_text_with_number_literals() {
-    let v = stdout_json(hookscope().args(["call", "X", r#"{"x":1.0,"\u00e9":"\u00fc","n":1e21}"#]));
+    let v = stdout_json(bounded().args(["call", "X", r#"{"x":1.0,"\u00e9":"\u00fc","n":1e21}"#]));
     assert_eq!(
         v["digest"],
         "63ce656ba5d0f6d7d603e8809f8cec1019dbdb8e2bb02c53ee783f7ae7a44fb8"
     );
-    let v = stdout_json(hookscope().args(["call", "X", r#"{"n":9007199254740993}"#]));
+    let v = stdout_json(bounded().args(["call", "X", r#"{"n":9007199254740993}"#]));
     assert_eq!(v["digest"], Value::Null);
     assert_eq!(
         v["digest_error"],

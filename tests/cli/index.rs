@@ -10,17 +10,14 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
-}
+use crate::support::{copy_tree, corpus, corpus_dir, hookscope, hookscope_process, indexed};
 
 /// The real Claude Code session with hooks (main file only).
 fn hooks_session() -> PathBuf {
-    corpus().join(
+    corpus(
         "real-cc-2.1.332/hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl",
     )
 }
@@ -35,11 +32,8 @@ struct Run {
 
 /// Runs hookscope with the cache folder `cache` and the stats line on.
 fn run(cache: &Path, args: &[&str]) -> Run {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("XDG_CACHE_HOME", cache)
+    let out = indexed(cache)
         .env("HOOKSCOPE_INDEX_STATS", "1")
-        .env_remove("HOOKSCOPE_NO_INDEX")
         .args(args)
         .output()
         .expect("run");
@@ -180,7 +174,7 @@ fn all_same(cache: &Path, root: &Path) {
 #[test]
 fn indexed_answers_equal_the_loaders_on_the_corpus() {
     let cache = TempDir::new().expect("temp");
-    let corpus = corpus();
+    let corpus = corpus_dir();
     let cold = same(
         cache.path(),
         &["sessions", "--json", corpus.to_str().expect("utf-8")],
@@ -440,7 +434,7 @@ fn stats_flag(r: &Run, key: &str) -> Option<bool> {
 #[test]
 fn no_index_writes_nothing() {
     let cache = TempDir::new().expect("temp");
-    let corpus = corpus();
+    let corpus = corpus_dir();
     let root = corpus.to_str().expect("utf-8");
     let r = reference(cache.path(), &["sessions", "--json", root]);
     assert!(r.stdout.starts_with('['));
@@ -448,8 +442,7 @@ fn no_index_writes_nothing() {
         cache.path(),
         &["find", root, "--tool-name", "Bash", "--json"],
     );
-    let env = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let env = hookscope()
         .env("XDG_CACHE_HOME", cache.path())
         .env("HOOKSCOPE_NO_INDEX", "1")
         .env("HOOKSCOPE_INDEX_STATS", "1")
@@ -465,10 +458,10 @@ fn no_index_writes_nothing() {
 #[test]
 fn two_processes_at_once_share_one_index() {
     let cache = TempDir::new().expect("temp");
-    let corpus = corpus();
+    let corpus = corpus_dir();
     let root = corpus.to_str().expect("utf-8");
     let spawn = || {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("hookscope"))
+        hookscope_process()
             .env("XDG_CACHE_HOME", cache.path())
             .env_remove("HOOKSCOPE_NO_INDEX")
             .args(["sessions", "--json", root])
@@ -568,7 +561,7 @@ fn hostile_files_give_the_same_diagnostics_with_the_index() {
 fn index_verdicts_give_the_same_records_as_loading() {
     use hookscope::index::Index;
     use hookscope::query::{FindParams, find_with, find_with_verdicts, load_from_disk};
-    let found = hookscope::transcript::discover(&[corpus()]).expect("discover");
+    let found = hookscope::transcript::discover(&[corpus_dir()]).expect("discover");
     let mut index = Index::in_memory().expect("in-memory index");
     let synced = index.sync(&found.sessions, &mut |_| {});
     assert_eq!(synced.stats.sessions, found.sessions.len());
@@ -617,7 +610,7 @@ fn index_verdicts_give_the_same_records_as_loading() {
 #[test]
 fn find_limit_has_no_upper_bound() {
     let cache = TempDir::new().expect("temp");
-    let corpus = corpus();
+    let corpus = corpus_dir();
     let root = corpus.to_str().expect("utf-8");
     let big = same(
         cache.path(),
@@ -663,20 +656,6 @@ fn find_limit_has_no_upper_bound() {
     );
 }
 
-/// Copies `from` into `to` recursively (regular files only).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
-        let path = entry.path();
-        let dest = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &dest);
-        } else {
-            std::fs::copy(&path, &dest).expect("copy");
-        }
-    }
-}
-
 /// A change to a subagent file (or its `.meta.json`) alone re-indexes its
 /// session: the main file's stamp is not the whole identity.
 #[test]
@@ -684,7 +663,7 @@ fn a_changed_subagent_file_reindexes_its_session() {
     let cache = TempDir::new().expect("temp");
     let data = TempDir::new().expect("temp");
     copy_tree(
-        &corpus().join("real-cc-2.1.332/subagent/projects"),
+        &corpus("real-cc-2.1.332/subagent/projects"),
         &data.path().join("projects"),
     );
     let root = data.path().to_str().expect("utf-8");

@@ -21,15 +21,12 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use hookscope::index::Index;
 use hookscope::transcript::discover;
 use serde_json::Value;
 use tempfile::TempDir;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
-}
+use crate::support::{copy_tree, corpus, indexed};
 
 const PARENT: &str = "bf23b181-02c9-4443-8222-f4710a76d949";
 const CHILD: &str = "3cf97870-00d1-4f97-a3b3-801d70b243cb";
@@ -37,25 +34,10 @@ const ERRORS_SESSION: &str = "ses_dcc99ad7affeKUPQJdBSv0mTjD";
 const ERRORS_MSG: &str = "msg_2336653d6001llbsbeNuLHShPv";
 const READ_PART: &str = "prt_2336653f8001ZrJ2mQLkdNLWnE.json";
 
-/// Copies a folder tree (regular files and folders only).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let kind = entry.file_type().expect("file type");
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// A copy of the Droid corpus's `factory` folder under `dir`; returns it.
 fn droid_copy(dir: &Path) -> PathBuf {
     let factory = dir.join("factory");
-    copy_dir(&corpus().join("real-droid-0.225.2/factory"), &factory);
+    copy_tree(&corpus("real-droid-0.225.2/factory"), &factory);
     factory
 }
 
@@ -63,10 +45,7 @@ fn droid_copy(dir: &Path) -> PathBuf {
 /// returns its `storage` folder.
 fn opencode_copy(dir: &Path) -> PathBuf {
     let data = dir.join("data");
-    copy_dir(
-        &corpus().join("real-opencode-1.1.65-legacy-json/data"),
-        &data,
-    );
+    copy_tree(&corpus("real-opencode-1.1.65-legacy-json/data"), &data);
     data.join("storage")
 }
 
@@ -80,11 +59,8 @@ struct Run {
 
 /// Runs hookscope with the cache folder `cache` and the stats line on.
 fn run(cache: &Path, args: &[&std::ffi::OsStr]) -> Run {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("XDG_CACHE_HOME", cache)
+    let out = indexed(cache)
         .env("HOOKSCOPE_INDEX_STATS", "1")
-        .env_remove("HOOKSCOPE_NO_INDEX")
         .args(args)
         .timeout(std::time::Duration::from_secs(120))
         .output()

@@ -3,11 +3,12 @@
 //! skipped without reading their files; tallies and examples equal a run
 //! without the index.
 
-use assert_cmd::Command;
+use std::path::Path;
+
 use serde_json::Value;
 use tempfile::TempDir;
 
-const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+use crate::support::{C2, NOWHERE, indexed};
 
 /// A rule on Bash calls whose input holds "exit".
 const RULES: &str = "[[rules]]\nid = \"bash-exit\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"warn\"\nreason = \"r\"\n";
@@ -39,17 +40,14 @@ fn backtest(
     rules: &std::path::Path,
     root: &std::path::Path,
 ) -> Value {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    cmd.env_remove("HOOKSCOPE_NO_INDEX");
-    match cache {
-        Some(c) => {
-            cmd.env("XDG_CACHE_HOME", c);
-        }
+    let mut cmd = match cache {
+        Some(c) => indexed(c),
         None => {
-            cmd.env("XDG_CACHE_HOME", "/nonexistent-hookscope-test")
-                .arg("--no-index");
+            let mut cmd = indexed(Path::new(NOWHERE));
+            cmd.arg("--no-index");
+            cmd
         }
-    }
+    };
     let out = cmd
         .args(["replay", "--rules"])
         .arg(rules)

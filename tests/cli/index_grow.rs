@@ -8,14 +8,11 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use hookscope::index::{Index, SyncStats};
 use hookscope::transcript::{SessionRef, discover};
 use tempfile::TempDir;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
-}
+use crate::support::{corpus, indexed};
 
 /// The Claude Code main files (not subagent transcripts) under `dir`.
 fn main_files(dir: &Path) -> Vec<PathBuf> {
@@ -127,11 +124,11 @@ fn cuts(bytes: &[u8]) -> Vec<usize> {
 
 #[test]
 fn every_real_main_file_grown_at_any_cut_equals_a_full_index() {
-    let mut files = main_files(&corpus().join("real-cc-2.1.332"));
+    let mut files = main_files(&corpus("real-cc-2.1.332"));
     // A few of the other Claude Code fixtures.
-    files.extend(main_files(
-        &corpus().join("claude-code-viewer/mock-global-claude-dir"),
-    ));
+    files.extend(main_files(&corpus(
+        "claude-code-viewer/mock-global-claude-dir",
+    )));
     assert!(files.len() >= 8, "{files:?}");
     let mut resumed = 0;
     let mut tried = 0;
@@ -304,7 +301,7 @@ fn a_line_completed_after_the_old_end_is_read_again() {
 
 #[test]
 fn a_session_with_subagent_files_is_loaded_whole_with_the_same_rows() {
-    let source = corpus().join("real-cc-2.1.332/subagent/projects/-home-dev-work-subagent");
+    let source = corpus("real-cc-2.1.332/subagent/projects/-home-dev-work-subagent");
     let tmp = TempDir::new().expect("temp");
     let project = tmp.path().join("projects/-home-dev-work-subagent");
     let id = "8bb2dece-a24f-43d4-80d6-3ee9a889b550";
@@ -346,14 +343,7 @@ fn a_file_rewritten_with_the_same_growth_is_indexed_whole() {
 
 /// `hookscope <args>` with the cache folder `cache`: stdout.
 fn run(cache: &Path, args: &[&str]) -> String {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("XDG_CACHE_HOME", cache)
-        .env_remove("HOOKSCOPE_NO_INDEX")
-        .env_remove("HOOKSCOPE_INDEX_STATS")
-        .args(args)
-        .output()
-        .expect("run");
+    let out = indexed(cache).args(args).output().expect("run");
     assert!(out.status.success(), "{args:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -361,7 +351,7 @@ fn run(cache: &Path, args: &[&str]) -> String {
 #[test]
 fn find_and_sessions_after_a_resume_equal_no_index() {
     let cache = TempDir::new().expect("temp");
-    let source = corpus().join(
+    let source = corpus(
         "real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl",
     );
     let bytes = std::fs::read(&source).expect("read");

@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use assert_cmd::Command;
 use chrono::Utc;
 use hookscope::index::Index;
 use hookscope::query::{FindParams, FindResult, find_with, find_with_rows, load_from_disk};
@@ -21,20 +20,11 @@ use hookscope::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
-}
+use crate::support::{corpus, corpus_dir, indexed, write_lines};
 
 /// `hookscope <args>` with the cache folder `cache`: (stdout, stderr).
 fn run(cache: &Path, args: &[&str]) -> (String, String) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("XDG_CACHE_HOME", cache)
-        .env_remove("HOOKSCOPE_NO_INDEX")
-        .env_remove("HOOKSCOPE_INDEX_STATS")
-        .args(args)
-        .output()
-        .expect("run");
+    let out = indexed(cache).args(args).output().expect("run");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -64,7 +54,7 @@ fn same_find(cache: &Path, root: &Path, args: &[&str]) {
 #[test]
 fn find_from_rows_equals_find_without_index_on_the_corpus() {
     let cache = TempDir::new().expect("temp");
-    let root = corpus();
+    let root = corpus_dir();
     // The first run builds the index.
     same_find(cache.path(), &root, &["--tool-name", "Bash"]);
     let queries: &[&[&str]] = &[
@@ -282,7 +272,7 @@ fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, 
 #[test]
 fn rows_serve_the_hooks_and_subagent_sessions_without_loading_them() {
     let cache = TempDir::new().expect("temp");
-    let found = discover(&[corpus().join("real-cc-2.1.332")]).expect("discover");
+    let found = discover(&[corpus("real-cc-2.1.332")]).expect("discover");
     let (r, loads) = compare(
         cache.path(),
         &found.sessions,
@@ -342,15 +332,7 @@ fn rows_serve_the_hooks_and_subagent_sessions_without_loading_them() {
 /// holding `lines`; returns its path.
 fn session_file(dir: &Path, name: &str, lines: &[Vec<u8>]) -> PathBuf {
     let project = dir.join("projects").join("-tmp-p");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    let path = project.join(format!("{name}.jsonl"));
-    let mut bytes = Vec::new();
-    for l in lines {
-        bytes.extend_from_slice(l);
-        bytes.push(b'\n');
-    }
-    std::fs::write(&path, bytes).expect("write");
-    path
+    write_lines(project.join(format!("{name}.jsonl")), lines)
 }
 
 fn prompt(ts: &str) -> Vec<u8> {

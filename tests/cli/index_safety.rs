@@ -7,19 +7,16 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use tempfile::TempDir;
 
+use crate::support::{corpus, indexed};
+
 fn session_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects")
+    corpus("real-cc-2.1.332/hooks_c2_exit2/projects")
 }
 
 fn sessions(cache: &Path) -> (String, String) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("XDG_CACHE_HOME", cache)
-        .env_remove("HOOKSCOPE_NO_INDEX")
+    let out = indexed(cache)
         .args(["sessions", "--json"])
         .arg(session_dir())
         .output()
@@ -157,9 +154,7 @@ fn an_index_from_before_the_application_id_is_rebuilt() {
 
 /// `find --input-contains` through the index, as JSON records.
 fn find_contains(cache: &Path, root: &Path, word: &str, index: bool) -> usize {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    cmd.env("XDG_CACHE_HOME", cache)
-        .env_remove("HOOKSCOPE_NO_INDEX");
+    let mut cmd = indexed(cache);
     if !index {
         cmd.arg("--no-index");
     }

@@ -2,11 +2,13 @@
 //! newline-delimited JSON-RPC over its stdin/stdout.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use crate::support::{self, C2, hookscope, hookscope_process, package_path};
 
 /// How long the whole conversation may take before the child is killed.
 const DEADLINE: Duration = Duration::from_secs(120);
@@ -29,19 +31,17 @@ impl Server {
     /// As [`Server::start`]; with `cache`, the server keeps its index in
     /// `cache/hookscope` (`XDG_CACHE_HOME`).
     fn start_with(corpus: &str, cache: Option<&std::path::Path>) -> Server {
-        let path = format!("{}/tests/corpus/{corpus}", env!("CARGO_MANIFEST_DIR"));
-        Server::start_at(std::path::Path::new(&path), cache)
+        Server::start_at(&support::corpus(corpus), cache)
     }
 
     /// As [`Server::start_with`] on any folder.
     fn start_at(path: &std::path::Path, cache: Option<&std::path::Path>) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookscope"));
-        match cache {
-            Some(cache) => command
+        let mut command = hookscope_process();
+        if let Some(cache) = cache {
+            command
                 .env("XDG_CACHE_HOME", cache)
-                .env_remove("HOOKSCOPE_NO_INDEX"),
-            None => command.env("HOOKSCOPE_NO_INDEX", "1"),
-        };
+                .env_remove("HOOKSCOPE_NO_INDEX");
+        }
         let mut child = command
             .arg("mcp")
             .arg(path)
@@ -390,8 +390,7 @@ fn run_piped(path: &str, lines: &[String]) -> Vec<Value> {
     let mut input = lines.join("\n");
     input.push('\n');
     // A hang guard, not a timing: a server that never exits is killed.
-    let output = assert_cmd::Command::new(env!("CARGO_BIN_EXE_hookscope"))
-        .env("HOOKSCOPE_NO_INDEX", "1")
+    let output = hookscope()
         .args(["mcp", path])
         .write_stdin(input)
         .timeout(Duration::from_secs(300))
@@ -406,10 +405,9 @@ fn run_piped(path: &str, lines: &[String]) -> Vec<Value> {
 }
 
 fn subagent_corpus() -> String {
-    format!(
-        "{}/tests/corpus/real-cc-2.1.332/subagent/projects",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    support::corpus("real-cc-2.1.332/subagent/projects")
+        .display()
+        .to_string()
 }
 
 /// 300 `tools/call` requests and EOF in one write: every one is answered
@@ -517,8 +515,7 @@ fn malformed_lines_get_jsonrpc_errors() {
 
 #[test]
 fn a_missing_path_fails_at_start_on_stderr() {
-    let output = Command::new(env!("CARGO_BIN_EXE_hookscope"))
-        .env("HOOKSCOPE_NO_INDEX", "1")
+    let output = hookscope_process()
         .args(["mcp", "/nonexistent/hookscope-mcp-test"])
         .stdin(Stdio::null())
         .output()
@@ -562,15 +559,12 @@ fn replay_hook_equals_the_cli_json_lists_warnings_and_needs_no_rules() {
         json!({"session": "e1be136e", "event": "PreToolUse", "at": at, "rules_path": rules}),
     );
     let mcp = answer(&result);
-    let corpus = format!(
-        "{}/tests/corpus/real-cc-2.1.332",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_hookscope"))
+    let corpus = support::corpus("real-cc-2.1.332");
+    let out = hookscope_process()
         .args([
             "replay",
             "e1be136e",
-            &corpus,
+            corpus.to_str().expect("utf-8"),
             "--event",
             "PreToolUse",
             "--at",
@@ -729,10 +723,7 @@ fn replay_hook_backtest_is_the_same_with_and_without_the_index() {
 /// the invalid_argument object listing both paths.
 #[test]
 fn hook_payload_resolves_an_id_in_two_files_as_the_cli_does() {
-    let c2 = format!(
-        "{}/tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let c2 = package_path(C2);
     let dir = tempfile::tempdir().expect("tempdir");
     let a = dir
         .path()
@@ -820,10 +811,7 @@ fn an_over_long_line_is_refused_and_the_next_request_answered() {
 #[test]
 fn a_backtest_answer_keeps_a_sample_of_examples_and_whole_counts() {
     let dir = tempfile::tempdir().expect("tmp");
-    let c2 = std::fs::read_to_string(
-        "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
-    )
-    .expect("c2");
+    let c2 = std::fs::read_to_string(C2).expect("c2");
     for i in 0..60 {
         let id = format!("e1be136e-e2ee-4f2f-bdb9-{i:012}");
         let copy = c2.replace("e1be136e-e2ee-4f2f-bdb9-5cd3211001fb", &id);

@@ -17,30 +17,18 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use hookscope::tools::{ToolCall, ToolKind};
 use hookscope::transcript::{Agent, Event, Locus, Session, Usage, discover, load};
 use serde_json::Value;
 
-fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
-}
+use crate::support::{by_id, corpus, hookscope, usage};
 
 fn db() -> PathBuf {
-    corpus().join("real-opencode-1.18.33/data/opencode.db")
+    corpus("real-opencode-1.18.33/data/opencode.db")
 }
 
 fn storage() -> PathBuf {
-    corpus().join("real-opencode-1.1.65-legacy-json/data/storage")
-}
-
-fn usage(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_creation,
-        cache_read_input_tokens: cache_read,
-    }
+    corpus("real-opencode-1.1.65-legacy-json/data/storage")
 }
 
 fn load_all(paths: &[PathBuf]) -> Vec<Session> {
@@ -50,13 +38,6 @@ fn load_all(paths: &[PathBuf]) -> Vec<Session> {
         .iter()
         .map(|s| load(s).unwrap_or_else(|e| panic!("{e}")))
         .collect()
-}
-
-fn by_id<'a>(sessions: &'a [Session], id: &str) -> &'a Session {
-    sessions
-        .iter()
-        .find(|s| s.id == id)
-        .unwrap_or_else(|| panic!("no session {id}"))
 }
 
 /// (id, turns, tool calls of all threads, errors, children, main usage).
@@ -355,13 +336,6 @@ fn a_session_file_given_alone_loads_with_its_children() {
     assert_eq!(sessions[0].subagents.len(), 3);
 }
 
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").unwrap_or_else(|e| panic!("{e}"));
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd
-}
-
 fn find_json(args: &[&str]) -> Vec<Value> {
     let out = hookscope()
         .arg("find")
@@ -479,7 +453,7 @@ fn cli_sessions_names_the_agent() {
 // ---- hostile stores ----
 
 fn copy_db(dir: &Path) -> PathBuf {
-    let src = corpus().join("real-opencode-1.18.33/data");
+    let src = corpus("real-opencode-1.18.33/data");
     for name in ["opencode.db", "opencode.db-wal"] {
         std::fs::copy(src.join(name), dir.join(name)).expect("copy");
     }
@@ -535,7 +509,7 @@ fn a_db_and_wal_in_a_read_only_folder_without_shm_still_load_whole() {
 fn reading_in_place_writes_neither_the_db_nor_its_wal_nor_its_shm() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = copy_db(tmp.path());
-    let src = corpus().join("real-opencode-1.18.33/data/opencode.db-shm");
+    let src = corpus("real-opencode-1.18.33/data/opencode.db-shm");
     std::fs::copy(src, tmp.path().join("opencode.db-shm")).expect("copy shm");
     let stamp = || {
         ["opencode.db", "opencode.db-wal", "opencode.db-shm"].map(|n| {

@@ -6,19 +6,14 @@
 //! `tokens.cache.read` (`cache.write` is 0), `modelID`, `agent`, and its
 //! `tool` parts.
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
+use crate::support::{corpus, hookscope};
+
 fn find(extra: &[&str]) -> Vec<Value> {
-    let db = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/real-opencode-1.18.33/data/opencode.db"
-    );
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd.env("HOME", "/nonexistent-hookscope-test");
-    cmd.args(["find", "--tool-name", "task", "--json", db]);
+    let db = corpus("real-opencode-1.18.33/data/opencode.db");
+    let mut cmd = hookscope();
+    cmd.args(["find", "--tool-name", "task", "--json"]).arg(db);
     cmd.args(extra);
     let out = cmd.assert().success().get_output().clone();
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");

@@ -1,18 +1,16 @@
 //! `hookscope payload` run as a process on the real 2.1.332 corpus and on
 //! hostile copies of it (non-UTF-8 file name, truncated file).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
+use crate::support::{EXAMPLE_RULES, corpus, hookscope};
+
 const HOOKS: &str = "real-cc-2.1.332/hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl";
 const TOOLS: &str = "real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl";
 const LEFT_OUT_DURATION: &str = "hookscope: left out duration_ms: the tool's run time is measured by the live process and not written to the transcript\n";
-
-fn corpus(sub: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(sub)
-}
 
 fn real(path: &Path) -> String {
     std::fs::canonicalize(path)
@@ -21,17 +19,16 @@ fn real(path: &Path) -> String {
         .into_owned()
 }
 
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
-    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
+/// `hookscope payload`.
+fn payload_cmd() -> Command {
+    let mut cmd = hookscope();
     cmd.arg("payload");
     cmd
 }
 
 /// (status, stdout, stderr)
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = hookscope().args(args).output().expect("run");
+    let out = payload_cmd().args(args).output().expect("run");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -42,7 +39,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
 /// The stdin Claude Code 2.1.332 really sent for `event` on `tool_use_id`,
 /// with `transcript_path` where the corpus keeps the file.
 fn captured(event: &str, tool_use_id: &str) -> Value {
-    let file = corpus(&format!("real-cc-2.1.332/hooks/hooks/hooks/{event}.jsonl"));
+    let file = corpus(format!("real-cc-2.1.332/hooks/hooks/hooks/{event}.jsonl"));
     let text = std::fs::read_to_string(file).expect("capture");
     let mut stdin = text
         .lines()
@@ -121,7 +118,7 @@ fn secrets_are_masked_unless_raw_and_stderr_says_so() {
         }
         a
     };
-    let masked = hookscope().args(args(false)).output().expect("run");
+    let masked = payload_cmd().args(args(false)).output().expect("run");
     let out = String::from_utf8_lossy(&masked.stdout);
     let payload: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(
@@ -133,7 +130,7 @@ fn secrets_are_masked_unless_raw_and_stderr_says_so() {
         String::from_utf8_lossy(&masked.stderr),
         "hookscope: masked secrets as [REDACTED_<TYPE>] (ANTHROPIC_KEY 1, AWS_KEY 1, GITHUB_TOKEN 1); --raw prints them\n"
     );
-    let raw = hookscope().args(args(true)).output().expect("run");
+    let raw = payload_cmd().args(args(true)).output().expect("run");
     assert!(raw.status.success());
     assert!(
         String::from_utf8_lossy(&raw.stdout).contains("aws_access_key_id=AKIAIOSFODNN7EXAMPLE")
@@ -234,7 +231,7 @@ fn a_non_utf8_session_path_gives_a_lossy_session_id_and_transcript_path() {
     let name = std::ffi::OsStr::from_bytes(b"s\xff.jsonl");
     let path = dir.path().join(name);
     std::fs::copy(corpus(HOOKS), &path).expect("copy");
-    let out = hookscope()
+    let out = payload_cmd()
         .arg(&path)
         .args(["--event", "UserPromptSubmit"])
         .output()
@@ -364,8 +361,7 @@ fn errors_on_the_c5_session_list_where_stop_fires() {
 /// lives or which module does the work.
 #[test]
 fn help_has_no_developer_notes() {
-    let out = Command::cargo_bin("hookscope")
-        .expect("bin")
+    let out = hookscope()
         .args(["payload", "--help"])
         .output()
         .expect("runs");
@@ -395,9 +391,7 @@ fn payload_of_a_codex_session_is_codexs_own() {
     assert_eq!(v["tool_input"], json!({"command": "ls -la"}));
     assert_eq!(v["tool_use_id"], at);
     assert_eq!(v["session_id"], "01a2287a-35b1-76e0-b188-fd2c5f457a31");
-    let replayed = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("CODEX_HOME", "/nonexistent-hookscope-test")
+    let replayed = hookscope()
         .args(["replay", rollout, "--event", "PreToolUse", "--at", at])
         .arg("--json")
         .output()
@@ -413,7 +407,7 @@ fn payload_of_a_codex_session_is_codexs_own() {
         at,
         "--envelope",
         "--rules",
-        "assets/rules/example.toml",
+        EXAMPLE_RULES,
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("not evaluated on a Codex session"), "{err}");

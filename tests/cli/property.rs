@@ -14,14 +14,11 @@
 //! reproduces; the case count keeps the test to seconds in a debug build.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hookscope::transcript::{Session, claude_code, codex};
 
-fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
-}
+use crate::support::{corpus, hookscope, write_lines};
 
 /// xorshift64*: small, deterministic, good enough to pick mutations.
 struct Rng(u64);
@@ -64,7 +61,7 @@ fn sources() -> Vec<(PathBuf, bool)> {
         }
     }
     let mut claude = Vec::new();
-    let real = corpus().join("real-cc-2.1.332");
+    let real = corpus("real-cc-2.1.332");
     let mut scenarios: Vec<PathBuf> = std::fs::read_dir(&real)
         .expect("real-cc-2.1.332")
         .flatten()
@@ -75,15 +72,12 @@ fn sources() -> Vec<(PathBuf, bool)> {
     for s in scenarios {
         walk(&s, &mut claude);
     }
-    claude.push(corpus().join(
+    claude.push(corpus(
         "sniffly/tests/mock-data/-Users-dev-dev-ai-music/ba79134d-b6e9-4867-af0c-6941038c9e4b.jsonl",
     ));
     let mut out: Vec<(PathBuf, bool)> = claude.into_iter().map(|p| (p, false)).collect();
     let mut codex = Vec::new();
-    walk(
-        &corpus().join("real-codex-0.171.0/basic/sessions"),
-        &mut codex,
-    );
+    walk(&corpus("real-codex-0.171.0/basic/sessions"), &mut codex);
     out.extend(codex.into_iter().map(|p| (p, true)));
     out.retain(|(p, _)| p.is_file());
     out
@@ -176,14 +170,6 @@ fn ids(session: &Session) -> HashSet<String> {
         .collect()
 }
 
-fn write(path: &Path, lines: &[Vec<u8>]) {
-    let mut f = std::fs::File::create(path).expect("create");
-    for l in lines {
-        f.write_all(l).expect("write");
-        f.write_all(b"\n").expect("write");
-    }
-}
-
 /// Windows loaded (each twice); about 20 s in a debug build on 2 cores.
 const CASES: usize = 1500;
 
@@ -228,8 +214,8 @@ fn mutated_real_lines_load_keep_intact_calls_and_locate_diagnostics() {
                 intact.push(line.clone());
             }
         }
-        write(&mutated_path, &out);
-        write(&intact_path, &intact);
+        write_lines(&mutated_path, &out);
+        write_lines(&intact_path, &intact);
         let mutated = load(&mutated_path, *is_codex);
         let alone = load(&intact_path, *is_codex);
         let kept = ids(&mutated);
@@ -294,11 +280,7 @@ fn a_deeply_nested_valid_input_is_digested_and_found() {
     let call = s.tool_calls().next().expect("the call");
     assert_eq!(call.summary(), "ls");
     assert_eq!(call.digest().map(|d| d.len()), Some(64));
-    let out = assert_cmd::Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
-        .env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test")
-        .env("CODEX_HOME", "/nonexistent-hookscope-test")
+    let out = hookscope()
         .timeout(std::time::Duration::from_secs(20))
         .arg("find")
         .arg(dir.path())

@@ -3,18 +3,9 @@
 //! with what exists), and the backtest of `assets/rules/example.toml` over
 //! `tests/corpus`.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
-const EXAMPLE: &str = "assets/rules/example.toml";
-
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    cmd
-}
+use crate::support::{C2, EXAMPLE_RULES, hookscope};
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
     let out = hookscope().args(args).output().expect("runs");
@@ -35,7 +26,7 @@ fn replay_of_the_blocked_rm_rf_prints_the_why_the_decision_and_the_record() {
         "--at",
         "toolu_01GFEgALJm405nI2WctBocud",
         "--rules",
-        EXAMPLE,
+        EXAMPLE_RULES,
     ]);
     assert_eq!(code, Some(0), "{out}");
     for fragment in [
@@ -80,7 +71,7 @@ fn replay_json_has_each_rule_with_its_verdict_and_the_recorded_facts() {
         "--at",
         "toolu_01GFEgALJm405nI2WctBocud",
         "--rules",
-        EXAMPLE,
+        EXAMPLE_RULES,
         "--json",
     ]);
     assert_eq!(code, Some(0));
@@ -169,7 +160,14 @@ fn a_bad_rules_file_is_refused_with_file_line_col() {
     assert_eq!((code, out.as_str()), (Some(2), ""));
     assert_eq!(err.matches("blocks without a `reason`").count(), 1, "{err}");
     // --rules without --envelope names the fix, not a usage line.
-    let (code, out, err) = run(&["payload", C2, "--event", "PreToolUse", "--rules", EXAMPLE]);
+    let (code, out, err) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--rules",
+        EXAMPLE_RULES,
+    ]);
     assert_eq!((code, out.as_str()), (Some(2), ""));
     assert_eq!(
         err,
@@ -266,7 +264,7 @@ fn backtest_of_the_example_over_the_corpus() {
     let (code, out, _) = run(&[
         "replay",
         "--rules",
-        EXAMPLE,
+        EXAMPLE_RULES,
         "--all",
         "tests/corpus",
         "--json",
@@ -307,7 +305,7 @@ fn backtest_of_the_example_over_the_corpus() {
     assert_eq!(rm.as_array().map(Vec::len), Some(7));
     assert_eq!(rm[0]["session"], "a2105fb9");
     assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
-    let (code, text, _) = run(&["replay", "--rules", EXAMPLE, "--all", "tests/corpus"]);
+    let (code, text, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", "tests/corpus"]);
     assert_eq!(code, Some(0));
     assert!(text.contains("no-rm-rf: 402 PreToolUse events: block 7 (1.7%)\n  blocks: 4 new (no hook did this then: review these), 3 that a hook did then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
     assert!(
@@ -327,12 +325,12 @@ fn payload_envelope_with_rules_has_the_expected_outcome_and_without_none() {
         "toolu_01GFEgALJm405nI2WctBocud",
         "--envelope",
         "--rules",
-        EXAMPLE,
+        EXAMPLE_RULES,
     ]);
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["occurred"], true);
-    assert_eq!(v["expected"]["rules"], EXAMPLE);
+    assert_eq!(v["expected"]["rules"], EXAMPLE_RULES);
     assert_eq!(v["expected"]["decision"], "block");
     assert_eq!(v["expected"]["matched"][0]["id"], "no-rm-rf");
     assert_eq!(v["expected"]["matched"].as_array().map(Vec::len), Some(1));
@@ -351,7 +349,7 @@ fn payload_envelope_with_rules_has_the_expected_outcome_and_without_none() {
         "toolu_01iZZmNIegRYHeEO8XWQDf7M",
         "--envelope",
         "--rules",
-        EXAMPLE,
+        EXAMPLE_RULES,
     ]);
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["expected"]["decision"], "none");
@@ -362,7 +360,14 @@ fn payload_envelope_with_rules_has_the_expected_outcome_and_without_none() {
     assert_eq!(v["occurred"], true);
     assert!(v.get("expected").is_none(), "{v}");
     // --rules needs --envelope.
-    let (code, _, err) = run(&["payload", C2, "--event", "PreToolUse", "--rules", EXAMPLE]);
+    let (code, _, err) = run(&[
+        "payload",
+        C2,
+        "--event",
+        "PreToolUse",
+        "--rules",
+        EXAMPLE_RULES,
+    ]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--envelope"), "{err}");
 }
@@ -514,13 +519,7 @@ fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
 #[test]
 fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
     let dir = "tests/corpus/real-codex-0.171.0";
-    let (code, out, _) = run(&[
-        "replay",
-        "--rules",
-        "assets/rules/example.toml",
-        "--all",
-        dir,
-    ]);
+    let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", dir]);
     assert_eq!(code, Some(0));
     assert!(
         out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
@@ -530,14 +529,7 @@ fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
         out.contains("1 Codex session left out: their hook payloads are not rebuilt"),
         "{out}"
     );
-    let (_, out, _) = run(&[
-        "replay",
-        "--rules",
-        "assets/rules/example.toml",
-        "--all",
-        dir,
-        "--json",
-    ]);
+    let (_, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", dir, "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["sessions"], 0);
     assert_eq!(v["left_out"], serde_json::json!({"codex": 1}));
@@ -732,7 +724,7 @@ fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("notes.txt"), "not a session\n").expect("write");
     let root = dir.path().to_str().expect("utf-8");
-    let (code, out, err) = run(&["replay", "--rules", EXAMPLE, "--all", root]);
+    let (code, out, err) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", root]);
     assert_eq!(code, Some(0));
     assert_eq!(err, format!("hookscope: no sessions found under {root}\n"));
     assert!(
@@ -746,7 +738,7 @@ fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
 #[test]
 fn backtest_of_an_opencode_store_suggests_no_replay() {
     let db = "tests/corpus/real-opencode-1.18.33/data/opencode.db";
-    let (code, out, _) = run(&["replay", "--rules", EXAMPLE, "--all", db]);
+    let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", db]);
     assert_eq!(code, Some(0));
     let line = out
         .lines()

@@ -2,13 +2,14 @@
 
 use assert_cmd::Command;
 
+use crate::support::hookscope;
+
 #[test]
 fn the_outline_names_each_calls_tool_use_id() {
     // hooks_c2_exit2: the Bash `rm -rf build/` call the PreToolUse hook
     // blocked (exit 2) is toolu_01GFEgALJm405nI2WctBocud in the transcript;
     // `payload`/`replay --at` take that id, so the outline prints it whole.
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args([
             "show",
             "e1be136e",
@@ -44,8 +45,7 @@ fn the_outline_names_each_calls_tool_use_id() {
 /// `call_CQRmHwfk8ggbj3l8NR2Iqt2S`, the `rm -rf build/` Execute call).
 #[test]
 fn the_outline_marks_a_droid_call_a_hook_blocked() {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .args([
             "show",
             "1b9da415",
@@ -68,7 +68,7 @@ fn the_outline_marks_a_droid_call_a_hook_blocked() {
 }
 
 fn stderr_of(args: &[&str]) -> (Option<i32>, String, String) {
-    outcome(Command::cargo_bin("hookscope").expect("binary").args(args))
+    outcome(hookscope().args(args))
 }
 
 /// Runs `cmd`: (exit code, stdout, stderr).
@@ -121,18 +121,16 @@ fn a_skipped_path_is_named_when_nothing_matches() {
     );
 }
 
-/// The binary run hermetically: HOME, the agents' homes and the index
-/// cache point into `home`, so only the PATHs given are read.
-fn hermetic(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+/// The binary with HOME, the agents' homes and the index cache in `home`
+/// (empty folders), so only the PATHs given are read.
+fn in_home(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
     outcome(
-        Command::cargo_bin("hookscope")
-            .expect("binary")
+        hookscope()
             .env("HOME", home)
             .env("XDG_CACHE_HOME", home.join("cache"))
             .env("XDG_DATA_HOME", home.join("data"))
             .env("CLAUDE_CONFIG_DIR", home.join("claude"))
             .env("CODEX_HOME", home.join("codex"))
-            .env("HOOKSCOPE_NO_INDEX", "1")
             .args(args),
     )
 }
@@ -158,7 +156,7 @@ fn a_legacy_codex_export_given_as_a_path_opens() {
     ];
     let export = dir.join("export.jsonl");
     std::fs::write(&export, lines.join("\n") + "\n").expect("write");
-    let (code, out, err) = hermetic(home.path(), &["show".as_ref(), export.as_os_str()]);
+    let (code, out, err) = in_home(home.path(), &["show".as_ref(), export.as_os_str()]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         out.lines().take(5).collect::<Vec<_>>(),
@@ -170,7 +168,7 @@ fn a_legacy_codex_export_given_as_a_path_opens() {
             "  bash   shell  ls  [c1]",
         ]
     );
-    let (code, out, _) = hermetic(
+    let (code, out, _) = in_home(
         home.path(),
         &["sessions".as_ref(), export.as_os_str(), "--json".as_ref()],
     );
@@ -179,7 +177,7 @@ fn a_legacy_codex_export_given_as_a_path_opens() {
     assert_eq!(v[0]["id"], "legacy-export-1");
     assert_eq!(v[0]["agent"], "codex");
     // The folder walked: only `rollout-*` names are taken in that layout.
-    let (code, out, _) = hermetic(
+    let (code, out, _) = in_home(
         home.path(),
         &["sessions".as_ref(), dir.as_os_str(), "--json".as_ref()],
     );
@@ -195,7 +193,7 @@ fn a_jsonl_that_is_no_session_is_refused_naming_the_four_agents() {
     let capture = std::path::Path::new(
         "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/hooks/hooks_c2_exit2/Stop.jsonl",
     );
-    let (code, out, err) = hermetic(home.path(), &["show".as_ref(), capture.as_os_str()]);
+    let (code, out, err) = in_home(home.path(), &["show".as_ref(), capture.as_os_str()]);
     assert_eq!(code, Some(2));
     assert_eq!(out, "");
     assert_eq!(
@@ -247,7 +245,7 @@ fn two_places(
 
 fn run_os(home: &std::path::Path, args: &[std::ffi::OsString]) -> (Option<i32>, String, String) {
     let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-    hermetic(home, &refs)
+    in_home(home, &refs)
 }
 
 /// One Claude Code session saved twice (`a/` and a backup in `b/`, the same
@@ -296,7 +294,7 @@ fn a_rollout_and_its_zst_copy_open_once() {
     let zst = root.join(format!("{}.zst", name.to_string_lossy()));
     let text = std::fs::read(src).expect("read");
     std::fs::write(&zst, zstd::encode_all(&text[..], 3).expect("zstd")).expect("write");
-    let (code, out, err) = hermetic(
+    let (code, out, err) = in_home(
         home.path(),
         &["show".as_ref(), "01a2287a".as_ref(), root.as_os_str()],
     );
@@ -336,7 +334,7 @@ fn an_id_in_two_different_files_lists_both_paths() {
         assert_eq!(err, listed, "{args:?}");
     }
     for p in [&a, &b] {
-        let (code, out, err) = hermetic(
+        let (code, out, err) = in_home(
             home.path(),
             &["show".as_ref(), p.as_os_str(), "--json".as_ref()],
         );
@@ -353,9 +351,7 @@ fn an_id_in_two_different_files_lists_both_paths() {
 /// turn without calls).
 #[test]
 fn show_json_marks_a_rejected_prompt() {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+    let out = hookscope()
         .args([
             "show",
             "07535b09",

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::{hookscope, hookscope_process};
+
 /// hooks_c5_stop_block: line 70 is a Bash `tool_use`
 /// (toolu_010vLE7lG2fUGk9vel3s1Alv), 71 its `tool_result`, 77 the Stop
 /// hook's `hook_blocking_error` attachment.
@@ -50,7 +52,7 @@ struct Tail {
 /// Starts `hookscope tail ARGS` and returns once it says it is following
 /// (its stderr line), so what is appended next is new to it.
 fn start(args: &[&str]) -> Tail {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("hookscope"))
+    let mut child = hookscope_process()
         .arg("tail")
         .args(args)
         .stdout(Stdio::piped())
@@ -282,8 +284,7 @@ fn a_fifo_is_refused_without_hanging() {
         let fifo = dir.path().join(name);
         let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
         assert!(status.success());
-        assert_cmd::Command::cargo_bin("hookscope")
-            .expect("binary")
+        hookscope()
             .arg("tail")
             .arg(&fifo)
             .timeout(SAFETY)
@@ -299,8 +300,7 @@ fn a_fifo_is_refused_without_hanging() {
 fn a_missing_path_is_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("gone.jsonl");
-    assert_cmd::Command::cargo_bin("hookscope")
-        .expect("binary")
+    hookscope()
         .arg("tail")
         .arg(&missing)
         .timeout(SAFETY)
@@ -316,7 +316,7 @@ fn a_missing_path_is_an_error() {
 fn a_closed_reader_ends_tail_quietly() {
     let (_dir, path, all) = prefix(69);
     let p = path.to_str().expect("utf-8 temp path");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("hookscope"))
+    let mut child = hookscope_process()
         .args(["tail", p, "--json", "--last", "0", "--timeout", "20"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -388,8 +388,7 @@ fn an_mcp_call_shows_its_input() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join(source.file_name().expect("name"));
     std::fs::copy(&source, &path).expect("copy");
-    let out = assert_cmd::Command::cargo_bin("hookscope")
-        .expect("binary")
+    let out = hookscope()
         .env("NO_COLOR", "1")
         .args(["tail", "--last", "100", "--timeout", "1"])
         .arg(&path)

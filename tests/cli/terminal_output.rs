@@ -13,8 +13,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::support::{corpus, hookscope};
 
 /// The sequences put into text fields.
 const NASTY: &[&str] = &[
@@ -97,10 +98,6 @@ fn walk(value: &mut Value, key: Option<&str>, rng: &mut Rng, seen: &mut HashMap<
     }
 }
 
-fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
-}
-
 /// Copies every file under `from` to `to`, poisoning each JSONL line.
 fn poison_tree(from: &Path, to: &Path, rng: &mut Rng, seen: &mut HashMap<String, String>) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -133,9 +130,7 @@ fn poison_tree(from: &Path, to: &Path, rng: &mut Rng, seen: &mut HashMap<String,
 }
 
 fn run(args: &[&std::ffi::OsStr]) -> (Vec<u8>, Vec<u8>) {
-    let out = Command::cargo_bin("hookscope")
-        .expect("binary")
-        .env("HOOKSCOPE_NO_INDEX", "1")
+    let out = hookscope()
         .env("NO_COLOR", "1")
         .args(args)
         .output()
@@ -168,12 +163,7 @@ fn no_text_output_carries_a_raw_control() {
         let mut rng = Rng(seed);
         let root = dir.path().join(format!("s{seed:x}"));
         for (i, s) in sources.iter().enumerate() {
-            poison_tree(
-                &corpus().join(s),
-                &root.join(i.to_string()),
-                &mut rng,
-                &mut seen,
-            );
+            poison_tree(&corpus(s), &root.join(i.to_string()), &mut rng, &mut seen);
         }
         // A session file whose name itself carries a retitle sequence.
         let c8 = root

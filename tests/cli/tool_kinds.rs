@@ -9,17 +9,7 @@ use std::collections::BTreeMap;
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn hookscope() -> Command {
-    let mut cmd = Command::cargo_bin("hookscope").expect("binary");
-    // The index is not the subject here: nothing written to ~/.cache.
-    cmd.env("HOOKSCOPE_NO_INDEX", "1");
-    // Never fall back to the user's own agent folders.
-    cmd.env("HOME", "/nonexistent-hookscope-test");
-    cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent-hookscope-test");
-    cmd.env("CODEX_HOME", "/nonexistent-hookscope-test");
-    cmd.env("XDG_DATA_HOME", "/nonexistent-hookscope-test");
-    cmd
-}
+use crate::support::{corpus, hookscope};
 
 fn json_of(cmd: &mut Command) -> Value {
     let out = cmd.assert().success().get_output().clone();
@@ -63,10 +53,7 @@ fn call_classifies_bash_calls_and_aliases() {
 /// LS 1, TodoWrite 1, frobnicate 1 (25).
 #[test]
 fn find_droid_kinds() {
-    let corpus = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/real-droid-0.225.2/factory"
-    );
+    let corpus = corpus("real-droid-0.225.2/factory");
     let v = json_of(hookscope().args([
         "find",
         "--agent",
@@ -74,7 +61,7 @@ fn find_droid_kinds() {
         "--tool-name-pattern",
         "",
         "--json",
-        corpus,
+        corpus.to_str().expect("utf-8"),
     ]));
     let mut kinds: BTreeMap<(String, String), usize> = BTreeMap::new();
     for r in v["records"].as_array().expect("records") {

@@ -14,6 +14,8 @@ use hookscope::query::{FindParams, find_tool_calls};
 use hookscope::transcript::{Session, discover, load};
 use serde_json::{Value, json};
 
+use crate::support::write_jsonl;
+
 const SESSION_ID: &str = "5b0e7a52-1f8e-4c36-9d51-0c2f3a9e7b11";
 
 /// 10 MiB of output whose last line is the only place `needle-in-the-output`
@@ -119,13 +121,7 @@ fn lines(output: &str) -> (Vec<Value>, Value, Value) {
 /// Writes the session under `dir/projects/-tmp-big/` and returns that folder.
 fn write_session(dir: &Path, lines: &[Value]) -> PathBuf {
     let project = dir.join("projects").join("-tmp-big");
-    std::fs::create_dir_all(&project).expect("mkdir");
-    let mut text = String::new();
-    for line in lines {
-        text.push_str(&serde_json::to_string(line).expect("serialize"));
-        text.push('\n');
-    }
-    std::fs::write(project.join(format!("{SESSION_ID}.jsonl")), text).expect("write");
+    write_jsonl(project.join(format!("{SESSION_ID}.jsonl")), lines);
     project
 }
 

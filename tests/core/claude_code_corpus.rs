@@ -8,37 +8,25 @@
 //! was counted and where it is in the file.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hookscope::transcript::{
-    Agent, DiscoverError, Event, Session, SubagentLayout, SubagentLink, Usage,
-    claude_code::load_session, discover, load,
+    Agent, DiscoverError, Event, Session, SubagentLayout, SubagentLink, claude_code::load_session,
+    discover, load,
 };
 
-fn corpus() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
-}
+use crate::support::{corpus, corpus_dir, usage, write_file};
 
 /// Discovers `dir` (relative to the corpus) and loads the session `id`, with
 /// the subagent files discovery attached to it.
 fn load_in(dir: &str, id: &str) -> Session {
-    let found = discover(&[corpus().join(dir)]).expect("discover corpus dir");
+    let found = discover(&[corpus(dir)]).expect("discover corpus dir");
     let session = found
         .sessions
         .iter()
         .find(|s| s.id == id)
         .unwrap_or_else(|| panic!("session {id} not discovered under {dir}"));
     load(session).expect("load session")
-}
-
-fn usage(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_creation,
-        cache_read_input_tokens: cache_read,
-    }
 }
 
 fn call_ids(session: &Session) -> Vec<&str> {
@@ -86,7 +74,7 @@ fn notes(session: &Session) -> Vec<(String, usize)> {
 }
 
 fn rel(path: &Path) -> String {
-    let root = corpus();
+    let root = corpus_dir();
     path.strip_prefix(&root)
         .unwrap_or(path)
         .to_string_lossy()
@@ -133,10 +121,10 @@ const CLAUDE_SESSIONS: &[&str] = &[
 
 #[test]
 fn whole_corpus_discovers_exactly_the_claude_sessions_and_each_loads() {
-    let found = discover(&[corpus()]).expect("discover corpus");
+    let found = discover(&[corpus_dir()]).expect("discover corpus");
     // Changed when Codex rollouts became sessions too: the 27 counted here
     // were always the Claude Code sessions, so the count and the paths are
-    // taken over those only (tests/codex_corpus.rs counts the Codex ones).
+    // taken over those only (tests/cli/codex_corpus.rs counts the Codex ones).
     // Every discovered session, Codex included, must still load below.
     let claude: Vec<_> = found
         .sessions
@@ -210,14 +198,14 @@ fn other_agents_files_are_not_claude_sessions() {
         "agent-sessions/Resources/Fixtures/stage0/agents/codex/schema_drift.jsonl",
     ];
     for f in codex {
-        let found = discover(&[corpus().join(f)]).expect("discover file");
+        let found = discover(&[corpus(f)]).expect("discover file");
         let agents: Vec<Agent> = found.sessions.iter().map(|s| s.agent).collect();
         assert_eq!(agents, vec![Agent::Codex], "{f}");
         assert!(found.diagnostics.is_empty(), "{f}");
     }
     // Changed when the Droid loader arrived: a Droid session store file is a
     // Droid session (never a Claude Code one); the skip message names it.
-    let found = discover(&[corpus()
+    let found = discover(&[corpus_dir()
         .join("agent-sessions/Resources/Fixtures/stage0/agents/droid/session_store_small.jsonl")])
     .expect("discover file");
     let agents: Vec<Agent> = found.sessions.iter().map(|s| s.agent).collect();
@@ -233,7 +221,7 @@ fn other_agents_files_are_not_claude_sessions() {
         "real-codex-0.171.0/basic/stream/mock-requests.jsonl",
     ];
     for f in foreign {
-        let path = corpus().join(f);
+        let path = corpus(f);
         let found = discover(std::slice::from_ref(&path)).expect("discover file");
         assert!(found.sessions.is_empty(), "{f} listed as a session");
         assert_eq!(found.diagnostics.len(), 1, "{f}");
@@ -244,7 +232,7 @@ fn other_agents_files_are_not_claude_sessions() {
     }
     // A folder of hook captures, stream-json and mock requests only (plus the
     // project folder): only the one real session is listed.
-    let found = discover(&[corpus().join("real-cc-2.1.332/hooks_c5_stop_block")]).expect("dir");
+    let found = discover(&[corpus("real-cc-2.1.332/hooks_c5_stop_block")]).expect("dir");
     let ids: Vec<&str> = found.sessions.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, vec!["c8435c6b-9aae-401c-ba5f-97def3faba72"]);
     assert!(found.diagnostics.is_empty());
@@ -1061,10 +1049,7 @@ const CALL_2: &str = r#"{"type":"assistant","uuid":"a2","parentUuid":"u3","sessi
 const RESULT_2_ERR: &str = r#"{"type":"user","uuid":"u4","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"<tool_use_error>File does not exist.</tool_use_error>","is_error":true}]}}"#;
 
 fn write_lines(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.path().join(name);
-    let mut f = std::fs::File::create(&path).expect("create");
-    f.write_all(bytes).expect("write");
-    path
+    write_file(dir.path().join(name), bytes)
 }
 
 fn join(lines: &[&str]) -> Vec<u8> {
@@ -1358,9 +1343,9 @@ fn subagent_opening_with_events_links_by_prompt_text() {
 /// (or the `error.error` JSON) on the first three.
 #[test]
 fn api_error_text_has_no_prefix_of_ours() {
-    let found = discover(&[
-        corpus().join("agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl")
-    ])
+    let found = discover(&[corpus(
+        "agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl",
+    )])
     .expect("discover");
     let s = load(&found.sessions[0]).expect("load");
     let errors: Vec<(usize, String)> = s

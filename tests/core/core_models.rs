@@ -30,8 +30,6 @@ fn describe_reports_parser_limits() {
 }
 
 mod diff_model {
-    use std::path::PathBuf;
-
     use hookscope::tools::{OnError, file_path_of, hunks_of, parse_tool_call};
     use hookscope::transcript::diff::{
         Applied, CallDiff, ChangeKind, DiffSource, LineTag, MAX_LINE_BYTES, applied_of, call_diff,
@@ -39,9 +37,7 @@ mod diff_model {
     use hookscope::transcript::{Session, ToolCallRecord, ToolResult, discover, load};
     use serde_json::json;
 
-    fn corpus(rel: &str) -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(rel)
-    }
+    use crate::support::corpus;
 
     fn session(rel: &str) -> Session {
         session_at(&corpus(rel))
@@ -410,6 +406,8 @@ mod session_cache {
     use hookscope::transcript::cache::{ITEM_OVERHEAD, SessionCache, estimated_size};
     use hookscope::transcript::{Agent, Event, Session, SessionRef, Turn, Usage, load};
 
+    use crate::support::corpus;
+
     const PROJECTS: [&str; 3] = [
         "tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl",
         "hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl",
@@ -419,11 +417,7 @@ mod session_cache {
     /// Copies a real-cc-2.1.332 main transcript (without subagent files)
     /// into `dir`.
     fn copied(dir: &Path, rel: &str) -> SessionRef {
-        let source = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/real-cc-2.1.332"
-        ))
-        .join(rel);
+        let source = corpus("real-cc-2.1.332").join(rel);
         let name = source.file_name().expect("a file name");
         let path = dir.join(name);
         std::fs::copy(&source, &path).expect("copy");
@@ -545,10 +539,7 @@ mod session_cache {
     /// or repeated calls).
     #[test]
     fn sessions_sharing_a_database_are_kept_apart() {
-        let corpus = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/real-opencode-1.18.33"
-        ));
+        let corpus = corpus("real-opencode-1.18.33");
         let found = hookscope::transcript::discover(&[corpus]).expect("corpus");
         let db: Vec<&SessionRef> = found
             .sessions

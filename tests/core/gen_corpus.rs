@@ -3,11 +3,10 @@
 //! OpenCode and Droid data"), each copy with fresh session ids.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 use hookscope::transcript::{Agent, discover};
 
-use crate::support::gen_corpus;
+use crate::support::{corpus_dir, gen_corpus};
 
 fn per_agent(root: &std::path::Path) -> (BTreeMap<Agent, usize>, BTreeSet<String>) {
     let found = discover(&[root.to_path_buf()]).expect("discovers");
@@ -21,7 +20,7 @@ fn per_agent(root: &std::path::Path) -> (BTreeMap<Agent, usize>, BTreeSet<String
 
 #[test]
 fn one_copy_has_every_agent_with_fresh_ids() {
-    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"));
+    let source = corpus_dir();
     let out = tempfile::tempdir().expect("tempdir");
     // 1 byte: exactly one copy.
     let g = gen_corpus::generate(&source, out.path(), 1).expect("generates");

@@ -20,19 +20,16 @@
 //! The reasons and contexts are compared with what the variant hooks
 //! printed, read from each capture's `hooks/<capture>/_responses.jsonl`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hookscope::transcript::hook_activity::{HookAction, HookActivity};
 use hookscope::transcript::{Session, claude_code::load_session, discover, load};
 use serde_json::Value;
 
+use crate::support::{corpus, write_jsonl};
+
 fn capture(name: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/real-cc-2.1.332"
-    ))
-    .join(name)
+    corpus("real-cc-2.1.332").join(name)
 }
 
 /// The one session of a capture, with its subagents.
@@ -274,12 +271,10 @@ fn c6_session_start_and_prompt_context() {
 // ---- hostile and hand-made transcripts ----
 
 fn write_session(dir: &Path, lines: &[Value]) -> PathBuf {
-    let path = dir.join("11111111-2222-3333-4444-555555555555.jsonl");
-    let mut f = std::fs::File::create(&path).expect("create");
-    for l in lines {
-        writeln!(f, "{l}").expect("write");
-    }
-    path
+    write_jsonl(
+        dir.join("11111111-2222-3333-4444-555555555555.jsonl"),
+        lines,
+    )
 }
 
 fn user(uuid: &str, text: &str) -> Value {

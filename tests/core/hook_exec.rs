@@ -14,10 +14,10 @@ use hookscope::hooks::exec::{
 use hookscope::hooks::result::{Effect, PermissionDecision};
 use serde_json::{Value, json};
 
-const CAPTURES: &str = "tests/corpus/real-cc-2.1.332";
+use crate::support::{REAL_CC, package_path};
 
 fn hooks_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks")
+    package_path("tests/hooks")
 }
 
 fn script(name: &str) -> String {
@@ -26,7 +26,7 @@ fn script(name: &str) -> String {
 
 /// The `stdin` of line `index` (0-based) of a capture file.
 fn captured(rel: &str, index: usize) -> Value {
-    let text = std::fs::read_to_string(Path::new(CAPTURES).join(rel)).expect("capture");
+    let text = std::fs::read_to_string(Path::new(REAL_CC).join(rel)).expect("capture");
     let line = text.lines().nth(index).expect("line");
     let v: Value = serde_json::from_str(line).expect("json");
     v["stdin"].clone()

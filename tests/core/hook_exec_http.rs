@@ -19,12 +19,12 @@ use hookscope::hooks::result::Effect;
 use hookscope::hooks::settings::{LoadOptions, load};
 use serde_json::{Value, json};
 
-const CAPTURES: &str = "tests/corpus/real-cc-2.1.332";
+use crate::support::{REAL_CC, bash_hooks_settings};
 
 /// The Bash `echo original command` PreToolUse of the `hooks` scenario.
 fn pre_tool_use() -> Value {
     let text =
-        std::fs::read_to_string(Path::new(CAPTURES).join("hooks/hooks/hooks/PreToolUse.jsonl"))
+        std::fs::read_to_string(Path::new(REAL_CC).join("hooks/hooks/hooks/PreToolUse.jsonl"))
             .expect("capture");
     let v: Value = serde_json::from_str(text.lines().next().expect("line")).expect("json");
     let p = v["stdin"].clone();
@@ -51,9 +51,7 @@ fn try_http_spec(port: u16, timeout: u32, extra: Value) -> Result<RunSpec, Strin
     if let (Some(h), Some(e)) = (handler.as_object_mut(), extra.as_object()) {
         h.extend(e.clone());
     }
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}});
-    let file = dir.path().join("settings.json");
-    std::fs::write(&file, settings.to_string()).expect("write");
+    let file = bash_hooks_settings(dir.path().join("settings.json"), json!([handler]));
     let config = load(&LoadOptions {
         settings: vec![file],
         cwd: None,

@@ -11,7 +11,7 @@ use hookscope::hooks::events::{EventName, Payload, all_payloads};
 use hookscope::transcript::{Session, discover, load};
 use serde_json::Value;
 
-const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
+use crate::support::{CORPUS, REAL_CC, corpus, write_jsonl};
 
 /// One captured invocation.
 struct Capture {
@@ -167,7 +167,7 @@ fn compare(event: EventName, captured: &Value, rebuilt: &Payload, tally: &mut Ta
 
 fn tallies() -> BTreeMap<EventName, Tally> {
     let mut out: BTreeMap<EventName, Tally> = BTreeMap::new();
-    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(CORPUS)
+    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(REAL_CC)
         .expect("corpus")
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -282,11 +282,11 @@ use serde_json::json;
 /// Writes `lines` as a session file in a tempdir and loads it.
 fn load_lines(lines: &[Value]) -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir
-        .path()
-        .join("11111111-2222-3333-4444-555555555555.jsonl");
-    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
-    std::fs::write(&path, text.join("\n") + "\n").expect("write");
+    let path = write_jsonl(
+        dir.path()
+            .join("11111111-2222-3333-4444-555555555555.jsonl"),
+        lines,
+    );
     let found = discover(&[path]).expect("discover");
     let session = load(&found.sessions[0]).expect("load");
     (dir, session)
@@ -502,7 +502,7 @@ fn at_parses_turns_uuids_ids_and_last() {
 
 #[test]
 fn a_line_uuid_selects_the_event_there_and_a_turn_its_last() {
-    let scenario = Path::new(CORPUS).join("hooks");
+    let scenario = Path::new(REAL_CC).join("hooks");
     let session = session(&scenario);
     // The prompt line's uuid: UserPromptSubmit.
     let at = At::parse("09d8de0a-26b5-46fa-a44d-9a5ef22d196a");
@@ -545,7 +545,7 @@ fn a_line_uuid_selects_the_event_there_and_a_turn_its_last() {
 
 #[test]
 fn codex_sessions_have_no_claude_code_payloads() {
-    let found = discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    let found = discover(&[PathBuf::from(CORPUS)]).expect("discover");
     let codex = found
         .sessions
         .iter()
@@ -561,7 +561,7 @@ fn codex_sessions_have_no_claude_code_payloads() {
 
 #[test]
 fn a_replayed_edit_knows_its_file_before_and_after() {
-    let session = session(&Path::new(CORPUS).join("hooks"));
+    let session = session(&Path::new(REAL_CC).join("hooks"));
     let at = At::parse("toolu_016ykJe7330FrnpjyKTOrOmf");
     let pre = payload(&session, EventName::PreToolUse, &at)
         .expect("PreToolUse")
@@ -596,7 +596,7 @@ fn a_replayed_edit_knows_its_file_before_and_after() {
 
 #[test]
 fn a_replayed_write_that_created_its_file_had_an_empty_pre_image() {
-    let session = session(&Path::new(CORPUS).join("tools"));
+    let session = session(&Path::new(REAL_CC).join("tools"));
     let create = session
         .tool_calls()
         .find(|r| {
@@ -623,7 +623,7 @@ fn a_replayed_write_that_created_its_file_had_an_empty_pre_image() {
 
 #[test]
 fn a_subagent_linked_to_its_own_call_is_walked_once() {
-    let mut session = session(&Path::new(CORPUS).join("hooks"));
+    let mut session = session(&Path::new(REAL_CC).join("hooks"));
     // Hostile: the subagent's own Bash call claims to have spawned it (ids
     // may repeat across files, so a link cycle can be made by hand).
     let sub = &mut session.subagents[0];
@@ -649,10 +649,7 @@ fn a_subagent_linked_to_its_own_call_is_walked_once() {
 #[test]
 fn firings_at_tells_apart_two_stops_in_one_turn() {
     use hookscope::hooks::events::{EventName, firings_at};
-    let s = session(
-        &Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))
-            .join("real-cc-2.1.332/hooks_c5_stop_block"),
-    );
+    let s = session(&corpus("real-cc-2.1.332/hooks_c5_stop_block"));
     let turn = At::Turn(1);
     let stops: Vec<At> = firings_at(&s, &turn)
         .into_iter()

@@ -10,11 +10,10 @@ use hookscope::hooks::result::Effect;
 use hookscope::hooks::rules::{History, RuleSet};
 use serde_json::{Value, json};
 
-const EXAMPLE: &str = "assets/rules/example.toml";
-const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
+use crate::support::{EXAMPLE_RULES, REAL_CC, write_file};
 
 fn example() -> RuleSet {
-    match RuleSet::load(Path::new(EXAMPLE)) {
+    match RuleSet::load(Path::new(EXAMPLE_RULES)) {
         Ok(s) => s,
         Err(e) => panic!("example refused:\n{e}"),
     }
@@ -23,7 +22,7 @@ fn example() -> RuleSet {
 /// Every captured PreToolUse stdin, with its capture file.
 fn captured_pretooluse() -> Vec<(PathBuf, Value)> {
     let mut out = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(CORPUS)
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(REAL_CC)
         .expect("corpus")
         .map(|e| e.expect("entry").path().join("hooks"))
         .filter(|p| p.is_dir())
@@ -169,7 +168,7 @@ fn the_subagent_payloads_carry_agent_id_and_are_not_main() {
 fn the_real_stop_payloads_go_through_the_gate() {
     // hooks_c5_stop_block: Stop fired twice (stop_hook_active false, then true)
     let text = std::fs::read_to_string(format!(
-        "{CORPUS}/hooks_c5_stop_block/hooks/hooks_c5_stop_block/Stop.jsonl"
+        "{REAL_CC}/hooks_c5_stop_block/hooks/hooks_c5_stop_block/Stop.jsonl"
     ))
     .expect("capture");
     let set = example();
@@ -219,9 +218,7 @@ fn the_real_stop_payloads_go_through_the_gate() {
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write");
-    p
+    write_file(dir.join(name), text)
 }
 
 #[test]
@@ -402,7 +399,7 @@ fn a_post_tool_use_block_carries_no_permission_decision() {
         "inline",
     )
     .expect("loads");
-    let text = std::fs::read_to_string(format!("{CORPUS}/hooks/hooks/hooks/PostToolUse.jsonl"))
+    let text = std::fs::read_to_string(format!("{REAL_CC}/hooks/hooks/hooks/PostToolUse.jsonl"))
         .expect("capture");
     let first: Value = serde_json::from_str(text.lines().next().expect("line")).expect("json");
     let e = set.evaluate(&first["stdin"], &History::default());

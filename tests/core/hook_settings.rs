@@ -11,6 +11,8 @@ use hookscope::hooks::settings::{
     HandlerType, HookConfig, Inactive, Layer, LoadOptions, SETTINGS_CAP, effective_timeout, load,
 };
 
+use crate::support::write_file;
+
 struct Roots {
     _dir: tempfile::TempDir,
     config: PathBuf,
@@ -32,13 +34,6 @@ fn roots() -> Roots {
         project,
         managed,
     }
-}
-
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).expect("mkdir");
-    }
-    fs::write(path, text).expect("write");
 }
 
 fn opts(r: &Roots, version: &str) -> LoadOptions {
@@ -82,16 +77,16 @@ const USER: &str = r#"{
 #[test]
 fn every_layer_with_file_line_and_timeout() {
     let r = roots();
-    write(&r.config.join("settings.json"), USER);
-    write(
-        &r.project.join(".claude/settings.json"),
+    write_file(r.config.join("settings.json"), USER);
+    write_file(
+        r.project.join(".claude/settings.json"),
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "check"}]}]}}"#,
     );
-    write(
-        &r.project.join(".claude/settings.local.json"),
+    write_file(
+        r.project.join(".claude/settings.local.json"),
         "{\"hooks\": {\"PostToolUse\": [\n {\"matcher\": \"Edit\", \"hooks\": [\n  {\"type\": \"http\", \"url\": \"http://127.0.0.1:9/h\", \"headers\": {\"A\": \"$T\"}, \"allowedEnvVars\": [\"T\"]}]}]}}",
     );
-    write(
+    write_file(
         &r.managed,
         r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "bye", "timeout": 90}]}]}}"#,
     );
@@ -208,9 +203,9 @@ fn timeouts_by_version_event_and_type() {
 #[test]
 fn json_error_has_line_and_column_and_the_rest_loads() {
     let r = roots();
-    write(&r.config.join("settings.json"), USER);
-    write(
-        &r.project.join(".claude/settings.json"),
+    write_file(r.config.join("settings.json"), USER);
+    write_file(
+        r.project.join(".claude/settings.json"),
         "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n",
     );
     let config = load(&opts(&r, "2.1.332"));
@@ -227,9 +222,9 @@ fn json_error_has_line_and_column_and_the_rest_loads() {
 #[test]
 fn one_schema_invalid_matcher_drops_every_hook_of_its_file() {
     let r = roots();
-    write(&r.config.join("settings.json"), USER);
-    write(
-        &r.project.join(".claude/settings.json"),
+    write_file(r.config.join("settings.json"), USER);
+    write_file(
+        r.project.join(".claude/settings.json"),
         r#"{
   "hooks": {
     "PreToolUse": [
@@ -270,7 +265,7 @@ fn unknown_event_key_rejects_the_file_before_2_1_101() {
   "PreToolUse": [{"hooks": [{"type": "command", "command": "a.sh"}]}],
   "PreToolUsed": [{"hooks": [{"type": "command", "command": "b.sh"}]}]
 }}"#;
-    write(&r.config.join("settings.json"), text);
+    write_file(r.config.join("settings.json"), text);
     let old = load(&opts(&r, "2.1.100"));
     let user = &old.files[1];
     assert!(
@@ -298,8 +293,8 @@ fn unknown_event_key_rejects_the_file_before_2_1_101() {
 #[test]
 fn event_newer_than_the_version_is_unknown_then() {
     let r = roots();
-    write(
-        &r.config.join("settings.json"),
+    write_file(
+        r.config.join("settings.json"),
         r#"{"hooks": {"PreModelSwitch": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
     );
     let config = load(&opts(&r, "2.1.250"));
@@ -316,11 +311,11 @@ fn event_newer_than_the_version_is_unknown_then() {
 #[test]
 fn disable_all_hooks_follows_settings_precedence() {
     let r = roots();
-    write(
-        &r.config.join("settings.json"),
-        &USER.replacen('{', "{\"disableAllHooks\": true,", 1),
+    write_file(
+        r.config.join("settings.json"),
+        USER.replacen('{', "{\"disableAllHooks\": true,", 1),
     );
-    write(
+    write_file(
         &r.managed,
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
     );
@@ -339,8 +334,8 @@ fn disable_all_hooks_follows_settings_precedence() {
     );
 
     // A project false beats a user true.
-    write(
-        &r.project.join(".claude/settings.json"),
+    write_file(
+        r.project.join(".claude/settings.json"),
         r#"{"disableAllHooks": false}"#,
     );
     let config = load(&opts(&r, "2.1.332"));
@@ -348,7 +343,7 @@ fn disable_all_hooks_follows_settings_precedence() {
     assert!(config.handlers.iter().all(|h| h.inactive.is_none()));
 
     // Set in managed settings it turns managed hooks off too.
-    write(
+    write_file(
         &r.managed,
         r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
     );
@@ -359,9 +354,9 @@ fn disable_all_hooks_follows_settings_precedence() {
 #[test]
 fn allow_managed_hooks_only_is_honoured_only_in_managed_settings() {
     let r = roots();
-    write(
-        &r.config.join("settings.json"),
-        &USER.replacen('{', "{\"allowManagedHooksOnly\": true,", 1),
+    write_file(
+        r.config.join("settings.json"),
+        USER.replacen('{', "{\"allowManagedHooksOnly\": true,", 1),
     );
     let config = load(&opts(&r, "2.1.332"));
     assert!(config.managed_only.is_none());
@@ -372,7 +367,7 @@ fn allow_managed_hooks_only_is_honoured_only_in_managed_settings() {
             .contains("honoured only in managed settings")
     );
 
-    write(
+    write_file(
         &r.managed,
         r#"{"allowManagedHooksOnly": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "m"}]}]}}"#,
     );
@@ -390,32 +385,32 @@ fn allow_managed_hooks_only_is_honoured_only_in_managed_settings() {
 fn identical_settings_handlers_dedupe_but_plugin_copies_do_not() {
     let r = roots();
     let same = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}"#;
-    write(
-        &r.config.join("settings.json"),
-        &format!(
+    write_file(
+        r.config.join("settings.json"),
+        format!(
             "{}, \"enabledPlugins\": {{\"fmt@market\": true, \"off@market\": false}}}}",
             same
         ),
     );
     // Keys in another order, another matcher: still the same handler.
-    write(
-        &r.project.join(".claude/settings.json"),
+    write_file(
+        r.project.join(".claude/settings.json"),
         r#"{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"command": "guard.sh", "type": "command"}]}]}}"#,
     );
     let plugin_root = r.config.join("plugins/cache/market/fmt/1.2.0");
-    write(
-        &plugin_root.join("hooks/hooks.json"),
-        &format!("{{\"description\": \"fmt\", {}}}", &same[1..]),
+    write_file(
+        plugin_root.join("hooks/hooks.json"),
+        format!("{{\"description\": \"fmt\", {}}}", &same[1..]),
     );
-    write(
-        &r.config
+    write_file(
+        r.config
             .join("plugins/cache/market/fmt/1.10.0/hooks/hooks.json"),
-        &format!("{{\"description\": \"newer\", {}}}", &same[1..]),
+        format!("{{\"description\": \"newer\", {}}}", &same[1..]),
     );
-    write(
-        &r.config
+    write_file(
+        r.config
             .join("plugins/cache/market/off/1.0.0/hooks/hooks.json"),
-        &format!("{{{}}}", &same[1..]),
+        format!("{{{}}}", &same[1..]),
     );
     let config = load(&opts(&r, "2.1.332"));
     assert_eq!(config.handlers.len(), 3);
@@ -434,20 +429,20 @@ fn identical_settings_handlers_dedupe_but_plugin_copies_do_not() {
 #[test]
 fn installed_plugins_json_gives_the_install_path() {
     let r = roots();
-    write(
-        &r.config.join("settings.json"),
+    write_file(
+        r.config.join("settings.json"),
         r#"{"enabledPlugins": {"lint@m": true}}"#,
     );
     let root = r.config.join("elsewhere/lint");
-    write(
-        &r.config.join("plugins/installed_plugins.json"),
-        &format!(
+    write_file(
+        r.config.join("plugins/installed_plugins.json"),
+        format!(
             r#"{{"version": 2, "plugins": {{"lint@m": [{{"scope": "user", "installPath": {:?}}}]}}}}"#,
             root.display().to_string()
         ),
     );
-    write(
-        &root.join("hooks/hooks.json"),
+    write_file(
+        root.join("hooks/hooks.json"),
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/stop.sh"}]}]}}"#,
     );
     let config = load(&opts(&r, "2.1.332"));
@@ -461,26 +456,26 @@ fn installed_plugins_json_gives_the_install_path() {
 #[test]
 fn plugin_manifest_hooks_and_a_plugin_without_hooks() {
     let r = roots();
-    write(
-        &r.config.join("settings.json"),
+    write_file(
+        r.config.join("settings.json"),
         r#"{"enabledPlugins": {"a@m": true, "b@m": true, "c@m": true}}"#,
     );
     // a: no hooks at all (normal, not a problem).
     fs::create_dir_all(r.config.join("plugins/cache/m/a/1.0.0")).expect("mkdir");
     // b: inline hooks in its manifest.
-    write(
-        &r.config
+    write_file(
+        r.config
             .join("plugins/cache/m/b/1.0.0/.claude-plugin/plugin.json"),
         "{\"name\": \"b\",\n \"hooks\": {\"Stop\": [{\"hooks\": [\n  {\"type\": \"command\", \"command\": \"b.sh\"}]}]}}",
     );
     // c: a manifest naming another hooks file.
-    write(
-        &r.config
+    write_file(
+        r.config
             .join("plugins/cache/m/c/2.0.0/.claude-plugin/plugin.json"),
         r#"{"name": "c", "hooks": "./extra/hooks.json"}"#,
     );
-    write(
-        &r.config.join("plugins/cache/m/c/2.0.0/extra/hooks.json"),
+    write_file(
+        r.config.join("plugins/cache/m/c/2.0.0/extra/hooks.json"),
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "c.sh"}]}]}}"#,
     );
     let config = load(&opts(&r, "2.1.332"));
@@ -522,15 +517,15 @@ fn plugin_manifest_hooks_and_a_plugin_without_hooks() {
 #[test]
 fn skill_and_agent_frontmatter_hooks() {
     let r = roots();
-    write(
-        &r.project.join(".claude/skills/format/SKILL.md"),
+    write_file(
+        r.project.join(".claude/skills/format/SKILL.md"),
         "---\nname: format\ndescription: x\nhooks:\n  PostToolUse:\n    - matcher: \"Edit|Write\"\n      hooks:\n        - type: command\n          command: ./fmt.sh\n          once: true\n---\n# Format\n",
     );
-    write(
-        &r.config.join("agents/reviewer.md"),
+    write_file(
+        r.config.join("agents/reviewer.md"),
         "---\nname: reviewer\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: done.sh\n---\n",
     );
-    write(&r.config.join("agents/plain.md"), "no frontmatter\n");
+    write_file(r.config.join("agents/plain.md"), "no frontmatter\n");
     let config = load(&opts(&r, "2.1.332"));
     assert_eq!(config.handlers.len(), 2);
     let agent = &config.handlers[0];
@@ -551,7 +546,7 @@ fn skill_and_agent_frontmatter_hooks() {
 fn given_files_only() {
     let dir = tempfile::tempdir().expect("tempdir");
     let a = dir.path().join("proj/.claude/settings.json");
-    write(&a, USER);
+    write_file(&a, USER);
     let config = given(&[&a], "2.1.332");
     assert_eq!(config.files.len(), 1);
     assert_eq!(config.files[0].layer, Layer::Given);
@@ -573,12 +568,12 @@ fn given_files_only() {
 #[test]
 fn permissions_are_collected() {
     let r = roots();
-    write(
-        &r.config.join("settings.json"),
+    write_file(
+        r.config.join("settings.json"),
         r#"{"permissions": {"allow": ["Bash(ls *)"], "deny": ["Bash(rm *)"], "defaultMode": "default"}}"#,
     );
-    write(
-        &r.project.join(".claude/settings.local.json"),
+    write_file(
+        r.project.join(".claude/settings.local.json"),
         r#"{"permissions": {"ask": ["Bash(git push *)"], "defaultMode": "acceptEdits"}}"#,
     );
     let config = load(&opts(&r, "2.1.332"));
@@ -598,10 +593,7 @@ fn deep_nesting_is_a_json_error_not_a_crash() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("settings.json");
     let depth = 100_000;
-    write(
-        &path,
-        &format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
-    );
+    write_file(&path, format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
     let config = given(&[&path], "2.1.332");
     let p = &config.files[0].problems[0];
     assert!(
@@ -618,7 +610,7 @@ fn a_file_over_the_cap_is_not_read() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("settings.json");
     let size = usize::try_from(SETTINGS_CAP).expect("fits") + 1;
-    write(&path, &" ".repeat(size));
+    write_file(&path, " ".repeat(size));
     let config = given(&[&path], "2.1.332");
     assert_eq!(
         config.files[0].problems[0].message,
@@ -650,7 +642,7 @@ fn a_fifo_named_settings_json_does_not_block() {
     // SAFETY: mkfifo with a valid NUL-terminated path.
     let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
     assert_eq!(rc, 0);
-    write(&r.project.join(".claude/settings.json"), USER);
+    write_file(r.project.join(".claude/settings.json"), USER);
     let config = load(&opts(&r, "2.1.332"));
     assert_eq!(
         config.files[1].problems[0].message,
@@ -719,7 +711,7 @@ fn wrong_types_everywhere() {
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {
         let path = dir.path().join(format!("s{i}.json"));
-        write(&path, text);
+        write_file(&path, text);
         let config = given(&[&path], "2.1.332");
         let file = &config.files[0];
         let dropped = file
@@ -748,8 +740,8 @@ mod lints {
     fn bin() -> Bin {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().to_path_buf();
-        write(&path.join("ok.sh"), "#!/bin/sh\nexit 0\n");
-        write(&path.join("noexec.sh"), "#!/bin/sh\nexit 0\n");
+        write_file(path.join("ok.sh"), "#!/bin/sh\nexit 0\n");
+        write_file(path.join("noexec.sh"), "#!/bin/sh\nexit 0\n");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -764,7 +756,7 @@ mod lints {
     fn lint_text(text: &str, version: &str, bin: &Bin) -> Vec<Lint> {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("settings.json");
-        write(&path, text);
+        write_file(&path, text);
         let config = given(&[&path], version);
         lint_config(
             &config,
@@ -1040,8 +1032,8 @@ mod lints {
     #[test]
     fn plugin_server_matcher_without_plugin_prefix() {
         let r = roots();
-        write(
-            &r.config.join("settings.json"),
+        write_file(
+            r.config.join("settings.json"),
             r#"{"enabledPlugins": {"mem@m": true}}"#,
         );
         let root = r.config.join("plugins/cache/m/mem/1.0.0");
@@ -1049,8 +1041,8 @@ mod lints {
             json!({"hooks": {"PreToolUse": [{"matcher": m, "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/h.sh"}]}]}})
                 .to_string()
         };
-        write(&root.join("hooks/hooks.json"), &hooks("^mcp__store__.*$"));
-        write(&root.join("h.sh"), "#!/bin/sh\n");
+        write_file(root.join("hooks/hooks.json"), hooks("^mcp__store__.*$"));
+        write_file(root.join("h.sh"), "#!/bin/sh\n");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -1064,9 +1056,9 @@ mod lints {
             "{}",
             lints[0].fix
         );
-        write(
-            &root.join("hooks/hooks.json"),
-            &hooks("^mcp__plugin_mem_store__.*$"),
+        write_file(
+            root.join("hooks/hooks.json"),
+            hooks("^mcp__plugin_mem_store__.*$"),
         );
         let lints = lint_config(&load(&opts(&r, "2.1.332")), &LintOptions::default());
         assert!(lints.is_empty(), "{lints:?}");
@@ -1289,8 +1281,8 @@ mod explain {
     #[test]
     fn the_why_chain_in_order() {
         let r = roots();
-        write(
-            &r.config.join("settings.json"),
+        write_file(
+            r.config.join("settings.json"),
             r#"{"hooks": {
   "PreToolUse": [
     {"matcher": "mcp__memory", "hooks": [{"type": "command", "command": "a.sh"}]},
@@ -1301,8 +1293,8 @@ mod explain {
 }}"#,
         );
         // The same b.sh handler in the project file: runs once.
-        write(
-            &r.project.join(".claude/settings.json"),
+        write_file(
+            r.project.join(".claude/settings.json"),
             r#"{"hooks": {"PreToolUse": [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": "b.sh"}]}]}}"#,
         );
         let v = Version::parse("2.1.332");
@@ -1357,8 +1349,8 @@ mod explain {
     #[test]
     fn a_dropped_file_answers_first() {
         let r = roots();
-        write(
-            &r.config.join("settings.json"),
+        write_file(
+            r.config.join("settings.json"),
             r#"{"hooks": {"PreToolUse": [{"matcher": ["Bash"], "hooks": [{"type": "command", "command": "a.sh"}]}]}}"#,
         );
         let v = Version::parse("2.1.332");
@@ -1382,16 +1374,16 @@ mod explain {
 fn hostile_frontmatter_deep_nesting_and_bad_yaml() {
     let r = roots();
     let depth = 50_000;
-    write(
-        &r.config.join("agents/deep.md"),
-        &format!(
+    write_file(
+        r.config.join("agents/deep.md"),
+        format!(
             "---\nhooks: {}{}\n---\n",
             "[".repeat(depth),
             "]".repeat(depth)
         ),
     );
-    write(
-        &r.config.join("agents/bad.md"),
+    write_file(
+        r.config.join("agents/bad.md"),
         "---\nname: bad\nhooks:\n  Stop: [unclosed\n---\n",
     );
     fs::write(

@@ -22,7 +22,7 @@ use hookscope::hooks::replay::{activity_at, recorded_permission};
 use hookscope::transcript::{Session, discover, load};
 use serde_json::Value;
 
-const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
+use crate::support::REAL_CC;
 
 fn session(scenario: &Path) -> Session {
     let found = discover(&[scenario.join("projects")]).expect("discover");
@@ -221,7 +221,7 @@ struct Truth {
 
 fn truth(mode: Mode) -> Truth {
     let mut t = Truth::default();
-    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(CORPUS)
+    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(REAL_CC)
         .expect("corpus")
         .filter_map(Result::ok)
         .map(|e| e.path())

@@ -10,11 +10,11 @@ use hookscope::hooks::replay::{Replay, replay};
 use hookscope::hooks::rules::RuleSet;
 use hookscope::transcript::{Session, claude_code};
 
-const CORPUS: &str = "tests/corpus/real-cc-2.1.332";
+use crate::support::{CORPUS, EXAMPLE_RULES, REAL_CC};
 
 /// Loads the one session of a scenario folder with its subagents.
 fn session(scenario: &str) -> Session {
-    let projects = Path::new(CORPUS).join(scenario).join("projects");
+    let projects = Path::new(REAL_CC).join(scenario).join("projects");
     let dir = std::fs::read_dir(&projects)
         .expect("projects")
         .next()
@@ -39,7 +39,7 @@ fn session(scenario: &str) -> Session {
 }
 
 fn example() -> RuleSet {
-    RuleSet::load(Path::new("assets/rules/example.toml")).expect("example loads")
+    RuleSet::load(Path::new(EXAMPLE_RULES)).expect("example loads")
 }
 
 fn run(scenario: &str, event: EventName, at: &str) -> Replay {
@@ -310,8 +310,7 @@ fn backtest_of_one_real_session_counts_its_blocks() {
 /// examples and combined counts.
 fn assert_prefilter_is_exact(rules: &RuleSet) -> (hookscope::hooks::replay::Backtest, usize) {
     use hookscope::hooks::replay::{Prefilter, backtest_refs_with};
-    let found =
-        hookscope::transcript::discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    let found = hookscope::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
     let mut refs = found.sessions;
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let fast = backtest_refs_with(&refs, rules, &|_| {}, Prefilter::On);
@@ -711,8 +710,7 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
         })
         .collect();
     let rules = RuleSet::parse(&per_event, "every-event.toml").expect("loads");
-    let found =
-        hookscope::transcript::discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    let found = hookscope::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
     let bt = hookscope::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
     assert!(bt.rules.iter().all(|t| t.examples_left_out == 0));
     let examples: Vec<&hookscope::hooks::replay::Example> =
@@ -768,8 +766,7 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
 #[test]
 fn a_backtest_keeps_the_first_thousand_examples_per_verdict() {
     let rules = RuleSet::parse(EVERY_EVENT, "every-event.toml").expect("loads");
-    let found =
-        hookscope::transcript::discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    let found = hookscope::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
     let bt = hookscope::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
     let t = &bt.rules[0];
     assert_eq!(t.counts.get("context"), Some(&1375));
