@@ -1,5 +1,6 @@
-//! Benchmark corpus generator, shared by `examples/gen_corpus.rs` and
-//! `benches/find_vs_rg.rs` (included with `#[path]`, not a library module).
+//! Benchmark corpus generator, shared by `examples/gen_corpus.rs`,
+//! `benches/find_vs_rg.rs`, `benches/heavy.rs` and the tests
+//! (`tests/support`; each includes it with `#[path]`, not a library module).
 //!
 //! It replicates every session of every agent that [`discover`] finds under
 //! a source corpus (by default `tests/corpus`: Claude Code, Codex,

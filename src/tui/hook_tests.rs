@@ -1,7 +1,7 @@
 //! Snapshot and state tests of how hook activity shows in the TUI
 //! (docs/tui.md#hooks-in-the-timeline): the call a hook blocked carries the mark and Detail names the
 //! handler; one Stop firing is one `⚑` row; `H` keeps only the rows where a
-//! hook acted. On the real-cc-2.1.332 captures (see tests/hook_activity.rs
+//! hook acted. On the real-cc-2.1.332 captures (see tests/core/hook_activity.rs
 //! for the recount) and a hand-made rewrite.
 
 use std::io::Write;

@@ -1,0 +1,87 @@
+//! The backtest list (`B`): would-be blocks and Enter to jump to them.
+
+use super::*;
+
+#[test]
+fn backtest_lists_would_be_blocks_and_enter_jumps() {
+    let mut app = app_for(CORPUS);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no rule set loaded: start hookscope with --rules FILE to backtest it")
+    );
+    app.ctx.rules = crate::tui::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    let total = app.ctx.sessions.len();
+    assert_eq!(app.backtest.progress, Some((total, total)));
+    let rows: Vec<(String, String)> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| (b.rule.clone(), b.example.summary.clone()))
+        .collect();
+    // example.toml blocks exactly the six `rm -rf build/` Bash calls of the
+    // hooks runs (one per hooks session; see the Calls view test), all by
+    // no-rm-rf.
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|(r, s)| r == "no-rm-rf" && s == "Bash rm -rf build/"),
+        "{rows:?}"
+    );
+    insta::assert_snapshot!("backtest_80x24", render(&mut app, 80, 24));
+    insta::assert_snapshot!("backtest_160x48", render(&mut app, 160, 48));
+    // Enter on the first jumps to its call in the timeline.
+    let first = app.backtest.blocks[0].clone();
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.view, View::Browse);
+    assert_eq!(app.ctx.open.as_ref().map(|o| o.index), Some(first.index));
+    let selected = app
+        .timeline
+        .selected_call(&app.ctx)
+        .map(|c| c.tool_use_id.clone());
+    assert_eq!(selected, first.example.tool_use_id);
+}
+
+/// A would-be block on a Stop (not on a tool call): Enter jumps to its line
+/// in the timeline. c8435c6b's Stops are anchored at the assistant texts of
+/// lines 75 and 82.
+#[test]
+fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"stop\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"no\"\n",
+    )
+    .expect("write");
+    let mut app = app_for("tests/corpus/real-cc-2.1.332/hooks_c5_stop_block");
+    app.ctx.rules = crate::tui::context::Rules::load(&rules);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    let ats: Vec<Option<String>> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| b.example.at.clone())
+        .collect();
+    assert_eq!(ats, [Some("line:75".into()), Some("line:82".into())]);
+    let selected_line = |app: &App| match app.timeline.sel {
+        Some(Item::Event {
+            thread: Thread::Main,
+            turn,
+            event,
+        }) => app.ctx.session().expect("open").turns[turn].events[event].line(),
+        other => panic!("selected {other:?}"),
+    };
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.focus, Pane::Timeline);
+    assert_eq!(selected_line(&app), 75);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(selected_line(&app), 82);
+}

@@ -1,0 +1,468 @@
+//! `hookscope hooks`: the listing, `--match EVENT VALUE`, `--lint` (exit 1
+//! when a lint fires, 0 when none, 2 on bad arguments), `--json`. Every
+//! root is given (tempdirs or fixtures): the real home and /etc are never
+//! read.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::hookscope;
+
+const BARE: &str = "tests/fixtures/settings/bare_mcp_matcher.json";
+const FIXED: &str = "tests/fixtures/settings/bare_mcp_matcher_fixed.json";
+const C2: &str = "assets/examples/hooks_c2_exit2/.claude/settings.json";
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = hookscope().args(args).output().expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+#[test]
+fn lists_a_given_file_with_line_layer_and_timeout() {
+    let (code, out, _) = run(&["hooks", "--settings", C2]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains(&format!("  given    {C2}  1 handler\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains("  #1 PreToolUse  matcher \"Bash\"  command  \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block_rm_rf.sh\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "     {C2}:7 (given) · timeout 600 s (default since 2.1.3)\n"
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn version_changes_the_default_timeout() {
+    let (code, out, _) = run(&["hooks", "--settings", C2, "--version", "2.1.2"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("timeout 60 s (default before 2.1.3)"), "{out}");
+}
+
+#[test]
+fn match_explains_the_bare_mcp_matcher() {
+    let (code, out, _) = run(&[
+        "hooks",
+        "--settings",
+        BARE,
+        "--match",
+        "PreToolUse",
+        "mcp__memory__create",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with(
+            "PreToolUse with tool_name = \"mcp__memory__create\" (Claude Code latest rules):\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("  ✗ #1 {BARE}:7 (given)  matcher \"mcp__memory\"")),
+        "{out}"
+    );
+    assert!(out.contains("did you mean \"mcp__memory__.*\"?"), "{out}");
+    assert!(out.ends_with("0 of 1 handler would run.\n"), "{out}");
+
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        FIXED,
+        "--match",
+        "PreToolUse",
+        "mcp__memory__create",
+    ]);
+    assert!(out.contains("  ✓ #1 "), "{out}");
+    assert!(out.ends_with("1 of 1 handler would run.\n"), "{out}");
+}
+
+#[test]
+fn match_on_the_c2_example_with_if_input() {
+    let (code, out, _) = run(&[
+        "hooks",
+        "--settings",
+        C2,
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--input",
+        r#"{"command": "rm -rf build/"}"#,
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("  ✓ #1 "), "{out}");
+    let (_, out, _) = run(&["hooks", "--settings", C2, "--match", "PreToolUse", "Read"]);
+    assert!(out.contains("  ✗ #1 "), "{out}");
+}
+
+#[test]
+fn match_json() {
+    let (code, out, _) = run(&[
+        "hooks",
+        "--settings",
+        BARE,
+        "--match",
+        "PreToolUse",
+        "mcp__memory__create",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["event"], "PreToolUse");
+    assert_eq!(v["payload"]["tool_name"], "mcp__memory__create");
+    assert_eq!(v["verdicts"][0]["fires"], false);
+    assert_eq!(v["verdicts"][0]["location"]["line"], 7);
+    assert_eq!(
+        v["verdicts"][0]["hint"],
+        "did you mean \"mcp__memory__.*\"?"
+    );
+}
+
+#[test]
+fn lint_exit_codes() {
+    let (code, out, _) = run(&["hooks", "--settings", BARE, "--lint"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.starts_with(&format!(
+            "{BARE}:5: error[matcher-dead-exact]: matcher \"mcp__memory\""
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("    fix: did you mean \"mcp__memory__.*\"?\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("1 lint (1 error).\n"), "{out}");
+
+    let (code, out, _) = run(&["hooks", "--settings", FIXED, "--lint"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out, "No lints (1 handler in 1 file).\n");
+
+    let (code, out, _) = run(&["hooks", "--settings", BARE, "--lint", "--json"]);
+    assert_eq!(code, Some(1));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["lints"][0]["id"], "matcher-dead-exact");
+    assert_eq!(v["lints"][0]["line"], 5);
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let (code, _, err) = run(&[
+        "hooks",
+        "--settings",
+        BARE,
+        "--match",
+        "PreToolUsed",
+        "Bash",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("hookscope: unknown event \"PreToolUsed\" (did you mean PreToolUse?)"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["hooks", "--settings", BARE, "--input", "{}"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err, "hookscope: --input needs --match EVENT VALUE\n");
+    let (code, _, err) = run(&["hooks", "--settings", BARE, "--version", "latest"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("is not a version"), "{err}");
+    let (code, _, err) = run(&[
+        "hooks",
+        "--settings",
+        BARE,
+        "--match",
+        "Stop",
+        "x",
+        "--input",
+        "{not json",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("hookscope: --input is not JSON"), "{err}");
+    let (code, _, _) = run(&["hooks", "--match", "Stop"]);
+    assert_eq!(code, Some(2));
+}
+
+#[test]
+fn layers_from_injected_roots_and_a_json_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config");
+    let project = dir.path().join("project");
+    fs::create_dir_all(project.join(".claude")).expect("mkdir");
+    fs::create_dir_all(&config).expect("mkdir");
+    fs::write(
+        config.join("settings.json"),
+        fs::read_to_string(BARE).expect("fixture"),
+    )
+    .expect("write");
+    fs::write(
+        project.join(".claude/settings.json"),
+        "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n",
+    )
+    .expect("write");
+    let managed = dir.path().join("managed.json");
+    let (code, out, _) = run(&[
+        "hooks",
+        "--cwd",
+        &project.display().to_string(),
+        "--config-dir",
+        &config.display().to_string(),
+        "--managed",
+        &managed.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains(&format!("  managed  {}  not present\n", managed.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "  user     {}  1 handler\n",
+            config.join("settings.json").display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "  project  {}  SKIPPED by Claude Code: not valid JSON: expected value at line 3 column 14; Claude Code cannot read this file\n      at line 3, column 14 [settings-invalid-json]\n",
+            project.join(".claude/settings.json").display()
+        )),
+        "{out}"
+    );
+    let (code, out, _) = run(&[
+        "hooks",
+        "--cwd",
+        &project.display().to_string(),
+        "--config-dir",
+        &config.display().to_string(),
+        "--managed",
+        &managed.display().to_string(),
+        "--lint",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("error[settings-invalid-json]"), "{out}");
+    assert!(out.contains("error[matcher-dead-exact]"), "{out}");
+}
+
+#[test]
+fn if_rule_is_shown_and_decides() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("settings.json");
+    fs::write(
+        &path,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo guard", "if": "Bash(rm *)"}]}]}}"#,
+    )
+    .expect("write");
+    let p = path.display().to_string();
+    let (_, out, _) = run(&["hooks", "--settings", &p]);
+    assert!(
+        out.contains("  #1 PreToolUse  matcher \"Bash\"  if \"Bash(rm *)\"  command  echo guard\n"),
+        "{out}"
+    );
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &p,
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--input",
+        r#"{"command": "git status"}"#,
+    ]);
+    assert!(out.contains("  ✗ #1 "), "{out}");
+    assert!(out.ends_with("0 of 1 handler would run.\n"), "{out}");
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &p,
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--input",
+        r#"{"command": "FOO=1 rm -rf build"}"#,
+    ]);
+    assert!(out.contains("  ✓ #1 "), "{out}");
+}
+
+#[test]
+fn json_listing() {
+    let (code, out, _) = run(&["hooks", "--settings", C2, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let h = &v["config"]["handlers"][0];
+    assert_eq!(h["event"], "PreToolUse");
+    assert_eq!(h["type"], "command");
+    assert_eq!(h["origin"]["line"], 7);
+    assert_eq!(h["origin"]["layer"]["kind"], "given");
+    assert_eq!(h["effective_timeout"], 600.0);
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_settings_path() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = std::ffi::OsStr::from_bytes(b"s\xff.json");
+    let path = dir.path().join(name);
+    fs::copy(BARE, &path).expect("copy");
+    let out = hookscope()
+        .arg("hooks")
+        .arg("--settings")
+        .arg(&path)
+        .arg("--lint")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("s\u{fffd}.json:5: error[matcher-dead-exact]"),
+        "{text}"
+    );
+    assert!(Path::new(&path).exists());
+}
+
+/// Every command takes the same agent names and aliases
+/// (`transcript::Agent::from_name`): `hooks --agent claude-code|claude|cc`
+/// read the same files as the default, `find --agent claude|cc` and
+/// `--agent oc` select what `claude-code` and `opencode` select, and
+/// OpenCode (no hook configuration read) is refused by `hooks`, exit 2.
+#[test]
+fn agent_names_and_aliases_are_the_same_everywhere() {
+    let (code, default, _) = run(&["hooks", "--settings", C2]);
+    assert_eq!(code, Some(0));
+    for name in ["claude-code", "claude", "cc", "Claude-Code"] {
+        let (code, out, err) = run(&["hooks", "--agent", name, "--settings", C2]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert_eq!(out, default, "{name}");
+    }
+    let (code, _, err) = run(&["hooks", "--agent", "oc", "--settings", C2]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("OpenCode's hooks (plugins) are not read"),
+        "{err}"
+    );
+    let find = |dir: &str, agent: &str| {
+        let (code, out, err) = run(&[
+            "find",
+            dir,
+            "--agent",
+            agent,
+            "--tool-name-pattern",
+            "",
+            "--json",
+            "--limit",
+            "10000",
+        ]);
+        assert_eq!(code, Some(0), "{agent}: {err}");
+        out
+    };
+    let cc = "tests/corpus/real-cc-2.1.332";
+    let canonical = find(cc, "claude-code");
+    // python3 over real-cc-2.1.332/*/projects/**.jsonl: 121 tool_use blocks
+    // (hooks_c8_outcomes: 9 on its main thread, 1 in its subagent).
+    let v: Value = serde_json::from_str(&canonical).expect("json");
+    assert_eq!(v["records"].as_array().map(Vec::len), Some(121));
+    assert_eq!(find(cc, "claude"), canonical);
+    assert_eq!(find(cc, "CC"), canonical);
+    let oc = "tests/corpus/real-opencode-1.18.33";
+    let canonical = find(oc, "opencode");
+    assert_eq!(find(oc, "oc"), canonical);
+    let v: Value = serde_json::from_str(&canonical).expect("json");
+    let records = v["records"].as_array().expect("records");
+    assert!(!records.is_empty());
+    assert!(records.iter().all(|r| r["agent"] == "opencode"));
+}
+
+/// A settings file of `n` PreToolUse groups whose matchers are
+/// `pattern` with `{i}` replaced by the group's number.
+fn many_matchers(dir: &Path, pattern: &str, n: usize) -> String {
+    let groups: Vec<Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({"matcher": pattern.replace("{i}", &i.to_string()),
+                "hooks": [{"type": "command", "command": "true"}]})
+        })
+        .collect();
+    let file = dir.join("settings.json");
+    fs::write(
+        &file,
+        serde_json::json!({"hooks": {"PreToolUse": groups}}).to_string(),
+    )
+    .expect("write");
+    file.display().to_string()
+}
+
+/// 3,000 catastrophic matchers (`(a+)+\1xN$`, each giving up only after a
+/// million backtracking steps) in one settings file: `--match` spends at
+/// most the question's budget on them, then reports each one left as not
+/// evaluated, with the lint that flags its shape (before: 87 s in a
+/// release build, every verdict "gave up").
+#[test]
+fn thousands_of_catastrophic_matchers_spend_one_budget_per_question() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = many_matchers(dir.path(), r"(a+)+\1x{i}$", 3000);
+    let value = "a".repeat(36);
+    let (code, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &file,
+        "--match",
+        "PreToolUse",
+        &value,
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let verdicts = v["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 3000);
+    let first = verdicts[0]["reason"].as_str().unwrap_or_default();
+    assert!(first.contains("gave up on"), "{first}");
+    let last = verdicts[2999]["reason"].as_str().unwrap_or_default();
+    assert!(
+        last.starts_with(r#"matcher "(a+)+\1x2999$" was not evaluated on "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" (matcher-catastrophic-regex: nested quantifiers"#),
+        "{last}"
+    );
+    assert!(
+        last.contains("(past 250 ms such patterns are not run)"),
+        "{last}"
+    );
+    assert!(verdicts.iter().all(|h| h["fires"] == false));
+}
+
+/// Slow matchers the catastrophic-shape check does not flag
+/// (`(\w*a){25}\1xN$`, a Unicode class compiled thousands of times):
+/// past the hard budget nothing more is compiled or run, each verdict
+/// says so, and `--lint` says which probes it skipped (`matcher-budget`).
+#[test]
+fn slow_matchers_past_the_hard_budget_are_said_not_evaluated() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = many_matchers(dir.path(), r"(\w*a){25}\1x{i}$", 3000);
+    let value = "a".repeat(36);
+    let (_, out, _) = run(&[
+        "hooks",
+        "--settings",
+        &file,
+        "--match",
+        "PreToolUse",
+        &value,
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let last = v["verdicts"][2999]["reason"].as_str().unwrap_or_default();
+    assert!(last.contains("was not evaluated on"), "{last}");
+    assert!(last.contains("(the limit is 1000 ms)"), "{last}");
+    let (code, out, _) = run(&["hooks", "--settings", &file, "--lint"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("warning[matcher-budget]: "), "{out}");
+    assert!(
+        out.contains("regex probes were not run: the lints spent "),
+        "{out}"
+    );
+}

@@ -1,0 +1,764 @@
+//! The persisted index (docs/cli.md#index): `sessions` and `find` answer the same
+//! with and without it, on the corpus and after every kind of change to the
+//! files (grow, rewrite, truncate, delete), and the index survives another
+//! version, a corrupt file, an unwritable cache folder and two processes at
+//! once. Every test has its own `XDG_CACHE_HOME`.
+//!
+//! Counts of the grown session were read out of the transcript with python3:
+//! `0c04bd79….jsonl` (real-cc-2.1.332/hooks) has 77 lines and 12 `tool_use`
+//! blocks, on lines 21 27 34 35 40 43 46 50 54 60 64 69; Bash on 21 27 43 46 69.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::support::{copy_tree, corpus, corpus_dir, hookscope, hookscope_process, indexed};
+
+/// The real Claude Code session with hooks (main file only).
+fn hooks_session() -> PathBuf {
+    corpus(
+        "real-cc-2.1.332/hooks/projects/-home-dev-work-hooks/0c04bd79-42b3-41bb-b257-006f349f008a.jsonl",
+    )
+}
+
+/// One run's output.
+struct Run {
+    stdout: String,
+    stderr: String,
+    /// The `HOOKSCOPE_INDEX_STATS` line, when the index was used.
+    stats: Option<Value>,
+}
+
+/// Runs hookscope with the cache folder `cache` and the stats line on.
+fn run(cache: &Path, args: &[&str]) -> Run {
+    let out = indexed(cache)
+        .env("HOOKSCOPE_INDEX_STATS", "1")
+        .args(args)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut stats = None;
+    let mut rest = String::new();
+    for line in stderr.lines() {
+        match line.strip_prefix("hookscope-index-stats: ") {
+            Some(json) => stats = Some(serde_json::from_str(json).expect("stats JSON")),
+            None => {
+                rest.push_str(line);
+                rest.push('\n');
+            }
+        }
+    }
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: rest,
+        stats,
+    }
+}
+
+/// The same command without the index.
+fn reference(cache: &Path, args: &[&str]) -> Run {
+    let mut with = vec!["--no-index"];
+    with.extend_from_slice(args);
+    let r = run(cache, &with);
+    assert!(r.stats.is_none(), "--no-index used the index");
+    r
+}
+
+fn stat(r: &Run, key: &str) -> u64 {
+    let stats = r.stats.as_ref().expect("stats line");
+    stats["sync"][key]
+        .as_u64()
+        .or_else(|| stats[key].as_u64())
+        .unwrap_or_else(|| panic!("no {key} in {stats}"))
+}
+
+/// Asserts that `args` print the same with the index as without, and
+/// returns the indexed run.
+fn same(cache: &Path, args: &[&str]) -> Run {
+    let want = reference(cache, args);
+    let got = run(cache, args);
+    assert_eq!(got.stdout, want.stdout, "stdout of {args:?}");
+    assert_eq!(got.stderr, want.stderr, "stderr of {args:?}");
+    got
+}
+
+/// Records of a `find --json` output.
+fn records(stdout: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(stdout).expect("find JSON");
+    v["records"].as_array().cloned().unwrap_or_default()
+}
+
+/// The `find` queries compared on a corpus.
+const FINDS: &[&[&str]] = &[
+    &["--tool-name", "Bash"],
+    &["--tool-name", "bash", "--input-contains", "git"],
+    &["--tool-name-pattern", "", "--limit", "5000"],
+    &["--tool-name-pattern", "", "--limit", "3"],
+    &[
+        "--tool-name-pattern",
+        "",
+        "--output-contains",
+        "error",
+        "--limit",
+        "5000",
+    ],
+    &[
+        "--tool-name-pattern",
+        "e",
+        "--input-contains",
+        "py",
+        "--limit",
+        "2",
+    ],
+    &["--tool-name", "Bash", "--is-error", "true"],
+    &[
+        "--tool-name-pattern",
+        "",
+        "--is-error",
+        "false",
+        "--limit",
+        "7",
+    ],
+    &[
+        "--tool-name-pattern",
+        "",
+        "--agent",
+        "codex",
+        "--limit",
+        "5000",
+    ],
+    &["--tool-name-pattern", "", "--agent", "opencode"],
+    &["--tool-name-pattern", "", "--agent", "droid"],
+    &[
+        "--tool-name",
+        "Read",
+        "--since",
+        "2025-01-01",
+        "--limit",
+        "2",
+    ],
+    &["--tool-name-pattern", "", "--until", "2026-11-29T18:00:30Z"],
+    &["--tool-name-pattern", "", "--input-contains", "é"],
+    &["--tool-name-pattern", "", "--hook", "PreToolUse"],
+    &["--tool-name", "Agent", "--with-subagent-cost"],
+    &[
+        "--tool-name-pattern",
+        "",
+        "--output-excludes",
+        "error",
+        "--limit",
+        "1",
+    ],
+    &["--tool-name-pattern", "mcp__"],
+];
+
+/// Compares `sessions` (table, JSON, diagnostics) and every [`FINDS`]
+/// query on `root`.
+fn all_same(cache: &Path, root: &Path) {
+    let root = root.to_str().expect("utf-8 path");
+    for args in [
+        vec!["sessions", root],
+        vec!["sessions", "--json", root],
+        vec!["sessions", "--diagnostics", "--json", root],
+    ] {
+        same(cache, &args);
+    }
+    for query in FINDS {
+        let mut args = vec!["find", root, "--json", "--no-redact"];
+        args.extend_from_slice(query);
+        same(cache, &args);
+    }
+}
+
+#[test]
+fn indexed_answers_equal_the_loaders_on_the_corpus() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let cold = same(
+        cache.path(),
+        &["sessions", "--json", corpus.to_str().expect("utf-8")],
+    );
+    let listed = serde_json::from_str::<Value>(&cold.stdout).expect("JSON");
+    let listed = listed.as_array().map_or(0, Vec::len) as u64;
+    assert_eq!(stat(&cold, "sessions"), listed);
+    let indexed = stat(&cold, "indexed");
+    // Every session is indexed, Droid and OpenCode's JSON storage too (their
+    // deps are their loaders' read logs); no main file fails to load.
+    assert_eq!(indexed, listed);
+    assert_eq!(stat(&cold, "not_indexed"), 0);
+    assert!(indexed > 40, "{indexed}");
+    assert!(cache.path().join("hookscope/index.sqlite").is_file());
+    // Warm: nothing read again.
+    let warm = run(
+        cache.path(),
+        &["sessions", "--json", corpus.to_str().expect("utf-8")],
+    );
+    assert_eq!(warm.stdout, cold.stdout);
+    assert_eq!(stat(&warm, "reused"), indexed);
+    assert_eq!(stat(&warm, "indexed"), 0);
+    assert_eq!(stat(&warm, "bytes_read"), 0);
+    all_same(cache.path(), &corpus);
+}
+
+/// A tempdir project with the first `lines` lines of the hooks session.
+fn project_with(dir: &Path, lines: usize) -> PathBuf {
+    let project = dir.join("projects/-home-dev-work-hooks");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let file = project.join("0c04bd79-42b3-41bb-b257-006f349f008a.jsonl");
+    std::fs::write(&file, head_lines(lines)).expect("write");
+    file
+}
+
+/// The first `n` lines (with their newlines) of the hooks session.
+fn head_lines(n: usize) -> Vec<u8> {
+    let bytes = std::fs::read(hooks_session()).expect("read corpus");
+    let mut out = Vec::new();
+    for line in bytes.split_inclusive(|b| *b == b'\n').take(n) {
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+fn every_call(root: &Path) -> Vec<String> {
+    vec![
+        "find".into(),
+        root.to_string_lossy().into_owned(),
+        "--json".into(),
+        "--no-redact".into(),
+        "--tool-name-pattern".into(),
+        String::new(),
+        "--limit".into(),
+        "1000".into(),
+    ]
+}
+
+fn args_of(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn a_grown_session_gains_its_new_calls() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let file = project_with(data.path(), 40);
+    let find = every_call(data.path());
+    let first = same(cache.path(), &args_of(&find));
+    assert_eq!(records(&first.stdout).len(), 5);
+    assert_eq!(stat(&first, "indexed"), 1);
+
+    // Append lines 41..77 (the file only grows).
+    let all = head_lines(77);
+    let old = std::fs::metadata(&file).expect("stat").len() as usize;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .expect("open");
+    std::io::Write::write_all(&mut f, &all[old..]).expect("append");
+    drop(f);
+    let grown = same(cache.path(), &args_of(&find));
+    assert_eq!(records(&grown.stdout).len(), 12);
+    assert_eq!(stat(&grown, "grown"), 1);
+    assert_eq!(stat(&grown, "indexed"), 1);
+    let bash = same(
+        cache.path(),
+        &[
+            "find",
+            data.path().to_str().expect("utf-8"),
+            "--json",
+            "--tool-name",
+            "Bash",
+        ],
+    );
+    assert_eq!(records(&bash.stdout).len(), 5);
+    assert_eq!(stat(&bash, "reused"), 1);
+}
+
+#[test]
+fn a_rewritten_or_truncated_session_is_indexed_again() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let file = project_with(data.path(), 77);
+    let find = every_call(data.path());
+    assert_eq!(
+        records(&same(cache.path(), &args_of(&find)).stdout).len(),
+        12
+    );
+
+    // Truncated to 40 lines: 5 calls, not counted as grown.
+    std::fs::write(&file, head_lines(40)).expect("truncate");
+    let cut = same(cache.path(), &args_of(&find));
+    assert_eq!(records(&cut.stdout).len(), 5);
+    assert_eq!((stat(&cut, "indexed"), stat(&cut, "grown")), (1, 0));
+
+    // Rewritten longer, other bytes before the old end: lines 41..77 then
+    // 1..40 (the same 12 calls, in another order); not a growth.
+    let all = head_lines(77);
+    let first40 = head_lines(40);
+    let mut rewritten = all[first40.len()..].to_vec();
+    rewritten.extend_from_slice(&first40);
+    assert!(rewritten.len() > first40.len());
+    std::fs::write(&file, &rewritten).expect("rewrite");
+    let again = same(cache.path(), &args_of(&find));
+    assert_eq!(records(&again.stdout).len(), 12);
+    assert_eq!((stat(&again, "indexed"), stat(&again, "grown")), (1, 0));
+    all_same(cache.path(), data.path());
+}
+
+#[test]
+fn a_deleted_session_leaves_the_index() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let file = project_with(data.path(), 77);
+    let other = file.with_file_name("11111111-2222-3333-4444-555555555555.jsonl");
+    std::fs::write(&other, head_lines(40)).expect("write");
+    let root = data.path().to_str().expect("utf-8");
+    let both = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&both, "indexed"), 2);
+    std::fs::remove_file(&other).expect("delete");
+    let one = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&one, "removed"), 1);
+    assert_eq!(stat(&one, "reused"), 1);
+    let listed: Value = serde_json::from_str(&one.stdout).expect("JSON");
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        listed[0]["id"].as_str(),
+        Some("0c04bd79-42b3-41bb-b257-006f349f008a")
+    );
+    assert_eq!(listed[0]["tool_calls"].as_u64(), Some(12));
+}
+
+#[test]
+fn an_index_from_another_version_is_rebuilt() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    project_with(data.path(), 77);
+    let root = data.path().to_str().expect("utf-8");
+    same(cache.path(), &["sessions", "--json", root]);
+    let db = cache.path().join("hookscope/index.sqlite");
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open index");
+        conn.execute(
+            "UPDATE meta SET value = '0.0.1-old' WHERE key = 'hookscope'",
+            [],
+        )
+        .expect("update");
+    }
+    let rebuilt = run(cache.path(), &["sessions", "--json", root]);
+    let want = reference(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(rebuilt.stdout, want.stdout);
+    assert_eq!(
+        rebuilt.stderr,
+        format!(
+            "hookscope: the index at {} was built by hookscope 0.0.1-old (schema {v}); rebuilding it for {} (schema {v})\n",
+            db.display(),
+            env!("CARGO_PKG_VERSION"),
+            v = hookscope::index::schema::SCHEMA_VERSION
+        )
+    );
+    assert_eq!(stat(&rebuilt, "indexed"), 1);
+    // Rebuilt in place: the next run reuses it and says nothing.
+    let next = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&next, "reused"), 1);
+    assert_eq!(next.stderr, "");
+}
+
+#[test]
+fn a_corrupt_index_file_is_rebuilt() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    project_with(data.path(), 77);
+    let root = data.path().to_str().expect("utf-8");
+    let dir = cache.path().join("hookscope");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let garbage: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 13) as u8).collect();
+    std::fs::write(dir.join("index.sqlite"), &garbage).expect("garbage");
+    let got = run(cache.path(), &["sessions", "--json", root]);
+    let want = reference(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(got.stdout, want.stdout);
+    let notes: Vec<&str> = got.stderr.lines().collect();
+    assert_eq!(notes.len(), 1, "{}", got.stderr);
+    assert!(
+        notes[0].starts_with(&format!(
+            "hookscope: the index at {} is unreadable (",
+            dir.join("index.sqlite").display()
+        )) && notes[0].ends_with("); rebuilding it"),
+        "{}",
+        notes[0]
+    );
+    assert_eq!(stats_flag(&got, "in_memory"), Some(false));
+    assert_eq!(stat(&got, "indexed"), 1);
+    let next = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&next, "reused"), 1);
+}
+
+#[test]
+fn an_unwritable_cache_folder_means_an_index_in_memory() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    project_with(data.path(), 77);
+    let root = data.path().to_str().expect("utf-8");
+    // `hookscope` is a file, so the folder cannot be made (as root, mode
+    // bits would not stop a write).
+    std::fs::write(cache.path().join("hookscope"), b"not a folder").expect("write");
+    let got = run(cache.path(), &["sessions", "--json", root]);
+    let want = reference(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(got.stdout, want.stdout);
+    let notes: Vec<&str> = got.stderr.lines().collect();
+    assert_eq!(notes.len(), 1, "{}", got.stderr);
+    assert!(
+        notes[0].starts_with("hookscope: cannot use the index at ")
+            && notes[0].ends_with("; indexing in memory for this run"),
+        "{}",
+        notes[0]
+    );
+    assert_eq!(stats_flag(&got, "in_memory"), Some(true));
+    assert_eq!(stat(&got, "indexed"), 1);
+    for query in FINDS {
+        let mut args = vec!["find", root, "--json", "--no-redact"];
+        args.extend_from_slice(query);
+        let got = run(cache.path(), &args);
+        let want = reference(cache.path(), &args);
+        assert_eq!(got.stdout, want.stdout, "{args:?}");
+    }
+    assert_eq!(
+        std::fs::read(cache.path().join("hookscope")).expect("read"),
+        b"not a folder"
+    );
+}
+
+fn stats_flag(r: &Run, key: &str) -> Option<bool> {
+    r.stats.as_ref().and_then(|s| s[key].as_bool())
+}
+
+#[test]
+fn no_index_writes_nothing() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let root = corpus.to_str().expect("utf-8");
+    let r = reference(cache.path(), &["sessions", "--json", root]);
+    assert!(r.stdout.starts_with('['));
+    reference(
+        cache.path(),
+        &["find", root, "--tool-name", "Bash", "--json"],
+    );
+    let env = hookscope()
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .env("HOOKSCOPE_INDEX_STATS", "1")
+        .args(["sessions", "--json", root])
+        .output()
+        .expect("run");
+    assert!(env.status.success());
+    assert!(!String::from_utf8_lossy(&env.stderr).contains("hookscope-index-stats"));
+    let entries: Vec<_> = std::fs::read_dir(cache.path()).expect("ls").collect();
+    assert_eq!(entries.len(), 0);
+}
+
+#[test]
+fn two_processes_at_once_share_one_index() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let root = corpus.to_str().expect("utf-8");
+    let spawn = || {
+        hookscope_process()
+            .env("XDG_CACHE_HOME", cache.path())
+            .env_remove("HOOKSCOPE_NO_INDEX")
+            .args(["sessions", "--json", root])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let (a, b) = (spawn(), spawn());
+    let a = a.wait_with_output().expect("wait");
+    let b = b.wait_with_output().expect("wait");
+    let want = reference(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(String::from_utf8_lossy(&a.stdout), want.stdout);
+    assert_eq!(String::from_utf8_lossy(&b.stdout), want.stdout);
+    assert_eq!(String::from_utf8_lossy(&a.stderr), want.stderr);
+    assert_eq!(String::from_utf8_lossy(&b.stderr), want.stderr);
+    let after = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&after, "indexed"), 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn hostile_files_give_the_same_diagnostics_with_the_index() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let file = project_with(data.path(), 77);
+    let project = file.parent().expect("project").to_path_buf();
+    // A FIFO where a transcript would be.
+    let fifo = project.join("22222222-2222-2222-2222-222222222222.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // A 10 MB line (a tool_use whose input is one long string) and invalid UTF-8.
+    let big = project.join("33333333-3333-3333-3333-333333333333.jsonl");
+    let long = "x".repeat(10 << 20);
+    let mut text = Vec::new();
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"u1\",\"timestamp\":\"2026-11-29T10:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"go\"}}\n");
+    text.extend_from_slice(
+        format!(
+            "{{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"timestamp\":\"2026-11-29T10:00:01Z\",\"message\":{{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"toolu_big\",\"name\":\"Write\",\"input\":{{\"file_path\":\"/tmp/big\",\"content\":\"{long}\"}}}}]}}}}\n"
+        )
+        .as_bytes(),
+    );
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"a1\",\"timestamp\":\"2026-11-29T10:00:02Z\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_big\",\"content\":\"wrote \xff\xfe bytes\"}]}}\n");
+    text.extend_from_slice(b"\xff\xfe not json at all\n");
+    std::fs::write(&big, &text).expect("write");
+    let root = data.path().to_str().expect("utf-8");
+    let diags = same(cache.path(), &["sessions", "--diagnostics", "--json", root]);
+    let listed: Value = serde_json::from_str(&diags.stdout).expect("JSON");
+    let messages: Vec<&str> = listed
+        .as_array()
+        .map(|a| a.iter().filter_map(|d| d["message"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(messages.iter().any(|m| m.contains("FIFO")), "{messages:?}");
+    assert!(
+        messages.contains(&"invalid UTF-8 replaced with U+FFFD"),
+        "{messages:?}"
+    );
+    same(cache.path(), &["sessions", root]);
+    let big_find = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name",
+            "Write",
+            "--input-contains",
+            "/tmp/big",
+        ],
+    );
+    let found = records(&big_find.stdout);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["tool_use_id"].as_str(), Some("toolu_big"));
+    let out = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name",
+            "Write",
+            "--output-contains",
+            "wrote",
+        ],
+    );
+    assert_eq!(records(&out.stdout).len(), 1);
+    all_same(cache.path(), data.path());
+}
+
+/// Library level: on the corpus, [`find_with_verdicts`] with the index's
+/// verdicts gives exactly [`find_with`]'s records, for many queries and
+/// small limits (so loading stops early on the index's bounds).
+#[test]
+fn index_verdicts_give_the_same_records_as_loading() {
+    use hookscope::index::Index;
+    use hookscope::query::{FindParams, find_with, find_with_verdicts, load_from_disk};
+    let found = hookscope::transcript::discover(&[corpus_dir()]).expect("discover");
+    let mut index = Index::in_memory().expect("in-memory index");
+    let synced = index.sync(&found.sessions, &mut |_| {});
+    assert_eq!(synced.stats.sessions, found.sessions.len());
+    let now = chrono::Utc::now();
+    let queries = [
+        serde_json::json!({"tool_name": "Bash", "input_contains": "git"}),
+        serde_json::json!({"tool_name_pattern": "", "input_contains": "ls"}),
+        serde_json::json!({"tool_name": "Read", "input_contains": "/home"}),
+        serde_json::json!({"tool_name_pattern": "a", "output_contains": "error"}),
+        serde_json::json!({"tool_name_pattern": "", "output_contains": "no such file"}),
+        serde_json::json!({"tool_name_pattern": "", "output_contains": "exit code"}),
+        serde_json::json!({"tool_name": "Bash", "is_error": true}),
+        serde_json::json!({"tool_name_pattern": "", "is_error": false}),
+        serde_json::json!({"tool_name": "Write", "until": "2026-11-29T18:00:30Z"}),
+        serde_json::json!({"tool_name_pattern": "", "since": "2026-11-29T18:00:00Z"}),
+        serde_json::json!({"tool_name_pattern": "", "agent": "codex"}),
+        serde_json::json!({"tool_name_pattern": "", "agent": "opencode", "input_contains": "a"}),
+        serde_json::json!({"tool_name_pattern": "é"}),
+        serde_json::json!({"tool_name_pattern": "", "hook": "PreToolUse"}),
+        serde_json::json!({"tool_name_pattern": "", "output_excludes": "e"}),
+    ];
+    for mut args in queries {
+        for limit in [1, 2, 5, 1000] {
+            args["limit"] = serde_json::json!(limit);
+            let query = FindParams::from_json(&args)
+                .expect("params")
+                .validate(now)
+                .expect("valid");
+            let want = find_with(&found.sessions, &query).expect("reference");
+            let verdicts = index.verdicts(&found.sessions, &synced.states, &query);
+            let got = find_with_verdicts(&found.sessions, &query, &verdicts, &load_from_disk)
+                .expect("indexed");
+            assert_eq!(
+                serde_json::to_value(&got).ok(),
+                serde_json::to_value(&want).ok(),
+                "{args}"
+            );
+            assert_eq!(got.unreadable, want.unreadable, "{args}");
+        }
+    }
+}
+
+/// `find --limit` has no upper bound any more (it was 10,000): a larger
+/// limit is accepted and, on a corpus with fewer calls, gives what 10,000
+/// gives; 0 is still refused.
+#[test]
+fn find_limit_has_no_upper_bound() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let root = corpus.to_str().expect("utf-8");
+    let big = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name-pattern",
+            "",
+            "--limit",
+            "20000",
+        ],
+    );
+    let old_max = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name-pattern",
+            "",
+            "--limit",
+            "10000",
+        ],
+    );
+    assert_eq!(big.stdout, old_max.stdout);
+    assert!(records(&big.stdout).len() > 400);
+    let zero = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name-pattern",
+            "",
+            "--limit",
+            "0",
+        ],
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&zero.stdout).expect("JSON"),
+        serde_json::json!({"error": "invalid_argument", "message": "limit must be at least 1, got 0"})
+    );
+}
+
+/// A change to a subagent file (or its `.meta.json`) alone re-indexes its
+/// session: the main file's stamp is not the whole identity.
+#[test]
+fn a_changed_subagent_file_reindexes_its_session() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    copy_tree(
+        &corpus("real-cc-2.1.332/subagent/projects"),
+        &data.path().join("projects"),
+    );
+    let root = data.path().to_str().expect("utf-8");
+    let first = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&first, "indexed"), 1);
+    let before: Value = serde_json::from_str(&first.stdout).expect("JSON");
+    assert_eq!(before[0]["subagents"].as_u64(), Some(4));
+    let sub = data.path().join(
+        "projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550/subagents/agent-a460e426666c15a15.jsonl",
+    );
+    std::fs::remove_file(&sub).expect("remove subagent file");
+    let after = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!((stat(&after, "indexed"), stat(&after, "reused")), (1, 0));
+    let listed: Value = serde_json::from_str(&after.stdout).expect("JSON");
+    assert_eq!(listed[0]["subagents"].as_u64(), Some(3));
+    let meta = data.path().join(
+        "projects/-home-dev-work-subagent/8bb2dece-a24f-43d4-80d6-3ee9a889b550/subagents/agent-a9a1865f5e2572fa1.meta.json",
+    );
+    assert!(meta.is_file());
+    std::fs::write(&meta, b"not json").expect("rewrite meta");
+    let meta_changed = same(cache.path(), &["sessions", "--diagnostics", "--json", root]);
+    assert_eq!(stat(&meta_changed, "indexed"), 1);
+    assert!(
+        meta_changed
+            .stdout
+            .contains("subagent meta sidecar is not a JSON object")
+    );
+    all_same(cache.path(), data.path());
+}
+
+/// A project folder whose name is not UTF-8: the index keeps paths as
+/// bytes, so the listing and its diagnostics are the loaders'.
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_round_trips_through_the_index() {
+    use std::os::unix::ffi::OsStrExt;
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let project = data
+        .path()
+        .join("projects")
+        .join(std::ffi::OsStr::from_bytes(b"-home-\xff-proj"));
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::write(
+        project.join("0c04bd79-42b3-41bb-b257-006f349f008a.jsonl"),
+        head_lines(77),
+    )
+    .expect("write");
+    let root = data.path().to_str().expect("utf-8");
+    let first = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&first, "indexed"), 1);
+    assert!(first.stdout.contains("-home-\u{fffd}-proj"));
+    let warm = same(cache.path(), &["sessions", "--json", root]);
+    assert_eq!(stat(&warm, "reused"), 1);
+    let found = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--json",
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "echo",
+        ],
+    );
+    assert_eq!(stat(&found, "reused"), 1);
+}
+
+/// The TUI syncs in chunks ([`Index::sync_part`]): a chunk that holds only
+/// some of an OpenCode database's sessions must not drop the others' rows
+/// (it did: the TUI's warm start then lost 512 of the heavy corpus's
+/// sessions and indexed them again at every start); rows of sessions gone
+/// leave with [`Index::remove_gone`] over the whole discovery.
+#[test]
+fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after() {
+    use hookscope::index::Index;
+    let data = TempDir::new().expect("temp");
+    let src = std::path::Path::new("tests/corpus/real-opencode-1.18.33/opencode.consolidated.db");
+    let db = data.path().join("opencode.db");
+    std::fs::copy(src, &db).expect("copy");
+    let sessions = hookscope::transcript::discover(std::slice::from_ref(&db))
+        .expect("discover")
+        .sessions;
+    assert!(sessions.len() >= 2, "{}", sessions.len());
+    let cache = TempDir::new().expect("temp");
+    let mut index = Index::open(&cache.path().join("hookscope")).expect("index");
+    let (first, rest) = sessions.split_at(1);
+    index.sync_part(first, &mut |_| {});
+    index.sync_part(rest, &mut |_| {});
+    assert!(sessions.iter().all(|s| index.has_session(s)));
+    // A whole sync of only the first session removes the others' rows (a
+    // discovery that no longer finds them), as `remove_gone` does.
+    assert_eq!(index.remove_gone(&sessions), 0);
+    assert_eq!(index.remove_gone(first), rest.len());
+    assert!(index.has_session(&first[0]));
+    assert!(rest.iter().all(|s| !index.has_session(s)));
+}

@@ -1,0 +1,622 @@
+//! `find` records built from index rows (`query::rows`): every answer equals
+//! the one without the index, byte for byte, on the corpus and on hostile
+//! files (a file rewritten behind an unchanged stamp, a truncated last
+//! line, a 10 MB line, invalid UTF-8); and the rows path is really taken
+//! (the loader is not called for sessions it serves).
+//!
+//! Counts recounted with python3 over the JSONL (distinct `tool_use` ids
+//! by name): `real-cc-2.1.332/hooks` 0c04bd79….jsonl has 5 Bash calls, its
+//! subagent `agent-aab8fa18d1ff571f3.jsonl` 1; `real-cc-2.1.332/subagent`
+//! 8bb2dece….jsonl has none in its main file and 3 in its subagents
+//! (a460e…, a9a18…, a0ddb…: one each).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use chrono::Utc;
+use hookscope::index::Index;
+use hookscope::query::{FindParams, FindResult, find_with, find_with_rows, load_from_disk};
+use hookscope::transcript::{SessionRef, discover};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::{corpus, corpus_dir, indexed, write_lines};
+
+/// `hookscope <args>` with the cache folder `cache`: (stdout, stderr).
+fn run(cache: &Path, args: &[&str]) -> (String, String) {
+    let out = indexed(cache).args(args).output().expect("run");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `find --json <args> <root>` with the index and with `--no-index`: both
+/// outputs must be byte-identical.
+fn same_find(cache: &Path, root: &Path, args: &[&str]) {
+    let root = root.to_str().expect("utf-8 path");
+    let mut with = vec!["find", "--json", "--now", "2026-12-01T00:00:00Z"];
+    with.extend_from_slice(args);
+    with.push(root);
+    let indexed = run(cache, &with);
+    let mut without = vec!["--no-index"];
+    without.extend_from_slice(&with);
+    let reference = run(cache, &without);
+    assert_eq!(indexed.0, reference.0, "stdout of {args:?}");
+    assert_eq!(indexed.1, reference.1, "stderr of {args:?}");
+    assert!(
+        indexed.0.starts_with("{\n  \"records\": ["),
+        "{args:?}: {}",
+        indexed.0
+    );
+}
+
+#[test]
+fn find_from_rows_equals_find_without_index_on_the_corpus() {
+    let cache = TempDir::new().expect("temp");
+    let root = corpus_dir();
+    // The first run builds the index.
+    same_find(cache.path(), &root, &["--tool-name", "Bash"]);
+    let queries: &[&[&str]] = &[
+        &["--tool-name", "Bash", "--limit", "1"],
+        &["--tool-name", "Bash", "--limit", "50"],
+        &["--tool-name", "Bash", "--limit", "100000"],
+        &["--tool-name", "bash", "--no-redact", "--limit", "100000"],
+        &["--tool-name", "Read", "--limit", "100000"],
+        &["--tool-name", "Edit", "--no-redact"],
+        &["--tool-name", "Write", "--limit", "1"],
+        &["--tool-name", "Agent", "--limit", "100000"],
+        &["--tool-name", "Task", "--with-subagent-cost"],
+        &["--tool-name-pattern", "e", "--limit", "100000"],
+        &["--tool-name-pattern", "mcp__", "--limit", "100000"],
+        &["--tool-name-pattern", "a", "--limit", "1"],
+        &[
+            "--tool-name",
+            "Bash",
+            "--is-error",
+            "true",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--is-error",
+            "false",
+            "--limit",
+            "50",
+        ],
+        &[
+            "--tool-name-pattern",
+            "",
+            "--is-error",
+            "true",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "git",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "ls",
+            "--limit",
+            "1",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--input-contains",
+            "command\":",
+            "--limit",
+            "50",
+        ],
+        &[
+            "--tool-name",
+            "Read",
+            "--input-contains",
+            "/home",
+            "--no-redact",
+        ],
+        &[
+            "--tool-name-pattern",
+            "",
+            "--output-contains",
+            "error",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--output-contains",
+            "no such file",
+            "--no-redact",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--output-excludes",
+            "error",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name-pattern",
+            "",
+            "--output-excludes",
+            "a",
+            "--limit",
+            "50",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--since",
+            "2026-01-01",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--until",
+            "2026-01-01",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name-pattern",
+            "",
+            "--since",
+            "2025-06-01",
+            "--until",
+            "2026-11-29T18:00:30Z",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--hook",
+            "PreToolUse",
+            "--limit",
+            "100000",
+        ],
+        &["--tool-name-pattern", "", "--blocked", "--limit", "100000"],
+        &[
+            "--tool-name-pattern",
+            "",
+            "--rewritten",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--agent",
+            "claude-code",
+            "--output-mode",
+            "tail",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--session",
+            "0c04bd79",
+            "--limit",
+            "100000",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--session",
+            "8bb2dece",
+            "--no-redact",
+        ],
+        &[
+            "--tool-name-pattern",
+            "",
+            "--session",
+            "8bb2dece",
+            "--limit",
+            "100000",
+        ],
+    ];
+    for args in queries {
+        same_find(cache.path(), &root, args);
+    }
+}
+
+/// The records, `matched` and `matched_exact` of a result, as one string.
+fn answer(r: &FindResult) -> String {
+    format!(
+        "{} matched={} exact={} unreadable={:?}",
+        serde_json::to_string(r).expect("json"),
+        r.matched,
+        r.matched_exact,
+        r.unreadable
+    )
+}
+
+/// `args` answered from an index in `cache` over `sessions` (rows on) and
+/// without one; asserts they are equal and returns the answer and how many
+/// sessions the indexed run loaded whole.
+fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, usize) {
+    let now = Utc::now();
+    let query = FindParams::from_json(args)
+        .expect("params")
+        .validate(now)
+        .expect("valid");
+    let mut index = Index::open(cache).expect("index");
+    let synced = index.sync(sessions, &mut |_| {});
+    let verdicts = index.verdicts(sessions, &synced.states, &query);
+    let loads = AtomicUsize::new(0);
+    let loader = |s: &SessionRef| {
+        loads.fetch_add(1, Ordering::SeqCst);
+        load_from_disk(s)
+    };
+    let fast = find_with_rows(sessions, &query, &verdicts, Some(&index), &loader).expect("rows");
+    let reference = find_with(sessions, &query).expect("reference");
+    assert_eq!(answer(&fast), answer(&reference), "{args}");
+    (fast, loads.load(Ordering::SeqCst))
+}
+
+#[test]
+fn rows_serve_the_hooks_and_subagent_sessions_without_loading_them() {
+    let cache = TempDir::new().expect("temp");
+    let found = discover(&[corpus("real-cc-2.1.332")]).expect("discover");
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "session": "0c04bd79", "limit": 1000}),
+    );
+    assert_eq!(loads, 0);
+    assert_eq!(r.records.len(), 6);
+    assert_eq!(r.matched, 6);
+    // The subagent's call carries its origin; hook firings come from rows.
+    let origins = r
+        .records
+        .iter()
+        .filter(|c| {
+            c.origin
+                .as_ref()
+                .is_some_and(|o| o.agent_id.as_deref() == Some("aab8fa18d1ff571f3"))
+        })
+        .count();
+    assert_eq!(origins, 1);
+
+    // hooks_c2_exit2: one Bash call blocked by a PreToolUse exit 2, its
+    // firing recorded in the index.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "session": "e1be136e", "limit": 1000}),
+    );
+    assert_eq!(loads, 0);
+    let hooked: Vec<&Value> = r.records.iter().flat_map(|c| &c.hook_activity).collect();
+    assert_eq!(hooked.len(), 1);
+    assert_eq!(hooked[0]["action"], json!("blocked"));
+
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "session": "8bb2dece", "redact": false}),
+    );
+    assert_eq!(loads, 0);
+    assert_eq!(r.records.len(), 3);
+    assert!(r.records.iter().all(|c| c.origin.is_some()));
+
+    // Every query over the real sessions, rows on, equals the reference.
+    for args in [
+        json!({"tool_name": "Bash", "limit": 1}),
+        json!({"tool_name": "Bash", "input_contains": "git", "limit": 50}),
+        json!({"tool_name_pattern": "", "is_error": true, "limit": 1000}),
+        json!({"tool_name_pattern": "", "output_excludes": "e", "limit": 1000}),
+        json!({"tool_name_pattern": "", "hook": "PreToolUse", "limit": 1000}),
+        json!({"tool_name_pattern": "", "blocked": true, "limit": 1000}),
+        json!({"tool_name": "Agent", "with_subagent_cost": true}),
+    ] {
+        compare(cache.path(), &found.sessions, &args);
+    }
+}
+
+/// A Claude Code project folder in `dir` with one session file `name`
+/// holding `lines`; returns its path.
+fn session_file(dir: &Path, name: &str, lines: &[Vec<u8>]) -> PathBuf {
+    let project = dir.join("projects").join("-tmp-p");
+    write_lines(project.join(format!("{name}.jsonl")), lines)
+}
+
+fn prompt(ts: &str) -> Vec<u8> {
+    json!({"type": "user", "uuid": "u0", "timestamp": ts,
+           "message": {"role": "user", "content": "run the tests"}})
+    .to_string()
+    .into_bytes()
+}
+
+fn tool_use(id: &str, command: &str, ts: &str) -> Vec<u8> {
+    json!({"type": "assistant", "uuid": format!("a-{id}"), "timestamp": ts,
+           "message": {"id": format!("m-{id}"), "role": "assistant", "model": "claude-x",
+                       "content": [{"type": "tool_use", "id": id, "name": "Bash",
+                                    "input": {"command": command}}]}})
+    .to_string()
+    .into_bytes()
+}
+
+fn tool_result(id: &str, text: &str, is_error: bool, ts: &str) -> Vec<u8> {
+    json!({"type": "user", "uuid": format!("r-{id}"), "timestamp": ts,
+           "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                                                    "content": text, "is_error": is_error}]}})
+    .to_string()
+    .into_bytes()
+}
+
+/// Three Bash calls with results.
+fn three_calls() -> Vec<Vec<u8>> {
+    vec![
+        prompt("2026-11-01T10:00:00Z"),
+        tool_use("t1", "git status", "2026-11-01T10:00:01Z"),
+        tool_result("t1", "On branch main", false, "2026-11-01T10:00:02Z"),
+        tool_use("t2", "ls /nope", "2026-11-01T10:00:03Z"),
+        tool_result(
+            "t2",
+            "ls: cannot access '/nope': No such file",
+            true,
+            "2026-11-01T10:00:04Z",
+        ),
+        tool_use("t3", "git log --oneline", "2026-11-01T10:00:05.123456789Z"),
+        tool_result("t3", "e676a63 gen_corpus", false, "2026-11-01T10:00:06Z"),
+    ]
+}
+
+const QUERIES: &[&str] = &[
+    r#"{"tool_name": "Bash", "limit": 1000, "redact": false}"#,
+    r#"{"tool_name": "Bash", "input_contains": "git", "limit": 1}"#,
+    r#"{"tool_name": "Bash", "output_contains": "such", "limit": 1000}"#,
+    r#"{"tool_name": "Bash", "is_error": false, "limit": 1000}"#,
+];
+
+fn all_queries(cache: &Path, sessions: &[SessionRef]) -> usize {
+    let mut loads = 0;
+    for q in QUERIES {
+        let args: Value = serde_json::from_str(q).expect("query");
+        loads += compare(cache, sessions, &args).1;
+    }
+    loads
+}
+
+#[test]
+fn a_rewrite_behind_an_unchanged_stamp_never_gives_wrong_records() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    let path = session_file(
+        data.path(),
+        "11111111-0000-4000-8000-000000000001",
+        &three_calls(),
+    );
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(all_queries(cache.path(), &found.sessions), 0);
+    let mtime = std::fs::metadata(&path)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+
+    // Same bytes, lines 2 and 3 swapped (same size), mtime put back. Size
+    // and mtime cannot tell; the file's ctime can (docs/security.md "The
+    // index"), so the sync indexes it again and the answers, compared with
+    // the loader's by `compare`, come from fresh rows (before ctime was in
+    // the identity, the stored offsets of t1 pointed at t1's result line
+    // and into the middle of a line, and the line checks sent each query
+    // to the loader).
+    let mut lines = three_calls();
+    lines.swap(1, 2);
+    let size = std::fs::metadata(&path).expect("meta").len();
+    let path2 = session_file(data.path(), "11111111-0000-4000-8000-000000000001", &lines);
+    assert_eq!(path2, path);
+    assert_eq!(std::fs::metadata(&path).expect("meta").len(), size);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open");
+    file.set_modified(mtime).expect("set mtime");
+    drop(file);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(all_queries(cache.path(), &found.sessions), 0);
+
+    // A rewrite that changes the stamp is re-indexed by the sync.
+    let mut lines = three_calls();
+    lines.insert(1, prompt("2026-11-01T09:59:59Z"));
+    session_file(data.path(), "11111111-0000-4000-8000-000000000001", &lines);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(all_queries(cache.path(), &found.sessions), 0);
+}
+
+#[test]
+fn a_truncated_last_line_a_10_mb_line_and_invalid_utf8_come_out_as_without_index() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    // Truncated: t3's result is cut mid-line (no newline, invalid JSON).
+    let mut lines = three_calls();
+    let last = lines.pop().expect("line");
+    lines.push(last[..last.len() / 2].to_vec());
+    let path = session_file(data.path(), "22222222-0000-4000-8000-000000000002", &lines);
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes.pop(); // no final newline
+    std::fs::write(&path, bytes).expect("write");
+    // A 10 MB result line.
+    let mut big = three_calls();
+    big[2] = tool_result("t1", &"x".repeat(10 << 20), false, "2026-11-01T10:00:02Z");
+    session_file(data.path(), "33333333-0000-4000-8000-000000000003", &big);
+    // Invalid UTF-8 in a tool_use line and in a result line.
+    let mut bad = three_calls();
+    bad[1] = tool_use("t1", "git status \u{1}", "2026-11-01T10:00:01Z");
+    let at = bad[1]
+        .windows(6)
+        .position(|w| w == b"\\u0001")
+        .expect("escape");
+    bad[1].splice(at..at + 6, [0xff, 0xfe]);
+    let at = bad[4].windows(5).position(|w| w == b"/nope").expect("text");
+    bad[4][at + 1] = 0xc3;
+    session_file(data.path(), "44444444-0000-4000-8000-000000000004", &bad);
+
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(found.sessions.len(), 3);
+    assert_eq!(all_queries(cache.path(), &found.sessions), 0);
+    let (r, _) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "session": "22222222", "limit": 10}),
+    );
+    // t3's result was cut: no output, no is_error.
+    let t3 = r
+        .records
+        .iter()
+        .find(|c| c.tool_use_id == "t3")
+        .expect("t3");
+    assert_eq!(t3.output, None);
+    assert_eq!(t3.is_error, None);
+    let (r, _) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "session": "44444444", "input_contains": "status", "limit": 10, "redact": false}),
+    );
+    assert_eq!(r.records.len(), 1);
+    assert_eq!(
+        r.records[0].input,
+        json!({"command": "git status \u{fffd}\u{fffd}"})
+    );
+}
+
+/// A `tool_use` line as Claude Code writes it, with its `cwd` and
+/// `gitBranch` before the message (both hold "git").
+fn tool_use_in_repo(id: &str, command: &str, ts: &str) -> Vec<u8> {
+    format!(
+        r#"{{"cwd":"/home/u/git/app","gitBranch":"git-main","type":"assistant","uuid":"a-{id}","timestamp":"{ts}","message":{{"id":"m-{id}","role":"assistant","model":"claude-x","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":{}}}}}]}}}}"#,
+        serde_json::to_string(command).expect("json")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn input_contains_answers_from_the_stored_input_text_as_without_index() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    // 600 bytes: over the index's 512-byte `input_folded` cap.
+    let long_git = format!("{} && git push", "echo padding ".repeat(46));
+    let long_plain = "echo padding ".repeat(46);
+    assert!(long_git.len() > 512 && long_plain.len() > 512);
+    // t5's `input` key is written with an escape: the raw-byte narrowing
+    // must not skip it.
+    // It is long too, so its line is read (no stored text).
+    let long_fetch = format!("git fetch && {long_plain}");
+    let escaped = String::from_utf8(tool_use_in_repo("t5", &long_fetch, "2026-11-01T10:00:09Z"))
+        .expect("utf-8")
+        .replace("\"input\"", "\"\\u0069nput\"")
+        // A second block after it, whose `input` key is plain.
+        .replace(
+            "}]}}",
+            r#"},{"type":"tool_use","id":"t7","name":"Bash","input":{"command":"pwd"}}]}}"#,
+        )
+        .into_bytes();
+    let lines = vec![
+        prompt("2026-11-01T10:00:00Z"),
+        tool_use_in_repo("t1", "ls -la", "2026-11-01T10:00:01Z"),
+        tool_result("t1", "total 0", false, "2026-11-01T10:00:02Z"),
+        tool_use_in_repo("t2", "echo GIT", "2026-11-01T10:00:03Z"),
+        tool_result("t2", "GIT", false, "2026-11-01T10:00:04Z"),
+        tool_use_in_repo("t3", &long_git, "2026-11-01T10:00:05Z"),
+        tool_result("t3", "pushed", false, "2026-11-01T10:00:06Z"),
+        tool_use_in_repo("t4", &long_plain, "2026-11-01T10:00:07Z"),
+        tool_result("t4", "padding", false, "2026-11-01T10:00:08Z"),
+        escaped,
+        tool_result("t5", "fetched", false, "2026-11-01T10:00:10Z"),
+        tool_result("t7", "/home/u/git/app", false, "2026-11-01T10:00:10Z"),
+        // U+212A KELVIN SIGN folds to an ASCII k.
+        tool_use_in_repo("t6", "\u{212a}ILL -9 1", "2026-11-01T10:00:11Z"),
+        tool_result("t6", "", false, "2026-11-01T10:00:12Z"),
+    ];
+    session_file(data.path(), "55555555-0000-4000-8000-000000000005", &lines);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    let ids = |r: &FindResult| {
+        let mut ids: Vec<String> = r.records.iter().map(|c| c.tool_use_id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    // "git" is in every tool_use line (cwd, gitBranch) but in the input of
+    // t2 (upper case), t3 (past the cap) and t5 only.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "input_contains": "git", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t2", "t3", "t5"]);
+    assert_eq!(loads, 0);
+    let (r, _) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "input_contains": "kill -9", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t6"]);
+    let (r, _) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name_pattern": "BAS", "input_contains": "padding", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t3", "t4", "t5"]);
+    // The CLI says the same with and without the index.
+    same_find(
+        cache.path(),
+        data.path(),
+        &["--tool-name", "bash", "--input-contains", "GIT"],
+    );
+}
+
+/// A Task spawn (its record needs the session: `rows_ok` 0) with a prompt
+/// too long to be stored does not make a text search load the session
+/// when its line cannot hold the needle; when it can, the session loads.
+#[test]
+fn a_long_spawn_that_cannot_match_does_not_load_its_session() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    let prompt_text = "review the repository layout ".repeat(30);
+    assert!(prompt_text.len() > 512);
+    let task = format!(
+        r#"{{"type":"assistant","uuid":"a-t0","timestamp":"2026-11-01T10:00:01Z","message":{{"id":"m-t0","role":"assistant","model":"claude-x","content":[{{"type":"tool_use","id":"t0","name":"Task","input":{{"description":"Review","prompt":{},"subagent_type":"general-purpose"}}}}]}}}}"#,
+        serde_json::to_string(&prompt_text).expect("json")
+    )
+    .into_bytes();
+    let mut lines = vec![prompt("2026-11-01T10:00:00Z"), task];
+    lines.push(tool_result("t0", "reviewed", false, "2026-11-01T10:00:02Z"));
+    lines.extend(three_calls().into_iter().skip(1));
+    session_file(data.path(), "66666666-0000-4000-8000-000000000006", &lines);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    let ids = |r: &FindResult| {
+        let mut ids: Vec<String> = r.records.iter().map(|c| c.tool_use_id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    // "git" is in two Bash inputs, not in the spawn's prompt.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name_pattern": "", "input_contains": "git", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t1", "t3"]);
+    assert_eq!(loads, 0);
+    // "layout" is only in the spawn's prompt: its record needs the load.
+    let (r, loads) = compare(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name_pattern": "", "input_contains": "layout", "limit": 100}),
+    );
+    assert_eq!(ids(&r), ["t0"]);
+    assert_eq!(loads, 1);
+}
