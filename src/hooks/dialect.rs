@@ -330,7 +330,8 @@ impl Dialect {
     }
 
     /// The hook stdin of `event` at `at` rebuilt from `session` in this
-    /// dialect's shape (docs/payloads.md).
+    /// dialect's shape (docs/payloads.md); a shortened `tool_use_id` that
+    /// names one call is made whole first ([`At::expanded`]).
     ///
     /// # Errors
     /// As the dialect's builder refuses: nothing at `at`, an event not
@@ -341,6 +342,7 @@ impl Dialect {
         event: EventName,
         at: &At,
     ) -> Result<Payload, PayloadError> {
+        let at = &at.expanded(session);
         match self {
             Dialect::Codex => codex::payload::payload(session, event, at),
             Dialect::ClaudeCode | Dialect::Droid => {

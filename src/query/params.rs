@@ -626,6 +626,9 @@ mod tests {
             ..base
         }
         .validate(now());
-        assert!(q.is_ok_and(|q| q.agent == Some(crate::transcript::Agent::ClaudeCode) && q.limit == DEFAULT_LIMIT));
+        assert!(
+            q.is_ok_and(|q| q.agent == Some(crate::transcript::Agent::ClaudeCode)
+                && q.limit == DEFAULT_LIMIT)
+        );
     }
 }

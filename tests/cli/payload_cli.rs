@@ -435,3 +435,51 @@ fn payload_of_an_opencode_session_is_refused_and_says_why() {
         "{err}"
     );
 }
+
+/// `--at` takes a `tool_use_id` as the `find` table and the TUI shorten it
+/// (`toolu_015ys…`) or any prefix naming one call: the payload is the full
+/// id's. A prefix several calls share still names nothing (exit 2).
+#[test]
+fn a_shortened_tool_use_id_names_its_call() {
+    let full = run(&[
+        "e71e9aa1",
+        "assets/demo",
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_015yswaSNPXIXO5GvmjyPcJl",
+    ]);
+    assert_eq!(full.0, 0, "{}", full.2);
+    assert!(
+        full.1
+            .contains("\"tool_use_id\":\"toolu_015yswaSNPXIXO5GvmjyPcJl\""),
+        "{}",
+        full.1
+    );
+    for short in ["toolu_015ys…", "toolu_015ysw"] {
+        let got = run(&[
+            "e71e9aa1",
+            "assets/demo",
+            "--event",
+            "PreToolUse",
+            "--at",
+            short,
+        ]);
+        assert_eq!(got.0, 0, "{short}: {}", got.2);
+        assert_eq!(got.1, full.1, "{short}");
+    }
+    let shared = run(&[
+        "e71e9aa1",
+        "assets/demo",
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01",
+    ]);
+    assert_eq!(shared.0, 2);
+    assert!(
+        shared.2.contains("toolu_01 names nothing in this session"),
+        "{}",
+        shared.2
+    );
+}

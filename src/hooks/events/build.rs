@@ -44,13 +44,13 @@ use super::{FileBefore, HookEvent};
 mod droid;
 mod points;
 
-use points::*;
 use crate::hooks::contract::{self, Presence, Version};
 use crate::tools::ToolCall;
 use crate::transcript::hook_activity::HookAction;
 use crate::transcript::{
     Agent, Event, LineContext, LineIndex, Session, Subagent, ToolCallRecord, Turn,
 };
+use points::*;
 
 macro_rules! event_names {
     ($($name:ident),* $(,)?) => {
@@ -180,6 +180,33 @@ pub enum At {
 }
 
 impl At {
+    /// `self`, with a shortened `tool_use_id` (as the `find` table and the
+    /// TUI show them: `toolu_015ys…`, or any prefix) made whole when
+    /// exactly one call of `session` (subagents included) has an id that
+    /// starts with it; an exact id, an ambiguous or unknown prefix and
+    /// every other form are returned unchanged.
+    pub fn expanded(&self, session: &Session) -> At {
+        let At::ToolUseId(text) = self else {
+            return self.clone();
+        };
+        let prefix = text.trim_end_matches('…');
+        if prefix.is_empty()
+            || session
+                .all_tool_calls()
+                .any(|(_, r)| r.tool_use_id == prefix)
+        {
+            return At::ToolUseId(prefix.to_string());
+        }
+        let mut found = session
+            .all_tool_calls()
+            .map(|(_, r)| &r.tool_use_id)
+            .filter(|id| id.starts_with(prefix));
+        match (found.next(), found.next()) {
+            (Some(id), None) => At::ToolUseId(id.clone()),
+            _ => self.clone(),
+        }
+    }
+
     /// Reads `--at`: `last`, a number (a turn), `line:N` (a line of the
     /// main file), `line:agent-<agent_id>:N` (a line of a subagent's file),
     /// a UUID-shaped id (a line uuid), else a tool_use_id.

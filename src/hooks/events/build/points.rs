@@ -878,4 +878,3 @@ pub(super) fn stop_points(
         out.push(background(session, anchor, p));
     }
 }
-
