@@ -403,7 +403,7 @@ fn left_out_line(agent: &str, n: usize) -> String {
 
 fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     outln!(
-        "backtest of {}: {} sessions ({} skipped by the prefilter, {} unreadable), {} events",
+        "backtest of {}: {} sessions ({} skipped by the prefilter, {} unreadable), {} events evaluated (the others no rule could match were skipped by the prefilters; each rule's line below counts every event of its kind)",
         rules
             .path
             .as_ref()

@@ -750,3 +750,21 @@ fn backtest_of_an_opencode_store_suggests_no_replay() {
     );
     assert!(!out.contains("--event"), "{out}");
 }
+
+/// The backtest's header says its event count is of the events evaluated
+/// after the prefilters, so it is not read against the per-rule counts
+/// below it (which count every event of the rule's kind): on the bundled
+/// demo, 20 evaluated and 32 PreToolUse events per PreToolUse rule.
+#[test]
+fn the_backtest_header_says_what_its_event_count_counts() {
+    let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", "assets/demo"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with("backtest of assets/rules/example.toml: 2 sessions (0 skipped by the prefilter, 0 unreadable), 20 events evaluated (the others no rule could match were skipped by the prefilters; each rule's line below counts every event of its kind)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nno-rm-rf: 32 PreToolUse events: never matched\n"),
+        "{out}"
+    );
+}
