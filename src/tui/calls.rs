@@ -791,7 +791,7 @@ impl Component for CallsView {
         out.push(Command::new(
             Action::StartSearch,
             "edit",
-            "edit the filter line",
+            "edit the filter line (the view opens typing in it)",
         ));
         out.push(Command::new(
             Action::SameTool,
