@@ -1060,7 +1060,12 @@ impl ReplayPane {
                 )));
             }
         }
-        if r.recorded.is_empty() && activity.is_empty() {
+        if !r.dialect.compares_with_transcript() {
+            rec.push(dim(format!(
+                "not read: {} records no hook activity",
+                r.dialect.label()
+            )));
+        } else if r.recorded.is_empty() && activity.is_empty() {
             rec.push(dim(
                 "no hook ran here, as far as the transcript shows".into()
             ));

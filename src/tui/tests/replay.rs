@@ -499,7 +499,17 @@ fn replay_pane_on_a_codex_session_uses_codex_hooks() {
         "{}",
         v.reason
     );
-    let (main, _) = app.replay.lines(&app.ctx);
+    let (main, recorded) = app.replay.lines(&app.ctx);
+    // A rollout records no hook activity: the column says so rather than
+    // "no hook ran here".
+    let recorded: Vec<String> = recorded.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        recorded,
+        [
+            "Transcript recorded",
+            "not read: Codex records no hook activity"
+        ]
+    );
     let text: Vec<String> = main.iter().map(ToString::to_string).collect();
     assert!(
         text.iter()
