@@ -370,7 +370,7 @@ mod tests {
 
     /// The extensions `hook` / `blocked` / `rewritten` are accepted and
     /// narrow: over real-cc-2.1.332 the two calls a PreToolUse hook
-    /// blocked (c2 and c3, recounted in tests/hook_activity.rs).
+    /// blocked (c2 and c3, recounted in tests/core/hook_activity.rs).
     #[test]
     fn extension_parameters_find_blocked_calls() {
         let found = crate::transcript::discover(&[std::path::PathBuf::from(

@@ -43,7 +43,7 @@
 //!   `claude` command line, which the transcript does not record) are tried
 //!   before the settings' and recorded as `ruleSource: cliArg`.
 //! * [`FinalOutcome::record`] is the `permissionDecision` the transcript
-//!   would hold; `tests/hook_truth.rs` checks it against every call of the
+//!   would hold; `tests/core/hook_truth.rs` checks it against every call of the
 //!   real corpus (docs/hooks-exec.md "The final outcome").
 
 use globset::GlobBuilder;

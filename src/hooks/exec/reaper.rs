@@ -460,11 +460,17 @@ pub fn abort_runs() -> Aborted {
         .map(|l| (l.pgid, l.followed.clone()))
         .collect();
     if !runs.is_empty() {
-        for pid in doomed(&runs, &scan()) {
-            kill_pid(pid);
-        }
+        // Who to kill is read before anything dies (a descendant's parent
+        // link is lost once its parent is gone); the groups go first, in
+        // one signal each, so a hook's shell is killed rather than seeing
+        // its child die and exiting 137 on its own; then the processes
+        // outside the groups.
+        let doomed = doomed(&runs, &scan());
         for (pgid, _) in &runs {
             kill_group(*pgid);
+        }
+        for pid in doomed {
+            kill_pid(pid);
         }
     }
     let folders: Vec<PathBuf> = std::mem::take(&mut *temporaries());

@@ -2,7 +2,7 @@
 //! (real-droid-0.225.2 README "Hooks"; docs/contract.md#factory-droid-hooks). Droid sends
 //! Claude Code's older shape with its own fields; every captured payload of
 //! the corpus (`runs/*/hooks/<Event>.jsonl`, field `stdin`) is compared
-//! with these in `tests/droid_hooks.rs`.
+//! with these in `tests/cli/droid_hooks.rs`.
 //!
 //! Every payload: `session_id`, `transcript_path`, `cwd` (the
 //! `session_start.cwd`), `permission_mode` (the `<uuid>.settings.json`
