@@ -134,15 +134,20 @@ fn run_process(spec: &RunSpec, stdin: &[u8]) -> RunOutput {
         .stderr(Stdio::piped())
         .process_group(0);
     let able = super::reaper::prepare();
+    // Spawned and registered as live under one lock, so another run's end
+    // never takes this hook for an orphan of hookscope's (`Follow::finish`).
+    let spawning = super::reaper::spawn_guard();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
+            drop(spawning);
             return launch_failed(launch_reason(Path::new(program), &e, &spec.cwd), started);
         }
     };
     let deadline = started + timeout_duration(spec.timeout_secs);
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     let mut follow = super::reaper::Follow::start(pgid, able);
+    drop(spawning);
 
     let (tx, rx) = mpsc::channel::<Event>();
     if let Some(mut pipe) = child.stdin.take() {

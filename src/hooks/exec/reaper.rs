@@ -131,6 +131,17 @@ static LIVE: Mutex<Vec<Live>> = Mutex::new(Vec::new());
 static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Held from a hook's spawn until it is registered as live, and while a
+/// run's end looks for hookscope's orphans: a child spawned but not yet
+/// registered would otherwise look like one (and be killed and reaped, so
+/// its own run could not wait for it).
+pub(crate) fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+    static SPAWNING: Mutex<()> = Mutex::new(());
+    SPAWNING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn live() -> std::sync::MutexGuard<'static, Vec<Live>> {
     LIVE.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -282,6 +293,9 @@ impl Follow {
         if !self.able {
             return notes;
         }
+        // No hook is between its spawn and its registration while this
+        // looks for orphans (`alone` below would count it as one).
+        let _spawning = spawn_guard();
         let procs = scan();
         self.extend(&procs);
         let alone = live().len() == 1;
