@@ -342,6 +342,9 @@ impl Dialect {
         event: EventName,
         at: &At,
     ) -> Result<Payload, PayloadError> {
+        if let Some(e) = at.ambiguity(session) {
+            return Err(e);
+        }
         let at = &at.expanded(session);
         match self {
             Dialect::Codex => codex::payload::payload(session, event, at),

@@ -438,7 +438,8 @@ fn payload_of_an_opencode_session_is_refused_and_says_why() {
 
 /// `--at` takes a `tool_use_id` as the `find` table and the TUI shorten it
 /// (`toolu_015ys…`) or any prefix naming one call: the payload is the full
-/// id's. A prefix several calls share still names nothing (exit 2).
+/// id's. A prefix several calls share is refused with how many and the
+/// first few (exit 2).
 #[test]
 fn a_shortened_tool_use_id_names_its_call() {
     let full = run(&[
@@ -477,9 +478,8 @@ fn a_shortened_tool_use_id_names_its_call() {
         "toolu_01",
     ]);
     assert_eq!(shared.0, 2);
-    assert!(
-        shared.2.contains("toolu_01 names nothing in this session"),
-        "{}",
-        shared.2
+    assert_eq!(
+        shared.2,
+        "hookscope: toolu_01 starts the tool_use_id of 23 calls (toolu_01tL383BVJdaI34KPxGfiRLZ, toolu_01dxohHpq0K1OceRQg5RT4vA, toolu_01WS4HYZrMsYywO1CkB0np7Q); give more of the id\n"
     );
 }

@@ -180,6 +180,33 @@ pub enum At {
 }
 
 impl At {
+    /// The ids of `session`'s calls that a shortened `tool_use_id` could
+    /// stand for, when it is not a whole id and more than one call's id
+    /// starts with it: the error to give instead of "names nothing".
+    pub fn ambiguity(&self, session: &Session) -> Option<PayloadError> {
+        let At::ToolUseId(text) = self else {
+            return None;
+        };
+        let prefix = text.trim_end_matches('…');
+        if prefix.is_empty()
+            || session
+                .all_tool_calls()
+                .any(|(_, r)| r.tool_use_id == prefix)
+        {
+            return None;
+        }
+        let ids: Vec<&str> = session
+            .all_tool_calls()
+            .map(|(_, r)| r.tool_use_id.as_str())
+            .filter(|id| id.starts_with(prefix))
+            .collect();
+        (ids.len() > 1).then(|| PayloadError::AmbiguousId {
+            at: text.clone(),
+            count: ids.len(),
+            examples: ids.iter().take(3).copied().collect::<Vec<_>>().join(", "),
+        })
+    }
+
     /// `self`, with a shortened `tool_use_id` (as the `find` table and the
     /// TUI show them: `toolu_015ys…`, or any prefix) made whole when
     /// exactly one call of `session` (subagents included) has an id that
@@ -314,6 +341,17 @@ pub enum PayloadError {
         "hook payloads are rebuilt for Claude Code, Codex and Droid sessions only (OpenCode's hooks are JavaScript plugins called in-process, fed no JSON payload); this one is {0}"
     )]
     NotClaudeCode(String),
+    /// `at` is the start of several calls' `tool_use_id`s
+    /// ([`At::expanded`] makes a prefix whole only when one call has it).
+    #[error("{at} starts the tool_use_id of {count} calls ({examples}); give more of the id")]
+    AmbiguousId {
+        /// What was asked.
+        at: String,
+        /// How many calls' ids start with it.
+        count: usize,
+        /// The first few of them, comma-separated.
+        examples: String,
+    },
     /// `at` names nothing in the session.
     #[error("{at} names nothing in this session ({hint})")]
     NothingAt {
