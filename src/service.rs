@@ -149,19 +149,9 @@ impl Library {
         }
     }
 
-    /// The roots given (empty: the default ones).
-    pub fn paths(&self) -> &[PathBuf] {
-        &self.paths
-    }
-
     /// The parsed sessions kept between questions, when there is a cache.
     pub fn cache(&self) -> Option<&SessionCache> {
         self.cache.as_deref()
-    }
-
-    /// Whether an index is in use.
-    pub fn has_index(&self) -> bool {
-        self.index.is_some()
     }
 
     /// The notices gathered since the last call (the index rebuilt, kept in

@@ -219,18 +219,6 @@ impl Dialect {
         }
     }
 
-    /// The hook events this dialect has (`version` applies to Claude Code).
-    pub fn events(self, version: &Version) -> Vec<&'static str> {
-        match self {
-            Dialect::ClaudeCode => contract::event_names()
-                .into_iter()
-                .filter(|e| contract::event(e, version).is_some())
-                .collect(),
-            Dialect::Codex => settings::codex::EVENTS.to_vec(),
-            Dialect::Droid => settings::droid::DROID_EVENTS.to_vec(),
-        }
-    }
-
     /// Checks that `event` is one of this dialect's events.
     ///
     /// # Errors
@@ -342,10 +330,7 @@ impl Dialect {
         event: EventName,
         at: &At,
     ) -> Result<Payload, PayloadError> {
-        if let Some(e) = at.ambiguity(session) {
-            return Err(e);
-        }
-        let at = &at.expanded(session);
+        let at = &at.expanded(session)?;
         match self {
             Dialect::Codex => codex::payload::payload(session, event, at),
             Dialect::ClaudeCode | Dialect::Droid => {
@@ -476,15 +461,6 @@ impl RunContext {
 }
 
 impl Hooks {
-    /// A configuration loaded elsewhere, in the dialect its
-    /// [`HookConfig::agent`] names.
-    pub fn from_config(config: HookConfig) -> Hooks {
-        Hooks {
-            dialect: Dialect::for_agent(config.agent),
-            loaded: Loaded::Settings(Box::new(config)),
-        }
-    }
-
     /// The files and handlers, as every dialect lists them.
     pub fn config(&self) -> &HookConfig {
         match &self.loaded {

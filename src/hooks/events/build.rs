@@ -180,12 +180,17 @@ pub enum At {
 }
 
 impl At {
-    /// The ids of `session`'s calls that a shortened `tool_use_id` could
-    /// stand for, when it is not a whole id and more than one call's id
-    /// starts with it: the error to give instead of "names nothing".
-    pub fn ambiguity(&self, session: &Session) -> Option<PayloadError> {
+    /// `self`, with a shortened `tool_use_id` (as the `find` table and the
+    /// TUI show them: `toolu_015ys…`, or any prefix) made whole when
+    /// exactly one call of `session` (subagents included) has an id that
+    /// starts with it; an exact id, an unknown prefix and every other form
+    /// are returned unchanged (the builder then says what exists).
+    ///
+    /// # Errors
+    /// [`PayloadError::AmbiguousId`] when several calls' ids start with it.
+    pub fn expanded(&self, session: &Session) -> Result<At, PayloadError> {
         let At::ToolUseId(text) = self else {
-            return None;
+            return Ok(self.clone());
         };
         let prefix = text.trim_end_matches('…');
         if prefix.is_empty()
@@ -193,44 +198,21 @@ impl At {
                 .all_tool_calls()
                 .any(|(_, r)| r.tool_use_id == prefix)
         {
-            return None;
+            return Ok(At::ToolUseId(prefix.to_string()));
         }
         let ids: Vec<&str> = session
             .all_tool_calls()
             .map(|(_, r)| r.tool_use_id.as_str())
             .filter(|id| id.starts_with(prefix))
             .collect();
-        (ids.len() > 1).then(|| PayloadError::AmbiguousId {
-            at: text.clone(),
-            count: ids.len(),
-            examples: ids.iter().take(3).copied().collect::<Vec<_>>().join(", "),
-        })
-    }
-
-    /// `self`, with a shortened `tool_use_id` (as the `find` table and the
-    /// TUI show them: `toolu_015ys…`, or any prefix) made whole when
-    /// exactly one call of `session` (subagents included) has an id that
-    /// starts with it; an exact id, an ambiguous or unknown prefix and
-    /// every other form are returned unchanged.
-    pub fn expanded(&self, session: &Session) -> At {
-        let At::ToolUseId(text) = self else {
-            return self.clone();
-        };
-        let prefix = text.trim_end_matches('…');
-        if prefix.is_empty()
-            || session
-                .all_tool_calls()
-                .any(|(_, r)| r.tool_use_id == prefix)
-        {
-            return At::ToolUseId(prefix.to_string());
-        }
-        let mut found = session
-            .all_tool_calls()
-            .map(|(_, r)| &r.tool_use_id)
-            .filter(|id| id.starts_with(prefix));
-        match (found.next(), found.next()) {
-            (Some(id), None) => At::ToolUseId(id.clone()),
-            _ => self.clone(),
+        match ids.as_slice() {
+            [] => Ok(self.clone()),
+            [one] => Ok(At::ToolUseId((*one).to_string())),
+            many => Err(PayloadError::AmbiguousId {
+                at: text.clone(),
+                count: many.len(),
+                examples: many.iter().take(3).copied().collect::<Vec<_>>().join(", "),
+            }),
         }
     }
 
