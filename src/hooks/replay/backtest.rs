@@ -1,0 +1,906 @@
+//! The backtest: every event of many sessions through a rule set, with
+//! per-rule tallies and the first examples ([`Backtest`]), the byte and
+//! line prefilters that skip what no rule can match ([`could_match`],
+//! [`LineFilter`]), and the parallel run over discovered sessions
+//! ([`backtest_refs`]). docs/replay-and-backtest.md describes what it
+//! counts.
+
+use super::*;
+
+/// The JSON of a backtest, the one object `hookscope replay --all --json`
+/// prints and `replay_hook` with `all: true` returns: the [`Backtest`]'s
+/// fields plus `warnings` (the rule set's, [`RuleSet::warnings`]).
+pub fn backtest_json(bt: &Backtest, rules: &RuleSet) -> Value {
+    let mut out = serde_json::to_value(bt).unwrap_or(Value::Null);
+    if let Some(o) = out.as_object_mut() {
+        o.insert("warnings".into(), serde_json::json!(rules.warnings()));
+    }
+    out
+}
+
+// ---- backtest --------------------------------------------------------------
+
+/// Examples per rule and verdict that `hookscope replay --all` prints by
+/// default (`--examples N`), and that the MCP `replay_hook` tool returns
+/// by default (its `examples` argument).
+pub const MAX_EXAMPLES: usize = 3;
+
+/// Most examples a [`Backtest`] keeps per rule and verdict (the first, in
+/// session order); the rest are counted in
+/// [`RuleTally::examples_left_out`]. A broad rule over tens of thousands
+/// of sessions matches hundreds of thousands of events: the counts hold
+/// them all, the examples do not.
+pub const KEPT_EXAMPLES: usize = 1000;
+
+/// One event a rule matched, as an example in a backtest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Example {
+    /// The session's short id ([`short_session_id`]).
+    pub session: String,
+    /// The event name.
+    pub event: String,
+    /// The payload's `tool_use_id`, for tool events.
+    pub tool_use_id: Option<String>,
+    /// The `--at` form that names this firing
+    /// ([`crate::hooks::events::At::parse`]): the `tool_use_id` for a tool
+    /// event, else `line:N` (the 1-based line of the main transcript file it
+    /// is anchored at), or inside a subagent `line:agent-<agent_id>:N` (a
+    /// line of the subagent's file); `None` when neither can be told.
+    pub at: Option<String>,
+    /// One line: the tool and its command or path, or the prompt.
+    pub summary: String,
+    /// The rule's verdict (`block`, `warn`, `context`, `allow`, `rewrite`).
+    pub verdict: String,
+    /// The source file and 1-based line of the event.
+    pub source: String,
+    /// For a `block`: whether the transcript shows a hook taking that
+    /// effect at the time (a call blocked before it ran, an objection after
+    /// it ran, a Stop blocked, a prompt rejected; docs/replay.md "Blocked
+    /// then, or new"); `false` marks a would-be new block (the ones to
+    /// review as possible false blocks). `None` for other verdicts and for
+    /// a tool event whose call is not recorded.
+    pub blocked_then: Option<bool>,
+    /// Set when the rule matched on a command not parsed whole (its
+    /// [`crate::hooks::rules::RuleEval::unread`]): what was not parsed, e.g.
+    /// `command not parsed whole: 70672 bytes, 5136 not parsed`. Such a
+    /// match may rest on raw text (docs/rules.md "Rule sets": the long-command
+    /// rule). Omitted from JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_parsed_whole: Option<String>,
+}
+
+/// A rule's tally over a backtest: per verdict, how many events it matched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct RuleTally {
+    /// The rule id.
+    pub id: String,
+    /// Events per verdict (`block`, `warn`, `context`, `allow`, `rewrite`),
+    /// only verdicts that occurred.
+    pub counts: BTreeMap<String, usize>,
+    /// The denominator: firings of the rule's events in the sessions the
+    /// backtest loaded (those the line prefilter ruled out included: no rule
+    /// matches them); sessions skipped unloaded ([`Backtest::skipped`]) are
+    /// not counted.
+    pub evaluated: usize,
+    /// Of its `block`s, those on calls the transcript shows blocked by a
+    /// hook at the time ([`Example::blocked_then`] `Some(true)`).
+    pub blocks_then: usize,
+    /// Of its `block`s, those on calls no hook blocked at the time: the
+    /// would-be new blocks ([`Example::blocked_then`] `Some(false)`).
+    pub blocks_new: usize,
+    /// Of its matches (every verdict), those on a command not parsed whole
+    /// ([`Example::not_parsed_whole`]): a guard matches such a command on
+    /// its raw text, so these are the ones to review.
+    pub not_parsed_whole: usize,
+    /// The events it matched, in session order: the first
+    /// [`KEPT_EXAMPLES`] per verdict (fewer after
+    /// [`Backtest::cap_examples`]).
+    pub examples: Vec<Example>,
+    /// Matched events not in `examples` (past the cap), all verdicts;
+    /// omitted from JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub examples_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The result of running every event of many sessions through a rule set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Backtest {
+    /// Sessions looked at (skipped ones included): those whose hook
+    /// payloads are rebuilt ([`crate::hooks::events::rebuilds`]: Claude
+    /// Code and Droid).
+    pub sessions: usize,
+    /// Sessions skipped by the prefilters without loading ([`could_match`],
+    /// or no candidate line of a [`LineFilter`]).
+    pub skipped: usize,
+    /// Sessions that could not be read or loaded (left out of the counts).
+    pub unreadable: usize,
+    /// Why, per such session: `"<path>: <error>"` (the file that failed),
+    /// in the order the sessions were given.
+    pub unreadable_files: Vec<String>,
+    /// Sessions of agents whose payloads are not rebuilt (Codex,
+    /// OpenCode) passed in and left out, per agent
+    /// ([`Agent::as_str`]: `"codex"` → 1); agents with none are absent.
+    /// Not counted in `sessions`.
+    pub left_out: BTreeMap<String, usize>,
+    /// Events evaluated (payloads of the events the rules name that were
+    /// rebuilt: a [`LineFilter`] leaves out the calls no rule can match).
+    pub events: usize,
+    /// Firings per event name in the sessions loaded, those a
+    /// [`LineFilter`] left out included (the rules' denominators).
+    pub by_event: BTreeMap<String, usize>,
+    /// Per rule, in the rule set's evaluation order.
+    pub rules: Vec<RuleTally>,
+    /// The merged decision over all rules, per verdict.
+    pub combined: BTreeMap<String, usize>,
+}
+
+impl Backtest {
+    /// An empty tally for `rules`.
+    pub fn new(rules: &RuleSet) -> Backtest {
+        Backtest {
+            rules: rules
+                .rules
+                .iter()
+                .map(|r| RuleTally {
+                    id: r.id.clone(),
+                    ..RuleTally::default()
+                })
+                .collect(),
+            ..Backtest::default()
+        }
+    }
+
+    /// Adds `other` (a later batch of sessions) to this tally: counts sum,
+    /// examples are appended in order.
+    pub fn merge(&mut self, other: Backtest) {
+        self.sessions += other.sessions;
+        self.skipped += other.skipped;
+        self.unreadable += other.unreadable;
+        self.unreadable_files.extend(other.unreadable_files);
+        for (k, n) in other.left_out {
+            *self.left_out.entry(k).or_default() += n;
+        }
+        self.events += other.events;
+        for (k, n) in other.combined {
+            *self.combined.entry(k).or_default() += n;
+        }
+        for (k, n) in other.by_event {
+            *self.by_event.entry(k).or_default() += n;
+        }
+        for (mine, theirs) in self.rules.iter_mut().zip(other.rules) {
+            for (k, n) in theirs.counts {
+                *mine.counts.entry(k).or_default() += n;
+            }
+            mine.evaluated += theirs.evaluated;
+            mine.blocks_then += theirs.blocks_then;
+            mine.blocks_new += theirs.blocks_new;
+            mine.not_parsed_whole += theirs.not_parsed_whole;
+            mine.examples.extend(theirs.examples);
+            mine.examples_left_out += theirs.examples_left_out;
+        }
+    }
+
+    /// Keeps the first `per_verdict` examples of each rule and verdict
+    /// (session order), counting the others in
+    /// [`RuleTally::examples_left_out`]; the counts are unchanged.
+    pub fn cap_examples(&mut self, per_verdict: usize) {
+        for t in &mut self.rules {
+            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+            let before = t.examples.len();
+            t.examples.retain(|e| {
+                let n = seen.entry(e.verdict.clone()).or_default();
+                *n += 1;
+                *n <= per_verdict
+            });
+            t.examples_left_out += before - t.examples.len();
+        }
+    }
+}
+
+/// The call a tool event's payload concerns: its `tool_use_id`, else the
+/// call it was rebuilt for (a Droid payload has no such field,
+/// [`Payload::call_id`]).
+fn call_id_of(p: &Payload) -> Option<&str> {
+    p.json
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .or(p.call_id.as_deref())
+}
+
+/// Whether the transcript shows a hook taking, at the time, the effect a
+/// `block` at `p` takes (docs/replay.md "Blocked then, or new"):
+/// * before a call ran (PreToolUse, PermissionRequest): a hook blocked the
+///   call (a [`HookAction::Blocked`] PreToolUse/PermissionRequest firing,
+///   or a `permissionDecision` rejection a hook caused: a `deny`, or an
+///   `ask` that no one could answer);
+/// * after it ran (PostToolUse, PostToolUseFailure): a hook objected
+///   ([`HookAction::Flagged`]);
+/// * any other event: a [`HookAction::Blocked`] firing of that event at
+///   `p`'s place ([`activity_at`]: a Stop block, a rejected prompt).
+///
+/// `None` when `p` is a tool event whose call is not recorded.
+fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
+    use crate::transcript::hook_activity::HookAction;
+    let Some(id) = call_id_of(p) else {
+        return Some(
+            activity_at(session, p)
+                .iter()
+                .any(|h| h.action == HookAction::Blocked),
+        );
+    };
+    let thread = thread_of(session, p);
+    let record = match thread.and_then(|i| session.subagents.get(i)) {
+        Some(s) => s.tool_calls().find(|r| r.tool_use_id == id),
+        None => session.tool_calls().find(|r| r.tool_use_id == id),
+    }?;
+    let mut firings = session.hooks_of_call(thread, record);
+    if matches!(
+        p.event,
+        EventName::PostToolUse | EventName::PostToolUseFailure
+    ) {
+        return Some(firings.any(|h| {
+            h.after_call() && matches!(h.action, HookAction::Flagged | HookAction::Blocked)
+        }));
+    }
+    let by_hook = session
+        .thread_lines(thread)
+        .permission_decisions
+        .get(id)
+        .is_some_and(|d| {
+            d.get("decision").and_then(Value::as_str) == Some("reject")
+                && (d.get("source").and_then(Value::as_str) == Some("hook")
+                    || d.get("reasonCode")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| c.starts_with("hook:")))
+        });
+    Some(
+        by_hook
+            || firings.any(|h| {
+                h.action == HookAction::Blocked
+                    && matches!(h.event.as_deref(), Some("PreToolUse" | "PermissionRequest"))
+            }),
+    )
+}
+
+/// Whether any rule needs the session history (a `prompt`, `touched_file`
+/// or `ran_command` condition).
+fn needs_history(rules: &RuleSet) -> bool {
+    rules.rules.iter().any(|r| {
+        r.only_if.iter().chain(&r.skip_if).any(|c| {
+            matches!(
+                c,
+                Condition::Prompt(_) | Condition::TouchedFile(..) | Condition::RanCommand(_)
+            )
+        })
+    })
+}
+
+/// The prefilter of a backtest: whether any rule of `rules` can match an
+/// event of a session whose files' bytes are `files`.
+///
+/// A rule without a `tool` spec can always match. A rule with one matches
+/// only payloads whose `tool_name` passes [`crate::tools::tool_name_matches`]:
+/// the name is one of [`expand_tool_names`] of the spec (aliases and
+/// `MCP_BEHAVES_LIKE` segments included) or an `mcp__<server>__<name>` that
+/// ends in one. Either way that name is a substring of the `tool_use`
+/// block's `name`, which Claude Code writes as-is (tool names are ASCII
+/// letters, digits, `_` and `-`, which JSON never escapes). So a session in
+/// whose files none of the spec's names occurs cannot be matched by that
+/// rule.
+///
+/// A rule whose `only_if` has an `input_contains` whose values are all
+/// plain ([`crate::query::prefilter::is_plain`]: printable ASCII without
+/// `"`, `\`, `<`, `>`, `&`, which no JSON writer escapes) matches only a
+/// payload whose `tool_input` holds a string containing one of them, and
+/// `tool_input` is the recorded `tool_use` input, so one of the values occurs
+/// in the files' bytes as is. When neither kind of needle occurs for any
+/// rule, the session is skipped unloaded.
+pub fn could_match(rules: &RuleSet, files: &[&[u8]]) -> bool {
+    let occurs = |needle: &str| {
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        files.iter().any(|f| finder.find(f).is_some())
+    };
+    rules.rules.iter().any(|r| {
+        let tool_ok = match &r.tool {
+            None => true,
+            Some(spec) => expand_tool_names(spec).iter().any(|n| occurs(n)),
+        };
+        let input_ok = r.only_if.iter().all(|c| match c {
+            Condition::InputContains(needles) if needles.iter().all(|n| is_plain(n)) => {
+                needles.iter().any(|n| occurs(n))
+            }
+            _ => true,
+        });
+        tool_ok && input_ok
+    })
+}
+
+/// The names [`could_match`] looks for when every rule names a tool: the
+/// union of [`expand_tool_names`] of each rule's `tool` spec; `None` when a
+/// rule names no tool (it may match any session's events). A session none
+/// of whose calls has a name containing one of these cannot be matched by
+/// any rule (see [`could_match`]).
+pub fn tool_names_needed(rules: &RuleSet) -> Option<std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeSet::new();
+    for r in &rules.rules {
+        out.extend(expand_tool_names(r.tool.as_deref()?));
+    }
+    Some(out)
+}
+
+/// The events a rule set names, in [`EventName::ALL`] order (unknown names
+/// cannot occur: the loader refuses them).
+pub fn rule_events(rules: &RuleSet) -> Vec<EventName> {
+    EventName::ALL
+        .iter()
+        .copied()
+        .filter(|e| {
+            rules
+                .rules
+                .iter()
+                .any(|r| r.events.iter().any(|n| n == e.as_str()))
+        })
+        .collect()
+}
+
+fn summary_of(p: &Payload) -> String {
+    let j = &p.json;
+    let s = |k: &str| j.get(k).and_then(Value::as_str);
+    let input = j.get("tool_input");
+    let one_line = |t: &str| {
+        let t = t.replace('\n', "⏎");
+        if t.chars().count() > 80 {
+            format!("{}…", t.chars().take(80).collect::<String>())
+        } else {
+            t
+        }
+    };
+    if let Some(tool) = s("tool_name") {
+        let detail = input
+            .and_then(|i| {
+                ["command", "file_path", "notebook_path", "path", "pattern"]
+                    .iter()
+                    .find_map(|k| i.get(*k).and_then(Value::as_str))
+            })
+            .map(one_line)
+            .unwrap_or_default();
+        return format!("{tool} {detail}").trim_end().to_string();
+    }
+    if let Some(prompt) = s("prompt") {
+        return one_line(prompt);
+    }
+    if let Some(msg) = s("last_assistant_message") {
+        return format!("after: {}", one_line(msg));
+    }
+    p.event.to_string()
+}
+
+/// Runs every event of `session` named by `rules` through them and tallies
+/// per rule (a [`Backtest`] of one session, not counting it as skipped).
+/// A session whose payloads are not rebuilt (Codex, OpenCode) is only
+/// counted in [`Backtest::left_out`].
+pub fn backtest_session(session: &Session, rules: &RuleSet) -> Backtest {
+    if !crate::hooks::events::rebuilds(session.agent) {
+        let mut bt = Backtest::new(rules);
+        bt.left_out.insert(session.agent.as_str().to_string(), 1);
+        return bt;
+    }
+    backtest_calls(session, rules, None)
+}
+
+/// [`backtest_session`] with the firings of the events a [`LineFilter`]
+/// narrows restricted to the calls of its candidate lines (`None`: every
+/// firing): no other firing of those events can be matched by a rule, so
+/// the tallies and examples are those of the whole session, and
+/// [`Backtest::events`] counts the firings evaluated.
+fn backtest_calls(
+    session: &Session,
+    rules: &RuleSet,
+    only: Option<(&LineFilter, &HashSet<String>)>,
+) -> Backtest {
+    let mut bt = Backtest::new(rules);
+    // Payloads carry the resolved path of the file they are anchored in.
+    let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
+    bt.sessions = 1;
+    let index = needs_history(rules).then(|| HistoryIndex::new(session));
+    let seen = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
+    let keep = |event: EventName, ids: &[String]| {
+        *seen.borrow_mut().entry(event.to_string()).or_default() += 1;
+        only.is_none_or(|(filter, only)| {
+            !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
+        })
+    };
+    let payloads = payloads_where(session, &rule_events(rules), &keep);
+    bt.by_event = seen.into_inner();
+    for (tally, rule) in bt.rules.iter_mut().zip(&rules.rules) {
+        tally.evaluated = rule.events.iter().filter_map(|e| bt.by_event.get(e)).sum();
+    }
+    for p in payloads {
+        let event = p.event;
+        bt.events += 1;
+        let history = index
+            .as_ref()
+            .map_or_else(History::default, |ix| ix.before(&p));
+        let eval = evaluate(rules, &p, &history);
+        let v = eval.verdict();
+        if v != "none" {
+            *bt.combined.entry(v.to_string()).or_default() += 1;
+        }
+        for (tally, re) in bt.rules.iter_mut().zip(&eval.rules) {
+            let Some(result) = &re.result else {
+                continue;
+            };
+            let v = verdict(result).to_string();
+            *tally.counts.entry(v.clone()).or_default() += 1;
+            let tool_use_id = call_id_of(&p).map(str::to_string);
+            let then = (v == "block").then(|| blocked_then(session, &p)).flatten();
+            match then {
+                Some(true) => tally.blocks_then += 1,
+                Some(false) => tally.blocks_new += 1,
+                None => {}
+            }
+            if re.unread.is_some() {
+                tally.not_parsed_whole += 1;
+            }
+            tally.examples.push(Example {
+                session: short_session_id(&session.id).to_string(),
+                event: event.to_string(),
+                at: tool_use_id.clone().or_else(|| {
+                    if p.source_path == main_path {
+                        Some(format!("line:{}", p.source_line))
+                    } else {
+                        p.json
+                            .get("agent_id")
+                            .and_then(Value::as_str)
+                            .filter(|a| !a.is_empty())
+                            .map(|a| format!("line:agent-{a}:{}", p.source_line))
+                    }
+                }),
+                tool_use_id,
+                summary: summary_of(&p),
+                verdict: v,
+                source: format!("{}:{}", p.source_path.display(), p.source_line),
+                blocked_then: then,
+                not_parsed_whole: re.unread.clone(),
+            });
+        }
+    }
+    bt
+}
+
+/// Backtests `sessions` (already loaded) in order; see [`backtest_session`].
+pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
+    let mut bt = Backtest::new(rules);
+    for s in sessions {
+        bt.merge(backtest_session(s, rules));
+        bt.cap_examples(KEPT_EXAMPLES);
+    }
+    bt
+}
+
+// ---- backtest line prefilter ---------------------------------------------
+
+/// The events whose payloads carry the call's `tool_name` and `tool_input`
+/// as the `tool_use` block recorded them (one call each).
+const CALL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+];
+
+/// Characters a Bash command can hold inside one argv word that
+/// [`crate::tools::argv_to_command`] would not quote (`[A-Za-z0-9_@%+=:,./-]`):
+/// a regex literal is cut at every other character into pieces.
+fn shell_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b)
+}
+
+/// The literal pieces a match of one of `res` must hold (an alternative
+/// per literal, each a list of pieces that must all occur), from
+/// regex-syntax's prefix extraction: when the sequence is finite, every
+/// match starts with one of its literals. `None` when a regex cannot be
+/// narrowed (infinite or empty sequence, an empty literal, non-UTF-8 bytes,
+/// a literal without a piece).
+fn regex_alternatives(res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
+    use regex_syntax::hir::literal::Extractor;
+    let mut out = Vec::new();
+    for r in res {
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(r.as_str())
+            .ok()?;
+        let seq = Extractor::new().extract(&hir);
+        let lits = seq.literals()?;
+        if lits.is_empty() {
+            return None;
+        }
+        for lit in lits {
+            let text = std::str::from_utf8(lit.as_bytes()).ok()?;
+            let pieces: Vec<String> = text
+                .split(|c: char| !c.is_ascii() || !shell_safe(c as u8))
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            if pieces.is_empty() {
+                return None;
+            }
+            out.push(pieces);
+        }
+    }
+    Some(out)
+}
+
+/// One alternative of a [`LineFilter`] group: pieces that must all occur.
+type Alternative = Vec<memchr::memmem::Finder<'static>>;
+
+/// The line-level prefilter of a backtest (`find`'s idea):
+/// which `tool_use` lines can hold a call one of the rules acts on.
+///
+/// A rule is narrowed when it names only call events (PreToolUse,
+/// PermissionRequest, PostToolUse, PostToolUseFailure), whose payloads carry
+/// the recorded `tool_use` block's `name` and `input`, and has at least one
+/// needle; the firings of a call event only narrowed rules name are
+/// restricted to the candidate calls, every other rule keeps its events
+/// whole ([`LineFilter::rest`]). A rule's needles, each a group of
+/// alternatives one of which must occur in the call's block:
+/// * its `tool` spec: one of [`expand_tool_names`] (as [`could_match`]
+///   explains, one of them is a substring of the block's `name`);
+/// * an `only_if` `input_contains` whose values are all plain
+///   ([`is_plain`]): one of the values, as is (a substring of a string of
+///   the recorded input, which Claude Code's writer escapes only at `"`,
+///   `\` and control characters);
+/// * an `only_if` `command` whose regexes all narrow: a literal every
+///   match starts with (regex-syntax's prefix extraction), cut into pieces
+///   at every character outside `[A-Za-z0-9_@%+=:,./-]` (so a piece lies in
+///   one word even of a command joined from a Codex argv), all pieces of one
+///   of the literals.
+///
+/// A *candidate* line holds the JSON string `"tool_use"` (the block's
+/// `type`) and, for some rule, one alternative of each of its groups
+/// (byte-exact, case-sensitive; a case-insensitive regex extracts its case
+/// variants, or does not narrow). A candidate line is parsed, and a
+/// *candidate call* is one of its `tool_use` blocks whose `name` holds a
+/// tool-name alternative and whose `input` (re-serialized) the other groups'
+/// (so `"gitBranch"` in the line's envelope does not make every call a
+/// candidate for `git`). Only the candidate calls are rebuilt and
+/// evaluated; a session without one is skipped unloaded. Other conditions (`program`,
+/// `file_path`, history, …) never narrow. Not covered, as for `find`'s
+/// prefilter: a writer that `\u`-escapes plain ASCII or writes `/` as
+/// `\/` (Claude Code does neither).
+#[derive(Debug, Clone)]
+pub struct LineFilter {
+    /// Per narrowed rule, its groups; each group's alternatives.
+    /// (`true`: the group is on the block's `name`, else on its `input`).
+    rules: Vec<Vec<(bool, Vec<Alternative>)>>,
+    /// The call events only narrowed rules name.
+    events: Vec<EventName>,
+    /// The rules that cannot be narrowed.
+    rest: RuleSet,
+    tool_use: memchr::memmem::Finder<'static>,
+}
+
+impl LineFilter {
+    /// The filter for `rules`: the rules that can be narrowed (see the
+    /// type's docs) give the needles; the others are kept whole
+    /// ([`LineFilter::rest`]). `None` when no event is named only by
+    /// narrowed rules (then the backtest loads every session [`could_match`]
+    /// lets through and evaluates all its events).
+    pub fn new(rules: &RuleSet) -> Option<LineFilter> {
+        let finder = |s: &str| memchr::memmem::Finder::new(s.as_bytes()).into_owned();
+        let mut narrowed = Vec::new();
+        let mut rest = RuleSet::default();
+        for r in &rules.rules {
+            let mut groups: Vec<(bool, Vec<Alternative>)> = Vec::new();
+            if let Some(spec) = &r.tool {
+                groups.push((
+                    true,
+                    expand_tool_names(spec)
+                        .iter()
+                        .map(|n| vec![finder(n)])
+                        .collect(),
+                ));
+            }
+            for c in &r.only_if {
+                match c {
+                    Condition::InputContains(values) if values.iter().all(|v| is_plain(v)) => {
+                        groups.push((false, values.iter().map(|v| vec![finder(v)]).collect()));
+                    }
+                    Condition::Command(res) => {
+                        if let Some(alts) = regex_alternatives(res) {
+                            groups.push((
+                                false,
+                                alts.iter()
+                                    .map(|pieces| pieces.iter().map(|p| finder(p)).collect())
+                                    .collect(),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let calls_only =
+                !r.events.is_empty() && r.events.iter().all(|e| CALL_EVENTS.contains(&e.as_str()));
+            if calls_only && !groups.is_empty() {
+                narrowed.push((r, groups));
+            } else {
+                rest.rules.push(r.clone());
+            }
+        }
+        let events: Vec<EventName> = EventName::ALL
+            .iter()
+            .copied()
+            .filter(|e| CALL_EVENTS.contains(&e.as_str()))
+            .filter(|e| {
+                let named =
+                    |r: &crate::hooks::rules::Rule| r.events.iter().any(|n| n == e.as_str());
+                narrowed.iter().any(|(r, _)| named(r)) && !rest.rules.iter().any(named)
+            })
+            .collect();
+        if events.is_empty() {
+            return None;
+        }
+        Some(LineFilter {
+            rules: narrowed.into_iter().map(|(_, g)| g).collect(),
+            events,
+            rest,
+            tool_use: finder("\"tool_use\""),
+        })
+    }
+
+    /// The rules that cannot be narrowed (their events are evaluated at
+    /// every firing, and a session is skipped only when [`could_match`]
+    /// rules them out too).
+    pub fn rest(&self) -> &RuleSet {
+        &self.rest
+    }
+
+    /// Whether the firings of `event` are narrowed to the candidate calls
+    /// (only narrowed rules name it).
+    pub fn narrows(&self, event: EventName) -> bool {
+        self.events.contains(&event)
+    }
+
+    /// Whether some rule's groups all hold, each in `name` or `input`.
+    fn holds(&self, name: &[u8], input: &[u8]) -> bool {
+        self.rules.iter().any(|groups| {
+            groups.iter().all(|(on_name, alts)| {
+                let hay = if *on_name { name } else { input };
+                alts.iter()
+                    .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
+            })
+        })
+    }
+
+    /// Adds the `tool_use` block ids of `file`'s candidate lines to `ids`.
+    /// `false` when a candidate line does not parse as a JSON object (a
+    /// truncated line, bad bytes): the caller then evaluates the whole
+    /// session, as without the filter.
+    pub fn candidate_ids(&self, file: &[u8], ids: &mut HashSet<String>) -> bool {
+        let mut ok = true;
+        let mut next_start = 0;
+        for hit in self.tool_use.find_iter(file) {
+            if hit < next_start {
+                continue; // same line as the previous hit
+            }
+            let start = memchr::memrchr(b'\n', &file[..hit]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &file[hit..]).map_or(file.len(), |i| hit + i);
+            next_start = end;
+            let line = &file[start..end];
+            // Quick reject: every group somewhere on the line.
+            if !self.holds(line, line) {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v) => {
+                    let blocks = v
+                        .pointer("/message/content")
+                        .and_then(Value::as_array)
+                        .map(Vec::as_slice)
+                        .unwrap_or_default();
+                    for b in blocks {
+                        if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                            continue;
+                        }
+                        let Some(id) = b.get("id").and_then(Value::as_str) else {
+                            continue;
+                        };
+                        // Then on the block itself: the name groups on its
+                        // `name`, the others on its `input` re-serialized
+                        // (serde_json escapes only `"`, `\` and control
+                        // characters, none of which a needle holds), so the
+                        // envelope (`cwd`, `gitBranch`, …) cannot make a
+                        // call a candidate. A block whose name is not a
+                        // string is kept (the loader decides).
+                        let Some(name) = b.get("name").and_then(Value::as_str) else {
+                            ids.insert(id.to_string());
+                            continue;
+                        };
+                        let input = b.get("input").map(Value::to_string).unwrap_or_default();
+                        if self.holds(name.as_bytes(), input.as_bytes()) {
+                            ids.insert(id.to_string());
+                        }
+                    }
+                }
+                Err(_) => ok = false,
+            }
+        }
+        ok
+    }
+}
+
+/// How [`backtest_refs_with`] narrows its work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefilter {
+    /// [`could_match`] on each session's bytes, then (when the rules allow
+    /// it) the [`LineFilter`]: the default.
+    On,
+    /// Load every session and evaluate all its events (the reference the
+    /// prefilter is tested against).
+    Off,
+}
+
+/// Backtests discovered sessions in parallel (rayon) with the prefilters
+/// on; see [`backtest_refs_with`].
+pub fn backtest_refs(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Backtest {
+    backtest_refs_with(sessions, rules, progress, Prefilter::On)
+}
+
+/// Backtests discovered sessions in parallel (rayon), those whose hook
+/// payloads are rebuilt only ([`crate::hooks::events::rebuilds`]: Claude
+/// Code and Droid; the others are counted in [`Backtest::left_out`]). Each
+/// session's files (main transcript and subagent files, each at most
+/// [`crate::hooks::events::MAX_FILE_BYTES`]) are first scanned by
+/// [`could_match`]; a session no rule can match is counted in
+/// [`Backtest::skipped`] without being loaded. A session with a larger or
+/// unreadable file is loaded without the scan (the loader streams big
+/// files; one it cannot load is counted in [`Backtest::unreadable`] and
+/// named in [`Backtest::unreadable_files`]). Results are merged in the
+/// order of `sessions`, so the examples do not depend on thread timing.
+/// `progress` is called with the number of sessions done after each one
+/// (from any thread). With [`Prefilter::On`] the tallies, examples and
+/// `sessions`/`unreadable` are those of [`Prefilter::Off`]; `skipped` and
+/// `events` say how much work was saved.
+pub fn backtest_refs_with(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+    prefilter: Prefilter,
+) -> Backtest {
+    backtest_refs_known(sessions, rules, progress, prefilter, &[])
+}
+
+/// [`backtest_refs`], counting session `i` as skipped unread when
+/// `skip[i]` (missing entries: not skipped): what the persisted index
+/// knows cannot match (`crate::service::skipped_by_index`). Tallies,
+/// examples and `sessions` are those of [`backtest_refs`] when the mask
+/// is right; `skipped` may be higher.
+pub fn backtest_refs_skipping(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+    skip: &[bool],
+) -> Backtest {
+    backtest_refs_known(sessions, rules, progress, Prefilter::On, skip)
+}
+
+fn backtest_refs_known(
+    sessions: &[SessionRef],
+    rules: &RuleSet,
+    progress: &(dyn Fn(usize) + Sync),
+    prefilter: Prefilter,
+    skip: &[bool],
+) -> Backtest {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let done = AtomicUsize::new(0);
+    let claude: Vec<(&SessionRef, bool)> = sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| crate::hooks::events::rebuilds(s.agent))
+        .map(|(i, s)| (s, skip.get(i).copied().unwrap_or(false)))
+        .collect();
+    let lines = match prefilter {
+        Prefilter::On => LineFilter::new(rules),
+        Prefilter::Off => None,
+    };
+    let mut total = Backtest::new(rules);
+    for s in sessions
+        .iter()
+        .filter(|s| !crate::hooks::events::rebuilds(s.agent))
+    {
+        *total
+            .left_out
+            .entry(s.agent.as_str().to_string())
+            .or_default() += 1;
+    }
+    // In chunks, merged in order and capped after each, so the examples
+    // held at once stay bounded ([`KEPT_EXAMPLES`]) whatever the corpus.
+    for chunk in claude.chunks(1024) {
+        let parts: Vec<Backtest> = chunk
+            .par_iter()
+            .map(|&(r, skip)| {
+                let mut bt = if skip {
+                    let mut bt = Backtest::new(rules);
+                    bt.sessions = 1;
+                    bt.skipped = 1;
+                    bt
+                } else {
+                    backtest_ref(r, rules, prefilter, lines.as_ref())
+                };
+                bt.cap_examples(KEPT_EXAMPLES);
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                bt
+            })
+            .collect();
+        for part in parts {
+            total.merge(part);
+        }
+        total.cap_examples(KEPT_EXAMPLES);
+    }
+    total
+}
+
+/// One session of [`backtest_refs_with`]: prefilter, load, tally.
+fn backtest_ref(
+    r: &SessionRef,
+    rules: &RuleSet,
+    prefilter: Prefilter,
+    lines: Option<&LineFilter>,
+) -> Backtest {
+    let mut bt = Backtest::new(rules);
+    bt.sessions = 1;
+    let load = |only: Option<(&LineFilter, &HashSet<String>)>| match crate::transcript::load(r) {
+        Ok(session) => backtest_calls(&session, rules, only),
+        Err(e) => {
+            let mut bt = Backtest::new(rules);
+            bt.sessions = 1;
+            bt.unreadable = 1;
+            bt.unreadable_files
+                .push(format!("{}: {e}", r.path.display()));
+            bt
+        }
+    };
+    if prefilter == Prefilter::Off {
+        return load(None);
+    }
+    let read = |p: &std::path::Path| read_capped(p, MAX_FILE_BYTES);
+    let mut files = Vec::with_capacity(1 + r.subagent_files.len());
+    for p in std::iter::once(&r.path).chain(&r.subagent_files) {
+        match read(p) {
+            Ok(bytes) => files.push(bytes),
+            // Over the prefilter's cap (a heavy user's 301 MB session), or
+            // a file the loader may still cope with (a subagent file gone:
+            // a diagnostic): no prefilter, the loader decides.
+            Err(_) => return load(None),
+        }
+    }
+    let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    if !could_match(rules, &slices) {
+        bt.skipped = 1;
+        return bt;
+    }
+    let Some(filter) = lines else {
+        drop(files);
+        return load(None);
+    };
+    let mut ids = HashSet::new();
+    let mut parsed = true;
+    for f in &slices {
+        parsed &= filter.candidate_ids(f, &mut ids);
+    }
+    if parsed && ids.is_empty() && !could_match(filter.rest(), &slices) {
+        bt.skipped = 1;
+        return bt;
+    }
+    drop(files);
+    load(parsed.then_some((filter, &ids)))
+}
