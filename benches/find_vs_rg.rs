@@ -8,7 +8,7 @@
 //!    into a temporary folder removed at exit. Generation replicates the
 //!    sessions of all four agents in `tests/corpus` (Claude Code, Codex,
 //!    OpenCode SQLite and legacy JSON, Droid) with fresh ids until the
-//!    total reaches `--size` (default 1 GiB; `benches/support/gen_corpus.rs`).
+//!    total reaches `--size` (default 1 GiB; `crates/test-support/src/gen_corpus.rs`).
 //! 2. Page cache: every file is read once, then each command runs once
 //!    untimed.
 //! 3. Timing: `hookscope find DIR --tool-name Bash --input-contains WORD`
@@ -30,8 +30,7 @@
 
 // The heavy-user mode (`Heavy`, big sessions) is used by benches/heavy.rs.
 #[allow(dead_code)]
-#[path = "support/gen_corpus.rs"]
-mod gen_corpus;
+use hookscope_test_support::gen_corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -8,7 +8,7 @@
 //!    there (and kept) in the heavy-user shape: 128 copies of `tests/corpus`
 //!    (all four agents), the heavy-user mode's three 301 MB Claude Code
 //!    sessions with ten 10 MB lines each, and 983 bulk Claude Code sessions
-//!    filling the rest of `--size` (`benches/support/gen_corpus.rs`,
+//!    filling the rest of `--size` (`crates/test-support/src/gen_corpus.rs`,
 //!    `gen_corpus --heavy --copies 128 --bulk 983`). Without `--corpus` it goes to a temporary
 //!    folder removed at exit.
 //! 2. Every command runs `target/release/hookscope` (build it first) with
@@ -29,8 +29,7 @@
 //!
 //! Nothing here asserts; numbers go in the README's Benchmarks section.
 
-#[path = "support/gen_corpus.rs"]
-mod gen_corpus;
+use hookscope_test_support::gen_corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

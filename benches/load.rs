@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use hookscope::transcript::{discover, load};
+use hookscope_core::transcript::{discover, load};
 use rayon::prelude::*;
 
 fn main() {
@@ -65,7 +65,7 @@ fn main() {
     // shell::MAX_PARSED_BYTES / MAX_CALLS (it took 2.5 s and 500 MB before).
     let pipeline = "cat | ".repeat(149_999) + "cat";
     let start = Instant::now();
-    let line = hookscope::shell::parse_command_line(&pipeline);
+    let line = hookscope_core::shell::parse_command_line(&pipeline);
     println!(
         "shell: {} KB pipeline parsed in {:.1} ms ({} calls kept, {} bytes not parsed)",
         pipeline.len() / 1000,

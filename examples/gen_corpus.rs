@@ -1,7 +1,7 @@
 //! Generates a large benchmark corpus by replicating the sessions of every
 //! agent (Claude Code, Codex, OpenCode, Droid) of a source corpus with fresh
 //! session ids (see
-//! `benches/support/gen_corpus.rs` for the layout and the id rewriting).
+//! `crates/test-support/src/gen_corpus.rs` for the layout and the id rewriting).
 //!
 //! Run: `cargo run --release --example gen_corpus -- OUT_DIR [--size 1GiB]
 //! [--source tests/corpus] [--heavy]`
@@ -20,8 +20,7 @@
 //! is at least that big (whole copies). Exit status 2 on a bad argument, 1 when
 //! generation fails.
 
-#[path = "../benches/support/gen_corpus.rs"]
-mod gen_corpus;
+use hookscope_test_support::gen_corpus;
 
 use std::path::PathBuf;
 use std::time::Instant;

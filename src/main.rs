@@ -71,7 +71,7 @@ enum Command {
         /// Only sessions of this agent: claude-code (also claude, cc), codex
         /// (cx), opencode (oc), droid (factory, dr).
         #[arg(long, value_name = "AGENT", value_parser = parse_agent)]
-        agent: Option<hookscope::transcript::Agent>,
+        agent: Option<hookscope_core::transcript::Agent>,
     },
     /// Show one session's turns and tool calls.
     Show {
@@ -193,11 +193,11 @@ enum Command {
 }
 
 /// `--agent`'s parser: the one agent-name parser
-/// ([`hookscope::transcript::Agent::from_name`]); the error lists every
+/// ([`hookscope_core::transcript::Agent::from_name`]); the error lists every
 /// accepted name.
-fn parse_agent(name: &str) -> Result<hookscope::transcript::Agent, String> {
+fn parse_agent(name: &str) -> Result<hookscope_core::transcript::Agent, String> {
     name.parse()
-        .map_err(|e: hookscope::transcript::UnknownAgent| e.to_string())
+        .map_err(|e: hookscope_core::transcript::UnknownAgent| e.to_string())
 }
 
 fn main() {
@@ -307,7 +307,7 @@ fn parse_failure(e: clap::Error) -> ! {
             .unwrap_or("invalid arguments")
             .trim_start_matches("error: ")
             .to_string();
-        let error = hookscope::query::QueryError::InvalidArgument(message);
+        let error = hookscope_core::query::QueryError::InvalidArgument(message);
         println!("{}", error.to_json());
         std::process::exit(2);
     }

@@ -11,8 +11,8 @@
 use std::ffi::OsStr;
 use std::path::PathBuf;
 
-use hookscope::transcript::hook_activity::{HookActivity, activity_json};
-use hookscope::transcript::text::one_line;
+use hookscope_core::transcript::hook_activity::{HookActivity, activity_json};
+use hookscope_core::transcript::text::one_line;
 use serde_json::Value;
 
 use super::{print_json, print_text, show::load_or_exit};
@@ -76,8 +76,8 @@ fn row(where_: &str, a: &HookActivity) -> String {
         "{where_:<10}  {event:<22}  {id:<32}  {}  [{handler}]",
         a.what(120)
     );
-    let mut counts = hookscope::redact::Redactions::default();
-    hookscope::redact::redactor()
+    let mut counts = hookscope_core::redact::Redactions::default();
+    hookscope_core::redact::redactor()
         .redact(&text, &mut counts)
         .into_owned()
 }

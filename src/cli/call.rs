@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use hookscope::tools::{
+use hookscope_core::tools::{
     OnError, ToolCall, describe_with_digest, parse_tool_call, tool_digest_text,
 };
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! `hookscope find [PATH...] --tool-name X | --tool-name-pattern X [filters]
-//! [--json]`: a thin shell over [`hookscope::query::find_tool_calls`].
+//! [--json]`: a thin shell over [`hookscope_core::query::find_tool_calls`].
 //!
 //! Errors: a bad argument (including a PATH that does not exist) prints one
 //! line on stderr and exits 2; with `--json` it prints
@@ -11,11 +11,11 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
-use hookscope::query::{FindParams, FoundCall, OutputMode, QueryError};
-use hookscope::transcript::short_id::ShortIds;
+use hookscope_core::query::{FindParams, FoundCall, OutputMode, QueryError};
+use hookscope_core::transcript::short_id::ShortIds;
 use serde_json::Value;
 
-use hookscope::service::FindError;
+use hookscope_core::service::FindError;
 
 use super::{fail, print_json};
 
@@ -211,7 +211,7 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
 }
 
 /// `flags` with the parameters of a Calls-view filter `line`
-/// ([`hookscope::query::filter_line::parse`]) added: a parameter both set
+/// ([`hookscope_core::query::filter_line::parse`]) added: a parameter both set
 /// is an error naming it (sessions add up; `redact:off`, `cost:on`,
 /// `is:blocked`, `is:flagged`, `is:rewritten` combine with their flags); with no tool
 /// name or pattern in either, every tool (`tool_name_pattern` "", as the
@@ -221,7 +221,7 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
 /// The line's own errors, or `--filter: PARAM is given both as a flag and
 /// in the line`.
 pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, QueryError> {
-    let from_line = hookscope::query::filter_line::parse(line)
+    let from_line = hookscope_core::query::filter_line::parse(line)
         .map_err(|e| QueryError::InvalidArgument(format!("--filter: {}", e.message())))?;
     fn one<T>(name: &str, flag: Option<T>, line: Option<T>) -> Result<Option<T>, QueryError> {
         match (flag, line) {
@@ -277,7 +277,7 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 
 /// Runs the subcommand with already-built parameters. Unless `no_index`,
 /// the index ([`super::index`]) decides which sessions to load
-/// ([`hookscope::index::Index::verdicts`]); the records are the same.
+/// ([`hookscope_core::index::Index::verdicts`]); the records are the same.
 pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool, no_index: bool) {
     let now = match now {
         None => Utc::now(),

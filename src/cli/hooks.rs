@@ -10,26 +10,26 @@
 //! of the event with ✓/✗ and the reason. `--lint`: the lints, exit 1 when
 //! any fires. Exit 2 on bad arguments. Nothing is run. `--agent codex`
 //! reads Codex CLI's hooks instead, `--agent droid` Factory Droid's: each
-//! through its [`hookscope::hooks::dialect::Dialect`].
+//! through its [`hookscope_core::hooks::dialect::Dialect`].
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use hookscope::hooks::contract::Version;
-use hookscope::hooks::dialect::{Dialect, Hooks, Sources};
-use hookscope::hooks::lint::{Lint, LintOptions, Severity};
-use hookscope::hooks::settings::codex::TrustStatus;
-use hookscope::hooks::settings::{HandlerVerdict, HookConfig};
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::dialect::{Dialect, Hooks, Sources};
+use hookscope_core::hooks::lint::{Lint, LintOptions, Severity};
+use hookscope_core::hooks::settings::codex::TrustStatus;
+use hookscope_core::hooks::settings::{HandlerVerdict, HookConfig};
 use serde_json::{Value, json};
 
 use super::{fail, print_json, print_text};
 
 /// Parses `--agent` with the one agent-name parser
-/// ([`hookscope::transcript::Agent::from_name`]) into its hook dialect;
+/// ([`hookscope_core::transcript::Agent::from_name`]) into its hook dialect;
 /// OpenCode has none hookscope reads.
 fn parse_hook_agent(name: &str) -> Result<Dialect, String> {
     let agent = name
-        .parse::<hookscope::transcript::Agent>()
+        .parse::<hookscope_core::transcript::Agent>()
         .map_err(|e| e.to_string())?;
     Dialect::of(agent).map_err(|e| e.to_string())
 }
@@ -431,7 +431,7 @@ fn print_verdicts(config: &HookConfig, event: &str, verdicts: &[HandlerVerdict],
 }
 
 /// `  if "Bash(rm *)"` when the handler has an `if` rule.
-fn if_part(h: &hookscope::hooks::settings::Handler) -> String {
+fn if_part(h: &hookscope_core::hooks::settings::Handler) -> String {
     h.if_rule
         .as_ref()
         .map(|r| format!("  if {r:?}"))

@@ -1,4 +1,4 @@
-//! The CLI's use of the service layer's index ([`hookscope::service`]):
+//! The CLI's use of the service layer's index ([`hookscope_core::service`]):
 //! a [`Library`] with the persisted index (unless `--no-index` or
 //! `HOOKSCOPE_NO_INDEX=1`), a progress bar on a terminal while it syncs,
 //! and its notices on stderr.
@@ -11,8 +11,8 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use hookscope::index::{Progress, SyncStats};
-use hookscope::service::Library;
+use hookscope_core::index::{Progress, SyncStats};
+use hookscope_core::service::Library;
 
 /// The sessions under `paths` with the index unless `no_index`; the
 /// index's notices (rebuilt, in memory, why there is none) are printed.

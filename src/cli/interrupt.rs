@@ -1,7 +1,7 @@
 //! Ctrl-C, SIGTERM and SIGHUP while `replay --exec` runs hooks
 //! (docs/security.md "Running hooks"): the hooks' process groups and the
 //! processes that left them are killed, the temporary folders removed
-//! ([`hookscope::hooks::exec::reaper::abort_runs`]), then hookscope ends as
+//! ([`hookscope_core::hooks::exec::reaper::abort_runs`]), then hookscope ends as
 //! the signal's default action ends it (the shell sees 130, 143 or 129).
 
 use std::sync::Once;
@@ -24,7 +24,7 @@ pub fn end_runs_on_signal() {
         };
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                let ended = hookscope::hooks::exec::reaper::abort_runs();
+                let ended = hookscope_core::hooks::exec::reaper::abort_runs();
                 let name = match signal {
                     SIGINT => "Ctrl-C",
                     SIGTERM => "SIGTERM",

@@ -1,6 +1,6 @@
 //! `hookscope mcp [PATH...]`: an MCP server on stdio exposing `find_tool_calls`
 //! and hookscope's extensions `hook_payload` and `replay_hook`
-//! (see [`hookscope::mcp`] for its schema and semantics).
+//! (see [`hookscope_core::mcp`] for its schema and semantics).
 //!
 //! The protocol (JSON-RPC framing, `initialize` negotiation, `tools/list`,
 //! `tools/call`) is rmcp's; this file implements rmcp's [`ServerHandler`] by
@@ -10,7 +10,7 @@
 //!
 //! rmcp does not read stdin itself: [`relay`] does, answers the lines rmcp
 //! would drop or answer without an id (JSON-RPC -32700 / -32600 / -32602,
-//! see [`hookscope::mcp::lines`]), forwards the rest over an in-memory pipe,
+//! see [`hookscope_core::mcp::lines`]), forwards the rest over an in-memory pipe,
 //! and at stdin's end waits until every forwarded request is answered.
 //!
 //! stdout carries only protocol messages; diagnostics go to stderr.
@@ -18,8 +18,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hookscope::mcp::lines::Incoming;
-use hookscope::mcp::{
+use hookscope_core::mcp::lines::Incoming;
+use hookscope_core::mcp::{
     self, Library, TOOL_DESCRIPTION, TOOL_NAME, TOOL_NAMES, TOOL_TITLE, ToolOutput, input_schema,
 };
 use rmcp::model::{

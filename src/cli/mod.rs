@@ -11,13 +11,13 @@ macro_rules! outln {
 
 /// `eprintln!` for CLI messages on stderr, which may quote a transcript,
 /// a path or a hook's output: control characters made visible
-/// ([`hookscope::printable::printable`]).
+/// ([`hookscope_core::printable::printable`]).
 macro_rules! errln {
     () => {
         eprintln!()
     };
     ($($arg:tt)*) => {
-        eprintln!("{}", hookscope::printable::printable(&format!($($arg)*)))
+        eprintln!("{}", hookscope_core::printable::printable(&format!($($arg)*)))
     };
 }
 
@@ -37,7 +37,7 @@ pub mod test;
 
 use std::path::PathBuf;
 
-use hookscope::transcript::{Discovery, discover};
+use hookscope_core::transcript::{Discovery, discover};
 
 /// A path argument resolved against the invocation's folder (a clap value
 /// parser): a folder or file the hooks use from another working folder
@@ -75,11 +75,11 @@ pub fn print_json(value: &serde_json::Value) {
 }
 
 /// Writes text output and a newline to stdout, every control character
-/// but tab and newline made visible ([`hookscope::printable::printable`]:
+/// but tab and newline made visible ([`hookscope_core::printable::printable`]:
 /// text from a transcript never drives the terminal); exits 0 quietly on a
 /// broken pipe.
 pub fn print_text(text: &str) {
-    print_raw(&hookscope::printable::printable(text));
+    print_raw(&hookscope_core::printable::printable(text));
 }
 
 /// Writes `text` and a newline to stdout as it is: only for JSON, whose

@@ -16,10 +16,10 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use hookscope::hooks::events::{At, EventName, Payload, REBUILT, closest_name};
-use hookscope::hooks::replay::replay_with;
-use hookscope::hooks::rules::{Evaluation, verdict};
-use hookscope::redact::{Redactions, redactor};
+use hookscope_core::hooks::events::{At, EventName, Payload, REBUILT, closest_name};
+use hookscope_core::hooks::replay::replay_with;
+use hookscope_core::hooks::rules::{Evaluation, verdict};
+use hookscope_core::redact::{Redactions, redactor};
 use serde_json::{Value, json};
 
 use super::{fail, print_json, print_raw};
@@ -74,7 +74,7 @@ pub fn run(args: &PayloadArgs) {
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     // The session's agent decides the dialect: a Codex session gets the
     // payload Codex would send (as `replay` shows).
-    let dialect = hookscope::hooks::dialect::Dialect::for_agent(session.agent);
+    let dialect = hookscope_core::hooks::dialect::Dialect::for_agent(session.agent);
     if let (Some(note), Some(_)) = (dialect.rule_sets_note(), &args.rules) {
         fail(format!("--rules: {note}"));
     }

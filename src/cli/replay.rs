@@ -17,13 +17,13 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use hookscope::hooks::events::{At, EventName};
-use hookscope::hooks::exec::text::{NotReached, report_lines};
-use hookscope::hooks::replay::{
+use hookscope_core::hooks::events::{At, EventName};
+use hookscope_core::hooks::exec::text::{NotReached, report_lines};
+use hookscope_core::hooks::replay::{
     Backtest, MAX_EXAMPLES, Replay, backtest_json, replay_json, replay_with,
 };
-use hookscope::hooks::rules::RuleSet;
-use hookscope::redact::Redactions;
+use hookscope_core::hooks::rules::RuleSet;
+use hookscope_core::redact::Redactions;
 use serde_json::{Value, json};
 
 use super::{fail, print_json};
@@ -123,9 +123,9 @@ pub fn split_rules(args: &[String]) -> Vec<String> {
 
 /// The `--cwd-map` pairs, or exit 2 saying which argument is wrong. NEW is
 /// resolved against the invocation's folder.
-pub fn cwd_map_or_exit(args: &[String]) -> hookscope::hooks::cwd_map::CwdMap {
+pub fn cwd_map_or_exit(args: &[String]) -> hookscope_core::hooks::cwd_map::CwdMap {
     let base = std::env::current_dir().unwrap_or_default();
-    hookscope::hooks::cwd_map::CwdMap::parse(args, &base).unwrap_or_else(|e| fail(e))
+    hookscope_core::hooks::cwd_map::CwdMap::parse(args, &base).unwrap_or_else(|e| fail(e))
 }
 
 /// How many examples `replay --all` lists per rule and verdict.
@@ -259,7 +259,7 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
             for x in &e.rules {
                 let mark = if x.matched { "✓" } else { "✗" };
                 let v = x.result.as_ref().map_or(String::new(), |res| {
-                    format!(" → {}", hookscope::hooks::rules::verdict(res))
+                    format!(" → {}", hookscope_core::hooks::rules::verdict(res))
                 });
                 outln!("  {mark} {}{v}: {}", x.id, x.why());
             }
@@ -339,7 +339,7 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let total = refs
         .iter()
-        .filter(|s| hookscope::hooks::events::rebuilds(s.agent))
+        .filter(|s| hookscope_core::hooks::events::rebuilds(s.agent))
         .count();
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize| {
@@ -389,7 +389,7 @@ fn agent_label(agent: &str) -> &str {
 /// Codex hooks (`replay SESSION --event E`); OpenCode has no hook payloads
 /// to rebuild at all, so nothing is suggested for it.
 ///
-/// [`Agent::as_str`]: hookscope::transcript::Agent::as_str
+/// [`Agent::as_str`]: hookscope_core::transcript::Agent::as_str
 fn left_out_line(agent: &str, n: usize) -> String {
     let name = agent_label(agent);
     let s = if n == 1 { "" } else { "s" };
@@ -507,7 +507,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
                     Examples::All => outln!(
                         "  … {} more {verdict} (hookscope keeps the first {} per rule and verdict)",
                         n - listed,
-                        hookscope::hooks::replay::KEPT_EXAMPLES
+                        hookscope_core::hooks::replay::KEPT_EXAMPLES
                     ),
                     Examples::Up(_) => {
                         outln!("  … {} more {verdict} (--examples all)", n - listed);
@@ -543,13 +543,13 @@ struct HooksOut {
 /// payload (`hooks::exec::execute`), and each run, the merge and the final
 /// outcome are shown; secrets in what the hooks printed are masked.
 fn run_hooks(
-    session: &hookscope::transcript::Session,
+    session: &hookscope_core::transcript::Session,
     r: &Replay,
     args: &ReplayArgs,
-    map: &hookscope::hooks::cwd_map::CwdMap,
+    map: &hookscope_core::hooks::cwd_map::CwdMap,
 ) -> HooksOut {
-    use hookscope::hooks::dialect::{RunContext, Sources, project_dir};
-    use hookscope::hooks::exec::ProcessRunner;
+    use hookscope_core::hooks::dialect::{RunContext, Sources, project_dir};
+    use hookscope_core::hooks::exec::ProcessRunner;
 
     // The session's agent decided the dialect of the payload; its hooks
     // are read and run in the same one.
@@ -607,13 +607,13 @@ fn run_hooks(
     };
     if !args.exec {
         // An http handler's `$VAR`s outside `allowedEnvVars` are sent empty.
-        let sent_empty = |h: &hookscope::hooks::settings::Handler| -> Vec<String> {
+        let sent_empty = |h: &hookscope_core::hooks::settings::Handler| -> Vec<String> {
             let allowed = h.allowed_env_vars.clone().unwrap_or_default();
             h.headers
                 .iter()
                 .flatten()
                 .flat_map(|(_, value)| {
-                    hookscope::hooks::exec::expand_header(value, &allowed, &|_| None).1
+                    hookscope_core::hooks::exec::expand_header(value, &allowed, &|_| None).1
                 })
                 .collect()
         };
@@ -623,7 +623,7 @@ fn run_hooks(
             .map(|v| {
                 let h = &config.handlers[v.index];
                 let mut w = json!({"label": label(v.index), "command": h.summary()});
-                if h.kind == hookscope::hooks::settings::HandlerType::Http {
+                if h.kind == hookscope_core::hooks::settings::HandlerType::Http {
                     w["sent_empty"] = json!(sent_empty(h));
                 }
                 w
@@ -632,7 +632,7 @@ fn run_hooks(
         text.push(format!("hooks ({shown_files}{tag}): {nothing}"));
         for (w, v) in would.iter().zip(verdicts.iter().filter(|v| v.fires)) {
             let h = &config.handlers[v.index];
-            if h.kind == hookscope::hooks::settings::HandlerType::Http {
+            if h.kind == hookscope_core::hooks::settings::HandlerType::Http {
                 let names: Vec<&str> = h
                     .headers
                     .iter()
@@ -699,9 +699,9 @@ fn run_hooks(
     crate::cli::interrupt::say_running(plan.specs.len());
     let report = plan.run(&ProcessRunner);
     let agreement = dialect.compares_with_transcript().then(|| {
-        let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-        let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
-        hookscope::hooks::exec::agreement(&report, &activity, permission)
+        let activity = hookscope_core::hooks::replay::activity_at(session, &r.payload);
+        let permission = hookscope_core::hooks::replay::recorded_permission(session, &r.payload);
+        hookscope_core::hooks::exec::agreement(&report, &activity, permission)
     });
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
@@ -738,7 +738,7 @@ fn run_hooks(
     text.extend(report_lines(
         &report,
         &unreached,
-        hookscope::redact::redactor(),
+        hookscope_core::redact::redactor(),
         &mut text_counts,
     ));
     match &agreement {

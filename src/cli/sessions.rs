@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use hookscope::transcript::Diagnostic;
+use hookscope_core::transcript::Diagnostic;
 
 use super::{discover_or_exit, print_json};
 
@@ -29,7 +29,7 @@ pub fn run(
     paths: &[PathBuf],
     json: bool,
     diagnostics: bool,
-    agent: Option<hookscope::transcript::Agent>,
+    agent: Option<hookscope_core::transcript::Agent>,
     no_index: bool,
 ) {
     let mut found = discover_or_exit(paths);

@@ -4,12 +4,12 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::spawns::{SpawnTree, Step};
-use hookscope::transcript::{
+use hookscope_core::transcript::spawns::{SpawnTree, Step};
+use hookscope_core::transcript::{
     ResolveError, Session, SessionRef, discover, export::session_json, load, resolve_session, text,
 };
 
-use hookscope::transcript::hook_activity::HookAction;
+use hookscope_core::transcript::hook_activity::HookAction;
 
 use super::{discover_or_exit, fail, print_json};
 use crate::words::plural;
@@ -35,14 +35,14 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     }
     // A `.jsonl` that exists but is a FIFO or device: never opened, and
     // not looked up as an id either.
-    if hookscope::transcript::fsread::is_jsonl_name(as_path)
+    if hookscope_core::transcript::fsread::is_jsonl_name(as_path)
         && let Ok(meta) = std::fs::metadata(as_path)
         && !meta.is_file()
         && !meta.is_dir()
     {
         fail(format!(
             "{shown}: not a regular file ({}); not opened",
-            hookscope::transcript::fsread::kind_of(&meta.file_type())
+            hookscope_core::transcript::fsread::kind_of(&meta.file_type())
         ));
     }
     // A folder given as SESSION: its one session (else say how to pick).
@@ -93,7 +93,7 @@ fn one_in(mut sessions: Vec<SessionRef>, kind: &str, shown: &str) -> SessionRef 
         1 => sessions.remove(0),
         0 if kind == "file" => fail(format!(
             "{shown} is {}",
-            hookscope::transcript::discover::NOT_A_SESSION
+            hookscope_core::transcript::discover::NOT_A_SESSION
         )),
         0 => fail(format!("no session found {place}")),
         n => fail(format!(
@@ -105,8 +105,8 @@ fn one_in(mut sessions: Vec<SessionRef>, kind: &str, shown: &str) -> SessionRef 
 
 /// `text` with secrets masked (`[REDACTED_<TYPE>]`).
 fn mask(text: &str) -> String {
-    let mut counts = hookscope::redact::Redactions::new();
-    hookscope::redact::redactor()
+    let mut counts = hookscope_core::redact::Redactions::new();
+    hookscope_core::redact::redactor()
         .redact(text, &mut counts)
         .into_owned()
 }
@@ -228,9 +228,9 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
 /// summary as it ran (`asked → ran` for a rewritten call) and its
 /// `tool_use_id`.
 fn print_call(
-    session: &hookscope::transcript::Session,
+    session: &hookscope_core::transcript::Session,
     thread: Option<usize>,
-    call: &hookscope::transcript::ToolCallRecord,
+    call: &hookscope_core::transcript::ToolCallRecord,
     depth: usize,
 ) {
     let mut mark = String::from(if call.is_error() { " ✗" } else { "" });

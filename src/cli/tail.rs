@@ -1,6 +1,6 @@
 //! `hookscope tail [SESSION|PATH] [PATH...] [--json]`: print a session's
 //! tool calls, their results and the hook firings as they are written,
-//! like `tail -f` (docs/cli.md#hookscope-tail-watch-a-session-while-the-agent-writes-it), over [`hookscope::transcript::follow`].
+//! like `tail -f` (docs/cli.md#hookscope-tail-watch-a-session-while-the-agent-writes-it), over [`hookscope_core::transcript::follow`].
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -12,10 +12,10 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 use serde_json::{Value, json};
 
-use hookscope::transcript::follow::{
+use hookscope_core::transcript::follow::{
     Change, FollowOptions, Follower, LiveItem, LiveKind, items_of,
 };
-use hookscope::transcript::{Agent, Session, SessionRef, discover, short_session_id, text};
+use hookscope_core::transcript::{Agent, Session, SessionRef, discover, short_session_id, text};
 
 use super::{fail, print_raw, print_text};
 
@@ -142,14 +142,14 @@ fn resolve(args: &TailArgs) -> Target {
         Ok(meta) if meta.is_dir() => newest_under(&[path.to_path_buf()]),
         Ok(meta) if !meta.is_file() => fail(format!(
             "{shown}: not a regular file ({}); not followed",
-            hookscope::transcript::fsread::kind_of(&meta.file_type())
+            hookscope_core::transcript::fsread::kind_of(&meta.file_type())
         )),
         Ok(_) => {
             let found = discover(&[path.to_path_buf()]).unwrap_or_else(|e| fail(e));
             let session = found.sessions.into_iter().next().unwrap_or_else(|| {
                 fail(format!(
                     "{shown} is {}",
-                    hookscope::transcript::discover::NOT_A_SESSION
+                    hookscope_core::transcript::discover::NOT_A_SESSION
                 ))
             });
             Target {
@@ -157,7 +157,9 @@ fn resolve(args: &TailArgs) -> Target {
                 roots: Vec::new(),
             }
         }
-        Err(_) if shown.contains('/') || hookscope::transcript::fsread::is_jsonl_name(path) => {
+        Err(_)
+            if shown.contains('/') || hookscope_core::transcript::fsread::is_jsonl_name(path) =>
+        {
             fail(format!("no such file or directory: {shown}"))
         }
         Err(_) => Target {
@@ -408,8 +410,8 @@ fn describe(session: &Session, item: &LiveItem) -> (Value, String) {
 
 /// Secrets masked as `[REDACTED_<TYPE>]`.
 fn mask(text: &str) -> String {
-    let mut counts = hookscope::redact::Redactions::default();
-    hookscope::redact::redactor()
+    let mut counts = hookscope_core::redact::Redactions::default();
+    hookscope_core::redact::redactor()
         .redact(text, &mut counts)
         .into_owned()
 }

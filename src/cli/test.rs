@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use hookscope::hooks::rules::RuleSet;
+use hookscope_core::hooks::rules::RuleSet;
 use serde_json::json;
 
 use super::print_json;

@@ -12,10 +12,10 @@
 
 use chrono::FixedOffset;
 
-use hookscope::hooks::events::At;
-use hookscope::transcript::short_id::ShortIds;
-use hookscope::transcript::text::one_line;
-use hookscope::transcript::{Diagnostic, Event, SessionRef};
+use hookscope_core::hooks::events::At;
+use hookscope_core::transcript::short_id::ShortIds;
+use hookscope_core::transcript::text::one_line;
+use hookscope_core::transcript::{Diagnostic, Event, SessionRef};
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::Span;

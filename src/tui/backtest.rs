@@ -1,14 +1,14 @@
 //! The backtest list (`B`, docs/replay-and-backtest.md#replay-and-backtest): the loaded rule set run over every
 //! session on a worker thread ([`super::worker::backtest`], which calls
-//! [`hookscope::hooks::replay::backtest_refs`]), progress in the status
+//! [`hookscope_core::hooks::replay::backtest_refs`]), progress in the status
 //! bar, and the would-be blocks, warns and rewrites listed as they arrive
 //! (each marked with its verdict; a block no hook made at the time is marked
 //! `new`); `Enter` jumps to the call in its session's timeline (the Calls
 //! view's jump effect), or for one not on a call (a Stop, a prompt) to its
 //! line there.
 
-use hookscope::hooks::events::At;
-use hookscope::hooks::replay::Example;
+use hookscope_core::hooks::events::At;
+use hookscope_core::hooks::replay::Example;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

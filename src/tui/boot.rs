@@ -35,10 +35,10 @@ use std::sync::mpsc::Sender;
 use std::thread;
 
 use chrono::FixedOffset;
-use hookscope::index::Index;
-use hookscope::query::Query;
-use hookscope::transcript::discover::default_roots;
-use hookscope::transcript::{Discovery, SessionRef, discover};
+use hookscope_core::index::Index;
+use hookscope_core::query::Query;
+use hookscope_core::transcript::discover::default_roots;
+use hookscope_core::transcript::{Discovery, SessionRef, discover};
 
 use super::app::App;
 use super::theme::Theme;

@@ -9,9 +9,9 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
 use chrono::{FixedOffset, Utc};
-use hookscope::index::Index;
-use hookscope::query::find_with;
-use hookscope::transcript::{SessionRef, discover, load_summary};
+use hookscope_core::index::Index;
+use hookscope_core::query::find_with;
+use hookscope_core::transcript::{SessionRef, discover, load_summary};
 
 use super::app::App;
 use super::boot::Boot;
@@ -242,7 +242,7 @@ fn the_selection_follows_its_session_when_the_list_changes() {
 }
 
 /// The records of `result` as JSON (for equality with a fresh `find`).
-fn json(result: &hookscope::query::FindResult) -> serde_json::Value {
+fn json(result: &hookscope_core::query::FindResult) -> serde_json::Value {
     serde_json::to_value(result).expect("json")
 }
 
@@ -256,7 +256,7 @@ fn next_found(
     rx: &Receiver<Msg>,
     held: &mut Option<Msg>,
     hold: bool,
-) -> hookscope::query::FindResult {
+) -> hookscope_core::query::FindResult {
     loop {
         match rx.recv_timeout(WAIT).expect("a message") {
             Msg::Found { generation, result } => {
@@ -285,7 +285,7 @@ fn discovered(
     app: &mut App,
     rx: &Receiver<Msg>,
     held: &mut Option<Msg>,
-) -> Result<hookscope::transcript::Discovery, String> {
+) -> Result<hookscope_core::transcript::Discovery, String> {
     if let Some(Msg::Discovered(d)) = held.take() {
         return d;
     }
@@ -330,7 +330,7 @@ fn add_bash_call(file: &Path) {
 }
 
 /// The Calls view asks for `tool:Bash` as generation 7.
-fn ask_bash(app: &mut App, boot: &mut Boot) -> hookscope::query::Query {
+fn ask_bash(app: &mut App, boot: &mut Boot) -> hookscope_core::query::Query {
     let query = calls::prepare("tool:Bash", Utc::now()).expect("valid");
     app.calls.generation = 7;
     boot.find(7, query.clone());

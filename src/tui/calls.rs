@@ -1,6 +1,6 @@
 //! The Calls view (`c`): every tool call across the loaded sessions and
 //! their subagents, filtered by a `find_tool_calls` filter line
-//! (`hookscope::query::filter_line`), newest first, with the selected
+//! (`hookscope_core::query::filter_line`), newest first, with the selected
 //! record on the side. Results come from the same query as `hookscope find`
 //! and the MCP tool, run on a worker thread as the line changes; Enter opens
 //! the call in its session's timeline. [`CallsView`] owns the filter
@@ -8,12 +8,12 @@
 //! candidates popup.
 
 use chrono::{DateTime, FixedOffset, Utc};
-use hookscope::query::{FindResult, FoundCall, Query, filter_line};
-use hookscope::tools::file_path_of;
-use hookscope::transcript::ToolCallRecord;
-use hookscope::transcript::hook_activity::HookAction;
-use hookscope::transcript::short_id::ShortIds;
-use hookscope::transcript::text::one_line;
+use hookscope_core::query::{FindResult, FoundCall, Query, filter_line};
+use hookscope_core::tools::file_path_of;
+use hookscope_core::transcript::ToolCallRecord;
+use hookscope_core::transcript::hook_activity::HookAction;
+use hookscope_core::transcript::short_id::ShortIds;
+use hookscope_core::transcript::text::one_line;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};

@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, FixedOffset, Utc};
-use hookscope::hooks::rules::RuleSet;
-use hookscope::query::Query;
-use hookscope::transcript::short_id::ShortIds;
-use hookscope::transcript::spawns::SpawnTree;
-use hookscope::transcript::{Diagnostic, Event, Session, SessionRef, SessionSummary, Turn};
+use hookscope_core::hooks::rules::RuleSet;
+use hookscope_core::query::Query;
+use hookscope_core::transcript::short_id::ShortIds;
+use hookscope_core::transcript::spawns::SpawnTree;
+use hookscope_core::transcript::{Diagnostic, Event, Session, SessionRef, SessionSummary, Turn};
 use ratatui::layout::Rect;
 
 use super::theme::Theme;
@@ -132,7 +132,7 @@ pub struct TimelineRow {
     pub parent: Option<Item>,
     /// The subagent this row expands to: an unlinked row's own, or a
     /// call's when the spawn walk enters it there
-    /// ([`hookscope::transcript::spawns::Step::Call`]'s `expands`).
+    /// ([`hookscope_core::transcript::spawns::Step::Call`]'s `expands`).
     pub expands: Option<usize>,
 }
 
@@ -188,7 +188,7 @@ pub fn subagent_label(session: &Session, s: usize, room: usize) -> String {
     match (&sub.description, &sub.agent_id) {
         (Some(d), _) => format!(
             "{kind} “{}”",
-            hookscope::transcript::text::one_line(d, room)
+            hookscope_core::transcript::text::one_line(d, room)
         ),
         (None, Some(id)) => format!("{kind} {id}"),
         (None, None) => kind.to_string(),
@@ -256,7 +256,7 @@ pub enum Request {
 /// A confirmed hook plan carried by [`Request::RunHooks`]; two handles are
 /// equal when they share the plan.
 #[derive(Debug, Clone)]
-pub struct PlanHandle(pub Arc<hookscope::hooks::exec::ExecPlan>);
+pub struct PlanHandle(pub Arc<hookscope_core::hooks::exec::ExecPlan>);
 
 impl PartialEq for PlanHandle {
     fn eq(&self, other: &PlanHandle) -> bool {
@@ -416,13 +416,13 @@ pub struct Ctx {
     /// The `--cwd-map OLD=NEW` pairs: recorded folders mapped to local ones
     /// in the replayed payload, `CLAUDE_PROJECT_DIR` and where `x` runs the
     /// hooks (docs/replay-and-backtest.md "Running your real hooks").
-    pub cwd_map: hookscope::hooks::cwd_map::CwdMap,
+    pub cwd_map: hookscope_core::hooks::cwd_map::CwdMap,
     /// The Codex home whose hooks the replay pane explains for a Codex
     /// session; `None`: `$CODEX_HOME`, else `~/.codex` (tests set a fixed
     /// one).
     pub codex_home: Option<PathBuf>,
     /// The environment the replay pane's `x` passes on to hooks (through
-    /// the allowlist, [`hookscope::hooks::exec::hook_env`]); `None`: this
+    /// the allowlist, [`hookscope_core::hooks::exec::hook_env`]); `None`: this
     /// process's (tests set a fixed one).
     pub hook_env: Option<std::collections::BTreeMap<String, std::ffi::OsString>>,
 }

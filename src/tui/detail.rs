@@ -16,13 +16,13 @@ use std::sync::Arc;
 
 use crate::words::plural;
 use chrono::{DateTime, Utc};
-use hookscope::redact::{Redactions, redactor};
-use hookscope::shell::CommandLine;
-use hookscope::tools::{BashCall, ToolCall};
-use hookscope::transcript::hook_activity::{HookAction, HookActivity};
-use hookscope::transcript::spawns::SpawnTree;
-use hookscope::transcript::text::display_prompt;
-use hookscope::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
+use hookscope_core::redact::{Redactions, redactor};
+use hookscope_core::shell::CommandLine;
+use hookscope_core::tools::{BashCall, ToolCall};
+use hookscope_core::transcript::hook_activity::{HookAction, HookActivity};
+use hookscope_core::transcript::spawns::SpawnTree;
+use hookscope_core::transcript::text::display_prompt;
+use hookscope_core::transcript::{Event, Session, Subagent, ToolCallRecord, Turn};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -516,8 +516,8 @@ fn call_lines(
         Thread::Main => None,
     };
     let mut where_ = match session.locus_of(sub, record.line) {
-        hookscope::transcript::Locus::Record(id) => format!("record {id}"),
-        hookscope::transcript::Locus::Line(n) => format!("line {n}"),
+        hookscope_core::transcript::Locus::Record(id) => format!("record {id}"),
+        hookscope_core::transcript::Locus::Line(n) => format!("line {n}"),
     };
     if let Thread::Sub(s) = thread {
         // Every spawn from the main thread down, so a depth-2 call says
@@ -591,19 +591,19 @@ fn call_lines(
         }
         _ => None,
     };
-    let digest = hookscope::transcript::call_digest(session, sub, record).ok();
+    let digest = hookscope_core::transcript::call_digest(session, sub, record).ok();
     let typed = typed_view(record, theme, parse.as_deref(), digest);
     if !typed.is_empty() {
         out.push(Line::default());
         out.push(heading("Typed", theme));
         out.extend(typed);
     }
-    if let Some(change) = hookscope::transcript::diff::call_diff(record) {
+    if let Some(change) = hookscope_core::transcript::diff::call_diff(record) {
         out.push(Line::default());
         let patch = change
             .files
             .iter()
-            .any(|f| f.source == hookscope::transcript::diff::DiffSource::ApplyPatch);
+            .any(|f| f.source == hookscope_core::transcript::diff::DiffSource::ApplyPatch);
         out.push(heading(
             if patch { "Diff (apply_patch)" } else { "Diff" },
             theme,
@@ -648,7 +648,7 @@ fn call_lines(
             let mut counts = Redactions::new();
             out.extend(text_lines(
                 &masked(
-                    &hookscope::transcript::hook_activity::output_text(o),
+                    &hookscope_core::transcript::hook_activity::output_text(o),
                     &mut counts,
                 ),
                 Style::new(),
@@ -766,7 +766,7 @@ pub fn typed_view(
     digest: Option<String>,
 ) -> Vec<Line<'static>> {
     let mut out = vec![field("type", record.call.type_name().to_string(), theme)];
-    if let Some(path) = hookscope::tools::file_path_of(&record.call) {
+    if let Some(path) = hookscope_core::tools::file_path_of(&record.call) {
         out.push(field("file", path.to_string(), theme));
     }
     match &record.call {
@@ -831,12 +831,12 @@ pub fn typed_view(
             out.push(field("edits", multi.edits.len().to_string(), theme));
         }
         ToolCall::Other(other) => {
-            if let Some((server, tool)) = hookscope::tools::mcp_parts(record.name()) {
+            if let Some((server, tool)) = hookscope_core::tools::mcp_parts(record.name()) {
                 out.push(field(
                     "mcp",
                     format!(
                         "server {server}, tool {tool} ({})",
-                        hookscope::tools::mcp_access(tool)
+                        hookscope_core::tools::mcp_access(tool)
                     ),
                     theme,
                 ));

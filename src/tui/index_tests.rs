@@ -7,9 +7,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
 use chrono::{FixedOffset, Utc};
-use hookscope::index::Index;
-use hookscope::query::find_with;
-use hookscope::transcript::{SessionRef, discover};
+use hookscope_core::index::Index;
+use hookscope_core::query::find_with;
+use hookscope_core::transcript::{SessionRef, discover};
 
 use super::app::App;
 use super::theme::Theme;
@@ -121,7 +121,7 @@ fn a_warm_index_lists_every_session_with_its_counts_at_the_first_frame() {
     assert_eq!((tools.turns, tools.tool_calls, tools.errors), (1, 23, 5));
     // Every summary equals the loader's.
     for e in &app.ctx.sessions {
-        let loaded = hookscope::transcript::load_summary(&e.sref)
+        let loaded = hookscope_core::transcript::load_summary(&e.sref)
             .expect("loads")
             .0;
         assert_eq!(e.summary.as_ref(), Some(&loaded), "{}", e.sref.id);
@@ -180,7 +180,7 @@ fn a_cold_index_is_synced_in_the_background_with_progress() {
     apply_until(&mut app, &rx, |m| matches!(m, Msg::Indexing(None)));
     assert_eq!(app.ctx.indexing, None);
     for e in &app.ctx.sessions {
-        let loaded = hookscope::transcript::load_summary(&e.sref)
+        let loaded = hookscope_core::transcript::load_summary(&e.sref)
             .expect("loads")
             .0;
         assert_eq!(e.summary.as_ref(), Some(&loaded), "{}", e.sref.id);

@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
-use hookscope::transcript::follow::FollowOptions;
+use hookscope_core::transcript::follow::FollowOptions;
 
 use super::app::{App, Pane};
 use super::tests::{key, opened, render};
@@ -77,7 +77,7 @@ fn has_call(msg: &Msg, id: &str) -> bool {
 
 fn row_texts(app: &App) -> Vec<String> {
     let session = app.ctx.session().cloned().expect("loaded");
-    let tree = hookscope::transcript::spawns::SpawnTree::new(&session);
+    let tree = hookscope_core::transcript::spawns::SpawnTree::new(&session);
     app.timeline
         .rows(&app.ctx)
         .into_iter()
@@ -189,7 +189,7 @@ fn the_default_follower_updates_the_open_session() {
 #[test]
 fn a_follower_given_the_known_sessions_reports_only_new_ones() {
     let (dir, _path, all, mut app) = start();
-    let known = hookscope::transcript::discover(&[dir.path().to_path_buf()])
+    let known = hookscope_core::transcript::discover(&[dir.path().to_path_buf()])
         .expect("discover")
         .sessions;
     assert_eq!(known.len(), 1);
@@ -237,7 +237,7 @@ fn a_timeline_filter_searches_a_reloaded_session_afresh() {
         .into_bytes();
     std::fs::write(&path, lines.concat()).expect("rewrite");
     let sref = app.ctx.sessions[0].sref.clone();
-    let session = hookscope::transcript::load(&sref).expect("reload");
+    let session = hookscope_core::transcript::load(&sref).expect("reload");
     app.apply(Msg::Live {
         index: 0,
         session: std::sync::Arc::new(session),

@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hookscope::transcript::short_id::ShortIds;
-use hookscope::transcript::spawns::SpawnTree;
-use hookscope::transcript::{Diagnostic, Session, SessionRef};
+use hookscope_core::transcript::short_id::ShortIds;
+use hookscope_core::transcript::spawns::SpawnTree;
+use hookscope_core::transcript::{Diagnostic, Session, SessionRef};
 
 use super::app::{App, OpenState, Request, SessionEntry};
 use super::worker::Msg;

@@ -126,7 +126,7 @@ pub fn run(
     paths: &[PathBuf],
     rules: Option<&Path>,
     settings: &[PathBuf],
-    cwd_map: hookscope::hooks::cwd_map::CwdMap,
+    cwd_map: hookscope_core::hooks::cwd_map::CwdMap,
     no_index: bool,
 ) -> anyhow::Result<()> {
     let offset = Local::now().offset().fix();
@@ -144,7 +144,7 @@ pub fn run(
     let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
     // The follower starts once discovery has answered, with its sessions
     // (the roots are not walked twice at start).
-    let mut follow: Option<mpsc::Sender<(usize, hookscope::transcript::SessionRef)>> = None;
+    let mut follow: Option<mpsc::Sender<(usize, hookscope_core::transcript::SessionRef)>> = None;
     let mut pending_follow = None;
 
     let (mut term, _guard) = terminal::init().context("cannot set up the terminal")?;
@@ -170,7 +170,7 @@ pub fn run(
             let sender = worker::spawn_follow_known(
                 boot.roots.clone(),
                 Some(boot.refs.clone()),
-                hookscope::transcript::follow::FollowOptions::default(),
+                hookscope_core::transcript::follow::FollowOptions::default(),
                 tx.clone(),
             );
             if let Some(open) = pending_follow.take() {
@@ -248,7 +248,7 @@ pub fn run(
 /// The start after discovery (see [`boot`]): with the persisted index
 /// (docs/cli.md#index), the summaries of every session whose files are unchanged
 /// since it was indexed go into `app` at once
-/// ([`hookscope::index::Index::fresh_summaries`]), and a worker syncs the
+/// ([`hookscope_core::index::Index::fresh_summaries`]), and a worker syncs the
 /// rest with progress in the status bar ([`worker::spawn_index_sync`]);
 /// without one (`None`), every session is summarized in the background
 /// ([`worker::spawn_summaries`]). Returns the Calls-view query thread,
@@ -257,8 +257,8 @@ pub fn run(
 #[cfg(test)]
 pub fn start_with(
     app: &mut App,
-    refs: &[hookscope::transcript::SessionRef],
-    index: Option<hookscope::index::Index>,
+    refs: &[hookscope_core::transcript::SessionRef],
+    index: Option<hookscope_core::index::Index>,
     tx: &mpsc::Sender<worker::Msg>,
 ) -> worker::Queries {
     start_shared(app, refs, index, tx).0
@@ -268,8 +268,8 @@ pub fn start_with(
 /// the backtest), `None` without one.
 pub fn start_shared(
     app: &mut App,
-    refs: &[hookscope::transcript::SessionRef],
-    index: Option<hookscope::index::Index>,
+    refs: &[hookscope_core::transcript::SessionRef],
+    index: Option<hookscope_core::index::Index>,
     tx: &mpsc::Sender<worker::Msg>,
 ) -> (worker::Queries, Option<worker::SharedIndex>) {
     let Some(index) = index else {

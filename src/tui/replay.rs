@@ -1,6 +1,6 @@
 //! The replay pane (`r` on a call, turn or session; docs/replay-and-backtest.md#replay-and-backtest): which
 //! hook events apply at that point (a picker), and for the picked one what
-//! [`hookscope::hooks::replay::replay`] says: each rule with ✓/✗ and the
+//! [`hookscope_core::hooks::replay::replay`] says: each rule with ✓/✗ and the
 //! why, the combined decision, the hook output and the outcome, the rebuilt
 //! payload (secrets masked as `[REDACTED_<TYPE>]`, as Detail shows them),
 //! the fields left out with their reason, and the transcript's own record
@@ -16,7 +16,7 @@
 //! settings that apply ([`Ctx::settings`], else the session's user and
 //! project settings) with [`settings::explain`]'s verdicts; the transcript's
 //! record starts with the parsed hook firings
-//! ([`hookscope::hooks::replay::activity_at`]). `x` opens a confirmation
+//! ([`hookscope_core::hooks::replay::activity_at`]). `x` opens a confirmation
 //! dialog with the [`ExecPlan`] (nothing runs before its Enter); Enter runs
 //! it on a worker ([`super::worker::spawn_hooks`]) and the pane shows the
 //! [`ExecReport`] beside what the transcript recorded.
@@ -24,14 +24,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hookscope::hooks::contract::Version;
-use hookscope::hooks::dialect::{Dialect, Hooks, RunContext, Sources, project_dir};
-use hookscope::hooks::events::{At, EventName};
-use hookscope::hooks::exec::{ExecPlan, ExecReport, effect_name};
-use hookscope::hooks::replay::{Replay, replay_with};
-use hookscope::hooks::rules::RuleSet;
-use hookscope::hooks::settings::{self, HandlerVerdict};
-use hookscope::redact::{Redactions, redactor};
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::dialect::{Dialect, Hooks, RunContext, Sources, project_dir};
+use hookscope_core::hooks::events::{At, EventName};
+use hookscope_core::hooks::exec::{ExecPlan, ExecReport, effect_name};
+use hookscope_core::hooks::replay::{Replay, replay_with};
+use hookscope_core::hooks::rules::RuleSet;
+use hookscope_core::hooks::settings::{self, HandlerVerdict};
+use hookscope_core::redact::{Redactions, redactor};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -153,7 +153,7 @@ fn toml_str(s: &str) -> String {
 }
 
 /// The picked payload as a top-level `[[tests]]` case of the rule-file
-/// format (`src/hooks/rules/cases.rs`): `event`, `tool` + `input` for a
+/// format (`crates/hookscope-core/src/hooks/rules/cases.rs`): `event`, `tool` + `input` for a
 /// tool event, `cwd`, `permission_mode`, `prompt`, `agent_id`,
 /// `agent_type`, the `history` before the event, and `expect` = what the
 /// loaded `rules` decide on exactly this case (as `hookscope test` will
@@ -162,7 +162,7 @@ fn toml_str(s: &str) -> String {
 /// stdin JSON; `source` names where it came from.
 pub fn test_case(
     payload: &Value,
-    history: &hookscope::hooks::rules::History,
+    history: &hookscope_core::hooks::rules::History,
     rules: Option<&RuleSet>,
     source: &str,
 ) -> String {
@@ -334,7 +334,7 @@ impl ReplayPane {
     /// ([`settings::load`]), so a FIFO or a huge file costs nothing.
     fn hook_config(
         &mut self,
-        session: &hookscope::transcript::model::Session,
+        session: &hookscope_core::transcript::model::Session,
         version: &Version,
         ctx: &Ctx,
     ) -> Arc<Hooks> {
@@ -441,7 +441,7 @@ impl ReplayPane {
     }
 
     /// `x`: builds what would run for the picked event (every command
-    /// handler it reaches, [`hookscope::hooks::exec::plan`]) and opens the
+    /// handler it reaches, [`hookscope_core::hooks::exec::plan`]) and opens the
     /// confirmation dialog; says why when there is nothing to run.
     fn ask_to_run(&mut self, ctx: &mut Ctx) {
         let (Some(Ok(r)), Some((_, hooks)), Some(session)) =
@@ -538,7 +538,7 @@ impl ReplayPane {
         )));
         let quote = |argv: Vec<String>| -> String {
             argv.iter()
-                .map(|a| hookscope::shell::shell_quote(a))
+                .map(|a| hookscope_core::shell::shell_quote(a))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
@@ -646,7 +646,7 @@ impl ReplayPane {
         if let Some(o) = &report.combined.updated_output {
             merged.push_str(&format!(
                 " — the model sees this output instead: {}",
-                mask(&hookscope::transcript::hook_activity::output_text(o))
+                mask(&hookscope_core::transcript::hook_activity::output_text(o))
             ));
         }
         out.push(Line::from(vec![
@@ -672,8 +672,8 @@ impl ReplayPane {
         if let Some(a) = self.agreement(report, ctx) {
             let loud = matches!(
                 a.verdict,
-                hookscope::hooks::exec::Verdict::FailedOpen
-                    | hookscope::hooks::exec::Verdict::FailedBlocked
+                hookscope_core::hooks::exec::Verdict::FailedOpen
+                    | hookscope_core::hooks::exec::Verdict::FailedBlocked
             );
             out.push(Line::from(vec![
                 Span::styled("  vs the transcript: ", theme.heading()),
@@ -695,20 +695,20 @@ impl ReplayPane {
 
     /// The run compared with what the transcript recorded for this firing
     /// (its parsed hook activity and the call's recorded
-    /// `permissionDecision`, [`hookscope::hooks::exec::agreement`]): `then:
+    /// `permissionDecision`, [`hookscope_core::hooks::exec::agreement`]): `then:
     /// PreToolUse hook blocked the call (exit 2); now: blocked the call —
     /// agrees`, or a loud `FAILED OPEN` when a handler failed.
     fn agreement(
         &self,
         report: &ExecReport,
         ctx: &Ctx,
-    ) -> Option<hookscope::hooks::exec::Agreement> {
+    ) -> Option<hookscope_core::hooks::exec::Agreement> {
         let (Some(Ok(r)), Some(session)) = (&self.result, ctx.session()) else {
             return None;
         };
-        let activity = hookscope::hooks::replay::activity_at(session, &r.payload);
-        let permission = hookscope::hooks::replay::recorded_permission(session, &r.payload);
-        Some(hookscope::hooks::exec::agreement(
+        let activity = hookscope_core::hooks::replay::activity_at(session, &r.payload);
+        let permission = hookscope_core::hooks::replay::recorded_permission(session, &r.payload);
+        Some(hookscope_core::hooks::exec::agreement(
             report, &activity, permission,
         ))
     }
@@ -965,7 +965,7 @@ impl ReplayPane {
                 let verdict = rule
                     .result
                     .as_ref()
-                    .map_or("", hookscope::hooks::rules::verdict);
+                    .map_or("", hookscope_core::hooks::rules::verdict);
                 out.push(Line::from(vec![
                     Span::styled(format!("  {mark} {} ", rule.id), theme.tool()),
                     Span::raw(format!("{verdict} ")),
@@ -1017,7 +1017,7 @@ impl ReplayPane {
         rec.push(head("Transcript recorded"));
         let activity = ctx
             .session()
-            .map(|s| hookscope::hooks::replay::activity_at(s, &r.payload))
+            .map(|s| hookscope_core::hooks::replay::activity_at(s, &r.payload))
             .unwrap_or_default();
         let mask = |t: &str| {
             let mut counts = Redactions::default();
@@ -1092,11 +1092,11 @@ impl ReplayPane {
 }
 
 /// The picker's entries at `at`, each with the `At` that rebuilds it (from
-/// [`hookscope::hooks::events::firings_at`]): every firing is its own entry
+/// [`hookscope_core::hooks::events::firings_at`]): every firing is its own entry
 /// (each call's PreToolUse, PermissionRequest, PostToolUse, … on a turn; two
 /// Stops in one turn are two entries); for the whole session
 /// ([`At::Last`]) every event folds into one entry, its last.
-fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
+fn firings(session: &hookscope_core::transcript::model::Session, at: &At) -> Vec<(EventName, At)> {
     let mut out: Vec<(EventName, At)> = Vec::new();
     for (e, a) in Dialect::for_agent(session.agent).firings_at(session, at) {
         if *at == At::Last {
@@ -1112,7 +1112,7 @@ fn firings(session: &hookscope::transcript::model::Session, at: &At) -> Vec<(Eve
 
 /// Where a firing is anchored, for its picker label: `line N` (main file;
 /// for a call its `tool_use` line), `sub line N` (a subagent's file).
-fn place(session: &hookscope::transcript::model::Session, at: &At) -> Option<String> {
+fn place(session: &hookscope_core::transcript::model::Session, at: &At) -> Option<String> {
     match at {
         At::Line(n) => Some(format!("line {n}")),
         At::AgentLine(_, n) => Some(format!("sub line {n}")),

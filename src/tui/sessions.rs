@@ -5,8 +5,8 @@
 
 use crate::words::plural;
 use chrono::FixedOffset;
-use hookscope::transcript::Agent;
-use hookscope::transcript::text::one_line;
+use hookscope_core::transcript::Agent;
+use hookscope_core::transcript::text::one_line;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::Frame;
@@ -518,7 +518,7 @@ mod tests {
     use crate::tui::worker::{self, Msg};
     use chrono::FixedOffset;
     use crossterm::event::KeyCode;
-    use hookscope::transcript::{Agent, discover};
+    use hookscope_core::transcript::{Agent, discover};
     use std::path::PathBuf;
 
     /// The real runs of all four agents: Claude Code's `tools` and

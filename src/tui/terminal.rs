@@ -34,7 +34,7 @@ pub fn init() -> io::Result<(DefaultTerminal, TerminalGuard)> {
     let guard = TerminalGuard;
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let _ = hookscope::hooks::exec::reaper::abort_runs();
+        let _ = hookscope_core::hooks::exec::reaper::abort_runs();
         let _ = execute!(stdout(), DisableMouseCapture);
         previous(info);
     }));
@@ -45,10 +45,10 @@ pub fn init() -> io::Result<(DefaultTerminal, TerminalGuard)> {
 /// Leaves the alternate screen and raw mode and turns mouse capture off,
 /// and ends any hook the exec dialog is running (its process group, the
 /// processes that left it, its temporary folder:
-/// [`hookscope::hooks::exec::reaper::abort_runs`]), on every way out of
+/// [`hookscope_core::hooks::exec::reaper::abort_runs`]), on every way out of
 /// the TUI. Safe to call more than once.
 pub fn restore() {
-    let _ = hookscope::hooks::exec::reaper::abort_runs();
+    let _ = hookscope_core::hooks::exec::reaper::abort_runs();
     let _ = execute!(stdout(), DisableMouseCapture);
     ratatui::restore();
 }

@@ -19,11 +19,11 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::FixedOffset;
-use hookscope::tools::ToolKind;
-use hookscope::transcript::hook_activity::{HookAction, HookActivity};
-use hookscope::transcript::spawns::{CallAt, SpawnTree, Step, ThreadId};
-use hookscope::transcript::text::{display_prompt, one_line};
-use hookscope::transcript::{Event, Session, ToolCallRecord};
+use hookscope_core::tools::ToolKind;
+use hookscope_core::transcript::hook_activity::{HookAction, HookActivity};
+use hookscope_core::transcript::spawns::{CallAt, SpawnTree, Step, ThreadId};
+use hookscope_core::transcript::text::{display_prompt, one_line};
+use hookscope_core::transcript::{Event, Session, ToolCallRecord};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -74,7 +74,7 @@ pub fn unlinked_label(session: &Session, tree: &SpawnTree, s: usize) -> String {
 
 /// The line index of a thread (`session.lines` for the main thread), which
 /// holds its hook firings.
-fn thread_lines(session: &Session, thread: Thread) -> &hookscope::transcript::LineIndex {
+fn thread_lines(session: &Session, thread: Thread) -> &hookscope_core::transcript::LineIndex {
     match thread {
         Thread::Main => &session.lines,
         Thread::Sub(s) => session
@@ -93,7 +93,8 @@ fn hook_of_event<'a>(
 ) -> Option<(usize, &'a HookActivity)> {
     match event {
         // A process boundary shares its line with whatever starts there.
-        Event::Note { label, .. } if label != hookscope::transcript::claude_code::PROCESS_NOTE => {}
+        Event::Note { label, .. }
+            if label != hookscope_core::transcript::claude_code::PROCESS_NOTE => {}
         _ => return None,
     }
     thread_lines(session, thread).hook_at_line(event.line())
@@ -153,8 +154,8 @@ pub fn hook_row_text(h: &HookActivity) -> String {
     if !facts.is_empty() {
         text.push_str(&format!(" [{}]", facts.join(", ")));
     }
-    let mut counts = hookscope::redact::Redactions::new();
-    hookscope::redact::redactor()
+    let mut counts = hookscope_core::redact::Redactions::new();
+    hookscope_core::redact::redactor()
         .redact(&text, &mut counts)
         .into_owned()
 }
@@ -354,8 +355,8 @@ pub fn summary_of(session: &Session, thread: Thread, record: &ToolCallRecord) ->
         Thread::Sub(s) => Some(s),
     };
     let text = session.summary_as_ran(thread, record);
-    let mut counts = hookscope::redact::Redactions::new();
-    hookscope::redact::redactor()
+    let mut counts = hookscope_core::redact::Redactions::new();
+    hookscope_core::redact::redactor()
         .redact(&text, &mut counts)
         .into_owned()
 }
@@ -423,7 +424,7 @@ fn event_label(event: &Event) -> (&'static str, String) {
         Event::ApiError { text, .. } => ("!", api_error_line(text)),
         // A process boundary's first line says it; Detail has the rest.
         Event::Note { label, text, .. }
-            if label == hookscope::transcript::claude_code::PROCESS_NOTE =>
+            if label == hookscope_core::transcript::claude_code::PROCESS_NOTE =>
         {
             (
                 "◦",
@@ -612,7 +613,7 @@ impl TimelinePane {
     }
 
     /// The open session was loaded again because its files grew
-    /// ([`hookscope::transcript::follow`]): the selection and the offset
+    /// ([`hookscope_core::transcript::follow`]): the selection and the offset
     /// stay where they were (rows only grow at the end of their thread);
     /// a selection that is gone falls back to the first row.
     pub fn refreshed(&mut self, ctx: &Ctx) {

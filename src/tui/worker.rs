@@ -13,12 +13,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use std::sync::Mutex;
 
-use hookscope::index::{self, Index, Progress, State};
-use hookscope::query::prefilter::Verdict;
-use hookscope::query::{FindResult, Query, RowCall, RowSource, find_with_loader, find_with_rows};
-use hookscope::transcript::cache::{DEFAULT_BUDGET, SessionCache};
-use hookscope::transcript::follow::{Change, FollowOptions, Follower};
-use hookscope::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
+use hookscope_core::index::{self, Index, Progress, State};
+use hookscope_core::query::prefilter::Verdict;
+use hookscope_core::query::{
+    FindResult, Query, RowCall, RowSource, find_with_loader, find_with_rows,
+};
+use hookscope_core::transcript::cache::{DEFAULT_BUDGET, SessionCache};
+use hookscope_core::transcript::follow::{Change, FollowOptions, Follower};
+use hookscope_core::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
 use rayon::prelude::*;
 
 /// A result from a worker, folded into the app by [`super::app::App::apply`].
@@ -30,7 +32,7 @@ pub enum Msg {
         generation: u64,
         /// What they did (boxed: a report is large beside the other
         /// messages).
-        report: Box<hookscope::hooks::exec::ExecReport>,
+        report: Box<hookscope_core::hooks::exec::ExecReport>,
     },
     /// The counts and title of session `index`, with its diagnostics
     /// (or why it could not be read).
@@ -73,7 +75,7 @@ pub enum Msg {
         /// The call's parse-cache key, as asked.
         key: super::context::BashKey,
         /// The parsed line (`BashCall::command_line`, docs/tool-calls.md#the-bash-command-parser).
-        line: hookscope::shell::CommandLine,
+        line: hookscope_core::shell::CommandLine,
     },
     /// One more session of a backtest ([`backtest`]): its would-be
     /// blocks.
@@ -163,14 +165,14 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
     });
 }
 
-pub use hookscope::service::open_index;
+pub use hookscope_core::service::open_index;
 
 /// The index shared by the start's sync thread and the Calls-view query
 /// thread (each holds the lock for one chunk's sync or one query's
 /// verdicts).
 pub type SharedIndex = Arc<Mutex<Index>>;
 
-pub use hookscope::service::current_verdicts;
+pub use hookscope_core::service::current_verdicts;
 
 /// Sessions synced in one [`Index::sync`] call (one [`Msg::Summaries`]
 /// each; the Calls view waits for at most one such call).
@@ -436,7 +438,7 @@ pub fn spawn_follow_known(
 /// take seconds on a huge line) and sends [`Msg::Parsed`].
 pub fn spawn_parse(key: super::context::BashKey, command: String, tx: Sender<Msg>) {
     thread::spawn(move || {
-        let line = hookscope::shell::parse_command_line(&command);
+        let line = hookscope_core::shell::parse_command_line(&command);
         let _ = tx.send(Msg::Parsed { key, line });
     });
 }
@@ -673,24 +675,24 @@ fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`
-/// ([`hookscope::hooks::replay::backtest_refs`], one session at a time, so
+/// ([`hookscope_core::hooks::replay::backtest_refs`], one session at a time, so
 /// the prefilters skip or narrow what no rule can match), one
 /// [`Msg::Backtested`] per session with every block, warn and rewrite of
 /// each rule (allows and added context are left out). Runs on the calling
 /// thread; [`spawn_backtest`] runs it on its own. A session that cannot be
 /// read counts as done, with nothing listed. With `index`, the sessions it
 /// says no rule can match are done unread
-/// ([`hookscope::service::skipped_by_index`]; the index lock is
+/// ([`hookscope_core::service::skipped_by_index`]; the index lock is
 /// held only for that one question).
 pub fn backtest(
     sessions: &[SessionRef],
-    rules: &hookscope::hooks::rules::RuleSet,
+    rules: &hookscope_core::hooks::rules::RuleSet,
     index: Option<&SharedIndex>,
     tx: &Sender<Msg>,
 ) {
     let total = sessions.len();
     let skip: Vec<bool> = match index.map(|i| i.lock()) {
-        Some(Ok(index)) => hookscope::service::skipped_by_index(&index, sessions, rules),
+        Some(Ok(index)) => hookscope_core::service::skipped_by_index(&index, sessions, rules),
         _ => Vec::new(),
     };
     for (index, sref) in sessions.iter().enumerate() {
@@ -707,8 +709,11 @@ pub fn backtest(
             }
             continue;
         }
-        let bt =
-            hookscope::hooks::replay::backtest_refs(std::slice::from_ref(sref), rules, &|_| {});
+        let bt = hookscope_core::hooks::replay::backtest_refs(
+            std::slice::from_ref(sref),
+            rules,
+            &|_| {},
+        );
         let blocks = bt
             .rules
             .into_iter()
@@ -741,7 +746,7 @@ pub fn backtest(
 /// [`backtest`] on its own thread.
 pub fn spawn_backtest(
     sessions: Vec<SessionRef>,
-    rules: Arc<hookscope::hooks::rules::RuleSet>,
+    rules: Arc<hookscope_core::hooks::rules::RuleSet>,
     index: Option<SharedIndex>,
     tx: Sender<Msg>,
 ) {
@@ -751,12 +756,18 @@ pub fn spawn_backtest(
 /// Runs a confirmed hook plan with the real process runner (each handler
 /// in its own process group, killed whole at its timeout): what
 /// [`spawn_hooks`] does off the UI thread, and tests call directly.
-pub fn run_hooks(plan: &hookscope::hooks::exec::ExecPlan) -> hookscope::hooks::exec::ExecReport {
-    plan.run(&hookscope::hooks::exec::ProcessRunner)
+pub fn run_hooks(
+    plan: &hookscope_core::hooks::exec::ExecPlan,
+) -> hookscope_core::hooks::exec::ExecReport {
+    plan.run(&hookscope_core::hooks::exec::ProcessRunner)
 }
 
 /// Runs `plan` on a thread and sends [`Msg::HooksRan`] tagged `generation`.
-pub fn spawn_hooks(generation: u64, plan: Arc<hookscope::hooks::exec::ExecPlan>, tx: Sender<Msg>) {
+pub fn spawn_hooks(
+    generation: u64,
+    plan: Arc<hookscope_core::hooks::exec::ExecPlan>,
+    tx: Sender<Msg>,
+) {
     std::thread::spawn(move || {
         let report = Box::new(run_hooks(&plan));
         let _ = tx.send(Msg::HooksRan { generation, report });

@@ -735,11 +735,11 @@ fn a_missing_codex_home_is_said_to_not_exist() {
 #[test]
 fn sessions_agent_keeps_one_agents_sessions() {
     let root = corpus("real-droid-0.225.2");
-    let mut want: Vec<String> = hookscope::transcript::discover(std::slice::from_ref(&root))
+    let mut want: Vec<String> = hookscope_core::transcript::discover(std::slice::from_ref(&root))
         .expect("corpus")
         .sessions
         .into_iter()
-        .filter(|s| s.agent == hookscope::transcript::Agent::Droid)
+        .filter(|s| s.agent == hookscope_core::transcript::Agent::Droid)
         .map(|s| s.id)
         .collect();
     want.sort();

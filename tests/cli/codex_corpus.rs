@@ -17,9 +17,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use hookscope::query::{FindParams, FindResult, find_tool_calls};
-use hookscope::tools::ToolCall;
-use hookscope::transcript::{Agent, Event, Session, SessionRef, Usage, codex, discover, load};
+use hookscope_core::query::{FindParams, FindResult, find_tool_calls};
+use hookscope_core::tools::ToolCall;
+use hookscope_core::transcript::{Agent, Event, Session, SessionRef, Usage, codex, discover, load};
 use serde_json::Value;
 
 use crate::support::{corpus, corpus_dir, hookscope, usage, write_jsonl};
@@ -147,7 +147,7 @@ fn real_0_171_rollout() {
         panic!("exec_command should be a BashCall, got {:?}", first.call)
     };
     assert_eq!(bash.command, "ls -la");
-    assert_eq!(first.tool_kind, hookscope::tools::ToolKind::Bash);
+    assert_eq!(first.tool_kind, hookscope_core::tools::ToolKind::Bash);
     // The output text is kept whole (headers included).
     let failed = s.tool_calls().nth(4).and_then(|c| c.result.as_ref());
     assert_eq!(

@@ -25,8 +25,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::codex::{self, Lineage, uuid_v7_millis};
-use hookscope::transcript::{Agent, Session, SubagentLayout, SubagentLink, Usage, discover, load};
+use hookscope_core::transcript::codex::{self, Lineage, uuid_v7_millis};
+use hookscope_core::transcript::{
+    Agent, Session, SubagentLayout, SubagentLink, Usage, discover, load,
+};
 use serde_json::{Value, json};
 
 use crate::support::{corpus, hookscope, write_jsonl};

@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::codex;
-use hookscope::hooks::settings::Inactive;
-use hookscope::hooks::settings::codex::{
+use hookscope_core::hooks::codex;
+use hookscope_core::hooks::settings::Inactive;
+use hookscope_core::hooks::settings::codex::{
     CodexHooks, CodexLoadOptions, TrustStatus, definition_hash, load,
 };
-use hookscope::transcript::Agent;
+use hookscope_core::transcript::Agent;
 use serde_json::{Value, json};
 
 use crate::support::{hookscope, write_file};
@@ -222,7 +222,7 @@ fn project_hooks_load_only_when_trusted() {
         matches!(&p.inactive, Some(Inactive::Skipped(w)) if w.starts_with("the project is not trusted"))
     );
     // Trusted project, and the hook trusted by its hash.
-    let stop = hookscope::hooks::settings::codex::load(&CodexLoadOptions {
+    let stop = hookscope_core::hooks::settings::codex::load(&CodexLoadOptions {
         codex_home: Some(r.home.clone()),
         cwd: Some(r.project.clone()),
     });
@@ -539,7 +539,7 @@ fn an_enabled_plugin_hooks_json_is_listed_with_its_note() {
         .handlers
         .iter()
         .filter(|x| {
-            x.origin.layer == hookscope::hooks::settings::Layer::Plugin("fmt@market".into())
+            x.origin.layer == hookscope_core::hooks::settings::Layer::Plugin("fmt@market".into())
         })
         .collect();
     assert_eq!(plugin.len(), 1);
@@ -563,7 +563,7 @@ fn an_enabled_plugin_hooks_json_is_listed_with_its_note() {
 
 #[test]
 fn session_end_timeouts_are_capped_at_3_seconds() {
-    use hookscope::hooks::settings::codex::codex_timeout;
+    use hookscope_core::hooks::settings::codex::codex_timeout;
     assert_eq!(codex_timeout("SessionEnd", None).0, 1);
     assert_eq!(codex_timeout("SessionEnd", Some(30)).0, 3);
     assert_eq!(codex_timeout("Interrupt", Some(2)).0, 2);
@@ -599,8 +599,8 @@ fn a_trusted_project_feature_switch_beats_the_users() {
 /// and `model`: the rollout was read back raw, still compressed.
 #[test]
 fn a_zst_rollout_gives_the_same_payloads_as_the_plain_one() {
-    use hookscope::hooks::codex::payload::{firings_at, payload};
-    use hookscope::hooks::events::At;
+    use hookscope_core::hooks::codex::payload::{firings_at, payload};
+    use hookscope_core::hooks::events::At;
     let dir = tempfile::tempdir().expect("tempdir");
     let name = Path::new(ROLLOUT).file_name().expect("name");
     let plain = dir.path().join(name);
@@ -609,9 +609,9 @@ fn a_zst_rollout_gives_the_same_payloads_as_the_plain_one() {
     let text = std::fs::read(ROLLOUT).expect("read");
     std::fs::write(&zst, zstd::encode_all(&text[..], 3).expect("compress")).expect("write");
     let load = |p: &Path| {
-        let found = hookscope::transcript::discover(&[p.to_path_buf()]).expect("discover");
+        let found = hookscope_core::transcript::discover(&[p.to_path_buf()]).expect("discover");
         assert_eq!(found.sessions.len(), 1, "{}", p.display());
-        hookscope::transcript::load(&found.sessions[0]).expect("load")
+        hookscope_core::transcript::load(&found.sessions[0]).expect("load")
     };
     let (a, b) = (load(&plain), load(&zst));
     assert_eq!(a.agent, Agent::Codex);

@@ -14,8 +14,8 @@
 
 use std::path::PathBuf;
 
-use hookscope::tools::{ToolCall, ToolKind};
-use hookscope::transcript::{Agent, Event, Session, discover, load};
+use hookscope_core::tools::{ToolCall, ToolKind};
+use hookscope_core::transcript::{Agent, Event, Session, discover, load};
 use serde_json::Value;
 
 use crate::support::{by_id, corpus, hookscope, usage};
@@ -284,7 +284,7 @@ fn a_child_transcript_named_by_task_invocations_is_linked() {
                            {"taskInvocationId":"i2","parentSessionId":"p","parentToolUseId":"t1","childSessionId":"p"}]}"#,
     )
     .expect("write");
-    let s = hookscope::transcript::droid::load_session(&dir.join("p.jsonl")).expect("load");
+    let s = hookscope_core::transcript::droid::load_session(&dir.join("p.jsonl")).expect("load");
     assert_eq!(s.subagents.len(), 1);
     assert_eq!(s.subagents[0].spawn_tool_use_id.as_deref(), Some("t1"));
     assert_eq!(s.subagents[0].tool_calls().count(), 1);

@@ -10,8 +10,8 @@
 
 use std::path::PathBuf;
 
-use hookscope::transcript::hook_activity::HookAction;
-use hookscope::transcript::{Session, discover, load};
+use hookscope_core::transcript::hook_activity::HookAction;
+use hookscope_core::transcript::{Session, discover, load};
 use serde_json::Value;
 
 use crate::support::{by_id, corpus, hookscope, write_file};
@@ -239,7 +239,7 @@ fn droid_session(hooks: &[&str]) -> Session {
         text.push('\n');
     }
     std::fs::write(&path, text).expect("write");
-    hookscope::transcript::droid::load_session(&path).expect("load")
+    hookscope_core::transcript::droid::load_session(&path).expect("load")
 }
 
 #[test]
@@ -383,7 +383,7 @@ fn captured(run: &str, event: &str) -> Vec<Value> {
 
 #[test]
 fn rebuilt_droid_payloads_match_every_capture_field_by_field() {
-    use hookscope::hooks::events::{At, EventName, all_payloads, payload};
+    use hookscope_core::hooks::events::{At, EventName, all_payloads, payload};
     let sessions = load_all();
     let mut compared = 0;
     for run in [
@@ -588,8 +588,8 @@ fn json_str(s: &str) -> Value {
 fn droid_load(
     factory: &std::path::Path,
     cwd: Option<&std::path::Path>,
-) -> hookscope::hooks::settings::HookConfig {
-    use hookscope::hooks::settings::{LoadOptions, droid};
+) -> hookscope_core::hooks::settings::HookConfig {
+    use hookscope_core::hooks::settings::{LoadOptions, droid};
     droid::load(
         &LoadOptions {
             cwd: cwd.map(std::path::Path::to_path_buf),
@@ -603,8 +603,8 @@ const ONE_HOOK: &str = r#"{"hooks":{"PreToolUse":[{"matcher":"Execute|Create","h
 
 #[test]
 fn droid_hooks_json_wins_over_settings_and_legacy_is_a_fallback() {
-    use hookscope::hooks::contract::Version;
-    use hookscope::hooks::settings::{explain, synthetic_payload};
+    use hookscope_core::hooks::contract::Version;
+    use hookscope_core::hooks::settings::{explain, synthetic_payload};
     let tmp = tempfile::tempdir().expect("tempdir");
     let f = tmp.path().join("factory");
     let proj = tmp.path().join("proj");

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use hookscope::query::{FindParams, FindResult, OutputMode, QueryError, find_tool_calls};
-use hookscope::transcript::{SessionRef, discover};
+use hookscope_core::query::{FindParams, FindResult, OutputMode, QueryError, find_tool_calls};
+use hookscope_core::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 
 use crate::support::{corpus, hookscope};

@@ -156,7 +156,7 @@ fn hooks_get_the_allowlist_plus_env() {
         assert!(seen.contains(&name), "{name} missing from {seen:?}");
     }
     // Everything the hook saw is an allowlisted name, --env or the shell's own PWD.
-    let allowed = hookscope::hooks::exec::BASIC_ENV;
+    let allowed = hookscope_core::hooks::exec::BASIC_ENV;
     for name in &seen {
         assert!(
             name.starts_with("CLAUDE")

@@ -485,7 +485,7 @@ fn an_interrupted_exec_kills_the_hooks_and_removes_its_temporaries() {
 /// and the `hookscope-exec-*` folder stayed).
 #[test]
 fn abort_runs_ends_a_running_hook_and_removes_its_scratch_folder() {
-    use hookscope::hooks::exec::{
+    use hookscope_core::hooks::exec::{
         EnvSource, EnvVar, HandlerCommand, ProcessRunner, RunSpec, RunStatus, Runner, Scratch,
         Shell, reaper,
     };

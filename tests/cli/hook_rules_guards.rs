@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use hookscope::hooks::rules::{History, RuleSet};
-use hookscope::shell::shell_quote;
+use hookscope_core::hooks::rules::{History, RuleSet};
+use hookscope_core::shell::shell_quote;
 use serde_json::{Value, json};
 
 use crate::support::{C2, EXAMPLE_RULES, hookscope};

@@ -358,9 +358,9 @@ fn the_loaders_refuse_a_fifo_transcript_without_blocking() {
     mkfifo(&fifo);
     let (claude, codex, sniffed) = within_timeout(move || {
         (
-            hookscope::transcript::claude_code::load_session(&fifo, &[]).map(|_| ()),
-            hookscope::transcript::codex::load_session(&fifo).map(|_| ()),
-            hookscope::transcript::sniff::sniff_lines(&fifo, 8).len(),
+            hookscope_core::transcript::claude_code::load_session(&fifo, &[]).map(|_| ()),
+            hookscope_core::transcript::codex::load_session(&fifo).map(|_| ()),
+            hookscope_core::transcript::sniff::sniff_lines(&fifo, 8).len(),
         )
     });
     assert_eq!(
@@ -425,7 +425,7 @@ fn a_lone_surrogate_in_a_codex_line_keeps_the_call() {
         "payload": {"id": "01a2287a-35b1-76e0-b188-fd2c5f457a31", "cwd": "/w", "cli_version": "0.171.0"}});
     let call = r#"{"timestamp":"2026-11-29T18:03:48.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo \ud83d\"}","call_id":"call_1"}}"#;
     std::fs::write(&path, format!("{meta}\n{call}\n")).expect("write");
-    let s = hookscope::transcript::codex::load_session(&path).expect("load");
+    let s = hookscope_core::transcript::codex::load_session(&path).expect("load");
     let calls: Vec<_> = s.tool_calls().collect();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].tool_use_id, "call_1");
@@ -456,12 +456,12 @@ fn a_lone_surrogate_inside_codex_arguments_is_repaired_and_the_call_kept() {
             "output": "Process exited with code 0\nOutput:\n\u{fffd} done\n"}});
     std::fs::write(&path, format!("{meta}\n{call}\n{output}\n")).expect("write");
 
-    let s = hookscope::transcript::codex::load_session(&path).expect("load");
+    let s = hookscope_core::transcript::codex::load_session(&path).expect("load");
     let calls: Vec<_> = s.tool_calls().collect();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].tool_use_id, "call_1");
     assert_eq!(calls[0].call.type_name(), "BashCall");
-    let hookscope::tools::ToolCall::Bash(bash) = &calls[0].call else {
+    let hookscope_core::tools::ToolCall::Bash(bash) = &calls[0].call else {
         panic!("not a BashCall: {:?}", calls[0].call)
     };
     assert_eq!(bash.command, "echo \u{fffd} done");
@@ -658,7 +658,7 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     // A byte order mark before line 1 costs nothing.
     std::fs::write(&main, format!("\u{feff}{text}")).expect("write");
-    let s = hookscope::transcript::claude_code::load_session(&main, &[]).expect("load");
+    let s = hookscope_core::transcript::claude_code::load_session(&main, &[]).expect("load");
     let calls: Vec<(&str, usize, Option<&str>)> = s
         .tool_calls()
         .map(|c| {
@@ -695,17 +695,17 @@ fn a_reused_tool_use_id_keeps_both_calls_and_a_numeric_id_is_named() {
 #[test]
 fn codex_write_stdin_calls_have_a_summary() {
     let path = corpus("agentsview/internal/parser/testdata/codex/fc_stdin.jsonl");
-    let s = hookscope::transcript::codex::load_session(&path).expect("load");
+    let s = hookscope_core::transcript::codex::load_session(&path).expect("load");
     let summaries: Vec<String> = s.tool_calls().map(|c| c.summary()).collect();
     assert_eq!(summaries, vec!["session sess-42: yes\\n"]);
-    let call = hookscope::tools::parse_tool_call(
+    let call = hookscope_core::tools::parse_tool_call(
         "write_stdin",
         Some(&json!({"session_id": 3, "chars": ""})),
-        hookscope::tools::OnError::Other,
+        hookscope_core::tools::OnError::Other,
     )
     .expect("call");
     assert_eq!(
-        hookscope::transcript::call_summary(&call),
+        hookscope_core::transcript::call_summary(&call),
         "session 3: (wait for output)"
     );
 }
@@ -860,7 +860,7 @@ fn discovery_follows_linked_folders_stops_loops_and_lists_its_diagnostics() {
 fn an_unreadable_transcript_says_the_io_error() {
     let err = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
     assert_eq!(
-        hookscope::transcript::claude_code::unreadable_message("transcript", &err),
+        hookscope_core::transcript::claude_code::unreadable_message("transcript", &err),
         "cannot read transcript: permission denied"
     );
 }

@@ -353,7 +353,7 @@ fn an_index_from_another_version_is_rebuilt() {
             "hookscope: the index at {} was built by hookscope 0.0.1-old (schema {v}); rebuilding it for {} (schema {v})\n",
             db.display(),
             env!("CARGO_PKG_VERSION"),
-            v = hookscope::index::schema::SCHEMA_VERSION
+            v = hookscope_core::index::schema::SCHEMA_VERSION
         )
     );
     assert_eq!(stat(&rebuilt, "indexed"), 1);
@@ -559,9 +559,9 @@ fn hostile_files_give_the_same_diagnostics_with_the_index() {
 /// small limits (so loading stops early on the index's bounds).
 #[test]
 fn index_verdicts_give_the_same_records_as_loading() {
-    use hookscope::index::Index;
-    use hookscope::query::{FindParams, find_with, find_with_verdicts, load_from_disk};
-    let found = hookscope::transcript::discover(&[corpus_dir()]).expect("discover");
+    use hookscope_core::index::Index;
+    use hookscope_core::query::{FindParams, find_with, find_with_verdicts, load_from_disk};
+    let found = hookscope_core::transcript::discover(&[corpus_dir()]).expect("discover");
     let mut index = Index::in_memory().expect("in-memory index");
     let synced = index.sync(&found.sessions, &mut |_| {});
     assert_eq!(synced.stats.sessions, found.sessions.len());
@@ -740,12 +740,12 @@ fn a_path_that_is_not_utf8_round_trips_through_the_index() {
 /// leave with [`Index::remove_gone`] over the whole discovery.
 #[test]
 fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after() {
-    use hookscope::index::Index;
+    use hookscope_core::index::Index;
     let data = TempDir::new().expect("temp");
     let src = std::path::Path::new("tests/corpus/real-opencode-1.18.33/opencode.consolidated.db");
     let db = data.path().join("opencode.db");
     std::fs::copy(src, &db).expect("copy");
-    let sessions = hookscope::transcript::discover(std::slice::from_ref(&db))
+    let sessions = hookscope_core::transcript::discover(std::slice::from_ref(&db))
         .expect("discover")
         .sessions;
     assert!(sessions.len() >= 2, "{}", sessions.len());

@@ -21,8 +21,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::index::Index;
-use hookscope::transcript::discover;
+use hookscope_core::index::Index;
+use hookscope_core::transcript::discover;
 use serde_json::Value;
 use tempfile::TempDir;
 

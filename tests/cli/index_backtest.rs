@@ -101,11 +101,11 @@ fn sessions_without_a_matching_call_are_skipped_unread_and_tallies_do_not_change
 
 #[test]
 fn the_index_says_which_sessions_call_a_tool_and_which_it_cannot_vouch_for() {
-    use hookscope::index::Index;
+    use hookscope_core::index::Index;
     use std::collections::BTreeSet;
     let data = data();
     let cache = TempDir::new().expect("temp");
-    let sessions = hookscope::transcript::discover(&[data.path().to_path_buf()])
+    let sessions = hookscope_core::transcript::discover(&[data.path().to_path_buf()])
         .expect("discover")
         .sessions;
     let mut index = Index::open(&cache.path().join("hookscope")).expect("index");
@@ -144,7 +144,7 @@ fn the_index_says_which_sessions_call_a_tool_and_which_it_cannot_vouch_for() {
     let mut text = std::fs::read_to_string(&path).expect("read");
     text.push('\n');
     std::fs::write(&path, text).expect("write");
-    let now = hookscope::transcript::discover(&[data.path().to_path_buf()])
+    let now = hookscope_core::transcript::discover(&[data.path().to_path_buf()])
         .expect("discover")
         .sessions;
     let answers = index.calls_named(&now, &names);

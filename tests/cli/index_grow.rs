@@ -8,8 +8,8 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use hookscope::index::{Index, SyncStats};
-use hookscope::transcript::{SessionRef, discover};
+use hookscope_core::index::{Index, SyncStats};
+use hookscope_core::transcript::{SessionRef, discover};
 use tempfile::TempDir;
 
 use crate::support::{corpus, indexed};
@@ -20,7 +20,7 @@ fn main_files(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = found
         .sessions
         .iter()
-        .filter(|s| s.agent == hookscope::transcript::Agent::ClaudeCode)
+        .filter(|s| s.agent == hookscope_core::transcript::Agent::ClaudeCode)
         .map(|s| s.path.clone())
         .collect();
     out.sort();
@@ -387,7 +387,7 @@ fn find_and_sessions_after_a_resume_equal_no_index() {
 
 #[test]
 fn reading_from_a_line_start_gives_the_lines_and_diagnostics_of_the_whole_file() {
-    use hookscope::transcript::jsonl::{Place, read_objects, read_objects_from};
+    use hookscope_core::transcript::jsonl::{Place, read_objects, read_objects_from};
     let tmp = TempDir::new().expect("temp");
     let path = tmp.path().join("t.jsonl");
     let mut bytes = b"{\"a\":1}\n\n{bad\n{\"b\":\"\xff\"}\n[1]\n{\"c\":".to_vec();

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::Utc;
-use hookscope::index::Index;
-use hookscope::query::{FindParams, FindResult, find_with, find_with_rows, load_from_disk};
-use hookscope::transcript::{SessionRef, discover};
+use hookscope_core::index::Index;
+use hookscope_core::query::{FindParams, FindResult, find_with, find_with_rows, load_from_disk};
+use hookscope_core::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 

@@ -117,7 +117,7 @@ fn hookscopes_own_index_is_marked_and_reused() {
     let id: i32 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .expect("id");
-    assert_eq!(id, hookscope::index::schema::APPLICATION_ID);
+    assert_eq!(id, hookscope_core::index::schema::APPLICATION_ID);
     let marker: i64 = conn
         .query_row("SELECT count(*) FROM hookscope_index", [], |r| r.get(0))
         .expect("marker");

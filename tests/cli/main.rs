@@ -1,9 +1,7 @@
 //! Integration tests that run the `hookscope` binary (and the library tests
-//! that share a file with them); built only with the `cli` feature, which
-//! builds the binary. Library-only tests are in `tests/core`.
+//! that share a file with them). Library-only tests are in `tests/core`.
 
-#[path = "../support/mod.rs"]
-mod support;
+use hookscope_test_support as support;
 
 mod cli;
 mod codex_corpus;

@@ -17,8 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::tools::{ToolCall, ToolKind};
-use hookscope::transcript::{Agent, Event, Locus, Session, Usage, discover, load};
+use hookscope_core::tools::{ToolCall, ToolKind};
+use hookscope_core::transcript::{Agent, Event, Locus, Session, Usage, discover, load};
 use serde_json::Value;
 
 use crate::support::{by_id, corpus, hookscope, usage};
@@ -690,8 +690,8 @@ fn the_cache_estimate_counts_record_ids() {
     without.lines.records.clear();
     let ids: usize = s.lines.records.iter().map(|r| r.len() + 24).sum();
     assert_eq!(
-        hookscope::transcript::cache::estimated_size(s),
-        hookscope::transcript::cache::estimated_size(&without) + ids
+        hookscope_core::transcript::cache::estimated_size(s),
+        hookscope_core::transcript::cache::estimated_size(&without) + ids
     );
 }
 

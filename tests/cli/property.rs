@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::{Session, claude_code, codex};
+use hookscope_core::transcript::{Session, claude_code, codex};
 
 use crate::support::{corpus, hookscope, write_lines};
 

@@ -144,7 +144,7 @@ fn raw_control(bytes: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(bytes);
     let (i, c) = text
         .char_indices()
-        .find(|&(_, c)| hookscope::printable::is_unsafe(c))?;
+        .find(|&(_, c)| hookscope_core::printable::is_unsafe(c))?;
     let from = text[..i].char_indices().rev().nth(40).map_or(0, |(j, _)| j);
     Some(format!("{c:?} after {:?}", &text[from..i]))
 }

@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use hookscope::hooks::events::{EventName, all_payloads};
-use hookscope::query::{FindParams, find_tool_calls};
-use hookscope::transcript::{Session, discover, load};
+use hookscope_core::hooks::events::{EventName, all_payloads};
+use hookscope_core::query::{FindParams, find_tool_calls};
+use hookscope_core::transcript::{Session, discover, load};
 use serde_json::{Value, json};
 
 use crate::support::write_jsonl;

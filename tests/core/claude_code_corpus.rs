@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::{
+use hookscope_core::transcript::{
     Agent, DiscoverError, Event, Session, SubagentLayout, SubagentLink, claude_code::load_session,
     discover, load,
 };
@@ -797,7 +797,7 @@ fn real_2_1_332_compact_scenario() {
         vec![(82, Some("manual"), Some(8179)), (83, None, None)]
     );
     assert_eq!(
-        hookscope::transcript::claude_code::display_prompt(&s.turns[1].prompt),
+        hookscope_core::transcript::claude_code::display_prompt(&s.turns[1].prompt),
         "/compact Focus on which hooks fired"
     );
     // Three processes wrote the file (cost-state on lines 77 and 95): where

@@ -2,7 +2,7 @@
 //! parser's limits, the diff model of a tool call (transcript::diff), and
 //! the session cache (transcript::cache).
 
-use hookscope::tools::{OnError, describe, parse_tool_call};
+use hookscope_core::tools::{OnError, describe, parse_tool_call};
 use serde_json::{Value, json};
 
 /// `hookscope call`'s JSON for a 150,000-stage pipeline (900 KB) says what
@@ -30,11 +30,11 @@ fn describe_reports_parser_limits() {
 }
 
 mod diff_model {
-    use hookscope::tools::{OnError, file_path_of, hunks_of, parse_tool_call};
-    use hookscope::transcript::diff::{
+    use hookscope_core::tools::{OnError, file_path_of, hunks_of, parse_tool_call};
+    use hookscope_core::transcript::diff::{
         Applied, CallDiff, ChangeKind, DiffSource, LineTag, MAX_LINE_BYTES, applied_of, call_diff,
     };
-    use hookscope::transcript::{Session, ToolCallRecord, ToolResult, discover, load};
+    use hookscope_core::transcript::{Session, ToolCallRecord, ToolResult, discover, load};
     use serde_json::json;
 
     use crate::support::corpus;
@@ -244,7 +244,7 @@ mod diff_model {
             .expect("typed");
         let r = ToolCallRecord {
             tool_use_id: "call_2".into(),
-            tool_kind: hookscope::tools::tool_kind("exec_command", call.raw()),
+            tool_kind: hookscope_core::tools::tool_kind("exec_command", call.raw()),
             tool_resolved: None,
             call,
             result: None,
@@ -331,7 +331,7 @@ mod diff_model {
         .expect("typed");
         let with_result = |text: &str| ToolCallRecord {
             tool_use_id: "toolu_x".into(),
-            tool_kind: hookscope::tools::tool_kind("Edit", call.raw()),
+            tool_kind: hookscope_core::tools::tool_kind("Edit", call.raw()),
             tool_resolved: None,
             call: call.clone(),
             result: Some(ToolResult {
@@ -403,8 +403,8 @@ mod session_cache {
     use std::sync::Arc;
 
     use chrono::Utc;
-    use hookscope::transcript::cache::{ITEM_OVERHEAD, SessionCache, estimated_size};
-    use hookscope::transcript::{Agent, Event, Session, SessionRef, Turn, Usage, load};
+    use hookscope_core::transcript::cache::{ITEM_OVERHEAD, SessionCache, estimated_size};
+    use hookscope_core::transcript::{Agent, Event, Session, SessionRef, Turn, Usage, load};
 
     use crate::support::corpus;
 
@@ -540,7 +540,7 @@ mod session_cache {
     #[test]
     fn sessions_sharing_a_database_are_kept_apart() {
         let corpus = corpus("real-opencode-1.18.33");
-        let found = hookscope::transcript::discover(&[corpus]).expect("corpus");
+        let found = hookscope_core::transcript::discover(&[corpus]).expect("corpus");
         let db: Vec<&SessionRef> = found
             .sessions
             .iter()

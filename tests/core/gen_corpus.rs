@@ -1,10 +1,10 @@
-//! The benchmark corpus generator (`benches/support/gen_corpus.rs`) copies
+//! The benchmark corpus generator (`crates/test-support/src/gen_corpus.rs`) copies
 //! every agent's sessions (the find benchmark includes Codex,
 //! OpenCode and Droid data), each copy with fresh session ids.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hookscope::transcript::{Agent, discover};
+use hookscope_core::transcript::{Agent, discover};
 
 use crate::support::{corpus_dir, gen_corpus};
 

@@ -22,8 +22,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::transcript::hook_activity::{HookAction, HookActivity};
-use hookscope::transcript::{Session, claude_code::load_session, discover, load};
+use hookscope_core::transcript::hook_activity::{HookAction, HookActivity};
+use hookscope_core::transcript::{Session, claude_code::load_session, discover, load};
 use serde_json::Value;
 
 use crate::support::{corpus, write_jsonl};
@@ -443,10 +443,11 @@ fn hostile_hook_records_load() {
 
 // ---- search: the find_tool_calls extensions (hook, blocked, rewritten) ----
 
-fn find(dir: &Path, args: Value) -> hookscope::query::FindResult {
+fn find(dir: &Path, args: Value) -> hookscope_core::query::FindResult {
     let found = discover(&[dir.to_path_buf()]).expect("discover");
-    let params = hookscope::query::FindParams::from_json(&args).expect("params");
-    hookscope::query::find_tool_calls(&found.sessions, &params, chrono::Utc::now()).expect("find")
+    let params = hookscope_core::query::FindParams::from_json(&args).expect("params");
+    hookscope_core::query::find_tool_calls(&found.sessions, &params, chrono::Utc::now())
+        .expect("find")
 }
 
 /// Over the whole real-cc-2.1.332 corpus exactly two calls were blocked by
@@ -458,7 +459,7 @@ fn find(dir: &Path, args: Value) -> hookscope::query::FindResult {
 #[test]
 fn find_extensions_over_the_corpus() {
     let root = capture("");
-    let ids = |r: &hookscope::query::FindResult| -> Vec<String> {
+    let ids = |r: &hookscope_core::query::FindResult| -> Vec<String> {
         let mut v: Vec<String> = r.records.iter().map(|c| c.tool_use_id.clone()).collect();
         v.sort();
         v
@@ -977,7 +978,7 @@ fn rewrites_that_did_not_run_are_not_what_ran() {
 /// brackets; nested brackets keep the first pair.
 #[test]
 fn handler_prefixes_are_read_only_when_whole() {
-    use hookscope::transcript::hook_activity::split_handler_prefix;
+    use hookscope_core::transcript::hook_activity::split_handler_prefix;
     assert_eq!(split_handler_prefix("[a.sh]: no"), (Some("a.sh"), "no"));
     assert_eq!(split_handler_prefix("[a]: [b]: c"), (Some("a"), "[b]: c"));
     assert_eq!(split_handler_prefix("[]: x"), (None, "[]: x"));
@@ -1010,14 +1011,16 @@ fn many_processes_each_start_once() {
         ),
     );
     let (_d, s) = load_lines(&lines);
-    let starts = hookscope::hooks::events::all_payloads(
+    let starts = hookscope_core::hooks::events::all_payloads(
         &s,
-        hookscope::hooks::events::EventName::SessionStart,
+        hookscope_core::hooks::events::EventName::SessionStart,
     );
     assert_eq!(starts.len(), 3000);
     assert_eq!(starts[0].json["source"], "startup");
     assert!(starts[1..].iter().all(|p| p.json["source"] == "resume"));
-    let ends =
-        hookscope::hooks::events::all_payloads(&s, hookscope::hooks::events::EventName::SessionEnd);
+    let ends = hookscope_core::hooks::events::all_payloads(
+        &s,
+        hookscope_core::hooks::events::EventName::SessionEnd,
+    );
     assert_eq!(ends.len(), 3000);
 }

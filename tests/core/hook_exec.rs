@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::contract::Version;
-use hookscope::hooks::exec::{
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::exec::{
     EnvContext, Finished, HandlerCommand, ProcessRunner, Reading, RunSpec, RunStatus, Runner,
     Shell, combine_runs, hook_env, read_run, run_all,
 };
-use hookscope::hooks::result::{Effect, PermissionDecision};
+use hookscope_core::hooks::result::{Effect, PermissionDecision};
 use serde_json::{Value, json};
 
 use crate::support::{REAL_CC, package_path};
@@ -525,8 +525,8 @@ fn a_background_child_left_behind_is_killed_and_reported() {
 
 #[test]
 fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
-    use hookscope::hooks::exec::permissions::{Permissions, RuleContext, ToolVerdict};
-    use hookscope::hooks::exec::{
+    use hookscope_core::hooks::exec::permissions::{Permissions, RuleContext, ToolVerdict};
+    use hookscope_core::hooks::exec::{
         NotRun, Scratch, execute, not_runnable, project_dir, working_dir,
     };
     let scratch = Scratch::new().expect("scratch");
@@ -584,8 +584,8 @@ fn execute_reports_each_handler_the_merge_and_the_final_outcome() {
 
 #[test]
 fn a_session_start_hook_writes_its_env_file() {
-    use hookscope::hooks::exec::permissions::{Permissions, RuleContext};
-    use hookscope::hooks::exec::{Scratch, execute};
+    use hookscope_core::hooks::exec::permissions::{Permissions, RuleContext};
+    use hookscope_core::hooks::exec::{Scratch, execute};
     let scratch = Scratch::new().expect("scratch");
     let p = captured("hooks/hooks/hooks/SessionStart.jsonl", 0);
     assert_eq!(p["hook_event_name"], "SessionStart");
@@ -659,7 +659,7 @@ fn non_utf8_output_is_read_lossily() {
 
 #[test]
 fn hooks_run_where_claude_code_would_and_the_project_dir_is_never_empty() {
-    use hookscope::hooks::exec::{Scratch, project_dir, working_dir};
+    use hookscope_core::hooks::exec::{Scratch, project_dir, working_dir};
     let scratch = Scratch::new().expect("scratch");
     let local = tempfile::tempdir().expect("tmp");
     std::fs::create_dir(local.path().join("src")).expect("mkdir");

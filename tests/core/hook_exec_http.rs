@@ -11,12 +11,12 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use hookscope::hooks::contract::Version;
-use hookscope::hooks::exec::{
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::exec::{
     HandlerCommand, ProcessRunner, Reading, RunSpec, RunStatus, read_run, run_all,
 };
-use hookscope::hooks::result::Effect;
-use hookscope::hooks::settings::{LoadOptions, load};
+use hookscope_core::hooks::result::Effect;
+use hookscope_core::hooks::settings::{LoadOptions, load};
 use serde_json::{Value, json};
 
 use crate::support::{REAL_CC, bash_hooks_settings};
@@ -277,7 +277,7 @@ fn https_and_missing_url_are_not_run() {
 
 #[test]
 fn header_expansion_keeps_stray_dollars_and_empties_refused_names() {
-    use hookscope::hooks::exec::expand_header;
+    use hookscope_core::hooks::exec::expand_header;
     let allowed = vec!["A".to_string()];
     let lookup = |n: &str| (n == "A" || n == "B").then(|| format!("<{n}>"));
     assert_eq!(

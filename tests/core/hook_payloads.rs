@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::events::{EventName, Payload, all_payloads};
-use hookscope::transcript::{Session, discover, load};
+use hookscope_core::hooks::events::{EventName, Payload, all_payloads};
+use hookscope_core::transcript::{Session, discover, load};
 use serde_json::Value;
 
 use crate::support::{CORPUS, REAL_CC, corpus, write_jsonl};
@@ -276,7 +276,7 @@ const EXPECTED: &str = concat!(
 
 // ---- hand-made transcripts (hostile and edge cases) ----
 
-use hookscope::hooks::events::{At, PayloadError, events_at, payload};
+use hookscope_core::hooks::events::{At, PayloadError, events_at, payload};
 use serde_json::json;
 
 /// Writes `lines` as a session file in a tempdir and loads it.
@@ -549,7 +549,7 @@ fn codex_sessions_have_no_claude_code_payloads() {
     let codex = found
         .sessions
         .iter()
-        .find(|s| s.agent == hookscope::transcript::Agent::Codex)
+        .find(|s| s.agent == hookscope_core::transcript::Agent::Codex)
         .expect("a Codex session in the corpus");
     let session = load(codex).expect("load");
     assert_eq!(
@@ -632,7 +632,7 @@ fn a_subagent_linked_to_its_own_call_is_walked_once() {
         .iter_mut()
         .flat_map(|t| t.events.iter_mut())
         .find_map(|e| match e {
-            hookscope::transcript::Event::ToolCall(r) => Some(r),
+            hookscope_core::transcript::Event::ToolCall(r) => Some(r),
             _ => None,
         })
         .expect("a call in the subagent");
@@ -648,7 +648,7 @@ fn a_subagent_linked_to_its_own_call_is_walked_once() {
 /// the `At` that rebuilds exactly that one; `events_at` lists Stop once.
 #[test]
 fn firings_at_tells_apart_two_stops_in_one_turn() {
-    use hookscope::hooks::events::{EventName, firings_at};
+    use hookscope_core::hooks::events::{EventName, firings_at};
     let s = session(&corpus("real-cc-2.1.332/hooks_c5_stop_block"));
     let turn = At::Turn(1);
     let stops: Vec<At> = firings_at(&s, &turn)

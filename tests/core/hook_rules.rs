@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::result::Effect;
-use hookscope::hooks::rules::{History, RuleSet};
+use hookscope_core::hooks::result::Effect;
+use hookscope_core::hooks::rules::{History, RuleSet};
 use serde_json::{Value, json};
 
 use crate::support::{EXAMPLE_RULES, REAL_CC, write_file};
@@ -470,7 +470,7 @@ fn a_command_regex_sees_through_assignments_and_wrappers() {
 /// written, no Rust escapes): a `"` inside stays a `"`, `é` stays `é`.
 #[test]
 fn output_warnings_quote_values_plainly() {
-    use hookscope::hooks::result::interpret_output;
+    use hookscope_core::hooks::result::interpret_output;
     let why = |event: &str, stdout: &str| interpret_output(event, 0, stdout, "").why;
     let w = why(
         "PreToolUse",

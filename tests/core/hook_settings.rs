@@ -6,8 +6,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::contract::Version;
-use hookscope::hooks::settings::{
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::settings::{
     HandlerType, HookConfig, Inactive, Layer, LoadOptions, SETTINGS_CAP, effective_timeout, load,
 };
 
@@ -727,7 +727,9 @@ fn wrong_types_everywhere() {
 
 mod lints {
     use super::*;
-    use hookscope::hooks::lint::{LINTS, Lint, LintOptions, Severity, lint_config, lint_output};
+    use hookscope_core::hooks::lint::{
+        LINTS, Lint, LintOptions, Severity, lint_config, lint_output,
+    };
     use serde_json::json;
 
     struct Bin {
@@ -1275,7 +1277,7 @@ mod lints {
 
 mod explain {
     use super::*;
-    use hookscope::hooks::settings::{explain, synthetic_payload};
+    use hookscope_core::hooks::settings::{explain, synthetic_payload};
     use serde_json::json;
 
     #[test]

@@ -12,14 +12,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::contract::Version;
-use hookscope::hooks::events::{EventName, all_payloads};
-use hookscope::hooks::exec::permissions::{Permissions, RuleContext};
-use hookscope::hooks::exec::{
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::events::{EventName, all_payloads};
+use hookscope_core::hooks::exec::permissions::{Permissions, RuleContext};
+use hookscope_core::hooks::exec::{
     HandlerCommand, RunOutput, RunSpec, RunStatus, Runner, Seen, Shell, Verdict, agreement, execute,
 };
-use hookscope::hooks::replay::{activity_at, recorded_permission};
-use hookscope::transcript::{Session, discover, load};
+use hookscope_core::hooks::replay::{activity_at, recorded_permission};
+use hookscope_core::transcript::{Session, discover, load};
 use serde_json::Value;
 
 use crate::support::REAL_CC;

@@ -1,10 +1,9 @@
-//! Integration tests of the core library (`hookscope::…`): nothing here runs
-//! the binary, so this binary builds and runs without the `cli` feature
-//! (`cargo test --no-default-features --test core`). Tests that run the
-//! binary are in `tests/cli`.
+//! Integration tests of the core library (`hookscope_core::…`) through its
+//! public API: nothing here runs the binary (those are in `tests/cli`). A
+//! test of the `hookscope` package, so it runs in the workspace root, where
+//! the corpus paths of `hookscope_test_support` point.
 
-#[path = "../support/mod.rs"]
-mod support;
+use hookscope_test_support as support;
 
 mod big_session_memory;
 mod claude_code_corpus;

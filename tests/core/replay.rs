@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hookscope::hooks::events::{At, EventName};
-use hookscope::hooks::replay::{Replay, replay};
-use hookscope::hooks::rules::RuleSet;
-use hookscope::transcript::{Session, claude_code};
+use hookscope_core::hooks::events::{At, EventName};
+use hookscope_core::hooks::replay::{Replay, replay};
+use hookscope_core::hooks::rules::RuleSet;
+use hookscope_core::transcript::{Session, claude_code};
 
 use crate::support::{CORPUS, EXAMPLE_RULES, REAL_CC};
 
@@ -234,7 +234,7 @@ fn without_rules_there_is_no_evaluation_and_bad_at_says_what_exists() {
 
 #[test]
 fn the_prefilter_skips_only_what_no_rule_can_match() {
-    use hookscope::hooks::replay::could_match;
+    use hookscope_core::hooks::replay::could_match;
     let bash = RuleSet::parse(
         "[[rules]]\nid = \"b\"\nevents = \"PreToolUse\"\ntool = \"Bash|Edit\"\naction = \"allow\"\n",
         "r.toml",
@@ -291,7 +291,7 @@ fn the_prefilter_skips_only_what_no_rule_can_match() {
 
 #[test]
 fn backtest_of_one_real_session_counts_its_blocks() {
-    use hookscope::hooks::replay::backtest;
+    use hookscope_core::hooks::replay::backtest;
     let s = session("hooks_c2_exit2");
     let bt = backtest(std::slice::from_ref(&s), &example());
     assert_eq!(bt.sessions, 1);
@@ -308,16 +308,16 @@ fn backtest_of_one_real_session_counts_its_blocks() {
 /// The prefiltered backtest (could_match + line filter) against loading and
 /// evaluating every session of `tests/corpus`: same sessions, tallies,
 /// examples and combined counts.
-fn assert_prefilter_is_exact(rules: &RuleSet) -> (hookscope::hooks::replay::Backtest, usize) {
-    use hookscope::hooks::replay::{Prefilter, backtest_refs_with};
-    let found = hookscope::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
+fn assert_prefilter_is_exact(rules: &RuleSet) -> (hookscope_core::hooks::replay::Backtest, usize) {
+    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
+    let found = hookscope_core::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
     let mut refs = found.sessions;
     refs.sort_by(|a, b| a.path.cmp(&b.path));
     let fast = backtest_refs_with(&refs, rules, &|_| {}, Prefilter::On);
     let full = backtest_refs_with(&refs, rules, &|_| {}, Prefilter::Off);
     // `evaluated` (the denominators) leaves out the sessions skipped
     // unloaded; everything else is the same.
-    let strip = |bt: &hookscope::hooks::replay::Backtest| {
+    let strip = |bt: &hookscope_core::hooks::replay::Backtest| {
         let mut rules = bt.rules.clone();
         for t in &mut rules {
             t.evaluated = 0;
@@ -337,7 +337,7 @@ fn assert_prefilter_is_exact(rules: &RuleSet) -> (hookscope::hooks::replay::Back
 
 #[test]
 fn prefiltered_backtest_equals_full_on_the_corpus_example_rules() {
-    use hookscope::hooks::replay::LineFilter;
+    use hookscope_core::hooks::replay::LineFilter;
     let rules = example();
     // Every rule of the example is a PreToolUse rule with a tool spec.
     assert!(LineFilter::new(&rules).is_some());
@@ -356,7 +356,7 @@ fn prefiltered_backtest_equals_full_on_the_corpus_example_rules() {
 
 #[test]
 fn prefiltered_backtest_equals_full_with_history_rules() {
-    use hookscope::hooks::replay::LineFilter;
+    use hookscope_core::hooks::replay::LineFilter;
     // Narrowable (tool specs, a command regex) and history conditions.
     let narrow = RuleSet::parse(
         r#"
@@ -406,7 +406,7 @@ stop_hook_active = false
 
 #[test]
 fn line_filter_picks_candidate_calls_and_refuses_a_torn_line() {
-    use hookscope::hooks::replay::LineFilter;
+    use hookscope_core::hooks::replay::LineFilter;
     use std::collections::HashSet;
     let rules = RuleSet::parse(
         r#"
@@ -512,7 +512,7 @@ fn a_subagent_call_sees_the_subagents_prompt() {
 /// unreadable and named.
 #[test]
 fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
-    use hookscope::hooks::replay::{Prefilter, backtest_refs_with};
+    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
     let dir = tempfile::tempdir().expect("tempdir");
     let project = dir.path().join("projects").join("-home-dev-work");
     std::fs::create_dir_all(&project).expect("mkdir");
@@ -526,7 +526,8 @@ fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
         .expect("a session");
     let copy = project.join(main.file_name().expect("name"));
     std::fs::copy(&main, &copy).expect("copy");
-    let found = hookscope::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
+    let found =
+        hookscope_core::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
     assert_eq!(found.sessions.len(), 1);
     let mut refs = found.sessions.clone();
     let odd = dir.path().join("agent-gone.jsonl");
@@ -565,11 +566,11 @@ action = "context"
 reason = "seen"
 "#;
 
-fn backtest_of(dir: &str, rules: &RuleSet) -> hookscope::hooks::replay::Backtest {
-    let found = hookscope::transcript::discover(&[PathBuf::from(dir)]).expect("discover");
+fn backtest_of(dir: &str, rules: &RuleSet) -> hookscope_core::hooks::replay::Backtest {
+    let found = hookscope_core::transcript::discover(&[PathBuf::from(dir)]).expect("discover");
     let mut refs = found.sessions;
     refs.sort_by(|a, b| a.path.cmp(&b.path));
-    hookscope::hooks::replay::backtest_refs(&refs, rules, &|_| {})
+    hookscope_core::hooks::replay::backtest_refs(&refs, rules, &|_| {})
 }
 
 /// The lines of one capture file of c8 (`hooks/hooks_c8_outcomes/*.jsonl`).
@@ -710,10 +711,10 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
         })
         .collect();
     let rules = RuleSet::parse(&per_event, "every-event.toml").expect("loads");
-    let found = hookscope::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
-    let bt = hookscope::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
+    let found = hookscope_core::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
+    let bt = hookscope_core::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
     assert!(bt.rules.iter().all(|t| t.examples_left_out == 0));
-    let examples: Vec<&hookscope::hooks::replay::Example> =
+    let examples: Vec<&hookscope_core::hooks::replay::Example> =
         bt.rules.iter().flat_map(|t| &t.examples).collect();
     assert_eq!(examples.len(), bt.events, "every event is an example");
     let mut loaded: std::collections::HashMap<String, Session> = Default::default();
@@ -729,9 +730,9 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
                 .sessions
                 .iter()
                 .find(|s| {
-                    hookscope::transcript::short_session_id(&s.id) == ex.session
+                    hookscope_core::transcript::short_session_id(&s.id) == ex.session
                         && s.agent.as_str() != "codex"
-                        && hookscope::hooks::events::rebuilds(s.agent)
+                        && hookscope_core::hooks::events::rebuilds(s.agent)
                         && (std::fs::canonicalize(&s.path).is_ok_and(|p| p == Path::new(file))
                             || s.subagent_files.iter().any(|f| {
                                 std::fs::canonicalize(f).is_ok_and(|p| p == Path::new(file))
@@ -739,10 +740,10 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
                             || s.path.to_string_lossy() == file)
                 })
                 .unwrap_or_else(|| panic!("session of {ex:?}"));
-            hookscope::transcript::load(r).expect("load")
+            hookscope_core::transcript::load(r).expect("load")
         });
         let event: EventName = ex.event.parse().expect("event");
-        let p = hookscope::hooks::events::payload(session, event, &At::parse(at))
+        let p = hookscope_core::hooks::events::payload(session, event, &At::parse(at))
             .unwrap_or_else(|e| panic!("{at} ({}): {e}", ex.source));
         assert_eq!(
             (
@@ -766,10 +767,13 @@ fn every_event_a_backtest_lists_is_reached_by_its_at() {
 #[test]
 fn a_backtest_keeps_the_first_thousand_examples_per_verdict() {
     let rules = RuleSet::parse(EVERY_EVENT, "every-event.toml").expect("loads");
-    let found = hookscope::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
-    let bt = hookscope::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
+    let found = hookscope_core::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
+    let bt = hookscope_core::hooks::replay::backtest_refs(&found.sessions, &rules, &|_| {});
     let t = &bt.rules[0];
     assert_eq!(t.counts.get("context"), Some(&1375));
-    assert_eq!(t.examples.len(), hookscope::hooks::replay::KEPT_EXAMPLES);
+    assert_eq!(
+        t.examples.len(),
+        hookscope_core::hooks::replay::KEPT_EXAMPLES
+    );
     assert_eq!(t.examples_left_out, 375);
 }

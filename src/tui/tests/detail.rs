@@ -216,7 +216,7 @@ fn a_huge_bash_line_is_parsed_off_the_ui_thread_once() {
     // The worker's answer is folded in and kept per call.
     app.apply(Msg::Parsed {
         key: key.clone(),
-        line: hookscope::shell::parse_command_line("cat a | cat a"),
+        line: hookscope_core::shell::parse_command_line("cat a | cat a"),
     });
     assert!(text(&app).iter().any(|l| l == "runs 2 simple call(s):"));
     app.handle(Action::Up);
@@ -236,7 +236,7 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
     let mut session = (**app.ctx.session().expect("loaded")).clone();
     relink(&mut session, "toolu_01RNYJFbxX2Ngbhqr7ThQaWg", None);
     relink(&mut session, "toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", Some(2));
-    let tree = hookscope::transcript::spawns::SpawnTree::new(&session);
+    let tree = hookscope_core::transcript::spawns::SpawnTree::new(&session);
     assert_eq!(crate::tui::context::spawn_chain(&tree, 2), vec![3, 2]);
     app.apply(Msg::Loaded {
         index: 0,

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 use chrono::FixedOffset;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use hookscope::transcript::discover;
+use hookscope_core::transcript::discover;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -107,7 +107,7 @@ fn run_request(app: &mut App, request: Request) {
             Request::ParseBash { key, command } => {
                 app.apply(Msg::Parsed {
                     key,
-                    line: hookscope::shell::parse_command_line(&command),
+                    line: hookscope_core::shell::parse_command_line(&command),
                 });
             }
             Request::Summarize(index) => {
@@ -137,7 +137,7 @@ fn run_request(app: &mut App, request: Request) {
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
                     generation,
-                    result: hookscope::query::find_with(&refs, &query)
+                    result: hookscope_core::query::find_with(&refs, &query)
                         .map_err(|e| e.message().to_string()),
                 });
             }
@@ -285,7 +285,7 @@ fn select_call(app: &mut App, name: &str) {
 }
 
 /// Sets `subagent` on the call `tool_use_id` wherever it is.
-fn relink(session: &mut hookscope::transcript::Session, tool_use_id: &str, to: Option<usize>) {
+fn relink(session: &mut hookscope_core::transcript::Session, tool_use_id: &str, to: Option<usize>) {
     let turns = session.turns.iter_mut().chain(
         session
             .subagents
@@ -294,7 +294,7 @@ fn relink(session: &mut hookscope::transcript::Session, tool_use_id: &str, to: O
     );
     for turn in turns {
         for event in &mut turn.events {
-            if let hookscope::transcript::Event::ToolCall(r) = event
+            if let hookscope_core::transcript::Event::ToolCall(r) = event
                 && r.tool_use_id == tool_use_id
             {
                 r.subagent = to;

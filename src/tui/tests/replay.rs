@@ -27,19 +27,19 @@ fn replay_on_rm_rf(rules: Option<&str>) -> (App, crate::tui::clipboard::Captured
     (app, captured)
 }
 
-fn rm_rf_payload(app: &App) -> hookscope::hooks::events::Payload {
+fn rm_rf_payload(app: &App) -> hookscope_core::hooks::events::Payload {
     let session = app.ctx.session().expect("loaded");
-    hookscope::hooks::events::payload(
+    hookscope_core::hooks::events::payload(
         session,
-        hookscope::hooks::events::EventName::PreToolUse,
-        &hookscope::hooks::events::At::ToolUseId(RM_RF.into()),
+        hookscope_core::hooks::events::EventName::PreToolUse,
+        &hookscope_core::hooks::events::At::ToolUseId(RM_RF.into()),
     )
     .expect("a PreToolUse payload")
 }
 
 #[test]
 fn replay_pane_picks_events_and_shows_the_rules_why() {
-    use hookscope::hooks::events::{At, EventName, events_at};
+    use hookscope_core::hooks::events::{At, EventName, events_at};
     let (mut app, _) = replay_on_rm_rf(Some(EXAMPLE_RULES));
     let session = app.ctx.session().cloned().expect("loaded");
     // The picker lists what events_at gives for the call, PreToolUse first.
@@ -72,8 +72,8 @@ fn replay_y_copies_the_masked_payload() {
     let (mut app, captured) = replay_on_rm_rf(Some(EXAMPLE_RULES));
     key(&mut app, KeyCode::Char('y'));
     let built = rm_rf_payload(&app);
-    let mut counts = hookscope::redact::Redactions::default();
-    let masked = hookscope::redact::redactor().redact_value(&built.json, &mut counts);
+    let mut counts = hookscope_core::redact::Redactions::default();
+    let masked = hookscope_core::redact::redactor().redact_value(&built.json, &mut counts);
     // One line, as Claude Code sends it and `hookscope payload` prints it.
     let want = serde_json::to_string(&masked).expect("json") + "\n";
     let copied = captured.copied.lock().expect("lock").clone();
@@ -114,7 +114,7 @@ fn replay_shift_y_copies_a_test_case_that_hookscope_test_passes() {
         .tempfile_in("assets/rules")
         .expect("temp file");
     std::fs::write(copy.path(), format!("{rules}\n{case}")).expect("write");
-    let set = hookscope::hooks::rules::RuleSet::load(copy.path()).expect("the case parses");
+    let set = hookscope_core::hooks::rules::RuleSet::load(copy.path()).expect("the case parses");
     let results = set.run_tests();
     let last = results.last().expect("cases");
     assert_eq!(last.name, case_name(&case));
@@ -253,11 +253,14 @@ fn replay_needs_an_open_session() {
     assert_eq!(app.focus, Pane::Sessions);
     key(&mut app, KeyCode::Char('r'));
     assert_eq!(app.overlay, Some(Overlay::Replay));
-    assert_eq!(app.replay.at, Some(hookscope::hooks::events::At::Last));
+    assert_eq!(app.replay.at, Some(hookscope_core::hooks::events::At::Last));
     let session = app.ctx.session().cloned().expect("loaded");
     assert_eq!(
         app.replay.events,
-        hookscope::hooks::events::events_at(&session, &hookscope::hooks::events::At::Last)
+        hookscope_core::hooks::events::events_at(
+            &session,
+            &hookscope_core::hooks::events::At::Last
+        )
     );
 }
 
@@ -295,7 +298,7 @@ fn bad_rules_file_lists_its_errors_in_the_pane() {
 
 #[test]
 fn test_case_of_a_hostile_payload_parses_back() {
-    use hookscope::hooks::rules::{History, RuleSet};
+    use hookscope_core::hooks::rules::{History, RuleSet};
     // A null (no TOML form), quotes, a newline, a non-ASCII key, a nested
     // list: the case still parses, and its decision is the rules'.
     let payload = serde_json::json!({
@@ -334,7 +337,7 @@ fn test_case_of_a_hostile_payload_parses_back() {
 /// replays the one picked.
 #[test]
 fn replay_pane_on_a_turn_lists_both_stops_and_replays_the_picked_one() {
-    use hookscope::hooks::events::{At, EventName};
+    use hookscope_core::hooks::events::{At, EventName};
     const C5: &str = "tests/corpus/real-cc-2.1.332/hooks_c5_stop_block/projects/-home-dev-work-hooks-c5-stop-block/c8435c6b-9aae-401c-ba5f-97def3faba72.jsonl";
     let mut app = opened(C5);
     app.replay.open(At::Turn(1), "turn 1".into(), &app.ctx);
@@ -490,7 +493,7 @@ fn replay_pane_on_a_codex_session_uses_codex_hooks() {
         .as_ref()
         .map(|(_, c)| c.config().clone())
         .expect("loaded");
-    assert_eq!(config.agent, hookscope::transcript::Agent::Codex);
+    assert_eq!(config.agent, hookscope_core::transcript::Agent::Codex);
     assert_eq!(app.replay.verdicts.len(), 1);
     let v = &app.replay.verdicts[0];
     assert!(!v.fires);

@@ -203,7 +203,8 @@ fn the_run_dialog_names_what_was_left_out_of_the_environment() {
     key(&mut app, KeyCode::Char('x'));
     let plan = app.replay.confirm.take().expect("the dialog is open");
     let mut plan = std::sync::Arc::try_unwrap(plan).expect("one owner");
-    plan.env_warnings.push(hookscope::hooks::exec::EnvWarning {
+    plan.env_warnings
+        .push(hookscope_core::hooks::exec::EnvWarning {
         arg: "CLAUDE_CODE_ENTRYPOINT".into(),
         message:
             "the transcript's value \"cli$(touch X)\" is not of the form Claude Code sets; left out"
@@ -280,7 +281,7 @@ fn run_hooks_needs_the_dialogs_enter() {
 
 #[test]
 fn a_clean_stop_hook_run_is_recorded_not_no_hook_ran() {
-    use hookscope::hooks::events::EventName;
+    use hookscope_core::hooks::events::EventName;
     let mut app = opened(EXIT2);
     key(&mut app, KeyCode::BackTab);
     key(&mut app, KeyCode::Char('r'));

@@ -1,7 +1,7 @@
-//! Draws the core's diff model ([`hookscope::transcript::diff`]) as coloured
+//! Draws the core's diff model ([`hookscope_core::transcript::diff`]) as coloured
 //! lines; what the hunks are is decided there.
 
-use hookscope::transcript::diff::{Applied, CallDiff, DiffHunk, DiffSource, LineTag};
+use hookscope_core::transcript::diff::{Applied, CallDiff, DiffHunk, DiffSource, LineTag};
 use ratatui::text::{Line, Span};
 
 use crate::tui::theme::Theme;
@@ -77,7 +77,7 @@ pub fn call_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hookscope::transcript::diff::{ChangeKind, DiffLine, FileChange};
+    use hookscope_core::transcript::diff::{ChangeKind, DiffLine, FileChange};
 
     #[test]
     fn draws_a_patch_and_its_status() {

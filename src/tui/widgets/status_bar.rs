@@ -212,7 +212,7 @@ mod count_tests {
     //! check of the disk (`8,794 sessions`, not `8794`).
     use crate::tui::app::App;
     use crate::tui::theme::Theme;
-    use hookscope::transcript::SessionRef;
+    use hookscope_core::transcript::SessionRef;
     use std::path::PathBuf;
 
     #[test]
@@ -247,7 +247,7 @@ mod count_tests {
         app.ctx.checking = false;
         app.ctx.summaries_done = false;
         app.ctx.diagnostics = (0..3584)
-            .map(|i| hookscope::transcript::Diagnostic {
+            .map(|i| hookscope_core::transcript::Diagnostic {
                 path: PathBuf::from(format!("/nonexistent/{i}.jsonl")),
                 locus: None,
                 message: "bad line".to_string(),

@@ -1,0 +1,1008 @@
+//! `find_tool_calls`: every tool call across sessions and their subagents,
+//! filtered by name, input/output text, errors, session, time and agent
+//! (docs/tool-calls.md#the-find-query; output modes and caps per docs/tool-calls.md#output-modes).
+//!
+//! Flow: validate [`FindParams`] → pick sessions (agent, session ids) →
+//! per session in parallel (rayon): raw-byte [`prefilter`] (skip the session,
+//! or bound how new its newest match can be, parsing only the lines that can
+//! hold a matching `tool_use`) → load the remaining sessions newest bound
+//! first, in parallel batches, until `limit` matches are known to beat every
+//! session left: full load ([`crate::transcript::load`]), filter every call of
+//! the main thread and of every subagent on the RAW text, keep each session's
+//! newest `limit` matches → merge newest first → take `limit` → build
+//! records: redact (emission time only), then truncate.
+//!
+//! Order: newest first by the call's timestamp (calls without one last),
+//! then by session id, then by position in the session (main thread in file
+//! order, then each subagent's calls in file order).
+
+pub mod filter_line;
+pub mod output;
+pub mod params;
+pub mod prefilter;
+pub mod records;
+pub mod rows;
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::tools::file_path_of;
+use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
+pub use prefilter::Verdict;
+
+pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
+pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
+pub use records::{FoundCall, SubagentCost, SubagentOrigin, Tokens};
+pub use rows::{HookFact, RowCall, RowSource};
+
+pub use crate::redact::Redactions;
+
+/// The contract error of `find_tool_calls` (docs/tool-calls.md#the-find-query: the MCP wrapper turns
+/// it into `{"error": "invalid_argument", "message": …}`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// A parameter is missing, contradictory or malformed; the message says
+    /// which and what is accepted.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+impl QueryError {
+    /// `{"error": "invalid_argument", "message": "<why>"}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            QueryError::InvalidArgument(m) => json!({"error": "invalid_argument", "message": m}),
+        }
+    }
+
+    /// The message alone.
+    pub fn message(&self) -> &str {
+        match self {
+            QueryError::InvalidArgument(m) => m,
+        }
+    }
+}
+
+/// What `find_tool_calls` returns: `{"records": [...], "redactions": {...}}`,
+/// `redactions` omitted when nothing was replaced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FindResult {
+    /// Matching calls, newest first, at most `limit`.
+    pub records: Vec<FoundCall>,
+    /// Secret type → count over the emitted records (empty with `redact=false`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub redactions: Redactions,
+    /// How many calls matched in the sessions that were loaded. When
+    /// [`FindResult::matched_exact`] it is every match (`records.len()` is
+    /// `min(matched, limit)`); else loading stopped early once `limit`
+    /// newer matches were certain, and it is a lower bound. Not serialized
+    /// (`find_tool_calls`' result has no such key): for the TUI's live count and the
+    /// CLI table's footer.
+    #[serde(skip)]
+    pub matched: usize,
+    /// Whether every session that could match was loaded, so
+    /// [`FindResult::matched`] is exact.
+    #[serde(skip)]
+    pub matched_exact: bool,
+    /// `session` entries that name no session (of the `agent`, when given):
+    /// they scope the scan to nothing, as `find_tool_calls` says; not serialized,
+    /// for the CLI and the TUI to point out a likely typo.
+    #[serde(skip)]
+    pub unmatched_sessions: Vec<String>,
+    /// Sessions whose main file could not be read (`"<path>: <error>"`); not
+    /// serialized, for the CLI to print on stderr.
+    #[serde(skip)]
+    pub unreadable: Vec<String>,
+}
+
+/// Masks secrets in `text` as `[REDACTED_<TYPE>]`, counting replacements
+/// by type (docs/tool-calls.md#redaction; `crate::redact`).
+fn mask(text: &str, redactions: &mut Redactions) -> String {
+    crate::redact::redactor()
+        .redact(text, redactions)
+        .into_owned()
+}
+
+/// Masks secrets in every string of `value` (see [`mask`]).
+fn mask_value(value: &Value, redactions: &mut Redactions) -> Value {
+    crate::redact::redactor().redact_value(value, redactions)
+}
+
+/// Finds tool calls in `sessions` (docs/tool-calls.md#the-find-query).
+///
+/// ```no_run
+/// use hookscope_core::query::{FindParams, find_tool_calls};
+/// use hookscope_core::transcript::discover;
+///
+/// let found = discover(&[]).expect("default roots");
+/// // As an MCP server would: straight from the tool call's arguments.
+/// let args = serde_json::json!({"tool_name": "Bash", "input_contains": "rm -rf", "since": "1w"});
+/// let params = FindParams::from_json(&args).expect("valid arguments");
+/// match find_tool_calls(&found.sessions, &params, chrono::Utc::now()) {
+///     Ok(result) => println!("{}", serde_json::to_string(&result).unwrap_or_default()),
+///     Err(e) => println!("{}", e.to_json()), // {"error":"invalid_argument",...}
+/// }
+/// ```
+///
+/// `now` anchors relative `since`/`until` spans (`2d` = `now` − 48 h).
+/// Sessions of another agent than `agent` are skipped; sessions whose main
+/// file cannot be read are listed in [`FindResult::unreadable`].
+///
+/// # Errors
+/// [`QueryError::InvalidArgument`] as [`FindParams::validate`] describes, and
+/// when a `session` entry is a prefix of several session ids.
+pub fn find_tool_calls(
+    sessions: &[SessionRef],
+    params: &FindParams,
+    now: DateTime<Utc>,
+) -> Result<FindResult, QueryError> {
+    let query = params.validate(now)?;
+    run(sessions, &query, true, &load_from_disk)
+}
+
+/// [`find_tool_calls`] with parameters already validated (e.g. by
+/// [`FindParams::validate_or_all_tools`] for the TUI filter line).
+///
+/// # Errors
+/// [`QueryError::InvalidArgument`] when a `session` entry is a prefix of
+/// several session ids.
+pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
+    run(sessions, query, true, &load_from_disk)
+}
+
+/// A session as [`find_with_loader`] gets it: shared, or why its main file
+/// could not be read (`"<path>: <error>"`).
+pub type LoadedSession = Result<std::sync::Arc<Session>, String>;
+
+/// [`find_with`], loading each session that the prefilter keeps through
+/// `loader` (called from rayon threads) instead of from disk — e.g.
+/// [`crate::transcript::cache::SessionCache::get`], the parsed sessions the
+/// TUI's Calls view and the MCP server keep between queries. `loader` must
+/// give what [`crate::transcript::load`] would for the same files.
+///
+/// # Errors
+/// As [`find_with`].
+pub fn find_with_loader(
+    sessions: &[SessionRef],
+    query: &Query,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    run(sessions, query, true, loader)
+}
+
+/// [`find_with_loader`] with a per-session verdict given by the caller
+/// (e.g. [`crate::index::Index::verdicts`], in the order of `sessions`):
+/// `Some(v)` is used as the raw prefilter's verdict would be (it must be
+/// sound: [`Verdict::Skip`] only when no call can pass, and
+/// [`Verdict::Newest`] no older than any call that can), `None` falls back
+/// to the raw prefilter for that session. Results equal [`find_with`]'s.
+///
+/// # Errors
+/// As [`find_with`].
+pub fn find_with_verdicts(
+    sessions: &[SessionRef],
+    query: &Query,
+    verdicts: &[Option<Verdict>],
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    find_with_rows(sessions, query, verdicts, None, loader)
+}
+
+/// [`find_with_verdicts`] that, for each session with a verdict, first asks
+/// `rows` for its candidate calls ([`RowSource::call_rows`], e.g.
+/// [`crate::index::Index`]) and, when it gives them, builds that session's
+/// records from each call's `tool_use` line and result line alone
+/// ([`rows`]) instead of loading it through `loader`. `rows` must describe
+/// the same files the verdicts do (rows current for them). Results equal
+/// [`find_with`]'s, `matched` included.
+///
+/// # Errors
+/// As [`find_with`].
+pub fn find_with_rows(
+    sessions: &[SessionRef],
+    query: &Query,
+    verdicts: &[Option<Verdict>],
+    rows: Option<&dyn RowSource>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    let given = |s: &SessionRef| -> Option<Verdict> {
+        // `select_sessions` hands out references into `sessions`.
+        let size = std::mem::size_of::<SessionRef>().max(1);
+        let at = (s as *const SessionRef as usize).checked_sub(sessions.as_ptr() as usize)?;
+        let i = at / size;
+        if !sessions.get(i).is_some_and(|c| std::ptr::eq(c, s)) {
+            return None;
+        }
+        verdicts.get(i).copied().flatten()
+    };
+    run_picked(sessions, query, Pick::Given(&given), rows, loader)
+}
+
+/// Loads a session from disk ([`crate::transcript::load`]), shared: the
+/// loader [`find_with`] uses, for [`find_with_verdicts`] callers.
+pub fn load_from_disk(session: &SessionRef) -> LoadedSession {
+    load(session)
+        .map(std::sync::Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+/// The query; `use_prefilter = false` loads every selected session (the
+/// reference the prefilter's results are tested against).
+fn run(
+    sessions: &[SessionRef],
+    query: &Query,
+    use_prefilter: bool,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    let pick = if use_prefilter {
+        Pick::Prefilter
+    } else {
+        Pick::All
+    };
+    run_picked(sessions, query, pick, None, loader)
+}
+
+/// How [`run_picked`] decides which sessions to load.
+enum Pick<'a> {
+    /// Load every selected session (the reference).
+    All,
+    /// The raw-byte prefilter.
+    Prefilter,
+    /// The caller's verdict, else the raw prefilter.
+    Given(&'a (dyn Fn(&SessionRef) -> Option<Verdict> + Sync)),
+}
+
+fn run_picked(
+    sessions: &[SessionRef],
+    query: &Query,
+    pick: Pick<'_>,
+    rows: Option<&dyn RowSource>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> Result<FindResult, QueryError> {
+    let (selected, unmatched_sessions) = select_sessions(sessions, query)?;
+    // Per session: its verdict, and whether the caller gave it (then its
+    // rows may be asked for).
+    let picked: Vec<(Verdict, bool)> = match pick {
+        Pick::All => vec![(Verdict::Load, false); selected.len()],
+        Pick::Prefilter | Pick::Given(_) => {
+            let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+            selected
+                .par_iter()
+                .map(|s| match &pick {
+                    Pick::Given(given) => match given(s) {
+                        Some(v) => (v, true),
+                        None => (prefilter.verdict(s, query), false),
+                    },
+                    _ => (prefilter.verdict(s, query), false),
+                })
+                .collect()
+        }
+    };
+    let (verdicts, given): (Vec<Verdict>, Vec<bool>) = picked.into_iter().unzip();
+    let rows = rows.map(|source| (source, given.as_slice()));
+    let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, rows, loader);
+
+    let mut drafts = Vec::new();
+    let mut unreadable = Vec::new();
+    let mut matched = 0;
+    for result in loaded.into_iter().flatten() {
+        match result {
+            Ok((count, mut d)) => {
+                matched += count;
+                drafts.append(&mut d);
+            }
+            Err(e) => unreadable.push(e),
+        }
+    }
+    drafts.sort_by(draft_order);
+    drafts.truncate(query.limit);
+
+    let mut redactions = Redactions::new();
+    let records = drafts
+        .into_iter()
+        .map(|d| d.finish(query, &mut redactions))
+        .collect();
+    Ok(FindResult {
+        records,
+        redactions,
+        matched,
+        matched_exact,
+        unmatched_sessions,
+        unreadable,
+    })
+}
+
+/// The sessions to scan: agent filter, then ids (exact, else unique
+/// prefix); and the `session` entries that named none.
+fn select_sessions<'a>(
+    sessions: &'a [SessionRef],
+    query: &Query,
+) -> Result<(Vec<&'a SessionRef>, Vec<String>), QueryError> {
+    let by_agent: Vec<&SessionRef> = sessions
+        .iter()
+        .filter(|s| query.agent.is_none_or(|a| s.agent == a))
+        .collect();
+    if query.sessions.is_empty() {
+        return Ok((by_agent, Vec::new()));
+    }
+    let mut chosen: Vec<&SessionRef> = Vec::new();
+    let mut unmatched = Vec::new();
+    for wanted in &query.sessions {
+        let hits = sessions_named(by_agent.iter().copied(), wanted);
+        if hits.is_empty() {
+            unmatched.push(wanted.clone());
+        }
+        let mut ids: Vec<&str> = hits.iter().map(|s| s.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() > 1 {
+            let more = if ids.len() > 4 { ", …" } else { "" };
+            return Err(QueryError::InvalidArgument(format!(
+                "session {wanted:?} is a prefix of {} sessions ({}{more}); give more of the id",
+                ids.len(),
+                ids.iter().take(4).copied().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        for s in hits {
+            if !chosen.iter().any(|c| std::ptr::eq(*c, s)) {
+                chosen.push(s);
+            }
+        }
+    }
+    Ok((chosen, unmatched))
+}
+
+/// A matching call before redaction and truncation.
+struct Draft {
+    session: String,
+    agent: Agent,
+    /// Position in the session, for a stable order.
+    seq: usize,
+    timestamp: Option<DateTime<Utc>>,
+    tool_use_id: String,
+    tool_name: String,
+    tool_kind: crate::tools::ToolKind,
+    tool_resolved: Option<String>,
+    input: Value,
+    output: Option<String>,
+    is_error: Option<bool>,
+    file_path: Option<String>,
+    origin: Option<SubagentOrigin>,
+    subagent: Option<SubagentCost>,
+    /// The call's hook firings (unredacted `activity_value` objects).
+    hook_activity: Vec<Value>,
+    /// The digest read from the call's line, for an input the value cannot
+    /// digest (a float `>= 2^64`: `1e21` or an integer literal?, see
+    /// [`crate::tools::digest::has_ambiguous_number`]); `None`: computed
+    /// from `input` in [`Draft::finish`].
+    literal_digest: Option<Option<String>>,
+}
+
+impl Draft {
+    fn finish(self, query: &Query, redactions: &mut Redactions) -> FoundCall {
+        let mode = output::adaptive(query.output_mode, self.is_error == Some(true));
+        // Computed here, after the limit cut, from the raw input (an absent
+        // input is `null` either way in the canonical form), unless it was
+        // read from the line.
+        let digest = match self.literal_digest {
+            Some(digest) => digest,
+            None => crate::tools::tool_digest(&self.tool_name, Some(&self.input)).ok(),
+        };
+        // The summary comes from the raw input, before the cap cuts it.
+        let summary = crate::tools::parse_tool_call(
+            &self.tool_name,
+            Some(&self.input),
+            crate::tools::OnError::Other,
+        )
+        .map(|call| crate::transcript::call_summary(&call))
+        .unwrap_or_default();
+        let summary = if query.redact {
+            // Not an emitted field: its masks are not counted.
+            mask(&summary, &mut Redactions::new())
+        } else {
+            summary
+        };
+        let (input, output, file_path) = if query.redact {
+            (
+                mask_value(&self.input, redactions),
+                self.output.map(|o| mask(&o, redactions)),
+                self.file_path.map(|p| mask(&p, redactions)),
+            )
+        } else {
+            (self.input, self.output, self.file_path)
+        };
+        FoundCall {
+            session: self.session,
+            agent: self.agent,
+            timestamp: self.timestamp,
+            tool_use_id: self.tool_use_id,
+            tool_name: self.tool_name,
+            tool_kind: self.tool_kind,
+            tool_resolved: self.tool_resolved,
+            input: cap_input(input),
+            output: output.map(|o| truncate(&o, mode, OUTPUT_CAP)),
+            is_error: self.is_error,
+            // docs/tool-calls.md#the-find-query: reliable only for Claude Code and OpenCode (a real
+            // error status on every tool part). Codex outputs carry no
+            // is_error (derived from exit codes, transcript::codex); Droid's
+            // flag is not vouched for.
+            is_error_reliable: matches!(self.agent, Agent::ClaudeCode | Agent::OpenCode),
+            file_path,
+            digest,
+            origin: self.origin,
+            subagent: self.subagent,
+            hook_activity: if query.redact {
+                self.hook_activity
+                    .iter()
+                    .map(|v| mask_value(v, redactions))
+                    .collect()
+            } else {
+                self.hook_activity
+            },
+            summary,
+        }
+    }
+}
+
+/// A string inside an input over the cap is never cut shorter than this
+/// (chars), so a call with many strings keeps something of each.
+pub const MIN_STRING_CAP: usize = 100;
+
+/// The input as emitted (docs/tool-calls.md#output-modes: the 4,000-char input cap, keeping the
+/// input's JSON type): unchanged when its compact JSON text is at most
+/// [`INPUT_CAP`] chars; else every string value inside it (at any depth;
+/// or the input itself when it is a string) longer than a length `L` is cut
+/// to its first `L` chars + `…[truncated]`, with `L` the largest that brings
+/// the compact text within [`INPUT_CAP`], but at least [`MIN_STRING_CAP`].
+/// Keys, numbers, booleans and the structure are kept, so an input whose
+/// non-string parts alone exceed the cap stays over it.
+fn cap_input(input: Value) -> Value {
+    let size = |v: &Value| v.to_string().chars().count();
+    if size(&input) <= INPUT_CAP {
+        return input;
+    }
+    let longest = longest_string(&input);
+    if longest <= MIN_STRING_CAP {
+        return input;
+    }
+    // The largest L in [MIN_STRING_CAP, longest) whose cut fits; the size
+    // grows with L, so a binary search finds it.
+    let (mut lo, mut hi) = (MIN_STRING_CAP, longest - 1);
+    if size(&cut_strings(&input, lo)) > INPUT_CAP {
+        return cut_strings(&input, lo);
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if size(&cut_strings(&input, mid)) <= INPUT_CAP {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    cut_strings(&input, lo)
+}
+
+/// The length in chars of the longest string value in `value`.
+fn longest_string(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.chars().count(),
+        Value::Array(items) => items.iter().map(longest_string).max().unwrap_or(0),
+        Value::Object(map) => map.values().map(longest_string).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `value` with every string value longer than `max` chars cut with `head`.
+fn cut_strings(value: &Value, max: usize) -> Value {
+    match value {
+        Value::String(s) => Value::String(truncate(s, OutputMode::Head, max)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| cut_strings(v, max)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), cut_strings(v, max)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn draft_order(a: &Draft, b: &Draft) -> std::cmp::Ordering {
+    key_order(
+        (a.timestamp, a.session.as_str()),
+        (b.timestamp, b.session.as_str()),
+    )
+    .then_with(|| a.seq.cmp(&b.seq))
+}
+
+/// The first two criteria of [`draft_order`]: newest first (no timestamp
+/// sorts last), then session id.
+fn key_order(
+    (a_time, a_session): (Option<DateTime<Utc>>, &str),
+    (b_time, b_session): (Option<DateTime<Utc>>, &str),
+) -> std::cmp::Ordering {
+    match (a_time, b_time) {
+        (Some(x), Some(y)) => y.cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+    .then_with(|| a_session.cmp(b_session))
+}
+
+/// One session's outcome: how many of its calls match and the newest
+/// `limit` of them, or why its main file could not be read
+/// (`"<path>: <error>"`).
+type SessionResult = Result<(usize, Vec<Draft>), String>;
+
+/// Loads the sessions the prefilter did not rule out and matches their calls,
+/// in parallel batches: first every [`Verdict::Load`] session, then the
+/// [`Verdict::Newest`] ones by bound (newest first, then id), in batches that
+/// double in size. It stops once `limit` drafts are known that sort strictly
+/// before the next session's bound: every match of that session, and of the
+/// ones after it, sorts after them, so it could not make the cut.
+///
+/// Returns each session's result at its index in `selected` (`None` = not
+/// loaded), and whether every session not ruled out was loaded. Merging the
+/// results in that order, then sorting stably and cutting at `limit`, gives
+/// exactly what loading every session gives.
+fn load_newest_first(
+    selected: &[&SessionRef],
+    verdicts: &[Verdict],
+    query: &Query,
+    rows: Option<(&dyn RowSource, &[bool])>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+) -> (Vec<Option<SessionResult>>, bool) {
+    let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
+    let mut order: Vec<usize> = (0..selected.len())
+        .filter(|&i| verdict(i) != Verdict::Skip)
+        .collect();
+    order.sort_by(|&a, &b| {
+        let rank = |i: usize| match verdict(i) {
+            Verdict::Load => (0, None),
+            Verdict::Newest(t) => (1, Some(t)),
+            Verdict::Skip => (2, None),
+        };
+        let ((ra, ta), (rb, tb)) = (rank(a), rank(b));
+        ra.cmp(&rb)
+            .then_with(|| match (ta, tb) {
+                (Some(_), Some(_)) => key_order((ta, &selected[a].id), (tb, &selected[b].id)),
+                _ => std::cmp::Ordering::Equal,
+            })
+            .then(a.cmp(&b))
+    });
+
+    let mut results: Vec<Option<SessionResult>> = (0..selected.len()).map(|_| None).collect();
+    // (timestamp, session) of every draft so far, cut to the best `limit`.
+    let mut best: Vec<(Option<DateTime<Utc>>, String)> = Vec::new();
+    let threads = rayon::current_num_threads().max(1);
+    let mut batch = 2 * threads;
+    let mut next = 0;
+    while next < order.len() {
+        let end = if verdict(order[next]) == Verdict::Load {
+            next + order[next..]
+                .iter()
+                .take_while(|&&i| verdict(i) == Verdict::Load)
+                .count()
+        } else {
+            let end = (next + batch).min(order.len());
+            batch = (batch * 2).min(64 * threads);
+            end
+        };
+        let batch_rows = batch_rows(selected, &order[next..end], query, rows);
+        let done: Vec<(usize, SessionResult)> = order[next..end]
+            .par_iter()
+            .zip(batch_rows)
+            .map(|(&i, calls)| {
+                let from_rows =
+                    calls.and_then(|calls| rows::session_from_rows(selected[i], &calls, query));
+                let result = match from_rows {
+                    Some(found) => Ok(found),
+                    None => loader(selected[i]).map(|s| session_matches(&s, query)),
+                };
+                (i, result)
+            })
+            .collect();
+        for (i, result) in done {
+            if let Ok((_, drafts)) = &result {
+                best.extend(drafts.iter().map(|d| (d.timestamp, d.session.clone())));
+            }
+            if let Some(slot) = results.get_mut(i) {
+                *slot = Some(result);
+            }
+        }
+        next = end;
+        let Some(&upcoming) = order.get(next) else {
+            break;
+        };
+        let Verdict::Newest(bound) = verdict(upcoming) else {
+            continue;
+        };
+        if best.len() >= query.limit {
+            best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
+            best.truncate(query.limit);
+            let upcoming_id = selected[upcoming].id.as_str();
+            if let Some((Some(t), session)) = best.last()
+                && (*t > bound || (*t == bound && session.as_str() < upcoming_id))
+            {
+                return (results, false);
+            }
+        }
+    }
+    (results, true)
+}
+
+/// Per session of `batch` (indexes into `selected`), its rows from the
+/// source when its verdict was given (see [`find_with_rows`]), else `None`.
+fn batch_rows(
+    selected: &[&SessionRef],
+    batch: &[usize],
+    query: &Query,
+    rows: Option<(&dyn RowSource, &[bool])>,
+) -> Vec<Option<Vec<RowCall>>> {
+    let mut out: Vec<Option<Vec<RowCall>>> = batch.iter().map(|_| None).collect();
+    let Some((source, given)) = rows else {
+        return out;
+    };
+    let asked: Vec<usize> = (0..batch.len())
+        .filter(|&k| given.get(batch[k]).copied().unwrap_or(false))
+        .collect();
+    if asked.is_empty() {
+        return out;
+    }
+    let refs: Vec<&SessionRef> = asked.iter().map(|&k| selected[batch[k]]).collect();
+    for (k, calls) in asked.into_iter().zip(source.call_rows(&refs, query)) {
+        out[k] = calls;
+    }
+    out
+}
+
+/// How many of the session's calls pass every filter, and the newest
+/// `limit` of them.
+fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
+    // Result lines shared by several results of one thread (their
+    // toolUseResult is ambiguous, docs/tool-calls.md#the-find-query: drop the sidecar).
+    let mut results_per_line: HashMap<(Option<usize>, usize), usize> = HashMap::new();
+    for (owner, call) in session.all_tool_calls() {
+        if let Some(r) = &call.result {
+            *results_per_line.entry((owner, r.line)).or_default() += 1;
+        }
+    }
+    let mut drafts = Vec::new();
+    for (index, (owner, call)) in session.all_tool_calls().enumerate() {
+        if !passes(call, query) {
+            continue;
+        }
+        let hooks: Vec<&crate::transcript::hook_activity::HookActivity> =
+            session.hooks_of_call(owner, call).collect();
+        if !passes_hooks(&hooks, query) {
+            continue;
+        }
+        let agent_id = owner
+            .and_then(|i| session.subagents.get(i))
+            .and_then(|s| s.agent_id.as_deref());
+        let hook_activity = hooks
+            .iter()
+            .map(|a| {
+                crate::transcript::hook_activity::activity_value(
+                    a,
+                    session.thread_path(owner),
+                    agent_id,
+                )
+            })
+            .collect();
+        let origin = owner
+            .and_then(|i| session.subagents.get(i))
+            .map(|sub| SubagentOrigin {
+                agent_id: sub.agent_id.clone(),
+                parent_tool_use_id: sub.spawn_tool_use_id.clone(),
+            });
+        let shared = call
+            .result
+            .as_ref()
+            .is_some_and(|r| results_per_line.get(&(owner, r.line)).copied().unwrap_or(0) > 1);
+        let sidecar = records::sidecar_cost(call, shared);
+        let child = call.subagent.and_then(|i| session.subagents.get(i));
+        let subagent = records::spawn_cost(session.agent, sidecar, child, query.with_subagent_cost);
+        drafts.push(Draft {
+            session: session.id.clone(),
+            agent: session.agent,
+            seq: index + 1,
+            timestamp: timestamp_of(call),
+            tool_use_id: call.tool_use_id.clone(),
+            tool_name: call.name().to_string(),
+            tool_kind: call.tool_kind,
+            tool_resolved: call.tool_resolved.clone(),
+            input: call.call.raw().cloned().unwrap_or(Value::Null),
+            output: call.result.as_ref().map(|r| r.text.clone()),
+            is_error: call.result.as_ref().map(|r| r.is_error),
+            file_path: file_path_of(&call.call).map(str::to_string),
+            origin,
+            subagent,
+            hook_activity,
+            literal_digest: call
+                .call
+                .raw()
+                .is_some_and(crate::tools::digest::has_ambiguous_number)
+                .then(|| crate::transcript::call_digest(session, owner, call).ok()),
+        });
+    }
+    let matched = drafts.len();
+    drafts.sort_by(draft_order);
+    drafts.truncate(query.limit);
+    (matched, drafts)
+}
+
+fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
+    call.timestamp
+        .or_else(|| call.result.as_ref().and_then(|r| r.timestamp))
+}
+
+/// Whether a call's hook firings pass the extension filters (`hook`,
+/// `blocked`, `flagged`, `rewritten`; see [`FindParams`]).
+fn passes_hooks(hooks: &[&crate::transcript::hook_activity::HookActivity], query: &Query) -> bool {
+    let facts: Vec<rows::HookFact> = hooks.iter().map(|a| rows::HookFact::of(a)).collect();
+    passes_hook_facts(&facts, query)
+}
+
+/// [`passes_hooks`] on the facts of each firing.
+fn passes_hook_facts(hooks: &[rows::HookFact], query: &Query) -> bool {
+    if let Some(event) = &query.hook {
+        let named = hooks.iter().any(|f| {
+            f.event
+                .as_deref()
+                .is_some_and(|e| params::fold(e) == *event)
+                || f.hook_name
+                    .as_deref()
+                    .is_some_and(|n| params::fold(n) == *event)
+        });
+        if !named {
+            return false;
+        }
+    }
+    let wants = [
+        (query.blocked, hooks.iter().any(|f| f.blocked)),
+        (query.flagged, hooks.iter().any(|f| f.flagged)),
+        (query.rewritten, hooks.iter().any(|f| f.rewrote)),
+    ];
+    wants
+        .iter()
+        .all(|(want, has)| want.is_none_or(|want| want == *has))
+}
+
+/// Whether one call passes every filter, on the raw (pre-redaction, pre-cap)
+/// input JSON text and output text.
+fn passes(call: &ToolCallRecord, query: &Query) -> bool {
+    passes_meta(
+        call.name(),
+        call.result.as_ref().map(|r| r.is_error),
+        timestamp_of(call),
+        query,
+    ) && passes_text(
+        call.call.raw(),
+        call.result.as_ref().map(|r| r.text.as_str()),
+        query,
+    )
+}
+
+/// The name, `is_error` (`None` = no result) and time filters of
+/// [`passes`].
+fn passes_meta(
+    name: &str,
+    is_error: Option<bool>,
+    time: Option<DateTime<Utc>>,
+    query: &Query,
+) -> bool {
+    if !query.name.matches(name) {
+        return false;
+    }
+    match (query.is_error, is_error) {
+        (None, _) => {}
+        (Some(_), None) => return false,
+        (Some(want), Some(got)) if got != want => return false,
+        _ => {}
+    }
+    if query.since.is_some() || query.until.is_some() {
+        let Some(t) = time else {
+            return false;
+        };
+        if query.since.is_some_and(|s| t < s) || query.until.is_some_and(|u| t >= u) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The text `input_contains` searches in a call's raw input (docs/tool-calls.md#the-find-query): its
+/// compact JSON (`""` without one), case-folded. The index stores it
+/// (`calls.input_folded`, [`crate::index::schema`]) so a filter can answer
+/// without reading the call's line.
+pub fn fold_input(input: Option<&Value>) -> String {
+    params::fold(&input.map(Value::to_string).unwrap_or_default())
+}
+
+/// The text filters of [`passes`] on the raw input (`None` when the call
+/// has none) and the result text (`None` without a result).
+fn passes_text(input: Option<&Value>, output: Option<&str>, query: &Query) -> bool {
+    if let Some(needle) = &query.input_contains
+        && !fold_input(input).contains(needle.as_str())
+    {
+        return false;
+    }
+    if query.output_contains.is_some() || query.output_excludes.is_some() {
+        let text = params::fold(output.unwrap_or(""));
+        if let Some(needle) = &query.output_contains
+            && !text.contains(needle.as_str())
+        {
+            return false;
+        }
+        if let Some(needle) = &query.output_excludes
+            && text.contains(needle.as_str())
+        {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_json_shape() {
+        let e = QueryError::InvalidArgument("bad since".into());
+        assert_eq!(
+            e.to_json(),
+            json!({"error": "invalid_argument", "message": "bad since"})
+        );
+    }
+
+    #[test]
+    fn input_cap_cuts_strings_inside_and_keeps_the_type() {
+        let small = json!({"command": "ls"});
+        assert_eq!(cap_input(small.clone()), small);
+        // {"content":"<s>"} is 14 chars around the string: 3,986 fit.
+        let big = json!({"content": "a".repeat(INPUT_CAP), "n": 1});
+        let cut = cap_input(big);
+        let expected = format!("{}…[truncated]", "a".repeat(INPUT_CAP - 20 - 12));
+        assert_eq!(cut, json!({"content": expected, "n": 1}));
+        assert!(cut.to_string().chars().count() <= INPUT_CAP);
+        // A string input (Codex's verbatim apply_patch) stays a string.
+        let text = Value::String("é".repeat(INPUT_CAP + 1));
+        assert_eq!(
+            cap_input(text),
+            Value::String(format!("{}…[truncated]", "é".repeat(INPUT_CAP - 2 - 12)))
+        );
+        // Many strings: each keeps at least MIN_STRING_CAP chars.
+        let many: Vec<String> = (0..100).map(|_| "b".repeat(300)).collect();
+        let cut = cap_input(json!({"edits": many}));
+        let want = format!("{}…[truncated]", "b".repeat(MIN_STRING_CAP));
+        assert_eq!(cut["edits"][99], json!(want));
+        assert_eq!(cut["edits"].as_array().map(Vec::len), Some(100));
+    }
+
+    /// Copies `from` into `to` recursively.
+    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+            let path = entry.path();
+            let dest = to.join(entry.file_name());
+            if path.is_dir() {
+                copy_tree(&path, &dest);
+            } else {
+                std::fs::copy(&path, &dest).expect("copy");
+            }
+        }
+    }
+
+    /// The prefilter and the newest-first early stop give exactly what
+    /// loading every session gives, for many queries and small limits (so
+    /// the stop triggers), on the corpus plus three copies of its real
+    /// sessions (same ids and times in several folders: ties on time and id).
+    #[test]
+    fn prefiltered_results_equal_loading_everything() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let temp = tempfile::TempDir::new().expect("temp dir");
+        for copy in ["a", "b"] {
+            copy_tree(&corpus.join("real-cc-2.1.332"), &temp.path().join(copy));
+        }
+        let found = crate::transcript::discover(&[corpus.clone(), temp.path().to_path_buf()])
+            .expect("discover");
+        assert!(found.sessions.len() > 30);
+        let now = Utc::now();
+        let queries = [
+            json!({"tool_name": "Bash", "input_contains": "git"}),
+            json!({"tool_name": "bash"}),
+            json!({"tool_name": "Bash", "input_contains": "ls"}),
+            json!({"tool_name": "Read", "input_contains": "/home"}),
+            json!({"tool_name_pattern": "e", "input_contains": "py"}),
+            json!({"tool_name_pattern": "mcp__"}),
+            json!({"tool_name": "Agent", "with_subagent_cost": true}),
+            json!({"tool_name_pattern": "a", "output_contains": "error"}),
+            json!({"tool_name": "Bash", "is_error": true}),
+            json!({"tool_name": "Bash", "input_contains": "command:"}),
+            json!({"tool_name": "Write", "until": "2026-11-29T18:00:30Z"}),
+            json!({"tool_name": "Read", "since": "2025-01-01"}),
+            // No line needle at all: every call line is a candidate.
+            json!({}),
+            json!({"is_error": true}),
+            json!({"tool_name_pattern": "é"}),
+            json!({"output_contains": "error"}),
+        ];
+        for mut args in queries {
+            let params = FindParams::from_json(&args).expect("params");
+            let all = run(
+                &found.sessions,
+                &params.validate_or_all_tools(now).expect("valid"),
+                false,
+                &load_from_disk,
+            )
+            .expect("reference");
+            let fast = run(
+                &found.sessions,
+                &params.validate_or_all_tools(now).expect("valid"),
+                true,
+                &load_from_disk,
+            )
+            .expect("fast");
+            assert_eq!(
+                serde_json::to_value(&fast).ok(),
+                serde_json::to_value(&all).ok(),
+                "{args}"
+            );
+            assert_eq!(fast.unreadable, all.unreadable, "{args}");
+            // A smaller limit keeps the first records of the default one.
+            for limit in [1, 2, 5] {
+                args["limit"] = json!(limit);
+                let params = FindParams::from_json(&args).expect("params");
+                let fast = run(
+                    &found.sessions,
+                    &params.validate_or_all_tools(now).expect("valid"),
+                    true,
+                    &load_from_disk,
+                )
+                .expect("fast");
+                let want: Vec<&str> = all
+                    .records
+                    .iter()
+                    .take(limit)
+                    .map(|r| r.tool_use_id.as_str())
+                    .collect();
+                let got: Vec<&str> = fast
+                    .records
+                    .iter()
+                    .map(|r| r.tool_use_id.as_str())
+                    .collect();
+                assert_eq!(got, want, "{args}");
+                let sessions = |r: &FindResult| {
+                    r.records
+                        .iter()
+                        .map(|r| r.session.clone())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    sessions(&fast),
+                    sessions(&all)[..got.len()].to_vec(),
+                    "{args}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_redactions_key_when_empty() {
+        let r = FindResult {
+            records: Vec::new(),
+            redactions: Redactions::new(),
+            matched: 3,
+            matched_exact: true,
+            unmatched_sessions: vec!["zzz".into()],
+            unreadable: vec!["x".into()],
+        };
+        assert_eq!(serde_json::to_value(&r).ok(), Some(json!({"records": []})));
+    }
+}
