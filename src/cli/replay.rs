@@ -698,11 +698,7 @@ fn run_hooks(
     crate::cli::interrupt::end_runs_on_signal();
     crate::cli::interrupt::say_running(plan.specs.len());
     let report = plan.run(&ProcessRunner);
-    let agreement = dialect.compares_with_transcript().then(|| {
-        let activity = hookscope_core::hooks::replay::activity_at(session, &r.payload);
-        let permission = hookscope_core::hooks::replay::recorded_permission(session, &r.payload);
-        hookscope_core::hooks::exec::agreement(&report, &activity, permission)
-    });
+    let agreement = dialect.vs_transcript(session, &r.payload, &report);
     let env_warnings = &plan.env_warnings;
     let project_note = &plan.project_note;
     // The JSON and the text are each masked from the typed report; the

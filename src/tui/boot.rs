@@ -2,7 +2,7 @@
 //! index, discovery and the index sync behind it.
 //!
 //! [`Boot::begin`] opens the index and, when every root is a folder and the
-//! index holds sessions under them ([`Index::listed`]), builds the app from
+//! index holds sessions under them ([`Library::listed`]), builds the app from
 //! those stored rows (sessions, summaries, diagnostics) without walking the
 //! disk, and starts discovery on a thread ([`Msg::Discovered`]). The list is
 //! then provisional (the status bar says "checking the disk…"); when
@@ -37,6 +37,7 @@ use std::thread;
 use chrono::FixedOffset;
 use hookscope_core::index::Index;
 use hookscope_core::query::Query;
+use hookscope_core::service::{Library, open_index};
 use hookscope_core::transcript::discover::default_roots;
 use hookscope_core::transcript::{Discovery, SessionRef, discover};
 
@@ -46,8 +47,9 @@ use super::worker::{self, Msg, Queries, SummaryItem};
 
 /// What the start still has to do, held by the event loop.
 pub struct Boot {
-    /// The index, until discovery answers and the workers take it.
-    index: Option<Index>,
+    /// The library with the index, until discovery answers and the
+    /// workers take it.
+    unsynced: Option<Library>,
     /// The Calls-view query thread, once started.
     queries: Option<Queries>,
     /// The newest Calls query asked before that (generation, query), when
@@ -68,9 +70,10 @@ pub struct Boot {
     pub refs: Vec<SessionRef>,
     /// The roots searched (followed for new sessions).
     pub roots: Vec<PathBuf>,
-    /// The index as the workers share it, once they have it (the backtest
-    /// asks it which sessions no rule can match).
-    pub shared: Option<worker::SharedIndex>,
+    /// The sessions' library with its index as the workers share it, once
+    /// the sync has started (the backtest asks it which sessions no rule
+    /// can match); `None` without an index.
+    pub library: Option<Library>,
 }
 
 impl Boot {
@@ -88,7 +91,7 @@ impl Boot {
         theme: Theme,
         tx: &Sender<Msg>,
     ) -> anyhow::Result<(App, Boot)> {
-        let (index, notices) = worker::open_index(no_index);
+        let (index, notices) = open_index(no_index);
         Self::begin_with(paths, index, notices, offset, theme, tx)
     }
 
@@ -110,10 +113,14 @@ impl Boot {
         } else {
             paths.to_vec()
         };
+        let library = index.map(|i| Library::new(&roots).with_index(i));
         // Empty unless every root is a folder holding stored sessions.
-        let listed = index.as_ref().map(|i| i.listed(&roots)).unwrap_or_default();
+        let listed = library
+            .as_ref()
+            .map(|l| l.listed(&roots))
+            .unwrap_or_default();
         if listed.is_empty() {
-            return Self::begin_discovered(paths, index, notices, offset, theme, tx);
+            return Self::begin_discovered(paths, library, notices, offset, theme, tx);
         }
         let refs: Vec<SessionRef> = listed.iter().map(|l| l.sref.clone()).collect();
         let mut app = App::new(refs.clone(), Vec::new(), offset, theme);
@@ -132,13 +139,10 @@ impl Boot {
         app.ctx.checking = true;
         // A second connection for the queries asked before discovery
         // answers (an index in memory has none: they wait).
-        let early = index
+        let early = library
             .as_ref()
-            .and_then(|i| i.file())
-            .and_then(|f| f.parent())
-            .and_then(|dir| Index::open(dir).ok())
-            .filter(|i| i.file().is_some())
-            .map(|i| worker::spawn_queries_stored(refs.clone(), i, tx.clone()));
+            .and_then(Library::reader)
+            .map(|reader| worker::spawn_queries_stored(refs.clone(), reader, tx.clone()));
         let (paths, found_tx) = (paths.to_vec(), tx.clone());
         thread::spawn(move || {
             let found = discover(&paths).map_err(|e| e.to_string());
@@ -147,7 +151,7 @@ impl Boot {
         Ok((
             app,
             Boot {
-                index,
+                unsynced: library,
                 queries: None,
                 pending: None,
                 early,
@@ -156,7 +160,7 @@ impl Boot {
                 asked_again: 0,
                 refs,
                 roots,
-                shared: None,
+                library: None,
             },
         ))
     }
@@ -165,7 +169,7 @@ impl Boot {
     /// [`super::start_with`].
     fn begin_discovered(
         paths: &[PathBuf],
-        index: Option<Index>,
+        library: Option<Library>,
         notices: Vec<String>,
         offset: FixedOffset,
         theme: Theme,
@@ -188,11 +192,11 @@ impl Boot {
         for line in notices {
             app.ctx.say(line);
         }
-        let (queries, shared) = super::start_shared(&mut app, &found.sessions, index, tx);
+        let queries = super::start_shared(&mut app, &found.sessions, library.clone(), tx);
         Ok((
             app,
             Boot {
-                index: None,
+                unsynced: None,
                 queries: Some(queries),
                 pending: None,
                 early: None,
@@ -201,7 +205,7 @@ impl Boot {
                 asked_again: 0,
                 refs: found.sessions,
                 roots: found.roots,
-                shared,
+                library,
             },
         ))
     }
@@ -235,17 +239,16 @@ impl Boot {
                 vec![true; self.refs.len()]
             }
         };
-        let queries = match self.index.take() {
-            Some(index) => {
-                let shared = Arc::new(std::sync::Mutex::new(index));
+        let queries = match self.unsynced.take() {
+            Some(library) => {
                 self.unchanged = Some(worker::spawn_index_sync(
                     self.refs.clone(),
-                    shared.clone(),
+                    library.clone(),
                     mask,
                     tx.clone(),
                 ));
-                self.shared = Some(shared.clone());
-                worker::spawn_queries_indexed(self.refs.clone(), Some(shared), tx.clone())
+                self.library = Some(library.clone());
+                worker::spawn_queries_indexed(self.refs.clone(), Some(library), tx.clone())
             }
             None => {
                 worker::spawn_summaries(self.refs.clone(), tx.clone());

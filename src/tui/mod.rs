@@ -60,6 +60,7 @@ use std::time::Duration;
 use anyhow::Context;
 use chrono::{DateTime, FixedOffset, Local, Offset, Utc};
 use crossterm::event::{self, Event as TermEvent, MouseButton, MouseEventKind};
+use hookscope_core::service::Library;
 use ratatui::Frame;
 
 use action::Action;
@@ -211,7 +212,7 @@ pub fn run(
                         worker::spawn_backtest(
                             boot.refs.clone(),
                             rules.clone(),
-                            boot.shared.clone(),
+                            boot.library.clone(),
                             tx.clone(),
                         );
                     }
@@ -248,7 +249,7 @@ pub fn run(
 /// The start after discovery (see [`boot`]): with the persisted index
 /// (docs/cli.md#index), the summaries of every session whose files are unchanged
 /// since it was indexed go into `app` at once
-/// ([`hookscope_core::index::Index::fresh_summaries`]), and a worker syncs the
+/// ([`Library::fresh_summaries`]), and a worker syncs the
 /// rest with progress in the status bar ([`worker::spawn_index_sync`]);
 /// without one (`None`), every session is summarized in the background
 /// ([`worker::spawn_summaries`]). Returns the Calls-view query thread,
@@ -261,22 +262,22 @@ pub fn start_with(
     index: Option<hookscope_core::index::Index>,
     tx: &mpsc::Sender<worker::Msg>,
 ) -> worker::Queries {
-    start_shared(app, refs, index, tx).0
+    let library = index.map(|i| Library::new(&[]).with_index(i));
+    start_shared(app, refs, library, tx)
 }
 
-/// [`start_with`], also returning the index as the workers share it (for
-/// the backtest), `None` without one.
+/// [`start_with`] over `library` (with its index; `None` without one).
 pub fn start_shared(
     app: &mut App,
     refs: &[hookscope_core::transcript::SessionRef],
-    index: Option<hookscope_core::index::Index>,
+    library: Option<Library>,
     tx: &mpsc::Sender<worker::Msg>,
-) -> (worker::Queries, Option<worker::SharedIndex>) {
-    let Some(index) = index else {
+) -> worker::Queries {
+    let Some(library) = library else {
         worker::spawn_summaries(refs.to_vec(), tx.clone());
-        return (worker::spawn_queries(refs.to_vec(), tx.clone()), None);
+        return worker::spawn_queries(refs.to_vec(), tx.clone());
     };
-    let fresh = index.fresh_summaries(refs);
+    let fresh = library.fresh_summaries(refs);
     let mask: Vec<bool> = fresh.iter().map(Option::is_some).collect();
     let items: Vec<(usize, worker::SummaryItem)> = fresh
         .into_iter()
@@ -292,10 +293,8 @@ pub fn start_shared(
     if mask.iter().all(|&f| f) {
         app.apply(worker::Msg::SummariesDone);
     }
-    let shared = std::sync::Arc::new(std::sync::Mutex::new(index));
-    worker::spawn_index_sync(refs.to_vec(), shared.clone(), mask, tx.clone());
-    let queries = worker::spawn_queries_indexed(refs.to_vec(), Some(shared.clone()), tx.clone());
-    (queries, Some(shared))
+    worker::spawn_index_sync(refs.to_vec(), library.clone(), mask, tx.clone());
+    worker::spawn_queries_indexed(refs.to_vec(), Some(library), tx.clone())
 }
 
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark

@@ -694,23 +694,21 @@ impl ReplayPane {
     }
 
     /// The run compared with what the transcript recorded for this firing
-    /// (its parsed hook activity and the call's recorded
-    /// `permissionDecision`, [`hookscope_core::hooks::exec::agreement`]): `then:
-    /// PreToolUse hook blocked the call (exit 2); now: blocked the call —
-    /// agrees`, or a loud `FAILED OPEN` when a handler failed.
+    /// ([`Dialect::vs_transcript`]): `then: PreToolUse hook blocked the
+    /// call (exit 2); now: blocked the call — agrees`, or a loud `FAILED
+    /// OPEN` when a handler failed; `None` for a dialect whose transcripts
+    /// record no hook activity (Codex).
     fn agreement(
         &self,
         report: &ExecReport,
         ctx: &Ctx,
     ) -> Option<hookscope_core::hooks::exec::Agreement> {
-        let (Some(Ok(r)), Some(session)) = (&self.result, ctx.session()) else {
+        let (Some(Ok(r)), Some(session), Some((_, hooks))) =
+            (&self.result, ctx.session(), &self.hooks)
+        else {
             return None;
         };
-        let activity = hookscope_core::hooks::replay::activity_at(session, &r.payload);
-        let permission = hookscope_core::hooks::replay::recorded_permission(session, &r.payload);
-        Some(hookscope_core::hooks::exec::agreement(
-            report, &activity, permission,
-        ))
+        hooks.dialect.vs_transcript(session, &r.payload, report)
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).

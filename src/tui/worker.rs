@@ -2,7 +2,6 @@
 //! and the full parse of the session being opened. Results come back to the
 //! UI thread as [`Msg`]s over an mpsc channel; the UI never waits on disk.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
@@ -13,11 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use std::sync::Mutex;
 
-use hookscope_core::index::{self, Index, Progress, State};
-use hookscope_core::query::prefilter::Verdict;
-use hookscope_core::query::{
-    FindResult, Query, RowCall, RowSource, find_with_loader, find_with_rows,
-};
+use hookscope_core::query::{FindResult, Query, find_with_loader};
+use hookscope_core::service::{Library, ListUpdate, summary_of};
 use hookscope_core::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use hookscope_core::transcript::follow::{Change, FollowOptions, Follower};
 use hookscope_core::transcript::{self, Diagnostic, Session, SessionRef, SessionSummary};
@@ -124,23 +120,11 @@ pub type SummaryItem = Result<(SessionSummary, Vec<Diagnostic>), String>;
 /// Loads session `index` for the list: its summary, diagnostics and tool
 /// names, as a [`Msg::Summary`].
 pub fn summary_msg(index: usize, session: &SessionRef) -> Msg {
-    match transcript::load(session) {
-        Ok(s) => {
-            let names: BTreeSet<String> = s
-                .all_tool_calls()
-                .map(|(_, c)| c.name().to_string())
-                .collect();
-            Msg::Summary {
-                index,
-                tool_names: names.into_iter().collect(),
-                result: Ok((s.summary(), s.diagnostics)),
-            }
-        }
-        Err(e) => Msg::Summary {
-            index,
-            tool_names: Vec::new(),
-            result: Err(e.to_string()),
-        },
+    let (result, tool_names) = summary_of(session);
+    Msg::Summary {
+        index,
+        tool_names,
+        result: result.map_err(|e| e.to_string()),
     }
 }
 
@@ -165,32 +149,11 @@ pub fn spawn_summaries(sessions: Vec<SessionRef>, tx: Sender<Msg>) {
     });
 }
 
-pub use hookscope_core::service::open_index;
-
-/// The index shared by the start's sync thread and the Calls-view query
-/// thread (each holds the lock for one chunk's sync or one query's
-/// verdicts).
-pub type SharedIndex = Arc<Mutex<Index>>;
-
-pub use hookscope_core::service::current_verdicts;
-
-/// Sessions synced in one [`Index::sync`] call (one [`Msg::Summaries`]
-/// each; the Calls view waits for at most one such call).
-const SYNC_CHUNK: usize = 64;
-
-/// The index side of the TUI's start, on a background thread: `fresh[i]`
-/// says session `i`'s summary was shown from the index already
-/// ([`Index::fresh_summaries`]). Sessions that cannot be indexed are
-/// loaded as without an index, in parallel, and sent in batches
-/// ([`Msg::Summaries`], one list refresh each).
-/// The others are synced: first the changed and new ones in chunks of
-/// [`SYNC_CHUNK`], with [`Msg::Indexing`] progress and a
-/// [`Msg::Summaries`] per chunk, then the fresh ones (nothing is read
-/// unless one changed since; only then are their summaries sent again).
-/// The rows of sessions gone from disk are removed after that
-/// ([`Index::remove_gone`]; when every session is fresh, the one chunk is
-/// a whole [`Index::sync`], which removes them in the same pass).
-/// The index's tool names follow, then [`Msg::SummariesDone`].
+/// The index side of the TUI's start, on a background thread:
+/// [`Library::sync_list`] (`fresh[i]` says session `i`'s summary was shown
+/// from the index already), each of its updates sent as a [`Msg`]
+/// ([`Msg::Indexing`], [`Msg::Summaries`], [`Msg::Notice`]), then
+/// [`Msg::SummariesDone`].
 ///
 /// Returns a flag that is set, before [`Msg::SummariesDone`] is sent, when
 /// every session was fresh and the sync reused its stored rows (no file
@@ -198,138 +161,28 @@ const SYNC_CHUNK: usize = 64;
 /// list needs to stand, [`super::boot`]); it stays unset otherwise.
 pub fn spawn_index_sync(
     sessions: Vec<SessionRef>,
-    shared: SharedIndex,
+    library: Library,
     fresh: Vec<bool>,
     tx: Sender<Msg>,
 ) -> Arc<AtomicBool> {
     let unchanged = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&unchanged);
     thread::spawn(move || {
-        let indexable: Vec<bool> = sessions.iter().map(index::indexable).collect();
-        let others: Vec<(usize, SessionRef)> = (0..sessions.len())
-            .filter(|&i| !indexable[i])
-            .map(|i| (i, sessions[i].clone()))
-            .collect();
-        let no_others = others.is_empty();
-        let loader = {
-            let tx = tx.clone();
-            thread::spawn(move || {
-                // In batches: one list refresh per batch, not per session.
-                for batch in others.chunks(SYNC_CHUNK) {
-                    let done: Vec<(usize, SummaryItem, Vec<String>)> = batch
-                        .par_iter()
-                        .filter_map(|(i, s)| match summary_msg(*i, s) {
-                            Msg::Summary {
-                                index,
-                                result,
-                                tool_names,
-                            } => Some((index, result, tool_names)),
-                            _ => None,
-                        })
-                        .collect();
-                    let mut names = Vec::new();
-                    let items = done
+        let send = |update: ListUpdate| {
+            let msg = match update {
+                ListUpdate::Indexing(progress) => Msg::Indexing(progress),
+                ListUpdate::Summaries { items, tool_names } => Msg::Summaries {
+                    items: items
                         .into_iter()
-                        .map(|(i, r, n)| {
-                            names.extend(n);
-                            (i, r)
-                        })
-                        .collect();
-                    if tx
-                        .send(Msg::Summaries {
-                            items,
-                            tool_names: names,
-                        })
-                        .is_err()
-                    {
-                        return;
-                    }
-                }
-            })
+                        .map(|(i, r)| (i, r.map_err(|e| e.to_string())))
+                        .collect(),
+                    tool_names,
+                },
+                ListUpdate::Notice(line) => Msg::Notice(line),
+            };
+            tx.send(msg).is_ok()
         };
-        let is_fresh = |i: usize| fresh.get(i).copied().unwrap_or(false);
-        let rest: Vec<usize> = (0..sessions.len())
-            .filter(|&i| indexable[i] && !is_fresh(i))
-            .collect();
-        let last: Vec<usize> = (0..sessions.len())
-            .filter(|&i| indexable[i] && is_fresh(i))
-            .collect();
-        let total = rest.len();
-        let mut all_reused = no_others && rest.is_empty();
-        // Every session is in the one chunk of fresh ones: a whole sync
-        // removes the rows of sessions gone in the same pass (one read of
-        // the stored table, not two).
-        let whole = all_reused && !last.is_empty();
-        if total > 0 {
-            let _ = tx.send(Msg::Indexing(Some((0, total))));
-        }
-        let mut known = 0;
-        let chunks = rest
-            .chunks(SYNC_CHUNK)
-            .map(|c| (c, false))
-            .chain(std::iter::once((last.as_slice(), true)).filter(|(c, _)| !c.is_empty()));
-        let mut done = 0usize;
-        for (chunk, fresh_chunk) in chunks {
-            let refs: Vec<SessionRef> = chunk.iter().map(|&i| sessions[i].clone()).collect();
-            let Ok(mut index) = shared.lock() else {
-                all_reused = false;
-                break;
-            };
-            let base = done;
-            let mut progress = |p: Progress| {
-                if !fresh_chunk {
-                    let _ = tx.send(Msg::Indexing(Some((base + p.done, total))));
-                }
-            };
-            let synced = if whole {
-                index.sync(&refs, &mut progress)
-            } else {
-                index.sync_part(&refs, &mut progress)
-            };
-            all_reused &= synced.reused.iter().all(|&r| r);
-            if !fresh_chunk {
-                done += chunk.len();
-            }
-            if !fresh_chunk || synced.stats.indexed > 0 {
-                // Fresh sessions are on screen already: only those that
-                // changed since (not reused by the sync) are sent again.
-                let before: Vec<bool> = if fresh_chunk {
-                    synced.reused.clone()
-                } else {
-                    Vec::new()
-                };
-                let items = index
-                    .summaries(&refs, synced)
-                    .into_iter()
-                    .zip(chunk)
-                    .enumerate()
-                    .filter(|(k, _)| !before.get(*k).copied().unwrap_or(false))
-                    .map(|(_, (r, &i))| (i, r.map_err(|e| e.to_string())))
-                    .collect();
-                let _ = tx.send(Msg::Summaries {
-                    items,
-                    tool_names: Vec::new(),
-                });
-            }
-            for n in index.notices().iter().skip(known) {
-                let _ = tx.send(Msg::Notice(n.clone()));
-            }
-            known = index.notices().len();
-        }
-        if let Ok(mut index) = shared.lock() {
-            // The chunks removed nothing: rows of sessions gone go now.
-            if !whole {
-                index.remove_gone(&sessions);
-            }
-            let _ = tx.send(Msg::Summaries {
-                items: Vec::new(),
-                tool_names: index.tool_names().unwrap_or_default(),
-            });
-        }
-        if total > 0 {
-            let _ = tx.send(Msg::Indexing(None));
-        }
-        let _ = loader.join();
+        let all_reused = library.sync_list(&sessions, &fresh, &send);
         flag.store(all_reused, Ordering::SeqCst);
         let _ = tx.send(Msg::SummariesDone);
     });
@@ -474,15 +327,16 @@ impl Queries {
     }
 }
 
-/// How the query thread decides which sessions' index rows to use.
+/// Where the query thread takes index rows from.
 enum Rows {
     /// No index: every session is loaded (through the prefilter).
     None,
-    /// [`current_verdicts`]: rows whose files are unchanged now.
-    Current(SharedIndex),
-    /// Every session's rows as stored (the sessions are the index's own
-    /// list, [`Index::listed`]; see [`spawn_queries_stored`]).
-    Stored(SharedIndex),
+    /// The library's index, rows whose files are unchanged now
+    /// ([`Library::find_with`]).
+    Current(Library),
+    /// The library's index, every session's rows as stored (the sessions
+    /// are its own list, [`Library::listed`]; see [`spawn_queries_stored`]).
+    Stored(Library),
 }
 
 /// Starts the Calls-view query thread over `sessions`; it answers each
@@ -496,18 +350,17 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
     spawn_queries_indexed(sessions, None, tx)
 }
 
-/// [`spawn_queries`] that asks `index` which sessions can hold a match
-/// ([`current_verdicts`]) so only those are loaded (through the same
-/// [`SessionCache`]), and builds the records of indexed Claude Code
-/// sessions from their rows ([`find_with_rows`] with the index as the
-/// [`RowSource`]); the records are the same as without it.
+/// [`spawn_queries`] that asks `library`'s index which sessions can hold
+/// a match so only those are loaded (through the same [`SessionCache`]),
+/// and builds the records of indexed Claude Code sessions from their rows
+/// ([`Library::find_with`]); the records are the same as without it.
 pub fn spawn_queries_indexed(
     sessions: Vec<SessionRef>,
-    index: Option<SharedIndex>,
+    library: Option<Library>,
     tx: Sender<Msg>,
 ) -> Queries {
-    let rows = match index {
-        Some(index) => Rows::Current(index),
+    let rows = match library {
+        Some(library) => Rows::Current(library),
         None => Rows::None,
     };
     let first = first_page(&sessions);
@@ -528,39 +381,21 @@ fn first_page(sessions: &[SessionRef]) -> Option<usize> {
 }
 
 /// [`spawn_queries_indexed`] for the start before discovery has answered
-/// ([`super::boot`]): `sessions` are what [`Index::listed`] gave from
-/// `index` (its own connection, so no query waits for the sync's lock),
-/// and every one's stored rows are taken as they are, without checking a
-/// file ([`Index::verdicts`] with every session indexed). The answer is
+/// ([`super::boot`]): `sessions` are what [`Library::listed`] gave from
+/// `library` (on its own connection, [`Library::reader`], so no query
+/// waits for the sync's lock), and every one's stored rows are taken as
+/// they are, without checking a file. The answer is
 /// then what `find` gives over the files as they were when the index last
 /// saw them; the caller retires this thread and asks again
 /// ([`Queries::retire`]) when discovery or the sync find any of them
 /// changed.
-pub fn spawn_queries_stored(sessions: Vec<SessionRef>, index: Index, tx: Sender<Msg>) -> Queries {
+pub fn spawn_queries_stored(
+    sessions: Vec<SessionRef>,
+    library: Library,
+    tx: Sender<Msg>,
+) -> Queries {
     let first = first_page(&sessions);
-    spawn_queries_with(
-        sessions,
-        Rows::Stored(Arc::new(Mutex::new(index))),
-        first,
-        tx,
-    )
-}
-
-/// A [`RowSource`] that stops giving rows once its query is superseded:
-/// each session of the batch then goes to the loader, which refuses at once
-/// (a superseded query stops reading lines as it stops loading sessions).
-struct Unlessed<'a> {
-    source: &'a dyn RowSource,
-    superseded: &'a dyn Fn() -> bool,
-}
-
-impl RowSource for Unlessed<'_> {
-    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
-        if (self.superseded)() {
-            return sessions.iter().map(|_| None).collect();
-        }
-        self.source.call_rows(sessions, query)
-    }
+    spawn_queries_with(sessions, Rows::Stored(library), first, tx)
 }
 
 /// The query thread of [`spawn_queries`] and its kin. With `first_page`
@@ -595,37 +430,16 @@ fn spawn_queries_with(
                     cache.get(s)
                 }
             };
-            let (index, verdicts) = match &rows {
-                Rows::None => (None, None),
-                Rows::Current(shared) => (
-                    Some(shared),
-                    shared
-                        .lock()
-                        .ok()
-                        .map(|index| current_verdicts(&index, &sessions, &query)),
-                ),
-                Rows::Stored(shared) => (
-                    Some(shared),
-                    shared
-                        .lock()
-                        .ok()
-                        .map(|index| stored_verdicts(&index, &sessions, &query)),
-                ),
-            };
-            let rows = index.map(|i| Unlessed {
-                source: i.as_ref(),
-                superseded: &superseded,
-            });
+            let live = || !superseded();
             let run = |query: &Query| {
-                match &verdicts {
-                    Some(v) => find_with_rows(
-                        &sessions,
-                        query,
-                        v,
-                        rows.as_ref().map(|r| r as &dyn RowSource),
-                        &loader,
-                    ),
-                    None => find_with_loader(&sessions, query, &loader),
+                match &rows {
+                    Rows::None => find_with_loader(&sessions, query, &loader),
+                    Rows::Current(library) => {
+                        library.find_with(&sessions, query, false, &loader, &live)
+                    }
+                    Rows::Stored(library) => {
+                        library.find_with(&sessions, query, true, &loader, &live)
+                    }
                 }
                 .map_err(|e| e.message().to_string())
             };
@@ -667,34 +481,25 @@ fn spawn_queries_with(
     }
 }
 
-/// What `index` says about `query` for `sessions` taken as stored (every
-/// one [`State::Indexed`]: see [`spawn_queries_stored`]).
-fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec<Option<Verdict>> {
-    let states: Vec<State> = sessions.iter().map(|_| State::Indexed).collect();
-    index.verdicts(sessions, &states, query)
-}
-
 /// The backtest of the replay pane (`B`): every session through `rules`
 /// ([`hookscope_core::hooks::replay::backtest_refs`], one session at a time, so
 /// the prefilters skip or narrow what no rule can match), one
 /// [`Msg::Backtested`] per session with every block, warn and rewrite of
 /// each rule (allows and added context are left out). Runs on the calling
 /// thread; [`spawn_backtest`] runs it on its own. A session that cannot be
-/// read counts as done, with nothing listed. With `index`, the sessions it
-/// says no rule can match are done unread
-/// ([`hookscope_core::service::skipped_by_index`]; the index lock is
-/// held only for that one question).
+/// read counts as done, with nothing listed. With `library`, the sessions
+/// its index says no rule can match are done unread
+/// ([`Library::skipped_by`]).
 pub fn backtest(
     sessions: &[SessionRef],
     rules: &hookscope_core::hooks::rules::RuleSet,
-    index: Option<&SharedIndex>,
+    library: Option<&Library>,
     tx: &Sender<Msg>,
 ) {
     let total = sessions.len();
-    let skip: Vec<bool> = match index.map(|i| i.lock()) {
-        Some(Ok(index)) => hookscope_core::service::skipped_by_index(&index, sessions, rules),
-        _ => Vec::new(),
-    };
+    let skip: Vec<bool> = library
+        .map(|l| l.skipped_by(sessions, rules))
+        .unwrap_or_default();
     for (index, sref) in sessions.iter().enumerate() {
         if skip.get(index).copied().unwrap_or(false) {
             if tx
@@ -747,10 +552,10 @@ pub fn backtest(
 pub fn spawn_backtest(
     sessions: Vec<SessionRef>,
     rules: Arc<hookscope_core::hooks::rules::RuleSet>,
-    index: Option<SharedIndex>,
+    library: Option<Library>,
     tx: Sender<Msg>,
 ) {
-    thread::spawn(move || backtest(&sessions, &rules, index.as_ref(), &tx));
+    thread::spawn(move || backtest(&sessions, &rules, library.as_ref(), &tx));
 }
 
 /// Runs a confirmed hook plan with the real process runner (each handler
@@ -802,39 +607,6 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
-    }
-
-    /// Rows stop once the query is superseded: every session of the batch
-    /// goes to the loader, which refuses at once.
-    #[test]
-    fn a_superseded_query_reads_no_rows() {
-        struct Every;
-        impl RowSource for Every {
-            fn call_rows(&self, s: &[&SessionRef], _: &Query) -> Vec<Option<Vec<RowCall>>> {
-                s.iter().map(|_| Some(Vec::new())).collect()
-            }
-        }
-        let corpus = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/real-cc-2.1.332"
-        ));
-        let found = transcript::discover(&[corpus]).expect("corpus");
-        let refs: Vec<&SessionRef> = found.sessions.iter().collect();
-        let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
-        let current = || false;
-        let live = Unlessed {
-            source: &Every,
-            superseded: &current,
-        };
-        assert!(live.call_rows(&refs, &query).iter().all(Option::is_some));
-        let newer = || true;
-        let stale = Unlessed {
-            source: &Every,
-            superseded: &newer,
-        };
-        let rows = stale.call_rows(&refs, &query);
-        assert_eq!(rows.len(), refs.len());
-        assert!(rows.iter().all(Option::is_none));
     }
 
     /// With a first page (a heavy user's list; here forced to 3 records),

@@ -205,6 +205,27 @@ impl Dialect {
         self != Dialect::Codex
     }
 
+    /// A run of this dialect's hooks on `payload` ([`ExecPlan::run`]'s
+    /// report) compared with what `session` recorded for that firing: its
+    /// hook activity and the call's recorded `permissionDecision`
+    /// ([`crate::hooks::exec::agreement`],
+    /// docs/hooks-exec.md#agrees-differs-failed-open). `None` when the
+    /// dialect's transcripts record no hook activity
+    /// ([`Dialect::compares_with_transcript`]: Codex), so a run is never
+    /// said to differ from a record that cannot exist.
+    pub fn vs_transcript(
+        self,
+        session: &Session,
+        payload: &Payload,
+        report: &crate::hooks::exec::ExecReport,
+    ) -> Option<crate::hooks::exec::Agreement> {
+        self.compares_with_transcript().then(|| {
+            let activity = crate::hooks::replay::activity_at(session, payload);
+            let permission = crate::hooks::replay::recorded_permission(session, payload);
+            crate::hooks::exec::agreement(report, &activity, permission)
+        })
+    }
+
     /// Where this dialect's hooks are read from, for a "no file found"
     /// message.
     pub fn where_hooks_are(self) -> &'static str {
@@ -658,5 +679,50 @@ mod tests {
         );
         assert!(!Dialect::Codex.takes_rule_sets());
         assert!(Dialect::Droid.takes_rule_sets());
+    }
+
+    /// A run is compared with the transcript in Claude Code's dialect (the
+    /// c2 call a PreToolUse hook blocked with exit 2; a run of no handler
+    /// differs from it) and never in Codex's, whose rollouts record no hook
+    /// activity.
+    #[test]
+    fn only_dialects_that_record_hook_activity_compare_a_run() {
+        let path = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl"
+        ));
+        let found = crate::transcript::discover(&[path]).expect("corpus");
+        let session = crate::transcript::load(&found.sessions[0]).expect("load");
+        let payload = Dialect::ClaudeCode
+            .payload(
+                &session,
+                EventName::PreToolUse,
+                &At::ToolUseId("toolu_01GFEgALJm405nI2WctBocud".into()),
+            )
+            .expect("payload");
+        let report = crate::hooks::exec::execute(
+            &crate::hooks::exec::ProcessRunner,
+            "PreToolUse",
+            &Version::latest(),
+            &payload.json,
+            &[],
+            Vec::new(),
+            &settings::Permissions::default(),
+            &crate::hooks::exec::permissions::RuleContext::default(),
+        );
+        let agreement = Dialect::ClaudeCode
+            .vs_transcript(&session, &payload, &report)
+            .expect("compared");
+        assert!(
+            agreement
+                .text
+                .starts_with("then: PreToolUse hook blocked the call (exit 2); now:"),
+            "{}",
+            agreement.text
+        );
+        assert_eq!(
+            Dialect::Codex.vs_transcript(&session, &payload, &report),
+            None
+        );
     }
 }

@@ -5,7 +5,9 @@
 //! ([`Library::sessions`]), `find_tool_calls` with the index as the first
 //! prefilter and the raw prefilter as the fallback ([`Library::find`],
 //! [`Library::find_in`]) and the rule-set backtest with the same fallback
-//! ([`Library::backtest`]). The answers are those without an index
+//! ([`Library::backtest`]); for a long-running view (the TUI), the
+//! stored list, the sync in chunks and its own queries ([`view`]). The
+//! answers are those without an index
 //! (docs/benchmarks.md#heavy-user-benchmark measures the difference in
 //! time only).
 //!
@@ -15,6 +17,10 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+pub mod view;
+
+pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 
 use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, tool_names_needed};
 use crate::hooks::rules::RuleSet;
@@ -175,6 +181,11 @@ impl Library {
     /// A [`DiscoverError`] when a root has gone.
     pub fn sessions(&self) -> Result<Vec<SessionRef>, DiscoverError> {
         Ok(discover(&self.paths)?.sessions)
+    }
+
+    /// Whether answers go through an index.
+    pub fn has_index(&self) -> bool {
+        self.index.is_some()
     }
 
     /// Loads one session, through the cache when there is one.

@@ -1,0 +1,418 @@
+//! What a long-running view of the sessions (the TUI) asks of a
+//! [`Library`] beyond the one-shot questions of the CLI: the stored list to
+//! show before discovery answers ([`Library::listed`]), the summaries of
+//! sessions unchanged since they were stored
+//! ([`Library::fresh_summaries`]), the sync in chunks that refreshes the
+//! list as it goes ([`Library::sync_list`]), `find_tool_calls` with the
+//! view's own loader ([`Library::find_with`]) and the sessions a backtest
+//! can skip unread ([`Library::skipped_by`]). The view keeps its threads
+//! and messages; the index choreography is here, once
+//! (docs/cli.md#index).
+
+use std::collections::BTreeSet;
+
+use rayon::prelude::*;
+
+use super::{Library, current_verdicts, skipped_by_index};
+use crate::hooks::rules::RuleSet;
+use crate::index::{self, Index, Listed, Progress, State, SummaryResult};
+use crate::query::{
+    FindResult, LoadedSession, Query, QueryError, RowCall, RowSource, Verdict, find_with_loader,
+    find_with_rows,
+};
+use crate::transcript::{self, Diagnostic, SessionRef, SessionSummary};
+
+/// Sessions synced (or, when they cannot be indexed, loaded) per chunk of
+/// [`Library::sync_list`]: one [`ListUpdate::Summaries`] each, so a view
+/// refreshes its list once per chunk, not once per session.
+pub const SYNC_CHUNK: usize = 64;
+
+/// What [`Library::sync_list`] tells the view as it goes.
+#[derive(Debug)]
+pub enum ListUpdate {
+    /// Where the sync of changed and new sessions is: `Some((done,
+    /// total))` sessions re-indexed while it runs (from `(0, total)`),
+    /// `None` when it ended. Not sent when no session needed it.
+    Indexing(Option<(usize, usize)>),
+    /// Summaries of sessions of the list, by their position in it, and
+    /// tool names seen (the last update carries every tool name the index
+    /// holds, with no summary).
+    Summaries {
+        /// `(position, summary and diagnostics or why not)`.
+        items: Vec<(usize, SummaryResult)>,
+        /// Tool names for the view's completion.
+        tool_names: Vec<String>,
+    },
+    /// An index notice (rebuilt, kept in memory, …), one sentence.
+    Notice(String),
+}
+
+/// One session loaded for a list: its summary and diagnostics (or why it
+/// could not be read) and the names of its tools, sorted and unique.
+pub fn summary_of(session: &SessionRef) -> (SummaryResult, Vec<String>) {
+    match transcript::load(session) {
+        Ok(s) => {
+            let names: BTreeSet<String> = s
+                .all_tool_calls()
+                .map(|(_, c)| c.name().to_string())
+                .collect();
+            (
+                Ok((s.summary(), s.diagnostics)),
+                names.into_iter().collect(),
+            )
+        }
+        Err(e) => (Err(e), Vec::new()),
+    }
+}
+
+/// A [`RowSource`] that stops giving rows once `live` says its query is
+/// superseded: each session of the batch then goes to the loader, which
+/// the view makes refuse at once (so a superseded query stops reading lines
+/// as it stops loading sessions).
+struct WhileLive<'a> {
+    source: &'a dyn RowSource,
+    live: &'a dyn Fn() -> bool,
+}
+
+impl RowSource for WhileLive<'_> {
+    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+        if !(self.live)() {
+            return sessions.iter().map(|_| None).collect();
+        }
+        self.source.call_rows(sessions, query)
+    }
+}
+
+impl Library {
+    /// A second [`Library`] over the same roots on a second connection to
+    /// the same index file ([`Index::reader`]), for questions asked while
+    /// this one syncs; `None` without an index or with one in memory.
+    pub fn reader(&self) -> Option<Library> {
+        let reader = self.index.as_ref()?.lock().ok()?.reader()?;
+        Some(Library::new(&self.paths).with_index(reader))
+    }
+
+    /// The sessions the index stored under `roots`, with their summaries
+    /// ([`Index::listed`]): what a view can show before discovery answers.
+    /// Empty without an index, or unless every root is a folder holding
+    /// stored sessions.
+    pub fn listed(&self, roots: &[std::path::PathBuf]) -> Vec<Listed> {
+        match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => index.listed(roots),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Each session's stored summary and diagnostics when its files are
+    /// unchanged since it was indexed ([`Index::fresh_summaries`]), else
+    /// `None`; every one `None` without an index. Reads no transcript.
+    pub fn fresh_summaries(
+        &self,
+        sessions: &[SessionRef],
+    ) -> Vec<Option<(SessionSummary, Vec<Diagnostic>)>> {
+        match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => index.fresh_summaries(sessions),
+            _ => sessions.iter().map(|_| None).collect(),
+        }
+    }
+
+    /// Brings the index up to date with a view's list, telling `send` as
+    /// it goes (it returns `false` when the view is gone; the work then
+    /// stops). `fresh[i]` says session `i`'s summary is shown already
+    /// ([`Library::fresh_summaries`]). Sessions the index cannot hold are
+    /// loaded in parallel, in chunks of [`SYNC_CHUNK`], as without an
+    /// index. The changed and new ones are synced in chunks with
+    /// [`ListUpdate::Indexing`] progress and a [`ListUpdate::Summaries`]
+    /// per chunk, then the fresh ones in one chunk (sent again only when a
+    /// file changed since). The rows of sessions gone are removed (when
+    /// every session is fresh, the one chunk is a whole [`Index::sync`],
+    /// which removes them in the same pass). The last update carries the
+    /// index's tool names. Without an index every session is loaded.
+    ///
+    /// Returns whether every session was fresh and its stored rows reused
+    /// (no file changed since they were stored): answers a view gave from
+    /// the stored list ([`Library::listed`]) then stand.
+    pub fn sync_list(
+        &self,
+        sessions: &[SessionRef],
+        fresh: &[bool],
+        send: &(dyn Fn(ListUpdate) -> bool + Sync),
+    ) -> bool {
+        let indexable: Vec<bool> = match &self.index {
+            Some(_) => sessions.iter().map(index::indexable).collect(),
+            None => vec![false; sessions.len()],
+        };
+        let others: Vec<usize> = (0..sessions.len()).filter(|&i| !indexable[i]).collect();
+        let no_others = others.is_empty();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for batch in others.chunks(SYNC_CHUNK) {
+                    let done: Vec<(usize, (SummaryResult, Vec<String>))> = batch
+                        .par_iter()
+                        .map(|&i| (i, summary_of(&sessions[i])))
+                        .collect();
+                    let mut tool_names = Vec::new();
+                    let items = done
+                        .into_iter()
+                        .map(|(i, (r, names))| {
+                            tool_names.extend(names);
+                            (i, r)
+                        })
+                        .collect();
+                    if !send(ListUpdate::Summaries { items, tool_names }) {
+                        return;
+                    }
+                }
+            });
+            let Some(shared) = &self.index else {
+                return false;
+            };
+            let is_fresh = |i: usize| fresh.get(i).copied().unwrap_or(false);
+            let rest: Vec<usize> = (0..sessions.len())
+                .filter(|&i| indexable[i] && !is_fresh(i))
+                .collect();
+            let last: Vec<usize> = (0..sessions.len())
+                .filter(|&i| indexable[i] && is_fresh(i))
+                .collect();
+            let total = rest.len();
+            let mut all_reused = no_others && rest.is_empty();
+            // Every session is in the one chunk of fresh ones: a whole sync
+            // removes the rows of sessions gone in the same pass (one read
+            // of the stored table, not two).
+            let whole = all_reused && !last.is_empty();
+            if total > 0 {
+                send(ListUpdate::Indexing(Some((0, total))));
+            }
+            let mut known = 0;
+            let chunks = rest
+                .chunks(SYNC_CHUNK)
+                .map(|c| (c, false))
+                .chain(std::iter::once((last.as_slice(), true)).filter(|(c, _)| !c.is_empty()));
+            let mut done = 0usize;
+            for (chunk, fresh_chunk) in chunks {
+                let refs: Vec<SessionRef> = chunk.iter().map(|&i| sessions[i].clone()).collect();
+                let Ok(mut index) = shared.lock() else {
+                    all_reused = false;
+                    break;
+                };
+                let base = done;
+                let mut progress = |p: Progress| {
+                    if !fresh_chunk {
+                        send(ListUpdate::Indexing(Some((base + p.done, total))));
+                    }
+                };
+                let synced = if whole {
+                    index.sync(&refs, &mut progress)
+                } else {
+                    index.sync_part(&refs, &mut progress)
+                };
+                all_reused &= synced.reused.iter().all(|&r| r);
+                if !fresh_chunk {
+                    done += chunk.len();
+                }
+                if !fresh_chunk || synced.stats.indexed > 0 {
+                    // Fresh sessions are on screen already: only those that
+                    // changed since (not reused by the sync) are sent again.
+                    let before: Vec<bool> = if fresh_chunk {
+                        synced.reused.clone()
+                    } else {
+                        Vec::new()
+                    };
+                    let items = index
+                        .summaries(&refs, synced)
+                        .into_iter()
+                        .zip(chunk)
+                        .enumerate()
+                        .filter(|(k, _)| !before.get(*k).copied().unwrap_or(false))
+                        .map(|(_, (r, &i))| (i, r))
+                        .collect();
+                    send(ListUpdate::Summaries {
+                        items,
+                        tool_names: Vec::new(),
+                    });
+                }
+                for n in index.notices().iter().skip(known) {
+                    send(ListUpdate::Notice(n.clone()));
+                }
+                known = index.notices().len();
+            }
+            if let Ok(mut index) = shared.lock() {
+                // The chunks removed nothing: rows of sessions gone go now.
+                if !whole {
+                    index.remove_gone(sessions);
+                }
+                send(ListUpdate::Summaries {
+                    items: Vec::new(),
+                    tool_names: index.tool_names().unwrap_or_default(),
+                });
+            }
+            if total > 0 {
+                send(ListUpdate::Indexing(None));
+            }
+            all_reused
+        })
+    }
+
+    /// `find_tool_calls` over a view's `sessions` with the view's own
+    /// `loader` (its cache, and a refusal once `live` says the query is
+    /// superseded). With an index, only the sessions it says can hold a
+    /// match are loaded and indexed Claude Code sessions are built from
+    /// their rows (no row is given once `live` turns false); the records
+    /// are those without it. `stored` takes every session's rows as stored
+    /// without checking a file (the list is the index's own,
+    /// [`Library::listed`]; the answer is then `find`'s over the files as
+    /// the index last saw them); otherwise only rows whose files are
+    /// unchanged now are used ([`current_verdicts`]).
+    ///
+    /// # Errors
+    /// The query refuses an argument.
+    pub fn find_with(
+        &self,
+        sessions: &[SessionRef],
+        query: &Query,
+        stored: bool,
+        loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+        live: &dyn Fn() -> bool,
+    ) -> Result<FindResult, QueryError> {
+        let verdicts = self.index.as_ref().and_then(|shared| {
+            let index = shared.lock().ok()?;
+            Some(if stored {
+                stored_verdicts(&index, sessions, query)
+            } else {
+                current_verdicts(&index, sessions, query)
+            })
+        });
+        match (&self.index, verdicts) {
+            (Some(shared), Some(verdicts)) => {
+                let rows = WhileLive {
+                    source: shared.as_ref(),
+                    live,
+                };
+                find_with_rows(sessions, query, &verdicts, Some(&rows), loader)
+            }
+            _ => find_with_loader(sessions, query, loader),
+        }
+    }
+
+    /// For each session, whether the index says no rule of `rules` can
+    /// match it, so a backtest counts it done unread
+    /// ([`skipped_by_index`]); empty without an index. The index lock is
+    /// held only for this one question.
+    pub fn skipped_by(&self, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
+        match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => skipped_by_index(&index, sessions, rules),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// What `index` says about `query` for `sessions` taken as stored (every
+/// one [`State::Indexed`]: see [`Library::find_with`]).
+fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec<Option<Verdict>> {
+    let states: Vec<State> = sessions.iter().map(|_| State::Indexed).collect();
+    index.verdicts(sessions, &states, query)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::FindParams;
+
+    /// Rows stop once the query is superseded: every session of the batch
+    /// goes to the loader, which refuses at once.
+    #[test]
+    fn a_superseded_query_reads_no_rows() {
+        struct Every;
+        impl RowSource for Every {
+            fn call_rows(&self, s: &[&SessionRef], _: &Query) -> Vec<Option<Vec<RowCall>>> {
+                s.iter().map(|_| Some(Vec::new())).collect()
+            }
+        }
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332"
+        ));
+        let found = transcript::discover(&[corpus]).expect("corpus");
+        let refs: Vec<&SessionRef> = found.sessions.iter().collect();
+        let params =
+            FindParams::from_json(&serde_json::json!({"tool_name": "Bash"})).expect("params");
+        let query = params.validate(chrono::Utc::now()).expect("valid");
+        let current = || true;
+        let live = WhileLive {
+            source: &Every,
+            live: &current,
+        };
+        assert!(live.call_rows(&refs, &query).iter().all(Option::is_some));
+        let superseded = || false;
+        let stale = WhileLive {
+            source: &Every,
+            live: &superseded,
+        };
+        let rows = stale.call_rows(&refs, &query);
+        assert_eq!(rows.len(), refs.len());
+        assert!(rows.iter().all(Option::is_none));
+    }
+
+    /// A first sync of a list reads every session and sends each one's
+    /// summary once, with progress from 0 to the end; a second over the
+    /// unchanged list, every summary shown already, reuses every row,
+    /// sends no summary again and says so.
+    #[test]
+    fn a_second_sync_of_an_unchanged_list_reuses_every_row() {
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332"
+        ));
+        let sessions = transcript::discover(&[corpus]).expect("corpus").sessions;
+        let n = sessions.len();
+        assert!(sessions.iter().all(index::indexable));
+        let library = Library::new(&[]).with_index(Index::in_memory().expect("sqlite"));
+        let updates = std::sync::Mutex::new(Vec::new());
+        let send = |u: ListUpdate| {
+            updates.lock().expect("lock").push(u);
+            true
+        };
+        assert!(
+            library
+                .fresh_summaries(&sessions)
+                .iter()
+                .all(Option::is_none)
+        );
+        assert!(!library.sync_list(&sessions, &vec![false; n], &send));
+        let first = std::mem::take(&mut *updates.lock().expect("lock"));
+        let mut shown = BTreeSet::new();
+        let mut progress = Vec::new();
+        for u in &first {
+            match u {
+                ListUpdate::Summaries { items, .. } => {
+                    for (i, r) in items {
+                        assert!(r.is_ok(), "session {i}: {r:?}");
+                        assert!(shown.insert(*i), "session {i} sent twice");
+                    }
+                }
+                ListUpdate::Indexing(p) => progress.push(*p),
+                ListUpdate::Notice(_) => {}
+            }
+        }
+        assert_eq!(shown.len(), n);
+        assert_eq!(progress.first(), Some(&Some((0, n))));
+        assert_eq!(progress.last(), Some(&None));
+        match first.last() {
+            Some(ListUpdate::Indexing(None)) => {}
+            other => panic!("the last update is the end of progress, not {other:?}"),
+        }
+
+        let fresh = library.fresh_summaries(&sessions);
+        assert!(fresh.iter().all(Option::is_some));
+        assert!(library.sync_list(&sessions, &vec![true; n], &send));
+        let second = std::mem::take(&mut *updates.lock().expect("lock"));
+        assert_eq!(second.len(), 1, "{second:?}");
+        match &second[0] {
+            ListUpdate::Summaries { items, tool_names } => {
+                assert!(items.is_empty());
+                assert!(tool_names.iter().any(|t| t == "Bash"), "{tool_names:?}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
