@@ -517,7 +517,10 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn new(effect: Effect) -> Self {
+    /// An outcome with `effect` and nothing else: no text for the model
+    /// or the user, no replaced input or output, no reasoning yet (each
+    /// dialect's reader fills in what its answer says).
+    pub fn new(effect: Effect) -> Self {
         Outcome {
             effect,
             model_sees: None,

@@ -919,19 +919,8 @@ impl Thread {
         }
     }
 
-    fn current_turn(&mut self) -> &mut Turn {
-        if self.turns.is_empty() {
-            self.turns.push(Turn::default());
-        }
-        let last = self.turns.len() - 1;
-        &mut self.turns[last]
-    }
-
     fn push_event(&mut self, event: Event) -> (usize, usize) {
-        let turn = self.current_turn();
-        turn.events.push(event);
-        let e = turn.events.len() - 1;
-        (self.turns.len() - 1, e)
+        super::model::push_event(&mut self.turns, event)
     }
 
     fn usage(&self) -> Usage {
@@ -951,11 +940,8 @@ impl Thread {
     }
 
     fn diag(&mut self, line: usize, message: String) {
-        self.diagnostics.push(Diagnostic {
-            path: self.path.clone(),
-            locus: Some(Locus::Line(line)),
-            message,
-        });
+        self.diagnostics
+            .push(Diagnostic::at_line(self.path.clone(), line, message));
     }
 
     fn push(&mut self, line_no: usize, v: &Value) {

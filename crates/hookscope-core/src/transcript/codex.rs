@@ -66,7 +66,7 @@ use serde_json::{Value, json};
 use super::claude_code::timestamp_of;
 use super::jsonl::read_objects;
 use super::model::{
-    Agent, Diagnostic, Event, LineIndex, Locus, Session, Subagent, SubagentLayout, SubagentLink,
+    Agent, Diagnostic, Event, LineIndex, Session, Subagent, SubagentLayout, SubagentLink,
     ToolCallRecord, ToolResult, Turn, Usage,
 };
 use super::text::one_line;
@@ -950,20 +950,12 @@ impl Loader {
     }
 
     fn diag(&mut self, line: usize, message: String) {
-        self.diagnostics.push(Diagnostic {
-            path: self.path.clone(),
-            locus: Some(Locus::Line(line)),
-            message,
-        });
+        self.diagnostics
+            .push(Diagnostic::at_line(self.path.clone(), line, message));
     }
 
     fn push_event(&mut self, event: Event) -> (usize, usize) {
-        if self.turns.is_empty() {
-            self.turns.push(Turn::default());
-        }
-        let t = self.turns.len() - 1;
-        self.turns[t].events.push(event);
-        (t, self.turns[t].events.len() - 1)
+        super::model::push_event(&mut self.turns, event)
     }
 
     /// Reads one line, holding back a copied parent prefix (see [`Replay`]).

@@ -237,20 +237,12 @@ impl Thread {
     }
 
     fn diag(&mut self, line: usize, message: String) {
-        self.diagnostics.push(Diagnostic {
-            path: self.path.clone(),
-            locus: Some(Locus::Line(line)),
-            message,
-        });
+        self.diagnostics
+            .push(Diagnostic::at_line(self.path.clone(), line, message));
     }
 
     fn push_event(&mut self, event: Event) -> (usize, usize) {
-        if self.turns.is_empty() {
-            self.turns.push(Turn::default());
-        }
-        let t = self.turns.len() - 1;
-        self.turns[t].events.push(event);
-        (t, self.turns[t].events.len() - 1)
+        super::model::push_event(&mut self.turns, event)
     }
 
     fn push(&mut self, line: usize, v: &Value) {

@@ -777,6 +777,18 @@ pub struct Turn {
     pub rejected: bool,
 }
 
+/// Appends `event` to the last of `turns`, opening a turn when there is
+/// none yet (an event before any prompt); returns its `(turn, event)`
+/// position. The loaders' one way to add an event.
+pub(crate) fn push_event(turns: &mut Vec<Turn>, event: Event) -> (usize, usize) {
+    if turns.is_empty() {
+        turns.push(Turn::default());
+    }
+    let t = turns.len() - 1;
+    turns[t].events.push(event);
+    (t, turns[t].events.len() - 1)
+}
+
 impl Turn {
     /// The turn's tool calls in order.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallRecord> {

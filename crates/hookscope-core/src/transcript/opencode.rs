@@ -419,12 +419,7 @@ impl Thread {
     }
 
     fn push_event(&mut self, event: Event) -> (usize, usize) {
-        if self.turns.is_empty() {
-            self.turns.push(Turn::default());
-        }
-        let t = self.turns.len() - 1;
-        self.turns[t].events.push(event);
-        (t, self.turns[t].events.len() - 1)
+        super::model::push_event(&mut self.turns, event)
     }
 
     fn read(&mut self, messages: &[MessageRow], diagnostics: &mut Vec<Diagnostic>) {

@@ -42,17 +42,6 @@ use crate::hooks::result::{Effect, Outcome, PermissionDecision};
 
 const SRC: &str = "openai/codex hooks/src/engine/output_parser.rs";
 
-fn outcome(effect: Effect) -> Outcome {
-    Outcome {
-        effect,
-        model_sees: None,
-        user_sees: None,
-        updated_input: None,
-        updated_output: None,
-        why: Vec::new(),
-    }
-}
-
 /// Whether Codex treats stdout as JSON (`looks_like_json`: starts with `{`
 /// or `[` after leading whitespace).
 pub fn looks_like_json(stdout: &str) -> bool {
@@ -185,13 +174,13 @@ pub fn read_answer(event: &str, exit: Option<i32>, stdout: &str, stderr: &str) -
     );
     match exit {
         None => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             o.why.push("hook exited without a status code: a failure, the action proceeds (events/pre_tool_use.rs)".into());
             (o, true)
         }
         Some(2) => match trimmed(Some(stderr)) {
             Some(reason) if blockable => {
-                let mut o = outcome(Effect::Blocked);
+                let mut o = Outcome::new(Effect::Blocked);
                 o.model_sees = Some(reason);
                 o.why.push(format!(
                     "exit 2 with stderr: blocked, stderr (trimmed) is the reason; stdout is not read ({event} in events/*.rs)"
@@ -199,14 +188,14 @@ pub fn read_answer(event: &str, exit: Option<i32>, stdout: &str, stderr: &str) -
                 (o, false)
             }
             Some(_) => {
-                let mut o = outcome(Effect::Nothing);
+                let mut o = Outcome::new(Effect::Nothing);
                 o.why.push(format!(
                     "exit 2: {event} cannot block in Codex; nothing happens"
                 ));
                 (o, false)
             }
             None => {
-                let mut o = outcome(Effect::Nothing);
+                let mut o = Outcome::new(Effect::Nothing);
                 o.why.push(format!(
                     "{event} hook exited with code 2 but did not write a blocking reason to stderr: a failure that does not block (Codex needs a non-empty stderr)"
                 ));
@@ -215,7 +204,7 @@ pub fn read_answer(event: &str, exit: Option<i32>, stdout: &str, stderr: &str) -
         },
         Some(0) => read_stdout(event, stdout),
         Some(code) => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             o.why.push(format!(
                 "hook exited with code {code}: a failure, the action proceeds (Codex fails open; stdout is read only on exit 0)"
             ));
@@ -227,21 +216,21 @@ pub fn read_answer(event: &str, exit: Option<i32>, stdout: &str, stderr: &str) -
 fn read_stdout(event: &str, stdout: &str) -> (Outcome, bool) {
     let text = stdout.trim();
     if text.is_empty() {
-        let mut o = outcome(Effect::Nothing);
+        let mut o = Outcome::new(Effect::Nothing);
         o.why.push("exit 0, no output: nothing happens".into());
         return (o, false);
     }
     let p = match parse(event, stdout) {
         Ok(p) => p,
         Err(why) if looks_like_json(stdout) => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             o.why.push(format!(
                 "hook returned invalid {event} JSON output ({why}): stdout starts with {{ or [ so Codex parses it, and it fails; a failed run, the action proceeds ({SRC} looks_like_json)"
             ));
             return (o, true);
         }
         Err(_) => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             if matches!(event, "SessionStart" | "UserPromptSubmit") {
                 o.effect = Effect::ContextAdded;
                 o.model_sees = Some(text.to_string());
@@ -256,7 +245,7 @@ fn read_stdout(event: &str, stdout: &str) -> (Outcome, bool) {
         }
     };
     let invalid = |why: String| {
-        let mut o = outcome(Effect::Nothing);
+        let mut o = Outcome::new(Effect::Nothing);
         o.why.push(format!(
             "{why}: invalid, a failed run, the action proceeds ({SRC})"
         ));
@@ -282,7 +271,7 @@ fn read_stdout(event: &str, stdout: &str) -> (Outcome, bool) {
         }
         _ => {}
     }
-    let mut o = outcome(Effect::Nothing);
+    let mut o = Outcome::new(Effect::Nothing);
     if let Some(m) = &p.system_message {
         o.user_sees = Some(m.clone());
         o.why
@@ -479,7 +468,7 @@ pub fn read_run(event: &str, spec: &RunSpec, run: &Finished) -> Reading {
             (o, f)
         }
         RunStatus::TimedOut => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             o.why.push(format!(
                 "timed out after {}s: killed, a failure, the action proceeds (Codex fails open)",
                 spec.timeout_secs
@@ -487,14 +476,14 @@ pub fn read_run(event: &str, spec: &RunSpec, run: &Finished) -> Reading {
             (o, true)
         }
         RunStatus::LaunchFailed { reason, .. } => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             o.why.push(format!(
                 "could not start ({reason}): a failure, the action proceeds"
             ));
             (o, true)
         }
         RunStatus::Http { .. } | RunStatus::HttpFailed { .. } => {
-            let mut o = outcome(Effect::Nothing);
+            let mut o = Outcome::new(Effect::Nothing);
             o.why.push("Codex has no http handlers".into());
             (o, true)
         }

@@ -9,17 +9,6 @@ fn v(s: &str) -> Version {
     Version::parse(s)
 }
 
-fn outcome(effect: Effect) -> Outcome {
-    Outcome {
-        effect,
-        model_sees: None,
-        user_sees: None,
-        updated_input: None,
-        updated_output: None,
-        why: Vec::new(),
-    }
-}
-
 fn reading(label: &str, o: Outcome, finish_order: usize) -> Reading {
     Reading {
         label: label.into(),
@@ -113,9 +102,9 @@ fn profile_line_detection() {
 
 #[test]
 fn combine_continue_false_beats_a_deny() {
-    let mut stop = outcome(Effect::Stopped);
+    let mut stop = Outcome::new(Effect::Stopped);
     stop.user_sees = Some("Build failed".into());
-    let mut deny = outcome(Effect::Blocked);
+    let mut deny = Outcome::new(Effect::Blocked);
     deny.model_sees = Some("no".into());
     let c = combine_runs(&[reading("a", deny, 0), reading("b", stop, 1)]);
     assert_eq!(c.effect, Effect::Stopped);
@@ -126,12 +115,12 @@ fn combine_continue_false_beats_a_deny() {
 
 #[test]
 fn combine_precedence_deny_defer_ask_allow() {
-    let mut ask = outcome(Effect::Asked);
+    let mut ask = Outcome::new(Effect::Asked);
     ask.user_sees = Some("sure?".into());
     let c = combine_runs(&[
-        reading("allow", outcome(Effect::Allowed), 0),
+        reading("allow", Outcome::new(Effect::Allowed), 0),
         reading("ask", ask.clone(), 1),
-        reading("defer", outcome(Effect::Deferred), 2),
+        reading("defer", Outcome::new(Effect::Deferred), 2),
     ]);
     assert_eq!(c.effect, Effect::Deferred);
     assert_eq!(c.decision, Some(PermissionDecision::Defer));
@@ -139,16 +128,16 @@ fn combine_precedence_deny_defer_ask_allow() {
     assert_eq!(c.user_sees.as_deref(), Some("sure?"));
     let c = combine_runs(&[
         reading("ask", ask, 0),
-        reading("allow", outcome(Effect::Allowed), 1),
+        reading("allow", Outcome::new(Effect::Allowed), 1),
     ]);
     assert_eq!(c.effect, Effect::Asked);
 }
 
 #[test]
 fn combine_rewrites_last_finisher_wins_by_finish_order_not_position() {
-    let mut a = outcome(Effect::InputRewritten);
+    let mut a = Outcome::new(Effect::InputRewritten);
     a.updated_input = Some(json!({"command": "a"}));
-    let mut b = outcome(Effect::InputRewritten);
+    let mut b = Outcome::new(Effect::InputRewritten);
     b.updated_input = Some(json!({"command": "b"}));
     // Handler "a" is listed first but finished last.
     let c = combine_runs(&[reading("a", a.clone(), 1), reading("b", b.clone(), 0)]);
@@ -162,7 +151,7 @@ fn combine_rewrites_last_finisher_wins_by_finish_order_not_position() {
     // A deny drops the rewrites, flagged.
     let c = combine_runs(&[
         reading("a", a, 0),
-        reading("d", outcome(Effect::Blocked), 1),
+        reading("d", Outcome::new(Effect::Blocked), 1),
     ]);
     assert_eq!(c.effect, Effect::Blocked);
     assert_eq!(c.updated_input, None);
@@ -174,11 +163,11 @@ fn combine_rewrites_last_finisher_wins_by_finish_order_not_position() {
 
 #[test]
 fn combine_two_stop_blocks_show_both_reasons() {
-    let mut a = outcome(Effect::Blocked);
+    let mut a = Outcome::new(Effect::Blocked);
     a.model_sees = Some("run tests".into());
-    let mut b = outcome(Effect::Blocked);
+    let mut b = Outcome::new(Effect::Blocked);
     b.model_sees = Some("run lint".into());
-    let mut ctx = outcome(Effect::ContextAdded);
+    let mut ctx = Outcome::new(Effect::ContextAdded);
     ctx.model_sees = Some("fyi".into());
     let c = combine_runs(&[reading("a", a, 0), reading("c", ctx, 1), reading("b", b, 2)]);
     assert_eq!(c.effect, Effect::Blocked);
@@ -194,10 +183,10 @@ fn combine_two_stop_blocks_show_both_reasons() {
 fn combine_nothing_and_context() {
     let c = combine_runs(&[]);
     assert_eq!(c.effect, Effect::Nothing);
-    let mut ctx = outcome(Effect::ContextAdded);
+    let mut ctx = Outcome::new(Effect::ContextAdded);
     ctx.model_sees = Some("hello".into());
     let c = combine_runs(&[
-        reading("n", outcome(Effect::Nothing), 0),
+        reading("n", Outcome::new(Effect::Nothing), 0),
         reading("c", ctx, 1),
     ]);
     assert_eq!(c.effect, Effect::ContextAdded);
