@@ -209,17 +209,7 @@ pub fn find_with_rows(
     rows: Option<&dyn RowSource>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
-    let given = |s: &SessionRef| -> Option<Verdict> {
-        // `select_sessions` hands out references into `sessions`.
-        let size = std::mem::size_of::<SessionRef>().max(1);
-        let at = (s as *const SessionRef as usize).checked_sub(sessions.as_ptr() as usize)?;
-        let i = at / size;
-        if !sessions.get(i).is_some_and(|c| std::ptr::eq(c, s)) {
-            return None;
-        }
-        verdicts.get(i).copied().flatten()
-    };
-    run_picked(sessions, query, Pick::Given(&given), rows, loader)
+    run_picked(sessions, query, Pick::Given(verdicts), rows, loader)
 }
 
 /// Loads a session from disk ([`crate::transcript::load`]), shared: the
@@ -252,8 +242,9 @@ enum Pick<'a> {
     All,
     /// The raw-byte prefilter.
     Prefilter,
-    /// The caller's verdict, else the raw prefilter.
-    Given(&'a (dyn Fn(&SessionRef) -> Option<Verdict> + Sync)),
+    /// The caller's verdict (by position in the sessions given), else the
+    /// raw prefilter.
+    Given(&'a [Option<Verdict>]),
 }
 
 fn run_picked(
@@ -263,21 +254,26 @@ fn run_picked(
     rows: Option<&dyn RowSource>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
-    let (selected, unmatched_sessions) = select_sessions(sessions, query)?;
+    let (positions, unmatched_sessions) = select_sessions(sessions, query)?;
+    let selected: Vec<&SessionRef> = positions.iter().map(|&i| &sessions[i]).collect();
     // Per session: its verdict, and whether the caller gave it (then its
     // rows may be asked for).
     let picked: Vec<(Verdict, bool)> = match pick {
         Pick::All => vec![(Verdict::Load, false); selected.len()],
         Pick::Prefilter | Pick::Given(_) => {
             let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
-            selected
+            positions
                 .par_iter()
-                .map(|s| match &pick {
-                    Pick::Given(given) => match given(s) {
+                .map(|&i| {
+                    let s = &sessions[i];
+                    let given = match pick {
+                        Pick::Given(verdicts) => verdicts.get(i).copied().flatten(),
+                        _ => None,
+                    };
+                    match given {
                         Some(v) => (v, true),
                         None => (prefilter.verdict(s, query), false),
-                    },
-                    _ => (prefilter.verdict(s, query), false),
+                    }
                 })
                 .collect()
         }
@@ -316,23 +312,23 @@ fn run_picked(
     })
 }
 
-/// The sessions to scan: agent filter, then ids (exact, else unique
-/// prefix); and the `session` entries that named none.
-fn select_sessions<'a>(
-    sessions: &'a [SessionRef],
+/// The sessions to scan, as positions in `sessions`: agent filter, then
+/// ids (exact, else unique prefix); and the `session` entries that named
+/// none.
+fn select_sessions(
+    sessions: &[SessionRef],
     query: &Query,
-) -> Result<(Vec<&'a SessionRef>, Vec<String>), QueryError> {
-    let by_agent: Vec<&SessionRef> = sessions
-        .iter()
-        .filter(|s| query.agent.is_none_or(|a| s.agent == a))
+) -> Result<(Vec<usize>, Vec<String>), QueryError> {
+    let by_agent: Vec<usize> = (0..sessions.len())
+        .filter(|&i| query.agent.is_none_or(|a| sessions[i].agent == a))
         .collect();
     if query.sessions.is_empty() {
         return Ok((by_agent, Vec::new()));
     }
-    let mut chosen: Vec<&SessionRef> = Vec::new();
+    let mut chosen: Vec<usize> = Vec::new();
     let mut unmatched = Vec::new();
     for wanted in &query.sessions {
-        let hits = sessions_named(by_agent.iter().copied(), wanted);
+        let hits = sessions_named(by_agent.iter().map(|&i| &sessions[i]), wanted);
         if hits.is_empty() {
             unmatched.push(wanted.clone());
         }
@@ -347,9 +343,16 @@ fn select_sessions<'a>(
                 ids.iter().take(4).copied().collect::<Vec<_>>().join(", ")
             )));
         }
-        for s in hits {
-            if !chosen.iter().any(|c| std::ptr::eq(*c, s)) {
-                chosen.push(s);
+        // Each hit is one of `sessions` (by identity: ids may repeat).
+        for hit in hits {
+            let at = by_agent
+                .iter()
+                .copied()
+                .find(|&i| std::ptr::eq(&sessions[i], hit));
+            if let Some(i) = at
+                && !chosen.contains(&i)
+            {
+                chosen.push(i);
             }
         }
     }
