@@ -179,26 +179,13 @@ pub fn find_with_loader(
 /// `Some(v)` is used as the raw prefilter's verdict would be (it must be
 /// sound: [`Verdict::Skip`] only when no call can pass, and
 /// [`Verdict::Newest`] no older than any call that can), `None` falls back
-/// to the raw prefilter for that session. Results equal [`find_with`]'s.
-///
-/// # Errors
-/// As [`find_with`].
-pub fn find_with_verdicts(
-    sessions: &[SessionRef],
-    query: &Query,
-    verdicts: &[Option<Verdict>],
-    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-) -> Result<FindResult, QueryError> {
-    find_with_rows(sessions, query, verdicts, None, loader)
-}
-
-/// [`find_with_verdicts`] that, for each session with a verdict, first asks
-/// `rows` for its candidate calls ([`RowSource::call_rows`], e.g.
-/// [`crate::index::Index`]) and, when it gives them, builds that session's
-/// records from each call's `tool_use` line and result line alone
-/// ([`rows`]) instead of loading it through `loader`. `rows` must describe
-/// the same files the verdicts do (rows current for them). Results equal
-/// [`find_with`]'s, `matched` included.
+/// to the raw prefilter for that session. With `rows`, each session with a
+/// verdict first has its candidate calls asked for
+/// ([`RowSource::call_rows`], e.g. [`crate::index::Index`]) and, when they
+/// are given, its records are built from each call's `tool_use` line and
+/// result line alone ([`rows`]) instead of loading it through `loader`.
+/// `rows` must describe the same files the verdicts do (rows current for
+/// them). Results equal [`find_with`]'s, `matched` included.
 ///
 /// # Errors
 /// As [`find_with`].
@@ -213,7 +200,7 @@ pub fn find_with_rows(
 }
 
 /// Loads a session from disk ([`crate::transcript::load`]), shared: the
-/// loader [`find_with`] uses, for [`find_with_verdicts`] callers.
+/// loader [`find_with`] uses, for [`find_with_rows`] callers.
 pub fn load_from_disk(session: &SessionRef) -> LoadedSession {
     load(session)
         .map(std::sync::Arc::new)
