@@ -396,7 +396,29 @@ fn print_verdicts(config: &HookConfig, event: &str, verdicts: &[HandlerVerdict],
         ));
     }
     if verdicts.is_empty() {
-        print_text(&format!("  no handler is configured for {event}"));
+        let found: Vec<String> = config
+            .files
+            .iter()
+            .filter(|f| f.found)
+            .map(|f| f.path.display().to_string())
+            .collect();
+        if found.is_empty() {
+            // Say where it looked, as plain `hooks` does.
+            let looked: Vec<String> = config
+                .files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect();
+            print_text(&format!(
+                "  no handler is configured for {event}: no settings file found (looked for {})",
+                looked.join(", ")
+            ));
+        } else {
+            print_text(&format!(
+                "  no handler is configured for {event} (in {})",
+                found.join(", ")
+            ));
+        }
         return;
     }
     for v in verdicts {

@@ -287,6 +287,40 @@ fn a_hook_that_cannot_start_fails_open_loudly() {
     assert_eq!(vs["final_outcome"]["agrees"], false);
 }
 
+/// A handler named by a relative path (`./my-hook.sh`) is not found where
+/// it runs (the session's folder, here a temporary one): the why says so
+/// and how to fix it. An absolute command that is missing gets no such hint.
+#[test]
+fn a_relative_command_that_is_not_found_says_where_it_ran() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rel = settings(
+        dir.path(),
+        json!([{"type": "command", "command": "./my-hook.sh"}]),
+    );
+    let (code, out, _) = replay(&["--exec", "--settings", &rel], &[]);
+    assert_eq!(code, Some(0));
+    let why = out
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("why: the shell could not start the command")
+        })
+        .unwrap_or_else(|| panic!("no launch-failed why in:\n{out}"));
+    assert!(
+        why.contains("./my-hook.sh: not found); a relative command runs in the hook's folder, /")
+            && why.ends_with(": name it by its absolute path"),
+        "{why}"
+    );
+    let missing = dir.path().join("missing-hook.sh").display().to_string();
+    let abs = settings(dir.path(), json!([{"type": "command", "command": missing}]));
+    let (_, out, _) = replay(&["--exec", "--settings", &abs], &[]);
+    assert!(
+        out.contains("why: the shell could not start the command"),
+        "{out}"
+    );
+    assert!(!out.contains("a relative command"), "{out}");
+}
+
 #[test]
 fn a_crash_under_on_failure_block_says_the_block_is_the_failures() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -466,3 +466,45 @@ fn slow_matchers_past_the_hard_budget_are_said_not_evaluated() {
         "{out}"
     );
 }
+
+/// `--match` for an event no handler is configured for says where it
+/// looked when it found no settings file (as the plain listing does), and
+/// which files it read when it found some.
+#[test]
+fn match_with_no_handler_says_where_it_looked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (managed, config, project) = (
+        dir.path().join("managed.json"),
+        dir.path().join("config"),
+        dir.path().join("project"),
+    );
+    let paths = [&managed, &config, &project].map(|p| p.display().to_string());
+    let (code, out, _) = run(&[
+        "hooks",
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--cwd",
+        &paths[2],
+        "--config-dir",
+        &paths[1],
+        "--managed",
+        &paths[0],
+    ]);
+    assert_eq!(code, Some(0));
+    let line = format!(
+        "  no handler is configured for PreToolUse: no settings file found (looked for {}, {}/settings.json, {}/.claude/settings.json, {}/.claude/settings.local.json)\n",
+        paths[0], paths[1], paths[2], paths[2]
+    );
+    assert!(
+        out.ends_with(&line),
+        "missing {line:?} at the end of:\n{out}"
+    );
+
+    let (code, out, _) = run(&["hooks", "--match", "Stop", "", "--settings", C2]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.ends_with(&format!("  no handler is configured for Stop (in {C2})\n")),
+        "{out}"
+    );
+}

@@ -512,6 +512,22 @@ pub struct Reading {
     pub finish_order: usize,
 }
 
+/// A hint for a command the shell did not find (exit 127) whose program
+/// is a relative path (`./my-hook.sh`): it runs in the hook's folder, not
+/// where hookscope was started. Empty otherwise.
+fn relative_hint(spec: &RunSpec, code: i32) -> String {
+    let shown = spec.display();
+    let program = shown.split_whitespace().next().unwrap_or("");
+    if code == 127 && (program.starts_with("./") || program.starts_with("../")) {
+        format!(
+            "; a relative command runs in the hook's folder, {}: name it by its absolute path",
+            spec.cwd.display()
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// Reads one finished run for `event` at `version` (docs/contract.md#exit-codes-and-stdout, docs/contract.md#json-output-fields, docs/contract.md#decision-control-per-event,
 /// docs/contract.md#failing-closed-onfailure):
 ///
@@ -598,7 +614,10 @@ pub fn read_run(event: &str, version: &Version, spec: &RunSpec, run: &Finished) 
             event,
             version,
             on_failure,
-            &format!("the shell could not start the command ({reason})"),
+            &format!(
+                "the shell could not start the command ({reason}){}",
+                relative_hint(spec, *code)
+            ),
             Some((*code, &stdout, &stderr)),
         ),
         RunStatus::Http { status } if (200..300).contains(status) => {
