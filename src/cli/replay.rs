@@ -402,16 +402,34 @@ fn left_out_line(agent: &str, n: usize) -> String {
 }
 
 fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
+    let read = bt.sessions - bt.skipped - bt.unreadable;
+    let left_out: usize = bt.left_out.values().sum();
+    let of = if left_out > 0 {
+        format!(
+            "{} of {} sessions ({left_out} left out, below)",
+            bt.sessions,
+            bt.sessions + left_out
+        )
+    } else {
+        format!(
+            "{} session{}",
+            bt.sessions,
+            if bt.sessions == 1 { "" } else { "s" }
+        )
+    };
     outln!(
-        "backtest of {}: {} sessions ({} skipped by the prefilter, {} unreadable), {} events evaluated (the others no rule could match were skipped by the prefilters; each rule's line below counts every event of its kind)",
+        "backtest of {}: {of}: {read} read, {} skipped unread (no rule of the set can match there), {} unreadable",
         rules
             .path
             .as_ref()
             .map_or("<rules>".to_string(), |p| p.display().to_string()),
-        bt.sessions,
         bt.skipped,
         bt.unreadable,
-        bt.events
+    );
+    outln!(
+        "{} event{} evaluated in the sessions read (their other events could match no rule: the line prefilter skipped them)",
+        bt.events,
+        if bt.events == 1 { "" } else { "s" }
     );
     // The unreadable sessions, by name (the first few).
     const SHOWN: usize = 10;
@@ -427,13 +445,15 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     for (agent, n) in &bt.left_out {
         outln!("{}", left_out_line(agent, *n));
     }
-    if bt.skipped > 0 {
-        outln!(
-            "(the event counts below leave out the {} session{} skipped unloaded: no rule can match there)",
-            bt.skipped,
-            if bt.skipped == 1 { "" } else { "s" }
-        );
-    }
+    outln!(
+        "each rule counts every event of its kind in the {read} session{} read{}",
+        if read == 1 { "" } else { "s" },
+        if bt.skipped > 0 {
+            " (which sessions are read depends on the whole set, so adding a rule can change another's count)"
+        } else {
+            ""
+        }
+    );
     for (t, rule) in bt.rules.iter().zip(&rules.rules) {
         let counts = if t.counts.is_empty() {
             "never matched".to_string()

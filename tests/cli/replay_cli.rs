@@ -522,7 +522,7 @@ fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
     let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", dir]);
     assert_eq!(code, Some(0));
     assert!(
-        out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
+        out.starts_with("backtest of assets/rules/example.toml: 0 of 1 sessions (1 left out, below): 0 read, 0 skipped unread"),
         "{out}"
     );
     assert!(
@@ -669,7 +669,8 @@ fn backtest_shows_share_and_new_blocks() {
     let rules = rules.to_str().expect("utf-8");
     let (code, text, _) = run(&["replay", "--rules", rules, "--all", root, "--examples", "1"]);
     assert_eq!(code, Some(0));
-    let body: Vec<&str> = text.lines().skip(1).collect();
+    // After the three header lines (sessions, events, what a rule counts).
+    let body: Vec<&str> = text.lines().skip(3).collect();
     assert_eq!(
         body,
         [
@@ -742,7 +743,7 @@ fn backtest_of_an_opencode_store_suggests_no_replay() {
     assert_eq!(code, Some(0));
     let line = out
         .lines()
-        .find(|l| l.contains("left out"))
+        .find(|l| l.contains("left out:"))
         .expect("a left-out line");
     assert_eq!(
         line,
@@ -760,7 +761,7 @@ fn the_backtest_header_says_what_its_event_count_counts() {
     let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", "assets/demo"]);
     assert_eq!(code, Some(0));
     assert!(
-        out.starts_with("backtest of assets/rules/example.toml: 2 sessions (0 skipped by the prefilter, 0 unreadable), 20 events evaluated (the others no rule could match were skipped by the prefilters; each rule's line below counts every event of its kind)\n"),
+        out.starts_with("backtest of assets/rules/example.toml: 2 sessions: 2 read, 0 skipped unread (no rule of the set can match there), 0 unreadable\n20 events evaluated in the sessions read (their other events could match no rule: the line prefilter skipped them)\neach rule counts every event of its kind in the 2 sessions read\n"),
         "{out}"
     );
     assert!(
