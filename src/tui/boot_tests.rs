@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use chrono::{FixedOffset, Utc};
 use hookscope_core::index::Index;
-use hookscope_core::query::find_with;
+use hookscope_core::query::Finder;
 use hookscope_core::transcript::{SessionRef, discover, load_summary};
 
 use super::app::App;
@@ -345,7 +345,7 @@ fn a_calls_query_asked_before_discovery_is_answered_from_the_stored_list() {
     // Discovery's answer is held: the query does not wait for it.
     let mut held = None;
     let found = next_found(&mut app, &mut boot, &tx, &rx, &mut held, true);
-    let plain = find_with(&sessions, &query).expect("records");
+    let plain = Finder::new(&sessions, &query).run().expect("records");
     assert_eq!(json(&found), json(&plain));
     // real-cc-2.1.332 holds 52 Bash calls (index_tests).
     assert_eq!(found.records.len(), 52);
@@ -385,7 +385,7 @@ fn a_session_grown_since_it_was_stored_replaces_the_answer_from_the_stored_list(
     let now = discover(std::slice::from_ref(&root))
         .expect("corpus")
         .sessions;
-    let plain = find_with(&now, &query).expect("records");
+    let plain = Finder::new(&now, &query).run().expect("records");
     assert_eq!(json(&again), json(&plain));
     assert_eq!(again.records.len(), 53);
     assert!(
@@ -427,7 +427,7 @@ fn a_subagent_file_changed_since_it_was_stored_replaces_the_answer_from_the_stor
     assert_eq!(boot.asked_again(), 0, "the same list: discovery keeps it");
     let again = next_found(&mut app, &mut boot, &tx, &rx, &mut held, false);
     assert_eq!(boot.asked_again(), 1);
-    let plain = find_with(&sessions, &query).expect("records");
+    let plain = Finder::new(&sessions, &query).run().expect("records");
     assert_eq!(json(&again), json(&plain));
     assert_eq!(again.records.len(), 53);
     assert_eq!(app.calls.records().len(), 53);

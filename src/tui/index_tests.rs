@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use chrono::{FixedOffset, Utc};
 use hookscope_core::index::Index;
-use hookscope_core::query::find_with;
+use hookscope_core::query::Finder;
 use hookscope_core::transcript::{SessionRef, discover};
 
 use super::app::App;
@@ -77,7 +77,7 @@ fn calls_both_ways(
             other => app.apply(other),
         }
     }
-    let plain = find_with(sessions, &query).expect("records");
+    let plain = Finder::new(sessions, &query).run().expect("records");
     (
         got.expect("an answer"),
         serde_json::to_value(plain).expect("json"),

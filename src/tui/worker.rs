@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use std::sync::Mutex;
 
-use hookscope_core::query::{FindResult, Query, find_with_loader};
+use hookscope_core::query::{FindResult, Query, QueryError};
 use hookscope_core::service::{Library, ListUpdate, summary_of};
 use hookscope_core::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use hookscope_core::transcript::follow::{Change, FollowOptions, Follower};
@@ -327,18 +327,6 @@ impl Queries {
     }
 }
 
-/// Where the query thread takes index rows from.
-enum Rows {
-    /// No index: every session is loaded (through the prefilter).
-    None,
-    /// The library's index, rows whose files are unchanged now
-    /// ([`Library::find_with`]).
-    Current(Library),
-    /// The library's index, every session's rows as stored (the sessions
-    /// are its own list, [`Library::listed`]; see [`spawn_queries_stored`]).
-    Stored(Library),
-}
-
 /// Starts the Calls-view query thread over `sessions`; it answers each
 /// request with [`Msg::Found`]. Requests that queue up while one runs are
 /// skipped but the newest (typing sends one per key), and a running query
@@ -359,12 +347,9 @@ pub fn spawn_queries_indexed(
     library: Option<Library>,
     tx: Sender<Msg>,
 ) -> Queries {
-    let rows = match library {
-        Some(library) => Rows::Current(library),
-        None => Rows::None,
-    };
+    let library = library.unwrap_or_else(|| Library::new(&[]));
     let first = first_page(&sessions);
-    spawn_queries_with(sessions, rows, first, tx)
+    spawn_queries_with(sessions, library, false, first, tx)
 }
 
 /// How many records the first answer of a query with a larger limit has
@@ -395,7 +380,7 @@ pub fn spawn_queries_stored(
     tx: Sender<Msg>,
 ) -> Queries {
     let first = first_page(&sessions);
-    spawn_queries_with(sessions, Rows::Stored(library), first, tx)
+    spawn_queries_with(sessions, library, true, first, tx)
 }
 
 /// The query thread of [`spawn_queries`] and its kin. With `first_page`
@@ -406,7 +391,8 @@ pub fn spawn_queries_stored(
 /// first read kept in the cache.
 fn spawn_queries_with(
     sessions: Vec<SessionRef>,
-    rows: Rows,
+    library: Library,
+    stored: bool,
     first_page: Option<usize>,
     tx: Sender<Msg>,
 ) -> Queries {
@@ -423,26 +409,7 @@ fn spawn_queries_with(
             }
             let (generation, query) = job;
             let superseded = || seen.load(Ordering::SeqCst) != generation;
-            let loader = |s: &SessionRef| {
-                if superseded() {
-                    Err("superseded by a newer query".to_string())
-                } else {
-                    cache.get(s)
-                }
-            };
-            let live = || !superseded();
-            let run = |query: &Query| {
-                match &rows {
-                    Rows::None => find_with_loader(&sessions, query, &loader),
-                    Rows::Current(library) => {
-                        library.find_with(&sessions, query, false, &loader, &live)
-                    }
-                    Rows::Stored(library) => {
-                        library.find_with(&sessions, query, true, &loader, &live)
-                    }
-                }
-                .map_err(|e| e.message().to_string())
-            };
+            let loader = |s: &SessionRef| cache.get(s);
             // Checked and sent under the gate (see `Queries::retire`):
             // `Some(false)` when a newer query supersedes this one, `None`
             // when the thread is done (retired, or the app is gone).
@@ -456,21 +423,34 @@ fn spawn_queries_with(
                 }
                 tx.send(msg).ok().map(|()| true)
             };
-            if let Some(n) = first_page
-                && query.limit > n
-            {
-                let mut first = query.clone();
-                first.limit = n;
-                let result = run(&first);
+            let mut done = false;
+            let mut on_first = |result: Result<FindResult, QueryError>| {
+                let result = result.map_err(|e| e.message().to_string());
                 match deliver(Msg::FoundFirst { generation, result }) {
-                    None => break,
-                    Some(false) => continue,
-                    Some(true) => {}
+                    None => {
+                        done = true;
+                        false
+                    }
+                    Some(going_on) => going_on,
                 }
-            }
-            let result = run(&query);
-            if deliver(Msg::Found { generation, result }).is_none() {
+            };
+            let answer = library.find_with(
+                &sessions,
+                &query,
+                stored,
+                &loader,
+                &superseded,
+                first_page,
+                &mut on_first,
+            );
+            if done {
                 break;
+            }
+            if let Some(result) = answer {
+                let result = result.map_err(|e| e.message().to_string());
+                if deliver(Msg::Found { generation, result }).is_none() {
+                    break;
+                }
             }
         }
     });
@@ -620,7 +600,7 @@ mod tests {
         ));
         let found = transcript::discover(&[corpus]).expect("corpus");
         let (tx, rx) = mpsc::channel();
-        let queries = spawn_queries_with(found.sessions, Rows::None, Some(3), tx);
+        let queries = spawn_queries_with(found.sessions, Library::new(&[]), false, Some(3), tx);
         let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
         queries.send(1, query);
         let next = || {

@@ -554,13 +554,13 @@ fn hostile_files_give_the_same_diagnostics_with_the_index() {
     all_same(cache.path(), data.path());
 }
 
-/// Library level: on the corpus, [`find_with_rows`] (no rows) with the index's
+/// Library level: on the corpus, a [`Finder`] with the index's
 /// verdicts gives exactly [`find_with`]'s records, for many queries and
 /// small limits (so loading stops early on the index's bounds).
 #[test]
 fn index_verdicts_give_the_same_records_as_loading() {
     use hookscope_core::index::Index;
-    use hookscope_core::query::{FindParams, find_with, find_with_rows, load_from_disk};
+    use hookscope_core::query::{FindParams, Finder};
     let found = hookscope_core::transcript::discover(&[corpus_dir()]).expect("discover");
     let mut index = Index::in_memory().expect("in-memory index");
     let synced = index.sync(&found.sessions, &mut |_| {});
@@ -590,9 +590,13 @@ fn index_verdicts_give_the_same_records_as_loading() {
                 .expect("params")
                 .validate(now)
                 .expect("valid");
-            let want = find_with(&found.sessions, &query).expect("reference");
+            let want = Finder::new(&found.sessions, &query)
+                .run()
+                .expect("reference");
             let verdicts = index.verdicts(&found.sessions, &synced.states, &query);
-            let got = find_with_rows(&found.sessions, &query, &verdicts, None, &load_from_disk)
+            let got = Finder::new(&found.sessions, &query)
+                .verdicts(&verdicts)
+                .run()
                 .expect("indexed");
             assert_eq!(
                 serde_json::to_value(&got).ok(),

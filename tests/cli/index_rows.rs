@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::Utc;
 use hookscope_core::index::Index;
-use hookscope_core::query::{FindParams, FindResult, find_with, find_with_rows, load_from_disk};
+use hookscope_core::query::{FindParams, FindResult, Finder, load_from_disk};
 use hookscope_core::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -263,8 +263,13 @@ fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, 
         loads.fetch_add(1, Ordering::SeqCst);
         load_from_disk(s)
     };
-    let fast = find_with_rows(sessions, &query, &verdicts, Some(&index), &loader).expect("rows");
-    let reference = find_with(sessions, &query).expect("reference");
+    let fast = Finder::new(sessions, &query)
+        .loader(&loader)
+        .verdicts(&verdicts)
+        .rows(&index)
+        .run()
+        .expect("rows");
+    let reference = Finder::new(sessions, &query).run().expect("reference");
     assert_eq!(answer(&fast), answer(&reference), "{args}");
     (fast, loads.load(Ordering::SeqCst))
 }

@@ -64,7 +64,9 @@ fn calls_view_shows_a_first_page_then_the_whole_answer() {
     let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
     let mut first = query.clone();
     first.limit = 3;
-    let page = hookscope_core::query::find_with(&refs, &first).map_err(|e| e.message().to_string());
+    let page = hookscope_core::query::Finder::new(&refs, &first)
+        .run()
+        .map_err(|e| e.message().to_string());
     app.apply(Msg::FoundFirst {
         generation,
         result: page,
@@ -77,8 +79,9 @@ fn calls_view_shows_a_first_page_then_the_whole_answer() {
     );
     app.calls.sel = 1;
     let picked = call_ids(&app)[1].clone();
-    let whole =
-        hookscope_core::query::find_with(&refs, &query).map_err(|e| e.message().to_string());
+    let whole = hookscope_core::query::Finder::new(&refs, &query)
+        .run()
+        .map_err(|e| e.message().to_string());
     app.apply(Msg::Found {
         generation,
         result: whole,

@@ -137,7 +137,8 @@ fn run_request(app: &mut App, request: Request) {
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
                     generation,
-                    result: hookscope_core::query::find_with(&refs, &query)
+                    result: hookscope_core::query::Finder::new(&refs, &query)
+                        .run()
                         .map_err(|e| e.message().to_string()),
                 });
             }

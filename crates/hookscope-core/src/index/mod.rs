@@ -24,7 +24,7 @@
 //!   ([`Index::verdicts`]), and the calls' rows ([`crate::query::RowSource`]
 //!   for `Index`), from which `find` builds the records of an indexed Claude
 //!   Code session by reading only each call's `tool_use` and result lines
-//!   ([`crate::query::find_with_rows`]);
+//!   ([`crate::query::Finder::rows`]);
 //! - [`names`]: which sessions call a tool by name, the backtest's
 //!   prefilter ([`Index::calls_named`]);
 //! - [`listed`]: the session list as the last sync stored it, for the TUI's

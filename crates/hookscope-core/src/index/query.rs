@@ -329,7 +329,7 @@ impl Index {
     /// The candidate calls of `query` grouped by session: by SQL
     /// aggregation ([`Index::aggregated`]) when no text filter reads lines;
     /// with text filters, the `rows_ok` calls by aggregation too (kept
-    /// whatever their text: [`crate::query::find_with_rows`] reads their
+    /// whatever their text: [`crate::query::Finder::rows`] reads their
     /// lines once and filters them exactly) and the others row by row.
     fn candidates(&self, query: &Query) -> rusqlite::Result<HashMap<(Vec<u8>, String), Acc>> {
         let output_pieces = query

@@ -283,7 +283,7 @@ pub fn find_tool_calls(
 }
 
 /// [`find_tool_calls`], loading sessions through `loader`
-/// (`query::find_with_loader`), e.g. a [`crate::transcript::cache::SessionCache`].
+/// ([`query::Finder::loader`]), e.g. a [`crate::transcript::cache::SessionCache`].
 pub fn find_tool_calls_with(
     sessions: &[SessionRef],
     arguments: &Value,
@@ -292,7 +292,7 @@ pub fn find_tool_calls_with(
 ) -> ToolOutput {
     let found = FindParams::from_json(arguments)
         .and_then(|params| params.validate(now))
-        .and_then(|query| query::find_with_loader(sessions, &query, loader));
+        .and_then(|query| query::Finder::new(sessions, &query).loader(loader).run());
     output(found)
 }
 

@@ -17,6 +17,7 @@
 //! order, then each subagent's calls in file order).
 
 pub mod filter_line;
+mod finder;
 pub mod output;
 pub mod params;
 pub mod prefilter;
@@ -32,6 +33,7 @@ use serde_json::{Value, json};
 
 use crate::tools::file_path_of;
 use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
+pub use finder::Finder;
 pub use prefilter::Verdict;
 
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
@@ -141,103 +143,28 @@ pub fn find_tool_calls(
     now: DateTime<Utc>,
 ) -> Result<FindResult, QueryError> {
     let query = params.validate(now)?;
-    run(sessions, &query, true, &load_from_disk)
+    Finder::new(sessions, &query).run()
 }
 
-/// [`find_tool_calls`] with parameters already validated (e.g. by
-/// [`FindParams::validate_or_all_tools`] for the TUI filter line).
-///
-/// # Errors
-/// [`QueryError::InvalidArgument`] when a `session` entry is a prefix of
-/// several session ids.
-pub fn find_with(sessions: &[SessionRef], query: &Query) -> Result<FindResult, QueryError> {
-    run(sessions, query, true, &load_from_disk)
-}
-
-/// A session as [`find_with_loader`] gets it: shared, or why its main file
+/// A session as a [`Finder`]'s loader gives it: shared, or why its main file
 /// could not be read (`"<path>: <error>"`).
 pub type LoadedSession = Result<std::sync::Arc<Session>, String>;
 
-/// [`find_with`], loading each session that the prefilter keeps through
-/// `loader` (called from rayon threads) instead of from disk — e.g.
-/// [`crate::transcript::cache::SessionCache::get`], the parsed sessions the
-/// TUI's Calls view and the MCP server keep between queries. `loader` must
-/// give what [`crate::transcript::load`] would for the same files.
-///
-/// # Errors
-/// As [`find_with`].
-pub fn find_with_loader(
-    sessions: &[SessionRef],
-    query: &Query,
-    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-) -> Result<FindResult, QueryError> {
-    run(sessions, query, true, loader)
-}
-
-/// [`find_with_loader`] with a per-session verdict given by the caller
-/// (e.g. [`crate::index::Index::verdicts`], in the order of `sessions`):
-/// `Some(v)` is used as the raw prefilter's verdict would be (it must be
-/// sound: [`Verdict::Skip`] only when no call can pass, and
-/// [`Verdict::Newest`] no older than any call that can), `None` falls back
-/// to the raw prefilter for that session. With `rows`, each session with a
-/// verdict first has its candidate calls asked for
-/// ([`RowSource::call_rows`], e.g. [`crate::index::Index`]) and, when they
-/// are given, its records are built from each call's `tool_use` line and
-/// result line alone ([`rows`]) instead of loading it through `loader`.
-/// `rows` must describe the same files the verdicts do (rows current for
-/// them). Results equal [`find_with`]'s, `matched` included.
-///
-/// # Errors
-/// As [`find_with`].
-pub fn find_with_rows(
-    sessions: &[SessionRef],
-    query: &Query,
-    verdicts: &[Option<Verdict>],
-    rows: Option<&dyn RowSource>,
-    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-) -> Result<FindResult, QueryError> {
-    run_picked(sessions, query, Pick::Given(verdicts), rows, loader)
-}
-
-/// Loads a session from disk ([`crate::transcript::load`]), shared: the
-/// loader [`find_with`] uses, for [`find_with_rows`] callers.
+/// Loads a session from disk ([`crate::transcript::load`]), shared: a
+/// [`Finder`]'s loader unless it is given another.
 pub fn load_from_disk(session: &SessionRef) -> LoadedSession {
     load(session)
         .map(std::sync::Arc::new)
         .map_err(|e| e.to_string())
 }
 
-/// The query; `use_prefilter = false` loads every selected session (the
-/// reference the prefilter's results are tested against).
-fn run(
-    sessions: &[SessionRef],
-    query: &Query,
-    use_prefilter: bool,
-    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-) -> Result<FindResult, QueryError> {
-    let pick = if use_prefilter {
-        Pick::Prefilter
-    } else {
-        Pick::All
-    };
-    run_picked(sessions, query, pick, None, loader)
-}
-
-/// How [`run_picked`] decides which sessions to load.
-enum Pick<'a> {
-    /// Load every selected session (the reference).
-    All,
-    /// The raw-byte prefilter.
-    Prefilter,
-    /// The caller's verdict (by position in the sessions given), else the
-    /// raw prefilter.
-    Given(&'a [Option<Verdict>]),
-}
-
+/// The query over `sessions` (see [`Finder`]): `given` holds the caller's
+/// verdict per session position (`None` for every session: the raw-byte
+/// prefilter decides).
 fn run_picked(
     sessions: &[SessionRef],
     query: &Query,
-    pick: Pick<'_>,
+    given: Option<&[Option<Verdict>]>,
     rows: Option<&dyn RowSource>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> Result<FindResult, QueryError> {
@@ -245,26 +172,14 @@ fn run_picked(
     let selected: Vec<&SessionRef> = positions.iter().map(|&i| &sessions[i]).collect();
     // Per session: its verdict, and whether the caller gave it (then its
     // rows may be asked for).
-    let picked: Vec<(Verdict, bool)> = match pick {
-        Pick::All => vec![(Verdict::Load, false); selected.len()],
-        Pick::Prefilter | Pick::Given(_) => {
-            let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
-            positions
-                .par_iter()
-                .map(|&i| {
-                    let s = &sessions[i];
-                    let given = match pick {
-                        Pick::Given(verdicts) => verdicts.get(i).copied().flatten(),
-                        _ => None,
-                    };
-                    match given {
-                        Some(v) => (v, true),
-                        None => (prefilter.verdict(s, query), false),
-                    }
-                })
-                .collect()
-        }
-    };
+    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+    let picked: Vec<(Verdict, bool)> = positions
+        .par_iter()
+        .map(|&i| match given.and_then(|v| v.get(i).copied().flatten()) {
+            Some(v) => (v, true),
+            None => (prefilter.verdict(&sessions[i], query), false),
+        })
+        .collect();
     let (verdicts, given): (Vec<Verdict>, Vec<bool>) = picked.into_iter().unzip();
     let rows = rows.map(|source| (source, given.as_slice()));
     let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, rows, loader);
@@ -626,7 +541,7 @@ fn load_newest_first(
 }
 
 /// Per session of `batch` (indexes into `selected`), its rows from the
-/// source when its verdict was given (see [`find_with_rows`]), else `None`.
+/// source when its verdict was given (see [`Finder::rows`]), else `None`.
 fn batch_rows(
     selected: &[&SessionRef],
     batch: &[usize],
@@ -925,20 +840,15 @@ mod tests {
         ];
         for mut args in queries {
             let params = FindParams::from_json(&args).expect("params");
-            let all = run(
-                &found.sessions,
-                &params.validate_or_all_tools(now).expect("valid"),
-                false,
-                &load_from_disk,
-            )
-            .expect("reference");
-            let fast = run(
-                &found.sessions,
-                &params.validate_or_all_tools(now).expect("valid"),
-                true,
-                &load_from_disk,
-            )
-            .expect("fast");
+            // The reference loads every session (a given verdict of Load
+            // for each: no prefilter).
+            let every = vec![Some(Verdict::Load); found.sessions.len()];
+            let query = params.validate_or_all_tools(now).expect("valid");
+            let all = Finder::new(&found.sessions, &query)
+                .verdicts(&every)
+                .run()
+                .expect("reference");
+            let fast = Finder::new(&found.sessions, &query).run().expect("fast");
             assert_eq!(
                 serde_json::to_value(&fast).ok(),
                 serde_json::to_value(&all).ok(),
@@ -949,13 +859,8 @@ mod tests {
             for limit in [1, 2, 5] {
                 args["limit"] = json!(limit);
                 let params = FindParams::from_json(&args).expect("params");
-                let fast = run(
-                    &found.sessions,
-                    &params.validate_or_all_tools(now).expect("valid"),
-                    true,
-                    &load_from_disk,
-                )
-                .expect("fast");
+                let query = params.validate_or_all_tools(now).expect("valid");
+                let fast = Finder::new(&found.sessions, &query).run().expect("fast");
                 let want: Vec<&str> = all
                     .records
                     .iter()

@@ -108,7 +108,7 @@ impl HookFact {
     }
 }
 
-/// Where [`super::find_with_rows`] gets the rows of indexed sessions (e.g.
+/// Where [`super::Finder::rows`] gets the rows of indexed sessions (e.g.
 /// [`crate::index::Index`]). Called on the querying thread, once per batch
 /// of sessions to match.
 pub trait RowSource {

@@ -25,10 +25,7 @@ pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, tool_names_needed};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Progress, State, SyncStats, Synced};
-use crate::query::{
-    FindResult, LoadedSession, Query, QueryError, Verdict, find_with_loader, find_with_rows,
-    load_from_disk,
-};
+use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict, load_from_disk};
 use crate::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use crate::transcript::{DiscoverError, SessionRef, discover};
 
@@ -268,9 +265,12 @@ impl Library {
                     _ => index.candidates_of(query),
                 };
                 let verdicts = Index::verdicts_from(candidates, &sessions, &synced.states);
-                find_with_rows(&sessions, query, &verdicts, Some(&*index), &|s| {
-                    self.load(s)
-                })?
+                let loader = |s: &SessionRef| self.load(s);
+                Finder::new(&sessions, query)
+                    .loader(&loader)
+                    .verdicts(&verdicts)
+                    .rows(&*index)
+                    .run()?
             }
             _ => self.find_unindexed(&sessions, query)?,
         };
@@ -298,7 +298,12 @@ impl Library {
         match self.index.as_ref().map(|i| i.lock()) {
             Some(Ok(index)) => {
                 let verdicts = index.verdicts(sessions, &synced.states, query);
-                find_with_rows(sessions, query, &verdicts, Some(&*index), &|s| self.load(s))
+                let loader = |s: &SessionRef| self.load(s);
+                Finder::new(sessions, query)
+                    .loader(&loader)
+                    .verdicts(&verdicts)
+                    .rows(&*index)
+                    .run()
             }
             _ => self.find_unindexed(sessions, query),
         }
@@ -309,7 +314,8 @@ impl Library {
         sessions: &[SessionRef],
         query: &Query,
     ) -> Result<FindResult, QueryError> {
-        find_with_loader(sessions, query, &|s| self.load(s))
+        let loader = |s: &SessionRef| self.load(s);
+        Finder::new(sessions, query).loader(&loader).run()
     }
 
     /// Backtests `rules` over `sessions` ([`backtest_refs`]); with an

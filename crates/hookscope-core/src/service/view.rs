@@ -16,10 +16,7 @@ use rayon::prelude::*;
 use super::{Library, current_verdicts, skipped_by_index};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Listed, Progress, State, SummaryResult};
-use crate::query::{
-    FindResult, LoadedSession, Query, QueryError, RowCall, RowSource, Verdict, find_with_loader,
-    find_with_rows,
-};
+use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict};
 use crate::transcript::{self, Diagnostic, SessionRef, SessionSummary};
 
 /// Sessions synced (or, when they cannot be indexed, loaded) per chunk of
@@ -62,24 +59,6 @@ pub fn summary_of(session: &SessionRef) -> (SummaryResult, Vec<String>) {
             )
         }
         Err(e) => (Err(e), Vec::new()),
-    }
-}
-
-/// A [`RowSource`] that stops giving rows once `live` says its query is
-/// superseded: each session of the batch then goes to the loader, which
-/// the view makes refuse at once (so a superseded query stops reading lines
-/// as it stops loading sessions).
-struct WhileLive<'a> {
-    source: &'a dyn RowSource,
-    live: &'a dyn Fn() -> bool,
-}
-
-impl RowSource for WhileLive<'_> {
-    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
-        if !(self.live)() {
-            return sessions.iter().map(|_| None).collect();
-        }
-        self.source.call_rows(sessions, query)
     }
 }
 
@@ -254,26 +233,28 @@ impl Library {
     }
 
     /// `find_tool_calls` over a view's `sessions` with the view's own
-    /// `loader` (its cache, and a refusal once `live` says the query is
-    /// superseded). With an index, only the sessions it says can hold a
-    /// match are loaded and indexed Claude Code sessions are built from
-    /// their rows (no row is given once `live` turns false); the records
+    /// `loader` (its cache), stopping once `cancelled` says a newer query
+    /// superseded it ([`Finder::cancel`]), with its first `first_page`
+    /// records given to `on_first` first when the limit is larger
+    /// ([`Finder::run_paged`]; `None` when `on_first` said stop). With an
+    /// index, only the sessions it says can hold a match are loaded and
+    /// indexed Claude Code sessions are built from their rows; the records
     /// are those without it. `stored` takes every session's rows as stored
     /// without checking a file (the list is the index's own,
     /// [`Library::listed`]; the answer is then `find`'s over the files as
     /// the index last saw them); otherwise only rows whose files are
     /// unchanged now are used ([`current_verdicts`]).
-    ///
-    /// # Errors
-    /// The query refuses an argument.
+    #[allow(clippy::too_many_arguments)]
     pub fn find_with(
         &self,
         sessions: &[SessionRef],
         query: &Query,
         stored: bool,
         loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-        live: &dyn Fn() -> bool,
-    ) -> Result<FindResult, QueryError> {
+        cancelled: &(dyn Fn() -> bool + Sync),
+        first_page: Option<usize>,
+        on_first: &mut dyn FnMut(Result<FindResult, QueryError>) -> bool,
+    ) -> Option<Result<FindResult, QueryError>> {
         let verdicts = self.index.as_ref().and_then(|shared| {
             let index = shared.lock().ok()?;
             Some(if stored {
@@ -282,15 +263,15 @@ impl Library {
                 current_verdicts(&index, sessions, query)
             })
         });
-        match (&self.index, verdicts) {
-            (Some(shared), Some(verdicts)) => {
-                let rows = WhileLive {
-                    source: shared.as_ref(),
-                    live,
-                };
-                find_with_rows(sessions, query, &verdicts, Some(&rows), loader)
-            }
-            _ => find_with_loader(sessions, query, loader),
+        let mut finder = Finder::new(sessions, query)
+            .loader(loader)
+            .cancel(cancelled);
+        if let (Some(shared), Some(verdicts)) = (&self.index, &verdicts) {
+            finder = finder.verdicts(verdicts).rows(shared.as_ref());
+        }
+        match first_page {
+            Some(n) => finder.run_paged(n, on_first),
+            None => Some(finder.run()),
         }
     }
 
@@ -316,42 +297,6 @@ fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::FindParams;
-
-    /// Rows stop once the query is superseded: every session of the batch
-    /// goes to the loader, which refuses at once.
-    #[test]
-    fn a_superseded_query_reads_no_rows() {
-        struct Every;
-        impl RowSource for Every {
-            fn call_rows(&self, s: &[&SessionRef], _: &Query) -> Vec<Option<Vec<RowCall>>> {
-                s.iter().map(|_| Some(Vec::new())).collect()
-            }
-        }
-        let corpus = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/corpus/real-cc-2.1.332"
-        ));
-        let found = transcript::discover(&[corpus]).expect("corpus");
-        let refs: Vec<&SessionRef> = found.sessions.iter().collect();
-        let params =
-            FindParams::from_json(&serde_json::json!({"tool_name": "Bash"})).expect("params");
-        let query = params.validate(chrono::Utc::now()).expect("valid");
-        let current = || true;
-        let live = WhileLive {
-            source: &Every,
-            live: &current,
-        };
-        assert!(live.call_rows(&refs, &query).iter().all(Option::is_some));
-        let superseded = || false;
-        let stale = WhileLive {
-            source: &Every,
-            live: &superseded,
-        };
-        let rows = stale.call_rows(&refs, &query);
-        assert_eq!(rows.len(), refs.len());
-        assert!(rows.iter().all(Option::is_none));
-    }
 
     /// A first sync of a list reads every session and sends each one's
     /// summary once, with progress from 0 to the end; a second over the

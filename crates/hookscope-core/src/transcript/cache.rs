@@ -10,9 +10,9 @@
 //! [`estimated_size`]s would pass the budget; a session bigger than the whole
 //! budget is parsed and handed out but not kept.
 //!
-//! [`SessionCache::get`] has the shape of a `query::find_with_loader` loader
+//! [`SessionCache::get`] has the shape of a `query::Finder` loader
 //! (`Result<Arc<Session>, String>`), so a query can read through it:
-//! `find_with_loader(&sessions, &query, &|s| cache.get(s))`.
+//! `Finder::new(&sessions, &query).loader(&|s| cache.get(s)).run()`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
