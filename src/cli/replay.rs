@@ -570,6 +570,7 @@ fn run_hooks(
 ) -> HooksOut {
     use hookscope_core::hooks::dialect::{RunContext, Sources, project_dir};
     use hookscope_core::hooks::exec::ProcessRunner;
+    use hookscope_core::service::{HookRun, WouldRun};
 
     // The session's agent decided the dialect of the payload; its hooks
     // are read and run in the same one.
@@ -589,18 +590,15 @@ fn run_hooks(
             text: vec![format!("hooks: {nothing}")],
         };
     }
-    let run = RunContext::for_replay(session, &r.payload, map, &args.env);
+    let context = RunContext::for_replay(session, &r.payload, map, &args.env);
     let sources = Sources {
         settings: args.settings.clone(),
         cwd: project_dir(session, map),
-        version: run.version.clone(),
+        version: context.version.clone(),
         ..Sources::default()
     };
     dialect.check_sources(&sources).unwrap_or_else(|e| fail(e));
     let hooks = dialect.load(&sources);
-    let config = hooks.config();
-    let event = r.payload.event.as_str();
-    let payload = &r.payload.json;
     // File-level problems go to stderr and into the report (once each: a
     // dropped file's reason is often also its first problem); a file given
     // with --settings that is not there is said, with a hint.
@@ -608,105 +606,29 @@ fn run_hooks(
     for note in &file_notes {
         errln!("hookscope: {note}");
     }
-    let verdicts = hooks.explain(event, payload, &run.version);
-    let label = |i: usize| format!("#{} {}", i + 1, config.handlers[i].location());
-    let not_reached: Vec<Value> = verdicts
-        .iter()
-        .filter(|v| !v.fires)
-        .map(|v| {
-            json!({"label": label(v.index), "command": config.handlers[v.index].summary(),
-            "reason": v.reason, "hint": v.hint})
-        })
-        .collect();
-    let files = hooks.found_files();
+    let hook_run = HookRun::new(session, &r.payload, &hooks, context);
+    let preview = hook_run.preview();
     let mut text = Vec::new();
-    let shown_files = if files.is_empty() {
+    let shown_files = if preview.settings_files.is_empty() {
         format!("no {} found", dialect.files_noun())
     } else {
-        files.join(", ")
+        preview.settings_files.join(", ")
     };
     if !args.exec {
-        // An http handler's `$VAR`s outside `allowedEnvVars` are sent empty.
-        let sent_empty = |h: &hookscope_core::hooks::settings::Handler| -> Vec<String> {
-            let allowed = h.allowed_env_vars.clone().unwrap_or_default();
-            h.headers
-                .iter()
-                .flatten()
-                .flat_map(|(_, value)| {
-                    hookscope_core::hooks::exec::expand_header(value, &allowed, &|_| None).1
-                })
-                .collect()
-        };
-        let would: Vec<Value> = verdicts
-            .iter()
-            .filter(|v| v.fires)
-            .map(|v| {
-                let h = &config.handlers[v.index];
-                let mut w = json!({"label": label(v.index), "command": h.summary()});
-                if h.kind == hookscope_core::hooks::settings::HandlerType::Http {
-                    w["sent_empty"] = json!(sent_empty(h));
-                }
-                w
-            })
-            .collect();
         text.push(format!("hooks ({shown_files}{tag}): {nothing}"));
-        for (w, v) in would.iter().zip(verdicts.iter().filter(|v| v.fires)) {
-            let h = &config.handlers[v.index];
-            if h.kind == hookscope_core::hooks::settings::HandlerType::Http {
-                let names: Vec<&str> = h
-                    .headers
-                    .iter()
-                    .flatten()
-                    .map(|(k, _)| k.as_str())
-                    .collect();
-                let empty = sent_empty(h);
-                text.push(format!(
-                    "  would POST to {}{}: {} (only with --exec){}",
-                    h.url.as_deref().unwrap_or("(no url)"),
-                    if names.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (headers: {})", names.join(", "))
-                    },
-                    w["label"].as_str().unwrap_or(""),
-                    if empty.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            "; left empty, not in allowedEnvVars: ${}",
-                            empty.join(", $")
-                        )
-                    }
-                ));
-                continue;
-            }
-            text.push(format!(
-                "  would run: {}: {}",
-                w["label"].as_str().unwrap_or(""),
-                w["command"].as_str().unwrap_or("")
-            ));
+        text.extend(preview.would_run.iter().map(WouldRun::line));
+        text.extend(preview.not_reached.iter().map(NotReached::line));
+        let mut j = json!({"ran": false, "message": nothing});
+        if let (Some(o), Value::Object(p)) = (j.as_object_mut(), json!(preview)) {
+            o.extend(p);
         }
-        for v in verdicts.iter().filter(|v| !v.fires) {
-            let n = NotReached {
-                label: label(v.index),
-                reason: v.reason.clone(),
-                hint: v.hint.clone(),
-            };
-            text.push(n.line());
-        }
-        return HooksOut {
-            json: json!({"ran": false, "message": nothing, "settings_files": files,
-                "would_run": would, "not_reached": not_reached}),
-            text,
-        };
+        return HooksOut { json: j, text };
     }
-    let mut plan = hooks
-        .plan(&verdicts, event, payload, &run, &|n| std::env::var_os(n))
-        .unwrap_or_else(|e| {
-            fail(format!(
-                "cannot create a temporary folder for the hooks: {e}"
-            ))
-        });
+    let mut plan = hook_run.plan(&|n| std::env::var_os(n)).unwrap_or_else(|e| {
+        fail(format!(
+            "cannot create a temporary folder for the hooks: {e}"
+        ))
+    });
     plan.permissions.cli_allow = split_rules(&args.allowed_tools);
     plan.permissions.cli_deny = split_rules(&args.disallowed_tools);
     for e in &plan.env_file_errors {
@@ -718,42 +640,31 @@ fn run_hooks(
     crate::cli::interrupt::end_runs_on_signal();
     crate::cli::interrupt::say_running(plan.specs.len());
     let report = plan.run(&ProcessRunner);
-    let agreement = dialect.vs_transcript(session, &r.payload, &report);
-    let env_warnings = &plan.env_warnings;
-    let project_note = &plan.project_note;
+    let agreement = hook_run.compare(&report);
     // The JSON and the text are each masked from the typed report; the
     // line on stderr counts what the chosen output masked.
     let mut json_counts = Redactions::new();
     let mut j = report.to_json(false, &mut json_counts);
     if let Some(o) = j.as_object_mut() {
         o.insert("dialect".into(), json!(dialect));
-        o.insert("settings_files".into(), json!(files));
+        o.insert("settings_files".into(), json!(preview.settings_files));
         o.insert("notes".into(), json!(file_notes));
-        o.insert("not_reached".into(), json!(not_reached));
-        o.insert("env_warnings".into(), json!(env_warnings));
-        o.insert("project_note".into(), json!(project_note));
+        o.insert("not_reached".into(), json!(preview.not_reached));
+        o.insert("env_warnings".into(), json!(plan.env_warnings));
+        o.insert("project_note".into(), json!(plan.project_note));
         o.insert("vs_transcript".into(), json!(agreement));
     }
     text.push(format!("hooks run (--exec; {shown_files}{tag}):"));
     for note in &file_notes {
         text.push(format!("  settings: {note}"));
     }
-    if let Some(n) = &project_note {
+    if let Some(n) = &plan.project_note {
         text.push(format!("  note: {n}"));
     }
-    let unreached: Vec<NotReached> = verdicts
-        .iter()
-        .filter(|v| !v.fires)
-        .map(|v| NotReached {
-            label: label(v.index),
-            reason: v.reason.clone(),
-            hint: v.hint.clone(),
-        })
-        .collect();
     let mut text_counts = Redactions::new();
     text.extend(report_lines(
         &report,
-        &unreached,
+        &preview.not_reached,
         hookscope_core::redact::redactor(),
         &mut text_counts,
     ));

@@ -32,6 +32,7 @@ use hookscope_core::hooks::replay::{Replay, replay_with};
 use hookscope_core::hooks::rules::RuleSet;
 use hookscope_core::hooks::settings::{self, HandlerVerdict};
 use hookscope_core::redact::{Redactions, redactor};
+use hookscope_core::service::HookRun;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -96,6 +97,12 @@ pub struct ReplayPane {
     /// The last confirmed run of the picked event: its counter, what ran,
     /// and the report (`None` while the hooks run).
     pub run: Option<(u64, Arc<ExecPlan>, Option<ExecReport>)>,
+    /// That report compared with what the transcript recorded for this
+    /// firing ([`HookRun::compare`]: `then: PreToolUse hook blocked the
+    /// call (exit 2); now: blocked the call — agrees`, or a loud `FAILED
+    /// OPEN`); `None` before a report, or for a dialect whose transcripts
+    /// record no hook activity (Codex).
+    pub agreement: Option<hookscope_core::hooks::exec::Agreement>,
     /// Counts confirmed runs; a report whose counter is not the current
     /// one (the pick changed meanwhile) is dropped.
     pub generation: u64,
@@ -297,6 +304,7 @@ impl ReplayPane {
         self.scroll = 0;
         // A run belongs to the event it ran on.
         self.run = None;
+        self.agreement = None;
         self.confirm = None;
         self.generation += 1;
         self.result = None;
@@ -314,13 +322,9 @@ impl ReplayPane {
             replay_with(session, event, at, rules, &ctx.cwd_map).map_err(|e| e.to_string());
         self.verdicts.clear();
         if let Ok(r) = &result {
-            let version = r
-                .payload
-                .claude_version
-                .as_deref()
-                .map_or_else(Version::latest, Version::parse);
-            let hooks = self.hook_config(session, &version, ctx);
-            self.verdicts = hooks.explain(event.as_str(), &r.payload.json, &version);
+            let context = RunContext::for_replay(session, &r.payload, &ctx.cwd_map, &[]);
+            let hooks = self.hook_config(session, &context.version, ctx);
+            self.verdicts = HookRun::new(session, &r.payload, &hooks, context).verdicts;
             let mut counts = Redactions::default();
             let v = redactor().redact_value(&r.payload.json, &mut counts);
             self.masked = Some((v, counts));
@@ -450,17 +454,12 @@ impl ReplayPane {
             ctx.say("nothing to run: no payload here");
             return;
         };
-        let run = RunContext::for_replay(session, &r.payload, &ctx.cwd_map, &[]);
-        let plan = hooks.plan(
-            &self.verdicts,
-            r.payload.event.as_str(),
-            &r.payload.json,
-            &run,
-            &|n| match &ctx.hook_env {
+        let context = RunContext::for_replay(session, &r.payload, &ctx.cwd_map, &[]);
+        let plan =
+            HookRun::new(session, &r.payload, hooks, context).plan(&|n| match &ctx.hook_env {
                 Some(env) => env.get(n).cloned(),
                 None => std::env::var_os(n),
-            },
-        );
+            });
         match plan {
             Err(e) => ctx.say(format!(
                 "cannot create a temporary folder for the hooks: {e}"
@@ -490,6 +489,13 @@ impl ReplayPane {
                 if n == 1 { "" } else { "s" },
                 report.event
             ));
+            self.agreement = match (&self.result, ctx.session(), &self.hooks) {
+                (Some(Ok(r)), Some(session), Some((_, hooks))) => {
+                    let context = RunContext::for_replay(session, &r.payload, &ctx.cwd_map, &[]);
+                    HookRun::new(session, &r.payload, hooks, context).compare(&report)
+                }
+                _ => None,
+            };
             *slot = Some(report);
         }
     }
@@ -501,6 +507,7 @@ impl ReplayPane {
                 if let Some(plan) = self.confirm.take() {
                     self.generation += 1;
                     self.run = Some((self.generation, plan.clone(), None));
+                    self.agreement = None;
                     ctx.requests.push(super::context::Request::RunHooks {
                         generation: self.generation,
                         plan: super::context::PlanHandle(plan),
@@ -669,7 +676,7 @@ impl ReplayPane {
                 report.final_outcome.decided_by
             )),
         ]));
-        if let Some(a) = self.agreement(report, ctx) {
+        if let Some(a) = &self.agreement {
             let loud = matches!(
                 a.verdict,
                 hookscope_core::hooks::exec::Verdict::FailedOpen
@@ -691,24 +698,6 @@ impl ReplayPane {
             }
         }
         out
-    }
-
-    /// The run compared with what the transcript recorded for this firing
-    /// ([`Dialect::vs_transcript`]): `then: PreToolUse hook blocked the
-    /// call (exit 2); now: blocked the call — agrees`, or a loud `FAILED
-    /// OPEN` when a handler failed; `None` for a dialect whose transcripts
-    /// record no hook activity (Codex).
-    fn agreement(
-        &self,
-        report: &ExecReport,
-        ctx: &Ctx,
-    ) -> Option<hookscope_core::hooks::exec::Agreement> {
-        let (Some(Ok(r)), Some(session), Some((_, hooks))) =
-            (&self.result, ctx.session(), &self.hooks)
-        else {
-            return None;
-        };
-        hooks.dialect.vs_transcript(session, &r.payload, report)
     }
 
     /// Lays it out in `main` (the screen between banner and status bar).

@@ -14,6 +14,7 @@ mod hook_exec;
 mod hook_exec_http;
 mod hook_payloads;
 mod hook_rules;
+mod hook_run;
 mod hook_settings;
 mod hook_truth;
 mod replay;

@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 
 use crate::tools::file_path_of;
 use crate::transcript::{Agent, Session, SessionRef, ToolCallRecord, load, sessions_named};
-pub use finder::Finder;
+pub use finder::{CANCELLED, Finder};
 pub use prefilter::Verdict;
 
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};

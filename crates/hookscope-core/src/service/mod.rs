@@ -6,7 +6,9 @@
 //! prefilter and the raw prefilter as the fallback ([`Library::find`],
 //! [`Library::find_in`]) and the rule-set backtest with the same fallback
 //! ([`Library::backtest`]); for a long-running view (the TUI), the
-//! stored list, the sync in chunks and its own queries ([`view`]). The
+//! stored list, the sync in chunks and its own queries ([`view`]); the
+//! user's hooks on one recorded event ([`HookRun`]: explain, preview,
+//! plan, compare with the transcript). The
 //! answers are those without an index
 //! (docs/benchmarks.md#heavy-user-benchmark measures the difference in
 //! time only).
@@ -18,8 +20,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+pub mod hook_run;
 pub mod view;
 
+pub use hook_run::{HookRun, Preview, WouldRun};
 pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 
 use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, tool_names_needed};

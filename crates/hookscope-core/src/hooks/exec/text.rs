@@ -18,11 +18,14 @@ use crate::redact::{Redactions, Redactor};
 /// before the rest is counted (`--json` has it all).
 pub const SHOWN_CHARS: usize = 2000;
 
-/// A handler the event did not reach, as the report lists it.
-#[derive(Debug, Clone)]
+/// A handler the event did not reach, as the report lists it (and as
+/// `--json`'s `not_reached` holds it).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct NotReached {
     /// `#N file:line (layer)`.
     pub label: String,
+    /// What it runs ([`crate::hooks::settings::Handler::summary`]).
+    pub command: String,
     /// Why it was not reached.
     pub reason: String,
     /// A fix, when one is obvious.
