@@ -1035,45 +1035,52 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             d.message,
         ])?;
     }
-    let mut call = tx.prepare_cached(
-        "INSERT INTO calls(s_path, s_id, seq, agent, thread, tool_use_id, name, name_folded,
-           kind, resolved, is_error, timestamp, file_path, file, input_line, input_offset,
-           input_len, output_line, output_offset, output_len, locator, ts_ns, rows_ok,
-           origin_agent_id, origin_parent, hooks, hook_facts, input_folded)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-           ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
-    )?;
+    let mut call = tx.prepare_cached(&super::calls_table::insert_sql())?;
     for (seq, c) in b.calls.iter().enumerate() {
-        call.execute(params![
-            b.key.0,
-            b.key.1,
-            int(seq + b.first_seq),
-            b.agent.as_str(),
-            c.thread.map(int),
-            c.tool_use_id,
-            c.name,
-            c.name.to_lowercase(),
-            c.kind,
-            c.resolved,
-            c.is_error,
-            c.timestamp,
-            c.file_path,
-            c.file,
-            c.input.map(|(l, _, _)| int(l)),
-            c.input.map(|(_, o, _)| uint(o)),
-            c.input.map(|(_, _, n)| uint(n)),
-            c.output.map(|(l, _, _)| int(l)),
-            c.output.map(|(_, o, _)| uint(o)),
-            c.output.map(|(_, _, n)| uint(n)),
-            c.locator,
-            c.ts_ns,
-            c.rows_ok,
-            c.origin.0,
-            c.origin.1,
-            c.hooks.as_ref().map(|h| h.0.as_str()),
-            c.hooks.as_ref().map(|h| h.1.as_str()),
-            c.input_folded,
-        ])?;
+        let seq = int(seq + b.first_seq);
+        let name_folded = c.name.to_lowercase();
+        let line = |at: Option<(usize, u64, u64)>| at.map(|(l, _, _)| int(l));
+        let offset = |at: Option<(usize, u64, u64)>| at.map(|(_, o, _)| uint(o));
+        let len = |at: Option<(usize, u64, u64)>| at.map(|(_, _, n)| uint(n));
+        let (input_line, input_offset, input_len) = (line(c.input), offset(c.input), len(c.input));
+        let (output_line, output_offset, output_len) =
+            (line(c.output), offset(c.output), len(c.output));
+        let thread = c.thread.map(int);
+        let hooks = c.hooks.as_ref().map(|h| h.0.as_str());
+        let hook_facts = c.hooks.as_ref().map(|h| h.1.as_str());
+        super::calls_table::insert(
+            &mut call,
+            &[
+                (":s_path", &b.key.0),
+                (":s_id", &b.key.1),
+                (":seq", &seq),
+                (":agent", &b.agent.as_str()),
+                (":thread", &thread),
+                (":tool_use_id", &c.tool_use_id),
+                (":name", &c.name),
+                (":name_folded", &name_folded),
+                (":kind", &c.kind),
+                (":resolved", &c.resolved),
+                (":is_error", &c.is_error),
+                (":timestamp", &c.timestamp),
+                (":file_path", &c.file_path),
+                (":file", &c.file),
+                (":input_line", &input_line),
+                (":input_offset", &input_offset),
+                (":input_len", &input_len),
+                (":output_line", &output_line),
+                (":output_offset", &output_offset),
+                (":output_len", &output_len),
+                (":locator", &c.locator),
+                (":ts_ns", &c.ts_ns),
+                (":rows_ok", &c.rows_ok),
+                (":origin_agent_id", &c.origin.0),
+                (":origin_parent", &c.origin.1),
+                (":hooks", &hooks),
+                (":hook_facts", &hook_facts),
+                (":input_folded", &c.input_folded),
+            ],
+        )?;
     }
     Ok(())
 }

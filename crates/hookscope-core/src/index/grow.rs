@@ -66,6 +66,30 @@ struct OldRow {
     hook_facts: Option<String>,
 }
 
+super::calls_table::select!(
+    /// The columns a resume reads of a session's stored calls ([`OldRow`]).
+    Old {
+        Seq = "seq",
+        Thread = "thread",
+        ToolUseId = "tool_use_id",
+        Name = "name",
+        Kind = "kind",
+        Resolved = "resolved",
+        IsError = "is_error",
+        Timestamp = "timestamp",
+        InputLine = "input_line",
+        InputOffset = "input_offset",
+        InputLen = "input_len",
+        OutputLine = "output_line",
+        OutputOffset = "output_offset",
+        OutputLen = "output_len",
+        TsNs = "ts_ns",
+        RowsOk = "rows_ok",
+        Hooks = "hooks",
+        HookFacts = "hook_facts",
+    }
+);
+
 /// A stored diagnostic row: path bytes, line, record, message.
 type DiagRow = (Vec<u8>, Option<i64>, Option<String>, String);
 
@@ -132,29 +156,35 @@ pub(super) fn inputs(conn: &Connection, session: &SessionRef, old: &Stored) -> O
         return None;
     }
     let read_calls = || -> rusqlite::Result<Vec<(Option<i64>, OldRow)>> {
-        let mut stmt = conn.prepare(
-            "SELECT seq, thread, tool_use_id, name, kind, resolved, is_error, timestamp,
-               input_line, input_offset, input_len, output_line, output_offset, output_len,
-               ts_ns, rows_ok, hooks, hook_facts
-             FROM calls WHERE s_path = ?1 AND s_id = ?2 ORDER BY seq",
-        )?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {} FROM calls WHERE s_path = ?1 AND s_id = ?2 ORDER BY seq",
+            Old::SQL
+        ))?;
         let rows = stmt.query_map(params![key.0, key.1], |r| {
             Ok((
-                r.get::<_, Option<i64>>(1)?,
+                r.get::<_, Option<i64>>(Old::Thread)?,
                 OldRow {
-                    seq: r.get(0)?,
-                    tool_use_id: r.get(2)?,
-                    name: r.get(3)?,
-                    kind: r.get(4)?,
-                    resolved: r.get(5)?,
-                    is_error: r.get(6)?,
-                    timestamp: r.get(7)?,
-                    input: span(r.get(8)?, r.get(9)?, r.get(10)?),
-                    output: span(r.get(11)?, r.get(12)?, r.get(13)?),
-                    ts_ns: r.get(14)?,
-                    rows_ok: r.get(15)?,
-                    hooks: r.get(16)?,
-                    hook_facts: r.get(17)?,
+                    seq: r.get(Old::Seq)?,
+                    tool_use_id: r.get(Old::ToolUseId)?,
+                    name: r.get(Old::Name)?,
+                    kind: r.get(Old::Kind)?,
+                    resolved: r.get(Old::Resolved)?,
+                    is_error: r.get(Old::IsError)?,
+                    timestamp: r.get(Old::Timestamp)?,
+                    input: span(
+                        r.get(Old::InputLine)?,
+                        r.get(Old::InputOffset)?,
+                        r.get(Old::InputLen)?,
+                    ),
+                    output: span(
+                        r.get(Old::OutputLine)?,
+                        r.get(Old::OutputOffset)?,
+                        r.get(Old::OutputLen)?,
+                    ),
+                    ts_ns: r.get(Old::TsNs)?,
+                    rows_ok: r.get(Old::RowsOk)?,
+                    hooks: r.get(Old::Hooks)?,
+                    hook_facts: r.get(Old::HookFacts)?,
                 },
             ))
         })?;

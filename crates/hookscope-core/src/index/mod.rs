@@ -37,6 +37,7 @@
 //! the answer without an index (tests compare both).
 
 pub mod build;
+mod calls_table;
 pub mod grow;
 pub mod listed;
 pub mod names;

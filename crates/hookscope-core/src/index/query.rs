@@ -349,11 +349,11 @@ impl Index {
         };
         let (name_sql, needle) = name_sql(query);
         let sql = format!(
-            "SELECT s_path, s_id, agent, is_error, ts_ns, file, input_offset, input_len,
-               output_offset, output_len, input_folded IS NOT NULL FROM calls {indexed}
+            "SELECT {} FROM calls {indexed}
                {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
                AND {INPUT_SQL}
                {ok_rows}",
+            Scan::SQL,
             indexed = scan_index(query),
         );
         let needles = Needles {
@@ -381,22 +381,25 @@ impl Index {
         ])?;
         while let Some(r) = rows.next()? {
             // Its input was matched in SQL (`input_folded`).
-            let input_known: bool = r.get(10)?;
-            let is_error: Option<bool> = r.get(3)?;
+            let input_known: bool = r.get(Scan::InputKnown)?;
+            let is_error: Option<bool> = r.get(Scan::IsError)?;
             match (query.is_error, is_error) {
                 (None, _) => {}
                 (Some(_), None) => continue,
                 (Some(want), Some(got)) if want != got => continue,
                 _ => {}
             }
-            let ts_ns: Option<i64> = r.get(4)?;
+            let ts_ns: Option<i64> = r.get(Scan::TsNs)?;
             let ts = ts_ns.and_then(time_of_ns);
             let timed = ts_ns.is_some();
             if query.since.is_some() || query.until.is_some() {
                 let Some(t) = ts else {
                     if timed {
                         // A time outside i64 nanoseconds: keep it.
-                        let key = (r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?);
+                        let key = (
+                            r.get::<_, Vec<u8>>(Scan::SPath)?,
+                            r.get::<_, String>(Scan::SId)?,
+                        );
                         out.entry(key).or_default().undated = true;
                     }
                     continue;
@@ -405,11 +408,11 @@ impl Index {
                     continue;
                 }
             }
-            let agent: String = r.get(2)?;
+            let agent: String = r.get(Scan::Agent)?;
             if agent == Agent::ClaudeCode.as_str()
                 && (query.input_contains.is_some() || !needles.output.is_empty())
             {
-                let file: Vec<u8> = r.get(5)?;
+                let file: Vec<u8> = r.get(Scan::File)?;
                 let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
                     let off: Option<i64> = r.get(o)?;
                     let len: Option<i64> = r.get(n)?;
@@ -419,14 +422,14 @@ impl Index {
                 };
                 if query.input_contains.is_some()
                     && !input_known
-                    && let Some(span) = span(6, 7)?
+                    && let Some(span) = span(Scan::InputOffset, Scan::InputLen)?
                     && let Some(line) = self.read_line(&mut files, &file, span)
                     && input_cannot_match(&line, &needles.input, query)
                 {
                     continue;
                 }
                 if !needles.output.is_empty() {
-                    match span(8, 9)? {
+                    match span(Scan::OutputOffset, Scan::OutputLen)? {
                         // No result: its text is empty, a needle cannot match.
                         None if is_error.is_none() => continue,
                         Some(span)
@@ -440,7 +443,10 @@ impl Index {
                     }
                 }
             }
-            let key = (r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?);
+            let key = (
+                r.get::<_, Vec<u8>>(Scan::SPath)?,
+                r.get::<_, String>(Scan::SId)?,
+            );
             let acc = out.entry(key).or_default();
             match ts {
                 Some(t) => acc.newest = Some(acc.newest.map_or(t, |n| n.max(t))),
@@ -494,8 +500,8 @@ impl Index {
         ])?;
         let mut out: HashMap<(Vec<u8>, String), Acc> = HashMap::new();
         while let Some(r) = rows.next()? {
-            let newest: Option<i64> = r.get(2)?;
-            let undated: i64 = r.get(3)?;
+            let newest: Option<i64> = r.get(Scan::Agent)?;
+            let undated: i64 = r.get(Scan::IsError)?;
             out.insert(
                 (r.get(0)?, r.get(1)?),
                 Acc {
@@ -605,16 +611,57 @@ impl Index {
             NameFilter::Pattern(_) => "",
         };
         self.conn.prepare_cached(&format!(
-            "SELECT seq, tool_use_id, name, is_error, timestamp, file, input_offset, input_len,
-               output_offset, output_len, rows_ok, thread, origin_agent_id, origin_parent,
-               hooks, hook_facts, agent, input_folded IS NOT NULL
-             FROM calls {indexed}
+            "SELECT {} FROM calls {indexed}
              WHERE s_path = ?4 AND s_id = ?5 AND {name_sql} AND (?2 IS NULL OR agent = ?2)
                AND (?3 IS NULL OR is_error = ?3) AND {INPUT_SQL}
-             ORDER BY seq"
+             ORDER BY seq",
+            Rows::SQL
         ))
     }
 }
+
+super::calls_table::select!(
+    /// The columns the candidate scan reads of every call row its filters
+    /// keep ([`Index::verdicts`]).
+    Scan {
+        SPath = "s_path",
+        SId = "s_id",
+        Agent = "agent",
+        IsError = "is_error",
+        TsNs = "ts_ns",
+        File = "file",
+        InputOffset = "input_offset",
+        InputLen = "input_len",
+        OutputOffset = "output_offset",
+        OutputLen = "output_len",
+        InputKnown = "input_folded IS NOT NULL",
+    }
+);
+
+super::calls_table::select!(
+    /// The columns `find` reads of a session's call rows to build their
+    /// records from their lines ([`session_rows`]).
+    Rows {
+        Seq = "seq",
+        ToolUseId = "tool_use_id",
+        Name = "name",
+        IsError = "is_error",
+        Timestamp = "timestamp",
+        File = "file",
+        InputOffset = "input_offset",
+        InputLen = "input_len",
+        OutputOffset = "output_offset",
+        OutputLen = "output_len",
+        RowsOk = "rows_ok",
+        Thread = "thread",
+        OriginAgentId = "origin_agent_id",
+        OriginParent = "origin_parent",
+        Hooks = "hooks",
+        HookFacts = "hook_facts",
+        Agent = "agent",
+        InputKnown = "input_folded IS NOT NULL",
+    }
+);
 
 /// One session's rows for [`RowSource::call_rows`]: `Ok(None)` when one
 /// cannot be used.
@@ -642,8 +689,8 @@ fn session_rows(
     ])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        let ok: i64 = r.get(10)?;
-        let agent: String = r.get(16)?;
+        let ok: i64 = r.get(Rows::RowsOk)?;
+        let agent: String = r.get(Rows::Agent)?;
         let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
             let off: Option<i64> = r.get(o)?;
             let len: Option<i64> = r.get(n)?;
@@ -657,13 +704,13 @@ fn session_rows(
             // needle: an input too long to be stored (`input_folded` NULL)
             // whose line says so, as `candidates` checks it (a 301 MB
             // session with 1,295 spawns loaded whole for every search).
-            let input_known: bool = r.get(17)?;
+            let input_known: bool = r.get(Rows::InputKnown)?;
             let ruled_out = agent == Agent::ClaudeCode.as_str()
                 && query.input_contains.is_some()
                 && !input_known
-                && match span(6, 7)? {
+                && match span(Rows::InputOffset, Rows::InputLen)? {
                     Some(at) => {
-                        let file: Vec<u8> = r.get(5)?;
+                        let file: Vec<u8> = r.get(Rows::File)?;
                         index
                             .read_line(&mut files, &file, at)
                             .is_some_and(|line| input_cannot_match(&line, &input_pieces, query))
@@ -675,17 +722,17 @@ fn session_rows(
             }
             return Ok(None);
         }
-        let Some(input) = span(6, 7)? else {
+        let Some(input) = span(Rows::InputOffset, Rows::InputLen)? else {
             return Ok(None);
         };
-        let text: Option<String> = r.get(4)?;
+        let text: Option<String> = r.get(Rows::Timestamp)?;
         let timestamp = parse_time(text.clone());
         if text.is_some() && timestamp.is_none() {
             return Ok(None);
         }
-        let thread: Option<i64> = r.get(11)?;
-        let hooks: Option<String> = r.get(14)?;
-        let facts: Option<String> = r.get(15)?;
+        let thread: Option<i64> = r.get(Rows::Thread)?;
+        let hooks: Option<String> = r.get(Rows::Hooks)?;
+        let facts: Option<String> = r.get(Rows::HookFacts)?;
         let (hooks, hook_facts) = match (hooks, facts) {
             (None, None) => (Vec::new(), Vec::new()),
             (Some(h), Some(f)) => {
@@ -699,25 +746,25 @@ fn session_rows(
             _ => return Ok(None),
         };
         out.push(RowCall {
-            seq: count(r.get(0)?),
-            tool_use_id: r.get(1)?,
-            name: r.get(2)?,
+            seq: count(r.get(Rows::Seq)?),
+            tool_use_id: r.get(Rows::ToolUseId)?,
+            name: r.get(Rows::Name)?,
             timestamp,
-            is_error: r.get(3)?,
-            file: path_from_bytes(&r.get::<_, Vec<u8>>(5)?),
+            is_error: r.get(Rows::IsError)?,
+            file: path_from_bytes(&r.get::<_, Vec<u8>>(Rows::File)?),
             input,
-            output: span(8, 9)?,
+            output: span(Rows::OutputOffset, Rows::OutputLen)?,
             origin: thread
                 .map(|_| -> rusqlite::Result<SubagentOrigin> {
                     Ok(SubagentOrigin {
-                        agent_id: r.get(12)?,
-                        parent_tool_use_id: r.get(13)?,
+                        agent_id: r.get(Rows::OriginAgentId)?,
+                        parent_tool_use_id: r.get(Rows::OriginParent)?,
                     })
                 })
                 .transpose()?,
             hooks,
             hook_facts,
-            input_matched: r.get(17)?,
+            input_matched: r.get(Rows::InputKnown)?,
         });
     }
     Ok(Some(out))

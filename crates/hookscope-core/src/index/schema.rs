@@ -23,7 +23,8 @@
 //!   discovery runs: [`crate::index::Index::listed`]). Summary: the
 //!   [`crate::transcript::SessionSummary`] fields.
 //! - `diagnostics`: the session's diagnostics in the loader's order.
-//! - `calls`: one tool call of a session (main thread and subagents, in
+//! - `calls` (its columns are listed once, in the private `calls_table`
+//!   module, which creates, writes and names them for every reader): one tool call of a session (main thread and subagents, in
 //!   [`crate::transcript::Session::all_tool_calls`] order = `seq` 1, 2, …):
 //!   what `find`'s filters read without parsing (name, folded name, kind,
 //!   resolved name, `is_error`, the call's timestamp as `find` orders it,
@@ -86,7 +87,9 @@ pub const INPUT_FOLDED_MAX: usize = 512;
 /// How many bytes before a main file's indexed end are hashed (`tail_hash`).
 pub const TAIL_HASH_BYTES: u64 = 4096;
 
-const CREATE: &str = "
+/// The tables before `calls` (created from
+/// [`super::calls_table::COLUMNS`]).
+const CREATE_FIRST: &str = "
 CREATE TABLE IF NOT EXISTS hookscope_index(note TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions(
@@ -101,16 +104,10 @@ CREATE TABLE IF NOT EXISTS diagnostics(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, ord INTEGER NOT NULL,
   path BLOB NOT NULL, line INTEGER, record TEXT, message TEXT NOT NULL,
   PRIMARY KEY(s_path, s_id, ord));
-CREATE TABLE IF NOT EXISTS calls(
-  s_path BLOB NOT NULL, s_id TEXT NOT NULL, seq INTEGER NOT NULL,
-  agent TEXT NOT NULL, thread INTEGER, tool_use_id TEXT NOT NULL,
-  name TEXT NOT NULL, name_folded TEXT NOT NULL, kind TEXT NOT NULL, resolved TEXT,
-  is_error INTEGER, timestamp TEXT, file_path TEXT, file BLOB NOT NULL,
-  input_line INTEGER, input_offset INTEGER, input_len INTEGER,
-  output_line INTEGER, output_offset INTEGER, output_len INTEGER, locator TEXT,
-  ts_ns INTEGER, rows_ok INTEGER NOT NULL, origin_agent_id TEXT, origin_parent TEXT,
-  hooks TEXT, hook_facts TEXT, input_folded TEXT,
-  PRIMARY KEY(s_path, s_id, seq));
+";
+
+/// `calls`' indexes and the tables after it.
+const CREATE: &str = "
 CREATE INDEX IF NOT EXISTS calls_verdict
   ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok, input_folded);
 CREATE INDEX IF NOT EXISTS calls_errors
@@ -221,6 +218,8 @@ pub fn create(conn: &mut Connection, fresh: bool) -> rusqlite::Result<()> {
     if fresh {
         tx.execute_batch(DROP)?;
     }
+    tx.execute_batch(CREATE_FIRST)?;
+    tx.execute_batch(&super::calls_table::create_sql())?;
     tx.execute_batch(CREATE)?;
     tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))?;
     tx.execute("DELETE FROM hookscope_index", [])?;
