@@ -18,8 +18,9 @@ use std::path::PathBuf;
 use hookscope_core::hooks::contract::Version;
 use hookscope_core::hooks::dialect::{Dialect, Hooks, Sources};
 use hookscope_core::hooks::lint::{Lint, LintOptions, Severity};
+use hookscope_core::hooks::reach::MatchReport;
+use hookscope_core::hooks::settings::HookConfig;
 use hookscope_core::hooks::settings::codex::TrustStatus;
-use hookscope_core::hooks::settings::{HandlerVerdict, HookConfig};
 use serde_json::{Value, json};
 
 use super::{fail, print_json, print_text};
@@ -162,20 +163,13 @@ pub fn run(args: &HooksArgs) {
     };
     if let Some((event, value)) = matching {
         let payload = dialect.synthetic_payload(&event, &value, tool_input, &version);
-        let verdicts = hooks.explain(&event, &payload, &version);
+        let report = MatchReport::new(&hooks, &event, &value, payload, &version, &version_label);
         if args.json {
-            print_json(&json!({
-                "agent": dialect,
-                "version": version_label,
-                "event": event,
-                "value": value,
-                "payload": payload,
-                "files": hooks.config().files,
-                "hooks_off": hooks.hooks_off(),
-                "verdicts": verdicts.iter().map(|v| verdict_json(&hooks, v)).collect::<Vec<_>>(),
-            }));
+            print_json(&serde_json::to_value(&report).unwrap_or_default());
         } else {
-            print_match(&hooks, &event, &value, &verdicts, &version, &version_label);
+            for line in report.lines() {
+                print_text(&line);
+            }
         }
         return;
     }
@@ -208,22 +202,6 @@ pub fn run(args: &HooksArgs) {
     } else {
         print_config(&hooks, &version_label);
     }
-}
-
-fn verdict_json(hooks: &Hooks, v: &HandlerVerdict) -> Value {
-    let h = &hooks.config().handlers[v.index];
-    json!({
-        "handler": v.index + 1,
-        "fires": v.fires,
-        "reason": v.reason,
-        "hint": v.hint,
-        "location": {"path": h.origin.path, "line": h.origin.line, "layer": h.origin.layer},
-        "matcher": h.matcher,
-        "type": h.kind,
-        "summary": h.summary(),
-        "effective_timeout": h.effective_timeout,
-        "trust": hooks.trust().get(v.index),
-    })
 }
 
 /// ` · trusted` and the like after a Codex handler's place (empty for a
@@ -355,101 +333,6 @@ fn print_config(hooks: &Hooks, version_label: &str) {
             ));
         }
     }
-}
-
-fn print_match(
-    hooks: &Hooks,
-    event: &str,
-    value: &str,
-    verdicts: &[HandlerVerdict],
-    version: &Version,
-    version_label: &str,
-) {
-    let dialect = hooks.dialect;
-    let what = match dialect.matcher_field(event, version) {
-        Some(f) => format!("{event} with {f} = {value:?}"),
-        None => format!(
-            "{event} ({} ignores matchers here: every handler of it is reached)",
-            dialect.label()
-        ),
-    };
-    print_text(&format!("{what} ({}):", dialect.rules_label(version_label)));
-    print_verdicts(hooks.config(), event, verdicts, dialect.skipper());
-}
-
-/// Under `--match`'s header: the files the agent skips, then each handler
-/// of `event` with ✓/✗, its place, matcher, `if` rule and the reason (and
-/// hint), and how many would run. Shared by Claude Code, Droid and Codex
-/// (`agent` names who skips files).
-fn print_verdicts(config: &HookConfig, event: &str, verdicts: &[HandlerVerdict], agent: &str) {
-    let dropped: Vec<_> = config
-        .files
-        .iter()
-        .filter(|f| f.dropped.is_some())
-        .collect();
-    for f in &dropped {
-        print_text(&format!(
-            "  ! {} ({}) is skipped by {agent}: {}",
-            f.path.display(),
-            f.layer,
-            f.dropped.as_deref().unwrap_or("")
-        ));
-    }
-    if verdicts.is_empty() {
-        let found: Vec<String> = config
-            .files
-            .iter()
-            .filter(|f| f.found)
-            .map(|f| f.path.display().to_string())
-            .collect();
-        if found.is_empty() {
-            // Say where it looked, as plain `hooks` does.
-            let looked: Vec<String> = config
-                .files
-                .iter()
-                .map(|f| f.path.display().to_string())
-                .collect();
-            print_text(&format!(
-                "  no handler is configured for {event}: no settings file found (looked for {})",
-                looked.join(", ")
-            ));
-        } else {
-            print_text(&format!(
-                "  no handler is configured for {event} (in {})",
-                found.join(", ")
-            ));
-        }
-        return;
-    }
-    for v in verdicts {
-        let h = &config.handlers[v.index];
-        let mark = if v.fires { "✓" } else { "✗" };
-        let matcher = match &h.matcher {
-            Some(m) => format!("matcher {m:?}"),
-            None => "no matcher".to_string(),
-        };
-        print_text(&format!(
-            "  {mark} #{} {}  {matcher}{}  {}  {}",
-            v.index + 1,
-            h.location(),
-            if_part(h),
-            h.kind.as_str(),
-            h.summary()
-        ));
-        let hint = v
-            .hint
-            .as_ref()
-            .filter(|hint| !v.reason.contains(hint.as_str()))
-            .map(|hint| format!("; {hint}"))
-            .unwrap_or_default();
-        print_text(&format!("      {}{hint}", v.reason));
-    }
-    let n = verdicts.iter().filter(|v| v.fires).count();
-    print_text(&format!(
-        "{n} of {} handler{} would run.",
-        verdicts.len(),
-        if verdicts.len() == 1 { "" } else { "s" }
-    ));
 }
 
 /// `  if "Bash(rm *)"` when the handler has an `if` rule.

@@ -28,6 +28,7 @@ use hookscope_core::hooks::contract::Version;
 use hookscope_core::hooks::dialect::{Dialect, Hooks, RunContext, Sources, project_dir};
 use hookscope_core::hooks::events::{At, EventName};
 use hookscope_core::hooks::exec::{ExecPlan, ExecReport, effect_name};
+use hookscope_core::hooks::reach::Reach;
 use hookscope_core::hooks::replay::{Replay, replay_with};
 use hookscope_core::hooks::rules::RuleSet;
 use hookscope_core::hooks::settings::{self, HandlerVerdict};
@@ -418,23 +419,16 @@ impl ReplayPane {
                 theme.dim(),
             )));
         }
-        for v in &self.verdicts {
-            let Some(h) = config.handlers.get(v.index) else {
-                continue;
-            };
-            let mark = if v.fires { "✓" } else { "✗" };
+        for r in Reach::of(hooks, &self.verdicts) {
             out.push(Line::from(vec![
-                Span::styled(
-                    format!("  {mark} #{} {} ", v.index + 1, h.location()),
-                    theme.tool(),
-                ),
-                Span::raw(h.summary()),
+                Span::styled(format!("  {} {} ", r.mark(), r.label()), theme.tool()),
+                Span::raw(r.summary.clone()),
             ]));
             out.push(Line::from(Span::styled(
-                format!("      {}", v.reason),
+                format!("      {}", r.reason),
                 theme.dim(),
             )));
-            if let Some(hint) = &v.hint {
+            if let Some(hint) = &r.hint {
                 out.push(Line::from(Span::styled(
                     format!("      hint: {hint}"),
                     theme.dim(),

@@ -13,6 +13,7 @@ mod hook_activity;
 mod hook_exec;
 mod hook_exec_http;
 mod hook_payloads;
+mod hook_reach;
 mod hook_rules;
 mod hook_run;
 mod hook_settings;

@@ -37,6 +37,7 @@ pub mod events;
 pub mod exec;
 pub mod lint;
 pub mod matcher;
+pub mod reach;
 pub mod replay;
 pub mod rules;
 pub mod settings;
