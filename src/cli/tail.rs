@@ -8,14 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Utc};
 use clap::Args;
-use serde_json::{Value, json};
 
 use hookscope_core::transcript::follow::{
     Change, FollowOptions, Follower, LiveItem, LiveKind, items_of,
 };
-use hookscope_core::transcript::{Agent, Session, SessionRef, discover, short_session_id, text};
+use hookscope_core::transcript::live_line::LiveLine;
+use hookscope_core::transcript::{Agent, Session, SessionRef, discover};
 
 use super::{fail, print_raw, print_text};
 
@@ -232,11 +231,11 @@ struct Printer {
 }
 
 impl Printer {
-    fn line(&mut self, value: Value, text: String) {
+    fn line(&mut self, line: &LiveLine) {
         if self.json {
-            print_raw(&value.to_string());
+            print_raw(&serde_json::to_string(line).unwrap_or_default());
         } else {
-            print_text(&text);
+            print_text(&line.text());
         }
         self.printed += 1;
         if self.count.is_some_and(|n| self.printed >= n) {
@@ -246,184 +245,20 @@ impl Printer {
 
     fn change(&mut self, change: &Change) {
         match change {
-            Change::Added(s) => self.line(
-                json!({
-                    "type": "session",
-                    "session_id": s.id,
-                    "agent": s.agent.as_str(),
-                    "path": s.path.to_string_lossy(),
-                }),
-                format!(
-                    "== new session {} ({}) {}",
-                    s.id,
-                    s.agent.as_str(),
-                    s.path.display()
-                ),
-            ),
             Change::Updated { session, items } => {
                 for item in items {
                     self.item(session, item);
                 }
             }
-            Change::Reset { path } => self.line(
-                json!({"type": "reset", "path": path.to_string_lossy()}),
-                format!(
-                    "== {}: truncated or replaced; read again from the start",
-                    path.display()
-                ),
-            ),
-            Change::Unreadable { path, message } => self.line(
-                json!({"type": "unreadable", "path": path.to_string_lossy(), "message": message}),
-                format!("== {}: cannot read: {message}", path.display()),
-            ),
+            other => {
+                if let Some(line) = LiveLine::of_change(other) {
+                    self.line(&line);
+                }
+            }
         }
     }
 
     fn item(&mut self, session: &Session, item: &LiveItem) {
-        let (value, text) = describe(session, item);
-        self.line(value, text);
+        self.line(&LiveLine::of_item(session, item));
     }
-}
-
-/// The JSON object and the text line of one item.
-fn describe(session: &Session, item: &LiveItem) -> (Value, String) {
-    let agent_id = item
-        .thread
-        .and_then(|i| session.subagents.get(i))
-        .and_then(|s| s.agent_id.clone());
-    let path = session
-        .thread_path(item.thread)
-        .to_string_lossy()
-        .into_owned();
-    let sid = short_session_id(&session.id).to_string();
-    let sub = if item.thread.is_some() { "↳" } else { "" };
-    match &item.kind {
-        LiveKind::Call(r) => {
-            let summary = mask(&r.summary());
-            let value = json!({
-                "type": "call",
-                "session_id": session.id,
-                "agent": session.agent.as_str(),
-                "agent_id": agent_id,
-                "tool_use_id": r.tool_use_id,
-                "name": r.name(),
-                "tool_kind": r.tool_kind.as_str(),
-                "tool_resolved": r.tool_resolved,
-                "summary": summary,
-                "timestamp": stamp(r.timestamp),
-                "path": path,
-                "line": r.line,
-            });
-            // No field to summarize (an MCP tool's own input): its
-            // compact input, masked, as `find`'s table shows it.
-            let shown = if summary.is_empty() {
-                r.call
-                    .raw()
-                    .filter(|v| !v.is_null())
-                    .map(|v| mask(&v.to_string()))
-                    .unwrap_or_default()
-            } else {
-                summary.clone()
-            };
-            let text = format!(
-                "{}  {sid}  → {sub}{}  {}",
-                time(r.timestamp),
-                r.name(),
-                text::one_line(&shown, 100)
-            )
-            .trim_end()
-            .to_string();
-            (value, text)
-        }
-        LiveKind::Result(r) => {
-            let result = r.result.as_ref();
-            let output = mask(&text::one_line(result.map_or("", |x| x.text.as_str()), 200));
-            let is_error = result.is_some_and(|x| x.is_error);
-            let ts = result.and_then(|x| x.timestamp).or(r.timestamp);
-            let value = json!({
-                "type": "result",
-                "session_id": session.id,
-                "agent": session.agent.as_str(),
-                "agent_id": agent_id,
-                "tool_use_id": r.tool_use_id,
-                "name": r.name(),
-                "tool_kind": r.tool_kind.as_str(),
-                "is_error": is_error,
-                "output": output,
-                "timestamp": stamp(ts),
-                "path": path,
-                "line": result.map_or(r.line, |x| x.line),
-            });
-            let text = format!(
-                "{}  {sid}  ← {sub}{}  {}  {}",
-                time(ts),
-                r.name(),
-                if is_error { "✗" } else { "ok" },
-                text::one_line(&output, 100)
-            );
-            (value, text)
-        }
-        LiveKind::Hook(h) => {
-            let what = mask(&h.what(200));
-            let value = json!({
-                "type": "hook",
-                "session_id": session.id,
-                "agent": session.agent.as_str(),
-                "agent_id": agent_id,
-                "event": h.event,
-                "hook_name": h.hook_name,
-                "action": h.action.as_str(),
-                "tool_use_id": h.tool_use_id,
-                "what": what,
-                "command": h.command.as_deref().map(mask),
-                "exit_code": h.exit_code,
-                "timestamp": stamp(h.timestamp),
-                "path": path,
-                "line": h.line(),
-            });
-            let text = format!(
-                "{}  {sid}  ⚑ {sub}{}  {}",
-                time(h.timestamp),
-                h.event_name(),
-                text::one_line(&what, 100)
-            );
-            (value, text)
-        }
-        LiveKind::Diagnostic(d) => {
-            let value = json!({
-                "type": "diagnostic",
-                "session_id": session.id,
-                "path": d.path.to_string_lossy(),
-                "line": d.line(),
-                "message": d.message,
-            });
-            let text = format!(
-                "!! {}{}: {}",
-                d.path.display(),
-                d.line().map(|l| format!(":{l}")).unwrap_or_default(),
-                d.message
-            );
-            (value, text)
-        }
-    }
-}
-
-/// Secrets masked as `[REDACTED_<TYPE>]`.
-fn mask(text: &str) -> String {
-    let mut counts = hookscope_core::redact::Redactions::default();
-    hookscope_core::redact::redactor()
-        .redact(text, &mut counts)
-        .into_owned()
-}
-
-fn stamp(ts: Option<DateTime<Utc>>) -> Value {
-    ts.map_or(Value::Null, |t| {
-        Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-    })
-}
-
-/// `YYYY-MM-DD HH:MM:SS` (UTC), as the `find` table, or `-`.
-fn time(ts: Option<DateTime<Utc>>) -> String {
-    ts.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-        .unwrap_or_else(|| "-".to_string())
 }

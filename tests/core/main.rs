@@ -18,4 +18,5 @@ mod hook_rules;
 mod hook_run;
 mod hook_settings;
 mod hook_truth;
+mod live_line;
 mod replay;

@@ -13,6 +13,7 @@ pub mod fsread;
 pub mod hook_activity;
 pub mod jsonl;
 pub mod literal;
+pub mod live_line;
 pub mod model;
 pub mod opencode;
 pub mod opencode_json;
