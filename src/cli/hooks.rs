@@ -21,7 +21,7 @@ use hookscope_core::hooks::lint::{Lint, LintOptions, Severity};
 use hookscope_core::hooks::reach::MatchReport;
 use hookscope_core::hooks::settings::HookConfig;
 use hookscope_core::hooks::settings::codex::TrustStatus;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{fail, print_json, print_text};
 
@@ -179,12 +179,24 @@ pub fn run(args: &HooksArgs) {
             .unwrap_or_else(|e| fail(e));
         let config = hooks.config();
         if args.json {
-            print_json(&json!({
-                "agent": dialect,
-                "version": version_label,
-                "files": config.files.iter().map(|f| json!({"path": f.path, "layer": f.layer, "found": f.found})).collect::<Vec<_>>(),
-                "lints": lints,
-            }));
+            let files: Vec<FileJson> = config
+                .files
+                .iter()
+                .map(|f| FileJson {
+                    path: &f.path,
+                    layer: &f.layer,
+                    found: f.found,
+                })
+                .collect();
+            print_json(
+                &serde_json::to_value(LintJson {
+                    agent: dialect,
+                    version: &version_label,
+                    files,
+                    lints: &lints,
+                })
+                .unwrap_or_default(),
+            );
         } else {
             print_lints(config, &lints);
         }
@@ -194,14 +206,42 @@ pub fn run(args: &HooksArgs) {
         return;
     }
     if args.json {
-        print_json(&json!({
-            "agent": dialect,
-            "version": version_label,
-            "config": hooks.config_json(),
-        }));
+        print_json(
+            &serde_json::to_value(ConfigJson {
+                agent: dialect,
+                version: &version_label,
+                config: hooks.config_json(),
+            })
+            .unwrap_or_default(),
+        );
     } else {
         print_config(&hooks, &version_label);
     }
+}
+
+/// `hooks --json`: the configuration as the dialect read it.
+#[derive(serde::Serialize)]
+struct ConfigJson<'a> {
+    agent: Dialect,
+    version: &'a str,
+    config: Value,
+}
+
+/// `hooks --lint --json`: the files read and the lints.
+#[derive(serde::Serialize)]
+struct LintJson<'a> {
+    agent: Dialect,
+    version: &'a str,
+    files: Vec<FileJson<'a>>,
+    lints: &'a [Lint],
+}
+
+/// A settings file in `--lint --json`: where, which layer, whether found.
+#[derive(serde::Serialize)]
+struct FileJson<'a> {
+    path: &'a std::path::Path,
+    layer: &'a hookscope_core::hooks::settings::Layer,
+    found: bool,
 }
 
 /// ` · trusted` and the like after a Codex handler's place (empty for a

@@ -20,7 +20,8 @@ use hookscope_core::hooks::events::{At, EventName, Payload, REBUILT, closest_nam
 use hookscope_core::hooks::replay::replay_with;
 use hookscope_core::hooks::rules::{Evaluation, verdict};
 use hookscope_core::redact::{Redactions, redactor};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::{fail, print_json, print_raw};
 
@@ -95,16 +96,17 @@ pub fn run(args: &PayloadArgs) {
         errln!("hookscope: left out {}: {}", left.field, left.reason);
     }
     if args.envelope {
-        let mut env = envelope(&built, json);
-        if let Some(path) = &args.rules {
+        let mut env = Envelope::new(&built, json);
+        let replayed = args.rules.as_ref().map(|path| {
             let rules = super::replay::load_rules_or_exit(path, false);
             let r =
                 replay_with(&session, event, &at, Some(&rules), &map).unwrap_or_else(|e| fail(e));
-            if let (Some(o), Some(e)) = (env.as_object_mut(), &r.evaluation) {
-                o.insert("expected".into(), expected(e, path));
-            }
+            (path, r)
+        });
+        if let Some((path, r)) = &replayed {
+            env.expected = r.evaluation.as_ref().map(|e| Expected::new(e, path));
         }
-        print_json(&env);
+        print_json(&serde_json::to_value(&env).unwrap_or_default());
     } else {
         match serde_json::to_string(&json) {
             Ok(text) => print_raw(&text),
@@ -143,34 +145,82 @@ fn mask(built: &Payload, raw: bool) -> (Value, Redactions) {
     (masked, counts)
 }
 
-/// The fixture file: the payload with where it came from. Without a rule set
-/// it records only that the event occurred (never a guessed decision).
-fn envelope(built: &Payload, payload: Value) -> Value {
-    json!({
-        "claude_version": built.claude_version,
-        "event": built.event.as_str(),
-        "source": {
-            "transcript": built.source_path.to_string_lossy(),
-            "line": built.source_line,
-        },
-        "occurred": true,
-        "left_out": built.left_out,
-        "payload": payload,
-    })
+/// The fixture file (`--envelope`): the payload with where it came from.
+/// Without a rule set it records only that the event occurred (never a
+/// guessed decision); with `--rules`, `expected` holds what they decide.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    claude_version: Option<&'a str>,
+    event: &'static str,
+    source: Source,
+    occurred: bool,
+    left_out: &'a [hookscope_core::hooks::events::LeftOut],
+    payload: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<Expected<'a>>,
+}
+
+/// Where an envelope's payload was rebuilt from.
+#[derive(Serialize)]
+struct Source {
+    transcript: String,
+    line: usize,
 }
 
 /// The outcome a rule file expects (`--envelope --rules`): `{rules, decision,
 /// matched [{id, verdict, why}], output, outcome}`.
-fn expected(e: &Evaluation, path: &std::path::Path) -> Value {
-    json!({
-        "rules": path.to_string_lossy(),
-        "decision": e.verdict(),
-        "matched": e.rules.iter().filter_map(|x| x.result.as_ref().map(|r| json!({
-            "id": x.id,
-            "verdict": verdict(r),
-            "why": x.why(),
-        }))).collect::<Vec<_>>(),
-        "output": e.output,
-        "outcome": e.outcome,
-    })
+#[derive(Serialize)]
+struct Expected<'a> {
+    rules: String,
+    decision: &'static str,
+    matched: Vec<Matched<'a>>,
+    output: &'a hookscope_core::hooks::result::HookOutput,
+    outcome: &'a hookscope_core::hooks::result::Outcome,
+}
+
+/// A rule that matched, with its verdict and why.
+#[derive(Serialize)]
+struct Matched<'a> {
+    id: &'a str,
+    verdict: &'static str,
+    why: String,
+}
+
+impl<'a> Envelope<'a> {
+    fn new(built: &'a Payload, payload: Value) -> Envelope<'a> {
+        Envelope {
+            claude_version: built.claude_version.as_deref(),
+            event: built.event.as_str(),
+            source: Source {
+                transcript: built.source_path.to_string_lossy().into_owned(),
+                line: built.source_line,
+            },
+            occurred: true,
+            left_out: &built.left_out,
+            payload,
+            expected: None,
+        }
+    }
+}
+
+impl<'a> Expected<'a> {
+    fn new(e: &'a Evaluation, path: &std::path::Path) -> Expected<'a> {
+        Expected {
+            rules: path.to_string_lossy().into_owned(),
+            decision: e.verdict(),
+            matched: e
+                .rules
+                .iter()
+                .filter_map(|x| {
+                    x.result.as_ref().map(|r| Matched {
+                        id: &x.id,
+                        verdict: verdict(r),
+                        why: x.why(),
+                    })
+                })
+                .collect(),
+            output: &e.output,
+            outcome: &e.outcome,
+        }
+    }
 }

@@ -548,6 +548,31 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     outln!("combined: {combined}");
 }
 
+/// `exec` when nothing ran: why, and with `--settings` what would have
+/// ([`hookscope_core::service::Preview`]'s fields beside these).
+#[derive(serde::Serialize)]
+struct NotRunJson<'a> {
+    ran: bool,
+    message: &'a str,
+    #[serde(flatten)]
+    preview: Option<&'a hookscope_core::service::Preview>,
+}
+
+/// `exec` when the hooks ran: the masked report's fields and, beside them,
+/// what the run was read with and how it compares with the transcript.
+#[derive(serde::Serialize)]
+struct RanJson<'a> {
+    #[serde(flatten)]
+    report: Value,
+    dialect: hookscope_core::hooks::dialect::Dialect,
+    settings_files: &'a [String],
+    notes: &'a [String],
+    not_reached: &'a [hookscope_core::hooks::exec::text::NotReached],
+    env_warnings: &'a [hookscope_core::hooks::exec::EnvWarning],
+    project_note: Option<&'a str>,
+    vs_transcript: Option<&'a hookscope_core::hooks::exec::Agreement>,
+}
+
 /// What `--exec` (or its absence) adds to a replay: the `exec` JSON and the
 /// text lines.
 struct HooksOut {
@@ -585,8 +610,13 @@ fn run_hooks(
         }
     );
     if !args.exec && args.settings.is_empty() {
+        let j = NotRunJson {
+            ran: false,
+            message: &nothing,
+            preview: None,
+        };
         return HooksOut {
-            json: json!({"ran": false, "message": nothing}),
+            json: serde_json::to_value(j).unwrap_or_default(),
             text: vec![format!("hooks: {nothing}")],
         };
     }
@@ -618,11 +648,15 @@ fn run_hooks(
         text.push(format!("hooks ({shown_files}{tag}): {nothing}"));
         text.extend(preview.would_run.iter().map(WouldRun::line));
         text.extend(preview.not_reached.iter().map(NotReached::line));
-        let mut j = json!({"ran": false, "message": nothing});
-        if let (Some(o), Value::Object(p)) = (j.as_object_mut(), json!(preview)) {
-            o.extend(p);
-        }
-        return HooksOut { json: j, text };
+        let j = NotRunJson {
+            ran: false,
+            message: &nothing,
+            preview: Some(&preview),
+        };
+        return HooksOut {
+            json: serde_json::to_value(j).unwrap_or_default(),
+            text,
+        };
     }
     let mut plan = hook_run.plan(&|n| std::env::var_os(n)).unwrap_or_else(|e| {
         fail(format!(
@@ -644,16 +678,17 @@ fn run_hooks(
     // The JSON and the text are each masked from the typed report; the
     // line on stderr counts what the chosen output masked.
     let mut json_counts = Redactions::new();
-    let mut j = report.to_json(false, &mut json_counts);
-    if let Some(o) = j.as_object_mut() {
-        o.insert("dialect".into(), json!(dialect));
-        o.insert("settings_files".into(), json!(preview.settings_files));
-        o.insert("notes".into(), json!(file_notes));
-        o.insert("not_reached".into(), json!(preview.not_reached));
-        o.insert("env_warnings".into(), json!(plan.env_warnings));
-        o.insert("project_note".into(), json!(plan.project_note));
-        o.insert("vs_transcript".into(), json!(agreement));
-    }
+    let j = serde_json::to_value(RanJson {
+        report: report.to_json(false, &mut json_counts),
+        dialect,
+        settings_files: &preview.settings_files,
+        notes: &file_notes,
+        not_reached: &preview.not_reached,
+        env_warnings: &plan.env_warnings,
+        project_note: plan.project_note.as_deref(),
+        vs_transcript: agreement.as_ref(),
+    })
+    .unwrap_or_default();
     text.push(format!("hooks run (--exec; {shown_files}{tag}):"));
     for note in &file_notes {
         text.push(format!("  settings: {note}"));
