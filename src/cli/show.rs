@@ -51,6 +51,14 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
         return one_in(found.sessions, "folder", &shown);
     }
     let session: &str = &shown;
+    // A full id the index holds once, with its files unchanged, needs no
+    // walk of the roots.
+    if let Some(stored) = hookscope_core::service::Library::new(paths)
+        .with_existing_index(false)
+        .resolve_stored(session)
+    {
+        return stored;
+    }
     let found = discover_or_exit(paths);
     match resolve_session(&found.sessions, session) {
         Ok(resolved) => {

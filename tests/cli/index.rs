@@ -766,3 +766,115 @@ fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after(
     assert!(index.has_session(&first[0]));
     assert!(rest.iter().all(|s| !index.has_session(s)));
 }
+
+/// A full session id the index holds once, with its file unchanged, is
+/// answered from the index (`Library::resolve_stored`); a prefix, a grown
+/// file or an id stored twice is not (the caller walks), and `show ID`
+/// prints the same either way.
+#[test]
+fn a_full_id_resolves_from_the_index_only_while_its_file_is_unchanged() {
+    use hookscope_core::index::Index;
+    use hookscope_core::service::Library;
+
+    const ID: &str = "0c04bd79-42b3-41bb-b257-006f349f008a";
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let file = project_with(data.path(), 60);
+    let root = data.path().to_path_buf();
+    let library = || {
+        Library::new(std::slice::from_ref(&root))
+            .with_index(Index::open(&cache.path().join("hookscope")).expect("index"))
+    };
+    let lib = library();
+    let sessions = lib.sessions().expect("discover");
+    lib.sync(&sessions, &mut |_| {});
+    let stored = lib.resolve_stored(ID).expect("answered from the index");
+    assert_eq!(stored.path, file);
+    assert_eq!(stored.size, sessions[0].size);
+    assert_eq!(lib.resolve_stored("0c04bd79"), None, "a prefix walks");
+    assert_eq!(lib.resolve_stored("no-such-id"), None);
+    assert_eq!(
+        Library::new(std::slice::from_ref(&root)).resolve_stored(ID),
+        None
+    );
+
+    // `show` by id: the same with the index (answered from it) as without.
+    let root_s = root.to_str().expect("utf-8");
+    let with = indexed(cache.path())
+        .args(["show", ID, root_s, "--json"])
+        .output()
+        .expect("run");
+    let without = hookscope()
+        .args(["show", ID, root_s, "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    assert_eq!(with.stdout, without.stdout);
+
+    // The file grows: not current, so the caller walks (and sees the growth).
+    let mut grown = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .expect("open");
+    std::io::Write::write_all(&mut grown, &head_lines(77)[head_lines(60).len()..]).expect("grow");
+    drop(grown);
+    assert_eq!(library().resolve_stored(ID), None, "a grown file walks");
+    let with = indexed(cache.path())
+        .args(["show", ID, root_s, "--json"])
+        .output()
+        .expect("run");
+    let without = hookscope()
+        .args(["show", ID, root_s, "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(with.stdout, without.stdout);
+    let v: Value = serde_json::from_slice(&with.stdout).expect("json");
+    assert_eq!(v["tool_calls"], 12, "the grown file was read");
+
+    // The same id in two files, both indexed: ambiguous, so the walk says so.
+    let lib = library();
+    let copy = data.path().join("projects/-home-dev-work-copy");
+    std::fs::create_dir_all(&copy).expect("mkdir");
+    std::fs::copy(&file, copy.join(format!("{ID}.jsonl"))).expect("copy");
+    let sessions = lib.sessions().expect("discover");
+    lib.sync(&sessions, &mut |_| {});
+    assert_eq!(lib.resolve_stored(ID), None, "an id stored twice walks");
+}
+
+/// Resolving an id never creates, rebuilds or alters an index: a garbage
+/// index file is left byte for byte, and with no index file none appears.
+#[test]
+fn resolving_an_id_changes_no_index_file() {
+    const ID: &str = "0c04bd79-42b3-41bb-b257-006f349f008a";
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    project_with(data.path(), 77);
+    let root = data.path().to_str().expect("utf-8");
+    let out = indexed(cache.path())
+        .args(["show", ID, root, "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(!cache.path().join("hookscope").exists(), "no index made");
+    let dir = cache.path().join("hookscope");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let garbage: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 13) as u8).collect();
+    std::fs::write(dir.join("index.sqlite"), &garbage).expect("garbage");
+    let out = indexed(cache.path())
+        .args(["show", ID, root, "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir.join("index.sqlite")).expect("read"),
+        garbage
+    );
+}

@@ -100,6 +100,47 @@ impl Index {
     }
 }
 
+impl Index {
+    /// The stored sessions whose id is exactly `id` and whose main file is
+    /// under one of `roots` (folders, as [`Index::listed`]), as stored
+    /// (size and mtime as indexed): what resolving a full session id needs
+    /// without walking the roots. Empty when a root is not a folder or the
+    /// index cannot be read.
+    pub fn stored_with_id(&self, id: &str, roots: &[PathBuf]) -> Vec<SessionRef> {
+        if !roots_are_folders(roots) {
+            return Vec::new();
+        }
+        self.try_stored_with_id(id, roots).unwrap_or_default()
+    }
+
+    fn try_stored_with_id(&self, id: &str, roots: &[PathBuf]) -> rusqlite::Result<Vec<SessionRef>> {
+        let roots: Vec<Vec<u8>> = roots.iter().map(|r| path_bytes(r)).collect();
+        let mut stmt = self.conn.prepare(
+            "SELECT path, agent, size, mtime_ns, subagent_files FROM sessions WHERE id = ?1",
+        )?;
+        let mut rows = stmt.query([id])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let path: Vec<u8> = r.get(0)?;
+            if !roots.iter().any(|root| under(&path, root)) {
+                continue;
+            }
+            let Ok(agent) = r.get::<_, String>(1)?.parse::<Agent>() else {
+                continue;
+            };
+            out.push(SessionRef {
+                id: id.to_string(),
+                agent,
+                path: path_from_bytes(&path),
+                size: u64::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+                modified: mtime(r.get(3)?),
+                subagent_files: split_paths(&r.get::<_, Vec<u8>>(4)?),
+            });
+        }
+        Ok(out)
+    }
+}
+
 /// Whether every root is a folder (what [`Index::listed`] needs).
 fn roots_are_folders(roots: &[PathBuf]) -> bool {
     !roots.is_empty() && roots.iter().all(|r| Path::is_dir(r))

@@ -119,6 +119,25 @@ impl Index {
         }
     }
 
+    /// The index in `dir` when it is there and current, for a lookup that
+    /// must change nothing: no folder or file is created, nothing is
+    /// rebuilt or migrated; `None` when the file is missing, not hookscope's,
+    /// of another version or unreadable (the caller then works without it).
+    pub fn open_existing(dir: &Path) -> Option<Index> {
+        let path = dir.join(FILE_NAME);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        own_files(&path).ok()?;
+        let conn = connect(&path).ok()?;
+        matches!(schema::stamp(&conn), Ok(Stamp::Current)).then(|| Index {
+            conn,
+            file: Some(path),
+            notices: Vec::new(),
+            bytes_read: AtomicU64::new(0),
+        })
+    }
+
     /// A second connection to the same index file, for reading on another
     /// thread while this one syncs (WAL: it reads the last committed state
     /// and never blocks the writer); `None` in memory or when the file

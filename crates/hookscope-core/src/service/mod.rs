@@ -184,6 +184,42 @@ impl Library {
         Ok(discover(&self.paths)?.sessions)
     }
 
+    /// A full session id answered from the index, without walking the
+    /// roots: `Some` when the index holds exactly one session with exactly
+    /// this id under the roots and its files are unchanged since it was
+    /// indexed ([`current_states`]); `None` otherwise (no index, a prefix,
+    /// an id stored twice or not at all, a file changed or gone), and the
+    /// caller discovers as usual. A session added since the last sync with
+    /// the same id is not seen (docs/cli.md#index).
+    pub fn resolve_stored(&self, id: &str) -> Option<SessionRef> {
+        let index = self.index.as_ref()?.lock().ok()?;
+        let roots = if self.paths.is_empty() {
+            crate::transcript::discover::default_roots()
+        } else {
+            self.paths.clone()
+        };
+        let mut found = index.stored_with_id(id, &roots);
+        if found.len() != 1 {
+            return None;
+        }
+        let states = current_states(&index, &found);
+        matches!(states.first(), Some(State::Indexed)).then(|| found.remove(0))
+    }
+
+    /// The existing index, if it is current, for lookups that must change
+    /// nothing ([`Index::open_existing`]); nothing when `no_index` or
+    /// `HOOKSCOPE_NO_INDEX=1`. No notice: without it the caller just walks.
+    #[must_use]
+    pub fn with_existing_index(self, no_index: bool) -> Library {
+        if no_index || index::disabled_by_env() {
+            return self;
+        }
+        match index::default_dir().and_then(|dir| Index::open_existing(&dir)) {
+            Some(index) => self.with_index(index),
+            None => self,
+        }
+    }
+
     /// Whether answers go through an index.
     pub fn has_index(&self) -> bool {
         self.index.is_some()
