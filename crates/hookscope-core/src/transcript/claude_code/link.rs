@@ -1,0 +1,130 @@
+//! Linking every subagent to its spawning Task/Agent call: `toolUseId` from
+//! the meta sidecar, else `agentId` on the spawn's result, else the spawn's
+//! `input.prompt` equal to the subagent's first prompt.
+
+use super::*;
+
+/// Every tool call record of the session, main thread and subagents, mutably.
+pub(super) fn tool_calls_mut(session: &mut Session) -> impl Iterator<Item = &mut ToolCallRecord> {
+    session
+        .turns
+        .iter_mut()
+        .chain(
+            session
+                .subagents
+                .iter_mut()
+                .flat_map(|s| s.turns.iter_mut()),
+        )
+        .flat_map(|turn| turn.events.iter_mut())
+        .filter_map(|event| match event {
+            Event::ToolCall(record) => Some(&mut **record),
+            _ => None,
+        })
+}
+
+/// What linking needs of one Task/Agent call.
+pub(super) struct SpawnFacts {
+    /// The thread the call is in (`None` = main, `Some(i)` = subagent i).
+    pub(super) owner: Option<usize>,
+    /// Position of the call in [`Session::all_tool_calls`] order (the order
+    /// [`tool_calls_mut`] visits too): the one record a link is set on, even
+    /// when another call (e.g. the subagent's own) reuses its `tool_use_id`.
+    pub(super) ordinal: usize,
+    pub(super) tool_use_id: String,
+    pub(super) agent_id: Option<String>,
+    pub(super) prompt: Option<String>,
+    pub(super) subagent_type: Option<String>,
+    pub(super) description: Option<String>,
+}
+
+/// Whether a subagent and a spawn match under one linking rule.
+pub(super) type LinkRule = dyn Fn(&Subagent, &SpawnFacts) -> bool;
+
+pub(super) fn link_subagents(session: &mut Session) {
+    let spawns: Vec<SpawnFacts> = session
+        .all_tool_calls()
+        .enumerate()
+        .filter(|(_, (_, r))| r.tool_kind == crate::tools::ToolKind::Task)
+        .map(|(ordinal, (owner, r))| {
+            let get = |k: &str| {
+                r.call
+                    .raw()
+                    .and_then(|raw| raw.get(k))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            SpawnFacts {
+                owner,
+                ordinal,
+                tool_use_id: r.tool_use_id.clone(),
+                agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
+                prompt: get("prompt").map(|p| p.trim().to_string()),
+                subagent_type: get("subagent_type"),
+                description: get("description"),
+            }
+        })
+        .collect();
+    // links[i] = (index into spawns, how) for subagent i. Passes in order of
+    // trust: meta toolUseId, then agentId, then prompt text; a spawn is taken
+    // once, and never by a subagent's own calls.
+    let mut links: Vec<Option<(usize, SubagentLink)>> = vec![None; session.subagents.len()];
+    let mut taken = vec![false; spawns.len()];
+    let passes: [(SubagentLink, &LinkRule); 3] = [
+        (SubagentLink::MetaToolUseId, &|sub, spawn| {
+            sub.meta
+                .as_ref()
+                .and_then(|m| m.get("toolUseId"))
+                .and_then(Value::as_str)
+                == Some(spawn.tool_use_id.as_str())
+        }),
+        (SubagentLink::AgentId, &|sub, spawn| {
+            sub.agent_id.is_some() && spawn.agent_id == sub.agent_id
+        }),
+        (SubagentLink::PromptText, &|sub, spawn| {
+            let prompt = sub.prompt().trim();
+            !prompt.is_empty() && spawn.prompt.as_deref() == Some(prompt)
+        }),
+    ];
+    for (how, matches) in passes {
+        for (i, sub) in session.subagents.iter().enumerate() {
+            if links[i].is_some() {
+                continue;
+            }
+            let found = spawns
+                .iter()
+                .enumerate()
+                .find(|(j, spawn)| !taken[*j] && spawn.owner != Some(i) && matches(sub, spawn));
+            if let Some((j, _)) = found {
+                taken[j] = true;
+                links[i] = Some((j, how));
+            }
+        }
+    }
+    // Only the matched spawn record is linked (by its position, not its id):
+    // a subagent's own call reusing the spawn's `tool_use_id` must not point
+    // at the subagent itself.
+    let spawn_of: HashMap<usize, usize> = links
+        .iter()
+        .enumerate()
+        .filter_map(|(i, link)| link.map(|(j, _)| (spawns[j].ordinal, i)))
+        .collect();
+    for (ordinal, record) in tool_calls_mut(session).enumerate() {
+        if let Some(&i) = spawn_of.get(&ordinal) {
+            record.subagent = Some(i);
+        }
+    }
+    for (sub, link) in session.subagents.iter_mut().zip(links) {
+        let Some((j, how)) = link else {
+            continue;
+        };
+        let spawn = &spawns[j];
+        sub.spawn_tool_use_id = Some(spawn.tool_use_id.clone());
+        sub.link = Some(how);
+        if sub.agent_type.is_none() {
+            sub.agent_type = spawn.subagent_type.clone();
+        }
+        if sub.description.is_none() {
+            sub.description = spawn.description.clone();
+        }
+    }
+}
