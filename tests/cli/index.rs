@@ -767,6 +767,18 @@ fn a_chunked_sync_keeps_every_session_of_a_database_and_removes_gone_ones_after(
     assert!(rest.iter().all(|s| !index.has_session(s)));
 }
 
+/// `show ID ROOT --json` with the index in `cache`, then without one.
+fn show_with_and_without(
+    cache: &Path,
+    id: &str,
+    root: &str,
+) -> (std::process::Output, std::process::Output) {
+    let args = ["show", id, root, "--json"];
+    let with = indexed(cache).args(args).output().expect("run");
+    let without = hookscope().args(args).output().expect("run");
+    (with, without)
+}
+
 /// A full session id the index holds once, with its file unchanged, is
 /// answered from the index (`Library::resolve_stored`); a prefix, a grown
 /// file or an id stored twice is not (the caller walks), and `show ID`
@@ -823,14 +835,7 @@ fn a_full_id_resolves_from_the_index_only_while_its_file_is_unchanged() {
     std::io::Write::write_all(&mut grown, &head_lines(77)[head_lines(60).len()..]).expect("grow");
     drop(grown);
     assert_eq!(library().resolve_stored(ID), None, "a grown file walks");
-    let with = indexed(cache.path())
-        .args(["show", ID, root_s, "--json"])
-        .output()
-        .expect("run");
-    let without = hookscope()
-        .args(["show", ID, root_s, "--json"])
-        .output()
-        .expect("run");
+    let (with, without) = show_with_and_without(cache.path(), ID, root_s);
     assert_eq!(with.stdout, without.stdout);
     let v: Value = serde_json::from_slice(&with.stdout).expect("json");
     assert_eq!(v["tool_calls"], 12, "the grown file was read");

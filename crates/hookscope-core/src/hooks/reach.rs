@@ -106,13 +106,7 @@ impl Reach {
 
     /// The reason, then `; hint` unless the reason already says it.
     pub fn why(&self) -> String {
-        let hint = self
-            .hint
-            .as_ref()
-            .filter(|h| !self.reason.contains(h.as_str()))
-            .map(|h| format!("; {h}"))
-            .unwrap_or_default();
-        format!("{}{hint}", self.reason)
+        crate::hooks::settings::fire::reason_with_hint(&self.reason, self.hint.as_deref())
     }
 
     /// Its two lines under `--match`: `  ✓ #1 FILE:LINE (layer)  matcher

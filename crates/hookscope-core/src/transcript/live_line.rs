@@ -39,18 +39,9 @@ pub enum LiveLine {
     },
     /// A `tool_use` appeared.
     Call {
-        /// The session's id.
-        session_id: String,
-        /// Its agent.
-        agent: &'static str,
-        /// The subagent's `agentId` (`None` on the main thread).
-        agent_id: Option<String>,
-        /// `tool_use.id`.
-        tool_use_id: String,
-        /// The tool name as invoked.
-        name: String,
-        /// Its kind (`bash`, `edit`, …).
-        tool_kind: &'static str,
+        /// Which call, in which session and thread.
+        #[serde(flatten)]
+        head: CallHead,
         /// Its resolved name, when it differs by agent.
         tool_resolved: Option<String>,
         /// One-line summary of its input, masked.
@@ -72,18 +63,9 @@ pub enum LiveLine {
     },
     /// A call's `tool_result` appeared.
     Result {
-        /// The session's id.
-        session_id: String,
-        /// Its agent.
-        agent: &'static str,
-        /// The subagent's `agentId` (`None` on the main thread).
-        agent_id: Option<String>,
-        /// `tool_use.id`.
-        tool_use_id: String,
-        /// The tool name as invoked.
-        name: String,
-        /// Its kind.
-        tool_kind: &'static str,
+        /// Which call, in which session and thread.
+        #[serde(flatten)]
+        head: CallHead,
         /// The result's `is_error`.
         is_error: bool,
         /// Its text on one line (200 characters at most), masked.
@@ -145,6 +127,24 @@ pub enum LiveLine {
         /// What is wrong.
         message: String,
     },
+}
+
+/// What a call's and a result's line share: which call, in which session
+/// and thread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallHead {
+    /// The session's id.
+    pub session_id: String,
+    /// Its agent (`claude-code`, `codex`, …).
+    pub agent: &'static str,
+    /// The subagent's `agentId` (`None` on the main thread).
+    pub agent_id: Option<String>,
+    /// `tool_use.id`.
+    pub tool_use_id: String,
+    /// The tool name as invoked.
+    pub name: String,
+    /// Its kind (`bash`, `edit`, …).
+    pub tool_kind: &'static str,
 }
 
 /// The start of an item's text line: `YYYY-MM-DD HH:MM:SS` (UTC, or `-`),
@@ -210,6 +210,14 @@ impl LiveLine {
             sub: if item.thread.is_some() { "↳" } else { "" },
         };
         let agent = session.agent.as_str();
+        let head = |r: &super::ToolCallRecord, agent_id: Option<String>| CallHead {
+            session_id: session.id.clone(),
+            agent,
+            agent_id,
+            tool_use_id: r.tool_use_id.clone(),
+            name: r.name().to_string(),
+            tool_kind: r.tool_kind.as_str(),
+        };
         match &item.kind {
             LiveKind::Call(r) => {
                 let summary = mask(&r.summary());
@@ -225,12 +233,7 @@ impl LiveLine {
                     summary.clone()
                 };
                 LiveLine::Call {
-                    session_id: session.id.clone(),
-                    agent,
-                    agent_id,
-                    tool_use_id: r.tool_use_id.clone(),
-                    name: r.name().to_string(),
-                    tool_kind: r.tool_kind.as_str(),
+                    head: head(r, agent_id),
                     tool_resolved: r.tool_resolved.clone(),
                     summary,
                     timestamp: stamp(r.timestamp),
@@ -244,12 +247,7 @@ impl LiveLine {
                 let result = r.result.as_ref();
                 let ts = result.and_then(|x| x.timestamp).or(r.timestamp);
                 LiveLine::Result {
-                    session_id: session.id.clone(),
-                    agent,
-                    agent_id,
-                    tool_use_id: r.tool_use_id.clone(),
-                    name: r.name().to_string(),
-                    tool_kind: r.tool_kind.as_str(),
+                    head: head(r, agent_id),
                     is_error: result.is_some_and(|x| x.is_error),
                     output: mask(&text::one_line(result.map_or("", |x| x.text.as_str()), 200)),
                     timestamp: stamp(ts),
@@ -300,30 +298,32 @@ impl LiveLine {
             }
             LiveLine::Unreadable { path, message } => format!("== {path}: cannot read: {message}"),
             LiveLine::Call {
-                name,
+                head,
                 shown,
                 prefix: p,
                 ..
             } => format!(
-                "{}  {}  → {}{name}  {}",
+                "{}  {}  → {}{}  {}",
                 p.time,
                 p.sid,
                 p.sub,
+                head.name,
                 text::one_line(shown, 100)
             )
             .trim_end()
             .to_string(),
             LiveLine::Result {
-                name,
+                head,
                 is_error,
                 output,
                 prefix: p,
                 ..
             } => format!(
-                "{}  {}  ← {}{name}  {}  {}",
+                "{}  {}  ← {}{}  {}  {}",
                 p.time,
                 p.sid,
                 p.sub,
+                head.name,
                 if *is_error { "✗" } else { "ok" },
                 text::one_line(output, 100)
             ),

@@ -36,13 +36,11 @@ impl NotReached {
     /// `  not reached: LABEL: REASON[; HINT]` (the hint only when the
     /// reason does not already say it).
     pub fn line(&self) -> String {
-        let hint = self
-            .hint
-            .as_ref()
-            .filter(|h| !self.reason.contains(h.as_str()))
-            .map(|h| format!("; {h}"))
-            .unwrap_or_default();
-        format!("  not reached: {}: {}{hint}", self.label, self.reason)
+        format!(
+            "  not reached: {}: {}",
+            self.label,
+            crate::hooks::settings::fire::reason_with_hint(&self.reason, self.hint.as_deref())
+        )
     }
 }
 

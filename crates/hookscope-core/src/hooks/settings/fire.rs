@@ -33,6 +33,16 @@ pub struct HandlerVerdict {
     pub if_rule: Option<IfVerdict>,
 }
 
+/// `REASON; HINT`, the hint left out when there is none or the reason
+/// already says it: how a verdict's why reads on one line (`hooks --match`,
+/// the `--exec` report's "not reached" lines).
+pub fn reason_with_hint(reason: &str, hint: Option<&str>) -> String {
+    match hint.filter(|h| !reason.contains(h)) {
+        Some(h) => format!("{reason}; {h}"),
+        None => reason.to_string(),
+    }
+}
+
 impl HandlerVerdict {
     /// Handler `index`'s verdict before any step decided: does not fire,
     /// no reason yet; or, when `inactive` says why it never runs, that

@@ -699,17 +699,9 @@ pub fn closest_event(name: &str) -> Option<&'static str> {
         .map(|(_, n)| n)
 }
 
-/// `object`, `array`, `string`, `number`, `boolean` or `null`.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "boolean",
-        Value::Null => "null",
-    }
-}
+/// `object`, `array`, `string`, `number`, `boolean` or `null` (the hook
+/// crate's [`crate::tools::calls::json_type`]).
+pub use crate::tools::calls::json_type as type_name;
 
 pub(super) fn problem(
     id: &'static str,

@@ -562,17 +562,7 @@ fn cap(text: &str) -> String {
     format!("{head}…[truncated, {total} chars]")
 }
 
-/// `object`, `array`, `string`, `number`, `boolean` or `null`.
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "boolean",
-        Value::Null => "null",
-    }
-}
+use crate::tools::calls::json_type;
 
 fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key)
