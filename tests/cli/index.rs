@@ -812,14 +812,7 @@ fn a_full_id_resolves_from_the_index_only_while_its_file_is_unchanged() {
 
     // `show` by id: the same with the index (answered from it) as without.
     let root_s = root.to_str().expect("utf-8");
-    let with = indexed(cache.path())
-        .args(["show", ID, root_s, "--json"])
-        .output()
-        .expect("run");
-    let without = hookscope()
-        .args(["show", ID, root_s, "--json"])
-        .output()
-        .expect("run");
+    let (with, without) = show_with_and_without(cache.path(), ID, root_s);
     assert!(
         with.status.success(),
         "{}",
