@@ -349,7 +349,7 @@ fn print_config(hooks: &Hooks, version_label: &str) {
         let event = if h.event != h.event_as_written {
             format!("{} (written {})", h.event, h.event_as_written)
         } else {
-            h.event.clone()
+            h.event.to_string()
         };
         print_text(&format!(
             "  #{} {event}  {matcher}{}  {}  {}",

@@ -468,7 +468,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             "{}: {} {} event{}: {counts}",
             t.id,
             t.evaluated,
-            rule.events.join("/"),
+            rule.events_joined("/"),
             if t.evaluated == 1 { "" } else { "s" }
         );
         let blocks = t.counts.get("block").copied().unwrap_or(0);

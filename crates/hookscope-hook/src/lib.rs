@@ -8,6 +8,8 @@
 //! - [`contract`]: Claude Code's hook contract as data, by version: which
 //!   events exist, their matcher field, what exit 2 does
 //!   (docs/payloads.md#hook-payloads).
+//! - [`event`]: hook event names, typed ([`event::EventName`], and
+//!   [`event::EventKey`] for a known event or any other name).
 //! - [`result`]: a hook's answer, typed: [`result::HookResult`] and its
 //!   [`result::Action`], read from or written to the JSON a hook prints
 //!   (docs/hook-api.md#results-and-actions).
@@ -21,6 +23,7 @@
 //! docs/architecture.md#the-crates draws the layers.
 
 pub mod contract;
+pub mod event;
 pub mod json_line;
 pub mod result;
 pub mod shell;

@@ -25,7 +25,7 @@ pub fn hook_lines(
     )));
     let name = match (&h.hook_name, &h.event) {
         (Some(n), _) => n.clone(),
-        (None, Some(e)) => e.clone(),
+        (None, Some(e)) => e.to_string(),
         (None, None) => "(not recorded)".to_string(),
     };
     out.push(field("event", name, theme));

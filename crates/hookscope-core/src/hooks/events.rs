@@ -20,7 +20,7 @@ use crate::tools::{OnError, ToolCall, parse_tool_call};
 mod build;
 
 pub use build::{
-    At, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads,
+    At, EventKey, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads,
     closest_name, events_at, firings_at, payload, payloads_where, rebuilds,
 };
 

@@ -5,6 +5,7 @@
 //! from the same values ([`Reach::lines`], [`MatchReport::lines`]), and the
 //! TUI's replay pane styles the same fields (docs/your-hooks.md).
 
+use hookscope_hook::event::EventKey;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -143,7 +144,7 @@ pub struct MatchReport {
     /// The version whose rules applied (`latest` when none was given).
     pub version: String,
     /// The event matched.
-    pub event: String,
+    pub event: EventKey,
     /// The value its matcher reads (tool name, source, …).
     pub value: String,
     /// The payload built for the match.
@@ -185,7 +186,7 @@ impl MatchReport {
         MatchReport {
             agent: dialect,
             version: version_label.to_string(),
-            event: event.to_string(),
+            event: event.into(),
             value: value.to_string(),
             payload,
             files: hooks.config().files.clone(),

@@ -32,6 +32,7 @@
 mod cases;
 mod cond;
 
+use hookscope_hook::event::{EventKey, EventName};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -179,7 +180,7 @@ pub struct Rule {
     /// Line of the rule's `[[rules]]` table.
     pub line: usize,
     /// The events it applies to.
-    pub events: Vec<String>,
+    pub events: Vec<EventKey>,
     /// The tool spec (`Bash|Edit`), matched as [`tool_name_matches`].
     pub tool: Option<String>,
     /// Conditions that must all hold.
@@ -259,7 +260,7 @@ impl RuleEval {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evaluation {
     /// The event (`hook_event_name`).
-    pub event: String,
+    pub event: EventKey,
     /// Every rule, in evaluation order, matched or not.
     pub rules: Vec<RuleEval>,
     /// The matching results merged as Claude Code merges several hooks.
@@ -608,14 +609,14 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
         errs.at(id_at, "rule id is empty");
     }
     let events_at = raw.events.span().start;
-    let events: Vec<String> = raw
+    let events: Vec<EventKey> = raw
         .events
         .into_inner()
         .into_vec()
         .iter()
         .flat_map(|e| {
             e.split('|')
-                .map(|s| s.trim().to_string())
+                .map(|s| EventKey::new(s.trim()))
                 .collect::<Vec<_>>()
         })
         .collect();
@@ -757,8 +758,8 @@ fn endless_stop_warning(r: &Rule) -> Option<String> {
     let on_stop: Vec<&str> = r
         .events
         .iter()
-        .map(String::as_str)
-        .filter(|e| matches!(*e, "Stop" | "SubagentStop"))
+        .filter(|e| e.is(EventName::Stop) || e.is(EventName::SubagentStop))
+        .map(EventKey::as_str)
         .collect();
     let guarded = r
         .only_if
@@ -946,7 +947,7 @@ impl RuleSet {
             ),
         };
         Evaluation {
-            event,
+            event: event.into(),
             rules,
             combined,
             output,
@@ -956,6 +957,13 @@ impl RuleSet {
 }
 
 impl Rule {
+    /// Its event names joined by `sep`, as written in order
+    /// (`PreToolUse|PermissionRequest` for `sep` = `|`).
+    pub fn events_joined(&self, sep: &str) -> String {
+        let names: Vec<&str> = self.events.iter().map(EventKey::as_str).collect();
+        names.join(sep)
+    }
+
     /// Evaluates this rule alone: the checks in order (event, tool,
     /// `only_if` in the file format's order, then `skip_if`), stopping at
     /// the first that fails; the result when all held.
@@ -974,7 +982,7 @@ impl Rule {
         };
         let event_ok = self.events.iter().any(|e| e == s.event);
         steps.push(Step {
-            check: format!("event {}", self.events.join("|")),
+            check: format!("event {}", self.events_joined("|")),
             ok: event_ok,
             detail: if event_ok {
                 String::new()

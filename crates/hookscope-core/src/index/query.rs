@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use std::fs::File;
 
 use chrono::{DateTime, Utc};
+use hookscope_hook::event::EventKey;
 use rusqlite::params;
 
 use serde_json::Value;
@@ -785,7 +786,7 @@ fn parse_facts(text: &str) -> Option<Vec<HookFact>> {
                 _ => None,
             };
             Some(HookFact {
-                event: text(0)?,
+                event: text(0)?.map(EventKey::from),
                 hook_name: text(1)?,
                 blocked: item.get(2)?.as_bool()?,
                 rewrote: item.get(3)?.as_bool()?,

@@ -19,6 +19,7 @@
 //! anything else makes `session_from_rows` give `None` and the session is
 //! loaded instead. So a stale row never becomes a wrong record.
 
+use hookscope_hook::event::EventKey;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -72,7 +73,7 @@ pub struct RowCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookFact {
     /// `event`.
-    pub event: Option<String>,
+    pub event: Option<EventKey>,
     /// `hook_name`.
     pub hook_name: Option<String>,
     /// `action` is `Blocked`.

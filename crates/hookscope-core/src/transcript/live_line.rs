@@ -7,6 +7,7 @@
 //! show a secret the other hides (docs/cli.md#hookscope-tail-watch-a-session-while-the-agent-writes-it).
 
 use chrono::{DateTime, Utc};
+use hookscope_hook::event::EventKey;
 use serde::Serialize;
 
 use super::follow::{Change, LiveItem, LiveKind};
@@ -89,7 +90,7 @@ pub enum LiveLine {
         /// The subagent's `agentId` (`None` on the main thread).
         agent_id: Option<String>,
         /// The hook event, as recorded.
-        event: Option<String>,
+        event: Option<EventKey>,
         /// The recorded hook name (`PreToolUse:Bash`).
         hook_name: Option<String>,
         /// What it did (`blocked`, `rewrote`, …).

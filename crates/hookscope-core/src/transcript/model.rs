@@ -1252,7 +1252,11 @@ impl Session {
         }
         lines
             .hooks_of_call(record.line, &record.tool_use_id)
-            .filter(|h| h.event.as_deref() == Some("PreToolUse"))
+            .filter(|h| {
+                h.event
+                    .as_ref()
+                    .is_some_and(|e| e.is(hookscope_hook::event::EventName::PreToolUse))
+            })
             .filter_map(|h| h.rewrite.as_ref())
             .last()
             .map(|rw| &rw.to)

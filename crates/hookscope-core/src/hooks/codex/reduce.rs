@@ -711,7 +711,7 @@ pub fn execute<R: Runner + ?Sized>(
         why,
     };
     ExecReport {
-        event: event.to_string(),
+        event: event.into(),
         claude_version: "codex".into(),
         handlers,
         not_run,

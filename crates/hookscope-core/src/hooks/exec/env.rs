@@ -22,6 +22,7 @@
 //! Plus the basics of [`BASIC_ENV`] from hookscope's own environment when
 //! set, plus each `--env NAME` (or `NAME=VALUE`).
 
+use hookscope_hook::event::EventKey;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -82,7 +83,7 @@ pub struct EnvVar {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnvContext {
     /// `hook_event_name`.
-    pub event: String,
+    pub event: EventKey,
     /// `session_id` → `CLAUDE_CODE_SESSION_ID`.
     pub session_id: Option<String>,
     /// The folder Claude Code started in → `CLAUDE_PROJECT_DIR`.
@@ -103,7 +104,7 @@ impl EnvContext {
     pub fn from_payload(payload: &Value) -> EnvContext {
         let s = |k: &str| payload.get(k).and_then(Value::as_str).map(str::to_string);
         EnvContext {
-            event: s("hook_event_name").unwrap_or_default(),
+            event: s("hook_event_name").unwrap_or_default().into(),
             session_id: s("session_id"),
             project_dir: None,
             effort: payload

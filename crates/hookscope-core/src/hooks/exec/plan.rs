@@ -4,6 +4,7 @@
 //! environment's names, timeout), the handlers listed but not run, and the
 //! context [`execute`] needs. [`ExecPlan::run`] runs it.
 
+use hookscope_hook::event::EventKey;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -24,7 +25,7 @@ use crate::transcript::Agent;
 #[derive(Debug)]
 pub struct ExecPlan {
     /// The event's name (`PreToolUse`).
-    pub event: String,
+    pub event: EventKey,
     /// The Claude Code version whose reading rules apply.
     pub version: Version,
     /// The hook's stdin JSON (unmasked: it is what the handlers get).
@@ -153,7 +154,7 @@ pub fn plan(
         home: lookup("HOME").map(|h| h.to_string_lossy().into_owned()),
     };
     Ok(ExecPlan {
-        event: event.to_string(),
+        event: event.into(),
         version: version.clone(),
         payload: payload.clone(),
         specs,

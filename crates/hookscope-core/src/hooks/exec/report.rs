@@ -4,6 +4,7 @@
 //! the final outcome, as one [`ExecReport`] the CLI (and later the TUI)
 //! prints.
 
+use hookscope_hook::event::EventKey;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -327,7 +328,7 @@ fn read_env_file(path: &Path) -> Option<(String, u64)> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExecReport {
     /// The event.
-    pub event: String,
+    pub event: EventKey,
     /// The Claude Code version the answers were read at.
     pub claude_version: String,
     /// Each command or `http` handler that ran, in configuration order.
@@ -413,7 +414,7 @@ pub fn execute<R: Runner + ?Sized>(
     let combined = combine_runs(&readings);
     let final_outcome = final_outcome(event, version, payload, &combined, perms, rule_ctx);
     ExecReport {
-        event: event.to_string(),
+        event: event.into(),
         claude_version: version.to_string(),
         handlers,
         not_run,

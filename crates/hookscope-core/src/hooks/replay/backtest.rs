@@ -6,6 +6,7 @@
 //! counts.
 
 use super::*;
+use hookscope_hook::event::EventKey;
 
 /// The JSON of a backtest, the one object `hookscope replay --all --json`
 /// prints and `replay_hook` with `all: true` returns: the [`Backtest`]'s
@@ -38,7 +39,7 @@ pub struct Example {
     /// The session's short id ([`short_session_id`]).
     pub session: String,
     /// The event name.
-    pub event: String,
+    pub event: EventKey,
     /// The payload's `tool_use_id`, for tool events.
     pub tool_use_id: Option<String>,
     /// The `--at` form that names this firing
@@ -417,7 +418,11 @@ fn backtest_calls(
     let payloads = payloads_where(session, &rule_events(rules), &keep);
     bt.by_event = seen.into_inner();
     for (tally, rule) in bt.rules.iter_mut().zip(&rules.rules) {
-        tally.evaluated = rule.events.iter().filter_map(|e| bt.by_event.get(e)).sum();
+        tally.evaluated = rule
+            .events
+            .iter()
+            .filter_map(|e| bt.by_event.get(e.as_str()))
+            .sum();
     }
     for p in payloads {
         let event = p.event;
@@ -448,7 +453,7 @@ fn backtest_calls(
             }
             tally.examples.push(Example {
                 session: short_session_id(&session.id).to_string(),
-                event: event.to_string(),
+                event: event.into(),
                 at: tool_use_id.clone().or_else(|| {
                     if p.source_path == main_path {
                         Some(format!("line:{}", p.source_line))

@@ -21,7 +21,7 @@ impl walk::Schema for ClaudeSchema<'_> {
         event_ptr: &str,
         place: &walk::Place,
         problems: &mut Vec<Problem>,
-    ) -> Option<walk::EventKey> {
+    ) -> Option<walk::KeyRead> {
         let line_of = place.line_of;
         let agent_stop = matches!(place.layer, Layer::Agent(_)) && event_key == "Stop";
         let known = contract::event(event_key, self.version).is_some() || agent_stop;
@@ -59,11 +59,11 @@ impl walk::Schema for ClaudeSchema<'_> {
                 ));
             }
         }
-        Some(walk::EventKey {
+        Some(walk::KeyRead {
             event: if agent_stop {
-                "SubagentStop".to_string()
+                EventName::SubagentStop.into()
             } else {
-                event_key.to_string()
+                event_key.into()
             },
             inactive: (!known).then_some(Inactive::UnknownEvent),
         })

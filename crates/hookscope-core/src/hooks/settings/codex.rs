@@ -815,7 +815,7 @@ impl walk::Schema for CodexSchema<'_> {
         ptr: &str,
         place: &walk::Place,
         problems: &mut Vec<Problem>,
-    ) -> Option<walk::EventKey> {
+    ) -> Option<walk::KeyRead> {
         if !EVENTS.contains(&event) {
             problems.push(problem(
                 "unknown-event",
@@ -826,8 +826,8 @@ impl walk::Schema for CodexSchema<'_> {
             ));
             return None;
         }
-        Some(walk::EventKey {
-            event: event.to_string(),
+        Some(walk::KeyRead {
+            event: event.into(),
             inactive: None,
         })
     }

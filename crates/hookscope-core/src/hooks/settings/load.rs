@@ -618,7 +618,7 @@ impl Loader {
             }
         }
         // Identical handlers from settings files run once.
-        let mut seen: HashMap<(String, String), usize> = HashMap::new();
+        let mut seen: HashMap<(EventKey, String), usize> = HashMap::new();
         for (i, h) in handlers.iter_mut().enumerate() {
             if !h.origin.layer.is_settings() || h.inactive.is_some() {
                 continue;

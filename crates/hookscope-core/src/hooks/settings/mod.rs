@@ -30,6 +30,7 @@ mod walk;
 pub use fire::{HandlerVerdict, explain, synthetic_payload};
 pub use load::*;
 
+use hookscope_hook::event::{EventKey, EventName};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -307,7 +308,7 @@ impl std::fmt::Display for Inactive {
 pub struct Handler {
     /// The event Claude Code fires it on. In a subagent's frontmatter,
     /// `Stop` becomes `SubagentStop` (docs/contract.md#where-hooks-are-configured).
-    pub event: String,
+    pub event: EventKey,
     /// The event key as written.
     pub event_as_written: String,
     /// The matcher of its group (`None` = absent).

@@ -7,6 +7,7 @@
 //! [`super::Loader`]'s, Codex's in [`super::codex`]. docs/contract.md#where-hooks-are-configured
 //! and docs/your-hooks.md describe both.
 
+use hookscope_hook::event::EventKey;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -27,10 +28,10 @@ pub(super) struct Place<'a> {
 }
 
 /// An event key as a dialect reads it.
-pub(super) struct EventKey {
+pub(super) struct KeyRead {
     /// The event its handlers belong to (Claude Code reads a subagent's
     /// `Stop` as `SubagentStop`).
-    pub event: String,
+    pub event: EventKey,
     /// Why none of its handlers runs, when the key is kept but dead (an
     /// unknown event Claude Code ignores).
     pub inactive: Option<Inactive>,
@@ -48,7 +49,7 @@ pub(super) trait Schema {
         ptr: &str,
         place: &Place,
         problems: &mut Vec<Problem>,
-    ) -> Option<EventKey>;
+    ) -> Option<KeyRead>;
     /// `key`'s value is not a list of matcher groups.
     fn groups_not_a_list(&self, key: &str, groups: &Value, line: Option<usize>) -> Problem;
     /// Group `gi` of `key` is not an object.
@@ -172,7 +173,7 @@ impl Handler {
     /// A handler of `event` (written `written`) at `origin` with only its
     /// place known: no matcher, type unknown, every optional field absent,
     /// timeout 0 (the schema fills them).
-    pub(super) fn blank(event: String, written: &str, raw: Value, origin: Origin) -> Handler {
+    pub(super) fn blank(event: EventKey, written: &str, raw: Value, origin: Origin) -> Handler {
         Handler {
             event,
             event_as_written: written.to_string(),

@@ -329,8 +329,9 @@ impl Thread {
         }
         let hook_text = v.get("hookText").and_then(Value::as_bool) == Some(true);
         if !hook_text
-            && let Some(rejected) = parse_rejected_prompt(text.trim_start(), None)
-                .filter(|r| is_prompt_event(&r.event) && text.trim_start().starts_with(&r.event))
+            && let Some(rejected) = parse_rejected_prompt(text.trim_start(), None).filter(|r| {
+                is_prompt_event(&r.event) && text.trim_start().starts_with(r.event.as_str())
+            })
         {
             self.push_rejected_prompt(line_no, v, timestamp, &rejected, "user/blocked", text);
             return;

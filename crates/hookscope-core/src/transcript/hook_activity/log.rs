@@ -136,7 +136,8 @@ impl HookLog {
         if target.is_none() && is_stop(event.as_deref()) {
             target = self.open_stop.filter(|&i| {
                 self.records.get(i).is_some_and(|r| {
-                    r.event == event && (r.tool_use_id.is_none() || r.tool_use_id == id)
+                    r.event.as_deref() == event.as_deref()
+                        && (r.tool_use_id.is_none() || r.tool_use_id == id)
                 })
             });
         }
@@ -144,7 +145,7 @@ impl HookLog {
             && kind == "hook_additional_context"
             && let Some(last) = self.records.len().checked_sub(1)
             && let Some(r) = self.records.get(last)
-            && r.event == event
+            && r.event.as_deref() == event.as_deref()
             && content
                 .as_ref()
                 .is_some_and(|c| r.context.contains(&cap(c)))
@@ -164,9 +165,9 @@ impl HookLog {
             return true;
         };
         if r.event.is_none() {
-            r.event = event.clone();
+            r.event = event.clone().map(EventKey::from);
         }
-        if r.hook_name.is_none() || r.hook_name == r.event {
+        if r.hook_name.is_none() || r.hook_name.as_deref() == r.event.as_deref() {
             r.hook_name = hook_name.or(r.hook_name.take());
         }
         if r.tool_use_id.is_none() {
@@ -308,7 +309,7 @@ impl HookLog {
             return;
         };
         if r.event.is_none() {
-            r.event = Some(event.to_string());
+            r.event = Some(event.into());
         }
         if r.tool_use_id.is_none() {
             r.tool_use_id = id;
@@ -392,7 +393,7 @@ impl HookLog {
         let i = self.start(at, kind);
         if let Some(r) = self.records.get_mut(i) {
             r.event = Some(rejected.event.clone());
-            r.hook_name = Some(rejected.event.clone());
+            r.hook_name = Some(rejected.event.to_string());
             if let Some(command) = &rejected.command {
                 r.command = Some(command.clone());
                 r.add_handler(Some(command.clone()), None);
@@ -448,7 +449,7 @@ impl HookLog {
         };
         if let Some(r) = self.records.get_mut(i) {
             if r.event.is_none() {
-                r.event = Some(event);
+                r.event = Some(event.into());
             }
             if !reason.is_empty() {
                 let reason = r.name_handler_in(&reason);
@@ -530,7 +531,7 @@ impl HookLog {
             (Some(e), Some(mt)) => Some(format!("{e}:{mt}")),
             (e, _) => e.clone(),
         };
-        r.event = event;
+        r.event = event.map(EventKey::from);
         r.tool_use_id = tool_call;
         let mut command_of = Vec::new();
         for (k, c) in commands.iter().enumerate() {
@@ -664,7 +665,7 @@ impl HookLog {
             None => self.start(at, "tool_result"),
         };
         if let Some(r) = self.records.get_mut(i) {
-            r.event = Some(event);
+            r.event = Some(event.into());
             if r.hook_name.is_none() {
                 r.hook_name = Some(name);
             }

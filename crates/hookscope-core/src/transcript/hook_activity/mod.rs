@@ -30,6 +30,7 @@
 //! `additionalContext`. Every field is optional; nothing here fails.
 
 use chrono::{DateTime, Utc};
+use hookscope_hook::event::EventKey;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -197,7 +198,7 @@ pub struct HookActivity {
     /// The event (`hookEvent`, else `hookName` before its `:`, else the
     /// record's kind: `Stop` for a `stop_hook_summary` of the main thread,
     /// `SubagentStop` in a sidechain).
-    pub event: Option<String>,
+    pub event: Option<EventKey>,
     /// `hookName` as recorded (`PreToolUse:Bash`, `SessionStart:startup`).
     pub hook_name: Option<String>,
     /// What it did (see [`HookAction`] for the order).

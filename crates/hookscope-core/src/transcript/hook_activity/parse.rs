@@ -2,6 +2,8 @@
 //! `[command]:` prefix, an exit code in a message, a tool result's hook
 //! error, an operation a hook blocked, a prompt a hook rejected.
 
+use hookscope_hook::event::EventKey;
+
 /// Splits the handler Claude Code names in front of a hook's text:
 /// `[<command>]: <rest>` → `(Some(command), rest)`; any other text →
 /// `(None, text)`. Claude Code writes this prefix for a handler that exited
@@ -99,7 +101,7 @@ pub fn parse_operation_blocked(text: &str) -> Option<(String, String)> {
 pub struct RejectedPrompt {
     /// The event that rejected it (`UserPromptSubmit`,
     /// `UserPromptExpansion`).
-    pub event: String,
+    pub event: EventKey,
     /// The handler named in `[…]` (an exit 2), when the text names one.
     pub command: Option<String>,
     /// Why: `promptSubmitEnding.ending.reason`, else the text after the
@@ -152,7 +154,7 @@ pub fn parse_rejected_prompt(text: &str, ending_reason: Option<&str>) -> Option<
         None => reason,
     };
     Some(RejectedPrompt {
-        event,
+        event: event.into(),
         command: command.map(str::to_string),
         reason,
         prompt,

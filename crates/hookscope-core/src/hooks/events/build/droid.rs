@@ -124,7 +124,9 @@ pub(super) fn points(session: &Session) -> Vec<Point> {
             continue;
         };
         let active = lines.hook_activity.iter().any(|h| {
-            h.turn == t && h.event.as_deref() == Some("Stop") && h.action == HookAction::Blocked
+            h.turn == t
+                && h.event.as_ref().is_some_and(|e| e.is(EventName::Stop))
+                && h.action == HookAction::Blocked
         });
         out.push(
             Point::new(EventName::Stop, None, line, line, t)
@@ -137,7 +139,11 @@ pub(super) fn points(session: &Session) -> Vec<Point> {
     let end_hook = lines
         .hook_activity
         .iter()
-        .find(|h| h.event.as_deref() == Some("SessionEnd"))
+        .find(|h| {
+            h.event
+                .as_ref()
+                .is_some_and(|e| e.is(EventName::SessionEnd))
+        })
         .map(|h| h.line());
     let count_bound = end_hook.unwrap_or(end + 1);
     let count = messages.iter().filter(|(l, _)| *l < count_bound).count();

@@ -617,9 +617,12 @@ pub(super) fn call_points(
     };
     // A call a hook blocked did not run (2.1.x records the denial in
     // `permissionDecision`; older lines only through the hook's record).
-    let hook_blocked = lines
-        .hooks_of_call(record.line, id)
-        .any(|h| h.event.as_deref() == Some("PreToolUse") && h.action == HookAction::Blocked);
+    let hook_blocked = lines.hooks_of_call(record.line, id).any(|h| {
+        h.event
+            .as_ref()
+            .is_some_and(|e| e.is(EventName::PreToolUse))
+            && h.action == HookAction::Blocked
+    });
     if denied(lines, id) || hook_blocked {
         return out;
     }
