@@ -593,7 +593,7 @@ fn run_hooks(
     args: &ReplayArgs,
     map: &hookscope_core::hooks::cwd_map::CwdMap,
 ) -> HooksOut {
-    use hookscope_core::hooks::dialect::{RunContext, Sources, project_dir};
+    use hookscope_core::hooks::dialect::{RunContext, Sources};
     use hookscope_core::hooks::exec::ProcessRunner;
     use hookscope_core::service::{HookRun, WouldRun};
 
@@ -621,12 +621,8 @@ fn run_hooks(
         };
     }
     let context = RunContext::for_replay(session, &r.payload, map, &args.env);
-    let sources = Sources {
-        settings: args.settings.clone(),
-        cwd: project_dir(session, map),
-        version: context.version.clone(),
-        ..Sources::default()
-    };
+    let sources =
+        Sources::for_session(session, map, args.settings.clone(), context.version.clone());
     dialect.check_sources(&sources).unwrap_or_else(|e| fail(e));
     let hooks = dialect.load(&sources);
     // File-level problems go to stderr and into the report (once each: a

@@ -25,7 +25,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use hookscope_core::hooks::contract::Version;
-use hookscope_core::hooks::dialect::{Dialect, Hooks, RunContext, Sources, project_dir};
+use hookscope_core::hooks::dialect::{Dialect, Hooks, RunContext, Sources};
 use hookscope_core::hooks::events::{At, EventName};
 use hookscope_core::hooks::exec::{ExecPlan, ExecReport, effect_name};
 use hookscope_core::hooks::reach::Reach;

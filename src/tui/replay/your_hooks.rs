@@ -23,13 +23,10 @@ impl ReplayPane {
         }
         // The session's agent decides whose files and dialect.
         let hooks = Arc::new(Dialect::for_agent(session.agent).load(&Sources {
-            settings: ctx.settings.clone(),
-            cwd: project_dir(session, &ctx.cwd_map),
             config_dir: ctx.settings_config_dir.clone(),
             managed: ctx.settings_managed.clone(),
             codex_home: ctx.codex_home.clone(),
-            factory_dir: None,
-            version: version.clone(),
+            ..Sources::for_session(session, &ctx.cwd_map, ctx.settings.clone(), version.clone())
         }));
         self.hooks = Some((session.path.clone(), hooks.clone()));
         hooks

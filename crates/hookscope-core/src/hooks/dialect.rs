@@ -405,6 +405,26 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// The sources of `session`'s hooks: the settings files given
+    /// (`--settings`; empty reads every layer), the session's project folder
+    /// (its recorded `cwd` through `map`, when that folder is here:
+    /// [`project_dir`]) and the `version` whose rules apply; every home
+    /// (config dir, managed file, Codex home, `.factory`) at its default.
+    /// A shell that takes a home by hand sets that field after.
+    pub fn for_session(
+        session: &Session,
+        map: &crate::hooks::cwd_map::CwdMap,
+        settings: Vec<PathBuf>,
+        version: Version,
+    ) -> Sources {
+        Sources {
+            settings,
+            cwd: project_dir(session, map),
+            version,
+            ..Sources::default()
+        }
+    }
+
     fn load_options(&self) -> LoadOptions {
         LoadOptions {
             settings: self.settings.clone(),
