@@ -1414,3 +1414,58 @@ fn hostile_frontmatter_deep_nesting_and_bad_yaml() {
     assert!(agents[2].problems[0].message.starts_with("not UTF-8"));
     assert!(config.handlers.is_empty());
 }
+
+/// `Handler::runs` shows only what the handler's `type` reads: a command
+/// handler with a stray `url` is a command, an http handler's headers and
+/// `allowedEnvVars` come through, and an unknown type keeps its name.
+#[test]
+fn a_handler_runs_what_its_type_reads() {
+    use hookscope_core::hooks::settings::Runs;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("settings.json");
+    write_file(
+        &path,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "guard.sh", "url": "http://ignored", "shell": "bash", "async": true},
+  {"type": "http", "url": "http://127.0.0.1:9/h", "headers": {"Authorization": "Bearer $TOKEN"}, "allowedEnvVars": ["TOKEN"]},
+  {"type": "agent", "prompt": "check it\nsecond line", "model": "small"},
+  {"type": "webhook", "url": "http://x"}
+]}]}}"#,
+    );
+    let config = given(&[&path], "2.1.332");
+    let runs: Vec<Runs> = config.handlers.iter().map(|h| h.runs()).collect();
+    assert_eq!(
+        runs[0],
+        Runs::Command {
+            command: Some("guard.sh"),
+            args: None,
+            shell: Some("bash"),
+            is_async: true
+        }
+    );
+    let Runs::Http {
+        url,
+        headers,
+        allowed_env_vars,
+    } = runs[1]
+    else {
+        panic!("http: {:?}", runs[1]);
+    };
+    assert_eq!(url, Some("http://127.0.0.1:9/h"));
+    assert_eq!(
+        headers.and_then(|h| h.get("Authorization")).map(String::as_str),
+        Some("Bearer $TOKEN")
+    );
+    assert_eq!(allowed_env_vars, ["TOKEN".to_string()]);
+    assert_eq!(
+        runs[2],
+        Runs::Model {
+            agent: true,
+            prompt: Some("check it\nsecond line"),
+            model: Some("small")
+        }
+    );
+    assert_eq!(config.handlers[2].summary(), "check it");
+    assert_eq!(runs[3], Runs::Unknown("webhook"));
+    assert_eq!(config.handlers[0].summary(), "guard.sh");
+}

@@ -31,6 +31,7 @@
 //!   and the simulated `permissionDecision` against the recorded one
 //!   (docs/hooks-exec.md "Agrees, differs, failed open").
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,7 +41,7 @@ use serde_json::Value;
 
 use crate::hooks::contract::{self, FailMode, Version};
 use crate::hooks::result::{Effect, Outcome, PermissionDecision, interpret_output_at};
-use crate::hooks::settings::{self, HandlerType};
+use crate::hooks::settings::{self, Runs};
 
 mod compare;
 mod env;
@@ -203,63 +204,55 @@ impl RunSpec {
         env: Vec<EnvVar>,
         lookup: &dyn Fn(&str) -> Option<OsString>,
     ) -> Result<RunSpec, String> {
-        if h.kind == HandlerType::Http {
-            let Some(url) = h.url.clone().filter(|u| !u.trim().is_empty()) else {
-                return Err("not run: the http handler has no url".into());
-            };
-            let lower = url.trim().to_ascii_lowercase();
-            if lower.starts_with("https://") {
-                return Err("not run: https not built in (hookscope POSTs plain http:// only; see docs/replay-and-backtest.md, --exec)".into());
+        let on_failure_block = h.on_failure.as_deref() == Some("block");
+        let (command, args, shell, is_async) = match h.runs() {
+            Runs::Http {
+                url,
+                headers,
+                allowed_env_vars,
+            } => {
+                let spec = Self::http(url, headers, allowed_env_vars, lookup)?;
+                return Ok(RunSpec {
+                    label,
+                    command: spec,
+                    cwd,
+                    cwd_note,
+                    env: Vec::new(),
+                    timeout_secs: h.effective_timeout,
+                    on_failure_block,
+                    is_async: h.is_async == Some(true),
+                });
             }
-            if !lower.starts_with("http://") {
-                return Err(format!("not run: the url {url:?} is not http://"));
+            Runs::Command {
+                command,
+                args,
+                shell,
+                is_async,
+            } => (command, args, shell, is_async),
+            _ => {
+                return Err(not_runnable(h.kind.as_str())
+                    .unwrap_or_else(|| "not a command handler".to_string()));
             }
-            let allowed = h.allowed_env_vars.clone().unwrap_or_default();
-            let get = |n: &str| lookup(n).map(|v| v.to_string_lossy().into_owned());
-            let headers = h
-                .headers
-                .iter()
-                .flatten()
-                .map(|(name, value)| {
-                    let (value, not_expanded) = expand_header(value, &allowed, &get);
-                    HttpHeader {
-                        name: name.clone(),
-                        value,
-                        not_expanded,
-                    }
-                })
-                .collect();
-            return Ok(RunSpec {
-                label,
-                command: HandlerCommand::Http { url, headers },
-                cwd,
-                cwd_note,
-                env: Vec::new(),
-                timeout_secs: h.effective_timeout,
-                on_failure_block: h.on_failure.as_deref() == Some("block"),
-                is_async: h.is_async == Some(true),
-            });
-        }
-        if h.kind != HandlerType::Command {
-            return Err(not_runnable(h.kind.as_str())
-                .unwrap_or_else(|| "not a command handler".to_string()));
-        }
-        let Some(command) = h.command.clone().filter(|c| !c.trim().is_empty()) else {
+        };
+        let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
             return Err("not run: the command handler has no command".into());
         };
-        let command = match &h.args {
+        let command = match args {
             Some(args) => HandlerCommand::Exec {
-                program: command,
-                args: args.clone(),
+                program: command.to_string(),
+                args: args.to_vec(),
             },
             None => {
-                let shell = match h.shell.as_deref() {
+                let shell = match shell {
                     None => Shell::Sh,
                     Some(s) => Shell::parse(s).ok_or_else(|| {
                         format!("not run: unknown shell {s:?} (bash or powershell)")
                     })?,
                 };
-                HandlerCommand::Shell { command, shell }
+                HandlerCommand::Shell {
+                    command: command.to_string(),
+                    shell,
+                }
             }
         };
         Ok(RunSpec {
@@ -269,9 +262,44 @@ impl RunSpec {
             cwd_note,
             env,
             timeout_secs: h.effective_timeout,
-            on_failure_block: h.on_failure.as_deref() == Some("block"),
-            is_async: h.is_async == Some(true),
+            on_failure_block,
+            is_async,
         })
+    }
+
+    /// An http handler's POST: its `url` (plain `http://` only) and
+    /// `headers` with `$VAR`s expanded from `lookup` when listed in
+    /// `allowed` (else left empty and named in `not_expanded`).
+    fn http(
+        url: Option<&str>,
+        headers: Option<&BTreeMap<String, String>>,
+        allowed: &[String],
+        lookup: &dyn Fn(&str) -> Option<OsString>,
+    ) -> Result<HandlerCommand, String> {
+        let Some(url) = url.map(str::to_string).filter(|u| !u.trim().is_empty()) else {
+            return Err("not run: the http handler has no url".into());
+        };
+        let lower = url.trim().to_ascii_lowercase();
+        if lower.starts_with("https://") {
+            return Err("not run: https not built in (hookscope POSTs plain http:// only; see docs/replay-and-backtest.md, --exec)".into());
+        }
+        if !lower.starts_with("http://") {
+            return Err(format!("not run: the url {url:?} is not http://"));
+        }
+        let get = |n: &str| lookup(n).map(|v| v.to_string_lossy().into_owned());
+        let headers = headers
+            .into_iter()
+            .flatten()
+            .map(|(name, value)| {
+                let (value, not_expanded) = expand_header(value, allowed, &get);
+                HttpHeader {
+                    name: name.clone(),
+                    value,
+                    not_expanded,
+                }
+            })
+            .collect();
+        Ok(HandlerCommand::Http { url, headers })
     }
 
     /// The environment as `(name, value)` pairs.

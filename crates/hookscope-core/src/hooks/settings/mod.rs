@@ -391,37 +391,111 @@ impl Handler {
         )
     }
 
+    /// What it runs, typed by its `type`: the fields that type reads
+    /// (docs/contract.md#handler-types-and-fields). The record stays flat
+    /// because a settings file may write any field on any type (a lint
+    /// reports those the type ignores); this view is what runs.
+    pub fn runs(&self) -> Runs<'_> {
+        match &self.kind {
+            HandlerType::Command => Runs::Command {
+                command: self.command.as_deref(),
+                args: self.args.as_deref(),
+                shell: self.shell.as_deref(),
+                is_async: self.is_async == Some(true),
+            },
+            HandlerType::Http => Runs::Http {
+                url: self.url.as_deref(),
+                headers: self.headers.as_ref(),
+                allowed_env_vars: self.allowed_env_vars.as_deref().unwrap_or_default(),
+            },
+            HandlerType::McpTool => Runs::McpTool {
+                server: self.server.as_deref(),
+                tool: self.tool.as_deref(),
+                input: self.input.as_ref(),
+            },
+            HandlerType::Prompt | HandlerType::Agent => Runs::Model {
+                agent: self.kind == HandlerType::Agent,
+                prompt: self.prompt.as_deref(),
+                model: self.model.as_deref(),
+            },
+            HandlerType::Unknown(t) => Runs::Unknown(t),
+        }
+    }
+
     /// One short line saying what the handler runs: the command (with
     /// `args`), the URL, `server/tool`, or the prompt's first line.
     pub fn summary(&self) -> String {
-        match &self.kind {
-            HandlerType::Command => {
-                let mut s = self.command.clone().unwrap_or_default();
-                if let Some(args) = &self.args {
-                    for a in args {
-                        s.push(' ');
-                        s.push_str(&crate::shell::shell_quote(a));
-                    }
+        match self.runs() {
+            Runs::Command { command, args, .. } => {
+                let mut s = command.unwrap_or_default().to_string();
+                for a in args.unwrap_or_default() {
+                    s.push(' ');
+                    s.push_str(&crate::shell::shell_quote(a));
                 }
                 s
             }
-            HandlerType::Http => self.url.clone().unwrap_or_default(),
-            HandlerType::McpTool => format!(
-                "{}/{}",
-                self.server.as_deref().unwrap_or("?"),
-                self.tool.as_deref().unwrap_or("?")
-            ),
-            HandlerType::Prompt | HandlerType::Agent => self
-                .prompt
-                .as_deref()
+            Runs::Http { url, .. } => url.unwrap_or_default().to_string(),
+            Runs::McpTool { server, tool, .. } => {
+                format!("{}/{}", server.unwrap_or("?"), tool.unwrap_or("?"))
+            }
+            Runs::Model { prompt, .. } => prompt
                 .unwrap_or("")
                 .lines()
                 .next()
                 .unwrap_or("")
                 .to_string(),
-            HandlerType::Unknown(t) => format!("(unknown type {t:?})"),
+            Runs::Unknown(t) => format!("(unknown type {t:?})"),
         }
     }
+}
+
+/// What a [`Handler`] runs, by its `type` ([`Handler::runs`]): only the
+/// fields that type reads, borrowed from the handler. A field missing or
+/// of the wrong JSON type is `None` (the file's problems say which).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Runs<'a> {
+    /// `type: "command"`: `command`, exec-form `args` (no shell), `shell`
+    /// (`bash` / `powershell`; `None` = `sh`), `async`.
+    Command {
+        /// `command`.
+        command: Option<&'a str>,
+        /// `args`.
+        args: Option<&'a [String]>,
+        /// `shell`.
+        shell: Option<&'a str>,
+        /// `async: true`.
+        is_async: bool,
+    },
+    /// `type: "http"`: a POST of the payload to `url` with `headers`,
+    /// whose `$VAR`s may only name `allowedEnvVars`.
+    Http {
+        /// `url`.
+        url: Option<&'a str>,
+        /// `headers`.
+        headers: Option<&'a BTreeMap<String, String>>,
+        /// `allowedEnvVars` (empty when absent).
+        allowed_env_vars: &'a [String],
+    },
+    /// `type: "mcp_tool"`: `tool` of MCP `server` with `input`.
+    McpTool {
+        /// `server`.
+        server: Option<&'a str>,
+        /// `tool`.
+        tool: Option<&'a str>,
+        /// `input`, as written.
+        input: Option<&'a Value>,
+    },
+    /// `type: "prompt"` or `"agent"`: `prompt` asked of `model`.
+    Model {
+        /// `type: "agent"` (a subagent) rather than `"prompt"`.
+        agent: bool,
+        /// `prompt`.
+        prompt: Option<&'a str>,
+        /// `model`.
+        model: Option<&'a str>,
+    },
+    /// Any other `type`, as written.
+    Unknown(&'a str),
 }
 
 /// Where `disableAllHooks` comes from and what it does.
