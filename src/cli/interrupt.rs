@@ -59,3 +59,54 @@ pub fn say_running(n: usize) {
         );
     }
 }
+
+/// Ctrl-C, SIGTERM and SIGHUP while `replay --all --exec` runs hooks over
+/// many events: the first signal sets `cancel` (no new event starts), kills
+/// every running hook's group (and keeps killing any that starts until
+/// `done` is set, so none outlives the walk) and says so; the walk then
+/// reports what completed. A second signal ends hookscope at once, as
+/// [`end_runs_on_signal`] does. Installed once per process.
+pub fn stop_runs_on_signal(
+    cancel: &'static std::sync::atomic::AtomicBool,
+    done: &'static std::sync::atomic::AtomicBool,
+) {
+    use std::sync::atomic::Ordering;
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            Ok(s) => s,
+            Err(e) => {
+                errln!(
+                    "hookscope: cannot watch for Ctrl-C ({e}); an interrupt may leave a hook running"
+                );
+                return;
+            }
+        };
+        std::thread::spawn(move || {
+            let mut seen = signals.forever();
+            if seen.next().is_none() {
+                return;
+            }
+            cancel.store(true, Ordering::SeqCst);
+            let ended = hookscope_core::hooks::exec::reaper::abort_runs();
+            errln!(
+                "\nhookscope: stopping: killed {} running hook{}; no new event starts (again to quit at once)",
+                ended.runs,
+                if ended.runs == 1 { "" } else { "s" },
+            );
+            // Runs that were starting as the signal came are killed too.
+            std::thread::spawn(move || {
+                while !done.load(Ordering::SeqCst) {
+                    let _ = hookscope_core::hooks::exec::reaper::abort_runs();
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            });
+            if let Some(again) = seen.next() {
+                let _ = hookscope_core::hooks::exec::reaper::abort_runs();
+                let _ = signal_hook::low_level::emulate_default_handler(again);
+                std::process::exit(128 + again);
+            }
+        });
+    });
+}

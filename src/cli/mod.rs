@@ -23,6 +23,7 @@ macro_rules! errln {
 
 pub mod activity;
 pub mod call;
+pub mod exec_all;
 pub mod find;
 pub mod hooks;
 pub mod index;

@@ -61,9 +61,24 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N|all", value_parser = parse_examples)]
     pub examples: Option<Examples>,
     /// Run the command handlers of your hook settings that this event
-    /// reaches, on the rebuilt payload (nothing runs without it).
+    /// reaches, on the rebuilt payload (nothing runs without it). With
+    /// --all: on every recorded event they reach, after a plan and a
+    /// confirmation.
     #[arg(long)]
     pub exec: bool,
+    /// With --all --exec: run without asking (required when there is no
+    /// terminal to ask on).
+    #[arg(long)]
+    pub yes: bool,
+    /// With --all --exec: events run at once (default: the number of
+    /// cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// With --all --exec: run the hooks in each session's folders and your
+    /// HOME, as recorded (default: fresh temporary folders and HOME per
+    /// event).
+    #[arg(long = "real-folders")]
+    pub real_folders: bool,
     /// The hook settings file to read (repeatable); default: the files that
     /// applied to the session (user, project, local, managed, plugins).
     #[arg(long = "settings", value_name = "FILE")]
@@ -181,14 +196,14 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
         .as_deref()
         .map(|p| load_rules_or_exit(p, args.json));
     if args.all {
-        if args.exec {
-            fail("--exec runs the hooks of one event; it does not go with --all")
-        }
-        let Some(rules) = rules else {
-            fail("--all needs --rules FILE (the rule set to backtest)")
-        };
         let mut paths: Vec<PathBuf> = args.session.iter().map(PathBuf::from).collect();
         paths.extend(args.paths.iter().cloned());
+        if args.exec {
+            return super::exec_all::run(args, &paths);
+        }
+        let Some(rules) = rules else {
+            fail("--all needs --rules FILE (the rule set to backtest) or --exec (your hooks)")
+        };
         let examples = args.examples.unwrap_or(Examples::Up(MAX_EXAMPLES));
         return run_all(&paths, &rules, args.json, examples, no_index);
     }

@@ -233,7 +233,7 @@ fn an_http_handler_is_listed_without_exec_and_posted_with_it() {
 }
 
 #[test]
-fn exec_does_not_go_with_all() {
+fn exec_and_rules_do_not_go_together_with_all() {
     let out = hookscope()
         .args([
             "replay",
@@ -248,7 +248,7 @@ fn exec_does_not_go_with_all() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "hookscope: --exec runs the hooks of one event; it does not go with --all\n"
+        "hookscope: --exec runs your hooks and --rules a rule set: give one of them with --all\n"
     );
 }
 

@@ -9,6 +9,7 @@ mod codex_forks;
 mod codex_hooks;
 mod droid_corpus;
 mod droid_hooks;
+mod exec_all_cli;
 mod find;
 mod hook_activity_cli;
 mod hook_exec_cli;

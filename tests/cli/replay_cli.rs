@@ -100,7 +100,7 @@ fn bad_arguments_exit_2_with_what_exists() {
     assert_eq!(code, Some(2));
     assert_eq!(
         err,
-        "hookscope: --all needs --rules FILE (the rule set to backtest)\n"
+        "hookscope: --all needs --rules FILE (the rule set to backtest) or --exec (your hooks)\n"
     );
 }
 

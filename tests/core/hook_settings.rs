@@ -1453,7 +1453,9 @@ fn a_handler_runs_what_its_type_reads() {
     };
     assert_eq!(url, Some("http://127.0.0.1:9/h"));
     assert_eq!(
-        headers.and_then(|h| h.get("Authorization")).map(String::as_str),
+        headers
+            .and_then(|h| h.get("Authorization"))
+            .map(String::as_str),
         Some("Bearer $TOKEN")
     );
     assert_eq!(allowed_env_vars, ["TOKEN".to_string()]);

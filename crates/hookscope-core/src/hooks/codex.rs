@@ -102,7 +102,7 @@ pub fn plan(
         event,
         payload,
         &config.version,
-        None,
+        crate::hooks::exec::Place::Recorded(None),
         None,
         env_args,
         lookup,

@@ -362,6 +362,26 @@ impl Dialect {
 }
 
 impl Dialect {
+    /// Every payload of `events` this dialect rebuilds from `session`, in
+    /// session order per event kind as the builder walks it: Claude Code
+    /// and Droid through [`crate::hooks::events::payloads_where`]; Codex
+    /// turn by turn (each turn's UserPromptSubmit, its calls' PreToolUse
+    /// and PostToolUse, then its Stop; [`Dialect::firings_at`]). A firing
+    /// whose payload cannot be rebuilt is left out. Empty for a session of
+    /// another agent's shape.
+    pub fn payloads_of(self, session: &Session, events: &[EventName]) -> Vec<Payload> {
+        match self {
+            Dialect::ClaudeCode | Dialect::Droid => {
+                crate::hooks::events::payloads_where(session, events, &|_, _| true)
+            }
+            Dialect::Codex => (1..=session.turns.len())
+                .flat_map(|n| codex::payload::firings_at(session, &At::Turn(n)))
+                .filter(|(e, _)| events.contains(e))
+                .filter_map(|(e, at)| codex::payload::payload(session, e, &at).ok())
+                .collect(),
+        }
+    }
+
     /// Every firing of an event at `at` whose payload [`Dialect::payload`]
     /// rebuilds, each with the `At` that rebuilds it, in order (the
     /// replay picker's entries).
@@ -463,6 +483,10 @@ pub struct RunContext {
     pub entrypoint: Option<String>,
     /// `--env NAME[=VALUE]` requests.
     pub env_args: Vec<String>,
+    /// Run in fresh temporary folders (project, working folder, `HOME`)
+    /// instead of the session's ([`crate::hooks::exec::Place::Isolated`]);
+    /// `false` from [`RunContext::for_replay`].
+    pub isolated: bool,
 }
 
 impl RunContext {
@@ -497,6 +521,7 @@ impl RunContext {
             session_dir: session.cwd.as_deref().map(|d| map.map_path(Path::new(d))),
             entrypoint,
             env_args: env_args.to_vec(),
+            isolated: false,
         }
     }
 }
@@ -632,7 +657,13 @@ impl Hooks {
                 event,
                 payload,
                 &ctx.version,
-                ctx.session_dir.clone(),
+                if ctx.isolated {
+                    crate::hooks::exec::Place::Isolated {
+                        recorded: ctx.session_dir.clone(),
+                    }
+                } else {
+                    crate::hooks::exec::Place::Recorded(ctx.session_dir.clone())
+                },
                 ctx.entrypoint.clone(),
                 &ctx.env_args,
                 lookup,

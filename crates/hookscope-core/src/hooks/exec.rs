@@ -60,7 +60,7 @@ pub use env::{
     BASIC_ENV, ENV_FILE_EVENTS, EnvContext, EnvSource, EnvVar, EnvWarning, hook_env, known_form,
 };
 pub use http::{HttpHeader, expand_header, post};
-pub use plan::{ExecPlan, plan};
+pub use plan::{ExecPlan, Place, plan};
 pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
 pub use report::{
     ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, execute, not_runnable,

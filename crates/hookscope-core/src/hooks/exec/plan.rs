@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::permissions::RuleContext;
 use super::{
-    EnvContext, EnvSource, EnvVar, EnvWarning, ExecReport, NotRun, RunSpec, Runner, Scratch,
-    execute, hook_env, project_dir, working_dir,
+    EnvContext, EnvSource, EnvVar, EnvWarning, ExecReport, NotRun, ProjectDir, RunSpec, Runner,
+    Scratch, execute, hook_env, project_dir, working_dir,
 };
 use crate::hooks::contract::Version;
 use crate::hooks::settings::{HandlerVerdict, HookConfig, Permissions};
@@ -53,6 +53,24 @@ pub struct ExecPlan {
     pub agent: Agent,
 }
 
+/// Where a planned run's handlers run (docs/replay-and-backtest.md#every-event-your-hooks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// As Claude Code ran them: the session's folder (its `cwd` as
+    /// recorded, mapped; it may not exist here, [`project_dir`] and
+    /// [`working_dir`] then say what is used instead), this process's
+    /// `HOME`.
+    Recorded(Option<PathBuf>),
+    /// Isolated: `CLAUDE_PROJECT_DIR`, the working folder and `HOME` are
+    /// fresh folders inside the run's temporary folder, so a hook that
+    /// writes relative to them writes there. `recorded` (the session's
+    /// folder) is where permission rules' paths are still resolved from.
+    Isolated {
+        /// The session's folder as recorded, mapped.
+        recorded: Option<PathBuf>,
+    },
+}
+
 /// Builds the plan for the handlers `verdicts` says fire (from
 /// [`crate::hooks::settings::explain`] over `config`), on `payload` (the
 /// event's stdin JSON) as of `version`. `session_dir` is the session's
@@ -69,7 +87,7 @@ pub fn plan(
     event: &str,
     payload: &Value,
     version: &Version,
-    session_dir: Option<PathBuf>,
+    place: Place,
     entrypoint: Option<String>,
     env_args: &[String],
     lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
@@ -80,12 +98,33 @@ pub fn plan(
             format!("#{} {}", i + 1, h.location())
         })
     };
-    let project = project_dir(
-        session_dir.as_deref(),
-        config.project_dir.as_deref(),
-        scratch.path(),
-    );
-    let (cwd, cwd_note) = working_dir(payload, &project, &scratch);
+    let (project, cwd, cwd_note, home) = match place {
+        Place::Recorded(session_dir) => {
+            let project = project_dir(
+                session_dir.as_deref(),
+                config.project_dir.as_deref(),
+                scratch.path(),
+            );
+            let (cwd, cwd_note) = working_dir(payload, &project, &scratch);
+            (project, cwd, cwd_note, None)
+        }
+        Place::Isolated { recorded } => {
+            let folder = scratch.path().join("project");
+            let home = scratch.path().join("home");
+            std::fs::create_dir_all(&folder)?;
+            std::fs::create_dir_all(&home)?;
+            let note = format!(
+                "isolated: running in a temporary project folder, {}",
+                folder.display()
+            );
+            let project = ProjectDir {
+                path: folder.clone(),
+                recorded: recorded.filter(|d| !d.as_os_str().is_empty()),
+                note: None,
+            };
+            (project, folder, Some(note), Some(home))
+        }
+    };
     let project_note = project.note.clone();
     let project_dir = Some(project.path.clone());
     let mut ctx = EnvContext::from_payload(payload);
@@ -108,6 +147,14 @@ pub fn plan(
             }
         }
         let (mut env, warnings) = hook_env(&hctx, env_args, lookup);
+        if let Some(home) = &home {
+            env.retain(|v| v.name != "HOME");
+            env.push(EnvVar {
+                name: "HOME".into(),
+                value: home.clone().into_os_string(),
+                source: EnvSource::Basic,
+            });
+        }
         if env_warnings.is_empty() {
             env_warnings = warnings;
         }

@@ -7,6 +7,7 @@
 
 use super::*;
 use hookscope_hook::event::EventKey;
+use std::path::Path;
 
 /// The JSON of a backtest, the one object `hookscope replay --all --json`
 /// prints and `replay_hook` with `all: true` returns: the [`Backtest`]'s
@@ -205,7 +206,24 @@ impl Backtest {
 /// The call a tool event's payload concerns: its `tool_use_id`, else the
 /// call it was rebuilt for (a Droid payload has no such field,
 /// [`Payload::call_id`]).
-fn call_id_of(p: &Payload) -> Option<&str> {
+/// The `--at` form naming the firing of `p` ([`Example::at`]): its
+/// `tool_use_id`, else `line:N` on the main file `main_path`, else
+/// `line:agent-<agent_id>:N` inside a subagent.
+pub(super) fn at_of(main_path: &Path, p: &Payload) -> Option<String> {
+    call_id_of(p).map(str::to_string).or_else(|| {
+        if p.source_path == main_path {
+            Some(format!("line:{}", p.source_line))
+        } else {
+            p.json
+                .get("agent_id")
+                .and_then(Value::as_str)
+                .filter(|a| !a.is_empty())
+                .map(|a| format!("line:agent-{a}:{}", p.source_line))
+        }
+    })
+}
+
+pub(super) fn call_id_of(p: &Payload) -> Option<&str> {
     p.json
         .get("tool_use_id")
         .and_then(Value::as_str)
@@ -348,7 +366,7 @@ pub fn rule_events(rules: &RuleSet) -> Vec<EventName> {
         .collect()
 }
 
-fn summary_of(p: &Payload) -> String {
+pub(super) fn summary_of(p: &Payload) -> String {
     let j = &p.json;
     let s = |k: &str| j.get(k).and_then(Value::as_str);
     let input = j.get("tool_input");
@@ -454,17 +472,7 @@ fn backtest_calls(
             tally.examples.push(Example {
                 session: short_session_id(&session.id).to_string(),
                 event: event.into(),
-                at: tool_use_id.clone().or_else(|| {
-                    if p.source_path == main_path {
-                        Some(format!("line:{}", p.source_line))
-                    } else {
-                        p.json
-                            .get("agent_id")
-                            .and_then(Value::as_str)
-                            .filter(|a| !a.is_empty())
-                            .map(|a| format!("line:agent-{a}:{}", p.source_line))
-                    }
-                }),
+                at: at_of(&main_path, &p),
                 tool_use_id,
                 summary: summary_of(&p),
                 verdict: v,

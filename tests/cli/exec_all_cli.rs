@@ -1,0 +1,433 @@
+//! `hookscope replay --all --exec` (docs/replay-and-backtest.md#every-event-your-hooks):
+//! your hooks run on every recorded event they reach. The per-handler
+//! counts and the then-vs-now tallies equal those of running each event by
+//! hand with the single `replay … --exec`; nothing runs without `--yes` when
+//! there is no terminal; Ctrl-C stops the walk and leaves no hook running;
+//! identical events run once; the run is isolated by default.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{REAL_CC, bash_hooks_settings, hookscope, hookscope_process, write_file};
+
+/// The two sessions the by-hand comparison walks: a hook's exit-2 block,
+/// and one session resumed twice with a rewrite, an ask, an objection, a
+/// rejected prompt and a Stop block.
+fn sessions() -> Vec<String> {
+    ["hooks_c2_exit2", "hooks_c8_outcomes"]
+        .iter()
+        .map(|s| format!("{REAL_CC}/{s}"))
+        .collect()
+}
+
+/// A guard that blocks `rm -rf` (exit 2) and a checker that crashes
+/// (exit 1, no JSON) on `git`: two handlers of PreToolUse `Bash`.
+fn settings(dir: &Path) -> PathBuf {
+    let guard = write_file(
+        dir.join("guard.sh"),
+        "#!/bin/sh\ncase \"$(cat)\" in *'rm -rf'*) echo 'no rm -rf' >&2; exit 2;; esac\nexit 0\n",
+    );
+    let crash = write_file(
+        dir.join("crash.sh"),
+        "#!/bin/sh\ncase \"$(cat)\" in *'\"git '*) echo boom >&2; exit 1;; esac\nexit 0\n",
+    );
+    bash_hooks_settings(
+        dir.join("settings.json"),
+        json!([
+            {"type": "command", "command": format!("sh {}", guard.display())},
+            {"type": "command", "command": format!("sh {}", crash.display())}
+        ]),
+    )
+}
+
+fn all_exec(settings: &Path, extra: &[&str]) -> Value {
+    let out = hookscope()
+        .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
+        .arg(settings)
+        .args(sessions())
+        .args(extra)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// `#1 /path:7 (given)` → `/path:7 (given)`.
+fn location(label: &str) -> String {
+    label
+        .split_once(' ')
+        .map_or(label, |(_, rest)| rest)
+        .to_string()
+}
+
+#[test]
+fn every_event_by_hand_gives_the_same_counts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = settings(dir.path());
+    let all = all_exec(&settings, &[]);
+    // By hand: every Bash call of the two sessions, one `replay --exec` each.
+    let found = hookscope()
+        .args(["find", "--tool-name", "Bash", "--json", "--limit", "1000"])
+        .args(sessions())
+        .output()
+        .expect("find");
+    let found: Value = serde_json::from_slice(&found.stdout).expect("find json");
+    let records = found["records"].as_array().expect("records");
+    assert!(records.len() >= 5, "{}", records.len());
+    let mut exits: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut then_now: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in records {
+        let session = r["session"].as_str().expect("session");
+        let id = r["tool_use_id"].as_str().expect("id");
+        let out = hookscope()
+            .args(["replay", session])
+            .args(sessions())
+            .args([
+                "--event",
+                "PreToolUse",
+                "--at",
+                id,
+                "--exec",
+                "--json",
+                "--settings",
+            ])
+            .arg(&settings)
+            .output()
+            .expect("replay");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("replay json");
+        let exec = &v["exec"];
+        for h in exec["handlers"].as_array().expect("handlers") {
+            let label = location(h["label"].as_str().expect("label"));
+            let code = h["exit_code"].as_i64().expect("exit code");
+            *exits.entry((label, format!("exit {code}"))).or_default() += 1;
+        }
+        let vs = &exec["vs_transcript"];
+        let blocks = |s: &str| matches!(s, "blocked" | "stopped" | "flagged");
+        let (then, now) = (
+            vs["then"].as_str().expect("then"),
+            vs["now"].as_str().expect("now"),
+        );
+        let kind = match (blocks(then), blocks(now)) {
+            (true, true) => "blocked_both",
+            (false, true) => "new_blocks",
+            (true, false) => "lost_blocks",
+            _ => "neither",
+        };
+        *then_now.entry(kind).or_default() += 1;
+    }
+    // The walk: the same runs, per handler.
+    assert_eq!(all["ran"], true);
+    assert_eq!(all["events"], records.len());
+    assert_eq!(all["cancelled"], false);
+    let mut walked: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for h in all["handlers"].as_array().expect("handlers") {
+        assert_eq!(h["reached"], records.len());
+        for (k, n) in h["exits"].as_object().expect("exits") {
+            let n = usize::try_from(n.as_u64().expect("n")).expect("usize");
+            walked.insert(
+                (h["handler"].as_str().expect("h").to_string(), k.clone()),
+                n,
+            );
+        }
+    }
+    assert_eq!(walked, exits);
+    let t = &all["then_vs_now"];
+    assert_eq!(
+        t["blocked_both"],
+        then_now.get("blocked_both").copied().unwrap_or(0)
+    );
+    assert_eq!(
+        t["new_blocks"]["count"],
+        then_now.get("new_blocks").copied().unwrap_or(0)
+    );
+    assert_eq!(
+        t["lost_blocks"]["count"],
+        then_now.get("lost_blocks").copied().unwrap_or(0)
+    );
+    // The recorded exit-2 block of `rm -rf` is blocked then and now, not new.
+    assert!(then_now.get("blocked_both").copied().unwrap_or(0) >= 1);
+    let crash = &all["handlers"][1];
+    assert_eq!(crash["failures"]["crashed"], crash["exits"]["exit 1"]);
+    assert_eq!(crash["fails_open"], crash["exits"]["exit 1"]);
+}
+
+#[test]
+fn without_a_terminal_nothing_runs_unless_yes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("ran");
+    let hook = write_file(
+        dir.path().join("touch.sh"),
+        format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    let settings = bash_hooks_settings(
+        dir.path().join("settings.json"),
+        json!([{"type": "command", "command": format!("sh {}", hook.display())}]),
+    );
+    let out = hookscope()
+        .args(["replay", "--all", "--exec", "--settings"])
+        .arg(&settings)
+        .args(sessions())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.starts_with("plan: 1 handler × "), "{stdout}");
+    assert!(
+        stdout.contains("not in force: write confinement"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("give --yes"), "{stderr}");
+    assert!(!marker.exists(), "a hook ran without consent");
+}
+
+#[test]
+fn rules_and_exec_together_are_refused() {
+    let out = hookscope()
+        .args([
+            "replay",
+            "--all",
+            "--exec",
+            "--rules",
+            "assets/rules/example.toml",
+        ])
+        .args(sessions())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give one of them"));
+}
+
+/// By default a hook runs in a fresh temporary folder with a fresh HOME;
+/// `--real-folders` gives it the recorded folder (here gone, so the
+/// project's fallback) and this process's HOME.
+#[test]
+fn hooks_run_isolated_by_default() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let hook = write_file(
+        dir.path().join("where.sh"),
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho \"$HOME|$PWD|$CLAUDE_PROJECT_DIR\" >> {}\n",
+            log.display()
+        ),
+    );
+    let settings = bash_hooks_settings(
+        dir.path().join("settings.json"),
+        json!([{"type": "command", "command": format!("sh {}", hook.display())}]),
+    );
+    let c2 = format!("{REAL_CC}/hooks_c2_exit2");
+    let out = hookscope()
+        .args(["replay", "--all", "--exec", "--yes", "--settings"])
+        .arg(&settings)
+        .arg(&c2)
+        .env("HOME", dir.path())
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(!lines.is_empty());
+    for line in &lines {
+        let parts: Vec<&str> = line.split('|').collect();
+        assert_eq!(parts.len(), 3, "{line}");
+        let (home, pwd, project) = (parts[0], parts[1], parts[2]);
+        assert!(
+            home.contains("hookscope-exec-") && home.ends_with("/home"),
+            "{line}"
+        );
+        assert!(
+            pwd.contains("hookscope-exec-") && pwd.ends_with("/project"),
+            "{line}"
+        );
+        assert_eq!(project, pwd, "{line}");
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("protection: a fresh temporary HOME"),
+        "{stdout}"
+    );
+    // --real-folders: this process's HOME.
+    std::fs::remove_file(&log).expect("rm");
+    let out = hookscope()
+        .args([
+            "replay",
+            "--all",
+            "--exec",
+            "--yes",
+            "--real-folders",
+            "--settings",
+        ])
+        .arg(&settings)
+        .arg(&c2)
+        .env("HOME", dir.path())
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&log).expect("log");
+    let home = dir.path().display().to_string();
+    assert!(
+        text.lines().all(|l| l.starts_with(&format!("{home}|"))),
+        "{text}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("protection: a fresh temporary HOME"));
+}
+
+/// A session whose calls repeat one tool_use_id with the same input: the
+/// payloads are identical, so the hook runs once and the other is answered
+/// from that run.
+#[test]
+fn identical_events_run_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let count = dir.path().join("count");
+    let hook = write_file(
+        dir.path().join("count.sh"),
+        format!("#!/bin/sh\ncat >/dev/null\necho x >> {}\n", count.display()),
+    );
+    let settings = bash_hooks_settings(
+        dir.path().join("settings.json"),
+        json!([{"type": "command", "command": format!("sh {}", hook.display())}]),
+    );
+    let project = dir.path().join("projects").join("-tmp-dup");
+    let session = "11111111-2222-3333-4444-555555555555";
+    let line = |uuid: &str, parent: &str, body: Value| {
+        let mut v = json!({"type": "assistant", "uuid": uuid, "parentUuid": parent,
+            "sessionId": session, "cwd": "/tmp/dup", "version": "2.1.332",
+            "timestamp": "2026-12-01T10:00:00.000Z", "isSidechain": false, "userType": "external"});
+        if let Some(o) = v.as_object_mut() {
+            for (k, x) in body.as_object().expect("object") {
+                o.insert(k.clone(), x.clone());
+            }
+        }
+        v
+    };
+    let call = |uuid: &str, parent: &str| {
+        line(
+            uuid,
+            parent,
+            json!({"message": {"role": "assistant", "id": format!("msg_{uuid}"),
+            "content": [{"type": "tool_use", "id": "toolu_same", "name": "Bash",
+                         "input": {"command": "ls"}}]}}),
+        )
+    };
+    let result = |uuid: &str, parent: &str| {
+        line(
+            uuid,
+            parent,
+            json!({"type": "user", "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_same", "content": "ok"}]}}),
+        )
+    };
+    let prompt = line(
+        "u0",
+        "",
+        json!({"type": "user", "parentUuid": null,
+        "message": {"role": "user", "content": "list"}}),
+    );
+    crate::support::write_jsonl(
+        project.join(format!("{session}.jsonl")),
+        &[
+            prompt,
+            call("a1", "u0"),
+            result("r1", "a1"),
+            call("a2", "r1"),
+            result("r2", "a2"),
+        ],
+    );
+    let out = hookscope()
+        .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
+        .arg(&settings)
+        .arg(dir.path().join("projects"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let runs = std::fs::read_to_string(&count)
+        .expect("count")
+        .lines()
+        .count();
+    assert_eq!(v["events"], 2, "{v}");
+    assert_eq!(v["deduplicated"], 1, "{v}");
+    assert_eq!(v["runs"], 1);
+    assert_eq!(runs, 1);
+    assert_eq!(v["handlers"][0]["reached"], 2);
+    assert_eq!(v["handlers"][0]["ran"], 1);
+    assert_eq!(v["handlers"][0]["exits"]["exit 0"], 2);
+}
+
+/// Ctrl-C while hooks run: hookscope reports what completed, says it
+/// stopped, and no hook process is left behind.
+#[test]
+fn ctrl_c_stops_and_leaves_no_hook_running() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let started = dir.path().join("started");
+    let tag = format!("hookscope-sleep-{}", std::process::id());
+    let hook = write_file(
+        dir.path().join("slow.sh"),
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho $$ >> {}\nexec -a {tag} sleep 30\n",
+            started.display()
+        ),
+    );
+    let settings = bash_hooks_settings(
+        dir.path().join("settings.json"),
+        json!([{"type": "command", "command": format!("bash {}", hook.display())}]),
+    );
+    let child = hookscope_process()
+        .args([
+            "replay",
+            "--all",
+            "--exec",
+            "--yes",
+            "--jobs",
+            "2",
+            "--settings",
+        ])
+        .arg(&settings)
+        .args(sessions())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Wait until a hook runs (it writes its pid), then interrupt.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !started.exists() {
+        assert!(Instant::now() < deadline, "no hook started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) on the child's pid with SIGINT; no memory is shared.
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+    let out = child.wait_with_output().expect("wait");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("hookscope: stopping: killed"), "{stderr}");
+    assert!(stdout.contains("stopped early (Ctrl-C)"), "{stdout}");
+    // Every hook process that started is gone.
+    let pids = std::fs::read_to_string(&started).expect("pids");
+    for p in pids.lines() {
+        let p: i32 = p.trim().parse().expect("pid");
+        let alive = Path::new(&format!("/proc/{p}")).exists()
+            && std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .is_ok_and(|s| !s.contains(") Z "));
+        assert!(!alive, "hook process {p} still runs");
+    }
+}
