@@ -24,12 +24,18 @@ payload = \"../../tests/fixtures/rules/pretooluse_rm_rf.json\"
 expect = \"block\"
 ";
 
-/// `hookscope test --example`: prints [`EXAMPLE_RULES`] and exits 0. The
-/// one case that reads a payload file of the repository is replaced by a
+/// `hookscope test --example`: prints [`EXAMPLE_RULES`] and exits 0. Its
+/// header names the saved copy (`rules.toml`), not the repository's file;
+/// the one case that reads a payload file of the repository is replaced by a
 /// comment saying how to write such a case, so the printed file passes
 /// `hookscope test` wherever it is saved.
 pub fn print_example() -> ! {
-    let text = EXAMPLE_RULES.replace(
+    let text = EXAMPLE_RULES
+        .replace(
+            "#   hookscope test assets/rules/example.toml      # run the test cases below",
+            "#   hookscope test --example > rules.toml\n#   hookscope test rules.toml      # run the test cases below",
+        )
+        .replace(
         REPO_PAYLOAD_CASE,
         "# A case may also read a captured payload (e.g. `hookscope payload … > captured.json`):\n\
          #   [[rules.tests]]\n\

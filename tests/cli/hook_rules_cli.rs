@@ -157,6 +157,13 @@ fn the_printed_example_runs_anywhere() {
         .output()
         .expect("run");
     assert!(out.status.success());
+    // Its header says how to save and run this copy, not the repository's.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("#   hookscope test --example > rules.toml\n#   hookscope test rules.toml "),
+        "{text}"
+    );
+    assert!(!text.contains("assets/rules/example.toml"), "{text}");
     let file = dir.path().join("rules.toml");
     std::fs::write(&file, &out.stdout).expect("write");
     let run = hookscope().arg("test").arg(&file).output().expect("run");

@@ -21,8 +21,13 @@ pub(super) fn call_lines(
     if let Some(res) = &record.tool_resolved {
         title.push(Span::styled(format!("  → {res}"), theme.tool()));
     }
+    // A call a hook blocked never ran: its error result is the hook's.
+    let blocked = hooks
+        .iter()
+        .any(|h| h.action == hookscope_core::transcript::hook_activity::HookAction::Blocked);
     let status = match &record.result {
         None => Span::styled("  no result", theme.dim()),
+        Some(r) if r.is_error && blocked => Span::styled("  ⛔ blocked by a hook", theme.error()),
         Some(r) if r.is_error => Span::styled("  ✗ error", theme.error()),
         Some(_) => Span::styled("  ✓ ok", theme.added()),
     };

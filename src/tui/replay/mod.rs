@@ -393,13 +393,63 @@ impl ReplayPane {
         (out, rec)
     }
 
+    /// The largest scroll (in logical lines) that still fills the pane:
+    /// lines wrap, so this counts their wrapped rows at the column's width
+    /// (side by side, the larger of the replay's and the record's).
     fn max_scroll(&self, ctx: &Ctx) -> usize {
         let (mut main, rec) = self.lines(ctx);
-        if self.area.width < SIDE_BY_SIDE {
+        let text = self.text_area();
+        let rows = inner_rows(text);
+        if self.area.width >= SIDE_BY_SIDE {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
+                    .areas(text);
+            fit_skip(&main, left.width, rows).max(fit_skip(
+                &rec,
+                right.width.saturating_sub(2),
+                rows,
+            ))
+        } else {
             main.extend(rec);
+            fit_skip(&main, text.width, rows)
         }
-        main.len().saturating_sub(inner_rows(self.text_area()))
     }
+
+    /// Scrolls to the first line reading `heading` (a section's title),
+    /// as far as [`Self::max_scroll`] allows.
+    pub(super) fn scroll_to(&mut self, heading: &str, ctx: &Ctx) {
+        let (main, _) = self.lines(ctx);
+        let at = main.iter().position(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                == heading
+        });
+        if let Some(at) = at {
+            self.scroll = at.min(self.max_scroll(ctx));
+        }
+    }
+}
+
+/// The fewest logical lines to skip so that the rest of `lines`, wrapped
+/// at word boundaries to `width` cells, fits in `rows` rows; a last line
+/// taller than the pane is still reachable (its top at the top).
+fn fit_skip(lines: &[Line], width: u16, rows: usize) -> usize {
+    let width = width.max(1);
+    let mut total = 0usize;
+    for (i, line) in lines.iter().enumerate().rev() {
+        total += Paragraph::new(line.clone())
+            .wrap(Wrap { trim: false })
+            .line_count(width)
+            .max(1);
+        if total > rows {
+            // Line `i` does not fit below the rest: start after it (the
+            // last line is shown from its top even when taller).
+            return (i + 1).min(lines.len().saturating_sub(1));
+        }
+    }
+    0
 }
 
 /// The picker's entries at `at`, each with the `At` that rebuilds it (from

@@ -161,6 +161,7 @@ impl ReplayPane {
                 _ => None,
             };
             *slot = Some(report);
+            self.scroll_to("Ran your hooks (x)", ctx);
         }
     }
 
@@ -177,6 +178,7 @@ impl ReplayPane {
                         plan: crate::tui::context::PlanHandle(plan),
                     });
                     ctx.say("running hooks…");
+                    self.scroll_to("Ran your hooks", ctx);
                 }
             }
             Action::SearchCancel | Action::SearchInput('n') => {

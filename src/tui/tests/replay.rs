@@ -530,3 +530,42 @@ fn replay_pane_on_a_codex_session_uses_codex_hooks() {
         "{text:?}"
     );
 }
+
+/// PageDown reaches the end of the replay however its lines wrap: at
+/// 80x24 and at 80x70 (where its logical lines are fewer than the rows but
+/// their wrapped rows are more) the last line of the record is on screen.
+#[test]
+fn replay_pane_scrolls_to_its_last_wrapped_line() {
+    for height in [24u16, 70] {
+        let (mut app, _) = replay_on_rm_rf(Some(EXAMPLE_RULES));
+        render_replay(&mut app, 80, height);
+        let (mut main, rec) = app.replay.lines(&app.ctx);
+        main.extend(rec);
+        let last = main
+            .iter()
+            .rev()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+            })
+            .find(|t| !t.trim().is_empty())
+            .expect("a last line");
+        let tail: String = last
+            .trim_end()
+            .split_whitespace()
+            .last()
+            .expect("a word")
+            .to_string();
+        for _ in 0..100 {
+            key(&mut app, KeyCode::PageDown);
+            render_replay(&mut app, 80, height);
+        }
+        let screen = render_replay(&mut app, 80, height);
+        assert!(
+            screen.contains(&tail),
+            "at 80x{height}, {tail:?} (end of {last:?}) not on screen:\n{screen}"
+        );
+    }
+}

@@ -346,6 +346,13 @@ fn run_hooks_with_the_scenarios_settings_agrees_with_the_transcript() {
         ),
         "{text:?}"
     );
+    // The pane scrolled to the run's report: it is the first line shown.
+    assert_eq!(
+        text.get(app.replay.scroll).map(String::as_str),
+        Some("Ran your hooks (x)")
+    );
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("Ran your hooks (x)"), "{screen}");
     // The status bar says the run ended (it said "running hooks…").
     assert_eq!(
         app.ctx.message.as_deref(),
