@@ -90,9 +90,8 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
             );
         }
         eprint!(
-            "run {} handler run{} now? [y/N] ",
-            plan.handler_runs,
-            if plan.handler_runs == 1 { "" } else { "s" }
+            "run your hooks now ({})? [y/N] ",
+            plural(plan.handler_runs, "handler run", "handler runs")
         );
         let _ = std::io::stderr().flush();
         let mut answer = String::new();
@@ -278,17 +277,12 @@ fn print_report(r: &ExecAll, shown: Shown) {
             ""
         }
     );
-    for line in protection_lines(r) {
-        outln!("{line}");
-    }
+    // The protections were said with the plan, above.
     if r.unreadable > 0 {
         outln!(
             "  {} unreadable (--json names them)",
             plural(r.unreadable, "session", "sessions")
         );
-    }
-    for line in left_out_lines(r) {
-        outln!("{line}");
     }
     for h in &r.handlers {
         outln!("");
