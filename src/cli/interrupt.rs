@@ -6,21 +6,30 @@
 
 use std::sync::Once;
 
+/// Registers for SIGINT, SIGTERM and SIGHUP; a failure is said on stderr
+/// (`None`: an interrupt then ends hookscope without the cleanup).
+fn watch() -> Option<signal_hook::iterator::Signals> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            errln!(
+                "hookscope: cannot watch for Ctrl-C ({e}); an interrupt may leave a hook running"
+            );
+            None
+        }
+    }
+}
+
 /// Installs the handler (once per process; later calls do nothing). Call
 /// before the first hook runs. A failure to register is said on stderr and
 /// the run goes on (an interrupt then ends hookscope without the cleanup).
 pub fn end_runs_on_signal() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-            Ok(s) => s,
-            Err(e) => {
-                errln!(
-                    "hookscope: cannot watch for Ctrl-C ({e}); an interrupt may leave a hook running"
-                );
-                return;
-            }
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Some(mut signals) = watch() else {
+            return;
         };
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
@@ -73,15 +82,8 @@ pub fn stop_runs_on_signal(
     use std::sync::atomic::Ordering;
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-            Ok(s) => s,
-            Err(e) => {
-                errln!(
-                    "hookscope: cannot watch for Ctrl-C ({e}); an interrupt may leave a hook running"
-                );
-                return;
-            }
+        let Some(mut signals) = watch() else {
+            return;
         };
         std::thread::spawn(move || {
             let mut seen = signals.forever();

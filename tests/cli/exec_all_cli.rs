@@ -43,6 +43,16 @@ fn settings(dir: &Path) -> PathBuf {
     )
 }
 
+/// A settings file in `dir` whose one PreToolUse `Bash` handler runs the
+/// script `name` (written with `body`) with `shell`.
+fn one_hook(dir: &Path, name: &str, shell: &str, body: impl AsRef<[u8]>) -> PathBuf {
+    let hook = write_file(dir.join(name), body);
+    bash_hooks_settings(
+        dir.join("settings.json"),
+        json!([{"type": "command", "command": format!("{shell} {}", hook.display())}]),
+    )
+}
+
 fn all_exec(settings: &Path, extra: &[&str]) -> Value {
     let out = hookscope()
         .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
@@ -162,13 +172,11 @@ fn every_event_by_hand_gives_the_same_counts() {
 fn without_a_terminal_nothing_runs_unless_yes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let marker = dir.path().join("ran");
-    let hook = write_file(
-        dir.path().join("touch.sh"),
+    let settings = one_hook(
+        dir.path(),
+        "touch.sh",
+        "sh",
         format!("#!/bin/sh\ntouch {}\n", marker.display()),
-    );
-    let settings = bash_hooks_settings(
-        dir.path().join("settings.json"),
-        json!([{"type": "command", "command": format!("sh {}", hook.display())}]),
     );
     let out = hookscope()
         .args(["replay", "--all", "--exec", "--settings"])
@@ -188,23 +196,6 @@ fn without_a_terminal_nothing_runs_unless_yes() {
     assert!(!marker.exists(), "a hook ran without consent");
 }
 
-#[test]
-fn rules_and_exec_together_are_refused() {
-    let out = hookscope()
-        .args([
-            "replay",
-            "--all",
-            "--exec",
-            "--rules",
-            "assets/rules/example.toml",
-        ])
-        .args(sessions())
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("give one of them"));
-}
-
 /// By default a hook runs in a fresh temporary folder with a fresh HOME;
 /// `--real-folders` gives it the recorded folder (here gone, so the
 /// project's fallback) and this process's HOME.
@@ -212,16 +203,14 @@ fn rules_and_exec_together_are_refused() {
 fn hooks_run_isolated_by_default() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("log");
-    let hook = write_file(
-        dir.path().join("where.sh"),
+    let settings = one_hook(
+        dir.path(),
+        "where.sh",
+        "sh",
         format!(
             "#!/bin/sh\ncat >/dev/null\necho \"$HOME|$PWD|$CLAUDE_PROJECT_DIR\" >> {}\n",
             log.display()
         ),
-    );
-    let settings = bash_hooks_settings(
-        dir.path().join("settings.json"),
-        json!([{"type": "command", "command": format!("sh {}", hook.display())}]),
     );
     let c2 = format!("{REAL_CC}/hooks_c2_exit2");
     let out = hookscope()
@@ -291,13 +280,11 @@ fn hooks_run_isolated_by_default() {
 fn identical_events_run_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let count = dir.path().join("count");
-    let hook = write_file(
-        dir.path().join("count.sh"),
+    let settings = one_hook(
+        dir.path(),
+        "count.sh",
+        "sh",
         format!("#!/bin/sh\ncat >/dev/null\necho x >> {}\n", count.display()),
-    );
-    let settings = bash_hooks_settings(
-        dir.path().join("settings.json"),
-        json!([{"type": "command", "command": format!("sh {}", hook.display())}]),
     );
     let project = dir.path().join("projects").join("-tmp-dup");
     let session = "11111111-2222-3333-4444-555555555555";
@@ -377,16 +364,14 @@ fn ctrl_c_stops_and_leaves_no_hook_running() {
     let dir = tempfile::tempdir().expect("tempdir");
     let started = dir.path().join("started");
     let tag = format!("hookscope-sleep-{}", std::process::id());
-    let hook = write_file(
-        dir.path().join("slow.sh"),
+    let settings = one_hook(
+        dir.path(),
+        "slow.sh",
+        "bash",
         format!(
             "#!/bin/sh\ncat >/dev/null\necho $$ >> {}\nexec -a {tag} sleep 30\n",
             started.display()
         ),
-    );
-    let settings = bash_hooks_settings(
-        dir.path().join("settings.json"),
-        json!([{"type": "command", "command": format!("bash {}", hook.display())}]),
     );
     let child = hookscope_process()
         .args([
