@@ -22,6 +22,7 @@ macro_rules! errln {
 }
 
 pub mod activity;
+pub mod against;
 pub mod call;
 pub mod exec_all;
 pub mod find;

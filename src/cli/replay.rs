@@ -66,6 +66,14 @@ pub struct ReplayArgs {
     /// confirmation.
     #[arg(long)]
     pub exec: bool,
+    /// With --all --rules A: compare A with this rule set B, event by
+    /// event, and list where they decide differently.
+    #[arg(long, value_name = "B.toml", value_parser = clap::value_parser!(PathBuf))]
+    pub against: Option<PathBuf>,
+    /// With --against: exit 1 when any event is decided differently (to
+    /// gate a change in CI).
+    #[arg(long = "fail-on-change")]
+    pub fail_on_change: bool,
     /// With --all --exec: run without asking (required when there is no
     /// terminal to ask on).
     #[arg(long)]
@@ -205,7 +213,16 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
             fail("--all needs --rules FILE (the rule set to backtest) or --exec (your hooks)")
         };
         let examples = args.examples.unwrap_or(Examples::Up(MAX_EXAMPLES));
+        if let Some(b) = &args.against {
+            let b = load_rules_or_exit(b, args.json);
+            return super::against::run(&paths, &rules, &b, args, examples);
+        }
         return run_all(&paths, &rules, args.json, examples, no_index);
+    }
+    if args.against.is_some() || args.fail_on_change {
+        fail(
+            "--against compares two rule sets over every session: give --all --rules A.toml --against B.toml",
+        );
     }
     let Some(session) = &args.session else {
         fail("give a SESSION (or --all with --rules FILE for a backtest)")

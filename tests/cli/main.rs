@@ -3,6 +3,7 @@
 
 use hookscope_test_support as support;
 
+mod against_cli;
 mod cli;
 mod codex_corpus;
 mod codex_forks;

@@ -357,6 +357,30 @@ fn initialize_list_and_call_over_stdio() {
     assert_eq!(bt["rules"][0]["counts"], json!({"block": 6}));
     assert_eq!(bt["combined"], json!({"block": 6}));
 
+    // replay_hook all=true against a second set that warns instead: the six
+    // blocks are no longer blocks, nothing else changed.
+    let warns = rules.replace("action = \"block\"", "action = \"warn\"");
+    let result = server.call_tool(
+        19,
+        "replay_hook",
+        json!({"all": true, "rules": rules, "against": warns, "examples": 1}),
+    );
+    let ag = answer(&result);
+    assert_eq!(ag["no_longer_blocked"]["count"], 6, "{ag}");
+    assert_eq!(ag["changed"], 6);
+    assert_eq!(
+        ag["no_longer_blocked"]["examples"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(ag["no_longer_blocked"]["examples"][0]["a"], "block (no-rm)");
+    assert_eq!(ag["no_longer_blocked"]["examples"][0]["b"], "warn (no-rm)");
+    let result = server.call_tool(
+        20,
+        "replay_hook",
+        json!({"session": "e1be136e", "event": "Stop", "rules": rules, "against": warns}),
+    );
+    assert_eq!(answer(&result)["message"], "against goes with all: true");
+
     // A refused rule set is an invalid argument with file:line:col.
     let result = server.call_tool(
         10,

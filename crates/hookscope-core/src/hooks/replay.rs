@@ -56,6 +56,7 @@
 
 mod backtest;
 pub use backtest::*;
+pub mod against;
 pub mod exec_all;
 
 use std::collections::{BTreeMap, HashSet};

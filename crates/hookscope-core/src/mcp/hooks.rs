@@ -124,6 +124,14 @@ pub fn replay_hook_schema() -> Map<String, Value> {
                "description": "Backtest: every event of every Claude Code session through the rules; session, event and at are then not used."}),
     );
     p.insert(
+        "against_path".into(),
+        string("With all=true: a second rule file (TOML), B; the answer lists the events where B decides differently from the rules (A): newly_blocked, no_longer_blocked, rewrite_changed, context_changed, other_changed."),
+    );
+    p.insert(
+        "against".into(),
+        string("With all=true: the second rule set, B, as TOML text. Give this, against_path, or neither."),
+    );
+    p.insert(
         "examples".into(),
         json!({"type": "integer", "minimum": 0, "maximum": crate::hooks::replay::KEPT_EXAMPLES, "default": crate::hooks::replay::MAX_EXAMPLES,
                "description": "With all=true: examples returned per rule and verdict (the counts are always whole)."}),
@@ -244,14 +252,27 @@ fn found_with_notes(run: Result<(Value, Vec<String>), ToolOutput>) -> ToolOutput
 /// The rule set of a call: `rules_path` or `rules`, or none (a replay then
 /// shows the payload and the record only).
 fn rules_of(obj: &Map<String, Value>) -> Result<Option<RuleSet>, ToolOutput> {
+    set_of(obj, "rules_path", "rules")
+}
+
+/// A rule set given as a file (`path_key`) or as TOML text (`text_key`),
+/// or none.
+fn set_of(
+    obj: &Map<String, Value>,
+    path_key: &str,
+    text_key: &str,
+) -> Result<Option<RuleSet>, ToolOutput> {
     let refused = |e: crate::hooks::rules::RuleSetError| {
-        invalid(format!("rule set refused; nothing was loaded:\n{e}"))
+        let which = if text_key == "rules" { "" } else { "against: " };
+        invalid(format!("{which}rule set refused; nothing was loaded:\n{e}"))
     };
-    match (str_arg(obj, "rules_path")?, str_arg(obj, "rules")?) {
+    match (str_arg(obj, path_key)?, str_arg(obj, text_key)?) {
         (Some(p), None) => RuleSet::load(Path::new(p)).map(Some).map_err(refused),
         (None, Some(text)) => RuleSet::parse(text, "<rules>").map(Some).map_err(refused),
         (None, None) => Ok(None),
-        _ => Err(invalid("give at most one of rules_path or rules")),
+        _ => Err(invalid(format!(
+            "give at most one of {path_key} or {text_key}"
+        ))),
     }
 }
 
@@ -274,6 +295,8 @@ pub fn replay_hook(
                 "rules",
                 "all",
                 "examples",
+                "against_path",
+                "against",
             ],
         )?;
         let all = match obj.get("all") {
@@ -295,6 +318,36 @@ pub fn replay_hook(
             },
         };
         let rules = rules_of(&obj)?;
+        let against = set_of(&obj, "against_path", "against")?;
+        if against.is_some() && !all {
+            return Err(invalid("against goes with all: true"));
+        }
+        if let (true, Some(b)) = (all, &against) {
+            let Some(a) = rules else {
+                return Err(invalid(
+                    "against needs the rules to compare with (rules_path or rules)",
+                ));
+            };
+            let mut refs = sessions.to_vec();
+            refs.sort_by(|x, y| x.path.cmp(&y.path));
+            let mut r = crate::hooks::replay::against::against_refs(&refs, &a, b, &|_| {});
+            for g in [
+                &mut r.newly_blocked,
+                &mut r.no_longer_blocked,
+                &mut r.rewrite_changed,
+                &mut r.context_changed,
+                &mut r.other_changed,
+            ] {
+                g.examples.truncate(examples);
+            }
+            r.unreadable_files.truncate(MAX_UNREADABLE_LISTED);
+            let mut out = serde_json::to_value(&r).unwrap_or(Value::Null);
+            if let Some(o) = out.as_object_mut() {
+                o.insert("changed".into(), json!(r.changed()));
+                o.insert("examples_per_group".into(), json!(examples));
+            }
+            return Ok((out, Vec::new()));
+        }
         if all {
             let Some(rules) = rules else {
                 return Err(invalid(

@@ -287,7 +287,7 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
 
 /// Whether any rule needs the session history (a `prompt`, `touched_file`
 /// or `ran_command` condition).
-fn needs_history(rules: &RuleSet) -> bool {
+pub(super) fn needs_history(rules: &RuleSet) -> bool {
     rules.rules.iter().any(|r| {
         r.only_if.iter().chain(&r.skip_if).any(|c| {
             matches!(

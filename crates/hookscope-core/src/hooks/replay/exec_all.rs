@@ -104,25 +104,38 @@ pub struct ExecExample {
     pub source: String,
 }
 
-/// Examples of one kind, the first [`KEPT_EXEC_EXAMPLES`], and how many
-/// more there were.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Examples {
+/// Events of one kind: how many, and the first [`KEPT_EXEC_EXAMPLES`] as
+/// examples (`T`: [`ExecExample`] here, `against::Change` for two rule
+/// sets).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Examples<T = ExecExample> {
     /// Events of this kind.
     pub count: usize,
     /// The first ones, in session order.
-    pub examples: Vec<ExecExample>,
+    pub examples: Vec<T>,
 }
 
-impl Examples {
-    fn push(&mut self, e: impl FnOnce() -> ExecExample) {
+impl<T> Default for Examples<T> {
+    fn default() -> Examples<T> {
+        Examples {
+            count: 0,
+            examples: Vec::new(),
+        }
+    }
+}
+
+impl<T> Examples<T> {
+    /// Counts one more; keeps it (built by `e`) while fewer than
+    /// [`KEPT_EXEC_EXAMPLES`] are kept.
+    pub(crate) fn push(&mut self, e: impl FnOnce() -> T) {
         self.count += 1;
         if self.examples.len() < KEPT_EXEC_EXAMPLES {
             self.examples.push(e());
         }
     }
 
-    fn merge(&mut self, other: Examples) {
+    /// Adds `other`'s count and, room allowing, its examples after these.
+    pub(crate) fn merge(&mut self, other: Examples<T>) {
         self.count += other.count;
         let room = KEPT_EXEC_EXAMPLES.saturating_sub(self.examples.len());
         self.examples.extend(other.examples.into_iter().take(room));

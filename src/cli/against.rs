@@ -1,0 +1,123 @@
+//! `hookscope replay --all --rules A.toml --against B.toml [PATH...]`: where
+//! two versions of a rule set decide differently, event by event
+//! (docs/replay-and-backtest.md#what-changes-between-two-rule-sets).
+//! `--fail-on-change` exits 1 when anything changed, to gate a pull
+//! request.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use hookscope_core::hooks::replay::against::{Against, Change, against_refs};
+use hookscope_core::hooks::replay::exec_all::Examples;
+use hookscope_core::hooks::rules::RuleSet;
+
+use super::print_json;
+use super::replay::{Examples as Shown, ReplayArgs};
+
+/// Runs the comparison of `a` (`--rules`) and `b` (`--against`) over the
+/// sessions under `paths`, prints it, and exits 1 with `--fail-on-change`
+/// when any event is decided differently.
+pub fn run(paths: &[PathBuf], a: &RuleSet, b: &RuleSet, args: &ReplayArgs, shown: Shown) {
+    let found = super::discover_or_exit(paths);
+    let mut refs = found.sessions;
+    if refs.is_empty() {
+        errln!("hookscope: no sessions found");
+    }
+    refs.sort_by(|x, y| x.path.cmp(&y.path));
+    let tty = std::io::stderr().is_terminal();
+    let total = refs.len();
+    let progress = |done: usize| {
+        if tty {
+            eprint!("\r{done}/{total} sessions");
+        }
+    };
+    let r = against_refs(&refs, a, b, &progress);
+    if tty {
+        errln!();
+    }
+    if args.json {
+        print_json(&serde_json::to_value(&r).unwrap_or_default());
+    } else {
+        print_text(&r, a, b, shown);
+    }
+    if args.fail_on_change && r.changed() > 0 {
+        std::process::exit(1);
+    }
+}
+
+fn name(rules: &RuleSet) -> String {
+    rules
+        .path
+        .as_ref()
+        .map_or_else(|| "(rules)".to_string(), |p| p.display().to_string())
+}
+
+fn group(title: &str, e: &Examples<Change>, shown: Shown) {
+    if e.count == 0 {
+        return;
+    }
+    outln!("{title}: {}", e.count);
+    let n = match shown {
+        Shown::All => e.examples.len(),
+        Shown::Up(n) => n.min(e.examples.len()),
+    };
+    for c in e.examples.iter().take(n) {
+        outln!(
+            "  {} {} --at {}  {}",
+            c.session,
+            c.event,
+            c.at.as_deref().unwrap_or("?"),
+            c.summary
+        );
+        outln!("    A: {} · B: {}", c.a, c.b);
+    }
+    if e.count > n {
+        outln!(
+            "  … {} more (--examples all; --json keeps the first 50)",
+            e.count - n
+        );
+    }
+}
+
+fn print_text(r: &Against, a: &RuleSet, b: &RuleSet, shown: Shown) {
+    outln!(
+        "A: {} ({} rules) against B: {} ({} rules), over {} sessions, {} events",
+        name(a),
+        a.rules.len(),
+        name(b),
+        b.rules.len(),
+        r.sessions,
+        r.events
+    );
+    for (agent, n) in &r.left_out {
+        outln!("  {agent}: {n} sessions left out (their payloads are not rebuilt)");
+    }
+    if r.unreadable > 0 {
+        outln!("  {} unreadable (--json names them)", r.unreadable);
+    }
+    outln!(
+        "same {} · newly blocked {} · no longer blocked {} · rewrite changed {} · context changed {} · other changes {}",
+        r.same,
+        r.newly_blocked.count,
+        r.no_longer_blocked.count,
+        r.rewrite_changed.count,
+        r.context_changed.count,
+        r.other_changed.count
+    );
+    group(
+        "newly blocked (B blocks, A did not)",
+        &r.newly_blocked,
+        shown,
+    );
+    group(
+        "no longer blocked (A blocked, B does not)",
+        &r.no_longer_blocked,
+        shown,
+    );
+    group("rewrite changed", &r.rewrite_changed, shown);
+    group("context changed", &r.context_changed, shown);
+    group("other changes", &r.other_changed, shown);
+    if r.changed() == 0 {
+        outln!("no event is decided differently");
+    }
+}
