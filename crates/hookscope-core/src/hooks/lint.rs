@@ -151,7 +151,7 @@ pub const LINTS: &[(&str, &str)] = &[
     ),
     (
         "command-not-found",
-        "the command's program is not on PATH or not on disk (the hook exits 127 and fails open)",
+        "the command's program is not on PATH or not on disk (the hook exits 127 and fails open; with `onFailure: \"block\"` it blocks every action)",
     ),
     (
         "not-executable",
@@ -190,10 +190,52 @@ pub const LINTS: &[(&str, &str)] = &[
         "`updatedInput` replaces the whole input and lacks a required field of the tool",
     ),
     (
+        "command-empty",
+        "a command handler with an empty or missing `command`: it never runs",
+    ),
+    (
+        "command-with-args",
+        "`args` (exec form) with a `command` that holds arguments too: the program is not found",
+    ),
+    (
+        "command-relative-path",
+        "a relative script path (`./hooks/x.sh`, `python3 hooks/x.py`) that breaks once the agent cds, or an interpreter without a script (it reads the payload as its program)",
+    ),
+    (
+        "http-url-missing",
+        "an http handler without `url`: it never runs",
+    ),
+    (
+        "http-env-not-allowed",
+        "a `$VAR` in an http handler's headers or URL that `allowedEnvVars` does not name: sent empty",
+    ),
+    (
+        "mcp-tool-incomplete",
+        "an mcp_tool handler without `server` or `tool`: it never runs",
+    ),
+    (
+        "timeout-not-positive",
+        "a `timeout` of 0 or less: the default is used",
+    ),
+    (
+        "field-ignored-by-type",
+        "`async` on a handler that is not a command, `model` on one that is not a prompt or agent: ignored",
+    ),
+    (
+        "duplicate-handler",
+        "the same handler in two settings files: Claude Code runs it once",
+    ),
+    (
+        "matcher-permission-syntax",
+        "a matcher written as a permission rule (`Bash(rm:*)`): it matches no tool name; use `if`",
+    ),
+    (
         "stop-hook-active-block",
         "a Stop hook that blocks while `stop_hook_active` is true (loops to the block cap)",
     ),
 ];
+
+mod fields;
 
 /// Tool events: the `if` field is honoured only on these (docs/contract.md#the-if-field).
 pub use crate::hooks::matcher::TOOL_EVENTS;
@@ -322,7 +364,11 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
         let group_key = (h.origin.path.clone(), h.event_as_written.clone(), h.group);
         if seen_groups.insert(group_key) {
             out.extend(matcher_lints(h, at, version, &mut budget));
+            if let Some(m) = &h.matcher {
+                out.extend(fields::permission_syntax(m, at));
+            }
         }
+        out.extend(fields::field_lints(i, h));
         if let Some(rule) = &h.if_rule
             && !TOOL_EVENTS.contains(&h.event.as_str())
         {
@@ -762,13 +808,17 @@ fn command_lint(
             .map(|d| d.join(&word))
             .find(|p| p.is_file())
     };
+    // With `onFailure: "block"` a hook that cannot start blocks instead.
+    let outcome = if h.on_failure.as_deref() == Some("block") {
+        "with `onFailure: \"block\"` that blocks every action it is reached on"
+    } else {
+        "a non-blocking error, so it never acts (fails open)"
+    };
     let Some(path) = path else {
         return Some(lint(
             "command-not-found",
             Severity::Error,
-            format!(
-                "{word:?} is not on PATH: the hook would exit 127, a non-blocking error, so it never acts (fails open)"
-            ),
+            format!("{word:?} is not on PATH: the hook would exit 127, {outcome}"),
             "install it, or give its absolute path or \"$CLAUDE_PROJECT_DIR\"/…".to_string(),
             at,
         ));
@@ -780,7 +830,7 @@ fn command_lint(
                 "command-not-found",
                 Severity::Error,
                 format!(
-                    "{} does not exist: the hook would exit 127, a non-blocking error, so it never acts (fails open)",
+                    "{} does not exist: the hook would exit 127, {outcome}",
                     path.display()
                 ),
                 "fix the path (commands run in the project dir; use \"$CLAUDE_PROJECT_DIR\"/… to be safe)".to_string(),

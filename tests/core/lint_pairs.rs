@@ -1,0 +1,124 @@
+//! Each lint of tests/fixtures/lints/ has a minimal settings file where it
+//! fires (`<id>.json`) and its fixed twin where it is silent
+//! (`<id>_fixed.json`); the twin raises no lint at all
+//! (docs/your-hooks.md#lints).
+
+use std::path::{Path, PathBuf};
+
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::lint::{LINTS, Lint, LintOptions, lint_config};
+use hookscope_core::hooks::settings::{LoadOptions, load};
+
+use crate::support::package_path;
+
+fn lints_of(path: &Path) -> Vec<Lint> {
+    let config = load(&LoadOptions {
+        settings: vec![path.to_path_buf()],
+        cwd: None,
+        config_dir: None,
+        managed: None,
+        version: Version::parse("2.1.332"),
+    });
+    lint_config(
+        &config,
+        &LintOptions {
+            path: Some("/usr/bin:/bin".into()),
+        },
+    )
+}
+
+fn pairs() -> Vec<(String, PathBuf, PathBuf)> {
+    let dir = package_path("tests/fixtures/lints");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        if let Some(id) = name.strip_suffix("_fixed.json") {
+            out.push((id.to_string(), dir.join(format!("{id}.json")), path.clone()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn each_lint_fires_on_its_file_and_not_on_the_fixed_twin() {
+    let pairs = pairs();
+    assert_eq!(pairs.len(), 10);
+    for (id, bad, fixed) in &pairs {
+        assert!(LINTS.iter().any(|(l, _)| l == id), "{id} is not in LINTS");
+        let found = lints_of(bad);
+        assert!(
+            found.iter().any(|l| l.id == id),
+            "{id} does not fire on {}: {found:?}",
+            bad.display()
+        );
+        let after = lints_of(fixed);
+        assert!(
+            after.is_empty(),
+            "{} is not clean: {after:?}",
+            fixed.display()
+        );
+    }
+}
+
+#[test]
+fn relative_paths_name_the_program_the_script_and_a_missing_script() {
+    let bad = package_path("tests/fixtures/lints/command-relative-path.json");
+    let found: Vec<Lint> = lints_of(&bad)
+        .into_iter()
+        .filter(|l| l.id == "command-relative-path")
+        .collect();
+    let lines: Vec<Option<usize>> = found.iter().map(|l| l.line).collect();
+    assert_eq!(lines, [Some(7), Some(11), Some(15)]);
+    assert!(
+        found[0]
+            .message
+            .starts_with("\"./hooks/check.sh\" is relative")
+    );
+    assert!(
+        found[1]
+            .message
+            .starts_with("python3's script \"hooks/check.py\"")
+    );
+    assert!(found[2].message.contains("reads its program from stdin"));
+}
+
+#[test]
+fn an_env_var_sent_empty_is_named_with_the_fix() {
+    let bad = package_path("tests/fixtures/lints/http-env-not-allowed.json");
+    let l = lints_of(&bad)
+        .into_iter()
+        .find(|l| l.id == "http-env-not-allowed")
+        .expect("lint");
+    assert!(
+        l.message
+            .starts_with("$TOKEN in the http handler's headers"),
+        "{}",
+        l.message
+    );
+    assert_eq!(l.fix, "add it: \"allowedEnvVars\": [\"TOKEN\"]");
+}
+
+#[test]
+fn a_missing_command_with_on_failure_block_blocks_every_action() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = crate::support::bash_hooks_settings(
+        dir.path().join("s.json"),
+        serde_json::json!([{"type": "command", "command": "/nonexistent/guard.sh", "onFailure": "block"}]),
+    );
+    let l = lints_of(&file)
+        .into_iter()
+        .find(|l| l.id == "command-not-found")
+        .expect("lint");
+    assert!(
+        l.message
+            .ends_with("with `onFailure: \"block\"` that blocks every action it is reached on"),
+        "{}",
+        l.message
+    );
+}
