@@ -79,6 +79,10 @@ pub struct HooksArgs {
     /// Print the lints; exit 1 when any fires, 0 when none.
     #[arg(long)]
     pub lint: bool,
+    /// With --lint: text (default), json (as --json), sarif (SARIF 2.1.0,
+    /// for code scanning) or github (workflow annotations).
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "lint")]
+    pub format: Option<LintFormat>,
     /// The Claude Code version whose rules apply (default: the latest).
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
@@ -178,7 +182,21 @@ pub fn run(args: &HooksArgs) {
             .lint(&LintOptions::default())
             .unwrap_or_else(|e| fail(e));
         let config = hooks.config();
-        if args.json {
+        let format = args.format.unwrap_or(if args.json {
+            LintFormat::Json
+        } else {
+            LintFormat::Text
+        });
+        if format == LintFormat::Sarif {
+            print_json(
+                &serde_json::to_value(hookscope_core::hooks::lint::formats::sarif(&lints))
+                    .unwrap_or_default(),
+            );
+        } else if format == LintFormat::Github {
+            for line in hookscope_core::hooks::lint::formats::github_annotations(&lints) {
+                print_text(&line);
+            }
+        } else if format == LintFormat::Json {
             let files: Vec<FileJson> = config
                 .files
                 .iter()
@@ -217,6 +235,19 @@ pub fn run(args: &HooksArgs) {
     } else {
         print_config(&hooks, &version_label);
     }
+}
+
+/// How `--lint` prints (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintFormat {
+    /// `file:line: level[id]: message` and a fix line.
+    Text,
+    /// One JSON object (as `--json`).
+    Json,
+    /// A SARIF 2.1.0 log, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
 }
 
 /// `hooks --json`: the configuration as the dialect read it.

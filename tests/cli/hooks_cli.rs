@@ -508,3 +508,101 @@ fn match_with_no_handler_says_where_it_looked() {
         "{out}"
     );
 }
+
+/// `--lint --format sarif`: a SARIF 2.1.0 log with the properties the
+/// 2.1.0 schema requires (version, runs[].tool.driver.name, each result's
+/// message.text; ruleIndex pointing at its rule; level one of the four;
+/// locations with a uri and a 1-based startLine), one result per lint.
+#[test]
+fn lint_format_sarif_is_a_sarif_2_1_0_log() {
+    let file = "tests/fixtures/lints/command-relative-path.json";
+    let out = hookscope()
+        .args(["hooks", "--settings", file, "--lint", "--format", "sarif"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["version"], "2.1.0");
+    assert_eq!(
+        v["$schema"],
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
+    let runs = v["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "hookscope");
+    let rules = driver["rules"].as_array().expect("rules");
+    let results = runs[0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    let mut lines = Vec::new();
+    for r in results {
+        let i = usize::try_from(r["ruleIndex"].as_u64().expect("index")).expect("usize");
+        assert_eq!(rules[i]["id"], r["ruleId"]);
+        assert!(
+            rules[i]["shortDescription"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        assert!(
+            ["error", "warning", "note", "none"].contains(&r["level"].as_str().expect("level"))
+        );
+        assert!(
+            r["message"]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains(" — fix: "))
+        );
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], file);
+        lines.push(loc["region"]["startLine"].as_u64().expect("line"));
+    }
+    assert_eq!(lines, [7, 11, 15]);
+    assert_eq!(results[2]["level"], "error");
+}
+
+/// `--lint --format github`: one workflow command per lint, its text
+/// escaped so a settings file cannot start another command.
+#[test]
+fn lint_format_github_annotates_and_escapes() {
+    let out = hookscope()
+        .args([
+            "hooks",
+            "--settings",
+            "tests/fixtures/lints/http-env-not-allowed.json",
+            "--lint",
+            "--format",
+            "github",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "::error file=tests/fixtures/lints/http-env-not-allowed.json,line=7,title=http-env-not-allowed::$TOKEN in the http handler's headers or URL is not in `allowedEnvVars`: Claude Code sends it empty — fix: add it: \"allowedEnvVars\": [\"TOKEN\"]\n"
+    );
+    // A file whose folder name holds a newline and `::`, and a matcher with
+    // `::error::`: every annotation stays one line, its text escaped.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sub = dir.path().join("x\n::error::pwned,y:z");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let file = sub.join("s.json");
+    std::fs::write(
+        &file,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash(x::error::pwned)", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .expect("write");
+    let out = hookscope()
+        .args(["hooks", "--lint", "--format", "github", "--settings"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(lines[0].starts_with("::error file="), "{text}");
+    assert!(
+        lines[0].contains(
+            "x%0A%3A%3Aerror%3A%3Apwned%2Cy%3Az/s.json,line=1,title=matcher-permission-syntax::"
+        ),
+        "{text}"
+    );
+}

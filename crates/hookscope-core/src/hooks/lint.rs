@@ -236,6 +236,7 @@ pub const LINTS: &[(&str, &str)] = &[
 ];
 
 mod fields;
+pub mod formats;
 
 /// Tool events: the `if` field is honoured only on these (docs/contract.md#the-if-field).
 pub use crate::hooks::matcher::TOOL_EVENTS;
