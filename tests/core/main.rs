@@ -19,6 +19,7 @@ mod hook_rules;
 mod hook_run;
 mod hook_settings;
 mod hook_truth;
+mod js_matchers;
 mod lint_pairs;
 mod live_line;
 mod replay;

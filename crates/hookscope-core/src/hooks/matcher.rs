@@ -27,6 +27,8 @@
 //! The handler-level `if` rule ([`check_if`]) is one permission rule
 //! (`Bash(git *)`, `Edit(src/**)`), tool events only.
 
+mod js;
+
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -208,15 +210,53 @@ pub fn classify(event: &str, matcher: Option<&str>, version: &Version) -> Matche
 /// rejects a pattern for its syntax only). A pattern that parses but that
 /// the engine cannot build (a size limit) is reported when it is checked.
 fn syntax(pattern: &str) -> Result<(), String> {
-    fancy_regex::Expr::parse_tree(pattern)
+    if pattern.len() > MAX_REGEX_BYTES {
+        // Not parsed: evaluating it is refused, and its verdict says so.
+        return Ok(());
+    }
+    let pattern = js::translate(pattern)?;
+    fancy_regex::Expr::parse_tree(&pattern)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }
 
+/// `pattern` (JavaScript syntax) read with JavaScript's meanings
+/// ([`js::translate`]) and compiled.
 fn compile_with(pattern: &str, backtrack_limit: usize) -> Result<fancy_regex::Regex, String> {
-    fancy_regex::RegexBuilder::new(pattern)
+    if pattern.len() > MAX_REGEX_BYTES {
+        return Err(too_long(pattern));
+    }
+    let pattern = js::translate(pattern)?;
+    fancy_regex::RegexBuilder::new(&pattern)
         .backtrack_limit(backtrack_limit)
         .build()
+        .map_err(|e| e.to_string())
+}
+
+/// Longest regex matcher hookscope parses or runs, in bytes (8 KiB): a
+/// settings file's matchers are tool names and short alternations; a
+/// longer one (an attacker's file) would cost seconds to compile. Its
+/// verdicts say it was not evaluated.
+pub const MAX_REGEX_BYTES: usize = 8 * 1024;
+
+fn too_long(pattern: &str) -> String {
+    format!(
+        "the pattern is {} bytes, longer than the {} KiB hookscope evaluates",
+        pattern.len(),
+        MAX_REGEX_BYTES / 1024
+    )
+}
+
+/// JavaScript's `new RegExp(pattern).test(value)` (no flags), as hookscope
+/// evaluates a regex matcher: `Ok(true)` when it matches anywhere in
+/// `value`.
+///
+/// # Errors
+/// What `new RegExp` would throw on (the syntax JavaScript refuses), or the
+/// engine giving up after [`BACKTRACK_LIMIT`] steps.
+pub fn js_test(pattern: &str, value: &str) -> Result<bool, String> {
+    compile_with(pattern, BACKTRACK_LIMIT)?
+        .is_match(value)
         .map_err(|e| e.to_string())
 }
 
@@ -313,7 +353,9 @@ impl Budget {
 
     /// Why `pattern` is not evaluated now, or `None` when it is.
     fn refusal(&mut self, pattern: &str) -> Option<String> {
-        let why = if self.spent >= REGEX_HARD_BUDGET {
+        let why = if pattern.len() > MAX_REGEX_BYTES {
+            too_long(pattern)
+        } else if self.spent >= REGEX_HARD_BUDGET {
             format!(
                 "this question already spent {} ms on regular expressions (the limit is {} ms)",
                 self.spent.as_millis(),
