@@ -7,7 +7,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use hookscope_core::hooks::replay::against::{Against, Change, against_refs};
+use hookscope_core::hooks::replay::against::{Against, Change, Changes, against_refs};
 use hookscope_core::hooks::replay::exec_all::Examples;
 use hookscope_core::hooks::rules::RuleSet;
 
@@ -95,29 +95,35 @@ fn print_text(r: &Against, a: &RuleSet, b: &RuleSet, shown: Shown) {
     if r.unreadable > 0 {
         outln!("  {} unreadable (--json names them)", r.unreadable);
     }
+    print_changes(&r.changes, shown, "A", "B");
+}
+
+/// The groups of `c`, with `a` and `b` naming the two sides.
+pub fn print_changes(c: &Changes, shown: Shown, a: &str, b: &str) {
+    outln!("{a} against {b}:");
     outln!(
         "same {} · newly blocked {} · no longer blocked {} · rewrite changed {} · context changed {} · other changes {}",
-        r.same,
-        r.newly_blocked.count,
-        r.no_longer_blocked.count,
-        r.rewrite_changed.count,
-        r.context_changed.count,
-        r.other_changed.count
+        c.same,
+        c.newly_blocked.count,
+        c.no_longer_blocked.count,
+        c.rewrite_changed.count,
+        c.context_changed.count,
+        c.other_changed.count
     );
     group(
         "newly blocked (B blocks, A did not)",
-        &r.newly_blocked,
+        &c.newly_blocked,
         shown,
     );
     group(
         "no longer blocked (A blocked, B does not)",
-        &r.no_longer_blocked,
+        &c.no_longer_blocked,
         shown,
     );
-    group("rewrite changed", &r.rewrite_changed, shown);
-    group("context changed", &r.context_changed, shown);
-    group("other changes", &r.other_changed, shown);
-    if r.changed() == 0 {
+    group("rewrite changed", &c.rewrite_changed, shown);
+    group("context changed", &c.context_changed, shown);
+    group("other changes", &c.other_changed, shown);
+    if c.changed() == 0 {
         outln!("no event is decided differently");
     }
 }

@@ -55,6 +55,7 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
         cwd_map: &map,
         env_args: &args.env,
         isolated: !args.real_folders,
+        against: (!args.against_settings.is_empty()).then_some(args.against_settings.as_slice()),
         jobs,
         lookup: &lookup,
         progress: &planning,
@@ -126,6 +127,12 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
     } else {
         let shown = args.examples.unwrap_or(Shown::Up(3));
         print_report(&report, shown);
+        if let Some(c) = &report.against {
+            super::against::print_changes(c, shown, "A (your hooks)", "B (--against-settings)");
+        }
+    }
+    if args.fail_on_change && report.against.as_ref().is_some_and(|c| c.changed() > 0) {
+        std::process::exit(1);
     }
 }
 

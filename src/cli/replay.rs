@@ -70,8 +70,13 @@ pub struct ReplayArgs {
     /// event, and list where they decide differently.
     #[arg(long, value_name = "B.toml", value_parser = clap::value_parser!(PathBuf))]
     pub against: Option<PathBuf>,
-    /// With --against: exit 1 when any event is decided differently (to
-    /// gate a change in CI).
+    /// With --all --exec: a second version of your hooks (a settings file,
+    /// repeatable); every event is run with both and the decisions that
+    /// differ are listed.
+    #[arg(long = "against-settings", value_name = "FILE")]
+    pub against_settings: Vec<PathBuf>,
+    /// With --against or --against-settings: exit 1 when any event is
+    /// decided differently (to gate a change in CI).
     #[arg(long = "fail-on-change")]
     pub fail_on_change: bool,
     /// With --all --exec: run without asking (required when there is no
@@ -209,6 +214,11 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
         if args.exec {
             return super::exec_all::run(args, &paths);
         }
+        if !args.against_settings.is_empty() {
+            fail(
+                "--against-settings compares two versions of your hooks: give it with --all --exec",
+            );
+        }
         let Some(rules) = rules else {
             fail("--all needs --rules FILE (the rule set to backtest) or --exec (your hooks)")
         };
@@ -219,9 +229,9 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
         }
         return run_all(&paths, &rules, args.json, examples, no_index);
     }
-    if args.against.is_some() || args.fail_on_change {
+    if args.against.is_some() || args.fail_on_change || !args.against_settings.is_empty() {
         fail(
-            "--against compares two rule sets over every session: give --all --rules A.toml --against B.toml",
+            "--against and --against-settings compare two versions over every session: give --all --rules A.toml --against B.toml, or --all --exec --against-settings B.json",
         );
     }
     let Some(session) = &args.session else {

@@ -416,3 +416,104 @@ fn ctrl_c_stops_and_leaves_no_hook_running() {
         assert!(!alive, "hook process {p} still runs");
     }
 }
+
+/// `--against-settings`: every event run with your hooks (A: blocks
+/// `rm -rf`) and another version (B: blocks `git push`); the groups equal
+/// what running each event by hand with each version gives.
+#[test]
+fn against_settings_lists_the_events_the_two_versions_decide_differently() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    let guard = |dir: &Path, word: &str| {
+        one_hook(
+            dir,
+            "guard.sh",
+            "sh",
+            format!(
+                "#!/bin/sh\ncase \"$(cat)\" in *'{word}'*) echo 'no {word}' >&2; exit 2;; esac\nexit 0\n"
+            ),
+        )
+    };
+    std::fs::create_dir_all(&a).expect("a");
+    std::fs::create_dir_all(&b).expect("b");
+    let (sa, sb) = (guard(&a, "rm -rf"), guard(&b, "git push"));
+    let out = hookscope()
+        .args([
+            "replay",
+            "--all",
+            "--exec",
+            "--yes",
+            "--json",
+            "--fail-on-change",
+            "--settings",
+        ])
+        .arg(&sa)
+        .arg("--against-settings")
+        .arg(&sb)
+        .args(sessions())
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ag = &v["against"];
+    let ats = |group: &str| -> std::collections::BTreeSet<String> {
+        ag[group]["examples"]
+            .as_array()
+            .expect("examples")
+            .iter()
+            .map(|e| e["at"].as_str().expect("at").to_string())
+            .collect()
+    };
+    // By hand: each Bash call with A, then with B.
+    let found = hookscope()
+        .args(["find", "--tool-name", "Bash", "--json", "--limit", "1000"])
+        .args(sessions())
+        .output()
+        .expect("find");
+    let found: Value = serde_json::from_slice(&found.stdout).expect("find json");
+    let (mut newly, mut no_longer) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for r in found["records"].as_array().expect("records") {
+        let (session, id) = (
+            r["session"].as_str().expect("s"),
+            r["tool_use_id"].as_str().expect("id"),
+        );
+        let effect = |settings: &Path| {
+            let out = hookscope()
+                .args(["replay", session])
+                .args(sessions())
+                .args([
+                    "--event",
+                    "PreToolUse",
+                    "--at",
+                    id,
+                    "--exec",
+                    "--json",
+                    "--settings",
+                ])
+                .arg(settings)
+                .output()
+                .expect("replay");
+            let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+            v["exec"]["combined"]["effect"] == "blocked"
+        };
+        match (effect(&sa), effect(&sb)) {
+            (false, true) => newly.insert(id.to_string()),
+            (true, false) => no_longer.insert(id.to_string()),
+            _ => false,
+        };
+    }
+    assert!(!newly.is_empty() && !no_longer.is_empty());
+    assert_eq!(ats("newly_blocked"), newly);
+    assert_eq!(ats("no_longer_blocked"), no_longer);
+    assert_eq!(ag["newly_blocked"]["examples"][0]["b"], "blocked the call");
+    assert_eq!(ag["newly_blocked"]["examples"][0]["a"], "did nothing");
+}

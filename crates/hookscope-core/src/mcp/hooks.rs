@@ -332,11 +332,11 @@ pub fn replay_hook(
             refs.sort_by(|x, y| x.path.cmp(&y.path));
             let mut r = crate::hooks::replay::against::against_refs(&refs, &a, b, &|_| {});
             for g in [
-                &mut r.newly_blocked,
-                &mut r.no_longer_blocked,
-                &mut r.rewrite_changed,
-                &mut r.context_changed,
-                &mut r.other_changed,
+                &mut r.changes.newly_blocked,
+                &mut r.changes.no_longer_blocked,
+                &mut r.changes.rewrite_changed,
+                &mut r.changes.context_changed,
+                &mut r.changes.other_changed,
             ] {
                 g.examples.truncate(examples);
             }

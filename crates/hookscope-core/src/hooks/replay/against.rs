@@ -44,19 +44,11 @@ pub struct Change {
     pub b: String,
 }
 
-/// Where two rule sets decide differently over many sessions.
+/// Events two versions decide alike, and those they decide differently,
+/// grouped (module docs); the JSON of both `--against` and
+/// `--against-settings`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Against {
-    /// Sessions walked (those whose payloads are rebuilt).
-    pub sessions: usize,
-    /// Sessions that could not be loaded.
-    pub unreadable: usize,
-    /// `"<path>: <error>"` per unreadable session.
-    pub unreadable_files: Vec<String>,
-    /// Sessions of agents whose payloads are not rebuilt, per agent.
-    pub left_out: BTreeMap<String, usize>,
-    /// Events evaluated by both sets.
-    pub events: usize,
+pub struct Changes {
     /// Events both decide alike.
     pub same: usize,
     /// B blocks, A does not.
@@ -71,7 +63,22 @@ pub struct Against {
     pub other_changed: Examples<Change>,
 }
 
-impl Against {
+/// One side's decision on an event, as [`Changes::add`] compares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// Whether it blocks (a block, `continue: false`, an objection).
+    pub blocks: bool,
+    /// The verdict in words, shown in a [`Change`] (`block (no-rm-rf)`).
+    pub text: String,
+    /// Its verdict's kind, compared (`block`, `rewrite`, `context`, …).
+    pub kind: String,
+    /// The rewritten input, for a rewrite.
+    pub updated_input: Option<serde_json::Value>,
+    /// What the model is told.
+    pub context: Option<String>,
+}
+
+impl Changes {
     /// Events decided differently.
     pub fn changed(&self) -> usize {
         self.newly_blocked.count
@@ -79,6 +86,62 @@ impl Against {
             + self.rewrite_changed.count
             + self.context_changed.count
             + self.other_changed.count
+    }
+
+    /// Counts one event decided `a` then `b`; `change` builds its example
+    /// (given both texts) when it is kept.
+    pub fn add(&mut self, a: &Decision, b: &Decision, change: impl FnOnce(&str, &str) -> Change) {
+        let make = || change(&a.text, &b.text);
+        if b.blocks && !a.blocks {
+            self.newly_blocked.push(make);
+        } else if a.blocks && !b.blocks {
+            self.no_longer_blocked.push(make);
+        } else if (a.kind == "rewrite" || b.kind == "rewrite")
+            && (a.kind != b.kind || a.updated_input != b.updated_input)
+        {
+            self.rewrite_changed.push(make);
+        } else if a.kind != b.kind {
+            self.other_changed.push(make);
+        } else if a.context != b.context {
+            self.context_changed.push(make);
+        } else {
+            self.same += 1;
+        }
+    }
+
+    /// Adds `o`'s counts and, room allowing, its examples.
+    pub fn merge(&mut self, o: Changes) {
+        self.same += o.same;
+        self.newly_blocked.merge(o.newly_blocked);
+        self.no_longer_blocked.merge(o.no_longer_blocked);
+        self.rewrite_changed.merge(o.rewrite_changed);
+        self.context_changed.merge(o.context_changed);
+        self.other_changed.merge(o.other_changed);
+    }
+}
+
+/// Where two rule sets decide differently over many sessions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Against {
+    /// Sessions walked (those whose payloads are rebuilt).
+    pub sessions: usize,
+    /// Sessions that could not be loaded.
+    pub unreadable: usize,
+    /// `"<path>: <error>"` per unreadable session.
+    pub unreadable_files: Vec<String>,
+    /// Sessions of agents whose payloads are not rebuilt, per agent.
+    pub left_out: BTreeMap<String, usize>,
+    /// Events evaluated by both sets.
+    pub events: usize,
+    /// How they decided them.
+    #[serde(flatten)]
+    pub changes: Changes,
+}
+
+impl Against {
+    /// Events decided differently.
+    pub fn changed(&self) -> usize {
+        self.changes.changed()
     }
 
     fn merge(&mut self, o: Against) {
@@ -89,12 +152,7 @@ impl Against {
             *self.left_out.entry(k).or_default() += n;
         }
         self.events += o.events;
-        self.same += o.same;
-        self.newly_blocked.merge(o.newly_blocked);
-        self.no_longer_blocked.merge(o.no_longer_blocked);
-        self.rewrite_changed.merge(o.rewrite_changed);
-        self.context_changed.merge(o.context_changed);
-        self.other_changed.merge(o.other_changed);
+        self.changes.merge(o.changes);
     }
 }
 
@@ -146,36 +204,26 @@ fn classify(
     ea: &Evaluation,
     eb: &Evaluation,
 ) {
-    let (va, vb) = (ea.verdict(), eb.verdict());
-    let change = || Change {
+    let side = |e: &Evaluation| Decision {
+        blocks: e.verdict() == "block",
+        text: decision(e),
+        kind: e.verdict().to_string(),
+        updated_input: e
+            .combined
+            .result
+            .as_ref()
+            .and_then(|r| r.updated_input.clone()),
+        context: e.outcome.model_sees.clone(),
+    };
+    out.changes.add(&side(ea), &side(eb), |a, b| Change {
         session: short_session_id(&session.id).to_string(),
         event: p.event.into(),
         at: at_of(main_path, p),
         summary: summary_of(p),
         source: format!("{}:{}", p.source_path.display(), p.source_line),
-        a: decision(ea),
-        b: decision(eb),
-    };
-    let input = |e: &Evaluation| {
-        e.combined
-            .result
-            .as_ref()
-            .and_then(|r| r.updated_input.clone())
-    };
-    let context = |e: &Evaluation| e.outcome.model_sees.clone();
-    if vb == "block" && va != "block" {
-        out.newly_blocked.push(change);
-    } else if va == "block" && vb != "block" {
-        out.no_longer_blocked.push(change);
-    } else if (va == "rewrite" || vb == "rewrite") && (va != vb || input(ea) != input(eb)) {
-        out.rewrite_changed.push(change);
-    } else if va != vb {
-        out.other_changed.push(change);
-    } else if context(ea) != context(eb) {
-        out.context_changed.push(change);
-    } else {
-        out.same += 1;
-    }
+        a: a.to_string(),
+        b: b.to_string(),
+    });
 }
 
 /// [`against_session`] over discovered sessions, in parallel (rayon), merged

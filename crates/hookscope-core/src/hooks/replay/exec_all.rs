@@ -30,6 +30,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::against::{Change, Changes, Decision};
 use super::backtest::{at_of, summary_of};
 use super::{activity_at, recorded_permission};
 use crate::hooks::contract::Version;
@@ -75,6 +76,10 @@ pub struct ExecAllOptions<'a> {
     pub isolated: bool,
     /// Events run at once (at least 1).
     pub jobs: usize,
+    /// `--against-settings`: a second version of the hooks (only these
+    /// files, for every session); each event is run with both and the
+    /// decisions compared ([`ExecAll::against`]).
+    pub against: Option<&'a [PathBuf]>,
     /// Reads hookscope's environment for the hooks' allowlist (normally
     /// `std::env::var_os`).
     pub lookup: &'a (dyn Fn(&str) -> Option<OsString> + Sync),
@@ -280,6 +285,10 @@ pub struct ExecAll {
     /// The combined answers against the transcript, per event (not in a
     /// plan).
     pub then_vs_now: ThenVsNow,
+    /// With `--against-settings`: per event, your hooks (A) against the
+    /// other version (B), grouped as for two rule sets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against: Option<Changes>,
 }
 
 impl ExecAll {
@@ -312,6 +321,9 @@ impl ExecAll {
             }
         }
         self.then_vs_now.merge(o.then_vs_now);
+        if let Some(c) = o.against {
+            self.against.get_or_insert_with(Changes::default).merge(c);
+        }
     }
 
     fn tally(&mut self, h: &Handler) -> &mut HandlerTally {
@@ -370,6 +382,8 @@ struct RunSummary {
     not_run: Vec<(String, String)>,
     effect: Effect,
     updated_input: Option<Value>,
+    /// What the model is told (the combined answer's).
+    context: Option<String>,
 }
 
 impl RunSummary {
@@ -392,12 +406,13 @@ impl RunSummary {
                 .collect(),
             effect: report.combined.effect,
             updated_input: report.combined.updated_input.clone(),
+            context: report.combined.model_sees.clone(),
         }
     }
 }
 
-/// Hooks loaded once per (dialect, project folder, version).
-type HooksCache = HashMap<(Dialect, Option<PathBuf>, String), Arc<Hooks>>;
+/// Hooks loaded once per (dialect, project folder, version, B's).
+type HooksCache = HashMap<(Dialect, Option<PathBuf>, String, bool), Arc<Hooks>>;
 
 /// One event key's answer, computed by the first event with that key;
 /// `None` when its plan failed.
@@ -518,48 +533,43 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
         .iter()
         .find_map(|c| c.version.clone())
         .map_or_else(Version::latest, |v| Version::parse(&v));
-    let sources = Sources::for_session(
-        &session,
-        shared.opts.cwd_map,
-        shared.opts.settings.to_vec(),
-        version.clone(),
-    );
-    if dialect.check_sources(&sources).is_err() {
+    let load = |settings: &[PathBuf], b: bool| -> Option<Arc<Hooks>> {
+        let sources = Sources::for_session(
+            &session,
+            shared.opts.cwd_map,
+            settings.to_vec(),
+            version.clone(),
+        );
         // `--settings` names Claude Code's (and Droid's) files; Codex reads
         // its own.
+        dialect.check_sources(&sources).ok()?;
+        let label: Vec<String> = version.0.iter().map(u64::to_string).collect();
+        let key = (dialect, sources.cwd.clone(), label.join("."), b);
+        let cached = shared.hooks.lock().ok().and_then(|m| m.get(&key).cloned());
+        Some(cached.unwrap_or_else(|| {
+            let h = Arc::new(dialect.load(&sources));
+            if let Ok(mut m) = shared.hooks.lock() {
+                m.insert(key, h.clone());
+            }
+            h
+        }))
+    };
+    let (Some(hooks), Some(hooks_b)) = (
+        load(shared.opts.settings, false),
+        shared
+            .opts
+            .against
+            .map_or(Some(None), |b| load(b, true).map(Some)),
+    ) else {
         part.sessions = 0;
         part.left_out.insert(session.agent.as_str().to_string(), 1);
         done();
         return part;
-    }
-    let key = (
-        dialect,
-        sources.cwd.clone(),
-        version
-            .0
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join("."),
-    );
-    let hooks = {
-        let cached = shared.hooks.lock().ok().and_then(|m| m.get(&key).cloned());
-        match cached {
-            Some(h) => h,
-            None => {
-                let h = Arc::new(dialect.load(&sources));
-                if let Ok(mut m) = shared.hooks.lock() {
-                    m.insert(key, h.clone());
-                }
-                h
-            }
-        }
     };
     part.settings_files = hooks.found_files();
-    let config = hooks.config();
-    let mut events: Vec<EventName> = config
-        .handlers
-        .iter()
+    let mut events: Vec<EventName> = std::iter::once(&hooks)
+        .chain(hooks_b.as_ref())
+        .flat_map(|h| h.config().handlers.iter())
         .filter(|h| h.inactive.is_none())
         .filter_map(|h| h.event.known())
         .collect();
@@ -574,7 +584,17 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     let parts: Vec<ExecAll> = payloads
         .par_iter()
-        .map(|p| event_part(&session, &hooks, p, &main_path, shared))
+        .map(|p| {
+            let mut part = event_part(&session, &hooks, p, &main_path, shared);
+            if let Some(b) = &hooks_b
+                && !part.cancelled
+            {
+                let (c, runs) = compare_event(&session, &hooks, b, p, &main_path, shared);
+                part.handler_runs += runs;
+                part.against = Some(c);
+            }
+            part
+        })
         .collect();
     for p in parts {
         part.merge(p);
@@ -612,26 +632,7 @@ fn event_part(
         part.cancelled = true;
         return part;
     }
-    // The event's key: its payload and the handlers it reaches.
-    let mut hash = Sha256::new();
-    hash.update(event.as_bytes());
-    hash.update([0]);
-    hash.update(
-        serde_json::to_string(&p.json)
-            .unwrap_or_default()
-            .as_bytes(),
-    );
-    for h in &firing {
-        hash.update([0]);
-        hash.update(h.location().as_bytes());
-        hash.update([0]);
-        hash.update(serde_json::to_string(&h.raw).unwrap_or_default().as_bytes());
-    }
-    let key: [u8; 32] = hash.finalize().into();
-    let cell = match shared.answers.lock() {
-        Ok(mut m) => m.entry(key).or_default().clone(),
-        Err(_) => Arc::new(OnceLock::new()),
-    };
+    let cell = answer_cell(p, &firing, shared);
     let example = |now: String| {
         let then_text = String::new();
         ExecExample {
@@ -659,16 +660,7 @@ fn event_part(
         }
         return part;
     };
-    let mut ran_here = false;
-    let answer = cell.get_or_init(|| {
-        ran_here = true;
-        let plan = hooks
-            .plan(&verdicts, event, &p.json, &ctx, shared.opts.lookup)
-            .ok()?;
-        let report = plan.run(*runner);
-        shared.runs.fetch_add(1, Ordering::Relaxed);
-        Some(Arc::new(RunSummary::of(&report)))
-    });
+    let (answer, ran_here) = run_once(&cell, hooks, &verdicts, p, &ctx, *runner, shared);
     if cancel.load(Ordering::SeqCst) {
         // Its hooks may have been killed mid-run: not an answer.
         part.events = 0;
@@ -790,6 +782,149 @@ fn exit_label(status: &RunStatus) -> String {
         RunStatus::Http { status } => format!("http {status}"),
         RunStatus::HttpFailed { .. } => "http error".into(),
     }
+}
+
+/// Runs `p` with the hooks `a` and `b` (each once: `a`'s run is the one
+/// [`event_part`] made) and adds the pair of decisions to a [`Changes`];
+/// also the handler runs `b` took. In a plan, only counts `b`'s runs.
+fn compare_event(
+    session: &Session,
+    a: &Hooks,
+    b: &Hooks,
+    p: &Payload,
+    main_path: &std::path::Path,
+    shared: &Shared,
+) -> (Changes, usize) {
+    let mut changes = Changes::default();
+    let ctx = RunContext {
+        isolated: shared.opts.isolated,
+        ..RunContext::for_replay(session, p, shared.opts.cwd_map, shared.opts.env_args)
+    };
+    let event = p.event.as_str();
+    let side = |hooks: &Hooks| {
+        let verdicts = hooks.explain(event, &p.json, &ctx.version);
+        let handlers = &hooks.config().handlers;
+        let firing: Vec<&Handler> = verdicts
+            .iter()
+            .filter(|v| v.fires)
+            .filter_map(|v| handlers.get(v.index))
+            .collect();
+        (
+            verdicts,
+            firing.len(),
+            answer_cell(p, &firing, shared),
+            firing.is_empty(),
+        )
+    };
+    let (va, _, cell_a, none_a) = side(a);
+    let (vb, nb, cell_b, none_b) = side(b);
+    if none_a && none_b {
+        return (changes, 0);
+    }
+    let Mode::Run { runner, cancel } = shared.mode else {
+        let first = !none_b && cell_b.set(None).is_ok();
+        return (changes, if first { nb } else { 0 });
+    };
+    let decide = |none: bool,
+                  cell: &Answer,
+                  hooks: &Hooks,
+                  verdicts: &[crate::hooks::settings::HandlerVerdict]| {
+        if none {
+            return (None, false);
+        }
+        run_once(cell, hooks, verdicts, p, &ctx, *runner, shared)
+    };
+    let (ans_a, _) = decide(none_a, &cell_a, a, &va);
+    let (ans_b, ran_b) = decide(none_b, &cell_b, b, &vb);
+    if cancel.load(Ordering::SeqCst) {
+        return (changes, 0);
+    }
+    let decision = |ans: &Option<Arc<RunSummary>>, none: bool| match ans {
+        Some(s) => {
+            let seen = Seen::of_effect(s.effect, event);
+            Decision {
+                blocks: is_block(seen),
+                text: seen.label(event).to_string(),
+                kind: effect_name(s.effect).to_string(),
+                updated_input: s.updated_input.clone(),
+                context: s.context.clone(),
+            }
+        }
+        None => Decision {
+            blocks: false,
+            text: if none {
+                "no handler reached".into()
+            } else {
+                "could not run (no temporary folder)".into()
+            },
+            kind: "nothing".into(),
+            updated_input: None,
+            context: None,
+        },
+    };
+    changes.add(
+        &decision(&ans_a, none_a),
+        &decision(&ans_b, none_b),
+        |ta, tb| Change {
+            session: short_session_id(&session.id).to_string(),
+            event: p.event.into(),
+            at: at_of(main_path, p),
+            summary: summary_of(p),
+            source: format!("{}:{}", p.source_path.display(), p.source_line),
+            a: ta.to_string(),
+            b: tb.to_string(),
+        },
+    );
+    (changes, if ran_b { nb } else { 0 })
+}
+
+/// The answer cell of the event `p` reaching `firing`: keyed by the event,
+/// its payload and the handlers (where each is written and what it is);
+/// identical events share it (module docs).
+fn answer_cell(p: &Payload, firing: &[&Handler], shared: &Shared) -> Answer {
+    let mut hash = Sha256::new();
+    hash.update(p.event.as_str().as_bytes());
+    hash.update([0]);
+    hash.update(
+        serde_json::to_string(&p.json)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    for h in firing {
+        hash.update([0]);
+        hash.update(h.location().as_bytes());
+        hash.update([0]);
+        hash.update(serde_json::to_string(&h.raw).unwrap_or_default().as_bytes());
+    }
+    let key: [u8; 32] = hash.finalize().into();
+    match shared.answers.lock() {
+        Ok(mut m) => m.entry(key).or_default().clone(),
+        Err(_) => Arc::new(OnceLock::new()),
+    }
+}
+
+/// The answer in `cell`, running `hooks` on `p` when no identical event
+/// ran yet; and whether this call ran it.
+fn run_once(
+    cell: &Answer,
+    hooks: &Hooks,
+    verdicts: &[crate::hooks::settings::HandlerVerdict],
+    p: &Payload,
+    ctx: &RunContext,
+    runner: &(dyn Runner + Sync),
+    shared: &Shared,
+) -> (Option<Arc<RunSummary>>, bool) {
+    let mut ran_here = false;
+    let answer = cell.get_or_init(|| {
+        ran_here = true;
+        let plan = hooks
+            .plan(verdicts, p.event.as_str(), &p.json, ctx, shared.opts.lookup)
+            .ok()?;
+        let report = plan.run(runner);
+        shared.runs.fetch_add(1, Ordering::Relaxed);
+        Some(Arc::new(RunSummary::of(&report)))
+    });
+    (answer.clone(), ran_here)
 }
 
 /// Whether `seen` keeps the action from happening (or objects after it).
