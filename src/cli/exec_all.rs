@@ -10,9 +10,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hookscope_core::hooks::exec::ProcessRunner;
+use hookscope_core::hooks::exec::{NoNetworkRunner, ProcessRunner};
 use hookscope_core::hooks::replay::exec_all::{
-    Examples, ExecAll, ExecAllOptions, HandlerTally, Mode, exec_all,
+    Examples, ExecAll, ExecAllOptions, HandlerTally, Mode, Network, exec_all,
 };
 
 use super::replay::{Examples as Shown, ReplayArgs, cwd_map_or_exit};
@@ -50,11 +50,20 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
             eprint!("\rplanning: {done}/{total} sessions");
         }
     };
+    let network = if args.network {
+        Network::Allowed
+    } else {
+        match hookscope_core::hooks::exec::no_network_available() {
+            Ok(()) => Network::Isolated,
+            Err(why) => Network::Unavailable(why),
+        }
+    };
     let mut opts = ExecAllOptions {
         settings: &args.settings,
         cwd_map: &map,
         env_args: &args.env,
         isolated: !args.real_folders,
+        network: network.clone(),
         against: (!args.against_settings.is_empty()).then_some(args.against_settings.as_slice()),
         jobs,
         lookup: &lookup,
@@ -109,12 +118,17 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
         }
     };
     opts.progress = &running;
-    let runner = ProcessRunner;
+    let runner: &(dyn hookscope_core::hooks::exec::Runner + Sync) = if network == Network::Isolated
+    {
+        &NoNetworkRunner
+    } else {
+        &ProcessRunner
+    };
     let report = exec_all(
         &refs,
         &opts,
         &Mode::Run {
-            runner: &runner,
+            runner,
             cancel: &CANCEL,
         },
     );

@@ -92,6 +92,10 @@ pub struct ReplayArgs {
     /// event).
     #[arg(long = "real-folders")]
     pub real_folders: bool,
+    /// With --all --exec: let the hooks reach the network (default: each
+    /// command hook in its own network namespace, where the kernel allows).
+    #[arg(long)]
+    pub network: bool,
     /// The hook settings file to read (repeatable); default: the files that
     /// applied to the session (user, project, local, managed, plugins).
     #[arg(long = "settings", value_name = "FILE")]

@@ -517,3 +517,72 @@ fn against_settings_lists_the_events_the_two_versions_decide_differently() {
     assert_eq!(ag["newly_blocked"]["examples"][0]["b"], "blocked the call");
     assert_eq!(ag["newly_blocked"]["examples"][0]["a"], "did nothing");
 }
+
+/// By default each command hook runs in its own network namespace where
+/// the kernel allows it (and the report says which); `--network` keeps the
+/// host's. Read from the hook's `/proc/self/ns/net`.
+#[test]
+fn hooks_have_no_network_unless_asked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("ns");
+    let settings = one_hook(
+        dir.path(),
+        "ns.sh",
+        "sh",
+        format!(
+            "#!/bin/sh\ncat >/dev/null\nreadlink /proc/self/ns/net >> {}\n",
+            log.display()
+        ),
+    );
+    let ours = std::fs::read_link("/proc/self/ns/net").expect("our netns");
+    let ours = ours.to_string_lossy().to_string();
+    let c2 = format!("{REAL_CC}/hooks_c2_exit2");
+    let run = |extra: &[&str]| -> Value {
+        let _ = std::fs::remove_file(&log);
+        let out = hookscope()
+            .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
+            .arg(&settings)
+            .arg(&c2)
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let has = |v: &Value, key: &str, prefix: &str| {
+        v[key]
+            .as_array()
+            .expect("list")
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p.starts_with(prefix)))
+    };
+    let v = run(&[]);
+    let seen = std::fs::read_to_string(&log).expect("log");
+    if has(
+        &v,
+        "protections",
+        "no network: each command hook runs in its own network namespace",
+    ) {
+        assert!(seen.lines().all(|l| l != ours), "{seen} vs {ours}");
+    } else {
+        assert!(
+            has(
+                &v,
+                "not_in_force",
+                "network isolation: not available here ("
+            ),
+            "{v}"
+        );
+    }
+    let v = run(&["--network"]);
+    let seen = std::fs::read_to_string(&log).expect("log");
+    assert!(seen.lines().all(|l| l == ours), "{seen} vs {ours}");
+    assert!(
+        has(&v, "not_in_force", "network isolation: off (--network)"),
+        "{v}"
+    );
+}

@@ -61,7 +61,10 @@ pub use env::{
 };
 pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, Place, plan};
-pub use process::{MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, substitute, timeout_duration};
+pub use process::{
+    MAX_TIMEOUT_SECS, NoNetworkRunner, OUTPUT_CAP, ProcessRunner, no_network_available, substitute,
+    timeout_duration,
+};
 pub use report::{
     ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, execute, not_runnable,
     project_dir, working_dir,

@@ -62,6 +62,18 @@ pub enum Mode<'a> {
     },
 }
 
+/// Whether the hooks may reach the network (the report's protections).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Network {
+    /// Each hook in its own network namespace
+    /// ([`crate::hooks::exec::NoNetworkRunner`]).
+    Isolated,
+    /// Allowed on request (`--network`).
+    Allowed,
+    /// Not available here, and why ([`crate::hooks::exec::no_network_available`]).
+    Unavailable(String),
+}
+
 /// The options of [`exec_all`].
 pub struct ExecAllOptions<'a> {
     /// `--settings`: only these files, for every session; empty reads the
@@ -76,6 +88,9 @@ pub struct ExecAllOptions<'a> {
     pub isolated: bool,
     /// Events run at once (at least 1).
     pub jobs: usize,
+    /// Whether the runner keeps the hooks off the network (said in the
+    /// protections; the runner itself is [`Mode::Run`]'s).
+    pub network: Network,
     /// `--against-settings`: a second version of the hooks (only these
     /// files, for every session); each event is run with both and the
     /// decisions compared ([`ExecAll::against`]).
@@ -352,7 +367,7 @@ impl ExecAll {
 
 /// The protections every run has, and those it has not
 /// (docs/security.md#running-hooks).
-fn protections(isolated: bool) -> (Vec<String>, Vec<String>) {
+fn protections(isolated: bool, network: &Network) -> (Vec<String>, Vec<String>) {
     let mut on = vec![
         "each hook in its own process group, killed whole at its timeout or on Ctrl-C".to_string(),
         "environment allowlist (PATH, HOME, USER, LANG, TERM, TMPDIR, … and --env)".to_string(),
@@ -360,11 +375,19 @@ fn protections(isolated: bool) -> (Vec<String>, Vec<String>) {
     if isolated {
         on.push("a fresh temporary HOME, project folder and working folder per event (--real-folders runs in the session's)".to_string());
     }
-    let off = vec![
-        "write confinement: not built; a hook can write anywhere your user can".to_string(),
-        "network isolation: not built; a hook can reach the network (http handlers POST by design)"
-            .to_string(),
-    ];
+    let mut off =
+        vec!["write confinement: not built; a hook can write anywhere your user can".to_string()];
+    match network {
+        Network::Isolated => on.push(
+            "no network: each command hook runs in its own network namespace (loopback only; http handlers are POSTed by hookscope, by design)".to_string(),
+        ),
+        Network::Allowed => off.push(
+            "network isolation: off (--network); a hook can reach the network".to_string(),
+        ),
+        Network::Unavailable(why) => off.push(format!(
+            "network isolation: not available here ({why}); a hook can reach the network"
+        )),
+    }
     (on, off)
 }
 
@@ -439,7 +462,7 @@ struct Shared<'a> {
 /// is a `not_run` reason.
 pub fn exec_all(sessions: &[SessionRef], opts: &ExecAllOptions, mode: &Mode) -> ExecAll {
     use rayon::prelude::*;
-    let (on, off) = protections(opts.isolated);
+    let (on, off) = protections(opts.isolated, &opts.network);
     let mut total = ExecAll {
         ran: matches!(mode, Mode::Run { .. }),
         protections: on,
