@@ -53,30 +53,18 @@ fn name(rules: &RuleSet) -> String {
 }
 
 fn group(title: &str, e: &Examples<Change>, shown: Shown) {
-    if e.count == 0 {
-        return;
-    }
-    outln!("{title}: {}", e.count);
-    let n = match shown {
-        Shown::All => e.examples.len(),
-        Shown::Up(n) => n.min(e.examples.len()),
-    };
-    for c in e.examples.iter().take(n) {
-        outln!(
-            "  {} {} --at {}  {}",
-            c.session,
-            c.event,
-            c.at.as_deref().unwrap_or("?"),
-            c.summary
-        );
-        outln!("    A: {} · B: {}", c.a, c.b);
-    }
-    if e.count > n {
-        outln!(
-            "  … {} more (--examples all; --json keeps the first 50)",
-            e.count - n
-        );
-    }
+    super::exec_all::list("", title, e, shown, |c| {
+        [
+            format!(
+                "{} {} --at {}  {}",
+                c.session,
+                c.event,
+                c.at.as_deref().unwrap_or("?"),
+                c.summary
+            ),
+            format!("A: {} · B: {}", c.a, c.b),
+        ]
+    });
 }
 
 fn print_text(r: &Against, a: &RuleSet, b: &RuleSet, shown: Shown) {

@@ -233,29 +233,50 @@ fn counts(map: &std::collections::BTreeMap<String, usize>) -> String {
         .join(", ")
 }
 
-fn examples(title: &str, e: &Examples, shown: Shown) {
+/// A group of examples under `title`, indented by `indent`: its count,
+/// then each shown example as the two lines `lines` gives, then how many
+/// more there are.
+pub(super) fn list<T>(
+    indent: &str,
+    title: &str,
+    e: &Examples<T>,
+    shown: Shown,
+    lines: impl Fn(&T) -> [String; 2],
+) {
     if e.count == 0 {
         return;
     }
-    outln!("  {title}: {}", e.count);
+    outln!("{indent}{title}: {}", e.count);
     let n = match shown {
         Shown::All => e.examples.len(),
         Shown::Up(n) => n.min(e.examples.len()),
     };
     for x in e.examples.iter().take(n) {
+        let [head, tail] = lines(x);
+        outln!("{indent}  {head}");
+        outln!("{indent}    {tail}");
+    }
+    if e.count > n {
         outln!(
-            "    {} {} --at {}  {}",
-            x.session,
-            x.event,
-            x.at.as_deref().unwrap_or("?"),
-            x.summary
+            "{indent}  … {} more (--examples all; --json keeps the first 50)",
+            e.count - n
         );
-        outln!("      then: {} · now: {}", x.then, x.now);
     }
-    let more = e.count - n;
-    if more > 0 {
-        outln!("    … {more} more (--examples all; --json keeps the first 50)");
-    }
+}
+
+fn examples(title: &str, e: &Examples, shown: Shown) {
+    list("  ", title, e, shown, |x| {
+        [
+            format!(
+                "{} {} --at {}  {}",
+                x.session,
+                x.event,
+                x.at.as_deref().unwrap_or("?"),
+                x.summary
+            ),
+            format!("then: {} · now: {}", x.then, x.now),
+        ]
+    });
 }
 
 fn print_handler(h: &HandlerTally, shown: Shown) {

@@ -69,6 +69,27 @@ fn all_exec(settings: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
+/// `replay SESSION --event PreToolUse --at ID --exec --json --settings S`
+/// over the two sessions: one event run by hand.
+fn replay_exec(session: &str, id: &str, settings: &Path) -> Value {
+    let out = hookscope()
+        .args(["replay", session])
+        .args(sessions())
+        .args([
+            "--event",
+            "PreToolUse",
+            "--at",
+            id,
+            "--exec",
+            "--json",
+            "--settings",
+        ])
+        .arg(settings)
+        .output()
+        .expect("replay");
+    serde_json::from_slice(&out.stdout).expect("replay json")
+}
+
 /// `#1 /path:7 (given)` → `/path:7 (given)`.
 fn location(label: &str) -> String {
     label
@@ -96,22 +117,7 @@ fn every_event_by_hand_gives_the_same_counts() {
     for r in records {
         let session = r["session"].as_str().expect("session");
         let id = r["tool_use_id"].as_str().expect("id");
-        let out = hookscope()
-            .args(["replay", session])
-            .args(sessions())
-            .args([
-                "--event",
-                "PreToolUse",
-                "--at",
-                id,
-                "--exec",
-                "--json",
-                "--settings",
-            ])
-            .arg(&settings)
-            .output()
-            .expect("replay");
-        let v: Value = serde_json::from_slice(&out.stdout).expect("replay json");
+        let v = replay_exec(session, id, &settings);
         let exec = &v["exec"];
         for h in exec["handlers"].as_array().expect("handlers") {
             let label = location(h["label"].as_str().expect("label"));
@@ -487,23 +493,7 @@ fn against_settings_lists_the_events_the_two_versions_decide_differently() {
             r["tool_use_id"].as_str().expect("id"),
         );
         let effect = |settings: &Path| {
-            let out = hookscope()
-                .args(["replay", session])
-                .args(sessions())
-                .args([
-                    "--event",
-                    "PreToolUse",
-                    "--at",
-                    id,
-                    "--exec",
-                    "--json",
-                    "--settings",
-                ])
-                .arg(settings)
-                .output()
-                .expect("replay");
-            let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-            v["exec"]["combined"]["effect"] == "blocked"
+            replay_exec(session, id, settings)["exec"]["combined"]["effect"] == "blocked"
         };
         match (effect(&sa), effect(&sb)) {
             (false, true) => newly.insert(id.to_string()),
