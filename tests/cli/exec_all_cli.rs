@@ -53,11 +53,13 @@ fn one_hook(dir: &Path, name: &str, shell: &str, body: impl AsRef<[u8]>) -> Path
     )
 }
 
-fn all_exec(settings: &Path, extra: &[&str]) -> Value {
+/// `replay --all --exec --yes --json --settings S` over `paths`, with
+/// `extra` arguments; the JSON report.
+fn all_exec_on(settings: &Path, paths: &[String], extra: &[&str]) -> Value {
     let out = hookscope()
         .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
         .arg(settings)
-        .args(sessions())
+        .args(paths)
         .args(extra)
         .output()
         .expect("runs");
@@ -102,7 +104,7 @@ fn location(label: &str) -> String {
 fn every_event_by_hand_gives_the_same_counts() {
     let dir = tempfile::tempdir().expect("tempdir");
     let settings = settings(dir.path());
-    let all = all_exec(&settings, &[]);
+    let all = all_exec_on(&settings, &sessions(), &[]);
     // By hand: every Bash call of the two sessions, one `replay --exec` each.
     let found = hookscope()
         .args(["find", "--tool-name", "Bash", "--json", "--limit", "1000"])
@@ -529,19 +531,7 @@ fn hooks_have_no_network_unless_asked() {
     let c2 = format!("{REAL_CC}/hooks_c2_exit2");
     let run = |extra: &[&str]| -> Value {
         let _ = std::fs::remove_file(&log);
-        let out = hookscope()
-            .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
-            .arg(&settings)
-            .arg(&c2)
-            .args(extra)
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("json")
+        all_exec_on(&settings, std::slice::from_ref(&c2), extra)
     };
     let has = |v: &Value, key: &str, prefix: &str| {
         v[key]
