@@ -49,8 +49,8 @@ pub struct ReplayArgs {
     /// The rule file (TOML; see assets/rules/example.toml).
     #[arg(long, value_parser = clap::value_parser!(PathBuf))]
     pub rules: Option<PathBuf>,
-    /// Backtest: every event of every Claude Code session under PATH...
-    /// through --rules.
+    /// Every event of every session under PATH...: through --rules (a
+    /// backtest; --against B compares two sets) or your hooks (--exec).
     #[arg(long)]
     pub all: bool,
     /// Print JSON instead of text.
