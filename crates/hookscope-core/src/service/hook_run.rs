@@ -121,14 +121,7 @@ impl<'a> HookRun<'a> {
     /// `#N file:line (layer)` of the handler at `index` of the
     /// configuration.
     fn label(&self, index: usize) -> String {
-        let at = self
-            .hooks
-            .config()
-            .handlers
-            .get(index)
-            .map(Handler::location)
-            .unwrap_or_default();
-        format!("#{} {at}", index + 1)
+        self.hooks.config().label(index)
     }
 
     /// The handlers the event does not reach, with the reason and hint of

@@ -93,11 +93,7 @@ pub fn plan(
     lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
 ) -> std::io::Result<ExecPlan> {
     let scratch = Scratch::new()?;
-    let label = |i: usize| {
-        config.handlers.get(i).map_or(format!("#{}", i + 1), |h| {
-            format!("#{} {}", i + 1, h.location())
-        })
-    };
+    let label = |i: usize| config.label(i);
     let (project, cwd, cwd_note, home) = match place {
         Place::Recorded(session_dir) => {
             let project = project_dir(

@@ -656,18 +656,6 @@ fn event_part(
         return part;
     }
     let cell = answer_cell(p, &firing, shared);
-    let example = |now: String| {
-        let then_text = String::new();
-        ExecExample {
-            session: short_session_id(&session.id).to_string(),
-            event: p.event.into(),
-            at: at_of(main_path, p),
-            summary: summary_of(p),
-            then: then_text,
-            now,
-            source: format!("{}:{}", p.source_path.display(), p.source_line),
-        }
-    };
     part.events = 1;
     let Mode::Run { runner, cancel } = shared.mode else {
         // A plan: count, run nothing.
@@ -713,24 +701,22 @@ fn event_part(
         then_of(event, &activity, permission)
     });
     let then_blocked = then.as_ref().is_some_and(|t| is_block(t.seen));
-    let with_then = |now: String| {
-        let mut e = example(now);
-        e.then = then.as_ref().map_or_else(
+    let with_then = |now: String| ExecExample {
+        session: short_session_id(&session.id).to_string(),
+        event: p.event.into(),
+        at: at_of(main_path, p),
+        summary: summary_of(p),
+        then: then.as_ref().map_or_else(
             || "not recorded (this agent's transcripts keep no hook activity)".to_string(),
             |t| t.text.clone(),
-        );
-        e
+        ),
+        now,
+        source: format!("{}:{}", p.source_path.display(), p.source_line),
     };
     let labels: Vec<String> = verdicts
         .iter()
         .filter(|v| v.fires)
-        .map(|v| {
-            let at = handlers
-                .get(v.index)
-                .map(Handler::location)
-                .unwrap_or_default();
-            format!("#{} {at}", v.index + 1)
-        })
+        .map(|v| hooks.config().label(v.index))
         .collect();
     for (h, label) in firing.iter().zip(&labels) {
         let t = part.tally(h);

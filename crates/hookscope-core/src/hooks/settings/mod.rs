@@ -582,6 +582,16 @@ impl Permissions {
 }
 
 impl HookConfig {
+    /// `#N file:line (layer)` of the handler at `index` (0-based; `#N`
+    /// alone when there is none): how plans, reports and previews name a
+    /// handler.
+    pub fn label(&self, index: usize) -> String {
+        match self.handlers.get(index) {
+            Some(h) => format!("#{} {}", index + 1, h.location()),
+            None => format!("#{}", index + 1),
+        }
+    }
+
     /// The handlers that can run (no [`Handler::inactive`]) on `event`.
     pub fn active_on<'a>(&'a self, event: &'a str) -> impl Iterator<Item = (usize, &'a Handler)> {
         self.handlers
