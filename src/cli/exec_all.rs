@@ -228,7 +228,7 @@ fn counts(map: &std::collections::BTreeMap<String, usize>) -> String {
         return "none".into();
     }
     map.iter()
-        .map(|(k, n)| format!("{k} {n}"))
+        .map(|(k, n)| format!("{n}× {k}"))
         .collect::<Vec<_>>()
         .join(", ")
 }

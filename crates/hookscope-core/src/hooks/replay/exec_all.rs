@@ -781,13 +781,13 @@ fn event_part(
 }
 
 /// A run's end in a few words, for counting: `exit 0`, `signal 9`,
-/// `timed out`, `launch-failed`, `http 200`, `http error`.
+/// `timed out`, `could not start`, `http 200`, `http error`.
 fn exit_label(status: &RunStatus) -> String {
     match status {
         RunStatus::Exited { code } => format!("exit {code}"),
         RunStatus::Signaled { signal } => format!("signal {signal}"),
         RunStatus::TimedOut => "timed out".into(),
-        RunStatus::LaunchFailed { .. } => "launch-failed".into(),
+        RunStatus::LaunchFailed { .. } => "could not start".into(),
         RunStatus::Http { status } => format!("http {status}"),
         RunStatus::HttpFailed { .. } => "http error".into(),
     }
