@@ -10,9 +10,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hookscope_core::hooks::exec::{NoNetworkRunner, ProcessRunner};
+use hookscope_core::hooks::exec::{Confinement, SandboxRunner};
 use hookscope_core::hooks::replay::exec_all::{
-    Examples, ExecAll, ExecAllOptions, HandlerTally, Mode, Network, exec_all,
+    Examples, ExecAll, ExecAllOptions, HandlerTally, Mode, Network, Writes, exec_all,
 };
 
 use super::replay::{Examples as Shown, ReplayArgs, cwd_map_or_exit};
@@ -58,12 +58,21 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
             Err(why) => Network::Unavailable(why),
         }
     };
+    let writes = if args.write_anywhere || args.real_folders {
+        Writes::Allowed
+    } else {
+        match hookscope_core::hooks::exec::write_confinement_available() {
+            Ok(()) => Writes::Confined,
+            Err(why) => Writes::Unavailable(why),
+        }
+    };
     let mut opts = ExecAllOptions {
         settings: &args.settings,
         cwd_map: &map,
         env_args: &args.env,
         isolated: !args.real_folders,
         network: network.clone(),
+        writes: writes.clone(),
         against: (!args.against_settings.is_empty()).then_some(args.against_settings.as_slice()),
         jobs,
         lookup: &lookup,
@@ -118,17 +127,17 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
         }
     };
     opts.progress = &running;
-    let runner: &(dyn hookscope_core::hooks::exec::Runner + Sync) = if network == Network::Isolated
-    {
-        &NoNetworkRunner
-    } else {
-        &ProcessRunner
+    let runner = SandboxRunner {
+        how: Confinement {
+            no_network: network == Network::Isolated,
+            confine_writes: writes == Writes::Confined,
+        },
     };
     let report = exec_all(
         &refs,
         &opts,
         &Mode::Run {
-            runner,
+            runner: &runner,
             cancel: &CANCEL,
         },
     );
@@ -297,6 +306,12 @@ fn print_handler(h: &HandlerTally, shown: Shown) {
     }
     if !h.not_run.is_empty() {
         outln!("  not run: {}", counts(&h.not_run));
+    }
+    if h.write_refused > 0 {
+        outln!(
+            "  ⚠ {} said \"permission denied\" while its writes were confined: a refused write may have changed its answer; compare with --write-anywhere",
+            plural(h.write_refused, "run", "runs")
+        );
     }
     examples(
         "its new blocks (nothing blocked then)",

@@ -96,6 +96,11 @@ pub struct ReplayArgs {
     /// command hook in its own network namespace, where the kernel allows).
     #[arg(long)]
     pub network: bool,
+    /// With --all --exec: let the hooks write anywhere your user can
+    /// (default: each hook, and what it starts, writes only in its event's
+    /// temporary folder and /dev/null, where the kernel has Landlock).
+    #[arg(long = "write-anywhere")]
+    pub write_anywhere: bool,
     /// The hook settings file to read (repeatable); default: the files that
     /// applied to the session (user, project, local, managed, plugins).
     #[arg(long = "settings", value_name = "FILE")]

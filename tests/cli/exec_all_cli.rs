@@ -196,8 +196,15 @@ fn without_a_terminal_nothing_runs_unless_yes() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stdout.starts_with("plan: 1 handler × "), "{stdout}");
-    assert!(
-        stdout.contains("not in force: write confinement"),
+    let confined = hookscope_core::hooks::exec::write_confinement_available().is_ok();
+    assert_eq!(
+        stdout.contains("protection: writes confined: a hook (and what it starts)"),
+        confined,
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.contains("not in force: write confinement: not available here ("),
+        !confined,
         "{stdout}"
     );
     assert!(stderr.contains("give --yes"), "{stderr}");
@@ -222,7 +229,8 @@ fn hooks_run_isolated_by_default() {
     );
     let c2 = format!("{REAL_CC}/hooks_c2_exit2");
     let out = hookscope()
-        .args(["replay", "--all", "--exec", "--yes", "--settings"])
+        .args(["replay", "--all", "--exec", "--yes", "--write-anywhere"])
+        .arg("--settings")
         .arg(&settings)
         .arg(&c2)
         .env("HOME", dir.path())
@@ -341,7 +349,16 @@ fn identical_events_run_once() {
         ],
     );
     let out = hookscope()
-        .args(["replay", "--all", "--exec", "--yes", "--json", "--settings"])
+        // The count file is outside the events' folders.
+        .args([
+            "replay",
+            "--all",
+            "--exec",
+            "--yes",
+            "--json",
+            "--write-anywhere",
+        ])
+        .arg("--settings")
         .arg(&settings)
         .arg(dir.path().join("projects"))
         .output()
@@ -389,6 +406,7 @@ fn ctrl_c_stops_and_leaves_no_hook_running() {
             "--yes",
             "--jobs",
             "2",
+            "--write-anywhere",
             "--settings",
         ])
         .arg(&settings)
@@ -540,7 +558,8 @@ fn hooks_have_no_network_unless_asked() {
             .iter()
             .any(|p| p.as_str().is_some_and(|p| p.starts_with(prefix)))
     };
-    let v = run(&[]);
+    // The log is outside the events' folders.
+    let v = run(&["--write-anywhere"]);
     let seen = std::fs::read_to_string(&log).expect("log");
     if has(
         &v,
@@ -558,11 +577,78 @@ fn hooks_have_no_network_unless_asked() {
             "{v}"
         );
     }
-    let v = run(&["--network"]);
+    let v = run(&["--network", "--write-anywhere"]);
     let seen = std::fs::read_to_string(&log).expect("log");
     assert!(seen.lines().all(|l| l == ours), "{seen} vs {ours}");
     assert!(
         has(&v, "not_in_force", "network isolation: off (--network)"),
         "{v}"
     );
+}
+
+/// By default a hook's writes are confined to its event's temporary folder
+/// where the kernel has Landlock (the report says which): its own HOME
+/// takes a file, a folder outside does not; `--write-anywhere` lifts it
+/// and says so.
+#[test]
+fn hooks_write_only_in_their_folder_unless_asked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).expect("outside");
+    let settings = one_hook(
+        dir.path(),
+        "write.sh",
+        "sh",
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho x > \"$HOME/mine\" || exit 3\necho x >> {}/log || exit 5\n",
+            outside.display()
+        ),
+    );
+    let c2 = format!("{REAL_CC}/hooks_c2_exit2");
+    let v = all_exec_on(&settings, std::slice::from_ref(&c2), &[]);
+    let listed = |key: &str, prefix: &str| {
+        v[key]
+            .as_array()
+            .expect("list")
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p.starts_with(prefix)))
+    };
+    let events = v["events"].as_u64().expect("events");
+    assert!(events >= 1, "{v}");
+    if hookscope_core::hooks::exec::write_confinement_available().is_ok() {
+        assert!(listed("protections", "writes confined:"), "{v}");
+        assert!(
+            !outside.join("log").exists(),
+            "a confined hook wrote outside"
+        );
+        // HOME was writable (never exit 3); the write outside was refused
+        // (exit 5), and the shell's "Permission denied" is flagged.
+        assert_eq!(v["handlers"][0]["exits"]["exit 5"], events, "{v}");
+        assert_eq!(v["handlers"][0]["write_refused"], events, "{v}");
+    } else {
+        assert!(
+            listed("not_in_force", "write confinement: not available here ("),
+            "{v}"
+        );
+    }
+    let v = all_exec_on(&settings, std::slice::from_ref(&c2), &["--write-anywhere"]);
+    assert!(
+        listed_in(
+            &v,
+            "not_in_force",
+            "write confinement: off (--write-anywhere)"
+        ),
+        "{v}"
+    );
+    let lines = std::fs::read_to_string(outside.join("log")).expect("log");
+    assert_eq!(lines.lines().count() as u64, events);
+    assert_eq!(v["handlers"][0]["exits"]["exit 0"], events, "{v}");
+    assert_eq!(v["handlers"][0]["write_refused"], 0, "{v}");
+}
+
+fn listed_in(v: &Value, key: &str, prefix: &str) -> bool {
+    v[key].as_array().is_some_and(|l| {
+        l.iter()
+            .any(|p| p.as_str().is_some_and(|p| p.starts_with(prefix)))
+    })
 }

@@ -505,6 +505,7 @@ fn abort_runs_ends_a_running_hook_and_removes_its_scratch_folder() {
             source: EnvSource::Basic,
         }],
         timeout_secs: 600.0,
+        write_root: None,
         on_failure_block: false,
         is_async: false,
     };

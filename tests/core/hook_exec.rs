@@ -54,6 +54,7 @@ fn spec(label: &str, command: HandlerCommand, cwd: &Path, payload: &Value) -> Ru
         cwd_note: None,
         env,
         timeout_secs: 30.0,
+        write_root: None,
         on_failure_block: false,
         is_async: false,
     }
@@ -458,6 +459,7 @@ fn the_environment_is_the_allowlist_and_nothing_else() {
         cwd_note: None,
         env,
         timeout_secs: 30.0,
+        write_root: None,
         on_failure_block: false,
         is_async: false,
     };
@@ -603,6 +605,7 @@ fn a_session_start_hook_writes_its_env_file() {
         cwd_note: None,
         env,
         timeout_secs: 30.0,
+        write_root: None,
         on_failure_block: false,
         is_async: false,
     };
@@ -694,4 +697,72 @@ fn hooks_run_where_claude_code_would_and_the_project_dir_is_never_empty() {
     // An empty recorded project is no project.
     let empty = project_dir(Some(Path::new("")), None, scratch.path());
     assert_eq!(empty.path, scratch.path());
+}
+
+/// Write confinement (docs/security.md#running-hooks): a hook run by a
+/// [`SandboxRunner`] that confines writes writes in its `write_root`
+/// (HOME, `mktemp` through TMPDIR), on `/dev/null` and on its own stdout
+/// and stderr, and is refused everywhere else, a child it starts too.
+/// Without Landlock the check must say why, and the runner must refuse to
+/// start the hook rather than run it unconfined.
+#[test]
+fn confined_hooks_write_only_in_their_folder() {
+    use hookscope_core::hooks::exec::{Confinement, SandboxRunner, write_confinement_available};
+    let root = tempfile::tempdir().expect("root");
+    let outside = tempfile::tempdir().expect("outside");
+    let home = root.path().join("home");
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let payload = pre_tool_use();
+    let mut s = spec(
+        "confined",
+        shell(&format!(
+            "cat >/dev/null; echo in > \"$HOME/in\" && echo home-ok >&2; \
+             t=$(mktemp) && echo mktemp-ok >&2; \
+             (echo out > {out}/direct) 2>/dev/null || echo direct-refused >&2; \
+             sh -c 'echo out > {out}/child' 2>/dev/null || echo child-refused >&2; \
+             echo to-null > /dev/null && echo stdout-ok",
+            out = outside.path().display()
+        )),
+        root.path(),
+        &payload,
+    );
+    s.env.retain(|v| v.name != "HOME" && v.name != "TMPDIR");
+    for (name, value) in [("HOME", &home), ("TMPDIR", &tmp)] {
+        s.env.push(hookscope_core::hooks::exec::EnvVar {
+            name: name.into(),
+            value: value.clone().into_os_string(),
+            source: hookscope_core::hooks::exec::EnvSource::Basic,
+        });
+    }
+    s.write_root = Some(root.path().to_path_buf());
+    let runner = SandboxRunner {
+        how: Confinement {
+            no_network: false,
+            confine_writes: true,
+        },
+    };
+    let stdin = serde_json::to_vec(&payload).expect("payload");
+    let run = runner.run(&s, &stdin);
+    match write_confinement_available() {
+        Ok(()) => {
+            assert_eq!(run.status, RunStatus::Exited { code: 0 }, "{run:?}");
+            assert_eq!(String::from_utf8_lossy(&run.stdout), "stdout-ok\n");
+            assert_eq!(
+                String::from_utf8_lossy(&run.stderr),
+                "home-ok\nmktemp-ok\ndirect-refused\nchild-refused\n"
+            );
+            assert!(home.join("in").is_file());
+            assert_eq!(std::fs::read_dir(outside.path()).expect("ls").count(), 0);
+        }
+        Err(why) => {
+            assert!(!why.is_empty());
+            assert!(
+                matches!(run.status, RunStatus::LaunchFailed { .. }),
+                "{run:?}"
+            );
+            assert!(!home.join("in").exists());
+        }
+    }
 }

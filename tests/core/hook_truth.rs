@@ -187,6 +187,7 @@ fn spec(label: &str) -> RunSpec {
         cwd_note: None,
         env: Vec::new(),
         timeout_secs: 600.0,
+        write_root: None,
         on_failure_block: false,
         is_async: false,
     }

@@ -76,7 +76,8 @@ pub fn explain(
 }
 
 /// The `--exec` plan for Codex handlers: [`crate::hooks::exec::plan`]
-/// (argv, cwd, env allowlist, timeout per handler) with the environment
+/// (argv, cwd, env allowlist, timeout per handler; `place` says whether
+/// in the session's folders or isolated ones) with the environment
 /// made Codex's: no Claude Code variables (`CLAUDECODE`,
 /// `CLAUDE_PROJECT_DIR`, `CLAUDE_CODE_*`, `CLAUDE_CONFIG_DIR`,
 /// `CLAUDE_ENV_FILE`; a `--env` one stays), and for a
@@ -93,6 +94,7 @@ pub fn plan(
     verdicts: &[HandlerVerdict],
     event: &str,
     payload: &Value,
+    place: crate::hooks::exec::Place,
     env_args: &[String],
     lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>,
 ) -> std::io::Result<ExecPlan> {
@@ -102,7 +104,7 @@ pub fn plan(
         event,
         payload,
         &config.version,
-        crate::hooks::exec::Place::Recorded(None),
+        place,
         None,
         env_args,
         lookup,

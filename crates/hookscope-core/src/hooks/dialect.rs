@@ -647,23 +647,30 @@ impl Hooks {
         ctx: &RunContext,
         lookup: &dyn Fn(&str) -> Option<OsString>,
     ) -> std::io::Result<ExecPlan> {
-        match &self.loaded {
-            Loaded::Codex(c) => {
-                codex::plan(&c.config, verdicts, event, payload, &ctx.env_args, lookup)
+        let place = if ctx.isolated {
+            crate::hooks::exec::Place::Isolated {
+                recorded: ctx.session_dir.clone(),
             }
+        } else {
+            crate::hooks::exec::Place::Recorded(ctx.session_dir.clone())
+        };
+        match &self.loaded {
+            Loaded::Codex(c) => codex::plan(
+                &c.config,
+                verdicts,
+                event,
+                payload,
+                place,
+                &ctx.env_args,
+                lookup,
+            ),
             Loaded::Settings(c) => crate::hooks::exec::plan(
                 c,
                 verdicts,
                 event,
                 payload,
                 &ctx.version,
-                if ctx.isolated {
-                    crate::hooks::exec::Place::Isolated {
-                        recorded: ctx.session_dir.clone(),
-                    }
-                } else {
-                    crate::hooks::exec::Place::Recorded(ctx.session_dir.clone())
-                },
+                place,
                 ctx.entrypoint.clone(),
                 &ctx.env_args,
                 lookup,

@@ -51,6 +51,7 @@ mod plan;
 mod process;
 pub mod reaper;
 mod report;
+pub mod sandbox;
 pub mod text;
 
 pub use compare::{
@@ -62,13 +63,13 @@ pub use env::{
 pub use http::{HttpHeader, expand_header, post};
 pub use plan::{ExecPlan, Place, plan};
 pub use process::{
-    MAX_TIMEOUT_SECS, NoNetworkRunner, OUTPUT_CAP, ProcessRunner, no_network_available, substitute,
-    timeout_duration,
+    MAX_TIMEOUT_SECS, OUTPUT_CAP, ProcessRunner, SandboxRunner, substitute, timeout_duration,
 };
 pub use report::{
     ENV_FILE_CAP, ExecReport, HandlerReport, NotRun, ProjectDir, Scratch, execute, not_runnable,
     project_dir, working_dir,
 };
+pub use sandbox::{Confinement, no_network_available, write_confinement_available};
 
 /// Longest text Claude Code keeps of a hook's `additionalContext`,
 /// `systemMessage` or stdout, in characters (docs/contract.md#exit-codes-and-stdout).
@@ -157,6 +158,11 @@ pub struct RunSpec {
     pub env: Vec<EnvVar>,
     /// Effective timeout in seconds (`settings::Handler::effective_timeout`).
     pub timeout_secs: f64,
+    /// The folder its writes are confined to under a
+    /// [`SandboxRunner`] that confines writes: the event's temporary folder
+    /// when it runs isolated ([`Place::Isolated`]); `None` in the session's
+    /// real folders (never confined).
+    pub write_root: Option<PathBuf>,
     /// `onFailure: "block"` as written (honoured from 2.1.295 only; see
     /// [`read_run`]).
     pub on_failure_block: bool,
@@ -222,6 +228,7 @@ impl RunSpec {
                     cwd_note,
                     env: Vec::new(),
                     timeout_secs: h.effective_timeout,
+                    write_root: None,
                     on_failure_block,
                     is_async: h.is_async == Some(true),
                 });
@@ -265,6 +272,7 @@ impl RunSpec {
             cwd_note,
             env,
             timeout_secs: h.effective_timeout,
+            write_root: None,
             on_failure_block,
             is_async,
         })

@@ -61,9 +61,10 @@ pub enum Place {
     /// [`working_dir`] then say what is used instead), this process's
     /// `HOME`.
     Recorded(Option<PathBuf>),
-    /// Isolated: `CLAUDE_PROJECT_DIR`, the working folder and `HOME` are
-    /// fresh folders inside the run's temporary folder, so a hook that
-    /// writes relative to them writes there. `recorded` (the session's
+    /// Isolated: `CLAUDE_PROJECT_DIR`, the working folder, `HOME` and
+    /// `TMPDIR` are fresh folders inside the run's temporary folder, so a
+    /// hook that writes relative to them writes there; each spec's
+    /// [`super::RunSpec::write_root`] is that folder. `recorded` (the session's
     /// folder) is where permission rules' paths are still resolved from.
     Isolated {
         /// The session's folder as recorded, mapped.
@@ -109,6 +110,7 @@ pub fn plan(
             let home = scratch.path().join("home");
             std::fs::create_dir_all(&folder)?;
             std::fs::create_dir_all(&home)?;
+            std::fs::create_dir_all(scratch.path().join("tmp"))?;
             let note = format!(
                 "isolated: running in a temporary project folder, {}",
                 folder.display()
@@ -144,10 +146,17 @@ pub fn plan(
         }
         let (mut env, warnings) = hook_env(&hctx, env_args, lookup);
         if let Some(home) = &home {
-            env.retain(|v| v.name != "HOME");
+            // Isolated: HOME and TMPDIR inside the event's temporary
+            // folder, where a confined hook may write.
+            env.retain(|v| v.name != "HOME" && v.name != "TMPDIR");
             env.push(EnvVar {
                 name: "HOME".into(),
                 value: home.clone().into_os_string(),
+                source: EnvSource::Basic,
+            });
+            env.push(EnvVar {
+                name: "TMPDIR".into(),
+                value: scratch.path().join("tmp").into_os_string(),
                 source: EnvSource::Basic,
             });
         }
@@ -172,7 +181,10 @@ pub fn plan(
             env,
             lookup,
         ) {
-            Ok(spec) => specs.push(spec),
+            Ok(mut spec) => {
+                spec.write_root = home.as_ref().map(|_| scratch.path().to_path_buf());
+                specs.push(spec);
+            }
             Err(reason) => not_run.push(NotRun {
                 label: label(v.index),
                 handler_type: h.kind.as_str().to_string(),

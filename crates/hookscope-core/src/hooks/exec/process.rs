@@ -24,6 +24,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::reaper::kill_group;
+use super::sandbox::Confinement;
 use super::{RunOutput, RunSpec, RunStatus, Runner, classify_shell_launch};
 
 /// Most bytes of stdout, and of stderr, kept per handler (1 MiB each); the
@@ -43,75 +44,30 @@ impl Runner for ProcessRunner {
         if let super::HandlerCommand::Http { url, headers } = &spec.command {
             return super::http::post(url, headers, spec.timeout_secs, stdin);
         }
-        run_process(spec, stdin, false)
+        run_process(spec, stdin, Confinement::default())
     }
 }
 
-/// [`ProcessRunner`] with each command handler in a network namespace of
-/// its own (Linux: `unshare(CLONE_NEWNET)`, with a user namespace when not
-/// root): it has a loopback interface only, down, so it reaches no host
-/// (docs/security.md#running-hooks). An http handler is still POSTed by
-/// hookscope itself. Check [`no_network_available`] first: where the
-/// kernel refuses the namespace, every hook would fail to start.
+/// [`ProcessRunner`] with each command handler confined as `how` says
+/// ([`super::sandbox`]; docs/security.md#running-hooks): in a network
+/// namespace of its own, and writing only beneath its spec's
+/// [`RunSpec::write_root`]. An http handler is still POSTed by hookscope
+/// itself. Check [`super::no_network_available`] and
+/// [`super::write_confinement_available`] first: where the kernel refuses,
+/// every hook would fail to start (a launch failure that says why, never
+/// an unconfined run).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct NoNetworkRunner;
+pub struct SandboxRunner {
+    /// What each command handler is confined to.
+    pub how: Confinement,
+}
 
-impl Runner for NoNetworkRunner {
+impl Runner for SandboxRunner {
     fn run(&self, spec: &RunSpec, stdin: &[u8]) -> RunOutput {
         if let super::HandlerCommand::Http { url, headers } = &spec.command {
             return super::http::post(url, headers, spec.timeout_secs, stdin);
         }
-        run_process(spec, stdin, true)
-    }
-}
-
-/// Makes `cmd` start in a new network namespace (and a user namespace
-/// when not root), or fail to start with the kernel's error.
-#[cfg(target_os = "linux")]
-fn without_network(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: the closure runs in the child between fork and exec; it
-    // calls only geteuid(2) and unshare(2), which are async-signal-safe,
-    // and allocates nothing.
-    unsafe {
-        cmd.pre_exec(|| {
-            let flags = if libc::geteuid() == 0 {
-                libc::CLONE_NEWNET
-            } else {
-                libc::CLONE_NEWUSER | libc::CLONE_NEWNET
-            };
-            if libc::unshare(flags) == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
-}
-
-/// Whether [`NoNetworkRunner`] can start a process here: `sh -c :` is run
-/// in a new network namespace. `Err` says why not (not Linux, or the
-/// kernel refused: unprivileged user namespaces off, a seccomp filter).
-pub fn no_network_available() -> Result<(), String> {
-    #[cfg(target_os = "linux")]
-    {
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", ":"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        without_network(&mut cmd);
-        match cmd.status() {
-            Ok(s) if s.success() => Ok(()),
-            Ok(s) => Err(format!(
-                "a test process in a network namespace ended with {s}"
-            )),
-            Err(e) => Err(format!("the kernel refused a network namespace: {e}")),
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        Err("network namespaces are Linux's".into())
+        run_process(spec, stdin, self.how)
     }
 }
 
@@ -178,7 +134,7 @@ fn launch_reason(program: &Path, err: &std::io::Error, cwd: &Path) -> String {
 }
 
 #[cfg(unix)]
-fn run_process(spec: &RunSpec, stdin: &[u8], no_network: bool) -> RunOutput {
+fn run_process(spec: &RunSpec, stdin: &[u8], how: Confinement) -> RunOutput {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
 
     let started = Instant::now();
@@ -201,12 +157,10 @@ fn run_process(spec: &RunSpec, stdin: &[u8], no_network: bool) -> RunOutput {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    #[cfg(target_os = "linux")]
-    if no_network {
-        without_network(&mut cmd);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = no_network;
+    let _confined = match super::sandbox::apply(&mut cmd, spec.write_root.as_deref(), how) {
+        Ok(kept) => kept,
+        Err(reason) => return launch_failed(reason, started),
+    };
     let able = super::reaper::prepare();
     // Spawned and registered as live under one lock, so another run's end
     // never takes this hook for an orphan of hookscope's (`Follow::finish`).
@@ -344,11 +298,18 @@ fn run_process(spec: &RunSpec, stdin: &[u8], no_network: bool) -> RunOutput {
         None => RunStatus::TimedOut,
     };
     classify_shell_launch(spec, &mut out);
+    if how.confine_writes
+        && spec.write_root.is_some()
+        && super::sandbox::says_permission_denied(&out.stderr)
+    {
+        out.notes
+            .push(super::sandbox::WRITE_REFUSED_NOTE.to_string());
+    }
     out
 }
 
 #[cfg(not(unix))]
-fn run_process(_spec: &RunSpec, _stdin: &[u8], _no_network: bool) -> RunOutput {
+fn run_process(_spec: &RunSpec, _stdin: &[u8], _how: Confinement) -> RunOutput {
     launch_failed(
         "running hooks is supported on unix only".into(),
         Instant::now(),

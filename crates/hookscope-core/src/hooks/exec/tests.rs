@@ -30,6 +30,7 @@ fn spec(command: HandlerCommand) -> RunSpec {
             source: EnvSource::Claude,
         }],
         timeout_secs: 5.0,
+        write_root: None,
         on_failure_block: false,
         is_async: false,
     }

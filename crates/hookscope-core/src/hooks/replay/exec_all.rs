@@ -74,6 +74,21 @@ pub enum Network {
     Unavailable(String),
 }
 
+/// Whether the hooks may write outside their event's temporary folder (the
+/// report's protections).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Writes {
+    /// Writes confined beneath each event's temporary folder (Landlock;
+    /// [`crate::hooks::exec::Confinement::confine_writes`]).
+    Confined,
+    /// Allowed on request (`--write-anywhere`), or because the hooks run in
+    /// the session's real folders (`--real-folders`).
+    Allowed,
+    /// Not available here, and why
+    /// ([`crate::hooks::exec::write_confinement_available`]).
+    Unavailable(String),
+}
+
 /// The options of [`exec_all`].
 pub struct ExecAllOptions<'a> {
     /// `--settings`: only these files, for every session; empty reads the
@@ -91,6 +106,9 @@ pub struct ExecAllOptions<'a> {
     /// Whether the runner keeps the hooks off the network (said in the
     /// protections; the runner itself is [`Mode::Run`]'s).
     pub network: Network,
+    /// Whether the runner confines the hooks' writes (said in the
+    /// protections; the runner itself is [`Mode::Run`]'s).
+    pub writes: Writes,
     /// `--against-settings`: a second version of the hooks (only these
     /// files, for every session); each event is run with both and the
     /// decisions compared ([`ExecAll::against`]).
@@ -235,6 +253,10 @@ pub struct HandlerTally {
     pub new_blocks: Examples,
     /// Its failures, as examples.
     pub failed: Examples,
+    /// Runs whose stderr said a permission was denied while writes were
+    /// confined ([`crate::hooks::exec::sandbox::WRITE_REFUSED_NOTE`]): their
+    /// answers may be the confinement's.
+    pub write_refused: usize,
 }
 
 impl HandlerTally {
@@ -254,6 +276,7 @@ impl HandlerTally {
             *self.not_run.entry(k).or_default() += n;
         }
         self.fails_open += o.fails_open;
+        self.write_refused += o.write_refused;
         self.new_blocks.merge(o.new_blocks);
         self.failed.merge(o.failed);
     }
@@ -367,7 +390,7 @@ impl ExecAll {
 
 /// The protections every run has, and those it has not
 /// (docs/security.md#running-hooks).
-fn protections(isolated: bool, network: &Network) -> (Vec<String>, Vec<String>) {
+fn protections(isolated: bool, network: &Network, writes: &Writes) -> (Vec<String>, Vec<String>) {
     let mut on = vec![
         "each hook in its own process group, killed whole at its timeout or on Ctrl-C".to_string(),
         "environment allowlist (PATH, HOME, USER, LANG, TERM, TMPDIR, … and --env)".to_string(),
@@ -375,8 +398,21 @@ fn protections(isolated: bool, network: &Network) -> (Vec<String>, Vec<String>) 
     if isolated {
         on.push("a fresh temporary HOME, project folder and working folder per event (--real-folders runs in the session's)".to_string());
     }
-    let mut off =
-        vec!["write confinement: not built; a hook can write anywhere your user can".to_string()];
+    let mut off = Vec::new();
+    match writes {
+        Writes::Confined if isolated => on.push(
+            "writes confined: a hook (and what it starts) can write only in its event's temporary folder (HOME, TMPDIR, project) and /dev/null (Landlock)".to_string(),
+        ),
+        Writes::Confined | Writes::Allowed if !isolated => off.push(
+            "write confinement: off in your real folders (--real-folders); a hook can write anywhere your user can".to_string(),
+        ),
+        Writes::Confined | Writes::Allowed => off.push(
+            "write confinement: off (--write-anywhere); a hook can write anywhere your user can".to_string(),
+        ),
+        Writes::Unavailable(why) => off.push(format!(
+            "write confinement: not available here ({why}); a hook can write anywhere your user can"
+        )),
+    }
     match network {
         Network::Isolated => on.push(
             "no network: each command hook runs in its own network namespace (loopback only; http handlers are POSTed by hookscope, by design)".to_string(),
@@ -397,6 +433,8 @@ struct HandlerRun {
     exit: String,
     effect: Effect,
     failure: Option<(&'static str, bool, String)>,
+    /// Its stderr said a permission was denied under write confinement.
+    write_refused: bool,
 }
 
 /// What is kept of one event's run, shared by identical events.
@@ -420,6 +458,10 @@ impl RunSummary {
                     exit: exit_label(&h.status),
                     effect: h.reading.outcome.effect,
                     failure: failure_of(h).map(|f| (f.kind, f.blocked, f.how)),
+                    write_refused: h
+                        .notes
+                        .iter()
+                        .any(|n| n == crate::hooks::exec::sandbox::WRITE_REFUSED_NOTE),
                 })
                 .collect(),
             not_run: report
@@ -462,7 +504,7 @@ struct Shared<'a> {
 /// is a `not_run` reason.
 pub fn exec_all(sessions: &[SessionRef], opts: &ExecAllOptions, mode: &Mode) -> ExecAll {
     use rayon::prelude::*;
-    let (on, off) = protections(opts.isolated, &opts.network);
+    let (on, off) = protections(opts.isolated, &opts.network, &opts.writes);
     let mut total = ExecAll {
         ran: matches!(mode, Mode::Run { .. }),
         protections: on,
@@ -737,6 +779,9 @@ fn event_part(
         *t.decisions
             .entry(effect_name(run.effect).to_string())
             .or_default() += 1;
+        if run.write_refused {
+            t.write_refused += 1;
+        }
         if let Some((kind, blocked, how)) = &run.failure {
             *t.failures.entry((*kind).to_string()).or_default() += 1;
             if !blocked {
