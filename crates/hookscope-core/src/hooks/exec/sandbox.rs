@@ -129,17 +129,20 @@ pub fn apply(
 #[cfg(target_os = "linux")]
 fn write_ruleset(root: &Path) -> Result<OwnedFd, String> {
     use landlock::{
-        ABI, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        path_beneath_rules,
+        ABI, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, path_beneath_rules,
     };
     let abi = ABI::V3;
     let writes = AccessFs::from_write(abi);
+    // Opened first, so a folder that is gone is an error, not a rule
+    // silently left out.
+    let folder = PathFd::new(root).map_err(|e| format!("write confinement (Landlock): {e}"))?;
     let ruleset = Ruleset::default()
         // Below ABI 3 the rights the kernel knows are still enforced.
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(writes)
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules([root], writes)))
+        .and_then(|r| r.add_rule(PathBeneath::new(folder, writes)))
         .and_then(|r| r.add_rules(path_beneath_rules(["/dev/null"], writes)))
         .map_err(|e| format!("write confinement (Landlock): {e}"))?;
     let fd: Option<OwnedFd> = ruleset.into();
