@@ -8,7 +8,9 @@
 //! not, load-time drops first), then every handler with `file:line`,
 //! layer, effective timeout and whether it can run. `--match`: each handler
 //! of the event with ✓/✗ and the reason. `--lint`: the lints, exit 1 when
-//! any fires. Exit 2 on bad arguments. Nothing is run. `--agent codex`
+//! any fires (`--allow ID` and `# hookscope: allow ID` silence one);
+//! `--explain ID`: what a lint means ([`super::explain`]). Exit 2 on bad
+//! arguments. Nothing is run. `--agent codex`
 //! reads Codex CLI's hooks instead, `--agent droid` Factory Droid's: each
 //! through its [`hookscope_core::hooks::dialect::Dialect`].
 
@@ -17,6 +19,7 @@ use std::path::PathBuf;
 
 use hookscope_core::hooks::contract::Version;
 use hookscope_core::hooks::dialect::{Dialect, Hooks, Sources};
+use hookscope_core::hooks::lint::explain::{Silenced, apply_allows};
 use hookscope_core::hooks::lint::{Lint, LintOptions, Severity};
 use hookscope_core::hooks::reach::MatchReport;
 use hookscope_core::hooks::settings::HookConfig;
@@ -83,6 +86,16 @@ pub struct HooksArgs {
     /// for code scanning) or github (workflow annotations).
     #[arg(long, value_enum, value_name = "FORMAT", requires = "lint")]
     pub format: Option<LintFormat>,
+    /// With --lint: silence lint ID everywhere (repeatable). One handler
+    /// silences a lint for itself with `# hookscope: allow ID` at the end
+    /// of its command.
+    #[arg(long, value_name = "ID", requires = "lint")]
+    pub allow: Vec<String>,
+    /// What lint ID means, an example where it fires and the fix; without
+    /// an ID, every lint id with a line on it.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "",
+          conflicts_with_all = ["match_", "lint", "activity"])]
+    pub explain: Option<String>,
     /// The Claude Code version whose rules apply (default: the latest).
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
@@ -103,6 +116,10 @@ pub struct HooksArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &HooksArgs) {
+    if let Some(id) = &args.explain {
+        super::explain::run(id, args.json);
+        return;
+    }
     if let Some(session) = &args.activity {
         super::activity::run(session, &args.paths, args.json);
         return;
@@ -178,10 +195,14 @@ pub fn run(args: &HooksArgs) {
         return;
     }
     if args.lint {
-        let lints = hooks
+        let all = hooks
             .lint(&LintOptions::default())
             .unwrap_or_else(|e| fail(e));
         let config = hooks.config();
+        let Silenced {
+            kept: lints,
+            silenced,
+        } = apply_allows(config, all, &args.allow);
         let format = args.format.unwrap_or(if args.json {
             LintFormat::Json
         } else {
@@ -212,11 +233,12 @@ pub fn run(args: &HooksArgs) {
                     version: &version_label,
                     files,
                     lints: &lints,
+                    silenced: silenced.len(),
                 })
                 .unwrap_or_default(),
             );
         } else {
-            print_lints(config, &lints);
+            print_lints(config, &lints, silenced.len());
         }
         if !lints.is_empty() {
             std::process::exit(1);
@@ -265,6 +287,8 @@ struct LintJson<'a> {
     version: &'a str,
     files: Vec<FileJson<'a>>,
     lints: &'a [Lint],
+    /// Lints silenced by `--allow` or `# hookscope: allow`.
+    silenced: usize,
 }
 
 /// A settings file in `--lint --json`: where, which layer, whether found.
@@ -414,11 +438,16 @@ fn if_part(h: &hookscope_core::hooks::settings::Handler) -> String {
         .unwrap_or_default()
 }
 
-fn print_lints(config: &HookConfig, lints: &[Lint]) {
+fn print_lints(config: &HookConfig, lints: &[Lint], silenced: usize) {
+    let quiet = match silenced {
+        0 => String::new(),
+        1 => " 1 lint silenced (--allow, # hookscope: allow).".to_string(),
+        n => format!(" {n} lints silenced (--allow, # hookscope: allow)."),
+    };
     if lints.is_empty() {
         let read = config.files.iter().filter(|f| f.found).count();
         print_text(&format!(
-            "No lints ({} handler{} in {read} file{}).",
+            "No lints ({} handler{} in {read} file{}).{quiet}",
             config.handlers.len(),
             if config.handlers.len() == 1 { "" } else { "s" },
             if read == 1 { "" } else { "s" }
@@ -443,7 +472,7 @@ fn print_lints(config: &HookConfig, lints: &[Lint]) {
         .filter(|l| l.severity == Severity::Error)
         .count();
     print_text(&format!(
-        "{} lint{} ({errors} error{}).",
+        "{} lint{} ({errors} error{}).{quiet}",
         lints.len(),
         if lints.len() == 1 { "" } else { "s" },
         if errors == 1 { "" } else { "s" }

@@ -25,6 +25,7 @@ pub mod activity;
 pub mod against;
 pub mod call;
 pub mod exec_all;
+pub mod explain;
 pub mod find;
 pub mod hooks;
 pub mod index;

@@ -606,3 +606,137 @@ fn lint_format_github_annotates_and_escapes() {
         "{text}"
     );
 }
+
+/// `--explain ID`: the lint's line, why, the example it fires on and the
+/// fix, and how to silence it; `--json` carries the same; an unknown id
+/// exits 2 with the closest id; no id lists every lint.
+#[test]
+fn explain_says_what_a_lint_means_with_its_example_and_fix() {
+    let (code, out, _) = run(&["hooks", "--explain", "matcher-permission-syntax"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with(
+            "matcher-permission-syntax: a matcher written as a permission rule (`Bash(rm:*)`)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("Fires on (a settings file, Claude Code 2.1.332):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("          \"matcher\": \"Bash(rm:*)\",\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("              \"if\": \"Bash(rm:*)\"\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("`# hookscope: allow matcher-permission-syntax`, or for a whole run with `hooks --lint --allow matcher-permission-syntax`.\n"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["hooks", "--explain", "exit-1-policy", "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["id"], "exit-1-policy");
+    assert_eq!(v["example"]["kind"], "output");
+    assert_eq!(v["example"]["exit_code"], 1);
+    assert_eq!(v["fixed"]["exit_code"], 0);
+    let (code, _, err) = run(&["hooks", "--explain", "matcher-permision-syntax"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("did you mean matcher-permission-syntax?"),
+        "{err}"
+    );
+    let (code, out, _) = run(&["hooks", "--explain"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out.lines().filter(|l| l.contains("  ")).count(),
+        hookscope_core::hooks::lint::LINTS.len()
+    );
+}
+
+/// `# hookscope: allow ID` at the end of a command silences that lint for
+/// that handler only; `--allow ID` everywhere; a silence naming no lint is
+/// itself a lint with the closest id; the count of silenced lints is said.
+#[test]
+fn lints_are_silenced_inline_or_by_allow() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("settings.json");
+    let write = |commands: &[&str]| {
+        let hooks: Vec<Value> = commands
+            .iter()
+            .map(|c| serde_json::json!({"type": "command", "command": c}))
+            .collect();
+        fs::write(
+            &file,
+            serde_json::to_string_pretty(&serde_json::json!({"hooks": {"PreToolUse": [
+                {"matcher": "Bash", "hooks": hooks}]}}))
+            .expect("json"),
+        )
+        .expect("write");
+    };
+    let lint = |extra: &[&str]| {
+        let out = hookscope()
+            .args(["hooks", "--settings"])
+            .arg(&file)
+            .args(["--lint", "--json"])
+            .args(extra)
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let ids: Vec<String> = v["lints"]
+            .as_array()
+            .expect("lints")
+            .iter()
+            .map(|l| l["id"].as_str().expect("id").to_string())
+            .collect();
+        (
+            out.status.code(),
+            ids,
+            v["silenced"].as_u64().expect("silenced"),
+            v,
+        )
+    };
+    write(&[
+        "true hooks/a.py # hookscope: allow command-relative-path",
+        "python3 hooks/b.py",
+    ]);
+    let (code, ids, silenced, _) = lint(&[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(ids, ["command-relative-path"], "only the second handler's");
+    assert_eq!(
+        silenced, 0,
+        "true's argument is not a script: nothing to silence"
+    );
+    write(&[
+        "python3 hooks/a.py # hookscope: allow command-relative-path",
+        "python3 hooks/b.py",
+    ]);
+    let (_, ids, silenced, v) = lint(&[]);
+    assert_eq!(ids, ["command-relative-path"]);
+    assert_eq!(silenced, 1);
+    assert_eq!(v["lints"][0]["handler"], 1);
+    let (code, ids, silenced, _) = lint(&["--allow", "command-relative-path"]);
+    assert_eq!(code, Some(0));
+    assert!(ids.is_empty());
+    assert_eq!(silenced, 2);
+    write(&["python3 hooks/a.py # hookscope: allow comand-relative-path"]);
+    let (_, ids, _, v) = lint(&[]);
+    assert_eq!(ids, ["command-relative-path", "allow-unknown-lint"]);
+    assert_eq!(v["lints"][1]["fix"], "did you mean command-relative-path?");
+    let out = hookscope()
+        .args(["hooks", "--settings"])
+        .arg(&file)
+        .args(["--lint", "--allow", "command-relative-path"])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("1 lint (0 errors). 1 lint silenced (--allow, # hookscope: allow).\n"),
+        "{text}"
+    );
+}

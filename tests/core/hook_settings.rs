@@ -764,6 +764,7 @@ mod lints {
             &config,
             &LintOptions {
                 path: Some(bin.path.clone().into_os_string()),
+                ..LintOptions::default()
             },
         )
     }
@@ -834,8 +835,8 @@ mod lints {
             ),
             (
                 "matcher-catastrophic-regex",
-                one("PreToolUse", Some("^(a+)+$"), cmd()),
-                one("PreToolUse", Some("^a+$"), cmd()),
+                one("PreToolUse", Some("^(Bash.*)+$"), cmd()),
+                one("PreToolUse", Some("^Bash$"), cmd()),
                 "2.1.332",
             ),
             (

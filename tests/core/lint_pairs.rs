@@ -23,6 +23,7 @@ fn lints_of(path: &Path) -> Vec<Lint> {
         &config,
         &LintOptions {
             path: Some("/usr/bin:/bin".into()),
+            ..LintOptions::default()
         },
     )
 }
@@ -120,5 +121,98 @@ fn a_missing_command_with_on_failure_block_blocks_every_action() {
             .ends_with("with `onFailure: \"block\"` that blocks every action it is reached on"),
         "{}",
         l.message
+    );
+}
+
+/// `hooks --explain`'s examples (docs/your-hooks.md#lints): each settings
+/// example raises its lint and its fixed twin raises none at all; each
+/// output example goes through `lint_output` the same way; every lint is
+/// explained.
+#[test]
+fn every_explained_example_fires_and_its_fix_is_clean() {
+    use hookscope_core::hooks::lint::explain::{EXPLANATIONS, Example, apply_allows};
+    use hookscope_core::hooks::lint::lint_output;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ids = |example: &Example, name: &str| -> Option<Vec<&'static str>> {
+        match *example {
+            Example::Settings { version, json } => {
+                let path = dir.path().join(name);
+                std::fs::write(&path, json).expect("write");
+                let config = load(&LoadOptions {
+                    settings: vec![path],
+                    cwd: None,
+                    config_dir: None,
+                    managed: None,
+                    version: Version::parse(version),
+                });
+                let lints = lint_config(
+                    &config,
+                    &LintOptions {
+                        path: Some("/usr/bin:/bin".into()),
+                        ..LintOptions::default()
+                    },
+                );
+                Some(
+                    apply_allows(&config, lints, &[])
+                        .kept
+                        .iter()
+                        .map(|l| l.id)
+                        .collect(),
+                )
+            }
+            Example::Output {
+                event,
+                exit_code,
+                stdout,
+                payload,
+            } => {
+                let payload: serde_json::Value = serde_json::from_str(payload).expect("payload");
+                Some(
+                    lint_output(
+                        event,
+                        Some(exit_code),
+                        stdout,
+                        "",
+                        &payload,
+                        &Version::parse("2.1.332"),
+                    )
+                    .iter()
+                    .map(|l| l.id)
+                    .collect(),
+                )
+            }
+            Example::Described(text) => {
+                assert!(!text.is_empty());
+                None
+            }
+        }
+    };
+    let mut shown = 0;
+    for e in EXPLANATIONS {
+        assert!(LINTS.iter().any(|(l, _)| *l == e.id), "{}", e.id);
+        if let Some(found) = ids(&e.example, &format!("{}.json", e.id)) {
+            assert!(
+                found.contains(&e.id),
+                "{} does not fire on its example: {found:?}",
+                e.id
+            );
+            shown += 1;
+        }
+        if let Some(found) = ids(&e.fixed, &format!("{}_fixed.json", e.id)) {
+            assert!(
+                found.is_empty(),
+                "{}'s fixed example is not clean: {found:?}",
+                e.id
+            );
+        }
+    }
+    assert_eq!(EXPLANATIONS.len(), LINTS.len());
+    // Described in words: settings-unreadable, managed-only-ignored,
+    // frontmatter-invalid, matcher-plugin-server, matcher-budget,
+    // not-executable.
+    assert_eq!(
+        shown,
+        LINTS.len() - 6,
+        "lints with a file or an output shown"
     );
 }

@@ -230,13 +230,27 @@ pub const LINTS: &[(&str, &str)] = &[
         "a matcher written as a permission rule (`Bash(rm:*)`): it matches no tool name; use `if`",
     ),
     (
+        "matcher-unknown-value",
+        "a matcher on an event with a fixed set of values (Notification types, SessionStart sources, …) naming none of them",
+    ),
+    (
+        "matcher-no-tool",
+        "a regex matcher on a tool event that matches no tool of the version and names no MCP server",
+    ),
+    (
+        "allow-unknown-lint",
+        "`# hookscope: allow ID` or `--allow ID` naming no lint id: nothing is silenced",
+    ),
+    (
         "stop-hook-active-block",
         "a Stop hook that blocks while `stop_hook_active` is true (loops to the block cap)",
     ),
 ];
 
+pub mod explain;
 mod fields;
 pub mod formats;
+pub mod values;
 
 /// Tool events: the `if` field is honoured only on these (docs/contract.md#the-if-field).
 pub use crate::hooks::matcher::TOOL_EVENTS;
@@ -297,6 +311,10 @@ pub const ON_FAILURE_SINCE: &str = "2.1.295";
 pub struct LintOptions {
     /// `PATH` to resolve commands on (`None`: the process's).
     pub path: Option<OsString>,
+    /// Tool names seen in the user's sessions (MCP tools included), which
+    /// `matcher-no-tool` counts as tools beside Claude Code's own; empty:
+    /// only Claude Code's.
+    pub seen_tools: Vec<String>,
 }
 
 fn lint(
@@ -319,6 +337,8 @@ fn lint(
 
 /// Lints the configuration (see the module doc), in file order: each
 /// file's load-time problems, then per handler. Never runs anything.
+/// Silences (`--allow`, `# hookscope: allow`) are applied after, by
+/// [`explain::apply_allows`].
 pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
     let mut out = Vec::new();
     for file in &config.files {
@@ -365,6 +385,11 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
         let group_key = (h.origin.path.clone(), h.event_as_written.clone(), h.group);
         if seen_groups.insert(group_key) {
             out.extend(matcher_lints(h, at, version, &mut budget));
+            let mut values = values::value_lints(h, at, version, &mut budget, &options.seen_tools);
+            for l in &mut values {
+                l.line = h.matcher_line.or(l.line);
+            }
+            out.extend(values);
             if let Some(m) = &h.matcher {
                 out.extend(fields::permission_syntax(m, at));
             }
