@@ -7,8 +7,8 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use hookscope_core::hooks::replay::against::{Against, Change, Changes, against_refs};
-use hookscope_core::hooks::replay::exec_all::Examples;
+use hookscope_core::hooks::replay::against::{Against, against_refs};
+use hookscope_core::hooks::replay::report_lines::changes_lines;
 use hookscope_core::hooks::rules::RuleSet;
 
 use super::print_json;
@@ -52,21 +52,6 @@ fn name(rules: &RuleSet) -> String {
         .map_or_else(|| "(rules)".to_string(), |p| p.display().to_string())
 }
 
-fn group(title: &str, e: &Examples<Change>, shown: Shown) {
-    super::exec_all::list("", title, e, shown, |c| {
-        [
-            format!(
-                "{} {} --at {}  {}",
-                c.session,
-                c.event,
-                c.at.as_deref().unwrap_or("?"),
-                c.summary
-            ),
-            format!("A: {} · B: {}", c.a, c.b),
-        ]
-    });
-}
-
 fn print_text(r: &Against, a: &RuleSet, b: &RuleSet, shown: Shown) {
     outln!(
         "A: {} ({} rules) against B: {} ({} rules), over {} sessions, {} events",
@@ -83,35 +68,11 @@ fn print_text(r: &Against, a: &RuleSet, b: &RuleSet, shown: Shown) {
     if r.unreadable > 0 {
         outln!("  {} unreadable (--json names them)", r.unreadable);
     }
-    print_changes(&r.changes, shown, "A", "B");
-}
-
-/// The groups of `c`, with `a` and `b` naming the two sides.
-pub fn print_changes(c: &Changes, shown: Shown, a: &str, b: &str) {
-    outln!("{a} against {b}:");
-    outln!(
-        "same {} · newly blocked {} · no longer blocked {} · rewrite changed {} · context changed {} · other changes {}",
-        c.same,
-        c.newly_blocked.count,
-        c.no_longer_blocked.count,
-        c.rewrite_changed.count,
-        c.context_changed.count,
-        c.other_changed.count
-    );
-    group(
-        "newly blocked (B blocks, A did not)",
-        &c.newly_blocked,
-        shown,
-    );
-    group(
-        "no longer blocked (A blocked, B does not)",
-        &c.no_longer_blocked,
-        shown,
-    );
-    group("rewrite changed", &c.rewrite_changed, shown);
-    group("context changed", &c.context_changed, shown);
-    group("other changes", &c.other_changed, shown);
-    if c.changed() == 0 {
-        outln!("no event is decided differently");
+    let shown = match shown {
+        Shown::All => None,
+        Shown::Up(n) => Some(n),
+    };
+    for line in changes_lines(&r.changes, shown, "A", "B") {
+        outln!("{}", line.text);
     }
 }

@@ -58,6 +58,7 @@ mod backtest;
 pub use backtest::*;
 pub mod against;
 pub mod exec_all;
+pub mod report_lines;
 
 use std::collections::{BTreeMap, HashSet};
 
