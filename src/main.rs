@@ -34,6 +34,15 @@ struct Args {
     /// pane (`r`): each rule's decision with the why.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
+    /// A second rule set: the TUI's `B` lists the events --rules (A) and
+    /// this one (B) decide differently.
+    #[arg(long, value_name = "FILE", requires = "rules")]
+    against: Option<PathBuf>,
+    /// A second version of your hook settings (repeatable): the TUI's `B`
+    /// runs your hooks (A) and these (B) on every event and lists where
+    /// they differ.
+    #[arg(long = "against-settings", value_name = "FILE")]
+    against_settings: Vec<PathBuf>,
     /// A Claude Code settings file whose hooks the TUI's replay pane explains
     /// and runs (`x`), instead of the ones that applied to the session (your
     /// user settings and the project's .claude/). Repeatable.
@@ -276,7 +285,11 @@ fn main() {
             let cwd_map = cli::replay::cwd_map_or_exit(&args.cwd_map);
             if let Err(e) = tui::run(
                 &args.paths,
-                args.rules.as_deref(),
+                tui::Versions {
+                    rules: args.rules.as_deref(),
+                    against: args.against.as_deref(),
+                    against_settings: &args.against_settings,
+                },
                 &args.settings,
                 cwd_map,
                 args.no_index,

@@ -29,6 +29,7 @@ use super::clipboard::{Clipboard, SystemClipboard};
 use super::component::{Command, Component, EventState};
 use super::detail::{DetailPane, Subject};
 use super::diagnostics::DiagnosticsOverlay;
+use super::every_event::EveryEventPane;
 use super::help::HelpOverlay;
 use super::keymap::KeyMode;
 use super::replay::{ReplayPane, size_text};
@@ -55,6 +56,9 @@ pub enum Overlay {
     Replay,
     /// The backtest's would-be blocks (`B`).
     Backtest,
+    /// Your hooks over every event, or two versions compared (`B` without
+    /// a rule set, or with `--against`).
+    EveryEvent,
 }
 
 /// What fills the screen between banner and status bar.
@@ -93,6 +97,8 @@ pub struct App {
     pub replay: ReplayPane,
     /// The backtest list.
     pub backtest: BacktestPane,
+    /// Your hooks over every event, or two versions compared.
+    pub every_event: EveryEventPane,
     /// The one clipboard of the run (arboard created on the first copy,
     /// OSC 52 as the fallback); tests put a [`super::clipboard::Captured`].
     pub clipboard: Box<dyn Clipboard>,
@@ -149,6 +155,8 @@ impl App {
             codex_home: None,
             hook_env: None,
             rules: Default::default(),
+            against: Default::default(),
+            against_settings: Vec::new(),
         };
         let mut app = App {
             list: SessionsPane::new(&ctx),
@@ -163,6 +171,7 @@ impl App {
             diagnostics: DiagnosticsOverlay::default(),
             replay: ReplayPane::default(),
             backtest: BacktestPane::default(),
+            every_event: EveryEventPane::default(),
             clipboard: Box::new(SystemClipboard::default()),
             quit: false,
             touched: false,
@@ -191,7 +200,13 @@ impl App {
 
     /// Which key table applies now.
     pub fn key_mode(&self) -> KeyMode {
-        if self.overlay == Some(Overlay::Replay) {
+        if self.overlay == Some(Overlay::EveryEvent) {
+            if self.every_event.confirming() {
+                KeyMode::Search
+            } else {
+                KeyMode::Normal
+            }
+        } else if self.overlay == Some(Overlay::Replay) {
             if self.replay.prompt.is_some() || self.replay.confirm.is_some() {
                 KeyMode::Search
             } else {
@@ -263,6 +278,17 @@ impl App {
                 }
                 EventState::Consumed
             }
+            (Some(Overlay::EveryEvent), _) => {
+                if !self.every_event.event(action, &mut self.ctx).is_consumed() {
+                    match action {
+                        // The dialog's cancel (its pane said what).
+                        Action::SearchCancel | Action::SearchInput('n') => self.overlay = None,
+                        Action::ForceQuit => {}
+                        _ => self.overlay_event(Overlay::EveryEvent, action),
+                    }
+                }
+                EventState::Consumed
+            }
             _ if self.key_mode() != KeyMode::Normal => match self.view {
                 View::Calls => self.calls.event(action, &mut self.ctx),
                 View::Browse => self.pane_event(self.focus, action),
@@ -307,7 +333,14 @@ impl App {
 
     fn overlay_event(&mut self, overlay: Overlay, action: Action) {
         match action {
-            Action::Back | Action::Quit => self.overlay = None,
+            Action::Back | Action::Quit => {
+                if overlay == Overlay::EveryEvent
+                    && let Some(m) = self.every_event.close()
+                {
+                    self.ctx.say(m);
+                }
+                self.overlay = None;
+            }
             Action::ToggleHelp if overlay == Overlay::Help => self.overlay = None,
             Action::Backtest => self.start_backtest(),
             Action::ToggleHelp => self.open_help(),
@@ -320,7 +353,9 @@ impl App {
                 let _ = match overlay {
                     Overlay::Help => self.help.event(action, &mut self.ctx),
                     Overlay::Diagnostics => self.diagnostics.event(action, &mut self.ctx),
-                    Overlay::Replay | Overlay::Backtest => EventState::NotConsumed,
+                    Overlay::Replay | Overlay::Backtest | Overlay::EveryEvent => {
+                        EventState::NotConsumed
+                    }
                 };
             }
         }
@@ -352,7 +387,7 @@ impl App {
             Command::new(
                 Action::Backtest,
                 "backtest",
-                "backtest: the --rules set over every session, its blocks",
+                "backtest: --rules, or your hooks, over every session",
             ),
             Command::new(
                 Action::ToggleDiagnostics,
@@ -504,22 +539,55 @@ impl App {
     }
 
     /// `B`: runs the loaded rule set over every session on a worker and
-    /// opens the list of would-be blocks.
+    /// opens the list of would-be blocks; with `--against`, compares the
+    /// two rule sets; without a rule set, plans your hooks over every event
+    /// (they run after Enter in the pane).
     fn start_backtest(&mut self) {
         if self.backtest.running() {
             // One run at a time: show the one going on.
             self.overlay = Some(Overlay::Backtest);
             return;
         }
+        if self.every_event.busy() {
+            // One at a time: show the one going on.
+            self.overlay = Some(Overlay::EveryEvent);
+            return;
+        }
+        match (&self.ctx.rules, &self.ctx.against) {
+            (Rules::Loaded(a), Rules::Loaded(b)) => {
+                let name = |r: &hookscope_core::hooks::rules::RuleSet| {
+                    r.path
+                        .as_ref()
+                        .map_or_else(|| "(rules)".to_string(), |p| p.display().to_string())
+                };
+                let (a, b) = (name(a), name(b));
+                self.every_event
+                    .start_against(self.ctx.sessions.len(), &a, &b);
+                self.ctx.requests.push(Request::Against);
+                self.overlay = Some(Overlay::EveryEvent);
+                return;
+            }
+            (_, Rules::Failed { path, .. }) => {
+                self.ctx.say(format!(
+                    "{} (--against) was refused: nothing to compare",
+                    path.display()
+                ));
+                return;
+            }
+            _ => {}
+        }
         match &self.ctx.rules {
+            Rules::None => {
+                self.every_event
+                    .start_hooks(!self.ctx.against_settings.is_empty());
+                self.ctx.requests.push(Request::ExecAllPlan);
+                self.overlay = Some(Overlay::EveryEvent);
+            }
             Rules::Loaded(_) => {
                 self.backtest.start(self.ctx.sessions.len());
                 self.ctx.requests.push(Request::Backtest);
                 self.overlay = Some(Overlay::Backtest);
             }
-            Rules::None => self
-                .ctx
-                .say("no rule set loaded: start hookscope with --rules FILE to backtest it"),
             Rules::Failed { path, .. } => self.ctx.say(format!(
                 "{} was refused (r shows its errors): nothing to backtest",
                 path.display()
@@ -660,6 +728,7 @@ impl App {
         self.calls.set_area(a.main);
         self.replay.set_area(a.main);
         self.backtest.set_area(a.main);
+        self.every_event.set_area(a.main);
         let room = Rect {
             height: self.ctx.area.height.saturating_sub(1),
             ..self.ctx.area
@@ -721,6 +790,7 @@ impl App {
     pub fn status(&self) -> Status {
         let left = match self.view {
             _ if self.overlay == Some(Overlay::Backtest) => self.backtest.status(),
+            _ if self.overlay == Some(Overlay::EveryEvent) => self.every_event.status(),
             _ if self.overlay == Some(Overlay::Replay) => {
                 if self.replay.prompt.is_some() {
                     "Replay › type the path: Enter write · Esc cancel · Ctrl-U clear".to_string()
@@ -791,6 +861,7 @@ impl App {
             Some(Overlay::Diagnostics) => self.diagnostics.draw(frame, areas.main, ctx, true),
             Some(Overlay::Replay) => self.replay.draw(frame, areas.main, ctx, true),
             Some(Overlay::Backtest) => self.backtest.draw(frame, areas.main, ctx, true),
+            Some(Overlay::EveryEvent) => self.every_event.draw(frame, areas.main, ctx, true),
             None => {}
         }
     }

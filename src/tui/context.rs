@@ -234,6 +234,16 @@ pub enum Request {
     /// Run the loaded rule set ([`Ctx::rules`]) over every session (the
     /// backtest) and send `Msg::Backtested` per session.
     Backtest,
+    /// Count what running your hooks over every event would do (the plan
+    /// pass of `replay --all --exec`) and send `Msg::ExecAllPlanned`.
+    ExecAllPlan,
+    /// Run your hooks over every event (confirmed), sending
+    /// `Msg::ExecAllProgress` and at the end `Msg::ExecAllDone`; the flag
+    /// stops it.
+    ExecAllRun(CancelHandle),
+    /// Compare the `--rules` set with the `--against` set over every
+    /// session, sending `Msg::CompareProgress` and `Msg::Compared`.
+    Against,
     /// Run the replay pane's confirmed hook plan and send `Msg::HooksRan`
     /// with the same `generation`.
     RunHooks {
@@ -251,6 +261,17 @@ pub enum Request {
         /// The command text (`tool_input.command`).
         command: String,
     },
+}
+
+/// The stop flag of a run ([`Request::ExecAllRun`]); two handles are equal
+/// when they share the flag.
+#[derive(Debug, Clone)]
+pub struct CancelHandle(pub Arc<std::sync::atomic::AtomicBool>);
+
+impl PartialEq for CancelHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A confirmed hook plan carried by [`Request::RunHooks`]; two handles are
@@ -402,6 +423,11 @@ pub struct Ctx {
     pub effects: Vec<Effect>,
     /// The `--rules` rule set, for the replay pane.
     pub rules: Rules,
+    /// The `--against` rule set: `B` compares `--rules` (A) with it.
+    pub against: Rules,
+    /// The `--against-settings` files: `B` runs your hooks (A) and these
+    /// (B) on every event and lists where they differ.
+    pub against_settings: Vec<PathBuf>,
     /// The `--settings FILE` files (in order) whose hooks the replay pane
     /// explains and runs; empty: the configuration that applied to the
     /// session (user settings, the project's `.claude/` under its cwd).

@@ -220,7 +220,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         keys: &[Key::ch('B')],
         action: Action::Backtest,
-        help: "backtest: the loaded rule set over every session, its blocks",
+        help: "backtest --rules (or your hooks, asks first) over every session",
     },
     Binding {
         keys: &[Key::ch('D')],

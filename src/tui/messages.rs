@@ -91,6 +91,24 @@ impl App {
                 total,
                 blocks,
             } => self.backtest.add(done, total, blocks),
+            Msg::ExecAllPlanned(plan) => self.every_event.planned(&plan),
+            Msg::EveryEventProgress { done, total, runs } => {
+                self.every_event.progress(done, total, runs);
+            }
+            Msg::ExecAllDone(report) => {
+                self.every_event.ran(&report);
+                if self.overlay == Some(super::app::Overlay::EveryEvent) {
+                    // "running…" is over: the pane's own status says what now.
+                    self.ctx.message = None;
+                } else {
+                    self.ctx.say(if report.cancelled {
+                        "stopped: B shows the report of the events completed"
+                    } else {
+                        "your hooks ran over every event: B shows the report"
+                    });
+                }
+            }
+            Msg::Compared(r) => self.every_event.compared(&r),
         }
         self.sync();
     }

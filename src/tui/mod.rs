@@ -29,6 +29,7 @@ pub mod component;
 pub mod context;
 pub mod detail;
 pub mod diagnostics;
+pub mod every_event;
 pub mod help;
 pub mod keymap;
 pub mod layout;
@@ -114,6 +115,18 @@ fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
     }
 }
 
+/// The rule sets and settings `B` compares: `--rules` (with `--against`, a
+/// second set) and `--against-settings` (a second version of your hooks).
+#[derive(Debug, Clone, Copy)]
+pub struct Versions<'a> {
+    /// `--rules`.
+    pub rules: Option<&'a Path>,
+    /// `--against`.
+    pub against: Option<&'a Path>,
+    /// `--against-settings`.
+    pub against_settings: &'a [PathBuf],
+}
+
 /// Runs the TUI on `paths` (or the default roots, or the bundled demo),
 /// with the rule set `rules` (`--rules FILE`) for the replay pane: loaded
 /// here, before the first frame; a refused file is shown in the pane with
@@ -125,7 +138,7 @@ fn action_of(ev: TermEvent, mode: KeyMode) -> Option<Action> {
 /// ([`boot::Boot::begin`]) unless `no_index` (`--no-index`) or `HOOKSCOPE_NO_INDEX`.
 pub fn run(
     paths: &[PathBuf],
-    rules: Option<&Path>,
+    versions: Versions,
     settings: &[PathBuf],
     cwd_map: hookscope_core::hooks::cwd_map::CwdMap,
     no_index: bool,
@@ -133,12 +146,23 @@ pub fn run(
     let offset = Local::now().offset().fix();
     let (tx, rx) = mpsc::channel();
     let (mut app, mut boot) = boot::Boot::begin(paths, no_index, offset, Theme::from_env(), &tx)?;
-    if let Some(path) = rules {
+    if let Some(path) = versions.rules {
         app.ctx.rules = context::Rules::load(path);
         if let Some(message) = app.ctx.rules.startup_message() {
             app.ctx.say(message);
         }
     }
+    if let Some(path) = versions.against {
+        app.ctx.against = context::Rules::load(path);
+        if let context::Rules::Failed { path, errors } = &app.ctx.against {
+            app.ctx.say(format!(
+                "{} (--against) was refused: {}",
+                path.display(),
+                errors.first().map_or("", String::as_str)
+            ));
+        }
+    }
+    app.ctx.against_settings = versions.against_settings.to_vec();
     app.ctx.settings = settings.to_vec();
     app.ctx.cwd_map = cwd_map;
 
@@ -206,6 +230,27 @@ pub fn run(
                 }
                 Request::ParseBash { key, command } => {
                     worker::spawn_parse(key, command, tx.clone());
+                }
+                Request::ExecAllPlan => {
+                    let (refs, config, tx) =
+                        (boot.refs.clone(), every_event_config(&app), tx.clone());
+                    std::thread::spawn(move || worker::exec_all_plan(&refs, &config, &tx));
+                }
+                Request::ExecAllRun(cancel) => {
+                    let (refs, config, tx) =
+                        (boot.refs.clone(), every_event_config(&app), tx.clone());
+                    std::thread::spawn(move || {
+                        worker::exec_all_run(&refs, &config, &cancel.0, &tx)
+                    });
+                }
+                Request::Against => {
+                    if let (context::Rules::Loaded(a), context::Rules::Loaded(b)) =
+                        (&app.ctx.rules, &app.ctx.against)
+                    {
+                        let (refs, a, b, tx) =
+                            (boot.refs.clone(), a.clone(), b.clone(), tx.clone());
+                        std::thread::spawn(move || worker::compare_rules(&refs, &a, &b, &tx));
+                    }
                 }
                 Request::Backtest => {
                     if let context::Rules::Loaded(rules) = &app.ctx.rules {
@@ -388,4 +433,14 @@ fn headless_start(paths: &[PathBuf], no_index: bool) -> anyhow::Result<Headless>
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50))?;
     term.draw(|f| draw(f, &app))?;
     Ok((app, rx, tx, boot, term))
+}
+
+/// What the workers of `B` (your hooks over every event) need from the app.
+fn every_event_config(app: &App) -> worker::EveryEventConfig {
+    worker::EveryEventConfig {
+        settings: app.ctx.settings.clone(),
+        cwd_map: app.ctx.cwd_map.clone(),
+        against: app.ctx.against_settings.clone(),
+        env: app.ctx.hook_env.clone(),
+    }
 }

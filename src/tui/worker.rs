@@ -83,6 +83,22 @@ pub enum Msg {
         /// The blocks found in this session.
         blocks: Vec<super::backtest::Block>,
     },
+    /// The plan of your hooks over every event ([`exec_all_plan`]).
+    ExecAllPlanned(Box<hookscope_core::hooks::replay::exec_all::ExecAll>),
+    /// Progress of the run or comparison: sessions done, in all, events
+    /// run (0 for a comparison).
+    EveryEventProgress {
+        /// Sessions done.
+        done: usize,
+        /// Sessions in all.
+        total: usize,
+        /// Events run so far.
+        runs: usize,
+    },
+    /// The report of your hooks over every event ([`exec_all_run`]).
+    ExecAllDone(Box<hookscope_core::hooks::replay::exec_all::ExecAll>),
+    /// Two rule sets compared over every session ([`compare_rules`]).
+    Compared(Box<hookscope_core::hooks::replay::against::Against>),
     /// The open session `index` as loaded again after its files grew (and
     /// once right after it is followed), from [`spawn_follow`].
     Live {
@@ -642,4 +658,134 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
     }
+}
+
+/// What running your hooks over every event needs from the TUI: the
+/// `--settings` files (empty: each session's own), `--cwd-map`,
+/// `--against-settings`, and the environment hooks are given (`None`:
+/// this process's).
+#[derive(Debug, Clone, Default)]
+pub struct EveryEventConfig {
+    /// `--settings`.
+    pub settings: Vec<PathBuf>,
+    /// `--cwd-map`.
+    pub cwd_map: hookscope_core::hooks::cwd_map::CwdMap,
+    /// `--against-settings`.
+    pub against: Vec<PathBuf>,
+    /// The environment passed on through the allowlist.
+    pub env: Option<std::collections::BTreeMap<String, std::ffi::OsString>>,
+}
+
+/// The protections the kernel allows here (checked once per pass): no
+/// network, and writes confined to each event's temporary folder.
+fn protections_here() -> (
+    hookscope_core::hooks::replay::exec_all::Network,
+    hookscope_core::hooks::replay::exec_all::Writes,
+) {
+    use hookscope_core::hooks::replay::exec_all::{Network, Writes};
+    let network = match hookscope_core::hooks::exec::no_network_available() {
+        Ok(()) => Network::Isolated,
+        Err(why) => Network::Unavailable(why),
+    };
+    let writes = match hookscope_core::hooks::exec::write_confinement_available() {
+        Ok(()) => Writes::Confined,
+        Err(why) => Writes::Unavailable(why),
+    };
+    (network, writes)
+}
+
+/// Runs `replay --all --exec`'s walk over `sessions` with `config`, as a
+/// plan (`cancel` `None`) or a run, sending progress; returns the report.
+fn every_event(
+    sessions: &[SessionRef],
+    config: &EveryEventConfig,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+    tx: &Sender<Msg>,
+) -> hookscope_core::hooks::replay::exec_all::ExecAll {
+    use hookscope_core::hooks::exec::{Confinement, SandboxRunner};
+    use hookscope_core::hooks::replay::exec_all::{
+        ExecAllOptions, Mode, Network, Writes, exec_all,
+    };
+    let (network, writes) = protections_here();
+    let env = config.env.clone();
+    let lookup = move |name: &str| match &env {
+        Some(map) => map.get(name).cloned(),
+        None => std::env::var_os(name),
+    };
+    let total = sessions.len();
+    let progress = |done: usize, runs: usize| {
+        if cancel.is_some() {
+            let _ = tx.send(Msg::EveryEventProgress { done, total, runs });
+        }
+    };
+    let opts = ExecAllOptions {
+        settings: &config.settings,
+        cwd_map: &config.cwd_map,
+        env_args: &[],
+        isolated: true,
+        jobs: thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
+        network: network.clone(),
+        writes: writes.clone(),
+        against: (!config.against.is_empty()).then_some(config.against.as_slice()),
+        lookup: &lookup,
+        progress: &progress,
+    };
+    match cancel {
+        None => exec_all(sessions, &opts, &Mode::Plan),
+        Some(cancel) => {
+            let runner = SandboxRunner {
+                how: Confinement {
+                    no_network: network == Network::Isolated,
+                    confine_writes: writes == Writes::Confined,
+                },
+            };
+            exec_all(
+                sessions,
+                &opts,
+                &Mode::Run {
+                    runner: &runner,
+                    cancel,
+                },
+            )
+        }
+    }
+}
+
+/// The plan pass of your hooks over every event: [`Msg::ExecAllPlanned`].
+pub fn exec_all_plan(sessions: &[SessionRef], config: &EveryEventConfig, tx: &Sender<Msg>) {
+    let plan = every_event(sessions, config, None, tx);
+    let _ = tx.send(Msg::ExecAllPlanned(Box::new(plan)));
+}
+
+/// The run (after the pane's Enter): progress, then [`Msg::ExecAllDone`]
+/// (cancelled when `cancel` was set: the events completed).
+pub fn exec_all_run(
+    sessions: &[SessionRef],
+    config: &EveryEventConfig,
+    cancel: &std::sync::atomic::AtomicBool,
+    tx: &Sender<Msg>,
+) {
+    let report = every_event(sessions, config, Some(cancel), tx);
+    let _ = tx.send(Msg::ExecAllDone(Box::new(report)));
+}
+
+/// `--rules` against `--against` over `sessions`
+/// ([`hookscope_core::hooks::replay::against::against_refs`]): progress,
+/// then [`Msg::Compared`].
+pub fn compare_rules(
+    sessions: &[SessionRef],
+    a: &hookscope_core::hooks::rules::RuleSet,
+    b: &hookscope_core::hooks::rules::RuleSet,
+    tx: &Sender<Msg>,
+) {
+    let total = sessions.len();
+    let progress = |done: usize| {
+        let _ = tx.send(Msg::EveryEventProgress {
+            done,
+            total,
+            runs: 0,
+        });
+    };
+    let r = hookscope_core::hooks::replay::against::against_refs(sessions, a, b, &progress);
+    let _ = tx.send(Msg::Compared(Box::new(r)));
 }

@@ -5,11 +5,6 @@ use super::*;
 #[test]
 fn backtest_lists_would_be_blocks_and_enter_jumps() {
     let mut app = app_for(CORPUS);
-    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
-    assert_eq!(
-        app.ctx.message.as_deref(),
-        Some("no rule set loaded: start hookscope with --rules FILE to backtest it")
-    );
     app.ctx.rules = crate::tui::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
     assert_eq!(app.overlay, Some(Overlay::Backtest));

@@ -13,6 +13,7 @@ mod app;
 mod backtest;
 mod calls;
 mod detail;
+mod every_event;
 mod replay;
 mod sessions;
 mod timeline;
@@ -120,6 +121,40 @@ fn run_request(app: &mut App, request: Request) {
                     index,
                     result: worker::open(&sref),
                 });
+            }
+            Request::ExecAllPlan | Request::ExecAllRun(_) => {
+                let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+                let config = crate::tui::worker::EveryEventConfig {
+                    settings: app.ctx.settings.clone(),
+                    cwd_map: app.ctx.cwd_map.clone(),
+                    against: app.ctx.against_settings.clone(),
+                    env: app.ctx.hook_env.clone(),
+                };
+                let (tx, rx) = std::sync::mpsc::channel();
+                match &request {
+                    Request::ExecAllRun(cancel) => {
+                        worker::exec_all_run(&refs, &config, &cancel.0, &tx);
+                    }
+                    _ => worker::exec_all_plan(&refs, &config, &tx),
+                }
+                drop(tx);
+                for msg in rx {
+                    app.apply(msg);
+                }
+            }
+            Request::Against => {
+                let (super::context::Rules::Loaded(a), super::context::Rules::Loaded(b)) =
+                    (app.ctx.rules.clone(), app.ctx.against.clone())
+                else {
+                    panic!("a comparison without two rule sets")
+                };
+                let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+                let (tx, rx) = std::sync::mpsc::channel();
+                worker::compare_rules(&refs, &a, &b, &tx);
+                drop(tx);
+                for msg in rx {
+                    app.apply(msg);
+                }
             }
             Request::Backtest => {
                 let super::context::Rules::Loaded(rules) = app.ctx.rules.clone() else {
