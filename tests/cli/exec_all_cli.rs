@@ -652,3 +652,67 @@ fn listed_in(v: &Value, key: &str, prefix: &str) -> bool {
             .any(|p| p.as_str().is_some_and(|p| p.starts_with(prefix)))
     })
 }
+
+/// The plan warns about what `hooks --lint` flags on the handlers it will
+/// run (a relative script path fails every run), and with
+/// `--against-settings` it lists and tallies B's handlers too.
+#[test]
+fn the_plan_warns_of_lints_and_tallies_b() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = bash_hooks_settings(
+        dir.path().join("a.json"),
+        json!([{"type": "command", "command": "./guard.sh"}]),
+    );
+    let ok = write_file(
+        dir.path().join("ok.sh"),
+        "#!/bin/sh\ncat >/dev/null\nexit 0\n",
+    );
+    let b = bash_hooks_settings(
+        dir.path().join("b.json"),
+        json!([{"type": "command", "command": format!("sh {}", ok.display())}]),
+    );
+    let c2 = format!("{REAL_CC}/hooks_c2_exit2");
+    let out = hookscope()
+        .args(["replay", "--all", "--exec", "--settings"])
+        .arg(&a)
+        .arg("--against-settings")
+        .arg(&b)
+        .arg(&c2)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "no --yes, no terminal");
+    let plan = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = plan.lines().collect();
+    assert!(
+        lines[0].starts_with("plan: 1 handler (A) and 1 handler (B) × 6 events ≈ 12 handler runs"),
+        "{plan}"
+    );
+    assert!(
+        lines[1].starts_with("  A: ")
+            && lines[1].ends_with("PreToolUse: ./guard.sh — reaches 6 events"),
+        "{plan}"
+    );
+    assert!(
+        lines[2].starts_with("    ⚠ lint command-relative-path: \"./guard.sh\" is relative"),
+        "{plan}"
+    );
+    assert!(lines[3].starts_with("  B: "), "{plan}");
+    let v = all_exec_on(
+        &a,
+        std::slice::from_ref(&c2),
+        &["--against-settings", b.to_str().expect("utf-8")],
+    );
+    assert_eq!(
+        v["handlers"][0]["lints"][0]
+            .as_str()
+            .map(|l| l.starts_with("command-relative-path: ")),
+        Some(true),
+        "{v}"
+    );
+    assert_eq!(v["handlers"][0]["failures"]["launch_failed"], 6, "{v}");
+    let bt = &v["against_handlers"][0];
+    assert_eq!(bt["reached"], 6, "{v}");
+    assert_eq!(bt["ran"], 6, "{v}");
+    assert_eq!(bt["exits"]["exit 0"], 6, "{v}");
+    assert!(bt.get("lints").is_none(), "{v}");
+}

@@ -253,6 +253,10 @@ pub struct HandlerTally {
     pub new_blocks: Examples,
     /// Its failures, as examples.
     pub failed: Examples,
+    /// What `hooks --lint` says of it (`id: message`), so a plan warns
+    /// before it runs (a relative script path fails every run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lints: Vec<String>,
     /// Runs whose stderr said a permission was denied while writes were
     /// confined ([`crate::hooks::exec::sandbox::WRITE_REFUSED_NOTE`]): their
     /// answers may be the confinement's.
@@ -327,6 +331,10 @@ pub struct ExecAll {
     /// other version (B), grouped as for two rule sets.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against: Option<Changes>,
+    /// With `--against-settings`: B's handlers, tallied as [`ExecAll::handlers`]
+    /// are (no examples; B's decisions are in [`ExecAll::against`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub against_handlers: Vec<HandlerTally>,
 }
 
 impl ExecAll {
@@ -348,16 +356,8 @@ impl ExecAll {
         self.deduplicated += o.deduplicated;
         self.handler_runs += o.handler_runs;
         self.cancelled |= o.cancelled;
-        for h in o.handlers {
-            match self
-                .handlers
-                .iter_mut()
-                .find(|x| x.handler == h.handler && x.event == h.event && x.command == h.command)
-            {
-                Some(x) => x.merge(h),
-                None => self.handlers.push(h),
-            }
-        }
+        merge_tallies(&mut self.handlers, o.handlers);
+        merge_tallies(&mut self.against_handlers, o.against_handlers);
         self.then_vs_now.merge(o.then_vs_now);
         if let Some(c) = o.against {
             self.against.get_or_insert_with(Changes::default).merge(c);
@@ -365,14 +365,33 @@ impl ExecAll {
     }
 
     fn tally(&mut self, h: &Handler) -> &mut HandlerTally {
+        tally_in(&mut self.handlers, h)
+    }
+}
+
+/// Folds `more` into `into`, one tally per handler.
+fn merge_tallies(into: &mut Vec<HandlerTally>, more: Vec<HandlerTally>) {
+    for h in more {
+        match into
+            .iter_mut()
+            .find(|x| x.handler == h.handler && x.event == h.event && x.command == h.command)
+        {
+            Some(x) => x.merge(h),
+            None => into.push(h),
+        }
+    }
+}
+
+/// `h`'s tally in `handlers`, added when missing.
+fn tally_in<'t>(handlers: &'t mut Vec<HandlerTally>, h: &Handler) -> &'t mut HandlerTally {
+    {
         let handler = h.location();
         let command = h.summary();
-        let pos = self
-            .handlers
+        let pos = handlers
             .iter()
             .position(|x| x.handler == handler && x.event == h.event && x.command == command);
         let i = pos.unwrap_or_else(|| {
-            self.handlers.push(HandlerTally {
+            handlers.push(HandlerTally {
                 handler,
                 command,
                 event: h.event.clone(),
@@ -382,9 +401,27 @@ impl ExecAll {
                 },
                 ..HandlerTally::default()
             });
-            self.handlers.len() - 1
+            handlers.len() - 1
         });
-        &mut self.handlers[i]
+        &mut handlers[i]
+    }
+}
+
+/// Counts one run of a handler in its tally: how it ended, what Claude
+/// Code does with it, its failure (and whether it fails open).
+fn count_run(t: &mut HandlerTally, run: &HandlerRun) {
+    *t.exits.entry(run.exit.clone()).or_default() += 1;
+    *t.decisions
+        .entry(effect_name(run.effect).to_string())
+        .or_default() += 1;
+    if run.write_refused {
+        t.write_refused += 1;
+    }
+    if let Some((kind, blocked, _)) = &run.failure {
+        *t.failures.entry((*kind).to_string()).or_default() += 1;
+        if !blocked {
+            t.fails_open += 1;
+        }
     }
 }
 
@@ -494,6 +531,9 @@ struct Shared<'a> {
     /// Events run so far.
     runs: AtomicUsize,
     sessions_done: AtomicUsize,
+    /// `hooks --lint` per handler location (`file:line (layer)`), for the
+    /// configurations loaded so far.
+    lints: Mutex<BTreeMap<String, Vec<String>>>,
 }
 
 /// Walks `sessions` (those of an agent with a hook dialect: Claude Code,
@@ -528,6 +568,7 @@ pub fn exec_all(sessions: &[SessionRef], opts: &ExecAllOptions, mode: &Mode) -> 
         answers: Mutex::new(HashMap::new()),
         runs: AtomicUsize::new(0),
         sessions_done: AtomicUsize::new(0),
+        lints: Mutex::new(BTreeMap::new()),
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.max(1))
@@ -550,7 +591,40 @@ pub fn exec_all(sessions: &[SessionRef], opts: &ExecAllOptions, mode: &Mode) -> 
     if let Mode::Run { cancel, .. } = mode {
         total.cancelled |= cancel.load(Ordering::SeqCst);
     }
+    if let Ok(lints) = shared.lints.lock() {
+        for t in total
+            .handlers
+            .iter_mut()
+            .chain(total.against_handlers.iter_mut())
+        {
+            if let Some(l) = lints.get(&t.handler) {
+                t.lints.clone_from(l);
+            }
+        }
+    }
     total
+}
+
+/// Lints `hooks`' configuration once (the cache key is the caller's) into
+/// `shared.lints`, by handler location.
+fn lint_once(hooks: &Hooks, shared: &Shared) {
+    let config = hooks.config();
+    let Ok(lints) = hooks.lint(&crate::hooks::lint::LintOptions::default()) else {
+        return;
+    };
+    let kept = crate::hooks::lint::explain::apply_allows(config, lints, &[]).kept;
+    if let Ok(mut map) = shared.lints.lock() {
+        for l in kept {
+            let Some(h) = l.handler.and_then(|i| config.handlers.get(i)) else {
+                continue;
+            };
+            let entry = map.entry(h.location()).or_default();
+            let text = format!("{}: {}", l.id, l.message);
+            if !entry.contains(&text) {
+                entry.push(text);
+            }
+        }
+    }
 }
 
 fn cancelled(mode: &Mode) -> bool {
@@ -613,6 +687,7 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
         let cached = shared.hooks.lock().ok().and_then(|m| m.get(&key).cloned());
         Some(cached.unwrap_or_else(|| {
             let h = Arc::new(dialect.load(&sources));
+            lint_once(&h, shared);
             if let Ok(mut m) = shared.hooks.lock() {
                 m.insert(key, h.clone());
             }
@@ -654,9 +729,10 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
             if let Some(b) = &hooks_b
                 && !part.cancelled
             {
-                let (c, runs) = compare_event(&session, &hooks, b, p, &main_path, shared);
+                let (c, runs, tallies) = compare_event(&session, &hooks, b, p, &main_path, shared);
                 part.handler_runs += runs;
                 part.against = Some(c);
+                merge_tallies(&mut part.against_handlers, tallies);
             }
             part
         })
@@ -775,18 +851,8 @@ fn event_part(
             part.handler_runs += 1;
         }
         let t = part.tally(h);
-        *t.exits.entry(run.exit.clone()).or_default() += 1;
-        *t.decisions
-            .entry(effect_name(run.effect).to_string())
-            .or_default() += 1;
-        if run.write_refused {
-            t.write_refused += 1;
-        }
-        if let Some((kind, blocked, how)) = &run.failure {
-            *t.failures.entry((*kind).to_string()).or_default() += 1;
-            if !blocked {
-                t.fails_open += 1;
-            }
+        count_run(t, run);
+        if let Some((_, _, how)) = &run.failure {
             t.failed.push(|| with_then(how.clone()));
         }
         let own = Seen::of_effect(run.effect, event);
@@ -848,8 +914,9 @@ fn compare_event(
     p: &Payload,
     main_path: &std::path::Path,
     shared: &Shared,
-) -> (Changes, usize) {
+) -> (Changes, usize, Vec<HandlerTally>) {
     let mut changes = Changes::default();
+    let mut tallies: Vec<HandlerTally> = Vec::new();
     let ctx = RunContext {
         isolated: shared.opts.isolated,
         ..RunContext::for_replay(session, p, shared.opts.cwd_map, shared.opts.env_args)
@@ -864,20 +931,33 @@ fn compare_event(
             .filter_map(|v| handlers.get(v.index))
             .collect();
         (
-            verdicts,
+            verdicts.clone(),
             firing.len(),
             answer_cell(p, &firing, shared),
             firing.is_empty(),
+            verdicts
+                .iter()
+                .filter(|v| v.fires)
+                .filter_map(|v| {
+                    Some((
+                        handlers.get(v.index)?.clone(),
+                        hooks.config().label(v.index),
+                    ))
+                })
+                .collect::<Vec<(Handler, String)>>(),
         )
     };
-    let (va, _, cell_a, none_a) = side(a);
-    let (vb, nb, cell_b, none_b) = side(b);
+    let (va, _, cell_a, none_a, _) = side(a);
+    let (vb, nb, cell_b, none_b, firing_b) = side(b);
     if none_a && none_b {
-        return (changes, 0);
+        return (changes, 0, tallies);
+    }
+    for (h, _) in &firing_b {
+        tally_in(&mut tallies, h).reached += 1;
     }
     let Mode::Run { runner, cancel } = shared.mode else {
         let first = !none_b && cell_b.set(None).is_ok();
-        return (changes, if first { nb } else { 0 });
+        return (changes, if first { nb } else { 0 }, tallies);
     };
     let decide = |none: bool,
                   cell: &Answer,
@@ -891,7 +971,20 @@ fn compare_event(
     let (ans_a, _) = decide(none_a, &cell_a, a, &va);
     let (ans_b, ran_b) = decide(none_b, &cell_b, b, &vb);
     if cancel.load(Ordering::SeqCst) {
-        return (changes, 0);
+        return (changes, 0, Vec::new());
+    }
+    if let Some(summary) = &ans_b {
+        for (h, label) in &firing_b {
+            let t = tally_in(&mut tallies, h);
+            if let Some((_, reason)) = summary.not_run.iter().find(|(l, _)| l == label) {
+                *t.not_run.entry(reason.clone()).or_default() += 1;
+            } else if let Some(run) = summary.handlers.iter().find(|r| &r.label == label) {
+                if ran_b {
+                    t.ran += 1;
+                }
+                count_run(t, run);
+            }
+        }
     }
     let decision = |ans: &Option<Arc<RunSummary>>, none: bool| match ans {
         Some(s) => {
@@ -929,7 +1022,7 @@ fn compare_event(
             b: tb.to_string(),
         },
     );
-    (changes, if ran_b { nb } else { 0 })
+    (changes, if ran_b { nb } else { 0 }, tallies)
 }
 
 /// The answer cell of the event `p` reaching `firing`: keyed by the event,

@@ -66,22 +66,56 @@ pub fn counts(map: &BTreeMap<String, usize>) -> String {
 /// The plan: how many runs, which handlers, where http handlers POST, the
 /// sessions left out, and the protections.
 pub fn plan_lines(plan: &ExecAll) -> Vec<String> {
+    let handlers = if plan.against_handlers.is_empty() {
+        plural(plan.handlers.len(), "handler", "handlers")
+    } else {
+        format!(
+            "{} (A) and {} (B)",
+            plural(plan.handlers.len(), "handler", "handlers"),
+            plural(plan.against_handlers.len(), "handler", "handlers")
+        )
+    };
     let mut out = vec![format!(
-        "plan: {} × {} ≈ {} ({} answered from identical events) in {}",
-        plural(plan.handlers.len(), "handler", "handlers"),
+        "plan: {handlers} × {} ≈ {} ({} answered from identical events) in {}",
         plural(plan.events, "event", "events"),
         plural(plan.handler_runs, "handler run", "handler runs"),
         plan.deduplicated,
         plural(plan.sessions, "session", "sessions"),
     )];
+    let b = if plan.against_handlers.is_empty() {
+        ""
+    } else {
+        "A: "
+    };
     for h in &plan.handlers {
         out.push(format!(
-            "  {} {}: {} — reaches {}",
+            "  {b}{} {}: {} — reaches {}",
             h.handler,
             h.event,
             h.command,
             plural(h.reached, "event", "events")
         ));
+        out.extend(h.lints.iter().map(|l| format!("    ⚠ lint {l}")));
+    }
+    for h in &plan.against_handlers {
+        out.push(format!(
+            "  B: {} {}: {} — reaches {}",
+            h.handler,
+            h.event,
+            h.command,
+            plural(h.reached, "event", "events")
+        ));
+        out.extend(h.lints.iter().map(|l| format!("    ⚠ lint {l}")));
+    }
+    if plan
+        .handlers
+        .iter()
+        .chain(&plan.against_handlers)
+        .any(|h| !h.lints.is_empty())
+    {
+        out.push(
+            "  ⚠ hooks --lint flags handlers above (hookscope hooks --explain ID says why): their runs may fail or never fire".to_string(),
+        );
     }
     for h in plan.handlers.iter().filter(|h| h.posts_to.is_some()) {
         out.push(format!(
@@ -163,11 +197,23 @@ fn exec_examples(out: &mut Vec<ReportLine>, title: &str, e: &Examples, shown: Op
     });
 }
 
-fn handler_lines(out: &mut Vec<ReportLine>, h: &HandlerTally, shown: Option<usize>) {
+/// One handler's tally; `own_examples` `false` leaves its new blocks to
+/// the then-vs-now list (the only handler: the same events).
+fn handler_lines(
+    out: &mut Vec<ReportLine>,
+    h: &HandlerTally,
+    shown: Option<usize>,
+    own_examples: bool,
+) {
     out.push(ReportLine::plain(format!(
         "{} {}: {}",
         h.handler, h.event, h.command
     )));
+    out.extend(
+        h.lints
+            .iter()
+            .map(|l| ReportLine::plain(format!("  ⚠ lint {l}"))),
+    );
     out.push(ReportLine::plain(format!(
         "  reached {}, ran {}; exits: {}; decisions: {}",
         h.reached,
@@ -194,12 +240,19 @@ fn handler_lines(out: &mut Vec<ReportLine>, h: &HandlerTally, shown: Option<usiz
             plural(h.write_refused, "run", "runs")
         )));
     }
-    exec_examples(
-        out,
-        "its new blocks (nothing blocked then)",
-        &h.new_blocks,
-        shown,
-    );
+    if own_examples {
+        exec_examples(
+            out,
+            "its new blocks (nothing blocked then)",
+            &h.new_blocks,
+            shown,
+        );
+    } else if h.new_blocks.count > 0 {
+        out.push(ReportLine::plain(format!(
+            "  its new blocks (nothing blocked then): {}, listed under then vs now",
+            h.new_blocks.count
+        )));
+    }
     exec_examples(out, "its failures", &h.failed, shown);
 }
 
@@ -225,9 +278,19 @@ pub fn exec_report_lines(r: &ExecAll, shown: Option<usize>) -> Vec<ReportLine> {
             plural(r.unreadable, "session", "sessions")
         )));
     }
+    let several = r.handlers.len() > 1;
     for h in &r.handlers {
         out.push(ReportLine::plain(""));
-        handler_lines(&mut out, h, shown);
+        handler_lines(&mut out, h, shown, several);
+    }
+    if !r.against_handlers.is_empty() {
+        out.push(ReportLine::plain(""));
+        out.push(ReportLine::plain(
+            "B (--against-settings), per handler (its decisions are compared below):",
+        ));
+        for h in &r.against_handlers {
+            handler_lines(&mut out, h, shown, true);
+        }
     }
     let t = &r.then_vs_now;
     out.push(ReportLine::plain(""));
@@ -262,6 +325,7 @@ pub fn exec_report_lines(r: &ExecAll, shown: Option<usize>) -> Vec<ReportLine> {
     exec_examples(&mut out, "lost context", &t.lost_context, shown);
     exec_examples(&mut out, "other changes", &t.other_changes, shown);
     if let Some(c) = &r.against {
+        out.push(ReportLine::plain(""));
         out.extend(changes_lines(
             c,
             shown,
