@@ -740,3 +740,38 @@ fn lints_are_silenced_inline_or_by_allow() {
         "{text}"
     );
 }
+
+/// `--lint --format sarif` validates against the official SARIF 2.1.0
+/// JSON Schema (OASIS, errata01; tests/fixtures/sarif/), for a file with
+/// lints of every severity and for a clean one (an empty results list).
+#[test]
+fn lint_format_sarif_validates_against_the_oasis_schema() {
+    let schema: Value = serde_json::from_str(
+        &fs::read_to_string("tests/fixtures/sarif/sarif-schema-2.1.0.json").expect("schema"),
+    )
+    .expect("schema json");
+    let validator = jsonschema::draft4::new(&schema).expect("a draft-04 schema");
+    // It refuses what SARIF does not allow.
+    assert!(
+        !validator.is_valid(&serde_json::json!({"version": "2.1.0", "runs": [{"results": []}]}))
+    );
+    for (file, code) in [
+        ("tests/fixtures/lints/command-relative-path.json", 1),
+        ("tests/fixtures/lints/http-env-not-allowed.json", 1),
+        ("tests/fixtures/lints/matcher-permission-syntax.json", 1),
+        ("tests/fixtures/lints/timeout-not-positive_fixed.json", 0),
+    ] {
+        let out = hookscope()
+            .args(["hooks", "--settings", file, "--lint", "--format", "sarif"])
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(code), "{file}");
+        let log: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let errors: Vec<String> = validator
+            .iter_errors(&log)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{file}: {errors:?}");
+    }
+}
