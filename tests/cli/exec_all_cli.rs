@@ -716,3 +716,46 @@ fn the_plan_warns_of_lints_and_tallies_b() {
     assert_eq!(bt["exits"]["exit 0"], 6, "{v}");
     assert!(bt.get("lints").is_none(), "{v}");
 }
+
+/// `--cwd-map` maps the payloads' recorded folders as the single replay
+/// does, and the plan warns when events were recorded in folders missing
+/// here (a guard that checks its cwd may then block everything).
+#[test]
+fn cwd_map_reaches_the_payloads_and_missing_folders_are_warned() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("cwds");
+    let settings = one_hook(
+        dir.path(),
+        "cwd.sh",
+        "sh",
+        format!(
+            "#!/bin/sh\nc=$(sed -n 's/.*\"cwd\":\"\\([^\"]*\\)\".*/\\1/p')\necho \"$c\" >> {}\n",
+            log.display()
+        ),
+    );
+    let c2 = format!("{REAL_CC}/hooks_c2_exit2");
+    let out = hookscope()
+        .args(["replay", "--all", "--exec", "--settings"])
+        .arg(&settings)
+        .arg(&c2)
+        .output()
+        .expect("runs");
+    let plan = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        plan.contains("  ⚠ 6 of 6 events were recorded in folders that do not exist here (/home/dev/work/hooks_c2_exit2): "),
+        "{plan}"
+    );
+    let local = dir.path().join("work");
+    std::fs::create_dir_all(local.join("hooks_c2_exit2")).expect("mkdir");
+    let map = format!("/home/dev/work={}", local.display());
+    let v = all_exec_on(
+        &settings,
+        std::slice::from_ref(&c2),
+        &["--cwd-map", &map, "--write-anywhere"],
+    );
+    assert_eq!(v["cwd_missing"], 0, "{v}");
+    let cwds = std::fs::read_to_string(&log).expect("log");
+    let want = local.join("hooks_c2_exit2").display().to_string();
+    assert_eq!(cwds.lines().count(), 6, "{cwds}");
+    assert!(cwds.lines().all(|l| l == want), "{cwds}");
+}

@@ -216,3 +216,27 @@ fn every_explained_example_fires_and_its_fix_is_clean() {
         "lints with a file or an output shown"
     );
 }
+
+/// `duplicate-handler` only where Claude Code's dedup applies: the two
+/// identical handlers can be reached by one event. The same command under
+/// `Bash` and `mcp__github__.*` (block-no-verify's documented setup) never
+/// fires twice on one call; under `Bash` and `Bash|Edit` it does.
+#[test]
+fn duplicates_are_said_only_when_their_matchers_overlap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ids = |second: &str| -> Vec<&'static str> {
+        let path = dir.path().join("s.json");
+        let group = |m: &str| serde_json::json!({"matcher": m, "hooks": [{"type": "command", "command": "true"}]});
+        std::fs::write(
+            &path,
+            serde_json::json!({"hooks": {"PreToolUse": [group("Bash"), group(second)]}})
+                .to_string(),
+        )
+        .expect("write");
+        lints_of(&path).iter().map(|l| l.id).collect()
+    };
+    assert_eq!(ids("mcp__github__.*"), Vec::<&str>::new());
+    assert_eq!(ids("Bash|Edit"), ["duplicate-handler"]);
+    assert_eq!(ids("*"), ["duplicate-handler"]);
+    assert_eq!(ids("^(Bash|Edit)$"), ["duplicate-handler"]);
+}

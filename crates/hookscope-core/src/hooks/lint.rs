@@ -223,7 +223,7 @@ pub const LINTS: &[(&str, &str)] = &[
     ),
     (
         "duplicate-handler",
-        "the same handler in two settings files: Claude Code runs it once",
+        "the same handler twice where one event reaches both (same event, overlapping matchers): Claude Code runs it once",
     ),
     (
         "matcher-permission-syntax",
@@ -395,6 +395,23 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
             }
         }
         out.extend(fields::field_lints(i, h));
+        if let Some(first) = h
+            .duplicate_of
+            .and_then(|f| config.handlers.get(f).map(|x| (f, x)))
+            && values::matchers_overlap(first.1, h, version, &mut budget)
+        {
+            out.push(lint(
+                "duplicate-handler",
+                Severity::Warning,
+                format!(
+                    "the same handler as #{} of {}: Claude Code runs identical handlers once",
+                    first.0 + 1,
+                    h.event
+                ),
+                "keep one of the two".into(),
+                at,
+            ));
+        }
         if let Some(rule) = &h.if_rule
             && !TOOL_EVENTS.contains(&h.event.as_str())
         {

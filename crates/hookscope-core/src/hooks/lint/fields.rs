@@ -154,19 +154,6 @@ pub(super) fn field_lints(i: usize, h: &Handler) -> Vec<Lint> {
             at,
         ));
     }
-    if let Some(first) = h.duplicate_of {
-        out.push(lint(
-            "duplicate-handler",
-            Severity::Warning,
-            format!(
-                "the same handler as #{} of {}: Claude Code runs identical handlers once",
-                first + 1,
-                h.event
-            ),
-            "keep one of the two".into(),
-            at,
-        ));
-    }
     out
 }
 

@@ -216,3 +216,44 @@ fn closest<'a>(name: &str, values: &[&'a str]) -> Option<&'a str> {
         .min_by_key(|(d, _)| *d)
         .map(|(_, v)| v)
 }
+
+/// Whether the matchers of `a` and `b` (handlers of the same event) can
+/// both match one event: identical, either matches everything (or the
+/// event has no matcher), or some name — of their exact lists, Claude
+/// Code's tools, the event's fixed values — matches both. Two handlers
+/// that never fire together are not run once by Claude Code's dedup, so
+/// `duplicate-handler` is not said of them.
+pub(super) fn matchers_overlap(
+    a: &Handler,
+    b: &Handler,
+    version: &Version,
+    budget: &mut matcher::Budget,
+) -> bool {
+    let event = a.event.as_str();
+    let (ma, mb) = (a.matcher.as_deref(), b.matcher.as_deref());
+    if ma == mb {
+        return true;
+    }
+    let (ka, kb) = (
+        matcher::classify(event, ma, version),
+        matcher::classify(event, mb, version),
+    );
+    let everything = |k: &MatcherKind| matches!(k, MatcherKind::All | MatcherKind::Ignored);
+    if everything(&ka) || everything(&kb) {
+        return true;
+    }
+    let mut candidates: Vec<String> = Vec::new();
+    for k in [&ka, &kb] {
+        if let MatcherKind::Exact { names } = k {
+            candidates.extend(names.iter().cloned());
+        }
+    }
+    candidates.extend(KNOWN_TOOLS.iter().map(|t| (*t).to_string()));
+    if let Some((_, values)) = matcher_values(event) {
+        candidates.extend(values.iter().map(|v| (*v).to_string()));
+    }
+    candidates.iter().any(|v| {
+        matcher::check_within(event, ma, Some(v), version, budget).matches
+            && matcher::check_within(event, mb, Some(v), version, budget).matches
+    })
+}

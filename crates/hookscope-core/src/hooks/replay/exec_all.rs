@@ -331,6 +331,13 @@ pub struct ExecAll {
     /// other version (B), grouped as for two rule sets.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against: Option<Changes>,
+    /// Events whose payload `cwd` (after `--cwd-map`) is not a folder
+    /// here: a hook that inspects its working folder sees it missing (some
+    /// guards then fail closed and block everything).
+    pub cwd_missing: usize,
+    /// The first such folders (at most 3), for the plan's warning.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cwd_missing_examples: Vec<String>,
     /// With `--against-settings`: B's handlers, tallied as [`ExecAll::handlers`]
     /// are (no examples; B's decisions are in [`ExecAll::against`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -359,6 +366,12 @@ impl ExecAll {
         merge_tallies(&mut self.handlers, o.handlers);
         merge_tallies(&mut self.against_handlers, o.against_handlers);
         self.then_vs_now.merge(o.then_vs_now);
+        self.cwd_missing += o.cwd_missing;
+        for d in o.cwd_missing_examples {
+            if self.cwd_missing_examples.len() < 3 && !self.cwd_missing_examples.contains(&d) {
+                self.cwd_missing_examples.push(d);
+            }
+        }
         if let Some(c) = o.against {
             self.against.get_or_insert_with(Changes::default).merge(c);
         }
@@ -720,7 +733,14 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
         done();
         return part;
     }
-    let payloads = dialect.payloads_of(&session, &events);
+    let mut payloads = dialect.payloads_of(&session, &events);
+    // As the single replay does: recorded folders mapped to local ones in
+    // each payload (`--cwd-map`), before it is run or compared.
+    if !shared.opts.cwd_map.is_empty() {
+        for p in &mut payloads {
+            shared.opts.cwd_map.map_value(&mut p.json);
+        }
+    }
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     let parts: Vec<ExecAll> = payloads
         .par_iter()
@@ -775,6 +795,12 @@ fn event_part(
     }
     let cell = answer_cell(p, &firing, shared);
     part.events = 1;
+    if let Some(cwd) = p.json.get("cwd").and_then(Value::as_str)
+        && !std::path::Path::new(cwd).is_dir()
+    {
+        part.cwd_missing = 1;
+        part.cwd_missing_examples.push(cwd.to_string());
+    }
     let Mode::Run { runner, cancel } = shared.mode else {
         // A plan: count, run nothing.
         let first = cell.set(None).is_ok();

@@ -132,6 +132,14 @@ pub fn plan_lines(plan: &ExecAll) -> Vec<String> {
         };
         format!("  {agent}: {} left out ({why})", plural(*n, "session", "sessions"))
     }));
+    if plan.cwd_missing > 0 {
+        out.push(format!(
+            "  ⚠ {} of {} were recorded in folders that do not exist here ({}): a hook that checks its working folder sees it missing, and some guards then block everything; map them to local folders with --cwd-map OLD=NEW",
+            plan.cwd_missing,
+            plural(plan.events, "event", "events"),
+            plan.cwd_missing_examples.join(", ")
+        ));
+    }
     for p in &plan.protections {
         out.push(format!("  protection: {p}"));
     }
