@@ -548,8 +548,13 @@ impl App {
             self.overlay = Some(Overlay::Backtest);
             return;
         }
-        if self.every_event.busy() {
-            // One at a time: show the one going on.
+        if self.every_event.busy()
+            || (self.every_event.phase == super::every_event::Phase::Done
+                && self.overlay != Some(Overlay::EveryEvent)
+                && matches!(self.ctx.rules, Rules::None))
+        {
+            // One at a time: show the one going on, or the last report (B
+            // again from there starts over).
             self.overlay = Some(Overlay::EveryEvent);
             return;
         }

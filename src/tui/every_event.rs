@@ -139,10 +139,14 @@ impl EveryEventPane {
             ));
             self.phase = Phase::NothingToRun;
         } else {
-            lines.push(plain(format!(
-                "Nothing runs until you press Enter: it runs your hooks ({}). Esc or n cancels.",
+            let question = format!(
+                "Nothing runs until you press Enter: it runs your hooks ({}). Esc or n cancels; j/k scroll.",
                 plural(plan.handler_runs, "handler run", "handler runs")
-            )));
+            );
+            // First, so it is on screen however long the plan is; and last.
+            lines.insert(0, plain(question.clone()));
+            lines.insert(1, plain(""));
+            lines.push(plain(question));
             self.phase = Phase::Confirm {
                 handler_runs: plan.handler_runs,
             };
@@ -255,6 +259,17 @@ impl EveryEventPane {
                 };
                 ctx.requests
                     .push(Request::ExecAllRun(super::context::CancelHandle(cancel)));
+                // The question is answered: say what happens now instead.
+                if let Some(first) = self.lines.first_mut() {
+                    first.text =
+                        "Running your hooks… Esc stops (the report then covers what completed)."
+                            .to_string();
+                }
+                if self.lines.len() > 1 {
+                    self.lines.pop();
+                }
+                self.sel = 0;
+                self.set_area(self.area);
                 ctx.say("running your hooks over every event… (Esc stops)");
                 EventState::Consumed
             }
@@ -266,6 +281,18 @@ impl EveryEventPane {
                 EventState::NotConsumed
             }
             Action::ForceQuit => EventState::NotConsumed,
+            // The dialog takes the keys of a text box; j/k (and space) scroll.
+            Action::SearchInput(c @ ('j' | 'k' | ' ')) => {
+                let step: isize = match c {
+                    'j' => 1,
+                    'k' => -1,
+                    _ => isize::try_from(inner_rows(self.area)).unwrap_or(1),
+                };
+                let last = self.lines.len().saturating_sub(1);
+                self.sel = self.sel.saturating_add_signed(step).min(last);
+                self.set_area(self.area);
+                EventState::Consumed
+            }
             _ => EventState::Consumed,
         }
     }

@@ -48,8 +48,9 @@ fn your_hooks_over_every_event_ask_first_then_report_and_jump() {
         .iter()
         .map(|l| l.text.as_str())
         .collect();
+    assert!(text[0].starts_with("Nothing runs until you press Enter"), "{text:?}");
     assert_eq!(
-        text[0],
+        text[2],
         "plan: 1 handler × 6 events ≈ 6 handler runs (0 answered from identical events) in 1 session"
     );
     assert!(
@@ -134,6 +135,10 @@ fn esc_at_the_plan_runs_nothing() {
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
     assert!(app.every_event.confirming());
     assert_eq!(app.key_mode(), crate::tui::keymap::KeyMode::Search);
+    // j scrolls the plan; it runs nothing.
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.every_event.sel, 1);
+    assert!(app.every_event.confirming());
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, None);
     assert_eq!(app.ctx.message.as_deref(), Some("cancelled: nothing ran"));

@@ -275,7 +275,7 @@ pub fn exec_report_lines(r: &ExecAll, shown: Option<usize>) -> Vec<ReportLine> {
         plural(r.handler_runs, "handler run", "handler runs"),
         r.deduplicated,
         if r.cancelled {
-            " — stopped early (Ctrl-C): the counts are of the events completed"
+            " — stopped early (Ctrl-C, or Esc in the TUI): the counts are of the events completed"
         } else {
             ""
         }
