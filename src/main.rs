@@ -246,7 +246,7 @@ fn main() {
         },
         Some(Command::Payload(args)) => cli::payload::run(&args),
         Some(Command::Replay(replay)) => cli::replay::run(&replay, args.no_index),
-        Some(Command::Hooks(args)) => cli::hooks::run(&args),
+        Some(Command::Hooks(hooks)) => cli::hooks::run(&hooks, args.no_index),
         Some(Command::Tail(args)) => cli::tail::run(&args),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Args as clap::CommandFactory>::command();

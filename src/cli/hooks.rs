@@ -115,7 +115,7 @@ pub struct HooksArgs {
 }
 
 /// Runs the subcommand.
-pub fn run(args: &HooksArgs) {
+pub fn run(args: &HooksArgs, no_index: bool) {
     if let Some(id) = &args.explain {
         super::explain::run(id, args.json);
         return;
@@ -195,9 +195,13 @@ pub fn run(args: &HooksArgs) {
         return;
     }
     if args.lint {
-        let all = hooks
-            .lint(&LintOptions::default())
-            .unwrap_or_else(|e| fail(e));
+        // The tools of your sessions, from the index if there is one (no
+        // walk): `matcher-no-tool` then knows your MCP tools too.
+        let options = LintOptions {
+            seen_tools: hookscope_core::service::seen_tool_names(no_index),
+            ..LintOptions::default()
+        };
+        let all = hooks.lint(&options).unwrap_or_else(|e| fail(e));
         let config = hooks.config();
         let Silenced {
             kept: lints,

@@ -431,7 +431,10 @@ fn ctrl_c_stops_and_leaves_no_hook_running() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("hookscope: stopping: killed"), "{stderr}");
-    assert!(stdout.contains("stopped early (Ctrl-C, or Esc in the TUI)"), "{stdout}");
+    assert!(
+        stdout.contains("stopped early (Ctrl-C, or Esc in the TUI)"),
+        "{stdout}"
+    );
     // Every hook process that started is gone.
     let pids = std::fs::read_to_string(&started).expect("pids");
     for p in pids.lines() {

@@ -775,3 +775,64 @@ fn lint_format_sarif_validates_against_the_oasis_schema() {
         assert!(errors.is_empty(), "{file}: {errors:?}");
     }
 }
+
+/// With an index (built here by `sessions` over the real `tools` session,
+/// which calls `mcp__mockmcp__lookup`), `--lint` tries a regex matcher on
+/// the tools the sessions called too: a pattern for an MCP server never
+/// called is `matcher-no-tool`; one for `mockmcp` is not. Without an index
+/// a pattern naming MCP is left alone.
+#[test]
+fn matcher_no_tool_knows_the_mcp_tools_of_your_indexed_sessions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let corpus = "tests/corpus/real-cc-2.1.332/tools";
+    let built = crate::support::indexed(&cache)
+        .args(["sessions", corpus])
+        .output()
+        .expect("runs");
+    assert!(built.status.success());
+    let file = dir.path().join("settings.json");
+    let lint = |matcher: &str, index: bool| -> Vec<String> {
+        fs::write(
+            &file,
+            serde_json::json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [
+                {"type": "command", "command": "true"}]}]}})
+            .to_string(),
+        )
+        .expect("write");
+        let mut cmd = if index {
+            crate::support::indexed(&cache)
+        } else {
+            hookscope()
+        };
+        let out = cmd
+            .args(["hooks", "--settings"])
+            .arg(&file)
+            .args(["--lint", "--json"])
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["lints"]
+            .as_array()
+            .expect("lints")
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}: {}",
+                    l["id"].as_str().unwrap_or(""),
+                    l["message"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    let found = lint("^mcp__notes__.*", true);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("matcher-no-tool: the regex matcher \"^mcp__notes__.*\" matches no tool of the latest Claude Code nor any of the "),
+        "{found:?}"
+    );
+    assert!(lint("^mcp__mockmcp__.*", true).is_empty());
+    assert!(lint("^mcp__notes__.*", false).is_empty());
+    assert_eq!(lint("^(Shell|Exec)$", false).len(), 1);
+}

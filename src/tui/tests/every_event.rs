@@ -48,7 +48,10 @@ fn your_hooks_over_every_event_ask_first_then_report_and_jump() {
         .iter()
         .map(|l| l.text.as_str())
         .collect();
-    assert!(text[0].starts_with("Nothing runs until you press Enter"), "{text:?}");
+    assert!(
+        text[0].starts_with("Nothing runs until you press Enter"),
+        "{text:?}"
+    );
     assert_eq!(
         text[2],
         "plan: 1 handler × 6 events ≈ 6 handler runs (0 answered from identical events) in 1 session"

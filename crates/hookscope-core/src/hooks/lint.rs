@@ -235,7 +235,7 @@ pub const LINTS: &[(&str, &str)] = &[
     ),
     (
         "matcher-no-tool",
-        "a regex matcher on a tool event that matches no tool of the version and names no MCP server",
+        "a regex matcher on a tool event that matches no tool of the version nor any tool your indexed sessions called",
     ),
     (
         "allow-unknown-lint",

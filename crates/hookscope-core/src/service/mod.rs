@@ -33,6 +33,20 @@ use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict
 use crate::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use crate::transcript::{DiscoverError, SessionRef, discover};
 
+/// Every distinct tool name the existing index holds (MCP tools
+/// included), for `matcher-no-tool`: read from an index that is already
+/// there ([`Index::open_existing`]: nothing created, nothing walked);
+/// empty with `no_index`, `HOOKSCOPE_NO_INDEX=1` or no usable index.
+pub fn seen_tool_names(no_index: bool) -> Vec<String> {
+    if no_index || index::disabled_by_env() {
+        return Vec::new();
+    }
+    index::default_dir()
+        .and_then(|dir| Index::open_existing(&dir))
+        .and_then(|index| index.tool_names().ok())
+        .unwrap_or_default()
+}
+
 /// The persisted index in its default folder, or `None` to work without
 /// one: `no_index` (`--no-index`), `HOOKSCOPE_NO_INDEX`, no cache folder, or
 /// SQLite unusable. The second value is the notices to show (rebuilt, in

@@ -168,9 +168,13 @@ pub(super) fn value_lints(
             ));
         }
     }
+    // A pattern naming MCP is tried only against the tools seen in the
+    // user's sessions (MCP servers are theirs); without them it is left
+    // alone.
+    let mentions_mcp = text.to_ascii_lowercase().contains("mcp");
     if TOOL_EVENTS.contains(&event)
         && matches!(kind, MatcherKind::Regex { .. })
-        && !text.to_ascii_lowercase().contains("mcp")
+        && (!mentions_mcp || !seen_tools.is_empty())
         // `Bash(rm:*)` is matcher-permission-syntax's, with its own fix.
         && super::fields::permission_syntax(text, None).is_none()
     {
@@ -189,11 +193,14 @@ pub(super) fn value_lints(
                 "matcher-no-tool",
                 Severity::Warning,
                 format!(
-                    "the regex matcher {text:?} matches no tool of {of}{} and names no MCP server (`mcp__…`): the handler never fires",
+                    "the regex matcher {text:?} matches no tool of {of}{}: the handler never fires",
                     if seen_tools.is_empty() {
-                        String::new()
+                        " and names no MCP server (`mcp__…`)".to_string()
                     } else {
-                        format!(" nor any of the {} tools seen in your sessions", seen_tools.len())
+                        format!(
+                            " nor any of the {} tools (MCP tools included) called in your indexed sessions",
+                            seen_tools.len()
+                        )
                     }
                 ),
                 "name the tools it is for (`Edit|Write`), or `mcp__<server>__.*` for an MCP server's"
