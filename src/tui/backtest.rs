@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block as Bordered, Clear, Paragraph};
 
 use super::action::Action;
-use super::component::{Command, Component, EventState, delta_of, follow, inner_rows};
+use super::component::{Command, Component, EventState, delta_of, follow, inner_rows, step};
 use super::context::{Ctx, Effect};
 use super::widgets::text::fit;
 
@@ -146,8 +146,7 @@ impl Component for BacktestPane {
         let Some(delta) = delta_of(action, inner_rows(self.area)) else {
             return EventState::NotConsumed;
         };
-        let last = self.blocks.len().saturating_sub(1);
-        self.sel = self.sel.saturating_add_signed(delta).min(last);
+        self.sel = step(self.sel, delta, self.blocks.len());
         self.set_area(self.area);
         EventState::Consumed
     }

@@ -209,6 +209,12 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
+/// `sel` moved by `delta` rows within a list of `len` (clamped to its
+/// first and last row).
+pub fn step(sel: usize, delta: isize, len: usize) -> usize {
+    sel.saturating_add_signed(delta).min(len.saturating_sub(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

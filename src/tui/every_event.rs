@@ -27,7 +27,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block as Bordered, Clear, Paragraph};
 
 use super::action::Action;
-use super::component::{Command, Component, EventState, delta_of, follow, inner_rows};
+use super::component::{Command, Component, EventState, delta_of, follow, inner_rows, step};
 use super::context::{Ctx, Effect, Request};
 use super::widgets::text::{fit, line_text, wrap};
 
@@ -283,13 +283,12 @@ impl EveryEventPane {
             Action::ForceQuit => EventState::NotConsumed,
             // The dialog takes the keys of a text box; j/k (and space) scroll.
             Action::SearchInput(c @ ('j' | 'k' | ' ')) => {
-                let step: isize = match c {
+                let delta: isize = match c {
                     'j' => 1,
                     'k' => -1,
                     _ => isize::try_from(inner_rows(self.area)).unwrap_or(1),
                 };
-                let last = self.lines.len().saturating_sub(1);
-                self.sel = self.sel.saturating_add_signed(step).min(last);
+                self.sel = step(self.sel, delta, self.lines.len());
                 self.set_area(self.area);
                 EventState::Consumed
             }
@@ -371,8 +370,7 @@ impl Component for EveryEventPane {
         let Some(delta) = delta_of(action, inner_rows(self.area)) else {
             return EventState::NotConsumed;
         };
-        let last = self.lines.len().saturating_sub(1);
-        self.sel = self.sel.saturating_add_signed(delta).min(last);
+        self.sel = step(self.sel, delta, self.lines.len());
         self.set_area(self.area);
         EventState::Consumed
     }

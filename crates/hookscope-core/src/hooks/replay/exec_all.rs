@@ -66,7 +66,7 @@ pub enum Mode<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Network {
     /// Each hook in its own network namespace
-    /// ([`crate::hooks::exec::NoNetworkRunner`]).
+    /// ([`crate::hooks::exec::SandboxRunner`] with `no_network`).
     Isolated,
     /// Allowed on request (`--network`).
     Allowed,

@@ -184,23 +184,37 @@ fn group<T>(
     }
 }
 
+/// An example's two lines (`SESSION EVENT --at AT  SUMMARY`, then
+/// `second`) and where it is.
+fn example(
+    session: &str,
+    event: &hookscope_hook::event::EventKey,
+    at: Option<&str>,
+    summary: &str,
+    source: &str,
+    second: String,
+) -> ([String; 2], Target) {
+    (
+        [
+            format!("{session} {event} --at {}  {summary}", at.unwrap_or("?")),
+            second,
+        ],
+        Target {
+            source: source.to_string(),
+            at: at.map(str::to_string),
+        },
+    )
+}
+
 fn exec_examples(out: &mut Vec<ReportLine>, title: &str, e: &Examples, shown: Option<usize>) {
     group(out, "  ", title, e, shown, |x: &ExecExample| {
-        (
-            [
-                format!(
-                    "{} {} --at {}  {}",
-                    x.session,
-                    x.event,
-                    x.at.as_deref().unwrap_or("?"),
-                    x.summary
-                ),
-                format!("then: {} · now: {}", x.then, x.now),
-            ],
-            Target {
-                source: x.source.clone(),
-                at: x.at.clone(),
-            },
+        example(
+            &x.session,
+            &x.event,
+            x.at.as_deref(),
+            &x.summary,
+            &x.source,
+            format!("then: {} · now: {}", x.then, x.now),
         )
     });
 }
@@ -360,21 +374,13 @@ pub fn changes_lines(c: &Changes, shown: Option<usize>, a: &str, b: &str) -> Vec
         )),
     ];
     let change = |c: &Change| {
-        (
-            [
-                format!(
-                    "{} {} --at {}  {}",
-                    c.session,
-                    c.event,
-                    c.at.as_deref().unwrap_or("?"),
-                    c.summary
-                ),
-                format!("A: {} · B: {}", c.a, c.b),
-            ],
-            Target {
-                source: c.source.clone(),
-                at: c.at.clone(),
-            },
+        example(
+            &c.session,
+            &c.event,
+            c.at.as_deref(),
+            &c.summary,
+            &c.source,
+            format!("A: {} · B: {}", c.a, c.b),
         )
     };
     group(
