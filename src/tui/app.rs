@@ -402,13 +402,14 @@ impl App {
 
     fn open_help(&mut self) {
         let mut sections: Vec<(&str, Vec<Command>)> = vec![("Everywhere", Self::global_commands())];
-        let panes: [(&str, &dyn Component); 6] = [
+        let panes: [(&str, &dyn Component); 7] = [
             ("Sessions", &self.list),
             ("Timeline", &self.timeline),
             ("Detail", &self.detail),
             ("Calls view (c)", &self.calls),
             ("Replay pane (r)", &self.replay),
-            ("Backtest list (B)", &self.backtest),
+            ("Backtest list (B, with --rules)", &self.backtest),
+            ("Your hooks over every event (B)", &self.every_event),
         ];
         for (title, component) in panes {
             let mut out = Vec::new();

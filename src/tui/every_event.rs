@@ -189,7 +189,12 @@ impl EveryEventPane {
     fn finish(&mut self) {
         self.phase = Phase::Done;
         self.cancel = None;
-        self.sel = 0;
+        // On the first example, so Enter opens something at once.
+        self.sel = self
+            .lines
+            .iter()
+            .position(|l| l.target.is_some())
+            .unwrap_or(0);
         self.offset = 0;
         self.set_area(self.area);
     }
@@ -230,7 +235,9 @@ impl EveryEventPane {
             Phase::Comparing { done, total } => {
                 format!("Against › {done}/{total} sessions")
             }
-            Phase::Done => "Report › j/k move · Enter jump to the example · Esc close".into(),
+            Phase::Done => {
+                "Report › j/k move · Enter jump to the example · B run again · Esc close".into()
+            }
         }
     }
 
@@ -376,11 +383,20 @@ impl Component for EveryEventPane {
     }
 
     fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, _force_all: bool) {
-        out.push(Command::new(Action::Down, "down", "next line"));
+        out.push(Command::new(
+            Action::Down,
+            "down",
+            "next line of the report",
+        ));
         out.push(Command::new(
             Action::Enter,
             "jump",
-            "open the example's event in its session",
+            "plan: run your hooks (Esc/n cancel); report: open the example",
+        ));
+        out.push(Command::new(
+            Action::Backtest,
+            "again",
+            "B in the report: plan and run again (B elsewhere shows the last report)",
         ));
         out.push(Command::new(
             Action::Back,

@@ -751,9 +751,17 @@ fn every_event(
     }
 }
 
+/// `sessions` in path order, as `replay --all --exec` walks them, so the
+/// examples kept are the CLI's.
+fn by_path(sessions: &[SessionRef]) -> Vec<SessionRef> {
+    let mut refs = sessions.to_vec();
+    refs.sort_by(|a, b| a.path.cmp(&b.path));
+    refs
+}
+
 /// The plan pass of your hooks over every event: [`Msg::ExecAllPlanned`].
 pub fn exec_all_plan(sessions: &[SessionRef], config: &EveryEventConfig, tx: &Sender<Msg>) {
-    let plan = every_event(sessions, config, None, tx);
+    let plan = every_event(&by_path(sessions), config, None, tx);
     let _ = tx.send(Msg::ExecAllPlanned(Box::new(plan)));
 }
 
@@ -765,7 +773,7 @@ pub fn exec_all_run(
     cancel: &std::sync::atomic::AtomicBool,
     tx: &Sender<Msg>,
 ) {
-    let report = every_event(sessions, config, Some(cancel), tx);
+    let report = every_event(&by_path(sessions), config, Some(cancel), tx);
     let _ = tx.send(Msg::ExecAllDone(Box::new(report)));
 }
 
@@ -786,6 +794,7 @@ pub fn compare_rules(
             runs: 0,
         });
     };
-    let r = hookscope_core::hooks::replay::against::against_refs(sessions, a, b, &progress);
+    let r =
+        hookscope_core::hooks::replay::against::against_refs(&by_path(sessions), a, b, &progress);
     let _ = tx.send(Msg::Compared(Box::new(r)));
 }

@@ -699,7 +699,11 @@ fn the_plan_warns_of_lints_and_tallies_b() {
         lines[2].starts_with("    ⚠ lint command-relative-path: \"./guard.sh\" is relative"),
         "{plan}"
     );
-    assert!(lines[3].starts_with("  B: "), "{plan}");
+    assert!(
+        lines[3].starts_with("    ⚠ isolated: it runs in an empty temporary project folder, where a relative script path is not found"),
+        "{plan}"
+    );
+    assert!(lines[4].starts_with("  B: "), "{plan}");
     let v = all_exec_on(
         &a,
         std::slice::from_ref(&c2),
@@ -708,7 +712,7 @@ fn the_plan_warns_of_lints_and_tallies_b() {
     assert_eq!(
         v["handlers"][0]["lints"][0]
             .as_str()
-            .map(|l| l.starts_with("command-relative-path: ")),
+            .map(|l| l.starts_with("lint command-relative-path: ")),
         Some(true),
         "{v}"
     );

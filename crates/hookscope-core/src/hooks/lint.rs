@@ -391,7 +391,11 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
             }
             out.extend(values);
             if let Some(m) = &h.matcher {
-                out.extend(fields::permission_syntax(m, at));
+                out.extend(fields::permission_syntax(m, at).map(|mut l| {
+                    // At the matcher, as the other matcher lints.
+                    l.line = h.matcher_line.or(l.line);
+                    l
+                }));
             }
         }
         out.extend(fields::field_lints(i, h));

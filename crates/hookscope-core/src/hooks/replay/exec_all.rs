@@ -253,8 +253,9 @@ pub struct HandlerTally {
     pub new_blocks: Examples,
     /// Its failures, as examples.
     pub failed: Examples,
-    /// What `hooks --lint` says of it (`id: message`), so a plan warns
-    /// before it runs (a relative script path fails every run).
+    /// What to know before it runs: what `hooks --lint` says of it (`lint
+    /// ID: message`), and `isolated: …` when a relative script path cannot
+    /// be found in the isolated folders.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lints: Vec<String>,
     /// Runs whose stderr said a permission was denied while writes were
@@ -625,16 +626,39 @@ fn lint_once(hooks: &Hooks, shared: &Shared) {
     let Ok(lints) = hooks.lint(&crate::hooks::lint::LintOptions::default()) else {
         return;
     };
+    // A relative script: where it is looked for depends on the folder the
+    // hook runs in, so `command-not-found` (resolved against the session's
+    // folder) is left to `command-relative-path`; isolated, it is never
+    // found, silenced or not.
+    let relative: Vec<usize> = lints
+        .iter()
+        .filter(|l| l.id == "command-relative-path")
+        .filter_map(|l| l.handler)
+        .collect();
     let kept = crate::hooks::lint::explain::apply_allows(config, lints, &[]).kept;
     if let Ok(mut map) = shared.lints.lock() {
         for l in kept {
+            if l.id == "command-not-found" && l.handler.is_some_and(|i| relative.contains(&i)) {
+                continue;
+            }
             let Some(h) = l.handler.and_then(|i| config.handlers.get(i)) else {
                 continue;
             };
             let entry = map.entry(h.location()).or_default();
-            let text = format!("{}: {}", l.id, l.message);
+            let text = format!("lint {}: {}", l.id, l.message);
             if !entry.contains(&text) {
                 entry.push(text);
+            }
+        }
+        if shared.opts.isolated {
+            for &i in &relative {
+                if let Some(h) = config.handlers.get(i) {
+                    let text = "isolated: it runs in an empty temporary project folder, where a relative script path is not found (exit 127); give an absolute path, or run with --real-folders (and --cwd-map)".to_string();
+                    let entry = map.entry(h.location()).or_default();
+                    if !entry.contains(&text) {
+                        entry.push(text);
+                    }
+                }
             }
         }
     }

@@ -95,7 +95,7 @@ pub fn plan_lines(plan: &ExecAll) -> Vec<String> {
             h.command,
             plural(h.reached, "event", "events")
         ));
-        out.extend(h.lints.iter().map(|l| format!("    ⚠ lint {l}")));
+        out.extend(h.lints.iter().map(|l| format!("    ⚠ {l}")));
     }
     for h in &plan.against_handlers {
         out.push(format!(
@@ -105,7 +105,7 @@ pub fn plan_lines(plan: &ExecAll) -> Vec<String> {
             h.command,
             plural(h.reached, "event", "events")
         ));
-        out.extend(h.lints.iter().map(|l| format!("    ⚠ lint {l}")));
+        out.extend(h.lints.iter().map(|l| format!("    ⚠ {l}")));
     }
     if plan
         .handlers
@@ -134,7 +134,7 @@ pub fn plan_lines(plan: &ExecAll) -> Vec<String> {
     }));
     if plan.cwd_missing > 0 {
         out.push(format!(
-            "  ⚠ {} of {} were recorded in folders that do not exist here ({}): a hook that checks its working folder sees it missing, and some guards then block everything; map them to local folders with --cwd-map OLD=NEW",
+            "  ⚠ {} of {} were recorded in folders that do not exist here ({}): the hook runs in a temporary folder, but the payload's cwd still names the recorded one, and a guard that checks it may fail closed and block everything; map them to local folders with --cwd-map OLD=NEW",
             plan.cwd_missing,
             plural(plan.events, "event", "events"),
             plan.cwd_missing_examples.join(", ")
@@ -234,7 +234,7 @@ fn handler_lines(
     out.extend(
         h.lints
             .iter()
-            .map(|l| ReportLine::plain(format!("  ⚠ lint {l}"))),
+            .map(|l| ReportLine::plain(format!("  ⚠ {l}"))),
     );
     out.push(ReportLine::plain(format!(
         "  reached {}, ran {}; exits: {}; decisions: {}",
@@ -332,7 +332,7 @@ pub fn exec_report_lines(r: &ExecAll, shown: Option<usize>) -> Vec<ReportLine> {
     )));
     exec_examples(
         &mut out,
-        "new blocks (to review: likely false blocks)",
+        "new blocks (blocked now, not then: review them; false blocks hide here)",
         &t.new_blocks,
         shown,
     );
