@@ -7,7 +7,6 @@
 //! view's jump effect), or for one not on a call (a Stop, a prompt) to its
 //! line there.
 
-use hookscope_core::hooks::events::At;
 use hookscope_core::hooks::replay::Example;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -131,12 +130,13 @@ impl Component for BacktestPane {
                 }),
                 Some(Block { index, example, .. }) => {
                     // Not on a tool call (a Stop, a prompt): its line.
-                    match example.at.as_deref().map(At::parse) {
-                        Some(At::Line(line)) => ctx.emit(Effect::JumpToLine {
-                            index: *index,
-                            line,
-                        }),
-                        _ => ctx.say("this block is not on a tool call: nothing to jump to"),
+                    match example
+                        .at
+                        .as_deref()
+                        .and_then(|at| Effect::jump_to(*index, at))
+                    {
+                        Some(jump) => ctx.emit(jump),
+                        None => ctx.say("this block is not on a tool call: nothing to jump to"),
                     }
                 }
                 None => ctx.say("no would-be block to jump to"),

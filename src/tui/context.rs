@@ -331,6 +331,24 @@ pub enum Effect {
     },
 }
 
+impl Effect {
+    /// The jump to the event an `--at` names in session `index`: a
+    /// `tool_use_id` (or line uuid) selects the call, `line:N` the line;
+    /// `None` for what the timeline cannot select (a subagent's line, a
+    /// turn, the last event).
+    pub fn jump_to(index: usize, at: &str) -> Option<Effect> {
+        use hookscope_core::hooks::events::At;
+        match At::parse(at) {
+            At::Line(line) => Some(Effect::JumpToLine { index, line }),
+            At::ToolUseId(id) | At::Uuid(id) => Some(Effect::JumpToCall {
+                index,
+                tool_use_id: id,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The rule set given with `--rules FILE` (loaded once, at start).
 #[derive(Debug, Clone, Default)]
 pub enum Rules {

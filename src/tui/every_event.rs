@@ -15,7 +15,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hookscope_core::hooks::events::At;
 use hookscope_core::hooks::replay::against::Against;
 use hookscope_core::hooks::replay::exec_all::ExecAll;
 use hookscope_core::hooks::replay::report_lines::{
@@ -361,13 +360,13 @@ impl Component for EveryEventPane {
                 ctx.say(format!("{}: not among the sessions listed", target.path()));
                 return EventState::Consumed;
             };
-            match target.at.as_deref().map(At::parse) {
-                Some(At::ToolUseId(id)) => ctx.emit(Effect::JumpToCall {
-                    index,
-                    tool_use_id: id,
-                }),
-                Some(At::Line(line)) => ctx.emit(Effect::JumpToLine { index, line }),
-                _ => ctx.say(format!(
+            match target
+                .at
+                .as_deref()
+                .and_then(|at| Effect::jump_to(index, at))
+            {
+                Some(jump) => ctx.emit(jump),
+                None => ctx.say(format!(
                     "{} is in a subagent's transcript: open the session and its subagent",
                     target.source
                 )),

@@ -769,11 +769,17 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
     let parts: Vec<ExecAll> = payloads
         .par_iter()
         .map(|p| {
-            let mut part = event_part(&session, &hooks, p, &main_path, shared);
+            let ctx = RunContext {
+                isolated: shared.opts.isolated,
+                ..RunContext::for_replay(&session, p, shared.opts.cwd_map, shared.opts.env_args)
+            };
+            let a = Reached::of(&hooks, p, &ctx, shared);
+            let mut part = event_part(&session, &hooks, &a, p, &ctx, &main_path, shared);
             if let Some(b) = &hooks_b
                 && !part.cancelled
             {
-                let (c, runs, tallies) = compare_event(&session, &hooks, b, p, &main_path, shared);
+                let (c, runs, tallies) =
+                    compare_event(&session, (&hooks, &a), b, p, &ctx, &main_path, shared);
                 part.handler_runs += runs;
                 part.against = Some(c);
                 merge_tallies(&mut part.against_handlers, tallies);
@@ -789,35 +795,58 @@ fn session_part(r: &SessionRef, shared: &Shared) -> ExecAll {
     part
 }
 
-/// One event: explain, run (or count), tally, compare.
+/// What one version of the hooks does with event `p`: the reach
+/// explanation, the handlers that fire with their labels, and (when any
+/// fires) the answer cell identical events share. Made once per event and
+/// version, for the run and the comparison alike.
+struct Reached<'h> {
+    verdicts: Vec<crate::hooks::settings::HandlerVerdict>,
+    firing: Vec<(&'h Handler, String)>,
+    cell: Option<Answer>,
+}
+
+impl<'h> Reached<'h> {
+    fn of(hooks: &'h Hooks, p: &Payload, ctx: &RunContext, shared: &Shared) -> Reached<'h> {
+        let verdicts = hooks.explain(p.event.as_str(), &p.json, &ctx.version);
+        let config = hooks.config();
+        let firing: Vec<(&Handler, String)> = verdicts
+            .iter()
+            .filter(|v| v.fires)
+            .filter_map(|v| Some((config.handlers.get(v.index)?, config.label(v.index))))
+            .collect();
+        let cell = (!firing.is_empty()).then(|| {
+            let handlers: Vec<&Handler> = firing.iter().map(|(h, _)| *h).collect();
+            answer_cell(p, &handlers, shared)
+        });
+        Reached {
+            verdicts,
+            firing,
+            cell,
+        }
+    }
+}
+
+/// One event: run (or count) what `reached` fires, tally, compare with the
+/// transcript.
 fn event_part(
     session: &Session,
     hooks: &Hooks,
+    reached: &Reached,
     p: &Payload,
+    ctx: &RunContext,
     main_path: &std::path::Path,
     shared: &Shared,
 ) -> ExecAll {
     let mut part = ExecAll::default();
-    let ctx = RunContext {
-        isolated: shared.opts.isolated,
-        ..RunContext::for_replay(session, p, shared.opts.cwd_map, shared.opts.env_args)
-    };
     let event = p.event.as_str();
-    let verdicts = hooks.explain(event, &p.json, &ctx.version);
-    let handlers = &hooks.config().handlers;
-    let firing: Vec<&Handler> = verdicts
-        .iter()
-        .filter(|v| v.fires)
-        .filter_map(|v| handlers.get(v.index))
-        .collect();
-    if firing.is_empty() {
+    let Some(cell) = &reached.cell else {
         return part;
-    }
+    };
+    let firing: Vec<&Handler> = reached.firing.iter().map(|(h, _)| *h).collect();
     if cancelled(shared.mode) {
         part.cancelled = true;
         return part;
     }
-    let cell = answer_cell(p, &firing, shared);
     part.events = 1;
     if let Some(cwd) = p.json.get("cwd").and_then(Value::as_str)
         && !std::path::Path::new(cwd).is_dir()
@@ -839,7 +868,7 @@ fn event_part(
         }
         return part;
     };
-    let (answer, ran_here) = run_once(&cell, hooks, &verdicts, p, &ctx, *runner, shared);
+    let (answer, ran_here) = run_once(cell, hooks, &reached.verdicts, p, ctx, *runner, shared);
     if cancel.load(Ordering::SeqCst) {
         // Its hooks may have been killed mid-run: not an answer.
         part.events = 0;
@@ -881,12 +910,7 @@ fn event_part(
         now,
         source: format!("{}:{}", p.source_path.display(), p.source_line),
     };
-    let labels: Vec<String> = verdicts
-        .iter()
-        .filter(|v| v.fires)
-        .map(|v| hooks.config().label(v.index))
-        .collect();
-    for (h, label) in firing.iter().zip(&labels) {
+    for (h, label) in &reached.firing {
         let t = part.tally(h);
         t.reached += 1;
         if let Some((_, reason)) = answer.not_run.iter().find(|(l, _)| l == label) {
@@ -954,77 +978,46 @@ fn exit_label(status: &RunStatus) -> String {
     }
 }
 
-/// Runs `p` with the hooks `a` and `b` (each once: `a`'s run is the one
-/// [`event_part`] made) and adds the pair of decisions to a [`Changes`];
-/// also the handler runs `b` took. In a plan, only counts `b`'s runs.
+/// Runs `p` with the hooks `b` beside `a` (each once: `a`'s run, reached
+/// as `a.1` says, is the one [`event_part`] made) and adds the pair of
+/// decisions to a [`Changes`]; also the handler runs `b` took and its
+/// handlers' tallies. In a plan, only counts `b`'s runs.
 fn compare_event(
     session: &Session,
-    a: &Hooks,
+    a: (&Hooks, &Reached),
     b: &Hooks,
     p: &Payload,
+    ctx: &RunContext,
     main_path: &std::path::Path,
     shared: &Shared,
 ) -> (Changes, usize, Vec<HandlerTally>) {
     let mut changes = Changes::default();
     let mut tallies: Vec<HandlerTally> = Vec::new();
-    let ctx = RunContext {
-        isolated: shared.opts.isolated,
-        ..RunContext::for_replay(session, p, shared.opts.cwd_map, shared.opts.env_args)
-    };
     let event = p.event.as_str();
-    let side = |hooks: &Hooks| {
-        let verdicts = hooks.explain(event, &p.json, &ctx.version);
-        let handlers = &hooks.config().handlers;
-        let firing: Vec<&Handler> = verdicts
-            .iter()
-            .filter(|v| v.fires)
-            .filter_map(|v| handlers.get(v.index))
-            .collect();
-        (
-            verdicts.clone(),
-            firing.len(),
-            answer_cell(p, &firing, shared),
-            firing.is_empty(),
-            verdicts
-                .iter()
-                .filter(|v| v.fires)
-                .filter_map(|v| {
-                    Some((
-                        handlers.get(v.index)?.clone(),
-                        hooks.config().label(v.index),
-                    ))
-                })
-                .collect::<Vec<(Handler, String)>>(),
-        )
-    };
-    let (va, _, cell_a, none_a, _) = side(a);
-    let (vb, nb, cell_b, none_b, firing_b) = side(b);
+    let (hooks_a, ra) = a;
+    let rb = Reached::of(b, p, ctx, shared);
+    let (none_a, none_b) = (ra.cell.is_none(), rb.cell.is_none());
     if none_a && none_b {
         return (changes, 0, tallies);
     }
-    for (h, _) in &firing_b {
+    for (h, _) in &rb.firing {
         tally_in(&mut tallies, h).reached += 1;
     }
     let Mode::Run { runner, cancel } = shared.mode else {
-        let first = !none_b && cell_b.set(None).is_ok();
-        return (changes, if first { nb } else { 0 }, tallies);
+        let first = rb.cell.as_ref().is_some_and(|c| c.set(None).is_ok());
+        return (changes, if first { rb.firing.len() } else { 0 }, tallies);
     };
-    let decide = |none: bool,
-                  cell: &Answer,
-                  hooks: &Hooks,
-                  verdicts: &[crate::hooks::settings::HandlerVerdict]| {
-        if none {
-            return (None, false);
-        }
-        run_once(cell, hooks, verdicts, p, &ctx, *runner, shared)
+    let decide = |hooks: &Hooks, r: &Reached| match &r.cell {
+        None => (None, false),
+        Some(cell) => run_once(cell, hooks, &r.verdicts, p, ctx, *runner, shared),
     };
-    let (ans_a, _) = decide(none_a, &cell_a, a, &va);
-    let (ans_b, ran_b) = decide(none_b, &cell_b, b, &vb);
+    let (ans_a, _) = decide(hooks_a, ra);
+    let (ans_b, ran_b) = decide(b, &rb);
     if cancel.load(Ordering::SeqCst) {
         return (changes, 0, Vec::new());
     }
     if let Some(summary) = &ans_b {
-        for (h, label) in &firing_b {
+        for (h, label) in &rb.firing {
             let t = tally_in(&mut tallies, h);
             if let Some((_, reason)) = summary.not_run.iter().find(|(l, _)| l == label) {
                 *t.not_run.entry(reason.clone()).or_default() += 1;
@@ -1072,7 +1065,7 @@ fn compare_event(
             b: tb.to_string(),
         },
     );
-    (changes, if ran_b { nb } else { 0 }, tallies)
+    (changes, if ran_b { rb.firing.len() } else { 0 }, tallies)
 }
 
 /// The answer cell of the event `p` reaching `firing`: keyed by the event,

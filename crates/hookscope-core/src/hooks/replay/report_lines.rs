@@ -82,36 +82,29 @@ pub fn plan_lines(plan: &ExecAll) -> Vec<String> {
         plan.deduplicated,
         plural(plan.sessions, "session", "sessions"),
     )];
-    let b = if plan.against_handlers.is_empty() {
+    let a = if plan.against_handlers.is_empty() {
         ""
     } else {
         "A: "
     };
-    for h in &plan.handlers {
-        out.push(format!(
-            "  {b}{} {}: {} — reaches {}",
-            h.handler,
-            h.event,
-            h.command,
-            plural(h.reached, "event", "events")
-        ));
-        out.extend(h.lints.iter().map(|l| format!("    ⚠ {l}")));
-    }
-    for h in &plan.against_handlers {
-        out.push(format!(
-            "  B: {} {}: {} — reaches {}",
-            h.handler,
-            h.event,
-            h.command,
-            plural(h.reached, "event", "events")
-        ));
-        out.extend(h.lints.iter().map(|l| format!("    ⚠ {l}")));
+    let sides = [(a, &plan.handlers), ("B: ", &plan.against_handlers)];
+    for (side, handlers) in sides {
+        for h in handlers {
+            out.push(format!(
+                "  {side}{} {}: {} — reaches {}",
+                h.handler,
+                h.event,
+                h.command,
+                plural(h.reached, "event", "events")
+            ));
+            out.extend(h.lints.iter().map(|l| format!("    ⚠ {l}")));
+        }
     }
     if plan
         .handlers
         .iter()
         .chain(&plan.against_handlers)
-        .any(|h| !h.lints.is_empty())
+        .any(|h| h.lints.iter().any(|l| l.starts_with("lint ")))
     {
         out.push(
             "  ⚠ hooks --lint flags handlers above (hookscope hooks --explain ID says why): their runs may fail or never fire".to_string(),
