@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use hookscope_core::hooks::contract::Version;
 use hookscope_core::hooks::dialect::{Dialect, Hooks, Sources};
-use hookscope_core::hooks::lint::explain::{Silenced, apply_allows};
+use hookscope_core::hooks::lint::silence::{Silenced, apply_allows};
 use hookscope_core::hooks::lint::{Lint, LintOptions, Severity};
 use hookscope_core::hooks::reach::MatchReport;
 use hookscope_core::hooks::settings::HookConfig;

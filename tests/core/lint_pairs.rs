@@ -130,8 +130,9 @@ fn a_missing_command_with_on_failure_block_blocks_every_action() {
 /// explained.
 #[test]
 fn every_explained_example_fires_and_its_fix_is_clean() {
-    use hookscope_core::hooks::lint::explain::{EXPLANATIONS, Example, apply_allows};
+    use hookscope_core::hooks::lint::explain::{EXPLANATIONS, Example};
     use hookscope_core::hooks::lint::lint_output;
+    use hookscope_core::hooks::lint::silence::apply_allows;
     let dir = tempfile::tempdir().expect("tempdir");
     let ids = |example: &Example, name: &str| -> Option<Vec<&'static str>> {
         match *example {

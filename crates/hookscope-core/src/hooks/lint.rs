@@ -250,6 +250,7 @@ pub const LINTS: &[(&str, &str)] = &[
 pub mod explain;
 mod fields;
 pub mod formats;
+pub mod silence;
 pub mod values;
 
 /// Tool events: the `if` field is honoured only on these (docs/contract.md#the-if-field).
@@ -338,7 +339,7 @@ fn lint(
 /// Lints the configuration (see the module doc), in file order: each
 /// file's load-time problems, then per handler. Never runs anything.
 /// Silences (`--allow`, `# hookscope: allow`) are applied after, by
-/// [`explain::apply_allows`].
+/// [`silence::apply_allows`].
 pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
     let mut out = Vec::new();
     for file in &config.files {

@@ -160,8 +160,6 @@ pub fn write_confinement_available() -> Result<(), String> {
         let outside = tempfile::tempdir().map_err(|e| format!("no temporary folder: {e}"))?;
         let refused = outside.path().join("refused");
         std::fs::create_dir(&inside).map_err(|e| e.to_string())?;
-        let fd = write_ruleset(&inside)?;
-        let raw = fd.as_raw_fd();
         let mut cmd = Command::new("sh");
         cmd.args([
             "-c",
@@ -173,24 +171,16 @@ pub fn write_confinement_available() -> Result<(), String> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-        {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: as in `apply`: two async-signal-safe system calls.
-            unsafe {
-                cmd.pre_exec(move || {
-                    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                        || libc::syscall(libc::SYS_landlock_restrict_self, raw, 0) != 0
-                    {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-        }
+        // The same confinement a hook gets.
+        let how = Confinement {
+            no_network: false,
+            confine_writes: true,
+        };
+        let applied = apply(&mut cmd, Some(&inside), how)?;
         let status = cmd
             .status()
             .map_err(|e| format!("the kernel refused Landlock: {e}"))?;
-        drop(fd);
+        drop(applied);
         if !status.success() {
             return Err(format!("a confined test process ended with {status}"));
         }

@@ -635,7 +635,7 @@ fn lint_once(hooks: &Hooks, shared: &Shared) {
         .filter(|l| l.id == "command-relative-path")
         .filter_map(|l| l.handler)
         .collect();
-    let kept = crate::hooks::lint::explain::apply_allows(config, lints, &[]).kept;
+    let kept = crate::hooks::lint::silence::apply_allows(config, lints, &[]).kept;
     if let Ok(mut map) = shared.lints.lock() {
         for l in kept {
             if l.id == "command-not-found" && l.handler.is_some_and(|i| relative.contains(&i)) {
