@@ -294,7 +294,10 @@ impl EveryEventPane {
                     'k' => -1,
                     _ => isize::try_from(inner_rows(self.area)).unwrap_or(1),
                 };
-                self.sel = step(self.sel, delta, self.lines.len());
+                // No row is selected in a plan: the view itself moves (the
+                // top line follows, and the layout keeps it on top).
+                self.sel = step(self.offset, delta, self.lines.len());
+                self.offset = self.sel;
                 self.set_area(self.area);
                 EventState::Consumed
             }
@@ -390,12 +393,12 @@ impl Component for EveryEventPane {
         out.push(Command::new(
             Action::Enter,
             "jump",
-            "plan: run your hooks (Esc/n cancel); report: open the example",
+            "plan: run your hooks (Esc/n cancel); report: open example",
         ));
         out.push(Command::new(
             Action::Backtest,
             "again",
-            "B in the report: plan and run again (B elsewhere shows the last report)",
+            "in the report: run again (elsewhere: show the report)",
         ));
         out.push(Command::new(
             Action::Back,
