@@ -230,3 +230,83 @@ fn a_rewrite_with_size_and_mtime_restored_is_not_served_stale() {
         assert_eq!(find_contains(cache.path(), root, "echo original", true), 1);
     }
 }
+
+/// `find` with `HOOKSCOPE_INDEX_STATS=1`: the record count and whether the
+/// sessions came from the discovery kept in the index (no walk).
+fn find_stats(cache: &Path, root: &Path) -> (usize, bool) {
+    let out = indexed(cache)
+        .env("HOOKSCOPE_INDEX_STATS", "1")
+        .args(["find", "--json", "--tool-name", "Bash", "--limit", "1000"])
+        .arg(root)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stats = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("hookscope-index-stats: "))
+        .expect("stats line");
+    let stats: serde_json::Value = serde_json::from_str(stats).expect("stats json");
+    (
+        v["records"].as_array().map_or(0, Vec::len),
+        stats["sync"]["stored_discovery"] == true,
+    )
+}
+
+/// The second `find` over the same roots answers from the discovery kept
+/// in the index (no walk); a session file added, one appended to, a
+/// subagent folder created, or a file removed, and the next one walks
+/// again and counts what a walk counts.
+#[test]
+fn find_answers_without_a_walk_until_a_folder_or_file_changes() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let src = session_dir()
+        .join("-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl");
+    let project = data.path().join("p");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::copy(&src, project.join("a.jsonl")).expect("copy");
+    let root = data.path();
+    let (one, stored) = find_stats(cache.path(), root);
+    assert!(one > 0);
+    assert!(!stored, "the first find walks");
+    assert_eq!(find_stats(cache.path(), root), (one, true));
+    // A second session in the folder.
+    std::fs::copy(&src, project.join("b.jsonl")).expect("copy");
+    assert_eq!(find_stats(cache.path(), root), (2 * one, false));
+    assert_eq!(find_stats(cache.path(), root), (2 * one, true));
+    // One session's file grows by a copy of its own lines (same calls
+    // again: their ids repeat, so the count is what a walk gives).
+    let text = std::fs::read(&src).expect("read");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(project.join("b.jsonl"))
+        .expect("open");
+    std::io::Write::write_all(&mut f, &text).expect("append");
+    drop(f);
+    let (grown, stored) = find_stats(cache.path(), root);
+    assert!(!stored);
+    let mut walk = indexed(cache.path());
+    let plain = walk
+        .args([
+            "--no-index",
+            "find",
+            "--json",
+            "--tool-name",
+            "Bash",
+            "--limit",
+            "1000",
+        ])
+        .arg(root)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&plain.stdout).expect("json");
+    assert_eq!(grown, v["records"].as_array().map_or(0, Vec::len));
+    assert_eq!(find_stats(cache.path(), root), (grown, true));
+    // A new folder deeper down, then a file removed.
+    std::fs::create_dir_all(project.join("a/subagents")).expect("mkdir");
+    assert!(!find_stats(cache.path(), root).1);
+    std::fs::remove_file(project.join("b.jsonl")).expect("rm");
+    assert_eq!(find_stats(cache.path(), root), (one, false));
+    assert_eq!(find_stats(cache.path(), root), (one, true));
+}

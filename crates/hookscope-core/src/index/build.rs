@@ -61,6 +61,10 @@ pub struct SyncStats {
     pub removed: usize,
     /// Transcript bytes read by this sync.
     pub bytes_read: u64,
+    /// The sessions came from a discovery kept in the index whose folders
+    /// and files were all unchanged: nothing was walked or re-read
+    /// ([`crate::index::Index::stored_discovery`]).
+    pub stored_discovery: bool,
 }
 
 /// Where a first build is: sessions and main-file bytes done of the total

@@ -38,6 +38,7 @@
 
 pub mod build;
 mod calls_table;
+pub mod discovery;
 pub mod grow;
 pub mod listed;
 pub mod names;

@@ -48,6 +48,14 @@
 //!   `""` without an input), when at most [`INPUT_FOLDED_MAX`] bytes, else
 //!   NULL (the filter then reads the call's line or loads its session).
 //!
+//! - `discoveries`: a discovery that can be used without walking
+//!   ([`crate::index::Index::stored_discovery`]): its roots
+//!   ([`crate::transcript::fingerprint::roots_key`]), what it read
+//!   ([`crate::transcript::fingerprint::Fingerprint::encode`]) and what it
+//!   found (sessions and diagnostics, `index::discovery`'s binary form).
+//!   Triggers empty it whenever a `sessions` row is written or removed, so
+//!   a row there always describes sessions whose rows were current when it
+//!   was stored.
 //! - `checkpoints`: a Claude Code session's
 //!   [`crate::transcript::claude_code::Checkpoint`] as JSON (`state`), where
 //!   reading its main file ended: what [`crate::index::grow`] resumes from
@@ -63,7 +71,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
@@ -116,6 +124,14 @@ CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 CREATE TABLE IF NOT EXISTS checkpoints(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, state TEXT NOT NULL,
   PRIMARY KEY(s_path, s_id));
+CREATE TABLE IF NOT EXISTS discoveries(
+  roots BLOB PRIMARY KEY, fingerprint BLOB NOT NULL, found BLOB NOT NULL);
+CREATE TRIGGER IF NOT EXISTS discoveries_on_insert AFTER INSERT ON sessions
+  BEGIN DELETE FROM discoveries; END;
+CREATE TRIGGER IF NOT EXISTS discoveries_on_update AFTER UPDATE ON sessions
+  BEGIN DELETE FROM discoveries; END;
+CREATE TRIGGER IF NOT EXISTS discoveries_on_delete AFTER DELETE ON sessions
+  BEGIN DELETE FROM discoveries; END;
 ";
 
 const DROP: &str = "
@@ -125,6 +141,7 @@ DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS diagnostics;
 DROP TABLE IF EXISTS calls;
 DROP TABLE IF EXISTS checkpoints;
+DROP TABLE IF EXISTS discoveries;
 ";
 
 /// What the `meta` table says about an existing index.

@@ -186,13 +186,42 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
 
 /// A line parsed as the loader parses it ([`crate::transcript::jsonl`]:
 /// BOM and whitespace trimmed, invalid UTF-8 and lone surrogates repaired),
-/// when it is a JSON object.
+/// when it is a JSON object: only the fields a record is built from
+/// ([`LineView`]); the others (`toolUseResult`, which repeats a result and
+/// may hold a whole file; `cwd`, `uuid`, …) are skipped without being
+/// built. A line naming one of those fields twice is refused (`None`:
+/// the caller loads the session, which takes the last one).
 fn parse_object(line: &[u8]) -> Option<Value> {
     let bytes = crate::transcript::jsonl::line_bytes(line);
-    match crate::transcript::jsonl::parse_line::<Value>(bytes) {
-        Ok((v @ Value::Object(_), _)) => Some(v),
-        _ => None,
+    let (view, _) = crate::transcript::jsonl::parse_line::<LineView>(bytes).ok()?;
+    let mut map = serde_json::Map::new();
+    for (key, value) in [
+        ("type", view.kind),
+        ("message", view.message),
+        ("timestamp", view.timestamp),
+        ("isApiErrorMessage", view.is_api_error_message),
+        ("isCompactSummary", view.is_compact_summary),
+    ] {
+        if let Some(value) = value {
+            map.insert(key.to_string(), value);
+        }
     }
+    Some(Value::Object(map))
+}
+
+/// The fields of a Claude Code line that [`session_from_rows`] reads; every
+/// other field is skipped (serde's `IgnoredAny`). Only a JSON object
+/// deserializes into it.
+#[derive(serde::Deserialize)]
+struct LineView {
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    message: Option<Value>,
+    timestamp: Option<Value>,
+    #[serde(rename = "isApiErrorMessage")]
+    is_api_error_message: Option<Value>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<Value>,
 }
 
 /// The one block of `line` (a `line_type` line) whose `type` is

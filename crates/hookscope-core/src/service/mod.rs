@@ -298,13 +298,43 @@ impl Library {
             .index
             .as_ref()
             .and_then(|i| i.lock().ok().and_then(|i| i.reader()));
-        let (found, early) = std::thread::scope(|scope| {
+        let roots = crate::transcript::roots_of(&self.paths);
+        // A discovery kept in the index, unchanged on disk, answers without
+        // a walk or a sync; else discovery walks while the candidates are
+        // read on the second connection.
+        let (stored, found, early) = std::thread::scope(|scope| {
             let early = reader.map(|r| scope.spawn(move || r.candidates_of(query)));
-            let found = discover(&self.paths);
-            (found, early.and_then(|h| h.join().ok().flatten()))
+            let stored = self
+                .index
+                .as_ref()
+                .and_then(|i| i.lock().ok())
+                .and_then(|i| i.stored_discovery(&roots));
+            let found = stored
+                .is_none()
+                .then(|| crate::transcript::discover_fingerprinted(&self.paths));
+            (stored, found, early.and_then(|h| h.join().ok().flatten()))
         });
-        let sessions = found?.sessions;
-        let Some(synced) = self.sync(&sessions, progress) else {
+        let (sessions, synced) = match (stored, found) {
+            (Some(stored), _) => {
+                let n = stored.sessions.len();
+                (
+                    stored.sessions,
+                    Some(crate::index::discovery::synced_stored(n)),
+                )
+            }
+            (None, Some(found)) => {
+                let (found, fingerprint) = found?;
+                let synced = self.sync(&found.sessions, progress);
+                if let (Some(fp), Some(synced), Some(Ok(index))) =
+                    (&fingerprint, &synced, self.index.as_ref().map(|i| i.lock()))
+                {
+                    index.store_discovery(&found, fp, synced);
+                }
+                (found.sessions, synced)
+            }
+            (None, None) => (discover(&self.paths)?.sessions, None),
+        };
+        let Some(synced) = synced else {
             let result = self.find_unindexed(&sessions, query)?;
             return Ok(Found {
                 sessions,

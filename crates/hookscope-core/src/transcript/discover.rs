@@ -26,6 +26,8 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
+use super::fingerprint::{Fingerprint, Ident};
+
 use super::model::{Agent, Diagnostic};
 use super::sniff::{LineSniff, Sniffed, sniff_lines};
 
@@ -186,21 +188,45 @@ pub fn default_roots() -> Vec<PathBuf> {
 /// # Errors
 /// [`DiscoverError`] when a given PATH does not exist or is a non-`.jsonl` file.
 pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
-    let roots = if paths.is_empty() {
+    discover_fingerprinted(paths).map(|(found, _)| found)
+}
+
+/// The roots [`discover`] searches for `paths`: `paths`, or
+/// [`default_roots`] when empty.
+pub fn roots_of(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
         default_roots()
     } else {
         paths.to_vec()
-    };
+    }
+}
+
+/// [`discover`], and what it read ([`Fingerprint`]) when the result
+/// depends on nothing else: every root a folder, every subagent's parent
+/// found in a folder the walk listed. `None` otherwise (a PATH naming a
+/// file, an orphaned subagent, a parent found above the roots): such a
+/// discovery is walked every time.
+///
+/// # Errors
+/// [`discover`]'s.
+pub fn discover_fingerprinted(
+    paths: &[PathBuf],
+) -> Result<(Discovery, Option<Fingerprint>), DiscoverError> {
+    let roots = roots_of(paths);
     let mut files = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut walked: Vec<(PathBuf, Ident)> = Vec::new();
+    let mut closed = true;
     for root in &roots {
         let meta = std::fs::metadata(root).map_err(|_| DiscoverError::Missing(root.clone()))?;
         if !meta.is_file() && !meta.is_dir() {
             // A FIFO or device given as a PATH: never opened.
+            closed = false;
             diagnostics.push(not_regular(root.clone(), &meta.file_type()));
             continue;
         }
         if meta.is_file() {
+            closed = false;
             let ext = root.extension().and_then(|e| e.to_str());
             let opencode_file = ext == Some("db")
                 || (ext == Some("json") && super::opencode_json::is_session_file(root));
@@ -235,7 +261,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             {
                 let session_dir = dir.join(stem);
                 if session_dir.is_dir() {
-                    walk_root(&session_dir, &mut files, &mut diagnostics);
+                    walk_root(&session_dir, &mut files, &mut diagnostics, &mut walked);
                 }
                 if let Ok(entries) = std::fs::read_dir(dir) {
                     for entry in entries.flatten() {
@@ -253,7 +279,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 }
             }
         } else {
-            walk_root(root, &mut files, &mut diagnostics);
+            walk_root(root, &mut files, &mut diagnostics, &mut walked);
         }
     }
     // Byte order is enough to bring duplicates together (and much cheaper
@@ -292,6 +318,21 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         Unreadable(std::io::Error),
         Undecodable(std::io::Error),
     }
+    // Each file's identity before it is read (an OpenCode database's
+    // `-wal` with it): a change after this is seen by the next check.
+    let file_idents: Vec<(PathBuf, Ident)> = files
+        .par_iter()
+        .flat_map_iter(|(path, _)| {
+            let mut out = vec![(path.clone(), Ident::of(path))];
+            if path.extension().is_some_and(|e| e == "db") {
+                let mut wal = path.as_os_str().to_owned();
+                wal.push("-wal");
+                let wal = PathBuf::from(wal);
+                out.push((wal.clone(), Ident::of(&wal)));
+            }
+            out
+        })
+        .collect();
     let kinds: Vec<Kind> = files
         .par_iter()
         .map(|(path, explicit)| {
@@ -424,6 +465,19 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
         .par_iter()
         .map(|f| parent_of_subagent(f))
         .collect();
+    let listed: HashSet<&Path> = walked.iter().map(|(p, _)| p.as_path()).collect();
+    for parent in &parents {
+        // The parent is looked for from the file's folder up: found in a
+        // listed folder, every folder probed on the way was listed too.
+        if !parent
+            .as_deref()
+            .and_then(Path::parent)
+            .is_some_and(|d| listed.contains(d))
+        {
+            closed = false;
+        }
+    }
+    drop(listed);
     for (file, parent) in subagent_files.into_iter().zip(parents) {
         match parent {
             Some(parent) if mains.contains_key(&parent) => {
@@ -461,11 +515,18 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
             .then_with(|| a.path.cmp(&b.path))
             .then_with(|| a.id.cmp(&b.id))
     });
-    Ok(Discovery {
-        sessions,
-        diagnostics,
-        roots,
-    })
+    let fingerprint = closed.then(|| {
+        walked.extend(file_idents);
+        Fingerprint { entries: walked }
+    });
+    Ok((
+        Discovery {
+            sessions,
+            diagnostics,
+            roots,
+        },
+        fingerprint,
+    ))
 }
 
 /// Moves each forked or spawned Codex rollout (one whose first
@@ -707,6 +768,7 @@ fn walk(
     root: WalkDir,
     files: &mut Vec<(PathBuf, bool, PathBuf)>,
     diagnostics: &mut Vec<Diagnostic>,
+    walked: &mut Vec<(PathBuf, Ident)>,
 ) {
     let mut seen: HashSet<PathBuf> = HashSet::from([root.canonical.clone()]);
     let mut level = vec![root];
@@ -723,18 +785,26 @@ fn walk(
                 return;
             }
         }
-        type Found = (Vec<(PathBuf, bool, PathBuf)>, Vec<Diagnostic>, Vec<WalkDir>);
+        type Found = (
+            Vec<(PathBuf, bool, PathBuf)>,
+            Vec<Diagnostic>,
+            Vec<WalkDir>,
+            Ident,
+        );
         let found: Vec<Found> = level
             .par_iter()
             .map(|d| {
                 let mut f = Vec::new();
                 let mut g = Vec::new();
+                // Taken before listing: a change after it is seen next time.
+                let ident = Ident::of(&d.path);
                 let subs = read_folder(d, &mut f, &mut g);
-                (f, g, subs)
+                (f, g, subs, ident)
             })
             .collect();
         let mut next = Vec::new();
-        for (mut f, mut g, subs) in found {
+        for ((mut f, mut g, subs, ident), d) in found.into_iter().zip(&level) {
+            walked.push((d.path.clone(), ident));
             files.append(&mut f);
             diagnostics.append(&mut g);
             for d in subs {
@@ -800,6 +870,7 @@ fn walk_root(
     root: &Path,
     files: &mut Vec<(PathBuf, bool, PathBuf)>,
     diagnostics: &mut Vec<Diagnostic>,
+    walked: &mut Vec<(PathBuf, Ident)>,
 ) {
     let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     walk(
@@ -812,6 +883,7 @@ fn walk_root(
         },
         files,
         diagnostics,
+        walked,
     );
 }
 

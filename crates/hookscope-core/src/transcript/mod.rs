@@ -8,6 +8,7 @@ pub mod diff;
 pub mod discover;
 pub mod droid;
 pub mod export;
+pub mod fingerprint;
 pub mod follow;
 pub mod fsread;
 pub mod hook_activity;
@@ -25,7 +26,10 @@ pub mod spawns;
 
 pub use hookscope_hook::text;
 
-pub use discover::{DiscoverError, Discovery, SessionRef, discover, sessions_named};
+pub use discover::{
+    DiscoverError, Discovery, SessionRef, discover, discover_fingerprinted, roots_of,
+    sessions_named,
+};
 pub use literal::call_digest;
 pub use model::*;
 pub use resolve::{ResolveError, Resolved, resolve_session};
