@@ -310,19 +310,23 @@ fn output(found: Result<query::FindResult, QueryError>) -> ToolOutput {
     }
 }
 
-/// Discovers the sessions of `library` and runs [`find_tool_calls`] on
-/// them ([`Library::find_in`]: through its cache, with its index when it has
-/// one; blocking: discovery walks directories, the query reads files it has
+/// Runs [`find_tool_calls`] on the sessions of `library`
+/// ([`Library::find`]: through its cache, with its index when it has one,
+/// answering from the discovery kept there when nothing changed on disk;
+/// blocking: discovery may walk directories, the query reads files it has
 /// not parsed yet).
 pub fn call(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
-    let sessions = match library.sessions() {
-        Ok(sessions) => sessions,
-        Err(e) => return ToolOutput::Failed(format!("cannot list sessions: {e}")),
+    let query = match FindParams::from_json(arguments).and_then(|params| params.validate(now)) {
+        Ok(query) => query,
+        Err(e) => return output(Err(e)),
     };
-    let found = FindParams::from_json(arguments)
-        .and_then(|params| params.validate(now))
-        .and_then(|query| library.find_in(&sessions, &query));
-    output(found)
+    match library.find(&query, &mut |_| {}) {
+        Ok(found) => output(Ok(found.result)),
+        Err(crate::service::FindError::Query(e)) => output(Err(e)),
+        Err(crate::service::FindError::Discover(e)) => {
+            ToolOutput::Failed(format!("cannot list sessions: {e}"))
+        }
+    }
 }
 
 /// Runs the tool `name` (one of [`TOOL_NAMES`]) on the sessions of
