@@ -313,6 +313,15 @@ impl Boot {
         self.queries.is_some()
     }
 
+    /// Tells the query threads that `generation` is the newest Calls query
+    /// although it is not asked yet (it waits for typing to pause): a
+    /// running query of an older generation stops reading at once.
+    pub fn supersede(&self, generation: u64) {
+        for queries in [&self.queries, &self.early].into_iter().flatten() {
+            queries.supersede(generation);
+        }
+    }
+
     /// Asks the Calls-view query thread for `query`: the one over the
     /// discovered list once discovery has answered, else the one over the
     /// stored list, else keeps it (the newest only) until discovery has

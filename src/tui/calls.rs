@@ -484,6 +484,12 @@ impl CallsView {
 
     /// Validates the line and queues its query (or shows why it is not one).
     fn rerun(&mut self, ctx: &mut Ctx) {
+        self.ask(ctx, false);
+    }
+
+    /// [`CallsView::rerun`]; with `settle`, the query is asked once typing
+    /// pauses (the shell's `debounce`).
+    fn ask(&mut self, ctx: &mut Ctx, settle: bool) {
         self.generation += 1;
         self.partial = false;
         match prepare(&self.filter, Utc::now()) {
@@ -493,6 +499,7 @@ impl CallsView {
                 ctx.requests.push(Request::Find {
                     generation: self.generation,
                     query,
+                    settle,
                 });
             }
             Err(e) => {
@@ -616,7 +623,11 @@ impl CallsView {
         if self.filter != before {
             self.sel = 0;
             self.offset = 0;
-            self.rerun(ctx);
+            // Mid-word keys wait for a pause; a finished word, an empty
+            // line or a completion is asked at once.
+            let typing = matches!(action, Action::SearchInput(_) | Action::SearchBackspace);
+            let settle = typing && !self.filter.is_empty() && !self.filter.ends_with(' ');
+            self.ask(ctx, settle);
         }
         EventState::Consumed
     }

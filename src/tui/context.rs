@@ -230,6 +230,9 @@ pub enum Request {
         generation: u64,
         /// The validated query.
         query: Query,
+        /// The line was typed mid-word: ask once typing pauses
+        /// (`debounce`).
+        settle: bool,
     },
     /// Run the loaded rule set ([`Ctx::rules`]) over every session (the
     /// backtest) and send `Msg::Backtested` per session.

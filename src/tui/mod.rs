@@ -27,6 +27,7 @@ pub mod calls;
 pub mod clipboard;
 pub mod component;
 pub mod context;
+pub mod debounce;
 pub mod detail;
 pub mod diagnostics;
 pub mod every_event;
@@ -179,6 +180,7 @@ pub fn run(
         height: size.height,
     });
     let mut dirty = true;
+    let mut typing = debounce::Debounce::default();
     while !app.quit && term_flag.load(Ordering::SeqCst) == 0 {
         while let Ok(msg) = rx.try_recv() {
             match msg {
@@ -222,9 +224,14 @@ pub fn run(
                         worker::spawn_summary(index, entry.sref.clone(), tx.clone());
                     }
                 }
-                Request::Find { generation, query } => {
-                    boot.find(generation, query);
-                }
+                Request::Find {
+                    generation,
+                    query,
+                    settle,
+                } => match typing.ask(generation, query, settle, std::time::Instant::now()) {
+                    debounce::Ask::Now(generation, query) => boot.find(generation, query),
+                    debounce::Ask::Later(generation) => boot.supersede(generation),
+                },
                 Request::RunHooks { generation, plan } => {
                     worker::spawn_hooks(generation, plan.0, tx.clone());
                 }
@@ -268,7 +275,11 @@ pub fn run(
             term.draw(|f| draw(f, &app))?;
             dirty = false;
         }
-        if event::poll(Duration::from_millis(50))? {
+        if let Some((generation, query)) = typing.due(std::time::Instant::now()) {
+            boot.find(generation, query);
+        }
+        let wait = typing.wait(std::time::Instant::now(), Duration::from_millis(50));
+        if event::poll(wait)? {
             let ev = event::read()?;
             if matches!(ev, TermEvent::Resize(..)) {
                 // Some terminals leave stale cells after a resize (a long

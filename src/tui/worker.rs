@@ -325,8 +325,15 @@ impl Queries {
     /// Asks for `query` as the Calls view's `generation`; a query still
     /// running for an older generation stops loading sessions at once.
     pub fn send(&self, generation: u64, query: Query) {
-        self.latest.store(generation, Ordering::SeqCst);
+        // Generations only grow: one marked newest by `supersede` stays so.
+        self.latest.fetch_max(generation, Ordering::SeqCst);
         let _ = self.tx.send((generation, query));
+    }
+
+    /// Marks `generation` as the newest without asking anything yet: a
+    /// query running for an older one stops at once and sends nothing.
+    pub fn supersede(&self, generation: u64) {
+        self.latest.fetch_max(generation, Ordering::SeqCst);
     }
 
     /// Stops the thread from sending any answer from now on (a running
@@ -597,6 +604,39 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(60))
             .expect("an answer");
         match first {
+            Msg::Found { generation, result } => {
+                assert_eq!(generation, 2);
+                assert_eq!(result.map(|r| r.matched).ok(), Some(52));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    /// A key typed mid-word supersedes the running query before its own is
+    /// asked (`debounce`): the older one sends nothing, and the one asked
+    /// after the pause answers.
+    #[test]
+    fn a_query_superseded_by_a_held_one_sends_nothing() {
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpus/real-cc-2.1.332"
+        ));
+        let found = transcript::discover(&[corpus]).expect("corpus");
+        let (tx, rx) = mpsc::channel();
+        let queries = spawn_queries(found.sessions, tx);
+        let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
+        queries.supersede(2);
+        queries.send(1, query.clone());
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(500))
+                .is_err(),
+            "generation 1 was superseded"
+        );
+        queries.send(2, query);
+        match rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("an answer")
+        {
             Msg::Found { generation, result } => {
                 assert_eq!(generation, 2);
                 assert_eq!(result.map(|r| r.matched).ok(), Some(52));

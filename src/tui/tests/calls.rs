@@ -54,7 +54,9 @@ fn calls_view_shows_a_first_page_then_the_whole_answer() {
     )
     .expect("typing is bound");
     app.handle(action);
-    let Some(Request::Find { generation, query }) = app
+    let Some(Request::Find {
+        generation, query, ..
+    }) = app
         .take_requests()
         .into_iter()
         .find(|r| matches!(r, Request::Find { .. }))

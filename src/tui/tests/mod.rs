@@ -168,7 +168,9 @@ fn run_request(app: &mut App, request: Request) {
                     app.apply(msg);
                 }
             }
-            Request::Find { generation, query } => {
+            Request::Find {
+                generation, query, ..
+            } => {
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
                 app.apply(Msg::Found {
                     generation,
