@@ -30,6 +30,7 @@ use std::fs::File;
 
 use chrono::{DateTime, Utc};
 use hookscope_hook::event::EventKey;
+use rayon::prelude::*;
 use rusqlite::params;
 
 use serde_json::Value;
@@ -203,14 +204,20 @@ impl Index {
         let Ok(stored) = self.stored() else {
             return vec![false; sessions.len()];
         };
-        let mut restat = super::build::Restat::default();
+        // In parallel, each chunk with its own stat cache.
         sessions
-            .iter()
-            .map(|s| {
-                super::build::indexable(s)
-                    && stored
-                        .get(&(path_bytes(&s.path), s.id.clone()))
-                        .is_some_and(|old| restat.unchanged(s, old))
+            .par_chunks(256)
+            .flat_map_iter(|chunk| {
+                let mut restat = super::build::Restat::default();
+                chunk
+                    .iter()
+                    .map(|s| {
+                        super::build::indexable(s)
+                            && stored
+                                .get(&(path_bytes(&s.path), s.id.clone()))
+                                .is_some_and(|old| restat.unchanged(s, old))
+                    })
+                    .collect::<Vec<bool>>()
             })
             .collect()
     }

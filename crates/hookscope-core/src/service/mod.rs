@@ -463,9 +463,10 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
 /// [`State::NotIndexed`] (a live session grown since: it goes through the
 /// raw prefilter).
 pub fn current_states(index: &Index, sessions: &[SessionRef]) -> Vec<State> {
+    use rayon::prelude::*;
     index
         .current(sessions)
-        .into_iter()
+        .into_par_iter()
         .zip(sessions)
         .map(|(current, s)| {
             let unchanged = std::fs::metadata(&s.path)
