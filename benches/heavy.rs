@@ -110,6 +110,14 @@ fn run(mut cmd: Command) -> Ran {
     }
 }
 
+/// How many records a `find --json` answer holds (0 when it is not one).
+fn records_in(stdout: &str) -> usize {
+    serde_json::from_str::<serde_json::Value>(stdout)
+        .ok()
+        .and_then(|v| v["records"].as_array().map(Vec::len))
+        .unwrap_or(0)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
@@ -287,7 +295,7 @@ fn main() {
                 limit,
                 "--json",
             ]));
-            counts[i] = r.stdout.matches("\"tool_use_id\"").count();
+            counts[i] = records_in(&r.stdout);
             times[i].push(r.secs);
             rss[i].push(r.rss_mb);
         }
@@ -313,5 +321,85 @@ fn main() {
     }
     if !rg_ok {
         println!("rg not on PATH: the ratios are skipped (apt-get install ripgrep)");
+    }
+
+    // Queries the index answers (name, kind, error, time): warm, the
+    // discovery kept in the index (stored by the runs above).
+    let index_queries: [(&str, &[&str], f64); 6] = [
+        ("nothing matches", &["--tool-name", "NoSuchTool"], 0.05),
+        ("first page, one name", &["--tool-name", "Bash"], 0.1),
+        (
+            "first page, errors",
+            &[
+                "--tool-name",
+                "Bash",
+                "--is-error",
+                "true",
+                "--limit",
+                "100",
+            ],
+            0.1,
+        ),
+        (
+            "first page, since a date",
+            &[
+                "--tool-name",
+                "Read",
+                "--since",
+                "2026-01-01",
+                "--limit",
+                "100",
+            ],
+            0.1,
+        ),
+        (
+            "10,000 records, errors",
+            &[
+                "--tool-name",
+                "Bash",
+                "--is-error",
+                "true",
+                "--limit",
+                "10000",
+            ],
+            0.3,
+        ),
+        (
+            "10,000 records, pattern",
+            &["--tool-name-pattern", "Grep", "--limit", "10000"],
+            0.3,
+        ),
+    ];
+    for (what, args, budget) in index_queries {
+        let mut times = Vec::new();
+        let mut rss = Vec::new();
+        let mut records = 0;
+        for _ in 0..o.runs {
+            let mut full = vec!["find", dir.as_str()];
+            full.extend_from_slice(args);
+            full.push("--json");
+            let r = run(hookscope(&full));
+            records = records_in(&r.stdout);
+            times.push(r.secs);
+            rss.push(r.rss_mb);
+        }
+        let t = median(times);
+        let m = median(rss);
+        println!(
+            "index query, {what} (find {}): {:.0} ms, {records} records, peak RSS {m:.0} MB; budget ≤ {:.0} ms and ≤ 150 MB: {}{}",
+            args.join(" "),
+            t * 1000.0,
+            budget * 1000.0,
+            if t <= budget && m <= 150.0 {
+                "met"
+            } else {
+                "MISSED"
+            },
+            if rg_ok {
+                format!(", {:.2}× rg -c", t / rg)
+            } else {
+                String::new()
+            }
+        );
     }
 }

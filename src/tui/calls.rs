@@ -72,6 +72,9 @@ pub struct CallsView {
     /// A `tool_use_id` to select when the next answer arrives (quick
     /// filters keep the call you were on).
     pub select_on_answer: Option<String>,
+    /// Whether the last query asked waits for typing to pause (the
+    /// shell's `debounce`): Enter or Esc on the line asks it at once.
+    held: bool,
     /// The area between banner and status bar it was last laid out in.
     main: Rect,
 }
@@ -490,6 +493,7 @@ impl CallsView {
     /// [`CallsView::rerun`]; with `settle`, the query is asked once typing
     /// pauses (the shell's `debounce`).
     fn ask(&mut self, ctx: &mut Ctx, settle: bool) {
+        self.held = settle;
         self.generation += 1;
         self.partial = false;
         match prepare(&self.filter, Utc::now()) {
@@ -612,6 +616,10 @@ impl CallsView {
             Action::SearchConfirm | Action::SearchCancel => {
                 self.editing = false;
                 self.close_completions();
+                if self.held {
+                    // Leaving the line: its query need not wait any more.
+                    self.rerun(ctx);
+                }
                 return EventState::Consumed;
             }
             Action::ForceQuit => return EventState::NotConsumed,

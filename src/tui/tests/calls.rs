@@ -507,3 +507,50 @@ fn tab_on_a_full_name_takes_it() {
     assert!(!app.calls.completing());
     assert_eq!(app.calls.filter, "tool:Bash ");
 }
+
+/// The settle flag of every Calls query asked by `action`.
+fn asked(app: &mut App, code: KeyCode) -> Vec<bool> {
+    let action =
+        keymap::action_for(KeyEvent::new(code, KeyModifiers::NONE), app.key_mode()).expect("bound");
+    app.handle(action);
+    app.take_requests()
+        .into_iter()
+        .filter_map(|r| match r {
+            Request::Find { settle, .. } => Some(settle),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Typing mid-word asks to wait for a pause; a space (a finished word),
+/// Backspace to an empty line, and Enter on a held line ask at once.
+#[test]
+fn a_query_typed_mid_word_waits_for_a_pause() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    app.take_requests();
+    assert_eq!(asked(&mut app, KeyCode::Char('t')), vec![true]);
+    assert_eq!(asked(&mut app, KeyCode::Char('o')), vec![true]);
+    assert_eq!(asked(&mut app, KeyCode::Backspace), vec![true]);
+    assert_eq!(asked(&mut app, KeyCode::Backspace), vec![false]);
+    for c in "tool:Bash".chars() {
+        let got = asked(&mut app, KeyCode::Char(c));
+        if app.calls.filter == "tool:" {
+            // Not a query yet: nothing is asked, the line says why.
+            assert_eq!(got, Vec::<bool>::new());
+            assert!(app.calls.error.is_some());
+        } else {
+            assert_eq!(got, vec![true], "after {:?}", app.calls.filter);
+        }
+    }
+    assert_eq!(asked(&mut app, KeyCode::Char(' ')), vec![false]);
+    assert_eq!(asked(&mut app, KeyCode::Char('i')), vec![true]);
+    assert_eq!(asked(&mut app, KeyCode::Enter), vec![false]);
+    assert!(!app.calls.editing);
+    // Nothing held: leaving the line asks nothing again.
+    key(&mut app, KeyCode::Char('/'));
+    app.take_requests();
+    if app.calls.editing {
+        assert_eq!(asked(&mut app, KeyCode::Enter), Vec::<bool>::new());
+    }
+}

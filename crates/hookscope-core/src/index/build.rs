@@ -883,6 +883,7 @@ impl Index {
                         self.bytes_read
                             .fetch_add(b.read, std::sync::atomic::Ordering::Relaxed);
                         write(&tx, &b)?;
+                        refresh_groups(&tx, &key.0, &key.1)?;
                         super::grow::store_checkpoint(&tx, &b)?;
                         stats.indexed += 1;
                         if matches!(plans[i], Plan::Index(true)) {
@@ -980,9 +981,27 @@ fn delete_rows(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusqlit
         "DELETE FROM diagnostics WHERE s_path = ?1 AND s_id = ?2",
         "DELETE FROM calls WHERE s_path = ?1 AND s_id = ?2",
         "DELETE FROM checkpoints WHERE s_path = ?1 AND s_id = ?2",
+        "DELETE FROM call_groups WHERE s_path = ?1 AND s_id = ?2",
     ] {
         tx.execute(table, params![path, id])?;
     }
+    Ok(())
+}
+
+/// Rewrites the session's `call_groups` rows from its `calls` rows
+/// ([`super::schema`]), after they were written.
+fn refresh_groups(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached("DELETE FROM call_groups WHERE s_path = ?1 AND s_id = ?2")?
+        .execute(params![path, id])?;
+    tx.prepare_cached(
+        "INSERT INTO call_groups(name_folded, s_path, s_id, agent, is_error, newest_ns, undated)
+         SELECT name_folded, s_path, s_id, agent, is_error,
+           MAX(CASE WHEN ts_ns = ?3 THEN NULL ELSE ts_ns END),
+           SUM(ts_ns IS NULL OR ts_ns = ?3)
+         FROM calls WHERE s_path = ?1 AND s_id = ?2
+         GROUP BY name_folded, agent, is_error",
+    )?
+    .execute(params![path, id, super::schema::TS_OUT_OF_RANGE])?;
     Ok(())
 }
 

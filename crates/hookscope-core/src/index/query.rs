@@ -480,6 +480,9 @@ impl Index {
         let (Some(since), Some(until)) = (bound(query.since), bound(query.until)) else {
             return Ok(None);
         };
+        if !ok_only && since.is_none() && until.is_none() && query.input_contains.is_none() {
+            return self.grouped(query).map(Some);
+        }
         let (name_sql, needle) = name_sql(query);
         // ?6 = TS_OUT_OF_RANGE: a time outside i64 ns, kept as undated.
         let sql = format!(
@@ -519,6 +522,39 @@ impl Index {
             );
         }
         Ok(Some(out))
+    }
+
+    /// [`Index::aggregated`] for a query on names, agent and `is_error`
+    /// alone, from `call_groups` (one row per session, name, agent and
+    /// error flag) rather than every call of the name: the same newest
+    /// time and undated count per session.
+    fn grouped(&self, query: &Query) -> rusqlite::Result<HashMap<Key, Acc>> {
+        let (name_sql, needle) = name_sql(query);
+        let sql = format!(
+            "SELECT s_path, s_id, MAX(newest_ns), SUM(undated)
+             FROM call_groups WHERE {name_sql} AND (?2 IS NULL OR agent = ?2)
+               AND (?3 IS NULL OR is_error = ?3)
+             GROUP BY s_path, s_id"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![
+            needle,
+            query.agent.map(crate::transcript::Agent::as_str),
+            query.is_error,
+        ])?;
+        let mut out: HashMap<Key, Acc> = HashMap::new();
+        while let Some(r) = rows.next()? {
+            let newest: Option<i64> = r.get(2)?;
+            let undated: i64 = r.get(3)?;
+            out.insert(
+                (r.get(0)?, r.get(1)?),
+                Acc {
+                    newest: newest.and_then(time_of_ns),
+                    undated: undated > 0,
+                },
+            );
+        }
+        Ok(out)
     }
 
     /// The bytes at `span` of `file` (a call's line), counted in

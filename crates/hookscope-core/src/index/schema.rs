@@ -48,6 +48,12 @@
 //!   `""` without an input), when at most [`INPUT_FOLDED_MAX`] bytes, else
 //!   NULL (the filter then reads the call's line or loads its session).
 //!
+//! - `call_groups`: `calls` summed up per session, folded name, agent and
+//!   `is_error`: the newest `ts_ns` (a time out of range left out) and how
+//!   many are undated (no time, or out of range). Rewritten with the
+//!   session's calls (`index::build`'s `refresh_groups`); what
+//!   [`crate::index::Index::verdicts`] reads for a query on names, agent
+//!   and `is_error` alone, instead of every call of the name.
 //! - `discoveries`: a discovery that can be used without walking
 //!   ([`crate::index::Index::stored_discovery`]): its roots
 //!   ([`crate::transcript::fingerprint::roots_key`]), what it read
@@ -71,7 +77,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
@@ -124,6 +130,11 @@ CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 CREATE TABLE IF NOT EXISTS checkpoints(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, state TEXT NOT NULL,
   PRIMARY KEY(s_path, s_id));
+CREATE TABLE IF NOT EXISTS call_groups(
+  name_folded TEXT NOT NULL, s_path BLOB NOT NULL, s_id TEXT NOT NULL, agent TEXT NOT NULL,
+  is_error INTEGER, newest_ns INTEGER, undated INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS call_groups_by_name ON call_groups(name_folded, is_error, agent);
+CREATE INDEX IF NOT EXISTS call_groups_by_session ON call_groups(s_path, s_id);
 CREATE TABLE IF NOT EXISTS discoveries(
   roots BLOB PRIMARY KEY, fingerprint BLOB NOT NULL, found BLOB NOT NULL);
 CREATE TRIGGER IF NOT EXISTS discoveries_on_insert AFTER INSERT ON sessions
@@ -142,6 +153,7 @@ DROP TABLE IF EXISTS diagnostics;
 DROP TABLE IF EXISTS calls;
 DROP TABLE IF EXISTS checkpoints;
 DROP TABLE IF EXISTS discoveries;
+DROP TABLE IF EXISTS call_groups;
 ";
 
 /// What the `meta` table says about an existing index.
