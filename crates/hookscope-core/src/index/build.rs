@@ -39,6 +39,33 @@ use crate::transcript::{Agent, Diagnostic, LoadError, Locus, Session, SessionRef
 /// Sessions loaded in parallel and written in one transaction.
 pub const BATCH: usize = 32;
 
+/// The most transcript bytes one batch of [`batches`] loads at once
+/// (256 MiB): a session larger than that is loaded alone, so two of a
+/// heavy user's 300 MB sessions are never in memory together.
+pub const BATCH_BYTES: u64 = 256 << 20;
+
+/// `todo` (indexes of sessions) cut, in order, into batches of at most
+/// [`BATCH`] sessions and at most [`BATCH_BYTES`] of `bytes` (a session's
+/// files), a larger session alone.
+fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    let mut sum = 0u64;
+    for &i in todo {
+        let b = bytes(i);
+        if !current.is_empty() && (current.len() >= BATCH || sum.saturating_add(b) > BATCH_BYTES) {
+            out.push(std::mem::take(&mut current));
+            sum = 0;
+        }
+        current.push(i);
+        sum = sum.saturating_add(b);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
 /// What one [`Index::sync`] did, in sessions and bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SyncStats {
@@ -835,7 +862,9 @@ impl Index {
                 bytes_total,
             });
         }
-        for (n, chunk) in todo.chunks(BATCH).enumerate() {
+        let mut done_sessions = 0;
+        for chunk in batches(&todo, |i| sessions[i].total_bytes()) {
+            let chunk = chunk.as_slice();
             // A grown Claude Code session resumes from its stored rows
             // (read here: the connection stays on this thread).
             let mut inputs: Vec<Option<super::grow::Inputs>> = chunk
@@ -894,8 +923,9 @@ impl Index {
                 }
             }
             tx.commit()?;
+            done_sessions += chunk.len();
             progress(Progress {
-                done: ((n + 1) * BATCH).min(todo.len()),
+                done: done_sessions,
                 total: todo.len(),
                 bytes_done,
                 bytes_total,
@@ -1149,5 +1179,22 @@ mod tests {
             t("/s/z.json", Stamp::Absent),
         ];
         assert_eq!(recorded_deps(main, &touched), "/s\tdir\t7\n/s/z.json\t-\n");
+    }
+
+    /// Batches keep the order, hold at most 32 sessions and 256 MiB, and a
+    /// larger session goes alone.
+    #[test]
+    fn big_sessions_are_loaded_alone() {
+        let sizes = [10u64, 300 << 20, 20, 200 << 20, 100 << 20, 5];
+        let todo: Vec<usize> = (0..sizes.len()).collect();
+        let got = batches(&todo, |i| sizes[i]);
+        assert_eq!(got, vec![vec![0], vec![1], vec![2, 3], vec![4, 5]]);
+        let many: Vec<usize> = (0..70).collect();
+        let got = batches(&many, |_| 1);
+        assert_eq!(
+            got.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![32, 32, 6]
+        );
+        assert!(batches(&[], |_| 1).is_empty());
     }
 }
