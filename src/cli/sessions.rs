@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use hookscope_core::transcript::Diagnostic;
 
-use super::{discover_or_exit, print_json};
+use super::print_json;
 
 /// Runs the subcommand. With `json`, prints an array of session objects
 /// (`id, agent, path, cwd, title, first_prompt, started, ended, version,
@@ -32,14 +32,12 @@ pub fn run(
     agent: Option<hookscope_core::transcript::Agent>,
     no_index: bool,
 ) {
-    let mut found = discover_or_exit(paths);
-    if let Some(agent) = agent {
-        found.sessions.retain(|s| s.agent == agent);
-    }
     let library = super::index::library(paths, no_index);
-    let (results, stats) = super::index::with_progress(&library, |progress| {
-        library.summaries(&found.sessions, progress)
-    });
+    let keep = |s: &hookscope_core::transcript::SessionRef| agent.is_none_or(|a| s.agent == a);
+    let (found, results, stats) = super::index::with_progress(&library, |progress| {
+        library.discover_summaries(&keep, progress)
+    })
+    .unwrap_or_else(|e| super::fail(e));
     super::index::report(&library, stats.as_ref());
     let mut summaries = Vec::new();
     let mut all: Vec<Diagnostic> = found.diagnostics.clone();

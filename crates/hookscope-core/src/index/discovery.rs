@@ -14,11 +14,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
+use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
 use super::build::{State, Synced};
 use super::{Index, path_bytes, path_from_bytes};
-use crate::transcript::fingerprint::{Fingerprint, Reader, put_bytes, roots_key};
+use crate::transcript::fingerprint::{Fingerprint, Ident, Reader, put_bytes, roots_key};
 use crate::transcript::{Agent, Diagnostic, Discovery, Locus, SessionRef};
 
 impl Index {
@@ -34,13 +35,37 @@ impl Index {
         {
             return;
         }
+        // The rows also depend on what each session's loader read beyond
+        // discovery (subagents' `.meta.json`, a Droid settings file, an
+        // OpenCode message or part file): its stored `deps`. Their
+        // identities are taken first, then every session is checked against
+        // its rows; a change after that is seen by the next check.
+        let Ok(stored) = self.stored() else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = found
+            .sessions
+            .iter()
+            .filter_map(|s| stored.get(&(path_bytes(&s.path), s.id.clone())))
+            .flat_map(|old| dep_paths(&old.deps))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        let deps: Vec<(PathBuf, Ident)> = paths
+            .into_par_iter()
+            .map(|p| {
+                let ident = Ident::of(&p);
+                (p, ident)
+            })
+            .collect();
+        if !self.current(&found.sessions).iter().all(|c| *c) {
+            return;
+        }
+        let mut whole = fingerprint.clone();
+        whole.entries.extend(deps);
         let _ = self.conn.execute(
             "INSERT OR REPLACE INTO discoveries(roots, fingerprint, found) VALUES (?1, ?2, ?3)",
-            params![
-                roots_key(&found.roots),
-                fingerprint.encode(),
-                encode_found(found)
-            ],
+            params![roots_key(&found.roots), whole.encode(), encode_found(found)],
         );
     }
 
@@ -66,6 +91,17 @@ impl Index {
         found.roots = roots.to_vec();
         Some(found)
     }
+}
+
+/// The paths named by a stored `deps` text (`index::build`: one
+/// `path<TAB>stamp` line per file, folder or probe; the `=main` line is the
+/// main file, which discovery's fingerprint holds).
+fn dep_paths(deps: &str) -> Vec<PathBuf> {
+    deps.lines()
+        .filter(|l| !l.starts_with("=main\t"))
+        .filter_map(|l| l.split_once('\t'))
+        .filter_map(|(path, _)| super::build::unescape_path(path))
+        .collect()
 }
 
 /// A [`Synced`] for sessions taken from [`Index::stored_discovery`]: every

@@ -262,6 +262,102 @@ impl Library {
         Some(synced)
     }
 
+    /// The discovery of the roots and the index's state for each of its
+    /// sessions: the discovery kept in the index when none of the folders
+    /// and files it read changed ([`Index::stored_discovery`]: no walk, no
+    /// sync), else a walk, a sync of what it found (`progress` as
+    /// [`Index::sync`] calls it), and that discovery kept for next time.
+    /// `None` for the state without an index.
+    ///
+    /// # Errors
+    /// A root has gone, or is neither a transcript nor a folder.
+    pub fn discover_synced(
+        &self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(crate::transcript::Discovery, Option<Synced>), DiscoverError> {
+        let roots = crate::transcript::roots_of(&self.paths);
+        let stored = self
+            .index
+            .as_ref()
+            .and_then(|i| i.lock().ok())
+            .and_then(|i| i.stored_discovery(&roots));
+        if let Some(stored) = stored {
+            let n = stored.sessions.len();
+            return Ok((stored, Some(crate::index::discovery::synced_stored(n))));
+        }
+        let (found, fingerprint) = crate::transcript::discover_fingerprinted(&self.paths)?;
+        let synced = self.sync(&found.sessions, progress);
+        self.keep_discovery(&found, fingerprint.as_ref(), synced.as_ref());
+        Ok((found, synced))
+    }
+
+    /// Keeps a whole discovery and its sync in the index
+    /// ([`Index::store_discovery`]) when both are there.
+    fn keep_discovery(
+        &self,
+        found: &crate::transcript::Discovery,
+        fingerprint: Option<&crate::transcript::fingerprint::Fingerprint>,
+        synced: Option<&Synced>,
+    ) {
+        if let (Some(fp), Some(synced), Some(Ok(index))) =
+            (fingerprint, synced, self.index.as_ref().map(|i| i.lock()))
+        {
+            index.store_discovery(found, fp, synced);
+        }
+    }
+
+    /// Summaries of the sessions under the roots that `keep` keeps
+    /// ([`Library::discover_synced`], then the index's summaries; without
+    /// an index, each kept session loaded): the discovery (its sessions
+    /// cut to the kept ones), each kept session's summary in its order, and
+    /// what the index did.
+    ///
+    /// # Errors
+    /// As [`Library::discover_synced`].
+    #[allow(clippy::type_complexity)]
+    pub fn discover_summaries(
+        &self,
+        keep: &dyn Fn(&SessionRef) -> bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<
+        (
+            crate::transcript::Discovery,
+            Vec<index::SummaryResult>,
+            Option<SyncStats>,
+        ),
+        DiscoverError,
+    > {
+        let (mut found, synced) = self.discover_synced(progress)?;
+        let kept: Vec<bool> = found.sessions.iter().map(keep).collect();
+        let mut k = kept.iter();
+        found
+            .sessions
+            .retain(|_| k.next().copied().unwrap_or(false));
+        let Some(synced) = synced else {
+            let results = crate::transcript::load_summaries(&found.sessions);
+            return Ok((found, results, None));
+        };
+        let stats = synced.stats.clone();
+        let (states, reused): (Vec<_>, Vec<_>) = synced
+            .states
+            .into_iter()
+            .zip(synced.reused)
+            .zip(&kept)
+            .filter(|(_, k)| **k)
+            .map(|(pair, _)| pair)
+            .unzip();
+        let synced = Synced {
+            states,
+            reused,
+            stats: stats.clone(),
+        };
+        let results = match self.index.as_ref().map(|i| i.lock()) {
+            Some(Ok(index)) => index.summaries(&found.sessions, synced),
+            _ => crate::transcript::load_summaries(&found.sessions),
+        };
+        Ok((found, results, Some(stats)))
+    }
+
     /// Each session's summary and diagnostics, in the order of
     /// `sessions`: from the index (synced first; only changed sessions are
     /// read) or by loading every session. The same either way.
@@ -325,11 +421,7 @@ impl Library {
             (None, Some(found)) => {
                 let (found, fingerprint) = found?;
                 let synced = self.sync(&found.sessions, progress);
-                if let (Some(fp), Some(synced), Some(Ok(index))) =
-                    (&fingerprint, &synced, self.index.as_ref().map(|i| i.lock()))
-                {
-                    index.store_discovery(&found, fp, synced);
-                }
+                self.keep_discovery(&found, fingerprint.as_ref(), synced.as_ref());
                 (found.sessions, synced)
             }
             (None, None) => (discover(&self.paths)?.sessions, None),
