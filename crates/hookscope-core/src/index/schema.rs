@@ -77,7 +77,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
