@@ -625,3 +625,68 @@ fn a_long_spawn_that_cannot_match_does_not_load_its_session() {
     assert_eq!(ids(&r), ["t0"]);
     assert_eq!(loads, 1);
 }
+
+/// Every `find` parameter, and every word of the Calls view's filter line
+/// (`--filter`, the same parser the TUI uses), gives the same bytes with
+/// the index (the kept discovery after the first run: no walk) as
+/// without it, on the whole corpus.
+#[test]
+fn every_find_parameter_and_filter_word_equals_find_without_index() {
+    let cache = TempDir::new().expect("temp");
+    let root = corpus_dir();
+    let all = ["--tool-name-pattern", "", "--limit", "100000"];
+    let with_all = |more: &[&'static str]| -> Vec<&'static str> {
+        let mut v = all.to_vec();
+        v.extend_from_slice(more);
+        v
+    };
+    let queries: Vec<Vec<&str>> = vec![
+        with_all(&[]),
+        with_all(&["--flagged"]),
+        with_all(&["--rewritten"]),
+        with_all(&["--blocked"]),
+        with_all(&["--hook", "PreToolUse"]),
+        with_all(&["--hook", "PostToolUse", "--is-error", "false"]),
+        with_all(&["--session", "e71e9aa1"]),
+        with_all(&["--session", "e71e9aa1", "--session", "b4ece4cd"]),
+        with_all(&["--output-mode", "tail"]),
+        with_all(&["--output-mode", "smart", "--is-error", "true"]),
+        with_all(&["--output-mode", "head", "--no-redact"]),
+        with_all(&["--agent", "claude-code"]),
+        with_all(&["--agent", "codex"]),
+        with_all(&["--agent", "opencode"]),
+        with_all(&["--agent", "droid"]),
+        with_all(&["--since", "2026-01-01", "--until", "2026-12-02"]),
+        with_all(&["--since", "30d"]),
+        with_all(&["--until", "2025-06-01"]),
+        with_all(&["--with-subagent-cost"]),
+        with_all(&["--output-contains", "error", "--output-excludes", "warning"]),
+        with_all(&["--input-contains", "README"]),
+        vec![
+            "--tool-name",
+            "Read",
+            "--agent",
+            "claude-code",
+            "--limit",
+            "3",
+        ],
+        vec!["--tool-name", "exec_command", "--agent", "codex"],
+        vec!["--tool-name", "Execute", "--limit", "100000"],
+        vec!["--filter", "tool:Bash is:error"],
+        vec!["--filter", "name:edit input:README"],
+        vec!["--filter", "tool:Bash output:test -output:passed"],
+        vec!["--filter", "is:ok agent:claude-code limit:20"],
+        vec!["--filter", "is:blocked"],
+        vec!["--filter", "is:flagged"],
+        vec!["--filter", "is:rewritten"],
+        vec!["--filter", "hook:PreToolUse session:e71e9aa1"],
+        vec!["--filter", "since:2026-01-01 until:2026-12-02 mode:tail"],
+        vec!["--filter", "redact:off cost:on tool:Agent"],
+        vec!["--filter", "\"rm -rf\" git"],
+        vec!["--filter", "agent:opencode limit:5"],
+        vec!["--filter", "agent:droid is:error"],
+    ];
+    for q in &queries {
+        same_find(cache.path(), &root, q);
+    }
+}

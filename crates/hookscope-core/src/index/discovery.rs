@@ -63,6 +63,7 @@ impl Index {
         }
         let mut whole = fingerprint.clone();
         whole.entries.extend(deps);
+        let whole = whole.sorted();
         let _ = self.conn.execute(
             "INSERT OR REPLACE INTO discoveries(roots, fingerprint, found) VALUES (?1, ?2, ?3)",
             params![roots_key(&found.roots), whole.encode(), encode_found(found)],

@@ -93,6 +93,14 @@ impl Fingerprint {
             .all(|(path, ident)| Ident::of(path) == *ident)
     }
 
+    /// The same entries sorted by path bytes, each path once.
+    pub fn sorted(mut self) -> Fingerprint {
+        self.entries
+            .sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+        self.entries.dedup_by(|a, b| a.0 == b.0);
+        self
+    }
+
     /// The compact binary form stored in the index: per entry, the path's
     /// length (u32 LE) and bytes, a tag byte and, for an
     /// [`Ident::Entry`], its kind, size, mtime, ctime and inode (8 bytes
@@ -260,5 +268,43 @@ mod tests {
         assert_eq!(after.len(), before.len());
         assert_eq!(after.modified().ok(), before.modified().ok());
         assert!(!fp.holds());
+    }
+
+    /// A real discovery's fingerprint holds while nothing changes, and one
+    /// changed entry anywhere makes it fail.
+    #[test]
+    fn a_discovery_fingerprint_holds_until_one_entry_differs() {
+        let corpus = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332"
+        ));
+        let (_, fp) = crate::transcript::discover_fingerprinted(&[corpus]).expect("corpus");
+        let fp = fp.expect("a folder root").sorted();
+        assert!(fp.entries.len() > 100);
+        assert!(fp.holds());
+        for at in [0, fp.entries.len() / 2, fp.entries.len() - 1] {
+            let mut bad = fp.clone();
+            bad.entries[at].1 = match bad.entries[at].1 {
+                Ident::Entry {
+                    kind,
+                    size,
+                    mtime_ns,
+                    ctime_ns,
+                    ino,
+                } => Ident::Entry {
+                    kind,
+                    size,
+                    mtime_ns,
+                    ctime_ns: ctime_ns + 1,
+                    ino,
+                },
+                _ => Ident::Absent,
+            };
+            assert!(!bad.holds(), "entry {at} changed");
+        }
+        let mut gone = fp.clone();
+        gone.entries
+            .push((PathBuf::from("/nonexistent-hookscope/x"), Ident::Absent));
+        assert!(gone.holds(), "an absent path that stays absent holds");
     }
 }
