@@ -1,4 +1,4 @@
-//! Calls-view queries while typing (docs/tui.md#calls): a line typed in
+//! Calls-view queries while typing (docs/keys.md#the-calls-views-filter-line): a line typed in
 //! the middle of a word is asked only once typing pauses for [`PAUSE`]; a
 //! finished word (the line ends in a space), an emptied line, Enter or a
 //! quick filter is asked at once. Each key still supersedes the query
