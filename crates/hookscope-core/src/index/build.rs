@@ -39,7 +39,7 @@ use crate::transcript::{Agent, Diagnostic, LoadError, Locus, Session, SessionRef
 /// Sessions loaded in parallel and written in one transaction.
 pub const BATCH: usize = 32;
 
-/// The most transcript bytes one batch of [`batches`] loads at once
+/// The most transcript bytes one batch of a sync loads at once
 /// (256 MiB): a session larger than that is loaded alone, so two of a
 /// heavy user's 300 MB sessions are never in memory together.
 pub const BATCH_BYTES: u64 = 256 << 20;
