@@ -690,3 +690,122 @@ fn every_find_parameter_and_filter_word_equals_find_without_index() {
         same_find(cache.path(), &root, q);
     }
 }
+
+/// Calls whose time is outside what the index stores as nanoseconds
+/// (year 9999, year 1000), or has no time at all, come out with the index
+/// (its per-session groups for `since`, its rows for `until`) exactly as
+/// without it, for every time bound and error filter.
+#[test]
+fn times_out_of_range_or_missing_answer_as_without_index() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let far = vec![
+        prompt("2026-11-01T10:00:00Z"),
+        tool_use("f1", "echo far future", "9999-01-01T00:00:00Z"),
+        tool_result("f1", "ok", false, "9999-01-01T00:00:01Z"),
+        tool_use("f2", "echo far past", "1000-01-01T00:00:00Z"),
+        tool_result("f2", "failed", true, "1000-01-01T00:00:01Z"),
+        tool_use("f3", "echo recent", "2026-11-20T00:00:00Z"),
+        tool_result("f3", "ok", false, "2026-11-20T00:00:01Z"),
+    ];
+    session_file(data.path(), "77777777-0000-4000-8000-000000000007", &far);
+    let undated: Vec<Vec<u8>> = vec![
+        prompt("2026-11-01T10:00:00Z"),
+        json!({"type": "assistant", "uuid": "a-u1",
+               "message": {"id": "m-u1", "role": "assistant", "model": "claude-x",
+                           "content": [{"type": "tool_use", "id": "u1", "name": "Bash",
+                                        "input": {"command": "echo undated"}}]}})
+        .to_string()
+        .into_bytes(),
+        json!({"type": "user", "uuid": "r-u1",
+               "message": {"role": "user", "content": [{"type": "tool_result",
+                   "tool_use_id": "u1", "content": "no time", "is_error": true}]}})
+        .to_string()
+        .into_bytes(),
+    ];
+    session_file(
+        data.path(),
+        "88888888-0000-4000-8000-000000000008",
+        &undated,
+    );
+    session_file(
+        data.path(),
+        "99999999-0000-4000-8000-000000000009",
+        &three_calls(),
+    );
+    let root = data.path();
+    let queries: &[&[&str]] = &[
+        &["--tool-name", "Bash", "--limit", "100"],
+        &[
+            "--tool-name",
+            "Bash",
+            "--since",
+            "2026-11-10",
+            "--limit",
+            "100",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--since",
+            "2026-11-10",
+            "--limit",
+            "1",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--since",
+            "1990-01-01",
+            "--limit",
+            "100",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--since",
+            "3000-01-01",
+            "--limit",
+            "100",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--until",
+            "2026-11-10",
+            "--limit",
+            "100",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--is-error",
+            "true",
+            "--since",
+            "2000-01-01",
+        ],
+        &[
+            "--tool-name",
+            "Bash",
+            "--is-error",
+            "true",
+            "--limit",
+            "100",
+        ],
+        &[
+            "--tool-name-pattern",
+            "as",
+            "--since",
+            "2026-01-01",
+            "--limit",
+            "100",
+        ],
+    ];
+    for q in queries {
+        same_find(cache.path(), root, q);
+    }
+    // Asked again: from the kept discovery, the same.
+    for q in queries {
+        same_find(cache.path(), root, q);
+    }
+}

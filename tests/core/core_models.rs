@@ -564,6 +564,33 @@ mod session_cache {
         }
     }
 
+    /// A file rewritten with its size and mtime put back (`sed -i` +
+    /// `touch -r`) is parsed again: the cache compares ctime and inode too.
+    #[test]
+    fn a_rewrite_with_size_and_mtime_restored_is_parsed_again() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let sref = copied(dir.path(), PROJECTS[0]);
+        let cache = SessionCache::new(1 << 30);
+        let first = cache.get(&sref).expect("loads");
+        let before = std::fs::metadata(&sref.path).expect("stat");
+        let text = std::fs::read(&sref.path).expect("read");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&sref.path, &text).expect("rewrite");
+        std::fs::File::options()
+            .write(true)
+            .open(&sref.path)
+            .expect("open")
+            .set_modified(before.modified().expect("mtime"))
+            .expect("touch -r");
+        let after = std::fs::metadata(&sref.path).expect("stat");
+        assert_eq!(
+            (after.len(), after.modified().ok()),
+            (before.len(), before.modified().ok())
+        );
+        let again = cache.get(&sref).expect("loads");
+        assert!(!Arc::ptr_eq(&first, &again), "parsed again");
+    }
+
     #[test]
     fn least_recently_used_is_evicted_within_the_budget() {
         let dir = tempfile::tempdir().expect("a temp dir");

@@ -1024,10 +1024,11 @@ fn refresh_groups(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusq
     tx.prepare_cached("DELETE FROM call_groups WHERE s_path = ?1 AND s_id = ?2")?
         .execute(params![path, id])?;
     tx.prepare_cached(
-        "INSERT INTO call_groups(name_folded, s_path, s_id, agent, is_error, newest_ns, undated)
+        "INSERT INTO call_groups(name_folded, s_path, s_id, agent, is_error, newest_ns, undated,
+           out_of_range)
          SELECT name_folded, s_path, s_id, agent, is_error,
            MAX(CASE WHEN ts_ns = ?3 THEN NULL ELSE ts_ns END),
-           SUM(ts_ns IS NULL OR ts_ns = ?3)
+           SUM(ts_ns IS NULL OR ts_ns = ?3), SUM(ts_ns IS ?3)
          FROM calls WHERE s_path = ?1 AND s_id = ?2
          GROUP BY name_folded, agent, is_error",
     )?

@@ -54,7 +54,7 @@ impl Index {
         let deps: Vec<(PathBuf, Ident)> = paths
             .into_par_iter()
             .map(|p| {
-                let ident = Ident::of(&p);
+                let ident = Ident::kept(&p);
                 (p, ident)
             })
             .collect();

@@ -480,8 +480,8 @@ impl Index {
         let (Some(since), Some(until)) = (bound(query.since), bound(query.until)) else {
             return Ok(None);
         };
-        if !ok_only && since.is_none() && until.is_none() && query.input_contains.is_none() {
-            return self.grouped(query).map(Some);
+        if !ok_only && until.is_none() && query.input_contains.is_none() {
+            return self.grouped(query, since).map(Some);
         }
         let (name_sql, needle) = name_sql(query);
         // ?6 = TS_OUT_OF_RANGE: a time outside i64 ns, kept as undated.
@@ -524,16 +524,27 @@ impl Index {
         Ok(Some(out))
     }
 
-    /// [`Index::aggregated`] for a query on names, agent and `is_error`
-    /// alone, from `call_groups` (one row per session, name, agent and
-    /// error flag) rather than every call of the name: the same newest
-    /// time and undated count per session.
-    fn grouped(&self, query: &Query) -> rusqlite::Result<HashMap<Key, Acc>> {
+    /// [`Index::aggregated`] for a query on names, agent, `is_error` and
+    /// at most a `since` bound (ns), from `call_groups` (one row per
+    /// session, name, agent and error flag) rather than every call of the
+    /// name: the same newest time and undated count per session. With
+    /// `since`, a group's calls at or after it are those of its newest
+    /// time when that is at or after it, and its undated calls are the
+    /// out-of-range ones (a call without a time does not pass a bound).
+    fn grouped(&self, query: &Query, since: Option<i64>) -> rusqlite::Result<HashMap<Key, Acc>> {
         let (name_sql, needle) = name_sql(query);
+        let (newest, undated, bound) = match since {
+            None => ("MAX(newest_ns)", "SUM(undated)", ""),
+            Some(_) => (
+                "MAX(CASE WHEN newest_ns >= ?4 THEN newest_ns END)",
+                "SUM(out_of_range)",
+                "AND (newest_ns >= ?4 OR out_of_range > 0)",
+            ),
+        };
         let sql = format!(
-            "SELECT s_path, s_id, MAX(newest_ns), SUM(undated)
+            "SELECT s_path, s_id, {newest}, {undated}
              FROM call_groups WHERE {name_sql} AND (?2 IS NULL OR agent = ?2)
-               AND (?3 IS NULL OR is_error = ?3)
+               AND (?3 IS NULL OR is_error = ?3) AND (?4 IS NULL OR 1) {bound}
              GROUP BY s_path, s_id"
         );
         let mut stmt = self.conn.prepare(&sql)?;
@@ -541,6 +552,7 @@ impl Index {
             needle,
             query.agent.map(crate::transcript::Agent::as_str),
             query.is_error,
+            since,
         ])?;
         let mut out: HashMap<Key, Acc> = HashMap::new();
         while let Some(r) = rows.next()? {

@@ -3,9 +3,10 @@
 //!
 //! A [`SessionCache`] hands out the [`Session`] of a [`SessionRef`], parsing
 //! it with [`super::load`] on a miss. An entry is used again only while its
-//! files (main transcript and subagent files) have the same sizes and
-//! modification times as when it was parsed — one `stat` per file on each
-//! use — so a session still being written is parsed again. Entries are
+//! files (main transcript, subagent files and their `.meta.json`) have the
+//! same size, mtime, ctime and inode as when it was parsed — one `stat` per
+//! file on each use — so a session still being written, or rewritten with
+//! its size and mtime put back, is parsed again. Entries are
 //! evicted least recently used first once the sum of their
 //! [`estimated_size`]s would pass the budget; a session bigger than the whole
 //! budget is parsed and handed out but not kept.
@@ -17,7 +18,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -184,16 +184,21 @@ fn json_size(value: &Value) -> usize {
     size
 }
 
-/// What a cached session was parsed from: its files' sizes and mtimes.
-type Stamp = Vec<(u64, Option<SystemTime>)>;
+/// What a cached session was parsed from: the identity (size, mtime,
+/// ctime, inode) of its main file, each subagent file and each subagent's
+/// `.meta.json`, so a file rewritten with its size and mtime put back is
+/// parsed again.
+type Stamp = Vec<super::fingerprint::Ident>;
 
 fn stamp(session: &SessionRef) -> Stamp {
-    std::iter::once(&session.path)
-        .chain(session.subagent_files.iter())
-        .map(|p| match std::fs::metadata(p) {
-            Ok(m) => (m.len(), m.modified().ok()),
-            Err(_) => (0, None),
-        })
+    std::iter::once(session.path.clone())
+        .chain(
+            session
+                .subagent_files
+                .iter()
+                .flat_map(|f| [f.clone(), f.with_extension("meta.json")]),
+        )
+        .map(|p| super::fingerprint::Ident::of(&p))
         .collect()
 }
 

@@ -323,12 +323,12 @@ pub fn discover_fingerprinted(
     let file_idents: Vec<(PathBuf, Ident)> = files
         .par_iter()
         .flat_map_iter(|(path, _)| {
-            let mut out = vec![(path.clone(), Ident::of(path))];
+            let mut out = vec![(path.clone(), Ident::kept(path))];
             if path.extension().is_some_and(|e| e == "db") {
                 let mut wal = path.as_os_str().to_owned();
                 wal.push("-wal");
                 let wal = PathBuf::from(wal);
-                out.push((wal.clone(), Ident::of(&wal)));
+                out.push((wal.clone(), Ident::kept(&wal)));
             }
             out
         })
@@ -797,7 +797,7 @@ fn walk(
                 let mut f = Vec::new();
                 let mut g = Vec::new();
                 // Taken before listing: a change after it is seen next time.
-                let ident = Ident::of(&d.path);
+                let ident = Ident::kept(&d.path);
                 let subs = read_folder(d, &mut f, &mut g);
                 (f, g, subs, ident)
             })

@@ -76,6 +76,35 @@ impl Ident {
     }
 }
 
+impl Ident {
+    /// [`Ident::of`] as a fingerprint keeps it: for a SQLite `-wal` file
+    /// (an OpenCode database's) the ctime is left out (0), because opening
+    /// the database, even read-only, may change it (SQLite gives the file
+    /// back to its owner when run as root); its writes move the mtime.
+    pub fn kept(path: &Path) -> Ident {
+        let ident = Ident::of(path);
+        let wal = path
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().ends_with(b"-wal"));
+        match ident {
+            Ident::Entry {
+                kind,
+                size,
+                mtime_ns,
+                ino,
+                ..
+            } if wal => Ident::Entry {
+                kind,
+                size,
+                mtime_ns,
+                ctime_ns: 0,
+                ino,
+            },
+            other => other,
+        }
+    }
+}
+
 /// The paths a discovery read, each with its identity when read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fingerprint {
@@ -90,7 +119,7 @@ impl Fingerprint {
         self.entries
             .par_iter()
             .with_min_len(256)
-            .all(|(path, ident)| Ident::of(path) == *ident)
+            .all(|(path, ident)| Ident::kept(path) == *ident)
     }
 
     /// The same entries sorted by path bytes, each path once.
