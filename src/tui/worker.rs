@@ -586,13 +586,18 @@ pub fn spawn_hooks(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_superseded_query_sends_nothing() {
+    /// The sessions of the vendored Claude Code 2.1.332 corpus.
+    fn real_cc() -> transcript::Discovery {
         let corpus = std::path::PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/corpus/real-cc-2.1.332"
         ));
-        let found = transcript::discover(&[corpus]).expect("corpus");
+        transcript::discover(&[corpus]).expect("corpus")
+    }
+
+    #[test]
+    fn a_superseded_query_sends_nothing() {
+        let found = real_cc();
         let (tx, rx) = mpsc::channel();
         let queries = spawn_queries(found.sessions, tx);
         let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
@@ -617,11 +622,7 @@ mod tests {
     /// after the pause answers.
     #[test]
     fn a_query_superseded_by_a_held_one_sends_nothing() {
-        let corpus = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/real-cc-2.1.332"
-        ));
-        let found = transcript::discover(&[corpus]).expect("corpus");
+        let found = real_cc();
         let (tx, rx) = mpsc::channel();
         let queries = spawn_queries(found.sessions, tx);
         let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");
@@ -650,11 +651,7 @@ mod tests {
     /// which begins with the same 3.
     #[test]
     fn a_first_page_comes_before_the_whole_answer_and_begins_it() {
-        let corpus = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/real-cc-2.1.332"
-        ));
-        let found = transcript::discover(&[corpus]).expect("corpus");
+        let found = real_cc();
         let (tx, rx) = mpsc::channel();
         let queries = spawn_queries_with(found.sessions, Library::new(&[]), false, Some(3), tx);
         let query = crate::tui::calls::prepare("tool:Bash", chrono::Utc::now()).expect("valid");

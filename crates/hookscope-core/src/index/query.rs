@@ -509,19 +509,7 @@ impl Index {
             TS_OUT_OF_RANGE,
             query.input_contains
         ])?;
-        let mut out: HashMap<(Vec<u8>, String), Acc> = HashMap::new();
-        while let Some(r) = rows.next()? {
-            let newest: Option<i64> = r.get(Scan::Agent)?;
-            let undated: i64 = r.get(Scan::IsError)?;
-            out.insert(
-                (r.get(0)?, r.get(1)?),
-                Acc {
-                    newest: newest.and_then(time_of_ns),
-                    undated: undated > 0,
-                },
-            );
-        }
-        Ok(Some(out))
+        accs(&mut rows).map(Some)
     }
 
     /// [`Index::aggregated`] for a query on names, agent, `is_error` and
@@ -554,19 +542,7 @@ impl Index {
             query.is_error,
             since,
         ])?;
-        let mut out: HashMap<Key, Acc> = HashMap::new();
-        while let Some(r) = rows.next()? {
-            let newest: Option<i64> = r.get(2)?;
-            let undated: i64 = r.get(3)?;
-            out.insert(
-                (r.get(0)?, r.get(1)?),
-                Acc {
-                    newest: newest.and_then(time_of_ns),
-                    undated: undated > 0,
-                },
-            );
-        }
-        Ok(out)
+        accs(&mut rows)
     }
 
     /// The bytes at `span` of `file` (a call's line), counted in
@@ -615,6 +591,25 @@ fn name_sql(query: &Query) -> (&'static str, String) {
         NameFilter::Exact(n) => ("name_folded = ?1", n.clone()),
         NameFilter::Pattern(p) => ("instr(name_folded, ?1) > 0", p.clone()),
     }
+}
+
+/// Per session, its candidates' newest time and whether any is undated,
+/// from rows of `s_path, s_id, newest ns, undated count` (the aggregating
+/// queries' shape).
+fn accs(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<HashMap<Key, Acc>> {
+    let mut out: HashMap<Key, Acc> = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let newest: Option<i64> = r.get(2)?;
+        let undated: i64 = r.get(3)?;
+        out.insert(
+            (r.get(0)?, r.get(1)?),
+            Acc {
+                newest: newest.and_then(time_of_ns),
+                undated: undated > 0,
+            },
+        );
+    }
+    Ok(out)
 }
 
 /// The instant of a stored `ts_ns` (`None` for [`TS_OUT_OF_RANGE`]).

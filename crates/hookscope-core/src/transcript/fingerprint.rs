@@ -313,22 +313,10 @@ mod tests {
         assert!(fp.holds());
         for at in [0, fp.entries.len() / 2, fp.entries.len() - 1] {
             let mut bad = fp.clone();
-            bad.entries[at].1 = match bad.entries[at].1 {
-                Ident::Entry {
-                    kind,
-                    size,
-                    mtime_ns,
-                    ctime_ns,
-                    ino,
-                } => Ident::Entry {
-                    kind,
-                    size,
-                    mtime_ns,
-                    ctime_ns: ctime_ns + 1,
-                    ino,
-                },
-                _ => Ident::Absent,
-            };
+            match &mut bad.entries[at].1 {
+                Ident::Entry { ctime_ns, .. } => *ctime_ns += 1,
+                other => *other = Ident::Absent,
+            }
             assert!(!bad.holds(), "entry {at} changed");
         }
         let mut gone = fp.clone();
