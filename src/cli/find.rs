@@ -316,6 +316,11 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         Err(FindError::Query(e)) => invalid(&e, json),
     };
     super::index::report(&library, found.sync.as_ref());
+    // A PATH given that is not read (a FIFO, a device): said, as
+    // `sessions` says it, rather than a silent "0 records".
+    for d in found.diagnostics.iter().filter(|d| paths.contains(&d.path)) {
+        errln!("hookscope: {d}");
+    }
     let result = found.result;
     for e in &result.unreadable {
         errln!("hookscope: {e}");

@@ -337,6 +337,36 @@ fn fifos_and_dev_zero_are_skipped_with_a_diagnostic_not_opened() {
         serde_json::from_slice::<Value>(&out.stdout).expect("json"),
         json!([])
     );
+    // `find` on them says so on stderr instead of a bare "0 records", and
+    // says nothing of the sessions' own diagnostics it was not given.
+    let out = bounded()
+        .arg("find")
+        .arg("--tool-name")
+        .arg("Bash")
+        .arg(project.join("fifo.jsonl"))
+        .arg(project.join("zero.jsonl"))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("not a regular file"))
+        .collect();
+    assert_eq!(
+        said,
+        vec![
+            format!(
+                "hookscope: {}: not a regular file (FIFO); skipped",
+                project.join("fifo.jsonl").display()
+            ),
+            format!(
+                "hookscope: {}: not a regular file (character device); skipped",
+                project.join("zero.jsonl").display()
+            ),
+        ]
+    );
 }
 
 /// Runs `f` on a thread and fails the test if it has not finished within 20

@@ -93,6 +93,9 @@ pub struct Found {
     pub result: FindResult,
     /// The index's sync (`None` without an index).
     pub sync: Option<SyncStats>,
+    /// Discovery's diagnostics (a PATH that is a FIFO, an orphaned
+    /// subagent file, an unreadable folder), sorted by path.
+    pub diagnostics: Vec<crate::transcript::Diagnostic>,
 }
 
 /// A user's sessions and what answers questions over them (module docs).
@@ -410,28 +413,28 @@ impl Library {
                 .then(|| crate::transcript::discover_fingerprinted(&self.paths));
             (stored, found, early.and_then(|h| h.join().ok().flatten()))
         });
-        let (sessions, synced) = match (stored, found) {
+        let (found, synced) = match (stored, found) {
             (Some(stored), _) => {
                 let n = stored.sessions.len();
-                (
-                    stored.sessions,
-                    Some(crate::index::discovery::synced_stored(n)),
-                )
+                (stored, Some(crate::index::discovery::synced_stored(n)))
             }
             (None, Some(found)) => {
                 let (found, fingerprint) = found?;
                 let synced = self.sync(&found.sessions, progress);
                 self.keep_discovery(&found, fingerprint.as_ref(), synced.as_ref());
-                (found.sessions, synced)
+                (found, synced)
             }
-            (None, None) => (discover(&self.paths)?.sessions, None),
+            (None, None) => (discover(&self.paths)?, None),
         };
+        let diagnostics = found.diagnostics;
+        let sessions = found.sessions;
         let Some(synced) = synced else {
             let result = self.find_unindexed(&sessions, query)?;
             return Ok(Found {
                 sessions,
                 result,
                 sync: None,
+                diagnostics,
             });
         };
         let result = match self.index.as_ref().map(|i| i.lock()) {
@@ -454,6 +457,7 @@ impl Library {
             sessions,
             result,
             sync: Some(synced.stats),
+            diagnostics,
         })
     }
 
