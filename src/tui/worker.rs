@@ -326,7 +326,7 @@ impl Queries {
     /// running for an older generation stops loading sessions at once.
     pub fn send(&self, generation: u64, query: Query) {
         // Generations only grow: one marked newest by `supersede` stays so.
-        self.latest.fetch_max(generation, Ordering::SeqCst);
+        self.supersede(generation);
         let _ = self.tx.send((generation, query));
     }
 

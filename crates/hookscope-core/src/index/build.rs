@@ -313,11 +313,7 @@ fn dep_files(session: &SessionRef) -> Vec<PathBuf> {
             .iter()
             .flat_map(|f| [f.clone(), f.with_extension("meta.json")])
             .collect(),
-        Agent::OpenCode => {
-            let mut wal = session.path.as_os_str().to_owned();
-            wal.push("-wal");
-            vec![PathBuf::from(wal)]
-        }
+        Agent::OpenCode => vec![crate::transcript::opencode_sqlite::wal_of(&session.path)],
         Agent::Codex | Agent::Droid => Vec::new(),
     }
 }
@@ -346,19 +342,24 @@ pub(super) fn deps_stamp(session: &SessionRef) -> String {
             Ok(m) => {
                 let ns = mtime_ns(m.modified().ok()).unwrap_or(-1);
                 let (ctime, ino) = fsread::change_id(&m);
-                // Opening an OpenCode database (read-only) lets SQLite
-                // touch its `-wal`'s ctime; its writes always move the mtime.
-                let ctime = if session.agent == Agent::OpenCode {
-                    0
-                } else {
-                    ctime
-                };
+                let ctime = if fsread::ctime_is_noise(&f) { 0 } else { ctime };
                 out.push_str(&format!("\t{}\t{ns}\t{ctime}\t{ino}\n", m.len()));
             }
             Err(_) => out.push_str("\t-\n"),
         }
     }
     out
+}
+
+/// The paths named by a stored `deps` text (one
+/// `path<TAB>stamp` line per file, folder or probe; the `=main` line is the
+/// main file, which discovery's fingerprint holds).
+pub(super) fn dep_paths(deps: &str) -> Vec<PathBuf> {
+    deps.lines()
+        .filter(|l| !l.starts_with("=main\t"))
+        .filter_map(|l| l.split_once('\t'))
+        .filter_map(|(path, _)| unescape_path(path))
+        .collect()
 }
 
 /// Path bytes each followed by a NUL (no path holds one): the

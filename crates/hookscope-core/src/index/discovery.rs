@@ -17,9 +17,9 @@ use std::time::{Duration, UNIX_EPOCH};
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::build::{State, Synced};
+use super::build::{State, Synced, join_paths};
 use super::{Index, path_bytes, path_from_bytes};
-use crate::transcript::fingerprint::{Fingerprint, Ident, Reader, put_bytes, roots_key};
+use crate::transcript::fingerprint::{Fingerprint, Ident};
 use crate::transcript::{Agent, Diagnostic, Discovery, Locus, SessionRef};
 
 impl Index {
@@ -47,7 +47,7 @@ impl Index {
             .sessions
             .iter()
             .filter_map(|s| stored.get(&(path_bytes(&s.path), s.id.clone())))
-            .flat_map(|old| dep_paths(&old.deps))
+            .flat_map(|old| super::build::dep_paths(&old.deps))
             .collect();
         paths.sort();
         paths.dedup();
@@ -58,7 +58,7 @@ impl Index {
                 (p, ident)
             })
             .collect();
-        if !self.current(&found.sessions).iter().all(|c| *c) {
+        if !self.current_in(&stored, &found.sessions).iter().all(|c| *c) {
             return;
         }
         let mut whole = fingerprint.clone();
@@ -66,7 +66,11 @@ impl Index {
         let whole = whole.sorted();
         let _ = self.conn.execute(
             "INSERT OR REPLACE INTO discoveries(roots, fingerprint, found) VALUES (?1, ?2, ?3)",
-            params![roots_key(&found.roots), whole.encode(), encode_found(found)],
+            params![
+                join_paths(&found.roots),
+                encode_fingerprint(&whole),
+                encode_found(found)
+            ],
         );
     }
 
@@ -79,30 +83,19 @@ impl Index {
             .conn
             .query_row(
                 "SELECT fingerprint, found FROM discoveries WHERE roots = ?1",
-                params![roots_key(roots)],
+                params![join_paths(roots)],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
             .ok()??;
         let (holds, found) = rayon::join(
-            || Fingerprint::decode(&fingerprint).is_some_and(|f| f.holds()),
+            || decode_fingerprint(&fingerprint).is_some_and(|f| f.holds()),
             || decode_found(&found),
         );
         let mut found = found.filter(|_| holds)?;
         found.roots = roots.to_vec();
         Some(found)
     }
-}
-
-/// The paths named by a stored `deps` text (`index::build`: one
-/// `path<TAB>stamp` line per file, folder or probe; the `=main` line is the
-/// main file, which discovery's fingerprint holds).
-fn dep_paths(deps: &str) -> Vec<PathBuf> {
-    deps.lines()
-        .filter(|l| !l.starts_with("=main\t"))
-        .filter_map(|l| l.split_once('\t'))
-        .filter_map(|(path, _)| super::build::unescape_path(path))
-        .collect()
 }
 
 /// A [`Synced`] for sessions taken from [`Index::stored_discovery`]: every
@@ -130,9 +123,15 @@ fn encode_found(found: &Discovery) -> Vec<u8> {
         put_bytes(&mut out, s.agent.as_str().as_bytes());
         put_bytes(&mut out, &path_bytes(&s.path));
         out.extend_from_slice(&s.size.to_le_bytes());
-        match s.modified.and_then(|t| t.duration_since(UNIX_EPOCH).ok()) {
-            Some(d) => {
-                out.push(1);
+        // Tag 1: after the epoch, 2: before it (a file dated 1960), then
+        // the distance from it.
+        let since = s.modified.map(|t| match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => (1u8, d),
+            Err(e) => (2u8, e.duration()),
+        });
+        match since {
+            Some((tag, d)) => {
+                out.push(tag);
                 out.extend_from_slice(&d.as_secs().to_le_bytes());
                 out.extend_from_slice(&u64::from(d.subsec_nanos()).to_le_bytes());
             }
@@ -176,10 +175,14 @@ fn decode_found(bytes: &[u8]) -> Option<Discovery> {
         let size = r.u64()?;
         let modified = match r.byte()? {
             0 => None,
-            1 => {
+            tag @ (1 | 2) => {
                 let secs = r.u64()?;
-                let nanos = u32::try_from(r.u64()?).ok()?;
-                UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+                let d = Duration::new(secs, u32::try_from(r.u64()?).ok()?);
+                Some(if tag == 1 {
+                    UNIX_EPOCH.checked_add(d)?
+                } else {
+                    UNIX_EPOCH.checked_sub(d)?
+                })
             }
             _ => return None,
         };
@@ -221,9 +224,136 @@ fn decode_found(bytes: &[u8]) -> Option<Discovery> {
     })
 }
 
+/// The compact binary form stored in the index: per entry, the path's
+/// length (u32 LE) and bytes, a tag byte and, for an
+/// [`Ident::Entry`], its kind, size, mtime, ctime and inode (8 bytes
+/// each, LE).
+fn encode_fingerprint(fingerprint: &Fingerprint) -> Vec<u8> {
+    let mut out = Vec::with_capacity(fingerprint.entries.len() * 96);
+    for (path, ident) in &fingerprint.entries {
+        put_bytes(&mut out, &path_bytes(path));
+        match ident {
+            Ident::Entry {
+                kind,
+                size,
+                mtime_ns,
+                ctime_ns,
+                ino,
+            } => {
+                out.push(*kind);
+                out.extend_from_slice(&size.to_le_bytes());
+                out.extend_from_slice(&mtime_ns.to_le_bytes());
+                out.extend_from_slice(&ctime_ns.to_le_bytes());
+                out.extend_from_slice(&ino.to_le_bytes());
+            }
+            Ident::Special => out.push(b's'),
+            Ident::Absent => out.push(b'-'),
+            Ident::Unreadable => out.push(b'?'),
+        }
+    }
+    out
+}
+
+/// The inverse of [`encode_fingerprint`]; `None` for bytes it did not
+/// write (the caller then walks).
+fn decode_fingerprint(bytes: &[u8]) -> Option<Fingerprint> {
+    let mut r = Reader(bytes);
+    let mut entries = Vec::new();
+    while !r.0.is_empty() {
+        let path = path_from_bytes(r.bytes()?);
+        let ident = match r.byte()? {
+            kind @ (b'f' | b'd') => Ident::Entry {
+                kind,
+                size: r.u64()?,
+                mtime_ns: r.u64()? as i64,
+                ctime_ns: r.u64()? as i64,
+                ino: r.u64()?,
+            },
+            b's' => Ident::Special,
+            b'-' => Ident::Absent,
+            b'?' => Ident::Unreadable,
+            _ => return None,
+        };
+        entries.push((path, ident));
+    }
+    Some(Fingerprint { entries })
+}
+
+/// Appends `bytes` with its length (u32 LE) before it.
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&bytes[..n as usize]);
+}
+
+/// Reads what [`put_bytes`] and little-endian integers wrote.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    /// `n` bytes, or `None` when fewer are left.
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    /// One byte.
+    fn byte(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+
+    /// A little-endian u64.
+    fn u64(&mut self) -> Option<u64> {
+        let b = self.take(8)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    }
+
+    /// A little-endian u32.
+    fn u32(&mut self) -> Option<u32> {
+        let b = self.take(4)?;
+        Some(u32::from_le_bytes(b.try_into().ok()?))
+    }
+
+    /// Bytes written by [`put_bytes`].
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Encoding round-trips every kind of identity, and a truncated or
+    /// unknown encoding is refused rather than misread.
+    #[test]
+    fn the_stored_form_round_trips_and_refuses_garbage() {
+        let fp = Fingerprint {
+            entries: vec![
+                (
+                    PathBuf::from("/a/b.jsonl"),
+                    Ident::Entry {
+                        kind: b'f',
+                        size: 12,
+                        mtime_ns: -5,
+                        ctime_ns: 7,
+                        ino: 9,
+                    },
+                ),
+                (PathBuf::from("/a"), Ident::Absent),
+                (PathBuf::from("/p"), Ident::Special),
+                (PathBuf::from("/q"), Ident::Unreadable),
+            ],
+        };
+        let bytes = encode_fingerprint(&fp);
+        assert_eq!(decode_fingerprint(&bytes), Some(fp));
+        assert_eq!(decode_fingerprint(&bytes[..bytes.len() - 3]), None);
+        assert_eq!(decode_fingerprint(&[1, 0, 0, 0, b'x', b'z']), None);
+    }
 
     fn corpus() -> PathBuf {
         PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus"))
@@ -242,6 +372,15 @@ mod tests {
         let bytes = encode_found(&found);
         assert!(decode_found(&bytes[..bytes.len() - 1]).is_none());
         assert!(decode_found(&[9, 9, 9]).is_none());
+        // A file dated before 1970 keeps its time (not "no time").
+        let mut old = found.sessions[0].clone();
+        old.modified = UNIX_EPOCH.checked_sub(Duration::new(315_532_800, 7));
+        let one = Discovery {
+            sessions: vec![old],
+            ..Discovery::default()
+        };
+        let back = decode_found(&encode_found(&one)).expect("decodes");
+        assert_eq!(back.sessions, one.sessions);
     }
 
     /// Stored after a sync, the discovery is served while nothing changes;
@@ -295,7 +434,7 @@ mod tests {
         let index = Index::in_memory().expect("index");
         for (fingerprint, found) in [
             (vec![1u8, 2, 3], encode_found(&Discovery::default())),
-            (Fingerprint::default().encode(), vec![0xff; 9]),
+            (encode_fingerprint(&Fingerprint::default()), vec![0xff; 9]),
             (
                 vec![5, 0, 0, 0, b'/', b't', b'm', b'p', b'/', b'z'],
                 Vec::new(),
@@ -305,7 +444,7 @@ mod tests {
                 .conn
                 .execute(
                     "INSERT OR REPLACE INTO discoveries(roots, fingerprint, found) VALUES (?1, ?2, ?3)",
-                    params![roots_key(&roots), fingerprint, found],
+                    params![join_paths(&roots), fingerprint, found],
                 )
                 .expect("insert");
             assert!(index.stored_discovery(&roots).is_none());
@@ -316,8 +455,8 @@ mod tests {
             .execute(
                 "INSERT OR REPLACE INTO discoveries(roots, fingerprint, found) VALUES (?1, ?2, ?3)",
                 params![
-                    roots_key(&roots),
-                    Fingerprint::default().encode(),
+                    join_paths(&roots),
+                    encode_fingerprint(&Fingerprint::default()),
                     encode_found(&Discovery::default())
                 ],
             )

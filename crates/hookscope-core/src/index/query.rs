@@ -204,6 +204,16 @@ impl Index {
         let Ok(stored) = self.stored() else {
             return vec![false; sessions.len()];
         };
+        self.current_in(&stored, sessions)
+    }
+
+    /// [`Index::current`] against identities already read
+    /// ([`Index::stored`]).
+    pub(super) fn current_in(
+        &self,
+        stored: &HashMap<Key, super::build::Stored>,
+        sessions: &[SessionRef],
+    ) -> Vec<bool> {
         // In parallel, each chunk with its own stat cache.
         sessions
             .par_chunks(256)
@@ -521,18 +531,14 @@ impl Index {
     /// out-of-range ones (a call without a time does not pass a bound).
     fn grouped(&self, query: &Query, since: Option<i64>) -> rusqlite::Result<HashMap<Key, Acc>> {
         let (name_sql, needle) = name_sql(query);
-        let (newest, undated, bound) = match since {
-            None => ("MAX(newest_ns)", "SUM(undated)", ""),
-            Some(_) => (
-                "MAX(CASE WHEN newest_ns >= ?4 THEN newest_ns END)",
-                "SUM(out_of_range)",
-                "AND (newest_ns >= ?4 OR out_of_range > 0)",
-            ),
-        };
+        // ?4 = since, NULL without a bound.
         let sql = format!(
-            "SELECT s_path, s_id, {newest}, {undated}
+            "SELECT s_path, s_id,
+               MAX(CASE WHEN ?4 IS NULL OR newest_ns >= ?4 THEN newest_ns END),
+               SUM(CASE WHEN ?4 IS NULL THEN undated ELSE out_of_range END)
              FROM call_groups WHERE {name_sql} AND (?2 IS NULL OR agent = ?2)
-               AND (?3 IS NULL OR is_error = ?3) AND (?4 IS NULL OR 1) {bound}
+               AND (?3 IS NULL OR is_error = ?3)
+               AND (?4 IS NULL OR newest_ns >= ?4 OR out_of_range > 0)
              GROUP BY s_path, s_id"
         );
         let mut stmt = self.conn.prepare(&sql)?;

@@ -53,13 +53,13 @@
 //!   many are undated (no time, or out of range) and how many of those are
 //!   out of range. Rewritten with the
 //!   session's calls (`index::build`'s `refresh_groups`); what
-//!   [`crate::index::Index::verdicts`] reads for a query on names, agent
-//!   and `is_error` alone, instead of every call of the name.
+//!   [`crate::index::Index::verdicts`] reads for a query on names, agent,
+//!   `is_error` and a `since` bound alone, instead of every call of the name.
 //! - `discoveries`: a discovery that can be used without walking
-//!   ([`crate::index::Index::stored_discovery`]): its roots
-//!   ([`crate::transcript::fingerprint::roots_key`]), what it read
-//!   ([`crate::transcript::fingerprint::Fingerprint::encode`]) and what it
-//!   found (sessions and diagnostics, `index::discovery`'s binary form).
+//!   ([`crate::index::Index::stored_discovery`]): its roots (path bytes,
+//!   each ended by a NUL byte, as `subagent_files`), what it read (a
+//!   [`crate::transcript::fingerprint::Fingerprint`]) and what it found
+//!   (sessions and diagnostics), both in `index::discovery`'s binary form.
 //!   Triggers empty it whenever a `sessions` row is written or removed, so
 //!   a row there always describes sessions whose rows were current when it
 //!   was stored.

@@ -186,32 +186,21 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
 
 /// A line parsed as the loader parses it ([`crate::transcript::jsonl`]:
 /// BOM and whitespace trimmed, invalid UTF-8 and lone surrogates repaired),
-/// when it is a JSON object: only the fields a record is built from
-/// ([`LineView`]); the others (`toolUseResult`, which repeats a result and
-/// may hold a whole file; `cwd`, `uuid`, …) are skipped without being
-/// built. A line naming one of those fields twice is refused (`None`:
-/// the caller loads the session, which takes the last one).
-fn parse_object(line: &[u8]) -> Option<Value> {
+/// when it is a JSON object: only the fields a record is built from; the
+/// others (`toolUseResult`, which repeats a result and may hold a whole
+/// file; `cwd`, `uuid`, …) are skipped without being built. A line naming
+/// one of those fields twice is refused (`None`: the caller loads the
+/// session, which takes the last one).
+fn parse_object(line: &[u8]) -> Option<LineView> {
     let bytes = crate::transcript::jsonl::line_bytes(line);
-    let (view, _) = crate::transcript::jsonl::parse_line::<LineView>(bytes).ok()?;
-    let mut map = serde_json::Map::new();
-    for (key, value) in [
-        ("type", view.kind),
-        ("message", view.message),
-        ("timestamp", view.timestamp),
-        ("isApiErrorMessage", view.is_api_error_message),
-        ("isCompactSummary", view.is_compact_summary),
-    ] {
-        if let Some(value) = value {
-            map.insert(key.to_string(), value);
-        }
-    }
-    Some(Value::Object(map))
+    crate::transcript::jsonl::parse_line::<LineView>(bytes)
+        .ok()
+        .map(|(view, _)| view)
 }
 
 /// The fields of a Claude Code line that [`session_from_rows`] reads; every
 /// other field is skipped (serde's `IgnoredAny`). Only a JSON object
-/// deserializes into it.
+/// deserializes into it; a field that is `null` reads as absent.
 #[derive(serde::Deserialize)]
 struct LineView {
     #[serde(rename = "type")]
@@ -224,29 +213,40 @@ struct LineView {
     is_compact_summary: Option<Value>,
 }
 
-/// The one block of `line` (a `line_type` line) whose `type` is
-/// `block_type` and whose `id_key` is `id`: `None` when the line is not
-/// such a line or holds zero or several such blocks.
-fn only_block<'a>(
-    line: &'a Value,
-    line_type: &str,
-    block_type: &str,
-    id_key: &str,
-    id: &str,
-) -> Option<&'a Value> {
-    if line.get("type").and_then(Value::as_str) != Some(line_type) {
-        return None;
+impl LineView {
+    /// The one block of this line (a `line_type` line) whose `type` is
+    /// `block_type` and whose `id_key` is `id`: `None` when the line is
+    /// not such a line or holds zero or several such blocks.
+    fn only_block(
+        &self,
+        line_type: &str,
+        block_type: &str,
+        id_key: &str,
+        id: &str,
+    ) -> Option<&Value> {
+        if self.kind.as_ref().and_then(Value::as_str) != Some(line_type) {
+            return None;
+        }
+        let blocks = self.message.as_ref()?.get("content")?.as_array()?;
+        let mut found = blocks.iter().filter(|b| {
+            b.get("type").and_then(Value::as_str) == Some(block_type)
+                && b.get(id_key).and_then(Value::as_str) == Some(id)
+        });
+        let block = found.next()?;
+        found.next().is_none().then_some(block)
     }
-    let blocks = line
-        .get("message")
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_array)?;
-    let mut found = blocks.iter().filter(|b| {
-        b.get("type").and_then(Value::as_str) == Some(block_type)
-            && b.get(id_key).and_then(Value::as_str) == Some(id)
-    });
-    let block = found.next()?;
-    found.next().is_none().then_some(block)
+
+    /// The line's time, as the loader reads `timestamp` (RFC 3339).
+    fn time(&self) -> Option<DateTime<Utc>> {
+        self.timestamp
+            .as_ref()
+            .and_then(crate::transcript::claude_code::time_of)
+    }
+}
+
+/// Whether a flag field is `true`.
+fn is_true(flag: &Option<Value>) -> bool {
+    flag.as_ref().and_then(Value::as_bool) == Some(true)
 }
 
 /// How many of `rows` pass `query` and the newest `limit` of them as
@@ -284,9 +284,9 @@ pub(super) fn session_from_rows(
             // line holds the needle (a narrow parse): its input cannot.
             continue;
         }
-        let value = parse_object(&line)?;
-        let block = only_block(&value, "assistant", "tool_use", "id", &row.tool_use_id)?;
-        if value.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
+        let view = parse_object(&line)?;
+        let block = view.only_block("assistant", "tool_use", "id", &row.tool_use_id)?;
+        if is_true(&view.is_api_error_message)
             || block.get("name").and_then(Value::as_str) != Some(row.name.as_str())
         {
             return None;
@@ -294,22 +294,17 @@ pub(super) fn session_from_rows(
         let input = block.get("input");
         let call =
             crate::tools::parse_tool_call(&row.name, input, crate::tools::OnError::Other).ok()?;
-        let mut time = crate::transcript::claude_code::timestamp_of(&value);
+        let mut time = view.time();
         let (output, is_error) = match row.output {
             Some(span) => {
                 let line = read_line(&mut files, &row.file, span)?;
-                let value = parse_object(&line)?;
-                if value.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+                let view = parse_object(&line)?;
+                if is_true(&view.is_compact_summary) {
                     return None;
                 }
-                let block = only_block(
-                    &value,
-                    "user",
-                    "tool_result",
-                    "tool_use_id",
-                    &row.tool_use_id,
-                )?;
-                time = time.or_else(|| crate::transcript::claude_code::timestamp_of(&value));
+                let block =
+                    view.only_block("user", "tool_result", "tool_use_id", &row.tool_use_id)?;
+                time = time.or_else(|| view.time());
                 let text = block
                     .get("content")
                     .map(crate::transcript::claude_code::content_text)

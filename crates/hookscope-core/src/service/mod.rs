@@ -20,6 +20,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use rayon::prelude::*;
+
 pub mod hook_run;
 pub mod view;
 
@@ -288,6 +290,9 @@ impl Library {
             let n = stored.sessions.len();
             return Ok((stored, Some(crate::index::discovery::synced_stored(n))));
         }
+        if self.index.is_none() {
+            return Ok((discover(&self.paths)?, None));
+        }
         let (found, fingerprint) = crate::transcript::discover_fingerprinted(&self.paths)?;
         let synced = self.sync(&found.sessions, progress);
         self.keep_discovery(&found, fingerprint.as_ref(), synced.as_ref());
@@ -332,33 +337,21 @@ impl Library {
     > {
         let (mut found, synced) = self.discover_synced(progress)?;
         let kept: Vec<bool> = found.sessions.iter().map(keep).collect();
-        let mut k = kept.iter();
-        found
-            .sessions
-            .retain(|_| k.next().copied().unwrap_or(false));
-        let Some(synced) = synced else {
-            let results = crate::transcript::load_summaries(&found.sessions);
-            return Ok((found, results, None));
+        let (mut results, stats) = match (synced, self.index.as_ref().map(|i| i.lock())) {
+            (Some(synced), Some(Ok(index))) => {
+                let stats = synced.stats.clone();
+                (index.summaries(&found.sessions, synced), Some(stats))
+            }
+            (synced, _) => {
+                // Without rows: only the kept sessions are loaded.
+                retain_kept(&mut found.sessions, &kept);
+                let results = crate::transcript::load_summaries(&found.sessions);
+                return Ok((found, results, synced.map(|s| s.stats)));
+            }
         };
-        let stats = synced.stats.clone();
-        let (states, reused): (Vec<_>, Vec<_>) = synced
-            .states
-            .into_iter()
-            .zip(synced.reused)
-            .zip(&kept)
-            .filter(|(_, k)| **k)
-            .map(|(pair, _)| pair)
-            .unzip();
-        let synced = Synced {
-            states,
-            reused,
-            stats: stats.clone(),
-        };
-        let results = match self.index.as_ref().map(|i| i.lock()) {
-            Some(Ok(index)) => index.summaries(&found.sessions, synced),
-            _ => crate::transcript::load_summaries(&found.sessions),
-        };
-        Ok((found, results, Some(stats)))
+        retain_kept(&mut found.sessions, &kept);
+        retain_kept(&mut results, &kept);
+        Ok((found, results, stats))
     }
 
     /// Each session's summary and diagnostics, in the order of
@@ -397,35 +390,14 @@ impl Library {
             .index
             .as_ref()
             .and_then(|i| i.lock().ok().and_then(|i| i.reader()));
-        let roots = crate::transcript::roots_of(&self.paths);
-        // A discovery kept in the index, unchanged on disk, answers without
-        // a walk or a sync; else discovery walks while the candidates are
-        // read on the second connection.
-        let (stored, found, early) = std::thread::scope(|scope| {
+        // The discovery kept in the index, or a walk and a sync, while the
+        // candidates are read on the second connection.
+        let (discovered, early) = std::thread::scope(|scope| {
             let early = reader.map(|r| scope.spawn(move || r.candidates_of(query)));
-            let stored = self
-                .index
-                .as_ref()
-                .and_then(|i| i.lock().ok())
-                .and_then(|i| i.stored_discovery(&roots));
-            let found = stored
-                .is_none()
-                .then(|| crate::transcript::discover_fingerprinted(&self.paths));
-            (stored, found, early.and_then(|h| h.join().ok().flatten()))
+            let discovered = self.discover_synced(progress);
+            (discovered, early.and_then(|h| h.join().ok().flatten()))
         });
-        let (found, synced) = match (stored, found) {
-            (Some(stored), _) => {
-                let n = stored.sessions.len();
-                (stored, Some(crate::index::discovery::synced_stored(n)))
-            }
-            (None, Some(found)) => {
-                let (found, fingerprint) = found?;
-                let synced = self.sync(&found.sessions, progress);
-                self.keep_discovery(&found, fingerprint.as_ref(), synced.as_ref());
-                (found, synced)
-            }
-            (None, None) => (discover(&self.paths)?, None),
-        };
+        let (found, synced) = discovered?;
         let diagnostics = found.diagnostics;
         let sessions = found.sessions;
         let Some(synced) = synced else {
@@ -552,6 +524,12 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
         .collect()
 }
 
+/// Keeps the items of `items` whose place in `kept` is `true`.
+fn retain_kept<T>(items: &mut Vec<T>, kept: &[bool]) {
+    let mut k = kept.iter();
+    items.retain(|_| k.next().copied().unwrap_or(false));
+}
+
 /// Per session, its state for [`Index::verdicts`] when it is taken as
 /// stored: [`State::Indexed`] when its rows are current now
 /// ([`Index::current`]: the stored stamps equal the files', and the main
@@ -559,7 +537,6 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
 /// [`State::NotIndexed`] (a live session grown since: it goes through the
 /// raw prefilter).
 pub fn current_states(index: &Index, sessions: &[SessionRef]) -> Vec<State> {
-    use rayon::prelude::*;
     index
         .current(sessions)
         .into_par_iter()

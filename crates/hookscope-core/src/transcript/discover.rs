@@ -96,9 +96,8 @@ impl SessionRef {
     /// session's `time_updated` (else the file's mtime).
     pub fn opencode(path: PathBuf, row: &super::opencode::SessionRow) -> SessionRef {
         let meta = std::fs::metadata(&path).ok();
-        let mut wal = path.as_os_str().to_owned();
-        wal.push("-wal");
-        let wal_len = std::fs::metadata(PathBuf::from(wal)).map_or(0, |m| m.len());
+        let wal_len =
+            std::fs::metadata(super::opencode_sqlite::wal_of(&path)).map_or(0, |m| m.len());
         let updated = row
             .updated_ms
             .or(row.created_ms)
@@ -188,7 +187,7 @@ pub fn default_roots() -> Vec<PathBuf> {
 /// # Errors
 /// [`DiscoverError`] when a given PATH does not exist or is a non-`.jsonl` file.
 pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
-    discover_fingerprinted(paths).map(|(found, _)| found)
+    discover_with(paths, false).map(|(found, _)| found)
 }
 
 /// The roots [`discover`] searches for `paths`: `paths`, or
@@ -211,6 +210,16 @@ pub fn roots_of(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// [`discover`]'s.
 pub fn discover_fingerprinted(
     paths: &[PathBuf],
+) -> Result<(Discovery, Option<Fingerprint>), DiscoverError> {
+    discover_with(paths, true)
+}
+
+/// [`discover`]; with `fingerprint`, also each folder's and file's
+/// identity before it is read (one more `stat` each), for
+/// [`discover_fingerprinted`].
+fn discover_with(
+    paths: &[PathBuf],
+    fingerprint: bool,
 ) -> Result<(Discovery, Option<Fingerprint>), DiscoverError> {
     let roots = roots_of(paths);
     let mut files = Vec::new();
@@ -261,7 +270,13 @@ pub fn discover_fingerprinted(
             {
                 let session_dir = dir.join(stem);
                 if session_dir.is_dir() {
-                    walk_root(&session_dir, &mut files, &mut diagnostics, &mut walked);
+                    walk_root(
+                        &session_dir,
+                        &mut files,
+                        &mut diagnostics,
+                        &mut walked,
+                        fingerprint,
+                    );
                 }
                 if let Ok(entries) = std::fs::read_dir(dir) {
                     for entry in entries.flatten() {
@@ -279,7 +294,7 @@ pub fn discover_fingerprinted(
                 }
             }
         } else {
-            walk_root(root, &mut files, &mut diagnostics, &mut walked);
+            walk_root(root, &mut files, &mut diagnostics, &mut walked, fingerprint);
         }
     }
     // Byte order is enough to bring duplicates together (and much cheaper
@@ -320,19 +335,21 @@ pub fn discover_fingerprinted(
     }
     // Each file's identity before it is read (an OpenCode database's
     // `-wal` with it): a change after this is seen by the next check.
-    let file_idents: Vec<(PathBuf, Ident)> = files
-        .par_iter()
-        .flat_map_iter(|(path, _)| {
-            let mut out = vec![(path.clone(), Ident::kept(path))];
-            if path.extension().is_some_and(|e| e == "db") {
-                let mut wal = path.as_os_str().to_owned();
-                wal.push("-wal");
-                let wal = PathBuf::from(wal);
-                out.push((wal.clone(), Ident::kept(&wal)));
-            }
-            out
-        })
-        .collect();
+    let file_idents: Vec<(PathBuf, Ident)> = if fingerprint {
+        files
+            .par_iter()
+            .flat_map_iter(|(path, _)| {
+                let mut out = vec![(path.clone(), Ident::kept(path))];
+                if path.extension().is_some_and(|e| e == "db") {
+                    let wal = super::opencode_sqlite::wal_of(path);
+                    out.push((wal.clone(), Ident::kept(&wal)));
+                }
+                out
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let kinds: Vec<Kind> = files
         .par_iter()
         .map(|(path, explicit)| {
@@ -515,7 +532,7 @@ pub fn discover_fingerprinted(
             .then_with(|| a.path.cmp(&b.path))
             .then_with(|| a.id.cmp(&b.id))
     });
-    let fingerprint = closed.then(|| {
+    let fingerprint = (fingerprint && closed).then(|| {
         walked.extend(file_idents);
         Fingerprint { entries: walked }
     });
@@ -769,6 +786,7 @@ fn walk(
     files: &mut Vec<(PathBuf, bool, PathBuf)>,
     diagnostics: &mut Vec<Diagnostic>,
     walked: &mut Vec<(PathBuf, Ident)>,
+    fingerprint: bool,
 ) {
     let mut seen: HashSet<PathBuf> = HashSet::from([root.canonical.clone()]);
     let mut level = vec![root];
@@ -789,7 +807,7 @@ fn walk(
             Vec<(PathBuf, bool, PathBuf)>,
             Vec<Diagnostic>,
             Vec<WalkDir>,
-            Ident,
+            Option<Ident>,
         );
         let found: Vec<Found> = level
             .par_iter()
@@ -797,14 +815,14 @@ fn walk(
                 let mut f = Vec::new();
                 let mut g = Vec::new();
                 // Taken before listing: a change after it is seen next time.
-                let ident = Ident::kept(&d.path);
+                let ident = fingerprint.then(|| Ident::kept(&d.path));
                 let subs = read_folder(d, &mut f, &mut g);
                 (f, g, subs, ident)
             })
             .collect();
         let mut next = Vec::new();
         for ((mut f, mut g, subs, ident), d) in found.into_iter().zip(&level) {
-            walked.push((d.path.clone(), ident));
+            walked.extend(ident.map(|ident| (d.path.clone(), ident)));
             files.append(&mut f);
             diagnostics.append(&mut g);
             for d in subs {
@@ -871,6 +889,7 @@ fn walk_root(
     files: &mut Vec<(PathBuf, bool, PathBuf)>,
     diagnostics: &mut Vec<Diagnostic>,
     walked: &mut Vec<(PathBuf, Ident)>,
+    fingerprint: bool,
 ) {
     let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     walk(
@@ -884,6 +903,7 @@ fn walk_root(
         files,
         diagnostics,
         walked,
+        fingerprint,
     );
 }
 

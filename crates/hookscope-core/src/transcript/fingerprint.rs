@@ -2,7 +2,8 @@
 //! it opened, each with its [`Ident`] taken before it was read. While every
 //! entry still has the same identity, the discovery would find the same
 //! sessions again, so a stored one can be used without walking
-//! (docs/cli.md#index, "Answering without a walk").
+//! (docs/cli.md#index, "Answering without a walk"). The index keeps it
+//! (`index::discovery`, which also owns its stored form).
 //!
 //! A folder's ctime and mtime change when an entry is added, removed or
 //! renamed in it (and its ctime when its permissions change); a file's
@@ -44,64 +45,36 @@ pub enum Ident {
 impl Ident {
     /// The identity of `path` now, by one `stat`.
     pub fn of(path: &Path) -> Ident {
-        match std::fs::metadata(path) {
-            Ok(meta) => {
-                let kind = if meta.is_file() {
-                    b'f'
-                } else if meta.is_dir() {
-                    b'd'
-                } else {
-                    return Ident::Special;
-                };
-                let mtime_ns = match fsread::Stamp::of(&meta) {
-                    fsread::Stamp::File { mtime_ns, .. } | fsread::Stamp::Folder { mtime_ns } => {
-                        mtime_ns
-                    }
-                    _ => 0,
-                };
-                let (ctime_ns, ino) = fsread::change_id(&meta);
-                Ident::Entry {
-                    kind,
-                    size: meta.len(),
-                    mtime_ns,
-                    ctime_ns,
-                    ino,
-                }
-            }
-            Err(e) => match fsread::Stamp::of_error(&e) {
-                fsread::Stamp::Absent => Ident::Absent,
-                _ => Ident::Unreadable,
-            },
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if fsread::Stamp::of_error(&e) == fsread::Stamp::Absent => return Ident::Absent,
+            Err(_) => return Ident::Unreadable,
+        };
+        let kind = match (meta.is_file(), meta.is_dir()) {
+            (true, _) => b'f',
+            (_, true) => b'd',
+            _ => return Ident::Special,
+        };
+        let (ctime_ns, ino) = fsread::change_id(&meta);
+        Ident::Entry {
+            kind,
+            size: meta.len(),
+            mtime_ns: fsread::signed_ns(meta.modified()),
+            ctime_ns,
+            ino,
         }
     }
-}
 
-impl Ident {
-    /// [`Ident::of`] as a fingerprint keeps it: for a SQLite `-wal` file
-    /// (an OpenCode database's) the ctime is left out (0), because opening
-    /// the database, even read-only, may change it (SQLite gives the file
-    /// back to its owner when run as root); its writes move the mtime.
+    /// [`Ident::of`] as a fingerprint keeps it: without the ctime (0) of a
+    /// path whose ctime is noise ([`fsread::ctime_is_noise`]).
     pub fn kept(path: &Path) -> Ident {
-        let ident = Ident::of(path);
-        let wal = path
-            .file_name()
-            .is_some_and(|n| n.as_encoded_bytes().ends_with(b"-wal"));
-        match ident {
-            Ident::Entry {
-                kind,
-                size,
-                mtime_ns,
-                ino,
-                ..
-            } if wal => Ident::Entry {
-                kind,
-                size,
-                mtime_ns,
-                ctime_ns: 0,
-                ino,
-            },
-            other => other,
+        let mut ident = Ident::of(path);
+        if fsread::ctime_is_noise(path)
+            && let Ident::Entry { ctime_ns, .. } = &mut ident
+        {
+            *ctime_ns = 0;
         }
+        ident
     }
 }
 
@@ -129,149 +102,11 @@ impl Fingerprint {
         self.entries.dedup_by(|a, b| a.0 == b.0);
         self
     }
-
-    /// The compact binary form stored in the index: per entry, the path's
-    /// length (u32 LE) and bytes, a tag byte and, for an
-    /// [`Ident::Entry`], its kind, size, mtime, ctime and inode (8 bytes
-    /// each, LE).
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.entries.len() * 96);
-        for (path, ident) in &self.entries {
-            put_bytes(&mut out, &crate::index::path_bytes(path));
-            match ident {
-                Ident::Entry {
-                    kind,
-                    size,
-                    mtime_ns,
-                    ctime_ns,
-                    ino,
-                } => {
-                    out.push(*kind);
-                    out.extend_from_slice(&size.to_le_bytes());
-                    out.extend_from_slice(&mtime_ns.to_le_bytes());
-                    out.extend_from_slice(&ctime_ns.to_le_bytes());
-                    out.extend_from_slice(&ino.to_le_bytes());
-                }
-                Ident::Special => out.push(b's'),
-                Ident::Absent => out.push(b'-'),
-                Ident::Unreadable => out.push(b'?'),
-            }
-        }
-        out
-    }
-
-    /// The inverse of [`Fingerprint::encode`]; `None` for bytes it did not
-    /// write (the caller then walks).
-    pub fn decode(bytes: &[u8]) -> Option<Fingerprint> {
-        let mut r = Reader(bytes);
-        let mut entries = Vec::new();
-        while !r.0.is_empty() {
-            let path = crate::index::path_from_bytes(r.bytes()?);
-            let ident = match r.byte()? {
-                kind @ (b'f' | b'd') => Ident::Entry {
-                    kind,
-                    size: r.u64()?,
-                    mtime_ns: r.u64()? as i64,
-                    ctime_ns: r.u64()? as i64,
-                    ino: r.u64()?,
-                },
-                b's' => Ident::Special,
-                b'-' => Ident::Absent,
-                b'?' => Ident::Unreadable,
-                _ => return None,
-            };
-            entries.push((path, ident));
-        }
-        Some(Fingerprint { entries })
-    }
-}
-
-/// Appends `bytes` with its length (u32 LE) before it.
-pub(crate) fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    let n = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
-    out.extend_from_slice(&n.to_le_bytes());
-    out.extend_from_slice(&bytes[..n as usize]);
-}
-
-/// Reads what [`put_bytes`] and little-endian integers wrote.
-pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
-
-impl<'a> Reader<'a> {
-    /// `n` bytes, or `None` when fewer are left.
-    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-
-    /// One byte.
-    pub(crate) fn byte(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-
-    /// A little-endian u64.
-    pub(crate) fn u64(&mut self) -> Option<u64> {
-        let b = self.take(8)?;
-        Some(u64::from_le_bytes(b.try_into().ok()?))
-    }
-
-    /// A little-endian u32.
-    pub(crate) fn u32(&mut self) -> Option<u32> {
-        let b = self.take(4)?;
-        Some(u32::from_le_bytes(b.try_into().ok()?))
-    }
-
-    /// Bytes written by [`put_bytes`].
-    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.u32()? as usize;
-        self.take(n)
-    }
-}
-
-/// The key a stored discovery is filed under: its roots' path bytes, each
-/// ended by a NUL byte (no path holds one).
-pub fn roots_key(roots: &[PathBuf]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for r in roots {
-        out.extend_from_slice(&crate::index::path_bytes(r));
-        out.push(0);
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Encoding round-trips every kind of identity, and a truncated or
-    /// unknown encoding is refused rather than misread.
-    #[test]
-    fn the_stored_form_round_trips_and_refuses_garbage() {
-        let fp = Fingerprint {
-            entries: vec![
-                (
-                    PathBuf::from("/a/b.jsonl"),
-                    Ident::Entry {
-                        kind: b'f',
-                        size: 12,
-                        mtime_ns: -5,
-                        ctime_ns: 7,
-                        ino: 9,
-                    },
-                ),
-                (PathBuf::from("/a"), Ident::Absent),
-                (PathBuf::from("/p"), Ident::Special),
-                (PathBuf::from("/q"), Ident::Unreadable),
-            ],
-        };
-        let bytes = fp.encode();
-        assert_eq!(Fingerprint::decode(&bytes), Some(fp));
-        assert_eq!(Fingerprint::decode(&bytes[..bytes.len() - 3]), None);
-        assert_eq!(Fingerprint::decode(&[1, 0, 0, 0, b'x', b'z']), None);
-    }
 
     /// A file rewritten with its size and mtime put back no longer holds
     /// (its ctime moved); an untouched one does.

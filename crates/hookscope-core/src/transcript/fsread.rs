@@ -304,7 +304,19 @@ pub fn change_id(meta: &Metadata) -> (i64, u64) {
     }
 }
 
-fn signed_ns(t: io::Result<SystemTime>) -> i64 {
+/// Whether `path`'s ctime says nothing of its content: a SQLite `-wal`
+/// file (an OpenCode database's), whose ctime opening the database may
+/// change, even read-only (SQLite gives the file back to its owner when run
+/// as root); its writes always move its mtime. Identities leave such a
+/// ctime out (the index's `deps`, a kept discovery's fingerprint).
+pub fn ctime_is_noise(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.as_encoded_bytes().ends_with(b"-wal"))
+}
+
+/// Signed nanoseconds since the epoch of a file time (`i64::MIN`/`MAX`
+/// when out of range, 0 when the platform has none).
+pub(crate) fn signed_ns(t: io::Result<SystemTime>) -> i64 {
     match t {
         Ok(t) => match t.duration_since(UNIX_EPOCH) {
             Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),

@@ -95,7 +95,8 @@ impl Drop for Db {
     }
 }
 
-fn wal_of(path: &Path) -> PathBuf {
+/// The `-wal` file beside SQLite database `path`.
+pub(crate) fn wal_of(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push("-wal");
     PathBuf::from(name)

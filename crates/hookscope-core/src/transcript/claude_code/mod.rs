@@ -40,8 +40,8 @@ mod thread;
 use link::*;
 pub use resume::*;
 pub use thread::PROCESS_NOTE;
-pub(crate) use thread::timestamp_of;
 use thread::*;
+pub(crate) use thread::{time_of, timestamp_of};
 
 /// Moved to [`super::text`]; re-exported here for existing callers.
 pub use super::text::{content_text, display_prompt, one_line};

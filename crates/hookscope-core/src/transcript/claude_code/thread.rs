@@ -109,8 +109,12 @@ pub(super) fn kept_tool_use_result(
 
 /// A line's RFC 3339 `timestamp` (both agents' envelopes carry one), in UTC.
 pub(crate) fn timestamp_of(v: &Value) -> Option<DateTime<Utc>> {
-    v.get("timestamp")
-        .and_then(Value::as_str)
+    v.get("timestamp").and_then(time_of)
+}
+
+/// A `timestamp` value's time: an RFC 3339 string, else `None`.
+pub(crate) fn time_of(t: &Value) -> Option<DateTime<Utc>> {
+    t.as_str()
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc))
 }
