@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args as ClapArgs, ValueEnum};
-use hookscope_core::query::{FindParams, FoundCall, OutputMode, QueryError};
+use hookscope_core::query::{FindParams, FoundCall, GroupBy, OutputMode, Query, QueryError};
 use hookscope_core::transcript::short_id::ShortIds;
 use serde_json::Value;
 
@@ -47,6 +47,10 @@ JSON record of a call with hook activity gains a
 hook_activity array (event, action, command, exit_code, duration_ms, reason,
 rewrite {from, to}, lines, …).
 
+--count prints how many calls match instead of the records; --group-by KEY
+(tool, session, day, agent, error) prints how many per KEY, most first. They
+count exactly what find would list with no limit.
+
 Bad arguments print one line on stderr and exit 2; with --json the
 {\"error\":\"invalid_argument\",\"message\":…} object goes to stdout (exit 2).
 
@@ -56,6 +60,7 @@ Examples:
   hookscope find --tool-name-pattern mcp__ --is-error true --since 2026-11-01 --json
   hookscope find --tool-name Agent --with-subagent-cost --json
   hookscope find --tool-name-pattern '' --hook PreToolUse --blocked
+  hookscope find --tool-name Bash --is-error true --group-by day
   hookscope find ~/.claude/projects/-home-me-repo --tool-name Read --session 8bb2dece --limit 5";
 
 /// The output mode, as a flag value.
@@ -155,10 +160,46 @@ pub struct FindArgs {
     /// --since/--until.
     #[arg(long, value_name = "T", hide = true)]
     pub now: Option<String>,
+    /// Print how many calls match instead of the records (--limit does
+    /// not apply): a number, or {"total":N} with --json.
+    #[arg(long, conflicts_with = "limit")]
+    pub count: bool,
+    /// Print how many calls match per KEY instead of the records, most
+    /// first (days newest first): tool, session, day (UTC), agent or error
+    /// (error, ok, no result). --json: {"total":N,"group_by":KEY,"groups":[{"key":…,"count":N}]}.
+    #[arg(long, value_enum, value_name = "KEY", conflicts_with = "limit")]
+    pub group_by: Option<GroupByArg>,
     /// Print {"records":[...],"redactions":{...}} instead of a table
     /// (redactions omitted when nothing was masked).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--group-by`'s values ([`GroupBy`]).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GroupByArg {
+    /// The tool name as invoked.
+    Tool,
+    /// The session id (subagents' calls count for their session).
+    Session,
+    /// The call's UTC date, or "undated".
+    Day,
+    /// claude-code, codex, opencode or droid.
+    Agent,
+    /// error, ok, or "no result".
+    Error,
+}
+
+impl From<GroupByArg> for GroupBy {
+    fn from(arg: GroupByArg) -> GroupBy {
+        match arg {
+            GroupByArg::Tool => GroupBy::Tool,
+            GroupByArg::Session => GroupBy::Session,
+            GroupByArg::Day => GroupBy::Day,
+            GroupByArg::Agent => GroupBy::Agent,
+            GroupByArg::Error => GroupBy::Error,
+        }
+    }
 }
 
 impl FindArgs {
@@ -201,6 +242,16 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
             Err(e) => invalid(&e, args.json),
         },
     };
+    if args.count || args.group_by.is_some() {
+        return run_tally(
+            &args.paths,
+            &params,
+            args.now.as_deref(),
+            args.json,
+            no_index,
+            args.group_by.map(GroupBy::from),
+        );
+    }
     run(
         &args.paths,
         &params,
@@ -279,35 +330,7 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 /// the index ([`super::index`]) decides which sessions to load
 /// ([`hookscope_core::index::Index::verdicts`]); the records are the same.
 pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool, no_index: bool) {
-    let now = match now {
-        None => Utc::now(),
-        Some(t) => match DateTime::parse_from_rfc3339(t) {
-            Ok(t) => t.with_timezone(&Utc),
-            Err(e) => invalid(
-                &QueryError::InvalidArgument(format!("--now: {t:?} is not RFC 3339: {e}")),
-                json,
-            ),
-        },
-    };
-    // Validate before discovery so a bad argument fails fast. `--limit` has
-    // no upper bound here (the MCP tool keeps MAX_LIMIT): it is applied
-    // after the library's validation.
-    let unlimited = FindParams {
-        limit: None,
-        ..params.clone()
-    };
-    let mut query = match unlimited.validate(now) {
-        Ok(query) => query,
-        Err(e) => invalid(&flag_names(e), json),
-    };
-    match params.limit {
-        Some(0) => invalid(
-            &QueryError::InvalidArgument("limit must be at least 1, got 0".to_string()),
-            json,
-        ),
-        Some(n) => query.limit = n,
-        None => {}
-    }
+    let query = query_of(params, now, json);
     let library = super::index::library(paths, no_index);
     let found = super::index::with_progress(&library, |progress| library.find(&query, progress));
     let found = match found {
@@ -368,6 +391,99 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
             .collect();
         errln!("redacted: {} (--no-redact to show)", parts.join(", "));
     }
+}
+
+/// `--count` / `--group-by`: how many calls match `params` (no limit),
+/// split by `group_by` ([`hookscope_core::service::Library::tally`]).
+/// Prints a number, or a COUNT KEY table with a total line, or with
+/// `json` the [`hookscope_core::query::Tally`] object.
+fn run_tally(
+    paths: &[PathBuf],
+    params: &FindParams,
+    now: Option<&str>,
+    json: bool,
+    no_index: bool,
+    group_by: Option<GroupBy>,
+) {
+    let query = query_of(params, now, json);
+    let library = super::index::library(paths, no_index);
+    let found = super::index::with_progress(&library, |progress| {
+        library.tally(&query, group_by, progress)
+    });
+    let found = match found {
+        Ok(found) => found,
+        Err(FindError::Discover(e)) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
+        Err(FindError::Query(e)) => invalid(&e, json),
+    };
+    super::index::report(&library, found.sync.as_ref());
+    for d in found.diagnostics.iter().filter(|d| paths.contains(&d.path)) {
+        errln!("hookscope: {d}");
+    }
+    let tally = found.result;
+    for e in &tally.unreadable {
+        errln!("hookscope: {e}");
+    }
+    for s in &tally.unmatched_sessions {
+        errln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
+    }
+    if json {
+        match serde_json::to_value(&tally) {
+            Ok(v) => print_json(&v),
+            Err(e) => fail(format!("cannot serialize output: {e}")),
+        }
+        return;
+    }
+    let Some(groups) = &tally.groups else {
+        outln!("{}", tally.total);
+        return;
+    };
+    let width = groups
+        .iter()
+        .map(|g| g.count.to_string().len())
+        .chain([tally.total.to_string().len(), "COUNT".len()])
+        .max()
+        .unwrap_or(5);
+    let by = group_by.map_or("", GroupBy::as_str).to_uppercase();
+    outln!("{:>width$}  {by}", "COUNT");
+    for g in groups {
+        outln!("{:>width$}  {}", g.count, g.key);
+    }
+    outln!("{:>width$}  (total)", tally.total);
+}
+
+/// The validated query of `params` (`now`: `--now`), or the process
+/// exits 2 with the error ([`invalid`]).
+fn query_of(params: &FindParams, now: Option<&str>, json: bool) -> Query {
+    let now = match now {
+        None => Utc::now(),
+        Some(t) => match DateTime::parse_from_rfc3339(t) {
+            Ok(t) => t.with_timezone(&Utc),
+            Err(e) => invalid(
+                &QueryError::InvalidArgument(format!("--now: {t:?} is not RFC 3339: {e}")),
+                json,
+            ),
+        },
+    };
+    // Validate before discovery so a bad argument fails fast. `--limit` has
+    // no upper bound here (the MCP tool keeps MAX_LIMIT): it is applied
+    // after the library's validation.
+    let unlimited = FindParams {
+        limit: None,
+        ..params.clone()
+    };
+    let mut query = match unlimited.validate(now) {
+        Ok(query) => query,
+        Err(e) => invalid(&flag_names(e), json),
+    };
+    match params.limit {
+        Some(0) => invalid(
+            &QueryError::InvalidArgument("limit must be at least 1, got 0".to_string()),
+            json,
+        ),
+        Some(n) => query.limit = n,
+        None => {}
+    }
+    query
 }
 
 /// The library's name-filter errors name its parameters (`tool_name`,

@@ -12,6 +12,7 @@ mod droid_corpus;
 mod droid_hooks;
 mod exec_all_cli;
 mod find;
+mod find_tally;
 mod hook_activity_cli;
 mod hook_exec_cli;
 mod hook_exec_hostile;

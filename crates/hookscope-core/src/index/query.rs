@@ -40,6 +40,7 @@ use super::schema::TS_OUT_OF_RANGE;
 use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
 use crate::query::prefilter::{Verdict, input_cannot_match, may_hold, pieces};
+use crate::query::rows::CallFact;
 use crate::query::{HookFact, RowCall, RowSource, SubagentOrigin};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
@@ -644,6 +645,94 @@ impl RowSource for Index {
             })
             .collect()
     }
+
+    /// One scan of `calls` (by name through `calls_verdict` unless the
+    /// pattern is empty), keeping the rows of `sessions`; any agent's
+    /// calls, as every call has its name, error flag and time stored.
+    fn call_facts(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        each: &mut dyn FnMut(usize, CallFact<'_>),
+    ) -> bool {
+        self.facts(sessions, query, each).is_ok()
+    }
+}
+
+impl Index {
+    /// [`RowSource::call_facts`]; `Err` when the index cannot be read
+    /// (what was given before the error stands: the caller then drops
+    /// every count, see [`crate::query::tally`]).
+    fn facts(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        each: &mut dyn FnMut(usize, CallFact<'_>),
+    ) -> rusqlite::Result<()> {
+        // Per main-file path, its sessions' ids and positions.
+        let mut wanted: HashMap<Vec<u8>, Vec<(&str, usize)>> = HashMap::new();
+        for (i, s) in sessions.iter().enumerate() {
+            wanted
+                .entry(path_bytes(&s.path))
+                .or_default()
+                .push((s.id.as_str(), i));
+        }
+        let (name_sql, needle) = name_sql(query);
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT s_path, s_id, name, is_error, timestamp FROM calls
+             WHERE {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)"
+        ))?;
+        let mut rows = stmt.query(params![
+            needle,
+            query.agent.map(crate::transcript::Agent::as_str),
+            query.is_error
+        ])?;
+        // The last row's session and its positions (rows come grouped by
+        // session, so the lookup runs once per session, not per row; a
+        // session listed twice is given each row twice).
+        let mut last: Option<(Vec<u8>, String, Vec<usize>)> = None;
+        while let Some(r) = rows.next()? {
+            let path = r.get_ref(0)?.as_blob()?;
+            let id = r.get_ref(1)?.as_str()?;
+            let same = last
+                .as_ref()
+                .is_some_and(|(p, i, _)| p.as_slice() == path && i == id);
+            if !same {
+                let at = wanted
+                    .get(path)
+                    .map(|ids| {
+                        ids.iter()
+                            .filter(|(i, _)| *i == id)
+                            .map(|&(_, at)| at)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                last = Some((path.to_vec(), id.to_string(), at));
+            }
+            let Some((_, _, at)) = &last else {
+                continue;
+            };
+            if at.is_empty() {
+                continue;
+            }
+            let time = r.get_ref(4)?.as_str_or_null()?;
+            let timestamp = match time {
+                None => Ok(None),
+                Some(t) => DateTime::parse_from_rfc3339(t)
+                    .map(|t| Some(t.with_timezone(&Utc)))
+                    .map_err(|_| ()),
+            };
+            let fact = CallFact {
+                name: r.get_ref(2)?.as_str()?,
+                is_error: r.get(3)?,
+                timestamp,
+            };
+            for &i in at {
+                each(i, fact);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl RowSource for std::sync::Mutex<Index> {
@@ -653,6 +742,18 @@ impl RowSource for std::sync::Mutex<Index> {
         match self.lock() {
             Ok(index) => index.call_rows(sessions, query),
             Err(_) => sessions.iter().map(|_| None).collect(),
+        }
+    }
+
+    fn call_facts(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        each: &mut dyn FnMut(usize, CallFact<'_>),
+    ) -> bool {
+        match self.lock() {
+            Ok(index) => index.call_facts(sessions, query, each),
+            Err(_) => false,
         }
     }
 }

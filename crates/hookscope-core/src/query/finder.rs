@@ -5,8 +5,8 @@
 //! the index's verdicts and rows, a cancel check, a first page.
 
 use super::{
-    FindResult, LoadedSession, Query, QueryError, RowCall, RowSource, Verdict, load_from_disk,
-    run_picked,
+    FindResult, GroupBy, LoadedSession, Query, QueryError, RowCall, RowSource, Tally, Verdict,
+    load_from_disk, run_picked,
 };
 use crate::transcript::SessionRef;
 
@@ -127,6 +127,36 @@ impl<'a> Finder<'a> {
         )
     }
 
+    /// How many calls match (the query's `limit` ignored), split by
+    /// `group_by` when given ([`super::tally`]); the same calls
+    /// [`Finder::run`] would return with no limit. Sessions with rows are
+    /// counted from them, the others loaded. A cancelled query's answer is
+    /// partial, as [`Finder::cancel`] says.
+    ///
+    /// # Errors
+    /// As [`Finder::run`].
+    pub fn tally(&self, group_by: Option<GroupBy>) -> Result<Tally, QueryError> {
+        let cancelled = self.cancelled.unwrap_or(&|| false);
+        let loader = |s: &SessionRef| {
+            if cancelled() {
+                Err(CANCELLED.to_string())
+            } else {
+                (self.loader)(s)
+            }
+        };
+        let rows = self
+            .rows
+            .map(|source| UnlessCancelled { source, cancelled });
+        super::tally::tally(
+            self.sessions,
+            self.query,
+            group_by,
+            self.verdicts,
+            rows.as_ref().map(|r| r as &dyn RowSource),
+            &loader,
+        )
+    }
+
     /// [`Finder::run`] answering its first `first` records first when the
     /// query's limit is larger (a heavy user's first screen): `on_first`
     /// gets them (the same records the whole answer starts with, as the
@@ -168,6 +198,15 @@ impl RowSource for UnlessCancelled<'_> {
             return sessions.iter().map(|_| None).collect();
         }
         self.source.call_rows(sessions, query)
+    }
+
+    fn call_facts(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        each: &mut dyn FnMut(usize, super::rows::CallFact<'_>),
+    ) -> bool {
+        !(self.cancelled)() && self.source.call_facts(sessions, query, each)
     }
 }
 

@@ -23,6 +23,7 @@ pub mod params;
 pub mod prefilter;
 pub mod records;
 pub mod rows;
+pub mod tally;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -40,6 +41,7 @@ pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
 pub use records::{FoundCall, SubagentCost, SubagentOrigin, Tokens};
 pub use rows::{HookFact, RowCall, RowSource};
+pub use tally::{Group, GroupBy, Tally};
 
 pub use crate::redact::Redactions;
 

@@ -120,6 +120,35 @@ pub trait RowSource {
     /// (not a Claude Code session, not indexed, a call that needs more than
     /// its lines, the index cannot be read).
     fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>>;
+
+    /// For counting ([`super::Finder::tally`]): every call of `sessions`
+    /// that can pass `query`'s name, `agent` and `is_error` filters (a
+    /// superset is fine), given to `each` as (position in `sessions`,
+    /// [`CallFact`]), in one pass. `false` when the source cannot answer
+    /// (the default): then nothing was given and each session is counted
+    /// from [`RowSource::call_rows`] or loaded.
+    fn call_facts(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        each: &mut dyn FnMut(usize, CallFact<'_>),
+    ) -> bool {
+        let _ = (sessions, query, each);
+        false
+    }
+}
+
+/// What counting reads of one call ([`RowSource::call_facts`]): as
+/// [`RowCall`] has them.
+#[derive(Debug, Clone, Copy)]
+pub struct CallFact<'a> {
+    /// The tool name as invoked.
+    pub name: &'a str,
+    /// The result's `is_error`; `None` when it has no result.
+    pub is_error: Option<bool>,
+    /// The call's time as `find` orders it; `Err` when the stored time
+    /// does not read back (the session is then loaded instead).
+    pub timestamp: Result<Option<DateTime<Utc>>, ()>,
 }
 
 /// The longest line read (the loader's [`crate::transcript::jsonl::MAX_LINE`]).

@@ -31,7 +31,9 @@ pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, tool_names_needed};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Progress, State, SyncStats, Synced};
-use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict, load_from_disk};
+use crate::query::{
+    FindResult, Finder, GroupBy, LoadedSession, Query, QueryError, Tally, Verdict, load_from_disk,
+};
 use crate::transcript::cache::{DEFAULT_BUDGET, SessionCache};
 use crate::transcript::{DiscoverError, SessionRef, discover};
 
@@ -86,13 +88,15 @@ pub enum FindError {
     Query(#[from] QueryError),
 }
 
-/// What [`Library::find`] found, and what the index did on the way.
+/// What [`Library::find`] found (`T` = [`FindResult`]) or
+/// [`Library::tally`] counted (`T` = [`Tally`]), and what the index did on
+/// the way.
 #[derive(Debug)]
-pub struct Found {
+pub struct Found<T = FindResult> {
     /// The sessions discovered, in discovery order.
     pub sessions: Vec<SessionRef>,
-    /// The records, as `find_tool_calls` answers.
-    pub result: FindResult,
+    /// The records, as `find_tool_calls` answers, or their counts.
+    pub result: T,
     /// The index's sync (`None` without an index).
     pub sync: Option<SyncStats>,
     /// Discovery's diagnostics (a PATH that is a FIFO, an orphaned
@@ -386,6 +390,34 @@ impl Library {
         query: &Query,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Found, FindError> {
+        self.answer(query, progress, &|finder| finder.run())
+    }
+
+    /// How many calls `find` would return with no limit, split by
+    /// `group_by` when given ([`Finder::tally`], docs/cli.md#counts-and-facets):
+    /// discovered, synced and narrowed as [`Library::find`] does; sessions
+    /// the index describes are counted from their rows. The counts are the
+    /// same without an index.
+    ///
+    /// # Errors
+    /// As [`Library::find`].
+    pub fn tally(
+        &self,
+        query: &Query,
+        group_by: Option<GroupBy>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Found<Tally>, FindError> {
+        self.answer(query, progress, &|finder| finder.tally(group_by))
+    }
+
+    /// [`Library::find`]'s discovery, sync and verdicts, then `run` on the
+    /// [`Finder`] they give.
+    fn answer<T>(
+        &self,
+        query: &Query,
+        progress: &mut dyn FnMut(Progress),
+        run: &dyn Fn(Finder<'_>) -> Result<T, QueryError>,
+    ) -> Result<Found<T>, FindError> {
         let reader = self
             .index
             .as_ref()
@@ -400,8 +432,9 @@ impl Library {
         let (found, synced) = discovered?;
         let diagnostics = found.diagnostics;
         let sessions = found.sessions;
+        let loader = |s: &SessionRef| self.load(s);
         let Some(synced) = synced else {
-            let result = self.find_unindexed(&sessions, query)?;
+            let result = run(Finder::new(&sessions, query).loader(&loader))?;
             return Ok(Found {
                 sessions,
                 result,
@@ -416,14 +449,12 @@ impl Library {
                     _ => index.candidates_of(query),
                 };
                 let verdicts = Index::verdicts_from(candidates, &sessions, &synced.states);
-                let loader = |s: &SessionRef| self.load(s);
-                Finder::new(&sessions, query)
+                run(Finder::new(&sessions, query)
                     .loader(&loader)
                     .verdicts(&verdicts)
-                    .rows(&*index)
-                    .run()?
+                    .rows(&*index))?
             }
-            _ => self.find_unindexed(&sessions, query)?,
+            _ => run(Finder::new(&sessions, query).loader(&loader))?,
         };
         Ok(Found {
             sessions,
