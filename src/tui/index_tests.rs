@@ -207,3 +207,42 @@ fn without_an_index_the_start_is_as_before() {
     let (got, plain) = calls_both_ways(&mut app, &rx, &queries, &sessions, "tool:Bash", 1);
     assert_eq!(got, plain);
 }
+
+/// Keys typed in a burst: each query supersedes the one before, whose
+/// statements on the query thread's own index connection are interrupted
+/// (`Queries::supersede`). The newest still gets the records `find` gives
+/// without an index, and no older generation answers after it.
+#[test]
+fn a_burst_of_superseded_queries_ends_with_the_newest_answer() {
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = cache.path().join("hookscope");
+    warm(&dir, &sessions);
+    let mut app = app_over(&sessions);
+    let (tx, rx) = mpsc::channel();
+    let queries = start_with(
+        &mut app,
+        &sessions,
+        Some(Index::open(&dir).expect("index")),
+        &tx,
+    );
+    drop(tx);
+    let typed = "tool:Bash is:error";
+    for (at, _) in typed.char_indices().skip(1) {
+        let query = calls::prepare(&typed[..at], Utc::now())
+            .unwrap_or_else(|_| calls::prepare("", Utc::now()).expect("the empty filter"));
+        queries.send(at as u64, query);
+    }
+    let last = typed.len() as u64 + 1;
+    let (got, plain) = calls_both_ways(&mut app, &rx, &queries, &sessions, typed, last);
+    assert_eq!(got, plain);
+    // real-cc-2.1.332 has 10 failed Bash calls (distinct tool_use ids
+    // whose tool_result has is_error true, recounted with python3).
+    assert_eq!(got["records"].as_array().map(Vec::len), Some(10));
+    while let Ok(msg) = rx.try_recv() {
+        if let Msg::Found { generation, .. } | Msg::FoundFirst { generation, .. } = msg {
+            assert!(generation >= last, "generation {generation} answered late");
+        }
+    }
+}

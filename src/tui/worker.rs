@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use std::sync::Mutex;
 
+use hookscope_core::index::Interrupter;
 use hookscope_core::query::{FindResult, Query, QueryError};
 use hookscope_core::service::{Library, ListUpdate, summary_of};
 use hookscope_core::transcript::cache::{DEFAULT_BUDGET, SessionCache};
@@ -317,6 +318,9 @@ pub fn spawn_parse(key: super::context::BashKey, command: String, tx: Sender<Msg
 pub struct Queries {
     tx: Sender<(u64, Query)>,
     latest: Arc<AtomicU64>,
+    /// Stops the thread's index connection mid-statement when a query is
+    /// superseded (`None` without an index file).
+    interrupter: Arc<Option<Interrupter>>,
     /// Set by [`Queries::retire`]; the thread holds it while it sends.
     retired: Arc<Mutex<bool>>,
 }
@@ -333,7 +337,18 @@ impl Queries {
     /// Marks `generation` as the newest without asking anything yet: a
     /// query running for an older one stops at once and sends nothing.
     pub fn supersede(&self, generation: u64) {
-        self.latest.fetch_max(generation, Ordering::SeqCst);
+        if self.latest.fetch_max(generation, Ordering::SeqCst) < generation {
+            self.interrupt();
+        }
+    }
+
+    /// Stops the SQL statement the thread's index connection is running,
+    /// if any (the running query is older than any generation asked now:
+    /// a statement of the newer one only starts once this returns).
+    fn interrupt(&self) {
+        if let Some(interrupter) = self.interrupter.as_ref() {
+            interrupter.interrupt();
+        }
     }
 
     /// Stops the thread from sending any answer from now on (a running
@@ -347,6 +362,7 @@ impl Queries {
             *retired = true;
         }
         self.latest.store(u64::MAX, Ordering::SeqCst);
+        self.interrupt();
     }
 }
 
@@ -420,6 +436,10 @@ fn spawn_queries_with(
     tx: Sender<Msg>,
 ) -> Queries {
     let (queries, rx) = mpsc::channel::<(u64, Query)>();
+    // The thread's own connection (a file index): stopping its statements
+    // stops no sync or other reader.
+    let library = library.reader().unwrap_or(library);
+    let interrupter = Arc::new(library.interrupter());
     let latest = Arc::new(AtomicU64::new(0));
     let retired = Arc::new(Mutex::new(false));
     let seen = Arc::clone(&latest);
@@ -480,6 +500,7 @@ fn spawn_queries_with(
     Queries {
         tx: queries,
         latest,
+        interrupter,
         retired,
     }
 }

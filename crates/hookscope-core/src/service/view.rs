@@ -71,6 +71,15 @@ impl Library {
         Some(Library::new(&self.paths).with_index(reader))
     }
 
+    /// What stops this library's index connection mid-statement
+    /// ([`index::Interrupter`]); `None` without an index. Give it only to
+    /// the thread whose questions may be stopped: every statement on the
+    /// connection stops (a stopped question is answered as without the
+    /// index, or dropped by its superseded caller).
+    pub fn interrupter(&self) -> Option<index::Interrupter> {
+        Some(self.index.as_ref()?.lock().ok()?.interrupter())
+    }
+
     /// The sessions the index stored under `roots`, with their summaries
     /// ([`Index::listed`]): what a view can show before discovery answers.
     /// Empty without an index, or unless every root is a folder holding
@@ -236,7 +245,8 @@ impl Library {
     /// `loader` (its cache), stopping once `cancelled` says a newer query
     /// superseded it ([`Finder::cancel`]), with its first `first_page`
     /// records given to `on_first` first when the limit is larger
-    /// ([`Finder::run_paged`]; `None` when `on_first` said stop). With an
+    /// ([`Finder::run_paged`]; `None` when `on_first` said stop, or when
+    /// `cancelled` already says so once the index has answered). With an
     /// index, only the sessions it says can hold a match are loaded and
     /// indexed Claude Code sessions are built from their rows; the records
     /// are those without it. `stored` takes every session's rows as stored
@@ -263,6 +273,11 @@ impl Library {
                 current_verdicts(&index, sessions, query)
             })
         });
+        // Superseded while the index answered (perhaps interrupted, with
+        // no verdicts): the raw prefilter would read every session.
+        if cancelled() {
+            return None;
+        }
         let mut finder = Finder::new(sessions, query)
             .loader(loader)
             .cancel(cancelled);
