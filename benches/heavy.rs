@@ -402,4 +402,54 @@ fn main() {
             }
         );
     }
+
+    // Counts and facets (`find --count` / `--group-by`): no budget of
+    // their own in docs/benchmarks.md; `rg -c` beside them.
+    let counts: [(&str, &[&str]); 3] = [
+        ("count, one name", &["--tool-name", "Bash", "--count"]),
+        (
+            "group by day, errors",
+            &[
+                "--tool-name",
+                "Bash",
+                "--is-error",
+                "true",
+                "--group-by",
+                "day",
+            ],
+        ),
+        (
+            "group by agent, every call",
+            &["--tool-name-pattern", "", "--group-by", "agent"],
+        ),
+    ];
+    for (what, args) in counts {
+        let mut times = Vec::new();
+        let mut rss = Vec::new();
+        let mut total = 0;
+        for _ in 0..o.runs {
+            let mut full = vec!["find", dir.as_str()];
+            full.extend_from_slice(args);
+            full.push("--json");
+            let r = run(hookscope(&full));
+            total = serde_json::from_str::<serde_json::Value>(&r.stdout)
+                .ok()
+                .and_then(|v| v["total"].as_u64())
+                .unwrap_or(0);
+            times.push(r.secs);
+            rss.push(r.rss_mb);
+        }
+        let t = median(times);
+        println!(
+            "index count, {what} (find {}): {:.0} ms, {total} calls, peak RSS {:.0} MB{}",
+            args.join(" "),
+            t * 1000.0,
+            median(rss),
+            if rg_ok {
+                format!(", {:.2}× rg -c", t / rg)
+            } else {
+                String::new()
+            }
+        );
+    }
 }
