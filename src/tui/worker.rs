@@ -437,8 +437,14 @@ fn spawn_queries_with(
 ) -> Queries {
     let (queries, rx) = mpsc::channel::<(u64, Query)>();
     // The thread's own connection (a file index): stopping its statements
-    // stops no sync or other reader.
-    let library = library.reader().unwrap_or(library);
+    // stops no sync or other reader. A stored start's library is one
+    // already ([`spawn_queries_stored`]); a second one would be opened
+    // while the start's sync writes, and wait for it.
+    let library = if stored {
+        library
+    } else {
+        library.reader().unwrap_or(library)
+    };
     let interrupter = Arc::new(library.interrupter());
     let latest = Arc::new(AtomicU64::new(0));
     let retired = Arc::new(Mutex::new(false));
