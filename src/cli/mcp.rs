@@ -331,6 +331,12 @@ impl FindToolCallsServer {
         let tools = vec![
             tool,
             extension(
+                mcp::COUNT_TOOL,
+                mcp::COUNT_TITLE,
+                mcp::COUNT_DESCRIPTION,
+                mcp::count_schema(),
+            ),
+            extension(
                 mcp::hooks::HOOK_PAYLOAD,
                 "Rebuild a hook payload",
                 mcp::hooks::HOOK_PAYLOAD_DESCRIPTION,

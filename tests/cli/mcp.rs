@@ -192,7 +192,15 @@ fn initialize_list_and_call_over_stdio() {
         .iter()
         .map(|t| t["name"].as_str().unwrap_or(""))
         .collect();
-    assert_eq!(names, ["find_tool_calls", "hook_payload", "replay_hook"]);
+    assert_eq!(
+        names,
+        [
+            "find_tool_calls",
+            "count_tool_calls",
+            "hook_payload",
+            "replay_hook"
+        ]
+    );
     for t in &tools[1..] {
         let props = t["inputSchema"]["properties"]
             .as_object()
@@ -303,8 +311,41 @@ fn initialize_list_and_call_over_stdio() {
     assert_eq!(
         response,
         json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32602,
-            "message": "Invalid params: Unknown tool: no_such_tool (this server has find_tool_calls, hook_payload, replay_hook)"}})
+            "message": "Invalid params: Unknown tool: no_such_tool (this server has find_tool_calls, count_tool_calls, hook_payload, replay_hook)"}})
     );
+
+    // count_tool_calls: real-cc-2.1.332 has 52 Bash calls, 10 of them
+    // failed (distinct tool_use ids, recounted with python3).
+    let result = server.call_tool(
+        10,
+        "count_tool_calls",
+        json!({"tool_name": "Bash", "group_by": "error"}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let counted = answer(&result);
+    assert_eq!(counted["total"], 52, "{counted}");
+    assert_eq!(counted["group_by"], "error");
+    assert_eq!(counted["groups"][0], json!({"key": "ok", "count": 42}));
+    assert_eq!(counted["groups"][1], json!({"key": "error", "count": 10}));
+    let result = server.call_tool(11, "count_tool_calls", json!({"tool_name": "Bash"}));
+    assert_eq!(answer(&result), json!({"total": 52}));
+    // A parameter that shapes records, or an unknown key, is refused.
+    for (args, message) in [
+        (
+            json!({"tool_name": "Bash", "limit": 5}),
+            "limit does not apply to count_tool_calls",
+        ),
+        (
+            json!({"tool_name": "Bash", "group_by": "week"}),
+            "group_by: \"week\" is not one of tool, session, day, agent, error",
+        ),
+    ] {
+        let result = server.call_tool(12, "count_tool_calls", args);
+        assert_eq!(
+            answer(&result),
+            json!({"error": "invalid_argument", "message": message})
+        );
+    }
 
     // hook_payload: the PreToolUse stdin of c2's rm -rf call, rebuilt.
     let result = server.call_tool(

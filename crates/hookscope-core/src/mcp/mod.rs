@@ -30,7 +30,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
 use crate::query::{
-    self, DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, LoadedSession, MAX_LIMIT, QueryError,
+    self, DEFAULT_LIMIT, FindParams, GroupBy, KNOWN_AGENTS, LoadedSession, MAX_LIMIT, QueryError,
 };
 pub use crate::service::Library;
 use crate::transcript::SessionRef;
@@ -39,9 +39,99 @@ use crate::transcript::SessionRef;
 pub const TOOL_NAME: &str = "find_tool_calls";
 
 /// Every tool the server offers: `find_tool_calls` (docs/tool-calls.md#the-find-query) and
-/// hookscope's two extensions [`hooks::HOOK_PAYLOAD`] and
+/// hookscope's extensions [`COUNT_TOOL`], [`hooks::HOOK_PAYLOAD`] and
 /// [`hooks::REPLAY_HOOK`].
-pub const TOOL_NAMES: [&str; 3] = [TOOL_NAME, hooks::HOOK_PAYLOAD, hooks::REPLAY_HOOK];
+pub const TOOL_NAMES: [&str; 4] = [
+    TOOL_NAME,
+    COUNT_TOOL,
+    hooks::HOOK_PAYLOAD,
+    hooks::REPLAY_HOOK,
+];
+
+/// hookscope's counting tool: how many calls `find_tool_calls` would
+/// return with no limit, in all or per group ([`count`];
+/// docs/cli.md#counts-and-facets).
+pub const COUNT_TOOL: &str = "count_tool_calls";
+
+/// [`COUNT_TOOL`]'s title.
+pub const COUNT_TITLE: &str = "Count tool calls";
+
+/// [`COUNT_TOOL`]'s description.
+pub const COUNT_DESCRIPTION: &str = "hookscope extension. Count the tool calls find_tool_calls \
+would return with no limit, in all or per group, without listing them. Takes find_tool_calls' \
+filters (not limit, redact, output_mode, with_subagent_cost) and group_by: tool, session, day \
+(UTC date; undated last), agent or error (error, ok, no result). Returns {\"total\": N} or \
+{\"total\": N, \"group_by\": KEY, \"groups\": [{\"key\": ..., \"count\": N}]}, most calls first \
+(days newest first).";
+
+/// The parameters of `find_tool_calls` that shape records and so do not
+/// apply to [`COUNT_TOOL`].
+const NOT_COUNTED: [&str; 4] = ["limit", "redact", "output_mode", "with_subagent_cost"];
+
+/// [`COUNT_TOOL`]'s input schema: [`input_schema`] without
+/// [`NOT_COUNTED`]'s parameters, with `group_by`.
+pub fn count_schema() -> Map<String, Value> {
+    let mut schema = input_schema();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for name in NOT_COUNTED {
+            properties.remove(name);
+        }
+        let keys: Vec<&str> = GroupBy::ALL.iter().map(|g| g.as_str()).collect();
+        properties.insert(
+            "group_by".into(),
+            json!({
+                "type": "string",
+                "enum": keys,
+                "description": "Count per tool (name as invoked), session, day (UTC date), \
+                                agent or error (error, ok, no result). Omitted: the total only."
+            }),
+        );
+    }
+    schema
+}
+
+/// Runs [`COUNT_TOOL`] on the sessions of `library` ([`Library::tally`]):
+/// `arguments` are `find_tool_calls`' filters and `group_by`. A parameter
+/// of [`NOT_COUNTED`], an unknown `group_by` or any argument
+/// `find_tool_calls` refuses is answered as the `invalid_argument` object.
+pub fn count(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
+    let invalid = |message: String| {
+        ToolOutput::InvalidArgument(QueryError::InvalidArgument(message).to_json())
+    };
+    let mut filters = arguments.clone();
+    let group_by = match filters.as_object_mut().and_then(|m| m.remove("group_by")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(key)) => match GroupBy::ALL.iter().find(|g| g.as_str() == key) {
+            Some(g) => Some(*g),
+            None => {
+                return invalid(format!(
+                    "group_by: {key:?} is not one of tool, session, day, agent, error"
+                ));
+            }
+        },
+        Some(other) => return invalid(format!("group_by: expected a string, got {other}")),
+    };
+    if let Some(name) = NOT_COUNTED.iter().find(|n| filters.get(**n).is_some()) {
+        return invalid(format!("{name} does not apply to {COUNT_TOOL}"));
+    }
+    let query = match FindParams::from_json(&filters).and_then(|params| params.validate(now)) {
+        Ok(query) => query,
+        Err(e) => return ToolOutput::InvalidArgument(e.to_json()),
+    };
+    match library.tally(&query, group_by, &mut |_| {}) {
+        Ok(found) => match serde_json::to_value(&found.result) {
+            Ok(value) => ToolOutput::Found {
+                value,
+                warnings: found.result.unreadable,
+            },
+            Err(e) => ToolOutput::Failed(format!("cannot serialize the result: {e}")),
+        },
+        Err(crate::service::FindError::Query(e)) => ToolOutput::InvalidArgument(e.to_json()),
+        Err(crate::service::FindError::Discover(e)) => {
+            ToolOutput::Failed(format!("cannot list sessions: {e}"))
+        }
+    }
+}
 
 /// A short human-readable title for the tool.
 pub const TOOL_TITLE: &str = "Find tool calls";
@@ -339,6 +429,9 @@ pub fn call_tool(
 ) -> Option<ToolOutput> {
     if name == TOOL_NAME {
         return Some(call(source, arguments, now));
+    }
+    if name == COUNT_TOOL {
+        return Some(count(source, arguments, now));
     }
     let sessions = match source.sessions() {
         Ok(s) => s,
