@@ -297,7 +297,8 @@ async fn write_line(out: &mut tokio::io::Stdout, text: &[u8]) -> std::io::Result
     out.flush().await
 }
 
-/// The MCP server: one tool, sessions discovered again on each call.
+/// The MCP server: `find_tool_calls` and hookscope's extensions
+/// ([`TOOL_NAMES`]), sessions discovered again on each call.
 #[derive(Debug, Clone)]
 struct FindToolCallsServer {
     source: Arc<Library>,
@@ -384,7 +385,7 @@ impl ServerHandler for FindToolCallsServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("hookscope", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Query the tool-call history of AI coding-agent sessions with find_tool_calls; rebuild a hook payload (hook_payload) or replay a hook event through a rule set (replay_hook).",
+                "Query the tool-call history of AI coding-agent sessions with find_tool_calls, or count it (count_tool_calls, per tool, session, day, agent or error); rebuild a hook payload (hook_payload) or replay a hook event through a rule set (replay_hook).",
             )
     }
 
