@@ -55,6 +55,9 @@ pub struct CallsView {
     /// The generation [`CallsView::result`] answers (older than
     /// `generation` while a newer line runs or does not parse).
     pub answered: u64,
+    /// Every match of a cut answer and the generation it counts
+    /// ([`CallsView::counted`]); shown only with that generation's answer.
+    pub total: Option<(u64, usize)>,
     /// Selected record (index into `result.records`).
     pub sel: usize,
     /// First visible list row (follows the selection).
@@ -332,10 +335,17 @@ pub fn count_text(view: &CallsView) -> String {
     let mut text = if view.partial && view.running {
         format!("the newest {} so far", plural(result.records.len(), "call"))
     } else if !result.matched_exact {
-        format!(
-            "showing the newest {}; more match (limit:N)",
-            plural(result.records.len(), "call")
-        )
+        match view.total {
+            Some((generation, total)) if generation == view.answered => format!(
+                "showing the newest {} of {} (limit:N)",
+                result.records.len(),
+                plural(total, "call")
+            ),
+            _ => format!(
+                "showing the newest {}; more match (limit:N)",
+                plural(result.records.len(), "call")
+            ),
+        }
     } else if result.matched > result.records.len() {
         format!(
             "showing {} of {}",
@@ -443,6 +453,14 @@ impl CallsView {
         self.running = false;
         self.partial = false;
         self.show(generation, result, true);
+    }
+
+    /// Every match of the answer to `generation`, counted after the limit
+    /// cut it ([`super::worker::Msg::Counted`]); dropped for another line.
+    pub fn counted(&mut self, generation: u64, total: usize) {
+        if generation == self.answered {
+            self.total = Some((generation, total));
+        }
     }
 
     /// The first page of the answer to `generation` while the rest is

@@ -246,3 +246,46 @@ fn a_burst_of_superseded_queries_ends_with_the_newest_answer() {
         }
     }
 }
+
+/// An answer the limit cut before every match was known (`limit:5`) is
+/// followed by the count of every match, from the index's stored facts,
+/// and the status text says it (a text filter is not counted: see
+/// `Library::count_with`'s test).
+#[test]
+fn a_cut_answer_is_followed_by_its_count() {
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = cache.path().join("hookscope");
+    warm(&dir, &sessions);
+    let mut app = app_over(&sessions);
+    let (tx, rx) = mpsc::channel();
+    let queries = start_with(
+        &mut app,
+        &sessions,
+        Some(Index::open(&dir).expect("index")),
+        &tx,
+    );
+    drop(tx);
+    app.calls.generation = 1;
+    queries.send(
+        1,
+        calls::prepare("tool:Bash limit:5", Utc::now()).expect("valid"),
+    );
+    apply_until(&mut app, &rx, |m| {
+        matches!(m, Msg::Found { generation: 1, .. })
+    });
+    let result = app.calls.result.as_ref().expect("an answer");
+    assert_eq!((result.records.len(), result.matched_exact), (5, false));
+    assert_eq!(
+        calls::count_text(&app.calls),
+        "showing the newest 5 calls; more match (limit:N)"
+    );
+    apply_until(&mut app, &rx, |m| matches!(m, Msg::Counted { .. }));
+    // real-cc-2.1.332 holds 52 Bash calls (distinct tool_use ids).
+    assert_eq!(app.calls.total, Some((1, 52)));
+    assert_eq!(
+        calls::count_text(&app.calls),
+        "showing the newest 5 of 52 calls (limit:N)"
+    );
+}

@@ -129,6 +129,15 @@ pub enum Msg {
         /// The records, or the `invalid_argument` message.
         result: Result<FindResult, String>,
     },
+    /// How many calls match a Calls-view query whose answer the limit
+    /// cut before every match was known (sent after its [`Msg::Found`];
+    /// only with an index and no text or hook filter).
+    Counted {
+        /// The generation of the filter line it counts.
+        generation: u64,
+        /// Every matching call.
+        total: usize,
+    },
 }
 
 /// A session's summary and diagnostics, or why it could not be read.
@@ -496,8 +505,20 @@ fn spawn_queries_with(
                 break;
             }
             if let Some(result) = answer {
+                // The limit cut before every match was known: count them
+                // (from the index's stored facts only, see
+                // `Library::count_with`), unless a newer query comes.
+                let uncounted = result.as_ref().is_ok_and(|r| !r.matched_exact);
                 let result = result.map_err(|e| e.message().to_string());
                 if deliver(Msg::Found { generation, result }).is_none() {
+                    break;
+                }
+                let counted = uncounted
+                    .then(|| library.count_with(&sessions, &query, stored, &loader, &superseded))
+                    .flatten();
+                if let Some(Ok(total)) = counted
+                    && deliver(Msg::Counted { generation, total }).is_none()
+                {
                     break;
                 }
             }

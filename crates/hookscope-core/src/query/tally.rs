@@ -160,7 +160,7 @@ pub(super) fn tally(
     // describes are counted from one pass over its stored facts; the rest
     // as below.
     let picked = match rows {
-        Some(source) if facts_suffice(query) => {
+        Some(source) if from_facts_alone(query) => {
             let (counted, rest) = counted_from_facts(source, sessions, &picked, query, group_by);
             for (key, n) in counted {
                 *counts.entry(key).or_default() += n;
@@ -264,7 +264,9 @@ fn session_counts(
 
 /// Whether a call's stored facts (name, error flag, time) decide the
 /// query: no text filter (they read the call's lines) and no hook filter.
-fn facts_suffice(query: &Query) -> bool {
+/// Such a query is counted from the index in one pass
+/// ([`RowSource::call_facts`]) without reading a transcript line.
+pub fn from_facts_alone(query: &Query) -> bool {
     query.input_contains.is_none()
         && query.output_contains.is_none()
         && query.output_excludes.is_none()

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use super::{Library, current_verdicts, skipped_by_index};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Listed, Progress, State, SummaryResult};
-use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict};
+use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict, tally};
 use crate::transcript::{self, Diagnostic, SessionRef, SessionSummary};
 
 /// Sessions synced (or, when they cannot be indexed, loaded) per chunk of
@@ -265,14 +265,7 @@ impl Library {
         first_page: Option<usize>,
         on_first: &mut dyn FnMut(Result<FindResult, QueryError>) -> bool,
     ) -> Option<Result<FindResult, QueryError>> {
-        let verdicts = self.index.as_ref().and_then(|shared| {
-            let index = shared.lock().ok()?;
-            Some(if stored {
-                stored_verdicts(&index, sessions, query)
-            } else {
-                current_verdicts(&index, sessions, query)
-            })
-        });
+        let verdicts = self.view_verdicts(sessions, query, stored);
         // Superseded while the index answered (perhaps interrupted, with
         // no verdicts): the raw prefilter would read every session.
         if cancelled() {
@@ -288,6 +281,58 @@ impl Library {
             Some(n) => finder.run_paged(n, on_first),
             None => Some(finder.run()),
         }
+    }
+
+    /// How many calls of a view's `sessions` match `query` (no limit):
+    /// [`Finder::tally`] with what [`Library::find_with`] gives its finder
+    /// (`stored`, `loader`, `cancelled`). `None` without an index or when
+    /// the query has a text or hook filter (counting it would read lines or
+    /// load sessions: [`tally::from_facts_alone`]), and when `cancelled`
+    /// says so (the count is then partial).
+    pub fn count_with(
+        &self,
+        sessions: &[SessionRef],
+        query: &Query,
+        stored: bool,
+        loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Option<Result<usize, QueryError>> {
+        let shared = self.index.as_ref()?;
+        if !tally::from_facts_alone(query) {
+            return None;
+        }
+        let verdicts = self.view_verdicts(sessions, query, stored)?;
+        if cancelled() {
+            return None;
+        }
+        let counted = Finder::new(sessions, query)
+            .loader(loader)
+            .cancel(cancelled)
+            .verdicts(&verdicts)
+            .rows(shared.as_ref())
+            .tally(None);
+        if cancelled() {
+            return None;
+        }
+        Some(counted.map(|t| t.total))
+    }
+
+    /// The index's verdicts for a view's `sessions` ([`Library::find_with`]
+    /// says what `stored` means); `None` without an index.
+    fn view_verdicts(
+        &self,
+        sessions: &[SessionRef],
+        query: &Query,
+        stored: bool,
+    ) -> Option<Vec<Option<Verdict>>> {
+        self.index.as_ref().and_then(|shared| {
+            let index = shared.lock().ok()?;
+            Some(if stored {
+                stored_verdicts(&index, sessions, query)
+            } else {
+                current_verdicts(&index, sessions, query)
+            })
+        })
     }
 
     /// For each session, whether the index says no rule of `rules` can
@@ -312,6 +357,40 @@ fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A view's count comes from the index's stored facts: real-cc-2.1.332
+    /// holds 52 Bash calls (distinct tool_use ids, recounted with
+    /// python3); a text filter, or no index, gives no count.
+    #[test]
+    fn a_view_count_comes_from_the_stored_facts_alone() {
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332"
+        ));
+        let sessions = transcript::discover(&[corpus]).expect("corpus").sessions;
+        let library = Library::new(&[]).with_index(Index::in_memory().expect("sqlite"));
+        assert!(library.sync(&sessions, &mut |_| {}).is_some());
+        let query = |args: serde_json::Value| {
+            crate::query::FindParams::from_json(&args)
+                .and_then(|p| p.validate(chrono::Utc::now()))
+                .expect("valid")
+        };
+        // The loader must not be called: the facts answer.
+        let loader = |_: &SessionRef| -> LoadedSession { Err("loaded".to_string()) };
+        let bash = query(serde_json::json!({"tool_name": "Bash"}));
+        let count = |library: &Library, q: &Query| {
+            library.count_with(&sessions, q, false, &loader, &|| false)
+        };
+        assert_eq!(count(&library, &bash), Some(Ok(52)));
+        let git = query(serde_json::json!({"tool_name": "Bash", "input_contains": "git"}));
+        assert_eq!(count(&library, &git), None);
+        assert_eq!(count(&Library::new(&[]), &bash), None);
+        // Superseded: no count.
+        assert_eq!(
+            library.count_with(&sessions, &bash, false, &loader, &|| true),
+            None
+        );
+    }
 
     /// A first sync of a list reads every session and sends each one's
     /// summary once, with progress from 0 to the end; a second over the
