@@ -69,7 +69,7 @@ filters (not limit, redact, output_mode, with_subagent_cost) and group_by: tool,
 const NOT_COUNTED: [&str; 4] = ["limit", "redact", "output_mode", "with_subagent_cost"];
 
 /// [`COUNT_TOOL`]'s input schema: [`input_schema`] without
-/// [`NOT_COUNTED`]'s parameters, with `group_by`.
+/// `limit`, `redact`, `output_mode` and `with_subagent_cost`, with `group_by`.
 pub fn count_schema() -> Map<String, Value> {
     let mut schema = input_schema();
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
@@ -92,7 +92,8 @@ pub fn count_schema() -> Map<String, Value> {
 
 /// Runs [`COUNT_TOOL`] on the sessions of `library` ([`Library::tally`]):
 /// `arguments` are `find_tool_calls`' filters and `group_by`. A parameter
-/// of [`NOT_COUNTED`], an unknown `group_by` or any argument
+/// that shapes records (`limit`, `redact`, `output_mode`,
+/// `with_subagent_cost`), an unknown `group_by` or any argument
 /// `find_tool_calls` refuses is answered as the `invalid_argument` object.
 pub fn count(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
     let invalid = |message: String| {
