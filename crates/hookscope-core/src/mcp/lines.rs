@@ -220,7 +220,7 @@ mod tests {
             ),
             (
                 json!({"name": "no_such_tool", "arguments": {}}),
-                "Unknown tool: no_such_tool (this server has find_tool_calls, hook_payload, replay_hook)",
+                "Unknown tool: no_such_tool (this server has find_tool_calls, count_tool_calls, hook_payload, replay_hook)",
             ),
         ] {
             let line = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params});
