@@ -113,8 +113,9 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
-    /// Serve the find_tool_calls tool over MCP on stdio (for Claude Code and
-    /// other MCP clients).
+    /// Serve find_tool_calls over MCP on stdio (for Claude Code and other
+    /// MCP clients), with hookscope's count_tool_calls, hook_payload and
+    /// replay_hook.
     ///
     /// Register it with: claude mcp add hookscope -- hookscope mcp
     ///

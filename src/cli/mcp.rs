@@ -1,5 +1,5 @@
 //! `hookscope mcp [PATH...]`: an MCP server on stdio exposing `find_tool_calls`
-//! and hookscope's extensions `hook_payload` and `replay_hook`
+//! and hookscope's extensions `count_tool_calls`, `hook_payload` and `replay_hook`
 //! (see [`hookscope_core::mcp`] for its schema and semantics).
 //!
 //! The protocol (JSON-RPC framing, `initialize` negotiation, `tools/list`,
@@ -302,7 +302,8 @@ async fn write_line(out: &mut tokio::io::Stdout, text: &[u8]) -> std::io::Result
 #[derive(Debug, Clone)]
 struct FindToolCallsServer {
     source: Arc<Library>,
-    /// `find_tool_calls`, then hookscope's `hook_payload` and `replay_hook`.
+    /// `find_tool_calls`, then hookscope's `count_tool_calls`, `hook_payload`
+    /// and `replay_hook`.
     tools: Vec<Tool>,
     /// One query at a time: each is parallel through rayon already, and
     /// hundreds of concurrent ones nest rayon jobs on its workers' stacks
