@@ -15,7 +15,8 @@ use hookscope_core::query::{FindParams, FoundCall, GroupBy, OutputMode, Query, Q
 use hookscope_core::transcript::short_id::ShortIds;
 use serde_json::Value;
 
-use hookscope_core::service::FindError;
+use hookscope_core::index::Progress;
+use hookscope_core::service::{FindError, Found, Library};
 
 use super::{fail, print_json};
 
@@ -331,26 +332,11 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 /// ([`hookscope_core::index::Index::verdicts`]); the records are the same.
 pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool, no_index: bool) {
     let query = query_of(params, now, json);
-    let library = super::index::library(paths, no_index);
-    let found = super::index::with_progress(&library, |progress| library.find(&query, progress));
-    let found = match found {
-        Ok(found) => found,
-        Err(FindError::Discover(e)) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
-        Err(FindError::Query(e)) => invalid(&e, json),
-    };
-    super::index::report(&library, found.sync.as_ref());
-    // A PATH given that is not read (a FIFO, a device): said, as
-    // `sessions` says it, rather than a silent "0 records".
-    for d in found.diagnostics.iter().filter(|d| paths.contains(&d.path)) {
-        errln!("hookscope: {d}");
-    }
+    let found = answer(paths, json, no_index, |library, progress| {
+        library.find(&query, progress)
+    });
     let result = found.result;
-    for e in &result.unreadable {
-        errln!("hookscope: {e}");
-    }
-    for s in &result.unmatched_sessions {
-        errln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
-    }
+    said(&result.unreadable, &result.unmatched_sessions);
     if json {
         match serde_json::to_value(&result) {
             Ok(v) => print_json(&v),
@@ -393,6 +379,41 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     }
 }
 
+/// What `ask` answers over the library of `paths` (with progress on
+/// stderr and the index's report after it); a PATH given that is not read
+/// (a FIFO, a device) is said, as `sessions` says it, rather than a silent
+/// "0 records". A refused argument exits 2 ([`invalid`]).
+fn answer<T>(
+    paths: &[PathBuf],
+    json: bool,
+    no_index: bool,
+    ask: impl FnOnce(&Library, &mut dyn FnMut(Progress)) -> Result<Found<T>, FindError>,
+) -> Found<T> {
+    let library = super::index::library(paths, no_index);
+    let found = super::index::with_progress(&library, |progress| ask(&library, progress));
+    let found = match found {
+        Ok(found) => found,
+        Err(FindError::Discover(e)) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
+        Err(FindError::Query(e)) => invalid(&e, json),
+    };
+    super::index::report(&library, found.sync.as_ref());
+    for d in found.diagnostics.iter().filter(|d| paths.contains(&d.path)) {
+        errln!("hookscope: {d}");
+    }
+    found
+}
+
+/// Says on stderr which sessions could not be read and which `--session`
+/// entries named none.
+fn said(unreadable: &[String], unmatched_sessions: &[String]) {
+    for e in unreadable {
+        errln!("hookscope: {e}");
+    }
+    for s in unmatched_sessions {
+        errln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
+    }
+}
+
 /// `--count` / `--group-by`: how many calls match `params` (no limit),
 /// split by `group_by` ([`hookscope_core::service::Library::tally`]).
 /// Prints a number, or a COUNT KEY table with a total line, or with
@@ -406,26 +427,11 @@ fn run_tally(
     group_by: Option<GroupBy>,
 ) {
     let query = query_of(params, now, json);
-    let library = super::index::library(paths, no_index);
-    let found = super::index::with_progress(&library, |progress| {
+    let found = answer(paths, json, no_index, |library, progress| {
         library.tally(&query, group_by, progress)
     });
-    let found = match found {
-        Ok(found) => found,
-        Err(FindError::Discover(e)) => invalid(&QueryError::InvalidArgument(e.to_string()), json),
-        Err(FindError::Query(e)) => invalid(&e, json),
-    };
-    super::index::report(&library, found.sync.as_ref());
-    for d in found.diagnostics.iter().filter(|d| paths.contains(&d.path)) {
-        errln!("hookscope: {d}");
-    }
     let tally = found.result;
-    for e in &tally.unreadable {
-        errln!("hookscope: {e}");
-    }
-    for s in &tally.unmatched_sessions {
-        errln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
-    }
+    said(&tally.unreadable, &tally.unmatched_sessions);
     if json {
         match serde_json::to_value(&tally) {
             Ok(v) => print_json(&v),

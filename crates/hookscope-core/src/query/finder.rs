@@ -34,6 +34,9 @@ pub struct Finder<'a> {
     cancelled: Option<&'a (dyn Fn() -> bool + Sync)>,
 }
 
+/// A session loader as a [`Finder`] calls it (from rayon threads).
+type Loader<'a> = dyn Fn(&SessionRef) -> LoadedSession + Sync + 'a;
+
 /// What a cancelled query's loader answers for each session it would
 /// still load (the caller drops the answer; see [`Finder::cancel`]).
 pub const CANCELLED: &str = "cancelled: a newer query superseded this one";
@@ -99,32 +102,9 @@ impl<'a> Finder<'a> {
     /// [`QueryError::InvalidArgument`] when a `session` entry is a prefix of
     /// several session ids.
     pub fn run(&self) -> Result<FindResult, QueryError> {
-        let Some(cancelled) = self.cancelled else {
-            return run_picked(
-                self.sessions,
-                self.query,
-                self.verdicts,
-                self.rows,
-                self.loader,
-            );
-        };
-        let loader = |s: &SessionRef| {
-            if cancelled() {
-                Err(CANCELLED.to_string())
-            } else {
-                (self.loader)(s)
-            }
-        };
-        let rows = self
-            .rows
-            .map(|source| UnlessCancelled { source, cancelled });
-        run_picked(
-            self.sessions,
-            self.query,
-            self.verdicts,
-            rows.as_ref().map(|r| r as &dyn RowSource),
-            &loader,
-        )
+        self.with_cancel(&|rows, loader| {
+            run_picked(self.sessions, self.query, self.verdicts, rows, loader)
+        })
     }
 
     /// How many calls match (the query's `limit` ignored), split by
@@ -136,7 +116,25 @@ impl<'a> Finder<'a> {
     /// # Errors
     /// As [`Finder::run`].
     pub fn tally(&self, group_by: Option<GroupBy>) -> Result<Tally, QueryError> {
-        let cancelled = self.cancelled.unwrap_or(&|| false);
+        self.with_cancel(&|rows, loader| {
+            super::tally::tally(
+                self.sessions,
+                self.query,
+                group_by,
+                self.verdicts,
+                rows,
+                loader,
+            )
+        })
+    }
+
+    /// `f` with the rows and loader a run reads through: as given, or,
+    /// with [`Finder::cancel`], refusing once cancelled (the loader answers
+    /// [`CANCELLED`], the rows source gives none).
+    fn with_cancel<R>(&self, f: &dyn Fn(Option<&dyn RowSource>, &Loader) -> R) -> R {
+        let Some(cancelled) = self.cancelled else {
+            return f(self.rows, self.loader);
+        };
         let loader = |s: &SessionRef| {
             if cancelled() {
                 Err(CANCELLED.to_string())
@@ -147,14 +145,7 @@ impl<'a> Finder<'a> {
         let rows = self
             .rows
             .map(|source| UnlessCancelled { source, cancelled });
-        super::tally::tally(
-            self.sessions,
-            self.query,
-            group_by,
-            self.verdicts,
-            rows.as_ref().map(|r| r as &dyn RowSource),
-            &loader,
-        )
+        f(rows.as_ref().map(|r| r as &dyn RowSource), &loader)
     }
 
     /// [`Finder::run`] answering its first `first` records first when the
