@@ -494,15 +494,22 @@ fn query_of(params: &FindParams, now: Option<&str>, json: bool) -> Query {
 
 /// The library's name-filter errors name its parameters (`tool_name`,
 /// `tool_name_pattern`, as MCP takes them); on the command line they name
-/// the flags (`--tool-name`, `--tool-name-pattern`).
+/// the flags (`--tool-name`, `--tool-name-pattern`); when neither was given,
+/// the error says `--tool-name-pattern ''` matches every tool.
 fn flag_names(e: QueryError) -> QueryError {
     match e {
         QueryError::InvalidArgument(m) if m.starts_with("set exactly one of tool_name") => {
-            QueryError::InvalidArgument(
-                m.replace("tool_name_pattern", "\u{0}")
-                    .replace("tool_name", "--tool-name")
-                    .replace('\u{0}', "--tool-name-pattern"),
-            )
+            let flags = m
+                .replace("tool_name_pattern", "\u{0}")
+                .replace("tool_name", "--tool-name")
+                .replace('\u{0}', "--tool-name-pattern");
+            // Neither given: say how to ask for every tool.
+            let hint = if m.ends_with("not both") {
+                ""
+            } else {
+                "; --tool-name-pattern '' matches every tool"
+            };
+            QueryError::InvalidArgument(format!("{flags}{hint}"))
         }
         other => other,
     }

@@ -682,7 +682,7 @@ fn find_name_errors_name_the_flags() {
     let err = stderr_of_failure(hookscope().arg("find").arg(corpus("real-cc-2.1.332")));
     assert_eq!(
         err,
-        "hookscope: invalid argument: set exactly one of --tool-name (exact, case-insensitive) or --tool-name-pattern (substring, case-insensitive)\n"
+        "hookscope: invalid argument: set exactly one of --tool-name (exact, case-insensitive) or --tool-name-pattern (substring, case-insensitive); --tool-name-pattern '' matches every tool\n"
     );
     let err = stderr_of_failure(
         hookscope()
