@@ -111,6 +111,30 @@ fn run(mut cmd: Command) -> Ran {
 }
 
 /// How many records a `find --json` answer holds (0 when it is not one).
+/// `hookscope find DIR ARGS --json` (the command `hookscope` builds) run
+/// `runs` times: the median time (s) and peak RSS (MB), and the last
+/// run's stdout.
+fn find_json(
+    hookscope: &dyn Fn(&[&str]) -> Command,
+    dir: &str,
+    args: &[&str],
+    runs: usize,
+) -> (f64, f64, String) {
+    let mut times = Vec::new();
+    let mut rss = Vec::new();
+    let mut stdout = String::new();
+    for _ in 0..runs {
+        let mut full = vec!["find", dir];
+        full.extend_from_slice(args);
+        full.push("--json");
+        let r = run(hookscope(&full));
+        times.push(r.secs);
+        rss.push(r.rss_mb);
+        stdout = r.stdout;
+    }
+    (median(times), median(rss), stdout)
+}
+
 fn records_in(stdout: &str) -> usize {
     serde_json::from_str::<serde_json::Value>(stdout)
         .ok()
@@ -371,20 +395,8 @@ fn main() {
         ),
     ];
     for (what, args, budget) in index_queries {
-        let mut times = Vec::new();
-        let mut rss = Vec::new();
-        let mut records = 0;
-        for _ in 0..o.runs {
-            let mut full = vec!["find", dir.as_str()];
-            full.extend_from_slice(args);
-            full.push("--json");
-            let r = run(hookscope(&full));
-            records = records_in(&r.stdout);
-            times.push(r.secs);
-            rss.push(r.rss_mb);
-        }
-        let t = median(times);
-        let m = median(rss);
+        let (t, m, stdout) = find_json(&hookscope, &dir, args, o.runs);
+        let records = records_in(&stdout);
         println!(
             "index query, {what} (find {}): {:.0} ms, {records} records, peak RSS {m:.0} MB; budget ≤ {:.0} ms and ≤ 150 MB: {}{}",
             args.join(" "),
@@ -424,27 +436,16 @@ fn main() {
         ),
     ];
     for (what, args) in counts {
-        let mut times = Vec::new();
-        let mut rss = Vec::new();
-        let mut total = 0;
-        for _ in 0..o.runs {
-            let mut full = vec!["find", dir.as_str()];
-            full.extend_from_slice(args);
-            full.push("--json");
-            let r = run(hookscope(&full));
-            total = serde_json::from_str::<serde_json::Value>(&r.stdout)
-                .ok()
-                .and_then(|v| v["total"].as_u64())
-                .unwrap_or(0);
-            times.push(r.secs);
-            rss.push(r.rss_mb);
-        }
-        let t = median(times);
+        let (t, m, stdout) = find_json(&hookscope, &dir, args, o.runs);
+        let total = serde_json::from_str::<serde_json::Value>(&stdout)
+            .ok()
+            .and_then(|v| v["total"].as_u64())
+            .unwrap_or(0);
         println!(
             "index count, {what} (find {}): {:.0} ms, {total} calls, peak RSS {:.0} MB{}",
             args.join(" "),
             t * 1000.0,
-            median(rss),
+            m,
             if rg_ok {
                 format!(", {:.2}× rg -c", t / rg)
             } else {

@@ -646,9 +646,9 @@ impl RowSource for Index {
             .collect()
     }
 
-    /// One scan of `calls` (by name through `calls_verdict` unless the
-    /// pattern is empty), keeping the rows of `sessions`; any agent's
-    /// calls, as every call has its name, error flag and time stored.
+    /// One scan of `calls` (an exact name seeks `calls_verdict`, a pattern
+    /// reads every row), keeping the rows of `sessions`; any agent's calls,
+    /// as every call has its name, error flag and time stored.
     fn call_facts(
         &self,
         sessions: &[&SessionRef],

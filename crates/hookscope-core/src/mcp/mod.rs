@@ -102,11 +102,13 @@ pub fn count(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOu
     let mut filters = arguments.clone();
     let group_by = match filters.as_object_mut().and_then(|m| m.remove("group_by")) {
         None | Some(Value::Null) => None,
-        Some(Value::String(key)) => match GroupBy::ALL.iter().find(|g| g.as_str() == key) {
-            Some(g) => Some(*g),
+        Some(Value::String(key)) => match GroupBy::from_name(&key) {
+            Some(g) => Some(g),
             None => {
+                let names: Vec<&str> = GroupBy::ALL.iter().map(|g| g.as_str()).collect();
                 return invalid(format!(
-                    "group_by: {key:?} is not one of tool, session, day, agent, error"
+                    "group_by: {key:?} is not one of {}",
+                    names.join(", ")
                 ));
             }
         },
@@ -119,19 +121,9 @@ pub fn count(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOu
         Ok(query) => query,
         Err(e) => return ToolOutput::InvalidArgument(e.to_json()),
     };
-    match library.tally(&query, group_by, &mut |_| {}) {
-        Ok(found) => match serde_json::to_value(&found.result) {
-            Ok(value) => ToolOutput::Found {
-                value,
-                warnings: found.result.unreadable,
-            },
-            Err(e) => ToolOutput::Failed(format!("cannot serialize the result: {e}")),
-        },
-        Err(crate::service::FindError::Query(e)) => ToolOutput::InvalidArgument(e.to_json()),
-        Err(crate::service::FindError::Discover(e)) => {
-            ToolOutput::Failed(format!("cannot list sessions: {e}"))
-        }
-    }
+    answered(library.tally(&query, group_by, &mut |_| {}), |t| {
+        t.unreadable
+    })
 }
 
 /// A short human-readable title for the tool.
@@ -384,20 +376,39 @@ pub fn find_tool_calls_with(
     let found = FindParams::from_json(arguments)
         .and_then(|params| params.validate(now))
         .and_then(|query| query::Finder::new(sessions, &query).loader(loader).run());
-    output(found)
+    output(found, |r| r.unreadable)
 }
 
-/// The tool's answer to a query's outcome.
-fn output(found: Result<query::FindResult, QueryError>) -> ToolOutput {
+/// The tool's answer to a query's outcome: the result's JSON, with
+/// `unreadable` (its sessions that could not be read) as warnings.
+fn output<T: serde::Serialize>(
+    found: Result<T, QueryError>,
+    unreadable: fn(T) -> Vec<String>,
+) -> ToolOutput {
     match found {
         Ok(result) => match serde_json::to_value(&result) {
             Ok(value) => ToolOutput::Found {
                 value,
-                warnings: result.unreadable,
+                warnings: unreadable(result),
             },
             Err(e) => ToolOutput::Failed(format!("cannot serialize the result: {e}")),
         },
         Err(e @ QueryError::InvalidArgument(_)) => ToolOutput::InvalidArgument(e.to_json()),
+    }
+}
+
+/// [`output`] of a [`Library`] question; a discovery that failed is the
+/// call's failure.
+fn answered<T: serde::Serialize>(
+    found: Result<crate::service::Found<T>, crate::service::FindError>,
+    unreadable: fn(T) -> Vec<String>,
+) -> ToolOutput {
+    match found {
+        Ok(found) => output(Ok(found.result), unreadable),
+        Err(crate::service::FindError::Query(e)) => output(Err(e), unreadable),
+        Err(crate::service::FindError::Discover(e)) => {
+            ToolOutput::Failed(format!("cannot list sessions: {e}"))
+        }
     }
 }
 
@@ -409,15 +420,9 @@ fn output(found: Result<query::FindResult, QueryError>) -> ToolOutput {
 pub fn call(library: &Library, arguments: &Value, now: DateTime<Utc>) -> ToolOutput {
     let query = match FindParams::from_json(arguments).and_then(|params| params.validate(now)) {
         Ok(query) => query,
-        Err(e) => return output(Err(e)),
+        Err(e) => return output(Err(e), |r: query::FindResult| r.unreadable),
     };
-    match library.find(&query, &mut |_| {}) {
-        Ok(found) => output(Ok(found.result)),
-        Err(crate::service::FindError::Query(e)) => output(Err(e)),
-        Err(crate::service::FindError::Discover(e)) => {
-            ToolOutput::Failed(format!("cannot list sessions: {e}"))
-        }
-    }
+    answered(library.find(&query, &mut |_| {}), |r| r.unreadable)
 }
 
 /// Runs the tool `name` (one of [`TOOL_NAMES`]) on the sessions of

@@ -96,6 +96,12 @@ impl<'a> Finder<'a> {
         self
     }
 
+    /// Whether it was given the index's answers ([`Finder::verdicts`] and
+    /// [`Finder::rows`]).
+    pub fn indexed(&self) -> bool {
+        self.verdicts.is_some() && self.rows.is_some()
+    }
+
     /// Runs the query: the records newest first, at most `query.limit`.
     ///
     /// # Errors

@@ -172,17 +172,7 @@ fn run_picked(
 ) -> Result<FindResult, QueryError> {
     let (positions, unmatched_sessions) = select_sessions(sessions, query)?;
     let selected: Vec<&SessionRef> = positions.iter().map(|&i| &sessions[i]).collect();
-    // Per session: its verdict, and whether the caller gave it (then its
-    // rows may be asked for).
-    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
-    let picked: Vec<(Verdict, bool)> = positions
-        .par_iter()
-        .map(|&i| match given.and_then(|v| v.get(i).copied().flatten()) {
-            Some(v) => (v, true),
-            None => (prefilter.verdict(&sessions[i], query), false),
-        })
-        .collect();
-    let (verdicts, given): (Vec<Verdict>, Vec<bool>) = picked.into_iter().unzip();
+    let (verdicts, given) = verdicts_at(sessions, &positions, query, given);
     let rows = rows.map(|source| (source, given.as_slice()));
     let (loaded, matched_exact) = load_newest_first(&selected, &verdicts, query, rows, loader);
 
@@ -214,6 +204,26 @@ fn run_picked(
         unmatched_sessions,
         unreadable,
     })
+}
+
+/// Per position of `positions` (indexes into `sessions`): its verdict,
+/// the caller's when `given` holds one for it, else the raw prefilter's
+/// (in parallel); and whether the caller gave it (then its rows may be
+/// asked for, [`Finder::rows`]).
+fn verdicts_at(
+    sessions: &[SessionRef],
+    positions: &[usize],
+    query: &Query,
+    given: Option<&[Option<Verdict>]>,
+) -> (Vec<Verdict>, Vec<bool>) {
+    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+    positions
+        .par_iter()
+        .map(|&i| match given.and_then(|v| v.get(i).copied().flatten()) {
+            Some(v) => (v, true),
+            None => (prefilter.verdict(&sessions[i], query), false),
+        })
+        .unzip()
 }
 
 /// The sessions to scan, as positions in `sessions`: agent filter, then

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{
-    Draft, LoadedSession, Query, QueryError, RowCall, RowSource, Verdict, prefilter, rows,
-    select_sessions, session_matches,
+    Draft, LoadedSession, Query, QueryError, RowCall, RowSource, Verdict, batch_rows, rows,
+    select_sessions, session_matches, verdicts_at,
 };
 use crate::transcript::{Agent, SessionRef};
 
@@ -50,6 +50,11 @@ impl GroupBy {
         GroupBy::Agent,
         GroupBy::Error,
     ];
+
+    /// The one of [`GroupBy::ALL`] whose [`GroupBy::as_str`] is `name`.
+    pub fn from_name(name: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|g| g.as_str() == name)
+    }
 
     /// The name `--group-by` takes and JSON prints (`tool`, `session`,
     /// `day`, `agent`, `error`).
@@ -126,9 +131,15 @@ pub struct Tally {
     pub unreadable: Vec<String>,
 }
 
-/// One session's counts per key (the empty key for a bare count), or why
-/// it could not be read.
-type SessionCounts = Result<HashMap<String, usize>, String>;
+/// Matching calls per key (the empty key for a bare count).
+type Counts = HashMap<String, usize>;
+
+/// Adds `more` into `counts`.
+fn add(counts: &mut Counts, more: Counts) {
+    for (key, n) in more {
+        *counts.entry(key).or_default() += n;
+    }
+}
 
 /// Counts the calls of `sessions` that pass `query` (its `limit` ignored),
 /// split by `group_by` ([`super::Finder::tally`]).
@@ -144,65 +155,39 @@ pub(super) fn tally(
     query.limit = usize::MAX;
     let query = &query;
     let (positions, unmatched_sessions) = select_sessions(sessions, query)?;
-    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
-    let picked: Vec<(usize, bool)> = positions
-        .par_iter()
-        .filter_map(|&i| match given.and_then(|v| v.get(i).copied().flatten()) {
-            Some(Verdict::Skip) => None,
-            Some(_) => Some((i, true)),
-            None => (prefilter.verdict(&sessions[i], query) != Verdict::Skip).then_some((i, false)),
-        })
+    let selected: Vec<&SessionRef> = positions.iter().map(|&i| &sessions[i]).collect();
+    let (verdicts, given) = verdicts_at(sessions, &positions, query, given);
+    // Indexes into `selected` of the sessions that can hold a match.
+    let picked: Vec<usize> = (0..selected.len())
+        .filter(|&k| verdicts[k] != Verdict::Skip)
         .collect();
 
-    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut counts = Counts::new();
     let mut unreadable = Vec::new();
     // With neither a text nor a hook filter, the sessions the source
     // describes are counted from one pass over its stored facts; the rest
     // as below.
     let picked = match rows {
         Some(source) if from_facts_alone(query) => {
-            let (counted, rest) = counted_from_facts(source, sessions, &picked, query, group_by);
-            for (key, n) in counted {
-                *counts.entry(key).or_default() += n;
-            }
+            let (counted, rest) =
+                counted_from_facts(source, &selected, &picked, &given, query, group_by);
+            add(&mut counts, counted);
             rest
         }
         _ => picked,
     };
+    let rows = rows.map(|source| (source, given.as_slice()));
     let batch = 16 * rayon::current_num_threads().max(1);
     for chunk in picked.chunks(batch) {
-        let asked: Vec<&SessionRef> = chunk
-            .iter()
-            .filter(|(_, given)| *given)
-            .map(|&(i, _)| &sessions[i])
-            .collect();
-        let mut described = match rows {
-            Some(source) if !asked.is_empty() => source.call_rows(&asked, query),
-            _ => Vec::new(),
-        }
-        .into_iter();
-        let work: Vec<(&SessionRef, Option<Vec<RowCall>>)> = chunk
-            .iter()
-            .map(|&(i, given)| {
-                let calls = if given && rows.is_some() {
-                    described.next().flatten()
-                } else {
-                    None
-                };
-                (&sessions[i], calls)
-            })
-            .collect();
-        let done: Vec<SessionCounts> = work
-            .into_par_iter()
-            .map(|(session, calls)| session_counts(session, calls, query, group_by, loader))
+        let described = batch_rows(&selected, chunk, query, rows);
+        let done: Vec<Result<Counts, String>> = chunk
+            .par_iter()
+            .zip(described)
+            .map(|(&k, calls)| session_counts(selected[k], calls, query, group_by, loader))
             .collect();
         for result in done {
             match result {
-                Ok(per_key) => {
-                    for (key, n) in per_key {
-                        *counts.entry(key).or_default() += n;
-                    }
-                }
+                Ok(per_key) => add(&mut counts, per_key),
                 Err(e) => unreadable.push(e),
             }
         }
@@ -220,24 +205,22 @@ pub(super) fn tally(
 
 /// One session's counts: from its rows when given (only the names,
 /// errors, times and hook facts stored, unless a text filter needs the
-/// lines), else by loading it.
+/// lines), else by loading it; `Err` is why its main file could not be
+/// read.
 fn session_counts(
     session: &SessionRef,
     calls: Option<Vec<RowCall>>,
     query: &Query,
     group_by: Option<GroupBy>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-) -> SessionCounts {
+) -> Result<Counts, String> {
     let key = |name: &str, time, is_error| match group_by {
         Some(by) => by.key(&session.id, session.agent, name, time, is_error),
         None => String::new(),
     };
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    let text_filter = query.input_contains.is_some()
-        || query.output_contains.is_some()
-        || query.output_excludes.is_some();
+    let mut counts = Counts::new();
     if let Some(calls) = &calls
-        && !text_filter
+        && !has_text_filter(query)
     {
         for row in calls {
             if super::passes_meta(&row.name, row.is_error, row.timestamp, query)
@@ -262,39 +245,45 @@ fn session_counts(
     Ok(counts)
 }
 
+/// Whether `query` filters on a call's input or output text (which only
+/// its lines hold).
+fn has_text_filter(query: &Query) -> bool {
+    query.input_contains.is_some()
+        || query.output_contains.is_some()
+        || query.output_excludes.is_some()
+}
+
 /// Whether a call's stored facts (name, error flag, time) decide the
 /// query: no text filter (they read the call's lines) and no hook filter.
 /// Such a query is counted from the index in one pass
 /// ([`RowSource::call_facts`]) without reading a transcript line.
 pub fn from_facts_alone(query: &Query) -> bool {
-    query.input_contains.is_none()
-        && query.output_contains.is_none()
-        && query.output_excludes.is_none()
+    !has_text_filter(query)
         && query.hook.is_none()
         && query.blocked.is_none()
         && query.flagged.is_none()
         && query.rewritten.is_none()
 }
 
-/// Counts the `picked` sessions whose verdict was given from `source`'s
-/// facts ([`RowSource::call_facts`]): their counts per key, and the
-/// picked sessions left to count otherwise (not given, or a stored time
-/// that does not read back; all of them when the source cannot answer).
+/// Counts the `picked` sessions (indexes into `selected`) whose verdict
+/// was `given` from `source`'s facts ([`RowSource::call_facts`]): their
+/// counts per key, and the picked sessions left to count otherwise (not
+/// given, or a stored time that does not read back; all of them when the
+/// source cannot answer).
 fn counted_from_facts(
     source: &dyn RowSource,
-    sessions: &[SessionRef],
-    picked: &[(usize, bool)],
+    selected: &[&SessionRef],
+    picked: &[usize],
+    given: &[bool],
     query: &Query,
     group_by: Option<GroupBy>,
-) -> (HashMap<String, usize>, Vec<(usize, bool)>) {
-    let asked: Vec<&SessionRef> = picked
-        .iter()
-        .filter(|(_, given)| *given)
-        .map(|&(i, _)| &sessions[i])
-        .collect();
-    let mut per_session: Vec<Option<HashMap<String, usize>>> =
-        asked.iter().map(|_| Some(HashMap::new())).collect();
-    let answered = source.call_facts(&asked, query, &mut |at, fact| {
+) -> (Counts, Vec<usize>) {
+    let asked: Vec<usize> = picked.iter().copied().filter(|&k| given[k]).collect();
+    let refs: Vec<&SessionRef> = asked.iter().map(|&k| selected[k]).collect();
+    // Per asked session: its counts, `None` once a stored time does not
+    // read back.
+    let mut per_session: Vec<Option<Counts>> = asked.iter().map(|_| Some(Counts::new())).collect();
+    let answered = source.call_facts(&refs, query, &mut |at, fact| {
         let Some(Some(counts)) = per_session.get_mut(at) else {
             return;
         };
@@ -305,7 +294,7 @@ fn counted_from_facts(
         if !super::passes_meta(fact.name, fact.is_error, time, query) {
             return;
         }
-        let session = asked[at];
+        let session = refs[at];
         let key = match group_by {
             Some(by) => by.key(&session.id, session.agent, fact.name, time, fact.is_error),
             None => String::new(),
@@ -313,26 +302,23 @@ fn counted_from_facts(
         *counts.entry(key).or_default() += 1;
     });
     if !answered {
-        return (HashMap::new(), picked.to_vec());
+        return (Counts::new(), picked.to_vec());
     }
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    let mut left = Vec::new();
+    let mut counts = Counts::new();
+    // `asked` is `picked`'s given sessions, in order.
     let mut answers = per_session.into_iter();
-    for &(i, given) in picked {
-        let answer = if given {
+    let mut left = Vec::new();
+    for &k in picked {
+        let answer = if given[k] {
             answers.next().flatten()
         } else {
             None
         };
         match answer {
-            Some(per_key) => {
-                for (key, n) in per_key {
-                    *counts.entry(key).or_default() += n;
-                }
-            }
+            Some(per_key) => add(&mut counts, per_key),
             // Not given, or a stored time that does not read back: it is
             // counted from its rows or loaded, as `find` would.
-            None => left.push((i, given)),
+            None => left.push(k),
         }
     }
     (counts, left)

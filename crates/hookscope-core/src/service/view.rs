@@ -265,22 +265,18 @@ impl Library {
         first_page: Option<usize>,
         on_first: &mut dyn FnMut(Result<FindResult, QueryError>) -> bool,
     ) -> Option<Result<FindResult, QueryError>> {
-        let verdicts = self.view_verdicts(sessions, query, stored);
-        // Superseded while the index answered (perhaps interrupted, with
-        // no verdicts): the raw prefilter would read every session.
-        if cancelled() {
-            return None;
-        }
-        let mut finder = Finder::new(sessions, query)
-            .loader(loader)
-            .cancel(cancelled);
-        if let (Some(shared), Some(verdicts)) = (&self.index, &verdicts) {
-            finder = finder.verdicts(verdicts).rows(shared.as_ref());
-        }
-        match first_page {
-            Some(n) => finder.run_paged(n, on_first),
-            None => Some(finder.run()),
-        }
+        self.in_view(
+            sessions,
+            query,
+            stored,
+            loader,
+            cancelled,
+            &mut |finder| match first_page {
+                Some(n) => finder.run_paged(n, on_first),
+                None => Some(finder.run()),
+            },
+        )
+        .flatten()
     }
 
     /// How many calls of a view's `sessions` match `query` (no limit):
@@ -297,42 +293,51 @@ impl Library {
         loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> Option<Result<usize, QueryError>> {
-        let shared = self.index.as_ref()?;
         if !tally::from_facts_alone(query) {
             return None;
         }
-        let verdicts = self.view_verdicts(sessions, query, stored)?;
-        if cancelled() {
-            return None;
-        }
-        let counted = Finder::new(sessions, query)
-            .loader(loader)
-            .cancel(cancelled)
-            .verdicts(&verdicts)
-            .rows(shared.as_ref())
-            .tally(None);
+        let counted =
+            self.in_view(sessions, query, stored, loader, cancelled, &mut |finder| {
+                finder.indexed().then(|| finder.tally(None))
+            })??;
         if cancelled() {
             return None;
         }
         Some(counted.map(|t| t.total))
     }
 
-    /// The index's verdicts for a view's `sessions` ([`Library::find_with`]
-    /// says what `stored` means); `None` without an index.
-    fn view_verdicts(
+    /// `run` on the [`Finder`] of a view's `sessions` ([`Library::find_with`]
+    /// says what `stored`, `loader` and `cancelled` are): with the index's
+    /// verdicts and rows when there is an index. `None` when `cancelled`
+    /// says so once the index has answered (perhaps interrupted, with no
+    /// verdicts: the raw prefilter would then read every session).
+    fn in_view<R>(
         &self,
         sessions: &[SessionRef],
         query: &Query,
         stored: bool,
-    ) -> Option<Vec<Option<Verdict>>> {
-        self.index.as_ref().and_then(|shared| {
+        loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+        cancelled: &(dyn Fn() -> bool + Sync),
+        run: &mut dyn FnMut(Finder<'_>) -> R,
+    ) -> Option<R> {
+        let verdicts = self.index.as_ref().and_then(|shared| {
             let index = shared.lock().ok()?;
             Some(if stored {
                 stored_verdicts(&index, sessions, query)
             } else {
                 current_verdicts(&index, sessions, query)
             })
-        })
+        });
+        if cancelled() {
+            return None;
+        }
+        let mut finder = Finder::new(sessions, query)
+            .loader(loader)
+            .cancel(cancelled);
+        if let (Some(shared), Some(verdicts)) = (&self.index, &verdicts) {
+            finder = finder.verdicts(verdicts).rows(shared.as_ref());
+        }
+        Some(run(finder))
     }
 
     /// For each session, whether the index says no rule of `rules` can
