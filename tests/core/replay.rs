@@ -289,6 +289,90 @@ fn the_prefilter_skips_only_what_no_rule_can_match() {
     assert!(could_match(&quoted, &[br#"{"command":"say \"hi\""}"#]));
 }
 
+/// The session filter's per-rule needles: a `prompt` regex's literal in
+/// either ASCII case (cut at `k` and `s`, which a case-insensitive match
+/// also finds as U+212A and U+017F), a `touched_file` glob's literal runs;
+/// a glob with a class or an alternation, and `skip_if`, never narrow.
+#[test]
+fn the_session_filter_says_per_rule_which_can_match() {
+    use hookscope_core::hooks::replay::SessionFilter;
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "deploy"
+events = "UserPromptSubmit"
+action = "context"
+reason = "r"
+[rules.only_if]
+prompt = 'deploy\s+now'
+
+[[rules]]
+id = "keys"
+events = "UserPromptSubmit"
+action = "context"
+reason = "r"
+[rules.only_if]
+prompt = '\bkeys\b'
+
+[[rules]]
+id = "src"
+events = "Stop"
+action = "context"
+reason = "r"
+[rules.only_if]
+touched_file = ["src/**/*.rs", "lib/*.py"]
+
+[[rules]]
+id = "braces"
+events = "Stop"
+action = "context"
+reason = "r"
+[rules.only_if]
+touched_file = "{src,lib}/**"
+
+[[rules]]
+id = "skip-only"
+events = "Stop"
+action = "context"
+reason = "r"
+[rules.skip_if]
+prompt = 'never'
+"#,
+        "r.toml",
+    )
+    .expect("rules");
+    let filter = SessionFilter::new(&rules);
+    let p = |bytes: &str| filter.possible(&[bytes.as_bytes()]);
+    assert_eq!(p(""), [false, false, false, true, true]);
+    assert_eq!(
+        p(r#"{"text":"DEPLOY  Now"}"#),
+        [true, false, false, true, true]
+    );
+    // The literal every match starts with is "deploy" (the `\s+` after it
+    // ends the prefix): "now" alone is not enough, "deploy" alone is.
+    assert!(!p(r#"{"text":"ship it now"}"#)[0]);
+    assert!(p(r#"{"text":"deploy later"}"#)[0]);
+    // The Kelvin sign: `(?i)keys` matches "\u{212A}eys"; the piece is "ey".
+    let rule = RuleSet::parse(
+        "[[rules]]\nid = \"k\"\nevents = \"UserPromptSubmit\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\nprompt = '\\bkeys\\b'\n",
+        "r.toml",
+    )
+    .expect("rules");
+    let payload = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s",
+        "prompt": "\u{212A}eys",
+    });
+    let history = hookscope_core::hooks::rules::History::default();
+    let subject = hookscope_core::hooks::rules::Subject::new(&payload, &history);
+    assert!(rule.rules[0].only_if[0].test(&subject).is_ok());
+    assert!(p("\u{212A}eys")[1]);
+    assert!(p("KEYS")[1]);
+    assert!(p(r#"{"file_path":"/w/src/a/b.rs"}"#)[2]);
+    assert!(p(r#"{"file_path":"/w/lib/x.py"}"#)[2]);
+    assert!(!p(r#"{"file_path":"/w/lib/x.rs"}"#)[2]);
+}
+
 #[test]
 fn backtest_of_one_real_session_counts_its_blocks() {
     use hookscope_core::hooks::replay::backtest;
@@ -402,6 +486,43 @@ stop_hook_active = false
     .expect("rules");
     assert!(LineFilter::new(&wide).is_none());
     assert_prefilter_is_exact(&wide);
+}
+
+/// Rules on prompts and stops (no tool spec) narrowed by their `prompt`
+/// and `touched_file` needles: sessions without them are skipped, and the
+/// tallies are those of loading every session.
+#[test]
+fn prefiltered_backtest_equals_full_with_prompt_rules() {
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "fix-then-stop"
+events = "Stop|SubagentStop"
+action = "block"
+reason = "r"
+[rules.only_if]
+prompt = '\b(fix|implement|refactor|run|list)\b'
+touched_file = ["*.py", "*.rs", "*.txt", "*.md"]
+
+[[rules]]
+id = "prompts"
+events = "UserPromptSubmit"
+action = "context"
+reason = "r"
+[rules.only_if]
+prompt = 'hello|print|file'
+"#,
+        "prompts.toml",
+    )
+    .expect("rules");
+    let (fast, full_events) = assert_prefilter_is_exact(&rules);
+    assert!(fast.skipped > 0, "{}", fast.skipped);
+    assert!(fast.events < full_events);
+    assert!(
+        fast.rules.iter().all(|r| !r.counts.is_empty()),
+        "{:?}",
+        fast.rules.iter().map(|r| &r.counts).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -550,6 +671,64 @@ fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
         "{:?}",
         gone.unreadable_files
     );
+}
+
+/// A `command` rule matches the words the shell makes of a command, so the
+/// line prefilter must not skip a call whose bytes hold the words only
+/// once quotes, escapes or expansions are read: `r''m -rf` is blocked
+/// with the prefilter as without it (the evasions the example rule set's
+/// tests name).
+#[test]
+fn the_line_prefilter_keeps_commands_the_shell_rewrites() {
+    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "no-rm-rf"
+events = "PreToolUse"
+tool = "Bash"
+action = "block"
+reason = "no"
+[rules.only_if]
+command = '\brm\s+-rf\b'
+"#,
+        "one.toml",
+    )
+    .expect("loads");
+    let source = Path::new(REAL_CC).join(
+        "hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
+    );
+    let text = std::fs::read_to_string(&source).expect("corpus");
+    let written = r#""command":"rm -rf build/""#;
+    assert_eq!(text.matches(written).count(), 1);
+    // Each as it is in the JSON line; the block each must get (with the
+    // prefilter off) is checked too for the plain quoting ones.
+    for (command, blocks) in [
+        (r#""command":"rm -rf build/""#, Some(1)),
+        (r#""command":"r''m -rf build/""#, Some(1)),
+        (r#""command":"r\\m -rf build/""#, Some(1)),
+        (r#""command":"\"r\"m -rf build/""#, Some(1)),
+        (r#""command":"X=rm; $X -rf build/""#, None),
+        (r#""command":"`echo rm` -rf build/""#, None),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let project = dir.path().join("projects").join("-home-dev-work");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::write(
+            project.join(source.file_name().expect("name")),
+            text.replace(written, command),
+        )
+        .expect("write");
+        let found =
+            hookscope_core::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
+        let on = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::On);
+        let off = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::Off);
+        assert_eq!(on.rules, off.rules, "{command}");
+        assert_eq!(on.combined, off.combined, "{command}");
+        if let Some(n) = blocks {
+            assert_eq!(off.rules[0].counts.get("block"), Some(&n), "{command}");
+        }
+    }
 }
 
 // ---- hooks_c8_outcomes: the backtest against what the hooks did ----------

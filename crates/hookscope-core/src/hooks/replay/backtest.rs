@@ -7,6 +7,7 @@
 
 use super::*;
 use hookscope_hook::event::EventKey;
+use memchr::memmem;
 use std::path::Path;
 
 /// The JSON of a backtest, the one object `hookscope replay --all --json`
@@ -299,43 +300,185 @@ pub(super) fn needs_history(rules: &RuleSet) -> bool {
 }
 
 /// The prefilter of a backtest: whether any rule of `rules` can match an
-/// event of a session whose files' bytes are `files`.
-///
-/// A rule without a `tool` spec can always match. A rule with one matches
-/// only payloads whose `tool_name` passes [`crate::tools::tool_name_matches`]:
-/// the name is one of [`expand_tool_names`] of the spec (aliases and
-/// `MCP_BEHAVES_LIKE` segments included) or an `mcp__<server>__<name>` that
-/// ends in one. Either way that name is a substring of the `tool_use`
-/// block's `name`, which Claude Code writes as-is (tool names are ASCII
-/// letters, digits, `_` and `-`, which JSON never escapes). So a session in
-/// whose files none of the spec's names occurs cannot be matched by that
-/// rule.
-///
-/// A rule whose `only_if` has an `input_contains` whose values are all
-/// plain ([`crate::query::prefilter::is_plain`]: printable ASCII without
-/// `"`, `\`, `<`, `>`, `&`, which no JSON writer escapes) matches only a
-/// payload whose `tool_input` holds a string containing one of them, and
-/// `tool_input` is the recorded `tool_use` input, so one of the values occurs
-/// in the files' bytes as is. When neither kind of needle occurs for any
-/// rule, the session is skipped unloaded.
+/// event of a session whose files' bytes are `files`
+/// ([`SessionFilter::possible`], which says it per rule and explains why a
+/// session without a rule's needles cannot be matched by it).
 pub fn could_match(rules: &RuleSet, files: &[&[u8]]) -> bool {
-    let occurs = |needle: &str| {
-        let finder = memchr::memmem::Finder::new(needle.as_bytes());
-        files.iter().any(|f| finder.find(f).is_some())
-    };
-    rules.rules.iter().any(|r| {
-        let tool_ok = match &r.tool {
-            None => true,
-            Some(spec) => expand_tool_names(spec).iter().any(|n| occurs(n)),
-        };
-        let input_ok = r.only_if.iter().all(|c| match c {
-            Condition::InputContains(needles) if needles.iter().all(|n| is_plain(n)) => {
-                needles.iter().any(|n| occurs(n))
+    SessionFilter::new(rules).possible(files).contains(&true)
+}
+
+/// One piece of a [`SessionFilter`] needle: bytes that must occur.
+#[derive(Debug, Clone)]
+enum Piece {
+    /// Byte for byte.
+    Exact(Box<memmem::Finder<'static>>),
+    /// ASCII letters in either case (a `(?i-u)` regex of the escaped
+    /// piece).
+    Folded(regex::bytes::Regex),
+}
+
+impl Piece {
+    fn occurs(&self, files: &[&[u8]]) -> bool {
+        match self {
+            Piece::Exact(f) => files.iter().any(|b| f.find(b).is_some()),
+            Piece::Folded(re) => files.iter().any(|b| re.is_match(b)),
+        }
+    }
+}
+
+/// A needle: alternatives, one of which must hold; each a list of pieces
+/// (indexes into [`SessionFilter`]'s pieces) that must all occur.
+type Needle = Vec<Vec<usize>>;
+
+/// The session-level prefilter of a backtest: per rule, the needles a
+/// session's files must hold for the rule to match one of its events
+/// (each needle one alternative of which occurs; an alternative's pieces
+/// all occur). A rule whose needles do not all hold cannot match in that
+/// session; its events are not rebuilt unless another rule may match them,
+/// and a session where no rule can match is skipped unloaded.
+///
+/// A rule's needles:
+/// * its `tool` spec: one of [`expand_tool_names`]. A rule with one matches
+///   only payloads whose `tool_name` passes
+///   [`crate::tools::tool_name_matches`]: the name is one of those or an
+///   `mcp__<server>__<name>` that ends in one. Either way that name is a
+///   substring of the `tool_use` block's `name`, which Claude Code writes
+///   as-is (tool names are ASCII letters, digits, `_` and `-`, which JSON
+///   never escapes).
+/// * an `only_if` `input_contains` whose values are all plain
+///   ([`crate::query::prefilter::is_plain`]: printable ASCII without `"`,
+///   `\`, `<`, `>`, `&`, which no JSON writer escapes): one of the values.
+///   The condition holds only when a string of `tool_input` (the recorded
+///   `tool_use` input) contains one, so it occurs in the files as is.
+/// * an `only_if` `prompt` whose regexes all narrow: a literal every match
+///   starts with (regex-syntax's prefix extraction of the pattern as
+///   written), cut into pieces at every character outside
+///   `[A-Za-z0-9_@%+=:,./-]` and at `k` and `s` (the ASCII letters a
+///   Unicode case-insensitive match also finds as `K` U+212A and `ſ`
+///   U+017F), each piece found in either ASCII case. The prompt tested is
+///   the turn's (or subagent task's) opening text or the payload's
+///   `prompt`, which the transcript holds as written; a piece lies inside
+///   one word of it, so JSON escaping and the loader joining text blocks
+///   with newlines cannot hide it.
+/// * an `only_if` `touched_file` whose globs hold no `[`, `{` or `\`: one
+///   of the globs, as its literal runs (cut at `*`, `?`, `/` and every
+///   character outside `[A-Za-z0-9_@%+=:,./-]`), all of them. A touched
+///   file is the `file_path` of an earlier recorded edit, matched whole or
+///   relative to `cwd` (a suffix of it), so each run lies in its bytes.
+///
+/// Conditions of `skip_if`, and every other condition, never narrow.
+/// Not covered, as for `find`'s prefilter: a writer that `\u`-escapes
+/// plain ASCII or writes `/` as `\/` (Claude Code and Droid do neither).
+#[derive(Debug, Clone)]
+pub struct SessionFilter {
+    /// Each distinct piece once.
+    pieces: Vec<Piece>,
+    /// Per rule, in the rule set's order, its needles.
+    rules: Vec<Vec<Needle>>,
+}
+
+impl SessionFilter {
+    /// The needles of every rule of `rules` (see the type's docs).
+    pub fn new(rules: &RuleSet) -> SessionFilter {
+        let mut keys: Vec<(bool, String)> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut piece = |text: &str, folded: bool| -> Option<usize> {
+            if let Some(i) = keys.iter().position(|(f, t)| *f == folded && t == text) {
+                return Some(i);
             }
-            _ => true,
-        });
-        tool_ok && input_ok
-    })
+            let p = if folded {
+                Piece::Folded(
+                    regex::bytes::RegexBuilder::new(&regex::escape(text))
+                        .case_insensitive(true)
+                        .unicode(false)
+                        .build()
+                        .ok()?,
+                )
+            } else {
+                Piece::Exact(Box::new(memmem::Finder::new(text.as_bytes()).into_owned()))
+            };
+            keys.push((folded, text.to_string()));
+            pieces.push(p);
+            Some(pieces.len() - 1)
+        };
+        let mut needle = |alts: Vec<Vec<String>>, folded: bool| -> Option<Needle> {
+            alts.iter()
+                .map(|ps| ps.iter().map(|p| piece(p, folded)).collect())
+                .collect()
+        };
+        let mut per_rule = Vec::with_capacity(rules.rules.len());
+        for r in &rules.rules {
+            let mut needles = Vec::new();
+            if let Some(spec) = &r.tool {
+                let alts = expand_tool_names(spec)
+                    .into_iter()
+                    .map(|n| vec![n])
+                    .collect();
+                needles.extend(needle(alts, false));
+            }
+            for c in &r.only_if {
+                let (alts, folded) = match c {
+                    Condition::InputContains(values) if values.iter().all(|v| is_plain(v)) => (
+                        Some(values.iter().map(|v| vec![v.clone()]).collect()),
+                        false,
+                    ),
+                    Condition::Prompt(res) => (
+                        regex_alternatives(res, |b| shell_safe(b) && !b"kKsS".contains(&b)),
+                        true,
+                    ),
+                    Condition::TouchedFile(_, globs) => (glob_alternatives(globs), false),
+                    _ => (None, false),
+                };
+                if let Some(alts) = alts {
+                    needles.extend(needle(alts, folded));
+                }
+            }
+            per_rule.push(needles);
+        }
+        SessionFilter {
+            pieces,
+            rules: per_rule,
+        }
+    }
+
+    /// Per rule of the set it was built from, in order: whether the rule
+    /// can match an event of a session whose files' bytes are `files`
+    /// (`false`: one of its needles occurs nowhere in them). Each piece is
+    /// looked for at most once.
+    pub fn possible(&self, files: &[&[u8]]) -> Vec<bool> {
+        let mut seen: Vec<Option<bool>> = vec![None; self.pieces.len()];
+        let mut occurs = |i: usize| {
+            *seen[i].get_or_insert_with(|| self.pieces.get(i).is_some_and(|p| p.occurs(files)))
+        };
+        self.rules
+            .iter()
+            .map(|needles| {
+                needles
+                    .iter()
+                    .all(|alts| alts.iter().any(|ps| ps.iter().all(|&i| occurs(i))))
+            })
+            .collect()
+    }
+}
+
+/// The literal runs of `globs` as [`SessionFilter`] needs them (one
+/// alternative per glob, its runs all required); `None` when a glob has a
+/// class, an alternation or an escape (`[`, `{`, `\`), or no run.
+fn glob_alternatives(globs: &[String]) -> Option<Vec<Vec<String>>> {
+    globs
+        .iter()
+        .map(|g| {
+            if g.contains(['[', '{', '\\']) {
+                return None;
+            }
+            let runs: Vec<String> = g
+                .split(|c: char| !c.is_ascii() || c == '/' || !shell_safe(c as u8))
+                .filter(|r| !r.is_empty())
+                .map(str::to_string)
+                .collect();
+            (!runs.is_empty()).then_some(runs)
+        })
+        .collect()
 }
 
 /// The names [`could_match`] looks for when every rule names a tool: the
@@ -411,27 +554,47 @@ pub fn backtest_session(session: &Session, rules: &RuleSet) -> Backtest {
     backtest_calls(session, rules, None)
 }
 
-/// [`backtest_session`] with the firings of the events a [`LineFilter`]
-/// narrows restricted to the calls of its candidate lines (`None`: every
-/// firing): no other firing of those events can be matched by a rule, so
-/// the tallies and examples are those of the whole session, and
+/// What the prefilters left of a session's events: the rules that may
+/// match there ([`SessionFilter::possible`]) and the candidate calls of
+/// the events a [`LineFilter`] narrows.
+struct Narrowed<'a> {
+    possible: Vec<bool>,
+    lines: Option<(&'a LineFilter, &'a HashSet<String>)>,
+}
+
+/// [`backtest_session`] with only the firings a rule may match rebuilt
+/// (`None`: every firing): the events a rule that may match names
+/// ([`Narrowed::possible`]), and of the events a [`LineFilter`] narrows
+/// the calls of its candidate lines. No other firing can be matched by a
+/// rule, so the tallies and examples are those of the whole session, and
 /// [`Backtest::events`] counts the firings evaluated.
-fn backtest_calls(
-    session: &Session,
-    rules: &RuleSet,
-    only: Option<(&LineFilter, &HashSet<String>)>,
-) -> Backtest {
+fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>>) -> Backtest {
     let mut bt = Backtest::new(rules);
     // Payloads carry the resolved path of the file they are anchored in.
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     bt.sessions = 1;
     let index = needs_history(rules).then(|| HistoryIndex::new(session));
     let seen = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
+    let wanted: Vec<EventName> = match only {
+        None => rule_events(rules),
+        Some(n) => EventName::ALL
+            .iter()
+            .copied()
+            .filter(|e| {
+                rules
+                    .rules
+                    .iter()
+                    .zip(&n.possible)
+                    .any(|(r, &ok)| ok && r.events.iter().any(|x| x == e.as_str()))
+            })
+            .collect(),
+    };
     let keep = |event: EventName, ids: &[String]| {
         *seen.borrow_mut().entry(event.to_string()).or_default() += 1;
-        only.is_none_or(|(filter, only)| {
-            !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
-        })
+        wanted.contains(&event)
+            && only.and_then(|n| n.lines).is_none_or(|(filter, only)| {
+                !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
+            })
     };
     let payloads = payloads_where(session, &rule_events(rules), &keep);
     bt.by_event = seen.into_inner();
@@ -518,8 +681,9 @@ fn shell_safe(b: u8) -> bool {
 /// regex-syntax's prefix extraction: when the sequence is finite, every
 /// match starts with one of its literals. `None` when a regex cannot be
 /// narrowed (infinite or empty sequence, an empty literal, non-UTF-8 bytes,
-/// a literal without a piece).
-fn regex_alternatives(res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
+/// a literal without a piece). Pieces are cut at every byte `keep` refuses
+/// and at every non-ASCII character.
+fn regex_alternatives(res: &[regex::Regex], keep: fn(u8) -> bool) -> Option<Vec<Vec<String>>> {
     use regex_syntax::hir::literal::Extractor;
     let mut out = Vec::new();
     for r in res {
@@ -535,7 +699,7 @@ fn regex_alternatives(res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
         for lit in lits {
             let text = std::str::from_utf8(lit.as_bytes()).ok()?;
             let pieces: Vec<String> = text
-                .split(|c: char| !c.is_ascii() || !shell_safe(c as u8))
+                .split(|c: char| !c.is_ascii() || !keep(c as u8))
                 .filter(|p| !p.is_empty())
                 .map(str::to_string)
                 .collect();
@@ -550,6 +714,24 @@ fn regex_alternatives(res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
 
 /// One alternative of a [`LineFilter`] group: pieces that must all occur.
 type Alternative = Vec<memchr::memmem::Finder<'static>>;
+
+/// The bytes after which a shell's words are no longer the bytes of the
+/// command as written: quotes (`'`, and `"`, which a JSON string holds as
+/// `\"`), escapes (`\`), expansions (`$`, `` ` ``). A command without any
+/// of them has the words it is written with.
+const SHELL_REWRITES: &[u8] = b"'\\$`";
+
+/// What a [`LineFilter`] group is tested on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum On {
+    /// The `tool_use` block's `name`.
+    Name,
+    /// The block's `input`, as is (`input_contains`).
+    Input,
+    /// The block's `input` as a shell would read it (`command`): the
+    /// group also holds wherever a byte of [`SHELL_REWRITES`] occurs.
+    Command,
+}
 
 /// The line-level prefilter of a backtest (`find`'s idea):
 /// which `tool_use` lines can hold a call one of the rules acts on.
@@ -571,7 +753,12 @@ type Alternative = Vec<memchr::memmem::Finder<'static>>;
 ///   match starts with (regex-syntax's prefix extraction), cut into pieces
 ///   at every character outside `[A-Za-z0-9_@%+=:,./-]` (so a piece lies in
 ///   one word even of a command joined from a Codex argv), all pieces of one
-///   of the literals.
+///   of the literals. A `command` regex is also tested against the words the
+///   shell makes of the command (quotes and escapes removed: `r''m` is the
+///   program `rm`), so this group also holds wherever the text has a
+///   character that quotes, escapes or expands (`'`, `\`,
+///   which JSON writes before every `"`, `$` and `` ` ``): only a command
+///   written without them has its words as they are in the bytes.
 ///
 /// A *candidate* line holds the JSON string `"tool_use"` (the block's
 /// `type`) and, for some rule, one alternative of each of its groups
@@ -587,13 +774,15 @@ type Alternative = Vec<memchr::memmem::Finder<'static>>;
 /// `\/` (Claude Code does neither).
 #[derive(Debug, Clone)]
 pub struct LineFilter {
-    /// Per narrowed rule, its groups; each group's alternatives.
-    /// (`true`: the group is on the block's `name`, else on its `input`).
-    rules: Vec<Vec<(bool, Vec<Alternative>)>>,
+    /// Per narrowed rule, its groups: what each is tested on, and its
+    /// alternatives.
+    rules: Vec<Vec<(On, Vec<Alternative>)>>,
     /// The call events only narrowed rules name.
     events: Vec<EventName>,
     /// The rules that cannot be narrowed.
     rest: RuleSet,
+    /// Their places in the rule set.
+    rest_ids: Vec<usize>,
     tool_use: memchr::memmem::Finder<'static>,
 }
 
@@ -607,11 +796,12 @@ impl LineFilter {
         let finder = |s: &str| memchr::memmem::Finder::new(s.as_bytes()).into_owned();
         let mut narrowed = Vec::new();
         let mut rest = RuleSet::default();
-        for r in &rules.rules {
-            let mut groups: Vec<(bool, Vec<Alternative>)> = Vec::new();
+        let mut rest_ids = Vec::new();
+        for (i, r) in rules.rules.iter().enumerate() {
+            let mut groups: Vec<(On, Vec<Alternative>)> = Vec::new();
             if let Some(spec) = &r.tool {
                 groups.push((
-                    true,
+                    On::Name,
                     expand_tool_names(spec)
                         .iter()
                         .map(|n| vec![finder(n)])
@@ -621,12 +811,12 @@ impl LineFilter {
             for c in &r.only_if {
                 match c {
                     Condition::InputContains(values) if values.iter().all(|v| is_plain(v)) => {
-                        groups.push((false, values.iter().map(|v| vec![finder(v)]).collect()));
+                        groups.push((On::Input, values.iter().map(|v| vec![finder(v)]).collect()));
                     }
                     Condition::Command(res) => {
-                        if let Some(alts) = regex_alternatives(res) {
+                        if let Some(alts) = regex_alternatives(res, shell_safe) {
                             groups.push((
-                                false,
+                                On::Command,
                                 alts.iter()
                                     .map(|pieces| pieces.iter().map(|p| finder(p)).collect())
                                     .collect(),
@@ -642,6 +832,7 @@ impl LineFilter {
                 narrowed.push((r, groups));
             } else {
                 rest.rules.push(r.clone());
+                rest_ids.push(i);
             }
         }
         let events: Vec<EventName> = EventName::ALL
@@ -661,6 +852,7 @@ impl LineFilter {
             rules: narrowed.into_iter().map(|(_, g)| g).collect(),
             events,
             rest,
+            rest_ids,
             tool_use: finder("\"tool_use\""),
         })
     }
@@ -681,10 +873,12 @@ impl LineFilter {
     /// Whether some rule's groups all hold, each in `name` or `input`.
     fn holds(&self, name: &[u8], input: &[u8]) -> bool {
         self.rules.iter().any(|groups| {
-            groups.iter().all(|(on_name, alts)| {
-                let hay = if *on_name { name } else { input };
-                alts.iter()
-                    .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
+            groups.iter().all(|(on, alts)| {
+                let hay = if *on == On::Name { name } else { input };
+                (*on == On::Command && hay.iter().any(|b| SHELL_REWRITES.contains(b)))
+                    || alts
+                        .iter()
+                        .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
             })
         })
     }
@@ -821,9 +1015,9 @@ fn backtest_refs_known(
         .filter(|(_, s)| crate::hooks::events::rebuilds(s.agent))
         .map(|(i, s)| (s, skip.get(i).copied().unwrap_or(false)))
         .collect();
-    let lines = match prefilter {
-        Prefilter::On => LineFilter::new(rules),
-        Prefilter::Off => None,
+    let (sessions_filter, lines) = match prefilter {
+        Prefilter::On => (Some(SessionFilter::new(rules)), LineFilter::new(rules)),
+        Prefilter::Off => (None, None),
     };
     let mut total = Backtest::new(rules);
     for s in sessions
@@ -847,7 +1041,7 @@ fn backtest_refs_known(
                     bt.skipped = 1;
                     bt
                 } else {
-                    backtest_ref(r, rules, prefilter, lines.as_ref())
+                    backtest_ref(r, rules, sessions_filter.as_ref(), lines.as_ref())
                 };
                 bt.cap_examples(KEPT_EXAMPLES);
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1);
@@ -862,16 +1056,17 @@ fn backtest_refs_known(
     total
 }
 
-/// One session of [`backtest_refs_with`]: prefilter, load, tally.
+/// One session of [`backtest_refs_with`]: prefilter (`sessions`: none
+/// with [`Prefilter::Off`]), load, tally.
 fn backtest_ref(
     r: &SessionRef,
     rules: &RuleSet,
-    prefilter: Prefilter,
+    sessions: Option<&SessionFilter>,
     lines: Option<&LineFilter>,
 ) -> Backtest {
     let mut bt = Backtest::new(rules);
     bt.sessions = 1;
-    let load = |only: Option<(&LineFilter, &HashSet<String>)>| match crate::transcript::load(r) {
+    let load = |only: Option<&Narrowed<'_>>| match crate::transcript::load(r) {
         Ok(session) => backtest_calls(&session, rules, only),
         Err(e) => {
             let mut bt = Backtest::new(rules);
@@ -882,9 +1077,9 @@ fn backtest_ref(
             bt
         }
     };
-    if prefilter == Prefilter::Off {
+    let Some(sessions) = sessions else {
         return load(None);
-    }
+    };
     let read = |p: &std::path::Path| read_capped(p, MAX_FILE_BYTES);
     let mut files = Vec::with_capacity(1 + r.subagent_files.len());
     for p in std::iter::once(&r.path).chain(&r.subagent_files) {
@@ -897,23 +1092,34 @@ fn backtest_ref(
         }
     }
     let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-    if !could_match(rules, &slices) {
+    let possible = sessions.possible(&slices);
+    if !possible.contains(&true) {
         bt.skipped = 1;
         return bt;
     }
     let Some(filter) = lines else {
         drop(files);
-        return load(None);
+        return load(Some(&Narrowed {
+            possible,
+            lines: None,
+        }));
     };
     let mut ids = HashSet::new();
     let mut parsed = true;
     for f in &slices {
         parsed &= filter.candidate_ids(f, &mut ids);
     }
-    if parsed && ids.is_empty() && !could_match(filter.rest(), &slices) {
+    let rest_may = filter
+        .rest_ids
+        .iter()
+        .any(|&i| possible.get(i).copied().unwrap_or(true));
+    if parsed && ids.is_empty() && !rest_may {
         bt.skipped = 1;
         return bt;
     }
     drop(files);
-    load(parsed.then_some((filter, &ids)))
+    load(Some(&Narrowed {
+        possible,
+        lines: parsed.then_some((filter, &ids)),
+    }))
 }
