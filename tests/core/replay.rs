@@ -679,6 +679,62 @@ fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
 /// with the prefilter as without it (the evasions the example rule set's
 /// tests name).
 #[test]
+fn the_line_prefilter_narrows_on_a_program_name() {
+    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "no-rm"
+events = "PreToolUse"
+tool = "Bash"
+action = "block"
+reason = "no"
+[rules.only_if]
+program = "rm"
+"#,
+        "one.toml",
+    )
+    .expect("loads");
+    let source = Path::new(REAL_CC).join(
+        "hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
+    );
+    let text = std::fs::read_to_string(&source).expect("corpus");
+    let written = r#""command":"rm -rf build/""#;
+    // (command as in the JSON line, blocks, PreToolUse firings evaluated
+    // with the prefilter on: that call's, when it can be an rm, and the
+    // session's `sh -c '…'`, whose quotes the shell rewrites; of 12)
+    for (command, blocks, evaluated) in [
+        (r#""command":"rm -rf build/""#, 1, 2),
+        (r#""command":"/bin/rm -rf build/""#, 1, 2),
+        (r#""command":"sudo -n rm -rf build/""#, 1, 2),
+        (r#""command":"r''m -rf build/""#, 1, 2),
+        (r#""command":"\\rm -rf build/""#, 1, 2),
+        (r#""command":"ls build/""#, 0, 1),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let project = dir.path().join("projects").join("-home-dev-work");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::write(
+            project.join(source.file_name().expect("name")),
+            text.replace(written, command),
+        )
+        .expect("write");
+        let found =
+            hookscope_core::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
+        let on = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::On);
+        let off = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::Off);
+        assert_eq!(on.rules[0].counts, off.rules[0].counts, "{command}");
+        assert_eq!(
+            off.rules[0].counts.get("block").copied().unwrap_or(0),
+            blocks,
+            "{command}"
+        );
+        assert_eq!(off.events, 12, "{command}");
+        assert_eq!(on.events, evaluated, "{command}");
+    }
+}
+
+#[test]
 fn the_line_prefilter_keeps_commands_the_shell_rewrites() {
     use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
     let rules = RuleSet::parse(
@@ -955,4 +1011,82 @@ fn a_backtest_keeps_the_first_thousand_examples_per_verdict() {
         hookscope_core::hooks::replay::KEPT_EXAMPLES
     );
     assert_eq!(t.examples_left_out, 375);
+}
+
+/// A backtest assembles each event's history from one index per session,
+/// each command line and file once, and only for the events whose rules
+/// ask about it: its tallies equal evaluating every payload with the full
+/// history of [`history_before`].
+#[test]
+fn backtest_history_equals_the_full_history_per_event() {
+    use hookscope_core::hooks::events::all_payloads;
+    use hookscope_core::hooks::replay::{backtest_session, history_before};
+    use std::collections::BTreeMap;
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "touched-then-stop"
+events = "Stop|SubagentStop"
+action = "block"
+reason = "r"
+[rules.only_if]
+touched_file = "**"
+[rules.skip_if]
+ran_command = ["echo"]
+
+[[rules]]
+id = "ran-echo"
+events = "PreToolUse|Stop"
+action = "warn"
+reason = "r"
+[rules.only_if]
+ran_command = ["echo"]
+
+[[rules]]
+id = "prompt-words"
+events = "PreToolUse|UserPromptSubmit"
+action = "context"
+reason = "r"
+[rules.only_if]
+prompt = '(?i)\b(run|use|write|read)\b'
+"#,
+        "history.toml",
+    )
+    .expect("loads");
+    let mut fired = vec![0; rules.rules.len()];
+    for scenario in [
+        "hooks",
+        "hooks_c2_exit2",
+        "hooks_c5_stop_block",
+        "hooks_c8_outcomes",
+        "subagent",
+        "tools",
+    ] {
+        let s = session(scenario);
+        let bt = backtest_session(&s, &rules);
+        let mut want: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); rules.rules.len()];
+        for event in [
+            EventName::PreToolUse,
+            EventName::Stop,
+            EventName::SubagentStop,
+            EventName::UserPromptSubmit,
+        ] {
+            for p in all_payloads(&s, event) {
+                let eval = rules.evaluate(&p.json, &history_before(&s, &p));
+                for ((w, re), n) in want.iter_mut().zip(&eval.rules).zip(&mut fired) {
+                    if let Some(r) = &re.result {
+                        let v = hookscope_core::hooks::rules::verdict(r);
+                        *w.entry(v.to_string()).or_default() += 1;
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        let got: Vec<BTreeMap<String, usize>> = bt.rules.iter().map(|t| t.counts.clone()).collect();
+        assert_eq!(got, want, "{scenario}");
+    }
+    assert!(
+        fired.iter().all(|&n| n > 0),
+        "each rule fires in the corpus: {fired:?}"
+    );
 }

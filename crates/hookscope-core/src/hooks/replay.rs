@@ -201,7 +201,7 @@ fn done_ok(r: &ToolCallRecord) -> bool {
 }
 
 /// What one finished call adds to a [`History`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Trace {
     Ran(String),
     Touched(String),
@@ -233,11 +233,36 @@ fn trace_of(session: &Session, thread: Option<usize>, r: &ToolCallRecord) -> Opt
     }
 }
 
-fn add_trace(h: &mut History, t: &Trace) {
+fn add_trace(h: &mut History, t: &Trace, want: Wanted) {
     match t {
-        Trace::Ran(c) => h.ran_commands.push(c.clone()),
-        Trace::Touched(p) => h.touched_files.push(p.clone()),
+        Trace::Ran(c) if want.ran_commands => h.ran_commands.push(c.clone()),
+        Trace::Touched(p) if want.touched_files => h.touched_files.push(p.clone()),
+        _ => {}
     }
+}
+
+/// Which lists of a [`History`] [`HistoryIndex::before_only`] fills (the
+/// turn prompt is always set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wanted {
+    /// Fill [`History::touched_files`] (a `touched_file` condition).
+    pub touched_files: bool,
+    /// Fill [`History::ran_commands`] (a `ran_command` condition).
+    pub ran_commands: bool,
+}
+
+impl Wanted {
+    /// Both lists.
+    pub const ALL: Wanted = Wanted {
+        touched_files: true,
+        ran_commands: true,
+    };
+}
+
+/// Keeps the first of each equal trace, in order.
+fn first_of_each(traces: &mut Vec<(usize, Trace)>) {
+    let mut seen = std::collections::HashSet::new();
+    traces.retain(|(_, t)| seen.insert(t.clone()));
 }
 
 /// One subagent in a [`HistoryIndex`].
@@ -326,9 +351,34 @@ impl HistoryIndex {
         }
     }
 
+    /// [`HistoryIndex::new`] keeping each command line and file path of a
+    /// thread once, at its first call: the history it assembles holds each
+    /// entry once. Every history condition (`touched_file`, `ran_command`)
+    /// asks whether one entry matches and names the first that does, so
+    /// its verdicts and the entry it names are those of the full history;
+    /// only the count in a why that found none ("none of N earlier
+    /// commands") counts distinct entries. A backtest uses it so that a
+    /// session of many calls and many Stop events does not copy its whole
+    /// history per event (docs/rules.md#backtest).
+    pub fn distinct(session: &Session) -> HistoryIndex {
+        let mut ix = HistoryIndex::new(session);
+        first_of_each(&mut ix.main);
+        for sub in &mut ix.subs {
+            first_of_each(&mut sub.traces);
+        }
+        ix
+    }
+
     /// The history before `p` (module docs "History"); equal to
     /// [`history_before`] of the session it indexes.
     pub fn before(&self, p: &Payload) -> History {
+        self.before_only(p, Wanted::ALL)
+    }
+
+    /// [`HistoryIndex::before`] with only the lists `want` names filled
+    /// (the others empty): what a rule set without `ran_command` (or
+    /// without `touched_file`) conditions on this event reads.
+    pub fn before_only(&self, p: &Payload, want: Wanted) -> History {
         let thread = p
             .json
             .get("agent_id")
@@ -347,23 +397,25 @@ impl HistoryIndex {
             let n = self.main.partition_point(|(l, _)| *l < pos);
             self.main[..n]
                 .iter()
-                .for_each(|(_, t)| add_trace(&mut h, t));
+                .for_each(|(_, t)| add_trace(&mut h, t, want));
         } else {
             self.main
                 .iter()
                 .filter(|(l, _)| *l < pos)
-                .for_each(|(_, t)| add_trace(&mut h, t));
+                .for_each(|(_, t)| add_trace(&mut h, t, want));
         }
         for (i, sub) in self.subs.iter().enumerate() {
             if Some(i) != thread && sub.spawn_end.is_some_and(|end| end < pos) {
-                sub.traces.iter().for_each(|(_, t)| add_trace(&mut h, t));
+                sub.traces
+                    .iter()
+                    .for_each(|(_, t)| add_trace(&mut h, t, want));
             }
         }
         if let Some(sub) = thread.and_then(|i| self.subs.get(i)) {
             sub.traces
                 .iter()
                 .filter(|(l, _)| *l < p.source_line)
-                .for_each(|(_, t)| add_trace(&mut h, t));
+                .for_each(|(_, t)| add_trace(&mut h, t, want));
         }
         // Inside a subagent its own opening prompt (the task it works on),
         // else the main-thread turn's.

@@ -303,9 +303,9 @@ fn context_of(session: &Session, p: &Point) -> LineContext {
 
 /// Lays a point out as Claude Code's JSON, in the contract's field order
 /// (a Droid session's: [`droid::render`]).
-fn render(session: &Session, p: &Point) -> Payload {
+fn render(session: &Session, p: &Point, transcript_path: &str) -> Payload {
     if session.agent == Agent::Droid {
-        return droid::render(session, p);
+        return droid::render(session, p, transcript_path);
     }
     let ctx = context_of(session, p);
     let version_text = ctx.version.clone().or(session.version.clone());
@@ -348,7 +348,7 @@ fn render(session: &Session, p: &Point) -> Payload {
         }
         let common: Option<Result<Value, &str>> = match name {
             "session_id" => Some(Ok(json!(session.id))),
-            "transcript_path" => Some(Ok(json!(real_path(&session.path)))),
+            "transcript_path" => Some(Ok(json!(transcript_path))),
             "hook_event_name" => Some(Ok(json!(p.event.as_str()))),
             "cwd" => Some(
                 ctx.cwd
@@ -659,10 +659,11 @@ pub fn all_payloads(session: &Session, event: EventName) -> Vec<Payload> {
     if !rebuilds(session.agent) {
         return Vec::new();
     }
+    let path = real_path(&session.path);
     points(session)
         .iter()
         .filter(|p| p.event == event)
-        .map(|p| render(session, p))
+        .map(|p| render(session, p, &path))
         .collect()
 }
 
@@ -681,12 +682,14 @@ pub fn payloads_where(
     if !rebuilds(session.agent) {
         return Vec::new();
     }
-    let all = points(session);
+    let all = points::points_for(session, Some(events));
+    // Resolved once: every payload of the session carries the same path.
+    let path = real_path(&session.path);
     events
         .iter()
         .flat_map(|e| all.iter().filter(move |p| p.event == *e))
         .filter(|p| keep(p.event, &p.tool_use_ids))
-        .map(|p| render(session, p))
+        .map(|p| render(session, p, &path))
         .collect()
 }
 
@@ -770,7 +773,7 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
             }
         });
     match chosen {
-        Some(p) => Ok(render(session, p)),
+        Some(p) => Ok(render(session, p, &real_path(&session.path))),
         None => {
             let mut available: Vec<&str> = EventName::ALL
                 .iter()

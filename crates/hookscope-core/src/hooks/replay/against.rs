@@ -17,11 +17,11 @@ use std::path::Path;
 use hookscope_hook::event::EventKey;
 use serde::Serialize;
 
-use super::backtest::{at_of, needs_history, rule_events, summary_of};
+use super::backtest::{at_of, history_events, history_for, rule_events, summary_of};
 use super::exec_all::Examples;
 use super::{HistoryIndex, evaluate};
 use crate::hooks::events::{EventName, Payload, payloads_where, rebuilds};
-use crate::hooks::rules::{Evaluation, History, RuleSet};
+use crate::hooks::rules::{Evaluation, RuleSet};
 use crate::transcript::{Session, SessionRef, short_session_id};
 
 /// One event the two sets decide differently.
@@ -183,11 +183,10 @@ pub fn against_session(session: &Session, a: &RuleSet, b: &RuleSet) -> Against {
     events.sort();
     events.dedup();
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
-    let index = (needs_history(a) || needs_history(b)).then(|| HistoryIndex::new(session));
+    let history_events = history_events(&[a, b]);
+    let index = (!history_events.is_empty()).then(|| HistoryIndex::distinct(session));
     for p in payloads_where(session, &events, &|_, _| true) {
-        let history = index
-            .as_ref()
-            .map_or_else(History::default, |ix| ix.before(&p));
+        let history = history_for(index.as_ref(), &history_events, &p);
         let ea = evaluate(a, &p, &history);
         let eb = evaluate(b, &p, &history);
         out.events += 1;

@@ -286,17 +286,54 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
     )
 }
 
-/// Whether any rule needs the session history (a `prompt`, `touched_file`
-/// or `ran_command` condition).
-pub(super) fn needs_history(rules: &RuleSet) -> bool {
-    rules.rules.iter().any(|r| {
-        r.only_if.iter().chain(&r.skip_if).any(|c| {
-            matches!(
-                c,
-                Condition::Prompt(_) | Condition::TouchedFile(..) | Condition::RanCommand(_)
-            )
-        })
-    })
+/// The events named by a rule that asks about the history (`prompt`,
+/// `touched_file`, `ran_command`), each with the lists its rules read:
+/// only their payloads need a [`History`] assembled, with only those
+/// lists; every other payload is evaluated with an empty one, which no
+/// other condition reads.
+pub(super) fn history_events(sets: &[&RuleSet]) -> Vec<(EventName, Wanted)> {
+    let mut out: Vec<(EventName, Wanted)> = Vec::new();
+    for r in sets.iter().flat_map(|s| &s.rules) {
+        let mut needed = false;
+        let mut want = Wanted {
+            touched_files: false,
+            ran_commands: false,
+        };
+        for c in r.only_if.iter().chain(&r.skip_if) {
+            match c {
+                Condition::Prompt(_) => needed = true,
+                Condition::TouchedFile(..) => (needed, want.touched_files) = (true, true),
+                Condition::RanCommand(_) => (needed, want.ran_commands) = (true, true),
+                _ => {}
+            }
+        }
+        if !needed {
+            continue;
+        }
+        for e in r.events.iter().filter_map(EventKey::known) {
+            match out.iter_mut().find(|(x, _)| *x == e) {
+                Some((_, w)) => {
+                    w.touched_files |= want.touched_files;
+                    w.ran_commands |= want.ran_commands;
+                }
+                None => out.push((e, want)),
+            }
+        }
+    }
+    out
+}
+
+/// The history of `p` that the rules of `wanted` ([`history_events`])
+/// read: empty when no rule on its event asks about the history.
+pub(super) fn history_for(
+    index: Option<&HistoryIndex>,
+    wanted: &[(EventName, Wanted)],
+    p: &Payload,
+) -> History {
+    match (index, wanted.iter().find(|(e, _)| *e == p.event)) {
+        (Some(ix), Some((_, want))) => ix.before_only(p, *want),
+        _ => History::default(),
+    }
 }
 
 /// The prefilter of a backtest: whether any rule of `rules` can match an
@@ -573,7 +610,8 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
     // Payloads carry the resolved path of the file they are anchored in.
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     bt.sessions = 1;
-    let index = needs_history(rules).then(|| HistoryIndex::new(session));
+    let history_events = history_events(&[rules]);
+    let index = (!history_events.is_empty()).then(|| HistoryIndex::distinct(session));
     let seen = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
     let wanted: Vec<EventName> = match only {
         None => rule_events(rules),
@@ -608,9 +646,7 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
     for p in payloads {
         let event = p.event;
         bt.events += 1;
-        let history = index
-            .as_ref()
-            .map_or_else(History::default, |ix| ix.before(&p));
+        let history = history_for(index.as_ref(), &history_events, &p);
         let eval = evaluate(rules, &p, &history);
         let v = eval.verdict();
         if v != "none" {
@@ -759,6 +795,11 @@ enum On {
 ///   character that quotes, escapes or expands (`'`, `\`,
 ///   which JSON writes before every `"`, `$` and `` ` ``): only a command
 ///   written without them has its words as they are in the bytes.
+/// * an `only_if` `program` whose names are all made of those characters
+///   (`git`, not `g'it`): one of the names, as is, held the same way (a
+///   program is the last `/` part of a call's first word, after `sudo`,
+///   `env`, `xargs` and the other wrappers, so where the words are as
+///   written its name is in the text).
 ///
 /// A *candidate* line holds the JSON string `"tool_use"` (the block's
 /// `type`) and, for some rule, one alternative of each of its groups
@@ -768,8 +809,8 @@ enum On {
 /// tool-name alternative and whose `input` (re-serialized) the other groups'
 /// (so `"gitBranch"` in the line's envelope does not make every call a
 /// candidate for `git`). Only the candidate calls are rebuilt and
-/// evaluated; a session without one is skipped unloaded. Other conditions (`program`,
-/// `file_path`, history, …) never narrow. Not covered, as for `find`'s
+/// evaluated; a session without one is skipped unloaded. Other conditions
+/// (`file_path`, history, …) never narrow. Not covered, as for `find`'s
 /// prefilter: a writer that `\u`-escapes plain ASCII or writes `/` as
 /// `\/` (Claude Code does neither).
 #[derive(Debug, Clone)]
@@ -822,6 +863,16 @@ impl LineFilter {
                                     .collect(),
                             ));
                         }
+                    }
+                    // The program's name is the last `/` part of one word:
+                    // where the shell leaves the words as written, the
+                    // name itself is in the bytes.
+                    Condition::Program(names)
+                        if names
+                            .iter()
+                            .all(|n| !n.is_empty() && n.bytes().all(shell_safe)) =>
+                    {
+                        groups.push((On::Command, names.iter().map(|n| vec![finder(n)]).collect()));
                     }
                     _ => {}
                 }

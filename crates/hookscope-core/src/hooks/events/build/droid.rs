@@ -30,7 +30,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{EventName, LeftOut, Payload, Point, real_path, thread_path};
+use super::{EventName, LeftOut, Payload, Point, thread_path};
 use crate::transcript::hook_activity::HookAction;
 use crate::transcript::{Event, Session};
 
@@ -164,7 +164,7 @@ pub(super) fn points(session: &Session) -> Vec<Point> {
 
 /// Lays a point out as Droid's JSON: the five common fields in Droid's
 /// order, then the event's.
-pub(super) fn render(session: &Session, p: &Point) -> Payload {
+pub(super) fn render(session: &Session, p: &Point, transcript_path: &str) -> Payload {
     let ctx = session
         .lines
         .context_at(p.ctx_line)
@@ -179,7 +179,7 @@ pub(super) fn render(session: &Session, p: &Point) -> Payload {
             .map(|(_, v)| v.clone())
     };
     json.insert("session_id".into(), json!(session.id));
-    json.insert("transcript_path".into(), json!(real_path(&session.path)));
+    json.insert("transcript_path".into(), json!(transcript_path));
     match &ctx.cwd {
         Some(c) => {
             json.insert("cwd".into(), json!(c));

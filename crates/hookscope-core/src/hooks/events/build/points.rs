@@ -88,11 +88,24 @@ pub(super) fn is_local_command(turn: &Turn) -> bool {
 pub(super) struct Walk {
     pub(super) tasks: HashMap<String, (String, Option<String>)>,
     pub(super) seen: std::collections::HashSet<usize>,
+    /// Leave out the events after a call ran (PostToolUse,
+    /// PostToolUseFailure, PostToolBatch): their `tool_response` copies
+    /// are most of a walk's cost, and a caller that wants none of them
+    /// says so ([`points_for`]).
+    pub(super) skip_post: bool,
 }
 
 /// Walks the session into its points, in main-thread order (a Droid
 /// session's: [`droid::points`]).
 pub(super) fn points(session: &Session) -> Vec<Point> {
+    points_for(session, None)
+}
+
+/// [`points`], or with `events` only the points a caller of those events
+/// can use: without PostToolUse, PostToolUseFailure or PostToolBatch among
+/// them, no point after a call is built (the others are, and the caller
+/// filters them).
+pub(super) fn points_for(session: &Session, events: Option<&[EventName]>) -> Vec<Point> {
     if session.agent == Agent::Droid {
         return droid::points(session);
     }
@@ -159,7 +172,19 @@ pub(super) fn points(session: &Session) -> Vec<Point> {
         }
     }
     instruction_points(session, &run_starts, &turn_of, &mut out);
-    let mut walk = Walk::default();
+    let mut walk = Walk {
+        skip_post: events.is_some_and(|e| {
+            !e.iter().any(|x| {
+                matches!(
+                    x,
+                    EventName::PostToolUse
+                        | EventName::PostToolUseFailure
+                        | EventName::PostToolBatch
+                )
+            })
+        }),
+        ..Walk::default()
+    };
     for (t, turn) in session.turns.iter().enumerate() {
         let local = is_local_command(turn);
         if let Some(line) = turn.prompt_line
@@ -500,7 +525,7 @@ pub(super) fn thread_points(
                 record,
                 t,
                 main_line(record.line),
-                &mut walk.tasks,
+                walk,
             ) {
                 p.agent = agent.clone();
                 out.push(p);
@@ -509,7 +534,7 @@ pub(super) fn thread_points(
                 subagent_points(session, sub, record, t, walk, out);
             }
         }
-        if batch.iter().all(|r| r.result.is_some()) {
+        if !walk.skip_post && batch.iter().all(|r| r.result.is_some()) {
             let last_line = batch
                 .iter()
                 .filter_map(|r| r.result.as_ref())
@@ -566,13 +591,18 @@ pub(super) fn call_points(
     record: &ToolCallRecord,
     t: usize,
     main_line: usize,
-    tasks: &mut HashMap<String, (String, Option<String>)>,
+    walk: &mut Walk,
 ) -> Vec<Point> {
+    let skip_post = walk.skip_post;
+    let tasks = &mut walk.tasks;
     let id = &record.tool_use_id;
     let input = record.call.raw().cloned().unwrap_or(json!({}));
     // After the call the hooks see the input it ran with (a PreToolUse
     // rewrite's `updatedInput`), before it the model's.
-    let ran = session.ran_input(thread, record).cloned();
+    let ran = session
+        .ran_input(thread, record)
+        .filter(|_| !skip_post)
+        .cloned();
     let before = recorded_file_before(record);
     let tool_with = |event: EventName, line: usize, input: &Value| {
         let mut p = Point::new(event, thread, line, main_line, t)
@@ -640,6 +670,9 @@ pub(super) fn call_points(
             .and_then(|r| r.get("interrupted"))
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        if skip_post {
+            return out;
+        }
         out.push(
             post_tool(EventName::PostToolUseFailure, result.line)
                 .field("tool_use_id", json!(id))
@@ -649,12 +682,15 @@ pub(super) fn call_points(
         );
         return out;
     }
-    let mut post = post_tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
-    post = match record.tool_use_result_verbatim() {
-        Some(r) => post.field("tool_response", r.into_owned()),
-        None => post.unknown("tool_response", "the result line has no toolUseResult"),
-    };
-    out.push(post.unknown("duration_ms", LIVE_ONLY_DURATION));
+    if !skip_post {
+        let mut post =
+            post_tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
+        post = match record.tool_use_result_verbatim() {
+            Some(r) => post.field("tool_response", r.into_owned()),
+            None => post.unknown("tool_response", "the result line has no toolUseResult"),
+        };
+        out.push(post.unknown("duration_ms", LIVE_ONLY_DURATION));
+    }
     match &record.call {
         ToolCall::TaskCreate(create) => {
             let task_id = result
