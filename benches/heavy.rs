@@ -453,4 +453,63 @@ fn main() {
             }
         );
     }
+
+    // Backtests (`replay --rules R --all`): the bundled example set, once
+    // (it is the slowest figure), and a set of one tool rule beside the
+    // `find` that asks the same (every match, measured above).
+    let example = root.join("assets/rules/example.toml");
+    let r = run(hookscope(&[
+        "replay",
+        "--rules",
+        &example.to_string_lossy(),
+        "--all",
+        &dir,
+        "--json",
+    ]));
+    let events = serde_json::from_str::<serde_json::Value>(&r.stdout)
+        .ok()
+        .and_then(|v| v["events"].as_u64())
+        .unwrap_or(0);
+    println!(
+        "backtest, the example rule set (replay --all): {:.2} s, {events} events evaluated, peak RSS {:.0} MB; budget ≤ 15 s and ≤ 300 MB: {}",
+        r.secs,
+        r.rss_mb,
+        if r.secs <= 15.0 && r.rss_mb <= 300.0 {
+            "met"
+        } else {
+            "MISSED"
+        }
+    );
+    let one = scratch.path().join("one-tool-rule.toml");
+    let wrote = std::fs::write(
+        &one,
+        "[[rules]]\nid = \"git\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = \"git\"\n",
+    );
+    if wrote.is_ok() {
+        let find_every = median(times[2].clone());
+        let mut secs = Vec::new();
+        for _ in 0..o.runs {
+            secs.push(
+                run(hookscope(&[
+                    "replay",
+                    "--rules",
+                    &one.to_string_lossy(),
+                    "--all",
+                    &dir,
+                    "--json",
+                ]))
+                .secs,
+            );
+        }
+        let t = median(secs);
+        println!(
+            "backtest, one tool rule (Bash, input_contains git): {t:.2} s = {:.2}× find every match ({find_every:.2} s); budget ≤ 2×: {}",
+            t / find_every,
+            if t <= 2.0 * find_every {
+                "met"
+            } else {
+                "MISSED"
+            }
+        );
+    }
 }

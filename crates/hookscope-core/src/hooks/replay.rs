@@ -72,7 +72,6 @@ use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads, p
 use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
 use crate::query::prefilter::is_plain;
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
-use crate::transcript::fsread::read_capped;
 use crate::transcript::{
     Agent, Event, Session, SessionRef, ToolCallRecord, Turn, short_session_id,
 };

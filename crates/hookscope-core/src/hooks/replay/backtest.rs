@@ -487,6 +487,31 @@ impl SessionFilter {
         let mut occurs = |i: usize| {
             *seen[i].get_or_insert_with(|| self.pieces.get(i).is_some_and(|p| p.occurs(files)))
         };
+        self.verdicts(&mut occurs)
+    }
+
+    /// [`SessionFilter::possible`] over files read in pieces (each cut at a
+    /// line end, so every needle, which lies in one line, is whole in one
+    /// of them): `found` (start with [`SessionFilter::nothing_found`])
+    /// gathers which pieces occurred in `bytes`.
+    fn find_in(&self, bytes: &[u8], found: &mut [bool]) {
+        for (f, p) in found.iter_mut().zip(&self.pieces) {
+            *f = *f || p.occurs(&[bytes]);
+        }
+    }
+
+    /// No piece found yet (for [`SessionFilter::find_in`]).
+    fn nothing_found(&self) -> Vec<bool> {
+        vec![false; self.pieces.len()]
+    }
+
+    /// [`SessionFilter::possible`] from the pieces [`SessionFilter::find_in`]
+    /// found.
+    fn possible_given(&self, found: &[bool]) -> Vec<bool> {
+        self.verdicts(&mut |i| found.get(i).copied().unwrap_or(false))
+    }
+
+    fn verdicts(&self, occurs: &mut dyn FnMut(usize) -> bool) -> Vec<bool> {
         self.rules
             .iter()
             .map(|needles| {
@@ -1015,13 +1040,14 @@ pub fn backtest_refs(
 /// Backtests discovered sessions in parallel (rayon), those whose hook
 /// payloads are rebuilt only ([`crate::hooks::events::rebuilds`]: Claude
 /// Code and Droid; the others are counted in [`Backtest::left_out`]). Each
-/// session's files (main transcript and subagent files, each at most
-/// [`crate::hooks::events::MAX_FILE_BYTES`]) are first scanned by
-/// [`could_match`]; a session no rule can match is counted in
-/// [`Backtest::skipped`] without being loaded. A session with a larger or
-/// unreadable file is loaded without the scan (the loader streams big
-/// files; one it cannot load is counted in [`Backtest::unreadable`] and
-/// named in [`Backtest::unreadable_files`]). Results are merged in the
+/// session's files (main transcript and subagent files, read in pieces of
+/// at most [`crate::hooks::events::MAX_FILE_BYTES`] cut at line ends) are
+/// first scanned by [`SessionFilter`] and [`LineFilter`]; a session no
+/// rule can match is counted in [`Backtest::skipped`] without being
+/// loaded. A session with an unreadable file or a line longer than a
+/// piece is loaded without the scan (one the loader cannot load is
+/// counted in [`Backtest::unreadable`] and named in
+/// [`Backtest::unreadable_files`]). Results are merged in the
 /// order of `sessions`, so the examples do not depend on thread timing.
 /// `progress` is called with the number of sessions done after each one
 /// (from any thread). With [`Prefilter::On`] the tallies, examples and
@@ -1107,6 +1133,37 @@ fn backtest_refs_known(
     total
 }
 
+/// Calls `each` on the bytes of the regular file `path` in pieces of at
+/// most `piece` bytes, each ending at a line end (the last at the end of
+/// the file as long as it was when opened, so a file still being written
+/// ends). `Ok(false)` when a line is longer than `piece` (the rest is not
+/// read); the error of [`crate::transcript::fsread::open_regular`] or of a
+/// read.
+fn scan_in_pieces(path: &Path, piece: usize, each: &mut dyn FnMut(&[u8])) -> std::io::Result<bool> {
+    use std::io::Read;
+    let file = crate::transcript::fsread::open_regular(path)?;
+    let len = file.metadata()?.len();
+    let mut file = file.take(len);
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let want = piece.saturating_sub(buf.len());
+        let n = (&mut file).take(want as u64).read_to_end(&mut buf)?;
+        if n < want {
+            if !buf.is_empty() {
+                each(&buf);
+            }
+            return Ok(true);
+        }
+        match memchr::memrchr(b'\n', &buf) {
+            Some(nl) => {
+                each(&buf[..=nl]);
+                buf.drain(..=nl);
+            }
+            None => return Ok(false),
+        }
+    }
+}
+
 /// One session of [`backtest_refs_with`]: prefilter (`sessions`: none
 /// with [`Prefilter::Off`]), load, tally.
 fn backtest_ref(
@@ -1131,35 +1188,38 @@ fn backtest_ref(
     let Some(sessions) = sessions else {
         return load(None);
     };
-    let read = |p: &std::path::Path| read_capped(p, MAX_FILE_BYTES);
-    let mut files = Vec::with_capacity(1 + r.subagent_files.len());
+    // Each file in pieces of at most MAX_FILE_BYTES cut at line ends (one
+    // piece for all but a heavy user's biggest sessions): which needles
+    // occur, and the candidate calls of its lines.
+    let mut found = sessions.nothing_found();
+    let mut ids = HashSet::new();
+    let mut parsed = true;
     for p in std::iter::once(&r.path).chain(&r.subagent_files) {
-        match read(p) {
-            Ok(bytes) => files.push(bytes),
-            // Over the prefilter's cap (a heavy user's 301 MB session), or
-            // a file the loader may still cope with (a subagent file gone:
-            // a diagnostic): no prefilter, the loader decides.
-            Err(_) => return load(None),
+        let scanned = scan_in_pieces(p, MAX_FILE_BYTES as usize, &mut |bytes| {
+            sessions.find_in(bytes, &mut found);
+            if let Some(filter) = lines {
+                parsed &= filter.candidate_ids(bytes, &mut ids);
+            }
+        });
+        match scanned {
+            Ok(true) => {}
+            // A line longer than a piece, or a file the loader may still
+            // cope with (a subagent file gone: a diagnostic): no
+            // prefilter, the loader decides.
+            Ok(false) | Err(_) => return load(None),
         }
     }
-    let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-    let possible = sessions.possible(&slices);
+    let possible = sessions.possible_given(&found);
     if !possible.contains(&true) {
         bt.skipped = 1;
         return bt;
     }
     let Some(filter) = lines else {
-        drop(files);
         return load(Some(&Narrowed {
             possible,
             lines: None,
         }));
     };
-    let mut ids = HashSet::new();
-    let mut parsed = true;
-    for f in &slices {
-        parsed &= filter.candidate_ids(f, &mut ids);
-    }
     let rest_may = filter
         .rest_ids
         .iter()
@@ -1168,9 +1228,49 @@ fn backtest_ref(
         bt.skipped = 1;
         return bt;
     }
-    drop(files);
     load(Some(&Narrowed {
         possible,
         lines: parsed.then_some((filter, &ids)),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_in_pieces;
+
+    fn pieces(text: &[u8], piece: usize) -> (Option<bool>, Vec<Vec<u8>>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).expect("write");
+        let mut got = Vec::new();
+        let ok = scan_in_pieces(&path, piece, &mut |b| got.push(b.to_vec())).ok();
+        (ok, got)
+    }
+
+    /// Pieces end at line ends, a last line without one comes whole, and
+    /// together they are the file.
+    #[test]
+    fn a_file_is_scanned_in_pieces_cut_at_line_ends() {
+        let (ok, got) = pieces(b"aa\nbbb\ncc\ndddd", 8);
+        assert_eq!(ok, Some(true));
+        assert_eq!(got, [b"aa\nbbb\n".to_vec(), b"cc\ndddd".to_vec()]);
+        let (ok, got) = pieces(b"a\nb\n", 2);
+        assert_eq!(ok, Some(true));
+        assert_eq!(got, [b"a\n".to_vec(), b"b\n".to_vec()]);
+    }
+
+    /// A line longer than a piece stops the scan (the caller loads the
+    /// session without the prefilter); a FIFO is refused, not read.
+    #[test]
+    fn a_line_longer_than_a_piece_or_a_fifo_is_not_scanned() {
+        let (ok, got) = pieces(b"a\nbbbbbbbbbb\nc\n", 4);
+        assert_eq!(ok, Some(false));
+        assert_eq!(got, [b"a\n".to_vec()]);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("f.jsonl");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+        // SAFETY: a valid C string; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(scan_in_pieces(&fifo, 8, &mut |_| {}).is_err());
+    }
 }
