@@ -10,13 +10,6 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc instead of the system allocator: a backtest or index build
-/// allocates and frees millions of small values (payloads, why texts)
-/// beside a large loaded session, where glibc's malloc spends most of its
-/// time consolidating free lists (docs/dependencies.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Browse AI coding-agent sessions, find tool calls, and debug hooks.
 ///
 /// Without a subcommand, opens the TUI on PATHs (projects folders, project
