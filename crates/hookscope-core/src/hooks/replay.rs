@@ -358,7 +358,7 @@ impl HistoryIndex {
     /// only the count in a why that found none ("none of N earlier
     /// commands") counts distinct entries. A backtest uses it so that a
     /// session of many calls and many Stop events does not copy its whole
-    /// history per event (docs/rules.md#backtest).
+    /// history per event (docs/replay-and-backtest.md#replay-and-backtest).
     pub fn distinct(session: &Session) -> HistoryIndex {
         let mut ix = HistoryIndex::new(session);
         first_of_each(&mut ix.main);
