@@ -678,9 +678,41 @@ fn backtest_loads_what_the_prefilter_cannot_read_and_names_the_unreadable() {
 /// once quotes, escapes or expansions are read: `r''m -rf` is blocked
 /// with the prefilter as without it (the evasions the example rule set's
 /// tests name).
+/// The c2 session with its `rm -rf build/` call's command replaced by
+/// `command` (as written in the JSON line), backtested with the
+/// prefilter on and off.
+fn c2_backtested_with_command(
+    rules: &RuleSet,
+    command: &str,
+) -> (
+    hookscope_core::hooks::replay::Backtest,
+    hookscope_core::hooks::replay::Backtest,
+) {
+    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
+    let source = Path::new(REAL_CC).join(
+        "hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
+    );
+    let text = std::fs::read_to_string(&source).expect("corpus");
+    let written = r#""command":"rm -rf build/""#;
+    assert_eq!(text.matches(written).count(), 1);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("projects").join("-home-dev-work");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::write(
+        project.join(source.file_name().expect("name")),
+        text.replace(written, command),
+    )
+    .expect("write");
+    let found =
+        hookscope_core::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
+    (
+        backtest_refs_with(&found.sessions, rules, &|_| {}, Prefilter::On),
+        backtest_refs_with(&found.sessions, rules, &|_| {}, Prefilter::Off),
+    )
+}
+
 #[test]
 fn the_line_prefilter_narrows_on_a_program_name() {
-    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
     let rules = RuleSet::parse(
         r#"
 [[rules]]
@@ -695,11 +727,6 @@ program = "rm"
         "one.toml",
     )
     .expect("loads");
-    let source = Path::new(REAL_CC).join(
-        "hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
-    );
-    let text = std::fs::read_to_string(&source).expect("corpus");
-    let written = r#""command":"rm -rf build/""#;
     // (command as in the JSON line, blocks, PreToolUse firings evaluated
     // with the prefilter on: that call's, when it can be an rm, and the
     // session's `sh -c '…'`, whose quotes the shell rewrites; of 12)
@@ -711,18 +738,7 @@ program = "rm"
         (r#""command":"\\rm -rf build/""#, 1, 2),
         (r#""command":"ls build/""#, 0, 1),
     ] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let project = dir.path().join("projects").join("-home-dev-work");
-        std::fs::create_dir_all(&project).expect("mkdir");
-        std::fs::write(
-            project.join(source.file_name().expect("name")),
-            text.replace(written, command),
-        )
-        .expect("write");
-        let found =
-            hookscope_core::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
-        let on = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::On);
-        let off = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::Off);
+        let (on, off) = c2_backtested_with_command(&rules, command);
         assert_eq!(on.rules[0].counts, off.rules[0].counts, "{command}");
         assert_eq!(
             off.rules[0].counts.get("block").copied().unwrap_or(0),
@@ -736,7 +752,6 @@ program = "rm"
 
 #[test]
 fn the_line_prefilter_keeps_commands_the_shell_rewrites() {
-    use hookscope_core::hooks::replay::{Prefilter, backtest_refs_with};
     let rules = RuleSet::parse(
         r#"
 [[rules]]
@@ -751,12 +766,6 @@ command = '\brm\s+-rf\b'
         "one.toml",
     )
     .expect("loads");
-    let source = Path::new(REAL_CC).join(
-        "hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
-    );
-    let text = std::fs::read_to_string(&source).expect("corpus");
-    let written = r#""command":"rm -rf build/""#;
-    assert_eq!(text.matches(written).count(), 1);
     // Each as it is in the JSON line; the block each must get (with the
     // prefilter off) is checked too for the plain quoting ones.
     for (command, blocks) in [
@@ -767,18 +776,7 @@ command = '\brm\s+-rf\b'
         (r#""command":"X=rm; $X -rf build/""#, None),
         (r#""command":"`echo rm` -rf build/""#, None),
     ] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let project = dir.path().join("projects").join("-home-dev-work");
-        std::fs::create_dir_all(&project).expect("mkdir");
-        std::fs::write(
-            project.join(source.file_name().expect("name")),
-            text.replace(written, command),
-        )
-        .expect("write");
-        let found =
-            hookscope_core::transcript::discover(&[dir.path().to_path_buf()]).expect("discover");
-        let on = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::On);
-        let off = backtest_refs_with(&found.sessions, &rules, &|_| {}, Prefilter::Off);
+        let (on, off) = c2_backtested_with_command(&rules, command);
         assert_eq!(on.rules, off.rules, "{command}");
         assert_eq!(on.combined, off.combined, "{command}");
         if let Some(n) = blocks {

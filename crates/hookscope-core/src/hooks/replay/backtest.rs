@@ -559,6 +559,12 @@ pub fn tool_names_needed(rules: &RuleSet) -> Option<std::collections::BTreeSet<S
 /// The events a rule set names, in [`EventName::ALL`] order (unknown names
 /// cannot occur: the loader refuses them).
 pub fn rule_events(rules: &RuleSet) -> Vec<EventName> {
+    events_of(rules, |_| true)
+}
+
+/// The events the rules at the places `kept` accepts name, in
+/// [`EventName::ALL`] order.
+fn events_of(rules: &RuleSet, kept: impl Fn(usize) -> bool) -> Vec<EventName> {
     EventName::ALL
         .iter()
         .copied()
@@ -566,7 +572,8 @@ pub fn rule_events(rules: &RuleSet) -> Vec<EventName> {
             rules
                 .rules
                 .iter()
-                .any(|r| r.events.iter().any(|n| n == e.as_str()))
+                .enumerate()
+                .any(|(i, r)| kept(i) && r.events.iter().any(|n| n == e.as_str()))
         })
         .collect()
 }
@@ -640,17 +647,7 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
     let seen = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
     let wanted: Vec<EventName> = match only {
         None => rule_events(rules),
-        Some(n) => EventName::ALL
-            .iter()
-            .copied()
-            .filter(|e| {
-                rules
-                    .rules
-                    .iter()
-                    .zip(&n.possible)
-                    .any(|(r, &ok)| ok && r.events.iter().any(|x| x == e.as_str()))
-            })
-            .collect(),
+        Some(n) => events_of(rules, |i| n.possible.get(i).copied().unwrap_or(false)),
     };
     let keep = |event: EventName, ids: &[String]| {
         *seen.borrow_mut().entry(event.to_string()).or_default() += 1;
