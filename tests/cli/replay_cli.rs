@@ -769,3 +769,55 @@ fn the_backtest_header_says_what_its_event_count_counts() {
         "{out}"
     );
 }
+
+/// The `tools` session ran `echo 'aws_access_key_id=AKIA…'`: a backtest's
+/// example summary and a replay's history (and the why quoting the
+/// command) show it masked, as the payload is.
+#[test]
+fn backtest_summaries_and_replay_history_mask_secrets() {
+    const TOOLS: &str = "tests/corpus/real-cc-2.1.332/tools/projects/-home-dev-work-tools/e71e9aa1-2571-47ab-8bf7-9e6efaaedfff.jsonl";
+    const KEY: &str = "AKIAIOSFODNN7EXAMPLE";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"aws\"\nevents = \"PreToolUse|Stop\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\nran_command = [\"echo\"]\n\n[[rules]]\nid = \"line\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\nline = 'aws_access'\n",
+    )
+    .expect("write");
+    let rules = rules.to_string_lossy().to_string();
+    let raw = std::fs::read_to_string(TOOLS).expect("corpus");
+    assert!(raw.contains(KEY), "the fixture holds the key");
+    for json in [false, true] {
+        let mut args = vec![
+            "replay",
+            "--rules",
+            &rules,
+            "--all",
+            TOOLS,
+            "--examples",
+            "all",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let (code, out, _) = run(&args);
+        assert_eq!(code, Some(0), "{out}");
+        assert!(
+            out.contains("Bash echo 'aws_access_key_id=[REDACTED_"),
+            "{out}"
+        );
+        assert!(!out.contains(KEY), "{out}");
+    }
+    let (code, out, _) = run(&[
+        "replay", TOOLS, "--event", "Stop", "--rules", &rules, "--json",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let ran = v["history"]["ran_commands"].to_string();
+    assert!(ran.contains("aws_access_key_id=[REDACTED_"), "{ran}");
+    assert!(!out.contains(KEY), "{out}");
+    assert!(
+        v["redactions"].as_object().is_some_and(|m| !m.is_empty()),
+        "{out}"
+    );
+}

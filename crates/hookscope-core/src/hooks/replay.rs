@@ -665,8 +665,30 @@ pub const NO_RULES: &str = "no rule set loaded: only the payload and what the tr
 /// ([`RuleSet::warnings`]).
 pub fn replay_json(r: &Replay, rules: Option<&RuleSet>) -> (Value, crate::redact::Redactions) {
     let mut counts = crate::redact::Redactions::new();
-    let payload = crate::redact::redactor().redact_value(&r.payload.json, &mut counts);
+    let redactor = crate::redact::redactor();
+    let payload = redactor.redact_value(&r.payload.json, &mut counts);
+    // The history's command lines and the whys (which quote the command)
+    // come from the transcript too.
+    let history = redactor.redact_value(
+        &serde_json::to_value(&r.history).unwrap_or_default(),
+        &mut counts,
+    );
     let e = r.evaluation.as_ref();
+    let rules_out = e.map(|e| {
+        let list: Vec<Value> = e
+            .rules
+            .iter()
+            .map(|x| {
+                serde_json::json!({
+                    "id": x.id,
+                    "matched": x.matched,
+                    "verdict": x.result.as_ref().map(verdict),
+                    "why": x.why(),
+                })
+            })
+            .collect();
+        redactor.redact_value(&Value::Array(list), &mut counts)
+    });
     let mut out = serde_json::json!({
         "agent": r.dialect,
         "event": r.payload.event.as_str(),
@@ -677,13 +699,8 @@ pub fn replay_json(r: &Replay, rules: Option<&RuleSet>) -> (Value, crate::redact
         "claude_version": r.payload.claude_version,
         "payload": payload,
         "left_out": r.payload.left_out,
-        "history": r.history,
-        "rules": e.map(|e| e.rules.iter().map(|x| serde_json::json!({
-            "id": x.id,
-            "matched": x.matched,
-            "verdict": x.result.as_ref().map(verdict),
-            "why": x.why(),
-        })).collect::<Vec<_>>()),
+        "history": history,
+        "rules": rules_out,
         "decision": e.map(|e| e.verdict()),
         "flags": e.map(|e| &e.combined.flags),
         "output": e.map(|e| &e.output),

@@ -582,8 +582,12 @@ pub(super) fn summary_of(p: &Payload) -> String {
     let j = &p.json;
     let s = |k: &str| j.get(k).and_then(Value::as_str);
     let input = j.get("tool_input");
+    // Masked whole before it is cut, so no part of a secret is shown.
     let one_line = |t: &str| {
-        let t = t.replace('\n', "⏎");
+        let mut masked = crate::redact::Redactions::new();
+        let t = crate::redact::redactor()
+            .redact(t, &mut masked)
+            .replace('\n', "⏎");
         if t.chars().count() > 80 {
             format!("{}…", t.chars().take(80).collect::<String>())
         } else {
