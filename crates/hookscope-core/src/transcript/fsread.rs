@@ -235,6 +235,36 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Calls `each` on the bytes of the regular file `path` in pieces of at
+/// most `piece` bytes, each ending at a line end (the last at the end of
+/// the file as long as it was when opened, so a file still being written
+/// ends). `Ok(false)` when a line is longer than `piece` (the rest is not
+/// read); the error of [`open_regular`] or of a read. The backtest's
+/// prefilters read a big transcript this way (docs/replay-and-backtest.md#replay-and-backtest).
+pub fn scan_in_pieces(path: &Path, piece: usize, each: &mut dyn FnMut(&[u8])) -> io::Result<bool> {
+    let file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    let mut file = file.take(len);
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let want = piece.saturating_sub(buf.len());
+        let n = (&mut file).take(want as u64).read_to_end(&mut buf)?;
+        if n < want {
+            if !buf.is_empty() {
+                each(&buf);
+            }
+            return Ok(true);
+        }
+        match memchr::memrchr(b'\n', &buf) {
+            Some(nl) => {
+                each(&buf[..=nl]);
+                buf.drain(..=nl);
+            }
+            None => return Ok(false),
+        }
+    }
+}
+
 /// What a path was when it was touched, and what [`stamp`] finds now: two
 /// equal stamps mean the loader would see the same thing there (a file's
 /// size and mtime are the same test the index makes for main files).
@@ -725,5 +755,41 @@ mod tests {
         assert_eq!(read_capped(&path, 5).expect("fits"), b"12345");
         let err = read_capped(&path, 4).expect_err("too long");
         assert_eq!(err.to_string(), "larger than 4 bytes");
+    }
+
+    fn pieces(text: &[u8], piece: usize) -> (Option<bool>, Vec<Vec<u8>>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).expect("write");
+        let mut got = Vec::new();
+        let ok = scan_in_pieces(&path, piece, &mut |b| got.push(b.to_vec())).ok();
+        (ok, got)
+    }
+
+    /// Pieces end at line ends, a last line without one comes whole, and
+    /// together they are the file.
+    #[test]
+    fn a_file_is_scanned_in_pieces_cut_at_line_ends() {
+        let (ok, got) = pieces(b"aa\nbbb\ncc\ndddd", 8);
+        assert_eq!(ok, Some(true));
+        assert_eq!(got, [b"aa\nbbb\n".to_vec(), b"cc\ndddd".to_vec()]);
+        let (ok, got) = pieces(b"a\nb\n", 2);
+        assert_eq!(ok, Some(true));
+        assert_eq!(got, [b"a\n".to_vec(), b"b\n".to_vec()]);
+    }
+
+    /// A line longer than a piece stops the scan (the caller loads the
+    /// session without the prefilter); a FIFO is refused, not read.
+    #[test]
+    fn a_line_longer_than_a_piece_or_a_fifo_is_not_scanned() {
+        let (ok, got) = pieces(b"a\nbbbbbbbbbb\nc\n", 4);
+        assert_eq!(ok, Some(false));
+        assert_eq!(got, [b"a\n".to_vec()]);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("f.jsonl");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+        // SAFETY: a valid C string; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(scan_in_pieces(&fifo, 8, &mut |_| {}).is_err());
     }
 }

@@ -355,10 +355,10 @@ enum Piece {
 }
 
 impl Piece {
-    fn occurs(&self, files: &[&[u8]]) -> bool {
+    fn occurs(&self, bytes: &[u8]) -> bool {
         match self {
-            Piece::Exact(f) => files.iter().any(|b| f.find(b).is_some()),
-            Piece::Folded(re) => files.iter().any(|b| re.is_match(b)),
+            Piece::Exact(f) => f.find(bytes).is_some(),
+            Piece::Folded(re) => re.is_match(bytes),
         }
     }
 }
@@ -483,11 +483,11 @@ impl SessionFilter {
     /// (`false`: one of its needles occurs nowhere in them). Each piece is
     /// looked for at most once.
     pub fn possible(&self, files: &[&[u8]]) -> Vec<bool> {
-        let mut seen: Vec<Option<bool>> = vec![None; self.pieces.len()];
-        let mut occurs = |i: usize| {
-            *seen[i].get_or_insert_with(|| self.pieces.get(i).is_some_and(|p| p.occurs(files)))
-        };
-        self.verdicts(&mut occurs)
+        let mut found = self.nothing_found();
+        for f in files {
+            self.find_in(f, &mut found);
+        }
+        self.possible_given(&found)
     }
 
     /// [`SessionFilter::possible`] over files read in pieces (each cut at a
@@ -496,7 +496,7 @@ impl SessionFilter {
     /// gathers which pieces occurred in `bytes`.
     fn find_in(&self, bytes: &[u8], found: &mut [bool]) {
         for (f, p) in found.iter_mut().zip(&self.pieces) {
-            *f = *f || p.occurs(&[bytes]);
+            *f = *f || p.occurs(bytes);
         }
     }
 
@@ -508,10 +508,7 @@ impl SessionFilter {
     /// [`SessionFilter::possible`] from the pieces [`SessionFilter::find_in`]
     /// found.
     fn possible_given(&self, found: &[bool]) -> Vec<bool> {
-        self.verdicts(&mut |i| found.get(i).copied().unwrap_or(false))
-    }
-
-    fn verdicts(&self, occurs: &mut dyn FnMut(usize) -> bool) -> Vec<bool> {
+        let occurs = |i: usize| found.get(i).copied().unwrap_or(false);
         self.rules
             .iter()
             .map(|needles| {
@@ -1134,37 +1131,6 @@ fn backtest_refs_known(
     total
 }
 
-/// Calls `each` on the bytes of the regular file `path` in pieces of at
-/// most `piece` bytes, each ending at a line end (the last at the end of
-/// the file as long as it was when opened, so a file still being written
-/// ends). `Ok(false)` when a line is longer than `piece` (the rest is not
-/// read); the error of [`crate::transcript::fsread::open_regular`] or of a
-/// read.
-fn scan_in_pieces(path: &Path, piece: usize, each: &mut dyn FnMut(&[u8])) -> std::io::Result<bool> {
-    use std::io::Read;
-    let file = crate::transcript::fsread::open_regular(path)?;
-    let len = file.metadata()?.len();
-    let mut file = file.take(len);
-    let mut buf: Vec<u8> = Vec::new();
-    loop {
-        let want = piece.saturating_sub(buf.len());
-        let n = (&mut file).take(want as u64).read_to_end(&mut buf)?;
-        if n < want {
-            if !buf.is_empty() {
-                each(&buf);
-            }
-            return Ok(true);
-        }
-        match memchr::memrchr(b'\n', &buf) {
-            Some(nl) => {
-                each(&buf[..=nl]);
-                buf.drain(..=nl);
-            }
-            None => return Ok(false),
-        }
-    }
-}
-
 /// One session of [`backtest_refs_with`]: prefilter (`sessions`: none
 /// with [`Prefilter::Off`]), load, tally.
 fn backtest_ref(
@@ -1196,12 +1162,13 @@ fn backtest_ref(
     let mut ids = HashSet::new();
     let mut parsed = true;
     for p in std::iter::once(&r.path).chain(&r.subagent_files) {
-        let scanned = scan_in_pieces(p, MAX_FILE_BYTES as usize, &mut |bytes| {
-            sessions.find_in(bytes, &mut found);
-            if let Some(filter) = lines {
-                parsed &= filter.candidate_ids(bytes, &mut ids);
-            }
-        });
+        let scanned =
+            crate::transcript::fsread::scan_in_pieces(p, MAX_FILE_BYTES as usize, &mut |bytes| {
+                sessions.find_in(bytes, &mut found);
+                if let Some(filter) = lines {
+                    parsed &= filter.candidate_ids(bytes, &mut ids);
+                }
+            });
         match scanned {
             Ok(true) => {}
             // A line longer than a piece, or a file the loader may still
@@ -1233,45 +1200,4 @@ fn backtest_ref(
         possible,
         lines: parsed.then_some((filter, &ids)),
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::scan_in_pieces;
-
-    fn pieces(text: &[u8], piece: usize) -> (Option<bool>, Vec<Vec<u8>>) {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("s.jsonl");
-        std::fs::write(&path, text).expect("write");
-        let mut got = Vec::new();
-        let ok = scan_in_pieces(&path, piece, &mut |b| got.push(b.to_vec())).ok();
-        (ok, got)
-    }
-
-    /// Pieces end at line ends, a last line without one comes whole, and
-    /// together they are the file.
-    #[test]
-    fn a_file_is_scanned_in_pieces_cut_at_line_ends() {
-        let (ok, got) = pieces(b"aa\nbbb\ncc\ndddd", 8);
-        assert_eq!(ok, Some(true));
-        assert_eq!(got, [b"aa\nbbb\n".to_vec(), b"cc\ndddd".to_vec()]);
-        let (ok, got) = pieces(b"a\nb\n", 2);
-        assert_eq!(ok, Some(true));
-        assert_eq!(got, [b"a\n".to_vec(), b"b\n".to_vec()]);
-    }
-
-    /// A line longer than a piece stops the scan (the caller loads the
-    /// session without the prefilter); a FIFO is refused, not read.
-    #[test]
-    fn a_line_longer_than_a_piece_or_a_fifo_is_not_scanned() {
-        let (ok, got) = pieces(b"a\nbbbbbbbbbb\nc\n", 4);
-        assert_eq!(ok, Some(false));
-        assert_eq!(got, [b"a\n".to_vec()]);
-        let dir = tempfile::tempdir().expect("tempdir");
-        let fifo = dir.path().join("f.jsonl");
-        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
-        // SAFETY: a valid C string; mkfifo only creates the node.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(scan_in_pieces(&fifo, 8, &mut |_| {}).is_err());
-    }
 }
