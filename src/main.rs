@@ -150,6 +150,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a rule set as a hook: one payload on stdin, the contract's answer
+    /// on stdout and in the exit code, the decision logged.
+    #[command(long_about = cli::hook::LONG_ABOUT)]
+    Hook(Box<cli::hook::HookArgs>),
     /// Print the stdin JSON Claude Code sent (or would send) to a hook, rebuilt
     /// from the transcript: `hookscope payload SESSION --event PreToolUse
     /// --at toolu_… | ./my-hook.sh`.
@@ -246,6 +250,7 @@ fn main() {
             (false, None) => cli::fail("give a rule file, or --example to print one"),
         },
         Some(Command::Payload(args)) => cli::payload::run(&args),
+        Some(Command::Hook(args)) => cli::hook::run(&args),
         Some(Command::Replay(replay)) => cli::replay::run(&replay, args.no_index),
         Some(Command::Hooks(hooks)) => cli::hooks::run(&hooks, args.no_index),
         Some(Command::Tail(args)) => cli::tail::run(&args),
@@ -312,6 +317,13 @@ fn parse_failure(e: clap::Error) -> ! {
     let find_json = argv.first().is_some_and(|a| a == OsStr::new("find"))
         && argv.iter().any(|a| a == OsStr::new("--json"));
     let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if usage && argv.first().is_some_and(|a| a == OsStr::new("hook")) {
+        // Exit 2 would block the agent's call (the hook contract's blocking
+        // status): a misconfigured hook fails open with exit 1, which
+        // Claude Code reports without blocking.
+        let _ = e.print();
+        std::process::exit(1);
+    }
     if find_json && usage {
         let message = e
             .render()

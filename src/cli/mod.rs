@@ -27,6 +27,7 @@ pub mod call;
 pub mod exec_all;
 pub mod explain;
 pub mod find;
+pub mod hook;
 pub mod hooks;
 pub mod index;
 pub mod interrupt;

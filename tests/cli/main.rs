@@ -14,6 +14,7 @@ mod exec_all_cli;
 mod find;
 mod find_tally;
 mod hook_activity_cli;
+mod hook_cli;
 mod hook_exec_cli;
 mod hook_exec_hostile;
 mod hook_rules_cli;

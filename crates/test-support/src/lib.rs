@@ -36,6 +36,7 @@ pub fn hermetic(cmd: &mut std::process::Command) -> &mut std::process::Command {
         .env_remove("FACTORY_HOME_OVERRIDE")
         .env_remove("XDG_CACHE_HOME")
         .env_remove("HOOKSCOPE_INDEX_STATS")
+        .env_remove("XDG_STATE_HOME")
 }
 
 /// The `hookscope` binary, [`hermetic`], as a `std` command (to spawn it

@@ -32,10 +32,12 @@
 
 pub mod codex;
 pub mod cwd_map;
+pub mod decisions;
 pub mod dialect;
 pub mod events;
 pub mod exec;
 pub mod lint;
+pub mod live;
 pub mod matcher;
 pub mod reach;
 pub mod replay;

@@ -599,7 +599,14 @@ fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
     out
 }
 
-fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Option<Rule> {
+/// `cases`: whether the rule's test cases are compiled (a live hook
+/// leaves them out: a case's missing payload file must not stop it).
+fn compile_rule(
+    raw: Spanned<RawRule>,
+    base: &Path,
+    cases: bool,
+    errs: &mut Errors<'_>,
+) -> Option<Rule> {
     let (line, _) = errs.line_col(raw.span().start);
     let raw = raw.into_inner();
     let before = errs.list.len();
@@ -726,11 +733,14 @@ fn compile_rule(raw: Spanned<RawRule>, base: &Path, errs: &mut Errors<'_>) -> Op
             }
         }
     }
-    let tests = raw
-        .tests
-        .into_iter()
-        .filter_map(|c| cases::compile_case(c, Some(&id), base, errs))
-        .collect();
+    let tests = match cases {
+        true => raw
+            .tests
+            .into_iter()
+            .filter_map(|c| cases::compile_case(c, Some(&id), base, errs))
+            .collect(),
+        false => Vec::new(),
+    };
     if errs.list.len() > before {
         return None;
     }
@@ -785,17 +795,43 @@ impl RuleSet {
     /// Every problem found, each with file, line and column; the file is
     /// refused whole.
     pub fn load(path: &Path) -> Result<RuleSet, RuleSetError> {
+        let bytes =
+            crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES).map_err(|e| {
+                RuleSetError {
+                    errors: vec![RuleError {
+                        file: path.display().to_string(),
+                        line: 0,
+                        column: 0,
+                        message: format!("cannot read: {e}"),
+                    }],
+                }
+            })?;
+        Self::from_bytes(bytes, path)
+    }
+
+    /// [`RuleSet::load`] of a file already read (`bytes`, at most
+    /// [`MAX_RULE_FILE_BYTES`] as `read_capped` gives them): the live hook
+    /// reads the file once to hash it and to parse it.
+    ///
+    /// # Errors
+    /// As [`RuleSet::load`].
+    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<RuleSet, RuleSetError> {
+        Self::from_bytes_with(bytes, path, true)
+    }
+
+    /// [`RuleSet::from_bytes`] without the test cases (`tests` empty, and
+    /// every rule's): what the live hook evaluates. A case's payload file is
+    /// not read, so a missing one does not stop the hook; the rules are
+    /// checked as [`RuleSet::load`] checks them.
+    ///
+    /// # Errors
+    /// As [`RuleSet::load`], less the test cases' errors.
+    pub fn rules_from_bytes(bytes: Vec<u8>, path: &Path) -> Result<RuleSet, RuleSetError> {
+        Self::from_bytes_with(bytes, path, false)
+    }
+
+    fn from_bytes_with(bytes: Vec<u8>, path: &Path, cases: bool) -> Result<RuleSet, RuleSetError> {
         let file = path.display().to_string();
-        let one = |message: String| RuleSetError {
-            errors: vec![RuleError {
-                file: file.clone(),
-                line: 0,
-                column: 0,
-                message,
-            }],
-        };
-        let bytes = crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES)
-            .map_err(|e| one(format!("cannot read: {e}")))?;
         let text = match String::from_utf8(bytes) {
             Ok(t) => t,
             Err(e) => {
@@ -813,7 +849,7 @@ impl RuleSet {
             }
         };
         let base = path.parent().unwrap_or(Path::new("."));
-        let mut set = Self::parse_in(&text, &file, base)?;
+        let mut set = Self::parse_in(&text, &file, base, cases)?;
         set.path = Some(path.to_path_buf());
         Ok(set)
     }
@@ -824,10 +860,10 @@ impl RuleSet {
     /// # Errors
     /// As [`RuleSet::load`].
     pub fn parse(text: &str, file: &str) -> Result<RuleSet, RuleSetError> {
-        Self::parse_in(text, file, Path::new("."))
+        Self::parse_in(text, file, Path::new("."), true)
     }
 
-    fn parse_in(text: &str, file: &str, base: &Path) -> Result<RuleSet, RuleSetError> {
+    fn parse_in(text: &str, file: &str, base: &Path, cases: bool) -> Result<RuleSet, RuleSetError> {
         let mut errs = Errors::new(file.to_string(), text);
         let raw: RawFile = match toml::from_str(text) {
             Ok(r) => r,
@@ -860,15 +896,18 @@ impl RuleSet {
                 let (l, _) = errs.line_col(first);
                 errs.at(at, format!("duplicate rule id `{id}` (first at line {l})"));
             }
-            if let Some(rule) = compile_rule(r, base, &mut errs) {
+            if let Some(rule) = compile_rule(r, base, cases, &mut errs) {
                 rules.push(rule);
             }
         }
-        let tests = raw
-            .tests
-            .into_iter()
-            .filter_map(|c| cases::compile_case(c, None, base, &mut errs))
-            .collect();
+        let tests = match cases {
+            true => raw
+                .tests
+                .into_iter()
+                .filter_map(|c| cases::compile_case(c, None, base, &mut errs))
+                .collect(),
+            false => Vec::new(),
+        };
         if !errs.list.is_empty() {
             return Err(RuleSetError { errors: errs.list });
         }

@@ -84,19 +84,29 @@ pub const TYPES: &[&str] = &[
 
 /// Compiled secret patterns (docs/tool-calls.md#redaction).
 ///
-/// Building one compiles every regex; do it once and share it — use
-/// [`redactor`] for the process-wide instance. `Redactor` is `Send + Sync`.
+/// Building one compiles the trigger regex; the patterns are compiled the
+/// first time a text passes the trigger (a few ms: a live hook whose
+/// decision holds no secret-like word never pays it). Build it once and
+/// share it — use [`redactor`] for the process-wide instance. `Redactor` is
+/// `Send + Sync`.
 #[derive(Debug)]
 pub struct Redactor {
     /// Literal-only prefilter; no match ⇒ no secret possible.
     triggers: Regex,
+    /// The patterns, compiled on first use.
+    patterns: std::sync::OnceLock<Compiled>,
+    /// Anchored key-name regexes for [`Redactor::redact_value`].
+    generic_key: Regex,
+    aws_secret_key: Regex,
+}
+
+/// The compiled patterns of a [`Redactor`].
+#[derive(Debug)]
+struct Compiled {
     /// All patterns combined, in priority order.
     set: RegexSet,
     /// The same patterns, individually, to locate matches.
     regexes: Vec<Regex>,
-    /// Anchored key-name regexes for [`Redactor::redact_value`].
-    generic_key: Regex,
-    aws_secret_key: Regex,
 }
 
 /// One accepted replacement: byte range and TYPE.
@@ -113,12 +123,22 @@ impl Redactor {
         let compile = |re: &str| Regex::new(re).expect("built-in redaction pattern compiles");
         Redactor {
             triggers: compile(patterns::TRIGGERS),
-            set: RegexSet::new(PATTERNS.iter().map(|p| p.re))
-                .expect("built-in redaction patterns compile as a set"),
-            regexes: PATTERNS.iter().map(|p| compile(p.re)).collect(),
+            patterns: std::sync::OnceLock::new(),
             generic_key: compile(patterns::GENERIC_KEY_ANCHORED),
             aws_secret_key: compile(patterns::AWS_SECRET_KEY_ANCHORED),
         }
+    }
+
+    /// The patterns, compiled on the first call.
+    fn compiled(&self) -> &Compiled {
+        self.patterns.get_or_init(|| {
+            let compile = |re: &str| Regex::new(re).expect("built-in redaction pattern compiles");
+            Compiled {
+                set: RegexSet::new(PATTERNS.iter().map(|p| p.re))
+                    .expect("built-in redaction patterns compile as a set"),
+                regexes: PATTERNS.iter().map(|p| compile(p.re)).collect(),
+            }
+        })
     }
 
     /// Masks every secret in `text` as `[REDACTED_<TYPE>]` and adds one to
@@ -204,8 +224,9 @@ impl Redactor {
     /// Accepted replacement ranges, resolved by priority.
     fn find(&self, text: &str) -> Accepted {
         let mut accepted = Accepted::new();
-        for idx in self.set.matches(text).iter() {
-            let (Some(pat), Some(re)) = (PATTERNS.get(idx), self.regexes.get(idx)) else {
+        let compiled = self.compiled();
+        for idx in compiled.set.matches(text).iter() {
+            let (Some(pat), Some(re)) = (PATTERNS.get(idx), compiled.regexes.get(idx)) else {
                 continue;
             };
             for caps in re.captures_iter(text) {

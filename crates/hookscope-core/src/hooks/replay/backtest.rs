@@ -291,7 +291,7 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
 /// only their payloads need a [`History`] assembled, with only those
 /// lists; every other payload is evaluated with an empty one, which no
 /// other condition reads.
-pub(super) fn history_events(sets: &[&RuleSet]) -> Vec<(EventName, Wanted)> {
+pub(crate) fn history_events(sets: &[&RuleSet]) -> Vec<(EventName, Wanted)> {
     let mut out: Vec<(EventName, Wanted)> = Vec::new();
     for r in sets.iter().flat_map(|s| &s.rules) {
         let mut needed = false;

@@ -1,0 +1,170 @@
+//! Live hook benchmark (not a test): `hookscope hook --rules
+//! assets/rules/example.toml` run as the agent runs it, one process per
+//! payload, and the wall time of each from spawn to exit; prints p50, p99
+//! and the worst (docs/benchmarks.md#the-live-hook).
+//!
+//! Run: `cargo bench --bench hook [-- RUNS]` (default 300 runs a case).
+//!
+//! Cases:
+//! - a PreToolUse payload no rule reads the history of (`ls -la`), with and
+//!   without the decision log;
+//! - the captured `rm -rf` payload (a block), logged;
+//! - a Stop payload (the example's `test-before-stop` reads the history)
+//!   on a generated 100 MB session (Edit and Bash calls, each with an
+//!   800-byte result), logged.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let runs: usize = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(300);
+    let bin = env!("CARGO_BIN_EXE_hookscope");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let rules = format!("{root}/assets/rules/example.toml");
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("hook bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let log = dir.path().join("log");
+    let log = log.to_string_lossy().into_owned();
+    let ls = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"toolu_1","cwd":"/repo","permission_mode":"default"}"#.to_vec();
+    let rm = std::fs::read(format!("{root}/tests/fixtures/rules/pretooluse_rm_rf.json"))
+        .unwrap_or_default();
+    println!("hookscope hook, {runs} runs a case (wall time per process, spawn to exit):");
+    report(
+        "PreToolUse ls, no history rule, --no-log",
+        &time(bin, &[&rules, "--no-log"], &ls, runs),
+    );
+    report(
+        "PreToolUse ls, no history rule, logged",
+        &time(bin, &[&rules, "--log-dir", &log], &ls, runs),
+    );
+    report(
+        "PreToolUse rm -rf (block), logged",
+        &time(bin, &[&rules, "--log-dir", &log], &rm, runs),
+    );
+    let session = dir
+        .path()
+        .join("5e551011-0000-4000-8000-00000000b100.jsonl");
+    let bytes = match write_session(&session, 100_000_000) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hook bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let stop = serde_json::json!({
+        "session_id": "5e551011-0000-4000-8000-00000000b100",
+        "transcript_path": session.to_string_lossy(),
+        "cwd": "/repo", "permission_mode": "default",
+        "hook_event_name": "Stop", "stop_hook_active": false,
+    })
+    .to_string()
+    .into_bytes();
+    let history_runs = (runs / 10).max(5);
+    report(
+        &format!(
+            "Stop with history rules, {:.0} MB session, logged ({history_runs} runs)",
+            bytes as f64 / 1e6
+        ),
+        &time(bin, &[&rules, "--log-dir", &log], &stop, history_runs),
+    );
+}
+
+/// Wall times of `runs` runs of `hookscope hook --rules ARGS` with `stdin`.
+fn time(bin: &str, args: &[&str], stdin: &[u8], runs: usize) -> Vec<Duration> {
+    let mut out = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        let child = Command::new(bin)
+            .arg("hook")
+            .arg("--rules")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(mut child) = child else {
+            eprintln!("hook bench: cannot run {bin}");
+            std::process::exit(2);
+        };
+        if let Some(mut input) = child.stdin.take() {
+            let _ = input.write_all(stdin);
+        }
+        let _ = child.wait();
+        out.push(started.elapsed());
+    }
+    out
+}
+
+/// Prints p50, p99 and the worst of `times`.
+fn report(label: &str, times: &[Duration]) {
+    let mut ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        let i = ((ms.len() as f64 - 1.0) * q).round() as usize;
+        ms.get(i).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "  {label}: p50 {:.2} ms, p99 {:.2} ms, worst {:.2} ms",
+        at(0.5),
+        at(0.99),
+        ms.last().copied().unwrap_or(f64::NAN)
+    );
+}
+
+/// Writes a Claude Code session of about `target` bytes at `path`: a
+/// prompt, then Edit and Bash calls with their results (none of them
+/// `cargo test`). Returns its size.
+fn write_session(path: &Path, target: u64) -> std::io::Result<u64> {
+    let file = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::new(file);
+    let head = serde_json::json!({"type": "user", "uuid": "u0", "parentUuid": null,
+        "sessionId": "5e551011-0000-4000-8000-00000000b100", "timestamp": "2026-01-01T00:00:00Z",
+        "cwd": "/repo", "message": {"role": "user", "content": "Fix the parser bug"}});
+    writeln!(w, "{head}")?;
+    let mut written = head.to_string().len() as u64 + 1;
+    let mut i = 0u64;
+    let filler = "x".repeat(800);
+    while written < target {
+        i += 1;
+        let (name, input) = if i.is_multiple_of(2) {
+            (
+                "Edit",
+                serde_json::json!({"file_path": format!("/repo/src/f{}.rs", i % 500),
+                "old_string": "a", "new_string": "b"}),
+            )
+        } else {
+            (
+                "Bash",
+                serde_json::json!({"command": format!("grep -n item{i} src/lib.rs")}),
+            )
+        };
+        let id = format!("toolu_b{i}");
+        let call = serde_json::json!({"type": "assistant", "uuid": format!("a{i}"),
+            "parentUuid": format!("r{}", i - 1), "sessionId": "5e551011-0000-4000-8000-00000000b100",
+            "timestamp": "2026-01-01T00:00:01Z", "cwd": "/repo",
+            "message": {"role": "assistant", "id": format!("m{i}"),
+                "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}});
+        let result = serde_json::json!({"type": "user", "uuid": format!("r{i}"),
+            "parentUuid": format!("a{i}"), "sessionId": "5e551011-0000-4000-8000-00000000b100",
+            "timestamp": "2026-01-01T00:00:02Z", "cwd": "/repo",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                "content": filler}]}});
+        for line in [call.to_string(), result.to_string()] {
+            writeln!(w, "{line}")?;
+            written += line.len() as u64 + 1;
+        }
+    }
+    w.flush()?;
+    Ok(written)
+}

@@ -1,0 +1,327 @@
+//! The decision log: one JSON line per decision of the live hook
+//! (`hookscope hook`, [`super::live`]), in
+//! `$XDG_STATE_HOME/hookscope/decisions/YYYY-MM-DD.jsonl` (else
+//! `~/.local/state/hookscope/decisions/`), one file per UTC day, the
+//! oldest days removed past [`MAX_TOTAL_BYTES`] (docs/live-hook.md#the-decision-log).
+//!
+//! Each line is written with `O_APPEND` in one `write`, so hooks running in
+//! parallel never interleave (a regular file's append is atomic on Linux);
+//! secrets are masked as everywhere else ([`crate::redact`]); an entry
+//! longer than [`MAX_ENTRY_BYTES`] keeps its ids and verdict and drops its
+//! output and whys.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{Value, json};
+
+use super::live::{Decision, HookAgent};
+
+/// The total size the log folder's day files may reach, in bytes (64 MiB):
+/// past it the oldest days are removed before a line is added; when today's
+/// file alone is over it, the line is dropped (an error says so).
+pub const MAX_TOTAL_BYTES: u64 = 64 << 20;
+
+/// The longest entry written whole, in bytes (64 KiB).
+pub const MAX_ENTRY_BYTES: usize = 64 << 10;
+
+/// The log folder: `$XDG_STATE_HOME/hookscope/decisions` when that variable
+/// is an absolute path (XDG Base Directory spec), else
+/// `~/.local/state/hookscope/decisions`; `None` without a home folder.
+pub fn default_dir() -> Option<PathBuf> {
+    let state = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        _ => dirs::home_dir()?.join(".local").join("state"),
+    };
+    Some(state.join("hookscope").join("decisions"))
+}
+
+/// Where a decision came from and what it cost, beside the [`Decision`].
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// When the payload was read.
+    pub time: DateTime<Utc>,
+    /// The contract answered.
+    pub agent: HookAgent,
+    /// The payload (`None` when it did not parse).
+    pub payload: Option<&'a Value>,
+    /// The rule file as given.
+    pub rules_path: &'a Path,
+    /// SHA-256 of the rule file's bytes, hex (`None` when unread).
+    pub rules_hash: Option<&'a str>,
+    /// From reading stdin to the answer.
+    pub duration: Duration,
+}
+
+/// The log entry of one decision, secrets masked: `time` (RFC 3339, ms),
+/// `agent`, `session_id`, `event`, `tool_use_id`, `tool_name`,
+/// `transcript_path`, `rules` {`path`, `sha256`}, `verdict` (`error` after
+/// a failure), `matched` [{`id`, `verdict`, `why`}], `output` {`exit_code`,
+/// `stdout` (the JSON sent, or null), `stderr`}, `failure` (or null) and
+/// `duration_ms` (float).
+pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
+    let field = |k: &str| {
+        cx.payload
+            .and_then(|p| p.get(k))
+            .and_then(Value::as_str)
+            .map_or(Value::Null, |s| Value::String(s.to_string()))
+    };
+    let matched: Vec<Value> = decision
+        .evaluation
+        .iter()
+        .flat_map(|e| &e.rules)
+        .filter_map(|r| {
+            let result = r.result.as_ref()?;
+            Some(json!({
+                "id": r.id,
+                "verdict": crate::hooks::rules::verdict(result),
+                "why": r.why(),
+            }))
+        })
+        .collect();
+    let stdout = if decision.stdout.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(decision.stdout.trim_end())
+            .unwrap_or_else(|_| Value::String(decision.stdout.clone()))
+    };
+    let value = json!({
+        "time": cx.time.to_rfc3339_opts(SecondsFormat::Millis, true),
+        "agent": cx.agent.as_str(),
+        "session_id": field("session_id"),
+        "event": decision.event.clone().map_or(Value::Null, Value::String),
+        "tool_use_id": field("tool_use_id"),
+        "tool_name": field("tool_name"),
+        "transcript_path": field("transcript_path"),
+        "rules": {
+            "path": cx.rules_path.to_string_lossy(),
+            "sha256": cx.rules_hash,
+        },
+        "verdict": decision.verdict(),
+        "matched": matched,
+        "output": {
+            "exit_code": decision.exit_code,
+            "stdout": stdout,
+            "stderr": decision.stderr,
+        },
+        "failure": decision.failure,
+        "duration_ms": (cx.duration.as_secs_f64() * 1e6).round() / 1e3,
+    });
+    let mut counts = crate::redact::Redactions::new();
+    crate::redact::redactor().redact_value(&value, &mut counts)
+}
+
+/// The entry as one line (JSON and `\n`): whole when it fits in
+/// [`MAX_ENTRY_BYTES`], else without `matched` whys and `output` texts
+/// (`"truncated": true`).
+pub fn line_of(entry: &Value) -> Vec<u8> {
+    let mut line = entry.to_string().into_bytes();
+    if line.len() > MAX_ENTRY_BYTES {
+        let mut short = entry.clone();
+        if let Some(m) = short.get_mut("matched").and_then(Value::as_array_mut) {
+            for r in m {
+                if let Some(o) = r.as_object_mut() {
+                    o.remove("why");
+                }
+            }
+        }
+        if let Some(o) = short.get_mut("output").and_then(Value::as_object_mut) {
+            o.insert("stdout".into(), Value::Null);
+            o.insert("stderr".into(), Value::String(String::new()));
+        }
+        if let Some(o) = short.as_object_mut() {
+            o.insert("transcript_path".into(), Value::Null);
+            o.insert("truncated".into(), Value::Bool(true));
+        }
+        line = short.to_string().into_bytes();
+        line.truncate(MAX_ENTRY_BYTES);
+    }
+    line.push(b'\n');
+    line
+}
+
+/// The day file of `time` in `dir`: `YYYY-MM-DD.jsonl` (UTC).
+pub fn day_file(dir: &Path, time: DateTime<Utc>) -> PathBuf {
+    dir.join(format!("{}.jsonl", time.format("%Y-%m-%d")))
+}
+
+/// Appends `line` to the day file of `time` in `dir` (created, with its
+/// folders, mode 0600/0700), after removing the oldest day files while the
+/// folder's `*.jsonl` files total more than `max_total` bytes.
+///
+/// # Errors
+/// The folder or file cannot be created or written (a read-only state
+/// folder); the day file is a symbolic link or not a regular file; today's
+/// file alone is over `max_total`; a short write.
+pub fn append(dir: &Path, time: DateTime<Utc>, line: &[u8], max_total: u64) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    create_private_dir(dir)?;
+    let today = day_file(dir, time);
+    prune(dir, &today, max_total.saturating_sub(line.len() as u64))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = options.open(&today)?;
+    if !file.metadata()?.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{} is not a regular file", today.display()),
+        ));
+    }
+    // One write: appends of one write each never interleave.
+    let n = file.write(line)?;
+    if n != line.len() {
+        return Err(Error::new(
+            ErrorKind::WriteZero,
+            format!(
+                "short write to {} ({n} of {} bytes)",
+                today.display(),
+                line.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates `dir` and its parents, owner-only on Unix.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// Removes the oldest `YYYY-MM-DD.jsonl` files of `dir` (by name) while the
+/// day files total more than `budget` bytes; never `today`.
+///
+/// # Errors
+/// Listing fails, or `today` alone is over `budget`.
+fn prune(dir: &Path, today: &Path, budget: u64) -> std::io::Result<()> {
+    let mut days: Vec<(PathBuf, u64)> = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !is_day_file_name(name) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_file() {
+            days.push((entry.path(), meta.len()));
+        }
+    }
+    days.sort();
+    let mut total: u64 = days.iter().map(|(_, n)| n).sum();
+    for (path, len) in &days {
+        if total <= budget {
+            return Ok(());
+        }
+        if path == today {
+            continue;
+        }
+        if std::fs::remove_file(path).is_ok() {
+            total -= len;
+        }
+    }
+    if total > budget {
+        return Err(std::io::Error::other(format!(
+            "the decision log is over its {} MiB cap ({} holds {} bytes); line dropped",
+            MAX_TOTAL_BYTES >> 20,
+            today.display(),
+            total
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `name` is `YYYY-MM-DD.jsonl`.
+fn is_day_file_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".jsonl") else {
+        return false;
+    };
+    stem.len() == 10
+        && stem.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        })
+}
+
+/// The entries of the day files in `dir`, oldest day first, in file order;
+/// lines that are not JSON objects are skipped. Each file is read only when
+/// regular, up to [`MAX_TOTAL_BYTES`].
+///
+/// # Errors
+/// The folder cannot be listed (a missing folder is no error: no entries).
+pub fn read_all(dir: &Path) -> std::io::Result<Vec<Value>> {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(l) => l,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut days: Vec<PathBuf> = listing
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_str().is_some_and(is_day_file_name))
+        .map(|e| e.path())
+        .collect();
+    days.sort();
+    let mut out = Vec::new();
+    for day in days {
+        let Ok(bytes) = crate::transcript::fsread::read_capped(&day, MAX_TOTAL_BYTES) else {
+            continue;
+        };
+        for line in bytes.split(|&b| b == b'\n') {
+            if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(line) {
+                out.push(v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn day_file_names_are_recognised() {
+        assert!(is_day_file_name("2026-12-05.jsonl"));
+        assert!(!is_day_file_name("2026-12-5.jsonl"));
+        assert!(!is_day_file_name("notes.jsonl"));
+        assert!(!is_day_file_name("2026-12-05.json"));
+    }
+
+    /// Past the cap the oldest day goes first; today's file is kept.
+    #[test]
+    fn the_oldest_days_are_removed_past_the_cap() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for day in ["2026-12-01", "2026-12-02", "2026-12-03"] {
+            std::fs::write(dir.path().join(format!("{day}.jsonl")), vec![b'x'; 100]).expect("w");
+        }
+        let now = DateTime::parse_from_rfc3339("2026-12-04T10:00:00Z")
+            .expect("time")
+            .with_timezone(&Utc);
+        append(dir.path(), now, b"{}\n", 250).expect("append");
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["2026-12-02.jsonl", "2026-12-03.jsonl", "2026-12-04.jsonl"]
+        );
+    }
+}

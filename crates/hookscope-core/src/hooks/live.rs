@@ -1,0 +1,303 @@
+//! The live hook: one payload an agent sent on stdin, evaluated by the
+//! same rule-set evaluator as `replay` and `test` ([`RuleSet::evaluate_at`]),
+//! answered in the agent's hook contract (docs/live-hook.md).
+//!
+//! - [`decide`]: the answer to one payload: the stdout JSON, exit code and
+//!   stderr that [`RuleSet::evaluate_at`]'s [`HookOutput`] says, with the
+//!   evaluation kept for the decision log ([`super::decisions`]).
+//! - [`failed`]: the answer when anything goes wrong (the rule file does not
+//!   load, the payload does not parse, a time budget runs out): the
+//!   configured [`OnError`] mode, never a half-written stdout.
+//! - [`history_of`]: the session history a rule with `prompt`,
+//!   `touched_file` or `ran_command` reads, from the payload's
+//!   `transcript_path`, read only when a rule on the payload's event needs
+//!   it.
+//!
+//! Claude Code and Factory Droid are answered (Droid reads Claude Code's
+//! output JSON); Codex payloads are refused with a failure, as rule sets
+//! are not evaluated for Codex (docs/live-hook.md#agents).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::hooks::contract::Version;
+use crate::hooks::events::{EventName, Payload};
+use crate::hooks::replay::{HistoryIndex, Wanted};
+use crate::hooks::result::HookOutput;
+use crate::hooks::rules::{Evaluation, History, RuleSet};
+
+/// The largest payload read from stdin, in bytes (64 MiB): a Write of a
+/// big file is carried whole; a longer stdin is a failure ([`OnError`]).
+pub const MAX_PAYLOAD_BYTES: u64 = 64 << 20;
+
+/// The SHA-256 of `bytes`, lowercase hex (the decision log's
+/// `rules.sha256`).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What the hook answers when it cannot decide (docs/live-hook.md#failures).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// Exit 0 with nothing on stdout: the agent goes on as if the hook were
+    /// not there (Claude Code itself fails open on a hook error).
+    #[default]
+    Allow,
+    /// Exit 2 with the reason on stderr: the contract's blocking exit code
+    /// (it blocks PreToolUse, UserPromptSubmit, Stop…; on events exit 2
+    /// cannot block, the agent shows the reason).
+    Block,
+}
+
+impl OnError {
+    /// `allow` or `block`, as `--on-error` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Allow => "allow",
+            OnError::Block => "block",
+        }
+    }
+}
+
+/// Which agent's hook contract the answer follows (`--agent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HookAgent {
+    /// Claude Code (docs/contract.md).
+    #[default]
+    ClaudeCode,
+    /// Factory Droid: Claude Code's output JSON and exit codes, Droid's
+    /// tool names (a rule's `tool = "Bash"` also matches `Execute`).
+    Droid,
+    /// Codex CLI: refused (rule sets are not evaluated for Codex).
+    Codex,
+}
+
+impl HookAgent {
+    /// `claude-code`, `droid` or `codex`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookAgent::ClaudeCode => "claude-code",
+            HookAgent::Droid => "droid",
+            HookAgent::Codex => "codex",
+        }
+    }
+
+    /// The agent named `name` (`claude-code`/`claude`, `droid`/`factory`,
+    /// `codex`); `None` otherwise.
+    pub fn from_name(name: &str) -> Option<HookAgent> {
+        match name {
+            "claude-code" | "claude" => Some(HookAgent::ClaudeCode),
+            "droid" | "factory" | "factory-droid" => Some(HookAgent::Droid),
+            "codex" => Some(HookAgent::Codex),
+            _ => None,
+        }
+    }
+}
+
+/// The hook's answer to one payload: what goes to stdout, stderr and the
+/// exit status, and how it was reached.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    /// The event (`hook_event_name`), when the payload named one.
+    pub event: Option<String>,
+    /// The evaluation (`None` after a failure).
+    pub evaluation: Option<Evaluation>,
+    /// The whole of stdout: one JSON object and a newline, or empty.
+    pub stdout: String,
+    /// The exit status.
+    pub exit_code: i32,
+    /// The whole of stderr (one line after a failure), or empty.
+    pub stderr: String,
+    /// Set after a failure: what went wrong, in one line.
+    pub failure: Option<String>,
+}
+
+impl Decision {
+    /// The combined verdict (`block`, `warn`, `context`, `allow`,
+    /// `rewrite`, `none`), or `error` after a failure.
+    pub fn verdict(&self) -> &'static str {
+        self.evaluation
+            .as_ref()
+            .map_or("error", Evaluation::verdict)
+    }
+}
+
+/// The answer of `rules` to `payload` with the session `history` before it:
+/// [`RuleSet::evaluate_at`] with the newest contract, its [`HookOutput`]
+/// written as the contract expects (the stdout JSON on one line).
+pub fn decide(rules: &RuleSet, payload: &Value, history: &History) -> Decision {
+    let evaluation = rules.evaluate_at(payload, history, &Version::latest());
+    let HookOutput {
+        exit_code,
+        stdout,
+        stderr,
+        ..
+    } = &evaluation.output;
+    Decision {
+        event: Some(evaluation.event.as_str().to_string()),
+        stdout: stdout
+            .as_ref()
+            .map(|v| format!("{v}\n"))
+            .unwrap_or_default(),
+        exit_code: *exit_code,
+        stderr: stderr.clone().unwrap_or_default(),
+        failure: None,
+        evaluation: Some(evaluation),
+    }
+}
+
+/// The answer when the hook cannot decide: nothing on stdout; with
+/// [`OnError::Allow`] exit 0, with [`OnError::Block`] exit 2; `why` (one
+/// line, control characters replaced) on stderr either way, prefixed
+/// `hookscope hook:` and followed by what the mode did.
+pub fn failed(mode: OnError, event: Option<&str>, why: &str) -> Decision {
+    let why: String = why
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let then = match mode {
+        OnError::Allow => "allowed (--on-error allow)",
+        OnError::Block => "blocked (--on-error block)",
+    };
+    Decision {
+        event: event.map(str::to_string),
+        evaluation: None,
+        stdout: String::new(),
+        exit_code: match mode {
+            OnError::Allow => 0,
+            OnError::Block => 2,
+        },
+        stderr: format!("hookscope hook: {why}; {then}\n"),
+        failure: Some(why),
+    }
+}
+
+/// Parses stdin as a hook payload: one JSON object, read leniently as a
+/// transcript line is (invalid UTF-8 and lone surrogate escapes repaired),
+/// with `hook_event_name` a string. The error says what is wrong in one
+/// line.
+pub fn parse_payload(bytes: &[u8]) -> Result<Value, String> {
+    let trimmed = crate::json_line::line_bytes(bytes);
+    let (value, _) = crate::json_line::parse_line::<Value>(trimmed)
+        .map_err(|e| format!("the payload is not JSON ({e})"))?;
+    match value.get("hook_event_name") {
+        Some(Value::String(_)) => Ok(value),
+        _ if !value.is_object() => Err("the payload is not a JSON object".to_string()),
+        _ => Err("the payload has no hook_event_name".to_string()),
+    }
+}
+
+/// Whether a rule of `rules` on `event` reads the session history, and
+/// which lists.
+pub fn history_wanted(rules: &RuleSet, event: &str) -> Option<Wanted> {
+    let event: EventName = event.parse().ok()?;
+    crate::hooks::replay::history_events(&[rules])
+        .into_iter()
+        .find(|(e, _)| *e == event)
+        .map(|(_, w)| w)
+}
+
+/// The session history before the call `payload` concerns, read from its
+/// `transcript_path` (a Claude Code transcript, with its subagents' files):
+/// the files touched and commands run before it, and the opening prompt of
+/// its turn (docs/replay.md#history-before-an-event); a payload with its own
+/// `prompt` (UserPromptSubmit) has that as its turn prompt, and needs no
+/// transcript when only the prompt is wanted. The call is found by
+/// `tool_use_id` (in the main thread or a subagent's file, by `agent_id`);
+/// an event that is not a call, or a call not yet written, sees every
+/// call the transcript holds.
+///
+/// # Errors
+/// One line: no `transcript_path`, or the transcript cannot be read
+/// (missing, not a regular file, over the loader's size caps).
+pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
+    // UserPromptSubmit carries its turn's prompt, which the transcript may
+    // not hold yet: it is the turn prompt, and all a prompt rule needs.
+    let own_prompt = payload.get("prompt").and_then(Value::as_str);
+    if let Some(prompt) = own_prompt
+        && !want.touched_files
+        && !want.ran_commands
+    {
+        return Ok(History {
+            turn_prompt: Some(prompt.to_string()),
+            ..History::default()
+        });
+    }
+    let Some(path) = payload.get("transcript_path").and_then(Value::as_str) else {
+        return Err(
+            "a rule reads the session history, but the payload has no transcript_path".into(),
+        );
+    };
+    let path = PathBuf::from(path);
+    let session = load_transcript(&path)?;
+    let event: EventName = payload
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(EventName::PreToolUse);
+    let line = position_of(&session, payload);
+    let p = Payload {
+        event,
+        json: payload.clone(),
+        left_out: Vec::new(),
+        source_path: path,
+        source_line: line,
+        claude_version: None,
+        file_before: None,
+        call_id: None,
+    };
+    let mut history = HistoryIndex::new(&session).before_only(&p, want);
+    if let Some(prompt) = own_prompt {
+        history.turn_prompt = Some(prompt.to_string());
+    }
+    Ok(history)
+}
+
+/// Loads the Claude Code session at `path` (its subagent files found as
+/// discovery finds them).
+fn load_transcript(path: &Path) -> Result<crate::transcript::Session, String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read transcript_path {}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "transcript_path {} is not a regular file",
+            path.display()
+        ));
+    }
+    let found = crate::transcript::discover(&[path.to_path_buf()])
+        .map_err(|e| format!("cannot read transcript_path {}: {e}", path.display()))?;
+    let Some(r) = found.sessions.first() else {
+        return Err(format!(
+            "transcript_path {} is not a session transcript",
+            path.display()
+        ));
+    };
+    crate::transcript::load(r)
+        .map_err(|e| format!("cannot load transcript_path {}: {e}", path.display()))
+}
+
+/// The line (of the main file, or of the subagent's file for a payload
+/// with `agent_id`) the payload's call is written at, found by
+/// `tool_use_id`; past the end when it is not there.
+fn position_of(session: &crate::transcript::Session, payload: &Value) -> usize {
+    let id = payload.get("tool_use_id").and_then(Value::as_str);
+    let agent = payload.get("agent_id").and_then(Value::as_str);
+    let thread = agent.and_then(|a| {
+        session
+            .subagents
+            .iter()
+            .position(|s| s.agent_id.as_deref() == Some(a))
+    });
+    let found = id.and_then(|id| {
+        session
+            .all_tool_calls()
+            .find(|(t, c)| *t == thread && c.tool_use_id == id)
+            .map(|(_, c)| c.line)
+    });
+    found.unwrap_or(usize::MAX)
+}

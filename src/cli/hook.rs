@@ -1,0 +1,250 @@
+//! `hookscope hook --rules FILE`: the live hook. Reads one payload on
+//! stdin, evaluates it with the rule set (the evaluator `replay` and `test`
+//! use), prints what the agent's hook contract expects, logs the decision
+//! and exits (docs/live-hook.md). The core is `hooks::live` and
+//! `hooks::decisions`; this module reads stdin, keeps the time budget and
+//! writes the answer.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use hookscope_core::hooks::decisions;
+use hookscope_core::hooks::live::{self, Decision, HookAgent, MAX_PAYLOAD_BYTES, OnError};
+use hookscope_core::hooks::rules::{History, RuleSet};
+use serde_json::Value;
+
+/// The long help of `hookscope hook`.
+pub const LONG_ABOUT: &str = "\
+Run a rule set as a hook: read one payload on stdin, answer as the agent's
+hook contract expects (stdout JSON and exit code), log the decision.
+
+In .claude/settings.json (hookscope hooks --install prints this for you):
+
+  {\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [
+    {\"type\": \"command\", \"command\": \"hookscope hook --rules ~/rules.toml\"}]}]}}
+
+The rules are evaluated exactly as `hookscope test` and `hookscope replay`
+evaluate them. When the hook cannot decide (the rule file does not load, the
+payload does not parse, the time budget runs out) it answers --on-error:
+allow (exit 0, nothing on stdout; the default, as Claude Code fails open) or
+block (exit 2, the reason on stderr). An argument error exits 1, which
+Claude Code reports without blocking.
+
+Each decision is appended to $XDG_STATE_HOME/hookscope/decisions/
+YYYY-MM-DD.jsonl (else ~/.local/state/…): the rules that matched with their
+whys, the output sent, the time taken. `hookscope hooks --decisions` lists
+them. Details: docs/live-hook.md.";
+
+/// Arguments of `hookscope hook`.
+#[derive(clap::Args, Debug)]
+pub struct HookArgs {
+    /// The rule file (TOML; `hookscope test --example` prints one).
+    #[arg(long, value_name = "FILE")]
+    pub rules: PathBuf,
+    /// Whose hook contract to answer in: claude-code or droid (Droid reads
+    /// Claude Code's output JSON). codex is refused: rule sets are not
+    /// evaluated for Codex payloads.
+    #[arg(long, default_value = "claude-code", value_parser = parse_hook_agent)]
+    pub agent: HookAgent,
+    /// What to answer when the hook cannot decide: allow (exit 0) or block
+    /// (exit 2 with the reason on stderr).
+    #[arg(long = "on-error", default_value = "allow", value_parser = parse_on_error)]
+    pub on_error: OnError,
+    /// The time budget in milliseconds, from reading stdin to the answer;
+    /// past it the hook answers --on-error.
+    #[arg(long = "timeout-ms", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub timeout_ms: u64,
+    /// Do not write the decision log.
+    #[arg(long)]
+    pub no_log: bool,
+    /// The decision log's folder (default:
+    /// $XDG_STATE_HOME/hookscope/decisions, else
+    /// ~/.local/state/hookscope/decisions).
+    #[arg(long = "log-dir", value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+}
+
+fn parse_hook_agent(name: &str) -> Result<HookAgent, String> {
+    HookAgent::from_name(name)
+        .ok_or_else(|| format!("unknown agent {name:?}: claude-code, droid or codex"))
+}
+
+fn parse_on_error(name: &str) -> Result<OnError, String> {
+    match name {
+        "allow" => Ok(OnError::Allow),
+        "block" => Ok(OnError::Block),
+        _ => Err(format!("{name:?}: allow or block")),
+    }
+}
+
+/// What the worker hands back: the decision, the parsed payload, the rule
+/// file's hash.
+type Worked = (Decision, Option<Value>, Option<String>);
+
+/// Runs the subcommand and exits with the decision's status.
+pub fn run(args: &HookArgs) -> ! {
+    let started = Instant::now();
+    let time = chrono::Utc::now();
+    let budget = Duration::from_millis(args.timeout_ms);
+    let (decision, payload, hash) = match read_stdin() {
+        Err(why) => (live::failed(args.on_error, None, &why), None, None),
+        Ok(bytes) => {
+            let (tx, rx) = mpsc::channel::<Worked>();
+            let rules = args.rules.clone();
+            let (agent, mode) = (args.agent, args.on_error);
+            // The evaluation runs on its own thread so the budget holds
+            // whatever it does; past the budget the process answers and
+            // exits, which ends the thread.
+            let spawned = std::thread::Builder::new()
+                .name("hookscope-hook".into())
+                .spawn(move || {
+                    let _ = tx.send(evaluate(&rules, agent, mode, &bytes));
+                });
+            match spawned {
+                Err(e) => (
+                    live::failed(args.on_error, None, &format!("cannot start: {e}")),
+                    None,
+                    None,
+                ),
+                Ok(_) => match rx.recv_timeout(budget.saturating_sub(started.elapsed())) {
+                    Ok(worked) => worked,
+                    Err(_) => (
+                        live::failed(
+                            args.on_error,
+                            None,
+                            &format!(
+                                "no decision within the time budget of {} ms",
+                                args.timeout_ms
+                            ),
+                        ),
+                        None,
+                        None,
+                    ),
+                },
+            }
+        }
+    };
+    let mut stderr = decision.stderr.clone();
+    if !args.no_log {
+        let dir = args.log_dir.clone().or_else(decisions::default_dir);
+        let logged = match dir {
+            None => Err("no state folder (neither XDG_STATE_HOME nor a home folder)".to_string()),
+            Some(dir) => {
+                let entry = decisions::entry(
+                    &decision,
+                    &decisions::Context {
+                        time,
+                        agent: args.agent,
+                        payload: payload.as_ref(),
+                        rules_path: &args.rules,
+                        rules_hash: hash.as_deref(),
+                        duration: started.elapsed(),
+                    },
+                );
+                decisions::append(
+                    &dir,
+                    time,
+                    &decisions::line_of(&entry),
+                    decisions::MAX_TOTAL_BYTES,
+                )
+                .map_err(|e| format!("{}: {e}", dir.display()))
+            }
+        };
+        if let Err(e) = logged {
+            let e: String = e
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            stderr.push_str(&format!("hookscope hook: decision not logged: {e}\n"));
+        }
+    }
+    // One write each; a closed stdout or stderr (EPIPE) changes nothing:
+    // the exit status still carries the decision.
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(decision.stdout.as_bytes());
+    let _ = std::io::stdout().lock().flush();
+    let _ = std::io::stderr().lock().write_all(stderr.as_bytes());
+    std::process::exit(decision.exit_code)
+}
+
+/// Reads stdin whole, up to [`MAX_PAYLOAD_BYTES`].
+fn read_stdin() -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        return Err(format!(
+            "the payload is over {} MiB",
+            MAX_PAYLOAD_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Loads the rules, parses the payload, reads the history when a rule on
+/// its event needs it, and decides; any failure answers `mode`.
+fn evaluate(rules: &std::path::Path, agent: HookAgent, mode: OnError, bytes: &[u8]) -> Worked {
+    let payload = match live::parse_payload(bytes) {
+        Ok(p) => p,
+        Err(why) => return (live::failed(mode, None, &why), None, None),
+    };
+    let event = payload
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let fail = |why: &str| live::failed(mode, event.as_deref(), why);
+    if agent == HookAgent::Codex {
+        return (
+            fail("--agent codex: rule sets are not evaluated for Codex payloads"),
+            Some(payload),
+            None,
+        );
+    }
+    let cap = hookscope_core::hooks::rules::MAX_RULE_FILE_BYTES;
+    let text = match hookscope_core::transcript::fsread::read_capped(rules, cap) {
+        Ok(t) if t.len() as u64 <= cap => t,
+        Ok(_) => {
+            let why = format!("rule file {} is over {} MiB", rules.display(), cap >> 20);
+            return (fail(&why), Some(payload), None);
+        }
+        Err(e) => {
+            let why = format!("cannot read rule file {}: {e}", rules.display());
+            return (fail(&why), Some(payload), None);
+        }
+    };
+    let hash = live::sha256_hex(&text);
+    let set = match RuleSet::rules_from_bytes(text, rules) {
+        Ok(set) => set,
+        Err(e) => {
+            let first = e
+                .errors
+                .first()
+                .map_or_else(|| "refused".to_string(), ToString::to_string);
+            let more = match e.errors.len() {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            return (
+                fail(&format!("rule file refused: {first}{more}")),
+                Some(payload),
+                Some(hash),
+            );
+        }
+    };
+    let event_name = event.as_deref().unwrap_or_default();
+    let history = match live::history_wanted(&set, event_name) {
+        None => History::default(),
+        Some(want) => match live::history_of(&payload, want) {
+            Ok(h) => h,
+            Err(why) => return (fail(&why), Some(payload), Some(hash)),
+        },
+    };
+    let decision = live::decide(&set, &payload, &history);
+    (decision, Some(payload), Some(hash))
+}

@@ -1,0 +1,543 @@
+//! `hookscope hook`, the live hook, run as a process: the same decisions as
+//! `hookscope test` on every case of the example rule set and as `replay`
+//! on every captured PreToolUse payload of the real corpus; its failure
+//! modes; the decision log (docs/live-hook.md).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use hookscope_core::hooks::rules::{History, RuleSet, TestCase};
+use serde_json::{Value, json};
+
+use crate::support::{EXAMPLE_RULES, hookscope, hookscope_process};
+
+/// What one run of `hookscope hook` gave.
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `hookscope hook --rules RULES --log-dir LOG ARGS` with `stdin`.
+fn hook(rules: &str, log: &Path, args: &[&str], stdin: &[u8]) -> Ran {
+    let out = hookscope()
+        .args(["hook", "--rules", rules, "--log-dir"])
+        .arg(log)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .expect("runs");
+    Ran {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).expect("utf-8"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8"),
+    }
+}
+
+/// Every entry of the log folder, oldest first.
+fn entries(log: &Path) -> Vec<Value> {
+    hookscope_core::hooks::decisions::read_all(log).expect("log")
+}
+
+/// A Claude Code transcript whose history is `h`: the prompt, then one Edit
+/// per touched file and one Bash call per command, each with its result.
+fn transcript_of(dir: &Path, h: &History) -> PathBuf {
+    let path = dir.join("5e551011-0000-4000-8000-000000000001.jsonl");
+    let mut lines = Vec::new();
+    let mut n = 0;
+    let mut line = |v: Value| {
+        n += 1;
+        let mut v = v;
+        v["uuid"] = json!(format!("u{n}"));
+        v["parentUuid"] = if n == 1 {
+            Value::Null
+        } else {
+            json!(format!("u{}", n - 1))
+        };
+        v["sessionId"] = json!("5e551011-0000-4000-8000-000000000001");
+        v["timestamp"] = json!(format!("2026-01-01T00:00:{n:02}Z"));
+        v["cwd"] = json!("/repo");
+        lines.push(v.to_string());
+    };
+    line(json!({"type": "user", "message": {"role": "user",
+        "content": h.turn_prompt.clone().unwrap_or_else(|| "hello".into())}}));
+    let calls = h
+        .touched_files
+        .iter()
+        .map(|f| {
+            (
+                "Edit",
+                json!({"file_path": f, "old_string": "a", "new_string": "b"}),
+            )
+        })
+        .chain(
+            h.ran_commands
+                .iter()
+                .map(|c| ("Bash", json!({"command": c}))),
+        );
+    for (i, (name, input)) in calls.enumerate() {
+        let id = format!("toolu_hist{i}");
+        line(
+            json!({"type": "assistant", "message": {"role": "assistant", "id": format!("msg{i}"),
+            "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}),
+        );
+        line(json!({"type": "user", "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}}));
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").expect("transcript");
+    path
+}
+
+/// The payload a case's hook would get: the case's payload, and when the
+/// case gives a history, a transcript holding it as `transcript_path`.
+fn live_payload(case: &TestCase, dir: &Path) -> Value {
+    let mut payload = case.payload.clone();
+    let h = &case.history;
+    if h.turn_prompt.is_some() || !h.touched_files.is_empty() || !h.ran_commands.is_empty() {
+        let at = tempfile::tempdir_in(dir).expect("tempdir").keep();
+        payload["transcript_path"] = json!(transcript_of(&at, h).to_string_lossy());
+    }
+    payload
+}
+
+/// Every case of the example rule set, through `hookscope test` and through
+/// `hookscope hook`: a rule's case gets the same verdict from that rule in
+/// the hook's log, a set's case the same combined verdict; the hook's
+/// stdout and exit code are what the evaluator's output says.
+#[test]
+fn every_example_case_decides_the_same_in_hook_and_test() {
+    let set = RuleSet::load(Path::new(EXAMPLE_RULES)).expect("example loads");
+    let out = hookscope()
+        .args(["test", EXAMPLE_RULES, "--json"])
+        .output()
+        .expect("runs");
+    let tested: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let got_at = |line: usize| -> String {
+        tested["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .find(|c| c["line"] == line)
+            .and_then(|c| c["got"].as_str())
+            .expect("case by line")
+            .to_string()
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let cases: Vec<&TestCase> = set
+        .rules
+        .iter()
+        .flat_map(|r| &r.tests)
+        .chain(&set.tests)
+        .collect();
+    assert_eq!(cases.len(), 44, "the example's cases");
+    for (i, case) in cases.iter().enumerate() {
+        let payload = live_payload(case, dir.path());
+        let ran = hook(EXAMPLE_RULES, &log, &[], payload.to_string().as_bytes());
+        let logged = entries(&log);
+        assert_eq!(logged.len(), i + 1, "one entry per run");
+        let entry = &logged[i];
+        let hook_verdict = match &case.rule {
+            Some(id) => entry["matched"]
+                .as_array()
+                .expect("matched")
+                .iter()
+                .find(|m| m["id"] == id.as_str())
+                .and_then(|m| m["verdict"].as_str())
+                .unwrap_or("none")
+                .to_string(),
+            None => entry["verdict"].as_str().expect("verdict").to_string(),
+        };
+        assert_eq!(
+            hook_verdict,
+            got_at(case.line),
+            "case {:?} (line {})",
+            case.name,
+            case.line
+        );
+        let eval = set.evaluate(&case.payload, &case.history);
+        assert_eq!(
+            ran.code,
+            Some(eval.output.exit_code),
+            "case {:?}",
+            case.name
+        );
+        let printed: Option<Value> = (!ran.stdout.is_empty())
+            .then(|| serde_json::from_str(&ran.stdout).expect("stdout json"));
+        assert_eq!(printed, eval.output.stdout, "case {:?}", case.name);
+        assert_eq!(
+            ran.stdout.matches('\n').count(),
+            usize::from(printed.is_some())
+        );
+    }
+}
+
+/// The captured PreToolUse payloads of Claude Code 2.1.332, each through
+/// `hookscope hook` and through `replay` of the same event in its session:
+/// the same decision and the same stdout.
+#[test]
+fn captured_pretooluse_payloads_decide_as_replay() {
+    let root = Path::new("tests/corpus/real-cc-2.1.332");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let mut compared = 0;
+    let mut verdicts = std::collections::BTreeMap::<String, usize>::new();
+    for capture in files_named(root, "PreToolUse.jsonl") {
+        let text = std::fs::read_to_string(&capture).expect("capture");
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let record: Value = serde_json::from_str(line).expect("capture line");
+            let payload = &record["stdin"];
+            let id = payload["tool_use_id"].as_str().expect("tool_use_id");
+            let session = payload["session_id"].as_str().expect("session_id");
+            let transcript = files_named(root, &format!("{session}.jsonl"))
+                .into_iter()
+                .next()
+                .expect("every capture's session is in the corpus");
+            let ran = hook(EXAMPLE_RULES, &log, &[], payload.to_string().as_bytes());
+            let entry = entries(&log).pop().expect("entry");
+            let out = hookscope()
+                .arg("replay")
+                .arg(&transcript)
+                .args([
+                    "--event",
+                    "PreToolUse",
+                    "--at",
+                    id,
+                    "--rules",
+                    EXAMPLE_RULES,
+                    "--json",
+                ])
+                .output()
+                .expect("runs");
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let replay: Value = serde_json::from_slice(&out.stdout).expect("json");
+            assert_eq!(
+                entry["verdict"],
+                replay["decision"],
+                "{id} in {}",
+                capture.display()
+            );
+            let printed: Value = if ran.stdout.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(&ran.stdout).expect("stdout")
+            };
+            assert_eq!(printed, replay["output"]["stdout"], "{id}");
+            assert_eq!(
+                ran.code,
+                replay["output"]["exit_code"].as_i64().map(|c| c as i32)
+            );
+            *verdicts
+                .entry(replay["decision"].as_str().unwrap_or("?").to_string())
+                .or_default() += 1;
+            compared += 1;
+        }
+    }
+    // The 103 captured lines: the example rules block the 6 rm -rf calls,
+    // pre-approve 4 read-only git commands (allow-git-status) and leave
+    // the rest.
+    assert_eq!(compared, 103, "{verdicts:?}");
+    assert_eq!(verdicts.get("block"), Some(&6), "{verdicts:?}");
+    assert_eq!(verdicts.get("allow"), Some(&4), "{verdicts:?}");
+}
+
+/// Files named `name` under `root`, sorted.
+fn files_named(root: &Path, name: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("dir").flatten() {
+            let p = e.path();
+            if e.file_type().expect("type").is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == name) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+const RM_RF: &str = r#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build/"},"tool_use_id":"toolu_1"}"#;
+
+/// A rule file that is missing, not TOML, or holds a regex past the
+/// budget: `--on-error allow` exits 0 with nothing on stdout, `block`
+/// exits 2; one line on stderr says why; the log says `error`.
+#[test]
+fn a_rule_file_that_does_not_load_answers_the_failure_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(&broken, "[[rules]\nid = ").expect("write");
+    let huge = dir.path().join("huge.toml");
+    std::fs::write(
+        &huge,
+        "[[rules]]\nid = \"x\"\nevents = \"PreToolUse\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ncommand = '(\\w{1,100}){1,100}(\\w{1,100}){1,100}'\n",
+    )
+    .expect("write");
+    let missing = dir.path().join("missing.toml");
+    for (file, says) in [
+        (&missing, "cannot read rule file"),
+        (&broken, "rule file refused: "),
+        (&huge, "rule file refused: "),
+    ] {
+        let log = dir.path().join("log");
+        let rules = file.to_str().expect("utf-8 path");
+        let ran = hook(rules, &log, &[], RM_RF.as_bytes());
+        assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""), "{rules}");
+        assert!(ran.stderr.starts_with("hookscope hook: "), "{}", ran.stderr);
+        assert!(ran.stderr.contains(says), "{}", ran.stderr);
+        assert!(
+            ran.stderr.ends_with("; allowed (--on-error allow)\n"),
+            "{}",
+            ran.stderr
+        );
+        assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+        let ran = hook(rules, &log, &["--on-error", "block"], RM_RF.as_bytes());
+        assert_eq!((ran.code, ran.stdout.as_str()), (Some(2), ""), "{rules}");
+        assert!(
+            ran.stderr.ends_with("; blocked (--on-error block)\n"),
+            "{}",
+            ran.stderr
+        );
+        let last = entries(&log).pop().expect("logged");
+        assert_eq!(last["verdict"], "error");
+        assert_eq!(last["output"]["exit_code"], 2);
+        assert_eq!(last["tool_use_id"], "toolu_1");
+    }
+}
+
+/// A payload that is not JSON, not an object, without an event, over the
+/// 64 MiB cap, or not UTF-8: the failure mode, never a crash.
+#[test]
+fn a_payload_that_does_not_parse_answers_the_failure_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let big = vec![b' '; (64 << 20) + 1];
+    for (stdin, says) in [
+        (&b"not json"[..], "the payload is not JSON"),
+        (b"[1,2]", "the payload is not a JSON object"),
+        (
+            b"{\"tool_name\":\"Bash\"}",
+            "the payload has no hook_event_name",
+        ),
+        (b"", "the payload is not JSON"),
+        (&big[..], "the payload is over 64 MiB"),
+    ] {
+        let ran = hook(EXAMPLE_RULES, &log, &["--on-error", "block"], stdin);
+        assert_eq!((ran.code, ran.stdout.as_str()), (Some(2), ""));
+        assert!(ran.stderr.contains(says), "{}", ran.stderr);
+    }
+    // Invalid UTF-8 inside a string is repaired, as in a transcript: the
+    // rule still sees `rm -rf`.
+    let mut bytes = RM_RF.as_bytes().to_vec();
+    let at = RM_RF.find("build").expect("build");
+    bytes.splice(at..at, [0xff, 0xfe]);
+    let ran = hook(EXAMPLE_RULES, &log, &[], &bytes);
+    assert_eq!(ran.code, Some(0));
+    assert!(
+        ran.stdout.contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        ran.stdout
+    );
+}
+
+/// A 50 MB Write payload is read and decided (the example's no-secrets
+/// rule looks at its content); the log entry stays one short line.
+#[test]
+fn a_fifty_megabyte_payload_is_decided_and_logged_short() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let content = "x".repeat(50 << 20) + "\nAKIAIOSFODNN7EXAMPLE\n";
+    let payload = json!({"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": "/repo/big.txt", "content": content}, "tool_use_id": "toolu_big"});
+    let ran = hook(EXAMPLE_RULES, &log, &[], payload.to_string().as_bytes());
+    let eval = RuleSet::load(Path::new(EXAMPLE_RULES))
+        .expect("example")
+        .evaluate(&payload, &History::default());
+    assert_eq!(ran.code, Some(eval.output.exit_code));
+    assert_eq!(
+        (!ran.stdout.is_empty()).then(|| serde_json::from_str::<Value>(&ran.stdout).expect("json")),
+        eval.output.stdout
+    );
+    let text = std::fs::read_to_string(
+        std::fs::read_dir(&log)
+            .expect("log")
+            .flatten()
+            .next()
+            .expect("day file")
+            .path(),
+    )
+    .expect("log");
+    assert_eq!(text.lines().count(), 1);
+    assert!(text.len() <= hookscope_core::hooks::decisions::MAX_ENTRY_BYTES + 1);
+    assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"));
+}
+
+/// A reader that closed stdout (SIGPIPE on a write would kill a C hook)
+/// changes nothing: the exit status still carries the decision, and the
+/// decision is logged.
+#[test]
+fn a_closed_stdout_still_exits_with_the_decision() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let mut child = hookscope_process()
+        .args([
+            "hook",
+            "--rules",
+            EXAMPLE_RULES,
+            "--on-error",
+            "block",
+            "--log-dir",
+        ])
+        .arg(&log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let stop = r#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main --force"},"tool_use_id":"toolu_2"}"#;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stop.as_bytes())
+        .expect("write");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0));
+    let entry = entries(&log).pop().expect("logged");
+    assert_eq!(entry["verdict"], "rewrite");
+}
+
+/// A log folder that cannot be written (here: a file in its place, which
+/// even root cannot make a folder of): the decision still goes out, the
+/// line is dropped with a note on stderr.
+#[test]
+fn an_unwritable_log_folder_drops_the_line_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let not_a_folder = dir.path().join("state");
+    std::fs::write(&not_a_folder, "").expect("file");
+    let ran = hook(
+        EXAMPLE_RULES,
+        &not_a_folder.join("decisions"),
+        &[],
+        RM_RF.as_bytes(),
+    );
+    assert_eq!(ran.code, Some(0));
+    assert!(
+        ran.stdout.contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stderr
+            .starts_with("hookscope hook: decision not logged: "),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// Sixteen hooks at once append sixteen whole lines.
+#[test]
+fn sixteen_parallel_hooks_never_tear_a_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            let mut child = hookscope_process()
+                .args(["hook", "--rules", EXAMPLE_RULES, "--log-dir"])
+                .arg(&log)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn");
+            let payload = RM_RF.replace("toolu_1", &format!("toolu_p{i:02}"));
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(payload.as_bytes())
+                .expect("write");
+            child
+        })
+        .collect();
+    for mut c in children {
+        assert_eq!(c.wait().expect("wait").code(), Some(0));
+    }
+    let day = std::fs::read_dir(&log)
+        .expect("log")
+        .flatten()
+        .next()
+        .expect("day")
+        .path();
+    let text = std::fs::read_to_string(day).expect("read");
+    let mut ids: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a whole JSON line");
+            v["tool_use_id"].as_str().expect("id").to_string()
+        })
+        .collect();
+    ids.sort();
+    let want: Vec<String> = (0..16).map(|i| format!("toolu_p{i:02}")).collect();
+    assert_eq!(ids, want);
+}
+
+/// An argument error exits 1 (Claude Code reports it without blocking),
+/// never 2 (which would block the call); Codex is refused by the failure
+/// mode.
+#[test]
+fn argument_errors_exit_one_and_codex_is_refused() {
+    let out = hookscope()
+        .args(["hook", "--rulez", "x"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let out = hookscope().args(["hook"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ran = hook(
+        EXAMPLE_RULES,
+        dir.path(),
+        &["--agent", "codex"],
+        RM_RF.as_bytes(),
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert!(
+        ran.stderr.contains("rule sets are not evaluated for Codex"),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// A secret in the command is masked in the log's whys, as everywhere.
+#[test]
+fn the_log_masks_secrets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let payload = RM_RF.replace(
+        "rm -rf build/",
+        "rm -rf build/ ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    );
+    let ran = hook(EXAMPLE_RULES, dir.path(), &[], payload.as_bytes());
+    assert_eq!(ran.code, Some(0));
+    let day = std::fs::read_dir(dir.path())
+        .expect("log")
+        .flatten()
+        .next()
+        .expect("day")
+        .path();
+    let text = std::fs::read_to_string(day).expect("read");
+    assert!(
+        !text.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+        "{text}"
+    );
+    assert!(text.contains("[REDACTED_GITHUB_TOKEN]"), "{text}");
+}
