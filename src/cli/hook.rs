@@ -35,7 +35,7 @@ Claude Code reports without blocking.
 Each decision is appended to $XDG_STATE_HOME/hookscope/decisions/
 YYYY-MM-DD.jsonl (else ~/.local/state/…): the rules that matched with their
 whys, the output sent, the time taken. `hookscope hooks --decisions` lists
-them. Details: docs/live-hook.md.";
+them; the TUI marks the calls they decided (§). Details: docs/live-hook.md.";
 
 /// Arguments of `hookscope hook`.
 #[derive(clap::Args, Debug)]

@@ -108,6 +108,14 @@ pub struct HooksArgs {
     #[arg(long, value_name = "SESSION", value_parser = clap::value_parser!(OsString),
           conflicts_with_all = ["match_", "lint", "settings"])]
     pub activity: Option<OsString>,
+    /// The decisions `hookscope hook` logged (of the sessions whose id
+    /// starts with SESSION, when given), oldest first: event, tool_use_id,
+    /// verdict, the rules that matched, and whether the rule file changed
+    /// since. Read from $XDG_STATE_HOME/hookscope/decisions (else
+    /// ~/.local/state/hookscope/decisions).
+    #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = "",
+          conflicts_with_all = ["match_", "lint", "settings", "activity", "explain"])]
+    pub decisions: Option<String>,
     /// With --activity: where to look for the session (default: as for
     /// `sessions`).
     #[arg(requires = "activity")]
@@ -118,6 +126,11 @@ pub struct HooksArgs {
 pub fn run(args: &HooksArgs, no_index: bool) {
     if let Some(id) = &args.explain {
         super::explain::run(id, args.json);
+        return;
+    }
+    if let Some(session) = &args.decisions {
+        let session = (!session.is_empty()).then_some(session.as_str());
+        super::decisions::run(session, args.json);
         return;
     }
     if let Some(session) = &args.activity {

@@ -24,6 +24,7 @@ macro_rules! errln {
 pub mod activity;
 pub mod against;
 pub mod call;
+pub mod decisions;
 pub mod exec_all;
 pub mod explain;
 pub mod find;

@@ -154,6 +154,7 @@ impl App {
             cwd_map: Default::default(),
             codex_home: None,
             hook_env: None,
+            decisions: std::sync::Arc::default(),
             rules: Default::default(),
             against: Default::default(),
             against_settings: Vec::new(),
@@ -663,6 +664,7 @@ impl App {
                 index,
                 state: OpenState::Loading,
             });
+            self.ctx.decisions = std::sync::Arc::default();
             self.timeline.reset();
             self.ctx.requests.push(Request::Open(index));
         }

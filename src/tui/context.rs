@@ -472,7 +472,15 @@ pub struct Ctx {
     /// the allowlist, [`hookscope_core::hooks::exec::hook_env`]); `None`: this
     /// process's (tests set a fixed one).
     pub hook_env: Option<std::collections::BTreeMap<String, std::ffi::OsString>>,
+    /// The decisions `hookscope hook` logged for the open session's calls,
+    /// by `tool_use_id` (docs/live-hook.md#the-decision-log): the
+    /// timeline's `§` mark and Detail's "Rules, live" section. Empty until
+    /// the worker read the log ([`crate::tui::worker::Msg::Decisions`]).
+    pub decisions: Arc<Decided>,
 }
+
+/// Logged decisions by `tool_use_id`, oldest first.
+pub type Decided = std::collections::HashMap<String, Vec<hookscope_core::hooks::decisions::Logged>>;
 
 impl Ctx {
     /// The loaded session shown in the timeline, if ready.

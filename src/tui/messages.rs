@@ -64,6 +64,12 @@ impl App {
                 self.timeline.loaded(&self.ctx);
                 self.finish_jump();
             }
+            Msg::Decisions { index, decisions } => {
+                if self.ctx.open.as_ref().is_some_and(|o| o.index == index) {
+                    self.ctx.decisions = Arc::new(decisions);
+                    self.detail.invalidate();
+                }
+            }
             Msg::Live { index, session } => self.live(index, session),
             Msg::SessionAdded(sref) => {
                 let index = self.ctx.sessions.len();

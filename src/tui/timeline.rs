@@ -446,6 +446,7 @@ pub fn row_line(
     tree: &SpawnTree,
     row: &TimelineRow,
     expanded: &HashSet<Item>,
+    decided: &super::context::Decided,
     utc_offset: FixedOffset,
     theme: &Theme,
 ) -> Line<'static> {
@@ -515,6 +516,20 @@ pub fn row_line(
                         _ => theme.kind(),
                     };
                     spans.push(Span::styled(format!(" {mark}"), style));
+                }
+                // The newest decision `hookscope hook` logged for it.
+                if let Some(l) = decided.get(&r.tool_use_id).and_then(|d| d.last()) {
+                    let style = match l.verdict.as_str() {
+                        "block" | "error" => theme.error(),
+                        _ => theme.kind(),
+                    };
+                    // A verdict is a word; anything else in the log is shown as `?`.
+                    let verdict = if l.verdict.chars().all(|c| c.is_ascii_alphabetic()) {
+                        l.verdict.as_str()
+                    } else {
+                        "?"
+                    };
+                    spans.push(Span::styled(format!(" § {verdict}"), style));
                 }
                 if let Some(res) = &r.tool_resolved {
                     spans.push(Span::styled(format!(" → {res}"), theme.tool()));
@@ -1042,6 +1057,7 @@ impl Component for TimelinePane {
                     tree,
                     r,
                     &self.expanded,
+                    &ctx.decisions,
                     ctx.utc_offset,
                     theme,
                 ))

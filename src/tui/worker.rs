@@ -57,6 +57,15 @@ pub enum Msg {
     Indexing(Option<(usize, usize)>),
     /// A line for the status bar (an index notice: rebuilt, in memory).
     Notice(String),
+    /// The decisions `hookscope hook` logged for session `index` (sent
+    /// after its [`Msg::Loaded`], only when there are some), by
+    /// `tool_use_id`.
+    Decisions {
+        /// Index into the app's session list.
+        index: usize,
+        /// The decisions of its calls.
+        decisions: super::context::Decided,
+    },
     /// Every summary has been sent.
     SummariesDone,
     /// Session `index` was fully loaded (or failed to).
@@ -230,7 +239,26 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
             index,
             result: open(&session),
         });
+        let decisions = decided(&session.id);
+        if !decisions.is_empty() {
+            let _ = tx.send(Msg::Decisions { index, decisions });
+        }
     });
+}
+
+/// The live hook's logged decisions of session `id`, by `tool_use_id`
+/// (none when the log folder is missing or unreadable).
+pub fn decided(id: &str) -> super::context::Decided {
+    let mut out = super::context::Decided::new();
+    let Some(dir) = hookscope_core::hooks::decisions::default_dir() else {
+        return out;
+    };
+    for l in hookscope_core::hooks::decisions::for_session(&dir, id).unwrap_or_default() {
+        if let Some(call) = l.tool_use_id.clone() {
+            out.entry(call).or_default().push(l);
+        }
+    }
+    out
 }
 
 /// Starts the follower thread: it watches `roots` for new

@@ -541,3 +541,66 @@ fn the_log_masks_secrets() {
     );
     assert!(text.contains("[REDACTED_GITHUB_TOKEN]"), "{text}");
 }
+
+/// `hooks --decisions` reads the log back: a row per decision with its
+/// matched rules, and whether the rule file changed since; `--json` the
+/// same typed; a SESSION prefix keeps that session's.
+#[test]
+fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.toml");
+    std::fs::copy(EXAMPLE_RULES, &rules).expect("copy");
+    let state = dir.path().join("state");
+    let run = |stdin: &str| {
+        let out = hookscope()
+            .env("XDG_STATE_HOME", &state)
+            .args(["hook", "--rules"])
+            .arg(&rules)
+            .write_stdin(stdin.to_string())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+    };
+    run(RM_RF);
+    run(&RM_RF
+        .replace("\"s1\"", "\"other\"")
+        .replace("toolu_1", "toolu_9"));
+    let list = |args: &[&str]| {
+        let out = hookscope()
+            .env("XDG_STATE_HOME", &state)
+            .args(["hooks", "--decisions"])
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let text = list(&[]);
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0].ends_with(&format!(
+            "  s1  PreToolUse  toolu_1  block  no-rm-rf(block)  rules: {} (unchanged)",
+            rules.display()
+        )),
+        "{text}"
+    );
+    std::fs::write(&rules, "# emptied\n").expect("edit");
+    let v: Value = serde_json::from_str(&list(&["oth", "--json"])).expect("json");
+    let items = v.as_array().expect("array");
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["session_id"], "other");
+    assert_eq!(items[0]["tool_use_id"], "toolu_9");
+    assert_eq!(items[0]["rules_now"], "changed");
+    assert_eq!(items[0]["matched"][0]["id"], "no-rm-rf");
+    let none = hookscope()
+        .env("XDG_STATE_HOME", dir.path().join("empty"))
+        .args(["hooks", "--decisions"])
+        .output()
+        .expect("runs");
+    assert!(
+        String::from_utf8_lossy(&none.stdout).starts_with("no decisions logged in "),
+        "{}",
+        String::from_utf8_lossy(&none.stdout)
+    );
+}

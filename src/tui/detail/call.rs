@@ -87,6 +87,13 @@ pub(super) fn call_lines(
         out.extend(hook_lines(h, session, thread, theme));
         out.push(Line::default());
     }
+    if let Some(logged) = ctx.decisions.get(&record.tool_use_id) {
+        out.push(heading("Rules, live (hookscope hook)", theme));
+        for l in logged {
+            out.extend(decision_lines(l, theme));
+        }
+        out.push(Line::default());
+    }
 
     out.push(heading("Input", theme));
     match record.call.raw() {
@@ -396,4 +403,56 @@ pub fn output_view(record: &ToolCallRecord, theme: &Theme, limit: Limit) -> Vec<
             out
         }
     }
+}
+
+/// One logged decision of `hookscope hook` on a call: when, the verdict, the
+/// rule file and whether it changed since, then each matched rule with its
+/// why as it was live (masked when written).
+fn decision_lines(
+    l: &hookscope_core::hooks::decisions::Logged,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    use hookscope_core::hooks::decisions::RulesNow;
+    let verdict_style = match l.verdict.as_str() {
+        "block" | "error" => theme.error(),
+        _ => theme.kind(),
+    };
+    let now = match l.rules_now {
+        RulesNow::Unchanged => "unchanged since",
+        RulesNow::Changed => "changed since: a replay today may differ",
+        RulesNow::Unknown => "cannot tell whether it changed",
+    };
+    // The log is a file anyone with the user's rights could edit: its
+    // texts are shown without their control characters.
+    let clean = |t: &str| -> String {
+        t.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    };
+    let mut out = vec![Line::from(vec![
+        Span::styled(
+            format!("{} {} ", clean(&l.time), clean(&l.event)),
+            theme.dim(),
+        ),
+        Span::styled(clean(&l.verdict), verdict_style),
+    ])];
+    out.push(field(
+        "rules",
+        format!("{} ({now})", clean(&l.rules_path)),
+        theme,
+    ));
+    for r in &l.matched {
+        let mut line = format!("  ✓ {} → {}", clean(&r.id), clean(&r.verdict));
+        if !r.why.is_empty() {
+            line.push_str(&format!(": {}", clean(&r.why)));
+        }
+        out.push(Line::from(Span::raw(line)));
+    }
+    if let Some(f) = &l.failure {
+        out.push(Line::from(Span::styled(
+            format!("  failed: {}", clean(f)),
+            theme.error(),
+        )));
+    }
+    out
 }

@@ -12,6 +12,7 @@
 mod app;
 mod backtest;
 mod calls;
+mod decisions;
 mod detail;
 mod every_event;
 mod replay;

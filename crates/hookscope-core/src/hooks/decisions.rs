@@ -290,6 +290,157 @@ pub fn read_all(dir: &Path) -> std::io::Result<Vec<Value>> {
     Ok(out)
 }
 
+/// One rule that matched in a [`Logged`] decision.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LoggedRule {
+    /// The rule's `id`.
+    pub id: String,
+    /// Its verdict (`block`, `warn`, `context`, `allow`, `rewrite`).
+    pub verdict: String,
+    /// Its why, as the live hook wrote it (empty in a truncated entry).
+    pub why: String,
+}
+
+/// Whether the rule file a [`Logged`] decision names still has the content
+/// it had then (its SHA-256 now against the logged one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RulesNow {
+    /// The same bytes: a replay today decides as the hook did.
+    Unchanged,
+    /// Other bytes: the rule set changed since.
+    Changed,
+    /// The file cannot be read now, or the entry has no hash (a failure
+    /// before the file was read).
+    Unknown,
+}
+
+/// A decision read back from the log ([`entry`]'s fields, typed): what
+/// the TUI and `hooks --decisions` show beside the call.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Logged {
+    /// `time` as written (RFC 3339, UTC).
+    pub time: String,
+    /// `session_id` (empty when the payload had none).
+    pub session_id: String,
+    /// `event`, or empty after a payload that did not parse.
+    pub event: String,
+    /// `tool_use_id`, when the payload had one.
+    pub tool_use_id: Option<String>,
+    /// `tool_name`, when the payload had one.
+    pub tool_name: Option<String>,
+    /// The combined verdict, `none`, or `error` after a failure.
+    pub verdict: String,
+    /// The rule file as given to the hook.
+    pub rules_path: String,
+    /// Its SHA-256 then, hex.
+    pub rules_sha256: Option<String>,
+    /// Whether the file still has those bytes ([`Logged::check_rules`];
+    /// [`RulesNow::Unknown`] until checked).
+    pub rules_now: RulesNow,
+    /// The rules that matched.
+    pub matched: Vec<LoggedRule>,
+    /// The exit code sent.
+    pub exit_code: Option<i64>,
+    /// What went wrong, after a failure.
+    pub failure: Option<String>,
+    /// From reading stdin to the answer, in ms.
+    pub duration_ms: Option<f64>,
+}
+
+impl Logged {
+    /// The typed form of one log line; `None` when it is not an entry
+    /// (no `time` or `verdict`).
+    pub fn of(v: &Value) -> Option<Logged> {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let matched = v
+            .get("matched")
+            .and_then(Value::as_array)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|r| {
+                        Some(LoggedRule {
+                            id: r.get("id")?.as_str()?.to_string(),
+                            verdict: r.get("verdict")?.as_str()?.to_string(),
+                            why: r
+                                .get("why")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let rules = v.get("rules");
+        Some(Logged {
+            time: s("time")?,
+            session_id: s("session_id").unwrap_or_default(),
+            event: s("event").unwrap_or_default(),
+            tool_use_id: s("tool_use_id"),
+            tool_name: s("tool_name"),
+            verdict: s("verdict")?,
+            rules_path: rules
+                .and_then(|r| r.get("path"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            rules_sha256: rules
+                .and_then(|r| r.get("sha256"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            rules_now: RulesNow::Unknown,
+            matched,
+            exit_code: v
+                .get("output")
+                .and_then(|o| o.get("exit_code"))
+                .and_then(Value::as_i64),
+            failure: s("failure"),
+            duration_ms: v.get("duration_ms").and_then(Value::as_f64),
+        })
+    }
+
+    /// Sets [`Logged::rules_now`] by hashing the rule file now (read as
+    /// the hook reads it: a regular file of at most
+    /// [`crate::hooks::rules::MAX_RULE_FILE_BYTES`]); `hashes` caches each
+    /// path's answer across entries.
+    pub fn check_rules(&mut self, hashes: &mut std::collections::HashMap<String, Option<String>>) {
+        let now = hashes
+            .entry(self.rules_path.clone())
+            .or_insert_with(|| {
+                let cap = crate::hooks::rules::MAX_RULE_FILE_BYTES;
+                crate::transcript::fsread::read_capped(Path::new(&self.rules_path), cap)
+                    .ok()
+                    .filter(|b| b.len() as u64 <= cap)
+                    .map(|b| super::live::sha256_hex(&b))
+            })
+            .clone();
+        self.rules_now = match (&self.rules_sha256, now) {
+            (Some(then), Some(now)) if *then == now => RulesNow::Unchanged,
+            (Some(_), Some(_)) => RulesNow::Changed,
+            _ => RulesNow::Unknown,
+        };
+    }
+}
+
+/// The logged decisions of session `session_id` in `dir`, oldest first,
+/// each with [`Logged::rules_now`] checked (a missing folder: none).
+///
+/// # Errors
+/// As [`read_all`].
+pub fn for_session(dir: &Path, session_id: &str) -> std::io::Result<Vec<Logged>> {
+    let mut hashes = std::collections::HashMap::new();
+    Ok(read_all(dir)?
+        .iter()
+        .filter(|v| v.get("session_id").and_then(Value::as_str) == Some(session_id))
+        .filter_map(Logged::of)
+        .map(|mut l| {
+            l.check_rules(&mut hashes);
+            l
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +451,45 @@ mod tests {
         assert!(!is_day_file_name("2026-12-5.jsonl"));
         assert!(!is_day_file_name("notes.jsonl"));
         assert!(!is_day_file_name("2026-12-05.json"));
+    }
+
+    /// Lines that are not entries are skipped, a FIFO in a day file's
+    /// place is not read (no hang), a symbolic link in today's file's place
+    /// is refused.
+    #[cfg(unix)]
+    #[test]
+    fn hostile_log_files_are_skipped_or_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("2026-12-01.jsonl"),
+            "garbage\n[1]\n{\"time\":\"t\",\"verdict\":\"block\",\"matched\":[{\"id\":1}]}\n{\"no\":\"time\"}\n",
+        )
+        .expect("w");
+        let fifo = std::ffi::CString::new(
+            dir.path()
+                .join("2026-12-02.jsonl")
+                .to_string_lossy()
+                .as_bytes(),
+        )
+        .expect("path");
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let all = read_all(dir.path()).expect("read");
+        assert_eq!(all.len(), 2, "{all:?}");
+        let typed: Vec<Logged> = all.iter().filter_map(Logged::of).collect();
+        assert_eq!(typed.len(), 1);
+        assert_eq!(typed[0].verdict, "block");
+        assert!(
+            typed[0].matched.is_empty(),
+            "a rule without a string id is skipped"
+        );
+        let now = DateTime::parse_from_rfc3339("2026-12-03T10:00:00Z")
+            .expect("time")
+            .with_timezone(&Utc);
+        let target = dir.path().join("elsewhere");
+        std::os::unix::fs::symlink(&target, day_file(dir.path(), now)).expect("symlink");
+        assert!(append(dir.path(), now, b"{}\n", MAX_TOTAL_BYTES).is_err());
+        assert!(!target.exists(), "nothing written through the link");
     }
 
     /// Past the cap the oldest day goes first; today's file is kept.

@@ -1,0 +1,81 @@
+//! The live hook's logged decisions beside their calls: the timeline's `§`
+//! mark and Detail's "Rules, live" section (docs/live-hook.md).
+
+use super::*;
+
+const C2: &str = "tests/corpus/real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl";
+const RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
+
+/// A decision as `hookscope hook` logs it on the rm -rf call, its rule file
+/// changed since.
+fn logged() -> hookscope_core::hooks::decisions::Logged {
+    let entry = serde_json::json!({
+        "time": "2026-12-05T13:39:00.585Z", "agent": "claude-code",
+        "session_id": "e1be136e-e2ee-4f2f-bdb9-5cd3211001fb", "event": "PreToolUse",
+        "tool_use_id": RM_RF, "tool_name": "Bash", "transcript_path": null,
+        "rules": {"path": "/home/dev/rules.toml", "sha256": "40b9fcd8"},
+        "verdict": "block",
+        "matched": [{"id": "no-rm-rf", "verdict": "block",
+            "why": "event PreToolUse ✓ · tool Bash ✓ · program = \"rm\" ✓ (rm -rf build/)"}],
+        "output": {"exit_code": 0, "stdout": null, "stderr": "\u{1b}]0;x\u{7}"},
+        "failure": null, "duration_ms": 5.9
+    });
+    let mut l = hookscope_core::hooks::decisions::Logged::of(&entry).expect("an entry");
+    l.rules_now = hookscope_core::hooks::decisions::RulesNow::Changed;
+    l
+}
+
+#[test]
+fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
+    let mut app = opened(C2);
+    let mut decided = crate::tui::context::Decided::new();
+    decided.insert(RM_RF.to_string(), vec![logged()]);
+    app.apply(Msg::Decisions {
+        index: 0,
+        decisions: decided,
+    });
+    assert!(app.timeline.select_call(RM_RF, &app.ctx));
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("Bash ✗ ⛔ hook blocked § block"),
+        "{screen}"
+    );
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(crate::tui::widgets::text::line_text)
+        .collect();
+    let at = detail
+        .iter()
+        .position(|l| l == "── Rules, live (hookscope hook) ──")
+        .expect("a Rules, live section");
+    // Wrapped to the pane: the section's rows joined.
+    let section = detail[at + 1..].concat();
+    assert!(
+        section.starts_with(concat!(
+            "2026-12-05T13:39:00.585Z PreToolUse block",
+            "rules: /home/dev/rules.toml (changed since: a replay today may differ)",
+            "  ✓ no-rm-rf → block: event PreToolUse ✓ · tool Bash ✓ · program = \"rm\" ✓ (rm -rf build/)",
+        )),
+        "{section}"
+    );
+    insta::assert_snapshot!("detail_logged_decision_160x48", render(&mut app, 160, 48));
+}
+
+/// A decision for another session's call, or none at all: no mark.
+#[test]
+fn decisions_of_another_session_are_not_shown() {
+    let mut app = opened(C2);
+    let mut decided = crate::tui::context::Decided::new();
+    decided.insert(RM_RF.to_string(), vec![logged()]);
+    app.apply(Msg::Decisions {
+        index: 7,
+        decisions: decided,
+    });
+    assert!(app.timeline.select_call(RM_RF, &app.ctx));
+    let screen = render(&mut app, 160, 48);
+    assert!(!screen.contains("§"), "{screen}");
+}
