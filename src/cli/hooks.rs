@@ -116,6 +116,24 @@ pub struct HooksArgs {
     #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = "",
           conflicts_with_all = ["match_", "lint", "settings", "activity", "explain"])]
     pub decisions: Option<String>,
+    /// Install a rule set as the live hook (`hookscope hook --rules FILE`) in
+    /// the --scope settings file: prints the entry, matchers derived from
+    /// the rules' events and tools, and the diff; --write applies it (a
+    /// backup first; a file that does not parse is refused; nothing
+    /// changes when it is already installed).
+    #[arg(long, requires = "rules",
+          conflicts_with_all = ["match_", "lint", "settings", "activity", "explain", "decisions"])]
+    pub install: bool,
+    /// With --install: the rule file to run.
+    #[arg(long, value_name = "FILE", requires = "install")]
+    pub rules: Option<PathBuf>,
+    /// With --install: which settings file (user: ~/.claude/settings.json;
+    /// project: .claude/settings.json; local: .claude/settings.local.json).
+    #[arg(long, value_enum, default_value = "project", requires = "install")]
+    pub scope: super::install::Scope,
+    /// With --install: write the settings file (else only print).
+    #[arg(long, requires = "install")]
+    pub write: bool,
     /// With --activity: where to look for the session (default: as for
     /// `sessions`).
     #[arg(requires = "activity")]
@@ -126,6 +144,15 @@ pub struct HooksArgs {
 pub fn run(args: &HooksArgs, no_index: bool) {
     if let Some(id) = &args.explain {
         super::explain::run(id, args.json);
+        return;
+    }
+    if args.install {
+        if args.agent != hookscope_core::hooks::dialect::Dialect::ClaudeCode {
+            fail("--install writes Claude Code settings only (Codex and Droid are not built yet)");
+        }
+        if let Some(rules) = &args.rules {
+            super::install::run(rules, args.scope, args.write);
+        }
         return;
     }
     if let Some(session) = &args.decisions {

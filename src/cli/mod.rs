@@ -31,6 +31,7 @@ pub mod find;
 pub mod hook;
 pub mod hooks;
 pub mod index;
+pub mod install;
 pub mod interrupt;
 pub mod mcp;
 pub mod payload;

@@ -604,3 +604,125 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
         String::from_utf8_lossy(&none.stdout)
     );
 }
+
+/// `hooks --install`: prints the entry and diff without touching the file;
+/// `--write` applies it with a backup of the bytes as they were; a second
+/// run changes nothing; the installed handler fires (by hookscope's own
+/// matcher) for the tools the rules name and no other, and lints clean; a
+/// settings file that does not parse is refused untouched.
+#[test]
+fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(project.join(".claude")).expect("mkdir");
+    let settings = project.join(".claude/settings.json");
+    let original = "{\n    \"model\": \"opus\"\n}\n";
+    std::fs::write(&settings, original).expect("settings");
+    let rules = std::fs::canonicalize(EXAMPLE_RULES).expect("rules");
+    let install = |extra: &[&str]| {
+        let out = hookscope()
+            .current_dir(&project)
+            .args(["hooks", "--install", "--rules"])
+            .arg(&rules)
+            .args(extra)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).expect("utf-8"),
+            String::from_utf8(out.stderr).expect("utf-8"),
+        )
+    };
+    let (code, out, _) = install(&[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with(
+            "would install PreToolUse, PermissionRequest, Stop, SubagentStop, UserPromptSubmit in .claude/settings.json:\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("+        \"matcher\": \"^(?:Bash|"), "{out}");
+    assert!(out.ends_with("run again with --write to apply (a backup of the file is kept)\n"));
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), original);
+
+    let (code, out, _) = install(&["--write"]);
+    assert_eq!(code, Some(0), "{out}");
+    let backups: Vec<_> = std::fs::read_dir(project.join(".claude"))
+        .expect("ls")
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains(".hookscope-backup-")
+        })
+        .collect();
+    assert_eq!(backups.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(backups[0].path()).expect("backup"),
+        original
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
+    assert_eq!(written["model"], "opus");
+    let command = written["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .expect("command");
+    assert!(
+        command.ends_with(&format!(" hook --rules {}", rules.display())),
+        "{command}"
+    );
+    let (code, out, _) = install(&["--write"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out,
+        "already installed in .claude/settings.json: nothing to change\n"
+    );
+
+    // hookscope's own reading of the file: the handler fires for the
+    // rules' tools (aliases and MCP suffixes too) and not for Read.
+    for (tool, fires) in [
+        ("Bash", true),
+        ("Edit", true),
+        ("mcp__pg__query", true),
+        ("Read", false),
+    ] {
+        let out = hookscope()
+            .current_dir(&project)
+            .args([
+                "hooks",
+                "--settings",
+                ".claude/settings.json",
+                "--match",
+                "PreToolUse",
+                tool,
+                "--json",
+            ])
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["verdicts"][0]["fires"], fires, "{tool}");
+    }
+    let lint = hookscope()
+        .current_dir(&project)
+        .args(["hooks", "--settings", ".claude/settings.json", "--lint"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        lint.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
+
+    std::fs::write(project.join(".claude/settings.local.json"), "{ not json").expect("write");
+    let (code, _, err) = install(&["--scope", "local", "--write"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("hookscope: refusing to touch .claude/settings.local.json: not JSON"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join(".claude/settings.local.json")).expect("read"),
+        "{ not json"
+    );
+}

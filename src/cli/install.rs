@@ -1,0 +1,222 @@
+//! `hookscope hooks --install --rules FILE [--scope user|project|local]
+//! [--write]`: the settings entry that runs a rule set as the live hook
+//! (the core's `hooks::install`), printed with the diff it makes to the
+//! scope's settings file, and with `--write` applied: a backup first, the
+//! file replaced whole (a temporary file renamed), a file that does not
+//! parse refused untouched, nothing written when it is already installed
+//! (docs/live-hook.md#installing-it).
+
+use std::path::{Path, PathBuf};
+
+use hookscope_core::hooks::install;
+use hookscope_core::hooks::rules::RuleSet;
+use serde_json::Value;
+
+use super::{fail, print_raw, print_text};
+
+/// Which settings file `--install` edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`.
+    User,
+    /// `.claude/settings.json` of the current folder (shared with the repository).
+    Project,
+    /// `.claude/settings.local.json` of the current folder (yours alone).
+    Local,
+}
+
+/// The largest settings file read, in bytes (16 MiB).
+const MAX_SETTINGS_BYTES: u64 = 16 << 20;
+
+/// Runs `--install`; exits 2 when the rules or the settings file are
+/// refused.
+pub fn run(rules: &Path, scope: Scope, write: bool) {
+    let set = match RuleSet::load(rules) {
+        Ok(set) => set,
+        Err(e) => {
+            for err in &e.errors {
+                errln!("hookscope: {err}");
+            }
+            fail("rule file refused; nothing was installed")
+        }
+    };
+    if set.rules.is_empty() {
+        fail(format!(
+            "{} has no rules; nothing to install",
+            rules.display()
+        ));
+    }
+    let rules_abs = match std::fs::canonicalize(rules) {
+        Ok(p) => p,
+        Err(e) => fail(format!("cannot resolve {}: {e}", rules.display())),
+    };
+    let Some(rules_text) = rules_abs.to_str() else {
+        fail(format!(
+            "{} is not UTF-8; a settings file cannot name it",
+            rules_abs.display()
+        ));
+    };
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_string))
+        .unwrap_or_else(|| "hookscope".to_string());
+    let command = format!(
+        "{} hook --rules {}",
+        shell_quote(&exe),
+        shell_quote(rules_text)
+    );
+    let target = match target_file(scope) {
+        Some(t) => t,
+        None => fail("no home folder: cannot find the user settings file"),
+    };
+    let (original, mut settings) = match read_settings(&target) {
+        Ok(v) => v,
+        Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
+    };
+    // The diff is against the file as it is: a file indented otherwise
+    // shows that --write rewrites it with two-space indents.
+    let before = match &original {
+        Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        None => String::new(),
+    };
+    let groups = install::groups(&set);
+    let changed = match install::merge(&mut settings, &groups, &command) {
+        Ok(c) => c,
+        Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
+    };
+    let after = pretty(&settings);
+    if !changed {
+        print_text(&format!(
+            "already installed in {}: nothing to change",
+            target.display()
+        ));
+        return;
+    }
+    print_text(&format!(
+        "{} {} in {}:",
+        if write { "installing" } else { "would install" },
+        groups
+            .iter()
+            .map(|g| g.event.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        target.display()
+    ));
+    print_raw(&diff(&before, &after, &target));
+    if !write {
+        print_text("run again with --write to apply (a backup of the file is kept)");
+        return;
+    }
+    let backup = if let Some(original) = &original {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        let backup = target.with_file_name(format!(
+            "{}.hookscope-backup-{stamp}",
+            target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        ));
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&backup)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, original));
+        if let Err(e) = written {
+            fail(format!("cannot write the backup {}: {e}", backup.display()));
+        }
+        Some(backup)
+    } else {
+        None
+    };
+    if let Err(e) = write_whole(&target, after.as_bytes()) {
+        fail(format!("cannot write {}: {e}", target.display()));
+    }
+    match backup {
+        Some(b) => print_text(&format!(
+            "installed in {} (backup: {})",
+            target.display(),
+            b.display()
+        )),
+        None => print_text(&format!("installed in {} (a new file)", target.display())),
+    }
+}
+
+/// The settings file of `scope`.
+fn target_file(scope: Scope) -> Option<PathBuf> {
+    match scope {
+        Scope::User => {
+            hookscope_core::hooks::settings::default_config_dir().map(|d| d.join("settings.json"))
+        }
+        Scope::Project => Some(PathBuf::from(".claude").join("settings.json")),
+        Scope::Local => Some(PathBuf::from(".claude").join("settings.local.json")),
+    }
+}
+
+/// The settings at `path`: `(None, {})` when there is no file; the file's
+/// bytes and object otherwise.
+fn read_settings(path: &Path) -> Result<(Option<Vec<u8>>, Value), String> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((None, Value::Object(serde_json::Map::new())));
+        }
+        Err(e) => return Err(e.to_string()),
+        Ok(_) => {}
+    }
+    let bytes = hookscope_core::transcript::fsread::read_capped(path, MAX_SETTINGS_BYTES)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(format!("over {} MiB", MAX_SETTINGS_BYTES >> 20));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok((Some(bytes), Value::Object(serde_json::Map::new())));
+    }
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("not JSON ({e})"))?;
+    if !v.is_object() {
+        return Err("not a JSON object".into());
+    }
+    Ok((Some(bytes), v))
+}
+
+/// `v` as the file holds it: pretty JSON, two-space indent, a newline.
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
+}
+
+/// A unified diff of the file before and after.
+fn diff(before: &str, after: &str, path: &Path) -> String {
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&name, &name)
+        .to_string()
+}
+
+/// Replaces `path` whole: its folder created, the bytes written to a
+/// temporary file beside it, renamed over it.
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `s` quoted for `sh`: as is when it holds only safe characters, else in
+/// single quotes (a `'` written `'\''`).
+fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./-+:@%=,".contains(c));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
