@@ -128,6 +128,9 @@ pub fn run(args: &HookArgs) -> ! {
     };
     let mut stderr = decision.stderr.clone();
     if !args.no_log {
+        // The log names the rule file absolutely: hooks run in each
+        // session's folder, and a reader of the log checks the file again.
+        let rules_path = std::fs::canonicalize(&args.rules).unwrap_or_else(|_| args.rules.clone());
         let dir = args.log_dir.clone().or_else(decisions::default_dir);
         let logged = match dir {
             None => Err("no state folder (neither XDG_STATE_HOME nor a home folder)".to_string()),
@@ -138,7 +141,7 @@ pub fn run(args: &HookArgs) -> ! {
                         time,
                         agent: args.agent,
                         payload: payload.as_ref(),
-                        rules_path: &args.rules,
+                        rules_path: &rules_path,
                         rules_hash: hash.as_deref(),
                         duration: started.elapsed(),
                     },

@@ -128,7 +128,8 @@ pub struct HooksArgs {
     #[arg(long, value_name = "FILE", requires = "install")]
     pub rules: Option<PathBuf>,
     /// With --install: which settings file (user: ~/.claude/settings.json;
-    /// project: .claude/settings.json; local: .claude/settings.local.json).
+    /// project: .claude/settings.json; local: .claude/settings.local.json;
+    /// with --agent droid: ~/.factory/hooks.json or .factory/hooks.json).
     #[arg(long, value_enum, default_value = "project", requires = "install")]
     pub scope: super::install::Scope,
     /// With --install: write the settings file (else only print).
@@ -147,11 +148,11 @@ pub fn run(args: &HooksArgs, no_index: bool) {
         return;
     }
     if args.install {
-        if args.agent != hookscope_core::hooks::dialect::Dialect::ClaudeCode {
-            fail("--install writes Claude Code settings only (Codex and Droid are not built yet)");
+        if args.agent == hookscope_core::hooks::dialect::Dialect::Codex {
+            fail("--install --agent codex: rule sets are not evaluated for Codex payloads");
         }
         if let Some(rules) = &args.rules {
-            super::install::run(rules, args.scope, args.write);
+            super::install::run(rules, args.scope, args.write, args.agent);
         }
         return;
     }

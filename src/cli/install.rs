@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+use hookscope_core::hooks::contract::Version;
+use hookscope_core::hooks::dialect::Dialect;
 use hookscope_core::hooks::install;
 use hookscope_core::hooks::rules::RuleSet;
 use serde_json::Value;
@@ -28,9 +30,10 @@ pub enum Scope {
 /// The largest settings file read, in bytes (16 MiB).
 const MAX_SETTINGS_BYTES: u64 = 16 << 20;
 
-/// Runs `--install`; exits 2 when the rules or the settings file are
+/// Runs `--install` for `dialect` (Claude Code or Droid; Codex is refused
+/// by the caller); exits 2 when the rules or the settings file are
 /// refused.
-pub fn run(rules: &Path, scope: Scope, write: bool) {
+pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
     let set = match RuleSet::load(rules) {
         Ok(set) => set,
         Err(e) => {
@@ -60,14 +63,18 @@ pub fn run(rules: &Path, scope: Scope, write: bool) {
         .ok()
         .and_then(|p| p.to_str().map(str::to_string))
         .unwrap_or_else(|| "hookscope".to_string());
+    let agent = match dialect {
+        Dialect::Droid => " --agent droid",
+        _ => "",
+    };
     let command = format!(
-        "{} hook --rules {}",
+        "{} hook --rules {}{agent}",
         shell_quote(&exe),
         shell_quote(rules_text)
     );
-    let target = match target_file(scope) {
-        Some(t) => t,
-        None => fail("no home folder: cannot find the user settings file"),
+    let target = match target_file(scope, dialect) {
+        Ok(t) => t,
+        Err(e) => fail(e),
     };
     let (original, mut settings) = match read_settings(&target) {
         Ok(v) => v,
@@ -79,7 +86,24 @@ pub fn run(rules: &Path, scope: Scope, write: bool) {
         Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         None => String::new(),
     };
-    let groups = install::groups(&set);
+    // Events the agent does not have are left out, and said.
+    let (groups, skipped): (Vec<install::Group>, Vec<install::Group>) = install::groups(&set)
+        .into_iter()
+        .partition(|g| dialect.check_event(&g.event, &Version::latest()).is_ok());
+    for g in &skipped {
+        errln!(
+            "hookscope: {} has no {} event; the rules on it are not installed",
+            dialect.label(),
+            g.event
+        );
+    }
+    if groups.is_empty() {
+        fail(format!(
+            "no event of {} is a {} event",
+            rules.display(),
+            dialect.label()
+        ));
+    }
     let changed = match install::merge(&mut settings, &groups, &command) {
         Ok(c) => c,
         Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
@@ -141,14 +165,26 @@ pub fn run(rules: &Path, scope: Scope, write: bool) {
     }
 }
 
-/// The settings file of `scope`.
-fn target_file(scope: Scope) -> Option<PathBuf> {
-    match scope {
-        Scope::User => {
-            hookscope_core::hooks::settings::default_config_dir().map(|d| d.join("settings.json"))
+/// The settings file of `scope` for `dialect`: Claude Code's
+/// `settings.json` files, or Droid's `hooks.json` (`<factory>/hooks.json`,
+/// the project's `.factory/hooks.json`; Droid has no local scope).
+fn target_file(scope: Scope, dialect: Dialect) -> Result<PathBuf, String> {
+    let no_home = || "no home folder: cannot find the user settings file".to_string();
+    match (dialect, scope) {
+        (Dialect::Droid, Scope::User) => {
+            hookscope_core::hooks::settings::droid::default_factory_dir()
+                .map(|d| d.join("hooks.json"))
+                .ok_or_else(no_home)
         }
-        Scope::Project => Some(PathBuf::from(".claude").join("settings.json")),
-        Scope::Local => Some(PathBuf::from(".claude").join("settings.local.json")),
+        (Dialect::Droid, Scope::Project) => Ok(PathBuf::from(".factory").join("hooks.json")),
+        (Dialect::Droid, Scope::Local) => {
+            Err("Droid has no local hooks file: use --scope project or user".into())
+        }
+        (_, Scope::User) => hookscope_core::hooks::settings::default_config_dir()
+            .map(|d| d.join("settings.json"))
+            .ok_or_else(no_home),
+        (_, Scope::Project) => Ok(PathBuf::from(".claude").join("settings.json")),
+        (_, Scope::Local) => Ok(PathBuf::from(".claude").join("settings.local.json")),
     }
 }
 

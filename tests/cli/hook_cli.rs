@@ -726,3 +726,120 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
         "{ not json"
     );
 }
+
+/// Droid's 25 captured PreToolUse payloads through `hook --agent droid`:
+/// each answer is the evaluator's, and the one `rm -rf build/` (an
+/// `Execute` call, Droid's shell tool) is the one block.
+#[test]
+fn droid_payloads_are_answered_in_claude_codes_shape() {
+    let set = RuleSet::load(Path::new(EXAMPLE_RULES)).expect("example");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let mut blocked = Vec::new();
+    let mut n = 0;
+    for capture in files_named(
+        Path::new("tests/corpus/real-droid-0.225.2"),
+        "PreToolUse.jsonl",
+    ) {
+        for line in std::fs::read_to_string(&capture).expect("capture").lines() {
+            let record: Value = serde_json::from_str(line).expect("line");
+            let payload = &record["stdin"];
+            let ran = hook(
+                EXAMPLE_RULES,
+                &log,
+                &["--agent", "droid"],
+                payload.to_string().as_bytes(),
+            );
+            let eval = set.evaluate(payload, &History::default());
+            let printed = (!ran.stdout.is_empty())
+                .then(|| serde_json::from_str::<Value>(&ran.stdout).expect("json"));
+            assert_eq!(printed, eval.output.stdout, "{payload}");
+            assert_eq!(ran.code, Some(eval.output.exit_code));
+            if eval.verdict() == "block" {
+                blocked.push(
+                    payload["tool_input"]["command"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                );
+            }
+            n += 1;
+        }
+    }
+    assert_eq!(n, 25);
+    assert_eq!(blocked, ["rm -rf build/"]);
+    let entry = entries(&log)
+        .into_iter()
+        .find(|e| e["verdict"] == "block")
+        .expect("logged");
+    assert_eq!(entry["agent"], "droid");
+    assert_eq!(entry["tool_name"], "Execute");
+}
+
+/// `hooks --install --agent droid` writes the project's `.factory/hooks.json`
+/// with `--agent droid` in the command, leaves out the events Droid has
+/// not (PermissionRequest, said on stderr), and hookscope's Droid reading
+/// of the file fires it for `Execute`.
+#[test]
+fn hooks_install_for_droid_writes_factory_hooks_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = std::fs::canonicalize(EXAMPLE_RULES).expect("rules");
+    let out = hookscope()
+        .current_dir(dir.path())
+        .env("FACTORY_HOME_OVERRIDE", dir.path().join("home"))
+        .args([
+            "hooks",
+            "--install",
+            "--agent",
+            "droid",
+            "--write",
+            "--rules",
+        ])
+        .arg(&rules)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: Droid has no PermissionRequest event; the rules on it are not installed\n"
+    );
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".factory/hooks.json")).expect("written"),
+    )
+    .expect("json");
+    assert!(written["hooks"].get("PermissionRequest").is_none());
+    assert!(
+        written["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .expect("command")
+            .ends_with(" --agent droid")
+    );
+    let out = hookscope()
+        .current_dir(dir.path())
+        .env("FACTORY_HOME_OVERRIDE", dir.path().join("home"))
+        .args([
+            "hooks",
+            "--agent",
+            "droid",
+            "--match",
+            "PreToolUse",
+            "Execute",
+            "--json",
+        ])
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdicts"][0]["fires"], true, "{v}");
+    let out = hookscope()
+        .current_dir(dir.path())
+        .args(["hooks", "--install", "--agent", "codex", "--rules"])
+        .arg(&rules)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}

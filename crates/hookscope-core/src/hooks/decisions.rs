@@ -47,7 +47,7 @@ pub struct Context<'a> {
     pub agent: HookAgent,
     /// The payload (`None` when it did not parse).
     pub payload: Option<&'a Value>,
-    /// The rule file as given.
+    /// The rule file, absolute when it could be resolved.
     pub rules_path: &'a Path,
     /// SHA-256 of the rule file's bytes, hex (`None` when unread).
     pub rules_hash: Option<&'a str>,
