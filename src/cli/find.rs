@@ -150,9 +150,14 @@ pub struct FindArgs {
     /// (updatedInput; the JSON record's hook_activity has from and to).
     #[arg(long)]
     pub rewritten: bool,
+    /// Extension: only calls `hookscope hook` logged a decision on in
+    /// which rule RULE matched (`*`: any logged decision), from the
+    /// decision log ($XDG_STATE_HOME/hookscope/decisions).
+    #[arg(long, value_name = "RULE")]
+    pub decided_by: Option<String>,
     /// The TUI Calls view's filter line, e.g. 'tool:Bash is:error since:7d
     /// "rm -rf"' (keys: tool, name, input, output, -output, is, session,
-    /// since, until, agent, limit, mode, redact, cost, hook; bare words
+    /// since, until, agent, limit, mode, redact, cost, hook, ruled; bare words
     /// search inputs). Combines with the flags; a parameter set by both is
     /// an error. Without a tool in either, every tool matches.
     #[arg(long, value_name = "LINE")]
@@ -229,6 +234,7 @@ impl FindArgs {
             blocked: self.blocked.then_some(true),
             flagged: self.flagged.then_some(true),
             rewritten: self.rewritten.then_some(true),
+            decided_by: self.decided_by.clone(),
         }
     }
 }
@@ -320,6 +326,7 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
         blocked: flags.blocked.or(from_line.blocked),
         flagged: flags.flagged.or(from_line.flagged),
         rewritten: flags.rewritten.or(from_line.rewritten),
+        decided_by: one("decided_by", flags.decided_by, from_line.decided_by)?,
     };
     if out.tool_name.is_none() && out.tool_name_pattern.is_none() {
         out.tool_name_pattern = Some(String::new());

@@ -370,6 +370,10 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
         "hook:EVENT",
         "calls with a hook firing of EVENT (PreToolUse…)",
     ),
+    (
+        "ruled:RULE",
+        "calls hookscope hook logged RULE on; is:ruled any",
+    ),
     ("session:ID", "session id or prefix, repeatable"),
     (
         "agent:NAME",

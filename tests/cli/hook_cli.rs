@@ -843,3 +843,102 @@ fn hooks_install_for_droid_writes_factory_hooks_json() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `find --decided-by RULE` (and the filter line's `ruled:` / `is:ruled`)
+/// keeps the calls the decision log names: the captured rm -rf payload's
+/// call in the c3 session, decided by no-rm-rf, with and without the
+/// index; a rule that matched nothing keeps none.
+#[test]
+fn find_decided_by_keeps_the_calls_the_log_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let payload = std::fs::read("tests/fixtures/rules/pretooluse_rm_rf.json").expect("payload");
+    let out = hookscope()
+        .env("XDG_STATE_HOME", &state)
+        .args(["hook", "--rules", EXAMPLE_RULES])
+        .write_stdin(payload)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let find = |args: &[&str], index: bool| -> Vec<String> {
+        let mut cmd = if index {
+            crate::support::indexed(&dir.path().join("cache"))
+        } else {
+            hookscope()
+        };
+        let out = cmd
+            .env("XDG_STATE_HOME", &state)
+            .args(["find", "tests/corpus/real-cc-2.1.332", "--json"])
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["records"]
+            .as_array()
+            .expect("records")
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    r["session"].as_str().unwrap_or(""),
+                    r["tool_use_id"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    let want = ["f887d501-79d2-484e-916a-82bc1a5c1146 toolu_0138h77ojpT1t3A4y1yWKgjr".to_string()];
+    for index in [false, true] {
+        assert_eq!(
+            find(&["--tool-name", "Bash", "--decided-by", "no-rm-rf"], index),
+            want
+        );
+        assert_eq!(
+            find(&["--tool-name-pattern", "", "--decided-by", "*"], index),
+            want
+        );
+        assert_eq!(find(&["--filter", "is:ruled"], index), want);
+        assert_eq!(find(&["--filter", "ruled:no-rm-rf tool:Bash"], index), want);
+        assert!(
+            find(
+                &["--tool-name", "Bash", "--decided-by", "force-with-lease"],
+                index
+            )
+            .is_empty()
+        );
+    }
+    let count = hookscope()
+        .env("XDG_STATE_HOME", &state)
+        .args([
+            "find",
+            "tests/corpus/real-cc-2.1.332",
+            "--tool-name",
+            "Bash",
+            "--decided-by",
+            "no-rm-rf",
+            "--count",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&count.stdout), "1\n");
+    // Without a log, nothing was decided.
+    let none = hookscope()
+        .env("XDG_STATE_HOME", dir.path().join("empty"))
+        .args([
+            "find",
+            "tests/corpus/real-cc-2.1.332",
+            "--tool-name",
+            "Bash",
+            "--decided-by",
+            "*",
+            "--count",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&none.stdout), "0\n");
+}

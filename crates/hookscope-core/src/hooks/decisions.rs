@@ -441,6 +441,66 @@ pub fn for_session(dir: &Path, session_id: &str) -> std::io::Result<Vec<Logged>>
         .collect())
 }
 
+/// The calls `hookscope hook` logged a decision on in `dir`, as
+/// `(session_id, tool_use_id)`: those where rule `rule` matched, or every
+/// decided call for `None` (failures included). The log is read once per
+/// change of its day files (their names, sizes and mtimes), so asking again
+/// while typing costs a folder listing.
+///
+/// # Errors
+/// As [`read_all`].
+pub fn decided_calls(
+    dir: &Path,
+    rule: Option<&str>,
+) -> std::io::Result<std::sync::Arc<std::collections::BTreeSet<(String, String)>>> {
+    use std::sync::{Arc, Mutex};
+    type Cached = (
+        PathBuf,
+        Vec<(PathBuf, u64, Option<std::time::SystemTime>)>,
+        Arc<Vec<Value>>,
+    );
+    static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
+    let stamp: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> = match std::fs::read_dir(dir) {
+        Ok(listing) => {
+            let mut v: Vec<_> = listing
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_str().is_some_and(is_day_file_name))
+                .filter_map(|e| {
+                    let m = e.metadata().ok()?;
+                    Some((e.path(), m.len(), m.modified().ok()))
+                })
+                .collect();
+            v.sort();
+            v
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let cached = CACHE
+        .lock()
+        .ok()
+        .and_then(|c| c.clone())
+        .filter(|(d, s, _)| d == dir && *s == stamp)
+        .map(|(_, _, all)| all);
+    let all = match cached {
+        Some(all) => all,
+        None => {
+            let all = Arc::new(read_all(dir)?);
+            if let Ok(mut c) = CACHE.lock() {
+                *c = Some((dir.to_path_buf(), stamp, Arc::clone(&all)));
+            }
+            all
+        }
+    };
+    let calls = all
+        .iter()
+        .filter_map(Logged::of)
+        .filter(|l| rule.is_none_or(|r| l.matched.iter().any(|m| m.id == r)))
+        .filter_map(|l| Some((l.session_id, l.tool_use_id?)))
+        .collect();
+    Ok(Arc::new(calls))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

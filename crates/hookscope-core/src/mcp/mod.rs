@@ -181,7 +181,9 @@ Extensions (hookscope's own, beyond the 14 parameters): hook (a hook event such 
 PreToolUse, or a hookName such as PreToolUse:Bash, recorded on the call), blocked=true \
 (calls a hook blocked: they did not run), flagged=true (calls a hook objected to after they \
 ran: PostToolUse decision block or exit 2, nothing was blocked), rewritten=true (calls whose input a PreToolUse hook rewrote with \
-updatedInput; the record's input is the original, hook_activity[].rewrite.to is what ran). \
+updatedInput; the record's input is the original, hook_activity[].rewrite.to is what ran), \
+decided_by (a rule id: calls on which `hookscope hook`, the live rule-set hook, logged a \
+decision in which that rule matched; \"*\": any logged decision). \
 A record whose call has recorded hook activity gains hook_activity: one object per hook \
 firing (event, hook_name, action, command, exit_code, stdout, stderr, duration_ms, reason, \
 context, rewrite {from, to}, decision, lines, path, what), masked like input.
@@ -209,7 +211,8 @@ pub const PARAMETER_NAMES: [&str; 14] = [
 
 /// hookscope's extensions of the tool beyond the original 14 parameters:
 /// they only narrow the result.
-pub const EXTENSION_PARAMETER_NAMES: [&str; 4] = ["hook", "blocked", "flagged", "rewritten"];
+pub const EXTENSION_PARAMETER_NAMES: [&str; 5] =
+    ["hook", "blocked", "flagged", "rewritten", "decided_by"];
 
 /// The tool's JSON Schema for `inputSchema`: an object with the 14
 /// parameters and the [`EXTENSION_PARAMETER_NAMES`], none required, no
@@ -306,6 +309,12 @@ pub fn input_schema() -> Map<String, Value> {
             "description": "hookscope extension: true only calls whose input a \
                             PreToolUse hook rewrote (updatedInput); false only calls not \
                             rewritten; null or omitted: all."
+        },
+        "decided_by": {
+            "type": ["string", "null"],
+            "description": "hookscope extension: only calls on which hookscope hook (a rule \
+                            set run as the live hook) logged a decision in which this rule \
+                            id matched; \"*\": any logged decision; null or omitted: all."
         }
     });
     let mut schema = Map::new();

@@ -19,6 +19,7 @@
 //! | `cost:on` | `with_subagent_cost = true` |
 //! | `hook:EVENT` | extension `hook` (a hook firing of EVENT or `hookName` recorded on the call) |
 //! | `is:blocked` / `is:flagged` / `is:rewritten` | extensions `blocked` / `flagged` / `rewritten` = true (a hook blocked the call, so it did not run / objected after it ran / rewrote its input) |
+//! | `ruled:RULE`, `is:ruled` | extension `decided_by` = RULE / `*` (`hookscope hook` logged a decision on the call, in which rule RULE matched / any) |
 //!
 //! Keys are case-insensitive. A value with spaces is written in double
 //! quotes (`\"` and `\\` escape inside them). Bare words (no key) are joined
@@ -44,7 +45,7 @@ use super::params::{FindParams, KNOWN_AGENTS, OutputMode};
 /// The keys, in the order completion offers them (aliases after).
 pub const KEYS: &[&str] = &[
     "tool", "name", "input", "output", "-output", "is", "session", "since", "until", "agent",
-    "limit", "mode", "redact", "cost", "hook", "pattern", "in", "out", "-out", "excludes",
+    "limit", "mode", "redact", "cost", "hook", "ruled", "pattern", "in", "out", "-out", "excludes",
 ];
 
 /// The hook events `hook:` completes (Claude Code's events with a tool call
@@ -144,7 +145,7 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
             Some(k) => k,
             None => {
                 return invalid(format!(
-                    "unknown key {key}: (keys: tool, name, input, output, -output, is, session, since, until, agent, limit, mode, redact, cost, hook; quote a word that contains ':')"
+                    "unknown key {key}: (keys: tool, name, input, output, -output, is, session, since, until, agent, limit, mode, redact, cost, hook, ruled; quote a word that contains ':')"
                 ));
             }
         };
@@ -171,13 +172,15 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
                 "blocked" => params.blocked = Some(true),
                 "flagged" => params.flagged = Some(true),
                 "rewritten" => params.rewritten = Some(true),
+                "ruled" => params.decided_by = Some("*".to_string()),
                 _ => {
                     return invalid(format!(
-                        "is:{value}: use is:error, is:ok, is:blocked, is:flagged or is:rewritten"
+                        "is:{value}: use is:error, is:ok, is:blocked, is:flagged, is:rewritten or is:ruled"
                     ));
                 }
             },
             "hook" => params.hook = Some(value),
+            "ruled" => params.decided_by = Some(value),
             "session" => params.session.push(value),
             "since" => params.since = Some(value),
             "until" => params.until = Some(value),
@@ -270,6 +273,7 @@ fn slot_of(canonical: &'static str, value: &str) -> &'static str {
         "blocked" => "is:blocked",
         "flagged" => "is:flagged",
         "rewritten" => "is:rewritten",
+        "ruled" => "ruled",
         _ => "is",
     }
 }
@@ -292,6 +296,7 @@ fn canonical_key(key: &str) -> Option<&'static str> {
         "redact" => "redact",
         "cost" | "with_subagent_cost" => "cost",
         "hook" => "hook",
+        "ruled" | "decided_by" => "ruled",
         _ => return None,
     })
 }
@@ -399,6 +404,7 @@ pub fn complete(line: &str, tool_names: &[String], session_ids: &[String]) -> Co
                     "blocked".into(),
                     "flagged".into(),
                     "rewritten".into(),
+                    "ruled".into(),
                 ],
                 Some("hook") => HOOK_EVENTS.iter().map(|e| e.to_string()).collect(),
                 Some("agent") => KNOWN_AGENTS.iter().map(|a| a.to_string()).collect(),
@@ -504,9 +510,10 @@ mod tests {
             ("tool:", "tool: needs a value"),
             (
                 "is:maybe",
-                "use is:error, is:ok, is:blocked, is:flagged or is:rewritten",
+                "use is:error, is:ok, is:blocked, is:flagged, is:rewritten or is:ruled",
             ),
             ("is:blocked is:blocked", "is:blocked: given twice"),
+            ("is:ruled ruled:no-rm-rf", "ruled: given twice"),
             ("is:error is:ok", "is: given twice"),
             ("hook:", "hook: needs a value"),
             ("limit:ten", "not a whole number"),
@@ -584,7 +591,8 @@ mod tests {
                 "is:error ".to_string(),
                 "is:flagged ".to_string(),
                 "is:ok ".to_string(),
-                "is:rewritten ".to_string()
+                "is:rewritten ".to_string(),
+                "is:ruled ".to_string()
             ]
         );
         assert_eq!(

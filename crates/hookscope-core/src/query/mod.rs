@@ -595,7 +595,7 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
         }
         let hooks: Vec<&crate::transcript::hook_activity::HookActivity> =
             session.hooks_of_call(owner, call).collect();
-        if !passes_hooks(&hooks, query) {
+        if !passes_hooks(&hooks, query) || !passes_decided(&session.id, &call.tool_use_id, query) {
             continue;
         }
         let agent_id = owner
@@ -656,6 +656,15 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
 fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
     call.timestamp
         .or_else(|| call.result.as_ref().and_then(|r| r.timestamp))
+}
+
+/// Whether the call `tool_use_id` of session `session_id` passes the
+/// `decided_by` filter (the calls the decision log names).
+fn passes_decided(session_id: &str, tool_use_id: &str, query: &Query) -> bool {
+    query.decided.as_ref().is_none_or(|d| {
+        d.calls
+            .contains(&(session_id.to_string(), tool_use_id.to_string()))
+    })
 }
 
 /// Whether a call's hook firings pass the extension filters (`hook`,

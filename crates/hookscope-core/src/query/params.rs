@@ -75,7 +75,10 @@ pub enum OutputMode {
 ///   (PostToolUse `decision: block` or exit 2: nothing was blocked),
 ///   `false` only calls no hook objected to;
 /// - `rewritten`: `true` only calls whose input a PreToolUse hook rewrote
-///   (`updatedInput`), `false` only calls not rewritten.
+///   (`updatedInput`), `false` only calls not rewritten;
+/// - `decided_by`: only calls on which `hookscope hook` logged a decision
+///   in which this rule id matched (`*`: any decision), read from the
+///   decision log (docs/live-hook.md#the-decision-log) when validated.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FindParams {
@@ -133,6 +136,10 @@ pub struct FindParams {
     /// Extension: tri-state "a hook rewrote the call's input" filter.
     #[serde(default)]
     pub rewritten: Option<bool>,
+    /// Extension: a rule id that matched in a decision `hookscope hook`
+    /// logged on the call (`*`: any logged decision).
+    #[serde(default)]
+    pub decided_by: Option<String>,
 }
 
 impl Default for FindParams {
@@ -156,6 +163,7 @@ impl Default for FindParams {
             blocked: None,
             flagged: None,
             rewritten: None,
+            decided_by: None,
         }
     }
 }
@@ -295,6 +303,30 @@ impl FindParams {
         if self.session.iter().any(|s| s.trim().is_empty()) {
             return Err(invalid("session ids must not be empty".to_string()));
         }
+        let decided = match given(&self.decided_by) {
+            None => None,
+            Some(rule) => {
+                let Some(dir) = crate::hooks::decisions::default_dir() else {
+                    return Err(invalid(
+                        "decided_by: no state folder (neither XDG_STATE_HOME nor a home folder)"
+                            .to_string(),
+                    ));
+                };
+                let any = rule.trim() == "*";
+                let calls =
+                    crate::hooks::decisions::decided_calls(&dir, (!any).then_some(rule.trim()))
+                        .map_err(|e| {
+                            invalid(format!(
+                                "decided_by: cannot read the decision log {}: {e}",
+                                dir.display()
+                            ))
+                        })?;
+                Some(DecidedBy {
+                    rule: rule.trim().to_string(),
+                    calls,
+                })
+            }
+        };
         Ok(Query {
             name,
             input_contains: given(&self.input_contains).map(fold),
@@ -313,6 +345,7 @@ impl FindParams {
             blocked: self.blocked,
             flagged: self.flagged,
             rewritten: self.rewritten,
+            decided,
         })
     }
 }
@@ -393,6 +426,19 @@ pub struct Query {
     pub flagged: Option<bool>,
     /// Extension: input rewritten by a hook (tri-state).
     pub rewritten: Option<bool>,
+    /// Extension: only the calls `hookscope hook` logged a decision on
+    /// (by a rule), resolved from the log when validated.
+    pub decided: Option<DecidedBy>,
+}
+
+/// `decided_by` resolved: the rule id (`*` for any) and the calls the log
+/// names, as `(session_id, tool_use_id)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecidedBy {
+    /// The rule id asked for, or `*`.
+    pub rule: String,
+    /// The decided calls.
+    pub calls: std::sync::Arc<std::collections::BTreeSet<(String, String)>>,
 }
 
 /// Parses a `since`/`until` value: RFC 3339, a date `YYYY-MM-DD` (00:00 UTC),

@@ -301,6 +301,7 @@ pub(super) fn session_from_rows(
     for row in rows {
         if !super::passes_meta(&row.name, row.is_error, row.timestamp, query)
             || !super::passes_hook_facts(&row.hook_facts, query)
+            || !super::passes_decided(&id, &row.tool_use_id, query)
         {
             continue;
         }

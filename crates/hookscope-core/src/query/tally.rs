@@ -225,6 +225,7 @@ fn session_counts(
         for row in calls {
             if super::passes_meta(&row.name, row.is_error, row.timestamp, query)
                 && super::passes_hook_facts(&row.hook_facts, query)
+                && super::passes_decided(&session.id, &row.tool_use_id, query)
             {
                 *counts
                     .entry(key(&row.name, row.timestamp, row.is_error))
@@ -263,6 +264,7 @@ pub fn from_facts_alone(query: &Query) -> bool {
         && query.blocked.is_none()
         && query.flagged.is_none()
         && query.rewritten.is_none()
+        && query.decided.is_none()
 }
 
 /// Counts the `picked` sessions (indexes into `selected`) whose verdict
