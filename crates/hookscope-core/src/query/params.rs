@@ -321,10 +321,10 @@ impl FindParams {
                                 dir.display()
                             ))
                         })?;
-                Some(DecidedBy {
+                Some(std::sync::Arc::new(DecidedBy {
                     rule: rule.trim().to_string(),
                     calls,
-                })
+                }))
             }
         };
         Ok(Query {
@@ -428,7 +428,7 @@ pub struct Query {
     pub rewritten: Option<bool>,
     /// Extension: only the calls `hookscope hook` logged a decision on
     /// (by a rule), resolved from the log when validated.
-    pub decided: Option<DecidedBy>,
+    pub decided: Option<std::sync::Arc<DecidedBy>>,
 }
 
 /// `decided_by` resolved: the rule id (`*` for any) and the calls the log
