@@ -942,3 +942,100 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
         .expect("runs");
     assert_eq!(String::from_utf8_lossy(&none.stdout), "0\n");
 }
+
+/// The contract: for every event Claude Code 2.1.332 sent a hook in the
+/// corpus (17 kinds) and every action (block, warn, context, allow,
+/// rewrite) the loader accepts on it, a one-rule set run by `hookscope
+/// hook` on the captured payload answers with stdout and an exit code that
+/// Claude Code's reader (`interpret_output_at`, the tables `replay` uses)
+/// takes as the evaluator's outcome: a block is read as blocked, a rewrite
+/// as the input rewritten, context as context added.
+#[test]
+fn every_event_and_action_is_read_back_as_its_outcome() {
+    use hookscope_core::hooks::contract::Version;
+    use hookscope_core::hooks::result::{Effect, interpret_output_at};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut checked = std::collections::BTreeMap::<String, Vec<&str>>::new();
+    let root = Path::new("tests/corpus/real-cc-2.1.332/hooks/hooks/hooks");
+    let mut events: Vec<PathBuf> = std::fs::read_dir(root)
+        .expect("captures")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    events.sort();
+    for capture in events {
+        let event = capture
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("event")
+            .to_string();
+        let text = std::fs::read_to_string(&capture).expect("capture");
+        let payloads: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|r| r["stdin"].clone())
+            .collect();
+        // A Bash payload where there is one (a rewrite needs a command).
+        let payload = payloads
+            .iter()
+            .find(|p| p["tool_name"] == "Bash")
+            .or(payloads.first())
+            .expect("a payload")
+            .clone();
+        for action in ["block", "warn", "context", "allow", "rewrite"] {
+            let mut rule = format!(
+                "[[rules]]\nid = \"r\"\nevents = \"{event}\"\naction = \"{action}\"\nreason = \"because\"\n"
+            );
+            if action == "rewrite" {
+                rule.push_str(
+                    "rewrite_command = { pattern = '^(.*)$', replace = '$1 # rewritten' }\n",
+                );
+            }
+            if action == "block" && event.ends_with("Stop") {
+                rule.push_str("[rules.only_if]\nstop_hook_active = false\n");
+            }
+            let Ok(set) = RuleSet::parse(&rule, "r.toml") else {
+                continue; // the loader refuses this action on this event
+            };
+            let file = dir.path().join(format!("{event}-{action}.toml"));
+            std::fs::write(&file, &rule).expect("rules");
+            let ran = hook(
+                file.to_str().expect("utf-8"),
+                &dir.path().join("log"),
+                &[],
+                payload.to_string().as_bytes(),
+            );
+            let read = interpret_output_at(
+                &event,
+                &Version::latest(),
+                ran.code.expect("exit code"),
+                &ran.stdout,
+                &ran.stderr,
+            );
+            let eval = set.evaluate(&payload, &History::default());
+            assert_eq!(
+                read.effect, eval.outcome.effect,
+                "{event} {action}: {}",
+                ran.stdout
+            );
+            let expected = match action {
+                "block" => Some(Effect::Blocked),
+                "rewrite" if payload["tool_name"] == "Bash" => Some(Effect::InputRewritten),
+                _ => None,
+            };
+            if let Some(e) = expected {
+                assert_eq!(read.effect, e, "{event} {action}: {}", ran.stdout);
+            }
+            if action == "context" && read.effect != Effect::Nothing {
+                assert_eq!(read.effect, Effect::ContextAdded, "{event} {action}");
+            }
+            checked.entry(event.clone()).or_default().push(action);
+        }
+    }
+    assert_eq!(checked.len(), 17, "{checked:?}");
+    assert_eq!(
+        checked["PreToolUse"],
+        ["block", "warn", "context", "allow", "rewrite"]
+    );
+    assert_eq!(checked["Stop"].first(), Some(&"block"));
+}

@@ -234,6 +234,7 @@ fn initialize_list_and_call_over_stdio() {
         [
             "agent",
             "blocked",
+            "decided_by",
             "flagged",
             "hook",
             "input_contains",
