@@ -7,7 +7,7 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use hookscope_core::hooks::decisions;
@@ -59,11 +59,25 @@ pub struct HookArgs {
     /// Do not write the decision log.
     #[arg(long)]
     pub no_log: bool,
-    /// The decision log's folder (default:
+    /// The decision log's folder, an absolute path (default:
     /// $XDG_STATE_HOME/hookscope/decisions, else
-    /// ~/.local/state/hookscope/decisions).
-    #[arg(long = "log-dir", value_name = "DIR")]
+    /// ~/.local/state/hookscope/decisions). `hooks --decisions --log-dir
+    /// DIR` reads it back.
+    #[arg(long = "log-dir", value_name = "DIR", value_parser = absolute_dir)]
     pub log_dir: Option<PathBuf>,
+}
+
+/// `--log-dir`'s parser: an absolute path (a hook runs in each session's
+/// folder, where a relative one would scatter the log).
+pub fn absolute_dir(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{text:?} is not an absolute path (a hook runs in each session's folder)"
+        ))
+    }
 }
 
 fn parse_hook_agent(name: &str) -> Result<HookAgent, String> {
@@ -81,50 +95,54 @@ fn parse_on_error(name: &str) -> Result<OnError, String> {
 
 /// What the worker hands back: the decision, the parsed payload, the rule
 /// file's hash.
-type Worked = (Decision, Option<Value>, Option<String>);
+type Worked = (Decision, Option<Arc<Value>>, Option<String>);
+
+/// The worker's messages: the payload once parsed (so a decision the
+/// budget cuts short is still logged with its session and event), then the
+/// decision.
+enum Step {
+    Parsed(Arc<Value>),
+    Done(Worked),
+}
 
 /// Runs the subcommand and exits with the decision's status.
 pub fn run(args: &HookArgs) -> ! {
     let started = Instant::now();
     let time = chrono::Utc::now();
     let budget = Duration::from_millis(args.timeout_ms);
-    let (decision, payload, hash) = match read_stdin() {
-        Err(why) => (live::failed(args.on_error, None, &why), None, None),
-        Ok(bytes) => {
-            let (tx, rx) = mpsc::channel::<Worked>();
-            let rules = args.rules.clone();
-            let (agent, mode) = (args.agent, args.on_error);
-            // The evaluation runs on its own thread so the budget holds
-            // whatever it does; past the budget the process answers and
-            // exits, which ends the thread.
-            let spawned = std::thread::Builder::new()
-                .name("hookscope-hook".into())
-                .spawn(move || {
-                    let _ = tx.send(evaluate(&rules, agent, mode, &bytes));
-                });
-            match spawned {
-                Err(e) => (
-                    live::failed(args.on_error, None, &format!("cannot start: {e}")),
-                    None,
-                    None,
-                ),
-                Ok(_) => match rx.recv_timeout(budget.saturating_sub(started.elapsed())) {
-                    Ok(worked) => worked,
-                    Err(_) => (
-                        live::failed(
-                            args.on_error,
-                            None,
-                            &format!(
-                                "no decision within the time budget of {} ms",
-                                args.timeout_ms
-                            ),
-                        ),
+    let (tx, rx) = mpsc::channel::<Step>();
+    let rules = args.rules.clone();
+    let (agent, mode) = (args.agent, args.on_error);
+    // Reading stdin, parsing and deciding run on their own thread, so the
+    // budget holds whatever they do (a writer that keeps stdin open too);
+    // past it the process answers and exits, which ends the thread.
+    let spawned = std::thread::Builder::new()
+        .name("hookscope-hook".into())
+        .spawn(move || work(&rules, agent, mode, &tx));
+    let mut payload: Option<Arc<Value>> = None;
+    let (decision, payload, hash) = match spawned {
+        Err(e) => (
+            live::failed_on(mode, None, &format!("cannot start: {e}")),
+            None,
+            None,
+        ),
+        Ok(_) => loop {
+            match rx.recv_timeout(budget.saturating_sub(started.elapsed())) {
+                Ok(Step::Parsed(p)) => payload = Some(p),
+                Ok(Step::Done(worked)) => break worked,
+                Err(_) => {
+                    let why = format!(
+                        "no decision within the time budget of {} ms",
+                        args.timeout_ms
+                    );
+                    break (
+                        live::failed_on(mode, payload.as_deref(), &why),
+                        payload,
                         None,
-                        None,
-                    ),
-                },
+                    );
+                }
             }
-        }
+        },
     };
     let mut stderr = decision.stderr.clone();
     if !args.no_log {
@@ -140,7 +158,7 @@ pub fn run(args: &HookArgs) -> ! {
                     &decisions::Context {
                         time,
                         agent: args.agent,
-                        payload: payload.as_ref(),
+                        payload: payload.as_deref(),
                         rules_path: &rules_path,
                         rules_hash: hash.as_deref(),
                         duration: started.elapsed(),
@@ -190,39 +208,48 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Loads the rules, parses the payload, reads the history when a rule on
-/// its event needs it, and decides; any failure answers `mode`.
-fn evaluate(rules: &std::path::Path, agent: HookAgent, mode: OnError, bytes: &[u8]) -> Worked {
-    let payload = match live::parse_payload(bytes) {
-        Ok(p) => p,
-        Err(why) => return (live::failed(mode, None, &why), None, None),
+/// Reads stdin, parses the payload (sent as [`Step::Parsed`]), loads the
+/// rules, reads the history when a rule on its event needs it, and decides
+/// (sent as [`Step::Done`]); any failure answers `mode`.
+fn work(rules: &std::path::Path, agent: HookAgent, mode: OnError, tx: &mpsc::Sender<Step>) {
+    let done = |w: Worked| {
+        let _ = tx.send(Step::Done(w));
     };
-    let event = payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let fail = |why: &str| live::failed(mode, event.as_deref(), why);
+    let bytes = match read_stdin() {
+        Ok(b) => b,
+        Err(why) => return done((live::failed_on(mode, None, &why), None, None)),
+    };
+    let payload = match live::parse_payload(&bytes) {
+        Ok(p) => Arc::new(p),
+        Err(why) => return done((live::failed_on(mode, None, &why), None, None)),
+    };
+    drop(bytes);
+    let _ = tx.send(Step::Parsed(Arc::clone(&payload)));
+    let fail = |why: &str| live::failed_on(mode, Some(&payload), why);
     if agent == HookAgent::Codex {
-        return (
-            fail("--agent codex: rule sets are not evaluated for Codex payloads"),
-            Some(payload),
-            None,
-        );
+        let why = "--agent codex: rule sets are not evaluated for Codex payloads";
+        return done((fail(why), Some(payload.clone()), None));
     }
     let cap = hookscope_core::hooks::rules::MAX_RULE_FILE_BYTES;
     let text = match hookscope_core::transcript::fsread::read_capped(rules, cap) {
         Ok(t) if t.len() as u64 <= cap => t,
         Ok(_) => {
             let why = format!("rule file {} is over {} MiB", rules.display(), cap >> 20);
-            return (fail(&why), Some(payload), None);
+            return done((fail(&why), Some(payload.clone()), None));
         }
         Err(e) => {
             let why = format!("cannot read rule file {}: {e}", rules.display());
-            return (fail(&why), Some(payload), None);
+            return done((fail(&why), Some(payload.clone()), None));
         }
     };
     let hash = live::sha256_hex(&text);
     let set = match RuleSet::rules_from_bytes(text, rules) {
+        Ok(set) if set.rules.is_empty() => {
+            // An empty or truncated file would otherwise turn the
+            // protection off without a word.
+            let why = format!("rule file {} has no rules", rules.display());
+            return done((fail(&why), Some(payload.clone()), Some(hash)));
+        }
         Ok(set) => set,
         Err(e) => {
             let first = e
@@ -233,21 +260,21 @@ fn evaluate(rules: &std::path::Path, agent: HookAgent, mode: OnError, bytes: &[u
                 0 | 1 => String::new(),
                 n => format!(" (and {} more)", n - 1),
             };
-            return (
-                fail(&format!("rule file refused: {first}{more}")),
-                Some(payload),
-                Some(hash),
-            );
+            let why = format!("rule file refused: {first}{more}");
+            return done((fail(&why), Some(payload.clone()), Some(hash)));
         }
     };
-    let event_name = event.as_deref().unwrap_or_default();
-    let history = match live::history_wanted(&set, event_name) {
+    let event = payload
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let history = match live::history_wanted(&set, event) {
         None => History::default(),
         Some(want) => match live::history_of(&payload, want) {
             Ok(h) => h,
-            Err(why) => return (fail(&why), Some(payload), Some(hash)),
+            Err(why) => return done((fail(&why), Some(payload.clone()), Some(hash))),
         },
     };
     let decision = live::decide(&set, &payload, &history);
-    (decision, Some(payload), Some(hash))
+    done((decision, Some(payload), Some(hash)));
 }

@@ -1039,3 +1039,103 @@ fn every_event_and_action_is_read_back_as_its_outcome() {
     );
     assert_eq!(checked["Stop"].first(), Some(&"block"));
 }
+
+/// A stdin left open past `--timeout-ms` answers the failure mode (the
+/// budget covers reading too); an empty rule file is a failure, not a
+/// silent "no rule"; a relative `--log-dir` is refused as an argument
+/// error (exit 1); a non-string `hook_event_name` is named as such.
+#[test]
+fn the_budget_covers_stdin_and_empty_rules_fail() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let mut child = hookscope_process()
+        .args([
+            "hook",
+            "--rules",
+            EXAMPLE_RULES,
+            "--on-error",
+            "block",
+            "--timeout-ms",
+            "200",
+            "--log-dir",
+        ])
+        .arg(&log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(RM_RF.as_bytes()).expect("write");
+    // stdin stays open until the hook has answered.
+    let out = child.wait_with_output().expect("wait");
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope hook: no decision within the time budget of 200 ms; blocked (--on-error block)\n"
+    );
+    let empty = dir.path().join("empty.toml");
+    std::fs::write(&empty, "# nothing yet\n").expect("write");
+    let ran = hook(empty.to_str().expect("utf-8"), &log, &[], RM_RF.as_bytes());
+    assert_eq!(ran.code, Some(0));
+    assert!(
+        ran.stderr
+            .contains(" has no rules; allowed (--on-error allow)"),
+        "{}",
+        ran.stderr
+    );
+    let out = hookscope()
+        .args([
+            "hook",
+            "--rules",
+            EXAMPLE_RULES,
+            "--log-dir",
+            "relative/log",
+        ])
+        .write_stdin(RM_RF)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let ran = hook(EXAMPLE_RULES, &log, &[], br#"{"hook_event_name":42}"#);
+    assert!(
+        ran.stderr.contains("hook_event_name is not a string"),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// `--on-error block` never blocks a Stop that carries
+/// `stop_hook_active: true`: the agent goes on because a Stop hook blocked
+/// already, and an error that persists would block it for ever.
+#[test]
+fn on_error_block_lets_a_stop_that_is_already_going_on_stop() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing.toml");
+    let stop = |active: bool| {
+        json!({"session_id": "s1", "hook_event_name": "Stop", "stop_hook_active": active})
+            .to_string()
+    };
+    let rules = missing.to_str().expect("utf-8");
+    let ran = hook(
+        rules,
+        &dir.path().join("log"),
+        &["--on-error", "block"],
+        stop(false).as_bytes(),
+    );
+    assert_eq!(ran.code, Some(2));
+    let ran = hook(
+        rules,
+        &dir.path().join("log"),
+        &["--on-error", "block"],
+        stop(true).as_bytes(),
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert!(
+        ran.stderr.ends_with(
+            "; allowed: stop_hook_active is true, and blocking again would never let the agent stop\n"
+        ),
+        "{}",
+        ran.stderr
+    );
+}

@@ -177,6 +177,28 @@ pub fn failed(mode: OnError, event: Option<&str>, why: &str) -> Decision {
     }
 }
 
+/// [`failed`] for `payload` (when it parsed): its event named, and a
+/// Stop or SubagentStop with `stop_hook_active: true` answered as
+/// [`OnError::Allow`] whatever `mode` says. The agent is going on because a
+/// Stop hook blocked already; blocking again on an error that persists would
+/// never let it stop.
+pub fn failed_on(mode: OnError, payload: Option<&Value>, why: &str) -> Decision {
+    let event = payload
+        .and_then(|p| p.get("hook_event_name"))
+        .and_then(Value::as_str);
+    let looping = matches!(event, Some("Stop" | "SubagentStop"))
+        && payload.and_then(|p| p.get("stop_hook_active")) == Some(&Value::Bool(true));
+    if mode == OnError::Block && looping {
+        let mut d = failed(OnError::Allow, event, why);
+        d.stderr = d.stderr.replace(
+            "; allowed (--on-error allow)",
+            "; allowed: stop_hook_active is true, and blocking again would never let the agent stop",
+        );
+        return d;
+    }
+    failed(mode, event, why)
+}
+
 /// Parses stdin as a hook payload: one JSON object, read leniently as a
 /// transcript line is (invalid UTF-8 and lone surrogate escapes repaired),
 /// with `hook_event_name` a string. The error says what is wrong in one
@@ -188,7 +210,8 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Value, String> {
     match value.get("hook_event_name") {
         Some(Value::String(_)) => Ok(value),
         _ if !value.is_object() => Err("the payload is not a JSON object".to_string()),
-        _ => Err("the payload has no hook_event_name".to_string()),
+        Some(_) => Err("the payload's hook_event_name is not a string".to_string()),
+        None => Err("the payload has no hook_event_name".to_string()),
     }
 }
 
