@@ -102,7 +102,7 @@ type Worked = (Decision, Option<Arc<Value>>, Option<String>);
 /// decision.
 enum Step {
     Parsed(Arc<Value>),
-    Done(Worked),
+    Done(Box<Worked>),
 }
 
 /// Runs the subcommand and exits with the decision's status.
@@ -129,7 +129,7 @@ pub fn run(args: &HookArgs) -> ! {
         Ok(_) => loop {
             match rx.recv_timeout(budget.saturating_sub(started.elapsed())) {
                 Ok(Step::Parsed(p)) => payload = Some(p),
-                Ok(Step::Done(worked)) => break worked,
+                Ok(Step::Done(worked)) => break *worked,
                 Err(_) => {
                     let why = format!(
                         "no decision within the time budget of {} ms",
@@ -213,7 +213,7 @@ fn read_stdin() -> Result<Vec<u8>, String> {
 /// (sent as [`Step::Done`]); any failure answers `mode`.
 fn work(rules: &std::path::Path, agent: HookAgent, mode: OnError, tx: &mpsc::Sender<Step>) {
     let done = |w: Worked| {
-        let _ = tx.send(Step::Done(w));
+        let _ = tx.send(Step::Done(Box::new(w)));
     };
     let bytes = match read_stdin() {
         Ok(b) => b,
