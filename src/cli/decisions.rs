@@ -16,10 +16,14 @@ use hookscope_core::transcript::short_session_id;
 
 use super::{fail, print_json, print_text};
 
-/// Prints the logged decisions (of the sessions whose id starts with
-/// `session`, when given). Exits 2 when the log folder cannot be listed.
-pub fn run(session: Option<&str>, json: bool) {
-    let Some(dir) = decisions::default_dir() else {
+/// Prints the logged decisions in `log_dir` (default: the state folder's),
+/// of the sessions whose id starts with `session` when given. Exits 2 when
+/// the log folder cannot be listed.
+pub fn run(session: Option<&str>, json: bool, log_dir: Option<&Path>) {
+    let Some(dir) = log_dir
+        .map(Path::to_path_buf)
+        .or_else(decisions::default_dir)
+    else {
         fail("no state folder (neither XDG_STATE_HOME nor a home folder)");
     };
     let logged = match decisions::read_all(&dir) {
@@ -83,7 +87,7 @@ pub fn row(l: &Logged) -> String {
     let now = match l.rules_now {
         RulesNow::Unchanged => "unchanged",
         RulesNow::Changed => "changed since",
-        RulesNow::Unknown => "unknown",
+        RulesNow::Unknown => "cannot read it now",
     };
     let mut line = format!(
         "{}  {}  {}  {}  {}",

@@ -135,6 +135,14 @@ pub struct HooksArgs {
     /// With --install: write the settings file (else only print).
     #[arg(long, requires = "install")]
     pub write: bool,
+    /// With --install: the installed hook blocks when it cannot decide
+    /// (`hook --on-error block`) instead of failing open.
+    #[arg(long = "on-error-block", requires = "install")]
+    pub on_error_block: bool,
+    /// With --decisions: the log folder `hook --log-dir DIR` wrote
+    /// (default: $XDG_STATE_HOME/hookscope/decisions).
+    #[arg(long = "log-dir", value_name = "DIR", requires = "decisions")]
+    pub log_dir: Option<PathBuf>,
     /// With --activity: where to look for the session (default: as for
     /// `sessions`).
     #[arg(requires = "activity")]
@@ -152,13 +160,25 @@ pub fn run(args: &HooksArgs, no_index: bool) {
             fail("--install --agent codex: rule sets are not evaluated for Codex payloads");
         }
         if let Some(rules) = &args.rules {
-            super::install::run(rules, args.scope, args.write, args.agent);
+            super::install::run(
+                rules,
+                args.scope,
+                args.write,
+                args.agent,
+                args.on_error_block,
+            );
         }
         return;
     }
     if let Some(session) = &args.decisions {
-        let session = (!session.is_empty()).then_some(session.as_str());
-        super::decisions::run(session, args.json);
+        // `--decisions --json SESSION`: SESSION lands among the PATHs.
+        let from_paths = args.paths.first().and_then(|p| p.to_str());
+        let session = match (session.is_empty(), from_paths) {
+            (false, _) => Some(session.as_str()),
+            (true, Some(p)) if args.paths.len() == 1 => Some(p),
+            _ => None,
+        };
+        super::decisions::run(session, args.json, args.log_dir.as_deref());
         return;
     }
     if let Some(session) = &args.activity {

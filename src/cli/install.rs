@@ -33,7 +33,7 @@ const MAX_SETTINGS_BYTES: u64 = 16 << 20;
 /// Runs `--install` for `dialect` (Claude Code or Droid; Codex is refused
 /// by the caller); exits 2 when the rules or the settings file are
 /// refused.
-pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
+pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_block: bool) {
     let set = match RuleSet::load(rules) {
         Ok(set) => set,
         Err(e) => {
@@ -48,6 +48,11 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
             "{} has no rules; nothing to install",
             rules.display()
         ));
+    }
+    // What loading found questionable (a Stop block that would loop)
+    // matters most when the rules are about to run for real.
+    for w in set.warnings() {
+        errln!("hookscope: warning: {w}");
     }
     let rules_abs = match std::fs::canonicalize(rules) {
         Ok(p) => p,
@@ -67,15 +72,38 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
         Dialect::Droid => " --agent droid",
         _ => "",
     };
-    let command = format!(
-        "{} hook --rules {}{agent}",
-        shell_quote(&exe),
-        shell_quote(rules_text)
-    );
+    let on_error = if on_error_block {
+        " --on-error block"
+    } else {
+        ""
+    };
+    // The rule file in a command, whatever binary or options surround it:
+    // how an entry installed earlier is found again.
+    let signature = format!("hook --rules {}", shell_quote(rules_text));
+    let command = format!("{} {signature}{agent}{on_error}", shell_quote(&exe));
     let target = match target_file(scope, dialect) {
-        Ok(t) => t,
+        Ok(t) => std::path::absolute(&t).unwrap_or(t),
         Err(e) => fail(e),
     };
+    if scope != Scope::User
+        && let (Ok(cwd), Ok(user)) = (std::env::current_dir(), target_file(Scope::User, dialect))
+    {
+        if std::path::absolute(&user).ok().as_ref() == Some(&target) {
+            errln!(
+                "hookscope: warning: here the project's file is your user file ({}): every session will run these rules",
+                target.display()
+            );
+        }
+        if cwd
+            .file_name()
+            .is_some_and(|n| n == ".claude" || n == ".factory")
+        {
+            errln!(
+                "hookscope: warning: {} is inside a settings folder; run --install from the project's root",
+                target.display()
+            );
+        }
+    }
     let (original, mut settings) = match read_settings(&target) {
         Ok(v) => v,
         Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
@@ -104,7 +132,7 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
             dialect.label()
         ));
     }
-    let changed = match install::merge(&mut settings, &groups, &command) {
+    let changed = match install::merge(&mut settings, &groups, &command, &signature) {
         Ok(c) => c,
         Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
     };
@@ -131,26 +159,15 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
         print_text("run again with --write to apply (a backup of the file is kept)");
         return;
     }
-    let backup = if let Some(original) = &original {
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-        let backup = target.with_file_name(format!(
-            "{}.hookscope-backup-{stamp}",
-            target
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        ));
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&backup)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, original));
-        if let Err(e) = written {
-            fail(format!("cannot write the backup {}: {e}", backup.display()));
-        }
-        Some(backup)
-    } else {
-        None
+    let backup = match &original {
+        Some(original) => match write_backup(&target, original) {
+            Ok(b) => Some(b),
+            Err(e) => fail(format!(
+                "cannot write a backup of {}: {e}",
+                target.display()
+            )),
+        },
+        None => None,
     };
     if let Err(e) = write_whole(&target, after.as_bytes()) {
         fail(format!("cannot write {}: {e}", target.display()));
@@ -163,6 +180,38 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect) {
         )),
         None => print_text(&format!("installed in {} (a new file)", target.display())),
     }
+}
+
+/// Keeps `original` (the bytes of `target` before the write) in the state
+/// folder, out of the project: `$XDG_STATE_HOME/hookscope/backups/<file
+/// name>-<first 12 hex of the path's SHA-256>-<UTC time>`, a new file.
+fn write_backup(target: &Path, original: &[u8]) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let Some(state) = hookscope_core::hooks::decisions::default_dir()
+        .as_deref()
+        .and_then(Path::parent)
+        .map(|d| d.join("backups"))
+    else {
+        return Err(std::io::Error::other("no state folder"));
+    };
+    std::fs::create_dir_all(&state)?;
+    let key = hookscope_core::hooks::live::sha256_hex(target.as_os_str().as_encoded_bytes());
+    let name = format!(
+        "{}-{}-{}",
+        target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        key.get(..12).unwrap_or(&key),
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+    );
+    let backup = state.join(name);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&backup)?;
+    f.write_all(original)?;
+    Ok(backup)
 }
 
 /// The settings file of `scope` for `dialect`: Claude Code's

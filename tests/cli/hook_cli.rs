@@ -619,9 +619,11 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
     let original = "{\n    \"model\": \"opus\"\n}\n";
     std::fs::write(&settings, original).expect("settings");
     let rules = std::fs::canonicalize(EXAMPLE_RULES).expect("rules");
+    let state = dir.path().join("state");
     let install = |extra: &[&str]| {
         let out = hookscope()
             .current_dir(&project)
+            .env("XDG_STATE_HOME", &state)
             .args(["hooks", "--install", "--rules"])
             .arg(&rules)
             .args(extra)
@@ -635,10 +637,12 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
     };
     let (code, out, _) = install(&[]);
     assert_eq!(code, Some(0));
+    let settings_abs = std::fs::canonicalize(&settings).expect("abs");
     assert!(
-        out.starts_with(
-            "would install PreToolUse, PermissionRequest, Stop, SubagentStop, UserPromptSubmit in .claude/settings.json:\n"
-        ),
+        out.starts_with(&format!(
+            "would install PreToolUse, PermissionRequest, Stop, SubagentStop, UserPromptSubmit in {}:\n",
+            settings_abs.display()
+        )),
         "{out}"
     );
     assert!(out.contains("+        \"matcher\": \"^(?:Bash|"), "{out}");
@@ -647,16 +651,24 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
 
     let (code, out, _) = install(&["--write"]);
     assert_eq!(code, Some(0), "{out}");
-    let backups: Vec<_> = std::fs::read_dir(project.join(".claude"))
+    // The backup is kept in the state folder, out of the project.
+    let backups: Vec<_> = std::fs::read_dir(state.join("hookscope/backups"))
         .expect("ls")
         .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .contains(".hookscope-backup-")
-        })
         .collect();
     assert_eq!(backups.len(), 1);
+    assert!(
+        backups[0]
+            .file_name()
+            .to_string_lossy()
+            .starts_with("settings.json-")
+    );
+    assert_eq!(
+        std::fs::read_dir(project.join(".claude"))
+            .expect("ls")
+            .count(),
+        1
+    );
     assert_eq!(
         std::fs::read_to_string(backups[0].path()).expect("backup"),
         original
@@ -675,7 +687,23 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
     assert_eq!(code, Some(0));
     assert_eq!(
         out,
-        "already installed in .claude/settings.json: nothing to change\n"
+        format!(
+            "already installed in {}: nothing to change\n",
+            settings_abs.display()
+        )
+    );
+    // With --on-error-block the entry's command is updated in place, not
+    // added beside it.
+    let (code, _, _) = install(&["--on-error-block", "--write"]);
+    assert_eq!(code, Some(0));
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
+    assert_eq!(written["hooks"]["Stop"].as_array().map(Vec::len), Some(1));
+    assert!(
+        written["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .expect("command")
+            .ends_with(" --on-error block")
     );
 
     // hookscope's own reading of the file: the handler fires for the
@@ -717,10 +745,7 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
     std::fs::write(project.join(".claude/settings.local.json"), "{ not json").expect("write");
     let (code, _, err) = install(&["--scope", "local", "--write"]);
     assert_eq!(code, Some(2));
-    assert!(
-        err.starts_with("hookscope: refusing to touch .claude/settings.local.json: not JSON"),
-        "{err}"
-    );
+    assert!(err.contains("settings.local.json: not JSON"), "{err}");
     assert_eq!(
         std::fs::read_to_string(project.join(".claude/settings.local.json")).expect("read"),
         "{ not json"

@@ -10,9 +10,12 @@
 //!   behave like them (a superset: the hook filters again). An event with
 //!   a rule without a tool spec, or whose matcher tests another field,
 //!   gets no matcher (every firing reaches the hook).
-//! - [`merge`]: adds the groups to a settings object, updating in place a
-//!   group that already runs the same command, and removing it from events
-//!   the rule set no longer names. Merging twice changes nothing.
+//! - [`merge`]: adds the groups to a settings object. A group already
+//!   running the same rule file (a handler whose command holds
+//!   `hook --rules <file>`, whatever binary or options it names) is updated
+//!   in place: its matcher, and that handler's command. A second such group
+//!   on the same event is removed, and so are such groups on events the
+//!   rule set no longer names. Merging twice changes nothing.
 
 use serde_json::{Map, Value, json};
 
@@ -128,27 +131,65 @@ fn group_json(g: &Group, command: &str) -> Value {
     Value::Object(o)
 }
 
-/// Whether a matcher group runs `command` (one of its handlers).
-fn runs(group: &Value, command: &str) -> bool {
+/// Whether a matcher group runs the rule file `signature` names (a
+/// handler whose command holds it).
+fn runs(group: &Value, signature: &str) -> bool {
     group
         .get("hooks")
         .and_then(Value::as_array)
         .is_some_and(|hs| {
-            hs.iter()
-                .any(|h| h.get("command").and_then(Value::as_str) == Some(command))
+            hs.iter().any(|h| {
+                h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| holds(c, signature))
+            })
         })
 }
 
+/// Whether `command` holds `signature` as whole words (followed by its end
+/// or whitespace: `--rules a.toml` is not in `--rules a.toml.bak`).
+fn holds(command: &str, signature: &str) -> bool {
+    command.match_indices(signature).any(|(i, m)| {
+        command[i + m.len()..]
+            .chars()
+            .next()
+            .is_none_or(char::is_whitespace)
+    })
+}
+
+/// Sets the command of the handlers of `group` that hold `signature` to
+/// `command`.
+fn set_command(group: &mut Value, signature: &str, command: &str) {
+    if let Some(hs) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+        for h in hs {
+            let ours = h
+                .get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|c| holds(c, signature));
+            if ours && let Some(o) = h.as_object_mut() {
+                o.insert("command".into(), Value::String(command.to_string()));
+            }
+        }
+    }
+}
+
 /// Merges `groups` running `command` into `settings` (a settings file's
-/// top-level object): per event, a group that already runs `command` gets
-/// the new matcher in place, else a group is appended; groups running
-/// `command` on events not in `groups` are removed (an event left empty is
-/// removed too). Returns whether anything changed.
+/// top-level object). `signature` names the rule file in a command
+/// (`hook --rules <file>`, as `command` holds it): per event, the first
+/// group with a handler holding it gets the new matcher and that handler
+/// `command`, in place, and any later one is removed; else a group is
+/// appended. Groups holding it on events not in `groups` are removed (an
+/// event left empty is removed too). Returns whether anything changed.
 ///
 /// # Errors
 /// `settings` is not an object, or its `hooks` (or an event's list) has
 /// another shape than Claude Code's; nothing is changed then.
-pub fn merge(settings: &mut Value, groups: &[Group], command: &str) -> Result<bool, String> {
+pub fn merge(
+    settings: &mut Value,
+    groups: &[Group],
+    command: &str,
+    signature: &str,
+) -> Result<bool, String> {
     let Some(top) = settings.as_object_mut() else {
         return Err("the settings file is not a JSON object".into());
     };
@@ -172,18 +213,27 @@ pub fn merge(settings: &mut Value, groups: &[Group], command: &str) -> Result<bo
             return Err(format!("its \"hooks\".\"{}\" is not a list", g.event));
         };
         let wanted = group_json(g, command);
-        match list.iter_mut().find(|x| runs(x, command)) {
-            Some(existing) => {
-                if let Some(o) = existing.as_object_mut() {
-                    match &g.matcher {
-                        Some(m) => {
-                            o.insert("matcher".into(), Value::String(m.clone()));
-                        }
-                        None => {
-                            o.remove("matcher");
+        match list.iter().position(|x| runs(x, signature)) {
+            Some(first) => {
+                if let Some(existing) = list.get_mut(first) {
+                    set_command(existing, signature, command);
+                    if let Some(o) = existing.as_object_mut() {
+                        match &g.matcher {
+                            Some(m) => {
+                                o.insert("matcher".into(), Value::String(m.clone()));
+                            }
+                            None => {
+                                o.remove("matcher");
+                            }
                         }
                     }
                 }
+                // One group per event: a second one would run the rules twice.
+                let mut i = 0;
+                list.retain(|x| {
+                    i += 1;
+                    i - 1 == first || !runs(x, signature)
+                });
             }
             None => list.push(wanted),
         }
@@ -196,7 +246,7 @@ pub fn merge(settings: &mut Value, groups: &[Group], command: &str) -> Result<bo
         }
         if let Some(list) = list.as_array_mut() {
             let n = list.len();
-            list.retain(|x| !runs(x, command));
+            list.retain(|x| !runs(x, signature));
             if list.is_empty() && n > 0 {
                 emptied.push(event.clone());
             }
@@ -270,12 +320,22 @@ stop_hook_active = false
         let mut settings = json!({"model": "x", "hooks": {"PreToolUse": [
             {"matcher": "Write", "hooks": [{"type": "command", "command": "mine.sh"}]}]}});
         assert_eq!(
-            merge(&mut settings, &g, "hookscope hook --rules r.toml"),
+            merge(
+                &mut settings,
+                &g,
+                "hookscope hook --rules r.toml",
+                "hook --rules r.toml"
+            ),
             Ok(true)
         );
         let once = settings.clone();
         assert_eq!(
-            merge(&mut settings, &g, "hookscope hook --rules r.toml"),
+            merge(
+                &mut settings,
+                &g,
+                "hookscope hook --rules r.toml",
+                "hook --rules r.toml"
+            ),
             Ok(false)
         );
         assert_eq!(settings, once);
@@ -295,10 +355,45 @@ stop_hook_active = false
             .cloned()
             .collect();
         assert_eq!(
-            merge(&mut settings, &fewer, "hookscope hook --rules r.toml"),
+            merge(
+                &mut settings,
+                &fewer,
+                "hookscope hook --rules r.toml",
+                "hook --rules r.toml"
+            ),
             Ok(true)
         );
         assert!(settings["hooks"].get("PostToolUse").is_none());
+        // A command edited by hand (another binary, an option) is the same
+        // rule file: updated in place, and a duplicate group removed.
+        settings["hooks"]["Stop"][0]["hooks"][0]["command"] =
+            json!("/old/hookscope hook --rules r.toml --on-error block");
+        settings["hooks"]["Stop"]
+            .as_array_mut()
+            .expect("list")
+            .push(json!({"hooks": [{"type": "command", "command": "x/hookscope hook --rules r.toml"}]}));
+        assert_eq!(
+            merge(
+                &mut settings,
+                &fewer,
+                "new hook --rules r.toml",
+                "hook --rules r.toml"
+            ),
+            Ok(true)
+        );
+        assert_eq!(settings["hooks"]["Stop"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            settings["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "new hook --rules r.toml"
+        );
+        assert!(!holds(
+            "hookscope hook --rules r.toml.bak",
+            "hook --rules r.toml"
+        ));
+        assert!(holds(
+            "hookscope hook --rules r.toml --agent droid",
+            "hook --rules r.toml"
+        ));
     }
 
     #[test]
@@ -313,7 +408,7 @@ stop_hook_active = false
             json!({"hooks": {"Stop": {}}}),
         ] {
             let mut s = bad.clone();
-            assert!(merge(&mut s, &g, "c").is_err());
+            assert!(merge(&mut s, &g, "c", "c").is_err());
             assert_eq!(s, bad);
         }
     }
