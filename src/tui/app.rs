@@ -667,6 +667,9 @@ impl App {
             self.ctx.decisions = std::sync::Arc::default();
             self.timeline.reset();
             self.ctx.requests.push(Request::Open(index));
+        } else {
+            // Opened again: the log may hold decisions made since.
+            self.ctx.requests.push(Request::Decisions(index));
         }
         self.focus = Pane::Timeline;
     }

@@ -221,6 +221,9 @@ pub struct OpenSession {
 pub enum Request {
     /// Fully load session `index` and send `Msg::Loaded`.
     Open(usize),
+    /// Read the decision log again for session `index` (open already) and
+    /// send `Msg::Decisions`.
+    Decisions(usize),
     /// Load session `index` (one that appeared while running) for the list
     /// and send `Msg::Summary`.
     Summarize(usize),

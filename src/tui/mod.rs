@@ -189,6 +189,11 @@ pub fn run(
                     boot.summaries_done();
                     app.apply(worker::Msg::SummariesDone);
                 }
+                worker::Msg::Live { index, session } => {
+                    // The agent wrote more: a hook may have logged more.
+                    worker::spawn_decisions(index, session.id.clone(), tx.clone());
+                    app.apply(worker::Msg::Live { index, session });
+                }
                 msg => app.apply(msg),
             }
             dirty = true;
@@ -217,6 +222,11 @@ pub fn run(
                             }
                             None => pending_follow = Some((index, entry.sref.clone())),
                         }
+                    }
+                }
+                Request::Decisions(index) => {
+                    if let Some(entry) = app.ctx.sessions.get(index) {
+                        worker::spawn_decisions(index, entry.sref.id.clone(), tx.clone());
                     }
                 }
                 Request::Summarize(index) => {

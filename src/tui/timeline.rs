@@ -517,8 +517,14 @@ pub fn row_line(
                     };
                     spans.push(Span::styled(format!(" {mark}"), style));
                 }
-                // The newest decision `hookscope hook` logged for it.
-                if let Some(l) = decided.get(&r.tool_use_id).and_then(|d| d.last()) {
+                // The newest decision `hookscope hook` logged for it, when
+                // a rule acted (a matcher wider than the rules logs `none`
+                // on most calls).
+                if let Some(l) = decided
+                    .get(&r.tool_use_id)
+                    .and_then(|d| d.last())
+                    .filter(|l| l.verdict != "none")
+                {
                     let style = match l.verdict.as_str() {
                         "block" | "error" => theme.error(),
                         _ => theme.kind(),

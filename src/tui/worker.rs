@@ -246,6 +246,18 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
     });
 }
 
+/// Reads the live hook's decisions of session `id` on a background thread
+/// and sends them as [`Msg::Decisions`] (also when there are none, so
+/// decisions gone from the log are unmarked).
+pub fn spawn_decisions(index: usize, id: String, tx: Sender<Msg>) {
+    thread::spawn(move || {
+        let _ = tx.send(Msg::Decisions {
+            index,
+            decisions: decided(&id),
+        });
+    });
+}
+
 /// The live hook's logged decisions of session `id`, by `tool_use_id`
 /// (none when the log folder is missing or unreadable).
 pub fn decided(id: &str) -> super::context::Decided {

@@ -441,6 +441,19 @@ fn decision_lines(
         format!("{} ({now})", clean(&l.rules_path)),
         theme,
     ));
+    // What the hook answered: a rewrite's new input is in its stdout, a
+    // failure says on stderr whether the call was allowed or blocked.
+    let mut answer = match l.exit_code {
+        Some(code) => format!("exit {code}"),
+        None => "exit ?".to_string(),
+    };
+    if let Some(stdout) = &l.stdout {
+        answer.push_str(&format!(", stdout {}", clean(&stdout.to_string())));
+    }
+    out.push(field("answer", answer, theme));
+    if !l.stderr.trim().is_empty() {
+        out.push(field("stderr", clean(l.stderr.trim_end()), theme));
+    }
     for r in &l.matched {
         let mut line = format!("  ✓ {} → {}", clean(&r.id), clean(&r.verdict));
         if !r.why.is_empty() {

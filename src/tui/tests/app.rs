@@ -38,11 +38,12 @@ fn enter_opens_and_tab_cycles_focus() {
     assert_eq!(app.focus, Pane::Detail);
     key(&mut app, KeyCode::Char('h'));
     assert_eq!(app.focus, Pane::Timeline);
-    // Enter again on the same session does not reload it.
+    // Enter again on the same session does not reload it; it reads the
+    // decision log again (decisions made since are marked).
     key(&mut app, KeyCode::Char('h'));
     assert_eq!(app.focus, Pane::Sessions);
     app.handle(Action::Enter);
-    assert_eq!(app.take_requests(), vec![]);
+    assert_eq!(app.take_requests(), vec![Request::Decisions(0)]);
 }
 
 /// The diagnostics overlay (`D`) over a session with a malformed line, a

@@ -58,6 +58,8 @@ fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
         section.starts_with(concat!(
             "2026-12-05T13:39:00.585Z PreToolUse block",
             "rules: /home/dev/rules.toml (changed since: a replay today may differ)",
+            "answer: exit 0",
+            "stderr:  ]0;x ",
             "  ✓ no-rm-rf → block: event PreToolUse ✓ · tool Bash ✓ · program = \"rm\" ✓ (rm -rf build/)",
         )),
         "{section}"
@@ -78,4 +80,26 @@ fn decisions_of_another_session_are_not_shown() {
     assert!(app.timeline.select_call(RM_RF, &app.ctx));
     let screen = render(&mut app, 160, 48);
     assert!(!screen.contains("§"), "{screen}");
+}
+
+/// A decision in which no rule acted (`none`: the installed matcher is
+/// wider than the rules) leaves its call unmarked.
+#[test]
+fn a_none_decision_is_not_marked() {
+    let mut app = opened(C2);
+    let mut none = logged();
+    none.verdict = "none".into();
+    none.matched.clear();
+    let mut decided = crate::tui::context::Decided::new();
+    decided.insert(RM_RF.to_string(), vec![none]);
+    app.apply(Msg::Decisions {
+        index: 0,
+        decisions: decided,
+    });
+    assert!(app.timeline.select_call(RM_RF, &app.ctx));
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("Bash ✗ ⛔ hook blocked rm -rf build/"),
+        "{screen}"
+    );
 }

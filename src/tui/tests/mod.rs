@@ -116,6 +116,11 @@ fn run_request(app: &mut App, request: Request) {
                 let sref = app.ctx.sessions[index].sref.clone();
                 app.apply(worker::summary_msg(index, &sref));
             }
+            // The hermetic tests have no decision log.
+            Request::Decisions(index) => app.apply(Msg::Decisions {
+                index,
+                decisions: Default::default(),
+            }),
             Request::Open(index) => {
                 let sref = app.ctx.sessions[index].sref.clone();
                 app.apply(Msg::Loaded {

@@ -342,6 +342,12 @@ pub struct Logged {
     pub matched: Vec<LoggedRule>,
     /// The exit code sent.
     pub exit_code: Option<i64>,
+    /// The JSON sent on stdout (a rewrite's `updatedInput` is in it), or
+    /// `None` when nothing was printed.
+    pub stdout: Option<Value>,
+    /// What was written on stderr (after a failure: what went wrong and
+    /// whether the call was then allowed or blocked).
+    pub stderr: String,
     /// What went wrong, after a failure.
     pub failure: Option<String>,
     /// From reading stdin to the answer, in ms.
@@ -395,6 +401,17 @@ impl Logged {
                 .get("output")
                 .and_then(|o| o.get("exit_code"))
                 .and_then(Value::as_i64),
+            stdout: v
+                .get("output")
+                .and_then(|o| o.get("stdout"))
+                .filter(|o| !o.is_null())
+                .cloned(),
+            stderr: v
+                .get("output")
+                .and_then(|o| o.get("stderr"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
             failure: s("failure"),
             duration_ms: v.get("duration_ms").and_then(Value::as_f64),
         })
