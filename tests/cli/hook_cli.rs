@@ -1164,3 +1164,63 @@ fn on_error_block_lets_a_stop_that_is_already_going_on_stop() {
         ran.stderr
     );
 }
+
+/// `hooks --lint` checks the rule file behind an installed `hookscope hook`
+/// entry: clean while it loads, an error (`rule-set-unusable`) once it is
+/// broken or gone, since the hook would then let every call through.
+#[test]
+fn lint_sees_a_broken_rule_file_behind_an_installed_hook() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.toml");
+    std::fs::copy(EXAMPLE_RULES, &rules).expect("copy");
+    let settings = dir.path().join("settings.json");
+    let entry = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("/usr/bin/env hookscope hook --rules {}", rules.display())}]}]}});
+    std::fs::write(&settings, entry.to_string()).expect("settings");
+    let lint = || {
+        let out = hookscope()
+            .args(["hooks", "--settings"])
+            .arg(&settings)
+            .args(["--lint", "--json"])
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let ids: Vec<String> = v["lints"]
+            .as_array()
+            .expect("lints")
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {}",
+                    l["id"].as_str().unwrap_or(""),
+                    l["severity"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        (out.status.code(), ids, v)
+    };
+    let (code, ids, _) = lint();
+    assert!(
+        !ids.iter().any(|i| i.starts_with("rule-set-unusable")),
+        "{ids:?}"
+    );
+    let _ = code;
+    std::fs::write(&rules, "[[rules]\n").expect("break");
+    let (code, ids, v) = lint();
+    assert_eq!(code, Some(1));
+    assert!(
+        ids.contains(&"rule-set-unusable error".to_string()),
+        "{ids:?}"
+    );
+    assert!(
+        v.to_string()
+            .contains("every call goes through (it fails open)"),
+        "{v}"
+    );
+    std::fs::remove_file(&rules).expect("rm");
+    let (_, ids, _) = lint();
+    assert!(
+        ids.contains(&"rule-set-unusable error".to_string()),
+        "{ids:?}"
+    );
+}

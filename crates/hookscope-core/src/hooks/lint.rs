@@ -158,6 +158,10 @@ pub const LINTS: &[(&str, &str)] = &[
         "the command's program is a file without execute permission (exit 126, fails open)",
     ),
     (
+        "rule-set-unusable",
+        "a `hookscope hook --rules FILE` handler whose rule file is missing, refused or empty (the hook answers its --on-error: by default every call goes through), or loads with a warning",
+    ),
+    (
         "output-flat-permission-decision",
         "output has `permissionDecision` at the top level, where Claude Code ignores it",
     ),
@@ -489,6 +493,7 @@ pub fn lint_config(config: &HookConfig, options: &LintOptions) -> Vec<Lint> {
         }
         if h.kind == HandlerType::Command && h.shell.as_deref() != Some("powershell") {
             out.extend(command_lint(h, at, config.project_dir.as_deref(), options));
+            out.extend(rule_set_lint(h, at, config.project_dir.as_deref()));
         }
     }
     if budget.refused() > 0 {
@@ -809,6 +814,97 @@ fn substitute(word: &str, project: Option<&Path>, plugin_root: Option<&Path>) ->
         }
     }
     (!out.contains('$') && !out.contains('`')).then_some(out)
+}
+
+/// `rule-set-unusable`: a handler that runs `hookscope hook --rules FILE`
+/// (docs/live-hook.md) whose rule file would not decide anything: missing,
+/// refused by the loader (the first error), or without rules; the hook then
+/// answers its `--on-error` (allow by default), so the rules protect
+/// nothing and only stderr, hidden on exit 0, says so. A file that loads
+/// with warnings (a Stop block that would loop) gets a warning.
+fn rule_set_lint(h: &Handler, at: Option<(usize, &Handler)>, project: Option<&Path>) -> Vec<Lint> {
+    let Some(command) = h.command.as_deref() else {
+        return Vec::new();
+    };
+    let line = crate::shell::parse_command_line(command);
+    let mut out = Vec::new();
+    for call in &line.calls {
+        // `hookscope hook …`, also behind a wrapper (`env`, `nice`).
+        let argv: Vec<&str> = std::iter::once(call.program.as_str())
+            .chain(call.args.iter().map(String::as_str))
+            .collect();
+        let Some(k) = argv.windows(2).position(|w| {
+            Path::new(w[0]).file_name().is_some_and(|n| n == "hookscope") && w[1] == "hook"
+        }) else {
+            continue;
+        };
+        let args = &argv[k + 2..];
+        let Some(i) = args.iter().position(|a| *a == "--rules") else {
+            continue;
+        };
+        let Some(file) = args.get(i + 1) else {
+            continue;
+        };
+        let Some(word) = substitute(file, project, h.origin.plugin_root.as_deref()) else {
+            continue;
+        };
+        let path = match (Path::new(&word).is_absolute(), project) {
+            (true, _) => PathBuf::from(&word),
+            (false, Some(p)) => p.join(&word),
+            (false, None) => continue,
+        };
+        let fails_open = if args.windows(2).any(|w| w == ["--on-error", "block"]) {
+            "it blocks every call it is reached on (--on-error block)"
+        } else {
+            "every call goes through (it fails open)"
+        };
+        let fix = "fix the rule file (`hookscope test FILE` lists its problems), or point --rules at the right one".to_string();
+        // Loaded as the hook loads it: without the test cases.
+        let cap = crate::hooks::rules::MAX_RULE_FILE_BYTES;
+        let loaded = crate::transcript::fsread::read_capped(&path, cap)
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|bytes| {
+                crate::hooks::rules::RuleSet::rules_from_bytes(bytes, &path).map_err(|e| {
+                    e.errors
+                        .first()
+                        .map_or_else(|| "it is refused".to_string(), ToString::to_string)
+                })
+            });
+        let problem = match loaded {
+            Err(e) => Some(e),
+            Ok(set) if set.rules.is_empty() => Some("it has no rules".to_string()),
+            Ok(set) => {
+                for w in set.warnings() {
+                    out.push(lint(
+                        "rule-set-unusable",
+                        Severity::Warning,
+                        format!(
+                            "rule file {}: line {}: {}",
+                            path.display(),
+                            w.line,
+                            w.message
+                        ),
+                        "see `hookscope test FILE`".to_string(),
+                        at,
+                    ));
+                }
+                None
+            }
+        };
+        if let Some(problem) = problem {
+            out.push(lint(
+                "rule-set-unusable",
+                Severity::Error,
+                format!(
+                    "the rule file {} of `hookscope hook` does not load ({problem}): {fails_open}",
+                    path.display()
+                ),
+                fix,
+                at,
+            ));
+        }
+    }
+    out
 }
 
 fn command_lint(

@@ -307,6 +307,16 @@ pub const EXPLANATIONS: &[Explanation] = &[
         ),
     },
     Explanation {
+        id: "rule-set-unusable",
+        why: "`hookscope hook` answers its --on-error when its rule file does not load: by default the call goes through, and only stderr (hidden on exit 0) says why; the rules protect nothing.",
+        example: s(
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "hookscope hook --rules /nonexistent/rules.toml"}]}]}}"#,
+        ),
+        fixed: s(
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+        ),
+    },
+    Explanation {
         id: "output-flat-permission-decision",
         why: "A PreToolUse decision belongs in hookSpecificOutput; at the top level Claude Code ignores it and the call proceeds.",
         example: out("PreToolUse", 0, r#"{"permissionDecision": "deny"}"#),
