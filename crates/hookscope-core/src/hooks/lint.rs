@@ -834,7 +834,10 @@ fn rule_set_lint(h: &Handler, at: Option<(usize, &Handler)>, project: Option<&Pa
             .chain(call.args.iter().map(String::as_str))
             .collect();
         let Some(k) = argv.windows(2).position(|w| {
-            Path::new(w[0]).file_name().is_some_and(|n| n == "hookscope") && w[1] == "hook"
+            Path::new(w[0])
+                .file_name()
+                .is_some_and(|n| n == "hookscope")
+                && w[1] == "hook"
         }) else {
             continue;
         };
