@@ -35,6 +35,21 @@ fn hook(rules: &str, log: &Path, args: &[&str], stdin: &[u8]) -> Ran {
     }
 }
 
+/// `hookscope hook --rules EXAMPLE_RULES ARGS --log-dir LOG` started with
+/// stdin piped (not yet written), stdout and stderr as given.
+fn spawn_hook(log: &Path, args: &[&str], stdout: Stdio, stderr: Stdio) -> std::process::Child {
+    hookscope_process()
+        .args(["hook", "--rules", EXAMPLE_RULES])
+        .args(args)
+        .arg("--log-dir")
+        .arg(log)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn")
+}
+
 /// Every entry of the log folder, oldest first.
 fn entries(log: &Path) -> Vec<Value> {
     hookscope_core::hooks::decisions::read_all(log).expect("log")
@@ -387,21 +402,12 @@ fn a_fifty_megabyte_payload_is_decided_and_logged_short() {
 fn a_closed_stdout_still_exits_with_the_decision() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("log");
-    let mut child = hookscope_process()
-        .args([
-            "hook",
-            "--rules",
-            EXAMPLE_RULES,
-            "--on-error",
-            "block",
-            "--log-dir",
-        ])
-        .arg(&log)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let mut child = spawn_hook(
+        &log,
+        &["--on-error", "block"],
+        Stdio::piped(),
+        Stdio::null(),
+    );
     drop(child.stdout.take());
     let stop = r#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main --force"},"tool_use_id":"toolu_2"}"#;
     child
@@ -451,14 +457,7 @@ fn sixteen_parallel_hooks_never_tear_a_line() {
     let log = dir.path().join("log");
     let children: Vec<_> = (0..16)
         .map(|i| {
-            let mut child = hookscope_process()
-                .args(["hook", "--rules", EXAMPLE_RULES, "--log-dir"])
-                .arg(&log)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
+            let mut child = spawn_hook(&log, &[], Stdio::null(), Stdio::null());
             let payload = RM_RF.replace("toolu_1", &format!("toolu_p{i:02}"));
             child
                 .stdin
@@ -1073,23 +1072,12 @@ fn every_event_and_action_is_read_back_as_its_outcome() {
 fn the_budget_covers_stdin_and_empty_rules_fail() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("log");
-    let mut child = hookscope_process()
-        .args([
-            "hook",
-            "--rules",
-            EXAMPLE_RULES,
-            "--on-error",
-            "block",
-            "--timeout-ms",
-            "200",
-            "--log-dir",
-        ])
-        .arg(&log)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = spawn_hook(
+        &log,
+        &["--on-error", "block", "--timeout-ms", "200"],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(RM_RF.as_bytes()).expect("write");
     // stdin stays open until the hook has answered.

@@ -25,16 +25,23 @@ fn logged() -> hookscope_core::hooks::decisions::Logged {
     l
 }
 
-#[test]
-fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
+/// C2 opened, with `decisions` logged for its rm -rf call, as session
+/// `index` of the app.
+fn opened_with(decisions: Vec<hookscope_core::hooks::decisions::Logged>, index: usize) -> App {
     let mut app = opened(C2);
     let mut decided = crate::tui::context::Decided::new();
-    decided.insert(RM_RF.to_string(), vec![logged()]);
+    decided.insert(RM_RF.to_string(), decisions);
     app.apply(Msg::Decisions {
-        index: 0,
+        index,
         decisions: decided,
     });
     assert!(app.timeline.select_call(RM_RF, &app.ctx));
+    app
+}
+
+#[test]
+fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
+    let mut app = opened_with(vec![logged()], 0);
     let screen = render(&mut app, 160, 48);
     assert!(
         screen.contains("Bash ✗ ⛔ hook blocked § block"),
@@ -70,14 +77,7 @@ fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
 /// A decision for another session's call, or none at all: no mark.
 #[test]
 fn decisions_of_another_session_are_not_shown() {
-    let mut app = opened(C2);
-    let mut decided = crate::tui::context::Decided::new();
-    decided.insert(RM_RF.to_string(), vec![logged()]);
-    app.apply(Msg::Decisions {
-        index: 7,
-        decisions: decided,
-    });
-    assert!(app.timeline.select_call(RM_RF, &app.ctx));
+    let mut app = opened_with(vec![logged()], 7);
     let screen = render(&mut app, 160, 48);
     assert!(!screen.contains("§"), "{screen}");
 }
@@ -86,17 +86,10 @@ fn decisions_of_another_session_are_not_shown() {
 /// wider than the rules) leaves its call unmarked.
 #[test]
 fn a_none_decision_is_not_marked() {
-    let mut app = opened(C2);
     let mut none = logged();
     none.verdict = "none".into();
     none.matched.clear();
-    let mut decided = crate::tui::context::Decided::new();
-    decided.insert(RM_RF.to_string(), vec![none]);
-    app.apply(Msg::Decisions {
-        index: 0,
-        decisions: decided,
-    });
-    assert!(app.timeline.select_call(RM_RF, &app.ctx));
+    let mut app = opened_with(vec![none], 0);
     let screen = render(&mut app, 160, 48);
     assert!(
         screen.contains("Bash ✗ ⛔ hook blocked rm -rf build/"),
