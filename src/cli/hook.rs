@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use hookscope_core::hooks::decisions;
 use hookscope_core::hooks::live::{self, Decision, HookAgent, MAX_PAYLOAD_BYTES, OnError};
-use hookscope_core::hooks::rules::{History, RuleSet};
+use hookscope_core::hooks::rules::History;
 use serde_json::Value;
 
 /// The long help of `hookscope hook`.
@@ -174,10 +174,7 @@ pub fn run(args: &HookArgs) -> ! {
             }
         };
         if let Err(e) = logged {
-            let e: String = e
-                .chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .collect();
+            let e = live::one_line(&e);
             stderr.push_str(&format!("hookscope hook: decision not logged: {e}\n"));
         }
     }
@@ -230,39 +227,9 @@ fn work(rules: &std::path::Path, agent: HookAgent, mode: OnError, tx: &mpsc::Sen
         let why = "--agent codex: rule sets are not evaluated for Codex payloads";
         return done((fail(why), Some(payload.clone()), None));
     }
-    let cap = hookscope_core::hooks::rules::MAX_RULE_FILE_BYTES;
-    let text = match hookscope_core::transcript::fsread::read_capped(rules, cap) {
-        Ok(t) if t.len() as u64 <= cap => t,
-        Ok(_) => {
-            let why = format!("rule file {} is over {} MiB", rules.display(), cap >> 20);
-            return done((fail(&why), Some(payload.clone()), None));
-        }
-        Err(e) => {
-            let why = format!("cannot read rule file {}: {e}", rules.display());
-            return done((fail(&why), Some(payload.clone()), None));
-        }
-    };
-    let hash = live::sha256_hex(&text);
-    let set = match RuleSet::rules_from_bytes(text, rules) {
-        Ok(set) if set.rules.is_empty() => {
-            // An empty or truncated file would otherwise turn the
-            // protection off without a word.
-            let why = format!("rule file {} has no rules", rules.display());
-            return done((fail(&why), Some(payload.clone()), Some(hash)));
-        }
-        Ok(set) => set,
-        Err(e) => {
-            let first = e
-                .errors
-                .first()
-                .map_or_else(|| "refused".to_string(), ToString::to_string);
-            let more = match e.errors.len() {
-                0 | 1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            let why = format!("rule file refused: {first}{more}");
-            return done((fail(&why), Some(payload.clone()), Some(hash)));
-        }
+    let (hash, set) = match live::load_rules(rules) {
+        (hash, Ok(set)) => (hash, set),
+        (hash, Err(why)) => return done((fail(&why), Some(payload.clone()), hash)),
     };
     let event = payload
         .get("hook_event_name")
@@ -272,9 +239,9 @@ fn work(rules: &std::path::Path, agent: HookAgent, mode: OnError, tx: &mpsc::Sen
         None => History::default(),
         Some(want) => match live::history_of(&payload, want) {
             Ok(h) => h,
-            Err(why) => return done((fail(&why), Some(payload.clone()), Some(hash))),
+            Err(why) => return done((fail(&why), Some(payload.clone()), hash)),
         },
     };
     let decision = live::decide(&set, &payload, &history);
-    done((decision, Some(payload), Some(hash)));
+    done((decision, Some(payload), hash));
 }

@@ -447,7 +447,7 @@ impl Logged {
 /// As [`read_all`].
 pub fn for_session(dir: &Path, session_id: &str) -> std::io::Result<Vec<Logged>> {
     let mut hashes = std::collections::HashMap::new();
-    Ok(read_all(dir)?
+    Ok(cached_entries(dir)?
         .iter()
         .filter(|v| v.get("session_id").and_then(Value::as_str) == Some(session_id))
         .filter_map(Logged::of)
@@ -458,28 +458,21 @@ pub fn for_session(dir: &Path, session_id: &str) -> std::io::Result<Vec<Logged>>
         .collect())
 }
 
-/// The calls `hookscope hook` logged a decision on in `dir`, as
-/// `(session_id, tool_use_id)`: those where rule `rule` matched, or every
-/// decided call for `None` (failures included). The log is read once per
-/// change of its day files (their names, sizes and mtimes), so asking again
-/// while typing costs a folder listing.
+/// [`read_all`] of `dir`, kept while its day files keep their names, sizes
+/// and mtimes: the TUI asks on every open and while a session grows, the
+/// Calls view while its line is typed; each asks again for a folder
+/// listing only.
 ///
 /// # Errors
 /// As [`read_all`].
-pub fn decided_calls(
-    dir: &Path,
-    rule: Option<&str>,
-) -> std::io::Result<std::sync::Arc<std::collections::BTreeSet<(String, String)>>> {
+fn cached_entries(dir: &Path) -> std::io::Result<std::sync::Arc<Vec<Value>>> {
     use std::sync::{Arc, Mutex};
-    type Cached = (
-        PathBuf,
-        Vec<(PathBuf, u64, Option<std::time::SystemTime>)>,
-        Arc<Vec<Value>>,
-    );
+    type Stamp = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
+    type Cached = (PathBuf, Stamp, Arc<Vec<Value>>);
     static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
-    let stamp: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> = match std::fs::read_dir(dir) {
+    let stamp: Stamp = match std::fs::read_dir(dir) {
         Ok(listing) => {
-            let mut v: Vec<_> = listing
+            let mut v: Stamp = listing
                 .filter_map(Result::ok)
                 .filter(|e| e.file_name().to_str().is_some_and(is_day_file_name))
                 .filter_map(|e| {
@@ -499,23 +492,33 @@ pub fn decided_calls(
         .and_then(|c| c.clone())
         .filter(|(d, s, _)| d == dir && *s == stamp)
         .map(|(_, _, all)| all);
-    let all = match cached {
-        Some(all) => all,
-        None => {
-            let all = Arc::new(read_all(dir)?);
-            if let Ok(mut c) = CACHE.lock() {
-                *c = Some((dir.to_path_buf(), stamp, Arc::clone(&all)));
-            }
-            all
-        }
-    };
-    let calls = all
+    if let Some(all) = cached {
+        return Ok(all);
+    }
+    let all = Arc::new(read_all(dir)?);
+    if let Ok(mut c) = CACHE.lock() {
+        *c = Some((dir.to_path_buf(), stamp, Arc::clone(&all)));
+    }
+    Ok(all)
+}
+
+/// The calls `hookscope hook` logged a decision on in `dir`, as
+/// `(session_id, tool_use_id)`: those where rule `rule` matched, or every
+/// decided call for `None` (failures included).
+///
+/// # Errors
+/// As [`read_all`].
+pub fn decided_calls(
+    dir: &Path,
+    rule: Option<&str>,
+) -> std::io::Result<std::sync::Arc<std::collections::BTreeSet<(String, String)>>> {
+    let calls = cached_entries(dir)?
         .iter()
         .filter_map(Logged::of)
         .filter(|l| rule.is_none_or(|r| l.matched.iter().any(|m| m.id == r)))
         .filter_map(|l| Some((l.session_id, l.tool_use_id?)))
         .collect();
-    Ok(Arc::new(calls))
+    Ok(std::sync::Arc::new(calls))
 }
 
 #[cfg(test)]

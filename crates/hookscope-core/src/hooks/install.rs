@@ -131,19 +131,21 @@ fn group_json(g: &Group, command: &str) -> Value {
     Value::Object(o)
 }
 
+/// Whether a handler's command holds `signature` ([`holds`]).
+fn handler_holds(handler: &Value, signature: &str) -> bool {
+    handler
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| holds(c, signature))
+}
+
 /// Whether a matcher group runs the rule file `signature` names (a
 /// handler whose command holds it).
 fn runs(group: &Value, signature: &str) -> bool {
     group
         .get("hooks")
         .and_then(Value::as_array)
-        .is_some_and(|hs| {
-            hs.iter().any(|h| {
-                h.get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| holds(c, signature))
-            })
-        })
+        .is_some_and(|hs| hs.iter().any(|h| handler_holds(h, signature)))
 }
 
 /// Whether `command` holds `signature` as whole words (followed by its end
@@ -160,15 +162,12 @@ fn holds(command: &str, signature: &str) -> bool {
 /// Sets the command of the handlers of `group` that hold `signature` to
 /// `command`.
 fn set_command(group: &mut Value, signature: &str, command: &str) {
-    if let Some(hs) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-        for h in hs {
-            let ours = h
-                .get("command")
-                .and_then(Value::as_str)
-                .is_some_and(|c| holds(c, signature));
-            if ours && let Some(o) = h.as_object_mut() {
-                o.insert("command".into(), Value::String(command.to_string()));
-            }
+    let handlers = group.get_mut("hooks").and_then(Value::as_array_mut);
+    for h in handlers.into_iter().flatten() {
+        if handler_holds(h, signature)
+            && let Some(o) = h.as_object_mut()
+        {
+            o.insert("command".into(), Value::String(command.to_string()));
         }
     }
 }

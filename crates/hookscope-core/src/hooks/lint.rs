@@ -862,20 +862,9 @@ fn rule_set_lint(h: &Handler, at: Option<(usize, &Handler)>, project: Option<&Pa
             "every call goes through (it fails open)"
         };
         let fix = "fix the rule file (`hookscope test FILE` lists its problems), or point --rules at the right one".to_string();
-        // Loaded as the hook loads it: without the test cases.
-        let cap = crate::hooks::rules::MAX_RULE_FILE_BYTES;
-        let loaded = crate::transcript::fsread::read_capped(&path, cap)
-            .map_err(|e| format!("cannot read it: {e}"))
-            .and_then(|bytes| {
-                crate::hooks::rules::RuleSet::rules_from_bytes(bytes, &path).map_err(|e| {
-                    e.errors
-                        .first()
-                        .map_or_else(|| "it is refused".to_string(), ToString::to_string)
-                })
-            });
-        let problem = match loaded {
-            Err(e) => Some(e),
-            Ok(set) if set.rules.is_empty() => Some("it has no rules".to_string()),
+        // Loaded as the hook loads it.
+        let problem = match crate::hooks::live::load_rules(&path).1 {
+            Err(why) => Some(why),
             Ok(set) => {
                 for w in set.warnings() {
                     out.push(lint(
@@ -898,10 +887,7 @@ fn rule_set_lint(h: &Handler, at: Option<(usize, &Handler)>, project: Option<&Pa
             out.push(lint(
                 "rule-set-unusable",
                 Severity::Error,
-                format!(
-                    "the rule file {} of `hookscope hook` does not load ({problem}): {fails_open}",
-                    path.display()
-                ),
+                format!("`hookscope hook` cannot use its rules ({problem}): {fails_open}"),
                 fix,
                 at,
             ));

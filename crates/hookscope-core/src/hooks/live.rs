@@ -151,19 +151,73 @@ pub fn decide(rules: &RuleSet, payload: &Value, history: &History) -> Decision {
     }
 }
 
+/// The rule file at `path` as the live hook loads it: a regular file of at
+/// most [`crate::hooks::rules::MAX_RULE_FILE_BYTES`], without its test
+/// cases ([`RuleSet::rules_from_bytes`]), with at least one rule (an empty
+/// or truncated file would turn the protection off without a word).
+/// Returns the SHA-256 of its bytes when they were read, and the rule set
+/// or why it cannot be used (one line: `cannot read rule file …`,
+/// `rule file … is over 16 MiB`, `rule file refused: <first error> (and N
+/// more)`, `rule file … has no rules`). The hook and the
+/// `rule-set-unusable` lint both load through it.
+pub fn load_rules(path: &Path) -> (Option<String>, Result<RuleSet, String>) {
+    let cap = crate::hooks::rules::MAX_RULE_FILE_BYTES;
+    let text = match crate::transcript::fsread::read_capped(path, cap) {
+        Ok(t) if t.len() as u64 <= cap => t,
+        Ok(_) => {
+            let why = format!("rule file {} is over {} MiB", path.display(), cap >> 20);
+            return (None, Err(why));
+        }
+        Err(e) => {
+            return (
+                None,
+                Err(format!("cannot read rule file {}: {e}", path.display())),
+            );
+        }
+    };
+    let hash = sha256_hex(&text);
+    let loaded = match RuleSet::rules_from_bytes(text, path) {
+        Ok(set) if set.rules.is_empty() => {
+            Err(format!("rule file {} has no rules", path.display()))
+        }
+        Ok(set) => Ok(set),
+        Err(e) => {
+            let first = e
+                .errors
+                .first()
+                .map_or_else(|| "refused".to_string(), ToString::to_string);
+            let more = match e.errors.len() {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            Err(format!("rule file refused: {first}{more}"))
+        }
+    };
+    (Some(hash), loaded)
+}
+
+/// `text` on one line: control characters (newlines, escapes) as spaces.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// The answer when the hook cannot decide: nothing on stdout; with
 /// [`OnError::Allow`] exit 0, with [`OnError::Block`] exit 2; `why` (one
 /// line, control characters replaced) on stderr either way, prefixed
 /// `hookscope hook:` and followed by what the mode did.
 pub fn failed(mode: OnError, event: Option<&str>, why: &str) -> Decision {
-    let why: String = why
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
     let then = match mode {
         OnError::Allow => "allowed (--on-error allow)",
         OnError::Block => "blocked (--on-error block)",
     };
+    failed_then(mode, event, why, then)
+}
+
+/// [`failed`] with `then` (what the mode did) said after `why`.
+fn failed_then(mode: OnError, event: Option<&str>, why: &str, then: &str) -> Decision {
+    let why = one_line(why);
     Decision {
         event: event.map(str::to_string),
         evaluation: None,
@@ -189,12 +243,12 @@ pub fn failed_on(mode: OnError, payload: Option<&Value>, why: &str) -> Decision 
     let looping = matches!(event, Some("Stop" | "SubagentStop"))
         && payload.and_then(|p| p.get("stop_hook_active")) == Some(&Value::Bool(true));
     if mode == OnError::Block && looping {
-        let mut d = failed(OnError::Allow, event, why);
-        d.stderr = d.stderr.replace(
-            "; allowed (--on-error allow)",
-            "; allowed: stop_hook_active is true, and blocking again would never let the agent stop",
+        return failed_then(
+            OnError::Allow,
+            event,
+            why,
+            "allowed: stop_hook_active is true, and blocking again would never let the agent stop",
         );
-        return d;
     }
     failed(mode, event, why)
 }
