@@ -1,13 +1,15 @@
-//! `hookscope hooks --decisions [SESSION] [--json]`: the live hook's
-//! decision log read back (docs/live-hook.md#the-decision-log; the core's
-//! `hooks::decisions`), oldest first, each with whether its rule file
-//! changed since.
+//! `hookscope hooks --decisions [SESSION] [--verdict V,…] [--all] [--json]`:
+//! the live hook's decision log read back (docs/live-hook.md#the-decision-log;
+//! the core's `hooks::decisions`), oldest first, each with whether its rule
+//! file changed since.
 //!
 //! One row per decision: time, short session id, event, `tool_use_id`
-//! (`-` for none), verdict, the matched rules as `id(verdict)`, and the rule
-//! file with `unchanged`, `changed since` or `unknown`. `--json` prints an
-//! array of `hooks::decisions::Logged` objects. Secrets were masked when
-//! the lines were written.
+//! (`-` for none), tool, verdict, the matched rules as `id(verdict)`, and
+//! the rule file with `unchanged`, `changed since`, `cannot read it now` or
+//! `not read`; under it, each matched rule's why. The `none` answers are
+//! left out unless `--all` or `--verdict none`, and a last line counts
+//! them. `--json` prints an array of `hooks::decisions::Logged` objects,
+//! filtered the same way. Secrets were masked when the lines were written.
 
 use std::path::Path;
 
@@ -16,10 +18,61 @@ use hookscope_core::transcript::short_session_id;
 
 use super::{fail, print_json, print_text};
 
+/// A logged verdict, as `--verdict` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Verdict {
+    /// A rule blocked.
+    Block,
+    /// A rule warned (and pre-approved, on PreToolUse).
+    Warn,
+    /// A rule added context.
+    Context,
+    /// A rule allowed.
+    Allow,
+    /// A rule rewrote the input.
+    Rewrite,
+    /// No rule acted.
+    None,
+    /// The hook failed (answered with `--on-error`).
+    Error,
+}
+
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Block => "block",
+            Verdict::Warn => "warn",
+            Verdict::Context => "context",
+            Verdict::Allow => "allow",
+            Verdict::Rewrite => "rewrite",
+            Verdict::None => "none",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+/// Which decisions are listed.
+pub struct Shown<'a> {
+    /// Only these verdicts (empty: all but `none`, or all with `all`).
+    pub verdicts: &'a [Verdict],
+    /// Also the `none` answers.
+    pub all: bool,
+}
+
+impl Shown<'_> {
+    fn keeps(&self, verdict: &str) -> bool {
+        if self.verdicts.is_empty() {
+            self.all || verdict != "none"
+        } else {
+            self.verdicts.iter().any(|v| v.as_str() == verdict)
+        }
+    }
+}
+
 /// Prints the logged decisions in `log_dir` (default: the state folder's),
-/// of the sessions whose id starts with `session` when given. Exits 2 when
-/// the log folder cannot be listed.
-pub fn run(session: Option<&str>, json: bool, log_dir: Option<&Path>) {
+/// of the sessions whose id starts with `session` when given, those `shown`
+/// keeps. Exits 2 when the log folder cannot be listed.
+pub fn run(session: Option<&str>, shown: &Shown<'_>, json: bool, log_dir: Option<&Path>) {
     let Some(dir) = log_dir
         .map(Path::to_path_buf)
         .or_else(decisions::default_dir)
@@ -44,6 +97,11 @@ pub fn run(session: Option<&str>, json: bool, log_dir: Option<&Path>) {
             })
         })
         .filter_map(Logged::of)
+        .collect();
+    let total = items.len();
+    let items: Vec<Logged> = items
+        .into_iter()
+        .filter(|l| shown.keeps(&l.verdict))
         .map(|mut l| {
             l.check_rules(&mut hashes);
             l
@@ -53,12 +111,26 @@ pub fn run(session: Option<&str>, json: bool, log_dir: Option<&Path>) {
         print_json(&serde_json::to_value(&items).unwrap_or_default());
         return;
     }
-    if items.is_empty() {
+    if total == 0 {
         print_text(&nothing(&dir, session));
         return;
     }
     for l in &items {
         print_text(&row(l));
+        for r in &l.matched {
+            if !r.why.is_empty() {
+                print_text(&format!("    {}: {}", r.id, r.why));
+            }
+        }
+    }
+    let left = total - items.len();
+    if left > 0 {
+        let noun = if left == 1 { "decision" } else { "decisions" };
+        print_text(&if shown.verdicts.is_empty() {
+            format!("{left} {noun} with verdict none not shown (--all shows them)")
+        } else {
+            format!("{left} {noun} with other verdicts not shown")
+        });
     }
 }
 
@@ -76,7 +148,7 @@ fn nothing(dir: &Path, session: Option<&str>) -> String {
     }
 }
 
-/// One row: `<time>  <session>  <event>  <tool_use_id>  <verdict>
+/// One row: `<time>  <session>  <event>  <tool_use_id>  <tool>  <verdict>
 /// <rules matched>  rules: <path> (<unchanged|changed since|unknown>)`.
 pub fn row(l: &Logged) -> String {
     let matched: Vec<String> = l
@@ -88,9 +160,10 @@ pub fn row(l: &Logged) -> String {
         RulesNow::Unchanged => "unchanged",
         RulesNow::Changed => "changed since",
         RulesNow::Unknown => "cannot read it now",
+        RulesNow::NotRead => "not read: the hook failed first",
     };
     let mut line = format!(
-        "{}  {}  {}  {}  {}",
+        "{}  {}  {}  {}  {}  {}",
         l.time,
         if l.session_id.is_empty() {
             "-"
@@ -99,6 +172,7 @@ pub fn row(l: &Logged) -> String {
         },
         if l.event.is_empty() { "-" } else { &l.event },
         l.tool_use_id.as_deref().unwrap_or("-"),
+        l.tool_name.as_deref().unwrap_or("-"),
         l.verdict,
     );
     if !matched.is_empty() {

@@ -23,7 +23,7 @@ hook contract expects (stdout JSON and exit code), log the decision.
 In .claude/settings.json (hookscope hooks --install prints this for you):
 
   {\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [
-    {\"type\": \"command\", \"command\": \"hookscope hook --rules ~/rules.toml\"}]}]}}
+    {\"type\": \"command\", \"command\": \"hookscope hook --rules /home/you/rules.toml\"}]}]}}
 
 The rules are evaluated exactly as `hookscope test` and `hookscope replay`
 evaluate them. When the hook cannot decide (the rule file does not load, the
@@ -32,8 +32,8 @@ allow (exit 0, nothing on stdout; the default, as Claude Code fails open) or
 block (exit 2, the reason on stderr). An argument error exits 1, which
 Claude Code reports without blocking.
 
-Each decision is appended to $XDG_STATE_HOME/hookscope/decisions/
-YYYY-MM-DD.jsonl (else ~/.local/state/…): the rules that matched with their
+Each decision is appended to $HOOKSCOPE_DECISIONS_DIR/YYYY-MM-DD.jsonl, else
+$XDG_STATE_HOME/hookscope/decisions/ (else ~/.local/state/…): the rules that matched with their
 whys, the output sent, the time taken. `hookscope hooks --decisions` lists
 them; the TUI marks the calls they decided (§). Details: docs/live-hook.md.";
 
@@ -231,11 +231,7 @@ fn work(rules: &std::path::Path, agent: HookAgent, mode: OnError, tx: &mpsc::Sen
         (hash, Ok(set)) => (hash, set),
         (hash, Err(why)) => return done((fail(&why), Some(payload.clone()), hash)),
     };
-    let event = payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let history = match live::history_wanted(&set, event) {
+    let history = match live::history_wanted(&set, &payload) {
         None => History::default(),
         Some(want) => match live::history_of(&payload, want) {
             Ok(h) => h,

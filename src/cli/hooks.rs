@@ -139,8 +139,22 @@ pub struct HooksArgs {
     /// (`hook --on-error block`) instead of failing open.
     #[arg(long = "on-error-block", requires = "install")]
     pub on_error_block: bool,
+    /// With --decisions: only these verdicts, comma-separated (block, warn,
+    /// context, allow, rewrite, none, error).
+    #[arg(
+        long,
+        value_name = "VERDICT,…",
+        value_delimiter = ',',
+        requires = "decisions"
+    )]
+    pub verdict: Vec<super::decisions::Verdict>,
+    /// With --decisions: also list the `none` answers (no rule acted),
+    /// which are left out by default.
+    #[arg(long, requires = "decisions")]
+    pub all: bool,
     /// With --decisions: the log folder `hook --log-dir DIR` wrote
-    /// (default: $XDG_STATE_HOME/hookscope/decisions).
+    /// (default: $HOOKSCOPE_DECISIONS_DIR, else
+    /// $XDG_STATE_HOME/hookscope/decisions).
     #[arg(long = "log-dir", value_name = "DIR", requires = "decisions")]
     pub log_dir: Option<PathBuf>,
     /// With --activity: where to look for the session (default: as for
@@ -178,7 +192,15 @@ pub fn run(args: &HooksArgs, no_index: bool) {
             (true, Some(p)) if args.paths.len() == 1 => Some(p),
             _ => None,
         };
-        super::decisions::run(session, args.json, args.log_dir.as_deref());
+        super::decisions::run(
+            session,
+            &super::decisions::Shown {
+                verdicts: &args.verdict,
+                all: args.all,
+            },
+            args.json,
+            args.log_dir.as_deref(),
+        );
         return;
     }
     if let Some(session) = &args.activity {

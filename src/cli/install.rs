@@ -278,7 +278,9 @@ fn diff(before: &str, after: &str, path: &Path) -> String {
 }
 
 /// Replaces `path` whole: its folder created, the bytes written to a
-/// temporary file beside it, renamed over it.
+/// temporary file beside it, renamed over it. The file keeps its mode; a
+/// new one is `0644`, as an editor would make it (a temporary file is
+/// `0600`).
 fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path
@@ -288,6 +290,13 @@ fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

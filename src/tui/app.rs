@@ -141,6 +141,7 @@ impl App {
             indexing: None,
             open: None,
             tool_names: Default::default(),
+            rule_ids: Vec::new(),
             area: Rect::new(0, 0, 80, 24),
             utc_offset,
             theme,

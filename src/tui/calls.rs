@@ -185,6 +185,27 @@ fn row(
     if record.is_error == Some(true) {
         spans.push(Span::styled(" ✗", theme.error()));
     }
+    // With `ruled:`/`is:ruled`, the newest decision the filter kept, as the
+    // Timeline marks it (a verdict is a word; anything else reads `?`).
+    if let Some(verdict) = record
+        .decided
+        .last()
+        .and_then(|d| d.get("verdict"))
+        .and_then(serde_json::Value::as_str)
+        .filter(|v| *v != "none")
+    {
+        let style = if matches!(verdict, "block" | "error") {
+            theme.error()
+        } else {
+            theme.kind()
+        };
+        let shown = if verdict.chars().all(|c| c.is_ascii_alphabetic()) {
+            verdict
+        } else {
+            "?"
+        };
+        spans.push(Span::styled(format!(" § {shown}"), style));
+    }
     for (action, mark) in hook_marks(record) {
         let style = if matches!(action, "blocked" | "failed" | "cancelled") {
             theme.error()
@@ -292,6 +313,13 @@ pub fn record_lines(ctx: &Ctx, record: &FoundCall) -> Vec<Line<'static>> {
         if let Ok(value) = serde_json::to_value(cost) {
             out.extend(json::lines(&value, theme));
         }
+    }
+    if !record.decided.is_empty() {
+        out.push(heading("decided", theme));
+        out.extend(json::lines(
+            &serde_json::Value::Array(record.decided.clone()),
+            theme,
+        ));
     }
     if !record.hook_activity.is_empty() {
         out.push(heading("hook_activity", theme));
@@ -424,6 +452,8 @@ impl CallsView {
     /// so typing `tool:Edit` types it.
     pub fn open(&mut self, line: Option<String>, select: Option<String>, ctx: &mut Ctx) {
         self.focus_detail = false;
+        // `ruled:` completes the rule ids the log names now.
+        ctx.requests.push(Request::RuleIds);
         self.close_completions();
         if select.is_some() {
             self.select_on_answer = select;
@@ -609,7 +639,8 @@ impl CallsView {
                 let sessions: Vec<String> =
                     ctx.sessions.iter().map(|e| e.sref.id.clone()).collect();
                 let names: Vec<String> = ctx.tool_names.iter().cloned().collect();
-                let completion = filter_line::complete(&self.filter, &names, &sessions);
+                let completion =
+                    filter_line::complete(&self.filter, &names, &sessions, &ctx.rule_ids);
                 // A name typed in full is taken even when longer ones fit.
                 let typed = self.filter.get(completion.start..).unwrap_or("");
                 if let Some(exact) = completion

@@ -224,6 +224,8 @@ pub enum Request {
     /// Read the decision log again for session `index` (open already) and
     /// send `Msg::Decisions`.
     Decisions(usize),
+    /// Read the rule ids the decision log names and send `Msg::RuleIds`.
+    RuleIds,
     /// Load session `index` (one that appeared while running) for the list
     /// and send `Msg::Summary`.
     Summarize(usize),
@@ -431,6 +433,9 @@ pub struct Ctx {
     pub short_ids: ShortIds,
     /// Every tool name seen in the summarized sessions (Tab completion).
     pub tool_names: BTreeSet<String>,
+    /// The rule ids the decision log names (`ruled:` Tab completion), read
+    /// off the UI thread when the Calls view opens.
+    pub rule_ids: Vec<String>,
     /// The terminal size.
     pub area: Rect,
     /// Offset used to show times (local time in the app, UTC in tests).

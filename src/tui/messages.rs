@@ -64,6 +64,7 @@ impl App {
                 self.timeline.loaded(&self.ctx);
                 self.finish_jump();
             }
+            Msg::RuleIds(ids) => self.ctx.rule_ids = ids,
             Msg::Decisions { index, decisions } => {
                 if self.ctx.open.as_ref().is_some_and(|o| o.index == index) {
                     self.ctx.decisions = Arc::new(decisions);

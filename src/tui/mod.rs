@@ -229,6 +229,7 @@ pub fn run(
                         worker::spawn_decisions(index, entry.sref.id.clone(), tx.clone());
                     }
                 }
+                Request::RuleIds => worker::spawn_rule_ids(tx.clone()),
                 Request::Summarize(index) => {
                     if let Some(entry) = app.ctx.sessions.get(index) {
                         worker::spawn_summary(index, entry.sref.clone(), tx.clone());

@@ -130,6 +130,18 @@ pub fn hook_acted(session: &Session, item: Item) -> bool {
             .any(|h| h.action.acted())
 }
 
+/// Whether `item` is a call on which `hookscope hook` logged an answer
+/// other than `none` (the calls marked `§`).
+fn ruled(session: &Session, decided: &super::context::Decided, item: Item) -> bool {
+    match event_of(session, item) {
+        Some(Event::ToolCall(r)) => decided
+            .get(&r.tool_use_id)
+            .and_then(|d| d.last())
+            .is_some_and(|l| l.verdict != "none"),
+        _ => false,
+    }
+}
+
 /// The short mark a call row gets for a firing on it (empty when the hook
 /// ran without effect).
 pub fn hook_mark(h: &HookActivity) -> String {
@@ -504,22 +516,10 @@ pub fn row_line(
                 if r.is_error() {
                     spans.push(Span::styled(" ✗", theme.error()));
                 }
-                for h in hooks_of_item(session, item) {
-                    let mark = hook_mark(h);
-                    if mark.is_empty() {
-                        continue;
-                    }
-                    let style = match h.action {
-                        HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => {
-                            theme.error()
-                        }
-                        _ => theme.kind(),
-                    };
-                    spans.push(Span::styled(format!(" {mark}"), style));
-                }
                 // The newest decision `hookscope hook` logged for it, when
                 // a rule acted (a matcher wider than the rules logs `none`
-                // on most calls).
+                // on most calls). It comes before the recorded hook marks,
+                // so a narrow pane still shows the verdict whole.
                 if let Some(l) = decided
                     .get(&r.tool_use_id)
                     .and_then(|d| d.last())
@@ -536,6 +536,19 @@ pub fn row_line(
                         "?"
                     };
                     spans.push(Span::styled(format!(" § {verdict}"), style));
+                }
+                for h in hooks_of_item(session, item) {
+                    let mark = hook_mark(h);
+                    if mark.is_empty() {
+                        continue;
+                    }
+                    let style = match h.action {
+                        HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => {
+                            theme.error()
+                        }
+                        _ => theme.kind(),
+                    };
+                    spans.push(Span::styled(format!(" {mark}"), style));
                 }
                 if let Some(res) = &r.tool_resolved {
                     spans.push(Span::styled(format!(" → {res}"), theme.tool()));
@@ -684,7 +697,11 @@ impl TimelinePane {
             };
         }
         rows.into_iter()
-            .filter(|r| !self.hooks_only || hook_acted(session, r.item))
+            .filter(|r| {
+                !self.hooks_only
+                    || hook_acted(session, r.item)
+                    || ruled(session, &ctx.decisions, r.item)
+            })
             .filter(|r| {
                 needle.is_empty()
                     || cache

@@ -23,6 +23,8 @@ use rayon::prelude::*;
 /// A result from a worker, folded into the app by [`super::app::App::apply`].
 #[derive(Debug)]
 pub enum Msg {
+    /// The rule ids the decision log names, sorted ([`spawn_rule_ids`]).
+    RuleIds(Vec<String>),
     /// The replay pane's hooks ran ([`run_hooks`]).
     HooksRan {
         /// The run counter the request carried.
@@ -255,6 +257,17 @@ pub fn spawn_decisions(index: usize, id: String, tx: Sender<Msg>) {
             index,
             decisions: decided(&id),
         });
+    });
+}
+
+/// Reads the rule ids the decision log names on a background thread and
+/// sends them as [`Msg::RuleIds`] (none when there is no log).
+pub fn spawn_rule_ids(tx: Sender<Msg>) {
+    thread::spawn(move || {
+        let ids = hookscope_core::hooks::decisions::default_dir()
+            .and_then(|dir| hookscope_core::hooks::decisions::rule_ids(&dir).ok())
+            .unwrap_or_default();
+        let _ = tx.send(Msg::RuleIds(ids.into_iter().collect()));
     });
 }
 

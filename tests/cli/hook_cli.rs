@@ -146,7 +146,7 @@ fn every_example_case_decides_the_same_in_hook_and_test() {
         .flat_map(|r| &r.tests)
         .chain(&set.tests)
         .collect();
-    assert_eq!(cases.len(), 44, "the example's cases");
+    assert_eq!(cases.len(), 46, "the example's cases");
     for (i, case) in cases.iter().enumerate() {
         let payload = live_payload(case, dir.path());
         let ran = hook(EXAMPLE_RULES, &log, &[], payload.to_string().as_bytes());
@@ -542,8 +542,10 @@ fn the_log_masks_secrets() {
 }
 
 /// `hooks --decisions` reads the log back: a row per decision with its
-/// matched rules, and whether the rule file changed since; `--json` the
-/// same typed; a SESSION prefix keeps that session's.
+/// matched rules and their whys, and whether the rule file changed since;
+/// the `none` answers only with `--all` or `--verdict none`; `--json` the
+/// same typed; a SESSION prefix keeps that session's;
+/// `HOOKSCOPE_DECISIONS_DIR` moves the log for the hook and the reader.
 #[test]
 fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -564,6 +566,9 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
     run(&RM_RF
         .replace("\"s1\"", "\"other\"")
         .replace("toolu_1", "toolu_9"));
+    run(&RM_RF
+        .replace("rm -rf build/", "ls")
+        .replace("toolu_1", "toolu_2"));
     let list = |args: &[&str]| {
         let out = hookscope()
             .env("XDG_STATE_HOME", &state)
@@ -576,14 +581,31 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
     };
     let text = list(&[]);
     let rows: Vec<&str> = text.lines().collect();
-    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows.len(), 5, "{text}");
     assert!(
         rows[0].ends_with(&format!(
-            "  s1  PreToolUse  toolu_1  block  no-rm-rf(block)  rules: {} (unchanged)",
+            "  s1  PreToolUse  toolu_1  Bash  block  no-rm-rf(block)  rules: {} (unchanged)",
             rules.display()
         )),
         "{text}"
     );
+    assert!(
+        rows[1].starts_with("    no-rm-rf: event PreToolUse ✓ · tool Bash ✓ · command =~ "),
+        "{text}"
+    );
+    assert_eq!(
+        rows[4],
+        "1 decision with verdict none not shown (--all shows them)"
+    );
+    assert_eq!(
+        list(&["--all"]).lines().count(),
+        5,
+        "one more row, no footer"
+    );
+    let v: Value = serde_json::from_str(&list(&["--verdict", "none", "--json"])).expect("json");
+    assert_eq!(v.as_array().map(Vec::len), Some(1));
+    assert_eq!(v[0]["tool_use_id"], "toolu_2");
+    assert_eq!(v[0]["verdict"], "none");
     std::fs::write(&rules, "# emptied\n").expect("edit");
     let v: Value = serde_json::from_str(&list(&["oth", "--json"])).expect("json");
     let items = v.as_array().expect("array");
@@ -602,6 +624,48 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
         "{}",
         String::from_utf8_lossy(&none.stdout)
     );
+    // One variable moves the log for the hook and every reader.
+    let moved = dir.path().join("moved");
+    let out = hookscope()
+        .env("HOOKSCOPE_DECISIONS_DIR", &moved)
+        .args(["hook", "--rules"])
+        .arg(rules_for_moved(dir.path()))
+        .write_stdin(RM_RF.to_string())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let out = hookscope()
+        .env("HOOKSCOPE_DECISIONS_DIR", &moved)
+        .args(["hooks", "--decisions", "--json"])
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v[0]["verdict"], "block", "{v}");
+    let out = hookscope()
+        .env("HOOKSCOPE_DECISIONS_DIR", &moved)
+        .args([
+            "find",
+            "--tool-name-pattern",
+            "",
+            "--decided-by",
+            "no-such-rule",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("names rule \"no-such-rule\"; the rules it names: no-rm-rf"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A fresh copy of the example rules (the test's own is emptied).
+fn rules_for_moved(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("rules-moved.toml");
+    std::fs::copy(EXAMPLE_RULES, &path).expect("copy");
+    path
 }
 
 /// `hooks --install`: prints the entry and diff without touching the file;
@@ -648,8 +712,23 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
     assert!(out.ends_with("run again with --write to apply (a backup of the file is kept)\n"));
     assert_eq!(std::fs::read_to_string(&settings).expect("read"), original);
 
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    }
     let (code, out, _) = install(&["--write"]);
     assert_eq!(code, Some(0), "{out}");
+    // The file keeps its mode.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&settings)
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640);
+    }
     // The backup is kept in the state folder, out of the project.
     let backups: Vec<_> = std::fs::read_dir(state.join("hookscope/backups"))
         .expect("ls")
@@ -749,6 +828,19 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
         std::fs::read_to_string(project.join(".claude/settings.local.json")).expect("read"),
         "{ not json"
     );
+    // A file it creates is 0644, as an editor would make it.
+    std::fs::remove_file(project.join(".claude/settings.local.json")).expect("rm");
+    let (code, out, err) = install(&["--scope", "local", "--write"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(project.join(".claude/settings.local.json"))
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
+    }
 }
 
 /// Droid's 25 captured PreToolUse payloads through `hook --agent droid`:
@@ -908,15 +1000,26 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
             .expect("records")
             .iter()
             .map(|r| {
+                // Each record carries the decisions the filter kept.
+                let decided: Vec<String> = r["decided"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|d| format!("{}:{}", d["verdict"].as_str().unwrap_or(""), d["rules"]))
+                    .collect();
                 format!(
-                    "{} {}",
+                    "{} {} {}",
                     r["session"].as_str().unwrap_or(""),
-                    r["tool_use_id"].as_str().unwrap_or("")
+                    r["tool_use_id"].as_str().unwrap_or(""),
+                    decided.join(",")
                 )
             })
             .collect()
     };
-    let want = ["f887d501-79d2-484e-916a-82bc1a5c1146 toolu_0138h77ojpT1t3A4y1yWKgjr".to_string()];
+    let want = [
+        "f887d501-79d2-484e-916a-82bc1a5c1146 toolu_0138h77ojpT1t3A4y1yWKgjr block:[\"no-rm-rf\"]"
+            .to_string(),
+    ];
     for index in [false, true] {
         assert_eq!(
             find(&["--tool-name", "Bash", "--decided-by", "no-rm-rf"], index),
@@ -928,14 +1031,24 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
         );
         assert_eq!(find(&["--filter", "is:ruled"], index), want);
         assert_eq!(find(&["--filter", "ruled:no-rm-rf tool:Bash"], index), want);
-        assert!(
-            find(
-                &["--tool-name", "Bash", "--decided-by", "force-with-lease"],
-                index
-            )
-            .is_empty()
-        );
     }
+    // A rule no logged decision names is an error that lists those named,
+    // so a typo does not read as "never fired".
+    let out = hookscope()
+        .env("XDG_STATE_HOME", &state)
+        .args(["find", "tests/corpus/real-cc-2.1.332", "--json"])
+        .args(["--tool-name", "Bash", "--decided-by", "force-with-lease"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"], "invalid_argument");
+    assert!(
+        v["message"].as_str().is_some_and(
+            |m| m.ends_with("names rule \"force-with-lease\"; the rules it names: no-rm-rf")
+        ),
+        "{v}"
+    );
     let count = hookscope()
         .env("XDG_STATE_HOME", &state)
         .args([
@@ -1151,6 +1264,36 @@ fn on_error_block_lets_a_stop_that_is_already_going_on_stop() {
         "{}",
         ran.stderr
     );
+}
+
+/// The transcript is read only when a rule that reads the history can
+/// still match: the example's Stop gate (`stop_hook_active = false`, then
+/// `touched_file`) on a Stop with `stop_hook_active: true` answers `none`
+/// without it, so an unreadable transcript is no failure; with `false` it
+/// is.
+#[test]
+fn the_history_is_read_only_for_a_rule_that_can_still_match() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("log");
+    let stop = |active: bool| {
+        json!({"session_id": "s1", "hook_event_name": "Stop", "stop_hook_active": active,
+               "transcript_path": dir.path().join("gone.jsonl")})
+        .to_string()
+    };
+    let ran = hook(EXAMPLE_RULES, &log, &[], stop(true).as_bytes());
+    assert_eq!(
+        (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+        (Some(0), "", "")
+    );
+    let ran = hook(EXAMPLE_RULES, &log, &[], stop(false).as_bytes());
+    assert_eq!(ran.code, Some(0));
+    assert!(
+        ran.stderr.contains("cannot read transcript_path"),
+        "{}",
+        ran.stderr
+    );
+    let verdicts: Vec<Value> = entries(&log).iter().map(|e| e["verdict"].clone()).collect();
+    assert_eq!(verdicts, [json!("none"), json!("error")]);
 }
 
 /// `hooks --lint` checks the rule file behind an installed `hookscope hook`

@@ -632,7 +632,7 @@ only_if = { command = '^echo\b' }
 id = "cd-warn"
 events = ["PreToolUse"]
 tool = "Bash"
-action = "warn"
+action = "context"
 reason = "cd"
 only_if = { command = '^cd\b' }
 "#;
@@ -681,9 +681,9 @@ fn backtest_shows_share_and_new_blocks() {
             "  blocks: 3 new (no hook did this then: review these), 0 that a hook did then",
             "  block e1be136e PreToolUse toolu_01iZZmNIegRYHeEO8XWQDf7M: Bash echo original command [new]",
             "  … 2 more block (--examples all)",
-            "cd-warn: 13 PreToolUse events: warn 1 (7.7%)",
-            "  warn e1be136e PreToolUse toolu_01uWGFAEQo4pz3NIN9GZRBvX: Bash cd src && pwd",
-            "combined: block 4, warn 1",
+            "cd-warn: 13 PreToolUse events: context 1 (7.7%)",
+            "  context e1be136e PreToolUse toolu_01uWGFAEQo4pz3NIN9GZRBvX: Bash cd src && pwd",
+            "combined: block 4, context 1",
         ]
     );
     let (_, all, _) = run(&[

@@ -421,6 +421,7 @@ fn decision_lines(
         RulesNow::Unchanged => "unchanged since",
         RulesNow::Changed => "changed since: a replay today may differ",
         RulesNow::Unknown => "cannot tell whether it changed",
+        RulesNow::NotRead => "not read by the hook (it failed first)",
     };
     // The log is a file anyone with the user's rights could edit: its
     // texts are shown without their control characters.

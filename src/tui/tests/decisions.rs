@@ -44,7 +44,7 @@ fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
     let mut app = opened_with(vec![logged()], 0);
     let screen = render(&mut app, 160, 48);
     assert!(
-        screen.contains("Bash ✗ ⛔ hook blocked § block"),
+        screen.contains("Bash ✗ § block ⛔ hook blocked"),
         "{screen}"
     );
     key(&mut app, KeyCode::Enter);
@@ -93,6 +93,31 @@ fn a_none_decision_is_not_marked() {
     let screen = render(&mut app, 160, 48);
     assert!(
         screen.contains("Bash ✗ ⛔ hook blocked rm -rf build/"),
+        "{screen}"
+    );
+}
+
+/// `H` (hook activity only) keeps a call no recorded hook acted on but
+/// your rules decided live.
+#[test]
+fn hook_activity_only_keeps_the_calls_your_rules_decided() {
+    const ECHO: &str = "toolu_01iZZmNIegRYHeEO8XWQDf7M";
+    let mut app = opened(C2);
+    let mut warn = logged();
+    warn.verdict = "warn".into();
+    warn.tool_use_id = Some(ECHO.to_string());
+    let mut decided = crate::tui::context::Decided::new();
+    decided.insert(ECHO.to_string(), vec![warn]);
+    app.apply(Msg::Decisions {
+        index: 0,
+        decisions: decided,
+    });
+    app.focus = Pane::Timeline;
+    key(&mut app, KeyCode::Char('H'));
+    assert!(app.timeline.hooks_only);
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains("Bash § warn echo original command"),
         "{screen}"
     );
 }

@@ -117,6 +117,7 @@ fn run_request(app: &mut App, request: Request) {
                 app.apply(worker::summary_msg(index, &sref));
             }
             // The hermetic tests have no decision log.
+            Request::RuleIds => app.apply(Msg::RuleIds(Vec::new())),
             Request::Decisions(index) => app.apply(Msg::Decisions {
                 index,
                 decisions: Default::default(),

@@ -27,10 +27,18 @@ pub const MAX_TOTAL_BYTES: u64 = 64 << 20;
 /// The longest entry written whole, in bytes (64 KiB).
 pub const MAX_ENTRY_BYTES: usize = 64 << 10;
 
-/// The log folder: `$XDG_STATE_HOME/hookscope/decisions` when that variable
-/// is an absolute path (XDG Base Directory spec), else
-/// `~/.local/state/hookscope/decisions`; `None` without a home folder.
+/// The log folder: `$HOOKSCOPE_DECISIONS_DIR` when that variable is an
+/// absolute path (one folder for the hook, `find`, the TUI and MCP alike;
+/// docs/live-hook.md#the-decision-log), else
+/// `$XDG_STATE_HOME/hookscope/decisions` when that variable is an absolute
+/// path (XDG Base Directory spec), else `~/.local/state/hookscope/decisions`;
+/// `None` without a home folder.
 pub fn default_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("HOOKSCOPE_DECISIONS_DIR").map(PathBuf::from)
+        && dir.is_absolute()
+    {
+        return Some(dir);
+    }
     let state = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
         Some(dir) if dir.is_absolute() => dir,
         _ => dirs::home_dir()?.join(".local").join("state"),
@@ -310,9 +318,11 @@ pub enum RulesNow {
     Unchanged,
     /// Other bytes: the rule set changed since.
     Changed,
-    /// The file cannot be read now, or the entry has no hash (a failure
-    /// before the file was read).
+    /// The file cannot be read now.
     Unknown,
+    /// The entry has no hash: the hook failed before it read the file
+    /// (a missing or refused rule file, a payload that did not parse).
+    NotRead,
 }
 
 /// A decision read back from the log ([`entry`]'s fields, typed): what
@@ -435,7 +445,8 @@ impl Logged {
         self.rules_now = match (&self.rules_sha256, now) {
             (Some(then), Some(now)) if *then == now => RulesNow::Unchanged,
             (Some(_), Some(_)) => RulesNow::Changed,
-            _ => RulesNow::Unknown,
+            (None, _) => RulesNow::NotRead,
+            (Some(_), None) => RulesNow::Unknown,
         };
     }
 }
@@ -502,23 +513,58 @@ fn cached_entries(dir: &Path) -> std::io::Result<std::sync::Arc<Vec<Value>>> {
     Ok(all)
 }
 
-/// The calls `hookscope hook` logged a decision on in `dir`, as
-/// `(session_id, tool_use_id)`: those where rule `rule` matched, or every
-/// decided call for `None` (failures included).
+/// Decided calls by `(session_id, tool_use_id)`, each with its decisions
+/// in log order as [`brief`] objects.
+pub type DecidedCalls = std::collections::BTreeMap<(String, String), Vec<Value>>;
+
+/// The calls `hookscope hook` logged a decision on in `dir`: those where
+/// rule `rule` matched, or for `None` every call whose answer was not
+/// `none` (a rule acted, or the hook failed: the calls the TUI marks `§`);
+/// each with those decisions as [`brief`] objects.
 ///
 /// # Errors
 /// As [`read_all`].
 pub fn decided_calls(
     dir: &Path,
     rule: Option<&str>,
-) -> std::io::Result<std::sync::Arc<std::collections::BTreeSet<(String, String)>>> {
-    let calls = cached_entries(dir)?
+) -> std::io::Result<std::sync::Arc<DecidedCalls>> {
+    let mut calls = DecidedCalls::new();
+    for l in cached_entries(dir)?
         .iter()
         .filter_map(Logged::of)
-        .filter(|l| rule.is_none_or(|r| l.matched.iter().any(|m| m.id == r)))
-        .filter_map(|l| Some((l.session_id, l.tool_use_id?)))
-        .collect();
+        .filter(|l| match rule {
+            Some(r) => l.matched.iter().any(|m| m.id == r),
+            None => l.verdict != "none",
+        })
+    {
+        let brief = brief(&l);
+        if let Some(id) = l.tool_use_id {
+            calls.entry((l.session_id, id)).or_default().push(brief);
+        }
+    }
     Ok(std::sync::Arc::new(calls))
+}
+
+/// A decision in short, as a `find` record's `decided` item:
+/// `{"time", "verdict", "rules": [ids of the matched rules]}`.
+pub fn brief(l: &Logged) -> Value {
+    serde_json::json!({
+        "time": l.time,
+        "verdict": l.verdict,
+        "rules": l.matched.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
+    })
+}
+
+/// The ids of the rules any decision in `dir` names as matched, sorted.
+///
+/// # Errors
+/// As [`read_all`].
+pub fn rule_ids(dir: &Path) -> std::io::Result<std::collections::BTreeSet<String>> {
+    Ok(cached_entries(dir)?
+        .iter()
+        .filter_map(Logged::of)
+        .flat_map(|l| l.matched.into_iter().map(|m| m.id))
+        .collect())
 }
 
 #[cfg(test)]

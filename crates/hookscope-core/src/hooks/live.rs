@@ -269,14 +269,32 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Value, String> {
     }
 }
 
-/// Whether a rule of `rules` on `event` reads the session history, and
-/// which lists.
-pub fn history_wanted(rules: &RuleSet, event: &str) -> Option<Wanted> {
-    let event: EventName = event.parse().ok()?;
-    crate::hooks::replay::history_events(&[rules])
-        .into_iter()
-        .find(|(e, _)| *e == event)
-        .map(|(_, w)| w)
+/// Whether a rule of `rules` that can still match `payload` reads the
+/// session history, and which lists: a rule whose event, tool or other
+/// `only_if` conditions already fail (a Stop rule with `stop_hook_active =
+/// false` on a payload with `true`, an Edit rule on a Bash call) does not
+/// make the hook read the transcript, since no history changes its outcome
+/// ([`crate::hooks::rules::Rule::could_match_before_history`]).
+pub fn history_wanted(rules: &RuleSet, payload: &Value) -> Option<Wanted> {
+    let empty = History::default();
+    let mut subject: Option<crate::hooks::rules::Subject<'_>> = None;
+    let mut out: Option<Wanted> = None;
+    for rule in &rules.rules {
+        let Some(want) = crate::hooks::replay::wanted_by(rule) else {
+            continue;
+        };
+        let s = subject.get_or_insert_with(|| crate::hooks::rules::Subject::new(payload, &empty));
+        if !rule.could_match_before_history(s) {
+            continue;
+        }
+        let w = out.get_or_insert(Wanted {
+            touched_files: false,
+            ran_commands: false,
+        });
+        w.touched_files |= want.touched_files;
+        w.ran_commands |= want.ran_commands;
+    }
+    out
 }
 
 /// The session history before the call `payload` concerns, read from its

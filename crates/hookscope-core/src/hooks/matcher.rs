@@ -545,6 +545,16 @@ fn check_inner(
                 budget.spent += started.elapsed();
                 found
             });
+            // JS `test()` searches anywhere: a pattern is anchored only by
+            // its own `^…$`.
+            let shape = if pattern.starts_with('^')
+                && pattern.ends_with('$')
+                && !pattern.ends_with("\\$")
+            {
+                "a regular expression, anchored by its ^…$"
+            } else {
+                "a regular expression, unanchored"
+            };
             match found {
                 Ok(Ok(Some((start, end, text)))) => {
                     let whole = start == 0 && end == value.len();
@@ -554,12 +564,10 @@ fn check_inner(
                         )
                     });
                     let reason = if whole {
-                        format!(
-                            "matcher \"{written}\" is a regular expression, unanchored: it matches \"{value}\"{drift}"
-                        )
+                        format!("matcher \"{written}\" is {shape}: it matches \"{value}\"{drift}")
                     } else {
                         format!(
-                            "matcher \"{written}\" is a regular expression, unanchored: it matches \"{value}\" at \"{text}\"{drift}"
+                            "matcher \"{written}\" is {shape}: it matches \"{value}\" at \"{text}\"{drift}"
                         )
                     };
                     verdict(true, reason, hint)
@@ -569,7 +577,7 @@ fn check_inner(
                     verdict(
                         false,
                         format!(
-                            "matcher \"{written}\" is a regular expression, unanchored: no match in \"{value}\"{drift}{}",
+                            "matcher \"{written}\" is {shape}: no match in \"{value}\"{drift}{}",
                             renamed
                                 .as_ref()
                                 .map_or(String::new(), |(n, _)| format!("; {n}"))

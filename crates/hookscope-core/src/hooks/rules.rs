@@ -1003,6 +1003,23 @@ impl Rule {
         names.join(sep)
     }
 
+    /// Whether this rule can still match once the history is known: its
+    /// event and tool hold, and every `only_if` condition that does not
+    /// read the history (`prompt`, `touched_file`, `ran_command`) holds.
+    /// `false` means no history changes its outcome: it does not match.
+    pub fn could_match_before_history(&self, s: &Subject<'_>) -> bool {
+        self.events.iter().any(|e| e == s.event)
+            && self
+                .tool
+                .as_ref()
+                .is_none_or(|spec| s.tool_name.is_some_and(|t| tool_name_matches(t, spec)))
+            && self
+                .only_if
+                .iter()
+                .filter(|c| !c.reads_history())
+                .all(|c| c.test(s).is_ok())
+    }
+
     /// Evaluates this rule alone: the checks in order (event, tool,
     /// `only_if` in the file format's order, then `skip_if`), stopping at
     /// the first that fails; the result when all held.
@@ -1062,6 +1079,15 @@ impl Rule {
                         self.action.rule_noun()
                     ));
                 }
+            }
+            if approves
+                && outcome.is_ok()
+                && let Err(call) = c.on_every_call(s)
+            {
+                outcome = Err(format!(
+                    "{call}: {} approves the whole line, so this must hold on every call",
+                    self.action.rule_noun()
+                ));
             }
             match outcome {
                 Ok(detail) => steps.push(Step {

@@ -376,9 +376,14 @@ pub fn quote(value: &str) -> String {
 
 /// Completions for the last word of `line` (the cursor is at the end).
 /// `tool_names` and `session_ids` are the values seen in the loaded
-/// sessions; matching is a case-insensitive prefix. A line ending in a space
-/// offers every key.
-pub fn complete(line: &str, tool_names: &[String], session_ids: &[String]) -> Completion {
+/// sessions; `rule_ids` those the decision log names (`ruled:`); matching
+/// is a case-insensitive prefix. A line ending in a space offers every key.
+pub fn complete(
+    line: &str,
+    tool_names: &[String],
+    session_ids: &[String],
+    rule_ids: &[String],
+) -> Completion {
     let start = line
         .char_indices()
         .rev()
@@ -398,6 +403,7 @@ pub fn complete(line: &str, tool_names: &[String], session_ids: &[String]) -> Co
             let values: Vec<String> = match canonical_key(&key.to_ascii_lowercase()) {
                 Some("tool") | Some("name") => tool_names.to_vec(),
                 Some("session") => session_ids.to_vec(),
+                Some("ruled") => rule_ids.to_vec(),
                 Some("is") => vec![
                     "error".into(),
                     "ok".into(),
@@ -560,11 +566,11 @@ mod tests {
             "mcp__github__create_issue".to_string(),
         ];
         let sessions = vec!["4f2a0000-aaaa".to_string(), "4f2b1111-bbbb".to_string()];
-        let c = complete("to", &tools, &sessions);
+        let c = complete("to", &tools, &sessions, &[]);
         assert_eq!(c.candidates, vec!["tool:".to_string()]);
         assert_eq!(c.apply("to"), "tool:");
 
-        let c = complete("is:error tool:ba", &tools, &sessions);
+        let c = complete("is:error tool:ba", &tools, &sessions, &[]);
         assert_eq!(c.start, 9);
         assert_eq!(
             c.candidates,
@@ -572,20 +578,20 @@ mod tests {
         );
         assert_eq!(c.apply("is:error tool:ba"), "is:error tool:Bash");
 
-        let c = complete("is:error tool:Bash", &tools, &sessions);
+        let c = complete("is:error tool:Bash", &tools, &sessions, &[]);
         assert_eq!(c.candidates.len(), 2);
         assert_eq!(c.apply("is:error tool:Bash"), "is:error tool:Bash ");
 
-        let c = complete("tool:r", &tools, &sessions);
+        let c = complete("tool:r", &tools, &sessions, &[]);
         assert_eq!(c.apply("tool:r"), "tool:Read ");
 
-        let c = complete("session:4f2", &tools, &sessions);
+        let c = complete("session:4f2", &tools, &sessions, &[]);
         assert_eq!(c.apply("session:4f2"), "session:4f2");
-        let c = complete("session:4f2b", &tools, &sessions);
+        let c = complete("session:4f2b", &tools, &sessions, &[]);
         assert_eq!(c.apply("session:4f2b"), "session:4f2b1111-bbbb ");
 
         assert_eq!(
-            complete("is:", &tools, &sessions).candidates,
+            complete("is:", &tools, &sessions, &[]).candidates,
             vec![
                 "is:blocked ".to_string(),
                 "is:error ".to_string(),
@@ -596,20 +602,33 @@ mod tests {
             ]
         );
         assert_eq!(
-            complete("hook:pre", &tools, &sessions).candidates,
+            complete("hook:pre", &tools, &sessions, &[]).candidates,
             vec!["hook:PreToolUse ".to_string()]
         );
         assert_eq!(
-            complete("agent:c", &tools, &sessions).candidates,
+            complete("agent:c", &tools, &sessions, &[]).candidates,
             vec!["agent:claude-code ".to_string(), "agent:codex ".to_string()]
         );
         assert_eq!(
-            complete("agent:c", &tools, &sessions).apply("agent:c"),
+            complete("agent:c", &tools, &sessions, &[]).apply("agent:c"),
             "agent:c"
+        );
+        // `ruled:` offers the rule ids the decision log names.
+        let rules = vec!["no-rm-rf".to_string(), "force-with-lease".to_string()];
+        assert_eq!(
+            complete("is:error ruled:no", &tools, &sessions, &rules).candidates,
+            vec!["ruled:no-rm-rf ".to_string()]
+        );
+        assert_eq!(
+            complete("ruled:", &tools, &sessions, &rules).candidates,
+            vec![
+                "ruled:force-with-lease ".to_string(),
+                "ruled:no-rm-rf ".to_string()
+            ]
         );
         // Every agent with a loader: all four, sorted.
         assert_eq!(
-            complete("agent:", &tools, &sessions).candidates,
+            complete("agent:", &tools, &sessions, &[]).candidates,
             vec![
                 "agent:claude-code ".to_string(),
                 "agent:codex ".to_string(),
@@ -618,20 +637,31 @@ mod tests {
             ]
         );
         assert_eq!(
-            complete("agent:o", &tools, &sessions).apply("agent:o"),
+            complete("agent:o", &tools, &sessions, &[]).apply("agent:o"),
             "agent:opencode "
         );
         assert_eq!(
-            complete("agent:D", &tools, &sessions).apply("agent:D"),
+            complete("agent:D", &tools, &sessions, &[]).apply("agent:D"),
             "agent:droid "
         );
         for name in ["opencode", "droid", "Codex"] {
             let p = parse(&format!("agent:{name}")).expect("a known agent");
             assert_eq!(p.agent.as_deref(), Some(name));
         }
-        assert_eq!(complete("", &tools, &sessions).candidates.len(), KEYS.len());
-        assert!(complete("input:x", &tools, &sessions).candidates.is_empty());
-        assert!(complete("zzz", &tools, &sessions).candidates.is_empty());
+        assert_eq!(
+            complete("", &tools, &sessions, &[]).candidates.len(),
+            KEYS.len()
+        );
+        assert!(
+            complete("input:x", &tools, &sessions, &[])
+                .candidates
+                .is_empty()
+        );
+        assert!(
+            complete("zzz", &tools, &sessions, &[])
+                .candidates
+                .is_empty()
+        );
     }
 
     #[test]

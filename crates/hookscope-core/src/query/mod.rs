@@ -332,7 +332,17 @@ impl Draft {
         } else {
             (self.input, self.output, self.file_path)
         };
+        let decided = query
+            .decided
+            .as_ref()
+            .and_then(|d| {
+                d.calls
+                    .get(&(self.session.clone(), self.tool_use_id.clone()))
+                    .cloned()
+            })
+            .unwrap_or_default();
         FoundCall {
+            decided,
             session: self.session,
             agent: self.agent,
             timestamp: self.timestamp,
@@ -663,7 +673,7 @@ fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
 fn passes_decided(session_id: &str, tool_use_id: &str, query: &Query) -> bool {
     query.decided.as_ref().is_none_or(|d| {
         d.calls
-            .contains(&(session_id.to_string(), tool_use_id.to_string()))
+            .contains_key(&(session_id.to_string(), tool_use_id.to_string()))
     })
 }
 

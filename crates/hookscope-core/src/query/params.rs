@@ -321,6 +321,30 @@ impl FindParams {
                                 dir.display()
                             ))
                         })?;
+                if !any && calls.is_empty() {
+                    let known = crate::hooks::decisions::rule_ids(&dir).unwrap_or_default();
+                    if !known.contains(rule.trim()) {
+                        let shown: Vec<&str> = known.iter().take(12).map(String::as_str).collect();
+                        return Err(invalid(format!(
+                            "decided_by: no decision in the log {} names rule {:?}; {}",
+                            dir.display(),
+                            rule.trim(),
+                            if shown.is_empty() {
+                                "the log names no rule yet".to_string()
+                            } else {
+                                format!(
+                                    "the rules it names: {}{}",
+                                    shown.join(", "),
+                                    if known.len() > shown.len() {
+                                        ", …"
+                                    } else {
+                                        ""
+                                    }
+                                )
+                            }
+                        )));
+                    }
+                }
                 Some(std::sync::Arc::new(DecidedBy {
                     rule: rule.trim().to_string(),
                     calls,
@@ -437,8 +461,8 @@ pub struct Query {
 pub struct DecidedBy {
     /// The rule id asked for, or `*`.
     pub rule: String,
-    /// The decided calls.
-    pub calls: std::sync::Arc<std::collections::BTreeSet<(String, String)>>,
+    /// The decided calls, each with its decisions in short.
+    pub calls: std::sync::Arc<crate::hooks::decisions::DecidedCalls>,
 }
 
 /// Parses a `since`/`until` value: RFC 3339, a date `YYYY-MM-DD` (00:00 UTC),

@@ -58,6 +58,12 @@ pub struct FoundCall {
     /// masked like `input`); left out of the JSON when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hook_activity: Vec<Value>,
+    /// Extension: with `decided_by`, the decisions `hookscope hook` logged
+    /// on this call that the filter kept, oldest first, as
+    /// `{time, verdict, rules}` (docs/live-hook.md#the-decision-log; masked
+    /// when written); left out of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decided: Vec<Value>,
     /// [`FoundCall::summary`]: made from the raw input before the cap,
     /// masked like `input`; not serialized.
     #[serde(skip)]

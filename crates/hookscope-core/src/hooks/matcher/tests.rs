@@ -137,6 +137,17 @@ fn everything_else_is_an_unanchored_regex() {
     assert!(matches("PreToolUse", "mcp__.*", "notmcp__x", "2.1.332"));
     assert!(!matches("PreToolUse", "^mcp__.*", "notmcp__x", "2.1.332"));
     assert!(matches("PreToolUse", "^(Edit|Write)$", "Write", "2.1.332"));
+    // A pattern with its own ^…$ is not called unanchored.
+    let verdict = check(
+        "PreToolUse",
+        Some("^(Edit|Write)$"),
+        Some("Write"),
+        &v("2.1.332"),
+    );
+    assert_eq!(
+        verdict.reason,
+        "matcher \"^(Edit|Write)$\" is a regular expression, anchored by its ^…$: it matches \"Write\""
+    );
     // Lookahead, as JavaScript has.
     assert!(matches("PreToolUse", "^(?!Read).*", "Bash", "2.1.332"));
     assert!(!matches("PreToolUse", "^(?!Read).*", "Read", "2.1.332"));

@@ -286,6 +286,25 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
     )
 }
 
+/// What rule `r` reads of the history (`None`: nothing; `prompt` alone
+/// gives both lists off).
+pub(crate) fn wanted_by(r: &crate::hooks::rules::Rule) -> Option<Wanted> {
+    let mut needed = false;
+    let mut want = Wanted {
+        touched_files: false,
+        ran_commands: false,
+    };
+    for c in r.only_if.iter().chain(&r.skip_if) {
+        match c {
+            Condition::Prompt(_) => needed = true,
+            Condition::TouchedFile(..) => (needed, want.touched_files) = (true, true),
+            Condition::RanCommand(_) => (needed, want.ran_commands) = (true, true),
+            _ => {}
+        }
+    }
+    needed.then_some(want)
+}
+
 /// The events named by a rule that asks about the history (`prompt`,
 /// `touched_file`, `ran_command`), each with the lists its rules read:
 /// only their payloads need a [`History`] assembled, with only those
@@ -294,22 +313,9 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
 pub(crate) fn history_events(sets: &[&RuleSet]) -> Vec<(EventName, Wanted)> {
     let mut out: Vec<(EventName, Wanted)> = Vec::new();
     for r in sets.iter().flat_map(|s| &s.rules) {
-        let mut needed = false;
-        let mut want = Wanted {
-            touched_files: false,
-            ran_commands: false,
-        };
-        for c in r.only_if.iter().chain(&r.skip_if) {
-            match c {
-                Condition::Prompt(_) => needed = true,
-                Condition::TouchedFile(..) => (needed, want.touched_files) = (true, true),
-                Condition::RanCommand(_) => (needed, want.ran_commands) = (true, true),
-                _ => {}
-            }
-        }
-        if !needed {
+        let Some(want) = wanted_by(r) else {
             continue;
-        }
+        };
         for e in r.events.iter().filter_map(EventKey::known) {
             match out.iter_mut().find(|(x, _)| *x == e) {
                 Some((_, w)) => {

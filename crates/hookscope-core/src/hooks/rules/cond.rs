@@ -442,6 +442,15 @@ fn all_strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
 }
 
 impl Condition {
+    /// Whether the condition reads the session history (`prompt`,
+    /// `touched_file`, `ran_command`).
+    pub fn reads_history(&self) -> bool {
+        matches!(
+            self,
+            Condition::Prompt(_) | Condition::TouchedFile(..) | Condition::RanCommand(_)
+        )
+    }
+
     /// Whether the condition reads the Bash command's calls (`command`,
     /// `program`, `pipeline`): on a command not parsed whole its outcome is
     /// uncertain, and the rule decides which way it falls (docs/rules.md "Rule
@@ -486,6 +495,45 @@ impl Condition {
                 quote_list(&c.iter().map(|w| w.join(" ")).collect::<Vec<_>>())
             ),
             Condition::StopHookActive(b) => format!("stop_hook_active = {b}"),
+        }
+    }
+
+    /// For a rule that approves (allow, warn, rewrite): whether `command`
+    /// or `program` holds on **every** call the line runs, since the
+    /// answer approves the whole line (docs/rules.md "Approving rules").
+    /// A call that only hands its script to a shell (`sh -c '…'`, `eval
+    /// '…'`) is passed over: the calls of its script are tested instead.
+    /// `Err` names the first call it does not hold on; other conditions
+    /// always pass.
+    pub fn on_every_call(&self, s: &Subject<'_>) -> Result<(), String> {
+        let holds = |r: usize| match self {
+            Condition::Command(res) => s
+                .call_texts(r)
+                .iter()
+                .any(|t| res.iter().any(|re| re.is_match(t))),
+            Condition::Program(names) => {
+                let p = s.program(r);
+                names.iter().any(|n| n == basename(&p))
+            }
+            _ => true,
+        };
+        if !matches!(self, Condition::Command(_) | Condition::Program(_)) {
+            return Ok(());
+        }
+        let shell_carrier = |r: usize| {
+            s.read
+                .scripts
+                .iter()
+                .any(|sc| sc.carrier == Some(r) && (sc.via.ends_with(" -c") || sc.via == "eval"))
+        };
+        match (0..s.read.calls.len()).find(|&r| !shell_carrier(r) && !holds(r)) {
+            None => Ok(()),
+            Some(r) => Err(format!(
+                "{} runs \"{}\"{}",
+                s.at_call(r).trim_start_matches("on "),
+                shorten(s.read.written(r)),
+                s.inside(r)
+            )),
         }
     }
 

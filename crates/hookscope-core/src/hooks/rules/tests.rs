@@ -25,9 +25,10 @@ fn tool(name: &str, input: Value) -> Value {
            "hook_event_name":"PreToolUse","tool_name":name,"tool_input":input})
 }
 
-/// One `warn` rule `r` with the given extra lines, evaluated on `payload`.
+/// One `context` rule `r` (one that does not approve, so its conditions
+/// read as written) with the given extra lines, evaluated on `payload`.
 fn eval_one(extra: &str, payload: &Value, history: &History) -> RuleEval {
-    eval_action("warn", extra, payload, history)
+    eval_action("context", extra, payload, history)
 }
 
 /// One rule `r` with `action` and the given extra lines, evaluated on `payload`.
@@ -110,7 +111,7 @@ fn command_condition_per_call_and_raw_on_a_parse_error() {
     );
     // … but a warn pre-approves the call, and approves nothing it could
     // not read whole
-    let e = eval_one(c, &unparsed, &History::default());
+    let e = eval_action("warn", c, &unparsed, &History::default());
     assert!(!e.matched, "{}", e.why());
     assert!(
         e.why()
@@ -1009,6 +1010,77 @@ fn a_long_command_is_matched_on_its_raw_text() {
     // What is not in the raw text still does not match.
     let (matched, _) = block_why("[rules.only_if]\nprogram = \"shred\"", &long);
     assert!(!matched);
+}
+
+#[test]
+fn an_approving_rule_holds_on_every_call_of_the_line() {
+    // A block needs one call …
+    let program_git = "tool = \"Bash\"\n[rules.only_if]\nprogram = \"git\"";
+    let attack = bash("git status && sudo rm -r / ; echo \"git push x --force\"");
+    assert!(eval_action("block", program_git, &attack, &History::default()).matched);
+    // … an allow, warn or rewrite approves the whole line, so its
+    // `program` and `command` must hold on each call.
+    for action in ["allow", "warn"] {
+        let e = eval_action(action, program_git, &attack, &History::default());
+        assert!(!e.matched, "{action}: {}", e.why());
+        assert!(
+            e.why().ends_with(&format!(
+                "program = \"git\" ✗ (call 2 of 3 runs \"sudo rm -r /\": {} {action} rule approves the whole line, so this must hold on every call)",
+                if action == "allow" { "an" } else { "a" }
+            )),
+            "{}",
+            e.why()
+        );
+    }
+    let status = "[rules.only_if]\ncommand = '^git (status|diff)\\b'";
+    let e = eval_action(
+        "allow",
+        status,
+        &bash("git status && git diff"),
+        &History::default(),
+    );
+    assert!(e.matched, "{}", e.why());
+    let e = eval_action(
+        "allow",
+        status,
+        &bash("git status; curl x | sh"),
+        &History::default(),
+    );
+    assert!(!e.matched);
+    assert!(
+        e.why().contains("call 2 of 3 runs \"curl x\""),
+        "{}",
+        e.why()
+    );
+    // The shell a script is handed to is passed over; its calls are tested.
+    let e = eval_action(
+        "allow",
+        program_git,
+        &bash("bash -c 'git status'"),
+        &History::default(),
+    );
+    assert!(e.matched, "{}", e.why());
+    let e = eval_action(
+        "allow",
+        program_git,
+        &bash("bash -c 'git status; rm -rf /'"),
+        &History::default(),
+    );
+    assert!(!e.matched);
+    assert!(
+        e.why()
+            .contains("call 2 of 2 runs \"rm -rf /\", inside bash -c"),
+        "{}",
+        e.why()
+    );
+    // `find -exec` is not only a carrier: find itself must hold too.
+    let e = eval_action(
+        "allow",
+        "[rules.only_if]\nprogram = \"rm\"",
+        &bash("find . -exec rm {} ;"),
+        &History::default(),
+    );
+    assert!(!e.matched, "{}", e.why());
 }
 
 #[test]
