@@ -11,7 +11,10 @@
 //! - the captured `rm -rf` payload (a block), logged;
 //! - a Stop payload (the example's `test-before-stop` reads the history)
 //!   on a generated 100 MB session (Edit and Bash calls, each with an
-//!   800-byte result), logged.
+//!   800-byte result), logged: its first call (a whole load, which leaves
+//!   the per-session checkpoint), then calls with one more call appended
+//!   before each (read through the checkpoint), then without a state folder
+//!   (a whole load each time).
 
 use std::io::Write;
 use std::path::Path;
@@ -36,26 +39,27 @@ fn main() {
     };
     let log = dir.path().join("log");
     let log = log.to_string_lossy().into_owned();
+    let _ = STATE.set(dir.path().join("state"));
     let ls = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"toolu_1","cwd":"/repo","permission_mode":"default"}"#.to_vec();
     let rm = std::fs::read(format!("{root}/tests/fixtures/rules/pretooluse_rm_rf.json"))
         .unwrap_or_default();
     println!("hookscope hook, {runs} runs a case (wall time per process, spawn to exit):");
     report(
         "PreToolUse ls, no history rule, --no-log",
-        &time(bin, &[&rules, "--no-log"], &ls, runs),
+        &time(bin, &[&rules, "--no-log"], &ls, runs, &mut || {}),
     );
     report(
         "PreToolUse ls, no history rule, logged",
-        &time(bin, &[&rules, "--log-dir", &log], &ls, runs),
+        &time(bin, &[&rules, "--log-dir", &log], &ls, runs, &mut || {}),
     );
     report(
         "PreToolUse rm -rf (block), logged",
-        &time(bin, &[&rules, "--log-dir", &log], &rm, runs),
+        &time(bin, &[&rules, "--log-dir", &log], &rm, runs, &mut || {}),
     );
     let session = dir
         .path()
         .join("5e551011-0000-4000-8000-00000000b100.jsonl");
-    let bytes = match write_session(&session, 100_000_000) {
+    let (bytes, calls) = match write_session(&session, 100_000_000) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hook bench: {e}");
@@ -70,22 +74,77 @@ fn main() {
     })
     .to_string()
     .into_bytes();
+    let mb = bytes as f64 / 1e6;
     let history_runs = (runs / 10).max(5);
+    // The first call loads the session whole and leaves its checkpoint;
+    // before each later one the agent wrote one more call and its result.
+    report(
+        &format!("Stop with history rules, {mb:.0} MB session, first call, logged"),
+        &time(bin, &[&rules, "--log-dir", &log], &stop, 1, &mut || {}),
+    );
+    let mut next = calls;
     report(
         &format!(
-            "Stop with history rules, {:.0} MB session, logged ({history_runs} runs)",
-            bytes as f64 / 1e6
+            "Stop with history rules, {mb:.0} MB session, after one more call each, logged ({history_runs} runs)"
         ),
-        &time(bin, &[&rules, "--log-dir", &log], &stop, history_runs),
+        &time(
+            bin,
+            &[&rules, "--log-dir", &log],
+            &stop,
+            history_runs,
+            &mut || {
+                next += 1;
+                append_call(&session, next);
+            },
+        ),
+    );
+    // Without a checkpoint folder (no state): the whole load each time.
+    report(
+        &format!("Stop with history rules, {mb:.0} MB session, no checkpoint (5 runs)"),
+        &time_in(bin, &[&rules, "--no-log"], &stop, 5, &mut || {}, None),
     );
 }
 
-/// Wall times of `runs` runs of `hookscope hook --rules ARGS` with `stdin`.
-fn time(bin: &str, args: &[&str], stdin: &[u8], runs: usize) -> Vec<Duration> {
+/// Wall times of `runs` runs of `hookscope hook --rules ARGS` with `stdin`,
+/// `before` run ahead of each (not timed), with the state folder in the
+/// bench's temporary folder.
+fn time(
+    bin: &str,
+    args: &[&str],
+    stdin: &[u8],
+    runs: usize,
+    before: &mut dyn FnMut(),
+) -> Vec<Duration> {
+    let state = STATE.get().cloned();
+    time_in(bin, args, stdin, runs, before, state.as_deref())
+}
+
+/// The bench's state folder (`XDG_STATE_HOME` of the runs).
+static STATE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// [`time`] with `XDG_STATE_HOME` = `state`, or pointing at an empty file
+/// (no checkpoint can be written) for `None`.
+fn time_in(
+    bin: &str,
+    args: &[&str],
+    stdin: &[u8],
+    runs: usize,
+    before: &mut dyn FnMut(),
+    state: Option<&Path>,
+) -> Vec<Duration> {
     let mut out = Vec::with_capacity(runs);
+    let no_state = STATE.get().map(|s| s.with_extension("file"));
+    if let Some(f) = &no_state {
+        let _ = std::fs::write(f, "");
+    }
     for _ in 0..runs {
+        before();
         let started = Instant::now();
         let child = Command::new(bin)
+            .env(
+                "XDG_STATE_HOME",
+                state.map_or_else(|| no_state.clone().unwrap_or_default(), Path::to_path_buf),
+            )
             .arg("hook")
             .arg("--rules")
             .args(args)
@@ -124,8 +183,8 @@ fn report(label: &str, times: &[Duration]) {
 
 /// Writes a Claude Code session of about `target` bytes at `path`: a
 /// prompt, then Edit and Bash calls with their results (none of them
-/// `cargo test`). Returns its size.
-fn write_session(path: &Path, target: u64) -> std::io::Result<u64> {
+/// `cargo test`). Returns its size and the number of calls.
+fn write_session(path: &Path, target: u64) -> std::io::Result<(u64, u64)> {
     let file = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(file);
     let head = serde_json::json!({"type": "user", "uuid": "u0", "parentUuid": null,
@@ -134,37 +193,52 @@ fn write_session(path: &Path, target: u64) -> std::io::Result<u64> {
     writeln!(w, "{head}")?;
     let mut written = head.to_string().len() as u64 + 1;
     let mut i = 0u64;
-    let filler = "x".repeat(800);
     while written < target {
         i += 1;
-        let (name, input) = if i.is_multiple_of(2) {
-            (
-                "Edit",
-                serde_json::json!({"file_path": format!("/repo/src/f{}.rs", i % 500),
-                "old_string": "a", "new_string": "b"}),
-            )
-        } else {
-            (
-                "Bash",
-                serde_json::json!({"command": format!("grep -n item{i} src/lib.rs")}),
-            )
-        };
-        let id = format!("toolu_b{i}");
-        let call = serde_json::json!({"type": "assistant", "uuid": format!("a{i}"),
-            "parentUuid": format!("r{}", i - 1), "sessionId": "5e551011-0000-4000-8000-00000000b100",
-            "timestamp": "2026-01-01T00:00:01Z", "cwd": "/repo",
-            "message": {"role": "assistant", "id": format!("m{i}"),
-                "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}});
-        let result = serde_json::json!({"type": "user", "uuid": format!("r{i}"),
-            "parentUuid": format!("a{i}"), "sessionId": "5e551011-0000-4000-8000-00000000b100",
-            "timestamp": "2026-01-01T00:00:02Z", "cwd": "/repo",
-            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
-                "content": filler}]}});
-        for line in [call.to_string(), result.to_string()] {
+        for line in call_lines(i) {
             writeln!(w, "{line}")?;
             written += line.len() as u64 + 1;
         }
     }
     w.flush()?;
-    Ok(written)
+    Ok((written, i))
+}
+
+/// Call `i` of [`write_session`]: its `tool_use` line and its result line
+/// (an 800-byte output).
+fn call_lines(i: u64) -> [String; 2] {
+    let (name, input) = if i.is_multiple_of(2) {
+        (
+            "Edit",
+            serde_json::json!({"file_path": format!("/repo/src/f{}.rs", i % 500),
+            "old_string": "a", "new_string": "b"}),
+        )
+    } else {
+        (
+            "Bash",
+            serde_json::json!({"command": format!("grep -n item{i} src/lib.rs")}),
+        )
+    };
+    let id = format!("toolu_b{i}");
+    let call = serde_json::json!({"type": "assistant", "uuid": format!("a{i}"),
+        "parentUuid": format!("r{}", i - 1), "sessionId": "5e551011-0000-4000-8000-00000000b100",
+        "timestamp": "2026-01-01T00:00:01Z", "cwd": "/repo",
+        "message": {"role": "assistant", "id": format!("m{i}"),
+            "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}});
+    let result = serde_json::json!({"type": "user", "uuid": format!("r{i}"),
+        "parentUuid": format!("a{i}"), "sessionId": "5e551011-0000-4000-8000-00000000b100",
+        "timestamp": "2026-01-01T00:00:02Z", "cwd": "/repo",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+            "content": "x".repeat(800)}]}});
+    [call.to_string(), result.to_string()]
+}
+
+/// Appends call `i` ([`call_lines`]) to the session at `path`.
+fn append_call(path: &Path, i: u64) {
+    let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(path) else {
+        eprintln!("hook bench: cannot append to {}", path.display());
+        std::process::exit(2);
+    };
+    let [call, result] = call_lines(i);
+    let _ = writeln!(f, "{call}\n{result}");
 }

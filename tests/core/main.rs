@@ -10,6 +10,7 @@ mod claude_code_corpus;
 mod core_models;
 mod docs_links;
 mod gen_corpus;
+mod history_checkpoint;
 mod hook_activity;
 mod hook_exec;
 mod hook_exec_http;

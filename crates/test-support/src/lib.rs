@@ -24,9 +24,13 @@ pub const NOWHERE: &str = "/nonexistent-hookscope-test";
 /// `HOME`: `CLAUDE_CONFIG_DIR` (`~/.claude`), `CODEX_HOME` (`~/.codex`),
 /// `XDG_DATA_HOME` (OpenCode's `~/.local/share`), `FACTORY_HOME_OVERRIDE`
 /// (Droid's `~/.factory`), `XDG_CACHE_HOME` (the index's `~/.cache`); nor
-/// `HOOKSCOPE_INDEX_STATS`. So every default root is under a folder that
-/// does not exist, and a replayed hook's environment gets no such
-/// variable from the test's. A test that needs one sets it after this.
+/// `HOOKSCOPE_INDEX_STATS` or `HOOKSCOPE_DECISIONS_DIR`. So every default
+/// root is under a folder that does not exist, and a replayed hook's
+/// environment gets no such variable from the test's. The state folder
+/// (`XDG_STATE_HOME`: the live hook's decision log and history
+/// checkpoints) is one of the test process's own under the temporary
+/// folder, `hookscope-test-state-<pid>`, never the user's. A test that
+/// needs one of these sets it after this.
 pub fn hermetic(cmd: &mut std::process::Command) -> &mut std::process::Command {
     cmd.env("HOOKSCOPE_NO_INDEX", "1")
         .env("HOME", NOWHERE)
@@ -36,7 +40,11 @@ pub fn hermetic(cmd: &mut std::process::Command) -> &mut std::process::Command {
         .env_remove("FACTORY_HOME_OVERRIDE")
         .env_remove("XDG_CACHE_HOME")
         .env_remove("HOOKSCOPE_INDEX_STATS")
-        .env_remove("XDG_STATE_HOME")
+        .env_remove("HOOKSCOPE_DECISIONS_DIR")
+        .env(
+            "XDG_STATE_HOME",
+            std::env::temp_dir().join(format!("hookscope-test-state-{}", std::process::id())),
+        )
 }
 
 /// The `hookscope` binary, [`hermetic`], as a `std` command (to spawn it

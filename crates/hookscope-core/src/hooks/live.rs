@@ -329,24 +329,33 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
         );
     };
     let path = PathBuf::from(path);
-    let session = load_transcript(&path)?;
     let event: EventName = payload
         .get("hook_event_name")
         .and_then(Value::as_str)
         .and_then(|e| e.parse().ok())
         .unwrap_or(EventName::PreToolUse);
-    let line = position_of(&session, payload);
-    let p = Payload {
+    let payload_of = |line: usize| Payload {
         event,
         json: payload.clone(),
         left_out: Vec::new(),
-        source_path: path,
+        source_path: path.clone(),
         source_line: line,
         claude_version: None,
         file_before: None,
         call_id: None,
     };
-    let mut history = HistoryIndex::new(&session).before_only(&p, want);
+    // Through the per-session checkpoint when the session suits one.
+    let id = payload.get("tool_use_id").and_then(Value::as_str);
+    let dir = crate::hooks::history_checkpoint::default_dir();
+    let mut history =
+        match crate::hooks::history_checkpoint::main_history(&path, id, want, dir.as_deref())? {
+            Some(history) => history,
+            None => {
+                let session = load_transcript(&path)?;
+                let line = position_of(&session, payload);
+                HistoryIndex::new(&session).before_only(&payload_of(line), want)
+            }
+        };
     if let Some(prompt) = own_prompt {
         history.turn_prompt = Some(prompt.to_string());
     }

@@ -36,6 +36,7 @@ pub mod decisions;
 pub mod dialect;
 pub mod events;
 pub mod exec;
+pub mod history_checkpoint;
 pub mod install;
 pub mod lint;
 pub mod live;

@@ -199,9 +199,10 @@ fn done_ok(r: &ToolCallRecord) -> bool {
     r.result.as_ref().is_some_and(|res| !res.is_error)
 }
 
-/// What one finished call adds to a [`History`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Trace {
+/// What one finished call adds to a [`History`]: a Bash command it ran, or
+/// a file it edited or wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Trace {
     Ran(String),
     Touched(String),
 }
@@ -209,23 +210,42 @@ enum Trace {
 /// What a finished call of `thread` adds to a history: what it ran (the
 /// input a PreToolUse hook rewrote it to, [`Session::ran_input`], else the
 /// model's).
-fn trace_of(session: &Session, thread: Option<usize>, r: &ToolCallRecord) -> Option<Trace> {
+pub(crate) fn trace_of(
+    session: &Session,
+    thread: Option<usize>,
+    r: &ToolCallRecord,
+) -> Option<Trace> {
+    trace_or(session, thread, r, || call_trace(&r.call, r.tool_kind))
+}
+
+/// [`trace_of`] with `as_asked`, the trace of the call as the model asked
+/// it, for a call whose record lacks its input (a call read before a
+/// checkpoint, [`crate::hooks::live`]).
+pub(crate) fn trace_or(
+    session: &Session,
+    thread: Option<usize>,
+    r: &ToolCallRecord,
+    as_asked: impl FnOnce() -> Option<Trace>,
+) -> Option<Trace> {
     if !done_ok(r) {
         return None;
     }
-    let rewritten;
-    let call = match session.ran_input(thread, r) {
+    match session.ran_input(thread, r) {
         Some(input) => {
-            rewritten =
+            let rewritten =
                 crate::tools::parse_tool_call(r.name(), Some(input), crate::tools::OnError::Other)
                     .ok()?;
-            &rewritten
+            call_trace(&rewritten, r.tool_kind)
         }
-        None => &r.call,
-    };
+        None => as_asked(),
+    }
+}
+
+/// What `call` (of kind `kind`) adds to a history once it ran.
+pub(crate) fn call_trace(call: &ToolCall, kind: ToolKind) -> Option<Trace> {
     match call {
         ToolCall::Bash(b) => Some(Trace::Ran(b.command.clone())),
-        call if matches!(r.tool_kind, ToolKind::Edit | ToolKind::Write) => {
+        call if matches!(kind, ToolKind::Edit | ToolKind::Write) => {
             file_path_of(call).map(|p| Trace::Touched(p.to_string()))
         }
         _ => None,

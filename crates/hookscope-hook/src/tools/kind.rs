@@ -3,13 +3,13 @@
 //! (docs/tool-calls.md#tool-kind-and-resolved-name, `src/ai_r/events/_common.py`).
 
 use super::names::canonical_of;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The coarse class of a tool call (docs/tool-calls.md#tool-kind-and-resolved-name vocabulary:
 /// `edit, write, read, bash, task, skill, mcp, web, other`).
 /// Serializes as the lowercase string of [`ToolKind::as_str`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     /// In-place file edits (`Edit`, `MultiEdit`, `NotebookEdit`, `apply_patch`, …).

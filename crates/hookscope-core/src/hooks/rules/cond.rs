@@ -756,7 +756,22 @@ impl Condition {
                     })
             }
             Condition::RanCommand(prefixes) => {
+                // A call's words come from its text: without a quote or a
+                // backslash (which can join or spell a word otherwise) a
+                // line lacking every prefix's program name as a substring
+                // cannot run it, and is not parsed (a long session holds
+                // tens of thousands of commands).
+                let programs: Option<Vec<&str>> = prefixes
+                    .iter()
+                    .map(|p| p.first().map(String::as_str).filter(|w| !w.is_empty()))
+                    .collect();
                 for line in &s.history.ran_commands {
+                    if let Some(programs) = &programs
+                        && memchr::memchr3(b'\'', b'"', b'\\', line.as_bytes()).is_none()
+                        && !programs.iter().any(|p| line.contains(p))
+                    {
+                        continue;
+                    }
                     let parsed = parse_command_line(line);
                     for call in &parsed.calls {
                         let (prog, args) = call.unwrapped();

@@ -321,6 +321,37 @@ fn touched_file_and_ran_command_read_the_history() {
     );
 }
 
+/// `ran_command` skips parsing a line that cannot hold the program; lines
+/// whose quotes or backslashes spell it are still parsed and match.
+#[test]
+fn ran_command_finds_programs_spelled_with_quotes_and_paths() {
+    let rule = "[rules.only_if]\nran_command = \"cargo test\"";
+    for (line, hit) in [
+        ("ls -la", false),
+        ("c''argo test", true),
+        ("ca\\rgo test --all", true),
+        ("\"cargo\" test", true),
+        ("/usr/bin/cargo test", true),
+        ("env RUST_LOG=1 cargo test", true),
+        ("echo cargo test", false),
+        ("cargo build", false),
+    ] {
+        let h = History {
+            ran_commands: vec!["git status".into(), line.into()],
+            ..History::default()
+        };
+        let e = eval_one(rule, &bash("git commit"), &h);
+        assert_eq!(e.result.is_some(), hit, "{line}: {}", e.why());
+        if !hit {
+            assert!(
+                e.why().ends_with("(none of 2 earlier commands)"),
+                "{}",
+                e.why()
+            );
+        }
+    }
+}
+
 #[test]
 fn skip_if_any_condition_skips() {
     let c =
