@@ -146,7 +146,7 @@ fn every_example_case_decides_the_same_in_hook_and_test() {
         .flat_map(|r| &r.tests)
         .chain(&set.tests)
         .collect();
-    assert_eq!(cases.len(), 46, "the example's cases");
+    assert_eq!(cases.len(), 54, "the example's cases");
     for (i, case) in cases.iter().enumerate() {
         let payload = live_payload(case, dir.path());
         let ran = hook(EXAMPLE_RULES, &log, &[], payload.to_string().as_bytes());
@@ -659,6 +659,30 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A bidirectional control in a logged why (a right-to-left override that
+/// would reorder the terminal's line) is printed as a visible escape.
+#[test]
+fn hooks_decisions_escapes_bidi_controls() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let payload = RM_RF.replace("rm -rf build/", "rm -rf build/\\u202etxt.exe");
+    let out = hookscope()
+        .env("XDG_STATE_HOME", &state)
+        .args(["hook", "--rules", EXAMPLE_RULES])
+        .write_stdin(payload)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let out = hookscope()
+        .env("XDG_STATE_HOME", &state)
+        .args(["hooks", "--decisions"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(!text.contains('\u{202e}'), "{text}");
+    assert!(text.contains("build/\\u{202e}txt.exe"), "{text}");
 }
 
 /// A fresh copy of the example rules (the test's own is emptied).

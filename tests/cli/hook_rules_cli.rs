@@ -12,16 +12,16 @@ fn the_example_passes_with_exit_0() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    // 43 [[rules.tests]] + 3 [[tests]] in the file
-    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 46);
+    // 51 [[rules.tests]] + 3 [[tests]] in the file
+    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 54);
     assert_eq!(
         text.lines().last(),
-        Some("46 passed, 0 failed (12 rules, assets/rules/example.toml)")
+        Some("54 passed, 0 failed (12 rules, assets/rules/example.toml)")
     );
     // The example's Stop gate checks stop_hook_active: no warning.
     assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), "");
     assert!(
-        text.contains("PASS  no-rm-rf  line 90  PreToolUse Bash rm -rf build/\n"),
+        text.contains("PASS  no-rm-rf  line 92  PreToolUse Bash rm -rf build/\n"),
         "{text}"
     );
 }
@@ -149,7 +149,7 @@ fn an_endless_stop_block_loads_with_a_warning() {
 fn the_printed_example_runs_anywhere() {
     // `test --example` prints the bundled rule set without the case that
     // reads a repository file, so a user without the repository can start
-    // from it: saved in a temp dir, all its cases pass (45 = the 46 cases
+    // from it: saved in a temp dir, all its cases pass (53 = the 54 cases
     // of assets/rules/example.toml minus the payload-file one).
     let dir = tempfile::tempdir().expect("tempdir");
     let out = hookscope()
@@ -176,7 +176,7 @@ fn the_printed_example_runs_anywhere() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         stdout.trim_end().ends_with(&format!(
-            "45 passed, 0 failed (12 rules, {})",
+            "53 passed, 0 failed (12 rules, {})",
             file.display()
         )),
         "{stdout}"

@@ -779,8 +779,8 @@ fn lint_format_sarif_validates_against_the_oasis_schema() {
 /// With an index (built here by `sessions` over the real `tools` session,
 /// which calls `mcp__mockmcp__lookup`), `--lint` tries a regex matcher on
 /// the tools the sessions called too: a pattern for an MCP server never
-/// called is `matcher-no-tool`; one for `mockmcp` is not. Without an index
-/// a pattern naming MCP is left alone.
+/// called is `matcher-no-tool`; one for `mockmcp` is not, nor one for a
+/// tool of any server. Without an index a pattern naming MCP is left alone.
 #[test]
 fn matcher_no_tool_knows_the_mcp_tools_of_your_indexed_sessions() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -833,6 +833,10 @@ fn matcher_no_tool_knows_the_mcp_tools_of_your_indexed_sessions() {
         "{found:?}"
     );
     assert!(lint("^mcp__mockmcp__.*", true).is_empty());
+    // A tool of any MCP server (what `hooks --install` writes for a rule's
+    // `tool = "query"`) is not said to never fire: the server may be
+    // called later.
+    assert!(lint("^(?:query)$|^mcp__.+__(?:query)$", true).is_empty());
     assert!(lint("^mcp__notes__.*", false).is_empty());
     assert_eq!(lint("^(Shell|Exec)$", false).len(), 1);
 }

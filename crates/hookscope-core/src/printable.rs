@@ -9,9 +9,21 @@
 use std::borrow::Cow;
 
 /// Whether `c` is replaced by [`printable`]: C0 controls except tab and
-/// newline (U+0000–U+001F), DEL (U+007F) and C1 controls (U+0080–U+009F).
+/// newline (U+0000–U+001F), DEL (U+007F), C1 controls (U+0080–U+009F), and
+/// the bidirectional controls that reorder what a terminal shows (U+200E,
+/// U+200F, U+202A–U+202E, U+2066–U+2069: "Trojan Source").
 pub fn is_unsafe(c: char) -> bool {
-    matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}')
+    matches!(
+        c,
+        '\0'..='\x08'
+            | '\x0b'..='\x1f'
+            | '\x7f'
+            | '\u{80}'..='\u{9f}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
 }
 
 /// `text` with each character [`is_unsafe`] names written as a visible
@@ -24,6 +36,7 @@ pub fn is_unsafe(c: char) -> bool {
 /// assert_eq!(printable("a\x1b]0;x\x07b"), "a\\x1b]0;x\\x07b");
 /// assert_eq!(printable("\u{9b}2J\tok\n"), "\\u{9b}2J\tok\n");
 /// assert_eq!(printable("plain"), "plain");
+/// assert_eq!(printable("a\u{202e}b"), "a\\u{202e}b");
 /// ```
 pub fn printable(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {

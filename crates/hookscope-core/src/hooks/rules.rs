@@ -1082,12 +1082,9 @@ impl Rule {
             }
             if approves
                 && outcome.is_ok()
-                && let Err(call) = c.on_every_call(s)
+                && let Err(why) = c.on_every_call(s, &self.action.rule_noun())
             {
-                outcome = Err(format!(
-                    "{call}: {} approves the whole line, so this must hold on every call",
-                    self.action.rule_noun()
-                ));
+                outcome = Err(why);
             }
             match outcome {
                 Ok(detail) => steps.push(Step {

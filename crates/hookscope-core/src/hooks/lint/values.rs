@@ -172,9 +172,15 @@ pub(super) fn value_lints(
     // user's sessions (MCP servers are theirs); without them it is left
     // alone.
     let mentions_mcp = text.to_ascii_lowercase().contains("mcp");
+    // `mcp__.+__query` is for a tool of any server, seen or not yet (what
+    // `hooks --install` writes for a rule's `tool = "query"`).
+    let any_server = ["mcp__.+__", "mcp__.*__", "mcp__[^_]+__", "mcp__[^_]*__"]
+        .iter()
+        .any(|w| text.contains(w));
     if TOOL_EVENTS.contains(&event)
         && matches!(kind, MatcherKind::Regex { .. })
         && (!mentions_mcp || !seen_tools.is_empty())
+        && !any_server
         // `Bash(rm:*)` is matcher-permission-syntax's, with its own fix.
         && super::fields::permission_syntax(text, None).is_none()
     {

@@ -332,6 +332,10 @@ fn regex_list(rs: &[Regex]) -> String {
 
 fn shorten(s: &str) -> String {
     const MAX: usize = 60;
+    // Secrets are masked before the cut: a token cut short no longer
+    // matches its pattern, and its head would be shown (and logged).
+    let mut counts = crate::redact::Redactions::new();
+    let s = crate::redact::redactor().redact(s, &mut counts);
     let one_line = s.replace('\n', "⏎");
     if one_line.chars().count() <= MAX {
         one_line
@@ -498,14 +502,19 @@ impl Condition {
         }
     }
 
-    /// For a rule that approves (allow, warn, rewrite): whether `command`
-    /// or `program` holds on **every** call the line runs, since the
-    /// answer approves the whole line (docs/rules.md "Approving rules").
-    /// A call that only hands its script to a shell (`sh -c '…'`, `eval
-    /// '…'`) is passed over: the calls of its script are tested instead.
-    /// `Err` names the first call it does not hold on; other conditions
-    /// always pass.
-    pub fn on_every_call(&self, s: &Subject<'_>) -> Result<(), String> {
+    /// For a rule that approves (allow, warn, rewrite; `noun` names it, `an
+    /// allow rule`): whether `command` or `program` holds on **every** call
+    /// the line runs, each a plain call, since the answer approves the
+    /// whole line (docs/rules.md "Approving rules hold on every call"). A
+    /// plain call sets no variable before its program (`GIT_SSH_COMMAND=…
+    /// git`), writes no file by redirection (`> f`, `>> f`, `&> f`; to
+    /// `/dev/null`, duplicating a descriptor and reading are fine), and runs
+    /// through no wrapper (`sudo`, `env`, `timeout`, `xargs`, …). A call that
+    /// only hands its script to a shell (`sh -c '…'`, `eval '…'`) is passed
+    /// over for the condition (the calls of its script are tested instead)
+    /// but must be plain too. `Err` is the why's detail, naming the first
+    /// call that fails; other conditions always pass.
+    pub fn on_every_call(&self, s: &Subject<'_>, noun: &str) -> Result<(), String> {
         let holds = |r: usize| match self {
             Condition::Command(res) => s
                 .call_texts(r)
@@ -526,15 +535,29 @@ impl Condition {
                 .iter()
                 .any(|sc| sc.carrier == Some(r) && (sc.via.ends_with(" -c") || sc.via == "eval"))
         };
-        match (0..s.read.calls.len()).find(|&r| !shell_carrier(r) && !holds(r)) {
-            None => Ok(()),
-            Some(r) => Err(format!(
+        let call_named = |r: usize| {
+            format!(
                 "{} runs \"{}\"{}",
                 s.at_call(r).trim_start_matches("on "),
                 shorten(s.read.written(r)),
                 s.inside(r)
-            )),
+            )
+        };
+        for r in 0..s.read.calls.len() {
+            if let Some(why) = s.read.call(r).and_then(not_plain) {
+                return Err(format!(
+                    "{}, {why}: {noun} approves the whole line, and approves only plain calls",
+                    call_named(r)
+                ));
+            }
+            if !shell_carrier(r) && !holds(r) {
+                return Err(format!(
+                    "{}: {noun} approves the whole line, so this must hold on every call",
+                    call_named(r)
+                ));
+            }
         }
+        Ok(())
     }
 
     /// Tests the condition: `Ok(evidence)` when it holds (what matched, for
@@ -796,4 +819,25 @@ impl Condition {
             }
         }
     }
+}
+
+/// Why `call` is not a plain call for an approving rule
+/// ([`Condition::on_every_call`]): it sets a variable first, writes a file
+/// by redirection, or runs through a wrapper; `None` when plain.
+fn not_plain(call: &crate::shell::SimpleCall) -> Option<String> {
+    if let Some(a) = call.env.first() {
+        return Some(format!("which sets {}= first", a.name));
+    }
+    let writes = call.redirects.iter().find(|r| {
+        let output = matches!(r.op.as_str(), ">" | ">>" | ">|" | "&>" | "&>>" | "<>");
+        output && r.target != "/dev/null"
+    });
+    if let Some(r) = writes {
+        return Some(format!("which writes to {} ({})", shorten(&r.target), r.op));
+    }
+    let (program, args) = call.unwrapped();
+    if program != call.program || args != call.args {
+        return Some(format!("which runs through {}", basename(&call.program)));
+    }
+    None
 }

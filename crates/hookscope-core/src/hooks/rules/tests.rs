@@ -352,6 +352,23 @@ fn ran_command_finds_programs_spelled_with_quotes_and_paths() {
     }
 }
 
+/// A secret in a why is masked before the why is cut short: no head of a
+/// token is shown (or logged by the live hook).
+#[test]
+fn a_secret_cut_short_in_a_why_shows_no_part_of_it() {
+    let token = "ghp_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g";
+    let line = format!("rm -rf {} {token}", "b".repeat(40));
+    let e = eval_action(
+        "block",
+        "[rules.only_if]\nprogram = \"rm\"",
+        &bash(&line),
+        &History::default(),
+    );
+    assert!(e.matched);
+    assert!(!e.why().contains("ghp_"), "{}", e.why());
+    assert!(e.why().contains("[REDACTED_GI"), "{}", e.why());
+}
+
 #[test]
 fn skip_if_any_condition_skips() {
     let c =
@@ -1056,7 +1073,7 @@ fn an_approving_rule_holds_on_every_call_of_the_line() {
         assert!(!e.matched, "{action}: {}", e.why());
         assert!(
             e.why().ends_with(&format!(
-                "program = \"git\" ✗ (call 2 of 3 runs \"sudo rm -r /\": {} {action} rule approves the whole line, so this must hold on every call)",
+                "program = \"git\" ✗ (call 2 of 3 runs \"sudo rm -r /\", which runs through sudo: {} {action} rule approves the whole line, and approves only plain calls)",
                 if action == "allow" { "an" } else { "a" }
             )),
             "{}",
@@ -1104,6 +1121,52 @@ fn an_approving_rule_holds_on_every_call_of_the_line() {
         "{}",
         e.why()
     );
+    // Only plain calls: no variable set first, no file written by a
+    // redirection, no wrapper.
+    for (line, why) in [
+        (
+            "GIT_EXTERNAL_DIFF='sh -c x' git diff",
+            "call 1 of 1 runs \"GIT_EXTERNAL_DIFF='sh -c x' git diff\", which sets GIT_EXTERNAL_DIFF= first",
+        ),
+        (
+            "git status > ~/.bashrc",
+            "call 1 of 1 runs \"git status\", which writes to ~/.bashrc (>)",
+        ),
+        (
+            "sudo git status",
+            "call 1 of 1 runs \"sudo git status\", which runs through sudo",
+        ),
+        (
+            "bash -c 'git status' >> /tmp/x",
+            "call 1 of 1 runs \"bash -c 'git status'\", which writes to /tmp/x (>>)",
+        ),
+    ] {
+        let e = eval_action("allow", status, &bash(line), &History::default());
+        assert!(!e.matched, "{line}: {}", e.why());
+        assert!(
+            e.why().ends_with(&format!(
+                "({why}: an allow rule approves the whole line, and approves only plain calls)"
+            )),
+            "{}",
+            e.why()
+        );
+    }
+    for line in [
+        "git status 2>&1",
+        "git diff > /dev/null",
+        "git diff < /dev/null",
+    ] {
+        let e = eval_action("allow", status, &bash(line), &History::default());
+        assert!(e.matched, "{line}: {}", e.why());
+    }
+    // A guard still sees through all of it.
+    let e = eval_action(
+        "block",
+        status,
+        &bash("sudo git status"),
+        &History::default(),
+    );
+    assert!(e.matched, "{}", e.why());
     // `find -exec` is not only a carrier: find itself must hold too.
     let e = eval_action(
         "allow",
