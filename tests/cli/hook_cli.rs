@@ -50,6 +50,18 @@ fn spawn_hook(log: &Path, args: &[&str], stdout: Stdio, stderr: Stdio) -> std::p
         .expect("spawn")
 }
 
+/// `hookscope hook --rules EXAMPLE_RULES` on `payload` with the state
+/// folder `state` (the log in its default place there); exits 0.
+fn hook_in_state(state: &Path, payload: Vec<u8>) {
+    let out = hookscope()
+        .env("XDG_STATE_HOME", state)
+        .args(["hook", "--rules", EXAMPLE_RULES])
+        .write_stdin(payload)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// Every entry of the log folder, oldest first.
 fn entries(log: &Path) -> Vec<Value> {
     hookscope_core::hooks::decisions::read_all(log).expect("log")
@@ -667,14 +679,12 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
 fn hooks_decisions_escapes_bidi_controls() {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("state");
-    let payload = RM_RF.replace("rm -rf build/", "rm -rf build/\\u202etxt.exe");
-    let out = hookscope()
-        .env("XDG_STATE_HOME", &state)
-        .args(["hook", "--rules", EXAMPLE_RULES])
-        .write_stdin(payload)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
+    hook_in_state(
+        &state,
+        RM_RF
+            .replace("rm -rf build/", "rm -rf build/\\u202etxt.exe")
+            .into_bytes(),
+    );
     let out = hookscope()
         .env("XDG_STATE_HOME", &state)
         .args(["hooks", "--decisions"])
@@ -992,14 +1002,10 @@ fn hooks_install_for_droid_writes_factory_hooks_json() {
 fn find_decided_by_keeps_the_calls_the_log_names() {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("state");
-    let payload = std::fs::read("tests/fixtures/rules/pretooluse_rm_rf.json").expect("payload");
-    let out = hookscope()
-        .env("XDG_STATE_HOME", &state)
-        .args(["hook", "--rules", EXAMPLE_RULES])
-        .write_stdin(payload)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
+    hook_in_state(
+        &state,
+        std::fs::read("tests/fixtures/rules/pretooluse_rm_rf.json").expect("payload"),
+    );
     let find = |args: &[&str], index: bool| -> Vec<String> {
         let mut cmd = if index {
             crate::support::indexed(&dir.path().join("cache"))
