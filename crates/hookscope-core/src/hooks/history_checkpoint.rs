@@ -8,10 +8,11 @@
 //! A checkpoint holds the transcript loader's own resume point
 //! ([`Checkpoint`], the one the index uses for a grown session), the
 //! history the lines before it add (each finished main-thread call's
-//! [`Trace`], each turn's opening prompt), and the calls still waiting for
+//! trace, each turn's opening prompt), and the calls still waiting for
 //! their result, with what they will add if they finish. The next call
 //! resumes the loader there ([`resume_session`]) and joins the two; the
-//! result is the history a whole load gives ([`HistoryIndex::before_only`]
+//! result is the history a whole load gives
+//! ([`crate::hooks::replay::HistoryIndex::before_only`]
 //! of the loaded session; a test checks many cuts of every Claude Code
 //! transcript of the corpus).
 //!
@@ -29,7 +30,7 @@
 //! transcript path>.json` (else under `~/.local/state`), written whole to a
 //! temporary file and renamed, so a hook running beside another reads one
 //! or the other, never a mix. The finished calls are kept as two packed
-//! strings (`done`, `finished`: length-prefixed items, see [`Packed`]) so
+//! strings (`done`, `finished`: length-prefixed items) so
 //! that a session of a hundred thousand calls reads back in a few
 //! milliseconds.
 
