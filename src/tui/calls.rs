@@ -103,8 +103,9 @@ impl CallsView {
 pub fn prepare(line: &str, now: DateTime<Utc>) -> Result<Query, String> {
     let mut params = filter_line::parse(line).map_err(|e| e.message().to_string())?;
     params.limit.get_or_insert(VIEW_LIMIT);
+    // `ruled:` reads the decision log: the query thread does, not the UI.
     params
-        .validate_or_all_tools(now)
+        .validate_or_all_tools_deferred(now)
         .map_err(|e| e.message().to_string())
 }
 
@@ -1025,8 +1026,15 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
     );
 
     let list_focused = !view.editing && !view.focus_detail;
+    // While the line does not parse, the rows are those of the last line
+    // that did: the title says so.
+    let list_title = if view.error.is_some() && view.result.is_some() {
+        " Calls · of the last valid filter "
+    } else {
+        " Calls "
+    };
     let list_block = Block::bordered()
-        .title(Span::styled(" Calls ", theme.heading()))
+        .title(Span::styled(list_title, theme.heading()))
         .border_style(theme.border(list_focused));
     let records = view.records();
     if records.is_empty() {

@@ -534,6 +534,15 @@ fn spawn_queries_with(
                 }
                 tx.send(msg).ok().map(|()| true)
             };
+            // The decision log (`ruled:`) is read here, off the UI thread.
+            let mut query = query;
+            if let Err(e) = query.resolve_decided() {
+                let result = Err(e.message().to_string());
+                if deliver(Msg::Found { generation, result }).is_none() {
+                    break;
+                }
+                continue;
+            }
             let mut done = false;
             let mut on_first = |result: Result<FindResult, QueryError>| {
                 let result = result.map_err(|e| e.message().to_string());

@@ -149,6 +149,11 @@ fn calls_filter_counts_completes_and_reports_errors() {
     );
     let text = render(&mut app, 80, 24);
     assert!(text.contains("unknown key tol:"), "{text}");
+    // The rows kept are said to be the last valid line's.
+    assert!(
+        text.contains(" Calls · of the last valid filter "),
+        "{text}"
+    );
     // `tool:` + Tab lists the 13 tool names of these sessions, shown over
     // the line's "needs a value" error.
     key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
@@ -369,6 +374,18 @@ fn tab_candidates_popup_moves_takes_and_closes() {
     assert!(!app.calls.completing());
     assert_eq!(app.calls.filter, "tool:Bash is:");
     assert!(app.calls.editing);
+}
+
+/// `ruled:` reads the decision log in the query thread, not while the
+/// line is checked on the UI thread: the line validates without it.
+#[test]
+fn ruled_leaves_the_decision_log_to_the_query_thread() {
+    let query = crate::tui::calls::prepare("ruled:no-such-rule", chrono::Utc::now())
+        .expect("valid without reading the log");
+    let decided = query.decided.expect("decided_by");
+    assert_eq!(decided.rule, "no-such-rule");
+    assert!(!decided.resolved);
+    assert!(decided.calls.is_empty());
 }
 
 #[test]

@@ -179,11 +179,13 @@ fn run_request(app: &mut App, request: Request) {
                 generation, query, ..
             } => {
                 let refs: Vec<_> = app.ctx.sessions.iter().map(|e| e.sref.clone()).collect();
+                let mut query = query;
+                let result = query
+                    .resolve_decided()
+                    .and_then(|()| hookscope_core::query::Finder::new(&refs, &query).run());
                 app.apply(Msg::Found {
                     generation,
-                    result: hookscope_core::query::Finder::new(&refs, &query)
-                        .run()
-                        .map_err(|e| e.message().to_string()),
+                    result: result.map_err(|e| e.message().to_string()),
                 });
             }
         }

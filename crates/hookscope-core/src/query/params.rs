@@ -232,7 +232,9 @@ impl FindParams {
     /// before `until`, the agent is unknown, `limit` is 0 or above
     /// [`MAX_LIMIT`], or a `session` entry is empty.
     pub fn validate(&self, now: DateTime<Utc>) -> Result<Query, QueryError> {
-        self.validate_name_default(now, false)
+        let mut q = self.validate_name_default(now, false)?;
+        q.resolve_decided()?;
+        Ok(q)
     }
 
     /// [`FindParams::validate`], except that giving neither `tool_name` nor
@@ -243,6 +245,18 @@ impl FindParams {
     /// # Errors
     /// As [`FindParams::validate`], minus the "neither" case.
     pub fn validate_or_all_tools(&self, now: DateTime<Utc>) -> Result<Query, QueryError> {
+        let mut q = self.validate_name_default(now, true)?;
+        q.resolve_decided()?;
+        Ok(q)
+    }
+
+    /// [`FindParams::validate_or_all_tools`] without reading the decision
+    /// log: a `decided_by` is left for [`Query::resolve_decided`], which
+    /// the caller runs off its UI thread before the query.
+    ///
+    /// # Errors
+    /// As [`FindParams::validate_or_all_tools`], minus the log's.
+    pub fn validate_or_all_tools_deferred(&self, now: DateTime<Utc>) -> Result<Query, QueryError> {
         self.validate_name_default(now, true)
     }
 
@@ -303,54 +317,15 @@ impl FindParams {
         if self.session.iter().any(|s| s.trim().is_empty()) {
             return Err(invalid("session ids must not be empty".to_string()));
         }
-        let decided = match given(&self.decided_by) {
-            None => None,
-            Some(rule) => {
-                let Some(dir) = crate::hooks::decisions::default_dir() else {
-                    return Err(invalid(
-                        "decided_by: no state folder (neither XDG_STATE_HOME nor a home folder)"
-                            .to_string(),
-                    ));
-                };
-                let any = rule.trim() == "*";
-                let calls =
-                    crate::hooks::decisions::decided_calls(&dir, (!any).then_some(rule.trim()))
-                        .map_err(|e| {
-                            invalid(format!(
-                                "decided_by: cannot read the decision log {}: {e}",
-                                dir.display()
-                            ))
-                        })?;
-                if !any && calls.is_empty() {
-                    let known = crate::hooks::decisions::rule_ids(&dir).unwrap_or_default();
-                    if !known.contains(rule.trim()) {
-                        let shown: Vec<&str> = known.iter().take(12).map(String::as_str).collect();
-                        return Err(invalid(format!(
-                            "decided_by: no decision in the log {} names rule {:?}; {}",
-                            dir.display(),
-                            rule.trim(),
-                            if shown.is_empty() {
-                                "the log names no rule yet".to_string()
-                            } else {
-                                format!(
-                                    "the rules it names: {}{}",
-                                    shown.join(", "),
-                                    if known.len() > shown.len() {
-                                        ", …"
-                                    } else {
-                                        ""
-                                    }
-                                )
-                            }
-                        )));
-                    }
-                }
-                Some(std::sync::Arc::new(DecidedBy {
-                    rule: rule.trim().to_string(),
-                    calls,
-                }))
-            }
-        };
+        // The log is read by `Query::resolve_decided` (at once in
+        // `validate`; the TUI reads it off its UI thread).
+        let decided = given(&self.decided_by).map(|rule| {
+            std::sync::Arc::new(DecidedBy {
+                rule: rule.trim().to_string(),
+                calls: std::sync::Arc::default(),
+                resolved: false,
+            })
+        });
         Ok(Query {
             name,
             input_contains: given(&self.input_contains).map(fold),
@@ -463,6 +438,76 @@ pub struct DecidedBy {
     pub rule: String,
     /// The decided calls, each with its decisions in short.
     pub calls: std::sync::Arc<crate::hooks::decisions::DecidedCalls>,
+    /// Whether `calls` was read from the log ([`Query::resolve_decided`]).
+    pub resolved: bool,
+}
+
+impl Query {
+    /// Reads the decision log for `decided_by` when it was not read yet
+    /// (docs/live-hook.md#the-decision-log): the calls a logged decision
+    /// names, by rule id or `*`.
+    ///
+    /// # Errors
+    /// No state folder, a log that cannot be read, or a rule id no logged
+    /// decision names (the message lists those it does).
+    pub fn resolve_decided(&mut self) -> Result<(), QueryError> {
+        let Some(d) = self.decided.as_ref().filter(|d| !d.resolved) else {
+            return Ok(());
+        };
+        let rule = d.rule.clone();
+        let calls = read_decided(&rule)?;
+        self.decided = Some(std::sync::Arc::new(DecidedBy {
+            rule,
+            calls,
+            resolved: true,
+        }));
+        Ok(())
+    }
+}
+
+/// The calls the decision log names for rule id `rule` (`*`: any answer
+/// but `none`).
+fn read_decided(
+    rule: &str,
+) -> Result<std::sync::Arc<crate::hooks::decisions::DecidedCalls>, QueryError> {
+    let invalid = |m: String| QueryError::InvalidArgument(m);
+    let Some(dir) = crate::hooks::decisions::default_dir() else {
+        return Err(invalid(
+            "decided_by: no state folder (neither XDG_STATE_HOME nor a home folder)".to_string(),
+        ));
+    };
+    let any = rule == "*";
+    let calls =
+        crate::hooks::decisions::decided_calls(&dir, (!any).then_some(rule)).map_err(|e| {
+            invalid(format!(
+                "decided_by: cannot read the decision log {}: {e}",
+                dir.display()
+            ))
+        })?;
+    if !any && calls.is_empty() {
+        let known = crate::hooks::decisions::rule_ids(&dir).unwrap_or_default();
+        if !known.contains(rule) {
+            let shown: Vec<&str> = known.iter().take(12).map(String::as_str).collect();
+            return Err(invalid(format!(
+                "decided_by: no decision in the log {} names rule {rule:?}; {}",
+                dir.display(),
+                if shown.is_empty() {
+                    "the log names no rule yet".to_string()
+                } else {
+                    format!(
+                        "the rules it names: {}{}",
+                        shown.join(", "),
+                        if known.len() > shown.len() {
+                            ", …"
+                        } else {
+                            ""
+                        }
+                    )
+                }
+            )));
+        }
+    }
+    Ok(calls)
 }
 
 /// Parses a `since`/`until` value: RFC 3339, a date `YYYY-MM-DD` (00:00 UTC),
