@@ -216,8 +216,45 @@ fn work(rules: &std::path::Path, agent: HookAgent, mode: OnError, tx: &mpsc::Sen
         Ok(b) => b,
         Err(why) => return done((live::failed_on(mode, None, &why), None, None)),
     };
-    let payload = match live::parse_payload(&bytes) {
+    decide_bytes(rules, agent, mode, tx, bytes, false);
+}
+
+/// [`work`] after stdin was read: parses `bytes` (nested up to 128
+/// levels, or with `deep` up to `live::MAX_PAYLOAD_DEPTH`), then decides.
+/// A payload past 128 levels moves to a thread with the stack it needs.
+fn decide_bytes(
+    rules: &std::path::Path,
+    agent: HookAgent,
+    mode: OnError,
+    tx: &mpsc::Sender<Step>,
+    bytes: Vec<u8>,
+    deep: bool,
+) {
+    let done = |w: Worked| {
+        let _ = tx.send(Step::Done(Box::new(w)));
+    };
+    let parsed = if deep {
+        live::parse_deep_payload(&bytes)
+    } else {
+        live::parse_payload(&bytes)
+    };
+    let payload = match parsed {
         Ok(p) => Arc::new(p),
+        Err(why) if !deep && why == live::TOO_DEEP_FOR_THE_STACK => {
+            let (rules, tx_deep) = (rules.to_path_buf(), tx.clone());
+            let spawned = std::thread::Builder::new()
+                .name("hookscope-hook-deep".into())
+                .stack_size(live::PAYLOAD_STACK_BYTES)
+                .spawn(move || decide_bytes(&rules, agent, mode, &tx_deep, bytes, true));
+            if let Err(e) = spawned {
+                done((
+                    live::failed_on(mode, None, &format!("cannot start: {e}")),
+                    None,
+                    None,
+                ));
+            }
+            return;
+        }
         Err(why) => return done((live::failed_on(mode, None, &why), None, None)),
     };
     drop(bytes);

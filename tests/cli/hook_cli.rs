@@ -673,6 +673,51 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
     );
 }
 
+/// A tool input nested deeper than a transcript line may be (128 levels)
+/// does not turn the rules off: up to 10,000 levels the payload is read
+/// and the example's `no-prod-db` blocks it; past that the failure mode
+/// answers, and says why.
+#[test]
+fn a_deeply_nested_tool_input_is_still_decided() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let payload = |n: usize| {
+        format!(
+            r#"{{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"mcp__postgres__query","tool_input":{{"sql":"select 1","host":"prod-db.internal","extra":{}1{}}},"tool_use_id":"t1","cwd":"/tmp","permission_mode":"default"}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    for n in [200, 9_990] {
+        let ran = hook(
+            EXAMPLE_RULES,
+            &dir.path().join("log"),
+            &[],
+            payload(n).as_bytes(),
+        );
+        assert_eq!(ran.code, Some(0));
+        assert!(
+            ran.stdout.contains("\"permissionDecision\":\"deny\""),
+            "{n} levels: {}{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
+    let ran = hook(
+        EXAMPLE_RULES,
+        &dir.path().join("log"),
+        &["--on-error", "block"],
+        payload(20_000).as_bytes(),
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(2), ""));
+    assert!(
+        ran.stderr.starts_with(
+            "hookscope hook: the payload nests 20002 levels deep, past 10000; blocked"
+        ),
+        "{}",
+        ran.stderr
+    );
+}
+
 /// A bidirectional control in a logged why (a right-to-left override that
 /// would reorder the terminal's line) is printed as a visible escape.
 #[test]

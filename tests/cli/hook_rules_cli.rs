@@ -21,7 +21,7 @@ fn the_example_passes_with_exit_0() {
     // The example's Stop gate checks stop_hook_active: no warning.
     assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), "");
     assert!(
-        text.contains("PASS  no-rm-rf  line 92  PreToolUse Bash rm -rf build/\n"),
+        text.contains("PASS  no-rm-rf  line 95  PreToolUse Bash rm -rf build/\n"),
         "{text}"
     );
 }

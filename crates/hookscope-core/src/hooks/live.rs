@@ -253,14 +253,94 @@ pub fn failed_on(mode: OnError, payload: Option<&Value>, why: &str) -> Decision 
     failed(mode, event, why)
 }
 
+/// The deepest nesting of arrays and objects a payload may have (10,000
+/// levels). A transcript line stops at serde_json's 128, but a payload is
+/// what the agent sends about a call: a tool input nested deeper (by the
+/// model, or by a page it read) must not turn the rules off by failing the
+/// parse, so the hook reads it up to this depth on a thread with room for
+/// it ([`PAYLOAD_STACK_BYTES`], [`parse_deep_payload`]).
+pub const MAX_PAYLOAD_DEPTH: usize = 10_000;
+
+/// The stack the hook's work thread needs for a payload [`MAX_PAYLOAD_DEPTH`]
+/// deep (parsed, cloned, read by the rules): 256 MiB, reserved, not used
+/// until needed; such a thread is started only for a payload past 128
+/// levels.
+pub const PAYLOAD_STACK_BYTES: usize = 256 << 20;
+
+/// The deepest nesting of `[` and `{` in JSON text `bytes` (strings and
+/// their escapes skipped).
+fn nesting_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Parses stdin as a hook payload: one JSON object, read leniently as a
 /// transcript line is (invalid UTF-8 and lone surrogate escapes repaired),
 /// with `hook_event_name` a string. The error says what is wrong in one
-/// line.
+/// line; a payload nested past 128 levels gives [`TOO_DEEP_FOR_THE_STACK`]:
+/// read it with [`parse_deep_payload`] on a thread with
+/// [`PAYLOAD_STACK_BYTES`] of stack.
 pub fn parse_payload(bytes: &[u8]) -> Result<Value, String> {
     let trimmed = crate::json_line::line_bytes(bytes);
-    let (value, _) = crate::json_line::parse_line::<Value>(trimmed)
-        .map_err(|e| format!("the payload is not JSON ({e})"))?;
+    let parsed = match crate::json_line::parse_line::<Value>(trimmed) {
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            return Err(TOO_DEEP_FOR_THE_STACK.to_string());
+        }
+        other => other,
+    };
+    checked_payload(parsed)
+}
+
+/// What [`parse_payload`] answers for a payload nested past 128 levels.
+pub const TOO_DEEP_FOR_THE_STACK: &str = "the payload nests past 128 levels";
+
+/// [`parse_payload`] for a payload nested up to [`MAX_PAYLOAD_DEPTH`]
+/// levels; run it (and the rules after it) on a thread with
+/// [`PAYLOAD_STACK_BYTES`] of stack.
+pub fn parse_deep_payload(bytes: &[u8]) -> Result<Value, String> {
+    let trimmed = crate::json_line::line_bytes(bytes);
+    let depth = nesting_depth(trimmed);
+    if depth > MAX_PAYLOAD_DEPTH {
+        return Err(format!(
+            "the payload nests {depth} levels deep, past {MAX_PAYLOAD_DEPTH}"
+        ));
+    }
+    let repaired = crate::json_line::repair_line(trimmed);
+    let text = repaired.as_ref().map_or(trimmed, |(b, _)| b.as_slice());
+    let mut de = serde_json::Deserializer::from_slice(text);
+    de.disable_recursion_limit();
+    let parsed = serde::Deserialize::deserialize(&mut de)
+        .and_then(|v: Value| de.end().map(|()| v))
+        .map(|v| (v, crate::json_line::LineFixes::default()));
+    checked_payload(parsed)
+}
+
+/// The parsed payload, when it is an object with a string
+/// `hook_event_name`.
+fn checked_payload(
+    parsed: Result<(Value, crate::json_line::LineFixes), serde_json::Error>,
+) -> Result<Value, String> {
+    let (value, _) = parsed.map_err(|e| format!("the payload is not JSON ({e})"))?;
     match value.get("hook_event_name") {
         Some(Value::String(_)) => Ok(value),
         _ if !value.is_object() => Err("the payload is not a JSON object".to_string()),
@@ -404,4 +484,17 @@ fn position_of(session: &crate::transcript::Session, payload: &Value) -> usize {
             .map(|(_, c)| c.line)
     });
     found.unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brackets inside strings (and escaped quotes) do not count.
+    #[test]
+    fn nesting_depth_skips_strings() {
+        assert_eq!(nesting_depth(br#"{"a":[1,[2]]}"#), 3);
+        assert_eq!(nesting_depth(br#"{"a":"[[[[\"[[","b":{}}"#), 2);
+        assert_eq!(nesting_depth(b"1"), 0);
+    }
 }
