@@ -127,6 +127,38 @@ fn replace_lone_surrogates(bytes: &mut [u8]) -> bool {
     changed
 }
 
+/// How deep the arrays and objects of JSON text `text` nest (strings and
+/// their escapes skipped), stopping once past `limit` (then `limit + 1`):
+/// what a reader checks before parsing past serde_json's 128 levels.
+pub fn nesting_depth(text: &[u8], limit: usize) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+                if deepest > limit {
+                    return deepest;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 fn trim_ascii(bytes: &[u8]) -> &[u8] {
     let start = bytes
         .iter()
@@ -137,4 +169,19 @@ fn trim_ascii(bytes: &[u8]) -> &[u8] {
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(start, |i| i + 1);
     &bytes[start..end.max(start)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brackets inside strings (and escaped quotes) do not count; the scan
+    /// stops once past the limit.
+    #[test]
+    fn nesting_depth_skips_strings() {
+        assert_eq!(nesting_depth(br#"{"a":[1,[2]]}"#, 100), 3);
+        assert_eq!(nesting_depth(br#"{"a":"[[[[\"[[","b":{}}"#, 100), 2);
+        assert_eq!(nesting_depth(b"1", 100), 0);
+        assert_eq!(nesting_depth(b"[[[[[[", 3), 4);
+    }
 }

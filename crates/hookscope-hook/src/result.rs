@@ -627,42 +627,11 @@ pub fn interpret_output(event: &str, exit_code: i32, stdout: &str, stderr: &str)
 /// says so (docs/security.md "Running hooks").
 pub const MAX_ANSWER_DEPTH: usize = 1_000;
 
-/// How deep `text`'s arrays and objects nest (strings skipped), stopping
-/// once past `limit`.
-fn nesting_depth(text: &str, limit: usize) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for b in text.bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-                if deepest > limit {
-                    return deepest;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
-
 /// A hook's stdout as JSON, nested up to [`MAX_ANSWER_DEPTH`] levels:
 /// within serde_json's default (128) as usual; deeper, without its limit
 /// on a thread with a stack sized for it. `None` when not JSON or deeper.
 fn parse_deep(stdout: &str) -> Option<Value> {
-    let depth = nesting_depth(stdout, MAX_ANSWER_DEPTH);
+    let depth = crate::json_line::nesting_depth(stdout.as_bytes(), MAX_ANSWER_DEPTH);
     if depth <= 100 {
         return serde_json::from_str::<Value>(stdout).ok();
     }
@@ -776,7 +745,8 @@ pub fn interpret_output_at(
             o.why.push(format!(
                 "plain stdout on {event} is added to Claude's context (docs/contract.md#exit-codes-and-stdout)"
             ));
-        } else if text.starts_with('{') && nesting_depth(text, MAX_ANSWER_DEPTH) > MAX_ANSWER_DEPTH
+        } else if text.starts_with('{')
+            && crate::json_line::nesting_depth(text.as_bytes(), MAX_ANSWER_DEPTH) > MAX_ANSWER_DEPTH
         {
             o.why.push(format!(
                 "stdout is JSON nested deeper than {MAX_ANSWER_DEPTH} levels: hookscope does not read it, so it cannot tell what Claude Code would do (JavaScript's JSON.parse reads it and acts on any decision in it)"

@@ -267,33 +267,6 @@ pub const MAX_PAYLOAD_DEPTH: usize = 10_000;
 /// levels.
 pub const PAYLOAD_STACK_BYTES: usize = 256 << 20;
 
-/// The deepest nesting of `[` and `{` in JSON text `bytes` (strings and
-/// their escapes skipped).
-fn nesting_depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
-}
-
 /// Parses stdin as a hook payload: one JSON object, read leniently as a
 /// transcript line is (invalid UTF-8 and lone surrogate escapes repaired),
 /// with `hook_event_name` a string. The error says what is wrong in one
@@ -319,10 +292,9 @@ pub const TOO_DEEP_FOR_THE_STACK: &str = "the payload nests past 128 levels";
 /// [`PAYLOAD_STACK_BYTES`] of stack.
 pub fn parse_deep_payload(bytes: &[u8]) -> Result<Value, String> {
     let trimmed = crate::json_line::line_bytes(bytes);
-    let depth = nesting_depth(trimmed);
-    if depth > MAX_PAYLOAD_DEPTH {
+    if crate::json_line::nesting_depth(trimmed, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH {
         return Err(format!(
-            "the payload nests {depth} levels deep, past {MAX_PAYLOAD_DEPTH}"
+            "the payload nests more than {MAX_PAYLOAD_DEPTH} levels deep"
         ));
     }
     let repaired = crate::json_line::repair_line(trimmed);
@@ -484,17 +456,4 @@ fn position_of(session: &crate::transcript::Session, payload: &Value) -> usize {
             .map(|(_, c)| c.line)
     });
     found.unwrap_or(usize::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Brackets inside strings (and escaped quotes) do not count.
-    #[test]
-    fn nesting_depth_skips_strings() {
-        assert_eq!(nesting_depth(br#"{"a":[1,[2]]}"#), 3);
-        assert_eq!(nesting_depth(br#"{"a":"[[[[\"[[","b":{}}"#), 2);
-        assert_eq!(nesting_depth(b"1"), 0);
-    }
 }
