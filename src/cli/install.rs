@@ -187,11 +187,7 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_b
 /// name>-<first 12 hex of the path's SHA-256>-<UTC time>`, a new file.
 fn write_backup(target: &Path, original: &[u8]) -> std::io::Result<PathBuf> {
     use std::io::Write;
-    let Some(state) = hookscope_core::hooks::decisions::default_dir()
-        .as_deref()
-        .and_then(Path::parent)
-        .map(|d| d.join("backups"))
-    else {
+    let Some(state) = hookscope_core::hooks::live::state_dir().map(|d| d.join("backups")) else {
         return Err(std::io::Error::other("no state folder"));
     };
     std::fs::create_dir_all(&state)?;

@@ -97,12 +97,7 @@ fn project(tmp: &Path, source: &Path) -> PathBuf {
 /// before the last line, and inside the middle line and inside the last
 /// line (a partial last line at the old end).
 fn cuts(bytes: &[u8]) -> Vec<usize> {
-    let ends: Vec<usize> = bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i + 1)
-        .collect();
+    let ends = crate::support::line_ends(bytes);
     let n = ends.len();
     let mut out = Vec::new();
     for k in [1, n / 4, n / 2, 3 * n / 4, n.saturating_sub(1)] {

@@ -78,12 +78,7 @@ fn growing_through_the_checkpoint_equals_a_whole_load() {
         }
         let ids: Vec<String> = full.tool_calls().map(|c| c.tool_use_id.clone()).collect();
         // Line ends, as cut points: every one for a short file, ~12 else.
-        let ends: Vec<usize> = bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .map(|(i, _)| i + 1)
-            .collect();
+        let ends = crate::support::line_ends(&bytes);
         let step = (ends.len() / 12).max(1);
         let cuts: Vec<usize> = ends.iter().copied().step_by(step).collect();
         let dir = tempfile::tempdir().expect("tempdir");

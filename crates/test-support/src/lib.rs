@@ -165,6 +165,17 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// The offset just after each `\n` of `bytes`: where a file cut at a line
+/// end may stop (the tests that grow a transcript cut it there).
+pub fn line_ends(bytes: &[u8]) -> Vec<usize> {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 // ---- sessions --------------------------------------------------------------
 
 /// A [`Usage`] of `input`, `output`, `cache_creation` and `cache_read`

@@ -39,11 +39,7 @@ pub fn default_dir() -> Option<PathBuf> {
     {
         return Some(dir);
     }
-    let state = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
-        Some(dir) if dir.is_absolute() => dir,
-        _ => dirs::home_dir()?.join(".local").join("state"),
-    };
-    Some(state.join("hookscope").join("decisions"))
+    Some(super::live::state_dir()?.join("decisions"))
 }
 
 /// Where a decision came from and what it cost, beside the [`Decision`].

@@ -60,11 +60,7 @@ const FORMAT: u32 = 1;
 /// variable is an absolute path, else `~/.local/state/hookscope/history`;
 /// `None` without a home folder.
 pub fn default_dir() -> Option<PathBuf> {
-    let state = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
-        Some(dir) if dir.is_absolute() => dir,
-        _ => dirs::home_dir()?.join(".local").join("state"),
-    };
-    Some(state.join("hookscope").join("history"))
+    Some(super::live::state_dir()?.join("history"))
 }
 
 /// A call still waiting for its result at the checkpoint.
@@ -124,16 +120,6 @@ impl Packed {
     fn push(&mut self, tag: char, seq: usize, line: usize, text: &str) {
         use std::fmt::Write;
         let _ = write!(self.0, "{tag}{seq},{line},{}:{text}", text.len());
-    }
-
-    /// The items in order: `(tag, seq, line, text)`.
-    fn items(&self) -> impl Iterator<Item = Item<'_>> {
-        let mut rest = self.0.as_str();
-        std::iter::from_fn(move || {
-            let (item, after) = Self::first(rest)?;
-            rest = after;
-            Some(item)
-        })
     }
 
     /// The first item of `rest` and what follows it.
@@ -217,7 +203,7 @@ pub fn main_history(
     let saved = state
         .as_deref()
         .and_then(|s| read_state(s, path, dev, ino, meta.len()));
-    let (saved, changed) = match saved.and_then(|saved| resumed(path, saved)) {
+    let (saved, changed) = match saved.and_then(|saved| resumed(path, saved, meta.len())) {
         Some(done) => done,
         None => match whole(path, dev, ino)? {
             Some(s) => (s, true),
@@ -386,11 +372,10 @@ fn prompts_of(session: &Session, after: usize) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// `saved` brought up to the file's end by resuming the loader, and
+/// `saved` brought up to the end of the file (`len` bytes long now) by resuming the loader, and
 /// whether it changed (not when the file did not grow); `None` when the
 /// new lines need a whole load.
-fn resumed(path: &Path, saved: Saved) -> Option<(Saved, bool)> {
-    let len = std::fs::metadata(path).ok()?.len();
+fn resumed(path: &Path, saved: Saved, len: u64) -> Option<(Saved, bool)> {
     if len == saved.checkpoint.end && saved.checkpoint.end == saved.checkpoint.offset {
         return Some((saved, false));
     }
@@ -498,16 +483,14 @@ fn resumed(path: &Path, saved: Saved) -> Option<(Saved, bool)> {
             pack_trace(&mut next.done, *seq, *line, t);
         }
     } else {
-        if done.walk(|_| true) != Some(true) {
-            return None;
-        }
         let mut new = traces.iter().peekable();
-        for (tag, seq, line, text) in done.items() {
+        done.walk(|(tag, seq, line, text)| {
             while let Some((s, l, t)) = new.next_if(|(s, _, _)| *s < seq) {
                 pack_trace(&mut next.done, *s, *l, t);
             }
             next.done.push(tag, seq, line, text);
-        }
+            true
+        })?;
         for (s, l, t) in new {
             pack_trace(&mut next.done, *s, *l, t);
         }

@@ -349,6 +349,18 @@ pub fn history_wanted(rules: &RuleSet, payload: &Value) -> Option<Wanted> {
     out
 }
 
+/// hookscope's state folder: `$XDG_STATE_HOME/hookscope` when that variable
+/// is an absolute path (XDG Base Directory spec), else
+/// `~/.local/state/hookscope`; `None` without a home folder. The decision
+/// log, the history checkpoints and install's backups live under it.
+pub fn state_dir() -> Option<PathBuf> {
+    let state = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        _ => dirs::home_dir()?.join(".local").join("state"),
+    };
+    Some(state.join("hookscope"))
+}
+
 /// The session history before the call `payload` concerns, read from its
 /// `transcript_path` (a Claude Code transcript, with its subagents' files):
 /// the files touched and commands run before it, and the opening prompt of
