@@ -7,7 +7,8 @@
 //!
 //! Cases:
 //! - a PreToolUse payload no rule reads the history of (`ls -la`), with and
-//!   without the decision log;
+//!   without the decision log, the rule file in the hook's rule cache
+//!   (docs/live-hook.md#the-rule-cache), and once more before it is;
 //! - the captured `rm -rf` payload (a block), logged;
 //! - a Stop payload (the example's `test-before-stop` reads the history)
 //!   on a generated 100 MB session (Edit and Bash calls, each with an
@@ -55,6 +56,24 @@ fn main() {
     report(
         "PreToolUse rm -rf (block), logged",
         &time(bin, &[&rules, "--log-dir", &log], &rm, runs, &mut || {}),
+    );
+    // A rule file the hook has not loaded before (just edited): every
+    // regex compiles once to check it, and the rule cache learns its hash.
+    let cache = dir.path().join("state").join("hookscope").join("rules");
+    report(
+        &format!(
+            "PreToolUse ls, rule file not yet cached, --no-log ({} runs)",
+            (runs / 10).max(5)
+        ),
+        &time(
+            bin,
+            &[&rules, "--no-log"],
+            &ls,
+            (runs / 10).max(5),
+            &mut || {
+                let _ = std::fs::remove_dir_all(&cache);
+            },
+        ),
     );
     let session = dir
         .path()

@@ -40,7 +40,8 @@ pub fn run(paths: &[PathBuf], a: &RuleSet, b: &RuleSet, args: &ReplayArgs, shown
     } else {
         print_text(&r, a, b, shown);
     }
-    if args.fail_on_change && r.changed() > 0 {
+    // No sessions: nothing was compared, which must not pass a CI step.
+    if (args.fail_on_change && r.changed() > 0) || total == 0 {
         std::process::exit(1);
     }
 }

@@ -90,6 +90,10 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
             print_plan(&plan);
             outln!("nothing to run: no recorded event reaches a handler of your hooks");
         }
+        if refs.is_empty() {
+            // No sessions: nothing was run, which must not pass a CI step.
+            std::process::exit(1);
+        }
         return;
     }
     if !args.json || tty {

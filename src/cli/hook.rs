@@ -43,9 +43,9 @@ pub struct HookArgs {
     /// The rule file (TOML; `hookscope test --example` prints one).
     #[arg(long, value_name = "FILE")]
     pub rules: PathBuf,
-    /// Whose hook contract to answer in: claude-code or droid (Droid reads
-    /// Claude Code's output JSON). codex is refused: rule sets are not
-    /// evaluated for Codex payloads.
+    /// Whose hook contract to answer in: claude-code, droid (Droid reads
+    /// Claude Code's output JSON) or codex (Codex's own: no allow without
+    /// updatedInput, a block always with a reason).
     #[arg(long, default_value = "claude-code", value_parser = parse_hook_agent)]
     pub agent: HookAgent,
     /// What to answer when the hook cannot decide: allow (exit 0) or block
@@ -260,11 +260,7 @@ fn decide_bytes(
     drop(bytes);
     let _ = tx.send(Step::Parsed(Arc::clone(&payload)));
     let fail = |why: &str| live::failed_on(mode, Some(&payload), why);
-    if agent == HookAgent::Codex {
-        let why = "--agent codex: rule sets are not evaluated for Codex payloads";
-        return done((fail(why), Some(payload.clone()), None));
-    }
-    let (hash, set) = match live::load_rules(rules) {
+    let (hash, set) = match live::load_rules_cached(rules, live::rule_cache_dir().as_deref()) {
         (hash, Ok(set)) => (hash, set),
         (hash, Err(why)) => return done((fail(&why), Some(payload.clone()), hash)),
     };
@@ -275,6 +271,6 @@ fn decide_bytes(
             Err(why) => return done((fail(&why), Some(payload.clone()), hash)),
         },
     };
-    let decision = live::decide(&set, &payload, &history);
+    let decision = live::decide_as(agent, &set, &payload, &history);
     done((decision, Some(payload), hash));
 }

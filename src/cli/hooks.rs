@@ -129,7 +129,9 @@ pub struct HooksArgs {
     pub rules: Option<PathBuf>,
     /// With --install: which settings file (user: ~/.claude/settings.json;
     /// project: .claude/settings.json; local: .claude/settings.local.json;
-    /// with --agent droid: ~/.factory/hooks.json or .factory/hooks.json).
+    /// with --agent droid: ~/.factory/hooks.json or .factory/hooks.json;
+    /// with --agent codex: <codex home>/hooks.json or .codex/hooks.json,
+    /// which Codex runs once you trust it in its /hooks).
     #[arg(long, value_enum, default_value = "project", requires = "install")]
     pub scope: super::install::Scope,
     /// With --install: write the settings file (else only print).
@@ -170,15 +172,15 @@ pub fn run(args: &HooksArgs, no_index: bool) {
         return;
     }
     if args.install {
-        if args.agent == hookscope_core::hooks::dialect::Dialect::Codex {
-            fail("--install --agent codex: rule sets are not evaluated for Codex payloads");
-        }
         if let Some(rules) = &args.rules {
             super::install::run(
                 rules,
-                args.scope,
+                &super::install::Target {
+                    scope: args.scope,
+                    dialect: args.agent,
+                    codex_home: args.codex_home.as_deref(),
+                },
                 args.write,
-                args.agent,
                 args.on_error_block,
             );
         }

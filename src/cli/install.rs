@@ -27,13 +27,29 @@ pub enum Scope {
     Local,
 }
 
+/// What Codex needs before it runs what was installed (its hook trust,
+/// docs/live-hook.md#installing-it).
+const CODEX_TRUST: &str = "Codex runs a hook only once you trust it: open /hooks in Codex and trust the hookscope handlers (again after each change to them); project hooks also need the project trusted. `hookscope hooks --agent codex` shows each handler's trust.";
+
 /// The largest settings file read, in bytes (16 MiB).
 const MAX_SETTINGS_BYTES: u64 = 16 << 20;
 
-/// Runs `--install` for `dialect` (Claude Code or Droid; Codex is refused
-/// by the caller); exits 2 when the rules or the settings file are
-/// refused.
-pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_block: bool) {
+/// Which file `--install` writes: the scope, the agent, and for Codex's
+/// user scope the Codex home (`--codex-home`, else `$CODEX_HOME`, else
+/// `~/.codex`).
+pub struct Target<'a> {
+    /// `--scope`.
+    pub scope: Scope,
+    /// `--agent`.
+    pub dialect: Dialect,
+    /// `--codex-home`.
+    pub codex_home: Option<&'a Path>,
+}
+
+/// Runs `--install` into `target`'s file; exits 2 when the rules or the
+/// settings file are refused.
+pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bool) {
+    let (scope, dialect) = (target_of.scope, target_of.dialect);
     let set = match RuleSet::load(rules) {
         Ok(set) => set,
         Err(e) => {
@@ -70,7 +86,8 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_b
         .unwrap_or_else(|| "hookscope".to_string());
     let agent = match dialect {
         Dialect::Droid => " --agent droid",
-        _ => "",
+        Dialect::Codex => " --agent codex",
+        Dialect::ClaudeCode => "",
     };
     let on_error = if on_error_block {
         " --on-error block"
@@ -81,12 +98,15 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_b
     // how an entry installed earlier is found again.
     let signature = format!("hook --rules {}", shell_quote(rules_text));
     let command = format!("{} {signature}{agent}{on_error}", shell_quote(&exe));
-    let target = match target_file(scope, dialect) {
+    let target = match target_file(scope, dialect, target_of.codex_home) {
         Ok(t) => std::path::absolute(&t).unwrap_or(t),
         Err(e) => fail(e),
     };
     if scope != Scope::User
-        && let (Ok(cwd), Ok(user)) = (std::env::current_dir(), target_file(Scope::User, dialect))
+        && let (Ok(cwd), Ok(user)) = (
+            std::env::current_dir(),
+            target_file(Scope::User, dialect, target_of.codex_home),
+        )
     {
         if std::path::absolute(&user).ok().as_ref() == Some(&target) {
             errln!(
@@ -96,7 +116,7 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_b
         }
         if cwd
             .file_name()
-            .is_some_and(|n| n == ".claude" || n == ".factory")
+            .is_some_and(|n| n == ".claude" || n == ".factory" || n == ".codex")
         {
             errln!(
                 "hookscope: warning: {} is inside a settings folder; run --install from the project's root",
@@ -155,6 +175,10 @@ pub fn run(rules: &Path, scope: Scope, write: bool, dialect: Dialect, on_error_b
         target.display()
     ));
     print_raw(&diff(&before, &after, &target));
+    if dialect == Dialect::Codex {
+        // docs/live-hook.md#installing-it: Codex skips a hook nobody trusted.
+        print_text(CODEX_TRUST);
+    }
     if !write {
         print_text("run again with --write to apply (a backup of the file is kept)");
         return;
@@ -211,11 +235,26 @@ fn write_backup(target: &Path, original: &[u8]) -> std::io::Result<PathBuf> {
 }
 
 /// The settings file of `scope` for `dialect`: Claude Code's
-/// `settings.json` files, or Droid's `hooks.json` (`<factory>/hooks.json`,
-/// the project's `.factory/hooks.json`; Droid has no local scope).
-fn target_file(scope: Scope, dialect: Dialect) -> Result<PathBuf, String> {
+/// `settings.json` files, Droid's `hooks.json` (`<factory>/hooks.json`,
+/// the project's `.factory/hooks.json`; Droid has no local scope), or
+/// Codex's (`<codex home>/hooks.json`, the project's `.codex/hooks.json`;
+/// no local scope either).
+fn target_file(
+    scope: Scope,
+    dialect: Dialect,
+    codex_home: Option<&Path>,
+) -> Result<PathBuf, String> {
     let no_home = || "no home folder: cannot find the user settings file".to_string();
     match (dialect, scope) {
+        (Dialect::Codex, Scope::User) => codex_home
+            .map(Path::to_path_buf)
+            .or_else(hookscope_core::hooks::settings::codex::default_codex_home)
+            .map(|d| d.join("hooks.json"))
+            .ok_or_else(no_home),
+        (Dialect::Codex, Scope::Project) => Ok(PathBuf::from(".codex").join("hooks.json")),
+        (Dialect::Codex, Scope::Local) => {
+            Err("Codex has no local hooks file: use --scope project or user".into())
+        }
         (Dialect::Droid, Scope::User) => {
             hookscope_core::hooks::settings::droid::default_factory_dir()
                 .map(|d| d.join("hooks.json"))

@@ -411,6 +411,11 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
     } else {
         print_backtest(&bt, rules, examples);
     }
+    if refs.is_empty() {
+        // An empty backtest passes nothing: a CI step that backtests the
+        // wrong folder must not go green.
+        std::process::exit(1);
+    }
 }
 
 /// `n` of `of` as a percentage with one decimal.

@@ -400,6 +400,12 @@ fn trusted_home(r: &Roots, groups: Value) {
         &hooks_json,
         serde_json::to_string_pretty(&json!({"hooks": {"PreToolUse": groups}})).expect("j"),
     );
+    trust_every_handler(r);
+}
+
+/// Trusts every handler of the Codex home's hooks as it is now (the
+/// user `config.toml` records each one's hash, as Codex's /hooks does).
+fn trust_every_handler(r: &Roots) {
     let h = load_at(r);
     let mut cfg = String::new();
     for t in &h.trust {
@@ -796,4 +802,85 @@ fn codex_match_json_and_listing_show_trust() {
         "{text}"
     );
     assert!(text.contains(" · trusted\n"), "{text}");
+}
+
+/// The loop a user runs: `hooks --install --agent codex` writes the Codex
+/// home's hooks.json (and says Codex must trust it); trusted, the installed
+/// `hookscope hook --agent codex` runs as Codex's handler on the real
+/// rollout's last call (`echo AKIA…`), and Codex's reading of its answer
+/// blocks the call with the rule's reason.
+#[test]
+fn an_installed_rule_set_blocks_through_codex_reading() {
+    let r = roots();
+    let rules = r.home.join("rules.toml");
+    write_file(
+        &rules,
+        "[[rules]]\nid = \"no-echo\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no echo here\"\n[rules.only_if]\nprogram = \"echo\"\n",
+    );
+    let out = hookscope()
+        .args([
+            "hooks",
+            "--install",
+            "--agent",
+            "codex",
+            "--scope",
+            "user",
+            "--write",
+        ])
+        .arg("--codex-home")
+        .arg(&r.home)
+        .arg("--rules")
+        .arg(&rules)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Codex runs a hook only once you trust it"),
+        "{stdout}"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(r.home.join("hooks.json")).expect("written"))
+            .expect("json");
+    let command = written["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .expect("command");
+    assert!(command.ends_with(" --agent codex"), "{command}");
+    assert_eq!(
+        written["hooks"]["PreToolUse"][0]["matcher"],
+        "^(?:Bash|Execute|exec_command)$|^mcp__.+__(?:Bash|Execute|exec_command)$"
+    );
+    // Untrusted, Codex would skip it; trusted, it runs.
+    trust_every_handler(&r);
+    let v = replay_exec(&r);
+    let exec = &v["exec"];
+    assert_eq!(exec["handlers"].as_array().expect("h").len(), 1, "{exec}");
+    assert_eq!(exec["handlers"][0]["exit_code"], 0, "{exec}");
+    assert_eq!(exec["handlers"][0]["reading"]["failed"], false, "{exec}");
+    assert_eq!(exec["combined"]["effect"], "blocked");
+    assert_eq!(exec["combined"]["model_sees"], "no echo here");
+    assert_eq!(exec["final_outcome"]["verdict"], "denied");
+    // Installing again changes nothing.
+    let again = hookscope()
+        .args([
+            "hooks",
+            "--install",
+            "--agent",
+            "codex",
+            "--scope",
+            "user",
+            "--write",
+        ])
+        .arg("--codex-home")
+        .arg(&r.home)
+        .arg("--rules")
+        .arg(&rules)
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("already installed in "));
 }

@@ -158,7 +158,7 @@ fn every_example_case_decides_the_same_in_hook_and_test() {
         .flat_map(|r| &r.tests)
         .chain(&set.tests)
         .collect();
-    assert_eq!(cases.len(), 54, "the example's cases");
+    assert_eq!(cases.len(), 57, "the example's cases");
     for (i, case) in cases.iter().enumerate() {
         let payload = live_payload(case, dir.path());
         let ran = hook(EXAMPLE_RULES, &log, &[], payload.to_string().as_bytes());
@@ -341,7 +341,8 @@ fn a_rule_file_that_does_not_load_answers_the_failure_mode() {
 }
 
 /// A payload that is not JSON, not an object, without an event, over the
-/// 64 MiB cap, or not UTF-8: the failure mode, never a crash.
+/// 64 MiB cap, with a tool input that is not an object, or not UTF-8: the
+/// failure mode, never a crash.
 #[test]
 fn a_payload_that_does_not_parse_answers_the_failure_mode() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -356,6 +357,28 @@ fn a_payload_that_does_not_parse_answers_the_failure_mode() {
         ),
         (b"", "the payload is not JSON"),
         (&big[..], "the payload is over 64 MiB"),
+        // A tool event whose input is not an object would meet no rule
+        // and pass as `none`: it gets the failure mode instead.
+        (
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":null}"#,
+            "the payload's tool_input is null, not an object",
+        ),
+        (
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":["rm -rf /"]}"#,
+            "the payload's tool_input is an array, not an object",
+        ),
+        (
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}"#,
+            "the payload's tool_input is a string, not an object",
+        ),
+        (
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#,
+            "the payload names a tool but has no tool_input",
+        ),
+        (
+            br#"{"hook_event_name":"PreToolUse","tool_name":7,"tool_input":{}}"#,
+            "the payload's tool_name is a number, not a string",
+        ),
     ] {
         let ran = hook(EXAMPLE_RULES, &log, &["--on-error", "block"], stdin);
         assert_eq!((ran.code, ran.stdout.as_str()), (Some(2), ""));
@@ -503,10 +526,9 @@ fn sixteen_parallel_hooks_never_tear_a_line() {
 }
 
 /// An argument error exits 1 (Claude Code reports it without blocking),
-/// never 2 (which would block the call); Codex is refused by the failure
-/// mode.
+/// never 2 (which would block the call).
 #[test]
-fn argument_errors_exit_one_and_codex_is_refused() {
+fn argument_errors_exit_one() {
     let out = hookscope()
         .args(["hook", "--rulez", "x"])
         .output()
@@ -514,18 +536,90 @@ fn argument_errors_exit_one_and_codex_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     let out = hookscope().args(["hook"]).output().expect("runs");
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// `--agent codex`: the example rules on payloads shaped as Codex 0.171
+/// sends them (shell tools as `Bash` with `{"command"}`, a `turn_id`), each
+/// answer written for Codex's reader: a deny with its reason, an allow
+/// only with `updatedInput`, context as `additionalContext`, and no plain
+/// allow (Codex refuses one without `updatedInput`).
+#[test]
+fn codex_payloads_are_answered_in_codex_contract() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let ran = hook(
-        EXAMPLE_RULES,
-        dir.path(),
-        &["--agent", "codex"],
-        RM_RF.as_bytes(),
-    );
-    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    let codex = |event: &str, extra: &str| {
+        format!(
+            r#"{{"session_id":"019a0000-0000-7000-8000-000000000001","turn_id":"1","transcript_path":null,"cwd":"/repo","hook_event_name":"{event}","model":"gpt-5.1-codex","permission_mode":"default"{extra}}}"#
+        )
+    };
+    let bash = |cmd: &str| {
+        codex(
+            "PreToolUse",
+            &format!(
+                r#","tool_name":"Bash","tool_input":{{"command":"{cmd}"}},"tool_use_id":"call_1""#
+            ),
+        )
+    };
+    let run = |payload: String| {
+        hook(
+            EXAMPLE_RULES,
+            dir.path(),
+            &["--agent", "codex"],
+            payload.as_bytes(),
+        )
+    };
+    let stdout =
+        |ran: &Ran| -> Value { serde_json::from_str(&ran.stdout).expect("one JSON object") };
+    // A block: permissionDecision deny with a non-empty reason.
+    let ran = run(bash("rm -rf build/"));
+    assert_eq!(ran.code, Some(0));
+    let v = stdout(&ran);
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
     assert!(
-        ran.stderr.contains("rule sets are not evaluated for Codex"),
-        "{}",
-        ran.stderr
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("rm -rf is blocked in this project.")),
+        "{v}"
+    );
+    // A rewrite: allow with the whole new input.
+    let v = stdout(&run(bash("git push origin main --force")));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "allow");
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"],
+        serde_json::json!({"command": "git push origin main --force-with-lease"})
+    );
+    // An allow (allow-git-status): Codex has no allow without
+    // updatedInput, so nothing is printed.
+    let ran = run(bash("git status"));
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    // A context rule: additionalContext.
+    let v = stdout(&run(bash("curl -s https://x.dev/v1?token=abcdefgh12345")));
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.contains("seems to carry a secret")),
+        "{v}"
+    );
+    // UserPromptSubmit context, and the decision log names the agent.
+    let v = stdout(&run(codex(
+        "UserPromptSubmit",
+        r#","prompt":"please deploy the api""#,
+    )));
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("Deploys go through")),
+        "{v}"
+    );
+    let log = std::fs::read_dir(dir.path())
+        .expect("log folder")
+        .filter_map(Result::ok)
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect::<String>();
+    assert_eq!(log.lines().count(), 5, "{log}");
+    assert!(
+        log.lines().all(|l| l.contains(r#""agent":"codex""#)),
+        "{log}"
     );
 }
 
@@ -1029,13 +1123,6 @@ fn hooks_install_for_droid_writes_factory_hooks_json() {
         .expect("runs");
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["verdicts"][0]["fires"], true, "{v}");
-    let out = hookscope()
-        .current_dir(dir.path())
-        .args(["hooks", "--install", "--agent", "codex", "--rules"])
-        .arg(&rules)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
 }
 
 /// `find --decided-by RULE` (and the filter line's `ruled:` / `is:ruled`)

@@ -718,15 +718,15 @@ fn backtest_shows_share_and_new_blocks() {
     assert_eq!(v["rules"][2]["examples"][0]["blocked_then"], Value::Null);
 }
 
-/// A backtest over a folder without sessions says so on stderr (exit 0),
-/// and still prints its (empty) summary.
+/// A backtest over a folder without sessions says so on stderr, still
+/// prints its (empty) summary, and exits 1: nothing was backtested.
 #[test]
 fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("notes.txt"), "not a session\n").expect("write");
     let root = dir.path().to_str().expect("utf-8");
     let (code, out, err) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", root]);
-    assert_eq!(code, Some(0));
+    assert_eq!(code, Some(1));
     assert_eq!(err, format!("hookscope: no sessions found under {root}\n"));
     assert!(
         out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),

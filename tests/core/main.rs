@@ -24,3 +24,4 @@ mod js_matchers;
 mod lint_pairs;
 mod live_line;
 mod replay;
+mod rule_cache;

@@ -48,7 +48,7 @@ fn run(scenario: &str, event: EventName, at: &str) -> Replay {
     replay(&s, event, &At::parse(at), Some(&rules)).expect("replay")
 }
 
-const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · command =~ "(?-u)\brm\s+(-\w*[rR]\w*f\w*|-\w*f\w*[rR]\w*|-[rR]\s+-f|-f\s+-[rR])\b" ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · skip_if command =~ "(?-u)^rm\s+-\w+\s+/tmp/[\w-]+/?$" — not matched ✓"#;
+const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · command =~ ["(?-u)\brm(?:\s+[-\w./~=+]+)*?\s+-\w*(?:[rR]\w*f|f\w*[rR])", "(?-u)\brm(?:\s+[-\w./~=+]+)*?\s+(?:-\w*[rR]|--recursive\b)(?:\s+[-\w./~=+]+)*?\s+(?:-\w*f|--force\b)", "(?-u)\brm(?:\s+[-\w./~=+]+)*?\s+(?:-\w*f|--force\b)(?:\s+[-\w./~=+]+)*?\s+(?:-\w*[rR]|--recursive\b)"] ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · skip_if command =~ "(?-u)^rm\s+-\w+\s+/tmp/[\w-]+/?$" — not matched ✓"#;
 
 const NO_RM_RF_REASON: &str = "rm -rf is blocked in this project. Move the folder aside with `trash <path>` (or `mv <path> /tmp/`) instead.\nIf the folder really must go, ask the user to delete it.";
 

@@ -8,6 +8,7 @@
 //! always judged by Codex's rules (openai/codex `codex-rs/hooks/src/…`,
 //! cited per item).
 
+pub mod answer;
 pub mod matcher;
 pub mod payload;
 pub mod reduce;

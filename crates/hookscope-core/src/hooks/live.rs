@@ -13,9 +13,9 @@
 //!   `transcript_path`, read only when a rule on the payload's event needs
 //!   it.
 //!
-//! Claude Code and Factory Droid are answered (Droid reads Claude Code's
-//! output JSON); Codex payloads are refused with a failure, as rule sets
-//! are not evaluated for Codex (docs/live-hook.md#agents).
+//! Claude Code and Factory Droid are answered alike (Droid reads Claude
+//! Code's output JSON); Codex in its own contract ([`decide_as`],
+//! docs/live-hook.md#agents).
 
 use std::path::{Path, PathBuf};
 
@@ -73,7 +73,8 @@ pub enum HookAgent {
     /// Factory Droid: Claude Code's output JSON and exit codes, Droid's
     /// tool names (a rule's `tool = "Bash"` also matches `Execute`).
     Droid,
-    /// Codex CLI: refused (rule sets are not evaluated for Codex).
+    /// Codex CLI: the same evaluation, answered as Codex reads hook
+    /// output ([`crate::hooks::codex::answer`]).
     Codex,
 }
 
@@ -131,7 +132,43 @@ impl Decision {
 /// [`RuleSet::evaluate_at`] with the newest contract, its [`HookOutput`]
 /// written as the contract expects (the stdout JSON on one line).
 pub fn decide(rules: &RuleSet, payload: &Value, history: &History) -> Decision {
-    let evaluation = rules.evaluate_at(payload, history, &Version::latest());
+    decide_as(HookAgent::ClaudeCode, rules, payload, history)
+}
+
+/// [`decide`] answered in `agent`'s contract: Claude Code's and Droid's
+/// output as [`decide`] writes it; Codex's from the same combined result
+/// by [`crate::hooks::codex::answer::hook_output`], with the outcome as
+/// Codex's reader takes it ([`crate::hooks::codex::reduce::read_answer`]).
+pub fn decide_as(
+    agent: HookAgent,
+    rules: &RuleSet,
+    payload: &Value,
+    history: &History,
+) -> Decision {
+    let mut evaluation = rules.evaluate_at(payload, history, &Version::latest());
+    if agent == HookAgent::Codex {
+        let event = evaluation.event.as_str().to_string();
+        evaluation.output = evaluation
+            .combined
+            .result
+            .as_ref()
+            .map_or_else(HookOutput::empty, |r| {
+                crate::hooks::codex::answer::hook_output(&event, r)
+            });
+        let out = &evaluation.output;
+        let stdout = out
+            .stdout
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default();
+        evaluation.outcome = crate::hooks::codex::reduce::read_answer(
+            &event,
+            Some(out.exit_code),
+            &stdout,
+            out.stderr.as_deref().unwrap_or_default(),
+        )
+        .0;
+    }
     let HookOutput {
         exit_code,
         stdout,
@@ -161,6 +198,33 @@ pub fn decide(rules: &RuleSet, payload: &Value, history: &History) -> Decision {
 /// more)`, `rule file … has no rules`). The hook and the
 /// `rule-set-unusable` lint both load through it.
 pub fn load_rules(path: &Path) -> (Option<String>, Result<RuleSet, String>) {
+    load_rules_cached(path, None)
+}
+
+/// Where [`load_rules_cached`] keeps its cache: `rules/` in
+/// [`state_dir`].
+pub fn rule_cache_dir() -> Option<PathBuf> {
+    state_dir().map(|d| d.join("rules"))
+}
+
+/// What a cache entry holds: the version that loaded the text whole (a
+/// newer hookscope may check more, so it loads the text whole again).
+fn rule_cache_stamp() -> String {
+    format!("hookscope {}\n", env!("CARGO_PKG_VERSION"))
+}
+
+/// [`load_rules`] with the live hook's cache (docs/live-hook.md#the-rule-cache):
+/// `cache` holds one small file per rule-file content that loaded whole
+/// before, named by its SHA-256. A text found there loads with its
+/// regexes deferred ([`RuleSet::rules_from_bytes_deferred`]: each compiles
+/// on first use), so a call compiles only what its payload reaches; any
+/// other text loads whole and, when it loads, is added. A cache that
+/// cannot be read or written only costs the whole load; an entry that is
+/// not a small regular file with this version's stamp is not trusted.
+pub fn load_rules_cached(
+    path: &Path,
+    cache: Option<&Path>,
+) -> (Option<String>, Result<RuleSet, String>) {
     let cap = crate::hooks::rules::MAX_RULE_FILE_BYTES;
     let text = match crate::transcript::fsread::read_capped(path, cap) {
         Ok(t) if t.len() as u64 <= cap => t,
@@ -176,7 +240,23 @@ pub fn load_rules(path: &Path) -> (Option<String>, Result<RuleSet, String>) {
         }
     };
     let hash = sha256_hex(&text);
-    let loaded = match RuleSet::rules_from_bytes(text, path) {
+    let entry = cache.map(|dir| dir.join(&hash));
+    let seen = entry.as_deref().is_some_and(|e| {
+        // A regular file (not a FIFO or a link elsewhere), read capped.
+        std::fs::symlink_metadata(e).is_ok_and(|m| m.is_file() && m.len() < 256)
+            && std::fs::read(e).is_ok_and(|b| b == rule_cache_stamp().as_bytes())
+    });
+    let parsed = if seen {
+        RuleSet::rules_from_bytes_deferred(text, path)
+    } else {
+        RuleSet::rules_from_bytes(text, path)
+    };
+    if let (false, Some(entry), Ok(set)) = (seen, entry.as_deref(), &parsed)
+        && !set.rules.is_empty()
+    {
+        remember_rules(entry);
+    }
+    let loaded = match parsed {
         Ok(set) if set.rules.is_empty() => {
             Err(format!("rule file {} has no rules", path.display()))
         }
@@ -194,6 +274,20 @@ pub fn load_rules(path: &Path) -> (Option<String>, Result<RuleSet, String>) {
         }
     };
     (Some(hash), loaded)
+}
+
+/// Adds a cache entry for [`load_rules_cached`]: written beside it and
+/// renamed in, so a reader sees the whole stamp or none; errors are
+/// dropped (the cache only saves time).
+fn remember_rules(entry: &Path) {
+    let Some(dir) = entry.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let tmp = entry.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, rule_cache_stamp()).is_ok() && std::fs::rename(&tmp, entry).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
 }
 
 /// `text` on one line: control characters (newlines, escapes) as spaces.
@@ -314,10 +408,37 @@ fn checked_payload(
 ) -> Result<Value, String> {
     let (value, _) = parsed.map_err(|e| format!("the payload is not JSON ({e})"))?;
     match value.get("hook_event_name") {
-        Some(Value::String(_)) => Ok(value),
-        _ if !value.is_object() => Err("the payload is not a JSON object".to_string()),
-        Some(_) => Err("the payload's hook_event_name is not a string".to_string()),
-        None => Err("the payload has no hook_event_name".to_string()),
+        Some(Value::String(_)) => {}
+        _ if !value.is_object() => return Err("the payload is not a JSON object".to_string()),
+        Some(_) => return Err("the payload's hook_event_name is not a string".to_string()),
+        None => return Err("the payload has no hook_event_name".to_string()),
+    }
+    // Every event that names a tool sends its input as an object
+    // (docs/contract.md#per-event-input-fields); any other shape would
+    // meet no rule's condition and pass as `none`, past `--on-error`.
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    match (value.get("tool_name"), value.get("tool_input")) {
+        (None, None) | (Some(Value::String(_)), Some(Value::Object(_))) => Ok(value),
+        (Some(Value::String(_)), None) => {
+            Err("the payload names a tool but has no tool_input".to_string())
+        }
+        (Some(name), _) if !name.is_string() => Err(format!(
+            "the payload's tool_name is {}, not a string",
+            kind(name)
+        )),
+        (None, Some(_)) => Err("the payload has a tool_input but no tool_name".to_string()),
+        (_, Some(input)) => Err(format!(
+            "the payload's tool_input is {}, not an object",
+            kind(input)
+        )),
+        (Some(_), None) => Err("the payload names a tool but has no tool_input".to_string()),
     }
 }
 

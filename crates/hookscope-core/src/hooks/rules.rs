@@ -40,7 +40,9 @@ use serde_json::Value;
 use toml::Spanned;
 
 pub use cases::{CaseResult, TestCase};
-pub use cond::{Condition, History, REGEX_SIZE_LIMIT, Subject, compile_globs, compile_regex};
+pub use cond::{
+    Condition, History, Pattern, REGEX_SIZE_LIMIT, Subject, compile_globs, compile_regex,
+};
 
 /// Compiled size all the regexes of one rule set may take together
 /// (32 MiB; each is charged by [`REGEX_SIZE_LIMIT`] tiers): a file of
@@ -164,7 +166,7 @@ pub fn verdict(r: &HookResult) -> &'static str {
 #[derive(Debug, Clone)]
 pub struct Rewrite {
     /// The compiled pattern.
-    pub pattern: regex::Regex,
+    pub pattern: Pattern,
     /// The replacement (regex crate syntax: `$1`, `${name}`).
     pub replace: String,
     /// `true` for `rewrite_content` (the new-text fields), `false` for
@@ -380,6 +382,9 @@ pub(crate) struct Errors<'t> {
     regex_budget: usize,
     /// The budget's refusal was reported (once per file).
     regex_budget_said: bool,
+    /// Regexes are not compiled now but on first use (a file the hook
+    /// already loaded whole; docs/live-hook.md#the-rule-cache).
+    deferred: bool,
 }
 
 impl<'t> Errors<'t> {
@@ -394,13 +399,18 @@ impl<'t> Errors<'t> {
             list: Vec::new(),
             regex_budget: REGEX_SET_BUDGET,
             regex_budget_said: false,
+            deferred: false,
         }
     }
 
     /// [`compile_regex`] charged to the set's budget: each regex is charged
     /// the smallest of 4 KiB, 64 KiB and [`REGEX_SIZE_LIMIT`] it compiles
     /// within, and one that does not fit in what is left is refused.
-    fn regex(&mut self, pattern: &str, case_insensitive: bool) -> Result<regex::Regex, String> {
+    /// When deferred, nothing is compiled now.
+    fn regex(&mut self, pattern: &str, case_insensitive: bool) -> Result<Pattern, String> {
+        if self.deferred {
+            return Ok(Pattern::deferred(pattern, case_insensitive));
+        }
         let mut last = None;
         for tier in [4 << 10, 64 << 10, REGEX_SIZE_LIMIT] {
             if tier > self.regex_budget {
@@ -418,7 +428,7 @@ impl<'t> Errors<'t> {
             match cond::compile_regex_within(pattern, case_insensitive, tier) {
                 Ok(r) => {
                     self.regex_budget -= tier;
-                    return Ok(r);
+                    return Ok(Pattern::compiled(r, case_insensitive));
                 }
                 Err((e, too_big)) if too_big && tier < REGEX_SIZE_LIMIT => last = Some(e),
                 Err((e, _)) => return Err(e),
@@ -816,7 +826,7 @@ impl RuleSet {
     /// # Errors
     /// As [`RuleSet::load`].
     pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<RuleSet, RuleSetError> {
-        Self::from_bytes_with(bytes, path, true)
+        Self::from_bytes_with(bytes, path, true, false)
     }
 
     /// [`RuleSet::from_bytes`] without the test cases (`tests` empty, and
@@ -827,10 +837,26 @@ impl RuleSet {
     /// # Errors
     /// As [`RuleSet::load`], less the test cases' errors.
     pub fn rules_from_bytes(bytes: Vec<u8>, path: &Path) -> Result<RuleSet, RuleSetError> {
-        Self::from_bytes_with(bytes, path, false)
+        Self::from_bytes_with(bytes, path, false, false)
     }
 
-    fn from_bytes_with(bytes: Vec<u8>, path: &Path, cases: bool) -> Result<RuleSet, RuleSetError> {
+    /// [`RuleSet::rules_from_bytes`] for a text that already loaded whole
+    /// (the live hook's cache, docs/live-hook.md#the-rule-cache): every
+    /// check but the regexes' runs, and each regex compiles on its first
+    /// use ([`Pattern`]), so a call compiles only what its payload reaches.
+    ///
+    /// # Errors
+    /// As [`RuleSet::rules_from_bytes`], less the regexes' errors.
+    pub fn rules_from_bytes_deferred(bytes: Vec<u8>, path: &Path) -> Result<RuleSet, RuleSetError> {
+        Self::from_bytes_with(bytes, path, false, true)
+    }
+
+    fn from_bytes_with(
+        bytes: Vec<u8>,
+        path: &Path,
+        cases: bool,
+        deferred: bool,
+    ) -> Result<RuleSet, RuleSetError> {
         let file = path.display().to_string();
         let text = match String::from_utf8(bytes) {
             Ok(t) => t,
@@ -849,7 +875,7 @@ impl RuleSet {
             }
         };
         let base = path.parent().unwrap_or(Path::new("."));
-        let mut set = Self::parse_in(&text, &file, base, cases)?;
+        let mut set = Self::parse_in(&text, &file, base, cases, deferred)?;
         set.path = Some(path.to_path_buf());
         Ok(set)
     }
@@ -860,11 +886,18 @@ impl RuleSet {
     /// # Errors
     /// As [`RuleSet::load`].
     pub fn parse(text: &str, file: &str) -> Result<RuleSet, RuleSetError> {
-        Self::parse_in(text, file, Path::new("."), true)
+        Self::parse_in(text, file, Path::new("."), true, false)
     }
 
-    fn parse_in(text: &str, file: &str, base: &Path, cases: bool) -> Result<RuleSet, RuleSetError> {
+    fn parse_in(
+        text: &str,
+        file: &str,
+        base: &Path,
+        cases: bool,
+        deferred: bool,
+    ) -> Result<RuleSet, RuleSetError> {
         let mut errs = Errors::new(file.to_string(), text);
+        errs.deferred = deferred;
         let raw: RawFile = match toml::from_str(text) {
             Ok(r) => r,
             Err(e) => {
@@ -1202,7 +1235,10 @@ fn rewrite_input(rw: &Rewrite, s: &Subject<'_>) -> Option<Value> {
     let mut changed = false;
     let mut apply = |v: &mut Value| {
         if let Some(text) = v.as_str() {
-            let new = rw.pattern.replace_all(text, rw.replace.as_str());
+            let Some(pattern) = rw.pattern.regex() else {
+                return;
+            };
+            let new = pattern.replace_all(text, rw.replace.as_str());
             if new != text {
                 *v = Value::String(new.into_owned());
                 changed = true;

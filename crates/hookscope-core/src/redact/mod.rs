@@ -92,12 +92,27 @@ pub const TYPES: &[&str] = &[
 #[derive(Debug)]
 pub struct Redactor {
     /// Literal-only prefilter; no match ⇒ no secret possible.
-    triggers: Regex,
+    triggers: aho_corasick::AhoCorasick,
     /// The patterns, compiled on first use.
     patterns: std::sync::OnceLock<Compiled>,
-    /// Anchored key-name regexes for [`Redactor::redact_value`].
-    generic_key: Regex,
-    aws_secret_key: Regex,
+    /// Anchored key-name regexes for [`Redactor::redact_value`] (generic,
+    /// AWS secret), compiled on first use: a short-lived process (the live
+    /// hook) that redacts only text never pays for them.
+    key_names: std::sync::OnceLock<(Regex, Regex)>,
+}
+
+/// False only when neither key-name regex can match `key`: an ASCII key
+/// (the regexes' `(?i)` folds a few non-ASCII letters into ASCII ones)
+/// holding none of the words each alternative needs. Spares the regexes'
+/// compilation in a process whose keys never come close.
+fn key_may_name_a_secret(key: &str) -> bool {
+    if !key.is_ascii() {
+        return true;
+    }
+    let lower = key.to_ascii_lowercase();
+    ["key", "secret", "token", "pass", "credential", "auth"]
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// The compiled patterns of a [`Redactor`].
@@ -120,13 +135,32 @@ impl Redactor {
     /// Never for the shipped patterns (they are constants covered by the
     /// tests); a panic here is a bug in this module, not in the input.
     pub fn new() -> Redactor {
-        let compile = |re: &str| Regex::new(re).expect("built-in redaction pattern compiles");
         Redactor {
-            triggers: compile(patterns::TRIGGERS),
+            triggers: aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(patterns::TRIGGERS)
+                .expect("built-in trigger literals build"),
             patterns: std::sync::OnceLock::new(),
-            generic_key: compile(patterns::GENERIC_KEY_ANCHORED),
-            aws_secret_key: compile(patterns::AWS_SECRET_KEY_ANCHORED),
+            key_names: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Whether `text` holds a trigger literal ([`patterns::TRIGGERS`],
+    /// ASCII case-insensitively) or a non-ASCII letter that case-folds
+    /// into one (KELVIN SIGN, LONG S): false means no pattern can match.
+    fn triggered(&self, text: &str) -> bool {
+        self.triggers.is_match(text) || text.contains(['\u{212A}', '\u{17F}'])
+    }
+
+    /// The anchored key-name regexes (generic, AWS secret).
+    fn key_names(&self) -> &(Regex, Regex) {
+        self.key_names.get_or_init(|| {
+            let compile = |re: &str| Regex::new(re).expect("built-in redaction pattern compiles");
+            (
+                compile(patterns::GENERIC_KEY_ANCHORED),
+                compile(patterns::AWS_SECRET_KEY_ANCHORED),
+            )
+        })
     }
 
     /// The patterns, compiled on the first call.
@@ -148,7 +182,7 @@ impl Redactor {
     /// fast path for texts without any trigger literal), so clean text costs
     /// no allocation. Never fails; any `&str` is valid input.
     pub fn redact<'a>(&self, text: &'a str, counts: &mut Redactions) -> Cow<'a, str> {
-        if !self.triggers.is_match(text) {
+        if !self.triggered(text) {
             return Cow::Borrowed(text);
         }
         let accepted = self.find(text);
@@ -210,9 +244,13 @@ impl Redactor {
         if s.chars().any(char::is_whitespace) {
             return Value::String(s.to_owned());
         }
-        let ty = if self.aws_secret_key.is_match(key) && patterns::aws_secret_value(s) {
+        if !key_may_name_a_secret(key) {
+            return Value::String(s.to_owned());
+        }
+        let (generic_key, aws_secret_key) = self.key_names();
+        let ty = if aws_secret_key.is_match(key) && patterns::aws_secret_value(s) {
             "AWS_SECRET"
-        } else if self.generic_key.is_match(key) && patterns::generic_value(s) {
+        } else if generic_key.is_match(key) && patterns::generic_value(s) {
             "GENERIC_SECRET"
         } else {
             return Value::String(s.to_owned());

@@ -117,14 +117,41 @@ pub(super) const GENERIC_KEY_ANCHORED: &str = concat!("(?i)^", generic_key!(), "
 /// Anchored key-name regex for `AWS_SECRET`.
 pub(super) const AWS_SECRET_KEY_ANCHORED: &str = concat!("(?i)^", aws_secret_key!(), "$");
 
-/// Cheap trigger literals: a text matching none of these cannot match any
-/// pattern below, so it is returned untouched without running the set.
-/// Case-insensitive on purpose (a superset of every pattern's literal
-/// requirements; the generic key words are matched case-insensitively).
-pub(super) const TRIGGERS: &str = concat!(
-    "(?i)-----BEGIN|AKIA|ASIA|ABIA|ACCA|key|secret|token|pass|credential|auth|bearer",
-    "|gh[pousr]_|github_pat_|glpat-|sk-|xox|k_live_|k_test_|eyJ|AIza|://"
-);
+/// Cheap trigger literals, compared ASCII case-insensitively: a text
+/// holding none of these (and neither of the two non-ASCII letters Unicode
+/// case folding maps onto ASCII ones, U+212A KELVIN SIGN and U+017F LONG
+/// S, which the patterns' `(?i)` would match as `k` and `s`) cannot match
+/// any pattern below, so it is returned untouched without running the set.
+/// A superset of every pattern's literal requirements on purpose (the
+/// generic key words are matched case-insensitively).
+pub(super) const TRIGGERS: &[&str] = &[
+    "-----BEGIN",
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "key",
+    "secret",
+    "token",
+    "pass",
+    "credential",
+    "auth",
+    "bearer",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "sk-",
+    "xox",
+    "k_live_",
+    "k_test_",
+    "eyJ",
+    "AIza",
+    "://",
+];
 
 /// The patterns, highest priority first. Order must equal
 /// [`super::TYPES`].

@@ -452,8 +452,44 @@ fn ids_hashes_and_paths_are_not_secrets() {
 #[test]
 fn fast_path_borrows_without_trigger() {
     let text = "just ordinary output: 42 files changed, 7 insertions(+)";
-    assert!(!redactor().triggers.is_match(text));
+    assert!(!redactor().triggered(text));
     untouched(text);
+}
+
+#[test]
+fn case_folded_letters_still_trigger() {
+    // (?i) in the patterns matches KELVIN SIGN as k and LONG S as s, so
+    // the ASCII trigger scan must not pass over them.
+    assert!(redactor().triggered("\u{212A}EY"));
+    assert!(redactor().triggered("pa\u{17F}\u{17F}word"));
+    assert!(redactor().triggered("Bearer x"));
+    assert!(redactor().triggered("GHP_x"));
+    assert!(!redactor().triggered("gh_x ordinary words"));
+    // The same answers as the Unicode case-insensitive regex of the
+    // literals, on texts around each trigger.
+    let alternation = patterns::TRIGGERS
+        .iter()
+        .map(|t| regex::escape(t))
+        .collect::<Vec<_>>()
+        .join("|");
+    let unicode = Regex::new(&format!("(?i){alternation}")).expect("compiles");
+    for t in patterns::TRIGGERS {
+        for text in [
+            t.to_string(),
+            t.to_uppercase(),
+            t.to_lowercase(),
+            t.replacen('k', "\u{212A}", 1),
+            t.replacen('s', "\u{17F}", 1),
+            t[..t.len() - 1].to_string(),
+            format!("x{}y", &t[1..]),
+        ] {
+            let by_regex = unicode.is_match(&text);
+            assert!(!by_regex || redactor().triggered(&text), "{text}");
+            if text.is_ascii() {
+                assert_eq!(redactor().triggered(&text), by_regex, "{text}");
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- behaviour
@@ -625,4 +661,39 @@ fn real_codex_function_call_line() {
         r#"{"cmd": "echo [REDACTED_AWS_KEY] [REDACTED_GITHUB_TOKEN]"}"#,
         &[("AWS_KEY", 1), ("GITHUB_TOKEN", 1)],
     );
+}
+
+#[test]
+fn key_prefilter_never_hides_a_key_the_regexes_name() {
+    let (generic, aws) = redactor().key_names();
+    // Every key a key-name regex accepts passes the prefilter, and the
+    // prefilter drops keys no regex accepts.
+    for key in [
+        "api_key",
+        "API-KEY",
+        "x.secret",
+        "githubToken",
+        "passwd",
+        "PASSPHRASE",
+        "credentials",
+        "Authorization",
+        "private-key",
+        "aws_secret_access_key",
+        "AWSKey",
+        "SecretAccessKey",
+        "session_id",
+        "tool_use_id",
+        "sha256",
+        "time",
+        "command",
+        "\u{17F}ecret",
+        "\u{212A}ey",
+    ] {
+        let named = generic.is_match(key) || aws.is_match(key);
+        assert!(!named || key_may_name_a_secret(key), "{key}");
+    }
+    assert!(!key_may_name_a_secret("session_id"));
+    assert!(!key_may_name_a_secret("command"));
+    assert!(key_may_name_a_secret("\u{17F}ecret"));
+    assert!(key_may_name_a_secret("SecretAccessKey"));
 }

@@ -748,7 +748,10 @@ fn shell_safe(b: u8) -> bool {
 /// narrowed (infinite or empty sequence, an empty literal, non-UTF-8 bytes,
 /// a literal without a piece). Pieces are cut at every byte `keep` refuses
 /// and at every non-ASCII character.
-fn regex_alternatives(res: &[regex::Regex], keep: fn(u8) -> bool) -> Option<Vec<Vec<String>>> {
+fn regex_alternatives(
+    res: &[crate::hooks::rules::Pattern],
+    keep: fn(u8) -> bool,
+) -> Option<Vec<Vec<String>>> {
     use regex_syntax::hir::literal::Extractor;
     let mut out = Vec::new();
     for r in res {

@@ -207,7 +207,7 @@ pub enum Condition {
     /// When a text was not parsed whole ([`ReadCommand::unread`]), also
     /// in that text. The first text is as written, quotes included: use
     /// `program` to match the program alone.
-    Command(Vec<Regex>),
+    Command(Vec<Pattern>),
     /// `program`: a call's program name, wrappers stripped (`sudo rm` →
     /// `rm`) and compared by basename (`/bin/rm` → `rm`), over every call
     /// read, those of nested scripts included (`bash -c 'rm -rf x'`). When
@@ -227,13 +227,13 @@ pub enum Condition {
     Pipeline(Vec<Vec<Vec<String>>>),
     /// `line`: a regex searched in the whole command line as given, quotes
     /// and all, with no parsing (`curl[^|]*\|\s*(ba)?sh`).
-    Line(Vec<Regex>),
+    Line(Vec<Pattern>),
     /// `file_path`: globs over the tool's file path, tried as given and
     /// relative to the payload's `cwd`. `*` crosses `/`, so `*.rs` matches
     /// any Rust file; `**` as usual.
     FilePath(GlobSet, Vec<String>),
     /// `content`: a regex over the new text ([`Subject::new_texts`]).
-    Content(Vec<Regex>),
+    Content(Vec<Pattern>),
     /// `input_contains`: a substring of any string in `tool_input`.
     InputContains(Vec<String>),
     /// `agent`: the payload's `agent_type` is one of these names, exactly
@@ -244,7 +244,7 @@ pub enum Condition {
     Subagent(bool),
     /// `prompt`: a case-insensitive regex on the turn's opening prompt
     /// ([`History::turn_prompt`], else the payload's `prompt`).
-    Prompt(Vec<Regex>),
+    Prompt(Vec<Pattern>),
     /// `permission_mode`: the payload's `permission_mode` is one of these.
     PermissionMode(Vec<String>),
     /// `touched_file`: globs over [`History::touched_files`].
@@ -256,6 +256,64 @@ pub enum Condition {
     /// SubagentStop: true when Claude Code is already continuing because a
     /// Stop hook blocked; docs/contract.md#per-event-input-fields, docs/contract.md#known-pitfalls) equals this value.
     StopHookActive(bool),
+}
+
+/// A rule's regex (`command`, `line`, `content`, `prompt`, a rewrite's
+/// `pattern`; docs/rules.md#rule-sets): compiled when the rule file
+/// loads, or, for a file whose content the hook already loaded whole
+/// (docs/live-hook.md#the-rule-cache), on its first use, so a hook call
+/// compiles only the regexes its payload reaches.
+///
+/// A deferred pattern that does not compile (only possible when the cache
+/// entry lies: the same text compiled before) matches nothing.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    case_insensitive: bool,
+    compiled: std::sync::OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// A pattern already compiled (`regex` built from `source`).
+    pub(crate) fn compiled(regex: Regex, case_insensitive: bool) -> Pattern {
+        Pattern {
+            source: regex.as_str().to_string(),
+            case_insensitive,
+            compiled: std::sync::OnceLock::from(Some(regex)),
+        }
+    }
+
+    /// A pattern compiled on first use, within [`REGEX_SIZE_LIMIT`].
+    pub(crate) fn deferred(source: &str, case_insensitive: bool) -> Pattern {
+        Pattern {
+            source: source.to_string(),
+            case_insensitive,
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The regex as written in the rule file.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// The compiled regex (compiling it now when deferred); `None` when it
+    /// does not compile.
+    pub fn regex(&self) -> Option<&Regex> {
+        self.compiled
+            .get_or_init(|| compile_regex(&self.source, self.case_insensitive).ok())
+            .as_ref()
+    }
+
+    /// [`Regex::is_match`]; false when the pattern does not compile.
+    pub fn is_match(&self, haystack: &str) -> bool {
+        self.regex().is_some_and(|r| r.is_match(haystack))
+    }
+
+    /// [`Regex::find`]; `None` when the pattern does not compile.
+    pub fn find<'h>(&self, haystack: &'h str) -> Option<regex::Match<'h>> {
+        self.regex().and_then(|r| r.find(haystack))
+    }
 }
 
 /// Compiles a regex with the size limit; the error is one line.
@@ -322,7 +380,7 @@ fn bracket_list(items: &[String]) -> String {
     )
 }
 
-fn regex_list(rs: &[Regex]) -> String {
+fn regex_list(rs: &[Pattern]) -> String {
     quote_list(
         &rs.iter()
             .map(|r| r.as_str().to_string())
