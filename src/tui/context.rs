@@ -490,6 +490,23 @@ pub struct Ctx {
 /// Logged decisions by `tool_use_id`, oldest first.
 pub type Decided = std::collections::HashMap<String, Vec<hookscope_core::hooks::decisions::Logged>>;
 
+/// The decisions of `decided` on `record`: those logged under its
+/// `tool_use_id` whose digest is the call's
+/// ([`hookscope_core::hooks::decisions::Logged::is_on`]), oldest first.
+pub fn decisions_on<'a>(
+    decided: &'a Decided,
+    record: &hookscope_core::transcript::ToolCallRecord,
+) -> Vec<&'a hookscope_core::hooks::decisions::Logged> {
+    let Some(logged) = decided.get(&record.tool_use_id) else {
+        return Vec::new();
+    };
+    let digest = hookscope_core::tools::tool_digest(record.call.name(), record.call.raw()).ok();
+    logged
+        .iter()
+        .filter(|l| l.is_on(digest.as_deref()))
+        .collect()
+}
+
 impl Ctx {
     /// The loaded session shown in the timeline, if ready.
     pub fn session(&self) -> Option<&Arc<Session>> {

@@ -134,9 +134,8 @@ pub fn hook_acted(session: &Session, item: Item) -> bool {
 /// other than `none` (the calls marked `§`).
 fn ruled(session: &Session, decided: &super::context::Decided, item: Item) -> bool {
     match event_of(session, item) {
-        Some(Event::ToolCall(r)) => decided
-            .get(&r.tool_use_id)
-            .and_then(|d| d.last())
+        Some(Event::ToolCall(r)) => super::context::decisions_on(decided, r)
+            .last()
             .is_some_and(|l| l.verdict != "none"),
         _ => false,
     }
@@ -520,9 +519,8 @@ pub fn row_line(
                 // a rule acted (a matcher wider than the rules logs `none`
                 // on most calls). It comes before the recorded hook marks,
                 // so a narrow pane still shows the verdict whole.
-                if let Some(l) = decided
-                    .get(&r.tool_use_id)
-                    .and_then(|d| d.last())
+                if let Some(l) = super::context::decisions_on(decided, r)
+                    .last()
                     .filter(|l| l.verdict != "none")
                 {
                     let style = match l.verdict.as_str() {

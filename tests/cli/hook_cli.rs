@@ -1224,6 +1224,29 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
         .output()
         .expect("runs");
     assert_eq!(String::from_utf8_lossy(&count.stdout), "1\n");
+    // The same ids on another input (a payload edited and replayed by
+    // hand through `hook`, logged): the digest differs, so the log's
+    // decision is not this call's, with the index and without.
+    let replayed = std::fs::read_to_string("tests/fixtures/rules/pretooluse_rm_rf.json")
+        .expect("payload")
+        .replace("rm -rf build/", "rm -rf dist/");
+    assert!(replayed.contains("rm -rf dist/"));
+    let state2 = dir.path().join("state2");
+    hook_in_state(&state2, replayed.into_bytes());
+    for index in [false, true] {
+        let mut cmd = if index {
+            crate::support::indexed(&dir.path().join("cache"))
+        } else {
+            hookscope()
+        };
+        let out = cmd
+            .env("XDG_STATE_HOME", &state2)
+            .args(["find", "tests/corpus/real-cc-2.1.332", "--count"])
+            .args(["--tool-name", "Bash", "--decided-by", "no-rm-rf"])
+            .output()
+            .expect("runs");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n", "index {index}");
+    }
     // Without a log, nothing was decided.
     let none = hookscope()
         .env("XDG_STATE_HOME", dir.path().join("empty"))

@@ -87,7 +87,8 @@ pub(super) fn call_lines(
         out.extend(hook_lines(h, session, thread, theme));
         out.push(Line::default());
     }
-    if let Some(logged) = ctx.decisions.get(&record.tool_use_id) {
+    let logged = super::super::context::decisions_on(&ctx.decisions, record);
+    if !logged.is_empty() {
         out.push(heading("Rules, live (hookscope hook)", theme));
         for l in logged {
             out.extend(decision_lines(l, theme));

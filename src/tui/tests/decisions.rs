@@ -82,6 +82,45 @@ fn decisions_of_another_session_are_not_shown() {
     assert!(!screen.contains("§"), "{screen}");
 }
 
+/// A decision logged with the call's digest marks it; one with the same
+/// ids but another input's digest (a payload edited and replayed by hand
+/// through `hook`) does not, and Detail has no "Rules, live" section.
+#[test]
+fn a_decision_on_another_input_with_the_same_ids_is_not_this_calls() {
+    let input = serde_json::json!({"command": "rm -rf build/",
+        "description": "Remove the build directory"});
+    let same = hookscope_core::tools::tool_digest("Bash", Some(&input)).expect("digest");
+    let mut matching = logged();
+    matching.digest = Some(same);
+    let mut app = opened_with(vec![matching], 0);
+    assert!(
+        render(&mut app, 160, 48).contains("Bash ✗ § block ⛔ hook blocked"),
+        "the call's own digest"
+    );
+    let mut other = logged();
+    other.digest = Some(
+        hookscope_core::tools::tool_digest(
+            "Bash",
+            Some(&serde_json::json!({"command": "rm -rf dist/"})),
+        )
+        .expect("digest"),
+    );
+    let mut app = opened_with(vec![other], 0);
+    let screen = render(&mut app, 160, 48);
+    assert!(!screen.contains("§"), "{screen}");
+    key(&mut app, KeyCode::Enter);
+    let detail: Vec<String> = app
+        .detail
+        .lines()
+        .iter()
+        .map(crate::tui::widgets::text::line_text)
+        .collect();
+    assert!(
+        !detail.iter().any(|l| l.contains("Rules, live")),
+        "{detail:?}"
+    );
+}
+
 /// A decision in which no rule acted (`none`: the installed matcher is
 /// wider than the rules) leaves its call unmarked.
 #[test]

@@ -60,8 +60,10 @@ pub struct Context<'a> {
 }
 
 /// The log entry of one decision, secrets masked: `time` (RFC 3339, ms),
-/// `agent`, `session_id`, `event`, `tool_use_id`, `tool_name`,
-/// `transcript_path`, `rules` {`path`, `sha256`}, `verdict` (`error` after
+/// `agent`, `session_id`, `event`, `tool_use_id`, `tool_name`, `digest`
+/// (the call's tool digest, docs/tool-calls.md#the-digest, of the payload's
+/// `tool_name` and `tool_input`; null without them), `transcript_path`,
+/// `rules` {`path`, `sha256`}, `verdict` (`error` after
 /// a failure), `matched` [{`id`, `verdict`, `why`}], `output` {`exit_code`,
 /// `stdout` (the JSON sent, or null), `stderr`}, `failure` (or null) and
 /// `duration_ms` (float).
@@ -91,6 +93,13 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         serde_json::from_str(decision.stdout.trim_end())
             .unwrap_or_else(|_| Value::String(decision.stdout.clone()))
     };
+    // What the call was, beside its ids: a payload replayed by hand
+    // (`hookscope payload … | hookscope hook`) carries another call's ids.
+    let digest = cx
+        .payload
+        .and_then(|p| Some((p.get("tool_name")?.as_str()?, p.get("tool_input")?)))
+        .and_then(|(name, input)| crate::tools::tool_digest(name, Some(input)).ok())
+        .map_or(Value::Null, Value::String);
     let value = json!({
         "time": cx.time.to_rfc3339_opts(SecondsFormat::Millis, true),
         "agent": cx.agent.as_str(),
@@ -98,6 +107,7 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         "event": decision.event.clone().map_or(Value::Null, Value::String),
         "tool_use_id": field("tool_use_id"),
         "tool_name": field("tool_name"),
+        "digest": digest,
         "transcript_path": field("transcript_path"),
         "rules": {
             "path": cx.rules_path.to_string_lossy(),
@@ -335,6 +345,10 @@ pub struct Logged {
     pub tool_use_id: Option<String>,
     /// `tool_name`, when the payload had one.
     pub tool_name: Option<String>,
+    /// `agent` (`claude-code`, `droid`, `codex`; empty when not written).
+    pub agent: String,
+    /// `digest`: the tool digest of the payload's call, when logged.
+    pub digest: Option<String>,
     /// The combined verdict, `none`, or `error` after a failure.
     pub verdict: String,
     /// The rule file as given to the hook.
@@ -391,6 +405,8 @@ impl Logged {
             event: s("event").unwrap_or_default(),
             tool_use_id: s("tool_use_id"),
             tool_name: s("tool_name"),
+            agent: s("agent").unwrap_or_default(),
+            digest: s("digest"),
             verdict: s("verdict")?,
             rules_path: rules
                 .and_then(|r| r.get("path"))
@@ -421,6 +437,20 @@ impl Logged {
             failure: s("failure"),
             duration_ms: v.get("duration_ms").and_then(Value::as_f64),
         })
+    }
+
+    /// Whether this decision can be on the call whose tool digest is
+    /// `call_digest` (its ids already matched): the ids alone cannot tell a
+    /// live decision from a payload replayed by hand with an old call's
+    /// ids, so a logged digest must equal the call's. Accepted when either
+    /// digest is unknown (an entry from before digests were logged, an
+    /// input that cannot be digested) and for Codex, whose hook payload
+    /// names tools otherwise than its rollout (`Bash` for `exec_command`).
+    pub fn is_on(&self, call_digest: Option<&str>) -> bool {
+        match (self.digest.as_deref(), call_digest) {
+            (Some(logged), Some(call)) => logged == call || self.agent == "codex",
+            _ => true,
+        }
     }
 
     /// Sets [`Logged::rules_now`] by hashing the rule file now (read as
@@ -509,14 +539,51 @@ fn cached_entries(dir: &Path) -> std::io::Result<std::sync::Arc<Vec<Value>>> {
     Ok(all)
 }
 
+/// One logged decision on a call, for the `find` join: its [`brief`]
+/// form and what [`Logged::is_on`] checks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecidedCall {
+    /// The decision as a `find` record's `decided` item ([`brief`]).
+    pub brief: Value,
+    /// The entry, for [`Logged::is_on`] (whys and output dropped).
+    logged: Logged,
+}
+
+impl DecidedCall {
+    /// [`Logged::is_on`] of the entry.
+    pub fn is_on(&self, call_digest: Option<&str>) -> bool {
+        self.logged.is_on(call_digest)
+    }
+}
+
 /// Decided calls by `(session_id, tool_use_id)`, each with its decisions
-/// in log order as [`brief`] objects.
-pub type DecidedCalls = std::collections::BTreeMap<(String, String), Vec<Value>>;
+/// in log order.
+pub type DecidedCalls = std::collections::BTreeMap<(String, String), Vec<DecidedCall>>;
+
+/// The [`brief`] decisions of `calls` on the call `tool_use_id` of session
+/// `session_id`, those [`Logged::is_on`] keeps for its digest; `digest`
+/// is asked only when the ids have a decision.
+pub fn decisions_on(
+    calls: &DecidedCalls,
+    session_id: &str,
+    tool_use_id: &str,
+    digest: impl FnOnce() -> Option<String>,
+) -> Vec<Value> {
+    let Some(found) = calls.get(&(session_id.to_string(), tool_use_id.to_string())) else {
+        return Vec::new();
+    };
+    let digest = digest();
+    found
+        .iter()
+        .filter(|d| d.is_on(digest.as_deref()))
+        .map(|d| d.brief.clone())
+        .collect()
+}
 
 /// The calls `hookscope hook` logged a decision on in `dir`: those where
 /// rule `rule` matched, or for `None` every call whose answer was not
 /// `none` (a rule acted, or the hook failed: the calls the TUI marks `§`);
-/// each with those decisions as [`brief`] objects.
+/// each with those decisions.
 ///
 /// # Errors
 /// As [`read_all`].
@@ -525,7 +592,7 @@ pub fn decided_calls(
     rule: Option<&str>,
 ) -> std::io::Result<std::sync::Arc<DecidedCalls>> {
     let mut calls = DecidedCalls::new();
-    for l in cached_entries(dir)?
+    for mut l in cached_entries(dir)?
         .iter()
         .filter_map(Logged::of)
         .filter(|l| match rule {
@@ -534,8 +601,16 @@ pub fn decided_calls(
         })
     {
         let brief = brief(&l);
-        if let Some(id) = l.tool_use_id {
-            calls.entry((l.session_id, id)).or_default().push(brief);
+        if let Some(id) = l.tool_use_id.clone() {
+            for m in &mut l.matched {
+                m.why.clear();
+            }
+            l.stdout = None;
+            l.stderr.clear();
+            calls
+                .entry((l.session_id.clone(), id))
+                .or_default()
+                .push(DecidedCall { brief, logged: l });
         }
     }
     Ok(std::sync::Arc::new(calls))

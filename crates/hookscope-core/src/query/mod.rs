@@ -335,10 +335,13 @@ impl Draft {
         let decided = query
             .decided
             .as_ref()
-            .and_then(|d| {
-                d.calls
-                    .get(&(self.session.clone(), self.tool_use_id.clone()))
-                    .cloned()
+            .map(|d| {
+                crate::hooks::decisions::decisions_on(
+                    &d.calls,
+                    &self.session,
+                    &self.tool_use_id,
+                    || digest.clone(),
+                )
             })
             .unwrap_or_default();
         FoundCall {
@@ -605,7 +608,11 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
         }
         let hooks: Vec<&crate::transcript::hook_activity::HookActivity> =
             session.hooks_of_call(owner, call).collect();
-        if !passes_hooks(&hooks, query) || !passes_decided(&session.id, &call.tool_use_id, query) {
+        if !passes_hooks(&hooks, query)
+            || !passes_decided(&session.id, &call.tool_use_id, query, || {
+                crate::tools::tool_digest(call.call.name(), call.call.raw()).ok()
+            })
+        {
             continue;
         }
         let agent_id = owner
@@ -668,12 +675,17 @@ fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
         .or_else(|| call.result.as_ref().and_then(|r| r.timestamp))
 }
 
-/// Whether the call `tool_use_id` of session `session_id` passes the
-/// `decided_by` filter (the calls the decision log names).
-fn passes_decided(session_id: &str, tool_use_id: &str, query: &Query) -> bool {
+/// Whether the call `tool_use_id` of session `session_id`, whose tool
+/// digest `digest` gives, passes the `decided_by` filter: the decision log
+/// names it, with its digest ([`crate::hooks::decisions::Logged::is_on`]).
+fn passes_decided(
+    session_id: &str,
+    tool_use_id: &str,
+    query: &Query,
+    digest: impl FnOnce() -> Option<String>,
+) -> bool {
     query.decided.as_ref().is_none_or(|d| {
-        d.calls
-            .contains_key(&(session_id.to_string(), tool_use_id.to_string()))
+        !crate::hooks::decisions::decisions_on(&d.calls, session_id, tool_use_id, digest).is_empty()
     })
 }
 

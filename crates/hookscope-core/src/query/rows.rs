@@ -301,7 +301,6 @@ pub(super) fn session_from_rows(
     for row in rows {
         if !super::passes_meta(&row.name, row.is_error, row.timestamp, query)
             || !super::passes_hook_facts(&row.hook_facts, query)
-            || !super::passes_decided(&id, &row.tool_use_id, query)
         {
             continue;
         }
@@ -322,6 +321,11 @@ pub(super) fn session_from_rows(
             return None;
         }
         let input = block.get("input");
+        if !super::passes_decided(&id, &row.tool_use_id, query, || {
+            crate::tools::tool_digest(&row.name, input).ok()
+        }) {
+            continue;
+        }
         let call =
             crate::tools::parse_tool_call(&row.name, input, crate::tools::OnError::Other).ok()?;
         let mut time = view.time();

@@ -219,13 +219,15 @@ fn session_counts(
         None => String::new(),
     };
     let mut counts = Counts::new();
+    // A decided_by filter checks each call's digest, which the rows do not
+    // hold: it counts through the drafts.
     if let Some(calls) = &calls
         && !has_text_filter(query)
+        && query.decided.is_none()
     {
         for row in calls {
             if super::passes_meta(&row.name, row.is_error, row.timestamp, query)
                 && super::passes_hook_facts(&row.hook_facts, query)
-                && super::passes_decided(&session.id, &row.tool_use_id, query)
             {
                 *counts
                     .entry(key(&row.name, row.timestamp, row.is_error))
