@@ -550,7 +550,8 @@ fn tokens_cell(r: &FoundCall) -> String {
 
 /// The table: TIME, SESSION, CALL (the `tool_use_id`'s shortest unique
 /// prefix among the listed calls, at least 8 chars, as [`ShortIds`] shortens
-/// session ids), TOOL, RESOLVED, ERR, [TOKENS,] INPUT. TOOL and RESOLVED are
+/// session ids), TOOL, RESOLVED, ERR, [RULED,] [TOKENS,] INPUT (RULED with
+/// a `decided_by` filter: the newest logged decision). TOOL and RESOLVED are
 /// as wide as their widest cell (at most 16 and 20; at least their header),
 /// so at 80 columns the common case (`Bash`, nothing resolved) leaves
 /// INPUT about 14 columns.
@@ -581,8 +582,29 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
     } else {
         String::new()
     };
+    // With a decided_by filter: what `hookscope hook` answered on the call
+    // (its newest logged decision), `§ block (no-rm-rf)`.
+    let ruled_cell = |r: &FoundCall| {
+        r.decided.last().map_or_else(String::new, |d| {
+            let rules: Vec<&str> = d["rules"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let verdict = d["verdict"].as_str().unwrap_or("?");
+            clip(&format!("§ {verdict} ({})", rules.join(", ")), 30)
+        })
+    };
+    let with_ruled = records.iter().any(|r| !r.decided.is_empty());
+    let uw = width(&mut records.iter().map(ruled_cell), 5);
+    let ruled_header = if with_ruled {
+        format!("{:<uw$}  ", "RULED")
+    } else {
+        String::new()
+    };
     outln!(
-        "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {cost_header}INPUT",
+        "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {ruled_header}{cost_header}INPUT",
         "TIME (UTC)",
         "SESSION",
         "CALL",
@@ -607,8 +629,13 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
         } else {
             String::new()
         };
+        let ruled = if with_ruled {
+            format!("{:<uw$}  ", ruled_cell(r))
+        } else {
+            String::new()
+        };
         outln!(
-            "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {cost}{}",
+            "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {ruled}{cost}{}",
             time,
             session,
             call_cell(r),
