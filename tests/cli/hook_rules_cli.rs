@@ -13,15 +13,15 @@ fn the_example_passes_with_exit_0() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).expect("utf-8");
     // 51 [[rules.tests]] + 3 [[tests]] in the file
-    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 57);
+    assert_eq!(text.lines().filter(|l| l.starts_with("PASS  ")).count(), 63);
     assert_eq!(
         text.lines().last(),
-        Some("57 passed, 0 failed (12 rules, assets/rules/example.toml)")
+        Some("63 passed, 0 failed (12 rules, assets/rules/example.toml)")
     );
     // The example's Stop gate checks stop_hook_active: no warning.
     assert_eq!(String::from_utf8(out.stderr).expect("utf-8"), "");
     assert!(
-        text.contains("PASS  no-rm-rf  line 102  PreToolUse Bash rm -rf build/\n"),
+        text.contains("PASS  no-rm-rf  line 103  PreToolUse Bash rm -rf build/\n"),
         "{text}"
     );
 }
@@ -176,7 +176,7 @@ fn the_printed_example_runs_anywhere() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         stdout.trim_end().ends_with(&format!(
-            "56 passed, 0 failed (12 rules, {})",
+            "62 passed, 0 failed (12 rules, {})",
             file.display()
         )),
         "{stdout}"

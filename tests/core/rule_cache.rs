@@ -60,7 +60,7 @@ fn a_cached_load_decides_every_example_case_as_a_whole_load() {
         .iter()
         .chain(whole.rules.iter().flat_map(|r| r.tests.iter()))
         .collect();
-    assert_eq!(cases.len(), 57);
+    assert_eq!(cases.len(), 63);
     for case in cases {
         let version = hookscope_core::hooks::contract::Version::latest();
         let a = whole.evaluate_at(&case.payload, &case.history, &version);

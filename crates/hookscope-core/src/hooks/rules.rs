@@ -1145,6 +1145,15 @@ impl Rule {
         for c in &self.skip_if {
             let mut outcome = c.test(s);
             let mut kept = String::new();
+            // A guard's skip covers the whole line or nothing: matched on
+            // one call, it must hold on the others too.
+            if !approves
+                && outcome.is_ok()
+                && let Err(why) = c.skip_on_every_call(s)
+            {
+                kept = format!("({why})");
+                outcome = Err(String::new());
+            }
             if let Some(note) = unread.as_deref().filter(|_| c.reads_calls()) {
                 on_unread = true;
                 let noun = self.action.rule_noun();

@@ -573,6 +573,25 @@ impl Condition {
     /// but must be plain too. `Err` is the why's detail, naming the first
     /// call that fails; other conditions always pass.
     pub fn on_every_call(&self, s: &Subject<'_>, noun: &str) -> Result<(), String> {
+        self.every_call(s, Some(noun))
+    }
+
+    /// For a `skip_if` of a guarding rule (block, context): whether
+    /// `command` or `program` holds on **every** call the line runs, so a
+    /// skip meant for one harmless call (`rm -rf /tmp/x`) cannot excuse a
+    /// second one beside it (`rm -rf /tmp/x && rm -rf /`; docs/rules.md
+    /// "Approving rules hold on every call"). Shell carriers are passed over
+    /// as in [`Condition::on_every_call`]; plainness is not asked. `Err`
+    /// names the first call it does not hold on; other conditions always
+    /// pass.
+    pub fn skip_on_every_call(&self, s: &Subject<'_>) -> Result<(), String> {
+        self.every_call(s, None)
+    }
+
+    /// [`Condition::on_every_call`] (with the approving rule's `noun`,
+    /// which also asks for plain calls) or
+    /// [`Condition::skip_on_every_call`] (`None`).
+    fn every_call(&self, s: &Subject<'_>, noun: Option<&str>) -> Result<(), String> {
         let holds = |r: usize| match self {
             Condition::Command(res) => s
                 .call_texts(r)
@@ -602,17 +621,25 @@ impl Condition {
             )
         };
         for r in 0..s.read.calls.len() {
-            if let Some(why) = s.read.call(r).and_then(not_plain) {
+            if let Some(noun) = noun
+                && let Some(why) = s.read.call(r).and_then(not_plain)
+            {
                 return Err(format!(
                     "{}, {why}: {noun} approves the whole line, and approves only plain calls",
                     call_named(r)
                 ));
             }
             if !shell_carrier(r) && !holds(r) {
-                return Err(format!(
-                    "{}: {noun} approves the whole line, so this must hold on every call",
-                    call_named(r)
-                ));
+                return Err(match noun {
+                    Some(noun) => format!(
+                        "{}: {noun} approves the whole line, so this must hold on every call",
+                        call_named(r)
+                    ),
+                    None => format!(
+                        "{}: a skip of a guard must hold on every call of the line",
+                        call_named(r)
+                    ),
+                });
             }
         }
         Ok(())

@@ -1362,3 +1362,35 @@ fn pipeline_and_line_are_checked_at_load() {
     ));
     assert_eq!((errs[0].line, errs[0].column), (7, 12));
 }
+
+#[test]
+fn a_guards_skip_must_hold_on_every_call_of_the_line() {
+    let rule = "tool = \"Bash\"\n[rules.only_if]\nprogram = \"rm\"\n[rules.skip_if]\ncommand = '^rm -rf /tmp/\\w+$'";
+    // Alone, the skip holds: the rule is skipped.
+    let alone = eval_action("block", rule, &bash("rm -rf /tmp/x"), &History::default());
+    assert!(!alone.matched, "{}", alone.why());
+    // Beside a second rm, it matches call 1 only: the guard still blocks,
+    // and the why names the call the skip does not hold on.
+    let both = eval_action(
+        "block",
+        rule,
+        &bash("rm -rf /tmp/x && rm -rf /"),
+        &History::default(),
+    );
+    assert!(both.matched, "{}", both.why());
+    assert!(
+        both.why().ends_with(
+            "skip_if command =~ \"^rm -rf /tmp/\\w+$\" — not matched ✓ (call 2 of 2 runs \"rm -rf /\": a skip of a guard must hold on every call of the line)"
+        ),
+        "{}",
+        both.why()
+    );
+    // An approving rule's skip is the cautious side: one call is enough.
+    let allow = eval_action(
+        "allow",
+        "tool = \"Bash\"\n[rules.only_if]\nprogram = \"ls\"\n[rules.skip_if]\ncommand = '^ls -a$'",
+        &bash("ls && ls -a"),
+        &History::default(),
+    );
+    assert!(!allow.matched, "{}", allow.why());
+}
