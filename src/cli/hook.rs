@@ -238,6 +238,12 @@ fn decide_bytes(
     } else {
         live::parse_payload(&bytes)
     };
+    // What reading the payload had to repair (it decides whether an
+    // approving answer may go out).
+    let repairs =
+        hookscope_core::json_line::repair_line(hookscope_core::json_line::line_bytes(&bytes))
+            .map(|(_, fixes)| fixes.messages().join(" and "))
+            .filter(|m| !m.is_empty());
     let payload = match parsed {
         Ok(p) => Arc::new(p),
         Err(why) if !deep && why == live::TOO_DEEP_FOR_THE_STACK => {
@@ -271,6 +277,9 @@ fn decide_bytes(
             Err(why) => return done((fail(&why), Some(payload.clone()), hash)),
         },
     };
-    let decision = live::decide_as(agent, &set, &payload, &history);
+    let mut decision = live::decide_as(agent, &set, &payload, &history);
+    if let Some(repairs) = &repairs {
+        live::withhold_approval(&mut decision, repairs);
+    }
     done((decision, Some(payload), hash));
 }

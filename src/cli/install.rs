@@ -124,6 +124,14 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
             );
         }
     }
+    if scope == Scope::Project {
+        // The entry names this machine's binary and rule file.
+        errln!(
+            "hookscope: note: the entry names {} and {}, paths of this machine, in a file shared with the repository; --scope local keeps it yours",
+            exe,
+            rules_text
+        );
+    }
     let (original, mut settings) = match read_settings(&target) {
         Ok(v) => v,
         Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
@@ -203,6 +211,11 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
             b.display()
         )),
         None => print_text(&format!("installed in {} (a new file)", target.display())),
+    }
+    if dialect != Dialect::Codex {
+        print_text(
+            "next: work with the agent as usual; `hookscope hooks --decisions` lists what the rules decided, and the TUI marks those calls §",
+        );
     }
 }
 

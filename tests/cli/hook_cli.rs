@@ -398,6 +398,36 @@ fn a_payload_that_does_not_parse_answers_the_failure_mode() {
     );
 }
 
+/// A payload read only after a repair (a lone surrogate escape, invalid
+/// UTF-8) gets no approving answer: the rewrite would replace the model's
+/// text with U+FFFD. A block still goes out.
+#[test]
+fn a_repaired_payload_gets_no_approval() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // markdown-tabs rewrites the tab of a Markdown file under docs/.
+    let write = r#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/repo/docs/a.md","content":"-\titem ok"},"tool_use_id":"toolu_2","cwd":"/repo"}"#;
+    let ran = hook(EXAMPLE_RULES, dir.path(), &[], write.as_bytes());
+    assert!(ran.stdout.contains("updatedInput"), "{}", ran.stdout);
+    let surrogate = write.replace("item ok", "item \\ud800ok");
+    assert!(surrogate.contains(r"\ud800"));
+    let ran = hook(EXAMPLE_RULES, dir.path(), &[], surrogate.as_bytes());
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert_eq!(
+        ran.stderr,
+        "hookscope hook: the payload was read with lone UTF-16 surrogate escape replaced with U+FFFD, so the rewrite answer is withheld: the rules did not see the call's exact text\n"
+    );
+    let mut bytes = write.as_bytes().to_vec();
+    let at = write.find("item ok").expect("item") + 5;
+    bytes.splice(at..at, [0xff]);
+    let ran = hook(EXAMPLE_RULES, dir.path(), &[], &bytes);
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert!(
+        ran.stderr.contains("invalid UTF-8 replaced with U+FFFD"),
+        "{}",
+        ran.stderr
+    );
+}
+
 /// A 50 MB Write payload is read and decided (the example's no-secrets
 /// rule looks at its content); the log entry stays one short line.
 #[test]
@@ -620,6 +650,31 @@ fn codex_payloads_are_answered_in_codex_contract() {
     assert!(
         log.lines().all(|l| l.contains(r#""agent":"codex""#)),
         "{log}"
+    );
+    // A Stop on the real Codex 0.171 rollout: its hello.py was written by
+    // a shell call feeding a patch to apply_patch, which counts as touched.
+    let rollout = std::fs::canonicalize(
+        "tests/corpus/real-codex-0.171.0/basic/sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl",
+    )
+    .expect("rollout");
+    let rules = dir.path().join("touched.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"py\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"run the tests\"\n[rules.only_if]\ntouched_file = \"*.py\"\n",
+    )
+    .expect("rules");
+    let stop = serde_json::json!({"session_id": "01a2287a", "turn_id": "1", "cwd": "/repo",
+        "hook_event_name": "Stop", "stop_hook_active": false, "model": "gpt-5-codex",
+        "transcript_path": rollout.to_string_lossy()});
+    let ran = hook(
+        rules.to_str().expect("utf-8"),
+        dir.path(),
+        &["--agent", "codex"],
+        stop.to_string().as_bytes(),
+    );
+    assert_eq!(
+        stdout(&ran),
+        serde_json::json!({"decision": "block", "reason": "run the tests"})
     );
 }
 
@@ -1092,9 +1147,17 @@ fn hooks_install_for_droid_writes_factory_hooks_json() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "hookscope: Droid has no PermissionRequest event; the rules on it are not installed\n"
+    // The project's file names this machine's paths: said first.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("hookscope: note: the entry names "),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(
+            "hookscope: Droid has no PermissionRequest event; the rules on it are not installed\n"
+        ),
+        "{err}"
     );
     let written: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(".factory/hooks.json")).expect("written"),

@@ -188,6 +188,29 @@ pub fn decide_as(
     }
 }
 
+/// Withholds an approving answer (`permissionDecision: "allow"`, a
+/// rewrite's `updatedInput`, `decision.behavior: "allow"`) on a payload
+/// that had to be repaired to be read (invalid UTF-8, a lone surrogate
+/// escape; `repairs` names them): the rules saw U+FFFD where the agent has
+/// other bytes, so an approval would cover a text nobody checked, and a
+/// rewrite would replace the model's text with the repaired one. The
+/// answer becomes nothing on stdout and exit 0 (the agent asks as usual),
+/// with one line on stderr; blocks and context are kept.
+/// Returns whether it withheld.
+pub fn withhold_approval(decision: &mut Decision, repairs: &str) -> bool {
+    let approves = decision.stdout.contains(r#""permissionDecision":"allow""#)
+        || decision.stdout.contains(r#""behavior":"allow""#);
+    if !approves || decision.exit_code != 0 {
+        return false;
+    }
+    decision.stdout.clear();
+    decision.stderr.push_str(&format!(
+        "hookscope hook: the payload was read with {repairs}, so the {} answer is withheld: the rules did not see the call's exact text\n",
+        decision.verdict()
+    ));
+    true
+}
+
 /// The rule file at `path` as the live hook loads it: a regular file of at
 /// most [`crate::hooks::rules::MAX_RULE_FILE_BYTES`], without its test
 /// cases ([`RuleSet::rules_from_bytes`]), with at least one rule (an empty

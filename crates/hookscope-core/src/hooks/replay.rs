@@ -21,8 +21,10 @@
 //! Only calls with a result that is not an error count (a denied `rm -rf` did
 //! not run; a call cut off without a result did not finish). `touched_files`
 //! takes each Edit/Write/MultiEdit/NotebookEdit/apply_patch call's path
-//! ([`crate::tools::file_path_of`], write and edit kinds only),
-//! `ran_commands` each shell call's command line as written (the rules parse
+//! ([`crate::tools::file_path_of`], write and edit kinds only; for a patch,
+//! its first file), and a shell call that feeds a patch to `apply_patch`
+//! (Codex intercepts it as a file change) counts there too;
+//! `ran_commands` each other shell call's command line as written (the rules parse
 //! it with [`crate::shell`]), and `turn_prompt` the opening prompt of the
 //! main-thread turn the event belongs to (`None` for the prompt-less lead
 //! turn of a resumed file). Inside a subagent `turn_prompt` is the
@@ -244,6 +246,11 @@ pub(crate) fn trace_or(
 /// What `call` (of kind `kind`) adds to a history once it ran.
 pub(crate) fn call_trace(call: &ToolCall, kind: ToolKind) -> Option<Trace> {
     match call {
+        // A shell call that feeds a patch to `apply_patch` is a file
+        // change (Codex intercepts it as one): it touched the patch's file.
+        ToolCall::Bash(_) if crate::tools::apply_patch_text(call).is_some() => {
+            file_path_of(call).map(|p| Trace::Touched(p.to_string()))
+        }
         ToolCall::Bash(b) => Some(Trace::Ran(b.command.clone())),
         call if matches!(kind, ToolKind::Edit | ToolKind::Write) => {
             file_path_of(call).map(|p| Trace::Touched(p.to_string()))

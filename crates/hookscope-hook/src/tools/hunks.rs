@@ -85,7 +85,8 @@ pub fn file_path_of(call: &ToolCall) -> Option<&str> {
 /// The `*** Begin Patch` … `*** End Patch` text a Codex `apply_patch`
 /// applies (docs/transcripts.md#response-items), when `call` is one:
 /// * a call named `apply_patch` whose input is the patch string, or an
-///   object with the patch under `input` (older builds) or `patch`;
+///   object with the patch under `input` (older builds), `patch`, or
+///   `command` (what Codex hands its hooks, openai/codex PR #20527);
 /// * a shell call (`BashCall`: Bash, `exec_command`, `shell`, …) whose
 ///   command runs `apply_patch`/`applypatch` (wrappers such as `cd x &&`
 ///   allowed) with the patch in a heredoc (`apply_patch <<'EOF'`) or as its
@@ -100,7 +101,11 @@ pub fn apply_patch_text(call: &ToolCall) -> Option<&str> {
         call if call.name() == "apply_patch" => {
             let text = match call.raw()? {
                 Value::String(s) => s.as_str(),
-                Value::Object(obj) => obj.get("input").or_else(|| obj.get("patch"))?.as_str()?,
+                Value::Object(obj) => obj
+                    .get("input")
+                    .or_else(|| obj.get("patch"))
+                    .or_else(|| obj.get("command"))?
+                    .as_str()?,
                 _ => return None,
             };
             patch_block(text)

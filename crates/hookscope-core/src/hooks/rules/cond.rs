@@ -98,9 +98,58 @@ impl<'a> Subject<'a> {
             .find_map(|k| input.get(*k).and_then(Value::as_str))
     }
 
+    /// The Codex patch the payload's call applies (`apply_patch`, its text
+    /// under `tool_input.command` as Codex hands it to hooks, or `input` /
+    /// `patch`; [`crate::tools::apply_patch_text`]), parsed.
+    fn patch(&self) -> Option<crate::tools::ApplyPatch> {
+        let name = self.tool_name?;
+        let call =
+            crate::tools::parse_tool_call(name, self.input(), crate::tools::OnError::Other).ok()?;
+        crate::tools::apply_patch_text(&call).map(crate::tools::parse_apply_patch)
+    }
+
+    /// Every file the call acts on: [`Subject::file_path`], else each
+    /// file of its Codex patch (a moved file by both names), in patch
+    /// order.
+    pub fn file_paths(&self) -> Vec<String> {
+        if let Some(p) = self.file_path() {
+            return vec![p.to_string()];
+        }
+        self.patch()
+            .map(|patch| {
+                patch
+                    .files
+                    .into_iter()
+                    .flat_map(|f| std::iter::once(f.path).chain(f.move_to))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The new text of a Codex patch, one text per file: its added lines.
+    fn patch_texts(&self) -> Vec<String> {
+        self.patch()
+            .map(|patch| {
+                patch
+                    .files
+                    .iter()
+                    .map(|f| {
+                        f.chunks
+                            .iter()
+                            .flat_map(|c| &c.lines)
+                            .filter(|(tag, _)| *tag == crate::tools::LineTag::Added)
+                            .map(|(_, l)| format!("{l}\n"))
+                            .collect::<String>()
+                    })
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The new text the tool writes: a Write's `content`, an Edit's
     /// `new_string`, a NotebookEdit's `new_source`, each MultiEdit span's
-    /// `new_string`.
+    /// `new_string` (a Codex patch's added lines are read by the `content` condition).
     pub fn new_texts(&self) -> Vec<&'a str> {
         let Some(input) = self.input() else {
             return Vec::new();
@@ -603,6 +652,17 @@ impl Condition {
             }
             _ => true,
         };
+        // A patch of several files is approved whole: each file must match.
+        if let (Condition::FilePath(set, _), Some(noun)) = (self, noun) {
+            let cwd = s.payload.get("cwd").and_then(Value::as_str);
+            return match s.file_paths().iter().find(|p| !glob_hits(set, p, cwd)) {
+                Some(p) => Err(format!(
+                    "the patch also changes \"{}\": {noun} approves the whole patch, so every file must match",
+                    shorten(p)
+                )),
+                None => Ok(()),
+            };
+        }
         if !matches!(self, Condition::Command(_) | Condition::Program(_)) {
             return Ok(());
         }
@@ -786,15 +846,27 @@ impl Condition {
                     .map(|m| format!("({})", shorten(m.as_str())))
                     .ok_or_else(|| format!("the line does not match: \"{}\"", shorten(line)))
             }
-            Condition::FilePath(set, _) => match s.file_path() {
-                Some(p) if glob_hits(set, p, s.payload.get("cwd").and_then(Value::as_str)) => {
-                    Ok(format!("({p})"))
+            Condition::FilePath(set, _) => {
+                let cwd = s.payload.get("cwd").and_then(Value::as_str);
+                let paths = s.file_paths();
+                if let Some(p) = paths.iter().find(|p| glob_hits(set, p, cwd)) {
+                    return Ok(format!("({p})"));
                 }
-                Some(p) => Err(format!("file_path is \"{p}\"")),
-                None => Err("no file_path".into()),
-            },
+                match paths.as_slice() {
+                    [] => Err("no file_path".into()),
+                    [p] => Err(format!("file_path is \"{p}\"")),
+                    many => Err(format!(
+                        "the patch's files are {}",
+                        quote_list(&capped(many))
+                    )),
+                }
+            }
             Condition::Content(res) => {
-                let texts = s.new_texts();
+                let patched = s.patch_texts();
+                let mut texts = s.new_texts();
+                if texts.is_empty() {
+                    texts = patched.iter().map(String::as_str).collect();
+                }
                 if texts.is_empty() {
                     return Err("no new text".into());
                 }

@@ -1394,3 +1394,41 @@ fn a_guards_skip_must_hold_on_every_call_of_the_line() {
     );
     assert!(!allow.matched, "{}", allow.why());
 }
+
+/// A Codex `apply_patch` as Codex hands it to hooks (the patch under
+/// `tool_input.command`): `file_path` sees every file of the patch and
+/// `content` its added lines; an approving rule needs every file to match.
+#[test]
+fn a_codex_patch_meets_file_and_content_conditions() {
+    let patch = tool(
+        "apply_patch",
+        json!({"command": "*** Begin Patch\n*** Update File: Cargo.lock\n@@\n-a\n+b\n*** Add File: src/x.rs\n+fn f() { dbg!(1); }\n*** End Patch\n"}),
+    );
+    let lock = eval_one(
+        "tool = \"Edit\"\n[rules.only_if]\nfile_path = \"*.lock\"",
+        &patch,
+        &History::default(),
+    );
+    assert!(lock.matched, "{}", lock.why());
+    assert!(lock.why().ends_with("✓ (Cargo.lock)"), "{}", lock.why());
+    let dbg = eval_one(
+        "tool = \"Edit\"\n[rules.only_if]\nfile_path = \"*.rs\"\ncontent = 'dbg!\\('",
+        &patch,
+        &History::default(),
+    );
+    assert!(dbg.matched, "{}", dbg.why());
+    let allow = eval_action(
+        "allow",
+        "tool = \"Edit\"\n[rules.only_if]\nfile_path = \"src/**\"",
+        &patch,
+        &History::default(),
+    );
+    assert!(!allow.matched, "{}", allow.why());
+    assert!(
+        allow
+            .why()
+            .contains("the patch also changes \"Cargo.lock\""),
+        "{}",
+        allow.why()
+    );
+}
