@@ -6,7 +6,8 @@
 //! One row per decision: time, short session id, event, `tool_use_id`
 //! (`-` for none), tool, verdict, the matched rules as `id(verdict)`, and
 //! the rule file with `unchanged`, `changed since`, `cannot read it now` or
-//! `not read`; under it, each matched rule's why. The `none` answers are
+//! `not read`; under it, each matched rule's why (for a `none`, each rule
+//! that got past its event and tool, as `not <id>: <why>`). The `none` answers are
 //! left out unless `--all` or `--verdict none`, and a last line counts
 //! them. `--json` prints an array of `hooks::decisions::Logged` objects,
 //! filtered the same way. Secrets were masked when the lines were written.
@@ -120,6 +121,12 @@ pub fn run(session: Option<&str>, shown: &Shown<'_>, json: bool, log_dir: Option
         for r in &l.matched {
             if !r.why.is_empty() {
                 print_text(&format!("    {}: {}", r.id, r.why));
+            }
+        }
+        // Why no rule acted: the rules that got past event and tool.
+        if l.matched.is_empty() {
+            for r in &l.considered {
+                print_text(&format!("    not {}: {}", r.id, r.why));
             }
         }
     }

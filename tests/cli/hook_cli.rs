@@ -678,6 +678,51 @@ fn codex_payloads_are_answered_in_codex_contract() {
     );
 }
 
+/// A `none` answer is logged with why: each rule that got past its event
+/// and tool, and where it stopped (here the /tmp skip of no-rm-rf); a rule
+/// on another tool is not listed. `hooks --decisions --all` prints them.
+#[test]
+fn a_none_decision_logs_why_each_rule_stopped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let payload = RM_RF.replace("rm -rf build/", "rm -rf /tmp/scratch");
+    let ran = hook(EXAMPLE_RULES, dir.path(), &[], payload.as_bytes());
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    let entry = entries(dir.path()).pop().expect("logged");
+    assert_eq!(entry["verdict"], "none");
+    let ids: Vec<&str> = entry["considered"]
+        .as_array()
+        .expect("considered")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "no-rm-rf",
+            "force-with-lease",
+            "allow-git-status",
+            "no-curl-pipe-sh",
+            "secret-on-the-line"
+        ]
+    );
+    assert!(
+        entry["considered"][0]["why"].as_str().is_some_and(
+            |w| w.ends_with("— matched ✗ on call 1 of 1 (rm -rf /tmp/scratch) → rule skipped")
+        ),
+        "{entry}"
+    );
+    let out = hookscope()
+        .args(["hooks", "--decisions", "--all", "--log-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\n    not force-with-lease: event PreToolUse ✓ · tool Bash ✓ · program = \"git\" ✗ (programs are \"rm\")\n"),
+        "{text}"
+    );
+}
+
 /// A secret in the command is masked in the log's whys, as everywhere.
 #[test]
 fn the_log_masks_secrets() {

@@ -64,7 +64,9 @@ pub struct Context<'a> {
 /// (the call's tool digest, docs/tool-calls.md#the-digest, of the payload's
 /// `tool_name` and `tool_input`; null without them), `transcript_path`,
 /// `rules` {`path`, `sha256`}, `verdict` (`error` after
-/// a failure), `matched` [{`id`, `verdict`, `why`}], `output` {`exit_code`,
+/// a failure), `matched` [{`id`, `verdict`, `why`}], `considered` [{`id`,
+/// `why`}] (the rules whose event and tool matched but a condition or a
+/// skip stopped: why the hook did not act), `output` {`exit_code`,
 /// `stdout` (the JSON sent, or null), `stderr`}, `failure` (or null) and
 /// `duration_ms` (float).
 pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
@@ -86,6 +88,20 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
                 "why": r.why(),
             }))
         })
+        .collect();
+    // The rules that reached their conditions (event and tool matched) and
+    // stopped at one: why the hook did not act, for a `none` to be read.
+    let considered: Vec<Value> = decision
+        .evaluation
+        .iter()
+        .flat_map(|e| &e.rules)
+        .filter(|r| r.result.is_none())
+        .filter(|r| {
+            r.steps.last().is_some_and(|s| {
+                !s.ok && !s.check.starts_with("event ") && !s.check.starts_with("tool ")
+            })
+        })
+        .map(|r| json!({"id": r.id, "why": r.why()}))
         .collect();
     let stdout = if decision.stdout.is_empty() {
         Value::Null
@@ -115,6 +131,7 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         },
         "verdict": decision.verdict(),
         "matched": matched,
+        "considered": considered,
         "output": {
             "exit_code": decision.exit_code,
             "stdout": stdout,
@@ -128,8 +145,8 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
 }
 
 /// The entry as one line (JSON and `\n`): whole when it fits in
-/// [`MAX_ENTRY_BYTES`], else without `matched` whys and `output` texts
-/// (`"truncated": true`).
+/// [`MAX_ENTRY_BYTES`], else without `matched` whys, `considered` and
+/// `output` texts (`"truncated": true`).
 pub fn line_of(entry: &Value) -> Vec<u8> {
     let mut line = entry.to_string().into_bytes();
     if line.len() > MAX_ENTRY_BYTES {
@@ -140,6 +157,9 @@ pub fn line_of(entry: &Value) -> Vec<u8> {
                     o.remove("why");
                 }
             }
+        }
+        if let Some(o) = short.as_object_mut() {
+            o.remove("considered");
         }
         if let Some(o) = short.get_mut("output").and_then(Value::as_object_mut) {
             o.insert("stdout".into(), Value::Null);
@@ -360,6 +380,9 @@ pub struct Logged {
     pub rules_now: RulesNow,
     /// The rules that matched.
     pub matched: Vec<LoggedRule>,
+    /// The rules whose event and tool matched but that stopped at a
+    /// condition or a skip, with their whys (`verdict` empty).
+    pub considered: Vec<LoggedRule>,
     /// The exit code sent.
     pub exit_code: Option<i64>,
     /// The JSON sent on stdout (a rewrite's `updatedInput` is in it), or
@@ -398,6 +421,21 @@ impl Logged {
                     .collect()
             })
             .unwrap_or_default();
+        let considered = v
+            .get("considered")
+            .and_then(Value::as_array)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|r| {
+                        Some(LoggedRule {
+                            id: r.get("id")?.as_str()?.to_string(),
+                            verdict: String::new(),
+                            why: r.get("why")?.as_str()?.to_string(),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let rules = v.get("rules");
         Some(Logged {
             time: s("time")?,
@@ -419,6 +457,7 @@ impl Logged {
                 .map(str::to_string),
             rules_now: RulesNow::Unknown,
             matched,
+            considered,
             exit_code: v
                 .get("output")
                 .and_then(|o| o.get("exit_code"))

@@ -797,6 +797,31 @@ fn endless_stop_warning(r: &Rule) -> Option<String> {
     })
 }
 
+/// The warning for a rule whose tool spec names a built-in tool in the
+/// wrong case (`bash`): tool names are compared exactly, so it would never
+/// match ([`crate::hooks::lint::KNOWN_TOOLS`]), or `None`.
+fn tool_case_warning(r: &Rule) -> Option<String> {
+    let spec = r.tool.as_deref()?;
+    let fixes: Vec<String> = spec
+        .split('|')
+        .map(str::trim)
+        .filter(|n| !crate::hooks::lint::KNOWN_TOOLS.contains(n))
+        .filter_map(|n| {
+            crate::hooks::lint::KNOWN_TOOLS
+                .iter()
+                .find(|k| k.eq_ignore_ascii_case(n))
+                .map(|k| format!("`{n}` → `{k}`"))
+        })
+        .collect();
+    (!fixes.is_empty()).then(|| {
+        format!(
+            "warning: rule `{}` names a tool in the wrong case ({}): tool names are compared exactly, so it never matches",
+            r.id,
+            fixes.join(", ")
+        )
+    })
+}
+
 impl RuleSet {
     /// Loads a rule file: a regular file of at most [`MAX_RULE_FILE_BYTES`],
     /// UTF-8 TOML. Test payload files are resolved next to it.
@@ -947,13 +972,16 @@ impl RuleSet {
         rules.sort_by_key(|r| r.priority);
         let mut warnings: Vec<RuleError> = rules
             .iter()
-            .filter_map(|r| {
-                endless_stop_warning(r).map(|message| RuleError {
-                    file: file.to_string(),
-                    line: r.line,
-                    column: places.get(&r.id).map_or(0, |&(_, c)| c),
-                    message,
-                })
+            .flat_map(|r| {
+                [endless_stop_warning(r), tool_case_warning(r)]
+                    .into_iter()
+                    .flatten()
+                    .map(|message| RuleError {
+                        file: file.to_string(),
+                        line: r.line,
+                        column: places.get(&r.id).map_or(0, |&(_, c)| c),
+                        message,
+                    })
             })
             .collect();
         warnings.sort_by_key(|w| w.line);
@@ -966,9 +994,10 @@ impl RuleSet {
     }
 
     /// What loading found questionable without refusing the file, each with
-    /// file and line: today a `block` rule on Stop/SubagentStop that does
-    /// not check `stop_hook_active` (it would block the Stop that follows
-    /// its own block too, and the agent would never stop).
+    /// file and line: a `block` rule on Stop/SubagentStop that does not
+    /// check `stop_hook_active` (it would block the Stop that follows its
+    /// own block too, and the agent would never stop), and a tool spec that
+    /// names a built-in tool in the wrong case (`bash`).
     pub fn warnings(&self) -> &[RuleError] {
         &self.warnings
     }

@@ -1432,3 +1432,17 @@ fn a_codex_patch_meets_file_and_content_conditions() {
         allow.why()
     );
 }
+
+#[test]
+fn a_tool_in_the_wrong_case_is_warned_about() {
+    let s = set(
+        "[[rules]]\nid = \"r\"\nevents = \"PreToolUse\"\ntool = \"bash|Edit|mcp__x__y\"\naction = \"context\"\nreason = \"x\"\n",
+    );
+    let w: Vec<String> = s.warnings().iter().map(|w| w.message.clone()).collect();
+    assert_eq!(
+        w,
+        [
+            "warning: rule `r` names a tool in the wrong case (`bash` → `Bash`): tool names are compared exactly, so it never matches"
+        ]
+    );
+}
