@@ -450,7 +450,7 @@ fn left_out_line(agent: &str, n: usize) -> String {
     let name = agent_label(agent);
     let s = if n == 1 { "" } else { "s" };
     let why = match agent {
-        "codex" => "their hook payloads are not rebuilt for rule sets (replay one Codex event through your Codex hooks with `replay SESSION --event E`)".to_string(),
+        "codex" => "the backtest does not cover them yet (replay one Codex event through the rules with `replay SESSION --event E --rules FILE`)".to_string(),
         "opencode" => "OpenCode has no hook payloads to rebuild (its hooks are JavaScript plugins called in-process, not commands fed JSON on stdin)".to_string(),
         _ => "their hook payloads are not rebuilt for rule sets".to_string(),
     };
@@ -659,10 +659,10 @@ fn run_hooks(
     let tag = dialect.report_tag();
     let nothing = format!(
         "nothing ran (--exec runs the command handlers of your {} on this payload)",
-        if dialect.takes_rule_sets() {
-            "hook settings".to_string()
-        } else {
+        if dialect == hookscope_core::hooks::dialect::Dialect::Codex {
             format!("{} hooks", dialect.label())
+        } else {
+            "hook settings".to_string()
         }
     );
     if !args.exec && args.settings.is_empty() {

@@ -649,8 +649,8 @@ fn a_zst_rollout_gives_the_same_payloads_as_the_plain_one() {
 }
 
 /// The shells reach every dialect through `hooks::dialect`: a Codex
-/// replay without `--exec` says rule sets are not evaluated and the
-/// rollout records no hook activity; with `--exec` the report is tagged
+/// replay without `--exec` evaluates the rule set (the echo meets no rule
+/// of the example) and says the rollout records no hook activity; with `--exec` the report is tagged
 /// with the Codex dialect and not compared with the transcript.
 #[test]
 fn a_codex_replay_says_what_is_not_read_and_tags_its_dialect() {
@@ -678,7 +678,8 @@ fn a_codex_replay_says_what_is_not_read_and_tags_its_dialect() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("rules: not evaluated (rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session)\n"),
+        text.contains("rules (assets/rules/example.toml):\n")
+            && text.contains("\ndecision: none\n"),
         "{text}"
     );
     assert!(
@@ -713,7 +714,7 @@ fn a_codex_replay_says_what_is_not_read_and_tags_its_dialect() {
     assert_eq!(v["exec"]["vs_transcript"], Value::Null);
     assert_eq!(
         v["rules_note"],
-        "rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session"
+        "no rule set loaded: only the payload and what the transcript recorded"
     );
 }
 
@@ -883,4 +884,42 @@ fn an_installed_rule_set_blocks_through_codex_reading() {
         .output()
         .expect("run");
     assert!(String::from_utf8_lossy(&again.stdout).starts_with("already installed in "));
+}
+
+/// `replay` of a real Codex event with `--rules`: the rules run on the
+/// payload Codex would send, and the answer is Codex's (a deny with its
+/// reason), read back by Codex's reader as a block.
+#[test]
+fn replay_of_a_codex_event_evaluates_the_rules_in_codex_contract() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.toml");
+    write_file(
+        &rules,
+        "[[rules]]\nid = \"no-echo\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no echo here\"\n[rules.only_if]\nprogram = \"echo\"\n",
+    );
+    let out = hookscope()
+        .args([
+            "replay",
+            ROLLOUT,
+            "--event",
+            "PreToolUse",
+            "--json",
+            "--rules",
+        ])
+        .arg(&rules)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["decision"], "block", "{v}");
+    assert_eq!(
+        v["output"]["stdout"],
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "deny", "permissionDecisionReason": "no echo here"}})
+    );
+    assert_eq!(v["outcome"]["effect"], "blocked");
 }

@@ -398,8 +398,9 @@ fn payload_of_a_codex_session_is_codexs_own() {
         .expect("run");
     let r: Value = serde_json::from_slice(&replayed.stdout).expect("replay json");
     assert_eq!(r["payload"], v);
-    // A rule set is Claude Code's: refused on a Codex session, exit 2.
-    let (code, _, err) = run(&[
+    // A rule set is evaluated on the Codex payload too, its answer read
+    // as Codex reads it: `ls -la` meets no rule of the example.
+    let (code, out, err) = run(&[
         rollout,
         "--event",
         "PreToolUse",
@@ -409,8 +410,11 @@ fn payload_of_a_codex_session_is_codexs_own() {
         "--rules",
         EXAMPLE_RULES,
     ]);
-    assert_eq!(code, 2);
-    assert!(err.contains("not evaluated on a Codex session"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    let env: Value = serde_json::from_str(&out).expect("envelope");
+    assert_eq!(env["payload"], v);
+    assert_eq!(env["expected"]["decision"], "none");
+    assert_eq!(env["expected"]["outcome"]["effect"], "nothing");
 }
 
 /// An OpenCode session has no hook payloads: refused (exit 2) with a

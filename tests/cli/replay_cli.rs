@@ -526,7 +526,7 @@ fn backtest_of_a_codex_folder_says_its_sessions_were_left_out() {
         "{out}"
     );
     assert!(
-        out.contains("1 Codex session left out: their hook payloads are not rebuilt"),
+        out.contains("1 Codex session left out: the backtest does not cover them yet"),
         "{out}"
     );
     let (_, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", dir, "--json"]);

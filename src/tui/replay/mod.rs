@@ -215,18 +215,7 @@ impl ReplayPane {
         let mut rec: Vec<Line<'static>> = Vec::new();
         let head = |t: &str| Line::from(Span::styled(t.to_string(), theme.heading()));
         let dim = |t: String| Line::from(Span::styled(t, theme.dim()));
-        let no_rules = match &self.result {
-            Some(Ok(r)) => !r.dialect.takes_rule_sets(),
-            _ => false,
-        };
         match &ctx.rules {
-            // Rule sets decide on Claude Code's and Droid's payloads; a
-            // Codex session's replay shows the payload Codex sends its own
-            // hooks, which no rule set sees (`replay` the same).
-            _ if no_rules => {
-                out.push(head("Rules"));
-                out.push(dim("rule sets are evaluated on Claude Code and Droid events only; this is the payload Codex sends its hooks (Your hooks below)".into()));
-            }
             Rules::None => {
                 out.push(head("Rules"));
                 out.push(dim("no rule set loaded: start with `hookscope --rules FILE [PATH...]` (write one with `hookscope test --example > rules.toml`)".into()));

@@ -183,18 +183,17 @@ impl Dialect {
         }
     }
 
-    /// Whether rule sets (docs/rules.md, written against Claude Code's
-    /// hook contract) are evaluated on this dialect's payloads: Claude
-    /// Code's and Droid's (same shape), not Codex's.
+    /// Whether rule sets (docs/rules.md) are evaluated on this dialect's
+    /// payloads by `replay`: every dialect's (Codex's answered in its own
+    /// contract, [`crate::hooks::codex::answer`]). The backtest still
+    /// leaves Codex sessions out ([`crate::hooks::events::rebuilds`]).
     pub fn takes_rule_sets(self) -> bool {
-        self != Dialect::Codex
+        true
     }
 
     /// Why a rule set is not evaluated here (None where it is).
     pub fn rule_sets_note(self) -> Option<&'static str> {
-        (!self.takes_rule_sets()).then_some(
-            "rule sets follow Claude Code's hook contract; they are not evaluated on a Codex session",
-        )
+        (!self.takes_rule_sets()).then_some("rule sets are not evaluated on this agent's sessions")
     }
 
     /// Whether a run is compared with what the transcript recorded (the
@@ -735,7 +734,7 @@ mod tests {
             p,
             json!({"hook_event_name": "SessionStart", "source": "resume"})
         );
-        assert!(!Dialect::Codex.takes_rule_sets());
+        assert!(Dialect::Codex.takes_rule_sets());
         assert!(Dialect::Droid.takes_rule_sets());
     }
 

@@ -147,27 +147,7 @@ pub fn decide_as(
 ) -> Decision {
     let mut evaluation = rules.evaluate_at(payload, history, &Version::latest());
     if agent == HookAgent::Codex {
-        let event = evaluation.event.as_str().to_string();
-        evaluation.output = evaluation
-            .combined
-            .result
-            .as_ref()
-            .map_or_else(HookOutput::empty, |r| {
-                crate::hooks::codex::answer::hook_output(&event, r)
-            });
-        let out = &evaluation.output;
-        let stdout = out
-            .stdout
-            .as_ref()
-            .map(Value::to_string)
-            .unwrap_or_default();
-        evaluation.outcome = crate::hooks::codex::reduce::read_answer(
-            &event,
-            Some(out.exit_code),
-            &stdout,
-            out.stderr.as_deref().unwrap_or_default(),
-        )
-        .0;
+        crate::hooks::codex::answer::answer_in_codex(&mut evaluation);
     }
     let HookOutput {
         exit_code,

@@ -156,19 +156,16 @@ pub fn replay_with(
     let dialect = crate::hooks::dialect::Dialect::for_agent(session.agent);
     let mut built = dialect.payload(session, event, at)?;
     map.map_value(&mut built.json);
-    if !dialect.takes_rule_sets() {
-        // Codex: its own payload; rule sets and the recorded hook
-        // activity are Claude Code's.
-        return Ok(Replay {
-            dialect,
-            payload: built,
-            history: History::default(),
-            evaluation: None,
-            recorded: Vec::new(),
-        });
-    }
     let history = history_before(session, &built);
-    let evaluation = rules.map(|r| evaluate(r, &built, &history));
+    let evaluation = rules.map(|r| {
+        let mut e = evaluate(r, &built, &history);
+        // Codex reads its own answers (docs/live-hook.md#agents): the
+        // same evaluation, answered as `hook --agent codex` answers.
+        if dialect == crate::hooks::dialect::Dialect::Codex {
+            crate::hooks::codex::answer::answer_in_codex(&mut e);
+        }
+        e
+    });
     let recorded = recorded_at(session, &built);
     Ok(Replay {
         dialect,

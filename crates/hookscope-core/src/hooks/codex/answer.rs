@@ -30,6 +30,33 @@ use crate::hooks::result::{Action, HookOutput, HookResult};
 /// The reason a block carries when its rule gave none.
 const NO_REASON: &str = "blocked by a hookscope rule";
 
+/// Rewrites `evaluation`'s output and outcome for Codex: the answer
+/// [`hook_output`] writes for its combined result (nothing when no rule
+/// matched), read back as Codex reads it
+/// ([`super::reduce::read_answer`]). The live hook's `--agent codex` and
+/// the replay of a Codex session both answer through it.
+pub fn answer_in_codex(evaluation: &mut crate::hooks::rules::Evaluation) {
+    let event = evaluation.event.as_str().to_string();
+    evaluation.output = evaluation
+        .combined
+        .result
+        .as_ref()
+        .map_or_else(HookOutput::empty, |r| hook_output(&event, r));
+    let out = &evaluation.output;
+    let stdout = out
+        .stdout
+        .as_ref()
+        .map(Value::to_string)
+        .unwrap_or_default();
+    evaluation.outcome = super::reduce::read_answer(
+        &event,
+        Some(out.exit_code),
+        &stdout,
+        out.stderr.as_deref().unwrap_or_default(),
+    )
+    .0;
+}
+
 /// The Codex answer to `event` for `result` (module docs).
 pub fn hook_output(event: &str, result: &HookResult) -> HookOutput {
     let mut out = HookOutput::empty();
