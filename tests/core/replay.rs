@@ -48,7 +48,7 @@ fn run(scenario: &str, event: EventName, at: &str) -> Replay {
     replay(&s, event, &At::parse(at), Some(&rules)).expect("replay")
 }
 
-const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · command =~ ["(?-u:\b)rm(?:\s+\S+)*?\s+-[0-9A-Za-z_]*(?:[rR][0-9A-Za-z_]*f|f[0-9A-Za-z_]*[rR])", "(?-u:\b)rm(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*[rR]|--r[a-z]*)(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*f|--f[a-z]*|--interactive=never)", "(?-u:\b)rm(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*f|--f[a-z]*|--interactive=never)(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*[rR]|--r[a-z]*)"] ✓ on call 1 of 1 (rm -rf build/) · program = "rm" ✓ (rm -rf build/) · skip_if command =~ "(?-u)^rm\s+-\w+\s+/tmp/[\w-]+/?$" — not matched ✓"#;
+const NO_RM_RF_WHY: &str = r#"event PreToolUse ✓ · tool Bash ✓ · program = "rm" ✓ (rm -rf build/) · command =~ ["(?-u:\b)rm(?:\s+\S+)*?\s+-[0-9A-Za-z_]*(?:[rR][0-9A-Za-z_]*f|f[0-9A-Za-z_]*[rR])", "(?-u:\b)rm(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*[rR]|--r[a-z]*)(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*f|--f[a-z]*|--interactive=never)", "(?-u:\b)rm(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*f|--f[a-z]*|--interactive=never)(?:\s+\S+)*?\s+(?:-[0-9A-Za-z_]*[rR]|--r[a-z]*)"] ✓ on call 1 of 1 (rm -rf build/) · skip_if command =~ "(?-u)^rm\s+-\w+\s+/tmp/[\w-]+/?$" — not matched ✓"#;
 
 const NO_RM_RF_REASON: &str = "rm -rf is blocked in this project. Move the folder aside with `trash <path>` (or `mv <path> /tmp/`) instead.\nIf the folder really must go, ask the user to delete it.";
 

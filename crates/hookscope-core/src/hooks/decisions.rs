@@ -66,7 +66,8 @@ pub struct Context<'a> {
 /// `rules` {`path`, `sha256`}, `verdict` (`error` after
 /// a failure), `matched` [{`id`, `verdict`, `why`}], `considered` [{`id`,
 /// `why`}] (the rules whose event and tool matched but a condition or a
-/// skip stopped: why the hook did not act), `output` {`exit_code`,
+/// skip stopped: that condition's name and what it found, `program ✗
+/// (programs are "rm")`), `output` {`exit_code`,
 /// `stdout` (the JSON sent, or null), `stderr`}, `failure` (or null) and
 /// `duration_ms` (float).
 pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
@@ -91,17 +92,28 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         .collect();
     // The rules that reached their conditions (event and tool matched) and
     // stopped at one: why the hook did not act, for a `none` to be read.
+    // Only the condition's name and what it found are kept, not the
+    // pattern the rule file wrote (`test` shows it): a rule's regex that
+    // spells `token` or `key` would make every line pay for masking.
     let considered: Vec<Value> = decision
         .evaluation
         .iter()
         .flat_map(|e| &e.rules)
         .filter(|r| r.result.is_none())
-        .filter(|r| {
-            r.steps.last().is_some_and(|s| {
-                !s.ok && !s.check.starts_with("event ") && !s.check.starts_with("tool ")
+        .filter_map(|r| {
+            let last = r.steps.last()?;
+            let passed_tool =
+                !last.ok && !last.check.starts_with("event ") && !last.check.starts_with("tool ");
+            passed_tool.then(|| {
+                let words = if last.check.starts_with("skip_if ") {
+                    2
+                } else {
+                    1
+                };
+                let name: Vec<&str> = last.check.split(' ').take(words).collect();
+                json!({"id": r.id, "why": format!("{} ✗ {}", name.join(" "), last.detail)})
             })
         })
-        .map(|r| json!({"id": r.id, "why": r.why()}))
         .collect();
     let stdout = if decision.stdout.is_empty() {
         Value::Null
@@ -140,8 +152,42 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         "failure": decision.failure,
         "duration_ms": (cx.duration.as_secs_f64() * 1e6).round() / 1e3,
     });
+    // Rule ids are the rule file's own names, not data: they are kept as
+    // written (an id such as `secret-on-the-line` would otherwise send
+    // every line through the full masking, which costs milliseconds).
+    let ids = |v: &mut Value, key: &str| -> Vec<Value> {
+        v.get_mut(key)
+            .and_then(Value::as_array_mut)
+            .map(|items| {
+                items
+                    .iter_mut()
+                    .map(|i| {
+                        i.as_object_mut()
+                            .and_then(|o| o.remove("id"))
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut value = value;
+    let (matched_ids, considered_ids) = (ids(&mut value, "matched"), ids(&mut value, "considered"));
     let mut counts = crate::redact::Redactions::new();
-    crate::redact::redactor().redact_value(&value, &mut counts)
+    let mut masked = crate::redact::redactor().redact_value(&value, &mut counts);
+    for (key, ids) in [("matched", matched_ids), ("considered", considered_ids)] {
+        if let Some(items) = masked.get_mut(key).and_then(Value::as_array_mut) {
+            for (item, id) in items.iter_mut().zip(ids) {
+                if let Value::Object(o) = item {
+                    // `id` first again, as written.
+                    let mut with_id = serde_json::Map::new();
+                    with_id.insert("id".into(), id);
+                    with_id.append(o);
+                    *o = with_id;
+                }
+            }
+        }
+    }
+    masked
 }
 
 /// The entry as one line (JSON and `\n`): whole when it fits in

@@ -534,11 +534,13 @@ fn compile_conds(raw: RawConds, errs: &mut Errors<'_>) -> Vec<Condition> {
                 .collect::<Vec<_>>()
         })
     };
-    if let Some(r) = regexes(raw.command, false, errs) {
-        out.push(Condition::Command(r));
-    }
+    // `program` before `command`: a name compares without a regex, so a
+    // call of another program never compiles the rule's command regexes.
     if let Some(p) = raw.program {
         out.push(Condition::Program(p.into_inner().into_vec()));
+    }
+    if let Some(r) = regexes(raw.command, false, errs) {
+        out.push(Condition::Command(r));
     }
     if let Some(p) = raw.pipeline {
         let start = p.span().start;
@@ -1083,7 +1085,8 @@ impl Rule {
     }
 
     /// Evaluates this rule alone: the checks in order (event, tool,
-    /// `only_if` in the file format's order, then `skip_if`), stopping at
+    /// `only_if` in a fixed order, cheap checks first: `stop_hook_active`,
+    /// `program`, then `command` and the rest; then `skip_if`), stopping at
     /// the first that fails; the result when all held.
     pub fn evaluate(&self, s: &Subject<'_>) -> RuleEval {
         let mut steps = Vec::new();
