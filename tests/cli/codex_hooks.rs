@@ -43,6 +43,9 @@ fn load_at(r: &Roots) -> CodexHooks {
     })
 }
 
+/// A rule set that blocks every `echo` (the real rollout's last call).
+const NO_ECHO: &str = "[[rules]]\nid = \"no-echo\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no echo here\"\n[rules.only_if]\nprogram = \"echo\"\n";
+
 const GUARD: &str = r#"{
   "hooks": {
     "PreToolUse": [
@@ -814,26 +817,26 @@ fn codex_match_json_and_listing_show_trust() {
 fn an_installed_rule_set_blocks_through_codex_reading() {
     let r = roots();
     let rules = r.home.join("rules.toml");
-    write_file(
-        &rules,
-        "[[rules]]\nid = \"no-echo\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no echo here\"\n[rules.only_if]\nprogram = \"echo\"\n",
-    );
-    let out = hookscope()
-        .args([
-            "hooks",
-            "--install",
-            "--agent",
-            "codex",
-            "--scope",
-            "user",
-            "--write",
-        ])
-        .arg("--codex-home")
-        .arg(&r.home)
-        .arg("--rules")
-        .arg(&rules)
-        .output()
-        .expect("run");
+    write_file(&rules, NO_ECHO);
+    let install = || {
+        hookscope()
+            .args([
+                "hooks",
+                "--install",
+                "--agent",
+                "codex",
+                "--scope",
+                "user",
+                "--write",
+            ])
+            .arg("--codex-home")
+            .arg(&r.home)
+            .arg("--rules")
+            .arg(&rules)
+            .output()
+            .expect("run")
+    };
+    let out = install();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -867,22 +870,7 @@ fn an_installed_rule_set_blocks_through_codex_reading() {
     assert_eq!(exec["combined"]["model_sees"], "no echo here");
     assert_eq!(exec["final_outcome"]["verdict"], "denied");
     // Installing again changes nothing.
-    let again = hookscope()
-        .args([
-            "hooks",
-            "--install",
-            "--agent",
-            "codex",
-            "--scope",
-            "user",
-            "--write",
-        ])
-        .arg("--codex-home")
-        .arg(&r.home)
-        .arg("--rules")
-        .arg(&rules)
-        .output()
-        .expect("run");
+    let again = install();
     assert!(String::from_utf8_lossy(&again.stdout).starts_with("already installed in "));
 }
 
@@ -893,10 +881,7 @@ fn an_installed_rule_set_blocks_through_codex_reading() {
 fn replay_of_a_codex_event_evaluates_the_rules_in_codex_contract() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rules = dir.path().join("rules.toml");
-    write_file(
-        &rules,
-        "[[rules]]\nid = \"no-echo\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no echo here\"\n[rules.only_if]\nprogram = \"echo\"\n",
-    );
+    write_file(&rules, NO_ECHO);
     let out = hookscope()
         .args([
             "replay",

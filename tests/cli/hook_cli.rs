@@ -796,7 +796,9 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
         "{text}"
     );
     assert!(
-        rows[1].starts_with("    no-rm-rf: event PreToolUse ✓ · tool Bash ✓ · command =~ "),
+        rows[1].starts_with(
+            "    no-rm-rf: event PreToolUse ✓ · tool Bash ✓ · program = \"rm\" ✓ (rm -rf build/) · command =~ "
+        ),
         "{text}"
     );
     assert_eq!(

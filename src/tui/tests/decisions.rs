@@ -49,12 +49,7 @@ fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
     );
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Pane::Detail);
-    let detail: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let detail = detail_text(&app);
     let at = detail
         .iter()
         .position(|l| l == "── Rules, live (hookscope hook) ──")
@@ -109,12 +104,7 @@ fn a_decision_on_another_input_with_the_same_ids_is_not_this_calls() {
     let screen = render(&mut app, 160, 48);
     assert!(!screen.contains("§"), "{screen}");
     key(&mut app, KeyCode::Enter);
-    let detail: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let detail = detail_text(&app);
     assert!(
         !detail.iter().any(|l| l.contains("Rules, live")),
         "{detail:?}"

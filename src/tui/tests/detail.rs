@@ -39,12 +39,7 @@ fn codex_apply_patch_through_exec_command_shows_its_diff() {
         .expect("two apply_patch calls");
     app.timeline.sel = Some(item);
     key(&mut app, KeyCode::Enter);
-    let text: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let text = detail_text(&app);
     let at = text
         .iter()
         .position(|l| l == "── Diff (apply_patch) ──")
@@ -121,12 +116,7 @@ fn a_10_mb_output_builds_a_bounded_number_of_lines() {
     for width in [160u16, 80, 1] {
         render(&mut app, width, 48);
         let lines = app.detail.lines().len();
-        let text: Vec<String> = app
-            .detail
-            .lines()
-            .iter()
-            .map(crate::tui::widgets::text::line_text)
-            .collect();
+        let text = detail_text(&app);
         if width == 160 {
             // 2,000 output lines (one row each at this width) and the
             // fields above them: well under 2,100 rows.
@@ -164,12 +154,7 @@ fn a_single_10_mb_output_line_at_width_1_stays_bounded() {
     // The output is cut at 256 KiB, and the rows at 256 Ki in all.
     assert!(app.detail.lines().len() <= 262_145);
     render(&mut app, 160, 48);
-    let text: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let text = detail_text(&app);
     assert!(
         text.iter()
             .any(|l| l == "… 1 more line (9.3 MiB) — press o to show more"),
@@ -201,13 +186,7 @@ fn a_huge_bash_line_is_parsed_off_the_ui_thread_once() {
     };
     assert_eq!(key.0, "toolu_hostile");
     assert_eq!(asked.len(), command.len());
-    let text = |app: &App| -> Vec<String> {
-        app.detail
-            .lines()
-            .iter()
-            .map(crate::tui::widgets::text::line_text)
-            .collect()
-    };
+    let text = |app: &App| -> Vec<String> { detail_text(app) };
     assert!(text(&app).iter().any(|l| l == "parsing…"));
     // Moving away and back asks nothing new while the answer is pending.
     app.handle(Action::Up);
@@ -275,12 +254,7 @@ fn a_depth_2_call_names_every_spawn_and_the_subagent_its_model() {
             .select_call("toolu_01DIgoxeg8ZxqYQ6XNQPwD7s", &app.ctx)
     );
     render(&mut app, 160, 48);
-    let detail: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let detail = detail_text(&app);
     let at = detail
         .iter()
         .position(|l| l == "── Subagent ──")
@@ -316,12 +290,7 @@ fn the_turn_detail_and_the_session_row_count_alike() {
     app.timeline.sel = Some(Item::Turn(0));
     key(&mut app, KeyCode::Enter);
     render(&mut app, 160, 48);
-    let detail: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let detail = detail_text(&app);
     assert!(
         detail
             .contains(&"counts: 9 tool calls (5 in subagents), 0 errors, 4 subagents".to_string()),

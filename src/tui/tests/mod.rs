@@ -356,6 +356,15 @@ const EXAMPLE_RULES: &str = "assets/rules/example.toml";
 /// [`render`] with the payload's `transcript_path` (the file's real,
 /// absolute path) set to `<path>` before drawing, so the snapshot (and how
 /// its lines wrap) does not depend on where the checkout is.
+/// The Detail pane's lines as plain text.
+fn detail_text(app: &App) -> Vec<String> {
+    app.detail
+        .lines()
+        .iter()
+        .map(crate::tui::widgets::text::line_text)
+        .collect()
+}
+
 fn render_replay(app: &mut App, width: u16, height: u16) -> String {
     if let Some((masked, _)) = app.replay.masked.as_mut()
         && let Some(path) = masked.get_mut("transcript_path")

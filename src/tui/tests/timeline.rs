@@ -305,12 +305,7 @@ fn a_hand_made_spawn_cycle_renders_expands_and_jumps() {
     app.timeline.sel = Some(Item::Unlinked(0));
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Char('k'));
-    let detail: Vec<String> = app
-        .detail
-        .lines()
-        .iter()
-        .map(crate::tui::widgets::text::line_text)
-        .collect();
+    let detail = detail_text(&app);
     assert_eq!(
         detail.first().map(String::as_str),
         Some("── Detached subagent ──"),

@@ -448,40 +448,32 @@ impl Logged {
     /// (no `time` or `verdict`).
     pub fn of(v: &Value) -> Option<Logged> {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        let matched = v
-            .get("matched")
-            .and_then(Value::as_array)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|r| {
-                        Some(LoggedRule {
-                            id: r.get("id")?.as_str()?.to_string(),
-                            verdict: r.get("verdict")?.as_str()?.to_string(),
-                            why: r
-                                .get("why")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_string(),
+        // `matched` items carry a verdict; `considered` ones do not.
+        let rules_at = |key: &str, with_verdict: bool| -> Vec<LoggedRule> {
+            v.get(key)
+                .and_then(Value::as_array)
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|r| {
+                            let verdict = match with_verdict {
+                                true => r.get("verdict")?.as_str()?.to_string(),
+                                false => String::new(),
+                            };
+                            Some(LoggedRule {
+                                id: r.get("id")?.as_str()?.to_string(),
+                                verdict,
+                                why: r
+                                    .get("why")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .to_string(),
+                            })
                         })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let considered = v
-            .get("considered")
-            .and_then(Value::as_array)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|r| {
-                        Some(LoggedRule {
-                            id: r.get("id")?.as_str()?.to_string(),
-                            verdict: String::new(),
-                            why: r.get("why")?.as_str()?.to_string(),
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let (matched, considered) = (rules_at("matched", true), rules_at("considered", false));
         let rules = v.get("rules");
         Some(Logged {
             time: s("time")?,
