@@ -126,10 +126,14 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
     }
     if scope == Scope::Project {
         // The entry names this machine's binary and rule file.
+        // Only Claude Code has a local file; the others keep yours in the
+        // user folder.
+        let yours = match dialect {
+            Dialect::ClaudeCode => "--scope local keeps it yours",
+            Dialect::Codex | Dialect::Droid => "--scope user keeps it in your own folder",
+        };
         errln!(
-            "hookscope: note: the entry names {} and {}, paths of this machine, in a file shared with the repository; --scope local keeps it yours",
-            exe,
-            rules_text
+            "hookscope: note: the entry names {exe} and {rules_text}, paths of this machine, in a file shared with the repository; {yours}"
         );
     }
     let (original, mut settings) = match read_settings(&target) {

@@ -1204,6 +1204,11 @@ fn hooks_install_for_droid_writes_factory_hooks_json() {
         err.starts_with("hookscope: note: the entry names "),
         "{err}"
     );
+    // Droid has no local file: the way out is the user's folder.
+    assert!(
+        err.contains("; --scope user keeps it in your own folder\n"),
+        "{err}"
+    );
     assert!(
         err.ends_with(
             "hookscope: Droid has no PermissionRequest event; the rules on it are not installed\n"
