@@ -799,6 +799,36 @@ fn endless_stop_warning(r: &Rule) -> Option<String> {
     })
 }
 
+/// The warning for a `context` or `warn` rule on events where its text
+/// reaches no one: the event takes no `additionalContext` (Notification,
+/// SessionEnd, PreCompact, …), a warn there cannot approve, and the rule
+/// shows the user no `message` the event would display; or `None`.
+fn silent_context_warning(r: &Rule) -> Option<String> {
+    if !matches!(r.action, RuleAction::Warn | RuleAction::Context) {
+        return None;
+    }
+    let silent: Vec<&str> = r
+        .events
+        .iter()
+        .map(EventKey::as_str)
+        .filter(|e| {
+            let c = EventControl::of(e);
+            let heard = c.additional_context
+                || (r.action == RuleAction::Warn && c.permission_decision)
+                || (r.message.is_some() && c.system_message);
+            !heard
+        })
+        .collect();
+    (!silent.is_empty()).then(|| {
+        format!(
+            "warning: rule `{}` is a {} on {}, which takes no additionalContext: its text reaches no one there",
+            r.id,
+            r.action.as_str(),
+            silent.join("/")
+        )
+    })
+}
+
 /// The warning for a rule whose tool spec names a built-in tool in the
 /// wrong case (`bash`): tool names are compared exactly, so it would never
 /// match ([`crate::hooks::lint::KNOWN_TOOLS`]), or `None`.
@@ -975,15 +1005,19 @@ impl RuleSet {
         let mut warnings: Vec<RuleError> = rules
             .iter()
             .flat_map(|r| {
-                [endless_stop_warning(r), tool_case_warning(r)]
-                    .into_iter()
-                    .flatten()
-                    .map(|message| RuleError {
-                        file: file.to_string(),
-                        line: r.line,
-                        column: places.get(&r.id).map_or(0, |&(_, c)| c),
-                        message,
-                    })
+                [
+                    endless_stop_warning(r),
+                    tool_case_warning(r),
+                    silent_context_warning(r),
+                ]
+                .into_iter()
+                .flatten()
+                .map(|message| RuleError {
+                    file: file.to_string(),
+                    line: r.line,
+                    column: places.get(&r.id).map_or(0, |&(_, c)| c),
+                    message,
+                })
             })
             .collect();
         warnings.sort_by_key(|w| w.line);
@@ -998,8 +1032,9 @@ impl RuleSet {
     /// What loading found questionable without refusing the file, each with
     /// file and line: a `block` rule on Stop/SubagentStop that does not
     /// check `stop_hook_active` (it would block the Stop that follows its
-    /// own block too, and the agent would never stop), and a tool spec that
-    /// names a built-in tool in the wrong case (`bash`).
+    /// own block too, and the agent would never stop), a tool spec that
+    /// names a built-in tool in the wrong case (`bash`), and a `context` or
+    /// `warn` on an event that takes no `additionalContext`.
     pub fn warnings(&self) -> &[RuleError] {
         &self.warnings
     }

@@ -1446,3 +1446,23 @@ fn a_tool_in_the_wrong_case_is_warned_about() {
         ]
     );
 }
+
+#[test]
+fn a_context_on_an_event_without_additional_context_is_warned_about() {
+    let warnings = |events: &str, action: &str| -> Vec<String> {
+        set(&format!(
+            "[[rules]]\nid = \"r\"\nevents = \"{events}\"\naction = \"{action}\"\nreason = \"x\"\n"
+        ))
+        .warnings()
+        .iter()
+        .map(|w| w.message.clone())
+        .collect()
+    };
+    assert_eq!(
+        warnings("Notification|UserPromptSubmit", "context"),
+        [
+            "warning: rule `r` is a context on Notification, which takes no additionalContext: its text reaches no one there"
+        ]
+    );
+    assert!(warnings("PreToolUse|SessionStart", "context").is_empty());
+}
