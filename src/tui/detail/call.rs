@@ -425,9 +425,10 @@ fn decision_lines(
         RulesNow::NotRead => "not read by the hook (it failed first)",
     };
     // The log is a file anyone with the user's rights could edit: its
-    // texts are shown without their control characters.
+    // texts are shown with their control characters as visible escapes.
     let clean = |t: &str| -> String {
-        t.chars()
+        hookscope_core::printable::printable(t)
+            .chars()
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect()
     };

@@ -61,7 +61,8 @@ fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
             "2026-12-05T13:39:00.585Z PreToolUse block",
             "rules: /home/dev/rules.toml (changed since: a replay today may differ)",
             "answer: exit 0",
-            "stderr:  ]0;x ",
+            // The OSC the log carried is shown as its escape, inert.
+            "stderr: \\x1b]0;x\\x07",
             "  ✓ no-rm-rf → block: event PreToolUse ✓ · tool Bash ✓ · program = \"rm\" ✓ (rm -rf build/)",
         )),
         "{section}"

@@ -114,6 +114,15 @@ pub fn wrap_capped(
                 }
                 match ch {
                     '\t' => cells.extend(std::iter::repeat_n((' ', span.style, 1), 4)),
+                    // A terminal control (ESC, CR, C1, a bidi override) is
+                    // shown as its escape, `\x1b`, as the CLI prints it
+                    // (docs/security.md "Terminal output"): visible, inert.
+                    c if hookscope_core::printable::is_unsafe(c) => {
+                        let mut buf = [0u8; 4];
+                        let escaped = hookscope_core::printable::printable(c.encode_utf8(&mut buf))
+                            .into_owned();
+                        cells.extend(escaped.chars().map(|e| (e, span.style, 1)));
+                    }
                     c if c.is_control() => {}
                     c => cells.push((c, span.style, c.width().unwrap_or(0))),
                 }
@@ -274,6 +283,15 @@ pub fn highlight_current(
 
 #[cfg(test)]
 mod tests {
+
+    /// A terminal control in shown text (an OSC that retitles the window,
+    /// a right-to-left override) is drawn as its escape, never sent raw.
+    #[test]
+    fn wrap_shows_terminal_controls_as_escapes() {
+        let lines = wrap(vec![Line::from("a\x1b]0;x\x07 b\u{202e}c\rd")], 80);
+        assert_eq!(line_text(&lines[0]), "a\\x1b]0;x\\x07 b\\u{202e}c\\x0dd");
+    }
+
     use super::*;
 
     #[test]
