@@ -238,14 +238,10 @@ fn decide_bytes(
     } else {
         live::parse_payload(&bytes)
     };
-    // What reading the payload had to repair (it decides whether an
-    // approving answer may go out).
-    let repairs =
-        hookscope_core::json_line::repair_line(hookscope_core::json_line::line_bytes(&bytes))
-            .map(|(_, fixes)| fixes.messages().join(" and "))
-            .filter(|m| !m.is_empty());
-    let payload = match parsed {
-        Ok(p) => Arc::new(p),
+    // What reading the payload had to repair decides whether an approving
+    // answer may go out.
+    let (payload, fixes) = match parsed {
+        Ok((p, fixes)) => (Arc::new(p), fixes),
         Err(why) if !deep && why == live::TOO_DEEP_FOR_THE_STACK => {
             let (rules, tx_deep) = (rules.to_path_buf(), tx.clone());
             let spawned = std::thread::Builder::new()
@@ -278,8 +274,6 @@ fn decide_bytes(
         },
     };
     let mut decision = live::decide_as(agent, &set, &payload, &history);
-    if let Some(repairs) = &repairs {
-        live::withhold_approval(&mut decision, repairs);
-    }
+    live::withhold_approval(&mut decision, &fixes);
     done((decision, Some(payload), hash));
 }

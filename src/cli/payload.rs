@@ -76,9 +76,6 @@ pub fn run(args: &PayloadArgs) {
     // The session's agent decides the dialect: a Codex session gets the
     // payload Codex would send (as `replay` shows).
     let dialect = hookscope_core::hooks::dialect::Dialect::for_agent(session.agent);
-    if let (Some(note), Some(_)) = (dialect.rule_sets_note(), &args.rules) {
-        fail(format!("--rules: {note}"));
-    }
     let map = super::replay::cwd_map_or_exit(&args.cwd_map);
     let mut built = dialect
         .payload(&session, event, &at)

@@ -347,10 +347,7 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
                 outln!("  why: {w}");
             }
         }
-        _ => match r.dialect.rule_sets_note() {
-            Some(note) => outln!("rules: not evaluated ({note})"),
-            None => outln!("rules: none loaded (--rules FILE evaluates a rule set here)"),
-        },
+        _ => outln!("rules: none loaded (--rules FILE evaluates a rule set here)"),
     }
     if !r.dialect.compares_with_transcript() {
         outln!(

@@ -77,6 +77,13 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
             .and_then(Value::as_str)
             .map_or(Value::Null, |s| Value::String(s.to_string()))
     };
+    // Whys are masked one by one; rule ids and verdicts are the rule
+    // file's own words, not data, and stay as written (an id such as
+    // `secret-on-the-line` would otherwise send every line through the
+    // full masking, which costs milliseconds).
+    let redactor = crate::redact::redactor();
+    let mut counts = crate::redact::Redactions::new();
+    let mut mask = |text: String| redactor.redact(&text, &mut counts).into_owned();
     let matched: Vec<Value> = decision
         .evaluation
         .iter()
@@ -86,7 +93,7 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
             Some(json!({
                 "id": r.id,
                 "verdict": crate::hooks::rules::verdict(result),
-                "why": r.why(),
+                "why": mask(r.why()),
             }))
         })
         .collect();
@@ -111,7 +118,8 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
                     1
                 };
                 let name: Vec<&str> = last.check.split(' ').take(words).collect();
-                json!({"id": r.id, "why": format!("{} ✗ {}", name.join(" "), last.detail)})
+                let why = format!("{} ✗ {}", name.join(" "), last.detail);
+                json!({"id": r.id, "why": mask(why)})
             })
         })
         .collect();
@@ -128,6 +136,8 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         .and_then(|p| Some((p.get("tool_name")?.as_str()?, p.get("tool_input")?)))
         .and_then(|(name, input)| crate::tools::tool_digest(name, Some(input)).ok())
         .map_or(Value::Null, Value::String);
+    // The rest is masked whole; the rule lists, masked above, go in after
+    // (their places are kept by the placeholders).
     let value = json!({
         "time": cx.time.to_rfc3339_opts(SecondsFormat::Millis, true),
         "agent": cx.agent.as_str(),
@@ -142,8 +152,8 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
             "sha256": cx.rules_hash,
         },
         "verdict": decision.verdict(),
-        "matched": matched,
-        "considered": considered,
+        "matched": Value::Null,
+        "considered": Value::Null,
         "output": {
             "exit_code": decision.exit_code,
             "stdout": stdout,
@@ -152,41 +162,9 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         "failure": decision.failure,
         "duration_ms": (cx.duration.as_secs_f64() * 1e6).round() / 1e3,
     });
-    // Rule ids are the rule file's own names, not data: they are kept as
-    // written (an id such as `secret-on-the-line` would otherwise send
-    // every line through the full masking, which costs milliseconds).
-    let ids = |v: &mut Value, key: &str| -> Vec<Value> {
-        v.get_mut(key)
-            .and_then(Value::as_array_mut)
-            .map(|items| {
-                items
-                    .iter_mut()
-                    .map(|i| {
-                        i.as_object_mut()
-                            .and_then(|o| o.remove("id"))
-                            .unwrap_or(Value::Null)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut value = value;
-    let (matched_ids, considered_ids) = (ids(&mut value, "matched"), ids(&mut value, "considered"));
-    let mut counts = crate::redact::Redactions::new();
-    let mut masked = crate::redact::redactor().redact_value(&value, &mut counts);
-    for (key, ids) in [("matched", matched_ids), ("considered", considered_ids)] {
-        if let Some(items) = masked.get_mut(key).and_then(Value::as_array_mut) {
-            for (item, id) in items.iter_mut().zip(ids) {
-                if let Value::Object(o) = item {
-                    // `id` first again, as written.
-                    let mut with_id = serde_json::Map::new();
-                    with_id.insert("id".into(), id);
-                    with_id.append(o);
-                    *o = with_id;
-                }
-            }
-        }
-    }
+    let mut masked = redactor.redact_value(&value, &mut counts);
+    masked["matched"] = Value::Array(matched);
+    masked["considered"] = Value::Array(considered);
     masked
 }
 
@@ -524,10 +502,7 @@ impl Logged {
     /// input that cannot be digested) and for Codex, whose hook payload
     /// names tools otherwise than its rollout (`Bash` for `exec_command`).
     pub fn is_on(&self, call_digest: Option<&str>) -> bool {
-        match (self.digest.as_deref(), call_digest) {
-            (Some(logged), Some(call)) => logged == call || self.agent == "codex",
-            _ => true,
-        }
+        digest_agrees(self.digest.as_deref(), &self.agent, call_digest)
     }
 
     /// Sets [`Logged::rules_now`] by hashing the rule file now (read as
@@ -616,20 +591,31 @@ fn cached_entries(dir: &Path) -> std::io::Result<std::sync::Arc<Vec<Value>>> {
     Ok(all)
 }
 
+/// [`Logged::is_on`]'s test: a logged `digest` of an entry by `agent`
+/// agrees with the call's unless both are known and differ (Codex's
+/// always agrees).
+fn digest_agrees(logged: Option<&str>, agent: &str, call: Option<&str>) -> bool {
+    match (logged, call) {
+        (Some(logged), Some(call)) => logged == call || agent == "codex",
+        _ => true,
+    }
+}
+
 /// One logged decision on a call, for the `find` join: its [`brief`]
 /// form and what [`Logged::is_on`] checks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecidedCall {
     /// The decision as a `find` record's `decided` item ([`brief`]).
     pub brief: Value,
-    /// The entry, for [`Logged::is_on`] (whys and output dropped).
-    logged: Logged,
+    /// The entry's `digest` and `agent`.
+    digest: Option<String>,
+    agent: String,
 }
 
 impl DecidedCall {
     /// [`Logged::is_on`] of the entry.
     pub fn is_on(&self, call_digest: Option<&str>) -> bool {
-        self.logged.is_on(call_digest)
+        digest_agrees(self.digest.as_deref(), &self.agent, call_digest)
     }
 }
 
@@ -669,7 +655,7 @@ pub fn decided_calls(
     rule: Option<&str>,
 ) -> std::io::Result<std::sync::Arc<DecidedCalls>> {
     let mut calls = DecidedCalls::new();
-    for mut l in cached_entries(dir)?
+    for l in cached_entries(dir)?
         .iter()
         .filter_map(Logged::of)
         .filter(|l| match rule {
@@ -678,16 +664,15 @@ pub fn decided_calls(
         })
     {
         let brief = brief(&l);
-        if let Some(id) = l.tool_use_id.clone() {
-            for m in &mut l.matched {
-                m.why.clear();
-            }
-            l.stdout = None;
-            l.stderr.clear();
+        if let Some(id) = l.tool_use_id {
             calls
-                .entry((l.session_id.clone(), id))
+                .entry((l.session_id, id))
                 .or_default()
-                .push(DecidedCall { brief, logged: l });
+                .push(DecidedCall {
+                    brief,
+                    digest: l.digest,
+                    agent: l.agent,
+                });
         }
     }
     Ok(std::sync::Arc::new(calls))

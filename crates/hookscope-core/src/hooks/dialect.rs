@@ -183,19 +183,6 @@ impl Dialect {
         }
     }
 
-    /// Whether rule sets (docs/rules.md) are evaluated on this dialect's
-    /// payloads by `replay`: every dialect's (Codex's answered in its own
-    /// contract, [`crate::hooks::codex::answer`]). The backtest still
-    /// leaves Codex sessions out ([`crate::hooks::events::rebuilds`]).
-    pub fn takes_rule_sets(self) -> bool {
-        true
-    }
-
-    /// Why a rule set is not evaluated here (None where it is).
-    pub fn rule_sets_note(self) -> Option<&'static str> {
-        (!self.takes_rule_sets()).then_some("rule sets are not evaluated on this agent's sessions")
-    }
-
     /// Whether a run is compared with what the transcript recorded (the
     /// hook-activity records and the permission outcome of
     /// docs/hooks-exec.md#agrees-differs-failed-open): Codex rollouts
@@ -734,8 +721,6 @@ mod tests {
             p,
             json!({"hook_event_name": "SessionStart", "source": "resume"})
         );
-        assert!(Dialect::Codex.takes_rule_sets());
-        assert!(Dialect::Droid.takes_rule_sets());
     }
 
     /// A run is compared with the transcript in Claude Code's dialect (the

@@ -26,6 +26,7 @@ use crate::hooks::events::{EventName, Payload};
 use crate::hooks::replay::{HistoryIndex, Wanted};
 use crate::hooks::result::HookOutput;
 use crate::hooks::rules::{Evaluation, History, RuleSet};
+use crate::json_line::LineFixes;
 
 /// The largest payload read from stdin, in bytes (64 MiB): a Write of a
 /// big file is carried whole; a longer stdin is a failure ([`OnError`]).
@@ -171,16 +172,17 @@ pub fn decide_as(
 /// Withholds an approving answer (`permissionDecision: "allow"`, a
 /// rewrite's `updatedInput`, `decision.behavior: "allow"`) on a payload
 /// that had to be repaired to be read (invalid UTF-8, a lone surrogate
-/// escape; `repairs` names them): the rules saw U+FFFD where the agent has
+/// escape: `fixes` from [`parse_payload`]): the rules saw U+FFFD where the agent has
 /// other bytes, so an approval would cover a text nobody checked, and a
 /// rewrite would replace the model's text with the repaired one. The
 /// answer becomes nothing on stdout and exit 0 (the agent asks as usual),
 /// with one line on stderr; blocks and context are kept.
 /// Returns whether it withheld.
-pub fn withhold_approval(decision: &mut Decision, repairs: &str) -> bool {
+pub fn withhold_approval(decision: &mut Decision, fixes: &LineFixes) -> bool {
     let approves = decision.stdout.contains(r#""permissionDecision":"allow""#)
         || decision.stdout.contains(r#""behavior":"allow""#);
-    if !approves || decision.exit_code != 0 {
+    let repairs = fixes.messages().join(" and ");
+    if repairs.is_empty() || !approves || decision.exit_code != 0 {
         return false;
     }
     decision.stdout.clear();
@@ -369,8 +371,9 @@ pub const PAYLOAD_STACK_BYTES: usize = 256 << 20;
 /// with `hook_event_name` a string. The error says what is wrong in one
 /// line; a payload nested past 128 levels gives [`TOO_DEEP_FOR_THE_STACK`]:
 /// read it with [`parse_deep_payload`] on a thread with
-/// [`PAYLOAD_STACK_BYTES`] of stack.
-pub fn parse_payload(bytes: &[u8]) -> Result<Value, String> {
+/// [`PAYLOAD_STACK_BYTES`] of stack. Beside the payload, what reading it
+/// had to repair ([`withhold_approval`] needs it).
+pub fn parse_payload(bytes: &[u8]) -> Result<(Value, LineFixes), String> {
     let trimmed = crate::json_line::line_bytes(bytes);
     let parsed = match crate::json_line::parse_line::<Value>(trimmed) {
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
@@ -387,7 +390,7 @@ pub const TOO_DEEP_FOR_THE_STACK: &str = "the payload nests past 128 levels";
 /// [`parse_payload`] for a payload nested up to [`MAX_PAYLOAD_DEPTH`]
 /// levels; run it (and the rules after it) on a thread with
 /// [`PAYLOAD_STACK_BYTES`] of stack.
-pub fn parse_deep_payload(bytes: &[u8]) -> Result<Value, String> {
+pub fn parse_deep_payload(bytes: &[u8]) -> Result<(Value, LineFixes), String> {
     let trimmed = crate::json_line::line_bytes(bytes);
     if crate::json_line::nesting_depth(trimmed, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH {
         return Err(format!(
@@ -395,21 +398,24 @@ pub fn parse_deep_payload(bytes: &[u8]) -> Result<Value, String> {
         ));
     }
     let repaired = crate::json_line::repair_line(trimmed);
-    let text = repaired.as_ref().map_or(trimmed, |(b, _)| b.as_slice());
+    let (text, fixes) = match &repaired {
+        Some((b, fixes)) => (b.as_slice(), *fixes),
+        None => (trimmed, LineFixes::default()),
+    };
     let mut de = serde_json::Deserializer::from_slice(text);
     de.disable_recursion_limit();
     let parsed = serde::Deserialize::deserialize(&mut de)
         .and_then(|v: Value| de.end().map(|()| v))
-        .map(|v| (v, crate::json_line::LineFixes::default()));
+        .map(|v| (v, fixes));
     checked_payload(parsed)
 }
 
-/// The parsed payload, when it is an object with a string
-/// `hook_event_name`.
+/// The parsed payload and its repairs, when it is an object with a string
+/// `hook_event_name` and, naming a tool, a `tool_input` object.
 fn checked_payload(
-    parsed: Result<(Value, crate::json_line::LineFixes), serde_json::Error>,
-) -> Result<Value, String> {
-    let (value, _) = parsed.map_err(|e| format!("the payload is not JSON ({e})"))?;
+    parsed: Result<(Value, LineFixes), serde_json::Error>,
+) -> Result<(Value, LineFixes), String> {
+    let (value, fixes) = parsed.map_err(|e| format!("the payload is not JSON ({e})"))?;
     match value.get("hook_event_name") {
         Some(Value::String(_)) => {}
         _ if !value.is_object() => return Err("the payload is not a JSON object".to_string()),
@@ -428,20 +434,17 @@ fn checked_payload(
         Value::Object(_) => "an object",
     };
     match (value.get("tool_name"), value.get("tool_input")) {
-        (None, None) | (Some(Value::String(_)), Some(Value::Object(_))) => Ok(value),
-        (Some(Value::String(_)), None) => {
-            Err("the payload names a tool but has no tool_input".to_string())
-        }
+        (None, None) | (Some(Value::String(_)), Some(Value::Object(_))) => Ok((value, fixes)),
         (Some(name), _) if !name.is_string() => Err(format!(
             "the payload's tool_name is {}, not a string",
             kind(name)
         )),
+        (Some(_), None) => Err("the payload names a tool but has no tool_input".to_string()),
         (None, Some(_)) => Err("the payload has a tool_input but no tool_name".to_string()),
-        (_, Some(input)) => Err(format!(
+        (Some(_), Some(input)) => Err(format!(
             "the payload's tool_input is {}, not an object",
             kind(input)
         )),
-        (Some(_), None) => Err("the payload names a tool but has no tool_input".to_string()),
     }
 }
 

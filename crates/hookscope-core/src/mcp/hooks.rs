@@ -373,13 +373,6 @@ pub fn replay_hook(
             return Ok((out, Vec::new()));
         }
         let (session, event, at, notes) = target(sessions, &obj)?;
-        if let Some(note) =
-            crate::hooks::dialect::Dialect::for_agent(session.agent).rule_sets_note()
-        {
-            return Err(invalid(format!(
-                "{note} (hook_payload gives the payload Codex sends)"
-            )));
-        }
         let r = replay(&session, event, &at, rules.as_ref()).map_err(invalid)?;
         Ok((replay_json(&r, rules.as_ref()).0, notes))
     };

@@ -54,6 +54,9 @@ pub struct Subject<'a> {
     /// not Bash or has no command) read with the scripts its calls run
     /// (`sh -c`, `eval`, `find -exec`; docs/rules.md "Rule sets").
     pub read: ReadCommand,
+    /// The Codex patch the call applies, parsed once on first use
+    /// ([`Subject::patch`]).
+    patch: std::cell::OnceCell<Option<crate::tools::ApplyPatch>>,
 }
 
 impl<'a> Subject<'a> {
@@ -73,6 +76,7 @@ impl<'a> Subject<'a> {
             event,
             tool_name,
             read,
+            patch: std::cell::OnceCell::new(),
         }
     }
 
@@ -101,11 +105,18 @@ impl<'a> Subject<'a> {
     /// The Codex patch the payload's call applies (`apply_patch`, its text
     /// under `tool_input.command` as Codex hands it to hooks, or `input` /
     /// `patch`; [`crate::tools::apply_patch_text`]), parsed.
-    fn patch(&self) -> Option<crate::tools::ApplyPatch> {
-        let name = self.tool_name?;
-        let call =
-            crate::tools::parse_tool_call(name, self.input(), crate::tools::OnError::Other).ok()?;
-        crate::tools::apply_patch_text(&call).map(crate::tools::parse_apply_patch)
+    /// Parsed on the first call; every rule's `file_path` and `content`
+    /// read the same.
+    fn patch(&self) -> Option<&crate::tools::ApplyPatch> {
+        self.patch
+            .get_or_init(|| {
+                let name = self.tool_name?;
+                let call =
+                    crate::tools::parse_tool_call(name, self.input(), crate::tools::OnError::Other)
+                        .ok()?;
+                crate::tools::apply_patch_text(&call).map(crate::tools::parse_apply_patch)
+            })
+            .as_ref()
     }
 
     /// Every file the call acts on: [`Subject::file_path`], else each
@@ -119,8 +130,9 @@ impl<'a> Subject<'a> {
             .map(|patch| {
                 patch
                     .files
-                    .into_iter()
-                    .flat_map(|f| std::iter::once(f.path).chain(f.move_to))
+                    .iter()
+                    .flat_map(|f| std::iter::once(&f.path).chain(&f.move_to))
+                    .cloned()
                     .collect()
             })
             .unwrap_or_default()
@@ -862,8 +874,14 @@ impl Condition {
                 }
             }
             Condition::Content(res) => {
-                let patched = s.patch_texts();
+                // A Codex patch's added lines only when the input names no
+                // new text of its own.
                 let mut texts = s.new_texts();
+                let patched = if texts.is_empty() {
+                    s.patch_texts()
+                } else {
+                    Vec::new()
+                };
                 if texts.is_empty() {
                     texts = patched.iter().map(String::as_str).collect();
                 }
