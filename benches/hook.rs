@@ -15,7 +15,12 @@
 //!   800-byte result), logged: its first call (a whole load, which leaves
 //!   the per-session checkpoint), then calls with one more call appended
 //!   before each (read through the checkpoint), then without a state folder
-//!   (a whole load each time).
+//!   (a whole load each time);
+//! - a SubagentStop payload of a running subagent, on a generated 100 MB
+//!   session of which half is ten subagent files (`<session>/subagents/`,
+//!   each spawned by a Task call on the main thread): its first call, then
+//!   calls with one more call appended to the running subagent's file
+//!   before each (each file read through its own checkpoint).
 
 use std::io::Write;
 use std::path::Path;
@@ -122,6 +127,158 @@ fn main() {
         &format!("Stop with history rules, {mb:.0} MB session, no checkpoint (5 runs)"),
         &time_in(bin, &[&rules, "--no-log"], &stop, 5, &mut || {}, None),
     );
+    // Half of it in ten subagent files; the last one still running.
+    let sub_session = dir
+        .path()
+        .join("5e551011-0000-4000-8000-00000000b200.jsonl");
+    let (sub_bytes, running, sub_calls) = match write_subagent_session(&sub_session, 100_000_000) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hook bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let subagent_stop = serde_json::json!({
+        "session_id": "5e551011-0000-4000-8000-00000000b200",
+        "transcript_path": sub_session.to_string_lossy(),
+        "cwd": "/repo", "permission_mode": "default",
+        "hook_event_name": "SubagentStop", "stop_hook_active": false,
+        "agent_id": "a9", "agent_type": "general-purpose",
+        "agent_transcript_path": running.to_string_lossy(),
+    })
+    .to_string()
+    .into_bytes();
+    let mb = sub_bytes as f64 / 1e6;
+    report(
+        &format!(
+            "SubagentStop with history rules, {mb:.0} MB session with 10 subagent files, first call, logged"
+        ),
+        &time(
+            bin,
+            &[&rules, "--log-dir", &log],
+            &subagent_stop,
+            1,
+            &mut || {},
+        ),
+    );
+    let mut next = sub_calls;
+    report(
+        &format!(
+            "SubagentStop with history rules, {mb:.0} MB session with 10 subagent files, after one more call each in the running subagent, logged ({history_runs} runs)"
+        ),
+        &time(
+            bin,
+            &[&rules, "--log-dir", &log],
+            &subagent_stop,
+            history_runs,
+            &mut || {
+                next += 1;
+                append_sidechain_call(&running, next);
+            },
+        ),
+    );
+}
+
+/// Writes a Claude Code session of about `target` bytes at `path`, half
+/// in its main file (a prompt, calls as [`write_session`]'s, then ten Task
+/// calls) and half in ten subagent files `<session>/subagents/agent-a<k>.jsonl`
+/// (a prompt and calls, marked `isSidechain`), the spawns of the first
+/// nine finished. Returns the total size, the running subagent's file and
+/// the number of calls in it.
+fn write_subagent_session(
+    path: &Path,
+    target: u64,
+) -> std::io::Result<(u64, std::path::PathBuf, u64)> {
+    let sid = "5e551011-0000-4000-8000-00000000b200";
+    let (mut total, _) = write_session(path, target / 2)?;
+    let folder = path.with_extension("").join("subagents");
+    std::fs::create_dir_all(&folder)?;
+    let mut main = std::fs::OpenOptions::new().append(true).open(path)?;
+    let mut running = folder.clone();
+    let mut calls = 0;
+    for k in 0..10u64 {
+        let agent = format!("a{k}");
+        let spawn = format!("toolu_task{k}");
+        let call = serde_json::json!({"type": "assistant", "uuid": format!("t{k}"),
+            "sessionId": sid, "timestamp": "2026-01-01T00:00:03Z", "cwd": "/repo",
+            "message": {"role": "assistant", "id": format!("mt{k}"),
+                "content": [{"type": "tool_use", "id": spawn, "name": "Task",
+                    "input": {"description": format!("part {k}"), "prompt": format!("Fix part {k}"),
+                        "subagent_type": "general-purpose"}}]}});
+        let line = call.to_string();
+        writeln!(main, "{line}")?;
+        total += line.len() as u64 + 1;
+        if k < 9 {
+            let result = serde_json::json!({"type": "user", "uuid": format!("tr{k}"),
+                "sessionId": sid, "timestamp": "2026-01-01T00:00:04Z", "cwd": "/repo",
+                "toolUseResult": {"agentId": agent, "status": "completed"},
+                "message": {"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": spawn, "content": "done"}]}});
+            let line = result.to_string();
+            writeln!(main, "{line}")?;
+            total += line.len() as u64 + 1;
+        }
+        let file = folder.join(format!("agent-{agent}.jsonl"));
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&file)?);
+        let head = serde_json::json!({"type": "user", "uuid": format!("s{k}"), "parentUuid": null,
+            "isSidechain": true, "agentId": agent, "sessionId": sid,
+            "timestamp": "2026-01-01T00:00:03Z", "cwd": "/repo",
+            "message": {"role": "user", "content": format!("Fix part {k}")}});
+        writeln!(w, "{head}")?;
+        let mut written = head.to_string().len() as u64 + 1;
+        let mut i = 0;
+        while written < target / 20 {
+            i += 1;
+            for line in sidechain_lines(&agent, i) {
+                writeln!(w, "{line}")?;
+                written += line.len() as u64 + 1;
+            }
+        }
+        w.flush()?;
+        total += written;
+        running = file;
+        calls = i;
+    }
+    Ok((total, running, calls))
+}
+
+/// Call `i` of the subagent `agent` ([`call_lines`], as a sidechain).
+fn sidechain_lines(agent: &str, i: u64) -> [String; 2] {
+    call_lines(i).map(|line| {
+        let mut v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        v["isSidechain"] = serde_json::json!(true);
+        v["agentId"] = serde_json::json!(agent);
+        for key in ["uuid", "parentUuid"] {
+            if let Some(u) = v[key].as_str() {
+                v[key] = serde_json::json!(format!("{agent}{u}"));
+            }
+        }
+        if let Some(blocks) = v["message"]["content"].as_array_mut() {
+            for b in blocks {
+                for key in ["id", "tool_use_id"] {
+                    if let Some(id) = b[key].as_str() {
+                        b[key] = serde_json::json!(format!("{agent}{id}"));
+                    }
+                }
+            }
+        }
+        v.to_string()
+    })
+}
+
+/// Appends call `i` ([`sidechain_lines`]) to the running subagent's file.
+fn append_sidechain_call(path: &Path, i: u64) {
+    let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(path) else {
+        eprintln!("hook bench: cannot append to {}", path.display());
+        std::process::exit(2);
+    };
+    let agent = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("agent-"))
+        .unwrap_or("a9");
+    let [call, result] = sidechain_lines(agent, i);
+    let _ = writeln!(f, "{call}\n{result}");
 }
 
 /// Wall times of `runs` runs of `hookscope hook --rules ARGS` with `stdin`,

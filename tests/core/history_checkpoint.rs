@@ -1,14 +1,15 @@
 //! The live hook's history checkpoint (docs/live-hook.md#history-rules-and-the-checkpoint):
 //! a transcript read through its checkpoint as it grows gives the history a
 //! whole load gives, before every call, at every cut of every Claude Code
-//! transcript of the corpus without subagent files; and a checkpoint that
-//! no longer describes the file is not used.
+//! transcript of the corpus (sessions with subagent files grown file by
+//! file, before every call of every thread); and a checkpoint that no
+//! longer describes the file is not used.
 
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 use hookscope_core::hooks::events::{EventName, Payload};
-use hookscope_core::hooks::history_checkpoint::main_history;
+use hookscope_core::hooks::history_checkpoint::session_history;
 use hookscope_core::hooks::replay::{HistoryIndex, Wanted};
 use hookscope_core::hooks::rules::History;
 use hookscope_core::transcript::{Agent, Session, discover};
@@ -56,7 +57,7 @@ fn whole(session: &Session, path: &Path, id: Option<&str>) -> History {
 /// Through the checkpoint in `state`; `None` when the file does not suit
 /// one (the live hook then loads it whole).
 fn through(path: &Path, id: Option<&str>, state: &Path) -> Option<History> {
-    main_history(path, id, Wanted::ALL, Some(state)).expect("reads")
+    session_history(path, id, None, Wanted::ALL, Some(state)).expect("reads")
 }
 
 fn checkpointed(path: &Path, id: Option<&str>, state: &Path) -> History {
@@ -197,4 +198,266 @@ fn a_checkpoint_that_no_longer_describes_the_file_is_not_used() {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         assert_eq!(checkpointed(&path, None, &state), after);
     }
+}
+
+/// The Claude Code sessions of the corpus with subagent files.
+fn sessions_with_subagent_files() -> Vec<(PathBuf, Vec<PathBuf>)> {
+    let found = discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    found
+        .sessions
+        .into_iter()
+        .filter(|r| r.agent == Agent::ClaudeCode && !r.subagent_files.is_empty())
+        .filter(|r| r.path.extension().is_some_and(|e| e == "jsonl"))
+        .map(|r| (r.path, r.subagent_files))
+        .collect()
+}
+
+/// What a whole load of the session at `main` gives before call `id` of
+/// the thread `agent` (the main thread when `None`).
+fn whole_session(main: &Path, id: Option<&str>, agent: Option<&str>) -> History {
+    let found = discover(&[main.to_path_buf()]).expect("discover");
+    let r = found.sessions.first().expect("one session");
+    let session = hookscope_core::transcript::load(r).expect("load");
+    let thread = agent.and_then(|a| {
+        session
+            .subagents
+            .iter()
+            .position(|s| s.agent_id.as_deref() == Some(a))
+    });
+    let line = id
+        .and_then(|id| {
+            session
+                .all_tool_calls()
+                .find(|(t, c)| *t == thread && c.tool_use_id == id)
+                .map(|(_, c)| c.line)
+        })
+        .unwrap_or(usize::MAX);
+    let mut p = payload(main, line, id);
+    if let Some(a) = agent {
+        p.json["agent_id"] = json!(a);
+    }
+    HistoryIndex::new(&session).before_only(&p, Wanted::ALL)
+}
+
+/// Every (agent id, call id) of the session at `main` as a whole load
+/// sees it: the main thread's calls (agent `None`) and each subagent's.
+fn calls_of(main: &Path) -> Vec<(Option<String>, String)> {
+    let found = discover(&[main.to_path_buf()]).expect("discover");
+    let r = found.sessions.first().expect("one session");
+    let session = hookscope_core::transcript::load(r).expect("load");
+    session
+        .all_tool_calls()
+        .map(|(t, c)| {
+            let agent = t.and_then(|i| session.subagents[i].agent_id.clone());
+            (agent, c.tool_use_id.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn sessions_with_subagent_files_grown_through_their_checkpoints_equal_a_whole_load() {
+    let sessions = sessions_with_subagent_files();
+    assert!(sessions.len() >= 10, "{}", sessions.len());
+    let (mut compared, mut used, mut in_subagents) = (0, 0, 0);
+    for (main, subs) in &sessions {
+        let root = main.parent().expect("folder");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let state = dir.path().join("state");
+        let copy = dir.path().join("s");
+        // Every file of the session at its place, with the meta sidecars
+        // linking reads.
+        let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        for file in std::iter::once(main).chain(subs) {
+            let rel = file
+                .strip_prefix(root)
+                .expect("under the main file's folder");
+            let to = copy.join(rel);
+            std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+            let meta = file.with_extension("meta.json");
+            if meta.is_file() {
+                std::fs::copy(&meta, to.with_extension("meta.json")).expect("meta");
+            }
+            std::fs::write(&to, b"").expect("create");
+            files.push((to, std::fs::read(file).expect("read")));
+        }
+        let main_copy = files[0].0.clone();
+        // Each file grows in ~8 steps, the main file first, then each
+        // subagent file, as a running session writes them.
+        let steps = 8;
+        for step in 1..=steps {
+            for (to, bytes) in &files {
+                let ends = crate::support::line_ends(bytes);
+                let cut = if step == steps {
+                    bytes.len()
+                } else {
+                    ends.get(ends.len() * step / steps)
+                        .copied()
+                        .unwrap_or(bytes.len())
+                };
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(to)
+                    .expect("open");
+                let written = f.metadata().expect("meta").len() as usize;
+                if cut > written {
+                    f.seek(std::io::SeekFrom::End(0)).expect("seek");
+                    f.write_all(&bytes[written..cut]).expect("append");
+                }
+            }
+            for (agent, id) in calls_of(&main_copy)
+                .into_iter()
+                .map(|(a, i)| (a, Some(i)))
+                .chain(std::iter::once((None, None)))
+            {
+                let got = session_history(
+                    &main_copy,
+                    id.as_deref(),
+                    agent.as_deref(),
+                    Wanted::ALL,
+                    Some(&state),
+                )
+                .expect("reads");
+                let Some(got) = got else {
+                    // Only a main file with inline sidechain lines, or a
+                    // file whose last line lacks its newline, has no
+                    // resume point.
+                    let main_now = std::fs::read_to_string(&main_copy).expect("read");
+                    assert!(
+                        main_now.contains("\"isSidechain\":true")
+                            || files
+                                .iter()
+                                .any(|(to, _)| !std::fs::read(to).expect("read").ends_with(b"\n")),
+                        "{} step {step}",
+                        main.display()
+                    );
+                    continue;
+                };
+                assert_eq!(
+                    got,
+                    whole_session(&main_copy, id.as_deref(), agent.as_deref()),
+                    "{} step {step}, {agent:?} before {id:?}",
+                    main.display()
+                );
+                compared += 1;
+                used += 1;
+                in_subagents += usize::from(agent.is_some());
+            }
+        }
+    }
+    assert!(compared >= 400, "{compared}");
+    assert!(used >= 400, "{used}");
+    assert!(in_subagents >= 30, "{in_subagents}");
+}
+
+/// The real session with four subagents: the main thread's history after
+/// them holds what they ran, read through one checkpoint per file.
+#[test]
+fn the_main_history_after_finished_subagents_holds_what_they_ran() {
+    let (main, subs) = sessions_with_subagent_files()
+        .into_iter()
+        .find(|(m, _)| {
+            m.to_string_lossy()
+                .contains("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
+        })
+        .expect("the real subagent session");
+    assert_eq!(subs.len(), 4);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let root = main.parent().expect("folder");
+    let copy = dir.path().join("s");
+    for file in std::iter::once(&main).chain(&subs) {
+        let to = copy.join(file.strip_prefix(root).expect("under"));
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(file, &to).expect("copy");
+        let meta = file.with_extension("meta.json");
+        if meta.is_file() {
+            std::fs::copy(&meta, to.with_extension("meta.json")).expect("meta");
+        }
+    }
+    let main_copy = copy.join(main.strip_prefix(root).expect("under"));
+    for _ in 0..2 {
+        let got = session_history(&main_copy, None, None, Wanted::ALL, Some(&state))
+            .expect("reads")
+            .expect("suits checkpoints");
+        assert_eq!(got, whole_session(&main_copy, None, None));
+        for command in [
+            "grep -rn 'def ' src",
+            "ls -la",
+            "sleep 2; git log --oneline -1",
+        ] {
+            assert!(got.ran_commands.iter().any(|c| c == command), "{got:?}");
+        }
+    }
+    // One state file per transcript file.
+    assert_eq!(std::fs::read_dir(&state).expect("state").count(), 5);
+}
+
+/// Hostile files around a session with subagent files: a FIFO as a
+/// subagent file and as a meta sidecar (never read, no hang), a subagent
+/// state file spoiled or replaced by a FIFO: each answer is the whole
+/// load's.
+#[cfg(unix)]
+#[test]
+fn hostile_subagent_files_and_states_give_the_whole_loads_answer() {
+    let (main, subs) = sessions_with_subagent_files()
+        .into_iter()
+        .find(|(m, _)| {
+            m.to_string_lossy()
+                .contains("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
+        })
+        .expect("the real subagent session");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let root = main.parent().expect("folder");
+    let copy = dir.path().join("s");
+    for file in std::iter::once(&main).chain(&subs) {
+        let to = copy.join(file.strip_prefix(root).expect("under"));
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(file, &to).expect("copy");
+    }
+    let main_copy = copy.join(main.strip_prefix(root).expect("under"));
+    let fifo = |p: &Path| {
+        let c = std::ffi::CString::new(p.to_string_lossy().as_bytes()).expect("path");
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(
+            unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+            0,
+            "{}",
+            p.display()
+        );
+    };
+    let check = |what: &str| {
+        let got = session_history(&main_copy, None, None, Wanted::ALL, Some(&state))
+            .expect("reads")
+            .expect("suits checkpoints");
+        assert_eq!(got, whole_session(&main_copy, None, None), "{what}");
+        got
+    };
+    let first = check("plain");
+    assert!(
+        first.ran_commands.iter().any(|c| c == "ls -la"),
+        "{first:?}"
+    );
+    // Spoiled and FIFO state files of every subagent file.
+    let states: Vec<PathBuf> = std::fs::read_dir(&state)
+        .expect("state")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(states.len(), 5);
+    for s in &states {
+        std::fs::write(s, "{\"format\":2}\nnot packed").expect("spoil");
+    }
+    assert_eq!(check("spoiled states"), first);
+    for s in &states {
+        std::fs::remove_file(s).expect("rm");
+        fifo(s);
+    }
+    assert_eq!(check("FIFO states"), first);
+    // A meta sidecar that is a FIFO, and a subagent file that is one.
+    let sub_copy = copy.join(subs[0].strip_prefix(root).expect("under"));
+    fifo(&sub_copy.with_extension("meta.json"));
+    check("FIFO meta sidecar");
+    let extra = sub_copy.with_file_name("agent-fifo0000000000.jsonl");
+    fifo(&extra);
+    check("FIFO subagent file");
 }

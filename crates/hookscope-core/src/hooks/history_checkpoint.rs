@@ -1,30 +1,37 @@
 //! The live hook's per-session history checkpoint
 //! (docs/live-hook.md#history-rules-and-the-checkpoint): what
-//! [`crate::hooks::live::history_of`] keeps of a Claude Code transcript in
+//! [`crate::hooks::live::history_of`] keeps of a Claude Code session in
 //! the state folder, so that its next call reads only the lines written
 //! since, and the 1,000th call of a long session costs about what the first
 //! does.
 //!
-//! A checkpoint holds the transcript loader's own resume point
-//! ([`Checkpoint`], the one the index uses for a grown session), the
-//! history the lines before it add (each finished main-thread call's
-//! trace, each turn's opening prompt), and the calls still waiting for
-//! their result, with what they will add if they finish. The next call
-//! resumes the loader there ([`resume_session`]) and joins the two; the
-//! result is the history a whole load gives
-//! ([`crate::hooks::replay::HistoryIndex::before_only`]
-//! of the loaded session; a test checks many cuts of every Claude Code
-//! transcript of the corpus).
+//! Each file of the session (the main transcript, and each subagent file
+//! read as one thread) has its own checkpoint. One holds the transcript
+//! loader's own resume point ([`Checkpoint`], the one the index uses for a
+//! grown session), the history the lines before it add (each finished
+//! call's trace, each turn's opening prompt), the calls still waiting for
+//! their result with what they will add if they finish, and the thread's
+//! Task/Agent calls (their ids, result lines, `agentId` and prompt: what
+//! links a subagent to its spawn). The next call resumes the loader there
+//! ([`resume_session`]) and joins the two; the subagents are linked to
+//! their spawns by the loader's own rule (meta `toolUseId`, `agentId`,
+//! prompt text). The result is the history a whole load gives
+//! ([`crate::hooks::replay::HistoryIndex::before_only`] of the loaded
+//! session; a test checks many cuts of every Claude Code session of the
+//! corpus, subagents included, before every call of every thread).
 //!
-//! It is used only when it still describes the file: same device and
-//! inode, at least as long, and the same last 4 KiB before the resume
-//! point (a rewrite that keeps the size is seen). Anything else — a session
-//! with subagent files or inline sidechains, a compressed file, a last line
-//! without its newline, a state file that does not parse or is over
-//! [`MAX_STATE_BYTES`], new lines the loader's resume does not model (a
-//! reused `tool_use_id`, a hook rewriting an earlier call) — loads the
-//! transcript whole, as without a checkpoint, and writes a fresh one when
-//! it can.
+//! A checkpoint is used only when it still describes its file: same device
+//! and inode, at least as long, and the same last 4 KiB before the resume
+//! point (a rewrite that keeps the size is seen). Anything else — a file
+//! that does not suit one (inline sidechains in the main file, a
+//! compressed file, a last line without its newline), a state file that
+//! does not parse or is over [`MAX_STATE_BYTES`], new lines the loader's
+//! resume does not model (a reused `tool_use_id`, a hook rewriting an
+//! earlier call) — reads that file whole, and writes a fresh checkpoint
+//! when it can. When a file does not suit one at all, or the session's
+//! links are past what the checkpoints model (a spawn whose id another
+//! call reuses), [`session_history`] says so and the caller loads the
+//! session whole.
 //!
 //! The file is `$XDG_STATE_HOME/hookscope/history/<sha256 of the
 //! transcript path>.json` (else under `~/.local/state`), written whole to a
@@ -43,8 +50,10 @@ use crate::hooks::replay::{Trace, Wanted, call_trace, trace_of, trace_or};
 use crate::hooks::rules::History;
 use crate::tools::ToolKind;
 use crate::transcript::Session;
+use crate::transcript::ToolCallRecord;
 use crate::transcript::claude_code::{
-    Checkpoint, OldCall, load_session_with_checkpoint, resume_session,
+    Checkpoint, OldCall, SpawnFacts, SubFacts, link_pairs, load_session_with_checkpoint,
+    load_thread_with_checkpoint, meta_tool_use_id, resume_session,
 };
 
 /// The largest state file read (64 MiB); a larger one is ignored.
@@ -54,7 +63,7 @@ pub const MAX_STATE_BYTES: u64 = 64 << 20;
 const TAIL_BYTES: u64 = 4096;
 
 /// The state file's format; another version is ignored.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The history folder: `$XDG_STATE_HOME/hookscope/history` when that
 /// variable is an absolute path, else `~/.local/state/hookscope/history`;
@@ -75,6 +84,39 @@ struct Pending {
     timestamp: Option<chrono::DateTime<chrono::Utc>>,
     /// What it adds once it finished, as the model asked it.
     as_asked: Option<Trace>,
+}
+
+/// A Task/Agent call of a thread: what linking a subagent to it, and the
+/// spawn rule of [`crate::hooks::replay::HistoryIndex::before_only`], read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Spawn {
+    seq: usize,
+    id: String,
+    line: usize,
+    /// Its result's line, once it finished.
+    end: Option<usize>,
+    /// `agentId` on its result.
+    agent_id: Option<String>,
+    /// Its input's `prompt`, trimmed.
+    prompt: Option<String>,
+}
+
+impl Spawn {
+    fn of(seq: usize, r: &ToolCallRecord) -> Option<Spawn> {
+        (r.tool_kind == ToolKind::Task).then(|| Spawn {
+            seq,
+            id: r.tool_use_id.clone(),
+            line: r.line,
+            end: r.result.as_ref().map(|res| res.line),
+            agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
+            prompt: r
+                .call
+                .raw()
+                .and_then(|raw| raw.get("prompt"))
+                .and_then(serde_json::Value::as_str)
+                .map(|p| p.trim().to_string()),
+        })
+    }
 }
 
 /// The state file.
@@ -104,6 +146,11 @@ struct Saved {
     next_seq: usize,
     /// Each turn's opening prompt with its line.
     prompts: Vec<(usize, String)>,
+    /// The thread's Task/Agent calls in call order.
+    spawns: Vec<Spawn>,
+    /// Whether no two calls of the thread share a `tool_use_id` (then a
+    /// spawn is the first record of its id).
+    ids_unique: bool,
 }
 
 /// Items `<tag><seq>,<line>,<len>:<text>` one after the other in one
@@ -159,22 +206,26 @@ fn pack_trace(p: &mut Packed, seq: usize, line: usize, t: &Trace) {
     }
 }
 
-/// The main-thread history before the call `tool_use_id` (first in call
-/// order; every call when `None` or not written yet) of the transcript at
-/// `path`, with only the lists `want` names: what
+/// The history before the call `tool_use_id` of the Claude Code session
+/// whose main transcript is at `path` (first in call order; every call
+/// when `None` or not written yet), in the subagent `agent_id` when the
+/// payload names one (its file's call; the main thread's otherwise), with
+/// only the lists `want` names: what
 /// [`crate::hooks::replay::HistoryIndex::before_only`] gives for the whole
-/// file. It is read through the checkpoint in `dir` when that still
-/// describes the file, else whole; the checkpoint is then brought up to
-/// date (a failure to write it changes nothing). `None` when the session
-/// does not suit a checkpoint (not a Claude Code main file, subagent files,
-/// inline sidechains, compressed, a last line without its newline): the
-/// caller loads it as before.
+/// session. Each of its files is read through its checkpoint in `dir` when
+/// that still describes the file, else whole; the checkpoints are then
+/// brought up to date (a failure to write one changes nothing). `None`
+/// when the session does not suit checkpoints (not a Claude Code main
+/// file, inline sidechains, a compressed file, a last line without its
+/// newline, a subagent file that does not read, a spawn whose id another
+/// call reuses): the caller loads it whole.
 ///
 /// # Errors
-/// The transcript cannot be read.
-pub fn main_history(
+/// The main transcript cannot be read.
+pub fn session_history(
     path: &Path,
     tool_use_id: Option<&str>,
+    agent_id: Option<&str>,
     want: Wanted,
     dir: Option<&Path>,
 ) -> Result<Option<History>, String> {
@@ -187,10 +238,57 @@ pub fn main_history(
     // every call, as discovery finds them.
     let found = crate::transcript::discover(&[path.to_path_buf()])
         .map_err(|e| format!("cannot read transcript_path {}: {e}", path.display()))?;
-    let suits = found.sessions.first().is_some_and(|r| {
-        r.agent == crate::transcript::Agent::ClaudeCode && r.subagent_files.is_empty()
-    });
-    if !suits {
+    let Some(r) = found
+        .sessions
+        .first()
+        .filter(|r| r.agent == crate::transcript::Agent::ClaudeCode)
+    else {
+        return Ok(None);
+    };
+    for fresh in [false, true] {
+        let Some(main) = thread_saved(path, false, dir, fresh)? else {
+            return Ok(None);
+        };
+        let mut subs = Vec::with_capacity(r.subagent_files.len());
+        for file in &r.subagent_files {
+            // A subagent file that does not read is a diagnostic of the
+            // whole load, which also leaves it out of the links.
+            match thread_saved(file, true, dir, fresh) {
+                Ok(Some(saved)) => subs.push((file.as_path(), saved)),
+                Ok(None) | Err(_) => return Ok(None),
+            }
+        }
+        match compose(&main, &subs, tool_use_id, agent_id, want) {
+            Composed::History(h) => return Ok(Some(h)),
+            Composed::Unsupported => return Ok(None),
+            // A state that does not decode: every file read whole, anew.
+            Composed::Undecodable => {}
+        }
+    }
+    Ok(None)
+}
+
+/// What [`compose`] makes of the threads' states.
+enum Composed {
+    History(History),
+    /// A state's packed strings do not decode (read the files anew).
+    Undecodable,
+    /// Past what the checkpoints model (load the session whole).
+    Unsupported,
+}
+
+/// The state of one file of the session (`one_thread`: a subagent file,
+/// read as one thread), through its checkpoint in `dir` unless `fresh`,
+/// written back when it changed; `None` when the file does not suit one.
+fn thread_saved(
+    path: &Path,
+    one_thread: bool,
+    dir: Option<&Path>,
+    fresh: bool,
+) -> Result<Option<Saved>, String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read transcript_path {}: {e}", path.display()))?;
+    if !meta.is_file() || crate::transcript::fsread::is_zst(path) {
         return Ok(None);
     }
     let state = dir.map(|d| {
@@ -202,32 +300,146 @@ pub fn main_history(
     let (dev, ino) = identity(&meta);
     let saved = state
         .as_deref()
-        .and_then(|s| read_state(s, path, dev, ino, meta.len()));
+        .filter(|_| !fresh)
+        .and_then(|s| read_state(s, path, one_thread, dev, ino, meta.len()));
     let (saved, changed) = match saved.and_then(|saved| resumed(path, saved, meta.len())) {
         Some(done) => done,
-        None => match whole(path, dev, ino)? {
+        None => match whole(path, one_thread, dev, ino)? {
             Some(s) => (s, true),
-            None => return Ok(None),
-        },
-    };
-    let history = match history_before(&saved, tool_use_id, want) {
-        Some(h) => h,
-        // A state that does not decode: the whole load's, anew.
-        None => match whole(path, dev, ino)? {
-            Some(s) => {
-                let h = history_before(&s, tool_use_id, want);
-                if let (Some(state), Some(_)) = (state.as_deref(), &h) {
-                    write_state(state, &s);
-                }
-                return Ok(h);
-            }
             None => return Ok(None),
         },
     };
     if changed && let Some(state) = state {
         write_state(&state, &saved);
     }
-    Ok(Some(history))
+    Ok(Some(saved))
+}
+
+/// [`crate::hooks::replay::HistoryIndex::before_only`] from the states of
+/// the main thread and of each subagent file (in discovery order, the
+/// loader's): the main thread's traces before the payload's place (its
+/// call's line, or inside a subagent its spawn's line), every trace of
+/// each other subagent whose spawn finished before that place, the own
+/// subagent's traces before its call, and the turn prompt (the
+/// subagent's own opening prompt, else the main turn's).
+fn compose(
+    main: &Saved,
+    subs: &[(&Path, Saved)],
+    id: Option<&str>,
+    agent: Option<&str>,
+    want: Wanted,
+) -> Composed {
+    let agent_ids: Vec<Option<String>> = subs
+        .iter()
+        .map(|(file, s)| {
+            s.checkpoint.agent_id().map(str::to_string).or_else(|| {
+                file.file_stem()
+                    .and_then(|f| f.to_str())
+                    .and_then(|f| f.strip_prefix("agent-"))
+                    .map(str::to_string)
+            })
+        })
+        .collect();
+    let thread = agent.and_then(|a| agent_ids.iter().position(|x| x.as_deref() == Some(a)));
+    // The spawn (line, result line) of each subagent: only the one the
+    // payload is in, and those that may have finished, are needed; with
+    // no subagents there is nothing to link.
+    let spawn_lines = if subs.is_empty() {
+        Vec::new()
+    } else {
+        let metas: Vec<Option<String>> = subs.iter().map(|(f, _)| meta_tool_use_id(f)).collect();
+        let facts: Vec<SubFacts<'_>> = subs
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| SubFacts {
+                meta_tool_use_id: metas[i].as_deref(),
+                agent_id: agent_ids[i].as_deref(),
+                prompt: s.prompts.first().map_or("", |(_, p)| p.as_str()),
+            })
+            .collect();
+        let owned: Vec<(Option<usize>, &Spawn)> = main
+            .spawns
+            .iter()
+            .map(|sp| (None, sp))
+            .chain(
+                subs.iter()
+                    .enumerate()
+                    .flat_map(|(i, (_, s))| s.spawns.iter().map(move |sp| (Some(i), sp))),
+            )
+            .collect();
+        let spawns: Vec<SpawnFacts> = owned
+            .iter()
+            .enumerate()
+            .map(|(ordinal, (owner, sp))| SpawnFacts {
+                owner: *owner,
+                ordinal,
+                tool_use_id: sp.id.clone(),
+                agent_id: sp.agent_id.clone(),
+                prompt: sp.prompt.clone(),
+                subagent_type: None,
+                description: None,
+            })
+            .collect();
+        let mut lines = Vec::with_capacity(subs.len());
+        for link in link_pairs(&facts, &spawns) {
+            let Some((owner, sp)) = link.and_then(|(j, _)| owned.get(j)) else {
+                lines.push((None, None));
+                continue;
+            };
+            // The first main-thread record of the spawn's id gives its
+            // lines (the whole load's rule): the spawn itself when ids are
+            // unique; a main call sharing a nested spawn's id is not
+            // modelled.
+            match owner {
+                None if main.ids_unique => lines.push((Some(sp.line), sp.end)),
+                _ => match records_with(main, &sp.id) {
+                    None => return Composed::Undecodable,
+                    Some(r) if r.is_empty() => lines.push((None, None)),
+                    Some(_) => return Composed::Unsupported,
+                },
+            }
+        }
+        lines
+    };
+    let pos = match thread {
+        None => match position_of(main, id) {
+            Some(line) => line,
+            None => return Composed::Undecodable,
+        },
+        Some(i) => spawn_lines.get(i).and_then(|s| s.0).unwrap_or(0),
+    };
+    let mut h = History::default();
+    if add_traces(main, pos, want, &mut h).is_none() {
+        return Composed::Undecodable;
+    }
+    for (i, (_, sub)) in subs.iter().enumerate() {
+        let finished = spawn_lines
+            .get(i)
+            .and_then(|s| s.1)
+            .is_some_and(|end| end < pos);
+        if Some(i) != thread && finished && add_traces(sub, usize::MAX, want, &mut h).is_none() {
+            return Composed::Undecodable;
+        }
+    }
+    if let Some((_, sub)) = thread.and_then(|i| subs.get(i)) {
+        let Some(at) = position_of(sub, id) else {
+            return Composed::Undecodable;
+        };
+        if add_traces(sub, at, want, &mut h).is_none() {
+            return Composed::Undecodable;
+        }
+    }
+    h.turn_prompt = match thread.and_then(|i| subs.get(i)) {
+        Some((_, sub)) => sub.prompts.first().map(|(_, p)| p.clone()),
+        None => None,
+    }
+    .or_else(|| {
+        main.prompts
+            .iter()
+            .rfind(|(l, _)| *l <= pos)
+            .map(|(_, t)| t.clone())
+    });
+    Composed::History(h)
 }
 
 #[cfg(unix)]
@@ -243,7 +455,14 @@ fn identity(_meta: &std::fs::Metadata) -> (u64, u64) {
 
 /// The state file, when it parses, is this format, names `path`, and still
 /// describes the file (same identity, long enough, same tail).
-fn read_state(state: &Path, path: &Path, dev: u64, ino: u64, len: u64) -> Option<Saved> {
+fn read_state(
+    state: &Path,
+    path: &Path,
+    one_thread: bool,
+    dev: u64,
+    ino: u64,
+    len: u64,
+) -> Option<Saved> {
     let bytes = {
         use std::io::Read;
         let file = crate::transcript::fsread::open_regular(state).ok()?;
@@ -277,6 +496,7 @@ fn read_state(state: &Path, path: &Path, dev: u64, ino: u64, len: u64) -> Option
     let offset = saved.checkpoint.offset;
     (saved.format == FORMAT
         && saved.path == path
+        && saved.checkpoint.one_thread() == one_thread
         && (saved.dev, saved.ino) == (dev, ino)
         && len >= offset
         && tail_hash(path, offset).as_deref() == Some(saved.tail.as_str()))
@@ -294,12 +514,17 @@ fn tail_hash(path: &Path, offset: u64) -> Option<String> {
     (buf.len() as u64 == offset - start).then(|| crate::hooks::live::sha256_hex(&buf))
 }
 
-/// Loads the transcript (a Claude Code main file without subagent files)
-/// whole and makes its state (`None` when it holds inline sidechains or
-/// ends in a way the loader cannot resume from).
-fn whole(path: &Path, dev: u64, ino: u64) -> Result<Option<Saved>, String> {
-    let (session, checkpoint) = load_session_with_checkpoint(path, &[])
-        .map_err(|e| format!("cannot load transcript_path {}: {e}", path.display()))?;
+/// Loads the file (a Claude Code main file, or with `one_thread` a
+/// subagent file as one thread) whole and makes its state (`None` when it
+/// holds inline sidechains or ends in a way the loader cannot resume from).
+fn whole(path: &Path, one_thread: bool, dev: u64, ino: u64) -> Result<Option<Saved>, String> {
+    let loaded = if one_thread {
+        load_thread_with_checkpoint(path)
+    } else {
+        load_session_with_checkpoint(path, &[])
+    };
+    let (session, checkpoint) =
+        loaded.map_err(|e| format!("cannot load transcript_path {}: {e}", path.display()))?;
     let Some(checkpoint) = checkpoint.filter(|_| session.subagents.is_empty()) else {
         return Ok(None);
     };
@@ -321,6 +546,13 @@ fn whole(path: &Path, dev: u64, ino: u64) -> Result<Option<Saved>, String> {
         pending: Vec::new(),
         next_seq: 0,
         prompts: prompts_of(&session, 0),
+        spawns: Vec::new(),
+        ids_unique: {
+            let mut seen = std::collections::HashSet::new();
+            session
+                .tool_calls()
+                .all(|r| seen.insert(r.tool_use_id.as_str()))
+        },
     };
     let mut traces = Vec::new();
     for r in session.tool_calls() {
@@ -343,6 +575,7 @@ fn add_new(
 ) {
     let seq = saved.next_seq;
     saved.next_seq += 1;
+    saved.spawns.extend(Spawn::of(seq, r));
     if r.result.is_some() {
         saved.finished.push('F', seq, r.line, &r.tool_use_id);
         if let Some(t) = trace_of(session, None, r) {
@@ -407,6 +640,7 @@ fn resumed(path: &Path, saved: Saved, len: u64) -> Option<(Saved, bool)> {
         .filter(|r| r.line > base)
         .map(|r| r.tool_use_id.as_str())
         .collect();
+    let new_calls = session.tool_calls().filter(|r| r.line > base).count();
     // Most often no new id occurs in the packed string at all (a fast
     // search); only a hit needs the items walked.
     let maybe = new_ids
@@ -433,6 +667,8 @@ fn resumed(path: &Path, saved: Saved, len: u64) -> Option<(Saved, bool)> {
         next_seq,
         prompts,
         last_done,
+        mut spawns,
+        ids_unique,
         ..
     } = saved;
     let pending: HashMap<(String, usize), Pending> = pending
@@ -454,8 +690,22 @@ fn resumed(path: &Path, saved: Saved, len: u64) -> Option<(Saved, bool)> {
         pending: Vec::new(),
         next_seq,
         prompts,
+        spawns: Vec::new(),
+        // Reuse of an earlier id was refused above (or by the resume).
+        ids_unique: ids_unique && new_ids.len() == new_calls,
     };
     let mut traces: Vec<(usize, usize, Trace)> = Vec::new();
+    for r in session.tool_calls().filter(|r| r.line <= base) {
+        let Some(res) = &r.result else { continue };
+        if let Some(sp) = spawns
+            .iter_mut()
+            .find(|sp| sp.id == r.tool_use_id && sp.line == r.line)
+        {
+            sp.end = Some(res.line);
+            sp.agent_id.clone_from(&res.agent_id);
+        }
+    }
+    next.spawns = spawns;
     for r in session.tool_calls() {
         if r.line <= base {
             let p = pending.get(&(r.tool_use_id.clone(), r.line))?;
@@ -500,15 +750,12 @@ fn resumed(path: &Path, saved: Saved, len: u64) -> Option<(Saved, bool)> {
     Some((next, true))
 }
 
-/// [`crate::hooks::replay::HistoryIndex::before_only`] for a session
-/// without subagents, from the state: the traces before the call's line,
-/// and the prompt of the last turn opened at or before it. `None` when
-/// the packed strings do not decode as far as they are read.
-fn history_before(saved: &Saved, id: Option<&str>, want: Wanted) -> Option<History> {
-    let pos = position_of(saved, id)?;
-    let mut h = History::default();
+/// Adds the traces of `saved` on lines before `before` to `h` (the lists
+/// `want` names); `None` when the packed string does not decode as far as
+/// it is read.
+fn add_traces(saved: &Saved, before: usize, want: Wanted, h: &mut History) -> Option<()> {
     saved.done.walk(|(tag, _, line, text)| {
-        if line >= pos {
+        if line >= before {
             return false;
         }
         match tag {
@@ -518,12 +765,30 @@ fn history_before(saved: &Saved, id: Option<&str>, want: Wanted) -> Option<Histo
         }
         true
     })?;
-    h.turn_prompt = saved
-        .prompts
-        .iter()
-        .rfind(|(l, _)| *l <= pos)
-        .map(|(_, t)| t.clone());
-    Some(h)
+    Some(())
+}
+
+/// Every call of the thread with id `id`, as `(seq, line)`; `None` when
+/// `finished` does not decode.
+fn records_with(saved: &Saved, id: &str) -> Option<Vec<(usize, usize)>> {
+    let mut found = Vec::new();
+    // Most often the id is not in the packed string at all (a fast search).
+    if memchr::memmem::find(saved.finished.0.as_bytes(), id.as_bytes()).is_some() {
+        saved.finished.walk(|(_, seq, line, i)| {
+            if i == id {
+                found.push((seq, line));
+            }
+            true
+        })?;
+    }
+    found.extend(
+        saved
+            .pending
+            .iter()
+            .filter(|p| p.id == id)
+            .map(|p| (p.seq, p.line)),
+    );
+    Some(found)
 }
 
 /// The line of the first call (in call order) with id `id`; `usize::MAX`
@@ -532,22 +797,9 @@ fn position_of(saved: &Saved, id: Option<&str>) -> Option<usize> {
     let Some(id) = id else {
         return Some(usize::MAX);
     };
-    let mut first: Option<(usize, usize)> = None;
-    saved.finished.walk(|(_, seq, line, i)| {
-        if i == id && first.is_none_or(|f| (seq, line) < f) {
-            first = Some((seq, line));
-        }
-        true
-    })?;
-    let pending = saved
-        .pending
-        .iter()
-        .filter(|p| p.id == id)
-        .map(|p| (p.seq, p.line));
     Some(
-        first
+        records_with(saved, id)?
             .into_iter()
-            .chain(pending)
             .min()
             .map_or(usize::MAX, |(_, line)| line),
     )
@@ -579,6 +831,7 @@ fn write_state(state: &Path, saved: &Saved) {
             path: saved.path.clone(),
             tail: saved.tail.clone(),
             checkpoint: saved.checkpoint.clone(),
+            spawns: saved.spawns.clone(),
             ..*saved
         };
         let mut bytes = serde_json::to_vec(&header).map_err(std::io::Error::other)?;

@@ -537,16 +537,22 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
     };
     // Through the per-session checkpoint when the session suits one.
     let id = payload.get("tool_use_id").and_then(Value::as_str);
+    let agent = payload.get("agent_id").and_then(Value::as_str);
     let dir = crate::hooks::history_checkpoint::default_dir();
-    let mut history =
-        match crate::hooks::history_checkpoint::main_history(&path, id, want, dir.as_deref())? {
-            Some(history) => history,
-            None => {
-                let session = load_transcript(&path)?;
-                let line = position_of(&session, payload);
-                HistoryIndex::new(&session).before_only(&payload_of(line), want)
-            }
-        };
+    let mut history = match crate::hooks::history_checkpoint::session_history(
+        &path,
+        id,
+        agent,
+        want,
+        dir.as_deref(),
+    )? {
+        Some(history) => history,
+        None => {
+            let session = load_transcript(&path)?;
+            let line = position_of(&session, payload);
+            HistoryIndex::new(&session).before_only(&payload_of(line), want)
+        }
+    };
     if let Some(prompt) = own_prompt {
         history.turn_prompt = Some(prompt.to_string());
     }

@@ -23,22 +23,86 @@ pub(super) fn tool_calls_mut(session: &mut Session) -> impl Iterator<Item = &mut
 }
 
 /// What linking needs of one Task/Agent call.
-pub(super) struct SpawnFacts {
+pub(crate) struct SpawnFacts {
     /// The thread the call is in (`None` = main, `Some(i)` = subagent i).
-    pub(super) owner: Option<usize>,
+    pub(crate) owner: Option<usize>,
     /// Position of the call in [`Session::all_tool_calls`] order (the order
     /// [`tool_calls_mut`] visits too): the one record a link is set on, even
     /// when another call (e.g. the subagent's own) reuses its `tool_use_id`.
-    pub(super) ordinal: usize,
-    pub(super) tool_use_id: String,
-    pub(super) agent_id: Option<String>,
-    pub(super) prompt: Option<String>,
-    pub(super) subagent_type: Option<String>,
-    pub(super) description: Option<String>,
+    pub(crate) ordinal: usize,
+    pub(crate) tool_use_id: String,
+    pub(crate) agent_id: Option<String>,
+    pub(crate) prompt: Option<String>,
+    pub(crate) subagent_type: Option<String>,
+    pub(crate) description: Option<String>,
+}
+
+/// What linking needs of one subagent.
+pub(crate) struct SubFacts<'a> {
+    /// Its meta sidecar's `toolUseId`.
+    pub(crate) meta_tool_use_id: Option<&'a str>,
+    /// Its `agentId` (the thread's, else the file name's).
+    pub(crate) agent_id: Option<&'a str>,
+    /// Its first prompt ([`Subagent::prompt`]).
+    pub(crate) prompt: &'a str,
+}
+
+impl<'a> SubFacts<'a> {
+    fn of(sub: &'a Subagent) -> SubFacts<'a> {
+        SubFacts {
+            meta_tool_use_id: sub
+                .meta
+                .as_ref()
+                .and_then(|m| m.get("toolUseId"))
+                .and_then(Value::as_str),
+            agent_id: sub.agent_id.as_deref(),
+            prompt: sub.prompt(),
+        }
+    }
 }
 
 /// Whether a subagent and a spawn match under one linking rule.
-pub(super) type LinkRule = dyn Fn(&Subagent, &SpawnFacts) -> bool;
+pub(super) type LinkRule = dyn Fn(&SubFacts<'_>, &SpawnFacts) -> bool;
+
+/// For each subagent, the spawn (an index into `spawns`, in
+/// [`Session::all_tool_calls`] order) it is linked to and how: passes in
+/// order of trust (meta `toolUseId`, then `agentId`, then prompt text); a
+/// spawn is taken once, and never by a subagent's own calls (module docs).
+pub(crate) fn link_pairs(
+    subs: &[SubFacts<'_>],
+    spawns: &[SpawnFacts],
+) -> Vec<Option<(usize, SubagentLink)>> {
+    let mut links: Vec<Option<(usize, SubagentLink)>> = vec![None; subs.len()];
+    let mut taken = vec![false; spawns.len()];
+    let passes: [(SubagentLink, &LinkRule); 3] = [
+        (SubagentLink::MetaToolUseId, &|sub, spawn| {
+            sub.meta_tool_use_id == Some(spawn.tool_use_id.as_str())
+        }),
+        (SubagentLink::AgentId, &|sub, spawn| {
+            sub.agent_id.is_some() && spawn.agent_id.as_deref() == sub.agent_id
+        }),
+        (SubagentLink::PromptText, &|sub, spawn| {
+            let prompt = sub.prompt.trim();
+            !prompt.is_empty() && spawn.prompt.as_deref() == Some(prompt)
+        }),
+    ];
+    for (how, matches) in passes {
+        for (i, sub) in subs.iter().enumerate() {
+            if links[i].is_some() {
+                continue;
+            }
+            let found = spawns
+                .iter()
+                .enumerate()
+                .find(|(j, spawn)| !taken[*j] && spawn.owner != Some(i) && matches(sub, spawn));
+            if let Some((j, _)) = found {
+                taken[j] = true;
+                links[i] = Some((j, how));
+            }
+        }
+    }
+    links
+}
 
 pub(super) fn link_subagents(session: &mut Session) {
     let spawns: Vec<SpawnFacts> = session
@@ -64,42 +128,8 @@ pub(super) fn link_subagents(session: &mut Session) {
             }
         })
         .collect();
-    // links[i] = (index into spawns, how) for subagent i. Passes in order of
-    // trust: meta toolUseId, then agentId, then prompt text; a spawn is taken
-    // once, and never by a subagent's own calls.
-    let mut links: Vec<Option<(usize, SubagentLink)>> = vec![None; session.subagents.len()];
-    let mut taken = vec![false; spawns.len()];
-    let passes: [(SubagentLink, &LinkRule); 3] = [
-        (SubagentLink::MetaToolUseId, &|sub, spawn| {
-            sub.meta
-                .as_ref()
-                .and_then(|m| m.get("toolUseId"))
-                .and_then(Value::as_str)
-                == Some(spawn.tool_use_id.as_str())
-        }),
-        (SubagentLink::AgentId, &|sub, spawn| {
-            sub.agent_id.is_some() && spawn.agent_id == sub.agent_id
-        }),
-        (SubagentLink::PromptText, &|sub, spawn| {
-            let prompt = sub.prompt().trim();
-            !prompt.is_empty() && spawn.prompt.as_deref() == Some(prompt)
-        }),
-    ];
-    for (how, matches) in passes {
-        for (i, sub) in session.subagents.iter().enumerate() {
-            if links[i].is_some() {
-                continue;
-            }
-            let found = spawns
-                .iter()
-                .enumerate()
-                .find(|(j, spawn)| !taken[*j] && spawn.owner != Some(i) && matches(sub, spawn));
-            if let Some((j, _)) = found {
-                taken[j] = true;
-                links[i] = Some((j, how));
-            }
-        }
-    }
+    let facts: Vec<SubFacts<'_>> = session.subagents.iter().map(SubFacts::of).collect();
+    let links = link_pairs(&facts, &spawns);
     // Only the matched spawn record is linked (by its position, not its id):
     // a subagent's own call reusing the spawn's `tool_use_id` must not point
     // at the subagent itself.

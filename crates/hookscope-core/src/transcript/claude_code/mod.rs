@@ -38,6 +38,7 @@ mod resume;
 mod thread;
 
 use link::*;
+pub(crate) use link::{SpawnFacts, SubFacts, link_pairs};
 pub use resume::*;
 pub use thread::PROCESS_NOTE;
 use thread::*;
@@ -55,7 +56,7 @@ pub use super::text::{content_text, display_prompt, one_line};
 /// # Errors
 /// Only when the main file cannot be opened or read.
 pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<Session> {
-    load_with(main, subagent_files, false).map(|(session, _)| session)
+    load_with(main, subagent_files, false, false).map(|(session, _)| session)
 }
 
 /// [`load_session`], plus the [`Checkpoint`] of its main file's end that
@@ -70,16 +71,33 @@ pub fn load_session_with_checkpoint(
     main: &Path,
     subagent_files: &[PathBuf],
 ) -> std::io::Result<(Session, Option<Checkpoint>)> {
-    load_with(main, subagent_files, true)
+    load_with(main, subagent_files, true, false)
+}
+
+/// One subagent file read as a session of one thread, with the
+/// [`Checkpoint`] of its end that [`resume_session`] continues from: every
+/// line goes to the session's main thread (its `isSidechain` flags are
+/// the file's own), so the session's calls, turns and hook activity are
+/// those [`load_session`] gives that subagent's thread. The live hook's
+/// history checkpoint reads a growing subagent file this way
+/// (docs/live-hook.md#history-rules-and-the-checkpoint). The checkpoint is
+/// `None` as for [`load_session_with_checkpoint`].
+///
+/// # Errors
+/// As [`load_session`].
+pub fn load_thread_with_checkpoint(file: &Path) -> std::io::Result<(Session, Option<Checkpoint>)> {
+    load_with(file, &[], true, true)
 }
 
 fn load_with(
     main: &Path,
     subagent_files: &[PathBuf],
     want_checkpoint: bool,
+    one_thread: bool,
 ) -> std::io::Result<(Session, Option<Checkpoint>)> {
     let mut diagnostics = Vec::new();
     let mut read = MainRead::new(main, Thread::new(main), SessionMeta::default());
+    read.one_thread = one_thread;
     let plain = !super::fsread::is_zst(main);
     let mut place = Place::default();
     if want_checkpoint && plain {
@@ -150,6 +168,9 @@ struct MainRead {
     /// Resuming: lines before this one are the checkpoint's (0: a whole
     /// read).
     resume_base: usize,
+    /// A subagent file read as one thread: every line is the main
+    /// thread's ([`load_thread_with_checkpoint`]).
+    one_thread: bool,
 }
 
 impl MainRead {
@@ -162,12 +183,13 @@ impl MainRead {
             meta,
             unknown_types: Vec::new(),
             resume_base: 0,
+            one_thread: false,
         }
     }
 
     /// One object line of the main file.
     fn line(&mut self, line_no: usize, value: &Value) {
-        if self.resume_base > 0 {
+        if self.resume_base > 0 && !self.one_thread {
             // Not modelled by a resume: a new summary may name any earlier
             // line's uuid (the title); sidechain lines make inline threads.
             if value.get("type").and_then(Value::as_str) == Some("summary") {
@@ -189,7 +211,8 @@ impl MainRead {
                 message: format!("unknown line type {kind:?}; kept as metadata"),
             });
         }
-        let sidechain = value.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        let sidechain =
+            !self.one_thread && value.get("isSidechain").and_then(Value::as_bool) == Some(true);
         if sidechain {
             let parent = value.get("parentUuid").and_then(Value::as_str);
             let group = match parent.and_then(|p| self.inline_of_uuid.get(p)) {
@@ -257,6 +280,7 @@ impl MainRead {
             agent_id: t.agent_id.clone(),
             hooks: t.hooks.records.clone(),
             open_stop: t.hooks.open_stop(),
+            one_thread: self.one_thread,
         })
     }
 
@@ -398,6 +422,16 @@ const KNOWN_LINE_TYPES: &[&str] = &[
 /// (`not a regular file (FIFO); skipped`, `cannot read subagent meta
 /// sidecar: <io error>` (also when over the cap), `subagent meta sidecar is
 /// not a JSON object; ignored`).
+/// The meta sidecar's `toolUseId` of the subagent file `file` (what
+/// linking reads first); `None` when there is no sidecar, it does not read
+/// or holds no such text.
+pub(crate) fn meta_tool_use_id(file: &Path) -> Option<String> {
+    read_meta(file, &mut Vec::new())?
+        .get("toolUseId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 fn read_meta(file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
     let meta_path = file.with_extension("meta.json");
     let text = match super::fsread::read_capped(&meta_path, super::fsread::META_CAP) {

@@ -38,9 +38,25 @@ pub struct Checkpoint {
     /// The main thread's hook firings so far and its open Stop record.
     pub(super) hooks: Vec<crate::transcript::hook_activity::HookActivity>,
     pub(super) open_stop: Option<usize>,
+    /// Made by [`load_thread_with_checkpoint`]: the file is a subagent's,
+    /// read as one thread (absent in older checkpoints: a main file).
+    #[serde(default)]
+    pub(super) one_thread: bool,
 }
 
 impl Checkpoint {
+    /// Whether it was made by [`load_thread_with_checkpoint`] (a subagent
+    /// file read as one thread).
+    pub fn one_thread(&self) -> bool {
+        self.one_thread
+    }
+
+    /// The thread's `agentId` as read so far (a subagent file's; `None`
+    /// when no line carried one).
+    pub fn agent_id(&self) -> Option<&str> {
+        self.agent_id.as_deref()
+    }
+
     /// Whether it holds JSON values kept verbatim (a hook firing's
     /// rewritten input), the only fields whose JSON may not read back
     /// equal (a float); everything else is text, integers and times.
@@ -95,7 +111,9 @@ pub struct Resumed {
 
 /// Reads the lines of a grown main file after `from` (made for the same
 /// file when it was shorter) on top of the stored main-thread calls `old`
-/// (in order), for a session without subagent files.
+/// (in order), for a session without subagent files; or of a subagent file
+/// read as one thread, when `from` was made by
+/// [`load_thread_with_checkpoint`].
 ///
 /// `Ok(Err(why))` when the new lines do something the checkpoint does not
 /// model (the caller then loads the file whole): a `tool_use` reusing the id
@@ -187,6 +205,7 @@ pub fn resume_session(
 
     let mut read = MainRead::new(main, thread, from.meta.clone());
     read.resume_base = from.lines;
+    read.one_thread = from.one_thread;
     let mut diagnostics = Vec::new();
     let mut place = Place {
         offset: from.offset,
