@@ -41,7 +41,7 @@ use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 use serde_json::{Map, Value};
 
 use super::action::Action;
-use super::component::{Command, Component, EventState, delta_of, inner_rows};
+use super::component::{Command, Component, EventState, delta_of};
 use super::context::{Ctx, Effect, Rules};
 use super::widgets::text::fit;
 
@@ -388,7 +388,7 @@ impl ReplayPane {
     fn max_scroll(&self, ctx: &Ctx) -> usize {
         let (mut main, rec) = self.lines(ctx);
         let text = self.text_area();
-        let rows = inner_rows(text);
+        let rows = usize::from(text.height).max(1);
         if self.area.width >= SIDE_BY_SIDE {
             let [left, right] =
                 Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
@@ -402,6 +402,96 @@ impl ReplayPane {
             main.extend(rec);
             fit_skip(&main, text.width, rows)
         }
+    }
+
+    /// The lines that scroll (the replay's column side by side, else the
+    /// replay and the record below it) and their width.
+    fn scrolled(&self, ctx: &Ctx) -> (Vec<Line<'static>>, u16) {
+        let (mut main, rec) = self.lines(ctx);
+        let text = self.text_area();
+        if self.area.width >= SIDE_BY_SIDE {
+            let [left, _] =
+                Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
+                    .areas(text);
+            (main, left.width)
+        } else {
+            main.extend(rec);
+            (main, text.width)
+        }
+    }
+
+    /// How many logical lines a page (or half page) key moves: as many as
+    /// fill `rows` screen rows once wrapped, at least one, so a page never
+    /// skips a line that was not on screen.
+    fn page_delta(&self, ctx: &Ctx, action: Action) -> Option<isize> {
+        let rows = usize::from(self.text_area().height).max(1);
+        let (budget, down) = match action {
+            Action::PageDown => (rows, true),
+            Action::PageUp => (rows, false),
+            Action::HalfPageDown => ((rows / 2).max(1), true),
+            Action::HalfPageUp => ((rows / 2).max(1), false),
+            other => return delta_of(other, rows),
+        };
+        let (lines, width) = self.scrolled(ctx);
+        let height = |l: &Line<'static>| {
+            Paragraph::new(l.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(width.max(1))
+                .max(1)
+        };
+        let (mut used, mut n) = (0usize, 0usize);
+        let mut step = |l: &Line<'static>| {
+            let h = height(l);
+            if n > 0 && used + h > budget {
+                return false;
+            }
+            used += h;
+            n += 1;
+            true
+        };
+        if down {
+            for l in lines.iter().skip(self.scroll) {
+                if !step(l) {
+                    break;
+                }
+            }
+        } else {
+            for l in lines.iter().take(self.scroll).rev() {
+                if !step(l) {
+                    break;
+                }
+            }
+        }
+        let n = isize::try_from(n.max(1)).unwrap_or(1);
+        Some(if down { n } else { -n })
+    }
+
+    /// Where the view is: `lines A–B of N` (logical lines) when they do
+    /// not all fit, else `None`.
+    fn position(&self, ctx: &Ctx) -> Option<String> {
+        let (lines, width) = self.scrolled(ctx);
+        let rows = usize::from(self.text_area().height).max(1);
+        let total = lines.len();
+        let mut used = 0usize;
+        let mut last = self.scroll;
+        for l in lines.iter().skip(self.scroll) {
+            let h = Paragraph::new(l.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(width.max(1))
+                .max(1);
+            if used + h > rows {
+                break;
+            }
+            used += h;
+            last += 1;
+        }
+        (self.scroll > 0 || last < total).then(|| {
+            format!(
+                "lines {}–{} of {total}",
+                (self.scroll + 1).min(total),
+                last.max(self.scroll + 1).min(total)
+            )
+        })
     }
 
     /// Scrolls to the first line reading `heading` (a section's title),
@@ -511,7 +601,7 @@ impl Component for ReplayPane {
                 }
             }
             other => {
-                let Some(delta) = delta_of(other, inner_rows(self.text_area())) else {
+                let Some(delta) = self.page_delta(ctx, other) else {
                     return EventState::NotConsumed;
                 };
                 self.scroll = self
@@ -567,12 +657,19 @@ impl Component for ReplayPane {
         let theme = &ctx.theme;
         let area = self.area;
         let title = format!(" Replay — {} — Esc/q close ", self.label);
-        let block = Block::bordered()
+        let mut block = Block::bordered()
             .title(Span::styled(
                 fit(&title, usize::from(area.width.saturating_sub(2))),
                 theme.heading(),
             ))
             .border_style(theme.border(true));
+        // Where the view is, when the replay does not fit.
+        if let Some(at) = self.position(ctx) {
+            block = block.title_bottom(
+                Line::from(Span::styled(format!(" {at} · PgUp/PgDn "), theme.dim()))
+                    .right_aligned(),
+            );
+        }
         let inner = block.inner(area);
         frame.render_widget(Clear, area);
         frame.render_widget(block, area);

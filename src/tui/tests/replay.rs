@@ -278,6 +278,39 @@ fn snapshot_replay_pane() {
     insta::assert_snapshot!("replay_write_prompt_80x24", render_replay(&mut app, 80, 24));
 }
 
+/// Paging at 80x24, where the example rules' whys wrap over many rows:
+/// each PgDn moves by what was on screen, so every section heading is
+/// seen on some page; the corner says where the view is; PgUp comes back
+/// to the top.
+#[test]
+fn paging_the_replay_at_80x24_skips_no_section() {
+    let (mut app, _) = replay_on_rm_rf(Some(EXAMPLE_RULES));
+    let mut screens = vec![render_replay(&mut app, 80, 24)];
+    for _ in 0..40 {
+        key(&mut app, KeyCode::PageDown);
+        let screen = render_replay(&mut app, 80, 24);
+        if screens.last() == Some(&screen) {
+            break;
+        }
+        screens.push(screen);
+    }
+    assert!(screens.len() >= 3, "{}", screens.len());
+    for heading in ["Rules", "Decision", "Outcome", "Payload"] {
+        assert!(
+            screens
+                .iter()
+                .any(|s| s.lines().any(|l| l.contains(&format!(" {heading}")))),
+            "{heading} never on screen"
+        );
+    }
+    assert!(screens[0].contains("lines 1–"), "{}", screens[0]);
+    assert!(!screens.last().expect("screens").contains("lines 1–"));
+    for _ in 0..40 {
+        key(&mut app, KeyCode::PageUp);
+    }
+    assert_eq!(render_replay(&mut app, 80, 24), screens[0]);
+}
+
 #[test]
 fn bad_rules_file_lists_its_errors_in_the_pane() {
     let (app, _) = replay_on_rm_rf(Some("tests/fixtures/tui_bad_rules.toml"));
