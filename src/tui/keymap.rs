@@ -353,7 +353,7 @@ pub const COMPLETION_BINDINGS: &[Binding] = &[
 pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     (
         "tool:NAME",
-        "exact tool name (Tab completes); name:TEXT substring",
+        "tool name, whole, any case (Tab completes); name:TEXT part",
     ),
     (
         "input:TEXT",
