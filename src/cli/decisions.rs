@@ -164,7 +164,7 @@ pub fn row(l: &Logged) -> String {
         .map(|r| format!("{}({})", r.id, r.verdict))
         .collect();
     let now = match l.rules_now {
-        RulesNow::Unchanged => "unchanged",
+        RulesNow::Unchanged => "unchanged since",
         RulesNow::Changed => "changed since",
         RulesNow::Unknown => "cannot read it now",
         RulesNow::NotRead => "not read: the hook failed first",

@@ -790,7 +790,7 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
     assert_eq!(rows.len(), 5, "{text}");
     assert!(
         rows[0].ends_with(&format!(
-            "  s1  PreToolUse  toolu_1  Bash  block  no-rm-rf(block)  rules: {} (unchanged)",
+            "  s1  PreToolUse  toolu_1  Bash  block  no-rm-rf(block)  rules: {} (unchanged since)",
             rules.display()
         )),
         "{text}"
