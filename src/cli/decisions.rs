@@ -177,7 +177,11 @@ pub fn row(l: &Logged) -> String {
         } else {
             short_session_id(&l.session_id)
         },
-        if l.event.is_empty() { "-" } else { &l.event },
+        match (&l.agent_id, l.event.is_empty()) {
+            (_, true) => "-".to_string(),
+            (Some(a), false) => format!("{} (subagent {a})", l.event),
+            (None, false) => l.event.clone(),
+        },
         l.tool_use_id.as_deref().unwrap_or("-"),
         l.tool_name.as_deref().unwrap_or("-"),
         l.verdict,

@@ -1658,3 +1658,105 @@ fn lint_sees_a_broken_rule_file_behind_an_installed_hook() {
         "{ids:?}"
     );
 }
+
+/// A SubagentStop of the real `hooks` session, with a rule on what the
+/// subagent itself ran (`ls src`, its last call): the live hook and
+/// `replay` both block (the event sits after the subagent's last call);
+/// with the subagent's file gone, the hook cannot tell that thread's
+/// history and answers the failure mode instead of the main thread's.
+#[test]
+fn a_subagent_stop_sees_the_subagents_own_calls_and_its_missing_file_is_a_failure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = Path::new("tests/corpus/real-cc-2.1.332/hooks/projects/-home-dev-work-hooks");
+    let sid = "0c04bd79-42b3-41bb-b257-006f349f008a";
+    let copy = dir.path().join("p");
+    std::fs::create_dir_all(copy.join(sid).join("subagents")).expect("mkdir");
+    std::fs::copy(
+        src.join(format!("{sid}.jsonl")),
+        copy.join(format!("{sid}.jsonl")),
+    )
+    .expect("copy");
+    for e in std::fs::read_dir(src.join(sid).join("subagents")).expect("subagents") {
+        let e = e.expect("entry");
+        std::fs::copy(
+            e.path(),
+            copy.join(sid).join("subagents").join(e.file_name()),
+        )
+        .expect("copy");
+    }
+    let rules = dir.path().join("sub.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"ls-gate\"\nevents = \"SubagentStop\"\naction = \"block\"\nreason = \"you ran ls\"\n[rules.only_if]\nstop_hook_active = false\nran_command = \"ls src\"\n",
+    )
+    .expect("rules");
+    let rules = rules.to_string_lossy().into_owned();
+    let payload = json!({"session_id": sid, "hook_event_name": "SubagentStop",
+        "transcript_path": copy.join(format!("{sid}.jsonl")),
+        "cwd": "/home/dev/work/hooks", "permission_mode": "default",
+        "agent_id": "aab8fa18d1ff571f3", "agent_type": "general-purpose",
+        "stop_hook_active": false})
+    .to_string();
+    let log = dir.path().join("log");
+    let ran = hook(&rules, &log, &[], payload.as_bytes());
+    assert_eq!(
+        (ran.code, ran.stdout.trim()),
+        (Some(0), r#"{"decision":"block","reason":"you ran ls"}"#),
+        "{}",
+        ran.stderr
+    );
+    let replayed = hookscope()
+        .args(["replay", sid])
+        .arg(&copy)
+        .args(["--event", "SubagentStop", "--rules", &rules, "--json"])
+        .output()
+        .expect("runs");
+    let replayed: Value = serde_json::from_slice(&replayed.stdout).expect("json");
+    assert_eq!(replayed["decision"], json!("block"), "{replayed}");
+    // The log names the subagent; `find --decided-by` says the rule
+    // decided no call, only a SubagentStop, and where to see it.
+    assert_eq!(entries(&log)[0]["agent_id"], json!("aab8fa18d1ff571f3"));
+    let listed = hookscope()
+        .env("HOOKSCOPE_DECISIONS_DIR", &log)
+        .args(["hooks", "--decisions", "--all"])
+        .output()
+        .expect("runs");
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed.contains("  SubagentStop (subagent aab8fa18d1ff571f3)  -  -  block  ls-gate(block)"),
+        "{listed}"
+    );
+    let found = hookscope()
+        .env("HOOKSCOPE_DECISIONS_DIR", &log)
+        .args([
+            "find",
+            "--tool-name-pattern",
+            "",
+            "--decided-by",
+            "ls-gate",
+            "--no-index",
+        ])
+        .arg(&copy)
+        .output()
+        .expect("runs");
+    assert_eq!(found.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&found.stderr).contains(
+            "rule \"ls-gate\" decided no call, only events that are not calls (SubagentStop ×1); `hookscope hooks --decisions` lists them"
+        ),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    // The subagent's file gone: no main-thread stand-in.
+    std::fs::remove_dir_all(copy.join(sid)).expect("rm");
+    let ran = hook(&rules, &log, &[], payload.as_bytes());
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert!(
+        ran.stderr
+            .contains("agent_id \"aab8fa18d1ff571f3\" names no subagent transcript"),
+        "{}",
+        ran.stderr
+    );
+    let ran = hook(&rules, &log, &["--on-error", "block"], payload.as_bytes());
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+}

@@ -466,32 +466,24 @@ impl ReplayPane {
         Some(if down { n } else { -n })
     }
 
-    /// Where the view is: `lines A–B of N` (logical lines) when they do
-    /// not all fit, else `None`.
+    /// Where the view is, in screen rows once wrapped: `rows A–B of N`
+    /// when the replay does not fit, else `None`.
     fn position(&self, ctx: &Ctx) -> Option<String> {
         let (lines, width) = self.scrolled(ctx);
         let rows = usize::from(self.text_area().height).max(1);
-        let total = lines.len();
-        let mut used = 0usize;
-        let mut last = self.scroll;
-        for l in lines.iter().skip(self.scroll) {
-            let h = Paragraph::new(l.clone())
-                .wrap(Wrap { trim: false })
-                .line_count(width.max(1))
-                .max(1);
-            if used + h > rows {
-                break;
-            }
-            used += h;
-            last += 1;
-        }
-        (self.scroll > 0 || last < total).then(|| {
-            format!(
-                "lines {}–{} of {total}",
-                (self.scroll + 1).min(total),
-                last.max(self.scroll + 1).min(total)
-            )
-        })
+        let heights: Vec<usize> = lines
+            .iter()
+            .map(|l| {
+                Paragraph::new(l.clone())
+                    .wrap(Wrap { trim: false })
+                    .line_count(width.max(1))
+                    .max(1)
+            })
+            .collect();
+        let total: usize = heights.iter().sum();
+        let top: usize = heights.iter().take(self.scroll).sum();
+        let last = (top + rows).min(total);
+        (top > 0 || last < total).then(|| format!("rows {}–{last} of {total}", top + 1))
     }
 
     /// Scrolls to the first line reading `heading` (a section's title),

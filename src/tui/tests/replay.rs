@@ -303,8 +303,8 @@ fn paging_the_replay_at_80x24_skips_no_section() {
             "{heading} never on screen"
         );
     }
-    assert!(screens[0].contains("lines 1–"), "{}", screens[0]);
-    assert!(!screens.last().expect("screens").contains("lines 1–"));
+    assert!(screens[0].contains("rows 1–21 of 83"), "{}", screens[0]);
+    assert!(!screens.last().expect("screens").contains("rows 1–"));
     for _ in 0..40 {
         key(&mut app, KeyCode::PageUp);
     }

@@ -60,7 +60,8 @@ pub struct Context<'a> {
 }
 
 /// The log entry of one decision, secrets masked: `time` (RFC 3339, ms),
-/// `agent`, `session_id`, `event`, `tool_use_id`, `tool_name`, `digest`
+/// `agent`, `session_id`, `event`, `tool_use_id`, `tool_name`, `agent_id`
+/// (the subagent the event fired in, or null), `digest`
 /// (the call's tool digest, docs/tool-calls.md#the-digest, of the payload's
 /// `tool_name` and `tool_input`; null without them), `transcript_path`,
 /// `rules` {`path`, `sha256`}, `verdict` (`error` after
@@ -145,6 +146,7 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         "event": decision.event.clone().map_or(Value::Null, Value::String),
         "tool_use_id": field("tool_use_id"),
         "tool_name": field("tool_name"),
+        "agent_id": field("agent_id"),
         "digest": digest,
         "transcript_path": field("transcript_path"),
         "rules": {
@@ -389,6 +391,9 @@ pub struct Logged {
     pub tool_use_id: Option<String>,
     /// `tool_name`, when the payload had one.
     pub tool_name: Option<String>,
+    /// `agent_id`: the subagent the event fired in (or, on SubagentStart,
+    /// the one it starts); `None` on the main thread and in older entries.
+    pub agent_id: Option<String>,
     /// `agent` (`claude-code`, `droid`, `codex`; empty when not written).
     pub agent: String,
     /// `digest`: the tool digest of the payload's call, when logged.
@@ -459,6 +464,7 @@ impl Logged {
             event: s("event").unwrap_or_default(),
             tool_use_id: s("tool_use_id"),
             tool_name: s("tool_name"),
+            agent_id: s("agent_id"),
             agent: s("agent").unwrap_or_default(),
             digest: s("digest"),
             verdict: s("verdict")?,
@@ -698,6 +704,26 @@ pub fn rule_ids(dir: &Path) -> std::io::Result<std::collections::BTreeSet<String
         .filter_map(Logged::of)
         .flat_map(|l| l.matched.into_iter().map(|m| m.id))
         .collect())
+}
+
+/// The events that are not calls (no `tool_use_id`: Stop, SubagentStop,
+/// UserPromptSubmit, …) on which rule `rule` matched in the log in `dir`,
+/// each with how many times, by event name: what `find --decided-by`
+/// cannot show as records (docs/live-hook.md#the-decision-log).
+///
+/// # Errors
+/// As [`read_all`].
+pub fn events_decided_by(
+    dir: &Path,
+    rule: &str,
+) -> std::io::Result<std::collections::BTreeMap<String, usize>> {
+    let mut out = std::collections::BTreeMap::new();
+    for l in cached_entries(dir)?.iter().filter_map(Logged::of) {
+        if l.tool_use_id.is_none() && l.matched.iter().any(|m| m.id == rule) {
+            *out.entry(l.event).or_insert(0) += 1;
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

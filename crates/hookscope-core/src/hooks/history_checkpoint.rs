@@ -209,7 +209,7 @@ fn pack_trace(p: &mut Packed, seq: usize, line: usize, t: &Trace) {
 /// The history before the call `tool_use_id` of the Claude Code session
 /// whose main transcript is at `path` (first in call order; every call
 /// when `None` or not written yet), in the subagent `agent_id` when the
-/// payload names one (its file's call; the main thread's otherwise), with
+/// payload is inside one (its file's call; the main thread's otherwise), with
 /// only the lists `want` names: what
 /// [`crate::hooks::replay::HistoryIndex::before_only`] gives for the whole
 /// session. Each of its files is read through its checkpoint in `dir` when
@@ -221,7 +221,8 @@ fn pack_trace(p: &mut Packed, seq: usize, line: usize, t: &Trace) {
 /// call reuses): the caller loads it whole.
 ///
 /// # Errors
-/// The main transcript cannot be read.
+/// The main transcript cannot be read; `agent_id` names no subagent file
+/// of the session (the payload's thread cannot be told).
 pub fn session_history(
     path: &Path,
     tool_use_id: Option<&str>,
@@ -260,6 +261,12 @@ pub fn session_history(
         }
         match compose(&main, &subs, tool_use_id, agent_id, want) {
             Composed::History(h) => return Ok(Some(h)),
+            Composed::NoSuchSubagent => {
+                return Err(crate::hooks::live::no_subagent(
+                    agent_id.unwrap_or_default(),
+                    path,
+                ));
+            }
             Composed::Unsupported => return Ok(None),
             // A state that does not decode: every file read whole, anew.
             Composed::Undecodable => {}
@@ -275,6 +282,8 @@ enum Composed {
     Undecodable,
     /// Past what the checkpoints model (load the session whole).
     Unsupported,
+    /// The payload's `agent_id` names no subagent file of the session.
+    NoSuchSubagent,
 }
 
 /// The state of one file of the session (`one_thread`: a subagent file,
@@ -341,6 +350,9 @@ fn compose(
         })
         .collect();
     let thread = agent.and_then(|a| agent_ids.iter().position(|x| x.as_deref() == Some(a)));
+    if agent.is_some() && thread.is_none() {
+        return Composed::NoSuchSubagent;
+    }
     // The spawn (line, result line) of each subagent: only the one the
     // payload is in, and those that may have finished, are needed; with
     // no subagents there is nothing to link.

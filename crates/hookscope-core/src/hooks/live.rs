@@ -537,7 +537,12 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
     };
     // Through the per-session checkpoint when the session suits one.
     let id = payload.get("tool_use_id").and_then(Value::as_str);
-    let agent = payload.get("agent_id").and_then(Value::as_str);
+    // The subagent the event is in (SubagentStart names the one it
+    // starts, but fires on the main thread).
+    let agent = payload
+        .get("agent_id")
+        .and_then(Value::as_str)
+        .filter(|_| event != EventName::SubagentStart);
     let dir = crate::hooks::history_checkpoint::default_dir();
     let mut history = match crate::hooks::history_checkpoint::session_history(
         &path,
@@ -549,6 +554,14 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
         Some(history) => history,
         None => {
             let session = load_transcript(&path)?;
+            if let Some(a) = agent
+                && !session
+                    .subagents
+                    .iter()
+                    .any(|s| s.agent_id.as_deref() == Some(a))
+            {
+                return Err(no_subagent(a, &path));
+            }
             let line = position_of(&session, payload);
             HistoryIndex::new(&session).before_only(&payload_of(line), want)
         }
@@ -557,6 +570,16 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
         history.turn_prompt = Some(prompt.to_string());
     }
     Ok(history)
+}
+
+/// The failure of a payload inside a subagent whose transcript is not
+/// found: its history cannot be told (the main thread's would be a guess).
+pub(crate) fn no_subagent(agent_id: &str, path: &Path) -> String {
+    format!(
+        "the payload's agent_id {:?} names no subagent transcript of the session at {}: its history cannot be read",
+        crate::printable::printable(agent_id),
+        path.display()
+    )
 }
 
 /// Loads the Claude Code session at `path` (its subagent files found as

@@ -402,10 +402,13 @@ impl HistoryIndex {
     /// (the others empty): what a rule set without `ran_command` (or
     /// without `touched_file`) conditions on this event reads.
     pub fn before_only(&self, p: &Payload, want: Wanted) -> History {
+        // SubagentStart names the subagent it starts but fires on the
+        // main thread, before that subagent ran anything.
         let thread = p
             .json
             .get("agent_id")
             .and_then(Value::as_str)
+            .filter(|_| p.event != EventName::SubagentStart)
             .and_then(|id| {
                 self.subs
                     .iter()

@@ -485,6 +485,16 @@ fn read_decided(
             ))
         })?;
     if !any && calls.is_empty() {
+        // A rule that decided only events that are not calls (a Stop
+        // gate) has no call to show: say where its decisions are.
+        let events = crate::hooks::decisions::events_decided_by(&dir, rule).unwrap_or_default();
+        if !events.is_empty() {
+            let counted: Vec<String> = events.iter().map(|(e, n)| format!("{e} ×{n}")).collect();
+            return Err(invalid(format!(
+                "decided_by: rule {rule:?} decided no call, only events that are not calls ({}); `hookscope hooks --decisions` lists them",
+                counted.join(", ")
+            )));
+        }
         let known = crate::hooks::decisions::rule_ids(&dir).unwrap_or_default();
         if !known.contains(rule) {
             let shown: Vec<&str> = known.iter().take(12).map(String::as_str).collect();

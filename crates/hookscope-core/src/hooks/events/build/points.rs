@@ -806,7 +806,25 @@ pub(super) fn subagent_points(
             out,
         );
     }
-    let last_line = sub.lines.contexts.last().map_or(spawn.line, |c| c.line);
+    // SubagentStop fires once the subagent's last message is written: at
+    // its last line that holds an event (its final text, after every call
+    // and result), so its own calls are all before it.
+    let last_event = sub
+        .turns
+        .iter()
+        .flat_map(|t| t.events.iter())
+        .map(|e| match e {
+            Event::ToolCall(r) => r.result.as_ref().map_or(r.line, |res| res.line.max(r.line)),
+            other => other.line(),
+        })
+        .max();
+    let last_line = sub
+        .lines
+        .contexts
+        .last()
+        .map(|c| c.line)
+        .max(last_event)
+        .unwrap_or(spawn.line);
     let mut stop = id_type(Point::new(
         EventName::SubagentStop,
         Some(sub_index),
