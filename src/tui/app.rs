@@ -538,6 +538,15 @@ impl App {
             },
         };
         self.replay.open(at, label, &self.ctx);
+        // On a `⚑` row: that firing's event, where it fired.
+        if let Some(item @ Item::Event { thread, .. }) = self.timeline.sel
+            && let Some(hook) = crate::tui::timeline::hook_of_item(&session, item)
+            && let Some(event) = hook.event.as_ref().and_then(|e| e.known())
+            && let Some(&line) = hook.lines.first()
+        {
+            let sub = matches!(thread, crate::tui::context::Thread::Sub(_));
+            self.replay.pick_firing(event, sub, line, &self.ctx);
+        }
         self.overlay = Some(Overlay::Replay);
     }
 

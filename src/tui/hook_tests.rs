@@ -253,3 +253,28 @@ fn c8_rewrite_objection_rejected_prompt_and_ask() {
     assert_eq!(app.focus, Pane::Detail);
     insta::assert_snapshot!("hooks_detail_c8_rewrite_80x24", render(&mut app, 80, 24));
 }
+
+/// `r` on a `⚑` row replays that firing: on c8's `⚑ Stop: blocked by
+/// hook` row the pane opens on the turn with the Stop that fired there
+/// picked (not the turn's first PreToolUse).
+#[test]
+fn replay_from_a_hook_row_picks_that_firing() {
+    let mut app = opened(C8);
+    key(&mut app, KeyCode::Char('H'));
+    let stop_row = row_texts(&app)
+        .iter()
+        .position(|r| r.starts_with("Stop: blocked by hook"))
+        .expect("the Stop row");
+    for _ in 0..stop_row {
+        key(&mut app, KeyCode::Down);
+    }
+    key(&mut app, KeyCode::Char('r'));
+    let picked = app.replay.picked();
+    assert_eq!(
+        picked,
+        Some(hookscope_core::hooks::events::EventName::Stop),
+        "{:?}",
+        app.replay.entry_label(app.replay.sel)
+    );
+    assert_eq!(app.replay.entry_label(app.replay.sel), "Stop (line 57)");
+}

@@ -1597,6 +1597,34 @@ fn the_history_is_read_only_for_a_rule_that_can_still_match() {
     );
     let verdicts: Vec<Value> = entries(&log).iter().map(|e| e["verdict"].clone()).collect();
     assert_eq!(verdicts, [json!("none"), json!("error")]);
+    // An event the contract does not know: `none`, and stderr says why.
+    let ran = hook(
+        EXAMPLE_RULES,
+        &log,
+        &[],
+        br#"{"session_id":"s1","hook_event_name":"pretooluse"}"#,
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert!(
+        ran.stderr.contains(
+            "hook_event_name \"pretooluse\" is not an event of the hook contract this hookscope knows"
+        ),
+        "{}",
+        ran.stderr
+    );
+    // A transcript_path that is not a usable string says which.
+    for (path, says) in [
+        (json!(5), "the payload's transcript_path is not a string"),
+        (json!(""), "the payload's transcript_path is empty"),
+        (json!(null), "the payload has no transcript_path"),
+    ] {
+        let stop = json!({"session_id": "s1", "hook_event_name": "Stop",
+                          "stop_hook_active": false, "transcript_path": path})
+        .to_string();
+        let ran = hook(EXAMPLE_RULES, &log, &[], stop.as_bytes());
+        assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+        assert!(ran.stderr.contains(says), "{}", ran.stderr);
+    }
 }
 
 /// `hooks --lint` checks the rule file behind an installed `hookscope hook`

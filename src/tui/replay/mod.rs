@@ -125,6 +125,34 @@ impl ReplayPane {
         self.recompute(ctx);
     }
 
+    /// Picks the entry of `event` that fired last at or before `line` of
+    /// the thread `sub` (`None`: the main file) — a `⚑` row's firing —
+    /// else the first entry of `event`; nothing changes when the pane lists
+    /// no such event.
+    pub fn pick_firing(&mut self, event: EventName, sub: bool, line: usize, ctx: &Ctx) {
+        let line_of = |a: &At| match a {
+            At::Line(n) if !sub => Some(*n),
+            At::AgentLine(_, n) if sub => Some(*n),
+            _ => None,
+        };
+        let of_event: Vec<usize> = (0..self.events.len())
+            .filter(|&i| self.events[i] == event)
+            .collect();
+        let at_or_before = of_event
+            .iter()
+            .copied()
+            .filter_map(|i| Some((line_of(self.ats.get(i)?)?, i)))
+            .filter(|(l, _)| *l <= line)
+            .max()
+            .map(|(_, i)| i);
+        if let Some(i) = at_or_before.or_else(|| of_event.first().copied())
+            && i != self.sel
+        {
+            self.sel = i;
+            self.recompute(ctx);
+        }
+    }
+
     /// The picked event.
     pub fn picked(&self) -> Option<EventName> {
         self.events.get(self.sel).copied()

@@ -156,6 +156,15 @@ pub fn decide_as(
         stderr,
         ..
     } = &evaluation.output;
+    let mut stderr = stderr.clone().unwrap_or_default();
+    // An event this hookscope does not know (a misspelling, or one newer
+    // than its contract): no rule named it, and the answer says so.
+    if evaluation.event.known().is_none() && evaluation.verdict() == "none" {
+        stderr.push_str(&format!(
+            "hookscope hook: hook_event_name {:?} is not an event of the hook contract this hookscope knows (docs/contract.md); no rule applied\n",
+            one_line(evaluation.event.as_str())
+        ));
+    }
     Decision {
         event: Some(evaluation.event.as_str().to_string()),
         stdout: stdout
@@ -163,7 +172,7 @@ pub fn decide_as(
             .map(|v| format!("{v}\n"))
             .unwrap_or_default(),
         exit_code: *exit_code,
-        stderr: stderr.clone().unwrap_or_default(),
+        stderr,
         failure: None,
         evaluation: Some(evaluation),
     }
@@ -514,10 +523,25 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
             ..History::default()
         });
     }
-    let Some(path) = payload.get("transcript_path").and_then(Value::as_str) else {
-        return Err(
-            "a rule reads the session history, but the payload has no transcript_path".into(),
-        );
+    let path = match payload.get("transcript_path") {
+        Some(Value::String(p)) if !p.is_empty() => p,
+        Some(Value::String(_)) => {
+            return Err(
+                "a rule reads the session history, but the payload's transcript_path is empty"
+                    .into(),
+            );
+        }
+        None | Some(Value::Null) => {
+            return Err(
+                "a rule reads the session history, but the payload has no transcript_path".into(),
+            );
+        }
+        Some(_) => {
+            return Err(
+                "a rule reads the session history, but the payload's transcript_path is not a string"
+                    .into(),
+            );
+        }
     };
     let path = PathBuf::from(path);
     let event: EventName = payload
