@@ -156,6 +156,7 @@ impl App {
             codex_home: None,
             hook_env: None,
             decisions: std::sync::Arc::default(),
+            event_decisions: std::sync::Arc::default(),
             rules: Default::default(),
             against: Default::default(),
             against_settings: Vec::new(),
@@ -675,6 +676,7 @@ impl App {
                 state: OpenState::Loading,
             });
             self.ctx.decisions = std::sync::Arc::default();
+            self.ctx.event_decisions = std::sync::Arc::default();
             self.timeline.reset();
             self.ctx.requests.push(Request::Open(index));
         } else {

@@ -485,6 +485,57 @@ pub struct Ctx {
     /// timeline's `§` mark and Detail's "Rules, live" section. Empty until
     /// the worker read the log ([`crate::tui::worker::Msg::Decisions`]).
     pub decisions: Arc<Decided>,
+    /// The decisions `hookscope hook` logged for the open session's events
+    /// that are not calls, oldest first (marked on their turn's row and
+    /// listed in its Detail).
+    pub event_decisions: Arc<Vec<EventDecision>>,
+}
+
+/// A logged decision on an event that is not a call (Stop, SubagentStop,
+/// UserPromptSubmit, …), placed in the open session by the transcript's
+/// size when the hook ran (docs/live-hook.md#the-decision-log).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventDecision {
+    /// The entry.
+    pub logged: hookscope_core::hooks::decisions::Logged,
+    /// How many whole lines the main transcript held then: the event came
+    /// after line `after_line` (1-based; 0 before the first).
+    pub after_line: usize,
+    /// Its main-thread turn ([`EventDecision::turn`]), set when the
+    /// decisions reach the open session.
+    pub in_turn: Option<usize>,
+}
+
+impl EventDecision {
+    /// The main-thread turn the event belongs to: UserPromptSubmit and
+    /// SessionStart fire before their turn's first line is written (the
+    /// turn whose prompt comes after `after_line`); any other event fires
+    /// after what it follows (the turn that line is in). `None` when the
+    /// session has no such turn (it was cut or rewritten since).
+    pub fn turn(&self, session: &hookscope_core::transcript::Session) -> Option<usize> {
+        let starts: Vec<usize> = session
+            .turns
+            .iter()
+            .map(|t| {
+                t.prompt_line
+                    .or_else(|| {
+                        t.events
+                            .first()
+                            .map(hookscope_core::transcript::Event::line)
+                    })
+                    .unwrap_or(0)
+            })
+            .collect();
+        let before = matches!(
+            self.logged.event.as_str(),
+            "UserPromptSubmit" | "SessionStart"
+        );
+        if before {
+            starts.iter().position(|&s| s > self.after_line)
+        } else {
+            starts.iter().rposition(|&s| s > 0 && s <= self.after_line)
+        }
+    }
 }
 
 /// Logged decisions by `tool_use_id`, oldest first.

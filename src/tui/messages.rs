@@ -65,9 +65,20 @@ impl App {
                 self.finish_jump();
             }
             Msg::RuleIds(ids) => self.ctx.rule_ids = ids,
-            Msg::Decisions { index, decisions } => {
+            Msg::Decisions {
+                index,
+                decisions,
+                events,
+            } => {
                 if self.ctx.open.as_ref().is_some_and(|o| o.index == index) {
                     self.ctx.decisions = Arc::new(decisions);
+                    let mut events = events;
+                    if let Some(session) = self.ctx.session() {
+                        for e in &mut events {
+                            e.in_turn = e.turn(session);
+                        }
+                    }
+                    self.ctx.event_decisions = Arc::new(events);
                     self.detail.invalidate();
                 }
             }

@@ -191,7 +191,12 @@ pub fn run(
                 }
                 worker::Msg::Live { index, session } => {
                     // The agent wrote more: a hook may have logged more.
-                    worker::spawn_decisions(index, session.id.clone(), tx.clone());
+                    worker::spawn_decisions(
+                        index,
+                        session.id.clone(),
+                        session.path.clone(),
+                        tx.clone(),
+                    );
                     app.apply(worker::Msg::Live { index, session });
                 }
                 msg => app.apply(msg),
@@ -226,7 +231,12 @@ pub fn run(
                 }
                 Request::Decisions(index) => {
                     if let Some(entry) = app.ctx.sessions.get(index) {
-                        worker::spawn_decisions(index, entry.sref.id.clone(), tx.clone());
+                        worker::spawn_decisions(
+                            index,
+                            entry.sref.id.clone(),
+                            entry.sref.path.clone(),
+                            tx.clone(),
+                        );
                     }
                 }
                 Request::RuleIds => worker::spawn_rule_ids(tx.clone()),

@@ -18,7 +18,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::FixedOffset;
 use hookscope_core::tools::ToolKind;
 use hookscope_core::transcript::hook_activity::{HookAction, HookActivity};
 use hookscope_core::transcript::spawns::{CallAt, SpawnTree, Step, ThreadId};
@@ -36,7 +35,6 @@ use super::component::{
 };
 pub use super::context::event_of;
 use super::context::{Ctx, Effect, Item, OpenState, Pane, Thread, TimelineRow};
-use super::theme::Theme;
 
 /// Whether an event gets a timeline row (thinking blocks do not).
 pub fn shown(event: &Event) -> bool {
@@ -457,10 +455,14 @@ pub fn row_line(
     tree: &SpawnTree,
     row: &TimelineRow,
     expanded: &HashSet<Item>,
-    decided: &super::context::Decided,
-    utc_offset: FixedOffset,
-    theme: &Theme,
+    ctx: &Ctx,
 ) -> Line<'static> {
+    let (decided, event_decided, utc_offset, theme) = (
+        ctx.decisions.as_ref(),
+        ctx.event_decisions.as_slice(),
+        ctx.utc_offset,
+        &ctx.theme,
+    );
     let (item, depth) = (row.item, row.depth);
     let indent = "  ".repeat(depth);
     match item {
@@ -494,6 +496,33 @@ pub fn row_line(
             if turn.rejected {
                 // A prompt a hook rejected: the turn never started.
                 spans.push(Span::styled(" ⛔ rejected by hook:", theme.error()));
+            }
+            // The newest decision `hookscope hook` logged on one of the
+            // turn's events that are not calls (a Stop gate), when a rule
+            // acted; Detail lists them all.
+            if let Some(d) = event_decided
+                .iter()
+                .rfind(|d| d.in_turn == Some(t) && d.logged.verdict != "none")
+            {
+                let style = match d.logged.verdict.as_str() {
+                    "block" | "error" => theme.error(),
+                    _ => theme.kind(),
+                };
+                let word = |w: &str| {
+                    if w.chars().all(|c| c.is_ascii_alphanumeric()) {
+                        w.to_string()
+                    } else {
+                        "?".to_string()
+                    }
+                };
+                spans.push(Span::styled(
+                    format!(
+                        " § {} on {}",
+                        word(&d.logged.verdict),
+                        word(&d.logged.event)
+                    ),
+                    style,
+                ));
             }
             spans.push(Span::raw(format!(" {prompt}")));
             Line::from(spans)
@@ -1072,17 +1101,7 @@ impl Component for TimelinePane {
         let (first, end) = window(rows.len(), self.offset, selected, height);
         let items: Vec<ListItem> = rows[first..end]
             .iter()
-            .map(|r| {
-                ListItem::new(row_line(
-                    session,
-                    tree,
-                    r,
-                    &self.expanded,
-                    &ctx.decisions,
-                    ctx.utc_offset,
-                    theme,
-                ))
-            })
+            .map(|r| ListItem::new(row_line(session, tree, r, &self.expanded, ctx)))
             .collect();
         let mut state = ListState::default()
             .with_offset(0)

@@ -67,6 +67,9 @@ pub enum Msg {
         index: usize,
         /// The decisions of its calls.
         decisions: super::context::Decided,
+        /// Its decisions on events that are not calls, placed
+        /// ([`super::context::EventDecision`]).
+        events: Vec<super::context::EventDecision>,
     },
     /// Every summary has been sent.
     SummariesDone,
@@ -241,9 +244,13 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
             index,
             result: open(&session),
         });
-        let decisions = decided(&session.id);
-        if !decisions.is_empty() {
-            let _ = tx.send(Msg::Decisions { index, decisions });
+        let (decisions, events) = decided(&session.id, &session.path);
+        if !decisions.is_empty() || !events.is_empty() {
+            let _ = tx.send(Msg::Decisions {
+                index,
+                decisions,
+                events,
+            });
         }
     });
 }
@@ -251,11 +258,13 @@ pub fn spawn_open(index: usize, session: SessionRef, tx: Sender<Msg>) {
 /// Reads the live hook's decisions of session `id` on a background thread
 /// and sends them as [`Msg::Decisions`] (also when there are none, so
 /// decisions gone from the log are unmarked).
-pub fn spawn_decisions(index: usize, id: String, tx: Sender<Msg>) {
+pub fn spawn_decisions(index: usize, id: String, path: PathBuf, tx: Sender<Msg>) {
     thread::spawn(move || {
+        let (decisions, events) = decided(&id, &path);
         let _ = tx.send(Msg::Decisions {
             index,
-            decisions: decided(&id),
+            decisions,
+            events,
         });
     });
 }
@@ -271,17 +280,79 @@ pub fn spawn_rule_ids(tx: Sender<Msg>) {
     });
 }
 
-/// The live hook's logged decisions of session `id`, by `tool_use_id`
-/// (none when the log folder is missing or unreadable).
-pub fn decided(id: &str) -> super::context::Decided {
+/// The live hook's logged decisions of session `id` (main transcript at
+/// `path`): those on calls by `tool_use_id`, and those on events that are
+/// not calls placed by the transcript's size when the hook ran (entries
+/// without it, from an older hookscope, are left out); none when the log
+/// folder is missing or unreadable.
+pub fn decided(
+    id: &str,
+    path: &std::path::Path,
+) -> (super::context::Decided, Vec<super::context::EventDecision>) {
     let mut out = super::context::Decided::new();
+    let mut events = Vec::new();
     let Some(dir) = hookscope_core::hooks::decisions::default_dir() else {
-        return out;
+        return (out, Vec::new());
     };
     for l in hookscope_core::hooks::decisions::for_session(&dir, id).unwrap_or_default() {
-        if let Some(call) = l.tool_use_id.clone() {
-            out.entry(call).or_default().push(l);
+        match (l.tool_use_id.clone(), l.transcript_bytes) {
+            (Some(call), _) => out.entry(call).or_default().push(l),
+            (None, Some(bytes)) => events.push((l, bytes)),
+            (None, None) => {}
         }
+    }
+    let placed = lines_before(path, events.iter().map(|(_, b)| *b).collect());
+    let events = events
+        .into_iter()
+        .zip(placed)
+        .filter_map(|((logged, _), line)| {
+            Some(super::context::EventDecision {
+                logged,
+                after_line: line?,
+                in_turn: None,
+            })
+        })
+        .collect();
+    (out, events)
+}
+
+/// For each byte count of `sizes`, how many whole lines the first that
+/// many bytes of the transcript at `path` hold (the lines written before
+/// the event), in one read of the file up to the largest; `None` where
+/// the file is shorter now (rewritten since) or cannot be read.
+fn lines_before(path: &std::path::Path, sizes: Vec<u64>) -> Vec<Option<usize>> {
+    use std::io::Read;
+    let Some(&most) = sizes.iter().max() else {
+        return Vec::new();
+    };
+    if most == 0 {
+        return vec![Some(0); sizes.len()];
+    }
+    let Ok(file) = hookscope_core::transcript::fsread::open_regular(path) else {
+        return vec![None; sizes.len()];
+    };
+    let mut order: Vec<(u64, usize)> = sizes.iter().copied().zip(0..).collect();
+    order.sort_unstable();
+    let mut out = vec![None; sizes.len()];
+    let (mut seen, mut lines, mut next) = (0u64, 0usize, 0usize);
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(most));
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        while let Some(&(size, i)) = order.get(next) {
+            if size > seen + n as u64 {
+                break;
+            }
+            let upto = usize::try_from(size - seen).unwrap_or(n).min(n);
+            out[i] = Some(lines + memchr::memchr_iter(b'\n', &chunk[..upto]).count());
+            next += 1;
+        }
+        lines += memchr::memchr_iter(b'\n', chunk).count();
+        seen += n as u64;
     }
     out
 }
@@ -694,6 +765,33 @@ pub fn spawn_hooks(
 
 #[cfg(test)]
 mod tests {
+
+    /// Whole lines in a transcript's first N bytes: a byte count that ends
+    /// mid-line counts the lines before it; one past the file's end now (the
+    /// file was rewritten shorter) is not placed; nor is any count on a
+    /// missing file or a FIFO (never opened for reading).
+    #[test]
+    fn lines_before_counts_whole_lines_and_refuses_what_it_cannot_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "abcd\nefgh\nij\n").expect("write");
+        assert_eq!(
+            super::lines_before(&path, vec![12, 0, 5, 6, 13, 100]),
+            [Some(2), Some(0), Some(1), Some(1), Some(3), None]
+        );
+        assert_eq!(
+            super::lines_before(&dir.path().join("gone"), vec![3]),
+            [None]
+        );
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("fifo");
+            let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+            // SAFETY: a NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            assert_eq!(super::lines_before(&fifo, vec![3]), [None]);
+        }
+    }
     use super::*;
 
     /// The sessions of the vendored Claude Code 2.1.332 corpus.

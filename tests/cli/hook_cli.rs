@@ -1744,6 +1744,11 @@ fn a_subagent_stop_sees_the_subagents_own_calls_and_its_missing_file_is_a_failur
     // The log names the subagent; `find --decided-by` says the rule
     // decided no call, only a SubagentStop, and where to see it.
     assert_eq!(entries(&log)[0]["agent_id"], json!("aab8fa18d1ff571f3"));
+    // Where the event happened: the main transcript's size then.
+    let size = std::fs::metadata(copy.join(format!("{sid}.jsonl")))
+        .expect("meta")
+        .len();
+    assert_eq!(entries(&log)[0]["transcript_bytes"], json!(size));
     let listed = hookscope()
         .env("HOOKSCOPE_DECISIONS_DIR", &log)
         .args(["hooks", "--decisions", "--all"])

@@ -409,7 +409,7 @@ pub fn output_view(record: &ToolCallRecord, theme: &Theme, limit: Limit) -> Vec<
 /// One logged decision of `hookscope hook` on a call: when, the verdict, the
 /// rule file and whether it changed since, then each matched rule with its
 /// why as it was live (masked when written).
-fn decision_lines(
+pub(super) fn decision_lines(
     l: &hookscope_core::hooks::decisions::Logged,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -463,6 +463,16 @@ fn decision_lines(
             line.push_str(&format!(": {}", clean(&r.why)));
         }
         out.push(Line::from(Span::raw(line)));
+    }
+    // Why no rule acted: the rules that got past event and tool, each
+    // with the condition that stopped it (as `hooks --decisions` prints).
+    if l.matched.is_empty() {
+        for r in &l.considered {
+            out.push(Line::from(Span::styled(
+                format!("  ✗ {}: {}", clean(&r.id), clean(&r.why)),
+                theme.dim(),
+            )));
+        }
     }
     if let Some(f) = &l.failure {
         out.push(Line::from(Span::styled(

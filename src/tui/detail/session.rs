@@ -142,6 +142,35 @@ pub(super) fn turn_lines(
         }
         out.push(Line::default());
     }
+    // What `hookscope hook` decided on this turn's events that are not
+    // calls (its Stop, its prompt), as they were live.
+    let decided: Vec<&crate::tui::context::EventDecision> = ctx
+        .event_decisions
+        .iter()
+        .filter(|d| d.in_turn == Some(index))
+        .collect();
+    if !decided.is_empty() {
+        out.push(heading("Rules, live on its events (hookscope hook)", theme));
+        for d in decided {
+            let agent = d
+                .logged
+                .agent_id
+                .as_deref()
+                .map(|a| format!(" in subagent {a}"))
+                .unwrap_or_default();
+            out.push(field(
+                "event",
+                hookscope_core::printable::printable(&format!(
+                    "{}{agent}, after line {}",
+                    d.logged.event, d.after_line
+                ))
+                .into_owned(),
+                theme,
+            ));
+            out.extend(super::call::decision_lines(&d.logged, theme));
+        }
+        out.push(Line::default());
+    }
     out.push(heading("Prompt", theme));
     if turn.prompt_line.is_none() {
         out.push(Line::from(Span::styled(

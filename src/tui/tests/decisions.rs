@@ -34,6 +34,7 @@ fn opened_with(decisions: Vec<hookscope_core::hooks::decisions::Logged>, index: 
     app.apply(Msg::Decisions {
         index,
         decisions: decided,
+        events: Vec::new(),
     });
     assert!(app.timeline.select_call(RM_RF, &app.ctx));
     app
@@ -141,6 +142,7 @@ fn hook_activity_only_keeps_the_calls_your_rules_decided() {
     app.apply(Msg::Decisions {
         index: 0,
         decisions: decided,
+        events: Vec::new(),
     });
     app.focus = Pane::Timeline;
     key(&mut app, KeyCode::Char('H'));
@@ -149,5 +151,83 @@ fn hook_activity_only_keeps_the_calls_your_rules_decided() {
     assert!(
         screen.contains("Bash § warn echo original command"),
         "{screen}"
+    );
+}
+
+const C8: &str = "tests/corpus/real-cc-2.1.332/hooks_c8_outcomes/projects/-home-dev-work-hooks-c8-outcomes/07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl";
+
+/// A logged decision on an event that is not a call, as `hookscope hook`
+/// writes it: `transcript_bytes` is where the transcript ended then.
+fn event_decision(
+    event: &str,
+    verdict: &str,
+    rule: &str,
+    after_line: usize,
+) -> crate::tui::context::EventDecision {
+    let entry = serde_json::json!({
+        "time": "2026-12-03T04:35:20.000Z", "agent": "claude-code",
+        "session_id": "07535b09-1bbd-4e99-9cf4-3c8d232c7d4f", "event": event,
+        "tool_use_id": null, "tool_name": null, "transcript_bytes": 1,
+        "rules": {"path": "/home/dev/rules.toml", "sha256": "40b9fcd8"},
+        "verdict": verdict,
+        "matched": [{"id": rule, "verdict": verdict, "why": format!("event {event} ✓")}],
+        "output": {"exit_code": 0, "stdout": null, "stderr": ""},
+        "failure": null, "duration_ms": 3.1
+    });
+    crate::tui::context::EventDecision {
+        logged: hookscope_core::hooks::decisions::Logged::of(&entry).expect("an entry"),
+        after_line,
+        in_turn: None,
+    }
+}
+
+/// c8's first turn ends with a Stop (anchored at line 57) and its third
+/// opens with a prompt on line 82: a Stop decision logged when the file
+/// held 57 lines belongs to turn 1, a UserPromptSubmit decision logged
+/// when it held 81 to turn 3 (the prompt is written after that hook runs).
+/// Each turn row carries `§ <verdict> on <event>` and its Detail lists the
+/// decision with its whys.
+#[test]
+fn decisions_on_events_that_are_not_calls_mark_their_turn() {
+    let mut app = opened(C8);
+    app.apply(Msg::Decisions {
+        index: 0,
+        decisions: Default::default(),
+        events: vec![
+            event_decision("Stop", "block", "tests-before-stop", 57),
+            event_decision("UserPromptSubmit", "context", "deploys-use-make", 81),
+        ],
+    });
+    let turns: Vec<Option<usize>> = app.ctx.event_decisions.iter().map(|d| d.in_turn).collect();
+    assert_eq!(turns, [Some(0), Some(2)]);
+    let screen = render(&mut app, 160, 48);
+    let row = |n: usize| {
+        screen
+            .lines()
+            .find(|l| l.contains(&format!("turn {n} ")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(row(1).contains("§ block on Stop"), "{screen}");
+    assert!(!row(2).contains('§'), "{screen}");
+    assert!(row(3).contains("§ context on UserPromptSubmit"), "{screen}");
+    app.focus = Pane::Timeline;
+    key(&mut app, KeyCode::Char('g'));
+    let detail = detail_text(&app);
+    assert!(
+        detail
+            .iter()
+            .any(|l| l == "── Rules, live on its events (hookscope hook) ──"),
+        "{detail:#?}"
+    );
+    assert!(
+        detail.iter().any(|l| l.contains("Stop, after line 57")),
+        "{detail:#?}"
+    );
+    assert!(
+        detail
+            .iter()
+            .any(|l| l.contains("✓ tests-before-stop → block: event Stop ✓")),
+        "{detail:#?}"
     );
 }

@@ -121,6 +121,7 @@ fn run_request(app: &mut App, request: Request) {
             Request::Decisions(index) => app.apply(Msg::Decisions {
                 index,
                 decisions: Default::default(),
+                events: Vec::new(),
             }),
             Request::Open(index) => {
                 let sref = app.ctx.sessions[index].sref.clone();

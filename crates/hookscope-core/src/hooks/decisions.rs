@@ -61,7 +61,9 @@ pub struct Context<'a> {
 
 /// The log entry of one decision, secrets masked: `time` (RFC 3339, ms),
 /// `agent`, `session_id`, `event`, `tool_use_id`, `tool_name`, `agent_id`
-/// (the subagent the event fired in, or null), `digest`
+/// (the subagent the event fired in, or null), `transcript_bytes` (on an
+/// event that is not a call, the size of `transcript_path` when the hook
+/// ran: the lines written before the event; else null), `digest`
 /// (the call's tool digest, docs/tool-calls.md#the-digest, of the payload's
 /// `tool_name` and `tool_input`; null without them), `transcript_path`,
 /// `rules` {`path`, `sha256`}, `verdict` (`error` after
@@ -137,6 +139,17 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         .and_then(|p| Some((p.get("tool_name")?.as_str()?, p.get("tool_input")?)))
         .and_then(|(name, input)| crate::tools::tool_digest(name, Some(input)).ok())
         .map_or(Value::Null, Value::String);
+    // Where an event that is not a call happened: the transcript's size
+    // then (its lines so far), which places the decision among the
+    // session's lines without a guess (docs/live-hook.md#the-decision-log).
+    let transcript_bytes = cx
+        .payload
+        .filter(|p| p.get("tool_use_id").is_none())
+        .and_then(|p| p.get("transcript_path")?.as_str())
+        .filter(|p| !p.is_empty())
+        .and_then(|p| std::fs::metadata(p).ok())
+        .filter(std::fs::Metadata::is_file)
+        .map_or(Value::Null, |m| json!(m.len()));
     // The rest is masked whole; the rule lists, masked above, go in after
     // (their places are kept by the placeholders).
     let value = json!({
@@ -149,6 +162,7 @@ pub fn entry(decision: &Decision, cx: &Context<'_>) -> Value {
         "agent_id": field("agent_id"),
         "digest": digest,
         "transcript_path": field("transcript_path"),
+        "transcript_bytes": transcript_bytes,
         "rules": {
             "path": cx.rules_path.to_string_lossy(),
             "sha256": cx.rules_hash,
@@ -394,6 +408,10 @@ pub struct Logged {
     /// `agent_id`: the subagent the event fired in (or, on SubagentStart,
     /// the one it starts); `None` on the main thread and in older entries.
     pub agent_id: Option<String>,
+    /// `transcript_bytes`: on an event that is not a call, the size of the
+    /// transcript when the hook ran, in bytes (`None` on a call, when it
+    /// could not be read, and in older entries).
+    pub transcript_bytes: Option<u64>,
     /// `agent` (`claude-code`, `droid`, `codex`; empty when not written).
     pub agent: String,
     /// `digest`: the tool digest of the payload's call, when logged.
@@ -465,6 +483,7 @@ impl Logged {
             tool_use_id: s("tool_use_id"),
             tool_name: s("tool_name"),
             agent_id: s("agent_id"),
+            transcript_bytes: v.get("transcript_bytes").and_then(Value::as_u64),
             agent: s("agent").unwrap_or_default(),
             digest: s("digest"),
             verdict: s("verdict")?,
