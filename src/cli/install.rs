@@ -136,6 +136,25 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
             "hookscope: note: the entry names {exe} and {rules_text}, paths of this machine, in a file shared with the repository; {yours}"
         );
     }
+    // The same rules installed in another scope's file: the agent runs
+    // every matching entry, so each event would be decided twice.
+    for other in [Scope::User, Scope::Project, Scope::Local] {
+        let Ok(file) = target_file(other, dialect, target_of.codex_home) else {
+            continue;
+        };
+        let file = std::path::absolute(&file).unwrap_or(file);
+        if other == scope || file == target {
+            continue;
+        }
+        if let Ok((Some(_), v)) = read_settings(&file)
+            && names(&v, &signature)
+        {
+            errln!(
+                "hookscope: warning: {} already runs these rules: the agent runs both entries, so each event would be decided (and logged) twice; keep one (`hooks --lint` reports it as duplicate-handler)",
+                file.display()
+            );
+        }
+    }
     let (original, mut settings) = match read_settings(&target) {
         Ok(v) => v,
         Err(e) => fail(format!("refusing to touch {}: {e}", target.display())),
@@ -220,6 +239,17 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
         print_text(
             "next: work with the agent as usual; `hookscope hooks --decisions` lists what the rules decided, and the TUI marks those calls §",
         );
+    }
+}
+
+/// Whether a string of `v` (a settings file: a handler's `command`) holds
+/// `signature`.
+fn names(v: &Value, signature: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(signature),
+        Value::Array(a) => a.iter().any(|x| names(x, signature)),
+        Value::Object(o) => o.values().any(|x| names(x, signature)),
+        _ => false,
     }
 }
 

@@ -1048,6 +1048,16 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
             settings_abs.display()
         )
     );
+    // The same rules in the local file too: said before anything is written.
+    let (code, _, err) = install(&["--scope", "local"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains(&format!(
+            "hookscope: warning: {} already runs these rules: the agent runs both entries",
+            settings_abs.display()
+        )),
+        "{err}"
+    );
     // With --on-error-block the entry's command is updated in place, not
     // added beside it.
     let (code, _, _) = install(&["--on-error-block", "--write"]);
