@@ -533,7 +533,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             );
             if other > 0 {
                 line.push_str(&format!(
-                    ", {other} on a call the transcript does not hold (not checked)"
+                    ", {other} where the transcript does not tell what a hook did then (not checked)"
                 ));
             }
             outln!("{line}");
