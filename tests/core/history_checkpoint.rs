@@ -349,10 +349,9 @@ fn sessions_with_subagent_files_grown_through_their_checkpoints_equal_a_whole_lo
     assert!(in_subagents >= 30, "{in_subagents}");
 }
 
-/// The real session with four subagents: the main thread's history after
-/// them holds what they ran, read through one checkpoint per file.
-#[test]
-fn the_main_history_after_finished_subagents_holds_what_they_ran() {
+/// The real session with four subagents copied under `dir/s` with its
+/// layout and meta sidecars: its main file and its subagent files there.
+fn real_subagent_session_in(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     let (main, subs) = sessions_with_subagent_files()
         .into_iter()
         .find(|(m, _)| {
@@ -360,11 +359,9 @@ fn the_main_history_after_finished_subagents_holds_what_they_ran() {
                 .contains("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
         })
         .expect("the real subagent session");
-    assert_eq!(subs.len(), 4);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let state = dir.path().join("state");
     let root = main.parent().expect("folder");
-    let copy = dir.path().join("s");
+    let copy = dir.join("s");
+    let mut copied = Vec::new();
     for file in std::iter::once(&main).chain(&subs) {
         let to = copy.join(file.strip_prefix(root).expect("under"));
         std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
@@ -373,8 +370,20 @@ fn the_main_history_after_finished_subagents_holds_what_they_ran() {
         if meta.is_file() {
             std::fs::copy(&meta, to.with_extension("meta.json")).expect("meta");
         }
+        copied.push(to);
     }
-    let main_copy = copy.join(main.strip_prefix(root).expect("under"));
+    let main_copy = copied.remove(0);
+    (main_copy, copied)
+}
+
+/// The real session with four subagents: the main thread's history after
+/// them holds what they ran, read through one checkpoint per file.
+#[test]
+fn the_main_history_after_finished_subagents_holds_what_they_ran() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let (main_copy, subs) = real_subagent_session_in(dir.path());
+    assert_eq!(subs.len(), 4);
     for _ in 0..2 {
         let got = session_history(&main_copy, None, None, Wanted::ALL, Some(&state))
             .expect("reads")
@@ -399,23 +408,9 @@ fn the_main_history_after_finished_subagents_holds_what_they_ran() {
 #[cfg(unix)]
 #[test]
 fn hostile_subagent_files_and_states_give_the_whole_loads_answer() {
-    let (main, subs) = sessions_with_subagent_files()
-        .into_iter()
-        .find(|(m, _)| {
-            m.to_string_lossy()
-                .contains("8bb2dece-a24f-43d4-80d6-3ee9a889b550")
-        })
-        .expect("the real subagent session");
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("state");
-    let root = main.parent().expect("folder");
-    let copy = dir.path().join("s");
-    for file in std::iter::once(&main).chain(&subs) {
-        let to = copy.join(file.strip_prefix(root).expect("under"));
-        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
-        std::fs::copy(file, &to).expect("copy");
-    }
-    let main_copy = copy.join(main.strip_prefix(root).expect("under"));
+    let (main_copy, subs) = real_subagent_session_in(dir.path());
     let fifo = |p: &Path| {
         let c = std::ffi::CString::new(p.to_string_lossy().as_bytes()).expect("path");
         // SAFETY: a NUL-terminated path.
@@ -454,7 +449,8 @@ fn hostile_subagent_files_and_states_give_the_whole_loads_answer() {
     }
     assert_eq!(check("FIFO states"), first);
     // A meta sidecar that is a FIFO, and a subagent file that is one.
-    let sub_copy = copy.join(subs[0].strip_prefix(root).expect("under"));
+    let sub_copy = subs[0].clone();
+    let _ = std::fs::remove_file(sub_copy.with_extension("meta.json"));
     fifo(&sub_copy.with_extension("meta.json"));
     check("FIFO meta sidecar");
     let extra = sub_copy.with_file_name("agent-fifo0000000000.jsonl");
