@@ -867,7 +867,7 @@ fn hooks_decisions_lists_the_log_and_sees_a_changed_rule_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("names rule \"no-such-rule\"; the rules it names: no-rm-rf"),
+            .contains("decided_by: no logged decision names rule \"no-such-rule\"; the rules it names: no-rm-rf (log: "),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -1335,7 +1335,7 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
     assert_eq!(v["error"], "invalid_argument");
     assert!(
         v["message"].as_str().is_some_and(
-            |m| m.ends_with("names rule \"force-with-lease\"; the rules it names: no-rm-rf")
+            |m| m.contains("names rule \"force-with-lease\"; the rules it names: no-rm-rf (log: ")
         ),
         "{v}"
     );

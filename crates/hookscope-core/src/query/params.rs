@@ -498,9 +498,10 @@ fn read_decided(
         let known = crate::hooks::decisions::rule_ids(&dir).unwrap_or_default();
         if !known.contains(rule) {
             let shown: Vec<&str> = known.iter().take(12).map(String::as_str).collect();
+            // The ids first, the folder last: a narrow line keeps what
+            // to type instead.
             return Err(invalid(format!(
-                "decided_by: no decision in the log {} names rule {rule:?}; {}",
-                dir.display(),
+                "decided_by: no logged decision names rule {rule:?}; {} (log: {})",
                 if shown.is_empty() {
                     "the log names no rule yet".to_string()
                 } else {
@@ -513,7 +514,8 @@ fn read_decided(
                             ""
                         }
                     )
-                }
+                },
+                dir.display()
             )));
         }
     }
