@@ -1334,9 +1334,10 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["error"], "invalid_argument");
     assert!(
-        v["message"].as_str().is_some_and(
-            |m| m.contains("names rule \"force-with-lease\"; the rules it names: no-rm-rf (log: ")
-        ),
+        v["message"]
+            .as_str()
+            .is_some_and(|m| m
+                .contains("names rule \"force-with-lease\"; the rules it names: no-rm-rf (log: ")),
         "{v}"
     );
     let count = hookscope()

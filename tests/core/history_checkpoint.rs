@@ -186,6 +186,15 @@ fn a_checkpoint_that_no_longer_describes_the_file_is_not_used() {
     std::fs::write(&file, &spoiled).expect("spoil");
     assert_eq!(checkpointed(&path, None, &state), after);
     assert_eq!(std::fs::read(&file).expect("read"), good);
+    // A header that describes the file but claims a body of exabytes:
+    // not used (no buffer is sized by it), and written anew.
+    let mut header: serde_json::Value = serde_json::from_slice(&good[..nl]).expect("header json");
+    header["done_len"] = json!(u64::MAX / 2);
+    let mut lying = serde_json::to_vec(&header).expect("json");
+    lying.extend_from_slice(&good[nl..]);
+    std::fs::write(&file, &lying).expect("spoil");
+    assert_eq!(checkpointed(&path, None, &state), after);
+    assert_eq!(std::fs::read(&file).expect("read"), good);
     // A state file that is not JSON is ignored.
     std::fs::write(&file, "not json").expect("spoil");
     assert_eq!(checkpointed(&path, None, &state), after);

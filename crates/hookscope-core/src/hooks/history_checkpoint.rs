@@ -475,44 +475,45 @@ fn read_state(
     ino: u64,
     len: u64,
 ) -> Option<Saved> {
-    let bytes = {
-        use std::io::Read;
-        let file = crate::transcript::fsread::open_regular(state).ok()?;
-        let len = file.metadata().ok()?.len();
-        if len > MAX_STATE_BYTES {
-            return None;
-        }
-        let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?.saturating_add(1));
-        file.take(MAX_STATE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .ok()?;
-        bytes
-    };
-    if bytes.len() as u64 > MAX_STATE_BYTES {
+    use std::io::{BufRead, Read};
+    let file = crate::transcript::fsread::open_regular(state).ok()?;
+    if file.metadata().ok()?.len() > MAX_STATE_BYTES {
         return None;
     }
+    let mut reader = std::io::BufReader::new(file.take(MAX_STATE_BYTES + 1));
     // A header line of JSON, then the packed strings as they are (no
-    // escaping to undo: most of the file is theirs).
-    let nl = memchr::memchr(b'\n', &bytes)?;
-    let mut saved: Saved = serde_json::from_slice(&bytes[..nl]).ok()?;
-    let body = &bytes[nl + 1..];
-    if saved.done_len.checked_add(saved.finished_len) != Some(body.len()) {
+    // escaping to undo: most of the file is theirs), each read straight
+    // into its own buffer once the header says it still describes the
+    // transcript.
+    let mut header = Vec::new();
+    reader.read_until(b'\n', &mut header).ok()?;
+    if header.pop() != Some(b'\n') {
         return None;
     }
-    let body_at = nl + 1;
-    let mut bytes = bytes;
-    let finished = bytes.split_off(body_at + saved.done_len);
-    let done = bytes.split_off(body_at);
-    saved.done = Packed(String::from_utf8(done).ok()?);
-    saved.finished = Packed(String::from_utf8(finished).ok()?);
+    let mut saved: Saved = serde_json::from_slice(&header).ok()?;
     let offset = saved.checkpoint.offset;
-    (saved.format == FORMAT
+    let describes = saved.format == FORMAT
         && saved.path == path
         && saved.checkpoint.one_thread() == one_thread
         && (saved.dev, saved.ino) == (dev, ino)
         && len >= offset
-        && tail_hash(path, offset).as_deref() == Some(saved.tail.as_str()))
-    .then_some(saved)
+        && tail_hash(path, offset).as_deref() == Some(saved.tail.as_str());
+    // The lengths are the file's word: bounded before any buffer is sized.
+    let body = saved.done_len.checked_add(saved.finished_len)?;
+    if !describes || body as u64 > MAX_STATE_BYTES {
+        return None;
+    }
+    let mut part = |n: usize| -> Option<String> {
+        let mut bytes = Vec::with_capacity(n);
+        (&mut reader).take(n as u64).read_to_end(&mut bytes).ok()?;
+        (bytes.len() == n).then_some(())?;
+        String::from_utf8(bytes).ok()
+    };
+    saved.done = Packed(part(saved.done_len)?);
+    saved.finished = Packed(part(saved.finished_len)?);
+    // Nothing after them.
+    let mut rest = [0u8; 1];
+    (reader.read(&mut rest).ok()? == 0).then_some(saved)
 }
 
 /// SHA-256 of the [`TAIL_BYTES`] of `path` before `offset`.
