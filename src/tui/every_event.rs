@@ -393,7 +393,7 @@ impl Component for EveryEventPane {
         out.push(Command::new(
             Action::Enter,
             "jump",
-            "plan: run your hooks (Esc/n cancel); report: open example",
+            "plan: run your hooks (Esc/n cancel); report: jump there",
         ));
         out.push(Command::new(
             Action::Backtest,

@@ -152,3 +152,26 @@ impl Component for HelpOverlay {
         frame.render_widget(Paragraph::new(visible).block(block), area);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    /// Every line of the overlay fits an 80-column screen (the overlay is
+    /// 76 wide, 74 inside), whatever pane offers it: a longer one is cut
+    /// at the border.
+    #[test]
+    fn every_help_line_fits_80_columns() {
+        let mut app = crate::tui::tests::app_for("tests/corpus/real-cc-2.1.332/hooks_c8_outcomes");
+        crate::tui::tests::key(&mut app, KeyCode::Char('?'));
+        assert!(app.help.lines.len() > 80, "{}", app.help.lines.len());
+        let long: Vec<String> = app
+            .help
+            .lines
+            .iter()
+            .filter(|l| l.width() > 74)
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert!(long.is_empty(), "{long:#?}");
+    }
+}

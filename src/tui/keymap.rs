@@ -190,7 +190,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         keys: &[Key::ch('r')],
         action: Action::Replay,
-        help: "replay the hook events of the selected call, turn or session",
+        help: "replay the hook events of the selected call/turn/session",
     },
     Binding {
         keys: &[Key::ch('y')],
@@ -220,7 +220,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         keys: &[Key::ch('B')],
         action: Action::Backtest,
-        help: "backtest --rules (or your hooks, asks first) over every session",
+        help: "backtest --rules, or your hooks (asks first), everywhere",
     },
     Binding {
         keys: &[Key::ch('D')],
@@ -353,7 +353,7 @@ pub const COMPLETION_BINDINGS: &[Binding] = &[
 pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     (
         "tool:NAME",
-        "tool name, whole, any case (Tab completes); name:TEXT part",
+        "whole name, any case (Tab completes); name:TEXT a part",
     ),
     (
         "input:TEXT",
