@@ -147,10 +147,21 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
             continue;
         }
         if let Ok((Some(_), v)) = read_settings(&file)
-            && names(&v, &signature)
+            && let Some(theirs) = naming(&v, &signature)
         {
+            // Claude Code runs identical command handlers once; any
+            // other difference (another binary, other options) runs both.
+            let then = match (dialect, theirs == command) {
+                (Dialect::ClaudeCode, true) => {
+                    "this entry would be redundant (Claude Code runs identical handlers once)"
+                }
+                (Dialect::ClaudeCode, false) => {
+                    "Claude Code would run both entries, so each event would be decided (and logged) twice"
+                }
+                _ => "the agent may run both entries, deciding (and logging) each event twice",
+            };
             errln!(
-                "hookscope: warning: {} already runs these rules: the agent runs both entries, so each event would be decided (and logged) twice; keep one (`hooks --lint` reports it as duplicate-handler)",
+                "hookscope: warning: {} already runs these rules: {then}; keep one (`hooks --lint` reports it as duplicate-handler)",
                 file.display()
             );
         }
@@ -242,14 +253,14 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
     }
 }
 
-/// Whether a string of `v` (a settings file: a handler's `command`) holds
-/// `signature`.
-fn names(v: &Value, signature: &str) -> bool {
+/// The first string of `v` (a settings file: a handler's `command`) that
+/// holds `signature`.
+fn naming<'a>(v: &'a Value, signature: &str) -> Option<&'a str> {
     match v {
-        Value::String(s) => s.contains(signature),
-        Value::Array(a) => a.iter().any(|x| names(x, signature)),
-        Value::Object(o) => o.values().any(|x| names(x, signature)),
-        _ => false,
+        Value::String(s) => s.contains(signature).then_some(s.as_str()),
+        Value::Array(a) => a.iter().find_map(|x| naming(x, signature)),
+        Value::Object(o) => o.values().find_map(|x| naming(x, signature)),
+        _ => None,
     }
 }
 

@@ -129,10 +129,18 @@ pub fn hook_acted(session: &Session, item: Item) -> bool {
 }
 
 /// Whether `item` is a call on which `hookscope hook` logged an answer
-/// other than `none` (the calls marked `§`).
-fn ruled(session: &Session, decided: &super::context::Decided, item: Item) -> bool {
+/// other than `none`, or a turn with such an answer on one of its events
+/// that are not calls (the rows marked `§`).
+fn ruled(session: &Session, ctx: &Ctx, item: Item) -> bool {
+    if let Item::Turn(t) = item {
+        // A turn whose Stop or prompt your rules decided (its `§ … on`).
+        return ctx
+            .event_decisions
+            .iter()
+            .any(|d| d.in_turn == Some(t) && d.logged.verdict != "none");
+    }
     match event_of(session, item) {
-        Some(Event::ToolCall(r)) => super::context::decisions_on(decided, r)
+        Some(Event::ToolCall(r)) => super::context::decisions_on(&ctx.decisions, r)
             .last()
             .is_some_and(|l| l.verdict != "none"),
         _ => false,
@@ -725,9 +733,7 @@ impl TimelinePane {
         }
         rows.into_iter()
             .filter(|r| {
-                !self.hooks_only
-                    || hook_acted(session, r.item)
-                    || ruled(session, &ctx.decisions, r.item)
+                !self.hooks_only || hook_acted(session, r.item) || ruled(session, ctx, r.item)
             })
             .filter(|r| {
                 needle.is_empty()

@@ -1053,7 +1053,7 @@ fn hooks_install_writes_an_entry_that_fires_for_the_rules_tools() {
     assert_eq!(code, Some(0));
     assert!(
         err.contains(&format!(
-            "hookscope: warning: {} already runs these rules: the agent runs both entries",
+            "hookscope: warning: {} already runs these rules: this entry would be redundant (Claude Code runs identical handlers once)",
             settings_abs.display()
         )),
         "{err}"
@@ -1786,7 +1786,7 @@ fn a_subagent_stop_sees_the_subagents_own_calls_and_its_missing_file_is_a_failur
     assert_eq!(found.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&found.stderr).contains(
-            "rule \"ls-gate\" decided no call, only events that are not calls (SubagentStop ×1); `hookscope hooks --decisions` lists them"
+            "decided_by: \"ls-gate\" decided only events that are not calls (SubagentStop ×1): `hookscope hooks --decisions` lists them"
         ),
         "{}",
         String::from_utf8_lossy(&found.stderr)

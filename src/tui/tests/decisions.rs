@@ -230,4 +230,20 @@ fn decisions_on_events_that_are_not_calls_mark_their_turn() {
             .any(|l| l.contains("✓ tests-before-stop → block: event Stop ✓")),
         "{detail:#?}"
     );
+    // `H` (where a hook acted) keeps the turns your rules decided.
+    key(&mut app, KeyCode::Char('H'));
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("turn 1 ") && l.contains("§ block on Stop")),
+        "{screen}"
+    );
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("turn 3 ") && l.contains("§ context on UserPromptSubmit")),
+        "{screen}"
+    );
+    assert!(!screen.lines().any(|l| l.contains("turn 2 ")), "{screen}");
 }

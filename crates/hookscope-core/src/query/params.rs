@@ -491,7 +491,7 @@ fn read_decided(
         if !events.is_empty() {
             let counted: Vec<String> = events.iter().map(|(e, n)| format!("{e} ×{n}")).collect();
             return Err(invalid(format!(
-                "decided_by: rule {rule:?} decided no call, only events that are not calls ({}); `hookscope hooks --decisions` lists them",
+                "decided_by: {rule:?} decided only events that are not calls ({}): `hookscope hooks --decisions` lists them",
                 counted.join(", ")
             )));
         }
