@@ -1791,6 +1791,17 @@ fn a_subagent_stop_sees_the_subagents_own_calls_and_its_missing_file_is_a_failur
         "{}",
         String::from_utf8_lossy(&found.stderr)
     );
+    // An agent_id that is not a string names no thread.
+    let mut odd: Value = serde_json::from_str(&payload).expect("json");
+    odd["agent_id"] = json!(12345);
+    let ran = hook(&rules, &log, &[], odd.to_string().as_bytes());
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
+    assert!(
+        ran.stderr
+            .contains("the payload's agent_id is not a string"),
+        "{}",
+        ran.stderr
+    );
     // The subagent's file gone: no main-thread stand-in.
     std::fs::remove_dir_all(copy.join(sid)).expect("rm");
     let ran = hook(&rules, &log, &[], payload.as_bytes());

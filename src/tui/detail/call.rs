@@ -454,7 +454,10 @@ pub(super) fn decision_lines(
         answer.push_str(&format!(", stdout {}", clean(&stdout.to_string())));
     }
     out.push(field("answer", answer, theme));
-    if !l.stderr.trim().is_empty() {
+    // After a failure stderr repeats it (with what the mode did): the
+    // `failed:` line below says it once.
+    let repeats = l.failure.as_deref().is_some_and(|f| l.stderr.contains(f));
+    if !l.stderr.trim().is_empty() && !repeats {
         out.push(field("stderr", clean(l.stderr.trim_end()), theme));
     }
     for r in &l.matched {

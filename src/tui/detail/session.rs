@@ -156,6 +156,7 @@ pub(super) fn turn_lines(
                 .logged
                 .agent_id
                 .as_deref()
+                .filter(|a| !a.is_empty())
                 .map(|a| format!(" in subagent {a}"))
                 .unwrap_or_default();
             out.push(field(

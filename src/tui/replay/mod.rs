@@ -643,7 +643,12 @@ impl Component for ReplayPane {
         out.push(Command::new(
             Action::PageDown,
             "scroll",
-            "scroll the replay",
+            "scroll the replay down a page",
+        ));
+        out.push(Command::new(
+            Action::PageUp,
+            "scroll",
+            "scroll the replay up a page",
         ));
         out.push(Command::new(
             Action::CopyPayload,

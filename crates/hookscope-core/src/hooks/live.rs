@@ -562,11 +562,19 @@ pub fn history_of(payload: &Value, want: Wanted) -> Result<History, String> {
     // Through the per-session checkpoint when the session suits one.
     let id = payload.get("tool_use_id").and_then(Value::as_str);
     // The subagent the event is in (SubagentStart names the one it
-    // starts, but fires on the main thread).
-    let agent = payload
-        .get("agent_id")
-        .and_then(Value::as_str)
-        .filter(|_| event != EventName::SubagentStart);
+    // starts, but fires on the main thread). An `agent_id` that is not a
+    // string names no thread: its history cannot be told.
+    let agent = match payload.get("agent_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(a)) => Some(a.as_str()),
+        Some(_) => {
+            return Err(
+                "a rule reads the session history, but the payload's agent_id is not a string"
+                    .into(),
+            );
+        }
+    }
+    .filter(|_| event != EventName::SubagentStart);
     let dir = crate::hooks::history_checkpoint::default_dir();
     let mut history = match crate::hooks::history_checkpoint::session_history(
         &path,
