@@ -507,33 +507,44 @@ pub struct EventDecision {
 }
 
 impl EventDecision {
-    /// The main-thread turn the event belongs to: UserPromptSubmit and
-    /// SessionStart fire before their turn's first line is written (the
-    /// turn whose prompt comes after `after_line`); any other event fires
-    /// after what it follows (the turn that line is in). `None` when the
-    /// session has no such turn (it was cut or rewritten since).
-    pub fn turn(&self, session: &hookscope_core::transcript::Session) -> Option<usize> {
-        let starts: Vec<usize> = session
-            .turns
-            .iter()
-            .map(|t| {
-                t.prompt_line
-                    .or_else(|| {
-                        t.events
-                            .first()
-                            .map(hookscope_core::transcript::Event::line)
-                    })
-                    .unwrap_or(0)
-            })
-            .collect();
-        let before = matches!(
-            self.logged.event.as_str(),
-            "UserPromptSubmit" | "SessionStart"
-        );
-        if before {
-            starts.iter().position(|&s| s > self.after_line)
-        } else {
-            starts.iter().rposition(|&s| s > 0 && s <= self.after_line)
+    /// The main-thread turn of each of `decisions` in `session`: for each,
+    /// UserPromptSubmit and SessionStart fire before their turn's first
+    /// line is written (the first turn starting after `after_line`); any
+    /// other event fires after what it follows (the last turn starting at
+    /// or before it). `None` when the session has no such turn (it was cut
+    /// or rewritten since). One pass over the turns, then a binary search
+    /// each (the Decisions message is applied on the UI thread).
+    pub fn place_all(
+        decisions: &mut [EventDecision],
+        session: &hookscope_core::transcript::Session,
+    ) {
+        // Turn starts, kept only where they grow (a turn without any line
+        // cannot hold an event).
+        let mut starts: Vec<(usize, usize)> = Vec::with_capacity(session.turns.len());
+        for (i, t) in session.turns.iter().enumerate() {
+            let start = t
+                .prompt_line
+                .or_else(|| {
+                    t.events
+                        .first()
+                        .map(hookscope_core::transcript::Event::line)
+                })
+                .unwrap_or(0);
+            if start > 0 && starts.last().is_none_or(|&(s, _)| start > s) {
+                starts.push((start, i));
+            }
+        }
+        for d in decisions {
+            let before = matches!(d.logged.event.as_str(), "UserPromptSubmit" | "SessionStart");
+            // The first start past `after_line`.
+            let next = starts.partition_point(|&(s, _)| s <= d.after_line);
+            d.in_turn = if before {
+                starts.get(next).map(|&(_, i)| i)
+            } else {
+                next.checked_sub(1)
+                    .and_then(|k| starts.get(k))
+                    .map(|&(_, i)| i)
+            };
         }
     }
 }

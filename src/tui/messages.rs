@@ -74,9 +74,7 @@ impl App {
                     self.ctx.decisions = Arc::new(decisions);
                     let mut events = events;
                     if let Some(session) = self.ctx.session() {
-                        for e in &mut events {
-                            e.in_turn = e.turn(session);
-                        }
+                        crate::tui::context::EventDecision::place_all(&mut events, session);
                     }
                     self.ctx.event_decisions = Arc::new(events);
                     self.detail.invalidate();
