@@ -80,7 +80,7 @@ pub fn run(session: Option<&str>, shown: &Shown<'_>, json: bool, log_dir: Option
     else {
         fail("no state folder (neither XDG_STATE_HOME nor a home folder)");
     };
-    let logged = match decisions::read_all(&dir) {
+    let (logged, skipped) = match decisions::read_all_counted(&dir) {
         Ok(v) => v,
         Err(e) => fail(format!(
             "cannot read the decision log {}: {e}",
@@ -108,6 +108,18 @@ pub fn run(session: Option<&str>, shown: &Shown<'_>, json: bool, log_dir: Option
             l
         })
         .collect();
+    // What could not be read is said, on stderr (the JSON stays a list).
+    if skipped.lines > 0 || skipped.files > 0 {
+        errln!(
+            "hookscope: the decision log {} has {} line{} that {} not an entry and {} day file{} that could not be read; skipped",
+            dir.display(),
+            skipped.lines,
+            if skipped.lines == 1 { "" } else { "s" },
+            if skipped.lines == 1 { "is" } else { "are" },
+            skipped.files,
+            if skipped.files == 1 { "" } else { "s" },
+        );
+    }
     if json {
         print_json(&serde_json::to_value(&items).unwrap_or_default());
         return;

@@ -1815,3 +1815,36 @@ fn a_subagent_stop_sees_the_subagents_own_calls_and_its_missing_file_is_a_failur
     let ran = hook(&rules, &log, &["--on-error", "block"], payload.as_bytes());
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
 }
+
+/// Lines of the decision log that are not entries (a write cut short, an
+/// edit by hand) are skipped, and `hooks --decisions` says how many on
+/// stderr; the entries around them are listed.
+#[test]
+fn hooks_decisions_counts_the_lines_it_skips() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let entry = json!({"time": "2026-12-05T10:00:00.000Z", "agent": "claude-code",
+        "session_id": "s1", "event": "Stop", "verdict": "block",
+        "rules": {"path": "/nowhere/rules.toml", "sha256": "00"},
+        "matched": [{"id": "gate", "verdict": "block", "why": "event Stop ✓"}],
+        "output": {"exit_code": 0, "stdout": null, "stderr": ""}});
+    std::fs::write(
+        dir.path().join("2026-12-05.jsonl"),
+        format!("{entry}\nnot json\n[1,2]\n\n{{\"cut\": \n{entry}\n"),
+    )
+    .expect("log");
+    let out = hookscope()
+        .env("HOOKSCOPE_DECISIONS_DIR", dir.path())
+        .args(["hooks", "--decisions"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("  gate(block)").count(), 2, "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "has 3 lines that are not an entry and 0 day files that could not be read; skipped"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

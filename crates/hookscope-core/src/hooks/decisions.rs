@@ -339,9 +339,29 @@ fn is_day_file_name(name: &str) -> bool {
 /// # Errors
 /// The folder cannot be listed (a missing folder is no error: no entries).
 pub fn read_all(dir: &Path) -> std::io::Result<Vec<Value>> {
+    read_all_counted(dir).map(|(all, _)| all)
+}
+
+/// What [`read_all_counted`] left out of the log: lines that are not a
+/// JSON object (a write cut short, an edit by hand), and day files that
+/// could not be read (not a regular file, over the size cap, unreadable).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Non-empty lines that are not a JSON object.
+    pub lines: usize,
+    /// Day files not read.
+    pub files: usize,
+}
+
+/// [`read_all`], with what it skipped counted, so a reader can say so.
+///
+/// # Errors
+/// As [`read_all`].
+pub fn read_all_counted(dir: &Path) -> std::io::Result<(Vec<Value>, Skipped)> {
+    let mut skipped = Skipped::default();
     let listing = match std::fs::read_dir(dir) {
         Ok(l) => l,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), skipped)),
         Err(e) => return Err(e),
     };
     let mut days: Vec<PathBuf> = listing
@@ -353,15 +373,18 @@ pub fn read_all(dir: &Path) -> std::io::Result<Vec<Value>> {
     let mut out = Vec::new();
     for day in days {
         let Ok(bytes) = crate::transcript::fsread::read_capped(&day, MAX_TOTAL_BYTES) else {
+            skipped.files += 1;
             continue;
         };
         for line in bytes.split(|&b| b == b'\n') {
-            if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(line) {
-                out.push(v);
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v @ Value::Object(_)) => out.push(v),
+                _ if line.iter().all(u8::is_ascii_whitespace) => {}
+                _ => skipped.lines += 1,
             }
         }
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// One rule that matched in a [`Logged`] decision.
@@ -778,8 +801,10 @@ mod tests {
         .expect("path");
         // SAFETY: a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let all = read_all(dir.path()).expect("read");
+        let (all, skipped) = read_all_counted(dir.path()).expect("read");
         assert_eq!(all.len(), 2, "{all:?}");
+        // `garbage` and `[1]` are not entries; the FIFO is not read.
+        assert_eq!(skipped, Skipped { lines: 2, files: 1 });
         let typed: Vec<Logged> = all.iter().filter_map(Logged::of).collect();
         assert_eq!(typed.len(), 1);
         assert_eq!(typed[0].verdict, "block");
