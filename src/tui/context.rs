@@ -501,9 +501,13 @@ pub struct EventDecision {
     /// How many whole lines the main transcript held then: the event came
     /// after line `after_line` (1-based; 0 before the first).
     pub after_line: usize,
-    /// Its main-thread turn ([`EventDecision::turn`]), set when the
+    /// Its main-thread turn ([`EventDecision::place_all`]), set when the
     /// decisions reach the open session.
     pub in_turn: Option<usize>,
+    /// The logged `transcript_path` when it is another file than the
+    /// session's (both resolved; a copy of the session, say): the placement
+    /// then follows that file's size, which Detail says.
+    pub other_file: Option<String>,
 }
 
 impl EventDecision {

@@ -302,14 +302,21 @@ pub fn decided(
         }
     }
     let placed = lines_before(path, events.iter().map(|(_, b)| *b).collect());
+    let own = std::fs::canonicalize(path).ok();
     let events = events
         .into_iter()
         .zip(placed)
         .filter_map(|((logged, _), line)| {
+            let other_file = logged
+                .transcript_path
+                .as_deref()
+                .filter(|p| std::fs::canonicalize(p).ok() != own || own.is_none())
+                .map(str::to_string);
             Some(super::context::EventDecision {
                 logged,
                 after_line: line?,
                 in_turn: None,
+                other_file,
             })
         })
         .collect();

@@ -168,6 +168,17 @@ pub(super) fn turn_lines(
                 .into_owned(),
                 theme,
             ));
+            if let Some(other) = &d.other_file {
+                // Joined by session id alone: say whose size placed it.
+                out.push(field(
+                    "logged for",
+                    hookscope_core::printable::printable(&format!(
+                        "{other} (not this file: placed by that file's size then)"
+                    ))
+                    .into_owned(),
+                    theme,
+                ));
+            }
             out.extend(super::call::decision_lines(&d.logged, theme));
         }
         out.push(Line::default());

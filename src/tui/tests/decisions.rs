@@ -178,6 +178,7 @@ fn event_decision(
         logged: hookscope_core::hooks::decisions::Logged::of(&entry).expect("an entry"),
         after_line,
         in_turn: None,
+        other_file: None,
     }
 }
 
@@ -196,10 +197,14 @@ fn decisions_on_events_that_are_not_calls_mark_their_turn() {
         events: vec![
             event_decision("Stop", "block", "tests-before-stop", 57),
             event_decision("UserPromptSubmit", "context", "deploys-use-make", 81),
+            crate::tui::context::EventDecision {
+                other_file: Some("/elsewhere/copy.jsonl".to_string()),
+                ..event_decision("Stop", "none", "tests-before-stop", 57)
+            },
         ],
     });
     let turns: Vec<Option<usize>> = app.ctx.event_decisions.iter().map(|d| d.in_turn).collect();
-    assert_eq!(turns, [Some(0), Some(2)]);
+    assert_eq!(turns, [Some(0), Some(2), Some(0)]);
     let screen = render(&mut app, 160, 48);
     let row = |n: usize| {
         screen
@@ -228,6 +233,13 @@ fn decisions_on_events_that_are_not_calls_mark_their_turn() {
         detail
             .iter()
             .any(|l| l.contains("✓ tests-before-stop → block: event Stop ✓")),
+        "{detail:#?}"
+    );
+    // One logged for a copy of the session (same id) says so.
+    assert!(
+        detail
+            .iter()
+            .any(|l| l.starts_with("logged for: /elsewhere/copy.jsonl (not this file: placed by")),
         "{detail:#?}"
     );
     // `H` (where a hook acted) keeps the turns your rules decided.

@@ -435,6 +435,8 @@ pub struct Logged {
     /// transcript when the hook ran, in bytes (`None` on a call, when it
     /// could not be read, and in older entries).
     pub transcript_bytes: Option<u64>,
+    /// `transcript_path` as the payload gave it, when it was a string.
+    pub transcript_path: Option<String>,
     /// `agent` (`claude-code`, `droid`, `codex`; empty when not written).
     pub agent: String,
     /// `digest`: the tool digest of the payload's call, when logged.
@@ -507,6 +509,7 @@ impl Logged {
             tool_name: s("tool_name"),
             agent_id: s("agent_id"),
             transcript_bytes: v.get("transcript_bytes").and_then(Value::as_u64),
+            transcript_path: s("transcript_path"),
             agent: s("agent").unwrap_or_default(),
             digest: s("digest"),
             verdict: s("verdict")?,
