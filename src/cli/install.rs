@@ -147,7 +147,7 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
             continue;
         }
         if let Ok((Some(_), v)) = read_settings(&file)
-            && let Some(theirs) = naming(&v, &signature)
+            && let Some(theirs) = install::installed_command(&v, &signature)
         {
             // Claude Code runs identical command handlers once; any
             // other difference (another binary, other options) runs both.
@@ -250,17 +250,6 @@ pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bo
         print_text(
             "next: work with the agent as usual; `hookscope hooks --decisions` lists what the rules decided, and the TUI marks those calls §",
         );
-    }
-}
-
-/// The first string of `v` (a settings file: a handler's `command`) that
-/// holds `signature`.
-fn naming<'a>(v: &'a Value, signature: &str) -> Option<&'a str> {
-    match v {
-        Value::String(s) => s.contains(signature).then_some(s.as_str()),
-        Value::Array(a) => a.iter().find_map(|x| naming(x, signature)),
-        Value::Object(o) => o.values().find_map(|x| naming(x, signature)),
-        _ => None,
     }
 }
 

@@ -33,6 +33,14 @@ impl Theme {
     pub fn dim(&self) -> Style {
         self.fg(Color::DarkGray, Style::new().add_modifier(Modifier::DIM))
     }
+    /// A verdict `hookscope hook` logged: blocks and failures as errors,
+    /// the others as a kind.
+    pub fn verdict(&self, verdict: &str) -> Style {
+        match verdict {
+            "block" | "error" => self.error(),
+            _ => self.kind(),
+        }
+    }
     /// Errors.
     pub fn error(&self) -> Style {
         self.fg(Color::Red, Style::new().add_modifier(Modifier::BOLD))

@@ -147,6 +147,16 @@ fn ruled(session: &Session, ctx: &Ctx, item: Item) -> bool {
     }
 }
 
+/// A verdict or event name from the decision log, as a row shows it: a
+/// word of ASCII letters, anything else (a log edited by hand) as `?`.
+fn log_word(word: &str) -> &str {
+    if word.chars().all(|c| c.is_ascii_alphabetic()) {
+        word
+    } else {
+        "?"
+    }
+}
+
 /// The short mark a call row gets for a firing on it (empty when the hook
 /// ran without effect).
 pub fn hook_mark(h: &HookActivity) -> String {
@@ -512,24 +522,13 @@ pub fn row_line(
                 .iter()
                 .rfind(|d| d.in_turn == Some(t) && d.logged.verdict != "none")
             {
-                let style = match d.logged.verdict.as_str() {
-                    "block" | "error" => theme.error(),
-                    _ => theme.kind(),
-                };
-                let word = |w: &str| {
-                    if w.chars().all(|c| c.is_ascii_alphanumeric()) {
-                        w.to_string()
-                    } else {
-                        "?".to_string()
-                    }
-                };
                 spans.push(Span::styled(
                     format!(
                         " § {} on {}",
-                        word(&d.logged.verdict),
-                        word(&d.logged.event)
+                        log_word(&d.logged.verdict),
+                        log_word(&d.logged.event)
                     ),
-                    style,
+                    theme.verdict(&d.logged.verdict),
                 ));
             }
             spans.push(Span::raw(format!(" {prompt}")));
@@ -560,17 +559,10 @@ pub fn row_line(
                     .last()
                     .filter(|l| l.verdict != "none")
                 {
-                    let style = match l.verdict.as_str() {
-                        "block" | "error" => theme.error(),
-                        _ => theme.kind(),
-                    };
-                    // A verdict is a word; anything else in the log is shown as `?`.
-                    let verdict = if l.verdict.chars().all(|c| c.is_ascii_alphabetic()) {
-                        l.verdict.as_str()
-                    } else {
-                        "?"
-                    };
-                    spans.push(Span::styled(format!(" § {verdict}"), style));
+                    spans.push(Span::styled(
+                        format!(" § {}", log_word(&l.verdict)),
+                        theme.verdict(&l.verdict),
+                    ));
                 }
                 for h in hooks_of_item(session, item) {
                     let mark = hook_mark(h);

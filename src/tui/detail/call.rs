@@ -414,10 +414,7 @@ pub(super) fn decision_lines(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     use hookscope_core::hooks::decisions::RulesNow;
-    let verdict_style = match l.verdict.as_str() {
-        "block" | "error" => theme.error(),
-        _ => theme.kind(),
-    };
+    let verdict_style = theme.verdict(&l.verdict);
     let now = match l.rules_now {
         RulesNow::Unchanged => "unchanged since",
         RulesNow::Changed => "changed since: a replay today may differ",

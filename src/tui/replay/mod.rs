@@ -414,43 +414,37 @@ impl ReplayPane {
     /// lines wrap, so this counts their wrapped rows at the column's width
     /// (side by side, the larger of the replay's and the record's).
     fn max_scroll(&self, ctx: &Ctx) -> usize {
-        let (mut main, rec) = self.lines(ctx);
+        let (main, rec) = self.lines(ctx);
         let text = self.text_area();
         let rows = usize::from(text.height).max(1);
         if self.area.width >= SIDE_BY_SIDE {
-            let [left, right] =
-                Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
-                    .areas(text);
-            fit_skip(&main, left.width, rows).max(fit_skip(
-                &rec,
-                right.width.saturating_sub(2),
+            let [left, right] = columns(text);
+            fit_skip(&heights(&main, left.width), rows).max(fit_skip(
+                &heights(&rec, right.width.saturating_sub(2)),
                 rows,
             ))
         } else {
-            main.extend(rec);
-            fit_skip(&main, text.width, rows)
+            fit_skip(&self.scrolled_heights(&main, &rec), rows)
         }
     }
 
-    /// The lines that scroll (the replay's column side by side, else the
-    /// replay and the record below it) and their width.
-    fn scrolled(&self, ctx: &Ctx) -> (Vec<Line<'static>>, u16) {
-        let (mut main, rec) = self.lines(ctx);
+    /// The wrapped height of each line that scrolls with the view: the
+    /// replay's column side by side, else the replay and the record below
+    /// it (`main` and `rec` from [`Self::lines`]).
+    fn scrolled_heights(&self, main: &[Line<'static>], rec: &[Line<'static>]) -> Vec<usize> {
         let text = self.text_area();
         if self.area.width >= SIDE_BY_SIDE {
-            let [left, _] =
-                Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
-                    .areas(text);
-            (main, left.width)
+            heights(main, columns(text)[0].width)
         } else {
-            main.extend(rec);
-            (main, text.width)
+            let mut h = heights(main, text.width);
+            h.extend(heights(rec, text.width));
+            h
         }
     }
 
     /// How many logical lines a page (or half page) key moves: as many as
-    /// fill `rows` screen rows once wrapped, at least one, so a page never
-    /// skips a line that was not on screen.
+    /// fill the pane's rows (or half of them) once wrapped, at least one,
+    /// so a page never skips a line that was not on screen.
     fn page_delta(&self, ctx: &Ctx, action: Action) -> Option<isize> {
         let rows = usize::from(self.text_area().height).max(1);
         let (budget, down) = match action {
@@ -460,58 +454,23 @@ impl ReplayPane {
             Action::HalfPageUp => ((rows / 2).max(1), false),
             other => return delta_of(other, rows),
         };
-        let (lines, width) = self.scrolled(ctx);
-        let height = |l: &Line<'static>| {
-            Paragraph::new(l.clone())
-                .wrap(Wrap { trim: false })
-                .line_count(width.max(1))
-                .max(1)
-        };
+        let (main, rec) = self.lines(ctx);
+        let heights = self.scrolled_heights(&main, &rec);
         let (mut used, mut n) = (0usize, 0usize);
-        let mut step = |l: &Line<'static>| {
-            let h = height(l);
+        let passed: Box<dyn Iterator<Item = &usize>> = if down {
+            Box::new(heights.iter().skip(self.scroll))
+        } else {
+            Box::new(heights.iter().take(self.scroll).rev())
+        };
+        for &h in passed {
             if n > 0 && used + h > budget {
-                return false;
+                break;
             }
             used += h;
             n += 1;
-            true
-        };
-        if down {
-            for l in lines.iter().skip(self.scroll) {
-                if !step(l) {
-                    break;
-                }
-            }
-        } else {
-            for l in lines.iter().take(self.scroll).rev() {
-                if !step(l) {
-                    break;
-                }
-            }
         }
         let n = isize::try_from(n.max(1)).unwrap_or(1);
         Some(if down { n } else { -n })
-    }
-
-    /// Where the view is, in screen rows once wrapped: `rows A–B of N`
-    /// when the replay does not fit, else `None`.
-    fn position(&self, ctx: &Ctx) -> Option<String> {
-        let (lines, width) = self.scrolled(ctx);
-        let rows = usize::from(self.text_area().height).max(1);
-        let heights: Vec<usize> = lines
-            .iter()
-            .map(|l| {
-                Paragraph::new(l.clone())
-                    .wrap(Wrap { trim: false })
-                    .line_count(width.max(1))
-                    .max(1)
-            })
-            .collect();
-        let total: usize = heights.iter().sum();
-        let top: usize = heights.iter().take(self.scroll).sum();
-        let last = (top + rows).min(total);
-        (top > 0 || last < total).then(|| format!("rows {}–{last} of {total}", top + 1))
     }
 
     /// Scrolls to the first line reading `heading` (a section's title),
@@ -531,24 +490,49 @@ impl ReplayPane {
     }
 }
 
-/// The fewest logical lines to skip so that the rest of `lines`, wrapped
-/// at word boundaries to `width` cells, fits in `rows` rows; a last line
-/// taller than the pane is still reachable (its top at the top).
-fn fit_skip(lines: &[Line], width: u16, rows: usize) -> usize {
-    let width = width.max(1);
+/// The fewest logical lines to skip so that the rest, of wrapped
+/// `heights` (rows per line), fits in `rows` rows; a last line taller than
+/// the pane is still reachable (its top at the top).
+fn fit_skip(heights: &[usize], rows: usize) -> usize {
     let mut total = 0usize;
-    for (i, line) in lines.iter().enumerate().rev() {
-        total += Paragraph::new(line.clone())
-            .wrap(Wrap { trim: false })
-            .line_count(width)
-            .max(1);
+    for (i, h) in heights.iter().enumerate().rev() {
+        total += h;
         if total > rows {
             // Line `i` does not fit below the rest: start after it (the
             // last line is shown from its top even when taller).
-            return (i + 1).min(lines.len().saturating_sub(1));
+            return (i + 1).min(heights.len().saturating_sub(1));
         }
     }
     0
+}
+
+/// The rows each of `lines` takes wrapped at word boundaries to `width`
+/// cells (at least one each).
+fn heights(lines: &[Line], width: u16) -> Vec<usize> {
+    lines
+        .iter()
+        .map(|l| {
+            Paragraph::new(l.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(width.max(1))
+                .max(1)
+        })
+        .collect()
+}
+
+/// Side by side: the replay's column and the record's.
+fn columns(text: Rect) -> [Rect; 2] {
+    Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(text)
+}
+
+/// Where a view scrolled `scroll` lines down shows, of lines `heights`
+/// rows tall in a pane of `rows`: `rows A–B of N` when they do not all
+/// fit, else `None`.
+fn position(heights: &[usize], scroll: usize, rows: usize) -> Option<String> {
+    let total: usize = heights.iter().sum();
+    let top: usize = heights.iter().take(scroll).sum();
+    let last = (top + rows).min(total);
+    (top > 0 || last < total).then(|| format!("rows {}–{last} of {total}", top + 1))
 }
 
 /// The picker's entries at `at`, each with the `At` that rebuilds it (from
@@ -688,8 +672,15 @@ impl Component for ReplayPane {
                 theme.heading(),
             ))
             .border_style(theme.border(true));
-        // Where the view is, when the replay does not fit.
-        if let Some(at) = self.position(ctx) {
+        // The replay, and the record beside it on a wide screen; where the
+        // view is in them, when they do not fit.
+        let (mut main, rec) = self.lines(ctx);
+        let at = position(
+            &self.scrolled_heights(&main, &rec),
+            self.scroll,
+            usize::from(self.text_area().height).max(1),
+        );
+        if let Some(at) = at {
             block = block.title_bottom(
                 Line::from(Span::styled(format!(" {at} · PgUp/PgDn "), theme.dim()))
                     .right_aligned(),
@@ -727,12 +718,8 @@ impl Component for ReplayPane {
             items.push(Line::from(Span::styled(" none", theme.dim())));
         }
         frame.render_widget(Paragraph::new(items), picker);
-        // The replay, and the record beside it on a wide screen.
-        let (mut main, rec) = self.lines(ctx);
         let text = if area.width >= SIDE_BY_SIDE {
-            let [left, right] =
-                Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
-                    .areas(text);
+            let [left, right] = columns(text);
             // The record wraps (its lines are long messages), one cell off
             // the replay's column.
             let rec: Vec<Line> = rec.into_iter().skip(self.scroll).collect();

@@ -52,8 +52,9 @@ use crate::tools::ToolKind;
 use crate::transcript::Session;
 use crate::transcript::ToolCallRecord;
 use crate::transcript::claude_code::{
-    Checkpoint, OldCall, SpawnFacts, SubFacts, link_pairs, load_session_with_checkpoint,
-    load_thread_with_checkpoint, meta_tool_use_id, resume_session,
+    Checkpoint, OldCall, SpawnFacts, SubFacts, file_agent_id, link_pairs,
+    load_session_with_checkpoint, load_thread_with_checkpoint, meta_tool_use_id, resume_session,
+    spawn_prompt,
 };
 
 /// The largest state file read (64 MiB); a larger one is ignored.
@@ -109,12 +110,7 @@ impl Spawn {
             line: r.line,
             end: r.result.as_ref().map(|res| res.line),
             agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
-            prompt: r
-                .call
-                .raw()
-                .and_then(|raw| raw.get("prompt"))
-                .and_then(serde_json::Value::as_str)
-                .map(|p| p.trim().to_string()),
+            prompt: spawn_prompt(r),
         })
     }
 }
@@ -341,12 +337,10 @@ fn compose(
     let agent_ids: Vec<Option<String>> = subs
         .iter()
         .map(|(file, s)| {
-            s.checkpoint.agent_id().map(str::to_string).or_else(|| {
-                file.file_stem()
-                    .and_then(|f| f.to_str())
-                    .and_then(|f| f.strip_prefix("agent-"))
-                    .map(str::to_string)
-            })
+            s.checkpoint
+                .agent_id()
+                .map(str::to_string)
+                .or_else(|| file_agent_id(file))
         })
         .collect();
     let thread = agent.and_then(|a| agent_ids.iter().position(|x| x.as_deref() == Some(a)));

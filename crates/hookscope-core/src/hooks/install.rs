@@ -172,6 +172,24 @@ fn set_command(group: &mut Value, signature: &str, command: &str) {
     }
 }
 
+/// The command of the first handler in `settings` (a settings file's
+/// top-level object, Claude Code's `hooks` shape) that runs the rule file
+/// `signature` names, as [`merge`] finds an earlier install; `None` when
+/// none does or the file has another shape.
+pub fn installed_command<'a>(settings: &'a Value, signature: &str) -> Option<&'a str> {
+    settings
+        .get("hooks")?
+        .as_object()?
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|group| group.get("hooks")?.as_array())
+        .flatten()
+        .find(|h| handler_holds(h, signature))?
+        .get("command")?
+        .as_str()
+}
+
 /// Merges `groups` running `command` into `settings` (a settings file's
 /// top-level object). `signature` names the rule file in a command
 /// (`hook --rules <file>`, as `command` holds it): per event, the first

@@ -37,6 +37,16 @@ pub(crate) struct SpawnFacts {
     pub(crate) description: Option<String>,
 }
 
+/// A Task/Agent call's `prompt`, trimmed: what a subagent's first prompt
+/// is compared with (the last linking rule).
+pub(crate) fn spawn_prompt(r: &ToolCallRecord) -> Option<String> {
+    r.call
+        .raw()
+        .and_then(|raw| raw.get("prompt"))
+        .and_then(Value::as_str)
+        .map(|p| p.trim().to_string())
+}
+
 /// What linking needs of one subagent.
 pub(crate) struct SubFacts<'a> {
     /// Its meta sidecar's `toolUseId`.
@@ -122,7 +132,7 @@ pub(super) fn link_subagents(session: &mut Session) {
                 ordinal,
                 tool_use_id: r.tool_use_id.clone(),
                 agent_id: r.result.as_ref().and_then(|res| res.agent_id.clone()),
-                prompt: get("prompt").map(|p| p.trim().to_string()),
+                prompt: spawn_prompt(r),
                 subagent_type: get("subagent_type"),
                 description: get("description"),
             }

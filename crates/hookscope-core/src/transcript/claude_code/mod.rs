@@ -38,7 +38,7 @@ mod resume;
 mod thread;
 
 use link::*;
-pub(crate) use link::{SpawnFacts, SubFacts, link_pairs};
+pub(crate) use link::{SpawnFacts, SubFacts, link_pairs, spawn_prompt};
 pub use resume::*;
 pub use thread::PROCESS_NOTE;
 use thread::*;
@@ -143,12 +143,7 @@ fn load_with(
         } else {
             SubagentLayout::Sibling
         };
-        let file_id = file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.strip_prefix("agent-"))
-            .map(str::to_string);
-        let agent_id = thread.agent_id.clone().or(file_id);
+        let agent_id = thread.agent_id.clone().or_else(|| file_agent_id(file));
         let meta_value = read_meta(file, &mut diagnostics);
         diagnostics.append(&mut thread.diagnostics);
         subagents.push(thread.into_subagent(file, layout, agent_id, meta_value));
@@ -422,6 +417,15 @@ const KNOWN_LINE_TYPES: &[&str] = &[
 /// (`not a regular file (FIFO); skipped`, `cannot read subagent meta
 /// sidecar: <io error>` (also when over the cap), `subagent meta sidecar is
 /// not a JSON object; ignored`).
+/// The agent id a subagent file's name gives (`agent-<id>.jsonl`), used
+/// when no line of it carries `agentId`.
+pub(crate) fn file_agent_id(file: &Path) -> Option<String> {
+    file.file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("agent-"))
+        .map(str::to_string)
+}
+
 /// The meta sidecar's `toolUseId` of the subagent file `file` (what
 /// linking reads first); `None` when there is no sidecar, it does not read
 /// or holds no such text.
