@@ -15,7 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::Utc;
 use hookscope_core::index::Index;
-use hookscope_core::query::{FindParams, FindResult, Finder, load_from_disk};
+use hookscope_core::query::{
+    FindParams, FindResult, Finder, Query, RowKey, RowSource, SessionRows, load_from_disk,
+};
 use hookscope_core::transcript::{SessionRef, discover};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -250,6 +252,42 @@ fn answer(r: &FindResult) -> String {
 /// without one; asserts they are equal and returns the answer and how many
 /// sessions the indexed run loaded whole.
 fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, usize) {
+    let (r, reference, loads, _) = compare_counted(cache, sessions, args);
+    assert_eq!(answer(&r), answer(&reference), "{args}");
+    (r, loads)
+}
+
+/// A row source that passes every call to the index and adds up the calls
+/// it left out past a cut ([`SessionRows::beyond`]).
+struct Counted<'a> {
+    index: &'a Index,
+    beyond: AtomicUsize,
+}
+
+impl RowSource for Counted<'_> {
+    fn call_rows(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        cut: Option<&RowKey>,
+    ) -> Vec<Option<SessionRows>> {
+        let rows = self.index.call_rows(sessions, query, cut);
+        let left_out: usize = rows.iter().flatten().map(|r| r.beyond).sum();
+        self.beyond.fetch_add(left_out, Ordering::SeqCst);
+        rows
+    }
+}
+
+/// `args` answered with the index (rows on) and without one, asserting
+/// the records are equal; the two results, how many sessions the indexed
+/// run loaded whole and how many calls the index left out past a cut.
+/// (`matched` may differ when a run stops early: the index knows each
+/// session's newest match, the raw prefilter only its newest call.)
+fn compare_counted(
+    cache: &Path,
+    sessions: &[SessionRef],
+    args: &Value,
+) -> (FindResult, FindResult, usize, usize) {
     let now = Utc::now();
     let query = FindParams::from_json(args)
         .expect("params")
@@ -263,15 +301,29 @@ fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, 
         loads.fetch_add(1, Ordering::SeqCst);
         load_from_disk(s)
     };
+    let counted = Counted {
+        index: &index,
+        beyond: AtomicUsize::new(0),
+    };
     let fast = Finder::new(sessions, &query)
         .loader(&loader)
         .verdicts(&verdicts)
-        .rows(&index)
+        .rows(&counted)
         .run()
         .expect("rows");
     let reference = Finder::new(sessions, &query).run().expect("reference");
-    assert_eq!(answer(&fast), answer(&reference), "{args}");
-    (fast, loads.load(Ordering::SeqCst))
+    assert_eq!(
+        serde_json::to_string(&fast).expect("json"),
+        serde_json::to_string(&reference).expect("json"),
+        "{args}"
+    );
+    assert_eq!(fast.unreadable, reference.unreadable);
+    (
+        fast,
+        reference,
+        loads.load(Ordering::SeqCst),
+        counted.beyond.load(Ordering::SeqCst),
+    )
 }
 
 #[test]
@@ -331,6 +383,139 @@ fn rows_serve_the_hooks_and_subagent_sessions_without_loading_them() {
     ] {
         compare(cache.path(), &found.sessions, &args);
     }
+}
+
+/// Copies of the real sessions share their times: three copies of
+/// `real-cc-2.1.332`, the first with its session ids, the others renamed
+/// (`0c04bd79…` → `1c04bd79…`, `2c04bd79…`), then the first copied again
+/// (the same ids at other paths). A limit that cuts through those ties
+/// leaves out calls that can no longer make the newest `limit` (their
+/// rows are counted, not read); the records, `matched` and
+/// `matched_exact` still equal the answer without the index at every
+/// limit.
+#[test]
+fn a_limit_cutting_through_tied_times_answers_as_without_index() {
+    let cache = TempDir::new().expect("temp");
+    let dir = TempDir::new().expect("temp");
+    let source = corpus("real-cc-2.1.332");
+    for copy in 0..4 {
+        let to = dir.path().join(format!("copy{copy}"));
+        hookscope_test_support::copy_tree(&source, &to);
+        if copy == 0 || copy == 3 {
+            continue;
+        }
+        // Rename every `<uuid>.jsonl` and `<uuid>/` under `projects/`.
+        for project in std::fs::read_dir(&to).expect("copy") {
+            let projects = project.expect("entry").path().join("projects");
+            let Ok(folders) = std::fs::read_dir(&projects) else {
+                continue;
+            };
+            for folder in folders {
+                let folder = folder.expect("entry").path();
+                for entry in std::fs::read_dir(&folder).expect("project") {
+                    let path = entry.expect("entry").path();
+                    let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+                    if name.len() >= 36 && name.as_bytes()[8] == b'-' {
+                        let renamed = format!("{copy}{}", &name[1..]);
+                        std::fs::rename(&path, folder.join(renamed)).expect("rename");
+                    }
+                }
+            }
+        }
+    }
+    let found = discover(&[dir.path().to_path_buf()]).expect("discover");
+    let one = discover(&[source]).expect("discover").sessions.len();
+    assert_eq!(found.sessions.len(), 4 * one);
+    for limit in [1, 2, 3, 5, 8, 13, 21, 34] {
+        for args in [
+            json!({"tool_name": "Bash", "limit": limit}),
+            json!({"tool_name": "bash", "is_error": false, "limit": limit}),
+            json!({"tool_name": "Read", "agent": "claude-code", "limit": limit}),
+            json!({"tool_name": "Bash", "since": "2020-01-01T00:00:00Z", "limit": limit}),
+            json!({"tool_name": "Bash", "hook": "PreToolUse", "limit": limit}),
+            json!({"tool_name_pattern": "e", "limit": limit}),
+        ] {
+            let (r, _) = compare(cache.path(), &found.sessions, &args);
+            assert_eq!(r.records.len(), limit.min(r.matched), "{args}");
+        }
+    }
+}
+
+/// Sessions whose calls interleave in time: session `k` of 12 has ten Bash
+/// calls at second `k + 12 j` (j = 0..9), every third one failed, and a
+/// twin (the same lines under another id, so their times tie, and one
+/// more call, the newest of its session). After the
+/// first batch, the newest `limit` are known, and the later sessions'
+/// older calls (and a twin's calls at the cut's time, when its id sorts
+/// after the cut's) are counted in SQL, not read; every answer (records,
+/// `matched`, `matched_exact`) equals the one without index.
+#[test]
+fn interleaved_sessions_are_cut_in_sql_and_answer_as_without_index() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    for k in 0..12 {
+        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
+        for j in 0..10 {
+            let second = k + 12 * j;
+            let ts = format!("2026-01-01T00:{:02}:{:02}Z", second / 60, second % 60);
+            let id = format!("toolu_{k}_{j}");
+            lines.push(tool_use(&id, &format!("echo {k} {j}"), &ts));
+            lines.push(tool_result(&id, "done", j % 3 == 0, &ts));
+        }
+        session_file(
+            data.path(),
+            &format!("{k:08}-0000-4000-8000-000000000000"),
+            &lines,
+        );
+        // The twin sorts after by id but before by its newest call, at
+        // second 200 + k: it is read first, and its calls that tie with
+        // the first twin's set cuts the first twin must still pass.
+        let ts = format!("2026-01-01T00:03:{:02}Z", 20 + k);
+        let id = format!("toolu_{k}_late");
+        lines.push(tool_use(&id, "echo late", &ts));
+        lines.push(tool_result(&id, "done", false, &ts));
+        session_file(
+            data.path(),
+            &format!("{k:08}-0000-4000-8000-000000000001"),
+            &lines,
+        );
+    }
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(found.sessions.len(), 24);
+    let mut left_out = 0;
+    for limit in [1, 5, 12, 13, 17, 29, 40, 41, 119, 239, 251, 252, 253] {
+        for (args, all) in [
+            (json!({"tool_name": "Bash", "limit": limit}), 252),
+            (json!({"tool_name": "Bash", "is_error": true, "limit": limit}), 96),
+            (json!({"tool_name": "bash", "is_error": false, "limit": limit}), 156),
+        ] {
+            let (r, reference, loads, beyond) =
+                compare_counted(cache.path(), &found.sessions, &args);
+            assert_eq!(loads, 0);
+            assert_eq!(r.records.len(), limit.min(all), "{args}");
+            // Counted past the cut, not read: still every match.
+            for run in [&r, &reference] {
+                if run.matched_exact {
+                    assert_eq!(run.matched, all, "{args}");
+                } else {
+                    assert!(run.matched >= limit && run.matched < all, "{args}");
+                }
+            }
+            left_out += beyond;
+        }
+    }
+    // The newest calls: the twins' late ones (0:03:31 down to 0:03:20),
+    // then session 11's last (0:01:59), in the twin whose id sorts first.
+    let (r, _, _, _) = compare_counted(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "limit": 14}),
+    );
+    assert_eq!(r.records[0].tool_use_id, "toolu_11_late");
+    assert_eq!(r.records[12].tool_use_id, "toolu_11_9");
+    assert_eq!(r.records[12].session, "00000011-0000-4000-8000-000000000000");
+    assert_eq!(r.records[13].session, "00000011-0000-4000-8000-000000000001");
+    assert!(left_out > 100, "{left_out}");
 }
 
 /// A Claude Code project folder in `dir` with one session file `name`

@@ -42,6 +42,7 @@ use crate::query::params::{NameFilter, Query};
 use crate::query::prefilter::{Verdict, input_cannot_match, may_hold, pieces};
 use crate::query::rows::CallFact;
 use crate::query::{HookFact, RowCall, RowSource, SubagentOrigin};
+use crate::query::{RowKey, SessionRows};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
 };
@@ -593,6 +594,19 @@ fn scan_index(query: &Query) -> &'static str {
 }
 
 /// The name filter as SQL on `name_folded` (`?1` = the folded needle).
+/// Whether SQL applies every filter of `query` (one exact name, `agent`,
+/// `is_error`), so a count on `calls_verdict` is its count of matches.
+fn sql_decides(query: &Query) -> bool {
+    matches!(query.name, NameFilter::Exact(_))
+        && !query.reads_lines()
+        && query.since.is_none()
+        && query.until.is_none()
+        && query.hook.is_none()
+        && query.blocked.is_none()
+        && query.flagged.is_none()
+        && query.rewritten.is_none()
+}
+
 fn name_sql(query: &Query) -> (&'static str, String) {
     match &query.name {
         NameFilter::Exact(n) => ("name_folded = ?1", n.clone()),
@@ -631,17 +645,72 @@ impl RowSource for Index {
     /// `rows_ok` is 0 (see [`super::schema`]), or when the index cannot be
     /// read. Only sessions whose rows are current may be given (those
     /// [`Index::verdicts`] answered for).
-    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+    ///
+    /// A `cut` applies in SQL when SQL applies every filter of `query`
+    /// (one exact name, `agent`, `is_error`: no time bound, hook or text
+    /// filter, no `decided_by`): the calls older than its time (or at its
+    /// time, in a session whose id sorts after its), or undated, are then
+    /// counted on `calls_verdict` alone and their rows not read (a stored
+    /// time out of range is always read).
+    fn call_rows(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        cut: Option<&RowKey>,
+    ) -> Vec<Option<SessionRows>> {
         let Ok(mut stmt) = self.row_statement(query) else {
             return sessions.iter().map(|_| None).collect();
         };
+        let cut_ns = cut
+            .filter(|_| sql_decides(query))
+            .and_then(|(time, _)| *time)
+            .and_then(|t| t.timestamp_nanos_opt());
+        let mut beyond = cut_ns.and_then(|_| self.beyond_statement(query).ok());
+        let cut_ns = beyond.as_ref().and(cut_ns);
+        let (_, needle) = name_sql(query);
         sessions
             .iter()
             .map(|s| {
                 if s.agent != Agent::ClaudeCode {
                     return None;
                 }
-                session_rows(self, &mut stmt, s, query).ok().flatten()
+                // A session whose id sorts after the cut's is past it at
+                // the cut's own time too.
+                let cut_ns = cut_ns.map(|ns| match cut {
+                    Some((_, id))
+                        if crate::transcript::model::id_from_path(&s.path).as_str()
+                            > id.as_str() =>
+                    {
+                        ns.saturating_add(1)
+                    }
+                    _ => ns,
+                });
+                let calls = session_rows(self, &mut stmt, s, query, cut_ns)
+                    .ok()
+                    .flatten()?;
+                let beyond = match (cut_ns, beyond.as_mut()) {
+                    (Some(ns), Some(statement)) => {
+                        let n: i64 = statement
+                            .query_row(
+                                params![
+                                    needle,
+                                    query.agent.map(crate::transcript::Agent::as_str),
+                                    query.is_error,
+                                    path_bytes(&s.path),
+                                    s.id,
+                                    None::<i64>,
+                                    None::<String>,
+                                    ns,
+                                    TS_OUT_OF_RANGE
+                                ],
+                                |r| r.get(0),
+                            )
+                            .ok()?;
+                        count(n)
+                    }
+                    _ => 0,
+                };
+                Some(SessionRows { calls, beyond })
             })
             .collect()
     }
@@ -738,9 +807,14 @@ impl Index {
 impl RowSource for std::sync::Mutex<Index> {
     /// [`Index`]'s, holding the lock for one batch (all `None` when the
     /// lock is poisoned).
-    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+    fn call_rows(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        cut: Option<&RowKey>,
+    ) -> Vec<Option<SessionRows>> {
         match self.lock() {
-            Ok(index) => index.call_rows(sessions, query),
+            Ok(index) => index.call_rows(sessions, query, cut),
             Err(_) => sessions.iter().map(|_| None).collect(),
         }
     }
@@ -772,8 +846,22 @@ impl Index {
             "SELECT {} FROM calls {indexed}
              WHERE s_path = ?4 AND s_id = ?5 AND {name_sql} AND (?2 IS NULL OR agent = ?2)
                AND (?3 IS NULL OR is_error = ?3) AND {INPUT_SQL}
+               AND (?8 IS NULL OR ts_ns IS ?9 OR ts_ns >= ?8)
              ORDER BY seq",
             Rows::SQL
+        ))
+    }
+
+    /// How many calls of one session [`Index::row_statement`] leaves out
+    /// for a cut at `?8` ns: those older, or undated (`?9`: the stored
+    /// time out of range, never left out). It reads `calls_verdict` only.
+    fn beyond_statement(&self, query: &Query) -> rusqlite::Result<rusqlite::CachedStatement<'_>> {
+        let (name_sql, _) = name_sql(query);
+        self.conn.prepare_cached(&format!(
+            "SELECT count(*) FROM calls INDEXED BY calls_verdict
+             WHERE s_path = ?4 AND s_id = ?5 AND {name_sql} AND (?2 IS NULL OR agent = ?2)
+               AND (?3 IS NULL OR is_error = ?3)
+               AND (ts_ns IS NULL OR (ts_ns IS NOT ?9 AND ts_ns < ?8))"
         ))
     }
 }
@@ -828,6 +916,7 @@ fn session_rows(
     stmt: &mut rusqlite::CachedStatement<'_>,
     session: &SessionRef,
     query: &Query,
+    cut_ns: Option<i64>,
 ) -> rusqlite::Result<Option<Vec<RowCall>>> {
     let input_pieces = query
         .input_contains
@@ -843,7 +932,9 @@ fn session_rows(
         path_bytes(&session.path),
         session.id,
         None::<i64>,
-        query.input_contains
+        query.input_contains,
+        cut_ns,
+        TS_OUT_OF_RANGE
     ])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {

@@ -5,8 +5,8 @@
 //! the index's verdicts and rows, a cancel check, a first page.
 
 use super::{
-    FindResult, GroupBy, LoadedSession, Query, QueryError, RowCall, RowSource, Tally, Verdict,
-    load_from_disk, run_picked,
+    FindResult, GroupBy, LoadedSession, Query, QueryError, RowKey, RowSource, SessionRows, Tally,
+    Verdict, load_from_disk, run_picked,
 };
 use crate::transcript::SessionRef;
 
@@ -190,11 +190,16 @@ struct UnlessCancelled<'a> {
 }
 
 impl RowSource for UnlessCancelled<'_> {
-    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>> {
+    fn call_rows(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        cut: Option<&RowKey>,
+    ) -> Vec<Option<SessionRows>> {
         if (self.cancelled)() {
             return sessions.iter().map(|_| None).collect();
         }
-        self.source.call_rows(sessions, query)
+        self.source.call_rows(sessions, query, cut)
     }
 
     fn call_facts(
@@ -235,8 +240,13 @@ mod tests {
     fn a_cancelled_query_reads_no_rows() {
         struct Every;
         impl RowSource for Every {
-            fn call_rows(&self, s: &[&SessionRef], _: &Query) -> Vec<Option<Vec<RowCall>>> {
-                s.iter().map(|_| Some(Vec::new())).collect()
+            fn call_rows(
+                &self,
+                s: &[&SessionRef],
+                _: &Query,
+                _: Option<&RowKey>,
+            ) -> Vec<Option<SessionRows>> {
+                s.iter().map(|_| Some(SessionRows::default())).collect()
             }
         }
         let sessions = corpus();
@@ -246,12 +256,16 @@ mod tests {
             source: &Every,
             cancelled: &|| false,
         };
-        assert!(live.call_rows(&refs, &query).iter().all(Option::is_some));
+        assert!(
+            live.call_rows(&refs, &query, None)
+                .iter()
+                .all(Option::is_some)
+        );
         let stale = UnlessCancelled {
             source: &Every,
             cancelled: &|| true,
         };
-        let rows = stale.call_rows(&refs, &query);
+        let rows = stale.call_rows(&refs, &query, None);
         assert_eq!(rows.len(), refs.len());
         assert!(rows.iter().all(Option::is_none));
     }

@@ -40,7 +40,7 @@ pub use prefilter::Verdict;
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
 pub use records::{FoundCall, SubagentCost, SubagentOrigin, Tokens};
-pub use rows::{HookFact, RowCall, RowSource};
+pub use rows::{HookFact, RowCall, RowKey, RowSource, SessionRows};
 pub use tally::{Group, GroupBy, Tally};
 
 pub use crate::redact::Redactions;
@@ -522,21 +522,52 @@ fn load_newest_first(
             batch = (batch * 2).min(64 * threads);
             end
         };
-        let batch_rows = batch_rows(selected, &order[next..end], query, rows);
-        let done: Vec<(usize, SessionResult)> = order[next..end]
-            .par_iter()
-            .zip(batch_rows)
-            .map(|(&i, calls)| {
-                let from_rows =
-                    calls.and_then(|calls| rows::session_from_rows(selected[i], &calls, query));
-                let result = match from_rows {
-                    Some(found) => Ok(found),
-                    None => loader(selected[i]).map(|s| session_matches(&s, query)),
-                };
-                (i, result)
+        // The newest `limit` matches known so far bound what the source
+        // needs to give of this batch.
+        let known = (best.len() >= query.limit && !query.reads_lines())
+            .then(|| {
+                best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
+                best.truncate(query.limit);
+                best.last().cloned()
             })
-            .collect();
-        for (i, result) in done {
+            .flatten();
+        let batch_rows = batch_rows(selected, &order[next..end], query, rows, known.as_ref());
+        // Rows that cannot make the newest `limit` are counted, not built
+        // (only when no filter reads lines). A session whose rows do not
+        // check out is loaded instead, and its rows' keys may have set the
+        // cut: the batch is then built again without one.
+        let cut = if query.reads_lines() {
+            None
+        } else {
+            let batch: Vec<(&SessionRef, Option<&SessionRows>)> = order[next..end]
+                .iter()
+                .zip(&batch_rows)
+                .map(|(&i, calls)| (selected[i], calls.as_ref()))
+                .collect();
+            rows::rows_cut(&best, &batch, query)
+        };
+        let build = |cut: Option<&rows::RowKey>| -> Vec<(usize, SessionResult, bool)> {
+            order[next..end]
+                .par_iter()
+                .zip(&batch_rows)
+                .map(|(&i, calls)| {
+                    let from_rows = calls
+                        .as_ref()
+                        .and_then(|calls| rows::session_from_rows(selected[i], calls, query, cut));
+                    let fell_back = calls.is_some() && from_rows.is_none();
+                    let result = match from_rows {
+                        Some(found) => Ok(found),
+                        None => loader(selected[i]).map(|s| session_matches(&s, query)),
+                    };
+                    (i, result, fell_back)
+                })
+                .collect()
+        };
+        let mut done = build(cut.as_ref());
+        if cut.is_some() && done.iter().any(|(_, _, fell_back)| *fell_back) {
+            done = build(None);
+        }
+        for (i, result, _) in done {
             if let Ok((_, drafts)) = &result {
                 best.extend(drafts.iter().map(|d| (d.timestamp, d.session.clone())));
             }
@@ -572,8 +603,9 @@ fn batch_rows(
     batch: &[usize],
     query: &Query,
     rows: Option<(&dyn RowSource, &[bool])>,
-) -> Vec<Option<Vec<RowCall>>> {
-    let mut out: Vec<Option<Vec<RowCall>>> = batch.iter().map(|_| None).collect();
+    cut: Option<&RowKey>,
+) -> Vec<Option<SessionRows>> {
+    let mut out: Vec<Option<SessionRows>> = batch.iter().map(|_| None).collect();
     let Some((source, given)) = rows else {
         return out;
     };
@@ -584,7 +616,7 @@ fn batch_rows(
         return out;
     }
     let refs: Vec<&SessionRef> = asked.iter().map(|&k| selected[batch[k]]).collect();
-    for (k, calls) in asked.into_iter().zip(source.call_rows(&refs, query)) {
+    for (k, calls) in asked.into_iter().zip(source.call_rows(&refs, query, cut)) {
         out[k] = calls;
     }
     out

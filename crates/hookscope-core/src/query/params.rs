@@ -443,6 +443,16 @@ pub struct DecidedBy {
 }
 
 impl Query {
+    /// Whether a filter needs a call's lines to decide (`input_contains`,
+    /// `output_contains`, `output_excludes`, `decided_by`); the others
+    /// answer from the index's rows alone.
+    pub fn reads_lines(&self) -> bool {
+        self.input_contains.is_some()
+            || self.output_contains.is_some()
+            || self.output_excludes.is_some()
+            || self.decided.is_some()
+    }
+
     /// Reads the decision log for `decided_by` when it was not read yet
     /// (docs/live-hook.md#the-decision-log): the calls a logged decision
     /// names, by rule id or `*`.

@@ -119,7 +119,18 @@ pub trait RowSource {
     /// can be built from its lines; `None` when the session must be loaded
     /// (not a Claude Code session, not indexed, a call that needs more than
     /// its lines, the index cannot be read).
-    fn call_rows(&self, sessions: &[&SessionRef], query: &Query) -> Vec<Option<Vec<RowCall>>>;
+    ///
+    /// With `cut` (the key of the `limit`-th newest match known so far),
+    /// a source may leave out the calls whose time sorts strictly after
+    /// the cut's (older or undated: none of them can be returned) and count
+    /// them in [`SessionRows::beyond`] instead, when it applies every
+    /// filter of `query` itself; the default keeps every call.
+    fn call_rows(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        cut: Option<&RowKey>,
+    ) -> Vec<Option<SessionRows>>;
 
     /// For counting ([`super::Finder::tally`]): every call of `sessions`
     /// that can pass `query`'s name, `agent` and `is_error` filters (a
@@ -135,6 +146,22 @@ pub trait RowSource {
     ) -> bool {
         let _ = (sessions, query, each);
         false
+    }
+}
+
+/// One session's calls from [`RowSource::call_rows`].
+#[derive(Debug, Default, Clone)]
+pub struct SessionRows {
+    /// The calls given, in `seq` order.
+    pub calls: Vec<RowCall>,
+    /// How many more calls pass every filter of the query but were left
+    /// out, their time sorting after the cut's.
+    pub beyond: usize,
+}
+
+impl From<Vec<RowCall>> for SessionRows {
+    fn from(calls: Vec<RowCall>) -> Self {
+        SessionRows { calls, beyond: 0 }
     }
 }
 
@@ -282,11 +309,18 @@ fn is_true(flag: &Option<Value>) -> bool {
 /// drafts, exactly as `session_matches` gives them for the loaded
 /// `session`; `None` when a line does not check out (the caller loads the
 /// session).
+///
+/// With `cut` (a query whose filters all read rows, [`Query::reads_lines`]
+/// false), a passing row whose key (time, session) sorts after it is
+/// counted but not built: its lines are neither read nor checked (the
+/// file's identity was, [`crate::index`]).
 pub(super) fn session_from_rows(
     session: &SessionRef,
-    rows: &[RowCall],
+    given: &SessionRows,
     query: &Query,
+    cut: Option<&RowKey>,
 ) -> Option<(usize, Vec<Draft>)> {
+    let rows = &given.calls;
     if session.agent != Agent::ClaudeCode {
         return None;
     }
@@ -298,10 +332,16 @@ pub(super) fn session_from_rows(
         .unwrap_or_default();
     let mut files: HashMap<PathBuf, Option<Opened>> = HashMap::new();
     let mut drafts = Vec::new();
+    let mut beyond = 0;
     for row in rows {
-        if !super::passes_meta(&row.name, row.is_error, row.timestamp, query)
-            || !super::passes_hook_facts(&row.hook_facts, query)
+        if !row_passes(row, query) {
+            continue;
+        }
+        if let Some((time, at)) = cut
+            && super::key_order((row.timestamp, id.as_str()), (*time, at.as_str()))
+                == std::cmp::Ordering::Greater
         {
+            beyond += 1;
             continue;
         }
         let line = read_line(&mut files, &row.file, row.input)?;
@@ -385,8 +425,54 @@ pub(super) fn session_from_rows(
                 }),
         });
     }
-    let matched = drafts.len();
+    let matched = drafts.len() + beyond + given.beyond;
     drafts.sort_by(draft_order);
     drafts.truncate(query.limit);
     Some((matched, drafts))
+}
+
+/// A match's place in `find`'s order before its `seq`: its time and its
+/// session id ([`super::key_order`]).
+pub type RowKey = (Option<DateTime<Utc>>, String);
+
+/// Whether `row` passes the filters a row answers alone: name, error flag,
+/// time bounds and the hook filters (not the text filters or
+/// `decided_by`, which read its lines).
+pub(super) fn row_passes(row: &RowCall, query: &Query) -> bool {
+    super::passes_meta(&row.name, row.is_error, row.timestamp, query)
+        && super::passes_hook_facts(&row.hook_facts, query)
+}
+
+/// The `limit`-th best key among `best` (keys of drafts already built) and
+/// the keys of every passing row in `batch` (per session, its rows when it
+/// has them): a row whose key sorts after it cannot be among the newest
+/// `limit` matches. `None` when fewer than `limit` keys are known.
+pub(super) fn rows_cut(
+    best: &[RowKey],
+    batch: &[(&SessionRef, Option<&SessionRows>)],
+    query: &Query,
+) -> Option<RowKey> {
+    let mut keys: Vec<(Option<DateTime<Utc>>, &str)> =
+        best.iter().map(|(t, s)| (*t, s.as_str())).collect();
+    let ids: Vec<String> = batch
+        .iter()
+        .map(|(s, _)| crate::transcript::model::id_from_path(&s.path))
+        .collect();
+    for ((session, rows), id) in batch.iter().zip(&ids) {
+        let Some(rows) = rows else { continue };
+        if session.agent != Agent::ClaudeCode {
+            continue;
+        }
+        keys.extend(
+            rows.calls
+                .iter()
+                .filter(|r| row_passes(r, query))
+                .map(|r| (r.timestamp, id.as_str())),
+        );
+    }
+    if query.limit == 0 || keys.len() < query.limit {
+        return None;
+    }
+    let (_, kth, _) = keys.select_nth_unstable_by(query.limit - 1, |a, b| super::key_order(*a, *b));
+    Some((kth.0, kth.1.to_string()))
 }

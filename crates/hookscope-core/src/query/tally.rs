@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{
-    Draft, LoadedSession, Query, QueryError, RowCall, RowSource, Verdict, batch_rows, rows,
+    Draft, LoadedSession, Query, QueryError, RowSource, SessionRows, Verdict, batch_rows, rows,
     select_sessions, session_matches, verdicts_at,
 };
 use crate::transcript::{Agent, SessionRef};
@@ -179,7 +179,7 @@ pub(super) fn tally(
     let rows = rows.map(|source| (source, given.as_slice()));
     let batch = 16 * rayon::current_num_threads().max(1);
     for chunk in picked.chunks(batch) {
-        let described = batch_rows(&selected, chunk, query, rows);
+        let described = batch_rows(&selected, chunk, query, rows, None);
         let done: Vec<Result<Counts, String>> = chunk
             .par_iter()
             .zip(described)
@@ -209,7 +209,7 @@ pub(super) fn tally(
 /// read.
 fn session_counts(
     session: &SessionRef,
-    calls: Option<Vec<RowCall>>,
+    calls: Option<SessionRows>,
     query: &Query,
     group_by: Option<GroupBy>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
@@ -225,10 +225,8 @@ fn session_counts(
         && !has_text_filter(query)
         && query.decided.is_none()
     {
-        for row in calls {
-            if super::passes_meta(&row.name, row.is_error, row.timestamp, query)
-                && super::passes_hook_facts(&row.hook_facts, query)
-            {
+        for row in &calls.calls {
+            if rows::row_passes(row, query) {
                 *counts
                     .entry(key(&row.name, row.timestamp, row.is_error))
                     .or_default() += 1;
@@ -236,10 +234,11 @@ fn session_counts(
         }
         return Ok(counts);
     }
-    let drafts: Vec<Draft> = match calls.and_then(|c| rows::session_from_rows(session, &c, query)) {
-        Some((_, drafts)) => drafts,
-        None => session_matches(&*loader(session)?, query).1,
-    };
+    let drafts: Vec<Draft> =
+        match calls.and_then(|c| rows::session_from_rows(session, &c, query, None)) {
+            Some((_, drafts)) => drafts,
+            None => session_matches(&*loader(session)?, query).1,
+        };
     for d in drafts {
         *counts
             .entry(key(&d.tool_name, d.timestamp, d.is_error))
