@@ -261,12 +261,20 @@ fn parse_object(line: &[u8]) -> Option<LineView> {
 struct LineView {
     #[serde(rename = "type")]
     kind: Option<Value>,
-    message: Option<Value>,
+    message: Option<MessageView>,
     timestamp: Option<Value>,
     #[serde(rename = "isApiErrorMessage")]
     is_api_error_message: Option<Value>,
     #[serde(rename = "isCompactSummary")]
     is_compact_summary: Option<Value>,
+}
+
+/// The one field of a line's `message` that [`session_from_rows`] reads:
+/// `content` (`model`, `usage`, … are skipped unbuilt). A `message` that
+/// is not an object makes the line refused, as it holds no block.
+#[derive(serde::Deserialize)]
+struct MessageView {
+    content: Option<Value>,
 }
 
 impl LineView {
@@ -283,7 +291,7 @@ impl LineView {
         if self.kind.as_ref().and_then(Value::as_str) != Some(line_type) {
             return None;
         }
-        let blocks = self.message.as_ref()?.get("content")?.as_array()?;
+        let blocks = self.message.as_ref()?.content.as_ref()?.as_array()?;
         let mut found = blocks.iter().filter(|b| {
             b.get("type").and_then(Value::as_str) == Some(block_type)
                 && b.get(id_key).and_then(Value::as_str) == Some(id)
