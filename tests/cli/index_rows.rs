@@ -486,8 +486,14 @@ fn interleaved_sessions_are_cut_in_sql_and_answer_as_without_index() {
     for limit in [1, 5, 12, 13, 17, 29, 40, 41, 119, 239, 251, 252, 253] {
         for (args, all) in [
             (json!({"tool_name": "Bash", "limit": limit}), 252),
-            (json!({"tool_name": "Bash", "is_error": true, "limit": limit}), 96),
-            (json!({"tool_name": "bash", "is_error": false, "limit": limit}), 156),
+            (
+                json!({"tool_name": "Bash", "is_error": true, "limit": limit}),
+                96,
+            ),
+            (
+                json!({"tool_name": "bash", "is_error": false, "limit": limit}),
+                156,
+            ),
         ] {
             let (r, reference, loads, beyond) =
                 compare_counted(cache.path(), &found.sessions, &args);
@@ -513,8 +519,14 @@ fn interleaved_sessions_are_cut_in_sql_and_answer_as_without_index() {
     );
     assert_eq!(r.records[0].tool_use_id, "toolu_11_late");
     assert_eq!(r.records[12].tool_use_id, "toolu_11_9");
-    assert_eq!(r.records[12].session, "00000011-0000-4000-8000-000000000000");
-    assert_eq!(r.records[13].session, "00000011-0000-4000-8000-000000000001");
+    assert_eq!(
+        r.records[12].session,
+        "00000011-0000-4000-8000-000000000000"
+    );
+    assert_eq!(
+        r.records[13].session,
+        "00000011-0000-4000-8000-000000000001"
+    );
     assert!(left_out > 100, "{left_out}");
 }
 

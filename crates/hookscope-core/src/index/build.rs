@@ -589,8 +589,39 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
 /// text `find`'s `input_contains` folds and searches (`query::passes_text`),
 /// `None` when over [`super::schema::INPUT_FOLDED_MAX`] bytes.
 fn input_folded(input: Option<&serde_json::Value>) -> Option<String> {
-    let text = crate::query::fold_input(input);
+    // Lowercasing shrinks a character at most from 3 bytes to 1 (the
+    // Kelvin sign to `k`): a compact JSON past 3 × the cap folds past it,
+    // and is not written out whole (a Write's content may be megabytes).
+    let Some(input) = input else {
+        return Some(crate::query::fold_input(None));
+    };
+    let mut json = Capped {
+        bytes: Vec::new(),
+        cap: 3 * super::schema::INPUT_FOLDED_MAX,
+    };
+    serde_json::to_writer(&mut json, input).ok()?;
+    let text = crate::query::params::fold(std::str::from_utf8(&json.bytes).ok()?);
     (text.len() <= super::schema::INPUT_FOLDED_MAX).then_some(text)
+}
+
+/// A writer that refuses to grow past `cap` bytes.
+struct Capped {
+    bytes: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > self.cap {
+            return Err(std::io::Error::other("past the cap"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The rows of `loaded`'s calls whose position in
@@ -864,73 +895,67 @@ impl Index {
             });
         }
         let mut done_sessions = 0;
-        for chunk in batches(&todo, |i| sessions[i].total_bytes()) {
-            let chunk = chunk.as_slice();
+        // Each batch is parsed on the pool while the one before it is
+        // written here (the connection stays on this thread): the writes,
+        // serial, overlap the parsing instead of leaving a core idle.
+        let chunks = batches(&todo, |i| sessions[i].total_bytes());
+        let mut parsed: Option<(usize, Vec<(usize, Result<Built, LoadError>)>)> = None;
+        for next in chunks.iter().map(Some).chain(std::iter::once(None)) {
             // A grown Claude Code session resumes from its stored rows
-            // (read here: the connection stays on this thread).
-            let mut inputs: Vec<Option<super::grow::Inputs>> = chunk
-                .iter()
-                .map(|&i| match (&plans[i], stored.get(&key_of(&sessions[i]))) {
-                    (Plan::Index(true), Some(old)) => {
-                        super::grow::inputs(&self.conn, &sessions[i], old)
-                    }
-                    _ => None,
+            // (read here, before the batch before it is written: they are
+            // other sessions' rows).
+            let inputs: Vec<Option<super::grow::Inputs>> = next
+                .map(|chunk| {
+                    chunk
+                        .iter()
+                        .map(|&i| match (&plans[i], stored.get(&key_of(&sessions[i]))) {
+                            (Plan::Index(true), Some(old)) => {
+                                super::grow::inputs(&self.conn, &sessions[i], old)
+                            }
+                            _ => None,
+                        })
+                        .collect()
                 })
-                .collect();
-            let built: Vec<(usize, Result<Built, LoadError>)> = chunk
-                .par_iter()
-                .zip(inputs.par_iter_mut())
-                .map(|(&i, input)| {
-                    let resumed = input
-                        .take()
-                        .and_then(|input| super::grow::build_grown(&sessions[i], input));
-                    (i, resumed.map_or_else(|| build_one(&sessions[i]), Ok))
-                })
-                .collect();
-            let tx = self
-                .conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            for (i, result) in built {
-                let s = &sessions[i];
-                bytes_done += s.size;
-                let key = (path_bytes(&s.path), s.id.clone());
-                match &result {
-                    Ok(Built {
-                        resume: Some(resume),
-                        ..
-                    }) => {
-                        if !super::grow::apply(&tx, &key, resume)? {
-                            // Re-indexed by another process meanwhile.
-                            states[i] = State::NotIndexed;
-                            continue;
-                        }
-                        stats.resumed += 1;
-                    }
-                    _ => delete_rows(&tx, &key.0, &key.1)?,
-                }
-                match result {
-                    Ok(b) => {
-                        self.bytes_read
-                            .fetch_add(b.read, std::sync::atomic::Ordering::Relaxed);
-                        write(&tx, &b)?;
-                        refresh_groups(&tx, &key.0, &key.1)?;
-                        super::grow::store_checkpoint(&tx, &b)?;
-                        stats.indexed += 1;
-                        if matches!(plans[i], Plan::Index(true)) {
-                            stats.grown += 1;
-                        }
-                    }
-                    Err(e) => states[i] = State::Failed(e),
-                }
-            }
-            tx.commit()?;
-            done_sessions += chunk.len();
-            progress(Progress {
-                done: done_sessions,
-                total: todo.len(),
-                bytes_done,
-                bytes_total,
+                .unwrap_or_default();
+            let (written, built) = std::thread::scope(|scope| {
+                let parsing = next.map(|chunk| {
+                    scope.spawn(move || {
+                        let mut inputs = inputs;
+                        chunk
+                            .par_iter()
+                            .zip(inputs.par_iter_mut())
+                            .map(|(&i, input)| {
+                                let resumed = input.take().and_then(|input| {
+                                    super::grow::build_grown(&sessions[i], input)
+                                });
+                                (i, resumed.map_or_else(|| build_one(&sessions[i]), Ok))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                });
+                let written = match parsed.take() {
+                    Some((count, built)) => self
+                        .write_batch(sessions, &plans, built, &mut states, &mut stats)
+                        .map(|bytes| Some((count, bytes))),
+                    None => Ok(None),
+                };
+                let built = parsing.map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                });
+                (written, built)
             });
+            if let Some((count, bytes)) = written? {
+                done_sessions += count;
+                bytes_done += bytes;
+                progress(Progress {
+                    done: done_sessions,
+                    total: todo.len(),
+                    bytes_done,
+                    bytes_total,
+                });
+            }
+            parsed = next.zip(built).map(|(chunk, built)| (chunk.len(), built));
         }
         let reused: Vec<bool> = plans.iter().map(|p| matches!(p, Plan::Reuse)).collect();
         stats.reused = reused.iter().filter(|&&r| r).count();
@@ -944,6 +969,59 @@ impl Index {
             reused,
             stats,
         })
+    }
+
+    /// Writes one parsed batch in one transaction: each session's rows
+    /// replace its old ones (or a grown session's are updated in place);
+    /// a session that failed to load gets its error as state. Returns the
+    /// batch's bytes (its sessions' main-file sizes).
+    fn write_batch(
+        &mut self,
+        sessions: &[SessionRef],
+        plans: &[Plan],
+        built: Vec<(usize, Result<Built, LoadError>)>,
+        states: &mut [State],
+        stats: &mut SyncStats,
+    ) -> rusqlite::Result<u64> {
+        let mut bytes_done = 0;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for (i, result) in built {
+            let s = &sessions[i];
+            bytes_done += s.size;
+            let key = (path_bytes(&s.path), s.id.clone());
+            match &result {
+                Ok(Built {
+                    resume: Some(resume),
+                    ..
+                }) => {
+                    if !super::grow::apply(&tx, &key, resume)? {
+                        // Re-indexed by another process meanwhile.
+                        states[i] = State::NotIndexed;
+                        continue;
+                    }
+                    stats.resumed += 1;
+                }
+                _ => delete_rows(&tx, &key.0, &key.1)?,
+            }
+            match result {
+                Ok(b) => {
+                    self.bytes_read
+                        .fetch_add(b.read, std::sync::atomic::Ordering::Relaxed);
+                    write(&tx, &b)?;
+                    refresh_groups(&tx, &key.0, &key.1)?;
+                    super::grow::store_checkpoint(&tx, &b)?;
+                    stats.indexed += 1;
+                    if matches!(plans[i], Plan::Index(true)) {
+                        stats.grown += 1;
+                    }
+                }
+                Err(e) => states[i] = State::Failed(e),
+            }
+        }
+        tx.commit()?;
+        Ok(bytes_done)
     }
 
     /// Every stored session identity.
@@ -1181,6 +1259,41 @@ mod tests {
             t("/s/z.json", Stamp::Absent),
         ];
         assert_eq!(recorded_deps(main, &touched), "/s\tdir\t7\n/s/z.json\t-\n");
+    }
+
+    /// The stored input text is the one `find` folds, or `None` past 512
+    /// bytes folded, whatever the raw input's length: 300 Kelvin signs
+    /// (900 bytes of JSON) fold to 300 `k`s and are kept; 520 (1,568
+    /// bytes) fold past the cap; a 1 MB Write content is never written out.
+    #[test]
+    fn input_folded_is_the_folded_input_up_to_the_cap() {
+        let kelvin = |n: usize| serde_json::json!({"c": "\u{212A}".repeat(n)});
+        let old = |v: &serde_json::Value| {
+            let t = crate::query::fold_input(Some(v));
+            (t.len() <= super::super::schema::INPUT_FOLDED_MAX).then_some(t)
+        };
+        for v in [
+            serde_json::json!({"command": "Git Status"}),
+            kelvin(300),
+            kelvin(501),
+            kelvin(502),
+            kelvin(520),
+            serde_json::json!({"content": "x".repeat(1 << 20)}),
+            serde_json::json!("É".repeat(300)),
+        ] {
+            assert_eq!(
+                input_folded(Some(&v)),
+                old(&v),
+                "{}",
+                &v.to_string()[..40.min(v.to_string().len())]
+            );
+        }
+        assert_eq!(
+            input_folded(Some(&kelvin(300))).map(|t| t.len()),
+            Some(300 + 8)
+        );
+        assert_eq!(input_folded(Some(&kelvin(520))), None);
+        assert_eq!(input_folded(None), Some(String::new()));
     }
 
     /// Batches keep the order, hold at most 32 sessions and 256 MiB, and a
