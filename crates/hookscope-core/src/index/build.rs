@@ -66,6 +66,10 @@ fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> {
     out
 }
 
+/// One session of a batch after parsing: its position in the sync's
+/// sessions and its rows, or why it could not be loaded.
+type Parsed = (usize, Result<Built, LoadError>);
+
 /// What one [`Index::sync`] did, in sessions and bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SyncStats {
@@ -899,7 +903,7 @@ impl Index {
         // written here (the connection stays on this thread): the writes,
         // serial, overlap the parsing instead of leaving a core idle.
         let chunks = batches(&todo, |i| sessions[i].total_bytes());
-        let mut parsed: Option<(usize, Vec<(usize, Result<Built, LoadError>)>)> = None;
+        let mut parsed: Option<(usize, Vec<Parsed>)> = None;
         for next in chunks.iter().map(Some).chain(std::iter::once(None)) {
             // A grown Claude Code session resumes from its stored rows
             // (read here, before the batch before it is written: they are
@@ -979,7 +983,7 @@ impl Index {
         &mut self,
         sessions: &[SessionRef],
         plans: &[Plan],
-        built: Vec<(usize, Result<Built, LoadError>)>,
+        built: Vec<Parsed>,
         states: &mut [State],
         stats: &mut SyncStats,
     ) -> rusqlite::Result<u64> {
