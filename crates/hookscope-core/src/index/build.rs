@@ -66,6 +66,24 @@ fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> {
     out
 }
 
+/// A batch of at least this many transcript bytes (64 MiB) is followed by
+/// [`give_back_free_memory`].
+const TRIM_AFTER: u64 = 64 << 20;
+
+/// Returns the allocator's free memory to the system (glibc's
+/// `malloc_trim`; nothing elsewhere). A loaded session's values are freed
+/// on the pool thread that parsed it, into that thread's arena, and the
+/// next batch may allocate from another one: without this, each arena
+/// kept its largest session's worth of freed pages and the peak RSS of a
+/// build over heavy sessions varied from 380 to 690 MB between runs.
+fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes no pointer and only releases free pages.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// One session of a batch after parsing: its position in the sync's
 /// sessions and its rows, or why it could not be loaded.
 type Parsed = (usize, Result<Built, LoadError>);
@@ -950,6 +968,9 @@ impl Index {
                 (written, built)
             });
             if let Some((count, bytes)) = written? {
+                if bytes >= TRIM_AFTER {
+                    give_back_free_memory();
+                }
                 done_sessions += count;
                 bytes_done += bytes;
                 progress(Progress {
