@@ -191,11 +191,22 @@ fn run_picked(
     drafts.sort_by(draft_order);
     drafts.truncate(query.limit);
 
-    let mut redactions = Redactions::new();
-    let records = drafts
-        .into_iter()
-        .map(|d| d.finish(query, &mut redactions))
+    // Finished in parallel (digest, summary, masks), in order.
+    let finished: Vec<(FoundCall, Redactions)> = drafts
+        .into_par_iter()
+        .map(|d| {
+            let mut masked = Redactions::new();
+            (d.finish(query, &mut masked), masked)
+        })
         .collect();
+    let mut redactions = Redactions::new();
+    let mut records = Vec::with_capacity(finished.len());
+    for (record, masked) in finished {
+        for (kind, n) in masked {
+            *redactions.entry(kind).or_default() += n;
+        }
+        records.push(record);
+    }
     Ok(FindResult {
         records,
         redactions,
@@ -507,12 +518,13 @@ fn load_newest_first(
 
     let mut results: Vec<Option<SessionResult>> = (0..selected.len()).map(|_| None).collect();
     // (timestamp, session) of every draft so far, cut to the best `limit`.
-    let mut best: Vec<(Option<DateTime<Utc>>, String)> = Vec::new();
+    let mut best: Vec<RowKey> = Vec::new();
     let threads = rayon::current_num_threads().max(1);
     let mut batch = 2 * threads;
-    let mut next = 0;
-    while next < order.len() {
-        let end = if verdict(order[next]) == Verdict::Load {
+    // Where the batch starting at `next` ends: every `Load` session at
+    // once, else `batch` sessions, doubling up to 64 per thread.
+    let mut end_of = |next: usize| -> usize {
+        if verdict(order[next]) == Verdict::Load {
             next + order[next..]
                 .iter()
                 .take_while(|&&i| verdict(i) == Verdict::Load)
@@ -521,17 +533,30 @@ fn load_newest_first(
             let end = (next + batch).min(order.len());
             batch = (batch * 2).min(64 * threads);
             end
-        };
-        // The newest `limit` matches known so far bound what the source
-        // needs to give of this batch.
-        let known = (best.len() >= query.limit && !query.reads_lines())
+        }
+    };
+    // The newest `limit` matches known so far bound what the source needs
+    // to give of a batch.
+    let known_of = |best: &mut Vec<RowKey>| -> Option<RowKey> {
+        (best.len() >= query.limit && !query.reads_lines())
             .then(|| {
                 best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
                 best.truncate(query.limit);
                 best.last().cloned()
             })
-            .flatten();
-        let batch_rows = batch_rows(selected, &order[next..end], query, rows, known.as_ref());
+            .flatten()
+    };
+    let mut next = 0;
+    let mut end = if order.is_empty() { 0 } else { end_of(0) };
+    let mut fetched = Some(batch_rows(
+        selected,
+        &order[..end],
+        query,
+        rows,
+        known_of(&mut best).as_ref(),
+    ));
+    while next < order.len() {
+        let given = fetched.take().unwrap_or_default();
         // Rows that cannot make the newest `limit` are counted, not built
         // (only when no filter reads lines). A session whose rows do not
         // check out is loaded instead, and its rows' keys may have set the
@@ -541,33 +566,51 @@ fn load_newest_first(
         } else {
             let batch: Vec<(&SessionRef, Option<&SessionRows>)> = order[next..end]
                 .iter()
-                .zip(&batch_rows)
+                .zip(&given)
                 .map(|(&i, calls)| (selected[i], calls.as_ref()))
                 .collect();
             rows::rows_cut(&best, &batch, query)
         };
-        let build = |cut: Option<&rows::RowKey>| -> Vec<(usize, SessionResult, bool)> {
-            order[next..end]
-                .par_iter()
-                .zip(&batch_rows)
-                .map(|(&i, calls)| {
-                    let from_rows = calls
-                        .as_ref()
-                        .and_then(|calls| rows::session_from_rows(selected[i], calls, query, cut));
-                    let fell_back = calls.is_some() && from_rows.is_none();
-                    let result = match from_rows {
-                        Some(found) => Ok(found),
-                        None => loader(selected[i]).map(|s| session_matches(&s, query)),
-                    };
-                    (i, result, fell_back)
-                })
-                .collect()
+        let this = &order[next..end];
+        let build = move || -> Vec<(usize, SessionResult)> {
+            let build = |cut: Option<&RowKey>| -> Vec<(usize, SessionResult, bool)> {
+                this.par_iter()
+                    .zip(&given)
+                    .map(|(&i, calls)| {
+                        let from_rows = calls.as_ref().and_then(|calls| {
+                            rows::session_from_rows(selected[i], calls, query, cut)
+                        });
+                        let fell_back = calls.is_some() && from_rows.is_none();
+                        let result = match from_rows {
+                            Some(found) => Ok(found),
+                            None => loader(selected[i]).map(|s| session_matches(&s, query)),
+                        };
+                        (i, result, fell_back)
+                    })
+                    .collect()
+            };
+            let mut done = build(cut.as_ref());
+            if cut.is_some() && done.iter().any(|(_, _, fell_back)| *fell_back) {
+                done = build(None);
+            }
+            done.into_iter().map(|(i, r, _)| (i, r)).collect()
         };
-        let mut done = build(cut.as_ref());
-        if cut.is_some() && done.iter().any(|(_, _, fell_back)| *fell_back) {
-            done = build(None);
-        }
-        for (i, result, _) in done {
+        // This batch is built on the pool while the next one's rows are
+        // read here (the source stays on this thread), bounded by the
+        // matches known before this batch.
+        let following = (end < order.len()).then(|| (end, end_of(end)));
+        let known = known_of(&mut best);
+        let (done, prefetched) = std::thread::scope(|scope| {
+            let building = scope.spawn(build);
+            let prefetched = following.map(|(from, to)| {
+                batch_rows(selected, &order[from..to], query, rows, known.as_ref())
+            });
+            let done = building
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (done, prefetched)
+        });
+        for (i, result) in done {
             if let Ok((_, drafts)) = &result {
                 best.extend(drafts.iter().map(|d| (d.timestamp, d.session.clone())));
             }
@@ -575,10 +618,13 @@ fn load_newest_first(
                 *slot = Some(result);
             }
         }
-        next = end;
-        let Some(&upcoming) = order.get(next) else {
+        let Some((from, to)) = following else {
             break;
         };
+        next = from;
+        end = to;
+        fetched = prefetched;
+        let upcoming = order[next];
         let Verdict::Newest(bound) = verdict(upcoming) else {
             continue;
         };
