@@ -598,13 +598,9 @@ fn scan_index(query: &Query) -> &'static str {
 /// `is_error`), so a count on `calls_verdict` is its count of matches.
 fn sql_decides(query: &Query) -> bool {
     matches!(query.name, NameFilter::Exact(_))
-        && !query.reads_lines()
+        && crate::query::tally::from_facts_alone(query)
         && query.since.is_none()
         && query.until.is_none()
-        && query.hook.is_none()
-        && query.blocked.is_none()
-        && query.flagged.is_none()
-        && query.rewritten.is_none()
 }
 
 fn name_sql(query: &Query) -> (&'static str, String) {

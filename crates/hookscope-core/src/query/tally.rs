@@ -219,11 +219,11 @@ fn session_counts(
         None => String::new(),
     };
     let mut counts = Counts::new();
-    // A decided_by filter checks each call's digest, which the rows do not
-    // hold: it counts through the drafts.
+    // A text or decided_by filter reads each call's line (its input,
+    // output or digest), which the rows do not hold: it counts through the
+    // drafts.
     if let Some(calls) = &calls
-        && !has_text_filter(query)
-        && query.decided.is_none()
+        && !query.reads_lines()
     {
         for row in &calls.calls {
             if rows::row_passes(row, query) {
@@ -247,20 +247,12 @@ fn session_counts(
     Ok(counts)
 }
 
-/// Whether `query` filters on a call's input or output text (which only
-/// its lines hold).
-fn has_text_filter(query: &Query) -> bool {
-    query.input_contains.is_some()
-        || query.output_contains.is_some()
-        || query.output_excludes.is_some()
-}
-
 /// Whether a call's stored facts (name, error flag, time) decide the
 /// query: no text filter (they read the call's lines) and no hook filter.
 /// Such a query is counted from the index in one pass
 /// ([`RowSource::call_facts`]) without reading a transcript line.
 pub fn from_facts_alone(query: &Query) -> bool {
-    !has_text_filter(query)
+    !query.reads_lines()
         && query.hook.is_none()
         && query.blocked.is_none()
         && query.flagged.is_none()
