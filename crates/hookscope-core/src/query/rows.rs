@@ -439,8 +439,8 @@ pub(super) fn session_from_rows(
     Some((matched, drafts))
 }
 
-/// A match's place in `find`'s order before its `seq`: its time and its
-/// session id ([`super::key_order`]).
+/// A match's place in `find`'s order before its `seq`: its time (newest
+/// first, undated last) and its session id (ascending).
 pub type RowKey = (Option<DateTime<Utc>>, String);
 
 /// Whether `row` passes the filters a row answers alone: name, error flag,
