@@ -530,6 +530,78 @@ fn interleaved_sessions_are_cut_in_sql_and_answer_as_without_index() {
     assert!(left_out > 100, "{left_out}");
 }
 
+/// Hostile times under a cut: besides 4 calls at ordinary times in each of
+/// 10 sessions, the first and the last have an undated call (no
+/// `timestamp` on either line: it sorts last) and the first a call in the
+/// year 3000 and one in 1600 (out of the index's nanosecond range). Such
+/// sessions have no newest bound and are matched first; the cut their
+/// calls set then leaves the other sessions' older calls out in SQL. At
+/// every limit the records equal those without the index.
+#[test]
+fn undated_and_out_of_range_times_under_a_cut_answer_as_without_index() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    let undated = |id: &str| -> Vec<Vec<u8>> {
+        let call = json!({"type": "assistant", "uuid": format!("a-{id}"),
+            "message": {"id": format!("m-{id}"), "role": "assistant", "model": "claude-x",
+                        "content": [{"type": "tool_use", "id": id, "name": "Bash",
+                                     "input": {"command": "echo undated"}}]}});
+        let result = json!({"type": "user", "uuid": format!("r-{id}"),
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                                                     "content": "ok", "is_error": false}]}});
+        vec![
+            call.to_string().into_bytes(),
+            result.to_string().into_bytes(),
+        ]
+    };
+    for k in 0..10 {
+        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
+        for j in 0..4 {
+            let second = k + 10 * j;
+            let ts = format!("2026-01-01T00:00:{second:02}Z");
+            let id = format!("toolu_{k}_{j}");
+            lines.push(tool_use(&id, &format!("echo {k} {j}"), &ts));
+            lines.push(tool_result(&id, "done", false, &ts));
+        }
+        if k % 9 == 0 {
+            lines.extend(undated(&format!("toolu_{k}_undated")));
+        }
+        if k == 0 {
+            for (tag, ts) in [
+                ("future", "3000-01-01T00:00:00Z"),
+                ("past", "1600-01-01T00:00:00Z"),
+            ] {
+                let id = format!("toolu_0_{tag}");
+                lines.push(tool_use(&id, "echo far", ts));
+                lines.push(tool_result(&id, "done", false, ts));
+            }
+        }
+        session_file(
+            data.path(),
+            &format!("{k:08}-0000-4000-8000-000000000000"),
+            &lines,
+        );
+    }
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(found.sessions.len(), 10);
+    let mut left_out = 0;
+    for limit in [1, 2, 3, 9, 10, 11, 20, 40, 41, 42, 43, 44, 45] {
+        let args = json!({"tool_name": "Bash", "limit": limit});
+        let (r, reference, _, beyond) = compare_counted(cache.path(), &found.sessions, &args);
+        left_out += beyond;
+        assert_eq!(r.records.len(), limit.min(44), "{args}");
+        assert_eq!(reference.records.len(), r.records.len());
+        // The year-3000 call first; then the 40 of 2026, the 1600 one, and
+        // the two undated ones last.
+        assert_eq!(r.records[0].tool_use_id, "toolu_0_future");
+        if limit >= 44 {
+            assert_eq!(r.records[41].tool_use_id, "toolu_0_past");
+            assert!(r.records[42..].iter().all(|c| c.timestamp.is_none()));
+        }
+    }
+    assert!(left_out > 0);
+}
+
 /// A Claude Code project folder in `dir` with one session file `name`
 /// holding `lines`; returns its path.
 fn session_file(dir: &Path, name: &str, lines: &[Vec<u8>]) -> PathBuf {
