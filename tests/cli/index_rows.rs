@@ -602,6 +602,76 @@ fn undated_and_out_of_range_times_under_a_cut_answer_as_without_index() {
     assert!(left_out > 0);
 }
 
+/// `output_contains` is a text the index does not store: the sessions it
+/// gives are still scanned raw, and one whose files hold the needle
+/// nowhere is ruled out before its rows are read (4 sessions of "done",
+/// one with "Permission denied": rows are asked for that one only).
+#[test]
+fn output_contains_rules_out_sessions_by_their_bytes_before_reading_rows() {
+    struct Asked<'a> {
+        index: &'a Index,
+        sessions: AtomicUsize,
+    }
+    impl RowSource for Asked<'_> {
+        fn call_rows(
+            &self,
+            sessions: &[&SessionRef],
+            query: &Query,
+            cut: Option<&RowKey>,
+        ) -> Vec<Option<SessionRows>> {
+            self.sessions.fetch_add(sessions.len(), Ordering::SeqCst);
+            self.index.call_rows(sessions, query, cut)
+        }
+    }
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    for k in 0..5 {
+        let ts = format!("2026-01-01T00:00:0{k}Z");
+        let id = format!("toolu_{k}");
+        let output = if k == 3 {
+            "rm: Permission denied"
+        } else {
+            "done"
+        };
+        let lines = vec![
+            prompt("2026-01-01T00:00:00Z"),
+            tool_use(&id, "rm x", &ts),
+            tool_result(&id, output, k == 3, &ts),
+        ];
+        session_file(
+            data.path(),
+            &format!("{k:08}-0000-4000-8000-000000000000"),
+            &lines,
+        );
+    }
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    let query = FindParams::from_json(
+        &json!({"tool_name": "Bash", "output_contains": "permission denied", "limit": 10}),
+    )
+    .expect("params")
+    .validate(Utc::now())
+    .expect("valid");
+    let mut index = Index::open(cache.path()).expect("index");
+    let synced = index.sync(&found.sessions, &mut |_| {});
+    let verdicts = index.verdicts(&found.sessions, &synced.states, &query);
+    let asked = Asked {
+        index: &index,
+        sessions: AtomicUsize::new(0),
+    };
+    let r = Finder::new(&found.sessions, &query)
+        .verdicts(&verdicts)
+        .rows(&asked)
+        .run()
+        .expect("rows");
+    assert_eq!(r.records.len(), 1);
+    assert_eq!(r.records[0].tool_use_id, "toolu_3");
+    assert_eq!(asked.sessions.load(Ordering::SeqCst), 1);
+    let reference = Finder::new(&found.sessions, &query)
+        .run()
+        .expect("reference");
+    assert_eq!(answer(&r), answer(&reference));
+}
+
 /// A Claude Code project folder in `dir` with one session file `name`
 /// holding `lines`; returns its path.
 fn session_file(dir: &Path, name: &str, lines: &[Vec<u8>]) -> PathBuf {

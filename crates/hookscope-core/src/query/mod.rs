@@ -227,10 +227,20 @@ fn verdicts_at(
     query: &Query,
     given: Option<&[Option<Verdict>]>,
 ) -> (Vec<Verdict>, Vec<bool>) {
-    let prefilter = prefilter::Prefilter::new(&prefilter::needles(query));
+    let needles = prefilter::needles(query);
+    let prefilter = prefilter::Prefilter::new(&needles);
+    // The index stores no output text: with `output_contains`, a session
+    // it gives is still ruled out when its files hold a piece of the
+    // needle nowhere (the raw scan, as without the index), instead of
+    // reading every candidate call's result line.
+    let output_scan = !needles.file.is_empty();
     positions
         .par_iter()
         .map(|&i| match given.and_then(|v| v.get(i).copied().flatten()) {
+            Some(Verdict::Skip) => (Verdict::Skip, true),
+            Some(_) if output_scan && prefilter.verdict(&sessions[i], query) == Verdict::Skip => {
+                (Verdict::Skip, true)
+            }
             Some(v) => (v, true),
             None => (prefilter.verdict(&sessions[i], query), false),
         })
