@@ -117,8 +117,9 @@ pub struct FindArgs {
     /// them. Codex and Droid records have is_error_reliable false.
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,
-    /// At most N records, newest first (default 50; no upper bound: the
-    /// footer says how many matched when there are more).
+    /// At most N records, newest first (default 50; no upper bound). When
+    /// more match, the footer says how many if every match was counted,
+    /// else only that more match.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Print secrets as they are instead of [REDACTED_<TYPE>].
@@ -166,9 +167,10 @@ pub struct FindArgs {
     /// --since/--until.
     #[arg(long, value_name = "T", hide = true)]
     pub now: Option<String>,
-    /// Print how many calls match instead of the records (--limit does
-    /// not apply): a number, or {"total":N} with --json.
-    #[arg(long, conflicts_with = "limit")]
+    /// Print how many calls match instead of the records (--limit, and
+    /// limit: in --filter, are refused: every match is counted): a number,
+    /// or {"total":N} with --json.
+    #[arg(long, conflicts_with_all = ["limit", "group_by"])]
     pub count: bool,
     /// Print how many calls match per KEY instead of the records, most
     /// first (days newest first): tool, session, day (UTC), agent or error
@@ -250,6 +252,14 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
         },
     };
     if args.count || args.group_by.is_some() {
+        if params.limit.is_some() {
+            // Only the filter line can have set it: clap refuses --limit.
+            let e = QueryError::InvalidArgument(
+                "--filter: limit:N does not apply to --count or --group-by (they count every match)"
+                    .into(),
+            );
+            invalid(&e, args.json);
+        }
         return run_tally(
             &args.paths,
             &params,

@@ -226,6 +226,48 @@ fn a_limit_with_a_count_is_refused_and_keys_are_printed_safely() {
     );
     assert_eq!(code, 2);
     assert!(err.contains("invalid value 'week'"), "{err}");
+    // A limit given in the filter line is refused the same way (it was
+    // ignored), and --count beside --group-by (--count was dropped).
+    let (out, err, code) = run(
+        None,
+        &["find", "--filter", "tool:Bash limit:2", "--count", "."],
+    );
+    assert_eq!((out.as_str(), code), ("", 2));
+    assert_eq!(
+        err,
+        "hookscope: invalid argument: --filter: limit:N does not apply to --count or --group-by (they count every match)\n"
+    );
+    let (out, _, code) = run(
+        None,
+        &[
+            "find",
+            "--json",
+            "--filter",
+            "limit:2",
+            "--group-by",
+            "agent",
+            ".",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(json_of(&out)["error"], json!("invalid_argument"));
+    let (_, err, code) = run(
+        None,
+        &[
+            "find",
+            "--tool-name",
+            "Bash",
+            "--count",
+            "--group-by",
+            "agent",
+            ".",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("'--count' cannot be used with '--group-by <KEY>'"),
+        "{err}"
+    );
 
     // A tool name that would clear the screen and set the title.
     let data = TempDir::new().expect("temp");
