@@ -334,7 +334,8 @@ fn parse_failure(e: clap::Error) -> ! {
             .trim_start_matches("error: ")
             .to_string();
         let error = hookscope_core::query::QueryError::InvalidArgument(message);
-        println!("{}", error.to_json());
+        // Pretty, as every other `find --json` error.
+        cli::print_json(&error.to_json());
         std::process::exit(2);
     }
     e.exit()

@@ -831,6 +831,11 @@ fn cli_find_bad_argument_exits_2() {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(2));
+    // Printed as every other --json error is: pretty.
+    assert!(
+        out.stdout
+            .starts_with(b"{\n  \"error\": \"invalid_argument\",\n")
+    );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(
         v,
