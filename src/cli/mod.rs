@@ -70,10 +70,11 @@ pub fn discover_or_exit(paths: &[PathBuf]) -> Discovery {
     discover(paths).unwrap_or_else(|e| fail(e))
 }
 
-/// Prints a JSON value, pretty, on stdout, as it is (JSON escapes every
+/// Prints a JSON value (or anything serializable, written straight from it
+/// without a `Value` tree), pretty, on stdout, as it is (JSON escapes every
 /// C0 control itself). A closed pipe (`| head`) ends the process quietly
 /// with status 0 instead of panicking.
-pub fn print_json(value: &serde_json::Value) {
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => print_raw(&text),
         Err(e) => fail(format!("cannot serialize output: {e}")),

@@ -41,8 +41,7 @@ use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
 use crate::query::prefilter::{Verdict, input_cannot_match, may_hold, pieces};
 use crate::query::rows::CallFact;
-use crate::query::{HookFact, RowCall, RowSource, SubagentOrigin};
-use crate::query::{RowKey, SessionRows};
+use crate::query::{HookFact, RowCall, RowKey, RowSource, SessionRows, SubagentOrigin};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
 };
@@ -593,7 +592,6 @@ fn scan_index(query: &Query) -> &'static str {
     }
 }
 
-/// The name filter as SQL on `name_folded` (`?1` = the folded needle).
 /// Whether SQL applies every filter of `query` (one exact name, `agent`,
 /// `is_error`), so a count on `calls_verdict` is its count of matches.
 fn sql_decides(query: &Query) -> bool {
@@ -603,6 +601,7 @@ fn sql_decides(query: &Query) -> bool {
         && query.until.is_none()
 }
 
+/// The name filter as SQL on `name_folded` (`?1` = the folded needle).
 fn name_sql(query: &Query) -> (&'static str, String) {
     match &query.name {
         NameFilter::Exact(n) => ("name_folded = ?1", n.clone()),

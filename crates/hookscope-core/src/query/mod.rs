@@ -548,13 +548,10 @@ fn load_newest_first(
     // The newest `limit` matches known so far bound what the source needs
     // to give of a batch.
     let known_of = |best: &mut Vec<RowKey>| -> Option<RowKey> {
-        (best.len() >= query.limit && !query.reads_lines())
-            .then(|| {
-                best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
-                best.truncate(query.limit);
-                best.last().cloned()
-            })
-            .flatten()
+        if query.reads_lines() {
+            return None;
+        }
+        limit_th(best, query.limit).cloned()
     };
     let mut next = 0;
     let mut end = if order.is_empty() { 0 } else { end_of(0) };
@@ -583,7 +580,7 @@ fn load_newest_first(
         };
         let this = &order[next..end];
         let build = move || -> Vec<(usize, SessionResult)> {
-            let build = |cut: Option<&RowKey>| -> Vec<(usize, SessionResult, bool)> {
+            let build_cut = |cut: Option<&RowKey>| -> Vec<(usize, SessionResult, bool)> {
                 this.par_iter()
                     .zip(&given)
                     .map(|(&i, calls)| {
@@ -599,9 +596,9 @@ fn load_newest_first(
                     })
                     .collect()
             };
-            let mut done = build(cut.as_ref());
+            let mut done = build_cut(cut.as_ref());
             if cut.is_some() && done.iter().any(|(_, _, fell_back)| *fell_back) {
-                done = build(None);
+                done = build_cut(None);
             }
             done.into_iter().map(|(i, r, _)| (i, r)).collect()
         };
@@ -638,18 +635,25 @@ fn load_newest_first(
         let Verdict::Newest(bound) = verdict(upcoming) else {
             continue;
         };
-        if best.len() >= query.limit {
-            best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
-            best.truncate(query.limit);
-            let upcoming_id = selected[upcoming].id.as_str();
-            if let Some((Some(t), session)) = best.last()
-                && (*t > bound || (*t == bound && session.as_str() < upcoming_id))
-            {
-                return (results, false);
-            }
+        let upcoming_id = selected[upcoming].id.as_str();
+        if let Some((Some(t), session)) = limit_th(&mut best, query.limit)
+            && (*t > bound || (*t == bound && session.as_str() < upcoming_id))
+        {
+            return (results, false);
         }
     }
     (results, true)
+}
+
+/// The `limit`-th newest of `best` once it holds `limit` keys (`best` is
+/// then sorted and cut to them), else `None`.
+fn limit_th(best: &mut Vec<RowKey>, limit: usize) -> Option<&RowKey> {
+    if limit == 0 || best.len() < limit {
+        return None;
+    }
+    best.sort_by(|a, b| key_order((a.0, &a.1), (b.0, &b.1)));
+    best.truncate(limit);
+    best.last()
 }
 
 /// Per session of `batch` (indexes into `selected`), its rows from the

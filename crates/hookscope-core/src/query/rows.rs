@@ -159,12 +159,6 @@ pub struct SessionRows {
     pub beyond: usize,
 }
 
-impl From<Vec<RowCall>> for SessionRows {
-    fn from(calls: Vec<RowCall>) -> Self {
-        SessionRows { calls, beyond: 0 }
-    }
-}
-
 /// What counting reads of one call ([`RowSource::call_facts`]): as
 /// [`RowCall`] has them.
 #[derive(Debug, Clone, Copy)]
