@@ -370,7 +370,13 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
 }
 
 fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, no_index: bool) {
-    let found = super::discover_or_exit(paths);
+    // With the index, the discovery it kept when no folder changed (no
+    // walk, no sync), as `find` does; else a walk and a sync.
+    let library = super::index::library(paths, no_index);
+    let (found, synced) = super::index::with_progress(&library, |sync_progress| {
+        library.discover_synced(sync_progress)
+    })
+    .unwrap_or_else(|e| super::fail(e));
     let mut refs = found.sessions;
     if refs.is_empty() {
         let under = if paths.is_empty() {
@@ -395,10 +401,7 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
             eprint!("\r{done}/{total} sessions");
         }
     };
-    let library = super::index::library(paths, no_index);
-    let (bt, stats) = super::index::with_progress(&library, |sync_progress| {
-        library.backtest(&refs, rules, &progress, sync_progress)
-    });
+    let (bt, stats) = library.backtest_synced(&refs, rules, &progress, synced);
     super::index::report(&library, stats.as_ref());
     if tty {
         errln!();

@@ -199,3 +199,139 @@ fn a_session_changed_since_it_was_indexed_is_read_again() {
         plain["rules"][0]["evaluated"].as_u64()
     );
 }
+
+/// Three more sessions: one whose one Bash call runs `ls`, on a line whose
+/// text block says "exit", and two whose Bash input is past what the
+/// index stores (`input_folded` is NULL), one with "exit" at its end.
+fn data_with_inputs() -> TempDir {
+    let dir = data();
+    let project = dir.path().join("-home-dev-work");
+    std::fs::write(
+        project.join("00000000-0000-4000-8000-0000000000bb.jsonl"),
+        concat!(
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"00000000-0000-4000-8000-0000000000bb","timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content":"list the files"}}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"00000000-0000-4000-8000-0000000000bb","timestamp":"2026-01-01T00:00:01Z","cwd":"/w","message":{"role":"assistant","id":"m1","content":[{"type":"text","text":"I will not exit yet"},{"type":"tool_use","id":"toolu_b1","name":"Bash","input":{"command":"ls"}}]}}"#,
+            "\n"
+        ),
+    )
+    .expect("write");
+    let long = format!("echo {} && exit 4", "y".repeat(4000));
+    let line = serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"00000000-0000-4000-8000-0000000000cc","timestamp":"2026-01-01T00:00:01Z","cwd":"/w","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"toolu_c1","name":"Bash","input":{"command": long}}]}});
+    std::fs::write(
+        project.join("00000000-0000-4000-8000-0000000000cc.jsonl"),
+        format!(
+            "{}\n{line}\n",
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"00000000-0000-4000-8000-0000000000cc","timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content":"print"}}"#
+        ),
+    )
+    .expect("write");
+    // And one whose long input (not stored either) does not hold "exit":
+    // its line is read at its stored offset and rules it out, though the
+    // line's `gitBranch` (before the input) holds it.
+    let long = format!("echo {}", "z".repeat(4000));
+    let line = serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"00000000-0000-4000-8000-0000000000dd","timestamp":"2026-01-01T00:00:01Z","cwd":"/w","gitBranch":"exit-early","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"toolu_d1","name":"Bash","input":{"command": long}}]}});
+    std::fs::write(
+        project.join("00000000-0000-4000-8000-0000000000dd.jsonl"),
+        format!(
+            "{}\n{line}\n",
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"00000000-0000-4000-8000-0000000000dd","timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content":"print"}}"#
+        ),
+    )
+    .expect("write");
+    dir
+}
+
+/// Two rules on PreToolUse Bash calls with a plain `input_contains`.
+const INPUT_RULES: &str = "[[rules]]\nid = \"exit\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"warn\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = \"EXIT\"\n\n[[rules]]\nid = \"exit-lower\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = [\"exit\", \"never-there\"]\n";
+
+/// The index's skip mask for `rules` over `data`, by short session id.
+fn skip_mask(data: &Path, rules: &str) -> Vec<(String, bool)> {
+    use hookscope_core::hooks::rules::RuleSet;
+    use hookscope_core::index::Index;
+    let cache = TempDir::new().expect("temp");
+    let sessions = hookscope_core::transcript::discover(&[data.to_path_buf()])
+        .expect("discover")
+        .sessions;
+    let mut index = Index::open(&cache.path().join("hookscope")).expect("index");
+    index.sync(&sessions, &mut |_| {});
+    let rules = RuleSet::parse(rules, "rules.toml").expect("rules");
+    let mut v: Vec<(String, bool)> = sessions
+        .iter()
+        .map(|s| s.id.chars().take(8).collect::<String>() + &s.id[s.id.len() - 2..])
+        .zip(hookscope_core::service::skipped_by_index(
+            &index, &sessions, &rules,
+        ))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_plain_input_contains_on_pretooluse_skips_sessions_by_their_stored_inputs() {
+    let data = data_with_inputs();
+    // The `ls` session calls Bash but no stored input holds "exit"; the
+    // long input is not stored, so the index cannot rule it out; c2 runs
+    // `sh -c '… exit 3'`.
+    assert_eq!(
+        skip_mask(data.path(), INPUT_RULES),
+        vec![
+            ("00000000aa".to_string(), true),
+            ("00000000bb".to_string(), true),
+            ("00000000cc".to_string(), false),
+            ("00000000dd".to_string(), true),
+            ("e1be136efb".to_string(), false),
+        ]
+    );
+    // The backtest with the index equals the one without.
+    let cache = TempDir::new().expect("temp");
+    let rules = cache.path().join("rules.toml");
+    std::fs::write(&rules, INPUT_RULES).expect("write");
+    let plain = backtest(None, &rules, data.path());
+    let _ = backtest(Some(cache.path()), &rules, data.path());
+    let indexed = backtest(Some(cache.path()), &rules, data.path());
+    assert_eq!(plain["sessions"], 5);
+    for key in [
+        "sessions",
+        "skipped",
+        "rules",
+        "combined",
+        "by_event",
+        "left_out",
+        "unreadable",
+    ] {
+        assert_eq!(indexed[key], plain[key], "{key}");
+    }
+    // Matches: c2's `sh -c '… exit 3'` and the long command, for the
+    // lowercase rule; no input holds "EXIT".
+    assert_eq!(plain["rules"][0]["counts"], serde_json::json!({}));
+    assert_eq!(plain["rules"][1]["counts"]["context"], 2);
+}
+
+#[test]
+fn an_input_contains_beside_posttooluse_or_not_plain_does_not_skip_by_the_stored_input() {
+    // After a call ran its payload carries the input that ran (a hook may
+    // have rewritten it), which the index does not store; a needle with a
+    // quote is escaped in the stored JSON. Either way only the tool name
+    // rules a session out.
+    let data = data_with_inputs();
+    let post = "[[rules]]\nid = \"exit\"\nevents = [\"PreToolUse\", \"PostToolUse\"]\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = \"exit\"\n";
+    let quoted = "[[rules]]\nid = \"exit\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = [\"exit\", 'say \"hi\"']\n";
+    let by_name = vec![
+        ("00000000aa".to_string(), true),
+        ("00000000bb".to_string(), false),
+        ("00000000cc".to_string(), false),
+        ("00000000dd".to_string(), false),
+        ("e1be136efb".to_string(), false),
+    ];
+    assert_eq!(skip_mask(data.path(), post), by_name);
+    assert_eq!(skip_mask(data.path(), quoted), by_name);
+    let cache = TempDir::new().expect("temp");
+    let rules = cache.path().join("rules.toml");
+    std::fs::write(&rules, post).expect("write");
+    let _ = backtest(Some(cache.path()), &rules, data.path());
+    let indexed = backtest(Some(cache.path()), &rules, data.path());
+    let plain = backtest(None, &rules, data.path());
+    assert_eq!(indexed["rules"], plain["rules"]);
+    assert_eq!(indexed["combined"], plain["combined"]);
+}

@@ -466,3 +466,77 @@ fn hostile_subagent_files_and_states_give_the_whole_loads_answer() {
     fifo(&extra);
     check("FIFO subagent file");
 }
+
+/// `fill_before_only` through one `Reuse` (the backtest refills one
+/// history per payload) gives exactly `before_only`, for every payload of
+/// every Claude Code session of the corpus (subagents included), whatever
+/// the order of the payloads (in line order, reversed, and interleaved
+/// with the other list choices) and whatever the lists held before.
+#[test]
+fn a_history_refilled_in_place_equals_a_fresh_one() {
+    use hookscope_core::hooks::events::all_payloads;
+    use hookscope_core::hooks::replay::Reuse;
+    let found = discover(&[PathBuf::from("tests/corpus")]).expect("discover");
+    let wants = [
+        Wanted::ALL,
+        Wanted {
+            touched_files: false,
+            ran_commands: true,
+        },
+        Wanted {
+            touched_files: true,
+            ran_commands: false,
+        },
+    ];
+    let mut checked = 0;
+    let mut with_entries = 0;
+    for r in found
+        .sessions
+        .iter()
+        .filter(|r| r.agent == Agent::ClaudeCode)
+    {
+        let Ok(session) = hookscope_core::transcript::load(r) else {
+            continue;
+        };
+        let mut payloads = Vec::new();
+        for e in [
+            EventName::PreToolUse,
+            EventName::Stop,
+            EventName::SubagentStop,
+            EventName::SubagentStart,
+            EventName::UserPromptSubmit,
+        ] {
+            payloads.extend(all_payloads(&session, e));
+        }
+        payloads.sort_by_key(|p| p.source_line);
+        for ix in [
+            HistoryIndex::new(&session),
+            HistoryIndex::distinct(&session),
+        ] {
+            let forward: Vec<&Payload> = payloads.iter().collect();
+            let backward: Vec<&Payload> = payloads.iter().rev().collect();
+            for (order, want_of) in [(&forward, 0usize), (&backward, 0), (&forward, 1)] {
+                let mut h = History {
+                    touched_files: vec!["stale".into()],
+                    ran_commands: vec!["stale".into()],
+                    turn_prompt: Some("stale".into()),
+                };
+                let mut reuse = Reuse::default();
+                for (i, p) in order.iter().enumerate() {
+                    // want_of 1: the list choice changes from payload to payload.
+                    let want = wants[if want_of == 0 { 0 } else { i % 3 }];
+                    ix.fill_before_only(p, want, &mut h, &mut reuse);
+                    let fresh = ix.before_only(p, want);
+                    assert_eq!(h, fresh, "{} line {}", r.path.display(), p.source_line);
+                    checked += 1;
+                    if !fresh.ran_commands.is_empty() && !fresh.touched_files.is_empty() {
+                        with_entries += 1;
+                    }
+                }
+            }
+        }
+    }
+    // The corpus has hundreds of such payloads, many with both lists filled.
+    assert!(checked > 500, "{checked}");
+    assert!(with_entries > 100, "{with_entries}");
+}

@@ -70,7 +70,7 @@ use serde_json::Value;
 use crate::hooks::contract::Version;
 use crate::hooks::cwd_map::CwdMap;
 use crate::hooks::events::MAX_FILE_BYTES;
-use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads, payloads_where};
+use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads};
 use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
 use crate::query::prefilter::is_plain;
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
@@ -402,6 +402,22 @@ impl HistoryIndex {
     /// (the others empty): what a rule set without `ran_command` (or
     /// without `touched_file`) conditions on this event reads.
     pub fn before_only(&self, p: &Payload, want: Wanted) -> History {
+        let mut h = History::default();
+        self.fill_before_only(p, want, &mut h, &mut Reuse::default());
+        h
+    }
+
+    /// [`HistoryIndex::before_only`] written into `h`, reusing what it
+    /// already holds: when the previous fill through the same `reuse` took
+    /// the first `k` main-thread traces and this one takes `n ≥ k` of them
+    /// (payloads in line order), the entries of those `k` stay and only
+    /// the traces after them are copied; the rest of the lists (other
+    /// threads' traces) is written again. So a session with many Stop
+    /// events copies each main-thread entry about once, not once per
+    /// event. `h` ends equal to what [`HistoryIndex::before_only`] gives,
+    /// whatever it held before, provided only fills through this `reuse`
+    /// (and this index) wrote it.
+    pub fn fill_before_only(&self, p: &Payload, want: Wanted, h: &mut History, reuse: &mut Reuse) {
         // SubagentStart names the subagent it starts but fires on the
         // main thread, before that subagent ran anything.
         let thread = p
@@ -418,30 +434,50 @@ impl HistoryIndex {
             None => p.source_line,
             Some(i) => self.subs.get(i).and_then(|s| s.spawn_line).unwrap_or(0),
         };
-        let mut h = History::default();
+        if !want.ran_commands {
+            h.ran_commands.clear();
+        }
+        if !want.touched_files {
+            h.touched_files.clear();
+        }
         if self.main_sorted {
             let n = self.main.partition_point(|(l, _)| *l < pos);
-            self.main[..n]
+            let kept = match reuse.main {
+                Some((k, ran, touched)) if reuse.want == Some(want) && k <= n => {
+                    h.ran_commands.truncate(ran);
+                    h.touched_files.truncate(touched);
+                    k
+                }
+                _ => {
+                    h.ran_commands.clear();
+                    h.touched_files.clear();
+                    0
+                }
+            };
+            self.main[kept..n]
                 .iter()
-                .for_each(|(_, t)| add_trace(&mut h, t, want));
+                .for_each(|(_, t)| add_trace(h, t, want));
+            reuse.main = Some((n, h.ran_commands.len(), h.touched_files.len()));
+            reuse.want = Some(want);
         } else {
+            h.ran_commands.clear();
+            h.touched_files.clear();
             self.main
                 .iter()
                 .filter(|(l, _)| *l < pos)
-                .for_each(|(_, t)| add_trace(&mut h, t, want));
+                .for_each(|(_, t)| add_trace(h, t, want));
+            *reuse = Reuse::default();
         }
         for (i, sub) in self.subs.iter().enumerate() {
             if Some(i) != thread && sub.spawn_end.is_some_and(|end| end < pos) {
-                sub.traces
-                    .iter()
-                    .for_each(|(_, t)| add_trace(&mut h, t, want));
+                sub.traces.iter().for_each(|(_, t)| add_trace(h, t, want));
             }
         }
         if let Some(sub) = thread.and_then(|i| self.subs.get(i)) {
             sub.traces
                 .iter()
                 .filter(|(l, _)| *l < p.source_line)
-                .for_each(|(_, t)| add_trace(&mut h, t, want));
+                .for_each(|(_, t)| add_trace(h, t, want));
         }
         // Inside a subagent its own opening prompt (the task it works on),
         // else the main-thread turn's.
@@ -454,8 +490,18 @@ impl HistoryIndex {
                     .rfind(|(l, _)| *l <= pos)
                     .map(|(_, t)| t.clone())
             });
-        h
     }
+}
+
+/// What [`HistoryIndex::fill_before_only`] left in a [`History`] that the
+/// next fill can keep. Start from `Reuse::default()` (nothing known).
+#[derive(Debug, Clone, Default)]
+pub struct Reuse {
+    /// `(k, ran, touched)`: the lists begin with the entries of the first
+    /// `k` main-thread traces, `ran` and `touched` of them long.
+    main: Option<(usize, usize, usize)>,
+    /// The lists that fill wrote.
+    want: Option<Wanted>,
 }
 
 /// The session history before the payload's event (module docs

@@ -1,33 +1,66 @@
-//! Which sessions call a tool whose name contains one of some names
-//! ([`Index::calls_named`]): the backtest's prefilter answered from the
-//! index (docs/cli.md#index) instead of scanning every transcript's bytes
-//! ([`crate::hooks::replay::could_match`]).
+//! Which sessions hold a call a backtest's rules may match
+//! ([`Index::calls_wanted`]: a name containing one of some names, and
+//! maybe an input holding one of some needles): the backtest's prefilter
+//! answered from the index (docs/cli.md#index) instead of scanning every
+//! transcript's bytes ([`crate::hooks::replay::could_match`]).
 
 use std::collections::{BTreeSet, HashSet};
 
 use super::{Index, path_bytes};
 use crate::transcript::SessionRef;
 
-/// Up to this many sessions [`Index::calls_named`] asks per session;
+/// (folded call name, folded input needle or `None`) pairs: what
+/// [`Index::folded_pairs`] makes of some [`CallNeed`]s for this index.
+pub type FoldedPairs = BTreeSet<(String, Option<String>)>;
+
+/// Up to this many sessions [`Index::calls_wanted`] asks per session;
 /// beyond, one scan of every call.
 const PER_SESSION: usize = 2000;
 
+/// What one rule needs of a call for one of its tool events to match:
+/// a name containing one of `names` (bytes, case-sensitive, as a
+/// `tool_use` block's `name` holds them) and, when `inputs` is `Some`, a
+/// stored folded input (`calls.input_folded`, [`super::schema`]) that
+/// holds one of `inputs` (already folded) or was too long to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallNeed {
+    /// Name parts, one of which the call's name must contain.
+    pub names: BTreeSet<String>,
+    /// Folded needles, one of which the call's folded input must hold;
+    /// `None`: any input.
+    pub inputs: Option<Vec<String>>,
+}
+
 impl Index {
-    /// Per session of `sessions` (in order): `Some(true)` when one of its
-    /// indexed calls (main thread and subagents) has a name containing one
-    /// of `names` (bytes, case-sensitive, as a `tool_use` block's `name`
-    /// holds them), `Some(false)` when none does, `None` when its rows are
-    /// not current now ([`Index::current`]) or the index cannot be read
-    /// (the caller then reads the files).
+    /// [`Index::calls_wanted`] with one need: any call whose name contains
+    /// one of `names`.
     pub fn calls_named(
         &self,
         sessions: &[SessionRef],
         names: &BTreeSet<String>,
     ) -> Vec<Option<bool>> {
+        self.calls_wanted(
+            sessions,
+            &[CallNeed {
+                names: names.clone(),
+                inputs: None,
+            }],
+        )
+    }
+
+    /// Per session of `sessions` (in order): `Some(true)` when one of its
+    /// indexed calls (main thread and subagents) meets one of `needs`,
+    /// `Some(false)` when none does, `None` when its rows are not current
+    /// now ([`Index::current`]) or the index cannot be read (the caller
+    /// then reads the files).
+    pub fn calls_wanted(&self, sessions: &[SessionRef], needs: &[CallNeed]) -> Vec<Option<bool>> {
         let current = self.current(sessions);
         if sessions.len() <= PER_SESSION {
             // Few sessions in a big index: ask per session (its rows are
             // found by the primary key) rather than scan every call.
+            let Ok(pairs) = self.folded_pairs(needs) else {
+                return vec![None; sessions.len()];
+            };
             return sessions
                 .iter()
                 .zip(current)
@@ -35,11 +68,11 @@ impl Index {
                     if !current {
                         return None;
                     }
-                    self.session_calls(s, names).ok()
+                    self.session_calls(s, &pairs).ok()
                 })
                 .collect();
         }
-        let Ok(hits) = self.sessions_calling(names) else {
+        let Ok(hits) = self.sessions_calling(needs) else {
             return vec![None; sessions.len()];
         };
         sessions
@@ -51,36 +84,240 @@ impl Index {
             .collect()
     }
 
-    /// Whether session `s` has a call whose name contains one of `names`.
-    fn session_calls(&self, s: &SessionRef, names: &BTreeSet<String>) -> rusqlite::Result<bool> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT 1 FROM calls WHERE s_path = ?1 AND s_id = ?2 AND instr(name, ?3) > 0 LIMIT 1",
-        )?;
+    /// Whether session `s` has a call that meets one of the needs `pairs`
+    /// stands for ([`Index::folded_pairs`]). Its rows are taken as they
+    /// are: the caller checks that they are current ([`Index::current`]).
+    pub fn session_calls(&self, s: &SessionRef, pairs: &FoldedPairs) -> rusqlite::Result<bool> {
         let path = path_bytes(&s.path);
-        for name in names.iter().filter(|n| !n.is_empty()) {
-            if stmt.exists(rusqlite::params![path, s.id, name])? {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT 1 FROM calls WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 \
+             AND (?4 IS NULL OR instr(input_folded, ?4) > 0) LIMIT 1",
+        )?;
+        for (name, input) in pairs {
+            if stmt.exists(rusqlite::params![name, path, s.id, input])? {
+                return Ok(true);
+            }
+        }
+        let mut unstored = self.conn.prepare_cached(
+            "SELECT s_path, s_id, file, input_offset, input_len FROM calls \
+             WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 AND input_folded IS NULL",
+        )?;
+        for (name, inputs) in unstored_needles(pairs) {
+            let rows = unstored
+                .query_map(rusqlite::params![name, path, s.id], Unstored::of)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            if !holding(rows, &inputs).is_empty() {
                 return Ok(true);
             }
         }
         Ok(false)
     }
 
-    /// The sessions (path bytes, id) with a call whose name contains one of
-    /// `names`.
-    fn sessions_calling(
-        &self,
-        names: &BTreeSet<String>,
-    ) -> rusqlite::Result<HashSet<(Vec<u8>, String)>> {
+    /// The sessions (path bytes, id) with a call that meets one of `needs`.
+    fn sessions_calling(&self, needs: &[CallNeed]) -> rusqlite::Result<HashSet<(Vec<u8>, String)>> {
         let mut out = HashSet::new();
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT s_path, s_id FROM calls WHERE instr(name, ?1) > 0")?;
-        for name in names.iter().filter(|n| !n.is_empty()) {
-            let rows = stmt.query_map([name], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        // Each through `calls_verdict`, which covers these columns.
+        let mut stmt = self.conn.prepare(
+            "SELECT DISTINCT s_path, s_id FROM calls WHERE name_folded = ?1 \
+             AND (?2 IS NULL OR instr(input_folded, ?2) > 0)",
+        )?;
+        let pairs = self.folded_pairs(needs)?;
+        for (name, input) in &pairs {
+            let rows = stmt.query_map(rusqlite::params![name, input], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
             for row in rows {
                 out.insert(row?);
             }
         }
+        let mut unstored = self.conn.prepare(
+            "SELECT s_path, s_id, file, input_offset, input_len FROM calls \
+             WHERE name_folded = ?1 AND input_folded IS NULL",
+        )?;
+        for (name, inputs) in unstored_needles(&pairs) {
+            let rows = unstored
+                .query_map([name], Unstored::of)?
+                .filter(|r| r.as_ref().map_or(true, |u| !out.contains(&u.session)))
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            out.extend(holding(rows, &inputs));
+        }
         Ok(out)
+    }
+
+    /// Every (folded name, input needle) pair `needs` asks about, each
+    /// once (`None`: a need with no input needles): per name part, the
+    /// `name_folded` of every stored call name that contains it
+    /// (case-sensitive, as a `tool_use` block's `name` holds it). Two names
+    /// may fold alike (`Bash` and OpenCode's `bash`): the pairs then ask
+    /// about both, a superset. Empty name parts are left out (no call name
+    /// is empty on purpose, and every name contains one).
+    pub fn folded_pairs(&self, needs: &[CallNeed]) -> rusqlite::Result<FoldedPairs> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT name FROM calls")?;
+        let names = stmt
+            .query_map([], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        let mut out = BTreeSet::new();
+        for need in needs {
+            for part in need.names.iter().filter(|n| !n.is_empty()) {
+                for name in names.iter().filter(|n| n.contains(part.as_str())) {
+                    let folded = name.to_lowercase();
+                    match &need.inputs {
+                        None => {
+                            out.insert((folded, None));
+                        }
+                        Some(inputs) => {
+                            for i in inputs {
+                                out.insert((folded.clone(), Some(i.clone())));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A call whose input the index did not store (`input_folded` NULL: past
+/// [`super::schema::INPUT_FOLDED_MAX`]): where its `tool_use` line is.
+struct Unstored {
+    /// (path bytes, id) of its session.
+    session: (Vec<u8>, String),
+    /// The thread file holding the line.
+    file: std::path::PathBuf,
+    /// Byte offset and length of its `tool_use` line; `None` when not
+    /// stored (the call then always counts as holding the needle).
+    line: Option<(u64, u64)>,
+}
+
+impl Unstored {
+    fn of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unstored> {
+        let file: Vec<u8> = r.get(2)?;
+        let offset: Option<i64> = r.get(3)?;
+        let len: Option<i64> = r.get(4)?;
+        Ok(Unstored {
+            session: (r.get(0)?, r.get(1)?),
+            file: super::path_from_bytes(&file),
+            line: offset
+                .zip(len)
+                .and_then(|(o, l)| Some((u64::try_from(o).ok()?, u64::try_from(l).ok()?))),
+        })
+    }
+}
+
+/// The sessions of `rows` with a call whose `tool_use` line, read at its
+/// stored offset, holds one of `inputs` (already
+/// lowercased, plain ASCII) in the part that holds the inputs
+/// ([`crate::query::prefilter::input_region`], ASCII-lowercased), or whose
+/// line cannot be read whole (a session that cannot be ruled out counts).
+/// That part holds more than the input: a superset, as the byte
+/// prefilter's.
+fn holding(mut rows: Vec<Unstored>, inputs: &[&str]) -> HashSet<(Vec<u8>, String)> {
+    use crate::query::rows::{Opened, read_line};
+    rows.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    let finders: Vec<memchr::memmem::Finder<'_>> = inputs
+        .iter()
+        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
+        .collect();
+    let mut out = HashSet::new();
+    let mut files: std::collections::HashMap<std::path::PathBuf, Option<Opened>> =
+        std::collections::HashMap::new();
+    for u in rows {
+        if out.contains(&u.session) {
+            continue;
+        }
+        // One file open at a time (rows are sorted by file).
+        if !files.contains_key(&u.file) {
+            files.clear();
+        }
+        let holds = match u.line.and_then(|l| read_line(&mut files, &u.file, l)) {
+            Some(line) => {
+                // From its first `"input"` token on: the line's other
+                // members (`cwd`, `gitBranch`) come first and often hold
+                // the needle.
+                let region = crate::query::prefilter::input_region(&line).to_ascii_lowercase();
+                finders.iter().any(|f| f.find(&region).is_some())
+            }
+            None => true,
+        };
+        if holds {
+            out.insert(u.session);
+        }
+    }
+    out
+}
+
+/// Per folded name, the input needles of the pairs that have one.
+fn unstored_needles(pairs: &FoldedPairs) -> std::collections::BTreeMap<&str, Vec<&str>> {
+    let mut out: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    for (name, input) in pairs {
+        if let Some(input) = input {
+            out.entry(name.as_str()).or_default().push(input.as_str());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scan of every call (many sessions) and the per-session lookup
+    /// (few) give the same answers, on every session of the corpus, for
+    /// needs with and without input needles, long unstored inputs
+    /// included.
+    #[test]
+    fn the_scan_and_the_per_session_lookup_agree() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let sessions = crate::transcript::discover(&[corpus])
+            .expect("discover")
+            .sessions;
+        let dir = tempfile::TempDir::new().expect("temp");
+        let mut index = Index::open(dir.path()).expect("index");
+        index.sync(&sessions, &mut |_| {});
+        let need = |names: &[&str], inputs: Option<&[&str]>| CallNeed {
+            names: names.iter().map(|n| n.to_string()).collect(),
+            inputs: inputs.map(|i| i.iter().map(|n| n.to_string()).collect()),
+        };
+        let unstored: i64 = index
+            .conn
+            .query_row(
+                "SELECT count(*) FROM calls WHERE input_folded IS NULL",
+                [],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert!(unstored > 0, "the corpus has inputs too long to store");
+        let mut answered = Vec::new();
+        for needs in [
+            vec![need(&["Bash"], None)],
+            vec![need(&["Bash"], Some(&["git", "never-there"]))],
+            vec![need(&["Write", "Edit"], Some(&["the"]))],
+            vec![need(&["Write"], Some(&["zzz-nowhere"]))],
+            vec![need(&["Bash"], Some(&["exit"])), need(&["Read"], None)],
+        ] {
+            let scanned = index.sessions_calling(&needs).expect("scan");
+            let mut yes = 0;
+            for s in &sessions {
+                let pairs = index.folded_pairs(&needs).expect("pairs");
+                let one = index.session_calls(s, &pairs).expect("lookup");
+                let key = (path_bytes(&s.path), s.id.clone());
+                assert_eq!(
+                    one,
+                    scanned.contains(&key),
+                    "{} {needs:?}",
+                    s.path.display()
+                );
+                yes += usize::from(one);
+            }
+            assert!(yes < sessions.len(), "{needs:?}");
+            answered.push(yes);
+        }
+        // Bash and Write calls are in the corpus; no Write input holds
+        // the needle, the long ones read at their offsets included.
+        assert!(answered[0] > 0 && answered[2] > 0, "{answered:?}");
+        assert_eq!(answered[3], 0);
     }
 }

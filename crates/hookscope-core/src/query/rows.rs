@@ -176,14 +176,15 @@ pub struct CallFact<'a> {
 const MAX_LINE: u64 = crate::transcript::jsonl::MAX_LINE as u64;
 
 /// An open thread file and its length.
-struct Opened {
+pub(crate) struct Opened {
     file: File,
     len: u64,
 }
 
 /// The line at `(offset, len)` of `path`, checked to be one whole line (see
-/// the module doc); `None` otherwise or when it cannot be read.
-fn read_line(
+/// the module doc); `None` otherwise or when it cannot be read. `files`
+/// keeps each file opened once (`None`: it could not be).
+pub(crate) fn read_line(
     files: &mut HashMap<PathBuf, Option<Opened>>,
     path: &Path,
     (offset, len): (u64, u64),

@@ -28,7 +28,7 @@ pub mod view;
 pub use hook_run::{HookRun, Preview, WouldRun};
 pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 
-use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, tool_names_needed};
+use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, calls_needed};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Progress, State, SyncStats, Synced};
 use crate::query::{
@@ -512,12 +512,30 @@ impl Library {
         progress: &(dyn Fn(usize) + Sync),
         sync_progress: &mut dyn FnMut(Progress),
     ) -> (Backtest, Option<SyncStats>) {
-        let Some(synced) = self.sync(sessions, sync_progress) else {
+        let synced = self.sync(sessions, sync_progress);
+        self.backtest_synced(sessions, rules, progress, synced)
+    }
+
+    /// [`Library::backtest`] of sessions already synced: `synced` as
+    /// [`Library::discover_synced`] gives it with its discovery (the kept
+    /// one: no walk, no sync), `None` without an index.
+    pub fn backtest_synced(
+        &self,
+        sessions: &[SessionRef],
+        rules: &RuleSet,
+        progress: &(dyn Fn(usize) + Sync),
+        synced: Option<Synced>,
+    ) -> (Backtest, Option<SyncStats>) {
+        let Some(synced) = synced else {
             return (backtest_refs(sessions, rules, progress), None);
         };
-        let skip = match self.index.as_ref().map(|i| i.lock()) {
-            Some(Ok(index)) => skipped_by_index(&index, sessions, rules),
-            _ => Vec::new(),
+        let index = self.index.as_ref().map(|i| i.as_ref());
+        let known = index
+            .and_then(|i| i.lock().ok())
+            .and_then(|i| IndexSkip::new(&i, sessions, rules));
+        let skip = |i: usize| match (&known, index) {
+            (Some(known), Some(index)) => known.skips(index, sessions, i),
+            _ => false,
         };
         (
             backtest_refs_skipping(sessions, rules, progress, &skip),
@@ -539,20 +557,67 @@ impl Library {
 }
 
 /// Per session of `sessions`, whether the backtest of `rules` may count it
-/// skipped unread: every rule names a tool ([`tool_names_needed`]), the
-/// session is Claude Code's, its indexed calls are current and none is
-/// named by one of those tools ([`Index::calls_named`]). Empty when some
-/// rule names no tool.
+/// skipped unread: every rule names a tool ([`calls_needed`]), the
+/// session is Claude Code's, its indexed calls are current and none meets
+/// what one of the rules needs of a call (its tool, and the plain
+/// `input_contains` of a rule on PreToolUse or PermissionRequest alone:
+/// [`Index::calls_wanted`]), and its main file has the size and mtime
+/// `sessions` gives. Empty when some rule names no tool.
 pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
-    let Some(names) = tool_names_needed(rules) else {
+    let Some(needs) = calls_needed(rules) else {
         return Vec::new();
     };
     index
-        .calls_named(sessions, &names)
-        .into_iter()
+        .calls_wanted(sessions, &needs)
+        .into_par_iter()
         .zip(sessions)
-        .map(|(named, s)| s.agent == crate::transcript::Agent::ClaudeCode && named == Some(false))
+        .map(|(named, s)| skippable(s) && named == Some(false))
         .collect()
+}
+
+/// Whether a session may be skipped by what the index says of its calls:
+/// it is Claude Code's, and its main file still has the size and mtime
+/// `s` gives (a discovery kept in the index is not a fresh walk).
+fn skippable(s: &SessionRef) -> bool {
+    s.agent == crate::transcript::Agent::ClaudeCode
+        && std::fs::metadata(&s.path)
+            .is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified)
+}
+
+/// [`skipped_by_index`] asked one session at a time, by the backtest's
+/// workers ([`backtest_refs_skipping`]): which sessions' rows are current
+/// and what the rules need of a call are read once, up front; each
+/// session's own question then takes the index's lock only for its few
+/// lookups, while the other worker reads a session.
+struct IndexSkip {
+    current: Vec<bool>,
+    pairs: crate::index::names::FoldedPairs,
+}
+
+impl IndexSkip {
+    /// `None` when some rule names no tool or the index cannot be read.
+    fn new(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Option<IndexSkip> {
+        let needs = calls_needed(rules)?;
+        Some(IndexSkip {
+            current: index.current(sessions),
+            pairs: index.folded_pairs(&needs).ok()?,
+        })
+    }
+
+    /// Whether session `i` of `sessions` is skipped ([`skipped_by_index`]).
+    fn skips(&self, index: &Mutex<Index>, sessions: &[SessionRef], i: usize) -> bool {
+        let Some(s) = sessions.get(i) else {
+            return false;
+        };
+        if !self.current.get(i).copied().unwrap_or(false) || !skippable(s) {
+            return false;
+        }
+        index
+            .lock()
+            .ok()
+            .and_then(|index| index.session_calls(s, &self.pairs).ok())
+            == Some(false)
+    }
 }
 
 /// Keeps the items of `items` whose place in `kept` is `true`.

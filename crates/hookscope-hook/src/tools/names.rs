@@ -127,7 +127,38 @@ where
 /// assert!(tool_name_matches("mcp__github__Grep", "Grep"));
 /// ```
 pub fn tool_name_matches(actual: &str, spec: &str) -> bool {
-    matches_names(actual, expand_tool_names(spec))
+    // A rule set asks about the same few specs for every event of a
+    // backtest: each is expanded once per thread (at most
+    // `EXPANDED_SPECS` kept; past that the memo starts again).
+    thread_local! {
+        static EXPANDED: std::cell::RefCell<
+            std::collections::HashMap<String, std::rc::Rc<BTreeSet<String>>>,
+        > = std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    const EXPANDED_SPECS: usize = 256;
+    let names = EXPANDED.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(names) = memo.get(spec) {
+            return names.clone();
+        }
+        if memo.len() >= EXPANDED_SPECS {
+            memo.clear();
+        }
+        let names = std::rc::Rc::new(expand_tool_names(spec));
+        memo.insert(spec.to_string(), names.clone());
+        names
+    });
+    let contains = |needle: &str| names.contains(needle);
+    if contains(actual) {
+        return true;
+    }
+    let Some((_, tool)) = mcp_parts(actual) else {
+        return false;
+    };
+    contains(tool)
+        || MCP_BEHAVES_LIKE
+            .iter()
+            .any(|(bare, builtin)| *bare == tool && contains(builtin))
 }
 
 /// Split `mcp__<server>__<tool>` into `(server, tool)` on the first two `__`

@@ -679,8 +679,22 @@ pub fn payloads_where(
     events: &[EventName],
     keep: &dyn Fn(EventName, &[String]) -> bool,
 ) -> Vec<Payload> {
+    let mut out = Vec::new();
+    for_each_payload_where(session, events, keep, &mut |p| out.push(p));
+    out
+}
+
+/// [`payloads_where`] handing each payload to `f` as it is rendered,
+/// in the same order, instead of collecting them: a backtest of a session
+/// with 100,000 firings holds one payload at a time.
+pub fn for_each_payload_where(
+    session: &Session,
+    events: &[EventName],
+    keep: &dyn Fn(EventName, &[String]) -> bool,
+    f: &mut dyn FnMut(Payload),
+) {
     if !rebuilds(session.agent) {
-        return Vec::new();
+        return;
     }
     let all = points::points_for(session, Some(events));
     // Resolved once: every payload of the session carries the same path.
@@ -689,8 +703,7 @@ pub fn payloads_where(
         .iter()
         .flat_map(|e| all.iter().filter(move |p| p.event == *e))
         .filter(|p| keep(p.event, &p.tool_use_ids))
-        .map(|p| render(session, p, &path))
-        .collect()
+        .for_each(|p| f(render(session, p, &path)));
 }
 
 /// Whether hook payloads are rebuilt for this agent's sessions: Claude

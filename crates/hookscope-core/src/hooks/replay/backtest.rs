@@ -559,6 +559,47 @@ pub fn tool_names_needed(rules: &RuleSet) -> Option<std::collections::BTreeSet<S
     Some(out)
 }
 
+/// What each rule of `rules` needs of a call for one of its events to
+/// match ([`crate::index::names::CallNeed`]), for
+/// [`crate::index::Index::calls_wanted`]; `None` when some rule names no
+/// tool. A rule's names are [`expand_tool_names`] of its `tool` spec (as
+/// [`tool_names_needed`]). Its input needles are those of an `only_if`
+/// `input_contains` whose values are all plain
+/// ([`crate::query::prefilter::is_plain`]), ASCII-lowercased, and only
+/// when every event of the rule is PreToolUse or PermissionRequest: their
+/// payloads carry the `tool_use` block's input as recorded, the text the
+/// index folds (a PostToolUse carries the input that ran, which a hook's
+/// rewrite may have changed). A plain value inside a string of that input
+/// is inside its compact JSON as is, and lowercasing keeps it inside.
+pub fn calls_needed(rules: &RuleSet) -> Option<Vec<crate::index::names::CallNeed>> {
+    let recorded_input = |r: &crate::hooks::rules::Rule| {
+        !r.events.is_empty()
+            && r.events
+                .iter()
+                .all(|e| e.is(EventName::PreToolUse) || e.is(EventName::PermissionRequest))
+    };
+    rules
+        .rules
+        .iter()
+        .map(|r| {
+            let names = expand_tool_names(r.tool.as_deref()?).into_iter().collect();
+            let inputs = recorded_input(r)
+                .then(|| {
+                    r.only_if.iter().find_map(|c| match c {
+                        Condition::InputContains(values)
+                            if !values.is_empty() && values.iter().all(|v| is_plain(v)) =>
+                        {
+                            Some(values.iter().map(|v| v.to_ascii_lowercase()).collect())
+                        }
+                        _ => None,
+                    })
+                })
+                .flatten();
+            Some(crate::index::names::CallNeed { names, inputs })
+        })
+        .collect()
+}
+
 /// The events a rule set names, in [`EventName::ALL`] order (unknown names
 /// cannot occur: the loader refuses them).
 pub fn rule_events(rules: &RuleSet) -> Vec<EventName> {
@@ -663,20 +704,28 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
             })
     };
-    let payloads = payloads_where(session, &rule_events(rules), &keep);
-    bt.by_event = seen.into_inner();
-    for (tally, rule) in bt.rules.iter_mut().zip(&rules.rules) {
-        tally.evaluated = rule
-            .events
-            .iter()
-            .filter_map(|e| bt.by_event.get(e.as_str()))
-            .sum();
-    }
-    for p in payloads {
+    // One history, refilled in place per payload that reads it
+    // ([`HistoryIndex::fill_before_only`]): a session of many Stop events
+    // copies each earlier entry about once. Payloads are evaluated as they
+    // are rendered, one at a time.
+    let mut history = History::default();
+    let mut reuse = Reuse::default();
+    let empty = History::default();
+    let events = rule_events(rules);
+    crate::hooks::events::for_each_payload_where(session, &events, &keep, &mut |p| {
         let event = p.event;
         bt.events += 1;
-        let history = history_for(index.as_ref(), &history_events, &p);
-        let eval = evaluate(rules, &p, &history);
+        let history = match (
+            index.as_ref(),
+            history_events.iter().find(|(e, _)| *e == p.event),
+        ) {
+            (Some(ix), Some((_, want))) => {
+                ix.fill_before_only(&p, *want, &mut history, &mut reuse);
+                &history
+            }
+            _ => &empty,
+        };
+        let eval = evaluate(rules, &p, history);
         let v = eval.verdict();
         if v != "none" {
             *bt.combined.entry(v.to_string()).or_default() += 1;
@@ -709,6 +758,19 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 not_parsed_whole: re.unread.clone(),
             });
         }
+        // The examples kept are the first per verdict: cap as they come,
+        // so a session of 100,000 matches does not hold them all.
+        if bt.events.is_multiple_of(4096) {
+            bt.cap_examples(KEPT_EXAMPLES);
+        }
+    });
+    bt.by_event = seen.into_inner();
+    for (tally, rule) in bt.rules.iter_mut().zip(&rules.rules) {
+        tally.evaluated = rule
+            .events
+            .iter()
+            .filter_map(|e| bt.by_event.get(e.as_str()))
+            .sum();
     }
     bt
 }
@@ -1066,19 +1128,21 @@ pub fn backtest_refs_with(
     progress: &(dyn Fn(usize) + Sync),
     prefilter: Prefilter,
 ) -> Backtest {
-    backtest_refs_known(sessions, rules, progress, prefilter, &[])
+    backtest_refs_known(sessions, rules, progress, prefilter, &|_| false)
 }
 
 /// [`backtest_refs`], counting session `i` as skipped unread when
-/// `skip[i]` (missing entries: not skipped): what the persisted index
-/// knows cannot match (`crate::service::skipped_by_index`). Tallies,
-/// examples and `sessions` are those of [`backtest_refs`] when the mask
-/// is right; `skipped` may be higher.
+/// `skip(i)` holds: what the persisted index knows cannot match
+/// (`crate::service::Library::backtest_synced`). `skip` is asked on the
+/// worker that takes the session, right before it would be read, so the
+/// index's answers overlap the reading of other sessions. Tallies,
+/// examples and `sessions` are those of [`backtest_refs`] when `skip` is
+/// right; `skipped` may be higher.
 pub fn backtest_refs_skipping(
     sessions: &[SessionRef],
     rules: &RuleSet,
     progress: &(dyn Fn(usize) + Sync),
-    skip: &[bool],
+    skip: &(dyn Fn(usize) -> bool + Sync),
 ) -> Backtest {
     backtest_refs_known(sessions, rules, progress, Prefilter::On, skip)
 }
@@ -1088,16 +1152,15 @@ fn backtest_refs_known(
     rules: &RuleSet,
     progress: &(dyn Fn(usize) + Sync),
     prefilter: Prefilter,
-    skip: &[bool],
+    skip: &(dyn Fn(usize) -> bool + Sync),
 ) -> Backtest {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let done = AtomicUsize::new(0);
-    let claude: Vec<(&SessionRef, bool)> = sessions
+    let claude: Vec<(usize, &SessionRef)> = sessions
         .iter()
         .enumerate()
         .filter(|(_, s)| crate::hooks::events::rebuilds(s.agent))
-        .map(|(i, s)| (s, skip.get(i).copied().unwrap_or(false)))
         .collect();
     let (sessions_filter, lines) = match prefilter {
         Prefilter::On => (Some(SessionFilter::new(rules)), LineFilter::new(rules)),
@@ -1118,8 +1181,8 @@ fn backtest_refs_known(
     for chunk in claude.chunks(1024) {
         let parts: Vec<Backtest> = chunk
             .par_iter()
-            .map(|&(r, skip)| {
-                let mut bt = if skip {
+            .map(|&(i, r)| {
+                let mut bt = if skip(i) {
                     let mut bt = Backtest::new(rules);
                     bt.sessions = 1;
                     bt.skipped = 1;

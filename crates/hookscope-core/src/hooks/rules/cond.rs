@@ -53,11 +53,48 @@ pub struct Subject<'a> {
     /// The Bash command line ([`HookEvent::cmd`]: no calls when the tool is
     /// not Bash or has no command) read with the scripts its calls run
     /// (`sh -c`, `eval`, `find -exec`; docs/rules.md "Rule sets").
-    pub read: ReadCommand,
+    pub read: std::rc::Rc<ReadCommand>,
     /// The Codex patch the call applies, parsed once on first use
     /// ([`Subject::patch`]).
     patch: std::cell::OnceCell<Option<crate::tools::ApplyPatch>>,
 }
+
+/// [`HookEvent::cmd`] of a Bash `command`, read with its scripts
+/// ([`ReadCommand::new`]): a pure function of the text, so each command
+/// line is parsed once per thread and shared after (a backtest meets
+/// `git status` and `cargo test` thousands of times). The memo holds at
+/// most [`READ_MEMO_BYTES`] of command text; past that it starts again.
+fn read_command(command: &str) -> std::rc::Rc<ReadCommand> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+    thread_local! {
+        static MEMO: RefCell<(HashMap<String, Rc<ReadCommand>>, usize)> =
+            RefCell::new((HashMap::new(), 0));
+    }
+    let parse = || Rc::new(ReadCommand::new(parse_command_line(command)));
+    if command.len() > READ_MEMO_BYTES / 64 {
+        return parse();
+    }
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(read) = memo.0.get(command) {
+            return read.clone();
+        }
+        let read = parse();
+        if memo.1 + command.len() > READ_MEMO_BYTES {
+            memo.0.clear();
+            memo.1 = 0;
+        }
+        memo.1 += command.len();
+        memo.0.insert(command.to_string(), read.clone());
+        read
+    })
+}
+
+/// The command text [`read_command`]'s memo holds at most, per thread
+/// (1 MiB; a command over 1/64 of it is parsed each time).
+const READ_MEMO_BYTES: usize = 1 << 20;
 
 impl<'a> Subject<'a> {
     /// Builds the subject (the payload is copied once into the typed view).
@@ -68,7 +105,11 @@ impl<'a> Subject<'a> {
             .unwrap_or("");
         let tool_name = payload.get("tool_name").and_then(Value::as_str);
         let view = HookEvent::new(payload.clone());
-        let read = ReadCommand::new(view.cmd());
+        let command = match view.call() {
+            Some(crate::tools::ToolCall::Bash(bash)) => bash.command,
+            _ => String::new(),
+        };
+        let read = read_command(&command);
         Subject {
             payload,
             view,
@@ -1015,4 +1056,29 @@ fn not_plain(call: &crate::shell::SimpleCall) -> Option<String> {
         return Some(format!("which runs through {}", basename(&call.program)));
     }
     None
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+
+    /// A command read twice is the same reading, shared; it equals a fresh
+    /// reading; a command too long for the memo is read each time.
+    #[test]
+    fn a_command_line_is_read_once_and_shared() {
+        let line = "cd src && sudo rm -rf build && bash -c 'git push --force'";
+        let first = read_command(line);
+        let _other = read_command("ls -la");
+        let again = read_command(line);
+        assert!(std::rc::Rc::ptr_eq(&first, &again));
+        let fresh = ReadCommand::new(parse_command_line(line));
+        assert_eq!(format!("{:?}", *again), format!("{fresh:?}"));
+        // cd, rm (behind sudo), bash, and the git its script runs.
+        assert_eq!(again.calls.len(), 4);
+        let long = format!("echo {}", "x".repeat(READ_MEMO_BYTES / 64));
+        assert!(!std::rc::Rc::ptr_eq(
+            &read_command(&long),
+            &read_command(&long)
+        ));
+    }
 }
