@@ -88,6 +88,19 @@ impl Index {
     /// stands for ([`Index::folded_pairs`]). Its rows are taken as they
     /// are: the caller checks that they are current ([`Index::current`]).
     pub fn session_calls(&self, s: &SessionRef, pairs: &FoldedPairs) -> rusqlite::Result<bool> {
+        Ok(self.session_answer(s, pairs)?.holds())
+    }
+
+    /// [`Index::session_calls`] up to the lines it would read: the answer
+    /// when the rows give it, else the `tool_use` lines of the calls whose
+    /// inputs were too long to store, to be read by [`SessionAnswer::holds`]
+    /// (without the index: a caller sharing the index between threads
+    /// reads them after letting it go).
+    pub fn session_answer(
+        &self,
+        s: &SessionRef,
+        pairs: &FoldedPairs,
+    ) -> rusqlite::Result<SessionAnswer> {
         let path = path_bytes(&s.path);
         let mut stmt = self.conn.prepare_cached(
             "SELECT 1 FROM calls WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 \
@@ -95,22 +108,27 @@ impl Index {
         )?;
         for (name, input) in pairs {
             if stmt.exists(rusqlite::params![name, path, s.id, input])? {
-                return Ok(true);
+                return Ok(SessionAnswer::Known(true));
             }
         }
         let mut unstored = self.conn.prepare_cached(
             "SELECT s_path, s_id, file, input_offset, input_len FROM calls \
              WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 AND input_folded IS NULL",
         )?;
+        let mut lines = Vec::new();
         for (name, inputs) in unstored_needles(pairs) {
             let rows = unstored
                 .query_map(rusqlite::params![name, path, s.id], Unstored::of)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            if !holding(rows, &inputs).is_empty() {
-                return Ok(true);
+            if !rows.is_empty() {
+                lines.push((rows, inputs.iter().map(|i| i.to_string()).collect()));
             }
         }
-        Ok(false)
+        Ok(if lines.is_empty() {
+            SessionAnswer::Known(false)
+        } else {
+            SessionAnswer::Lines(lines)
+        })
     }
 
     /// The sessions (path bytes, id) with a call that meets one of `needs`.
@@ -180,9 +198,31 @@ impl Index {
     }
 }
 
+/// What [`Index::session_answer`] knows of one session.
+pub enum SessionAnswer {
+    /// The rows answer: whether a call meets a need.
+    Known(bool),
+    /// Calls whose inputs were not stored, each group with the needles one
+    /// of which its `tool_use` line must hold.
+    Lines(Vec<(Vec<Unstored>, Vec<String>)>),
+}
+
+impl SessionAnswer {
+    /// The answer, reading the lines when the rows did not give it.
+    pub fn holds(self) -> bool {
+        match self {
+            SessionAnswer::Known(b) => b,
+            SessionAnswer::Lines(groups) => groups.into_iter().any(|(rows, inputs)| {
+                let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+                !holding(rows, &inputs).is_empty()
+            }),
+        }
+    }
+}
+
 /// A call whose input the index did not store (`input_folded` NULL: past
 /// [`super::schema::INPUT_FOLDED_MAX`]): where its `tool_use` line is.
-struct Unstored {
+pub struct Unstored {
     /// (path bytes, id) of its session.
     session: (Vec<u8>, String),
     /// The thread file holding the line.

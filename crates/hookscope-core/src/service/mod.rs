@@ -612,11 +612,12 @@ impl IndexSkip {
         if !self.current.get(i).copied().unwrap_or(false) || !skippable(s) {
             return false;
         }
-        index
+        // The lines of long inputs are read after the lock is let go.
+        let answer = index
             .lock()
             .ok()
-            .and_then(|index| index.session_calls(s, &self.pairs).ok())
-            == Some(false)
+            .and_then(|index| index.session_answer(s, &self.pairs).ok());
+        answer.is_some_and(|a| !a.holds())
     }
 }
 
