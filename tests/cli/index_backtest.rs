@@ -216,30 +216,40 @@ fn data_with_inputs() -> TempDir {
         ),
     )
     .expect("write");
-    let long = format!("echo {} && exit 4", "y".repeat(4000));
-    let line = serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"00000000-0000-4000-8000-0000000000cc","timestamp":"2026-01-01T00:00:01Z","cwd":"/w","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"toolu_c1","name":"Bash","input":{"command": long}}]}});
-    std::fs::write(
-        project.join("00000000-0000-4000-8000-0000000000cc.jsonl"),
-        format!(
-            "{}\n{line}\n",
-            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"00000000-0000-4000-8000-0000000000cc","timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content":"print"}}"#
-        ),
-    )
-    .expect("write");
+    long_bash_session(
+        &project,
+        "cc",
+        &format!("echo {} && exit 4", "y".repeat(4000)),
+        "",
+    );
     // And one whose long input (not stored either) does not hold "exit":
     // its line is read at its stored offset and rules it out, though the
     // line's `gitBranch` (before the input) holds it.
-    let long = format!("echo {}", "z".repeat(4000));
-    let line = serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"00000000-0000-4000-8000-0000000000dd","timestamp":"2026-01-01T00:00:01Z","cwd":"/w","gitBranch":"exit-early","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"toolu_d1","name":"Bash","input":{"command": long}}]}});
+    long_bash_session(
+        &project,
+        "dd",
+        &format!("echo {}", "z".repeat(4000)),
+        "exit-early",
+    );
+    dir
+}
+
+/// Session `00000000-0000-4000-8000-0000000000<tail>` in `project`: a
+/// prompt, then one Bash call running `command` on a line whose
+/// `gitBranch` (before the input) is `branch` when not empty.
+fn long_bash_session(project: &Path, tail: &str, command: &str, branch: &str) {
+    let id = format!("00000000-0000-4000-8000-0000000000{tail}");
+    let mut assistant = serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId": id,"timestamp":"2026-01-01T00:00:01Z","cwd":"/w"});
+    if !branch.is_empty() {
+        assistant["gitBranch"] = serde_json::json!(branch);
+    }
+    assistant["message"] = serde_json::json!({"role":"assistant","id":"m1","content":[{"type":"tool_use","id":format!("toolu_{tail}"),"name":"Bash","input":{"command": command}}]});
+    let user = serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId": id,"timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content":"print"}});
     std::fs::write(
-        project.join("00000000-0000-4000-8000-0000000000dd.jsonl"),
-        format!(
-            "{}\n{line}\n",
-            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"00000000-0000-4000-8000-0000000000dd","timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content":"print"}}"#
-        ),
+        project.join(format!("{id}.jsonl")),
+        format!("{user}\n{assistant}\n"),
     )
     .expect("write");
-    dir
 }
 
 /// Two rules on PreToolUse Bash calls with a plain `input_contains`.

@@ -103,7 +103,11 @@ where
     S: AsRef<str>,
 {
     let names: Vec<S> = names.into_iter().collect();
-    let contains = |needle: &str| names.iter().any(|n| n.as_ref() == needle);
+    matches_by(actual, |needle| names.iter().any(|n| n.as_ref() == needle))
+}
+
+/// [`matches_names`] with the names asked through `contains`.
+fn matches_by(actual: &str, contains: impl Fn(&str) -> bool) -> bool {
     if contains(actual) {
         return true;
     }
@@ -148,17 +152,7 @@ pub fn tool_name_matches(actual: &str, spec: &str) -> bool {
         memo.insert(spec.to_string(), names.clone());
         names
     });
-    let contains = |needle: &str| names.contains(needle);
-    if contains(actual) {
-        return true;
-    }
-    let Some((_, tool)) = mcp_parts(actual) else {
-        return false;
-    };
-    contains(tool)
-        || MCP_BEHAVES_LIKE
-            .iter()
-            .any(|(bare, builtin)| *bare == tool && contains(builtin))
+    matches_by(actual, |needle| names.contains(needle))
 }
 
 /// Split `mcp__<server>__<tool>` into `(server, tool)` on the first two `__`
