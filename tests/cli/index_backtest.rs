@@ -231,6 +231,17 @@ fn data_with_inputs() -> TempDir {
         &format!("echo {}", "z".repeat(4000)),
         "exit-early",
     );
+    // And one whose long input writes the `e` of "exit" as `\u0065`: its
+    // raw bytes hide the needle, so the index cannot rule it out.
+    long_bash_session(
+        &project,
+        "ee",
+        &format!("echo {} && EXIT_HERE", "w".repeat(4000)),
+        "",
+    );
+    let ee = project.join("00000000-0000-4000-8000-0000000000ee.jsonl");
+    let text = std::fs::read_to_string(&ee).expect("read");
+    std::fs::write(&ee, text.replace("EXIT_HERE", "\\u0065xit 5")).expect("write");
     dir
 }
 
@@ -290,6 +301,7 @@ fn a_plain_input_contains_on_pretooluse_skips_sessions_by_their_stored_inputs() 
             ("00000000bb".to_string(), true),
             ("00000000cc".to_string(), false),
             ("00000000dd".to_string(), true),
+            ("00000000ee".to_string(), false),
             ("e1be136efb".to_string(), false),
         ]
     );
@@ -300,7 +312,7 @@ fn a_plain_input_contains_on_pretooluse_skips_sessions_by_their_stored_inputs() 
     let plain = backtest(None, &rules, data.path());
     let _ = backtest(Some(cache.path()), &rules, data.path());
     let indexed = backtest(Some(cache.path()), &rules, data.path());
-    assert_eq!(plain["sessions"], 5);
+    assert_eq!(plain["sessions"], 6);
     for key in [
         "sessions",
         "skipped",
@@ -332,6 +344,7 @@ fn an_input_contains_beside_posttooluse_or_not_plain_does_not_skip_by_the_stored
         ("00000000bb".to_string(), false),
         ("00000000cc".to_string(), false),
         ("00000000dd".to_string(), false),
+        ("00000000ee".to_string(), false),
         ("e1be136efb".to_string(), false),
     ];
     assert_eq!(skip_mask(data.path(), post), by_name);
@@ -344,4 +357,72 @@ fn an_input_contains_beside_posttooluse_or_not_plain_does_not_skip_by_the_stored
     let plain = backtest(None, &rules, data.path());
     assert_eq!(indexed["rules"], plain["rules"]);
     assert_eq!(indexed["combined"], plain["combined"]);
+}
+
+#[test]
+fn a_posttooluse_rule_sees_the_input_a_hook_rewrote_with_and_without_the_index() {
+    // hooks_c8_outcomes (Claude Code 2.1.332): a PreToolUse hook rewrote
+    // each `npm test` to `npm test -- --silent`; the PostToolUse payloads
+    // carry the input that ran, which no `tool_use` line holds.
+    let cache = TempDir::new().expect("temp");
+    let rules = cache.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"post-silent\"\nevents = \"PostToolUse\"\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = \"--silent\"\n",
+    )
+    .expect("write");
+    let root = Path::new("tests/corpus/real-cc-2.1.332/hooks_c8_outcomes");
+    let plain = backtest(None, &rules, root);
+    let _ = backtest(Some(cache.path()), &rules, root);
+    let indexed = backtest(Some(cache.path()), &rules, root);
+    assert_eq!(
+        plain["rules"][0]["counts"],
+        serde_json::json!({"context": 3})
+    );
+    assert_eq!(indexed["rules"], plain["rules"]);
+    assert_eq!(indexed["combined"], plain["combined"]);
+}
+
+#[test]
+fn find_gives_the_same_records_with_and_without_the_index_on_escaped_inputs() {
+    // The `ee` session's long input holds "exit" only as `\u0065xit`: the
+    // index's row path reads its line, whose bytes hide the needle, and must
+    // still parse it, as the path without the index does.
+    let data = data_with_inputs();
+    let cache = TempDir::new().expect("temp");
+    let run = |cache: Option<&Path>| -> Value {
+        let mut cmd = match cache {
+            Some(c) => indexed(c),
+            None => {
+                let mut cmd = indexed(Path::new(NOWHERE));
+                cmd.arg("--no-index");
+                cmd
+            }
+        };
+        let out = cmd
+            .args(["find"])
+            .arg(data.path())
+            .args(["--tool-name", "Bash", "--input-contains", "exit", "--json"])
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let plain = run(None);
+    let _ = run(Some(cache.path()));
+    let indexed = run(Some(cache.path()));
+    assert_eq!(indexed["records"], plain["records"]);
+    let ids: Vec<&str> = plain["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["tool_use_id"].as_str())
+        .collect();
+    assert!(ids.contains(&"toolu_ee"), "{ids:?}");
+    assert!(ids.contains(&"toolu_cc"), "{ids:?}");
 }

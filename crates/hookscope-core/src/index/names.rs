@@ -257,10 +257,6 @@ impl Unstored {
 fn holding(mut rows: Vec<Unstored>, inputs: &[&str]) -> HashSet<(Vec<u8>, String)> {
     use crate::query::rows::{Opened, read_line};
     rows.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-    let finders: Vec<memchr::memmem::Finder<'_>> = inputs
-        .iter()
-        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
-        .collect();
     let mut out = HashSet::new();
     let mut files: std::collections::HashMap<std::path::PathBuf, Option<Opened>> =
         std::collections::HashMap::new();
@@ -276,9 +272,13 @@ fn holding(mut rows: Vec<Unstored>, inputs: &[&str]) -> HashSet<(Vec<u8>, String
             Some(line) => {
                 // From its first `"input"` token on: the line's other
                 // members (`cwd`, `gitBranch`) come first and often hold
-                // the needle.
-                let region = crate::query::prefilter::input_region(&line).to_ascii_lowercase();
-                finders.iter().any(|f| f.find(&region).is_some())
+                // the needle. A line whose bytes may hide text (a `\u`
+                // escape of ASCII) holds it ([`may_hold`]).
+                use crate::query::prefilter::{input_region, may_hold};
+                let region = input_region(&line);
+                inputs
+                    .iter()
+                    .any(|i| may_hold(region, &[i.to_string()], false))
             }
             None => true,
         };

@@ -63,13 +63,13 @@
 //! not: a char whose Unicode lowercase is ASCII (`K` KELVIN SIGN → `k`,
 //! `İ` → `i̇`), and the placeholders `[image: …]` / `[tool_reference: …]` the
 //! loader writes into output text. A line holding such a char (raw or
-//! `\u`-escaped) with the two type strings is a candidate whatever the
-//! needles (its parse decides); in a file with output pieces such a char
-//! makes the session `Load`. A JSON `"image"` / `"tool_reference"` string
-//! satisfies the output pieces of its file.
+//! `\u`-escaped), or a `\u` escape of printable ASCII (`\u0067` for `g`),
+//! with the two type strings is a candidate whatever the needles (its parse
+//! decides); in a file with output pieces such a char makes the session
+//! `Load`. A JSON `"image"` / `"tool_reference"` string satisfies the output
+//! pieces of its file.
 //!
-//! Not covered (a match could be missed): a writer that `\u`-escapes plain
-//! ASCII characters (`\u0067` for `g`) or escapes `/` as `\/`, and a number
+//! Not covered (a match could be missed): a writer that escapes `/` as `\/`, and a number
 //! written in a form serde_json re-serializes differently (`1e2` → `100.0`).
 //! Claude Code writes neither: it escapes only `"`, `\` and control
 //! characters and writes numbers in their shortest form, which serde_json
@@ -155,7 +155,8 @@ pub fn pieces(needle: &str) -> Vec<String> {
 
 /// Whether raw bytes hold a char whose Unicode lowercase is ASCII: U+212A
 /// KELVIN SIGN (→ `k`) or U+0130 (→ `i` + U+0307), raw UTF-8 or `\u`-escaped
-/// (either case of hex digit). A `\\u212a` (escaped backslash) also counts:
+/// (either case of hex digit), or a `\u` escape of printable ASCII (`\u007a`
+/// for `z`): either way the raw bytes may hide text a needle holds. A `\\u212a` (escaped backslash) also counts:
 /// a false alarm only costs a parse. Also used by the index's text filters
 /// ([`crate::index::query`]).
 pub fn has_unicode_marker(bytes: &[u8]) -> bool {
@@ -164,9 +165,24 @@ pub fn has_unicode_marker(bytes: &[u8]) -> bool {
         rest.starts_with("\u{212a}".as_bytes()) || rest.starts_with("\u{130}".as_bytes())
     }) || memmem::find_iter(bytes, b"\\u").any(|i| {
         bytes.get(i + 2..i + 6).is_some_and(|hex| {
-            hex.eq_ignore_ascii_case(b"212a") || hex.eq_ignore_ascii_case(b"0130")
+            hex.eq_ignore_ascii_case(b"212a")
+                || hex.eq_ignore_ascii_case(b"0130")
+                || escaped_printable_ascii(hex)
         })
     })
+}
+
+/// Whether the four hex digits of a `\u` escape name a character a plain
+/// needle may hold ([`is_plain`]: printable ASCII but `"`, `\`, `<`, `>`,
+/// `&`, which some writers escape and no plain needle holds), written so
+/// that its raw bytes do not show it (no agent writes these; a hostile or
+/// unusual writer may). Such a line or file is then read as JSON.
+fn escaped_printable_ascii(hex: &[u8]) -> bool {
+    std::str::from_utf8(hex)
+        .ok()
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+        .and_then(|c| u8::try_from(c).ok())
+        .is_some_and(|c| is_plain(std::str::from_utf8(&[c]).unwrap_or("\"")))
 }
 
 /// The part of a raw JSON line that holds every `"input"` member: from the

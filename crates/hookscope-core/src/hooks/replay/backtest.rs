@@ -410,8 +410,10 @@ type Needle = Vec<Vec<usize>>;
 ///   relative to `cwd` (a suffix of it), so each run lies in its bytes.
 ///
 /// Conditions of `skip_if`, and every other condition, never narrow.
-/// Not covered, as for `find`'s prefilter: a writer that `\u`-escapes
-/// plain ASCII or writes `/` as `\/` (Claude Code and Droid do neither).
+/// Not covered: a writer that `\u`-escapes plain ASCII (`find`'s
+/// prefilter and the index's line checks read such a line as JSON; these
+/// needles do not) or writes `/` as `\/` (Claude Code and Droid do
+/// neither).
 #[derive(Debug, Clone)]
 pub struct SessionFilter {
     /// Each distinct piece once.
@@ -788,13 +790,11 @@ pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
 // ---- backtest line prefilter ---------------------------------------------
 
 /// The events whose payloads carry the call's `tool_name` and `tool_input`
-/// as the `tool_use` block recorded them (one call each).
-const CALL_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-];
+/// as the `tool_use` block recorded them (one call each). Not PostToolUse
+/// nor PostToolUseFailure: after a call ran, its payload carries the input
+/// that ran, which a PreToolUse hook's rewrite (`updatedInput`) may have
+/// changed from the `tool_use` line's.
+const CALL_EVENTS: &[&str] = &["PreToolUse", "PermissionRequest"];
 
 /// Characters a Bash command can hold inside one argv word that
 /// [`crate::tools::argv_to_command`] would not quote (`[A-Za-z0-9_@%+=:,./-]`):
@@ -904,9 +904,9 @@ enum On {
 /// (so `"gitBranch"` in the line's envelope does not make every call a
 /// candidate for `git`). Only the candidate calls are rebuilt and
 /// evaluated; a session without one is skipped unloaded. Other conditions
-/// (`file_path`, history, …) never narrow. Not covered, as for `find`'s
-/// prefilter: a writer that `\u`-escapes plain ASCII or writes `/` as
-/// `\/` (Claude Code does neither).
+/// (`file_path`, history, …) never narrow. Not covered, as for
+/// [`SessionFilter`]: a writer that `\u`-escapes plain ASCII or writes `/`
+/// as `\/` (Claude Code does neither).
 #[derive(Debug, Clone)]
 pub struct LineFilter {
     /// Per narrowed rule, its groups: what each is tested on, and its
