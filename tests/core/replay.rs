@@ -446,7 +446,7 @@ fn prefiltered_backtest_equals_full_with_history_rules() {
         r#"
 [[rules]]
 id = "rm-after-edit"
-events = ["PreToolUse", "PostToolUse"]
+events = ["PreToolUse", "PermissionRequest"]
 tool = "Bash"
 action = "warn"
 reason = "rm after an edit"
