@@ -35,11 +35,9 @@ fn data() -> TempDir {
     dir
 }
 
-fn backtest(
-    cache: Option<&std::path::Path>,
-    rules: &std::path::Path,
-    root: &std::path::Path,
-) -> Value {
+/// `hookscope ARGS… --json` with the index in `cache` (`None`: with
+/// `--no-index`), its stdout as JSON; it must exit 0.
+fn json_of(cache: Option<&Path>, args: &[&std::ffi::OsStr]) -> Value {
     let mut cmd = match cache {
         Some(c) => indexed(c),
         None => {
@@ -48,14 +46,7 @@ fn backtest(
             cmd
         }
     };
-    let out = cmd
-        .args(["replay", "--rules"])
-        .arg(rules)
-        .arg("--all")
-        .arg(root)
-        .arg("--json")
-        .output()
-        .expect("runs");
+    let out = cmd.args(args).arg("--json").output().expect("runs");
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -63,6 +54,19 @@ fn backtest(
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn backtest(cache: Option<&Path>, rules: &Path, root: &Path) -> Value {
+    json_of(
+        cache,
+        &[
+            "replay".as_ref(),
+            "--rules".as_ref(),
+            rules.as_os_str(),
+            "--all".as_ref(),
+            root.as_os_str(),
+        ],
+    )
 }
 
 #[test]
@@ -391,27 +395,17 @@ fn find_gives_the_same_records_with_and_without_the_index_on_escaped_inputs() {
     let data = data_with_inputs();
     let cache = TempDir::new().expect("temp");
     let run = |cache: Option<&Path>| -> Value {
-        let mut cmd = match cache {
-            Some(c) => indexed(c),
-            None => {
-                let mut cmd = indexed(Path::new(NOWHERE));
-                cmd.arg("--no-index");
-                cmd
-            }
-        };
-        let out = cmd
-            .args(["find"])
-            .arg(data.path())
-            .args(["--tool-name", "Bash", "--input-contains", "exit", "--json"])
-            .output()
-            .expect("runs");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("JSON")
+        json_of(
+            cache,
+            &[
+                "find".as_ref(),
+                data.path().as_os_str(),
+                "--tool-name".as_ref(),
+                "Bash".as_ref(),
+                "--input-contains".as_ref(),
+                "exit".as_ref(),
+            ],
+        )
     };
     let plain = run(None);
     let _ = run(Some(cache.path()));
