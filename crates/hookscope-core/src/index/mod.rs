@@ -26,7 +26,7 @@
 //!   Code session by reading only each call's `tool_use` and result lines
 //!   ([`crate::query::Finder::rows`]);
 //! - [`names`]: which sessions call a tool by name, the backtest's
-//!   prefilter ([`Index::calls_named`]);
+//!   prefilter ([`Index::calls_wanted`]);
 //! - [`listed`]: the session list as the last sync stored it, for the TUI's
 //!   first frame before discovery.
 //!

@@ -579,9 +579,12 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
 /// it is Claude Code's, and its main file still has the size and mtime
 /// `s` gives (a discovery kept in the index is not a fresh walk).
 fn skippable(s: &SessionRef) -> bool {
-    s.agent == crate::transcript::Agent::ClaudeCode
-        && std::fs::metadata(&s.path)
-            .is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified)
+    s.agent == crate::transcript::Agent::ClaudeCode && main_file_unchanged(s)
+}
+
+/// Whether `s`'s main file still has the size and mtime its discovery saw.
+fn main_file_unchanged(s: &SessionRef) -> bool {
+    std::fs::metadata(&s.path).is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified)
 }
 
 /// [`skipped_by_index`] asked one session at a time, by the backtest's
@@ -639,9 +642,7 @@ pub fn current_states(index: &Index, sessions: &[SessionRef]) -> Vec<State> {
         .into_par_iter()
         .zip(sessions)
         .map(|(current, s)| {
-            let unchanged = std::fs::metadata(&s.path)
-                .is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified);
-            if current && unchanged {
+            if current && main_file_unchanged(s) {
                 State::Indexed
             } else {
                 State::NotIndexed

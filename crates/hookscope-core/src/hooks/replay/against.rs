@@ -17,9 +17,9 @@ use std::path::Path;
 use hookscope_hook::event::EventKey;
 use serde::Serialize;
 
-use super::backtest::{at_of, history_events, history_for, rule_events, summary_of};
+use super::backtest::{Histories, at_of, rule_events, summary_of};
+use super::evaluate;
 use super::exec_all::Examples;
-use super::{HistoryIndex, evaluate};
 use crate::hooks::events::{EventName, Payload, payloads_where, rebuilds};
 use crate::hooks::rules::{Evaluation, RuleSet};
 use crate::transcript::{Session, SessionRef, short_session_id};
@@ -183,12 +183,11 @@ pub fn against_session(session: &Session, a: &RuleSet, b: &RuleSet) -> Against {
     events.sort();
     events.dedup();
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
-    let history_events = history_events(&[a, b]);
-    let index = (!history_events.is_empty()).then(|| HistoryIndex::distinct(session));
+    let mut histories = Histories::new(session, &[a, b]);
     for p in payloads_where(session, &events, &|_, _| true) {
-        let history = history_for(index.as_ref(), &history_events, &p);
-        let ea = evaluate(a, &p, &history);
-        let eb = evaluate(b, &p, &history);
+        let history = histories.of(&p);
+        let ea = evaluate(a, &p, history);
+        let eb = evaluate(b, &p, history);
         out.events += 1;
         classify(&mut out, session, &main_path, &p, &ea, &eb);
     }

@@ -329,16 +329,45 @@ pub(crate) fn history_events(sets: &[&RuleSet]) -> Vec<(EventName, Wanted)> {
     out
 }
 
-/// The history of `p` that the rules of `wanted` ([`history_events`])
-/// read: empty when no rule on its event asks about the history.
-pub(super) fn history_for(
-    index: Option<&HistoryIndex>,
-    wanted: &[(EventName, Wanted)],
-    p: &Payload,
-) -> History {
-    match (index, wanted.iter().find(|(e, _)| *e == p.event)) {
-        (Some(ix), Some((_, want))) => ix.before_only(p, *want),
-        _ => History::default(),
+/// The histories the payloads of one session get, in the order they come:
+/// for an event whose rules ask about the history ([`history_events`]),
+/// one [`History`] refilled in place ([`HistoryIndex::fill_before_only`]:
+/// a session of many Stop events copies each earlier entry about once);
+/// for any other, an empty one, which no other condition reads.
+pub(super) struct Histories {
+    index: Option<HistoryIndex>,
+    events: Vec<(EventName, Wanted)>,
+    history: History,
+    reuse: Reuse,
+    empty: History,
+}
+
+impl Histories {
+    /// For `session` and the rule sets `sets` (indexed only when one of
+    /// their rules reads the history).
+    pub(super) fn new(session: &Session, sets: &[&RuleSet]) -> Histories {
+        let events = history_events(sets);
+        Histories {
+            index: (!events.is_empty()).then(|| HistoryIndex::distinct(session)),
+            events,
+            history: History::default(),
+            reuse: Reuse::default(),
+            empty: History::default(),
+        }
+    }
+
+    /// The history `p`'s rules read.
+    pub(super) fn of(&mut self, p: &Payload) -> &History {
+        match (
+            self.index.as_ref(),
+            self.events.iter().find(|(e, _)| *e == p.event),
+        ) {
+            (Some(ix), Some((_, want))) => {
+                ix.fill_before_only(p, *want, &mut self.history, &mut self.reuse);
+                &self.history
+            }
+            _ => &self.empty,
+        }
     }
 }
 
@@ -548,24 +577,11 @@ fn glob_alternatives(globs: &[String]) -> Option<Vec<Vec<String>>> {
         .collect()
 }
 
-/// The names [`could_match`] looks for when every rule names a tool: the
-/// union of [`expand_tool_names`] of each rule's `tool` spec; `None` when a
-/// rule names no tool (it may match any session's events). A session none
-/// of whose calls has a name containing one of these cannot be matched by
-/// any rule (see [`could_match`]).
-pub fn tool_names_needed(rules: &RuleSet) -> Option<std::collections::BTreeSet<String>> {
-    let mut out = std::collections::BTreeSet::new();
-    for r in &rules.rules {
-        out.extend(expand_tool_names(r.tool.as_deref()?));
-    }
-    Some(out)
-}
-
 /// What each rule of `rules` needs of a call for one of its events to
 /// match ([`crate::index::names::CallNeed`]), for
 /// [`crate::index::Index::calls_wanted`]; `None` when some rule names no
-/// tool. A rule's names are [`expand_tool_names`] of its `tool` spec (as
-/// [`tool_names_needed`]). Its input needles are those of an `only_if`
+/// tool. A rule's names are [`expand_tool_names`] of its `tool` spec. Its
+/// input needles are those of an `only_if`
 /// `input_contains` whose values are all plain
 /// ([`crate::query::prefilter::is_plain`]), ASCII-lowercased, and only
 /// when every event of the rule is PreToolUse or PermissionRequest: their
@@ -692,8 +708,7 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
     // Payloads carry the resolved path of the file they are anchored in.
     let main_path = std::fs::canonicalize(&session.path).unwrap_or_else(|_| session.path.clone());
     bt.sessions = 1;
-    let history_events = history_events(&[rules]);
-    let index = (!history_events.is_empty()).then(|| HistoryIndex::distinct(session));
+    let mut histories = Histories::new(session, &[rules]);
     let seen = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
     let wanted: Vec<EventName> = match only {
         None => rule_events(rules),
@@ -706,27 +721,12 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
             })
     };
-    // One history, refilled in place per payload that reads it
-    // ([`HistoryIndex::fill_before_only`]): a session of many Stop events
-    // copies each earlier entry about once. Payloads are evaluated as they
-    // are rendered, one at a time.
-    let mut history = History::default();
-    let mut reuse = Reuse::default();
-    let empty = History::default();
+    // Payloads are evaluated as they are rendered, one at a time.
     let events = rule_events(rules);
     crate::hooks::events::for_each_payload_where(session, &events, &keep, &mut |p| {
         let event = p.event;
         bt.events += 1;
-        let history = match (
-            index.as_ref(),
-            history_events.iter().find(|(e, _)| *e == p.event),
-        ) {
-            (Some(ix), Some((_, want))) => {
-                ix.fill_before_only(&p, *want, &mut history, &mut reuse);
-                &history
-            }
-            _ => &empty,
-        };
+        let history = histories.of(&p);
         let eval = evaluate(rules, &p, history);
         let v = eval.verdict();
         if v != "none" {
