@@ -62,38 +62,85 @@ pub struct Subject<'a> {
 /// [`HookEvent::cmd`] of a Bash `command`, read with its scripts
 /// ([`ReadCommand::new`]): a pure function of the text, so each command
 /// line is parsed once per thread and shared after (a backtest meets
-/// `git status` and `cargo test` thousands of times). The memo holds at
-/// most [`READ_MEMO_BYTES`] of command text; past that it starts again.
+/// `git status` and `cargo test` thousands of times; [`LineMemo`]).
 fn read_command(command: &str) -> std::rc::Rc<ReadCommand> {
-    use std::cell::RefCell;
-    use std::collections::HashMap;
-    use std::rc::Rc;
     thread_local! {
-        static MEMO: RefCell<(HashMap<String, Rc<ReadCommand>>, usize)> =
-            RefCell::new((HashMap::new(), 0));
-    }
-    let parse = || Rc::new(ReadCommand::new(parse_command_line(command)));
-    if command.len() > READ_MEMO_BYTES / 64 {
-        return parse();
+        static MEMO: std::cell::RefCell<LineMemo<ReadCommand>> =
+            std::cell::RefCell::new(LineMemo::default());
     }
     MEMO.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        if let Some(read) = memo.0.get(command) {
-            return read.clone();
-        }
-        let read = parse();
-        if memo.1 + command.len() > READ_MEMO_BYTES {
-            memo.0.clear();
-            memo.1 = 0;
-        }
-        memo.1 += command.len();
-        memo.0.insert(command.to_string(), read.clone());
-        read
+        memo.borrow_mut()
+            .get_or(command, || ReadCommand::new(parse_command_line(command)))
     })
 }
 
-/// The command text [`read_command`]'s memo holds at most, per thread
-/// (1 MiB; a command over 1/64 of it is parsed each time).
+/// The words of each call an earlier command line runs, as `ran_command`
+/// compares them: the program's basename, then its arguments, with the
+/// wrappers (`sudo`, `env`, …) unwrapped (docs/rules.md#rule-sets, "only_if / skip_if"). A pure
+/// function of the line, kept per thread ([`LineMemo`]): a Stop tests every
+/// earlier command of its session, so a session of thousands of commands
+/// and Stops would otherwise parse each line once per Stop.
+fn ran_words(line: &str) -> std::rc::Rc<Vec<Vec<String>>> {
+    thread_local! {
+        static MEMO: std::cell::RefCell<LineMemo<Vec<Vec<String>>>> =
+            std::cell::RefCell::new(LineMemo::default());
+    }
+    MEMO.with(|memo| {
+        memo.borrow_mut().get_or(line, || {
+            parse_command_line(line)
+                .calls
+                .iter()
+                .map(|call| {
+                    let (prog, args) = call.unwrapped();
+                    let mut argv = vec![basename(&prog).to_string()];
+                    argv.extend(args);
+                    argv
+                })
+                .collect()
+        })
+    })
+}
+
+/// A per-thread memo from a command line to what is read from it, holding
+/// at most [`READ_MEMO_BYTES`] of command text (past that it starts again);
+/// a line over 1/64 of that is read each time and not kept.
+struct LineMemo<V> {
+    map: std::collections::HashMap<String, std::rc::Rc<V>>,
+    bytes: usize,
+}
+
+impl<V> Default for LineMemo<V> {
+    fn default() -> Self {
+        LineMemo {
+            map: std::collections::HashMap::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<V> LineMemo<V> {
+    /// What `read` gives for `line`, from the memo when it is there.
+    fn get_or(&mut self, line: &str, read: impl FnOnce() -> V) -> std::rc::Rc<V> {
+        if line.len() > READ_MEMO_BYTES / 64 {
+            return std::rc::Rc::new(read());
+        }
+        if let Some(v) = self.map.get(line) {
+            return v.clone();
+        }
+        let v = std::rc::Rc::new(read());
+        if self.bytes + line.len() > READ_MEMO_BYTES {
+            self.map.clear();
+            self.bytes = 0;
+        }
+        self.bytes += line.len();
+        self.map.insert(line.to_string(), v.clone());
+        v
+    }
+}
+
+/// The command text each of [`read_command`]'s and [`ran_words`]'s memos
+/// holds at most, per thread (1 MiB; a command over 1/64 of it is parsed
+/// each time).
 const READ_MEMO_BYTES: usize = 1 << 20;
 
 impl<'a> Subject<'a> {
@@ -1011,14 +1058,12 @@ impl Condition {
                     {
                         continue;
                     }
-                    let parsed = parse_command_line(line);
-                    for call in &parsed.calls {
-                        let (prog, args) = call.unwrapped();
-                        let mut argv = vec![basename(&prog).to_string()];
-                        argv.extend(args);
-                        if prefixes.iter().any(|p| argv.starts_with(p)) {
-                            return Ok(format!("({})", shorten(line)));
-                        }
+                    let words = ran_words(line);
+                    if words
+                        .iter()
+                        .any(|argv| prefixes.iter().any(|p| argv.starts_with(p)))
+                    {
+                        return Ok(format!("({})", shorten(line)));
                     }
                 }
                 Err(format!(
@@ -1080,5 +1125,27 @@ mod memo_tests {
             &read_command(&long),
             &read_command(&long)
         ));
+    }
+
+    /// `ran_command` reads an earlier line's words once per thread: the
+    /// words of each call, wrappers unwrapped and the program's basename.
+    #[test]
+    fn an_earlier_command_is_split_into_words_once() {
+        let line = "sudo /usr/bin/git push --force && cargo test | tee log";
+        let first = ran_words(line);
+        let _other = ran_words("ls -la");
+        assert!(std::rc::Rc::ptr_eq(&first, &ran_words(line)));
+        let words: Vec<Vec<&str>> = first
+            .iter()
+            .map(|w| w.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                vec!["git", "push", "--force"],
+                vec!["cargo", "test"],
+                vec!["tee", "log"]
+            ]
+        );
     }
 }
