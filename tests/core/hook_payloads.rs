@@ -684,3 +684,47 @@ fn firings_at_tells_apart_two_stops_in_one_turn() {
     assert_eq!(At::parse("line:75"), At::Line(75));
     assert_eq!(At::Line(75).to_string(), "line:75");
 }
+
+/// A walk for some events builds only their points (a backtest of
+/// PostToolUse rules no longer copies every call's input for PreToolUse):
+/// for every Claude Code and Droid session of the corpus, the payloads of
+/// each event, and of mixed lists, asked alone equal those of a whole walk,
+/// in the same order.
+#[test]
+fn payloads_of_some_events_equal_those_of_a_whole_walk() {
+    use hookscope_core::hooks::events::{REBUILT, payloads_where};
+    let found = discover(&[PathBuf::from(CORPUS)]).expect("discover");
+    let mut compared = 0;
+    let lists: Vec<Vec<EventName>> = REBUILT
+        .iter()
+        .map(|e| vec![*e])
+        .chain([
+            vec![EventName::PostToolUse, EventName::PreToolUse],
+            vec![
+                EventName::Stop,
+                EventName::TaskCreated,
+                EventName::PostToolUseFailure,
+            ],
+            vec![
+                EventName::PostToolBatch,
+                EventName::Notification,
+                EventName::SubagentStop,
+            ],
+        ])
+        .collect();
+    for r in &found.sessions {
+        let Ok(session) = load(r) else { continue };
+        for events in &lists {
+            let whole: Vec<Payload> = events
+                .iter()
+                .flat_map(|e| all_payloads(&session, *e))
+                .collect();
+            let some = payloads_where(&session, events, &|_, _| true);
+            assert_eq!(some, whole, "{} {events:?}", r.path.display());
+            compared += some.len();
+        }
+    }
+    // The corpus's rebuilt payloads, each list counted: a change in the
+    // corpus or in what is rebuilt moves it.
+    assert_eq!(compared, 2548);
+}

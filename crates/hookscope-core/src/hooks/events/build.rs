@@ -332,14 +332,14 @@ fn render(session: &Session, p: &Point, transcript_path: &str) -> Payload {
             source_path: thread_path(session, p.thread),
             source_line: p.line,
             claude_version: version_text,
-            file_before: p.file_before.clone(),
+            file_before: p.file_before.map(str::to_string),
             call_id: one_call(p),
         };
     };
     for field in contract.input_at(&version) {
         let name = field.name.as_str();
         if let Some((_, v)) = p.fields.iter().find(|(k, _)| *k == name) {
-            json.insert(name.to_string(), v.clone());
+            json.insert(name.to_string(), v.clone().into_owned());
             continue;
         }
         if let Some((_, reason)) = p.left_out.iter().find(|(k, _)| *k == name) {
@@ -413,7 +413,7 @@ fn render(session: &Session, p: &Point, transcript_path: &str) -> Payload {
         source_path: thread_path(session, p.thread),
         source_line: p.line,
         claude_version: version_text,
-        file_before: p.file_before.clone(),
+        file_before: p.file_before.map(str::to_string),
         call_id: one_call(p),
     }
 }
@@ -553,7 +553,7 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
 }
 
 /// The points `at` selects, in order.
-fn selected<'a>(all: &'a [Point], resolved: &Resolved) -> Vec<&'a Point> {
+fn selected<'a, 'b>(all: &'a [Point<'b>], resolved: &Resolved) -> Vec<&'a Point<'b>> {
     match resolved {
         Resolved::Last => all.iter().collect(),
         Resolved::Turn(t) => all.iter().filter(|p| p.turn == *t).collect(),

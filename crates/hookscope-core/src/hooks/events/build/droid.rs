@@ -67,7 +67,7 @@ fn last_message<'a>(
 }
 
 /// Walks a Droid session's main thread into its points.
-pub(super) fn points(session: &Session) -> Vec<Point> {
+pub(super) fn points(session: &Session) -> Vec<Point<'_>> {
     let lines = &session.lines;
     let hooks: HashSet<usize> = lines.hooks_by_line.keys().copied().collect();
     let mut messages: Vec<(usize, &str)> = lines
@@ -176,7 +176,7 @@ pub(super) fn render(session: &Session, p: &Point, transcript_path: &str) -> Pay
         p.fields
             .iter()
             .find(|(f, _)| *f == k)
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| v.clone().into_owned())
     };
     json.insert("session_id".into(), json!(session.id));
     json.insert("transcript_path".into(), json!(transcript_path));
@@ -201,7 +201,7 @@ pub(super) fn render(session: &Session, p: &Point, transcript_path: &str) -> Pay
     json.insert("hook_event_name".into(), json!(p.event.as_str()));
     for (k, v) in &p.fields {
         if *k != "permission_mode" {
-            json.insert((*k).to_string(), v.clone());
+            json.insert((*k).to_string(), v.clone().into_owned());
         }
     }
     for (k, reason) in &p.left_out {

@@ -5,10 +5,11 @@
 //! whose context it takes and its event-specific fields.
 
 use super::*;
+use std::borrow::Cow;
 
 /// One event firing found in the session.
 #[derive(Debug, Clone)]
-pub(super) struct Point {
+pub(super) struct Point<'a> {
     pub(super) event: EventName,
     /// `None` main thread, `Some(i)` subagent `i`.
     pub(super) thread: Option<usize>,
@@ -23,8 +24,11 @@ pub(super) struct Point {
     /// The line whose context it takes (in `thread`'s file).
     pub(super) ctx_line: usize,
     /// Event-specific fields (their order does not matter: the contract's
-    /// order is used).
-    pub(super) fields: Vec<(&'static str, Value)>,
+    /// order is used). A call's `tool_input` and `tool_response` are
+    /// borrowed from the session and copied only when a payload is
+    /// rendered: a walk of a session of 40,000 calls no longer holds a copy
+    /// of every input.
+    pub(super) fields: Vec<(&'static str, Cow<'a, Value>)>,
     /// Event-specific fields known to be unknowable here, with the reason.
     pub(super) left_out: Vec<(&'static str, String)>,
     /// `prompt_id` is absent by the contract (a run before its first input).
@@ -32,17 +36,17 @@ pub(super) struct Point {
     /// `agent_id`/`agent_type` of a subagent-internal event.
     pub(super) agent: Option<(Option<String>, Option<String>)>,
     /// The file before the call, as recorded ([`Payload::file_before`]).
-    pub(super) file_before: Option<String>,
+    pub(super) file_before: Option<&'a str>,
 }
 
-impl Point {
+impl<'a> Point<'a> {
     pub(super) fn new(
         event: EventName,
         thread: Option<usize>,
         line: usize,
         main_line: usize,
         turn: usize,
-    ) -> Point {
+    ) -> Point<'a> {
         Point {
             event,
             thread,
@@ -59,12 +63,17 @@ impl Point {
         }
     }
 
-    pub(super) fn field(mut self, key: &'static str, value: Value) -> Point {
+    pub(super) fn field(self, key: &'static str, value: Value) -> Point<'a> {
+        self.field_cow(key, Cow::Owned(value))
+    }
+
+    /// [`Point::field`] with a value borrowed from the session, or copied.
+    pub(super) fn field_cow(mut self, key: &'static str, value: Cow<'a, Value>) -> Point<'a> {
         self.fields.push((key, value));
         self
     }
 
-    pub(super) fn unknown(mut self, key: &'static str, reason: &str) -> Point {
+    pub(super) fn unknown(mut self, key: &'static str, reason: &str) -> Point<'a> {
         self.left_out.push((key, reason.to_string()));
         self
     }
@@ -93,19 +102,31 @@ pub(super) struct Walk {
     /// are most of a walk's cost, and a caller that wants none of them
     /// says so ([`points_for`]).
     pub(super) skip_post: bool,
+    /// The events the caller wants (`None`: all): a call's points of other
+    /// events are not built, since each copies the call's `tool_input` (a
+    /// PostToolUse rule set over a session of 40,000 calls held three
+    /// copies of every input and two of every response).
+    pub(super) wanted: Option<Vec<EventName>>,
+}
+
+impl Walk {
+    /// Whether the caller wants points of `event`.
+    pub(super) fn wants(&self, event: EventName) -> bool {
+        self.wanted.as_ref().is_none_or(|w| w.contains(&event))
+    }
 }
 
 /// Walks the session into its points, in main-thread order (a Droid
 /// session's: [`droid::points`]).
-pub(super) fn points(session: &Session) -> Vec<Point> {
+pub(super) fn points(session: &Session) -> Vec<Point<'_>> {
     points_for(session, None)
 }
 
-/// [`points`], or with `events` only the points a caller of those events
-/// can use: without PostToolUse, PostToolUseFailure or PostToolBatch among
-/// them, no point after a call is built (the others are, and the caller
-/// filters them).
-pub(super) fn points_for(session: &Session, events: Option<&[EventName]>) -> Vec<Point> {
+/// [`points`], or with `events` only the points of those events, in the
+/// same order: a call's points of other events are not built, and without
+/// PostToolUse, PostToolUseFailure or PostToolBatch among them nothing
+/// after a call is read.
+pub(super) fn points_for<'a>(session: &'a Session, events: Option<&[EventName]>) -> Vec<Point<'a>> {
     if session.agent == Agent::Droid {
         return droid::points(session);
     }
@@ -183,6 +204,7 @@ pub(super) fn points_for(session: &Session, events: Option<&[EventName]>) -> Vec
                 )
             })
         }),
+        wanted: events.map(<[EventName]>::to_vec),
         ..Walk::default()
     };
     for (t, turn) in session.turns.iter().enumerate() {
@@ -209,6 +231,9 @@ pub(super) fn points_for(session: &Session, events: Option<&[EventName]>) -> Vec
                 compaction_points(session, turn, t, trigger, *line, &mut out);
             }
         }
+    }
+    if let Some(events) = events {
+        out.retain(|p| events.contains(&p.event));
     }
     out.sort_by_key(|p| p.main_line);
     out
@@ -292,11 +317,11 @@ pub(super) fn any_between(sorted: &[usize], from: usize, to: usize) -> bool {
 /// (`run_starts`, [`process_starts`]) whose run has no attachment before its
 /// first answer gets the files of the latest attachment before it, with
 /// `session_start` (docs/hooks-payloads.md "InstructionsLoaded").
-pub(super) fn instruction_points(
-    session: &Session,
+pub(super) fn instruction_points<'a>(
+    session: &'a Session,
     run_starts: &[(usize, String)],
     turn_of: &dyn Fn(usize) -> usize,
-    out: &mut Vec<Point>,
+    out: &mut Vec<Point<'a>>,
 ) {
     let lines = &session.lines;
     // The model's answers (text, calls), sorted.
@@ -309,7 +334,11 @@ pub(super) fn instruction_points(
         .collect();
     answers.sort_unstable();
     let answered_between = |from: usize, to: usize| any_between(&answers, from, to);
-    let push = |line: usize, anchor: usize, files: &Value, answered: bool, out: &mut Vec<Point>| {
+    let push = |line: usize,
+                anchor: usize,
+                files: &Value,
+                answered: bool,
+                out: &mut Vec<Point<'a>>| {
         for file in files.as_array().into_iter().flatten() {
             let mut p = Point::new(
                 EventName::InstructionsLoaded,
@@ -366,13 +395,13 @@ pub(super) fn instruction_points(
 }
 
 /// PreCompact, PostCompact and SessionStart(compact) at a boundary line.
-pub(super) fn compaction_points(
-    session: &Session,
-    turn: &Turn,
+pub(super) fn compaction_points<'a>(
+    session: &'a Session,
+    turn: &'a Turn,
     t: usize,
     trigger: &str,
     line: usize,
-    out: &mut Vec<Point>,
+    out: &mut Vec<Point<'a>>,
 ) {
     // The turn holding the boundary holds the summary and the command.
     let summary = turn.events.iter().find_map(|e| match e {
@@ -491,14 +520,14 @@ pub(super) fn prompted(lines: &LineIndex, id: &str) -> bool {
 }
 
 /// Tool, batch, task and subagent points of one turn of a thread.
-pub(super) fn thread_points(
-    session: &Session,
+pub(super) fn thread_points<'a>(
+    session: &'a Session,
     thread: Option<usize>,
-    turn: &Turn,
+    turn: &'a Turn,
     t: usize,
     spawn_line: Option<usize>,
     walk: &mut Walk,
-    out: &mut Vec<Point>,
+    out: &mut Vec<Point<'a>>,
 ) {
     let lines = thread_lines(session, thread);
     let agent = thread
@@ -534,7 +563,10 @@ pub(super) fn thread_points(
                 subagent_points(session, sub, record, t, walk, out);
             }
         }
-        if !walk.skip_post && batch.iter().all(|r| r.result.is_some()) {
+        if !walk.skip_post
+            && walk.wants(EventName::PostToolBatch)
+            && batch.iter().all(|r| r.result.is_some())
+        {
             let last_line = batch
                 .iter()
                 .filter_map(|r| r.result.as_ref())
@@ -584,51 +616,71 @@ pub(super) fn thread_lines(session: &Session, thread: Option<usize>) -> &LineInd
 
 /// PreToolUse, PermissionRequest, PostToolUse(Failure), TaskCreated and
 /// TaskCompleted of one call.
-pub(super) fn call_points(
-    session: &Session,
+pub(super) fn call_points<'a>(
+    session: &'a Session,
     thread: Option<usize>,
-    lines: &LineIndex,
-    record: &ToolCallRecord,
+    lines: &'a LineIndex,
+    record: &'a ToolCallRecord,
     t: usize,
     main_line: usize,
     walk: &mut Walk,
-) -> Vec<Point> {
+) -> Vec<Point<'a>> {
     let skip_post = walk.skip_post;
+    let (want_pre, want_permission, want_notification, want_post, want_failure) = (
+        walk.wants(EventName::PreToolUse),
+        walk.wants(EventName::PermissionRequest),
+        walk.wants(EventName::Notification),
+        walk.wants(EventName::PostToolUse),
+        walk.wants(EventName::PostToolUseFailure),
+    );
     let tasks = &mut walk.tasks;
     let id = &record.tool_use_id;
-    let input = record.call.raw().cloned().unwrap_or(json!({}));
+    // Borrowed from the session: copied when a payload is rendered.
+    let input: Cow<'a, Value> = record
+        .call
+        .raw()
+        .map_or_else(|| Cow::Owned(json!({})), Cow::Borrowed);
     // After the call the hooks see the input it ran with (a PreToolUse
     // rewrite's `updatedInput`), before it the model's.
-    let ran = session
-        .ran_input(thread, record)
-        .filter(|_| !skip_post)
-        .cloned();
+    let ran: Option<&'a Value> = session.ran_input(thread, record).filter(|_| !skip_post);
     let before = recorded_file_before(record);
-    let tool_with = |event: EventName, line: usize, input: &Value| {
+    let tool_with = |event: EventName, line: usize, input: Cow<'a, Value>| {
         let mut p = Point::new(event, thread, line, main_line, t)
             .field("tool_name", json!(record.name()))
-            .field("tool_input", input.clone());
+            .field_cow("tool_input", input);
         p.tool_use_ids.push(id.clone());
         p.ctx_line = line;
-        p.file_before = before.clone();
+        p.file_before = before;
         p
     };
-    let tool = |event: EventName, line: usize| tool_with(event, line, &input);
-    let post_tool =
-        |event: EventName, line: usize| tool_with(event, line, ran.as_ref().unwrap_or(&input));
-    let mut out = vec![tool(EventName::PreToolUse, record.line).field("tool_use_id", json!(id))];
+    let tool = |event: EventName, line: usize| tool_with(event, line, input.clone());
+    let post_tool = |event: EventName, line: usize| {
+        tool_with(
+            event,
+            line,
+            ran.map_or_else(|| input.clone(), Cow::Borrowed),
+        )
+    };
+    let mut out = Vec::new();
+    if want_pre {
+        out.push(tool(EventName::PreToolUse, record.line).field("tool_use_id", json!(id)));
+    }
+    // A task point goes right after the PreToolUse (first when there is none).
+    let task_at = usize::from(want_pre);
     if prompted(lines, id) {
-        out.push(tool(EventName::PermissionRequest, record.line).unknown(
-            "permission_suggestions",
-            "the suggestions the permission dialog offered are not written to the transcript",
-        ));
+        if want_permission {
+            out.push(tool(EventName::PermissionRequest, record.line).unknown(
+                "permission_suggestions",
+                "the suggestions the permission dialog offered are not written to the transcript",
+            ));
+        }
         // The dialog also notifies, in an interactive session only (`-p`
         // runs fire no Notification).
         let interactive = lines
             .context_at(record.line)
             .and_then(|c| c.entrypoint.as_deref())
             == Some("cli");
-        if interactive {
+        if interactive && want_notification {
             let mut n = Point::new(EventName::Notification, thread, record.line, main_line, t)
                 .field(
                     "message",
@@ -670,7 +722,7 @@ pub(super) fn call_points(
             .and_then(|r| r.get("interrupted"))
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        if skip_post {
+        if skip_post || !want_failure {
             return out;
         }
         out.push(
@@ -682,11 +734,11 @@ pub(super) fn call_points(
         );
         return out;
     }
-    if !skip_post {
+    if !skip_post && want_post {
         let mut post =
             post_tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
         post = match record.tool_use_result_verbatim() {
-            Some(r) => post.field("tool_response", r.into_owned()),
+            Some(r) => post.field_cow("tool_response", r),
             None => post.unknown("tool_response", "the result line has no toolUseResult"),
         };
         out.push(post.unknown("duration_ms", LIVE_ONLY_DURATION));
@@ -708,7 +760,7 @@ pub(super) fn call_points(
                     .field("task_subject", json!(create.subject))
                     .field("task_description", json!(create.description));
                 p.tool_use_ids.push(id.clone());
-                out.insert(1, p);
+                out.insert(task_at, p);
             }
         }
         ToolCall::TaskUpdate(update) if update.status.as_deref() == Some("completed") => {
@@ -732,7 +784,7 @@ pub(super) fn call_points(
                 }
             }
             p.tool_use_ids.push(id.clone());
-            out.insert(1, p);
+            out.insert(task_at, p);
         }
         _ => {}
     }
@@ -742,7 +794,7 @@ pub(super) fn call_points(
 /// The file before an Edit/MultiEdit/Write as its result recorded it:
 /// `toolUseResult.originalFile`, or `""` for a Write that created the file
 /// (`type: "create"`).
-pub(super) fn recorded_file_before(record: &ToolCallRecord) -> Option<String> {
+pub(super) fn recorded_file_before(record: &ToolCallRecord) -> Option<&str> {
     if !matches!(
         record.call,
         ToolCall::Edit(_) | ToolCall::MultiEdit(_) | ToolCall::Write(_)
@@ -751,20 +803,20 @@ pub(super) fn recorded_file_before(record: &ToolCallRecord) -> Option<String> {
     }
     let r = record.result.as_ref()?.tool_use_result.as_ref()?;
     match r.get("originalFile") {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ if r.get("type").and_then(Value::as_str) == Some("create") => Some(String::new()),
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ if r.get("type").and_then(Value::as_str) == Some("create") => Some(""),
         _ => None,
     }
 }
 
 /// SubagentStart, the subagent's own points, and SubagentStop.
-pub(super) fn subagent_points(
-    session: &Session,
+pub(super) fn subagent_points<'a>(
+    session: &'a Session,
     sub_index: usize,
-    spawn: &ToolCallRecord,
+    spawn: &'a ToolCallRecord,
     t: usize,
     walk: &mut Walk,
-    out: &mut Vec<Point>,
+    out: &mut Vec<Point<'a>>,
 ) {
     let Some(sub) = session.subagents.get(sub_index) else {
         return;
@@ -773,7 +825,7 @@ pub(super) fn subagent_points(
     if !walk.seen.insert(sub_index) {
         return;
     }
-    let id_type = |p: Point| -> Point {
+    let id_type = |p: Point<'a>| -> Point<'a> {
         let p = match &sub.agent_id {
             Some(a) => p.field("agent_id", json!(a)),
             None => p.unknown("agent_id", "the subagent's id is not recorded"),
@@ -845,7 +897,7 @@ pub(super) fn subagent_points(
 
 /// `background_tasks`/`session_crons`: `[]` when nothing before `line` could
 /// have left background work or a cron behind; else left out.
-pub(super) fn background(session: &Session, line: usize, p: Point) -> Point {
+pub(super) fn background<'a>(session: &Session, line: usize, p: Point<'a>) -> Point<'a> {
     let mut launched = false;
     let mut crons = false;
     for record in session.tool_calls().filter(|r| r.line < line) {
@@ -885,12 +937,12 @@ pub(super) fn background(session: &Session, line: usize, p: Point) -> Point {
 }
 
 /// Stop points of one main-thread turn.
-pub(super) fn stop_points(
-    session: &Session,
+pub(super) fn stop_points<'a>(
+    session: &'a Session,
     thread: Option<usize>,
-    turn: &Turn,
+    turn: &'a Turn,
     t: usize,
-    out: &mut Vec<Point>,
+    out: &mut Vec<Point<'a>>,
 ) {
     let mut anchors: Vec<usize> = Vec::new();
     for (i, event) in turn.events.iter().enumerate() {
