@@ -54,7 +54,7 @@ pub enum Overlay {
     Diagnostics,
     /// The replay pane (`r`): a component over the main area.
     Replay,
-    /// The backtest's would-be blocks (`B`).
+    /// The backtest's matches (`B`).
     Backtest,
     /// Your hooks over every event, or two versions compared (`B` without
     /// a rule set, or with `--against`).
@@ -552,7 +552,7 @@ impl App {
     }
 
     /// `B`: runs the loaded rule set over every session on a worker and
-    /// opens the list of would-be blocks; with `--against`, compares the
+    /// opens the list of its matches; with `--against`, compares the
     /// two rule sets; without a rule set, plans your hooks over every event
     /// (they run after Enter in the pane).
     fn start_backtest(&mut self) {

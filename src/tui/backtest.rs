@@ -1,9 +1,10 @@
 //! The backtest list (`B`, docs/replay-and-backtest.md#replay-and-backtest): the loaded rule set run over every
 //! session on a worker thread ([`super::worker::backtest`], which calls
 //! [`hookscope_core::hooks::replay::backtest_refs`]), progress in the status
-//! bar, and the would-be blocks, warns and rewrites listed as they arrive
-//! (each marked with its verdict; a block no hook made at the time is marked
-//! `new`); `Enter` jumps to the call in its session's timeline (the Calls
+//! bar, and what the rules would do listed as they arrive: blocks, rewrites,
+//! warns, context and allows, each marked with its verdict (a block no hook
+//! made at the time is marked `new`), and counted in the status bar by
+//! verdict, listed or not; `Enter` jumps to the call in its session's timeline (the Calls
 //! view's jump effect), or for one not on a call (a Stop, a prompt) to its
 //! line there.
 
@@ -18,7 +19,7 @@ use super::component::{Command, Component, EventState, delta_of, follow, inner_r
 use super::context::{Ctx, Effect};
 use super::widgets::text::fit;
 
-/// One would-be block, warn or rewrite.
+/// One match of a rule: a would-be block, rewrite, warn, context or allow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// Index into [`Ctx::sessions`].
@@ -29,11 +30,69 @@ pub struct Block {
     pub example: Example,
 }
 
+/// Matches counted by verdict over some sessions, listed or not (the core's
+/// [`hookscope_core::hooks::replay::RuleTally`] of every rule, summed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Events per verdict (`block`, `rewrite`, `warn`, `context`, `allow`).
+    pub counts: std::collections::BTreeMap<String, usize>,
+    /// Of the blocks, those on calls no hook blocked at the time.
+    pub blocks_new: usize,
+}
+
+impl Tally {
+    /// The sum of `rules`' tallies.
+    pub fn of(rules: &[hookscope_core::hooks::replay::RuleTally]) -> Tally {
+        let mut t = Tally::default();
+        for r in rules {
+            t.add(&Tally {
+                counts: r.counts.clone(),
+                blocks_new: r.blocks_new,
+            });
+        }
+        t
+    }
+
+    fn add(&mut self, other: &Tally) {
+        for (verdict, n) in &other.counts {
+            *self.counts.entry(verdict.clone()).or_default() += n;
+        }
+        self.blocks_new += other.blocks_new;
+    }
+
+    /// `6 blocks (4 new) · 2 warn · 1 context`: the blocks first
+    /// (always), then each other verdict that occurred, in the order
+    /// block, rewrite, warn, context, allow.
+    pub fn text(&self) -> String {
+        let n = self.counts.get("block").copied().unwrap_or(0);
+        let mut out = if n == 1 {
+            "1 block".to_string()
+        } else {
+            format!("{n} blocks")
+        };
+        if self.blocks_new > 0 {
+            // The list's `block new` rows (docs/replay.md, "Blocked then,
+            // or new").
+            out.push_str(&format!(" ({} new)", self.blocks_new));
+        }
+        let order = ["rewrite", "warn", "context", "allow"];
+        let rest = self.counts.iter().filter(|(v, _)| v.as_str() != "block");
+        let mut rest: Vec<(&String, &usize)> = rest.collect();
+        rest.sort_by_key(|(v, _)| order.iter().position(|o| o == v).unwrap_or(order.len()));
+        for (verdict, n) in rest {
+            out.push_str(&format!(" · {n} {verdict}"));
+        }
+        out
+    }
+}
+
 /// The backtest list's state.
 #[derive(Debug, Default)]
 pub struct BacktestPane {
-    /// The blocks, warns and rewrites so far, in session order.
+    /// The matches listed so far (every verdict), in session order.
     pub blocks: Vec<Block>,
+    /// Every match so far, counted by verdict (listed or past the cap).
+    pub tally: Tally,
     /// Sessions done, and in all (`None` before a run).
     pub progress: Option<(usize, usize)>,
     /// The selected row.
@@ -54,10 +113,11 @@ impl BacktestPane {
         };
     }
 
-    /// Folds one session's matches in.
-    pub fn add(&mut self, done: usize, total: usize, blocks: Vec<Block>) {
+    /// Folds one session's matches in: those listed, and its count.
+    pub fn add(&mut self, done: usize, total: usize, blocks: Vec<Block>, tally: &Tally) {
         self.progress = Some((done, total));
         self.blocks.extend(blocks);
+        self.tally.add(tally);
     }
 
     /// Whether the run is still going.
@@ -65,37 +125,15 @@ impl BacktestPane {
         self.progress.is_some_and(|(d, t)| d < t)
     }
 
-    /// The status bar's progress text.
+    /// The status bar's progress text: sessions, then every match counted
+    /// by verdict ([`Tally::text`]).
     pub fn status(&self) -> String {
-        let n = self
-            .blocks
-            .iter()
-            .filter(|b| b.example.verdict == "block")
-            .count();
-        let mut blocks = if n == 1 {
-            "1 would-be block".to_string()
-        } else {
-            format!("{n} would-be blocks")
-        };
-        let new = self
-            .blocks
-            .iter()
-            .filter(|b| b.example.verdict == "block" && b.example.blocked_then == Some(false))
-            .count();
-        if new > 0 {
-            // The list's `block new` rows, in words (docs/replay.md, "Blocked
-            // then, or new").
-            blocks.push_str(&format!(" ({new} new: no hook did this then)"));
-        }
-        let others = self.blocks.len() - n;
-        if others > 0 {
-            blocks.push_str(&format!(", {others} warn/rewrite"));
-        }
+        let blocks = self.tally.text();
         match self.progress {
             Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {blocks}"),
-            Some((_, t)) => {
-                format!("Backtest › done, {t} sessions · {blocks} · Enter jump · Esc close")
-            }
+            // Short enough for 100 columns beside the status bar's right
+            // side; the keys are in the list's title.
+            Some((_, t)) => format!("Backtest › {t} sessions · {blocks}"),
             None => "Backtest".to_string(),
         }
     }
@@ -136,10 +174,10 @@ impl Component for BacktestPane {
                         .and_then(|at| Effect::jump_to(*index, at))
                     {
                         Some(jump) => ctx.emit(jump),
-                        None => ctx.say("this block is not on a tool call: nothing to jump to"),
+                        None => ctx.say("this match is not on a tool call: nothing to jump to"),
                     }
                 }
-                None => ctx.say("no would-be block to jump to"),
+                None => ctx.say("no match to jump to"),
             }
             return EventState::Consumed;
         }
@@ -152,7 +190,7 @@ impl Component for BacktestPane {
     }
 
     fn commands(&self, _ctx: &Ctx, out: &mut Vec<Command>, _force_all: bool) {
-        out.push(Command::new(Action::Down, "down", "next would-be block"));
+        out.push(Command::new(Action::Down, "down", "next match"));
         out.push(Command::new(
             Action::Enter,
             "jump",
@@ -166,9 +204,7 @@ impl Component for BacktestPane {
         let area = self.area;
         let title = match self.progress {
             Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ",),
-            _ => {
-                " Backtest — would-be blocks, warns, rewrites — Enter jump, Esc close ".to_string()
-            }
+            _ => " Backtest — what the rules would do — Enter jump, Esc close ".to_string(),
         };
         let block = Bordered::bordered()
             .title(Span::styled(
@@ -205,9 +241,9 @@ impl Component for BacktestPane {
             .collect();
         if self.blocks.is_empty() {
             let note = if self.running() {
-                "no would-be block, warn or rewrite so far"
+                "no rule has matched so far"
             } else {
-                "nothing: the rule set blocks, warns or rewrites nothing in these sessions"
+                "nothing: no rule matches an event of these sessions"
             };
             lines.push(Line::from(Span::styled(note, theme.dim())));
         }
@@ -217,7 +253,8 @@ impl Component for BacktestPane {
 }
 
 /// The verdict mark of a row: `block new` for a block no hook made at the
-/// time ([`Example::blocked_then`] `false`), `block`, `warn`, `rewrite`;
+/// time ([`Example::blocked_then`] `false`), `block`, `rewrite`, `warn`,
+/// `context`, `allow`;
 /// with ` raw` after it when the match was on a command not parsed whole
 /// ([`Example::not_parsed_whole`]).
 pub fn mark(e: &Example) -> String {
@@ -254,27 +291,46 @@ mod tests {
         }
     }
 
-    /// Warns and rewrites are listed beside blocks, each marked; a block no
-    /// hook made then is `block new`, and the status counts them apart.
+    /// Every verdict is listed beside blocks, each marked; a block no hook
+    /// made then is `block new`; the status counts every match by verdict
+    /// (those past the list's cap too), blocks first.
     #[test]
-    fn warns_and_rewrites_are_listed_and_marked() {
+    fn every_verdict_is_listed_marked_and_counted() {
         let mut pane = BacktestPane::default();
-        pane.start(1);
+        pane.start(2);
+        let tally = |pairs: &[(&str, usize)], blocks_new| Tally {
+            counts: pairs.iter().map(|(v, n)| (v.to_string(), *n)).collect(),
+            blocks_new,
+        };
         pane.add(
             1,
-            1,
+            2,
             vec![
                 row("block", Some(false)),
                 row("block", Some(true)),
                 row("warn", None),
                 row("rewrite", None),
             ],
+            &tally(&[("block", 2), ("warn", 1), ("rewrite", 1)], 1),
         );
-        let marks: Vec<String> = pane.blocks.iter().map(|b| mark(&b.example)).collect();
-        assert_eq!(marks, ["block new", "block", "warn", "rewrite"]);
         assert_eq!(
             pane.status(),
-            "Backtest › done, 1 sessions · 2 would-be blocks (1 new: no hook did this then), 2 warn/rewrite · Enter jump · Esc close"
+            "Backtest › 1/2 sessions · 2 blocks (1 new) · 1 rewrite · 1 warn"
+        );
+        pane.add(
+            2,
+            2,
+            vec![row("context", None), row("allow", None)],
+            &tally(&[("context", 7), ("allow", 1)], 0),
+        );
+        let marks: Vec<String> = pane.blocks.iter().map(|b| mark(&b.example)).collect();
+        assert_eq!(
+            marks,
+            ["block new", "block", "warn", "rewrite", "context", "allow"]
+        );
+        assert_eq!(
+            pane.status(),
+            "Backtest › 2 sessions · 2 blocks (1 new) · 1 rewrite · 1 warn · 7 context · 1 allow"
         );
     }
 }

@@ -107,7 +107,8 @@ impl App {
                 done,
                 total,
                 blocks,
-            } => self.backtest.add(done, total, blocks),
+                tally,
+            } => self.backtest.add(done, total, blocks, &tally),
             Msg::ExecAllPlanned(plan) => self.every_event.planned(&plan),
             Msg::EveryEventProgress { done, total, runs } => {
                 self.every_event.progress(done, total, runs);

@@ -88,15 +88,17 @@ pub enum Msg {
         /// The parsed line (`BashCall::command_line`, docs/tool-calls.md#the-bash-command-parser).
         line: hookscope_core::shell::CommandLine,
     },
-    /// One more session of a backtest ([`backtest`]): its would-be
-    /// blocks.
+    /// One more session of a backtest ([`backtest`]): what its rules
+    /// would do there.
     Backtested {
         /// Sessions done so far.
         done: usize,
         /// Sessions in all.
         total: usize,
-        /// The blocks found in this session.
+        /// The matches listed for this session (every verdict).
         blocks: Vec<super::backtest::Block>,
+        /// Its matches counted, listed or not.
+        tally: super::backtest::Tally,
     },
     /// The plan of your hooks over every event ([`exec_all_plan`]).
     ExecAllPlanned(Box<hookscope_core::hooks::replay::exec_all::ExecAll>),
@@ -673,11 +675,12 @@ fn spawn_queries_with(
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`
-/// ([`hookscope_core::hooks::replay::backtest_refs`], one session at a time, so
-/// the prefilters skip or narrow what no rule can match), one
-/// [`Msg::Backtested`] per session with every block, warn and rewrite of
-/// each rule (allows and added context are left out). Runs on the calling
-/// thread; [`spawn_backtest`] runs it on its own. A session that cannot be
+/// ([`hookscope_core::hooks::replay::backtest_refs`] of each session, so
+/// the prefilters skip or narrow what no rule can match; a few sessions at
+/// a time on rayon's workers), one [`Msg::Backtested`] per session, in
+/// session order, with the matches the core lists (every verdict, up to its
+/// per-rule cap) and their count by verdict. Runs from the calling thread;
+/// [`spawn_backtest`] runs it on its own. A session that cannot be
 /// read counts as done, with nothing listed. With `library`, the sessions
 /// its index says no rule can match are done unread
 /// ([`Library::skipped_by`]).
@@ -687,29 +690,22 @@ pub fn backtest(
     library: Option<&Library>,
     tx: &Sender<Msg>,
 ) {
+    use rayon::prelude::*;
     let total = sessions.len();
     let skip: Vec<bool> = library
         .map(|l| l.skipped_by(sessions, rules))
         .unwrap_or_default();
-    for (index, sref) in sessions.iter().enumerate() {
+    // One session's listed matches and count (nothing for a skipped one).
+    let one = |index: usize| -> (Vec<super::backtest::Block>, super::backtest::Tally) {
         if skip.get(index).copied().unwrap_or(false) {
-            if tx
-                .send(Msg::Backtested {
-                    done: index + 1,
-                    total,
-                    blocks: Vec::new(),
-                })
-                .is_err()
-            {
-                return;
-            }
-            continue;
+            return (Vec::new(), super::backtest::Tally::default());
         }
         let bt = hookscope_core::hooks::replay::backtest_refs(
-            std::slice::from_ref(sref),
+            std::slice::from_ref(&sessions[index]),
             rules,
             &|_| {},
         );
+        let tally = super::backtest::Tally::of(&bt.rules);
         let blocks = bt
             .rules
             .into_iter()
@@ -718,7 +714,6 @@ pub fn backtest(
                 tally
                     .examples
                     .into_iter()
-                    .filter(|e| matches!(e.verdict.as_str(), "block" | "warn" | "rewrite"))
                     .map(move |example| super::backtest::Block {
                         index,
                         rule: id.clone(),
@@ -726,15 +721,27 @@ pub fn backtest(
                     })
             })
             .collect();
-        if tx
-            .send(Msg::Backtested {
-                done: index + 1,
-                total,
-                blocks,
-            })
-            .is_err()
-        {
-            return;
+        (blocks, tally)
+    };
+    // A few sessions per worker at a time, on every core; each batch is
+    // sent in session order, and a closed list stops the run between
+    // batches.
+    let batch = rayon::current_num_threads().max(1) * 4;
+    let indices: Vec<usize> = (0..total).collect();
+    for chunk in indices.chunks(batch) {
+        let results: Vec<_> = chunk.par_iter().map(|&i| one(i)).collect();
+        for (&index, (blocks, tally)) in chunk.iter().zip(results) {
+            if tx
+                .send(Msg::Backtested {
+                    done: index + 1,
+                    total,
+                    blocks,
+                    tally,
+                })
+                .is_err()
+            {
+                return;
+            }
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The backtest list (`B`): would-be blocks and Enter to jump to them.
+//! The backtest list (`B`): every match by verdict, and Enter to jump to one.
 
 use super::*;
 
@@ -14,6 +14,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
         .backtest
         .blocks
         .iter()
+        .filter(|b| b.example.verdict == "block")
         .map(|b| (b.rule.clone(), b.example.summary.clone()))
         .collect();
     // example.toml blocks exactly the six `rm -rf build/` Bash calls of the
@@ -25,6 +26,19 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
             .all(|(r, s)| r == "no-rm-rf" && s == "Bash rm -rf build/"),
         "{rows:?}"
     );
+    // Its other verdicts are listed too, and counted by verdict.
+    assert_eq!(
+        app.backtest.status(),
+        "Backtest › 9 sessions · 6 blocks (4 new) · 1 context · 2 allow"
+    );
+    let verdicts: Vec<&str> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| b.example.verdict.as_str())
+        .filter(|v| *v != "block")
+        .collect();
+    assert_eq!(verdicts.len(), 3, "{verdicts:?}");
     insta::assert_snapshot!("backtest_80x24", render(&mut app, 80, 24));
     insta::assert_snapshot!("backtest_160x48", render(&mut app, 160, 48));
     // Enter on the first jumps to its call in the timeline.
