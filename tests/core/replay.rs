@@ -785,6 +785,39 @@ command = '\brm\s+-rf\b'
     }
 }
 
+/// A command written with `\u` escapes of plain ASCII (no agent writes
+/// these; a hostile or unusual writer may) reads `rm -rf build/` once
+/// parsed: the byte filters cannot see the needle, so the session is read
+/// whole and the block is counted with the prefilter on as off, for a
+/// `program`, a `command` and an `input_contains` rule (the line filter's
+/// and the session filter's needles).
+#[test]
+fn the_byte_filters_read_a_session_whose_bytes_escape_plain_ascii() {
+    for only_if in [
+        r#"program = "rm""#,
+        r#"command = '\brm\s+-rf\b'"#,
+        r#"input_contains = "rm -rf""#,
+    ] {
+        let rules = RuleSet::parse(
+            &format!(
+                "[[rules]]\nid = \"no-rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"no\"\n[rules.only_if]\n{only_if}\n"
+            ),
+            "one.toml",
+        )
+        .expect("loads");
+        for command in [
+            r#""command":"\u0072m -rf build/""#,
+            r#""command":"r\u006D -rf build/""#,
+            r#""command":"rm \u002drf build/""#,
+        ] {
+            let (on, off) = c2_backtested_with_command(&rules, command);
+            assert_eq!(off.rules[0].counts.get("block"), Some(&1), "{only_if} {command}");
+            assert_eq!(on.rules, off.rules, "{only_if} {command}");
+            assert_eq!(on.skipped, 0, "{only_if} {command}");
+        }
+    }
+}
+
 // ---- hooks_c8_outcomes: the backtest against what the hooks did ----------
 
 const C8: &str = "tests/corpus/real-cc-2.1.332/hooks_c8_outcomes";

@@ -172,6 +172,17 @@ pub fn has_unicode_marker(bytes: &[u8]) -> bool {
     })
 }
 
+/// Whether raw JSON bytes hold a `\u` escape of a character a plain needle
+/// may hold (`\u0067` for `g`; see [`escaped_printable_ascii`]): text that
+/// reads `git` once parsed but whose bytes do not show it. The backtest's
+/// byte filters read such a session whole (`hooks::replay::backtest`'s
+/// `SessionFilter` and `LineFilter`). A `\\u0067` (an escaped backslash)
+/// also counts: a false alarm only costs a load.
+pub fn has_escaped_ascii(bytes: &[u8]) -> bool {
+    memmem::find_iter(bytes, b"\\u")
+        .any(|i| bytes.get(i + 2..i + 6).is_some_and(escaped_printable_ascii))
+}
+
 /// Whether the four hex digits of a `\u` escape name a character a plain
 /// needle may hold ([`is_plain`]: printable ASCII but `"`, `\`, `<`, `>`,
 /// `&`, which some writers escape and no plain needle holds), written so

@@ -439,10 +439,10 @@ type Needle = Vec<Vec<usize>>;
 ///   relative to `cwd` (a suffix of it), so each run lies in its bytes.
 ///
 /// Conditions of `skip_if`, and every other condition, never narrow.
-/// Not covered: a writer that `\u`-escapes plain ASCII (`find`'s
-/// prefilter and the index's line checks read such a line as JSON; these
-/// needles do not) or writes `/` as `\/` (Claude Code and Droid do
-/// neither).
+/// A session whose bytes hold a `\u` escape of plain ASCII (`\u0067` for
+/// `g`, [`crate::query::prefilter::has_escaped_ascii`]; no agent writes
+/// these) may hide any needle: every rule is possible there. Not covered: a
+/// writer that writes `/` as `\/` (Claude Code and Droid do not).
 #[derive(Debug, Clone)]
 pub struct SessionFilter {
     /// Each distinct piece once.
@@ -531,20 +531,31 @@ impl SessionFilter {
     /// line end, so every needle, which lies in one line, is whole in one
     /// of them): `found` (start with [`SessionFilter::nothing_found`])
     /// gathers which pieces occurred in `bytes`.
+    /// Its last slot says whether the bytes hold a `\u` escape of plain
+    /// ASCII (then every rule is possible).
     fn find_in(&self, bytes: &[u8], found: &mut [bool]) {
         for (f, p) in found.iter_mut().zip(&self.pieces) {
             *f = *f || p.occurs(bytes);
         }
+        if let Some(escaped) = found.get_mut(self.pieces.len())
+            && !*escaped
+        {
+            *escaped = crate::query::prefilter::has_escaped_ascii(bytes);
+        }
     }
 
-    /// No piece found yet (for [`SessionFilter::find_in`]).
+    /// No piece found yet (for [`SessionFilter::find_in`]): one slot per
+    /// piece, and one for an escape of plain ASCII.
     fn nothing_found(&self) -> Vec<bool> {
-        vec![false; self.pieces.len()]
+        vec![false; self.pieces.len() + 1]
     }
 
     /// [`SessionFilter::possible`] from the pieces [`SessionFilter::find_in`]
     /// found.
     fn possible_given(&self, found: &[bool]) -> Vec<bool> {
+        if found.get(self.pieces.len()).copied().unwrap_or(true) {
+            return vec![true; self.rules.len()];
+        }
         let occurs = |i: usize| found.get(i).copied().unwrap_or(false);
         self.rules
             .iter()
@@ -904,9 +915,9 @@ enum On {
 /// (so `"gitBranch"` in the line's envelope does not make every call a
 /// candidate for `git`). Only the candidate calls are rebuilt and
 /// evaluated; a session without one is skipped unloaded. Other conditions
-/// (`file_path`, history, …) never narrow. Not covered, as for
-/// [`SessionFilter`]: a writer that `\u`-escapes plain ASCII or writes `/`
-/// as `\/` (Claude Code does neither).
+/// (`file_path`, history, …) never narrow. A file whose bytes hold a `\u`
+/// escape of plain ASCII is not narrowed (as for [`SessionFilter`]). Not
+/// covered: a writer that writes `/` as `\/` (Claude Code does not).
 #[derive(Debug, Clone)]
 pub struct LineFilter {
     /// Per narrowed rule, its groups: what each is tested on, and its
@@ -1032,7 +1043,12 @@ impl LineFilter {
     /// `false` when a candidate line does not parse as a JSON object (a
     /// truncated line, bad bytes): the caller then evaluates the whole
     /// session, as without the filter.
+    /// Also `false` when `file` holds a `\u` escape of plain ASCII, which may
+    /// hide the `"tool_use"` token or a needle.
     pub fn candidate_ids(&self, file: &[u8], ids: &mut HashSet<String>) -> bool {
+        if crate::query::prefilter::has_escaped_ascii(file) {
+            return false;
+        }
         let mut ok = true;
         let mut next_start = 0;
         for hit in self.tool_use.find_iter(file) {
