@@ -723,13 +723,20 @@ pub fn backtest(
             .collect();
         (blocks, tally)
     };
-    // A few sessions per worker at a time, on every core; each batch is
-    // sent in session order, and a closed list stops the run between
-    // batches.
-    let batch = rayon::current_num_threads().max(1) * 4;
+    // Batches of sessions on every core (a session over the batch's bytes
+    // alone, as the index build does, so two big sessions are never loaded
+    // together), each sent in session order; a closed list stops the run
+    // between batches.
+    use hookscope_core::index::build::{batches, give_back_after};
     let indices: Vec<usize> = (0..total).collect();
-    for chunk in indices.chunks(batch) {
+    for chunk in batches(&indices, |i| sessions[i].total_bytes()) {
         let results: Vec<_> = chunk.par_iter().map(|&i| one(i)).collect();
+        let read: u64 = chunk
+            .iter()
+            .filter(|&&i| !skip.get(i).copied().unwrap_or(false))
+            .map(|&i| sessions[i].total_bytes())
+            .sum();
+        give_back_after(read);
         for (&index, (blocks, tally)) in chunk.iter().zip(results) {
             if tx
                 .send(Msg::Backtested {

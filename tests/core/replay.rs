@@ -811,7 +811,11 @@ fn the_byte_filters_read_a_session_whose_bytes_escape_plain_ascii() {
             r#""command":"rm \u002drf build/""#,
         ] {
             let (on, off) = c2_backtested_with_command(&rules, command);
-            assert_eq!(off.rules[0].counts.get("block"), Some(&1), "{only_if} {command}");
+            assert_eq!(
+                off.rules[0].counts.get("block"),
+                Some(&1),
+                "{only_if} {command}"
+            );
             assert_eq!(on.rules, off.rules, "{only_if} {command}");
             assert_eq!(on.skipped, 0, "{only_if} {command}");
         }

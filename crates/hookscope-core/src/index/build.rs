@@ -46,8 +46,10 @@ pub const BATCH_BYTES: u64 = 256 << 20;
 
 /// `todo` (indexes of sessions) cut, in order, into batches of at most
 /// [`BATCH`] sessions and at most [`BATCH_BYTES`] of `bytes` (a session's
-/// files), a larger session alone.
-fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> {
+/// files), a larger session alone: the sessions of one batch are loaded at
+/// once on the pool's threads (the build, the TUI's backtest), so two
+/// 300 MB sessions are never in memory together.
+pub fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     let mut sum = 0u64;
@@ -69,6 +71,14 @@ fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> {
 /// A batch of at least this many transcript bytes (64 MiB) is followed by
 /// [`give_back_free_memory`].
 const TRIM_AFTER: u64 = 64 << 20;
+
+/// [`give_back_free_memory`] after a batch of `bytes` transcript bytes,
+/// when they are at least [`TRIM_AFTER`] (64 MiB).
+pub fn give_back_after(bytes: u64) {
+    if bytes >= TRIM_AFTER {
+        give_back_free_memory();
+    }
+}
 
 /// Returns the allocator's free memory to the system (glibc's
 /// `malloc_trim`; nothing elsewhere). A loaded session's values are freed
@@ -968,9 +978,7 @@ impl Index {
                 (written, built)
             });
             if let Some((count, bytes)) = written? {
-                if bytes >= TRIM_AFTER {
-                    give_back_free_memory();
-                }
+                give_back_after(bytes);
                 done_sessions += count;
                 bytes_done += bytes;
                 progress(Progress {
