@@ -72,8 +72,10 @@ pub fn batches(todo: &[usize], bytes: impl Fn(usize) -> u64) -> Vec<Vec<usize>> 
 /// [`give_back_free_memory`].
 const TRIM_AFTER: u64 = 64 << 20;
 
-/// [`give_back_free_memory`] after a batch of `bytes` transcript bytes,
-/// when they are at least [`TRIM_AFTER`] (64 MiB).
+/// Gives the allocator's free memory back to the system (glibc's
+/// `malloc_trim`) after a batch of `bytes` transcript bytes, when they are
+/// at least 64 MiB: each pool thread's arena otherwise keeps its largest
+/// session's worth of freed pages.
 pub fn give_back_after(bytes: u64) {
     if bytes >= TRIM_AFTER {
         give_back_free_memory();

@@ -173,7 +173,8 @@ pub fn has_unicode_marker(bytes: &[u8]) -> bool {
 }
 
 /// Whether raw JSON bytes hold a `\u` escape of a character a plain needle
-/// may hold (`\u0067` for `g`; see [`escaped_printable_ascii`]): text that
+/// may hold (`\u0067` for `g`: printable ASCII but `"`, `\`, `<`, `>`,
+/// `&`, as [`is_plain`] allows): text that
 /// reads `git` once parsed but whose bytes do not show it. The backtest's
 /// byte filters read such a session whole (`hooks::replay::backtest`'s
 /// `SessionFilter` and `LineFilter`). A `\\u0067` (an escaped backslash)
