@@ -328,10 +328,11 @@ fn a_plain_input_contains_on_pretooluse_skips_sessions_by_their_stored_inputs() 
     ] {
         assert_eq!(indexed[key], plain[key], "{key}");
     }
-    // Matches: c2's `sh -c '… exit 3'` and the long command, for the
-    // lowercase rule; no input holds "EXIT".
+    // Matches: c2's `sh -c '… exit 3'`, the long command, and `ee`'s
+    // `\u0065xit` (the byte filters read a file with such an escape whole),
+    // for the lowercase rule; no input holds "EXIT".
     assert_eq!(plain["rules"][0]["counts"], serde_json::json!({}));
-    assert_eq!(plain["rules"][1]["counts"]["context"], 2);
+    assert_eq!(plain["rules"][1]["counts"]["context"], 3);
 }
 
 #[test]
