@@ -105,8 +105,9 @@ pub struct FindArgs {
     /// Only this session: an id or a unique id prefix. Repeat for several.
     #[arg(long, value_name = "ID")]
     pub session: Vec<String>,
-    /// Calls at or after T: RFC 3339 (2026-11-29T18:00:00Z), a date
-    /// (2026-11-29 = 00:00 UTC) or a span before now (30m, 36h, 2d, 1w).
+    /// Calls at or after T: RFC 3339 (2026-11-29T18:00:00Z), a UTC time as
+    /// the table prints it ('2026-11-29 18:00:05'), a date (2026-11-29 =
+    /// 00:00 UTC) or a span before now (30m, 36h, 2d, 1w).
     #[arg(long, value_name = "T")]
     pub since: Option<String>,
     /// Calls before T (same forms as --since).

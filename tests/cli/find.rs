@@ -792,6 +792,38 @@ fn cli_find_table_and_relative_time() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("4 records"));
 }
 
+/// A time copied from the table's `TIME (UTC)` column is a `--since`: the
+/// table's rows from that time on are those `--since` in RFC 3339 gives.
+#[test]
+fn cli_find_since_takes_the_tables_time() {
+    let table = |since: &str| -> String {
+        let out = hookscope()
+            .arg("find")
+            .arg(real())
+            .args(["--tool-name", "Bash", "--since", since])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0), "{since}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let all = table("2000-01-01");
+    // The third row's time, as printed (its first 19 characters).
+    let third: String = all
+        .lines()
+        .nth(3)
+        .expect("three rows")
+        .chars()
+        .take(19)
+        .collect();
+    let copied = table(&third);
+    let rfc3339 = table(&format!("{}Z", third.replacen(' ', "T", 1)));
+    assert_eq!(copied, rfc3339);
+    // 04:35:04: the header and the four calls from then on (c8's rows of
+    // 04:35:06, :05 and the two of :04).
+    assert_eq!(third, "2026-12-03 04:35:04");
+    assert_eq!(copied.lines().count(), 5, "{copied}");
+}
+
 #[test]
 fn cli_find_bad_argument_exits_2() {
     let out = hookscope()

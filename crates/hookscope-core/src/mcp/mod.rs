@@ -149,7 +149,8 @@ any replacement happened; redact=false returns raw content.
 session scopes the scan to one session id (or a list of ids; a unique id prefix works \
 too). Omitted = every session: a wide since/until with NO session therefore surfaces \
 calls from unrelated sessions, so pin it when auditing one conversation. since/until take \
-RFC 3339, a date (2026-11-29) or a span before now (90s, 30m, 36h, 2d, 1w); since is \
+RFC 3339, a UTC time (2026-11-29 18:00:05), a date (2026-11-29) or a span before now \
+(90s, 30m, 36h, 2d, 1w); since is \
 inclusive, until exclusive.
 
 output_mode selects output truncation: \"head\" / \"tail\" / \"smart\"; omitted is adaptive \

@@ -54,7 +54,8 @@ pub enum OutputMode {
 ///   successes only (a call with no recorded result is neither);
 /// - `session`: a session id or a list of them (a JSON string or array); each
 ///   entry is an exact id or else a unique id prefix; empty = every session;
-/// - `since` / `until`: RFC 3339 (`2026-11-29T18:00:00Z`), a date
+/// - `since` / `until`: RFC 3339 (`2026-11-29T18:00:00Z`), a UTC time as
+///   `find`'s table prints it (`2026-11-29 18:00:05`), a date
 ///   (`2026-11-29` = that day's 00:00 UTC), or a span before `now` (`90s`,
 ///   `30m`, `36h`, `2d`, `1w`); `since` is inclusive, `until` exclusive;
 /// - `agent`: one of [`KNOWN_AGENTS`] or an alias ([`crate::transcript::Agent::from_name`]:
@@ -532,9 +533,11 @@ fn read_decided(
     Ok(calls)
 }
 
-/// Parses a `since`/`until` value: RFC 3339, a date `YYYY-MM-DD` (00:00 UTC),
-/// or a span `<n><unit>` before `now` with unit `s`, `m`, `h`, `d` or `w`
-/// (`30m`, `36h`, `2d`, `1w`).
+/// Parses a `since`/`until` value: RFC 3339, a UTC time without a zone as
+/// `find`'s table prints it (`2026-11-29 18:00:05`, also with `T`, without
+/// seconds or with a fraction), a date `YYYY-MM-DD` (00:00 UTC), or a span
+/// `<n><unit>` before `now` with unit `s`, `m`, `h`, `d` or `w` (`30m`,
+/// `36h`, `2d`, `1w`).
 ///
 /// # Errors
 /// A one-sentence message naming the accepted forms.
@@ -542,6 +545,17 @@ pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Strin
     let t = text.trim();
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Ok(dt.with_timezone(&Utc));
+    }
+    let utc = [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ]
+    .iter()
+    .find_map(|f| chrono::NaiveDateTime::parse_from_str(t, f).ok());
+    if let Some(time) = utc {
+        return Ok(time.and_utc());
     }
     if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d")
         && let Some(midnight) = date.and_hms_opt(0, 0, 0)
@@ -554,7 +568,7 @@ pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Strin
             .ok_or_else(|| format!("{text:?} reaches before the supported time range"));
     }
     Err(format!(
-        "cannot parse {text:?}; expected RFC 3339 (2026-11-29T18:00:00Z), a date (2026-11-29) or a span before now (30m, 36h, 2d, 1w)"
+        "cannot parse {text:?}; expected RFC 3339 (2026-11-29T18:00:00Z), a UTC time (2026-11-29 18:00:05), a date (2026-11-29) or a span before now (30m, 36h, 2d, 1w)"
     ))
 }
 
@@ -622,6 +636,18 @@ mod tests {
             parse_time("2026-11-29", now()),
             Ok(at("2026-11-29T00:00:00Z"))
         );
+        // The time as `find`'s table prints it (UTC), and its variants.
+        for t in [
+            "2026-12-03 04:35:06",
+            "2026-12-03T04:35:06",
+            " 2026-12-03 04:35:06.000 ",
+        ] {
+            assert_eq!(parse_time(t, now()), Ok(at("2026-12-03T04:35:06Z")), "{t}");
+        }
+        assert_eq!(
+            parse_time("2026-12-03 04:35", now()),
+            Ok(at("2026-12-03T04:35:00Z"))
+        );
         assert_eq!(parse_time("30m", now()), Ok(at("2026-12-01T11:30:00Z")));
         assert_eq!(parse_time("36h", now()), Ok(at("2026-11-30T00:00:00Z")));
         assert_eq!(parse_time("2d", now()), Ok(at("2026-11-29T12:00:00Z")));
@@ -635,6 +661,8 @@ mod tests {
             "d",
             "3y",
             "2026-13-01",
+            "2026-12-03 25:00:00",
+            "2026-12-03 04",
             "9999999999999999w",
         ] {
             assert!(parse_time(bad, now()).is_err(), "{bad}");
