@@ -110,6 +110,11 @@ pub struct App {
     /// A call to select once its session has loaded: (session index,
     /// `tool_use_id`, or `line:N` for a line of the main file).
     pub(super) pending_jump: Option<(usize, String)>,
+    /// The Browse view was reached by Enter on a Calls-view row: `Esc` in
+    /// the Timeline or Detail (no filter or search to clear) goes back to
+    /// the Calls view, on the same row. Cleared when another session is
+    /// opened or the Calls view is shown.
+    pub(super) back_to_calls: bool,
     /// A call to open the replay pane on once a jump to it lands (`r` in
     /// the Calls view): its `tool_use_id`.
     pub(super) pending_replay: Option<String>,
@@ -179,6 +184,7 @@ impl App {
             quit: false,
             touched: false,
             pending_jump: None,
+            back_to_calls: false,
             pending_replay: None,
         };
         app.sync();
@@ -321,6 +327,17 @@ impl App {
             Action::ClickAt { .. } => return EventState::NotConsumed,
             _ => self.focus,
         };
+        if action == Action::Back
+            && self.back_to_calls
+            && matches!(pane, Pane::Timeline | Pane::Detail)
+            && self.timeline.filter.is_empty()
+            && self.detail.query.is_empty()
+        {
+            // Back where Enter came from: the Calls view, its row kept.
+            self.back_to_calls = false;
+            self.view = View::Calls;
+            return EventState::Consumed;
+        }
         self.pane_event(pane, action)
     }
 
@@ -625,8 +642,12 @@ impl App {
             for effect in effects {
                 match effect {
                     Effect::Focus(pane) => self.focus = pane,
-                    Effect::OpenSession(index) => self.open_session(index),
+                    Effect::OpenSession(index) => {
+                        self.back_to_calls = false;
+                        self.open_session(index);
+                    }
                     Effect::OpenCalls { line, select } => {
+                        self.back_to_calls = false;
                         self.view = View::Calls;
                         self.calls.open(line, select, &mut self.ctx);
                     }
@@ -639,6 +660,7 @@ impl App {
                         }
                     }
                     Effect::JumpToCall { index, tool_use_id } => {
+                        self.back_to_calls = self.view == View::Calls && self.overlay.is_none();
                         self.view = View::Browse;
                         self.overlay = None;
                         self.list.select(index, &self.ctx);
@@ -648,6 +670,7 @@ impl App {
                         self.finish_jump();
                     }
                     Effect::JumpToLine { index, line } => {
+                        self.back_to_calls = false;
                         self.view = View::Browse;
                         self.overlay = None;
                         self.list.select(index, &self.ctx);

@@ -207,6 +207,22 @@ fn enter_on_a_subagent_call_opens_it_in_the_timeline() {
     // Its Agent spawn is expanded, so the row is visible.
     assert!(app.timeline.rows(&app.ctx).iter().any(|r| r.item == item));
     assert_eq!(app.timeline.expanded.len(), 1);
+    // Esc goes back to the Calls view, on the same row; from the Detail
+    // too, the next time.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.view, View::Calls);
+    assert_eq!(app.calls.sel, 1);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, View::Browse);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Detail);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.view, View::Calls);
+    // Once back, Esc in the Timeline is the Timeline's own again.
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Browse);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.view, View::Browse);
 }
 
 #[test]
