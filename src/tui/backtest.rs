@@ -86,6 +86,11 @@ impl Tally {
     }
 }
 
+/// The most matches the list holds (10,000): a broad rule (context on every
+/// prompt) over thousands of sessions matches hundreds of thousands of
+/// events; the status line still counts them all.
+pub const LISTED_MAX: usize = 10_000;
+
 /// The backtest list's state.
 #[derive(Debug, Default)]
 pub struct BacktestPane {
@@ -93,6 +98,8 @@ pub struct BacktestPane {
     pub blocks: Vec<Block>,
     /// Every match so far, counted by verdict (listed or past the cap).
     pub tally: Tally,
+    /// Matches the core listed but the list did not keep ([`LISTED_MAX`]).
+    pub unlisted: usize,
     /// Sessions done, and in all (`None` before a run).
     pub progress: Option<(usize, usize)>,
     /// The selected row.
@@ -116,7 +123,9 @@ impl BacktestPane {
     /// Folds one session's matches in: those listed, and its count.
     pub fn add(&mut self, done: usize, total: usize, blocks: Vec<Block>, tally: &Tally) {
         self.progress = Some((done, total));
-        self.blocks.extend(blocks);
+        let room = LISTED_MAX.saturating_sub(self.blocks.len());
+        self.unlisted += blocks.len().saturating_sub(room);
+        self.blocks.extend(blocks.into_iter().take(room));
         self.tally.add(tally);
     }
 
@@ -128,7 +137,10 @@ impl BacktestPane {
     /// The status bar's progress text: sessions, then every match counted
     /// by verdict ([`Tally::text`]).
     pub fn status(&self) -> String {
-        let blocks = self.tally.text();
+        let mut blocks = self.tally.text();
+        if self.unlisted > 0 {
+            blocks.push_str(&format!(" · first {LISTED_MAX} listed"));
+        }
         match self.progress {
             Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {blocks}"),
             // Short enough for 100 columns beside the status bar's right
@@ -331,6 +343,28 @@ mod tests {
         assert_eq!(
             pane.status(),
             "Backtest › 2 sessions · 2 blocks (1 new) · 1 rewrite · 1 warn · 7 context · 1 allow"
+        );
+    }
+
+    /// The list keeps the first [`LISTED_MAX`] matches and says so; the
+    /// count holds them all.
+    #[test]
+    fn the_list_is_capped_and_says_so() {
+        let mut pane = BacktestPane::default();
+        pane.start(2);
+        let rows = |n: usize| (0..n).map(|_| row("context", None)).collect::<Vec<_>>();
+        let tally = |n: usize| Tally {
+            counts: [("context".to_string(), n)].into_iter().collect(),
+            blocks_new: 0,
+        };
+        pane.add(1, 2, rows(LISTED_MAX - 1), &tally(LISTED_MAX - 1));
+        assert_eq!(pane.unlisted, 0);
+        pane.add(2, 2, rows(3), &tally(5));
+        assert_eq!(pane.blocks.len(), LISTED_MAX);
+        assert_eq!(pane.unlisted, 2);
+        assert_eq!(
+            pane.status(),
+            "Backtest › 2 sessions · 0 blocks · 10004 context · first 10000 listed"
         );
     }
 }
