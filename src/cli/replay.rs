@@ -498,6 +498,23 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             bt.unreadable_files.len() - SHOWN
         );
     }
+    // Sessions read without some of their lines: a match there is missed.
+    if bt.with_diagnostics > 0 {
+        let s = if bt.with_diagnostics == 1 { "" } else { "s" };
+        outln!(
+            "{} session{s} read had lines or files the loader could not use (a match on one is not counted; `hookscope show SESSION` lists them), the first of each:",
+            bt.with_diagnostics
+        );
+        for d in bt.diagnostics.iter().take(SHOWN) {
+            outln!("  {d}");
+        }
+        if bt.diagnostics.len() > SHOWN {
+            outln!(
+                "  … and {} more (--json lists them all)",
+                bt.diagnostics.len() - SHOWN
+            );
+        }
+    }
     for (agent, n) in &bt.left_out {
         outln!("{}", left_out_line(agent, *n));
     }

@@ -438,6 +438,24 @@ fn backtest_over_hostile_files_counts_what_it_can_and_skips_the_rest() {
         Some(v["sessions"].as_u64().expect("sessions") - 1),
         "{v}"
     );
+    // The one read lost its truncated last line, and says so.
+    assert_eq!(v["with_diagnostics"], 1, "{v}");
+    let first = v["diagnostics"][0].as_str().expect("a diagnostic");
+    assert!(
+        first.ends_with("11111111-1111-4111-8111-111111111111.jsonl:3: truncated last line (the session may still be being written)"),
+        "{first}"
+    );
+    let text = hookscope()
+        .args(["replay", "--all", "--rules"])
+        .arg(&rules)
+        .arg(&project)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("1 session read had lines or files the loader could not use (a match on one is not counted; `hookscope show SESSION` lists them), the first of each:\n  "),
+        "{text}"
+    );
 }
 
 /// c8435c6b (`hooks_c5_stop_block`) has two Stops in one turn (lines 75

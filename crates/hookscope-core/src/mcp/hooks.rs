@@ -360,6 +360,8 @@ pub fn replay_hook(
             bt.cap_examples(examples);
             let listed = bt.unreadable_files.len();
             bt.unreadable_files.truncate(MAX_UNREADABLE_LISTED);
+            let diagnosed = bt.diagnostics.len();
+            bt.diagnostics.truncate(MAX_UNREADABLE_LISTED);
             let mut out = backtest_json(&bt, &rules);
             if let Some(o) = out.as_object_mut() {
                 o.insert("examples_per_verdict".into(), json!(examples));
@@ -367,6 +369,12 @@ pub fn replay_hook(
                     o.insert(
                         "unreadable_files_left_out".into(),
                         json!(listed - MAX_UNREADABLE_LISTED),
+                    );
+                }
+                if diagnosed > MAX_UNREADABLE_LISTED {
+                    o.insert(
+                        "diagnostics_left_out".into(),
+                        json!(diagnosed - MAX_UNREADABLE_LISTED),
                     );
                 }
             }

@@ -124,6 +124,15 @@ pub struct Backtest {
     /// Why, per such session: `"<path>: <error>"` (the file that failed),
     /// in the order the sessions were given.
     pub unreadable_files: Vec<String>,
+    /// Sessions loaded with a diagnostic (a truncated or malformed line,
+    /// invalid UTF-8, a subagent file that could not be read): their
+    /// events were evaluated without what the loader could not use, so a
+    /// match there is not counted.
+    pub with_diagnostics: usize,
+    /// The first diagnostic of each such session (`"<path>:<line>:
+    /// <message>"`, as [`crate::transcript::Diagnostic`] prints it), in the
+    /// order the sessions were given.
+    pub diagnostics: Vec<String>,
     /// Sessions of agents whose payloads are not rebuilt (Codex,
     /// OpenCode) passed in and left out, per agent
     /// ([`Agent::as_str`]: `"codex"` → 1); agents with none are absent.
@@ -164,6 +173,8 @@ impl Backtest {
         self.skipped += other.skipped;
         self.unreadable += other.unreadable;
         self.unreadable_files.extend(other.unreadable_files);
+        self.with_diagnostics += other.with_diagnostics;
+        self.diagnostics.extend(other.diagnostics);
         for (k, n) in other.left_out {
             *self.left_out.entry(k).or_default() += n;
         }
@@ -1230,7 +1241,14 @@ fn backtest_ref(
     let mut bt = Backtest::new(rules);
     bt.sessions = 1;
     let load = |only: Option<&Narrowed<'_>>| match crate::transcript::load(r) {
-        Ok(session) => backtest_calls(&session, rules, only),
+        Ok(session) => {
+            let mut bt = backtest_calls(&session, rules, only);
+            if let Some(d) = session.diagnostics.first() {
+                bt.with_diagnostics = 1;
+                bt.diagnostics.push(d.to_string());
+            }
+            bt
+        }
         Err(e) => {
             let mut bt = Backtest::new(rules);
             bt.sessions = 1;
