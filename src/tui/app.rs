@@ -837,6 +837,11 @@ impl App {
         let left = match self.view {
             _ if self.overlay == Some(Overlay::Backtest) => self.backtest.status(),
             _ if self.overlay == Some(Overlay::EveryEvent) => self.every_event.status(),
+            // The list closed while the run goes on: its progress, and how
+            // to see it.
+            _ if self.overlay.is_none() && self.backtest.running() => {
+                format!("{} · B shows the list", self.backtest.status())
+            }
             _ if self.overlay == Some(Overlay::Replay) => {
                 if self.replay.prompt.is_some() {
                     "Replay › type the path: Enter write · Esc cancel · Ctrl-U clear".to_string()

@@ -38,16 +38,25 @@ pub struct Tally {
     pub counts: std::collections::BTreeMap<String, usize>,
     /// Of the blocks, those on calls no hook blocked at the time.
     pub blocks_new: usize,
+    /// Sessions whose payloads the backtest rebuilds (Claude Code, Droid).
+    pub sessions: usize,
+    /// Sessions of other agents, left out (Codex, OpenCode).
+    pub left_out: usize,
 }
 
 impl Tally {
-    /// The sum of `rules`' tallies.
-    pub fn of(rules: &[hookscope_core::hooks::replay::RuleTally]) -> Tally {
-        let mut t = Tally::default();
-        for r in rules {
+    /// The sum of a backtest's rule tallies, with its sessions.
+    pub fn of(bt: &hookscope_core::hooks::replay::Backtest) -> Tally {
+        let mut t = Tally {
+            sessions: bt.sessions,
+            left_out: bt.left_out.values().sum(),
+            ..Tally::default()
+        };
+        for r in &bt.rules {
             t.add(&Tally {
                 counts: r.counts.clone(),
                 blocks_new: r.blocks_new,
+                ..Tally::default()
             });
         }
         t
@@ -58,6 +67,8 @@ impl Tally {
             *self.counts.entry(verdict.clone()).or_default() += n;
         }
         self.blocks_new += other.blocks_new;
+        self.sessions += other.sessions;
+        self.left_out += other.left_out;
     }
 
     /// `6 blocks (4 new) · 2 warn · 1 context`: the blocks first
@@ -144,8 +155,8 @@ impl BacktestPane {
         match self.progress {
             Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {blocks}"),
             // Short enough for 100 columns beside the status bar's right
-            // side; the keys are in the list's title.
-            Some((_, t)) => format!("Backtest › {t} sessions · {blocks}"),
+            // side; the sessions read and the keys are in the list's title.
+            Some(_) => format!("Backtest › {blocks}"),
             None => "Backtest".to_string(),
         }
     }
@@ -216,7 +227,15 @@ impl Component for BacktestPane {
         let area = self.area;
         let title = match self.progress {
             Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ",),
-            _ => " Backtest — what the rules would do — Enter jump, Esc close ".to_string(),
+            Some((_, t)) if self.tally.left_out > 0 => format!(
+                " Backtest — {} of {t} sessions ({} Codex/OpenCode left out: no payloads rebuilt) — Enter jump, Esc close ",
+                self.tally.sessions, self.tally.left_out
+            ),
+            Some((_, t)) => format!(
+                " Backtest — {t} session{} — Enter jump, Esc close ",
+                if t == 1 { "" } else { "s" }
+            ),
+            None => " Backtest ".to_string(),
         };
         let block = Bordered::bordered()
             .title(Span::styled(
@@ -313,6 +332,7 @@ mod tests {
         let tally = |pairs: &[(&str, usize)], blocks_new| Tally {
             counts: pairs.iter().map(|(v, n)| (v.to_string(), *n)).collect(),
             blocks_new,
+            ..Tally::default()
         };
         pane.add(
             1,
@@ -342,7 +362,7 @@ mod tests {
         );
         assert_eq!(
             pane.status(),
-            "Backtest › 2 sessions · 2 blocks (1 new) · 1 rewrite · 1 warn · 7 context · 1 allow"
+            "Backtest › 2 blocks (1 new) · 1 rewrite · 1 warn · 7 context · 1 allow"
         );
     }
 
@@ -355,7 +375,7 @@ mod tests {
         let rows = |n: usize| (0..n).map(|_| row("context", None)).collect::<Vec<_>>();
         let tally = |n: usize| Tally {
             counts: [("context".to_string(), n)].into_iter().collect(),
-            blocks_new: 0,
+            ..Tally::default()
         };
         pane.add(1, 2, rows(LISTED_MAX - 1), &tally(LISTED_MAX - 1));
         assert_eq!(pane.unlisted, 0);
@@ -364,7 +384,7 @@ mod tests {
         assert_eq!(pane.unlisted, 2);
         assert_eq!(
             pane.status(),
-            "Backtest › 2 sessions · 0 blocks · 10004 context · first 10000 listed"
+            "Backtest › 0 blocks · 10004 context · first 10000 listed"
         );
     }
 }

@@ -705,7 +705,7 @@ pub fn backtest(
             rules,
             &|_| {},
         );
-        let tally = super::backtest::Tally::of(&bt.rules);
+        let tally = super::backtest::Tally::of(&bt);
         let blocks = bt
             .rules
             .into_iter()

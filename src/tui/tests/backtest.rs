@@ -29,7 +29,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
     // Its other verdicts are listed too, and counted by verdict.
     assert_eq!(
         app.backtest.status(),
-        "Backtest › 9 sessions · 6 blocks (4 new) · 1 context · 2 allow"
+        "Backtest › 6 blocks (4 new) · 1 context · 2 allow"
     );
     let verdicts: Vec<&str> = app
         .backtest
@@ -93,4 +93,40 @@ fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
     assert_eq!(selected_line(&app), 82);
+}
+
+/// A run whose list was closed keeps its progress in the status bar, with
+/// the way back to the list; the list's title says how many sessions were
+/// run and how many of other agents were left out.
+#[test]
+fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
+    let mut app = app_for(CORPUS);
+    app.backtest.start(5);
+    let tally = crate::tui::backtest::Tally {
+        counts: [("block".to_string(), 2)].into_iter().collect(),
+        blocks_new: 1,
+        sessions: 1,
+        left_out: 1,
+    };
+    app.backtest.add(2, 5, Vec::new(), &tally);
+    assert_eq!(app.overlay, None);
+    assert_eq!(
+        app.status().left,
+        "Backtest › 2/5 sessions · 2 blocks (1 new) · B shows the list"
+    );
+    // One session each, all of them rebuilt.
+    let rebuilt = crate::tui::backtest::Tally {
+        left_out: 0,
+        ..tally.clone()
+    };
+    for done in 3..=5 {
+        app.backtest.add(done, 5, Vec::new(), &rebuilt);
+    }
+    app.overlay = Some(Overlay::Backtest);
+    assert_eq!(app.status().left, "Backtest › 8 blocks (4 new)");
+    let text = render(&mut app, 160, 48);
+    assert!(
+        text.contains(" Backtest — 4 of 5 sessions (1 Codex/OpenCode left out: no payloads rebuilt) — Enter jump, Esc close "),
+        "{text}"
+    );
 }
