@@ -483,7 +483,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         bt.unreadable,
     );
     outln!(
-        "{} event{} evaluated in the sessions read (their other events could match no rule: the line prefilter skipped them)",
+        "{} event{} rebuilt and run through the rules in the sessions read (the line prefilter skipped the others: no rule could match them)",
         bt.events,
         if bt.events == 1 { "" } else { "s" }
     );
@@ -519,10 +519,10 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         outln!("{}", left_out_line(agent, *n));
     }
     outln!(
-        "each rule counts every event of its kind in the {read} session{} read{}",
+        "each rule counts every event of its kind in the {read} session{} read, those the line prefilter skipped included; its % is of that count{}",
         if read == 1 { "" } else { "s" },
         if bt.skipped > 0 {
-            " (which sessions are read depends on the whole set, so adding a rule can change another's count)"
+            " (which sessions are read depends on the whole set, so adding a rule changes another's count and %: compare a rule's matches, not its %, across sets)"
         } else {
             ""
         }

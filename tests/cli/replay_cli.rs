@@ -779,7 +779,7 @@ fn the_backtest_header_says_what_its_event_count_counts() {
     let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", "assets/demo"]);
     assert_eq!(code, Some(0));
     assert!(
-        out.starts_with("backtest of assets/rules/example.toml: 2 sessions: 2 read, 0 skipped unread (no rule of the set can match there), 0 unreadable\n19 events evaluated in the sessions read (their other events could match no rule: the line prefilter skipped them)\neach rule counts every event of its kind in the 2 sessions read\n"),
+        out.starts_with("backtest of assets/rules/example.toml: 2 sessions: 2 read, 0 skipped unread (no rule of the set can match there), 0 unreadable\n19 events rebuilt and run through the rules in the sessions read (the line prefilter skipped the others: no rule could match them)\neach rule counts every event of its kind in the 2 sessions read, those the line prefilter skipped included; its % is of that count\n"),
         "{out}"
     );
     assert!(
