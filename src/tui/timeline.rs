@@ -790,10 +790,15 @@ impl TimelinePane {
             return false;
         };
         let rows: HashSet<Item> = self.all_rows(ctx).iter().map(|r| r.item).collect();
+        // The turn's row stands at its prompt line: an event before the
+        // prompt in the same turn (a SessionStart hook's row) does not take
+        // a jump to the prompt, and one at the prompt's own line neither.
         let mut best: Option<(usize, Item)> = None;
         for (t, turn) in session.turns.iter().enumerate() {
-            if turn.prompt_line.is_some_and(|p| p <= line) || best.is_none() {
-                best = Some((0, Item::Turn(t)));
+            match turn.prompt_line {
+                Some(p) if p <= line => best = Some((p, Item::Turn(t))),
+                _ if best.is_none() => best = Some((0, Item::Turn(t))),
+                _ => {}
             }
             for (i, e) in turn.events.iter().enumerate() {
                 let l = e.line();
@@ -802,7 +807,9 @@ impl TimelinePane {
                     turn: t,
                     event: i,
                 };
-                if l <= line && best.as_ref().is_none_or(|(b, _)| l >= *b) && rows.contains(&item) {
+                let later =
+                    |(b, at): &(usize, Item)| l > *b || (l == *b && !matches!(at, Item::Turn(_)));
+                if l <= line && best.as_ref().is_none_or(later) && rows.contains(&item) {
                     best = Some((l, item));
                 }
             }

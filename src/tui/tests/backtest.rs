@@ -130,3 +130,32 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
         "{text}"
     );
 }
+
+/// A match on a prompt jumps to its turn: in 45cd3bea (Droid), the turn's
+/// SessionStart hook row comes before the prompt (line 4) and does not take
+/// the jump.
+#[test]
+fn backtest_enter_on_a_prompt_match_selects_its_turn() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"deploy\"\nevents = \"UserPromptSubmit\"\naction = \"context\"\nreason = \"make deploy\"\n[rules.only_if]\nprompt = 'deploy'\n",
+    )
+    .expect("write");
+    let mut app =
+        app_for("tests/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-denied");
+    app.ctx.rules = crate::tui::context::Rules::load(&rules);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    let ats: Vec<Option<String>> = app
+        .backtest
+        .blocks
+        .iter()
+        .map(|b| b.example.at.clone())
+        .collect();
+    assert_eq!(ats, [Some("line:4".into())]);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.focus, Pane::Timeline);
+    assert_eq!(app.timeline.sel, Some(Item::Turn(0)));
+}
