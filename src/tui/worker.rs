@@ -675,7 +675,7 @@ fn spawn_queries_with(
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`
-/// ([`hookscope_core::hooks::replay::backtest_refs`] of each session, so
+/// ([`hookscope_core::hooks::replay::Prefilters::backtest`] of each session, so
 /// the prefilters skip or narrow what no rule can match; a few sessions at
 /// a time on rayon's workers), one [`Msg::Backtested`] per session, in
 /// session order, with the matches the core lists (every verdict, up to its
@@ -690,21 +690,25 @@ pub fn backtest(
     library: Option<&Library>,
     tx: &Sender<Msg>,
 ) {
-    use rayon::prelude::*;
     let total = sessions.len();
     let skip: Vec<bool> = library
         .map(|l| l.skipped_by(sessions, rules))
         .unwrap_or_default();
+    // The prefilters are built once for the whole run.
+    let filters = hookscope_core::hooks::replay::Prefilters::new(rules);
     // One session's listed matches and count (nothing for a skipped one).
     let one = |index: usize| -> (Vec<super::backtest::Block>, super::backtest::Tally) {
         if skip.get(index).copied().unwrap_or(false) {
-            return (Vec::new(), super::backtest::Tally::default());
+            // Counted as the backtest counts a session it skips unread.
+            let rebuilt = hookscope_core::hooks::events::rebuilds(sessions[index].agent);
+            let tally = super::backtest::Tally {
+                sessions: usize::from(rebuilt),
+                left_out: usize::from(!rebuilt),
+                ..super::backtest::Tally::default()
+            };
+            return (Vec::new(), tally);
         }
-        let bt = hookscope_core::hooks::replay::backtest_refs(
-            std::slice::from_ref(&sessions[index]),
-            rules,
-            &|_| {},
-        );
+        let bt = filters.backtest(&sessions[index], rules);
         let tally = super::backtest::Tally::of(&bt);
         let blocks = bt
             .rules
@@ -723,34 +727,64 @@ pub fn backtest(
             .collect();
         (blocks, tally)
     };
-    // Batches of sessions on every core (a session over the batch's bytes
-    // alone, as the index build does, so two big sessions are never loaded
-    // together), each sent in session order; a closed list stops the run
-    // between batches.
-    use hookscope_core::index::build::{batches, give_back_after};
-    let indices: Vec<usize> = (0..total).collect();
-    for chunk in batches(&indices, |i| sessions[i].total_bytes()) {
-        let results: Vec<_> = chunk.par_iter().map(|&i| one(i)).collect();
-        let read: u64 = chunk
-            .iter()
-            .filter(|&&i| !skip.get(i).copied().unwrap_or(false))
-            .map(|&i| sessions[i].total_bytes())
-            .sum();
-        give_back_after(read);
-        for (&index, (blocks, tally)) in chunk.iter().zip(results) {
-            if tx
-                .send(Msg::Backtested {
-                    done: index + 1,
+    // Sessions taken in order by one worker per core, each result sent in
+    // session order (a small reorder buffer); a session over
+    // `BATCH_BYTES` runs alone (the others wait), as in the index build, so
+    // two big sessions are never loaded together, and memory is given back
+    // after it. A closed list stops the workers at their next session.
+    use hookscope_core::index::build::{BATCH_BYTES, give_back_after};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let alone = std::sync::RwLock::new(());
+    let (results_tx, results_rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..rayon::current_num_threads().max(1) {
+            let results_tx = results_tx.clone();
+            let (next, stop, alone, one, skip) = (&next, &stop, &alone, &one, &skip);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= total || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let bytes = sessions[i].total_bytes();
+                    let big = bytes > BATCH_BYTES && !skip.get(i).copied().unwrap_or(false);
+                    let result = if big {
+                        let _alone = alone.write();
+                        let r = one(i);
+                        give_back_after(bytes);
+                        r
+                    } else {
+                        let _shared = alone.read();
+                        one(i)
+                    };
+                    if results_tx.send((i, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(results_tx);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut sent = 0;
+        for (i, result) in results_rx {
+            waiting.insert(i, result);
+            while let Some((blocks, tally)) = waiting.remove(&sent) {
+                sent += 1;
+                let msg = Msg::Backtested {
+                    done: sent,
                     total,
                     blocks,
                     tally,
-                })
-                .is_err()
-            {
-                return;
+                };
+                if tx.send(msg).is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
             }
         }
-    }
+    });
 }
 
 /// [`backtest`] on its own thread.

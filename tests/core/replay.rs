@@ -438,6 +438,39 @@ fn prefiltered_backtest_equals_full_on_the_corpus_example_rules() {
     );
 }
 
+/// Prefilters built once and run one session at a time (the TUI's
+/// backtest) give, session by session, what `backtest_refs` gives for that
+/// session alone; merged, the whole run's counts (the example set over the
+/// corpus: 7 blocks, 2 allows, 2 contexts; Codex and OpenCode left out).
+#[test]
+fn prefilters_built_once_equal_backtest_refs_per_session() {
+    use hookscope_core::hooks::replay::{Backtest, Prefilters, backtest_refs};
+    let rules = example();
+    let found = hookscope_core::transcript::discover(&[PathBuf::from(CORPUS)]).expect("discover");
+    let filters = Prefilters::new(&rules);
+    let mut merged = Backtest::new(&rules);
+    for r in &found.sessions {
+        let one = filters.backtest(r, &rules);
+        assert_eq!(
+            one,
+            backtest_refs(std::slice::from_ref(r), &rules, &|_| {}),
+            "{}",
+            r.path.display()
+        );
+        merged.merge(one);
+    }
+    let whole = backtest_refs(&found.sessions, &rules, &|_| {});
+    assert_eq!(merged.combined, whole.combined);
+    assert_eq!(merged.left_out, whole.left_out);
+    assert_eq!(
+        (merged.sessions, merged.skipped),
+        (whole.sessions, whole.skipped)
+    );
+    assert_eq!(merged.combined.get("block"), Some(&7));
+    assert_eq!(merged.combined.get("allow"), Some(&2));
+    assert_eq!(merged.combined.get("context"), Some(&2));
+}
+
 #[test]
 fn prefiltered_backtest_equals_full_with_history_rules() {
     use hookscope_core::hooks::replay::LineFilter;

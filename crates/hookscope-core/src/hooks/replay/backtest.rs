@@ -1230,6 +1230,42 @@ fn backtest_refs_known(
     total
 }
 
+/// A rule set's prefilters ([`SessionFilter`], [`LineFilter`]) built
+/// once, for a caller that backtests sessions one at a time (the TUI's
+/// list, which shows each session's matches as it goes): building them
+/// compiles the rules' literal regexes, which [`backtest_refs`] does once
+/// per call.
+#[derive(Debug, Clone)]
+pub struct Prefilters {
+    sessions: SessionFilter,
+    lines: Option<LineFilter>,
+}
+
+impl Prefilters {
+    /// The prefilters of `rules` ([`Prefilter::On`]).
+    pub fn new(rules: &RuleSet) -> Prefilters {
+        Prefilters {
+            sessions: SessionFilter::new(rules),
+            lines: LineFilter::new(rules),
+        }
+    }
+
+    /// Session `r` through `rules` (the set these were built from), equal
+    /// to [`backtest_refs`] of `r` alone: a session of an agent whose
+    /// payloads are not rebuilt is counted in [`Backtest::left_out`], the
+    /// examples are capped at [`KEPT_EXAMPLES`].
+    pub fn backtest(&self, r: &SessionRef, rules: &RuleSet) -> Backtest {
+        if !crate::hooks::events::rebuilds(r.agent) {
+            let mut bt = Backtest::new(rules);
+            bt.left_out.insert(r.agent.as_str().to_string(), 1);
+            return bt;
+        }
+        let mut bt = backtest_ref(r, rules, Some(&self.sessions), self.lines.as_ref());
+        bt.cap_examples(KEPT_EXAMPLES);
+        bt
+    }
+}
+
 /// One session of [`backtest_refs_with`]: prefilter (`sessions`: none
 /// with [`Prefilter::Off`]), load, tally.
 fn backtest_ref(
