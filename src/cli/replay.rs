@@ -457,6 +457,21 @@ fn left_out_line(agent: &str, n: usize) -> String {
     format!("{n} {name} session{s} left out: {why}")
 }
 
+/// The first 10 of `items`, one per line after `prefix`, then how many
+/// more (`… and N more{what}`) when there are.
+fn print_first(items: &[String], prefix: &str, what: &str) {
+    const SHOWN: usize = 10;
+    for item in items.iter().take(SHOWN) {
+        outln!("{prefix}{item}");
+    }
+    if items.len() > SHOWN {
+        outln!(
+            "  … and {} more{what} (--json lists them all)",
+            items.len() - SHOWN
+        );
+    }
+}
+
 fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
     let read = bt.sessions - bt.skipped - bt.unreadable;
     let left_out: usize = bt.left_out.values().sum();
@@ -488,16 +503,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         if bt.events == 1 { "" } else { "s" }
     );
     // The unreadable sessions, by name (the first few).
-    const SHOWN: usize = 10;
-    for why in bt.unreadable_files.iter().take(SHOWN) {
-        outln!("  unreadable: {why}");
-    }
-    if bt.unreadable_files.len() > SHOWN {
-        outln!(
-            "  … and {} more unreadable (--json lists them all)",
-            bt.unreadable_files.len() - SHOWN
-        );
-    }
+    print_first(&bt.unreadable_files, "  unreadable: ", " unreadable");
     // Sessions read without some of their lines: a match there is missed.
     if bt.with_diagnostics > 0 {
         let s = if bt.with_diagnostics == 1 { "" } else { "s" };
@@ -505,15 +511,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             "{} session{s} read had lines or files the loader could not use (a match on one is not counted; `hookscope show SESSION` lists them), the first of each:",
             bt.with_diagnostics
         );
-        for d in bt.diagnostics.iter().take(SHOWN) {
-            outln!("  {d}");
-        }
-        if bt.diagnostics.len() > SHOWN {
-            outln!(
-                "  … and {} more (--json lists them all)",
-                bt.diagnostics.len() - SHOWN
-            );
-        }
+        print_first(&bt.diagnostics, "  ", "");
     }
     for (agent, n) in &bt.left_out {
         outln!("{}", left_out_line(agent, *n));

@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// The `at` of each listed match, in order.
+fn ats_of(app: &App) -> Vec<Option<String>> {
+    app.backtest
+        .blocks
+        .iter()
+        .map(|b| b.example.at.clone())
+        .collect()
+}
+
 #[test]
 fn backtest_lists_would_be_blocks_and_enter_jumps() {
     let mut app = app_for(CORPUS);
@@ -70,12 +79,7 @@ fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
     app.ctx.rules = crate::tui::context::Rules::load(&rules);
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
     assert_eq!(app.overlay, Some(Overlay::Backtest));
-    let ats: Vec<Option<String>> = app
-        .backtest
-        .blocks
-        .iter()
-        .map(|b| b.example.at.clone())
-        .collect();
+    let ats = ats_of(&app);
     assert_eq!(ats, [Some("line:75".into()), Some("line:82".into())]);
     let selected_line = |app: &App| match app.timeline.sel {
         Some(Item::Event {
@@ -147,12 +151,7 @@ fn backtest_enter_on_a_prompt_match_selects_its_turn() {
         app_for("tests/corpus/real-droid-0.225.2/factory/sessions/-home-dev-work-dr-denied");
     app.ctx.rules = crate::tui::context::Rules::load(&rules);
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
-    let ats: Vec<Option<String>> = app
-        .backtest
-        .blocks
-        .iter()
-        .map(|b| b.example.at.clone())
-        .collect();
+    let ats = ats_of(&app);
     assert_eq!(ats, [Some("line:4".into())]);
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.overlay, None);
