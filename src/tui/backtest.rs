@@ -237,12 +237,22 @@ impl Component for BacktestPane {
             ),
             None => " Backtest ".to_string(),
         };
-        let block = Bordered::bordered()
+        let mut block = Bordered::bordered()
             .title(Span::styled(
                 fit(&title, usize::from(area.width.saturating_sub(2))),
                 theme.heading(),
             ))
             .border_style(theme.border(true));
+        if !self.blocks.is_empty() {
+            // What the marks mean (docs/replay.md, "Blocked then, or new").
+            block = block.title_bottom(Span::styled(
+                fit(
+                    " block: a hook blocked it then · block new: none did · raw: not parsed whole ",
+                    usize::from(area.width.saturating_sub(2)),
+                ),
+                theme.dim(),
+            ));
+        }
         let width = usize::from(area.width.saturating_sub(2));
         let mut lines: Vec<Line> = self
             .blocks
