@@ -21,7 +21,7 @@ use super::widgets::text::fit;
 
 /// One match of a rule: a would-be block, rewrite, warn, context or allow.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
+pub struct Match {
     /// Index into [`Ctx::sessions`].
     pub index: usize,
     /// The rule that matched.
@@ -106,7 +106,7 @@ pub const LISTED_MAX: usize = 10_000;
 #[derive(Debug, Default)]
 pub struct BacktestPane {
     /// The matches listed so far (every verdict), in session order.
-    pub blocks: Vec<Block>,
+    pub matches: Vec<Match>,
     /// Every match so far, counted by verdict (listed or past the cap).
     pub tally: Tally,
     /// Matches the core listed but the list did not keep ([`LISTED_MAX`]).
@@ -132,11 +132,11 @@ impl BacktestPane {
     }
 
     /// Folds one session's matches in: those listed, and its count.
-    pub fn add(&mut self, done: usize, total: usize, blocks: Vec<Block>, tally: &Tally) {
+    pub fn add(&mut self, done: usize, total: usize, matches: Vec<Match>, tally: &Tally) {
         self.progress = Some((done, total));
-        let room = LISTED_MAX.saturating_sub(self.blocks.len());
-        self.unlisted += blocks.len().saturating_sub(room);
-        self.blocks.extend(blocks.into_iter().take(room));
+        let room = LISTED_MAX.saturating_sub(self.matches.len());
+        self.unlisted += matches.len().saturating_sub(room);
+        self.matches.extend(matches.into_iter().take(room));
         self.tally.add(tally);
     }
 
@@ -148,15 +148,15 @@ impl BacktestPane {
     /// The status bar's progress text: sessions, then every match counted
     /// by verdict ([`Tally::text`]).
     pub fn status(&self) -> String {
-        let mut blocks = self.tally.text();
+        let mut counts = self.tally.text();
         if self.unlisted > 0 {
-            blocks.push_str(&format!(" · first {LISTED_MAX} listed"));
+            counts.push_str(&format!(" · first {LISTED_MAX} listed"));
         }
         match self.progress {
-            Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {blocks}"),
+            Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {counts}"),
             // Short enough for 100 columns beside the status bar's right
             // side; the sessions read and the keys are in the list's title.
-            Some(_) => format!("Backtest › {blocks}"),
+            Some(_) => format!("Backtest › {counts}"),
             None => "Backtest".to_string(),
         }
     }
@@ -167,7 +167,7 @@ impl BacktestPane {
         self.offset = follow(
             self.offset,
             Some(self.sel),
-            &vec![1; self.blocks.len()],
+            &vec![1; self.matches.len()],
             inner_rows(main),
         );
     }
@@ -176,8 +176,8 @@ impl BacktestPane {
 impl Component for BacktestPane {
     fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
         if action == Action::Enter {
-            match self.blocks.get(self.sel) {
-                Some(Block {
+            match self.matches.get(self.sel) {
+                Some(Match {
                     index,
                     example:
                         Example {
@@ -189,7 +189,7 @@ impl Component for BacktestPane {
                     index: *index,
                     tool_use_id: id.clone(),
                 }),
-                Some(Block { index, example, .. }) => {
+                Some(Match { index, example, .. }) => {
                     // Not on a tool call (a Stop, a prompt): its line.
                     match example
                         .at
@@ -207,7 +207,7 @@ impl Component for BacktestPane {
         let Some(delta) = delta_of(action, inner_rows(self.area)) else {
             return EventState::NotConsumed;
         };
-        self.sel = step(self.sel, delta, self.blocks.len());
+        self.sel = step(self.sel, delta, self.matches.len());
         self.set_area(self.area);
         EventState::Consumed
     }
@@ -243,7 +243,7 @@ impl Component for BacktestPane {
                 theme.heading(),
             ))
             .border_style(theme.border(true));
-        if !self.blocks.is_empty() {
+        if !self.matches.is_empty() {
             // What the marks mean (docs/replay.md, "Blocked then, or new").
             block = block.title_bottom(Span::styled(
                 fit(
@@ -255,7 +255,7 @@ impl Component for BacktestPane {
         }
         let width = usize::from(area.width.saturating_sub(2));
         let mut lines: Vec<Line> = self
-            .blocks
+            .matches
             .iter()
             .enumerate()
             .skip(self.offset)
@@ -280,7 +280,7 @@ impl Component for BacktestPane {
                 }
             })
             .collect();
-        if self.blocks.is_empty() {
+        if self.matches.is_empty() {
             let note = if self.running() {
                 "no rule has matched so far"
             } else {
@@ -314,8 +314,8 @@ pub fn mark(e: &Example) -> String {
 mod tests {
     use super::*;
 
-    fn row(verdict: &str, blocked_then: Option<bool>) -> Block {
-        Block {
+    fn row(verdict: &str, blocked_then: Option<bool>) -> Match {
+        Match {
             index: 0,
             rule: "r".into(),
             example: Example {
@@ -365,7 +365,7 @@ mod tests {
             vec![row("context", None), row("allow", None)],
             &tally(&[("context", 7), ("allow", 1)], 0),
         );
-        let marks: Vec<String> = pane.blocks.iter().map(|b| mark(&b.example)).collect();
+        let marks: Vec<String> = pane.matches.iter().map(|b| mark(&b.example)).collect();
         assert_eq!(
             marks,
             ["block new", "block", "warn", "rewrite", "context", "allow"]
@@ -390,7 +390,7 @@ mod tests {
         pane.add(1, 2, rows(LISTED_MAX - 1), &tally(LISTED_MAX - 1));
         assert_eq!(pane.unlisted, 0);
         pane.add(2, 2, rows(3), &tally(5));
-        assert_eq!(pane.blocks.len(), LISTED_MAX);
+        assert_eq!(pane.matches.len(), LISTED_MAX);
         assert_eq!(pane.unlisted, 2);
         assert_eq!(
             pane.status(),

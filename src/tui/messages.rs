@@ -106,9 +106,9 @@ impl App {
             Msg::Backtested {
                 done,
                 total,
-                blocks,
+                matches,
                 tally,
-            } => self.backtest.add(done, total, blocks, &tally),
+            } => self.backtest.add(done, total, matches, &tally),
             Msg::ExecAllPlanned(plan) => self.every_event.planned(&plan),
             Msg::EveryEventProgress { done, total, runs } => {
                 self.every_event.progress(done, total, runs);

@@ -96,7 +96,7 @@ pub enum Msg {
         /// Sessions in all.
         total: usize,
         /// The matches listed for this session (every verdict).
-        blocks: Vec<super::backtest::Block>,
+        matches: Vec<super::backtest::Match>,
         /// Its matches counted, listed or not.
         tally: super::backtest::Tally,
     },
@@ -679,7 +679,7 @@ fn spawn_queries_with(
 /// the prefilters skip or narrow what no rule can match; a few sessions at
 /// a time on rayon's workers), one [`Msg::Backtested`] per session, in
 /// session order, with the matches the core lists (every verdict, up to its
-/// per-rule cap) and their count by verdict. Runs from the calling thread;
+/// per-rule cap) and their count by verdict (batches on rayon's workers). Runs from the calling thread;
 /// [`spawn_backtest`] runs it on its own. A session that cannot be
 /// read counts as done, with nothing listed. With `library`, the sessions
 /// its index says no rule can match are done unread
@@ -697,7 +697,7 @@ pub fn backtest(
     // The prefilters are built once for the whole run.
     let filters = hookscope_core::hooks::replay::Prefilters::new(rules);
     // One session's listed matches and count (nothing for a skipped one).
-    let one = |index: usize| -> (Vec<super::backtest::Block>, super::backtest::Tally) {
+    let one = |index: usize| -> (Vec<super::backtest::Match>, super::backtest::Tally) {
         if skip.get(index).copied().unwrap_or(false) {
             // Counted as the backtest counts a session it skips unread.
             let rebuilt = hookscope_core::hooks::events::rebuilds(sessions[index].agent);
@@ -710,7 +710,7 @@ pub fn backtest(
         }
         let bt = filters.backtest(&sessions[index], rules);
         let tally = super::backtest::Tally::of(&bt);
-        let blocks = bt
+        let matches = bt
             .rules
             .into_iter()
             .flat_map(|tally| {
@@ -718,73 +718,44 @@ pub fn backtest(
                 tally
                     .examples
                     .into_iter()
-                    .map(move |example| super::backtest::Block {
+                    .map(move |example| super::backtest::Match {
                         index,
                         rule: id.clone(),
                         example,
                     })
             })
             .collect();
-        (blocks, tally)
+        (matches, tally)
     };
-    // Sessions taken in order by one worker per core, each result sent in
-    // session order (a small reorder buffer); a session over
-    // `BATCH_BYTES` runs alone (the others wait), as in the index build, so
-    // two big sessions are never loaded together, and memory is given back
-    // after it. A closed list stops the workers at their next session.
-    use hookscope_core::index::build::{BATCH_BYTES, give_back_after};
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let alone = std::sync::RwLock::new(());
-    let (results_tx, results_rx) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..rayon::current_num_threads().max(1) {
-            let results_tx = results_tx.clone();
-            let (next, stop, alone, one, skip) = (&next, &stop, &alone, &one, &skip);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total || stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let bytes = sessions[i].total_bytes();
-                    let big = bytes > BATCH_BYTES && !skip.get(i).copied().unwrap_or(false);
-                    let result = if big {
-                        let _alone = alone.write();
-                        let r = one(i);
-                        give_back_after(bytes);
-                        r
-                    } else {
-                        let _shared = alone.read();
-                        one(i)
-                    };
-                    if results_tx.send((i, result)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(results_tx);
-        let mut waiting = std::collections::BTreeMap::new();
-        let mut sent = 0;
-        for (i, result) in results_rx {
-            waiting.insert(i, result);
-            while let Some((blocks, tally)) = waiting.remove(&sent) {
-                sent += 1;
-                let msg = Msg::Backtested {
-                    done: sent,
-                    total,
-                    blocks,
-                    tally,
-                };
-                if tx.send(msg).is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                    return;
-                }
+    // Batches of sessions on every core, as the index build cuts them
+    // (`index::build::batches`: a session over its bytes alone, so two big
+    // sessions are never loaded together; memory given back after a big
+    // batch), each sent in session order; a closed list stops the run
+    // between batches.
+    use hookscope_core::index::build::{batches, give_back_after};
+    use rayon::prelude::*;
+    let indices: Vec<usize> = (0..total).collect();
+    for chunk in batches(&indices, |i| sessions[i].total_bytes()) {
+        let results: Vec<_> = chunk.par_iter().map(|&i| one(i)).collect();
+        give_back_after(
+            chunk
+                .iter()
+                .filter(|&&i| !skip.get(i).copied().unwrap_or(false))
+                .map(|&i| sessions[i].total_bytes())
+                .sum(),
+        );
+        for (&index, (matches, tally)) in chunk.iter().zip(results) {
+            let msg = Msg::Backtested {
+                done: index + 1,
+                total,
+                matches,
+                tally,
+            };
+            if tx.send(msg).is_err() {
+                return;
             }
         }
-    });
+    }
 }
 
 /// [`backtest`] on its own thread.

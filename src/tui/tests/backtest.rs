@@ -5,7 +5,7 @@ use super::*;
 /// The `at` of each listed match, in order.
 fn ats_of(app: &App) -> Vec<Option<String>> {
     app.backtest
-        .blocks
+        .matches
         .iter()
         .map(|b| b.example.at.clone())
         .collect()
@@ -21,7 +21,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
     assert_eq!(app.backtest.progress, Some((total, total)));
     let rows: Vec<(String, String)> = app
         .backtest
-        .blocks
+        .matches
         .iter()
         .filter(|b| b.example.verdict == "block")
         .map(|b| (b.rule.clone(), b.example.summary.clone()))
@@ -42,7 +42,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
     );
     let verdicts: Vec<&str> = app
         .backtest
-        .blocks
+        .matches
         .iter()
         .map(|b| b.example.verdict.as_str())
         .filter(|v| *v != "block")
@@ -51,7 +51,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
     insta::assert_snapshot!("backtest_80x24", render(&mut app, 80, 24));
     insta::assert_snapshot!("backtest_160x48", render(&mut app, 160, 48));
     // Enter on the first jumps to its call in the timeline.
-    let first = app.backtest.blocks[0].clone();
+    let first = app.backtest.matches[0].clone();
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.overlay, None);
     assert_eq!(app.view, View::Browse);

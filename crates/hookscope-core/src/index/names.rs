@@ -273,12 +273,16 @@ fn holding(mut rows: Vec<Unstored>, inputs: &[&str]) -> HashSet<(Vec<u8>, String
                 // From its first `"input"` token on: the line's other
                 // members (`cwd`, `gitBranch`) come first and often hold
                 // the needle. A line whose bytes may hide text (a `\u`
-                // escape of ASCII) holds it ([`may_hold`]).
-                use crate::query::prefilter::{input_region, may_hold};
+                // escape of ASCII) holds it, as for `may_hold`; the region
+                // is lowercased once for every needle.
+                use crate::query::prefilter::{has_unicode_marker, input_region};
                 let region = input_region(&line);
-                inputs
-                    .iter()
-                    .any(|i| may_hold(region, &[i.to_string()], false))
+                has_unicode_marker(region) || {
+                    let lower = region.to_ascii_lowercase();
+                    inputs
+                        .iter()
+                        .any(|i| memchr::memmem::find(&lower, i.as_bytes()).is_some())
+                }
             }
             None => true,
         };

@@ -541,33 +541,30 @@ impl SessionFilter {
     /// [`SessionFilter::possible`] over files read in pieces (each cut at a
     /// line end, so every needle, which lies in one line, is whole in one
     /// of them): `found` (start with [`SessionFilter::nothing_found`])
-    /// gathers which pieces occurred in `bytes`.
-    /// Its last slot says whether the bytes hold a `\u` escape of plain
-    /// ASCII (then every rule is possible).
-    fn find_in(&self, bytes: &[u8], found: &mut [bool]) {
-        for (f, p) in found.iter_mut().zip(&self.pieces) {
+    /// gathers which pieces occurred in `bytes`, and whether they hold a
+    /// `\u` escape of plain ASCII.
+    fn find_in(&self, bytes: &[u8], found: &mut Found) {
+        for (f, p) in found.pieces.iter_mut().zip(&self.pieces) {
             *f = *f || p.occurs(bytes);
         }
-        if let Some(escaped) = found.get_mut(self.pieces.len())
-            && !*escaped
-        {
-            *escaped = crate::query::prefilter::has_escaped_ascii(bytes);
+        found.escaped = found.escaped || crate::query::prefilter::has_escaped_ascii(bytes);
+    }
+
+    /// Nothing found yet (for [`SessionFilter::find_in`]).
+    fn nothing_found(&self) -> Found {
+        Found {
+            pieces: vec![false; self.pieces.len()],
+            escaped: false,
         }
     }
 
-    /// No piece found yet (for [`SessionFilter::find_in`]): one slot per
-    /// piece, and one for an escape of plain ASCII.
-    fn nothing_found(&self) -> Vec<bool> {
-        vec![false; self.pieces.len() + 1]
-    }
-
-    /// [`SessionFilter::possible`] from the pieces [`SessionFilter::find_in`]
-    /// found.
-    fn possible_given(&self, found: &[bool]) -> Vec<bool> {
-        if found.get(self.pieces.len()).copied().unwrap_or(true) {
+    /// [`SessionFilter::possible`] from what [`SessionFilter::find_in`]
+    /// found: every rule where the bytes hold an escape of plain ASCII.
+    fn possible_given(&self, found: &Found) -> Vec<bool> {
+        if found.escaped {
             return vec![true; self.rules.len()];
         }
-        let occurs = |i: usize| found.get(i).copied().unwrap_or(false);
+        let occurs = |i: usize| found.pieces.get(i).copied().unwrap_or(false);
         self.rules
             .iter()
             .map(|needles| {
@@ -577,6 +574,15 @@ impl SessionFilter {
             })
             .collect()
     }
+}
+
+/// What [`SessionFilter::find_in`] has seen of a session's bytes so far.
+struct Found {
+    /// Per piece of the filter, whether it occurred.
+    pieces: Vec<bool>,
+    /// Whether the bytes hold a `\u` escape of plain ASCII, which may hide
+    /// any piece ([`crate::query::prefilter::has_escaped_ascii`]).
+    escaped: bool,
 }
 
 /// The literal runs of `globs` as [`SessionFilter`] needs them (one
@@ -1189,9 +1195,12 @@ fn backtest_refs_known(
         .enumerate()
         .filter(|(_, s)| crate::hooks::events::rebuilds(s.agent))
         .collect();
-    let (sessions_filter, lines) = match prefilter {
-        Prefilter::On => (Some(SessionFilter::new(rules)), LineFilter::new(rules)),
-        Prefilter::Off => (None, None),
+    let filters = match prefilter {
+        Prefilter::On => Prefilters::new(rules),
+        Prefilter::Off => Prefilters {
+            sessions: None,
+            lines: None,
+        },
     };
     let mut total = Backtest::new(rules);
     for s in sessions
@@ -1215,7 +1224,7 @@ fn backtest_refs_known(
                     bt.skipped = 1;
                     bt
                 } else {
-                    backtest_ref(r, rules, sessions_filter.as_ref(), lines.as_ref())
+                    filters.backtest(r, rules)
                 };
                 bt.cap_examples(KEPT_EXAMPLES);
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1);
@@ -1237,7 +1246,8 @@ fn backtest_refs_known(
 /// per call.
 #[derive(Debug, Clone)]
 pub struct Prefilters {
-    sessions: SessionFilter,
+    /// `None`: [`Prefilter::Off`] (every session loaded whole).
+    sessions: Option<SessionFilter>,
     lines: Option<LineFilter>,
 }
 
@@ -1245,7 +1255,7 @@ impl Prefilters {
     /// The prefilters of `rules` ([`Prefilter::On`]).
     pub fn new(rules: &RuleSet) -> Prefilters {
         Prefilters {
-            sessions: SessionFilter::new(rules),
+            sessions: Some(SessionFilter::new(rules)),
             lines: LineFilter::new(rules),
         }
     }
@@ -1260,13 +1270,13 @@ impl Prefilters {
             bt.left_out.insert(r.agent.as_str().to_string(), 1);
             return bt;
         }
-        let mut bt = backtest_ref(r, rules, Some(&self.sessions), self.lines.as_ref());
+        let mut bt = backtest_ref(r, rules, self.sessions.as_ref(), self.lines.as_ref());
         bt.cap_examples(KEPT_EXAMPLES);
         bt
     }
 }
 
-/// One session of [`backtest_refs_with`]: prefilter (`sessions`: none
+/// One session of [`Prefilters::backtest`]: prefilter (`sessions`: none
 /// with [`Prefilter::Off`]), load, tally.
 fn backtest_ref(
     r: &SessionRef,

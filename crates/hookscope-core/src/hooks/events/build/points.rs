@@ -97,11 +97,6 @@ pub(super) fn is_local_command(turn: &Turn) -> bool {
 pub(super) struct Walk {
     pub(super) tasks: HashMap<String, (String, Option<String>)>,
     pub(super) seen: std::collections::HashSet<usize>,
-    /// Leave out the events after a call ran (PostToolUse,
-    /// PostToolUseFailure, PostToolBatch): their `tool_response` copies
-    /// are most of a walk's cost, and a caller that wants none of them
-    /// says so ([`points_for`]).
-    pub(super) skip_post: bool,
     /// The events the caller wants (`None`: all): a call's points of other
     /// events are not built, since each copies the call's `tool_input` (a
     /// PostToolUse rule set over a session of 40,000 calls held three
@@ -113,6 +108,15 @@ impl Walk {
     /// Whether the caller wants points of `event`.
     pub(super) fn wants(&self, event: EventName) -> bool {
         self.wanted.as_ref().is_none_or(|w| w.contains(&event))
+    }
+
+    /// Whether the caller wants no event after a call ran (PostToolUse,
+    /// PostToolUseFailure, PostToolBatch): their `tool_response` copies and
+    /// the input that ran are then never read.
+    pub(super) fn skip_post(&self) -> bool {
+        !self.wants(EventName::PostToolUse)
+            && !self.wants(EventName::PostToolUseFailure)
+            && !self.wants(EventName::PostToolBatch)
     }
 }
 
@@ -194,16 +198,6 @@ pub(super) fn points_for<'a>(session: &'a Session, events: Option<&[EventName]>)
     }
     instruction_points(session, &run_starts, &turn_of, &mut out);
     let mut walk = Walk {
-        skip_post: events.is_some_and(|e| {
-            !e.iter().any(|x| {
-                matches!(
-                    x,
-                    EventName::PostToolUse
-                        | EventName::PostToolUseFailure
-                        | EventName::PostToolBatch
-                )
-            })
-        }),
         wanted: events.map(<[EventName]>::to_vec),
         ..Walk::default()
     };
@@ -563,10 +557,7 @@ pub(super) fn thread_points<'a>(
                 subagent_points(session, sub, record, t, walk, out);
             }
         }
-        if !walk.skip_post
-            && walk.wants(EventName::PostToolBatch)
-            && batch.iter().all(|r| r.result.is_some())
-        {
+        if walk.wants(EventName::PostToolBatch) && batch.iter().all(|r| r.result.is_some()) {
             let last_line = batch
                 .iter()
                 .filter_map(|r| r.result.as_ref())
@@ -625,7 +616,7 @@ pub(super) fn call_points<'a>(
     main_line: usize,
     walk: &mut Walk,
 ) -> Vec<Point<'a>> {
-    let skip_post = walk.skip_post;
+    let skip_post = walk.skip_post();
     let (want_pre, want_permission, want_notification, want_post, want_failure) = (
         walk.wants(EventName::PreToolUse),
         walk.wants(EventName::PermissionRequest),
@@ -722,7 +713,7 @@ pub(super) fn call_points<'a>(
             .and_then(|r| r.get("interrupted"))
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        if skip_post || !want_failure {
+        if !want_failure {
             return out;
         }
         out.push(
@@ -734,7 +725,7 @@ pub(super) fn call_points<'a>(
         );
         return out;
     }
-    if !skip_post && want_post {
+    if want_post {
         let mut post =
             post_tool(EventName::PostToolUse, result.line).field("tool_use_id", json!(id));
         post = match record.tool_use_result_verbatim() {
