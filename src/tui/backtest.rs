@@ -228,7 +228,7 @@ impl Component for BacktestPane {
         let title = match self.progress {
             Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ",),
             Some((_, t)) if self.tally.left_out > 0 => format!(
-                " Backtest — {} of {t} sessions ({} Codex/OpenCode left out: no payloads rebuilt) — Enter jump, Esc close ",
+                " Backtest — {} of {t} sessions ({} Codex/OpenCode left out: not backtested) — Enter jump, Esc close ",
                 self.tally.sessions, self.tally.left_out
             ),
             Some((_, t)) => format!(
@@ -245,11 +245,17 @@ impl Component for BacktestPane {
             .border_style(theme.border(true));
         if !self.matches.is_empty() {
             // What the marks mean (docs/replay.md, "Blocked then, or new").
+            let raw = self
+                .matches
+                .iter()
+                .any(|m| m.example.not_parsed_whole.is_some());
+            let legend = if raw {
+                " block: a hook blocked it then · block new: none did · raw: not parsed whole "
+            } else {
+                " block: a hook blocked it then · block new: none did "
+            };
             block = block.title_bottom(Span::styled(
-                fit(
-                    " block: a hook blocked it then · block new: none did · raw: not parsed whole ",
-                    usize::from(area.width.saturating_sub(2)),
-                ),
+                fit(legend, usize::from(area.width.saturating_sub(2))),
                 theme.dim(),
             ));
         }

@@ -130,7 +130,7 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
     assert_eq!(app.status().left, "Backtest › 8 blocks (4 new)");
     let text = render(&mut app, 160, 48);
     assert!(
-        text.contains(" Backtest — 4 of 5 sessions (1 Codex/OpenCode left out: no payloads rebuilt) — Enter jump, Esc close "),
+        text.contains(" Backtest — 4 of 5 sessions (1 Codex/OpenCode left out: not backtested) — Enter jump, Esc close "),
         "{text}"
     );
 }
