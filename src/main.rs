@@ -1,6 +1,7 @@
 //! The `hookscope` binary: parses arguments and dispatches to the TUI or a
 //! CLI subcommand. No logic lives here.
 
+mod allocator;
 mod cli;
 mod tui;
 mod words;
@@ -215,6 +216,7 @@ fn parse_agent(name: &str) -> Result<hookscope_core::transcript::Agent, String> 
 }
 
 fn main() {
+    allocator::configure();
     // `args_os`, not `args`: an argument that is not UTF-8 is clap's to
     // refuse (exit 2 with a message), never a panic.
     let args = match Args::try_parse_from(std::env::args_os()) {
