@@ -61,6 +61,15 @@ pub enum Overlay {
     EveryEvent,
 }
 
+/// Where an `Enter` jump to a session came from ([`App::back_to`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackTo {
+    /// A Calls-view row.
+    Calls,
+    /// A backtest match (`B`'s list).
+    Backtest,
+}
+
 /// What fills the screen between banner and status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
@@ -110,11 +119,11 @@ pub struct App {
     /// A call to select once its session has loaded: (session index,
     /// `tool_use_id`, or `line:N` for a line of the main file).
     pub(super) pending_jump: Option<(usize, String)>,
-    /// The Browse view was reached by Enter on a Calls-view row: `Esc` in
-    /// the Timeline or Detail (no filter or search to clear) goes back to
-    /// the Calls view, on the same row. Cleared when another session is
-    /// opened or the Calls view is shown.
-    pub(super) back_to_calls: bool,
+    /// Where the Browse view was reached from by Enter: a Calls-view row
+    /// or a backtest match. `Esc` in the Timeline or Detail (no filter or
+    /// search to clear) goes back there, on the same row. Cleared when
+    /// another session is opened or the Calls view is shown.
+    pub(super) back_to: Option<BackTo>,
     /// A call to open the replay pane on once a jump to it lands (`r` in
     /// the Calls view): its `tool_use_id`.
     pub(super) pending_replay: Option<String>,
@@ -184,7 +193,7 @@ impl App {
             quit: false,
             touched: false,
             pending_jump: None,
-            back_to_calls: false,
+            back_to: None,
             pending_replay: None,
         };
         app.sync();
@@ -328,14 +337,16 @@ impl App {
             _ => self.focus,
         };
         if action == Action::Back
-            && self.back_to_calls
             && matches!(pane, Pane::Timeline | Pane::Detail)
             && self.timeline.filter.is_empty()
             && self.detail.query.is_empty()
+            && let Some(back) = self.back_to.take()
         {
-            // Back where Enter came from: the Calls view, its row kept.
-            self.back_to_calls = false;
-            self.view = View::Calls;
+            // Back where Enter came from, its row kept.
+            match back {
+                BackTo::Calls => self.view = View::Calls,
+                BackTo::Backtest => self.overlay = Some(Overlay::Backtest),
+            }
             return EventState::Consumed;
         }
         self.pane_event(pane, action)
@@ -573,8 +584,14 @@ impl App {
     /// two rule sets; without a rule set, plans your hooks over every event
     /// (they run after Enter in the pane).
     fn start_backtest(&mut self) {
-        if self.backtest.running() {
-            // One run at a time: show the one going on.
+        if self.backtest.running()
+            || (self.backtest.progress.is_some()
+                && self.overlay != Some(Overlay::Backtest)
+                && matches!(self.ctx.rules, Rules::Loaded(_))
+                && matches!(self.ctx.against, Rules::None))
+        {
+            // One run at a time: show the one going on, or the last one's
+            // list where it was left (B again from there runs it anew).
             self.overlay = Some(Overlay::Backtest);
             return;
         }
@@ -643,11 +660,11 @@ impl App {
                 match effect {
                     Effect::Focus(pane) => self.focus = pane,
                     Effect::OpenSession(index) => {
-                        self.back_to_calls = false;
+                        self.back_to = None;
                         self.open_session(index);
                     }
                     Effect::OpenCalls { line, select } => {
-                        self.back_to_calls = false;
+                        self.back_to = None;
                         self.view = View::Calls;
                         self.calls.open(line, select, &mut self.ctx);
                     }
@@ -660,7 +677,7 @@ impl App {
                         }
                     }
                     Effect::JumpToCall { index, tool_use_id } => {
-                        self.back_to_calls = self.view == View::Calls && self.overlay.is_none();
+                        self.back_to = self.jumped_from();
                         self.view = View::Browse;
                         self.overlay = None;
                         self.list.select(index, &self.ctx);
@@ -670,7 +687,7 @@ impl App {
                         self.finish_jump();
                     }
                     Effect::JumpToLine { index, line } => {
-                        self.back_to_calls = false;
+                        self.back_to = self.jumped_from();
                         self.view = View::Browse;
                         self.overlay = None;
                         self.list.select(index, &self.ctx);
@@ -682,6 +699,16 @@ impl App {
                     }
                 }
             }
+        }
+    }
+
+    /// Where a jump made now comes from, for `Esc` to go back to: the Calls
+    /// view, or the backtest list.
+    fn jumped_from(&self) -> Option<BackTo> {
+        match (self.overlay, self.view) {
+            (Some(Overlay::Backtest), _) => Some(BackTo::Backtest),
+            (None, View::Calls) => Some(BackTo::Calls),
+            _ => None,
         }
     }
 

@@ -8,6 +8,7 @@
 //! view's jump effect), or for one not on a call (a Stop, a prompt) to its
 //! line there.
 
+use hookscope_core::hooks::events::EventName;
 use hookscope_core::hooks::replay::Example;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -161,6 +162,31 @@ impl BacktestPane {
         }
     }
 
+    /// The bottom border: what the marks of the listed rows mean
+    /// (docs/replay.md, "Blocked then, or new"), those that occur.
+    fn legend(&self) -> String {
+        let marks: std::collections::BTreeSet<String> =
+            self.matches.iter().map(|m| mark(&m.example)).collect();
+        let has = |word: &str| marks.iter().any(|m| m.split(' ').any(|w| w == word));
+        let mut parts = Vec::new();
+        if has("block") {
+            parts.push("block: a hook blocked it then");
+        }
+        if has("object") {
+            parts.push("object: a block after the call ran (a hook objected then)");
+        }
+        if has("new") {
+            parts.push("new: no hook did then");
+        }
+        if has("raw") {
+            parts.push("raw: not parsed whole");
+        }
+        if parts.is_empty() {
+            return String::new();
+        }
+        format!(" {} ", parts.join(" · "))
+    }
+
     /// Lays it out in `main`.
     pub fn set_area(&mut self, main: Rect) {
         self.area = main;
@@ -220,6 +246,11 @@ impl Component for BacktestPane {
             "open the call in its session",
         ));
         out.push(Command::new(Action::Back, "close", "close the list"));
+        out.push(Command::new(
+            Action::Backtest,
+            "again",
+            "run the backtest anew",
+        ));
     }
 
     fn draw(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, _focused: bool) {
@@ -244,22 +275,25 @@ impl Component for BacktestPane {
             ))
             .border_style(theme.border(true));
         if !self.matches.is_empty() {
-            // What the marks mean (docs/replay.md, "Blocked then, or new").
-            let raw = self
-                .matches
-                .iter()
-                .any(|m| m.example.not_parsed_whole.is_some());
-            let legend = if raw {
-                " block: a hook blocked it then · block new: none did · raw: not parsed whole "
-            } else {
-                " block: a hook blocked it then · block new: none did "
-            };
             block = block.title_bottom(Span::styled(
-                fit(legend, usize::from(area.width.saturating_sub(2))),
+                fit(&self.legend(), usize::from(area.width.saturating_sub(2))),
                 theme.dim(),
             ));
         }
         let width = usize::from(area.width.saturating_sub(2));
+        // Each column as wide as its widest entry in the list (so
+        // `UserPromptSubmit` and a long rule id fit), within bounds.
+        let widest = |f: &dyn Fn(&Match) -> usize, min: usize, max: usize| {
+            self.matches
+                .iter()
+                .map(f)
+                .max()
+                .unwrap_or(0)
+                .clamp(min, max)
+        };
+        let mark_w = widest(&|m| mark(&m.example).chars().count(), 5, 14);
+        let event_w = widest(&|m| m.example.event.as_str().chars().count(), 8, 18);
+        let rule_w = widest(&|m| m.rule.chars().count(), 4, 24);
         let mut lines: Vec<Line> = self
             .matches
             .iter()
@@ -270,11 +304,11 @@ impl Component for BacktestPane {
                 let e = &b.example;
                 let text = fit(
                     &format!(
-                        "{:<9} {:<8} {:<12} {:<16} {}",
+                        "{:<mark_w$} {:<8} {:<event_w$} {:<rule_w$} {}",
                         mark(e),
                         e.session,
-                        e.event,
-                        b.rule,
+                        e.event.as_str(),
+                        fit(&b.rule, rule_w),
                         e.summary
                     ),
                     width,
@@ -301,11 +335,16 @@ impl Component for BacktestPane {
 
 /// The verdict mark of a row: `block new` for a block no hook made at the
 /// time ([`Example::blocked_then`] `false`), `block`, `rewrite`, `warn`,
-/// `context`, `allow`;
+/// `context`, `allow`; a block on PostToolUse or PostToolUseFailure, where
+/// the call had already run and a hook can only object, is `object` (`object
+/// new`: no hook objected then; docs/replay.md, "Blocked then, or new");
 /// with ` raw` after it when the match was on a command not parsed whole
 /// ([`Example::not_parsed_whole`]).
 pub fn mark(e: &Example) -> String {
+    let after = e.event.is(EventName::PostToolUse) || e.event.is(EventName::PostToolUseFailure);
     let verdict = match (e.verdict.as_str(), e.blocked_then) {
+        ("block", Some(false)) if after => "object new".to_string(),
+        ("block", _) if after => "object".to_string(),
         ("block", Some(false)) => "block new".to_string(),
         (v, _) => v.to_string(),
     };
@@ -379,6 +418,35 @@ mod tests {
         assert_eq!(
             pane.status(),
             "Backtest › 2 blocks (1 new) · 1 rewrite · 1 warn · 7 context · 1 allow"
+        );
+    }
+
+    /// A block on PostToolUse came after the call ran: it is an objection,
+    /// marked `object` (`object new` when no hook objected then), and the
+    /// legend names only the marks the list holds.
+    #[test]
+    fn a_block_after_the_call_ran_is_marked_as_an_objection() {
+        let after = |blocked_then| {
+            let mut m = row("block", blocked_then);
+            m.example.event = hookscope_core::hooks::events::EventKey::new("PostToolUse");
+            m
+        };
+        assert_eq!(mark(&after(Some(false)).example), "object new");
+        assert_eq!(mark(&after(Some(true)).example), "object");
+        let mut failure = after(Some(true));
+        failure.example.event = hookscope_core::hooks::events::EventKey::new("PostToolUseFailure");
+        assert_eq!(mark(&failure.example), "object");
+        let mut pane = BacktestPane::default();
+        pane.start(1);
+        pane.add(1, 1, vec![after(Some(true))], &Tally::default());
+        assert_eq!(
+            pane.legend(),
+            " object: a block after the call ran (a hook objected then) "
+        );
+        pane.add(1, 1, vec![row("block", Some(false))], &Tally::default());
+        assert_eq!(
+            pane.legend(),
+            " block: a hook blocked it then · object: a block after the call ran (a hook objected then) · new: no hook did then "
         );
     }
 

@@ -158,3 +158,46 @@ fn backtest_enter_on_a_prompt_match_selects_its_turn() {
     assert_eq!(app.focus, Pane::Timeline);
     assert_eq!(app.timeline.sel, Some(Item::Turn(0)));
 }
+
+/// `Esc` after `Enter` on a match goes back to the list, on that match;
+/// `B` with the list closed shows the finished run again where it was left
+/// (no second run), and `B` in the open list runs it anew (first row).
+#[test]
+fn esc_after_a_jump_goes_back_to_the_list_and_b_reopens_it() {
+    let mut app = app_for(CORPUS);
+    app.ctx.rules = crate::tui::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    let total = app.ctx.sessions.len();
+    assert_eq!(app.backtest.progress, Some((total, total)));
+    // The third match: a block on a Bash call (see the test above).
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.backtest.sel, 2);
+    let third = app.backtest.matches[2].clone();
+    assert_eq!(third.example.verdict, "block");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, None);
+    assert_eq!(app.ctx.open.as_ref().map(|o| o.index), Some(third.index));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    assert_eq!(app.backtest.sel, 2);
+    // Esc closes the list; B shows the same finished run, still on row 3.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, None);
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    assert_eq!(app.backtest.sel, 2);
+    assert!(app.ctx.requests.is_empty(), "{:?}", app.ctx.requests);
+    // B in the open list runs it again, from the first row.
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    assert_eq!(app.backtest.sel, 0);
+    assert_eq!(app.backtest.progress, Some((total, total)));
+    assert_eq!(app.backtest.matches.len(), 9);
+    // A jump from elsewhere (the session list) is not one Esc goes back
+    // from: Esc there leaves the list closed.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, None);
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, None);
+}
