@@ -345,6 +345,27 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
     Ok(out)
 }
 
+/// The table's marks that `records` show, explained on one line (empty
+/// when none shows): the ERR column's `✗` and `?`, the `↳` of a subagent's
+/// call, and the `→` of an input a PreToolUse hook rewrote
+/// ([`FoundCall::summary_with_rewrite`]).
+fn legend(records: &[FoundCall]) -> String {
+    let mut parts = Vec::new();
+    if records.iter().any(|r| r.is_error != Some(false)) {
+        parts.push("ERR: ✗ failed, ? no result recorded");
+    }
+    if records.iter().any(|r| r.origin.is_some()) {
+        parts.push("↳ a subagent's call");
+    }
+    if records
+        .iter()
+        .any(|r| r.summary_with_rewrite() != r.summary())
+    {
+        parts.push("a → b: a PreToolUse hook rewrote the input a to b");
+    }
+    parts.join("; ")
+}
+
 /// Runs the subcommand with already-built parameters. Unless `no_index`,
 /// the index ([`super::index`]) decides which sessions to load
 /// ([`hookscope_core::index::Index::verdicts`]); the records are the same.
@@ -377,12 +398,9 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     } else {
         errln!("{shown} record{}", if shown == 1 { "" } else { "s" });
     }
-    if result
-        .records
-        .iter()
-        .any(|r| r.is_error != Some(false) || r.origin.is_some())
-    {
-        errln!("ERR: ✗ failed, ? no result recorded; ↳ a subagent's call");
+    let legend = legend(&result.records);
+    if !legend.is_empty() {
+        errln!("{legend}");
     }
     if !result.redactions.is_empty() {
         let parts: Vec<String> = result

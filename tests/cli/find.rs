@@ -1217,3 +1217,44 @@ fn find_filter_errors_exit_2_with_the_reason() {
         assert_eq!(out.0, Some(2), "{out:?}");
     }
 }
+
+/// The footer explains the marks the table shows, and only those: c8's
+/// newest Bash calls hold a failed call, a subagent's call and commands a
+/// PreToolUse hook rewrote (`npm test → npm test -- --silent`); its three
+/// Reads from 18:00:50 on hold none of them, and its five newest Reads one
+/// failed call.
+#[test]
+fn cli_find_footer_explains_the_marks_shown() {
+    let footer = |tool: &str, since: &str| -> (String, String) {
+        let out = hookscope()
+            .arg("find")
+            .arg(real())
+            .args(["--tool-name", tool, "--since", since, "--limit", "5"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0), "{tool}");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (table, stderr) = footer("Bash", "2026-12-03T04:35:03Z");
+    assert!(table.contains("npm test → npm test -- --silent"), "{table}");
+    assert!(
+        stderr.contains(
+            "ERR: ✗ failed, ? no result recorded; ↳ a subagent's call; a → b: a PreToolUse hook rewrote the input a to b\n"
+        ),
+        "{stderr}"
+    );
+    let (table, stderr) = footer("Read", "2026-11-29T18:00:50Z");
+    assert_eq!(table.lines().count(), 4, "{table}");
+    assert!(!table.contains('→') && !table.contains('↳'), "{table}");
+    assert!(stderr.ends_with("3 records\n"), "{stderr}");
+    // Then only the failed Read's mark needs a word.
+    let (table, stderr) = footer("Read", "2000-01-01");
+    assert!(table.contains('✗'), "{table}");
+    assert!(
+        stderr.ends_with("more match (--limit N for more)\nERR: ✗ failed, ? no result recorded\n"),
+        "{stderr}"
+    );
+}

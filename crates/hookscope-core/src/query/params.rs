@@ -540,7 +540,9 @@ fn read_decided(
 /// `36h`, `2d`, `1w`).
 ///
 /// # Errors
-/// A one-sentence message naming the accepted forms.
+/// A one-sentence message naming the accepted forms; for the TUI's short
+/// form without a year (`12-03 04:35`), one that says so and spells the
+/// full forms it could mean (this year's, as UTC or with a zone).
 pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
     let t = text.trim();
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
@@ -566,6 +568,20 @@ pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Strin
         return now
             .checked_sub_signed(span)
             .ok_or_else(|| format!("{text:?} reaches before the supported time range"));
+    }
+    // The TUI's short form (`12-03 04:35`, this year's times in local
+    // time): which year and zone are not written, so it is refused with
+    // the full forms it could mean.
+    let short = format!("{}-{t}", now.format("%Y"));
+    let dated = ["%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(&short, f).ok());
+    if let Some(dated) = dated {
+        let full = dated.format("%Y-%m-%d %H:%M").to_string();
+        return Err(format!(
+            "{text:?} has no year (the TUI's short form, in local time); write it in full: {full:?} is read as UTC, or give its zone, e.g. \"{}+01:00\"",
+            dated.format("%Y-%m-%dT%H:%M:%S")
+        ));
     }
     Err(format!(
         "cannot parse {text:?}; expected RFC 3339 (2026-11-29T18:00:00Z), a UTC time (2026-11-29 18:00:05), a date (2026-11-29) or a span before now (30m, 36h, 2d, 1w)"
@@ -647,6 +663,16 @@ mod tests {
         assert_eq!(
             parse_time("2026-12-03 04:35", now()),
             Ok(at("2026-12-03T04:35:00Z"))
+        );
+        // The TUI's short form has no year and is local time: refused,
+        // with this year's full forms.
+        assert_eq!(
+            parse_time("12-03 04:35", now()),
+            Err("\"12-03 04:35\" has no year (the TUI's short form, in local time); write it in full: \"2026-12-03 04:35\" is read as UTC, or give its zone, e.g. \"2026-12-03T04:35:00+01:00\"".to_string())
+        );
+        assert!(
+            parse_time("13-03 04:35", now()).is_err_and(|e| e.starts_with("cannot parse")),
+            "not a month"
         );
         assert_eq!(parse_time("30m", now()), Ok(at("2026-12-01T11:30:00Z")));
         assert_eq!(parse_time("36h", now()), Ok(at("2026-11-30T00:00:00Z")));
