@@ -421,3 +421,137 @@ fn find_gives_the_same_records_with_and_without_the_index_on_escaped_inputs() {
     assert!(ids.contains(&"toolu_ee"), "{ids:?}");
     assert!(ids.contains(&"toolu_cc"), "{ids:?}");
 }
+
+/// A rule on prompts (no tool) whose pattern is `pattern`: context on
+/// UserPromptSubmit and Stop.
+fn prompt_rules(pattern: &str) -> String {
+    format!(
+        "[[rules]]\nid = \"on-prompt\"\nevents = [\"UserPromptSubmit\", \"Stop\"]\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\nprompt = '{pattern}'\n"
+    )
+}
+
+/// A rule with a `prompt` condition and no tool skips the sessions none of
+/// whose stored turn prompts it matches, which the byte filter cannot:
+/// c2's bytes hold "exit 3" (a Bash command), its prompts do not.
+#[test]
+fn a_prompt_rule_skips_sessions_whose_stored_prompts_it_cannot_match() {
+    let data = data();
+    let ids = |mask: Vec<(String, bool)>| -> Vec<String> {
+        mask.into_iter()
+            .filter(|(_, skipped)| *skipped)
+            .map(|(id, _)| id)
+            .collect()
+    };
+    assert_eq!(
+        ids(skip_mask(data.path(), &prompt_rules("exit 3"))),
+        ["00000000aa", "e1be136efb"]
+    );
+    // "please do not use Bash here" is aa's prompt; c2's say nothing of it.
+    assert_eq!(
+        ids(skip_mask(data.path(), &prompt_rules("(?i)DO NOT use"))),
+        ["e1be136efb"]
+    );
+    // c2's own opening prompt ("Exercise hooks variant hooks_c2_exit2…").
+    assert_eq!(
+        ids(skip_mask(
+            data.path(),
+            &prompt_rules("^\\[scenario:hooks\\]")
+        )),
+        ["00000000aa"]
+    );
+    // Beside a tool rule: a session may match either rule.
+    let both = format!("{RULES}\n{}", prompt_rules("do not use"));
+    assert!(ids(skip_mask(data.path(), &both)).is_empty());
+    // The backtest's tallies are those without the index; with it, c2 is
+    // skipped unread too.
+    let cache = TempDir::new().expect("temp");
+    for pattern in ["exit 3", "do not use", "^\\[scenario:hooks\\]"] {
+        let rules = cache.path().join("rules.toml");
+        std::fs::write(&rules, prompt_rules(pattern)).expect("write");
+        let plain = backtest(None, &rules, data.path());
+        let _ = backtest(Some(cache.path()), &rules, data.path());
+        let indexed = backtest(Some(cache.path()), &rules, data.path());
+        for key in ["sessions", "unreadable", "combined", "left_out"] {
+            assert_eq!(indexed[key], plain[key], "{pattern}: {key}");
+        }
+        // Each rule's matches; not `evaluated`, which counts the events
+        // of the sessions read (docs/replay-and-backtest.md).
+        let matches = |bt: &Value| -> Vec<Value> {
+            let rules = bt["rules"].as_array().expect("rules").clone();
+            rules
+                .into_iter()
+                .map(|mut r| {
+                    r.as_object_mut().expect("rule").remove("evaluated");
+                    r
+                })
+                .collect()
+        };
+        assert_eq!(matches(&indexed), matches(&plain), "{pattern}");
+        if pattern == "exit 3" {
+            assert_eq!(plain["skipped"], 1, "aa has no \"exit\" in its bytes");
+            assert_eq!(indexed["skipped"], 2);
+        } else {
+            // aa's one prompt; c2's prompt and its Stop.
+            let want = if pattern == "do not use" { 1 } else { 2 };
+            assert_eq!(plain["combined"]["context"], want, "{pattern}");
+        }
+    }
+}
+
+/// A prompt past what the index stores whole may hold any pattern: its
+/// session is read; and a prompt added to a session after it was indexed
+/// (the file grew) is stored with the grown rows.
+#[test]
+fn a_long_or_new_prompt_is_never_ruled_out_by_the_index() {
+    let data = data();
+    let project = data.path().join("-home-dev-work");
+    let id = "00000000-0000-4000-8000-0000000000ff";
+    let long = format!("{} deploy", "x".repeat(70 << 10));
+    let user = serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId": id,"timestamp":"2026-01-01T00:00:00Z","cwd":"/w","message":{"role":"user","content": long}});
+    let path = project.join(format!("{id}.jsonl"));
+    std::fs::write(&path, format!("{user}\n")).expect("write");
+    let skipped = |rules: &str| -> Vec<String> {
+        skip_mask(data.path(), rules)
+            .into_iter()
+            .filter(|(_, s)| *s)
+            .map(|(id, _)| id)
+            .collect()
+    };
+    // The 70 KiB prompt is stored cut: ff may match "never-there" for all
+    // the index knows.
+    assert_eq!(
+        skipped(&prompt_rules("never-there")),
+        ["00000000aa", "e1be136efb"]
+    );
+    // A grown file: the index built on aa's first line, then a second
+    // prompt appended; the sync resumes aa and stores the new prompt.
+    let cache = TempDir::new().expect("temp");
+    let sessions = || {
+        hookscope_core::transcript::discover(&[data.path().to_path_buf()])
+            .expect("discover")
+            .sessions
+    };
+    let mut index =
+        hookscope_core::index::Index::open(&cache.path().join("hookscope")).expect("index");
+    index.sync(&sessions(), &mut |_| {});
+    let aa = project.join("00000000-0000-4000-8000-0000000000aa.jsonl");
+    let mut text = std::fs::read_to_string(&aa).expect("read");
+    text.push_str(concat!(
+        r#"{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"00000000-0000-4000-8000-0000000000aa","timestamp":"2026-01-01T00:01:00Z","cwd":"/w","message":{"role":"user","content":"now ship the release"}}"#,
+        "\n"
+    ));
+    std::fs::write(&aa, text).expect("write");
+    let now = sessions();
+    let synced = index.sync(&now, &mut |_| {});
+    assert_eq!(synced.stats.resumed, 1, "{:?}", synced.stats);
+    let rules = hookscope_core::hooks::rules::RuleSet::parse(
+        &prompt_rules("ship the release"),
+        "rules.toml",
+    )
+    .expect("rules");
+    let mask: Vec<bool> = hookscope_core::service::skipped_by_index(&index, &now, &rules);
+    let aa_at = now.iter().position(|s| s.id.ends_with("aa")).expect("aa");
+    assert_eq!(mask.len(), 3);
+    assert!(!mask[aa_at], "the new prompt is stored");
+    assert_eq!(mask.iter().filter(|&&m| m).count(), 1, "c2 alone");
+}

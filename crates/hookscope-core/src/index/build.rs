@@ -537,6 +537,8 @@ pub(super) struct Built {
     pub(super) summary: crate::transcript::SessionSummary,
     pub(super) diagnostics: Vec<Diagnostic>,
     pub(super) calls: Vec<CallRow>,
+    /// The opening prompts of its turns ([`super::prompts::prompts_of`]).
+    pub(super) prompts: Vec<String>,
     pub(super) read: u64,
     /// `seq` of the first of `calls` (1; after the stored calls when a
     /// grown file is resumed).
@@ -610,6 +612,7 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         deps,
         subagent_files: join_paths(&session.subagent_files),
         summary,
+        prompts: super::prompts::prompts_of(&loaded),
         diagnostics: loaded.diagnostics,
         calls,
         read,
@@ -1126,6 +1129,7 @@ fn delete_rows(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusqlit
         "DELETE FROM calls WHERE s_path = ?1 AND s_id = ?2",
         "DELETE FROM checkpoints WHERE s_path = ?1 AND s_id = ?2",
         "DELETE FROM call_groups WHERE s_path = ?1 AND s_id = ?2",
+        "DELETE FROM prompts WHERE s_path = ?1 AND s_id = ?2",
     ] {
         tx.execute(table, params![path, id])?;
     }
@@ -1203,6 +1207,7 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             d.message,
         ])?;
     }
+    super::prompts::write(tx, &b.key, &b.prompts)?;
     let mut call = tx.prepare_cached(&super::calls_table::insert_sql())?;
     for (seq, c) in b.calls.iter().enumerate() {
         let seq = int(seq + b.first_seq);

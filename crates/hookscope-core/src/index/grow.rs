@@ -386,6 +386,7 @@ pub(super) fn build_grown(session: &SessionRef, input: Inputs) -> Option<Built> 
         deps: deps_stamp(session),
         subagent_files: join_paths(&session.subagent_files),
         summary,
+        prompts: super::prompts::prompts_of(&loaded),
         diagnostics: loaded.diagnostics,
         calls: new_rows,
         read,

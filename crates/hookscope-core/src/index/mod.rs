@@ -42,6 +42,7 @@ pub mod discovery;
 pub mod grow;
 pub mod listed;
 pub mod names;
+pub mod prompts;
 pub mod query;
 pub mod schema;
 

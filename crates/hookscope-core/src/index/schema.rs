@@ -55,6 +55,16 @@
 //!   session's calls (`index::build`'s `refresh_groups`); what
 //!   [`crate::index::Index::verdicts`] reads for a query on names, agent,
 //!   `is_error` and a `since` bound alone, instead of every call of the name.
+//! - `prompts`: the opening prompts of a session's turns, main thread and
+//!   subagents (each [`crate::transcript::Turn::prompt`] of a turn with a
+//!   `prompt_line`), each distinct text once: every text a rule's `prompt`
+//!   condition can test there (a UserPromptSubmit's `prompt`, a turn's or a
+//!   subagent task's opening prompt; docs/replay-and-backtest.md). `whole`
+//!   is 1 when `text` is the prompt, 0 when the prompt was longer than
+//!   [`crate::index::prompts::PROMPT_MAX`] bytes and `text` is its start
+//!   (a condition is then taken as possibly holding). A grown session's new
+//!   prompts are added to the stored ones ([`crate::index::grow`]), which a
+//!   file that only grew keeps.
 //! - `discoveries`: a discovery that can be used without walking
 //!   ([`crate::index::Index::stored_discovery`]): its roots (path bytes,
 //!   each ended by a NUL byte, as `subagent_files`), what it read (a
@@ -78,7 +88,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
@@ -137,6 +147,9 @@ CREATE TABLE IF NOT EXISTS call_groups(
   out_of_range INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS call_groups_by_name ON call_groups(name_folded, is_error, agent);
 CREATE INDEX IF NOT EXISTS call_groups_by_session ON call_groups(s_path, s_id);
+CREATE TABLE IF NOT EXISTS prompts(
+  s_path BLOB NOT NULL, s_id TEXT NOT NULL, whole INTEGER NOT NULL, text TEXT NOT NULL,
+  PRIMARY KEY(s_path, s_id, whole, text));
 CREATE TABLE IF NOT EXISTS discoveries(
   roots BLOB PRIMARY KEY, fingerprint BLOB NOT NULL, found BLOB NOT NULL);
 CREATE TRIGGER IF NOT EXISTS discoveries_on_insert AFTER INSERT ON sessions
@@ -156,6 +169,7 @@ DROP TABLE IF EXISTS calls;
 DROP TABLE IF EXISTS checkpoints;
 DROP TABLE IF EXISTS discoveries;
 DROP TABLE IF EXISTS call_groups;
+DROP TABLE IF EXISTS prompts;
 ";
 
 /// What the `meta` table says about an existing index.

@@ -28,7 +28,7 @@ pub mod view;
 pub use hook_run::{HookRun, Preview, WouldRun};
 pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 
-use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, calls_needed};
+use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, index_needs};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Progress, State, SyncStats, Synced};
 use crate::query::{
@@ -557,21 +557,43 @@ impl Library {
 }
 
 /// Per session of `sessions`, whether the backtest of `rules` may count it
-/// skipped unread: every rule names a tool ([`calls_needed`]), the
-/// session is Claude Code's, its indexed calls are current and none meets
-/// what one of the rules needs of a call (its tool, and the plain
-/// `input_contains` of a rule on PreToolUse or PermissionRequest alone:
-/// [`Index::calls_wanted`]), and its main file has the size and mtime
-/// `sessions` gives. Empty when some rule names no tool.
+/// skipped unread: every rule names a tool or has a `prompt` condition
+/// ([`index_needs`]), the session is Claude Code's, its indexed rows are
+/// current, none of its calls meets what a rule with a tool needs of a call
+/// (its tool, and the plain `input_contains` of a rule on PreToolUse or
+/// PermissionRequest alone: [`Index::calls_wanted`]), none of its stored
+/// prompts matches the `prompt` of another rule
+/// ([`Index::sessions_prompted`]), and its main file has the size and
+/// mtime `sessions` gives. Empty when some rule has neither.
 pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
-    let Some(needs) = calls_needed(rules) else {
+    let Some(needs) = index_needs(rules) else {
         return Vec::new();
     };
-    index
-        .calls_wanted(sessions, &needs)
+    let named = if needs.calls.is_empty() {
+        index
+            .current(sessions)
+            .into_iter()
+            .map(|current| current.then_some(false))
+            .collect()
+    } else {
+        index.calls_wanted(sessions, &needs.calls)
+    };
+    let prompted = if needs.prompts.is_empty() {
+        Some(std::collections::HashSet::new())
+    } else {
+        index.sessions_prompted(&needs.prompts).ok()
+    };
+    let Some(prompted) = prompted else {
+        return Vec::new();
+    };
+    named
         .into_par_iter()
         .zip(sessions)
-        .map(|(named, s)| skippable(s) && named == Some(false))
+        .map(|(named, s)| {
+            skippable(s)
+                && named == Some(false)
+                && !prompted.contains(&(crate::index::path_bytes(&s.path), s.id.clone()))
+        })
         .collect()
 }
 
@@ -592,18 +614,28 @@ fn main_file_unchanged(s: &SessionRef) -> bool {
 /// and what the rules need of a call are read once, up front; each
 /// session's own question then takes the index's lock only for its few
 /// lookups, while the other worker reads a session.
-struct IndexSkip {
+struct IndexSkip<'r> {
     current: Vec<bool>,
-    pairs: crate::index::names::FoldedPairs,
+    /// What the rules with a tool need of a call (`None`: no such rule).
+    pairs: Option<crate::index::names::FoldedPairs>,
+    /// The `prompt` patterns of the others.
+    prompts: Vec<&'r [crate::hooks::rules::Pattern]>,
 }
 
-impl IndexSkip {
-    /// `None` when some rule names no tool or the index cannot be read.
-    fn new(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Option<IndexSkip> {
-        let needs = calls_needed(rules)?;
+impl<'r> IndexSkip<'r> {
+    /// `None` when some rule has neither a tool nor a `prompt` condition
+    /// ([`index_needs`]), or the index cannot be read.
+    fn new(index: &Index, sessions: &[SessionRef], rules: &'r RuleSet) -> Option<IndexSkip<'r>> {
+        let needs = index_needs(rules)?;
+        let pairs = if needs.calls.is_empty() {
+            None
+        } else {
+            Some(index.folded_pairs(&needs.calls).ok()?)
+        };
         Some(IndexSkip {
             current: index.current(sessions),
-            pairs: index.folded_pairs(&needs).ok()?,
+            pairs,
+            prompts: needs.prompts,
         })
     }
 
@@ -616,10 +648,17 @@ impl IndexSkip {
             return false;
         }
         // The lines of long inputs are read after the lock is let go.
-        let answer = index
-            .lock()
-            .ok()
-            .and_then(|index| index.session_answer(s, &self.pairs).ok());
+        let Ok(index) = index.lock() else {
+            return false;
+        };
+        if !self.prompts.is_empty() && index.session_prompted(s, &self.prompts).unwrap_or(true) {
+            return false;
+        }
+        let Some(pairs) = &self.pairs else {
+            return true;
+        };
+        let answer = index.session_answer(s, pairs).ok();
+        drop(index);
         answer.is_some_and(|a| !a.holds())
     }
 }

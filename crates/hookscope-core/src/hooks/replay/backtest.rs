@@ -618,32 +618,68 @@ fn glob_alternatives(globs: &[String]) -> Option<Vec<Vec<String>>> {
 /// rewrite may have changed). A plain value inside a string of that input
 /// is inside its compact JSON as is, and lowercasing keeps it inside.
 pub fn calls_needed(rules: &RuleSet) -> Option<Vec<crate::index::names::CallNeed>> {
-    let recorded_input = |r: &crate::hooks::rules::Rule| {
-        !r.events.is_empty()
-            && r.events
-                .iter()
-                .all(|e| e.is(EventName::PreToolUse) || e.is(EventName::PermissionRequest))
-    };
-    rules
-        .rules
-        .iter()
-        .map(|r| {
-            let names = expand_tool_names(r.tool.as_deref()?).into_iter().collect();
-            let inputs = recorded_input(r)
-                .then(|| {
-                    r.only_if.iter().find_map(|c| match c {
-                        Condition::InputContains(values)
-                            if !values.is_empty() && values.iter().all(|v| is_plain(v)) =>
-                        {
-                            Some(values.iter().map(|v| v.to_ascii_lowercase()).collect())
-                        }
-                        _ => None,
-                    })
-                })
-                .flatten();
-            Some(crate::index::names::CallNeed { names, inputs })
+    rules.rules.iter().map(call_need).collect()
+}
+
+/// [`calls_needed`] of one rule; `None` when it names no tool.
+fn call_need(r: &crate::hooks::rules::Rule) -> Option<crate::index::names::CallNeed> {
+    let recorded_input = !r.events.is_empty()
+        && r.events
+            .iter()
+            .all(|e| e.is(EventName::PreToolUse) || e.is(EventName::PermissionRequest));
+    let names = expand_tool_names(r.tool.as_deref()?).into_iter().collect();
+    let inputs = recorded_input
+        .then(|| {
+            r.only_if.iter().find_map(|c| match c {
+                Condition::InputContains(values)
+                    if !values.is_empty() && values.iter().all(|v| is_plain(v)) =>
+                {
+                    Some(values.iter().map(|v| v.to_ascii_lowercase()).collect())
+                }
+                _ => None,
+            })
         })
-        .collect()
+        .flatten();
+    Some(crate::index::names::CallNeed { names, inputs })
+}
+
+/// What the persisted index must hold of a session for some rule of a set
+/// to match one of its events ([`index_needs`]).
+#[derive(Debug, Clone)]
+pub struct IndexNeeds<'r> {
+    /// Of each rule that names a tool, what it needs of a call
+    /// ([`calls_needed`]).
+    pub calls: Vec<crate::index::names::CallNeed>,
+    /// Of each other rule, the patterns of its `only_if` `prompt`, one of
+    /// which must find a match in a prompt of the session
+    /// ([`crate::index::Index::session_prompted`]).
+    pub prompts: Vec<&'r [crate::hooks::rules::Pattern]>,
+}
+
+/// What the index must hold of a session for a rule of `rules` to match
+/// one of its events: per rule that names a tool, a call it needs
+/// ([`calls_needed`]); per other rule, a stored opening prompt its
+/// `only_if` `prompt` finds a match in (the prompt such a rule tests is
+/// one of a session's turn prompts: [`crate::index::prompts`]). `None`
+/// when a rule has neither a tool nor a `prompt` condition: any session
+/// may then match.
+pub fn index_needs(rules: &RuleSet) -> Option<IndexNeeds<'_>> {
+    let mut needs = IndexNeeds {
+        calls: Vec::new(),
+        prompts: Vec::new(),
+    };
+    for r in &rules.rules {
+        if let Some(need) = call_need(r) {
+            needs.calls.push(need);
+            continue;
+        }
+        let prompt = r.only_if.iter().find_map(|c| match c {
+            Condition::Prompt(patterns) => Some(patterns.as_slice()),
+            _ => None,
+        })?;
+        needs.prompts.push(prompt);
+    }
+    Some(needs)
 }
 
 /// The events a rule set names, in [`EventName::ALL`] order (unknown names
