@@ -1,7 +1,7 @@
 //! The opening prompts of each session's turns, stored (the `prompts`
 //! table, [`super::schema`]), so a backtest whose prompt rules cannot match
 //! any of a session's prompts skips the session unread
-//! (docs/replay-and-backtest.md, "What the index answers").
+//! (docs/replay-and-backtest.md#replay-and-backtest, docs/cli.md#index).
 //!
 //! A rule's `prompt` condition tests a UserPromptSubmit's `prompt`, or the
 //! opening prompt of the turn (inside a subagent, of the subagent's task)
