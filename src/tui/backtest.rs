@@ -43,6 +43,9 @@ pub struct Tally {
     pub sessions: usize,
     /// Sessions of other agents, left out (Codex, OpenCode).
     pub left_out: usize,
+    /// Sessions read with lines that could not be read (a match there is
+    /// not counted; the diagnostics overlay, `D`, lists them).
+    pub with_diagnostics: usize,
 }
 
 impl Tally {
@@ -51,6 +54,7 @@ impl Tally {
         let mut t = Tally {
             sessions: bt.sessions,
             left_out: bt.left_out.values().sum(),
+            with_diagnostics: bt.with_diagnostics,
             ..Tally::default()
         };
         for r in &bt.rules {
@@ -70,6 +74,7 @@ impl Tally {
         self.blocks_new += other.blocks_new;
         self.sessions += other.sessions;
         self.left_out += other.left_out;
+        self.with_diagnostics += other.with_diagnostics;
     }
 
     /// `6 blocks (4 new) · 2 warn · 1 context`: the blocks first
@@ -256,14 +261,20 @@ impl Component for BacktestPane {
     fn draw(&self, frame: &mut Frame, _area: Rect, ctx: &Ctx, _focused: bool) {
         let theme = &ctx.theme;
         let area = self.area;
+        // Sessions read with lines or files the loader could not use: a
+        // match there is not counted.
+        let unread = match self.tally.with_diagnostics {
+            0 => String::new(),
+            n => format!(", {n} with lines or files it could not use (D)"),
+        };
         let title = match self.progress {
-            Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions… ",),
+            Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions{unread}… ",),
             Some((_, t)) if self.tally.left_out > 0 => format!(
-                " Backtest — {} of {t} sessions ({} Codex/OpenCode left out: not backtested) — Enter jump, Esc close ",
+                " Backtest — {} of {t} sessions ({} Codex/OpenCode left out: not backtested){unread} — Enter jump, Esc close ",
                 self.tally.sessions, self.tally.left_out
             ),
             Some((_, t)) => format!(
-                " Backtest — {t} session{} — Enter jump, Esc close ",
+                " Backtest — {t} session{}{unread} — Enter jump, Esc close ",
                 if t == 1 { "" } else { "s" }
             ),
             None => " Backtest ".to_string(),

@@ -111,6 +111,7 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
         blocks_new: 1,
         sessions: 1,
         left_out: 1,
+        with_diagnostics: 0,
     };
     app.backtest.add(2, 5, Vec::new(), &tally);
     assert_eq!(app.overlay, None);
@@ -131,6 +132,18 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
     let text = render(&mut app, 160, 48);
     assert!(
         text.contains(" Backtest — 4 of 5 sessions (1 Codex/OpenCode left out: not backtested) — Enter jump, Esc close "),
+        "{text}"
+    );
+    // A session read with lines the loader could not use is counted in
+    // the title.
+    let unreadable = crate::tui::backtest::Tally {
+        with_diagnostics: 1,
+        ..crate::tui::backtest::Tally::default()
+    };
+    app.backtest.add(5, 5, Vec::new(), &unreadable);
+    let text = render(&mut app, 160, 48);
+    assert!(
+        text.contains("(1 Codex/OpenCode left out: not backtested), 1 with lines or files it could not use (D) — Enter jump"),
         "{text}"
     );
 }
