@@ -346,22 +346,37 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 }
 
 /// The table's marks that `records` show, explained on one line (empty
-/// when none shows): the ERR column's `✗` and `?`, the `↳` of a subagent's
-/// call, and the `→` of an input a PreToolUse hook rewrote
+/// when none shows), each after its column: ERR's `✗` (also a call a
+/// PreToolUse or PermissionRequest hook blocked) and `?`, TOOL's `↳` of a
+/// subagent's call, and INPUT's `→` of an input a PreToolUse hook rewrote
 /// ([`FoundCall::summary_with_rewrite`]).
 fn legend(records: &[FoundCall]) -> String {
     let mut parts = Vec::new();
+    // A call a hook blocked before it ran is recorded as an error.
+    let blocked = |r: &FoundCall| {
+        r.hook_activity.iter().any(|h| {
+            h.get("action").and_then(serde_json::Value::as_str) == Some("blocked")
+                && matches!(
+                    h.get("event").and_then(serde_json::Value::as_str),
+                    Some("PreToolUse" | "PermissionRequest")
+                )
+        })
+    };
     if records.iter().any(|r| r.is_error != Some(false)) {
-        parts.push("ERR: ✗ failed, ? no result recorded");
+        parts.push(if records.iter().any(blocked) {
+            "ERR: ✗ failed, or blocked by a hook before it ran (--blocked lists those), ? no result recorded"
+        } else {
+            "ERR: ✗ failed, ? no result recorded"
+        });
     }
     if records.iter().any(|r| r.origin.is_some()) {
-        parts.push("↳ a subagent's call");
+        parts.push("TOOL: ↳ a subagent's call");
     }
     if records
         .iter()
         .any(|r| r.summary_with_rewrite() != r.summary())
     {
-        parts.push("a → b: a PreToolUse hook rewrote the input a to b");
+        parts.push("INPUT: a → b: a PreToolUse hook rewrote the input a to b");
     }
     parts.join("; ")
 }

@@ -578,6 +578,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
                 let mut mark = match ex.blocked_then {
                     Some(true) => " [a hook did then]",
                     Some(false) => " [new]",
+                    None if ex.verdict == "block" => " [not checked: the transcript does not tell]",
                     None => "",
                 }
                 .to_string();

@@ -124,6 +124,9 @@ pub struct App {
     /// search to clear) goes back there, on the same row. Cleared when
     /// another session is opened or the Calls view is shown.
     pub(super) back_to: Option<BackTo>,
+    /// The overlay the help was opened over (the backtest list, the replay
+    /// pane…): closing the help shows it again.
+    pub(super) help_over: Option<Overlay>,
     /// A call to open the replay pane on once a jump to it lands (`r` in
     /// the Calls view): its `tool_use_id`.
     pub(super) pending_replay: Option<String>,
@@ -194,6 +197,7 @@ impl App {
             touched: false,
             pending_jump: None,
             back_to: None,
+            help_over: None,
             pending_replay: None,
         };
         app.sync();
@@ -371,8 +375,14 @@ impl App {
                     self.ctx.say(m);
                 }
                 self.overlay = None;
+                if overlay == Overlay::Help {
+                    // Back to the overlay the help was opened over.
+                    self.overlay = self.help_over.take();
+                }
             }
-            Action::ToggleHelp if overlay == Overlay::Help => self.overlay = None,
+            Action::ToggleHelp if overlay == Overlay::Help => {
+                self.overlay = self.help_over.take();
+            }
             Action::Backtest => self.start_backtest(),
             Action::ToggleHelp => self.open_help(),
             Action::ToggleDiagnostics if overlay == Overlay::Diagnostics => self.overlay = None,
@@ -448,6 +458,7 @@ impl App {
             sections.push((title, out));
         }
         self.help.show(&sections, &self.ctx.theme);
+        self.help_over = self.overlay.filter(|o| *o != Overlay::Help);
         self.overlay = Some(Overlay::Help);
     }
 

@@ -175,13 +175,16 @@ impl BacktestPane {
         let has = |word: &str| marks.iter().any(|m| m.split(' ').any(|w| w == word));
         let mut parts = Vec::new();
         if has("block") {
-            parts.push("block: a hook blocked it then");
+            parts.push("block: the rule blocks, as a hook did then");
         }
         if has("object") {
-            parts.push("object: a block after the call ran (a hook objected then)");
+            parts.push("object: a block after the call ran");
         }
         if has("new") {
             parts.push("new: no hook did then");
+        }
+        if has("?") {
+            parts.push("?: the transcript does not tell what a hook did then");
         }
         if has("raw") {
             parts.push("raw: not parsed whole");
@@ -346,17 +349,25 @@ impl Component for BacktestPane {
 
 /// The verdict mark of a row: `block new` for a block no hook made at the
 /// time ([`Example::blocked_then`] `false`), `block`, `rewrite`, `warn`,
-/// `context`, `allow`; a block on PostToolUse or PostToolUseFailure, where
-/// the call had already run and a hook can only object, is `object` (`object
-/// new`: no hook objected then; docs/replay.md, "Blocked then, or new");
+/// `context`, `allow`; `block ?` when the transcript does not tell what a
+/// hook did then ([`Example::blocked_then`] `None`); a block on PostToolUse
+/// or PostToolUseFailure, where the call had already run and a hook can
+/// only object, is `object` (`object new`, `object ?`; docs/replay.md,
+/// "Blocked then, or new");
 /// with ` raw` after it when the match was on a command not parsed whole
 /// ([`Example::not_parsed_whole`]).
 pub fn mark(e: &Example) -> String {
     let after = e.event.is(EventName::PostToolUse) || e.event.is(EventName::PostToolUseFailure);
     let verdict = match (e.verdict.as_str(), e.blocked_then) {
-        ("block", Some(false)) if after => "object new".to_string(),
-        ("block", _) if after => "object".to_string(),
-        ("block", Some(false)) => "block new".to_string(),
+        ("block", then) => {
+            let word = if after { "object" } else { "block" };
+            match then {
+                Some(true) => word.to_string(),
+                Some(false) => format!("{word} new"),
+                // The transcript does not tell what a hook did then.
+                None => format!("{word} ?"),
+            }
+        }
         (v, _) => v.to_string(),
     };
     if e.not_parsed_whole.is_some() {
@@ -444,20 +455,27 @@ mod tests {
         };
         assert_eq!(mark(&after(Some(false)).example), "object new");
         assert_eq!(mark(&after(Some(true)).example), "object");
+        // Not told by the transcript: neither "a hook did" nor "new".
+        assert_eq!(mark(&after(None).example), "object ?");
+        assert_eq!(mark(&row("block", None).example), "block ?");
         let mut failure = after(Some(true));
         failure.example.event = hookscope_core::hooks::events::EventKey::new("PostToolUseFailure");
         assert_eq!(mark(&failure.example), "object");
         let mut pane = BacktestPane::default();
         pane.start(1);
         pane.add(1, 1, vec![after(Some(true))], &Tally::default());
-        assert_eq!(
-            pane.legend(),
-            " object: a block after the call ran (a hook objected then) "
-        );
+        assert_eq!(pane.legend(), " object: a block after the call ran ");
         pane.add(1, 1, vec![row("block", Some(false))], &Tally::default());
         assert_eq!(
             pane.legend(),
-            " block: a hook blocked it then · object: a block after the call ran (a hook objected then) · new: no hook did then "
+            " block: the rule blocks, as a hook did then · object: a block after the call ran · new: no hook did then "
+        );
+        pane.add(1, 1, vec![after(None)], &Tally::default());
+        assert!(
+            pane.legend()
+                .ends_with(" · ?: the transcript does not tell what a hook did then "),
+            "{}",
+            pane.legend()
         );
     }
 

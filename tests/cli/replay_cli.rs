@@ -839,3 +839,41 @@ fn backtest_summaries_and_replay_history_mask_secrets() {
         "{out}"
     );
 }
+
+/// A block whose outcome the transcript does not record (claude-code-viewer's
+/// mock session has no hook traces) is marked "not checked", neither new
+/// nor one a hook made then.
+#[test]
+fn a_block_the_transcript_cannot_check_is_marked_so() {
+    let dir = tempfile::TempDir::new().expect("temp");
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"post-echo\"\nevents = \"PostToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprogram = \"echo\"\n",
+    )
+    .expect("write");
+    let rules = rules.to_string_lossy().into_owned();
+    let (code, out, err) = run(&[
+        "replay",
+        "--all",
+        "--rules",
+        &rules,
+        "tests/corpus/claude-code-viewer",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("post-echo: 173 PostToolUse events: block 5 (2.9%)"),
+        "{out}"
+    );
+    let marked: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  block fe5e1c67 PostToolUse"))
+        .collect();
+    assert_eq!(marked.len(), 3, "{out}");
+    assert!(
+        marked
+            .iter()
+            .all(|l| l.ends_with(" [not checked: the transcript does not tell]")),
+        "{out}"
+    );
+}

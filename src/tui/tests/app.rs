@@ -86,6 +86,9 @@ fn overlays_and_quit() {
     assert_eq!(app.overlay, Some(Overlay::Diagnostics));
     key(&mut app, KeyCode::Char('?'));
     assert_eq!(app.overlay, Some(Overlay::Help));
+    // Closing the help shows the overlay it was opened over.
+    key(&mut app, KeyCode::Char('q'));
+    assert_eq!(app.overlay, Some(Overlay::Diagnostics));
     key(&mut app, KeyCode::Char('q'));
     assert_eq!(app.overlay, None);
     assert!(!app.quit);

@@ -194,6 +194,11 @@ fn esc_after_a_jump_goes_back_to_the_list_and_b_reopens_it() {
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, Some(Overlay::Backtest));
     assert_eq!(app.backtest.sel, 2);
+    // `?` over the list, then Esc: back to the list.
+    key(&mut app, KeyCode::Char('?'));
+    assert_eq!(app.overlay, Some(Overlay::Help));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
     // Esc closes the list; B shows the same finished run, still on row 3.
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, None);
