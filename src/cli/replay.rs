@@ -585,6 +585,13 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
                 if ex.not_parsed_whole.is_some() {
                     mark.push_str(" [not parsed whole]");
                 }
+                // After the call ran a block is an objection (the TUI's
+                // `object`; docs/replay.md "Blocked then, or new").
+                if ex.verdict == "block"
+                    && matches!(ex.event.as_str(), "PostToolUse" | "PostToolUseFailure")
+                {
+                    mark.push_str(" [after it ran: an objection]");
+                }
                 outln!(
                     "  {} {} {} {}: {}{mark}",
                     ex.verdict,

@@ -842,7 +842,8 @@ fn backtest_summaries_and_replay_history_mask_secrets() {
 
 /// A block whose outcome the transcript does not record (claude-code-viewer's
 /// mock session has no hook traces) is marked "not checked", neither new
-/// nor one a hook made then.
+/// nor one a hook made then; on PostToolUse it is marked as an objection
+/// after the call ran.
 #[test]
 fn a_block_the_transcript_cannot_check_is_marked_so() {
     let dir = tempfile::TempDir::new().expect("temp");
@@ -871,9 +872,9 @@ fn a_block_the_transcript_cannot_check_is_marked_so() {
         .collect();
     assert_eq!(marked.len(), 3, "{out}");
     assert!(
-        marked
-            .iter()
-            .all(|l| l.ends_with(" [not checked: the transcript does not tell]")),
+        marked.iter().all(|l| l.ends_with(
+            " [not checked: the transcript does not tell] [after it ran: an objection]"
+        )),
         "{out}"
     );
 }
