@@ -352,18 +352,9 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 /// ([`FoundCall::summary_with_rewrite`]).
 fn legend(records: &[FoundCall]) -> String {
     let mut parts = Vec::new();
-    // A call a hook blocked before it ran is recorded as an error.
-    let blocked = |r: &FoundCall| {
-        r.hook_activity.iter().any(|h| {
-            h.get("action").and_then(serde_json::Value::as_str) == Some("blocked")
-                && matches!(
-                    h.get("event").and_then(serde_json::Value::as_str),
-                    Some("PreToolUse" | "PermissionRequest")
-                )
-        })
-    };
     if records.iter().any(|r| r.is_error != Some(false)) {
-        parts.push(if records.iter().any(blocked) {
+        // A call a hook blocked before it ran is recorded as an error.
+        parts.push(if records.iter().any(FoundCall::blocked_before_it_ran) {
             "ERR: ✗ failed, or blocked by a hook before it ran (--blocked lists those), ? no result recorded"
         } else {
             "ERR: ✗ failed, ? no result recorded"

@@ -595,11 +595,10 @@ impl App {
     /// two rule sets; without a rule set, plans your hooks over every event
     /// (they run after Enter in the pane).
     fn start_backtest(&mut self) {
+        // A run only starts with a rule set and no `--against`, which do
+        // not change while the TUI runs.
         if self.backtest.running()
-            || (self.backtest.progress.is_some()
-                && self.overlay != Some(Overlay::Backtest)
-                && matches!(self.ctx.rules, Rules::Loaded(_))
-                && matches!(self.ctx.against, Rules::None))
+            || (self.backtest.progress.is_some() && self.overlay != Some(Overlay::Backtest))
         {
             // One run at a time: show the one going on, or the last one's
             // list where it was left (B again from there runs it anew).

@@ -170,6 +170,9 @@ impl Index {
     /// about both, a superset. Empty name parts are left out (no call name
     /// is empty on purpose, and every name contains one).
     pub fn folded_pairs(&self, needs: &[CallNeed]) -> rusqlite::Result<FoldedPairs> {
+        if needs.is_empty() {
+            return Ok(FoldedPairs::new());
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT DISTINCT name FROM calls")?;

@@ -82,6 +82,9 @@ impl Index {
     /// # Errors
     /// SQLite's.
     pub fn session_prompted(&self, s: &SessionRef, needs: &[&[Pattern]]) -> rusqlite::Result<bool> {
+        if needs.is_empty() {
+            return Ok(false);
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT whole, text FROM prompts WHERE s_path = ?1 AND s_id = ?2")?;
@@ -104,6 +107,9 @@ impl Index {
         &self,
         needs: &[&[Pattern]],
     ) -> rusqlite::Result<HashSet<(Vec<u8>, String)>> {
+        if needs.is_empty() {
+            return Ok(HashSet::new());
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT s_path, s_id, whole, text FROM prompts")?;

@@ -106,6 +106,20 @@ impl FoundCall {
                 .unwrap_or_else(|| crate::transcript::text::one_line(&to.to_string(), 200));
         format!("{} → {rewritten}", self.summary())
     }
+
+    /// Whether a PreToolUse or PermissionRequest hook blocked the call
+    /// before it ran (one of its `hook_activity` firings of those events
+    /// has the action `blocked`); the transcript records such a call as an
+    /// error (docs/hooks.md).
+    pub fn blocked_before_it_ran(&self) -> bool {
+        self.hook_activity.iter().any(|h| {
+            h.get("action").and_then(Value::as_str) == Some("blocked")
+                && matches!(
+                    h.get("event").and_then(Value::as_str),
+                    Some("PreToolUse" | "PermissionRequest")
+                )
+        })
+    }
 }
 
 /// Where a subagent's call came from; flattened into the record as

@@ -569,24 +569,11 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
     let Some(needs) = index_needs(rules) else {
         return Vec::new();
     };
-    let named = if needs.calls.is_empty() {
-        index
-            .current(sessions)
-            .into_iter()
-            .map(|current| current.then_some(false))
-            .collect()
-    } else {
-        index.calls_wanted(sessions, &needs.calls)
-    };
-    let prompted = if needs.prompts.is_empty() {
-        Some(std::collections::HashSet::new())
-    } else {
-        index.sessions_prompted(&needs.prompts).ok()
-    };
-    let Some(prompted) = prompted else {
+    let Ok(prompted) = index.sessions_prompted(&needs.prompts) else {
         return Vec::new();
     };
-    named
+    index
+        .calls_wanted(sessions, &needs.calls)
         .into_par_iter()
         .zip(sessions)
         .map(|(named, s)| {
@@ -616,8 +603,8 @@ fn main_file_unchanged(s: &SessionRef) -> bool {
 /// lookups, while the other worker reads a session.
 struct IndexSkip<'r> {
     current: Vec<bool>,
-    /// What the rules with a tool need of a call (`None`: no such rule).
-    pairs: Option<crate::index::names::FoldedPairs>,
+    /// What the rules with a tool need of a call.
+    pairs: crate::index::names::FoldedPairs,
     /// The `prompt` patterns of the others.
     prompts: Vec<&'r [crate::hooks::rules::Pattern]>,
 }
@@ -627,14 +614,9 @@ impl<'r> IndexSkip<'r> {
     /// ([`index_needs`]), or the index cannot be read.
     fn new(index: &Index, sessions: &[SessionRef], rules: &'r RuleSet) -> Option<IndexSkip<'r>> {
         let needs = index_needs(rules)?;
-        let pairs = if needs.calls.is_empty() {
-            None
-        } else {
-            Some(index.folded_pairs(&needs.calls).ok()?)
-        };
         Some(IndexSkip {
             current: index.current(sessions),
-            pairs,
+            pairs: index.folded_pairs(&needs.calls).ok()?,
             prompts: needs.prompts,
         })
     }
@@ -651,13 +633,10 @@ impl<'r> IndexSkip<'r> {
         let Ok(index) = index.lock() else {
             return false;
         };
-        if !self.prompts.is_empty() && index.session_prompted(s, &self.prompts).unwrap_or(true) {
+        if index.session_prompted(s, &self.prompts).unwrap_or(true) {
             return false;
         }
-        let Some(pairs) = &self.pairs else {
-            return true;
-        };
-        let answer = index.session_answer(s, pairs).ok();
+        let answer = index.session_answer(s, &self.pairs).ok();
         drop(index);
         answer.is_some_and(|a| !a.holds())
     }

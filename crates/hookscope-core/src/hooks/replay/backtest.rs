@@ -605,10 +605,10 @@ fn glob_alternatives(globs: &[String]) -> Option<Vec<Vec<String>>> {
         .collect()
 }
 
-/// What each rule of `rules` needs of a call for one of its events to
-/// match ([`crate::index::names::CallNeed`]), for
-/// [`crate::index::Index::calls_wanted`]; `None` when some rule names no
-/// tool. A rule's names are [`expand_tool_names`] of its `tool` spec. Its
+/// What rule `r` needs of a call for one of its events to match
+/// ([`crate::index::names::CallNeed`]), for
+/// [`crate::index::Index::calls_wanted`]; `None` when it names no tool.
+/// Its names are [`expand_tool_names`] of its `tool` spec. Its
 /// input needles are those of an `only_if`
 /// `input_contains` whose values are all plain
 /// ([`crate::query::prefilter::is_plain`]), ASCII-lowercased, and only
@@ -617,11 +617,6 @@ fn glob_alternatives(globs: &[String]) -> Option<Vec<Vec<String>>> {
 /// index folds (a PostToolUse carries the input that ran, which a hook's
 /// rewrite may have changed). A plain value inside a string of that input
 /// is inside its compact JSON as is, and lowercasing keeps it inside.
-pub fn calls_needed(rules: &RuleSet) -> Option<Vec<crate::index::names::CallNeed>> {
-    rules.rules.iter().map(call_need).collect()
-}
-
-/// [`calls_needed`] of one rule; `None` when it names no tool.
 fn call_need(r: &crate::hooks::rules::Rule) -> Option<crate::index::names::CallNeed> {
     let recorded_input = !r.events.is_empty()
         && r.events
@@ -648,7 +643,7 @@ fn call_need(r: &crate::hooks::rules::Rule) -> Option<crate::index::names::CallN
 #[derive(Debug, Clone)]
 pub struct IndexNeeds<'r> {
     /// Of each rule that names a tool, what it needs of a call
-    /// ([`calls_needed`]).
+    /// (`call_need`).
     pub calls: Vec<crate::index::names::CallNeed>,
     /// Of each other rule, the patterns of its `only_if` `prompt`, one of
     /// which must find a match in a prompt of the session
@@ -657,8 +652,9 @@ pub struct IndexNeeds<'r> {
 }
 
 /// What the index must hold of a session for a rule of `rules` to match
-/// one of its events: per rule that names a tool, a call it needs
-/// ([`calls_needed`]); per other rule, a stored opening prompt its
+/// one of its events: per rule that names a tool, a call it needs (its
+/// tool, and the plain `input_contains` of a rule on PreToolUse or
+/// PermissionRequest alone); per other rule, a stored opening prompt its
 /// `only_if` `prompt` finds a match in (the prompt such a rule tests is
 /// one of a session's turn prompts: [`crate::index::prompts`]). `None`
 /// when a rule has neither a tool nor a `prompt` condition: any session
