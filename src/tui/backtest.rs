@@ -273,11 +273,11 @@ impl Component for BacktestPane {
         let title = match self.progress {
             Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions{unread}… ",),
             Some((_, t)) if self.tally.left_out > 0 => format!(
-                " Backtest — {} of {t} sessions ({} Codex/OpenCode left out: not backtested){unread} — Enter jump, Esc close ",
+                " Backtest — Enter jump, Esc close — {} of {t} sessions ({} Codex/OpenCode left out: not backtested){unread} ",
                 self.tally.sessions, self.tally.left_out
             ),
             Some((_, t)) => format!(
-                " Backtest — {t} session{}{unread} — Enter jump, Esc close ",
+                " Backtest — Enter jump, Esc close — {t} session{}{unread} ",
                 if t == 1 { "" } else { "s" }
             ),
             None => " Backtest ".to_string(),

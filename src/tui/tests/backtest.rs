@@ -131,7 +131,7 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
     assert_eq!(app.status().left, "Backtest › 8 blocks (4 new)");
     let text = render(&mut app, 160, 48);
     assert!(
-        text.contains(" Backtest — 4 of 5 sessions (1 Codex/OpenCode left out: not backtested) — Enter jump, Esc close "),
+        text.contains(" Backtest — Enter jump, Esc close — 4 of 5 sessions (1 Codex/OpenCode left out: not backtested) "),
         "{text}"
     );
     // A session read with lines the loader could not use is counted in
@@ -143,7 +143,7 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
     app.backtest.add(5, 5, Vec::new(), &unreadable);
     let text = render(&mut app, 160, 48);
     assert!(
-        text.contains("(1 Codex/OpenCode left out: not backtested), 1 with lines or files it could not use (D) — Enter jump"),
+        text.contains("(1 Codex/OpenCode left out: not backtested), 1 with lines or files it could not use (D) "),
         "{text}"
     );
 }
