@@ -346,30 +346,52 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 }
 
 /// The table's marks that `records` show, explained on one line (empty
-/// when none shows), each after its column: ERR's `✗` (also a call a
+/// when none shows), each after its column: ERR's `✗`, `⊘` (a call a
 /// PreToolUse or PermissionRequest hook blocked) and `?`, TOOL's `↳` of a
 /// subagent's call, and INPUT's `→` of an input a PreToolUse hook rewrote
 /// ([`FoundCall::summary_with_rewrite`]).
 fn legend(records: &[FoundCall]) -> String {
     let mut parts = Vec::new();
-    if records.iter().any(|r| r.is_error != Some(false)) {
-        // A call a hook blocked before it ran is recorded as an error.
-        parts.push(if records.iter().any(FoundCall::blocked_before_it_ran) {
-            "ERR: ✗ failed, or blocked by a hook before it ran (--blocked lists those), ? no result recorded"
-        } else {
-            "ERR: ✗ failed, ? no result recorded"
-        });
+    let shown = |mark: &str| records.iter().any(|r| err_mark(r) == mark);
+    let err: Vec<&str> = [
+        ("✗", "✗ failed"),
+        (
+            "⊘",
+            "⊘ blocked by a hook before it ran (--blocked lists those)",
+        ),
+        ("?", "? no result recorded"),
+    ]
+    .into_iter()
+    .filter(|(mark, _)| shown(mark))
+    .map(|(_, text)| text)
+    .collect();
+    if !err.is_empty() {
+        parts.push(format!("ERR: {}", err.join(", ")));
     }
     if records.iter().any(|r| r.origin.is_some()) {
-        parts.push("TOOL: ↳ a subagent's call");
+        parts.push("TOOL: ↳ a subagent's call".to_string());
     }
     if records
         .iter()
         .any(|r| r.summary_with_rewrite() != r.summary())
     {
-        parts.push("INPUT: a → b: a PreToolUse hook rewrote the input a to b");
+        parts.push("INPUT: a → b: a PreToolUse hook rewrote the input a to b".to_string());
     }
     parts.join("; ")
+}
+
+/// The ERR cell of `r`: `✗` failed, `⊘` blocked by a PreToolUse or
+/// PermissionRequest hook before it ran (the transcript records such a
+/// call as an error, [`FoundCall::blocked_before_it_ran`]), `?` no result
+/// recorded (`?`, not `…`: the ellipsis marks cut text in this table),
+/// empty when it succeeded.
+fn err_mark(r: &FoundCall) -> &'static str {
+    match r.is_error {
+        Some(true) if r.blocked_before_it_ran() => "⊘",
+        Some(true) => "✗",
+        Some(false) => "",
+        None => "?",
+    }
 }
 
 /// Runs the subcommand with already-built parameters. Unless `no_index`,
@@ -647,12 +669,7 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
             .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
             .unwrap_or_else(|| "-".to_string());
         let session = session_cell(&r.session, short);
-        // `?`, not `…`: the ellipsis marks cut text in this table.
-        let err = match r.is_error {
-            Some(true) => "✗",
-            Some(false) => "",
-            None => "?",
-        };
+        let err = err_mark(r);
         let cost = if with_cost {
             format!("{:<18}  ", tokens_cell(r))
         } else {

@@ -57,7 +57,8 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub json: bool,
     /// With --all: examples listed per rule and verdict, a number or `all`
-    /// (default 3; --json lists them all).
+    /// (default 3; --json keeps every one the backtest kept, the first
+    /// 1,000, unless N is given).
     #[arg(long, value_name = "N|all", value_parser = parse_examples)]
     pub examples: Option<Examples>,
     /// Run the command handlers of your hook settings that this event
@@ -236,7 +237,9 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
             let b = load_rules_or_exit(b, args.json);
             return super::against::run(&paths, &rules, &b, args, examples);
         }
-        return run_all(&paths, &rules, args.json, examples, no_index);
+        // With --json, every kept example unless --examples caps them.
+        let json = args.json.then_some(args.examples);
+        return run_all(&paths, &rules, json, examples, no_index);
     }
     if args.against.is_some() || args.fail_on_change || !args.against_settings.is_empty() {
         fail(
@@ -369,7 +372,15 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
     }
 }
 
-fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, no_index: bool) {
+/// `json`: `None` for the text report, else the JSON's `--examples`
+/// (`None` there keeps every example the backtest kept).
+fn run_all(
+    paths: &[PathBuf],
+    rules: &RuleSet,
+    json: Option<Option<Examples>>,
+    examples: Examples,
+    no_index: bool,
+) {
     // With the index, the discovery it kept when no folder changed (no
     // walk, no sync), as `find` does; else a walk and a sync.
     let library = super::index::library(paths, no_index);
@@ -406,10 +417,15 @@ fn run_all(paths: &[PathBuf], rules: &RuleSet, json: bool, examples: Examples, n
     if tty {
         errln!();
     }
-    if json {
-        print_json(&backtest_json(&bt, rules));
-    } else {
-        print_backtest(&bt, rules, examples);
+    match json {
+        Some(cap) => {
+            let mut bt = bt;
+            if let Some(Examples::Up(n)) = cap {
+                bt.cap_examples(n);
+            }
+            print_json(&backtest_json(&bt, rules));
+        }
+        None => print_backtest(&bt, rules, examples),
     }
     if refs.is_empty() {
         // An empty backtest passes nothing: a CI step that backtests the

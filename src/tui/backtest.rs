@@ -328,7 +328,12 @@ impl Component for BacktestPane {
                     width,
                 );
                 if i == self.sel {
-                    Line::from(Span::styled(text, theme.selected(true)))
+                    // The selection fills the row, also when the text
+                    // was cut short of it.
+                    Line::from(Span::styled(
+                        format!("{text:<width$}"),
+                        theme.selected(true),
+                    ))
                 } else {
                     Line::from(text)
                 }

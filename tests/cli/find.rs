@@ -1242,7 +1242,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     assert!(table.contains("npm test → npm test -- --silent"), "{table}");
     assert!(
         stderr.contains(
-            "ERR: ✗ failed, ? no result recorded; TOOL: ↳ a subagent's call; INPUT: a → b: a PreToolUse hook rewrote the input a to b\n"
+            "ERR: ✗ failed; TOOL: ↳ a subagent's call; INPUT: a → b: a PreToolUse hook rewrote the input a to b\n"
         ),
         "{stderr}"
     );
@@ -1254,19 +1254,29 @@ fn cli_find_footer_explains_the_marks_shown() {
     let (table, stderr) = footer("Read", "2000-01-01");
     assert!(table.contains('✗'), "{table}");
     assert!(
-        stderr.ends_with("more match (--limit N for more)\nERR: ✗ failed, ? no result recorded\n"),
+        stderr.ends_with("more match (--limit N for more)\nERR: ✗ failed\n"),
         "{stderr}"
     );
-    // The two `rm -rf` a PreToolUse hook blocked are recorded as errors.
+    // The two `rm -rf` a PreToolUse hook blocked are recorded as errors:
+    // their mark is `⊘`, not the `✗` of a call that ran and failed.
     let out = hookscope()
         .arg("find")
         .arg(real())
         .args(["--tool-name", "Bash", "--blocked"])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let marks: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .collect();
+    assert_eq!(marks, ["⊘", "⊘"], "{stdout}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.ends_with("2 records\nERR: ✗ failed, or blocked by a hook before it ran (--blocked lists those), ? no result recorded\n"),
+        stderr.ends_with(
+            "2 records\nERR: ⊘ blocked by a hook before it ran (--blocked lists those)\n"
+        ),
         "{stderr}"
     );
 }

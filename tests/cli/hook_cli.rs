@@ -267,7 +267,7 @@ fn captured_pretooluse_payloads_decide_as_replay() {
         }
     }
     // The 103 captured lines: the example rules block the 6 rm -rf calls,
-    // pre-approve 4 read-only git commands (allow-git-status) and leave
+    // pre-approve 4 read-only git commands (allow-read-only-git) and leave
     // the rest.
     assert_eq!(compared, 103, "{verdicts:?}");
     assert_eq!(verdicts.get("block"), Some(&6), "{verdicts:?}");
@@ -618,7 +618,7 @@ fn codex_payloads_are_answered_in_codex_contract() {
         v["hookSpecificOutput"]["updatedInput"],
         serde_json::json!({"command": "git push origin main --force-with-lease"})
     );
-    // An allow (allow-git-status): Codex has no allow without
+    // An allow (allow-read-only-git): Codex has no allow without
     // updatedInput, so nothing is printed.
     let ran = run(bash("git status"));
     assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""));
@@ -700,7 +700,7 @@ fn a_none_decision_logs_why_each_rule_stopped() {
         [
             "no-rm-rf",
             "force-with-lease",
-            "allow-git-status",
+            "allow-read-only-git",
             "no-curl-pipe-sh",
             "secret-on-the-line"
         ]

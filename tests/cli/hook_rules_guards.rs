@@ -205,7 +205,7 @@ fn padding_past_64_kib_does_not_hide_the_tail() {
     let (v, why) = verdict(
         &set,
         &format!("git status; echo {}", "x".repeat(70_000)),
-        "allow-git-status",
+        "allow-read-only-git",
     );
     assert_eq!(v, "none");
     assert!(

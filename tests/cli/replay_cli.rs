@@ -285,7 +285,10 @@ fn backtest_of_the_example_over_the_corpus() {
         counts("deploys-use-make"),
         serde_json::json!({"context": 2})
     );
-    assert_eq!(counts("allow-git-status"), serde_json::json!({"allow": 2}));
+    assert_eq!(
+        counts("allow-read-only-git"),
+        serde_json::json!({"allow": 2})
+    );
     for id in [
         "force-with-lease",
         "lockfiles-are-generated",
@@ -311,6 +314,34 @@ fn backtest_of_the_example_over_the_corpus() {
     assert!(
         text.contains("\ncombined: allow 2, block 7, context 2\n"),
         "{text}"
+    );
+}
+
+/// `--examples N` caps the JSON's examples too (the first N per rule and
+/// verdict, the rest in `examples_left_out`); the counts do not change.
+#[test]
+fn backtest_json_keeps_the_examples_asked_for() {
+    let (code, out, _) = run(&[
+        "replay",
+        "--rules",
+        EXAMPLE_RULES,
+        "--all",
+        "tests/corpus",
+        "--json",
+        "--examples",
+        "1",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let rm = &v["rules"][0];
+    assert_eq!(rm["id"], "no-rm-rf");
+    assert_eq!(rm["counts"], serde_json::json!({"block": 7}));
+    assert_eq!(rm["examples"].as_array().map(Vec::len), Some(1));
+    assert_eq!(rm["examples"][0]["summary"], "Bash rm -rf build/");
+    assert_eq!(rm["examples_left_out"], 6);
+    assert_eq!(
+        v["combined"],
+        serde_json::json!({"allow": 2, "block": 7, "context": 2})
     );
 }
 
