@@ -572,6 +572,12 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             }
             outln!("{line}");
         }
+        if t.objections > 0 {
+            outln!(
+                "  {} of the blocks after the call ran (PostToolUse: an objection the model reads, the call was not stopped)",
+                t.objections
+            );
+        }
         if t.not_parsed_whole > 0 {
             outln!(
                 "  {} on a command not parsed whole (matched on its raw text, or an approval refused: review these)",

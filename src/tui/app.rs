@@ -442,7 +442,6 @@ impl App {
     }
 
     fn open_help(&mut self) {
-        let mut sections: Vec<(&str, Vec<Command>)> = vec![("Everywhere", Self::global_commands())];
         let panes: [(&str, &dyn Component); 7] = [
             ("Sessions", &self.list),
             ("Timeline", &self.timeline),
@@ -452,10 +451,28 @@ impl App {
             ("Backtest list (B, with --rules)", &self.backtest),
             ("Your hooks over every event (B)", &self.every_event),
         ];
-        for (title, component) in panes {
+        // Where the keys go now comes first, then what works everywhere,
+        // then the rest in the panes' order.
+        let here = match (self.overlay, self.view, self.focus) {
+            (Some(Overlay::Replay), _, _) => 4,
+            (Some(Overlay::Backtest), _, _) => 5,
+            (Some(Overlay::EveryEvent), _, _) => 6,
+            (_, View::Calls, _) => 3,
+            (_, View::Browse, Pane::Sessions) => 0,
+            (_, View::Browse, Pane::Timeline) => 1,
+            (_, View::Browse, Pane::Detail) => 2,
+        };
+        let section = |(title, component): (&'static str, &dyn Component)| {
             let mut out = Vec::new();
             component.commands(&self.ctx, &mut out, true);
-            sections.push((title, out));
+            (title, out)
+        };
+        let mut sections: Vec<(&str, Vec<Command>)> = vec![section(panes[here])];
+        sections.push(("Everywhere", Self::global_commands()));
+        for (i, pane) in panes.into_iter().enumerate() {
+            if i != here {
+                sections.push(section(pane));
+            }
         }
         self.help.show(&sections, &self.ctx.theme);
         self.help_over = self.overlay.filter(|o| *o != Overlay::Help);

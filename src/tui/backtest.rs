@@ -39,6 +39,9 @@ pub struct Tally {
     pub counts: std::collections::BTreeMap<String, usize>,
     /// Of the blocks, those on calls no hook blocked at the time.
     pub blocks_new: usize,
+    /// Of the blocks, those after the call ran (PostToolUse,
+    /// PostToolUseFailure): objections, not calls stopped.
+    pub objections: usize,
     /// Sessions whose payloads the backtest rebuilds (Claude Code, Droid).
     pub sessions: usize,
     /// Sessions of other agents, left out (Codex, OpenCode).
@@ -61,6 +64,7 @@ impl Tally {
             t.add(&Tally {
                 counts: r.counts.clone(),
                 blocks_new: r.blocks_new,
+                objections: r.objections,
                 ..Tally::default()
             });
         }
@@ -72,6 +76,7 @@ impl Tally {
             *self.counts.entry(verdict.clone()).or_default() += n;
         }
         self.blocks_new += other.blocks_new;
+        self.objections += other.objections;
         self.sessions += other.sessions;
         self.left_out += other.left_out;
         self.with_diagnostics += other.with_diagnostics;
@@ -87,10 +92,17 @@ impl Tally {
         } else {
             format!("{n} blocks")
         };
+        // The list's `block new`/`object new` rows, and its `object` rows
+        // (docs/replay.md, "Blocked then, or new").
+        let mut of_them = Vec::new();
         if self.blocks_new > 0 {
-            // The list's `block new` rows (docs/replay.md, "Blocked then,
-            // or new").
-            out.push_str(&format!(" ({} new)", self.blocks_new));
+            of_them.push(format!("{} new", self.blocks_new));
+        }
+        if self.objections > 0 {
+            of_them.push(format!("{} after the call ran", self.objections));
+        }
+        if !of_them.is_empty() {
+            out.push_str(&format!(" ({})", of_them.join(", ")));
         }
         let order = ["rewrite", "warn", "context", "allow"];
         let rest = self.counts.iter().filter(|(v, _)| v.as_str() != "block");
@@ -475,6 +487,14 @@ mod tests {
             pane.legend(),
             " block: the rule blocks, as a hook did then · object: a block after the call ran · new: no hook did then "
         );
+        // The status says how many blocks were objections.
+        let objected = Tally {
+            counts: [("block".to_string(), 2)].into_iter().collect(),
+            blocks_new: 1,
+            objections: 1,
+            ..Tally::default()
+        };
+        assert_eq!(objected.text(), "2 blocks (1 new, 1 after the call ran)");
         pane.add(1, 1, vec![after(None)], &Tally::default());
         assert!(
             pane.legend()

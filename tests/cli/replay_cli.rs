@@ -894,7 +894,7 @@ fn a_block_the_transcript_cannot_check_is_marked_so() {
     ]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        out.contains("post-echo: 173 PostToolUse events: block 5 (2.9%)"),
+        out.contains("post-echo: 173 PostToolUse events: block 5 (2.9%)\n  5 of the blocks after the call ran (PostToolUse: an objection the model reads, the call was not stopped)\n"),
         "{out}"
     );
     let marked: Vec<&str> = out
@@ -908,4 +908,15 @@ fn a_block_the_transcript_cannot_check_is_marked_so() {
         )),
         "{out}"
     );
+    let (code, out, err) = run(&[
+        "replay",
+        "--all",
+        "--rules",
+        &rules,
+        "tests/corpus/claude-code-viewer",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["rules"][0]["objections"], 5);
 }

@@ -12,6 +12,43 @@ fn snapshot_help() {
     insta::assert_snapshot!("help_160x48", render(&mut app, 160, 48));
 }
 
+/// The help opens on the keys of where the user is: the focused pane, the
+/// Calls view, or the overlay it was opened over; "Everywhere" follows.
+#[test]
+fn help_opens_on_the_keys_of_where_you_are() {
+    let first_two = |app: &mut App| -> Vec<String> {
+        key(app, KeyCode::Char('?'));
+        let screen = render(app, 80, 24);
+        let headings: Vec<String> = screen
+            .lines()
+            .skip(1)
+            // Inside the help box (76 wide, centred: from column 3).
+            .map(|l| {
+                l.chars()
+                    .skip(3)
+                    .take_while(|c| *c != '┃')
+                    .collect::<String>()
+            })
+            .map(|t| t.trim_end().to_string())
+            .filter(|t| !t.is_empty() && !t.starts_with(' '))
+            .take(2)
+            .collect();
+        key(app, KeyCode::Esc);
+        headings
+    };
+    let mut app = app_for(SUBAGENT);
+    assert_eq!(first_two(&mut app), ["Sessions", "Everywhere"]);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Timeline);
+    assert_eq!(first_two(&mut app), ["Timeline", "Everywhere"]);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.view, View::Calls);
+    // The Calls view opens typing its filter line: Esc ends that first.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.view, View::Calls);
+    assert_eq!(first_two(&mut app), ["Calls view (c)", "Everywhere"]);
+}
+
 #[test]
 fn enter_opens_and_tab_cycles_focus() {
     let mut app = app_for(SUBAGENT);

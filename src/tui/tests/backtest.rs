@@ -109,6 +109,7 @@ fn a_closed_backtest_list_keeps_its_progress_in_the_status_bar() {
     let tally = crate::tui::backtest::Tally {
         counts: [("block".to_string(), 2)].into_iter().collect(),
         blocks_new: 1,
+        objections: 0,
         sessions: 1,
         left_out: 1,
         with_diagnostics: 0,

@@ -91,6 +91,12 @@ pub struct RuleTally {
     /// Of its `block`s, those on calls no hook blocked at the time: the
     /// would-be new blocks ([`Example::blocked_then`] `Some(false)`).
     pub blocks_new: usize,
+    /// Of its `block`s, those on PostToolUse or PostToolUseFailure: the
+    /// call had already run, so the block is an objection the model reads,
+    /// not a call stopped (docs/replay.md "Blocked then, or new"). Counted
+    /// in `blocks_then`/`blocks_new` too; omitted from JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub objections: usize,
     /// Of its matches (every verdict), those on a command not parsed whole
     /// ([`Example::not_parsed_whole`]): a guard matches such a command on
     /// its raw text, so these are the ones to review.
@@ -192,6 +198,7 @@ impl Backtest {
             mine.evaluated += theirs.evaluated;
             mine.blocks_then += theirs.blocks_then;
             mine.blocks_new += theirs.blocks_new;
+            mine.objections += theirs.objections;
             mine.not_parsed_whole += theirs.not_parsed_whole;
             mine.examples.extend(theirs.examples);
             mine.examples_left_out += theirs.examples_left_out;
@@ -804,6 +811,11 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 Some(true) => tally.blocks_then += 1,
                 Some(false) => tally.blocks_new += 1,
                 None => {}
+            }
+            if v == "block"
+                && (event == EventName::PostToolUse || event == EventName::PostToolUseFailure)
+            {
+                tally.objections += 1;
             }
             if re.unread.is_some() {
                 tally.not_parsed_whole += 1;
