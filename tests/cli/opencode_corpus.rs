@@ -783,6 +783,49 @@ fn a_wal_mode_db_without_wal_or_shm_is_read_immutable_and_untouched() {
     assert_eq!(names(), ["opencode.db"]);
 }
 
+/// A connection kept between loads (`opencode_sqlite::IDLE_MAX`) is not
+/// reused once the database changed: an `immutable=1` one (a WAL-mode
+/// database without `-wal`) would read its old pages.
+#[test]
+fn a_kept_connection_is_not_reused_after_the_database_changes() {
+    use hookscope_core::transcript::opencode_sqlite::load_session;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("opencode.db");
+    let write = |sql: &str| {
+        let conn = rusqlite::Connection::open(&path).expect("open");
+        conn.execute_batch(sql).expect("write");
+        // The last connection checkpoints and removes -wal and -shm.
+        drop(conn);
+    };
+    write(
+        "PRAGMA journal_mode=WAL;
+         CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+         CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, time_created INTEGER, data TEXT);
+         INSERT INTO session VALUES ('ses_a', NULL, 'first', 1, 2);",
+    );
+    let title = || {
+        load_session(&path, "ses_a")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .title
+    };
+    assert_eq!(title().as_deref(), Some("first"));
+    // Kept, and reused while nothing changes.
+    assert_eq!(title().as_deref(), Some("first"));
+    write("UPDATE session SET title = 'second' WHERE id = 'ses_a';");
+    assert_eq!(title().as_deref(), Some("second"));
+    // The file replaced by another (a new inode) is read anew too.
+    let other = tmp.path().join("other.db");
+    std::fs::copy(&path, &other).expect("copy");
+    {
+        let conn = rusqlite::Connection::open(&other).expect("open");
+        conn.execute_batch("UPDATE session SET title = 'third' WHERE id = 'ses_a';")
+            .expect("write");
+    }
+    std::fs::rename(&other, &path).expect("rename");
+    assert_eq!(title().as_deref(), Some("third"));
+}
+
 #[test]
 fn find_table_summarizes_edit_calls_by_their_file_path() {
     // OpenCode's edit input is `{filePath, oldString, newString}` (camel

@@ -24,6 +24,11 @@
 //! open would create an empty `-wal` beside it); so is any database whose
 //! `mode=ro` open fails while it has no WAL frames.
 //!
+//! A connection is kept open between loads of one database's sessions
+//! (at most [`IDLE_MAX`] across databases), and reused only while neither
+//! the database nor its `-wal` changed (size, mtime, ctime, inode); a private
+//! copy is never kept.
+//!
 //! A busy or locked database waits at most [`BUSY_TIMEOUT`] and then gives
 //! a clear error (`database is locked (another process holds it): …`),
 //! never a hang. A file that is not SQLite, is corrupt, or lacks the
@@ -37,6 +42,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
+use super::fingerprint::Ident;
 use super::model::{Diagnostic, Locus, Session};
 use super::opencode::{MessageRow, PartRow, SessionRow, Store, build_session};
 
@@ -487,20 +493,83 @@ pub fn list_sessions(path: &Path) -> Result<Vec<SessionRow>, DbError> {
 }
 
 /// Loads session `id` of the database at `path` (with its child sessions
-/// as subagents, see [`super::opencode`]).
+/// as subagents, see [`super::opencode`]), on a connection kept from an
+/// earlier load of the same file when neither the file nor its `-wal`
+/// changed since ([`IDLE_MAX`]), else on a new one.
 ///
 /// # Errors
 /// Never for bad rows (diagnostics); an unreadable, locked, corrupt or
 /// non-OpenCode database is an `io::Error` whose text says which.
 pub fn load_session(path: &Path, id: &str) -> std::io::Result<Session> {
-    let mut db = Db::open(path).map_err(|e| {
-        let kind = match e {
-            DbError::Busy(_) => std::io::ErrorKind::WouldBlock,
-            _ => std::io::ErrorKind::InvalidData,
-        };
-        std::io::Error::new(kind, e.to_string())
-    })?;
-    Ok(build_session(&mut db, id, path))
+    let mut idle = match take_idle(path) {
+        Some(idle) => idle,
+        None => {
+            // The identities are taken before the open: a change during it
+            // shows at the next reuse, which then opens anew.
+            let ident = idents_of(path);
+            let db = Db::open(path).map_err(|e| {
+                let kind = match e {
+                    DbError::Busy(_) => std::io::ErrorKind::WouldBlock,
+                    _ => std::io::ErrorKind::InvalidData,
+                };
+                std::io::Error::new(kind, e.to_string())
+            })?;
+            Idle { db, ident }
+        }
+    };
+    let session = build_session(&mut idle.db, id, path);
+    keep_idle(idle);
+    Ok(session)
+}
+
+/// Most connections kept open between loads (32, at most 3 file
+/// descriptors each: the database, its `-wal` and `-shm`), across
+/// databases. Opening
+/// one reads the file's schema and checks its tables (about half a
+/// millisecond): a question that loads many sessions of one database
+/// (`find` over a user's OpenCode sessions, the index build) pays it once.
+/// A kept connection holds no lock and no transaction between loads.
+pub const IDLE_MAX: usize = 32;
+
+/// A connection between loads, with the identities (`stat`: size, mtime,
+/// ctime, inode) of its database and `-wal` when it was opened.
+struct Idle {
+    db: Db,
+    ident: (Ident, Ident),
+}
+
+static IDLE: std::sync::Mutex<Vec<Idle>> = std::sync::Mutex::new(Vec::new());
+
+fn idents_of(path: &Path) -> (Ident, Ident) {
+    (Ident::of(path), Ident::of(&wal_of(path)))
+}
+
+/// A kept connection to `path`, when neither the database nor its `-wal`
+/// changed since it was opened (then it reads what a new one would: an
+/// `immutable=1` one too, which would miss a change). A changed file's
+/// connection is closed.
+fn take_idle(path: &Path) -> Option<Idle> {
+    let idle = {
+        let mut kept = IDLE.lock().ok()?;
+        let at = kept.iter().position(|i| i.db.path == path)?;
+        kept.remove(at)
+    };
+    (idents_of(path) == idle.ident).then_some(idle)
+}
+
+/// Keeps `idle` for the next load of its file, the oldest kept one closed
+/// past [`IDLE_MAX`]. A private copy is never kept: it is removed now.
+fn keep_idle(idle: Idle) {
+    if idle.db.is_private_copy() || !matches!(idle.ident.0, Ident::Entry { .. }) {
+        return;
+    }
+    let Ok(mut kept) = IDLE.lock() else {
+        return;
+    };
+    if kept.len() >= IDLE_MAX {
+        kept.remove(0);
+    }
+    kept.push(idle);
 }
 
 #[cfg(test)]
