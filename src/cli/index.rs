@@ -35,8 +35,18 @@ pub fn notices(library: &Library) {
 pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progress)) -> R) -> R {
     let terminal = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut said = false;
     let mut progress = |p: Progress| {
-        if !terminal || p.total == 0 {
+        if !terminal {
+            // No bar off a terminal: one line when the sync is long enough
+            // to be taken for a hang.
+            if !said && p.bytes_total >= QUIET_SYNC_MAX {
+                said = true;
+                errln!("{}", sync_notice(&p));
+            }
+            return;
+        }
+        if p.total == 0 {
             return;
         }
         let bar = bar.get_or_insert_with(|| {
@@ -59,6 +69,22 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
     out
 }
 
+/// The most transcript bytes a sync indexes without a word when stderr is
+/// not a terminal (64 MiB, a few seconds): past it, [`sync_notice`] says
+/// what the wait is.
+pub const QUIET_SYNC_MAX: u64 = 64 << 20;
+
+/// The line a long sync prints off a terminal: `hookscope: indexing 8,794
+/// sessions (4.37 GiB) before answering; later questions reuse the index`.
+fn sync_notice(p: &Progress) -> String {
+    format!(
+        "hookscope: indexing {} session{} ({}) before answering; later questions reuse the index",
+        crate::words::thousands(p.total),
+        if p.total == 1 { "" } else { "s" },
+        indicatif::BinaryBytes(p.bytes_total)
+    )
+}
+
 /// The `HOOKSCOPE_INDEX_STATS` line (see the module doc), when the
 /// variable is set and the question used the index.
 pub fn report(library: &Library, stats: Option<&SyncStats>) {
@@ -67,5 +93,25 @@ pub fn report(library: &Library, stats: Option<&SyncStats>) {
     }
     if let Some(line) = stats.and_then(|s| library.index_stats(s)) {
         errln!("hookscope-index-stats: {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_sync_off_a_terminal_says_what_the_wait_is() {
+        let p = Progress {
+            done: 0,
+            total: 8794,
+            bytes_done: 0,
+            bytes_total: 4_692_000_000,
+        };
+        assert_eq!(
+            sync_notice(&p),
+            "hookscope: indexing 8,794 sessions (4.37 GiB) before answering; later questions reuse the index"
+        );
+        assert!(p.bytes_total >= QUIET_SYNC_MAX);
     }
 }
