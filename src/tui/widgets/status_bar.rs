@@ -24,6 +24,12 @@ pub struct Status {
 /// sync progress), the
 /// diagnostics count and the help key.
 pub fn counts_text(ctx: &Ctx) -> String {
+    counts_text_as(ctx, false)
+}
+
+/// [`counts_text`], `short`: the keys without their words (`· D 0 · ? `),
+/// for a bar whose left side would not fit beside the long form.
+fn counts_text_as(ctx: &Ctx, short: bool) -> String {
     let loaded = ctx.sessions.iter().filter(|s| s.summary.is_some()).count();
     let mut right = if let Some((done, total)) = ctx.indexing {
         format!(
@@ -48,10 +54,12 @@ pub fn counts_text(ctx: &Ctx) -> String {
             crate::words::thousands(ctx.sessions.len())
         )
     };
-    right.push_str(&format!(
-        " · D {} diag · ? help ",
-        crate::words::thousands(ctx.diagnostics.len())
-    ));
+    let diagnostics = crate::words::thousands(ctx.diagnostics.len());
+    if short {
+        right.push_str(&format!(" · D {diagnostics} · ? "));
+    } else {
+        right.push_str(&format!(" · D {diagnostics} diag · ? help "));
+    }
     right
 }
 
@@ -151,9 +159,13 @@ pub fn draw(frame: &mut Frame, area: Rect, ctx: &Ctx, status: &Status) {
             Span::raw("   Enter keep · Esc clear"),
         ])
     } else {
-        let right = counts_text(ctx);
         let left = format!(" {}", status.left);
         let width = usize::from(area.width);
+        let mut right = counts_text(ctx);
+        if left.width() + right.width() + 1 > width {
+            // Room for the left side first: the keys lose their words.
+            right = counts_text_as(ctx, true);
+        }
         let right_w = right.width();
         // Cut at a word by display width, so `›` parts are not split.
         let left = fit(&left, width.saturating_sub(right_w + 1));
