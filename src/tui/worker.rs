@@ -623,18 +623,33 @@ fn spawn_queries_with(
                 }
                 continue;
             }
-            let mut done = false;
+            // Set when the app is gone (a message could not be sent).
+            let done = std::cell::Cell::new(false);
             let mut on_first = |result: Result<FindResult, QueryError>| {
                 let result = result.map_err(|e| e.message().to_string());
                 match deliver(Msg::FoundFirst { generation, result }) {
                     None => {
-                        done = true;
+                        done.set(true);
                         false
                     }
                     Some(going_on) => going_on,
                 }
             };
-            let answer = library.find_with(
+            // The whole answer, then, when the limit cut it before every
+            // match was known, their count (from the index's stored facts
+            // only, on the verdicts the answer used; see
+            // `Library::find_and_count_with`), unless a newer query comes.
+            let mut on_found = |result: Result<FindResult, QueryError>| {
+                let result = result.map_err(|e| e.message().to_string());
+                match deliver(Msg::Found { generation, result }) {
+                    None => {
+                        done.set(true);
+                        false
+                    }
+                    Some(going_on) => going_on,
+                }
+            };
+            let counted = library.find_and_count_with(
                 &sessions,
                 &query,
                 stored,
@@ -642,27 +657,15 @@ fn spawn_queries_with(
                 &superseded,
                 first_page,
                 &mut on_first,
+                &mut on_found,
             );
-            if done {
+            if done.get() {
                 break;
             }
-            if let Some(result) = answer {
-                // The limit cut before every match was known: count them
-                // (from the index's stored facts only, see
-                // `Library::count_with`), unless a newer query comes.
-                let uncounted = result.as_ref().is_ok_and(|r| !r.matched_exact);
-                let result = result.map_err(|e| e.message().to_string());
-                if deliver(Msg::Found { generation, result }).is_none() {
-                    break;
-                }
-                let counted = uncounted
-                    .then(|| library.count_with(&sessions, &query, stored, &loader, &superseded))
-                    .flatten();
-                if let Some(Ok(total)) = counted
-                    && deliver(Msg::Counted { generation, total }).is_none()
-                {
-                    break;
-                }
+            if let Some(Ok(total)) = counted
+                && deliver(Msg::Counted { generation, total }).is_none()
+            {
+                break;
             }
         }
     });

@@ -245,17 +245,24 @@ impl Library {
     /// `loader` (its cache), stopping once `cancelled` says a newer query
     /// superseded it ([`Finder::cancel`]), with its first `first_page`
     /// records given to `on_first` first when the limit is larger
-    /// ([`Finder::run_paged`]; `None` when `on_first` said stop, or when
-    /// `cancelled` already says so once the index has answered). With an
-    /// index, only the sessions it says can hold a match are loaded and
-    /// indexed Claude Code sessions are built from their rows; the records
-    /// are those without it. `stored` takes every session's rows as stored
-    /// without checking a file (the list is the index's own,
-    /// [`Library::listed`]; the answer is then `find`'s over the files as
-    /// the index last saw them); otherwise only rows whose files are
-    /// unchanged now are used ([`current_verdicts`]).
+    /// ([`Finder::run_paged`]), then the whole answer to `on_found`; `None`
+    /// when `on_first` or `on_found` said stop, or when `cancelled` already
+    /// says so once the index has answered. With an index, only the
+    /// sessions it says can hold a match are loaded and indexed Claude Code
+    /// sessions are built from their rows; the records are those without
+    /// it. `stored` takes every session's rows as stored without checking a
+    /// file (the list is the index's own, [`Library::listed`]; the answer is
+    /// then `find`'s over the files as the index last saw them); otherwise
+    /// only rows whose files are unchanged now are used
+    /// ([`current_verdicts`]).
+    ///
+    /// When the limit cut the answer before every match was known
+    /// ([`FindResult::matched_exact`] false), the matches are then counted
+    /// as [`Library::count_with`] counts them, on the same verdicts of the
+    /// index (asked once for both): `Some(total)`; `None` when they were
+    /// all known, or the count would read lines or load sessions.
     #[allow(clippy::too_many_arguments)]
-    pub fn find_with(
+    pub fn find_and_count_with(
         &self,
         sessions: &[SessionRef],
         query: &Query,
@@ -264,18 +271,20 @@ impl Library {
         cancelled: &(dyn Fn() -> bool + Sync),
         first_page: Option<usize>,
         on_first: &mut dyn FnMut(Result<FindResult, QueryError>) -> bool,
-    ) -> Option<Result<FindResult, QueryError>> {
-        self.in_view(
-            sessions,
-            query,
-            stored,
-            loader,
-            cancelled,
-            &mut |finder| match first_page {
-                Some(n) => finder.run_paged(n, on_first),
-                None => Some(finder.run()),
-            },
-        )
+        on_found: &mut dyn FnMut(Result<FindResult, QueryError>) -> bool,
+    ) -> Option<Result<usize, QueryError>> {
+        self.in_view(sessions, query, stored, loader, cancelled, &mut |finder| {
+            let found = match first_page {
+                Some(n) => finder.run_paged(n, on_first)?,
+                None => finder.run(),
+            };
+            let uncounted = found.as_ref().is_ok_and(|r| !r.matched_exact);
+            if !on_found(found) || !uncounted || !tally::from_facts_alone(query) {
+                return None;
+            }
+            let counted = finder.indexed().then(|| finder.tally(None))?;
+            (!cancelled()).then(|| counted.map(|t| t.total))
+        })
         .flatten()
     }
 
@@ -395,6 +404,45 @@ mod tests {
             library.count_with(&sessions, &bash, false, &loader, &|| true),
             None
         );
+        // The Calls view's question: the first page, the whole answer, then
+        // the count on the same verdicts, equal to `count_with`'s.
+        let answer = |q: &Query, keep_going: bool| {
+            let mut pages: Vec<(usize, bool)> = Vec::new();
+            let total = {
+                let mut on_first = |r: Result<FindResult, QueryError>| {
+                    pages.push(r.map_or((0, false), |r| (r.records.len(), r.matched_exact)));
+                    true
+                };
+                let mut seen = Vec::new();
+                let mut on_found = |r: Result<FindResult, QueryError>| {
+                    seen.push(r.map_or((0, false), |r| (r.records.len(), r.matched_exact)));
+                    keep_going
+                };
+                let total = library.find_and_count_with(
+                    &sessions,
+                    q,
+                    false,
+                    &loader,
+                    &|| false,
+                    Some(2),
+                    &mut on_first,
+                    &mut on_found,
+                );
+                pages.extend(seen);
+                total
+            };
+            (pages, total)
+        };
+        let five = query(serde_json::json!({"tool_name": "Bash", "limit": 5}));
+        assert_eq!(
+            answer(&five, true),
+            (vec![(2, false), (5, false)], Some(Ok(52)))
+        );
+        // Told to stop after the answer: no count.
+        assert_eq!(answer(&five, false), (vec![(2, false), (5, false)], None));
+        // Every match known: nothing to count.
+        let all = query(serde_json::json!({"tool_name": "Bash", "limit": 100}));
+        assert_eq!(answer(&all, true), (vec![(2, false), (52, true)], None));
     }
 
     /// A first sync of a list reads every session and sends each one's
