@@ -522,7 +522,7 @@ pub fn spawn_queries(sessions: Vec<SessionRef>, tx: Sender<Msg>) -> Queries {
 /// [`spawn_queries`] that asks `library`'s index which sessions can hold
 /// a match so only those are loaded (through the same [`SessionCache`]),
 /// and builds the records of indexed Claude Code sessions from their rows
-/// ([`Library::find_with`]); the records are the same as without it.
+/// ([`Library::find_and_count_with`]); the records are the same as without it.
 pub fn spawn_queries_indexed(
     sessions: Vec<SessionRef>,
     library: Option<Library>,

@@ -555,7 +555,7 @@ fn hostile_files_give_the_same_diagnostics_with_the_index() {
 }
 
 /// Library level: on the corpus, a [`Finder`] with the index's
-/// verdicts gives exactly [`find_with`]'s records, for many queries and
+/// verdicts gives exactly the records of loading every session, for many queries and
 /// small limits (so loading stops early on the index's bounds).
 #[test]
 fn index_verdicts_give_the_same_records_as_loading() {

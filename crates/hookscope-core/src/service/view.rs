@@ -4,7 +4,7 @@
 //! sessions unchanged since they were stored
 //! ([`Library::fresh_summaries`]), the sync in chunks that refreshes the
 //! list as it goes ([`Library::sync_list`]), `find_tool_calls` with the
-//! view's own loader ([`Library::find_with`]) and the sessions a backtest
+//! view's own loader ([`Library::find_and_count_with`]) and the sessions a backtest
 //! can skip unread ([`Library::skipped_by`]). The view keeps its threads
 //! and messages; the index choreography is here, once
 //! (docs/cli.md#index).
@@ -289,7 +289,7 @@ impl Library {
     }
 
     /// How many calls of a view's `sessions` match `query` (no limit):
-    /// [`Finder::tally`] with what [`Library::find_with`] gives its finder
+    /// [`Finder::tally`] with what [`Library::find_and_count_with`] gives its finder
     /// (`stored`, `loader`, `cancelled`). `None` without an index or when
     /// the query has a text or hook filter (counting it would read lines or
     /// load sessions: [`tally::from_facts_alone`]), and when `cancelled`
@@ -315,7 +315,7 @@ impl Library {
         Some(counted.map(|t| t.total))
     }
 
-    /// `run` on the [`Finder`] of a view's `sessions` ([`Library::find_with`]
+    /// `run` on the [`Finder`] of a view's `sessions` ([`Library::find_and_count_with`]
     /// says what `stored`, `loader` and `cancelled` are): with the index's
     /// verdicts and rows when there is an index. `None` when `cancelled`
     /// says so once the index has answered (perhaps interrupted, with no
@@ -362,7 +362,7 @@ impl Library {
 }
 
 /// What `index` says about `query` for `sessions` taken as stored (every
-/// one [`State::Indexed`]: see [`Library::find_with`]).
+/// one [`State::Indexed`]: see [`Library::find_and_count_with`]).
 fn stored_verdicts(index: &Index, sessions: &[SessionRef], query: &Query) -> Vec<Option<Verdict>> {
     let states: Vec<State> = sessions.iter().map(|_| State::Indexed).collect();
     index.verdicts(sessions, &states, query)
