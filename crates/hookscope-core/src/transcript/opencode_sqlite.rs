@@ -566,10 +566,10 @@ fn keep_idle(idle: Idle) {
     let Ok(mut kept) = IDLE.lock() else {
         return;
     };
-    if kept.len() >= IDLE_MAX {
+    kept.push(idle);
+    while kept.len() > IDLE_MAX {
         kept.remove(0);
     }
-    kept.push(idle);
 }
 
 #[cfg(test)]
