@@ -625,29 +625,31 @@ fn spawn_queries_with(
             }
             // Set when the app is gone (a message could not be sent).
             let done = std::cell::Cell::new(false);
-            let mut on_first = |result: Result<FindResult, QueryError>| {
-                let result = result.map_err(|e| e.message().to_string());
-                match deliver(Msg::FoundFirst { generation, result }) {
-                    None => {
-                        done.set(true);
-                        false
-                    }
-                    Some(going_on) => going_on,
+            // Sends an answer: whether to go on (no newer query, the app
+            // still there).
+            let send = |msg: Msg| match deliver(msg) {
+                None => {
+                    done.set(true);
+                    false
                 }
+                Some(going_on) => going_on,
+            };
+            let text = |e: QueryError| e.message().to_string();
+            let mut on_first = |result: Result<FindResult, QueryError>| {
+                send(Msg::FoundFirst {
+                    generation,
+                    result: result.map_err(text),
+                })
             };
             // The whole answer, then, when the limit cut it before every
             // match was known, their count (from the index's stored facts
             // only, on the verdicts the answer used; see
             // `Library::find_and_count_with`), unless a newer query comes.
             let mut on_found = |result: Result<FindResult, QueryError>| {
-                let result = result.map_err(|e| e.message().to_string());
-                match deliver(Msg::Found { generation, result }) {
-                    None => {
-                        done.set(true);
-                        false
-                    }
-                    Some(going_on) => going_on,
-                }
+                send(Msg::Found {
+                    generation,
+                    result: result.map_err(text),
+                })
             };
             let counted = library.find_and_count_with(
                 &sessions,
