@@ -352,7 +352,7 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 /// ([`FoundCall::summary_with_rewrite`]).
 fn legend(records: &[FoundCall]) -> String {
     let mut parts = Vec::new();
-    let shown = |mark: &str| records.iter().any(|r| err_mark(r) == mark);
+    let shown = |mark: &str| records.iter().any(|r| err_mark(r).contains(mark));
     let err: Vec<&str> = [
         ("✗", "✗ failed"),
         (
@@ -360,6 +360,10 @@ fn legend(records: &[FoundCall]) -> String {
             "⊘ blocked by a hook before it ran (--blocked lists those)",
         ),
         ("?", "? no result recorded"),
+        (
+            "⚠",
+            "⚠ a hook objected after it ran (--flagged lists those)",
+        ),
     ]
     .into_iter()
     .filter(|(mark, _)| shown(mark))
@@ -384,14 +388,17 @@ fn legend(records: &[FoundCall]) -> String {
 /// PermissionRequest hook before it ran (the transcript records such a
 /// call as an error, [`FoundCall::blocked_before_it_ran`]), `?` no result
 /// recorded (`?`, not `…`: the ellipsis marks cut text in this table),
-/// empty when it succeeded.
-fn err_mark(r: &FoundCall) -> &'static str {
-    match r.is_error {
+/// empty when it succeeded; then `⚠` when a PostToolUse hook objected
+/// after it ran ([`FoundCall::objected_after_it_ran`]).
+fn err_mark(r: &FoundCall) -> String {
+    let ran = match r.is_error {
         Some(true) if r.blocked_before_it_ran() => "⊘",
         Some(true) => "✗",
         Some(false) => "",
         None => "?",
-    }
+    };
+    let objected = if r.objected_after_it_ran() { "⚠" } else { "" };
+    format!("{ran}{objected}")
 }
 
 /// Runs the subcommand with already-built parameters. Unless `no_index`,

@@ -703,7 +703,7 @@ fn run_hooks(
     let dialect = r.dialect;
     let tag = dialect.report_tag();
     let nothing = format!(
-        "nothing ran (--exec runs the command handlers of your {} on this payload)",
+        "none run now (--exec runs the command handlers of your {} on this payload)",
         if dialect == hookscope_core::hooks::dialect::Dialect::Codex {
             format!("{} hooks", dialect.label())
         } else {

@@ -1279,4 +1279,24 @@ fn cli_find_footer_explains_the_marks_shown() {
         ),
         "{stderr}"
     );
+    // The `git commit` a PostToolUse hook objected to after it ran (it
+    // succeeded): `⚠`, and the footer says what it is.
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args(["--tool-name", "Bash", "--flagged"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    assert!(
+        rows[0].ends_with("Bash            ⚠    git commit -am \"Mark notes as checked\""),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.ends_with("1 record\nERR: ⚠ a hook objected after it ran (--flagged lists those)\n"),
+        "{stderr}"
+    );
 }

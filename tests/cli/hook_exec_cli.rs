@@ -56,7 +56,7 @@ fn exec_runs_the_scenario_hook_and_blocks_as_the_transcript_recorded() {
         // Compared with the transcript's hook record of the same firing.
         "vs the transcript: then: PreToolUse hook blocked the call (exit 2); now: blocked the call — agrees\n",
         // The simulated permissionDecision is the one the transcript holds.
-        "  recorded as: reject (hook, hook:PreToolUse)\n",
+        "  would be recorded as: reject (hook, hook:PreToolUse)\n",
         "final vs the transcript: recorded reject (hook, hook:PreToolUse); simulated reject (hook, hook:PreToolUse) — agrees\n",
         // What the transcript recorded: the same reason.
         "Blocked by hookscope test hook: 'rm -rf' is not allowed (exit 2)\n",
@@ -95,11 +95,11 @@ fn nothing_runs_without_exec() {
     let (code, out, _) = replay(&[], &[]);
     assert_eq!(code, Some(0));
     assert!(out.ends_with(
-        "hooks: nothing ran (--exec runs the command handlers of your hook settings on this payload)\n"
+        "hooks: none run now (--exec runs the command handlers of your hook settings on this payload)\n"
     ));
     let (code, out, _) = replay(&["--settings", &file], &[]);
     assert_eq!(code, Some(0));
-    assert!(out.contains("nothing ran"), "{out}");
+    assert!(out.contains("none run now"), "{out}");
     assert!(
         out.contains(&format!("  would run: #1 {file}:7 (given): touch '")),
         "{out}"

@@ -339,6 +339,8 @@ fn backtest_json_keeps_the_examples_asked_for() {
     assert_eq!(rm["examples"].as_array().map(Vec::len), Some(1));
     assert_eq!(rm["examples"][0]["summary"], "Bash rm -rf build/");
     assert_eq!(rm["examples_left_out"], 6);
+    // Present when 0 too: its blocks are all before the call ran.
+    assert_eq!(rm["objections"], 0);
     assert_eq!(
         v["combined"],
         serde_json::json!({"allow": 2, "block": 7, "context": 2})

@@ -120,6 +120,20 @@ impl FoundCall {
                 )
         })
     }
+
+    /// Whether a PostToolUse or PostToolUseFailure hook objected to the
+    /// call after it ran (one of its `hook_activity` firings of those
+    /// events has the action `flagged`: the call was not stopped, the
+    /// model was told; docs/hooks.md). What `find --flagged` lists.
+    pub fn objected_after_it_ran(&self) -> bool {
+        self.hook_activity.iter().any(|h| {
+            h.get("action").and_then(Value::as_str) == Some("flagged")
+                && matches!(
+                    h.get("event").and_then(Value::as_str),
+                    Some("PostToolUse" | "PostToolUseFailure")
+                )
+        })
+    }
 }
 
 /// Where a subagent's call came from; flattened into the record as

@@ -220,7 +220,7 @@ fn final_lines(f: &FinalOutcome, mask: &mut Masker, text: &mut Vec<String>) {
         .filter(Value::is_object)
     {
         text.push(format!(
-            "  recorded as: {}",
+            "  would be recorded as: {}",
             mask.text(&describe_recorded(&rec))
         ));
     }

@@ -94,8 +94,7 @@ pub struct RuleTally {
     /// Of its `block`s, those on PostToolUse or PostToolUseFailure: the
     /// call had already run, so the block is an objection the model reads,
     /// not a call stopped (docs/replay.md "Blocked then, or new"). Counted
-    /// in `blocks_then`/`blocks_new` too; omitted from JSON when 0.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// in `blocks_then`/`blocks_new` too.
     pub objections: usize,
     /// Of its matches (every verdict), those on a command not parsed whole
     /// ([`Example::not_parsed_whole`]): a guard matches such a command on
