@@ -240,7 +240,7 @@ impl Index {
 fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Connection, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     own_files(path)?;
-    let opened = connect(path).and_then(|c| schema::stamp(&c).map(|s| (c, s)));
+    let opened = busy_retried(|| connect(path).and_then(|c| schema::stamp(&c).map(|s| (c, s))));
     let (mut conn, stamp) = match opened {
         Ok(opened) => opened,
         Err(e) if is_corrupt(&e) => {
@@ -270,7 +270,9 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
             conn.execute("UPDATE meta SET value = value WHERE key = 'schema'", [])
                 .map_err(|e| e.to_string())?;
         }
-        Stamp::Empty => schema::create(&mut conn, false).map_err(|e| e.to_string())?,
+        Stamp::Empty => {
+            busy_retried(|| schema::create(&mut conn, false)).map_err(|e| e.to_string())?;
+        }
         Stamp::Foreign(why) => {
             return Err(format!(
                 "it is not hookscope's index: {why}; it was left as it is"
@@ -316,6 +318,29 @@ fn own_files(path: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `step` again while SQLite says the database is busy or locked, for at
+/// most [`BUSY_TIMEOUT`] in all. Two first builds at once race to turn a
+/// new file to WAL and create its tables; SQLite answers some of those
+/// lock upgrades with "database is locked" at once instead of calling the
+/// busy handler (it would deadlock), so the step is tried again after a
+/// pause of 25 ms.
+fn busy_retried<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = std::time::Instant::now();
+    loop {
+        match step() {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            done => return done,
+        }
+    }
 }
 
 /// Whether SQLite says the file is not a database or is damaged.
