@@ -352,7 +352,8 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
 /// ([`FoundCall::summary_with_rewrite`]).
 fn legend(records: &[FoundCall]) -> String {
     let mut parts = Vec::new();
-    let shown = |mark: &str| records.iter().any(|r| err_mark(r).contains(mark));
+    let cells: Vec<String> = records.iter().map(err_mark).collect();
+    let shown = |mark: &str| cells.iter().any(|c| c.contains(mark));
     let err: Vec<&str> = [
         ("✗", "✗ failed"),
         (

@@ -237,9 +237,7 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
             let b = load_rules_or_exit(b, args.json);
             return super::against::run(&paths, &rules, &b, args, examples);
         }
-        // With --json, every kept example unless --examples caps them.
-        let json = args.json.then_some(args.examples);
-        return run_all(&paths, &rules, json, examples, no_index);
+        return run_all(&paths, &rules, args.json, args.examples, no_index);
     }
     if args.against.is_some() || args.fail_on_change || !args.against_settings.is_empty() {
         fail(
@@ -372,13 +370,14 @@ fn print_replay(r: &Replay, payload: &Value, rules: Option<&std::path::Path>) {
     }
 }
 
-/// `json`: `None` for the text report, else the JSON's `--examples`
-/// (`None` there keeps every example the backtest kept).
+/// The backtest of `rules` over `paths`, as text with `examples` per rule
+/// and verdict ([`MAX_EXAMPLES`] when not given) or as JSON with every
+/// example the backtest kept unless `examples` caps them.
 fn run_all(
     paths: &[PathBuf],
     rules: &RuleSet,
-    json: Option<Option<Examples>>,
-    examples: Examples,
+    json: bool,
+    examples: Option<Examples>,
     no_index: bool,
 ) {
     // With the index, the discovery it kept when no folder changed (no
@@ -417,15 +416,14 @@ fn run_all(
     if tty {
         errln!();
     }
-    match json {
-        Some(cap) => {
-            let mut bt = bt;
-            if let Some(Examples::Up(n)) = cap {
-                bt.cap_examples(n);
-            }
-            print_json(&backtest_json(&bt, rules));
+    if json {
+        let mut bt = bt;
+        if let Some(Examples::Up(n)) = examples {
+            bt.cap_examples(n);
         }
-        None => print_backtest(&bt, rules, examples),
+        print_json(&backtest_json(&bt, rules));
+    } else {
+        print_backtest(&bt, rules, examples.unwrap_or(Examples::Up(MAX_EXAMPLES)));
     }
     if refs.is_empty() {
         // An empty backtest passes nothing: a CI step that backtests the
@@ -609,9 +607,7 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
                 }
                 // After the call ran a block is an objection (the TUI's
                 // `object`; docs/replay.md "Blocked then, or new").
-                if ex.verdict == "block"
-                    && matches!(ex.event.as_str(), "PostToolUse" | "PostToolUseFailure")
-                {
+                if ex.is_objection() {
                     mark.push_str(" [after it ran: an objection]");
                 }
                 outln!(

@@ -453,27 +453,25 @@ impl App {
         ];
         // Where the keys go now comes first, then what works everywhere,
         // then the rest in the panes' order.
-        let here = match (self.overlay, self.view, self.focus) {
-            (Some(Overlay::Replay), _, _) => 4,
-            (Some(Overlay::Backtest), _, _) => 5,
-            (Some(Overlay::EveryEvent), _, _) => 6,
-            (_, View::Calls, _) => 3,
-            (_, View::Browse, Pane::Sessions) => 0,
-            (_, View::Browse, Pane::Timeline) => 1,
-            (_, View::Browse, Pane::Detail) => 2,
+        let here: &dyn Component = match (self.overlay, self.view, self.focus) {
+            (Some(Overlay::Replay), _, _) => &self.replay,
+            (Some(Overlay::Backtest), _, _) => &self.backtest,
+            (Some(Overlay::EveryEvent), _, _) => &self.every_event,
+            (_, View::Calls, _) => &self.calls,
+            (_, View::Browse, Pane::Sessions) => &self.list,
+            (_, View::Browse, Pane::Timeline) => &self.timeline,
+            (_, View::Browse, Pane::Detail) => &self.detail,
         };
+        let is_here = |c: &dyn Component| std::ptr::addr_eq(c, here);
         let section = |(title, component): (&'static str, &dyn Component)| {
             let mut out = Vec::new();
             component.commands(&self.ctx, &mut out, true);
             (title, out)
         };
-        let mut sections: Vec<(&str, Vec<Command>)> = vec![section(panes[here])];
+        let (first, rest): (Vec<_>, Vec<_>) = panes.into_iter().partition(|(_, c)| is_here(*c));
+        let mut sections: Vec<(&str, Vec<Command>)> = first.into_iter().map(section).collect();
         sections.push(("Everywhere", Self::global_commands()));
-        for (i, pane) in panes.into_iter().enumerate() {
-            if i != here {
-                sections.push(section(pane));
-            }
-        }
+        sections.extend(rest.into_iter().map(section));
         self.help.show(&sections, &self.ctx.theme);
         self.help_over = self.overlay.filter(|o| *o != Overlay::Help);
         self.overlay = Some(Overlay::Help);

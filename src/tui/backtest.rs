@@ -8,7 +8,6 @@
 //! view's jump effect), or for one not on a call (a Stop, a prompt) to its
 //! line there.
 
-use hookscope_core::hooks::events::EventName;
 use hookscope_core::hooks::replay::Example;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -374,10 +373,9 @@ impl Component for BacktestPane {
 /// with ` raw` after it when the match was on a command not parsed whole
 /// ([`Example::not_parsed_whole`]).
 pub fn mark(e: &Example) -> String {
-    let after = e.event.is(EventName::PostToolUse) || e.event.is(EventName::PostToolUseFailure);
     let verdict = match (e.verdict.as_str(), e.blocked_then) {
         ("block", then) => {
-            let word = if after { "object" } else { "block" };
+            let word = if e.is_objection() { "object" } else { "block" };
             match then {
                 Some(true) => word.to_string(),
                 Some(false) => format!("{word} new"),

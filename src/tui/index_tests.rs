@@ -250,7 +250,7 @@ fn a_burst_of_superseded_queries_ends_with_the_newest_answer() {
 /// An answer the limit cut before every match was known (`limit:5`) is
 /// followed by the count of every match, from the index's stored facts,
 /// and the status text says it (a text filter is not counted: see
-/// `Library::count_with`'s test).
+/// `Library::find_and_count_with`'s test).
 #[test]
 fn a_cut_answer_is_followed_by_its_count() {
     let found = discover(&[CORPUS.into()]).expect("corpus");

@@ -118,6 +118,15 @@ impl FromStr for EventName {
     }
 }
 
+impl EventName {
+    /// Whether the event fires after its call ran (PostToolUse,
+    /// PostToolUseFailure): a block there stops nothing, it is an objection
+    /// the model reads (docs/hooks.md).
+    pub fn after_call(self) -> bool {
+        matches!(self, EventName::PostToolUse | EventName::PostToolUseFailure)
+    }
+}
+
 /// An event as something names it: a settings file's event key, a rule's
 /// `event`, a transcript's `hookEvent`, a payload's `hook_event_name`.
 ///
@@ -164,6 +173,12 @@ impl EventKey {
     /// Whether this is the contract event `event`.
     pub fn is(&self, event: EventName) -> bool {
         self.known() == Some(event)
+    }
+
+    /// Whether this is a contract event that fires after its call ran
+    /// ([`EventName::after_call`]).
+    pub fn after_call(&self) -> bool {
+        self.known().is_some_and(EventName::after_call)
     }
 }
 

@@ -2,6 +2,7 @@
 //! attached to spawns.
 
 use chrono::{DateTime, Utc};
+use hookscope_hook::event::EventKey;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -112,13 +113,10 @@ impl FoundCall {
     /// has the action `blocked`); the transcript records such a call as an
     /// error (docs/hooks.md).
     pub fn blocked_before_it_ran(&self) -> bool {
-        self.hook_activity.iter().any(|h| {
-            h.get("action").and_then(Value::as_str) == Some("blocked")
-                && matches!(
-                    h.get("event").and_then(Value::as_str),
-                    Some("PreToolUse" | "PermissionRequest")
-                )
-        })
+        self.fired(
+            |event| matches!(event, "PreToolUse" | "PermissionRequest"),
+            "blocked",
+        )
     }
 
     /// Whether a PostToolUse or PostToolUseFailure hook objected to the
@@ -126,12 +124,17 @@ impl FoundCall {
     /// events has the action `flagged`: the call was not stopped, the
     /// model was told; docs/hooks.md). What `find --flagged` lists.
     pub fn objected_after_it_ran(&self) -> bool {
+        self.fired(|event| EventKey::new(event).after_call(), "flagged")
+    }
+
+    /// Whether one of its `hook_activity` firings has the action `action`
+    /// on an event `event_is` accepts.
+    fn fired(&self, event_is: impl Fn(&str) -> bool, action: &str) -> bool {
         self.hook_activity.iter().any(|h| {
-            h.get("action").and_then(Value::as_str) == Some("flagged")
-                && matches!(
-                    h.get("event").and_then(Value::as_str),
-                    Some("PostToolUse" | "PostToolUseFailure")
-                )
+            h.get("action").and_then(Value::as_str) == Some(action)
+                && h.get("event")
+                    .and_then(Value::as_str)
+                    .is_some_and(&event_is)
         })
     }
 }

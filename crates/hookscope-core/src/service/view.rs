@@ -257,10 +257,13 @@ impl Library {
     /// ([`current_verdicts`]).
     ///
     /// When the limit cut the answer before every match was known
-    /// ([`FindResult::matched_exact`] false), the matches are then counted
-    /// as [`Library::count_with`] counts them, on the same verdicts of the
-    /// index (asked once for both): `Some(total)`; `None` when they were
-    /// all known, or the count would read lines or load sessions.
+    /// ([`FindResult::matched_exact`] false), every match is then counted
+    /// ([`Finder::tally`]) on the same verdicts of the index (asked once for
+    /// both), from the index's stored facts alone: `Some(total)`; `None`
+    /// when they were all known, without an index, when the query has a
+    /// text or hook filter (counting it would read lines or load sessions:
+    /// [`tally::from_facts_alone`]), or when `cancelled` says so (the count
+    /// would be partial).
     #[allow(clippy::too_many_arguments)]
     pub fn find_and_count_with(
         &self,
@@ -286,33 +289,6 @@ impl Library {
             (!cancelled()).then(|| counted.map(|t| t.total))
         })
         .flatten()
-    }
-
-    /// How many calls of a view's `sessions` match `query` (no limit):
-    /// [`Finder::tally`] with what [`Library::find_and_count_with`] gives its finder
-    /// (`stored`, `loader`, `cancelled`). `None` without an index or when
-    /// the query has a text or hook filter (counting it would read lines or
-    /// load sessions: [`tally::from_facts_alone`]), and when `cancelled`
-    /// says so (the count is then partial).
-    pub fn count_with(
-        &self,
-        sessions: &[SessionRef],
-        query: &Query,
-        stored: bool,
-        loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
-        cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Option<Result<usize, QueryError>> {
-        if !tally::from_facts_alone(query) {
-            return None;
-        }
-        let counted =
-            self.in_view(sessions, query, stored, loader, cancelled, &mut |finder| {
-                finder.indexed().then(|| finder.tally(None))
-            })??;
-        if cancelled() {
-            return None;
-        }
-        Some(counted.map(|t| t.total))
     }
 
     /// `run` on the [`Finder`] of a view's `sessions` ([`Library::find_and_count_with`]
@@ -391,21 +367,29 @@ mod tests {
         };
         // The loader must not be called: the facts answer.
         let loader = |_: &SessionRef| -> LoadedSession { Err("loaded".to_string()) };
-        let bash = query(serde_json::json!({"tool_name": "Bash"}));
-        let count = |library: &Library, q: &Query| {
-            library.count_with(&sessions, q, false, &loader, &|| false)
+        // The count after an answer cut at one record.
+        let bash = query(serde_json::json!({"tool_name": "Bash", "limit": 1}));
+        let count = |library: &Library, q: &Query, cancelled: bool| {
+            library.find_and_count_with(
+                &sessions,
+                q,
+                false,
+                &loader,
+                &|| cancelled,
+                None,
+                &mut |_| true,
+                &mut |_| true,
+            )
         };
-        assert_eq!(count(&library, &bash), Some(Ok(52)));
-        let git = query(serde_json::json!({"tool_name": "Bash", "input_contains": "git"}));
-        assert_eq!(count(&library, &git), None);
-        assert_eq!(count(&Library::new(&[]), &bash), None);
+        assert_eq!(count(&library, &bash, false), Some(Ok(52)));
+        let git =
+            query(serde_json::json!({"tool_name": "Bash", "input_contains": "git", "limit": 1}));
+        assert_eq!(count(&library, &git, false), None);
+        assert_eq!(count(&Library::new(&[]), &bash, false), None);
         // Superseded: no count.
-        assert_eq!(
-            library.count_with(&sessions, &bash, false, &loader, &|| true),
-            None
-        );
+        assert_eq!(count(&library, &bash, true), None);
         // The Calls view's question: the first page, the whole answer, then
-        // the count on the same verdicts, equal to `count_with`'s.
+        // the count on the same verdicts.
         let answer = |q: &Query, keep_going: bool| {
             let mut pages: Vec<(usize, bool)> = Vec::new();
             let total = {

@@ -91,10 +91,9 @@ pub struct RuleTally {
     /// Of its `block`s, those on calls no hook blocked at the time: the
     /// would-be new blocks ([`Example::blocked_then`] `Some(false)`).
     pub blocks_new: usize,
-    /// Of its `block`s, those on PostToolUse or PostToolUseFailure: the
-    /// call had already run, so the block is an objection the model reads,
-    /// not a call stopped (docs/replay.md "Blocked then, or new"). Counted
-    /// in `blocks_then`/`blocks_new` too.
+    /// Of its `block`s, those on PostToolUse or PostToolUseFailure
+    /// ([`Example::is_objection`]). Counted in `blocks_then`/`blocks_new`
+    /// too.
     pub objections: usize,
     /// Of its matches (every verdict), those on a command not parsed whole
     /// ([`Example::not_parsed_whole`]): a guard matches such a command on
@@ -108,6 +107,16 @@ pub struct RuleTally {
     /// omitted from JSON when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub examples_left_out: usize,
+}
+
+impl Example {
+    /// Whether it is a `block` on an event after the call ran
+    /// (PostToolUse, PostToolUseFailure, [`EventName::after_call`]): the
+    /// call had already run, so the block is an objection the model reads,
+    /// not a call stopped (docs/replay.md "Blocked then, or new").
+    pub fn is_objection(&self) -> bool {
+        self.verdict == "block" && self.event.after_call()
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -275,10 +284,7 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
         None => session.tool_calls().find(|r| r.tool_use_id == id),
     }?;
     let mut firings = session.hooks_of_call(thread, record);
-    if matches!(
-        p.event,
-        EventName::PostToolUse | EventName::PostToolUseFailure
-    ) {
+    if p.event.after_call() {
         return Some(firings.any(|h| {
             h.after_call() && matches!(h.action, HookAction::Flagged | HookAction::Blocked)
         }));
@@ -811,15 +817,10 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 Some(false) => tally.blocks_new += 1,
                 None => {}
             }
-            if v == "block"
-                && (event == EventName::PostToolUse || event == EventName::PostToolUseFailure)
-            {
-                tally.objections += 1;
-            }
             if re.unread.is_some() {
                 tally.not_parsed_whole += 1;
             }
-            tally.examples.push(Example {
+            let example = Example {
                 session: short_session_id(&session.id).to_string(),
                 event: event.into(),
                 at: at_of(&main_path, &p),
@@ -829,7 +830,11 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 source: format!("{}:{}", p.source_path.display(), p.source_line),
                 blocked_then: then,
                 not_parsed_whole: re.unread.clone(),
-            });
+            };
+            if example.is_objection() {
+                tally.objections += 1;
+            }
+            tally.examples.push(example);
         }
         // The examples kept are the first per verdict: cap as they come,
         // so a session of 100,000 matches does not hold them all.

@@ -420,10 +420,7 @@ impl HookActivity {
     /// Whether the firing's event comes after its call ran, so that a
     /// block there blocks nothing (PostToolUse, PostToolUseFailure).
     pub fn after_call(&self) -> bool {
-        matches!(
-            self.event.as_deref(),
-            Some("PostToolUse" | "PostToolUseFailure")
-        )
+        self.event.as_ref().is_some_and(EventKey::after_call)
     }
 
     /// Settles what the event decides once every record is merged: a
