@@ -139,8 +139,8 @@ pub struct FindArgs {
     /// hookName such as PreToolUse:Bash), case-insensitive.
     #[arg(long, value_name = "EVENT")]
     pub hook: Option<String>,
-    /// Extension: only calls a hook blocked (PreToolUse exit 2 or deny:
-    /// the call did not run).
+    /// Extension: only calls a hook blocked (PreToolUse exit 2 or deny, or
+    /// an ask that was then denied: the call did not run).
     #[arg(long)]
     pub blocked: bool,
     /// Extension: only calls a hook objected to after they ran (PostToolUse

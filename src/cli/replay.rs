@@ -642,7 +642,24 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    outln!("combined: {combined}");
+    let mut notes = Vec::new();
+    if bt.combined_objections > 0 {
+        notes.push(format!(
+            "{} of the blocks after the call ran: objections, the call was not stopped",
+            bt.combined_objections
+        ));
+    }
+    if bt.combined_unreachable > 0 {
+        notes.push(format!(
+            "{} PostToolUse/PostToolUseFailure events left out: the set blocks their call before it runs",
+            bt.combined_unreachable
+        ));
+    }
+    if notes.is_empty() {
+        outln!("combined: {combined}");
+    } else {
+        outln!("combined: {combined} ({})", notes.join("; "));
+    }
 }
 
 /// `exec` when nothing ran: why, and with `--settings` what would have

@@ -148,6 +148,8 @@ fn calls_view_hook_words() {
     assert_eq!(
         ids,
         vec![
+            // c8's git push (newest): its hook's ask was denied.
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2".to_string(),
             "toolu_0138h77ojpT1t3A4y1yWKgjr".to_string(),
             "toolu_01GFEgALJm405nI2WctBocud".to_string()
         ]
@@ -230,7 +232,7 @@ fn c8_rewrite_objection_rejected_prompt_and_ask() {
     );
     assert_eq!(
         find("bash Bash  git push"),
-        vec!["bash Bash  git push origin main ⚖ hook: ask"],
+        vec!["bash Bash  git push origin main ⛔ hook asked, denied"],
         "{rows:#?}"
     );
     // Three processes wrote the file: where each ended and the next began.

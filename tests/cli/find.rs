@@ -1219,8 +1219,9 @@ fn find_filter_errors_exit_2_with_the_reason() {
 }
 
 /// The footer explains the marks the table shows, and only those: c8's
-/// newest Bash calls hold a failed call, a subagent's call and commands a
-/// PreToolUse hook rewrote (`npm test → npm test -- --silent`); its three
+/// newest Bash calls hold a call a hook's `ask` got denied (`git push`,
+/// blocked before it ran), a subagent's call and commands a PreToolUse
+/// hook rewrote (`npm test → npm test -- --silent`); its three
 /// Reads from 18:00:50 on hold none of them, and its five newest Reads one
 /// failed call.
 #[test]
@@ -1242,7 +1243,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     assert!(table.contains("npm test → npm test -- --silent"), "{table}");
     assert!(
         stderr.contains(
-            "ERR: ✗ failed; TOOL: ↳ a subagent's call; INPUT: a → b: a PreToolUse hook rewrote the input a to b\n"
+            "ERR: ⊘ blocked by a hook before it ran (--blocked lists those); TOOL: ↳ a subagent's call; INPUT: a → b: a PreToolUse hook rewrote the input a to b\n"
         ),
         "{stderr}"
     );
@@ -1257,8 +1258,9 @@ fn cli_find_footer_explains_the_marks_shown() {
         stderr.ends_with("more match (--limit N for more)\nERR: ✗ failed\n"),
         "{stderr}"
     );
-    // The two `rm -rf` a PreToolUse hook blocked are recorded as errors:
-    // their mark is `⊘`, not the `✗` of a call that ran and failed.
+    // The two `rm -rf` a PreToolUse hook blocked, and the `git push` its
+    // hook's `ask` got denied, are recorded as errors: their mark is `⊘`,
+    // not the `✗` of a call that ran and failed.
     let out = hookscope()
         .arg("find")
         .arg(real())
@@ -1271,11 +1273,11 @@ fn cli_find_footer_explains_the_marks_shown() {
         .skip(1)
         .filter_map(|l| l.split_whitespace().nth(5))
         .collect();
-    assert_eq!(marks, ["⊘", "⊘"], "{stdout}");
+    assert_eq!(marks, ["⊘", "⊘", "⊘"], "{stdout}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.ends_with(
-            "2 records\nERR: ⊘ blocked by a hook before it ran (--blocked lists those)\n"
+            "3 records\nERR: ⊘ blocked by a hook before it ran (--blocked lists those)\n"
         ),
         "{stderr}"
     );

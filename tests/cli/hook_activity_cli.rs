@@ -104,7 +104,7 @@ fn an_unknown_session_exits_2() {
 }
 
 #[test]
-fn find_blocked_flag_lists_the_two_blocked_calls() {
+fn find_blocked_flag_lists_the_three_blocked_calls() {
     let root = capture("");
     let dir = root.to_string_lossy();
     let (code, out, err) = run(&[
@@ -130,7 +130,9 @@ fn find_blocked_flag_lists_the_two_blocked_calls() {
         ids,
         [
             "toolu_0138h77ojpT1t3A4y1yWKgjr",
-            "toolu_01GFEgALJm405nI2WctBocud"
+            "toolu_01GFEgALJm405nI2WctBocud",
+            // c8's git push: its PreToolUse hook asked, -p denied it.
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2"
         ]
     );
     // c8's `npm test`, rewritten twice on the main thread and once in its

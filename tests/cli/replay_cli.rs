@@ -922,3 +922,71 @@ fn a_block_the_transcript_cannot_check_is_marked_so() {
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["rules"][0]["objections"], 5);
 }
+
+/// The merged decision counts the events that would still happen under
+/// the set: alone, a PostToolUse rule's five blocks on `echo` are
+/// objections; beside a PreToolUse rule that blocks the same five calls
+/// before they run, those PostToolUse events are left out of `combined`.
+#[test]
+fn combined_leaves_out_what_the_set_stops_before_it_runs() {
+    let dir = tempfile::TempDir::new().expect("temp");
+    let rule = |id: &str, event: &str| {
+        format!(
+            "[[rules]]\nid = \"{id}\"\nevents = \"{event}\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprogram = \"echo\"\n"
+        )
+    };
+    let post = dir.path().join("post.toml");
+    std::fs::write(&post, rule("post-echo", "PostToolUse")).expect("write");
+    let both = dir.path().join("both.toml");
+    std::fs::write(
+        &both,
+        format!(
+            "{}\n{}",
+            rule("pre-echo", "PreToolUse"),
+            rule("post-echo", "PostToolUse")
+        ),
+    )
+    .expect("write");
+    let backtest = |rules: &std::path::Path, json: bool| {
+        let rules = rules.to_string_lossy().into_owned();
+        let mut args = vec![
+            "replay",
+            "--all",
+            "--rules",
+            &rules,
+            "tests/corpus/claude-code-viewer",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let (code, out, err) = run(&args);
+        assert_eq!(code, Some(0), "{err}");
+        out
+    };
+    let out = backtest(&post, false);
+    assert!(
+        out.ends_with(
+            "combined: block 5 (5 of the blocks after the call ran: objections, the call was not stopped)\n"
+        ),
+        "{out}"
+    );
+    let out = backtest(&both, false);
+    assert!(out.contains("pre-echo: 200 PreToolUse events: block 5 (2.5%)\n"), "{out}");
+    assert!(
+        out.ends_with(
+            "combined: block 5 (5 PostToolUse/PostToolUseFailure events left out: the set blocks their call before it runs)\n"
+        ),
+        "{out}"
+    );
+    let v: Value = serde_json::from_str(&backtest(&both, true)).expect("json");
+    assert_eq!(
+        (
+            &v["combined"],
+            &v["combined_objections"],
+            &v["combined_unreachable"]
+        ),
+        (&serde_json::json!({"block": 5}), &Value::from(0), &Value::from(5))
+    );
+    // Each rule alone still counts its own blocks.
+    assert_eq!(v["rules"][1]["counts"]["block"], 5);
+}

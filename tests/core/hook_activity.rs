@@ -450,12 +450,13 @@ fn find(dir: &Path, args: Value) -> hookscope_core::query::FindResult {
         .expect("find")
 }
 
-/// Over the whole real-cc-2.1.332 corpus exactly two calls were blocked by
-/// a hook (the c2 and c3 `rm -rf` Bash calls, recounted above), both on
-/// PreToolUse; three were rewritten (c8's `npm test`: twice on the main
-/// thread, once in its subagent); one was objected to after it ran (c8's
-/// `git commit`, a PostToolUse block: not a block); and c8's `git push`
-/// got a PreToolUse `ask`. PreToolUse:Bash firings are on those six calls.
+/// Over the whole real-cc-2.1.332 corpus exactly three calls were blocked
+/// by a hook, all on PreToolUse: the c2 and c3 `rm -rf` Bash calls
+/// (recounted above) and c8's `git push`, whose `ask` was denied; three
+/// were rewritten (c8's `npm test`: twice on the main thread, once in its
+/// subagent); one was objected to after it ran (c8's `git commit`, a
+/// PostToolUse block: not a block). PreToolUse:Bash firings are on those
+/// six calls.
 #[test]
 fn find_extensions_over_the_corpus() {
     let root = capture("");
@@ -472,9 +473,17 @@ fn find_extensions_over_the_corpus() {
         ids(&blocked),
         vec![
             "toolu_0138h77ojpT1t3A4y1yWKgjr".to_string(),
-            "toolu_01GFEgALJm405nI2WctBocud".to_string()
+            "toolu_01GFEgALJm405nI2WctBocud".to_string(),
+            // c8's git push: the hook asked, `-p` could not, so it was denied.
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2".to_string()
         ]
     );
+    let push = blocked
+        .records
+        .iter()
+        .find(|r| r.tool_use_id == "toolu_01RQ1iz1XkupduEYRX4OQTB2")
+        .expect("git push");
+    assert_eq!(push.hook_activity[0]["decision"], "ask");
     for r in &blocked.records {
         assert_eq!(r.hook_activity.len(), 1);
         assert_eq!(r.hook_activity[0]["action"], "blocked");
@@ -667,6 +676,109 @@ fn posttooluse_block_and_other_hook_kinds() {
     assert_eq!(call.result.as_ref().map(|r| r.text.as_str()), Some("a b"));
 }
 
+/// A tool result line with `permissionDecision` `decision`.
+fn decided_result(uuid: &str, id: &str, text: &str, decision: Value) -> Value {
+    let mut line = tool_result(uuid, id, text, true);
+    line["permissionDecision"] = decision;
+    line
+}
+
+/// The tool result's `permissionDecision` turns a hook's `ask` into a
+/// block only when it names a hook (`reasonCode: hook:<Event>` or `source:
+/// hook`): an `ask` a person or a rule rejected stays an ask; a hook
+/// rejection with no firing recorded gets one; a second result for the
+/// same id and odd decisions (not an object, `hook:` with no event, a
+/// number) add nothing.
+#[test]
+fn an_ask_rejected_for_its_hook_is_a_block() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ask = |uuid: &str, id: &str| {
+        attachment(
+            uuid,
+            serde_json::json!({"type":"hook_permission_decision","hookName":"PreToolUse:Bash",
+            "hookEvent":"PreToolUse","toolUseID":id,"decision":"ask","reason":"confirm"}),
+        )
+    };
+    let by_hook = serde_json::json!({"decision":"reject","source":"config","reasonCode":"hook:PreToolUse"});
+    let path = write_session(
+        dir.path(),
+        &[
+            user("u1", "go"),
+            // 2-4: asked, then rejected for the hook.
+            tool_use("a1", "toolu_a", "git push"),
+            ask("t1", "toolu_a"),
+            decided_result("r1", "toolu_a", "confirm", by_hook.clone()),
+            // 5-7: asked, then rejected by a rule: stays an ask.
+            tool_use("a2", "toolu_b", "git push -f"),
+            ask("t2", "toolu_b"),
+            decided_result(
+                "r2",
+                "toolu_b",
+                "denied",
+                serde_json::json!({"decision":"reject","source":"config","reasonType":"rule"}),
+            ),
+            // 8-9: rejected for a hook nothing else records.
+            tool_use("a3", "toolu_c", "rm -rf /"),
+            decided_result(
+                "r3",
+                "toolu_c",
+                "not here",
+                serde_json::json!({"decision":"reject","source":"hook"}),
+            ),
+            // 10: a second result for toolu_c: nothing more.
+            decided_result("r4", "toolu_c", "again", by_hook.clone()),
+            // 11-12: odd decisions.
+            tool_use("a4", "toolu_d", "ls"),
+            decided_result("r5", "toolu_d", "x", serde_json::json!("reject")),
+            // 13-14.
+            tool_use("a5", "toolu_e", "ls"),
+            decided_result(
+                "r6",
+                "toolu_e",
+                "x",
+                serde_json::json!({"decision":"reject","reasonCode":"hook:"}),
+            ),
+            // 15-16.
+            tool_use("a6", "toolu_f", "ls"),
+            decided_result(
+                "r7",
+                "toolu_f",
+                "x",
+                serde_json::json!({"decision":7,"reasonCode":"hook:PreToolUse"}),
+            ),
+        ],
+    );
+    let s = load_session(&path, &[]).expect("load");
+    let acts = all(&s);
+    let got: Vec<(Option<&str>, HookAction, Vec<usize>, Option<&str>)> = acts
+        .iter()
+        .map(|a| {
+            (
+                a.tool_use_id.as_deref(),
+                a.action,
+                a.lines.clone(),
+                a.decision.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("toolu_a"), HookAction::Blocked, vec![3, 4], Some("ask")),
+            (
+                Some("toolu_b"),
+                HookAction::PermissionDecision,
+                vec![6],
+                Some("ask")
+            ),
+            (Some("toolu_c"), HookAction::Blocked, vec![9], None),
+        ]
+    );
+    assert_eq!(acts[0].what(80), "asked by hook, then denied: confirm");
+    assert_eq!(acts[2].what(80), "blocked by hook: not here");
+    assert_eq!(acts[2].event_name(), "PreToolUse");
+}
+
 // ---- hooks_c8_outcomes: every firing as the hook answered ----------------
 
 /// hooks_c8_outcomes (one file, three processes; its README says what
@@ -705,11 +817,9 @@ fn c8_every_firing_reads_as_the_hook_answered() {
                 vec![83]
             ),
             ("PreToolUse".to_string(), HookAction::Rewrote, vec![88, 89]),
-            (
-                "PreToolUse".to_string(),
-                HookAction::PermissionDecision,
-                vec![94]
-            ),
+            // The ask, then denied: the result line's permissionDecision
+            // (`reasonCode: hook:PreToolUse`) makes it a block.
+            ("PreToolUse".to_string(), HookAction::Blocked, vec![94, 95]),
             ("Stop".to_string(), HookAction::Succeeded, vec![98]),
             // The subagent's file.
             ("PreToolUse".to_string(), HookAction::Rewrote, vec![16, 17]),
@@ -760,9 +870,20 @@ fn c8_every_firing_reads_as_the_hook_answered() {
         .find(|r| r["handler"] == "push_ask")
         .expect("push_ask");
     assert_eq!(acts[8].decision.as_deref(), Some("ask"));
+    let asked_why = stdout_json(ask)["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .map(str::to_string);
+    assert_eq!(acts[8].reason, asked_why);
     assert_eq!(
-        acts[8].reason.as_deref(),
-        stdout_json(ask)["hookSpecificOutput"]["permissionDecisionReason"].as_str()
+        acts[8].what(200),
+        format!(
+            "asked by hook, then denied: {}",
+            asked_why.unwrap_or_default()
+        )
+    );
+    assert_eq!(
+        acts[8].kinds,
+        ["attachment/hook_success", "tool_result/permissionDecision"]
     );
     // The turns: the rejected prompt is a turn that never started.
     let turns: Vec<(bool, usize, Option<usize>)> = s

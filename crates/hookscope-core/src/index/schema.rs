@@ -88,7 +88,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;

@@ -62,8 +62,10 @@ or rules (the TOML text); without either, the payload and the record are returne
 says no rule set is loaded. With all=true (rules needed), backtest the rule set over every session \
 instead: {sessions, skipped, unreadable, unreadable_files (the first 100), left_out {agent: n}, events, \
 rules [{id, counts {block, warn, context, allow, rewrite}, examples (the first `examples` per verdict, \
-default 3), examples_left_out}], combined, warnings, examples_per_verdict}: the counts are totals, \
-the examples a sample.";
+default 3), examples_left_out, objections}], combined (the merged verdicts of the events that \
+would still happen under the set), combined_objections (its blocks after the call ran), \
+combined_unreachable (PostToolUse events of calls the set blocks before they run), warnings, \
+examples_per_verdict}: the counts are totals, the examples a sample.";
 
 /// Most `unreadable_files` a backtest answer lists (the count is whole).
 pub const MAX_UNREADABLE_LISTED: usize = 100;

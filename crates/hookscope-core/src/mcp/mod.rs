@@ -295,7 +295,7 @@ pub fn input_schema() -> Map<String, Value> {
         "blocked": {
             "type": ["boolean", "null"],
             "description": "hookscope extension: true only calls a hook blocked \
-                            (PreToolUse exit 2 or deny: the call did not run); false only \
+                            (PreToolUse exit 2 or deny, or an ask then denied: the call did not run); false only \
                             calls no hook blocked; null or omitted: all."
         },
         "flagged": {

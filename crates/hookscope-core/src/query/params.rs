@@ -70,8 +70,10 @@ pub enum OutputMode {
 /// - `hook`: only calls on which the transcript records a firing of this
 ///   hook event (`PreToolUse`, or a `hookName` such as `PreToolUse:Bash`),
 ///   case-insensitive;
-/// - `blocked`: `true` only calls a hook blocked (PreToolUse exit 2 or deny:
-///   the call did not run), `false` only calls no hook blocked;
+/// - `blocked`: `true` only calls a hook blocked (PreToolUse exit 2 or deny,
+///   or an `ask` the tool result records as rejected for that hook:
+///   the call did not run; docs/hooks.md#what-the-transcript-records),
+///   `false` only calls no hook blocked;
 /// - `flagged`: `true` only calls a hook objected to after they ran
 ///   (PostToolUse `decision: block` or exit 2: nothing was blocked),
 ///   `false` only calls no hook objected to;

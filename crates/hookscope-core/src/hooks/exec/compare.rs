@@ -160,6 +160,8 @@ pub fn then_of(event: &str, activity: &[&HookActivity], permission: Option<&Valu
         };
     };
     let seen = match h.action {
+        // An `ask` that was then denied is read as the ask it was.
+        HookAction::Blocked if h.decision.as_deref() == Some("ask") => Seen::Asked,
         HookAction::Blocked => Seen::Blocked,
         HookAction::Flagged => Seen::Flagged,
         HookAction::Rewrote => Seen::Rewrote,

@@ -8,7 +8,7 @@
 use super::*;
 use hookscope_hook::event::EventKey;
 use memchr::memmem;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The JSON of a backtest, the one object `hookscope replay --all --json`
 /// prints and `replay_hook` with `all: true` returns: the [`Backtest`]'s
@@ -160,8 +160,19 @@ pub struct Backtest {
     pub by_event: BTreeMap<String, usize>,
     /// Per rule, in the rule set's evaluation order.
     pub rules: Vec<RuleTally>,
-    /// The merged decision over all rules, per verdict.
+    /// The merged decision over all rules, per verdict, over the events
+    /// that would still happen under the set: a call's PostToolUse and
+    /// PostToolUseFailure are left out when the set blocks its PreToolUse
+    /// or PermissionRequest (counted in `combined_unreachable`).
     pub combined: BTreeMap<String, usize>,
+    /// Of `combined`'s `block`, those on PostToolUse or PostToolUseFailure:
+    /// objections the model reads, the call was not stopped
+    /// (docs/replay-and-backtest.md).
+    pub combined_objections: usize,
+    /// PostToolUse and PostToolUseFailure events left out of `combined`
+    /// because the set blocks the call before it runs, so they would not
+    /// fire.
+    pub combined_unreachable: usize,
 }
 
 impl Backtest {
@@ -196,6 +207,8 @@ impl Backtest {
         for (k, n) in other.combined {
             *self.combined.entry(k).or_default() += n;
         }
+        self.combined_objections += other.combined_objections;
+        self.combined_unreachable += other.combined_unreachable;
         for (k, n) in other.by_event {
             *self.by_event.entry(k).or_default() += n;
         }
@@ -293,13 +306,7 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
         .thread_lines(thread)
         .permission_decisions
         .get(id)
-        .is_some_and(|d| {
-            d.get("decision").and_then(Value::as_str) == Some("reject")
-                && (d.get("source").and_then(Value::as_str) == Some("hook")
-                    || d.get("reasonCode")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| c.starts_with("hook:")))
-        });
+        .is_some_and(|d| crate::transcript::hook_activity::rejected_by_hook(d).is_some());
     Some(
         by_hook
             || firings.any(|h| {
@@ -793,7 +800,10 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
                 !filter.narrows(event) || ids.iter().any(|i| only.contains(i))
             })
     };
-    // Payloads are evaluated as they are rendered, one at a time.
+    // Payloads are evaluated as they are rendered, one at a time, a call's
+    // PreToolUse before its PostToolUse: the calls the set blocks before
+    // they run (thread file, tool_use_id).
+    let mut stopped: HashSet<(PathBuf, String)> = HashSet::new();
     let events = rule_events(rules);
     crate::hooks::events::for_each_payload_where(session, &events, &keep, &mut |p| {
         let event = p.event;
@@ -801,8 +811,18 @@ fn backtest_calls(session: &Session, rules: &RuleSet, only: Option<&Narrowed<'_>
         let history = histories.of(&p);
         let eval = evaluate(rules, &p, history);
         let v = eval.verdict();
-        if v != "none" {
+        let call = call_id_of(&p).map(|id| (p.source_path.clone(), id.to_string()));
+        if event.after_call() && call.as_ref().is_some_and(|c| stopped.contains(c)) {
+            bt.combined_unreachable += 1;
+        } else if v != "none" {
             *bt.combined.entry(v.to_string()).or_default() += 1;
+            if v == "block" {
+                if event.after_call() {
+                    bt.combined_objections += 1;
+                } else if let Some(c) = call {
+                    stopped.insert(c);
+                }
+            }
         }
         for (tally, re) in bt.rules.iter_mut().zip(&eval.rules) {
             let Some(result) = &re.result else {

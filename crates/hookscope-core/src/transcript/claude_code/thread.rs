@@ -452,7 +452,14 @@ impl Thread {
             .map(str::to_string);
         {
             let mut hooks = std::mem::take(&mut self.hooks);
-            hooks.on_tool_result(id, &text, &self.hook_at(line_no, v, timestamp, Some(id)));
+            let at = self.hook_at(line_no, v, timestamp, Some(id));
+            hooks.on_tool_result(id, &text, &at);
+            if let Some(event) = v
+                .get("permissionDecision")
+                .and_then(crate::transcript::hook_activity::rejected_by_hook)
+            {
+                hooks.on_permission_reject(id, event, &text, &at);
+            }
             self.hooks = hooks;
         }
         let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);

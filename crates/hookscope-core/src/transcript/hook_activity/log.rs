@@ -695,3 +695,66 @@ impl HookLog {
         true
     }
 }
+
+/// The event of the hook a tool result's `permissionDecision` names as the
+/// reason the call was rejected: `{decision: "reject", reasonCode:
+/// "hook:<Event>"}` gives `<Event>`; `{decision: "reject", source: "hook"}`
+/// without a `reasonCode` gives `PreToolUse`. `None` for any other
+/// decision (accepted, or rejected by a rule, the mode or a person).
+/// docs/hooks.md#what-the-transcript-records.
+pub fn rejected_by_hook(decision: &Value) -> Option<&str> {
+    let get = |k: &str| decision.get(k).and_then(Value::as_str);
+    if get("decision") != Some("reject") {
+        return None;
+    }
+    match get("reasonCode").and_then(|c| c.strip_prefix("hook:")) {
+        Some(event) if !event.is_empty() => Some(event),
+        _ => (get("source") == Some("hook")).then_some("PreToolUse"),
+    }
+}
+
+impl HookLog {
+    /// A tool result line whose `permissionDecision` says a hook of
+    /// `event` ([`rejected_by_hook`]) got call `id` rejected. A firing of
+    /// that event on the call already read as a block stays as it is; one
+    /// whose `permissionDecision` was `ask` becomes a block (no one
+    /// answered the question, e.g. under `-p`, so the call did not run;
+    /// its `decision` stays `ask`); with no firing recorded, one is
+    /// started from the result line (`kinds`: `tool_result/permissionDecision`,
+    /// `reason`: the result text).
+    pub fn on_permission_reject(&mut self, id: &str, event: &str, text: &str, at: &At) {
+        let call_line = at.call.map(|(l, _)| l);
+        let on_call = |r: &HookActivity| {
+            r.event.as_deref() == Some(event)
+                && r.tool_use_id.as_deref() == Some(id)
+                && (r.call_line.is_none() || call_line.is_none() || r.call_line == call_line)
+        };
+        if self
+            .records
+            .iter()
+            .any(|r| on_call(r) && r.action == HookAction::Blocked)
+        {
+            return;
+        }
+        let mut asked = false;
+        for r in self.records.iter_mut().filter(|r| on_call(r)) {
+            if r.decision.as_deref() == Some("ask") {
+                r.absorb(at.line, "tool_result/permissionDecision");
+                r.raise(HookAction::Blocked);
+                asked = true;
+            }
+        }
+        if asked {
+            return;
+        }
+        let i = self.start(at, "tool_result/permissionDecision");
+        if let Some(r) = self.records.get_mut(i) {
+            r.event = Some(event.into());
+            r.tool_use_id = Some(id.to_string());
+            if !text.trim().is_empty() {
+                r.reason = Some(cap(text));
+            }
+            r.raise(HookAction::Blocked);
+        }
+    }
+}

@@ -54,10 +54,12 @@ pub const TEXT_CAP: usize = 16 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookAction {
-    /// Blocked the action: a PreToolUse exit 2 or `deny` (the call did not
-    /// run), a Stop/SubagentStop block (the model is sent on with the
-    /// feedback), a UserPromptSubmit block (the prompt was rejected),
-    /// `continue: false`.
+    /// Blocked the action: a PreToolUse exit 2 or `deny`, or an `ask` the
+    /// tool result records as rejected for that hook (`permissionDecision:
+    /// {decision: "reject", reasonCode: "hook:PreToolUse"}`; `decision`
+    /// stays `ask`) — the call did not run; a Stop/SubagentStop block (the
+    /// model is sent on with the feedback), a UserPromptSubmit block (the
+    /// prompt was rejected), `continue: false`.
     Blocked,
     /// Objected after the call ran: a PostToolUse or PostToolUseFailure
     /// `decision: "block"` or exit 2. Nothing was blocked — the call had
@@ -125,13 +127,15 @@ impl HookAction {
 
     /// The short mark a call carries for a firing that did this, the same
     /// in every view (the TUI's Timeline and Calls view, `show`):
-    /// `⛔ hook blocked` (the call did not run), `⚠ hook objected` (after
+    /// `⛔ hook blocked` (the call did not run; `⛔ hook asked, denied` for
+    /// an `ask` then denied), `⚠ hook objected` (after
     /// it ran), `↻ hook rewrote`, `⇄ hook replaced output`, `⚖ hook:
     /// <decision>` (`decision` as recorded, else `decided`), `+ hook
     /// context`, `⚠ hook failed`, `⚠ hook cancelled`; `""` for a firing
     /// that changed nothing.
     pub fn mark(self, decision: Option<&str>) -> String {
         match self {
+            HookAction::Blocked if decision == Some("ask") => "⛔ hook asked, denied".to_string(),
             HookAction::Blocked => "⛔ hook blocked".to_string(),
             HookAction::Flagged => "⚠ hook objected".to_string(),
             HookAction::Rewrote => "↻ hook rewrote".to_string(),
@@ -308,6 +312,10 @@ impl HookActivity {
         use super::text::one_line;
         let reason = self.reason.as_deref().map(|r| one_line(r, max));
         match self.action {
+            HookAction::Blocked if self.decision.as_deref() == Some("ask") => match reason {
+                Some(r) if !r.is_empty() => format!("asked by hook, then denied: {r}"),
+                _ => "asked by hook, then denied".to_string(),
+            },
             HookAction::Blocked => match reason {
                 Some(r) if !r.is_empty() => format!("blocked by hook: {r}"),
                 _ => "blocked by hook".to_string(),
