@@ -136,6 +136,8 @@ fn every_event_by_hand_gives_the_same_counts() {
             (true, true) => "blocked_both",
             (false, true) => "new_blocks",
             (true, false) => "lost_blocks",
+            _ if then == "rewrote" && now != "rewrote" => "lost_rewrites",
+            _ if now == "rewrote" && then != "rewrote" => "new_rewrites",
             _ => "neither",
         };
         *then_now.entry(kind).or_default() += 1;
@@ -169,6 +171,11 @@ fn every_event_by_hand_gives_the_same_counts() {
         t["lost_blocks"]["count"],
         then_now.get("lost_blocks").copied().unwrap_or(0)
     );
+    // c8's three `npm test` a hook rewrote then; these hooks do not.
+    assert_eq!(then_now.get("lost_rewrites"), Some(&3));
+    assert_eq!(t["lost_rewrites"]["count"], 3);
+    assert_eq!(t["new_rewrites"]["count"], 0);
+    assert_eq!(t["rewrite_changed"]["count"], 0);
     // The recorded exit-2 block of `rm -rf` is blocked then and now, not new.
     assert!(then_now.get("blocked_both").copied().unwrap_or(0) >= 1);
     let crash = &all["handlers"][1];

@@ -971,7 +971,10 @@ fn combined_leaves_out_what_the_set_stops_before_it_runs() {
         "{out}"
     );
     let out = backtest(&both, false);
-    assert!(out.contains("pre-echo: 200 PreToolUse events: block 5 (2.5%)\n"), "{out}");
+    assert!(
+        out.contains("pre-echo: 200 PreToolUse events: block 5 (2.5%)\n"),
+        "{out}"
+    );
     assert!(
         out.ends_with(
             "combined: block 5 (5 PostToolUse/PostToolUseFailure events left out: the set blocks their call before it runs)\n"
@@ -985,7 +988,11 @@ fn combined_leaves_out_what_the_set_stops_before_it_runs() {
             &v["combined_objections"],
             &v["combined_unreachable"]
         ),
-        (&serde_json::json!({"block": 5}), &Value::from(0), &Value::from(5))
+        (
+            &serde_json::json!({"block": 5}),
+            &Value::from(0),
+            &Value::from(5)
+        )
     );
     // Each rule alone still counts its own blocks.
     assert_eq!(v["rules"][1]["counts"]["block"], 5);

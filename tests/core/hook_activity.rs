@@ -699,7 +699,8 @@ fn an_ask_rejected_for_its_hook_is_a_block() {
             "hookEvent":"PreToolUse","toolUseID":id,"decision":"ask","reason":"confirm"}),
         )
     };
-    let by_hook = serde_json::json!({"decision":"reject","source":"config","reasonCode":"hook:PreToolUse"});
+    let by_hook =
+        serde_json::json!({"decision":"reject","source":"config","reasonCode":"hook:PreToolUse"});
     let path = write_session(
         dir.path(),
         &[
@@ -764,7 +765,12 @@ fn an_ask_rejected_for_its_hook_is_a_block() {
     assert_eq!(
         got,
         vec![
-            (Some("toolu_a"), HookAction::Blocked, vec![3, 4], Some("ask")),
+            (
+                Some("toolu_a"),
+                HookAction::Blocked,
+                vec![3, 4],
+                Some("ask")
+            ),
             (
                 Some("toolu_b"),
                 HookAction::PermissionDecision,

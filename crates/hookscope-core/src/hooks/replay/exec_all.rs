@@ -194,7 +194,11 @@ pub struct ThenVsNow {
     pub new_blocks: Examples,
     /// Blocked then, not now: regressions.
     pub lost_blocks: Examples,
-    /// A rewrite now and not then, then and not now, or to another input.
+    /// A rewrite now, none then.
+    pub new_rewrites: Examples,
+    /// A rewrite then, none now.
+    pub lost_rewrites: Examples,
+    /// A rewrite then and now, to another input.
     pub rewrite_changed: Examples,
     /// Context added now, not then.
     pub new_context: Examples,
@@ -210,6 +214,8 @@ impl ThenVsNow {
         self.blocked_both += o.blocked_both;
         self.new_blocks.merge(o.new_blocks);
         self.lost_blocks.merge(o.lost_blocks);
+        self.new_rewrites.merge(o.new_rewrites);
+        self.lost_rewrites.merge(o.lost_rewrites);
         self.rewrite_changed.merge(o.rewrite_changed);
         self.new_context.merge(o.new_context);
         self.lost_context.merge(o.lost_context);
@@ -947,7 +953,14 @@ fn event_part(
         } else if a {
             tv.lost_blocks.push(|| with_then(now_text.clone()));
         } else if then.seen == Seen::Rewrote || now == Seen::Rewrote {
-            if then.seen == now && then.updated_input == answer.updated_input {
+            if then.seen != now {
+                let rewrites = if now == Seen::Rewrote {
+                    &mut tv.new_rewrites
+                } else {
+                    &mut tv.lost_rewrites
+                };
+                rewrites.push(|| with_then(now_text.clone()));
+            } else if then.updated_input == answer.updated_input {
                 tv.same += 1;
             } else {
                 tv.rewrite_changed.push(|| with_then(now_text.clone()));

@@ -313,11 +313,13 @@ pub fn exec_report_lines(r: &ExecAll, shown: Option<usize>) -> Vec<ReportLine> {
         "then vs now (the transcript vs your hooks combined, per event):",
     ));
     out.push(ReportLine::plain(format!(
-        "  same {} · blocked then and now {} · new blocks {} · lost blocks {} · rewrite changed {} · new context {} · lost context {} · other changes {}",
+        "  same {} · blocked then and now {} · new blocks {} · lost blocks {} · new rewrites {} · lost rewrites {} · rewrite changed {} · new context {} · lost context {} · other changes {}",
         t.same,
         t.blocked_both,
         t.new_blocks.count,
         t.lost_blocks.count,
+        t.new_rewrites.count,
+        t.lost_rewrites.count,
         t.rewrite_changed.count,
         t.new_context.count,
         t.lost_context.count,
@@ -335,7 +337,24 @@ pub fn exec_report_lines(r: &ExecAll, shown: Option<usize>) -> Vec<ReportLine> {
         &t.lost_blocks,
         shown,
     );
-    exec_examples(&mut out, "rewrite changed", &t.rewrite_changed, shown);
+    exec_examples(
+        &mut out,
+        "new rewrites (rewritten now, not then)",
+        &t.new_rewrites,
+        shown,
+    );
+    exec_examples(
+        &mut out,
+        "lost rewrites (rewritten then, not now)",
+        &t.lost_rewrites,
+        shown,
+    );
+    exec_examples(
+        &mut out,
+        "rewrite changed (rewritten then and now, to another input)",
+        &t.rewrite_changed,
+        shown,
+    );
     exec_examples(&mut out, "new context", &t.new_context, shown);
     exec_examples(&mut out, "lost context", &t.lost_context, shown);
     exec_examples(&mut out, "other changes", &t.other_changes, shown);
