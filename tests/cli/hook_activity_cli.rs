@@ -151,3 +151,64 @@ fn find_blocked_flag_lists_the_three_blocked_calls() {
     assert!(out.contains("git commit -am"), "{out}");
     assert!(err.starts_with("1 record"), "{err}");
 }
+
+/// Over the whole corpus, `--blocked` lists the calls a hook stopped before
+/// they ran (PreToolUse, PermissionRequest), with or without the index: the
+/// three Claude Code calls above and Droid's `rm -rf`. The agent-sessions
+/// fixture whose record names were trimmed (`[trimmed for fixture]`, also
+/// its hook's event) keeps a blocking record on a call, but on an event
+/// hookscope cannot place before the call: it is not listed, and
+/// `--blocked false` keeps it.
+#[test]
+fn blocked_means_stopped_before_it_ran_across_the_corpus() {
+    let dir = corpus("");
+    let dir = dir.to_string_lossy();
+    let ids = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["find", &dir, "--tool-name-pattern", "", "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).expect("JSON");
+        let mut ids: Vec<String> = v["records"]
+            .as_array()
+            .expect("records")
+            .iter()
+            .map(|r| r["tool_use_id"].as_str().unwrap_or("").to_string())
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    let want = [
+        "call_CQRmHwfk8ggbj3l8NR2Iqt2S",
+        "toolu_0138h77ojpT1t3A4y1yWKgjr",
+        "toolu_01GFEgALJm405nI2WctBocud",
+        "toolu_01RQ1iz1XkupduEYRX4OQTB2",
+    ];
+    assert_eq!(ids(&["--blocked"]), want);
+    assert_eq!(ids(&["--blocked", "--no-index"]), want);
+    let (code, out, err) = run(&[
+        "find",
+        &dir,
+        "--tool-name",
+        "[trimmed for fixture]",
+        "--hook",
+        "[trimmed for fixture]",
+        "--filter",
+        "is:blocked",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "only the header: {out}");
+    assert!(err.starts_with("0 records"), "{err}");
+    let (code, out, err) = run(&[
+        "find",
+        &dir,
+        "--tool-name",
+        "[trimmed for fixture]",
+        "--hook",
+        "[trimmed for fixture]",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["records"][0]["hook_activity"][0]["action"], "blocked");
+}

@@ -125,6 +125,13 @@ impl EventName {
     pub fn after_call(self) -> bool {
         matches!(self, EventName::PostToolUse | EventName::PostToolUseFailure)
     }
+
+    /// Whether the event fires before its call runs and can stop it
+    /// (PreToolUse, PermissionRequest): a block there means the call did
+    /// not run (docs/hooks.md).
+    pub fn before_call(self) -> bool {
+        matches!(self, EventName::PreToolUse | EventName::PermissionRequest)
+    }
 }
 
 /// An event as something names it: a settings file's event key, a rule's
@@ -179,6 +186,12 @@ impl EventKey {
     /// ([`EventName::after_call`]).
     pub fn after_call(&self) -> bool {
         self.known().is_some_and(EventName::after_call)
+    }
+
+    /// Whether this is a contract event that fires before its call runs
+    /// ([`EventName::before_call`]).
+    pub fn before_call(&self) -> bool {
+        self.known().is_some_and(EventName::before_call)
     }
 }
 

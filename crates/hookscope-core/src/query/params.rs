@@ -72,8 +72,9 @@ pub enum OutputMode {
 ///   case-insensitive;
 /// - `blocked`: `true` only calls a hook blocked (PreToolUse exit 2 or deny,
 ///   or an `ask` the tool result records as rejected for that hook:
-///   the call did not run; docs/hooks.md#what-the-transcript-records),
-///   `false` only calls no hook blocked;
+///   the call did not run; docs/hooks.md#what-the-transcript-records; a
+///   blocking record on an event hookscope cannot place before the call
+///   is not one), `false` only calls no hook blocked;
 /// - `flagged`: `true` only calls a hook objected to after they ran
 ///   (PostToolUse `decision: block` or exit 2: nothing was blocked),
 ///   `false` only calls no hook objected to;

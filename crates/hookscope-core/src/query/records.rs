@@ -113,10 +113,7 @@ impl FoundCall {
     /// has the action `blocked`); the transcript records such a call as an
     /// error (docs/hooks.md).
     pub fn blocked_before_it_ran(&self) -> bool {
-        self.fired(
-            |event| matches!(event, "PreToolUse" | "PermissionRequest"),
-            "blocked",
-        )
+        self.fired(|event| EventKey::new(event).before_call(), "blocked")
     }
 
     /// Whether a PostToolUse or PostToolUseFailure hook objected to the

@@ -76,7 +76,10 @@ pub struct HookFact {
     pub event: Option<EventKey>,
     /// `hook_name`.
     pub hook_name: Option<String>,
-    /// `action` is `Blocked`.
+    /// `action` is `Blocked` on an event before the call ran (PreToolUse,
+    /// PermissionRequest: the call did not run). A block recorded on any
+    /// other event of a call (a name this version does not know) is not
+    /// read as one: hookscope cannot tell that it stopped the call.
     pub blocked: bool,
     /// `action` is `Rewrote`.
     pub rewrote: bool,
@@ -91,7 +94,8 @@ impl HookFact {
         HookFact {
             event: a.event.clone(),
             hook_name: a.hook_name.clone(),
-            blocked: a.action == HookAction::Blocked,
+            blocked: a.action == HookAction::Blocked
+                && a.event.as_ref().is_some_and(|e| e.before_call()),
             rewrote: a.action == HookAction::Rewrote,
             flagged: a.action == HookAction::Flagged,
         }

@@ -311,7 +311,7 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
         by_hook
             || firings.any(|h| {
                 h.action == HookAction::Blocked
-                    && matches!(h.event.as_deref(), Some("PreToolUse" | "PermissionRequest"))
+                    && h.event.as_ref().is_some_and(EventKey::before_call)
             }),
     )
 }
