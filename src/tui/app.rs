@@ -897,9 +897,12 @@ impl App {
             _ if self.overlay == Some(Overlay::Replay) => {
                 if self.replay.prompt.is_some() {
                     "Replay › type the path: Enter write · Esc cancel · Ctrl-U clear".to_string()
-                } else {
+                } else if self.ctx.area.width >= WIDE {
                     "Replay › j/k event · x run hooks · y copy · Y test case · w write · Esc close"
                         .to_string()
+                } else {
+                    // Every key whole beside the counts at 80 columns.
+                    "Replay › j/k · x run · y copy · Y case · w write · Esc".to_string()
                 }
             }
             View::Calls if self.calls.completing() => {

@@ -130,6 +130,10 @@ pub struct BacktestPane {
     pub unlisted: usize,
     /// Sessions done, and in all (`None` before a run).
     pub progress: Option<(usize, usize)>,
+    /// Runs started in this process (`B` in the list runs it anew): the
+    /// status says `run 2` from the second on, so a rerun that ends at
+    /// once on a small corpus still shows it happened.
+    pub runs: usize,
     /// The selected row.
     pub sel: usize,
     /// First visible row.
@@ -143,6 +147,7 @@ impl BacktestPane {
     pub fn start(&mut self, total: usize) {
         *self = BacktestPane {
             progress: Some((0, total)),
+            runs: self.runs + 1,
             area: self.area,
             ..BacktestPane::default()
         };
@@ -169,11 +174,16 @@ impl BacktestPane {
         if self.unlisted > 0 {
             counts.push_str(&format!(" · first {LISTED_MAX} listed"));
         }
+        let run = if self.runs > 1 {
+            format!("run {} · ", self.runs)
+        } else {
+            String::new()
+        };
         match self.progress {
-            Some((d, t)) if d < t => format!("Backtest › {d}/{t} sessions · {counts}"),
+            Some((d, t)) if d < t => format!("Backtest › {run}{d}/{t} sessions · {counts}"),
             // Short enough for 100 columns beside the status bar's right
             // side; the sessions read and the keys are in the list's title.
-            Some(_) => format!("Backtest › {counts}"),
+            Some(_) => format!("Backtest › {run}{counts}"),
             None => "Backtest".to_string(),
         }
     }
@@ -277,27 +287,53 @@ impl Component for BacktestPane {
         let area = self.area;
         // Sessions read with lines or files the loader could not use: a
         // match there is not counted.
-        let unread = match self.tally.with_diagnostics {
-            0 => String::new(),
-            n => format!(", {n} with lines or files it could not use (D)"),
-        };
-        let title = match self.progress {
-            Some((d, t)) if d < t => format!(" Backtest — {d}/{t} sessions{unread}… ",),
-            Some((_, t)) if self.tally.left_out > 0 => format!(
-                " Backtest — Enter jump, Esc close — {} of {t} sessions ({} Codex/OpenCode left out: not backtested){unread} ",
-                self.tally.sessions, self.tally.left_out
+        let (unread, unread_short) = match self.tally.with_diagnostics {
+            0 => (String::new(), String::new()),
+            n => (
+                format!(", {n} with lines or files it could not use (D)"),
+                format!(", {n} partly read (D)"),
             ),
-            Some((_, t)) => format!(
-                " Backtest — Enter jump, Esc close — {t} session{}{unread} ",
-                if t == 1 { "" } else { "s" }
-            ),
-            None => " Backtest ".to_string(),
         };
+        let room = usize::from(area.width.saturating_sub(2));
+        // The whole title, else shorter ones (80 columns keep the keys and
+        // the counts whole), else the last one cut.
+        let titles: Vec<String> = match self.progress {
+            Some((d, t)) if d < t => vec![
+                format!(" Backtest — {d}/{t} sessions{unread}… "),
+                format!(" Backtest — {d}/{t} sessions{unread_short}… "),
+            ],
+            Some((_, t)) if self.tally.left_out > 0 => {
+                let (s, l) = (self.tally.sessions, self.tally.left_out);
+                vec![
+                    format!(
+                        " Backtest — Enter jump, Esc close — {s} of {t} sessions ({l} Codex/OpenCode left out: not backtested){unread} "
+                    ),
+                    format!(
+                        " Backtest — Enter jump, Esc close — {s} of {t} sessions ({l} left out){unread_short} "
+                    ),
+                    format!(
+                        " Backtest — Enter, Esc — {s} of {t} sessions, {l} left out{unread_short} "
+                    ),
+                ]
+            }
+            Some((_, t)) => {
+                let plural = if t == 1 { "" } else { "s" };
+                vec![
+                    format!(" Backtest — Enter jump, Esc close — {t} session{plural}{unread} "),
+                    format!(
+                        " Backtest — Enter jump, Esc close — {t} session{plural}{unread_short} "
+                    ),
+                ]
+            }
+            None => vec![" Backtest ".to_string()],
+        };
+        let title = titles
+            .iter()
+            .find(|t| unicode_width::UnicodeWidthStr::width(t.as_str()) <= room)
+            .or(titles.last())
+            .map_or(String::new(), |t| fit(t, room));
         let mut block = Bordered::bordered()
-            .title(Span::styled(
-                fit(&title, usize::from(area.width.saturating_sub(2))),
-                theme.heading(),
-            ))
+            .title(Span::styled(title, theme.heading()))
             .border_style(theme.border(true));
         if !self.matches.is_empty() {
             block = block.title_bottom(Span::styled(
@@ -522,5 +558,24 @@ mod tests {
             pane.status(),
             "Backtest › 0 blocks · 10004 context · first 10000 listed"
         );
+    }
+
+    /// A second run (`B` in the list) says so, while it runs and after,
+    /// with its own counts only.
+    #[test]
+    fn a_rerun_is_numbered() {
+        let mut pane = BacktestPane::default();
+        let tally = Tally {
+            counts: [("block".to_string(), 1)].into_iter().collect(),
+            ..Tally::default()
+        };
+        pane.start(2);
+        pane.add(2, 2, vec![row("block", Some(true))], &tally);
+        assert_eq!(pane.status(), "Backtest › 1 block");
+        pane.start(2);
+        assert_eq!(pane.status(), "Backtest › run 2 · 0/2 sessions · 0 blocks");
+        pane.add(2, 2, vec![row("block", Some(true))], &tally);
+        assert_eq!(pane.status(), "Backtest › run 2 · 1 block");
+        assert_eq!(pane.matches.len(), 1);
     }
 }

@@ -751,7 +751,9 @@ fn an_ask_rejected_for_its_hook_is_a_block() {
     );
     let s = load_session(&path, &[]).expect("load");
     let acts = all(&s);
-    let got: Vec<(Option<&str>, HookAction, Vec<usize>, Option<&str>)> = acts
+    /// tool_use_id, action, lines, decision.
+    type Row<'a> = (Option<&'a str>, HookAction, Vec<usize>, Option<&'a str>);
+    let got: Vec<Row> = acts
         .iter()
         .map(|a| {
             (

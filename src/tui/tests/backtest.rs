@@ -220,3 +220,45 @@ fn esc_after_a_jump_goes_back_to_the_list_and_b_reopens_it() {
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, None);
 }
+
+/// At 80 columns the title keeps its keys and counts whole: over the whole
+/// corpus the Codex and OpenCode sessions left out are counted in a
+/// shorter form (the wide title says why they are left out).
+#[test]
+fn backtest_title_fits_80_columns() {
+    let mut app = app_for("tests/corpus");
+    app.ctx.rules = crate::tui::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    let total = app.ctx.sessions.len();
+    assert_eq!(app.backtest.progress, Some((total, total)));
+    let (read, left_out) = (app.backtest.tally.sessions, app.backtest.tally.left_out);
+    assert!(
+        left_out > 0 && read + left_out == total,
+        "{read} {left_out} {total}"
+    );
+    // Three sessions are read with lines the loader could not use.
+    assert_eq!(app.backtest.tally.with_diagnostics, 3);
+    let screen = render(&mut app, 80, 24);
+    let top = screen.lines().next().unwrap_or_default().to_string();
+    assert!(
+        top.starts_with(&format!(
+            "┏ Backtest — Enter, Esc — {read} of {total} sessions, {left_out} left out, 3 partly read (D) ━"
+        )),
+        "{top}"
+    );
+    let screen = render(&mut app, 100, 24);
+    let top = screen.lines().next().unwrap_or_default().to_string();
+    assert!(
+        top.starts_with(&format!(
+            "┏ Backtest — Enter jump, Esc close — {read} of {total} sessions ({left_out} left out), 3 partly read (D) ━"
+        )),
+        "{top}"
+    );
+    let wide = render(&mut app, 200, 30);
+    assert!(
+        wide.contains(&format!(
+            "({left_out} Codex/OpenCode left out: not backtested)"
+        )),
+        "{wide}"
+    );
+}

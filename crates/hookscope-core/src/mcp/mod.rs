@@ -501,10 +501,13 @@ mod tests {
             panic!("not records: {out:?}")
         };
         let records = value["records"].as_array().expect("records");
-        assert_eq!(records.len(), 2);
+        // The c2 and c3 `rm -rf`, and c8's `git push` whose ask was denied.
+        assert_eq!(records.len(), 3);
         for r in records {
             assert_eq!(r["hook_activity"][0]["action"], "blocked");
         }
+        assert_eq!(records[0]["tool_use_id"], "toolu_01RQ1iz1XkupduEYRX4OQTB2");
+        assert_eq!(records[0]["hook_activity"][0]["decision"], "ask");
     }
 
     #[test]

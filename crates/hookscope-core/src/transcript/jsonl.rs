@@ -107,6 +107,7 @@ fn read_lines(
 ) -> std::io::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut window = Window::default();
     let mut line_no = place.lines;
     let mut offset = place.offset;
     place.last_start = offset;
@@ -132,6 +133,7 @@ fn read_lines(
             if let Some(s) = starts.as_deref_mut() {
                 s.push(offset);
             }
+            window.deliver(path, place, diagnostics, &mut on_line);
             diagnostics.push(Diagnostic {
                 path: path.to_path_buf(),
                 locus: Some(Locus::Line(line_no)),
@@ -157,6 +159,7 @@ fn read_lines(
         let n = match read {
             Ok(n) => n,
             Err(err) => {
+                window.deliver(path, place, diagnostics, &mut on_line);
                 diagnostics.push(Diagnostic {
                     path: path.to_path_buf(),
                     locus: Some(Locus::Line(line_no + 1)),
@@ -181,43 +184,115 @@ fn read_lines(
         if bytes.is_empty() {
             continue;
         }
-        let diag = |message: String| Diagnostic {
-            path: path.to_path_buf(),
-            locus: Some(Locus::Line(line_no)),
-            message,
-        };
-        let parsed = parse_line::<Value>(bytes).map(|(v, fixes)| {
-            for message in fixes.messages() {
-                diagnostics.push(diag(message.to_string()));
-            }
-            v
-        });
+        window.push(line_no, bytes, complete);
         if buf.capacity() > KEEP_BUFFER {
-            // Give a long line's buffer back before its value is used, not
-            // after (the value and what is kept of it are as big again).
+            // A long line's buffer goes back now (the window holds a copy).
             buf = Vec::with_capacity(64 * 1024);
         }
-        match parsed {
-            Ok(Value::Object(map)) => {
-                place.partial_delivered = !complete;
-                on_line(line_no, Value::Object(map));
-            }
-            Ok(other) => diagnostics.push(diag(format!(
-                "expected a JSON object, got {}",
-                crate::tools::calls::json_type(&other)
-            ))),
-            Err(err) if !complete && err.is_eof() => diagnostics.push(diag(
-                "truncated last line (the session may still be being written)".to_string(),
-            )),
-            Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
+        if window.full() {
+            window.deliver(path, place, diagnostics, &mut on_line);
         }
     };
+    window.deliver(path, place, diagnostics, &mut on_line);
     place.offset = offset;
     place.lines = line_no;
     if let Some(s) = starts {
         s.push(offset);
     }
     result
+}
+
+/// Lines read but not yet parsed: [`read_lines`] parses them together,
+/// in parallel on the rayon pool when they are many bytes (a large
+/// session loaded alone then uses every core), and delivers them in file
+/// order with their diagnostics, exactly as one line at a time would.
+#[derive(Default)]
+struct Window {
+    /// The lines' bytes, one after the other.
+    bytes: Vec<u8>,
+    /// Per line: its number, its range in `bytes`, whether a newline ended it.
+    lines: Vec<(usize, std::ops::Range<usize>, bool)>,
+}
+
+/// A window is parsed once it holds this many bytes (4 MiB) or
+/// [`WINDOW_LINES`] lines; a longer line fills it alone.
+const WINDOW_BYTES: usize = 4 << 20;
+
+/// See [`WINDOW_BYTES`].
+const WINDOW_LINES: usize = 4096;
+
+/// A window of fewer bytes than this (256 KiB) is parsed on the calling
+/// thread: splitting it would cost more than it saves.
+const PARALLEL_MIN_BYTES: usize = 256 << 10;
+
+impl Window {
+    fn push(&mut self, line_no: usize, bytes: &[u8], complete: bool) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        self.lines
+            .push((line_no, start..self.bytes.len(), complete));
+    }
+
+    fn full(&self) -> bool {
+        self.bytes.len() >= WINDOW_BYTES || self.lines.len() >= WINDOW_LINES
+    }
+
+    /// Parses the window's lines and hands each, in order, to `on_line`
+    /// (objects) or `diagnostics` (every other outcome; see
+    /// [`read_objects`]); leaves the window empty.
+    fn deliver(
+        &mut self,
+        path: &Path,
+        place: &mut Place,
+        diagnostics: &mut Vec<Diagnostic>,
+        on_line: &mut impl FnMut(usize, Value),
+    ) {
+        use rayon::prelude::*;
+        if self.lines.is_empty() {
+            return;
+        }
+        let bytes = &self.bytes;
+        let parse = |(_, range, _): &(usize, std::ops::Range<usize>, bool)| {
+            parse_line::<Value>(bytes.get(range.clone()).unwrap_or_default())
+        };
+        let parsed: Vec<_> = if bytes.len() >= PARALLEL_MIN_BYTES && self.lines.len() > 1 {
+            self.lines.par_iter().map(parse).collect()
+        } else {
+            self.lines.iter().map(parse).collect()
+        };
+        if self.bytes.capacity() > 2 * WINDOW_BYTES {
+            self.bytes = Vec::new();
+        } else {
+            self.bytes.clear();
+        }
+        for ((line_no, _, complete), parsed) in self.lines.drain(..).zip(parsed) {
+            let diag = |message: String| Diagnostic {
+                path: path.to_path_buf(),
+                locus: Some(Locus::Line(line_no)),
+                message,
+            };
+            let parsed = parsed.map(|(v, fixes)| {
+                for message in fixes.messages() {
+                    diagnostics.push(diag(message.to_string()));
+                }
+                v
+            });
+            match parsed {
+                Ok(Value::Object(map)) => {
+                    place.partial_delivered = !complete;
+                    on_line(line_no, Value::Object(map));
+                }
+                Ok(other) => diagnostics.push(diag(format!(
+                    "expected a JSON object, got {}",
+                    crate::tools::calls::json_type(&other)
+                ))),
+                Err(err) if !complete && err.is_eof() => diagnostics.push(diag(
+                    "truncated last line (the session may still be being written)".to_string(),
+                )),
+                Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
+            }
+        }
+    }
 }
 
 /// The largest line buffer [`read_objects`] keeps between lines, in bytes
@@ -264,6 +339,59 @@ mod tests {
         let mut lines = Vec::new();
         read_objects(file.path(), &mut diags, |n, v| lines.push((n, v))).expect("read");
         (lines, diags)
+    }
+
+    /// Lines parsed together, in parallel (a file of several windows,
+    /// each over the parallel threshold), come out as one line at a time:
+    /// every object in order with its number, every diagnostic in line
+    /// order, a fixed line with its fix, the truncated last line last.
+    #[test]
+    fn windows_parsed_in_parallel_keep_the_file_order() {
+        let mut bytes = Vec::new();
+        let mut want_lines = Vec::new();
+        let mut want_diags: Vec<(usize, String)> = Vec::new();
+        let pad = "x".repeat(1500);
+        for n in 1..=9000usize {
+            if n % 97 == 0 {
+                bytes.extend_from_slice(b"{\"broken\": \n");
+                want_diags.push((
+                    n,
+                    "invalid JSON: EOF while parsing a value at line 1 column 10".into(),
+                ));
+            } else if n % 89 == 0 {
+                bytes.extend_from_slice(b"[1]\n");
+                want_diags.push((n, "expected a JSON object, got array".into()));
+            } else if n == 4444 {
+                bytes.extend_from_slice(b"{\"n\":4444,\"s\":\"\xff\"}\n");
+                want_diags.push((n, "invalid UTF-8 replaced with U+FFFD".into()));
+                want_lines.push(n);
+            } else {
+                bytes.extend_from_slice(format!("{{\"n\":{n},\"pad\":\"{pad}\"}}\n").as_bytes());
+                want_lines.push(n);
+            }
+        }
+        bytes.extend_from_slice(b"{\"n\":9001,\"pad\":\"");
+        want_diags.push((
+            9001,
+            "truncated last line (the session may still be being written)".into(),
+        ));
+        assert!(bytes.len() > 3 * WINDOW_BYTES, "{}", bytes.len());
+        let (lines, diags) = read(&bytes);
+        let got: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
+        assert_eq!(got, want_lines);
+        assert!(
+            lines
+                .iter()
+                .all(|(n, v)| v["n"].as_u64() == u64::try_from(*n).ok())
+        );
+        let got: Vec<(usize, String)> = diags
+            .into_iter()
+            .map(|d| match d.locus {
+                Some(Locus::Line(n)) => (n, d.message),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, want_diags);
     }
 
     #[test]
