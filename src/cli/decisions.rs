@@ -74,6 +74,11 @@ impl Shown<'_> {
 /// of the sessions whose id starts with `session` when given, those `shown`
 /// keeps. Exits 2 when the log folder cannot be listed.
 pub fn run(session: Option<&str>, shown: &Shown<'_>, json: bool, log_dir: Option<&Path>) {
+    if log_dir.is_none()
+        && let Some(note) = decisions::ignored_dir_note()
+    {
+        eprintln!("hookscope: {note}");
+    }
     let Some(dir) = log_dir
         .map(Path::to_path_buf)
         .or_else(decisions::default_dir)

@@ -58,9 +58,18 @@ impl Component for DiagnosticsOverlay {
             " Diagnostics ({}) — Esc/q/D to close, j/k to scroll ",
             ctx.diagnostics.len()
         );
-        let block = Block::bordered()
+        let mut block = Block::bordered()
             .title(Span::styled(title, theme.heading()))
             .border_style(theme.border(true));
+        if let Some(shown) = shown_of(
+            &ctx.diagnostics,
+            self.scroll,
+            usize::from(area.width.saturating_sub(2)),
+            usize::from(area.height.saturating_sub(2)),
+        ) {
+            block =
+                block.title_bottom(Line::from(Span::styled(shown, theme.dim())).right_aligned());
+        }
         let lines: Vec<Line> = if ctx.diagnostics.is_empty() {
             let note = if ctx.summaries_done {
                 "No diagnostics: every line was used."
@@ -82,5 +91,65 @@ impl Component for DiagnosticsOverlay {
                 .wrap(Wrap { trim: false }),
             area,
         );
+    }
+}
+
+/// Where the overlay is in the list, for its bottom border: ` 10–18 of 34
+/// · j/k, PgDn ` (diagnostics `first..=last`, 1-based, whole on screen
+/// when each is wrapped to `width` cells in `height` rows); `None` when
+/// every diagnostic fits.
+fn shown_of<T: std::fmt::Display>(
+    diagnostics: &[T],
+    scroll: usize,
+    width: usize,
+    height: usize,
+) -> Option<String> {
+    let total = diagnostics.len();
+    if total == 0 || width == 0 || height == 0 {
+        return None;
+    }
+    let mut rows = 0;
+    let mut last = scroll;
+    for d in diagnostics.iter().skip(scroll) {
+        let cells = unicode_width::UnicodeWidthStr::width(d.to_string().as_str()).max(1);
+        rows += cells.div_ceil(width);
+        if rows > height {
+            break;
+        }
+        last += 1;
+    }
+    if scroll == 0 && last >= total {
+        return None;
+    }
+    let first = (scroll + 1).min(total);
+    Some(format!(
+        " {first}–{} of {total} · j/k, PgDn ",
+        last.max(first)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_of;
+
+    /// The bottom border counts the diagnostics wholly on screen: each
+    /// wraps to its own rows.
+    #[test]
+    fn the_border_says_which_diagnostics_are_shown() {
+        let d: Vec<String> = ["a".repeat(10), "b".repeat(25), "c".repeat(5), "d".repeat(5)]
+            .into_iter()
+            .collect();
+        // 10 columns, 4 rows: 1 + 3 rows, then no room for the third.
+        assert_eq!(
+            shown_of(&d, 0, 10, 4).as_deref(),
+            Some(" 1–2 of 4 · j/k, PgDn ")
+        );
+        assert_eq!(
+            shown_of(&d, 2, 10, 4).as_deref(),
+            Some(" 3–4 of 4 · j/k, PgDn ")
+        );
+        // All on screen: nothing to say.
+        assert_eq!(shown_of(&d, 0, 100, 4), None);
+        assert_eq!(shown_of(&Vec::<String>::new(), 0, 10, 4), None);
     }
 }

@@ -1848,3 +1848,32 @@ fn hooks_decisions_counts_the_lines_it_skips() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A relative `HOOKSCOPE_DECISIONS_DIR` is ignored, and `hooks --decisions`
+/// says so and where it reads instead; an absolute one is used without a
+/// word.
+#[test]
+fn a_relative_decisions_dir_is_ignored_and_said() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    let list = |value: &std::ffi::OsStr| {
+        let out = hookscope()
+            .env("XDG_STATE_HOME", &state)
+            .env("HOOKSCOPE_DECISIONS_DIR", value)
+            .args(["hooks", "--decisions"])
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = list(std::ffi::OsStr::new("logs"));
+    assert!(
+        stderr.starts_with(&format!(
+            "hookscope: HOOKSCOPE_DECISIONS_DIR=logs is not an absolute path; ignored, the log is read from {}\n",
+            state.join("hookscope/decisions").display()
+        )),
+        "{stderr}"
+    );
+    let absolute = dir.path().join("elsewhere");
+    let stderr = list(absolute.as_os_str());
+    assert!(!stderr.contains("HOOKSCOPE_DECISIONS_DIR"), "{stderr}");
+}

@@ -42,6 +42,26 @@ pub fn default_dir() -> Option<PathBuf> {
     Some(super::live::state_dir()?.join("decisions"))
 }
 
+/// A note when `$HOOKSCOPE_DECISIONS_DIR` is set but not an absolute path,
+/// so [`default_dir`] ignored it: `HOOKSCOPE_DECISIONS_DIR=logs is not an
+/// absolute path; ignored, the log is read from <dir>` (`None` when the
+/// variable is unset, empty or absolute). A hook runs in each session's
+/// folder, so a relative folder would name a different log per project.
+pub fn ignored_dir_note() -> Option<String> {
+    let set = std::env::var_os("HOOKSCOPE_DECISIONS_DIR").filter(|v| !v.is_empty())?;
+    if Path::new(&set).is_absolute() {
+        return None;
+    }
+    let used = default_dir().map_or_else(
+        || "nowhere (no state folder)".to_string(),
+        |d| d.display().to_string(),
+    );
+    Some(format!(
+        "HOOKSCOPE_DECISIONS_DIR={} is not an absolute path; ignored, the log is read from {used}",
+        Path::new(&set).display()
+    ))
+}
+
 /// Where a decision came from and what it cost, beside the [`Decision`].
 #[derive(Debug, Clone)]
 pub struct Context<'a> {
