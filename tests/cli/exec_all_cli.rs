@@ -132,7 +132,11 @@ fn every_event_by_hand_gives_the_same_counts() {
             vs["then"].as_str().expect("then"),
             vs["now"].as_str().expect("now"),
         );
-        let kind = match (blocks(then), blocks(now)) {
+        // An ask the transcript records as denied kept the call from
+        // running then (c8's git push), unless the hooks still ask now.
+        let then_blocked = (blocks(then) || vs["then_denied"] == true)
+            && !(then == "asked" && now == "asked");
+        let kind = match (then_blocked, blocks(now)) {
             (true, true) => "blocked_both",
             (false, true) => "new_blocks",
             (true, false) => "lost_blocks",
@@ -171,6 +175,9 @@ fn every_event_by_hand_gives_the_same_counts() {
         t["lost_blocks"]["count"],
         then_now.get("lost_blocks").copied().unwrap_or(0)
     );
+    // c8's git push: asked then and denied, not blocked now (the checker
+    // crashes on git: it fails open).
+    assert!(then_now.get("lost_blocks").copied().unwrap_or(0) >= 1);
     // c8's three `npm test` a hook rewrote then; these hooks do not.
     assert_eq!(then_now.get("lost_rewrites"), Some(&3));
     assert_eq!(t["lost_rewrites"]["count"], 3);
@@ -772,4 +779,44 @@ fn cwd_map_reaches_the_payloads_and_missing_folders_are_warned() {
     let want = local.join("hooks_c2_exit2").display().to_string();
     assert_eq!(cwds.lines().count(), 6, "{cwds}");
     assert!(cwds.lines().all(|l| l == want), "{cwds}");
+}
+
+/// A hook that blocks `git push` now, over c8, whose push a hook asked
+/// about and `-p` denied: the push was kept from running then too, so it
+/// is blocked then and now, not a new block (of the run or of the
+/// handler); the single event says how it differs.
+#[test]
+fn an_ask_denied_then_is_blocked_then() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = one_hook(
+        dir.path(),
+        "no-push.sh",
+        "sh",
+        "#!/bin/sh\ncase \"$(cat)\" in *'git push'*) echo 'no push' >&2; exit 2;; esac\nexit 0\n",
+    );
+    let c8 = format!("{REAL_CC}/hooks_c8_outcomes");
+    let all = all_exec_on(&settings, std::slice::from_ref(&c8), &[]);
+    let t = &all["then_vs_now"];
+    assert_eq!(t["blocked_both"], 1, "{t}");
+    assert_eq!(t["new_blocks"]["count"], 0, "{t}");
+    assert_eq!(all["handlers"][0]["new_blocks"]["count"], 0);
+    let out = hookscope()
+        .args(["replay", "07535b09", &c8])
+        .args(["--event", "PreToolUse", "--at", "toolu_01RQ1iz1XkupduEYRX4OQTB2"])
+        .args(["--exec", "--json", "--settings"])
+        .arg(&settings)
+        .output()
+        .expect("replay");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let vs = &v["exec"]["vs_transcript"];
+    assert_eq!(vs["then"], "asked");
+    assert_eq!(vs["then_denied"], true);
+    assert_eq!(vs["now"], "blocked");
+    assert!(
+        vs["text"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("— differs: your hooks now block here (then they asked, and the call was denied all the same)"),
+        "{vs}"
+    );
 }

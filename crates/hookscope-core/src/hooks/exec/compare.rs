@@ -112,6 +112,11 @@ pub struct Then {
     pub updated_input: Option<Value>,
     /// The recorded `updatedToolOutput`, for a replaced output.
     pub updated_output: Option<Value>,
+    /// Whether the call did not run then because of a hook, whatever the
+    /// hook said: a block, or an `ask` the call's `permissionDecision`
+    /// records as rejected for that hook (`-p` could not put it). A
+    /// then-vs-now tally counts it as blocked then.
+    pub denied: bool,
 }
 
 /// Reads `activity` (the transcript's hook records of one firing of
@@ -150,12 +155,14 @@ pub fn then_of(event: &str, activity: &[&HookActivity], permission: Option<&Valu
                 ),
                 updated_input: None,
                 updated_output: None,
+                denied: true,
             },
             None => Then {
                 seen: Seen::Nothing,
                 text: "no hook recorded".into(),
                 updated_input: None,
                 updated_output: None,
+                denied: false,
             },
         };
     };
@@ -197,6 +204,7 @@ pub fn then_of(event: &str, activity: &[&HookActivity], permission: Option<&Valu
             .iter()
             .find_map(|h| h.rewrite.as_ref().map(|r| r.to.clone())),
         updated_output: activity.iter().find_map(|h| h.updated_output.clone()),
+        denied: seen == Seen::Blocked || asked_in_p,
     }
 }
 
@@ -300,6 +308,9 @@ pub struct Agreement {
     pub then: Seen,
     /// [`Then::text`].
     pub then_text: String,
+    /// [`Then::denied`]: the call did not run then because of a hook (a
+    /// block, or an ask recorded as rejected).
+    pub then_denied: bool,
     /// What the run does.
     pub now: Seen,
     /// The handlers that failed (never empty for `failed_*`).
@@ -384,6 +395,9 @@ pub fn agreement(
         }
         Verdict::Differs => match (then.seen, now) {
             (Seen::Blocked, _) => "differs: your hooks no longer block here".to_string(),
+            (Seen::Asked, Seen::Blocked) if then.denied => {
+                "differs: your hooks now block here (then they asked, and the call was denied all the same)".to_string()
+            }
             (_, Seen::Blocked) => "differs: your hooks now block here".to_string(),
             (Seen::Nothing, n) => format!("differs: your hooks now {}", n.label(event)),
             (t, Seen::Nothing) => format!(
@@ -407,6 +421,7 @@ pub fn agreement(
         agrees: verdict == Verdict::Agrees,
         verdict,
         then: then.seen,
+        then_denied: then.denied,
         then_text: then.text,
         now,
         failures,

@@ -903,7 +903,9 @@ fn event_part(
         let permission = recorded_permission(session, p);
         then_of(event, &activity, permission)
     });
-    let then_blocked = then.as_ref().is_some_and(|t| is_block(t.seen));
+    // An ask the call's record says was denied kept the call from running
+    // then, as a block does.
+    let then_blocked = then.as_ref().is_some_and(|t| is_block(t.seen) || t.denied);
     let with_then = |now: String| ExecExample {
         session: short_session_id(&session.id).to_string(),
         event: p.event.into(),
@@ -945,7 +947,9 @@ fn event_part(
         let now = Seen::of_effect(answer.effect, event);
         let now_text = now.label(event).to_string();
         let tv = &mut part.then_vs_now;
-        let (a, b) = (is_block(then.seen), is_block(now));
+        // The same ask then and now is the same, whatever came of it.
+        let same_ask = then.seen == Seen::Asked && now == Seen::Asked;
+        let (a, b) = (then_blocked && !same_ask, is_block(now));
         if a && b {
             tv.blocked_both += 1;
         } else if b {
