@@ -567,9 +567,13 @@ pub fn decisions_on<'a>(
         return Vec::new();
     };
     let digest = hookscope_core::tools::tool_digest(record.call.name(), record.call.raw()).ok();
+    // As `find` dates a call: its line's time, else its result's.
+    let called = record
+        .timestamp
+        .or_else(|| record.result.as_ref().and_then(|r| r.timestamp));
     logged
         .iter()
-        .filter(|l| l.is_on(digest.as_deref()))
+        .filter(|l| l.is_on(digest.as_deref(), called))
         .collect()
 }
 

@@ -134,8 +134,8 @@ fn every_event_by_hand_gives_the_same_counts() {
         );
         // An ask the transcript records as denied kept the call from
         // running then (c8's git push), unless the hooks still ask now.
-        let then_blocked = (blocks(then) || vs["then_denied"] == true)
-            && !(then == "asked" && now == "asked");
+        let then_blocked =
+            (blocks(then) || vs["then_denied"] == true) && !(then == "asked" && now == "asked");
         let kind = match (then_blocked, blocks(now)) {
             (true, true) => "blocked_both",
             (false, true) => "new_blocks",
@@ -802,7 +802,12 @@ fn an_ask_denied_then_is_blocked_then() {
     assert_eq!(all["handlers"][0]["new_blocks"]["count"], 0);
     let out = hookscope()
         .args(["replay", "07535b09", &c8])
-        .args(["--event", "PreToolUse", "--at", "toolu_01RQ1iz1XkupduEYRX4OQTB2"])
+        .args([
+            "--event",
+            "PreToolUse",
+            "--at",
+            "toolu_01RQ1iz1XkupduEYRX4OQTB2",
+        ])
         .args(["--exec", "--json", "--settings"])
         .arg(&settings)
         .output()

@@ -62,6 +62,25 @@ fn hook_in_state(state: &Path, payload: Vec<u8>) {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Dates every entry of the decision log under `state` at `time`, as if
+/// the hook had run live then (a decision logged far from its call's time
+/// is not that call's: docs/live-hook.md#the-decision-log).
+fn stamp_log(state: &Path, time: &str) {
+    let log = state.join("hookscope/decisions");
+    for file in std::fs::read_dir(&log).expect("log folder").flatten() {
+        let text = std::fs::read_to_string(file.path()).expect("log file");
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).expect("entry");
+                v["time"] = json!(time);
+                v.to_string()
+            })
+            .collect();
+        std::fs::write(file.path(), lines.join("\n") + "\n").expect("write");
+    }
+}
+
 /// Every entry of the log folder, oldest first.
 fn entries(log: &Path) -> Vec<Value> {
     hookscope_core::hooks::decisions::read_all(log).expect("log")
@@ -1310,6 +1329,16 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
         "f887d501-79d2-484e-916a-82bc1a5c1146 toolu_0138h77ojpT1t3A4y1yWKgjr block:[\"no-rm-rf\"]"
             .to_string(),
     ];
+    // Logged now, days after the call (a payload replayed by hand into
+    // the hook): not the call's live decision, with the index or without.
+    for index in [false, true] {
+        assert!(
+            find(&["--tool-name", "Bash", "--decided-by", "no-rm-rf"], index).is_empty(),
+            "index {index}"
+        );
+    }
+    // Logged when the call was made (2026-11-29T18:00:06.896Z): it is.
+    stamp_log(&state, "2026-11-29T18:00:06.950Z");
     for index in [false, true] {
         assert_eq!(
             find(&["--tool-name", "Bash", "--decided-by", "no-rm-rf"], index),
@@ -1363,6 +1392,7 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
     assert!(replayed.contains("rm -rf dist/"));
     let state2 = dir.path().join("state2");
     hook_in_state(&state2, replayed.into_bytes());
+    stamp_log(&state2, "2026-11-29T18:00:06.950Z");
     for index in [false, true] {
         let mut cmd = if index {
             crate::support::indexed(&dir.path().join("cache"))

@@ -10,7 +10,7 @@ const RM_RF: &str = "toolu_01GFEgALJm405nI2WctBocud";
 /// changed since.
 fn logged() -> hookscope_core::hooks::decisions::Logged {
     let entry = serde_json::json!({
-        "time": "2026-12-05T13:39:00.585Z", "agent": "claude-code",
+        "time": "2026-11-29T18:00:04.950Z", "agent": "claude-code",
         "session_id": "e1be136e-e2ee-4f2f-bdb9-5cd3211001fb", "event": "PreToolUse",
         "tool_use_id": RM_RF, "tool_name": "Bash", "transcript_path": null,
         "rules": {"path": "/home/dev/rules.toml", "sha256": "40b9fcd8"},
@@ -59,7 +59,7 @@ fn a_logged_decision_marks_its_call_and_shows_its_whys_in_detail() {
     let section = detail[at + 1..].concat();
     assert!(
         section.starts_with(concat!(
-            "2026-12-05T13:39:00.585Z PreToolUse block",
+            "2026-11-29T18:00:04.950Z PreToolUse block",
             "rules: /home/dev/rules.toml (changed since: a replay today may differ)",
             "answer: exit 0",
             // The OSC the log carried is shown as its escape, inert.
@@ -111,6 +111,31 @@ fn a_decision_on_another_input_with_the_same_ids_is_not_this_calls() {
         !detail.iter().any(|l| l.contains("Rules, live")),
         "{detail:?}"
     );
+}
+
+/// A decision logged days after its call (its payload replayed by hand
+/// into `hookscope hook`: same ids, same input) is not the live hook's on
+/// that call: no `§`, no "Rules, live"; five minutes before it neither.
+#[test]
+fn a_decision_logged_far_from_its_call_is_not_the_calls() {
+    for time in ["2026-12-02T18:00:04.950Z", "2026-11-29T17:50:00.000Z"] {
+        let mut late = logged();
+        late.time = time.into();
+        let mut app = opened_with(vec![late], 0);
+        let screen = render(&mut app, 160, 48);
+        assert!(!screen.contains("§"), "{time}: {screen}");
+        key(&mut app, KeyCode::Enter);
+        let detail = detail_text(&app);
+        assert!(
+            !detail.iter().any(|l| l.contains("Rules, live")),
+            "{time}: {detail:?}"
+        );
+    }
+    // A day later is still within the window (a long subagent call).
+    let mut later = logged();
+    later.time = "2026-11-30T17:00:00.000Z".into();
+    let mut app = opened_with(vec![later], 0);
+    assert!(render(&mut app, 160, 48).contains("§"));
 }
 
 /// A decision in which no rule acted (`none`: the installed matcher is

@@ -572,8 +572,13 @@ impl Logged {
     /// digest is unknown (an entry from before digests were logged, an
     /// input that cannot be digested) and for Codex, whose hook payload
     /// names tools otherwise than its rollout (`Bash` for `exec_command`).
-    pub fn is_on(&self, call_digest: Option<&str>) -> bool {
+    ///
+    /// Nor can a replayed payload with the same input: a decision logged
+    /// outside [`live_window`] around the call's time (`called`, the
+    /// `tool_use` line's timestamp) is not the live hook's on that call.
+    pub fn is_on(&self, call_digest: Option<&str>, called: Option<DateTime<Utc>>) -> bool {
         digest_agrees(self.digest.as_deref(), &self.agent, call_digest)
+            && in_live_window(parse_time(&self.time), called)
     }
 
     /// Sets [`Logged::rules_now`] by hashing the rule file now (read as
@@ -662,6 +667,33 @@ fn cached_entries(dir: &Path) -> std::io::Result<std::sync::Arc<Vec<Value>>> {
     Ok(all)
 }
 
+/// How long before its call (clock skew) and after it a decision logged
+/// by `hookscope hook` can be the live hook's on that call: 5 minutes
+/// before, 24 hours after (a PostToolUse fires when the tool is done, and
+/// a subagent's call can run for hours). A decision logged outside it
+/// came from a payload replayed by hand into the hook (`payload | hook`)
+/// with the call's ids and input (docs/live-hook.md#the-decision-log).
+pub fn live_window() -> (chrono::TimeDelta, chrono::TimeDelta) {
+    (chrono::TimeDelta::minutes(5), chrono::TimeDelta::hours(24))
+}
+
+/// Whether a decision logged at `logged` can be live on a call made at
+/// `called` ([`live_window`]); either time unknown: it can.
+fn in_live_window(logged: Option<DateTime<Utc>>, called: Option<DateTime<Utc>>) -> bool {
+    let (Some(logged), Some(called)) = (logged, called) else {
+        return true;
+    };
+    let (before, after) = live_window();
+    logged >= called - before && logged <= called + after
+}
+
+/// An entry's `time` (RFC 3339), in UTC.
+fn parse_time(time: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(time)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
 /// [`Logged::is_on`]'s test: a logged `digest` of an entry by `agent`
 /// agrees with the call's unless both are known and differ (Codex's
 /// always agrees).
@@ -678,15 +710,17 @@ fn digest_agrees(logged: Option<&str>, agent: &str, call: Option<&str>) -> bool 
 pub struct DecidedCall {
     /// The decision as a `find` record's `decided` item ([`brief`]).
     pub brief: Value,
-    /// The entry's `digest` and `agent`.
+    /// The entry's `digest`, `agent` and `time`.
     digest: Option<String>,
     agent: String,
+    time: Option<DateTime<Utc>>,
 }
 
 impl DecidedCall {
     /// [`Logged::is_on`] of the entry.
-    pub fn is_on(&self, call_digest: Option<&str>) -> bool {
+    pub fn is_on(&self, call_digest: Option<&str>, called: Option<DateTime<Utc>>) -> bool {
         digest_agrees(self.digest.as_deref(), &self.agent, call_digest)
+            && in_live_window(self.time, called)
     }
 }
 
@@ -695,12 +729,13 @@ impl DecidedCall {
 pub type DecidedCalls = std::collections::BTreeMap<(String, String), Vec<DecidedCall>>;
 
 /// The [`brief`] decisions of `calls` on the call `tool_use_id` of session
-/// `session_id`, those [`Logged::is_on`] keeps for its digest; `digest`
-/// is asked only when the ids have a decision.
+/// `session_id` made at `called`, those [`Logged::is_on`] keeps for its
+/// digest and time; `digest` is asked only when the ids have a decision.
 pub fn decisions_on(
     calls: &DecidedCalls,
     session_id: &str,
     tool_use_id: &str,
+    called: Option<DateTime<Utc>>,
     digest: impl FnOnce() -> Option<String>,
 ) -> Vec<Value> {
     let Some(found) = calls.get(&(session_id.to_string(), tool_use_id.to_string())) else {
@@ -709,7 +744,7 @@ pub fn decisions_on(
     let digest = digest();
     found
         .iter()
-        .filter(|d| d.is_on(digest.as_deref()))
+        .filter(|d| d.is_on(digest.as_deref(), called))
         .map(|d| d.brief.clone())
         .collect()
 }
@@ -741,6 +776,7 @@ pub fn decided_calls(
                 .or_default()
                 .push(DecidedCall {
                     brief,
+                    time: parse_time(&l.time),
                     digest: l.digest,
                     agent: l.agent,
                 });

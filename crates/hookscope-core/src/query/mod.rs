@@ -361,6 +361,7 @@ impl Draft {
                     &d.calls,
                     &self.session,
                     &self.tool_use_id,
+                    self.timestamp,
                     || digest.clone(),
                 )
             })
@@ -701,9 +702,13 @@ fn session_matches(session: &Session, query: &Query) -> (usize, Vec<Draft>) {
         let hooks: Vec<&crate::transcript::hook_activity::HookActivity> =
             session.hooks_of_call(owner, call).collect();
         if !passes_hooks(&hooks, query)
-            || !passes_decided(&session.id, &call.tool_use_id, query, || {
-                crate::tools::tool_digest(call.call.name(), call.call.raw()).ok()
-            })
+            || !passes_decided(
+                &session.id,
+                &call.tool_use_id,
+                timestamp_of(call),
+                query,
+                || crate::tools::tool_digest(call.call.name(), call.call.raw()).ok(),
+            )
         {
             continue;
         }
@@ -773,11 +778,13 @@ fn timestamp_of(call: &ToolCallRecord) -> Option<DateTime<Utc>> {
 fn passes_decided(
     session_id: &str,
     tool_use_id: &str,
+    called: Option<DateTime<Utc>>,
     query: &Query,
     digest: impl FnOnce() -> Option<String>,
 ) -> bool {
     query.decided.as_ref().is_none_or(|d| {
-        !crate::hooks::decisions::decisions_on(&d.calls, session_id, tool_use_id, digest).is_empty()
+        !crate::hooks::decisions::decisions_on(&d.calls, session_id, tool_use_id, called, digest)
+            .is_empty()
     })
 }
 

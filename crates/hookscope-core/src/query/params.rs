@@ -82,7 +82,9 @@ pub enum OutputMode {
 ///   (`updatedInput`), `false` only calls not rewritten;
 /// - `decided_by`: only calls on which `hookscope hook` logged a decision
 ///   in which this rule id matched (`*`: any decision), read from the
-///   decision log (docs/live-hook.md#the-decision-log) when validated.
+///   decision log (docs/live-hook.md#the-decision-log) when validated;
+///   a decision logged far from the call's time (a replayed payload) is
+///   not the call's.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FindParams {

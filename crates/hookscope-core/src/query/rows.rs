@@ -368,7 +368,7 @@ pub(super) fn session_from_rows(
             return None;
         }
         let input = block.get("input");
-        if !super::passes_decided(&id, &row.tool_use_id, query, || {
+        if !super::passes_decided(&id, &row.tool_use_id, row.timestamp, query, || {
             crate::tools::tool_digest(&row.name, input).ok()
         }) {
             continue;
