@@ -50,7 +50,7 @@ pub struct Target<'a> {
 /// settings file are refused.
 pub fn run(rules: &Path, target_of: &Target<'_>, write: bool, on_error_block: bool) {
     let (scope, dialect) = (target_of.scope, target_of.dialect);
-    let set = match RuleSet::load(rules) {
+    let set = match RuleSet::load_rules(rules) {
         Ok(set) => set,
         Err(e) => {
             for err in &e.errors {

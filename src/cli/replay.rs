@@ -189,7 +189,7 @@ fn parse_examples(s: &str) -> Result<Examples, String> {
 /// stdout alone). The set's warnings go to stderr unless `json` (the JSON
 /// output then carries them as `warnings`).
 pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
-    match RuleSet::load(path) {
+    match RuleSet::load_rules(path) {
         Ok(set) => {
             if !json {
                 for w in set.warnings() {

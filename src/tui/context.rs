@@ -375,10 +375,10 @@ pub enum Rules {
 }
 
 impl Rules {
-    /// Loads `path` ([`RuleSet::load`]): the set, or its errors (the TUI
-    /// still starts).
+    /// Loads `path` ([`RuleSet::load_rules`]: the rules, not their test
+    /// cases): the set, or its errors (the TUI still starts).
     pub fn load(path: &Path) -> Rules {
-        match RuleSet::load(path) {
+        match RuleSet::load_rules(path) {
             Ok(set) => Rules::Loaded(Arc::new(set)),
             Err(e) => Rules::Failed {
                 path: path.to_path_buf(),

@@ -997,3 +997,33 @@ fn combined_leaves_out_what_the_set_stops_before_it_runs() {
     // Each rule alone still counts its own blocks.
     assert_eq!(v["rules"][1]["counts"]["block"], 5);
 }
+
+/// A rule file whose test case names a payload file that is not there
+/// (the example set copied elsewhere): `hookscope test` refuses it, with
+/// the case's place; the commands that evaluate the rules (a backtest,
+/// `hooks --install`) use its rules as the live hook does.
+#[test]
+fn a_missing_test_payload_stops_only_the_tests() {
+    let dir = tempfile::TempDir::new().expect("temp");
+    let rules = dir.path().join("rules.toml");
+    std::fs::copy(crate::support::EXAMPLE_RULES, &rules).expect("copy");
+    let rules = rules.to_string_lossy().into_owned();
+    let (code, _, err) = run(&["test", &rules]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{rules}:149:11: payload ")) && err.contains("cannot read"),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "replay",
+        "--all",
+        "--rules",
+        &rules,
+        "tests/corpus/real-cc-2.1.332",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("no-rm-rf: "), "{out}");
+    let (code, out, err) = run(&["hooks", "--install", "--rules", &rules]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("hookscope hook --rules"), "{out}");
+}

@@ -876,6 +876,28 @@ impl RuleSet {
         Self::from_bytes(bytes, path)
     }
 
+    /// [`RuleSet::load`] without the test cases ([`RuleSet::rules_from_bytes`]):
+    /// what evaluating the rules needs (the live hook, a replay, a backtest,
+    /// `hooks --install`, the TUI), so a case's missing payload file stops
+    /// only `hookscope test`.
+    ///
+    /// # Errors
+    /// As [`RuleSet::load`], less the test cases' errors.
+    pub fn load_rules(path: &Path) -> Result<RuleSet, RuleSetError> {
+        let bytes =
+            crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES).map_err(|e| {
+                RuleSetError {
+                    errors: vec![RuleError {
+                        file: path.display().to_string(),
+                        line: 0,
+                        column: 0,
+                        message: format!("cannot read: {e}"),
+                    }],
+                }
+            })?;
+        Self::rules_from_bytes(bytes, path)
+    }
+
     /// [`RuleSet::load`] of a file already read (`bytes`, at most
     /// [`MAX_RULE_FILE_BYTES`] as `read_capped` gives them): the live hook
     /// reads the file once to hash it and to parse it.
@@ -944,6 +966,15 @@ impl RuleSet {
     /// As [`RuleSet::load`].
     pub fn parse(text: &str, file: &str) -> Result<RuleSet, RuleSetError> {
         Self::parse_in(text, file, Path::new("."), true, false)
+    }
+
+    /// [`RuleSet::parse`] without the test cases: no payload file is read
+    /// (the MCP server's `rules` text comes from the client).
+    ///
+    /// # Errors
+    /// As [`RuleSet::load`], less the test cases' errors.
+    pub fn parse_rules(text: &str, file: &str) -> Result<RuleSet, RuleSetError> {
+        Self::parse_in(text, file, Path::new("."), false, false)
     }
 
     fn parse_in(

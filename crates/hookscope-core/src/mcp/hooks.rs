@@ -269,8 +269,10 @@ fn set_of(
         invalid(format!("{which}rule set refused; nothing was loaded:\n{e}"))
     };
     match (str_arg(obj, path_key)?, str_arg(obj, text_key)?) {
-        (Some(p), None) => RuleSet::load(Path::new(p)).map(Some).map_err(refused),
-        (None, Some(text)) => RuleSet::parse(text, "<rules>").map(Some).map_err(refused),
+        (Some(p), None) => RuleSet::load_rules(Path::new(p)).map(Some).map_err(refused),
+        (None, Some(text)) => RuleSet::parse_rules(text, "<rules>")
+            .map(Some)
+            .map_err(refused),
         (None, None) => Ok(None),
         _ => Err(invalid(format!(
             "give at most one of {path_key} or {text_key}"
