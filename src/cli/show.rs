@@ -138,14 +138,30 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     let tree = SpawnTree::new(&loaded);
     let s = loaded.summary_with(&tree);
     outln!("{}  {}", s.id, s.title.as_deref().unwrap_or("(untitled)"));
-    let rejected = loaded.turns.iter().filter(|t| t.rejected).count();
+    // The header counts the turns as they are numbered below (and as
+    // `--at N` takes them), and names those that are not a prompt the
+    // model answered.
+    let odd: Vec<String> = loaded
+        .turns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            if t.rejected {
+                Some(format!("turn {}: a prompt a hook rejected", i + 1))
+            } else if t.prompt_line.is_none() {
+                Some(format!("turn {}: before the first prompt", i + 1))
+            } else {
+                None
+            }
+        })
+        .collect();
     outln!(
         "{}{}, {}, {}, {}, {}",
-        plural(s.turns, "turn"),
-        if rejected > 0 {
-            format!(" (+{} rejected by a hook)", plural(rejected, "prompt"))
-        } else {
+        plural(loaded.turns.len(), "turn"),
+        if odd.is_empty() {
             String::new()
+        } else {
+            format!(" ({})", odd.join("; "))
         },
         plural(s.tool_calls, "tool call"),
         plural(s.errors, "error"),
@@ -187,6 +203,46 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
             outln!("\nturn {number}: (before the first prompt: resumed, no prompt){counts}");
         }
     };
+    // The main thread's firings that are not on a call and acted (a Stop
+    // block, added context, a failure), in line order among the calls of
+    // their turn. A rejected prompt's block is in its header already.
+    let firings: Vec<(usize, usize, String)> = loaded
+        .lines
+        .hook_activity
+        .iter()
+        .filter(|h| {
+            !h.on_call()
+                && h.action.acted()
+                && !(h.action == HookAction::Blocked && h.event_name() == "UserPromptSubmit")
+        })
+        .map(|h| {
+            (
+                h.turn,
+                h.line(),
+                format!("  ⚑ {}: {}", h.event_name(), mask(&h.what(120))),
+            )
+        })
+        .collect::<Vec<_>>();
+    let firings = {
+        let mut f = firings;
+        f.sort_by_key(|(t, l, _)| (*t, *l));
+        f
+    };
+    let next_firing = std::cell::Cell::new(0);
+    // Prints the firings not printed yet that come before (turn, line).
+    let firings_before = |turn: usize, line: usize| {
+        while let Some((t, l, text)) = firings.get(next_firing.get()) {
+            if (*t, *l) >= (turn, line) {
+                break;
+            }
+            outln!("{text}");
+            next_firing.set(next_firing.get() + 1);
+        }
+    };
+    let turn_header = |i: usize| {
+        firings_before(i, 0);
+        turn_header(i);
+    };
     // Turn headers printed so far (main thread).
     let mut next_turn = 0;
     for step in tree.walk_session(&loaded) {
@@ -214,6 +270,7 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
                         turn_header(next_turn);
                         next_turn += 1;
                     }
+                    firings_before(at.turn, record.line);
                 }
                 print_call(&loaded, at.thread, record, depth + 1);
             }
@@ -224,6 +281,7 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
         turn_header(next_turn);
         next_turn += 1;
     }
+    firings_before(usize::MAX, usize::MAX);
     for d in &loaded.diagnostics {
         errln!("diagnostic: {d}");
     }

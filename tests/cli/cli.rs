@@ -543,10 +543,11 @@ fn a_subagent_file_as_path_loads_its_parent_session_whole() {
 }
 
 /// `show`'s outline labels a resumed file's leading prompt-less turn
-/// and numbers every turn as `--at N` takes it: the lead is `turn 1`, so
-/// the header's `5 turns` (prompt turns) end at `turn 6` (small.jsonl: the
-/// prompt-less lead holds one call; five prompts follow), and a Codex file
-/// without a prompt says `0 turns` and no `turn 1`.
+/// and numbers every turn as `--at N` takes it: the lead is `turn 1`, and
+/// the header counts the turns the same way, naming the lead, so its `6
+/// turns` end at `turn 6` (small.jsonl: the prompt-less lead holds one
+/// call; five prompts follow); a Codex file without a prompt has only its
+/// lead.
 #[test]
 fn show_text_labels_the_prompt_less_turn_and_numbers_turns_as_at_takes_them() {
     let headers = |sub: &str| -> Vec<String> {
@@ -564,7 +565,7 @@ fn show_text_labels_the_prompt_less_turn_and_numbers_turns_as_at_takes_them() {
             .filter(|l| {
                 l.starts_with("turn ")
                     || l.starts_with("before the first prompt")
-                    || l.contains(" turns, ")
+                    || l.contains(" tool calls, ")
             })
             .map(|l| l.chars().take(40).collect())
             .collect()
@@ -572,7 +573,7 @@ fn show_text_labels_the_prompt_less_turn_and_numbers_turns_as_at_takes_them() {
     assert_eq!(
         headers("agent-sessions/Resources/Fixtures/stage0/agents/claude/small.jsonl"),
         vec![
-            "5 turns, 2 tool calls, 0 errors, 1 subag",
+            "6 turns (turn 1: before the first prompt",
             "turn 1: (before the first prompt: resume",
             "turn 2: [image: [trimmed for fixture], 2",
             "turn 3: [trimmed for fixture]",
@@ -584,7 +585,7 @@ fn show_text_labels_the_prompt_less_turn_and_numbers_turns_as_at_takes_them() {
     assert_eq!(
         headers("agent-sessions/Resources/Fixtures/codex_053_rate_limit.jsonl"),
         vec![
-            "0 turns, 0 tool calls, 0 errors, 0 subag",
+            "1 turn (turn 1: before the first prompt)",
             "turn 1: (before the first prompt: resume",
         ]
     );
@@ -843,5 +844,51 @@ fn completions_and_the_man_page_are_printed() {
     assert!(
         err.contains("[possible values: bash, elvish, fish, powershell, zsh]"),
         "{err}"
+    );
+}
+
+/// c8: the header counts the rejected prompt as the outline numbers it
+/// (`turn 2`), so `3 turns` ends at `turn 3`.
+#[test]
+fn show_header_counts_the_turns_it_numbers() {
+    let out = hookscope()
+        .args(["show", "07535b09"])
+        .arg(corpus("real-cc-2.1.332/hooks_c8_outcomes"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert_eq!(
+        text.lines().nth(1),
+        Some(
+            "3 turns (turn 2: a prompt a hook rejected), 10 tool calls, 1 error, 1 subagent, 0 diagnostics"
+        )
+    );
+    let numbered: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("turn "))
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(numbered, ["turn 1", "turn 2", "turn 3"]);
+    // The firings that are not on a call, where they happened: the Stop
+    // block before the lint it asked for, the prompt's context before
+    // turn 3's calls.
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}: {text}"))
+    };
+    let stop = at("  ⚑ Stop: blocked by hook: run the linter first");
+    assert!(at("    bash   Bash ↻ hook rewrote") < stop);
+    assert_eq!(stop + 1, at("  bash   Bash  npm run lint"));
+    assert_eq!(
+        at(
+            "  ⚑ UserPromptSubmit: context added: c8 prompt_gate: deploys go to the staging remote only"
+        ),
+        at("turn 3:") + 1
     );
 }
