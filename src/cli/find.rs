@@ -402,6 +402,23 @@ fn err_mark(r: &FoundCall) -> String {
     format!("{ran}{objected}")
 }
 
+/// Why `--hook EVENT` finds no call when EVENT (or a `hookName`'s event
+/// before its `:`) is a known event that never fires on a tool call
+/// (Stop, UserPromptSubmit, SessionStart, …): `Stop firings are not on
+/// tool calls: hookscope hooks --activity SESSION lists them`.
+fn not_on_calls(hook: &str) -> Option<String> {
+    let event = hook.split(':').next().unwrap_or(hook);
+    let known = hookscope_core::hooks::events::EventName::ALL
+        .iter()
+        .find(|e| e.as_str().eq_ignore_ascii_case(event))?;
+    let name = known.as_str();
+    (!hookscope_core::hooks::matcher::TOOL_EVENTS.contains(&name)).then(|| {
+        format!(
+            "{name} firings are not on tool calls: hookscope hooks --activity SESSION lists them"
+        )
+    })
+}
+
 /// Runs the subcommand with already-built parameters. Unless `no_index`,
 /// the index ([`super::index`]) decides which sessions to load
 /// ([`hookscope_core::index::Index::verdicts`]); the records are the same.
@@ -433,6 +450,11 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         );
     } else {
         errln!("{shown} record{}", if shown == 1 { "" } else { "s" });
+    }
+    if shown == 0
+        && let Some(note) = params.hook.as_deref().and_then(not_on_calls)
+    {
+        errln!("{note}");
     }
     let legend = legend(&result.records);
     if !legend.is_empty() {

@@ -1302,3 +1302,29 @@ fn cli_find_footer_explains_the_marks_shown() {
         "{stderr}"
     );
 }
+
+/// `--hook` naming an event that never fires on a call finds nothing, and
+/// says where those firings are; a tool event finding nothing says nothing
+/// more.
+#[test]
+fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
+    let stderr = |hook: &str| {
+        let out = hookscope()
+            .arg("find")
+            .arg(real())
+            .args(["--tool-name-pattern", "", "--hook", hook])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(
+        stderr("stop"),
+        "0 records\nStop firings are not on tool calls: hookscope hooks --activity SESSION lists them\n"
+    );
+    assert_eq!(
+        stderr("UserPromptSubmit"),
+        "0 records\nUserPromptSubmit firings are not on tool calls: hookscope hooks --activity SESSION lists them\n"
+    );
+    assert_eq!(stderr("PreToolUse:NoSuchTool"), "0 records\n");
+}
