@@ -174,6 +174,7 @@ impl App {
             hook_env: None,
             decisions: std::sync::Arc::default(),
             event_decisions: std::sync::Arc::default(),
+            backtest_here: std::sync::Arc::default(),
             rules: Default::default(),
             against: Default::default(),
             against_settings: Vec::new(),
@@ -707,6 +708,7 @@ impl App {
                         self.overlay = None;
                         self.list.select(index, &self.ctx);
                         self.open_session(index);
+                        self.keep_backtest_matches(index);
                         self.timeline.filter.clear();
                         self.pending_jump = Some((index, tool_use_id));
                         self.finish_jump();
@@ -725,6 +727,26 @@ impl App {
                 }
             }
         }
+    }
+
+    /// After a jump from the backtest list to session `index`: its matches
+    /// on calls, for Detail ([`Ctx::backtest_here`]); any other jump or
+    /// open: none.
+    fn keep_backtest_matches(&mut self, index: usize) {
+        let mut here: std::collections::HashMap<
+            String,
+            Vec<(String, hookscope_core::hooks::replay::Example)>,
+        > = std::collections::HashMap::new();
+        if self.back_to == Some(BackTo::Backtest) {
+            for m in self.backtest.matches.iter().filter(|m| m.index == index) {
+                if let Some(id) = &m.example.tool_use_id {
+                    here.entry(id.clone())
+                        .or_default()
+                        .push((m.rule.clone(), m.example.clone()));
+                }
+            }
+        }
+        self.ctx.backtest_here = std::sync::Arc::new(here);
     }
 
     /// Where a jump made now comes from, for `Esc` to go back to: the Calls
@@ -752,6 +774,7 @@ impl App {
             });
             self.ctx.decisions = std::sync::Arc::default();
             self.ctx.event_decisions = std::sync::Arc::default();
+            self.ctx.backtest_here = std::sync::Arc::default();
             self.timeline.reset();
             self.ctx.requests.push(Request::Open(index));
         } else {

@@ -489,6 +489,13 @@ pub struct Ctx {
     /// that are not calls, oldest first (marked on their turn's row and
     /// listed in its Detail).
     pub event_decisions: Arc<Vec<EventDecision>>,
+    /// The backtest's matches on the calls of the session a jump from the
+    /// backtest list opened (`B`, then `Enter`): `(rule, match)` by
+    /// `tool_use_id`, for Detail's "Backtest" section. Emptied when
+    /// another session is opened.
+    pub backtest_here: Arc<
+        std::collections::HashMap<String, Vec<(String, hookscope_core::hooks::replay::Example)>>,
+    >,
 }
 
 /// A logged decision on an event that is not a call (Stop, SubagentStop,

@@ -87,6 +87,25 @@ pub(super) fn call_lines(
         out.extend(hook_lines(h, session, thread, theme));
         out.push(Line::default());
     }
+    if let Some(matches) = ctx.backtest_here.get(&record.tool_use_id) {
+        // The backtest list this call was reached from: what each rule
+        // would do here (`r` shows every rule's why).
+        out.push(heading("Backtest (B) — r shows each rule's why", theme));
+        for (rule, m) in matches {
+            out.push(Line::from(vec![
+                Span::styled(
+                    format!("{} ", crate::tui::backtest::mark(m)),
+                    if m.verdict == "block" {
+                        theme.error()
+                    } else {
+                        theme.kind()
+                    },
+                ),
+                Span::raw(format!("{} · {rule}", m.event.as_str())),
+            ]));
+        }
+        out.push(Line::default());
+    }
     let logged = super::super::context::decisions_on(&ctx.decisions, record);
     if !logged.is_empty() {
         out.push(heading("Rules, live (hookscope hook)", theme));

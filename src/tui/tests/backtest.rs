@@ -61,6 +61,33 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
         .selected_call(&app.ctx)
         .map(|c| c.tool_use_id.clone());
     assert_eq!(selected, first.example.tool_use_id);
+    // Its Detail says what the backtest's rules would do there.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Detail);
+    let detail = detail_text(&app);
+    let at = detail
+        .iter()
+        .position(|l| l == "── Backtest (B) — r shows each rule's why ──")
+        .unwrap_or_else(|| panic!("{detail:?}"));
+    assert_eq!(
+        detail.get(at + 1).map(String::as_str),
+        Some(
+            format!(
+                "{} PreToolUse · {}",
+                crate::tui::backtest::mark(&first.example),
+                first.rule
+            )
+            .as_str()
+        )
+    );
+    // A session opened otherwise has no such section.
+    app.focus = Pane::Sessions;
+    let other = (0..app.ctx.sessions.len())
+        .find(|&i| i != first.index)
+        .expect("another session");
+    app.list.select(other, &app.ctx);
+    key(&mut app, KeyCode::Enter);
+    assert!(app.ctx.backtest_here.is_empty());
 }
 
 /// A would-be block on a Stop (not on a tool call): Enter jumps to its line
