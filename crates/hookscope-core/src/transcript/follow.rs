@@ -238,6 +238,8 @@ pub struct Follower {
     /// mtime then: sniffed again when touched while small, or once either
     /// changed (a copy that was caught half written).
     rejected: HashMap<PathBuf, Option<(u64, Option<SystemTime>)>>,
+    /// Touched paths sniffed so far ([`Follower::look_for_new`]), for tests.
+    sniffed: usize,
     last_rescan: Instant,
     last_rescan_cost: Duration,
     last_poll: Option<Instant>,
@@ -275,6 +277,7 @@ impl Follower {
             touched: Vec::new(),
             watch_failed: false,
             rejected: HashMap::new(),
+            sniffed: 0,
             last_rescan: Instant::now(),
             last_rescan_cost: Duration::ZERO,
             last_poll: None,
@@ -484,11 +487,15 @@ impl Follower {
         let mut lost = false;
         match rx.recv_timeout(slice) {
             Ok(event) => {
-                if let Ok(event) = event {
-                    self.touched.extend(event.paths);
+                if let Ok(event) = event.as_ref()
+                    && changes_a_file(event)
+                {
+                    self.touched.extend(event.paths.iter().cloned());
                 }
                 while let Ok(event) = rx.try_recv() {
-                    if let Ok(event) = event {
+                    if let Ok(event) = event
+                        && changes_a_file(&event)
+                    {
                         self.touched.extend(event.paths);
                     }
                 }
@@ -601,6 +608,7 @@ impl Follower {
             {
                 continue;
             }
+            self.sniffed += 1;
             match discover(std::slice::from_ref(path)) {
                 Ok(d) if !d.sessions.is_empty() => {
                     self.rejected.remove(path);
@@ -907,6 +915,21 @@ fn session_dir(main: &Path) -> Option<PathBuf> {
 /// The folders whose mtime changes when a subagent file of the session at
 /// `main` appears: its own folder (sibling `agent-*.jsonl`, 2.0.x),
 /// `<stem>/` and `<stem>/subagents/` (2.1.x).
+/// Whether a notification can mean a file changed: anything but a file
+/// opened, read or closed unwritten (notify reports every open of a
+/// watched file; the follower's own reads, or any reader's such as `rg`
+/// over the roots, would wake it for nothing, and a small file it sniffs
+/// again on every touch would wake it forever). A close after writing
+/// counts.
+fn changes_a_file(event: &notify::Event) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match event.kind {
+        notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        notify::EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 fn watched_dirs(main: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(parent) = main.parent() {
@@ -952,6 +975,46 @@ mod tests {
             follow_new: true,
             reload_backoff: false,
         }
+    }
+
+    /// Opening and reading a watched file changes nothing, so it wakes the
+    /// follower for nothing: a small `.jsonl` that is no session, read by
+    /// another process (here the test), is not sniffed again and again
+    /// (each sniff opened it, which notified again: a TUI spun at full CPU
+    /// after `rg` read its roots). A write still counts.
+    #[test]
+    fn reading_a_watched_file_does_not_wake_the_follower() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let notes = dir.path().join("notes.jsonl");
+        std::fs::write(&notes, b"{\"x\":1}\n").expect("write");
+        let mut f = Follower::new(
+            &[dir.path().to_path_buf()],
+            FollowOptions {
+                notify: true,
+                poll: Duration::from_secs(3600),
+                rescan: Duration::from_secs(3600),
+                ..options()
+            },
+        );
+        if f.events.is_none() {
+            // No inotify here (a container without it): nothing to test.
+            return;
+        }
+        let _ = f.wait(Duration::from_millis(100));
+        let before = f.sniffed;
+        for _ in 0..3 {
+            let _ = std::fs::read(&notes).expect("read");
+        }
+        let _ = f.wait(Duration::from_millis(400));
+        assert_eq!(f.sniffed, before, "reads woke the follower");
+        // A change does: the file is sniffed once more, then left alone.
+        append(&notes, b"{\"y\":2}\n");
+        let _ = f.wait(Duration::from_millis(400));
+        assert!(
+            (before + 1..=before + 2).contains(&f.sniffed),
+            "{} sniffs after one write",
+            f.sniffed - before
+        );
     }
 
     fn append(path: &Path, bytes: &[u8]) {
