@@ -402,17 +402,11 @@ fn err_mark(r: &FoundCall) -> String {
     format!("{ran}{objected}")
 }
 
-/// Why `--hook EVENT` finds no call when EVENT (or a `hookName`'s event
-/// before its `:`) is a known event that never fires on a tool call
-/// (Stop, UserPromptSubmit, SessionStart, …): `Stop firings are not on
-/// tool calls: hookscope hooks --activity SESSION lists them`.
+/// Why `--hook EVENT` finds no call when EVENT never fires on a tool call
+/// ([`hookscope_core::query::params::hook_not_on_calls`]): `Stop firings
+/// are not on tool calls: hookscope hooks --activity SESSION lists them`.
 fn not_on_calls(hook: &str) -> Option<String> {
-    let event = hook.split(':').next().unwrap_or(hook);
-    let known = hookscope_core::hooks::events::EventName::ALL
-        .iter()
-        .find(|e| e.as_str().eq_ignore_ascii_case(event))?;
-    let name = known.as_str();
-    (!hookscope_core::hooks::matcher::TOOL_EVENTS.contains(&name)).then(|| {
+    hookscope_core::query::params::hook_not_on_calls(hook).map(|name| {
         format!(
             "{name} firings are not on tool calls: hookscope hooks --activity SESSION lists them"
         )

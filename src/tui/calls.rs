@@ -1039,14 +1039,26 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
     let records = view.records();
     if records.is_empty() {
         let text = if view.result.is_none() && view.running {
-            "searching…"
+            "searching…".to_string()
         } else if view.error.is_some() && view.result.is_none() {
-            "fix the filter line"
+            "fix the filter line".to_string()
         } else {
-            "(no calls match)"
+            // `hook:Stop` and the like name firings that are never on a call.
+            let hook = hookscope_core::query::filter_line::parse(&view.filter)
+                .ok()
+                .and_then(|p| p.hook)
+                .and_then(|h| hookscope_core::query::params::hook_not_on_calls(&h));
+            match hook {
+                Some(event) => format!(
+                    "(no calls match: {event} firings are not on tool calls; H in a session's Timeline shows them)"
+                ),
+                None => "(no calls match)".to_string(),
+            }
         };
         frame.render_widget(
-            Paragraph::new(Span::styled(text, theme.dim())).block(list_block),
+            Paragraph::new(Span::styled(text, theme.dim()))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(list_block),
             a.list,
         );
     } else {

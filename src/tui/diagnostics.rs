@@ -94,8 +94,8 @@ impl Component for DiagnosticsOverlay {
     }
 }
 
-/// Where the overlay is in the list, for its bottom border: ` 10–18 of 34
-/// · j/k, PgDn ` (diagnostics `first..=last`, 1-based, whole on screen
+/// Where the overlay is in the list, for its bottom border, as the other
+/// panes say it: ` 10-18/34 ` (diagnostics `first..=last`, 1-based, whole on screen
 /// when each is wrapped to `width` cells in `height` rows); `None` when
 /// every diagnostic fits.
 fn shown_of<T: std::fmt::Display>(
@@ -122,10 +122,7 @@ fn shown_of<T: std::fmt::Display>(
         return None;
     }
     let first = (scroll + 1).min(total);
-    Some(format!(
-        " {first}–{} of {total} · j/k, PgDn ",
-        last.max(first)
-    ))
+    Some(format!(" {first}-{}/{total} ", last.max(first)))
 }
 
 #[cfg(test)]
@@ -140,14 +137,8 @@ mod tests {
             .into_iter()
             .collect();
         // 10 columns, 4 rows: 1 + 3 rows, then no room for the third.
-        assert_eq!(
-            shown_of(&d, 0, 10, 4).as_deref(),
-            Some(" 1–2 of 4 · j/k, PgDn ")
-        );
-        assert_eq!(
-            shown_of(&d, 2, 10, 4).as_deref(),
-            Some(" 3–4 of 4 · j/k, PgDn ")
-        );
+        assert_eq!(shown_of(&d, 0, 10, 4).as_deref(), Some(" 1-2/4 "));
+        assert_eq!(shown_of(&d, 2, 10, 4).as_deref(), Some(" 3-4/4 "));
         // All on screen: nothing to say.
         assert_eq!(shown_of(&d, 0, 100, 4), None);
         assert_eq!(shown_of(&Vec::<String>::new(), 0, 10, 4), None);

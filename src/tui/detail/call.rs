@@ -82,15 +82,10 @@ pub(super) fn call_lines(
         )));
     }
     out.push(Line::default());
-    for h in hooks {
-        out.push(heading(&format!("Hook {}", h.event_name()), theme));
-        out.extend(hook_lines(h, session, thread, theme));
-        out.push(Line::default());
-    }
     if let Some(matches) = ctx.backtest_here.get(&record.tool_use_id) {
         // The backtest list this call was reached from: what each rule
         // would do here (`r` shows every rule's why).
-        out.push(heading("Backtest (B) — r shows each rule's why", theme));
+        out.push(heading("Backtest (B) — r: the whys", theme));
         for (rule, m) in matches {
             out.push(Line::from(vec![
                 Span::styled(
@@ -104,6 +99,11 @@ pub(super) fn call_lines(
                 Span::raw(format!("{} · {rule}", m.event.as_str())),
             ]));
         }
+        out.push(Line::default());
+    }
+    for h in hooks {
+        out.push(heading(&format!("Hook {}", h.event_name()), theme));
+        out.extend(hook_lines(h, session, thread, theme));
         out.push(Line::default());
     }
     let logged = super::super::context::decisions_on(&ctx.decisions, record);

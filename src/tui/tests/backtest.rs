@@ -67,7 +67,7 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
     let detail = detail_text(&app);
     let at = detail
         .iter()
-        .position(|l| l == "── Backtest (B) — r shows each rule's why ──")
+        .position(|l| l == "── Backtest (B) — r: the whys ──")
         .unwrap_or_else(|| panic!("{detail:?}"));
     assert_eq!(
         detail.get(at + 1).map(String::as_str),

@@ -587,3 +587,34 @@ fn a_query_typed_mid_word_waits_for_a_pause() {
         assert_eq!(asked(&mut app, KeyCode::Enter), Vec::<bool>::new());
     }
 }
+
+/// `hook:Stop` finds no call (Stop firings are never on one), and the
+/// empty list says where they are; a tool event that finds nothing says
+/// only that.
+#[test]
+fn calls_view_hook_on_an_event_not_on_calls_says_where_it_is() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    for c in "hook:Stop".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 200, 30);
+    assert!(
+        screen.contains(
+            "(no calls match: Stop firings are not on tool calls; H in a session's Timeline shows them)"
+        ),
+        "{screen}"
+    );
+    key(&mut app, KeyCode::Char('/'));
+    for _ in 0.."hook:Stop".len() {
+        key(&mut app, KeyCode::Backspace);
+    }
+    for c in "hook:PreToolUse:Nope".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 200, 30);
+    assert!(screen.contains("(no calls match)"), "{screen}");
+    assert!(!screen.contains("not on tool calls"), "{screen}");
+}

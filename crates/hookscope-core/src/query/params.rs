@@ -611,6 +611,21 @@ fn parse_span(t: &str) -> Option<Duration> {
     Duration::try_seconds(n.checked_mul(secs_per)?)
 }
 
+/// The contract event a `hook` filter names (or a `hookName`'s event,
+/// before its `:`), case-insensitive, when it is one that never fires on a
+/// tool call (Stop, UserPromptSubmit, SessionStart, …): such a filter
+/// finds no call, and the shells say where those firings are instead.
+/// `None` for a tool event (PreToolUse, …) or a name hookscope does not
+/// know.
+pub fn hook_not_on_calls(hook: &str) -> Option<&'static str> {
+    let event = hook.split(':').next().unwrap_or(hook);
+    let known = crate::hooks::events::EventName::ALL
+        .iter()
+        .find(|e| e.as_str().eq_ignore_ascii_case(event))?;
+    let name = known.as_str();
+    (!crate::hooks::matcher::TOOL_EVENTS.contains(&name)).then_some(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
