@@ -186,28 +186,24 @@ fn blocked_means_stopped_before_it_ran_across_the_corpus() {
     ];
     assert_eq!(ids(&["--blocked"]), want);
     assert_eq!(ids(&["--blocked", "--no-index"]), want);
-    let (code, out, err) = run(&[
-        "find",
-        &dir,
-        "--tool-name",
-        "[trimmed for fixture]",
-        "--hook",
-        "[trimmed for fixture]",
-        "--filter",
-        "is:blocked",
-    ]);
+    // The trimmed record, by its name and its hook's.
+    let trimmed = |last: &[&str]| {
+        let mut args = vec![
+            "find",
+            &dir,
+            "--tool-name",
+            "[trimmed for fixture]",
+            "--hook",
+            "[trimmed for fixture]",
+        ];
+        args.extend_from_slice(last);
+        run(&args)
+    };
+    let (code, out, err) = trimmed(&["--filter", "is:blocked"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 1, "only the header: {out}");
     assert!(err.starts_with("0 records"), "{err}");
-    let (code, out, err) = run(&[
-        "find",
-        &dir,
-        "--tool-name",
-        "[trimmed for fixture]",
-        "--hook",
-        "[trimmed for fixture]",
-        "--json",
-    ]);
+    let (code, out, err) = trimmed(&["--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["records"][0]["hook_activity"][0]["action"], "blocked");

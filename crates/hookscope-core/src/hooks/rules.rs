@@ -854,6 +854,20 @@ fn tool_case_warning(r: &Rule) -> Option<String> {
     })
 }
 
+/// A rule file's bytes: a regular file of at most [`MAX_RULE_FILE_BYTES`]
+/// ([`crate::transcript::fsread::read_capped`]); else the one error
+/// `cannot read: <io error>` at line 0.
+fn read_rule_file(path: &Path) -> Result<Vec<u8>, RuleSetError> {
+    crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES).map_err(|e| RuleSetError {
+        errors: vec![RuleError {
+            file: path.display().to_string(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read: {e}"),
+        }],
+    })
+}
+
 impl RuleSet {
     /// Loads a rule file: a regular file of at most [`MAX_RULE_FILE_BYTES`],
     /// UTF-8 TOML. Test payload files are resolved next to it.
@@ -862,18 +876,7 @@ impl RuleSet {
     /// Every problem found, each with file, line and column; the file is
     /// refused whole.
     pub fn load(path: &Path) -> Result<RuleSet, RuleSetError> {
-        let bytes =
-            crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES).map_err(|e| {
-                RuleSetError {
-                    errors: vec![RuleError {
-                        file: path.display().to_string(),
-                        line: 0,
-                        column: 0,
-                        message: format!("cannot read: {e}"),
-                    }],
-                }
-            })?;
-        Self::from_bytes(bytes, path)
+        Self::from_bytes(read_rule_file(path)?, path)
     }
 
     /// [`RuleSet::load`] without the test cases ([`RuleSet::rules_from_bytes`]):
@@ -884,18 +887,7 @@ impl RuleSet {
     /// # Errors
     /// As [`RuleSet::load`], less the test cases' errors.
     pub fn load_rules(path: &Path) -> Result<RuleSet, RuleSetError> {
-        let bytes =
-            crate::transcript::fsread::read_capped(path, MAX_RULE_FILE_BYTES).map_err(|e| {
-                RuleSetError {
-                    errors: vec![RuleError {
-                        file: path.display().to_string(),
-                        line: 0,
-                        column: 0,
-                        message: format!("cannot read: {e}"),
-                    }],
-                }
-            })?;
-        Self::rules_from_bytes(bytes, path)
+        Self::rules_from_bytes(read_rule_file(path)?, path)
     }
 
     /// [`RuleSet::load`] of a file already read (`bytes`, at most
