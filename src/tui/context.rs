@@ -523,7 +523,9 @@ impl EventDecision {
     /// line is written (the first turn starting after `after_line`); any
     /// other event fires after what it follows (the last turn starting at
     /// or before it). `None` when the session has no such turn (it was cut
-    /// or rewritten since). One pass over the turns, then a binary search
+    /// or rewritten since), or when the decision was logged outside
+    /// [`hookscope_core::hooks::decisions::live_window`] of that turn's
+    /// time (a payload replayed into the hook). One pass over the turns, then a binary search
     /// each (the Decisions message is applied on the UI thread).
     pub fn place_all(
         decisions: &mut [EventDecision],
@@ -555,7 +557,13 @@ impl EventDecision {
                 next.checked_sub(1)
                     .and_then(|k| starts.get(k))
                     .map(|&(_, i)| i)
-            };
+            }
+            // Logged far from its turn's time: a payload replayed by hand
+            // into the hook, not the live hook then.
+            .filter(|&t| {
+                d.logged
+                    .logged_near(session.turns.get(t).and_then(|turn| turn.timestamp))
+            });
         }
     }
 }

@@ -35,11 +35,14 @@ impl Component for DiagnosticsOverlay {
     fn event(&mut self, action: Action, ctx: &mut Ctx) -> EventState {
         match delta_of(action, inner_rows(self.area)) {
             Some(delta) => {
-                let visible = usize::from(self.area.height.saturating_sub(2)).max(1);
-                self.scroll = self
-                    .scroll
-                    .saturating_add_signed(delta)
-                    .min(ctx.diagnostics.len().saturating_sub(visible));
+                // Far enough that the last diagnostics fill the pane, each
+                // wrapped to its rows.
+                let last = last_page_start(
+                    &ctx.diagnostics,
+                    usize::from(self.area.width.saturating_sub(2)),
+                    usize::from(self.area.height.saturating_sub(2)),
+                );
+                self.scroll = self.scroll.saturating_add_signed(delta).min(last);
                 EventState::Consumed
             }
             None => EventState::NotConsumed,
@@ -94,6 +97,32 @@ impl Component for DiagnosticsOverlay {
     }
 }
 
+/// The rows a diagnostic takes wrapped to `width` cells as [`Paragraph`]
+/// wraps it when drawn (at word boundaries; at least one).
+fn rows_of<T: std::fmt::Display>(d: &T, width: usize) -> usize {
+    let width = u16::try_from(width.max(1)).unwrap_or(u16::MAX);
+    Paragraph::new(d.to_string())
+        .wrap(Wrap { trim: false })
+        .line_count(width)
+        .max(1)
+}
+
+/// The first diagnostic of the last screenful: the smallest scroll from
+/// which the rest fit in `height` rows of `width` cells (the last one alone
+/// when even it does not fit).
+fn last_page_start<T: std::fmt::Display>(diagnostics: &[T], width: usize, height: usize) -> usize {
+    let mut rows = 0;
+    let mut start = diagnostics.len();
+    for (i, d) in diagnostics.iter().enumerate().rev() {
+        rows += rows_of(d, width);
+        if rows > height {
+            break;
+        }
+        start = i;
+    }
+    start.min(diagnostics.len().saturating_sub(1))
+}
+
 /// Where the overlay is in the list, for its bottom border, as the other
 /// panes say it: ` 10-18/34 ` (diagnostics `first..=last`, 1-based, whole on screen
 /// when each is wrapped to `width` cells in `height` rows); `None` when
@@ -111,8 +140,7 @@ fn shown_of<T: std::fmt::Display>(
     let mut rows = 0;
     let mut last = scroll;
     for d in diagnostics.iter().skip(scroll) {
-        let cells = unicode_width::UnicodeWidthStr::width(d.to_string().as_str()).max(1);
-        rows += cells.div_ceil(width);
+        rows += rows_of(d, width);
         if rows > height {
             break;
         }
@@ -142,5 +170,28 @@ mod tests {
         // All on screen: nothing to say.
         assert_eq!(shown_of(&d, 0, 100, 4), None);
         assert_eq!(shown_of(&Vec::<String>::new(), 0, 10, 4), None);
+    }
+
+    /// Scrolling stops where the last diagnostics fill the pane, counted in
+    /// wrapped rows (it stopped at `len - rows`, so long entries at 80
+    /// columns left the last ones out of reach).
+    #[test]
+    fn the_last_diagnostics_can_be_reached() {
+        use super::last_page_start;
+        let d: Vec<String> = [
+            "a".repeat(10),
+            "b".repeat(25),
+            "c".repeat(5),
+            "d".repeat(15),
+        ]
+        .into_iter()
+        .collect();
+        // 10 columns, 4 rows: d (2 rows) + c (1) fit, b (3) does not.
+        assert_eq!(last_page_start(&d, 10, 4), 2);
+        assert_eq!(shown_of(&d, 2, 10, 4).as_deref(), Some(" 3-4/4 "));
+        // One row: the last alone, cut.
+        assert_eq!(last_page_start(&d, 10, 1), 3);
+        assert_eq!(last_page_start(&d, 100, 10), 0);
+        assert_eq!(last_page_start(&Vec::<String>::new(), 10, 4), 0);
     }
 }

@@ -207,6 +207,29 @@ fn event_decision(
     }
 }
 
+/// A Stop decision logged days after its turn (turn 3's Stop payload
+/// piped into `hookscope hook` by hand: the whole file was written then,
+/// so it lands after the last line) is not the live hook's: no turn gets
+/// it, no `§`.
+#[test]
+fn an_event_decision_logged_days_later_marks_no_turn() {
+    let mut app = opened(C8);
+    let mut late = event_decision("Stop", "block", "late-stop", 100);
+    late.logged.time = "2026-12-06T16:00:00.000Z".into();
+    app.apply(Msg::Decisions {
+        index: 0,
+        decisions: Default::default(),
+        events: vec![
+            late,
+            event_decision("Stop", "block", "tests-before-stop", 100),
+        ],
+    });
+    let turns: Vec<Option<usize>> = app.ctx.event_decisions.iter().map(|d| d.in_turn).collect();
+    assert_eq!(turns, [None, Some(2)]);
+    let screen = render(&mut app, 160, 48);
+    assert_eq!(screen.matches("§ block on Stop").count(), 1, "{screen}");
+}
+
 /// c8's first turn ends with a Stop (anchored at line 57) and its third
 /// opens with a prompt on line 82: a Stop decision logged when the file
 /// held 57 lines belongs to turn 1, a UserPromptSubmit decision logged

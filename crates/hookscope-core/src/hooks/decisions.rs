@@ -577,8 +577,14 @@ impl Logged {
     /// outside [`live_window`] around the call's time (`called`, the
     /// `tool_use` line's timestamp) is not the live hook's on that call.
     pub fn is_on(&self, call_digest: Option<&str>, called: Option<DateTime<Utc>>) -> bool {
-        digest_agrees(self.digest.as_deref(), &self.agent, call_digest)
-            && in_live_window(parse_time(&self.time), called)
+        digest_agrees(self.digest.as_deref(), &self.agent, call_digest) && self.logged_near(called)
+    }
+
+    /// Whether this decision was logged within [`live_window`] of `at` (a
+    /// call's time, or the turn an event that is not a call is placed in);
+    /// either time unknown: it was.
+    pub fn logged_near(&self, at: Option<DateTime<Utc>>) -> bool {
+        in_live_window(parse_time(&self.time), at)
     }
 
     /// Sets [`Logged::rules_now`] by hashing the rule file now (read as
