@@ -500,6 +500,31 @@ fn match_with_no_handler_says_where_it_looked() {
         out.ends_with(&line),
         "missing {line:?} at the end of:\n{out}"
     );
+    // Run from the home folder: the user and project files are one file,
+    // named once.
+    let home = dir.path().join("home");
+    let claude = home.join(".claude").display().to_string();
+    let home = home.display().to_string();
+    let (code, out, _) = run(&[
+        "hooks",
+        "--match",
+        "PreToolUse",
+        "Bash",
+        "--cwd",
+        &home,
+        "--config-dir",
+        &claude,
+        "--managed",
+        &paths[0],
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.ends_with(&format!(
+            "(looked for {}, {claude}/settings.json, {claude}/settings.local.json)\n",
+            paths[0]
+        )),
+        "{out}"
+    );
 
     let (code, out, _) = run(&["hooks", "--match", "Stop", "", "--settings", C2]);
     assert_eq!(code, Some(0));

@@ -46,11 +46,7 @@ impl ReplayPane {
         let found: Vec<&settings::SettingsFile> = config.files.iter().filter(|f| f.found).collect();
         if found.is_empty() {
             out.push(Line::from(Span::styled("Your hooks", theme.heading())));
-            let looked: Vec<String> = config
-                .files
-                .iter()
-                .map(|f| f.path.display().to_string())
-                .collect();
+            let looked = settings::looked_for(&config.files);
             out.push(Line::from(Span::styled(
                 format!(
                     "  no settings file found (looked for {}); {}",

@@ -218,11 +218,7 @@ impl MatchReport {
                 .map(|f| f.path.display().to_string())
                 .collect();
             if found.is_empty() {
-                let looked: Vec<String> = self
-                    .files
-                    .iter()
-                    .map(|f| f.path.display().to_string())
-                    .collect();
+                let looked = crate::hooks::settings::looked_for(&self.files);
                 out.push(format!(
                     "  no handler is configured for {}: no settings file found (looked for {})",
                     self.event,

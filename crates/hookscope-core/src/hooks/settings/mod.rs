@@ -581,6 +581,17 @@ impl Permissions {
     }
 }
 
+/// The paths of `files` as shown to a user, each once (run from the home
+/// folder, the user and project layers name the same file), in load order.
+pub fn looked_for(files: &[SettingsFile]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    files
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .filter(|p| seen.insert(p.clone()))
+        .collect()
+}
+
 impl HookConfig {
     /// `#N file:line (layer)` of the handler at `index` (0-based; `#N`
     /// alone when there is none): how plans, reports and previews name a
