@@ -175,6 +175,7 @@ impl App {
             decisions: std::sync::Arc::default(),
             event_decisions: std::sync::Arc::default(),
             backtest_here: std::sync::Arc::default(),
+            backtest_lines: std::sync::Arc::default(),
             rules: Default::default(),
             against: Default::default(),
             against_settings: Vec::new(),
@@ -719,6 +720,7 @@ impl App {
                         self.overlay = None;
                         self.list.select(index, &self.ctx);
                         self.open_session(index);
+                        self.keep_backtest_matches(index);
                         self.timeline.filter.clear();
                         // `line:N`, as `--at` spells it (no tool_use_id does).
                         self.pending_jump = Some((index, At::Line(line).to_string()));
@@ -730,23 +732,37 @@ impl App {
     }
 
     /// After a jump from the backtest list to session `index`: its matches
-    /// on calls, for Detail ([`Ctx::backtest_here`]); any other jump or
-    /// open: none.
+    /// on calls and on main-thread lines, for Detail
+    /// ([`Ctx::backtest_here`], [`Ctx::backtest_lines`]); any other jump
+    /// or open: none.
     fn keep_backtest_matches(&mut self, index: usize) {
         let mut here: std::collections::HashMap<
             String,
             Vec<(String, hookscope_core::hooks::replay::Example)>,
         > = std::collections::HashMap::new();
+        let mut lines: std::collections::HashMap<
+            usize,
+            Vec<(String, hookscope_core::hooks::replay::Example)>,
+        > = std::collections::HashMap::new();
         if self.back_to == Some(BackTo::Backtest) {
             for m in self.backtest.matches.iter().filter(|m| m.index == index) {
+                let entry = (m.rule.clone(), m.example.clone());
                 if let Some(id) = &m.example.tool_use_id {
-                    here.entry(id.clone())
-                        .or_default()
-                        .push((m.rule.clone(), m.example.clone()));
+                    here.entry(id.clone()).or_default().push(entry);
+                } else if let Some(line) = m
+                    .example
+                    .at
+                    .as_deref()
+                    .and_then(|at| at.strip_prefix("line:"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    // Main-thread lines only (`line:agent-<id>:N` does not parse).
+                    lines.entry(line).or_default().push(entry);
                 }
             }
         }
         self.ctx.backtest_here = std::sync::Arc::new(here);
+        self.ctx.backtest_lines = std::sync::Arc::new(lines);
     }
 
     /// Where a jump made now comes from, for `Esc` to go back to: the Calls
@@ -775,6 +791,7 @@ impl App {
             self.ctx.decisions = std::sync::Arc::default();
             self.ctx.event_decisions = std::sync::Arc::default();
             self.ctx.backtest_here = std::sync::Arc::default();
+            self.ctx.backtest_lines = std::sync::Arc::default();
             self.timeline.reset();
             self.ctx.requests.push(Request::Open(index));
         } else {

@@ -493,6 +493,11 @@ pub struct Ctx {
     /// backtest list opened (`B`, then `Enter`): `(rule, match)` by
     /// `tool_use_id`, for Detail's "Backtest" section. Emptied when
     /// another session is opened.
+    /// The same for the matches not on a call (a Stop, a prompt), by the
+    /// main-thread line their `at` names (`line:N`).
+    pub backtest_lines: Arc<
+        std::collections::HashMap<usize, Vec<(String, hookscope_core::hooks::replay::Example)>>,
+    >,
     pub backtest_here: Arc<
         std::collections::HashMap<String, Vec<(String, hookscope_core::hooks::replay::Example)>>,
     >,

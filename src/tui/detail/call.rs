@@ -83,23 +83,7 @@ pub(super) fn call_lines(
     }
     out.push(Line::default());
     if let Some(matches) = ctx.backtest_here.get(&record.tool_use_id) {
-        // The backtest list this call was reached from: what each rule
-        // would do here (`r` shows every rule's why).
-        out.push(heading("Backtest (B) — r: the whys", theme));
-        for (rule, m) in matches {
-            out.push(Line::from(vec![
-                Span::styled(
-                    format!("{} ", crate::tui::backtest::mark(m)),
-                    if m.verdict == "block" {
-                        theme.error()
-                    } else {
-                        theme.kind()
-                    },
-                ),
-                Span::raw(format!("{} · {rule}", m.event.as_str())),
-            ]));
-        }
-        out.push(Line::default());
+        out.extend(backtest_section(matches, theme));
     }
     for h in hooks {
         out.push(heading(&format!("Hook {}", h.event_name()), theme));
@@ -499,5 +483,31 @@ pub(super) fn decision_lines(
             theme.error(),
         )));
     }
+    out
+}
+
+/// The backtest list's matches on what Detail shows (a call, or the line
+/// of an event that is not one), when it was reached from that list: what
+/// each rule would do there (`r` shows every rule's why), then a blank
+/// line.
+pub(super) fn backtest_section(
+    matches: &[(String, hookscope_core::hooks::replay::Example)],
+    theme: &crate::tui::theme::Theme,
+) -> Vec<Line<'static>> {
+    let mut out = vec![heading("Backtest (B) — r: the whys", theme)];
+    for (rule, m) in matches {
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("{} ", crate::tui::backtest::mark(m)),
+                if m.verdict == "block" {
+                    theme.error()
+                } else {
+                    theme.kind()
+                },
+            ),
+            Span::raw(format!("{} · {rule}", m.event.as_str())),
+        ]));
+    }
+    out.push(Line::default());
     out
 }

@@ -140,14 +140,26 @@ fn lines(b: &mut Build<'_>, subject: Subject) -> Vec<Line<'static>> {
                 let hooks = super::timeline::hooks_of_item(session, item);
                 call_lines(b, session, tree, thread, record, &hooks)
             }
-            Some(event) => match super::timeline::hook_of_item(session, item) {
-                Some(h) => {
-                    let mut out = vec![heading(&format!("Hook {}", h.event_name()), theme)];
-                    out.extend(hook_lines(h, session, thread, theme));
-                    out
+            Some(event) => {
+                // Reached from a backtest match on this line (a Stop, a
+                // prompt): what the rules would do here, first.
+                let mut out = match thread {
+                    Thread::Main => ctx
+                        .backtest_lines
+                        .get(&event.line())
+                        .map(|m| call::backtest_section(m, theme))
+                        .unwrap_or_default(),
+                    Thread::Sub(_) => Vec::new(),
+                };
+                match super::timeline::hook_of_item(session, item) {
+                    Some(h) => {
+                        out.push(heading(&format!("Hook {}", h.event_name()), theme));
+                        out.extend(hook_lines(h, session, thread, theme));
+                    }
+                    None => out.extend(event_lines(b, event)),
                 }
-                None => event_lines(b, event),
-            },
+                out
+            }
             None => Vec::new(),
         },
     }

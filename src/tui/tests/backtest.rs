@@ -120,6 +120,19 @@ fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
     assert_eq!(app.overlay, None);
     assert_eq!(app.focus, Pane::Timeline);
     assert_eq!(selected_line(&app), 75);
+    // Its Detail says what the rule would do at that Stop.
+    let first = app.backtest.matches[0].clone();
+    key(&mut app, KeyCode::Enter);
+    let detail = detail_text(&app);
+    let at = detail
+        .iter()
+        .position(|l| l == "── Backtest (B) — r: the whys ──")
+        .unwrap_or_else(|| panic!("{detail:?}"));
+    assert_eq!(
+        detail.get(at + 1).map(String::as_str),
+        Some(format!("{} Stop · stop", crate::tui::backtest::mark(&first.example)).as_str())
+    );
+    key(&mut app, KeyCode::Esc);
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
