@@ -450,6 +450,21 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     {
         errln!("{note}");
     }
+    if shown == 0
+        && let Some(d) = &query.decided
+        && !d.calls.is_empty()
+    {
+        // The log names calls, yet none is here: say where they may be.
+        errln!(
+            "the decision log names {} for {}; none is among these (other filters or sessions, or a decision logged far from its call's time: a payload replayed into the hook; `hookscope hooks --decisions` lists them)",
+            crate::words::plural(d.calls.len(), "call"),
+            if d.rule == "*" {
+                "any rule".to_string()
+            } else {
+                format!("rule {}", d.rule)
+            }
+        );
+    }
     let legend = legend(&result.records);
     if !legend.is_empty() {
         errln!("{legend}");

@@ -1337,6 +1337,17 @@ fn find_decided_by_keeps_the_calls_the_log_names() {
             "index {index}"
         );
     }
+    // The table says where the logged call may be.
+    let out = hookscope()
+        .env("XDG_STATE_HOME", &state)
+        .args(["find", "tests/corpus/real-cc-2.1.332"])
+        .args(["--tool-name", "Bash", "--decided-by", "no-rm-rf"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "0 records\nthe decision log names 1 call for rule no-rm-rf; none is among these (other filters or sessions, or a decision logged far from its call's time: a payload replayed into the hook; `hookscope hooks --decisions` lists them)\n"
+    );
     // Logged when the call was made (2026-11-29T18:00:06.896Z): it is.
     stamp_log(&state, "2026-11-29T18:00:06.950Z");
     for index in [false, true] {
