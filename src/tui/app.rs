@@ -1002,13 +1002,27 @@ impl App {
             }
         }
         status_bar::draw(frame, areas.status, ctx, &self.status());
-        match self.overlay {
-            Some(Overlay::Help) => self.help.draw(frame, areas.main, ctx, true),
-            Some(Overlay::Diagnostics) => self.diagnostics.draw(frame, areas.main, ctx, true),
-            Some(Overlay::Replay) => self.replay.draw(frame, areas.main, ctx, true),
-            Some(Overlay::Backtest) => self.backtest.draw(frame, areas.main, ctx, true),
-            Some(Overlay::EveryEvent) => self.every_event.draw(frame, areas.main, ctx, true),
-            None => {}
+        if self.overlay == Some(Overlay::Help)
+            && let Some(under) = self.help_over
+        {
+            // The list or pane the help was opened over stays in sight
+            // around it.
+            self.draw_overlay(frame, under, areas.main, false);
+        }
+        if let Some(o) = self.overlay {
+            self.draw_overlay(frame, o, areas.main, true);
+        }
+    }
+
+    /// Draws overlay `o` in `main`.
+    fn draw_overlay(&self, frame: &mut Frame, o: Overlay, main: Rect, focused: bool) {
+        let ctx = &self.ctx;
+        match o {
+            Overlay::Help => self.help.draw(frame, main, ctx, focused),
+            Overlay::Diagnostics => self.diagnostics.draw(frame, main, ctx, focused),
+            Overlay::Replay => self.replay.draw(frame, main, ctx, focused),
+            Overlay::Backtest => self.backtest.draw(frame, main, ctx, focused),
+            Overlay::EveryEvent => self.every_event.draw(frame, main, ctx, focused),
         }
     }
 }

@@ -302,3 +302,28 @@ fn backtest_title_fits_80_columns() {
         "{wide}"
     );
 }
+
+/// `?` over the backtest list draws the help above the list, which stays in
+/// sight around it (it was replaced by the three panes).
+#[test]
+fn help_over_the_backtest_list_keeps_the_list_in_sight() {
+    let mut app = app_for(CORPUS);
+    app.ctx.rules = crate::tui::context::Rules::load(std::path::Path::new(EXAMPLE_RULES));
+    key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
+    key(&mut app, KeyCode::Char('?'));
+    assert_eq!(app.overlay, Some(Overlay::Help));
+    let screen = render(&mut app, 160, 40);
+    let top = screen.lines().next().unwrap_or_default();
+    assert!(
+        top.starts_with("┏ Backtest — Enter jump, Esc close"),
+        "{screen}"
+    );
+    assert!(top.contains("┏ Help — Esc/q/? to close"), "{screen}");
+    // The rows to the left of the help box.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("┃block new 7843a96e PreToolUse")),
+        "{screen}"
+    );
+}
