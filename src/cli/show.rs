@@ -206,7 +206,7 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     // The main thread's firings that are not on a call and acted (a Stop
     // block, added context, a failure), in line order among the calls of
     // their turn. A rejected prompt's block is in its header already.
-    let firings: Vec<(usize, usize, String)> = loaded
+    let mut firings: Vec<(usize, usize, String)> = loaded
         .lines
         .hook_activity
         .iter()
@@ -222,12 +222,8 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
                 format!("  ⚑ {}: {}", h.event_name(), mask(&h.what(120))),
             )
         })
-        .collect::<Vec<_>>();
-    let firings = {
-        let mut f = firings;
-        f.sort_by_key(|(t, l, _)| (*t, *l));
-        f
-    };
+        .collect();
+    firings.sort_by_key(|(t, l, _)| (*t, *l));
     let next_firing = std::cell::Cell::new(0);
     // Prints the firings not printed yet that come before (turn, line).
     let firings_before = |turn: usize, line: usize| {

@@ -736,14 +736,8 @@ impl App {
     /// ([`Ctx::backtest_here`], [`Ctx::backtest_lines`]); any other jump
     /// or open: none.
     fn keep_backtest_matches(&mut self, index: usize) {
-        let mut here: std::collections::HashMap<
-            String,
-            Vec<(String, hookscope_core::hooks::replay::Example)>,
-        > = std::collections::HashMap::new();
-        let mut lines: std::collections::HashMap<
-            usize,
-            Vec<(String, hookscope_core::hooks::replay::Example)>,
-        > = std::collections::HashMap::new();
+        let mut here = super::context::BacktestOn::<String>::new();
+        let mut lines = super::context::BacktestOn::<usize>::new();
         if self.back_to == Some(BackTo::Backtest) {
             for m in self.backtest.matches.iter().filter(|m| m.index == index) {
                 let entry = (m.rule.clone(), m.example.clone());

@@ -493,15 +493,16 @@ pub struct Ctx {
     /// backtest list opened (`B`, then `Enter`): `(rule, match)` by
     /// `tool_use_id`, for Detail's "Backtest" section. Emptied when
     /// another session is opened.
+    pub backtest_here: Arc<BacktestOn<String>>,
     /// The same for the matches not on a call (a Stop, a prompt), by the
     /// main-thread line their `at` names (`line:N`).
-    pub backtest_lines: Arc<
-        std::collections::HashMap<usize, Vec<(String, hookscope_core::hooks::replay::Example)>>,
-    >,
-    pub backtest_here: Arc<
-        std::collections::HashMap<String, Vec<(String, hookscope_core::hooks::replay::Example)>>,
-    >,
+    pub backtest_lines: Arc<BacktestOn<usize>>,
 }
+
+/// The backtest list's matches by where they are (a `tool_use_id`, a
+/// line): `(rule, match)` each.
+pub type BacktestOn<K> =
+    std::collections::HashMap<K, Vec<(String, hookscope_core::hooks::replay::Example)>>;
 
 /// A logged decision on an event that is not a call (Stop, SubagentStop,
 /// UserPromptSubmit, …), placed in the open session by the transcript's

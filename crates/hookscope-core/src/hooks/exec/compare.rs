@@ -132,18 +132,15 @@ pub fn then_of(event: &str, activity: &[&HookActivity], permission: Option<&Valu
         .and_then(|h| h.exit_code)
         .filter(|c| *c != 0)
         .map_or(String::new(), |c| format!(" (exit {c})"));
+    // A rejection the record puts on a hook: from `source: hook` a block,
+    // else (`reasonCode: hook:…` from `config`) an ask `-p` could not put.
     let by_permission = permission.and_then(|d| {
-        let get = |k: &str| d.get(k).and_then(Value::as_str);
-        if get("decision") != Some("reject") {
-            return None;
-        }
-        if get("source") == Some("hook") {
-            Some(Seen::Blocked)
-        } else if get("reasonCode").is_some_and(|c| c.starts_with("hook:")) {
-            Some(Seen::Asked)
+        crate::transcript::hook_activity::rejected_by_hook(d)?;
+        Some(if d.get("source").and_then(Value::as_str) == Some("hook") {
+            Seen::Blocked
         } else {
-            None
-        }
+            Seen::Asked
+        })
     });
     let Some(h) = strongest else {
         return match by_permission {

@@ -274,8 +274,8 @@ pub(super) fn call_id_of(p: &Payload) -> Option<&str> {
 /// `block` at `p` takes (docs/replay.md "Blocked then, or new"):
 /// * before a call ran (PreToolUse, PermissionRequest): a hook blocked the
 ///   call (a [`HookAction::Blocked`] PreToolUse/PermissionRequest firing,
-///   or a `permissionDecision` rejection a hook caused: a `deny`, or an
-///   `ask` that no one could answer);
+///   which a `permissionDecision` rejection a hook caused also is: a
+///   `deny`, or an `ask` that no one could answer);
 /// * after it ran (PostToolUse, PostToolUseFailure): a hook objected
 ///   ([`HookAction::Flagged`]);
 /// * any other event: a [`HookAction::Blocked`] firing of that event at
@@ -302,18 +302,12 @@ fn blocked_then(session: &Session, p: &Payload) -> Option<bool> {
             h.after_call() && matches!(h.action, HookAction::Flagged | HookAction::Blocked)
         }));
     }
-    let by_hook = session
-        .thread_lines(thread)
-        .permission_decisions
-        .get(id)
-        .is_some_and(|d| crate::transcript::hook_activity::rejected_by_hook(d).is_some());
-    Some(
-        by_hook
-            || firings.any(|h| {
-                h.action == HookAction::Blocked
-                    && h.event.as_ref().is_some_and(EventKey::before_call)
-            }),
-    )
+    // A rejection the call's `permissionDecision` puts on a hook (a deny,
+    // an ask no one answered) is a blocked firing already
+    // (`HookLog::on_permission_reject`).
+    Some(firings.any(|h| {
+        h.action == HookAction::Blocked && h.event.as_ref().is_some_and(EventKey::before_call)
+    }))
 }
 
 /// What rule `r` reads of the history (`None`: nothing; `prompt` alone

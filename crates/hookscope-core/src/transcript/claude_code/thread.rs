@@ -429,7 +429,8 @@ impl Thread {
             self.diag(line_no, "tool_result without tool_use_id".to_string());
             return;
         };
-        if let Some(decision) = v.get("permissionDecision").filter(|d| d.is_object()) {
+        let decision = v.get("permissionDecision").filter(|d| d.is_object());
+        if let Some(decision) = decision {
             self.lines
                 .permission_decisions
                 .insert(id.to_string(), decision.clone());
@@ -454,9 +455,8 @@ impl Thread {
             let mut hooks = std::mem::take(&mut self.hooks);
             let at = self.hook_at(line_no, v, timestamp, Some(id));
             hooks.on_tool_result(id, &text, &at);
-            if let Some(event) = v
-                .get("permissionDecision")
-                .and_then(crate::transcript::hook_activity::rejected_by_hook)
+            if let Some(event) =
+                decision.and_then(crate::transcript::hook_activity::rejected_by_hook)
             {
                 hooks.on_permission_reject(id, event, &text, &at);
             }
