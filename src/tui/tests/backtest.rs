@@ -11,6 +11,16 @@ fn ats_of(app: &App) -> Vec<Option<String>> {
         .collect()
 }
 
+/// The first row of Detail's `Backtest (B)` section (panics without one).
+fn backtest_row(app: &App) -> String {
+    let detail = detail_text(app);
+    let at = detail
+        .iter()
+        .position(|l| l == "── Backtest (B) — r: the whys ──")
+        .unwrap_or_else(|| panic!("{detail:?}"));
+    detail.get(at + 1).cloned().unwrap_or_default()
+}
+
 #[test]
 fn backtest_lists_would_be_blocks_and_enter_jumps() {
     let mut app = app_for(CORPUS);
@@ -64,20 +74,12 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
     // Its Detail says what the backtest's rules would do there.
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Pane::Detail);
-    let detail = detail_text(&app);
-    let at = detail
-        .iter()
-        .position(|l| l == "── Backtest (B) — r: the whys ──")
-        .unwrap_or_else(|| panic!("{detail:?}"));
     assert_eq!(
-        detail.get(at + 1).map(String::as_str),
-        Some(
-            format!(
-                "{} PreToolUse · {}",
-                crate::tui::backtest::mark(&first.example),
-                first.rule
-            )
-            .as_str()
+        backtest_row(&app),
+        format!(
+            "{} PreToolUse · {}",
+            crate::tui::backtest::mark(&first.example),
+            first.rule
         )
     );
     // A session opened otherwise has no such section.
@@ -123,14 +125,9 @@ fn backtest_enter_on_a_stop_block_jumps_to_its_line() {
     // Its Detail says what the rule would do at that Stop.
     let first = app.backtest.matches[0].clone();
     key(&mut app, KeyCode::Enter);
-    let detail = detail_text(&app);
-    let at = detail
-        .iter()
-        .position(|l| l == "── Backtest (B) — r: the whys ──")
-        .unwrap_or_else(|| panic!("{detail:?}"));
     assert_eq!(
-        detail.get(at + 1).map(String::as_str),
-        Some(format!("{} Stop · stop", crate::tui::backtest::mark(&first.example)).as_str())
+        backtest_row(&app),
+        format!("{} Stop · stop", crate::tui::backtest::mark(&first.example))
     );
     key(&mut app, KeyCode::Esc);
     key_mod(&mut app, KeyCode::Char('B'), KeyModifiers::SHIFT);
