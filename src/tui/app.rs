@@ -710,7 +710,7 @@ impl App {
                         self.list.select(index, &self.ctx);
                         self.open_session(index);
                         self.keep_backtest_matches(index);
-                        self.timeline.filter.clear();
+                        self.timeline.show_every_row();
                         self.pending_jump = Some((index, tool_use_id));
                         self.finish_jump();
                     }
@@ -721,7 +721,7 @@ impl App {
                         self.list.select(index, &self.ctx);
                         self.open_session(index);
                         self.keep_backtest_matches(index);
-                        self.timeline.filter.clear();
+                        self.timeline.show_every_row();
                         // `line:N`, as `--at` spells it (no tool_use_id does).
                         self.pending_jump = Some((index, At::Line(line).to_string()));
                         self.finish_jump();

@@ -658,6 +658,13 @@ struct RowTexts {
 }
 
 impl TimelinePane {
+    /// Drops the filter and `H` (hook activity only), so a jump to any
+    /// call or line of the session lands on a row that is shown.
+    pub fn show_every_row(&mut self) {
+        self.filter.clear();
+        self.hooks_only = false;
+    }
+
     /// Forgets the previous session (a new one is being opened).
     pub fn reset(&mut self) {
         *self = TimelinePane {

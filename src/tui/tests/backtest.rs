@@ -71,6 +71,19 @@ fn backtest_lists_would_be_blocks_and_enter_jumps() {
         .selected_call(&app.ctx)
         .map(|c| c.tool_use_id.clone());
     assert_eq!(selected, first.example.tool_use_id);
+    // Back in the list, `H` on in the open session (its rows hide that
+    // call), Enter again: the jump shows every row and lands on the call.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Some(Overlay::Backtest));
+    app.timeline.hooks_only = true;
+    key(&mut app, KeyCode::Enter);
+    assert!(!app.timeline.hooks_only);
+    assert_eq!(
+        app.timeline
+            .selected_call(&app.ctx)
+            .map(|c| c.tool_use_id.clone()),
+        first.example.tool_use_id
+    );
     // Its Detail says what the backtest's rules would do there.
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Pane::Detail);
