@@ -438,6 +438,38 @@ fn prefiltered_backtest_equals_full_on_the_corpus_example_rules() {
     );
 }
 
+/// A set with a rule the line filter cannot narrow (a Stop rule) beside a
+/// narrowed one: where the Stop rule may match, the session is loaded and
+/// its candidate calls come from its loaded calls; where it cannot (its
+/// `prompt` needle occurs nowhere), the lines are read for candidates and
+/// a session without one is skipped, exactly as with the narrowed rule
+/// alone. Both give what loading every session gives.
+#[test]
+fn a_rule_left_whole_beside_a_narrowed_one_changes_no_verdict() {
+    let narrowed = "[[rules]]\nid = \"rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprogram = \"rm\"\n";
+    let alone = RuleSet::parse(narrowed, "r.toml").expect("rules");
+    let with = |prompt: &str| {
+        RuleSet::parse(
+            &format!("{narrowed}[[rules]]\nid = \"s\"\nevents = \"Stop\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprompt = '{prompt}'\n"),
+            "r.toml",
+        )
+        .expect("rules")
+    };
+    let (alone_bt, _) = assert_prefilter_is_exact(&alone);
+    // A prompt no session holds: the same sessions skipped as the rm rule
+    // alone, the same verdicts.
+    let (never, _) = assert_prefilter_is_exact(&with("zqxjzqxj"));
+    assert_eq!(never.skipped, alone_bt.skipped);
+    assert_eq!(never.rules[0], alone_bt.rules[0]);
+    assert!(alone_bt.skipped > 0);
+    assert_eq!(alone_bt.combined.get("block"), Some(&7));
+    // A prompt every session may hold: nothing skipped by the rm rule's
+    // lines, its verdicts unchanged.
+    let (always, _) = assert_prefilter_is_exact(&with("."));
+    assert_eq!(always.rules[0].counts, alone_bt.rules[0].counts);
+    assert_eq!(always.rules[0].examples, alone_bt.rules[0].examples);
+}
+
 /// Prefilters built once and run one session at a time (the TUI's
 /// backtest) give, session by session, what `backtest_refs` gives for that
 /// session alone; merged, the whole run's counts (the example set over the

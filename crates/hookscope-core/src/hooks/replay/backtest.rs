@@ -1118,6 +1118,20 @@ impl LineFilter {
         })
     }
 
+    /// Adds the `tool_use_id` of each candidate call of a loaded `session`
+    /// (main thread and subagents) to `ids`: the test [`Self::candidate_ids`]
+    /// makes on a candidate line's blocks, made on each call's recorded
+    /// name and `input` (re-serialized), with no line to parse again and no
+    /// escape to guard against (the input is decoded).
+    pub fn candidate_calls(&self, session: &Session, ids: &mut HashSet<String>) {
+        for (_, rec) in session.all_tool_calls() {
+            let input = rec.call.raw().map(Value::to_string).unwrap_or_default();
+            if self.holds(rec.call.name().as_bytes(), input.as_bytes()) {
+                ids.insert(rec.tool_use_id.clone());
+            }
+        }
+    }
+
     /// Adds the `tool_use` block ids of `file`'s candidate lines to `ids`.
     /// `false` when a candidate line does not parse as a JSON object (a
     /// truncated line, bad bytes): the caller then evaluates the whole
@@ -1340,6 +1354,14 @@ impl Prefilters {
 
 /// One session of [`Prefilters::backtest`]: prefilter (`sessions`: none
 /// with [`Prefilter::Off`]), load, tally.
+///
+/// The files are read once for the needles ([`SessionFilter::find_in`]),
+/// and, when a [`LineFilter`] applies, for its candidate calls: in the
+/// same pass when every rule is narrowed; otherwise only when no rule of
+/// [`LineFilter::rest`] can match there (the session may then be skipped
+/// unloaded). A session that is loaded anyway takes its candidate calls
+/// from the loaded calls ([`LineFilter::candidate_calls`]), not from its
+/// lines parsed a second time.
 fn backtest_ref(
     r: &SessionRef,
     rules: &RuleSet,
@@ -1348,9 +1370,35 @@ fn backtest_ref(
 ) -> Backtest {
     let mut bt = Backtest::new(rules);
     bt.sessions = 1;
-    let load = |only: Option<&Narrowed<'_>>| match crate::transcript::load(r) {
+    // How a loaded session's events are narrowed.
+    enum Load<'a> {
+        Whole,
+        Possible(Vec<bool>),
+        Lines(Vec<bool>, &'a LineFilter, &'a HashSet<String>),
+        LoadedCalls(Vec<bool>, &'a LineFilter),
+    }
+    let load = |how: Load<'_>| match crate::transcript::load(r) {
         Ok(session) => {
-            let mut bt = backtest_calls(&session, rules, only);
+            let mut from_calls = HashSet::new();
+            let narrowed = match how {
+                Load::Whole => None,
+                Load::Possible(possible) => Some(Narrowed {
+                    possible,
+                    lines: None,
+                }),
+                Load::Lines(possible, filter, ids) => Some(Narrowed {
+                    possible,
+                    lines: Some((filter, ids)),
+                }),
+                Load::LoadedCalls(possible, filter) => {
+                    filter.candidate_calls(&session, &mut from_calls);
+                    Some(Narrowed {
+                        possible,
+                        lines: Some((filter, &from_calls)),
+                    })
+                }
+            };
+            let mut bt = backtest_calls(&session, rules, narrowed.as_ref());
             if let Some(d) = session.diagnostics.first() {
                 bt.with_diagnostics = 1;
                 bt.diagnostics.push(d.to_string());
@@ -1367,19 +1415,21 @@ fn backtest_ref(
         }
     };
     let Some(sessions) = sessions else {
-        return load(None);
+        return load(Load::Whole);
     };
+    let files = || std::iter::once(&r.path).chain(&r.subagent_files);
     // Each file in pieces of at most MAX_FILE_BYTES cut at line ends (one
     // piece for all but a heavy user's biggest sessions): which needles
-    // occur, and the candidate calls of its lines.
+    // occur, and (every rule narrowed) the candidate calls of its lines.
+    let same_pass = lines.filter(|f| f.rest_ids.is_empty());
     let mut found = sessions.nothing_found();
     let mut ids = HashSet::new();
     let mut parsed = true;
-    for p in std::iter::once(&r.path).chain(&r.subagent_files) {
+    for p in files() {
         let scanned =
             crate::transcript::fsread::scan_in_pieces(p, MAX_FILE_BYTES as usize, &mut |bytes| {
                 sessions.find_in(bytes, &mut found);
-                if let Some(filter) = lines {
+                if let Some(filter) = same_pass {
                     parsed &= filter.candidate_ids(bytes, &mut ids);
                 }
             });
@@ -1388,7 +1438,7 @@ fn backtest_ref(
             // A line longer than a piece, or a file the loader may still
             // cope with (a subagent file gone: a diagnostic): no
             // prefilter, the loader decides.
-            Ok(false) | Err(_) => return load(None),
+            Ok(false) | Err(_) => return load(Load::Whole),
         }
     }
     let possible = sessions.possible_given(&found);
@@ -1397,21 +1447,35 @@ fn backtest_ref(
         return bt;
     }
     let Some(filter) = lines else {
-        return load(Some(&Narrowed {
-            possible,
-            lines: None,
-        }));
+        return load(Load::Possible(possible));
     };
     let rest_may = filter
         .rest_ids
         .iter()
         .any(|&i| possible.get(i).copied().unwrap_or(true));
-    if parsed && ids.is_empty() && !rest_may {
+    if rest_may {
+        return load(Load::LoadedCalls(possible, filter));
+    }
+    if same_pass.is_none() {
+        // The candidate calls decide whether to load: read the lines.
+        for p in files() {
+            let scanned = crate::transcript::fsread::scan_in_pieces(
+                p,
+                MAX_FILE_BYTES as usize,
+                &mut |bytes| parsed &= filter.candidate_ids(bytes, &mut ids),
+            );
+            if !matches!(scanned, Ok(true)) {
+                return load(Load::Whole);
+            }
+        }
+    }
+    if parsed && ids.is_empty() {
         bt.skipped = 1;
         return bt;
     }
-    load(Some(&Narrowed {
-        possible,
-        lines: parsed.then_some((filter, &ids)),
-    }))
+    if parsed {
+        load(Load::Lines(possible, filter, &ids))
+    } else {
+        load(Load::Possible(possible))
+    }
 }
