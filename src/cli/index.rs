@@ -36,11 +36,16 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
     let terminal = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut said = false;
+    let mut said_waiting = false;
     let mut progress = |p: Progress| {
+        if p.waiting && !said_waiting && !terminal && p.bytes_total >= QUIET_SYNC_MAX {
+            said_waiting = true;
+            errln!("{}", waiting_notice(&p));
+        }
         if !terminal {
             // No bar off a terminal: one line when the sync is long enough
             // to be taken for a hang.
-            if !said && p.bytes_total >= QUIET_SYNC_MAX {
+            if !said && !p.waiting && p.bytes_total >= QUIET_SYNC_MAX {
                 said = true;
                 errln!("{}", sync_notice(&p));
             }
@@ -52,14 +57,23 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
         let bar = bar.get_or_insert_with(|| {
             let bar = indicatif::ProgressBar::new(p.bytes_total);
             if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "indexing {msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta})",
+                "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta})",
             ) {
                 bar.set_style(style.progress_chars("=> "));
             }
             bar
         });
+        // After a wait the sync plans again: fewer sessions may be left.
+        bar.set_length(p.bytes_total);
         bar.set_position(p.bytes_done);
-        bar.set_message(format!("{}/{} sessions", p.done, p.total));
+        bar.set_message(if p.waiting {
+            format!(
+                "another hookscope process is indexing: {}/{} sessions",
+                p.done, p.total
+            )
+        } else {
+            format!("indexing {}/{} sessions", p.done, p.total)
+        });
     };
     let out = f(&mut progress);
     if let Some(bar) = bar {
@@ -85,6 +99,18 @@ fn sync_notice(p: &Progress) -> String {
     )
 }
 
+/// The line a sync prints off a terminal when another process is indexing
+/// the same sessions: `hookscope: another hookscope process is indexing
+/// these sessions (12 of 855 done); waiting for it, then reusing its
+/// work`.
+fn waiting_notice(p: &Progress) -> String {
+    format!(
+        "hookscope: another hookscope process is indexing these sessions ({} of {} done); waiting for it, then reusing its work",
+        crate::words::thousands(p.done),
+        crate::words::thousands(p.total)
+    )
+}
+
 /// The `HOOKSCOPE_INDEX_STATS` line (see the module doc), when the
 /// variable is set and the question used the index.
 pub fn report(library: &Library, stats: Option<&SyncStats>) {
@@ -107,11 +133,21 @@ mod tests {
             total: 8794,
             bytes_done: 0,
             bytes_total: 4_692_000_000,
+            waiting: false,
         };
         assert_eq!(
             sync_notice(&p),
             "hookscope: indexing 8,794 sessions (4.37 GiB) before answering; later questions reuse the index"
         );
         assert!(p.bytes_total >= QUIET_SYNC_MAX);
+        let waiting = Progress {
+            done: 12,
+            waiting: true,
+            ..p
+        };
+        assert_eq!(
+            waiting_notice(&waiting),
+            "hookscope: another hookscope process is indexing these sessions (12 of 8,794 done); waiting for it, then reusing its work"
+        );
     }
 }

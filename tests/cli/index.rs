@@ -482,6 +482,74 @@ fn two_processes_at_once_share_one_index() {
     assert_eq!(stat(&after, "indexed"), 0);
 }
 
+/// Whether process `pid` has `path` open (Linux: a link in
+/// `/proc/<pid>/fd`).
+#[cfg(target_os = "linux")]
+fn has_open(pid: u32, path: &Path) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|to| to == path))
+        })
+        .unwrap_or(false)
+}
+
+/// Two first builds at once: one indexes, the other waits for it and
+/// reuses its rows (docs/cli.md "Index"), so every session is parsed once,
+/// not twice. The test holds the build lock itself until both processes
+/// wait on it (each has the lock file open), then lets go.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_second_first_build_waits_for_the_first_and_indexes_nothing() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let root = corpus.to_str().expect("utf-8");
+    let dir = cache.path().join("hookscope");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let lock_path = dir.join("index.sqlite.build-lock");
+    use hookscope_core::index::build_lock::{BuildLock, STALLED_AFTER, Taken};
+    let mut held = BuildLock::open(&dir.join("index.sqlite")).expect("lock file");
+    assert_eq!(held.take(STALLED_AFTER, &mut || 0), Taken::AtOnce);
+    let spawn = || {
+        hookscope_process()
+            .env("XDG_CACHE_HOME", cache.path())
+            .env("HOOKSCOPE_INDEX_STATS", "1")
+            .env_remove("HOOKSCOPE_NO_INDEX")
+            .args(["sessions", "--json", root])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let (a, b) = (spawn(), spawn());
+    let start = std::time::Instant::now();
+    while !(has_open(a.id(), &lock_path) && has_open(b.id(), &lock_path)) {
+        assert!(start.elapsed().as_secs() < 60, "neither waits on the lock");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(held);
+    let want = reference(cache.path(), &["sessions", "--json", root]);
+    let mut indexed = Vec::new();
+    for child in [a, b] {
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let line = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("hookscope-index-stats: "))
+            .expect("stats line");
+        let stats: Value = serde_json::from_str(line).expect("stats JSON");
+        assert_eq!(stats["sync"]["waited"], true, "{stats}");
+        indexed.push(stats["sync"]["indexed"].as_u64().expect("indexed"));
+        // The corpus is small: no waiting line off a terminal.
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    indexed.sort_unstable();
+    let sessions = stat(&same(cache.path(), &["sessions", "--json", root]), "reused");
+    assert_eq!(indexed, vec![0, sessions]);
+}
+
 #[cfg(unix)]
 #[test]
 fn hostile_files_give_the_same_diagnostics_with_the_index() {

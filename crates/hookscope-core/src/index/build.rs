@@ -122,6 +122,10 @@ pub struct SyncStats {
     pub removed: usize,
     /// Transcript bytes read by this sync.
     pub bytes_read: u64,
+    /// This sync waited for another process that held the build lock
+    /// ([`super::build_lock`]), then planned again: what that process
+    /// indexed meanwhile is counted in `reused`.
+    pub waited: bool,
     /// The sessions came from a discovery kept in the index whose folders
     /// and files were all unchanged: nothing was walked or re-read
     /// ([`crate::index::Index::stored_discovery`]).
@@ -140,6 +144,10 @@ pub struct Progress {
     pub bytes_done: u64,
     /// Main-file bytes of all sessions to index.
     pub bytes_total: u64,
+    /// `true` while another process holds the build lock and this one
+    /// waits for it ([`super::build_lock`]): `done` and `bytes_done` then
+    /// count the sessions the other process has indexed so far.
+    pub waiting: bool,
 }
 
 /// One session's state after a sync.
@@ -865,7 +873,59 @@ impl Index {
             sessions: sessions.len(),
             ..SyncStats::default()
         };
-        let stored = self.stored()?;
+        // Taken (waiting for another process's build, then planning again)
+        // once there are WAIT_MIN_SESSIONS or more to index; released when
+        // this returns.
+        let mut lock = self
+            .file
+            .as_deref()
+            .and_then(super::build_lock::BuildLock::open);
+        let stored = loop {
+            let stored = self.stored()?;
+            match lock.as_mut() {
+                Some(l) if !l.held() => {}
+                _ => break stored,
+            }
+            let mut restat = Restat::default();
+            let todo: Vec<usize> = (0..sessions.len())
+                .filter(|&i| {
+                    indexable(&sessions[i])
+                        && !stored
+                            .get(&key_of(&sessions[i]))
+                            .is_some_and(|old| restat.unchanged(&sessions[i], old))
+                })
+                .collect();
+            if todo.len() < super::build_lock::WAIT_MIN_SESSIONS {
+                break stored;
+            }
+            let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
+            let mut waiting = || {
+                let done = self.indexed_of(sessions, &todo);
+                progress(Progress {
+                    done: done.len(),
+                    total: todo.len(),
+                    bytes_done: done.iter().map(|&i| sessions[i].size).sum(),
+                    bytes_total,
+                    waiting: true,
+                });
+                done.len()
+            };
+            let taken = lock.as_mut().map(|l| l.take(self.build_wait, &mut waiting));
+            match taken {
+                Some(super::build_lock::Taken::AfterWaiting) => {
+                    stats.waited = true;
+                    continue;
+                }
+                Some(super::build_lock::Taken::Stalled) => {
+                    self.notices.push(format!(
+                        "another hookscope process holds the index's build lock but indexed nothing for {} s; indexing here too",
+                        self.build_wait.as_secs_f64()
+                    ));
+                    break stored;
+                }
+                _ => break stored,
+            }
+        };
         let mut restat = Restat::default();
         let mut plans = Vec::with_capacity(sessions.len());
         let mut seen: HashSet<(Vec<u8>, String)> = HashSet::new();
@@ -929,6 +989,7 @@ impl Index {
                 total: todo.len(),
                 bytes_done: 0,
                 bytes_total,
+                waiting: false,
             });
         }
         let mut done_sessions = 0;
@@ -991,6 +1052,7 @@ impl Index {
                     total: todo.len(),
                     bytes_done,
                     bytes_total,
+                    waiting: false,
                 });
             }
             parsed = next.zip(built).map(|(chunk, built)| (chunk.len(), built));
@@ -1063,6 +1125,24 @@ impl Index {
     }
 
     /// Every stored session identity.
+    /// Which of `todo` (places in `sessions`) the index holds current rows
+    /// of now: what a waiting process reports of another one's build
+    /// (empty when the index cannot be read).
+    fn indexed_of(&self, sessions: &[SessionRef], todo: &[usize]) -> Vec<usize> {
+        let Ok(stored) = self.stored() else {
+            return Vec::new();
+        };
+        let mut restat = Restat::default();
+        todo.iter()
+            .copied()
+            .filter(|&i| {
+                stored
+                    .get(&key_of(&sessions[i]))
+                    .is_some_and(|old| restat.unchanged(&sessions[i], old))
+            })
+            .collect()
+    }
+
     pub(super) fn stored(&self) -> rusqlite::Result<HashMap<(Vec<u8>, String), Stored>> {
         let mut stmt = self
             .conn

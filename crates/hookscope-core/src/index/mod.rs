@@ -18,6 +18,8 @@
 //!   ctime and inode; every other file its loader reads, see `deps`) is not
 //!   read; a changed one is loaded again with the existing loaders
 //!   ([`crate::transcript::load`]); one that left the disk leaves the index;
+//! - [`build_lock`]: one process indexes at a time; another one waits,
+//!   shows the first one's progress, then reuses its rows;
 //! - [`grow`]: a Claude Code session that only grew is indexed from where
 //!   its main file ended (the loader's checkpoint);
 //! - [`query`]: session summaries, `find`'s per-session verdicts
@@ -37,6 +39,7 @@
 //! the answer without an index (tests compare both).
 
 pub mod build;
+pub mod build_lock;
 mod calls_table;
 pub mod discovery;
 pub mod grow;
@@ -109,9 +112,20 @@ pub struct Index {
     /// Transcript bytes read since the index was opened (loader reads of
     /// changed sessions, their line scans, and text-filter reads).
     bytes_read: AtomicU64,
+    /// How long a sync waits on another process's build that indexes
+    /// nothing ([`build_lock::STALLED_AFTER`]; tests shorten it).
+    build_wait: std::time::Duration,
 }
 
 impl Index {
+    /// This index with `wait` as the time a sync waits on another
+    /// process's build that indexes nothing ([`build_lock::STALLED_AFTER`]
+    /// by default).
+    pub fn with_build_wait(mut self, wait: std::time::Duration) -> Index {
+        self.build_wait = wait;
+        self
+    }
+
     /// Opens (or creates) the index in `dir` (`dir/`[`FILE_NAME`]). Never
     /// fails on the file: a folder that cannot be created or written gives
     /// an in-memory index, an index of another version or a corrupt file is
@@ -129,6 +143,7 @@ impl Index {
                 file: Some(path),
                 notices,
                 bytes_read: AtomicU64::new(0),
+                build_wait: build_lock::STALLED_AFTER,
             }),
             Err(why) => {
                 notices.push(format!(
@@ -158,6 +173,7 @@ impl Index {
             file: Some(path),
             notices: Vec::new(),
             bytes_read: AtomicU64::new(0),
+            build_wait: build_lock::STALLED_AFTER,
         })
     }
 
@@ -172,6 +188,7 @@ impl Index {
             file: self.file.clone(),
             notices: Vec::new(),
             bytes_read: AtomicU64::new(0),
+            build_wait: build_lock::STALLED_AFTER,
         })
     }
 
@@ -195,6 +212,7 @@ impl Index {
             file: None,
             notices: Vec::new(),
             bytes_read: AtomicU64::new(0),
+            build_wait: build_lock::STALLED_AFTER,
         })
     }
 
@@ -427,6 +445,99 @@ pub fn path_from_bytes(bytes: &[u8]) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The corpus's real Claude Code 2.1.332 sessions: 9, enough to
+    /// wait for ([`build_lock::WAIT_MIN_SESSIONS`]).
+    fn some_sessions() -> Vec<crate::transcript::SessionRef> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/corpus/real-cc-2.1.332");
+        let found = crate::transcript::discover(&[root]).expect("discover");
+        assert_eq!(found.sessions.len(), 9);
+        found.sessions
+    }
+
+    /// A sync of fewer sessions than [`build_lock::WAIT_MIN_SESSIONS`]
+    /// (the live view's re-read of a growing session) does not wait for a
+    /// build that holds the lock.
+    #[test]
+    fn a_small_sync_does_not_wait() {
+        let dir = tempfile::TempDir::new().expect("temp");
+        let mut index = Index::open(dir.path()).expect("index");
+        let sessions = some_sessions();
+        let path = dir.path().join(FILE_NAME);
+        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
+        assert_eq!(
+            other.take(build_lock::STALLED_AFTER, &mut || 0),
+            build_lock::Taken::AtOnce
+        );
+        let few = &sessions[..build_lock::WAIT_MIN_SESSIONS - 1];
+        let mut waited = false;
+        let synced = index.sync(few, &mut |p| waited |= p.waiting);
+        assert!(!waited && !synced.stats.waited);
+        assert_eq!(synced.stats.indexed, few.len());
+        assert!(index.notices().is_empty());
+        drop(other);
+    }
+
+    /// Held by another process (here another handle on the lock file), the
+    /// build lock makes a sync wait, reporting `waiting` progress with
+    /// nothing indexed yet; once it is free the sync indexes every session
+    /// and says it waited.
+    #[test]
+    fn a_sync_waits_while_another_process_builds() {
+        let dir = tempfile::TempDir::new().expect("temp");
+        let mut index = Index::open(dir.path()).expect("index");
+        let sessions = some_sessions();
+        let path = dir.path().join(FILE_NAME);
+        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
+        assert_eq!(
+            other.take(build_lock::STALLED_AFTER, &mut || 0),
+            build_lock::Taken::AtOnce
+        );
+        let syncing = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            let synced = index.sync(&sessions, &mut |p| seen.push(p));
+            (synced.stats, seen, sessions.len())
+        });
+        std::thread::sleep(build_lock::POLL * 4);
+        drop(other);
+        let (stats, seen, n) = syncing.join().expect("sync");
+        assert!(stats.waited);
+        assert_eq!(stats.indexed, n);
+        let first = seen.first().expect("progress");
+        assert!(first.waiting);
+        assert_eq!((first.done, first.total), (0, n));
+        let last = seen.last().expect("progress");
+        assert!(!last.waiting);
+        assert_eq!((last.done, last.total), (n, n));
+    }
+
+    /// A holder that indexes nothing for the wait limit is not waited for:
+    /// the sync indexes itself and says why.
+    #[test]
+    fn a_stalled_builder_is_not_waited_for_forever() {
+        let dir = tempfile::TempDir::new().expect("temp");
+        let mut index = Index::open(dir.path())
+            .expect("index")
+            .with_build_wait(build_lock::POLL * 2);
+        let sessions = some_sessions();
+        let path = dir.path().join(FILE_NAME);
+        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
+        assert_eq!(
+            other.take(build_lock::STALLED_AFTER, &mut || 0),
+            build_lock::Taken::AtOnce
+        );
+        let synced = index.sync(&sessions, &mut |_| {});
+        assert!(!synced.stats.waited);
+        assert_eq!(synced.stats.indexed, sessions.len());
+        assert_eq!(
+            index.notices(),
+            [
+                "another hookscope process holds the index's build lock but indexed nothing for 0.5 s; indexing here too"
+            ]
+        );
+        drop(other);
+    }
 
     /// A statement running on a connection stops with `SQLITE_INTERRUPT`
     /// when its interrupter is used from another thread. The statement
