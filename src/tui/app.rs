@@ -156,6 +156,7 @@ impl App {
             summaries_done: false,
             checking: false,
             indexing: None,
+            waiting_for_build: false,
             open: None,
             tool_names: Default::default(),
             rule_ids: Vec::new(),

@@ -424,6 +424,9 @@ pub struct Ctx {
     /// While the index syncs changed and new sessions at start: (sessions
     /// re-indexed, sessions to re-index), for the status bar.
     pub indexing: Option<(usize, usize)>,
+    /// While that sync waits for another hookscope process building the
+    /// index (its counts then follow that process's work).
+    pub waiting_for_build: bool,
     /// The session shown in the timeline.
     pub open: Option<OpenSession>,
     /// Each discovered session id's shortest unique prefix (at least 8

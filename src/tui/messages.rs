@@ -48,6 +48,7 @@ impl App {
                 self.detail.invalidate();
             }
             Msg::Indexing(progress) => self.ctx.indexing = progress,
+            Msg::WaitingForBuild(waiting) => self.ctx.waiting_for_build = waiting,
             Msg::Notice(line) => self.ctx.say(line),
             Msg::SummariesDone => self.ctx.summaries_done = true,
             Msg::Loaded { index, result } => {

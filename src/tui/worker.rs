@@ -57,6 +57,10 @@ pub enum Msg {
     /// Where the index's sync of changed and new sessions is: `Some((done,
     /// total))` sessions re-indexed while it runs, `None` when it ended.
     Indexing(Option<(usize, usize)>),
+    /// `true` while the index's sync waits for another hookscope process
+    /// that is building it (the [`Msg::Indexing`] counts then follow that
+    /// process's work), `false` once it goes on.
+    WaitingForBuild(bool),
     /// A line for the status bar (an index notice: rebuilt, in memory).
     Notice(String),
     /// The decisions `hookscope hook` logged for session `index` (sent
@@ -213,6 +217,7 @@ pub fn spawn_index_sync(
         let send = |update: ListUpdate| {
             let msg = match update {
                 ListUpdate::Indexing(progress) => Msg::Indexing(progress),
+                ListUpdate::WaitingForBuild(waiting) => Msg::WaitingForBuild(waiting),
                 ListUpdate::Summaries { items, tool_names } => Msg::Summaries {
                     items: items
                         .into_iter()

@@ -31,7 +31,11 @@ pub fn counts_text(ctx: &Ctx) -> String {
 /// for a bar whose left side would not fit beside the long form.
 fn counts_text_as(ctx: &Ctx, short: bool) -> String {
     let loaded = ctx.sessions.iter().filter(|s| s.summary.is_some()).count();
-    let mut right = if let Some((done, total)) = ctx.indexing {
+    // While another process builds the index, this one's counts cover only
+    // the chunk it waits on: the wait itself is what to say.
+    let mut right = if ctx.indexing.is_some() && ctx.waiting_for_build {
+        "waiting for another hookscope process to index these sessions…".to_string()
+    } else if let Some((done, total)) = ctx.indexing {
         format!(
             "indexing {}/{} sessions…",
             crate::words::thousands(done),
@@ -268,6 +272,20 @@ mod count_tests {
         assert_eq!(
             super::counts_text(&app.ctx),
             "0/1,234 read · D 3,584 diag · ? help "
+        );
+        // The index being built here, then by another process.
+        app.ctx.indexing = Some((1200, 1234));
+        assert!(
+            super::counts_text(&app.ctx).starts_with("indexing 1,200/1,234 sessions…"),
+            "{}",
+            super::counts_text(&app.ctx)
+        );
+        app.ctx.waiting_for_build = true;
+        assert!(
+            super::counts_text(&app.ctx)
+                .starts_with("waiting for another hookscope process to index these sessions…"),
+            "{}",
+            super::counts_text(&app.ctx)
         );
     }
 }

@@ -42,6 +42,11 @@ pub enum ListUpdate {
     },
     /// An index notice (rebuilt, kept in memory, …), one sentence.
     Notice(String),
+    /// `true` while the sync waits for another process that holds the
+    /// index's build lock ([`crate::index::build_lock`]; the
+    /// [`ListUpdate::Indexing`] counts then follow that process's work),
+    /// `false` once it goes on. Sent only when it changes.
+    WaitingForBuild(bool),
 }
 
 /// One session loaded for a list: its summary and diagnostics (or why it
@@ -177,6 +182,7 @@ impl Library {
                 .map(|c| (c, false))
                 .chain(std::iter::once((last.as_slice(), true)).filter(|(c, _)| !c.is_empty()));
             let mut done = 0usize;
+            let waiting = std::cell::Cell::new(false);
             for (chunk, fresh_chunk) in chunks {
                 let refs: Vec<SessionRef> = chunk.iter().map(|&i| sessions[i].clone()).collect();
                 let Ok(mut index) = shared.lock() else {
@@ -185,6 +191,10 @@ impl Library {
                 };
                 let base = done;
                 let mut progress = |p: Progress| {
+                    if p.waiting != waiting.get() {
+                        waiting.set(p.waiting);
+                        send(ListUpdate::WaitingForBuild(p.waiting));
+                    }
                     if !fresh_chunk {
                         send(ListUpdate::Indexing(Some((base + p.done, total))));
                     }
@@ -233,6 +243,9 @@ impl Library {
                     items: Vec::new(),
                     tool_names: index.tool_names().unwrap_or_default(),
                 });
+            }
+            if waiting.get() {
+                send(ListUpdate::WaitingForBuild(false));
             }
             if total > 0 {
                 send(ListUpdate::Indexing(None));
@@ -429,6 +442,57 @@ mod tests {
         assert_eq!(answer(&all, true), (vec![(2, false), (52, true)], None));
     }
 
+    /// While another process holds the index's build lock, the list's sync
+    /// says it waits (once), then that it goes on, before its progress
+    /// ends; every summary is still sent once.
+    #[test]
+    fn a_sync_list_says_when_it_waits_for_another_build() {
+        let corpus = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332"
+        ));
+        let sessions = transcript::discover(&[corpus]).expect("corpus").sessions;
+        let n = sessions.len();
+        let dir = tempfile::TempDir::new().expect("temp");
+        let library = Library::new(&[]).with_index(Index::open(dir.path()).expect("index"));
+        let mut other =
+            index::build_lock::BuildLock::open(&dir.path().join(index::FILE_NAME)).expect("lock");
+        assert_eq!(
+            other.take(index::build_lock::STALLED_AFTER, &mut || 0),
+            index::build_lock::Taken::AtOnce
+        );
+        let updates = std::sync::Mutex::new(Vec::new());
+        let send = |u: ListUpdate| {
+            updates.lock().expect("lock").push(u);
+            true
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(index::build_lock::POLL * 4);
+                drop(other);
+            });
+            assert!(!library.sync_list(&sessions, &vec![false; n], &send));
+        });
+        let updates = updates.into_inner().expect("lock");
+        let waits: Vec<bool> = updates
+            .iter()
+            .filter_map(|u| match u {
+                ListUpdate::WaitingForBuild(w) => Some(*w),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(waits, vec![true, false]);
+        let summaries: usize = updates
+            .iter()
+            .map(|u| match u {
+                ListUpdate::Summaries { items, .. } => items.len(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(summaries, n);
+        assert!(matches!(updates.last(), Some(ListUpdate::Indexing(None))));
+    }
+
     /// A first sync of a list reads every session and sends each one's
     /// summary once, with progress from 0 to the end; a second over the
     /// unchanged list, every summary shown already, reuses every row,
@@ -468,6 +532,7 @@ mod tests {
                 }
                 ListUpdate::Indexing(p) => progress.push(*p),
                 ListUpdate::Notice(_) => {}
+                ListUpdate::WaitingForBuild(w) => panic!("nobody else builds here: {w}"),
             }
         }
         assert_eq!(shown.len(), n);
