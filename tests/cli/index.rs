@@ -550,6 +550,85 @@ fn a_second_first_build_waits_for_the_first_and_indexes_nothing() {
     assert_eq!(indexed, vec![0, sessions]);
 }
 
+/// A `find` that waits while another process builds the index, and then
+/// reuses every row that process wrote, answers from those rows: not from
+/// the candidates it read of the index before the build (none), which once
+/// made it print `0` and no records. Here the test holds the build lock,
+/// starts the `find`s, indexes every session itself (past a short wait
+/// limit) and lets go.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_find_that_waits_for_a_build_answers_from_its_rows() {
+    use hookscope_core::index::build_lock::{BuildLock, POLL, STALLED_AFTER, Taken};
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let root = corpus.to_str().expect("utf-8");
+    let dir = cache.path().join("hookscope");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let lock_path = dir.join("index.sqlite.build-lock");
+    let mut held = BuildLock::open(&dir.join("index.sqlite")).expect("lock file");
+    assert_eq!(held.take(STALLED_AFTER, &mut || 0), Taken::AtOnce);
+    let queries: [&[&str]; 2] = [
+        &["find", root, "--tool-name", "Bash", "--count"],
+        &[
+            "find",
+            root,
+            "--tool-name",
+            "Bash",
+            "--limit",
+            "5",
+            "--json",
+        ],
+    ];
+    let children: Vec<_> = queries
+        .iter()
+        .map(|args| {
+            hookscope_process()
+                .env("XDG_CACHE_HOME", cache.path())
+                .env("HOOKSCOPE_INDEX_STATS", "1")
+                .env_remove("HOOKSCOPE_NO_INDEX")
+                .args(*args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    while !children.iter().all(|c| has_open(c.id(), &lock_path)) {
+        assert!(start.elapsed().as_secs() < 60, "no find waits on the lock");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The other builder: every session indexed while the finds wait.
+    let sessions = hookscope_core::transcript::discover(&[PathBuf::from(root)])
+        .expect("discover")
+        .sessions;
+    let mut builder = hookscope_core::index::Index::open(&dir)
+        .expect("index")
+        .with_build_wait(POLL * 2);
+    let built = builder.sync(&sessions, &mut |_| {});
+    assert_eq!(built.stats.indexed, sessions.len());
+    drop(held);
+    for (child, args) in children.into_iter().zip(queries) {
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success());
+        let want = reference(cache.path(), args);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            want.stdout,
+            "{args:?}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let line = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("hookscope-index-stats: "))
+            .expect("stats line");
+        let stats: Value = serde_json::from_str(line).expect("stats JSON");
+        assert_eq!(stats["sync"]["waited"], true, "{stats}");
+        assert_eq!(stats["sync"]["indexed"], 0, "{stats}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn hostile_files_give_the_same_diagnostics_with_the_index() {

@@ -899,6 +899,8 @@ impl Index {
                 break stored;
             }
             let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
+            // The builder's progress is any commit of it (it may index
+            // other sessions first), its count of ours what is shown.
             let mut waiting = || {
                 let done = self.indexed_of(sessions, &todo);
                 progress(Progress {
@@ -908,7 +910,7 @@ impl Index {
                     bytes_total,
                     waiting: true,
                 });
-                done.len()
+                self.data_version().unwrap_or(0)
             };
             let taken = lock.as_mut().map(|l| l.take(self.build_wait, &mut waiting));
             match taken {
@@ -918,7 +920,7 @@ impl Index {
                 }
                 Some(super::build_lock::Taken::Stalled) => {
                     self.notices.push(format!(
-                        "another hookscope process holds the index's build lock but indexed nothing for {} s; indexing here too",
+                        "another hookscope process holds the index's build lock but wrote nothing to it for {} s; indexing here too",
                         self.build_wait.as_secs_f64()
                     ));
                     break stored;

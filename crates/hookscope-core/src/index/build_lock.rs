@@ -8,8 +8,9 @@
 //!
 //! The lock is the operating system's (`flock(LOCK_EX | LOCK_NB)` on
 //! Unix; none elsewhere): it goes with the process, so a builder that is
-//! killed never leaves a stale lock behind. A waiter that sees no
-//! new session indexed for [`STALLED_AFTER`] stops waiting and indexes
+//! killed never leaves a stale lock behind. A waiter that sees the
+//! holder write nothing to the index for [`STALLED_AFTER`] (any commit
+//! counts: it may be indexing other sessions first) stops waiting and indexes
 //! itself (a builder stopped with `SIGSTOP`, or one stuck on a slow disk,
 //! does not hold every other process hostage). An in-memory index, or a
 //! lock file that cannot be opened or locked (a file system without
@@ -25,9 +26,10 @@ use std::time::{Duration, Instant};
 /// indexes it at once, beside a build, as two processes could before.
 pub const WAIT_MIN_SESSIONS: usize = 8;
 
-/// How long a waiter waits without seeing one more of its sessions
-/// indexed before it indexes them itself: longer than the slowest batch
-/// (256 MiB of transcript, or one larger session, parsed on two cores).
+/// How long a waiter waits without seeing the holder write anything to the
+/// index before it indexes its sessions itself: longer than the slowest
+/// batch (256 MiB of transcript, or one larger session, parsed on two
+/// cores).
 pub const STALLED_AFTER: Duration = Duration::from_secs(30);
 
 /// How often a waiter tries the lock again and counts what the builder
@@ -57,7 +59,7 @@ pub enum Taken {
     AtOnce,
     /// Another process held it; it was taken after waiting.
     AfterWaiting,
-    /// Another process held it and indexed nothing for the stall time:
+    /// Another process held it and wrote nothing to the index for the stall time:
     /// not taken, the caller indexes anyway.
     Stalled,
     /// The lock cannot be taken on this file system: the caller indexes
@@ -83,10 +85,12 @@ impl BuildLock {
     }
 
     /// Takes the lock, waiting while another process holds it. While it
-    /// waits, every [`POLL`] it calls `waiting`, which counts how many of
-    /// the caller's sessions are indexed now (by the other process); it
-    /// stops waiting when that count has not grown for `stalled_after`.
-    pub fn take(&mut self, stalled_after: Duration, waiting: &mut dyn FnMut() -> usize) -> Taken {
+    /// waits, every [`POLL`] it calls `waiting`, which reports progress
+    /// and answers a value that changes whenever the holder writes to the
+    /// index (SQLite's `data_version`: the holder may be indexing other
+    /// sessions than the caller's first); it stops waiting when that value
+    /// has not changed for `stalled_after`.
+    pub fn take(&mut self, stalled_after: Duration, waiting: &mut dyn FnMut() -> i64) -> Taken {
         if self.held {
             return Taken::AtOnce;
         }

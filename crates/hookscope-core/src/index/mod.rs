@@ -192,6 +192,17 @@ impl Index {
         })
     }
 
+    /// SQLite's `PRAGMA data_version` on this connection: a number that
+    /// changes whenever another connection (another process, or this
+    /// process's other connection) has committed a change to the file
+    /// since it was last read here; `None` when it cannot be read. Two
+    /// equal answers mean nothing was written in between.
+    pub fn data_version(&self) -> Option<i64> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .ok()
+    }
+
     /// A handle that stops the SQL statement running on this connection
     /// from another thread ([`Interrupter::interrupt`]): a superseded
     /// query stops inside SQLite rather than after its step.
@@ -512,6 +523,54 @@ mod tests {
         assert_eq!((last.done, last.total), (n, n));
     }
 
+    /// A holder that writes to the index is waited for, even past the wait
+    /// limit, though none of the waiting sync's sessions is indexed yet:
+    /// it may be indexing other sessions first (a TUI's first chunk is
+    /// not the order a CLI build takes).
+    #[test]
+    fn a_builder_that_writes_other_rows_is_still_waited_for() {
+        let dir = tempfile::TempDir::new().expect("temp");
+        let wait = build_lock::POLL * 3;
+        let mut index = Index::open(dir.path())
+            .expect("index")
+            .with_build_wait(wait);
+        let sessions = some_sessions();
+        let path = dir.path().join(FILE_NAME);
+        let writer = Index::open(dir.path()).expect("second connection");
+        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
+        assert_eq!(
+            other.take(build_lock::STALLED_AFTER, &mut || 0),
+            build_lock::Taken::AtOnce
+        );
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let stopped = &stop;
+        let synced = std::thread::scope(|scope| {
+            let syncing = scope.spawn(|| index.sync(&sessions, &mut |_| {}));
+            // Other rows, written every poll for three wait limits.
+            scope.spawn(move || {
+                let start = std::time::Instant::now();
+                writer
+                    .conn
+                    .execute_batch("CREATE TABLE elsewhere(x)")
+                    .expect("table");
+                while start.elapsed() < wait * 3 {
+                    writer
+                        .conn
+                        .execute("INSERT INTO elsewhere VALUES (1)", [])
+                        .expect("insert");
+                    std::thread::sleep(build_lock::POLL);
+                }
+                stopped.store(true, std::sync::atomic::Ordering::SeqCst);
+                drop(other);
+            });
+            syncing.join().expect("sync")
+        });
+        assert!(stop.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(synced.stats.waited);
+        assert_eq!(synced.stats.indexed, sessions.len());
+        assert!(index.notices().is_empty(), "{:?}", index.notices());
+    }
+
     /// A holder that indexes nothing for the wait limit is not waited for:
     /// the sync indexes itself and says why.
     #[test]
@@ -533,7 +592,7 @@ mod tests {
         assert_eq!(
             index.notices(),
             [
-                "another hookscope process holds the index's build lock but indexed nothing for 0.5 s; indexing here too"
+                "another hookscope process holds the index's build lock but wrote nothing to it for 0.5 s; indexing here too"
             ]
         );
         drop(other);

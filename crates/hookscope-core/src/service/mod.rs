@@ -424,10 +424,27 @@ impl Library {
             .and_then(|i| i.lock().ok().and_then(|i| i.reader()));
         // The discovery kept in the index, or a walk and a sync, while the
         // candidates are read on the second connection.
+        // They stand only if nothing was written to the index between
+        // their reading and the end of the sync (`data_version` on the
+        // reader's connection): another process may have indexed these
+        // sessions meanwhile (this sync then waited for it and reuses
+        // every row, which the early candidates do not hold).
         let (discovered, early) = std::thread::scope(|scope| {
-            let early = reader.map(|r| scope.spawn(move || r.candidates_of(query)));
+            let early = reader.map(|r| {
+                scope.spawn(move || {
+                    let before = r.data_version();
+                    let candidates = r.candidates_of(query);
+                    (before, candidates, r)
+                })
+            });
             let discovered = self.discover_synced(progress);
-            (discovered, early.and_then(|h| h.join().ok().flatten()))
+            let early = early
+                .and_then(|h| h.join().ok())
+                .and_then(|(before, candidates, r)| {
+                    let unchanged = before.is_some() && before == r.data_version();
+                    candidates.filter(|_| unchanged)
+                });
+            (discovered, early)
         });
         let (found, synced) = discovered?;
         let diagnostics = found.diagnostics;
