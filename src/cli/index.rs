@@ -37,6 +37,7 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut said = false;
     let mut said_waiting = false;
+    let mut eta_shown = false;
     let mut progress = |p: Progress| {
         if p.waiting && !said_waiting && !terminal && p.bytes_total >= QUIET_SYNC_MAX {
             said_waiting = true;
@@ -56,16 +57,19 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
         }
         let bar = bar.get_or_insert_with(|| {
             let bar = indicatif::ProgressBar::new(p.bytes_total);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta})",
-            ) {
-                bar.set_style(style.progress_chars("=> "));
-            }
+            set_bar_style(&bar, false);
             bar
         });
+
         // After a wait the sync plans again: fewer sessions may be left.
         bar.set_length(p.bytes_total);
         bar.set_position(p.bytes_done);
+        // The time left is shown once some bytes are done: before, it
+        // reads `(0s)`.
+        if p.bytes_done > 0 && !eta_shown {
+            eta_shown = true;
+            set_bar_style(bar, true);
+        }
         bar.set_message(if p.waiting {
             format!(
                 "another hookscope process is indexing: {}/{} sessions",
@@ -81,6 +85,19 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
     }
     notices(library);
     out
+}
+
+/// The progress bar's style: `{msg} [{bar}] done/total`, with the time
+/// left when `eta`.
+fn set_bar_style(bar: &indicatif::ProgressBar, eta: bool) {
+    let template = if eta {
+        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta})"
+    } else {
+        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes}"
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
 }
 
 /// The most transcript bytes a sync indexes without a word when stderr is
