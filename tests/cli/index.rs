@@ -494,6 +494,56 @@ fn has_open(pid: u32, path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The build lock of the index in `cache` (`cache/hookscope/`), taken by
+/// the test as another process would, and the lock file's path.
+#[cfg(target_os = "linux")]
+fn hold_build_lock(cache: &Path) -> (hookscope_core::index::build_lock::BuildLock, PathBuf) {
+    use hookscope_core::index::build_lock::{BuildLock, STALLED_AFTER, Taken};
+    let dir = cache.join("hookscope");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut held = BuildLock::open(&dir.join("index.sqlite")).expect("lock file");
+    assert_eq!(held.take(STALLED_AFTER, &mut || 0), Taken::AtOnce);
+    (held, dir.join("index.sqlite.build-lock"))
+}
+
+/// `hookscope ARGS` with the index in `cache` and the stats line on,
+/// started with its output piped.
+#[cfg(target_os = "linux")]
+fn spawn_indexed(cache: &Path, args: &[&str]) -> std::process::Child {
+    hookscope_process()
+        .env("XDG_CACHE_HOME", cache)
+        .env("HOOKSCOPE_INDEX_STATS", "1")
+        .env_remove("HOOKSCOPE_NO_INDEX")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
+/// Waits (at most a minute) until every one of `children` has `lock` open:
+/// each is then waiting on the build lock.
+#[cfg(target_os = "linux")]
+fn wait_until_all_wait(children: &[std::process::Child], lock: &Path) {
+    let start = std::time::Instant::now();
+    while !children.iter().all(|c| has_open(c.id(), lock)) {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "not every process waits on the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The `HOOKSCOPE_INDEX_STATS` object in a run's stderr.
+fn stats_in(stderr: &str) -> Value {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("hookscope-index-stats: "))
+        .expect("stats line");
+    serde_json::from_str(line).expect("stats JSON")
+}
+
 /// Two first builds at once: one indexes, the other waits for it and
 /// reuses its rows (docs/cli.md "Index"), so every session is parsed once,
 /// not twice. The test holds the build lock itself until both processes
@@ -504,49 +554,29 @@ fn a_second_first_build_waits_for_the_first_and_indexes_nothing() {
     let cache = TempDir::new().expect("temp");
     let corpus = corpus_dir();
     let root = corpus.to_str().expect("utf-8");
-    let dir = cache.path().join("hookscope");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let lock_path = dir.join("index.sqlite.build-lock");
-    use hookscope_core::index::build_lock::{BuildLock, STALLED_AFTER, Taken};
-    let mut held = BuildLock::open(&dir.join("index.sqlite")).expect("lock file");
-    assert_eq!(held.take(STALLED_AFTER, &mut || 0), Taken::AtOnce);
-    let spawn = || {
-        hookscope_process()
-            .env("XDG_CACHE_HOME", cache.path())
-            .env("HOOKSCOPE_INDEX_STATS", "1")
-            .env_remove("HOOKSCOPE_NO_INDEX")
-            .args(["sessions", "--json", root])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("spawn")
-    };
-    let (a, b) = (spawn(), spawn());
-    let start = std::time::Instant::now();
-    while !(has_open(a.id(), &lock_path) && has_open(b.id(), &lock_path)) {
-        assert!(start.elapsed().as_secs() < 60, "neither waits on the lock");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let (held, lock_path) = hold_build_lock(cache.path());
+    let args = ["sessions", "--json", root];
+    let children = vec![
+        spawn_indexed(cache.path(), &args),
+        spawn_indexed(cache.path(), &args),
+    ];
+    wait_until_all_wait(&children, &lock_path);
     drop(held);
-    let want = reference(cache.path(), &["sessions", "--json", root]);
+    let want = reference(cache.path(), &args);
     let mut indexed = Vec::new();
-    for child in [a, b] {
+    for child in children {
         let out = child.wait_with_output().expect("wait");
         assert!(out.status.success());
         assert_eq!(String::from_utf8_lossy(&out.stdout), want.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let line = stderr
-            .lines()
-            .find_map(|l| l.strip_prefix("hookscope-index-stats: "))
-            .expect("stats line");
-        let stats: Value = serde_json::from_str(line).expect("stats JSON");
+        let stats = stats_in(&stderr);
         assert_eq!(stats["sync"]["waited"], true, "{stats}");
         indexed.push(stats["sync"]["indexed"].as_u64().expect("indexed"));
         // The corpus is small: no waiting line off a terminal.
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
     indexed.sort_unstable();
-    let sessions = stat(&same(cache.path(), &["sessions", "--json", root]), "reused");
+    let sessions = stat(&same(cache.path(), &args), "reused");
     assert_eq!(indexed, vec![0, sessions]);
 }
 
@@ -559,15 +589,10 @@ fn a_second_first_build_waits_for_the_first_and_indexes_nothing() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_find_that_waits_for_a_build_answers_from_its_rows() {
-    use hookscope_core::index::build_lock::{BuildLock, POLL, STALLED_AFTER, Taken};
     let cache = TempDir::new().expect("temp");
     let corpus = corpus_dir();
     let root = corpus.to_str().expect("utf-8");
-    let dir = cache.path().join("hookscope");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let lock_path = dir.join("index.sqlite.build-lock");
-    let mut held = BuildLock::open(&dir.join("index.sqlite")).expect("lock file");
-    assert_eq!(held.take(STALLED_AFTER, &mut || 0), Taken::AtOnce);
+    let (held, lock_path) = hold_build_lock(cache.path());
     let queries: [&[&str]; 2] = [
         &["find", root, "--tool-name", "Bash", "--count"],
         &[
@@ -582,30 +607,16 @@ fn a_find_that_waits_for_a_build_answers_from_its_rows() {
     ];
     let children: Vec<_> = queries
         .iter()
-        .map(|args| {
-            hookscope_process()
-                .env("XDG_CACHE_HOME", cache.path())
-                .env("HOOKSCOPE_INDEX_STATS", "1")
-                .env_remove("HOOKSCOPE_NO_INDEX")
-                .args(*args)
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
+        .map(|args| spawn_indexed(cache.path(), args))
         .collect();
-    let start = std::time::Instant::now();
-    while !children.iter().all(|c| has_open(c.id(), &lock_path)) {
-        assert!(start.elapsed().as_secs() < 60, "no find waits on the lock");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_until_all_wait(&children, &lock_path);
     // The other builder: every session indexed while the finds wait.
     let sessions = hookscope_core::transcript::discover(&[PathBuf::from(root)])
         .expect("discover")
         .sessions;
-    let mut builder = hookscope_core::index::Index::open(&dir)
+    let mut builder = hookscope_core::index::Index::open(&cache.path().join("hookscope"))
         .expect("index")
-        .with_build_wait(POLL * 2);
+        .with_build_wait(hookscope_core::index::build_lock::POLL * 2);
     let built = builder.sync(&sessions, &mut |_| {});
     assert_eq!(built.stats.indexed, sessions.len());
     drop(held);
@@ -618,12 +629,7 @@ fn a_find_that_waits_for_a_build_answers_from_its_rows() {
             want.stdout,
             "{args:?}"
         );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let line = stderr
-            .lines()
-            .find_map(|l| l.strip_prefix("hookscope-index-stats: "))
-            .expect("stats line");
-        let stats: Value = serde_json::from_str(line).expect("stats JSON");
+        let stats = stats_in(&String::from_utf8_lossy(&out.stderr));
         assert_eq!(stats["sync"]["waited"], true, "{stats}");
         assert_eq!(stats["sync"]["indexed"], 0, "{stats}");
     }

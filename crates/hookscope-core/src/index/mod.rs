@@ -457,6 +457,17 @@ pub fn path_from_bytes(bytes: &[u8]) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// The build lock of the index in `dir`, taken as another process
+    /// would take it.
+    fn hold_build_lock(dir: &std::path::Path) -> build_lock::BuildLock {
+        let mut other = build_lock::BuildLock::open(&dir.join(FILE_NAME)).expect("lock file");
+        assert_eq!(
+            other.take(build_lock::STALLED_AFTER, &mut || 0),
+            build_lock::Taken::AtOnce
+        );
+        other
+    }
+
     /// The corpus's real Claude Code 2.1.332 sessions: 9, enough to
     /// wait for ([`build_lock::WAIT_MIN_SESSIONS`]).
     fn some_sessions() -> Vec<crate::transcript::SessionRef> {
@@ -475,12 +486,7 @@ mod tests {
         let dir = tempfile::TempDir::new().expect("temp");
         let mut index = Index::open(dir.path()).expect("index");
         let sessions = some_sessions();
-        let path = dir.path().join(FILE_NAME);
-        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
-        assert_eq!(
-            other.take(build_lock::STALLED_AFTER, &mut || 0),
-            build_lock::Taken::AtOnce
-        );
+        let other = hold_build_lock(dir.path());
         let few = &sessions[..build_lock::WAIT_MIN_SESSIONS - 1];
         let mut waited = false;
         let synced = index.sync(few, &mut |p| waited |= p.waiting);
@@ -499,12 +505,7 @@ mod tests {
         let dir = tempfile::TempDir::new().expect("temp");
         let mut index = Index::open(dir.path()).expect("index");
         let sessions = some_sessions();
-        let path = dir.path().join(FILE_NAME);
-        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
-        assert_eq!(
-            other.take(build_lock::STALLED_AFTER, &mut || 0),
-            build_lock::Taken::AtOnce
-        );
+        let other = hold_build_lock(dir.path());
         let syncing = std::thread::spawn(move || {
             let mut seen = Vec::new();
             let synced = index.sync(&sessions, &mut |p| seen.push(p));
@@ -535,13 +536,8 @@ mod tests {
             .expect("index")
             .with_build_wait(wait);
         let sessions = some_sessions();
-        let path = dir.path().join(FILE_NAME);
         let writer = Index::open(dir.path()).expect("second connection");
-        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
-        assert_eq!(
-            other.take(build_lock::STALLED_AFTER, &mut || 0),
-            build_lock::Taken::AtOnce
-        );
+        let other = hold_build_lock(dir.path());
         let stop = std::sync::atomic::AtomicBool::new(false);
         let stopped = &stop;
         let synced = std::thread::scope(|scope| {
@@ -580,12 +576,7 @@ mod tests {
             .expect("index")
             .with_build_wait(build_lock::POLL * 2);
         let sessions = some_sessions();
-        let path = dir.path().join(FILE_NAME);
-        let mut other = build_lock::BuildLock::open(&path).expect("lock file");
-        assert_eq!(
-            other.take(build_lock::STALLED_AFTER, &mut || 0),
-            build_lock::Taken::AtOnce
-        );
+        let other = hold_build_lock(dir.path());
         let synced = index.sync(&sessions, &mut |_| {});
         assert!(!synced.stats.waited);
         assert_eq!(synced.stats.indexed, sessions.len());
