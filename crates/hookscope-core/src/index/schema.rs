@@ -186,12 +186,36 @@ pub enum Stamp {
     Foreign(String),
 }
 
-/// Reads the `meta` stamp.
+/// Reads the `meta` stamp, in one read transaction: another process's
+/// [`create`] committing between the reads (its application id not yet
+/// seen, its tables seen) made a first build beside another one take
+/// hookscope's own new index for another program's and build in memory.
 ///
 /// # Errors
 /// SQLite's (a file that is not a database: `file is not a database`).
 pub fn stamp(conn: &Connection) -> rusqlite::Result<Stamp> {
+    stamp_with(conn, &|| {})
+}
+
+/// [`stamp`], calling `between` after the application id is read and
+/// before the tables are (a test's way to commit from another connection
+/// there).
+fn stamp_with(conn: &Connection, between: &dyn Fn()) -> rusqlite::Result<Stamp> {
+    // A deferred transaction: the snapshot is taken at the first read and
+    // kept for every read after it (rolled back when dropped).
+    let tx = if conn.is_autocommit() {
+        Some(conn.unchecked_transaction()?)
+    } else {
+        None
+    };
+    let stamp = stamp_in(conn, between);
+    drop(tx);
+    stamp
+}
+
+fn stamp_in(conn: &Connection, between: &dyn Fn()) -> rusqlite::Result<Stamp> {
     let app_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    between();
     let tables: Vec<String> = {
         let mut stmt = conn.prepare(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'",
@@ -277,4 +301,28 @@ pub fn create(conn: &mut Connection, fresh: bool) -> rusqlite::Result<()> {
         rusqlite::params![SCHEMA_VERSION.to_string(), CRATE_VERSION],
     )?;
     tx.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Another process's first build committing between the stamp's reads
+    /// is not half seen: the stamp reads one snapshot (the file still
+    /// empty), not the new tables without their application id (which
+    /// made the index look like another program's).
+    #[test]
+    fn a_create_committed_between_the_stamps_reads_is_not_half_seen() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(super::super::FILE_NAME);
+        let reader = super::super::connect(&path).expect("reader");
+        let got = stamp_with(&reader, &|| {
+            let mut writer = super::super::connect(&path).expect("writer");
+            create(&mut writer, false).expect("create");
+        })
+        .expect("stamp");
+        assert_eq!(got, Stamp::Empty);
+        // Read again, the whole new index is seen.
+        assert_eq!(stamp(&reader).expect("stamp"), Stamp::Current);
+    }
 }
