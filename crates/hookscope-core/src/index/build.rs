@@ -190,6 +190,18 @@ enum Plan {
     Index(bool),
 }
 
+/// [`Index::plan`]'s answer for a discovery.
+struct Planned {
+    /// Per session, in order.
+    plans: Vec<Plan>,
+    /// Each (main-file path, id) once.
+    seen: HashSet<(Vec<u8>, String)>,
+    /// Each main-file path once.
+    main_paths: HashSet<Vec<u8>>,
+    /// The places of the sessions to (re-)index.
+    todo: Vec<usize>,
+}
+
 /// Nanoseconds since the epoch of a modification time (`None` before 1970 or
 /// unknown).
 pub(super) fn mtime_ns(t: Option<std::time::SystemTime>) -> Option<i64> {
@@ -873,36 +885,43 @@ impl Index {
             sessions: sessions.len(),
             ..SyncStats::default()
         };
-        // Taken (waiting for another process's build, then planning again)
-        // once there are WAIT_MIN_SESSIONS or more to index; released when
-        // this returns.
-        let mut lock = self
-            .file
-            .as_deref()
-            .and_then(super::build_lock::BuildLock::open);
-        let stored = loop {
+        // The build lock is taken (waiting for another process's build, then
+        // planning again) once there are WAIT_MIN_SESSIONS or more to
+        // index; released when this returns.
+        let mut lock: Option<super::build_lock::BuildLock> = None;
+        let (
+            stored,
+            Planned {
+                plans,
+                seen,
+                main_paths,
+                todo,
+            },
+        ) = loop {
             let stored = self.stored()?;
-            match lock.as_mut() {
-                Some(l) if !l.held() => {}
-                _ => break stored,
+            let planned = self.plan(sessions, &stored);
+            if planned.todo.len() < super::build_lock::WAIT_MIN_SESSIONS
+                || lock
+                    .as_ref()
+                    .is_some_and(super::build_lock::BuildLock::held)
+            {
+                break (stored, planned);
             }
-            let mut restat = Restat::default();
-            let todo: Vec<usize> = (0..sessions.len())
-                .filter(|&i| {
-                    indexable(&sessions[i])
-                        && !stored
-                            .get(&key_of(&sessions[i]))
-                            .is_some_and(|old| restat.unchanged(&sessions[i], old))
-                })
-                .collect();
-            if todo.len() < super::build_lock::WAIT_MIN_SESSIONS {
-                break stored;
+            if lock.is_none() {
+                lock = self
+                    .file
+                    .as_deref()
+                    .and_then(super::build_lock::BuildLock::open);
             }
+            let Some(held) = lock.as_mut() else {
+                break (stored, planned);
+            };
+            let todo = &planned.todo;
             let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
             // The builder's progress is any commit of it (it may index
             // other sessions first), its count of ours what is shown.
             let mut waiting = || {
-                let done = self.indexed_of(sessions, &todo);
+                let done = self.indexed_of(sessions, todo);
                 progress(Progress {
                     done: done.len(),
                     total: todo.len(),
@@ -912,48 +931,20 @@ impl Index {
                 });
                 self.data_version().unwrap_or(0)
             };
-            let taken = lock.as_mut().map(|l| l.take(self.build_wait, &mut waiting));
-            match taken {
-                Some(super::build_lock::Taken::AfterWaiting) => {
-                    stats.waited = true;
-                    continue;
-                }
-                Some(super::build_lock::Taken::Stalled) => {
+            match held.take(self.build_wait, &mut waiting) {
+                super::build_lock::Taken::AfterWaiting => stats.waited = true,
+                super::build_lock::Taken::Stalled => {
                     self.notices.push(format!(
                         "another hookscope process holds the index's build lock but wrote nothing to it for {} s; indexing here too",
                         self.build_wait.as_secs_f64()
                     ));
-                    break stored;
+                    break (stored, planned);
                 }
-                _ => break stored,
+                super::build_lock::Taken::AtOnce | super::build_lock::Taken::Unsupported => {
+                    break (stored, planned);
+                }
             }
         };
-        let mut restat = Restat::default();
-        let mut plans = Vec::with_capacity(sessions.len());
-        let mut seen: HashSet<(Vec<u8>, String)> = HashSet::new();
-        let mut main_paths: HashSet<Vec<u8>> = HashSet::new();
-        for s in sessions {
-            let key = (path_bytes(&s.path), s.id.clone());
-            main_paths.insert(key.0.clone());
-            let duplicate = !seen.insert(key.clone());
-            let plan = if !indexable(s) {
-                Plan::Skip
-            } else if duplicate {
-                // Same file and id twice in one discovery: rows are shared.
-                Plan::Reuse
-            } else {
-                match stored.get(&key) {
-                    Some(old) if restat.unchanged(s, old) => Plan::Reuse,
-                    Some(old) if s.size > old.size && restat.deps_hold(s, &old.deps, false) => {
-                        let (hash, n) = tail_hash(&s.path, old.size);
-                        self.count_read(n);
-                        Plan::Index(hash.is_some() && hash == old.tail_hash)
-                    }
-                    _ => Plan::Index(false),
-                }
-            };
-            plans.push(plan);
-        }
 
         // Rows of sessions that left the disk (or their database).
         let gone = if whole {
@@ -970,12 +961,6 @@ impl Index {
             stats.removed = gone.len();
         }
 
-        let todo: Vec<usize> = plans
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| matches!(p, Plan::Index(_)))
-            .map(|(i, _)| i)
-            .collect();
         let mut states: Vec<State> = plans
             .iter()
             .map(|p| match p {
@@ -1126,7 +1111,55 @@ impl Index {
         Ok(bytes_done)
     }
 
-    /// Every stored session identity.
+    /// What to do with each of `sessions` given the `stored` identities:
+    /// reuse an unchanged session's rows, index a new or changed one (a
+    /// grown one's tail hash read and counted), skip one the index cannot
+    /// hold.
+    fn plan(
+        &self,
+        sessions: &[SessionRef],
+        stored: &HashMap<(Vec<u8>, String), Stored>,
+    ) -> Planned {
+        let mut restat = Restat::default();
+        let mut plans = Vec::with_capacity(sessions.len());
+        let mut seen: HashSet<(Vec<u8>, String)> = HashSet::new();
+        let mut main_paths: HashSet<Vec<u8>> = HashSet::new();
+        for s in sessions {
+            let key = (path_bytes(&s.path), s.id.clone());
+            main_paths.insert(key.0.clone());
+            let duplicate = !seen.insert(key.clone());
+            let plan = if !indexable(s) {
+                Plan::Skip
+            } else if duplicate {
+                // Same file and id twice in one discovery: rows are shared.
+                Plan::Reuse
+            } else {
+                match stored.get(&key) {
+                    Some(old) if restat.unchanged(s, old) => Plan::Reuse,
+                    Some(old) if s.size > old.size && restat.deps_hold(s, &old.deps, false) => {
+                        let (hash, n) = tail_hash(&s.path, old.size);
+                        self.count_read(n);
+                        Plan::Index(hash.is_some() && hash == old.tail_hash)
+                    }
+                    _ => Plan::Index(false),
+                }
+            };
+            plans.push(plan);
+        }
+        let todo = plans
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Plan::Index(_)))
+            .map(|(i, _)| i)
+            .collect();
+        Planned {
+            plans,
+            seen,
+            main_paths,
+            todo,
+        }
+    }
+
     /// Which of `todo` (places in `sessions`) the index holds current rows
     /// of now: what a waiting process reports of another one's build
     /// (empty when the index cannot be read).
@@ -1145,6 +1178,7 @@ impl Index {
             .collect()
     }
 
+    /// Every stored session identity.
     pub(super) fn stored(&self) -> rusqlite::Result<HashMap<(Vec<u8>, String), Stored>> {
         let mut stmt = self
             .conn

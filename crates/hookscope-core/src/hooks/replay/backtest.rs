@@ -1417,29 +1417,33 @@ fn backtest_ref(
     let Some(sessions) = sessions else {
         return load(Load::Whole);
     };
-    let files = || std::iter::once(&r.path).chain(&r.subagent_files);
     // Each file in pieces of at most MAX_FILE_BYTES cut at line ends (one
-    // piece for all but a heavy user's biggest sessions): which needles
-    // occur, and (every rule narrowed) the candidate calls of its lines.
+    // piece for all but a heavy user's biggest sessions). `false` for a
+    // line longer than a piece, or a file the loader may still cope with
+    // (a subagent file gone: a diagnostic): no prefilter, the loader
+    // decides.
+    let scan_files = |each: &mut dyn FnMut(&[u8])| {
+        std::iter::once(&r.path).chain(&r.subagent_files).all(|p| {
+            matches!(
+                crate::transcript::fsread::scan_in_pieces(p, MAX_FILE_BYTES as usize, each),
+                Ok(true)
+            )
+        })
+    };
+    // Which needles occur, and (every rule narrowed) the candidate calls
+    // of its lines.
     let same_pass = lines.filter(|f| f.rest_ids.is_empty());
     let mut found = sessions.nothing_found();
     let mut ids = HashSet::new();
     let mut parsed = true;
-    for p in files() {
-        let scanned =
-            crate::transcript::fsread::scan_in_pieces(p, MAX_FILE_BYTES as usize, &mut |bytes| {
-                sessions.find_in(bytes, &mut found);
-                if let Some(filter) = same_pass {
-                    parsed &= filter.candidate_ids(bytes, &mut ids);
-                }
-            });
-        match scanned {
-            Ok(true) => {}
-            // A line longer than a piece, or a file the loader may still
-            // cope with (a subagent file gone: a diagnostic): no
-            // prefilter, the loader decides.
-            Ok(false) | Err(_) => return load(Load::Whole),
+    let scanned = scan_files(&mut |bytes| {
+        sessions.find_in(bytes, &mut found);
+        if let Some(filter) = same_pass {
+            parsed &= filter.candidate_ids(bytes, &mut ids);
         }
+    });
+    if !scanned {
+        return load(Load::Whole);
     }
     let possible = sessions.possible_given(&found);
     if !possible.contains(&true) {
@@ -1456,18 +1460,11 @@ fn backtest_ref(
     if rest_may {
         return load(Load::LoadedCalls(possible, filter));
     }
-    if same_pass.is_none() {
-        // The candidate calls decide whether to load: read the lines.
-        for p in files() {
-            let scanned = crate::transcript::fsread::scan_in_pieces(
-                p,
-                MAX_FILE_BYTES as usize,
-                &mut |bytes| parsed &= filter.candidate_ids(bytes, &mut ids),
-            );
-            if !matches!(scanned, Ok(true)) {
-                return load(Load::Whole);
-            }
-        }
+    // The candidate calls decide whether to load: read the lines.
+    if same_pass.is_none()
+        && !scan_files(&mut |bytes| parsed &= filter.candidate_ids(bytes, &mut ids))
+    {
+        return load(Load::Whole);
     }
     if parsed && ids.is_empty() {
         bt.skipped = 1;
