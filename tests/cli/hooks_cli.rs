@@ -479,18 +479,22 @@ fn match_with_no_handler_says_where_it_looked() {
         dir.path().join("project"),
     );
     let paths = [&managed, &config, &project].map(|p| p.display().to_string());
-    let (code, out, _) = run(&[
-        "hooks",
-        "--match",
-        "PreToolUse",
-        "Bash",
-        "--cwd",
-        &paths[2],
-        "--config-dir",
-        &paths[1],
-        "--managed",
-        &paths[0],
-    ]);
+    // `hooks --match PreToolUse Bash` run from `cwd` with these settings folders.
+    let match_bash = |cwd: &str, config_dir: &str, managed: &str| {
+        run(&[
+            "hooks",
+            "--match",
+            "PreToolUse",
+            "Bash",
+            "--cwd",
+            cwd,
+            "--config-dir",
+            config_dir,
+            "--managed",
+            managed,
+        ])
+    };
+    let (code, out, _) = match_bash(&paths[2], &paths[1], &paths[0]);
     assert_eq!(code, Some(0));
     let line = format!(
         "  no handler is configured for PreToolUse: no settings file found (looked for {}, {}/settings.json, {}/.claude/settings.json, {}/.claude/settings.local.json)\n",
@@ -505,18 +509,7 @@ fn match_with_no_handler_says_where_it_looked() {
     let home = dir.path().join("home");
     let claude = home.join(".claude").display().to_string();
     let home = home.display().to_string();
-    let (code, out, _) = run(&[
-        "hooks",
-        "--match",
-        "PreToolUse",
-        "Bash",
-        "--cwd",
-        &home,
-        "--config-dir",
-        &claude,
-        "--managed",
-        &paths[0],
-    ]);
+    let (code, out, _) = match_bash(&home, &claude, &paths[0]);
     assert_eq!(code, Some(0));
     assert!(
         out.ends_with(&format!(
