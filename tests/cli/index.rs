@@ -1029,3 +1029,198 @@ fn resolving_an_id_changes_no_index_file() {
         garbage
     );
 }
+
+/// A Claude Code session `id` under `dir`: a prompt, then per entry of
+/// `calls` (tool name, input, time) its `tool_use` line at that time and
+/// its result a second later.
+fn session_with_calls(dir: &Path, id: &str, calls: &[(&str, Value, &str)]) {
+    let mut lines = vec![serde_json::json!({
+        "type": "user", "uuid": "u0", "parentUuid": null, "sessionId": id,
+        "timestamp": "2026-11-29T17:59:00Z", "cwd": "/home/dev/long", "isSidechain": false,
+        "message": {"role": "user", "content": "go"},
+    })];
+    for (n, (tool, input, time)) in calls.iter().enumerate() {
+        let at = chrono::DateTime::parse_from_rfc3339(time).expect("time");
+        let later = (at + chrono::Duration::seconds(1)).to_rfc3339();
+        let tool_use_id = format!("toolu_{n}");
+        for (kind, when, content) in [
+            (
+                "assistant",
+                time.to_string(),
+                serde_json::json!([
+                {"type": "tool_use", "id": tool_use_id, "name": tool, "input": input}]),
+            ),
+            (
+                "user",
+                later,
+                serde_json::json!([
+                {"type": "tool_result", "tool_use_id": tool_use_id, "content": "ok"}]),
+            ),
+        ] {
+            let parent = lines
+                .last()
+                .and_then(|l| l["uuid"].as_str())
+                .map(String::from);
+            let uuid = format!("u{}", lines.len());
+            lines.push(serde_json::json!({
+                "type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": id,
+                "timestamp": when, "cwd": "/home/dev/long", "isSidechain": false,
+                "message": {"role": kind, "content": content},
+            }));
+        }
+    }
+    crate::support::write_jsonl(
+        dir.join("projects/-home-dev-long")
+            .join(format!("{id}.jsonl")),
+        &lines,
+    );
+}
+
+/// The index's verdict per session of `dir` for each `find` query.
+fn index_verdicts(
+    dir: &Path,
+    queries: &[Value],
+) -> Vec<Vec<Option<hookscope_core::query::Verdict>>> {
+    let found = hookscope_core::transcript::discover(&[dir.to_path_buf()]).expect("discover");
+    let mut sessions = found.sessions;
+    sessions.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut index = hookscope_core::index::Index::in_memory().expect("in-memory index");
+    let synced = index.sync(&sessions, &mut |_| {});
+    queries
+        .iter()
+        .map(|args| {
+            let query = hookscope_core::query::FindParams::from_json(args)
+                .expect("params")
+                .validate(chrono::Utc::now())
+                .expect("valid");
+            index.verdicts(&sessions, &synced.states, &query)
+        })
+        .collect()
+}
+
+fn newest(t: &str) -> Option<hookscope_core::query::Verdict> {
+    Some(hookscope_core::query::Verdict::Newest(
+        chrono::DateTime::parse_from_rfc3339(t)
+            .expect("time")
+            .to_utc(),
+    ))
+}
+
+/// With `input_contains`, a call whose input is too long to store in the
+/// index (a `Write` of a big file) does not bound its session as if it
+/// matched: the index reads its `tool_use` line, so the session's newest
+/// candidate is its `npx` call, not the newer `Write`. (Kept whatever its
+/// text, the `Write`'s time made every such session a candidate newer than
+/// its real match, and a `find --limit 20` over bulk sessions loaded every
+/// one of them instead of the newest few.)
+#[test]
+fn a_long_input_does_not_bound_its_session_as_a_match() {
+    let data = TempDir::new().expect("temp");
+    let big = "x".repeat(4 * 1024);
+    session_with_calls(
+        data.path(),
+        "5f0c1d2e-0000-4000-8000-00000000c0de",
+        &[
+            (
+                "Bash",
+                serde_json::json!({"command": "npx next dev"}),
+                "2026-11-29T18:00:01Z",
+            ),
+            (
+                "Write",
+                serde_json::json!({"file_path": "/a.txt", "content": big}),
+                "2026-11-29T18:00:03Z",
+            ),
+        ],
+    );
+    let got = index_verdicts(
+        data.path(),
+        &[
+            serde_json::json!({"tool_name_pattern": "", "input_contains": "NPX"}),
+            // The long input itself still matches, from its line.
+            serde_json::json!({"tool_name_pattern": "", "input_contains": "xxxx"}),
+            serde_json::json!({"tool_name_pattern": "", "input_contains": "nowhere"}),
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            vec![newest("2026-11-29T18:00:01Z")],
+            vec![newest("2026-11-29T18:00:03Z")],
+            vec![Some(hookscope_core::query::Verdict::Skip)],
+        ]
+    );
+}
+
+/// A long input older than `limit` stored matches is not read: with
+/// `limit` 1 and a newer `npx` call in another session, the session whose
+/// only call is an older long `Write` stays a candidate bounded by the
+/// `Write`'s time (an upper bound: `find` stops before it); with a limit
+/// the stored matches do not fill, its line is read and it is left out.
+/// A long input newer than the stored matches is read either way.
+#[test]
+fn a_long_input_older_than_limit_matches_is_not_read() {
+    let data = TempDir::new().expect("temp");
+    let big = |word: &str| format!("{word} {}", "x".repeat(4 * 1024));
+    session_with_calls(
+        data.path(),
+        "aaaaaaaa-0000-4000-8000-000000000001",
+        &[(
+            "Bash",
+            serde_json::json!({"command": "npx next dev"}),
+            "2026-11-29T18:00:10Z",
+        )],
+    );
+    session_with_calls(
+        data.path(),
+        "bbbbbbbb-0000-4000-8000-000000000002",
+        &[(
+            "Write",
+            serde_json::json!({"file_path": "/a.txt", "content": big("old")}),
+            "2026-11-29T18:00:05Z",
+        )],
+    );
+    session_with_calls(
+        data.path(),
+        "cccccccc-0000-4000-8000-000000000003",
+        &[(
+            "Write",
+            serde_json::json!({"file_path": "/b.txt", "content": big("new")}),
+            "2026-11-29T18:00:20Z",
+        )],
+    );
+    let query = |limit: usize| serde_json::json!({"tool_name_pattern": "", "input_contains": "npx", "limit": limit});
+    let got = index_verdicts(data.path(), &[query(1), query(2)]);
+    let skip = Some(hookscope_core::query::Verdict::Skip);
+    assert_eq!(
+        got,
+        [
+            vec![
+                newest("2026-11-29T18:00:10Z"),
+                newest("2026-11-29T18:00:05Z"),
+                skip
+            ],
+            vec![newest("2026-11-29T18:00:10Z"), skip, skip],
+        ]
+    );
+    // Either way `find` answers as without the index.
+    let cache = TempDir::new().expect("temp");
+    let root = data.path().to_str().expect("utf-8");
+    for limit in ["1", "2"] {
+        let out = same(
+            cache.path(),
+            &[
+                "find",
+                root,
+                "--json",
+                "--tool-name-pattern",
+                "",
+                "--input-contains",
+                "npx",
+                "--limit",
+                limit,
+            ],
+        );
+        assert_eq!(records(&out.stdout).len(), 1, "limit {limit}");
+    }
+}

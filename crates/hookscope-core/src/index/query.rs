@@ -11,7 +11,10 @@
 //! index (per session: the newest `ts_ns`, the count of undated calls).
 //! Text filters do not narrow calls whose record `find` builds from its
 //! lines (`rows_ok`, see [`crate::query::rows`]): those are read once,
-//! there. For other Claude Code calls, `input_contains` and
+//! there; but `input_contains` is decided in SQL on their stored folded
+//! input, and one too long to store has its `tool_use` line read like the
+//! calls below, unless `limit` sure matches are newer (it then bounds its
+//! session unread, `limit_th_newest`). For other Claude Code calls, `input_contains` and
 //! `output_contains` read only the candidate's `tool_use` line and its
 //! result's line, with the
 //! raw-byte rules of [`crate::query::prefilter`] (plain needle pieces
@@ -72,6 +75,25 @@ pub struct Candidates(HashMap<Key, Acc>);
 struct Acc {
     newest: Option<DateTime<Utc>>,
     undated: bool,
+    /// The oldest dated candidate and how many are dated, when the
+    /// aggregating query counted them (else `None` and 0): what
+    /// [`limit_th_newest`] bounds by.
+    oldest: Option<DateTime<Utc>>,
+    dated: u64,
+    /// With `input_contains`: the newest and oldest dated `rows_ok` calls
+    /// whose input is not stored, not yet known to match (`None`: none).
+    unstored: Option<Unstored>,
+}
+
+/// The newest and oldest of a session's dated calls whose input is not
+/// stored ([`Acc::unstored`]).
+type Unstored = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+impl Acc {
+    /// Whether a candidate counted (not only an unstored input dated).
+    fn holds(&self) -> bool {
+        self.newest.is_some() || self.undated
+    }
 }
 
 /// Compiled text needles (lowercase pieces).
@@ -361,10 +383,53 @@ impl Index {
         // whose record `find` builds from its lines (`rows_ok`) are too
         // (the rows path reads those lines once and filters exactly), and
         // the others are checked line by line below.
-        let (mut out, ok_rows) = match self.aggregated(query, text)? {
+        let which = match (text, query.input_contains.is_some()) {
+            (false, _) => Aggregate::Every,
+            (true, true) => Aggregate::StoredInput,
+            (true, false) => Aggregate::RowsOk,
+        };
+        let (mut out, ok_rows) = match self.aggregated(query, which)? {
             Some(accs) if !text => return Ok(accs),
-            Some(accs) => (accs, "AND rows_ok = 0"),
-            None => (HashMap::new(), ""),
+            Some(accs) if query.input_contains.is_some() => {
+                // Sessions whose only rows are unstored inputs hold no
+                // candidate yet.
+                let (mut accs, unstored): (HashMap<Key, Acc>, HashMap<Key, Acc>) =
+                    accs.into_iter().partition(|(_, acc)| acc.holds());
+                let below = limit_th_newest(&accs, query);
+                // A call whose input is not stored is read in the row loop
+                // only when it is undated or not older than `limit` sure
+                // matches (`below`); the older ones stay candidates unread
+                // (see [`limit_th_newest`]), bounding their session by the
+                // newest of them, or by `below` itself when the session
+                // also has some to read (a looser bound, still above them).
+                let sessions: Vec<(Key, Unstored)> = accs
+                    .iter()
+                    .map(|(key, acc)| (key.clone(), acc.unstored))
+                    .chain(unstored.into_iter().map(|(key, acc)| (key, acc.unstored)))
+                    .filter_map(|(key, u)| u.map(|u| (key, u)))
+                    .collect();
+                if let Some(below) = below {
+                    for (key, (newest, oldest)) in sessions {
+                        let bound = match (newest, oldest) {
+                            (Some(n), _) if n < below => n,
+                            (Some(_), Some(o)) if o < below => below,
+                            _ => continue,
+                        };
+                        let acc = accs.entry(key).or_default();
+                        acc.newest = acc.newest.max(Some(bound));
+                    }
+                }
+                let rest = match below.and_then(|t| t.timestamp_nanos_opt()) {
+                    Some(below) => format!(
+                        "AND (rows_ok = 0 OR (input_folded IS NULL
+                           AND (ts_ns IS NULL OR ts_ns = {TS_OUT_OF_RANGE} OR ts_ns >= {below})))"
+                    ),
+                    None => ROW_BY_ROW.to_string(),
+                };
+                (accs, rest)
+            }
+            Some(accs) => (accs, "AND rows_ok = 0".to_string()),
+            None => (HashMap::new(), String::new()),
         };
         let (name_sql, needle) = name_sql(query);
         let sql = format!(
@@ -427,6 +492,17 @@ impl Index {
                     continue;
                 }
             }
+            let key = (
+                r.get::<_, Vec<u8>>(Scan::SPath)?,
+                r.get::<_, String>(Scan::SId)?,
+            );
+            // A dated call no newer than its session's newest candidate so
+            // far changes nothing: its lines are not read.
+            if let (Some(t), Some(newest)) = (ts, out.get(&key).and_then(|acc| acc.newest))
+                && t <= newest
+            {
+                continue;
+            }
             let agent: String = r.get(Scan::Agent)?;
             if agent == Agent::ClaudeCode.as_str()
                 && (query.input_contains.is_some() || !needles.output.is_empty())
@@ -462,10 +538,6 @@ impl Index {
                     }
                 }
             }
-            let key = (
-                r.get::<_, Vec<u8>>(Scan::SPath)?,
-                r.get::<_, String>(Scan::SId)?,
-            );
             let acc = out.entry(key).or_default();
             match ts {
                 Some(t) => acc.newest = Some(acc.newest.map_or(t, |n| n.max(t))),
@@ -482,7 +554,7 @@ impl Index {
     fn aggregated(
         &self,
         query: &Query,
-        ok_only: bool,
+        which: Aggregate,
     ) -> rusqlite::Result<Option<HashMap<Key, Acc>>> {
         let bound = |t: Option<DateTime<Utc>>| match t {
             None => Some(None),
@@ -491,24 +563,35 @@ impl Index {
         let (Some(since), Some(until)) = (bound(query.since), bound(query.until)) else {
             return Ok(None);
         };
-        if !ok_only && until.is_none() && query.input_contains.is_none() {
+        if which == Aggregate::Every && until.is_none() && query.input_contains.is_none() {
             return self.grouped(query, since).map(Some);
         }
         let (name_sql, needle) = name_sql(query);
+        // Which rows count as candidates; with `StoredInput`, the others
+        // (`rows_ok` calls whose input is not stored) are only dated, in
+        // the last two columns.
+        let (stored, rows) = match which {
+            Aggregate::Every => ("1", ""),
+            Aggregate::RowsOk => ("1", "AND rows_ok = 1"),
+            Aggregate::StoredInput => ("input_folded IS NOT NULL", "AND rows_ok = 1"),
+        };
         // ?6 = TS_OUT_OF_RANGE: a time outside i64 ns, kept as undated.
         let sql = format!(
             "SELECT s_path, s_id,
-               MAX(CASE WHEN ts_ns = ?6 THEN NULL ELSE ts_ns END),
-               SUM(ts_ns IS NULL OR ts_ns = ?6)
+               MAX(CASE WHEN {stored} AND ts_ns != ?6 THEN ts_ns END),
+               SUM({stored} AND (ts_ns IS NULL OR ts_ns = ?6)),
+               MIN(CASE WHEN {stored} AND ts_ns != ?6 THEN ts_ns END),
+               COUNT(CASE WHEN {stored} AND ts_ns != ?6 THEN 1 END),
+               MAX(CASE WHEN NOT ({stored}) AND ts_ns != ?6 THEN ts_ns END),
+               MIN(CASE WHEN NOT ({stored}) AND ts_ns != ?6 THEN ts_ns END)
              FROM calls {indexed} {name_sql} AND (?2 IS NULL OR agent = ?2) AND (?3 IS NULL OR is_error = ?3)
                AND (?4 IS NULL OR ts_ns = ?6 OR ts_ns >= ?4)
                AND (?5 IS NULL OR ts_ns = ?6 OR ts_ns < ?5)
                AND ((?4 IS NULL AND ?5 IS NULL) OR ts_ns IS NOT NULL)
                AND {INPUT_SQL}
-               {ok_only}
+               {rows}
              GROUP BY s_path, s_id",
             indexed = scan_index(query),
-            ok_only = if ok_only { "AND rows_ok = 1" } else { "" }
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![
@@ -536,7 +619,8 @@ impl Index {
         let sql = format!(
             "SELECT s_path, s_id,
                MAX(CASE WHEN ?4 IS NULL OR newest_ns >= ?4 THEN newest_ns END),
-               SUM(CASE WHEN ?4 IS NULL THEN undated ELSE out_of_range END)
+               SUM(CASE WHEN ?4 IS NULL THEN undated ELSE out_of_range END),
+               NULL, 0, NULL, NULL
              FROM call_groups WHERE {name_sql} AND (?2 IS NULL OR agent = ?2)
                AND (?3 IS NULL OR is_error = ?3)
                AND (?4 IS NULL OR newest_ns >= ?4 OR out_of_range > 0)
@@ -571,6 +655,70 @@ impl Index {
         Some(buf)
     }
 }
+
+/// Which calls [`Index::aggregated`] aggregates (each also passes the
+/// query's name, agent, error, time and stored-input filters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Aggregate {
+    /// Every call: no text filter.
+    Every,
+    /// `rows_ok` calls (`output_contains` without `input_contains`).
+    RowsOk,
+    /// `rows_ok` calls whose input is stored (`input_contains` is decided
+    /// in SQL); those whose input is not are dated apart
+    /// ([`Acc::unstored`]).
+    StoredInput,
+}
+
+/// With `input_contains`, when the aggregated candidates are sure matches
+/// (every other filter of `query` is decided in SQL): a time with at least
+/// `limit` of them at or after it, the later of two such bounds (the
+/// `limit`-th newest of the sessions' newest matches; the oldest match of
+/// the sessions, taken by oldest match, newest first, whose dated matches
+/// reach `limit`). A call older than it cannot be among the newest `limit`,
+/// so its line need not be read to bound its session (it stays a
+/// candidate: a verdict's time is an upper bound, never a promise).
+/// `None` (too few matches): every line is read.
+fn limit_th_newest(out: &HashMap<Key, Acc>, query: &Query) -> Option<DateTime<Utc>> {
+    let sure = query.input_contains.is_some()
+        && query.output_contains.is_none()
+        && query.output_excludes.is_none()
+        && query.sessions.is_empty()
+        && query.hook.is_none()
+        && query.blocked.is_none()
+        && query.flagged.is_none()
+        && query.rewritten.is_none()
+        && query.decided.is_none();
+    if !sure || query.limit == 0 {
+        return None;
+    }
+    let mut newest: Vec<DateTime<Utc>> = out.values().filter_map(|acc| acc.newest).collect();
+    let by_newest = (newest.len() >= query.limit).then(|| {
+        let (_, th, _) = newest.select_nth_unstable_by(query.limit - 1, |a, b| b.cmp(a));
+        *th
+    });
+    let mut spans: Vec<(DateTime<Utc>, u64)> = out
+        .values()
+        .filter_map(|acc| acc.oldest.map(|t| (t, acc.dated)))
+        .collect();
+    spans.sort_unstable_by_key(|&(t, _)| std::cmp::Reverse(t));
+    let mut seen = 0u64;
+    let by_oldest = spans.into_iter().find_map(|(t, n)| {
+        seen = seen.saturating_add(n);
+        (seen >= query.limit as u64).then_some(t)
+    });
+    by_newest.max(by_oldest)
+}
+
+/// With `input_contains` and too few sure matches to bound by (see
+/// [`limit_th_newest`]), the calls the row loop of [`Index::candidates`]
+/// checks line by line: those whose record is not built from its lines
+/// (`rows_ok = 0`), and those whose input is too long to store. Kept
+/// whatever its text, a long input's time would bound its session as if
+/// it matched, and a session whose only match is older (a subagent's `npx`
+/// under a newer long `Write`) could never be left out of the newest
+/// `limit`.
+const ROW_BY_ROW: &str = "AND (rows_ok = 0 OR input_folded IS NULL)";
 
 /// `input_contains` as SQL on `input_folded` (`?7` = the folded needle,
 /// NULL without the filter; `hs_contains` is [`super`]'s substring test): exact where the text is stored (`find`'s
@@ -617,11 +765,17 @@ fn accs(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<HashMap<Key, Acc>> {
     while let Some(r) = rows.next()? {
         let newest: Option<i64> = r.get(2)?;
         let undated: i64 = r.get(3)?;
+        let oldest: Option<i64> = r.get(4)?;
+        let dated: i64 = r.get(5)?;
+        let unstored: Option<(i64, i64)> = r.get::<_, Option<i64>>(6)?.zip(r.get(7)?);
         out.insert(
             (r.get(0)?, r.get(1)?),
             Acc {
                 newest: newest.and_then(time_of_ns),
                 undated: undated > 0,
+                oldest: oldest.and_then(time_of_ns),
+                dated: u64::try_from(dated).unwrap_or(0),
+                unstored: unstored.map(|(newest, oldest)| (time_of_ns(newest), time_of_ns(oldest))),
             },
         );
     }
