@@ -1,7 +1,7 @@
 //! The `?` overlay: what each component offers (its
 //! [`super::component::Component::commands`], everything), with the keys
 //! looked up in [`super::keymap`], then the keymap's typing tables, the
-//! filter words and the mouse. Scrolls, with a position mark on its border,
+//! filter words, the marks and the mouse. Scrolls, with a position mark on its border,
 //! and is drawn above the status bar.
 
 use ratatui::Frame;
@@ -13,14 +13,16 @@ use super::action::Action;
 use super::component::{Command, Component, EventState, centered, delta_of, inner_rows};
 use super::context::Ctx;
 use super::keymap::{
-    self, Binding, CALLS_FILTER_BINDINGS, CALLS_FILTER_HELP, COMPLETION_BINDINGS, MOUSE_HELP,
-    SEARCH_BINDINGS,
+    self, Binding, CALLS_FILTER_BINDINGS, CALLS_FILTER_HELP, COMPLETION_BINDINGS, MARKS_HELP,
+    MOUSE_HELP, SEARCH_BINDINGS,
 };
 use super::theme::Theme;
 
 fn key_line(keys: String, help: &str, theme: &Theme) -> Line<'static> {
+    // Padded by display width: a wide sign (`⛔`) takes two columns.
+    let pad = 16usize.saturating_sub(unicode_width::UnicodeWidthStr::width(keys.as_str()));
     Line::from(vec![
-        Span::styled(format!("  {keys:<16}"), theme.tool()),
+        Span::styled(format!("  {keys}{}", " ".repeat(pad)), theme.tool()),
         Span::raw(help.to_string()),
     ])
 }
@@ -65,6 +67,15 @@ pub fn lines(sections: &[(&str, Vec<Command>)], theme: &Theme) -> Vec<Line<'stat
     )));
     out.extend(
         CALLS_FILTER_HELP
+            .iter()
+            .map(|(k, h)| key_line((*k).to_string(), h, theme)),
+    );
+    out.push(Line::from(Span::styled(
+        "Marks on a call's row (a narrow Timeline shows the sign alone)",
+        theme.heading(),
+    )));
+    out.extend(
+        MARKS_HELP
             .iter()
             .map(|(k, h)| key_line((*k).to_string(), h, theme)),
     );

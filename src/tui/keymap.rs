@@ -428,6 +428,24 @@ pub fn hint_key(action: Action) -> Option<String> {
     Some(key.label())
 }
 
+/// What the marks on a call's row mean (Timeline, Calls view, `show`;
+/// [`hookscope_core::transcript::hook_activity::HookAction::mark`]). A
+/// narrow Timeline shows a hook mark's sign alone.
+pub const MARKS_HELP: &[(&str, &str)] = &[
+    ("✗", "the call failed (its result is an error)"),
+    (
+        "⛔",
+        "hook blocked: the call did not run (or asked, denied)",
+    ),
+    ("⚠", "hook objected after the call ran; or the hook failed"),
+    ("↻", "hook rewrote the input (asked → ran)"),
+    ("⇄", "hook replaced the output"),
+    ("⚖", "hook's permission decision (allow, ask, deny)"),
+    ("+", "hook added context"),
+    ("§", "the verdict hookscope hook logged (--decisions)"),
+    ("⚑", "a row of its own: a hook firing on an event"),
+];
+
 /// Mouse help lines (not keys, but listed with them).
 pub const MOUSE_HELP: &[(&str, &str)] = &[
     ("wheel", "scroll the pane under the pointer"),
@@ -509,6 +527,10 @@ pub fn markdown_reference() -> String {
     out.push_str("### Filter words (Calls view)\n\n| word | means |\n|---|---|\n");
     for (word, what) in CALLS_FILTER_HELP {
         out.push_str(&format!("| `{}` | {} |\n", cell(word), cell(what)));
+    }
+    out.push_str("\n### Marks on a call's row\n\n| mark | means |\n|---|---|\n");
+    for (mark, what) in MARKS_HELP {
+        out.push_str(&format!("| `{}` | {} |\n", cell(mark), cell(what)));
     }
     out.push_str("\n### Mouse\n\n| mouse | does |\n|---|---|\n");
     for (what, does) in MOUSE_HELP {

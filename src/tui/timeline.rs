@@ -468,12 +468,17 @@ fn kind_label(kind: ToolKind) -> &'static str {
 }
 
 /// The styled line of a row.
+///
+/// `compact` (the pane draws it when the whole line does not fit): a hook
+/// mark is its sign alone (`↻`, not `↻ hook rewrote`), so the command
+/// after it stays in view; `?` lists the signs.
 pub fn row_line(
     session: &Session,
     tree: &SpawnTree,
     row: &TimelineRow,
     expanded: &HashSet<Item>,
     ctx: &Ctx,
+    compact: bool,
 ) -> Line<'static> {
     let (decided, event_decided, utc_offset, theme) = (
         ctx.decisions.as_ref(),
@@ -565,9 +570,12 @@ pub fn row_line(
                     ));
                 }
                 for h in hooks_of_item(session, item) {
-                    let mark = hook_mark(h);
+                    let mut mark = hook_mark(h);
                     if mark.is_empty() {
                         continue;
+                    }
+                    if compact && let Some(sign) = mark.split(' ').next() {
+                        mark = sign.to_string();
                     }
                     let style = match h.action {
                         HookAction::Blocked | HookAction::Failed | HookAction::Cancelled => {
@@ -1111,9 +1119,18 @@ impl Component for TimelinePane {
         let selected = self.sel.and_then(|s| rows.iter().position(|r| r.item == s));
         let height = usize::from(area.height.saturating_sub(2));
         let (first, end) = window(rows.len(), self.offset, selected, height);
+        // A row's width on screen: inside the borders.
+        let room = usize::from(area.width.saturating_sub(2));
         let items: Vec<ListItem> = rows[first..end]
             .iter()
-            .map(|r| ListItem::new(row_line(session, tree, r, &self.expanded, ctx)))
+            .map(|r| {
+                let line = row_line(session, tree, r, &self.expanded, ctx, false);
+                if line.width() > room {
+                    ListItem::new(row_line(session, tree, r, &self.expanded, ctx, true))
+                } else {
+                    ListItem::new(line)
+                }
+            })
             .collect();
         let mut state = ListState::default()
             .with_offset(0)
