@@ -579,6 +579,9 @@ pub(crate) fn time_text(t: DateTime<Utc>) -> String {
 /// Loads one session and turns it into rows.
 pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
     let mut checkpoint = None;
+    // Line starts recorded while loading (Claude Code): the call rows'
+    // spans come from them, without a second read of each file.
+    let mut lines: HashMap<PathBuf, Option<Lines>> = HashMap::new();
     let (loaded, deps, mut read): (Session, String, u64) = if records_deps(session) {
         // The loaders read on this thread only (fsread's module doc).
         let (loaded, touched) = fsread::record(|| load(session));
@@ -594,15 +597,21 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         (loaded?, deps, read)
     } else {
         let loaded = if session.agent == Agent::ClaudeCode {
-            let (loaded, cp) = crate::transcript::claude_code::load_session_with_checkpoint(
-                &session.path,
-                &session.subagent_files,
-            )
-            .map_err(|source| LoadError {
-                path: session.path.clone(),
-                source,
-            })?;
+            let (loaded, cp, starts) =
+                crate::transcript::claude_code::load_session_with_line_starts(
+                    &session.path,
+                    &session.subagent_files,
+                )
+                .map_err(|source| LoadError {
+                    path: session.path.clone(),
+                    source,
+                })?;
             checkpoint = cp.as_ref().and_then(super::grow::checkpoint_text);
+            lines.extend(
+                starts
+                    .into_iter()
+                    .map(|(file, starts)| (file, Some(Lines::whole(starts)))),
+            );
             loaded
         } else {
             load(session)?
@@ -616,7 +625,6 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
     };
     read += session.size;
     let summary = loaded.summary();
-    let mut lines: HashMap<PathBuf, Option<Lines>> = HashMap::new();
     let calls = call_rows(session, &loaded, &mut lines, &mut read, &|_| true)
         .into_iter()
         .map(|(_, row)| row)
@@ -1377,6 +1385,52 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line starts a Claude Code load records are those a second read
+    /// of each file finds ([`line_starts`]), for every Claude Code session
+    /// of the test corpus (main files and subagent files), plus files with
+    /// no final newline, a blank line and no lines at all.
+    #[test]
+    fn line_starts_recorded_while_loading_are_the_files_own() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let found = crate::transcript::discover(&[root]).expect("discover");
+        let dir = tempfile::TempDir::new().expect("temp");
+        let mut sessions: Vec<(PathBuf, Vec<PathBuf>)> = found
+            .sessions
+            .iter()
+            .filter(|s| s.agent == Agent::ClaudeCode && !fsread::is_zst(&s.path))
+            .map(|s| (s.path.clone(), s.subagent_files.clone()))
+            .collect();
+        assert!(sessions.len() > 20, "{}", sessions.len());
+        let line = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+        for (name, bytes) in [
+            ("unterminated.jsonl", format!("{line}\n{line}")),
+            ("blank.jsonl", format!("{line}\n\n{line}\n")),
+            ("empty.jsonl", String::new()),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).expect("write");
+            sessions.push((path, Vec::new()));
+        }
+        let mut files = 0;
+        for (main, subagents) in &sessions {
+            let (_, _, recorded) =
+                crate::transcript::claude_code::load_session_with_line_starts(main, subagents)
+                    .expect("load");
+            assert_eq!(recorded.first().map(|(f, _)| f), Some(main));
+            for (file, starts) in recorded {
+                let mut read = 0;
+                assert_eq!(
+                    Some(starts),
+                    line_starts(&file, 0, &mut read).ok(),
+                    "{}",
+                    file.display()
+                );
+                files += 1;
+            }
+        }
+        assert!(files > sessions.len(), "subagent files too: {files}");
+    }
 
     #[cfg(unix)]
     #[test]

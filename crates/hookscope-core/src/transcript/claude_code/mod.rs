@@ -56,7 +56,7 @@ pub use super::text::{content_text, display_prompt, one_line};
 /// # Errors
 /// Only when the main file cannot be opened or read.
 pub fn load_session(main: &Path, subagent_files: &[PathBuf]) -> std::io::Result<Session> {
-    load_with(main, subagent_files, false, false).map(|(session, _)| session)
+    load_with(main, subagent_files, false, false, None).map(|(session, _)| session)
 }
 
 /// [`load_session`], plus the [`Checkpoint`] of its main file's end that
@@ -71,7 +71,28 @@ pub fn load_session_with_checkpoint(
     main: &Path,
     subagent_files: &[PathBuf],
 ) -> std::io::Result<(Session, Option<Checkpoint>)> {
-    load_with(main, subagent_files, true, false)
+    load_with(main, subagent_files, true, false, None)
+}
+
+/// Where each line of a file starts, as [`load_session_with_line_starts`]
+/// records them while reading: `(file, starts)`, `starts[i]` the byte
+/// offset of 1-based line `i + 1`, the last entry the end of what was read.
+pub type LineStarts = Vec<(PathBuf, Vec<u64>)>;
+
+/// [`load_session_with_checkpoint`], plus the line starts of every plain
+/// (not `.zst`) file it read, main file first, recorded while reading (the
+/// index's call rows store each call's line spans from them, without
+/// reading the files a second time).
+///
+/// # Errors
+/// As [`load_session`].
+pub fn load_session_with_line_starts(
+    main: &Path,
+    subagent_files: &[PathBuf],
+) -> std::io::Result<(Session, Option<Checkpoint>, LineStarts)> {
+    let mut starts = Vec::new();
+    let (session, checkpoint) = load_with(main, subagent_files, true, false, Some(&mut starts))?;
+    Ok((session, checkpoint, starts))
 }
 
 /// One subagent file read as a session of one thread, with the
@@ -86,7 +107,7 @@ pub fn load_session_with_checkpoint(
 /// # Errors
 /// As [`load_session`].
 pub fn load_thread_with_checkpoint(file: &Path) -> std::io::Result<(Session, Option<Checkpoint>)> {
-    load_with(file, &[], true, true)
+    load_with(file, &[], true, true, None)
 }
 
 fn load_with(
@@ -94,20 +115,25 @@ fn load_with(
     subagent_files: &[PathBuf],
     want_checkpoint: bool,
     one_thread: bool,
+    mut line_starts: Option<&mut LineStarts>,
 ) -> std::io::Result<(Session, Option<Checkpoint>)> {
     let mut diagnostics = Vec::new();
     let mut read = MainRead::new(main, Thread::new(main), SessionMeta::default());
     read.one_thread = one_thread;
     let plain = !super::fsread::is_zst(main);
     let mut place = Place::default();
-    if want_checkpoint && plain {
+    if (want_checkpoint || line_starts.is_some()) && plain {
+        let mut starts = Vec::new();
         read_objects_from(
             main,
             &mut place,
             &mut diagnostics,
             |line_no, value| read.line(line_no, &value),
-            None,
+            line_starts.is_some().then_some(&mut starts),
         )?;
+        if let Some(all) = line_starts.as_deref_mut() {
+            all.push((main.to_path_buf(), starts));
+        }
     } else {
         read_objects(main, &mut diagnostics, |line_no, value| {
             read.line(line_no, &value)
@@ -126,9 +152,24 @@ fn load_with(
     for file in subagent_files {
         let mut thread = Thread::new(file);
         let mut file_diags = Vec::new();
-        let read = read_objects(file, &mut file_diags, |line_no, value| {
-            thread.push(line_no, &value)
-        });
+        let on_line = |line_no, value: Value| thread.push(line_no, &value);
+        let read = match line_starts.as_deref_mut() {
+            Some(all) if !super::fsread::is_zst(file) => {
+                let mut starts = Vec::new();
+                let read = read_objects_from(
+                    file,
+                    &mut Place::default(),
+                    &mut file_diags,
+                    on_line,
+                    Some(&mut starts),
+                );
+                if read.is_ok() {
+                    all.push((file.clone(), starts));
+                }
+                read
+            }
+            _ => read_objects(file, &mut file_diags, on_line),
+        };
         thread.diagnostics.append(&mut file_diags);
         if let Err(err) = read {
             diagnostics.push(Diagnostic {
