@@ -1224,3 +1224,78 @@ fn a_long_input_older_than_limit_matches_is_not_read() {
         assert_eq!(records(&out.stdout).len(), 1, "limit {limit}");
     }
 }
+
+/// One index serves every folder a user gives: a query over one folder
+/// reads no line of another folder's sessions. Here folder A's long
+/// `Write` input (not stored in the index) would need its line read for
+/// `--input-contains`; a query over folder B reads none (0 bytes), and
+/// one over A reads those lines (more than 4 × 4 KiB). Both answer as
+/// without the index.
+#[test]
+fn a_query_over_one_folder_reads_no_line_of_another() {
+    let (a, b) = (TempDir::new().expect("temp"), TempDir::new().expect("temp"));
+    let big = format!("content {}", "x".repeat(4 * 1024));
+    let write = |t: &str| {
+        (
+            "Write",
+            serde_json::json!({"file_path": "/a.txt", "content": big}),
+            t.to_string(),
+        )
+    };
+    // Four calls in A, one in B: B holds at most a quarter of the indexed
+    // calls, so its scan is a range of the primary key; A's is not.
+    let writes = [
+        write("2026-11-29T18:00:05Z"),
+        write("2026-11-29T18:00:07Z"),
+        write("2026-11-29T18:00:09Z"),
+        write("2026-11-29T18:00:11Z"),
+    ];
+    let writes: Vec<(&str, Value, &str)> = writes
+        .iter()
+        .map(|(tool, input, t)| (*tool, input.clone(), t.as_str()))
+        .collect();
+    session_with_calls(a.path(), "aaaaaaaa-0000-4000-8000-00000000000a", &writes);
+    session_with_calls(
+        b.path(),
+        "bbbbbbbb-0000-4000-8000-00000000000b",
+        &[(
+            "Bash",
+            serde_json::json!({"command": "npx next dev"}),
+            "2026-11-29T18:00:01Z",
+        )],
+    );
+    let cache = TempDir::new().expect("temp");
+    let (a_root, b_root) = (
+        a.path().to_str().expect("utf-8"),
+        b.path().to_str().expect("utf-8"),
+    );
+    // Both folders in the one index.
+    run(cache.path(), &["sessions", a_root]);
+    run(cache.path(), &["sessions", b_root]);
+    let query = |root: &str| {
+        same(
+            cache.path(),
+            &[
+                "find",
+                root,
+                "--json",
+                "--tool-name-pattern",
+                "",
+                "--input-contains",
+                "npx",
+            ],
+        )
+    };
+    let read = |r: &Run| {
+        r.stats.as_ref().expect("stats line")["bytes_read"]
+            .as_u64()
+            .expect("bytes_read")
+    };
+    let over_b = query(b_root);
+    assert_eq!(records(&over_b.stdout).len(), 1);
+    assert_eq!(stat(&over_b, "indexed"), 0);
+    assert_eq!(read(&over_b), 0);
+    let over_a = query(a_root);
+    assert_eq!(records(&over_a.stdout).len(), 0);
+    assert!(read(&over_a) > 4 * 4 * 1024, "{:?}", over_a.stats);
+}

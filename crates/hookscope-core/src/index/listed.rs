@@ -28,7 +28,7 @@ pub struct Listed {
 }
 
 /// Whether `path` is `root` or inside it (whole path components).
-fn under(path: &[u8], root: &[u8]) -> bool {
+pub(super) fn under(path: &[u8], root: &[u8]) -> bool {
     let root = root.strip_suffix(b"/").unwrap_or(root);
     path == root
         || (path.len() > root.len()
@@ -142,7 +142,7 @@ impl Index {
 }
 
 /// Whether every root is a folder (what [`Index::listed`] needs).
-fn roots_are_folders(roots: &[PathBuf]) -> bool {
+pub(super) fn roots_are_folders(roots: &[PathBuf]) -> bool {
     !roots.is_empty() && roots.iter().all(|r| Path::is_dir(r))
 }
 

@@ -243,7 +243,9 @@ impl Index {
         self.bytes_read.load(Ordering::Relaxed)
     }
 
-    fn count_read(&self, n: u64) {
+    /// Adds `n` to [`Index::bytes_read`] (lines read on another
+    /// connection for this index's answer).
+    pub fn count_read(&self, n: u64) {
         self.bytes_read.fetch_add(n, Ordering::Relaxed);
     }
 

@@ -65,6 +65,65 @@ fn count(n: i64) -> usize {
     usize::try_from(n).unwrap_or(0)
 }
 
+/// Which indexed sessions a query asks about: the row loop of
+/// [`Index::candidates_of`] reads lines only for their calls (the index is
+/// shared by every folder a user ever gave, so a query over one folder
+/// must not read another's lines). A session outside the scope gets no
+/// candidate, so the scope must hold every session whose verdict is then
+/// asked for.
+#[derive(Debug, Clone, Default)]
+pub enum Scope {
+    /// Every indexed session.
+    #[default]
+    Everything,
+    /// The sessions whose main file is under one of these folders (path
+    /// bytes): what a discovery of those roots can find.
+    Under(Vec<Vec<u8>>),
+    /// These sessions (main-file path bytes and id).
+    Sessions(std::collections::HashSet<Key>),
+}
+
+impl Scope {
+    /// The sessions a discovery of `roots` can find: [`Scope::Under`] them
+    /// when each is a folder, else [`Scope::Everything`] (a file root may
+    /// stand for a session beside it).
+    pub fn under(roots: &[std::path::PathBuf]) -> Scope {
+        if super::listed::roots_are_folders(roots) {
+            Scope::Under(roots.iter().map(|r| path_bytes(r)).collect())
+        } else {
+            Scope::Everything
+        }
+    }
+
+    /// Exactly `sessions`.
+    pub fn of(sessions: &[SessionRef]) -> Scope {
+        Scope::Sessions(
+            sessions
+                .iter()
+                .map(|s| (path_bytes(&s.path), s.id.clone()))
+                .collect(),
+        )
+    }
+
+    /// Whether every one of `sessions` is in the scope.
+    pub fn holds_every(&self, sessions: &[SessionRef]) -> bool {
+        match self {
+            Scope::Everything => true,
+            _ => sessions
+                .iter()
+                .all(|s| self.holds(&(path_bytes(&s.path), s.id.clone()))),
+        }
+    }
+
+    fn holds(&self, key: &Key) -> bool {
+        match self {
+            Scope::Everything => true,
+            Scope::Under(roots) => roots.iter().any(|r| super::listed::under(&key.0, r)),
+            Scope::Sessions(keys) => keys.contains(key),
+        }
+    }
+}
+
 /// The sessions of the index that may hold a match of one query
 /// ([`Index::candidates_of`]), keyed by main-file path and id, each with its
 /// newest candidate's time and whether one is undated.
@@ -324,7 +383,11 @@ impl Index {
         states: &[State],
         query: &Query,
     ) -> Vec<Option<Verdict>> {
-        Self::verdicts_from(self.candidates_of(query), sessions, states)
+        Self::verdicts_from(
+            self.candidates_of(query, &Scope::of(sessions)),
+            sessions,
+            states,
+        )
     }
 
     /// The half of [`Index::verdicts`] that reads only the index: every
@@ -333,8 +396,9 @@ impl Index {
     /// ([`super::Index::reader`]) while discovery and the sync run, and is
     /// current for the sessions the sync then reuses unchanged
     /// ([`super::Synced::reused`]); `None` when the index cannot be read.
-    pub fn candidates_of(&self, query: &Query) -> Option<Candidates> {
-        self.candidates(query).ok().map(Candidates)
+    /// Only the sessions of `scope` get candidates.
+    pub fn candidates_of(&self, query: &Query, scope: &Scope) -> Option<Candidates> {
+        self.candidates(query, scope).ok().map(Candidates)
     }
 
     /// [`Index::verdicts`] from candidates read before or after the sync
@@ -372,7 +436,11 @@ impl Index {
     /// with text filters, the `rows_ok` calls by aggregation too (kept
     /// whatever their text: [`crate::query::Finder::rows`] reads their
     /// lines once and filters them exactly) and the others row by row.
-    fn candidates(&self, query: &Query) -> rusqlite::Result<HashMap<(Vec<u8>, String), Acc>> {
+    fn candidates(
+        &self,
+        query: &Query,
+        scope: &Scope,
+    ) -> rusqlite::Result<HashMap<(Vec<u8>, String), Acc>> {
         let output_pieces = query
             .output_contains
             .as_deref()
@@ -388,7 +456,12 @@ impl Index {
             (true, true) => Aggregate::StoredInput,
             (true, false) => Aggregate::RowsOk,
         };
-        let (mut out, ok_rows) = match self.aggregated(query, which)? {
+        let indexed = self.scan_from(query, scope);
+        let aggregated = self.aggregated(query, which, &indexed)?.map(|mut accs| {
+            accs.retain(|key, _| scope.holds(key));
+            accs
+        });
+        let (mut out, ok_rows) = match aggregated {
             Some(accs) if !text => return Ok(accs),
             Some(accs) if query.input_contains.is_some() => {
                 // Sessions whose only rows are unstored inputs hold no
@@ -438,7 +511,6 @@ impl Index {
                AND {INPUT_SQL}
                {ok_rows}",
             Scan::SQL,
-            indexed = scan_index(query),
         );
         let needles = Needles {
             input: query
@@ -496,6 +568,9 @@ impl Index {
                 r.get::<_, Vec<u8>>(Scan::SPath)?,
                 r.get::<_, String>(Scan::SId)?,
             );
+            if !scope.holds(&key) {
+                continue;
+            }
             // A dated call no newer than its session's newest candidate so
             // far changes nothing: its lines are not read.
             if let (Some(t), Some(newest)) = (ts, out.get(&key).and_then(|acc| acc.newest))
@@ -555,6 +630,7 @@ impl Index {
         &self,
         query: &Query,
         which: Aggregate,
+        indexed: &str,
     ) -> rusqlite::Result<Option<HashMap<Key, Acc>>> {
         let bound = |t: Option<DateTime<Utc>>| match t {
             None => Some(None),
@@ -591,7 +667,6 @@ impl Index {
                AND {INPUT_SQL}
                {rows}
              GROUP BY s_path, s_id",
-            indexed = scan_index(query),
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![
@@ -725,6 +800,51 @@ const ROW_BY_ROW: &str = "AND (rows_ok = 0 OR input_folded IS NULL)";
 /// substring of the folded compact input), every row kept where it is not
 /// (a long input: its line or session is read instead).
 const INPUT_SQL: &str = "(?7 IS NULL OR input_folded IS NULL OR hs_contains(input_folded, ?7))";
+
+impl Index {
+    /// What follows `FROM calls` in a scan of the candidate calls of
+    /// `query` (ending in `WHERE` or `AND`): [`scan_index`], or, when the
+    /// scope is folders holding at most a quarter of the indexed calls (by
+    /// the sessions' counts), a range of the primary key on `s_path` per
+    /// folder, so a
+    /// query over a small folder does not scan every call of a large
+    /// index (a pattern reads all of `calls_verdict`).
+    fn scan_from(&self, query: &Query, scope: &Scope) -> String {
+        let Scope::Under(roots) = scope else {
+            return scan_index(query).to_string();
+        };
+        let ranges: Vec<(Vec<u8>, Vec<u8>)> = roots
+            .iter()
+            .map(|r| {
+                let r = r.strip_suffix(b"/").unwrap_or(r);
+                ([r, b"/"].concat(), [r, b"0"].concat())
+            })
+            .collect();
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let range_sql = ranges
+            .iter()
+            .map(|(lo, hi)| format!("(s_path >= X'{}' AND s_path < X'{}')", hex(lo), hex(hi)))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let count = |filter: &str| -> Option<i64> {
+            self.conn
+                .query_row(
+                    &format!("SELECT coalesce(sum(tool_calls), 0) FROM sessions {filter}"),
+                    [],
+                    |r| r.get(0),
+                )
+                .ok()
+        };
+        let all = count("");
+        let inside = count(&format!("WHERE {}", range_sql.replace("s_path", "path")));
+        match (all, inside) {
+            (Some(all), Some(inside)) if inside.saturating_mul(4) <= all => {
+                format!("INDEXED BY sqlite_autoindex_calls_1 WHERE ({range_sql}) AND")
+            }
+            _ => scan_index(query).to_string(),
+        }
+    }
+}
 
 /// Which index a scan of the candidate calls of `query` reads (SQLite,
 /// without statistics, would walk the table for a name pattern): the

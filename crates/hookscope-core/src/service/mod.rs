@@ -30,6 +30,7 @@ pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 
 use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, index_needs};
 use crate::hooks::rules::RuleSet;
+use crate::index::query::Scope;
 use crate::index::{self, Index, Progress, State, SyncStats, Synced};
 use crate::query::{
     FindResult, Finder, GroupBy, LoadedSession, Query, QueryError, Tally, Verdict, load_from_disk,
@@ -429,23 +430,32 @@ impl Library {
         // reader's connection): another process may have indexed these
         // sessions meanwhile (this sync then waited for it and reuses
         // every row, which the early candidates do not hold).
+        // Read for the sessions under the roots only (the index holds every
+        // folder ever given).
+        let under = Scope::under(&crate::transcript::roots_of(&self.paths));
         let (discovered, early) = std::thread::scope(|scope| {
             let early = reader.map(|r| {
+                let under = &under;
                 scope.spawn(move || {
                     let before = r.data_version();
-                    let candidates = r.candidates_of(query);
+                    let candidates = r.candidates_of(query, under);
                     (before, candidates, r)
                 })
             });
             let discovered = self.discover_synced(progress);
             let early = early
                 .and_then(|h| h.join().ok())
-                .and_then(|(before, candidates, r)| {
+                .map(|(before, candidates, r)| {
                     let unchanged = before.is_some() && before == r.data_version();
-                    candidates.filter(|_| unchanged)
+                    (candidates.filter(|_| unchanged), r.bytes_read())
                 });
             (discovered, early)
         });
+        // The lines the early read took count in the index's stats.
+        let (early, early_read) = early.unwrap_or((None, 0));
+        if let Some(Ok(index)) = self.index.as_ref().map(|i| i.lock()) {
+            index.count_read(early_read);
+        }
         let (found, synced) = discovered?;
         let diagnostics = found.diagnostics;
         let sessions = found.sessions;
@@ -461,9 +471,14 @@ impl Library {
         };
         let result = match self.index.as_ref().map(|i| i.lock()) {
             Some(Ok(index)) => {
+                // The early candidates cover every session found only if
+                // each is under a root as spelt (a scope that missed one
+                // would leave it without candidates).
+                let every = under.holds_every(&sessions);
                 let candidates = match early {
-                    Some(c) if synced.reused.iter().all(|r| *r) => Some(c),
-                    _ => index.candidates_of(query),
+                    Some(c) if every && synced.reused.iter().all(|r| *r) => Some(c),
+                    _ if every => index.candidates_of(query, &under),
+                    _ => index.candidates_of(query, &Scope::of(&sessions)),
                 };
                 let verdicts = Index::verdicts_from(candidates, &sessions, &synced.states);
                 run(Finder::new(&sessions, query)
