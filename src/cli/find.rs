@@ -431,16 +431,14 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     let short = ShortIds::new(found.sessions.iter().map(|s| s.id.as_str()));
     print_table(&result.records, &short, params.with_subagent_cost);
     let shown = result.records.len();
-    if !result.matched_exact {
-        // Loading stopped once `limit` newer matches were certain.
+    // Whether the total is known depends on how far loading went (with or
+    // without the index, it stops once `limit` newer matches are certain),
+    // so the footer never gives it: the same query says the same thing
+    // either way, and `--count` counts.
+    if !result.matched_exact || result.matched > shown {
         errln!(
-            "{}, newest first; more match (--limit N for more)",
+            "{}, newest first; more match (--limit N for more, --count for how many)",
             crate::words::plural(shown, "record")
-        );
-    } else if result.matched > shown {
-        errln!(
-            "{shown} of {} matching records, newest first (--limit N for more)",
-            result.matched
         );
     } else {
         errln!("{shown} record{}", if shown == 1 { "" } else { "s" });

@@ -256,6 +256,58 @@ fn c8_rewrite_objection_rejected_prompt_and_ask() {
     insta::assert_snapshot!("hooks_detail_c8_rewrite_80x24", render(&mut app, 80, 24));
 }
 
+/// One screen never mixes whole hook marks and signs: at 200×50 c8's
+/// rewritten `npm test` rows would fit with `↻ hook rewrote`, but the
+/// `git commit` row with `⚠ hook objected` would not, so every row shows
+/// signs alone; at 300 columns every row fits and every mark is whole.
+#[test]
+fn hook_marks_are_whole_or_signs_on_the_whole_screen() {
+    let mut app = opened(C8);
+    let lines = |app: &mut App, w: u16| -> Vec<String> {
+        render(app, w, 50)
+            .lines()
+            .filter(|l| l.contains("npm test →") || l.contains("git commit"))
+            .map(|l| {
+                l.split('│')
+                    .filter(|p| !p.is_empty())
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    };
+    let narrow = lines(&mut app, 200);
+    assert!(narrow.len() >= 3, "{narrow:#?}");
+    assert!(
+        narrow
+            .iter()
+            .all(|l| !l.contains("hook rewrote") && !l.contains("hook objected")),
+        "{narrow:#?}"
+    );
+    assert!(
+        narrow
+            .iter()
+            .any(|l| l.contains("Bash ↻ npm test → npm test -- --silent")),
+        "{narrow:#?}"
+    );
+    assert!(
+        narrow.iter().any(|l| l.contains("Bash ⚠ git commit -am")),
+        "{narrow:#?}"
+    );
+    let wide = lines(&mut app, 300);
+    assert!(
+        wide.iter()
+            .any(|l| l.contains("Bash ↻ hook rewrote npm test")),
+        "{wide:#?}"
+    );
+    assert!(
+        wide.iter()
+            .any(|l| l.contains("Bash ⚠ hook objected git commit")),
+        "{wide:#?}"
+    );
+}
+
 /// `r` on a `⚑` row replays that firing: on c8's `⚑ Stop: blocked by
 /// hook` row the pane opens on the turn with the Stop that fired there
 /// picked (not the turn's first PreToolUse).

@@ -469,9 +469,9 @@ fn kind_label(kind: ToolKind) -> &'static str {
 
 /// The styled line of a row.
 ///
-/// `compact` (the pane draws it when the whole line does not fit): a hook
-/// mark is its sign alone (`↻`, not `↻ hook rewrote`), so the command
-/// after it stays in view; `?` lists the signs.
+/// `compact` (the pane draws every row so when a row with a hook mark does
+/// not fit whole): a hook mark is its sign alone (`↻`, not `↻ hook
+/// rewrote`), so the command after it stays in view; `?` lists the signs.
 pub fn row_line(
     session: &Session,
     tree: &SpawnTree,
@@ -1121,16 +1121,23 @@ impl Component for TimelinePane {
         let (first, end) = window(rows.len(), self.offset, selected, height);
         // A row's width on screen: inside the borders.
         let room = usize::from(area.width.saturating_sub(2));
-        let items: Vec<ListItem> = rows[first..end]
+        // Hook marks are signs alone on every row when one row that has
+        // them would not fit whole: one screen never mixes the two.
+        let full: Vec<Line> = rows[first..end]
             .iter()
-            .map(|r| {
-                let line = row_line(session, tree, r, &self.expanded, ctx, false);
-                if line.width() > room {
-                    ListItem::new(row_line(session, tree, r, &self.expanded, ctx, true))
-                } else {
-                    ListItem::new(line)
-                }
-            })
+            .map(|r| row_line(session, tree, r, &self.expanded, ctx, false))
+            .collect();
+        let compact: Vec<Line> = rows[first..end]
+            .iter()
+            .map(|r| row_line(session, tree, r, &self.expanded, ctx, true))
+            .collect();
+        let cut = full
+            .iter()
+            .zip(&compact)
+            .any(|(f, c)| f.width() > room && f != c);
+        let items: Vec<ListItem> = if cut { compact } else { full }
+            .into_iter()
+            .map(ListItem::new)
             .collect();
         let mut state = ListState::default()
             .with_offset(0)
@@ -1150,7 +1157,9 @@ pub fn window(len: usize, offset: usize, selected: Option<usize>, height: usize)
         return (0, 0);
     }
     let height = height.max(1);
-    let mut first = offset.min(len - 1);
+    // The last page ends at the last row: after the pane grows (a resize),
+    // rows scrolled off the top come back instead of empty lines below.
+    let mut first = offset.min(len.saturating_sub(height));
     if let Some(sel) = selected.map(|s| s.min(len - 1)) {
         if sel < first {
             first = sel;

@@ -1255,7 +1255,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     let (table, stderr) = footer("Read", "2000-01-01");
     assert!(table.contains('✗'), "{table}");
     assert!(
-        stderr.ends_with("more match (--limit N for more)\nERR: ✗ failed\n"),
+        stderr.ends_with("more match (--limit N for more, --count for how many)\nERR: ✗ failed\n"),
         "{stderr}"
     );
     // The two `rm -rf` a PreToolUse hook blocked, and the `git push` its

@@ -1299,3 +1299,47 @@ fn a_query_over_one_folder_reads_no_line_of_another() {
     assert_eq!(records(&over_a.stdout).len(), 0);
     assert!(read(&over_a) > 4 * 4 * 1024, "{:?}", over_a.stats);
 }
+
+/// The footer does not depend on how far loading went: over the corpus,
+/// `--input-contains npx --limit 5` loads every candidate without the
+/// index (it then knew the total, 9) but stops early with it; both say
+/// `5 records, newest first; more match …` (the footer once gave `5 of 9
+/// matching records` without the index only).
+#[test]
+fn the_footer_is_the_same_with_and_without_the_index() {
+    let cache = TempDir::new().expect("temp");
+    let corpus = corpus_dir();
+    let root = corpus.to_str().expect("utf-8");
+    let args = [
+        "find",
+        root,
+        "--tool-name-pattern",
+        "",
+        "--input-contains",
+        "npx",
+        "--limit",
+        "5",
+    ];
+    run(cache.path(), &["sessions", root]);
+    let got = same(cache.path(), &args);
+    assert!(
+        got.stderr.starts_with(
+            "5 records, newest first; more match (--limit N for more, --count for how many)\n"
+        ),
+        "{}",
+        got.stderr
+    );
+    let count = same(
+        cache.path(),
+        &[
+            "find",
+            root,
+            "--tool-name-pattern",
+            "",
+            "--input-contains",
+            "npx",
+            "--count",
+        ],
+    );
+    assert_eq!(count.stdout.trim(), "9");
+}

@@ -436,7 +436,11 @@ fn timeline_window_scrolls_the_least_that_shows_the_selection() {
     assert_eq!(window(100, 0, Some(3), 10), (0, 10));
     assert_eq!(window(100, 0, Some(10), 10), (1, 11));
     assert_eq!(window(100, 50, Some(20), 10), (20, 30));
-    assert_eq!(window(100, 95, None, 10), (95, 100));
-    assert_eq!(window(100, 500, Some(99), 10), (99, 100));
+    // An offset past the last page shows the last page.
+    assert_eq!(window(100, 95, None, 10), (90, 100));
+    assert_eq!(window(100, 500, Some(99), 10), (90, 100));
+    assert_eq!(window(100, 95, Some(96), 10), (90, 100));
+    // A pane grown taller than its rows (a resize) shows them all.
+    assert_eq!(window(22, 5, Some(6), 48), (0, 22));
     assert_eq!(window(5, 0, Some(4), 0), (4, 5));
 }
