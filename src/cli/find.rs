@@ -52,7 +52,8 @@ rewrite {from, to}, lines, …).
 (tool, session, day, agent, error) prints how many per KEY, most first. They
 count exactly what find would list with no limit.
 
-Bad arguments print one line on stderr and exit 2; with --json the
+A bad value prints one line on stderr and exits 2 (flags the parser itself
+refuses, such as two that conflict, also print its usage); with --json the
 {\"error\":\"invalid_argument\",\"message\":…} object goes to stdout (exit 2).
 
 Examples:
@@ -358,7 +359,7 @@ fn legend(records: &[FoundCall]) -> String {
         ("✗", "✗ failed"),
         (
             "⊘",
-            "⊘ blocked by a hook before it ran (--blocked lists those)",
+            "⊘ blocked by a hook before it ran (⛔ in the TUI; --blocked lists those)",
         ),
         ("?", "? no result recorded"),
         (

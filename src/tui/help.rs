@@ -1,7 +1,7 @@
 //! The `?` overlay: what each component offers (its
 //! [`super::component::Component::commands`], everything), with the keys
-//! looked up in [`super::keymap`], then the keymap's typing tables, the
-//! filter words, the marks and the mouse. Scrolls, with a position mark on its border,
+//! looked up in [`super::keymap`], then the marks, the keymap's typing
+//! tables, the filter words and the mouse. Scrolls, with a position mark on its border,
 //! and is drawn above the status bar.
 
 use ratatui::Frame;
@@ -33,7 +33,7 @@ fn binding_line(b: &Binding, theme: &Theme) -> Line<'static> {
 }
 
 /// The overlay's lines: one section per `(title, commands)`, then the
-/// typing tables, filter words and mouse.
+/// marks, the typing tables, filter words and mouse.
 pub fn lines(sections: &[(&str, Vec<Command>)], theme: &Theme) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for (title, commands) in sections {
@@ -49,6 +49,16 @@ pub fn lines(sections: &[(&str, Vec<Command>)], theme: &Theme) -> Vec<Line<'stat
             }
         }
     }
+    // The marks come right after the keys of the panes that show them.
+    out.push(Line::from(Span::styled(
+        "Marks on a call's row (signs alone when a Timeline row would not fit)",
+        theme.heading(),
+    )));
+    out.extend(
+        MARKS_HELP
+            .iter()
+            .map(|(k, h)| key_line((*k).to_string(), h, theme)),
+    );
     let tables: [(&str, &[Binding]); 3] = [
         ("While typing a search", SEARCH_BINDINGS),
         (
@@ -67,15 +77,6 @@ pub fn lines(sections: &[(&str, Vec<Command>)], theme: &Theme) -> Vec<Line<'stat
     )));
     out.extend(
         CALLS_FILTER_HELP
-            .iter()
-            .map(|(k, h)| key_line((*k).to_string(), h, theme)),
-    );
-    out.push(Line::from(Span::styled(
-        "Marks on a call's row (a narrow Timeline shows the sign alone)",
-        theme.heading(),
-    )));
-    out.extend(
-        MARKS_HELP
             .iter()
             .map(|(k, h)| key_line((*k).to_string(), h, theme)),
     );

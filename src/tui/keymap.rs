@@ -430,13 +430,10 @@ pub fn hint_key(action: Action) -> Option<String> {
 
 /// What the marks on a call's row mean (Timeline, Calls view, `show`;
 /// [`hookscope_core::transcript::hook_activity::HookAction::mark`]). A
-/// narrow Timeline shows a hook mark's sign alone.
+/// Timeline whose rows would not fit shows a hook mark's sign alone.
 pub const MARKS_HELP: &[(&str, &str)] = &[
     ("✗", "the call failed (its result is an error)"),
-    (
-        "⛔",
-        "hook blocked: the call did not run (or asked, denied)",
-    ),
+    ("⛔", "hook blocked, the call did not run (find shows ⊘)"),
     ("⚠", "hook objected after the call ran; or the hook failed"),
     ("↻", "hook rewrote the input (asked → ran)"),
     ("⇄", "hook replaced the output"),

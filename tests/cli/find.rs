@@ -1243,7 +1243,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     assert!(table.contains("npm test → npm test -- --silent"), "{table}");
     assert!(
         stderr.contains(
-            "ERR: ⊘ blocked by a hook before it ran (--blocked lists those); TOOL: ↳ a subagent's call; INPUT: a → b: a PreToolUse hook rewrote the input a to b\n"
+            "ERR: ⊘ blocked by a hook before it ran (⛔ in the TUI; --blocked lists those); TOOL: ↳ a subagent's call; INPUT: a → b: a PreToolUse hook rewrote the input a to b\n"
         ),
         "{stderr}"
     );
@@ -1277,7 +1277,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.ends_with(
-            "3 records\nERR: ⊘ blocked by a hook before it ran (--blocked lists those)\n"
+            "3 records\nERR: ⊘ blocked by a hook before it ran (⛔ in the TUI; --blocked lists those)\n"
         ),
         "{stderr}"
     );
