@@ -1106,6 +1106,21 @@ fn newest(t: &str) -> Option<hookscope_core::query::Verdict> {
     ))
 }
 
+/// `find ROOT --tool-name-pattern '' --input-contains npx` plus `more`,
+/// asserted to print the same with and without the index (see [`same`]).
+fn npx_everywhere(cache: &Path, root: &str, more: &[&str]) -> Run {
+    let mut args = vec![
+        "find",
+        root,
+        "--tool-name-pattern",
+        "",
+        "--input-contains",
+        "npx",
+    ];
+    args.extend_from_slice(more);
+    same(cache, &args)
+}
+
 /// With `input_contains`, a call whose input is too long to store in the
 /// index (a `Write` of a big file) does not bound its session as if it
 /// matched: the index reads its `tool_use` line, so the session's newest
@@ -1207,20 +1222,7 @@ fn a_long_input_older_than_limit_matches_is_not_read() {
     let cache = TempDir::new().expect("temp");
     let root = data.path().to_str().expect("utf-8");
     for limit in ["1", "2"] {
-        let out = same(
-            cache.path(),
-            &[
-                "find",
-                root,
-                "--json",
-                "--tool-name-pattern",
-                "",
-                "--input-contains",
-                "npx",
-                "--limit",
-                limit,
-            ],
-        );
+        let out = npx_everywhere(cache.path(), root, &["--json", "--limit", limit]);
         assert_eq!(records(&out.stdout).len(), 1, "limit {limit}");
     }
 }
@@ -1272,20 +1274,7 @@ fn a_query_over_one_folder_reads_no_line_of_another() {
     // Both folders in the one index.
     run(cache.path(), &["sessions", a_root]);
     run(cache.path(), &["sessions", b_root]);
-    let query = |root: &str| {
-        same(
-            cache.path(),
-            &[
-                "find",
-                root,
-                "--json",
-                "--tool-name-pattern",
-                "",
-                "--input-contains",
-                "npx",
-            ],
-        )
-    };
+    let query = |root: &str| npx_everywhere(cache.path(), root, &["--json"]);
     let read = |r: &Run| {
         r.stats.as_ref().expect("stats line")["bytes_read"]
             .as_u64()
@@ -1310,18 +1299,8 @@ fn the_footer_is_the_same_with_and_without_the_index() {
     let cache = TempDir::new().expect("temp");
     let corpus = corpus_dir();
     let root = corpus.to_str().expect("utf-8");
-    let args = [
-        "find",
-        root,
-        "--tool-name-pattern",
-        "",
-        "--input-contains",
-        "npx",
-        "--limit",
-        "5",
-    ];
     run(cache.path(), &["sessions", root]);
-    let got = same(cache.path(), &args);
+    let got = npx_everywhere(cache.path(), root, &["--limit", "5"]);
     assert!(
         got.stderr.starts_with(
             "5 records, newest first; more match (--limit N for more, --count for how many)\n"
@@ -1329,17 +1308,6 @@ fn the_footer_is_the_same_with_and_without_the_index() {
         "{}",
         got.stderr
     );
-    let count = same(
-        cache.path(),
-        &[
-            "find",
-            root,
-            "--tool-name-pattern",
-            "",
-            "--input-contains",
-            "npx",
-            "--count",
-        ],
-    );
+    let count = npx_everywhere(cache.path(), root, &["--count"]);
     assert_eq!(count.stdout.trim(), "9");
 }
