@@ -1123,19 +1123,23 @@ impl Component for TimelinePane {
         let room = usize::from(area.width.saturating_sub(2));
         // Hook marks are signs alone on every row when one row that has
         // them would not fit whole: one screen never mixes the two.
-        let full: Vec<Line> = rows[first..end]
+        // The compact lines are built only when a line does not fit (a row
+        // without hook marks is the same either way).
+        let line = |r: &TimelineRow, compact: bool| {
+            row_line(session, tree, r, &self.expanded, ctx, compact)
+        };
+        let full: Vec<Line> = rows[first..end].iter().map(|r| line(r, false)).collect();
+        let compact: Option<Vec<Line>> = full
             .iter()
-            .map(|r| row_line(session, tree, r, &self.expanded, ctx, false))
-            .collect();
-        let compact: Vec<Line> = rows[first..end]
-            .iter()
-            .map(|r| row_line(session, tree, r, &self.expanded, ctx, true))
-            .collect();
-        let cut = full
-            .iter()
-            .zip(&compact)
-            .any(|(f, c)| f.width() > room && f != c);
-        let items: Vec<ListItem> = if cut { compact } else { full }
+            .any(|f| f.width() > room)
+            .then(|| rows[first..end].iter().map(|r| line(r, true)).collect())
+            .filter(|compact: &Vec<Line>| {
+                full.iter()
+                    .zip(compact)
+                    .any(|(f, c)| f.width() > room && f != c)
+            });
+        let items: Vec<ListItem> = compact
+            .unwrap_or(full)
             .into_iter()
             .map(ListItem::new)
             .collect();

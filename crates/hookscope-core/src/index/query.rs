@@ -463,11 +463,9 @@ impl Index {
         });
         let (mut out, ok_rows) = match aggregated {
             Some(accs) if !text => return Ok(accs),
-            Some(accs) if query.input_contains.is_some() => {
-                // Sessions whose only rows are unstored inputs hold no
-                // candidate yet.
-                let (mut accs, unstored): (HashMap<Key, Acc>, HashMap<Key, Acc>) =
-                    accs.into_iter().partition(|(_, acc)| acc.holds());
+            Some(mut accs) if query.input_contains.is_some() => {
+                // A session whose only rows are unstored inputs has no
+                // sure match, so it does not count here.
                 let below = limit_th_newest(&accs, query);
                 // A call whose input is not stored is read in the row loop
                 // only when it is undated or not older than `limit` sure
@@ -475,23 +473,18 @@ impl Index {
                 // (see [`limit_th_newest`]), bounding their session by the
                 // newest of them, or by `below` itself when the session
                 // also has some to read (a looser bound, still above them).
-                let sessions: Vec<(Key, Unstored)> = accs
-                    .iter()
-                    .map(|(key, acc)| (key.clone(), acc.unstored))
-                    .chain(unstored.into_iter().map(|(key, acc)| (key, acc.unstored)))
-                    .filter_map(|(key, u)| u.map(|u| (key, u)))
-                    .collect();
                 if let Some(below) = below {
-                    for (key, (newest, oldest)) in sessions {
-                        let bound = match (newest, oldest) {
-                            (Some(n), _) if n < below => n,
-                            (Some(_), Some(o)) if o < below => below,
+                    for acc in accs.values_mut() {
+                        let bound = match acc.unstored {
+                            Some((Some(n), _)) if n < below => n,
+                            Some((Some(_), Some(o))) if o < below => below,
                             _ => continue,
                         };
-                        let acc = accs.entry(key).or_default();
                         acc.newest = acc.newest.max(Some(bound));
                     }
                 }
+                // The rest hold no candidate until the row loop finds one.
+                accs.retain(|_, acc| acc.holds());
                 let rest = match below.and_then(|t| t.timestamp_nanos_opt()) {
                     Some(below) => format!(
                         "AND (rows_ok = 0 OR (input_folded IS NULL
@@ -756,14 +749,8 @@ enum Aggregate {
 /// `None` (too few matches): every line is read.
 fn limit_th_newest(out: &HashMap<Key, Acc>, query: &Query) -> Option<DateTime<Utc>> {
     let sure = query.input_contains.is_some()
-        && query.output_contains.is_none()
-        && query.output_excludes.is_none()
         && query.sessions.is_empty()
-        && query.hook.is_none()
-        && query.blocked.is_none()
-        && query.flagged.is_none()
-        && query.rewritten.is_none()
-        && query.decided.is_none();
+        && crate::query::tally::from_facts_but_input(query);
     if !sure || query.limit == 0 {
         return None;
     }
@@ -821,11 +808,17 @@ impl Index {
             })
             .collect();
         let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-        let range_sql = ranges
-            .iter()
-            .map(|(lo, hi)| format!("(s_path >= X'{}' AND s_path < X'{}')", hex(lo), hex(hi)))
-            .collect::<Vec<_>>()
-            .join(" OR ");
+        // The folders as ranges of a path column (`calls.s_path`,
+        // `sessions.path`).
+        let ranges_of = |column: &str| {
+            ranges
+                .iter()
+                .map(|(lo, hi)| {
+                    format!("({column} >= X'{}' AND {column} < X'{}')", hex(lo), hex(hi))
+                })
+                .collect::<Vec<_>>()
+                .join(" OR ")
+        };
         let count = |filter: &str| -> Option<i64> {
             self.conn
                 .query_row(
@@ -836,10 +829,13 @@ impl Index {
                 .ok()
         };
         let all = count("");
-        let inside = count(&format!("WHERE {}", range_sql.replace("s_path", "path")));
+        let inside = count(&format!("WHERE {}", ranges_of("path")));
         match (all, inside) {
             (Some(all), Some(inside)) if inside.saturating_mul(4) <= all => {
-                format!("INDEXED BY sqlite_autoindex_calls_1 WHERE ({range_sql}) AND")
+                format!(
+                    "INDEXED BY sqlite_autoindex_calls_1 WHERE ({}) AND",
+                    ranges_of("s_path")
+                )
             }
             _ => scan_index(query).to_string(),
         }

@@ -252,12 +252,20 @@ fn session_counts(
 /// Such a query is counted from the index in one pass
 /// ([`RowSource::call_facts`]) without reading a transcript line.
 pub fn from_facts_alone(query: &Query) -> bool {
-    !query.reads_lines()
+    query.input_contains.is_none() && from_facts_but_input(query)
+}
+
+/// [`from_facts_alone`] but for `input_contains`: every other filter is
+/// decided by a call's stored facts (the index decides `input_contains`
+/// too where it stores the folded input, [`crate::index::query`]).
+pub fn from_facts_but_input(query: &Query) -> bool {
+    query.output_contains.is_none()
+        && query.output_excludes.is_none()
+        && query.decided.is_none()
         && query.hook.is_none()
         && query.blocked.is_none()
         && query.flagged.is_none()
         && query.rewritten.is_none()
-        && query.decided.is_none()
 }
 
 /// Counts the `picked` sessions (indexes into `selected`) whose verdict

@@ -424,14 +424,13 @@ impl Library {
             .as_ref()
             .and_then(|i| i.lock().ok().and_then(|i| i.reader()));
         // The discovery kept in the index, or a walk and a sync, while the
-        // candidates are read on the second connection.
+        // candidates are read on the second connection, for the sessions
+        // under the roots only (the index holds every folder ever given).
         // They stand only if nothing was written to the index between
         // their reading and the end of the sync (`data_version` on the
         // reader's connection): another process may have indexed these
         // sessions meanwhile (this sync then waited for it and reuses
         // every row, which the early candidates do not hold).
-        // Read for the sessions under the roots only (the index holds every
-        // folder ever given).
         let under = Scope::under(&crate::transcript::roots_of(&self.paths));
         let (discovered, early) = std::thread::scope(|scope| {
             let early = reader.map(|r| {
@@ -451,11 +450,7 @@ impl Library {
                 });
             (discovered, early)
         });
-        // The lines the early read took count in the index's stats.
         let (early, early_read) = early.unwrap_or((None, 0));
-        if let Some(Ok(index)) = self.index.as_ref().map(|i| i.lock()) {
-            index.count_read(early_read);
-        }
         let (found, synced) = discovered?;
         let diagnostics = found.diagnostics;
         let sessions = found.sessions;
@@ -471,6 +466,8 @@ impl Library {
         };
         let result = match self.index.as_ref().map(|i| i.lock()) {
             Some(Ok(index)) => {
+                // The lines the early read took count in the index's stats.
+                index.count_read(early_read);
                 // The early candidates cover every session found only if
                 // each is under a root as spelt (a scope that missed one
                 // would leave it without candidates).

@@ -122,23 +122,13 @@ fn load_with(
     read.one_thread = one_thread;
     let plain = !super::fsread::is_zst(main);
     let mut place = Place::default();
-    if (want_checkpoint || line_starts.is_some()) && plain {
-        let mut starts = Vec::new();
-        read_objects_from(
-            main,
-            &mut place,
-            &mut diagnostics,
-            |line_no, value| read.line(line_no, &value),
-            line_starts.is_some().then_some(&mut starts),
-        )?;
-        if let Some(all) = line_starts.as_deref_mut() {
-            all.push((main.to_path_buf(), starts));
-        }
-    } else {
-        read_objects(main, &mut diagnostics, |line_no, value| {
-            read.line(line_no, &value)
-        })?;
-    }
+    read_file(
+        main,
+        want_checkpoint.then_some(&mut place),
+        &mut diagnostics,
+        |line_no, value| read.line(line_no, &value),
+        line_starts.as_deref_mut(),
+    )?;
     let checkpoint = (want_checkpoint && plain && read.inline.is_empty())
         .then(|| read.checkpoint(&place))
         .flatten();
@@ -152,24 +142,13 @@ fn load_with(
     for file in subagent_files {
         let mut thread = Thread::new(file);
         let mut file_diags = Vec::new();
-        let on_line = |line_no, value: Value| thread.push(line_no, &value);
-        let read = match line_starts.as_deref_mut() {
-            Some(all) if !super::fsread::is_zst(file) => {
-                let mut starts = Vec::new();
-                let read = read_objects_from(
-                    file,
-                    &mut Place::default(),
-                    &mut file_diags,
-                    on_line,
-                    Some(&mut starts),
-                );
-                if read.is_ok() {
-                    all.push((file.clone(), starts));
-                }
-                read
-            }
-            _ => read_objects(file, &mut file_diags, on_line),
-        };
+        let read = read_file(
+            file,
+            None,
+            &mut file_diags,
+            |line_no, value| thread.push(line_no, &value),
+            line_starts.as_deref_mut(),
+        );
         thread.diagnostics.append(&mut file_diags);
         if let Err(err) = read {
             diagnostics.push(Diagnostic {
@@ -190,6 +169,34 @@ fn load_with(
         subagents.push(thread.into_subagent(file, layout, agent_id, meta_value));
     }
     Ok((read.finish(subagents, diagnostics), checkpoint))
+}
+
+/// Reads the objects of `path` into `on_line`: from `place` (advanced,
+/// for a checkpoint) and with its line starts pushed to `line_starts` when
+/// either is asked for and the file is plain (not `.zst`), else whole with
+/// [`read_objects`].
+fn read_file(
+    path: &Path,
+    place: Option<&mut Place>,
+    diagnostics: &mut Vec<Diagnostic>,
+    on_line: impl FnMut(usize, Value),
+    line_starts: Option<&mut LineStarts>,
+) -> std::io::Result<()> {
+    if super::fsread::is_zst(path) || (place.is_none() && line_starts.is_none()) {
+        return read_objects(path, diagnostics, on_line);
+    }
+    let mut starts = Vec::new();
+    read_objects_from(
+        path,
+        place.unwrap_or(&mut Place::default()),
+        diagnostics,
+        on_line,
+        line_starts.is_some().then_some(&mut starts),
+    )?;
+    if let Some(all) = line_starts {
+        all.push((path.to_path_buf(), starts));
+    }
+    Ok(())
 }
 
 /// The main file being read: its main thread, inline subagent threads and
