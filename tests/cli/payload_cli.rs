@@ -441,7 +441,8 @@ fn payload_of_an_opencode_session_is_refused_and_says_why() {
 }
 
 /// `--at` takes a `tool_use_id` as the `find` table and the TUI shorten it
-/// (`toolu_015ys…`) or any prefix naming one call: the payload is the full
+/// (`toolu_015ys…`, or head and tail `toolu…jyPcJl` when ids share their
+/// start) or any prefix naming one call: the payload is the full
 /// id's. A prefix several calls share is refused with how many and the
 /// first few (exit 2).
 #[test]
@@ -461,7 +462,7 @@ fn a_shortened_tool_use_id_names_its_call() {
         "{}",
         full.1
     );
-    for short in ["toolu_015ys…", "toolu_015ysw"] {
+    for short in ["toolu_015ys…", "toolu_015ysw", "toolu…jyPcJl"] {
         let got = run(&[
             "e71e9aa1",
             "assets/demo",

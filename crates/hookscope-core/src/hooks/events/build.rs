@@ -81,10 +81,12 @@ pub enum At {
 
 impl At {
     /// `self`, with a shortened `tool_use_id` (as the `find` table and the
-    /// TUI show them: `toolu_015ys…`, or any prefix) made whole when
-    /// exactly one call of `session` (subagents included) has an id that
-    /// starts with it; an exact id, an unknown prefix and every other form
-    /// are returned unchanged (the builder then says what exists).
+    /// TUI show them, [`crate::transcript::short_id`]: `toolu_015ys…`, the
+    /// head and tail `toolu…BkRPr0` of ids that share their start, or any
+    /// prefix) made whole when exactly one call of `session` (subagents
+    /// included) has an id with that head and tail; an exact id, an unknown
+    /// one and every other form are returned unchanged (the builder then
+    /// says what exists).
     ///
     /// # Errors
     /// [`PayloadError::AmbiguousId`] when several calls' ids start with it.
@@ -92,18 +94,18 @@ impl At {
         let At::ToolUseId(text) = self else {
             return Ok(self.clone());
         };
-        let prefix = text.trim_end_matches('…');
-        if prefix.is_empty()
-            || session
-                .all_tool_calls()
-                .any(|(_, r)| r.tool_use_id == prefix)
+        let (head, tail) = text.split_once('…').unwrap_or((text, ""));
+        if tail.is_empty()
+            && (head.is_empty() || session.all_tool_calls().any(|(_, r)| r.tool_use_id == head))
         {
-            return Ok(At::ToolUseId(prefix.to_string()));
+            return Ok(At::ToolUseId(head.to_string()));
         }
         let ids: Vec<&str> = session
             .all_tool_calls()
             .map(|(_, r)| r.tool_use_id.as_str())
-            .filter(|id| id.starts_with(prefix))
+            .filter(|id| {
+                id.len() >= head.len() + tail.len() && id.starts_with(head) && id.ends_with(tail)
+            })
             .collect();
         match ids.as_slice() {
             [] => Ok(self.clone()),
