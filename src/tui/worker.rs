@@ -693,7 +693,7 @@ fn spawn_queries_with(
 /// [`spawn_backtest`] runs it on its own. A session that cannot be
 /// read counts as done, with nothing listed. With `library`, the sessions
 /// its index says no rule can match are done unread
-/// ([`Library::skipped_by`]).
+/// ([`Library::possible_by`]).
 pub fn backtest(
     sessions: &[SessionRef],
     rules: &hookscope_core::hooks::rules::RuleSet,
@@ -701,24 +701,16 @@ pub fn backtest(
     tx: &Sender<Msg>,
 ) {
     let total = sessions.len();
-    let skip: Vec<bool> = library
-        .map(|l| l.skipped_by(sessions, rules))
-        .unwrap_or_default();
+    let index = library.and_then(|l| l.backtest_index(sessions, rules));
     // The prefilters are built once for the whole run.
     let filters = hookscope_core::hooks::replay::Prefilters::new(rules);
-    // One session's listed matches and count (nothing for a skipped one).
-    let one = |index: usize| -> (Vec<super::backtest::Match>, super::backtest::Tally) {
-        if skip.get(index).copied().unwrap_or(false) {
-            // Counted as the backtest counts a session it skips unread.
-            let rebuilt = hookscope_core::hooks::events::rebuilds(sessions[index].agent);
-            let tally = super::backtest::Tally {
-                sessions: usize::from(rebuilt),
-                left_out: usize::from(!rebuilt),
-                ..super::backtest::Tally::default()
-            };
-            return (Vec::new(), tally);
-        }
-        let bt = filters.backtest(&sessions[index], rules);
+    // One session's listed matches and count (nothing for a skipped one),
+    // and whether it was read.
+    type One = (Vec<super::backtest::Match>, super::backtest::Tally, bool);
+    let one = |i: usize| -> One {
+        let known = index.as_ref().and_then(|x| x.known(i));
+        let bt = filters.backtest_knowing(&sessions[i], rules, known.as_ref());
+        let read = bt.skipped == 0;
         let tally = super::backtest::Tally::of(&bt);
         let matches = bt
             .rules
@@ -729,13 +721,13 @@ pub fn backtest(
                     .examples
                     .into_iter()
                     .map(move |example| super::backtest::Match {
-                        index,
+                        index: i,
                         rule: id.clone(),
                         example,
                     })
             })
             .collect();
-        (matches, tally)
+        (matches, tally, read)
     };
     // Batches of sessions on every core, as the index build cuts them
     // (`index::build::batches`: a session over its bytes alone, so two big
@@ -750,11 +742,12 @@ pub fn backtest(
         give_back_after(
             chunk
                 .iter()
-                .filter(|&&i| !skip.get(i).copied().unwrap_or(false))
-                .map(|&i| sessions[i].total_bytes())
+                .zip(&results)
+                .filter(|(_, (_, _, read))| *read)
+                .map(|(&i, _)| sessions[i].total_bytes())
                 .sum(),
         );
-        for (&index, (matches, tally)) in chunk.iter().zip(results) {
+        for (&index, (matches, tally, _)) in chunk.iter().zip(results) {
             let msg = Msg::Backtested {
                 done: index + 1,
                 total,

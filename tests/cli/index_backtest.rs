@@ -554,4 +554,67 @@ fn a_long_or_new_prompt_is_never_ruled_out_by_the_index() {
     assert_eq!(mask.len(), 3);
     assert!(!mask[aa_at], "the new prompt is stored");
     assert_eq!(mask.iter().filter(|&&m| m).count(), 1, "c2 alone");
+    // Which prompts a grown session's Stops test is not known (it was read
+    // from where it ended): each of its prompts may be, so a Stop rule on
+    // it does not rule aa out, though aa has no Stop at all.
+    let stop = hookscope_core::hooks::rules::RuleSet::parse(
+        &prompt_rules("ship the release").replace("\"UserPromptSubmit\", ", ""),
+        "rules.toml",
+    )
+    .expect("rules");
+    assert_eq!(stop.rules[0].events_joined("|"), "Stop");
+    let mask: Vec<bool> = hookscope_core::service::skipped_by_index(&index, &now, &stop);
+    assert!(!mask[aa_at], "a grown session's prompts are all marked");
+}
+
+/// A Stop rule and an `agent` rule over the whole corpus, index vs
+/// `--no-index`: the same matches (6 Stop/SubagentStop blocks on the
+/// "quick check" subagents of the c2–c6 sessions, 1 warn on
+/// 8bb2dece's Explore subagent), while the index rules sessions out
+/// unread by what it stores: the prompts each session's Stop and
+/// SubagentStop firings test (fe5e1c67's "Implement state management…"
+/// is a subagent task whose SubagentStop carries no `agent_id`, so it
+/// tests the main turn's prompt) and its subagents' `agent_type`s.
+#[test]
+fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_types() {
+    const STOP_AND_AGENT: &str = "[[rules]]\nid = \"stop-implement\"\nevents = \"Stop|SubagentStop\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprompt = 'Implement|quick check'\n\n[[rules]]\nid = \"explore-any\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"r\"\n[rules.only_if]\nagent = \"Explore\"\n";
+    let cache = TempDir::new().expect("temp");
+    let rules = cache.path().join("rules.toml");
+    std::fs::write(&rules, STOP_AND_AGENT).expect("write");
+    let corpus = crate::support::corpus_dir();
+    let plain = backtest(None, &rules, &corpus);
+    let _ = backtest(Some(cache.path()), &rules, &corpus);
+    let indexed = backtest(Some(cache.path()), &rules, &corpus);
+    for key in ["sessions", "unreadable", "combined", "left_out"] {
+        assert_eq!(indexed[key], plain[key], "{key}");
+    }
+    let matches = |bt: &Value| -> Vec<Value> {
+        let rules = bt["rules"].as_array().expect("rules").clone();
+        rules
+            .into_iter()
+            .map(|mut r| {
+                r.as_object_mut().expect("rule").remove("evaluated");
+                r
+            })
+            .collect()
+    };
+    assert_eq!(matches(&indexed), matches(&plain));
+    assert_eq!(plain["combined"]["block"], 6);
+    assert_eq!(plain["combined"]["warn"], 1);
+    assert_eq!(plain["rules"][1]["examples"][0]["session"], "8bb2dece");
+    assert_eq!(plain["skipped"], 0);
+    assert_eq!(indexed["skipped"], 20);
+    // The Stop rule alone on the session the heavy corpus's bulk copies:
+    // its "Implement" prompt is stored, but no Stop tests it.
+    let stop_only = STOP_AND_AGENT
+        .split("\n\n")
+        .next()
+        .expect("first rule")
+        .replace("Implement|quick check", "Implement state management");
+    let mask = skip_mask(&corpus.join("claude-code-viewer"), &stop_only);
+    assert!(
+        mask.iter()
+            .any(|(id, skipped)| id == "fe5e1c670b" && *skipped),
+        "{mask:?}"
+    );
 }

@@ -470,6 +470,45 @@ fn a_rule_left_whole_beside_a_narrowed_one_changes_no_verdict() {
     assert_eq!(always.rules[0].examples, alone_bt.rules[0].examples);
 }
 
+/// Each candidate call is tested against what the rule reads of the call
+/// itself: a `file_path` glob, relative to a `cwd` the filter does not know
+/// (`src/**` holds for `/path/to/Demo/todo-app/src/hooks/useTodos.ts` when
+/// the cwd is `…/todo-app`), and a rule with no tool spec at all
+/// (`file_path = "*.md"` on PreToolUse and PermissionRequest). Sessions
+/// whose calls cannot match either are skipped unloaded; the verdicts are
+/// those of loading every session (corpus: 16 contexts on Writes under a
+/// `src/`, 28 warns on `.md` files; 15 of 36 sessions read).
+#[test]
+fn the_line_prefilter_tests_a_calls_file_path_for_any_cwd() {
+    let rules = RuleSet::parse(
+        r#"
+[[rules]]
+id = "src-rel"
+events = "PreToolUse"
+tool = "Edit|Write|MultiEdit"
+action = "context"
+reason = "r"
+[rules.only_if]
+file_path = "src/**"
+[[rules]]
+id = "any-tool-md"
+events = ["PreToolUse", "PermissionRequest"]
+action = "warn"
+reason = "r"
+[rules.only_if]
+file_path = "*.md"
+"#,
+        "fp.toml",
+    )
+    .expect("rules");
+    let (fast, full_events) = assert_prefilter_is_exact(&rules);
+    assert_eq!(fast.rules[0].counts.get("context"), Some(&16));
+    assert_eq!(fast.rules[1].counts.get("warn"), Some(&28));
+    assert_eq!((fast.sessions, fast.skipped), (36, 21));
+    assert_eq!(fast.events, 51);
+    assert!(full_events > 51);
+}
+
 /// Prefilters built once and run one session at a time (the TUI's
 /// backtest) give, session by session, what `backtest_refs` gives for that
 /// session alone; merged, the whole run's counts (the example set over the
@@ -631,8 +670,9 @@ command = 'git\s+push'
     let torn = &whole[..whole.len() - 4];
     let mut ids = HashSet::new();
     assert!(!f.candidate_ids(torn.as_bytes(), &mut ids));
-    // A regex without a usable literal (`.` first) does not narrow the rule
-    // beyond its tool spec; `Read` lines stay out, every Bash call is in.
+    // A regex without a usable literal (`.` first) gives no needle beyond
+    // the tool spec, but each Bash call's command is tested against it:
+    // `ls` (t2) cannot match, and `Read` lines stay out.
     let dot = RuleSet::parse(
         "[[rules]]\nid = \"d\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"x\"\n[rules.only_if]\ncommand = '.+push'\n",
         "d.toml",
@@ -641,7 +681,9 @@ command = 'git\s+push'
     let f = LineFilter::new(&dot).expect("tool spec narrows");
     let mut ids = HashSet::new();
     assert!(f.candidate_ids(file.as_bytes(), &mut ids));
-    assert_eq!(ids.len(), 3);
+    let mut got: Vec<&str> = ids.iter().map(String::as_str).collect();
+    got.sort();
+    assert_eq!(got, ["t1", "t4"]);
     // A needle in the line's envelope (`gitBranch`) or in another block does
     // not make a call a candidate: the groups are checked on the block.
     let git = RuleSet::parse(
@@ -793,15 +835,17 @@ program = "rm"
     )
     .expect("loads");
     // (command as in the JSON line, blocks, PreToolUse firings evaluated
-    // with the prefilter on: that call's, when it can be an rm, and the
-    // session's `sh -c '…'`, whose quotes the shell rewrites; of 12)
+    // with the prefilter on: that call's when it runs rm, of 12; the
+    // session's `sh -c '…'`, whose quotes the shell rewrites, holds the
+    // needle's bytes' escape but its calls run no rm, so it is not a
+    // candidate; with no candidate the session is skipped unloaded)
     for (command, blocks, evaluated) in [
-        (r#""command":"rm -rf build/""#, 1, 2),
-        (r#""command":"/bin/rm -rf build/""#, 1, 2),
-        (r#""command":"sudo -n rm -rf build/""#, 1, 2),
-        (r#""command":"r''m -rf build/""#, 1, 2),
-        (r#""command":"\\rm -rf build/""#, 1, 2),
-        (r#""command":"ls build/""#, 0, 1),
+        (r#""command":"rm -rf build/""#, 1, 1),
+        (r#""command":"/bin/rm -rf build/""#, 1, 1),
+        (r#""command":"sudo -n rm -rf build/""#, 1, 1),
+        (r#""command":"r''m -rf build/""#, 1, 1),
+        (r#""command":"\\rm -rf build/""#, 1, 1),
+        (r#""command":"ls build/""#, 0, 0),
     ] {
         let (on, off) = c2_backtested_with_command(&rules, command);
         assert_eq!(on.rules[0].counts, off.rules[0].counts, "{command}");
@@ -842,8 +886,18 @@ command = '\brm\s+-rf\b'
         (r#""command":"`echo rm` -rf build/""#, None),
     ] {
         let (on, off) = c2_backtested_with_command(&rules, command);
-        assert_eq!(on.rules, off.rules, "{command}");
+        // `evaluated` leaves out a session skipped unloaded (no call can
+        // run rm -rf: the last two); everything else is the same.
+        let strip = |bt: &hookscope_core::hooks::replay::Backtest| {
+            let mut rules = bt.rules.clone();
+            for t in &mut rules {
+                t.evaluated = 0;
+            }
+            rules
+        };
+        assert_eq!(strip(&on), strip(&off), "{command}");
         assert_eq!(on.combined, off.combined, "{command}");
+        assert_eq!(on.skipped, usize::from(blocks.is_none()), "{command}");
         if let Some(n) = blocks {
             assert_eq!(off.rules[0].counts.get("block"), Some(&n), "{command}");
         }

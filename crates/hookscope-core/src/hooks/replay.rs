@@ -71,7 +71,7 @@ use crate::hooks::contract::Version;
 use crate::hooks::cwd_map::CwdMap;
 use crate::hooks::events::MAX_FILE_BYTES;
 use crate::hooks::events::{At, EventName, Payload, PayloadError, all_payloads};
-use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, verdict};
+use crate::hooks::rules::{Condition, Evaluation, History, RuleSet, Subject, verdict};
 use crate::query::prefilter::is_plain;
 use crate::tools::{ToolCall, ToolKind, expand_tool_names, file_path_of};
 use crate::transcript::{
@@ -323,8 +323,21 @@ pub struct HistoryIndex {
 impl HistoryIndex {
     /// Indexes `session` (one walk over its calls).
     pub fn new(session: &Session) -> HistoryIndex {
+        HistoryIndex::indexed(session, true)
+    }
+
+    /// The index of `session`'s turn prompts alone (its subagents'
+    /// prompts, spawns and the main turns' prompts; no call's trace): what
+    /// [`HistoryIndex::turn_prompt_of`] reads, without reading any command.
+    pub fn prompts_only(session: &Session) -> HistoryIndex {
+        HistoryIndex::indexed(session, false)
+    }
+
+    /// [`HistoryIndex::new`], the calls' traces read only when `traces`.
+    fn indexed(session: &Session, traces: bool) -> HistoryIndex {
         let main: Vec<(usize, Trace)> = session
             .tool_calls()
+            .filter(|_| traces)
             .filter_map(|r| trace_of(session, None, r).map(|t| (r.line, t)))
             .collect();
         let main_sorted = main.windows(2).all(|w| w[0].0 <= w[1].0);
@@ -351,6 +364,7 @@ impl HistoryIndex {
                     spawn_end: spawn.and_then(|s| s.1),
                     traces: sub
                         .tool_calls()
+                        .filter(|_| traces)
                         .filter_map(|r| trace_of(session, Some(i), r).map(|t| (r.line, t)))
                         .collect(),
                     prompt: sub
@@ -418,22 +432,7 @@ impl HistoryIndex {
     /// whatever it held before, provided only fills through this `reuse`
     /// (and this index) wrote it.
     pub fn fill_before_only(&self, p: &Payload, want: Wanted, h: &mut History, reuse: &mut Reuse) {
-        // SubagentStart names the subagent it starts but fires on the
-        // main thread, before that subagent ran anything.
-        let thread = p
-            .json
-            .get("agent_id")
-            .and_then(Value::as_str)
-            .filter(|_| p.event != EventName::SubagentStart)
-            .and_then(|id| {
-                self.subs
-                    .iter()
-                    .position(|s| s.agent_id.as_deref() == Some(id))
-            });
-        let pos = match thread {
-            None => p.source_line,
-            Some(i) => self.subs.get(i).and_then(|s| s.spawn_line).unwrap_or(0),
-        };
+        let (thread, pos) = self.place_of(p);
         if !want.ran_commands {
             h.ran_commands.clear();
         }
@@ -479,18 +478,75 @@ impl HistoryIndex {
                 .filter(|(l, _)| *l < p.source_line)
                 .for_each(|(_, t)| add_trace(h, t, want));
         }
-        // Inside a subagent its own opening prompt (the task it works on),
-        // else the main-thread turn's.
-        h.turn_prompt = thread
+        h.turn_prompt = self.turn_prompt_in(thread, pos).map(str::to_string);
+    }
+
+    /// The thread `p` fires in (its subagent by `agent_id`, `None` for the
+    /// main thread) and its place on the main thread (its line, or inside a
+    /// subagent the line of the spawning call).
+    fn place_of(&self, p: &Payload) -> (Option<usize>, usize) {
+        // SubagentStart names the subagent it starts but fires on the
+        // main thread, before that subagent ran anything.
+        let thread = p
+            .json
+            .get("agent_id")
+            .and_then(Value::as_str)
+            .filter(|_| p.event != EventName::SubagentStart)
+            .and_then(|id| {
+                self.subs
+                    .iter()
+                    .position(|s| s.agent_id.as_deref() == Some(id))
+            });
+        let pos = match thread {
+            None => p.source_line,
+            Some(i) => self.subs.get(i).and_then(|s| s.spawn_line).unwrap_or(0),
+        };
+        (thread, pos)
+    }
+
+    /// Inside a subagent its own opening prompt (the task it works on),
+    /// else the main-thread turn's at `pos`.
+    fn turn_prompt_in(&self, thread: Option<usize>, pos: usize) -> Option<&str> {
+        thread
             .and_then(|i| self.subs.get(i))
-            .and_then(|s| s.prompt.clone())
+            .and_then(|s| s.prompt.as_deref())
             .or_else(|| {
                 self.prompts
                     .iter()
                     .rfind(|(l, _)| *l <= pos)
-                    .map(|(_, t)| t.clone())
-            });
+                    .map(|(_, t)| t.as_str())
+            })
     }
+
+    /// [`History::turn_prompt`] of the history before `p`, as
+    /// [`HistoryIndex::before`] sets it (this index may be
+    /// [`HistoryIndex::prompts_only`]).
+    pub fn turn_prompt_of(&self, p: &Payload) -> Option<&str> {
+        let (thread, pos) = self.place_of(p);
+        self.turn_prompt_in(thread, pos)
+    }
+}
+
+/// The turn prompts the Stop and SubagentStop firings of `session` test
+/// (each firing's [`History::turn_prompt`], as a backtest sets it: a
+/// rule's `prompt` condition on those events tests exactly these, the
+/// payloads carrying no `prompt` of their own), distinct. Empty for a
+/// session whose payloads are not rebuilt. What the index stores to rule
+/// a session out for a Stop rule ([`crate::index::prompts`]).
+pub fn stop_prompts(session: &Session) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let ix = HistoryIndex::prompts_only(session);
+    crate::hooks::events::for_each_payload_where(
+        session,
+        &[EventName::Stop, EventName::SubagentStop],
+        &|_, _| true,
+        &mut |p| {
+            if let Some(t) = ix.turn_prompt_of(&p) {
+                out.insert(t.to_string());
+            }
+        },
+    );
+    out
 }
 
 /// What [`HistoryIndex::fill_before_only`] left in a [`History`] that the

@@ -1142,6 +1142,25 @@ impl Rule {
                 .all(|c| c.test(s).is_ok())
     }
 
+    /// Whether this rule may match some PreToolUse or PermissionRequest
+    /// payload of the call whose `tool_name` and `tool_input` `s` was built
+    /// from (a subject of those alone, its `hook_event_name` one of those
+    /// events): its event and tool hold, and every `only_if` condition may
+    /// hold on the call ([`Condition::may_hold_on_call`]: those that read
+    /// the call alone are tested, `file_path` for any `cwd`, the others
+    /// taken as holding). `false` means no context of the call (its `cwd`,
+    /// agent, permission mode, history) makes the rule match it: what a
+    /// backtest's line prefilter asks of each candidate call
+    /// ([`crate::hooks::replay::LineFilter`]).
+    pub fn may_match_call(&self, s: &Subject<'_>) -> bool {
+        self.events.iter().any(|e| e == s.event)
+            && self
+                .tool
+                .as_ref()
+                .is_none_or(|spec| s.tool_name.is_some_and(|t| tool_name_matches(t, spec)))
+            && self.only_if.iter().all(|c| c.may_hold_on_call(s))
+    }
+
     /// Evaluates this rule alone: the checks in order (event, tool,
     /// `only_if` in a fixed order, cheap checks first: `stop_hook_active`,
     /// `program`, then `command` and the rest; then `skip_if`), stopping at

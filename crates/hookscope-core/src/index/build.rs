@@ -20,7 +20,7 @@
 //! resume and which fall back: its module doc), else loaded whole, as is
 //! any other change (rewrite, truncation).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -559,6 +559,12 @@ pub(super) struct Built {
     pub(super) calls: Vec<CallRow>,
     /// The opening prompts of its turns ([`super::prompts::prompts_of`]).
     pub(super) prompts: Vec<String>,
+    /// Those its Stop and SubagentStop firings test
+    /// ([`crate::hooks::replay::stop_prompts`]); `None` when not known (a
+    /// grown session).
+    pub(super) stop_prompts: Option<BTreeSet<String>>,
+    /// The distinct `agent_type`s of its subagents; `None` when not known.
+    pub(super) agent_types: Option<BTreeSet<String>>,
     pub(super) read: u64,
     /// `seq` of the first of `calls` (1; after the stored calls when a
     /// grown file is resumed).
@@ -641,6 +647,14 @@ pub(super) fn build_one(session: &SessionRef) -> Result<Built, LoadError> {
         subagent_files: join_paths(&session.subagent_files),
         summary,
         prompts: super::prompts::prompts_of(&loaded),
+        stop_prompts: Some(crate::hooks::replay::stop_prompts(&loaded)),
+        agent_types: Some(
+            loaded
+                .subagents
+                .iter()
+                .filter_map(|s| s.agent_type.clone())
+                .collect(),
+        ),
         diagnostics: loaded.diagnostics,
         calls,
         read,
@@ -1291,9 +1305,9 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT INTO sessions(path, id, agent, size, mtime_ns, tail_hash, deps, cwd, title,
            first_prompt, started, ended, version, turns, tool_calls, errors, subagents, diagnostics,
-           subagent_files)
+           subagent_files, agent_types)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-           ?19)",
+           ?19, ?20)",
         params![
             b.key.0,
             b.key.1,
@@ -1314,6 +1328,9 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             int(s.subagents),
             int(s.diagnostics),
             b.subagent_files,
+            b.agent_types
+                .as_ref()
+                .map(|t| serde_json::json!(t).to_string()),
         ],
     )?;
     let mut diag = tx.prepare_cached(
@@ -1331,7 +1348,7 @@ fn write(tx: &rusqlite::Transaction<'_>, b: &Built) -> rusqlite::Result<()> {
             d.message,
         ])?;
     }
-    super::prompts::write(tx, &b.key, &b.prompts)?;
+    super::prompts::write(tx, &b.key, &b.prompts, b.stop_prompts.as_ref())?;
     let mut call = tx.prepare_cached(&super::calls_table::insert_sql())?;
     for (seq, c) in b.calls.iter().enumerate() {
         let seq = int(seq + b.first_seq);

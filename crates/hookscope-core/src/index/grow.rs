@@ -37,7 +37,7 @@
 //! reusing an earlier call's id, or a hook firing that rewrote an earlier
 //! call's input (see [`crate::transcript::claude_code::resume_session`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
@@ -387,6 +387,12 @@ pub(super) fn build_grown(session: &SessionRef, input: Inputs) -> Option<Built> 
         subagent_files: join_paths(&session.subagent_files),
         summary,
         prompts: super::prompts::prompts_of(&loaded),
+        // Read from where the file ended: which prompts its Stops test is
+        // not known whole (a Stop may close a turn begun before). A resumed
+        // session has no subagent (one with subagent files or sidechain
+        // lines is loaded whole: module doc).
+        stop_prompts: None,
+        agent_types: Some(BTreeSet::new()),
         diagnostics: loaded.diagnostics,
         calls: new_rows,
         read,

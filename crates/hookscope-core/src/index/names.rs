@@ -131,6 +131,54 @@ impl Index {
         })
     }
 
+    /// Where the `tool_use` lines of session `s`'s calls are (thread file,
+    /// byte offset, length, in call order): of the calls whose folded name
+    /// is one of `pairs`' names (each pair's input needle is not asked), or
+    /// of every call when `pairs` is `None`. `None` when one of those calls
+    /// has no stored line (a `.zst` rollout, a database). Its rows are
+    /// taken as they are: the caller checks that they are current
+    /// ([`Index::current`]).
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn session_call_lines(
+        &self,
+        s: &SessionRef,
+        pairs: Option<&FoldedPairs>,
+    ) -> rusqlite::Result<Option<Vec<(std::path::PathBuf, u64, u64)>>> {
+        let path = path_bytes(&s.path);
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT file, input_offset, input_len FROM calls \
+             WHERE s_path = ?1 AND s_id = ?2 AND (?3 IS NULL OR name_folded = ?3) ORDER BY seq",
+        )?;
+        let names: Vec<Option<&str>> = match pairs {
+            None => vec![None],
+            Some(p) => p
+                .iter()
+                .map(|(n, _)| Some(n.as_str()))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+        };
+        let mut out = Vec::new();
+        for name in names {
+            let mut rows = stmt.query(rusqlite::params![path, s.id, name])?;
+            while let Some(r) = rows.next()? {
+                let file: Vec<u8> = r.get(0)?;
+                let (Some(offset), Some(len)) =
+                    (r.get::<_, Option<i64>>(1)?, r.get::<_, Option<i64>>(2)?)
+                else {
+                    return Ok(None);
+                };
+                let (Ok(offset), Ok(len)) = (u64::try_from(offset), u64::try_from(len)) else {
+                    return Ok(None);
+                };
+                out.push((super::path_from_bytes(&file), offset, len));
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// The sessions (path bytes, id) with a call that meets one of `needs`.
     fn sessions_calling(&self, needs: &[CallNeed]) -> rusqlite::Result<HashSet<(Vec<u8>, String)>> {
         let mut out = HashSet::new();

@@ -11,7 +11,7 @@
 //! those, so when none of them matches a rule's patterns, no event of the
 //! session can.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use rusqlite::params;
 
@@ -39,16 +39,24 @@ pub fn prompts_of(session: &Session) -> Vec<String> {
 }
 
 /// Adds `prompts` to the stored prompts of the session `key` (those
-/// already stored stay: a grown session adds its new turns' prompts).
+/// already stored stay: a grown session adds its new turns' prompts), each
+/// with its `stop` mark: whether it is one of `stop` (the prompts its Stop
+/// and SubagentStop firings test, [`crate::hooks::replay::stop_prompts`]).
+/// `stop` is `None` when not known (a grown session, read from where it
+/// ended): every prompt of the session, those stored before included, is
+/// then marked.
 pub(super) fn write(
     tx: &rusqlite::Transaction<'_>,
     key: &(Vec<u8>, String),
     prompts: &[String],
+    stop: Option<&BTreeSet<String>>,
 ) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(
-        "INSERT OR IGNORE INTO prompts(s_path, s_id, whole, text) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO prompts(s_path, s_id, whole, text, stop) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT DO UPDATE SET stop = max(stop, excluded.stop)",
     )?;
     for p in prompts {
+        let by_stop = stop.is_none_or(|s| s.contains(p));
         let (whole, text) = if p.len() <= PROMPT_MAX {
             (true, p.as_str())
         } else {
@@ -58,7 +66,11 @@ pub(super) fn write(
             }
             (false, &p[..end])
         };
-        insert.execute(params![key.0, key.1, whole, text])?;
+        insert.execute(params![key.0, key.1, whole, text, by_stop])?;
+    }
+    if stop.is_none() {
+        tx.prepare_cached("UPDATE prompts SET stop = 1 WHERE s_path = ?1 AND s_id = ?2")?
+            .execute(params![key.0, key.1])?;
     }
     Ok(())
 }
@@ -73,53 +85,64 @@ fn may_hold(whole: bool, text: &str, needs: &[&[Pattern]]) -> bool {
             .any(|n| n.iter().any(|p| p.find(text).is_some()))
 }
 
+/// One stored prompt of a session ([`Index::session_prompts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPrompt {
+    /// Stored whole (else `text` is its first [`PROMPT_MAX`] bytes).
+    pub whole: bool,
+    /// The prompt, or its start.
+    pub text: String,
+    /// A Stop or SubagentStop firing of the session tests it (or may).
+    pub stop: bool,
+}
+
+/// Whether a rule's `prompt` condition (`patterns`, one of which must
+/// find a match) may hold on an event of a session whose stored prompts
+/// are `stored`: on one of them (of those marked `stop` when `stops_only`:
+/// the rule names Stop or SubagentStop alone), or on one too long to
+/// store whole.
+pub fn prompt_may_hold(stored: &[StoredPrompt], patterns: &[Pattern], stops_only: bool) -> bool {
+    stored
+        .iter()
+        .filter(|p| p.stop || !stops_only)
+        .any(|p| may_hold(p.whole, &p.text, &[patterns]))
+}
+
 impl Index {
-    /// Whether one of the stored prompts of session `s` may make one of
-    /// `needs` hold (each need: a rule's `prompt` patterns, one of which
-    /// must find a match). Its rows are taken as they are: the caller
-    /// checks that they are current ([`Index::current`]).
+    /// The stored prompts of session `s` ([`super::schema`]'s `prompts`).
+    /// Its rows are taken as they are: the caller checks that they are
+    /// current ([`Index::current`]).
     ///
     /// # Errors
     /// SQLite's.
-    pub fn session_prompted(&self, s: &SessionRef, needs: &[&[Pattern]]) -> rusqlite::Result<bool> {
-        if needs.is_empty() {
-            return Ok(false);
-        }
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT whole, text FROM prompts WHERE s_path = ?1 AND s_id = ?2")?;
-        let mut rows = stmt.query(params![path_bytes(&s.path), s.id])?;
-        while let Some(r) = rows.next()? {
-            if may_hold(r.get(0)?, &r.get::<_, String>(1)?, needs) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+    pub fn session_prompts(&self, s: &SessionRef) -> rusqlite::Result<Vec<StoredPrompt>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT whole, text, stop FROM prompts WHERE s_path = ?1 AND s_id = ?2",
+        )?;
+        stmt.query_map(params![path_bytes(&s.path), s.id], |r| {
+            Ok(StoredPrompt {
+                whole: r.get(0)?,
+                text: r.get(1)?,
+                stop: r.get(2)?,
+            })
+        })?
+        .collect()
     }
 
-    /// The sessions (path bytes, id) one of whose stored prompts may make
-    /// one of `needs` hold ([`Index::session_prompted`]), in one scan of
-    /// every stored prompt.
+    /// The stored `agent_type`s of session `s`'s subagents; `None` when
+    /// not known (a grown session, or no row).
     ///
     /// # Errors
     /// SQLite's.
-    pub fn sessions_prompted(
-        &self,
-        needs: &[&[Pattern]],
-    ) -> rusqlite::Result<HashSet<(Vec<u8>, String)>> {
-        if needs.is_empty() {
-            return Ok(HashSet::new());
-        }
+    pub fn session_agent_types(&self, s: &SessionRef) -> rusqlite::Result<Option<Vec<String>>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT s_path, s_id, whole, text FROM prompts")?;
-        let mut rows = stmt.query([])?;
-        let mut out = HashSet::new();
-        while let Some(r) = rows.next()? {
-            if may_hold(r.get(2)?, &r.get::<_, String>(3)?, needs) {
-                out.insert((r.get(0)?, r.get(1)?));
-            }
-        }
-        Ok(out)
+            .prepare_cached("SELECT agent_types FROM sessions WHERE path = ?1 AND id = ?2")?;
+        let mut rows = stmt.query(params![path_bytes(&s.path), s.id])?;
+        let Some(row) = rows.next()? else {
+            return Ok(None);
+        };
+        let text: Option<String> = row.get(0)?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
 }

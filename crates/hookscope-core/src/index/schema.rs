@@ -20,8 +20,12 @@
 //!   `.meta.json`, an OpenCode database's `-wal`), `subagent_files` (the
 //!   [`crate::transcript::SessionRef::subagent_files`] discovery gave, path
 //!   bytes each ended by a NUL byte, so the TUI can list the session before
-//!   discovery runs: [`crate::index::Index::listed`]). Summary: the
-//!   [`crate::transcript::SessionSummary`] fields.
+//!   discovery runs: [`crate::index::Index::listed`]). `agent_types`: the
+//!   distinct `agent_type`s of its subagents as a JSON array of strings
+//!   (every `agent_type` a rebuilt payload of the session can carry:
+//!   [`crate::transcript::Subagent::agent_type`]; a grown session, which
+//!   has none, `[]`), NULL when not known. Summary: the [`crate::transcript::SessionSummary`]
+//!   fields.
 //! - `diagnostics`: the session's diagnostics in the loader's order.
 //! - `calls` (its columns are listed once, in the private `calls_table`
 //!   module, which creates, writes and names them for every reader): one tool call of a session (main thread and subagents, in
@@ -62,7 +66,10 @@
 //!   subagent task's opening prompt; docs/replay-and-backtest.md). `whole`
 //!   is 1 when `text` is the prompt, 0 when the prompt was longer than
 //!   [`crate::index::prompts::PROMPT_MAX`] bytes and `text` is its start
-//!   (a condition is then taken as possibly holding). A grown session's new
+//!   (a condition is then taken as possibly holding). `stop` is 1 when a
+//!   Stop or SubagentStop firing of the session tests this prompt
+//!   ([`crate::hooks::replay::stop_prompts`]), or may (every prompt of a
+//!   grown session). A grown session's new
 //!   prompts are added to the stored ones ([`crate::index::grow`]), which a
 //!   file that only grew keeps.
 //! - `discoveries`: a discovery that can be used without walking
@@ -88,7 +95,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
@@ -120,7 +127,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions(
   path BLOB NOT NULL, id TEXT NOT NULL, agent TEXT NOT NULL,
   size INTEGER NOT NULL, mtime_ns INTEGER, tail_hash BLOB, deps TEXT NOT NULL,
-  subagent_files BLOB NOT NULL,
+  subagent_files BLOB NOT NULL, agent_types TEXT,
   cwd TEXT, title TEXT, first_prompt TEXT, started TEXT, ended TEXT, version TEXT,
   turns INTEGER NOT NULL, tool_calls INTEGER NOT NULL, errors INTEGER NOT NULL,
   subagents INTEGER NOT NULL, diagnostics INTEGER NOT NULL,
@@ -149,6 +156,7 @@ CREATE INDEX IF NOT EXISTS call_groups_by_name ON call_groups(name_folded, is_er
 CREATE INDEX IF NOT EXISTS call_groups_by_session ON call_groups(s_path, s_id);
 CREATE TABLE IF NOT EXISTS prompts(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, whole INTEGER NOT NULL, text TEXT NOT NULL,
+  stop INTEGER NOT NULL,
   PRIMARY KEY(s_path, s_id, whole, text));
 CREATE TABLE IF NOT EXISTS discoveries(
   roots BLOB PRIMARY KEY, fingerprint BLOB NOT NULL, found BLOB NOT NULL);

@@ -28,7 +28,7 @@ pub mod view;
 pub use hook_run::{HookRun, Preview, WouldRun};
 pub use view::{ListUpdate, SYNC_CHUNK, summary_of};
 
-use crate::hooks::replay::{Backtest, backtest_refs, backtest_refs_skipping, index_needs};
+use crate::hooks::replay::{Backtest, Known, backtest_refs, backtest_refs_knowing, index_needs};
 use crate::hooks::rules::RuleSet;
 use crate::index::query::Scope;
 use crate::index::{self, Index, Progress, State, SyncStats, Synced};
@@ -532,7 +532,7 @@ impl Library {
 
     /// Backtests `rules` over `sessions` ([`backtest_refs`]); with an
     /// index (synced first), a session whose indexed call names cannot
-    /// match any rule is counted skipped unread ([`skipped_by_index`]).
+    /// match any rule is counted skipped unread (per rule: [`backtest_index`]).
     /// `progress` gets the number of sessions done, from any thread.
     pub fn backtest(
         &self,
@@ -561,13 +561,13 @@ impl Library {
         let index = self.index.as_ref().map(|i| i.as_ref());
         let known = index
             .and_then(|i| i.lock().ok())
-            .and_then(|i| IndexSkip::new(&i, sessions, rules));
-        let skip = |i: usize| match (&known, index) {
-            (Some(known), Some(index)) => known.skips(index, sessions, i),
-            _ => false,
+            .and_then(|i| IndexMask::new(&i, sessions, rules));
+        let possible = |i: usize| match (&known, index) {
+            (Some(known), Some(index)) => known.possible(index, sessions, i),
+            _ => None,
         };
         (
-            backtest_refs_skipping(sessions, rules, progress, &skip),
+            backtest_refs_knowing(sessions, rules, progress, &possible),
             Some(synced.stats),
         )
     }
@@ -585,30 +585,57 @@ impl Library {
     }
 }
 
-/// Per session of `sessions`, whether the backtest of `rules` may count it
-/// skipped unread: every rule names a tool or has a `prompt` condition
-/// ([`index_needs`]), the session is Claude Code's, its indexed rows are
-/// current, none of its calls meets what a rule with a tool needs of a call
-/// (its tool, and the plain `input_contains` of a rule on PreToolUse or
-/// PermissionRequest alone: [`Index::calls_wanted`]), none of its stored
-/// prompts matches the `prompt` of another rule
-/// ([`Index::sessions_prompted`]), and its main file has the size and
-/// mtime `sessions` gives. Empty when some rule has neither.
+/// What the index tells a backtest of `rules` about each of `sessions`
+/// ([`Known`]: per rule whether it may match there, and where its calls'
+/// lines are), asked one session at a time ([`BacktestIndex::known`]);
+/// `None` when no rule asks the index anything or it cannot be read.
+pub fn backtest_index<'a>(
+    index: &'a Mutex<Index>,
+    sessions: &'a [SessionRef],
+    rules: &'a RuleSet,
+) -> Option<BacktestIndex<'a>> {
+    let mask = index
+        .lock()
+        .ok()
+        .and_then(|i| IndexMask::new(&i, sessions, rules))?;
+    Some(BacktestIndex {
+        index,
+        sessions,
+        mask,
+    })
+}
+
+/// [`backtest_index`]'s answer for a run: the index, the sessions, and
+/// what the rules need of them, read once.
+pub struct BacktestIndex<'a> {
+    index: &'a Mutex<Index>,
+    sessions: &'a [SessionRef],
+    mask: IndexMask<'a>,
+}
+
+impl BacktestIndex<'_> {
+    /// What the index says of session `i` ([`Known`]); `None` for a
+    /// session it cannot say anything of (not Claude Code's, rows not
+    /// current, a main file changed since discovery). A session whose
+    /// every rule is ruled out is skipped unread by the backtest. Takes the
+    /// index's lock for the session's few lookups.
+    pub fn known(&self, i: usize) -> Option<Known> {
+        self.mask.possible(self.index, self.sessions, i)
+    }
+}
+
+/// Per session of `sessions`, whether the backtest of `rules` counts it
+/// skipped unread by the index: [`possible_by_index`] rules out every rule
+/// there.
 pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
-    let Some(needs) = index_needs(rules) else {
-        return Vec::new();
+    let Some(known) = IndexMask::new(index, sessions, rules) else {
+        return vec![false; sessions.len()];
     };
-    let Ok(prompted) = index.sessions_prompted(&needs.prompts) else {
-        return Vec::new();
-    };
-    index
-        .calls_wanted(sessions, &needs.calls)
-        .into_par_iter()
-        .zip(sessions)
-        .map(|(named, s)| {
-            skippable(s)
-                && named == Some(false)
-                && !prompted.contains(&(crate::index::path_bytes(&s.path), s.id.clone()))
+    (0..sessions.len())
+        .map(|i| {
+            known
+                .possible_locked(index, sessions, i)
+                .is_some_and(|m| !m.contains(&true))
         })
         .collect()
 }
@@ -625,50 +652,159 @@ fn main_file_unchanged(s: &SessionRef) -> bool {
     std::fs::metadata(&s.path).is_ok_and(|m| m.len() == s.size && m.modified().ok() == s.modified)
 }
 
-/// [`skipped_by_index`] asked one session at a time, by the backtest's
-/// workers ([`backtest_refs_skipping`]): which sessions' rows are current
+/// What the index says of each rule of a set in one session
+/// ([`index_needs`]), asked one session at a time, by the backtest's
+/// workers ([`backtest_refs_knowing`]): which sessions' rows are current
 /// and what the rules need of a call are read once, up front; each
 /// session's own question then takes the index's lock only for its few
 /// lookups, while the other worker reads a session.
-struct IndexSkip<'r> {
+struct IndexMask<'r> {
     current: Vec<bool>,
-    /// What the rules with a tool need of a call.
-    pairs: crate::index::names::FoldedPairs,
-    /// The `prompt` patterns of the others.
-    prompts: Vec<&'r [crate::hooks::rules::Pattern]>,
+    needs: Vec<crate::hooks::replay::IndexNeed<'r>>,
+    /// When the set has a line filter: the names of the calls whose lines
+    /// it may take for candidates (`Some(None)`: every call;
+    /// [`crate::hooks::replay::LineFilter::call_names`]).
+    line_names: Option<Option<crate::index::names::FoldedPairs>>,
+    /// The distinct call needs' pairs ([`Index::folded_pairs`]), and per
+    /// rule the place of its own among them.
+    pairs: Vec<crate::index::names::FoldedPairs>,
+    pair_of: Vec<Option<usize>>,
 }
 
-impl<'r> IndexSkip<'r> {
-    /// `None` when some rule has neither a tool nor a `prompt` condition
-    /// ([`index_needs`]), or the index cannot be read.
-    fn new(index: &Index, sessions: &[SessionRef], rules: &'r RuleSet) -> Option<IndexSkip<'r>> {
-        let needs = index_needs(rules)?;
-        Some(IndexSkip {
+impl<'r> IndexMask<'r> {
+    /// `None` when no rule asks the index anything, or the index cannot
+    /// be read.
+    fn new(index: &Index, sessions: &[SessionRef], rules: &'r RuleSet) -> Option<IndexMask<'r>> {
+        let needs = index_needs(rules);
+        if !needs.iter().any(|n| n.asks()) {
+            return None;
+        }
+        let mut pairs: Vec<crate::index::names::FoldedPairs> = Vec::new();
+        let mut pair_of = Vec::with_capacity(needs.len());
+        for n in &needs {
+            pair_of.push(match &n.call {
+                None => None,
+                Some(call) => {
+                    let p = index.folded_pairs(std::slice::from_ref(call)).ok()?;
+                    Some(pairs.iter().position(|q| *q == p).unwrap_or_else(|| {
+                        pairs.push(p);
+                        pairs.len() - 1
+                    }))
+                }
+            });
+        }
+        let line_names = match crate::hooks::replay::LineFilter::new(rules) {
+            None => None,
+            Some(filter) => Some(match filter.call_names() {
+                None => None,
+                Some(names) => Some(
+                    index
+                        .folded_pairs(&[crate::index::names::CallNeed {
+                            names,
+                            inputs: None,
+                        }])
+                        .ok()?,
+                ),
+            }),
+        };
+        Some(IndexMask {
             current: index.current(sessions),
-            pairs: index.folded_pairs(&needs.calls).ok()?,
-            prompts: needs.prompts,
+            needs,
+            line_names,
+            pairs,
+            pair_of,
         })
     }
 
-    /// Whether session `i` of `sessions` is skipped ([`skipped_by_index`]).
-    fn skips(&self, index: &Mutex<Index>, sessions: &[SessionRef], i: usize) -> bool {
-        let Some(s) = sessions.get(i) else {
-            return false;
-        };
-        if !self.current.get(i).copied().unwrap_or(false) || !skippable(s) {
-            return false;
-        }
+    /// Per rule, whether it may match in session `i` of `sessions`
+    /// ([`possible_by_index`]).
+    fn possible(&self, index: &Mutex<Index>, sessions: &[SessionRef], i: usize) -> Option<Known> {
         // The lines of long inputs are read after the lock is let go.
-        let Ok(index) = index.lock() else {
-            return false;
+        let (asked, call_lines) = {
+            let index = index.lock().ok()?;
+            let asked = self.ask(&index, sessions, i)?;
+            let lines = match (&self.line_names, sessions.get(i)) {
+                (Some(names), Some(s)) => {
+                    index.session_call_lines(s, names.as_ref()).ok().flatten()
+                }
+                _ => None,
+            };
+            (asked, lines)
         };
-        if index.session_prompted(s, &self.prompts).unwrap_or(true) {
-            return false;
-        }
-        let answer = index.session_answer(s, &self.pairs).ok();
-        drop(index);
-        answer.is_some_and(|a| !a.holds())
+        Some(Known {
+            possible: self.answer(asked),
+            call_lines,
+        })
     }
+
+    /// Per rule, [`IndexMask::possible`]'s answer with the index in hand.
+    fn possible_locked(
+        &self,
+        index: &Index,
+        sessions: &[SessionRef],
+        i: usize,
+    ) -> Option<Vec<bool>> {
+        Some(self.answer(self.ask(index, sessions, i)?))
+    }
+
+    /// What the index holds of session `i` for the rules' needs; `None`
+    /// when it cannot say.
+    fn ask(&self, index: &Index, sessions: &[SessionRef], i: usize) -> Option<Asked> {
+        let s = sessions.get(i)?;
+        if !self.current.get(i).copied().unwrap_or(false) || !skippable(s) {
+            return None;
+        }
+        let prompts = if self.needs.iter().any(|n| n.prompt.is_some()) {
+            index.session_prompts(s).ok()?
+        } else {
+            Vec::new()
+        };
+        let agent_types = if self.needs.iter().any(|n| n.agents.is_some()) {
+            index.session_agent_types(s).ok()?
+        } else {
+            None
+        };
+        let calls = self
+            .pairs
+            .iter()
+            .map(|p| index.session_answer(s, p).ok())
+            .collect::<Option<Vec<_>>>()?;
+        Some(Asked {
+            prompts,
+            agent_types,
+            calls,
+        })
+    }
+
+    /// Per rule, whether its need holds in what was asked.
+    fn answer(&self, asked: Asked) -> Vec<bool> {
+        let calls: Vec<bool> = asked.calls.into_iter().map(|a| a.holds()).collect();
+        self.needs
+            .iter()
+            .zip(&self.pair_of)
+            .map(|(n, pair)| {
+                pair.is_none_or(|p| calls.get(p).copied().unwrap_or(true))
+                    && n.prompt.is_none_or(|(patterns, stops)| {
+                        crate::index::prompts::prompt_may_hold(&asked.prompts, patterns, stops)
+                    })
+                    && n.agents.is_none_or(|names| {
+                        asked
+                            .agent_types
+                            .as_ref()
+                            .is_none_or(|types| types.iter().any(|t| names.contains(t)))
+                    })
+            })
+            .collect()
+    }
+}
+
+/// What [`IndexMask::ask`] read of one session.
+struct Asked {
+    prompts: Vec<crate::index::prompts::StoredPrompt>,
+    /// `None`: not asked, or not known.
+    agent_types: Option<Vec<String>>,
+    /// Per distinct call need, the index's answer.
+    calls: Vec<crate::index::names::SessionAnswer>,
 }
 
 /// Keeps the items of `items` whose place in `kept` is `true`.

@@ -5,7 +5,7 @@
 //! ([`Library::fresh_summaries`]), the sync in chunks that refreshes the
 //! list as it goes ([`Library::sync_list`]), `find_tool_calls` with the
 //! view's own loader ([`Library::find_and_count_with`]) and the sessions a backtest
-//! can skip unread ([`Library::skipped_by`]). The view keeps its threads
+//! can skip unread ([`Library::backtest_index`]). The view keeps its threads
 //! and messages; the index choreography is here, once
 //! (docs/cli.md#index).
 
@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 
-use super::{Library, current_verdicts, skipped_by_index};
+use super::{Library, backtest_index, current_verdicts};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Listed, Progress, State, SummaryResult};
 use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict, tally};
@@ -338,15 +338,16 @@ impl Library {
         Some(run(finder))
     }
 
-    /// For each session, whether the index says no rule of `rules` can
-    /// match it, so a backtest counts it done unread
-    /// ([`skipped_by_index`]); empty without an index. The index lock is
-    /// held only for this one question.
-    pub fn skipped_by(&self, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
-        match self.index.as_ref().map(|i| i.lock()) {
-            Some(Ok(index)) => skipped_by_index(&index, sessions, rules),
-            _ => Vec::new(),
-        }
+    /// What the index tells a backtest of `rules` about each of
+    /// `sessions`, asked one session at a time ([`backtest_index`]: a
+    /// backtest counts a session whose every rule is ruled out done
+    /// unread); `None` without an index.
+    pub fn backtest_index<'a>(
+        &'a self,
+        sessions: &'a [SessionRef],
+        rules: &'a RuleSet,
+    ) -> Option<super::BacktestIndex<'a>> {
+        backtest_index(self.index.as_ref()?, sessions, rules)
     }
 }
 

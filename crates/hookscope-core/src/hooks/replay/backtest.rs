@@ -651,44 +651,76 @@ fn call_need(r: &crate::hooks::rules::Rule) -> Option<crate::index::names::CallN
     Some(crate::index::names::CallNeed { names, inputs })
 }
 
-/// What the persisted index must hold of a session for some rule of a set
-/// to match one of its events ([`index_needs`]).
+/// What the persisted index must hold of a session for one rule to match
+/// one of its events there ([`index_needs`]); a part that is `None` asks
+/// nothing.
 #[derive(Debug, Clone)]
-pub struct IndexNeeds<'r> {
-    /// Of each rule that names a tool, what it needs of a call
-    /// (`call_need`).
-    pub calls: Vec<crate::index::names::CallNeed>,
-    /// Of each other rule, the patterns of its `only_if` `prompt`, one of
-    /// which must find a match in a prompt of the session
-    /// ([`crate::index::Index::session_prompted`]).
-    pub prompts: Vec<&'r [crate::hooks::rules::Pattern]>,
+pub struct IndexNeed<'r> {
+    /// For a rule that names a tool: a call it needs (`call_need`: its
+    /// tool, and the plain `input_contains` of a rule on PreToolUse or
+    /// PermissionRequest alone).
+    pub call: Option<crate::index::names::CallNeed>,
+    /// For a rule with an `only_if` `prompt`: its patterns, one of which
+    /// must find a match in a stored prompt of the session (every prompt a
+    /// `prompt` condition tests is one of them: [`crate::index::prompts`]);
+    /// the `bool` is set when the rule names Stop or SubagentStop alone,
+    /// whose firings test only the prompts stored with their `stop` mark
+    /// ([`crate::hooks::replay::stop_prompts`]).
+    pub prompt: Option<(&'r [crate::hooks::rules::Pattern], bool)>,
+    /// For a rule with an `only_if` `agent`: its names, one of which must
+    /// be the `agent_type` of a subagent of the session (a rebuilt payload
+    /// carries no other: [`crate::transcript::Subagent::agent_type`]).
+    pub agents: Option<&'r [String]>,
 }
 
-/// What the index must hold of a session for a rule of `rules` to match
-/// one of its events: per rule that names a tool, a call it needs (its
-/// tool, and the plain `input_contains` of a rule on PreToolUse or
-/// PermissionRequest alone); per other rule, a stored opening prompt its
-/// `only_if` `prompt` finds a match in (the prompt such a rule tests is
-/// one of a session's turn prompts: [`crate::index::prompts`]). `None`
-/// when a rule has neither a tool nor a `prompt` condition: any session
-/// may then match.
-pub fn index_needs(rules: &RuleSet) -> Option<IndexNeeds<'_>> {
-    let mut needs = IndexNeeds {
-        calls: Vec::new(),
-        prompts: Vec::new(),
-    };
-    for r in &rules.rules {
-        if let Some(need) = call_need(r) {
-            needs.calls.push(need);
-            continue;
-        }
-        let prompt = r.only_if.iter().find_map(|c| match c {
-            Condition::Prompt(patterns) => Some(patterns.as_slice()),
-            _ => None,
-        })?;
-        needs.prompts.push(prompt);
+impl IndexNeed<'_> {
+    /// Whether it asks the index anything.
+    pub fn asks(&self) -> bool {
+        self.call.is_some() || self.prompt.is_some() || self.agents.is_some()
     }
-    Some(needs)
+}
+
+/// What the persisted index tells a backtest of one session
+/// ([`backtest_refs_knowing`]).
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// Per rule of the set, in order, whether it may match an event of the
+    /// session ([`index_needs`]).
+    pub possible: Vec<bool>,
+    /// Where the `tool_use` lines of the session's calls that a
+    /// [`LineFilter`] may take for candidates are (thread file, byte offset,
+    /// length; [`LineFilter::call_names`]), when the index has every one:
+    /// then only these lines are read for candidates, not the whole files.
+    /// `None`: the files are scanned.
+    pub call_lines: Option<Vec<(PathBuf, u64, u64)>>,
+}
+
+/// Per rule of `rules`, in order, what the index must hold of a session
+/// for the rule to match one of its events there ([`IndexNeed`]). A rule
+/// whose need does not hold cannot match in the session; one that asks
+/// nothing may match anywhere.
+pub fn index_needs(rules: &RuleSet) -> Vec<IndexNeed<'_>> {
+    let stops_only = |r: &crate::hooks::rules::Rule| {
+        !r.events.is_empty()
+            && r.events
+                .iter()
+                .all(|e| e.is(EventName::Stop) || e.is(EventName::SubagentStop))
+    };
+    rules
+        .rules
+        .iter()
+        .map(|r| IndexNeed {
+            call: call_need(r),
+            prompt: r.only_if.iter().find_map(|c| match c {
+                Condition::Prompt(patterns) => Some((patterns.as_slice(), stops_only(r))),
+                _ => None,
+            }),
+            agents: r.only_if.iter().find_map(|c| match c {
+                Condition::Agent(names) => Some(names.as_slice()),
+                _ => None,
+            }),
+        })
+        .collect()
 }
 
 /// The events a rule set names, in [`EventName::ALL`] order (unknown names
@@ -1002,6 +1034,12 @@ pub struct LineFilter {
     /// Per narrowed rule, its groups: what each is tested on, and its
     /// alternatives.
     rules: Vec<Vec<(On, Vec<Alternative>)>>,
+    /// The narrowed rules themselves, in the same order: a call whose
+    /// needles hold is a candidate only when the rule may match it
+    /// ([`crate::hooks::rules::Rule::may_match_call`]).
+    narrowed: Vec<crate::hooks::rules::Rule>,
+    /// Their places in the rule set.
+    narrowed_ids: Vec<usize>,
     /// The call events only narrowed rules name.
     events: Vec<EventName>,
     /// The rules that cannot be narrowed.
@@ -1063,8 +1101,14 @@ impl LineFilter {
             }
             let calls_only =
                 !r.events.is_empty() && r.events.iter().all(|e| CALL_EVENTS.contains(&e.as_str()));
-            if calls_only && !groups.is_empty() {
-                narrowed.push((r, groups));
+            // A condition tested on the call itself narrows even without
+            // a needle (`file_path = "*.lock"` on any tool).
+            let tested = r
+                .only_if
+                .iter()
+                .any(|c| c.reads_call_alone() || matches!(c, Condition::FilePath(..)));
+            if calls_only && (!groups.is_empty() || tested) {
+                narrowed.push((i, r, groups));
             } else {
                 rest.rules.push(r.clone());
                 rest_ids.push(i);
@@ -1077,19 +1121,33 @@ impl LineFilter {
             .filter(|e| {
                 let named =
                     |r: &crate::hooks::rules::Rule| r.events.iter().any(|n| n == e.as_str());
-                narrowed.iter().any(|(r, _)| named(r)) && !rest.rules.iter().any(named)
+                narrowed.iter().any(|(_, r, _)| named(r)) && !rest.rules.iter().any(named)
             })
             .collect();
         if events.is_empty() {
             return None;
         }
         Some(LineFilter {
-            rules: narrowed.into_iter().map(|(_, g)| g).collect(),
+            narrowed: narrowed.iter().map(|(_, r, _)| (*r).clone()).collect(),
+            narrowed_ids: narrowed.iter().map(|(i, _, _)| *i).collect(),
+            rules: narrowed.into_iter().map(|(_, _, g)| g).collect(),
             events,
             rest,
             rest_ids,
             tool_use: finder("\"tool_use\""),
         })
+    }
+
+    /// The name parts one of which a call's name holds when one of its
+    /// `tool_use` lines can be a candidate (each narrowed rule's tool
+    /// names, [`expand_tool_names`]); `None` when a narrowed rule names no
+    /// tool (any call may then be one).
+    pub fn call_names(&self) -> Option<std::collections::BTreeSet<String>> {
+        let mut out = std::collections::BTreeSet::new();
+        for r in &self.narrowed {
+            out.extend(expand_tool_names(r.tool.as_deref()?));
+        }
+        Some(out)
     }
 
     /// The rules that cannot be narrowed (their events are evaluated at
@@ -1107,14 +1165,69 @@ impl LineFilter {
 
     /// Whether some rule's groups all hold, each in `name` or `input`.
     fn holds(&self, name: &[u8], input: &[u8]) -> bool {
-        self.rules.iter().any(|groups| {
-            groups.iter().all(|(on, alts)| {
-                let hay = if *on == On::Name { name } else { input };
-                (*on == On::Command && hay.iter().any(|b| SHELL_REWRITES.contains(b)))
-                    || alts
-                        .iter()
-                        .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
-            })
+        self.rules
+            .iter()
+            .any(|groups| Self::groups_hold(groups, name, input))
+    }
+
+    /// Whether every one of a rule's `groups` holds, each in `name` or
+    /// `input`.
+    fn groups_hold(groups: &[(On, Vec<Alternative>)], name: &[u8], input: &[u8]) -> bool {
+        groups.iter().all(|(on, alts)| {
+            let hay = if *on == On::Name { name } else { input };
+            (*on == On::Command && hay.iter().any(|b| SHELL_REWRITES.contains(b)))
+                || alts
+                    .iter()
+                    .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
+        })
+    }
+
+    /// Whether the call named `name` with input `input` (`input_text`: it
+    /// as compact JSON) is a candidate: for some narrowed rule, each group
+    /// holds ([`Self::holds`]) and the rule may match a payload of the call
+    /// ([`crate::hooks::rules::Rule::may_match_call`], on a subject built
+    /// from the call's name and input alone, with the rule's first event).
+    ///
+    /// `possible` (per rule of the whole set) leaves out the rules already
+    /// known not to match in the session.
+    fn candidate(
+        &self,
+        name: &str,
+        input: Option<&Value>,
+        input_text: &[u8],
+        possible: Option<&[bool]>,
+    ) -> bool {
+        let history = History::default();
+        let mut subjects: Vec<(Value, &str)> = Vec::new();
+        let rules = self
+            .rules
+            .iter()
+            .zip(&self.narrowed)
+            .zip(&self.narrowed_ids);
+        rules.into_iter().any(|((groups, rule), &i)| {
+            if possible.is_some_and(|p| !p.get(i).copied().unwrap_or(true)) {
+                return false;
+            }
+            if !Self::groups_hold(groups, name.as_bytes(), input_text) {
+                return false;
+            }
+            let Some(event) = rule.events.first().map(EventKey::as_str) else {
+                return false;
+            };
+            if !subjects.iter().any(|(_, e)| *e == event) {
+                subjects.push((
+                    serde_json::json!({
+                        "hook_event_name": event,
+                        "tool_name": name,
+                        "tool_input": input.cloned().unwrap_or_else(|| serde_json::json!({})),
+                    }),
+                    event,
+                ));
+            }
+            subjects
+                .iter()
+                .find(|(_, e)| *e == event)
+                .is_none_or(|(payload, _)| rule.may_match_call(&Subject::new(payload, &history)))
         })
     }
 
@@ -1124,9 +1237,20 @@ impl LineFilter {
     /// name and `input` (re-serialized), with no line to parse again and no
     /// escape to guard against (the input is decoded).
     pub fn candidate_calls(&self, session: &Session, ids: &mut HashSet<String>) {
+        self.candidate_calls_of(session, ids, None);
+    }
+
+    /// [`Self::candidate_calls`] for the rules `possible` (per rule of the
+    /// set; `None`: all) lets match in the session.
+    fn candidate_calls_of(
+        &self,
+        session: &Session,
+        ids: &mut HashSet<String>,
+        possible: Option<&[bool]>,
+    ) {
         for (_, rec) in session.all_tool_calls() {
             let input = rec.call.raw().map(Value::to_string).unwrap_or_default();
-            if self.holds(rec.call.name().as_bytes(), input.as_bytes()) {
+            if self.candidate(rec.call.name(), rec.call.raw(), input.as_bytes(), possible) {
                 ids.insert(rec.tool_use_id.clone());
             }
         }
@@ -1139,6 +1263,17 @@ impl LineFilter {
     /// Also `false` when `file` holds a `\u` escape of plain ASCII, which may
     /// hide the `"tool_use"` token or a needle.
     pub fn candidate_ids(&self, file: &[u8], ids: &mut HashSet<String>) -> bool {
+        self.candidate_ids_of(file, ids, None)
+    }
+
+    /// [`Self::candidate_ids`] for the rules `possible` (per rule of the
+    /// set; `None`: all) lets match in the session.
+    fn candidate_ids_of(
+        &self,
+        file: &[u8],
+        ids: &mut HashSet<String>,
+        possible: Option<&[bool]>,
+    ) -> bool {
         if crate::query::prefilter::has_escaped_ascii(file) {
             return false;
         }
@@ -1182,7 +1317,7 @@ impl LineFilter {
                             continue;
                         };
                         let input = b.get("input").map(Value::to_string).unwrap_or_default();
-                        if self.holds(name.as_bytes(), input.as_bytes()) {
+                        if self.candidate(name, b.get("input"), input.as_bytes(), possible) {
                             ids.insert(id.to_string());
                         }
                     }
@@ -1237,23 +1372,27 @@ pub fn backtest_refs_with(
     progress: &(dyn Fn(usize) + Sync),
     prefilter: Prefilter,
 ) -> Backtest {
-    backtest_refs_known(sessions, rules, progress, prefilter, &|_| false)
+    backtest_refs_known(sessions, rules, progress, prefilter, &|_| None)
 }
 
-/// [`backtest_refs`], counting session `i` as skipped unread when
-/// `skip(i)` holds: what the persisted index knows cannot match
-/// (`crate::service::Library::backtest_synced`). `skip` is asked on the
-/// worker that takes the session, right before it would be read, so the
-/// index's answers overlap the reading of other sessions. Tallies,
-/// examples and `sessions` are those of [`backtest_refs`] when `skip` is
-/// right; `skipped` may be higher.
-pub fn backtest_refs_skipping(
+/// [`backtest_refs`] knowing, per session `i`, what the persisted index
+/// says of each rule there (`possible(i)`: per rule, in order, whether it
+/// may match an event of the session; `None`: nothing known;
+/// `crate::service::Library::backtest_synced`). A rule it rules out is
+/// not evaluated there (as if the session's bytes lacked its needles), and
+/// a session where it rules out every rule is counted skipped unread.
+/// `possible` is asked on the worker that takes the session, right before
+/// it would be read, so the index's answers overlap the reading of other
+/// sessions. Tallies, examples and `sessions` are those of
+/// [`backtest_refs`] when `possible` is right; `skipped` may be higher and
+/// `evaluated` lower.
+pub fn backtest_refs_knowing(
     sessions: &[SessionRef],
     rules: &RuleSet,
     progress: &(dyn Fn(usize) + Sync),
-    skip: &(dyn Fn(usize) -> bool + Sync),
+    possible: &(dyn Fn(usize) -> Option<Known> + Sync),
 ) -> Backtest {
-    backtest_refs_known(sessions, rules, progress, Prefilter::On, skip)
+    backtest_refs_known(sessions, rules, progress, Prefilter::On, possible)
 }
 
 fn backtest_refs_known(
@@ -1261,7 +1400,7 @@ fn backtest_refs_known(
     rules: &RuleSet,
     progress: &(dyn Fn(usize) + Sync),
     prefilter: Prefilter,
-    skip: &(dyn Fn(usize) -> bool + Sync),
+    possible: &(dyn Fn(usize) -> Option<Known> + Sync),
 ) -> Backtest {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1294,14 +1433,11 @@ fn backtest_refs_known(
         let parts: Vec<Backtest> = chunk
             .par_iter()
             .map(|&(i, r)| {
-                let mut bt = if skip(i) {
-                    let mut bt = Backtest::new(rules);
-                    bt.sessions = 1;
-                    bt.skipped = 1;
-                    bt
-                } else {
-                    filters.backtest(r, rules)
+                let known = match prefilter {
+                    Prefilter::On => possible(i),
+                    Prefilter::Off => None,
                 };
+                let mut bt = filters.backtest_knowing(r, rules, known.as_ref());
                 bt.cap_examples(KEPT_EXAMPLES);
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1);
                 bt
@@ -1341,12 +1477,26 @@ impl Prefilters {
     /// payloads are not rebuilt is counted in [`Backtest::left_out`], the
     /// examples are capped at [`KEPT_EXAMPLES`].
     pub fn backtest(&self, r: &SessionRef, rules: &RuleSet) -> Backtest {
+        self.backtest_knowing(r, rules, None)
+    }
+
+    /// [`Prefilters::backtest`] knowing, per rule, whether it may match an
+    /// event of `r` (`known`, from the persisted index: a rule it rules out
+    /// is not evaluated there, and a session where it rules out every rule
+    /// is counted skipped unread; [`backtest_refs_knowing`]). With
+    /// [`Prefilter::Off`] filters it is not used.
+    pub fn backtest_knowing(
+        &self,
+        r: &SessionRef,
+        rules: &RuleSet,
+        known: Option<&Known>,
+    ) -> Backtest {
         if !crate::hooks::events::rebuilds(r.agent) {
             let mut bt = Backtest::new(rules);
             bt.left_out.insert(r.agent.as_str().to_string(), 1);
             return bt;
         }
-        let mut bt = backtest_ref(r, rules, self.sessions.as_ref(), self.lines.as_ref());
+        let mut bt = backtest_ref(r, rules, self.sessions.as_ref(), self.lines.as_ref(), known);
         bt.cap_examples(KEPT_EXAMPLES);
         bt
     }
@@ -1367,9 +1517,16 @@ fn backtest_ref(
     rules: &RuleSet,
     sessions: Option<&SessionFilter>,
     lines: Option<&LineFilter>,
+    known: Option<&Known>,
 ) -> Backtest {
     let mut bt = Backtest::new(rules);
     bt.sessions = 1;
+    let call_lines = known.and_then(|k| k.call_lines.as_deref());
+    let known = known.map(|k| k.possible.as_slice());
+    if sessions.is_some() && known.is_some_and(|k| !k.contains(&true)) {
+        bt.skipped = 1;
+        return bt;
+    }
     // How a loaded session's events are narrowed.
     enum Load<'a> {
         Whole,
@@ -1391,7 +1548,7 @@ fn backtest_ref(
                     lines: Some((filter, ids)),
                 }),
                 Load::LoadedCalls(possible, filter) => {
-                    filter.candidate_calls(&session, &mut from_calls);
+                    filter.candidate_calls_of(&session, &mut from_calls, Some(&possible));
                     Some(Narrowed {
                         possible,
                         lines: Some((filter, &from_calls)),
@@ -1417,6 +1574,43 @@ fn backtest_ref(
     let Some(sessions) = sessions else {
         return load(Load::Whole);
     };
+    // The index's answer and its calls' lines: when no rule the line
+    // filter leaves whole may match, the candidates come from those lines
+    // alone (no file is scanned; the byte filter, which only narrows, is
+    // not needed to decide).
+    if let (Some(possible), Some(filter), Some(call_lines)) = (known, lines, call_lines) {
+        let rest_may = filter
+            .rest_ids
+            .iter()
+            .any(|&i| possible.get(i).copied().unwrap_or(true));
+        if !rest_may {
+            let possible = possible.to_vec();
+            let mut ids = HashSet::new();
+            let mut parsed = true;
+            let mut files = std::collections::HashMap::new();
+            for (file, offset, len) in call_lines {
+                match crate::query::rows::read_line(&mut files, file, (*offset, *len)) {
+                    Some(line) => {
+                        parsed &= filter.candidate_ids_of(&line, &mut ids, Some(&possible));
+                    }
+                    None => parsed = false,
+                }
+                if !parsed {
+                    break;
+                }
+            }
+            drop(files);
+            if parsed && ids.is_empty() {
+                bt.skipped = 1;
+                return bt;
+            }
+            return if parsed {
+                load(Load::Lines(possible, filter, &ids))
+            } else {
+                load(Load::Possible(possible))
+            };
+        }
+    }
     // Each file in pieces of at most MAX_FILE_BYTES cut at line ends (one
     // piece for all but a heavy user's biggest sessions). `false` for a
     // line longer than a piece, or a file the loader may still cope with
@@ -1439,13 +1633,18 @@ fn backtest_ref(
     let scanned = scan_files(&mut |bytes| {
         sessions.find_in(bytes, &mut found);
         if let Some(filter) = same_pass {
-            parsed &= filter.candidate_ids(bytes, &mut ids);
+            parsed &= filter.candidate_ids_of(bytes, &mut ids, known);
         }
     });
     if !scanned {
         return load(Load::Whole);
     }
-    let possible = sessions.possible_given(&found);
+    let mut possible = sessions.possible_given(&found);
+    if let Some(known) = known {
+        for (p, k) in possible.iter_mut().zip(known) {
+            *p = *p && *k;
+        }
+    }
     if !possible.contains(&true) {
         bt.skipped = 1;
         return bt;
@@ -1462,7 +1661,9 @@ fn backtest_ref(
     }
     // The candidate calls decide whether to load: read the lines.
     if same_pass.is_none()
-        && !scan_files(&mut |bytes| parsed &= filter.candidate_ids(bytes, &mut ids))
+        && !scan_files(&mut |bytes| {
+            parsed &= filter.candidate_ids_of(bytes, &mut ids, Some(&possible))
+        })
     {
         return load(Load::Whole);
     }

@@ -662,6 +662,44 @@ impl Condition {
         )
     }
 
+    /// Whether the condition reads the call alone: the payload's
+    /// `tool_name` and `tool_input` (`command`, `program`, `pipeline`,
+    /// `line`, `content`, `input_contains`), nothing of the line it was
+    /// recorded on nor of the session. On a PreToolUse or
+    /// PermissionRequest payload, which carries the `tool_use` block's name
+    /// and input as recorded, its outcome is known from the block alone
+    /// ([`Condition::may_hold_on_call`]).
+    pub fn reads_call_alone(&self) -> bool {
+        matches!(
+            self,
+            Condition::Command(_)
+                | Condition::Program(_)
+                | Condition::Pipeline(_)
+                | Condition::Line(_)
+                | Condition::Content(_)
+                | Condition::InputContains(_)
+        )
+    }
+
+    /// Whether the condition may hold on a payload whose `tool_name` and
+    /// `tool_input` are those of `s` (a subject built from them alone),
+    /// whatever else the payload holds: a condition that reads the call
+    /// alone ([`Condition::reads_call_alone`]) is tested; `file_path` holds
+    /// when one of the call's files matches as given or relative to some
+    /// `cwd` (the part after any `/` of it, since `cwd` is not known); any
+    /// other condition (`agent`, `subagent`, `permission_mode`, the history,
+    /// `stop_hook_active`) may hold. `false` means no payload of this call
+    /// makes the condition hold.
+    pub fn may_hold_on_call(&self, s: &Subject<'_>) -> bool {
+        match self {
+            Condition::FilePath(set, _) => s.file_paths().iter().any(|p| {
+                set.is_match(p) || p.match_indices('/').any(|(i, _)| set.is_match(&p[i + 1..]))
+            }),
+            c if c.reads_call_alone() => c.test(s).is_ok(),
+            _ => true,
+        }
+    }
+
     /// Whether the condition reads the Bash command's calls (`command`,
     /// `program`, `pipeline`): on a command not parsed whole its outcome is
     /// uncertain, and the rule decides which way it falls (docs/rules.md "Rule
