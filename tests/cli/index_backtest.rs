@@ -618,3 +618,53 @@ fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_
         "{mask:?}"
     );
 }
+
+/// The backtest with the index equals the one without it over the whole
+/// corpus, for the bundled example set (Bash guards, file rules, an
+/// Explore rule, a Stop rule on history, a prompt rule) and for a set of
+/// rules each ruled out a different way (a `file_path` rule with no tool,
+/// relative to an unknown cwd; a PostToolUse rule; a SubagentStop rule on
+/// a subagent's prompt): every rule's matches, the merged decision, the
+/// sessions counted (the mixed set: 28 warns, 8 contexts, 1 block). With
+/// the index more sessions may be skipped unread (the example set: 20 of
+/// 36 rebuilt sessions; without it 12; the mixed set: 10 either way).
+#[test]
+fn the_backtest_equals_loading_every_session_for_rules_ruled_out_each_way() {
+    const MIXED: &str = "[[rules]]\nid = \"md\"\nevents = [\"PreToolUse\", \"PermissionRequest\"]\naction = \"warn\"\nreason = \"r\"\n[rules.only_if]\nfile_path = \"*.md\"\n\n[[rules]]\nid = \"post-git\"\nevents = \"PostToolUse\"\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ncommand = '^git (status|log)'\n\n[[rules]]\nid = \"sub-stop\"\nevents = \"SubagentStop\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprompt = 'Find all Python'\n";
+    let cache = TempDir::new().expect("temp");
+    let corpus = crate::support::corpus_dir();
+    let mixed = cache.path().join("mixed.toml");
+    std::fs::write(&mixed, MIXED).expect("write");
+    let example = crate::support::package_path(crate::support::EXAMPLE_RULES);
+    let matches = |bt: &Value| -> Vec<Value> {
+        let rules = bt["rules"].as_array().expect("rules").clone();
+        rules
+            .into_iter()
+            .map(|mut r| {
+                r.as_object_mut().expect("rule").remove("evaluated");
+                r
+            })
+            .collect()
+    };
+    let _ = backtest(Some(cache.path()), &example, &corpus);
+    for (rules, skipped) in [(&example, (12, 20)), (&mixed, (10, 10))] {
+        let plain = backtest(None, rules, &corpus);
+        let indexed = backtest(Some(cache.path()), rules, &corpus);
+        let name = rules.display();
+        for key in ["sessions", "unreadable", "combined", "left_out"] {
+            assert_eq!(indexed[key], plain[key], "{name}: {key}");
+        }
+        assert_eq!(matches(&indexed), matches(&plain), "{name}");
+        if rules == &mixed {
+            assert_eq!(
+                plain["combined"],
+                serde_json::json!({"warn": 28, "context": 8, "block": 1})
+            );
+        }
+        assert_eq!(
+            (plain["skipped"].as_u64(), indexed["skipped"].as_u64()),
+            (Some(skipped.0), Some(skipped.1)),
+            "{name}"
+        );
+    }
+}
