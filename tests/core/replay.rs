@@ -698,6 +698,54 @@ command = 'git\s+push'
     assert_eq!(ids.into_iter().collect::<Vec<_>>(), ["e2"]);
 }
 
+/// Hostile candidate lines: the filter reads only a line's
+/// `message.content` blocks, and any line it cannot read as one JSON object
+/// of unique members (an array, a duplicate `message`, a block `input` that
+/// does not parse as a value) makes it refuse the file (the session is then
+/// read whole); lines whose `message` or `content` is not an object or an
+/// array, or whose blocks are not objects, hold no call.
+#[test]
+fn line_filter_refuses_lines_it_cannot_read_and_skips_odd_shapes() {
+    use hookscope_core::hooks::replay::LineFilter;
+    use std::collections::HashSet;
+    let rules = RuleSet::parse(
+        "[[rules]]\nid = \"rm\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"x\"\n[rules.only_if]\nprogram = \"rm\"\n",
+        "r.toml",
+    )
+    .expect("rules");
+    let f = LineFilter::new(&rules).expect("narrows");
+    let block = r#"{"type":"tool_use","id":"ok1","name":"Bash","input":{"command":"rm -rf x"}}"#;
+    let ids_of = |line: &str| {
+        let mut ids = HashSet::new();
+        let ok = f.candidate_ids(line.as_bytes(), &mut ids);
+        let mut v: Vec<String> = ids.into_iter().collect();
+        v.sort();
+        (ok, v)
+    };
+    let good = format!(r#"{{"type":"assistant","message":{{"content":[{block}]}}}}"#);
+    assert_eq!(ids_of(&good), (true, vec!["ok1".to_string()]));
+    for refused in [
+        format!(r#"[{{"message":{{"content":[{block}]}}}}, "tool_use"]"#),
+        format!(r#"{{"message":{{"content":[]}},"message":{{"content":[{block}]}}}}"#),
+        r#"{"message":{"content":[{"type":"tool_use","id":"n1","name":"Bash","input":{"command":"rm x","n":1e400}}]}}"#.to_string(),
+    ] {
+        assert!(!ids_of(&refused).0, "{refused}");
+    }
+    for nothing in [
+        r#"{"message":"tool_use rm"}"#,
+        r#"{"message":{"content":"tool_use rm"}}"#,
+        r#"{"message":{"content":["tool_use", 3, null]}}"#,
+        r#"{"message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"rm"}}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_use","id":"ls1","name":"Bash","input":{"command":"ls"}}]}}"#,
+    ] {
+        assert_eq!(ids_of(nothing), (true, Vec::<String>::new()), "{nothing}");
+    }
+    // A name that is not a string, on a line that holds the needles: kept
+    // (the loader decides what it is).
+    let odd = r#"{"note":"Bash rm","message":{"content":[{"type":"tool_use","id":"q1","name":7,"input":{}}]}}"#;
+    assert_eq!(ids_of(odd), (true, vec!["q1".to_string()]));
+}
+
 /// Inside a subagent the `prompt` condition sees the subagent's own opening
 /// prompt (its file's first user message, line 1 of
 /// agent-ab7c2c7a0f676372d.jsonl), not the main turn's.

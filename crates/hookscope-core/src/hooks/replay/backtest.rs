@@ -1167,19 +1167,27 @@ impl LineFilter {
     fn holds(&self, name: &[u8], input: &[u8]) -> bool {
         self.rules
             .iter()
-            .any(|groups| Self::groups_hold(groups, name, input))
+            .any(|groups| Self::groups_hold(groups, name, &|| input))
     }
 
     /// Whether every one of a rule's `groups` holds, each in `name` or
-    /// `input`.
-    fn groups_hold(groups: &[(On, Vec<Alternative>)], name: &[u8], input: &[u8]) -> bool {
+    /// `input` (asked only when a group reads it).
+    fn groups_hold<'i>(
+        groups: &[(On, Vec<Alternative>)],
+        name: &[u8],
+        input: &dyn Fn() -> &'i [u8],
+    ) -> bool {
         groups.iter().all(|(on, alts)| {
-            let hay = if *on == On::Name { name } else { input };
+            let hay = if *on == On::Name { name } else { input() };
             (*on == On::Command && hay.iter().any(|b| SHELL_REWRITES.contains(b)))
-                || alts
-                    .iter()
-                    .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
+                || Self::alternative_holds(alts, hay)
         })
+    }
+
+    /// Whether one of `alts` has all its pieces in `hay`.
+    fn alternative_holds(alts: &[Alternative], hay: &[u8]) -> bool {
+        alts.iter()
+            .any(|pieces| pieces.iter().all(|f| f.find(hay).is_some()))
     }
 
     /// Whether the call named `name` with input `input` (`input_text`: it
@@ -1190,14 +1198,14 @@ impl LineFilter {
     ///
     /// `possible` (per rule of the whole set) leaves out the rules already
     /// known not to match in the session.
-    fn candidate(
-        &self,
-        name: &str,
-        input: Option<&Value>,
-        input_text: &[u8],
-        possible: Option<&[bool]>,
-    ) -> bool {
+    fn candidate(&self, name: &str, input: Option<&Value>, possible: Option<&[bool]>) -> bool {
         let history = History::default();
+        // Re-serialized once, when a group reads it.
+        let text = std::cell::OnceCell::new();
+        let input_text = || -> &[u8] {
+            text.get_or_init(|| input.map(Value::to_string).unwrap_or_default())
+                .as_bytes()
+        };
         let mut subjects: Vec<(Value, &str)> = Vec::new();
         let rules = self
             .rules
@@ -1208,7 +1216,7 @@ impl LineFilter {
             if possible.is_some_and(|p| !p.get(i).copied().unwrap_or(true)) {
                 return false;
             }
-            if !Self::groups_hold(groups, name.as_bytes(), input_text) {
+            if !Self::groups_hold(groups, name.as_bytes(), &input_text) {
                 return false;
             }
             let Some(event) = rule.events.first().map(EventKey::as_str) else {
@@ -1231,6 +1239,67 @@ impl LineFilter {
         })
     }
 
+    /// Adds the `tool_use` block ids of one candidate line's candidate
+    /// calls to `ids`, reading only the line's `message.content` blocks
+    /// (the rest of the line is checked for syntax, not built): each
+    /// `tool_use` block with an `id` whose `name` is not a string (the
+    /// loader decides), or that [`Self::candidate`] accepts on its `name`
+    /// and `input`; the `input` is parsed only when a rule's name group
+    /// holds. `None` when the line is not a JSON object of unique members,
+    /// or a block's `input` does not parse: the caller then reads the
+    /// session whole.
+    fn line_candidates(
+        &self,
+        line: &[u8],
+        ids: &mut HashSet<String>,
+        possible: Option<&[bool]>,
+    ) -> Option<()> {
+        let parsed: LineOf<'_> = serde_json::from_slice(line).ok()?;
+        let Some(message) = parsed.message.filter(|m| opens_with(m, '{')) else {
+            return Some(());
+        };
+        let message: MessageOf<'_> = serde_json::from_str(message.get()).ok()?;
+        let Some(content) = message.content.filter(|c| opens_with(c, '[')) else {
+            return Some(());
+        };
+        let blocks: Vec<&serde_json::value::RawValue> = serde_json::from_str(content.get()).ok()?;
+        for b in blocks.into_iter().filter(|b| opens_with(b, '{')) {
+            let b: BlockOf<'_> = serde_json::from_str(b.get()).ok()?;
+            if raw_str(b.kind).as_deref() != Some("tool_use") {
+                continue;
+            }
+            let Some(id) = raw_str(b.id) else {
+                continue;
+            };
+            // Then on the block itself: the name groups on its `name`,
+            // the others on its `input` re-serialized (serde_json escapes
+            // only `"`, `\` and control characters, none of which a needle
+            // holds), so the envelope (`cwd`, `gitBranch`, …) cannot make a
+            // call a candidate. A block whose name is not a string is kept
+            // (the loader decides).
+            let Some(name) = raw_str(b.name) else {
+                ids.insert(id.into_owned());
+                continue;
+            };
+            if !self.rules.iter().any(|groups| {
+                groups
+                    .iter()
+                    .filter(|(on, _)| *on == On::Name)
+                    .all(|(_, alts)| Self::alternative_holds(alts, name.as_bytes()))
+            }) {
+                continue;
+            }
+            let input: Option<Value> = match b.input {
+                Some(raw) => Some(serde_json::from_str(raw.get()).ok()?),
+                None => None,
+            };
+            if self.candidate(&name, input.as_ref(), possible) {
+                ids.insert(id.into_owned());
+            }
+        }
+        Some(())
+    }
+
     /// Adds the `tool_use_id` of each candidate call of a loaded `session`
     /// (main thread and subagents) to `ids`: the test [`Self::candidate_ids`]
     /// makes on a candidate line's blocks, made on each call's recorded
@@ -1249,8 +1318,7 @@ impl LineFilter {
         possible: Option<&[bool]>,
     ) {
         for (_, rec) in session.all_tool_calls() {
-            let input = rec.call.raw().map(Value::to_string).unwrap_or_default();
-            if self.candidate(rec.call.name(), rec.call.raw(), input.as_bytes(), possible) {
+            if self.candidate(rec.call.name(), rec.call.raw(), possible) {
                 ids.insert(rec.tool_use_id.clone());
             }
         }
@@ -1291,42 +1359,52 @@ impl LineFilter {
             if !self.holds(line, line) {
                 continue;
             }
-            match serde_json::from_slice::<Value>(line) {
-                Ok(v) => {
-                    let blocks = v
-                        .pointer("/message/content")
-                        .and_then(Value::as_array)
-                        .map(Vec::as_slice)
-                        .unwrap_or_default();
-                    for b in blocks {
-                        if b.get("type").and_then(Value::as_str) != Some("tool_use") {
-                            continue;
-                        }
-                        let Some(id) = b.get("id").and_then(Value::as_str) else {
-                            continue;
-                        };
-                        // Then on the block itself: the name groups on its
-                        // `name`, the others on its `input` re-serialized
-                        // (serde_json escapes only `"`, `\` and control
-                        // characters, none of which a needle holds), so the
-                        // envelope (`cwd`, `gitBranch`, …) cannot make a
-                        // call a candidate. A block whose name is not a
-                        // string is kept (the loader decides).
-                        let Some(name) = b.get("name").and_then(Value::as_str) else {
-                            ids.insert(id.to_string());
-                            continue;
-                        };
-                        let input = b.get("input").map(Value::to_string).unwrap_or_default();
-                        if self.candidate(name, b.get("input"), input.as_bytes(), possible) {
-                            ids.insert(id.to_string());
-                        }
-                    }
-                }
-                Err(_) => ok = false,
+            match self.line_candidates(line, ids, possible) {
+                Some(()) => {}
+                None => ok = false,
             }
         }
         ok
     }
+}
+
+/// The members of a transcript line [`LineFilter::line_candidates`] reads
+/// (every other member is skipped unparsed, its syntax still checked).
+#[derive(serde::Deserialize)]
+struct LineOf<'a> {
+    #[serde(borrow)]
+    message: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The members of a line's `message` read for its blocks.
+#[derive(serde::Deserialize)]
+struct MessageOf<'a> {
+    #[serde(borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The members of a content block read for a `tool_use`.
+#[derive(serde::Deserialize)]
+struct BlockOf<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    name: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    input: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The JSON string `raw` holds, `None` when it holds another value.
+fn raw_str(raw: Option<&serde_json::value::RawValue>) -> Option<std::borrow::Cow<'_, str>> {
+    raw.filter(|r| r.get().starts_with('"'))
+        .and_then(|r| serde_json::from_str(r.get()).ok())
+}
+
+/// What a raw JSON value opens with (`{`, `[`, …).
+fn opens_with(raw: &serde_json::value::RawValue, c: char) -> bool {
+    raw.get().starts_with(c)
 }
 
 /// How [`backtest_refs_with`] narrows its work.
