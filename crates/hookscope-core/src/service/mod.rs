@@ -720,19 +720,23 @@ impl<'r> IndexMask<'r> {
     /// ([`possible_by_index`]).
     fn possible(&self, index: &Mutex<Index>, sessions: &[SessionRef], i: usize) -> Option<Known> {
         // The lines of long inputs are read after the lock is let go.
-        let (asked, call_lines) = {
+        let asked = {
             let index = index.lock().ok()?;
-            let asked = self.ask(&index, sessions, i)?;
-            let lines = match (&self.line_names, sessions.get(i)) {
-                (Some(names), Some(s)) => {
-                    index.session_call_lines(s, names.as_ref()).ok().flatten()
-                }
-                _ => None,
-            };
-            (asked, lines)
+            self.ask(&index, sessions, i)?
+        };
+        let possible = self.answer(asked);
+        // The calls' lines only for a session some rule may match in.
+        let call_lines = match (&self.line_names, sessions.get(i)) {
+            (Some(names), Some(s)) if possible.contains(&true) => index
+                .lock()
+                .ok()?
+                .session_call_lines(s, names.as_ref())
+                .ok()
+                .flatten(),
+            _ => None,
         };
         Some(Known {
-            possible: self.answer(asked),
+            possible,
             call_lines,
         })
     }

@@ -1040,6 +1040,11 @@ pub struct LineFilter {
     narrowed: Vec<crate::hooks::rules::Rule>,
     /// Their places in the rule set.
     narrowed_ids: Vec<usize>,
+    /// Per narrowed rule, whether a call whose groups hold is tested on its
+    /// block too: it has a condition the groups do not already decide (a
+    /// rule whose only conditions are plain `input_contains` values is
+    /// decided by its groups, up to a value that spans two strings).
+    tested: Vec<bool>,
     /// The call events only narrowed rules name.
     events: Vec<EventName>,
     /// The rules that cannot be narrowed.
@@ -1130,6 +1135,15 @@ impl LineFilter {
         Some(LineFilter {
             narrowed: narrowed.iter().map(|(_, r, _)| (*r).clone()).collect(),
             narrowed_ids: narrowed.iter().map(|(i, _, _)| *i).collect(),
+            tested: narrowed
+                .iter()
+                .map(|(_, r, _)| {
+                    r.only_if.iter().any(|c| match c {
+                        Condition::InputContains(values) => !values.iter().all(|v| is_plain(v)),
+                        c => c.reads_call_alone() || matches!(c, Condition::FilePath(..)),
+                    })
+                })
+                .collect(),
             rules: narrowed.into_iter().map(|(_, _, g)| g).collect(),
             events,
             rest,
@@ -1211,13 +1225,17 @@ impl LineFilter {
             .rules
             .iter()
             .zip(&self.narrowed)
-            .zip(&self.narrowed_ids);
-        rules.into_iter().any(|((groups, rule), &i)| {
+            .zip(&self.narrowed_ids)
+            .zip(&self.tested);
+        rules.into_iter().any(|(((groups, rule), &i), &tested)| {
             if possible.is_some_and(|p| !p.get(i).copied().unwrap_or(true)) {
                 return false;
             }
             if !Self::groups_hold(groups, name.as_bytes(), &input_text) {
                 return false;
+            }
+            if !tested {
+                return true;
             }
             let Some(event) = rule.events.first().map(EventKey::as_str) else {
                 return false;
