@@ -534,13 +534,18 @@ fn print_backtest(bt: &Backtest, rules: &RuleSet, examples: Examples) {
         "each rule counts every event of its kind in the {read} session{} read, those the line prefilter skipped included; its % is of that count{}",
         if read == 1 { "" } else { "s" },
         if bt.skipped > 0 {
-            " (which sessions are read depends on the whole set, so adding a rule changes another's count and %: compare a rule's matches, not its %, across sets)"
+            format!(
+                ", not a rate over every session: the {} skipped unread hold no event any rule can match, and their events are not counted (which sessions are read depends on the whole set, so adding a rule changes another's count and %: compare a rule's matches, not its %, across sets)",
+                bt.skipped
+            )
         } else {
-            ""
+            String::new()
         }
     );
     for (t, rule) in bt.rules.iter().zip(&rules.rules) {
-        let counts = if t.counts.is_empty() {
+        let counts = if t.counts.is_empty() && t.evaluated == 0 && bt.skipped > 0 {
+            "never matched (none of its events is in the sessions read; the sessions skipped unread hold none it can match)".to_string()
+        } else if t.counts.is_empty() {
             "never matched".to_string()
         } else {
             t.counts

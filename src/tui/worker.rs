@@ -693,7 +693,7 @@ fn spawn_queries_with(
 /// [`spawn_backtest`] runs it on its own. A session that cannot be
 /// read counts as done, with nothing listed. With `library`, the sessions
 /// its index says no rule can match are done unread
-/// ([`Library::possible_by`]).
+/// ([`hookscope_core::service::Library::backtest_index`]).
 pub fn backtest(
     sessions: &[SessionRef],
     rules: &hookscope_core::hooks::rules::RuleSet,

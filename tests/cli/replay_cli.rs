@@ -310,7 +310,7 @@ fn backtest_of_the_example_over_the_corpus() {
     assert_eq!(rm[0]["summary"], "Bash rm -rf build/");
     let (code, text, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", "tests/corpus"]);
     assert_eq!(code, Some(0));
-    assert!(text.contains("no-rm-rf: 402 PreToolUse events: block 7 (1.7%)\n  blocks: 4 new (no hook did this then: review these), 3 that a hook did then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
+    assert!(text.contains("no-rm-rf: 394 PreToolUse events: block 7 (1.8%)\n  blocks: 4 new (no hook did this then: review these), 3 that a hook did then\n  block a2105fb9 PreToolUse toolu_017ewsxv2HgMNxq34i6Vs79k: Bash rm -rf build/ [new]\n"), "{text}");
     assert!(
         text.contains("\ncombined: allow 2, block 7, context 2\n"),
         "{text}"
@@ -806,13 +806,13 @@ fn backtest_of_an_opencode_store_suggests_no_replay() {
 /// The backtest's header says its event count is of the events evaluated
 /// after the prefilters, so it is not read against the per-rule counts
 /// below it (which count every event of the rule's kind): on the bundled
-/// demo, 19 evaluated and 32 PreToolUse events per PreToolUse rule.
+/// demo, 13 evaluated and 32 PreToolUse events per PreToolUse rule.
 #[test]
 fn the_backtest_header_says_what_its_event_count_counts() {
     let (code, out, _) = run(&["replay", "--rules", EXAMPLE_RULES, "--all", "assets/demo"]);
     assert_eq!(code, Some(0));
     assert!(
-        out.starts_with("backtest of assets/rules/example.toml: 2 sessions: 2 read, 0 skipped unread (no rule of the set can match there), 0 unreadable\n19 events rebuilt and run through the rules in the sessions read (the line prefilter skipped the others: no rule could match them)\neach rule counts every event of its kind in the 2 sessions read, those the line prefilter skipped included; its % is of that count\n"),
+        out.starts_with("backtest of assets/rules/example.toml: 2 sessions: 2 read, 0 skipped unread (no rule of the set can match there), 0 unreadable\n13 events rebuilt and run through the rules in the sessions read (the line prefilter skipped the others: no rule could match them)\neach rule counts every event of its kind in the 2 sessions read, those the line prefilter skipped included; its % is of that count\n"),
         "{out}"
     );
     assert!(
@@ -1026,4 +1026,36 @@ fn a_missing_test_payload_stops_only_the_tests() {
     let (code, out, err) = run(&["hooks", "--install", "--rules", &rules]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("hookscope hook --rules"), "{out}");
+}
+
+/// A backtest where every session is skipped unread says why its rules
+/// count no event, and that its % is no rate over every session: the c2
+/// session's Bash calls run no `zzqq`, so its one session is not read.
+#[test]
+fn a_backtest_that_reads_no_session_says_why_its_rules_count_no_event() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("r.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"zz\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprogram = \"zzqq\"\n",
+    )
+    .expect("write");
+    let (code, out, _) = run(&[
+        "replay",
+        "--rules",
+        rules.to_str().expect("utf-8"),
+        "--all",
+        C2,
+        "--no-index",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("1 session: 0 read, 1 skipped unread"), "{out}");
+    assert!(
+        out.contains("its % is of that count, not a rate over every session: the 1 skipped unread hold no event any rule can match"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nzz: 0 PreToolUse events: never matched (none of its events is in the sessions read; the sessions skipped unread hold none it can match)\n"),
+        "{out}"
+    );
 }

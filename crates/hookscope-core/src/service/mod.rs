@@ -625,7 +625,7 @@ impl BacktestIndex<'_> {
 }
 
 /// Per session of `sessions`, whether the backtest of `rules` counts it
-/// skipped unread by the index: [`possible_by_index`] rules out every rule
+/// skipped unread by the index: [`backtest_index`] rules out every rule
 /// there.
 pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet) -> Vec<bool> {
     let Some(known) = IndexMask::new(index, sessions, rules) else {
@@ -716,8 +716,8 @@ impl<'r> IndexMask<'r> {
         })
     }
 
-    /// Per rule, whether it may match in session `i` of `sessions`
-    /// ([`possible_by_index`]).
+    /// Per rule, whether it may match in session `i` of `sessions`, and
+    /// where its calls' lines are ([`BacktestIndex::known`]).
     fn possible(&self, index: &Mutex<Index>, sessions: &[SessionRef], i: usize) -> Option<Known> {
         // The lines of long inputs are read after the lock is let go.
         let asked = {
