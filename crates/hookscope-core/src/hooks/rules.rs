@@ -1130,16 +1130,22 @@ impl Rule {
     /// read the history (`prompt`, `touched_file`, `ran_command`) holds.
     /// `false` means no history changes its outcome: it does not match.
     pub fn could_match_before_history(&self, s: &Subject<'_>) -> bool {
-        self.events.iter().any(|e| e == s.event)
-            && self
-                .tool
-                .as_ref()
-                .is_none_or(|spec| s.tool_name.is_some_and(|t| tool_name_matches(t, spec)))
+        self.event_and_tool_hold(s)
             && self
                 .only_if
                 .iter()
                 .filter(|c| !c.reads_history())
                 .all(|c| c.test(s).is_ok())
+    }
+
+    /// Whether the subject's event is one of this rule's and its tool (if
+    /// any) matches the rule's `tool` spec.
+    fn event_and_tool_hold(&self, s: &Subject<'_>) -> bool {
+        self.events.iter().any(|e| e == s.event)
+            && self
+                .tool
+                .as_ref()
+                .is_none_or(|spec| s.tool_name.is_some_and(|t| tool_name_matches(t, spec)))
     }
 
     /// Whether this rule may match some PreToolUse or PermissionRequest
@@ -1153,12 +1159,7 @@ impl Rule {
     /// backtest's line prefilter asks of each candidate call
     /// ([`crate::hooks::replay::LineFilter`]).
     pub fn may_match_call(&self, s: &Subject<'_>) -> bool {
-        self.events.iter().any(|e| e == s.event)
-            && self
-                .tool
-                .as_ref()
-                .is_none_or(|spec| s.tool_name.is_some_and(|t| tool_name_matches(t, spec)))
-            && self.only_if.iter().all(|c| c.may_hold_on_call(s))
+        self.event_and_tool_hold(s) && self.only_if.iter().all(|c| c.may_hold_on_call(s))
     }
 
     /// Evaluates this rule alone: the checks in order (event, tool,
