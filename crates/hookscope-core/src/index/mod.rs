@@ -28,7 +28,11 @@
 //!   Code session by reading only each call's `tool_use` and result lines
 //!   ([`crate::query::Finder::rows`]);
 //! - [`names`]: which sessions call a tool by name, the backtest's
-//!   prefilter ([`Index::calls_wanted`]);
+//!   prefilter ([`Index::calls_wanted`], [`Index::session_answer`]), and
+//!   where those calls' lines are ([`Index::session_call_lines`]);
+//! - [`prompts`], [`agent_types`]: what a backtest's `prompt` and `agent`
+//!   rules are tested against (each session's turn prompts, marked when a
+//!   Stop tests them; its subagents' types);
 //! - [`listed`]: the session list as the last sync stored it, for the TUI's
 //!   first frame before discovery.
 //!
@@ -38,6 +42,7 @@
 //! such case adds one line to [`Index::notices`]); and every answer equals
 //! the answer without an index (tests compare both).
 
+pub mod agent_types;
 pub mod build;
 pub mod build_lock;
 mod calls_table;

@@ -13,10 +13,6 @@ use crate::transcript::SessionRef;
 /// [`Index::folded_pairs`] makes of some [`CallNeed`]s for this index.
 pub type FoldedPairs = BTreeSet<(String, Option<String>)>;
 
-/// Up to this many sessions [`Index::calls_wanted`] asks per session;
-/// beyond, one scan of every call.
-const PER_SESSION: usize = 2000;
-
 /// What one rule needs of a call for one of its tool events to match:
 /// a name containing one of `names` (bytes, case-sensitive, as a
 /// `tool_use` block's `name` holds them) and, when `inputs` is `Some`, a
@@ -54,44 +50,27 @@ impl Index {
     /// now ([`Index::current`]) or the index cannot be read (the caller
     /// then reads the files).
     pub fn calls_wanted(&self, sessions: &[SessionRef], needs: &[CallNeed]) -> Vec<Option<bool>> {
-        let current = self.current(sessions);
-        if sessions.len() <= PER_SESSION {
-            // Few sessions in a big index: ask per session (its rows are
-            // found by the primary key) rather than scan every call.
-            let Ok(pairs) = self.folded_pairs(needs) else {
-                return vec![None; sessions.len()];
-            };
-            return sessions
-                .iter()
-                .zip(current)
-                .map(|(s, current)| {
-                    if !current {
-                        return None;
-                    }
-                    self.session_calls(s, &pairs).ok()
-                })
-                .collect();
-        }
-        let Ok(hits) = self.sessions_calling(needs) else {
+        let Ok(pairs) = self.folded_pairs(needs) else {
             return vec![None; sessions.len()];
         };
+        // Each session's rows are found by the primary key.
         sessions
             .iter()
-            .zip(current)
+            .zip(self.current(sessions))
             .map(|(s, current)| {
-                current.then(|| hits.contains(&(path_bytes(&s.path), s.id.clone())))
+                current
+                    .then(|| {
+                        self.session_answer(s, &pairs)
+                            .ok()
+                            .map(SessionAnswer::holds)
+                    })
+                    .flatten()
             })
             .collect()
     }
 
     /// Whether session `s` has a call that meets one of the needs `pairs`
-    /// stands for ([`Index::folded_pairs`]). Its rows are taken as they
-    /// are: the caller checks that they are current ([`Index::current`]).
-    pub fn session_calls(&self, s: &SessionRef, pairs: &FoldedPairs) -> rusqlite::Result<bool> {
-        Ok(self.session_answer(s, pairs)?.holds())
-    }
-
-    /// [`Index::session_calls`] up to the lines it would read: the answer
+    /// stands for ([`Index::folded_pairs`]), up to the lines it would read: the answer
     /// when the rows give it, else the `tool_use` lines of the calls whose
     /// inputs were too long to store, to be read by [`SessionAnswer::holds`]
     /// (without the index: a caller sharing the index between threads
@@ -177,37 +156,6 @@ impl Index {
             }
         }
         Ok(Some(out))
-    }
-
-    /// The sessions (path bytes, id) with a call that meets one of `needs`.
-    fn sessions_calling(&self, needs: &[CallNeed]) -> rusqlite::Result<HashSet<(Vec<u8>, String)>> {
-        let mut out = HashSet::new();
-        // Each through `calls_verdict`, which covers these columns.
-        let mut stmt = self.conn.prepare(
-            "SELECT DISTINCT s_path, s_id FROM calls WHERE name_folded = ?1 \
-             AND (?2 IS NULL OR instr(input_folded, ?2) > 0)",
-        )?;
-        let pairs = self.folded_pairs(needs)?;
-        for (name, input) in &pairs {
-            let rows = stmt.query_map(rusqlite::params![name, input], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-            for row in rows {
-                out.insert(row?);
-            }
-        }
-        let mut unstored = self.conn.prepare(
-            "SELECT s_path, s_id, file, input_offset, input_len FROM calls \
-             WHERE name_folded = ?1 AND input_folded IS NULL",
-        )?;
-        for (name, inputs) in unstored_needles(&pairs) {
-            let rows = unstored
-                .query_map([name], Unstored::of)?
-                .filter(|r| r.as_ref().map_or(true, |u| !out.contains(&u.session)))
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            out.extend(holding(rows, &inputs));
-        }
-        Ok(out)
     }
 
     /// Every (folded name, input needle) pair `needs` asks about, each
@@ -359,12 +307,12 @@ fn unstored_needles(pairs: &FoldedPairs) -> std::collections::BTreeMap<&str, Vec
 mod tests {
     use super::*;
 
-    /// The scan of every call (many sessions) and the per-session lookup
-    /// (few) give the same answers, on every session of the corpus, for
-    /// needs with and without input needles, long unstored inputs
-    /// included.
+    /// The per-session lookup, on every session of the corpus, for needs
+    /// with and without input needles, long unstored inputs included: some
+    /// sessions call Bash and Write, none holds a Write input with
+    /// `zzz-nowhere`, and no need holds everywhere.
     #[test]
-    fn the_scan_and_the_per_session_lookup_agree() {
+    fn the_per_session_lookup_answers_every_need() {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
         let sessions = crate::transcript::discover(&[corpus])
             .expect("discover")
@@ -393,18 +341,10 @@ mod tests {
             vec![need(&["Write"], Some(&["zzz-nowhere"]))],
             vec![need(&["Bash"], Some(&["exit"])), need(&["Read"], None)],
         ] {
-            let scanned = index.sessions_calling(&needs).expect("scan");
             let mut yes = 0;
             for s in &sessions {
                 let pairs = index.folded_pairs(&needs).expect("pairs");
-                let one = index.session_calls(s, &pairs).expect("lookup");
-                let key = (path_bytes(&s.path), s.id.clone());
-                assert_eq!(
-                    one,
-                    scanned.contains(&key),
-                    "{} {needs:?}",
-                    s.path.display()
-                );
+                let one = index.session_answer(s, &pairs).expect("lookup").holds();
                 yes += usize::from(one);
             }
             assert!(yes < sessions.len(), "{needs:?}");

@@ -558,16 +558,10 @@ impl Library {
         let Some(synced) = synced else {
             return (backtest_refs(sessions, rules, progress), None);
         };
-        let index = self.index.as_ref().map(|i| i.as_ref());
-        let known = index
-            .and_then(|i| i.lock().ok())
-            .and_then(|i| IndexMask::new(&i, sessions, rules));
-        let possible = |i: usize| match (&known, index) {
-            (Some(known), Some(index)) => known.possible(index, sessions, i),
-            _ => None,
-        };
+        let index = self.backtest_index(sessions, rules);
+        let known = |i: usize| index.as_ref().and_then(|x| x.known(i));
         (
-            backtest_refs_knowing(sessions, rules, progress, &possible),
+            backtest_refs_knowing(sessions, rules, progress, &known),
             Some(synced.stats),
         )
     }

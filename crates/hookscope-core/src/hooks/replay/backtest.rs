@@ -918,6 +918,34 @@ pub fn backtest(sessions: &[Session], rules: &RuleSet) -> Backtest {
 /// changed from the `tool_use` line's.
 const CALL_EVENTS: &[&str] = &["PreToolUse", "PermissionRequest"];
 
+/// One rule a [`LineFilter`] narrows.
+#[derive(Debug, Clone)]
+struct NarrowedRule {
+    /// Its place in the rule set.
+    id: usize,
+    /// The rule: a call whose groups hold is a candidate only when it may
+    /// match it ([`crate::hooks::rules::Rule::may_match_call`]).
+    rule: crate::hooks::rules::Rule,
+    /// Its groups: what each is tested on, and its alternatives.
+    groups: Vec<(On, Vec<Alternative>)>,
+    /// Whether a call whose groups hold is tested on its block too
+    /// ([`block_tested`]).
+    block_test: bool,
+}
+
+/// Whether a rule has a condition its [`LineFilter`] groups do not decide
+/// and the call's block does (`command`, `program`, `pipeline`, `line`,
+/// `content`, an `input_contains` with a value that is not plain,
+/// `file_path`): a call whose groups hold is then tested on its block. A
+/// rule whose only such conditions are plain `input_contains` values is
+/// decided by its groups (up to a value that spans two strings).
+fn block_tested(r: &crate::hooks::rules::Rule) -> bool {
+    r.only_if.iter().any(|c| match c {
+        Condition::InputContains(values) => !values.iter().all(|v| is_plain(v)),
+        c => c.reads_call_alone() || matches!(c, Condition::FilePath(..)),
+    })
+}
+
 /// Characters a Bash command can hold inside one argv word that
 /// [`crate::tools::argv_to_command`] would not quote (`[A-Za-z0-9_@%+=:,./-]`):
 /// a regex literal is cut at every other character into pieces.
@@ -1031,20 +1059,8 @@ enum On {
 /// covered: a writer that writes `/` as `\/` (Claude Code does not).
 #[derive(Debug, Clone)]
 pub struct LineFilter {
-    /// Per narrowed rule, its groups: what each is tested on, and its
-    /// alternatives.
-    rules: Vec<Vec<(On, Vec<Alternative>)>>,
-    /// The narrowed rules themselves, in the same order: a call whose
-    /// needles hold is a candidate only when the rule may match it
-    /// ([`crate::hooks::rules::Rule::may_match_call`]).
-    narrowed: Vec<crate::hooks::rules::Rule>,
-    /// Their places in the rule set.
-    narrowed_ids: Vec<usize>,
-    /// Per narrowed rule, whether a call whose groups hold is tested on its
-    /// block too: it has a condition the groups do not already decide (a
-    /// rule whose only conditions are plain `input_contains` values is
-    /// decided by its groups, up to a value that spans two strings).
-    tested: Vec<bool>,
+    /// The narrowed rules, in the set's order.
+    rules: Vec<NarrowedRule>,
     /// The call events only narrowed rules name.
     events: Vec<EventName>,
     /// The rules that cannot be narrowed.
@@ -1108,12 +1124,14 @@ impl LineFilter {
                 !r.events.is_empty() && r.events.iter().all(|e| CALL_EVENTS.contains(&e.as_str()));
             // A condition tested on the call itself narrows even without
             // a needle (`file_path = "*.lock"` on any tool).
-            let tested = r
-                .only_if
-                .iter()
-                .any(|c| c.reads_call_alone() || matches!(c, Condition::FilePath(..)));
-            if calls_only && (!groups.is_empty() || tested) {
-                narrowed.push((i, r, groups));
+            let block_test = block_tested(r);
+            if calls_only && (!groups.is_empty() || block_test) {
+                narrowed.push(NarrowedRule {
+                    id: i,
+                    rule: r.clone(),
+                    groups,
+                    block_test,
+                });
             } else {
                 rest.rules.push(r.clone());
                 rest_ids.push(i);
@@ -1126,25 +1144,14 @@ impl LineFilter {
             .filter(|e| {
                 let named =
                     |r: &crate::hooks::rules::Rule| r.events.iter().any(|n| n == e.as_str());
-                narrowed.iter().any(|(_, r, _)| named(r)) && !rest.rules.iter().any(named)
+                narrowed.iter().any(|n| named(&n.rule)) && !rest.rules.iter().any(named)
             })
             .collect();
         if events.is_empty() {
             return None;
         }
         Some(LineFilter {
-            narrowed: narrowed.iter().map(|(_, r, _)| (*r).clone()).collect(),
-            narrowed_ids: narrowed.iter().map(|(i, _, _)| *i).collect(),
-            tested: narrowed
-                .iter()
-                .map(|(_, r, _)| {
-                    r.only_if.iter().any(|c| match c {
-                        Condition::InputContains(values) => !values.iter().all(|v| is_plain(v)),
-                        c => c.reads_call_alone() || matches!(c, Condition::FilePath(..)),
-                    })
-                })
-                .collect(),
-            rules: narrowed.into_iter().map(|(_, _, g)| g).collect(),
+            rules: narrowed,
             events,
             rest,
             rest_ids,
@@ -1158,8 +1165,8 @@ impl LineFilter {
     /// tool (any call may then be one).
     pub fn call_names(&self) -> Option<std::collections::BTreeSet<String>> {
         let mut out = std::collections::BTreeSet::new();
-        for r in &self.narrowed {
-            out.extend(expand_tool_names(r.tool.as_deref()?));
+        for n in &self.rules {
+            out.extend(expand_tool_names(n.rule.tool.as_deref()?));
         }
         Some(out)
     }
@@ -1169,6 +1176,14 @@ impl LineFilter {
     /// rules them out too).
     pub fn rest(&self) -> &RuleSet {
         &self.rest
+    }
+
+    /// Whether a rule the filter leaves whole ([`LineFilter::rest`]) may
+    /// match in a session where `possible` (per rule of the set) holds.
+    fn rest_may(&self, possible: &[bool]) -> bool {
+        self.rest_ids
+            .iter()
+            .any(|&i| possible.get(i).copied().unwrap_or(true))
     }
 
     /// Whether the firings of `event` are narrowed to the candidate calls
@@ -1181,7 +1196,7 @@ impl LineFilter {
     fn holds(&self, name: &[u8], input: &[u8]) -> bool {
         self.rules
             .iter()
-            .any(|groups| Self::groups_hold(groups, name, &|| input))
+            .any(|n| Self::groups_hold(&n.groups, name, &|| input))
     }
 
     /// Whether every one of a rule's `groups` holds, each in `name` or
@@ -1221,23 +1236,17 @@ impl LineFilter {
                 .as_bytes()
         };
         let mut subjects: Vec<(Value, &str)> = Vec::new();
-        let rules = self
-            .rules
-            .iter()
-            .zip(&self.narrowed)
-            .zip(&self.narrowed_ids)
-            .zip(&self.tested);
-        rules.into_iter().any(|(((groups, rule), &i), &tested)| {
-            if possible.is_some_and(|p| !p.get(i).copied().unwrap_or(true)) {
+        self.rules.iter().any(|n| {
+            if possible.is_some_and(|p| !p.get(n.id).copied().unwrap_or(true)) {
                 return false;
             }
-            if !Self::groups_hold(groups, name.as_bytes(), &input_text) {
+            if !Self::groups_hold(&n.groups, name.as_bytes(), &input_text) {
                 return false;
             }
-            if !tested {
+            if !n.block_test {
                 return true;
             }
-            let Some(event) = rule.events.first().map(EventKey::as_str) else {
+            let Some(event) = n.rule.events.first().map(EventKey::as_str) else {
                 return false;
             };
             if !subjects.iter().any(|(_, e)| *e == event) {
@@ -1253,7 +1262,7 @@ impl LineFilter {
             subjects
                 .iter()
                 .find(|(_, e)| *e == event)
-                .is_none_or(|(payload, _)| rule.may_match_call(&Subject::new(payload, &history)))
+                .is_none_or(|(payload, _)| n.rule.may_match_call(&Subject::new(payload, &history)))
         })
     }
 
@@ -1299,8 +1308,8 @@ impl LineFilter {
                 ids.insert(id.into_owned());
                 continue;
             };
-            if !self.rules.iter().any(|groups| {
-                groups
+            if !self.rules.iter().any(|n| {
+                n.groups
                     .iter()
                     .filter(|(on, _)| *on == On::Name)
                     .all(|(_, alts)| Self::alternative_holds(alts, name.as_bytes()))
@@ -1323,13 +1332,9 @@ impl LineFilter {
     /// makes on a candidate line's blocks, made on each call's recorded
     /// name and `input` (re-serialized), with no line to parse again and no
     /// escape to guard against (the input is decoded).
-    pub fn candidate_calls(&self, session: &Session, ids: &mut HashSet<String>) {
-        self.candidate_calls_of(session, ids, None);
-    }
-
-    /// [`Self::candidate_calls`] for the rules `possible` (per rule of the
-    /// set; `None`: all) lets match in the session.
-    fn candidate_calls_of(
+    /// Only the rules `possible` (per rule of the set; `None`: all) lets
+    /// match in the session are asked.
+    fn candidate_calls(
         &self,
         session: &Session,
         ids: &mut HashSet<String>,
@@ -1644,7 +1649,7 @@ fn backtest_ref(
                     lines: Some((filter, ids)),
                 }),
                 Load::LoadedCalls(possible, filter) => {
-                    filter.candidate_calls_of(&session, &mut from_calls, Some(&possible));
+                    filter.candidate_calls(&session, &mut from_calls, Some(&possible));
                     Some(Narrowed {
                         possible,
                         lines: Some((filter, &from_calls)),
@@ -1670,42 +1675,36 @@ fn backtest_ref(
     let Some(sessions) = sessions else {
         return load(Load::Whole);
     };
+    // Once the candidate calls are known (`parsed`: every candidate line
+    // could be read), they decide: none, skipped unread; else the session
+    // loaded with only them rebuilt.
+    let by_candidates = |possible: Vec<bool>, filter, parsed: bool, ids: &HashSet<String>| {
+        if !parsed {
+            return load(Load::Possible(possible));
+        }
+        if ids.is_empty() {
+            let mut bt = Backtest::new(rules);
+            bt.sessions = 1;
+            bt.skipped = 1;
+            return bt;
+        }
+        load(Load::Lines(possible, filter, ids))
+    };
     // The index's answer and its calls' lines: when no rule the line
     // filter leaves whole may match, the candidates come from those lines
     // alone (no file is scanned; the byte filter, which only narrows, is
     // not needed to decide).
-    if let (Some(possible), Some(filter), Some(call_lines)) = (known, lines, call_lines) {
-        let rest_may = filter
-            .rest_ids
-            .iter()
-            .any(|&i| possible.get(i).copied().unwrap_or(true));
-        if !rest_may {
-            let possible = possible.to_vec();
-            let mut ids = HashSet::new();
-            let mut parsed = true;
-            let mut files = std::collections::HashMap::new();
-            for (file, offset, len) in call_lines {
-                match crate::query::rows::read_line(&mut files, file, (*offset, *len)) {
-                    Some(line) => {
-                        parsed &= filter.candidate_ids_of(&line, &mut ids, Some(&possible));
-                    }
-                    None => parsed = false,
-                }
-                if !parsed {
-                    break;
-                }
-            }
-            drop(files);
-            if parsed && ids.is_empty() {
-                bt.skipped = 1;
-                return bt;
-            }
-            return if parsed {
-                load(Load::Lines(possible, filter, &ids))
-            } else {
-                load(Load::Possible(possible))
-            };
-        }
+    if let (Some(possible), Some(filter), Some(call_lines)) = (known, lines, call_lines)
+        && !filter.rest_may(possible)
+    {
+        let mut ids = HashSet::new();
+        let mut files = std::collections::HashMap::new();
+        let parsed = call_lines.iter().all(|(file, offset, len)| {
+            crate::query::rows::read_line(&mut files, file, (*offset, *len))
+                .is_some_and(|line| filter.candidate_ids_of(&line, &mut ids, Some(possible)))
+        });
+        drop(files);
+        return by_candidates(possible.to_vec(), filter, parsed, &ids);
     }
     // Each file in pieces of at most MAX_FILE_BYTES cut at line ends (one
     // piece for all but a heavy user's biggest sessions). `false` for a
@@ -1748,11 +1747,7 @@ fn backtest_ref(
     let Some(filter) = lines else {
         return load(Load::Possible(possible));
     };
-    let rest_may = filter
-        .rest_ids
-        .iter()
-        .any(|&i| possible.get(i).copied().unwrap_or(true));
-    if rest_may {
+    if filter.rest_may(&possible) {
         return load(Load::LoadedCalls(possible, filter));
     }
     // The candidate calls decide whether to load: read the lines.
@@ -1763,13 +1758,5 @@ fn backtest_ref(
     {
         return load(Load::Whole);
     }
-    if parsed && ids.is_empty() {
-        bt.skipped = 1;
-        return bt;
-    }
-    if parsed {
-        load(Load::Lines(possible, filter, &ids))
-    } else {
-        load(Load::Possible(possible))
-    }
+    by_candidates(possible, filter, parsed, &ids)
 }
