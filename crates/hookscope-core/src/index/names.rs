@@ -83,7 +83,7 @@ impl Index {
         let path = path_bytes(&s.path);
         let mut stmt = self.conn.prepare_cached(
             "SELECT 1 FROM calls WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 \
-             AND (?4 IS NULL OR instr(input_folded, ?4) > 0) LIMIT 1",
+             AND (?4 IS NULL OR hs_contains(input_folded, ?4)) LIMIT 1",
         )?;
         for (name, input) in pairs {
             if stmt.exists(rusqlite::params![name, path, s.id, input])? {

@@ -1043,7 +1043,15 @@ impl Condition {
                 (Some(id), true) => Ok(format!("(agent_id {id})")),
                 (None, false) => Ok(String::new()),
                 (Some(id), false) => Err(format!("from subagent {id}")),
-                (None, true) => Err("from the main agent".into()),
+                // No id does not prove the main agent: a rebuilt payload
+                // of a subagent whose transcript records no id (older
+                // inline-sidechain layouts) has its `agent_type` alone.
+                (None, true) => Err(match s.str_field("agent_type") {
+                    Some(t) => format!(
+                        "no agent_id (agent_type is \"{t}\": the main agent run with --agent, or a subagent whose id was not recorded)"
+                    ),
+                    None => "no agent_id (the main agent)".into(),
+                }),
             },
             Condition::Prompt(res) => {
                 let prompt = s

@@ -246,6 +246,26 @@ fn subagent_or_main_by_agent_id() {
     assert!(!matches("[rules.only_if]\nsubagent = true", &p));
 }
 
+/// Without an `agent_id` the why says so, and does not claim the main
+/// agent when the payload names an `agent_type` (a subagent's rebuilt
+/// payload whose id the transcript does not record has only that).
+#[test]
+fn subagent_without_an_id_says_what_the_payload_lacks() {
+    let c = "[rules.only_if]\nsubagent = true";
+    let e = eval_one(c, &bash("ls"), &History::default());
+    assert!(!e.matched);
+    assert!(e.why().ends_with("subagent ✗ (no agent_id (the main agent))"), "{}", e.why());
+    let mut p = bash("ls");
+    p["agent_type"] = json!("general-purpose");
+    let e = eval_one(c, &p, &History::default());
+    assert!(!e.matched);
+    assert!(
+        e.why().contains(r#"no agent_id (agent_type is "general-purpose": the main agent run with --agent, or a subagent whose id was not recorded)"#),
+        "{}",
+        e.why()
+    );
+}
+
 #[test]
 fn prompt_is_case_insensitive_on_the_turn_prompt() {
     let c = "[rules.only_if]\nprompt = 'deploy'";
