@@ -235,7 +235,8 @@ fn c8_rewrite_objection_rejected_prompt_and_ask() {
         vec!["bash Bash  git push origin main ⛔ hook asked, denied"],
         "{rows:#?}"
     );
-    // Three processes wrote the file: where each ended and the next began.
+    // Three processes wrote the file: where each ended (the last one too,
+    // at its cost-state line 100) and the next began.
     assert_eq!(
         rows.iter()
             .filter(|r| r.starts_with("process: "))
@@ -246,6 +247,7 @@ fn c8_rewrite_objection_rejected_prompt_and_ask() {
             "process: resumed · SessionStart",
             "process: ended · SessionEnd",
             "process: resumed · SessionStart",
+            "process: ended · SessionEnd",
         ]
     );
     key(&mut app, KeyCode::Char('H'));

@@ -333,6 +333,7 @@ impl MainRead {
     fn finish(mut self, subagents: Vec<Subagent>, mut diagnostics: Vec<Diagnostic>) -> Session {
         let main = self.main;
         let mut main_thread = self.main_thread;
+        main_thread.note_last_end();
         diagnostics.append(&mut main_thread.diagnostics);
         diagnostics.append(&mut self.unknown_types);
         diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.locus.cmp(&b.locus)));

@@ -270,13 +270,7 @@ impl Thread {
             self.pending_end = Some((line_no, timestamp));
         } else if self.lines.run_starts.last() == Some(&line_no) {
             if let Some((end, at)) = self.pending_end.take() {
-                self.push_event(Event::Note {
-                    label: PROCESS_NOTE.to_string(),
-                    text: "ended · SessionEnd\nThe claude process that wrote the lines above ended here (its cost-state line); SessionEnd fired."
-                        .to_string(),
-                    timestamp: at,
-                    line: end,
-                });
+                self.push_event(ended_note(end, at));
             }
             self.push_event(Event::Note {
                 label: PROCESS_NOTE.to_string(),
@@ -292,6 +286,20 @@ impl Thread {
             "system" => self.push_system(line_no, v, timestamp),
             "attachment" => self.push_attachment(line_no, v, timestamp),
             _ => {}
+        }
+    }
+
+    /// At the end of the file: the last process's end (its `cost-state`
+    /// line), noted as the earlier ones were when the next began, when
+    /// several processes wrote the file. A file one process wrote gets
+    /// none, nor does a last process without its `cost-state` (running, or
+    /// killed: no SessionEnd fired; docs/formats.md#one-file-several-processes).
+    pub(super) fn note_last_end(&mut self) {
+        let pending = self.pending_end.take();
+        if let Some((end, at)) = pending
+            && !self.lines.run_starts.is_empty()
+        {
+            self.push_event(ended_note(end, at));
         }
     }
 
@@ -874,5 +882,16 @@ impl Thread {
             meta,
             lines,
         }
+    }
+}
+
+/// The note at a process's `cost-state` line.
+fn ended_note(line: usize, timestamp: Option<DateTime<Utc>>) -> Event {
+    Event::Note {
+        label: PROCESS_NOTE.to_string(),
+        text: "ended · SessionEnd\nThe claude process that wrote the lines above ended here (its cost-state line); SessionEnd fired."
+            .to_string(),
+        timestamp,
+        line,
     }
 }
