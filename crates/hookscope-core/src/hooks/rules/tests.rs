@@ -254,7 +254,12 @@ fn subagent_without_an_id_says_what_the_payload_lacks() {
     let c = "[rules.only_if]\nsubagent = true";
     let e = eval_one(c, &bash("ls"), &History::default());
     assert!(!e.matched);
-    assert!(e.why().ends_with("subagent ✗ (no agent_id (the main agent))"), "{}", e.why());
+    assert!(
+        e.why()
+            .ends_with("subagent ✗ (no agent_id (the main agent))"),
+        "{}",
+        e.why()
+    );
     let mut p = bash("ls");
     p["agent_type"] = json!("general-purpose");
     let e = eval_one(c, &p, &History::default());

@@ -623,4 +623,55 @@ mod tests {
         assert_eq!(threads.get("u2"), None);
         assert_eq!(threads.get("00000000-0000-0000-0000-000000000000"), None);
     }
+
+    /// c8 was written by three processes (`cost-state` on lines 73, 79
+    /// and 100, its README): each one's end is noted at that line, the last
+    /// included, and each later one's start at its first envelope line; a
+    /// file whose last process wrote no `cost-state` gets no last end.
+    #[test]
+    fn every_process_of_a_resumed_file_has_its_end_noted() {
+        let path = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/real-cc-2.1.332/hooks_c8_outcomes/projects/-home-dev-work-hooks-c8-outcomes/07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl"
+        ));
+        let notes = |session: &crate::transcript::Session| -> Vec<(String, usize)> {
+            session
+                .turns
+                .iter()
+                .flat_map(|t| &t.events)
+                .filter_map(|e| match e {
+                    Event::Note {
+                        label, text, line, ..
+                    } if label == PROCESS_NOTE => {
+                        Some((text.lines().next().unwrap_or("").to_string(), *line))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let whole = load_session(path, &[]).expect("c8");
+        let ends: Vec<usize> = notes(&whole)
+            .iter()
+            .filter(|(t, _)| t == "ended · SessionEnd")
+            .map(|(_, l)| *l)
+            .collect();
+        assert_eq!(ends, [73, 79, 100]);
+        assert_eq!(notes(&whole).len(), 5, "{:?}", notes(&whole));
+        // The same file cut before its last cost-state line: the third
+        // process is still running, so no end of its own.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cut = dir
+            .path()
+            .join("07535b09-1bbd-4e99-9cf4-3c8d232c7d4f.jsonl");
+        let text = std::fs::read_to_string(path).expect("read");
+        let first99: String = text.split_inclusive('\n').take(99).collect();
+        std::fs::write(&cut, first99).expect("write");
+        let running = load_session(&cut, &[]).expect("cut c8");
+        let ends: Vec<usize> = notes(&running)
+            .iter()
+            .filter(|(t, _)| t == "ended · SessionEnd")
+            .map(|(_, l)| *l)
+            .collect();
+        assert_eq!(ends, [73, 79]);
+    }
 }
