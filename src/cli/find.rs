@@ -406,10 +406,22 @@ fn err_mark(r: &FoundCall) -> String {
 /// Why `--hook EVENT` finds no call when EVENT never fires on a tool call
 /// ([`hookscope_core::query::params::hook_not_on_calls`]): `Stop firings
 /// are not on tool calls: hookscope hooks --activity SESSION lists them`.
+/// Also, for a name whose event (before any `:`) is no event of the hook
+/// contract (a typo, `PreToolUze`), what it is matched against.
 fn not_on_calls(hook: &str) -> Option<String> {
-    hookscope_core::query::params::hook_not_on_calls(hook).map(|name| {
-        format!(
+    if let Some(name) = hookscope_core::query::params::hook_not_on_calls(hook) {
+        return Some(format!(
             "{name} firings are not on tool calls: hookscope hooks --activity SESSION lists them"
+        ));
+    }
+    let event = hook.split(':').next().unwrap_or(hook);
+    let known = hookscope_core::hooks::events::EventName::ALL
+        .iter()
+        .any(|e| e.as_str().eq_ignore_ascii_case(event));
+    (!known && !hook.trim().is_empty()).then(|| {
+        format!(
+            "--hook {hook:?} names no hook event; the events on tool calls: {} (a firing's hookName matches too, as PreToolUse:Bash)",
+            hookscope_core::hooks::matcher::TOOL_EVENTS.join(", ")
         )
     })
 }

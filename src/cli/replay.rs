@@ -185,11 +185,24 @@ fn parse_examples(s: &str) -> Result<Examples, String> {
 }
 
 /// Loads a rule file or exits 2 with every problem as `file:line:col` on
-/// stderr (with `json`, as `{"error": "invalid_rules", "errors": [...]}` on
+/// stderr (a file with no rules is refused too) (with `json`, as `{"error": "invalid_rules", "errors": [...]}` on
 /// stdout alone). The set's warnings go to stderr unless `json` (the JSON
 /// output then carries them as `warnings`).
 pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
     match RuleSet::load_rules(path) {
+        Ok(set) if set.rules.is_empty() => {
+            // As the live hook and `hooks --install` refuse it: an empty or
+            // wrong file would otherwise backtest to "nothing matched".
+            let why = format!(
+                "rule file {} has no rules ([[rules]] tables); nothing to replay",
+                path.display()
+            );
+            if json {
+                print_json(&json!({"error": "invalid_rules", "errors": [why]}));
+                std::process::exit(2)
+            }
+            fail(why)
+        }
         Ok(set) => {
             if !json {
                 for w in set.warnings() {
@@ -238,6 +251,11 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
             return super::against::run(&paths, &rules, &b, args, examples);
         }
         return run_all(&paths, &rules, args.json, args.examples, no_index);
+    }
+    if args.examples.is_some() {
+        fail(
+            "--examples sets how many examples a backtest lists per rule and verdict: give it with --all (one event's replay lists every rule's verdict already)",
+        );
     }
     if args.against.is_some() || args.fail_on_change || !args.against_settings.is_empty() {
         fail(

@@ -441,6 +441,10 @@ pub const MARKS_HELP: &[(&str, &str)] = &[
     ("+", "hook added context"),
     ("§", "the verdict hookscope hook logged (--decisions)"),
     ("⚑", "a row of its own: a hook firing on an event"),
+    (
+        "◦",
+        "a note (a process ended or resumed, a system message, …)",
+    ),
 ];
 
 /// Mouse help lines (not keys, but listed with them).

@@ -1327,4 +1327,9 @@ fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
         "0 records\nUserPromptSubmit firings are not on tool calls: hookscope hooks --activity SESSION lists them\n"
     );
     assert_eq!(stderr("PreToolUse:NoSuchTool"), "0 records\n");
+    // A name that is no event (a typo) says what the filter matches.
+    assert_eq!(
+        stderr("PreToolUze"),
+        "0 records\n--hook \"PreToolUze\" names no hook event; the events on tool calls: PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied (a firing's hookName matches too, as PreToolUse:Bash)\n"
+    );
 }

@@ -106,6 +106,51 @@ fn a_refused_file_exits_2_with_file_and_line() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A rule file with no rules (empty, or only test cases) is refused by
+/// `test` and by `replay` (exit 2, the file named), as the live hook and
+/// `hooks --install` refuse it: a CI gate on it must not pass.
+#[test]
+fn a_rule_file_with_no_rules_is_refused_by_test_and_replay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let empty = dir.path().join("empty.toml");
+    std::fs::write(&empty, "# nothing yet\n").expect("write");
+    let empty = empty.to_str().expect("utf-8 path");
+    let out = hookscope().args(["test", empty]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).expect("utf-8"),
+        format!(
+            "hookscope: rule file {empty} has no rules ([[rules]] tables): the live hook would allow every call\n"
+        )
+    );
+    let out = hookscope()
+        .args(["test", empty, "--json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"], "invalid_rules");
+    let out = hookscope()
+        .args([
+            "replay",
+            "--all",
+            "--rules",
+            empty,
+            "--no-index",
+            "tests/corpus/real-cc-2.1.332",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8(out.stdout).expect("utf-8"), "");
+    assert_eq!(
+        String::from_utf8(out.stderr).expect("utf-8"),
+        format!(
+            "hookscope: rule file {empty} has no rules ([[rules]] tables); nothing to replay\n"
+        )
+    );
+}
+
 /// A Stop block without `stop_hook_active = false` loads, with a warning on
 /// stderr (text) or in `warnings` (--json).
 #[test]

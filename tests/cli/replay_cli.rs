@@ -102,6 +102,24 @@ fn bad_arguments_exit_2_with_what_exists() {
         err,
         "hookscope: --all needs --rules FILE (the rule set to backtest) or --exec (your hooks)\n"
     );
+    // --examples belongs to a backtest: without --all it is refused, not
+    // ignored.
+    let (code, out, err) = run(&[
+        "replay",
+        C2,
+        "--event",
+        "Stop",
+        "--rules",
+        EXAMPLE_RULES,
+        "--examples",
+        "all",
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(out, "");
+    assert!(
+        err.starts_with("hookscope: --examples sets how many examples a backtest lists per rule and verdict: give it with --all"),
+        "{err}"
+    );
 }
 
 #[test]

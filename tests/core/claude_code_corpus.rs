@@ -800,8 +800,8 @@ fn real_2_1_332_compact_scenario() {
         hookscope_core::transcript::claude_code::display_prompt(&s.turns[1].prompt),
         "/compact Focus on which hooks fired"
     );
-    // Three processes wrote the file (cost-state on lines 77 and 95): where
-    // each ended and the next began.
+    // Three processes wrote the file (cost-state on lines 77, 95 and 128):
+    // where each ended, the last one included, and the next began.
     assert_eq!(
         notes(&s),
         vec![
@@ -810,6 +810,7 @@ fn real_2_1_332_compact_scenario() {
             ("command-output".to_string(), 86),
             ("process".to_string(), 95),
             ("process".to_string(), 99),
+            ("process".to_string(), 128),
         ]
     );
     let sub = &s.subagents[0];

@@ -209,7 +209,7 @@ pub struct Rule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
     /// The check as written (`tool Bash`, `command =~ "rm"`), a skip with
-    /// what happened to it (`skip_if subagent — not matched`).
+    /// what happened to it (`skip_if subagent = true — not matched`).
     pub check: String,
     /// Whether it let the rule go on.
     pub ok: bool,
@@ -1247,8 +1247,8 @@ impl Rule {
         }
         // A skip condition reads as what happened to it, so that ✓ (the
         // rule went on) cannot be taken for "the skip matched":
-        // `skip_if subagent — not matched ✓`, or
-        // `skip_if subagent — matched ✗ (agent_id a7) → rule skipped`.
+        // `skip_if subagent = true — not matched ✓`, or
+        // `skip_if subagent = true — matched ✗ (agent_id a7) → rule skipped`.
         //
         // On a command not parsed whole a skip through the calls is
         // decided for caution: a guard is not skipped, an approving rule is.

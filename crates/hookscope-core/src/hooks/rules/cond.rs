@@ -734,8 +734,7 @@ impl Condition {
             Condition::Content(r) => format!("content =~ {}", regex_list(r)),
             Condition::InputContains(s) => format!("input_contains {}", quote_list(s)),
             Condition::Agent(a) => format!("agent = {}", quote_list(a)),
-            Condition::Subagent(true) => "subagent".to_string(),
-            Condition::Subagent(false) => "main agent".to_string(),
+            Condition::Subagent(want) => format!("subagent = {want}"),
             Condition::Prompt(r) => format!("prompt =~ {}", regex_list(r)),
             Condition::PermissionMode(m) => format!("permission_mode = {}", quote_list(m)),
             Condition::TouchedFile(_, g) => format!("touched_file ~ {}", quote_list(g)),
@@ -1039,20 +1038,23 @@ impl Condition {
                 Some(t) => Err(format!("agent_type is \"{t}\"")),
                 None => Err("no agent_type".into()),
             },
-            Condition::Subagent(want) => match (s.agent_id(), want) {
-                (Some(id), true) => Ok(format!("(agent_id {id})")),
-                (None, false) => Ok(String::new()),
-                (Some(id), false) => Err(format!("from subagent {id}")),
+            Condition::Subagent(want) => {
                 // No id does not prove the main agent: a rebuilt payload
                 // of a subagent whose transcript records no id (older
                 // inline-sidechain layouts) has its `agent_type` alone.
-                (None, true) => Err(match s.str_field("agent_type") {
+                let no_id = || match s.str_field("agent_type") {
                     Some(t) => format!(
-                        "no agent_id (agent_type is \"{t}\": the main agent run with --agent, or a subagent whose id was not recorded)"
+                        "no agent_id; agent_type \"{t}\": the main agent run with --agent, or a subagent whose id was not recorded"
                     ),
-                    None => "no agent_id (the main agent)".into(),
-                }),
-            },
+                    None => "no agent_id".to_string(),
+                };
+                match (s.agent_id(), want) {
+                    (Some(id), true) => Ok(format!("(agent_id {id})")),
+                    (None, false) => Ok(format!("({})", no_id())),
+                    (Some(id), false) => Err(format!("from subagent {id}")),
+                    (None, true) => Err(no_id()),
+                }
+            }
             Condition::Prompt(res) => {
                 let prompt = s
                     .history

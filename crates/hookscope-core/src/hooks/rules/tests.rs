@@ -255,8 +255,7 @@ fn subagent_without_an_id_says_what_the_payload_lacks() {
     let e = eval_one(c, &bash("ls"), &History::default());
     assert!(!e.matched);
     assert!(
-        e.why()
-            .ends_with("subagent ✗ (no agent_id (the main agent))"),
+        e.why().ends_with("subagent = true ✗ (no agent_id)"),
         "{}",
         e.why()
     );
@@ -265,7 +264,16 @@ fn subagent_without_an_id_says_what_the_payload_lacks() {
     let e = eval_one(c, &p, &History::default());
     assert!(!e.matched);
     assert!(
-        e.why().contains(r#"no agent_id (agent_type is "general-purpose": the main agent run with --agent, or a subagent whose id was not recorded)"#),
+        e.why().ends_with(r#"subagent = true ✗ (no agent_id; agent_type "general-purpose": the main agent run with --agent, or a subagent whose id was not recorded)"#),
+        "{}",
+        e.why()
+    );
+    // `subagent = false` holds there, and says the same rather than
+    // asserting the main agent.
+    let e = eval_one("[rules.only_if]\nsubagent = false", &p, &History::default());
+    assert!(e.matched);
+    assert!(
+        e.why().ends_with(r#"subagent = false ✓ (no agent_id; agent_type "general-purpose": the main agent run with --agent, or a subagent whose id was not recorded)"#),
         "{}",
         e.why()
     );
@@ -407,7 +415,7 @@ fn skip_if_any_condition_skips() {
     let e = eval_one(c, &p, &History::default());
     assert!(
         e.why()
-            .ends_with(r#"skip_if command =~ "/tmp/" — not matched ✓ · skip_if subagent — matched ✗ (agent_id a7) → rule skipped"#),
+            .ends_with(r#"skip_if command =~ "/tmp/" — not matched ✓ · skip_if subagent = true — matched ✗ (agent_id a7) → rule skipped"#),
         "{}",
         e.why()
     );
