@@ -155,9 +155,9 @@ fn the_subagent_payloads_carry_agent_id_and_are_not_main() {
         let e = set.evaluate(p, &History::default());
         assert_eq!(e.verdict(), "none");
         assert!(
-            e.rules[0]
-                .why()
-                .starts_with("event PreToolUse ✓ · tool Bash ✓ · main agent ✗ (from subagent a"),
+            e.rules[0].why().starts_with(
+                "event PreToolUse ✓ · tool Bash ✓ · subagent = false ✗ (from subagent a"
+            ),
             "{}",
             e.rules[0].why()
         );
