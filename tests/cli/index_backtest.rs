@@ -595,7 +595,9 @@ fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_
     assert_eq!(plain["combined"]["warn"], 1);
     assert_eq!(plain["rules"][1]["examples"][0]["session"], "8bb2dece");
     assert_eq!(plain["skipped"], 0);
-    assert_eq!(indexed["skipped"], 20);
+    // 20 Claude Code sessions and the 9 Droid sessions (no Droid session
+    // has a subagent or a prompt either pattern matches).
+    assert_eq!(indexed["skipped"], 29);
     // The Stop rule alone on the session the heavy corpus's bulk copies:
     // its "Implement" prompt is stored, but no Stop tests it.
     let stop_only = STOP_AND_AGENT
@@ -611,6 +613,34 @@ fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_
     );
 }
 
+/// Droid sessions are ruled out by the index as Claude Code's are: a rule
+/// on Bash (Droid's `Execute`) whose plain `input_contains` only one
+/// Droid call holds (45cd3bea's `echo pretend-deploy > deploy.log`) reads
+/// that session alone with the index, with the same match as without it
+/// (where the byte filter reads the other Droid sessions and skips them
+/// after).
+#[test]
+fn a_droid_session_is_ruled_out_by_its_stored_calls() {
+    const RULE: &str = "[[rules]]\nid = \"deploy\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = \"pretend-deploy\"\n";
+    let cache = TempDir::new().expect("temp");
+    let rules = cache.path().join("rules.toml");
+    std::fs::write(&rules, RULE).expect("write");
+    let droid = crate::support::corpus_dir().join("real-droid-0.225.2");
+    let plain = backtest(None, &rules, &droid);
+    let _ = backtest(Some(cache.path()), &rules, &droid);
+    let indexed = backtest(Some(cache.path()), &rules, &droid);
+    for key in ["sessions", "unreadable", "combined", "left_out"] {
+        assert_eq!(indexed[key], plain[key], "{key}");
+    }
+    assert_eq!(matches_of(&indexed), matches_of(&plain));
+    assert_eq!(plain["combined"], serde_json::json!({"block": 1}));
+    assert_eq!(plain["rules"][0]["examples"][0]["session"], "45cd3bea");
+    let sessions = plain["sessions"].as_u64().expect("sessions");
+    assert!(sessions > 3, "{sessions}");
+    // Only the session holding the call is read with the index.
+    assert_eq!(indexed["skipped"].as_u64(), Some(sessions - 1));
+}
+
 /// The backtest with the index equals the one without it over the whole
 /// corpus, for the bundled example set (Bash guards, file rules, an
 /// Explore rule, a Stop rule on history, a prompt rule) and for a set of
@@ -618,8 +648,9 @@ fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_
 /// relative to an unknown cwd; a PostToolUse rule; a SubagentStop rule on
 /// a subagent's prompt): every rule's matches, the merged decision, the
 /// sessions counted (the mixed set: 28 warns, 8 contexts, 1 block). With
-/// the index more sessions may be skipped unread (the example set: 20 of
-/// 36 rebuilt sessions; without it 11; the mixed set: 10 either way).
+/// the index more sessions may be skipped unread (the example set: 22 of
+/// 36 rebuilt sessions, Claude Code's and Droid's; without it 11; the
+/// mixed set: 11 and 10).
 #[test]
 fn the_backtest_equals_loading_every_session_for_rules_ruled_out_each_way() {
     const MIXED: &str = "[[rules]]\nid = \"md\"\nevents = [\"PreToolUse\", \"PermissionRequest\"]\naction = \"warn\"\nreason = \"r\"\n[rules.only_if]\nfile_path = \"*.md\"\n\n[[rules]]\nid = \"post-git\"\nevents = \"PostToolUse\"\ntool = \"Bash\"\naction = \"context\"\nreason = \"r\"\n[rules.only_if]\ncommand = '^git (status|log)'\n\n[[rules]]\nid = \"sub-stop\"\nevents = \"SubagentStop\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprompt = 'Find all Python'\n";
@@ -629,7 +660,7 @@ fn the_backtest_equals_loading_every_session_for_rules_ruled_out_each_way() {
     std::fs::write(&mixed, MIXED).expect("write");
     let example = crate::support::package_path(crate::support::EXAMPLE_RULES);
     let _ = backtest(Some(cache.path()), &example, &corpus);
-    for (rules, skipped) in [(&example, (11, 20)), (&mixed, (10, 10))] {
+    for (rules, skipped) in [(&example, (11, 22)), (&mixed, (10, 11))] {
         let plain = backtest(None, rules, &corpus);
         let indexed = backtest(Some(cache.path()), rules, &corpus);
         let name = rules.display();

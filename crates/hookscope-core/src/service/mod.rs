@@ -609,7 +609,7 @@ pub struct BacktestIndex<'a> {
 
 impl BacktestIndex<'_> {
     /// What the index says of session `i` ([`Known`]); `None` for a
-    /// session it cannot say anything of (not Claude Code's, rows not
+    /// session it cannot say anything of (neither Claude Code's nor Droid's, rows not
     /// current, a main file changed since discovery). A session whose
     /// every rule is ruled out is skipped unread by the backtest. Takes the
     /// index's lock for the session's few lookups.
@@ -635,10 +635,17 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
 }
 
 /// Whether a session may be skipped by what the index says of its calls:
-/// it is Claude Code's, and its main file still has the size and mtime
-/// `s` gives (a discovery kept in the index is not a fresh walk).
+/// it is Claude Code's or Droid's (the agents whose payloads are rebuilt,
+/// [`crate::hooks::events::rebuilds`]: a PreToolUse payload carries the
+/// recorded call's name and input, which the index stores, and Droid's
+/// stored prompts and Stop marks come from its own rebuilt payloads), and
+/// its main file still has the size and mtime `s` gives (a discovery kept
+/// in the index is not a fresh walk).
 fn skippable(s: &SessionRef) -> bool {
-    s.agent == crate::transcript::Agent::ClaudeCode && main_file_unchanged(s)
+    matches!(
+        s.agent,
+        crate::transcript::Agent::ClaudeCode | crate::transcript::Agent::Droid
+    ) && main_file_unchanged(s)
 }
 
 /// Whether `s`'s main file still has the size and mtime its discovery saw.
