@@ -83,6 +83,28 @@ fn backtest(cache: Option<&Path>, rules: &Path, root: &Path) -> Value {
     )
 }
 
+/// `rules` (TOML text) backtested over `root` without the index and with a
+/// warm one (built by a first run, in `cache`), after checking that both
+/// count the same sessions, merged decision and left-out agents and give
+/// every rule the same matches: (without, with).
+fn both_ways(cache: &Path, rules: &str, root: &Path) -> (Value, Value) {
+    let file = cache.join("rules.toml");
+    std::fs::write(&file, rules).expect("write");
+    let plain = backtest(None, &file, root);
+    let _ = backtest(Some(cache), &file, root);
+    let indexed = backtest(Some(cache), &file, root);
+    assert_same_matches(&plain, &indexed, rules);
+    (plain, indexed)
+}
+
+/// The keys and matches [`both_ways`] checks, `name` in the message.
+fn assert_same_matches(plain: &Value, indexed: &Value, name: &str) {
+    for key in ["sessions", "unreadable", "combined", "left_out"] {
+        assert_eq!(indexed[key], plain[key], "{name}: {key}");
+    }
+    assert_eq!(matches_of(indexed), matches_of(plain), "{name}");
+}
+
 #[test]
 fn sessions_without_a_matching_call_are_skipped_unread_and_tallies_do_not_change() {
     let data = data();
@@ -581,16 +603,8 @@ fn a_long_or_new_prompt_is_never_ruled_out_by_the_index() {
 fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_types() {
     const STOP_AND_AGENT: &str = "[[rules]]\nid = \"stop-implement\"\nevents = \"Stop|SubagentStop\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\nprompt = 'Implement|quick check'\n\n[[rules]]\nid = \"explore-any\"\nevents = \"PreToolUse\"\naction = \"warn\"\nreason = \"r\"\n[rules.only_if]\nagent = \"Explore\"\n";
     let cache = TempDir::new().expect("temp");
-    let rules = cache.path().join("rules.toml");
-    std::fs::write(&rules, STOP_AND_AGENT).expect("write");
     let corpus = crate::support::corpus_dir();
-    let plain = backtest(None, &rules, &corpus);
-    let _ = backtest(Some(cache.path()), &rules, &corpus);
-    let indexed = backtest(Some(cache.path()), &rules, &corpus);
-    for key in ["sessions", "unreadable", "combined", "left_out"] {
-        assert_eq!(indexed[key], plain[key], "{key}");
-    }
-    assert_eq!(matches_of(&indexed), matches_of(&plain));
+    let (plain, indexed) = both_ways(cache.path(), STOP_AND_AGENT, &corpus);
     assert_eq!(plain["combined"]["block"], 6);
     assert_eq!(plain["combined"]["warn"], 1);
     assert_eq!(plain["rules"][1]["examples"][0]["session"], "8bb2dece");
@@ -623,16 +637,8 @@ fn a_stop_rule_reads_only_the_prompts_stops_test_and_an_agent_rule_the_subagent_
 fn a_droid_session_is_ruled_out_by_its_stored_calls() {
     const RULE: &str = "[[rules]]\nid = \"deploy\"\nevents = \"PreToolUse\"\ntool = \"Bash\"\naction = \"block\"\nreason = \"r\"\n[rules.only_if]\ninput_contains = \"pretend-deploy\"\n";
     let cache = TempDir::new().expect("temp");
-    let rules = cache.path().join("rules.toml");
-    std::fs::write(&rules, RULE).expect("write");
     let droid = crate::support::corpus_dir().join("real-droid-0.225.2");
-    let plain = backtest(None, &rules, &droid);
-    let _ = backtest(Some(cache.path()), &rules, &droid);
-    let indexed = backtest(Some(cache.path()), &rules, &droid);
-    for key in ["sessions", "unreadable", "combined", "left_out"] {
-        assert_eq!(indexed[key], plain[key], "{key}");
-    }
-    assert_eq!(matches_of(&indexed), matches_of(&plain));
+    let (plain, indexed) = both_ways(cache.path(), RULE, &droid);
     assert_eq!(plain["combined"], serde_json::json!({"block": 1}));
     assert_eq!(plain["rules"][0]["examples"][0]["session"], "45cd3bea");
     let sessions = plain["sessions"].as_u64().expect("sessions");
@@ -664,10 +670,7 @@ fn the_backtest_equals_loading_every_session_for_rules_ruled_out_each_way() {
         let plain = backtest(None, rules, &corpus);
         let indexed = backtest(Some(cache.path()), rules, &corpus);
         let name = rules.display();
-        for key in ["sessions", "unreadable", "combined", "left_out"] {
-            assert_eq!(indexed[key], plain[key], "{name}: {key}");
-        }
-        assert_eq!(matches_of(&indexed), matches_of(&plain), "{name}");
+        assert_same_matches(&plain, &indexed, &name.to_string());
         if rules == &mixed {
             assert_eq!(
                 plain["combined"],
