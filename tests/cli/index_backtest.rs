@@ -502,15 +502,7 @@ fn a_prompt_rule_skips_sessions_whose_stored_prompts_it_cannot_match() {
     // skipped unread too.
     let cache = TempDir::new().expect("temp");
     for pattern in ["exit 3", "do not use", "^\\[scenario:hooks\\]"] {
-        let rules = cache.path().join("rules.toml");
-        std::fs::write(&rules, prompt_rules(pattern)).expect("write");
-        let plain = backtest(None, &rules, data.path());
-        let _ = backtest(Some(cache.path()), &rules, data.path());
-        let indexed = backtest(Some(cache.path()), &rules, data.path());
-        for key in ["sessions", "unreadable", "combined", "left_out"] {
-            assert_eq!(indexed[key], plain[key], "{pattern}: {key}");
-        }
-        assert_eq!(matches_of(&indexed), matches_of(&plain), "{pattern}");
+        let (plain, indexed) = both_ways(cache.path(), &prompt_rules(pattern), data.path());
         if pattern == "exit 3" {
             assert_eq!(plain["skipped"], 1, "aa has no \"exit\" in its bytes");
             assert_eq!(indexed["skipped"], 2);
