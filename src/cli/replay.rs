@@ -185,16 +185,17 @@ fn parse_examples(s: &str) -> Result<Examples, String> {
 }
 
 /// Loads a rule file or exits 2 with every problem as `file:line:col` on
-/// stderr (a file with no rules is refused too) (with `json`, as `{"error": "invalid_rules", "errors": [...]}` on
-/// stdout alone). The set's warnings go to stderr unless `json` (the JSON
-/// output then carries them as `warnings`).
+/// stderr (with `json`, as `{"error": "invalid_rules", "errors": [...]}` on
+/// stdout alone); a file with no rules is refused the same way. The set's
+/// warnings go to stderr unless `json` (the JSON output then carries them
+/// as `warnings`).
 pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
     match RuleSet::load_rules(path) {
         Ok(set) if set.rules.is_empty() => {
             // As the live hook and `hooks --install` refuse it: an empty or
             // wrong file would otherwise backtest to "nothing matched".
             let why = format!(
-                "rule file {} has no rules ([[rules]] tables); nothing to replay",
+                "rule file {} has no rules ([[rules]] tables): nothing could match",
                 path.display()
             );
             if json {

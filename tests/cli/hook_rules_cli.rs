@@ -146,7 +146,7 @@ fn a_rule_file_with_no_rules_is_refused_by_test_and_replay() {
     assert_eq!(
         String::from_utf8(out.stderr).expect("utf-8"),
         format!(
-            "hookscope: rule file {empty} has no rules ([[rules]] tables); nothing to replay\n"
+            "hookscope: rule file {empty} has no rules ([[rules]] tables): nothing could match\n"
         )
     );
 }
