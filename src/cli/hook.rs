@@ -56,7 +56,9 @@ pub struct HookArgs {
     /// past it the hook answers --on-error.
     #[arg(long = "timeout-ms", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub timeout_ms: u64,
-    /// Do not write the decision log.
+    /// Do not write the decision log. (The rule cache, one small file per
+    /// rule-file text that loaded whole, in $XDG_STATE_HOME/hookscope/rules,
+    /// is still kept: docs/live-hook.md#the-rule-cache.)
     #[arg(long)]
     pub no_log: bool,
     /// The decision log's folder, an absolute path (default:
