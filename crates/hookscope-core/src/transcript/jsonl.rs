@@ -253,7 +253,7 @@ impl Window {
         }
         let bytes = &self.bytes;
         let parse = |(_, range, _): &(usize, std::ops::Range<usize>, bool)| {
-            parse_line::<Value>(bytes.get(range.clone()).unwrap_or_default())
+            parse_kept(bytes.get(range.clone()).unwrap_or_default())
         };
         let parsed: Vec<_> = if bytes.len() >= PARALLEL_MIN_BYTES && self.lines.len() > 1 {
             self.lines.par_iter().map(parse).collect()
@@ -292,6 +292,207 @@ impl Window {
                 Err(err) => diagnostics.push(diag(format!("invalid JSON: {err}"))),
             }
         }
+    }
+}
+
+/// A line as [`parse_line`] gives it as a `Value`, except a request line
+/// ([`is_request_line`]): its object and array values after its `type` are
+/// skipped unbuilt and left out ([`KeptLine`]). A line whose `type` is
+/// given twice, the later one not a request's, is parsed whole again, so
+/// every other line is exactly the `Value` parse.
+fn parse_kept(bytes: &[u8]) -> Result<(Value, LineFixes), serde_json::Error> {
+    match parse_line::<KeptLine>(bytes) {
+        Ok((line, fixes)) => {
+            let request = line
+                .value
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(is_request_line);
+            if line.slimmed && (!request || line.odd_key) {
+                parse_line::<Value>(bytes)
+            } else {
+                Ok((line.value, fixes))
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The line types whose nested values no loader reads: Claude Code's
+/// `api-request`, `api-request-blob` and `api-request-shape` lines (2.1.x:
+/// the request sent to the model, its system prompt, tools and messages;
+/// about a quarter of the bytes of the real 2.1.332 sessions). Their
+/// scalar fields (`type`, `sessionId`, `timestamp`, `version`, `uuid`, …)
+/// are kept: the loaders read those of every line
+/// (docs/transcripts.md#line-types).
+fn is_request_line(kind: &str) -> bool {
+    matches!(
+        kind,
+        "api-request" | "api-request-blob" | "api-request-shape"
+    )
+}
+
+/// A line parsed for [`parse_kept`]: the `Value` of a JSON object, where,
+/// once a top-level `"type"` names a request line, the later keys' object
+/// and array values are skipped (serde's `IgnoredAny`, which builds
+/// nothing) and left out, except `attachment` (read on every line).
+/// Another JSON value is kept whole (it only makes a diagnostic).
+struct KeptLine {
+    value: Value,
+    /// Whether a value was left out.
+    slimmed: bool,
+    /// Whether a key is serde_json's private raw-value token, which its
+    /// `Value` parse reads differently: the line is then parsed whole.
+    odd_key: bool,
+}
+
+impl<'de> serde::Deserialize<'de> for KeptLine {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(KeptVisitor)
+    }
+}
+
+/// The visitor of [`KeptLine`].
+struct KeptVisitor;
+
+impl KeptVisitor {
+    fn whole(value: Value) -> KeptLine {
+        KeptLine {
+            value,
+            slimmed: false,
+            odd_key: false,
+        }
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptVisitor {
+    type Value = KeptLine;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::from(v)))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::from(v)))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::from(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::String(v.to_string())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::String(v)))
+    }
+
+    fn visit_unit<E>(self) -> Result<KeptLine, E> {
+        Ok(Self::whole(Value::Null))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<KeptLine, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element::<Value>()? {
+            items.push(v);
+        }
+        Ok(Self::whole(Value::Array(items)))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<KeptLine, A::Error> {
+        let mut out = serde_json::Map::new();
+        let mut request = false;
+        let mut line = Self::whole(Value::Null);
+        while let Some(key) = map.next_key::<String>()? {
+            line.odd_key |= key.starts_with("$serde_json::private::");
+            if request && key != "attachment" {
+                match map.next_value::<Scalar>()? {
+                    Scalar(Some(v)) => {
+                        out.insert(key, v);
+                    }
+                    Scalar(None) => line.slimmed = true,
+                }
+                continue;
+            }
+            let value: Value = map.next_value()?;
+            if key == "type" {
+                request = value.as_str().is_some_and(is_request_line);
+            }
+            out.insert(key, value);
+        }
+        line.value = Value::Object(out);
+        Ok(line)
+    }
+}
+
+/// A value kept when it is a scalar (`Some`), skipped unbuilt when it is
+/// an object or an array (`None`).
+struct Scalar(Option<Value>);
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+/// The visitor of [`Scalar`].
+struct ScalarVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ScalarVisitor {
+    type Value = Scalar;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::Bool(v))))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::from(v))))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::from(v))))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::from(v))))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::String(v.to_string()))))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::String(v))))
+    }
+
+    fn visit_unit<E>(self) -> Result<Scalar, E> {
+        Ok(Scalar(Some(Value::Null)))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Scalar(None))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(Scalar(None))
     }
 }
 
@@ -392,6 +593,108 @@ mod tests {
             })
             .collect();
         assert_eq!(got, want_diags);
+    }
+
+    /// What `parse_kept` and the whole `Value` parse give, as text.
+    fn both(bytes: &[u8]) -> (String, String) {
+        let show = |r: Result<(Value, LineFixes), serde_json::Error>| match r {
+            Ok((v, fixes)) => format!("{v} {:?}", fixes.messages()),
+            Err(e) => format!("error: {e}"),
+        };
+        (show(parse_kept(bytes)), show(parse_line::<Value>(bytes)))
+    }
+
+    /// A request line keeps its scalars and `attachment` and leaves its
+    /// objects and arrays after `type` out; anything that is not plainly
+    /// such a line (`type` after the big values, `type` given twice, the
+    /// raw-value token as a key, a non-object, bad bytes elsewhere) is the
+    /// whole `Value` parse.
+    #[test]
+    fn a_request_lines_nested_values_are_left_out_and_nothing_else_is() {
+        let (kept, _) = both(
+            br#"{"type":"api-request-shape","sessionId":"s","shape":{"system":[{"text":"x"}]},"version":"2.1.332","n":[1,2],"uuid":"u","attachment":{"type":"instructions","files":[]},"ok":true}"#,
+        );
+        assert_eq!(
+            kept,
+            r#"{"type":"api-request-shape","sessionId":"s","version":"2.1.332","uuid":"u","attachment":{"type":"instructions","files":[]},"ok":true} []"#
+        );
+        // A bad byte in a kept scalar is repaired as in any line; one in a
+        // value left out is never read.
+        let (kept, _) = both(b"{\"type\":\"api-request\",\"s\":\"\xff\",\"m\":{\"a\":\"\xfe\"}}");
+        assert_eq!(
+            kept,
+            "{\"type\":\"api-request\",\"s\":\"\u{fffd}\"} [\"invalid UTF-8 replaced with U+FFFD\"]"
+        );
+        // Only the values after `type` are left out.
+        let (kept, _) = both(br#"{"shape":{"a":1},"type":"api-request-shape","blob":[1]}"#);
+        assert_eq!(kept, r#"{"shape":{"a":1},"type":"api-request-shape"} []"#);
+        for line in [
+            &br#"{"type":"api-request","params":{"a":1},"type":"user","message":{"content":[]}}"#[..],
+            br#"{"type":"api-request","$serde_json::private::RawValue":"1","p":[1]}"#,
+            br#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#,
+            br#"[1,{"type":"api-request"}]"#,
+            br#""api-request""#,
+            br#"{"type":"user","s":"\ud800"}"#,
+            br#"{"type":"api-request","m":{"a":"#,
+            br#"{"type":"api-request","m":{"a" 1}}"#,
+            br#"{"type":"api-request","m":1e400}"#,
+        ] {
+            let (kept, whole) = both(line);
+            assert_eq!(kept, whole, "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    /// Every line of every JSON Lines file of the test corpus: the whole
+    /// `Value` parse, or for a request line that parse without its object
+    /// and array values after `type` (other than `attachment`).
+    #[test]
+    fn every_corpus_line_is_its_value_or_a_request_lines_scalars() {
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus"));
+        let mut files = Vec::new();
+        let mut dirs = vec![root.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read_dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        let (mut lines, mut requests) = (0, 0);
+        for file in &files {
+            let bytes = std::fs::read(file).expect("read");
+            for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                lines += 1;
+                let kept = parse_kept(line).map(|(v, f)| (v, f.messages()));
+                let mut whole = parse_line::<Value>(line).map(|(v, f)| (v, f.messages()));
+                if let Ok((Value::Object(map), _)) = &mut whole
+                    && map
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .is_some_and(is_request_line)
+                {
+                    requests += 1;
+                    let mut past_type = false;
+                    map.retain(|k, v| {
+                        let keep =
+                            !past_type || k == "attachment" || !(v.is_object() || v.is_array());
+                        past_type |= k == "type";
+                        keep
+                    });
+                }
+                assert_eq!(
+                    format!("{kept:?}"),
+                    format!("{whole:?}"),
+                    "{}",
+                    file.display()
+                );
+            }
+        }
+        assert!(files.len() > 300, "{}", files.len());
+        assert!(lines > 6_000, "{lines}");
+        assert!(requests > 100, "{requests}");
     }
 
     #[test]
