@@ -81,13 +81,37 @@ impl Index {
         pairs: &FoldedPairs,
     ) -> rusqlite::Result<SessionAnswer> {
         let path = path_bytes(&s.path);
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT 1 FROM calls WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 \
-             AND (?4 IS NULL OR hs_contains(input_folded, ?4)) LIMIT 1",
+        // One lookup per pair: any call of the name, or (with a needle)
+        // whether a stored input holds it and whether an input was too
+        // long to store, in one pass over the session's calls of the name
+        // (`calls_verdict` covers both).
+        let mut any = self.conn.prepare_cached(
+            "SELECT 1 FROM calls WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 LIMIT 1",
         )?;
+        let mut held = self.conn.prepare_cached(
+            "SELECT max(hs_contains(input_folded, ?4)), max(input_folded IS NULL) FROM calls \
+             WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3",
+        )?;
+        let mut long_inputs: BTreeSet<&str> = BTreeSet::new();
         for (name, input) in pairs {
-            if stmt.exists(rusqlite::params![name, path, s.id, input])? {
-                return Ok(SessionAnswer::Known(true));
+            match input {
+                None => {
+                    if any.exists(rusqlite::params![name, path, s.id])? {
+                        return Ok(SessionAnswer::Known(true));
+                    }
+                }
+                Some(needle) => {
+                    let (hit, long): (Option<i64>, Option<i64>) = held
+                        .query_row(rusqlite::params![name, path, s.id, needle], |r| {
+                            Ok((r.get(0)?, r.get(1)?))
+                        })?;
+                    if hit == Some(1) {
+                        return Ok(SessionAnswer::Known(true));
+                    }
+                    if long == Some(1) {
+                        long_inputs.insert(name.as_str());
+                    }
+                }
             }
         }
         let mut unstored = self.conn.prepare_cached(
@@ -95,7 +119,10 @@ impl Index {
              WHERE name_folded = ?1 AND s_path = ?2 AND s_id = ?3 AND input_folded IS NULL",
         )?;
         let mut lines = Vec::new();
-        for (name, inputs) in unstored_needles(pairs) {
+        for (name, inputs) in unstored_needles(pairs)
+            .into_iter()
+            .filter(|(name, _)| long_inputs.contains(name))
+        {
             let rows = unstored
                 .query_map(rusqlite::params![name, path, s.id], Unstored::of)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
