@@ -414,10 +414,7 @@ fn not_on_calls(hook: &str) -> Option<String> {
             "{name} firings are not on tool calls: hookscope hooks --activity SESSION lists them"
         ));
     }
-    let event = hook.split(':').next().unwrap_or(hook);
-    let known = hookscope_core::hooks::events::EventName::ALL
-        .iter()
-        .any(|e| e.as_str().eq_ignore_ascii_case(event));
+    let known = hookscope_core::query::params::hook_event(hook).is_some();
     (!known && !hook.trim().is_empty()).then(|| {
         format!(
             "--hook {hook:?} names no hook event; the events on tool calls: {} (a firing's hookName matches too, as PreToolUse:Bash)",

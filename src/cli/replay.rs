@@ -184,6 +184,21 @@ fn parse_examples(s: &str) -> Result<Examples, String> {
         .map_err(|_| format!("expected a number or `all`, not `{s}`"))
 }
 
+/// Exits 2 on a rule file with no rules: `rule file PATH has no rules
+/// ([[rules]] tables): <so>` on stderr, or with `json` as `{"error":
+/// "invalid_rules", "errors": [...]}` on stdout (`test` and `replay`).
+pub fn refuse_no_rules(path: &std::path::Path, so: &str, json: bool) -> ! {
+    let why = format!(
+        "rule file {} has no rules ([[rules]] tables): {so}",
+        path.display()
+    );
+    if json {
+        print_json(&json!({"error": "invalid_rules", "errors": [why]}));
+        std::process::exit(2)
+    }
+    fail(why)
+}
+
 /// Loads a rule file or exits 2 with every problem as `file:line:col` on
 /// stderr (with `json`, as `{"error": "invalid_rules", "errors": [...]}` on
 /// stdout alone); a file with no rules is refused the same way. The set's
@@ -191,19 +206,9 @@ fn parse_examples(s: &str) -> Result<Examples, String> {
 /// as `warnings`).
 pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
     match RuleSet::load_rules(path) {
-        Ok(set) if set.rules.is_empty() => {
-            // As the live hook and `hooks --install` refuse it: an empty or
-            // wrong file would otherwise backtest to "nothing matched".
-            let why = format!(
-                "rule file {} has no rules ([[rules]] tables): nothing could match",
-                path.display()
-            );
-            if json {
-                print_json(&json!({"error": "invalid_rules", "errors": [why]}));
-                std::process::exit(2)
-            }
-            fail(why)
-        }
+        // As the live hook and `hooks --install` refuse it: an empty or
+        // wrong file would otherwise backtest to "nothing matched".
+        Ok(set) if set.rules.is_empty() => refuse_no_rules(path, "nothing could match", json),
         Ok(set) => {
             if !json {
                 for w in set.warnings() {

@@ -65,16 +65,7 @@ pub fn run(rules: &Path, json: bool) -> ! {
     if set.rules.is_empty() {
         // The live hook answers "allow" with a warning on such a file, so a
         // CI gate must not pass it.
-        let why = format!(
-            "rule file {} has no rules ([[rules]] tables): the live hook would allow every call",
-            rules.display()
-        );
-        if json {
-            print_json(&json!({"error": "invalid_rules", "errors": [why]}));
-        } else {
-            errln!("hookscope: {why}");
-        }
-        std::process::exit(2)
+        super::replay::refuse_no_rules(rules, "the live hook would allow every call", json);
     }
     let results = set.run_tests();
     if results.is_empty() && !json {

@@ -618,12 +618,19 @@ fn parse_span(t: &str) -> Option<Duration> {
 /// `None` for a tool event (PreToolUse, …) or a name hookscope does not
 /// know.
 pub fn hook_not_on_calls(hook: &str) -> Option<&'static str> {
-    let event = hook.split(':').next().unwrap_or(hook);
-    let known = crate::hooks::events::EventName::ALL
-        .iter()
-        .find(|e| e.as_str().eq_ignore_ascii_case(event))?;
-    let name = known.as_str();
+    let name = hook_event(hook)?.as_str();
     (!crate::hooks::matcher::TOOL_EVENTS.contains(&name)).then_some(name)
+}
+
+/// The contract event a `hook` filter names: its text, or a `hookName`'s
+/// before its `:`, compared case-insensitively with every event of the
+/// contract; `None` for a name that is no event (a typo, `PreToolUze`).
+pub fn hook_event(hook: &str) -> Option<crate::hooks::events::EventName> {
+    let event = hook.split(':').next().unwrap_or(hook);
+    crate::hooks::events::EventName::ALL
+        .iter()
+        .copied()
+        .find(|e| e.as_str().eq_ignore_ascii_case(event))
 }
 
 #[cfg(test)]

@@ -642,10 +642,7 @@ pub fn skipped_by_index(index: &Index, sessions: &[SessionRef], rules: &RuleSet)
 /// its main file still has the size and mtime `s` gives (a discovery kept
 /// in the index is not a fresh walk).
 fn skippable(s: &SessionRef) -> bool {
-    matches!(
-        s.agent,
-        crate::transcript::Agent::ClaudeCode | crate::transcript::Agent::Droid
-    ) && main_file_unchanged(s)
+    crate::hooks::events::rebuilds(s.agent) && main_file_unchanged(s)
 }
 
 /// Whether `s`'s main file still has the size and mtime its discovery saw.

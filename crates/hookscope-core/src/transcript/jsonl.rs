@@ -297,25 +297,23 @@ impl Window {
 
 /// A line as [`parse_line`] gives it as a `Value`, except a request line
 /// ([`is_request_line`]): its object and array values after its `type` are
-/// skipped unbuilt and left out ([`KeptLine`]). A line whose `type` is
-/// given twice, the later one not a request's, is parsed whole again, so
-/// every other line is exactly the `Value` parse.
+/// skipped unbuilt and left out ([`KeptLine`]). A line that is no JSON
+/// object, or whose `type` is given twice, the later one not a request's,
+/// is parsed whole, so every other line is exactly the `Value` parse.
 fn parse_kept(bytes: &[u8]) -> Result<(Value, LineFixes), serde_json::Error> {
-    match parse_line::<KeptLine>(bytes) {
-        Ok((line, fixes)) => {
-            let request = line
-                .value
-                .get("type")
-                .and_then(Value::as_str)
-                .is_some_and(is_request_line);
-            if line.slimmed && (!request || line.odd_key) {
-                parse_line::<Value>(bytes)
-            } else {
-                Ok((line.value, fixes))
-            }
-        }
-        Err(e) => Err(e),
+    if line_bytes(bytes).first() != Some(&b'{') {
+        return parse_line::<Value>(bytes);
     }
+    let (line, fixes) = parse_line::<KeptLine>(bytes)?;
+    let request = line
+        .value
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(is_request_line);
+    if line.slimmed && (!request || line.odd_key) {
+        return parse_line::<Value>(bytes);
+    }
+    Ok((line.value, fixes))
 }
 
 /// The line types whose nested values no loader reads: Claude Code's
@@ -332,94 +330,48 @@ fn is_request_line(kind: &str) -> bool {
     )
 }
 
-/// A line parsed for [`parse_kept`]: the `Value` of a JSON object, where,
-/// once a top-level `"type"` names a request line, the later keys' object
-/// and array values are skipped (serde's `IgnoredAny`, which builds
-/// nothing) and left out, except `attachment` (read on every line).
-/// Another JSON value is kept whole (it only makes a diagnostic).
+/// A JSON object parsed for [`parse_kept`]: its `Value`, where, once a
+/// top-level `"type"` names a request line, the later keys' object and
+/// array values are skipped (serde's `IgnoredAny`, which builds nothing)
+/// and left out, except `attachment` (read on every line).
 struct KeptLine {
     value: Value,
     /// Whether a value was left out.
     slimmed: bool,
-    /// Whether a key is serde_json's private raw-value token, which its
-    /// `Value` parse reads differently: the line is then parsed whole.
+    /// Whether a key is one of serde_json's private tokens (the raw-value
+    /// one), which its `Value` parse reads differently: the line is then
+    /// parsed whole.
     odd_key: bool,
 }
 
 impl<'de> serde::Deserialize<'de> for KeptLine {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(KeptVisitor)
+        d.deserialize_map(KeptVisitor)
     }
 }
 
-/// The visitor of [`KeptLine`].
+/// The visitor of [`KeptLine`] (objects only: [`parse_kept`] hands it
+/// nothing else).
 struct KeptVisitor;
-
-impl KeptVisitor {
-    fn whole(value: Value) -> KeptLine {
-        KeptLine {
-            value,
-            slimmed: false,
-            odd_key: false,
-        }
-    }
-}
 
 impl<'de> serde::de::Visitor<'de> for KeptVisitor {
     type Value = KeptLine;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::Bool(v)))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::from(v)))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::from(v)))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::from(v)))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::String(v.to_string())))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::String(v)))
-    }
-
-    fn visit_unit<E>(self) -> Result<KeptLine, E> {
-        Ok(Self::whole(Value::Null))
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<KeptLine, A::Error> {
-        let mut items = Vec::new();
-        while let Some(v) = seq.next_element::<Value>()? {
-            items.push(v);
-        }
-        Ok(Self::whole(Value::Array(items)))
+        f.write_str("a JSON object")
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<KeptLine, A::Error> {
         let mut out = serde_json::Map::new();
-        let mut request = false;
-        let mut line = Self::whole(Value::Null);
+        let (mut request, mut slimmed, mut odd_key) = (false, false, false);
         while let Some(key) = map.next_key::<String>()? {
-            line.odd_key |= key.starts_with("$serde_json::private::");
+            odd_key |= key.starts_with("$serde_json::private::");
             if request && key != "attachment" {
                 match map.next_value::<Scalar>()? {
                     Scalar(Some(v)) => {
                         out.insert(key, v);
                     }
-                    Scalar(None) => line.slimmed = true,
+                    Scalar(None) => slimmed = true,
                 }
                 continue;
             }
@@ -429,8 +381,11 @@ impl<'de> serde::de::Visitor<'de> for KeptVisitor {
             }
             out.insert(key, value);
         }
-        line.value = Value::Object(out);
-        Ok(line)
+        Ok(KeptLine {
+            value: Value::Object(out),
+            slimmed,
+            odd_key,
+        })
     }
 }
 
