@@ -403,23 +403,20 @@ fn err_mark(r: &FoundCall) -> String {
     format!("{ran}{objected}")
 }
 
-/// Why `--hook EVENT` finds no call when EVENT never fires on a tool call
-/// ([`hookscope_core::query::params::hook_not_on_calls`]): `Stop firings
-/// are not on tool calls: hookscope hooks --activity SESSION lists them`.
-/// Also, for a name whose event (before any `:`) is no event of the hook
-/// contract (a typo, `PreToolUze`), what it is matched against.
+/// Why `--hook NAME` finds no call ([`hookscope_core::query::params::hook_miss`]):
+/// `Stop firings are not on tool calls: hookscope hooks --activity SESSION
+/// lists them`, or for a name that is no event of the hook contract (a
+/// typo, `PreToolUze`), what it is matched against.
 fn not_on_calls(hook: &str) -> Option<String> {
-    if let Some(name) = hookscope_core::query::params::hook_not_on_calls(hook) {
-        return Some(format!(
+    use hookscope_core::query::params::{HookMiss, hook_miss};
+    Some(match hook_miss(hook)? {
+        HookMiss::NotOnCalls(name) => format!(
             "{name} firings are not on tool calls: hookscope hooks --activity SESSION lists them"
-        ));
-    }
-    let known = hookscope_core::query::params::hook_event(hook).is_some();
-    (!known && !hook.trim().is_empty()).then(|| {
-        format!(
+        ),
+        HookMiss::NoEvent => format!(
             "--hook {hook:?} names no hook event; the events on tool calls: {} (a firing's hookName matches too, as PreToolUse:Bash)",
             hookscope_core::hooks::matcher::TOOL_EVENTS.join(", ")
-        )
+        ),
     })
 }
 

@@ -1043,14 +1043,20 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
         } else if view.error.is_some() && view.result.is_none() {
             "fix the filter line".to_string()
         } else {
-            // `hook:Stop` and the like name firings that are never on a call.
+            // `hook:Stop` and the like name firings that are never on a
+            // call; `hook:PreToolUze` no event at all.
+            use hookscope_core::query::params::{HookMiss, hook_miss};
             let hook = hookscope_core::query::filter_line::parse(&view.filter)
                 .ok()
-                .and_then(|p| p.hook)
-                .and_then(|h| hookscope_core::query::params::hook_not_on_calls(&h));
-            match hook {
-                Some(event) => format!(
+                .and_then(|p| p.hook);
+            match hook.as_deref().and_then(|h| Some((h, hook_miss(h)?))) {
+                Some((_, HookMiss::NotOnCalls(event))) => format!(
                     "(no calls match: {event} firings are not on tool calls; H in a session's Timeline shows them)"
+                ),
+                Some((name, HookMiss::NoEvent)) => format!(
+                    "(no calls match: {} names no hook event; hook: takes {} or a hookName)",
+                    hookscope_core::printable::printable(name),
+                    hookscope_core::hooks::matcher::TOOL_EVENTS.join(", ")
                 ),
                 None => "(no calls match)".to_string(),
             }

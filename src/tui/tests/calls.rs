@@ -610,6 +610,23 @@ fn calls_view_hook_on_an_event_not_on_calls_says_where_it_is() {
     for _ in 0.."hook:Stop".len() {
         key(&mut app, KeyCode::Backspace);
     }
+    // A name that is no event says so.
+    for c in "hook:PreToolUze".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 200, 30);
+    // (wrapped in the list pane)
+    assert!(
+        screen.contains(
+            "(no calls match: PreToolUze names no hook event; hook: takes PreToolUse, PostToolUse,"
+        ) && screen.contains("PermissionDenied or a hookName)"),
+        "{screen}"
+    );
+    key(&mut app, KeyCode::Char('/'));
+    for _ in 0.."hook:PreToolUze".len() {
+        key(&mut app, KeyCode::Backspace);
+    }
     for c in "hook:PreToolUse:Nope".chars() {
         key(&mut app, KeyCode::Char(c));
     }

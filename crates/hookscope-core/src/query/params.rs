@@ -622,6 +622,29 @@ pub fn hook_not_on_calls(hook: &str) -> Option<&'static str> {
     (!crate::hooks::matcher::TOOL_EVENTS.contains(&name)).then_some(name)
 }
 
+/// Why a `hook` filter finds no call whatever the sessions hold
+/// ([`hook_miss`]); the shells say it beside an empty answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookMiss {
+    /// It names an event that never fires on a tool call (Stop,
+    /// UserPromptSubmit, …): [`hook_not_on_calls`]'s name.
+    NotOnCalls(&'static str),
+    /// Its event (before any `:`) is no event of the contract (a typo).
+    NoEvent,
+}
+
+/// [`HookMiss`] for a `hook` filter's text; `None` for a tool event or an
+/// empty text (no filter).
+pub fn hook_miss(hook: &str) -> Option<HookMiss> {
+    if hook.trim().is_empty() {
+        return None;
+    }
+    match hook_event(hook) {
+        None => Some(HookMiss::NoEvent),
+        Some(_) => hook_not_on_calls(hook).map(HookMiss::NotOnCalls),
+    }
+}
+
 /// The contract event a `hook` filter names: its text, or a `hookName`'s
 /// before its `:`, compared case-insensitively with every event of the
 /// contract; `None` for a name that is no event (a typo, `PreToolUze`).
