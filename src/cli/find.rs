@@ -420,6 +420,15 @@ fn not_on_calls(hook: &str) -> Option<String> {
     })
 }
 
+/// Says on stderr why `--hook NAME` found nothing ([`not_on_calls`]), in
+/// every output mode: stdout stays the answer alone (`[]`, `0`, the
+/// table or the JSON object).
+fn hook_note(params: &FindParams) {
+    if let Some(note) = params.hook.as_deref().and_then(not_on_calls) {
+        errln!("{note}");
+    }
+}
+
 /// Runs the subcommand with already-built parameters. Unless `no_index`,
 /// the index ([`super::index`]) decides which sessions to load
 /// ([`hookscope_core::index::Index::verdicts`]); the records are the same.
@@ -432,6 +441,9 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     said(&result.unreadable, &result.unmatched_sessions);
     if json {
         print_json(&result);
+        if result.records.is_empty() {
+            hook_note(params);
+        }
         return;
     }
     // Unique among every session a `--session` prefix is resolved against.
@@ -450,10 +462,8 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
     } else {
         errln!("{shown} record{}", if shown == 1 { "" } else { "s" });
     }
-    if shown == 0
-        && let Some(note) = params.hook.as_deref().and_then(not_on_calls)
-    {
-        errln!("{note}");
+    if shown == 0 {
+        hook_note(params);
     }
     if shown == 0
         && let Some(d) = &query.decided
@@ -537,6 +547,9 @@ fn run_tally(
     });
     let tally = found.result;
     said(&tally.unreadable, &tally.unmatched_sessions);
+    if tally.total == 0 {
+        hook_note(params);
+    }
     if json {
         print_json(&tally);
         return;
@@ -698,15 +711,13 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
     } else {
         String::new()
     };
-    outln!(
+    // Written in chunks of lines, not a `write` per record (10,000 of them
+    // for `--limit 10000`).
+    let mut chunk: Vec<String> = Vec::with_capacity(TABLE_CHUNK);
+    chunk.push(format!(
         "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {ruled_header}{cost_header}INPUT",
-        "TIME (UTC)",
-        "SESSION",
-        "CALL",
-        "TOOL",
-        "RESOLVED",
-        "ERR"
-    );
+        "TIME (UTC)", "SESSION", "CALL", "TOOL", "RESOLVED", "ERR"
+    ));
     for r in records {
         let time = r
             .timestamp
@@ -724,7 +735,11 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
         } else {
             String::new()
         };
-        outln!(
+        if chunk.len() == TABLE_CHUNK {
+            outln!("{}", chunk.join("\n"));
+            chunk.clear();
+        }
+        chunk.push(format!(
             "{:<19}  {:<sw$}  {:<cw$}  {:<tw$}  {:<rw$}  {:<3}  {ruled}{cost}{}",
             time,
             session,
@@ -733,9 +748,13 @@ fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
             resolved_cell(r),
             err,
             clip(&input_summary(r), 70)
-        );
+        ));
     }
+    outln!("{}", chunk.join("\n"));
 }
+
+/// How many table lines [`print_table`] writes at once.
+const TABLE_CHUNK: usize = 512;
 
 /// One line saying what the call did ([`FoundCall::summary`]), else the
 /// compact input JSON.

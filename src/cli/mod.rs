@@ -58,10 +58,28 @@ pub fn absolute(text: &str) -> Result<PathBuf, String> {
     std::path::absolute(text).map_err(|e| e.to_string())
 }
 
-/// Prints `hookscope: <message>` on stderr and exits with status 2 (bad
-/// arguments, unknown session, bad PATH).
+/// Whether [`fail`] answers in JSON: set by a subcommand given `--json`
+/// whose refusals a script reads from stdout ([`fail_in_json`]).
+static FAIL_IN_JSON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`fail`] print `{"error": "invalid_argument", "message": …}` on
+/// stdout (the shape `find --json` refuses with) instead of a line on
+/// stderr, for the rest of the process.
+pub fn fail_in_json() {
+    FAIL_IN_JSON.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Prints `hookscope: <message>` on stderr (after [`fail_in_json`]: the
+/// JSON error object on stdout) and exits with status 2 (bad arguments,
+/// unknown session, bad PATH).
 pub fn fail(message: impl std::fmt::Display) -> ! {
-    errln!("hookscope: {message}");
+    if FAIL_IN_JSON.load(std::sync::atomic::Ordering::Relaxed) {
+        print_json(
+            &serde_json::json!({"error": "invalid_argument", "message": message.to_string()}),
+        );
+    } else {
+        errln!("hookscope: {message}");
+    }
     std::process::exit(2)
 }
 

@@ -233,6 +233,9 @@ pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
 /// Runs the subcommand; a backtest (`--all`) asks the persisted index
 /// which sessions no rule can match unless `no_index` (`--no-index`).
 pub fn run(args: &ReplayArgs, no_index: bool) {
+    if args.json {
+        super::fail_in_json();
+    }
     let rules = args
         .rules
         .as_deref()

@@ -9,6 +9,8 @@ use hookscope_core::transcript::{
     ResolveError, Session, SessionRef, discover, export::session_json, load, resolve_session, text,
 };
 
+use hookscope_core::transcript::Event;
+use hookscope_core::transcript::claude_code::PROCESS_NOTE;
 use hookscope_core::transcript::hook_activity::HookAction;
 
 use super::{discover_or_exit, fail, print_json};
@@ -223,6 +225,21 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
             )
         })
         .collect();
+    // Where one claude process ended and the next resumed the file (the
+    // Timeline's `◦ process:` rows, docs/formats.md#one-file-several-processes),
+    // in the same line order.
+    for (i, turn) in loaded.turns.iter().enumerate() {
+        for e in &turn.events {
+            if let Event::Note {
+                label, text, line, ..
+            } = e
+                && label == PROCESS_NOTE
+            {
+                let first = text.lines().next().unwrap_or("");
+                firings.push((i, *line, format!("  ◦ {label}: {first} (line {line})")));
+            }
+        }
+    }
     firings.sort_by_key(|(t, l, _)| (*t, *l));
     let next_firing = std::cell::Cell::new(0);
     // Prints the firings not printed yet that come before (turn, line).

@@ -309,6 +309,9 @@ impl Component for BacktestPane {
                         " Backtest — Enter jump, Esc close — {s} of {t} sessions ({l} Codex/OpenCode left out: not backtested){unread} "
                     ),
                     format!(
+                        " Backtest — Enter, Esc — {s} of {t} sessions, {l} Codex/OpenCode not backtested{unread_short} "
+                    ),
+                    format!(
                         " Backtest — Enter jump, Esc close — {s} of {t} sessions ({l} left out){unread_short} "
                     ),
                     format!(

@@ -433,11 +433,20 @@ pub fn hint_key(action: Action) -> Option<String> {
 /// Timeline whose rows would not fit shows a hook mark's sign alone.
 pub const MARKS_HELP: &[(&str, &str)] = &[
     ("✗", "the call failed (its result is an error)"),
-    ("⛔", "hook blocked, the call did not run (find shows ⊘)"),
-    ("⚠", "hook objected after the call ran; or the hook failed"),
+    (
+        "⛔",
+        "hook blocked, or asked then denied: not run (find: ⊘)",
+    ),
+    (
+        "⚠",
+        "hook objected after the call ran; or it failed/cancelled",
+    ),
     ("↻", "hook rewrote the input (asked → ran)"),
     ("⇄", "hook replaced the output"),
-    ("⚖", "hook's permission decision (allow, ask, deny)"),
+    (
+        "⚖",
+        "hook's permission decision, not deny (allow, ask, defer)",
+    ),
     ("+", "hook added context"),
     ("§", "the verdict hookscope hook logged (--decisions)"),
     ("⚑", "a row of its own: a hook firing on an event"),

@@ -891,4 +891,27 @@ fn show_header_counts_the_turns_it_numbers() {
         ),
         at("turn 3:") + 1
     );
+    // Where one claude process ended and the next resumed the file, in
+    // line order among the turns, as the Timeline's `◦ process:` rows.
+    let processes: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("  ◦ "))
+        .collect();
+    assert_eq!(
+        processes,
+        [
+            "  ◦ process: ended · SessionEnd (line 73)",
+            "  ◦ process: resumed · SessionStart (line 76)",
+            "  ◦ process: ended · SessionEnd (line 79)",
+            "  ◦ process: resumed · SessionStart (line 82)",
+            "  ◦ process: ended · SessionEnd (line 100)",
+        ]
+    );
+    assert_eq!(
+        at("  ◦ process: ended · SessionEnd (line 73)"),
+        at("  bash   Bash  npm run lint") + 1
+    );
+    assert!(at("  ◦ process: ended · SessionEnd (line 79)") > at("turn 2:"));
+    assert!(at("  ◦ process: resumed · SessionStart (line 82)") < at("turn 3:"));
 }

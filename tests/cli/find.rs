@@ -1332,4 +1332,33 @@ fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
         stderr("PreToolUze"),
         "0 records\n--hook \"PreToolUze\" names no hook event; the events on tool calls: PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied (a firing's hookName matches too, as PreToolUse:Bash)\n"
     );
+    // `--json`, `--count` and `--group-by` keep stdout the answer alone and
+    // say the same on stderr.
+    for (mode, stdout) in [
+        (&["--json"][..], "{\n  \"records\": []\n}\n"),
+        (&["--count"][..], "0\n"),
+        (&["--count", "--json"][..], ""),
+        (&["--group-by", "tool"][..], "COUNT  TOOL\n    0  (total)\n"),
+    ] {
+        let out = hookscope()
+            .arg("find")
+            .arg(real())
+            .args(["--tool-name-pattern", "", "--hook", "Stop"])
+            .args(mode)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0), "{mode:?}");
+        if !stdout.is_empty() {
+            assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "{mode:?}");
+        } else {
+            let v: serde_json::Value =
+                serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+            assert_eq!(v["total"], 0, "{mode:?}");
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "Stop firings are not on tool calls: hookscope hooks --activity SESSION lists them\n",
+            "{mode:?}"
+        );
+    }
 }

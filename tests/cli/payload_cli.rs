@@ -488,3 +488,27 @@ fn a_shortened_tool_use_id_names_its_call() {
         "hookscope: toolu_01 starts the tool_use_id of 23 calls (toolu_01tL383BVJdaI34KPxGfiRLZ, toolu_01dxohHpq0K1OceRQg5RT4vA, toolu_01WS4HYZrMsYywO1CkB0np7Q); give more of the id\n"
     );
 }
+
+/// A subagent's call whose subagent type is recorded but not its id (an
+/// inline sidechain, claude-code-viewer's fixture): the payload carries
+/// `agent_type`, and the left-out line names the id alone.
+#[test]
+fn a_subagent_call_without_its_id_says_the_id_is_what_is_missing() {
+    let (code, out, err) = run(&[
+        "5c0375b4",
+        corpus("claude-code-viewer").to_str().expect("utf-8"),
+        "--event",
+        "PreToolUse",
+        "--at",
+        "toolu_01Fqq8ovHgopDjoLkxB1JAsT",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["agent_type"], "general-purpose");
+    assert_eq!(v.get("agent_id"), None);
+    assert!(
+        err.contains("hookscope: left out agent_id: the subagent's id is not recorded\n"),
+        "{err}"
+    );
+    assert!(!err.contains("left out agent_type"), "{err}");
+}

@@ -93,6 +93,34 @@ fn bad_arguments_exit_2_with_what_exists() {
         err.starts_with("hookscope: unknown event \"Nope\"; known events: PreToolUse, "),
         "{err}"
     );
+    // With --json the refusal is the JSON error object on stdout, as
+    // `find --json` gives it; stderr stays empty.
+    for (args, message) in [
+        (
+            &["replay", C2, "--event", "Nope", "--json"][..],
+            "unknown event \"Nope\"; known events: PreToolUse, ",
+        ),
+        (
+            &[
+                "replay",
+                "no-such-session",
+                "tests/corpus",
+                "--event",
+                "Stop",
+                "--json",
+            ][..],
+            "no session matches \"no-such-session\"",
+        ),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(err, "", "{args:?}");
+        let v: Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
+        assert_eq!(v["error"], "invalid_argument", "{args:?}");
+        let m = v["message"].as_str().unwrap_or_default();
+        assert!(m.starts_with(message), "{args:?}: {m}");
+    }
     let (code, _, err) = run(&["replay", C2, "--event", "Stop", "--at", "toolu_x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("toolu_x names nothing in this session (no tool_use_id or line uuid \"toolu_x\"; tool calls: 13 (e.g. toolu_01iZZmNIegRYHeEO8XWQDf7M,"), "{err}");

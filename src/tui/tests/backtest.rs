@@ -300,6 +300,12 @@ fn backtest_title_fits_80_columns() {
         (
             100,
             format!(
+                "┏ Backtest — Enter, Esc — {read} of {total} sessions, {left_out} Codex/OpenCode not backtested, 2 partly read (D) ━"
+            ),
+        ),
+        (
+            92,
+            format!(
                 "┏ Backtest — Enter jump, Esc close — {read} of {total} sessions ({left_out} left out), 2 partly read (D) ━"
             ),
         ),

@@ -387,12 +387,12 @@ fn render(session: &Session, p: &Point, transcript_path: &str) -> Payload {
             "agent_id" | "agent_type" if field.when == Presence::Subagent => match &p.agent {
                 None => None,
                 Some((id, ty)) => {
-                    let v = if name == "agent_id" { id } else { ty };
-                    Some(
-                        v.as_ref()
-                            .map(|v| json!(v))
-                            .ok_or("the subagent's id or type is not recorded"),
-                    )
+                    let (v, missing) = if name == "agent_id" {
+                        (id, "the subagent's id is not recorded")
+                    } else {
+                        (ty, "the subagent's type is not recorded")
+                    };
+                    Some(v.as_ref().map(|v| json!(v)).ok_or(missing))
                 }
             },
             _ => None,
