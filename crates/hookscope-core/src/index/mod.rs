@@ -401,6 +401,12 @@ fn connect(path: &Path) -> rusqlite::Result<Connection> {
             | OpenFlags::SQLITE_OPEN_NOFOLLOW,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // A new file gets 16 KiB pages (SQLite's default is 4 KiB): a query
+    // reads a session's call rows, which sit together, in a quarter of the
+    // `pread`s (docs/benchmarks.md "16 KiB pages"). It must come before
+    // WAL mode, which writes the header; on an existing file it does
+    // nothing.
+    conn.execute_batch("PRAGMA page_size = 16384")?;
     // `journal_mode` answers with a row; WAL lets readers run beside a writer.
     let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     conn.execute_batch("PRAGMA synchronous = NORMAL")?;
@@ -483,6 +489,36 @@ mod tests {
         let found = crate::transcript::discover(&[root]).expect("discover");
         assert_eq!(found.sessions.len(), 9);
         found.sessions
+    }
+
+    /// A new index file has 16 KiB pages; an existing file keeps the page
+    /// size it was made with (SQLite cannot change it in WAL mode), and
+    /// opening it again still works.
+    #[test]
+    fn a_new_index_has_16_kib_pages_and_an_old_one_keeps_its_own() {
+        let page_size = |index: &Index| -> i64 {
+            index
+                .conn
+                .query_row("PRAGMA page_size", [], |r| r.get(0))
+                .expect("page_size")
+        };
+        let dir = tempfile::TempDir::new().expect("temp");
+        let index = Index::open(dir.path()).expect("index");
+        assert_eq!(page_size(&index), 16384);
+        drop(index);
+        // A file made with SQLite's default 4 KiB pages, as hookscope made
+        // them before.
+        let old = tempfile::TempDir::new().expect("temp");
+        {
+            let mut conn = Connection::open(old.path().join(FILE_NAME)).expect("open");
+            let _mode: String = conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+                .expect("wal");
+            schema::create(&mut conn, false).expect("create");
+        }
+        let index = Index::open(old.path()).expect("index");
+        assert_eq!(page_size(&index), 4096);
+        assert!(index.file.is_some(), "{:?}", index.notices);
     }
 
     /// A sync of fewer sessions than [`build_lock::WAIT_MIN_SESSIONS`]
