@@ -258,10 +258,11 @@ fn compare(cache: &Path, sessions: &[SessionRef], args: &Value) -> (FindResult, 
 }
 
 /// A row source that passes every call to the index and adds up the calls
-/// it left out past a cut ([`SessionRows::beyond`]).
+/// it left out past a cut ([`SessionRows::beyond`]) and the calls it gave.
 struct Counted<'a> {
     index: &'a Index,
     beyond: AtomicUsize,
+    given: AtomicUsize,
 }
 
 impl RowSource for Counted<'_> {
@@ -274,7 +275,13 @@ impl RowSource for Counted<'_> {
         let rows = self.index.call_rows(sessions, query, cut);
         let left_out: usize = rows.iter().flatten().map(|r| r.beyond).sum();
         self.beyond.fetch_add(left_out, Ordering::SeqCst);
+        let given: usize = rows.iter().flatten().map(|r| r.calls.len()).sum();
+        self.given.fetch_add(given, Ordering::SeqCst);
         rows
+    }
+
+    fn newest_cut(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
+        self.index.newest_cut(sessions, query)
     }
 }
 
@@ -288,6 +295,16 @@ fn compare_counted(
     sessions: &[SessionRef],
     args: &Value,
 ) -> (FindResult, FindResult, usize, usize) {
+    let (fast, reference, loads, beyond, _) = compare_given(cache, sessions, args);
+    (fast, reference, loads, beyond)
+}
+
+/// [`compare_counted`], and how many calls the index gave in all.
+fn compare_given(
+    cache: &Path,
+    sessions: &[SessionRef],
+    args: &Value,
+) -> (FindResult, FindResult, usize, usize, usize) {
     let now = Utc::now();
     let query = FindParams::from_json(args)
         .expect("params")
@@ -304,6 +321,7 @@ fn compare_counted(
     let counted = Counted {
         index: &index,
         beyond: AtomicUsize::new(0),
+        given: AtomicUsize::new(0),
     };
     let fast = Finder::new(sessions, &query)
         .loader(&loader)
@@ -323,6 +341,7 @@ fn compare_counted(
         reference,
         loads.load(Ordering::SeqCst),
         counted.beyond.load(Ordering::SeqCst),
+        counted.given.load(Ordering::SeqCst),
     )
 }
 
@@ -528,6 +547,60 @@ fn interleaved_sessions_are_cut_in_sql_and_answer_as_without_index() {
         "00000011-0000-4000-8000-000000000001"
     );
     assert!(left_out > 100, "{left_out}");
+    // Before any session is read, the index knows the 13th newest Bash
+    // call: toolu_11_9 at 0:01:59 (after the twelve late ones), in both
+    // twins. The cut is a nanosecond before it, so only the calls at or
+    // after it are given: 12 late ones and the two at 0:01:59.
+    let index = Index::open(cache.path()).expect("index");
+    let refs: Vec<&SessionRef> = found.sessions.iter().collect();
+    let query = |args: Value| {
+        FindParams::from_json(&args)
+            .expect("params")
+            .validate(Utc::now())
+            .expect("valid")
+    };
+    let cut = index
+        .newest_cut(&refs, &query(json!({"tool_name": "Bash", "limit": 13})))
+        .expect("a cut");
+    assert_eq!(
+        cut.0
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
+        Some("2026-01-01T00:01:58.999999999Z".to_string())
+    );
+    // Errors only (j = 0, 3, 6, 9; the late calls are no errors): the
+    // newest are toolu_11_9 at 0:01:59 and toolu_10_9 at 0:01:58, each in
+    // two twins, so the 3rd is at 0:01:58.
+    let cut = index
+        .newest_cut(
+            &refs,
+            &query(json!({"tool_name": "Bash", "is_error": true, "limit": 3})),
+        )
+        .expect("a cut");
+    assert_eq!(
+        cut.0
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
+        Some("2026-01-01T00:01:57.999999999Z".to_string())
+    );
+    // A filter SQL does not apply (a text filter) gets none; so does a
+    // limit past every match.
+    assert_eq!(
+        index.newest_cut(
+            &refs,
+            &query(json!({"tool_name": "Bash", "input_contains": "echo", "limit": 3}))
+        ),
+        None
+    );
+    assert_eq!(
+        index.newest_cut(&refs, &query(json!({"tool_name": "Bash", "limit": 253}))),
+        None
+    );
+    drop(index);
+    let (r, _, loads, _, given) = compare_given(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "limit": 13}),
+    );
+    assert_eq!((r.records.len(), loads, given), (13, 0, 14));
 }
 
 /// Hostile times under a cut: besides 4 calls at ordinary times in each of

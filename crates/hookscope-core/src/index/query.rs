@@ -980,6 +980,10 @@ impl RowSource for Index {
             .collect()
     }
 
+    fn newest_cut(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
+        self.newest_cut_of(sessions, query)
+    }
+
     /// One scan of `calls` (an exact name seeks `calls_verdict`, a pattern
     /// reads every row), keeping the rows of `sessions`; any agent's calls,
     /// as every call has its name, error flag and time stored.
@@ -1069,6 +1073,70 @@ impl Index {
     }
 }
 
+impl Index {
+    /// [`RowSource::newest_cut`]: when SQL applies every filter of `query`
+    /// ([`sql_decides`]), walks the name's calls newest first on
+    /// `calls_newest` and counts those of `sessions` (a session listed
+    /// twice counts twice, as its calls are returned twice) that pass
+    /// `is_error`; at the `limit`-th, the key one nanosecond older than its
+    /// time (every call at that time is kept). Undated calls and times out
+    /// of range are not counted (they sort last, or are always read), so
+    /// the key is never newer than the true `limit`-th match. Stops after
+    /// [`NEWEST_CUT_WALK`] rows: `None` then, as when fewer match.
+    fn newest_cut_of(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
+        if !sql_decides(query) || query.limit == 0 {
+            return None;
+        }
+        let NameFilter::Exact(name) = &query.name else {
+            return None;
+        };
+        let mut wanted: HashMap<(Vec<u8>, &str), usize> = HashMap::new();
+        for s in sessions {
+            *wanted
+                .entry((path_bytes(&s.path), s.id.as_str()))
+                .or_default() += 1;
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT ts_ns, is_error, s_path, s_id FROM calls INDEXED BY calls_newest
+                 WHERE name_folded = ?1 AND ts_ns IS NOT NULL AND ts_ns != ?2
+                 ORDER BY ts_ns DESC",
+            )
+            .ok()?;
+        let mut rows = stmt.query(params![name, TS_OUT_OF_RANGE]).ok()?;
+        let mut held = 0usize;
+        let mut walked = 0usize;
+        while let Some(r) = rows.next().ok()? {
+            walked += 1;
+            if walked > NEWEST_CUT_WALK {
+                return None;
+            }
+            let is_error: Option<bool> = r.get(1).ok()?;
+            if query.is_error.is_some() && is_error != query.is_error {
+                continue;
+            }
+            let path = r.get_ref(2).ok()?.as_blob().ok()?;
+            let id = r.get_ref(3).ok()?.as_str().ok()?;
+            let Some(n) = wanted.get(&(path.to_vec(), id)) else {
+                continue;
+            };
+            held += n;
+            if held >= query.limit {
+                let ns: i64 = r.get(0).ok()?;
+                let time = time_of_ns(ns.checked_sub(1)?)?;
+                return Some((Some(time), String::new()));
+            }
+        }
+        None
+    }
+}
+
+/// How many `calls_newest` rows [`Index::newest_cut_of`] walks at most
+/// (a query whose matches are rare among its name's calls, or a huge
+/// `limit`, then goes without).
+const NEWEST_CUT_WALK: usize = 1_000_000;
+
 impl RowSource for std::sync::Mutex<Index> {
     /// [`Index`]'s, holding the lock for one batch (all `None` when the
     /// lock is poisoned).
@@ -1094,6 +1162,10 @@ impl RowSource for std::sync::Mutex<Index> {
             Ok(index) => index.call_facts(sessions, query, each),
             Err(_) => false,
         }
+    }
+
+    fn newest_cut(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
+        self.lock().ok()?.newest_cut_of(sessions, query)
     }
 }
 

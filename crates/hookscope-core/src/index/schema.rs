@@ -90,12 +90,15 @@
 //! filters read, `input_folded` included); `calls_errors` is the same for
 //! the failed calls only (`is_error = 1`, a partial index: `is:error`
 //! reads a few percent of the rows); `calls_names` lets [`crate::index::Index::tool_names`]
-//! seek from one distinct name to the next.
+//! seek from one distinct name to the next; `calls_newest` holds one name's
+//! calls newest first (`ts_ns`, then `is_error` and the session), which
+//! [`crate::query::RowSource::newest_cut`] walks to find the `limit`-th
+//! newest match of a query before any session is read.
 
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
@@ -145,6 +148,7 @@ CREATE INDEX IF NOT EXISTS calls_verdict
 CREATE INDEX IF NOT EXISTS calls_errors
   ON calls(name_folded, s_path, s_id, agent, ts_ns, rows_ok, input_folded) WHERE is_error = 1;
 CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
+CREATE INDEX IF NOT EXISTS calls_newest ON calls(name_folded, ts_ns, is_error, s_path, s_id);
 CREATE TABLE IF NOT EXISTS checkpoints(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, state TEXT NOT NULL,
   PRIMARY KEY(s_path, s_id));

@@ -210,6 +210,13 @@ impl RowSource for UnlessCancelled<'_> {
     ) -> bool {
         !(self.cancelled)() && self.source.call_facts(sessions, query, each)
     }
+
+    fn newest_cut(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
+        if (self.cancelled)() {
+            return None;
+        }
+        self.source.newest_cut(sessions, query)
+    }
 }
 
 #[cfg(test)]

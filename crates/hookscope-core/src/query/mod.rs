@@ -497,6 +497,13 @@ type SessionResult = Result<(usize, Vec<Draft>), String>;
 /// before the next session's bound: every match of that session, and of the
 /// ones after it, sorts after them, so it could not make the cut.
 ///
+/// With rows, and no filter that reads lines, the source's
+/// [`RowSource::newest_cut`] over the sessions it answered for bounds every
+/// batch from the start (it stops at the next session whose bound is older
+/// too): the newest `limit` are built, not every call of the sessions read
+/// before that many were known. When a session's rows do not check out
+/// (it is loaded instead), the run starts again without it.
+///
 /// Returns each session's result at its index in `selected` (`None` = not
 /// loaded), and whether every session not ruled out was loaded. Merging the
 /// results in that order, then sorting stably and cutting at `limit`, gives
@@ -508,6 +515,51 @@ fn load_newest_first(
     rows: Option<(&dyn RowSource, &[bool])>,
     loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
 ) -> (Vec<Option<SessionResult>>, bool) {
+    let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
+    let upfront = rows
+        .filter(|_| !query.reads_lines())
+        .and_then(|(source, given)| {
+            let scope: Vec<&SessionRef> = (0..selected.len())
+                .filter(|&i| verdict(i) != Verdict::Skip && given.get(i).copied().unwrap_or(false))
+                .map(|i| selected[i])
+                .collect();
+            source.newest_cut(&scope, query)
+        });
+    if upfront.is_some()
+        && let Some(done) =
+            load_newest_from(selected, verdicts, query, rows, loader, upfront.as_ref())
+    {
+        return done;
+    }
+    load_newest_from(selected, verdicts, query, rows, loader, None)
+        .unwrap_or_else(|| (selected.iter().map(|_| None).collect(), false))
+}
+
+/// The newer of two cuts (the one that keeps fewer rows), both sound.
+fn tighter(a: Option<RowKey>, b: Option<&RowKey>) -> Option<RowKey> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(
+            if key_order((a.0, &a.1), (b.0, &b.1)) == std::cmp::Ordering::Greater {
+                b.clone()
+            } else {
+                a
+            },
+        ),
+        (a, b) => a.or_else(|| b.cloned()),
+    }
+}
+
+/// [`load_newest_first`] bounded from the start by `upfront`: `None` when
+/// a session's rows did not check out under it (the caller runs again
+/// without); with `upfront` `None` it always answers.
+fn load_newest_from(
+    selected: &[&SessionRef],
+    verdicts: &[Verdict],
+    query: &Query,
+    rows: Option<(&dyn RowSource, &[bool])>,
+    loader: &(dyn Fn(&SessionRef) -> LoadedSession + Sync),
+    upfront: Option<&RowKey>,
+) -> Option<(Vec<Option<SessionResult>>, bool)> {
     let verdict = |i: usize| verdicts.get(i).copied().unwrap_or(Verdict::Load);
     let mut order: Vec<usize> = (0..selected.len())
         .filter(|&i| verdict(i) != Verdict::Skip)
@@ -552,7 +604,7 @@ fn load_newest_first(
         if query.reads_lines() {
             return None;
         }
-        limit_th(best, query.limit).cloned()
+        tighter(limit_th(best, query.limit).cloned(), upfront)
     };
     let mut next = 0;
     let mut end = if order.is_empty() { 0 } else { end_of(0) };
@@ -577,10 +629,10 @@ fn load_newest_first(
                 .zip(&given)
                 .map(|(&i, calls)| (selected[i], calls.as_ref()))
                 .collect();
-            rows::rows_cut(&best, &batch, query)
+            tighter(rows::rows_cut(&best, &batch, query), upfront)
         };
         let this = &order[next..end];
-        let build = move || -> Vec<(usize, SessionResult)> {
+        let build = move || -> Option<Vec<(usize, SessionResult)>> {
             let build_cut = |cut: Option<&RowKey>| -> Vec<(usize, SessionResult, bool)> {
                 this.par_iter()
                     .zip(&given)
@@ -598,10 +650,14 @@ fn load_newest_first(
                     .collect()
             };
             let mut done = build_cut(cut.as_ref());
-            if cut.is_some() && done.iter().any(|(_, _, fell_back)| *fell_back) {
+            let fell_back = done.iter().any(|(_, _, fell_back)| *fell_back);
+            if fell_back && upfront.is_some() {
+                return None;
+            }
+            if cut.is_some() && fell_back {
                 done = build_cut(None);
             }
-            done.into_iter().map(|(i, r, _)| (i, r)).collect()
+            Some(done.into_iter().map(|(i, r, _)| (i, r)).collect())
         };
         // This batch is built on the pool while the next one's rows are
         // read here (the source stays on this thread), bounded by the
@@ -618,6 +674,7 @@ fn load_newest_first(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (done, prefetched)
         });
+        let done = done?;
         for (i, result) in done {
             if let Ok((_, drafts)) = &result {
                 best.extend(drafts.iter().map(|d| (d.timestamp, d.session.clone())));
@@ -640,10 +697,17 @@ fn load_newest_first(
         if let Some((Some(t), session)) = limit_th(&mut best, query.limit)
             && (*t > bound || (*t == bound && session.as_str() < upcoming_id))
         {
-            return (results, false);
+            return Some((results, false));
+        }
+        // Every call of this session and the ones after it is older than
+        // the upfront cut: none can be among the newest `limit`.
+        if let Some((Some(t), _)) = upfront
+            && *t > bound
+        {
+            return Some((results, false));
         }
     }
-    (results, true)
+    Some((results, true))
 }
 
 /// The `limit`-th newest of `best` once it holds `limit` keys (`best` is

@@ -151,6 +151,18 @@ pub trait RowSource {
         let _ = (sessions, query, each);
         false
     }
+
+    /// Before any session is read: a key no newer than the `limit`-th
+    /// newest call of `sessions` that passes `query`, when the source
+    /// knows `limit` such calls (`None`, the default: nothing known). It
+    /// is used as the cut a batch's matches would give
+    /// ([`RowSource::call_rows`]), so it must be sound: every call it
+    /// counts a real match of `query` there. A caller that finds a
+    /// session's rows not checking out drops it and runs again without.
+    fn newest_cut(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
+        let _ = (sessions, query);
+        None
+    }
 }
 
 /// One session's calls from [`RowSource::call_rows`].
