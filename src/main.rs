@@ -223,6 +223,20 @@ fn main() {
         Ok(args) => args,
         Err(e) => parse_failure(e),
     };
+    // With `--json`, a refusal is the JSON error object on stdout, as a
+    // script reads the answer (docs/cli.md "Exit codes").
+    let json = match &args.command {
+        Some(Command::Sessions { json, .. } | Command::Show { json, .. }) => *json,
+        Some(Command::Test { json, .. }) => *json,
+        Some(Command::Find(a)) => a.json,
+        Some(Command::Replay(a)) => a.json,
+        Some(Command::Hooks(a)) => a.json,
+        Some(Command::Tail(a)) => a.json,
+        _ => false,
+    };
+    if json {
+        cli::fail_in_json();
+    }
     match args.command {
         Some(Command::Sessions {
             paths,
@@ -316,7 +330,15 @@ fn parse_failure(e: clap::Error) -> ! {
     use clap::error::ErrorKind;
     // `args_os`: the refused argument may not be UTF-8 (`args` would panic).
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let find_json = argv.first().is_some_and(|a| a == OsStr::new("find"))
+    // The subcommands whose `--json` refusals are the JSON error object
+    // (as `cli::fail_in_json`), the usage errors clap finds included.
+    const JSON_COMMANDS: &[&str] = &[
+        "sessions", "show", "find", "test", "replay", "hooks", "tail",
+    ];
+    let command = argv
+        .iter()
+        .find(|a| !a.as_encoded_bytes().starts_with(b"-"));
+    let find_json = command.is_some_and(|c| JSON_COMMANDS.iter().any(|j| c == OsStr::new(j)))
         && argv.iter().any(|a| a == OsStr::new("--json"));
     let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
     if usage && argv.first().is_some_and(|a| a == OsStr::new("hook")) {
@@ -336,7 +358,7 @@ fn parse_failure(e: clap::Error) -> ! {
             .trim_start_matches("error: ")
             .to_string();
         let error = hookscope_core::query::QueryError::InvalidArgument(message);
-        // Pretty, as every other `find --json` error.
+        // Pretty, as every other `--json` refusal.
         cli::print_json(&error.to_json());
         std::process::exit(2);
     }

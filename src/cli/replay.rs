@@ -186,17 +186,25 @@ fn parse_examples(s: &str) -> Result<Examples, String> {
 
 /// Exits 2 on a rule file with no rules: `rule file PATH has no rules
 /// ([[rules]] tables): <so>` on stderr, or with `json` as `{"error":
-/// "invalid_rules", "errors": [...]}` on stdout (`test` and `replay`).
+/// "invalid_rules", "errors": [{file, line: 0, column: 0, message}]}` on
+/// stdout, the shape of every rule-file problem (`test` and `replay`).
 pub fn refuse_no_rules(path: &std::path::Path, so: &str, json: bool) -> ! {
-    let why = format!(
-        "rule file {} has no rules ([[rules]] tables): {so}",
-        path.display()
-    );
     if json {
-        print_json(&json!({"error": "invalid_rules", "errors": [why]}));
+        // The shape of every other rule-file problem (`RuleError`), with
+        // no place in the file.
+        let error = hookscope_core::hooks::rules::RuleError {
+            file: path.display().to_string(),
+            line: 0,
+            column: 0,
+            message: format!("has no rules ([[rules]] tables): {so}"),
+        };
+        print_json(&json!({"error": "invalid_rules", "errors": [error]}));
         std::process::exit(2)
     }
-    fail(why)
+    fail(format!(
+        "rule file {} has no rules ([[rules]] tables): {so}",
+        path.display()
+    ))
 }
 
 /// Loads a rule file or exits 2 with every problem as `file:line:col` on
@@ -233,9 +241,6 @@ pub fn load_rules_or_exit(path: &std::path::Path, json: bool) -> RuleSet {
 /// Runs the subcommand; a backtest (`--all`) asks the persisted index
 /// which sessions no rule can match unless `no_index` (`--no-index`).
 pub fn run(args: &ReplayArgs, no_index: bool) {
-    if args.json {
-        super::fail_in_json();
-    }
     let rules = args
         .rules
         .as_deref()

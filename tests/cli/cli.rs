@@ -232,10 +232,20 @@ fn stderr_of_failure(cmd: &mut Command) -> String {
     err
 }
 
+/// A refusal with `--json`: exit 2, stderr empty, stdout the JSON error
+/// object; its message as the text line (`hookscope: <why>\n`) would say it.
+fn json_failure(cmd: &mut Command) -> String {
+    let out = cmd.assert().code(2).get_output().clone();
+    assert!(out.stderr.is_empty(), "stderr should be empty");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(v["error"], "invalid_argument");
+    format!("hookscope: {}\n", v["message"].as_str().expect("message"))
+}
+
 #[test]
 fn ambiguous_session_prefix_exits_2() {
     // "e" starts e71e9aa1…, e1be136e… and edge_cases.
-    let err = stderr_of_failure(
+    let err = json_failure(
         hookscope()
             .args(["show", "e"])
             .arg(corpus(""))
@@ -268,7 +278,7 @@ fn unknown_session_exits_2() {
 #[test]
 fn bad_path_exits_2() {
     let missing = corpus("no-such-folder");
-    let err = stderr_of_failure(hookscope().arg("sessions").arg(&missing).arg("--json"));
+    let err = json_failure(hookscope().arg("sessions").arg(&missing).arg("--json"));
     assert_eq!(
         err,
         format!(

@@ -1,6 +1,6 @@
 //! `hookscope test RULES [--json]`: exit 0 / 1 / 2, per-case lines, JSON.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{EXAMPLE_RULES, hookscope};
 
@@ -130,6 +130,16 @@ fn a_rule_file_with_no_rules_is_refused_by_test_and_replay() {
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["error"], "invalid_rules");
+    // The shape of every other rule-file problem: an object with no place.
+    assert_eq!(
+        v["errors"],
+        json!([{
+            "file": empty,
+            "line": 0,
+            "column": 0,
+            "message": "has no rules ([[rules]] tables): the live hook would allow every call"
+        }])
+    );
     let out = hookscope()
         .args([
             "replay",

@@ -1038,6 +1038,42 @@ fn a_long_spawn_that_cannot_match_does_not_load_its_session() {
     assert_eq!(loads, 1);
 }
 
+/// A spawn (its record needs the loaded session) whose stored hook facts
+/// fail a hook filter does not make the session load: `blocked: true`
+/// over a session no hook blocked reads nothing; `blocked: false` keeps
+/// the spawn, which then loads.
+#[test]
+fn a_spawn_a_hook_filter_rules_out_does_not_load_its_session() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    let task = br#"{"type":"assistant","uuid":"a-t0","timestamp":"2026-11-01T10:00:01Z","message":{"id":"m-t0","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t0","name":"Task","input":{"description":"Review","prompt":"review","subagent_type":"general-purpose"}}]}}"#.to_vec();
+    let mut lines = vec![prompt("2026-11-01T10:00:00Z"), task];
+    lines.push(tool_result("t0", "reviewed", false, "2026-11-01T10:00:02Z"));
+    lines.extend(three_calls().into_iter().skip(1));
+    session_file(data.path(), "77777777-0000-4000-8000-000000000007", &lines);
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    for (args, records, loaded) in [
+        (
+            json!({"tool_name_pattern": "", "blocked": true, "limit": 100}),
+            0,
+            0,
+        ),
+        (
+            json!({"tool_name_pattern": "", "hook": "PreToolUse", "limit": 100}),
+            0,
+            0,
+        ),
+        (
+            json!({"tool_name_pattern": "", "blocked": false, "limit": 100}),
+            4,
+            1,
+        ),
+    ] {
+        let (r, loads) = compare(cache.path(), &found.sessions, &args);
+        assert_eq!((r.records.len(), loads), (records, loaded), "{args}");
+    }
+}
+
 /// Every `find` parameter, and every word of the Calls view's filter line
 /// (`--filter`, the same parser the TUI uses), gives the same bytes with
 /// the index (the kept discovery after the first run: no walk) as

@@ -111,6 +111,10 @@ fn bad_arguments_exit_2_with_what_exists() {
             ][..],
             "no session matches \"no-such-session\"",
         ),
+        (
+            &["replay", C2, "--event", "Stop", "--json", "--bogus"][..],
+            "unexpected argument '--bogus' found",
+        ),
     ] {
         let (code, out, err) = run(args);
         assert_eq!(code, Some(2), "{args:?}");

@@ -331,7 +331,19 @@ fn an_id_in_two_different_files_lists_both_paths() {
     for args in session_commands("e1be136e".as_ref(), &root) {
         let (code, out, err) = run_os(home.path(), &args);
         assert_eq!(code, Some(2), "{args:?}: {out}");
-        assert_eq!(err, listed, "{args:?}");
+        if args.iter().any(|a| a == "--json") {
+            // With --json the refusal is the JSON error object on stdout.
+            assert_eq!(err, "", "{args:?}");
+            let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+            assert_eq!(v["error"], "invalid_argument", "{args:?}");
+            assert_eq!(
+                v["message"].as_str().map(|m| format!("hookscope: {m}\n")),
+                Some(listed.clone()),
+                "{args:?}"
+            );
+        } else {
+            assert_eq!(err, listed, "{args:?}");
+        }
     }
     for p in [&a, &b] {
         let (code, out, err) = in_home(

@@ -1291,18 +1291,35 @@ fn session_rows(
             // whose line says so, as `candidates` checks it (a 301 MB
             // session with 1,295 spawns loaded whole for every search).
             let input_known: bool = r.get(Rows::InputKnown)?;
-            let ruled_out = agent == Agent::ClaudeCode.as_str()
-                && query.input_contains.is_some()
-                && !input_known
-                && match span(Rows::InputOffset, Rows::InputLen)? {
-                    Some(at) => {
-                        let file: Vec<u8> = r.get(Rows::File)?;
-                        index
-                            .read_line(&mut files, &file, at)
-                            .is_some_and(|line| input_cannot_match(&line, &input_pieces, query))
-                    }
-                    None => false,
+            // Or its stored hook facts fail a hook filter (`--blocked`,
+            // `--hook`, …): the 301 MB session's spawns loaded it whole
+            // for every `--blocked` query, none of them blocked.
+            let hooks_fail = agent == Agent::ClaudeCode.as_str()
+                && (query.hook.is_some()
+                    || query.blocked.is_some()
+                    || query.flagged.is_some()
+                    || query.rewritten.is_some())
+                && {
+                    let facts: Option<String> = r.get(Rows::HookFacts)?;
+                    let facts = match facts {
+                        None => Some(Vec::new()),
+                        Some(text) => parse_facts(&text),
+                    };
+                    facts.is_some_and(|f| !crate::query::passes_hook_facts(&f, query))
                 };
+            let ruled_out = hooks_fail
+                || agent == Agent::ClaudeCode.as_str()
+                    && query.input_contains.is_some()
+                    && !input_known
+                    && match span(Rows::InputOffset, Rows::InputLen)? {
+                        Some(at) => {
+                            let file: Vec<u8> = r.get(Rows::File)?;
+                            index
+                                .read_line(&mut files, &file, at)
+                                .is_some_and(|line| input_cannot_match(&line, &input_pieces, query))
+                        }
+                        None => false,
+                    };
             if ruled_out {
                 continue;
             }

@@ -859,8 +859,9 @@ fn passes_hooks(hooks: &[&crate::transcript::hook_activity::HookActivity], query
     passes_hook_facts(&facts, query)
 }
 
-/// [`passes_hooks`] on the facts of each firing.
-fn passes_hook_facts(hooks: &[rows::HookFact], query: &Query) -> bool {
+/// [`passes_hooks`] on the facts of each firing (the index reads them
+/// from a call's stored `hook_facts`).
+pub(crate) fn passes_hook_facts(hooks: &[rows::HookFact], query: &Query) -> bool {
     if let Some(event) = &query.hook {
         let named = hooks.iter().any(|f| {
             f.event
