@@ -385,7 +385,7 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     ),
     (
         "limit:N mode:M",
-        "max records (1000); output head|tail|smart",
+        "records (default 1000); output head|tail|smart",
     ),
     (
         "redact:off",
