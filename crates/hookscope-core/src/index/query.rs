@@ -1084,7 +1084,7 @@ impl Index {
     /// the key is never newer than the true `limit`-th match. Stops after
     /// [`NEWEST_CUT_WALK`] rows: `None` then, as when fewer match.
     fn newest_cut_of(&self, sessions: &[&SessionRef], query: &Query) -> Option<RowKey> {
-        if !sql_decides(query) || query.limit == 0 {
+        if !sql_decides(query) || query.limit == 0 || sessions.is_empty() {
             return None;
         }
         let NameFilter::Exact(name) = &query.name else {
