@@ -1058,6 +1058,11 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
                     hookscope_core::printable::printable(name),
                     hookscope_core::hooks::matcher::TOOL_EVENTS.join(", ")
                 ),
+                // `/` pressed out of habit when the view was typing
+                // already: it is part of the first word.
+                None if view.filter.trim_start().starts_with('/') => {
+                    "(no calls match: a word starting with / is searched as text; the view types in the filter already, so leave out the /)".to_string()
+                }
                 None => "(no calls match)".to_string(),
             }
         };

@@ -588,6 +588,27 @@ fn a_query_typed_mid_word_waits_for_a_pause() {
     }
 }
 
+/// A `/` typed first (the key that starts typing elsewhere; the Calls view
+/// opens typing) is part of the first word: when nothing matches, the
+/// empty list says so.
+#[test]
+fn calls_view_a_leading_slash_that_finds_nothing_says_why() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    for c in "/tool:Bash is:error".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 200, 30);
+    // (wrapped in the list pane)
+    assert!(
+        screen.contains(
+            "(no calls match: a word starting with / is searched as text; the view types in the filter already, so leave"
+        ) && screen.contains("out the /)"),
+        "{screen}"
+    );
+}
+
 /// `hook:Stop` finds no call (Stop firings are never on one), and the
 /// empty list says where they are; a tool event that finds nothing says
 /// only that.
