@@ -1007,14 +1007,7 @@ impl Index {
         query: &Query,
         each: &mut dyn FnMut(usize, CallFact<'_>),
     ) -> rusqlite::Result<()> {
-        // Per main-file path, its sessions' ids and positions.
-        let mut wanted: HashMap<Vec<u8>, Vec<(&str, usize)>> = HashMap::new();
-        for (i, s) in sessions.iter().enumerate() {
-            wanted
-                .entry(path_bytes(&s.path))
-                .or_default()
-                .push((s.id.as_str(), i));
-        }
+        let wanted = by_main_file(sessions);
         let (name_sql, needle) = name_sql(query);
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT s_path, s_id, name, is_error, timestamp FROM calls
@@ -1090,12 +1083,7 @@ impl Index {
         let NameFilter::Exact(name) = &query.name else {
             return None;
         };
-        let mut wanted: HashMap<(Vec<u8>, &str), usize> = HashMap::new();
-        for s in sessions {
-            *wanted
-                .entry((path_bytes(&s.path), s.id.as_str()))
-                .or_default() += 1;
-        }
+        let wanted = by_main_file(sessions);
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -1118,10 +1106,9 @@ impl Index {
             }
             let path = r.get_ref(2).ok()?.as_blob().ok()?;
             let id = r.get_ref(3).ok()?.as_str().ok()?;
-            let Some(n) = wanted.get(&(path.to_vec(), id)) else {
-                continue;
-            };
-            held += n;
+            held += wanted
+                .get(path)
+                .map_or(0, |ids| ids.iter().filter(|(i, _)| *i == id).count());
             if held >= query.limit {
                 let ns: i64 = r.get(0).ok()?;
                 let time = time_of_ns(ns.checked_sub(1)?)?;
@@ -1130,6 +1117,20 @@ impl Index {
         }
         None
     }
+}
+
+/// Per main-file path (as `calls.s_path` stores it), its sessions' ids and
+/// positions in `sessions` (an OpenCode database holds many; a session
+/// listed twice is there twice).
+fn by_main_file<'a>(sessions: &[&'a SessionRef]) -> HashMap<Vec<u8>, Vec<(&'a str, usize)>> {
+    let mut wanted: HashMap<Vec<u8>, Vec<(&str, usize)>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        wanted
+            .entry(path_bytes(&s.path))
+            .or_default()
+            .push((s.id.as_str(), i));
+    }
+    wanted
 }
 
 /// How many `calls_newest` rows [`Index::newest_cut_of`] walks at most
@@ -1292,21 +1293,16 @@ fn session_rows(
             // session with 1,295 spawns loaded whole for every search).
             let input_known: bool = r.get(Rows::InputKnown)?;
             // Or its stored hook facts fail a hook filter (`--blocked`,
-            // `--hook`, …): the 301 MB session's spawns loaded it whole
-            // for every `--blocked` query, none of them blocked.
-            let hooks_fail = agent == Agent::ClaudeCode.as_str()
-                && (query.hook.is_some()
-                    || query.blocked.is_some()
-                    || query.flagged.is_some()
-                    || query.rewritten.is_some())
-                && {
-                    let facts: Option<String> = r.get(Rows::HookFacts)?;
-                    let facts = match facts {
-                        None => Some(Vec::new()),
-                        Some(text) => parse_facts(&text),
-                    };
-                    facts.is_some_and(|f| !crate::query::passes_hook_facts(&f, query))
+            // `--hook`, …; with none they pass): the 301 MB session's
+            // spawns loaded it whole for every `--blocked` query.
+            let hooks_fail = agent == Agent::ClaudeCode.as_str() && {
+                let facts: Option<String> = r.get(Rows::HookFacts)?;
+                let facts = match facts {
+                    None => Some(Vec::new()),
+                    Some(text) => parse_facts(&text),
                 };
+                facts.is_some_and(|f| !crate::query::passes_hook_facts(&f, query))
+            };
             let ruled_out = hooks_fail
                 || agent == Agent::ClaudeCode.as_str()
                     && query.input_contains.is_some()
