@@ -349,14 +349,18 @@ fn parse_failure(e: clap::Error) -> ! {
         std::process::exit(1);
     }
     if find_json && usage {
-        let message = e
-            .render()
-            .to_string()
+        // The error's paragraph (clap puts what is missing on the lines
+        // after its first), without the usage that follows it.
+        let rendered = e.render().to_string();
+        let words: Vec<&str> = rendered
             .lines()
-            .next()
-            .unwrap_or("invalid arguments")
-            .trim_start_matches("error: ")
-            .to_string();
+            .map(str::trim)
+            .take_while(|l| !l.is_empty())
+            .collect();
+        let message = match words.join(" ").trim_start_matches("error: ") {
+            "" => "invalid arguments".to_string(),
+            m => m.to_string(),
+        };
         let error = hookscope_core::query::QueryError::InvalidArgument(message);
         // Pretty, as every other `--json` refusal.
         cli::print_json(&error.to_json());

@@ -885,7 +885,7 @@ fn cli_find_bad_argument_exits_2() {
     assert_eq!(
         v,
         json!({"error": "invalid_argument",
-            "message": "invalid value 'maybe' for '--is-error <BOOL>'"})
+            "message": "invalid value 'maybe' for '--is-error <BOOL>' [possible values: true, false]"})
     );
 }
 

@@ -115,6 +115,11 @@ fn bad_arguments_exit_2_with_what_exists() {
             &["replay", C2, "--event", "Stop", "--json", "--bogus"][..],
             "unexpected argument '--bogus' found",
         ),
+        // What clap says is missing is on the lines after its first.
+        (
+            &["show", "--json"][..],
+            "the following required arguments were not provided: <SESSION>",
+        ),
     ] {
         let (code, out, err) = run(args);
         assert_eq!(code, Some(2), "{args:?}");
