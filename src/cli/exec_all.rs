@@ -147,6 +147,7 @@ pub fn run(args: &ReplayArgs, paths: &[PathBuf]) {
         },
     );
     DONE.store(true, Ordering::SeqCst);
+    super::interrupt::wait_for_stop_note(&CANCEL);
     if tty {
         errln!();
     }

@@ -74,7 +74,9 @@ pub fn say_running(n: usize) {
 /// every running hook's group (and keeps killing any that starts until
 /// `done` is set, so none outlives the walk) and says so; the walk then
 /// reports what completed. A second signal ends hookscope at once, as
-/// [`end_runs_on_signal`] does. Installed once per process.
+/// [`end_runs_on_signal`] does. Installed once per process. Call
+/// [`wait_for_stop_note`] before the report, so that the stderr line comes
+/// before the process can end.
 pub fn stop_runs_on_signal(
     cancel: &'static std::sync::atomic::AtomicBool,
     done: &'static std::sync::atomic::AtomicBool,
@@ -97,6 +99,7 @@ pub fn stop_runs_on_signal(
                 ended.runs,
                 if ended.runs == 1 { "" } else { "s" },
             );
+            STOP_SAID.store(true, Ordering::SeqCst);
             // Runs that were starting as the signal came are killed too.
             std::thread::spawn(move || {
                 while !done.load(Ordering::SeqCst) {
@@ -111,4 +114,23 @@ pub fn stop_runs_on_signal(
             }
         });
     });
+}
+
+/// Set once [`stop_runs_on_signal`]'s thread has said on stderr that it
+/// stopped the runs.
+static STOP_SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// After a walk [`stop_runs_on_signal`] watched: when `cancel` is set (a
+/// signal came), waits (at most 2 s) until its thread has said so on
+/// stderr. Its kills end the runs at once, so the walk can finish and the
+/// process end before the line is written.
+pub fn wait_for_stop_note(cancel: &std::sync::atomic::AtomicBool) {
+    use std::sync::atomic::Ordering;
+    if !cancel.load(Ordering::SeqCst) {
+        return;
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !STOP_SAID.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
