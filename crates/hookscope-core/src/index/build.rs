@@ -130,6 +130,9 @@ pub struct SyncStats {
     /// and files were all unchanged: nothing was walked or re-read
     /// ([`crate::index::Index::stored_discovery`]).
     pub stored_discovery: bool,
+    /// A first build: the call indexes were dropped before the first row
+    /// and made again after the last ([`crate::index::Index::with_deferred_indexes_from`]).
+    pub deferred_indexes: bool,
 }
 
 /// Where a first build is: sessions and main-file bytes done of the total
@@ -1001,70 +1004,118 @@ impl Index {
                 waiting: false,
             });
         }
-        let mut done_sessions = 0;
-        // Each batch is parsed on the pool while the one before it is
-        // written here (the connection stays on this thread): the writes,
-        // serial, overlap the parsing instead of leaving a core idle.
-        let chunks = batches(&todo, |i| sessions[i].total_bytes());
-        let mut parsed: Option<(usize, Vec<Parsed>)> = None;
-        for next in chunks.iter().map(Some).chain(std::iter::once(None)) {
-            // A grown Claude Code session resumes from its stored rows
-            // (read here, before the batch before it is written: they are
-            // other sessions' rows).
-            let inputs: Vec<Option<super::grow::Inputs>> = next
-                .map(|chunk| {
-                    chunk
-                        .iter()
-                        .map(|&i| match (&plans[i], stored.get(&key_of(&sessions[i]))) {
-                            (Plan::Index(true), Some(old)) => {
-                                super::grow::inputs(&self.conn, &sessions[i], old)
-                            }
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let (written, built) = std::thread::scope(|scope| {
-                let parsing = next.map(|chunk| {
-                    scope.spawn(move || {
-                        let mut inputs = inputs;
+        // A first build of many sessions (the calls table empty, this
+        // process holding the build lock, a whole discovery) makes the call
+        // indexes after the last row rather than updating them per row.
+        let defer_indexes = whole
+            && lock
+                .as_ref()
+                .is_some_and(super::build_lock::BuildLock::held)
+            && bytes_total >= self.defer_indexes_from
+            && self.calls_empty()?;
+        if defer_indexes {
+            let tx = self.conn.transaction()?;
+            super::schema::drop_calls_indexes(&tx)?;
+            tx.commit()?;
+            stats.deferred_indexes = true;
+        }
+        let mut write_all = || -> rusqlite::Result<()> {
+            let mut done_sessions = 0;
+            // Each batch is parsed on the pool while the one before it is
+            // written here (the connection stays on this thread): the writes,
+            // serial, overlap the parsing instead of leaving a core idle.
+            let chunks = batches(&todo, |i| sessions[i].total_bytes());
+            let mut parsed: Option<(usize, Vec<Parsed>)> = None;
+            for next in chunks.iter().map(Some).chain(std::iter::once(None)) {
+                // A grown Claude Code session resumes from its stored rows
+                // (read here, before the batch before it is written: they are
+                // other sessions' rows).
+                let inputs: Vec<Option<super::grow::Inputs>> = next
+                    .map(|chunk| {
                         chunk
-                            .par_iter()
-                            .zip(inputs.par_iter_mut())
-                            .map(|(&i, input)| {
-                                let resumed = input.take().and_then(|input| {
-                                    super::grow::build_grown(&sessions[i], input)
-                                });
-                                (i, resumed.map_or_else(|| build_one(&sessions[i]), Ok))
+                            .iter()
+                            .map(|&i| match (&plans[i], stored.get(&key_of(&sessions[i]))) {
+                                (Plan::Index(true), Some(old)) => {
+                                    super::grow::inputs(&self.conn, &sessions[i], old)
+                                }
+                                _ => None,
                             })
-                            .collect::<Vec<_>>()
+                            .collect()
                     })
+                    .unwrap_or_default();
+                let (written, built) = std::thread::scope(|scope| {
+                    let parsing = next.map(|chunk| {
+                        scope.spawn(move || {
+                            let mut inputs = inputs;
+                            chunk
+                                .par_iter()
+                                .zip(inputs.par_iter_mut())
+                                .map(|(&i, input)| {
+                                    let resumed = input.take().and_then(|input| {
+                                        super::grow::build_grown(&sessions[i], input)
+                                    });
+                                    (i, resumed.map_or_else(|| build_one(&sessions[i]), Ok))
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                    });
+                    let written = match parsed.take() {
+                        Some((count, built)) => self
+                            .write_batch(sessions, &plans, built, &mut states, &mut stats)
+                            .map(|bytes| Some((count, bytes))),
+                        None => Ok(None),
+                    };
+                    let built = parsing.map(|h| {
+                        h.join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    });
+                    (written, built)
                 });
-                let written = match parsed.take() {
-                    Some((count, built)) => self
-                        .write_batch(sessions, &plans, built, &mut states, &mut stats)
-                        .map(|bytes| Some((count, bytes))),
-                    None => Ok(None),
-                };
-                let built = parsing.map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                });
-                (written, built)
-            });
-            if let Some((count, bytes)) = written? {
-                give_back_after(bytes);
-                done_sessions += count;
-                bytes_done += bytes;
-                progress(Progress {
-                    done: done_sessions,
-                    total: todo.len(),
-                    bytes_done,
-                    bytes_total,
-                    waiting: false,
-                });
+                if let Some((count, bytes)) = written? {
+                    give_back_after(bytes);
+                    done_sessions += count;
+                    bytes_done += bytes;
+                    progress(Progress {
+                        done: done_sessions,
+                        total: todo.len(),
+                        bytes_done,
+                        bytes_total,
+                        waiting: false,
+                    });
+                }
+                parsed = next.zip(built).map(|(chunk, built)| (chunk.len(), built));
             }
-            parsed = next.zip(built).map(|(chunk, built)| (chunk.len(), built));
+            Ok(())
+        };
+        let written = write_all();
+        if defer_indexes {
+            // Made again even when a write failed: the queries name them.
+            super::busy_retried(|| super::schema::create_calls_indexes(&self.conn))?;
+        }
+        written?;
+        if !defer_indexes && super::schema::calls_indexes_missing(&self.conn)? {
+            // Dropped by another process's first build, still under way
+            // (or by one that was killed): made here when no one builds;
+            // else this question reads its sessions without the index.
+            let ours = lock
+                .as_ref()
+                .is_some_and(super::build_lock::BuildLock::held);
+            let elsewhere = self
+                .file
+                .as_deref()
+                .is_some_and(super::build_lock::held_elsewhere);
+            if ours || !elsewhere {
+                super::busy_retried(|| super::schema::create_calls_indexes(&self.conn))?;
+            } else {
+                for state in &mut states {
+                    if matches!(state, State::Indexed) {
+                        *state = State::NotIndexed;
+                    }
+                }
+                self.notices.push(
+                    "another hookscope process is building this index for the first time; this question reads the sessions without it".to_string(),
+                );
+            }
         }
         let reused: Vec<bool> = plans.iter().map(|p| matches!(p, Plan::Reuse)).collect();
         stats.reused = reused.iter().filter(|&&r| r).count();

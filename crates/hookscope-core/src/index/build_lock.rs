@@ -156,6 +156,23 @@ fn try_lock(_file: &File) -> Option<bool> {
     None
 }
 
+/// Whether another process holds the build lock of the index file
+/// `index` now (asked without waiting): `false` when no one does, when
+/// the lock file cannot be opened, or when locks are not supported here.
+pub fn held_elsewhere(index: &Path) -> bool {
+    let Some(lock) = BuildLock::open(index) else {
+        return false;
+    };
+    match try_lock(&lock.file) {
+        Some(true) => {
+            unlock(&lock.file);
+            false
+        }
+        Some(false) => true,
+        None => false,
+    }
+}
+
 /// Lets go of a lock [`try_lock`] took (closing the file would too).
 #[cfg(unix)]
 fn unlock(file: &File) {

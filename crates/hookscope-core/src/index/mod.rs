@@ -120,7 +120,15 @@ pub struct Index {
     /// How long a sync waits on another process's build that indexes
     /// nothing ([`build_lock::STALLED_AFTER`]; tests shorten it).
     build_wait: std::time::Duration,
+    /// The transcript bytes from which a first build makes the call
+    /// indexes last ([`DEFER_INDEXES_FROM`]; tests lower it).
+    defer_indexes_from: u64,
 }
+
+/// A first build of at least this many transcript bytes (64 MiB) drops
+/// the call indexes before its first row and makes them after its last
+/// (docs/benchmarks.md "A first build makes the call indexes last").
+pub const DEFER_INDEXES_FROM: u64 = 64 << 20;
 
 impl Index {
     /// This index with `wait` as the time a sync waits on another
@@ -129,6 +137,30 @@ impl Index {
     pub fn with_build_wait(mut self, wait: std::time::Duration) -> Index {
         self.build_wait = wait;
         self
+    }
+
+    /// This index with `bytes` as the size of a first build (transcript
+    /// bytes to index, the calls table empty) from which the call indexes
+    /// are made after the last row ([`DEFER_INDEXES_FROM`] by default).
+    pub fn with_deferred_indexes_from(mut self, bytes: u64) -> Index {
+        self.defer_indexes_from = bytes;
+        self
+    }
+
+    /// Whether the calls table has no row.
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub(crate) fn calls_empty(&self) -> rusqlite::Result<bool> {
+        let any: Option<i64> = self
+            .conn
+            .query_row("SELECT 1 FROM calls LIMIT 1", [], |r| r.get(0))
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })?;
+        Ok(any.is_none())
     }
 
     /// Opens (or creates) the index in `dir` (`dir/`[`FILE_NAME`]). Never
@@ -149,6 +181,7 @@ impl Index {
                 notices,
                 bytes_read: AtomicU64::new(0),
                 build_wait: build_lock::STALLED_AFTER,
+                defer_indexes_from: DEFER_INDEXES_FROM,
             }),
             Err(why) => {
                 notices.push(format!(
@@ -165,7 +198,8 @@ impl Index {
     /// The index in `dir` when it is there and current, for a lookup that
     /// must change nothing: no folder or file is created, nothing is
     /// rebuilt or migrated; `None` when the file is missing, not hookscope's,
-    /// of another version or unreadable (the caller then works without it).
+    /// of another version, unreadable or without its call indexes (a first
+    /// build under way; the caller then works without it).
     pub fn open_existing(dir: &Path) -> Option<Index> {
         let path = dir.join(FILE_NAME);
         if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
@@ -173,12 +207,17 @@ impl Index {
         }
         own_files(&path).ok()?;
         let conn = connect(&path).ok()?;
-        matches!(schema::stamp(&conn), Ok(Stamp::Current)).then(|| Index {
+        // Without the call indexes (a first build under way elsewhere, or
+        // one killed) the queries that name them cannot run.
+        let usable = matches!(schema::stamp(&conn), Ok(Stamp::Current))
+            && matches!(schema::calls_indexes_missing(&conn), Ok(false));
+        usable.then(|| Index {
             conn,
             file: Some(path),
             notices: Vec::new(),
             bytes_read: AtomicU64::new(0),
             build_wait: build_lock::STALLED_AFTER,
+            defer_indexes_from: DEFER_INDEXES_FROM,
         })
     }
 
@@ -194,6 +233,7 @@ impl Index {
             notices: Vec::new(),
             bytes_read: AtomicU64::new(0),
             build_wait: build_lock::STALLED_AFTER,
+            defer_indexes_from: DEFER_INDEXES_FROM,
         })
     }
 
@@ -229,6 +269,7 @@ impl Index {
             notices: Vec::new(),
             bytes_read: AtomicU64::new(0),
             build_wait: build_lock::STALLED_AFTER,
+            defer_indexes_from: DEFER_INDEXES_FROM,
         })
     }
 
@@ -305,6 +346,14 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
             // Prove the file writable now rather than mid-build.
             conn.execute("UPDATE meta SET value = value WHERE key = 'schema'", [])
                 .map_err(|e| e.to_string())?;
+            // A first build that dropped the call indexes and was killed
+            // left them missing (the queries name them): made again here,
+            // unless another process is building (it makes them at its end).
+            if schema::calls_indexes_missing(&conn).map_err(|e| e.to_string())?
+                && !build_lock::held_elsewhere(path)
+            {
+                busy_retried(|| schema::create_calls_indexes(&conn)).map_err(|e| e.to_string())?;
+            }
         }
         Stamp::Empty => {
             busy_retried(|| schema::create(&mut conn, false)).map_err(|e| e.to_string())?;
@@ -489,6 +538,99 @@ mod tests {
         let found = crate::transcript::discover(&[root]).expect("discover");
         assert_eq!(found.sessions.len(), 9);
         found.sessions
+    }
+
+    /// Every row of `calls`, in key order, as text (to compare two builds).
+    fn calls_dump(index: &Index) -> Vec<String> {
+        let mut stmt = index
+            .conn
+            .prepare("SELECT * FROM calls ORDER BY s_path, s_id, seq")
+            .expect("prepare");
+        let n = stmt.column_count();
+        stmt.query_map([], |r| {
+            (0..n)
+                .map(|i| r.get_ref(i).map(|v| format!("{v:?}")))
+                .collect::<rusqlite::Result<Vec<String>>>()
+                .map(|v| v.join("|"))
+        })
+        .expect("query")
+        .collect::<rusqlite::Result<Vec<String>>>()
+        .expect("rows")
+    }
+
+    /// A first build of enough bytes (here any: the threshold is lowered)
+    /// drops the call indexes and makes them after the last row: the rows
+    /// are those of a build that kept them, the four indexes are there
+    /// after, and a query that names one runs. A second sync (rows there)
+    /// keeps them; a build under the threshold never drops them.
+    #[test]
+    fn a_first_build_makes_the_call_indexes_last_with_the_same_rows() {
+        let sessions = some_sessions();
+        let deferred_dir = tempfile::TempDir::new().expect("temp");
+        let mut deferred = Index::open(deferred_dir.path())
+            .expect("index")
+            .with_deferred_indexes_from(0);
+        let synced = deferred.sync(&sessions, &mut |_| {});
+        assert!(synced.stats.deferred_indexes);
+        assert_eq!(synced.stats.indexed, 9);
+        assert!(!schema::calls_indexes_missing(&deferred.conn).expect("master"));
+        let kept_dir = tempfile::TempDir::new().expect("temp");
+        let mut kept = Index::open(kept_dir.path()).expect("index");
+        let synced = kept.sync(&sessions, &mut |_| {});
+        assert!(!synced.stats.deferred_indexes);
+        let rows = calls_dump(&deferred);
+        assert_eq!(rows.len(), 121);
+        assert_eq!(rows, calls_dump(&kept));
+        let bash: i64 = deferred
+            .conn
+            .query_row(
+                "SELECT count(*) FROM calls INDEXED BY calls_newest WHERE name_folded = 'bash'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("indexed by");
+        assert_eq!(bash, 52);
+        let again = deferred.sync(&sessions, &mut |_| {});
+        assert!(!again.stats.deferred_indexes);
+        assert_eq!(again.stats.reused, 9);
+    }
+
+    /// An index whose call indexes are missing (a first build killed after
+    /// it dropped them) is not used by a lookup that changes nothing, and
+    /// gets them back the next time it is opened while no process builds.
+    #[test]
+    fn an_index_left_without_its_call_indexes_gets_them_back_on_open() {
+        let dir = tempfile::TempDir::new().expect("temp");
+        let mut index = Index::open(dir.path()).expect("index");
+        index.sync(&some_sessions(), &mut |_| {});
+        let tx = index.conn.transaction().expect("tx");
+        schema::drop_calls_indexes(&tx).expect("drop");
+        tx.commit().expect("commit");
+        drop(index);
+        assert!(Index::open_existing(dir.path()).is_none());
+        // While another process holds the build lock (its first build
+        // makes them at its end), they are not made here, and a sync of a
+        // few sessions answers them as not indexed.
+        let other = hold_build_lock(dir.path());
+        let mut index = Index::open(dir.path()).expect("index");
+        assert!(schema::calls_indexes_missing(&index.conn).expect("master"));
+        let few = &some_sessions()[..2];
+        let synced = index.sync(few, &mut |_| {});
+        assert_eq!(synced.stats.not_indexed, 2);
+        assert!(synced.states.iter().all(|s| matches!(s, State::NotIndexed)));
+        assert_eq!(
+            index.notices(),
+            [
+                "another hookscope process is building this index for the first time; this question reads the sessions without it"
+            ]
+        );
+        drop(index);
+        drop(other);
+        let index = Index::open(dir.path()).expect("index");
+        assert!(index.notices().is_empty(), "{:?}", index.notices());
+        assert!(!schema::calls_indexes_missing(&index.conn).expect("master"));
+        drop(index);
+        assert!(Index::open_existing(dir.path()).is_some());
     }
 
     /// A new index file has 16 KiB pages; an existing file keeps the page

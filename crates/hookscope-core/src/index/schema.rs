@@ -141,14 +141,72 @@ CREATE TABLE IF NOT EXISTS diagnostics(
   PRIMARY KEY(s_path, s_id, ord));
 ";
 
-/// `calls`' indexes and the tables after it.
-const CREATE: &str = "
+/// `calls`' secondary indexes (the queries name them with `INDEXED BY`).
+/// A first build of many sessions drops them and makes them again once
+/// every row is in ([`drop_calls_indexes`], [`create_calls_indexes`]).
+const CALLS_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS calls_verdict
   ON calls(name_folded, s_path, s_id, agent, is_error, ts_ns, rows_ok, input_folded);
 CREATE INDEX IF NOT EXISTS calls_errors
   ON calls(name_folded, s_path, s_id, agent, ts_ns, rows_ok, input_folded) WHERE is_error = 1;
 CREATE INDEX IF NOT EXISTS calls_names ON calls(name);
 CREATE INDEX IF NOT EXISTS calls_newest ON calls(name_folded, ts_ns, is_error, s_path, s_id);
+";
+
+/// The names of [`CALLS_INDEXES`].
+const CALLS_INDEX_NAMES: [&str; 4] = [
+    "calls_verdict",
+    "calls_errors",
+    "calls_names",
+    "calls_newest",
+];
+
+/// Whether one of `calls`' secondary indexes is missing: a first build
+/// that dropped them was killed before it made them again (or is under
+/// way in another process).
+///
+/// # Errors
+/// SQLite's, reading `sqlite_master`.
+pub fn calls_indexes_missing(conn: &Connection) -> rusqlite::Result<bool> {
+    let present: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (?1, ?2, ?3, ?4)",
+        CALLS_INDEX_NAMES,
+        |r| r.get(0),
+    )?;
+    Ok(usize::try_from(present).unwrap_or(0) < CALLS_INDEX_NAMES.len())
+}
+
+/// Drops `calls`' secondary indexes, for a first build: inserting rows
+/// into a table with five B-trees, four of them ordered by tool name
+/// rather than by session, costs more than sorting every row once at the
+/// end (docs/benchmarks.md "A first build makes the call indexes last").
+///
+/// # Errors
+/// SQLite's.
+pub fn drop_calls_indexes(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    for name in CALLS_INDEX_NAMES {
+        tx.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+    }
+    Ok(())
+}
+
+/// Makes the missing ones of `calls`' secondary indexes, sorting with
+/// SQLite's worker threads (`PRAGMA threads`, up to 2).
+///
+/// # Errors
+/// SQLite's (busy, a full disk).
+pub fn create_calls_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA threads = 2")?;
+    let made = conn.execute_batch(&format!("BEGIN IMMEDIATE; {CALLS_INDEXES} COMMIT;"));
+    if made.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    let _ = conn.execute_batch("PRAGMA threads = 0");
+    made
+}
+
+/// The tables after `calls`.
+const CREATE: &str = "
 CREATE TABLE IF NOT EXISTS checkpoints(
   s_path BLOB NOT NULL, s_id TEXT NOT NULL, state TEXT NOT NULL,
   PRIMARY KEY(s_path, s_id));
@@ -301,6 +359,7 @@ pub fn create(conn: &mut Connection, fresh: bool) -> rusqlite::Result<()> {
     }
     tx.execute_batch(CREATE_FIRST)?;
     tx.execute_batch(&super::calls_table::create_sql())?;
+    tx.execute_batch(CALLS_INDEXES)?;
     tx.execute_batch(CREATE)?;
     tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))?;
     tx.execute("DELETE FROM hookscope_index", [])?;
