@@ -70,7 +70,9 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
             eta_shown = true;
             set_bar_style(bar, true);
         }
-        bar.set_message(if p.waiting {
+        bar.set_message(if p.making_indexes {
+            format!("{} sessions indexed; sorting the call indexes", p.total)
+        } else if p.waiting {
             format!(
                 "another hookscope process is indexing: {}/{} sessions",
                 p.done, p.total
@@ -151,6 +153,7 @@ mod tests {
             bytes_done: 0,
             bytes_total: 4_692_000_000,
             waiting: false,
+            making_indexes: false,
         };
         assert_eq!(
             sync_notice(&p),

@@ -151,6 +151,10 @@ pub struct Progress {
     /// waits for it ([`super::build_lock`]): `done` and `bytes_done` then
     /// count the sessions the other process has indexed so far.
     pub waiting: bool,
+    /// `true` once a first build has written every row and makes the
+    /// call indexes (a few seconds on a heavy user's corpus; see
+    /// [`crate::index::Index::with_deferred_indexes_from`]).
+    pub making_indexes: bool,
 }
 
 /// One session's state after a sync.
@@ -953,6 +957,7 @@ impl Index {
                     bytes_done: done.iter().map(|&i| sessions[i].size).sum(),
                     bytes_total,
                     waiting: true,
+                    making_indexes: false,
                 });
                 self.data_version().unwrap_or(0)
             };
@@ -1002,6 +1007,7 @@ impl Index {
                 bytes_done: 0,
                 bytes_total,
                 waiting: false,
+                making_indexes: false,
             });
         }
         // A first build of many sessions (the calls table empty, this
@@ -1081,6 +1087,7 @@ impl Index {
                         bytes_done,
                         bytes_total,
                         waiting: false,
+                        making_indexes: false,
                     });
                 }
                 parsed = next.zip(built).map(|(chunk, built)| (chunk.len(), built));
@@ -1089,6 +1096,14 @@ impl Index {
         };
         let written = write_all();
         if defer_indexes {
+            progress(Progress {
+                done: todo.len(),
+                total: todo.len(),
+                bytes_done: bytes_total,
+                bytes_total,
+                waiting: false,
+                making_indexes: true,
+            });
             // Made again even when a write failed: the queries name them.
             super::busy_retried(|| super::schema::create_calls_indexes(&self.conn))?;
         }

@@ -570,8 +570,14 @@ mod tests {
         let mut deferred = Index::open(deferred_dir.path())
             .expect("index")
             .with_deferred_indexes_from(0);
-        let synced = deferred.sync(&sessions, &mut |_| {});
+        let mut seen = Vec::new();
+        let synced = deferred.sync(&sessions, &mut |p| seen.push(p));
         assert!(synced.stats.deferred_indexes);
+        // The last word of its progress: every session done, the indexes
+        // being made.
+        let last = seen.last().expect("progress");
+        assert!(last.making_indexes && last.done == 9 && last.total == 9);
+        assert_eq!(seen.iter().filter(|p| p.making_indexes).count(), 1);
         assert_eq!(synced.stats.indexed, 9);
         assert!(!schema::calls_indexes_missing(&deferred.conn).expect("master"));
         let kept_dir = tempfile::TempDir::new().expect("temp");
