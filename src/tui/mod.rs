@@ -370,8 +370,12 @@ pub fn start_shared(
     if mask.iter().all(|&f| f) {
         app.apply(worker::Msg::SummariesDone);
     }
-    worker::spawn_index_sync(refs.to_vec(), library.clone(), mask, tx.clone());
-    worker::spawn_queries_indexed(refs.to_vec(), Some(library), tx.clone())
+    // The queries' own connection is opened first: it takes the shared
+    // index's lock for a moment, which the sync holds for a whole chunk
+    // (on a first build, seconds of parsing: the first frame waited).
+    let queries = worker::spawn_queries_indexed(refs.to_vec(), Some(library.clone()), tx.clone());
+    worker::spawn_index_sync(refs.to_vec(), library, mask, tx.clone());
+    queries
 }
 
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark
