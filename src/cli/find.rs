@@ -770,12 +770,16 @@ fn input_summary(r: &FoundCall) -> String {
     }
 }
 
-/// `text` on one line, at most `max` chars (an ellipsis marks a cut).
+/// `text` on one line, at most `max` chars (an ellipsis marks a cut):
+/// newlines and tabs as spaces, every other control character as the
+/// visible escape [`printable`] writes (`\x1b`), as every text output
+/// (docs/security.md "Terminal output").
 fn clip(text: &str, max: usize) -> String {
-    let one: String = text
+    let spaced: String = text
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| if matches!(c, '\n' | '\t') { ' ' } else { c })
         .collect();
+    let one = hookscope_core::printable::printable(&spaced).into_owned();
     if one.chars().count() <= max {
         return one;
     }

@@ -270,7 +270,8 @@ fn no_text_output_carries_a_raw_control() {
 }
 
 /// The escapes are visible: a retitle sequence in a prompt is printed as
-/// `\x1b]0;…\x07`, not dropped.
+/// `\x1b]0;…\x07`, not dropped; a C1 control in a command too, in `show`
+/// and in the `find` table.
 #[test]
 fn a_control_in_a_prompt_is_printed_as_a_visible_escape() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -297,4 +298,14 @@ fn a_control_in_a_prompt_is_printed_as_a_visible_escape() {
     ]);
     let json = String::from_utf8(json).expect("utf-8");
     assert!(json.contains(r"hi \u001b]0;PWNED\u0007 there"), "{json}");
+    // The `find` table's one-line input shows the same escape (it made
+    // controls spaces before).
+    let (table, _) = run(&[
+        std::ffi::OsStr::new("find"),
+        std::ffi::OsStr::new("--tool-name"),
+        std::ffi::OsStr::new("Bash"),
+        file.as_os_str(),
+    ]);
+    let table = String::from_utf8(table).expect("utf-8");
+    assert!(table.contains("printf '\\u{9b}2J'"), "{table}");
 }
