@@ -93,7 +93,7 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
 /// left when `eta`.
 fn set_bar_style(bar: &indicatif::ProgressBar, eta: bool) {
     let template = if eta {
-        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta})"
+        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta} left)"
     } else {
         "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes}"
     };

@@ -36,6 +36,10 @@ use super::{Index, path_bytes};
 use crate::transcript::fsread::{self, Stamp, Touched};
 use crate::transcript::{Agent, Diagnostic, LoadError, Locus, Session, SessionRef, load};
 
+/// How often the progress says how many bytes are parsed while a batch
+/// is parsed (200 ms).
+const PARSE_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Sessions loaded in parallel and written in one transaction.
 pub const BATCH: usize = 32;
 
@@ -1027,6 +1031,8 @@ impl Index {
         }
         let mut write_all = || -> rusqlite::Result<()> {
             let mut done_sessions = 0;
+            // Bytes parsed so far, and the most shown (never going back).
+            let (mut parsed_bytes, mut shown) = (0u64, 0u64);
             // Each batch is parsed on the pool while the one before it is
             // written here (the connection stays on this thread): the writes,
             // serial, overlap the parsing instead of leaving a core idle.
@@ -1049,6 +1055,9 @@ impl Index {
                             .collect()
                     })
                     .unwrap_or_default();
+                // Each session parsed sends its bytes: the progress moves
+                // while a batch is parsed, not only when it is written.
+                let (parsed_tx, parsed_rx) = std::sync::mpsc::channel::<u64>();
                 let (written, built) = std::thread::scope(|scope| {
                     let parsing = next.map(|chunk| {
                         scope.spawn(move || {
@@ -1060,7 +1069,9 @@ impl Index {
                                     let resumed = input.take().and_then(|input| {
                                         super::grow::build_grown(&sessions[i], input)
                                     });
-                                    (i, resumed.map_or_else(|| build_one(&sessions[i]), Ok))
+                                    let built = resumed.map_or_else(|| build_one(&sessions[i]), Ok);
+                                    let _ = parsed_tx.send(sessions[i].size);
+                                    (i, built)
                                 })
                                 .collect::<Vec<_>>()
                         })
@@ -1071,24 +1082,49 @@ impl Index {
                             .map(|bytes| Some((count, bytes))),
                         None => Ok(None),
                     };
+                    if let Ok(Some((count, bytes))) = &written {
+                        done_sessions += count;
+                        bytes_done += bytes;
+                        shown = shown.max(bytes_done);
+                        progress(Progress {
+                            done: done_sessions,
+                            total: todo.len(),
+                            bytes_done: shown,
+                            bytes_total,
+                            waiting: false,
+                            making_indexes: false,
+                        });
+                    }
+                    // Until the parse ends (its sender is dropped then).
+                    let mut said = std::time::Instant::now();
+                    loop {
+                        match parsed_rx.recv_timeout(PARSE_PROGRESS_EVERY) {
+                            Ok(bytes) => parsed_bytes += bytes,
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                        }
+                        let now = parsed_bytes.min(bytes_total);
+                        if now > shown && said.elapsed() >= PARSE_PROGRESS_EVERY {
+                            shown = now;
+                            said = std::time::Instant::now();
+                            progress(Progress {
+                                done: done_sessions,
+                                total: todo.len(),
+                                bytes_done: shown,
+                                bytes_total,
+                                waiting: false,
+                                making_indexes: false,
+                            });
+                        }
+                    }
                     let built = parsing.map(|h| {
                         h.join()
                             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                     });
                     (written, built)
                 });
-                if let Some((count, bytes)) = written? {
+                if let Some((_, bytes)) = written? {
                     give_back_after(bytes);
-                    done_sessions += count;
-                    bytes_done += bytes;
-                    progress(Progress {
-                        done: done_sessions,
-                        total: todo.len(),
-                        bytes_done,
-                        bytes_total,
-                        waiting: false,
-                        making_indexes: false,
-                    });
                 }
                 parsed = next.zip(built).map(|(chunk, built)| (chunk.len(), built));
             }
