@@ -144,6 +144,9 @@ pub fn run(
     cwd_map: hookscope_core::hooks::cwd_map::CwdMap,
     no_index: bool,
 ) -> anyhow::Result<()> {
+    // Watched from the start: a SIGTERM while the start walks or reads
+    // the index ends hookscope with 0 too, as once the screen is drawn.
+    let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
     let offset = Local::now().offset().fix();
     let (tx, rx) = mpsc::channel();
     let (mut app, mut boot) = boot::Boot::begin(paths, no_index, offset, Theme::from_env(), &tx)?;
@@ -167,7 +170,6 @@ pub fn run(
     app.ctx.settings = settings.to_vec();
     app.ctx.cwd_map = cwd_map;
 
-    let term_flag = terminal::termination_flag().context("cannot watch for SIGTERM")?;
     // The follower starts once discovery has answered, with its sessions
     // (the roots are not walked twice at start).
     let mut follow: Option<mpsc::Sender<(usize, hookscope_core::transcript::SessionRef)>> = None;
