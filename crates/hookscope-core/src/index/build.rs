@@ -161,6 +161,21 @@ pub struct Progress {
     pub making_indexes: bool,
 }
 
+impl Progress {
+    /// This process indexing: `done` of `total` sessions written,
+    /// `bytes_done` of `bytes_total` parsed.
+    fn indexing(done: usize, total: usize, bytes_done: u64, bytes_total: u64) -> Progress {
+        Progress {
+            done,
+            total,
+            bytes_done,
+            bytes_total,
+            waiting: false,
+            making_indexes: false,
+        }
+    }
+}
+
 /// One session's state after a sync.
 #[derive(Debug)]
 pub enum State {
@@ -1005,14 +1020,7 @@ impl Index {
         let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
         let mut bytes_done = 0;
         if !todo.is_empty() {
-            progress(Progress {
-                done: 0,
-                total: todo.len(),
-                bytes_done: 0,
-                bytes_total,
-                waiting: false,
-                making_indexes: false,
-            });
+            progress(Progress::indexing(0, todo.len(), 0, bytes_total));
         }
         // A first build of many sessions (the calls table empty, this
         // process holding the build lock, a whole discovery) makes the call
@@ -1086,14 +1094,12 @@ impl Index {
                         done_sessions += count;
                         bytes_done += bytes;
                         shown = shown.max(bytes_done);
-                        progress(Progress {
-                            done: done_sessions,
-                            total: todo.len(),
-                            bytes_done: shown,
+                        progress(Progress::indexing(
+                            done_sessions,
+                            todo.len(),
+                            shown,
                             bytes_total,
-                            waiting: false,
-                            making_indexes: false,
-                        });
+                        ));
                     }
                     // Until the parse ends (its sender is dropped then).
                     let mut said = std::time::Instant::now();
@@ -1107,14 +1113,12 @@ impl Index {
                         if now > shown && said.elapsed() >= PARSE_PROGRESS_EVERY {
                             shown = now;
                             said = std::time::Instant::now();
-                            progress(Progress {
-                                done: done_sessions,
-                                total: todo.len(),
-                                bytes_done: shown,
+                            progress(Progress::indexing(
+                                done_sessions,
+                                todo.len(),
+                                shown,
                                 bytes_total,
-                                waiting: false,
-                                making_indexes: false,
-                            });
+                            ));
                         }
                     }
                     let built = parsing.map(|h| {
