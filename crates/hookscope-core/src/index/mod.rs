@@ -147,6 +147,22 @@ impl Index {
         self
     }
 
+    /// Runs `f` (which only reads this index) inside one read transaction:
+    /// its statements then share one snapshot and one WAL read lock (a
+    /// `find` of 10,000 records ran ~5,000 statements, each taking and
+    /// releasing the lock with two `fcntl`s). Without the transaction
+    /// (`BEGIN` refused, or one already open) `f` runs as before.
+    pub fn in_read_transaction<T>(&self, f: impl FnOnce() -> T) -> T {
+        let began = self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok();
+        let out = f();
+        // Never left open (a stale snapshot for every later question on
+        // this connection): a COMMIT refused (interrupted) is rolled back.
+        if began && self.conn.execute_batch("COMMIT").is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        out
+    }
+
     /// Whether the calls table has no row.
     ///
     /// # Errors
@@ -637,6 +653,24 @@ mod tests {
         assert!(!schema::calls_indexes_missing(&index.conn).expect("master"));
         drop(index);
         assert!(Index::open_existing(dir.path()).is_some());
+    }
+
+    /// `in_read_transaction` runs its closure inside one transaction
+    /// (not autocommit there, autocommit after), nests without a second
+    /// `BEGIN`, and gives the closure's value back.
+    #[test]
+    fn a_read_transaction_wraps_the_closure_once() {
+        let dir = tempfile::TempDir::new().expect("temp");
+        let index = Index::open(dir.path()).expect("index");
+        assert!(index.conn.is_autocommit());
+        let (outer, inner) = index.in_read_transaction(|| {
+            let outer = index.conn.is_autocommit();
+            let inner = index.in_read_transaction(|| index.conn.is_autocommit());
+            (outer, inner)
+        });
+        assert!(!outer && !inner);
+        assert!(index.conn.is_autocommit());
+        assert_eq!(index.in_read_transaction(|| 42), 42);
     }
 
     /// A new index file has 16 KiB pages; an existing file keeps the page

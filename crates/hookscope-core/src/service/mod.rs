@@ -478,10 +478,12 @@ impl Library {
                     _ => index.candidates_of(query, &Scope::of(&sessions)),
                 };
                 let verdicts = Index::verdicts_from(candidates, &sessions, &synced.states);
-                run(Finder::new(&sessions, query)
-                    .loader(&loader)
-                    .verdicts(&verdicts)
-                    .rows(&*index))?
+                index.in_read_transaction(|| {
+                    run(Finder::new(&sessions, query)
+                        .loader(&loader)
+                        .verdicts(&verdicts)
+                        .rows(&*index))
+                })?
             }
             _ => run(Finder::new(&sessions, query).loader(&loader))?,
         };
