@@ -40,6 +40,29 @@ use crate::transcript::{Agent, Diagnostic, LoadError, Locus, Session, SessionRef
 /// is parsed (200 ms).
 const PARSE_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// Adds the bytes of each session parsed (sent on `parsed_rx`) to
+/// `parsed` until the parse ends (its sender dropped), calling `report`
+/// with the total at most every [`PARSE_PROGRESS_EVERY`].
+fn follow_parsing(
+    parsed_rx: &std::sync::mpsc::Receiver<u64>,
+    parsed: &mut u64,
+    mut report: impl FnMut(u64),
+) {
+    use std::sync::mpsc::RecvTimeoutError;
+    let mut said = std::time::Instant::now();
+    loop {
+        match parsed_rx.recv_timeout(PARSE_PROGRESS_EVERY) {
+            Ok(bytes) => *parsed += bytes,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        if said.elapsed() >= PARSE_PROGRESS_EVERY {
+            said = std::time::Instant::now();
+            report(*parsed);
+        }
+    }
+}
+
 /// Sessions loaded in parallel and written in one transaction.
 pub const BATCH: usize = 32;
 
@@ -1018,7 +1041,6 @@ impl Index {
             })
             .collect();
         let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
-        let mut bytes_done = 0;
         if !todo.is_empty() {
             progress(Progress::indexing(0, todo.len(), 0, bytes_total));
         }
@@ -1090,10 +1112,10 @@ impl Index {
                             .map(|bytes| Some((count, bytes))),
                         None => Ok(None),
                     };
-                    if let Ok(Some((count, bytes))) = &written {
+                    // Every written session was parsed (and counted) first.
+                    if let Ok(Some((count, _))) = &written {
                         done_sessions += count;
-                        bytes_done += bytes;
-                        shown = shown.max(bytes_done);
+                        shown = shown.max(parsed_bytes.min(bytes_total));
                         progress(Progress::indexing(
                             done_sessions,
                             todo.len(),
@@ -1101,18 +1123,10 @@ impl Index {
                             bytes_total,
                         ));
                     }
-                    // Until the parse ends (its sender is dropped then).
-                    let mut said = std::time::Instant::now();
-                    loop {
-                        match parsed_rx.recv_timeout(PARSE_PROGRESS_EVERY) {
-                            Ok(bytes) => parsed_bytes += bytes,
-                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-                        }
-                        let now = parsed_bytes.min(bytes_total);
-                        if now > shown && said.elapsed() >= PARSE_PROGRESS_EVERY {
+                    follow_parsing(&parsed_rx, &mut parsed_bytes, |parsed| {
+                        let now = parsed.min(bytes_total);
+                        if now > shown {
                             shown = now;
-                            said = std::time::Instant::now();
                             progress(Progress::indexing(
                                 done_sessions,
                                 todo.len(),
@@ -1120,7 +1134,7 @@ impl Index {
                                 bytes_total,
                             ));
                         }
-                    }
+                    });
                     let built = parsing.map(|h| {
                         h.join()
                             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -1148,29 +1162,22 @@ impl Index {
             super::busy_retried(|| super::schema::create_calls_indexes(&self.conn))?;
         }
         written?;
-        if !defer_indexes && super::schema::calls_indexes_missing(&self.conn)? {
-            // Dropped by another process's first build, still under way
-            // (or by one that was killed): made here when no one builds;
-            // else this question reads its sessions without the index.
-            let ours = lock
-                .as_ref()
-                .is_some_and(super::build_lock::BuildLock::held);
-            let elsewhere = self
-                .file
-                .as_deref()
-                .is_some_and(super::build_lock::held_elsewhere);
-            if ours || !elsewhere {
-                super::busy_retried(|| super::schema::create_calls_indexes(&self.conn))?;
-            } else {
-                for state in &mut states {
-                    if matches!(state, State::Indexed) {
-                        *state = State::NotIndexed;
-                    }
+        // Dropped by another process's first build, still under way (or by
+        // one that was killed): made here when no one builds; else this
+        // question reads its sessions without the index.
+        let ours = lock
+            .as_ref()
+            .is_some_and(super::build_lock::BuildLock::held);
+        if !defer_indexes && !super::restore_calls_indexes(&self.conn, self.file.as_deref(), ours)?
+        {
+            for state in &mut states {
+                if matches!(state, State::Indexed) {
+                    *state = State::NotIndexed;
                 }
-                self.notices.push(
-                    "another hookscope process is building this index for the first time; this question reads the sessions without it".to_string(),
-                );
             }
+            self.notices.push(
+                "another hookscope process is building this index for the first time; this question reads the sessions without it".to_string(),
+            );
         }
         let reused: Vec<bool> = plans.iter().map(|p| matches!(p, Plan::Reuse)).collect();
         stats.reused = reused.iter().filter(|&&r| r).count();

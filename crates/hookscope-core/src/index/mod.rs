@@ -365,11 +365,7 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
             // A first build that dropped the call indexes and was killed
             // left them missing (the queries name them): made again here,
             // unless another process is building (it makes them at its end).
-            if schema::calls_indexes_missing(&conn).map_err(|e| e.to_string())?
-                && !build_lock::held_elsewhere(path)
-            {
-                busy_retried(|| schema::create_calls_indexes(&conn)).map_err(|e| e.to_string())?;
-            }
+            restore_calls_indexes(&conn, Some(path), false).map_err(|e| e.to_string())?;
         }
         Stamp::Empty => {
             busy_retried(|| schema::create(&mut conn, false)).map_err(|e| e.to_string())?;
@@ -393,6 +389,29 @@ fn open_file(dir: &Path, path: &Path, notices: &mut Vec<String>) -> Result<Conne
 }
 
 use schema::Stamp;
+
+/// Makes `calls`' secondary indexes again when they are missing (a first
+/// build that dropped them was killed, [`schema::drop_calls_indexes`]),
+/// unless another process holds the build lock of `file` and `ours` is
+/// false (that build makes them at its end). Returns whether they are
+/// there afterwards.
+///
+/// # Errors
+/// SQLite's (reading `sqlite_master`, or making them).
+fn restore_calls_indexes(
+    conn: &Connection,
+    file: Option<&Path>,
+    ours: bool,
+) -> rusqlite::Result<bool> {
+    if !schema::calls_indexes_missing(conn)? {
+        return Ok(true);
+    }
+    if !ours && file.is_some_and(build_lock::held_elsewhere) {
+        return Ok(false);
+    }
+    busy_retried(|| schema::create_calls_indexes(conn))?;
+    Ok(true)
+}
 
 /// Refuses an index file (or its `-wal`, `-shm`, `-journal`) that is a
 /// symbolic link or not a regular file: SQLite would write through the
