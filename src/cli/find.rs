@@ -497,7 +497,8 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
 /// What `ask` answers over the library of `paths` (with progress on
 /// stderr and the index's report after it); a PATH given that is not read
 /// (a FIFO, a device) is said, as `sessions` says it, rather than a silent
-/// "0 records". A refused argument exits 2 ([`invalid`]).
+/// "0 records", and so is finding no session at all. A refused argument
+/// exits 2 ([`invalid`]).
 fn answer<T>(
     paths: &[PathBuf],
     json: bool,
@@ -514,6 +515,15 @@ fn answer<T>(
     super::index::report(&library, found.sync.as_ref());
     for d in found.diagnostics.iter().filter(|d| paths.contains(&d.path)) {
         errln!("hookscope: {d}");
+    }
+    if found.sessions.is_empty() {
+        // "0 records" alone would read as "no call matched".
+        let under = if paths.is_empty() {
+            "the default locations (see `hookscope sessions --help`)"
+        } else {
+            "the given paths"
+        };
+        errln!("hookscope: 0 sessions found under {under}");
     }
     found
 }

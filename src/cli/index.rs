@@ -55,31 +55,30 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
         if p.total == 0 {
             return;
         }
+        let message = if p.making_indexes {
+            format!("{} sessions indexed; sorting the call indexes", p.total)
+        } else if p.waiting {
+            format!("another hookscope indexes: {}/{}", p.done, p.total)
+        } else {
+            format!("indexing {}/{} sessions", p.done, p.total)
+        };
+        // The message is set before the bar is first drawn: its first frame
+        // says what it counts.
         let bar = bar.get_or_insert_with(|| {
-            let bar = indicatif::ProgressBar::new(p.bytes_total);
+            let bar = indicatif::ProgressBar::new(p.bytes_total).with_message(message.clone());
             set_bar_style(&bar, false);
             bar
         });
-
+        bar.set_message(message);
         // After a wait the sync plans again: fewer sessions may be left.
         bar.set_length(p.bytes_total);
-        bar.set_position(p.bytes_done);
         // The time left is shown once some bytes are done: before, it
         // reads `(0s)`.
         if p.bytes_done > 0 && !eta_shown {
             eta_shown = true;
             set_bar_style(bar, true);
         }
-        bar.set_message(if p.making_indexes {
-            format!("{} sessions indexed; sorting the call indexes", p.total)
-        } else if p.waiting {
-            format!(
-                "another hookscope process is indexing: {}/{} sessions",
-                p.done, p.total
-            )
-        } else {
-            format!("indexing {}/{} sessions", p.done, p.total)
-        });
+        bar.set_position(p.bytes_done);
     };
     let out = f(&mut progress);
     if let Some(bar) = bar {
@@ -90,12 +89,13 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
 }
 
 /// The progress bar's style: `{msg} [{bar}] done/total`, with the time
-/// left when `eta`.
+/// left when `eta`; the bar takes the columns the rest of the line leaves,
+/// so the line fits the terminal (80 columns included) and never wraps.
 fn set_bar_style(bar: &indicatif::ProgressBar, eta: bool) {
     let template = if eta {
-        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} ({eta} left)"
+        "{msg} [{wide_bar}] {binary_bytes}/{binary_total_bytes} ({eta} left)"
     } else {
-        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes}"
+        "{msg} [{wide_bar}] {binary_bytes}/{binary_total_bytes}"
     };
     if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
         bar.set_style(style.progress_chars("=> "));

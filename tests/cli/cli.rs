@@ -686,6 +686,37 @@ fn sessions_on_an_empty_folder_says_zero() {
     );
 }
 
+/// `find` on a folder without sessions says so on stderr, not only
+/// "0 records" (which reads as "no call matched"); `--count` still prints
+/// its `0` alone on stdout.
+#[test]
+fn find_on_an_empty_folder_says_no_session_was_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = hookscope()
+        .args(["find", "--tool-name", "Bash"])
+        .arg(dir.path())
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: 0 sessions found under the given paths\n0 records\n"
+    );
+    let out = hookscope()
+        .args(["find", "--tool-name", "Bash", "--count"])
+        .arg(dir.path())
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: 0 sessions found under the given paths\n"
+    );
+}
+
 /// On the command line the name-filter errors name the flags (MCP keeps
 /// its parameter names, `tests/cli/mcp.rs`).
 #[test]

@@ -170,9 +170,11 @@ pub struct Progress {
     pub done: usize,
     /// Sessions to index.
     pub total: usize,
-    /// Main-file bytes of the sessions indexed so far.
+    /// Main-file bytes of the sessions indexed so far; a file several
+    /// sessions share (an OpenCode `opencode.db`) is split evenly between
+    /// them ([`file_shares`]), so each file counts once.
     pub bytes_done: u64,
-    /// Main-file bytes of all sessions to index.
+    /// Main-file bytes of all sessions to index, each file counted once.
     pub bytes_total: u64,
     /// `true` while another process holds the build lock and this one
     /// waits for it ([`super::build_lock`]): `done` and `bytes_done` then
@@ -182,6 +184,33 @@ pub struct Progress {
     /// call indexes (a few seconds on a heavy user's corpus; see
     /// [`crate::index::Index::with_deferred_indexes_from`]).
     pub making_indexes: bool,
+}
+
+/// Each of `todo`'s sessions' part of the bytes to index: its main file's
+/// size, split evenly between the sessions of `todo` that share that file
+/// (an OpenCode `opencode.db` holds every session of its folder; the
+/// first of them takes the remainder), so the parts add up to each file
+/// once. Keyed by index in `sessions`.
+fn file_shares(sessions: &[SessionRef], todo: &[usize]) -> HashMap<usize, u64> {
+    let mut sharing: HashMap<&Path, Vec<usize>> = HashMap::new();
+    for &i in todo {
+        if let Some(s) = sessions.get(i) {
+            sharing.entry(s.path.as_path()).or_default().push(i);
+        }
+    }
+    let mut shares = HashMap::with_capacity(todo.len());
+    for (_, group) in sharing {
+        let Some(&first) = group.first() else {
+            continue;
+        };
+        let size = sessions.get(first).map_or(0, |s| s.size);
+        let n = group.len() as u64;
+        for &i in &group {
+            shares.insert(i, size / n);
+        }
+        *shares.entry(first).or_insert(0) += size % n;
+    }
+    shares
 }
 
 impl Progress {
@@ -988,7 +1017,8 @@ impl Index {
                 break (stored, planned);
             };
             let todo = &planned.todo;
-            let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
+            let shares = file_shares(sessions, todo);
+            let bytes_total: u64 = shares.values().sum();
             // The builder's progress is any commit of it (it may index
             // other sessions first), its count of ours what is shown.
             let mut waiting = || {
@@ -996,7 +1026,7 @@ impl Index {
                 progress(Progress {
                     done: done.len(),
                     total: todo.len(),
-                    bytes_done: done.iter().map(|&i| sessions[i].size).sum(),
+                    bytes_done: done.iter().filter_map(|i| shares.get(i)).sum(),
                     bytes_total,
                     waiting: true,
                     making_indexes: false,
@@ -1040,7 +1070,8 @@ impl Index {
                 _ => State::Indexed,
             })
             .collect();
-        let bytes_total: u64 = todo.iter().map(|&i| sessions[i].size).sum();
+        let shares = file_shares(sessions, &todo);
+        let bytes_total: u64 = shares.values().sum();
         if !todo.is_empty() {
             progress(Progress::indexing(0, todo.len(), 0, bytes_total));
         }
@@ -1088,6 +1119,7 @@ impl Index {
                 // Each session parsed sends its bytes: the progress moves
                 // while a batch is parsed, not only when it is written.
                 let (parsed_tx, parsed_rx) = std::sync::mpsc::channel::<u64>();
+                let shares = &shares;
                 let (written, built) = std::thread::scope(|scope| {
                     let parsing = next.map(|chunk| {
                         scope.spawn(move || {
@@ -1100,7 +1132,8 @@ impl Index {
                                         super::grow::build_grown(&sessions[i], input)
                                     });
                                     let built = resumed.map_or_else(|| build_one(&sessions[i]), Ok);
-                                    let _ = parsed_tx.send(sessions[i].size);
+                                    let share = shares.get(&i).copied().unwrap_or(0);
+                                    let _ = parsed_tx.send(share);
                                     (i, built)
                                 })
                                 .collect::<Vec<_>>()
@@ -1634,6 +1667,36 @@ mod tests {
         );
         assert_eq!(input_folded(Some(&kelvin(520))), None);
         assert_eq!(input_folded(None), Some(String::new()));
+    }
+
+    /// A file several sessions share counts once in the bytes to index:
+    /// split evenly, the remainder to the first of them.
+    #[test]
+    fn a_shared_file_counts_once_in_the_bytes_to_index() {
+        let session = |path: &str, id: &str, size: u64| SessionRef {
+            id: id.to_string(),
+            agent: Agent::OpenCode,
+            path: PathBuf::from(path),
+            size,
+            modified: None,
+            subagent_files: Vec::new(),
+        };
+        let sessions = [
+            session("/o/opencode.db", "ses_a", 1000),
+            session("/c/a.jsonl", "a", 70),
+            session("/o/opencode.db", "ses_b", 1000),
+            session("/o/opencode.db", "ses_c", 1000),
+        ];
+        let shares = file_shares(&sessions, &[0, 1, 2, 3]);
+        assert_eq!(shares.values().sum::<u64>(), 1070);
+        assert_eq!(
+            (shares[&0], shares[&1], shares[&2], shares[&3]),
+            (334, 70, 333, 333)
+        );
+        // Only the sessions to index share it.
+        let shares = file_shares(&sessions, &[2, 3]);
+        assert_eq!((shares[&2], shares[&3]), (500, 500));
+        assert!(file_shares(&sessions, &[]).is_empty());
     }
 
     /// Batches keep the order, hold at most 32 sessions and 256 MiB, and a
