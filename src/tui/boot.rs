@@ -66,6 +66,14 @@ pub struct Boot {
     unchanged: Option<Arc<AtomicBool>>,
     /// Queries asked again because the stored list changed.
     asked_again: usize,
+    /// Whether the index sync is re-indexing sessions now
+    /// ([`Msg::Indexing`]).
+    indexing: bool,
+    /// Whether a query searched only the sessions indexed so far
+    /// ([`Boot::searched_part`]) since the sync last ended.
+    searched_part: bool,
+    /// Queries asked again because a sync that they searched part of ended.
+    asked_after_indexing: usize,
     /// The sessions as discovered (the provisional list until then).
     pub refs: Vec<SessionRef>,
     /// The roots searched (followed for new sessions).
@@ -158,6 +166,9 @@ impl Boot {
                 last: None,
                 unchanged: None,
                 asked_again: 0,
+                indexing: false,
+                searched_part: false,
+                asked_after_indexing: 0,
                 refs,
                 roots,
                 library: None,
@@ -203,6 +214,9 @@ impl Boot {
                 last: None,
                 unchanged: None,
                 asked_again: 0,
+                indexing: false,
+                searched_part: false,
+                asked_after_indexing: 0,
                 refs: found.sessions,
                 roots: found.roots,
                 library,
@@ -297,6 +311,66 @@ impl Boot {
             self.last = Some((generation, query, false));
             self.asked_again += 1;
         }
+    }
+
+    /// Takes the index sync's progress ([`Msg::Indexing`], which the
+    /// event loop also applies): the query thread learns whether a sync
+    /// runs (while a first build does, a query searches the sessions
+    /// indexed so far: [`Msg::Scope`]), and when it ends, the newest query
+    /// asked meanwhile is asked again over every session.
+    pub fn indexing(&mut self, progress: Option<(usize, usize)>) {
+        self.indexing = progress.is_some();
+        if let Some(queries) = &self.queries {
+            queries.indexing(self.indexing);
+        }
+        if self.indexing || !std::mem::take(&mut self.searched_part) {
+            return;
+        }
+        if let (Some((generation, query, false)), Some(queries)) = (&self.last, &self.queries) {
+            queries.send(*generation, query.clone());
+            self.asked_after_indexing += 1;
+        }
+    }
+
+    /// A start whose query thread is `queries` (already started), for the
+    /// tests of [`Boot::indexing`].
+    #[cfg(test)]
+    pub fn with_queries(queries: Queries) -> Boot {
+        Boot {
+            unsynced: None,
+            queries: Some(queries),
+            pending: None,
+            early: None,
+            last: None,
+            unchanged: None,
+            asked_again: 0,
+            indexing: false,
+            searched_part: false,
+            asked_after_indexing: 0,
+            refs: Vec::new(),
+            roots: Vec::new(),
+            library: None,
+        }
+    }
+
+    /// How many Calls queries were asked again because a sync that they
+    /// searched part of ended ([`Boot::indexing`]).
+    #[cfg(test)]
+    pub fn asked_after_indexing(&self) -> usize {
+        self.asked_after_indexing
+    }
+
+    /// The query thread, once started.
+    #[cfg(test)]
+    pub fn queries(&self) -> Option<&Queries> {
+        self.queries.as_ref()
+    }
+
+    /// Takes a [`Msg::Scope`] of fewer sessions than all (which the event
+    /// loop also applies): once the sync ends, the newest query is asked
+    /// again ([`Boot::indexing`]).
+    pub fn searched_part(&mut self) {
+        self.searched_part = true;
     }
 
     /// How many Calls queries were asked again because discovery or the

@@ -58,6 +58,10 @@ pub struct CallsView {
     /// Every match of a cut answer and the generation it counts
     /// ([`CallsView::counted`]); shown only with that generation's answer.
     pub total: Option<(u64, usize)>,
+    /// The sessions a query searched and the sessions in all, with its
+    /// generation ([`super::worker::Msg::Scope`]): fewer while the index
+    /// is first built; shown only with that generation's answer.
+    pub scope: Option<(u64, usize, usize)>,
     /// Selected record (index into `result.records`).
     pub sel: usize,
     /// First visible list row (follows the selection).
@@ -398,6 +402,17 @@ pub fn count_text(view: &CallsView) -> String {
             plural(result.unreadable.len(), "session")
         ));
     }
+    // While the index is first built: the sessions it holds so far.
+    if let Some((generation, searched, total)) = view.scope
+        && generation == view.answered
+        && searched < total
+    {
+        text.push_str(&format!(
+            " · in {} of {} sessions, the rest indexing",
+            crate::words::thousands(searched),
+            crate::words::thousands(total)
+        ));
+    }
     if view.running {
         text.push_str(" · searching…");
     }
@@ -491,6 +506,14 @@ impl CallsView {
     pub fn counted(&mut self, generation: u64, total: usize) {
         if generation == self.answered {
             self.total = Some((generation, total));
+        }
+    }
+
+    /// How many sessions the query `generation` searches of how many
+    /// ([`super::worker::Msg::Scope`]); dropped for another line.
+    pub fn scope(&mut self, generation: u64, searched: usize, total: usize) {
+        if generation == self.generation {
+            self.scope = Some((generation, searched, total));
         }
     }
 

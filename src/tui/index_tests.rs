@@ -289,3 +289,145 @@ fn a_cut_answer_is_followed_by_its_count() {
         "showing the newest 5 of 52 calls (limit:N)"
     );
 }
+
+/// While a first build runs, a Calls query searches the sessions the index
+/// holds so far (loading the rest beside the build would double its work)
+/// and the count says so; asked again once indexing ends, it searches every
+/// session, the answer is the one without an index, and the note goes.
+#[test]
+fn while_the_index_is_first_built_the_calls_view_searches_what_it_holds() {
+    use super::tests::{key, keys};
+    use crossterm::event::KeyCode;
+    use hookscope_core::service::Library;
+
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = cache.path().join("hookscope");
+    // The first half indexed, as a first build leaves the index midway.
+    let half = sessions.len() / 2;
+    warm(&dir, &sessions[..half]);
+    let library = Library::new(&[]).with_index(Index::open(&dir).expect("index"));
+    let (tx, rx) = mpsc::channel();
+    let queries = super::worker::spawn_queries_indexed(sessions.clone(), Some(library), tx);
+    queries.indexed_only_from(1);
+    queries.indexing(true);
+
+    let mut app = app_over(&sessions);
+    key(&mut app, KeyCode::Char('c'));
+    // (The helper answers each key's query at once, without an index.)
+    keys(&mut app, "tool:Bash");
+    let generation = app.calls.generation;
+    let query = calls::prepare(&app.calls.filter, Utc::now()).expect("valid filter");
+    let answer = |app: &mut App, rx: &Receiver<Msg>| -> Vec<String> {
+        apply_until(
+            app,
+            rx,
+            |m| matches!(m, Msg::Found { generation: g, .. } if *g == generation),
+        )
+    };
+
+    queries.send(generation, query.clone());
+    let seen = answer(&mut app, &rx);
+    assert!(
+        seen[0].starts_with(&format!(
+            "Scope {{ generation: {generation}, searched: {half}, total: {} }}",
+            sessions.len()
+        )),
+        "{seen:?}"
+    );
+    let plain = |refs: &[SessionRef]| {
+        serde_json::to_value(Finder::new(refs, &query).run().expect("records")).expect("json")
+    };
+    let got = serde_json::to_value(app.calls.result.as_ref().expect("an answer")).expect("json");
+    assert_eq!(got, plain(&sessions[..half]));
+    assert_ne!(got, plain(&sessions), "the half must hold fewer Bash calls");
+    assert_eq!(
+        calls::count_text(&app.calls),
+        format!(
+            "{} · in {half} of {} sessions, the rest indexing",
+            crate::words::plural(app.calls.records().len(), "call"),
+            sessions.len()
+        )
+    );
+
+    // Indexing ended: the same line asked again searches every session.
+    queries.indexing(false);
+    queries.send(generation, query.clone());
+    let seen = answer(&mut app, &rx);
+    assert!(
+        seen[0].starts_with(&format!(
+            "Scope {{ generation: {generation}, searched: {n}, total: {n} }}",
+            n = sessions.len()
+        )),
+        "{seen:?}"
+    );
+    let got = serde_json::to_value(app.calls.result.as_ref().expect("an answer")).expect("json");
+    assert_eq!(got, plain(&sessions));
+    // The 52 Bash calls of real-cc-2.1.332/*/projects.
+    assert_eq!(calls::count_text(&app.calls), "52 calls");
+}
+
+/// The start asks the newest query again when a sync that it searched
+/// part of ends (the event loop hands it the `Indexing` and `Scope`
+/// messages), and only then.
+#[test]
+fn the_query_that_searched_part_is_asked_again_when_indexing_ends() {
+    use hookscope_core::service::Library;
+
+    let found = discover(&[CORPUS.into()]).expect("corpus");
+    let sessions = found.sessions;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let dir = cache.path().join("hookscope");
+    let half = sessions.len() / 2;
+    warm(&dir, &sessions[..half]);
+    let library = Library::new(&[]).with_index(Index::open(&dir).expect("index"));
+    let (tx, rx) = mpsc::channel();
+    let queries = super::worker::spawn_queries_indexed(sessions.clone(), Some(library), tx);
+    queries.indexed_only_from(1);
+    let mut boot = super::boot::Boot::with_queries(queries);
+    let query = calls::prepare("tool:Bash", Utc::now()).expect("valid filter");
+    // The event loop's part: the scope seen, then the answer.
+    let answer = |boot: &mut super::boot::Boot, generation: u64| -> (usize, usize) {
+        let mut scope = None;
+        loop {
+            match rx.recv_timeout(WAIT).expect("an answer") {
+                Msg::Scope {
+                    searched, total, ..
+                } => {
+                    if searched < total {
+                        boot.searched_part();
+                    }
+                    scope = Some((searched, total));
+                }
+                Msg::Found { generation: g, .. } if g == generation => {
+                    return scope.expect("a scope before the answer");
+                }
+                _ => {}
+            }
+        }
+    };
+
+    // A sync of a few sessions: the answer is whole, nothing is asked again.
+    boot.indexing(Some((0, 1)));
+    boot.queries().expect("queries").indexed_only_from(u64::MAX);
+    boot.find(1, query.clone());
+    assert_eq!(answer(&mut boot, 1), (sessions.len(), sessions.len()));
+    boot.indexing(None);
+    assert_eq!(boot.asked_after_indexing(), 0);
+
+    // A first build: the answer is over the half indexed; when it ends,
+    // the same query is asked again, over every session.
+    boot.queries().expect("queries").indexed_only_from(1);
+    boot.indexing(Some((half, sessions.len())));
+    boot.find(2, query.clone());
+    assert_eq!(answer(&mut boot, 2), (half, sessions.len()));
+    boot.indexing(Some((half + 1, sessions.len())));
+    assert_eq!(boot.asked_after_indexing(), 0);
+    boot.indexing(None);
+    assert_eq!(boot.asked_after_indexing(), 1);
+    assert_eq!(answer(&mut boot, 2), (sessions.len(), sessions.len()));
+    // Once: a second end asks nothing.
+    boot.indexing(None);
+    assert_eq!(boot.asked_after_indexing(), 1);
+}

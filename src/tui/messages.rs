@@ -97,6 +97,11 @@ impl App {
             Msg::Found { generation, result } => self.calls.found(generation, result),
             Msg::FoundFirst { generation, result } => self.calls.found_first(generation, result),
             Msg::Counted { generation, total } => self.calls.counted(generation, total),
+            Msg::Scope {
+                generation,
+                searched,
+                total,
+            } => self.calls.scope(generation, searched, total),
             // Taken by the event loop (`boot::Boot::discovered`) before
             // `apply`; one that gets here has no list to replace.
             Msg::Discovered(_) => {}

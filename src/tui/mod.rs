@@ -191,6 +191,24 @@ pub fn run(
                     boot.summaries_done();
                     app.apply(worker::Msg::SummariesDone);
                 }
+                worker::Msg::Indexing(progress) => {
+                    boot.indexing(progress);
+                    app.apply(worker::Msg::Indexing(progress));
+                }
+                worker::Msg::Scope {
+                    generation,
+                    searched,
+                    total,
+                } => {
+                    if searched < total {
+                        boot.searched_part();
+                    }
+                    app.apply(worker::Msg::Scope {
+                        generation,
+                        searched,
+                        total,
+                    });
+                }
                 worker::Msg::Live { index, session } => {
                     // The agent wrote more: a hook may have logged more.
                     worker::spawn_decisions(

@@ -149,6 +149,21 @@ pub enum Msg {
         /// The records, or the `invalid_argument` message.
         result: Result<FindResult, String>,
     },
+    /// How many sessions the Calls-view query `generation` searches
+    /// (sent before its answers, while the index sync runs and for the
+    /// first query after one that searched part). While a first build
+    /// runs, only the sessions the index holds so far: loading the rest
+    /// beside the build would double its work and hold gigabytes
+    /// ([`INDEXED_ONLY_FROM`]). The view says so, and the start asks the
+    /// query again once the build ends.
+    Scope {
+        /// The generation of the filter line it answers.
+        generation: u64,
+        /// Sessions searched (indexed so far).
+        searched: usize,
+        /// Sessions in all.
+        total: usize,
+    },
     /// How many calls match a Calls-view query whose answer the limit
     /// cut before every match was known (sent after its [`Msg::Found`];
     /// only with an index and no text or hook filter).
@@ -470,6 +485,11 @@ pub struct Queries {
     interrupter: Arc<Option<Interrupter>>,
     /// Set by [`Queries::retire`]; the thread holds it while it sends.
     retired: Arc<Mutex<bool>>,
+    /// Set while the index sync re-indexes sessions ([`Queries::indexing`]).
+    indexing: Arc<AtomicBool>,
+    /// [`INDEXED_ONLY_FROM`], which only tests change.
+    #[cfg_attr(not(test), allow(dead_code))]
+    indexed_only_from: Arc<AtomicU64>,
 }
 
 impl Queries {
@@ -487,6 +507,22 @@ impl Queries {
         if self.latest.fetch_max(generation, Ordering::SeqCst) < generation {
             self.interrupt();
         }
+    }
+
+    /// Tells the thread whether the index sync is re-indexing sessions
+    /// ([`Msg::Indexing`]): while it is, a query whose unindexed sessions
+    /// hold [`INDEXED_ONLY_FROM`] bytes or more searches the indexed ones
+    /// only ([`Msg::Scope`]).
+    pub fn indexing(&self, on: bool) {
+        self.indexing.store(on, Ordering::SeqCst);
+    }
+
+    /// Sets the bytes of unindexed sessions from which a query asked while
+    /// indexing searches the indexed ones only (tests: the corpus is far
+    /// under [`INDEXED_ONLY_FROM`]).
+    #[cfg(test)]
+    pub fn indexed_only_from(&self, bytes: u64) {
+        self.indexed_only_from.store(bytes, Ordering::SeqCst);
     }
 
     /// Stops the SQL statement the thread's index connection is running,
@@ -595,10 +631,16 @@ fn spawn_queries_with(
     let interrupter = Arc::new(library.interrupter());
     let latest = Arc::new(AtomicU64::new(0));
     let retired = Arc::new(Mutex::new(false));
+    let indexing = Arc::new(AtomicBool::new(false));
+    let indexed_only_from = Arc::new(AtomicU64::new(INDEXED_ONLY_FROM));
     let seen = Arc::clone(&latest);
     let gate = Arc::clone(&retired);
+    let building = Arc::clone(&indexing);
+    let part_from = Arc::clone(&indexed_only_from);
     thread::spawn(move || {
         let cache = SessionCache::new(DEFAULT_BUDGET);
+        // Whether the last query searched part of the sessions.
+        let mut scoped_before = false;
         while let Ok(mut job) = rx.recv() {
             while let Ok(newer) = rx.try_recv() {
                 job = newer;
@@ -656,8 +698,26 @@ fn spawn_queries_with(
                     result: result.map_err(text),
                 })
             };
+            // While a first build runs, the sessions it has not reached
+            // yet are left to it (see `Msg::Scope`); the first whole
+            // answer after a part says it is whole again.
+            let building_now = !stored && building.load(Ordering::SeqCst);
+            let indexed = building_now
+                .then(|| indexed_only(&library, &sessions, part_from.load(Ordering::SeqCst)))
+                .flatten();
+            if building_now || scoped_before {
+                let scope = Msg::Scope {
+                    generation,
+                    searched: indexed.as_ref().map_or(sessions.len(), Vec::len),
+                    total: sessions.len(),
+                };
+                if deliver(scope).is_none() {
+                    break;
+                }
+            }
+            scoped_before = indexed.is_some();
             let counted = library.find_and_count_with(
-                &sessions,
+                indexed.as_deref().unwrap_or(&sessions),
                 &query,
                 stored,
                 &loader,
@@ -681,7 +741,38 @@ fn spawn_queries_with(
         latest,
         interrupter,
         retired,
+        indexing,
+        indexed_only_from,
     }
+}
+
+/// The bytes of unindexed sessions from which a query asked while the
+/// index sync runs searches the indexed sessions only (64 MiB, as the
+/// CLI's first build that makes its call indexes last): below it, the few
+/// sessions the sync has not reached are loaded and the answer is whole.
+pub const INDEXED_ONLY_FROM: u64 = 64 << 20;
+
+/// The sessions of `sessions` whose rows the index holds now, when those
+/// it does not hold `from` bytes or more ([`INDEXED_ONLY_FROM`]; each file
+/// counted once: an OpenCode `opencode.db` holds many sessions); `None`
+/// when the answer should be whole (without an index, or few bytes left).
+fn indexed_only(library: &Library, sessions: &[SessionRef], from: u64) -> Option<Vec<SessionRef>> {
+    let held = library.indexed_now(sessions)?;
+    let mut files = std::collections::HashSet::new();
+    let unindexed: u64 = sessions
+        .iter()
+        .zip(&held)
+        .filter(|&(s, &h)| !h && files.insert(s.path.as_path()))
+        .map(|(s, _)| s.size)
+        .sum();
+    (unindexed >= from && unindexed > 0).then(|| {
+        sessions
+            .iter()
+            .zip(&held)
+            .filter(|&(_, &h)| h)
+            .map(|(s, _)| s.clone())
+            .collect()
+    })
 }
 
 /// The backtest of the replay pane (`B`): every session through `rules`

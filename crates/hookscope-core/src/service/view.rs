@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 
-use super::{Library, backtest_index, current_verdicts};
+use super::{Library, backtest_index, current_states, current_verdicts};
 use crate::hooks::rules::RuleSet;
 use crate::index::{self, Index, Listed, Progress, State, SummaryResult};
 use crate::query::{FindResult, Finder, LoadedSession, Query, QueryError, Verdict, tally};
@@ -83,6 +83,22 @@ impl Library {
     /// index, or dropped by its superseded caller).
     pub fn interrupter(&self) -> Option<index::Interrupter> {
         Some(self.index.as_ref()?.lock().ok()?.interrupter())
+    }
+
+    /// Whether the index holds current rows for each of `sessions` now
+    /// ([`current_states`]: the stored stamps equal the files'), in order;
+    /// `None` without an index. While a first build runs, what a view can
+    /// answer from the index alone (the TUI's Calls view then searches
+    /// these and says so, rather than loading the rest beside the build:
+    /// docs/keys.md, "While the index is first built").
+    pub fn indexed_now(&self, sessions: &[SessionRef]) -> Option<Vec<bool>> {
+        let index = self.index.as_ref()?.lock().ok()?;
+        Some(
+            current_states(&index, sessions)
+                .into_iter()
+                .map(|s| matches!(s, State::Indexed))
+                .collect(),
+        )
     }
 
     /// The sessions the index stored under `roots`, with their summaries
