@@ -253,16 +253,28 @@ impl Boot {
                 vec![true; self.refs.len()]
             }
         };
+        // The sync will index the sessions not fresh: a query asked before
+        // its first `Indexing` message is asked while it runs.
+        let will_index = !mask.iter().all(|&f| f);
         let queries = match self.unsynced.take() {
             Some(library) => {
+                // The queries' own connection first: opening it takes the
+                // shared index's lock for a moment, which the sync holds
+                // for a whole chunk.
+                let queries = worker::spawn_queries_indexed(
+                    self.refs.clone(),
+                    Some(library.clone()),
+                    tx.clone(),
+                );
+                queries.indexing(will_index);
                 self.unchanged = Some(worker::spawn_index_sync(
                     self.refs.clone(),
                     library.clone(),
                     mask,
                     tx.clone(),
                 ));
-                self.library = Some(library.clone());
-                worker::spawn_queries_indexed(self.refs.clone(), Some(library), tx.clone())
+                self.library = Some(library);
+                queries
             }
             None => {
                 worker::spawn_summaries(self.refs.clone(), tx.clone());
@@ -318,7 +330,7 @@ impl Boot {
     /// runs (while a first build does, a query searches the sessions
     /// indexed so far: [`Msg::Scope`]), and when it ends, the newest query
     /// asked meanwhile is asked again over every session.
-    pub fn indexing(&mut self, progress: Option<(usize, usize)>) {
+    fn indexing(&mut self, progress: Option<(usize, usize)>) {
         self.indexing = progress.is_some();
         if let Some(queries) = &self.queries {
             queries.indexing(self.indexing);
@@ -369,8 +381,22 @@ impl Boot {
     /// Takes a [`Msg::Scope`] of fewer sessions than all (which the event
     /// loop also applies): once the sync ends, the newest query is asked
     /// again ([`Boot::indexing`]).
-    pub fn searched_part(&mut self) {
+    fn searched_part(&mut self) {
         self.searched_part = true;
+    }
+
+    /// What the event loop hands the start before applying `msg` to the
+    /// app: [`Msg::Indexing`] ([`Boot::indexing`]) and a [`Msg::Scope`] of
+    /// part of the sessions ([`Boot::searched_part`]); other messages are
+    /// not the start's.
+    pub fn observe(&mut self, msg: &Msg) {
+        match msg {
+            Msg::Indexing(progress) => self.indexing(*progress),
+            Msg::Scope {
+                searched, total, ..
+            } if searched < total => self.searched_part(),
+            _ => {}
+        }
     }
 
     /// How many Calls queries were asked again because discovery or the

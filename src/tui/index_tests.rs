@@ -391,15 +391,12 @@ fn the_query_that_searched_part_is_asked_again_when_indexing_ends() {
     let answer = |boot: &mut super::boot::Boot, generation: u64| -> (usize, usize) {
         let mut scope = None;
         loop {
-            match rx.recv_timeout(WAIT).expect("an answer") {
+            let msg = rx.recv_timeout(WAIT).expect("an answer");
+            boot.observe(&msg);
+            match msg {
                 Msg::Scope {
                     searched, total, ..
-                } => {
-                    if searched < total {
-                        boot.searched_part();
-                    }
-                    scope = Some((searched, total));
-                }
+                } => scope = Some((searched, total)),
                 Msg::Found { generation: g, .. } if g == generation => {
                     return scope.expect("a scope before the answer");
                 }
@@ -409,25 +406,25 @@ fn the_query_that_searched_part_is_asked_again_when_indexing_ends() {
     };
 
     // A sync of a few sessions: the answer is whole, nothing is asked again.
-    boot.indexing(Some((0, 1)));
+    boot.observe(&Msg::Indexing(Some((0, 1))));
     boot.queries().expect("queries").indexed_only_from(u64::MAX);
     boot.find(1, query.clone());
     assert_eq!(answer(&mut boot, 1), (sessions.len(), sessions.len()));
-    boot.indexing(None);
+    boot.observe(&Msg::Indexing(None));
     assert_eq!(boot.asked_after_indexing(), 0);
 
     // A first build: the answer is over the half indexed; when it ends,
     // the same query is asked again, over every session.
     boot.queries().expect("queries").indexed_only_from(1);
-    boot.indexing(Some((half, sessions.len())));
+    boot.observe(&Msg::Indexing(Some((half, sessions.len()))));
     boot.find(2, query.clone());
     assert_eq!(answer(&mut boot, 2), (half, sessions.len()));
-    boot.indexing(Some((half + 1, sessions.len())));
+    boot.observe(&Msg::Indexing(Some((half + 1, sessions.len()))));
     assert_eq!(boot.asked_after_indexing(), 0);
-    boot.indexing(None);
+    boot.observe(&Msg::Indexing(None));
     assert_eq!(boot.asked_after_indexing(), 1);
     assert_eq!(answer(&mut boot, 2), (sessions.len(), sessions.len()));
     // Once: a second end asks nothing.
-    boot.indexing(None);
+    boot.observe(&Msg::Indexing(None));
     assert_eq!(boot.asked_after_indexing(), 1);
 }

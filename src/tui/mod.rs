@@ -191,23 +191,9 @@ pub fn run(
                     boot.summaries_done();
                     app.apply(worker::Msg::SummariesDone);
                 }
-                worker::Msg::Indexing(progress) => {
-                    boot.indexing(progress);
-                    app.apply(worker::Msg::Indexing(progress));
-                }
-                worker::Msg::Scope {
-                    generation,
-                    searched,
-                    total,
-                } => {
-                    if searched < total {
-                        boot.searched_part();
-                    }
-                    app.apply(worker::Msg::Scope {
-                        generation,
-                        searched,
-                        total,
-                    });
+                msg @ (worker::Msg::Indexing(_) | worker::Msg::Scope { .. }) => {
+                    boot.observe(&msg);
+                    app.apply(msg);
                 }
                 worker::Msg::Live { index, session } => {
                     // The agent wrote more: a hook may have logged more.
@@ -394,6 +380,11 @@ pub fn start_shared(
     // index's lock for a moment, which the sync holds for a whole chunk
     // (on a first build, seconds of parsing: the first frame waited).
     let queries = worker::spawn_queries_indexed(refs.to_vec(), Some(library.clone()), tx.clone());
+    // The sync will index the sessions not fresh (its `Indexing` messages
+    // follow): a query asked before its first one is asked while it runs.
+    if !mask.iter().all(|&f| f) {
+        queries.indexing(true);
+    }
     worker::spawn_index_sync(refs.to_vec(), library, mask, tx.clone());
     queries
 }
@@ -434,6 +425,7 @@ pub fn bench_probe(paths: &[PathBuf], filter: &str, no_index: bool) -> anyhow::R
                 boot.summaries_done();
                 list = list.or_else(|| Some(ms()));
             }
+            worker::Msg::Indexing(_) | worker::Msg::Scope { .. } => boot.observe(&msg),
             worker::Msg::FoundFirst { .. } => first = first.or_else(|| Some(ms())),
             worker::Msg::Found { .. } => calls = Some(ms()),
             _ => {}
