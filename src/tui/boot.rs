@@ -160,18 +160,8 @@ impl Boot {
             app,
             Boot {
                 unsynced: library,
-                queries: None,
-                pending: None,
                 early,
-                last: None,
-                unchanged: None,
-                asked_again: 0,
-                indexing: false,
-                searched_part: false,
-                asked_after_indexing: 0,
-                refs,
-                roots,
-                library: None,
+                ..Boot::new(None, refs, roots, None)
             },
         ))
     }
@@ -206,22 +196,33 @@ impl Boot {
         let queries = super::start_shared(&mut app, &found.sessions, library.clone(), tx);
         Ok((
             app,
-            Boot {
-                unsynced: None,
-                queries: Some(queries),
-                pending: None,
-                early: None,
-                last: None,
-                unchanged: None,
-                asked_again: 0,
-                indexing: false,
-                searched_part: false,
-                asked_after_indexing: 0,
-                refs: found.sessions,
-                roots: found.roots,
-                library,
-            },
+            Boot::new(Some(queries), found.sessions, found.roots, library),
         ))
+    }
+
+    /// A start over `refs` (under `roots`) whose query thread is `queries`
+    /// (once started) and whose workers share `library`; nothing asked yet.
+    fn new(
+        queries: Option<Queries>,
+        refs: Vec<SessionRef>,
+        roots: Vec<PathBuf>,
+        library: Option<Library>,
+    ) -> Boot {
+        Boot {
+            unsynced: None,
+            queries,
+            pending: None,
+            early: None,
+            last: None,
+            unchanged: None,
+            asked_again: 0,
+            indexing: false,
+            searched_part: false,
+            asked_after_indexing: 0,
+            refs,
+            roots,
+            library,
+        }
     }
 
     /// Takes discovery's answer at a fast start: the app's list becomes
@@ -348,21 +349,7 @@ impl Boot {
     /// tests of [`Boot::indexing`].
     #[cfg(test)]
     pub fn with_queries(queries: Queries) -> Boot {
-        Boot {
-            unsynced: None,
-            queries: Some(queries),
-            pending: None,
-            early: None,
-            last: None,
-            unchanged: None,
-            asked_again: 0,
-            indexing: false,
-            searched_part: false,
-            asked_after_indexing: 0,
-            refs: Vec::new(),
-            roots: Vec::new(),
-            library: None,
-        }
+        Boot::new(Some(queries), Vec::new(), Vec::new(), None)
     }
 
     /// How many Calls queries were asked again because a sync that they

@@ -290,6 +290,29 @@ fn a_cut_answer_is_followed_by_its_count() {
     );
 }
 
+/// The corpus's sessions over an index in `dir` that holds the first half
+/// of them, as a first build leaves it midway, and a Calls query thread
+/// over it that searches the indexed sessions only while told the sync
+/// runs (from any unindexed byte); with its receiver and that half.
+fn half_indexed(
+    dir: &std::path::Path,
+) -> (
+    Vec<SessionRef>,
+    usize,
+    super::worker::Queries,
+    Receiver<Msg>,
+) {
+    let sessions = discover(&[CORPUS.into()]).expect("corpus").sessions;
+    let half = sessions.len() / 2;
+    warm(dir, &sessions[..half]);
+    let library =
+        hookscope_core::service::Library::new(&[]).with_index(Index::open(dir).expect("index"));
+    let (tx, rx) = mpsc::channel();
+    let queries = super::worker::spawn_queries_indexed(sessions.clone(), Some(library), tx);
+    queries.indexed_only_from(1);
+    (sessions, half, queries, rx)
+}
+
 /// While a first build runs, a Calls query searches the sessions the index
 /// holds so far (loading the rest beside the build would double its work)
 /// and the count says so; asked again once indexing ends, it searches every
@@ -298,19 +321,9 @@ fn a_cut_answer_is_followed_by_its_count() {
 fn while_the_index_is_first_built_the_calls_view_searches_what_it_holds() {
     use super::tests::{key, keys};
     use crossterm::event::KeyCode;
-    use hookscope_core::service::Library;
 
-    let found = discover(&[CORPUS.into()]).expect("corpus");
-    let sessions = found.sessions;
     let cache = tempfile::tempdir().expect("tempdir");
-    let dir = cache.path().join("hookscope");
-    // The first half indexed, as a first build leaves the index midway.
-    let half = sessions.len() / 2;
-    warm(&dir, &sessions[..half]);
-    let library = Library::new(&[]).with_index(Index::open(&dir).expect("index"));
-    let (tx, rx) = mpsc::channel();
-    let queries = super::worker::spawn_queries_indexed(sessions.clone(), Some(library), tx);
-    queries.indexed_only_from(1);
+    let (sessions, half, queries, rx) = half_indexed(&cache.path().join("hookscope"));
     queries.indexing(true);
 
     let mut app = app_over(&sessions);
@@ -373,18 +386,8 @@ fn while_the_index_is_first_built_the_calls_view_searches_what_it_holds() {
 /// messages), and only then.
 #[test]
 fn the_query_that_searched_part_is_asked_again_when_indexing_ends() {
-    use hookscope_core::service::Library;
-
-    let found = discover(&[CORPUS.into()]).expect("corpus");
-    let sessions = found.sessions;
     let cache = tempfile::tempdir().expect("tempdir");
-    let dir = cache.path().join("hookscope");
-    let half = sessions.len() / 2;
-    warm(&dir, &sessions[..half]);
-    let library = Library::new(&[]).with_index(Index::open(&dir).expect("index"));
-    let (tx, rx) = mpsc::channel();
-    let queries = super::worker::spawn_queries_indexed(sessions.clone(), Some(library), tx);
-    queries.indexed_only_from(1);
+    let (sessions, half, queries, rx) = half_indexed(&cache.path().join("hookscope"));
     let mut boot = super::boot::Boot::with_queries(queries);
     let query = calls::prepare("tool:Bash", Utc::now()).expect("valid filter");
     // The event loop's part: the scope seen, then the answer.
