@@ -56,7 +56,7 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
             return;
         }
         let message = if p.making_indexes {
-            format!("{} sessions indexed; sorting the call indexes", p.total)
+            format!("{} sessions indexed; sorting the call indexes…", p.total)
         } else if p.waiting {
             format!("another hookscope indexes: {}/{}", p.done, p.total)
         } else {
@@ -73,8 +73,13 @@ pub fn with_progress<R>(library: &Library, f: impl FnOnce(&mut dyn FnMut(Progres
         // After a wait the sync plans again: fewer sessions may be left.
         bar.set_length(p.bytes_total);
         // The time left is shown once some bytes are done: before, it
-        // reads `(0s)`.
-        if p.bytes_done > 0 && !eta_shown {
+        // reads `(0s)`. While the call indexes are sorted, the message
+        // alone (the bytes are all done; no time left is known).
+        if p.making_indexes {
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{msg}") {
+                bar.set_style(style);
+            }
+        } else if p.bytes_done > 0 && !eta_shown {
             eta_shown = true;
             set_bar_style(bar, true);
         }

@@ -45,6 +45,12 @@ use super::app::App;
 use super::theme::Theme;
 use super::worker::{self, Msg, Queries, SummaryItem};
 
+/// How long a Calls answer over part of the sessions (the index's first
+/// build running) stands before the start asks its query again, while
+/// indexing goes on (5 s: the list grows as the build goes, and the
+/// selection stays on its call).
+pub const REFRESH_WHILE_INDEXING: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What the start still has to do, held by the event loop.
 pub struct Boot {
     /// The library with the index, until discovery answers and the
@@ -72,8 +78,14 @@ pub struct Boot {
     /// Whether a query searched only the sessions indexed so far
     /// ([`Boot::searched_part`]) since the sync last ended.
     searched_part: bool,
-    /// Queries asked again because a sync that they searched part of ended.
+    /// Queries asked again because a sync that they searched part of went
+    /// on or ended ([`Boot::indexing`]).
     asked_after_indexing: usize,
+    /// When the newest query was last asked, and how long a query that
+    /// searched part of the sessions stands while indexing goes on
+    /// ([`REFRESH_WHILE_INDEXING`]; tests shorten it).
+    asked_at: Option<std::time::Instant>,
+    refresh_every: std::time::Duration,
     /// The sessions as discovered (the provisional list until then).
     pub refs: Vec<SessionRef>,
     /// The roots searched (followed for new sessions).
@@ -219,6 +231,8 @@ impl Boot {
             indexing: false,
             searched_part: false,
             asked_after_indexing: 0,
+            asked_at: None,
+            refresh_every: REFRESH_WHILE_INDEXING,
             refs,
             roots,
             library,
@@ -329,18 +343,28 @@ impl Boot {
     /// Takes the index sync's progress ([`Msg::Indexing`], which the
     /// event loop also applies): the query thread learns whether a sync
     /// runs (while a first build does, a query searches the sessions
-    /// indexed so far: [`Msg::Scope`]), and when it ends, the newest query
-    /// asked meanwhile is asked again over every session.
+    /// indexed so far: [`Msg::Scope`]). The newest query, when it searched
+    /// part of them, is asked again every [`REFRESH_WHILE_INDEXING`] while
+    /// indexing goes on, and once more, over every session, when it ends.
     fn indexing(&mut self, progress: Option<(usize, usize)>) {
         self.indexing = progress.is_some();
         if let Some(queries) = &self.queries {
             queries.indexing(self.indexing);
         }
-        if self.indexing || !std::mem::take(&mut self.searched_part) {
+        let due = if self.indexing {
+            self.searched_part
+                && self
+                    .asked_at
+                    .is_none_or(|at| at.elapsed() >= self.refresh_every)
+        } else {
+            std::mem::take(&mut self.searched_part)
+        };
+        if !due {
             return;
         }
         if let (Some((generation, query, false)), Some(queries)) = (&self.last, &self.queries) {
             queries.send(*generation, query.clone());
+            self.asked_at = Some(std::time::Instant::now());
             self.asked_after_indexing += 1;
         }
     }
@@ -353,10 +377,17 @@ impl Boot {
     }
 
     /// How many Calls queries were asked again because a sync that they
-    /// searched part of ended ([`Boot::indexing`]).
+    /// searched part of went on or ended ([`Boot::indexing`]).
     #[cfg(test)]
     pub fn asked_after_indexing(&self) -> usize {
         self.asked_after_indexing
+    }
+
+    /// Sets how long an answer over part of the sessions stands while
+    /// indexing goes on ([`REFRESH_WHILE_INDEXING`]).
+    #[cfg(test)]
+    pub fn refresh_every(&mut self, every: std::time::Duration) {
+        self.refresh_every = every;
     }
 
     /// The query thread, once started.
@@ -416,6 +447,7 @@ impl Boot {
     pub fn find(&mut self, generation: u64, query: Query) {
         let early = self.queries.is_none() && self.early.is_some();
         self.last = Some((generation, query.clone(), early));
+        self.asked_at = Some(std::time::Instant::now());
         match (&self.queries, &self.early) {
             (Some(queries), _) => queries.send(generation, query),
             (None, Some(early)) => early.send(generation, query),

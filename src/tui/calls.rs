@@ -82,6 +82,10 @@ pub struct CallsView {
     /// Whether the last query asked waits for typing to pause (the
     /// shell's `debounce`): Enter or Esc on the line asks it at once.
     held: bool,
+    /// The line of the last query asked, and of the answer shown: an
+    /// answer to the line shown asked again keeps the selected call.
+    asked_line: String,
+    answered_line: String,
     /// The area between banner and status bar it was last laid out in.
     main: Rect,
 }
@@ -356,6 +360,15 @@ pub fn record_lines(ctx: &Ctx, record: &FoundCall) -> Vec<Line<'static>> {
     out
 }
 
+/// The sessions the shown answer searched and the sessions in all, when
+/// it searched only part of them (the index's first build running:
+/// [`CallsView::scope`]).
+fn searched_part(view: &CallsView) -> Option<(usize, usize)> {
+    view.scope
+        .filter(|&(generation, searched, total)| generation == view.answered && searched < total)
+        .map(|(_, searched, total)| (searched, total))
+}
+
 /// `12 calls`, `showing 1000 of 4321 calls`, plus unreadable sessions.
 pub fn count_text(view: &CallsView) -> String {
     let Some(result) = &view.result else {
@@ -403,10 +416,7 @@ pub fn count_text(view: &CallsView) -> String {
         ));
     }
     // While the index is first built: the sessions it holds so far.
-    if let Some((generation, searched, total)) = view.scope
-        && generation == view.answered
-        && searched < total
-    {
+    if let Some((searched, total)) = searched_part(view) {
         text.push_str(&format!(
             " · in {} of {} sessions, the rest indexing",
             crate::words::thousands(searched),
@@ -534,10 +544,25 @@ impl CallsView {
         match result {
             Ok(found) => {
                 self.error = None;
+                // The line asked again (Enter, or the start when indexing
+                // ends): the selection stays on its call, wherever it is
+                // now.
+                let same_line = self.result.is_some() && self.answered_line == self.asked_line;
+                let kept = self
+                    .selected()
+                    .filter(|_| same_line)
+                    .map(|r| (r.session.clone(), r.tool_use_id.clone()))
+                    .and_then(|(session, id)| {
+                        found
+                            .records
+                            .iter()
+                            .position(|r| r.tool_use_id == id && r.session == session)
+                    });
                 let wanted = self
                     .select_on_answer
                     .as_ref()
-                    .and_then(|id| found.records.iter().position(|r| r.tool_use_id == *id));
+                    .and_then(|id| found.records.iter().position(|r| r.tool_use_id == *id))
+                    .or(kept);
                 // The call to select may be past the first page.
                 if wanted.is_some() || whole {
                     self.select_on_answer = None;
@@ -551,6 +576,7 @@ impl CallsView {
                 }
                 self.result = Some(found);
                 self.answered = generation;
+                self.answered_line.clone_from(&self.asked_line);
                 self.follow();
             }
             Err(e) => self.error = Some(e),
@@ -568,6 +594,7 @@ impl CallsView {
         self.held = settle;
         self.generation += 1;
         self.partial = false;
+        self.asked_line.clone_from(&self.filter);
         match prepare(&self.filter, Utc::now()) {
             Ok(query) => {
                 self.error = None;
@@ -1053,6 +1080,8 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
     // that did: the title says so.
     let list_title = if view.error.is_some() && view.result.is_some() {
         " Calls · of the last valid filter "
+    } else if searched_part(view).is_some() {
+        " Calls · in the sessions indexed so far (Enter asks again) "
     } else {
         " Calls "
     };
@@ -1065,6 +1094,13 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
             "searching…".to_string()
         } else if view.error.is_some() && view.result.is_none() {
             "fix the filter line".to_string()
+        } else if let Some((searched, total)) = searched_part(view) {
+            // Not "no calls match": most sessions are not searched yet.
+            format!(
+                "(none in the {} of {} sessions indexed so far; Enter asks again, and the answer comes by itself when indexing ends)",
+                crate::words::thousands(searched),
+                crate::words::thousands(total)
+            )
         } else {
             // `hook:Stop` and the like name firings that are never on a
             // call; `hook:PreToolUze` no event at all.

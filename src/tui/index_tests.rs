@@ -381,8 +381,9 @@ fn while_the_index_is_first_built_the_calls_view_searches_what_it_holds() {
     assert_eq!(calls::count_text(&app.calls), "52 calls");
 }
 
-/// The start asks the newest query again when a sync that it searched
-/// part of ends (the event loop hands it the `Indexing` and `Scope`
+/// The start asks the newest query again, when it searched part of the
+/// sessions, every `REFRESH_WHILE_INDEXING` while indexing goes on and once
+/// when it ends (the event loop hands it the `Indexing` and `Scope`
 /// messages), and only then.
 #[test]
 fn the_query_that_searched_part_is_asked_again_when_indexing_ends() {
@@ -422,12 +423,18 @@ fn the_query_that_searched_part_is_asked_again_when_indexing_ends() {
     boot.observe(&Msg::Indexing(Some((half, sessions.len()))));
     boot.find(2, query.clone());
     assert_eq!(answer(&mut boot, 2), (half, sessions.len()));
+    // Indexing goes on: not asked again before the answer has stood
+    // `REFRESH_WHILE_INDEXING`, then asked again (still over the half).
     boot.observe(&Msg::Indexing(Some((half + 1, sessions.len()))));
     assert_eq!(boot.asked_after_indexing(), 0);
-    boot.observe(&Msg::Indexing(None));
+    boot.refresh_every(std::time::Duration::ZERO);
+    boot.observe(&Msg::Indexing(Some((half + 1, sessions.len()))));
     assert_eq!(boot.asked_after_indexing(), 1);
+    assert_eq!(answer(&mut boot, 2), (half, sessions.len()));
+    boot.observe(&Msg::Indexing(None));
+    assert_eq!(boot.asked_after_indexing(), 2);
     assert_eq!(answer(&mut boot, 2), (sessions.len(), sessions.len()));
     // Once: a second end asks nothing.
     boot.observe(&Msg::Indexing(None));
-    assert_eq!(boot.asked_after_indexing(), 1);
+    assert_eq!(boot.asked_after_indexing(), 2);
 }

@@ -656,3 +656,78 @@ fn calls_view_hook_on_an_event_not_on_calls_says_where_it_is() {
     assert!(screen.contains("(no calls match)"), "{screen}");
     assert!(!screen.contains("not on tool calls"), "{screen}");
 }
+
+/// While the index is first built, an answer over the sessions indexed so
+/// far says so: the list's title, its count, and, when it is empty, a line
+/// that does not read as "no calls match"; the same line asked again keeps
+/// the selected call wherever it moved.
+#[test]
+fn an_answer_over_the_sessions_indexed_so_far_says_so() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    // (The helper answers each key's query at once, over every session.)
+    keys(&mut app, "tool:Bash");
+    let generation = app.calls.generation;
+    let total = app.ctx.sessions.len();
+    let whole = app.calls.result.clone().expect("an answer");
+    // 52 Bash calls; the second newest selected.
+    assert_eq!(whole.records.len(), 52);
+    app.calls.sel = 1;
+    let picked = call_ids(&app)[1].clone();
+
+    // The same line answered over none of the sessions yet.
+    app.apply(Msg::Scope {
+        generation,
+        searched: 0,
+        total,
+    });
+    let mut none = whole.clone();
+    none.records.clear();
+    none.matched = 0;
+    app.apply(Msg::Found {
+        generation,
+        result: Ok(none),
+    });
+    assert_eq!(
+        crate::tui::calls::count_text(&app.calls),
+        format!("0 calls · in 0 of {total} sessions, the rest indexing")
+    );
+    let screen = render(&mut app, 160, 48);
+    assert!(
+        screen.contains(" Calls · in the sessions indexed so far (Enter asks again) "),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!(
+            "(none in the 0 of {total} sessions indexed so far; Enter asks again, and the answer"
+        )),
+        "{screen}"
+    );
+    assert!(!screen.contains("(no calls match)"), "{screen}");
+
+    // Asked again once indexing ended: every session, the note gone. The
+    // records answer with the picked call moved (the newest one dropped):
+    // it stays selected.
+    app.calls.result = Some(whole.clone());
+    app.calls.sel = 1;
+    app.apply(Msg::Scope {
+        generation,
+        searched: total,
+        total,
+    });
+    let mut moved = whole;
+    moved.records.remove(0);
+    app.apply(Msg::Found {
+        generation,
+        result: Ok(moved),
+    });
+    assert_eq!(call_ids(&app)[app.calls.sel], picked);
+    assert_eq!(app.calls.sel, 0);
+    assert_eq!(
+        crate::tui::calls::count_text(&app.calls),
+        "showing 51 of 52 calls"
+    );
+    let screen = render(&mut app, 160, 48);
+    assert!(screen.contains(" Calls "), "{screen}");
+    assert!(!screen.contains("indexed so far"), "{screen}");
+}
