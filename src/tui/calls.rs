@@ -1097,7 +1097,7 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
         } else if let Some((searched, total)) = searched_part(view) {
             // Not "no calls match": most sessions are not searched yet.
             format!(
-                "(none in the {} of {} sessions indexed so far; Enter asks again, and the answer comes by itself when indexing ends)",
+                "(none in the {} of {} sessions indexed so far; asked again every few seconds while indexing goes on and when it ends; Enter asks now)",
                 crate::words::thousands(searched),
                 crate::words::thousands(total)
             )

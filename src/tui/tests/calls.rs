@@ -699,7 +699,7 @@ fn an_answer_over_the_sessions_indexed_so_far_says_so() {
     );
     assert!(
         screen.contains(&format!(
-            "(none in the 0 of {total} sessions indexed so far; Enter asks again, and the answer"
+            "(none in the 0 of {total} sessions indexed so far; asked again every few seconds"
         )),
         "{screen}"
     );
