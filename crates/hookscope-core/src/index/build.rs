@@ -172,7 +172,7 @@ pub struct Progress {
     pub total: usize,
     /// Main-file bytes of the sessions indexed so far; a file several
     /// sessions share (an OpenCode `opencode.db`) is split evenly between
-    /// them ([`file_shares`]), so each file counts once.
+    /// them (the build's `file_shares`), so each file counts once.
     pub bytes_done: u64,
     /// Main-file bytes of all sessions to index, each file counted once.
     pub bytes_total: u64,
