@@ -177,6 +177,9 @@ fn a_cold_index_is_synced_in_the_background_with_progress() {
         screen.contains(&format!("indexing 0/{} sessions…", sessions.len())),
         "{screen}"
     );
+    // Each row waits for the index, and says so (not `loading…`).
+    assert!(screen.contains("┃  indexing…"), "{screen}");
+    assert!(!screen.contains("loading…"), "{screen}");
     apply_until(&mut app, &rx, |m| matches!(m, Msg::Indexing(None)));
     assert_eq!(app.ctx.indexing, None);
     for e in &app.ctx.sessions {

@@ -47,7 +47,13 @@ impl App {
                 }
                 self.detail.invalidate();
             }
-            Msg::Indexing(progress) => self.ctx.indexing = progress,
+            Msg::Indexing(progress) => {
+                // A session's preview says `indexing…` or `loading…`.
+                if self.ctx.indexing.is_some() != progress.is_some() {
+                    self.detail.invalidate();
+                }
+                self.ctx.indexing = progress;
+            }
             Msg::WaitingForBuild(waiting) => self.ctx.waiting_for_build = waiting,
             Msg::Notice(line) => self.ctx.say(line),
             Msg::SummariesDone => self.ctx.summaries_done = true,

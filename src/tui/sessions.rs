@@ -22,13 +22,15 @@ use super::context::{Ctx, Effect, SessionEntry, SessionRow};
 use super::theme::Theme;
 
 /// The two lines of a session row: start time, agent column (see
-/// [`agent_column`]) and title; then the counts.
+/// [`agent_column`]) and title; then the counts (`indexing…` until they
+/// come while the index sync runs, `loading…` otherwise).
 pub fn session_item(
     entry: &SessionEntry,
     width: u16,
     theme: &Theme,
     utc_offset: FixedOffset,
     filtered: bool,
+    indexing: bool,
 ) -> ListItem<'static> {
     let time_format = if width >= 50 {
         "%Y-%m-%d %H:%M"
@@ -104,6 +106,9 @@ pub fn session_item(
             format!("  {}", one_line(e, 200)),
             theme.error(),
         )),
+        // Waiting for the index's sync to reach it reads as such, not as
+        // a load that hangs.
+        (None, None) if indexing => Line::from(Span::styled("  indexing…", theme.dim())),
         (None, None) => Line::from(Span::styled("  loading…", theme.dim())),
     };
     ListItem::new(vec![first, second])
@@ -490,7 +495,14 @@ impl Component for SessionsPane {
                     ListItem::new(Line::from(Span::styled(project.clone(), theme.heading())))
                 }
                 SessionRow::Session(i) => match ctx.sessions.get(*i) {
-                    Some(entry) => session_item(entry, area.width, theme, ctx.utc_offset, filtered),
+                    Some(entry) => session_item(
+                        entry,
+                        area.width,
+                        theme,
+                        ctx.utc_offset,
+                        filtered,
+                        ctx.indexing.is_some(),
+                    ),
                     None => ListItem::new(""),
                 },
             })

@@ -48,7 +48,13 @@ pub(super) fn session_lines(b: &mut Build<'_>, entry: &SessionEntry) -> Vec<Line
     } else if let Some(e) = &entry.error {
         out.push(Line::from(Span::styled(e.clone(), theme.error())));
     } else {
-        out.push(Line::from(Span::styled("loading…", theme.dim())));
+        // As its row in the list: waiting for the index's sync, or loading.
+        let waiting = if ctx.indexing.is_some() {
+            "indexing…"
+        } else {
+            "loading…"
+        };
+        out.push(Line::from(Span::styled(waiting, theme.dim())));
     }
     out.push(Line::default());
     out.push(Line::from(Span::styled(
