@@ -519,9 +519,9 @@ fn answer<T>(
     if found.sessions.is_empty() {
         // "0 records" alone would read as "no call matched".
         let under = if paths.is_empty() {
-            "the default locations (see `hookscope sessions --help`)"
+            super::sessions::default_locations()
         } else {
-            "the given paths"
+            "the given paths".to_string()
         };
         errln!("hookscope: 0 sessions found under {under}");
     }

@@ -112,9 +112,9 @@ pub fn run(
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
     if summaries.is_empty() && diags == 0 {
         let under = if paths.is_empty() {
-            "the default locations (see `hookscope sessions --help`)"
+            default_locations()
         } else {
-            "the given paths"
+            "the given paths".to_string()
         };
         match agent {
             Some(agent) => errln!("0 {} sessions found under {under}", agent.as_str()),
@@ -127,4 +127,19 @@ pub fn run(
             crate::words::plural(diags, "diagnostic")
         );
     }
+}
+
+/// `the default locations (/home/me/.claude/projects, …; see `hookscope
+/// sessions --help`)`: every place a command without a PATH looks
+/// ([`hookscope_core::transcript::discover::default_root_candidates`]),
+/// for the line that says no session was found there.
+pub fn default_locations() -> String {
+    let places: Vec<String> = hookscope_core::transcript::discover::default_root_candidates()
+        .iter()
+        .map(|p| hookscope_core::printable::printable(&p.to_string_lossy()).into_owned())
+        .collect();
+    format!(
+        "the default locations ({}; see `hookscope sessions --help`)",
+        places.join(", ")
+    )
 }

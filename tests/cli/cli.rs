@@ -847,9 +847,12 @@ fn sessions_agent_with_none_names_the_agent_and_where_it_looked() {
         .output()
         .expect("run");
     assert!(out.status.success());
+    let h = home.path().display();
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
-        "0 codex sessions found under the default locations (see `hookscope sessions --help`)"
+        format!(
+            "0 codex sessions found under the default locations ({h}/.claude/projects, {h}/.codex/sessions, {h}/.codex/archived_sessions, {h}/opencode/storage/session, {h}/.factory/sessions, {h}/opencode/opencode.db; see `hookscope sessions --help`)"
+        )
     );
 }
 

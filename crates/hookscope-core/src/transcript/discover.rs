@@ -160,26 +160,36 @@ pub enum DiscoverError {
 /// `storage/session` folder (≤ 1.1), and Factory Droid's
 /// `~/.factory/sessions`, each when it exists.
 pub fn default_roots() -> Vec<PathBuf> {
+    let candidates = default_root_candidates();
+    let (dirs, files): (Vec<_>, Vec<_>) = candidates
+        .into_iter()
+        .partition(|p| p.file_name().is_none_or(|n| n != "opencode.db"));
+    dirs.into_iter()
+        .filter(|p| p.is_dir())
+        .chain(files.into_iter().filter(|p| p.is_file()))
+        .collect()
+}
+
+/// Every place [`default_roots`] looks, whether it exists or not, in its
+/// order (the folders, then OpenCode's `opencode.db`): what a "no session
+/// found" message names. Empty parts when there is no home folder.
+pub fn default_root_candidates() -> Vec<PathBuf> {
     let base = |var: &str, dot_dir: &str| match std::env::var_os(var) {
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
         _ => dirs::home_dir().map(|h| h.join(dot_dir)),
     };
     let opencode = base("XDG_DATA_HOME", ".local/share").map(|d| d.join("opencode"));
-    let dirs = [
+    [
         base("CLAUDE_CONFIG_DIR", ".claude").map(|b| b.join("projects")),
         base("CODEX_HOME", ".codex").map(|b| b.join("sessions")),
         base("CODEX_HOME", ".codex").map(|b| b.join("archived_sessions")),
         opencode.as_ref().map(|o| o.join("storage").join("session")),
         dirs::home_dir().map(|h| h.join(".factory").join("sessions")),
-    ];
-    let mut roots: Vec<PathBuf> = dirs.into_iter().flatten().filter(|p| p.is_dir()).collect();
-    if let Some(db) = opencode
-        .map(|o| o.join("opencode.db"))
-        .filter(|p| p.is_file())
-    {
-        roots.push(db);
-    }
-    roots
+        opencode.map(|o| o.join("opencode.db")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Discovers sessions under `paths` (or the default roots when empty).
