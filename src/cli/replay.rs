@@ -422,11 +422,11 @@ fn run_all(
     let mut refs = found.sessions;
     if refs.is_empty() {
         let under = if paths.is_empty() {
-            "the default locations (as for `sessions`)".to_string()
+            super::sessions::default_locations()
         } else {
             paths
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| hookscope_core::printable::printable(&p.to_string_lossy()).into_owned())
                 .collect::<Vec<_>>()
                 .join(", ")
         };

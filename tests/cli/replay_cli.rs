@@ -838,6 +838,33 @@ fn backtest_of_an_empty_folder_says_no_sessions_were_found() {
         out.starts_with("backtest of assets/rules/example.toml: 0 sessions"),
         "{out}"
     );
+    // Without a PATH: every default location looked in is named (the
+    // hermetic HOME has none of them).
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = hookscope()
+        .args(["replay", "--rules", EXAMPLE_RULES, "--all"])
+        .env("HOME", home.path())
+        .output()
+        .expect("run");
+    let h = home.path().display();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "hookscope: no sessions found under the default locations ({h}/.claude/projects, {h}/.codex/sessions, {h}/.codex/archived_sessions, {h}/.local/share/opencode/storage/session, {h}/.factory/sessions, {h}/.local/share/opencode/opencode.db; see `hookscope sessions --help`)\n"
+        )
+    );
+    // A PATH with a control character is printed with it made visible.
+    let odd = dir.path().join("a\u{1b}]0;x\u{7}b");
+    std::fs::create_dir(&odd).expect("mkdir");
+    let (_, _, err) = run(&[
+        "replay",
+        "--rules",
+        EXAMPLE_RULES,
+        "--all",
+        odd.to_str().expect("utf-8"),
+    ]);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("a\\x1b]0;x\\x07b"), "{err:?}");
 }
 
 /// A backtest over an OpenCode store (5 sessions) leaves them out and
