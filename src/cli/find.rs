@@ -518,12 +518,10 @@ fn answer<T>(
     }
     if found.sessions.is_empty() {
         // "0 records" alone would read as "no call matched".
-        let under = if paths.is_empty() {
-            super::sessions::default_locations()
-        } else {
-            "the given paths".to_string()
-        };
-        errln!("hookscope: 0 sessions found under {under}");
+        errln!(
+            "hookscope: 0 sessions found under {}",
+            super::sessions::where_looked(paths)
+        );
     }
     found
 }

@@ -111,11 +111,7 @@ pub fn run(
     }
     let diags = found.diagnostics.len() + summaries.iter().map(|s| s.diagnostics).sum::<usize>();
     if summaries.is_empty() && diags == 0 {
-        let under = if paths.is_empty() {
-            default_locations()
-        } else {
-            "the given paths".to_string()
-        };
+        let under = where_looked(paths);
         match agent {
             Some(agent) => errln!("0 {} sessions found under {under}", agent.as_str()),
             None => errln!("0 sessions found under {under}"),
@@ -129,10 +125,20 @@ pub fn run(
     }
 }
 
+/// Where a command over `paths` looked, for the line that says it found
+/// no session there: `the given paths`, or without a PATH
+/// [`default_locations`].
+pub fn where_looked(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        default_locations()
+    } else {
+        "the given paths".to_string()
+    }
+}
+
 /// `the default locations (/home/me/.claude/projects, …; see `hookscope
 /// sessions --help`)`: every place a command without a PATH looks
-/// ([`hookscope_core::transcript::discover::default_root_candidates`]),
-/// for the line that says no session was found there.
+/// ([`hookscope_core::transcript::discover::default_root_candidates`]).
 pub fn default_locations() -> String {
     let places: Vec<String> = hookscope_core::transcript::discover::default_root_candidates()
         .iter()

@@ -72,11 +72,8 @@ pub struct Boot {
     unchanged: Option<Arc<AtomicBool>>,
     /// Queries asked again because the stored list changed.
     asked_again: usize,
-    /// Whether the index sync is re-indexing sessions now
-    /// ([`Msg::Indexing`]).
-    indexing: bool,
-    /// Whether a query searched only the sessions indexed so far
-    /// ([`Boot::searched_part`]) since the sync last ended.
+    /// Whether a query searched only the sessions indexed so far (a
+    /// [`Msg::Scope`] of part of them) since the sync last ended.
     searched_part: bool,
     /// Queries asked again because a sync that they searched part of went
     /// on or ended ([`Boot::indexing`]).
@@ -228,7 +225,6 @@ impl Boot {
             last: None,
             unchanged: None,
             asked_again: 0,
-            indexing: false,
             searched_part: false,
             asked_after_indexing: 0,
             asked_at: None,
@@ -268,26 +264,11 @@ impl Boot {
                 vec![true; self.refs.len()]
             }
         };
-        // The sync will index the sessions not fresh: a query asked before
-        // its first `Indexing` message is asked while it runs.
-        let will_index = !mask.iter().all(|&f| f);
         let queries = match self.unsynced.take() {
             Some(library) => {
-                // The queries' own connection first: opening it takes the
-                // shared index's lock for a moment, which the sync holds
-                // for a whole chunk.
-                let queries = worker::spawn_queries_indexed(
-                    self.refs.clone(),
-                    Some(library.clone()),
-                    tx.clone(),
-                );
-                queries.indexing(will_index);
-                self.unchanged = Some(worker::spawn_index_sync(
-                    self.refs.clone(),
-                    library.clone(),
-                    mask,
-                    tx.clone(),
-                ));
+                let (queries, unchanged) =
+                    super::spawn_synced(&self.refs, library.clone(), mask, tx);
+                self.unchanged = Some(unchanged);
                 self.library = Some(library);
                 queries
             }
@@ -347,11 +328,11 @@ impl Boot {
     /// part of them, is asked again every [`REFRESH_WHILE_INDEXING`] while
     /// indexing goes on, and once more, over every session, when it ends.
     fn indexing(&mut self, progress: Option<(usize, usize)>) {
-        self.indexing = progress.is_some();
+        let indexing = progress.is_some();
         if let Some(queries) = &self.queries {
-            queries.indexing(self.indexing);
+            queries.indexing(indexing);
         }
-        let due = if self.indexing {
+        let due = if indexing {
             self.searched_part
                 && self
                     .asked_at
@@ -396,23 +377,16 @@ impl Boot {
         self.queries.as_ref()
     }
 
-    /// Takes a [`Msg::Scope`] of fewer sessions than all (which the event
-    /// loop also applies): once the sync ends, the newest query is asked
-    /// again ([`Boot::indexing`]).
-    fn searched_part(&mut self) {
-        self.searched_part = true;
-    }
-
     /// What the event loop hands the start before applying `msg` to the
     /// app: [`Msg::Indexing`] ([`Boot::indexing`]) and a [`Msg::Scope`] of
-    /// part of the sessions ([`Boot::searched_part`]); other messages are
-    /// not the start's.
+    /// part of the sessions (its query is asked again as indexing goes on);
+    /// other messages are not the start's.
     pub fn observe(&mut self, msg: &Msg) {
         match msg {
             Msg::Indexing(progress) => self.indexing(*progress),
             Msg::Scope {
                 searched, total, ..
-            } if searched < total => self.searched_part(),
+            } if searched < total => self.searched_part = true,
             _ => {}
         }
     }

@@ -376,17 +376,31 @@ pub fn start_shared(
     if mask.iter().all(|&f| f) {
         app.apply(worker::Msg::SummariesDone);
     }
-    // The queries' own connection is opened first: it takes the shared
-    // index's lock for a moment, which the sync holds for a whole chunk
-    // (on a first build, seconds of parsing: the first frame waited).
+    spawn_synced(refs, library, mask, tx).0
+}
+
+/// Starts the Calls-view query thread over `refs` with `library`'s index,
+/// then the index sync of the sessions `fresh` does not mark fresh
+/// ([`worker::spawn_index_sync`]); returns the thread's handle and the
+/// sync's "every stored row reused" flag. The queries' own connection is
+/// opened first: opening it takes the shared index's lock for a moment,
+/// which the sync holds for a whole chunk (on a first build, seconds of
+/// parsing: the first frame waited). The thread knows a sync will index
+/// before the sync's first progress message: a query asked before it is
+/// asked while it runs.
+pub fn spawn_synced(
+    refs: &[hookscope_core::transcript::SessionRef],
+    library: Library,
+    fresh: Vec<bool>,
+    tx: &mpsc::Sender<worker::Msg>,
+) -> (
+    worker::Queries,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
     let queries = worker::spawn_queries_indexed(refs.to_vec(), Some(library.clone()), tx.clone());
-    // The sync will index the sessions not fresh (its `Indexing` messages
-    // follow): a query asked before its first one is asked while it runs.
-    if !mask.iter().all(|&f| f) {
-        queries.indexing(true);
-    }
-    worker::spawn_index_sync(refs.to_vec(), library, mask, tx.clone());
-    queries
+    queries.indexing(!fresh.iter().all(|&f| f));
+    let unchanged = worker::spawn_index_sync(refs.to_vec(), library, fresh, tx.clone());
+    (queries, unchanged)
 }
 
 /// Timings of the TUI's start on `paths`, for the heavy-user benchmark

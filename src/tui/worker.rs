@@ -758,14 +758,11 @@ pub const INDEXED_ONLY_FROM: u64 = 64 << 20;
 /// when the answer should be whole (without an index, or few bytes left).
 fn indexed_only(library: &Library, sessions: &[SessionRef], from: u64) -> Option<Vec<SessionRef>> {
     let held = library.indexed_now(sessions)?;
-    let mut files = std::collections::HashSet::new();
-    let unindexed: u64 = sessions
-        .iter()
-        .zip(&held)
-        .filter(|&(s, &h)| !h && files.insert(s.path.as_path()))
-        .map(|(s, _)| s.size)
-        .sum();
-    (unindexed >= from && unindexed > 0).then(|| {
+    let unindexed: Vec<usize> = (0..sessions.len())
+        .filter(|&i| held.get(i) != Some(&true))
+        .collect();
+    let bytes = hookscope_core::index::bytes_to_index(sessions, &unindexed);
+    (!unindexed.is_empty() && bytes >= from).then(|| {
         sessions
             .iter()
             .zip(&held)

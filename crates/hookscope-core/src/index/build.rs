@@ -172,7 +172,7 @@ pub struct Progress {
     pub total: usize,
     /// Main-file bytes of the sessions indexed so far; a file several
     /// sessions share (an OpenCode `opencode.db`) is split evenly between
-    /// them (the build's `file_shares`), so each file counts once.
+    /// them, so each file counts once ([`bytes_to_index`]).
     pub bytes_done: u64,
     /// Main-file bytes of all sessions to index, each file counted once.
     pub bytes_total: u64,
@@ -211,6 +211,13 @@ fn file_shares(sessions: &[SessionRef], todo: &[usize]) -> HashMap<usize, u64> {
         *shares.entry(first).or_insert(0) += size % n;
     }
     shares
+}
+
+/// The bytes to index for the sessions of `sessions` at `which` (places
+/// in it): their main files' sizes, a file several of them share (an
+/// OpenCode `opencode.db`) counted once ([`Progress::bytes_total`]'s sum).
+pub fn bytes_to_index(sessions: &[SessionRef], which: &[usize]) -> u64 {
+    file_shares(sessions, which).values().sum()
 }
 
 impl Progress {

@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::Connection;
 
-pub use build::{Progress, State, SyncStats, Synced, indexable};
+pub use build::{Progress, State, SyncStats, Synced, bytes_to_index, indexable};
 pub use listed::Listed;
 pub use query::SummaryResult;
 

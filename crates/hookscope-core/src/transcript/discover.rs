@@ -160,13 +160,15 @@ pub enum DiscoverError {
 /// `storage/session` folder (≤ 1.1), and Factory Droid's
 /// `~/.factory/sessions`, each when it exists.
 pub fn default_roots() -> Vec<PathBuf> {
-    let candidates = default_root_candidates();
-    let (dirs, files): (Vec<_>, Vec<_>) = candidates
+    default_root_candidates()
         .into_iter()
-        .partition(|p| p.file_name().is_none_or(|n| n != "opencode.db"));
-    dirs.into_iter()
-        .filter(|p| p.is_dir())
-        .chain(files.into_iter().filter(|p| p.is_file()))
+        .filter(|p| {
+            if p.file_name().is_some_and(|n| n == "opencode.db") {
+                p.is_file()
+            } else {
+                p.is_dir()
+            }
+        })
         .collect()
 }
 
