@@ -40,7 +40,8 @@ pub struct PayloadArgs {
     /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
     /// transcript file: the event anchored there, else the last one before
     /// it), `line:agent-<agent_id>:N` (likewise in a subagent's file), a
-    /// turn number, or `last` (the default: the session's last such event).
+    /// turn number (its last such event; when there are several, stderr
+    /// names each), or `last` (the default: the session's last such event).
     #[arg(long)]
     pub at: Option<String>,
     /// Print secrets as they are (default: masked as [REDACTED_<TYPE>]).
@@ -81,6 +82,9 @@ pub fn run(args: &PayloadArgs) {
         .payload(&session, event, &at)
         .unwrap_or_else(|e| fail(e));
     map.map_value(&mut built.json);
+    if let Some(note) = several_in_turn(dialect, &session, event, &at) {
+        errln!("{note}");
+    }
     let (json, masked) = mask(&built, args.raw);
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
@@ -110,6 +114,43 @@ pub fn run(args: &PayloadArgs) {
             Err(e) => fail(format!("cannot serialize the payload: {e}")),
         }
     }
+}
+
+/// With `--at` a turn where `event` fired more than once (a Stop a hook
+/// blocked, then the Stop after it): which one was printed and how to name
+/// each, e.g. `hookscope: turn 1 has 2 Stop firings (line:75, line:82);
+/// printed the last, line:82; --at line:75 for the other`. `None` for one
+/// firing or another `--at`.
+fn several_in_turn(
+    dialect: hookscope_core::hooks::dialect::Dialect,
+    session: &hookscope_core::transcript::Session,
+    event: EventName,
+    at: &At,
+) -> Option<String> {
+    let At::Turn(n) = at else {
+        return None;
+    };
+    let places: Vec<String> = dialect
+        .firings_at(session, at)
+        .into_iter()
+        .filter(|(e, _)| *e == event)
+        .map(|(_, a)| a.to_string())
+        .collect();
+    let (last, others) = places.split_last()?;
+    if others.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "hookscope: turn {n} has {} {event} firings ({}); printed the last, {last}; --at {} for {}",
+        places.len(),
+        places.join(", "),
+        others.join(" or "),
+        if others.len() == 1 {
+            "the other"
+        } else {
+            "the others"
+        }
+    ))
 }
 
 /// The error for an `--event` that is no hook event: it names the events

@@ -314,6 +314,28 @@ fn at_line_n_reaches_each_of_two_stops_in_one_turn() {
     assert_eq!(stop_on_c5(&["--at", "line:82"]), second);
     assert_eq!(stop_on_c5(&["--at", "1"]), second);
     assert_eq!(stop_on_c5(&[]), second);
+    // A turn names both: stderr says which was printed and how to reach
+    // the other; a line or the default `last` names one and says nothing.
+    let path = corpus(C5);
+    let p = path.to_str().expect("utf-8");
+    let err_of = |at: &[&str]| {
+        let mut all = vec![p];
+        if !at.contains(&"--event") {
+            all.extend(["--event", "Stop"]);
+        }
+        all.extend_from_slice(at);
+        let (code, _, err) = run(&all);
+        assert_eq!(code, 0, "{err}");
+        err
+    };
+    assert_eq!(
+        err_of(&["--at", "1"]),
+        "hookscope: turn 1 has 2 Stop firings (line:75, line:82); printed the last, line:82; --at line:75 for the other\n"
+    );
+    assert_eq!(err_of(&["--at", "line:82"]), "");
+    assert_eq!(err_of(&[]), "");
+    // One firing in the turn: no note.
+    assert_eq!(err_of(&["--event", "UserPromptSubmit", "--at", "1"]), "");
 }
 
 /// The errors say where the asked event fires, as `--at` forms.
