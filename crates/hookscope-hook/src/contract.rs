@@ -34,6 +34,9 @@ impl Version {
     /// Parses `text` (see the type's doc); `"garbage"` is the empty version
     /// (older than every real one).
     pub fn parse(text: &str) -> Version {
+        if text.trim() == "latest" {
+            return Version::latest();
+        }
         let mut parts = Vec::new();
         for component in text.trim().split('.') {
             let digits: String = component.chars().take_while(char::is_ascii_digit).collect();
@@ -49,7 +52,8 @@ impl Version {
     }
 
     /// The newest version this table describes; used when a transcript
-    /// records none.
+    /// records none. Displayed (and serialized) as `latest`, which parses
+    /// back to it.
     pub fn latest() -> Version {
         Version(vec![u64::MAX])
     }
@@ -69,6 +73,9 @@ impl From<Version> for String {
 
 impl std::fmt::Display for Version {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == [u64::MAX] {
+            return f.write_str("latest");
+        }
         let parts: Vec<String> = self.0.iter().map(u64::to_string).collect();
         f.write_str(&parts.join("."))
     }
@@ -407,6 +414,13 @@ mod tests {
         assert_eq!(v("2.1.332").to_string(), "2.1.332");
         assert!(v("garbage") < v("0.0.1"));
         assert!(v("2.1.332") < Version::latest());
+        // The newest reads as `latest` (not u64::MAX) and parses back.
+        assert_eq!(Version::latest().to_string(), "latest");
+        assert_eq!(v("latest"), Version::latest());
+        assert_eq!(
+            serde_json::to_value(Version::latest()).expect("json"),
+            serde_json::json!("latest")
+        );
     }
 
     #[test]
