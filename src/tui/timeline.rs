@@ -1141,7 +1141,7 @@ impl Component for TimelinePane {
         let items: Vec<ListItem> = compact
             .unwrap_or(full)
             .into_iter()
-            .map(ListItem::new)
+            .map(|l| ListItem::new(crate::tui::widgets::text::cut_line(l, room)))
             .collect();
         let mut state = ListState::default()
             .with_offset(0)

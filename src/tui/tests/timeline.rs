@@ -292,7 +292,7 @@ fn a_hand_made_spawn_cycle_renders_expands_and_jumps() {
     assert_eq!(app.timeline.expanded.len(), 4);
     let text = render(&mut app, 160, 48);
     assert!(
-        text.contains("▾ detached subagent general-purpose a0ddb8d7d9a82d5f"),
+        text.contains("▾ detached subagent general-purpose a0ddb8d7d9a82d5…"),
         "{text}"
     );
     let session = app.ctx.session().cloned().expect("loaded");

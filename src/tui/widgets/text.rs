@@ -75,6 +75,45 @@ pub fn fit(text: &str, width: usize) -> String {
     format!("{cut}…")
 }
 
+/// `line` cut to `width` display cells, its styles kept: whole when it
+/// fits, else its first `width - 1` cells and a `…` in the style of the
+/// span it cut (a row cut at the pane's edge says so: `npm test → npm
+/// test` was a rewrite to `npm test -- --silent` cut silently).
+pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let mut end = 0;
+        let mut full = false;
+        for (i, c) in span.content.char_indices() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width.saturating_sub(1) {
+                full = true;
+                break;
+            }
+            used += w;
+            end = i + c.len_utf8();
+        }
+        let style = span.style;
+        if full {
+            let head = span.content[..end].to_string();
+            if width > 0 {
+                spans.push(Span::styled(format!("{head}…"), style));
+            }
+            break;
+        }
+        spans.push(span);
+    }
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
+}
+
 /// The plain text of a line (for searching).
 pub fn line_text(line: &Line<'_>) -> String {
     line.spans.iter().map(|s| s.content.as_ref()).collect()
@@ -341,6 +380,29 @@ mod tests {
                 (" b", Style::default())
             ]
         );
+    }
+
+    #[test]
+    fn a_line_cut_at_the_edge_ends_in_an_ellipsis_in_its_span_style() {
+        use ratatui::style::{Color, Style};
+        let blue = Style::default().fg(Color::Blue);
+        let line = || {
+            Line::from(vec![
+                Span::raw("bash  "),
+                Span::styled("Bash ↻ npm test → npm test -- --silent", blue),
+            ])
+        };
+        let cut = cut_line(line(), 24);
+        assert_eq!(line_text(&cut), "bash  Bash ↻ npm test →…");
+        assert_eq!(cut.width(), 24);
+        assert_eq!(cut.spans[1].style, blue);
+        // Cut inside the first span: the second goes.
+        let cut = cut_line(line(), 4);
+        assert_eq!(line_text(&cut), "bas…");
+        assert_eq!(cut.spans.len(), 1);
+        // A line that fits is whole; no room is no text.
+        assert_eq!(line_text(&cut_line(line(), 44)), line_text(&line()));
+        assert_eq!(line_text(&cut_line(line(), 0)), "");
     }
 
     #[test]
