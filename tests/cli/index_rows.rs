@@ -238,11 +238,19 @@ fn find_from_rows_equals_find_without_index_on_the_corpus() {
 }
 
 /// The records, `matched` and `matched_exact` of a result, as one string.
+/// A result as compared: its records, `matched` when it is exact (a run
+/// that stopped early knows a lower bound, which depends on how far it
+/// read: at least the records), and what could not be read.
 fn answer(r: &FindResult) -> String {
+    assert!(r.matched >= r.records.len());
     format!(
         "{} matched={} exact={} unreadable={:?}",
         serde_json::to_string(r).expect("json"),
-        r.matched,
+        if r.matched_exact {
+            r.matched.to_string()
+        } else {
+            "at least the records".to_string()
+        },
         r.matched_exact,
         r.unreadable
     )
@@ -673,6 +681,205 @@ fn undated_and_out_of_range_times_under_a_cut_answer_as_without_index() {
         }
     }
     assert!(left_out > 0);
+}
+
+/// Many sessions under a cut: 35 whose Bash calls interleave in time (as
+/// above, each with a twin: 70), one more with a call in the year 3000, one
+/// with an undated call and one whose Bash call repeats its id (its lines
+/// cannot describe it: the session is loaded). With 64 sessions or more
+/// the index reads every session's rows in one scan; what it gives equals,
+/// session by session, what it gives asked one session at a time (calls,
+/// and those left out past the cut), and every answer's records equal
+/// those without the index.
+#[test]
+fn many_sessions_under_a_cut_are_read_in_one_scan_as_one_at_a_time() {
+    let cache = TempDir::new().expect("temp");
+    let data = TempDir::new().expect("temp");
+    for k in 0..35 {
+        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
+        for j in 0..6 {
+            let second = k + 35 * j;
+            let ts = format!("2026-01-01T00:{:02}:{:02}Z", second / 60, second % 60);
+            let id = format!("toolu_{k}_{j}");
+            lines.push(tool_use(&id, &format!("echo {k} {j}"), &ts));
+            lines.push(tool_result(&id, "done", j % 3 == 0, &ts));
+        }
+        session_file(
+            data.path(),
+            &format!("{k:08}-0000-4000-8000-000000000000"),
+            &lines,
+        );
+        let ts = format!("2026-01-01T00:04:{:02}Z", k % 60);
+        let id = format!("toolu_{k}_late");
+        lines.push(tool_use(&id, "echo late", &ts));
+        lines.push(tool_result(&id, "done", false, &ts));
+        session_file(
+            data.path(),
+            &format!("{k:08}-0000-4000-8000-000000000001"),
+            &lines,
+        );
+    }
+    let ts = "2026-01-01T00:02:00Z";
+    let odd: [(&str, Vec<Vec<u8>>); 3] = [
+        (
+            "far",
+            vec![
+                tool_use("toolu_far", "echo far", "3000-01-01T00:00:00Z"),
+                tool_result("toolu_far", "done", false, "3000-01-01T00:00:00Z"),
+                tool_use("toolu_near", "echo near", ts),
+                tool_result("toolu_near", "done", true, ts),
+            ],
+        ),
+        (
+            "undated",
+            vec![
+                json!({"type": "assistant", "uuid": "a-undated",
+                       "message": {"id": "m-undated", "role": "assistant", "model": "claude-x",
+                                   "content": [{"type": "tool_use", "id": "toolu_undated",
+                                                "name": "Bash", "input": {"command": "echo"}}]}})
+                .to_string()
+                .into_bytes(),
+                tool_use("toolu_dated", "echo dated", ts),
+                tool_result("toolu_dated", "done", true, ts),
+            ],
+        ),
+        (
+            "repeated",
+            ["one", "two"]
+                .iter()
+                .flat_map(|n| {
+                    let call = json!({"type": "assistant", "uuid": format!("a-{n}"), "timestamp": ts,
+                        "message": {"id": format!("m-{n}"), "role": "assistant", "model": "claude-x",
+                                    "content": [{"type": "tool_use", "id": "toolu_twice",
+                                                 "name": "Bash", "input": {"command": n}}]}});
+                    let result = json!({"type": "user", "uuid": format!("r-{n}"), "timestamp": ts,
+                        "message": {"role": "user", "content": [{"type": "tool_result",
+                            "tool_use_id": "toolu_twice", "content": "done", "is_error": true}]}});
+                    [call.to_string().into_bytes(), result.to_string().into_bytes()]
+                })
+                .collect(),
+        ),
+    ];
+    for (n, (_, calls)) in odd.iter().enumerate() {
+        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
+        lines.extend(calls.iter().cloned());
+        session_file(
+            data.path(),
+            &format!("ffffff0{n}-0000-4000-8000-000000000000"),
+            &lines,
+        );
+    }
+    let found = discover(&[data.path().to_path_buf()]).expect("discover");
+    assert_eq!(found.sessions.len(), 73);
+    for limit in [1, 2, 36, 37, 71, 100, 150] {
+        for args in [
+            json!({"tool_name": "Bash", "limit": limit}),
+            json!({"tool_name": "Bash", "is_error": true, "limit": limit}),
+            json!({"tool_name": "bash", "is_error": false, "limit": limit}),
+        ] {
+            compare_counted(cache.path(), &found.sessions, &args);
+        }
+    }
+    let index = Index::open(cache.path()).expect("index");
+    let refs: Vec<&SessionRef> = found.sessions.iter().collect();
+    let at = |t: &str| {
+        Some(
+            chrono::DateTime::parse_from_rfc3339(t)
+                .expect("time")
+                .to_utc(),
+        )
+    };
+    let (mut scanned, mut left_out) = (0, 0);
+    for args in [
+        json!({"tool_name": "Bash", "limit": 40}),
+        json!({"tool_name": "Bash", "is_error": true, "limit": 10}),
+        json!({"tool_name": "bash", "is_error": false, "limit": 100}),
+    ] {
+        let query = FindParams::from_json(&args)
+            .expect("params")
+            .validate(Utc::now())
+            .expect("valid");
+        let newest = index.newest_cut(&refs, &query).expect("a cut");
+        // The index's own cut; a cut at 0:02:00 in a session whose id
+        // sorts in the middle (the sessions after it leave that second's
+        // calls out, among them the one whose call repeats its id); the
+        // same cut in a session sorting last (every session keeps them:
+        // the repeated id is then read, and that session loaded).
+        let repeated = found
+            .sessions
+            .iter()
+            .position(|s| s.id.starts_with("ffffff02"))
+            .expect("repeated");
+        for (cut, loaded) in [
+            (newest, None),
+            (
+                (
+                    at("2026-01-01T00:02:00Z"),
+                    "00000010-0000-4000-8000-000000000000".to_string(),
+                ),
+                Some(false),
+            ),
+            (
+                (
+                    at("2026-01-01T00:02:00Z"),
+                    "ffffffff-0000-4000-8000-000000000000".to_string(),
+                ),
+                Some(true),
+            ),
+        ] {
+            let whole = index.call_rows(&refs, &query, Some(&cut));
+            let one_at_a_time: Vec<Option<SessionRows>> = refs
+                .iter()
+                .flat_map(|s| index.call_rows(&[*s], &query, Some(&cut)))
+                .collect();
+            assert_eq!(format!("{whole:?}"), format!("{one_at_a_time:?}"), "{args}");
+            scanned += whole.iter().flatten().map(|r| r.calls.len()).sum::<usize>();
+            left_out += whole.iter().flatten().map(|r| r.beyond).sum::<usize>();
+            // (Its calls failed: a query for calls that did not never
+            // reads them.)
+            if let Some(loaded) = loaded {
+                let loaded = loaded && query.is_error != Some(false);
+                assert_eq!(whole[repeated].is_none(), loaded, "{args}");
+            }
+        }
+    }
+    assert!(scanned > 0 && left_out > 0, "{scanned} {left_out}");
+    // An index at odds with itself: a session's groups count no call, but
+    // the scan keeps some of its calls. That session gets no rows (not a
+    // count that cannot be); the records still equal those without the
+    // index.
+    drop(index);
+    let conn = rusqlite::Connection::open(cache.path().join("index.sqlite")).expect("open");
+    let odd_out = conn
+        .execute(
+            "UPDATE call_groups SET calls = 0 WHERE s_id = '00000034-0000-4000-8000-000000000001'",
+            [],
+        )
+        .expect("update");
+    assert!(odd_out > 0);
+    drop(conn);
+    let index = Index::open(cache.path()).expect("index");
+    let query = FindParams::from_json(&json!({"tool_name": "Bash", "limit": 40}))
+        .expect("params")
+        .validate(Utc::now())
+        .expect("valid");
+    let cut = index.newest_cut(&refs, &query).expect("a cut");
+    let whole = index.call_rows(&refs, &query, Some(&cut));
+    let at = found
+        .sessions
+        .iter()
+        .position(|s| s.id == "00000034-0000-4000-8000-000000000001")
+        .expect("session 34's twin");
+    assert!(whole[at].is_none());
+    drop(index);
+    // (The run then starts again without the cut, session by session.)
+    let (r, _, _, _) = compare_counted(
+        cache.path(),
+        &found.sessions,
+        &json!({"tool_name": "Bash", "limit": 40}),
+    );
+    assert_eq!(r.records[0].tool_use_id, "toolu_far");
+    assert_eq!(r.records[1].tool_use_id, "toolu_34_late");
 }
 
 /// `output_contains` is a text the index does not store: the sessions it

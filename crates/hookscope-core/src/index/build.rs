@@ -1434,10 +1434,10 @@ fn refresh_groups(tx: &rusqlite::Transaction<'_>, path: &[u8], id: &str) -> rusq
         .execute(params![path, id])?;
     tx.prepare_cached(
         "INSERT INTO call_groups(name_folded, s_path, s_id, agent, is_error, newest_ns, undated,
-           out_of_range)
+           out_of_range, calls)
          SELECT name_folded, s_path, s_id, agent, is_error,
            MAX(CASE WHEN ts_ns = ?3 THEN NULL ELSE ts_ns END),
-           SUM(ts_ns IS NULL OR ts_ns = ?3), SUM(ts_ns IS ?3)
+           SUM(ts_ns IS NULL OR ts_ns = ?3), SUM(ts_ns IS ?3), COUNT(*)
          FROM calls WHERE s_path = ?1 AND s_id = ?2
          GROUP BY name_folded, agent, is_error",
     )?

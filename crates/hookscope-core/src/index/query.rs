@@ -930,6 +930,13 @@ impl RowSource for Index {
             .filter(|_| sql_decides(query))
             .and_then(|(time, _)| *time)
             .and_then(|t| t.timestamp_nanos_opt());
+        if let (Some(ns), Some((_, cut_id))) = (cut_ns, cut)
+            && query.agent.is_none()
+            && sessions.len() >= SCAN_FROM
+            && let Ok(scanned) = self.scanned_rows(sessions, query, ns, cut_id)
+        {
+            return scanned;
+        }
         let mut beyond = cut_ns.and_then(|_| self.beyond_statement(query).ok());
         let cut_ns = beyond.as_ref().and(cut_ns);
         let (_, needle) = name_sql(query);
@@ -1119,6 +1126,131 @@ impl Index {
     }
 }
 
+/// From how many sessions [`RowSource::call_rows`] with a cut reads every
+/// session's rows in one scan ([`Index::scanned_rows`]) rather than with
+/// two statements per session (2,394 sessions for the newest 10,000
+/// failed Bash calls of the heavy benchmark: 4,788 statements).
+const SCAN_FROM: usize = 64;
+
+impl Index {
+    /// [`RowSource::call_rows`] for a query SQL decides alone
+    /// ([`sql_decides`], no `agent`) with a cut at `cut_ns` (the cut's time,
+    /// its session `cut_id`): the rows of every session at once, from one
+    /// range of `calls_newest` (the calls at or after the cut, and those
+    /// whose time is out of range), and per session the calls left out
+    /// (`beyond`) as its matching calls in all (`call_groups.calls`) less
+    /// those kept. Exactly what the per-session statements give: a session
+    /// whose id sorts after `cut_id` leaves out its calls at the cut's own
+    /// nanosecond too. `None` for a session with a call its lines cannot
+    /// describe ([`RowOutcome::Unusable`]) among those kept, for one whose
+    /// groups count fewer calls than it kept (an index at odds with itself:
+    /// it is loaded), and for one that is not Claude Code's.
+    fn scanned_rows(
+        &self,
+        sessions: &[&SessionRef],
+        query: &Query,
+        cut_ns: i64,
+        cut_id: &str,
+    ) -> rusqlite::Result<Vec<Option<SessionRows>>> {
+        let wanted = by_main_file(sessions);
+        let positions = |path: &[u8], id: &str| -> Vec<usize> {
+            wanted
+                .get(path)
+                .map(|ids| {
+                    ids.iter()
+                        .filter(|(i, _)| *i == id)
+                        .map(|&(_, at)| at)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        // A session whose id sorts after the cut's is past it at the cut's
+        // own time too (as in `call_rows`).
+        let own_cut: Vec<i64> = sessions
+            .iter()
+            .map(|s| {
+                if crate::transcript::model::id_from_path(&s.path).as_str() > cut_id {
+                    cut_ns.saturating_add(1)
+                } else {
+                    cut_ns
+                }
+            })
+            .collect();
+        let mut out: Vec<Option<SessionRows>> = sessions
+            .iter()
+            .map(|s| (s.agent == Agent::ClaudeCode).then(SessionRows::default))
+            .collect();
+        let mut kept = vec![0usize; sessions.len()];
+        let mut unusable = vec![false; sessions.len()];
+        let (_, needle) = name_sql(query);
+        let extra = Rows::InputKnown + 1;
+        let mut files: HashMap<Vec<u8>, Option<File>> = HashMap::new();
+        for (range, bound) in [(">=", cut_ns), ("=", TS_OUT_OF_RANGE)] {
+            let mut stmt = self.conn.prepare_cached(&format!(
+                "SELECT {}, s_path, s_id, ts_ns FROM calls INDEXED BY calls_newest
+                 WHERE name_folded = ?1 AND (?2 IS NULL OR is_error = ?2) AND ts_ns {range} ?3",
+                Rows::SQL
+            ))?;
+            let mut rows = stmt.query(params![needle, query.is_error, bound])?;
+            while let Some(r) = rows.next()? {
+                let at = positions(
+                    r.get_ref(extra)?.as_blob()?,
+                    r.get_ref(extra + 1)?.as_str()?,
+                );
+                if at.is_empty() {
+                    continue;
+                }
+                let ts_ns: i64 = r.get(extra + 2)?;
+                let mut outcome = None;
+                for i in at {
+                    let Some(Some(given)) = out.get_mut(i) else {
+                        continue;
+                    };
+                    if ts_ns != TS_OUT_OF_RANGE && ts_ns < own_cut[i] {
+                        continue;
+                    }
+                    kept[i] += 1;
+                    if outcome.is_none() {
+                        outcome = Some(row_call(self, r, query, &[], &mut files)?);
+                    }
+                    match &outcome {
+                        Some(RowOutcome::Call(call)) => given.calls.push(RowCall::clone(call)),
+                        Some(RowOutcome::Unusable) => unusable[i] = true,
+                        Some(RowOutcome::RuledOut) | None => {}
+                    }
+                }
+            }
+        }
+        // Every matching call of each session, from its groups (one row per
+        // session, name, agent and error flag).
+        let mut total = vec![0usize; sessions.len()];
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT s_path, s_id, calls FROM call_groups INDEXED BY call_groups_by_name
+             WHERE name_folded = ?1 AND (?2 IS NULL OR is_error = ?2)",
+        )?;
+        let mut rows = stmt.query(params![needle, query.is_error])?;
+        while let Some(r) = rows.next()? {
+            let n: i64 = r.get(2)?;
+            for i in positions(r.get_ref(0)?.as_blob()?, r.get_ref(1)?.as_str()?) {
+                total[i] += count(n);
+            }
+        }
+        for (i, given) in out.iter_mut().enumerate() {
+            let Some(rows) = given else {
+                continue;
+            };
+            match total[i].checked_sub(kept[i]) {
+                Some(beyond) if !unusable[i] => {
+                    rows.beyond = beyond;
+                    rows.calls.sort_by_key(|c| c.seq);
+                }
+                _ => *given = None,
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Per main-file path (as `calls.s_path` stores it), its sessions' ids and
 /// positions in `sessions` (an OpenCode database holds many; a session
 /// listed twice is there twice).
@@ -1276,97 +1408,125 @@ fn session_rows(
     ])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        let ok: i64 = r.get(Rows::RowsOk)?;
-        let agent: String = r.get(Rows::Agent)?;
-        let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
-            let off: Option<i64> = r.get(o)?;
-            let len: Option<i64> = r.get(n)?;
-            Ok(off
-                .zip(len)
-                .and_then(|(o, n)| Some((u64::try_from(o).ok()?, u64::try_from(n).ok()?))))
-        };
-        if ok != 1 || agent != Agent::ClaudeCode.as_str() {
-            // A call its lines cannot describe (a Task spawn, a repeated
-            // id) makes the session load, unless its input cannot hold the
-            // needle: an input too long to be stored (`input_folded` NULL)
-            // whose line says so, as `candidates` checks it (a 301 MB
-            // session with 1,295 spawns loaded whole for every search).
-            let input_known: bool = r.get(Rows::InputKnown)?;
-            // Or its stored hook facts fail a hook filter (`--blocked`,
-            // `--hook`, …; with none they pass): the 301 MB session's
-            // spawns loaded it whole for every `--blocked` query.
-            let hooks_fail = agent == Agent::ClaudeCode.as_str() && {
-                let facts: Option<String> = r.get(Rows::HookFacts)?;
-                let facts = match facts {
-                    None => Some(Vec::new()),
-                    Some(text) => parse_facts(&text),
-                };
-                facts.is_some_and(|f| !crate::query::passes_hook_facts(&f, query))
-            };
-            let ruled_out = hooks_fail
-                || agent == Agent::ClaudeCode.as_str()
-                    && query.input_contains.is_some()
-                    && !input_known
-                    && match span(Rows::InputOffset, Rows::InputLen)? {
-                        Some(at) => {
-                            let file: Vec<u8> = r.get(Rows::File)?;
-                            index
-                                .read_line(&mut files, &file, at)
-                                .is_some_and(|line| input_cannot_match(&line, &input_pieces, query))
-                        }
-                        None => false,
-                    };
-            if ruled_out {
-                continue;
-            }
-            return Ok(None);
+        match row_call(index, r, query, &input_pieces, &mut files)? {
+            RowOutcome::Call(call) => out.push(*call),
+            RowOutcome::RuledOut => {}
+            RowOutcome::Unusable => return Ok(None),
         }
-        let Some(input) = span(Rows::InputOffset, Rows::InputLen)? else {
-            return Ok(None);
-        };
-        let text: Option<String> = r.get(Rows::Timestamp)?;
-        let timestamp = parse_time(text.clone());
-        if text.is_some() && timestamp.is_none() {
-            return Ok(None);
-        }
-        let thread: Option<i64> = r.get(Rows::Thread)?;
-        let hooks: Option<String> = r.get(Rows::Hooks)?;
-        let facts: Option<String> = r.get(Rows::HookFacts)?;
-        let (hooks, hook_facts) = match (hooks, facts) {
-            (None, None) => (Vec::new(), Vec::new()),
-            (Some(h), Some(f)) => {
-                let (Ok(Value::Array(h)), Some(f)) =
-                    (serde_json::from_str::<Value>(&h), parse_facts(&f))
-                else {
-                    return Ok(None);
-                };
-                (h, f)
-            }
-            _ => return Ok(None),
-        };
-        out.push(RowCall {
-            seq: count(r.get(Rows::Seq)?),
-            tool_use_id: r.get(Rows::ToolUseId)?,
-            name: r.get(Rows::Name)?,
-            timestamp,
-            is_error: r.get(Rows::IsError)?,
-            file: path_from_bytes(&r.get::<_, Vec<u8>>(Rows::File)?),
-            input,
-            output: span(Rows::OutputOffset, Rows::OutputLen)?,
-            origin: thread
-                .map(|_| -> rusqlite::Result<SubagentOrigin> {
-                    Ok(SubagentOrigin {
-                        agent_id: r.get(Rows::OriginAgentId)?,
-                        parent_tool_use_id: r.get(Rows::OriginParent)?,
-                    })
-                })
-                .transpose()?,
-            hooks,
-            hook_facts,
-            input_matched: r.get(Rows::InputKnown)?,
-        });
     }
     Ok(Some(out))
+}
+
+/// What one row read by [`Rows`] gives a session's rows.
+enum RowOutcome {
+    /// A call its lines describe.
+    Call(Box<RowCall>),
+    /// A call that cannot pass the query, whatever its lines hold.
+    RuledOut,
+    /// A call its lines cannot describe: the session is loaded instead.
+    Unusable,
+}
+
+/// One row whose first columns are [`Rows`] as a [`RowCall`] (see
+/// [`session_rows`]); `input_pieces` are the query's `input_contains`
+/// pieces, `files` the thread files opened so far.
+fn row_call(
+    index: &Index,
+    r: &rusqlite::Row<'_>,
+    query: &Query,
+    input_pieces: &[String],
+    files: &mut HashMap<Vec<u8>, Option<File>>,
+) -> rusqlite::Result<RowOutcome> {
+    let ok: i64 = r.get(Rows::RowsOk)?;
+    let agent: String = r.get(Rows::Agent)?;
+    let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
+        let off: Option<i64> = r.get(o)?;
+        let len: Option<i64> = r.get(n)?;
+        Ok(off
+            .zip(len)
+            .and_then(|(o, n)| Some((u64::try_from(o).ok()?, u64::try_from(n).ok()?))))
+    };
+    if ok != 1 || agent != Agent::ClaudeCode.as_str() {
+        // A call its lines cannot describe (a Task spawn, a repeated
+        // id) makes the session load, unless its input cannot hold the
+        // needle: an input too long to be stored (`input_folded` NULL)
+        // whose line says so, as `candidates` checks it (a 301 MB
+        // session with 1,295 spawns loaded whole for every search).
+        let input_known: bool = r.get(Rows::InputKnown)?;
+        // Or its stored hook facts fail a hook filter (`--blocked`,
+        // `--hook`, …; with none they pass): the 301 MB session's
+        // spawns loaded it whole for every `--blocked` query.
+        let hooks_fail = agent == Agent::ClaudeCode.as_str() && {
+            let facts: Option<String> = r.get(Rows::HookFacts)?;
+            let facts = match facts {
+                None => Some(Vec::new()),
+                Some(text) => parse_facts(&text),
+            };
+            facts.is_some_and(|f| !crate::query::passes_hook_facts(&f, query))
+        };
+        let ruled_out = hooks_fail
+            || agent == Agent::ClaudeCode.as_str()
+                && query.input_contains.is_some()
+                && !input_known
+                && match span(Rows::InputOffset, Rows::InputLen)? {
+                    Some(at) => {
+                        let file: Vec<u8> = r.get(Rows::File)?;
+                        index
+                            .read_line(files, &file, at)
+                            .is_some_and(|line| input_cannot_match(&line, input_pieces, query))
+                    }
+                    None => false,
+                };
+        return Ok(if ruled_out {
+            RowOutcome::RuledOut
+        } else {
+            RowOutcome::Unusable
+        });
+    }
+    let Some(input) = span(Rows::InputOffset, Rows::InputLen)? else {
+        return Ok(RowOutcome::Unusable);
+    };
+    let text: Option<String> = r.get(Rows::Timestamp)?;
+    let timestamp = parse_time(text.clone());
+    if text.is_some() && timestamp.is_none() {
+        return Ok(RowOutcome::Unusable);
+    }
+    let thread: Option<i64> = r.get(Rows::Thread)?;
+    let hooks: Option<String> = r.get(Rows::Hooks)?;
+    let facts: Option<String> = r.get(Rows::HookFacts)?;
+    let (hooks, hook_facts) = match (hooks, facts) {
+        (None, None) => (Vec::new(), Vec::new()),
+        (Some(h), Some(f)) => {
+            let (Ok(Value::Array(h)), Some(f)) =
+                (serde_json::from_str::<Value>(&h), parse_facts(&f))
+            else {
+                return Ok(RowOutcome::Unusable);
+            };
+            (h, f)
+        }
+        _ => return Ok(RowOutcome::Unusable),
+    };
+    Ok(RowOutcome::Call(Box::new(RowCall {
+        seq: count(r.get(Rows::Seq)?),
+        tool_use_id: r.get(Rows::ToolUseId)?,
+        name: r.get(Rows::Name)?,
+        timestamp,
+        is_error: r.get(Rows::IsError)?,
+        file: path_from_bytes(&r.get::<_, Vec<u8>>(Rows::File)?),
+        input,
+        output: span(Rows::OutputOffset, Rows::OutputLen)?,
+        origin: thread
+            .map(|_| -> rusqlite::Result<SubagentOrigin> {
+                Ok(SubagentOrigin {
+                    agent_id: r.get(Rows::OriginAgentId)?,
+                    parent_tool_use_id: r.get(Rows::OriginParent)?,
+                })
+            })
+            .transpose()?,
+        hooks,
+        hook_facts,
+        input_matched: r.get(Rows::InputKnown)?,
+    })))
 }
 
 /// `hook_facts` JSON (`[[event, hook_name, blocked, rewrote, flagged], …]`,

@@ -54,8 +54,9 @@
 //!
 //! - `call_groups`: `calls` summed up per session, folded name, agent and
 //!   `is_error`: the newest `ts_ns` (a time out of range left out), how
-//!   many are undated (no time, or out of range) and how many of those are
-//!   out of range. Rewritten with the
+//!   many are undated (no time, or out of range), how many of those are
+//!   out of range, and how many calls in all (`calls`: what `find` counts
+//!   of a session's matches past its cut without reading them). Rewritten with the
 //!   session's calls (`index::build`'s `refresh_groups`); what
 //!   [`crate::index::Index::verdicts`] reads for a query on names, agent,
 //!   `is_error` and a `since` bound alone, instead of every call of the name.
@@ -98,7 +99,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;
@@ -213,7 +214,7 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 CREATE TABLE IF NOT EXISTS call_groups(
   name_folded TEXT NOT NULL, s_path BLOB NOT NULL, s_id TEXT NOT NULL, agent TEXT NOT NULL,
   is_error INTEGER, newest_ns INTEGER, undated INTEGER NOT NULL,
-  out_of_range INTEGER NOT NULL);
+  out_of_range INTEGER NOT NULL, calls INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS call_groups_by_name ON call_groups(name_folded, is_error, agent);
 CREATE INDEX IF NOT EXISTS call_groups_by_session ON call_groups(s_path, s_id);
 CREATE TABLE IF NOT EXISTS prompts(

@@ -582,6 +582,19 @@ fn load_newest_from(
     let mut results: Vec<Option<SessionResult>> = (0..selected.len()).map(|_| None).collect();
     // (timestamp, session) of every draft so far, cut to the best `limit`.
     let mut best: Vec<RowKey> = Vec::new();
+    // With an upfront cut, how far the run can reach in `order`: up to the
+    // first session whose every call is older than the cut (the run stops
+    // there). The rows of all of them are asked at once, below: a source
+    // then reads them in one scan, not per batch.
+    let reach = upfront.and_then(|(cut, _)| {
+        let cut = (*cut)?;
+        Some(
+            order
+                .iter()
+                .position(|&i| matches!(verdict(i), Verdict::Newest(b) if cut > b))
+                .unwrap_or(order.len()),
+        )
+    });
     let threads = rayon::current_num_threads().max(1);
     let mut batch = 2 * threads;
     // Where the batch starting at `next` ends: every `Load` session at
@@ -593,7 +606,13 @@ fn load_newest_from(
                 .take_while(|&&i| verdict(i) == Verdict::Load)
                 .count()
         } else {
-            let end = (next + batch).min(order.len());
+            let mut end = (next + batch).min(order.len());
+            // A batch ends at the reach: the run stops there.
+            if let Some(reach) = reach
+                && next < reach
+            {
+                end = end.min(reach);
+            }
             batch = (batch * 2).min(64 * threads);
             end
         }
@@ -606,15 +625,27 @@ fn load_newest_from(
         }
         tighter(limit_th(best, query.limit).cloned(), upfront)
     };
+    let mut reached: Vec<Option<SessionRows>> = match reach {
+        Some(reach) if rows.is_some() && !query.reads_lines() => {
+            batch_rows(selected, &order[..reach], query, rows, upfront)
+        }
+        _ => Vec::new(),
+    };
+    // A batch's rows: those `reached` holds taken from it, the rest asked.
+    let mut rows_of = |from: usize, to: usize, cut: Option<&RowKey>| -> Vec<Option<SessionRows>> {
+        let split = to.min(reached.len()).max(from);
+        let mut got: Vec<Option<SessionRows>> = reached
+            .get_mut(from..split)
+            .map(|r| r.iter_mut().map(Option::take).collect())
+            .unwrap_or_default();
+        if split < to {
+            got.extend(batch_rows(selected, &order[split..to], query, rows, cut));
+        }
+        got
+    };
     let mut next = 0;
     let mut end = if order.is_empty() { 0 } else { end_of(0) };
-    let mut fetched = Some(batch_rows(
-        selected,
-        &order[..end],
-        query,
-        rows,
-        known_of(&mut best).as_ref(),
-    ));
+    let mut fetched = Some(rows_of(0, end, known_of(&mut best).as_ref()));
     while next < order.len() {
         let given = fetched.take().unwrap_or_default();
         // Rows that cannot make the newest `limit` are counted, not built
@@ -666,9 +697,7 @@ fn load_newest_from(
         let known = known_of(&mut best);
         let (done, prefetched) = std::thread::scope(|scope| {
             let building = scope.spawn(build);
-            let prefetched = following.map(|(from, to)| {
-                batch_rows(selected, &order[from..to], query, rows, known.as_ref())
-            });
+            let prefetched = following.map(|(from, to)| rows_of(from, to, known.as_ref()));
             let done = building
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
