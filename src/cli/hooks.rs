@@ -96,7 +96,8 @@ pub struct HooksArgs {
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "",
           conflicts_with_all = ["match_", "lint", "activity"])]
     pub explain: Option<String>,
-    /// The Claude Code version whose rules apply (default: the latest).
+    /// The Claude Code version whose rules apply, e.g. 2.1.332 (default:
+    /// `latest`, the newest the contract table describes).
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
     /// Print JSON.

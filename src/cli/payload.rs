@@ -40,8 +40,9 @@ pub struct PayloadArgs {
     /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
     /// transcript file: the event anchored there, else the last one before
     /// it), `line:agent-<agent_id>:N` (likewise in a subagent's file), a
-    /// turn number (its last such event; when there are several, stderr
-    /// names each), or `last` (the default: the session's last such event).
+    /// turn number (its last such event), or `last` (the default: the
+    /// session's last such event); when that turn has several, stderr names
+    /// each.
     #[arg(long)]
     pub at: Option<String>,
     /// Print secrets as they are (default: masked as [REDACTED_<TYPE>]).
@@ -116,22 +117,24 @@ pub fn run(args: &PayloadArgs) {
     }
 }
 
-/// With `--at` a turn where `event` fired more than once (a Stop a hook
-/// blocked, then the Stop after it): which one was printed and how to name
-/// each, e.g. `hookscope: turn 1 has 2 Stop firings (line:75, line:82);
-/// printed the last, line:82; --at line:75 for the other`. `None` for one
-/// firing or another `--at`.
+/// With `--at` a turn, or `last` (the default), where `event` fired more
+/// than once in that turn (a Stop a hook blocked, then the Stop after it):
+/// which one was printed and how to name each, e.g. `hookscope: turn 1 has
+/// 2 Stop firings (line:75, line:82); printed the last, line:82; --at
+/// line:75 for the other`. `None` for one firing or another `--at`.
 fn several_in_turn(
     dialect: hookscope_core::hooks::dialect::Dialect,
     session: &hookscope_core::transcript::Session,
     event: EventName,
     at: &At,
 ) -> Option<String> {
-    let At::Turn(n) = at else {
-        return None;
+    let n = match at {
+        At::Turn(n) => *n,
+        At::Last => hookscope_core::hooks::events::turn_of_last(session, event)?,
+        _ => return None,
     };
     let places: Vec<String> = dialect
-        .firings_at(session, at)
+        .firings_at(session, &At::Turn(n))
         .into_iter()
         .filter(|(e, _)| *e == event)
         .map(|(_, a)| a.to_string())

@@ -236,7 +236,9 @@ fn row(
     if !summary.is_empty() {
         spans.push(Span::raw(format!(" {summary}")));
     }
-    ListItem::new(Line::from(spans))
+    // Inside the borders; a row cut there says so.
+    let room = usize::from(width.saturating_sub(2));
+    ListItem::new(crate::tui::widgets::text::cut_line(Line::from(spans), room))
 }
 
 /// The marks of a record's hook activity (its `hook_activity[].action`

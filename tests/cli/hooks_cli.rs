@@ -172,9 +172,13 @@ fn bad_arguments_exit_2() {
     let (code, _, err) = run(&["hooks", "--settings", BARE, "--input", "{}"]);
     assert_eq!(code, Some(2));
     assert_eq!(err, "hookscope: --input needs --match EVENT VALUE\n");
-    let (code, _, err) = run(&["hooks", "--settings", BARE, "--version", "latest"]);
+    let (code, _, err) = run(&["hooks", "--settings", BARE, "--version", "newest"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("is not a version"), "{err}");
+    // `latest` is the default spelled out (it is how `--json` prints it).
+    let latest = run(&["hooks", "--settings", BARE, "--version", "latest", "--json"]);
+    assert_eq!(latest.0, Some(0), "{}", latest.2);
+    assert_eq!(latest, run(&["hooks", "--settings", BARE, "--json"]));
     let (code, _, err) = run(&[
         "hooks",
         "--settings",

@@ -314,8 +314,9 @@ fn at_line_n_reaches_each_of_two_stops_in_one_turn() {
     assert_eq!(stop_on_c5(&["--at", "line:82"]), second);
     assert_eq!(stop_on_c5(&["--at", "1"]), second);
     assert_eq!(stop_on_c5(&[]), second);
-    // A turn names both: stderr says which was printed and how to reach
-    // the other; a line or the default `last` names one and says nothing.
+    // A turn, or the default `last` (whose turn is turn 1), names both:
+    // stderr says which was printed and how to reach the other; a line
+    // names one and says nothing.
     let path = corpus(C5);
     let p = path.to_str().expect("utf-8");
     let err_of = |at: &[&str]| {
@@ -333,7 +334,8 @@ fn at_line_n_reaches_each_of_two_stops_in_one_turn() {
         "hookscope: turn 1 has 2 Stop firings (line:75, line:82); printed the last, line:82; --at line:75 for the other\n"
     );
     assert_eq!(err_of(&["--at", "line:82"]), "");
-    assert_eq!(err_of(&[]), "");
+    assert_eq!(err_of(&[]), err_of(&["--at", "1"]));
+    assert_eq!(err_of(&["--at", "last"]), err_of(&["--at", "1"]));
     // One firing in the turn: no note.
     assert_eq!(err_of(&["--event", "UserPromptSubmit", "--at", "1"]), "");
 }

@@ -39,6 +39,31 @@ fn snapshot_calls_view() {
     insta::assert_snapshot!("calls_rm_rf_160x48", render(&mut app, 160, 48));
 }
 
+/// A call's row too wide for the list ends in `…` (in an 80-column
+/// terminal the denied `git push origin main` of hooks_c8_outcomes was cut
+/// silently after `origin ma`); wide enough, it is whole.
+#[test]
+fn a_calls_row_too_wide_ends_in_an_ellipsis() {
+    let mut app = app_for(CORPUS);
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:Bash is:error");
+    key(&mut app, KeyCode::Enter);
+    let narrow = render(&mut app, 60, 24);
+    let row = narrow
+        .lines()
+        .find(|l| l.contains("07535b09"))
+        .expect("the denied push");
+    assert!(row.ends_with("…┃"), "{row}");
+    assert!(!row.contains("git push origin main"), "{row}");
+    let wide = render(&mut app, 160, 48);
+    let row = wide
+        .lines()
+        .find(|l| l.contains("07535b09"))
+        .expect("the denied push");
+    assert!(row.contains("git push origin main"), "{row}");
+    assert!(!row.contains('…'), "{row}");
+}
+
 /// On a heavy user's list the query thread sends the newest records first
 /// (`Msg::FoundFirst`): they are shown at once, the count says more is
 /// coming, and the whole answer replaces them with the selection kept.

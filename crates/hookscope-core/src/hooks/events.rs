@@ -22,6 +22,7 @@ mod build;
 pub use build::{
     At, EventKey, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads,
     closest_name, events_at, firings_at, for_each_payload_where, payload, payloads_where, rebuilds,
+    turn_of_last,
 };
 
 /// Largest file read from disk for a live [`HookEvent::pre_image`] or from a

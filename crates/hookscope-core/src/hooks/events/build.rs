@@ -635,6 +635,20 @@ pub fn firings_at(session: &Session, at: &At) -> Vec<(EventName, At)> {
         .collect()
 }
 
+/// The 1-based turn of the session's last firing of `event` (what
+/// [`At::Last`] rebuilds), for naming that turn's other firings with
+/// [`firings_at`]; `None` when it never fires or the session is not one
+/// [`rebuilds`] covers.
+pub fn turn_of_last(session: &Session, event: EventName) -> Option<usize> {
+    if !rebuilds(session.agent) {
+        return None;
+    }
+    points(session)
+        .iter()
+        .rfind(|p| p.event == event)
+        .map(|p| p.turn + 1)
+}
+
 /// `Stop fires at line:75, line:82` (at most 5 places, then `and N more`),
 /// or `Stop fires nowhere in this session`.
 fn fires_text(session: &Session, all: &[Point], event: EventName) -> String {
