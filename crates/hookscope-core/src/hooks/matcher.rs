@@ -658,7 +658,7 @@ fn renamed_note<'a>(
         if has(old) && !has(new) && value == *new && after {
             return Some((
                 format!(
-                    "the {old} tool was renamed {new} in Claude Code {since}, and from then on hook payloads carry tool_name \"{new}\", so a matcher naming only {old} no longer fires on it (this session is {})",
+                    "the {old} tool was renamed {new} in Claude Code {since}, and from then on hook payloads carry tool_name \"{new}\", so a matcher naming only {old} no longer fires on it (Claude Code {} here)",
                     shown(version)
                 ),
                 rename_fix(old, new, since),
@@ -667,7 +667,7 @@ fn renamed_note<'a>(
         if has(new) && !has(old) && value == *old && !after {
             return Some((
                 format!(
-                    "before Claude Code {since} this tool was called {old} (this session is {})",
+                    "before Claude Code {since} this tool was called {old} (Claude Code {} here)",
                     shown(version)
                 ),
                 format!("write \"{new}|{old}\" to cover sessions before and after {since}"),
@@ -692,12 +692,12 @@ fn regex_drift_note(event: &str, pattern: &str, version: &Version) -> String {
     let now = Alphabet::of(event, version);
     if pattern.contains('-') && !now.hyphen {
         return format!(
-            " (before {HYPHEN_SINCE} a '-' makes a matcher a regular expression; this session is {})",
+            " (before {HYPHEN_SINCE} a '-' makes a matcher a regular expression; Claude Code {} here)",
             shown(version)
         );
     }
     format!(
-        " (before {COMMA_SINCE} ',' and spaces make a matcher a regular expression; this session is {})",
+        " (before {COMMA_SINCE} ',' and spaces make a matcher a regular expression; Claude Code {} here)",
         shown(version)
     )
 }
@@ -1052,7 +1052,7 @@ fn check_path(
         format!(" (relative to the cwd, directly under it from {ANCHORED_PATHS_SINCE})")
     } else {
         format!(
-            " (relative to the cwd at any depth before {ANCHORED_PATHS_SINCE}; this session is {})",
+            " (relative to the cwd at any depth before {ANCHORED_PATHS_SINCE}; Claude Code {} here)",
             shown(version)
         )
     };

@@ -69,7 +69,7 @@ fn comma_and_spaces_are_exact_from_2_1_191() {
     );
     assert_eq!(
         verdict.reason,
-        "matcher \"Edit, Write\" is a regular expression, unanchored: no match in \"Write\" (before 2.1.191 ',' and spaces make a matcher a regular expression; this session is 2.1.190)"
+        "matcher \"Edit, Write\" is a regular expression, unanchored: no match in \"Write\" (before 2.1.191 ',' and spaces make a matcher a regular expression; Claude Code 2.1.190 here)"
     );
 }
 
@@ -523,7 +523,7 @@ fn task_matchers_follow_the_rename_to_agent() {
     assert!(!m.matches);
     assert_eq!(
         m.reason,
-        "matcher \"Task\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Agent\" is not \"Task\"; the Task tool was renamed Agent in Claude Code 2.1.63, and from then on hook payloads carry tool_name \"Agent\", so a matcher naming only Task no longer fires on it (this session is 2.1.332)"
+        "matcher \"Task\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Agent\" is not \"Task\"; the Task tool was renamed Agent in Claude Code 2.1.63, and from then on hook payloads carry tool_name \"Agent\", so a matcher naming only Task no longer fires on it (Claude Code 2.1.332 here)"
     );
     assert_eq!(
         m.hint.as_deref(),
@@ -544,7 +544,7 @@ fn task_matchers_follow_the_rename_to_agent() {
     let a = check("PreToolUse", Some("Agent"), Some("Task"), &v("2.1.50"));
     assert!(!a.matches);
     assert!(a.reason.ends_with(
-        "; before Claude Code 2.1.63 this tool was called Task (this session is 2.1.50)"
+        "; before Claude Code 2.1.63 this tool was called Task (Claude Code 2.1.50 here)"
     ));
     assert_eq!(
         a.hint.as_deref(),
