@@ -480,33 +480,12 @@ fn a_limit_cutting_through_tied_times_answers_as_without_index() {
 fn interleaved_sessions_are_cut_in_sql_and_answer_as_without_index() {
     let cache = TempDir::new().expect("temp");
     let data = TempDir::new().expect("temp");
-    for k in 0..12 {
-        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
-        for j in 0..10 {
-            let second = k + 12 * j;
-            let ts = format!("2026-01-01T00:{:02}:{:02}Z", second / 60, second % 60);
-            let id = format!("toolu_{k}_{j}");
-            lines.push(tool_use(&id, &format!("echo {k} {j}"), &ts));
-            lines.push(tool_result(&id, "done", j % 3 == 0, &ts));
-        }
-        session_file(
-            data.path(),
-            &format!("{k:08}-0000-4000-8000-000000000000"),
-            &lines,
-        );
-        // The twin sorts after by id but before by its newest call, at
-        // second 200 + k: it is read first, and its calls that tie with
-        // the first twin's set cuts the first twin must still pass.
-        let ts = format!("2026-01-01T00:03:{:02}Z", 20 + k);
-        let id = format!("toolu_{k}_late");
-        lines.push(tool_use(&id, "echo late", &ts));
-        lines.push(tool_result(&id, "done", false, &ts));
-        session_file(
-            data.path(),
-            &format!("{k:08}-0000-4000-8000-000000000001"),
-            &lines,
-        );
-    }
+    // The twin sorts after by id but before by its newest call, at second
+    // 200 + k: it is read first, and its calls that tie with the first
+    // twin's set cuts the first twin must still pass.
+    interleaved_twins(data.path(), 12, 10, |k| {
+        format!("2026-01-01T00:03:{:02}Z", 20 + k)
+    });
     let found = discover(&[data.path().to_path_buf()]).expect("discover");
     assert_eq!(found.sessions.len(), 24);
     let mut left_out = 0;
@@ -695,30 +674,9 @@ fn undated_and_out_of_range_times_under_a_cut_answer_as_without_index() {
 fn many_sessions_under_a_cut_are_read_in_one_scan_as_one_at_a_time() {
     let cache = TempDir::new().expect("temp");
     let data = TempDir::new().expect("temp");
-    for k in 0..35 {
-        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
-        for j in 0..6 {
-            let second = k + 35 * j;
-            let ts = format!("2026-01-01T00:{:02}:{:02}Z", second / 60, second % 60);
-            let id = format!("toolu_{k}_{j}");
-            lines.push(tool_use(&id, &format!("echo {k} {j}"), &ts));
-            lines.push(tool_result(&id, "done", j % 3 == 0, &ts));
-        }
-        session_file(
-            data.path(),
-            &format!("{k:08}-0000-4000-8000-000000000000"),
-            &lines,
-        );
-        let ts = format!("2026-01-01T00:04:{:02}Z", k % 60);
-        let id = format!("toolu_{k}_late");
-        lines.push(tool_use(&id, "echo late", &ts));
-        lines.push(tool_result(&id, "done", false, &ts));
-        session_file(
-            data.path(),
-            &format!("{k:08}-0000-4000-8000-000000000001"),
-            &lines,
-        );
-    }
+    interleaved_twins(data.path(), 35, 6, |k| {
+        format!("2026-01-01T00:04:{:02}Z", k % 60)
+    });
     let ts = "2026-01-01T00:02:00Z";
     let odd: [(&str, Vec<Vec<u8>>); 3] = [
         (
@@ -954,6 +912,30 @@ fn output_contains_rules_out_sessions_by_their_bytes_before_reading_rows() {
 
 /// A Claude Code project folder in `dir` with one session file `name`
 /// holding `lines`; returns its path.
+/// `n` sessions whose Bash calls interleave in time: session `k` has
+/// `calls` calls at second `k + n j` (j = 0..calls) of 2026-01-01, every
+/// third one failed, in `<k:08>-0000-4000-8000-000000000000`; and a twin,
+/// `…001`, with the same lines and one more call at `late(k)` (an RFC 3339
+/// time), `toolu_<k>_late`.
+fn interleaved_twins(dir: &Path, n: usize, calls: usize, late: impl Fn(usize) -> String) {
+    for k in 0..n {
+        let mut lines = vec![prompt("2026-01-01T00:00:00Z")];
+        for j in 0..calls {
+            let second = k + n * j;
+            let ts = format!("2026-01-01T00:{:02}:{:02}Z", second / 60, second % 60);
+            let id = format!("toolu_{k}_{j}");
+            lines.push(tool_use(&id, &format!("echo {k} {j}"), &ts));
+            lines.push(tool_result(&id, "done", j % 3 == 0, &ts));
+        }
+        session_file(dir, &format!("{k:08}-0000-4000-8000-000000000000"), &lines);
+        let ts = late(k);
+        let id = format!("toolu_{k}_late");
+        lines.push(tool_use(&id, "echo late", &ts));
+        lines.push(tool_result(&id, "done", false, &ts));
+        session_file(dir, &format!("{k:08}-0000-4000-8000-000000000001"), &lines);
+    }
+}
+
 fn session_file(dir: &Path, name: &str, lines: &[Vec<u8>]) -> PathBuf {
     let project = dir.join("projects").join("-tmp-p");
     write_lines(project.join(format!("{name}.jsonl")), lines)

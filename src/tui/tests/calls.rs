@@ -48,18 +48,18 @@ fn a_calls_row_too_wide_ends_in_an_ellipsis() {
     key(&mut app, KeyCode::Char('c'));
     keys(&mut app, "tool:Bash is:error");
     key(&mut app, KeyCode::Enter);
-    let narrow = render(&mut app, 60, 24);
-    let row = narrow
-        .lines()
-        .find(|l| l.contains("07535b09"))
-        .expect("the denied push");
+    // The denied push's row at each width.
+    let mut push_row = |width, height| {
+        render(&mut app, width, height)
+            .lines()
+            .find(|l| l.contains("07535b09"))
+            .map(str::to_string)
+            .expect("the denied push")
+    };
+    let row = push_row(60, 24);
     assert!(row.ends_with("…┃"), "{row}");
     assert!(!row.contains("git push origin main"), "{row}");
-    let wide = render(&mut app, 160, 48);
-    let row = wide
-        .lines()
-        .find(|l| l.contains("07535b09"))
-        .expect("the denied push");
+    let row = push_row(160, 48);
     assert!(row.contains("git push origin main"), "{row}");
     assert!(!row.contains('…'), "{row}");
 }

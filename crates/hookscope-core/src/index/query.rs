@@ -1036,15 +1036,7 @@ impl Index {
                 .as_ref()
                 .is_some_and(|(p, i, _)| p.as_slice() == path && i == id);
             if !same {
-                let at = wanted
-                    .get(path)
-                    .map(|ids| {
-                        ids.iter()
-                            .filter(|(i, _)| *i == id)
-                            .map(|&(_, at)| at)
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let at = positions_in(&wanted, path, id);
                 last = Some((path.to_vec(), id.to_string(), at));
             }
             let Some((_, _, at)) = &last else {
@@ -1153,17 +1145,7 @@ impl Index {
         cut_id: &str,
     ) -> rusqlite::Result<Vec<Option<SessionRows>>> {
         let wanted = by_main_file(sessions);
-        let positions = |path: &[u8], id: &str| -> Vec<usize> {
-            wanted
-                .get(path)
-                .map(|ids| {
-                    ids.iter()
-                        .filter(|(i, _)| *i == id)
-                        .map(|&(_, at)| at)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let positions = |path: &[u8], id: &str| positions_in(&wanted, path, id);
         // A session whose id sorts after the cut's is past it at the cut's
         // own time too (as in `call_rows`).
         let own_cut: Vec<i64> = sessions
@@ -1263,6 +1245,25 @@ fn by_main_file<'a>(sessions: &[&'a SessionRef]) -> HashMap<Vec<u8>, Vec<(&'a st
             .push((s.id.as_str(), i));
     }
     wanted
+}
+
+/// The positions in `sessions` of the session `(path, id)` among
+/// [`by_main_file`]'s (none when it is not asked for; two when it is
+/// listed twice).
+fn positions_in(
+    wanted: &HashMap<Vec<u8>, Vec<(&str, usize)>>,
+    path: &[u8],
+    id: &str,
+) -> Vec<usize> {
+    wanted
+        .get(path)
+        .map(|ids| {
+            ids.iter()
+                .filter(|(i, _)| *i == id)
+                .map(|&(_, at)| at)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// How many `calls_newest` rows [`Index::newest_cut_of`] walks at most
