@@ -946,16 +946,9 @@ impl RowSource for Index {
                 if s.agent != Agent::ClaudeCode {
                     return None;
                 }
-                // A session whose id sorts after the cut's is past it at
-                // the cut's own time too.
                 let cut_ns = cut_ns.map(|ns| match cut {
-                    Some((_, id))
-                        if crate::transcript::model::id_from_path(&s.path).as_str()
-                            > id.as_str() =>
-                    {
-                        ns.saturating_add(1)
-                    }
-                    _ => ns,
+                    Some((_, id)) => own_cut_ns(s, ns, id),
+                    None => ns,
                 });
                 let calls = session_rows(self, &mut stmt, s, query, cut_ns)
                     .ok()
@@ -1118,6 +1111,17 @@ impl Index {
     }
 }
 
+/// The cut at `cut_ns` (its session `cut_id`) as `session` applies it in
+/// nanoseconds: a session whose id sorts after the cut's is past it at the
+/// cut's own time too, so its calls at that nanosecond are left out.
+fn own_cut_ns(session: &SessionRef, cut_ns: i64, cut_id: &str) -> i64 {
+    if crate::transcript::model::id_from_path(&session.path).as_str() > cut_id {
+        cut_ns.saturating_add(1)
+    } else {
+        cut_ns
+    }
+}
+
 /// From how many sessions [`RowSource::call_rows`] with a cut reads every
 /// session's rows in one scan ([`Index::scanned_rows`]) rather than with
 /// two statements per session (2,394 sessions for the newest 10,000
@@ -1146,17 +1150,9 @@ impl Index {
     ) -> rusqlite::Result<Vec<Option<SessionRows>>> {
         let wanted = by_main_file(sessions);
         let positions = |path: &[u8], id: &str| positions_in(&wanted, path, id);
-        // A session whose id sorts after the cut's is past it at the cut's
-        // own time too (as in `call_rows`).
         let own_cut: Vec<i64> = sessions
             .iter()
-            .map(|s| {
-                if crate::transcript::model::id_from_path(&s.path).as_str() > cut_id {
-                    cut_ns.saturating_add(1)
-                } else {
-                    cut_ns
-                }
-            })
+            .map(|s| own_cut_ns(s, cut_ns, cut_id))
             .collect();
         let mut out: Vec<Option<SessionRows>> = sessions
             .iter()
