@@ -783,7 +783,7 @@ fn a_wal_mode_db_without_wal_or_shm_is_read_immutable_and_untouched() {
     assert_eq!(names(), ["opencode.db"]);
 }
 
-/// A connection kept between loads (`opencode_sqlite::IDLE_MAX`) is not
+/// A connection kept between loads (`opencode_sqlite::idle_max`) is not
 /// reused once the database changed: an `immutable=1` one (a WAL-mode
 /// database without `-wal`) would read its old pages.
 #[test]
@@ -824,6 +824,60 @@ fn a_kept_connection_is_not_reused_after_the_database_changes() {
     }
     std::fs::rename(&other, &path).expect("rename");
     assert_eq!(title().as_deref(), Some("third"));
+}
+
+/// Loading one session of each of many databases in turn keeps a
+/// connection to each, up to `opencode_sqlite::idle_max` (an eighth of
+/// the open-file limit): the second round reuses them, on the same
+/// descriptors (a database not in WAL mode holds one).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_connection_is_kept_per_database_up_to_the_limit() {
+    use hookscope_core::transcript::opencode_sqlite::{idle_max, load_session};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // More than the old fixed 32, and room left for the other tests'
+    // databases in the shared pool.
+    let n = idle_max().saturating_sub(8).min(100);
+    let paths: Vec<PathBuf> = (0..n)
+        .map(|i| {
+            let path = tmp.path().join(format!("oc{i}.db"));
+            let conn = rusqlite::Connection::open(&path).expect("open");
+            conn.execute_batch(&format!(
+                "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+                 CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+                 CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, time_created INTEGER, data TEXT);
+                 INSERT INTO session VALUES ('ses_a', NULL, 'db {i}', 1, 2);"
+            ))
+            .expect("write");
+            path
+        })
+        .collect();
+    // (descriptor, file) of every descriptor open on those files.
+    let open_here = || {
+        let mut open: Vec<(String, PathBuf)> = std::fs::read_dir("/proc/self/fd")
+            .expect("fds")
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let target = std::fs::read_link(e.path()).ok()?;
+                target
+                    .starts_with(tmp.path())
+                    .then(|| (e.file_name().to_string_lossy().into_owned(), target))
+            })
+            .collect();
+        open.sort();
+        open
+    };
+    let mut rounds = Vec::new();
+    for round in 0..2 {
+        for (i, path) in paths.iter().enumerate() {
+            let session = load_session(path, "ses_a").unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(session.title, Some(format!("db {i}")), "round {round}");
+        }
+        let open = open_here();
+        assert_eq!(open.len(), n, "round {round}");
+        rounds.push(open);
+    }
+    assert_eq!(rounds[0], rounds[1]);
 }
 
 #[test]

@@ -25,7 +25,7 @@
 //! `mode=ro` open fails while it has no WAL frames.
 //!
 //! A connection is kept open between loads of one database's sessions
-//! (at most [`IDLE_MAX`] across databases), and reused only while neither
+//! (at most [`idle_max`] across databases), and reused only while neither
 //! the database nor its `-wal` changed (size, mtime, ctime, inode); a private
 //! copy is never kept.
 //!
@@ -151,12 +151,20 @@ fn connect(uri: &str) -> Result<Connection, DbError> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(uri, flags)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Kept connections (idle_max) each keep their page cache: bounded.
+    conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
     // Reading the schema is the first real read: WAL and lock errors show here.
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
         r.get::<_, i64>(0)
     })?;
     Ok(conn)
 }
+
+/// Each connection's page cache, in KiB (`PRAGMA cache_size`; SQLite's
+/// default is 2,000): with [`IDLE_CAP`] connections kept, at most 128 MiB.
+/// A session's load reads its rows once; the file's pages stay in the
+/// system's cache.
+pub const CACHE_KIB: i64 = 512;
 
 static COPIES: AtomicUsize = AtomicUsize::new(0);
 
@@ -495,7 +503,7 @@ pub fn list_sessions(path: &Path) -> Result<Vec<SessionRow>, DbError> {
 /// Loads session `id` of the database at `path` (with its child sessions
 /// as subagents, see [`super::opencode`]), on a connection kept from an
 /// earlier load of the same file when neither the file nor its `-wal`
-/// changed since ([`IDLE_MAX`]), else on a new one.
+/// changed since ([`idle_max`]), else on a new one.
 ///
 /// # Errors
 /// Never for bad rows (diagnostics); an unreadable, locked, corrupt or
@@ -522,14 +530,55 @@ pub fn load_session(path: &Path, id: &str) -> std::io::Result<Session> {
     Ok(session)
 }
 
-/// Most connections kept open between loads (32, at most 3 file
-/// descriptors each: the database, its `-wal` and `-shm`), across
-/// databases. Opening
-/// one reads the file's schema and checks its tables (about half a
-/// millisecond): a question that loads many sessions of one database
-/// (`find` over a user's OpenCode sessions, the index build) pays it once.
-/// A kept connection holds no lock and no transaction between loads.
-pub const IDLE_MAX: usize = 32;
+/// Most connections kept open between loads, across databases: an
+/// eighth of the process's open-file limit (the soft `RLIMIT_NOFILE`;
+/// each connection holds at most 3 file descriptors: the database, its
+/// `-wal` and `-shm`), at least [`IDLE_MIN`] and at most [`IDLE_CAP`];
+/// [`IDLE_MIN`] where the limit cannot be read. Opening one reads the
+/// file's schema and checks its tables (about half a millisecond): a
+/// question that loads many sessions of one database (`find` over a
+/// user's OpenCode sessions, the index build) pays it once, and one that
+/// goes through the sessions of many databases newest first, a session of
+/// each in turn, pays it once per database while they all fit (128
+/// databases in the heavy benchmark: see docs/benchmarks.md). A kept
+/// connection holds no lock and no transaction between loads.
+pub fn idle_max() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| idle_max_for(open_file_limit()))
+}
+
+/// [`idle_max`] under an open-file limit of `limit` (`None`: unknown).
+fn idle_max_for(limit: Option<usize>) -> usize {
+    limit.map_or(IDLE_MIN, |limit| (limit / 8).clamp(IDLE_MIN, IDLE_CAP))
+}
+
+/// The fewest connections [`idle_max`] keeps (32).
+pub const IDLE_MIN: usize = 32;
+
+/// The most connections [`idle_max`] keeps (256: a 2,048-file limit).
+pub const IDLE_CAP: usize = 256;
+
+/// The soft limit on open files (`getrlimit(RLIMIT_NOFILE)`), `None` when
+/// it cannot be read or is unlimited.
+fn open_file_limit() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one `rlimit` through a valid pointer.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        if !ok || limit.rlim_cur == libc::RLIM_INFINITY {
+            return None;
+        }
+        usize::try_from(limit.rlim_cur).ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
 
 /// A connection between loads, with the identities (`stat`: size, mtime,
 /// ctime, inode) of its database and `-wal` when it was opened.
@@ -558,7 +607,7 @@ fn take_idle(path: &Path) -> Option<Idle> {
 }
 
 /// Keeps `idle` for the next load of its file, the oldest kept one closed
-/// past [`IDLE_MAX`]. A private copy is never kept: it is removed now.
+/// past [`idle_max`]. A private copy is never kept: it is removed now.
 fn keep_idle(idle: Idle) {
     if idle.db.is_private_copy() || !matches!(idle.ident.0, Ident::Entry { .. }) {
         return;
@@ -567,14 +616,26 @@ fn keep_idle(idle: Idle) {
         return;
     };
     kept.push(idle);
-    while kept.len() > IDLE_MAX {
-        kept.remove(0);
-    }
+    let over = kept.len().saturating_sub(idle_max());
+    // Closed after the lock is let go: closing frees its page cache.
+    let closed: Vec<Idle> = kept.drain(..over).collect();
+    drop(kept);
+    drop(closed);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connections_kept_are_an_eighth_of_the_open_file_limit_within_bounds() {
+        // macOS's default soft limit, Linux's, and this machine's.
+        assert_eq!(idle_max_for(Some(256)), 32);
+        assert_eq!(idle_max_for(Some(1024)), 128);
+        assert_eq!(idle_max_for(Some(20_000)), 256);
+        assert_eq!(idle_max_for(Some(0)), 32);
+        assert_eq!(idle_max_for(None), 32);
+    }
 
     #[test]
     fn uris_escape_what_sqlite_would_read_as_query_or_fragment() {
