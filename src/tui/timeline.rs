@@ -377,15 +377,30 @@ pub fn locate(session: &Session, tree: &SpawnTree, tool_use_id: &str) -> Option<
 /// or query for web tools; for a call a PreToolUse hook rewrote, `asked →
 /// ran` ([`Session::summary_as_ran`]). Secrets in the summary are masked.
 pub fn summary_of(session: &Session, thread: Thread, record: &ToolCallRecord) -> String {
+    match summary_parts_of(session, thread, record) {
+        (asked, Some(ran)) => format!("{asked} → {ran}"),
+        (asked, None) => asked,
+    }
+}
+
+/// [`summary_of`] as its two sides ([`Session::summary_parts`]): the
+/// summary asked and, for a call a PreToolUse hook rewrote, the summary
+/// that ran; each masked.
+fn summary_parts_of(
+    session: &Session,
+    thread: Thread,
+    record: &ToolCallRecord,
+) -> (String, Option<String>) {
     let thread = match thread {
         Thread::Main => None,
         Thread::Sub(s) => Some(s),
     };
-    let text = session.summary_as_ran(thread, record);
+    let (asked, ran) = session.summary_parts(thread, record);
     let mut counts = hookscope_core::redact::Redactions::new();
-    hookscope_core::redact::redactor()
-        .redact(&text, &mut counts)
-        .into_owned()
+    let redactor = hookscope_core::redact::redactor();
+    let mut mask = |text: &str| redactor.redact(text, &mut counts).into_owned();
+    let asked = mask(&asked);
+    (asked, ran.map(|ran| mask(&ran)))
 }
 
 /// Plain text of a row, for the filter.
@@ -479,6 +494,7 @@ pub fn row_line(
     expanded: &HashSet<Item>,
     ctx: &Ctx,
     compact: bool,
+    room: usize,
 ) -> Line<'static> {
     let (decided, event_decided, utc_offset, theme) = (
         ctx.decisions.as_ref(),
@@ -591,9 +607,14 @@ pub fn row_line(
                 if r.result.is_none() {
                     spans.push(Span::styled(" (no result)", theme.dim()));
                 }
-                let summary = summary_of(session, thread, r);
-                if !summary.is_empty() {
-                    spans.push(Span::raw(format!(" {summary}")));
+                let (asked, ran) = summary_parts_of(session, thread, r);
+                if !asked.is_empty() || ran.is_some() {
+                    let used: usize = spans.iter().map(Span::width).sum();
+                    spans.push(Span::raw(crate::tui::widgets::text::summary_text(
+                        &asked,
+                        ran.as_deref(),
+                        room.saturating_sub(used),
+                    )));
                 }
                 Line::from(spans)
             }
@@ -1126,7 +1147,7 @@ impl Component for TimelinePane {
         // The compact lines are built only when a line does not fit (a row
         // without hook marks is the same either way).
         let line = |r: &TimelineRow, compact: bool| {
-            row_line(session, tree, r, &self.expanded, ctx, compact)
+            row_line(session, tree, r, &self.expanded, ctx, compact, room)
         };
         let full: Vec<Line> = rows[first..end].iter().map(|r| line(r, false)).collect();
         let compact: Option<Vec<Line>> = full

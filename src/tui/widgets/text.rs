@@ -75,6 +75,24 @@ pub fn fit(text: &str, width: usize) -> String {
     format!("{cut}…")
 }
 
+/// A call's summary as a row ends with it, in `room` cells (what is left
+/// of the row): ` {asked}`, or ` {asked} → {ran}` for a call a hook
+/// rewrote. When that does not fit, the asked side is cut first ([`fit`],
+/// down to 4 cells), so the input that ran stays whole where it can; what
+/// still does not fit is cut at the pane's edge ([`cut_line`]).
+pub fn summary_text(asked: &str, ran: Option<&str>, room: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let Some(ran) = ran else {
+        return format!(" {asked}");
+    };
+    let whole = format!(" {asked} → {ran}");
+    if whole.width() <= room {
+        return whole;
+    }
+    let keep = room.saturating_sub(" ".width() + " → ".width() + ran.width());
+    format!(" {} → {ran}", fit(asked, keep.max(4)))
+}
+
 /// `line` cut to `width` display cells, its styles kept: whole when it
 /// fits, else its first `width - 1` cells and a `…` in the style of the
 /// span it cut (a row cut at the pane's edge says so: `npm test → npm
@@ -380,6 +398,28 @@ mod tests {
                 (" b", Style::default())
             ]
         );
+    }
+
+    #[test]
+    fn a_rewrite_summary_cuts_the_asked_side_first() {
+        let ran = Some("npm test -- --silent");
+        // Room for it all: unchanged.
+        assert_eq!(
+            summary_text("npm test", ran, 40),
+            " npm test → npm test -- --silent"
+        );
+        // Two cells short: the asked side gives them, at a word.
+        assert_eq!(
+            summary_text("npm test", ran, 30),
+            " npm… → npm test -- --silent"
+        );
+        // No room at all: 4 cells of it stay, the rest is the edge's.
+        assert_eq!(
+            summary_text("npm test", ran, 10),
+            " npm… → npm test -- --silent"
+        );
+        // Not a rewrite: the summary alone, whatever the room.
+        assert_eq!(summary_text("npm test", None, 3), " npm test");
     }
 
     #[test]

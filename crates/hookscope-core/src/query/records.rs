@@ -89,6 +89,17 @@ impl FoundCall {
     /// names; whether it ran is the call's result. Masked as
     /// `hook_activity` is.
     pub fn summary_with_rewrite(&self) -> String {
+        match self.summary_parts() {
+            (summary, Some(rewritten)) => format!("{summary} → {rewritten}"),
+            (summary, None) => summary,
+        }
+    }
+
+    /// The two sides of [`FoundCall::summary_with_rewrite`]: the summary,
+    /// and the rewritten input's summary when a PreToolUse hook rewrote it
+    /// (`None` otherwise); a view that must cut the row cuts the first
+    /// side first.
+    pub fn summary_parts(&self) -> (String, Option<String>) {
         let to = self
             .hook_activity
             .iter()
@@ -97,7 +108,7 @@ impl FoundCall {
             .next_back()
             .filter(|to| **to != self.input);
         let Some(to) = to else {
-            return self.summary();
+            return (self.summary(), None);
         };
         let rewritten =
             crate::tools::parse_tool_call(&self.tool_name, Some(to), crate::tools::OnError::Other)
@@ -105,7 +116,7 @@ impl FoundCall {
                 .ok()
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| crate::transcript::text::one_line(&to.to_string(), 200));
-        format!("{} → {rewritten}", self.summary())
+        (self.summary(), Some(rewritten))
     }
 
     /// Whether a PreToolUse or PermissionRequest hook blocked the call

@@ -1266,11 +1266,26 @@ impl Session {
     /// A call's one-line summary ([`call_summary`]) as it ran: `<asked> →
     /// <ran>` (each side at most 200 chars) when a PreToolUse hook rewrote
     /// it ([`Session::ran_input`]), else the summary of its input;
-    /// unredacted (views mask it).
+    /// unredacted (views mask it). [`Session::summary_parts`] joined.
     pub fn summary_as_ran(&self, thread: Option<usize>, record: &ToolCallRecord) -> String {
+        match self.summary_parts(thread, record) {
+            (asked, Some(ran)) => format!("{asked} → {ran}"),
+            (asked, None) => asked,
+        }
+    }
+
+    /// The two sides of [`Session::summary_as_ran`]: the summary of the
+    /// input asked, and of the input that ran when a PreToolUse hook
+    /// rewrote it (`None` otherwise); a view that must cut the row cuts
+    /// the asked side first.
+    pub fn summary_parts(
+        &self,
+        thread: Option<usize>,
+        record: &ToolCallRecord,
+    ) -> (String, Option<String>) {
         let asked = record.summary();
         let Some(ran) = self.ran_input(thread, record) else {
-            return asked;
+            return (asked, None);
         };
         let ran_call =
             crate::tools::parse_tool_call(record.name(), Some(ran), crate::tools::OnError::Other)
@@ -1280,7 +1295,7 @@ impl Session {
             .map(call_summary)
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| super::text::one_line(&ran.to_string(), 200));
-        format!("{asked} → {ran}")
+        (asked, Some(ran))
     }
 
     /// The file a thread was read from: [`Session::path`] for the main
