@@ -42,7 +42,7 @@ pub struct PayloadArgs {
     /// it), `line:agent-<agent_id>:N` (likewise in a subagent's file), a
     /// turn number (its last such event), or `last` (the default: the
     /// session's last such event); when that turn has several, stderr names
-    /// each.
+    /// each, and a `line:N` resolved to another line says which.
     #[arg(long)]
     pub at: Option<String>,
     /// Print secrets as they are (default: masked as [REDACTED_<TYPE>]).
@@ -84,6 +84,9 @@ pub fn run(args: &PayloadArgs) {
         .unwrap_or_else(|e| fail(e));
     map.map_value(&mut built.json);
     if let Some(note) = several_in_turn(dialect, &session, event, &at) {
+        errln!("{note}");
+    }
+    if let Some(note) = resolved_to(&at, event, built.source_line) {
         errln!("{note}");
     }
     let (json, masked) = mask(&built, args.raw);
@@ -154,6 +157,25 @@ fn several_in_turn(
             "the others"
         }
     ))
+}
+
+/// With `--at line:N` (or `line:agent-<id>:N`) that resolved to an
+/// `event` anchored on another line (the last one before it, as when N is
+/// a hook's own record line, which `hooks --activity` lists: the line
+/// after its event's; or a call's later line, for an event anchored on its
+/// result): which line that was, e.g. `hookscope: --at line:76 resolved
+/// to the Stop at line:75`.
+pub(super) fn resolved_to(at: &At, event: EventName, printed: usize) -> Option<String> {
+    let (asked, agent) = match at {
+        At::Line(n) => (*n, String::new()),
+        At::AgentLine(agent, n) => (*n, format!("agent-{agent}:")),
+        _ => return None,
+    };
+    (asked != printed).then(|| {
+        format!(
+            "hookscope: --at line:{agent}{asked} resolved to the {event} at line:{agent}{printed}"
+        )
+    })
 }
 
 /// The error for an `--event` that is no hook event: it names the events

@@ -294,6 +294,9 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     let r = replay_with(&session, event, &at, rules.as_ref(), &map).unwrap_or_else(|e| fail(e));
+    if let Some(note) = super::payload::resolved_to(&at, event, r.payload.source_line) {
+        errln!("{note}");
+    }
     let (mut out, masked) = replay_json(&r, rules.as_ref());
     if !map.is_empty()
         && let Some(o) = out.as_object_mut()

@@ -315,8 +315,8 @@ fn at_line_n_reaches_each_of_two_stops_in_one_turn() {
     assert_eq!(stop_on_c5(&["--at", "1"]), second);
     assert_eq!(stop_on_c5(&[]), second);
     // A turn, or the default `last` (whose turn is turn 1), names both:
-    // stderr says which was printed and how to reach the other; a line
-    // names one and says nothing.
+    // stderr says which was printed and how to reach the other; a Stop's
+    // own line names it and says nothing.
     let path = corpus(C5);
     let p = path.to_str().expect("utf-8");
     let err_of = |at: &[&str]| {
@@ -334,6 +334,16 @@ fn at_line_n_reaches_each_of_two_stops_in_one_turn() {
         "hookscope: turn 1 has 2 Stop firings (line:75, line:82); printed the last, line:82; --at line:75 for the other\n"
     );
     assert_eq!(err_of(&["--at", "line:82"]), "");
+    // A line after a Stop's own (76 is its hook's record, as `hooks
+    // --activity` lists it): the note names the line printed.
+    assert_eq!(
+        err_of(&["--at", "line:76"]),
+        "hookscope: --at line:76 resolved to the Stop at line:75\n"
+    );
+    assert_eq!(
+        err_of(&["--at", "line:80"]),
+        "hookscope: --at line:80 resolved to the Stop at line:75\n"
+    );
     assert_eq!(err_of(&[]), err_of(&["--at", "1"]));
     assert_eq!(err_of(&["--at", "last"]), err_of(&["--at", "1"]));
     // One firing in the turn: no note.

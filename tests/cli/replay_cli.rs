@@ -580,10 +580,11 @@ fn backtest_names_a_non_tool_event_by_its_line() {
 
 /// `--at line:agent-<id>:N` addresses a line of a subagent's file
 /// (assets/demo: the subagent a0ddb8d7d9a82d5fb has its tool_use on line 14
-/// and its result on line 15, where its PostToolBatch is anchored).
+/// and its result on line 15, where its PostToolBatch is anchored: stderr
+/// says so).
 #[test]
 fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
-    let (code, out, _) = run(&[
+    let (code, out, err) = run(&[
         "replay",
         "8bb2dece",
         "assets/demo",
@@ -594,6 +595,10 @@ fn at_a_subagent_line_replays_its_event_and_a_bad_agent_says_which_exist() {
         "--json",
     ]);
     assert_eq!(code, Some(0));
+    assert_eq!(
+        err,
+        "hookscope: --at line:agent-a0ddb8d7d9a82d5fb:14 resolved to the PostToolBatch at line:agent-a0ddb8d7d9a82d5fb:15\n"
+    );
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["payload"]["agent_id"], "a0ddb8d7d9a82d5fb");
     assert_eq!(v["source"]["line"], 15);
