@@ -111,7 +111,10 @@ pub fn session_item(
         (None, None) if indexing => Line::from(Span::styled("  indexing…", theme.dim())),
         (None, None) => Line::from(Span::styled("  loading…", theme.dim())),
     };
-    ListItem::new(vec![first, second])
+    // Inside the borders; a row cut there says so.
+    let room = usize::from(width.saturating_sub(2));
+    let cut = crate::tui::widgets::text::cut_line;
+    ListItem::new(vec![cut(first, room), cut(second, room)])
 }
 
 /// The agent column of a session row, fixed width so titles line up: the
@@ -491,9 +494,10 @@ impl Component for SessionsPane {
         let items: Vec<ListItem> = window
             .iter()
             .map(|row| match row {
-                SessionRow::Header(project) => {
-                    ListItem::new(Line::from(Span::styled(project.clone(), theme.heading())))
-                }
+                SessionRow::Header(project) => ListItem::new(crate::tui::widgets::text::cut_line(
+                    Line::from(Span::styled(project.clone(), theme.heading())),
+                    usize::from(area.width.saturating_sub(2)),
+                )),
                 SessionRow::Session(i) => match ctx.sessions.get(*i) {
                     Some(entry) => session_item(
                         entry,
