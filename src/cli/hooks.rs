@@ -211,6 +211,9 @@ pub fn run(args: &HooksArgs, no_index: bool) {
         return;
     }
     let dialect = args.agent;
+    for note in other_agents_files(dialect, &args.settings) {
+        errln!("{note}");
+    }
     let version = match &args.version {
         Some(v) => {
             let parsed = Version::parse(v);
@@ -452,6 +455,33 @@ fn print_files(config: &HookConfig, header: &str, agent: &str) {
             print_text(&format!("      at line {l}{col} [{}]", p.id));
         }
     }
+}
+
+/// For a `--settings` file read as Claude Code's that sits in another
+/// agent's folder (a `.factory` or `.codex` component): which `--agent`
+/// reads it as that agent's, e.g. `hookscope: ~/.factory/settings.json is
+/// in a .factory folder; read as Claude Code settings (--agent droid reads
+/// it as Factory Droid's)`. Nothing for another dialect.
+fn other_agents_files(dialect: Dialect, settings: &[PathBuf]) -> Vec<String> {
+    if dialect != Dialect::ClaudeCode {
+        return Vec::new();
+    }
+    settings
+        .iter()
+        .filter_map(|path| {
+            let (folder, agent, name) = path.components().find_map(|c| {
+                match c.as_os_str().to_str()? {
+                    ".factory" => Some((".factory", "droid", "Factory Droid's")),
+                    ".codex" => Some((".codex", "codex", "Codex's")),
+                    _ => None,
+                }
+            })?;
+            Some(format!(
+                "hookscope: {} is in a {folder} folder; read as Claude Code settings (--agent {agent} reads it as {name})",
+                path.display()
+            ))
+        })
+        .collect()
 }
 
 fn print_config(hooks: &Hooks, version_label: &str) {

@@ -862,3 +862,40 @@ fn matcher_no_tool_knows_the_mcp_tools_of_your_indexed_sessions() {
     assert!(lint("^mcp__notes__.*", false).is_empty());
     assert_eq!(lint("^(Shell|Exec)$", false).len(), 1);
 }
+
+/// A settings file in another agent's folder, read as Claude Code's (the
+/// default `--agent`), gets a hint naming the `--agent` that reads it as
+/// that agent's; with that `--agent`, or in no such folder, none.
+#[test]
+fn a_settings_file_in_a_factory_or_codex_folder_hints_at_its_agent() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let write = |folder: &str| {
+        let dir = tmp.path().join(folder);
+        fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("settings.json");
+        fs::write(&file, r#"{"hooks":{}}"#).expect("write");
+        file.to_str().expect("utf-8").to_string()
+    };
+    let droid = write(".factory");
+    let codex = write(".codex");
+    let plain = write("project");
+    let (code, _, err) = run(&["hooks", "--settings", &droid]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: {droid} is in a .factory folder; read as Claude Code settings (--agent droid reads it as Factory Droid's)\n"
+        )
+    );
+    let (_, _, err) = run(&["hooks", "--settings", &codex]);
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: {codex} is in a .codex folder; read as Claude Code settings (--agent codex reads it as Codex's)\n"
+        )
+    );
+    let (code, _, err) = run(&["hooks", "--agent", "droid", "--settings", &droid]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    let (_, _, err) = run(&["hooks", "--settings", &plain]);
+    assert_eq!(err, "");
+}
