@@ -672,6 +672,11 @@ fn tokens_cell(r: &FoundCall) -> String {
 /// so at 80 columns the common case (`Bash`, nothing resolved) leaves
 /// INPUT about 14 columns.
 fn print_table(records: &[FoundCall], short: &ShortIds, with_cost: bool) {
+    // No records, no table: stderr's `0 records` says so, and a script
+    // reading stdout gets nothing rather than a lone header.
+    if records.is_empty() {
+        return;
+    }
     let width = |cells: &mut dyn Iterator<Item = String>, min: usize| -> usize {
         cells.map(|c| c.chars().count()).max().unwrap_or(0).max(min)
     };

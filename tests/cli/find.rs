@@ -1305,7 +1305,7 @@ fn cli_find_footer_explains_the_marks_shown() {
 
 /// `--hook` naming an event that never fires on a call finds nothing, and
 /// says where those firings are; a tool event finding nothing says nothing
-/// more.
+/// more. stdout is empty: no table header over no records.
 #[test]
 fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
     let stderr = |hook: &str| {
@@ -1316,6 +1316,8 @@ fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out.status.code(), Some(0));
+        // No records: no table, not even its header.
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{hook}");
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     assert_eq!(
