@@ -1167,6 +1167,8 @@ impl Component for TimelinePane {
         let mut state = ListState::default()
             .with_offset(0)
             .with_selected(selected.map(|s| s - first));
+        // Where the window is, on the bottom border, as Detail says it.
+        let block = crate::tui::widgets::text::with_position(block, first, height, rows.len());
         let list = List::new(items)
             .block(block)
             .highlight_style(theme.selected(focused));
