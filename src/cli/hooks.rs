@@ -1,5 +1,5 @@
 //! `hookscope hooks [--settings FILE]... [--cwd DIR] [--config-dir DIR]
-//! [--match EVENT VALUE [--input JSON]] [--lint] [--version V] [--json]`:
+//! [--match EVENT [VALUE] [--input JSON]] [--lint] [--version V] [--json]`:
 //! the user's hook configuration (docs/your-hooks.md#your-hooks); and `hookscope hooks
 //! --activity SESSION [--json] [PATH...]`: what the transcript says hooks
 //! did ([`super::activity`]).
@@ -72,8 +72,10 @@ pub struct HooksArgs {
     pub managed: Option<PathBuf>,
     /// Which handlers an event reaches, and why: EVENT and the value its
     /// matcher tests (the tool name for tool events, the source for
-    /// SessionStart, …), e.g. `--match PreToolUse mcp__memory__create`.
-    #[arg(long = "match", num_args = 2, value_names = ["EVENT", "VALUE"])]
+    /// SessionStart, …), e.g. `--match PreToolUse mcp__memory__create`;
+    /// VALUE may be left out for an event that takes no matcher (Stop,
+    /// UserPromptSubmit, …).
+    #[arg(long = "match", num_args = 1..=2, value_names = ["EVENT", "VALUE"])]
     pub match_: Option<Vec<String>>,
     /// With --match: the tool_input JSON for `if` rules, e.g.
     /// '{"command": "rm -rf build"}'.
@@ -259,10 +261,21 @@ pub fn run(args: &HooksArgs, no_index: bool) {
     });
     let matching = args.match_.as_ref().map(|pair| {
         let event = pair.first().cloned().unwrap_or_default();
-        let value = pair.get(1).cloned().unwrap_or_default();
         dialect
             .check_event(&event, &version)
             .unwrap_or_else(|e| fail(e));
+        let value = match (pair.get(1), dialect.matcher_field(&event, &version)) {
+            (Some(value), _) => value.clone(),
+            (None, None) => String::new(),
+            (None, Some(field)) => fail(format!(
+                "--match {event} needs the value its matcher tests ({field}), e.g. --match {event} {}",
+                match field {
+                    "tool_name" => "Bash",
+                    "source" => "startup",
+                    _ => "VALUE",
+                }
+            )),
+        };
         (event, value)
     });
     let hooks = dialect.load(&sources);

@@ -191,7 +191,10 @@ fn bad_arguments_exit_2() {
     ]);
     assert_eq!(code, Some(2));
     assert!(err.starts_with("hookscope: --input is not JSON"), "{err}");
-    let (code, _, _) = run(&["hooks", "--match", "Stop"]);
+    // A tool event needs the tool name (Stop takes no matcher: no value).
+    let (code, _, _) = run(&["hooks", "--settings", BARE, "--match", "PreToolUse"]);
+    assert_eq!(code, Some(2));
+    let (code, _, _) = run(&["hooks", "--match"]);
     assert_eq!(code, Some(2));
 }
 
@@ -898,4 +901,45 @@ fn a_settings_file_in_a_factory_or_codex_folder_hints_at_its_agent() {
     assert_eq!((code, err.as_str()), (Some(0), ""));
     let (_, _, err) = run(&["hooks", "--settings", &plain]);
     assert_eq!(err, "");
+}
+
+/// `--match EVENT` alone is the question for an event that takes no
+/// matcher; for one that does, the missing value is refused (exit 2) with
+/// the field it tests. A matcher that never fires says its lint's fix is
+/// about every value, not the one asked.
+#[test]
+fn match_without_a_value_and_a_never_firing_matchers_fix() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let file = tmp.path().join("settings.json");
+    fs::write(
+        &file,
+        r#"{"hooks":{"PreToolUse":[{"matcher":"bash","hooks":[{"type":"command","command":"/bin/true"}]}]}}"#,
+    )
+    .expect("write");
+    let file = file.to_str().expect("utf-8");
+    let (code, out, err) = run(&["hooks", "--settings", file, "--match", "Stop"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("Stop (Claude Code ignores matchers here: every handler of it is reached)"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["hooks", "--settings", file, "--match", "PreToolUse"]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(
+        err,
+        "hookscope: --match PreToolUse needs the value its matcher tests (tool_name), e.g. --match PreToolUse Bash\n"
+    );
+    let (code, out, _) = run(&[
+        "hooks",
+        "--settings",
+        file,
+        "--match",
+        "PreToolUse",
+        "mcp__github__create_issue",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("tool_name \"mcp__github__create_issue\" is not \"bash\"; this matcher never fires on any value (matcher-case): write \"Bash\"\n"),
+        "{out}"
+    );
 }

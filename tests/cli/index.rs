@@ -521,8 +521,11 @@ fn spawn_indexed(cache: &Path, args: &[&str]) -> std::process::Child {
         .expect("spawn")
 }
 
-/// Waits (at most a minute) until every one of `children` has `lock` open:
-/// each is then waiting on the build lock.
+/// Waits (at most a minute) until every one of `children` has `lock` open,
+/// then three of the lock's polls more: a process opens the file just
+/// before it first tries the lock, and a waiter leaves no other trace (it
+/// polls a non-blocking `flock`), so under load one let go at the open
+/// could take the lock without having waited.
 #[cfg(target_os = "linux")]
 fn wait_until_all_wait(children: &[std::process::Child], lock: &Path) {
     let start = std::time::Instant::now();
@@ -533,6 +536,7 @@ fn wait_until_all_wait(children: &[std::process::Child], lock: &Path) {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    std::thread::sleep(3 * hookscope_core::index::build_lock::POLL);
 }
 
 /// The `HOOKSCOPE_INDEX_STATS` object in a run's stderr.

@@ -134,10 +134,16 @@ pub fn explain(
         };
         v.matcher = Some(m);
         if !matched {
-            // A matcher that never fires gets the fix `--lint` gives.
+            // A matcher that never fires gets the fix `--lint` gives, said
+            // to be about every value, not this one (`"bash"` asked with
+            // `mcp__github__create_issue`: "Bash" would not match it either).
             if v.hint.is_none() {
-                v.hint =
-                    crate::hooks::lint::never_fires_within(h, version, &mut budget).map(|l| l.fix);
+                v.hint = crate::hooks::lint::never_fires_within(h, version, &mut budget).map(|l| {
+                    format!(
+                        "this matcher never fires on any value ({}): {}",
+                        l.id, l.fix
+                    )
+                });
             }
             v.reason = matcher_reason;
             out.push(v);
