@@ -235,14 +235,7 @@ fn row(
     // Inside the borders; a row cut there says so.
     let room = usize::from(width.saturating_sub(2));
     let (summary, rewritten) = record.summary_parts();
-    if !summary.is_empty() || rewritten.is_some() {
-        let used: usize = spans.iter().map(Span::width).sum();
-        spans.push(Span::raw(crate::tui::widgets::text::summary_text(
-            &summary,
-            rewritten.as_deref(),
-            room.saturating_sub(used),
-        )));
-    }
+    crate::tui::widgets::text::push_summary(&mut spans, &summary, rewritten.as_deref(), room);
     ListItem::new(crate::tui::widgets::text::cut_line(Line::from(spans), room))
 }
 

@@ -608,14 +608,7 @@ pub fn row_line(
                     spans.push(Span::styled(" (no result)", theme.dim()));
                 }
                 let (asked, ran) = summary_parts_of(session, thread, r);
-                if !asked.is_empty() || ran.is_some() {
-                    let used: usize = spans.iter().map(Span::width).sum();
-                    spans.push(Span::raw(crate::tui::widgets::text::summary_text(
-                        &asked,
-                        ran.as_deref(),
-                        room.saturating_sub(used),
-                    )));
-                }
+                crate::tui::widgets::text::push_summary(&mut spans, &asked, ran.as_deref(), room);
                 Line::from(spans)
             }
             Some(_) if hook_of_item(session, item).is_some() => {

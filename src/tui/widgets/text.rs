@@ -75,6 +75,22 @@ pub fn fit(text: &str, width: usize) -> String {
     format!("{cut}…")
 }
 
+/// Ends a call's row (`spans`, to be cut at `room` cells) with its summary:
+/// ` {asked}`, or ` {asked} → {ran}` for a call a hook rewrote; nothing
+/// when both are empty. When it does not fit in what the row leaves, the
+/// asked side is cut first ([`summary_text`]).
+pub fn push_summary(spans: &mut Vec<Span<'static>>, asked: &str, ran: Option<&str>, room: usize) {
+    if asked.is_empty() && ran.is_none() {
+        return;
+    }
+    let used: usize = spans.iter().map(Span::width).sum();
+    spans.push(Span::raw(summary_text(
+        asked,
+        ran,
+        room.saturating_sub(used),
+    )));
+}
+
 /// A call's summary as a row ends with it, in `room` cells (what is left
 /// of the row): ` {asked}`, or ` {asked} → {ran}` for a call a hook
 /// rewrote. When that does not fit, the asked side is cut first ([`fit`],
