@@ -690,7 +690,7 @@ fn a_matcher_that_never_fires_carries_the_lints_fix_where_its_reach_is_explained
     );
     let (_, out, _) = replay(&["--settings", &file], &[]);
     assert!(
-        out.contains("(given): matcher \"mcp__memory\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Bash\" is not \"mcp__memory\"; did you mean \"mcp__memory__.*\"?\n"),
+        out.contains("(given): matcher \"mcp__memory\" is an exact name (letters, digits, _, -, spaces, ',' and '|'): tool_name \"Bash\" is not \"mcp__memory\"; this matcher never fires on any value (matcher-dead-exact); did you mean \"mcp__memory__.*\"?\n"),
         "{out}"
     );
     // The same fixes as --lint.

@@ -939,7 +939,7 @@ fn match_without_a_value_and_a_never_firing_matchers_fix() {
     ]);
     assert_eq!(code, Some(0));
     assert!(
-        out.contains("tool_name \"mcp__github__create_issue\" is not \"bash\"; this matcher never fires on any value (matcher-case): write \"Bash\"\n"),
+        out.contains("tool_name \"mcp__github__create_issue\" is not \"bash\"; this matcher never fires on any value (matcher-case); write \"Bash\"\n"),
         "{out}"
     );
 }

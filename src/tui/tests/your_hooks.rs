@@ -390,8 +390,8 @@ fn a_matcher_that_never_fires_shows_the_lints_fix_in_the_pane() {
     let (main, _) = app.replay.lines(&app.ctx);
     let text: Vec<String> = main.iter().map(ToString::to_string).collect();
     for line in [
-        "      hint: this matcher never fires on any value (matcher-dead-exact): did you mean \"mcp__memory__.*\"?",
-        "      hint: this matcher never fires on any value (matcher-renamed-tool): write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)",
+        "      hint: did you mean \"mcp__memory__.*\"?",
+        "      hint: write \"Agent\" (\"Agent|Task\" also covers sessions before 2.1.63)",
     ] {
         assert!(
             text.contains(&line.to_string()),

@@ -134,16 +134,19 @@ pub fn explain(
         };
         v.matcher = Some(m);
         if !matched {
-            // A matcher that never fires gets the fix `--lint` gives, said
-            // to be about every value, not this one (`"bash"` asked with
-            // `mcp__github__create_issue`: "Bash" would not match it either).
-            if v.hint.is_none() {
-                v.hint = crate::hooks::lint::never_fires_within(h, version, &mut budget).map(|l| {
-                    format!(
-                        "this matcher never fires on any value ({}): {}",
-                        l.id, l.fix
-                    )
-                });
+            // A matcher that never fires gets the fix `--lint` gives, and
+            // the reason says it is about every value, not this one
+            // (`"bash"` asked with `mcp__github__create_issue`: "Bash"
+            // would not match it either).
+            let mut matcher_reason = matcher_reason;
+            if v.hint.is_none()
+                && let Some(l) = crate::hooks::lint::never_fires_within(h, version, &mut budget)
+            {
+                matcher_reason.push_str(&format!(
+                    "; this matcher never fires on any value ({})",
+                    l.id
+                ));
+                v.hint = Some(l.fix);
             }
             v.reason = matcher_reason;
             out.push(v);
