@@ -361,7 +361,10 @@ pub const CALLS_FILTER_HELP: &[(&str, &str)] = &[
     ),
     ("output:TEXT", "output contains; -output:TEXT excludes"),
     ("is:error is:ok", "failed / succeeded calls"),
-    ("is:blocked", "calls a hook blocked (they did not run)"),
+    (
+        "is:blocked",
+        "a hook blocked it (it did not run); -is:blocked: not",
+    ),
     (
         "is:flagged",
         "a hook objected after the call ran; is:rewritten",

@@ -208,3 +208,47 @@ fn blocked_means_stopped_before_it_ran_across_the_corpus() {
     let v: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["records"][0]["hook_activity"][0]["action"], "blocked");
 }
+
+/// `-is:blocked` is `blocked = false`: with `is:error`, the Bash calls
+/// that ran and failed (the corpus's 23 failed Bash calls less the 3 a
+/// hook blocked), the same with and without the index, as ids and as a
+/// count.
+#[test]
+fn minus_is_blocked_lists_the_calls_that_ran_and_failed() {
+    let dir = corpus("");
+    let dir = dir.to_string_lossy();
+    let ids = |filter: &str, extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["find", &dir, "--filter", filter, "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).expect("JSON");
+        let mut ids: Vec<String> = v["records"]
+            .as_array()
+            .expect("records")
+            .iter()
+            .map(|r| r["tool_use_id"].as_str().unwrap_or("").to_string())
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    let failed = ids("tool:Bash is:error", &[]);
+    let blocked = ids("tool:Bash is:error is:blocked", &[]);
+    let ran = ids("tool:Bash is:error -is:blocked", &[]);
+    assert_eq!((failed.len(), blocked.len(), ran.len()), (23, 3, 20));
+    let rest: Vec<String> = failed
+        .iter()
+        .filter(|id| !blocked.contains(id))
+        .cloned()
+        .collect();
+    assert_eq!(ran, rest);
+    assert_eq!(ids("tool:Bash is:error -is:blocked", &["--no-index"]), ran);
+    let (code, out, _) = run(&[
+        "find",
+        &dir,
+        "--filter",
+        "tool:Bash is:error -is:blocked",
+        "--count",
+    ]);
+    assert_eq!((code, out.as_str()), (0, "20\n"));
+}

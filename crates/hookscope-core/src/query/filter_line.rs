@@ -19,6 +19,7 @@
 //! | `cost:on` | `with_subagent_cost = true` |
 //! | `hook:EVENT` | extension `hook` (a hook firing of EVENT or `hookName` recorded on the call) |
 //! | `is:blocked` / `is:flagged` / `is:rewritten` | extensions `blocked` / `flagged` / `rewritten` = true (a hook blocked the call, so it did not run / objected after it ran / rewrote its input) |
+//! | `-is:blocked` / `-is:flagged` / `-is:rewritten`, `-is:error` / `-is:ok` | the same = false (`is:error -is:blocked`: calls that ran and failed), `is_error` false / true |
 //! | `ruled:RULE`, `is:ruled` | extension `decided_by` = RULE / `*` (`hookscope hook` logged a decision on the call, in which rule RULE matched / any) |
 //!
 //! Keys are case-insensitive. A value with spaces is written in double
@@ -44,8 +45,9 @@ use super::params::{FindParams, KNOWN_AGENTS, OutputMode};
 
 /// The keys, in the order completion offers them (aliases after).
 pub const KEYS: &[&str] = &[
-    "tool", "name", "input", "output", "-output", "is", "session", "since", "until", "agent",
-    "limit", "mode", "redact", "cost", "hook", "ruled", "pattern", "in", "out", "-out", "excludes",
+    "tool", "name", "input", "output", "-output", "is", "-is", "session", "since", "until",
+    "agent", "limit", "mode", "redact", "cost", "hook", "ruled", "pattern", "in", "out", "-out",
+    "excludes",
 ];
 
 /// The hook events `hook:` completes (Claude Code's events with a tool call
@@ -145,7 +147,7 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
             Some(k) => k,
             None => {
                 return invalid(format!(
-                    "unknown key {key}: (keys: tool, name, input, output, -output, is, session, since, until, agent, limit, mode, redact, cost, hook, ruled; quote a word that contains ':')"
+                    "unknown key {key}: (keys: tool, name, input, output, -output, is, -is, session, since, until, agent, limit, mode, redact, cost, hook, ruled; quote a word that contains ':')"
                 ));
             }
         };
@@ -176,6 +178,18 @@ pub fn parse(line: &str) -> Result<FindParams, QueryError> {
                 _ => {
                     return invalid(format!(
                         "is:{value}: use is:error, is:ok, is:blocked, is:flagged, is:rewritten or is:ruled"
+                    ));
+                }
+            },
+            "-is" => match value.to_ascii_lowercase().as_str() {
+                "error" | "err" | "failed" => params.is_error = Some(false),
+                "ok" | "success" => params.is_error = Some(true),
+                "blocked" => params.blocked = Some(false),
+                "flagged" => params.flagged = Some(false),
+                "rewritten" => params.rewritten = Some(false),
+                _ => {
+                    return invalid(format!(
+                        "-is:{value}: use -is:error, -is:ok, -is:blocked, -is:flagged or -is:rewritten"
                     ));
                 }
             },
@@ -264,9 +278,10 @@ fn on_off(key: &str, value: &str) -> Result<bool, QueryError> {
 
 /// The slot a word fills, for "given twice" and [`with_word`]: its
 /// canonical key, except that `is:` has four (`is` for `is:error` /
-/// `is:ok`, `is:blocked`, `is:flagged`, `is:rewritten`).
+/// `is:ok`, `is:blocked`, `is:flagged`, `is:rewritten`), which `-is:`
+/// shares (`is:blocked -is:blocked` is given twice).
 fn slot_of(canonical: &'static str, value: &str) -> &'static str {
-    if canonical != "is" {
+    if canonical != "is" && canonical != "-is" {
         return canonical;
     }
     match value.to_ascii_lowercase().as_str() {
@@ -287,6 +302,7 @@ fn canonical_key(key: &str) -> Option<&'static str> {
         "output" | "out" | "output_contains" => "output",
         "-output" | "-out" | "excludes" | "output_excludes" => "-output",
         "is" => "is",
+        "-is" => "-is",
         "session" => "session",
         "since" => "since",
         "until" => "until",
@@ -412,6 +428,13 @@ pub fn complete(
                     "rewritten".into(),
                     "ruled".into(),
                 ],
+                Some("-is") => vec![
+                    "error".into(),
+                    "ok".into(),
+                    "blocked".into(),
+                    "flagged".into(),
+                    "rewritten".into(),
+                ],
                 Some("hook") => HOOK_EVENTS.iter().map(|e| e.to_string()).collect(),
                 Some("agent") => KNOWN_AGENTS.iter().map(|a| a.to_string()).collect(),
                 Some("mode") => vec!["head".into(), "tail".into(), "smart".into()],
@@ -453,6 +476,30 @@ mod tests {
         assert_eq!(p.agent.as_deref(), Some("codex"));
         assert!(p.redact);
         assert_eq!(p.limit, None);
+    }
+
+    #[test]
+    fn minus_is_sets_each_flag_false_and_shares_its_slot() {
+        let p = parse("tool:Bash is:error -is:blocked -is:flagged -is:rewritten").expect("valid");
+        assert_eq!(p.is_error, Some(true));
+        assert_eq!(
+            (p.blocked, p.flagged, p.rewritten),
+            (Some(false), Some(false), Some(false))
+        );
+        assert_eq!(parse("-is:error").expect("valid").is_error, Some(false));
+        assert_eq!(parse("-IS:ok").expect("valid").is_error, Some(true));
+        let err = |line: &str| match parse(line) {
+            Err(QueryError::InvalidArgument(m)) => m,
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(err("is:blocked -is:blocked"), "is:blocked: given twice");
+        assert_eq!(err("is:error -is:ok"), "is: given twice");
+        assert_eq!(
+            err("-is:ruled"),
+            "-is:ruled: use -is:error, -is:ok, -is:blocked, -is:flagged or -is:rewritten"
+        );
+        let c = complete("-is:b", &[], &[], &[]);
+        assert_eq!(c.candidates, vec!["-is:blocked ".to_string()]);
     }
 
     #[test]
