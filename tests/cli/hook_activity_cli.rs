@@ -164,19 +164,9 @@ fn blocked_means_stopped_before_it_ran_across_the_corpus() {
     let dir = corpus("");
     let dir = dir.to_string_lossy();
     let ids = |extra: &[&str]| -> Vec<String> {
-        let mut args = vec!["find", &dir, "--tool-name-pattern", "", "--json"];
+        let mut args = vec!["find", &dir, "--tool-name-pattern", ""];
         args.extend_from_slice(extra);
-        let (code, out, err) = run(&args);
-        assert_eq!(code, 0, "{err}");
-        let v: Value = serde_json::from_str(&out).expect("JSON");
-        let mut ids: Vec<String> = v["records"]
-            .as_array()
-            .expect("records")
-            .iter()
-            .map(|r| r["tool_use_id"].as_str().unwrap_or("").to_string())
-            .collect();
-        ids.sort_unstable();
-        ids
+        found_ids(&args)
     };
     let want = [
         "call_CQRmHwfk8ggbj3l8NR2Iqt2S",
@@ -218,19 +208,9 @@ fn minus_is_blocked_lists_the_calls_that_ran_and_failed() {
     let dir = corpus("");
     let dir = dir.to_string_lossy();
     let ids = |filter: &str, extra: &[&str]| -> Vec<String> {
-        let mut args = vec!["find", &dir, "--filter", filter, "--json"];
+        let mut args = vec!["find", &dir, "--filter", filter];
         args.extend_from_slice(extra);
-        let (code, out, err) = run(&args);
-        assert_eq!(code, 0, "{err}");
-        let v: Value = serde_json::from_str(&out).expect("JSON");
-        let mut ids: Vec<String> = v["records"]
-            .as_array()
-            .expect("records")
-            .iter()
-            .map(|r| r["tool_use_id"].as_str().unwrap_or("").to_string())
-            .collect();
-        ids.sort_unstable();
-        ids
+        found_ids(&args)
     };
     let failed = ids("tool:Bash is:error", &[]);
     let blocked = ids("tool:Bash is:error is:blocked", &[]);
@@ -251,4 +231,21 @@ fn minus_is_blocked_lists_the_calls_that_ran_and_failed() {
         "--count",
     ]);
     assert_eq!((code, out.as_str()), (0, "20\n"));
+}
+
+/// The sorted `tool_use_id`s of `find ARGS --json` (which must succeed).
+fn found_ids(args: &[&str]) -> Vec<String> {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let mut ids: Vec<String> = v["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["tool_use_id"].as_str().unwrap_or("").to_string())
+        .collect();
+    ids.sort_unstable();
+    ids
 }
