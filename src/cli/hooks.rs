@@ -470,31 +470,67 @@ fn print_files(config: &HookConfig, header: &str, agent: &str) {
     }
 }
 
-/// For a `--settings` file read as Claude Code's that sits in another
-/// agent's folder (a `.factory` or `.codex` component): which `--agent`
-/// reads it as that agent's, e.g. `hookscope: ~/.factory/settings.json is
-/// in a .factory folder; read as Claude Code settings (--agent droid reads
-/// it as Factory Droid's)`. Nothing for another dialect.
+/// For a `--settings` file read as Claude Code's that is another agent's:
+/// in a `.factory` or `.codex` folder, or (Factory Droid's) holding a
+/// top-level `customModels` or a hook command under `/.factory/`. Says
+/// which `--agent` reads it as that agent's, e.g. `hookscope:
+/// ~/.factory/settings.json is in a .factory folder; read as Claude Code
+/// settings (--agent droid reads it as Factory Droid's)`. Nothing for
+/// another dialect. The file is read as the loader reads it (a regular
+/// file of at most `SETTINGS_CAP` bytes); one that cannot be read or
+/// parsed gets no hint here (the loader reports it).
 fn other_agents_files(dialect: Dialect, settings: &[PathBuf]) -> Vec<String> {
     if dialect != Dialect::ClaudeCode {
         return Vec::new();
     }
+    let droid = ("droid", "Factory Droid's");
     settings
         .iter()
         .filter_map(|path| {
-            let (folder, agent, name) = path.components().find_map(|c| {
-                match c.as_os_str().to_str()? {
-                    ".factory" => Some((".factory", "droid", "Factory Droid's")),
-                    ".codex" => Some((".codex", "codex", "Codex's")),
+            let in_folder = path
+                .components()
+                .find_map(|c| match c.as_os_str().to_str()? {
+                    ".factory" => Some((".factory", droid)),
+                    ".codex" => Some((".codex", ("codex", "Codex's"))),
                     _ => None,
-                }
+                })
+                .map(|(folder, agent)| (format!("is in a {folder} folder"), agent));
+            let (why, (agent, name)) = in_folder.or_else(|| {
+                droid_shaped(path).map(|why| (format!("looks like Factory Droid's ({why})"), droid))
             })?;
             Some(format!(
-                "hookscope: {} is in a {folder} folder; read as Claude Code settings (--agent {agent} reads it as {name})",
+                "hookscope: {} {why}; read as Claude Code settings (--agent {agent} reads it as {name})",
                 path.display()
             ))
         })
         .collect()
+}
+
+/// What in the settings file at `path` is Factory Droid's: a top-level
+/// `customModels`, or a hook command that names a `/.factory/` path.
+fn droid_shaped(path: &std::path::Path) -> Option<&'static str> {
+    let bytes = hookscope_core::transcript::fsread::read_capped(
+        path,
+        hookscope_core::hooks::settings::SETTINGS_CAP,
+    )
+    .ok()?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    if v.get("customModels").is_some() {
+        return Some("a customModels key");
+    }
+    let commands = v
+        .get("hooks")?
+        .as_object()?
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|group| group.get("hooks")?.as_array())
+        .flatten()
+        .filter_map(|h| h.get("command")?.as_str());
+    commands
+        .into_iter()
+        .any(|c| c.contains("/.factory/"))
+        .then_some("hook commands under /.factory/")
 }
 
 fn print_config(hooks: &Hooks, version_label: &str) {

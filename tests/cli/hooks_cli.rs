@@ -866,9 +866,10 @@ fn matcher_no_tool_knows_the_mcp_tools_of_your_indexed_sessions() {
     assert_eq!(lint("^(Shell|Exec)$", false).len(), 1);
 }
 
-/// A settings file in another agent's folder, read as Claude Code's (the
-/// default `--agent`), gets a hint naming the `--agent` that reads it as
-/// that agent's; with that `--agent`, or in no such folder, none.
+/// A settings file in another agent's folder, or with Factory Droid's
+/// content, read as Claude Code's (the default `--agent`), gets a hint
+/// naming the `--agent` that reads it as that agent's; with that
+/// `--agent`, or a plain Claude Code file, none.
 #[test]
 fn a_settings_file_in_a_factory_or_codex_folder_hints_at_its_agent() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -901,6 +902,32 @@ fn a_settings_file_in_a_factory_or_codex_folder_hints_at_its_agent() {
     assert_eq!((code, err.as_str()), (Some(0), ""));
     let (_, _, err) = run(&["hooks", "--settings", &plain]);
     assert_eq!(err, "");
+    // Droid's by its content, in a folder of any name: the corpus's copy
+    // of a real ~/.factory/settings.json (a customModels key), and a file
+    // whose hook runs a script under /.factory/.
+    let corpus = "tests/corpus/real-droid-0.225.2/factory/settings.json";
+    let (code, _, err) = run(&["hooks", "--settings", corpus]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: {corpus} looks like Factory Droid's (a customModels key); read as Claude Code settings (--agent droid reads it as Factory Droid's)\n"
+        )
+    );
+    let scripted = tmp.path().join("project").join("hooks.json");
+    fs::write(
+        &scripted,
+        r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"python3 /home/dev/.factory/hooks/stop.py"}]}]}}"#,
+    )
+    .expect("write");
+    let scripted = scripted.to_str().expect("utf-8");
+    let (_, _, err) = run(&["hooks", "--settings", scripted]);
+    assert_eq!(
+        err,
+        format!(
+            "hookscope: {scripted} looks like Factory Droid's (hook commands under /.factory/); read as Claude Code settings (--agent droid reads it as Factory Droid's)\n"
+        )
+    );
 }
 
 /// `--match EVENT` alone is the question for an event that takes no
@@ -942,4 +969,35 @@ fn match_without_a_value_and_a_never_firing_matchers_fix() {
         out.contains("tool_name \"mcp__github__create_issue\" is not \"bash\"; this matcher never fires on any value (matcher-case); write \"Bash\"\n"),
         "{out}"
     );
+}
+
+/// The Droid-content hint reads a settings file as the loader does: a file
+/// nested past the JSON parser's depth limit and a FIFO get no hint and
+/// no hang, only the loader's own problem line.
+#[cfg(unix)]
+#[test]
+fn the_droid_hint_reads_no_fifo_and_no_endless_nesting() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let deep = tmp.path().join("deep.json");
+    fs::write(
+        &deep,
+        format!(
+            "{{\"customModels\":{}{}}}",
+            "[".repeat(200_000),
+            "]".repeat(200_000)
+        ),
+    )
+    .expect("write");
+    let (code, out, err) = run(&["hooks", "--settings", deep.to_str().expect("utf-8")]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(out.contains("recursion limit exceeded"), "{out}");
+    let fifo = tmp.path().join("settings.fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let (code, out, err) = run(&["hooks", "--settings", fifo.to_str().expect("utf-8")]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(out.contains("not a regular file (FIFO)"), "{out}");
 }
