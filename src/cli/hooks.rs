@@ -518,17 +518,8 @@ fn droid_shaped(path: &std::path::Path) -> Option<&'static str> {
     if v.get("customModels").is_some() {
         return Some("a customModels key");
     }
-    let commands = v
-        .get("hooks")?
-        .as_object()?
-        .values()
-        .filter_map(Value::as_array)
-        .flatten()
-        .filter_map(|group| group.get("hooks")?.as_array())
-        .flatten()
-        .filter_map(|h| h.get("command")?.as_str());
-    commands
-        .into_iter()
+    hookscope_core::hooks::install::handler_objects(&v)
+        .filter_map(|h| h.get("command")?.as_str())
         .any(|c| c.contains("/.factory/"))
         .then_some("hook commands under /.factory/")
 }

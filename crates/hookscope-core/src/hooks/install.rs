@@ -177,17 +177,25 @@ fn set_command(group: &mut Value, signature: &str, command: &str) {
 /// `signature` names, as [`merge`] finds an earlier install; `None` when
 /// none does or the file has another shape.
 pub fn installed_command<'a>(settings: &'a Value, signature: &str) -> Option<&'a str> {
+    handler_objects(settings)
+        .find(|h| handler_holds(h, signature))?
+        .get("command")?
+        .as_str()
+}
+
+/// Every handler object of `settings` (a settings file's top-level object
+/// in Claude Code's shape: `hooks.<Event>[].hooks[]`), in file order;
+/// nothing where the file has another shape.
+pub fn handler_objects(settings: &Value) -> impl Iterator<Item = &Value> {
     settings
-        .get("hooks")?
-        .as_object()?
-        .values()
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|events| events.values())
         .filter_map(Value::as_array)
         .flatten()
         .filter_map(|group| group.get("hooks")?.as_array())
         .flatten()
-        .find(|h| handler_holds(h, signature))?
-        .get("command")?
-        .as_str()
 }
 
 /// Merges `groups` running `command` into `settings` (a settings file's
