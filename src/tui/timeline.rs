@@ -377,10 +377,7 @@ pub fn locate(session: &Session, tree: &SpawnTree, tool_use_id: &str) -> Option<
 /// or query for web tools; for a call a PreToolUse hook rewrote, `asked →
 /// ran` ([`Session::summary_as_ran`]). Secrets in the summary are masked.
 pub fn summary_of(session: &Session, thread: Thread, record: &ToolCallRecord) -> String {
-    match summary_parts_of(session, thread, record) {
-        (asked, Some(ran)) => format!("{asked} → {ran}"),
-        (asked, None) => asked,
-    }
+    hookscope_core::transcript::model::as_ran(summary_parts_of(session, thread, record))
 }
 
 /// [`summary_of`] as its two sides ([`Session::summary_parts`]): the

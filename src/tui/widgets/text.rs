@@ -96,7 +96,7 @@ pub fn push_summary(spans: &mut Vec<Span<'static>>, asked: &str, ran: Option<&st
 /// rewrote. When that does not fit, the asked side is cut first ([`fit`],
 /// down to 4 cells), so the input that ran stays whole where it can; what
 /// still does not fit is cut at the pane's edge ([`cut_line`]).
-pub fn summary_text(asked: &str, ran: Option<&str>, room: usize) -> String {
+fn summary_text(asked: &str, ran: Option<&str>, room: usize) -> String {
     use unicode_width::UnicodeWidthStr;
     let Some(ran) = ran else {
         return format!(" {asked}");

@@ -89,10 +89,7 @@ impl FoundCall {
     /// names; whether it ran is the call's result. Masked as
     /// `hook_activity` is.
     pub fn summary_with_rewrite(&self) -> String {
-        match self.summary_parts() {
-            (summary, Some(rewritten)) => format!("{summary} → {rewritten}"),
-            (summary, None) => summary,
-        }
+        crate::transcript::model::as_ran(self.summary_parts())
     }
 
     /// The two sides of [`FoundCall::summary_with_rewrite`]: the summary,
@@ -107,16 +104,9 @@ impl FoundCall {
             .filter_map(|h| h.get("rewrite")?.get("to"))
             .next_back()
             .filter(|to| **to != self.input);
-        let Some(to) = to else {
-            return (self.summary(), None);
-        };
         let rewritten =
-            crate::tools::parse_tool_call(&self.tool_name, Some(to), crate::tools::OnError::Other)
-                .map(|call| crate::transcript::call_summary(&call))
-                .ok()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| crate::transcript::text::one_line(&to.to_string(), 200));
-        (self.summary(), Some(rewritten))
+            to.map(|to| crate::transcript::model::rewritten_summary(&self.tool_name, to));
+        (self.summary(), rewritten)
     }
 
     /// Whether a PreToolUse or PermissionRequest hook blocked the call

@@ -527,6 +527,28 @@ pub struct ToolCallRecord {
     pub subagent: Option<usize>,
 }
 
+/// The summary of an input a PreToolUse hook rewrote a `name` call to
+/// (`updatedInput`): its [`call_summary`], else the input's JSON on one
+/// line (at most 200 chars) when that is empty or it does not parse.
+pub fn rewritten_summary(name: &str, to: &serde_json::Value) -> String {
+    crate::tools::parse_tool_call(name, Some(to), crate::tools::OnError::Other)
+        .ok()
+        .as_ref()
+        .map(call_summary)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| super::text::one_line(&to.to_string(), 200))
+}
+
+/// A summary and, for a rewritten call, the summary of what ran, joined as
+/// `<asked> → <ran>` ([`Session::summary_as_ran`], `find`'s
+/// `summary_with_rewrite`).
+pub fn as_ran((asked, ran): (String, Option<String>)) -> String {
+    match ran {
+        Some(ran) => format!("{asked} → {ran}"),
+        None => asked,
+    }
+}
+
 /// A one-line summary of what a call did, unredacted (views mask it):
 /// the command for Bash, the description for Task/Agent, the pattern for
 /// Glob/Grep, the file for file tools, else the first of the input's
@@ -1268,10 +1290,7 @@ impl Session {
     /// it ([`Session::ran_input`]), else the summary of its input;
     /// unredacted (views mask it). [`Session::summary_parts`] joined.
     pub fn summary_as_ran(&self, thread: Option<usize>, record: &ToolCallRecord) -> String {
-        match self.summary_parts(thread, record) {
-            (asked, Some(ran)) => format!("{asked} → {ran}"),
-            (asked, None) => asked,
-        }
+        as_ran(self.summary_parts(thread, record))
     }
 
     /// The two sides of [`Session::summary_as_ran`]: the summary of the
@@ -1283,19 +1302,10 @@ impl Session {
         thread: Option<usize>,
         record: &ToolCallRecord,
     ) -> (String, Option<String>) {
-        let asked = record.summary();
-        let Some(ran) = self.ran_input(thread, record) else {
-            return (asked, None);
-        };
-        let ran_call =
-            crate::tools::parse_tool_call(record.name(), Some(ran), crate::tools::OnError::Other)
-                .ok();
-        let ran = ran_call
-            .as_ref()
-            .map(call_summary)
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| super::text::one_line(&ran.to_string(), 200));
-        (asked, Some(ran))
+        let ran = self
+            .ran_input(thread, record)
+            .map(|ran| rewritten_summary(record.name(), ran));
+        (record.summary(), ran)
     }
 
     /// The file a thread was read from: [`Session::path`] for the main

@@ -123,7 +123,7 @@ pub fn explain(
         );
         v.hint = m.hint.clone();
         let matched = m.matches;
-        let matcher_reason = if m.reason.is_empty() {
+        let mut matcher_reason = if m.reason.is_empty() {
             match &h.matcher {
                 Some(text) if matched => format!("matcher {text:?} matches"),
                 Some(text) => format!("matcher {text:?} does not match"),
@@ -138,7 +138,6 @@ pub fn explain(
             // the reason says it is about every value, not this one
             // (`"bash"` asked with `mcp__github__create_issue`: "Bash"
             // would not match it either).
-            let mut matcher_reason = matcher_reason;
             if v.hint.is_none()
                 && let Some(l) = crate::hooks::lint::never_fires_within(h, version, &mut budget)
             {
