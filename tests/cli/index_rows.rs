@@ -412,6 +412,144 @@ fn rows_serve_the_hooks_and_subagent_sessions_without_loading_them() {
     }
 }
 
+/// OpenCode sessions have no lines: `find` builds an indexed call's record
+/// from its message's parts (`calls.locator`), without loading the
+/// session, in both stores. Counts recounted with python3 over the `part`
+/// rows of `real-opencode-1.18.33/data/opencode.db` and the part files of
+/// `real-opencode-1.1.65-legacy-json` (parts of `type` `tool` by `tool`):
+/// `bash` 9 and 6, `read` 6 and 6 (one of each with the input
+/// `{"offset": 3}`), `task` 3 and 3.
+#[test]
+fn rows_serve_opencode_sessions_from_their_message_parts() {
+    // The 1.18.33 store holds one bash part a hard kill left `running`
+    // (its README, "Hard kill"): a call without a result.
+    for (folder, bash, running) in [
+        ("real-opencode-1.18.33", 9, 1),
+        ("real-opencode-1.1.65-legacy-json", 6, 0),
+    ] {
+        let cache = TempDir::new().expect("temp");
+        let found = discover(&[corpus(folder)]).expect("discover");
+        let (r, loads) = compare(
+            cache.path(),
+            &found.sessions,
+            &json!({"tool_name": "bash", "limit": 1000, "redact": false}),
+        );
+        assert_eq!((r.records.len(), loads), (bash, 0), "{folder}");
+        let unfinished = r.records.iter().filter(|c| c.output.is_none()).count();
+        assert_eq!(unfinished, running, "{folder}");
+        let (r, loads) = compare(
+            cache.path(),
+            &found.sessions,
+            &json!({"tool_name": "read", "input_contains": "filepath", "limit": 1000}),
+        );
+        // Five of the six `read` inputs name a `filePath`; one is the
+        // model's invalid `{"offset": 3}`.
+        assert_eq!((r.records.len(), loads), (5, 0), "{folder}");
+        // A `task` spawn's record carries its child's cost, which its part
+        // does not hold: its session is loaded.
+        let (r, loads) = compare(
+            cache.path(),
+            &found.sessions,
+            &json!({"tool_name": "task", "limit": 1000}),
+        );
+        assert_eq!(r.records.len(), 3, "{folder}");
+        assert!(loads > 0, "{folder}");
+        for args in [
+            json!({"tool_name_pattern": "", "limit": 1000}),
+            json!({"tool_name_pattern": "", "is_error": true, "limit": 1000}),
+            json!({"tool_name_pattern": "e", "output_contains": "e", "limit": 2}),
+        ] {
+            compare(cache.path(), &found.sessions, &args);
+        }
+        // The newest bash call, from rows: the run stops before the older
+        // sessions, so `matched` is a lower bound there (the reference
+        // loads every session); the records are the same.
+        let (fast, reference, loads, _) = compare_counted(
+            cache.path(),
+            &found.sessions,
+            &json!({"tool_name": "bash", "limit": 1}),
+        );
+        assert_eq!((fast.records.len(), loads), (1, 0), "{folder}");
+        assert_eq!((reference.matched, reference.matched_exact), (bash, true));
+    }
+}
+
+/// OpenCode's legacy storage changed behind the index: a part file
+/// rewritten with its size and mtime put back (its ctime changed), a
+/// second tool part with a call's `callID` in its message, a part file
+/// replaced by a FIFO. Each answer equals the loader's; none hangs.
+#[test]
+fn opencode_parts_changed_behind_the_index_never_give_wrong_records() {
+    let data = TempDir::new().expect("temp");
+    let cache = TempDir::new().expect("temp");
+    hookscope_test_support::copy_tree(&corpus("real-opencode-1.1.65-legacy-json"), data.path());
+    let message = data
+        .path()
+        .join("data/storage/part/msg_233664ab7001cb9EHZI8b2EcES");
+    let part = message.join("prt_233664afe001OqMwAsRYQ0Ful2.json");
+    let queries = [
+        json!({"tool_name": "bash", "limit": 1000, "redact": false}),
+        json!({"tool_name": "bash", "output_contains": "wqrld", "limit": 1000}),
+    ];
+    let all = |expect_world: usize| {
+        let found = discover(&[data.path().to_path_buf()]).expect("discover");
+        let mut loads = 0;
+        for args in &queries {
+            let (r, n) = compare(cache.path(), &found.sessions, args);
+            loads += n;
+            if args.get("output_contains").is_some() {
+                assert_eq!(r.records.len(), expect_world, "{args}");
+            }
+        }
+        loads
+    };
+    assert_eq!(all(0), 0);
+
+    // The bash call's output `Hello, world` → `Hello, wqrld`: the same
+    // size, its mtime put back. The rows now built (or the load) say wqrld.
+    let mtime = std::fs::metadata(&part)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    let text = std::fs::read_to_string(&part).expect("read");
+    assert_eq!(text.matches("Hello, world").count(), 2);
+    std::fs::write(&part, text.replace("Hello, world", "Hello, wqrld")).expect("write");
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&part)
+        .expect("open");
+    file.set_modified(mtime).expect("set mtime");
+    drop(file);
+    all(1);
+
+    // A second tool part with the same callID in the message: the call is
+    // no longer one part, and the session is loaded.
+    let twin = message.join("prt_233664afe002OqMwAsRYQ0Ful2.json");
+    let text = std::fs::read_to_string(&part).expect("read");
+    std::fs::write(
+        &twin,
+        text.replace(
+            "prt_233664afe001OqMwAsRYQ0Ful2",
+            "prt_233664afe002OqMwAsRYQ0Ful2",
+        ),
+    )
+    .expect("write twin");
+    all(2);
+    std::fs::remove_file(&twin).expect("remove twin");
+
+    // The part file a FIFO: read as nothing (a diagnostic), never waited on.
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(&part).expect("remove part");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&part)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        all(0);
+    }
+}
+
 /// Copies of the real sessions share their times: three copies of
 /// `real-cc-2.1.332`, the first with its session ids, the others renamed
 /// (`0c04bd79…` → `1c04bd79…`, `2c04bd79…`), then the first copied again

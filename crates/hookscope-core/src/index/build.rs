@@ -830,9 +830,14 @@ pub(super) fn call_rows(
         };
         let sub = owner.and_then(|i| loaded.subagents.get(i));
         let hooks = hook_rows(loaded, owner, call);
-        let rows_ok = session.agent == Agent::ClaudeCode
-            && input.is_some()
-            && (call.result.is_none() || output.is_some())
+        // Where `find` reads the record from without a load: a Claude Code
+        // call's two lines, an OpenCode call's message parts.
+        let located = match session.agent {
+            Agent::ClaudeCode => input.is_some() && (call.result.is_none() || output.is_some()),
+            Agent::OpenCode => call.message_id.is_some(),
+            Agent::Codex | Agent::Droid => false,
+        };
+        let rows_ok = located
             && call.tool_kind != crate::tools::ToolKind::Task
             && call.subagent.is_none()
             && ids.get(&(owner, call.tool_use_id.as_str())) == Some(&1)

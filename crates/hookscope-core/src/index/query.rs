@@ -44,7 +44,7 @@ use super::{Index, path_bytes, path_from_bytes};
 use crate::query::params::{NameFilter, Query};
 use crate::query::prefilter::{Verdict, input_cannot_match, may_hold, pieces};
 use crate::query::rows::CallFact;
-use crate::query::{HookFact, RowCall, RowKey, RowSource, SessionRows, SubagentOrigin};
+use crate::query::{CallAt, HookFact, RowCall, RowKey, RowSource, SessionRows, SubagentOrigin};
 use crate::transcript::{
     Agent, Diagnostic, LoadError, Locus, SessionRef, SessionSummary, load_summary,
 };
@@ -906,7 +906,8 @@ fn time_of_ns(ns: i64) -> Option<DateTime<Utc>> {
 impl RowSource for Index {
     /// Per session, its candidate calls (name, `agent`, `is_error` and time
     /// filters applied in SQL) read from `calls` by primary key; `None` for
-    /// a session that is not Claude Code's or has a candidate whose
+    /// a session that is neither Claude Code's nor OpenCode's, or has a
+    /// candidate whose
     /// `rows_ok` is 0 (see [`super::schema`]), or when the index cannot be
     /// read. Only sessions whose rows are current may be given (those
     /// [`Index::verdicts`] answered for).
@@ -943,9 +944,7 @@ impl RowSource for Index {
         sessions
             .iter()
             .map(|s| {
-                if s.agent != Agent::ClaudeCode {
-                    return None;
-                }
+                crate::query::rows::row_session_id(s)?;
                 let cut_ns = cut_ns.map(|ns| match cut {
                     Some((_, id)) => own_cut_ns(s, ns, id),
                     None => ns,
@@ -1115,7 +1114,7 @@ impl Index {
 /// nanoseconds: a session whose id sorts after the cut's is past it at the
 /// cut's own time too, so its calls at that nanosecond are left out.
 fn own_cut_ns(session: &SessionRef, cut_ns: i64, cut_id: &str) -> i64 {
-    if crate::transcript::model::id_from_path(&session.path).as_str() > cut_id {
+    if crate::query::rows::row_session_id(session).is_some_and(|id| id.as_str() > cut_id) {
         cut_ns.saturating_add(1)
     } else {
         cut_ns
@@ -1156,7 +1155,7 @@ impl Index {
             .collect();
         let mut out: Vec<Option<SessionRows>> = sessions
             .iter()
-            .map(|s| (s.agent == Agent::ClaudeCode).then(SessionRows::default))
+            .map(|s| crate::query::rows::row_session_id(s).map(|_| SessionRows::default()))
             .collect();
         let mut kept = vec![0usize; sessions.len()];
         let mut unusable = vec![false; sessions.len()];
@@ -1372,6 +1371,7 @@ super::calls_table::select!(
         Hooks = "hooks",
         HookFacts = "hook_facts",
         Agent = "agent",
+        Locator = "locator",
         InputKnown = "input_folded IS NOT NULL",
     }
 );
@@ -1443,7 +1443,8 @@ fn row_call(
             .zip(len)
             .and_then(|(o, n)| Some((u64::try_from(o).ok()?, u64::try_from(n).ok()?))))
     };
-    if ok != 1 || agent != Agent::ClaudeCode.as_str() {
+    let by_row = [Agent::ClaudeCode, Agent::OpenCode].map(Agent::as_str);
+    if ok != 1 || !by_row.contains(&agent.as_str()) {
         // A call its lines cannot describe (a Task spawn, a repeated
         // id) makes the session load, unless its input cannot hold the
         // needle: an input too long to be stored (`input_folded` NULL)
@@ -1480,8 +1481,19 @@ fn row_call(
             RowOutcome::Unusable
         });
     }
-    let Some(input) = span(Rows::InputOffset, Rows::InputLen)? else {
-        return Ok(RowOutcome::Unusable);
+    let at = if agent == Agent::ClaudeCode.as_str() {
+        let Some(input) = span(Rows::InputOffset, Rows::InputLen)? else {
+            return Ok(RowOutcome::Unusable);
+        };
+        CallAt::Lines {
+            input,
+            output: span(Rows::OutputOffset, Rows::OutputLen)?,
+        }
+    } else {
+        let Some(message) = r.get::<_, Option<String>>(Rows::Locator)? else {
+            return Ok(RowOutcome::Unusable);
+        };
+        CallAt::Message(message)
     };
     let text: Option<String> = r.get(Rows::Timestamp)?;
     let timestamp = parse_time(text.clone());
@@ -1510,8 +1522,7 @@ fn row_call(
         timestamp,
         is_error: r.get(Rows::IsError)?,
         file: path_from_bytes(&r.get::<_, Vec<u8>>(Rows::File)?),
-        input,
-        output: span(Rows::OutputOffset, Rows::OutputLen)?,
+        at,
         origin: thread
             .map(|_| -> rusqlite::Result<SubagentOrigin> {
                 Ok(SubagentOrigin {

@@ -35,13 +35,15 @@
 //!   `file_path`) and where its `tool_use` line (`input_*`) and its result's
 //!   line (`output_*`) are in `file` (byte offset and length, its newline
 //!   included; NULL for a `.zst` rollout or a database). `locator` is the
-//!   record (OpenCode message id) when the call is not on a line. `ts_ns`
+//!   record (the OpenCode message whose parts hold it) when the call is
+//!   not on a line. `ts_ns`
 //!   is `timestamp` in nanoseconds since the epoch (NULL when there is
 //!   none, [`TS_OUT_OF_RANGE`] when it is outside i64's range: 1677–2262). What `find` needs to build the call's
 //!   record from its two lines alone ([`crate::query::rows`]): `rows_ok`
 //!   (1 when those lines give the record exactly: a Claude Code call with
-//!   both spans, not a Task spawn, whose `tool_use_id` no other call of its
-//!   thread carries), the subagent origin (`origin_agent_id`,
+//!   both spans, or an OpenCode call with its message (its record is then
+//!   built from that message's parts), not a Task spawn, whose
+//!   `tool_use_id` no other call of its thread carries), the subagent origin (`origin_agent_id`,
 //!   `origin_parent`: the thread's `agentId` and spawning `tool_use_id`,
 //!   meaningful when `thread` is not NULL), and its hook firings (`hooks`:
 //!   a JSON array of [`crate::transcript::hook_activity::activity_value`]
@@ -99,7 +101,7 @@
 use rusqlite::Connection;
 
 /// Bumped whenever a table changes shape or meaning.
-pub const SCHEMA_VERSION: i64 = 17;
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// `PRAGMA application_id` of hookscope's index: the bytes `hksc`.
 pub const APPLICATION_ID: i32 = 0x686b_7363;

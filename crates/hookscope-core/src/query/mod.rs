@@ -40,7 +40,7 @@ pub use prefilter::Verdict;
 pub use output::{INPUT_CAP, OUTPUT_CAP, truncate};
 pub use params::{DEFAULT_LIMIT, FindParams, KNOWN_AGENTS, MAX_LIMIT, OutputMode, Query};
 pub use records::{FoundCall, SubagentCost, SubagentOrigin, Tokens};
-pub use rows::{HookFact, RowCall, RowKey, RowSource, SessionRows};
+pub use rows::{CallAt, HookFact, RowCall, RowKey, RowSource, SessionRows};
 pub use tally::{Group, GroupBy, Tally};
 
 pub use crate::redact::Redactions;

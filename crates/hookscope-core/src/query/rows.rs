@@ -1,11 +1,15 @@
-//! `find`'s records built from index rows: for a Claude Code session whose
-//! candidate calls all have their `tool_use` line and their result's line
-//! located (`calls.input_*`/`output_*`, see [`crate::index::schema`]), each
+//! `find`'s records built from index rows, without loading their
+//! sessions. For a Claude Code session whose candidate calls all have
+//! their `tool_use` line and their result's line located
+//! (`calls.input_*`/`output_*`, see [`crate::index::schema`]), each
 //! candidate's two lines are read at their stored offsets (`pread`), parsed
 //! alone with the loader's line parser
 //! ([`crate::transcript::jsonl::parse_line`]), and turned into exactly the
-//! draft `session_matches` makes from the loaded session, without
-//! loading it.
+//! draft `session_matches` makes from the loaded session. For an OpenCode
+//! session (a database or legacy JSON storage: no lines), each candidate's
+//! message parts are read (`calls.locator`, one SQLite query or one
+//! folder of part files per message) and its part built into the call by
+//! the loader's own code ([`crate::transcript::opencode::call_in_parts`]).
 //!
 //! What a line cannot tell comes from the row: the call's position (`seq`),
 //! its subagent origin, its hook firings (computed by the loader at index
@@ -15,9 +19,11 @@
 //! Every line read is checked before use: it must start right after a
 //! newline (or at offset 0) and end with one (or at the end of the file),
 //! parse as a JSON object of the right `type`, hold exactly one block with
-//! the call's `tool_use_id`, with the stored name, `is_error` and time;
-//! anything else makes `session_from_rows` give `None` and the session is
-//! loaded instead. So a stale row never becomes a wrong record.
+//! the call's `tool_use_id`, with the stored name, `is_error` and time; an
+//! OpenCode message must hold exactly one tool part with the call's
+//! `tool_use_id`, of the stored name, time and `is_error`. Anything else
+//! makes `session_from_rows` give `None` and the session is loaded
+//! instead. So a stale row never becomes a wrong record.
 
 use hookscope_hook::event::EventKey;
 use std::collections::HashMap;
@@ -30,6 +36,7 @@ use serde_json::Value;
 use super::params::Query;
 use super::prefilter::{input_cannot_match, pieces};
 use super::{Draft, SubagentOrigin, draft_order};
+use crate::transcript::opencode::PartRow;
 use crate::transcript::{Agent, SessionRef};
 
 /// One candidate call of a session as the index stores it (the columns of
@@ -47,12 +54,11 @@ pub struct RowCall {
     pub timestamp: Option<DateTime<Utc>>,
     /// The result's `is_error`; `None` when it has no result.
     pub is_error: Option<bool>,
-    /// The thread file both lines are in.
+    /// The thread file the call is in (an OpenCode database: the
+    /// database).
     pub file: PathBuf,
-    /// Byte offset and length (newline included) of the `tool_use` line.
-    pub input: (u64, u64),
-    /// The same for the result's line; `None` when it has no result.
-    pub output: Option<(u64, u64)>,
+    /// Where its record is read from.
+    pub at: CallAt,
     /// `Some` for a call made inside a subagent: its `agentId` and the
     /// spawning call's `tool_use_id`.
     pub origin: Option<SubagentOrigin>,
@@ -64,6 +70,25 @@ pub struct RowCall {
     /// on the call's stored input text (`calls.input_folded`): its line
     /// then needs no raw-byte check before it is parsed.
     pub input_matched: bool,
+}
+
+/// Where [`session_from_rows`] reads an indexed call from
+/// ([`crate::index::schema`]'s `calls.input_*`, `output_*` and `locator`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallAt {
+    /// A Claude Code call: byte offset and length (newline included) of
+    /// its `tool_use` line in [`RowCall::file`], and of its result's line
+    /// (`None` when it has no result).
+    Lines {
+        /// The `tool_use` line.
+        input: (u64, u64),
+        /// The result's line.
+        output: Option<(u64, u64)>,
+    },
+    /// An OpenCode call: the id of the message whose parts hold it
+    /// (`calls.locator`), read from the session's database or legacy
+    /// storage folder.
+    Message(String),
 }
 
 /// What `find`'s hook filters (`hook`, `blocked`, `flagged`, `rewritten`)
@@ -120,8 +145,9 @@ pub trait RowSource {
     /// Per session of `sessions` (in order): its calls that can pass
     /// `query`'s name, `agent`, `is_error` filters (a superset is fine, the
     /// filters are applied again), in `seq` order, when every one of them
-    /// can be built from its lines; `None` when the session must be loaded
-    /// (not a Claude Code session, not indexed, a call that needs more than
+    /// can be built from its lines or parts ([`CallAt`]); `None` when the
+    /// session must be loaded (neither a Claude Code nor an OpenCode
+    /// session, not indexed, a call that needs more than
     /// its lines, the index cannot be read).
     ///
     /// With `cut` (the key of the `limit`-th newest match known so far),
@@ -340,16 +366,14 @@ pub(super) fn session_from_rows(
     cut: Option<&RowKey>,
 ) -> Option<(usize, Vec<Draft>)> {
     let rows = &given.calls;
-    if session.agent != Agent::ClaudeCode {
-        return None;
-    }
-    let id = crate::transcript::model::id_from_path(&session.path);
+    let id = row_session_id(session)?;
     let input_pieces = query
         .input_contains
         .as_deref()
         .map(pieces)
         .unwrap_or_default();
     let mut files: HashMap<PathBuf, Option<Opened>> = HashMap::new();
+    let mut messages: HashMap<String, Vec<PartRow>> = HashMap::new();
     let mut drafts = Vec::new();
     let mut beyond = 0;
     for row in rows {
@@ -363,91 +387,206 @@ pub(super) fn session_from_rows(
             beyond += 1;
             continue;
         }
-        let line = read_line(&mut files, &row.file, row.input)?;
-        if query.input_contains.is_some()
-            && !row.input_matched
-            && input_cannot_match(&line, &input_pieces, query)
-        {
-            // No needle piece in the raw line, or no block input of the
-            // line holds the needle (a narrow parse): its input cannot.
-            continue;
-        }
-        let view = parse_object(&line)?;
-        let block = view.only_block("assistant", "tool_use", "id", &row.tool_use_id)?;
-        if is_true(&view.is_api_error_message)
-            || block.get("name").and_then(Value::as_str) != Some(row.name.as_str())
-        {
-            return None;
-        }
-        let input = block.get("input");
-        if !super::passes_decided(&id, &row.tool_use_id, row.timestamp, query, || {
-            crate::tools::tool_digest(&row.name, input).ok()
-        }) {
-            continue;
-        }
-        let call =
-            crate::tools::parse_tool_call(&row.name, input, crate::tools::OnError::Other).ok()?;
-        let mut time = view.time();
-        let (output, is_error) = match row.output {
-            Some(span) => {
-                let line = read_line(&mut files, &row.file, span)?;
-                let view = parse_object(&line)?;
-                if is_true(&view.is_compact_summary) {
-                    return None;
-                }
-                let block =
-                    view.only_block("user", "tool_result", "tool_use_id", &row.tool_use_id)?;
-                time = time.or_else(|| view.time());
-                let text = block
-                    .get("content")
-                    .map(crate::transcript::claude_code::content_text)
-                    .unwrap_or_default();
-                let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
-                (Some(text), Some(is_error))
+        let draft = match (&row.at, session.agent) {
+            (CallAt::Lines { input, output }, Agent::ClaudeCode) => {
+                let lines = Lines {
+                    input: *input,
+                    output: *output,
+                    pieces: &input_pieces,
+                };
+                line_draft(&id, row, lines, query, &mut files)?
             }
-            None => (None, None),
+            (CallAt::Message(message), Agent::OpenCode) => {
+                let parts = messages
+                    .entry(message.clone())
+                    .or_insert_with(|| message_parts(session, message));
+                part_draft(&id, row, message, parts, query)?
+            }
+            _ => return None,
         };
-        if time != row.timestamp || is_error != row.is_error {
-            return None;
-        }
-        if !super::passes_text(call.raw(), output.as_deref(), query) {
-            continue;
-        }
-        drafts.push(Draft {
-            session: id.clone(),
-            agent: Agent::ClaudeCode,
-            seq: row.seq,
-            timestamp: row.timestamp,
-            tool_use_id: row.tool_use_id.clone(),
-            tool_name: row.name.clone(),
-            tool_kind: crate::tools::tool_kind(&row.name, input),
-            tool_resolved: crate::tools::tool_resolved(&row.name, input),
-            input: call.raw().cloned().unwrap_or(Value::Null),
-            output,
-            is_error,
-            file_path: crate::tools::file_path_of(&call).map(str::to_string),
-            origin: row.origin.clone(),
-            subagent: None,
-            hook_activity: row.hooks.clone(),
-            // The line is at hand: an input the value cannot digest is
-            // digested from its literal text.
-            literal_digest: input
-                .is_some_and(crate::tools::digest::has_ambiguous_number)
-                .then(|| {
-                    crate::transcript::literal::digest_from_line(
-                        Agent::ClaudeCode,
-                        &line,
-                        &row.tool_use_id,
-                        &row.name,
-                    )
-                    .and_then(Result::ok)
-                }),
-        });
+        drafts.extend(draft);
     }
     let matched = drafts.len() + beyond + given.beyond;
     drafts.sort_by(draft_order);
     drafts.truncate(query.limit);
     Some((matched, drafts))
+}
+
+/// The id `find` gives a session whose records rows can build (its
+/// [`crate::transcript::Session::id`] once loaded): a Claude Code
+/// session's file stem, an OpenCode session's record id; `None` for
+/// another agent's (its sessions are loaded).
+pub(crate) fn row_session_id(session: &SessionRef) -> Option<String> {
+    match session.agent {
+        Agent::ClaudeCode => Some(crate::transcript::model::id_from_path(&session.path)),
+        Agent::OpenCode => Some(session.id.clone()),
+        Agent::Codex | Agent::Droid => None,
+    }
+}
+
+/// The parts of OpenCode message `message` of `session`'s store (its
+/// database, or the legacy storage its session file is in); none when
+/// they cannot be read (the call then does not check out).
+fn message_parts(session: &SessionRef, message: &str) -> Vec<PartRow> {
+    if session.path.extension().is_some_and(|e| e == "json") {
+        crate::transcript::opencode_json::message_parts(&session.path, message)
+    } else {
+        crate::transcript::opencode_sqlite::message_parts(&session.path, message)
+            .unwrap_or_default()
+    }
+}
+
+/// Where a Claude Code row's lines are, and the query's `input_contains`
+/// pieces.
+struct Lines<'a> {
+    input: (u64, u64),
+    output: Option<(u64, u64)>,
+    pieces: &'a [String],
+}
+
+/// A Claude Code row's draft from its two lines: `Some(None)` when the
+/// call cannot pass `query`, `None` when a line does not check out.
+fn line_draft(
+    id: &str,
+    row: &RowCall,
+    lines: Lines<'_>,
+    query: &Query,
+    files: &mut HashMap<PathBuf, Option<Opened>>,
+) -> Option<Option<Draft>> {
+    let line = read_line(files, &row.file, lines.input)?;
+    if query.input_contains.is_some()
+        && !row.input_matched
+        && input_cannot_match(&line, lines.pieces, query)
+    {
+        // No needle piece in the raw line, or no block input of the
+        // line holds the needle (a narrow parse): its input cannot.
+        return Some(None);
+    }
+    let view = parse_object(&line)?;
+    let block = view.only_block("assistant", "tool_use", "id", &row.tool_use_id)?;
+    if is_true(&view.is_api_error_message)
+        || block.get("name").and_then(Value::as_str) != Some(row.name.as_str())
+    {
+        return None;
+    }
+    let input = block.get("input");
+    if !super::passes_decided(id, &row.tool_use_id, row.timestamp, query, || {
+        crate::tools::tool_digest(&row.name, input).ok()
+    }) {
+        return Some(None);
+    }
+    let call =
+        crate::tools::parse_tool_call(&row.name, input, crate::tools::OnError::Other).ok()?;
+    let mut time = view.time();
+    let (output, is_error) = match lines.output {
+        Some(span) => {
+            let line = read_line(files, &row.file, span)?;
+            let view = parse_object(&line)?;
+            if is_true(&view.is_compact_summary) {
+                return None;
+            }
+            let block = view.only_block("user", "tool_result", "tool_use_id", &row.tool_use_id)?;
+            time = time.or_else(|| view.time());
+            let text = block
+                .get("content")
+                .map(crate::transcript::claude_code::content_text)
+                .unwrap_or_default();
+            let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+            (Some(text), Some(is_error))
+        }
+        None => (None, None),
+    };
+    if time != row.timestamp || is_error != row.is_error {
+        return None;
+    }
+    if !super::passes_text(call.raw(), output.as_deref(), query) {
+        return Some(None);
+    }
+    Some(Some(Draft {
+        session: id.to_string(),
+        agent: Agent::ClaudeCode,
+        seq: row.seq,
+        timestamp: row.timestamp,
+        tool_use_id: row.tool_use_id.clone(),
+        tool_name: row.name.clone(),
+        tool_kind: crate::tools::tool_kind(&row.name, input),
+        tool_resolved: crate::tools::tool_resolved(&row.name, input),
+        input: call.raw().cloned().unwrap_or(Value::Null),
+        output,
+        is_error,
+        file_path: crate::tools::file_path_of(&call).map(str::to_string),
+        origin: row.origin.clone(),
+        subagent: None,
+        hook_activity: row.hooks.clone(),
+        // The line is at hand: an input the value cannot digest is
+        // digested from its literal text.
+        literal_digest: input
+            .is_some_and(crate::tools::digest::has_ambiguous_number)
+            .then(|| {
+                crate::transcript::literal::digest_from_line(
+                    Agent::ClaudeCode,
+                    &line,
+                    &row.tool_use_id,
+                    &row.name,
+                )
+                .and_then(Result::ok)
+            }),
+    }))
+}
+
+/// An OpenCode row's draft from its part among `parts` (the parts of its
+/// message `message`), built as the loader builds it
+/// ([`crate::transcript::opencode::call_in_parts`]): `Some(None)` when
+/// the call cannot pass `query`, `None` when no single part gives a call
+/// of the row's name, time and error flag.
+fn part_draft(
+    id: &str,
+    row: &RowCall,
+    message: &str,
+    parts: &[PartRow],
+    query: &Query,
+) -> Option<Option<Draft>> {
+    let record =
+        crate::transcript::opencode::call_in_parts(message, parts, &row.tool_use_id, row.seq)?;
+    let result = record.result.as_ref();
+    let time = record
+        .timestamp
+        .or_else(|| result.and_then(|r| r.timestamp));
+    if record.name() != row.name
+        || time != row.timestamp
+        || result.map(|r| r.is_error) != row.is_error
+    {
+        return None;
+    }
+    let raw = record.call.raw();
+    if !super::passes_decided(id, &row.tool_use_id, row.timestamp, query, || {
+        crate::tools::tool_digest(&row.name, raw).ok()
+    }) || !super::passes_text(raw, result.map(|r| r.text.as_str()), query)
+    {
+        return Some(None);
+    }
+    Some(Some(Draft {
+        session: id.to_string(),
+        agent: Agent::OpenCode,
+        seq: row.seq,
+        timestamp: row.timestamp,
+        tool_use_id: row.tool_use_id.clone(),
+        tool_name: row.name.clone(),
+        tool_kind: record.tool_kind,
+        tool_resolved: record.tool_resolved.clone(),
+        input: raw.cloned().unwrap_or(Value::Null),
+        output: result.map(|r| r.text.clone()),
+        is_error: row.is_error,
+        file_path: crate::tools::file_path_of(&record.call).map(str::to_string),
+        origin: row.origin.clone(),
+        subagent: None,
+        hook_activity: row.hooks.clone(),
+        // OpenCode has no line: the value's digest, as a load gives it
+        // ([`crate::transcript::call_digest`]).
+        literal_digest: raw
+            .is_some_and(crate::tools::digest::has_ambiguous_number)
+            .then(|| record.call.digest().ok()),
+    }))
 }
 
 /// A match's place in `find`'s order before its `seq`: its time (newest
@@ -473,15 +612,11 @@ pub(super) fn rows_cut(
 ) -> Option<RowKey> {
     let mut keys: Vec<(Option<DateTime<Utc>>, &str)> =
         best.iter().map(|(t, s)| (*t, s.as_str())).collect();
-    let ids: Vec<String> = batch
-        .iter()
-        .map(|(s, _)| crate::transcript::model::id_from_path(&s.path))
-        .collect();
-    for ((session, rows), id) in batch.iter().zip(&ids) {
-        let Some(rows) = rows else { continue };
-        if session.agent != Agent::ClaudeCode {
+    let ids: Vec<Option<String>> = batch.iter().map(|(s, _)| row_session_id(s)).collect();
+    for ((_, rows), id) in batch.iter().zip(&ids) {
+        let (Some(rows), Some(id)) = (rows, id) else {
             continue;
-        }
+        };
         keys.extend(
             rows.calls
                 .iter()

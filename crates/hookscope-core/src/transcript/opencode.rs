@@ -602,113 +602,22 @@ impl Thread {
         line: usize,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let diag = |diagnostics: &mut Vec<Diagnostic>, text: String| {
-            diagnostics.push(Diagnostic {
-                path: part.path.clone(),
-                locus: Some(Locus::Record(part.id.clone())),
-                message: text,
-            })
-        };
-        let Some(name) = str_of(&part.data, "tool") else {
-            diag(diagnostics, "tool part without a tool name; ignored".into());
+        let Some(tool) = tool_part(&message.id, part, line, diagnostics) else {
             return;
         };
-        let state = part.data.get("state").cloned().unwrap_or(Value::Null);
-        if !state.is_object() {
-            diag(
-                diagnostics,
-                format!("{name} tool part without a state object; input unknown"),
-            );
-        }
-        let input = state.get("input").filter(|v| !v.is_null());
-        let call = typed_call(name, input);
-        let time = state.get("time");
-        let started = ms_of(time.and_then(|t| t.get("start")));
-        let ended = ms_of(time.and_then(|t| t.get("end")));
-        self.seen(started);
-        self.seen(ended);
-        let status = str_of(&state, "status");
-        let metadata = state.get("metadata").filter(|m| !m.is_null()).cloned();
-        let result = match status {
-            Some("completed") => Some(ToolResult {
-                text: state
-                    .get("output")
-                    .map(|o| match o {
-                        Value::String(s) => s.clone(),
-                        Value::Null => String::new(),
-                        other => other.to_string(),
-                    })
-                    .unwrap_or_default(),
-                is_error: false,
-                tool_use_result: metadata.clone(),
-                stdout_is_text: false,
-                echoed_input: 0,
-                timestamp: ended,
-                line,
-                agent_id: None,
-            }),
-            Some("error") => Some(ToolResult {
-                text: str_of(&state, "error").unwrap_or_default().to_string(),
-                is_error: true,
-                tool_use_result: metadata.clone(),
-                stdout_is_text: false,
-                echoed_input: 0,
-                timestamp: ended,
-                line,
-                agent_id: None,
-            }),
-            Some("running" | "pending") => None,
-            other => {
-                diag(
-                    diagnostics,
-                    format!(
-                        "{name} tool part with unknown state.status {}; kept without a result",
-                        other.map_or_else(|| "(none)".to_string(), |s| format!("{s:?}"))
-                    ),
-                );
-                None
-            }
-        };
-        let child = metadata
-            .as_ref()
-            .and_then(|m| str_of(m, "sessionId"))
-            .map(str::to_string);
-        let exit = (name == "bash" && status == Some("completed"))
-            .then(|| {
-                metadata
-                    .as_ref()
-                    .and_then(|m| m.get("exit"))
-                    .and_then(Value::as_i64)
-            })
-            .flatten()
-            .filter(|code| *code != 0);
-        let tool_use_id = str_of(&part.data, "callID")
-            .filter(|c| !c.is_empty())
-            .unwrap_or(&part.id)
-            .to_string();
-        let raw = call.raw().cloned();
-        let record = ToolCallRecord {
-            tool_use_id,
-            tool_kind: tool_kind(name, raw.as_ref()),
-            tool_resolved: tool_resolved(name, raw.as_ref()),
-            call,
-            result,
-            timestamp: started,
-            line,
-            message_id: Some(message.id.clone()),
-            subagent: None,
-        };
-        let (t, e) = self.push_event(Event::ToolCall(Box::new(record)));
-        if let Some(child) = child {
+        self.seen(tool.record.timestamp);
+        self.seen(tool.ended);
+        let (t, e) = self.push_event(Event::ToolCall(Box::new(tool.record)));
+        if let Some(child) = tool.child {
             self.task_children.push((t, e, child));
         }
-        if let Some(code) = exit {
+        if let Some((name, code)) = tool.exit {
             self.push_event(Event::Note {
                 label: "exit status".to_string(),
                 text: format!(
                     "{name} exited with code {code} (metadata.exit); OpenCode records it as completed, not as an error"
                 ),
-                timestamp: ended,
+                timestamp: tool.ended,
                 line,
             });
         }
@@ -749,10 +658,195 @@ impl Thread {
     }
 }
 
+/// What one `tool` part gives its thread (see the module doc, "tool
+/// calls").
+pub(crate) struct ToolPart {
+    /// The call, `line` its record ordinal, `message_id` its message.
+    pub record: ToolCallRecord,
+    /// `state.time.end`.
+    pub ended: Option<DateTime<Utc>>,
+    /// The child session `state.metadata.sessionId` names (a `task` spawn).
+    pub child: Option<String>,
+    /// A completed `bash`'s non-zero `metadata.exit`, with the tool name.
+    pub exit: Option<(String, i64)>,
+}
+
+/// The call of the `tool` part `part` of message `message_id` (its
+/// record ordinal `line`); `None`, with a diagnostic, for a part without a
+/// tool name. A state that is not an object or an unknown `state.status`
+/// is a diagnostic too, and the call is kept.
+pub(crate) fn tool_part(
+    message_id: &str,
+    part: &PartRow,
+    line: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<ToolPart> {
+    let diag = |diagnostics: &mut Vec<Diagnostic>, text: String| {
+        diagnostics.push(Diagnostic {
+            path: part.path.clone(),
+            locus: Some(Locus::Record(part.id.clone())),
+            message: text,
+        })
+    };
+    let Some(name) = str_of(&part.data, "tool") else {
+        diag(diagnostics, "tool part without a tool name; ignored".into());
+        return None;
+    };
+    let state = part.data.get("state").cloned().unwrap_or(Value::Null);
+    if !state.is_object() {
+        diag(
+            diagnostics,
+            format!("{name} tool part without a state object; input unknown"),
+        );
+    }
+    let input = state.get("input").filter(|v| !v.is_null());
+    let call = typed_call(name, input);
+    let time = state.get("time");
+    let started = ms_of(time.and_then(|t| t.get("start")));
+    let ended = ms_of(time.and_then(|t| t.get("end")));
+    let status = str_of(&state, "status");
+    let metadata = state.get("metadata").filter(|m| !m.is_null()).cloned();
+    let result = match status {
+        Some("completed") => Some(ToolResult {
+            text: state
+                .get("output")
+                .map(|o| match o {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                })
+                .unwrap_or_default(),
+            is_error: false,
+            tool_use_result: metadata.clone(),
+            stdout_is_text: false,
+            echoed_input: 0,
+            timestamp: ended,
+            line,
+            agent_id: None,
+        }),
+        Some("error") => Some(ToolResult {
+            text: str_of(&state, "error").unwrap_or_default().to_string(),
+            is_error: true,
+            tool_use_result: metadata.clone(),
+            stdout_is_text: false,
+            echoed_input: 0,
+            timestamp: ended,
+            line,
+            agent_id: None,
+        }),
+        Some("running" | "pending") => None,
+        other => {
+            diag(
+                diagnostics,
+                format!(
+                    "{name} tool part with unknown state.status {}; kept without a result",
+                    other.map_or_else(|| "(none)".to_string(), |s| format!("{s:?}"))
+                ),
+            );
+            None
+        }
+    };
+    let child = metadata
+        .as_ref()
+        .and_then(|m| str_of(m, "sessionId"))
+        .map(str::to_string);
+    let exit = (name == "bash" && status == Some("completed"))
+        .then(|| {
+            metadata
+                .as_ref()
+                .and_then(|m| m.get("exit"))
+                .and_then(Value::as_i64)
+        })
+        .flatten()
+        .filter(|code| *code != 0)
+        .map(|code| (name.to_string(), code));
+    let raw = call.raw().cloned();
+    let record = ToolCallRecord {
+        tool_use_id: tool_use_id_of(part),
+        tool_kind: tool_kind(name, raw.as_ref()),
+        tool_resolved: tool_resolved(name, raw.as_ref()),
+        call,
+        result,
+        timestamp: started,
+        line,
+        message_id: Some(message_id.to_string()),
+        subagent: None,
+    };
+    Some(ToolPart {
+        record,
+        ended,
+        child,
+        exit,
+    })
+}
+
+/// A tool part's `tool_use_id`: its `callID`, else (missing or empty) the
+/// part id.
+fn tool_use_id_of(part: &PartRow) -> String {
+    str_of(&part.data, "callID")
+        .filter(|c| !c.is_empty())
+        .unwrap_or(&part.id)
+        .to_string()
+}
+
+/// The call `tool_use_id` among `parts` (the parts of message
+/// `message_id`), built as the loader builds it, with `line` as its
+/// ordinal: the one part of type
+/// `tool` whose `tool_use_id` it is; `None` when no part or several are
+/// (the caller then loads the session). Diagnostics are dropped: a part
+/// that gave one at index time is not read this way.
+pub fn call_in_parts(
+    message_id: &str,
+    parts: &[PartRow],
+    tool_use_id: &str,
+    line: usize,
+) -> Option<ToolCallRecord> {
+    let mut found = parts
+        .iter()
+        .filter(|p| str_of(&p.data, "type") == Some("tool") && tool_use_id_of(p) == tool_use_id);
+    let part = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    tool_part(message_id, part, line, &mut Vec::new()).map(|t| t.record)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_call_is_found_among_its_messages_parts_only_when_one_part_is_it() {
+        let part = |id: &str, kind: &str, call: Option<&str>| PartRow {
+            id: id.to_string(),
+            data: json!({"type": kind, "callID": call, "tool": "bash", "state": {
+                "status": "error", "error": "boom", "input": {"command": "ls"},
+                "time": {"start": 1_000, "end": 2_000}}}),
+            path: PathBuf::from("/o/opencode.db"),
+        };
+        let parts = [
+            part("prt_1", "text", Some("c1")),
+            part("prt_2", "tool", Some("c1")),
+            part("prt_3", "tool", None),
+        ];
+        let call = call_in_parts("msg_1", &parts, "c1", 7).expect("one tool part c1");
+        assert_eq!(call.name(), "bash");
+        assert_eq!(call.message_id.as_deref(), Some("msg_1"));
+        assert_eq!(call.line, 7);
+        let result = call.result.expect("an error result");
+        assert_eq!((result.text.as_str(), result.is_error), ("boom", true));
+        assert_eq!(call.timestamp, DateTime::from_timestamp_millis(1_000));
+        // No callID: the part id is the call's id.
+        assert!(call_in_parts("msg_1", &parts, "prt_3", 8).is_some());
+        // Two tool parts carry c1: neither is taken.
+        let twice = [
+            part("prt_2", "tool", Some("c1")),
+            part("prt_4", "tool", Some("c1")),
+        ];
+        assert!(call_in_parts("msg_1", &twice, "c1", 7).is_none());
+        assert!(call_in_parts("msg_1", &parts, "c9", 7).is_none());
+    }
 
     #[test]
     fn opencode_names_and_keys_give_typed_calls_with_the_recorded_name_and_input() {

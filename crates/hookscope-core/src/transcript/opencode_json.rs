@@ -197,22 +197,7 @@ impl Store for JsonStore {
             let mid = str_of(&data, "id")
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| super::model::id_from_path(&file));
-            let mut parts = Vec::new();
-            if !mid.contains(['/', '\\']) && mid != ".." {
-                for pfile in json_files(&self.storage.join("part").join(&mid), diagnostics) {
-                    if let Some(pdata) = read_object(&pfile, diagnostics) {
-                        let pid = str_of(&pdata, "id")
-                            .filter(|s| !s.is_empty())
-                            .unwrap_or_else(|| super::model::id_from_path(&pfile));
-                        parts.push(PartRow {
-                            id: pid,
-                            data: pdata,
-                            path: pfile,
-                        });
-                    }
-                }
-            }
-            parts.sort_by(|a, b| a.id.cmp(&b.id));
+            let parts = parts_of(&self.storage, &mid, diagnostics);
             out.push(MessageRow {
                 id: mid,
                 data,
@@ -223,6 +208,42 @@ impl Store for JsonStore {
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out
     }
+}
+
+/// The parts of message `message_id` in `storage`
+/// (`part/<message_id>/*.json`), ordered by id; none for an id that is
+/// not one folder name. A file that cannot be read or is not an object is
+/// a diagnostic and left out.
+fn parts_of(storage: &Path, message_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Vec<PartRow> {
+    let mut parts = Vec::new();
+    if message_id.contains(['/', '\\']) || message_id == ".." || message_id.is_empty() {
+        return parts;
+    }
+    for pfile in json_files(&storage.join("part").join(message_id), diagnostics) {
+        if let Some(pdata) = read_object(&pfile, diagnostics) {
+            let pid = str_of(&pdata, "id")
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| super::model::id_from_path(&pfile));
+            parts.push(PartRow {
+                id: pid,
+                data: pdata,
+                path: pfile,
+            });
+        }
+    }
+    parts.sort_by(|a, b| a.id.cmp(&b.id));
+    parts
+}
+
+/// The parts of message `message_id` of the legacy storage that holds
+/// session file `session_file` (`<storage>/session/<project>/<id>.json`),
+/// as a load reads them: what `find` builds an indexed call's record from
+/// without loading its session (`crate::query::rows`). None when the path
+/// has not that shape.
+pub fn message_parts(session_file: &Path, message_id: &str) -> Vec<PartRow> {
+    storage_of(session_file)
+        .map(|storage| parts_of(&storage, message_id, &mut Vec::new()))
+        .unwrap_or_default()
 }
 
 /// Loads the session of a legacy session file

@@ -346,6 +346,22 @@ impl Db {
         });
     }
 
+    /// The parts of message `message_id`, ordered by id (part ids sort by
+    /// creation: docs/transcripts.md#opencode).
+    fn parts(&self, message_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Vec<PartRow> {
+        let mut parts: Vec<PartRow> = self
+            .data_rows("part", "message_id", message_id, diagnostics)
+            .into_iter()
+            .map(|(pid, _, data)| PartRow {
+                id: pid,
+                data,
+                path: self.path.clone(),
+            })
+            .collect();
+        parts.sort_by(|a, b| a.id.cmp(&b.id));
+        parts
+    }
+
     /// `(id, data)` rows of `table` for `key = value`, ordered by
     /// `time_created, id`; a row whose `data` is not a JSON object is a
     /// diagnostic.
@@ -457,17 +473,7 @@ impl Store for Db {
         let messages = self.data_rows("message", "session_id", id, diagnostics);
         let mut out = Vec::with_capacity(messages.len());
         for (mid, _, data) in messages {
-            let mut parts: Vec<PartRow> = self
-                .data_rows("part", "message_id", &mid, diagnostics)
-                .into_iter()
-                .map(|(pid, _, data)| PartRow {
-                    id: pid,
-                    data,
-                    path: self.path.clone(),
-                })
-                .collect();
-            // Part ids sort by creation (docs/transcripts.md#opencode: parts are ordered by id).
-            parts.sort_by(|a, b| a.id.cmp(&b.id));
+            let parts = self.parts(&mid, diagnostics);
             out.push(MessageRow {
                 id: mid,
                 data,
@@ -509,6 +515,25 @@ pub fn list_sessions(path: &Path) -> Result<Vec<SessionRow>, DbError> {
 /// Never for bad rows (diagnostics); an unreadable, locked, corrupt or
 /// non-OpenCode database is an `io::Error` whose text says which.
 pub fn load_session(path: &Path, id: &str) -> std::io::Result<Session> {
+    with_db(path, |db| build_session(db, id, path))
+}
+
+/// The parts of message `message_id` of the database at `path`, ordered
+/// by id as a load orders them (rows whose `data` is not a JSON object
+/// left out), on a kept connection as [`load_session`]: what `find`
+/// builds an indexed call's record from without loading its session
+/// (`crate::query::rows`).
+///
+/// # Errors
+/// As [`load_session`].
+pub fn message_parts(path: &Path, message_id: &str) -> std::io::Result<Vec<PartRow>> {
+    with_db(path, |db| db.parts(message_id, &mut Vec::new()))
+}
+
+/// Runs `read` on a connection to `path`: one kept from an earlier read of
+/// the same file when neither the file nor its `-wal` changed since
+/// ([`idle_max`]), else a new one, kept afterwards.
+fn with_db<T>(path: &Path, read: impl FnOnce(&mut Db) -> T) -> std::io::Result<T> {
     let mut idle = match take_idle(path) {
         Some(idle) => idle,
         None => {
@@ -525,9 +550,9 @@ pub fn load_session(path: &Path, id: &str) -> std::io::Result<Session> {
             Idle { db, ident }
         }
     };
-    let session = build_session(&mut idle.db, id, path);
+    let out = read(&mut idle.db);
     keep_idle(idle);
-    Ok(session)
+    Ok(out)
 }
 
 /// Most connections kept open between loads, across databases: an
