@@ -142,17 +142,20 @@ pub struct FindArgs {
     pub hook: Option<String>,
     /// Extension: only calls a hook blocked (PreToolUse exit 2 or deny, or
     /// an ask that was then denied: the call did not run).
-    #[arg(long)]
-    pub blocked: bool,
+    /// `--blocked=false`: only calls it did not.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    pub blocked: Option<bool>,
     /// Extension: only calls a hook objected to after they ran (PostToolUse
     /// decision block or exit 2: the call had run; the reason went to the
     /// model).
-    #[arg(long)]
-    pub flagged: bool,
+    /// `--flagged=false`: only calls it did not.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    pub flagged: Option<bool>,
     /// Extension: only calls whose input a PreToolUse hook rewrote
     /// (updatedInput; the JSON record's hook_activity has from and to).
-    #[arg(long)]
-    pub rewritten: bool,
+    /// `--rewritten=false`: only calls it did not.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    pub rewritten: Option<bool>,
     /// Extension: only calls `hookscope hook` logged a decision on in
     /// which rule RULE matched (`*`: any logged decision), from the
     /// decision log ($XDG_STATE_HOME/hookscope/decisions).
@@ -235,9 +238,9 @@ impl FindArgs {
             }),
             with_subagent_cost: self.with_subagent_cost,
             hook: self.hook.clone(),
-            blocked: self.blocked.then_some(true),
-            flagged: self.flagged.then_some(true),
-            rewritten: self.rewritten.then_some(true),
+            blocked: self.blocked,
+            flagged: self.flagged,
+            rewritten: self.rewritten,
             decided_by: self.decided_by.clone(),
         }
     }
@@ -246,6 +249,12 @@ impl FindArgs {
 /// Runs the subcommand from its parsed flags (and `--filter`'s line, see
 /// [`with_filter_line`]).
 pub fn run_args(args: &FindArgs, no_index: bool) {
+    if let Some(word) = bool_word_path(&args.paths) {
+        let e = QueryError::InvalidArgument(format!(
+            "no such file or directory: {word} (--blocked, --flagged and --rewritten take a value only after `=`: --blocked={word})"
+        ));
+        invalid(&e, args.json);
+    }
     let params = match &args.filter {
         None => args.params(),
         Some(line) => match with_filter_line(args.params(), line) {
@@ -280,6 +289,18 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
     );
 }
 
+/// A PATH that is the word `true` or `false` and does not exist: a value
+/// written after `--blocked`, `--flagged` or `--rewritten` with a space,
+/// which clap leaves as a PATH (they take theirs after `=`).
+fn bool_word_path(paths: &[PathBuf]) -> Option<&'static str> {
+    paths.iter().find_map(|p| {
+        let word = ["true", "false"]
+            .into_iter()
+            .find(|w| p.as_os_str() == *w)?;
+        (!p.exists()).then_some(word)
+    })
+}
+
 /// `flags` with the parameters of a Calls-view filter `line`
 /// ([`hookscope_core::query::filter_line::parse`]) added: a parameter both set
 /// is an error naming it (sessions add up; `redact:off`, `cost:on`,
@@ -293,6 +314,20 @@ pub fn run_args(args: &FindArgs, no_index: bool) {
 pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, QueryError> {
     let from_line = hookscope_core::query::filter_line::parse(line)
         .map_err(|e| QueryError::InvalidArgument(format!("--filter: {}", e.message())))?;
+    // A flag and its `is:` word combine when they agree (`--blocked` and
+    // `is:blocked`); `--blocked=false` with `is:blocked` is an error.
+    fn both(
+        name: &str,
+        flag: Option<bool>,
+        line: Option<bool>,
+    ) -> Result<Option<bool>, QueryError> {
+        match (flag, line) {
+            (Some(a), Some(b)) if a != b => Err(QueryError::InvalidArgument(format!(
+                "--filter: {name} is given both as a flag and in the line, with opposite values"
+            ))),
+            (flag, line) => Ok(flag.or(line)),
+        }
+    }
     fn one<T>(name: &str, flag: Option<T>, line: Option<T>) -> Result<Option<T>, QueryError> {
         match (flag, line) {
             (Some(_), Some(_)) => Err(QueryError::InvalidArgument(format!(
@@ -335,9 +370,9 @@ pub fn with_filter_line(flags: FindParams, line: &str) -> Result<FindParams, Que
         output_mode: one("output_mode", flags.output_mode, from_line.output_mode)?,
         with_subagent_cost: flags.with_subagent_cost || from_line.with_subagent_cost,
         hook: one("hook", flags.hook, from_line.hook)?,
-        blocked: flags.blocked.or(from_line.blocked),
-        flagged: flags.flagged.or(from_line.flagged),
-        rewritten: flags.rewritten.or(from_line.rewritten),
+        blocked: both("blocked", flags.blocked, from_line.blocked)?,
+        flagged: both("flagged", flags.flagged, from_line.flagged)?,
+        rewritten: both("rewritten", flags.rewritten, from_line.rewritten)?,
         decided_by: one("decided_by", flags.decided_by, from_line.decided_by)?,
     };
     if out.tool_name.is_none() && out.tool_name_pattern.is_none() {

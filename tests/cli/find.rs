@@ -1364,3 +1364,67 @@ fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
         );
     }
 }
+
+/// `--blocked`, `--flagged` and `--rewritten` take `=false` for the calls
+/// they do not describe: with the flag's own count they add up to every
+/// Bash call of `real-cc-2.1.332` (52: 3 blocked, 1 objected to, 3
+/// rewritten). A value after a space is a PATH, and the error says where
+/// the value goes; the flag and its opposite `is:` word are refused.
+#[test]
+fn hook_flags_take_false_after_an_equals_sign() {
+    let count = |flag: &str| -> String {
+        let mut cmd = hookscope();
+        cmd.arg("find")
+            .arg(real())
+            .args(["--tool-name", "Bash", "--count"]);
+        if !flag.is_empty() {
+            cmd.arg(flag);
+        }
+        let out = cmd.output().unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success(), "{flag}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let counts: Vec<String> = [
+        "",
+        "--blocked",
+        "--blocked=false",
+        "--flagged",
+        "--flagged=false",
+        "--rewritten",
+        "--rewritten=false",
+    ]
+    .into_iter()
+    .map(count)
+    .collect();
+    assert_eq!(counts, ["52", "3", "49", "1", "51", "3", "49"]);
+
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args(["--tool-name", "Bash", "--blocked", "false"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookscope: invalid argument: no such file or directory: false (--blocked, --flagged and --rewritten take a value only after `=`: --blocked=false)\n"
+    );
+    let out = hookscope()
+        .arg("find")
+        .arg(real())
+        .args([
+            "--tool-name",
+            "Bash",
+            "--blocked=false",
+            "--filter",
+            "is:blocked",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("blocked is given both as a flag and in the line, with opposite values"),
+        "{out:?}"
+    );
+}
