@@ -451,6 +451,26 @@ fn payload_of_a_codex_session_is_codexs_own() {
     assert_eq!(env["expected"]["outcome"]["effect"], "nothing");
 }
 
+/// A Codex rollout found under a relative folder still gets its absolute
+/// path as `transcript_path`, as Codex sends it (and as Claude Code and
+/// Droid payloads get theirs): a hook run in another folder opens it.
+#[test]
+fn a_codex_payload_found_under_a_relative_folder_has_the_absolute_transcript_path() {
+    let folder = corpus("real-codex-0.171.0/basic");
+    let rollout = folder.join(
+        "sessions/2026/11/29/rollout-2026-11-29T18-03-47-01a2287a-35b1-76e0-b188-fd2c5f457a31.jsonl",
+    );
+    let out = payload_cmd()
+        .current_dir(&folder)
+        .args(["01a2287a", ".", "--event", "PreToolUse", "--at"])
+        .arg("call_mtfuaxdyo8h2rjg7kvpu3863")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["transcript_path"], json!(real(&rollout)));
+}
+
 /// An OpenCode session has no hook payloads: refused (exit 2) with a
 /// message naming the three agents whose payloads are rebuilt and why
 /// OpenCode has none.

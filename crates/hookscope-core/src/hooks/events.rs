@@ -19,6 +19,7 @@ use crate::tools::{OnError, ToolCall, parse_tool_call};
 
 mod build;
 
+pub(crate) use build::real_path;
 pub use build::{
     At, EventKey, EventName, LeftOut, Payload, PayloadError, REBUILT, UnknownEvent, all_payloads,
     closest_name, events_at, firings_at, for_each_payload_where, payload, payloads_where, rebuilds,

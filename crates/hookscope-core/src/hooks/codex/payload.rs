@@ -229,9 +229,12 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
             reason: "no turn_context before this line in the rollout".into(),
         });
     }
+    // Absolute, as Codex gives it, whatever folder the session was found
+    // under (a relative root gave a relative path a hook elsewhere cannot
+    // open).
     m.insert(
         "transcript_path".into(),
-        json!(session.path.display().to_string()),
+        json!(crate::hooks::events::real_path(&session.path)),
     );
     match &session.cwd {
         Some(c) => {

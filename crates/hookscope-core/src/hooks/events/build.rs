@@ -266,9 +266,10 @@ pub enum PayloadError {
     },
 }
 
-/// The path as the filesystem resolves it (symlinks followed), else as
-/// given; lossily as a string.
-fn real_path(path: &Path) -> String {
+/// The path as the filesystem resolves it (absolute, symlinks followed),
+/// else as given; lossily as a string: a payload's `transcript_path`, as
+/// the agent wrote it (it holds the absolute path of the file it writes).
+pub(crate) fn real_path(path: &Path) -> String {
     std::fs::canonicalize(path)
         .unwrap_or_else(|_| path.to_path_buf())
         .to_string_lossy()
