@@ -1213,7 +1213,11 @@ impl Index {
         let ours = lock
             .as_ref()
             .is_some_and(super::build_lock::BuildLock::held);
-        if !defer_indexes && !super::restore_calls_indexes(&self.conn, self.file.as_deref(), ours)?
+        // A first build in chunks makes them after its last chunk
+        // (`Index::end_deferred`).
+        if !defer_indexes
+            && !self.deferring
+            && !super::restore_calls_indexes(&self.conn, self.file.as_deref(), ours)?
         {
             for state in &mut states {
                 if matches!(state, State::Indexed) {

@@ -123,6 +123,9 @@ pub struct Index {
     /// The transcript bytes from which a first build makes the call
     /// indexes last ([`DEFER_INDEXES_FROM`]; tests lower it).
     defer_indexes_from: u64,
+    /// A first build in chunks is under way with the call indexes left out
+    /// ([`Index::defer_indexes_for`]): a chunk's sync does not make them.
+    deferring: bool,
 }
 
 /// A first build of at least this many transcript bytes (64 MiB) drops
@@ -145,6 +148,45 @@ impl Index {
     pub fn with_deferred_indexes_from(mut self, bytes: u64) -> Index {
         self.defer_indexes_from = bytes;
         self
+    }
+
+    /// For a first build in chunks ([`Index::sync_part`]; the TUI's list
+    /// sync): when the calls table is empty and the chunks will index
+    /// `bytes` transcript bytes or more (the first build's threshold,
+    /// [`DEFER_INDEXES_FROM`]), drops the calls' secondary indexes now and
+    /// keeps them out across the chunks until [`Index::end_deferred`]
+    /// makes them, as a whole first build does (docs/benchmarks.md "A
+    /// first build makes the call indexes last"). Readers between chunks
+    /// name no index then ([`Index::in_read_transaction`]). Returns whether
+    /// it did; `false` (nothing changed) for a calls table with rows, fewer
+    /// bytes, or an index that cannot be written.
+    pub fn defer_indexes_for(&mut self, bytes: u64) -> bool {
+        if self.deferring || bytes < self.defer_indexes_from || !self.calls_empty().unwrap_or(false)
+        {
+            return false;
+        }
+        let dropped = (|| -> rusqlite::Result<()> {
+            let tx = self.conn.transaction()?;
+            schema::drop_calls_indexes(&tx)?;
+            tx.commit()
+        })();
+        self.deferring = dropped.is_ok();
+        self.deferring
+    }
+
+    /// Ends what [`Index::defer_indexes_for`] began: makes the calls'
+    /// secondary indexes (SQLite sorts every row once, on up to 2 threads).
+    /// Nothing when it did not begin. A failure (a full disk, a lock held
+    /// too long) leaves them missing; the next sync makes them
+    /// ([`restore_calls_indexes`]), and readers meanwhile name none.
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn end_deferred(&mut self) -> rusqlite::Result<()> {
+        if !std::mem::take(&mut self.deferring) {
+            return Ok(());
+        }
+        busy_retried(|| schema::create_calls_indexes(&self.conn))
     }
 
     /// Runs `f` (which only reads this index) inside one read transaction:
@@ -198,6 +240,7 @@ impl Index {
                 bytes_read: AtomicU64::new(0),
                 build_wait: build_lock::STALLED_AFTER,
                 defer_indexes_from: DEFER_INDEXES_FROM,
+                deferring: false,
             }),
             Err(why) => {
                 notices.push(format!(
@@ -234,6 +277,7 @@ impl Index {
             bytes_read: AtomicU64::new(0),
             build_wait: build_lock::STALLED_AFTER,
             defer_indexes_from: DEFER_INDEXES_FROM,
+            deferring: false,
         })
     }
 
@@ -250,6 +294,7 @@ impl Index {
             bytes_read: AtomicU64::new(0),
             build_wait: build_lock::STALLED_AFTER,
             defer_indexes_from: DEFER_INDEXES_FROM,
+            deferring: false,
         })
     }
 
@@ -286,6 +331,7 @@ impl Index {
             bytes_read: AtomicU64::new(0),
             build_wait: build_lock::STALLED_AFTER,
             defer_indexes_from: DEFER_INDEXES_FROM,
+            deferring: false,
         })
     }
 

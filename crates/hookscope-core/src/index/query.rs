@@ -789,6 +789,27 @@ const ROW_BY_ROW: &str = "AND (rows_ok = 0 OR input_folded IS NULL)";
 const INPUT_SQL: &str = "(?7 IS NULL OR input_folded IS NULL OR hs_contains(input_folded, ?7))";
 
 impl Index {
+    /// Whether `calls`' secondary indexes are there: a first build that
+    /// makes them after its last row ([`super::schema::drop_calls_indexes`])
+    /// leaves them out while it runs, and a reader between its chunks (the
+    /// TUI's Calls view) names none (read within the question's read
+    /// transaction, [`Index::in_read_transaction`], so it holds for every
+    /// statement of the question). `true` when the schema cannot be read:
+    /// the statements then fail as they would.
+    pub(crate) fn calls_indexed(&self) -> bool {
+        !super::schema::calls_indexes_missing(&self.conn).unwrap_or(false)
+    }
+
+    /// `INDEXED BY name` when the calls' secondary indexes are there
+    /// ([`Index::calls_indexed`]), else nothing (SQLite then picks).
+    fn indexed_by(&self, name: &str) -> String {
+        if self.calls_indexed() {
+            format!("INDEXED BY {name}")
+        } else {
+            String::new()
+        }
+    }
+
     /// What follows `FROM calls` in a scan of the candidate calls of
     /// `query` (ending in `WHERE` or `AND`): [`scan_index`], or, when the
     /// scope is folders holding at most a quarter of the indexed calls (by
@@ -798,7 +819,7 @@ impl Index {
     /// index (a pattern reads all of `calls_verdict`).
     fn scan_from(&self, query: &Query, scope: &Scope) -> String {
         let Scope::Under(roots) = scope else {
-            return scan_index(query).to_string();
+            return scan_index(query, self.calls_indexed());
         };
         let ranges: Vec<(Vec<u8>, Vec<u8>)> = roots
             .iter()
@@ -837,7 +858,7 @@ impl Index {
                     ranges_of("s_path")
                 )
             }
-            _ => scan_index(query).to_string(),
+            _ => scan_index(query, self.calls_indexed()),
         }
     }
 }
@@ -848,11 +869,22 @@ impl Index {
 /// `WHERE` is repeated so the planner may use it), else `calls_verdict`,
 /// which covers every filter column (`""` for one exact name: the planner
 /// seeks it there by itself).
-fn scan_index(query: &Query) -> &'static str {
+///
+/// Without the calls' secondary indexes (`indexed` false: a first build
+/// that makes them last is under way, [`super::schema::drop_calls_indexes`])
+/// no index is named and SQLite reads the table.
+fn scan_index(query: &Query, indexed: bool) -> String {
+    let by = |name: &str| {
+        if indexed {
+            format!("INDEXED BY {name} ")
+        } else {
+            String::new()
+        }
+    };
     match (query.is_error, &query.name) {
-        (Some(true), _) => "INDEXED BY calls_errors WHERE is_error = 1 AND",
-        (_, NameFilter::Pattern(_)) => "INDEXED BY calls_verdict WHERE",
-        (_, NameFilter::Exact(_)) => "WHERE",
+        (Some(true), _) => format!("{}WHERE is_error = 1 AND", by("calls_errors")),
+        (_, NameFilter::Pattern(_)) => format!("{}WHERE", by("calls_verdict")),
+        (_, NameFilter::Exact(_)) => "WHERE".to_string(),
     }
 }
 
@@ -1077,11 +1109,12 @@ impl Index {
         let wanted = by_main_file(sessions);
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT ts_ns, is_error, s_path, s_id FROM calls INDEXED BY calls_newest
-                 WHERE name_folded = ?1 AND ts_ns IS NOT NULL AND ts_ns != ?2
-                 ORDER BY ts_ns DESC",
-            )
+            .prepare_cached(&format!(
+                "SELECT ts_ns, is_error, s_path, s_id FROM calls {}
+                     WHERE name_folded = ?1 AND ts_ns IS NOT NULL AND ts_ns != ?2
+                     ORDER BY ts_ns DESC",
+                self.indexed_by("calls_newest")
+            ))
             .ok()?;
         let mut rows = stmt.query(params![name, TS_OUT_OF_RANGE]).ok()?;
         let mut held = 0usize;
@@ -1164,9 +1197,10 @@ impl Index {
         let mut files: HashMap<Vec<u8>, Option<File>> = HashMap::new();
         for (range, bound) in [(">=", cut_ns), ("=", TS_OUT_OF_RANGE)] {
             let mut stmt = self.conn.prepare_cached(&format!(
-                "SELECT {}, s_path, s_id, ts_ns FROM calls INDEXED BY calls_newest
+                "SELECT {}, s_path, s_id, ts_ns FROM calls {}
                  WHERE name_folded = ?1 AND (?2 IS NULL OR is_error = ?2) AND ts_ns {range} ?3",
-                Rows::SQL
+                Rows::SQL,
+                self.indexed_by("calls_newest")
             ))?;
             let mut rows = stmt.query(params![needle, query.is_error, bound])?;
             while let Some(r) = rows.next()? {
@@ -1305,8 +1339,8 @@ impl Index {
         // input filter it also covers) rather than walk every call of the
         // session by primary key, which SQLite picks without statistics.
         let indexed = match query.name {
-            NameFilter::Exact(_) => "INDEXED BY calls_verdict",
-            NameFilter::Pattern(_) => "",
+            NameFilter::Exact(_) => self.indexed_by("calls_verdict"),
+            NameFilter::Pattern(_) => String::new(),
         };
         self.conn.prepare_cached(&format!(
             "SELECT {} FROM calls {indexed}
@@ -1324,10 +1358,11 @@ impl Index {
     fn beyond_statement(&self, query: &Query) -> rusqlite::Result<rusqlite::CachedStatement<'_>> {
         let (name_sql, _) = name_sql(query);
         self.conn.prepare_cached(&format!(
-            "SELECT count(*) FROM calls INDEXED BY calls_verdict
+            "SELECT count(*) FROM calls {}
              WHERE s_path = ?4 AND s_id = ?5 AND {name_sql} AND (?2 IS NULL OR agent = ?2)
                AND (?3 IS NULL OR is_error = ?3)
-               AND (ts_ns IS NULL OR (ts_ns IS NOT ?9 AND ts_ns < ?8))"
+               AND (ts_ns IS NULL OR (ts_ns IS NOT ?9 AND ts_ns < ?8))",
+            self.indexed_by("calls_verdict")
         ))
     }
 }

@@ -192,6 +192,12 @@ impl Library {
             if total > 0 {
                 send(ListUpdate::Indexing(Some((0, total))));
             }
+            // A first build makes the call indexes after its last chunk
+            // (readers between chunks name none).
+            let deferred = total > 0
+                && shared.lock().is_ok_and(|mut index| {
+                    index.defer_indexes_for(index::bytes_to_index(sessions, &rest))
+                });
             let mut known = 0;
             let chunks = rest
                 .chunks(SYNC_CHUNK)
@@ -251,6 +257,11 @@ impl Library {
                 known = index.notices().len();
             }
             if let Ok(mut index) = shared.lock() {
+                if deferred && let Err(e) = index.end_deferred() {
+                    send(ListUpdate::Notice(format!(
+                        "the index's call indexes could not be made ({e}); the next start makes them"
+                    )));
+                }
                 // The chunks removed nothing: rows of sessions gone go now.
                 if !whole {
                     index.remove_gone(sessions);
@@ -514,6 +525,117 @@ mod tests {
     /// summary once, with progress from 0 to the end; a second over the
     /// unchanged list, every summary shown already, reuses every row,
     /// sends no summary again and says so.
+    /// A first build in chunks (the threshold lowered to any size) leaves
+    /// the calls' secondary indexes out until its last chunk is written:
+    /// between chunks a reader sees them missing and still answers, from
+    /// the sessions indexed so far, what `find` without an index answers
+    /// over those; afterwards they are there and the whole answer equals
+    /// the one without an index.
+    #[test]
+    fn a_first_build_in_chunks_makes_the_call_indexes_last_and_answers_between_chunks() {
+        fn copy(from: &std::path::Path, to: &std::path::Path) {
+            std::fs::create_dir_all(to).expect("mkdir");
+            for entry in std::fs::read_dir(from).expect("read_dir") {
+                let entry = entry.expect("entry");
+                let kind = entry.file_type().expect("type");
+                if kind.is_dir() {
+                    copy(&entry.path(), &to.join(entry.file_name()));
+                } else if kind.is_file() {
+                    std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+                }
+            }
+        }
+        // Three copies of the test corpus: enough sessions for three chunks.
+        let corpus =
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus"));
+        let data = tempfile::TempDir::new().expect("temp");
+        for copy_name in ["c0", "c1", "c2"] {
+            copy(&corpus, &data.path().join(copy_name));
+        }
+        let sessions = transcript::discover(&[data.path().to_path_buf()])
+            .expect("corpus")
+            .sessions;
+        let n = sessions.len();
+        let indexable = sessions.iter().filter(|s| index::indexable(s)).count();
+        assert!(
+            indexable > 2 * SYNC_CHUNK,
+            "{indexable} sessions: too few chunks"
+        );
+        let dir = tempfile::TempDir::new().expect("temp");
+        let library = Library::new(&[]).with_index(
+            Index::open(dir.path())
+                .expect("index")
+                .with_deferred_indexes_from(0),
+        );
+        let reader = library.reader().expect("a file index has a reader");
+        let query = crate::query::FindParams {
+            tool_name: Some("Bash".into()),
+            limit: Some(1000),
+            ..crate::query::FindParams::default()
+        }
+        .validate(chrono::Utc::now())
+        .expect("valid");
+        let answer = |over: &[SessionRef]| -> String {
+            let mut got = None;
+            reader.find_and_count_with(
+                over,
+                &query,
+                false,
+                &crate::query::load_from_disk,
+                &|| false,
+                None,
+                &mut |_| true,
+                &mut |r| {
+                    got = Some(r);
+                    true
+                },
+            );
+            let found = got.expect("an answer").expect("no error");
+            let reference = Finder::new(over, &query).run().expect("reference");
+            let (a, b) = (
+                serde_json::to_string(&found.records).expect("json"),
+                serde_json::to_string(&reference.records).expect("json"),
+            );
+            assert_eq!(a, b);
+            a
+        };
+        let between = std::sync::Mutex::new(Vec::new());
+        let send = |u: ListUpdate| {
+            if let ListUpdate::Summaries { items, .. } = &u
+                && !items.is_empty()
+            {
+                let indexed = reader
+                    .index
+                    .as_ref()
+                    .and_then(|i| i.lock().ok().map(|i| i.calls_indexed()))
+                    .expect("reader");
+                let held = reader.indexed_now(&sessions).expect("index");
+                let part: Vec<SessionRef> = sessions
+                    .iter()
+                    .zip(&held)
+                    .filter(|&(_, &h)| h)
+                    .map(|(s, _)| s.clone())
+                    .collect();
+                answer(&part);
+                between.lock().expect("lock").push((indexed, part.len()));
+            }
+            true
+        };
+        library.sync_list(&sessions, &vec![false; n], &send);
+        let between = between.into_inner().expect("lock");
+        assert!(between.len() > 2, "{between:?}");
+        assert!(between.iter().all(|(indexed, _)| !indexed), "{between:?}");
+        assert!(between.windows(2).all(|w| w[0].1 < w[1].1), "{between:?}");
+        let after = reader
+            .index
+            .as_ref()
+            .and_then(|i| i.lock().ok().map(|i| i.calls_indexed()))
+            .expect("reader");
+        assert!(after, "the call indexes are made after the last chunk");
+        let whole = answer(&sessions);
+        assert!(whole.contains("\"tool_name\":\"Bash\""));
+    }
+
     #[test]
     fn a_second_sync_of_an_unchanged_list_reuses_every_row() {
         let corpus = std::path::PathBuf::from(concat!(
