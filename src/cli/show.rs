@@ -300,7 +300,8 @@ pub fn run(session: &OsStr, paths: &[PathBuf], json: bool) {
     }
 }
 
-/// One call of the outline: kind, name, `✗` when it failed, then what the
+/// One call of the outline: kind, name, `✗` when it failed (`(no result)`
+/// when none is recorded), then what the
 /// transcript records hooks did to it (the TUI's marks, for every agent:
 /// `⛔ hook blocked`, `⚠ hook objected` after it ran, `↻ hook rewrote`,
 /// `⇄ hook replaced output`, `⚖ hook: ask`, …; `HookAction::mark`), its
@@ -312,7 +313,12 @@ fn print_call(
     call: &hookscope_core::transcript::ToolCallRecord,
     depth: usize,
 ) {
-    let mut mark = String::from(if call.is_error() { " ✗" } else { "" });
+    let mut mark = String::from(match &call.result {
+        Some(r) if r.is_error => " ✗",
+        Some(_) => "",
+        // As the TUI says it (a killed process left the call unanswered).
+        None => " (no result)",
+    });
     for h in session.hooks_of_call(thread, call) {
         let text = h.action.mark(h.decision.as_deref());
         if !text.is_empty() && !mark.contains(&text) {

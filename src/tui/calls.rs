@@ -191,8 +191,11 @@ fn row(
         spans.push(Span::styled("↳", theme.dim()));
     }
     spans.push(Span::styled(record.tool_name.clone(), theme.tool()));
-    if record.is_error == Some(true) {
-        spans.push(Span::styled(" ✗", theme.error()));
+    match record.is_error {
+        Some(true) => spans.push(Span::styled(" ✗", theme.error())),
+        // As the Timeline says it of such a call (a killed process left it).
+        None => spans.push(Span::styled(" (no result)", theme.dim())),
+        Some(false) => {}
     }
     // With `ruled:`/`is:ruled`, the newest decision the filter kept, as the
     // Timeline marks it (a verdict is a word; anything else reads `?`).

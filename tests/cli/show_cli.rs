@@ -67,6 +67,29 @@ fn the_outline_marks_a_droid_call_a_hook_blocked() {
     assert_eq!(text.matches("⛔").count(), 1, "{text}");
 }
 
+/// The bash call a hard kill left `running` (real-opencode-1.18.33's
+/// README, "Hard kill") has no result: the outline says so, as the TUI
+/// does, where a call that ran says nothing.
+#[test]
+fn the_outline_marks_a_call_without_a_result() {
+    let out = hookscope()
+        .args(["show", "ses_dcc9c4ce", "tests/corpus/real-opencode-1.18.33"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l
+            == "  bash   bash (no result)  echo working; sleep 60; echo never  [call_hlq9QR5kDsObgXfiNfSLRAVF]"),
+        "{text}"
+    );
+    assert_eq!(text.matches("(no result)").count(), 1, "{text}");
+}
+
 fn stderr_of(args: &[&str]) -> (Option<i32>, String, String) {
     outcome(hookscope().args(args))
 }

@@ -212,7 +212,7 @@ impl ReplayPane {
         let (Some(text), Some(Ok(r)), Some((v, counts))) =
             (self.payload_line(), &self.result, &self.masked)
         else {
-            ctx.say("nothing to copy: no payload here");
+            ctx.say(self.nothing_to("copy"));
             return;
         };
         let event = r.payload.event.as_str();
@@ -244,7 +244,7 @@ impl ReplayPane {
     pub(super) fn write(&mut self, ctx: &mut Ctx) {
         let Some(text) = self.payload_line() else {
             self.prompt = None;
-            ctx.say("nothing to write: no payload here");
+            ctx.say(self.nothing_to("write"));
             return;
         };
         let event = self.picked().map_or("payload", EventName::as_str);

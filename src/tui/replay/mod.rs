@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use hookscope_core::hooks::contract::Version;
 use hookscope_core::hooks::dialect::{Dialect, Hooks, RunContext, Sources};
-use hookscope_core::hooks::events::{At, EventName};
+use hookscope_core::hooks::events::{At, EventName, REBUILT_FOR};
 use hookscope_core::hooks::exec::{ExecPlan, ExecReport, effect_name};
 use hookscope_core::hooks::reach::Reach;
 use hookscope_core::hooks::replay::{Replay, replay_with};
@@ -103,6 +103,9 @@ pub struct ReplayPane {
     /// Counts confirmed runs; a report whose counter is not the current
     /// one (the pick changed meanwhile) is dropped.
     pub generation: u64,
+    /// The session's agent has no hook payloads (OpenCode: its hooks are
+    /// in-process plugins); the pane and `y`/`Y`/`w` say so.
+    pub no_payloads: bool,
     /// Where it was last laid out.
     area: Rect,
 }
@@ -112,7 +115,14 @@ impl ReplayPane {
     /// first applicable event picked (PreToolUse for a call: the contract's
     /// order).
     pub fn open(&mut self, at: At, label: String, ctx: &Ctx) {
-        let list = ctx.session().map(|s| firings(s, &at)).unwrap_or_default();
+        self.no_payloads = ctx
+            .session()
+            .is_some_and(|s| s.agent == hookscope_core::transcript::Agent::OpenCode);
+        let list = ctx
+            .session()
+            .filter(|_| !self.no_payloads)
+            .map(|s| firings(s, &at))
+            .unwrap_or_default();
         (self.events, self.ats) = list.into_iter().unzip();
         self.places = match ctx.session() {
             Some(s) => self.ats.iter().map(|a| place(s, a)).collect(),
@@ -150,6 +160,16 @@ impl ReplayPane {
         {
             self.sel = i;
             self.recompute(ctx);
+        }
+    }
+
+    /// Why `verb` (copy, write, run) has nothing to act on: the session's
+    /// agent has no payloads ([`REBUILT_FOR`]), or none is picked here.
+    fn nothing_to(&self, verb: &str) -> String {
+        if self.no_payloads {
+            format!("nothing to {verb}: {REBUILT_FOR}")
+        } else {
+            format!("nothing to {verb}: no payload here")
         }
     }
 
@@ -270,7 +290,11 @@ impl ReplayPane {
         }
         let Some(result) = &self.result else {
             if self.events.is_empty() {
-                out.push(dim(format!("no hook event applies at {}", self.label)));
+                out.push(dim(if self.no_payloads {
+                    format!("{REBUILT_FOR}: none at {}", self.label)
+                } else {
+                    format!("no hook event applies at {}", self.label)
+                }));
             }
             return (out, rec);
         };
@@ -601,7 +625,7 @@ impl Component for ReplayPane {
                         error: None,
                     });
                 } else {
-                    ctx.say("nothing to write: no payload here");
+                    ctx.say(self.nothing_to("write"));
                 }
             }
             other => {

@@ -111,7 +111,7 @@ impl ReplayPane {
         let (Some(Ok(r)), Some((_, hooks)), Some(session)) =
             (&self.result, &self.hooks, ctx.session())
         else {
-            ctx.say("nothing to run: no payload here");
+            ctx.say(self.nothing_to("run"));
             return;
         };
         let context = RunContext::for_replay(session, &r.payload, &ctx.cwd_map, &[]);

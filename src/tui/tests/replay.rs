@@ -594,3 +594,64 @@ fn replay_pane_scrolls_to_its_last_wrapped_line() {
         );
     }
 }
+
+/// OpenCode's hooks are in-process plugins fed no JSON: on an OpenCode call
+/// the replay pane and `y` say that (not "no hook event applies", which
+/// reads as a call no hook concerns). The bash call a hard kill left
+/// `running` (real-opencode-1.18.33's README, "Hard kill") is marked
+/// `(no result)` in the Calls list, as in the Timeline.
+#[test]
+fn an_opencode_call_says_why_it_has_no_payload_and_a_killed_one_has_no_result() {
+    const KILLED: &str = "call_hlq9QR5kDsObgXfiNfSLRAVF";
+    let mut app = app_for("tests/corpus/real-opencode-1.18.33");
+    let captured = crate::tui::clipboard::Captured::default();
+    app.clipboard = Box::new(captured.clone());
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:bash sleep");
+    key(&mut app, KeyCode::Enter);
+    let screen = render(&mut app, 160, 48);
+    let marked: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("(no result)"))
+        .collect();
+    assert_eq!(marked.len(), 1, "{screen}");
+    assert!(marked[0].contains("echo working; sleep 60"), "{screen}");
+    // Enter on it opens it in its session's Timeline; `r` its replay. (A
+    // newer call ran the same command and was aborted with a result.)
+    let at = app
+        .calls
+        .records()
+        .iter()
+        .position(|r| r.tool_use_id == KILLED)
+        .expect("listed");
+    for _ in 0..at {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    key(&mut app, KeyCode::Enter);
+    let session = app.ctx.session().cloned().expect("opened");
+    let item = app.timeline.sel.expect("a selection");
+    let call = crate::tui::timeline::event_of(&session, item)
+        .and_then(|e| e.as_tool_call())
+        .expect("a call");
+    assert_eq!(call.tool_use_id, KILLED);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.overlay, Some(Overlay::Replay));
+    let text = render_replay(&mut app, 160, 48);
+    assert!(
+        text.contains("hook payloads are rebuilt for Claude Code, Codex and Droid sessions only"),
+        "{text}"
+    );
+    assert!(!text.contains("no hook event applies"), "{text}");
+    key(&mut app, KeyCode::Char('y'));
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some(
+            format!(
+                "nothing to copy: {}",
+                hookscope_core::hooks::events::REBUILT_FOR
+            )
+            .as_str()
+        )
+    );
+    assert!(captured.copied.lock().expect("lock").is_empty());
+}

@@ -213,6 +213,11 @@ impl Payload {
     }
 }
 
+/// Which agents' hook payloads are rebuilt, and why OpenCode's are not: what
+/// [`PayloadError::NotClaudeCode`] says, and what the TUI says on an
+/// OpenCode call.
+pub const REBUILT_FOR: &str = "hook payloads are rebuilt for Claude Code, Codex and Droid sessions only (OpenCode's hooks are JavaScript plugins called in-process, fed no JSON payload)";
+
 /// Why no payload could be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PayloadError {
@@ -221,9 +226,7 @@ pub enum PayloadError {
     /// ([`rebuilds`]), Codex's are rebuilt by `crate::hooks::codex::payload`
     /// (the CLI and MCP route a Codex session there), and OpenCode has none
     /// (its hooks are JavaScript plugins called in-process, fed no JSON).
-    #[error(
-        "hook payloads are rebuilt for Claude Code, Codex and Droid sessions only (OpenCode's hooks are JavaScript plugins called in-process, fed no JSON payload); this one is {0}"
-    )]
+    #[error("{REBUILT_FOR}; this one is {0}")]
     NotClaudeCode(String),
     /// `at` is the start of several calls' `tool_use_id`s
     /// ([`At::expanded`] makes a prefix whole only when one call has it).
