@@ -264,10 +264,15 @@ impl SessionsPane {
         self.follow();
     }
 
-    /// Clears the filter and selects session `index`.
+    /// Selects session `index` (a jump from the Calls view or the
+    /// backtest list), keeping the filter when it lists that session and
+    /// clearing it otherwise, so the session is shown.
     pub fn select(&mut self, index: usize, ctx: &Ctx) {
-        self.filter.clear();
         self.refresh(ctx);
+        if !self.selectable().contains(&index) {
+            self.filter.clear();
+            self.refresh(ctx);
+        }
         self.sel = Some(index);
         self.follow();
     }

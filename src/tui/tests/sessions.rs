@@ -49,3 +49,30 @@ fn the_session_list_takes_a_larger_share_from_180_columns() {
     assert_eq!(width(200), Some(60)); // 30 %
     assert_eq!(width(100), Some(45)); // two panes, 45 %
 }
+
+/// A jump from the Calls view to a call keeps the Sessions pane's filter
+/// when it lists the call's session (`agent:oc` and an OpenCode call), and
+/// clears it when it does not (`agent:codex`), so the session is shown.
+#[test]
+fn a_jump_keeps_the_session_filter_that_lists_its_session() {
+    let mut app = app_for("tests/corpus");
+    let jump = |app: &mut App, filter: &str| {
+        app.focus = Pane::Sessions;
+        key(app, KeyCode::Char('/'));
+        key_mod(app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+        keys(app, filter);
+        key(app, KeyCode::Enter);
+        key(app, KeyCode::Char('c'));
+        key_mod(app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+        keys(app, "tool:bash agent:opencode");
+        key(app, KeyCode::Enter);
+        assert!(!app.calls.records().is_empty());
+        key(app, KeyCode::Enter);
+        assert_eq!(app.view, View::Browse);
+        let open = app.ctx.session().expect("opened");
+        assert_eq!(open.agent, hookscope_core::transcript::Agent::OpenCode);
+        app.list.filter.clone()
+    };
+    assert_eq!(jump(&mut app, "agent:oc"), "agent:oc");
+    assert_eq!(jump(&mut app, "agent:codex"), "");
+}
