@@ -811,11 +811,7 @@ fn input_summary(r: &FoundCall) -> String {
     if !summary.is_empty() {
         return summary;
     }
-    match &r.input {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        v => v.to_string(),
-    }
+    r.input_text()
 }
 
 /// `text` on one line, at most `max` chars (an ellipsis marks a cut):

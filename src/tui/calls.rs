@@ -238,6 +238,12 @@ fn row(
     // Inside the borders; a row cut there says so.
     let room = usize::from(width.saturating_sub(2));
     let (summary, rewritten) = record.summary_parts();
+    // As `find`'s INPUT column: the input itself when no summary applies.
+    let summary = if summary.is_empty() && rewritten.is_none() {
+        hookscope_core::transcript::text::one_line(&record.input_text(), 200)
+    } else {
+        summary
+    };
     crate::tui::widgets::text::push_summary(&mut spans, &summary, rewritten.as_deref(), room);
     ListItem::new(crate::tui::widgets::text::cut_line(Line::from(spans), room))
 }

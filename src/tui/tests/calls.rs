@@ -756,3 +756,24 @@ fn an_answer_over_the_sessions_indexed_so_far_says_so() {
     assert!(screen.contains(" Calls "), "{screen}");
     assert!(!screen.contains("indexed so far"), "{screen}");
 }
+
+/// A call no summary field applies to (OpenCode's `invalid`: the model
+/// named a tool that does not exist) shows its input in its row, as
+/// `find`'s INPUT column does, rather than nothing.
+#[test]
+fn a_call_without_a_summary_shows_its_input() {
+    let mut app = app_for("tests/corpus/real-opencode-1.18.33");
+    key(&mut app, KeyCode::Char('c'));
+    keys(&mut app, "tool:invalid");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.calls.records().len(), 1);
+    let screen = render(&mut app, 200, 30);
+    let row = screen
+        .lines()
+        .find(|l| l.contains(" invalid "))
+        .expect("the invalid call's row");
+    assert!(
+        row.contains(r#"[opencode] {"tool":"frobnicate","error":"Model tried"#),
+        "{row}"
+    );
+}

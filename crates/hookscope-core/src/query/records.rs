@@ -81,6 +81,19 @@ impl FoundCall {
         self.summary.clone()
     }
 
+    /// The input as text, for a call whose [`FoundCall::summary`] is empty
+    /// (no field it reads applies: OpenCode's `invalid`, a tool of unknown
+    /// shape): a string input as is, any other as compact JSON (masked as
+    /// `input` is); `""` without an input. What `find`'s INPUT column and
+    /// the TUI's Calls list then show (each cuts it to its width).
+    pub fn input_text(&self) -> String {
+        match &self.input {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            v => v.to_string(),
+        }
+    }
+
     /// [`FoundCall::summary`] followed by ` → <rewritten>` when a PreToolUse
     /// hook rewrote the input (the last `hook_activity` entry with
     /// `event: "PreToolUse"` and a `rewrite.to` other than `input`): the
