@@ -163,11 +163,12 @@ impl ReplayPane {
         }
     }
 
-    /// Why `verb` (copy, write, run) has nothing to act on: the session's
-    /// agent has no payloads ([`REBUILT_FOR`]), or none is picked here.
+    /// Why `verb` (copy, write, run) has nothing to act on, short enough
+    /// for an 80-column status line: the session's agent has no payloads
+    /// (the pane says it whole, [`REBUILT_FOR`]), or none is picked here.
     fn nothing_to(&self, verb: &str) -> String {
         if self.no_payloads {
-            format!("nothing to {verb}: {REBUILT_FOR}")
+            format!("nothing to {verb}: OpenCode's hooks are plugins fed no JSON payload")
         } else {
             format!("nothing to {verb}: no payload here")
         }

@@ -645,13 +645,7 @@ fn an_opencode_call_says_why_it_has_no_payload_and_a_killed_one_has_no_result() 
     key(&mut app, KeyCode::Char('y'));
     assert_eq!(
         app.ctx.message.as_deref(),
-        Some(
-            format!(
-                "nothing to copy: {}",
-                hookscope_core::hooks::events::REBUILT_FOR
-            )
-            .as_str()
-        )
+        Some("nothing to copy: OpenCode's hooks are plugins fed no JSON payload")
     );
     assert!(captured.copied.lock().expect("lock").is_empty());
 }
