@@ -9,20 +9,7 @@ fn the_outline_names_each_calls_tool_use_id() {
     // hooks_c2_exit2: the Bash `rm -rf build/` call the PreToolUse hook
     // blocked (exit 2) is toolu_01GFEgALJm405nI2WctBocud in the transcript;
     // `payload`/`replay --at` take that id, so the outline prints it whole.
-    let out = hookscope()
-        .args([
-            "show",
-            "e1be136e",
-            "tests/corpus/real-cc-2.1.332/hooks_c2_exit2",
-        ])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = outline("e1be136e", "tests/corpus/real-cc-2.1.332/hooks_c2_exit2");
     assert!(
         text.lines().any(|l| l
             == "  bash   Bash ✗ ⛔ hook blocked  rm -rf build/  [toolu_01GFEgALJm405nI2WctBocud]"),
@@ -45,20 +32,10 @@ fn the_outline_names_each_calls_tool_use_id() {
 /// `call_CQRmHwfk8ggbj3l8NR2Iqt2S`, the `rm -rf build/` Execute call).
 #[test]
 fn the_outline_marks_a_droid_call_a_hook_blocked() {
-    let out = hookscope()
-        .args([
-            "show",
-            "1b9da415",
-            "tests/corpus/real-droid-0.225.2/factory/sessions",
-        ])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = outline(
+        "1b9da415",
+        "tests/corpus/real-droid-0.225.2/factory/sessions",
     );
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.lines().any(|l| l
             == "  bash   Execute ✗ ⛔ hook blocked  rm -rf build/  [call_CQRmHwfk8ggbj3l8NR2Iqt2S]"),
@@ -72,8 +49,19 @@ fn the_outline_marks_a_droid_call_a_hook_blocked() {
 /// does, where a call that ran says nothing.
 #[test]
 fn the_outline_marks_a_call_without_a_result() {
+    let text = outline("ses_dcc9c4ce", "tests/corpus/real-opencode-1.18.33");
+    assert!(
+        text.lines().any(|l| l
+            == "  bash   bash (no result)  echo working; sleep 60; echo never  [call_hlq9QR5kDsObgXfiNfSLRAVF]"),
+        "{text}"
+    );
+    assert_eq!(text.matches("(no result)").count(), 1, "{text}");
+}
+
+/// `hookscope show ID FOLDER`'s stdout, asserting it succeeded.
+fn outline(id: &str, folder: &str) -> String {
     let out = hookscope()
-        .args(["show", "ses_dcc9c4ce", "tests/corpus/real-opencode-1.18.33"])
+        .args(["show", id, folder])
         .output()
         .expect("run");
     assert!(
@@ -81,13 +69,7 @@ fn the_outline_marks_a_call_without_a_result() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.lines().any(|l| l
-            == "  bash   bash (no result)  echo working; sleep 60; echo never  [call_hlq9QR5kDsObgXfiNfSLRAVF]"),
-        "{text}"
-    );
-    assert_eq!(text.matches("(no result)").count(), 1, "{text}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn stderr_of(args: &[&str]) -> (Option<i32>, String, String) {

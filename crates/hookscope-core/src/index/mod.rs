@@ -178,7 +178,7 @@ impl Index {
     /// secondary indexes (SQLite sorts every row once, on up to 2 threads).
     /// Nothing when it did not begin. A failure (a full disk, a lock held
     /// too long) leaves them missing; the next sync makes them
-    /// ([`restore_calls_indexes`]), and readers meanwhile name none.
+    /// (`restore_calls_indexes`), and readers meanwhile name none.
     ///
     /// # Errors
     /// SQLite's.

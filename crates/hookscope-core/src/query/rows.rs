@@ -72,7 +72,7 @@ pub struct RowCall {
     pub input_matched: bool,
 }
 
-/// Where [`session_from_rows`] reads an indexed call from
+/// Where `session_from_rows` reads an indexed call from
 /// ([`crate::index::schema`]'s `calls.input_*`, `output_*` and `locator`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallAt {

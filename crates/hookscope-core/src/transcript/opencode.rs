@@ -706,9 +706,19 @@ pub(crate) fn tool_part(
     let ended = ms_of(time.and_then(|t| t.get("end")));
     let status = str_of(&state, "status");
     let metadata = state.get("metadata").filter(|m| !m.is_null()).cloned();
+    let result_of = |text: String, is_error: bool| ToolResult {
+        text,
+        is_error,
+        tool_use_result: metadata.clone(),
+        stdout_is_text: false,
+        echoed_input: 0,
+        timestamp: ended,
+        line,
+        agent_id: None,
+    };
     let result = match status {
-        Some("completed") => Some(ToolResult {
-            text: state
+        Some("completed") => Some(result_of(
+            state
                 .get("output")
                 .map(|o| match o {
                     Value::String(s) => s.clone(),
@@ -716,24 +726,12 @@ pub(crate) fn tool_part(
                     other => other.to_string(),
                 })
                 .unwrap_or_default(),
-            is_error: false,
-            tool_use_result: metadata.clone(),
-            stdout_is_text: false,
-            echoed_input: 0,
-            timestamp: ended,
-            line,
-            agent_id: None,
-        }),
-        Some("error") => Some(ToolResult {
-            text: str_of(&state, "error").unwrap_or_default().to_string(),
-            is_error: true,
-            tool_use_result: metadata.clone(),
-            stdout_is_text: false,
-            echoed_input: 0,
-            timestamp: ended,
-            line,
-            agent_id: None,
-        }),
+            false,
+        )),
+        Some("error") => Some(result_of(
+            str_of(&state, "error").unwrap_or_default().to_string(),
+            true,
+        )),
         Some("running" | "pending") => None,
         other => {
             diag(
