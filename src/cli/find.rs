@@ -557,6 +557,7 @@ fn answer<T>(
             "hookscope: 0 sessions found under {}",
             super::sessions::where_looked(paths)
         );
+        super::sessions::say_misnamed_storage(paths);
     }
     found
 }

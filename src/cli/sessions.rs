@@ -116,12 +116,28 @@ pub fn run(
             Some(agent) => errln!("0 {} sessions found under {under}", agent.as_str()),
             None => errln!("0 sessions found under {under}"),
         }
+        say_misnamed_storage(paths);
     } else if diags > 0 {
         errln!(
             "{}, {} (see `hookscope sessions --diagnostics`)",
             crate::words::plural(summaries.len(), "session"),
             crate::words::plural(diags, "diagnostic")
         );
+    }
+}
+
+/// For a command that found no session: a line per PATH laid out as
+/// OpenCode's older JSON storage under another folder name
+/// ([`hookscope_core::transcript::opencode_json::misnamed_storage`]),
+/// saying where it is read.
+pub fn say_misnamed_storage(paths: &[PathBuf]) {
+    for p in paths {
+        if hookscope_core::transcript::opencode_json::misnamed_storage(p) {
+            errln!(
+                "hookscope: {} holds session/, message/ and part/ as OpenCode's older JSON storage does; hookscope reads that layout in a folder named `storage` (as OpenCode keeps it): link or copy it under that name",
+                hookscope_core::printable::printable(&p.display().to_string())
+            );
+        }
     }
 }
 

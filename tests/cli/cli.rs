@@ -717,6 +717,50 @@ fn find_on_an_empty_folder_says_no_session_was_found() {
     );
 }
 
+/// A folder laid out as OpenCode's older JSON storage (`session/`,
+/// `message/`, `part/`) but not named `storage` (a test fixture of another
+/// tool, vendored in the corpus) gives no session; `sessions` and `find`
+/// say why after their `0 sessions found`. A folder named `storage`, or one
+/// missing `part/`, gets no such line.
+#[test]
+fn a_storage_layout_under_another_name_says_where_it_is_read() {
+    let fixture = "tests/corpus/cass/tests/fixtures/opencode_json";
+    let hint = format!(
+        "hookscope: {fixture} holds session/, message/ and part/ as OpenCode's older JSON storage does; hookscope reads that layout in a folder named `storage` (as OpenCode keeps it): link or copy it under that name\n"
+    );
+    let out = hookscope()
+        .args(["sessions", fixture])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("0 sessions found under the given paths\n{hint}")
+    );
+    let out = hookscope()
+        .args(["find", "--tool-name", "bash", fixture])
+        .env("HOOKSCOPE_NO_INDEX", "1")
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("hookscope: 0 sessions found under the given paths\n{hint}0 records\n")
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    for sub in ["session", "message"] {
+        std::fs::create_dir(dir.path().join(sub)).expect("mkdir");
+    }
+    let out = hookscope()
+        .arg("sessions")
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "0 sessions found under the given paths\n"
+    );
+}
+
 /// On the command line the name-filter errors name the flags (MCP keeps
 /// its parameter names, `tests/cli/mcp.rs`).
 #[test]

@@ -47,6 +47,20 @@ pub fn is_session_file(path: &Path) -> bool {
         && storage_of(path).is_some_and(|s| s.file_name().is_some_and(|n| n == "storage"))
 }
 
+/// Whether `dir` has the layout of OpenCode's older JSON storage (`session/`,
+/// `message/` and `part/` folders) under a name other than `storage`:
+/// discovery reads that layout only in a folder named `storage` (where
+/// OpenCode keeps it, `~/.local/share/opencode/storage`), so such a copy
+/// (a test fixture, a renamed backup) gives no session, and the commands
+/// that then find none say why.
+pub fn misnamed_storage(dir: &Path) -> bool {
+    let is_dir = |p: PathBuf| super::fsread::probe(&p).is_some_and(|m| m.is_dir());
+    dir.file_name().is_some_and(|n| n != "storage")
+        && ["session", "message", "part"]
+            .iter()
+            .all(|sub| is_dir(dir.join(sub)))
+}
+
 /// Reads one JSON object file; a diagnostic (naming the file) when it
 /// cannot be read, is not JSON or is not an object.
 pub fn read_object(path: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
