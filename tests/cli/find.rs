@@ -17,6 +17,16 @@ fn real() -> PathBuf {
     corpus("real-cc-2.1.332")
 }
 
+/// `hookscope find <real()> <args>`, run to its end.
+fn find_real(args: &[&str]) -> std::process::Output {
+    hookscope()
+        .arg("find")
+        .arg(real())
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn sessions_under(path: &Path) -> Vec<SessionRef> {
     match discover(&[path.to_path_buf()]) {
         Ok(found) => found.sessions,
@@ -741,12 +751,7 @@ fn redaction_record_shape() {
 
 #[test]
 fn cli_find_json() {
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "webfetch", "--json"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "webfetch", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let got: Vec<&str> = v["records"]
@@ -797,12 +802,7 @@ fn cli_find_table_and_relative_time() {
 #[test]
 fn cli_find_since_takes_the_tables_time() {
     let table = |since: &str| -> String {
-        let out = hookscope()
-            .arg("find")
-            .arg(real())
-            .args(["--tool-name", "Bash", "--since", since])
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out = find_real(&["--tool-name", "Bash", "--since", since]);
         assert_eq!(out.status.code(), Some(0), "{since}");
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
@@ -826,12 +826,7 @@ fn cli_find_since_takes_the_tables_time() {
 
 #[test]
 fn cli_find_bad_argument_exits_2() {
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "Bash", "--tool-name-pattern", "ba", "--json"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "Bash", "--tool-name-pattern", "ba", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(
@@ -840,12 +835,7 @@ fn cli_find_bad_argument_exits_2() {
             "message": "set exactly one of --tool-name or --tool-name-pattern, not both"})
     );
 
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "Bash", "--since", "soon"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "Bash", "--since", "soon"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -856,12 +846,7 @@ fn cli_find_bad_argument_exits_2() {
     );
 
     // Arguments clap itself refuses keep the JSON contract under --json.
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "Bash", "--limit", "ten", "--json"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "Bash", "--limit", "ten", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     // Printed as every other --json error is: pretty.
     assert!(
@@ -1227,12 +1212,7 @@ fn find_filter_errors_exit_2_with_the_reason() {
 #[test]
 fn cli_find_footer_explains_the_marks_shown() {
     let footer = |tool: &str, since: &str| -> (String, String) {
-        let out = hookscope()
-            .arg("find")
-            .arg(real())
-            .args(["--tool-name", tool, "--since", since, "--limit", "5"])
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out = find_real(&["--tool-name", tool, "--since", since, "--limit", "5"]);
         assert_eq!(out.status.code(), Some(0), "{tool}");
         (
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -1261,12 +1241,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     // The two `rm -rf` a PreToolUse hook blocked, and the `git push` its
     // hook's `ask` got denied, are recorded as errors: their mark is `⊘`,
     // not the `✗` of a call that ran and failed.
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "Bash", "--blocked"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "Bash", "--blocked"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let marks: Vec<&str> = stdout
         .lines()
@@ -1283,12 +1258,7 @@ fn cli_find_footer_explains_the_marks_shown() {
     );
     // The `git commit` a PostToolUse hook objected to after it ran (it
     // succeeded): `⚠`, and the footer says what it is.
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "Bash", "--flagged"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "Bash", "--flagged"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let rows: Vec<&str> = stdout.lines().skip(1).collect();
     assert_eq!(rows.len(), 1, "{stdout}");
@@ -1309,12 +1279,7 @@ fn cli_find_footer_explains_the_marks_shown() {
 #[test]
 fn find_hook_on_an_event_not_on_calls_says_where_it_is() {
     let stderr = |hook: &str| {
-        let out = hookscope()
-            .arg("find")
-            .arg(real())
-            .args(["--tool-name-pattern", "", "--hook", hook])
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out = find_real(&["--tool-name-pattern", "", "--hook", hook]);
         assert_eq!(out.status.code(), Some(0));
         // No records: no table, not even its header.
         assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{hook}");
@@ -1398,12 +1363,7 @@ fn hook_flags_take_false_after_an_equals_sign() {
     .collect();
     assert_eq!(counts, ["52", "3", "49", "1", "51", "3", "49"]);
 
-    let out = hookscope()
-        .arg("find")
-        .arg(real())
-        .args(["--tool-name", "Bash", "--blocked", "false"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = find_real(&["--tool-name", "Bash", "--blocked", "false"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

@@ -103,8 +103,9 @@ pub struct ReplayPane {
     /// Counts confirmed runs; a report whose counter is not the current
     /// one (the pick changed meanwhile) is dropped.
     pub generation: u64,
-    /// The session's agent has no hook payloads (OpenCode: its hooks are
-    /// in-process plugins); the pane and `y`/`Y`/`w` say so.
+    /// The session's agent has no hook dialect, so no payloads
+    /// (`Dialect::of`: OpenCode, whose hooks are in-process plugins); the
+    /// pane and `y`/`Y`/`w`/`x` say so.
     pub no_payloads: bool,
     /// Where it was last laid out.
     area: Rect,
@@ -117,7 +118,7 @@ impl ReplayPane {
     pub fn open(&mut self, at: At, label: String, ctx: &Ctx) {
         self.no_payloads = ctx
             .session()
-            .is_some_and(|s| s.agent == hookscope_core::transcript::Agent::OpenCode);
+            .is_some_and(|s| hookscope_core::hooks::dialect::Dialect::of(s.agent).is_err());
         let list = ctx
             .session()
             .filter(|_| !self.no_payloads)

@@ -810,8 +810,25 @@ impl Index {
         }
     }
 
+    /// Which index a scan of the candidate calls of `query` reads (SQLite,
+    /// without statistics, would walk the table for a name pattern): the
+    /// partial `calls_errors` for `is_error: true` (the error calls only;
+    /// its `WHERE` is repeated so the planner may use it), else
+    /// `calls_verdict`, which covers every filter column (none for one
+    /// exact name: the planner seeks it there by itself). Named only while
+    /// the indexes are there ([`Index::indexed_by`]).
+    fn scan_index(&self, query: &Query) -> String {
+        match (query.is_error, &query.name) {
+            (Some(true), _) => {
+                format!("{} WHERE is_error = 1 AND", self.indexed_by("calls_errors"))
+            }
+            (_, NameFilter::Pattern(_)) => format!("{} WHERE", self.indexed_by("calls_verdict")),
+            (_, NameFilter::Exact(_)) => "WHERE".to_string(),
+        }
+    }
+
     /// What follows `FROM calls` in a scan of the candidate calls of
-    /// `query` (ending in `WHERE` or `AND`): [`scan_index`], or, when the
+    /// `query` (ending in `WHERE` or `AND`): [`Index::scan_index`], or, when the
     /// scope is folders holding at most a quarter of the indexed calls (by
     /// the sessions' counts), a range of the primary key on `s_path` per
     /// folder, so a
@@ -819,7 +836,7 @@ impl Index {
     /// index (a pattern reads all of `calls_verdict`).
     fn scan_from(&self, query: &Query, scope: &Scope) -> String {
         let Scope::Under(roots) = scope else {
-            return scan_index(query, self.calls_indexed());
+            return self.scan_index(query);
         };
         let ranges: Vec<(Vec<u8>, Vec<u8>)> = roots
             .iter()
@@ -858,33 +875,8 @@ impl Index {
                     ranges_of("s_path")
                 )
             }
-            _ => scan_index(query, self.calls_indexed()),
+            _ => self.scan_index(query),
         }
-    }
-}
-
-/// Which index a scan of the candidate calls of `query` reads (SQLite,
-/// without statistics, would walk the table for a name pattern): the
-/// partial `calls_errors` for `is_error: true` (the error calls only; its
-/// `WHERE` is repeated so the planner may use it), else `calls_verdict`,
-/// which covers every filter column (`""` for one exact name: the planner
-/// seeks it there by itself).
-///
-/// Without the calls' secondary indexes (`indexed` false: a first build
-/// that makes them last is under way, [`super::schema::drop_calls_indexes`])
-/// no index is named and SQLite reads the table.
-fn scan_index(query: &Query, indexed: bool) -> String {
-    let by = |name: &str| {
-        if indexed {
-            format!("INDEXED BY {name} ")
-        } else {
-            String::new()
-        }
-    };
-    match (query.is_error, &query.name) {
-        (Some(true), _) => format!("{}WHERE is_error = 1 AND", by("calls_errors")),
-        (_, NameFilter::Pattern(_)) => format!("{}WHERE", by("calls_verdict")),
-        (_, NameFilter::Exact(_)) => "WHERE".to_string(),
     }
 }
 
@@ -1470,7 +1462,7 @@ fn row_call(
     files: &mut HashMap<Vec<u8>, Option<File>>,
 ) -> rusqlite::Result<RowOutcome> {
     let ok: i64 = r.get(Rows::RowsOk)?;
-    let agent: String = r.get(Rows::Agent)?;
+    let agent: Option<Agent> = r.get_ref(Rows::Agent)?.as_str()?.parse().ok();
     let span = |o: usize, n: usize| -> rusqlite::Result<Option<(u64, u64)>> {
         let off: Option<i64> = r.get(o)?;
         let len: Option<i64> = r.get(n)?;
@@ -1478,8 +1470,7 @@ fn row_call(
             .zip(len)
             .and_then(|(o, n)| Some((u64::try_from(o).ok()?, u64::try_from(n).ok()?))))
     };
-    let by_row = [Agent::ClaudeCode, Agent::OpenCode].map(Agent::as_str);
-    if ok != 1 || !by_row.contains(&agent.as_str()) {
+    if ok != 1 || !agent.is_some_and(crate::query::rows::built_from_rows) {
         // A call its lines cannot describe (a Task spawn, a repeated
         // id) makes the session load, unless its input cannot hold the
         // needle: an input too long to be stored (`input_folded` NULL)
@@ -1489,7 +1480,7 @@ fn row_call(
         // Or its stored hook facts fail a hook filter (`--blocked`,
         // `--hook`, …; with none they pass): the 301 MB session's
         // spawns loaded it whole for every `--blocked` query.
-        let hooks_fail = agent == Agent::ClaudeCode.as_str() && {
+        let hooks_fail = agent == Some(Agent::ClaudeCode) && {
             let facts: Option<String> = r.get(Rows::HookFacts)?;
             let facts = match facts {
                 None => Some(Vec::new()),
@@ -1498,7 +1489,7 @@ fn row_call(
             facts.is_some_and(|f| !crate::query::passes_hook_facts(&f, query))
         };
         let ruled_out = hooks_fail
-            || agent == Agent::ClaudeCode.as_str()
+            || agent == Some(Agent::ClaudeCode)
                 && query.input_contains.is_some()
                 && !input_known
                 && match span(Rows::InputOffset, Rows::InputLen)? {
@@ -1516,7 +1507,7 @@ fn row_call(
             RowOutcome::Unusable
         });
     }
-    let at = if agent == Agent::ClaudeCode.as_str() {
+    let at = if agent == Some(Agent::ClaudeCode) {
         let Some(input) = span(Rows::InputOffset, Rows::InputLen)? else {
             return Ok(RowOutcome::Unusable);
         };

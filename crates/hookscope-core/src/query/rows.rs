@@ -388,13 +388,8 @@ pub(super) fn session_from_rows(
             continue;
         }
         let draft = match (&row.at, session.agent) {
-            (CallAt::Lines { input, output }, Agent::ClaudeCode) => {
-                let lines = Lines {
-                    input: *input,
-                    output: *output,
-                    pieces: &input_pieces,
-                };
-                line_draft(&id, row, lines, query, &mut files)?
+            (&CallAt::Lines { input, output }, Agent::ClaudeCode) => {
+                line_draft(&id, row, (input, output), &input_pieces, query, &mut files)?
             }
             (CallAt::Message(message), Agent::OpenCode) => {
                 let parts = messages
@@ -424,6 +419,13 @@ pub(crate) fn row_session_id(session: &SessionRef) -> Option<String> {
     }
 }
 
+/// Whether `find` builds `agent`'s indexed calls from their rows
+/// ([`CallAt`]: Claude Code's lines, OpenCode's message parts) rather than
+/// loading their sessions: the agents [`row_session_id`] gives an id.
+pub(crate) fn built_from_rows(agent: Agent) -> bool {
+    matches!(agent, Agent::ClaudeCode | Agent::OpenCode)
+}
+
 /// The parts of OpenCode message `message` of `session`'s store (its
 /// database, or the legacy storage its session file is in); none when
 /// they cannot be read (the call then does not check out).
@@ -436,27 +438,22 @@ fn message_parts(session: &SessionRef, message: &str) -> Vec<PartRow> {
     }
 }
 
-/// Where a Claude Code row's lines are, and the query's `input_contains`
-/// pieces.
-struct Lines<'a> {
-    input: (u64, u64),
-    output: Option<(u64, u64)>,
-    pieces: &'a [String],
-}
-
-/// A Claude Code row's draft from its two lines: `Some(None)` when the
-/// call cannot pass `query`, `None` when a line does not check out.
+/// A Claude Code row's draft from its two lines (`(input, output)`, as
+/// [`CallAt::Lines`] holds them; `pieces` the query's `input_contains`
+/// pieces): `Some(None)` when the call cannot pass `query`, `None` when a
+/// line does not check out.
 fn line_draft(
     id: &str,
     row: &RowCall,
-    lines: Lines<'_>,
+    (input_at, output_at): ((u64, u64), Option<(u64, u64)>),
+    pieces: &[String],
     query: &Query,
     files: &mut HashMap<PathBuf, Option<Opened>>,
 ) -> Option<Option<Draft>> {
-    let line = read_line(files, &row.file, lines.input)?;
+    let line = read_line(files, &row.file, input_at)?;
     if query.input_contains.is_some()
         && !row.input_matched
-        && input_cannot_match(&line, lines.pieces, query)
+        && input_cannot_match(&line, pieces, query)
     {
         // No needle piece in the raw line, or no block input of the
         // line holds the needle (a narrow parse): its input cannot.
@@ -478,7 +475,7 @@ fn line_draft(
     let call =
         crate::tools::parse_tool_call(&row.name, input, crate::tools::OnError::Other).ok()?;
     let mut time = view.time();
-    let (output, is_error) = match lines.output {
+    let (output, is_error) = match output_at {
         Some(span) => {
             let line = read_line(files, &row.file, span)?;
             let view = parse_object(&line)?;
