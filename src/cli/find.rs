@@ -165,8 +165,9 @@ pub struct FindArgs {
     /// "rm -rf"' (keys: tool, name, input, output, -output, is, session,
     /// since, until, agent, limit, mode, redact, cost, hook, ruled; bare words
     /// search inputs). Combines with the flags; a parameter set by both is
-    /// an error. Without a tool in either, every tool matches.
-    #[arg(long, value_name = "LINE")]
+    /// an error. Without a tool in either, every tool matches. A line may
+    /// start with `-` (`--filter '-is:blocked'`).
+    #[arg(long, value_name = "LINE", allow_hyphen_values = true)]
     pub filter: Option<String>,
     /// Pretend the current time is T (RFC 3339), for reproducible relative
     /// --since/--until.

@@ -1363,6 +1363,11 @@ fn hook_flags_take_false_after_an_equals_sign() {
     .collect();
     assert_eq!(counts, ["52", "3", "49", "1", "51", "3", "49"]);
 
+    // A filter line that starts with `-` is the line, not a flag: the same
+    // 49 as --blocked=false.
+    let out = find_real(&["--filter", "-is:blocked tool:Bash", "--count"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "49\n", "{out:?}");
+
     let out = find_real(&["--tool-name", "Bash", "--blocked", "false"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
