@@ -163,6 +163,24 @@ pub fn session_cell<'a>(id: &'a str, short: &'a ShortIds) -> &'a str {
     }
 }
 
+/// A row's time: `2026-12-01 20:57` from 100 columns, `12-01 20:57` below,
+/// or `undated` padded to the same width (so the columns after it line up).
+fn time_cell(
+    timestamp: Option<chrono::DateTime<chrono::Utc>>,
+    width: u16,
+    utc_offset: FixedOffset,
+) -> String {
+    let (format, chars) = if width >= 100 {
+        ("%Y-%m-%d %H:%M", 16)
+    } else {
+        ("%m-%d %H:%M", 11)
+    };
+    match timestamp {
+        Some(t) => super::fmt_time(t, utc_offset, format),
+        None => format!("{:<chars$}", "undated"),
+    }
+}
+
 /// One list row: time, session (its [`session_cell`], padded to
 /// `session_width` chars), kind, name, error mark, resolved name, summary;
 /// `↳` marks a subagent's call.
@@ -173,15 +191,7 @@ fn row(
     theme: &Theme,
     utc_offset: FixedOffset,
 ) -> ListItem<'static> {
-    let format = if width >= 100 {
-        "%Y-%m-%d %H:%M"
-    } else {
-        "%m-%d %H:%M"
-    };
-    let time = record
-        .timestamp
-        .map(|t| super::fmt_time(t, utc_offset, format))
-        .unwrap_or_else(|| "undated".to_string());
+    let time = time_cell(record.timestamp, width, utc_offset);
     let session = session_cell(&record.session, short);
     let mut spans = vec![
         Span::styled(format!("{time} {session:<session_width$} "), theme.dim()),
@@ -1171,4 +1181,23 @@ fn draw_view(view: &CallsView, frame: &mut Frame, main: Rect, ctx: &Ctx) {
     let block = with_position(block, scroll, height, lines.len());
     let visible: Vec<Line> = lines.into_iter().skip(scroll).take(height).collect();
     frame.render_widget(Paragraph::new(visible).block(block), a.detail);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An undated call's time cell is as wide as a dated one's at both
+    /// widths, so the session column starts at the same place.
+    #[test]
+    fn undated_rows_keep_the_columns_of_dated_ones() {
+        let utc = FixedOffset::east_opt(0).expect("UTC");
+        let t = chrono::DateTime::parse_from_rfc3339("2026-12-01T20:57:00Z")
+            .expect("time")
+            .with_timezone(&chrono::Utc);
+        assert_eq!(time_cell(Some(t), 120, utc), "2026-12-01 20:57");
+        assert_eq!(time_cell(None, 120, utc), "undated         ");
+        assert_eq!(time_cell(Some(t), 80, utc), "12-01 20:57");
+        assert_eq!(time_cell(None, 80, utc), "undated    ");
+    }
 }

@@ -18,6 +18,8 @@ pub mod printable;
 pub mod query;
 pub mod redact;
 pub mod service;
+#[cfg(test)]
+mod test_files;
 pub mod transcript;
 
 pub use hookscope_hook::{json_line, shell, tools};

@@ -992,6 +992,7 @@ fn passes_text(input: Option<&Value>, output: Option<&str>, query: &Query) -> bo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_files::copy_tree;
 
     #[test]
     fn error_json_shape() {
@@ -1024,20 +1025,6 @@ mod tests {
         let want = format!("{}…[truncated]", "b".repeat(MIN_STRING_CAP));
         assert_eq!(cut["edits"][99], json!(want));
         assert_eq!(cut["edits"].as_array().map(Vec::len), Some(100));
-    }
-
-    /// Copies `from` into `to` recursively.
-    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-        std::fs::create_dir_all(to).expect("mkdir");
-        for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
-            let path = entry.path();
-            let dest = to.join(entry.file_name());
-            if path.is_dir() {
-                copy_tree(&path, &dest);
-            } else {
-                std::fs::copy(&path, &dest).expect("copy");
-            }
-        }
     }
 
     /// The prefilter and the newest-first early stop give exactly what

@@ -546,6 +546,33 @@ pub fn record<T>(f: impl FnOnce() -> T) -> (T, Vec<Touched>) {
     (value, restore.finish())
 }
 
+/// Runs `f` with this thread's read log off and returns its value: what
+/// `f` touches is not the current recording's. For a cache kept across
+/// loads (the OpenCode storage's parent links), whose validity the caller
+/// records itself with [`noted_stamp`]. The log is back after `f`, also
+/// when it panics.
+pub fn unrecorded<T>(f: impl FnOnce() -> T) -> T {
+    let outer = LOG.with(|log| log.borrow_mut().take());
+    let _restore = Restore { outer: Some(outer) };
+    f()
+}
+
+/// [`stamp`]`(path, false)`, also logged while recording: a path whose
+/// current state a load depends on without reading it.
+pub fn noted_stamp(path: &Path) -> Stamp {
+    let now = stamp(path, false);
+    note_stamp(path, now.clone());
+    now
+}
+
+/// Logs `stamp` as `path`'s while recording: what a load read of it was
+/// taken when the path had that stamp (earlier than now).
+pub fn note_stamp(path: &Path, stamp: Stamp) {
+    if recording() {
+        note(path, stamp);
+    }
+}
+
 /// The entries of folder `path` (their full paths, in the order the system
 /// gives them; entries that fail to read are skipped), as
 /// `std::fs::read_dir`. While recording, logs the folder's [`Stamp`]
@@ -694,6 +721,32 @@ mod tests {
             probe(&b);
         });
         assert_eq!(paths(&after), vec![b]);
+    }
+
+    #[test]
+    fn unrecorded_touches_stay_out_of_the_log_and_noted_stamps_go_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&b, b"xy").expect("write");
+        let (stamped, log) = record(|| {
+            unrecorded(|| {
+                probe(&a);
+            });
+            let panicked = std::panic::catch_unwind(|| unrecorded(|| panic!("boom")));
+            assert!(panicked.is_err());
+            noted_stamp(&b)
+        });
+        assert!(matches!(stamped, Stamp::File { size: 2, .. }));
+        assert_eq!(
+            log,
+            vec![Touched {
+                path: b.clone(),
+                stamp: stamped
+            }]
+        );
+        // Outside a recording, a noted stamp is only returned.
+        assert_eq!(noted_stamp(&a), Stamp::Absent);
     }
 
     #[test]
