@@ -908,3 +908,29 @@ fn find_table_summarizes_edit_calls_by_their_file_path() {
     );
     assert!(!text.contains("{\"filePath\""), "{text}");
 }
+
+#[test]
+fn show_gives_a_call_without_a_summary_field_its_input() {
+    // The `invalid` part of the legacy store's errors session (the model
+    // called an unavailable tool) and the `read` part without a `filePath`:
+    // no field a summary reads applies, so `show` prints their input (python3:
+    // `state.input` of the two parts) rather than an empty column.
+    let out = hookscope()
+        .args(["show", "ses_dcc99ad7affeKUPQJdBSv0mTjD"])
+        .arg(storage())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with(
+            "other  invalid  {\"tool\":\"frobnicate\",\"error\":\"Model tried to call unavailable tool 'frobnicate'."
+        )),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.trim() == "read   read ✗  {\"offset\":3}  [call_J9m89naYCJrIM9KELpVNsZnG]"),
+        "{text}"
+    );
+}

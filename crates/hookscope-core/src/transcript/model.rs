@@ -630,6 +630,16 @@ impl ToolCallRecord {
         call_summary(&self.call)
     }
 
+    /// The input as text (`tool_input`, unredacted): a string input as is,
+    /// any other as compact JSON, `""` without one.
+    pub fn input_text(&self) -> String {
+        match self.call.raw() {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => v.to_string(),
+        }
+    }
+
     /// Lowercase hex digest of `{input, tool}` (docs/tool-calls.md#the-digest), computed on
     /// demand (loading a session does not pay for it) from the loaded value;
     /// `None` when the input cannot be canonicalized (integers beyond
@@ -1296,7 +1306,10 @@ impl Session {
     /// The two sides of [`Session::summary_as_ran`]: the summary of the
     /// input asked, and of the input that ran when a PreToolUse hook
     /// rewrote it (`None` otherwise); a view that must cut the row cuts
-    /// the asked side first.
+    /// the asked side first. A call whose summary is empty (no field
+    /// [`call_summary`] reads applies: OpenCode's `invalid`, a read without
+    /// its path) shows its input instead ([`ToolCallRecord::input_text`],
+    /// at most 200 chars), as `find`'s INPUT column does.
     pub fn summary_parts(
         &self,
         thread: Option<usize>,
@@ -1305,7 +1318,13 @@ impl Session {
         let ran = self
             .ran_input(thread, record)
             .map(|ran| rewritten_summary(record.name(), ran));
-        (record.summary(), ran)
+        let asked = record.summary();
+        let asked = if asked.is_empty() {
+            super::text::one_line(&record.input_text(), 200)
+        } else {
+            asked
+        };
+        (asked, ran)
     }
 
     /// The file a thread was read from: [`Session::path`] for the main
