@@ -89,6 +89,9 @@ pub fn run(args: &PayloadArgs) {
     if let Some(note) = resolved_to(&at, event, built.source_line) {
         errln!("{note}");
     }
+    if let Some(note) = several_with_id(&session, &at, &built) {
+        errln!("{note}");
+    }
     let (json, masked) = mask(&built, args.raw);
     if !masked.is_empty() {
         let list: Vec<String> = masked.iter().map(|(t, n)| format!("{t} {n}")).collect();
@@ -150,6 +153,66 @@ fn several_in_turn(
         "hookscope: turn {n} has {} {event} firings ({}); printed the last, {last}; --at {} for {}",
         places.len(),
         places.join(", "),
+        others.join(" or "),
+        if others.len() == 1 {
+            "the other"
+        } else {
+            "the others"
+        }
+    ))
+}
+
+/// With `--at` a `tool_use_id` that several calls of the session share (a
+/// transcript may repeat one; the loader keeps both and says so): which
+/// one was printed and how to name each, e.g. `hookscope: 2 calls have
+/// tool_use_id toolu_dup (line:2, line:4); printed the one at line:4;
+/// --at line:2 for the other`. The printed one is the last call with that
+/// id at or before the payload's line in its file. `None` for an id one
+/// call has, and for every other `--at`.
+fn several_with_id(
+    session: &hookscope_core::transcript::Session,
+    at: &At,
+    built: &Payload,
+) -> Option<String> {
+    let at = at.expanded(session).unwrap_or_else(|_| at.clone());
+    let (At::ToolUseId(id) | At::Uuid(id)) = &at else {
+        return None;
+    };
+    let calls: Vec<(String, &std::path::Path, usize)> = session
+        .all_tool_calls()
+        .filter(|(_, r)| &r.tool_use_id == id)
+        .map(|(thread, r)| {
+            let place = match thread.and_then(|i| session.subagents.get(i)) {
+                None => format!("line:{}", r.line),
+                Some(sub) => match &sub.agent_id {
+                    Some(agent) => format!("line:agent-{agent}:{}", r.line),
+                    None => format!("a subagent's line {}", r.line),
+                },
+            };
+            (place, session.thread_path(thread), r.line)
+        })
+        .collect();
+    if calls.len() < 2 {
+        return None;
+    }
+    let printed = calls
+        .iter()
+        .filter(|(_, path, line)| *path == built.source_path && *line <= built.source_line)
+        .max_by_key(|(_, _, line)| *line)?;
+    let others: Vec<&str> = calls
+        .iter()
+        .filter(|c| c.0 != printed.0)
+        .map(|c| c.0.as_str())
+        .collect();
+    Some(format!(
+        "hookscope: {} calls have tool_use_id {id} ({}); printed the one at {}; --at {} for {}",
+        calls.len(),
+        calls
+            .iter()
+            .map(|c| c.0.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        printed.0,
         others.join(" or "),
         if others.len() == 1 {
             "the other"

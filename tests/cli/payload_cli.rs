@@ -566,3 +566,83 @@ fn a_subagent_call_without_its_id_says_the_id_is_what_is_missing() {
     );
     assert!(!err.contains("left out agent_type"), "{err}");
 }
+
+/// A transcript whose two Bash calls share `tool_use_id` `toolu_dup`
+/// (lines 2 and 4, results on 3 and 5): what a resumed or hand-edited file
+/// can hold. Returns its folder and path.
+fn repeated_id_session(dir: &Path) -> std::path::PathBuf {
+    let sid = "11111111-2222-3333-4444-555555555555";
+    let base =
+        json!({"sessionId": sid, "cwd": "/tmp/x", "version": "2.1.332", "isSidechain": false});
+    let line = |extra: Value| {
+        let mut v = base.clone();
+        for (k, x) in extra.as_object().expect("object") {
+            v[k] = x.clone();
+        }
+        v.to_string()
+    };
+    let call = |uuid: &str, parent: &str, t: &str, command: &str| {
+        line(
+            json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": t,
+            "message": {"id": uuid, "role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_dup", "name": "Bash", "input": {"command": command}}]}}),
+        )
+    };
+    let result = |uuid: &str, parent: &str, t: &str, out: &str| {
+        line(
+            json!({"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": t,
+            "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_dup", "content": out}]}}),
+        )
+    };
+    let lines = [
+        line(json!({"type": "user", "uuid": "u1", "parentUuid": null,
+            "timestamp": "2026-12-01T10:00:00Z", "message": {"role": "user", "content": "hi"}})),
+        call("a1", "u1", "2026-12-01T10:00:01Z", "echo one"),
+        result("r1", "a1", "2026-12-01T10:00:02Z", "one"),
+        call("a2", "r1", "2026-12-01T10:00:03Z", "echo two"),
+        result("r2", "a2", "2026-12-01T10:00:04Z", "two"),
+    ];
+    let project = dir.join("proj");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let path = project.join(format!("{sid}.jsonl"));
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    path
+}
+
+#[test]
+fn calls_sharing_a_tool_use_id_are_each_reached_by_their_line_and_the_id_says_which() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = repeated_id_session(dir.path());
+    let path = path.to_str().expect("utf-8");
+    let command = |event: &str, at: &str| -> (String, String) {
+        let (code, out, err) = run(&[path, "--event", event, "--at", at]);
+        assert_eq!(code, 0, "{event} {at}: {err}");
+        let v: Value = serde_json::from_str(&out).expect("json");
+        let cmd = v["tool_input"]["command"]
+            .as_str()
+            .expect("command")
+            .to_string();
+        (cmd, err)
+    };
+    // Each call's own line (its tool_use or its result) gives its payload.
+    assert_eq!(command("PreToolUse", "line:2").0, "echo one");
+    assert_eq!(command("PostToolUse", "line:3").0, "echo one");
+    assert_eq!(command("PreToolUse", "line:4").0, "echo two");
+    assert_eq!(command("PostToolUse", "line:5").0, "echo two");
+    let (cmd, err) = command("PostToolUse", "line:2");
+    assert_eq!(cmd, "echo one");
+    assert!(
+        err.contains("hookscope: --at line:2 resolved to the PostToolUse at line:3\n"),
+        "{err}"
+    );
+    // The id names both: the later one is printed, and stderr says so.
+    let (cmd, err) = command("PreToolUse", "toolu_dup");
+    assert_eq!(cmd, "echo two");
+    assert!(
+        err.contains(
+            "hookscope: 2 calls have tool_use_id toolu_dup (line:2, line:4); printed the one at line:4; --at line:2 for the other\n"
+        ),
+        "{err}"
+    );
+}

@@ -444,9 +444,11 @@ fn thread_path(session: &Session, thread: Option<usize>) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())
 }
 
-/// Where `at` points: `(thread, line)` of a uuid, the calls of an id, or a turn.
+/// Where `at` points: the calls of an id, or of a line (`(thread, line)`
+/// of a `line:N` or uuid, with the `tool_use` lines of the calls on it), or
+/// a turn.
 enum Resolved {
-    Ids(Vec<String>, Option<(Option<usize>, usize)>),
+    Ids(Vec<String>, Option<(Option<usize>, usize)>, Vec<usize>),
     Turn(usize),
     Last,
 }
@@ -464,22 +466,27 @@ fn find_uuid(session: &Session, uuid: &str) -> Option<(Option<usize>, usize)> {
 
 fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
     let by_id = |id: &str| session.all_tool_calls().any(|(_, r)| r.tool_use_id == id);
-    let ids_on = |thread: Option<usize>, line: usize| -> Vec<String> {
-        session
+    // The calls whose `tool_use` or result is on `line` of `thread`: their
+    // ids, at that line, and their `tool_use` lines (a call is told from
+    // another with the same id by its line).
+    let ids_on = |thread: Option<usize>, line: usize| -> Resolved {
+        let calls: Vec<(String, usize)> = session
             .all_tool_calls()
             .filter(|(t, r)| {
                 *t == thread
                     && (r.line == line || r.result.as_ref().is_some_and(|x| x.line == line))
             })
-            .map(|(_, r)| r.tool_use_id.clone())
-            .collect()
+            .map(|(_, r)| (r.tool_use_id.clone(), r.line))
+            .collect();
+        let (ids, lines) = calls.into_iter().unzip();
+        Resolved::Ids(ids, Some((thread, line)), lines)
     };
     let last_line = session.lines.last_line;
     match at {
         At::Last => Ok(Resolved::Last),
         At::Line(n) => {
             if *n >= 1 && *n <= last_line {
-                Ok(Resolved::Ids(ids_on(None, *n), Some((None, *n))))
+                Ok(ids_on(None, *n))
             } else {
                 Err(PayloadError::NothingAt {
                     at: format!("line:{n}"),
@@ -511,7 +518,7 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
             };
             let sub_last = session.subagents[i].lines.last_line;
             if *n >= 1 && *n <= sub_last {
-                Ok(Resolved::Ids(ids_on(Some(i), *n), Some((Some(i), *n))))
+                Ok(ids_on(Some(i), *n))
             } else {
                 Err(PayloadError::NothingAt {
                     at: at.to_string(),
@@ -531,10 +538,10 @@ fn resolve(session: &Session, at: &At) -> Result<Resolved, PayloadError> {
         }
         At::ToolUseId(id) | At::Uuid(id) => {
             if by_id(id) {
-                return Ok(Resolved::Ids(vec![id.clone()], None));
+                return Ok(Resolved::Ids(vec![id.clone()], None, Vec::new()));
             }
             if let Some((thread, line)) = find_uuid(session, id) {
-                return Ok(Resolved::Ids(ids_on(thread, line), Some((thread, line))));
+                return Ok(ids_on(thread, line));
             }
             let first: Vec<String> = session
                 .all_tool_calls()
@@ -563,11 +570,21 @@ fn selected<'a, 'b>(all: &'a [Point<'b>], resolved: &Resolved) -> Vec<&'a Point<
     match resolved {
         Resolved::Last => all.iter().collect(),
         Resolved::Turn(t) => all.iter().filter(|p| p.turn == *t).collect(),
-        Resolved::Ids(ids, line) => all
+        // A point of one of the calls: by id; for a line, a point built
+        // from one call only when it is a call on that line (another call
+        // reusing the id is not).
+        Resolved::Ids(ids, line, call_lines) => all
             .iter()
             .filter(|p| {
-                p.tool_use_ids.iter().any(|i| ids.contains(i))
-                    || line.is_some_and(|(thread, l)| p.thread == thread && p.line == l)
+                let of_call = p.tool_use_ids.iter().any(|i| ids.contains(i))
+                    && match line {
+                        Some((thread, _)) if !p.call_lines.is_empty() => {
+                            p.thread == *thread
+                                && p.call_lines.iter().any(|l| call_lines.contains(l))
+                        }
+                        _ => true,
+                    };
+                of_call || line.is_some_and(|(thread, l)| p.thread == thread && p.line == l)
             })
             .collect(),
     }
@@ -799,7 +816,7 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
             // A line uuid that is not itself an anchor: the last such event at or
             // before it in the same thread.
             match &resolved {
-                Resolved::Ids(_, Some((thread, line))) => all
+                Resolved::Ids(_, Some((thread, line)), _) => all
                     .iter()
                     .rfind(|p| p.event == event && p.thread == *thread && p.line <= *line),
                 _ => None,

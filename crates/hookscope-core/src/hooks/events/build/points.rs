@@ -21,6 +21,10 @@ pub(super) struct Point<'a> {
     pub(super) turn: usize,
     /// Calls it concerns.
     pub(super) tool_use_ids: Vec<String>,
+    /// The `tool_use` line (in `thread`'s file) of each call it concerns
+    /// that is in its own thread, for a point built from one call: what
+    /// tells apart calls that share a `tool_use_id` (empty for the others).
+    pub(super) call_lines: Vec<usize>,
     /// The line whose context it takes (in `thread`'s file).
     pub(super) ctx_line: usize,
     /// Event-specific fields (their order does not matter: the contract's
@@ -54,6 +58,7 @@ impl<'a> Point<'a> {
             main_line,
             turn,
             tool_use_ids: Vec::new(),
+            call_lines: Vec::new(),
             ctx_line: line,
             fields: Vec::new(),
             left_out: Vec::new(),
@@ -640,6 +645,7 @@ pub(super) fn call_points<'a>(
             .field("tool_name", json!(record.name()))
             .field_cow("tool_input", input);
         p.tool_use_ids.push(id.clone());
+        p.call_lines.push(record.line);
         p.ctx_line = line;
         p.file_before = before;
         p
@@ -682,6 +688,7 @@ pub(super) fn call_points<'a>(
                 )
                 .field("notification_type", json!("permission_prompt"));
             n.tool_use_ids.push(id.clone());
+            n.call_lines.push(record.line);
             out.push(n);
         }
     }
