@@ -336,6 +336,44 @@ fn a_session_file_given_alone_loads_with_its_children() {
     assert_eq!(sessions[0].subagents.len(), 3);
 }
 
+#[test]
+fn a_child_session_file_given_alone_opens_the_session_that_holds_it() {
+    // A subagent's own session file stands for its parent's session, as a
+    // Claude Code subagent file does (README "Layout": the three children
+    // of ses_dcc99b764ffe…).
+    let project = storage().join("session/b1b723701d29a26aff31b3aa001b8ee39b69a447");
+    let child = project.join("ses_dcc99b669ffeL7m1RjoKHAJiZj.json");
+    let sessions = load_all(&[child.clone()]);
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].id, "ses_dcc99b764ffejo4IzDVf1tRC9K");
+    assert_eq!(sessions[0].subagents.len(), 3);
+    let out = hookscope()
+        .args(["show"])
+        .arg(&child)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("ses_dcc99b764ffejo4IzDVf1tRC9K  Mock session title\n"),
+        "{text}"
+    );
+
+    // Hostile: two session files naming each other as parent. Given one,
+    // the walk up stops where it comes back and opens that file's session.
+    let temp = tempfile::tempdir().expect("tempdir");
+    let dir = temp.path().join("storage/session/p");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for (id, parent) in [("ses_a", "ses_b"), ("ses_b", "ses_a")] {
+        let v = serde_json::json!({"id": id, "parentID": parent, "title": id,
+            "time": {"created": 1_796_158_671_000_i64, "updated": 1_796_158_671_000_i64}});
+        std::fs::write(dir.join(format!("{id}.json")), v.to_string()).expect("write");
+    }
+    let sessions = load_all(&[dir.join("ses_a.json")]);
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].id, "ses_a");
+}
+
 fn find_json(args: &[&str]) -> Vec<Value> {
     let out = hookscope()
         .arg("find")

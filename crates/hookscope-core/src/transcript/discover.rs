@@ -370,7 +370,7 @@ fn discover_with(
                 return opencode_db(path, *explicit);
             }
             if ext == Some("json") {
-                return opencode_json_session(path);
+                return opencode_json_session(path, *explicit);
             }
             if is_subagent_file(path) {
                 return Kind::Subagent;
@@ -428,24 +428,44 @@ fn discover_with(
         }
     }
     /// A legacy OpenCode session file: a session unless it is a child
-    /// whose parent file is beside it (the parent loads it).
-    fn opencode_json_session(path: &Path) -> Kind {
+    /// whose parent file is beside it (the parent loads it). A child given
+    /// as a PATH itself stands for its topmost ancestor beside it (as a
+    /// Claude Code subagent file given alone opens its parent session):
+    /// parents followed at most [`ANCESTORS_MAX`] times, a cycle stopping
+    /// at the file it comes back to.
+    fn opencode_json_session(path: &Path, explicit: bool) -> Kind {
         let mut diags = Vec::new();
         let Some(v) = super::opencode_json::read_object(path, &mut diags) else {
             return Kind::Records(Vec::new(), diags);
         };
         let row = super::opencode_json::session_row(path, &v);
-        let parent_here = row.parent_id.as_ref().is_some_and(|p| {
-            !p.contains(['/', '\\'])
-                && path
-                    .parent()
-                    .is_some_and(|d| d.join(format!("{p}.json")).is_file())
-        });
-        if parent_here {
-            Kind::Neither
-        } else {
-            Kind::Main(SessionRef::opencode(path.to_path_buf(), &row))
+        let parent_beside = |path: &Path, row: &super::opencode::SessionRow| {
+            row.parent_id.as_ref().and_then(|p| {
+                let file = path.parent()?.join(format!("{p}.json"));
+                (!p.contains(['/', '\\']) && p != ".." && file.is_file()).then_some(file)
+            })
+        };
+        let Some(mut parent) = parent_beside(path, &row) else {
+            return Kind::Main(SessionRef::opencode(path.to_path_buf(), &row));
+        };
+        if !explicit {
+            return Kind::Neither;
         }
+        let mut seen = HashSet::from([path.to_path_buf()]);
+        for _ in 0..ANCESTORS_MAX {
+            if !seen.insert(parent.clone()) {
+                break;
+            }
+            let Some(v) = super::opencode_json::read_object(&parent, &mut Vec::new()) else {
+                break;
+            };
+            let up = super::opencode_json::session_row(&parent, &v);
+            match parent_beside(&parent, &up) {
+                Some(next) => parent = next,
+                None => return Kind::Main(SessionRef::opencode(parent, &up)),
+            }
+        }
+        Kind::Main(SessionRef::opencode(path.to_path_buf(), &row))
     }
     let mut mains: HashMap<PathBuf, SessionRef> = HashMap::new();
     let mut codex_parents: HashMap<PathBuf, String> = HashMap::new();
@@ -1045,6 +1065,10 @@ fn looks_like_codex(lines: &[LineSniff], path: &Path) -> bool {
         .is_some_and(|n| n.starts_with("rollout-"));
     envelope || (rollout_name && lines.first().is_some_and(is_legacy_codex_meta))
 }
+
+/// The most parents followed from a legacy OpenCode child session file
+/// given as a PATH to the session that holds it (64).
+pub const ANCESTORS_MAX: usize = 64;
 
 /// What a file given as a PATH or SESSION is when its content is no
 /// agent's session (a hook capture, a stream log), naming the four agents
