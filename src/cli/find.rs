@@ -474,7 +474,7 @@ pub fn run(paths: &[PathBuf], params: &FindParams, now: Option<&str>, json: bool
         library.find(&query, progress)
     });
     let result = found.result;
-    said(&result.unreadable, &result.unmatched_sessions);
+    said(&result.unreadable, &result.unmatched_sessions, json);
     if json {
         print_json(&result);
         if result.records.is_empty() {
@@ -563,14 +563,26 @@ fn answer<T>(
     found
 }
 
-/// Says on stderr which sessions could not be read and which `--session`
-/// entries named none.
-fn said(unreadable: &[String], unmatched_sessions: &[String]) {
+/// Says on stderr which sessions could not be read; a `--session` entry
+/// that named no session is a bad argument (exit 2; with `json` the
+/// `{"error": "invalid_argument", …}` object), as for `show`: a typo must
+/// not read as "no call matched".
+fn said(unreadable: &[String], unmatched_sessions: &[String], json: bool) {
     for e in unreadable {
         errln!("hookscope: {e}");
     }
-    for s in unmatched_sessions {
-        errln!("hookscope: no session matches {s:?} (an id or a unique id prefix)");
+    if !unmatched_sessions.is_empty() {
+        let names: Vec<String> = unmatched_sessions
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect();
+        invalid(
+            &QueryError::InvalidArgument(format!(
+                "no session matches {} (an id or a unique id prefix; `hookscope sessions` lists them)",
+                names.join(", ")
+            )),
+            json,
+        );
     }
 }
 
@@ -591,7 +603,7 @@ fn run_tally(
         library.tally(&query, group_by, progress)
     });
     let tally = found.result;
-    said(&tally.unreadable, &tally.unmatched_sessions);
+    said(&tally.unreadable, &tally.unmatched_sessions, json);
     if tally.total == 0 {
         hook_note(params);
     }

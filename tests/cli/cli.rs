@@ -323,9 +323,24 @@ fn find_says_when_a_session_names_nothing_and_summarizes_codex_commands() {
         .arg(corpus("real-codex-0.171.0"))
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(out.status.code(), Some(0));
+    // A `--session` that names no session is a bad argument (exit 2), as
+    // for `show`: not "0 records"; with --json the error object.
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no session matches \"zzz\""), "{stderr}");
+    assert_eq!(
+        stderr,
+        "hookscope: invalid argument: no session matches \"zzz\" (an id or a unique id prefix; `hookscope sessions` lists them)\n"
+    );
+    assert!(out.stdout.is_empty());
+    let out = hookscope()
+        .args(["find", "--tool-name", "exec_command", "--json", "--count"])
+        .args(["--session", "zzz"])
+        .arg(corpus("real-codex-0.171.0"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["error"], "invalid_argument");
     // The table shows a Codex exec_command by its `cmd`, not as JSON.
     let out = hookscope()
         .args([
