@@ -29,10 +29,14 @@ use crate::words::plural;
 pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
     let as_path = Path::new(session);
     let shown = session.to_string_lossy();
+    // Why a file named SESSION was not taken, for the error when no id
+    // matches it either.
+    let mut not_taken = None;
     if as_path.is_file() {
         // A file the discovery takes (else SESSION is read as an id).
-        if let Ok(found) = discover(&[as_path.to_path_buf()]) {
-            return one_in(found.sessions, "file", &shown);
+        match discover(&[as_path.to_path_buf()]) {
+            Ok(found) => return one_in(found.sessions, "file", &shown),
+            Err(e) => not_taken = Some(e.to_string()),
         }
     }
     // A `.jsonl` that exists but is a FIFO or device: never opened, and
@@ -78,6 +82,9 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
                 .filter(|d| d.locus.is_none() && paths.contains(&d.path))
                 .map(|d| format!("{}: {}", d.path.display(), d.message))
                 .collect();
+            if let Some(why) = not_taken {
+                fail(format!("no session matches {session:?}: as a file, {why}"))
+            }
             if skipped.is_empty() {
                 fail(format!("no session matches {session:?}"))
             } else {

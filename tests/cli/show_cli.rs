@@ -126,6 +126,21 @@ fn a_skipped_path_is_named_when_nothing_matches() {
     );
 }
 
+#[test]
+fn a_file_that_is_no_transcript_says_why_when_no_id_matches_it_either() {
+    // SESSION names an existing file discovery does not take (README.md of
+    // a corpus folder): the error says why, not only "no session matches".
+    let readme = "tests/corpus/real-codex-0.171.0/README.md";
+    let (code, _, stderr) = stderr_of(&["show", readme, "tests/corpus/real-codex-0.171.0"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "hookscope: no session matches \"{readme}\": as a file, not a .jsonl transcript, an OpenCode database or a folder: {readme}"
+        )
+    );
+}
+
 /// The binary with HOME, the agents' homes and the index cache in `home`
 /// (empty folders), so only the PATHs given are read.
 fn in_home(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
