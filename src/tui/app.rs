@@ -511,6 +511,13 @@ impl App {
             }),
             Action::HookActivity if self.view == View::Browse => {
                 // From any pane: the Timeline is where the filter lives.
+                // With no session open yet, the selected one opens first
+                // (else the filter would show an empty Timeline).
+                if self.ctx.open.is_none()
+                    && let Some(index) = self.list.sel
+                {
+                    self.open_session(index);
+                }
                 self.focus = Pane::Timeline;
                 self.timeline.event(action, &mut self.ctx);
             }

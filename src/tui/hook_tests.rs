@@ -47,6 +47,20 @@ fn c2_hook_activity_only_shows_the_blocked_call_and_its_handler() {
 }
 
 #[test]
+fn h_before_any_session_is_open_opens_the_selected_one_filtered() {
+    // From the Sessions list with nothing open yet: `H` opens the selected
+    // session with the filter on (it used to focus an empty Timeline).
+    let mut app = app_for(C2);
+    assert!(app.ctx.open.is_none());
+    key(&mut app, KeyCode::Char('H'));
+    assert!(app.timeline.hooks_only);
+    assert_eq!(app.focus, Pane::Timeline);
+    let rows = row_texts(&app);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0].ends_with("⛔ hook blocked"), "{rows:?}");
+}
+
+#[test]
 fn c5_one_stop_firing_is_one_row() {
     let mut app = opened(C5);
     let rows = row_texts(&app);
