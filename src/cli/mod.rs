@@ -21,6 +21,25 @@ macro_rules! errln {
     };
 }
 
+/// An `--event` value: a hook event's name as settings files spell it
+/// (`Stop`), or the same name in another case (`stop`), as `find --hook`
+/// takes it; only one event matches either way.
+///
+/// # Errors
+/// [`hookscope_core::hooks::events::UnknownEvent`] for any other text.
+pub fn event_arg(
+    text: &str,
+) -> Result<hookscope_core::hooks::events::EventName, hookscope_core::hooks::events::UnknownEvent> {
+    use hookscope_core::hooks::events::EventName;
+    text.parse().or_else(|e| {
+        EventName::ALL
+            .iter()
+            .copied()
+            .find(|n| n.as_str().eq_ignore_ascii_case(text))
+            .ok_or(e)
+    })
+}
+
 pub mod activity;
 pub mod against;
 pub mod call;

@@ -34,7 +34,8 @@ pub struct PayloadArgs {
     pub session: OsString,
     /// Where to look for it (default: as for `sessions`).
     pub paths: Vec<PathBuf>,
-    /// The hook event, spelled as in settings files (PreToolUse, Stop, …).
+    /// The hook event, as settings files spell it (PreToolUse, Stop, …; any
+    /// case: stop).
     #[arg(long)]
     pub event: String,
     /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
@@ -69,10 +70,8 @@ pub fn run(args: &PayloadArgs) {
     if args.rules.is_some() && !args.envelope {
         fail("--rules needs --envelope (the expected outcome is part of the fixture envelope)");
     }
-    let event: EventName = args
-        .event
-        .parse()
-        .unwrap_or_else(|_| fail(unknown_event(&args.event)));
+    let event: EventName =
+        super::event_arg(&args.event).unwrap_or_else(|_| fail(unknown_event(&args.event)));
     let session = super::show::load_or_exit(&args.session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);
     // The session's agent decides the dialect: a Codex session gets the

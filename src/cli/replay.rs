@@ -37,7 +37,8 @@ pub struct ReplayArgs {
     pub session: Option<OsString>,
     /// Where to look (default: as for `sessions`).
     pub paths: Vec<PathBuf>,
-    /// The hook event, spelled as in settings files (PreToolUse, Stop, …).
+    /// The hook event, as settings files spell it (PreToolUse, Stop, …; any
+    /// case: stop).
     #[arg(long)]
     pub event: Option<String>,
     /// Where: a tool_use_id, a line uuid, `line:N` (a line of the main
@@ -289,7 +290,7 @@ pub fn run(args: &ReplayArgs, no_index: bool) {
                 .join(", ")
         ))
     };
-    let event: EventName = event.parse().unwrap_or_else(|e| fail(e));
+    let event: EventName = super::event_arg(event).unwrap_or_else(|e| fail(e));
     let map = cwd_map_or_exit(&args.cwd_map);
     let session = super::show::load_or_exit(session, &args.paths);
     let at = args.at.as_deref().map_or(At::Last, At::parse);

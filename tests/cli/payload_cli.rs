@@ -142,11 +142,17 @@ fn secrets_are_masked_unless_raw_and_stderr_says_so() {
 fn bad_arguments_exit_2_and_say_what_exists() {
     let path = corpus(HOOKS);
     let p = path.to_str().expect("utf-8");
-    let (code, out, err) = run(&[p, "--event", "Pretooluse"]);
+    // Another case is the same event (as `find --hook` takes it); a
+    // misspelling is refused with the closest name.
+    let (code, out, _) = run(&[p, "--event", "pretooluse"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["hook_event_name"], "PreToolUse");
+    let (code, out, err) = run(&[p, "--event", "PreToolUs"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
         err.starts_with(
-            "hookscope: unknown event \"Pretooluse\" (did you mean PreToolUse?); payload rebuilds: PreToolUse, PermissionRequest, "
+            "hookscope: unknown event \"PreToolUs\" (did you mean PreToolUse?); payload rebuilds: PreToolUse, PermissionRequest, "
         ),
         "{err}"
     );
