@@ -652,3 +652,28 @@ fn calls_sharing_a_tool_use_id_are_each_reached_by_their_line_and_the_id_says_wh
         "{err}"
     );
 }
+
+#[test]
+fn post_tool_use_at_a_call_a_hook_blocked_says_it_never_ran() {
+    // hooks_c2_exit2: a PreToolUse hook exited 2 on `rm -rf build/` (its
+    // tool_use on line 44), so the call never ran and no PostToolUse fired.
+    let path = corpus(
+        "real-cc-2.1.332/hooks_c2_exit2/projects/-home-dev-work-hooks-c2-exit2/e1be136e-e2ee-4f2f-bdb9-5cd3211001fb.jsonl",
+    );
+    let p = path.to_str().expect("utf-8");
+    let (code, out, err) = run(&[
+        p,
+        "--event",
+        "PostToolUse",
+        "--at",
+        "toolu_01GFEgALJm405nI2WctBocud",
+    ]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.starts_with("hookscope: no PostToolUse at toolu_01GFEgALJm405nI2WctBocud; events here: PreToolUse, PostToolBatch; PostToolUse fires at "), "{err}");
+    assert!(
+        err.ends_with(
+            "; the call at line:44 was blocked by a hook before it ran, so no PostToolUse fired\n"
+        ),
+        "{err}"
+    );
+}

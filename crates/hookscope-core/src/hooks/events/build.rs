@@ -842,9 +842,53 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
                 available: available.join(", "),
                 fires: match at {
                     At::Last => String::new(),
-                    _ => format!("; {}", fires_text(session, &all, event)),
+                    _ => format!(
+                        "; {}{}",
+                        fires_text(session, &all, event),
+                        blocked_note(session, &resolved, event)
+                    ),
                 },
             })
         }
+    }
+}
+
+/// For an event after a call (PostToolUse, PostToolUseFailure) asked at
+/// calls a PreToolUse or PermissionRequest hook blocked: `; the call at
+/// line:N was blocked by a hook before it ran, so no <event> fired` (each
+/// such call's `tool_use` line); empty otherwise.
+fn blocked_note(session: &Session, resolved: &Resolved, event: EventName) -> String {
+    let Resolved::Ids(ids, line, call_lines) = resolved else {
+        return String::new();
+    };
+    if !event.after_call() {
+        return String::new();
+    }
+    let blocked: Vec<String> = session
+        .all_tool_calls()
+        .filter(|(thread, r)| {
+            ids.contains(&r.tool_use_id)
+                && line.is_none_or(|(t, _)| t == *thread && call_lines.contains(&r.line))
+        })
+        .filter(|(thread, r)| {
+            session.hooks_of_call(*thread, r).any(|h| {
+                h.action == crate::transcript::hook_activity::HookAction::Blocked
+                    && h.event.as_ref().is_some_and(|e| e.before_call())
+            })
+        })
+        .map(|(thread, r)| match thread {
+            None => format!("line:{}", r.line),
+            Some(_) => format!("a subagent's line {}", r.line),
+        })
+        .collect();
+    match blocked.as_slice() {
+        [] => String::new(),
+        [one] => {
+            format!("; the call at {one} was blocked by a hook before it ran, so no {event} fired")
+        }
+        many => format!(
+            "; the calls at {} were blocked by a hook before they ran, so no {event} fired",
+            many.join(", ")
+        ),
     }
 }
