@@ -45,6 +45,10 @@ use super::app::App;
 use super::theme::Theme;
 use super::worker::{self, Msg, Queries, SummaryItem};
 
+/// How the banner of a start that found no session begins (`… under
+/// <roots>. Pass a PATH …`); the first session that appears takes it away.
+pub const NO_SESSIONS: &str = " No sessions found under";
+
 /// How long a Calls answer over part of the sessions (the index's first
 /// build running) stands before the start asks its query again, while
 /// indexing goes on (5 s: the list grows as the build goes, and the
@@ -196,6 +200,22 @@ impl Boot {
                 " DEMO: no sessions found, showing bundled ones. Pass a PATH to open yours."
                     .to_string(),
             );
+        }
+        if found.sessions.is_empty() && banner.is_none() {
+            // An empty list alone does not say where it looked.
+            let looked: Vec<String> = found
+                .roots
+                .iter()
+                .map(|r| hookscope_core::printable::printable(&r.to_string_lossy()).into_owned())
+                .collect();
+            banner = Some(format!(
+                "{NO_SESSIONS} {}. Pass a PATH to a folder of sessions.",
+                if looked.is_empty() {
+                    "the default folders".to_string()
+                } else {
+                    looked.join(", ")
+                }
+            ));
         }
         let mut app = App::new(found.sessions.clone(), found.diagnostics, offset, theme);
         app.set_banner(banner);

@@ -515,3 +515,38 @@ fn a_warm_start_drops_the_rows_of_a_session_gone_from_disk() {
             .all(|s| index.has_session(s))
     );
 }
+
+#[test]
+fn an_empty_folder_says_where_it_looked() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (tx, _rx) = mpsc::channel();
+    let (app, _boot) = Boot::begin_with(
+        &[tmp.path().to_path_buf()],
+        None,
+        Vec::new(),
+        FixedOffset::east_opt(0).expect("UTC"),
+        Theme { color: false },
+        &tx,
+    )
+    .expect("starts");
+    let mut app = app;
+    assert!(app.ctx.sessions.is_empty());
+    assert_eq!(
+        app.ctx.banner.as_deref(),
+        Some(
+            format!(
+                " No sessions found under {}. Pass a PATH to a folder of sessions.",
+                tmp.path().display()
+            )
+            .as_str()
+        )
+    );
+    // The first session that appears takes the banner away.
+    let found = hookscope_core::transcript::discover(&[PathBuf::from(
+        "tests/corpus/real-cc-2.1.332/hooks_c2_exit2",
+    )])
+    .expect("corpus");
+    app.apply(Msg::SessionAdded(found.sessions[0].clone()));
+    assert_eq!(app.ctx.sessions.len(), 1);
+    assert_eq!(app.ctx.banner, None);
+}

@@ -89,6 +89,14 @@ impl App {
             }
             Msg::Live { index, session } => self.live(index, session),
             Msg::SessionAdded(sref) => {
+                if self
+                    .ctx
+                    .banner
+                    .as_deref()
+                    .is_some_and(|b| b.starts_with(super::boot::NO_SESSIONS))
+                {
+                    self.set_banner(None);
+                }
                 let index = self.ctx.sessions.len();
                 self.ctx.sessions.push(SessionEntry {
                     sref,

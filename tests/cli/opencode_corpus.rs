@@ -343,7 +343,7 @@ fn a_child_session_file_given_alone_opens_the_session_that_holds_it() {
     // of ses_dcc99b764ffe…).
     let project = storage().join("session/b1b723701d29a26aff31b3aa001b8ee39b69a447");
     let child = project.join("ses_dcc99b669ffeL7m1RjoKHAJiZj.json");
-    let sessions = load_all(&[child.clone()]);
+    let sessions = load_all(std::slice::from_ref(&child));
     assert_eq!(sessions.len(), 1);
     assert_eq!(sessions[0].id, "ses_dcc99b764ffejo4IzDVf1tRC9K");
     assert_eq!(sessions[0].subagents.len(), 3);
