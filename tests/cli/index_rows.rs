@@ -1423,7 +1423,7 @@ fn every_find_parameter_and_filter_word_equals_find_without_index() {
         with_all(&["--hook", "PreToolUse"]),
         with_all(&["--hook", "PostToolUse", "--is-error", "false"]),
         with_all(&["--session", "e71e9aa1"]),
-        with_all(&["--session", "e71e9aa1", "--session", "b4ece4cd"]),
+        with_all(&["--session", "e71e9aa1", "--session", "e1be136e"]),
         with_all(&["--output-mode", "tail"]),
         with_all(&["--output-mode", "smart", "--is-error", "true"]),
         with_all(&["--output-mode", "head", "--no-redact"]),
