@@ -83,7 +83,7 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
                 .map(|d| format!("{}: {}", d.path.display(), d.message))
                 .collect();
             if let Some(why) = not_taken {
-                fail(format!("no session matches {session:?}: as a file, {why}"))
+                fail(format!("no session matches {session:?} (as a file: {why})"))
             }
             if skipped.is_empty() {
                 fail(format!("no session matches {session:?}"))

@@ -513,10 +513,14 @@ impl App {
                 // From any pane: the Timeline is where the filter lives.
                 // With no session open yet, the selected one opens first
                 // (else the filter would show an empty Timeline).
-                if self.ctx.open.is_none()
-                    && let Some(index) = self.list.sel
-                {
-                    self.open_session(index);
+                if self.ctx.open.is_none() {
+                    match self.list.sel {
+                        Some(index) => self.open_session(index),
+                        None => {
+                            self.ctx.say("no session to show hook activity of");
+                            return;
+                        }
+                    }
                 }
                 self.focus = Pane::Timeline;
                 self.timeline.event(action, &mut self.ctx);

@@ -209,11 +209,16 @@ impl Boot {
                 .map(|r| hookscope_core::printable::printable(&r.to_string_lossy()).into_owned())
                 .collect();
             banner = Some(format!(
-                "{NO_SESSIONS} {}. Pass a PATH to a folder of sessions.",
+                "{NO_SESSIONS} {}.{}",
                 if looked.is_empty() {
                     "the default folders".to_string()
                 } else {
                     looked.join(", ")
+                },
+                if paths.is_empty() {
+                    " Pass a PATH to a folder of sessions."
+                } else {
+                    ""
                 }
             ));
         }

@@ -531,15 +531,16 @@ fn an_empty_folder_says_where_it_looked() {
     .expect("starts");
     let mut app = app;
     assert!(app.ctx.sessions.is_empty());
+    // `H` with no session to open says so and changes nothing.
+    super::tests::key(&mut app, crossterm::event::KeyCode::Char('H'));
+    assert!(!app.timeline.hooks_only);
+    assert_eq!(
+        app.ctx.message.as_deref(),
+        Some("no session to show hook activity of")
+    );
     assert_eq!(
         app.ctx.banner.as_deref(),
-        Some(
-            format!(
-                " No sessions found under {}. Pass a PATH to a folder of sessions.",
-                tmp.path().display()
-            )
-            .as_str()
-        )
+        Some(format!(" No sessions found under {}.", tmp.path().display()).as_str())
     );
     // The first session that appears takes the banner away.
     let found = hookscope_core::transcript::discover(&[PathBuf::from(

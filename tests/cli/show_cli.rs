@@ -136,7 +136,7 @@ fn a_file_that_is_no_transcript_says_why_when_no_id_matches_it_either() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "hookscope: no session matches \"{readme}\": as a file, not a .jsonl transcript, an OpenCode database or a folder: {readme}"
+            "hookscope: no session matches \"{readme}\" (as a file: not a .jsonl transcript, an OpenCode database or a folder: {readme})"
         )
     );
 }
