@@ -51,6 +51,11 @@ pub fn resolve(session: &OsStr, paths: &[PathBuf]) -> SessionRef {
             hookscope_core::transcript::fsread::kind_of(&meta.file_type())
         ));
     }
+    // A path that is not there (an id never holds a `/`): say so, not
+    // "no session matches".
+    if shown.contains('/') && std::fs::symlink_metadata(as_path).is_err() {
+        fail(format!("{shown}: no such file or folder"));
+    }
     // A folder given as SESSION: its one session (else say how to pick).
     if as_path.is_dir() {
         let found = discover(&[as_path.to_path_buf()]).unwrap_or_else(|e| fail(e));

@@ -141,6 +141,20 @@ fn a_file_that_is_no_transcript_says_why_when_no_id_matches_it_either() {
     );
 }
 
+#[test]
+fn a_missing_path_given_as_session_is_named_missing() {
+    let (code, _, stderr) = stderr_of(&[
+        "show",
+        "tests/corpus/no-such-folder/x.jsonl",
+        "tests/corpus/real-codex-0.171.0",
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr.trim_end(),
+        "hookscope: tests/corpus/no-such-folder/x.jsonl: no such file or folder"
+    );
+}
+
 /// The binary with HOME, the agents' homes and the index cache in `home`
 /// (empty folders), so only the PATHs given are read.
 fn in_home(home: &std::path::Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
