@@ -181,14 +181,11 @@ fn several_with_id(
         .all_tool_calls()
         .filter(|(_, r)| &r.tool_use_id == id)
         .map(|(thread, r)| {
-            let place = match thread.and_then(|i| session.subagents.get(i)) {
-                None => format!("line:{}", r.line),
-                Some(sub) => match &sub.agent_id {
-                    Some(agent) => format!("line:agent-{agent}:{}", r.line),
-                    None => format!("a subagent's line {}", r.line),
-                },
-            };
-            (place, session.thread_path(thread), r.line)
+            (
+                hookscope_core::hooks::events::place_of_call(session, thread, r.line),
+                session.thread_path(thread),
+                r.line,
+            )
         })
         .collect();
     if calls.len() < 2 {

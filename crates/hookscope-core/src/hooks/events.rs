@@ -23,7 +23,7 @@ pub(crate) use build::real_path;
 pub use build::{
     At, EventKey, EventName, LeftOut, Payload, PayloadError, REBUILT, REBUILT_FOR, UnknownEvent,
     all_payloads, closest_name, events_at, firings_at, for_each_payload_where, payload,
-    payloads_where, rebuilds, turn_of_last,
+    payloads_where, place_of_call, rebuilds, turn_of_last,
 };
 
 /// Largest file read from disk for a live [`HookEvent::pre_image`] or from a

@@ -87,11 +87,7 @@ impl FoundCall {
     /// `input` is); `""` without an input. What `find`'s INPUT column and
     /// the TUI's Calls list then show (each cuts it to its width).
     pub fn input_text(&self) -> String {
-        match &self.input {
-            Value::String(s) => s.clone(),
-            Value::Null => String::new(),
-            v => v.to_string(),
-        }
+        crate::transcript::model::input_text(Some(&self.input))
     }
 
     /// [`FoundCall::summary`] followed by ` → <rewritten>` when a PreToolUse

@@ -119,8 +119,7 @@ impl HookFact {
         HookFact {
             event: a.event.clone(),
             hook_name: a.hook_name.clone(),
-            blocked: a.action == HookAction::Blocked
-                && a.event.as_ref().is_some_and(|e| e.before_call()),
+            blocked: a.blocked_before_call(),
             rewrote: a.action == HookAction::Rewrote,
             flagged: a.action == HookAction::Flagged,
         }

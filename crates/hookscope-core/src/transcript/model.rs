@@ -610,6 +610,17 @@ pub fn call_summary(call: &ToolCall) -> String {
         .unwrap_or_default()
 }
 
+/// A call's input as text, for a view that has no summary field to show
+/// (OpenCode's `invalid`, a tool of unknown shape): a string input as is,
+/// any other as compact JSON, `""` without one (`None` or `null`).
+pub fn input_text(input: Option<&Value>) -> String {
+    match input {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
+}
+
 impl ToolCallRecord {
     /// The tool name exactly as invoked.
     pub fn name(&self) -> &str {
@@ -630,14 +641,9 @@ impl ToolCallRecord {
         call_summary(&self.call)
     }
 
-    /// The input as text (`tool_input`, unredacted): a string input as is,
-    /// any other as compact JSON, `""` without one.
+    /// The input as text (`tool_input`, unredacted; [`input_text`]).
     pub fn input_text(&self) -> String {
-        match self.call.raw() {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => String::new(),
-            Some(v) => v.to_string(),
-        }
+        input_text(self.call.raw())
     }
 
     /// Lowercase hex digest of `{input, tool}` (docs/tool-calls.md#the-digest), computed on

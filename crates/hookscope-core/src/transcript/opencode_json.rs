@@ -16,7 +16,10 @@
 //!
 //! Every filesystem touch (files, folder listings, the project-folder
 //! checks) goes through [`super::fsread`] on the calling thread, so the
-//! index's read log ([`super::fsread::record`]) holds all of them.
+//! index's read log ([`super::fsread::record`]) holds all of them, but for
+//! the parent links kept across loads (`Parents`): those are read
+//! unrecorded, and a load logs the stamps of the `session/` folders they
+//! were listed from instead.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -184,17 +187,20 @@ fn session_folders(storage: &Path) -> Vec<(PathBuf, Stamp)> {
     let Ok(entries) = super::fsread::unrecorded(|| super::fsread::read_dir(&root)) else {
         return folders;
     };
-    let mut dirs: Vec<PathBuf> = entries
+    // One `stat` per entry: its stamp says whether it is a folder.
+    let mut dirs: Vec<(PathBuf, Stamp)> = entries
         .into_iter()
-        .filter(|p| {
-            super::fsread::unrecorded(|| super::fsread::probe(p)).is_some_and(|m| m.is_dir())
+        .map(|p| {
+            let stamp = super::fsread::stamp(&p, false);
+            (p, stamp)
         })
+        .filter(|(_, stamp)| matches!(stamp, Stamp::Folder { .. }))
         .collect();
-    dirs.sort();
-    for dir in dirs {
-        let stamp = super::fsread::noted_stamp(&dir);
-        folders.push((dir, stamp));
+    dirs.sort_by(|a, b| a.0.cmp(&b.0));
+    for (dir, stamp) in &dirs {
+        super::fsread::note_stamp(dir, stamp.clone());
     }
+    folders.extend(dirs);
     folders
 }
 

@@ -616,16 +616,25 @@ fn at_of(session: &Session, p: &Point) -> Option<At> {
     if let [id] = p.tool_use_ids.as_slice() {
         return Some(At::ToolUseId(id.clone()));
     }
-    match p.thread {
-        None => Some(At::Line(p.line)),
+    line_at(session, p.thread, p.line)
+}
+
+/// The `--at` form that names `line` of `thread`'s file: `line:N` on the
+/// main thread (`None`), `line:agent-<agent_id>:N` in a subagent with an
+/// `agent_id`, else the uuid of that line; `None` when the line has none
+/// (or the subagent does not exist). What tells apart calls that share a
+/// `tool_use_id`.
+fn line_at(session: &Session, thread: Option<usize>, line: usize) -> Option<At> {
+    match thread {
+        None => Some(At::Line(line)),
         Some(i) => session.subagents.get(i).and_then(|s| {
             if let Some(id) = &s.agent_id {
-                return Some(At::AgentLine(id.clone(), p.line));
+                return Some(At::AgentLine(id.clone(), line));
             }
             s.lines
                 .uuids
                 .iter()
-                .filter(|(_, l)| **l == p.line)
+                .filter(|(_, l)| **l == line)
                 .map(|(u, _)| u)
                 .min()
                 .map(|u| At::Uuid(u.clone()))
@@ -853,6 +862,14 @@ pub fn payload(session: &Session, event: EventName, at: &At) -> Result<Payload, 
     }
 }
 
+/// How an error names the call whose `tool_use` is on `line` of `thread`:
+/// as `--at` would (`line:N`, `line:agent-<agent_id>:N`, else the line's
+/// uuid), else `a subagent's line N`.
+pub fn place_of_call(session: &Session, thread: Option<usize>, line: usize) -> String {
+    line_at(session, thread, line)
+        .map_or_else(|| format!("a subagent's line {line}"), |at| at.to_string())
+}
+
 /// For an event after a call (PostToolUse, PostToolUseFailure) asked at
 /// calls a PreToolUse or PermissionRequest hook blocked: `; the call at
 /// line:N was blocked by a hook before it ran, so no <event> fired` (each
@@ -871,15 +888,11 @@ fn blocked_note(session: &Session, resolved: &Resolved, event: EventName) -> Str
                 && line.is_none_or(|(t, _)| t == *thread && call_lines.contains(&r.line))
         })
         .filter(|(thread, r)| {
-            session.hooks_of_call(*thread, r).any(|h| {
-                h.action == crate::transcript::hook_activity::HookAction::Blocked
-                    && h.event.as_ref().is_some_and(|e| e.before_call())
-            })
+            session
+                .hooks_of_call(*thread, r)
+                .any(|h| h.blocked_before_call())
         })
-        .map(|(thread, r)| match thread {
-            None => format!("line:{}", r.line),
-            Some(_) => format!("a subagent's line {}", r.line),
-        })
+        .map(|(thread, r)| place_of_call(session, thread, r.line))
         .collect();
     match blocked.as_slice() {
         [] => String::new(),

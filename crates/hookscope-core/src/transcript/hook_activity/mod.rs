@@ -263,6 +263,13 @@ pub struct HookActivity {
 }
 
 impl HookActivity {
+    /// Whether this firing blocked its call before it ran: the action is
+    /// [`HookAction::Blocked`] on an event before the call (PreToolUse,
+    /// PermissionRequest), so the call never ran (docs/hooks.md).
+    pub fn blocked_before_call(&self) -> bool {
+        self.action == HookAction::Blocked && self.event.as_ref().is_some_and(|e| e.before_call())
+    }
+
     fn new(line: usize, kind: &str, turn: usize, timestamp: Option<DateTime<Utc>>) -> Self {
         HookActivity {
             event: None,
